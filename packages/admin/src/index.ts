@@ -1,0 +1,1 @@
+export { runAdminCommand, USAGE, type AdminOutput } from './commands.ts';

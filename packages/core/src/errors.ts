@@ -1,0 +1,106 @@
+/** The spec's error codes with their HTTP status. */
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  plan_limit: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  invalid: 422,
+  rate_limited: 429,
+  not_implemented: 501,
+  unavailable: 503,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The body of every error response: `{ error, message }`. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+}
+
+/** An error whose code and message may be shown to the caller as they are. */
+export class WirehookError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.code, message: this.message };
+  }
+}
+
+export class InvalidError extends WirehookError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
+export class UnauthorizedError extends WirehookError {
+  constructor(message = 'missing, wrong, revoked or expired API key') {
+    super('unauthorized', message);
+  }
+}
+export class ForbiddenError extends WirehookError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+export class NotFoundError extends WirehookError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+export class ConflictError extends WirehookError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+export class TooLargeError extends WirehookError {
+  constructor(message: string) {
+    super('too_large', message);
+  }
+}
+export class PlanLimitError extends WirehookError {
+  constructor(message: string) {
+    super('plan_limit', message);
+  }
+}
+export class NotImplementedError extends WirehookError {
+  constructor(message: string) {
+    super('not_implemented', message);
+  }
+}
+export class UnavailableError extends WirehookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('unavailable', message, options);
+  }
+}
+
+/** 429 with the number of seconds until a retry is allowed (the `retry-after` header). */
+export class RateLimitedError extends WirehookError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limited', message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/**
+ * Maps anything thrown to a status and a body safe to show. Unknown errors become an
+ * opaque 500; the caller logs the original.
+ */
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof WirehookError) return { status: err.status, body: err.toBody() };
+  return { status: 500, body: { error: 'internal', message: 'internal error; it has been logged' } };
+}

@@ -1,0 +1,64 @@
+import { decodeTime, monotonicFactory } from 'ulid';
+import type { Clock } from './clock.ts';
+
+/** Every id prefix Wirehook issues, by kind. */
+export const ID_PREFIX = {
+  org: 'org_',
+  key: 'key_',
+  consumer: 'con_',
+  endpoint: 'ep_',
+  message: 'msg_',
+  delivery: 'dlv_',
+  attempt: 'att_',
+  recovery: 'rcv_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+type Brand<K extends IdKind> = string & { readonly __id: K };
+
+export type OrgId = Brand<'org'>;
+export type KeyId = Brand<'key'>;
+export type ConsumerId = Brand<'consumer'>;
+export type EndpointId = Brand<'endpoint'>;
+export type MessageId = Brand<'message'>;
+export type DeliveryId = Brand<'delivery'>;
+export type AttemptId = Brand<'attempt'>;
+export type RecoveryId = Brand<'recovery'>;
+
+export interface IdOf {
+  org: OrgId;
+  key: KeyId;
+  consumer: ConsumerId;
+  endpoint: EndpointId;
+  message: MessageId;
+  delivery: DeliveryId;
+  attempt: AttemptId;
+  recovery: RecoveryId;
+}
+
+// ULID: 48-bit millisecond time + 80 random bits, Crockford base32, sortable as text.
+// Monotonic within a millisecond so ids made in one burst keep their order.
+const nextUlid = monotonicFactory();
+const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A new time-ordered id of `kind`, stamped with the clock's time. */
+export function newId<K extends IdKind>(kind: K, clock: Clock): IdOf[K] {
+  return (ID_PREFIX[kind] + nextUlid(clock.now())) as IdOf[K];
+}
+
+/** True when `value` has the shape of an id of `kind`. */
+export function isId<K extends IdKind>(kind: K, value: string): value is IdOf[K] {
+  const prefix = ID_PREFIX[kind];
+  return value.startsWith(prefix) && ULID_PATTERN.test(value.slice(prefix.length));
+}
+
+/** Creation time (Unix ms) read back from an id of any kind, or undefined for a malformed id. */
+export function idTime(id: string): number | undefined {
+  const body = id.slice(id.indexOf('_') + 1);
+  if (!ULID_PATTERN.test(body)) return undefined;
+  try {
+    return decodeTime(body);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,18 @@
+/** Default number of UTC months kept: the current month and the two before it. */
+export const DEFAULT_RETENTION_MONTHS = 3;
+
+/** Start (Unix ms) of the UTC month `monthsBack` months before the one holding `now`. */
+export function monthStart(now: number, monthsBack = 0): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - monthsBack, 1);
+}
+
+/** Start of the oldest month still retained. */
+export function retentionStart(now: number, retentionMonths: number): number {
+  return monthStart(now, retentionMonths - 1);
+}
+
+/** Whether a time lies between the oldest retained month's start and the current month's end. */
+export function isRetained(time: number, now: number, retentionMonths: number): boolean {
+  return time >= retentionStart(now, retentionMonths) && time < monthStart(now, -1);
+}

@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { InvalidError } from './errors.ts';
+import { MAX_RETRY_SPAN_MS, RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
+
+// Every request body and query of the public API, as zod schemas. Types come from z.infer.
+// Objects are strict: an unknown field is refused (422) rather than silently dropped, so a
+// misspelt field never looks accepted.
+
+/** Largest accepted request body, bytes (the spec's 1.1 MB). */
+export const MAX_BODY_BYTES = 1_100_000;
+/** Largest accepted `payload`, bytes of its JSON text (the spec's 1 MB). */
+export const MAX_PAYLOAD_BYTES = 1_000_000;
+/** Most endpoints one consumer may have. */
+export const MAX_ENDPOINTS_PER_CONSUMER = 20;
+
+const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
+const requiredText = (max: number) => text(max).min(1, { error: 'must not be empty' });
+
+export const eventTypeName = requiredText(100).regex(/^[A-Za-z0-9_.:-]+$/, {
+  error: 'may contain only letters, digits and _ . : -',
+});
+export const externalId = requiredText(200);
+
+export const retryPolicySchema = z
+  .strictObject({
+    count: z.literal(RETRY_COUNTS, { error: `must be one of ${RETRY_COUNTS.join(', ')}` }),
+    interval: z.enum(RETRY_INTERVALS, { error: `must be one of ${RETRY_INTERVALS.join(', ')}` }),
+  })
+  .refine((p) => retrySpanMs(p) <= MAX_RETRY_SPAN_MS, {
+    error: (iss) => {
+      const p = iss.input as { count: number; interval: string };
+      return `count ${p.count} with interval ${p.interval} spans more than 3 days from the first send to the last re-send`;
+    },
+  });
+
+export const compatSignatureSchema = z.strictObject({
+  header: requiredText(100)
+    .regex(/^[A-Za-z0-9-]+$/, { error: 'must be an HTTP header name (letters, digits and -)' })
+    .refine((h) => !/^(webhook-|content-|user-agent$|host$)/i.test(h), {
+      error: 'must not replace a header Wirehook already sends',
+    }),
+  content: z.enum(['body', 'timestamp_body'], { error: 'must be body or timestamp_body' }),
+  encoding: z.enum(['hex', 'base64'], { error: 'must be hex or base64' }),
+  prefix: text(50).optional(),
+});
+
+/** Syntax of an endpoint URL; whether its host may be reached is checked by the egress policy. */
+export const endpointUrl = requiredText(2_000).superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+    return;
+  }
+  if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use https' });
+  else if (url.port !== '' && url.port !== '8443') {
+    ctx.addIssue({ code: 'custom', message: 'must use port 443 or 8443' });
+  }
+  if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
+});
+
+const eventTypeList = z
+  .array(eventTypeName)
+  .min(1, { error: 'must list at least one event type; use null (or omit it) for all types' })
+  .max(100, { error: 'may list at most 100 event types' });
+
+export const createConsumerBody = z.strictObject({
+  external_id: externalId,
+  name: text(200).optional(),
+});
+
+export const createEndpointBody = z.strictObject({
+  consumer_id: requiredText(64),
+  url: endpointUrl,
+  event_types: eventTypeList.nullable().optional(),
+  fixed_ip: z.boolean().optional(),
+  description: text(200).optional(),
+  retry: retryPolicySchema.optional(),
+  compat_signature: compatSignatureSchema.nullable().optional(),
+});
+
+export const patchEndpointBody = z.strictObject({
+  url: endpointUrl.optional(),
+  event_types: eventTypeList.nullable().optional(),
+  status: z.enum(['active', 'paused'], { error: 'must be active or paused' }).optional(),
+  description: text(200).optional(),
+  retry: retryPolicySchema.nullable().optional(),
+  compat_signature: compatSignatureSchema.nullable().optional(),
+});
+
+export const createEventTypeBody = z.strictObject({
+  name: eventTypeName,
+  description: text(200).optional(),
+});
+
+export const sendMessageBody = z.strictObject({
+  consumer: externalId,
+  event_type: eventTypeName,
+  payload: z.json({ error: 'is required and must be JSON' }),
+});
+
+export const idempotencyKey = requiredText(256);
+
+export const portalLinkBody = z.strictObject({
+  frame_origin: text(300)
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '');
+        } catch {
+          return false;
+        }
+      },
+      { error: 'must be an origin: scheme and host (and port), no path' },
+    )
+    .optional(),
+  locale: z.enum(['ja', 'en'], { error: 'must be ja or en' }).optional(),
+});
+
+export const recoverBody = z.strictObject({
+  since: z.number({ error: 'must be a Unix time in milliseconds' }).int({ error: 'must be a whole number of milliseconds' }),
+});
+
+const limitParam = z
+  .string()
+  .regex(/^\d+$/, { error: 'must be a whole number from 1 to 100' })
+  .transform(Number)
+  .pipe(z.number().min(1, { error: 'must be from 1 to 100' }).max(100, { error: 'must be from 1 to 100' }));
+
+const timeParam = z
+  .string()
+  .regex(/^\d{1,15}$/, { error: 'must be a Unix time in milliseconds' })
+  .transform(Number);
+
+export const pageQuery = z.strictObject({
+  cursor: requiredText(200).optional(),
+  limit: limitParam.optional(),
+});
+
+export const listEndpointsQuery = z.strictObject({ consumer_id: requiredText(64).optional() });
+
+export const listMessagesQuery = pageQuery.extend({
+  status: z.enum(['pending', 'retrying', 'success', 'failed'], {
+    error: 'must be one of pending, retrying, success, failed',
+  }).optional(),
+  event_type: eventTypeName.optional(),
+  q: requiredText(256).optional(),
+  since: timeParam.optional(),
+});
+
+export type CreateConsumerBody = z.infer<typeof createConsumerBody>;
+export type CreateEndpointBody = z.infer<typeof createEndpointBody>;
+export type PatchEndpointBody = z.infer<typeof patchEndpointBody>;
+export type CreateEventTypeBody = z.infer<typeof createEventTypeBody>;
+export type SendMessageBody = z.infer<typeof sendMessageBody>;
+export type PortalLinkBody = z.infer<typeof portalLinkBody>;
+export type RecoverBody = z.infer<typeof recoverBody>;
+export type PageQuery = z.infer<typeof pageQuery>;
+export type ListMessagesQuery = z.infer<typeof listMessagesQuery>;
+export type CompatSignature = z.infer<typeof compatSignatureSchema>;
+
+/**
+ * Parses `value` with `schema`.
+ * @throws InvalidError naming the first offending field, e.g. "retry.count: must be one of …".
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new InvalidError(describeIssues(result.error.issues, value, what));
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[], value: unknown, what: string): string {
+  // One problem per field (the first), at most three fields.
+  const seen = new Set<string>();
+  const firstPerField = issues.filter((issue) => {
+    const key = issue.path.join('.');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return firstPerField
+    .slice(0, 3)
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
+        return `${where}unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      }
+      if (issue.path.length === 0) {
+        return issue.code === 'invalid_type' ? `${what} must be a JSON object` : `${what}: ${issue.message}`;
+      }
+      const message = valueAt(value, issue.path) === undefined ? 'is required' : issue.message;
+      return `${issue.path.join('.')}: ${message}`;
+    })
+    .join('; ');
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}

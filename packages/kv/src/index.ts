@@ -1,0 +1,3 @@
+export * from './kv.ts';
+export * from './memory-kv.ts';
+export * from './rate-limiter.ts';

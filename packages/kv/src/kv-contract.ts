@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Kv } from './kv.ts';
+
+/** One fresh adapter for one contract test. */
+export interface KvHarness {
+  kv: Kv;
+  /**
+   * Moves the adapter's time forward by `ms`. An adapter on a ManualClock advances it;
+   * Redis keeps real time, so its harness sleeps (and passes a short `ttlMs`).
+   */
+  advance(ms: number): void | Promise<void>;
+}
+
+/** Options for {@link describeKvContract}. */
+export interface KvContractOptions {
+  /**
+   * The TTL the expiry cases use; they move time by fractions of it (0.5, 0.6, 1.2) so a
+   * real-time adapter has margins of at least a tenth of it. Default 1000.
+   */
+  ttlMs?: number;
+}
+
+/**
+ * The Kv contract as a vitest suite, for every adapter. Call it at the top level of a
+ * test file; `open` is called before each test and the Kv is closed after it. Keys carry
+ * a random prefix, so the suite can run against a shared server.
+ */
+export function describeKvContract(
+  name: string,
+  open: () => Promise<KvHarness>,
+  options: KvContractOptions = {},
+): void {
+  const ttl = options.ttlMs ?? 1000;
+  const long = ttl * 1000;
+
+  describe(`Kv contract: ${name}`, () => {
+    let kv: Kv;
+    let advance: (ms: number) => Promise<void>;
+    let prefix: string;
+    const key = (k: string): string => `${prefix}${k}`;
+
+    beforeEach(async () => {
+      const harness = await open();
+      kv = harness.kv;
+      advance = async (ms) => harness.advance(Math.round(ms));
+      prefix = `kv-contract:${randomUUID()}:`;
+    });
+
+    afterEach(async () => {
+      await kv.close();
+    });
+
+    describe('incr', () => {
+      it('starts a missing key at 1 and counts up; get reads the count', async () => {
+        expect(await kv.incr(key('n'), long)).toBe(1);
+        expect(await kv.incr(key('n'), long)).toBe(2);
+        expect(await kv.incr(key('n'), long)).toBe(3);
+        expect(await kv.get(key('n'))).toBe('3');
+      });
+
+      it('counts each key separately', async () => {
+        await kv.incr(key('a'), long);
+        await kv.incr(key('a'), long);
+        expect(await kv.incr(key('b'), long)).toBe(1);
+        expect(await kv.get(key('a'))).toBe('2');
+      });
+
+      it('keeps the expiry set on creation, then starts again at 1', async () => {
+        await kv.incr(key('n'), ttl);
+        await advance(ttl * 0.6);
+        expect(await kv.incr(key('n'), ttl)).toBe(2);
+        // Had the second incr extended the expiry, the key would still be here.
+        await advance(ttl * 0.6);
+        expect(await kv.get(key('n'))).toBeNull();
+        expect(await kv.incr(key('n'), ttl)).toBe(1);
+      });
+
+      it('gives 50 concurrent increments the values 1 to 50, each once', async () => {
+        const values = await Promise.all(Array.from({ length: 50 }, () => kv.incr(key('n'), long)));
+        expect([...values].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        expect(await kv.get(key('n'))).toBe('50');
+      });
+
+      it('rejects on a value that is not an integer and leaves it alone', async () => {
+        await kv.setIfAbsent(key('s'), 'abc', long);
+        await expect(kv.incr(key('s'), long)).rejects.toThrow();
+        expect(await kv.get(key('s'))).toBe('abc');
+      });
+
+      it('increments an integer stored as a string', async () => {
+        await kv.setIfAbsent(key('s'), '41', long);
+        expect(await kv.incr(key('s'), long)).toBe(42);
+      });
+
+      it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects ttlMs %s', async (bad) => {
+        await expect(kv.incr(key('n'), bad)).rejects.toThrow(RangeError);
+        expect(await kv.get(key('n'))).toBeNull();
+      });
+    });
+
+    describe('get', () => {
+      it('returns null for a missing key', async () => {
+        expect(await kv.get(key('missing'))).toBeNull();
+      });
+
+      it('returns the value until the TTL passes, then null', async () => {
+        await kv.setIfAbsent(key('k'), 'v', ttl);
+        await advance(ttl * 0.5);
+        expect(await kv.get(key('k'))).toBe('v');
+        await advance(ttl * 0.7);
+        expect(await kv.get(key('k'))).toBeNull();
+      });
+    });
+
+    describe('setIfAbsent', () => {
+      it('stores when absent (null), then returns the first value and keeps it', async () => {
+        expect(await kv.setIfAbsent(key('k'), 'first', long)).toBeNull();
+        expect(await kv.setIfAbsent(key('k'), 'second', long)).toBe('first');
+        expect(await kv.get(key('k'))).toBe('first');
+      });
+
+      it('stores empty strings and other text exactly', async () => {
+        expect(await kv.setIfAbsent(key('empty'), '', long)).toBeNull();
+        expect(await kv.setIfAbsent(key('empty'), 'x', long)).toBe('');
+        const text = 'msg_01J… ✓ "quoted" \n line';
+        await kv.setIfAbsent(key('text'), text, long);
+        expect(await kv.get(key('text'))).toBe(text);
+      });
+
+      it('does not extend the expiry for a losing writer; after expiry a new writer wins', async () => {
+        await kv.setIfAbsent(key('k'), 'a', ttl);
+        await advance(ttl * 0.6);
+        expect(await kv.setIfAbsent(key('k'), 'b', ttl)).toBe('a');
+        await advance(ttl * 0.6);
+        expect(await kv.get(key('k'))).toBeNull();
+        expect(await kv.setIfAbsent(key('k'), 'c', ttl)).toBeNull();
+        expect(await kv.get(key('k'))).toBe('c');
+      });
+
+      it('lets exactly one of 50 concurrent writers win', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => kv.setIfAbsent(key('k'), `writer-${i}`, long)),
+        );
+        expect(results.filter((r) => r === null)).toHaveLength(1);
+        const winner = `writer-${results.indexOf(null)}`;
+        expect(results.filter((r) => r !== null).every((r) => r === winner)).toBe(true);
+        expect(await kv.get(key('k'))).toBe(winner);
+      });
+
+      it.each([0, -5, 2.5])('rejects ttlMs %s', async (bad) => {
+        await expect(kv.setIfAbsent(key('k'), 'v', bad)).rejects.toThrow(RangeError);
+        expect(await kv.get(key('k'))).toBeNull();
+      });
+    });
+
+    describe('delete', () => {
+      it('removes a key, so it can be set and counted afresh', async () => {
+        await kv.setIfAbsent(key('k'), 'v', long);
+        await kv.incr(key('n'), long);
+        await kv.incr(key('n'), long);
+        await kv.delete(key('k'));
+        await kv.delete(key('n'));
+        expect(await kv.get(key('k'))).toBeNull();
+        expect(await kv.setIfAbsent(key('k'), 'w', long)).toBeNull();
+        expect(await kv.incr(key('n'), long)).toBe(1);
+      });
+
+      it('accepts a missing key and leaves other keys alone', async () => {
+        await kv.setIfAbsent(key('other'), 'v', long);
+        await expect(kv.delete(key('missing'))).resolves.toBeUndefined();
+        expect(await kv.get(key('other'))).toBe('v');
+      });
+    });
+
+    describe('close', () => {
+      it('is idempotent, and other calls reject afterwards', async () => {
+        await kv.close();
+        await expect(kv.close()).resolves.toBeUndefined();
+        await expect(kv.get(key('k'))).rejects.toThrow();
+        await expect(kv.incr(key('n'), long)).rejects.toThrow();
+        await expect(kv.setIfAbsent(key('k'), 'v', long)).rejects.toThrow();
+        await expect(kv.delete(key('k'))).rejects.toThrow();
+      });
+    });
+  });
+}

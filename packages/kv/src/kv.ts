@@ -1,0 +1,41 @@
+/**
+ * A small key-value store for counters and first-writer-wins keys (rate limits,
+ * idempotency keys, daily counters). Every key has an expiry. Adapters: `MemoryKv`
+ * (embedded mode) and Redis (cluster mode); both pass `describeKvContract`.
+ *
+ * Each method maps to one atomic Redis operation: `incr` to INCR plus PEXPIRE on
+ * creation (one Lua script or MULTI), `setIfAbsent` to `SET key value NX PX ttl GET`,
+ * `get` to GET, `delete` to DEL, `close` to QUIT.
+ */
+export interface Kv {
+  /**
+   * Atomically adds 1 to the integer at `key` and returns the new value. A missing (or
+   * expired) key starts at 0 and gets `ttlMs` as its expiry; an existing key keeps the
+   * expiry it has. Rejects when the value is not an integer or `ttlMs` is not a positive
+   * integer.
+   */
+  incr(key: string, ttlMs: number): Promise<number>;
+
+  /** The value at `key`, or null when missing or expired. Counters read as decimal strings. */
+  get(key: string): Promise<string | null>;
+
+  /**
+   * First writer wins: when `key` is missing (or expired), stores `value` with `ttlMs` and
+   * returns null; otherwise leaves the key and its expiry alone and returns the stored
+   * value. Rejects when `ttlMs` is not a positive integer.
+   */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
+
+  /** Removes `key`; a missing key is not an error. */
+  delete(key: string): Promise<void>;
+
+  /** Releases the store. Idempotent; other calls reject afterwards. */
+  close(): Promise<void>;
+}
+
+/** Throws a RangeError unless `ttlMs` is a positive safe integer; adapters call it first. */
+export function assertTtlMs(ttlMs: number): void {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
+    throw new RangeError(`kv: ttlMs must be a positive integer of milliseconds, got ${ttlMs}`);
+  }
+}

@@ -1,0 +1,123 @@
+import type { Clock } from '@wirehook/core';
+import { assertTtlMs, type Kv } from './kv.ts';
+
+/** Options for {@link MemoryKv}. */
+export interface MemoryKvOptions {
+  /** Judges expiry; tests pass a ManualClock and move it. */
+  clock: Clock;
+  /** How often `start()` sweeps out expired entries. Default 60000. */
+  sweepIntervalMs?: number | undefined;
+}
+
+interface Entry {
+  value: string;
+  /** Unix ms; the entry is gone from this instant on. */
+  expiresAt: number;
+}
+
+const INTEGER = /^-?\d+$/;
+
+/**
+ * The in-process Kv of embedded mode: a Map with expiry judged against the clock.
+ * Expired entries are invisible at once and removed by `sweep()`, which `start()` runs
+ * periodically so that keys nobody reads again do not pile up. Every method runs
+ * synchronously inside its promise, so each is atomic.
+ */
+export class MemoryKv implements Kv {
+  readonly #entries = new Map<string, Entry>();
+  readonly #clock: Clock;
+  readonly #sweepIntervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: MemoryKvOptions) {
+    this.#clock = options.clock;
+    this.#sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+  }
+
+  async incr(key: string, ttlMs: number): Promise<number> {
+    this.#assertOpen();
+    assertTtlMs(ttlMs);
+    const entry = this.#live(key);
+    if (entry === undefined) {
+      this.#entries.set(key, { value: '1', expiresAt: this.#clock.now() + ttlMs });
+      return 1;
+    }
+    const current = INTEGER.test(entry.value) ? Number(entry.value) : Number.NaN;
+    if (!Number.isSafeInteger(current + 1)) {
+      throw new Error(`kv: value at "${key}" is not an integer or out of range`);
+    }
+    entry.value = String(current + 1);
+    return current + 1;
+  }
+
+  async get(key: string): Promise<string | null> {
+    this.#assertOpen();
+    return this.#live(key)?.value ?? null;
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null> {
+    this.#assertOpen();
+    assertTtlMs(ttlMs);
+    const entry = this.#live(key);
+    if (entry !== undefined) return entry.value;
+    this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
+    return null;
+  }
+
+  async delete(key: string): Promise<void> {
+    this.#assertOpen();
+    this.#entries.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    this.#entries.clear();
+    this.#closed = true;
+  }
+
+  /** Starts the periodic sweep; the timer does not keep the process alive. Idempotent. */
+  start(): void {
+    if (this.#timer !== undefined || this.#closed) return;
+    this.#timer = setInterval(() => this.sweep(), this.#sweepIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the periodic sweep. Idempotent. */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Removes every expired entry now; returns how many were removed. */
+  sweep(): number {
+    const now = this.#clock.now();
+    let removed = 0;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) {
+        this.#entries.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Entries held, expired-but-unswept ones included (for tests and metrics). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.#clock.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('kv: closed');
+  }
+}

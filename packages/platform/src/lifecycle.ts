@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+
+/** A long-lived part of a process. */
+export interface Component {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts components in order and, on the first SIGTERM or SIGINT, stops them in reverse
+ * order. A hard deadline ends the process if draining hangs.
+ */
+export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<void> {
+  const { logger } = options;
+  const started: Component[] = [];
+  let stopping = false;
+  const stopAll = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('shutdown deadline passed; exiting');
+      process.exit(1);
+    }, options.deadlineMs ?? 20_000);
+    deadline.unref();
+    for (const c of started.reverse()) {
+      try {
+        await c.stop();
+      } catch (err) {
+        logger.error({ err, component: c.name }, 'stop failed');
+      }
+    }
+    logger.info('stopped');
+    process.exitCode = 0;
+  };
+  process.once('SIGTERM', () => void stopAll('SIGTERM'));
+  process.once('SIGINT', () => void stopAll('SIGINT'));
+  for (const c of components) {
+    await c.start();
+    started.push(c);
+  }
+}

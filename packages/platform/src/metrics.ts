@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Component } from './lifecycle.ts';
+
+/** The HTTP metrics every API-serving process exports. */
+export interface HttpMetrics {
+  registry: Registry;
+  requests: Counter<'route' | 'status_class'>;
+  duration: Histogram<'route'>;
+  rateLimited: Counter;
+}
+
+/** A registry with Node's default metrics and Wirehook's HTTP metrics. */
+export function createHttpMetrics(): HttpMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'wirehook_' });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'wirehook_http_requests_total',
+      help: 'API requests by route template and status class',
+      labelNames: ['route', 'status_class'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'wirehook_http_request_duration_seconds',
+      help: 'API request duration by route template',
+      labelNames: ['route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'wirehook_rate_limit_rejections_total',
+      help: 'Requests answered 429 rate_limited',
+      registers: [registry],
+    }),
+  };
+}
+
+/** Serves `GET /metrics` for Prometheus on its own port. */
+export function metricsServer(registry: Registry, port: number, host = '0.0.0.0'): Component & { server: Server } {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/metrics') {
+      registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; metrics are at /metrics\n');
+    }
+  });
+  return {
+    name: 'metrics',
+    server,
+    start: () => new Promise((resolve) => server.listen(port, host, resolve)),
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,170 @@
+import { InvalidError, newId, NotFoundError, type Endpoint } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import type { EndpointPatch } from '../store.ts';
+import type { Fixtures } from './fixtures.ts';
+
+// Every patchable field, to a new value and (where allowed) to null. The fixture endpoint
+// has every field set, so each patch changes something.
+const PATCHES: Array<[string, EndpointPatch]> = [
+  ['url', { url: 'https://other.acme.example/hook' }],
+  ['eventTypes', { eventTypes: ['order.shipped'] }],
+  ['eventTypes null', { eventTypes: null }],
+  ['status', { status: 'disabled' }],
+  ['description', { description: 'secondary' }],
+  ['description null', { description: null }],
+  ['retry', { retry: { count: 0, interval: 'progressive' } }],
+  ['compatSignature', { compatSignature: { header: 'X-Sig', content: 'body', encoding: 'base64' } }],
+  ['compatSignature null', { compatSignature: null }],
+  ['disabledReason', { disabledReason: 'too many failures' }],
+  ['disabledReason null', { disabledReason: null }],
+  ['failingSince', { failingSince: 1_700_000_000_000 }],
+  ['failingSince null', { failingSince: null }],
+];
+
+/** Contract of EndpointRepo, apart from secrets. */
+export function describeEndpointContract(f: Fixtures): void {
+  describe('endpoints', () => {
+    it('creates an endpoint and gets it back field for field', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const endpoint = f.endpoint(consumer.id);
+      expect(await f.store.endpoints.create(t, endpoint, f.secret('v1.s'), 20)).toEqual(endpoint);
+      expect(await f.store.endpoints.get(t, endpoint.id)).toEqual(endpoint);
+    });
+
+    it('keeps null fields and fixedIp false', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const endpoint = await f.createEndpoint(t, consumer.id, {
+        description: null,
+        eventTypes: null,
+        fixedIp: false,
+        disabledReason: null,
+        failingSince: null,
+        compatSignature: null,
+        status: 'paused',
+      });
+      expect(await f.store.endpoints.get(t, endpoint.id)).toEqual(endpoint);
+      expect(endpoint).toMatchObject({ eventTypes: null, compatSignature: null, fixedIp: false, status: 'paused' });
+    });
+
+    it('stores the first secret with the endpoint', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const endpoint = f.endpoint(consumer.id);
+      const secret = f.secret('v1.first-secret');
+      await f.store.endpoints.create(t, endpoint, secret, 20);
+      expect(await f.store.endpoints.secrets(t, endpoint.id, f.clock.now())).toEqual([secret]);
+    });
+
+    it('rejects an endpoint for an unknown consumer with NotFoundError', async () => {
+      const t = await f.tenant();
+      const endpoint = f.endpoint(newId('consumer', f.clock));
+      await expect(f.store.endpoints.create(t, endpoint, f.secret('v1.s'), 20)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await f.store.endpoints.get(t, endpoint.id)).toBeNull();
+    });
+
+    it('returns null for an unknown endpoint', async () => {
+      const t = await f.tenant();
+      expect(await f.store.endpoints.get(t, newId('endpoint', f.clock))).toBeNull();
+    });
+
+    describe('cap per consumer', () => {
+      it('rejects the endpoint past maxPerConsumer with InvalidError and stores nothing of it', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        for (let i = 0; i < 3; i++) await f.createEndpoint(t, consumer.id, {}, 'v1.s', 3);
+        const rejected = f.endpoint(consumer.id);
+        const attempt = f.store.endpoints.create(t, rejected, f.secret('v1.rejected'), 3);
+        await expect(attempt).rejects.toBeInstanceOf(InvalidError);
+        await expect(attempt).rejects.toThrow(`consumer ${consumer.id} already has 3 endpoints; the limit is 3`);
+        expect(await f.store.endpoints.list(t, { consumerId: consumer.id })).toHaveLength(3);
+        expect(await f.store.endpoints.get(t, rejected.id)).toBeNull();
+        expect(await f.store.endpoints.secrets(t, rejected.id, f.clock.now())).toEqual([]);
+        expect((await f.store.consumers.get(t, consumer.id))?.endpointCount).toBe(3);
+      });
+
+      it('counts each consumer on its own', async () => {
+        const t = await f.tenant();
+        const full = await f.consumer(t, 'full');
+        const empty = await f.consumer(t, 'empty');
+        await f.createEndpoint(t, full.id, {}, 'v1.s', 1);
+        await expect(f.createEndpoint(t, full.id, {}, 'v1.s', 1)).rejects.toBeInstanceOf(InvalidError);
+        await expect(f.createEndpoint(t, empty.id, {}, 'v1.s', 1)).resolves.toMatchObject({ consumerId: empty.id });
+      });
+
+      it('frees a slot when an endpoint is deleted', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const first = await f.createEndpoint(t, consumer.id, {}, 'v1.s', 1);
+        await f.store.endpoints.delete(t, first.id);
+        await expect(f.createEndpoint(t, consumer.id, {}, 'v1.s', 1)).resolves.toMatchObject({ consumerId: consumer.id });
+      });
+    });
+
+    it('lists oldest first, all of the tenant or one consumer', async () => {
+      const t = await f.tenant();
+      const a = await f.consumer(t, 'a');
+      const b = await f.consumer(t, 'b');
+      const a1 = await f.createEndpoint(t, a.id);
+      const b1 = await f.createEndpoint(t, b.id);
+      const a2 = await f.createEndpoint(t, a.id);
+      expect(await f.store.endpoints.list(t, {})).toEqual([a1, b1, a2]);
+      expect(await f.store.endpoints.list(t, { consumerId: a.id })).toEqual([a1, a2]);
+      expect(await f.store.endpoints.list(t, { consumerId: b.id })).toEqual([b1]);
+      expect(await f.store.endpoints.list(t, { consumerId: newId('consumer', f.clock) })).toEqual([]);
+    });
+
+    describe('update', () => {
+      it.each(PATCHES)('sets %s and leaves the other fields', async (_field, patch) => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const before = await f.createEndpoint(t, consumer.id);
+        const expected: Endpoint = { ...before, ...patch };
+        expect(expected).not.toEqual(before);
+        expect(await f.store.endpoints.update(t, before.id, patch)).toEqual(expected);
+        expect(await f.store.endpoints.get(t, before.id)).toEqual(expected);
+      });
+
+      it('sets several fields at once and touches no other endpoint', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const target = await f.createEndpoint(t, consumer.id);
+        const bystander = await f.createEndpoint(t, consumer.id);
+        const patch: EndpointPatch = { status: 'disabled', disabledReason: 'failing for 5 days', failingSince: null };
+        expect(await f.store.endpoints.update(t, target.id, patch)).toEqual({ ...target, ...patch });
+        expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
+      });
+
+      it('returns the endpoint unchanged for an empty patch', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const endpoint = await f.createEndpoint(t, consumer.id);
+        expect(await f.store.endpoints.update(t, endpoint.id, {})).toEqual(endpoint);
+      });
+
+      it('returns null for an unknown endpoint, also for an empty patch', async () => {
+        const t = await f.tenant();
+        expect(await f.store.endpoints.update(t, newId('endpoint', f.clock), { status: 'paused' })).toBeNull();
+        expect(await f.store.endpoints.update(t, newId('endpoint', f.clock), {})).toBeNull();
+      });
+    });
+
+    describe('delete', () => {
+      it('deletes the endpoint and its secrets, once', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const doomed = await f.createEndpoint(t, consumer.id);
+        const kept = await f.createEndpoint(t, consumer.id, {}, 'v1.kept');
+        await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.second'), f.clock.now(), f.clock.now() + 60_000);
+        expect(await f.store.endpoints.delete(t, doomed.id)).toBe(true);
+        expect(await f.store.endpoints.get(t, doomed.id)).toBeNull();
+        expect(await f.store.endpoints.secrets(t, doomed.id, f.clock.now())).toEqual([]);
+        expect(await f.store.endpoints.list(t, {})).toEqual([kept]);
+        expect((await f.store.endpoints.secrets(t, kept.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.kept']);
+        expect(await f.store.endpoints.delete(t, doomed.id)).toBe(false);
+        expect(await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.x'), f.clock.now(), f.clock.now())).toBe(false);
+      });
+    });
+  });
+}

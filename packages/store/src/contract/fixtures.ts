@@ -1,0 +1,94 @@
+import {
+  newId,
+  type Consumer,
+  type ConsumerId,
+  type Endpoint,
+  type Environment,
+  type ManualClock,
+  type Org,
+  type PlanName,
+  type StoredSecret,
+  type Tenant,
+} from '@wirehook/core';
+import type { Store } from '../store.ts';
+
+/** The endpoint cap the contract uses unless a test is about the cap. */
+export const DEFAULT_MAX_ENDPOINTS = 20;
+
+/**
+ * Builders for contract tests. Every tenant they make is a fresh org, so tests may share
+ * one store (and one database) without seeing each other's records.
+ */
+export class Fixtures {
+  readonly clock: ManualClock;
+  readonly #store: () => Store;
+
+  constructor(store: () => Store, clock: ManualClock) {
+    this.#store = store;
+    this.clock = clock;
+  }
+
+  get store(): Store {
+    return this.#store();
+  }
+
+  /** Creates a new org. */
+  async org(plan: PlanName = 'free'): Promise<Org> {
+    this.clock.advance(1_000);
+    return this.store.orgs.create({
+      id: newId('org', this.clock),
+      name: 'Acme',
+      plan,
+      ownerEmail: 'owner@acme.example',
+      createdAt: this.clock.now(),
+    });
+  }
+
+  /** A tenant of a new org. */
+  async tenant(env: Environment = 'live'): Promise<Tenant> {
+    return { orgId: (await this.org()).id, env };
+  }
+
+  /** Creates a consumer in `t`. */
+  async consumer(t: Tenant, externalId = 'customer-1', name: string | null = 'Customer one'): Promise<Consumer> {
+    this.clock.advance(1_000);
+    return this.store.consumers.create(t, { id: newId('consumer', this.clock), externalId, name, createdAt: this.clock.now() });
+  }
+
+  /** An endpoint record (not stored) for `consumerId`, every field set, with `overrides`. */
+  endpoint(consumerId: ConsumerId, overrides: Partial<Endpoint> = {}): Endpoint {
+    this.clock.advance(1_000);
+    return {
+      id: newId('endpoint', this.clock),
+      consumerId,
+      url: 'https://hooks.acme.example/wirehook',
+      description: 'primary receiver',
+      eventTypes: ['invoice.paid', 'user.created'],
+      fixedIp: true,
+      status: 'active',
+      disabledReason: 'was failing',
+      failingSince: this.clock.now() - 60_000,
+      createdAt: this.clock.now(),
+      retry: { count: 5, interval: '30m' },
+      compatSignature: { header: 'X-Acme-Signature', content: 'timestamp_body', encoding: 'hex', prefix: 'sha256=' },
+      ...overrides,
+    };
+  }
+
+  /** A secret record created now (by default never expiring). */
+  secret(sealed: string, expiresAt: number | null = null): StoredSecret {
+    return { sealed, createdAt: this.clock.now(), expiresAt };
+  }
+
+  /** Stores a new endpoint for `consumerId` with secret `sealed`. */
+  async createEndpoint(
+    t: Tenant,
+    consumerId: ConsumerId,
+    overrides: Partial<Endpoint> = {},
+    sealed = 'v1.first',
+    max = DEFAULT_MAX_ENDPOINTS,
+  ): Promise<Endpoint> {
+    const endpoint = this.endpoint(consumerId, overrides);
+    return this.store.endpoints.create(t, endpoint, this.secret(sealed), max);
+  }
+}

@@ -1,0 +1,44 @@
+import { ManualClock } from '@wirehook/core';
+import { afterAll, beforeAll, describe } from 'vitest';
+import type { Store } from '../store.ts';
+import { describeOrgAndKeyContract } from './org-contract.ts';
+import { describeConsumerContract } from './consumer-contract.ts';
+import { describeEndpointContract } from './endpoint-contract.ts';
+import { describeEventTypeContract } from './event-type-contract.ts';
+import { Fixtures } from './fixtures.ts';
+import { describeIsolationContract } from './isolation-contract.ts';
+import { describeSecretContract } from './secret-contract.ts';
+
+/**
+ * Registers the Store contract as vitest tests against the store `open` returns. One store
+ * serves the whole suite; every test makes its own orgs, so the store need not be empty
+ * and tests do not see each other's records. `close` defaults to `store.close()`.
+ * Uses only the Store port, so every adapter runs the same suite.
+ */
+export function describeStoreContract(
+  name: string,
+  open: () => Promise<Store>,
+  close: (store: Store) => Promise<void> = (store) => store.close(),
+): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store | undefined;
+    const f = new Fixtures(() => {
+      if (store === undefined) throw new Error('the store is not open');
+      return store;
+    }, new ManualClock());
+
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      if (store !== undefined) await close(store);
+    });
+
+    describeOrgAndKeyContract(f);
+    describeConsumerContract(f);
+    describeEndpointContract(f);
+    describeSecretContract(f);
+    describeEventTypeContract(f);
+    describeIsolationContract(f);
+  });
+}

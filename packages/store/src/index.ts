@@ -1,0 +1,10 @@
+export * from './store.ts';
+export { MIGRATIONS, migrate, schemaVersion } from './sqlite/migrations.ts';
+export {
+  openEmbeddedStore,
+  openSqliteStore,
+  SQLITE_BUSY_TIMEOUT_MS,
+  SQLITE_FILE_NAME,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from './sqlite/open-sqlite-store.ts';

@@ -1,0 +1,20 @@
+import type { SQLInputValue } from 'node:sqlite';
+import type { EndpointPatch } from '../store.ts';
+import { toJsonOrNull } from './row.ts';
+
+/**
+ * The `column = value` pairs a patch sets, in a fixed order so each combination of fields
+ * gives the same SQL text (and so one cached statement). Undefined fields are left alone.
+ */
+export function endpointPatchAssignments(patch: EndpointPatch): Array<[column: string, value: SQLInputValue]> {
+  const sets: Array<[string, SQLInputValue]> = [];
+  if (patch.url !== undefined) sets.push(['url', patch.url]);
+  if (patch.eventTypes !== undefined) sets.push(['event_types', toJsonOrNull(patch.eventTypes)]);
+  if (patch.status !== undefined) sets.push(['status', patch.status]);
+  if (patch.description !== undefined) sets.push(['description', patch.description]);
+  if (patch.retry !== undefined) sets.push(['retry', JSON.stringify(patch.retry)]);
+  if (patch.compatSignature !== undefined) sets.push(['compat_signature', toJsonOrNull(patch.compatSignature)]);
+  if (patch.disabledReason !== undefined) sets.push(['disabled_reason', patch.disabledReason]);
+  if (patch.failingSince !== undefined) sets.push(['failing_since', patch.failingSince]);
+  return sets;
+}

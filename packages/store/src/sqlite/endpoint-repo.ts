@@ -1,0 +1,145 @@
+import {
+  InvalidError,
+  NotFoundError,
+  type ConsumerId,
+  type Endpoint,
+  type EndpointId,
+  type StoredSecret,
+  type Tenant,
+} from '@wirehook/core';
+import type { EndpointPatch, EndpointRepo } from '../store.ts';
+import type { SqliteConnection } from './connection.ts';
+import { endpointPatchAssignments } from './endpoint-patch.ts';
+import { toEndpoint, toStoredSecret } from './mappers.ts';
+import { int, toJsonOrNull } from './row.ts';
+
+const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
+
+/** Endpoints and their signing secrets in SQLite, scoped by tenant. */
+export class SqliteEndpointRepo implements EndpointRepo {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  /** @throws NotFoundError when the tenant has no such consumer; InvalidError at the cap. */
+  async create(t: Tenant, endpoint: Endpoint, secret: StoredSecret, maxPerConsumer: number): Promise<Endpoint> {
+    return this.#conn.immediate(() => {
+      const check = this.#conn
+        .statement(
+          `SELECT EXISTS (SELECT 1 FROM consumers WHERE ${TENANT_ID}) AS found,
+                  (SELECT count(*) FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ?) AS count`,
+        )
+        .get(t.orgId, t.env, endpoint.consumerId, t.orgId, t.env, endpoint.consumerId);
+      if (check === undefined || int(check, 'found') !== 1) {
+        throw new NotFoundError(`consumer ${endpoint.consumerId} not found`);
+      }
+      const count = int(check, 'count');
+      if (count >= maxPerConsumer) {
+        throw new InvalidError(
+          `consumer ${endpoint.consumerId} already has ${count} endpoints; the limit is ${maxPerConsumer}`,
+        );
+      }
+      const row = this.#conn
+        .statement(
+          `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
+                                  disabled_reason, failing_since, created_at, retry, compat_signature)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        )
+        .get(
+          endpoint.id,
+          t.orgId,
+          t.env,
+          endpoint.consumerId,
+          endpoint.url,
+          endpoint.description,
+          toJsonOrNull(endpoint.eventTypes),
+          endpoint.fixedIp ? 1 : 0,
+          endpoint.status,
+          endpoint.disabledReason,
+          endpoint.failingSince,
+          endpoint.createdAt,
+          JSON.stringify(endpoint.retry),
+          toJsonOrNull(endpoint.compatSignature),
+        );
+      if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+      this.#insertSecret(endpoint.id, secret);
+      return toEndpoint(row);
+    });
+  }
+
+  async get(t: Tenant, id: EndpointId): Promise<Endpoint | null> {
+    const row = this.#conn.statement(`SELECT * FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id);
+    return row === undefined ? null : toEndpoint(row);
+  }
+
+  async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
+    const rows =
+      filter.consumerId === undefined
+        ? this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? ORDER BY id').all(t.orgId, t.env)
+        : this.#conn
+            .statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? ORDER BY id')
+            .all(t.orgId, t.env, filter.consumerId);
+    return rows.map(toEndpoint);
+  }
+
+  async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
+    const sets = endpointPatchAssignments(patch);
+    if (sets.length === 0) return this.get(t, id);
+    const assignments = sets.map(([column]) => `${column} = ?`).join(', ');
+    const row = this.#conn
+      .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
+      .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
+    return row === undefined ? null : toEndpoint(row);
+  }
+
+  async delete(t: Tenant, id: EndpointId): Promise<boolean> {
+    return this.#conn.immediate(() => {
+      // Explicit rather than left to ON DELETE CASCADE, which only fires on connections
+      // that enabled foreign keys.
+      this.#conn
+        .statement(`DELETE FROM endpoint_secrets WHERE endpoint_id IN (SELECT id FROM endpoints WHERE ${TENANT_ID})`)
+        .run(t.orgId, t.env, id);
+      const { changes } = this.#conn.statement(`DELETE FROM endpoints WHERE ${TENANT_ID}`).run(t.orgId, t.env, id);
+      return Number(changes) > 0;
+    });
+  }
+
+  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean> {
+    return this.#conn.immediate(() => {
+      if (!this.#exists(t, id)) return false;
+      // Secrets expired by now can never sign or verify again; dropping them here keeps
+      // an endpoint's rows from growing with every rotation.
+      this.#conn
+        .statement('DELETE FROM endpoint_secrets WHERE endpoint_id = ? AND expires_at IS NOT NULL AND expires_at <= ?')
+        .run(id, now);
+      this.#conn
+        .statement('UPDATE endpoint_secrets SET expires_at = ? WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
+        .run(oldValidUntil, id, oldValidUntil);
+      this.#insertSecret(id, secret);
+      return true;
+    });
+  }
+
+  async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {
+    return this.#conn
+      .statement(
+        `SELECT s.* FROM endpoint_secrets s JOIN endpoints e ON e.id = s.endpoint_id
+         WHERE e.org_id = ? AND e.env = ? AND e.id = ? AND (s.expires_at IS NULL OR s.expires_at > ?)
+         ORDER BY s.created_at DESC, s.id DESC`,
+      )
+      .all(t.orgId, t.env, id, now)
+      .map(toStoredSecret);
+  }
+
+  #exists(t: Tenant, id: EndpointId): boolean {
+    return this.#conn.statement(`SELECT 1 FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id) !== undefined;
+  }
+
+  #insertSecret(endpointId: EndpointId, secret: StoredSecret): void {
+    this.#conn
+      .statement('INSERT INTO endpoint_secrets (endpoint_id, sealed, created_at, expires_at) VALUES (?, ?, ?, ?)')
+      .run(endpointId, secret.sealed, secret.createdAt, secret.expiresAt);
+  }
+}

@@ -1,0 +1,111 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { immediateTransaction } from './connection.ts';
+
+// Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
+// step that has shipped; add a new one.
+
+/** The schema, as numbered steps; `PRAGMA user_version` records how many were applied. */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE orgs (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    plan        TEXT NOT NULL,
+    owner_email TEXT,
+    created_at  INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE api_keys (
+    id         TEXT PRIMARY KEY,
+    org_id     TEXT NOT NULL REFERENCES orgs (id),
+    env        TEXT NOT NULL CHECK (env IN ('live', 'test')),
+    key_hash   TEXT NOT NULL,
+    scopes     TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER,
+    expires_at INTEGER
+  ) STRICT;
+  CREATE UNIQUE INDEX api_keys_key_hash ON api_keys (key_hash);
+
+  CREATE TABLE consumers (
+    id          TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs (id),
+    env         TEXT NOT NULL CHECK (env IN ('live', 'test')),
+    external_id TEXT NOT NULL,
+    name        TEXT,
+    created_at  INTEGER NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX consumers_external_id ON consumers (org_id, env, external_id);
+  -- Paging by id within a tenant; also the target of the endpoints' tenant-wide foreign key.
+  CREATE UNIQUE INDEX consumers_tenant_id ON consumers (org_id, env, id);
+
+  CREATE TABLE endpoints (
+    id               TEXT PRIMARY KEY,
+    org_id           TEXT NOT NULL,
+    env              TEXT NOT NULL CHECK (env IN ('live', 'test')),
+    consumer_id      TEXT NOT NULL,
+    url              TEXT NOT NULL,
+    description      TEXT,
+    event_types      TEXT,
+    fixed_ip         INTEGER NOT NULL CHECK (fixed_ip IN (0, 1)),
+    status           TEXT NOT NULL,
+    disabled_reason  TEXT,
+    failing_since    INTEGER,
+    created_at       INTEGER NOT NULL,
+    retry            TEXT NOT NULL,
+    compat_signature TEXT,
+    -- The consumer must be in the same org and environment as its endpoint.
+    FOREIGN KEY (org_id, env, consumer_id) REFERENCES consumers (org_id, env, id)
+  ) STRICT;
+  CREATE INDEX endpoints_tenant_consumer ON endpoints (org_id, env, consumer_id, id);
+  CREATE INDEX endpoints_tenant ON endpoints (org_id, env, id);
+
+  CREATE TABLE endpoint_secrets (
+    id          INTEGER PRIMARY KEY,
+    endpoint_id TEXT NOT NULL REFERENCES endpoints (id) ON DELETE CASCADE,
+    sealed      TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    expires_at  INTEGER
+  ) STRICT;
+  CREATE INDEX endpoint_secrets_endpoint ON endpoint_secrets (endpoint_id, created_at);
+
+  CREATE TABLE event_types (
+    id          INTEGER PRIMARY KEY,
+    org_id      TEXT NOT NULL REFERENCES orgs (id),
+    env         TEXT NOT NULL CHECK (env IN ('live', 'test')),
+    name        TEXT NOT NULL,
+    description TEXT,
+    archived_at INTEGER,
+    created_at  INTEGER NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX event_types_name ON event_types (org_id, env, name);
+  `,
+];
+
+/**
+ * Brings `db` up to the last of `steps` in one transaction, so a failed step leaves the
+ * database as it was, and two processes opening one file at once migrate it once.
+ * @returns how many steps were applied (0 when the database was current).
+ * @throws Error when the database was made by a newer build (more steps than known).
+ */
+export function migrate(db: DatabaseSync, steps: readonly string[] = MIGRATIONS): number {
+  return immediateTransaction(db, () => {
+    const current = schemaVersion(db);
+    if (current > steps.length) {
+      throw new Error(
+        `database schema version ${current} is newer than this build knows (${steps.length}); upgrade Wirehook to open it`,
+      );
+    }
+    for (const step of steps.slice(current)) db.exec(step);
+    db.exec(`PRAGMA user_version = ${steps.length}`);
+    return steps.length - current;
+  });
+}
+
+/** The schema version recorded in `db` (`PRAGMA user_version`). */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare('PRAGMA user_version').get();
+  const version = row?.['user_version'];
+  if (typeof version !== 'number') throw new TypeError('PRAGMA user_version returned no number');
+  return version;
+}

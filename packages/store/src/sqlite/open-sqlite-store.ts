@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { Store } from '../store.ts';
+import { SqliteApiKeyRepo } from './api-key-repo.ts';
+import { SqliteConnection } from './connection.ts';
+import { SqliteConsumerRepo } from './consumer-repo.ts';
+import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEventTypeRepo } from './event-type-repo.ts';
+import { migrate, schemaVersion } from './migrations.ts';
+import { SqliteOrgRepo } from './org-repo.ts';
+
+/** How long a write waits for another connection's lock (the admin CLI vs the server). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/** The database file inside a data directory (embedded mode's DATA_DIR). */
+export const SQLITE_FILE_NAME = 'wirehook.sqlite';
+
+/** Where the SQLite store keeps its data. */
+export interface SqliteStoreOptions {
+  /** A database file (created when missing), or ':memory:' for a private in-memory one. */
+  path: string;
+}
+
+/** The Store on an embedded SQLite database. */
+export interface SqliteStore extends Store {
+  readonly path: string;
+  /** The schema version after open: the number of migration steps applied, ever. */
+  readonly schemaVersion: number;
+  /** Migration steps this open applied; 0 when the file was already current. */
+  readonly migrationsApplied: number;
+}
+
+/**
+ * Opens (creating when missing) a SQLite store and migrates its schema. Several processes
+ * may open one file at once: WAL lets readers run beside the writer, and writers wait up
+ * to SQLITE_BUSY_TIMEOUT_MS for each other.
+ * @throws Error when the file cannot be opened or was made by a newer Wirehook.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+  try {
+    // busy_timeout first: switching to WAL and migrating already take locks.
+    db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec('PRAGMA journal_mode = WAL');
+    const migrationsApplied = migrate(db);
+    const conn = new SqliteConnection(db);
+    return {
+      path: options.path,
+      schemaVersion: schemaVersion(db),
+      migrationsApplied,
+      orgs: new SqliteOrgRepo(conn),
+      apiKeys: new SqliteApiKeyRepo(conn),
+      consumers: new SqliteConsumerRepo(conn),
+      endpoints: new SqliteEndpointRepo(conn),
+      eventTypes: new SqliteEventTypeRepo(conn),
+      close: async () => conn.close(),
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** Opens the SQLite store of embedded mode: `<dataDir>/wirehook.sqlite`, creating the directory. */
+export function openEmbeddedStore(dataDir: string): SqliteStore {
+  mkdirSync(dataDir, { recursive: true });
+  return openSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
+}

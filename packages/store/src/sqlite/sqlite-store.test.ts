@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ManualClock, newId, type Tenant } from '@wirehook/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { describeStoreContract } from '../contract/store-contract.ts';
+import { Fixtures } from '../contract/fixtures.ts';
+import type { Store } from '../store.ts';
+import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
+import { openEmbeddedStore, openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
+import { raceCreateEndpoints } from './test-support/spawn-racers.ts';
+
+const tempDirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-'));
+  tempDirs.push(dir);
+  return dir;
+}
+function tempFile(): string {
+  return join(tempDir(), 'store.sqlite');
+}
+
+describeStoreContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
+
+const contractDir = mkdtempSync(join(tmpdir(), 'wirehook-store-contract-'));
+describeStoreContract(
+  'sqlite file',
+  async () => openSqliteStore({ path: join(contractDir, 'contract.sqlite') }),
+  async (store) => {
+    await store.close();
+    rmSync(contractDir, { recursive: true, force: true });
+  },
+);
+
+describe('SQLite store', () => {
+  const open: SqliteStore[] = [];
+  const openFile = (path: string): SqliteStore => {
+    const store = openSqliteStore({ path });
+    open.push(store);
+    return store;
+  };
+  const fixtures = (store: Store) => new Fixtures(() => store, new ManualClock());
+
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps data across a reopen and migrates only on the first open', async () => {
+    const path = tempFile();
+    const first = openFile(path);
+    expect(first.migrationsApplied).toBe(MIGRATIONS.length);
+    expect(first.schemaVersion).toBe(MIGRATIONS.length);
+    const f = fixtures(first);
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'kept');
+    await first.close();
+
+    const second = openFile(path);
+    expect(second.migrationsApplied).toBe(0);
+    expect(second.schemaVersion).toBe(MIGRATIONS.length);
+    expect(await second.consumers.getByExternalId(t, 'kept')).toEqual(consumer);
+  });
+
+  it('puts a file in WAL mode', () => {
+    const path = tempFile();
+    openFile(path);
+    const raw = new DatabaseSync(path);
+    try {
+      expect(raw.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('lets two stores on one file (CLI and server) see each other’s writes', async () => {
+    const path = tempFile();
+    const server = openFile(path);
+    const cli = openFile(path);
+    const f = fixtures(cli);
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'from-cli');
+    expect(await server.consumers.get(t, consumer.id)).toEqual(consumer);
+
+    const endpoint = await fixtures(server).createEndpoint(t, consumer.id);
+    expect(await cli.endpoints.get(t, endpoint.id)).toEqual(endpoint);
+    expect((await cli.consumers.get(t, consumer.id))?.endpointCount).toBe(1);
+    await expect(fixtures(server).consumer(t, 'from-cli')).rejects.toThrow('already exists');
+    expect(await server.orgs.setPlan(t.orgId, 'pro')).toMatchObject({ plan: 'pro' });
+    expect((await cli.orgs.get(t.orgId))?.plan).toBe('pro');
+  });
+
+  it('waits for another process’s write lock instead of failing', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const t = await fixtures(store).tenant();
+    const holdMs = 600;
+    const holder = spawn(process.execPath, [
+      '--no-warnings',
+      '--input-type=module',
+      '-e',
+      `import { DatabaseSync } from 'node:sqlite';
+       const db = new DatabaseSync(process.argv[1]);
+       db.exec('BEGIN IMMEDIATE');
+       process.stdout.write('locked\\n');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${holdMs});
+       db.exec('COMMIT');`,
+      path,
+    ]);
+    const exited = once(holder, 'exit');
+    await once(holder.stdout, 'data');
+    const started = performance.now();
+    const consumer = await fixtures(store).consumer(t, 'after-lock');
+    const waited = performance.now() - started;
+    expect(await exited).toEqual([0, null]);
+    expect(await store.consumers.get(t, consumer.id)).toEqual(consumer);
+    expect(waited).toBeGreaterThan(holdMs / 3);
+  });
+
+  it('never lets racing processes exceed the endpoint cap', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const f = fixtures(store);
+    const t: Tenant = await f.tenant();
+    const consumer = await f.consumer(t);
+    const max = 20;
+    const results = await raceCreateEndpoints(4, { path, tenant: t, consumerId: consumer.id, attempts: 12, max });
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    expect(results.reduce((sum, r) => sum + r.created, 0)).toBe(max);
+    expect(results.reduce((sum, r) => sum + r.capped, 0)).toBe(4 * 12 - max);
+    expect(await store.endpoints.list(t, { consumerId: consumer.id })).toHaveLength(max);
+    expect((await store.consumers.get(t, consumer.id))?.endpointCount).toBe(max);
+  });
+
+  it('refuses a file made by a newer schema and leaves it untouched', () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
+    expect(() => openSqliteStore({ path })).toThrow(/newer than this build/);
+    expect(schemaVersion(raw)).toBe(MIGRATIONS.length + 1);
+    expect(raw.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get()?.['n']).toBe(0);
+    raw.close();
+  });
+
+  it('applies the migration steps in one transaction', () => {
+    const db = new DatabaseSync(':memory:');
+    try {
+      const good = 'CREATE TABLE a (x INTEGER) STRICT';
+      expect(() => migrate(db, [good, 'CREATE TABLE broken ('])).toThrow();
+      expect(schemaVersion(db)).toBe(0);
+      expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'a'").get()).toBeUndefined();
+      expect(migrate(db, [good])).toBe(1);
+      expect(migrate(db, [good, 'CREATE TABLE b (y INTEGER) STRICT'])).toBe(1);
+      expect(migrate(db, [good, 'CREATE TABLE b (y INTEGER) STRICT'])).toBe(0);
+      expect(schemaVersion(db)).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('openEmbeddedStore creates the data directory and its database file', async () => {
+    const dataDir = join(tempDir(), 'nested', 'data');
+    const store = openEmbeddedStore(dataDir);
+    open.push(store);
+    expect(store.path).toBe(join(dataDir, SQLITE_FILE_NAME));
+    expect(existsSync(store.path)).toBe(true);
+    const id = newId('org', new ManualClock());
+    await store.orgs.create({ id, name: 'Embedded', plan: 'free', ownerEmail: null, createdAt: 1 });
+    expect((await store.orgs.get(id))?.name).toBe('Embedded');
+  });
+});

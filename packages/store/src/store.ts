@@ -1,0 +1,109 @@
+import type {
+  ApiKey,
+  Consumer,
+  ConsumerId,
+  Endpoint,
+  EndpointId,
+  EventType,
+  KeyId,
+  Org,
+  OrgId,
+  PlanName,
+  RetryPolicy,
+  CompatSignature,
+  EndpointStatus,
+  StoredSecret,
+  Tenant,
+} from '@wirehook/core';
+
+// The Store port. Every tenant-owned call takes the Tenant first, and adapters build their
+// queries from it, so a key of one org or environment can never reach another's records.
+// Adapters throw the core error types for the outcomes the API reports (ConflictError,
+// InvalidError); anything else is a fault.
+
+export interface OrgRepo {
+  create(org: Org): Promise<Org>;
+  get(id: OrgId): Promise<Org | null>;
+  /** @returns the updated org, or null when there is none with that id. */
+  setPlan(id: OrgId, plan: PlanName): Promise<Org | null>;
+}
+
+/** An API key together with its org, as authentication needs them. */
+export interface KeyWithOrg {
+  key: ApiKey;
+  org: Org;
+}
+
+export interface ApiKeyRepo {
+  /** Stores a key by the hash of its clear text; the clear text never reaches the store. */
+  create(key: ApiKey, hash: string): Promise<ApiKey>;
+  findByHash(hash: string): Promise<KeyWithOrg | null>;
+  /** Marks the key revoked at `at` (the first revocation time is kept). Null when unknown. */
+  revoke(id: KeyId, at: number): Promise<ApiKey | null>;
+}
+
+/** A page request: items strictly older than the item `afterId` (newest first). */
+export interface PageRequest {
+  afterId?: string;
+  limit: number;
+}
+
+export interface ConsumerRepo {
+  /** @throws ConflictError when the tenant already has a consumer with this external id. */
+  create(t: Tenant, consumer: Omit<Consumer, 'endpointCount'>): Promise<Consumer>;
+  get(t: Tenant, id: ConsumerId): Promise<Consumer | null>;
+  getByExternalId(t: Tenant, externalId: string): Promise<Consumer | null>;
+  /** Newest first (by id, compared as text). */
+  list(t: Tenant, page: PageRequest): Promise<Consumer[]>;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  eventTypes?: string[] | null;
+  status?: EndpointStatus;
+  description?: string | null;
+  retry?: RetryPolicy;
+  compatSignature?: CompatSignature | null;
+  disabledReason?: string | null;
+  failingSince?: number | null;
+}
+
+export interface EndpointRepo {
+  /**
+   * Creates an endpoint with its first signing secret, atomically checking the cap.
+   * @throws NotFoundError when the tenant has no consumer `endpoint.consumerId`.
+   * @throws InvalidError when the consumer already has `maxPerConsumer` endpoints.
+   */
+  create(t: Tenant, endpoint: Endpoint, secret: StoredSecret, maxPerConsumer: number): Promise<Endpoint>;
+  get(t: Tenant, id: EndpointId): Promise<Endpoint | null>;
+  /** Oldest first; all of the tenant's endpoints, or one consumer's. */
+  list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]>;
+  /** @returns the updated endpoint, or null when there is none. */
+  update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null>;
+  /** Deletes the endpoint and its secrets. @returns false when there was none. */
+  delete(t: Tenant, id: EndpointId): Promise<boolean>;
+  /**
+   * Adds `secret` as the current secret; every other secret still valid at `now` gets
+   * `expiresAt = oldValidUntil` (unless it expires sooner). @returns false when no endpoint.
+   */
+  rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean>;
+  /** Secrets valid at `now`, newest first (the current one first). */
+  secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]>;
+}
+
+export interface EventTypeRepo {
+  /** @throws ConflictError when the name exists in the tenant. */
+  create(t: Tenant, eventType: EventType): Promise<EventType>;
+  /** Ordered by name. */
+  list(t: Tenant): Promise<EventType[]>;
+}
+
+/** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */
+export interface Store {
+  readonly orgs: OrgRepo;
+  readonly apiKeys: ApiKeyRepo;
+  readonly consumers: ConsumerRepo;
+  readonly endpoints: EndpointRepo;
+  readonly eventTypes: EventTypeRepo;
+  close(): Promise<void>;
+}

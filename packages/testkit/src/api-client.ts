@@ -1,0 +1,55 @@
+/** A response as tests look at it. */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A small JSON client for the public API, bound to one key. */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly key: string | undefined;
+
+  constructor(baseUrl: string, key?: string) {
+    this.baseUrl = baseUrl;
+    this.key = key;
+  }
+
+  /** The same server with another key (or none). */
+  as(key: string | undefined): ApiClient {
+    return new ApiClient(this.baseUrl, key);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const res = await fetch(this.baseUrl + path, {
+      method,
+      headers: {
+        ...(this.key ? { authorization: `Bearer ${this.key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text so the assertion shows it
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  get<T = any>(path: string) {
+    return this.request<T>('GET', path);
+  }
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.request<T>('POST', path, body, headers);
+  }
+  patch<T = any>(path: string, body?: unknown) {
+    return this.request<T>('PATCH', path, body);
+  }
+  delete<T = any>(path: string) {
+    return this.request<T>('DELETE', path);
+  }
+}

@@ -1,0 +1,24 @@
+// Embedded mode: every Wirehook service in one process, data in DATA_DIR. `./dev start`.
+import { systemClock } from '@wirehook/core';
+import { createLogger, loadConfig, runComponents } from '@wirehook/platform';
+import { embeddedConfigSchema } from './config.ts';
+import { createEmbedded } from './embedded.ts';
+
+const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
+const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL });
+const embedded = createEmbedded(config, { clock: systemClock, logger });
+
+process.stderr.write(
+  [
+    '',
+    `Wirehook (embedded mode): API on http://localhost:${config.PORT}/v1, metrics on :${config.METRICS_PORT}/metrics, data in ${config.DATA_DIR}`,
+    'First time? In another shell:',
+    '  ./dev pnpm -s admin org create --name "My company"          # prints {"id":"org_…",…}',
+    '  ./dev pnpm -s admin key create --org org_… --env test        # prints {"key":"sk_test_…",…}',
+    `  curl -H "Authorization: Bearer sk_test_…" http://localhost:${config.PORT}/v1/consumers`,
+    '',
+  ].join('\n') + '\n',
+);
+
+await runComponents(embedded.components, { logger });
+logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import {
+  createConsumerBody,
+  decodeCursor,
+  encodeCursor,
+  ID_PREFIX,
+  isId,
+  newId,
+  NotFoundError,
+  pageQuery,
+  parseInput,
+  PLANS,
+  PlanLimitError,
+  NotImplementedError,
+  portalLinkBody,
+} from '@wirehook/core';
+import type { GatewayDeps } from '../deps.ts';
+import { authOf, requireScope } from '../http/auth.ts';
+import { pathId } from '../http/path-id.ts';
+import { consumerJson } from './presenters.ts';
+
+const DEFAULT_PAGE = 50;
+
+/** /v1/consumers */
+export function consumersRouter(deps: GatewayDeps): Router {
+  const { store, clock } = deps;
+  const router = Router();
+
+  router.get('/', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const query = parseInput(pageQuery, req.query, 'query');
+    const now = clock.now();
+    const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.consumer, now, deps.retentionMonths) : undefined;
+    const limit = query.limit ?? DEFAULT_PAGE;
+    // One extra row tells whether another page exists without a second query.
+    const rows = await store.consumers.list(tenant, { afterId, limit: limit + 1 });
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    res.json({
+      items: items.map(consumerJson),
+      next_cursor: rows.length > limit && last ? encodeCursor(last.id, now) : null,
+    });
+  });
+
+  router.post('/', requireScope('consumers:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const body = parseInput(createConsumerBody, req.body, 'request body');
+    const consumer = await store.consumers.create(tenant, {
+      id: newId('consumer', clock),
+      externalId: body.external_id,
+      name: body.name ?? null,
+      createdAt: clock.now(),
+    });
+    res.status(201).json(consumerJson(consumer));
+  });
+
+  router.post('/:id/portal', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant, org } = authOf(res);
+    parseInput(portalLinkBody, req.body ?? {}, 'request body');
+    const id = pathId(req);
+    const consumer = isId('consumer', id) ? await store.consumers.get(tenant, id) : null;
+    if (!consumer) throw new NotFoundError(`consumer ${id} not found`);
+    if (!PLANS[org.plan].portal) {
+      throw new PlanLimitError('portal links are not part of the Free plan; upgrade to Starter or above');
+    }
+    throw new NotImplementedError('the customer portal is not available in this version of Wirehook yet');
+  });
+
+  return router;
+}

@@ -1,0 +1,136 @@
+import { Router, type Response } from 'express';
+import {
+  createEndpointBody,
+  DEFAULT_RETRY_POLICY,
+  isId,
+  listEndpointsQuery,
+  MAX_ENDPOINTS_PER_CONSUMER,
+  newId,
+  newSigningSecret,
+  NotFoundError,
+  parseInput,
+  patchEndpointBody,
+  type Endpoint,
+  type EndpointId,
+  type Tenant,
+} from '@wirehook/core';
+import { checkEndpointUrl } from '@wirehook/egress';
+import type { EndpointPatch } from '@wirehook/store';
+import type { GatewayDeps } from '../deps.ts';
+import { authOf, requireScope } from '../http/auth.ts';
+import { pathId } from '../http/path-id.ts';
+import { endpointJson } from './presenters.ts';
+
+/** The old secret keeps signing for this long after a rotation. */
+export const OLD_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+/** /v1/endpoints */
+export function endpointsRouter(deps: GatewayDeps): Router {
+  const { store, clock, secretBox } = deps;
+  const router = Router();
+  const checkUrl = (url: string) => checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });
+
+  async function load(tenant: Tenant, res: Response, id: string): Promise<Endpoint> {
+    const endpoint = isId('endpoint', id) ? await store.endpoints.get(tenant, id) : null;
+    if (!endpoint) throw new NotFoundError(`endpoint ${id} not found`);
+    res.locals['endpointId'] = endpoint.id;
+    return endpoint;
+  }
+
+  router.get('/', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const query = parseInput(listEndpointsQuery, req.query, 'query');
+    const consumerId = query.consumer_id;
+    if (consumerId !== undefined && !isId('consumer', consumerId)) {
+      res.json({ items: [] }); // no consumer can have this id
+      return;
+    }
+    const items = await store.endpoints.list(tenant, { consumerId });
+    res.json({ items: items.map(endpointJson) });
+  });
+
+  router.post('/', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const body = parseInput(createEndpointBody, req.body, 'request body');
+    const consumer = isId('consumer', body.consumer_id) ? await store.consumers.get(tenant, body.consumer_id) : null;
+    if (!consumer) throw new NotFoundError(`consumer ${body.consumer_id} not found`);
+    await checkUrl(body.url);
+    const now = clock.now();
+    const secret = newSigningSecret();
+    const endpoint = await store.endpoints.create(
+      tenant,
+      {
+        id: newId('endpoint', clock),
+        consumerId: consumer.id,
+        url: body.url,
+        description: body.description ?? null,
+        eventTypes: body.event_types ? [...new Set(body.event_types)] : null,
+        fixedIp: body.fixed_ip ?? false,
+        status: 'active',
+        disabledReason: null,
+        failingSince: null,
+        createdAt: now,
+        retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
+        compatSignature: body.compat_signature ?? null,
+      },
+      { sealed: secretBox.seal(secret), createdAt: now, expiresAt: null },
+      MAX_ENDPOINTS_PER_CONSUMER,
+    );
+    res.status(201).json({ ...endpointJson(endpoint), secret });
+  });
+
+  router.get('/:id', requireScope('logs:read'), async (req, res) => {
+    const endpoint = await load(authOf(res).tenant, res, pathId(req));
+    // Attempts, retry counts and recoveries arrive with the delivery engine and recovery service.
+    res.json({ ...endpointJson(endpoint), recent: [], retrying_count: 0, recovery: null });
+  });
+
+  router.patch('/:id', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const current = await load(tenant, res, pathId(req));
+    const body = parseInput(patchEndpointBody, req.body, 'request body');
+    if (body.url !== undefined && body.url !== current.url) await checkUrl(body.url);
+    const patch: EndpointPatch = {
+      url: body.url,
+      description: body.description,
+      eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],
+      retry: body.retry === undefined ? undefined : (body.retry ?? { ...DEFAULT_RETRY_POLICY }),
+      compatSignature: body.compat_signature,
+      status: body.status,
+    };
+    // Leaving `disabled` (to active or paused) clears the reason and the failure streak.
+    if (body.status !== undefined && current.status === 'disabled') {
+      patch.disabledReason = null;
+      patch.failingSince = null;
+    }
+    const updated = await store.endpoints.update(tenant, current.id, patch);
+    if (!updated) throw new NotFoundError(`endpoint ${current.id} not found`);
+    res.json(endpointJson(updated));
+  });
+
+  router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const id = pathId(req);
+    const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
+    if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
+    res.status(204).end();
+  });
+
+  router.post('/:id/rotate-secret', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const endpoint = await load(tenant, res, pathId(req));
+    const now = clock.now();
+    const secret = newSigningSecret();
+    const rotated = await store.endpoints.rotateSecret(
+      tenant,
+      endpoint.id,
+      { sealed: secretBox.seal(secret), createdAt: now, expiresAt: null },
+      now,
+      now + OLD_SECRET_VALIDITY_MS,
+    );
+    if (!rotated) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
+    res.json({ secret });
+  });
+
+  return router;
+}

@@ -1,0 +1,38 @@
+import express, { type Express } from 'express';
+import type { GatewayDeps } from './deps.ts';
+import { consumersRouter } from './api/consumers.ts';
+import { endpointsRouter } from './api/endpoints.ts';
+import { eventTypesRouter } from './api/event-types.ts';
+import { authenticate } from './http/auth.ts';
+import { errorHandler, notFound } from './http/errors.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { requestLog } from './http/request-log.ts';
+
+/**
+ * The public HTTP API. Checks run in a fixed order — key (401), rate limit (429), scope
+ * (403), body size (413), input (422) — so the body is read only for a caller allowed to
+ * send it: neither an anonymous nor a throttled caller can make the gateway parse 1.1 MB.
+ */
+export function createApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestLog(deps.logger, deps.metrics));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  const v1 = express.Router();
+  v1.use(authenticate(deps), rateLimit(deps));
+  v1.use('/consumers', consumersRouter(deps));
+  v1.use('/endpoints', endpointsRouter(deps));
+  v1.use('/event-types', eventTypesRouter(deps));
+  v1.use(notFound);
+  app.use('/v1', v1);
+
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

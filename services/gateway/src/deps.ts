@@ -1,0 +1,22 @@
+import type { Clock, SecretBox } from '@wirehook/core';
+import type { AddressPolicy, LookupFn } from '@wirehook/egress';
+import type { RateLimiter } from '@wirehook/kv';
+import type { HttpMetrics, Logger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+
+/** Everything the gateway needs, built by a composition root and handed in. */
+export interface GatewayDeps {
+  store: Store;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+  metrics: HttpMetrics;
+  /** Seals signing secrets before they reach the store. */
+  secretBox: SecretBox;
+  /** Which destination addresses endpoints may use (DELIVERY_ALLOW_HOSTS). */
+  addressPolicy: AddressPolicy;
+  /** DNS resolution for endpoint URL checks. */
+  lookup: LookupFn;
+  /** Months of messages kept; bounds cursors and message ids. */
+  retentionMonths: number;
+}

@@ -1,0 +1,34 @@
+import type { NextFunction, Request, Response } from 'express';
+import { MAX_BODY_BYTES, NotFoundError, RateLimitedError, toErrorResponse, TooLargeError, InvalidError } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+
+/** Answers 404 JSON for any route the API does not have. */
+export function notFound(req: Request, _res: Response, next: NextFunction): void {
+  next(new NotFoundError(`no route ${req.method} ${req.originalUrl.split('?')[0]}`));
+}
+
+/** body-parser's errors, as the spec's error set. */
+function fromBodyParser(err: unknown): unknown {
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.too.large') {
+    return new TooLargeError(`request body is larger than ${MAX_BODY_BYTES.toLocaleString('en')} bytes (1.1 MB)`);
+  }
+  if (type === 'entity.parse.failed') return new InvalidError('request body is not valid JSON');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new InvalidError('request body must be UTF-8 JSON');
+  }
+  return err;
+}
+
+/** The one place errors become responses: `{ error, message }`, opaque 500 for the unknown. */
+export function errorHandler(logger: Logger) {
+  return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const err = fromBodyParser(raw);
+    const { status, body } = toErrorResponse(err);
+    if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (err instanceof RateLimitedError) res.set('retry-after', String(err.retryAfterSeconds));
+    // A body left unread (413 before parsing) must not be kept alive for the next request.
+    if (status === 413) res.set('connection', 'close');
+    res.status(status).json(body);
+  };
+}

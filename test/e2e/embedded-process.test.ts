@@ -1,0 +1,112 @@
+// Embedded mode as a user runs it: `node services/embedded/src/main.ts` as a real process,
+// and the admin CLI as another real process against the same DATA_DIR while it runs.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, eventually } from '@wirehook/testkit';
+
+const root = join(import.meta.dirname, '..', '..');
+let dataDir: string;
+let server: ChildProcess;
+let stderr = '';
+let stdout = '';
+let api: ApiClient;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function admin(...args: string[]) {
+  const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  return { code: res.status, stdout: res.stdout, json: JSON.parse(res.stdout) as Record<string, any> };
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
+  const port = await freePort();
+  server = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
+    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stderr!.on('data', (d) => (stderr += d));
+  server.stdout!.on('data', (d) => (stdout += d));
+  await eventually(() => expect(stdout).toContain('wirehook ready'), 15_000);
+  api = new ApiClient(`http://127.0.0.1:${port}`);
+});
+
+afterAll(() => {
+  if (server.exitCode === null) server.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded mode and the admin CLI', () => {
+  it('tells a newcomer how to create an org and a key', () => {
+    expect(stderr).toContain('admin org create --name');
+    expect(stderr).toContain('admin key create --org');
+  });
+
+  it('creates an org and a key while the server runs; the key works at once', async () => {
+    const org = admin('org', 'create', '--name', 'Acme', '--plan', 'starter', '--owner-email', 'ops@acme.test');
+    expect(org.code).toBe(0);
+    expect(org.stdout.trim().split('\n')).toHaveLength(1);
+    expect(org.json).toEqual({ id: expect.stringMatching(/^org_/), name: 'Acme', plan: 'starter' });
+
+    const key = admin('key', 'create', '--org', org.json['id'], '--env', 'test', '--scopes', 'logs:read,consumers:write');
+    expect(key.json).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^sk_test_/),
+      env: 'test',
+      scopes: ['logs:read', 'consumers:write'],
+    });
+    const client = api.as(key.json['key']);
+    expect((await client.post('/v1/consumers', { external_id: 'first' })).status).toBe(201);
+    expect((await client.get('/v1/consumers')).body.items).toHaveLength(1);
+    expect((await client.post('/v1/event-types', { name: 'x' })).status).toBe(403);
+
+    expect(admin('key', 'revoke', '--id', key.json['id']).json).toEqual({ id: key.json['id'], revoked_at: expect.any(Number) });
+    expect((await client.get('/v1/consumers')).status).toBe(401);
+
+    const full = admin('key', 'create', '--org', org.json['id'], '--env', 'live');
+    expect(full.json['scopes']).toEqual(['messages:send', 'messages:retry', 'logs:read', 'consumers:write', 'endpoints:write']);
+    expect(admin('org', 'set-plan', '--org', org.json['id'], '--plan', 'business').json).toMatchObject({ plan: 'business' });
+  });
+
+  it('prints one JSON error document and exits non-zero on bad input', () => {
+    const cases = [
+      admin('org', 'create'),
+      admin('org', 'create', '--name', 'x', '--plan', 'gold'),
+      admin('key', 'create', '--org', 'org_nope', '--env', 'live'),
+      admin('key', 'create', '--org', 'org_nope', '--env', 'prod'),
+      admin('key', 'revoke', '--id', 'key_01KAAAAAAAAAAAAAAAAAAAAAAA'),
+      admin('fly', 'away'),
+      admin('org', 'create', '--bogus'),
+    ];
+    for (const res of cases) {
+      expect(res.code).not.toBe(0);
+      expect(res.stdout.trim().split('\n')).toHaveLength(1);
+      expect(res.json).toEqual({ error: expect.any(String), message: expect.any(String) });
+    }
+    expect(cases[1]!.json['message']).toBe('--plan must be one of free, starter, pro, business');
+    expect(cases[2]!.json).toEqual({ error: 'not_found', message: 'org org_nope not found' });
+  });
+
+  it('logs JSON and stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['wirehook ready', 'shutting down', 'stopped']));
+    expect(stdout).not.toMatch(/sk_(live|test)_/);
+  });
+});

@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemLookup, type LookupFn } from '@wirehook/egress';
+import { startTestGateway, type TestGateway, type TestTenant } from '@wirehook/testkit';
+
+// A resolver with a few fixed names (no outside DNS here); anything else resolves for real.
+const TABLE: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.216.34'],
+  'private.example.com': ['10.0.0.5'],
+  'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
+  'metadata.example.com': ['169.254.169.254'],
+  'v6.example.com': ['2606:2800:220:1:248:1893:25c8:1946'],
+};
+const lookup: LookupFn = async (host) =>
+  TABLE[host]?.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) ?? systemLookup(host);
+
+let gw: TestGateway;
+let t: TestTenant;
+let consumerId: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ lookup, allowHosts: 'localhost' });
+  t = await gw.tenant();
+  consumerId = (await t.api.post('/v1/consumers', { external_id: 'ep-owner' })).body.id;
+});
+afterAll(() => gw.close());
+
+const create = (body: Record<string, unknown>) => t.api.post('/v1/endpoints', { consumer_id: consumerId, ...body });
+
+describe('POST /v1/endpoints', () => {
+  it('creates an endpoint with defaults and returns its secret only here', async () => {
+    const res = await create({ url: 'https://hooks.example.com/wh' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^ep_/),
+      consumer_id: consumerId,
+      url: 'https://hooks.example.com/wh',
+      description: null,
+      event_types: null,
+      fixed_ip: false,
+      status: 'active',
+      disabled_reason: null,
+      failing_since: null,
+      created_at: gw.clock.now(),
+      retry: { count: 7, interval: 'progressive' },
+      compat_signature: null,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+    });
+    const got = await t.api.get(`/v1/endpoints/${res.body.id}`);
+    expect(got.body).not.toHaveProperty('secret');
+    expect(got.body).toMatchObject({ id: res.body.id, recent: [], retrying_count: 0, recovery: null });
+    const listed = await t.api.get('/v1/endpoints');
+    expect(listed.body.items.find((e: any) => e.id === res.body.id)).not.toHaveProperty('secret');
+  });
+
+  it('keeps every optional field', async () => {
+    const body = {
+      url: 'https://v6.example.com:8443/x',
+      event_types: ['user.created', 'user.deleted', 'user.created'],
+      fixed_ip: true,
+      description: 'billing',
+      retry: { count: 12, interval: '6h' },
+      compat_signature: { header: 'X-Signature', content: 'timestamp_body', encoding: 'hex', prefix: 'sha256=' },
+    };
+    const res = await create(body);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ ...body, event_types: ['user.created', 'user.deleted'] });
+  });
+
+  it.each([
+    ['http://hooks.example.com/', 'url: must use https'],
+    ['https://hooks.example.com:8080/', 'url: must use port 443 or 8443'],
+    ['https://user:pw@hooks.example.com/', 'url: must not contain credentials'],
+    [`https://hooks.example.com/${'a'.repeat(2_000)}`, 'url: must be at most 2000 characters'],
+    ['https://93.184.216.34/', /raw IP address/],
+    ['https://[2606:2800:220:1:248:1893:25c8:1946]/', /raw IP address/],
+    ['https://127.0.0.1:8443/', /raw IP address/],
+    ['https://db.internal/', /internal host name/],
+    ['https://printer.local/', /internal host name/],
+    ['https://intranet/', /internal host name/],
+    ['https://private.example.com/', /10\.0\.0\.5.*private/],
+    ['https://mixed.example.com/', /192\.168\.1\.10/],
+    ['https://metadata.example.com/', /169\.254\.169\.254/],
+    ['https://no-such-host.invalid/', /does not resolve/],
+  ])('refuses %s with 422', async (url, message) => {
+    const res = await create({ url });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('invalid');
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('lets DELIVERY_ALLOW_HOSTS exempt a listed host, still only with https on 443/8443', async () => {
+    expect((await create({ url: 'https://localhost:8443/in' })).status).toBe(201);
+    expect((await create({ url: 'http://localhost:8443/in' })).status).toBe(422);
+    expect((await create({ url: 'https://localhost:9000/in' })).status).toBe(422);
+  });
+
+  it.each([
+    [{ count: 12, interval: 'progressive' }, /^retry: count 12 with interval progressive spans more than 3 days/],
+    [{ count: 4, interval: '1m' }, /^retry\.count: must be one of 0, 1, 2, 3, 5, 7, 12$/],
+    [{ count: 3, interval: '2m' }, /^retry\.interval: must be one of progressive, 1m, 5m, 30m, 1h, 6h$/],
+    [{ count: 3 }, /^retry\.interval: is required$/],
+  ])('refuses retry %j with 422', async (retry, message) => {
+    const res = await create({ url: 'https://hooks.example.com/r', retry });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+  });
+
+  it.each([
+    [{ event_types: [] }, /^event_types: must list at least one event type/],
+    [{ event_types: ['bad type'] }, /^event_types\.0: may contain only/],
+    [{ description: 'd'.repeat(201) }, /^description: must be at most 200/],
+    [{ fixed_ip: 'yes' }, /^fixed_ip: /],
+    [{ compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not replace/],
+    [{ compat_signature: { header: 'X-Sig', content: 'all', encoding: 'hex' } }, /^compat_signature\.content: must be body or timestamp_body$/],
+  ])('refuses %j with 422', async (extra, message) => {
+    const res = await create({ url: 'https://hooks.example.com/v', ...extra });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+  });
+
+  it('answers 404 for a consumer that does not exist', async () => {
+    const res = await t.api.post('/v1/endpoints', { consumer_id: 'con_01KAAAAAAAAAAAAAAAAAAAAAAA', url: 'https://hooks.example.com/' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: 'consumer con_01KAAAAAAAAAAAAAAAAAAAAAAA not found' });
+  });
+
+  it('allows 20 endpoints per consumer and refuses the 21st with 422', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'twenty' })).body.id;
+    const results = await Promise.all(
+      Array.from({ length: 22 }, (_, i) => t.api.post('/v1/endpoints', { consumer_id: c, url: `https://localhost/${i}` })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(20);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => r.status)).toEqual([422, 422]);
+    expect(refused[0]!.body.message).toMatch(/20 endpoints/);
+    expect((await t.api.get(`/v1/endpoints?consumer_id=${c}`)).body.items).toHaveLength(20);
+  });
+});
+
+describe('GET /v1/endpoints', () => {
+  it('lists all, or one consumer\'s, without next_cursor', async () => {
+    const other = (await t.api.post('/v1/consumers', { external_id: 'other' })).body.id;
+    const mine = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost/o' })).body.id;
+    const filtered = await t.api.get(`/v1/endpoints?consumer_id=${other}`);
+    expect(filtered.body).toEqual({ items: [expect.objectContaining({ id: mine, consumer_id: other })] });
+    const all = await t.api.get('/v1/endpoints');
+    expect(all.body.items.length).toBeGreaterThan(1);
+    expect(all.body).not.toHaveProperty('next_cursor');
+  });
+
+  it('answers 404 for unknown and malformed ids', async () => {
+    expect((await t.api.get('/v1/endpoints/ep_01KAAAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await t.api.get('/v1/endpoints/whatever')).body).toEqual({ error: 'not_found', message: 'endpoint whatever not found' });
+  });
+});
+
+describe('PATCH /v1/endpoints/{id}', () => {
+  it('changes each field, restores defaults with null, and checks the new URL', async () => {
+    const ep = (await create({
+      url: 'https://hooks.example.com/p',
+      retry: { count: 3, interval: '1h' },
+      event_types: ['a'],
+      compat_signature: { header: 'X-Sig', content: 'body', encoding: 'base64' },
+    })).body;
+    const path = `/v1/endpoints/${ep.id}`;
+
+    const patched = await t.api.patch(path, { description: 'new', event_types: ['b', 'c'], url: 'https://localhost/q' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ description: 'new', event_types: ['b', 'c'], url: 'https://localhost/q' });
+    expect(patched.body).not.toHaveProperty('secret');
+
+    const reset = await t.api.patch(path, { retry: null, compat_signature: null, event_types: null });
+    expect(reset.body).toMatchObject({ retry: { count: 7, interval: 'progressive' }, compat_signature: null, event_types: null });
+
+    expect((await t.api.patch(path, { status: 'paused' })).body.status).toBe('paused');
+    expect((await t.api.patch(path, { status: 'active' })).body.status).toBe('active');
+    expect((await t.api.get(path)).body).toMatchObject({ description: 'new', status: 'active', event_types: null });
+  });
+
+  it.each([
+    [{ status: 'disabled' }, /^status: must be active or paused$/],
+    [{ url: 'https://private.example.com/' }, /private/],
+    [{ retry: { count: 12, interval: 'progressive' } }, /3 days/],
+    [{ fixed_ip: true }, /^unknown field "fixed_ip"$/],
+    [{ consumer_id: 'con_x' }, /^unknown field "consumer_id"$/],
+  ])('refuses %j with 422 and changes nothing', async (body, message) => {
+    const ep = (await create({ url: 'https://hooks.example.com/n' })).body;
+    const res = await t.api.patch(`/v1/endpoints/${ep.id}`, body);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+    const { secret: _secret, ...unchanged } = ep;
+    expect((await t.api.get(`/v1/endpoints/${ep.id}`)).body).toMatchObject(unchanged);
+  });
+
+  it('re-activates a disabled endpoint and clears its reason', async () => {
+    const ep = (await create({ url: 'https://hooks.example.com/d' })).body;
+    await gw.store.endpoints.update({ orgId: t.orgId as never, env: 'live' }, ep.id, {
+      status: 'disabled',
+      disabledReason: 'failing_5_days',
+      failingSince: 1,
+    });
+    const res = await t.api.patch(`/v1/endpoints/${ep.id}`, { status: 'active' });
+    expect(res.body).toMatchObject({ status: 'active', disabled_reason: null, failing_since: null });
+  });
+});
+
+describe('DELETE and rotate-secret', () => {
+  it('deletes (204), then 404', async () => {
+    const ep = (await create({ url: 'https://hooks.example.com/del' })).body;
+    const res = await t.api.delete(`/v1/endpoints/${ep.id}`);
+    expect(res.status).toBe(204);
+    expect(res.body).toBeUndefined();
+    expect((await t.api.get(`/v1/endpoints/${ep.id}`)).status).toBe(404);
+    expect((await t.api.delete(`/v1/endpoints/${ep.id}`)).status).toBe(404);
+  });
+
+  it('rotates: returns a new secret; the old one stays valid for 24 hours', async () => {
+    const ep = (await create({ url: 'https://hooks.example.com/rot' })).body;
+    const res = await t.api.post(`/v1/endpoints/${ep.id}/rotate-secret`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ secret: expect.stringMatching(/^whsec_/) });
+    expect(res.body.secret).not.toBe(ep.secret);
+    const tenant = { orgId: t.orgId as never, env: 'live' as const };
+    const now = gw.clock.now();
+    const valid = await gw.store.endpoints.secrets(tenant, ep.id, now);
+    expect(valid).toHaveLength(2);
+    expect(valid[1]!.expiresAt).toBe(now + 24 * 60 * 60 * 1000);
+    expect(await gw.store.endpoints.secrets(tenant, ep.id, now + 24 * 60 * 60 * 1000 + 1)).toHaveLength(1);
+    // Secrets are sealed at rest: the clear text is nowhere in the store.
+    expect(JSON.stringify(valid)).not.toContain(res.body.secret.slice(6));
+  });
+});
