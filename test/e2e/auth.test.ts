@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestTenant } from '@wirehook/testkit';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 import { SCOPES, type Scope } from '@wirehook/core';
 
-let gw: TestGateway;
+let gw: Harness;
 let owner: TestTenant;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startWirehook();
   owner = await gw.tenant();
 });
 afterAll(() => gw.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemLookup, type LookupFn } from '@wirehook/egress';
-import { startTestGateway, type TestGateway, type TestTenant } from '@wirehook/testkit';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 // A resolver with a few fixed names (no outside DNS here); anything else resolves for real.
 const TABLE: Record<string, string[]> = {
@@ -13,12 +13,12 @@ const TABLE: Record<string, string[]> = {
 const lookup: LookupFn = async (host) =>
   TABLE[host]?.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) ?? systemLookup(host);
 
-let gw: TestGateway;
+let gw: Harness;
 let t: TestTenant;
 let consumerId: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ lookup, allowHosts: 'localhost' });
+  gw = await startWirehook({ lookup, allowHosts: 'localhost' });
   t = await gw.tenant();
   consumerId = (await t.api.post('/v1/consumers', { external_id: 'ep-owner' })).body.id;
 });

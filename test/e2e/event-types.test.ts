@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway, type TestTenant } from '@wirehook/testkit';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
-let gw: TestGateway;
+let gw: Harness;
 let t: TestTenant;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startWirehook();
   t = await gw.tenant();
 });
 afterAll(() => gw.close());

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '@wirehook/testkit';
+import { startWirehook, type Harness } from '../support/harness.ts';
 
-let gw: TestGateway;
+let gw: Harness;
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startWirehook();
 });
 afterAll(() => gw.close());
 

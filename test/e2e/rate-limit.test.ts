@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLANS, PLAN_NAMES } from '@wirehook/core';
-import { startTestGateway, type TestGateway } from '@wirehook/testkit';
+import { startWirehook, type Harness } from '../support/harness.ts';
 
-let gw: TestGateway;
+let gw: Harness;
 
 beforeAll(async () => {
-  gw = await startTestGateway();
+  gw = await startWirehook();
   // Start at the beginning of a minute so one test's requests fall in one window.
   gw.clock.set(Math.ceil(gw.clock.now() / 60_000) * 60_000 + 60_000);
 });

@@ -7,4 +7,6 @@ export * from './retention.ts';
 export * from './retry-policy.ts';
 export * from './schemas.ts';
 export * from './secrets.ts';
+export * from './signing.ts';
 export * from './model.ts';
+export * from './intake-port.ts';

@@ -2,7 +2,7 @@ import type { CompatSignature } from './schemas.ts';
 import type { PlanName } from './plans.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { Environment, Scope } from './secrets.ts';
-import type { ConsumerId, EndpointId, KeyId, OrgId } from './ids.ts';
+import type { AttemptId, ConsumerId, DeliveryId, EndpointId, KeyId, MessageId, OrgId } from './ids.ts';
 
 // Domain records as the store hands them out. The API's JSON shapes are made from these
 // by the gateway's presenters; store documents never leave their adapter.
@@ -70,4 +70,67 @@ export interface EventType {
   description: string | null;
   archivedAt: number | null;
   createdAt: number;
+}
+
+/** Status of a delivery, and of a message (derived from its deliveries). */
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'success', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface Message {
+  id: MessageId;
+  consumerId: ConsumerId;
+  eventType: string;
+  /** The payload's JSON text, exactly as it is put into the webhook body. */
+  payload: string;
+  idempotencyKey: string | null;
+  createdAt: number;
+  /** Derived from the deliveries by `messageStatus` and kept up to date by the store. */
+  status: DeliveryStatus;
+}
+
+export interface Delivery {
+  id: DeliveryId;
+  messageId: MessageId;
+  endpointId: EndpointId;
+  /** The endpoint URL when the delivery was made (kept after the endpoint changes or goes). */
+  url: string;
+  status: DeliveryStatus;
+  /** Every attempt made, manual re-sends included. */
+  attemptCount: number;
+  /** Attempts made under the retry policy (manual re-sends excluded). */
+  policyAttempts: number;
+  /** When the next attempt is due; null when none is scheduled (success, failed). */
+  nextAttemptAt: number | null;
+  /** The next attempt is a manual re-send (POST /v1/deliveries/{id}/retry). */
+  manual: boolean;
+  createdAt: number;
+}
+
+export const ATTEMPT_VIA = ['direct', 'relay'] as const;
+export type AttemptVia = (typeof ATTEMPT_VIA)[number];
+
+export interface Attempt {
+  id: AttemptId;
+  deliveryId: DeliveryId;
+  endpointId: EndpointId;
+  at: number;
+  responseStatus: number | null;
+  responseHead: string | null;
+  durationMs: number;
+  error: string | null;
+  via: AttemptVia;
+  sourceIp: string | null;
+}
+
+/**
+ * A message's status from its deliveries: work still under way wins (retrying, then
+ * pending), then failure, then success. A message with no delivery is a success: there
+ * was nothing to deliver and nothing failed.
+ */
+export function messageStatus(deliveries: readonly { status: DeliveryStatus }[]): DeliveryStatus {
+  const has = (s: DeliveryStatus) => deliveries.some((d) => d.status === s);
+  if (has('retrying')) return 'retrying';
+  if (has('pending')) return 'pending';
+  if (has('failed')) return 'failed';
+  return 'success';
 }

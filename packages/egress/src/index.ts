@@ -1,4 +1,6 @@
 export * from './address-class.ts';
 export * from './address-policy.ts';
+export * from './egress-error.ts';
+export * from './http-egress.ts';
 export * from './internal-host-name.ts';
 export * from './url-policy.ts';

@@ -1,22 +1,11 @@
-import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { InvalidError } from '@wirehook/core';
 import { describeAddress } from './address-class.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { isInternalHostName } from './internal-host-name.ts';
+import { resolveHost, systemLookup, type LookupFn, type ResolvedAddress } from './resolve-host.ts';
 
-/** One resolved address, as `dns.lookup` reports it. */
-export interface ResolvedAddress {
-  address: string;
-  /** 4 or 6. */
-  family: number;
-}
-
-/** Resolves a host name to all its addresses; rejects (ideally with a `code`) on failure. */
-export type LookupFn = (host: string) => Promise<ResolvedAddress[]>;
-
-/** The system resolver (`getaddrinfo`, so /etc/hosts applies), every address, in its order. */
-export const systemLookup: LookupFn = (host) => dns.lookup(host, { all: true, verbatim: true });
+export { systemLookup, type LookupFn, type ResolvedAddress } from './resolve-host.ts';
 
 /** What the host check needs. */
 export interface UrlPolicyDeps {
@@ -81,42 +70,15 @@ export async function checkHost(hostname: string, deps: UrlPolicyDeps): Promise<
   return addresses;
 }
 
-type Outcome =
-  | { kind: 'resolved'; addresses: ResolvedAddress[] }
-  | { kind: 'failed'; code: string | undefined }
-  | { kind: 'timeout' };
-
 async function resolve(host: string, deps: UrlPolicyDeps): Promise<ResolvedAddress[]> {
-  const lookup = deps.lookup ?? systemLookup;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Outcome>((done) => {
-    timer = setTimeout(() => done({ kind: 'timeout' }), timeoutMs);
-  });
-  const lookedUp = Promise.resolve()
-    .then(() => lookup(host))
-    .then(
-      (addresses): Outcome => ({ kind: 'resolved', addresses }),
-      (err: unknown): Outcome => ({ kind: 'failed', code: errorCode(err) }),
-    );
-  let outcome: Outcome;
-  try {
-    outcome = await Promise.race([lookedUp, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const outcome = await resolveHost(host, deps.lookup ?? systemLookup, timeoutMs);
   if (outcome.kind === 'timeout') {
     throw new InvalidError(`url host "${host}" did not resolve within ${timeoutMs / 1000} s`);
   }
-  if (outcome.kind === 'failed' || outcome.addresses.length === 0) {
-    const code = outcome.kind === 'failed' ? outcome.code : undefined;
-    const detail = code === undefined || code === 'ENOTFOUND' ? '' : ` (${code})`;
+  if (outcome.kind === 'failed') {
+    const detail = outcome.code === undefined || outcome.code === 'ENOTFOUND' ? '' : ` (${outcome.code})`;
     throw new InvalidError(`url host "${host}" does not resolve${detail}`);
   }
   return outcome.addresses;
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
-  return typeof err.code === 'string' ? err.code : undefined;
 }

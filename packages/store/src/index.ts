@@ -1,4 +1,5 @@
 export * from './store.ts';
+export * from './message-ports.ts';
 export { MIGRATIONS, migrate, schemaVersion } from './sqlite/migrations.ts';
 export {
   openEmbeddedStore,

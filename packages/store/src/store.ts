@@ -16,6 +16,8 @@ import type {
   Tenant,
 } from '@wirehook/core';
 
+import type { DeliveryRepo, MessageRepo } from './message-ports.ts';
+
 // The Store port. Every tenant-owned call takes the Tenant first, and adapters build their
 // queries from it, so a key of one org or environment can never reach another's records.
 // Adapters throw the core error types for the outcomes the API reports (ConflictError,
@@ -105,5 +107,7 @@ export interface Store {
   readonly consumers: ConsumerRepo;
   readonly endpoints: EndpointRepo;
   readonly eventTypes: EventTypeRepo;
+  readonly messages: MessageRepo;
+  readonly deliveries: DeliveryRepo;
   close(): Promise<void>;
 }

@@ -13,6 +13,11 @@ export const embeddedConfigSchema = z.object({
   DELIVERY_ALLOW_HOSTS: z.string().default(''), // names, IPs, CIDRs exempt from private-address rules (dev/test only)
   RETENTION_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_RETENTION_MONTHS), // months of messages kept
   WIREHOOK_SECRET_KEY: z.string().optional(), // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000), // one attempt, connect to response
+  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once
+  ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60 * 1000), // how often old messages are removed
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

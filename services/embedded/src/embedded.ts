@@ -1,35 +1,94 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
-import { AddressPolicy, systemLookup, type LookupFn } from '@wirehook/egress';
+import { MemoryBus } from '@wirehook/bus';
+import { createDispatcherMetrics, Dispatcher, RetentionJob } from '@wirehook/dispatcher';
+import { AddressPolicy, HttpEgress, systemLookup, type LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
+import { MessageIntake } from '@wirehook/message-intake';
 import { createHttpMetrics, loadSecretBox, metricsServer, type Component, type Logger } from '@wirehook/platform';
-import { openEmbeddedStore } from '@wirehook/store';
+import { openEmbeddedStore, type Store } from '@wirehook/store';
 import type { EmbeddedConfig } from './config.ts';
 
-/** Embedded Wirehook as components, in start order. Tests build it too (with port 0). */
+/** Embedded Wirehook: its parts, and its components in start order. */
 export interface Embedded {
   components: Component[];
+  store: Store;
+  dispatcher: Dispatcher;
+  retention: RetentionJob;
   /** The API's base URL once started. */
   apiUrl(): string;
+  /** The metrics server's base URL once started. */
+  metricsUrl(): string;
 }
 
-/** Wires every service of embedded mode in one process: SQLite store, in-process Kv. */
-export function createEmbedded(config: EmbeddedConfig, deps: { clock: Clock; logger: Logger; lookup?: LookupFn }): Embedded {
+export interface EmbeddedOverrides {
+  clock: Clock;
+  logger: Logger;
+  /** DNS for URL checks and sends (tests map names to addresses). */
+  lookup?: LookupFn;
+  /** Extra CA certificates trusted for deliveries (tests; production uses NODE_EXTRA_CA_CERTS). */
+  ca?: string;
+}
+
+/**
+ * Wires every service of embedded mode into one process: SQLite store, in-process Kv and
+ * Bus, gateway, message-intake, dispatcher, retention. Tests build it too, with port 0.
+ */
+export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides): Embedded {
   const { clock, logger } = deps;
   const store = openEmbeddedStore(config.DATA_DIR);
   const kv = new MemoryKv({ clock });
-  const metrics = createHttpMetrics();
+  const bus = new MemoryBus();
+  const httpMetrics = createHttpMetrics();
+  const secretBox = loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR });
+  const addressPolicy = new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS });
+  const lookup = deps.lookup ?? systemLookup;
+
+  const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }) });
+  const egress = new HttpEgress({
+    policy: addressPolicy,
+    lookup,
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    connectionsPerOrigin: config.ENDPOINT_SLOTS,
+    ca: deps.ca,
+  });
+  const dispatcher = new Dispatcher({
+    store,
+    bus,
+    sender: egress,
+    secretBox,
+    clock,
+    logger: logger.child({ component: 'dispatcher' }),
+    metrics: createDispatcherMetrics(httpMetrics.registry),
+    config: {
+      concurrency: config.DISPATCH_CONCURRENCY,
+      slotsPerEndpoint: config.ENDPOINT_SLOTS,
+      leaseMs: config.DELIVERY_TIMEOUT_MS + 15_000,
+      sweepIntervalMs: config.SWEEP_INTERVAL_MS,
+      sweepBatch: 1_000,
+      // One process owns this store: a lease found at start belongs to a run that died.
+      releaseLeasesAtStart: true,
+    },
+  });
+  const retention = new RetentionJob({
+    store,
+    clock,
+    logger: logger.child({ component: 'retention' }),
+    retentionMonths: config.RETENTION_MONTHS,
+    intervalMs: config.RETENTION_INTERVAL_MS,
+  });
   const app = createApp({
     store,
+    intake,
     rateLimiter: new RateLimiter({ kv, clock }),
     clock,
     logger: logger.child({ component: 'gateway' }),
-    metrics,
-    secretBox: loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR }),
-    addressPolicy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
-    lookup: deps.lookup ?? systemLookup,
+    metrics: httpMetrics,
+    secretBox,
+    addressPolicy,
+    lookup,
     retentionMonths: config.RETENTION_MONTHS,
   });
 
@@ -47,11 +106,29 @@ export function createEmbedded(config: EmbeddedConfig, deps: { clock: Clock; log
         server.closeIdleConnections();
       }),
   };
-  const storeComponent: Component = { name: 'store', start: async () => {}, stop: () => store.close() };
-  const kvComponent: Component = { name: 'kv', start: async () => kv.start(), stop: async () => kv.stop() };
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST);
+  const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
+    name,
+    start: async () => start(),
+    stop: async () => stop(),
+  });
 
   return {
-    components: [storeComponent, kvComponent, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST), api],
-    apiUrl: () => `http://localhost:${(server?.address() as AddressInfo).port}`,
+    store,
+    dispatcher,
+    retention,
+    // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.
+    components: [
+      component('store', () => store.close()),
+      component('kv', () => kv.stop(), () => kv.start()),
+      component('bus', () => bus.close()),
+      component('egress', () => egress.close()),
+      retention,
+      dispatcher,
+      metrics,
+      api,
+    ],
+    apiUrl: () => `http://127.0.0.1:${(server?.address() as AddressInfo).port}`,
+    metricsUrl: () => `http://127.0.0.1:${(metrics.server.address() as AddressInfo).port}`,
   };
 }

@@ -3,6 +3,7 @@ import type { GatewayDeps } from './deps.ts';
 import { consumersRouter } from './api/consumers.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
+import { messagesRouter } from './api/messages.ts';
 import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -29,6 +30,7 @@ export function createApp(deps: GatewayDeps): Express {
   v1.use('/consumers', consumersRouter(deps));
   v1.use('/endpoints', endpointsRouter(deps));
   v1.use('/event-types', eventTypesRouter(deps));
+  v1.use(messagesRouter(deps));
   v1.use(notFound);
   app.use('/v1', v1);
 

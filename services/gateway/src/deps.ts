@@ -1,4 +1,4 @@
-import type { Clock, SecretBox } from '@wirehook/core';
+import type { Clock, IntakePort, SecretBox } from '@wirehook/core';
 import type { AddressPolicy, LookupFn } from '@wirehook/egress';
 import type { RateLimiter } from '@wirehook/kv';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
@@ -7,6 +7,8 @@ import type { Store } from '@wirehook/store';
 /** Everything the gateway needs, built by a composition root and handed in. */
 export interface GatewayDeps {
   store: Store;
+  /** Accepting messages and re-sends (message-intake). */
+  intake: IntakePort;
   rateLimiter: RateLimiter;
   clock: Clock;
   logger: Logger;

@@ -3,10 +3,15 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import type { Store } from '../store.ts';
 import { describeOrgAndKeyContract } from './org-contract.ts';
 import { describeConsumerContract } from './consumer-contract.ts';
+import { describeDeliveryContract } from './delivery-contract.ts';
+import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { Fixtures } from './fixtures.ts';
 import { describeIsolationContract } from './isolation-contract.ts';
+import { describeMessageContract } from './message-contract.ts';
+import { describeMessageIsolationContract } from './message-isolation-contract.ts';
+import { describeMessageListContract } from './message-list-contract.ts';
 import { describeSecretContract } from './secret-contract.ts';
 
 /**
@@ -40,5 +45,10 @@ export function describeStoreContract(
     describeSecretContract(f);
     describeEventTypeContract(f);
     describeIsolationContract(f);
+    describeMessageContract(f);
+    describeMessageListContract(f);
+    describeDeliveryContract(f);
+    describeDeliveryEndpointContract(f);
+    describeMessageIsolationContract(f);
   });
 }

@@ -1,14 +1,22 @@
 import type {
   ApiKey,
+  Attempt,
+  AttemptId,
+  AttemptVia,
   CompatSignature,
   Consumer,
   ConsumerId,
+  Delivery,
+  DeliveryId,
+  DeliveryStatus,
   Endpoint,
   EndpointId,
   EndpointStatus,
   Environment,
   EventType,
   KeyId,
+  Message,
+  MessageId,
   Org,
   OrgId,
   PlanName,
@@ -16,6 +24,7 @@ import type {
   Scope,
   StoredSecret,
 } from '@wirehook/core';
+import type { ConsumerRef, MessageHead } from '../message-ports.ts';
 import { int, intOrNull, json, jsonOrNull, text, textOrNull, type Row } from './row.ts';
 
 // Row → domain record, one function per table. The casts to branded and union types are
@@ -90,5 +99,63 @@ export function toEventType(row: Row): EventType {
     description: textOrNull(row, 'description'),
     archivedAt: intOrNull(row, 'archived_at'),
     createdAt: int(row, 'created_at'),
+  };
+}
+
+/** A `messages` row without reading its payload. */
+export function toMessageHead(row: Row): MessageHead {
+  return {
+    id: text(row, 'id') as MessageId,
+    consumerId: text(row, 'consumer_id') as ConsumerId,
+    eventType: text(row, 'event_type'),
+    idempotencyKey: textOrNull(row, 'idempotency_key'),
+    createdAt: int(row, 'created_at'),
+    status: text(row, 'status') as DeliveryStatus,
+  };
+}
+
+/** A `messages` row. */
+export function toMessage(row: Row): Message {
+  return { ...toMessageHead(row), payload: text(row, 'payload') };
+}
+
+/** The consumer columns of a message joined with its consumer (`consumer_external_id`, `consumer_name`). */
+export function toConsumerRef(row: Row): ConsumerRef {
+  return {
+    id: text(row, 'consumer_id') as ConsumerId,
+    externalId: text(row, 'consumer_external_id'),
+    name: textOrNull(row, 'consumer_name'),
+  };
+}
+
+/** A `deliveries` row. */
+export function toDelivery(row: Row): Delivery {
+  return {
+    id: text(row, 'id') as DeliveryId,
+    messageId: text(row, 'message_id') as MessageId,
+    endpointId: text(row, 'endpoint_id') as EndpointId,
+    url: text(row, 'url'),
+    status: text(row, 'status') as DeliveryStatus,
+    attemptCount: int(row, 'attempt_count'),
+    policyAttempts: int(row, 'policy_attempts'),
+    nextAttemptAt: intOrNull(row, 'next_attempt_at'),
+    manual: int(row, 'manual') === 1,
+    createdAt: int(row, 'created_at'),
+  };
+}
+
+/** An `attempts` row. */
+export function toAttempt(row: Row): Attempt {
+  return {
+    id: text(row, 'id') as AttemptId,
+    deliveryId: text(row, 'delivery_id') as DeliveryId,
+    endpointId: text(row, 'endpoint_id') as EndpointId,
+    at: int(row, 'at'),
+    responseStatus: intOrNull(row, 'response_status'),
+    responseHead: textOrNull(row, 'response_head'),
+    durationMs: int(row, 'duration_ms'),
+    error: textOrNull(row, 'error'),
+    via: text(row, 'via') as AttemptVia,
+    sourceIp: textOrNull(row, 'source_ip'),
   };
 }

@@ -5,8 +5,10 @@ import type { Store } from '../store.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConnection } from './connection.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
+import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
 import { SqliteEventTypeRepo } from './event-type-repo.ts';
+import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
 
@@ -55,6 +57,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       consumers: new SqliteConsumerRepo(conn),
       endpoints: new SqliteEndpointRepo(conn),
       eventTypes: new SqliteEventTypeRepo(conn),
+      messages: new SqliteMessageRepo(conn),
+      deliveries: new SqliteDeliveryRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

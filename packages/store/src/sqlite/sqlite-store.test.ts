@@ -4,14 +4,15 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ManualClock, newId, type Tenant } from '@wirehook/core';
+import { ManualClock, newId, type DeliveryId, type OrgId, type Tenant } from '@wirehook/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../contract/store-contract.ts';
 import { Fixtures } from '../contract/fixtures.ts';
+import { LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openEmbeddedStore, openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
-import { raceCreateEndpoints } from './test-support/spawn-racers.ts';
+import { raceClaimDeliveries, raceCreateEndpoints } from './test-support/spawn-racers.ts';
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -133,6 +134,62 @@ describe('SQLite store', () => {
     expect(results.reduce((sum, r) => sum + r.capped, 0)).toBe(4 * 12 - max);
     expect(await store.endpoints.list(t, { consumerId: consumer.id })).toHaveLength(max);
     expect((await store.consumers.get(t, consumer.id))?.endpointCount).toBe(max);
+  });
+
+  it('never lets two processes win the claim of one delivery', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t } = await m.scene();
+    const ids: DeliveryId[] = [];
+    for (let i = 0; i < 50; i++) ids.push(m.only(await m.send(t)));
+    const now = m.f.clock.now();
+    const job = { path, now, leaseUntil: now + LEASE_MS };
+    const reversed = ids.toReversed();
+    const results = await raceClaimDeliveries([
+      { ...job, ids },
+      { ...job, ids: reversed },
+      { ...job, ids },
+      { ...job, ids: reversed },
+    ]);
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    const won = results.flatMap((r) => r.won);
+    expect(won.toSorted()).toEqual(ids.toSorted());
+    // Another instance on the file sees every lease taken.
+    const other = openFile(path);
+    for (const id of ids) expect(await other.deliveries.claim(id, now, now + LEASE_MS)).toBeNull();
+    expect(await other.deliveries.due(now + LEASE_MS, 100)).toHaveLength(50);
+  });
+
+  it('forgets usage counters past their expiry', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const t = await m.f.tenant();
+    const createdAt = m.f.clock.now();
+    const key = `day:${t.orgId}`;
+    await m.send(t, { createdAt, counters: [{ key, limit: 1, increment: true, expiresAt: createdAt + 1 }] });
+    expect(await store.messages.counter(key)).toBe(1);
+    const later = await m.send(t, {
+      createdAt: createdAt + 1,
+      counters: [{ key, limit: 1, increment: true, expiresAt: createdAt + 2 }],
+    });
+    expect(later.counters).toEqual({ [key]: 1 });
+    await m.send(t, { createdAt: createdAt + 2 });
+    expect(await store.messages.counter(key)).toBe(0);
+  });
+
+  it('migrates a database made by the first schema version and keeps its data', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 1));
+    raw.exec(`INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1)`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 1);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    expect((await store.orgs.get(t.orgId))?.name).toBe('Old');
+    const sent = await new MessageFixtures(fixtures(store)).send(t);
+    expect((await store.messages.get(t, sent.message.id))?.message).toEqual(sent.message);
   });
 
   it('refuses a file made by a newer schema and leaves it untouched', () => {

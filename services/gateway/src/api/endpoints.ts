@@ -19,7 +19,10 @@ import type { EndpointPatch } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
-import { endpointJson } from './presenters.ts';
+import { attemptJson, endpointJson } from './presenters.ts';
+
+/** Attempts shown in an endpoint's `recent`. */
+export const RECENT_ATTEMPTS = 20;
 
 /** The old secret keeps signing for this long after a rotation. */
 export const OLD_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000;
@@ -81,8 +84,13 @@ export function endpointsRouter(deps: GatewayDeps): Router {
 
   router.get('/:id', requireScope('logs:read'), async (req, res) => {
     const endpoint = await load(authOf(res).tenant, res, pathId(req));
-    // Attempts, retry counts and recoveries arrive with the delivery engine and recovery service.
-    res.json({ ...endpointJson(endpoint), recent: [], retrying_count: 0, recovery: null });
+    const { tenant } = authOf(res);
+    const [recent, retrying] = await Promise.all([
+      store.deliveries.recentAttempts(tenant, endpoint.id, RECENT_ATTEMPTS),
+      store.deliveries.retryingCount(tenant, endpoint.id),
+    ]);
+    // `recovery` stays null until the recovery service exists.
+    res.json({ ...endpointJson(endpoint), recent: recent.map(attemptJson), retrying_count: retrying, recovery: null });
   });
 
   router.patch('/:id', requireScope('endpoints:write'), async (req, res) => {
@@ -105,12 +113,14 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     }
     const updated = await store.endpoints.update(tenant, current.id, patch);
     if (!updated) throw new NotFoundError(`endpoint ${current.id} not found`);
+    if (current.status !== 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
     res.json(endpointJson(updated));
   });
 
   router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {
     const { tenant } = authOf(res);
     const id = pathId(req);
+    if (isId('endpoint', id)) await deps.intake.failForDeletedEndpoint(tenant, id);
     const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
     if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
     res.status(204).end();

@@ -1,4 +1,5 @@
-import type { Consumer, Endpoint, EventType } from '@wirehook/core';
+import type { Attempt, Consumer, Delivery, Endpoint, EventType } from '@wirehook/core';
+import type { MessageDetail, MessageSummary } from '@wirehook/store';
 
 // Domain records → the spec's JSON shapes (snake_case, Unix ms). One function per type.
 
@@ -25,4 +26,56 @@ export function endpointJson(e: Endpoint) {
 
 export function eventTypeJson(t: EventType) {
   return { name: t.name, description: t.description, archived_at: t.archivedAt };
+}
+
+export function attemptJson(a: Attempt) {
+  return {
+    id: a.id,
+    at: a.at,
+    response_status: a.responseStatus,
+    response_head: a.responseHead,
+    duration_ms: a.durationMs,
+    error: a.error,
+    via: a.via,
+    source_ip: a.sourceIp,
+  };
+}
+
+export function deliveryJson(d: Delivery, attempts: Attempt[]) {
+  return {
+    id: d.id,
+    endpoint_id: d.endpointId,
+    url: d.url,
+    status: d.status,
+    attempt_count: d.attemptCount,
+    next_attempt_at: d.nextAttemptAt,
+    attempts: attempts.map(attemptJson),
+  };
+}
+
+export function messageRowJson(row: MessageSummary) {
+  const { message, consumer } = row;
+  return {
+    id: message.id,
+    event_type: message.eventType,
+    consumer: { id: consumer.id, external_id: consumer.externalId, name: consumer.name },
+    created_at: message.createdAt,
+    status: message.status,
+    attempts: { count: row.attemptCount, last_at: row.lastAttemptAt },
+    endpoint_url: row.endpointUrl,
+  };
+}
+
+export function messageDetailJson(detail: MessageDetail) {
+  const { message, consumer } = detail;
+  return {
+    id: message.id,
+    event_type: message.eventType,
+    consumer: { id: consumer.id, external_id: consumer.externalId, name: consumer.name },
+    created_at: message.createdAt,
+    status: message.status,
+    idempotency_key: message.idempotencyKey,
+    payload: JSON.parse(message.payload) as unknown,
+    deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts)),
+  };
 }

@@ -1,0 +1,40 @@
+// The Bus port: work-queue subjects between services. The store stays the truth; the bus
+// only wakes the service that should act (a lost message is found again by a sweeper).
+// Adapters: in-process (embedded mode) and NATS JetStream (cluster mode).
+
+/** One message taken from a subject. */
+export interface BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  /** How many times this message has been handed out (1 on first delivery). */
+  readonly deliveryCount: number;
+}
+
+export interface PublishOptions {
+  /** De-duplication id: a second publish with the same id inside the window is dropped. */
+  msgId?: string;
+  headers?: Record<string, string>;
+}
+
+/** What a handler decides; throwing counts as `retry`. */
+export type HandleResult = 'ack' | { retryInMs: number };
+
+export interface ConsumeOptions {
+  /** Messages handled at once by this consumer. */
+  concurrency: number;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface Bus {
+  publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
+  /**
+   * Work-queue consumption: each message goes to one consumer of the subject, is removed on
+   * `ack`, and is handed out again after `retryInMs` (or a short default when the handler throws).
+   */
+  consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription;
+  close(): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './bus.ts';
+export * from './memory-bus.ts';
+export * from './subjects.ts';

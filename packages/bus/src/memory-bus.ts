@@ -1,0 +1,109 @@
+import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from './bus.ts';
+
+const RETRY_AFTER_THROW_MS = 1_000;
+const DEDUPE_WINDOW_MS = 2 * 60_000;
+
+interface Consumer {
+  handler: (message: BusMessage) => Promise<HandleResult>;
+  concurrency: number;
+  running: number;
+  stopped: boolean;
+}
+
+/**
+ * The in-process Bus of embedded mode: a FIFO per subject, handed to the subject's
+ * consumers up to their concurrency. Nothing survives a restart — by design, since the
+ * store is the truth and the dispatcher's sweeper re-publishes what is due.
+ */
+export class MemoryBus implements Bus {
+  readonly #queues = new Map<string, BusMessage[]>();
+  readonly #consumers = new Map<string, Consumer[]>();
+  readonly #recentIds = new Map<string, number>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #closed = false;
+
+  async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
+    if (this.#closed) throw new Error('bus is closed');
+    if (options.msgId !== undefined && this.#isDuplicate(options.msgId)) return;
+    this.#enqueue({ subject, data, headers: { ...options.headers }, deliveryCount: 1 });
+  }
+
+  consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription {
+    const consumer: Consumer = { handler, concurrency: Math.max(1, options.concurrency), running: 0, stopped: false };
+    const list = this.#consumers.get(subject) ?? [];
+    list.push(consumer);
+    this.#consumers.set(subject, list);
+    queueMicrotask(() => this.#pump(subject));
+    return {
+      stop: async () => {
+        consumer.stopped = true;
+        this.#consumers.set(subject, (this.#consumers.get(subject) ?? []).filter((c) => c !== consumer));
+        while (consumer.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    await Promise.all([...this.#consumers.values()].flat().map(async (c) => {
+      c.stopped = true;
+      while (c.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }));
+  }
+
+  /** Messages waiting on a subject (not yet handed out). */
+  depth(subject: string): number {
+    return this.#queues.get(subject)?.length ?? 0;
+  }
+
+  #isDuplicate(msgId: string): boolean {
+    const now = Date.now();
+    const seen = this.#recentIds.get(msgId);
+    if (seen !== undefined && now - seen < DEDUPE_WINDOW_MS) return true;
+    this.#recentIds.set(msgId, now);
+    if (this.#recentIds.size > 100_000) {
+      for (const [id, at] of this.#recentIds) if (now - at >= DEDUPE_WINDOW_MS) this.#recentIds.delete(id);
+    }
+    return false;
+  }
+
+  #enqueue(message: BusMessage): void {
+    const queue = this.#queues.get(message.subject) ?? [];
+    queue.push(message);
+    this.#queues.set(message.subject, queue);
+    this.#pump(message.subject);
+  }
+
+  #pump(subject: string): void {
+    const queue = this.#queues.get(subject);
+    if (!queue) return;
+    for (const consumer of this.#consumers.get(subject) ?? []) {
+      while (queue.length > 0 && !consumer.stopped && consumer.running < consumer.concurrency) {
+        const message = queue.shift()!;
+        consumer.running++;
+        void this.#run(consumer, message);
+      }
+    }
+  }
+
+  async #run(consumer: Consumer, message: BusMessage): Promise<void> {
+    let result: HandleResult;
+    try {
+      result = await consumer.handler(message);
+    } catch {
+      result = { retryInMs: RETRY_AFTER_THROW_MS };
+    }
+    consumer.running--;
+    if (result !== 'ack' && !this.#closed) {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        if (!this.#closed) this.#enqueue({ ...message, deliveryCount: message.deliveryCount + 1 });
+      }, result.retryInMs);
+      timer.unref();
+      this.#timers.add(timer);
+    }
+    this.#pump(message.subject);
+  }
+}

@@ -1,0 +1,21 @@
+import type { DeliveryId } from '@wirehook/core';
+
+// Subjects and payloads of the bus, in one place. (Cluster mode moves the payloads to
+// protobuf; until then they are the bare ids.)
+
+/** "Delivery X may be due": wakes a dispatcher, which claims it from the store. */
+export const DISPATCH_SUBJECT = 'wirehook.dispatch';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeDispatchJob(deliveryId: DeliveryId): Uint8Array {
+  return encoder.encode(deliveryId);
+}
+
+/** @throws Error for a payload that is not a delivery id. */
+export function decodeDispatchJob(data: Uint8Array): DeliveryId {
+  const id = decoder.decode(data);
+  if (!id.startsWith('dlv_')) throw new Error('not a dispatch job');
+  return id as DeliveryId;
+}

@@ -1,0 +1,33 @@
+import type { DeliveryId, EndpointId } from './ids.ts';
+import type { Delivery, Org, Tenant } from './model.ts';
+import type { SendMessageBody } from './schemas.ts';
+
+export interface SendMessageInput {
+  tenant: Tenant;
+  org: Org;
+  body: SendMessageBody;
+  idempotencyKey: string | null;
+}
+
+export interface SendMessageResult {
+  id: string;
+  /** Deliveries created (of the earlier message on an idempotent replay). */
+  deliveries: number;
+  /** The org's live messages this UTC month (x-usage-month). */
+  usageMonth: number;
+}
+
+/**
+ * What the gateway asks of message-intake: in embedded mode a direct call, in cluster
+ * mode a gRPC client with the same shape.
+ */
+export interface IntakePort {
+  /** @throws PlanLimitError, InvalidError (payload too large). */
+  send(input: SendMessageInput): Promise<SendMessageResult>;
+  /** Sends the delivery again now, same webhook-id. @throws NotFoundError, ConflictError (endpoint not active). */
+  retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery>;
+  /** After a resume: held deliveries of this month and last month become due now. @returns how many. */
+  releaseHeld(tenant: Tenant, endpointId: EndpointId): Promise<number>;
+  /** Before an endpoint is deleted: its unfinished deliveries fail. */
+  failForDeletedEndpoint(tenant: Tenant, endpointId: EndpointId): Promise<number>;
+}

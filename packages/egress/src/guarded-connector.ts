@@ -1,0 +1,140 @@
+import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
+import { connect as tlsConnect, getCACertificates } from 'node:tls';
+import type { buildConnector } from 'undici';
+import { describeAddress } from './address-class.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import { EgressError } from './egress-error.ts';
+import { resolveHost, systemLookup, type LookupFn, type ResolvedAddress } from './resolve-host.ts';
+
+/** What the connector needs. */
+export interface GuardedConnectorOptions {
+  policy: AddressPolicy;
+  /** Default: the system resolver. */
+  lookup?: LookupFn | undefined;
+  /** Limit for resolving plus connecting (TCP and TLS handshake). */
+  timeoutMs: number;
+  /** An extra trusted CA, added to Node's default ones (tests). */
+  ca?: string | Buffer | undefined;
+}
+
+/**
+ * An undici connector that guards every new connection against SSRF: it resolves the
+ * host once, checks the addresses with the AddressPolicy, and hands exactly those
+ * addresses to the socket through a `lookup` that never asks DNS again (no window for
+ * DNS rebinding). Raw IP hosts must be allowed addresses; host names listed in
+ * DELIVERY_ALLOW_HOSTS skip the address check; any other name must resolve only to
+ * allowed addresses. Failures reach undici as EgressError (`blocked`, `dns`, `timeout`)
+ * or as the socket's own error (`ECONNREFUSED`, TLS codes...).
+ */
+export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
+  const ca = options.ca === undefined ? undefined : [...getCACertificates('default'), options.ca.toString()];
+  return (params, callback) => {
+    const deadline = Date.now() + options.timeoutMs;
+    checkedAddresses(params.hostname, options).then(
+      (addresses) => {
+        try {
+          openSocket(params, addresses, Math.max(1, deadline - Date.now()), ca, callback);
+        } catch (err) {
+          callback(err as Error, null);
+        }
+      },
+      (err: unknown) => callback(err as Error, null),
+    );
+  };
+}
+
+/** The addresses a connection to `hostname` may use; rejects with an EgressError. */
+async function checkedAddresses(hostname: string, options: GuardedConnectorOptions): Promise<ResolvedAddress[]> {
+  const { policy } = options;
+  const family = isIP(hostname);
+  if (family !== 0) {
+    if (!policy.isAllowedAddress(hostname)) throw blocked(`${hostname} is ${describeAddress(hostname)}`);
+    return [{ address: hostname, family }];
+  }
+  const outcome = await resolveHost(hostname, options.lookup ?? systemLookup, options.timeoutMs);
+  if (outcome.kind === 'timeout') {
+    throw new EgressError('dns', `host "${hostname}" did not resolve within ${options.timeoutMs / 1000} s`);
+  }
+  if (outcome.kind === 'failed') {
+    const code = outcome.code === undefined ? '' : ` (${outcome.code})`;
+    throw new EgressError('dns', `host "${hostname}" does not resolve${code}`);
+  }
+  // A listed name is trusted whatever it resolves to (e.g. localhost in tests).
+  if (policy.isAllowedHostName(hostname)) return outcome.addresses;
+  for (const { address } of outcome.addresses) {
+    if (!policy.isAllowedAddress(address)) {
+      throw blocked(`host "${hostname}" resolves to ${address}, ${describeAddress(address)}`);
+    }
+  }
+  return outcome.addresses;
+}
+
+function blocked(detail: string): EgressError {
+  return new EgressError('blocked', `${detail}; webhooks are sent only to public addresses`);
+}
+
+function openSocket(
+  params: buildConnector.Options,
+  addresses: ResolvedAddress[],
+  timeoutMs: number,
+  ca: string[] | undefined,
+  callback: buildConnector.Callback,
+): void {
+  const secure = params.protocol === 'https:';
+  const port = Number(params.port) || (secure ? 443 : 80);
+  const host = params.hostname;
+  const common = {
+    host,
+    port,
+    lookup: pinnedLookup(addresses),
+    // Happy eyeballs across the checked addresses only.
+    autoSelectFamily: true,
+    ...(params.localAddress ? { localAddress: params.localAddress } : {}),
+  };
+  const socket: Socket = secure
+    ? tlsConnect({
+        ...common,
+        // SNI and certificate identity use the name from the URL, not the address.
+        servername: params.servername || (isIP(host) === 0 ? host : undefined),
+        ALPNProtocols: ['http/1.1'],
+        ...(ca === undefined ? {} : { ca }),
+      })
+    : netConnect(common);
+
+  let settled = false;
+  const settle = (err: Error | null) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    if (err === null) {
+      callback(null, socket);
+    } else {
+      socket.destroy();
+      callback(err, null);
+    }
+  };
+  const timer = setTimeout(() => {
+    settle(new EgressError('timeout', `could not connect within ${timeoutMs / 1000} s`));
+  }, timeoutMs);
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, 60_000);
+  socket.once(secure ? 'secureConnect' : 'connect', () => settle(null));
+  socket.on('error', (err) => settle(err));
+  socket.once('close', () => settle(new Error('connection closed before it was established')));
+}
+
+/** A `lookup` for net/tls that answers with the already-checked addresses, never DNS. */
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    // Asynchronous like dns.lookup: net emits events from this callback, and the caller
+    // attaches its listeners only after tls/net.connect() returns.
+    process.nextTick(() => {
+      if (options.all) {
+        callback(null, addresses);
+        return;
+      }
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}

@@ -1,0 +1,259 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { isIP, type Socket } from 'node:net';
+import { closedPort, RECEIVER_TEST_HOST, TestReceiver, untrustedReceiver } from '@wirehook/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AddressPolicy } from './address-policy.ts';
+import { HttpEgress, type HttpEgressOptions } from './http-egress.ts';
+import type { LookupFn } from './resolve-host.ts';
+
+interface CountingLookup extends LookupFn {
+  calls: string[];
+}
+
+/** Answers from a table (each entry answered in turn, the last one repeated); else ENOTFOUND. */
+function tableLookup(table: Record<string, string[][]>): CountingLookup {
+  const calls: string[] = [];
+  const fn = async (host: string) => {
+    const answers = table[host];
+    const answer = answers?.[Math.min(calls.filter((h) => h === host).length, answers.length - 1)];
+    calls.push(host);
+    if (answer === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return answer.map((address) => ({ address, family: isIP(address) }));
+  };
+  return Object.assign(fn, { calls });
+}
+
+const allowLocalhost = new AddressPolicy({ allowHosts: 'localhost' });
+const HEADERS = {
+  'content-type': 'application/json',
+  'webhook-id': 'msg_test',
+  'webhook-timestamp': '1700000000',
+  'webhook-signature': 'v1,abc=',
+  'user-agent': 'Wirehook/1',
+};
+
+/**
+ * Safety net for this file: whatever the code under test decides, no socket may connect
+ * beyond loopback (the tests feed private and public addresses to the guard). Node emits
+ * 'lookup' for each address before connecting and gives up when the socket is destroyed.
+ */
+const offLoopback: string[] = [];
+function loopbackOnly({ socket }: { socket: Socket }): void {
+  socket.on('lookup', (_err: Error | null, ip: string | undefined) => {
+    if (ip === undefined || ip === '::1' || /^(::ffff:)?127\./.test(ip)) return;
+    offLoopback.push(ip);
+    socket.destroy(new Error(`test guard: refused to connect to ${ip}`));
+  });
+}
+const onSocket = (message: unknown) => loopbackOnly(message as { socket: Socket });
+
+let receiver: TestReceiver;
+const egresses: HttpEgress[] = [];
+
+function egress(options: Partial<HttpEgressOptions> = {}): HttpEgress {
+  const created = new HttpEgress({ policy: allowLocalhost, ca: receiver.caPem, ...options });
+  egresses.push(created);
+  return created;
+}
+
+function post(client: HttpEgress, url: string, body = '{"type":"t","data":{}}') {
+  return client.send({ url, headers: HEADERS, body });
+}
+
+beforeAll(async () => {
+  subscribe('net.client.socket', onSocket);
+  receiver = await TestReceiver.start();
+});
+
+afterAll(async () => {
+  unsubscribe('net.client.socket', onSocket);
+  await receiver.close();
+});
+
+beforeEach(() => {
+  receiver.clear();
+  receiver.respondWith({});
+});
+
+afterEach(async () => {
+  await Promise.all(egresses.splice(0).map((e) => e.close()));
+  expect(offLoopback.splice(0)).toEqual([]);
+});
+
+describe('HttpEgress: answered requests', () => {
+  it('sends one POST with the headers and body as given and reports a 2xx as ok', async () => {
+    receiver.respondWith({ status: 204 });
+    const body = '{"type":"invoice.paid","data":{"note":"café ☕"}}';
+    const result = await post(egress(), `${receiver.url}/hooks/in?x=1#frag`, body);
+    expect(result).toMatchObject({ ok: true, status: 204, responseHead: '', error: null, sourceIp: '127.0.0.1' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+    expect(receiver.requests).toHaveLength(1);
+    const got = receiver.requests[0]!;
+    expect(got.method).toBe('POST');
+    expect(got.path).toBe('/hooks/in?x=1');
+    expect(got.body).toBe(body);
+    expect(got.headers).toMatchObject({ ...HEADERS, 'content-length': String(Buffer.byteLength(body)), host: `localhost:${receiver.port}` });
+  });
+
+  it('keeps only the first responseHeadBytes of the response body', async () => {
+    receiver.respondWith({ status: 200, body: `${'a'.repeat(100)}${'b'.repeat(200_000)}` });
+    const result = await post(egress({ responseHeadBytes: 100 }), receiver.url);
+    expect(result.ok).toBe(true);
+    expect(result.responseHead).toBe('a'.repeat(100));
+  });
+
+  it('does not cut a UTF-8 character in half at the byte limit', async () => {
+    receiver.respondWith({ status: 200, body: 'é'.repeat(10) });
+    const result = await post(egress({ responseHeadBytes: 5 }), receiver.url);
+    expect(result.responseHead).toBe('éé');
+  });
+
+  it('reports a 500 as http_status with the head of the answer', async () => {
+    receiver.respondWith({ status: 500, body: 'boom' });
+    const result = await post(egress(), receiver.url);
+    expect(result).toMatchObject({ ok: false, status: 500, responseHead: 'boom', error: 'http_status: 500', sourceIp: '127.0.0.1' });
+  });
+
+  it('does not follow a redirect: one request, reported as redirect', async () => {
+    receiver.respondWith({ redirectTo: `${receiver.url}/elsewhere` });
+    const result = await post(egress(), `${receiver.url}/first`);
+    expect(result).toMatchObject({ ok: false, status: 302, error: `redirect: 302 to ${receiver.url}/elsewhere not followed` });
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/first']);
+  });
+
+  it('reports a 3xx without a location as http_status', async () => {
+    receiver.respondWith({ status: 304 });
+    expect((await post(egress(), receiver.url)).error).toBe('http_status: 304');
+  });
+});
+
+describe('HttpEgress: failures', () => {
+  it('gives up after timeoutMs when the receiver never answers', async () => {
+    receiver.respondWith({ hang: true });
+    const result = await post(egress({ timeoutMs: 300 }), receiver.url);
+    expect(result).toMatchObject({ ok: false, status: null, responseHead: null, error: 'timeout: no response within 0.3 s' });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.durationMs).toBeLessThan(1500);
+    // The request did go out, so its socket is known.
+    expect(result.sourceIp).toBe('127.0.0.1');
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('counts a slow answer against the same limit', async () => {
+    receiver.respondWith({ delayMs: 600 });
+    const result = await post(egress({ timeoutMs: 200 }), receiver.url);
+    expect(result.error).toBe('timeout: no response within 0.2 s');
+  });
+
+  it('reports a refused connection with its code', async () => {
+    const port = await closedPort();
+    const result = await post(egress(), `https://localhost:${port}/`);
+    expect(result).toMatchObject({ ok: false, status: null, sourceIp: null });
+    expect(result.error).toMatch(/^connection: ECONNREFUSED\b/);
+  });
+
+  it('reports an untrusted certificate as tls with its code, and sends nothing', async () => {
+    const untrusted = await untrustedReceiver();
+    try {
+      const result = await post(egress(), untrusted.url);
+      expect(result).toMatchObject({ ok: false, status: null, sourceIp: null });
+      expect(result.error).toMatch(/^tls: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\b/);
+      expect(untrusted.connections).toBe(1);
+      expect(untrusted.requests).toHaveLength(0);
+    } finally {
+      await untrusted.close();
+    }
+  });
+
+  it('reports a name that does not resolve as dns', async () => {
+    const lookup = tableLookup({});
+    const result = await post(egress({ lookup }), 'https://nx.wirehook.test/');
+    expect(result.error).toBe('dns: host "nx.wirehook.test" does not resolve (ENOTFOUND)');
+    expect(lookup.calls).toEqual(['nx.wirehook.test']);
+  });
+});
+
+describe('HttpEgress: SSRF guard at connect time', () => {
+  it('blocks a host the policy does not allow; the receiver gets no connection', async () => {
+    const before = receiver.connections;
+    const result = await post(egress({ policy: new AddressPolicy() }), receiver.url);
+    expect(result).toMatchObject({ ok: false, status: null, sourceIp: null });
+    expect(result.error).toMatch(/^blocked: host "localhost" resolves to (127\.0\.0\.1, a loopback address|::1, a loopback address)/);
+    expect(receiver.connections).toBe(before);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('blocks a raw IP host unless it is an allowed address', async () => {
+    const before = receiver.connections;
+    const result = await post(egress(), `https://127.0.0.1:${receiver.port}/`);
+    expect(result.error).toBe('blocked: 127.0.0.1 is a loopback address; webhooks are sent only to public addresses');
+    expect(receiver.connections).toBe(before);
+  });
+
+  it.each([
+    [['10.0.0.7'], '10.0.0.7, a private address'],
+    [['93.184.216.34', '169.254.169.254'], '169.254.169.254, a link-local (cloud metadata) address'],
+    [['2606:2800:220:1::1', '::ffff:127.0.0.1'], '::ffff:127.0.0.1, an IPv4-mapped form of 127.0.0.1, a loopback address'],
+  ])('blocks a public-looking name resolving to %j', async (addresses, named) => {
+    const lookup = tableLookup({ 'hooks.example.com': [addresses] });
+    const result = await post(egress({ policy: new AddressPolicy(), lookup }), 'https://hooks.example.com/in');
+    expect(result.error).toBe(`blocked: host "hooks.example.com" resolves to ${named}; webhooks are sent only to public addresses`);
+    expect(lookup.calls).toEqual(['hooks.example.com']);
+  });
+
+  it('connects to the address it checked, without a second lookup (DNS rebinding)', async () => {
+    // Allowed by address, not by name; every later answer would be refused.
+    const policy = new AddressPolicy({ allowHosts: '127.0.0.1' });
+    const lookup = tableLookup({ [RECEIVER_TEST_HOST]: [['127.0.0.1'], ['10.0.0.1']] });
+    const client = egress({ policy, lookup });
+    const url = `https://${RECEIVER_TEST_HOST}:${receiver.port}/pinned`;
+    const first = await post(client, url);
+    expect(first).toMatchObject({ ok: true, status: 200, sourceIp: '127.0.0.1' });
+    expect(lookup.calls).toHaveLength(1);
+    expect(receiver.requests[0]?.headers.host).toBe(`${RECEIVER_TEST_HOST}:${receiver.port}`);
+    // A new connection resolves again and checks the new answer.
+    const second = await post(egress({ policy, lookup }), url);
+    expect(second.error).toBe(
+      `blocked: host "${RECEIVER_TEST_HOST}" resolves to 10.0.0.1, a private address; webhooks are sent only to public addresses`,
+    );
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+describe('HttpEgress: connections', () => {
+  it('reuses keep-alive connections for sequential sends', async () => {
+    const before = receiver.connections;
+    const client = egress({ connectionsPerOrigin: 2 });
+    for (let i = 0; i < 50; i++) {
+      const result = await post(client, `${receiver.url}/seq/${i}`);
+      expect(result.ok).toBe(true);
+    }
+    expect(receiver.requests).toHaveLength(50);
+    expect(receiver.connections - before).toBeLessThanOrEqual(2);
+    expect(new Set(receiver.requests.map((r) => r.connection)).size).toBeLessThanOrEqual(2);
+  });
+
+  it('opens at most connectionsPerOrigin connections for concurrent sends', async () => {
+    receiver.respondWith({ delayMs: 50 });
+    const before = receiver.connections;
+    const client = egress({ connectionsPerOrigin: 3 });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post(client, `${receiver.url}/par/${i}`)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(receiver.requests).toHaveLength(20);
+    expect(receiver.connections - before).toBe(3);
+  });
+});
+
+describe('HttpEgress: caller errors', () => {
+  it('throws a TypeError for a URL it cannot send to', async () => {
+    const client = egress();
+    await expect(client.send({ url: 'not a url', headers: {}, body: '' })).rejects.toThrow(TypeError);
+    await expect(client.send({ url: 'ftp://localhost/', headers: {}, body: '' })).rejects.toThrow(/not http\(s\)/);
+  });
+
+  it('refuses bad options', () => {
+    expect(() => new HttpEgress({ policy: allowLocalhost, timeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new HttpEgress({ policy: allowLocalhost, connectionsPerOrigin: 0 })).toThrow(RangeError);
+    expect(() => new HttpEgress({ policy: allowLocalhost, responseHeadBytes: -1 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,180 @@
+import { Agent, type Dispatcher } from 'undici';
+import { systemClock, type Clock } from '@wirehook/core';
+import type { AddressPolicy } from './address-policy.ts';
+import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
+import { createGuardedConnector } from './guarded-connector.ts';
+import type { LookupFn } from './resolve-host.ts';
+import { discardRest, headText, readHead } from './response-head.ts';
+import { probeSocket } from './socket-probe.ts';
+
+/** Options for {@link HttpEgress}. */
+export interface HttpEgressOptions {
+  /** Which addresses and host names may be connected to (checked at every connect). */
+  policy: AddressPolicy;
+  /** Resolver; default the system's (`getaddrinfo`). */
+  lookup?: LookupFn | undefined;
+  /** Total limit for resolving, connecting, the response headers and the body head. Default 15000. */
+  timeoutMs?: number | undefined;
+  /** How many bytes of the response body to keep. Default 1024. */
+  responseHeadBytes?: number | undefined;
+  /** Keep-alive connections per origin (scheme, host, port). Default 16. */
+  connectionsPerOrigin?: number | undefined;
+  /** An extra trusted CA certificate (PEM), added to Node's default ones; for tests. */
+  ca?: string | Buffer | undefined;
+  /** Measures `durationMs`. Default the system clock. */
+  clock?: Clock | undefined;
+}
+
+/** One webhook POST. */
+export interface SendRequest {
+  /** Absolute http(s) URL; userinfo and fragment are not sent. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What happened to one POST. Failures are data, never exceptions. */
+export interface SendResult {
+  /** True for a 2xx status. */
+  ok: boolean;
+  /** The response status, or null when none arrived. */
+  status: number | null;
+  /** The first `responseHeadBytes` of the response body as UTF-8; null when no response. */
+  responseHead: string | null;
+  /** `<kind>: <detail>` (see EGRESS_ERROR_KINDS), or null when ok. */
+  error: string | null;
+  /** From the start of the send to the status and body head (or the failure). */
+  durationMs: number;
+  /** Local address of the socket that carried the request; null when none did. */
+  sourceIp: string | null;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_HEAD_BYTES = 1024;
+const DEFAULT_CONNECTIONS = 16;
+// Past the head, up to this much more body is read and dropped to keep the connection.
+const DISCARD_CAP_BYTES = 64 * 1024;
+const MAX_LOCATION_CHARS = 500;
+
+/**
+ * The one outbound HTTP client for deliveries: POST, no redirects followed, one total
+ * time limit, keep-alive connections bounded per origin, and an SSRF guard on the
+ * address actually connected to (see createGuardedConnector).
+ */
+export class HttpEgress {
+  readonly #agent: Agent;
+  readonly #timeoutMs: number;
+  readonly #headBytes: number;
+  readonly #clock: Clock;
+
+  /** @throws RangeError for a non-positive timeout or connection count, or a negative head size. */
+  constructor(options: HttpEgressOptions) {
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#headBytes = options.responseHeadBytes ?? DEFAULT_HEAD_BYTES;
+    this.#clock = options.clock ?? systemClock;
+    const connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS;
+    if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
+    if (!Number.isInteger(this.#headBytes) || this.#headBytes < 0) {
+      throw new RangeError('responseHeadBytes must be a non-negative integer');
+    }
+    if (!Number.isInteger(connections) || connections < 1) {
+      throw new RangeError('connectionsPerOrigin must be a positive integer');
+    }
+    this.#agent = new Agent({
+      connections,
+      pipelining: 1,
+      connect: createGuardedConnector({
+        policy: options.policy,
+        lookup: options.lookup,
+        timeoutMs: this.#timeoutMs,
+        ca: options.ca,
+      }),
+      // Backstops: the total limit below is the one that normally fires.
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    });
+  }
+
+  /**
+   * POSTs `body` to `url`. Resolves with the outcome for every receiver-side failure
+   * (status, redirect, timeout, DNS, blocked address, connection, TLS).
+   * @throws TypeError when `url` is not an absolute http(s) URL or a header is one
+   * undici refuses to send (caller bugs, not receiver faults).
+   */
+  async send(request: SendRequest): Promise<SendResult> {
+    const target = parseTarget(request.url);
+    const start = this.#clock.now();
+    const body = Buffer.from(request.body, 'utf8');
+    const probe = probeSocket(body);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs)), this.#timeoutMs);
+    try {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#agent.request({
+          origin: target.origin,
+          path: target.path,
+          method: 'POST',
+          headers: request.headers,
+          body,
+          signal: abort.signal,
+        });
+      } catch (err) {
+        if (isCallerError(err)) throw new TypeError(`cannot send: ${(err as Error).message}`);
+        const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(err, this.#timeoutMs);
+        return failed(failure, this.#clock.now() - start, probe.localAddress);
+      }
+      const head = await readHead(response.body, this.#headBytes);
+      const durationMs = this.#clock.now() - start;
+      await discardRest(response.body, DISCARD_CAP_BYTES);
+      const status = response.statusCode;
+      return {
+        ok: status >= 200 && status < 300,
+        status,
+        responseHead: headText(head),
+        error: statusError(status, response.headers.location),
+        durationMs,
+        sourceIp: probe.localAddress,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes every connection; waits for sends in flight. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+function parseTarget(url: string): { origin: string; path: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError('cannot send: url is not a valid URL');
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new TypeError(`cannot send: url scheme ${parsed.protocol} is not http(s)`);
+  }
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
+function failed(failure: EgressFailure, durationMs: number, sourceIp: string | null): SendResult {
+  return { ok: false, status: null, responseHead: null, error: failure.error, durationMs, sourceIp };
+}
+
+/** The error text of a response status: null for 2xx. Exported for tests. */
+export function statusError(status: number, location: string | string[] | undefined): string | null {
+  if (status >= 200 && status < 300) return null;
+  const to = Array.isArray(location) ? location[0] : location;
+  if (status >= 300 && status < 400 && to !== undefined && to !== '') {
+    const shown = to.length > MAX_LOCATION_CHARS ? `${to.slice(0, MAX_LOCATION_CHARS)}…` : to;
+    return `redirect: ${status} to ${shown} not followed`;
+  }
+  return `http_status: ${status}`;
+}
+
+function isCallerError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && err.code === 'UND_ERR_INVALID_ARG';
+}

@@ -1,0 +1,228 @@
+import { newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import type { Fixtures } from './fixtures.ts';
+import { HOUR, LEASE_MS, MessageFixtures, SECOND } from './message-fixtures.ts';
+
+/** Contract of DeliveryRepo: due, claim and leases, complete, and message status upkeep. */
+export function describeDeliveryContract(f: Fixtures): void {
+  const m = new MessageFixtures(f);
+  const status = async (t: Tenant, id: DeliveryId) => (await m.delivery(t, id)).status;
+
+  describe('deliveries: due and claim', () => {
+    it('a new delivery is due from its creation time on', async () => {
+      const { deliveryId, sent } = await m.sceneWithDelivery();
+      const created = sent.message.createdAt;
+      expect(await m.dueOf(created - 1, [deliveryId])).toEqual([]);
+      expect(await m.dueOf(created, [deliveryId])).toEqual([deliveryId]);
+      expect(await f.store.deliveries.claim(deliveryId, created - 1, created + LEASE_MS)).toBeNull();
+    });
+
+    it('lists the oldest due first and at most limit', async () => {
+      const { t } = await m.scene();
+      const made: DeliveryId[] = [];
+      for (let i = 0; i < 3; i++) made.push(m.only(await m.send(t)));
+      const [d1, d2, d3] = made as [DeliveryId, DeliveryId, DeliveryId];
+      const now = f.clock.now();
+      await f.store.deliveries.release(d1, now + 1);
+      expect(await m.dueOf(now, made)).toEqual([d2, d3]);
+      expect(await m.dueOf(now + 1, made)).toEqual([d2, d3, d1]);
+      expect(await f.store.deliveries.due(now, 1)).toHaveLength(1);
+      expect(await f.store.deliveries.due(now, 0)).toEqual([]);
+    });
+
+    it('claim returns the job: tenant, delivery, message, endpoint and the secrets valid now, newest first', async () => {
+      const { t, endpoint, sent, deliveryId } = await m.sceneWithDelivery();
+      const later = m.only(await m.send(t));
+      const rotatedAt = f.clock.now();
+      const fresh = { sealed: 'v1.fresh', createdAt: rotatedAt, expiresAt: null };
+      await f.store.endpoints.rotateSecret(t, endpoint.id, fresh, rotatedAt, rotatedAt + HOUR);
+      const before = await m.delivery(t, deliveryId);
+
+      const job = await m.claim(deliveryId, rotatedAt);
+      expect(job).toEqual({
+        tenant: t,
+        delivery: before,
+        message: {
+          id: sent.message.id,
+          eventType: sent.message.eventType,
+          payload: sent.message.payload,
+          createdAt: sent.message.createdAt,
+        },
+        endpoint: await f.store.endpoints.get(t, endpoint.id),
+        secrets: [fresh, { sealed: 'v1.first', createdAt: expect.any(Number), expiresAt: rotatedAt + HOUR }],
+      });
+      expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
+    });
+
+    it('a claimed delivery is neither due nor claimable until its lease ends', async () => {
+      const { deliveryId } = await m.sceneWithDelivery();
+      const now = f.clock.now();
+      await m.claim(deliveryId, now);
+      expect(await m.dueOf(now, [deliveryId])).toEqual([]);
+      expect(await f.store.deliveries.claim(deliveryId, now, now + LEASE_MS)).toBeNull();
+      expect(await f.store.deliveries.claim(deliveryId, now + LEASE_MS - 1, now + 2 * LEASE_MS)).toBeNull();
+      expect(await m.dueOf(now + LEASE_MS, [deliveryId])).toEqual([deliveryId]);
+      await m.claim(deliveryId, now + LEASE_MS);
+      expect(await f.store.deliveries.claim(deliveryId, now + LEASE_MS, now + 2 * LEASE_MS)).toBeNull();
+    });
+
+    it('release frees the lease and makes the delivery due at the given time, without an attempt', async () => {
+      const { t, deliveryId } = await m.sceneWithDelivery();
+      const now = f.clock.now();
+      await m.claim(deliveryId, now);
+      await f.store.deliveries.release(deliveryId, now + 5 * SECOND);
+      expect(await m.dueOf(now + 5 * SECOND - 1, [deliveryId])).toEqual([]);
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'pending', nextAttemptAt: now + 5 * SECOND, attemptCount: 0 });
+      await m.claim(deliveryId, now + 5 * SECOND);
+    });
+
+    it('releaseAll frees every lease', async () => {
+      const { t } = await m.scene();
+      const made = [m.only(await m.send(t)), m.only(await m.send(t))];
+      const now = f.clock.now();
+      for (const id of made) await m.claim(id, now);
+      expect(await m.dueOf(now, made)).toEqual([]);
+      expect(await f.store.deliveries.releaseAll()).toBeGreaterThanOrEqual(2);
+      expect(await m.dueOf(now, made)).toEqual(made);
+      for (const id of made) await m.claim(id, now);
+    });
+
+    const holds: Array<[string, (t: Tenant, endpoint: Endpoint) => Promise<unknown>]> = [
+      ['paused', (t, e) => f.store.endpoints.update(t, e.id, { status: 'paused' })],
+      ['disabled', (t, e) => f.store.endpoints.update(t, e.id, { status: 'disabled' })],
+      ['deleted', (t, e) => f.store.endpoints.delete(t, e.id)],
+    ];
+    it.each(holds)('an endpoint that is %s holds its deliveries: not due, not claimable', async (_label, hold) => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      await hold(t, endpoint);
+      const now = f.clock.now();
+      expect(await m.dueOf(now, [deliveryId])).toEqual([]);
+      expect(await f.store.deliveries.claim(deliveryId, now, now + LEASE_MS)).toBeNull();
+      expect(await status(t, deliveryId)).toBe('pending');
+    });
+
+    it('a paused endpoint’s delivery is due again once the endpoint is active', async () => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      await f.store.endpoints.update(t, endpoint.id, { status: 'paused' });
+      await f.store.endpoints.update(t, endpoint.id, { status: 'active' });
+      expect(await m.dueOf(f.clock.now(), [deliveryId])).toEqual([deliveryId]);
+    });
+
+    it('an unknown delivery cannot be claimed', async () => {
+      const now = f.clock.now();
+      expect(await f.store.deliveries.claim(newId('delivery', f.clock), now, now + LEASE_MS)).toBeNull();
+    });
+  });
+
+  describe('deliveries: complete', () => {
+    it('success: records the attempt, ends the delivery, succeeds the message and clears the failure streak', async () => {
+      const { t, endpoint, sent, deliveryId } = await m.sceneWithDelivery();
+      await f.store.endpoints.update(t, endpoint.id, { failingSince: f.clock.now() - HOUR });
+      const now = f.clock.now();
+      const job = await m.claim(deliveryId, now);
+      const outcome = m.succeeded(job, now + 120);
+      expect(await f.store.deliveries.complete(job, outcome)).toEqual({ endpointDisabled: false });
+
+      expect(await m.delivery(t, deliveryId)).toMatchObject({
+        status: 'success',
+        nextAttemptAt: null,
+        attemptCount: 1,
+        policyAttempts: 1,
+        manual: false,
+      });
+      const detail = await f.store.messages.get(t, sent.message.id);
+      expect(detail?.message.status).toBe('success');
+      expect(detail?.deliveries[0]?.attempts).toEqual([outcome.attempt]);
+      expect((await f.store.endpoints.get(t, endpoint.id))?.failingSince).toBeNull();
+      expect(await m.dueOf(now + LEASE_MS, [deliveryId])).toEqual([]);
+      expect(await f.store.deliveries.claim(deliveryId, now + LEASE_MS, now + 2 * LEASE_MS)).toBeNull();
+    });
+
+    it('retrying: frees the lease, schedules the next attempt and starts the failure streak once', async () => {
+      const { t, endpoint, sent, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const job = await m.claim(deliveryId, t0);
+      await f.store.deliveries.complete(job, m.failed(job, t0, t0 + 5 * SECOND));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({
+        status: 'retrying',
+        nextAttemptAt: t0 + 5 * SECOND,
+        attemptCount: 1,
+        policyAttempts: 1,
+      });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('retrying');
+      expect((await f.store.endpoints.get(t, endpoint.id))?.failingSince).toBe(t0);
+      expect(await m.dueOf(t0 + 5 * SECOND - 1, [deliveryId])).toEqual([]);
+
+      const again = await m.claim(deliveryId, t0 + 5 * SECOND);
+      await f.store.deliveries.complete(again, m.failed(again, t0 + 6 * SECOND, t0 + HOUR));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ attemptCount: 2, policyAttempts: 2, nextAttemptAt: t0 + HOUR });
+      expect((await f.store.endpoints.get(t, endpoint.id))?.failingSince).toBe(t0);
+    });
+
+    it('failed: ends the delivery and fails the message', async () => {
+      const { t, sent, deliveryId } = await m.sceneWithDelivery();
+      const job = await m.claim(deliveryId);
+      await f.store.deliveries.complete(job, m.failed(job, f.clock.now()));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'failed', nextAttemptAt: null, attemptCount: 1 });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('failed');
+      expect(await m.dueOf(f.clock.now() + HOUR, [deliveryId])).toEqual([]);
+    });
+
+    it('manual: retryNow schedules a re-send now that does not count toward the policy', async () => {
+      const { t, sent, deliveryId } = await m.sceneWithDelivery();
+      const job = await m.claim(deliveryId);
+      await f.store.deliveries.complete(job, m.failed(job, f.clock.now()));
+      f.clock.advance(HOUR);
+      const now = f.clock.now();
+
+      const scheduled = await f.store.deliveries.retryNow(t, deliveryId, now);
+      expect(scheduled).toEqual({ ...(await m.delivery(t, deliveryId)), status: 'retrying', manual: true, nextAttemptAt: now });
+      expect(scheduled).toMatchObject({ attemptCount: 1, policyAttempts: 1 });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('retrying');
+      expect(await m.dueOf(now, [deliveryId])).toEqual([deliveryId]);
+
+      const manual = await m.claim(deliveryId, now);
+      expect(manual.delivery.manual).toBe(true);
+      await f.store.deliveries.complete(manual, m.succeeded(manual, now));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({
+        status: 'success',
+        manual: false,
+        attemptCount: 2,
+        policyAttempts: 1,
+        nextAttemptAt: null,
+      });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('success');
+    });
+
+    it('retryNow of an unknown delivery is null', async () => {
+      const { t } = await m.sceneWithDelivery();
+      expect(await f.store.deliveries.retryNow(t, newId('delivery', f.clock), f.clock.now())).toBeNull();
+    });
+
+    it('keeps the message status derived from all its deliveries', async () => {
+      const { t, consumer } = await m.scene();
+      await m.hook(t, consumer);
+      const sent = await m.send(t);
+      const [a, b] = sent.deliveryIds as [DeliveryId, DeliveryId];
+      const messageStatus = async () => (await f.store.messages.get(t, sent.message.id))?.message.status;
+      const now = f.clock.now();
+      expect(await messageStatus()).toBe('pending');
+
+      const jobA = await m.claim(a, now);
+      await f.store.deliveries.complete(jobA, m.succeeded(jobA, now));
+      expect(await messageStatus()).toBe('pending');
+      const jobB = await m.claim(b, now);
+      await f.store.deliveries.complete(jobB, m.failed(jobB, now, now + SECOND));
+      expect(await messageStatus()).toBe('retrying');
+      const lastB = await m.claim(b, now + SECOND);
+      await f.store.deliveries.complete(lastB, m.failed(lastB, now + SECOND));
+      expect(await messageStatus()).toBe('failed');
+      await f.store.deliveries.retryNow(t, b, now + HOUR);
+      expect(await messageStatus()).toBe('retrying');
+      const manualB = await m.claim(b, now + HOUR);
+      await f.store.deliveries.complete(manualB, m.succeeded(manualB, now + HOUR));
+      expect(await messageStatus()).toBe('success');
+      expect((await f.store.messages.list(t, { limit: 1 }))[0]?.message.status).toBe('success');
+    });
+  });
+}

@@ -1,0 +1,180 @@
+import type {
+  Attempt,
+  ConsumerId,
+  Delivery,
+  DeliveryId,
+  DeliveryStatus,
+  Endpoint,
+  EndpointId,
+  Message,
+  MessageId,
+  StoredSecret,
+  Tenant,
+} from '@wirehook/core';
+
+// The message half of the Store port: intake writes messages with their deliveries, the
+// dispatcher claims, sends and completes deliveries, the API reads them back.
+
+/** A usage counter touched by a send, e.g. live messages of an org this month. */
+export interface UsageCounter {
+  /** Counter identity, e.g. `live:org_…:2026-11` or `test:org_…:2026-11-22`. */
+  key: string;
+  /**
+   * Refuse the send (PlanLimitError) when the counter already stands at this; null: no limit.
+   * Checked only for a counter with `increment`, and never on an idempotent replay.
+   */
+  limit: number | null;
+  /** false: only read the counter (x-usage-month for a test-environment send). */
+  increment: boolean;
+  /** Message for the PlanLimitError. */
+  limitMessage?: string;
+  /** When the counter may be forgotten (Unix ms). */
+  expiresAt: number;
+}
+
+/** What intake hands the store for one send. */
+export interface NewMessage {
+  id: MessageId;
+  eventType: string;
+  payload: string;
+  createdAt: number;
+  /** The consumer by external id; created with `newConsumerId` when it does not exist. */
+  consumerExternalId: string;
+  newConsumerId: ConsumerId;
+  /** With a key: an earlier message of the tenant with the same key created at or after `idempotencySince` is returned instead. */
+  idempotencyKey: string | null;
+  idempotencySince: number;
+  /** Makes the id of each delivery created. */
+  newDeliveryId: () => DeliveryId;
+  counters: UsageCounter[];
+}
+
+export interface CreatedMessage {
+  message: Message;
+  /** Deliveries of the message (of the earlier one on an idempotent replay). */
+  deliveryIds: DeliveryId[];
+  /** false: an earlier message with the same Idempotency-Key was returned; nothing was written. */
+  created: boolean;
+  /** Each counter's value after this send, by key. */
+  counters: Record<string, number>;
+}
+
+export interface ConsumerRef {
+  id: ConsumerId;
+  externalId: string;
+  name: string | null;
+}
+
+/** A message without its payload (up to 1 MB each), as the list reads it. */
+export type MessageHead = Omit<Message, 'payload'>;
+
+/** A row of the message list. */
+export interface MessageSummary {
+  message: MessageHead;
+  consumer: ConsumerRef;
+  /** URL of the message's first delivery; null when it has none. */
+  endpointUrl: string | null;
+  attemptCount: number;
+  lastAttemptAt: number | null;
+}
+
+/** A message with everything about its deliveries. */
+export interface MessageDetail {
+  message: Message;
+  consumer: ConsumerRef;
+  deliveries: { delivery: Delivery; attempts: Attempt[] }[];
+}
+
+export interface MessageQuery {
+  status?: DeliveryStatus;
+  eventType?: string;
+  /** Partial match, ignoring (ASCII) case, on message id, event type, consumer external id, Idempotency-Key; `%` and `_` are literal. */
+  q?: string;
+  /** Only messages created at or after this. */
+  since?: number;
+  /** Items strictly older than this message id (newest first). */
+  afterId?: string;
+  limit: number;
+}
+
+export interface MessageRepo {
+  /**
+   * Finds or creates the consumer, then writes the message and one `pending` delivery
+   * (next attempt now) per endpoint of that consumer that is not disabled and takes the
+   * event type, and bumps the counters — all in one transaction.
+   * @throws PlanLimitError when a counter with a limit is already at it (nothing written).
+   */
+  create(t: Tenant, input: NewMessage): Promise<CreatedMessage>;
+  get(t: Tenant, id: MessageId): Promise<MessageDetail | null>;
+  /** Newest first. */
+  list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]>;
+  /** Reads a usage counter (0 when absent). */
+  counter(key: string): Promise<number>;
+  /** Retention: removes up to `batch` messages created before `before`, with their deliveries and attempts. @returns how many messages went. */
+  deleteBefore(before: number, batch: number): Promise<number>;
+}
+
+/** Everything the dispatcher needs to send one claimed delivery. */
+export interface DeliveryJob {
+  tenant: Tenant;
+  delivery: Delivery;
+  message: { id: MessageId; eventType: string; payload: string; createdAt: number };
+  endpoint: Endpoint;
+  /** Secrets valid at claim time, newest first. */
+  secrets: StoredSecret[];
+}
+
+/** What an attempt did to its delivery and endpoint, written by `complete` in one transaction. */
+export interface AttemptOutcome {
+  attempt: Attempt;
+  /** success, retrying (with nextAttemptAt) or failed. */
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  /** Whether the attempt counts toward the retry policy (false for a manual re-send). */
+  countsTowardPolicy: boolean;
+  /**
+   * The endpoint's failure streak: on success it is cleared; on failure it starts at
+   * `attempt.at` unless running. When `disableIfFailingSince` is given and the streak began
+   * at or before it and the endpoint is `active`, the endpoint becomes `disabled` with
+   * `disabledReason`, and all its pending and retrying deliveries become `failed` — this one
+   * too when its outcome was `retrying`.
+   */
+  endpoint: { succeeded: boolean; disableIfFailingSince?: number; disabledReason?: string };
+}
+
+/** What `complete` did beyond the delivery itself. */
+export interface CompletedAttempt {
+  /** This call disabled the endpoint (true for exactly one call per disabling: send the automatic-stop notice). */
+  endpointDisabled: boolean;
+}
+
+export interface DeliveryRepo {
+  /** Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest due first. */
+  due(now: number, limit: number): Promise<DeliveryId[]>;
+  /**
+   * Takes the lease of a due delivery (pending or retrying, due, endpoint active, lease free
+   * or expired) until `leaseUntil`. @returns null when it is not claimable now.
+   */
+  claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null>;
+  /** Gives a lease back without an attempt, due again at `nextAttemptAt`. */
+  release(id: DeliveryId, nextAttemptAt: number): Promise<void>;
+  /** Frees every lease (embedded mode at start: no other dispatcher can hold one). @returns how many. */
+  releaseAll(): Promise<number>;
+  /** Records the attempt and its outcome, frees the lease, updates the message status and the endpoint. */
+  complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt>;
+  /** A delivery of the tenant with its message id and endpoint status, or null. */
+  get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: Endpoint['status'] | null } | null>;
+  /** Schedules a manual re-send now (`manual`, status retrying, due now). @returns the delivery, or null. */
+  retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
+  /**
+   * On resume: held deliveries (pending or retrying) of the endpoint created at or after
+   * `heldSince` become due at `now`; older held ones become `failed`. @returns how many were released.
+   */
+  releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
+  /** Pending and retrying deliveries of a deleted endpoint become `failed`. */
+  failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number>;
+  /** Deliveries of the endpoint in `retrying`. */
+  retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
+  /** The endpoint's latest attempts, newest first. */
+  recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
+}

@@ -1,0 +1,61 @@
+import type { EndpointId, Tenant } from '@wirehook/core';
+import type { AttemptOutcome, CompletedAttempt, DeliveryJob } from '../message-ports.ts';
+import type { SqliteConnection } from './connection.ts';
+import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { intOrNull, text } from './row.ts';
+
+/**
+ * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
+ * the endpoint's failure streak, in one transaction.
+ */
+export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outcome: AttemptOutcome): CompletedAttempt {
+  return conn.immediate(() => {
+    const { tenant: t, delivery } = job;
+    const a = outcome.attempt;
+    conn
+      .statement(
+        `INSERT INTO attempts (id, org_id, env, delivery_id, endpoint_id, at, response_status, response_head,
+                               duration_ms, error, via, source_ip)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(a.id, t.orgId, t.env, delivery.id, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp);
+    const updated = conn
+      .statement(
+        `UPDATE deliveries
+         SET status = ?, next_attempt_at = ?, attempt_count = attempt_count + 1,
+             policy_attempts = policy_attempts + ?, manual = 0, lease_until = NULL
+         WHERE org_id = ? AND env = ? AND id = ? RETURNING message_id`,
+      )
+      .get(outcome.status, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, delivery.id);
+    if (updated === undefined) throw new Error(`delivery ${delivery.id} vanished while it was being completed`);
+    refreshMessageStatuses(conn, [text(updated, 'message_id')]);
+    return { endpointDisabled: updateEndpoint(conn, t, delivery.endpointId, a.at, outcome.endpoint) };
+  });
+}
+
+/** Moves the endpoint's failure streak; disables it when the streak is old enough. @returns whether it was disabled now. */
+function updateEndpoint(
+  conn: SqliteConnection,
+  t: Tenant,
+  endpointId: EndpointId,
+  at: number,
+  outcome: AttemptOutcome['endpoint'],
+): boolean {
+  const tenantId = 'org_id = ? AND env = ? AND id = ?';
+  if (outcome.succeeded) {
+    conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId}`).run(t.orgId, t.env, endpointId);
+    return false;
+  }
+  const row = conn
+    .statement(`UPDATE endpoints SET failing_since = coalesce(failing_since, ?) WHERE ${tenantId} RETURNING failing_since, status`)
+    .get(at, t.orgId, t.env, endpointId);
+  // No row: the endpoint was deleted while the attempt ran.
+  if (row === undefined || outcome.disableIfFailingSince === undefined) return false;
+  const failingSince = intOrNull(row, 'failing_since');
+  if (text(row, 'status') !== 'active' || failingSince === null || failingSince > outcome.disableIfFailingSince) return false;
+  conn
+    .statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`)
+    .run(outcome.disabledReason ?? null, t.orgId, t.env, endpointId);
+  failOpenDeliveries(conn, t, endpointId);
+  return true;
+}

@@ -1,0 +1,148 @@
+import type {
+  Attempt,
+  Delivery,
+  DeliveryId,
+  EndpointId,
+  EndpointStatus,
+  Environment,
+  MessageId,
+  OrgId,
+  Tenant,
+} from '@wirehook/core';
+import type { AttemptOutcome, CompletedAttempt, DeliveryJob, DeliveryRepo } from '../message-ports.ts';
+import type { SqliteConnection } from './connection.ts';
+import { completeDelivery } from './delivery-complete.ts';
+import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
+import { failOpenDeliveries, OPEN, refreshMessageStatuses } from './message-status.ts';
+import { int, text, textOrNull } from './row.ts';
+
+const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
+const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
+
+// Claimable: open, due, lease free or expired, endpoint of the same tenant still there and
+// active. `due` and `claim` share it, so whatever `due` lists, `claim` can take.
+const CLAIMABLE = `d.status IN ('pending', 'retrying') AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+  AND EXISTS (SELECT 1 FROM endpoints e
+              WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
+
+/** Deliveries and attempts in SQLite: the dispatcher's queue and the API's history. */
+export class SqliteDeliveryRepo implements DeliveryRepo {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  async due(now: number, limit: number): Promise<DeliveryId[]> {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    return this.#conn
+      .statement(`SELECT d.id FROM deliveries d WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
+      .all(now, now, limit)
+      .map((row) => text(row, 'id') as DeliveryId);
+  }
+
+  async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
+    return this.#conn.immediate(() => {
+      // The WHERE decides: of two processes claiming one delivery, the second finds the
+      // lease taken once the first commits.
+      const row = this.#conn
+        .statement(`UPDATE deliveries AS d SET lease_until = ? WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`)
+        .get(leaseUntil, id, now, now);
+      if (row === undefined) return null;
+      const tenant: Tenant = { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment };
+      const delivery = toDelivery(row);
+      const message = this.#conn
+        .statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?')
+        .get(delivery.messageId);
+      const endpoint = this.#conn.statement('SELECT * FROM endpoints WHERE id = ?').get(delivery.endpointId);
+      if (message === undefined || endpoint === undefined) throw new Error(`delivery ${id} lost its message or endpoint`);
+      const secrets = this.#conn
+        .statement(
+          `SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
+           ORDER BY created_at DESC, id DESC`,
+        )
+        .all(delivery.endpointId, now)
+        .map(toStoredSecret);
+      return {
+        tenant,
+        delivery,
+        message: {
+          id: text(message, 'id') as MessageId,
+          eventType: text(message, 'event_type'),
+          payload: text(message, 'payload'),
+          createdAt: int(message, 'created_at'),
+        },
+        endpoint: toEndpoint(endpoint),
+        secrets,
+      };
+    });
+  }
+
+  async release(id: DeliveryId, nextAttemptAt: number): Promise<void> {
+    this.#conn
+      .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND ${OPEN}`)
+      .run(nextAttemptAt, id);
+  }
+
+  async releaseAll(): Promise<number> {
+    const { changes } = this.#conn.statement('UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL').run();
+    return Number(changes);
+  }
+
+  async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+    return completeDelivery(this.#conn, job, outcome);
+  }
+
+  async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
+    const row = this.#conn
+      .statement(
+        `SELECT d.*, e.status AS endpoint_status FROM deliveries d
+         LEFT JOIN endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env
+         WHERE d.org_id = ? AND d.env = ? AND d.id = ?`,
+      )
+      .get(t.orgId, t.env, id);
+    if (row === undefined) return null;
+    return { delivery: toDelivery(row), endpointStatus: textOrNull(row, 'endpoint_status') as EndpointStatus | null };
+  }
+
+  async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
+    return this.#conn.immediate(() => {
+      const row = this.#conn
+        .statement(`UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ? WHERE ${TENANT_ID} RETURNING *`)
+        .get(now, t.orgId, t.env, id);
+      if (row === undefined) return null;
+      const delivery = toDelivery(row);
+      refreshMessageStatuses(this.#conn, [delivery.messageId]);
+      return delivery;
+    });
+  }
+
+  async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
+    return this.#conn.immediate(() => {
+      const { changes } = this.#conn
+        .statement(`UPDATE deliveries SET next_attempt_at = ? WHERE ${TENANT_ENDPOINT} AND ${OPEN} AND created_at >= ?`)
+        .run(now, t.orgId, t.env, endpointId, heldSince);
+      failOpenDeliveries(this.#conn, t, endpointId, heldSince);
+      return Number(changes);
+    });
+  }
+
+  async failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number> {
+    return this.#conn.immediate(() => failOpenDeliveries(this.#conn, t, endpointId));
+  }
+
+  async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
+    const row = this.#conn
+      .statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND status = 'retrying'`)
+      .get(t.orgId, t.env, endpointId);
+    return row === undefined ? 0 : int(row, 'n');
+  }
+
+  async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+    return this.#conn
+      .statement(`SELECT * FROM attempts WHERE ${TENANT_ENDPOINT} ORDER BY at DESC, id DESC LIMIT ?`)
+      .all(t.orgId, t.env, endpointId, limit)
+      .map(toAttempt);
+  }
+}

@@ -1,0 +1,134 @@
+import {
+  messageStatus,
+  PlanLimitError,
+  type ConsumerId,
+  type DeliveryId,
+  type Message,
+  type Tenant,
+} from '@wirehook/core';
+import type { CreatedMessage, NewMessage, UsageCounter } from '../message-ports.ts';
+import type { SqliteConnection } from './connection.ts';
+import { toMessage } from './mappers.ts';
+import { int, text } from './row.ts';
+
+// MessageRepo.create: one BEGIN IMMEDIATE transaction, so the idempotency lookup, the
+// counter checks and the writes see one state, whichever process sends next.
+
+/** Writes a message with its deliveries and counters, or returns the idempotent original. */
+export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): CreatedMessage {
+  return conn.immediate(() => {
+    const earlier = findIdempotent(conn, t, input);
+    if (earlier !== null) {
+      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), created: false, counters: readCounters(conn, input) };
+    }
+    // Counter keys carry their period, so an expired row is garbage; clearing it here also
+    // means the reads below never see a stale value.
+    conn.statement('DELETE FROM usage_counters WHERE expires_at <= ?').run(input.createdAt);
+    const values = readCounters(conn, input);
+    for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
+
+    const consumerId = findOrCreateConsumer(conn, t, input);
+    const targets = matchingEndpoints(conn, t, consumerId, input.eventType).map((endpoint) => ({
+      ...endpoint,
+      deliveryId: input.newDeliveryId(),
+    }));
+    const message: Message = {
+      id: input.id,
+      consumerId,
+      eventType: input.eventType,
+      payload: input.payload,
+      idempotencyKey: input.idempotencyKey,
+      createdAt: input.createdAt,
+      status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
+    };
+    conn
+      .statement(
+        `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(message.id, t.orgId, t.env, consumerId, message.eventType, message.payload, message.idempotencyKey, message.createdAt, message.status);
+    const insertDelivery = conn.statement(
+      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                               next_attempt_at, manual, lease_until, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, ?)`,
+    );
+    for (const target of targets) {
+      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt);
+    }
+    const deliveryIds = targets.map((target) => target.deliveryId);
+    return { message, deliveryIds, created: true, counters: { ...values, ...incrementCounters(conn, input.counters) } };
+  });
+}
+
+function findIdempotent(conn: SqliteConnection, t: Tenant, input: NewMessage): Message | null {
+  if (input.idempotencyKey === null) return null;
+  const row = conn
+    .statement(
+      `SELECT * FROM messages WHERE org_id = ? AND env = ? AND idempotency_key = ? AND created_at >= ?
+       ORDER BY created_at, id LIMIT 1`,
+    )
+    .get(t.orgId, t.env, input.idempotencyKey, input.idempotencySince);
+  return row === undefined ? null : toMessage(row);
+}
+
+function deliveryIdsOf(conn: SqliteConnection, message: Message): DeliveryId[] {
+  return conn
+    .statement('SELECT id FROM deliveries WHERE message_id = ? ORDER BY id')
+    .all(message.id)
+    .map((row) => text(row, 'id') as DeliveryId);
+}
+
+function readCounters(conn: SqliteConnection, input: NewMessage): Record<string, number> {
+  const read = conn.statement('SELECT value FROM usage_counters WHERE key = ? AND expires_at > ?');
+  const values: Record<string, number> = {};
+  for (const { key } of input.counters) {
+    const row = read.get(key, input.createdAt);
+    values[key] = row === undefined ? 0 : int(row, 'value');
+  }
+  return values;
+}
+
+function checkLimit(counter: UsageCounter, value: number): void {
+  if (!counter.increment || counter.limit === null || value < counter.limit) return;
+  throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
+}
+
+function incrementCounters(conn: SqliteConnection, counters: UsageCounter[]): Record<string, number> {
+  const upsert = conn.statement(
+    `INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 1, ?)
+     ON CONFLICT (key) DO UPDATE SET value = value + 1, expires_at = excluded.expires_at
+     RETURNING value`,
+  );
+  const values: Record<string, number> = {};
+  for (const counter of counters) {
+    if (!counter.increment) continue;
+    const row = upsert.get(counter.key, counter.expiresAt);
+    if (row === undefined) throw new Error('upsert … RETURNING gave no row');
+    values[counter.key] = int(row, 'value');
+  }
+  return values;
+}
+
+function findOrCreateConsumer(conn: SqliteConnection, t: Tenant, input: NewMessage): ConsumerId {
+  const row = conn
+    .statement('SELECT id FROM consumers WHERE org_id = ? AND env = ? AND external_id = ?')
+    .get(t.orgId, t.env, input.consumerExternalId);
+  if (row !== undefined) return text(row, 'id') as ConsumerId;
+  conn
+    .statement('INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES (?, ?, ?, ?, NULL, ?)')
+    .run(input.newConsumerId, t.orgId, t.env, input.consumerExternalId, input.createdAt);
+  return input.newConsumerId;
+}
+
+/** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
+function matchingEndpoints(conn: SqliteConnection, t: Tenant, consumerId: ConsumerId, eventType: string): { id: string; url: string }[] {
+  return conn
+    .statement(
+      `SELECT id, url FROM endpoints
+       WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
+         AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
+       ORDER BY id`,
+    )
+    .all(t.orgId, t.env, consumerId, eventType)
+    .map((row) => ({ id: text(row, 'id'), url: text(row, 'url') }));
+}

@@ -1,0 +1,79 @@
+import type { MessageId, Tenant } from '@wirehook/core';
+import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../message-ports.ts';
+import type { SqliteConnection } from './connection.ts';
+import { toAttempt, toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
+import { createMessage } from './message-create.ts';
+import { messageListQuery } from './message-list.ts';
+import { int, intOrNull, text, textOrNull } from './row.ts';
+
+/** Messages, their deliveries' history and the usage counters in SQLite, scoped by tenant. */
+export class SqliteMessageRepo implements MessageRepo {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  /** @throws PlanLimitError when a counter is at its limit (nothing written). */
+  async create(t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+    return createMessage(this.#conn, t, input);
+  }
+
+  async get(t: Tenant, id: MessageId): Promise<MessageDetail | null> {
+    const row = this.#conn
+      .statement(
+        `SELECT m.*, c.external_id AS consumer_external_id, c.name AS consumer_name
+         FROM messages m JOIN consumers c ON c.org_id = m.org_id AND c.env = m.env AND c.id = m.consumer_id
+         WHERE m.org_id = ? AND m.env = ? AND m.id = ?`,
+      )
+      .get(t.orgId, t.env, id);
+    if (row === undefined) return null;
+    const attemptsOf = this.#conn.statement('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY at, id');
+    const deliveries = this.#conn
+      .statement('SELECT * FROM deliveries WHERE message_id = ? ORDER BY id')
+      .all(id)
+      .map((d) => ({ delivery: toDelivery(d), attempts: attemptsOf.all(text(d, 'id')).map(toAttempt) }));
+    return { message: toMessage(row), consumer: toConsumerRef(row), deliveries };
+  }
+
+  async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
+    const { sql, params } = messageListQuery(t, query);
+    return this.#conn
+      .statement(sql)
+      .all(...params)
+      .map((row) => ({
+        message: toMessageHead(row),
+        consumer: toConsumerRef(row),
+        endpointUrl: textOrNull(row, 'endpoint_url'),
+        attemptCount: int(row, 'attempt_count'),
+        lastAttemptAt: intOrNull(row, 'last_attempt_at'),
+      }));
+  }
+
+  async counter(key: string): Promise<number> {
+    const row = this.#conn.statement('SELECT value FROM usage_counters WHERE key = ?').get(key);
+    return row === undefined ? 0 : int(row, 'value');
+  }
+
+  async deleteBefore(before: number, batch: number): Promise<number> {
+    if (!Number.isInteger(batch) || batch < 0) throw new RangeError(`batch must be a non-negative integer, got ${batch}`);
+    return this.#conn.immediate(() => {
+      const ids = this.#conn
+        .statement('SELECT id FROM messages WHERE created_at < ? ORDER BY created_at LIMIT ?')
+        .all(before, batch)
+        .map((row) => text(row, 'id'));
+      if (ids.length === 0) return 0;
+      // Children first: attempts reference deliveries, deliveries reference messages.
+      const idList = JSON.stringify(ids);
+      this.#conn
+        .statement(
+          `DELETE FROM attempts WHERE delivery_id IN (
+             SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT value FROM json_each(?)))`,
+        )
+        .run(idList);
+      this.#conn.statement('DELETE FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))').run(idList);
+      this.#conn.statement('DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))').run(idList);
+      return ids.length;
+    });
+  }
+}

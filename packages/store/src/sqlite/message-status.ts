@@ -1,0 +1,40 @@
+import { messageStatus, type DeliveryStatus, type EndpointId, type MessageId, type Tenant } from '@wirehook/core';
+import type { SqliteConnection } from './connection.ts';
+import { text } from './row.ts';
+
+// Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
+// transaction, so a message's stored status never disagrees with its deliveries.
+
+/** The statuses a delivery still has work in; the `deliveries_due` index covers exactly these. */
+export const OPEN = `status IN ('pending', 'retrying')`;
+
+/** Recomputes (with core's `messageStatus`) and stores the status of each message. */
+export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Iterable<string>): void {
+  for (const id of new Set(messageIds)) {
+    const deliveries = conn
+      .statement('SELECT status FROM deliveries WHERE message_id = ?')
+      .all(id)
+      .map((row) => ({ status: text(row, 'status') as DeliveryStatus }));
+    conn.statement('UPDATE messages SET status = ? WHERE id = ?').run(messageStatus(deliveries), id as MessageId);
+  }
+}
+
+/**
+ * Fails the endpoint's pending and retrying deliveries (only those created before
+ * `createdBefore` when given) and refreshes their messages. @returns how many failed.
+ */
+export function failOpenDeliveries(
+  conn: SqliteConnection,
+  t: Tenant,
+  endpointId: EndpointId,
+  createdBefore?: number,
+): number {
+  const where = `org_id = ? AND env = ? AND endpoint_id = ? AND ${OPEN}`;
+  const set = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL`;
+  const rows =
+    createdBefore === undefined
+      ? conn.statement(`${set} WHERE ${where} RETURNING message_id`).all(t.orgId, t.env, endpointId)
+      : conn.statement(`${set} WHERE ${where} AND created_at < ? RETURNING message_id`).all(t.orgId, t.env, endpointId, createdBefore);
+  refreshMessageStatuses(conn, rows.map((row) => text(row, 'message_id')));
+  return rows.length;
+}

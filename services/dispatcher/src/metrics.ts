@@ -1,0 +1,50 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** The dispatcher's metrics; no per-org, per-endpoint or per-URL labels. */
+export interface DispatcherMetrics {
+  attempts: Counter<'outcome'>;
+  attemptDuration: Histogram;
+  deliveryLatency: Histogram;
+  waiting: Gauge;
+  inFlight: Gauge;
+}
+
+export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
+  return {
+    attempts: new Counter({
+      name: 'wirehook_delivery_attempts_total',
+      help: 'Delivery attempts by outcome: success, http_3xx/4xx/5xx, timeout, connection, tls, dns, blocked, internal',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    attemptDuration: new Histogram({
+      name: 'wirehook_delivery_attempt_duration_seconds',
+      help: 'Duration of one outbound webhook POST',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    deliveryLatency: new Histogram({
+      name: 'wirehook_delivery_latency_seconds',
+      help: 'From message accepted to successful delivery',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 86400],
+      registers: [registry],
+    }),
+    waiting: new Gauge({
+      name: 'wirehook_dispatch_waiting_deliveries',
+      help: 'Due deliveries waiting here for a free endpoint slot',
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'wirehook_dispatch_in_flight_deliveries',
+      help: 'Deliveries being sent right now',
+      registers: [registry],
+    }),
+  };
+}
+
+/** The metric label for an attempt: `success`, `http_5xx`, or the error kind before the colon. */
+export function outcomeLabel(result: { ok: boolean; status: number | null; error: string | null }): string {
+  if (result.ok) return 'success';
+  if (result.status !== null) return `http_${Math.floor(result.status / 100)}xx`;
+  return result.error?.split(':')[0] ?? 'internal';
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, newId, type RetryPolicy } from '@wirehook/core';
+import type { DeliveryJob } from '@wirehook/store';
+import { decideOutcome, DISABLE_AFTER_MS, type SendResult } from './outcome.ts';
+
+const clock = new ManualClock();
+const S = 1_000;
+const M = 60 * S;
+
+function job(policy: RetryPolicy, policyAttempts: number, manual = false): DeliveryJob {
+  return {
+    tenant: { orgId: newId('org', clock), env: 'live' },
+    delivery: {
+      id: newId('delivery', clock),
+      messageId: newId('message', clock),
+      endpointId: newId('endpoint', clock),
+      url: 'https://hooks.example.com/',
+      status: policyAttempts === 0 ? 'pending' : 'retrying',
+      attemptCount: policyAttempts,
+      policyAttempts,
+      nextAttemptAt: 0,
+      manual,
+      createdAt: 0,
+    },
+    message: { id: newId('message', clock), eventType: 't', payload: '{}', createdAt: 0 },
+    endpoint: {
+      id: newId('endpoint', clock),
+      consumerId: newId('consumer', clock),
+      url: 'https://hooks.example.com/',
+      description: null,
+      eventTypes: null,
+      fixedIp: false,
+      status: 'active',
+      disabledReason: null,
+      failingSince: null,
+      createdAt: 0,
+      retry: policy,
+      compatSignature: null,
+    },
+    secrets: [],
+  };
+}
+
+const ok: SendResult = { ok: true, status: 204, responseHead: '', error: null, durationMs: 3, sourceIp: '127.0.0.1' };
+const fail: SendResult = { ok: false, status: 500, responseHead: 'oops', error: 'http_status: 500', durationMs: 3, sourceIp: '127.0.0.1' };
+const at = 1_000_000;
+const attempt = { id: newId('attempt', clock), at, via: 'direct' as const };
+
+describe('decideOutcome', () => {
+  it('a 2xx is a success and clears the endpoint streak', () => {
+    const out = decideOutcome(job({ count: 7, interval: 'progressive' }, 3), ok, attempt);
+    expect(out).toMatchObject({ status: 'success', nextAttemptAt: null, countsTowardPolicy: true, endpoint: { succeeded: true } });
+    expect(out.attempt).toMatchObject({ responseStatus: 204, error: null, via: 'direct', sourceIp: '127.0.0.1', at });
+  });
+
+  it.each([
+    // policy, policy attempts before this one, expected status, expected delay
+    [{ count: 7, interval: 'progressive' }, 0, 'retrying', 5 * S],
+    [{ count: 7, interval: 'progressive' }, 1, 'retrying', 5 * M],
+    [{ count: 7, interval: 'progressive' }, 6, 'retrying', 10 * 60 * M],
+    [{ count: 7, interval: 'progressive' }, 7, 'failed', null],
+    [{ count: 0, interval: 'progressive' }, 0, 'failed', null],
+    [{ count: 3, interval: '30m' }, 2, 'retrying', 30 * M],
+    [{ count: 3, interval: '30m' }, 3, 'failed', null],
+  ] as const)('failure under %j after %i attempts → %s', (policy, before, status, delay) => {
+    const out = decideOutcome(job(policy, before), fail, attempt);
+    expect(out.status).toBe(status);
+    expect(out.nextAttemptAt).toBe(delay === null ? null : at + delay);
+    expect(out.endpoint).toEqual({ succeeded: false, disableIfFailingSince: at - DISABLE_AFTER_MS, disabledReason: 'failing_5_days' });
+  });
+
+  it('a failed manual re-send does not use up the policy', () => {
+    const exhausted = decideOutcome(job({ count: 3, interval: '1m' }, 4, true), fail, attempt);
+    expect(exhausted).toMatchObject({ status: 'failed', countsTowardPolicy: false });
+    const midway = decideOutcome(job({ count: 3, interval: '1m' }, 1, true), fail, attempt);
+    expect(midway).toMatchObject({ status: 'retrying', nextAttemptAt: at + M, countsTowardPolicy: false });
+  });
+});

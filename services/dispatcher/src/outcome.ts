@@ -1,0 +1,51 @@
+import { nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
+import type { AttemptOutcome, DeliveryJob } from '@wirehook/store';
+
+/** An endpoint failing this long is disabled at its next failed attempt. */
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+export const DISABLED_REASON_FAILING = 'failing_5_days';
+
+/** What one POST did, as the egress client reports it. */
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  responseHead: string | null;
+  error: string | null;
+  durationMs: number;
+  sourceIp: string | null;
+}
+
+/**
+ * The pure decision after an attempt: success on 2xx; otherwise the next policy re-send,
+ * or `failed` when none is left. A manual re-send does not use up the policy: when it
+ * fails, the delivery falls back to where its schedule stood.
+ */
+export function decideOutcome(
+  job: DeliveryJob,
+  result: SendResult,
+  attempt: { id: AttemptId; at: number; via: AttemptVia },
+): AttemptOutcome {
+  const countsTowardPolicy = !job.delivery.manual;
+  const policyAttempts = job.delivery.policyAttempts + (countsTowardPolicy ? 1 : 0);
+  const next = result.ok ? null : nextAttemptAt(job.endpoint.retry, Math.max(policyAttempts, 1), attempt.at);
+  return {
+    attempt: {
+      id: attempt.id,
+      deliveryId: job.delivery.id,
+      endpointId: job.endpoint.id,
+      at: attempt.at,
+      responseStatus: result.status,
+      responseHead: result.responseHead,
+      durationMs: result.durationMs,
+      error: result.error,
+      via: attempt.via,
+      sourceIp: result.sourceIp,
+    },
+    status: result.ok ? 'success' : next === null ? 'failed' : 'retrying',
+    nextAttemptAt: next,
+    countsTowardPolicy,
+    endpoint: result.ok
+      ? { succeeded: true }
+      : { succeeded: false, disableIfFailingSince: attempt.at - DISABLE_AFTER_MS, disabledReason: DISABLED_REASON_FAILING },
+  };
+}

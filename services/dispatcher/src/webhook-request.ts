@@ -1,0 +1,33 @@
+import { compatSignature, signatureKey, standardSignature, webhookBody, type SecretBox } from '@wirehook/core';
+import type { DeliveryJob } from '@wirehook/store';
+
+/** The user-agent of every webhook: `<service_name>/1`. */
+export const USER_AGENT = 'Wirehook/1';
+
+/** One outbound webhook request, ready for the egress client. */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Builds the signed request for a claimed delivery at `now`: Standard Webhooks headers, one
+ * `v1,` signature per secret still valid (two during a rotation window), and the compat
+ * signature header when the endpoint has one. The body bytes are the ones signed.
+ */
+export function buildWebhookRequest(job: DeliveryJob, secretBox: SecretBox, now: number): WebhookRequest {
+  const timestamp = Math.floor(now / 1000);
+  const body = webhookBody(job.message.eventType, job.message.createdAt, job.message.payload);
+  const keys = job.secrets.map((s) => signatureKey(secretBox.open(s.sealed)));
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'webhook-id': job.message.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(keys, job.message.id, timestamp, body),
+    'user-agent': USER_AGENT,
+  };
+  const compat = job.endpoint.compatSignature;
+  if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
+  return { url: job.endpoint.url, headers, body };
+}

@@ -1,0 +1,84 @@
+import { Router } from 'express';
+import {
+  decodeCursor,
+  encodeCursor,
+  ID_PREFIX,
+  idempotencyKey,
+  idTime,
+  isId,
+  isRetained,
+  listMessagesQuery,
+  NotFoundError,
+  parseInput,
+  sendMessageBody,
+} from '@wirehook/core';
+import type { GatewayDeps } from '../deps.ts';
+import { authOf, requireScope } from '../http/auth.ts';
+import { pathId } from '../http/path-id.ts';
+import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
+
+const DEFAULT_PAGE = 50;
+/** Filters without `since` look back this far. */
+export const DEFAULT_SEARCH_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** /v1/messages and /v1/deliveries */
+export function messagesRouter(deps: GatewayDeps): Router {
+  const { store, clock, intake } = deps;
+  const router = Router();
+
+  /** True when `id` is an id of `kind` made inside the retention window. */
+  const retainedId = (kind: 'message' | 'delivery', id: string) => {
+    const time = isId(kind, id) ? idTime(id) : undefined;
+    return time !== undefined && isRetained(time, clock.now(), deps.retentionMonths);
+  };
+
+  router.post('/messages', requireScope('messages:send'), async (req, res) => {
+    const { tenant, org } = authOf(res);
+    const header = req.get('idempotency-key');
+    const key = header === undefined ? null : parseInput(idempotencyKey, header, 'Idempotency-Key');
+    const body = parseInput(sendMessageBody, req.body, 'request body');
+    const result = await intake.send({ tenant, org, body, idempotencyKey: key });
+    res.set('x-usage-month', String(result.usageMonth));
+    res.status(202).json({ id: result.id, deliveries: result.deliveries });
+  });
+
+  router.get('/messages', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const query = parseInput(listMessagesQuery, req.query, 'query');
+    const now = clock.now();
+    const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.message, now, deps.retentionMonths) : undefined;
+    const filtered = query.q !== undefined || query.status !== undefined || query.event_type !== undefined;
+    const since = query.since ?? (filtered ? now - DEFAULT_SEARCH_WINDOW_MS : undefined);
+    const limit = query.limit ?? DEFAULT_PAGE;
+    const rows = await store.messages.list(tenant, {
+      status: query.status,
+      eventType: query.event_type,
+      q: query.q,
+      since,
+      afterId,
+      limit: limit + 1,
+    });
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    res.json({
+      items: items.map(messageRowJson),
+      next_cursor: rows.length > limit && last ? encodeCursor(last.message.id, now) : null,
+    });
+  });
+
+  router.get('/messages/:id', requireScope('logs:read'), async (req, res) => {
+    const id = pathId(req);
+    const detail = retainedId('message', id) ? await store.messages.get(authOf(res).tenant, id as never) : null;
+    if (!detail) throw new NotFoundError(`message ${id} not found`);
+    res.json(messageDetailJson(detail));
+  });
+
+  router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {
+    const id = pathId(req);
+    if (!retainedId('delivery', id)) throw new NotFoundError(`delivery ${id} not found`);
+    const delivery = await intake.retryDelivery(authOf(res).tenant, id as never);
+    res.status(202).json(deliveryJson(delivery, []));
+  });
+
+  return router;
+}

@@ -1,0 +1,135 @@
+import {
+  ConflictError,
+  InvalidError,
+  MAX_PAYLOAD_BYTES,
+  monthStart,
+  newId,
+  NotFoundError,
+  PLANS,
+  TEST_SENDS_PER_DAY,
+  type Clock,
+  type Delivery,
+  type DeliveryId,
+  type EndpointId,
+  type IntakePort,
+  type SendMessageInput,
+  type SendMessageResult,
+  type Tenant,
+} from '@wirehook/core';
+import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import type { Logger } from '@wirehook/platform';
+import type { Store, UsageCounter } from '@wirehook/store';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long an Idempotency-Key returns the same message. */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+
+export interface MessageIntakeDeps {
+  store: Store;
+  bus: Bus;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Accepting messages: one store transaction writes the message, its deliveries and the
+ * usage counters; then each delivery is published to the dispatchers. A lost publish costs
+ * only latency: the dispatcher's sweeper finds due deliveries in the store.
+ */
+export class MessageIntake implements IntakePort {
+  readonly #deps: MessageIntakeDeps;
+
+  constructor(deps: MessageIntakeDeps) {
+    this.#deps = deps;
+  }
+
+  async send({ tenant, org, body, idempotencyKey }: SendMessageInput): Promise<SendMessageResult> {
+    const { store, clock } = this.#deps;
+    const payload = JSON.stringify(body.payload);
+    const payloadBytes = Buffer.byteLength(payload);
+    if (payloadBytes > MAX_PAYLOAD_BYTES) {
+      throw new InvalidError(`payload: is ${payloadBytes.toLocaleString('en')} bytes of JSON; at most 1,000,000 (1 MB)`);
+    }
+    const now = clock.now();
+    const created = await store.messages.create(tenant, {
+      id: newId('message', clock),
+      eventType: body.event_type,
+      payload,
+      createdAt: now,
+      consumerExternalId: body.consumer,
+      newConsumerId: newId('consumer', clock),
+      idempotencyKey,
+      idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
+      newDeliveryId: () => newId('delivery', clock),
+      counters: usageCounters(tenant, org.plan, now),
+    });
+    if (created.created) await this.#publish(created.deliveryIds);
+    return {
+      id: created.message.id,
+      deliveries: created.deliveryIds.length,
+      usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0,
+    };
+  }
+
+  async retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
+    const { store, clock } = this.#deps;
+    const found = await store.deliveries.get(tenant, id);
+    if (!found) throw new NotFoundError(`delivery ${id} not found`);
+    if (found.endpointStatus === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
+    if (found.endpointStatus !== 'active') {
+      throw new ConflictError(`the endpoint of delivery ${id} is ${found.endpointStatus}; resume it first`);
+    }
+    const delivery = await store.deliveries.retryNow(tenant, id, clock.now());
+    if (!delivery) throw new NotFoundError(`delivery ${id} not found`);
+    await this.#publish([delivery.id]);
+    return delivery;
+  }
+
+  async releaseHeld(tenant: Tenant, endpointId: EndpointId): Promise<number> {
+    const now = this.#deps.clock.now();
+    // "Held messages of this month and last month are sent together."
+    const released = await this.#deps.store.deliveries.releaseHeld(tenant, endpointId, monthStart(now, 1), now);
+    this.#deps.logger.info({ endpointId, released }, 'released held deliveries');
+    return released;
+  }
+
+  failForDeletedEndpoint(tenant: Tenant, endpointId: EndpointId): Promise<number> {
+    return this.#deps.store.deliveries.failForEndpoint(tenant, endpointId);
+  }
+
+  async #publish(ids: DeliveryId[]): Promise<void> {
+    try {
+      for (const id of ids) await this.#deps.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { msgId: id });
+    } catch (err) {
+      // Accepted is accepted: the message is in the store and the sweeper will find it.
+      this.#deps.logger.warn({ err }, 'publishing dispatch jobs failed; the sweeper will pick them up');
+    }
+  }
+}
+
+function liveMonthKey(tenant: Tenant, now: number): string {
+  return `live:${tenant.orgId}:${new Date(now).toISOString().slice(0, 7)}`;
+}
+
+/** The counters one send touches: live → the org's month; test → the environment's day (and a read of the month). */
+export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: number): UsageCounter[] {
+  const month: UsageCounter = {
+    key: liveMonthKey(tenant, now),
+    limit: tenant.env === 'live' ? PLANS[plan].monthlyMessages : null,
+    increment: tenant.env === 'live',
+    limitMessage: `the ${plan} plan's ${PLANS[plan].monthlyMessages.toLocaleString('en')} live messages this month are used up`,
+    expiresAt: monthStart(now, -2),
+  };
+  if (tenant.env === 'live') return [month];
+  const day = new Date(now).toISOString().slice(0, 10);
+  return [
+    month,
+    {
+      key: `test:${tenant.orgId}:${day}`,
+      limit: TEST_SENDS_PER_DAY,
+      increment: true,
+      limitMessage: `test-environment sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per UTC day`,
+      expiresAt: Date.parse(`${day}T00:00:00Z`) + 2 * DAY_MS,
+    },
+  ];
+}

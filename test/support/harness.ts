@@ -1,0 +1,110 @@
+// The whole of embedded Wirehook in the test process — gateway, intake, dispatcher,
+// retention — on ephemeral loopback ports over a fresh DATA_DIR, with a ManualClock.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAdminCommand } from '@wirehook/admin';
+import { ManualClock, type Environment, type PlanName, type Scope } from '@wirehook/core';
+import type { LookupFn } from '@wirehook/egress';
+import { silentLogger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+import { ApiClient } from '@wirehook/testkit';
+import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
+import { createEmbedded, type Embedded } from '../../services/embedded/src/embedded.ts';
+
+export interface HarnessOptions {
+  /** DELIVERY_ALLOW_HOSTS; default "localhost". */
+  allowHosts?: string;
+  lookup?: LookupFn;
+  retentionMonths?: number;
+  /** CA trusted for deliveries (the TestReceiver's). */
+  ca?: string;
+  deliveryTimeoutMs?: number;
+  endpointSlots?: number;
+}
+
+/** A tenant made through the admin commands, with a client holding its key. */
+export interface TestTenant {
+  orgId: string;
+  keyId: string;
+  key: string;
+  env: Environment;
+  api: ApiClient;
+}
+
+export interface Harness {
+  url: string;
+  store: Store;
+  clock: ManualClock;
+  dataDir: string;
+  embedded: Embedded;
+  /** No key. */
+  anonymous: ApiClient;
+  /** A new org with one key (all scopes unless given). */
+  tenant(options?: { plan?: PlanName; env?: Environment; scopes?: Scope[] }): Promise<TestTenant>;
+  /** Another key for an existing org. */
+  key(orgId: string, options?: { env?: Environment; scopes?: Scope[]; expiresInDays?: number }): Promise<TestTenant>;
+  /** Runs an admin command in-process against the same store. */
+  admin(...argv: string[]): Promise<Record<string, any>>;
+  /** Moves the clock and lets the dispatcher see what became due. */
+  advance(ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts embedded Wirehook for a test file. Close it in afterAll. */
+export async function startWirehook(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-test-'));
+  const clock = new ManualClock(Date.now());
+  const config = embeddedConfigSchema.parse({
+    PORT: '0',
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DELIVERY_ALLOW_HOSTS: options.allowHosts ?? 'localhost',
+    RETENTION_MONTHS: String(options.retentionMonths ?? 3),
+    DELIVERY_TIMEOUT_MS: String(options.deliveryTimeoutMs ?? 2_000),
+    ENDPOINT_SLOTS: String(options.endpointSlots ?? 16),
+    SWEEP_INTERVAL_MS: '25',
+  });
+  const embedded = createEmbedded(config, { clock, logger: silentLogger(), lookup: options.lookup, ca: options.ca });
+  const started: typeof embedded.components = [];
+  for (const c of embedded.components) {
+    await c.start();
+    started.push(c);
+  }
+  const url = embedded.apiUrl();
+  const store = embedded.store;
+  const admin = (...argv: string[]) => runAdminCommand(argv, { store, clock }) as Promise<Record<string, any>>;
+
+  const key: Harness['key'] = async (orgId, opts = {}) => {
+    const env = opts.env ?? 'live';
+    const args = ['key', 'create', '--org', orgId, '--env', env];
+    if (opts.scopes) args.push('--scopes', opts.scopes.join(','));
+    if (opts.expiresInDays !== undefined) args.push('--expires-in-days', String(opts.expiresInDays));
+    const created = await admin(...args);
+    return { orgId, keyId: created['id'], key: created['key'], env, api: new ApiClient(url, created['key']) };
+  };
+
+  return {
+    url,
+    store,
+    clock,
+    dataDir,
+    embedded,
+    anonymous: new ApiClient(url),
+    admin,
+    key,
+    async tenant(opts = {}) {
+      const org = await admin('org', 'create', '--name', 'Test org', '--plan', opts.plan ?? 'business');
+      return key(org['id'], { env: opts.env, scopes: opts.scopes });
+    },
+    async advance(ms) {
+      clock.advance(ms);
+      await embedded.dispatcher.sweep();
+    },
+    async close() {
+      for (const c of started.reverse()) await c.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

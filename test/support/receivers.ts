@@ -1,0 +1,77 @@
+// Real HTTPS receivers for delivery tests. Endpoint URLs must use port 443 or 8443, so
+// each receiver listens on 8443 of its own loopback address 127.0.0.N (N = 2 … 254),
+// reached as https://rN.receiver.wirehook.test:8443 — a name in the test certificate
+// (*.receiver.wirehook.test) that `testLookup` maps to 127.0.0.N. Harnesses allow
+// 127.0.0.0/8 through DELIVERY_ALLOW_HOSTS.
+import { vi } from 'vitest';
+import { systemLookup, type LookupFn } from '@wirehook/egress';
+import { TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
+
+/** A receiver on `https://<name>:8443`. */
+export interface NamedReceiver {
+  receiver: TestReceiver;
+  ip: string;
+  /** Host name to use in endpoint URLs (in the certificate, mapped by the lookup). */
+  host: string;
+  url(path?: string): string;
+}
+
+const TEST_NAME = /^r(\d{1,3})\.receiver\.wirehook\.test$/i;
+/** DELIVERY_ALLOW_HOSTS for harnesses that deliver to test receivers. */
+export const TEST_ALLOW_HOSTS = 'localhost,127.0.0.0/8';
+const usedIps = new Set<string>();
+
+function freshIp(): string {
+  for (;;) {
+    const ip = `127.0.0.${2 + Math.floor(Math.random() * 253)}`;
+    if (!usedIps.has(ip)) {
+      usedIps.add(ip);
+      return ip;
+    }
+  }
+}
+
+/** Starts a receiver on a free loopback address, port 8443. */
+export async function startReceiver(options: { untrusted?: boolean } = {}): Promise<NamedReceiver> {
+  const certificate = options.untrusted ? await untrustedCertificate() : undefined;
+  for (let tries = 0; ; tries++) {
+    const ip = freshIp();
+    try {
+      const receiver = await TestReceiver.start({ host: ip, port: 8443, certificate });
+      const host = hostFor(ip);
+      return { receiver, ip, host, url: (path = '/hook') => `https://${host}:8443${path}` };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries > 20) throw err;
+    }
+  }
+}
+
+/** The test host name of a loopback address. */
+export function hostFor(ip: string): string {
+  return `r${ip.split('.')[3]}.receiver.wirehook.test`;
+}
+
+/** An endpoint URL where nothing listens (connections are refused). */
+export function refusingUrl(): string {
+  return `https://${hostFor(freshIp())}:8443/hook`;
+}
+
+/** Maps rN.receiver.wirehook.test to 127.0.0.N; resolves anything else for real. */
+export const testLookup: LookupFn = async (host) => {
+  const n = TEST_NAME.exec(host)?.[1];
+  return n ? [{ address: `127.0.0.${n}`, family: 4 }] : systemLookup(host);
+};
+
+/**
+ * Verifies a recorded webhook with the official standardwebhooks library as a receiver whose
+ * clock reads `nowMs` would (the library refuses timestamps more than 5 minutes off its
+ * clock, and tests move Wirehook's clock by hours). Returns the parsed body.
+ */
+export function verifyAt(receiver: TestReceiver, secret: string, request: RecordedRequest, nowMs: number): unknown {
+  const spy = vi.spyOn(Date, 'now').mockReturnValue(nowMs);
+  try {
+    return receiver.verify(secret, request);
+  } finally {
+    spy.mockRestore();
+  }
+}
