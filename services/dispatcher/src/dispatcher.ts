@@ -48,10 +48,14 @@ export class Dispatcher implements Component {
   readonly name = 'dispatcher';
   readonly #deps: DispatcherDeps;
   readonly #slots: EndpointSlots;
-  /** Published or waiting here: the sweeper does not publish these again. */
-  readonly #tracked = new Set<DeliveryId>();
-  /** Due deliveries whose endpoint has no free slot, per endpoint. */
-  readonly #waiting = new Map<string, DeliveryId[]>();
+  /**
+   * Published or waiting here, with when: the sweeper does not publish these again for a
+   * lease's length (with several replicas a job may be taken by another one, so entries
+   * also expire rather than wait to be cleared here).
+   */
+  readonly #tracked = new Map<DeliveryId, number>();
+  /** Due deliveries whose endpoint has no free slot, per endpoint, in arrival order (a Set: no duplicates). */
+  readonly #waiting = new Map<string, Set<DeliveryId>>();
   readonly #inFlight = new Set<Promise<void>>();
   #subscription: Subscription | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
@@ -99,10 +103,12 @@ export class Dispatcher implements Component {
   async #sweepOnce(): Promise<void> {
     const { store, bus, clock, config, logger } = this.#deps;
     try {
-      const due = await store.deliveries.due(clock.now(), config.sweepBatch);
+      const now = clock.now();
+      const due = await store.deliveries.due(now, config.sweepBatch);
       for (const id of due) {
-        if (this.#stopped || this.#tracked.has(id)) continue;
-        this.#tracked.add(id);
+        const since = this.#tracked.get(id);
+        if (this.#stopped || (since !== undefined && now - since < config.leaseMs)) continue;
+        this.#tracked.set(id, now);
         await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
       }
     } catch (err) {
@@ -138,18 +144,20 @@ export class Dispatcher implements Component {
   }
 
   #wait(endpointId: string, id: DeliveryId): void {
-    this.#tracked.add(id);
-    const queue = this.#waiting.get(endpointId) ?? [];
-    queue.push(id);
+    this.#tracked.set(id, this.#deps.clock.now());
+    const queue = this.#waiting.get(endpointId) ?? new Set();
+    if (queue.has(id)) return;
+    queue.add(id);
     this.#waiting.set(endpointId, queue);
     this.#deps.metrics.waiting.inc();
   }
 
   #next(endpointId: string): void {
     const queue = this.#waiting.get(endpointId);
-    const id = queue?.shift();
-    if (queue?.length === 0) this.#waiting.delete(endpointId);
-    if (id === undefined) return;
+    const id = queue?.values().next().value;
+    if (queue === undefined || id === undefined) return;
+    queue.delete(id);
+    if (queue.size === 0) this.#waiting.delete(endpointId);
     this.#deps.metrics.waiting.dec();
     void this.#attempt(id).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
   }
