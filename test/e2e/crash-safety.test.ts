@@ -7,12 +7,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, eventually, TestReceiver } from '@wirehook/testkit';
+import { ApiClient, eventually } from '@wirehook/testkit';
+import { startReceiver, TEST_ALLOW_HOSTS, type NamedReceiver } from '../support/receivers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const MESSAGES = 60;
 let dataDir: string;
-let receiver: TestReceiver;
+let rx: NamedReceiver;
 let port: number;
 let server: ChildProcess | undefined;
 
@@ -33,8 +34,9 @@ async function startServer(): Promise<ChildProcess> {
       METRICS_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DELIVERY_ALLOW_HOSTS: 'localhost',
-      NODE_EXTRA_CA_CERTS: receiver.caFile,
+      DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS,
+      DELIVERY_RESOLVE: `${rx.host}:${rx.ip}`,
+      NODE_EXTRA_CA_CERTS: rx.receiver.caFile,
       SWEEP_INTERVAL_MS: '100',
       LOG_LEVEL: 'warn',
     },
@@ -55,14 +57,13 @@ function admin(...args: string[]): Record<string, any> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-crash-'));
-  // localhost:8443 is this test's alone: the in-process suites use 127.0.0.2 and up.
-  receiver = await TestReceiver.start({ host: '127.0.0.1', port: 8443 });
+  rx = await startReceiver();
   port = await freePort();
 });
 
 afterAll(async () => {
   if (server && server.exitCode === null) server.kill('SIGKILL');
-  await receiver.close();
+  await rx?.receiver.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -73,13 +74,13 @@ describe('crash safety (embedded mode)', () => {
     server = await startServer();
     const api = new ApiClient(`http://127.0.0.1:${port}`, key);
     const consumerId = (await api.post('/v1/consumers', { external_id: 'victim' })).body.id;
-    const ep = await api.post('/v1/endpoints', { consumer_id: consumerId, url: 'https://localhost:8443/hook' });
+    const ep = await api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url() });
     expect(ep.status).toBe(201);
 
     // Every third message fails once (a retry gets scheduled 5 s out); the rest are slow,
     // so many are in flight when the process dies.
     const seen = new Map<string, number>();
-    receiver.respondWith((req) => {
+    rx.receiver.respondWith((req) => {
       const id = req.headers['webhook-id']!;
       const n = (seen.get(id) ?? 0) + 1;
       seen.set(id, n);
@@ -92,10 +93,10 @@ describe('crash safety (embedded mode)', () => {
       expect(res.status).toBe(202);
       ids.push(res.body.id);
     }
-    await eventually(() => expect(receiver.requests.length).toBeGreaterThanOrEqual(20), 15_000);
+    await eventually(() => expect(rx.receiver.requests.length).toBeGreaterThanOrEqual(20), 15_000);
     server.kill('SIGKILL');
     await new Promise((resolve) => server!.once('exit', resolve));
-    const beforeRestart = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
+    const beforeRestart = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']));
     expect(beforeRestart.size).toBeLessThan(MESSAGES); // the crash really cut the burst short
 
     server = await startServer();
@@ -109,10 +110,10 @@ describe('crash safety (embedded mode)', () => {
       60_000,
       500,
     );
-    const delivered = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
+    const delivered = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']));
     expect([...delivered].sort()).toEqual([...ids].sort());
-    const duplicates = receiver.requests.length - delivered.size;
-    console.log(`crash safety: ${MESSAGES} messages, ${receiver.requests.length} requests, ${duplicates} beyond the first per message`);
+    const duplicates = rx.receiver.requests.length - delivered.size;
+    console.log(`crash safety: ${MESSAGES} messages, ${rx.receiver.requests.length} requests, ${duplicates} beyond the first per message`);
     // Attempts are on record: each message ends with its 2xx attempt; nothing is recorded
     // that was not sent, and only attempts cut off by the kill (at most the endpoint's 16
     // concurrent slots) can be missing from the record.
@@ -122,8 +123,8 @@ describe('crash safety (embedded mode)', () => {
       expect(attempts.at(-1)).toMatchObject({ response_status: 200, error: null });
       recorded += attempts.length;
     }
-    expect(recorded).toBeLessThanOrEqual(receiver.requests.length);
-    expect(receiver.requests.length - recorded).toBeLessThanOrEqual(16);
-    expect(receiver.requests.filter((r) => seen.get(r.headers['webhook-id']!)! > 1).length).toBeGreaterThan(0);
+    expect(recorded).toBeLessThanOrEqual(rx.receiver.requests.length);
+    expect(rx.receiver.requests.length - recorded).toBeLessThanOrEqual(16);
+    expect(rx.receiver.requests.filter((r) => seen.get(r.headers['webhook-id']!)! > 1).length).toBeGreaterThan(0);
   }, 120_000);
 });

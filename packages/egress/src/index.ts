@@ -4,3 +4,4 @@ export * from './egress-error.ts';
 export * from './http-egress.ts';
 export * from './internal-host-name.ts';
 export * from './url-policy.ts';
+export * from './resolve-overrides.ts';

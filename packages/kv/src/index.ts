@@ -1,3 +1,4 @@
 export * from './kv.ts';
 export * from './memory-kv.ts';
 export * from './rate-limiter.ts';
+export * from './redis-kv.ts';

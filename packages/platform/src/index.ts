@@ -3,3 +3,7 @@ export * from './lifecycle.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './secret-key.ts';
+export * from './common-env.ts';
+export * from './file-offset-clock.ts';
+export * from './open-store.ts';
+export * from './service.ts';

@@ -8,6 +8,7 @@ export interface HttpMetrics {
   requests: Counter<'route' | 'status_class'>;
   duration: Histogram<'route'>;
   rateLimited: Counter;
+  rateLimitUnavailable: Counter;
 }
 
 /** A registry with Node's default metrics and Wirehook's HTTP metrics. */
@@ -34,13 +35,20 @@ export function createHttpMetrics(): HttpMetrics {
       help: 'Requests answered 429 rate_limited',
       registers: [registry],
     }),
+    rateLimitUnavailable: new Counter({
+      name: 'wirehook_rate_limit_unavailable_total',
+      help: 'Requests let through uncounted because the rate-limit store was unreachable',
+      registers: [registry],
+    }),
   };
 }
 
-/** Serves `GET /metrics` for Prometheus on its own port. */
+/** Serves `GET /metrics` for Prometheus, and `GET /healthz`, on its own port. */
 export function metricsServer(registry: Registry, port: number, host = '0.0.0.0'): Component & { server: Server } {
   const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/metrics') {
+    if (req.method === 'GET' && req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
         () => res.writeHead(500).end(),
@@ -53,6 +61,10 @@ export function metricsServer(registry: Registry, port: number, host = '0.0.0.0'
     name: 'metrics',
     server,
     start: () => new Promise((resolve) => server.listen(port, host, resolve)),
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

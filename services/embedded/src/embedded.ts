@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus } from '@wirehook/bus';
 import { createDispatcherMetrics, Dispatcher, RetentionJob } from '@wirehook/dispatcher';
-import { AddressPolicy, HttpEgress, systemLookup, type LookupFn } from '@wirehook/egress';
+import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
@@ -44,7 +44,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const httpMetrics = createHttpMetrics();
   const secretBox = loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR });
   const addressPolicy = new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS });
-  const lookup = deps.lookup ?? systemLookup;
+  const lookup = lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), deps.lookup ?? systemLookup);
 
   const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }) });
   const egress = new HttpEgress({

@@ -1,12 +1,13 @@
 // Embedded mode: every Wirehook service in one process, data in DATA_DIR. `./dev start`.
 import { systemClock } from '@wirehook/core';
-import { createLogger, loadConfig, runComponents } from '@wirehook/platform';
+import { createLogger, FileOffsetClock, loadConfig, runComponents } from '@wirehook/platform';
 import { embeddedConfigSchema } from './config.ts';
 import { createEmbedded } from './embedded.ts';
 
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
 const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL });
-const embedded = createEmbedded(config, { clock: systemClock, logger });
+const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
+const embedded = createEmbedded(config, { clock, logger });
 
 process.stderr.write(
   [

@@ -1,17 +1,29 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PLANS, RateLimitedError } from '@wirehook/core';
+import type { RateLimitDecision } from '@wirehook/kv';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf } from './auth.ts';
 
 /**
  * Counts every authenticated request against its environment's per-minute budget (all
  * keys of the environment share it), sets the x-ratelimit-* headers, and answers 429
- * once the budget is spent.
+ * once the budget is spent. When the counter store (Redis) cannot be reached, requests
+ * are let through uncounted — webhooks keep flowing; the outage is logged and counted in
+ * `wirehook_rate_limit_unavailable_total` — rather than refused.
  */
-export function rateLimit(deps: Pick<GatewayDeps, 'rateLimiter' | 'metrics'>) {
+export function rateLimit(deps: Pick<GatewayDeps, 'rateLimiter' | 'metrics' | 'logger' | 'clock'>) {
   return async (_req: Request, res: Response, next: NextFunction) => {
     const { tenant, org } = authOf(res);
-    const verdict = await deps.rateLimiter.hit(`${tenant.orgId}:${tenant.env}`, PLANS[org.plan].requestsPerMinute);
+    const limit = PLANS[org.plan].requestsPerMinute;
+    let verdict: RateLimitDecision;
+    try {
+      verdict = await deps.rateLimiter.hit(`${tenant.orgId}:${tenant.env}`, limit);
+    } catch (err) {
+      deps.metrics.rateLimitUnavailable.inc();
+      deps.logger.warn({ err: (err as Error).message }, 'rate limit store unreachable; request let through uncounted');
+      const resetSeconds = Math.floor(deps.clock.now() / 60_000) * 60 + 60;
+      verdict = { limit, remaining: limit, resetSeconds, allowed: true, retryAfterSeconds: 0 };
+    }
     res.set({
       'x-ratelimit-limit': String(verdict.limit),
       'x-ratelimit-remaining': String(verdict.remaining),

@@ -1,0 +1,174 @@
+// Client choice: the v3 modular NATS.js client (`@nats-io/transport-node` for the TCP
+// connection, `@nats-io/jetstream` for streams and consumers), not the v2 `nats` package the
+// design card names. v3 is the maintainers' line: the nats-io/nats.js repository now hosts
+// it (the v2 code was moved out to nats.node), JetStream fixes and features land there
+// first, it is strictly semver'd per module, and its pull consumers (`fetch` with idle
+// heartbeats, re-pulling after a reconnect) are what this adapter is built on. It speaks to
+// nats-server 2.9 (Debian's) as well as current servers.
+import { randomUUID } from 'node:crypto';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
+import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
+import { applyStreams, STREAMS, type StreamSpec } from './streams.ts';
+
+export interface NatsBusOptions {
+  /** NATS server URL(s), e.g. `nats://nats:4222`. */
+  servers: string | string[];
+  /** Connection name shown by the server's monitoring (the service's name). */
+  name: string;
+  /** The topology to declare and use; default `STREAMS`. */
+  streams?: readonly StreamSpec[];
+  /** How long a publish keeps retrying (e.g. through a reconnect) before it rejects; default 10 000. */
+  publishTimeoutMs?: number;
+  /** Pause between reconnect attempts; default 1 000. Reconnection is retried forever. */
+  reconnectWaitMs?: number;
+  /** How long one pull request waits on the server; default 10 000 (at least 1 000). */
+  pullExpiresMs?: number;
+  /** Redelivery delay after a handler throws; default 1 000. */
+  retryAfterThrowMs?: number;
+  logger?: NatsBusLogger;
+}
+
+const PUBLISH_ATTEMPT_MS = 2_000;
+const DRAIN_TIMEOUT_MS = 5_000;
+const JS_API_TIMEOUT_MS = 5_000;
+
+interface Settings {
+  publishTimeoutMs: number;
+  pullExpiresMs: number;
+  retryAfterThrowMs: number;
+  logger: NatsBusLogger | undefined;
+}
+
+/**
+ * The Bus of cluster mode, on NATS JetStream: one work-queue stream per subject and one
+ * durable pull consumer per stream shared by every replica, so N dispatchers share the work
+ * and a job is removed once acked. Publishes carry `Nats-Msg-Id` (the `msgId`, or a random
+ * one so this adapter's own retries are de-duplicated). The connection reconnects forever;
+ * a publish during an outage retries until `publishTimeoutMs`, then rejects.
+ */
+export class NatsBus implements Bus {
+  readonly #nc: NatsConnection;
+  readonly #js: JetStreamClient;
+  readonly #specs: ReadonlyMap<string, StreamSpec>;
+  readonly #settings: Settings;
+  readonly #workers = new Set<PullWorker>();
+  #closing: Promise<void> | undefined;
+
+  private constructor(nc: NatsConnection, specs: readonly StreamSpec[], settings: Settings) {
+    this.#nc = nc;
+    this.#js = jetstream(nc, { timeout: JS_API_TIMEOUT_MS });
+    this.#specs = new Map(specs.map((spec) => [spec.subject, spec]));
+    this.#settings = settings;
+  }
+
+  /**
+   * Connects and applies the stream topology (create or update, so every replica may do it).
+   * @throws when no server answers, or when JetStream refuses the topology.
+   */
+  static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    const nc = await connect({
+      servers: options.servers,
+      name: options.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: options.reconnectWaitMs ?? 1_000,
+      pingInterval: 20_000,
+    });
+    const streams = options.streams ?? STREAMS;
+    try {
+      await applyStreams(await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }), streams);
+    } catch (err) {
+      await nc.close();
+      throw err;
+    }
+    return new NatsBus(nc, streams, {
+      publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
+      pullExpiresMs: Math.max(1_000, options.pullExpiresMs ?? 10_000),
+      retryAfterThrowMs: options.retryAfterThrowMs ?? 1_000,
+      logger: options.logger,
+    });
+  }
+
+  /**
+   * Resolves once the stream has stored the message (or recognised its `msgId` as a duplicate).
+   * @throws Error for an undeclared subject, after `close()`, or when no acknowledgement came
+   *   within `publishTimeoutMs` (server unreachable).
+   */
+  async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
+    this.#specFor(subject);
+    const msgID = options.msgId ?? randomUUID();
+    const headers = natsHeaders();
+    for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
+    const { publishTimeoutMs } = this.#settings;
+    const deadline = Date.now() + publishTimeoutMs;
+    let lastError: unknown;
+    for (let attempt = 0; ; attempt++) {
+      if (this.#closing) throw new Error('bus is closed');
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const cause = lastError instanceof Error ? lastError.message : String(lastError);
+        throw new Error(`could not publish to ${subject}: no acknowledgement from NATS JetStream within ${publishTimeoutMs} ms (${cause})`, { cause: lastError });
+      }
+      try {
+        await this.#js.publish(subject, data, { msgID, headers, timeout: Math.min(PUBLISH_ATTEMPT_MS, Math.max(left, 100)) });
+        return;
+      } catch (err) {
+        lastError = err;
+        // The same msgID makes a retry of a publish whose ack was lost harmless.
+        await delay(Math.min(50 * 2 ** attempt, 1_000, Math.max(0, deadline - Date.now())));
+      }
+    }
+  }
+
+  /** @throws Error for an undeclared subject, or after `close()`. */
+  consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription {
+    const spec = this.#specFor(subject);
+    if (this.#closing) throw new Error('bus is closed');
+    const { pullExpiresMs, retryAfterThrowMs, logger } = this.#settings;
+    const worker = new PullWorker({
+      js: this.#js,
+      spec,
+      handler,
+      concurrency: options.concurrency,
+      pullExpiresMs,
+      retryAfterThrowMs,
+      isClosed: () => this.#nc.isClosed(),
+      logger,
+    });
+    this.#workers.add(worker);
+    return {
+      stop: async () => {
+        this.#workers.delete(worker);
+        await worker.stop();
+      },
+    };
+  }
+
+  /** Stops every consumer (running handlers finish and ack), then drains the connection. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await Promise.all([...this.#workers].map((worker) => worker.stop()));
+    this.#workers.clear();
+    // Draining flushes the last acks; a connection that cannot reach a server is just closed.
+    await Promise.race([this.#nc.drain(), delay(DRAIN_TIMEOUT_MS, { unref: true })]).catch(() => undefined);
+    if (!this.#nc.isClosed()) await this.#nc.close();
+  }
+
+  #specFor(subject: string): StreamSpec {
+    const spec = this.#specs.get(subject);
+    if (!spec) throw new Error(`no JetStream stream is declared for subject ${subject} (see STREAMS in nats/streams.ts)`);
+    return spec;
+  }
+}
+
+function delay(ms: number, options: { unref?: boolean } = {}): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (options.unref) timer.unref();
+  });
+}

@@ -1,0 +1,146 @@
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { BusMessage, HandleResult } from '../bus.ts';
+import type { StreamSpec } from './streams.ts';
+
+/** Where the NATS adapter reports trouble it recovers from by itself (a pino logger fits). */
+export interface NatsBusLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface PullWorkerOptions {
+  js: JetStreamClient;
+  spec: StreamSpec;
+  handler: (message: BusMessage) => Promise<HandleResult>;
+  /** Most messages this worker holds unacknowledged (pulled and not yet acked or nak'ed). */
+  concurrency: number;
+  /** How long one pull request waits on the server for messages. */
+  pullExpiresMs: number;
+  /** Redelivery delay after a handler throws. */
+  retryAfterThrowMs: number;
+  /** True once the connection is closed for good: the worker then ends. */
+  isClosed: () => boolean;
+  logger: NatsBusLogger | undefined;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+
+/**
+ * Pulls from a stream's shared durable consumer and runs the handler on each message. It
+ * only asks for as many messages as it has free slots, so it never holds more than
+ * `concurrency` unacknowledged ones: the rest stay on the server for the other replicas.
+ * While a handler runs, an in-progress signal is sent every third of the ack wait so a long
+ * send is not handed out twice.
+ */
+export class PullWorker {
+  readonly #o: PullWorkerOptions;
+  readonly #running = new Set<Promise<void>>();
+  readonly #loop: Promise<void>;
+  #batch: ConsumerMessages | undefined;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+
+  constructor(options: PullWorkerOptions) {
+    this.#o = { ...options, concurrency: Math.max(1, Math.floor(options.concurrency)) };
+    this.#loop = this.#run();
+  }
+
+  /** Stops pulling, then waits for the running handlers and their acks. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#wake?.();
+    await this.#batch?.close();
+    await this.#loop;
+    await Promise.all(this.#running);
+  }
+
+  get #done(): boolean {
+    return this.#stopped || this.#o.isClosed();
+  }
+
+  async #run(): Promise<void> {
+    const { js, spec, concurrency, logger } = this.#o;
+    let consumer: Consumer | undefined;
+    let failures = 0;
+    while (!this.#done) {
+      try {
+        consumer ??= await js.consumers.get(spec.stream, spec.consumer);
+        if (this.#running.size >= concurrency) {
+          await Promise.race(this.#running);
+          continue;
+        }
+        await this.#pull(consumer, concurrency - this.#running.size);
+        failures = 0;
+      } catch (err) {
+        if (this.#done) break;
+        failures++;
+        logger?.warn({ err, stream: spec.stream, consumer: spec.consumer }, 'pulling from JetStream failed; retrying');
+        await this.#sleep(Math.min(MAX_BACKOFF_MS, 50 * 2 ** failures));
+      }
+    }
+  }
+
+  /** One pull request for up to `max` messages; each is started as it arrives. */
+  async #pull(consumer: Consumer, max: number): Promise<void> {
+    const batch = await consumer.fetch({ max_messages: max, expires: this.#o.pullExpiresMs });
+    this.#batch = batch;
+    try {
+      if (this.#stopped) await batch.close();
+      for await (const msg of batch) {
+        // Arrived as we stopped: hand it straight back to the other consumers.
+        if (this.#stopped) this.#settle(msg, () => msg.nak());
+        else this.#start(msg);
+      }
+    } finally {
+      this.#batch = undefined;
+    }
+  }
+
+  #start(msg: JsMsg): void {
+    const run: Promise<void> = this.#handle(msg).finally(() => this.#running.delete(run));
+    this.#running.add(run);
+  }
+
+  async #handle(msg: JsMsg): Promise<void> {
+    const { handler, spec, retryAfterThrowMs, logger } = this.#o;
+    const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
+    let result: HandleResult;
+    try {
+      result = await handler(toBusMessage(msg));
+    } catch (err) {
+      logger?.warn({ err, subject: msg.subject }, 'bus handler threw; the message is handed out again');
+      result = { retryInMs: retryAfterThrowMs };
+    } finally {
+      clearInterval(inProgress);
+    }
+    const retryInMs = result === 'ack' ? undefined : Math.max(0, Math.round(result.retryInMs));
+    this.#settle(msg, () => (retryInMs === undefined ? msg.ack() : msg.nak(retryInMs)));
+  }
+
+  /** Acks are fire-and-forget; one that cannot be sent only means a redelivery after the ack wait. */
+  #settle(msg: JsMsg, send: () => void): void {
+    try {
+      send();
+    } catch (err) {
+      this.#o.logger?.warn({ err, subject: msg.subject }, 'could not answer JetStream; the message comes back after the ack wait');
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/** Headers as published: the `Nats-` ones (message id, status) are the transport's, not the sender's. */
+function toBusMessage(msg: JsMsg): BusMessage {
+  const headers: Record<string, string> = {};
+  for (const key of msg.headers?.keys() ?? []) {
+    if (!/^nats-/i.test(key)) headers[key] = msg.headers!.get(key);
+  }
+  return { subject: msg.subject, data: msg.data, headers, deliveryCount: msg.info.deliveryCount };
+}

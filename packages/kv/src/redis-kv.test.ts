@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ManualClock, UnavailableError } from '@wirehook/core';
+import { eventually, startRedisServer, type RedisServer } from '@wirehook/testkit';
+import { Redis, ReplyError } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeKvContract } from './kv-contract.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { KvUnavailableError, RedisKv } from './redis-kv.ts';
+
+// No skip when redis-server is missing: startRedisServer() throws, and every test fails.
+let server: RedisServer;
+const opened: Array<{ close(): Promise<unknown> }> = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterAll(async () => {
+  await server?.stop(); // undefined when it failed to start
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((c) => c.close().catch(() => undefined)));
+});
+
+function open(options: { keyPrefix?: string; commandTimeoutMs?: number; url?: string } = {}): RedisKv {
+  const kv = new RedisKv({ url: server.url, ...options });
+  opened.push(kv);
+  return kv;
+}
+
+function rawClient(url = server.url): Redis {
+  const client = new Redis(url);
+  client.on('error', () => undefined); // the fault tests stop its server too
+  opened.push({ close: () => client.quit() });
+  return client;
+}
+
+/** Runs `call`, expects it to reject with KvUnavailableError, and returns how long it took. */
+async function unavailableAfterMs(call: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  const error = await call().then(
+    () => new Error('resolved, expected a KvUnavailableError'),
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(KvUnavailableError);
+  return performance.now() - started;
+}
+
+// Real time: the expiry cases sleep, with a TTL long enough for margins of 100 ms.
+describeKvContract(
+  'RedisKv',
+  async () => ({ kv: new RedisKv({ url: server.url }), advance: (ms) => sleep(ms) }),
+  { ttlMs: 500 },
+);
+
+describe('RedisKv on one server', () => {
+  let ns: string;
+  beforeEach(() => {
+    ns = `redis-kv-test:${randomUUID()}:`;
+  });
+
+  it('shares counters and values between two clients', async () => {
+    const a = open();
+    const b = open();
+    expect(await a.incr(`${ns}n`, 60_000)).toBe(1);
+    expect(await b.incr(`${ns}n`, 60_000)).toBe(2);
+    expect(await a.incr(`${ns}n`, 60_000)).toBe(3);
+    expect(await b.get(`${ns}n`)).toBe('3');
+    await a.setIfAbsent(`${ns}k`, 'from-a', 60_000);
+    expect(await b.setIfAbsent(`${ns}k`, 'from-b', 60_000)).toBe('from-a');
+    await b.delete(`${ns}k`);
+    expect(await a.get(`${ns}k`)).toBeNull();
+  });
+
+  it('lets exactly one of 50 concurrent writers on two clients win', async () => {
+    const clients = [open(), open()];
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => clients[i % 2]!.setIfAbsent(`${ns}k`, `writer-${i}`, 60_000)),
+    );
+    expect(results.filter((r) => r === null)).toHaveLength(1);
+    const winner = `writer-${results.indexOf(null)}`;
+    expect(results.filter((r) => r !== null).every((r) => r === winner)).toBe(true);
+    expect(await clients[1]!.get(`${ns}k`)).toBe(winner);
+  });
+
+  it('counts 50 concurrent increments on two clients as 1 to 50', async () => {
+    const clients = [open(), open()];
+    const values = await Promise.all(Array.from({ length: 50 }, (_, i) => clients[i % 2]!.incr(`${ns}n`, 60_000)));
+    expect([...values].sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it('namespaces every key under keyPrefix', async () => {
+    const a = open({ keyPrefix: `${ns}tenant-a:` });
+    const b = open({ keyPrefix: `${ns}tenant-b:` });
+    await a.incr('n', 60_000);
+    await a.incr('n', 60_000);
+    expect(await b.incr('n', 60_000)).toBe(1);
+    await a.setIfAbsent('k', 'v', 60_000);
+    expect(await b.get('k')).toBeNull();
+    expect(await rawClient().get(`${ns}tenant-a:n`)).toBe('2');
+    expect(await open().get(`${ns}tenant-a:k`)).toBe('v');
+  });
+
+  it('sets the expiry when incr creates a key and leaves it alone afterwards', async () => {
+    const kv = open();
+    const raw = rawClient();
+    await kv.incr(`${ns}n`, 60_000);
+    const created = await raw.pttl(`${ns}n`);
+    expect(created).toBeGreaterThan(55_000);
+    expect(created).toBeLessThanOrEqual(60_000);
+    await raw.pexpire(`${ns}n`, 5_000);
+    await kv.incr(`${ns}n`, 60_000);
+    expect(await raw.pttl(`${ns}n`)).toBeLessThanOrEqual(5_000);
+  });
+
+  it('setIfAbsent gives the stored key its TTL and a losing writer leaves it alone', async () => {
+    const kv = open();
+    const raw = rawClient();
+    expect(await kv.setIfAbsent(`${ns}k`, 'v', 60_000)).toBeNull();
+    expect(await raw.pttl(`${ns}k`)).toBeGreaterThan(55_000);
+    await raw.pexpire(`${ns}k`, 5_000);
+    expect(await kv.setIfAbsent(`${ns}k`, 'w', 60_000)).toBe('v');
+    expect(await raw.pttl(`${ns}k`)).toBeLessThanOrEqual(5_000);
+  });
+
+  it('refuses to count past 2^53 - 1 and leaves the value as it was', async () => {
+    const kv = open();
+    await kv.setIfAbsent(`${ns}big`, String(Number.MAX_SAFE_INTEGER - 1), 60_000);
+    expect(await kv.incr(`${ns}big`, 60_000)).toBe(Number.MAX_SAFE_INTEGER);
+    await expect(kv.incr(`${ns}big`, 60_000)).rejects.toThrow('not an integer or out of range');
+    expect(await kv.get(`${ns}big`)).toBe(String(Number.MAX_SAFE_INTEGER));
+  });
+
+  it('rejects an error reply as a ReplyError, not as unavailable', async () => {
+    const kv = open();
+    await kv.setIfAbsent(`${ns}s`, 'abc', 60_000);
+    const error = await kv.incr(`${ns}s`, 60_000).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ReplyError);
+    expect(error).not.toBeInstanceOf(UnavailableError);
+  });
+
+  it('rejects a bad commandTimeoutMs or url at construction', () => {
+    expect(() => new RedisKv({ url: server.url, commandTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => new RedisKv({ url: 'not a url' })).toThrow(RangeError);
+  });
+
+  it('counts one rate limit across two limiters on two clients (the 429 boundary)', async () => {
+    const clock = new ManualClock();
+    const limiters = [new RateLimiter({ kv: open(), clock }), new RateLimiter({ kv: open(), clock })];
+    const bucket = `${ns}env_a`;
+    const decisions = [];
+    for (let i = 0; i < 5; i++) decisions.push(await limiters[i % 2]!.hit(bucket, 3));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0, 0]);
+    clock.advance(60_000); // the next minute is a new window for both
+    expect(await limiters[1]!.hit(bucket, 3)).toMatchObject({ allowed: true, remaining: 2 });
+  });
+});
+
+describe('RedisKv when Redis goes away', () => {
+  // Its own server, so stopping it disturbs no other test.
+  let flaky: RedisServer;
+
+  beforeAll(async () => {
+    flaky = await startRedisServer();
+  });
+
+  afterAll(async () => {
+    await flaky?.stop();
+  });
+
+  afterEach(async () => {
+    await flaky.restart(); // a fresh, running server for the next test
+  });
+
+  it('rejects every call within 1 s with KvUnavailableError while Redis is stopped', async () => {
+    const kv = open({ url: flaky.url });
+    expect(await kv.incr('n', 60_000)).toBe(1);
+    await flaky.stop();
+    for (const call of [
+      () => kv.get('n'),
+      () => kv.incr('n', 60_000),
+      () => kv.setIfAbsent('k', 'v', 60_000),
+      () => kv.delete('n'),
+    ]) {
+      expect(await unavailableAfterMs(call)).toBeLessThan(1_000);
+    }
+  });
+
+  it('works again after Redis is killed and restarted, with the same client', async () => {
+    const kv = open({ url: flaky.url });
+    expect(await kv.setIfAbsent('k', 'before', 60_000)).toBeNull();
+    await flaky.kill();
+    expect(await unavailableAfterMs(() => kv.get('k'))).toBeLessThan(1_000);
+    await flaky.restart();
+    // The restarted server is empty (no persistence), so the key can be set afresh.
+    await eventually(async () => expect(await kv.get('k')).toBeNull(), 5_000);
+    expect(await kv.setIfAbsent('k', 'after', 60_000)).toBeNull();
+    expect(await kv.get('k')).toBe('after');
+    expect(await kv.incr('n', 60_000)).toBe(1);
+  });
+
+  it('times out a command Redis does not answer, then carries on', async () => {
+    const kv = open({ url: flaky.url, commandTimeoutMs: 200 });
+    await kv.setIfAbsent('k', 'v', 60_000);
+    // Redis holds every client's commands (this one's answer included) for 1.5 s.
+    await rawClient(flaky.url).client('PAUSE', 1_500, 'ALL');
+    const elapsed = await unavailableAfterMs(() => kv.get('k'));
+    expect(elapsed).toBeGreaterThanOrEqual(150);
+    expect(elapsed).toBeLessThan(700);
+    await eventually(async () => expect(await kv.get('k')).toBe('v'), 5_000);
+  });
+
+  it('starts while Redis is down, rejects at once, and connects when Redis comes up', async () => {
+    await flaky.stop();
+    const kv = open({ url: flaky.url });
+    expect(await unavailableAfterMs(() => kv.incr('n', 60_000))).toBeLessThan(1_000);
+    await flaky.restart();
+    await eventually(async () => expect(await kv.get('n')).toBeNull(), 5_000);
+    expect(await kv.incr('n', 60_000)).toBe(1);
+  });
+
+  it('closes without hanging while Redis is down', async () => {
+    const kv = open({ url: flaky.url });
+    expect(await kv.incr('n', 60_000)).toBe(1);
+    await flaky.kill();
+    const started = performance.now();
+    await kv.close();
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await expect(kv.get('n')).rejects.toThrow('kv: closed');
+  });
+});

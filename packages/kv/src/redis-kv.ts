@@ -1,0 +1,187 @@
+import { UnavailableError } from '@wirehook/core';
+// ioredis is pinned to ^5: OpenTelemetry's ioredis instrumentation supports only < 6.
+import { Redis, ReplyError } from 'ioredis';
+import { assertTtlMs, type Kv } from './kv.ts';
+
+/** Options for {@link RedisKv}. */
+export interface RedisKvOptions {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */
+  url: string;
+  /** Prepended to every key, so several deployments can share one Redis. Default ''. */
+  keyPrefix?: string | undefined;
+  /**
+   * How long one call may wait for Redis (a command's answer, or a connection attempt in
+   * progress) before it rejects with {@link KvUnavailableError}. Default 500.
+   */
+  commandTimeoutMs?: number | undefined;
+}
+
+/**
+ * Redis could not be reached, or did not answer in time. A 503 (`unavailable`): callers
+ * decide whether to fail open (rate limits) or closed (idempotency) while Redis is down.
+ */
+export class KvUnavailableError extends UnavailableError {}
+
+// EXISTS first so that only the call creating the key sets its expiry. Past 2^53 - 1 the
+// count would lose precision in JavaScript, so that increment is undone and refused.
+const INCR_LUA = `
+local created = redis.call('EXISTS', KEYS[1]) == 0
+local n = redis.call('INCR', KEYS[1])
+if n > 9007199254740991 then
+  redis.call('DECR', KEYS[1])
+  return redis.error_reply('ERR value is not an integer or out of range')
+end
+if created then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+`;
+
+// Replies that mean "this server cannot serve you right now", not "your command is wrong".
+const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
+
+const MAX_RECONNECT_DELAY_MS = 1_000;
+
+interface ScriptedRedis extends Redis {
+  wirehookIncr(key: string, ttlMs: number): Promise<number>;
+}
+
+/**
+ * The Kv of cluster mode, on one Redis (>= 7.0, for `SET … NX GET`). Fails fast while
+ * Redis is unreachable: nothing is queued offline, a command waits at most
+ * `commandTimeoutMs`, and a call rejects with {@link KvUnavailableError} instead of
+ * hanging. The client reconnects forever in the background (backoff capped at 1 s), so
+ * calls succeed again once Redis is back, without a new RedisKv. Redis error replies
+ * (e.g. incrementing a non-integer) reject with ioredis' `ReplyError` as they are.
+ */
+export class RedisKv implements Kv {
+  readonly #client: ScriptedRedis;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #where: string;
+  #lastError: Error | undefined;
+  #connecting: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: RedisKvOptions) {
+    this.#prefix = options.keyPrefix ?? '';
+    this.#timeoutMs = options.commandTimeoutMs ?? 500;
+    if (!Number.isSafeInteger(this.#timeoutMs) || this.#timeoutMs <= 0) {
+      throw new RangeError(`kv: commandTimeoutMs must be a positive integer, got ${options.commandTimeoutMs}`);
+    }
+    this.#where = describeServer(options.url);
+    this.#client = new Redis(options.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: this.#timeoutMs,
+      connectTimeout: Math.max(this.#timeoutMs, 2_000),
+      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+    }) as ScriptedRedis;
+    this.#client.defineCommand('wirehookIncr', { numberOfKeys: 1, lua: INCR_LUA });
+    // Connection errors surface as rejected calls; without a listener ioredis prints them.
+    this.#client.on('error', (err: Error) => {
+      this.#lastError = err;
+    });
+  }
+
+  async incr(key: string, ttlMs: number): Promise<number> {
+    assertTtlMs(ttlMs);
+    return this.#run('incr', () => this.#client.wirehookIncr(this.#prefix + key, ttlMs));
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.#run('get', () => this.#client.get(this.#prefix + key));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null> {
+    assertTtlMs(ttlMs);
+    // One command: sets only when absent and answers the value that was there (nil when
+    // this call stored it). NX with GET needs Redis 7.0.
+    return this.#run('setIfAbsent', () => this.#client.set(this.#prefix + key, value, 'PX', ttlMs, 'NX', 'GET'));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#run('delete', () => this.#client.del(this.#prefix + key));
+  }
+
+  /** Sends QUIT when connected (else just disconnects) and stops reconnecting. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#client.status === 'ready') {
+      try {
+        await this.#client.quit();
+        return;
+      } catch {
+        // fall through: drop the connection
+      }
+    }
+    this.#client.disconnect();
+  }
+
+  async #run<T>(op: string, command: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('kv: closed');
+    try {
+      await this.#connected();
+      return await command();
+    } catch (err) {
+      if (err instanceof ReplyError && !UNAVAILABLE_REPLY.test((err as Error).message)) throw err;
+      if (err instanceof KvUnavailableError) throw err;
+      throw this.#unavailable(op, err);
+    }
+  }
+
+  /**
+   * Resolves when the client can send now. While a connection attempt is under way (at
+   * start-up, or a reconnect in flight) waits for it up to the command timeout; while
+   * Redis is known to be down (waiting to reconnect) rejects at once.
+   */
+  async #connected(): Promise<void> {
+    const client = this.#client;
+    if (client.status === 'ready') return;
+    if (client.status !== 'connecting' && client.status !== 'connect' && client.status !== 'wait') {
+      throw this.#unavailable('connect', this.#lastError);
+    }
+    // Calls arriving during one attempt share one wait (and one set of listeners).
+    this.#connecting ??= this.#waitForReady().finally(() => {
+      this.#connecting = undefined;
+    });
+    await this.#connecting;
+  }
+
+  #waitForReady(): Promise<void> {
+    const client = this.#client;
+    return new Promise<void>((resolve, reject) => {
+      const finish = (err?: Error): void => {
+        clearTimeout(timer);
+        client.off('ready', onReady);
+        client.off('close', onClose);
+        client.off('end', onClose);
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const onReady = (): void => finish();
+      const onClose = (): void => finish(this.#unavailable('connect', this.#lastError));
+      const timer = setTimeout(
+        () => finish(this.#unavailable('connect', new Error(`no connection within ${this.#timeoutMs} ms`))),
+        this.#timeoutMs,
+      );
+      client.once('ready', onReady);
+      client.once('close', onClose);
+      client.once('end', onClose);
+    });
+  }
+
+  #unavailable(op: string, cause: unknown): KvUnavailableError {
+    const reason = cause instanceof Error ? cause.message : 'not connected';
+    return new KvUnavailableError(`kv: Redis at ${this.#where} is unavailable (${op}): ${reason}`, { cause });
+  }
+}
+
+/** host:port of a Redis URL, without credentials, for error messages. */
+function describeServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '6379'}`;
+  } catch {
+    throw new RangeError('kv: url must be a redis:// or rediss:// URL');
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { DEFAULT_RETENTION_MONTHS } from '@wirehook/core';
+import { portVar } from './config.ts';
+
+// Environment variables several services share, declared once; each service's config
+// schema spreads the groups it uses.
+
+export const logEnv = {
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+export const storeEnv = {
+  MONGODB_URL: z.string().optional(), // MongoDB (a replica set); without it, SQLite in DATA_DIR
+  DATA_DIR: z.string().min(1).default('./.wirehook'), // SQLite file and the secret key file
+  WIREHOOK_SECRET_KEY: z.string().optional(), // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key
+  RETENTION_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_RETENTION_MONTHS), // months of messages kept
+};
+
+export const serveEnv = (metricsPort: number) => ({
+  HOST: z.string().default('0.0.0.0'), // address the servers bind
+  METRICS_PORT: portVar(metricsPort), // Prometheus /metrics and /healthz
+});
+
+export const deliveryEnv = {
+  DELIVERY_ALLOW_HOSTS: z.string().default(''), // names, IPs, CIDRs exempt from private-address rules (dev/test only)
+  DELIVERY_RESOLVE: z.string().default(''), // host:address pairs overriding DNS, like curl --resolve (dev/test only)
+};
+
+/** Test-only: a file holding a clock offset in ms shared by every process (see FileOffsetClock). */
+export const testClockEnv = {
+  WIREHOOK_TEST_CLOCK_FILE: z.string().optional(),
+};

@@ -1,0 +1,36 @@
+import type { Clock } from '@wirehook/core';
+import { systemClock } from '@wirehook/core';
+import type { Logger } from 'pino';
+import { FileOffsetClock } from './file-offset-clock.ts';
+import { runComponents, type Component } from './lifecycle.ts';
+import { createLogger } from './logger.ts';
+import { createHttpMetrics, metricsServer, type HttpMetrics } from './metrics.ts';
+
+/** What every service main gets before it wires its own parts. */
+export interface ServiceContext {
+  logger: Logger;
+  clock: Clock;
+  metrics: HttpMetrics;
+}
+
+/**
+ * Runs one service process: logger, clock, metrics and health on METRICS_PORT, then the
+ * components `build` returns, stopped in reverse order on SIGTERM/SIGINT.
+ */
+export async function runService(
+  name: string,
+  config: { LOG_LEVEL: string; METRICS_PORT: number; HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined },
+  build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
+): Promise<void> {
+  const logger = createLogger({ name, level: config.LOG_LEVEL });
+  const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
+  const metrics = createHttpMetrics();
+  try {
+    const components = await build({ logger, clock, metrics });
+    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST)], { logger });
+    logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
+  } catch (err) {
+    logger.fatal({ err }, `${name} failed to start`);
+    process.exit(1);
+  }
+}

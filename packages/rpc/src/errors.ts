@@ -1,0 +1,115 @@
+import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import {
+  ConflictError,
+  ERROR_STATUS,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+  NotImplementedError,
+  PlanLimitError,
+  RateLimitedError,
+  TooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+  WirehookError,
+  type ErrorCode,
+} from '@wirehook/core';
+
+/**
+ * The metadata key of a failed call's Wirehook error: UTF-8 JSON
+ * `{ error, message, retry_after_seconds? }`. Binary (`-bin`) because messages are not
+ * always ASCII.
+ */
+export const ERROR_METADATA_KEY = 'wirehook-error-bin';
+
+/** The gRPC status each Wirehook error code travels as. */
+export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = Object.freeze({
+  invalid: status.INVALID_ARGUMENT,
+  too_large: status.INVALID_ARGUMENT,
+  not_found: status.NOT_FOUND,
+  // Our conflicts are about state ("the endpoint is paused"), not about a name taken.
+  conflict: status.FAILED_PRECONDITION,
+  plan_limit: status.RESOURCE_EXHAUSTED,
+  rate_limited: status.RESOURCE_EXHAUSTED,
+  unauthorized: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
+  not_implemented: status.UNIMPLEMENTED,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+});
+
+const MAKE_ERROR: Readonly<Record<ErrorCode, (message: string, retryAfterSeconds: number) => WirehookError>> = {
+  invalid: (m) => new InvalidError(m),
+  too_large: (m) => new TooLargeError(m),
+  not_found: (m) => new NotFoundError(m),
+  conflict: (m) => new ConflictError(m),
+  plan_limit: (m) => new PlanLimitError(m),
+  rate_limited: (m, s) => new RateLimitedError(m, s),
+  unauthorized: (m) => new UnauthorizedError(m),
+  forbidden: (m) => new ForbiddenError(m),
+  not_implemented: (m) => new NotImplementedError(m),
+  unavailable: (m) => new UnavailableError(m),
+  internal: (m) => new WirehookError('internal', m),
+};
+
+/** A failed call that carried no Wirehook error: a bug or a transport failure, answered as an opaque 500. */
+export class RpcError extends Error {
+  /** The gRPC status code. */
+  readonly code: status;
+  /** `/package.Service/Method` */
+  readonly path: string;
+
+  constructor(path: string, code: status, details: string, options?: ErrorOptions) {
+    super(`${path} failed: ${status[code] ?? code}: ${details}`, options);
+    this.name = 'RpcError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/**
+ * What a server answers for `err`: a WirehookError as its gRPC status with the exact code and
+ * message in metadata; anything else as INTERNAL with an opaque message (the server logs it).
+ */
+export function toStatus(err: unknown): Partial<StatusObject> {
+  if (!(err instanceof WirehookError)) return { code: status.INTERNAL, details: 'internal error' };
+  const body: Record<string, unknown> = { error: err.code, message: err.message };
+  if (err instanceof RateLimitedError) body.retry_after_seconds = err.retryAfterSeconds;
+  const metadata = new Metadata();
+  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(body)));
+  return { code: GRPC_STATUS[err.code], details: err.message, metadata };
+}
+
+/**
+ * What a client throws for a failed call: the WirehookError the server threw (same subclass,
+ * code and message); for UNAVAILABLE or DEADLINE_EXCEEDED without one, an UnavailableError
+ * naming `service`; otherwise an RpcError. A status alone is never trusted as a Wirehook
+ * error: grpc-js itself answers RESOURCE_EXHAUSTED, UNIMPLEMENTED and INTERNAL for its own
+ * failures, and those are ours to log, not the API caller's to read.
+ */
+export function fromServiceError(err: ServiceError, path: string, service: string, deadlineMs: number): Error {
+  const carried = readWirehookError(err.metadata);
+  if (carried) return carried;
+  if (err.code === status.DEADLINE_EXCEEDED) {
+    return new UnavailableError(`${service} did not answer within ${deadlineMs} ms; try again`, { cause: err });
+  }
+  if (err.code === status.UNAVAILABLE) {
+    return new UnavailableError(`${service} is unavailable; try again`, { cause: err });
+  }
+  return new RpcError(path, err.code, err.details, { cause: err });
+}
+
+function readWirehookError(metadata: Metadata | undefined): WirehookError | undefined {
+  const [value] = metadata?.get(ERROR_METADATA_KEY) ?? [];
+  if (value === undefined) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(value).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { error, message, retry_after_seconds: retryAfter } = body as Record<string, unknown>;
+  if (typeof error !== 'string' || !Object.hasOwn(ERROR_STATUS, error) || typeof message !== 'string') return undefined;
+  return MAKE_ERROR[error as ErrorCode](message, typeof retryAfter === 'number' ? retryAfter : 1);
+}

@@ -1,0 +1,64 @@
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { DescService } from '@bufbuild/protobuf';
+import { addService, type AddServiceOptions, type ServiceImpl } from './grpc-service.ts';
+import { addHealthService } from './health.ts';
+
+/** One service to serve: made by `bindService`, typed where it is made. */
+export interface ServiceBinding {
+  readonly typeName: string;
+  register(server: Server, options: AddServiceOptions): void;
+}
+
+/** Pairs a generated service descriptor with its implementation. */
+export function bindService<S extends DescService>(desc: S, impl: ServiceImpl<S>): ServiceBinding {
+  return { typeName: desc.typeName, register: (server, options) => addService(server, desc, impl, options) };
+}
+
+export interface StartGrpcServerOptions extends AddServiceOptions {
+  /** `host:port`; port 0 picks a free one. */
+  address: string;
+  services: readonly ServiceBinding[];
+  /** How long `stop()` waits for calls in flight before cancelling them (default 5 s). */
+  shutdownGraceMs?: number;
+}
+
+/** A listening gRPC server. */
+export interface GrpcServerHandle {
+  /** The bound port (the chosen one when the address said 0). */
+  readonly port: number;
+  /** Reports NOT_SERVING, lets calls in flight finish within the grace period, then cancels the rest. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves `services` and the standard health service (each service SERVING) on `address`,
+ * plaintext: the cluster network is the trust boundary.
+ * @throws Error when the address cannot be bound.
+ */
+export async function startGrpcServer(options: StartGrpcServerOptions): Promise<GrpcServerHandle> {
+  const server = new Server();
+  for (const service of options.services) service.register(server, options);
+  const names = options.services.map((s) => s.typeName);
+  const health = addHealthService(server, names);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(options.address, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    port,
+    stop: () => {
+      stopped ??= new Promise<void>((resolve) => {
+        for (const name of ['', ...names]) health.setStatus(name, 'NOT_SERVING');
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, options.shutdownGraceMs ?? 5_000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      return stopped;
+    },
+  };
+}

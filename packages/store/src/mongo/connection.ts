@@ -1,0 +1,82 @@
+import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
+import type {
+  ApiKeyDoc,
+  AttemptDoc,
+  ConsumerDoc,
+  CounterDoc,
+  DeliveryDoc,
+  EndpointDoc,
+  EventTypeDoc,
+  IdempotencyKeyDoc,
+  MessageDoc,
+  OrgDoc,
+} from './documents.ts';
+
+/** Collection names, one per aggregate. */
+export const COLLECTIONS = {
+  orgs: 'orgs',
+  apiKeys: 'api_keys',
+  consumers: 'consumers',
+  endpoints: 'endpoints',
+  eventTypes: 'event_types',
+  messages: 'messages',
+  deliveries: 'deliveries',
+  attempts: 'attempts',
+  counters: 'usage_counters',
+  idempotencyKeys: 'idempotency_keys',
+} as const;
+
+// Snapshot reads and majority writes: a transaction sees one state, and a write that two
+// transactions both make (a consumer's endpoint count, a counter, an idempotency key)
+// makes one of them fail with a transient write conflict, which withTransaction retries.
+const TRANSACTION_OPTIONS: TransactionOptions = {
+  readConcern: { level: 'snapshot' },
+  writeConcern: { w: 'majority' },
+  readPreference: 'primary',
+};
+
+/** The client, database and typed collections shared by the repos of one Mongo store. */
+export class MongoConnection {
+  readonly client: MongoClient;
+  readonly db: Db;
+  readonly orgs: Collection<OrgDoc>;
+  readonly apiKeys: Collection<ApiKeyDoc>;
+  readonly consumers: Collection<ConsumerDoc>;
+  readonly endpoints: Collection<EndpointDoc>;
+  readonly eventTypes: Collection<EventTypeDoc>;
+  readonly messages: Collection<MessageDoc>;
+  readonly deliveries: Collection<DeliveryDoc>;
+  readonly attempts: Collection<AttemptDoc>;
+  readonly counters: Collection<CounterDoc>;
+  readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
+
+  constructor(client: MongoClient, db: Db) {
+    this.client = client;
+    this.db = db;
+    this.orgs = db.collection(COLLECTIONS.orgs);
+    this.apiKeys = db.collection(COLLECTIONS.apiKeys);
+    this.consumers = db.collection(COLLECTIONS.consumers);
+    this.endpoints = db.collection(COLLECTIONS.endpoints);
+    this.eventTypes = db.collection(COLLECTIONS.eventTypes);
+    this.messages = db.collection(COLLECTIONS.messages);
+    this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.attempts = db.collection(COLLECTIONS.attempts);
+    this.counters = db.collection(COLLECTIONS.counters);
+    this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);
+  }
+
+  /**
+   * Runs `fn` in a multi-document transaction (requires a replica set or sharded cluster).
+   * The driver runs `fn` again on a transient error (such as a write conflict with another
+   * transaction), so `fn` must do nothing but database work through `session`. Errors `fn`
+   * throws abort the transaction and are rethrown.
+   */
+  transaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    return this.client.withSession((session) => session.withTransaction(() => fn(session), TRANSACTION_OPTIONS));
+  }
+
+  /** Closes the client; a second call does nothing. */
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,79 @@
+import type { DeliveryId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
+import type { Document, Filter } from 'mongodb';
+import type { DeliveryJob } from '../message-ports.ts';
+import type { MongoConnection } from './connection.ts';
+import type { DeliveryDoc } from './documents.ts';
+import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
+import { OPEN_STATUSES } from './query.ts';
+
+// Leases. A delivery is claimable when it is open, due, its lease is free or expired, and
+// its endpoint (of the same tenant) exists and is active. `due` and `claim` share the
+// delivery half of that test, so whatever `due` lists, `claim` can take.
+
+/** The delivery half of "claimable at `now`". */
+export function claimableFilter(now: number): Filter<DeliveryDoc> {
+  return {
+    status: { $in: OPEN_STATUSES },
+    nextAttemptAt: { $lte: now },
+    $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
+  };
+}
+
+/** Ids of claimable deliveries, oldest due first: the due index, then a look at each one's endpoint. */
+export async function dueDeliveries(conn: MongoConnection, now: number, limit: number): Promise<DeliveryId[]> {
+  const pipeline: Document[] = [
+    { $match: claimableFilter(now) },
+    { $sort: { nextAttemptAt: 1, _id: 1 } },
+    {
+      $lookup: {
+        from: conn.endpoints.collectionName,
+        localField: 'endpointId',
+        foreignField: '_id',
+        let: { orgId: '$orgId', env: '$env' },
+        pipeline: [
+          { $match: { status: 'active', $expr: { $and: [{ $eq: ['$orgId', '$$orgId'] }, { $eq: ['$env', '$$env'] }] } } },
+          { $project: { _id: 1 } },
+        ],
+        as: 'activeEndpoint',
+      },
+    },
+    { $match: { 'activeEndpoint.0': { $exists: true } } },
+    { $limit: limit },
+    { $project: { _id: 1 } },
+  ];
+  const docs = await conn.deliveries.aggregate<{ _id: string }>(pipeline).toArray();
+  return docs.map((d) => d._id as DeliveryId);
+}
+
+/**
+ * Takes the lease of delivery `id` until `leaseUntil` when it is claimable at `now`.
+ * The conditional update decides: of two dispatchers claiming one delivery, exactly one
+ * matches the filter. The endpoint is read first so no lease is taken on a held delivery;
+ * an endpoint paused after that read gets this one send, as a pause during a send would.
+ * @returns the job, or null when the delivery is not claimable now.
+ */
+export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
+  const candidate = await conn.deliveries.findOne({ _id: id, ...claimableFilter(now) }, { projection: { orgId: 1, env: 1, endpointId: 1 } });
+  if (candidate === null) return null;
+  const tenant: Tenant = { orgId: candidate.orgId as OrgId, env: candidate.env as Environment };
+  const endpoint = await conn.endpoints.findOne({ ...tenant, _id: candidate.endpointId, status: 'active' });
+  if (endpoint === null) return null;
+  const leased = await conn.deliveries.findOneAndUpdate(
+    { _id: id, ...tenant, endpointId: candidate.endpointId, ...claimableFilter(now) },
+    { $set: { leaseUntil } },
+    { returnDocument: 'after' },
+  );
+  if (leased === null) return null;
+  const message = await conn.messages.findOne(
+    { ...tenant, _id: leased.messageId },
+    { projection: { eventType: 1, payload: 1, createdAt: 1 } },
+  );
+  if (message === null) throw new Error(`delivery ${id} lost its message ${leased.messageId}`);
+  return {
+    tenant,
+    delivery: toDelivery(leased),
+    message: { id: message._id as MessageId, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt },
+    endpoint: toEndpoint(endpoint),
+    secrets: validSecrets(endpoint.secrets, now),
+  };
+}

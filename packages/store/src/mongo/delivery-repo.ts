@@ -1,0 +1,88 @@
+import type { Attempt, Delivery, DeliveryId, EndpointId, EndpointStatus, Tenant } from '@wirehook/core';
+import type { AttemptOutcome, CompletedAttempt, DeliveryJob, DeliveryRepo } from '../message-ports.ts';
+import type { MongoConnection } from './connection.ts';
+import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
+import { completeDelivery } from './delivery-complete.ts';
+import { toAttempt, toDelivery } from './mappers.ts';
+import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
+
+/** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
+export class MongoDeliveryRepo implements DeliveryRepo {
+  readonly #conn: MongoConnection;
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  async due(now: number, limit: number): Promise<DeliveryId[]> {
+    if (checkedLimit(limit, 'limit') === 0) return [];
+    return dueDeliveries(this.#conn, now, limit);
+  }
+
+  async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
+    return claimDelivery(this.#conn, id, now, leaseUntil);
+  }
+
+  async release(id: DeliveryId, nextAttemptAt: number): Promise<void> {
+    await this.#conn.deliveries.updateOne(
+      { _id: id, status: { $in: OPEN_STATUSES } },
+      { $set: { leaseUntil: null, nextAttemptAt } },
+    );
+  }
+
+  async releaseAll(): Promise<number> {
+    const { modifiedCount } = await this.#conn.deliveries.updateMany({ leaseUntil: { $ne: null } }, { $set: { leaseUntil: null } });
+    return modifiedCount;
+  }
+
+  async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+    return completeDelivery(this.#conn, job, outcome);
+  }
+
+  async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
+    const doc = await this.#conn.deliveries.findOne({ ...scope(t), _id: id });
+    if (doc === null) return null;
+    const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: doc.endpointId }, { projection: { status: 1 } });
+    return { delivery: toDelivery(doc), endpointStatus: endpoint?.status ?? null };
+  }
+
+  async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
+    return this.#conn.transaction(async (session) => {
+      const doc = await this.#conn.deliveries.findOneAndUpdate(
+        { ...scope(t), _id: id },
+        { $set: { status: 'retrying', manual: true, nextAttemptAt: now } },
+        { session, returnDocument: 'after' },
+      );
+      if (doc === null) return null;
+      await refreshMessageStatuses(this.#conn, session, t, [doc.messageId]);
+      return toDelivery(doc);
+    });
+  }
+
+  async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
+    return this.#conn.transaction(async (session) => {
+      const { matchedCount } = await this.#conn.deliveries.updateMany(
+        { ...scope(t), endpointId, status: { $in: OPEN_STATUSES }, createdAt: { $gte: heldSince } },
+        { $set: { nextAttemptAt: now } },
+        { session },
+      );
+      await failOpenDeliveries(this.#conn, session, t, endpointId, heldSince);
+      return matchedCount;
+    });
+  }
+
+  async failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number> {
+    return this.#conn.transaction((session) => failOpenDeliveries(this.#conn, session, t, endpointId));
+  }
+
+  async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
+    return this.#conn.deliveries.countDocuments({ ...scope(t), endpointId, status: 'retrying' });
+  }
+
+  async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
+    if (checkedLimit(limit, 'limit') === 0) return [];
+    const docs = await this.#conn.attempts.find({ ...scope(t), endpointId }).sort({ at: -1, _id: -1 }).limit(limit).toArray();
+    return docs.map(toAttempt);
+  }
+}

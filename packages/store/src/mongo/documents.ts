@@ -1,0 +1,136 @@
+import type { AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RetryPolicy, Scope } from '@wirehook/core';
+
+// The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
+// prefixed ids (plain strings here; the mappers brand them). These types never leave the
+// adapter: every repo maps them to the domain records of @wirehook/core.
+
+/** The fields every tenant-owned document carries; each query on one filters both. */
+export interface TenantFields {
+  orgId: string;
+  env: Environment;
+}
+
+/** `orgs`: one per org; not tenant-owned. */
+export interface OrgDoc {
+  _id: string;
+  name: string;
+  plan: PlanName;
+  ownerEmail: string | null;
+  createdAt: number;
+}
+
+/** `api_keys`: found by the hash of the key, never its clear text. */
+export interface ApiKeyDoc extends TenantFields {
+  _id: string;
+  keyHash: string;
+  scopes: Scope[];
+  createdAt: number;
+  revokedAt: number | null;
+  expiresAt: number | null;
+}
+
+/** `consumers`: unique by (orgId, env, externalId). */
+export interface ConsumerDoc extends TenantFields {
+  _id: string;
+  externalId: string;
+  name: string | null;
+  createdAt: number;
+  /** Kept by endpoint create and delete in their transactions; the cap is checked against it. */
+  endpointCount: number;
+}
+
+/** A signing secret inside its endpoint document. */
+export interface SecretDoc {
+  sealed: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/** An endpoint with its signing secrets (oldest first), one aggregate in one document. */
+export interface EndpointDoc extends TenantFields {
+  _id: string;
+  consumerId: string;
+  url: string;
+  description: string | null;
+  eventTypes: string[] | null;
+  fixedIp: boolean;
+  status: EndpointStatus;
+  disabledReason: string | null;
+  failingSince: number | null;
+  createdAt: number;
+  retry: RetryPolicy;
+  compatSignature: CompatSignature | null;
+  secrets: SecretDoc[];
+}
+
+/** An event type; `_id` is left to the driver (an ObjectId), the name is unique per tenant. */
+export interface EventTypeDoc extends TenantFields {
+  name: string;
+  description: string | null;
+  archivedAt: number | null;
+  createdAt: number;
+}
+
+/** `messages`: the payload and the status derived from the message's deliveries. */
+export interface MessageDoc extends TenantFields {
+  _id: string;
+  consumerId: string;
+  /** Copied from the consumer (external ids never change) so the list's `q` can match it. */
+  consumerExternalId: string;
+  eventType: string;
+  payload: string;
+  idempotencyKey: string | null;
+  createdAt: number;
+  status: DeliveryStatus;
+}
+
+/** `deliveries`: one per message and matching endpoint; the dispatcher's queue. */
+export interface DeliveryDoc extends TenantFields {
+  _id: string;
+  messageId: string;
+  endpointId: string;
+  url: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  policyAttempts: number;
+  nextAttemptAt: number | null;
+  manual: boolean;
+  /** Held by a dispatcher until then; null when free. */
+  leaseUntil: number | null;
+  createdAt: number;
+  /** Time of the latest attempt (for the message list without reading attempts); null before the first. */
+  lastAttemptAt: number | null;
+}
+
+/** `attempts`: one per send of a delivery. */
+export interface AttemptDoc extends TenantFields {
+  _id: string;
+  deliveryId: string;
+  endpointId: string;
+  at: number;
+  responseStatus: number | null;
+  responseHead: string | null;
+  durationMs: number;
+  error: string | null;
+  via: AttemptVia;
+  sourceIp: string | null;
+}
+
+/** A usage counter; `expiresAt` is a Date so a TTL index removes it once it is over. */
+export interface CounterDoc {
+  _id: string;
+  value: number;
+  expiresAt: Date;
+}
+
+/**
+ * One document per tenant and Idempotency-Key (`_id` = `orgId:env:key`). Every message
+ * create with the key writes it, so two racing creates with one key conflict and the
+ * transaction that retries sees the winner's message. TTL-removed once the window is over.
+ */
+export interface IdempotencyKeyDoc {
+  _id: string;
+  messageId: string;
+  createdAt: number;
+  expiresAt: Date;
+}

@@ -1,0 +1,111 @@
+import {
+  InvalidError,
+  NotFoundError,
+  type ConsumerId,
+  type Endpoint,
+  type EndpointId,
+  type StoredSecret,
+  type Tenant,
+} from '@wirehook/core';
+import type { EndpointPatch, EndpointRepo } from '../store.ts';
+import type { MongoConnection } from './connection.ts';
+import type { EndpointDoc } from './documents.ts';
+import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
+import { toEndpoint, validSecrets } from './mappers.ts';
+import { scope } from './query.ts';
+
+// Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
+const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
+
+/** Endpoints and their signing secrets in MongoDB, scoped by tenant. */
+export class MongoEndpointRepo implements EndpointRepo {
+  readonly #conn: MongoConnection;
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  /** @throws NotFoundError when the tenant has no such consumer; InvalidError at the cap. */
+  async create(t: Tenant, endpoint: Endpoint, secret: StoredSecret, maxPerConsumer: number): Promise<Endpoint> {
+    const doc: EndpointDoc = { ...endpointFields(endpoint), _id: endpoint.id, ...scope(t), secrets: [{ ...secret }] };
+    return this.#conn.transaction(async (session) => {
+      // The conditional increment is the cap: racing creates all write this one consumer
+      // document, so they serialise, and none passes once the count is at the cap.
+      const counted = await this.#conn.consumers.updateOne(
+        { ...scope(t), _id: endpoint.consumerId, endpointCount: { $lt: maxPerConsumer } },
+        { $inc: { endpointCount: 1 } },
+        { session },
+      );
+      if (counted.matchedCount === 0) {
+        const consumer = await this.#conn.consumers.findOne({ ...scope(t), _id: endpoint.consumerId }, { session });
+        if (consumer === null) throw new NotFoundError(`consumer ${endpoint.consumerId} not found`);
+        throw new InvalidError(
+          `consumer ${endpoint.consumerId} already has ${consumer.endpointCount} endpoints; the limit is ${maxPerConsumer}`,
+        );
+      }
+      await this.#conn.endpoints.insertOne(doc, { session });
+      return toEndpoint(doc);
+    });
+  }
+
+  async get(t: Tenant, id: EndpointId): Promise<Endpoint | null> {
+    const doc = await this.#conn.endpoints.findOne({ ...scope(t), _id: id }, WITHOUT_SECRETS);
+    return doc === null ? null : toEndpoint(doc);
+  }
+
+  async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
+    const query = filter.consumerId === undefined ? scope(t) : { ...scope(t), consumerId: filter.consumerId };
+    const docs = await this.#conn.endpoints.find(query, WITHOUT_SECRETS).sort({ _id: 1 }).toArray();
+    return docs.map(toEndpoint);
+  }
+
+  async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
+    const set = endpointPatchSet(patch);
+    if (Object.keys(set).length === 0) return this.get(t, id);
+    const doc = await this.#conn.endpoints.findOneAndUpdate(
+      { ...scope(t), _id: id },
+      { $set: set },
+      { ...WITHOUT_SECRETS, returnDocument: 'after' },
+    );
+    return doc === null ? null : toEndpoint(doc);
+  }
+
+  async delete(t: Tenant, id: EndpointId): Promise<boolean> {
+    return this.#conn.transaction(async (session) => {
+      const gone = await this.#conn.endpoints.findOneAndDelete(
+        { ...scope(t), _id: id },
+        { session, projection: { consumerId: 1 } },
+      );
+      if (gone === null) return false;
+      await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
+      return true;
+    });
+  }
+
+  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean> {
+    const result = await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, rotateSecretsUpdate(secret, now, oldValidUntil));
+    return result.matchedCount > 0;
+  }
+
+  async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {
+    const doc = await this.#conn.endpoints.findOne({ ...scope(t), _id: id }, { projection: { secrets: 1 } });
+    return doc === null ? [] : validSecrets(doc.secrets, now);
+  }
+}
+
+/** The endpoint's own fields as stored (no id, tenant or secrets). */
+function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets'> {
+  return {
+    consumerId: e.consumerId,
+    url: e.url,
+    description: e.description,
+    eventTypes: e.eventTypes,
+    fixedIp: e.fixedIp,
+    status: e.status,
+    disabledReason: e.disabledReason,
+    failingSince: e.failingSince,
+    createdAt: e.createdAt,
+    retry: e.retry,
+    compatSignature: e.compatSignature,
+  };
+}

@@ -1,0 +1,42 @@
+import type { StoredSecret } from '@wirehook/core';
+import type { Document } from 'mongodb';
+import type { EndpointPatch } from '../store.ts';
+import type { EndpointDoc } from './documents.ts';
+
+type PatchableFields = Partial<Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets' | 'consumerId' | 'createdAt' | 'fixedIp'>>;
+
+/** The `$set` of a patch: the fields it gives (null included); undefined fields are left alone. */
+export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
+  const set: PatchableFields = {};
+  if (patch.url !== undefined) set.url = patch.url;
+  if (patch.eventTypes !== undefined) set.eventTypes = patch.eventTypes;
+  if (patch.status !== undefined) set.status = patch.status;
+  if (patch.description !== undefined) set.description = patch.description;
+  if (patch.retry !== undefined) set.retry = patch.retry;
+  if (patch.compatSignature !== undefined) set.compatSignature = patch.compatSignature;
+  if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
+  if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;
+  return set;
+}
+
+/**
+ * The pipeline update of a rotation, one atomic write of the endpoint document: secrets
+ * expired at `now` are dropped (they can never sign or verify again, and dropping them
+ * keeps the array from growing with every rotation), every other one expires at
+ * `oldValidUntil` unless it expires sooner, and `secret` is appended as the newest.
+ * Constants are wrapped in $literal so no stored text is ever read as an expression.
+ */
+export function rotateSecretsUpdate(secret: StoredSecret, now: number, oldValidUntil: number): Document[] {
+  const stillValid = {
+    $or: [{ $eq: [{ $ifNull: ['$$s.expiresAt', null] }, null] }, { $gt: ['$$s.expiresAt', { $literal: now }] }],
+  };
+  const limited = {
+    sealed: '$$s.sealed',
+    createdAt: '$$s.createdAt',
+    // $min skips nulls: a secret without an end gets oldValidUntil, a sooner end is kept.
+    expiresAt: { $min: ['$$s.expiresAt', { $literal: oldValidUntil }] },
+  };
+  const kept = { $map: { input: { $filter: { input: '$secrets', as: 's', cond: stillValid } }, as: 's', in: limited } };
+  const added = { $literal: [{ sealed: secret.sealed, createdAt: secret.createdAt, expiresAt: secret.expiresAt }] };
+  return [{ $set: { secrets: { $concatArrays: [kept, added] } } }];
+}

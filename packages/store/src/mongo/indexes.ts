@@ -1,0 +1,80 @@
+import type { Db, IndexDescription } from 'mongodb';
+import { COLLECTIONS } from './connection.ts';
+
+/** Names of the unique indexes whose duplicate-key errors the repos turn into API errors. */
+export const UNIQUE_INDEX = {
+  consumerExternalId: 'consumers_external_id',
+  eventTypeName: 'event_types_name',
+  apiKeyHash: 'api_keys_key_hash',
+} as const;
+
+// MongoDB's error code for creating a collection that exists.
+const NAMESPACE_EXISTS = 48;
+
+const OPEN = { status: { $in: ['pending', 'retrying'] } };
+
+/**
+ * Every index the store needs, by collection: declared here, created at start-up. Change
+ * an index by adding one with a new name (and dropping the old by hand): createIndexes
+ * refuses a different definition under an existing name.
+ */
+export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
+  [COLLECTIONS.apiKeys]: [{ key: { keyHash: 1 }, name: UNIQUE_INDEX.apiKeyHash, unique: true }],
+  [COLLECTIONS.consumers]: [
+    { key: { orgId: 1, env: 1, externalId: 1 }, name: UNIQUE_INDEX.consumerExternalId, unique: true },
+    // Paging newest first by id within a tenant.
+    { key: { orgId: 1, env: 1, _id: -1 }, name: 'consumers_tenant' },
+  ],
+  [COLLECTIONS.endpoints]: [
+    { key: { orgId: 1, env: 1, consumerId: 1, _id: 1 }, name: 'endpoints_tenant_consumer' },
+    { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
+  ],
+  [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
+  [COLLECTIONS.messages]: [
+    { key: { orgId: 1, env: 1, _id: -1 }, name: 'messages_tenant' },
+    { key: { orgId: 1, env: 1, status: 1, _id: -1 }, name: 'messages_tenant_status' },
+    { key: { orgId: 1, env: 1, eventType: 1, _id: -1 }, name: 'messages_tenant_event_type' },
+    {
+      key: { orgId: 1, env: 1, idempotencyKey: 1, createdAt: 1 },
+      name: 'messages_idempotency',
+      partialFilterExpression: { idempotencyKey: { $type: 'string' } },
+    },
+    // Retention.
+    { key: { createdAt: 1 }, name: 'messages_created_at' },
+  ],
+  [COLLECTIONS.deliveries]: [
+    // Only open deliveries are ever due; the rest never enter this index ($in in a partial
+    // filter needs MongoDB 6.0). _id last: `due` reads it in (nextAttemptAt, _id) order by
+    // merging the two statuses' ranges, so it stops at its limit without sorting a backlog.
+    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due', partialFilterExpression: OPEN },
+    { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
+    { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
+  ],
+  [COLLECTIONS.attempts]: [
+    { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
+    { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },
+  ],
+  // Counters and idempotency keys are looked up by _id; these only remove them once over.
+  [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
+  [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
+};
+
+/**
+ * Creates every collection's indexes (and so the collections, which transactions need to
+ * exist). Idempotent: an index that exists with the same definition is left alone.
+ * @throws MongoServerError when an index exists under the same name with another definition.
+ */
+export async function ensureIndexes(db: Db): Promise<void> {
+  for (const name of Object.values(COLLECTIONS)) {
+    const indexes = INDEXES[name] ?? [];
+    if (indexes.length > 0) {
+      await db.collection(name).createIndexes(indexes);
+      continue;
+    }
+    // Orgs need only their _id index, but every collection should exist before a
+    // transaction writes to it. Another process may create it first.
+    await db.createCollection(name).catch((err: unknown) => {
+      if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
+    });
+  }
+}

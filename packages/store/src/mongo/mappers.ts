@@ -1,0 +1,154 @@
+import type {
+  ApiKey,
+  Attempt,
+  AttemptId,
+  Consumer,
+  ConsumerId,
+  Delivery,
+  DeliveryId,
+  Endpoint,
+  EndpointId,
+  EventType,
+  KeyId,
+  Message,
+  MessageId,
+  Org,
+  OrgId,
+  StoredSecret,
+} from '@wirehook/core';
+import type { ConsumerRef, MessageHead } from '../message-ports.ts';
+import type {
+  ApiKeyDoc,
+  AttemptDoc,
+  ConsumerDoc,
+  DeliveryDoc,
+  EndpointDoc,
+  EventTypeDoc,
+  MessageDoc,
+  OrgDoc,
+  SecretDoc,
+} from './documents.ts';
+
+// Document → domain record, one function per collection. Each copies the domain fields
+// only, so adapter fields (_id naming, leases, tenant fields, counters) never leak out.
+// The casts to branded ids are safe because only this adapter writes the documents.
+
+/** An `orgs` document. */
+export function toOrg(doc: OrgDoc): Org {
+  return { id: doc._id as OrgId, name: doc.name, plan: doc.plan, ownerEmail: doc.ownerEmail, createdAt: doc.createdAt };
+}
+
+/** An `api_keys` document. */
+export function toApiKey(doc: ApiKeyDoc): ApiKey {
+  return {
+    id: doc._id as KeyId,
+    orgId: doc.orgId as OrgId,
+    env: doc.env,
+    scopes: doc.scopes,
+    createdAt: doc.createdAt,
+    revokedAt: doc.revokedAt,
+    expiresAt: doc.expiresAt,
+  };
+}
+
+/** A `consumers` document, with the endpoint count it keeps. */
+export function toConsumer(doc: ConsumerDoc): Consumer {
+  return {
+    id: doc._id as ConsumerId,
+    externalId: doc.externalId,
+    name: doc.name,
+    createdAt: doc.createdAt,
+    endpointCount: doc.endpointCount,
+  };
+}
+
+/** The consumer of a message, as the message list and detail show it. */
+export function toConsumerRef(doc: Pick<ConsumerDoc, '_id' | 'externalId' | 'name'>): ConsumerRef {
+  return { id: doc._id as ConsumerId, externalId: doc.externalId, name: doc.name };
+}
+
+/** An endpoint without its secrets. */
+export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
+  return {
+    id: doc._id as EndpointId,
+    consumerId: doc.consumerId as ConsumerId,
+    url: doc.url,
+    description: doc.description,
+    eventTypes: doc.eventTypes,
+    fixedIp: doc.fixedIp,
+    status: doc.status,
+    disabledReason: doc.disabledReason,
+    failingSince: doc.failingSince,
+    createdAt: doc.createdAt,
+    retry: doc.retry,
+    compatSignature: doc.compatSignature,
+  };
+}
+
+/** One entry of an endpoint's `secrets`. */
+export function toStoredSecret(doc: SecretDoc): StoredSecret {
+  return { sealed: doc.sealed, createdAt: doc.createdAt, expiresAt: doc.expiresAt };
+}
+
+/** The secrets valid at `now`, newest first (by creation, then the later added first). */
+export function validSecrets(secrets: readonly SecretDoc[], now: number): StoredSecret[] {
+  return secrets
+    .map((secret, order) => ({ secret, order }))
+    .filter(({ secret }) => secret.expiresAt === null || secret.expiresAt > now)
+    .sort((a, b) => b.secret.createdAt - a.secret.createdAt || b.order - a.order)
+    .map(({ secret }) => toStoredSecret(secret));
+}
+
+/** An `event_types` document. */
+export function toEventType(doc: EventTypeDoc): EventType {
+  return { name: doc.name, description: doc.description, archivedAt: doc.archivedAt, createdAt: doc.createdAt };
+}
+
+/** A `messages` document without its payload (the list never reads it). */
+export function toMessageHead(doc: Omit<MessageDoc, 'payload'>): MessageHead {
+  return {
+    id: doc._id as MessageId,
+    consumerId: doc.consumerId as ConsumerId,
+    eventType: doc.eventType,
+    idempotencyKey: doc.idempotencyKey,
+    createdAt: doc.createdAt,
+    status: doc.status,
+  };
+}
+
+/** A `messages` document. */
+export function toMessage(doc: MessageDoc): Message {
+  return { ...toMessageHead(doc), payload: doc.payload };
+}
+
+/** A `deliveries` document (the lease and lastAttemptAt stay inside). */
+export function toDelivery(doc: DeliveryDoc): Delivery {
+  return {
+    id: doc._id as DeliveryId,
+    messageId: doc.messageId as MessageId,
+    endpointId: doc.endpointId as EndpointId,
+    url: doc.url,
+    status: doc.status,
+    attemptCount: doc.attemptCount,
+    policyAttempts: doc.policyAttempts,
+    nextAttemptAt: doc.nextAttemptAt,
+    manual: doc.manual,
+    createdAt: doc.createdAt,
+  };
+}
+
+/** An `attempts` document. */
+export function toAttempt(doc: AttemptDoc): Attempt {
+  return {
+    id: doc._id as AttemptId,
+    deliveryId: doc.deliveryId as DeliveryId,
+    endpointId: doc.endpointId as EndpointId,
+    at: doc.at,
+    responseStatus: doc.responseStatus,
+    responseHead: doc.responseHead,
+    durationMs: doc.durationMs,
+    error: doc.error,
+    via: doc.via,
+    sourceIp: doc.sourceIp,
+  };
+}

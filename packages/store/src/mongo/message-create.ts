@@ -1,0 +1,172 @@
+import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import type { CreatedMessage, NewMessage, UsageCounter } from '../message-ports.ts';
+import type { MongoConnection } from './connection.ts';
+import type { DeliveryDoc, MessageDoc } from './documents.ts';
+import { isDuplicateKey } from './errors.ts';
+import { UNIQUE_INDEX } from './indexes.ts';
+import { toMessage } from './mappers.ts';
+import { scope } from './query.ts';
+
+// MessageRepo.create: one transaction, so the idempotency lookup, the counter checks and
+// the writes see one snapshot. Two sends that must not both pass write one document in
+// common (the idempotency key, a counter), so one of them hits a write conflict and is run
+// again by the driver, now seeing the other's writes.
+
+// A send that creates a consumer can lose the race for its external id to another send
+// that committed it after this one's snapshot; running again then finds that consumer.
+const CONSUMER_RACE_TRIES = 3;
+
+/** Writes a message with its deliveries and counters, or returns the idempotent original. */
+export async function createMessage(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await conn.transaction((session) => createInTransaction(conn, session, t, input));
+    } catch (err) {
+      if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
+      throw err;
+    }
+  }
+}
+
+async function createInTransaction(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+  const earlier = await findIdempotent(conn, session, t, input);
+  if (earlier !== null) {
+    const deliveries = await conn.deliveries
+      .find({ ...scope(t), messageId: earlier._id }, { session, projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .toArray();
+    const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
+    return { message: toMessage(earlier), deliveryIds, created: false, counters: await readCounters(conn, session, input) };
+  }
+  const values = await readCounters(conn, session, input);
+  for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
+  // The key is taken first of the writes: a racing send with the same key conflicts here,
+  // before either has done more work.
+  if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
+
+  const consumer = await findOrCreateConsumer(conn, session, t, input);
+  const targets = await matchingEndpoints(conn, session, t, consumer.id, input.eventType);
+  const message: Message = {
+    id: input.id,
+    consumerId: consumer.id,
+    eventType: input.eventType,
+    payload: input.payload,
+    idempotencyKey: input.idempotencyKey,
+    createdAt: input.createdAt,
+    status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
+  };
+  const { id: _id, ...fields } = message;
+  const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId };
+  await conn.messages.insertOne(doc, { session });
+  const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, input.newDeliveryId()));
+  if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
+  const incremented = await incrementCounters(conn, session, input);
+  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...incremented } };
+}
+
+/** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
+function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; url: string }, id: DeliveryId): DeliveryDoc {
+  return {
+    _id: id,
+    ...scope(t),
+    messageId: message.id,
+    endpointId: endpoint._id,
+    url: endpoint.url,
+    status: 'pending',
+    attemptCount: 0,
+    policyAttempts: 0,
+    nextAttemptAt: message.createdAt,
+    manual: false,
+    leaseUntil: null,
+    createdAt: message.createdAt,
+    lastAttemptAt: null,
+  };
+}
+
+/** The tenant's earliest message with the key created at or after `idempotencySince`. */
+async function findIdempotent(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
+  if (input.idempotencyKey === null) return null;
+  return conn.messages.findOne(
+    // $type repeats the partial index's filter, so the planner can prove the index applies.
+    { ...scope(t), idempotencyKey: { $eq: input.idempotencyKey, $type: 'string' }, createdAt: { $gte: input.idempotencySince } },
+    { session, sort: { createdAt: 1, _id: 1 } },
+  );
+}
+
+async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {
+  const windowMs = Math.max(0, input.createdAt - input.idempotencySince);
+  await conn.idempotencyKeys.updateOne(
+    { _id: `${t.orgId}:${t.env}:${key}` },
+    { $set: { messageId: input.id, createdAt: input.createdAt, expiresAt: new Date(input.createdAt + windowMs) } },
+    { session, upsert: true },
+  );
+}
+
+/** Each counter's value at the send (0 when absent or over). */
+async function readCounters(conn: MongoConnection, session: ClientSession, input: NewMessage): Promise<Record<string, number>> {
+  const keys = input.counters.map((c) => c.key);
+  const values: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
+  if (keys.length === 0) return values;
+  for (const doc of await conn.counters.find({ _id: { $in: keys } }, { session }).toArray()) {
+    if (doc.expiresAt.getTime() > input.createdAt) values[doc._id] = doc.value;
+  }
+  return values;
+}
+
+function checkLimit(counter: UsageCounter, value: number): void {
+  if (!counter.increment || counter.limit === null || value < counter.limit) return;
+  throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
+}
+
+async function incrementCounters(conn: MongoConnection, session: ClientSession, input: NewMessage): Promise<Record<string, number>> {
+  const values: Record<string, number> = {};
+  const now = new Date(input.createdAt);
+  for (const counter of input.counters) {
+    if (!counter.increment) continue;
+    // A counter past its expiry starts again at 1 (the TTL monitor may not have removed it yet).
+    const doc = await conn.counters.findOneAndUpdate(
+      { _id: counter.key },
+      [
+        {
+          $set: {
+            value: { $cond: [{ $gt: ['$expiresAt', { $literal: now }] }, { $add: ['$value', 1] }, 1] },
+            expiresAt: { $literal: new Date(counter.expiresAt) },
+          },
+        },
+      ],
+      { session, upsert: true, returnDocument: 'after' },
+    );
+    if (doc === null) throw new Error(`upsert of usage counter ${counter.key} returned no document`);
+    values[counter.key] = doc.value;
+  }
+  return values;
+}
+
+async function findOrCreateConsumer(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  input: NewMessage,
+): Promise<{ id: ConsumerId; externalId: string }> {
+  const externalId = input.consumerExternalId;
+  const found = await conn.consumers.findOne({ ...scope(t), externalId }, { session, projection: { _id: 1 } });
+  if (found !== null) return { id: found._id as ConsumerId, externalId };
+  await conn.consumers.insertOne(
+    { _id: input.newConsumerId, ...scope(t), externalId, name: null, createdAt: input.createdAt, endpointCount: 0 },
+    { session },
+  );
+  return { id: input.newConsumerId, externalId };
+}
+
+/** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
+async function matchingEndpoints(conn: MongoConnection, session: ClientSession, t: Tenant, consumerId: ConsumerId, eventType: string) {
+  return conn.endpoints
+    .find(
+      // eventTypes null: every type; an array matches when it holds the type exactly.
+      { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, $or: [{ eventTypes: null }, { eventTypes: eventType }] },
+      { session, projection: { _id: 1, url: 1 } },
+    )
+    .sort({ _id: 1 })
+    .toArray();
+}

@@ -1,0 +1,74 @@
+import type { MessageId, Tenant } from '@wirehook/core';
+import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../message-ports.ts';
+import type { MongoConnection } from './connection.ts';
+import { toAttempt, toConsumerRef, toDelivery, toMessage } from './mappers.ts';
+import { createMessage } from './message-create.ts';
+import { listMessages } from './message-list.ts';
+import { checkedLimit, scope } from './query.ts';
+
+/** Messages, their deliveries' history and the usage counters in MongoDB, scoped by tenant. */
+export class MongoMessageRepo implements MessageRepo {
+  readonly #conn: MongoConnection;
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  /** @throws PlanLimitError when a counter is at its limit (nothing written). */
+  async create(t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+    return createMessage(this.#conn, t, input);
+  }
+
+  async get(t: Tenant, id: MessageId): Promise<MessageDetail | null> {
+    const message = await this.#conn.messages.findOne({ ...scope(t), _id: id });
+    if (message === null) return null;
+    const consumer = await this.#conn.consumers.findOne(
+      { ...scope(t), _id: message.consumerId },
+      { projection: { externalId: 1, name: 1 } },
+    );
+    if (consumer === null) throw new Error(`message ${id} lost its consumer ${message.consumerId}`);
+    const deliveries = await this.#conn.deliveries.find({ ...scope(t), messageId: id }).sort({ _id: 1 }).toArray();
+    const attempts = await this.#conn.attempts
+      .find({ ...scope(t), deliveryId: { $in: deliveries.map((d) => d._id) } })
+      .sort({ at: 1, _id: 1 })
+      .toArray();
+    return {
+      message: toMessage(message),
+      consumer: toConsumerRef(consumer),
+      deliveries: deliveries.map((d) => ({
+        delivery: toDelivery(d),
+        attempts: attempts.filter((a) => a.deliveryId === d._id).map(toAttempt),
+      })),
+    };
+  }
+
+  async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
+    return listMessages(this.#conn, t, query);
+  }
+
+  async counter(key: string): Promise<number> {
+    const doc = await this.#conn.counters.findOne({ _id: key });
+    return doc === null ? 0 : doc.value;
+  }
+
+  async deleteBefore(before: number, batch: number): Promise<number> {
+    if (checkedLimit(batch, 'batch') === 0) return 0;
+    // Retention runs across tenants: it is the one place that selects messages by age alone.
+    return this.#conn.transaction(async (session) => {
+      const old = await this.#conn.messages
+        .find({ createdAt: { $lt: before } }, { session, projection: { _id: 1 } })
+        .sort({ createdAt: 1 })
+        .limit(batch)
+        .toArray();
+      if (old.length === 0) return 0;
+      const messageIds = old.map((m) => m._id);
+      const deliveries = await this.#conn.deliveries
+        .find({ messageId: { $in: messageIds } }, { session, projection: { _id: 1 } })
+        .toArray();
+      await this.#conn.attempts.deleteMany({ deliveryId: { $in: deliveries.map((d) => d._id) } }, { session });
+      await this.#conn.deliveries.deleteMany({ messageId: { $in: messageIds } }, { session });
+      await this.#conn.messages.deleteMany({ _id: { $in: messageIds } }, { session });
+      return old.length;
+    });
+  }
+}

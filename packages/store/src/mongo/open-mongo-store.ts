@@ -1,0 +1,104 @@
+import { MongoClient, type Db } from 'mongodb';
+import type { Store } from '../store.ts';
+import { MongoApiKeyRepo } from './api-key-repo.ts';
+import { MongoConnection } from './connection.ts';
+import { MongoConsumerRepo } from './consumer-repo.ts';
+import { MongoDeliveryRepo } from './delivery-repo.ts';
+import { MongoEndpointRepo } from './endpoint-repo.ts';
+import { MongoEventTypeRepo } from './event-type-repo.ts';
+import { ensureIndexes } from './indexes.ts';
+import { MongoMessageRepo } from './message-repo.ts';
+import { MongoOrgRepo } from './org-repo.ts';
+
+/** The database used when neither the options nor the URL name one. */
+export const MONGO_DEFAULT_DB_NAME = 'wirehook';
+
+// MongoDB 6.0 speaks wire version 17; the due-deliveries index ($in in a partial filter)
+// needs it.
+const MIN_WIRE_VERSION = 17;
+
+/** Where the Mongo store keeps its data. */
+export interface MongoStoreOptions {
+  /** A MongoDB connection string, e.g. `mongodb://mongo:27017/?replicaSet=rs0`. */
+  url: string;
+  /** The database; default: the one named in `url`, else `wirehook`. */
+  dbName?: string;
+}
+
+/** The Store on MongoDB. */
+export interface MongoStore extends Store {
+  readonly dbName: string;
+}
+
+/**
+ * Connects to MongoDB, checks that it can run transactions and ensures every index.
+ *
+ * Requirements: MongoDB 6.0 or newer, running as a replica set or a sharded cluster — the
+ * store writes a message with its deliveries and counters, an endpoint with the cap check,
+ * and an attempt with its outcome in multi-document transactions, which a standalone
+ * mongod refuses. A single-node replica set will do (`mongod --replSet rs0`, then
+ * `rs.initiate()` once).
+ * @throws Error naming the server (credentials left out) when it cannot be reached, is
+ * standalone or too old, or an index exists with another definition.
+ */
+export async function openMongoStore(options: MongoStoreOptions): Promise<MongoStore> {
+  const where = redact(options.url);
+  let client: MongoClient;
+  try {
+    // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
+    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook' });
+    await client.connect();
+  } catch (err) {
+    throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
+  }
+  try {
+    const dbName = options.dbName ?? dbNameIn(options.url) ?? MONGO_DEFAULT_DB_NAME;
+    const db = client.db(dbName);
+    await requireTransactions(db, where);
+    await ensureIndexes(db);
+    const conn = new MongoConnection(client, db);
+    return {
+      dbName,
+      orgs: new MongoOrgRepo(conn),
+      apiKeys: new MongoApiKeyRepo(conn),
+      consumers: new MongoConsumerRepo(conn),
+      endpoints: new MongoEndpointRepo(conn),
+      eventTypes: new MongoEventTypeRepo(conn),
+      messages: new MongoMessageRepo(conn),
+      deliveries: new MongoDeliveryRepo(conn),
+      close: () => conn.close(),
+    };
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+}
+
+/** @throws Error when the server is standalone (no transactions) or older than 6.0. */
+async function requireTransactions(db: Db, where: string): Promise<void> {
+  const hello = await db.admin().command({ hello: 1 });
+  if (typeof hello['maxWireVersion'] === 'number' && hello['maxWireVersion'] < MIN_WIRE_VERSION) {
+    throw new Error(`MongoDB at ${where} is older than 6.0; Wirehook's store needs 6.0 or newer`);
+  }
+  if (typeof hello['setName'] !== 'string' && hello['msg'] !== 'isdbgrid') {
+    throw new Error(
+      `MongoDB at ${where} is a standalone server; Wirehook's store uses transactions, which need a replica set ` +
+        `(a single node will do: start mongod with --replSet rs0 and run rs.initiate() once) or a sharded cluster`,
+    );
+  }
+}
+
+/** The database named in the path of a connection string, if any. */
+function dbNameIn(url: string): string | undefined {
+  const path = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]*)/.exec(url)?.[1];
+  return path === undefined || path === '' ? undefined : decodeURIComponent(path);
+}
+
+/** `url` without its user and password, for error messages. */
+function redact(url: string): string {
+  return url.replace(/^([a-z+]+:\/\/)[^@/?]*@/i, '$1…@');
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

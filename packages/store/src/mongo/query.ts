@@ -1,0 +1,20 @@
+import type { DeliveryStatus, Tenant } from '@wirehook/core';
+import type { TenantFields } from './documents.ts';
+
+/** The statuses a delivery still has work in; the `deliveries_due` index covers exactly these. */
+export const OPEN_STATUSES: DeliveryStatus[] = ['pending', 'retrying'];
+
+/** The filter fields that scope a query to `t`; every query on a tenant-owned collection starts from these. */
+export function scope(t: Tenant): TenantFields {
+  return { orgId: t.orgId, env: t.env };
+}
+
+/**
+ * `limit` when it is a non-negative integer. MongoDB reads a limit of 0 as "no limit", so
+ * callers return nothing for 0 themselves.
+ * @throws RangeError otherwise.
+ */
+export function checkedLimit(limit: number, what = 'page limit'): number {
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`${what} must be a non-negative integer, got ${limit}`);
+  return limit;
+}

@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const servicesDir = join(import.meta.dirname, '..', '..');
+
+/** One service process of the cluster. */
+export interface ServiceSpec {
+  /** Unique name, used as the log prefix ("dispatcher-2"). */
+  name: string;
+  /** Folder under services/ holding src/main.ts. */
+  service: string;
+  env: Record<string, string>;
+  /** Port of its /healthz. */
+  metricsPort: number;
+}
+
+export interface ClusterPorts {
+  api: number;
+  intakeGrpc: number;
+  /** First of the consecutive metrics ports: gateway, intake, relay, recovery, alerting, portal, dispatchers. */
+  metricsBase: number;
+}
+
+export interface ClusterOptions {
+  /** Environment every service gets (store, delivery rules, NATS_URL, REDIS_URL, …). */
+  env: Record<string, string>;
+  ports: ClusterPorts;
+  dispatchers: number;
+  /** Each line a service prints, with its name; default: prefixed to this process's stdout. */
+  onLine?: (service: string, line: string) => void;
+  /** How long a service may take to report healthy. */
+  startTimeoutMs?: number;
+}
+
+/** The running services of a cluster. */
+export interface Cluster {
+  apiUrl: string;
+  specs: ServiceSpec[];
+  /** Sends a signal to one service (e.g. SIGKILL a dispatcher) and waits for it to exit. */
+  kill(name: string, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a stopped or killed service again and waits until it is healthy. */
+  restart(name: string): Promise<void>;
+  /** Starts one more process (another replica, with its own ports) and waits until it is healthy. */
+  add(spec: ServiceSpec): Promise<void>;
+  /** Stops every service (SIGTERM, then SIGKILL after a grace period), in reverse start order. */
+  stop(): Promise<void>;
+}
+
+/** The services of a cluster and their environments, in start order. */
+export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
+  const { env, ports } = options;
+  const metrics = (i: number) => ports.metricsBase + i;
+  const spec = (name: string, service: string, i: number, extra: Record<string, string> = {}): ServiceSpec => ({
+    name,
+    service,
+    metricsPort: metrics(i),
+    env: { ...env, ...extra, METRICS_PORT: String(metrics(i)) },
+  });
+  return [
+    spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
+    ...Array.from({ length: options.dispatchers }, (_, i) => spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i)),
+    spec('egress-relay', 'egress-relay', 2),
+    spec('recovery', 'recovery', 3),
+    spec('alerting', 'alerting', 4),
+    spec('portal', 'portal', 5),
+    spec('gateway', 'gateway', 0, { PORT: String(ports.api), INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}` }),
+  ];
+}
+
+/**
+ * Starts every Wirehook service as its own child process (the shape the Helm chart
+ * deploys) and waits until each reports healthy. NATS, Redis and the store must already
+ * be reachable through `options.env`.
+ */
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const specs = clusterSpecs(options);
+  const children = new Map<string, ChildProcess>();
+  const onLine = options.onLine ?? ((service, line) => process.stdout.write(`[${service}] ${line}\n`));
+  const timeout = options.startTimeoutMs ?? 30_000;
+
+  const launch = async (spec: ServiceSpec) => {
+    const child = spawn(process.execPath, [join(servicesDir, spec.service, 'src', 'main.ts')], {
+      env: { ...process.env, ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.set(spec.name, child);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => onLine(spec.name, line));
+    }
+    await waitHealthy(spec, child, timeout);
+  };
+
+  const stopOne = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
+    const child = children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(hard);
+  };
+
+  const cluster: Cluster = {
+    apiUrl: `http://127.0.0.1:${options.ports.api}`,
+    specs,
+    kill: (name, signal = 'SIGKILL') => stopOne(name, signal),
+    async restart(name) {
+      const spec = specs.find((s) => s.name === name);
+      if (!spec) throw new Error(`no service ${name}`);
+      await stopOne(name);
+      await launch(spec);
+    },
+    async add(spec) {
+      if (specs.some((s) => s.name === spec.name)) throw new Error(`a service named ${spec.name} exists`);
+      specs.push(spec);
+      await launch(spec);
+    },
+    async stop() {
+      for (const spec of [...specs].reverse()) await stopOne(spec.name);
+    },
+  };
+
+  try {
+    for (const spec of specs) await launch(spec);
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}
+
+async function waitHealthy(spec: ServiceSpec, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode} while starting`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${spec.name} did not report healthy within ${timeoutMs} ms`);
+}

@@ -1,0 +1,9 @@
+// egress-relay as its own process. Its feature — sending from the static source-IP pool for fixed_ip endpoints — is not built yet: it starts,
+// reports healthy on METRICS_PORT (/healthz, /metrics) and does nothing else, so the
+// cluster and the Helm chart already have its place.
+import { z } from 'zod';
+import { loadConfig, logEnv, runService, serveEnv } from '@wirehook/platform';
+
+const config = loadConfig(z.object({ ...serveEnv(9467), ...logEnv }), process.env, 'egress-relay');
+
+await runService('egress-relay', config, () => []);

@@ -1,0 +1,48 @@
+// The gateway as its own process (cluster mode): public HTTP API, rate limits in Redis,
+// messages handed to message-intake over gRPC.
+import type { Server } from 'node:http';
+import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
+import { RateLimiter, RedisKv } from '@wirehook/kv';
+import { loadConfig, loadSecretBox, openStore, runService } from '@wirehook/platform';
+import { IntakeGrpcClient } from '@wirehook/rpc';
+import { createApp } from './app.ts';
+import { gatewayConfigSchema } from './config.ts';
+
+const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
+
+await runService('gateway', config, async ({ logger, clock, metrics }) => {
+  const store = await openStore(config);
+  const kv = new RedisKv({ url: config.REDIS_URL });
+  const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS });
+  const app = createApp({
+    store,
+    intake,
+    rateLimiter: new RateLimiter({ kv, clock }),
+    clock,
+    logger,
+    metrics,
+    secretBox: loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR }),
+    addressPolicy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
+    lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),
+    retentionMonths: config.RETENTION_MONTHS,
+  });
+  let server: Server | undefined;
+  return [
+    { name: 'store', start: async () => {}, stop: () => store.close() },
+    { name: 'kv', start: async () => {}, stop: () => kv.close() },
+    { name: 'intake-client', start: async () => {}, stop: async () => intake.close() },
+    {
+      name: 'api',
+      start: () =>
+        new Promise<void>((resolve, reject) => {
+          server = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve()));
+        }),
+      stop: () =>
+        new Promise<void>((resolve) => {
+          if (!server) return resolve();
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    },
+  ];
+});

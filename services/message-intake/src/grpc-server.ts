@@ -1,0 +1,50 @@
+import type { DeliveryId, EndpointId, IntakePort } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import {
+  bindService,
+  deliveryToProto,
+  intakev1,
+  sendInputFromProto,
+  sendResultToProto,
+  startGrpcServer,
+  tenantFromProto,
+  type GrpcServerHandle,
+  type ServiceImpl,
+} from '@wirehook/rpc';
+
+export interface IntakeGrpcServerOptions {
+  intake: IntakePort;
+  /** `host:port`; port 0 picks a free one. */
+  address: string;
+  /** Where handler failures that are not WirehookErrors are logged (they are answered as INTERNAL). */
+  logger?: Logger;
+}
+
+/**
+ * Serves `intake` as `wirehook.intake.v1.MessageIntake`, with the standard health service,
+ * on `address`. A WirehookError thrown by the intake reaches the gateway's IntakeGrpcClient
+ * as the same error.
+ * @throws Error when the address cannot be bound.
+ */
+export function startIntakeGrpcServer({ intake, address, logger }: IntakeGrpcServerOptions): Promise<GrpcServerHandle> {
+  return startGrpcServer({
+    address,
+    services: [bindService(intakev1.MessageIntake, intakeHandlers(intake))],
+    onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
+  });
+}
+
+function intakeHandlers(intake: IntakePort): ServiceImpl<typeof intakev1.MessageIntake> {
+  return {
+    send: async (request) => sendResultToProto(await intake.send(sendInputFromProto(request))),
+    retryDelivery: async ({ tenant, deliveryId }) => ({
+      delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)),
+    }),
+    releaseHeld: async ({ tenant, endpointId }) => ({
+      released: await intake.releaseHeld(tenantFromProto(tenant), endpointId as EndpointId),
+    }),
+    failForDeletedEndpoint: async ({ tenant, endpointId }) => ({
+      failed: await intake.failForDeletedEndpoint(tenantFromProto(tenant), endpointId as EndpointId),
+    }),
+  };
+}

@@ -1,0 +1,9 @@
+// recovery as its own process. Its feature — bulk re-sends of failed deliveries (recoveries) — is not built yet: it starts,
+// reports healthy on METRICS_PORT (/healthz, /metrics) and does nothing else, so the
+// cluster and the Helm chart already have its place.
+import { z } from 'zod';
+import { loadConfig, logEnv, runService, serveEnv } from '@wirehook/platform';
+
+const config = loadConfig(z.object({ ...serveEnv(9468), ...logEnv }), process.env, 'recovery');
+
+await runService('recovery', config, () => []);

@@ -1,0 +1,5 @@
+import { describeDeliverySuite } from '../e2e/delivery-suite.ts';
+import { startClusterHarness } from '../support/cluster-harness.ts';
+
+// The delivery suite again, with every service its own process over NATS, Redis and gRPC.
+describeDeliverySuite('cluster, separate processes', () => startClusterHarness());

@@ -1,0 +1,102 @@
+// Faults in cluster mode, each under a burst of 2,000 messages to a receiver that counts
+// webhook-ids: nothing may be lost; how many arrived more than once is printed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type ApiClient } from '@wirehook/testkit';
+import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
+import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
+
+const BURST = 2_000;
+let h: ClusterHarness;
+let rx: NamedReceiver;
+let api: ApiClient;
+let burstNo = 0;
+
+beforeAll(async () => {
+  h = await startClusterHarness({ dispatchers: 2 });
+  rx = await startReceiver();
+  const t = await h.tenant();
+  api = t.api;
+  const consumerId = (await api.post('/v1/consumers', { external_id: 'burst' })).body.id;
+  expect((await api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url() })).status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  await rx?.receiver.close();
+});
+
+/** Sends BURST messages (32 at a time); calls `midway` once half are accepted. */
+async function burst(midway: () => Promise<void>): Promise<string[]> {
+  const tag = `b${++burstNo}`;
+  const ids: string[] = [];
+  let next = 0;
+  let fired = false;
+  const worker = async () => {
+    while (next < BURST) {
+      const i = next++;
+      if (!fired && i >= BURST / 2) {
+        fired = true;
+        await midway();
+      }
+      const res = await api.post('/v1/messages', { consumer: 'burst', event_type: 'burst.test', payload: { tag, i } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      ids.push(res.body.id);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return ids;
+}
+
+async function expectAllArrive(name: string, ids: string[]): Promise<void> {
+  const want = new Set(ids);
+  await eventually(
+    () => {
+      const got = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']).filter((id) => want.has(id!)));
+      expect(got.size).toBe(want.size);
+    },
+    90_000,
+    250,
+  );
+  const received = rx.receiver.requests.filter((r) => want.has(r.headers['webhook-id']!)).length;
+  console.log(`${name}: ${ids.length} messages, ${received} requests, ${received - ids.length} arrived more than once`);
+  expect(received).toBeGreaterThanOrEqual(ids.length);
+}
+
+async function attemptsOn(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return [...text.matchAll(/^wirehook_delivery_attempts_total\{outcome="success"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+}
+
+describe('cluster faults', () => {
+  it('two dispatcher replicas share one burst; none is lost', async () => {
+    const ids = await burst(async () => {});
+    await expectAllArrive('two replicas', ids);
+    const dispatchers = h.cluster.specs.filter((s) => s.service === 'dispatcher');
+    expect(dispatchers).toHaveLength(2);
+    for (const d of dispatchers) expect(await attemptsOn(d.metricsPort)).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a dispatcher killed with SIGKILL mid-burst loses nothing', async () => {
+    const ids = await burst(() => h.cluster.kill('dispatcher-1', 'SIGKILL'));
+    await expectAllArrive('dispatcher SIGKILL', ids);
+    await h.cluster.restart('dispatcher-1');
+  }, 180_000);
+
+  it('nats-server restarted mid-burst loses nothing', async () => {
+    const ids = await burst(() => h.nats.restart());
+    await expectAllArrive('nats restart', ids);
+  }, 180_000);
+
+  it('Redis stopped and started mid-burst: requests keep being accepted, nothing is lost', async () => {
+    const ids = await burst(async () => {
+      await h.redis.stop();
+      setTimeout(() => void h.redis.restart(), 2_000);
+    });
+    await expectAllArrive('redis stop/start', ids);
+    // Counting resumes once Redis is back.
+    await eventually(async () => {
+      const res = await api.get('/v1/event-types');
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(20_000);
+    }, 20_000, 200);
+  }, 180_000);
+});

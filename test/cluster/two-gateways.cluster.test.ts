@@ -1,0 +1,58 @@
+// Two gateway processes sharing one Redis: one rate limit per environment, one message per
+// Idempotency-Key, whichever gateway a request reaches.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '@wirehook/testkit';
+import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
+
+let h: ClusterHarness;
+let second: ApiClient;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  h = await startClusterHarness();
+  const first = h.cluster.specs.find((s) => s.name === 'gateway')!;
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  await h.cluster.add({ name: 'gateway-2', service: 'gateway', metricsPort, env: { ...first.env, PORT: String(port), METRICS_PORT: String(metricsPort) } });
+  second = new ApiClient(`http://127.0.0.1:${port}`);
+}, 60_000);
+afterAll(() => h?.close());
+
+describe('two gateways, one Redis', () => {
+  it('count one rate limit per environment', async () => {
+    const t = await h.tenant({ plan: 'free' });
+    const a = t.api;
+    const b = second.as(t.key);
+    // Start at the beginning of a minute so the budget is not split by a window edge.
+    const toNextMinute = 60_000 - (h.clock.now() % 60_000) + 50;
+    await h.advance(toNextMinute);
+    for (let i = 0; i < 600; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => ((i + j) % 2 ? a : b).get('/v1/event-types')));
+    }
+    const [ra, rb] = [await a.get('/v1/event-types'), await b.get('/v1/event-types')];
+    expect(ra.status).toBe(429);
+    expect(rb.status).toBe(429);
+    expect(rb.headers.get('x-ratelimit-remaining')).toBe('0');
+  }, 60_000);
+
+  it('make one message per Idempotency-Key under concurrent requests to both', async () => {
+    const t = await h.tenant();
+    const b = second.as(t.key);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? t.api : b).post('/v1/messages', { consumer: 'idem', event_type: 'x', payload: { i } }, { 'idempotency-key': 'shared-key' }),
+      ),
+    );
+    expect(results.every((r) => r.status === 202)).toBe(true);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect((await t.api.get('/v1/messages?q=shared-key')).body.items).toHaveLength(1);
+  }, 60_000);
+});
