@@ -3,6 +3,7 @@
 // NATS_URL / REDIS_URL are not given. Without MONGODB_URL the services share the SQLite
 // file in DATA_DIR. Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -15,8 +16,8 @@ const config = loadConfig(
     INTAKE_GRPC_PORT: portVar(50051), // message-intake gRPC
     METRICS_PORT: portVar(9464), // first metrics port; services take consecutive ones
     DATA_DIR: z.string().default('./.wirehook'), // SQLite file, secret key, JetStream store
-    NATS_URL: z.string().optional(), // default: start nats-server on 4222
-    REDIS_URL: z.string().optional(), // default: start redis-server on 6379
+    NATS_URL: z.string().optional().transform((v) => v || undefined), // default: start nats-server on 4222
+    REDIS_URL: z.string().optional().transform((v) => v || undefined), // default: start redis-server on 6379
     DISPATCHERS: z.coerce.number().int().min(1).max(16).default(2), // dispatcher replicas
   }),
   process.env,
@@ -26,6 +27,10 @@ const config = loadConfig(
 const dataDir = resolve(config.DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
 const servers: ChildProcess[] = [];
+// Whatever happens to this process, the servers it started go with it.
+process.on('exit', () => {
+  for (const s of servers) s.kill('SIGTERM');
+});
 
 function startServer(name: string, args: string[]): string {
   const child = spawn(name, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -39,7 +44,7 @@ function startServer(name: string, args: string[]): string {
 
 const natsUrl = config.NATS_URL ?? (startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', '4222']), 'nats://127.0.0.1:4222');
 const redisUrl = config.REDIS_URL ?? (startServer('redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--save', '', '--dir', dataDir]), 'redis://127.0.0.1:6379');
-await new Promise((r) => setTimeout(r, 500)); // let the servers bind before the services connect
+await Promise.all([waitForPort(natsUrl), waitForPort(redisUrl)]);
 
 const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -49,6 +54,23 @@ const cluster = await startCluster({
   dispatchers: config.DISPATCHERS,
 });
 process.stderr.write(`\nWirehook (cluster mode): API on ${cluster.apiUrl}/v1 — ${cluster.specs.length} services, NATS ${natsUrl}, Redis ${redisUrl}\n\n`);
+
+/** Waits until something accepts TCP connections at the URL's host and port (at most 15 s). */
+async function waitForPort(url: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => {
+        socket.end();
+        resolve(true);
+      }).once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers at ${url}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 let stopping = false;
 const stop = async () => {
