@@ -1,4 +1,5 @@
 import { nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
+import type { SendResult } from '@wirehook/egress';
 import type { AttemptOutcome, DeliveryJob } from '@wirehook/store';
 
 /** An endpoint failing this long is disabled at its next failed attempt. */
@@ -6,14 +7,7 @@ export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const DISABLED_REASON_FAILING = 'failing_5_days';
 
 /** What one POST did, as the egress client reports it. */
-export interface SendResult {
-  ok: boolean;
-  status: number | null;
-  responseHead: string | null;
-  error: string | null;
-  durationMs: number;
-  sourceIp: string | null;
-}
+export type { SendResult } from '@wirehook/egress';
 
 /**
  * The pure decision after an attempt: success on 2xx; otherwise the next policy re-send,

@@ -53,29 +53,30 @@ export function deliveryJson(d: Delivery, attempts: Attempt[]) {
   };
 }
 
-export function messageRowJson(row: MessageSummary) {
-  const { message, consumer } = row;
+/** The fields MessageRow and MessageDetail share. */
+function messageHeadJson({ message, consumer }: Pick<MessageSummary, 'message' | 'consumer'>) {
   return {
     id: message.id,
     event_type: message.eventType,
     consumer: { id: consumer.id, external_id: consumer.externalId, name: consumer.name },
     created_at: message.createdAt,
     status: message.status,
+  };
+}
+
+export function messageRowJson(row: MessageSummary) {
+  return {
+    ...messageHeadJson(row),
     attempts: { count: row.attemptCount, last_at: row.lastAttemptAt },
     endpoint_url: row.endpointUrl,
   };
 }
 
 export function messageDetailJson(detail: MessageDetail) {
-  const { message, consumer } = detail;
   return {
-    id: message.id,
-    event_type: message.eventType,
-    consumer: { id: consumer.id, external_id: consumer.externalId, name: consumer.name },
-    created_at: message.createdAt,
-    status: message.status,
-    idempotency_key: message.idempotencyKey,
-    payload: JSON.parse(message.payload) as unknown,
+    ...messageHeadJson(detail),
+    idempotency_key: detail.message.idempotencyKey,
+    payload: JSON.parse(detail.message.payload) as unknown,
     deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts)),
   };
 }
