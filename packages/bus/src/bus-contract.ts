@@ -1,7 +1,8 @@
 // The Bus contract: what every adapter must do, as one vitest suite. Imported only by tests,
 // through the `@wirehook/bus/contract` export, so production code never loads vitest.
-import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '@wirehook/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
+import { eventually, recordSpans, type SpanRecorder } from '@wirehook/testkit';
 import type { Bus, BusMessage, HandleResult } from './bus.ts';
 
 /** One broker under test, opened afresh for each test. */
@@ -187,6 +188,70 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
       await bus.publish(subject, bytes('third'));
       await eventually(() => expect(gotB).toEqual(['second', 'third']));
       expect(gotA).toEqual(['first']);
+    });
+
+    describe('trace context', () => {
+      let recorder: SpanRecorder;
+      beforeAll(async () => {
+        recorder = await recordSpans();
+      });
+      afterAll(() => recorder.stop());
+      /** Publishes `body` inside a new `request` span; returns that span's context. */
+      const publishInSpan = (bus: Bus, subject: string, body: string) =>
+        trace.getTracer('bus-contract').startActiveSpan('request', async (span) => {
+          await bus.publish(subject, bytes(body), { headers: { 'x-wirehook-test': 'kept' } });
+          span.end();
+          return span.spanContext();
+        });
+
+      it('the handler continues the publisher’s trace: traceparent header, traceContext, a process span', async () => {
+        const { subject, connect } = await setup();
+        const bus = await connect();
+        const seen: { message: BusMessage; active: SpanContext | undefined }[] = [];
+        bus.consume(subject, async (m) => (seen.push({ message: m, active: trace.getActiveSpan()?.spanContext() }), 'ack'), {
+          concurrency: 1,
+        });
+        const request = await publishInSpan(bus, subject, 'traced');
+        await eventually(() => expect(recorder.trace(request.traceId).map((s) => s.name)).toContain(`process ${subject}`));
+
+        const spans = recorder.trace(request.traceId);
+        const publish = spans.find((s) => s.name === `publish ${subject}`)!;
+        const process = spans.find((s) => s.name === `process ${subject}`)!;
+        expect(publish.kind).toBe(SpanKind.PRODUCER);
+        expect(publish.parentSpanContext?.spanId).toBe(request.spanId);
+        expect(publish.attributes).toMatchObject({ 'messaging.destination.name': subject, 'messaging.operation.type': 'send' });
+        expect(process.kind).toBe(SpanKind.CONSUMER);
+        expect(process.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
+        expect(process.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'wirehook.bus.delivery_count': 1 });
+
+        const { message, active } = seen[0]!;
+        expect(message.headers).toEqual({
+          'x-wirehook-test': 'kept',
+          traceparent: `00-${request.traceId}-${publish.spanContext().spanId}-01`,
+        });
+        expect(trace.getSpanContext(message.traceContext)).toMatchObject({ traceId: request.traceId, isRemote: true });
+        expect(active).toMatchObject({ traceId: request.traceId, spanId: process.spanContext().spanId });
+      });
+
+      it('a handler that throws fails its process span; the redelivery is a new process span in the same trace', async () => {
+        const { subject, connect } = await setup();
+        const bus = await connect();
+        bus.consume(
+          subject,
+          async (m) => {
+            if (m.deliveryCount === 1) throw new Error('handler failed');
+            return 'ack';
+          },
+          { concurrency: 1 },
+        );
+        const request = await publishInSpan(bus, subject, 'fails once');
+        const processed = () => recorder.trace(request.traceId).filter((s) => s.name === `process ${subject}`);
+        await eventually(() => expect(processed()).toHaveLength(2), 10_000);
+        const [failed, retried] = processed();
+        expect(failed!.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'handler failed' });
+        expect(failed!.events.map((e) => e.name)).toEqual(['exception']);
+        expect(retried).toMatchObject({ status: { code: SpanStatusCode.UNSET }, attributes: expect.objectContaining({ 'wirehook.bus.delivery_count': 2 }) });
+      });
     });
 
     it('close() waits for running handlers, then refuses to publish', async () => {

@@ -1,19 +1,28 @@
 // The Bus port: work-queue subjects between services. The store stays the truth; the bus
 // only wakes the service that should act (a lost message is found again by a sweeper).
 // Adapters: in-process (embedded mode) and NATS JetStream (cluster mode).
+import type { Context } from '@opentelemetry/api';
 
 /** One message taken from a subject. */
 export interface BusMessage {
   readonly subject: string;
   readonly data: Uint8Array;
+  /** As published, with the publisher's trace context (`traceparent`) added by the adapter. */
   readonly headers: Readonly<Record<string, string>>;
   /** How many times this message has been handed out (1 on first delivery). */
   readonly deliveryCount: number;
+  /**
+   * The publisher's trace context, read from the headers (empty when there was none). The
+   * handler already runs in a `process <subject>` span continuing it; work that outlives the
+   * handler (queued for later) continues the trace with `context.with(traceContext, …)`.
+   */
+  readonly traceContext: Context;
 }
 
 export interface PublishOptions {
   /** De-duplication id: a second publish with the same id inside the window is dropped. */
   msgId?: string;
+  /** Sent with the message; the adapter adds the trace context of the publish (unless given here). */
   headers?: Record<string, string>;
 }
 
@@ -30,10 +39,12 @@ export interface Subscription {
 }
 
 export interface Bus {
+  /** Publishes in a `publish <subject>` span whose trace context travels in the message headers. */
   publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<void>;
   /**
    * Work-queue consumption: each message goes to one consumer of the subject, is removed on
    * `ack`, and is handed out again after `retryInMs` (or a short default when the handler throws).
+   * The handler runs in a `process <subject>` span continuing the publisher's trace.
    */
   consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription;
   close(): Promise<void>;

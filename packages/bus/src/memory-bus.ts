@@ -1,4 +1,5 @@
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from './bus.ts';
+import { messageTraceContext, traceHandle, tracePublish } from './bus-tracing.ts';
 
 const RETRY_AFTER_THROW_MS = 1_000;
 const DEDUPE_WINDOW_MS = 2 * 60_000;
@@ -25,7 +26,9 @@ export class MemoryBus implements Bus {
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
     if (this.#closed) throw new Error('bus is closed');
     if (options.msgId !== undefined && this.#isDuplicate(options.msgId)) return;
-    this.#enqueue({ subject, data, headers: { ...options.headers }, deliveryCount: 1 });
+    await tracePublish('memory', subject, options, async (headers) => {
+      this.#enqueue({ subject, data, headers, deliveryCount: 1, traceContext: messageTraceContext(headers) });
+    });
   }
 
   consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription {
@@ -91,7 +94,7 @@ export class MemoryBus implements Bus {
   async #run(consumer: Consumer, message: BusMessage): Promise<void> {
     let result: HandleResult;
     try {
-      result = await consumer.handler(message);
+      result = await traceHandle('memory', message, consumer.handler);
     } catch {
       result = { retryInMs: RETRY_AFTER_THROW_MS };
     }

@@ -7,3 +7,4 @@ export * from './common-env.ts';
 export * from './file-offset-clock.ts';
 export * from './open-store.ts';
 export * from './service.ts';
+export * from './spans.ts';

@@ -1,12 +1,13 @@
 import {
   Client,
   credentials as grpcCredentials,
-  Metadata,
+  status as grpcStatus,
   type ChannelCredentials,
   type ChannelOptions,
   type MethodDefinition,
   type Server,
   type ServerUnaryCall,
+  type Metadata,
   type ServiceDefinition,
   type ServiceError,
   type UntypedHandleCall,
@@ -22,8 +23,10 @@ import {
   type MessageInitShape,
   type MessageShape,
 } from '@bufbuild/protobuf';
+import { context } from '@opentelemetry/api';
 import { WirehookError } from '@wirehook/core';
 import { fromServiceError, toStatus } from './errors.ts';
+import { startClientCall, startServerCall } from './grpc-tracing.ts';
 
 // protobuf-es v2 has no grpc-js generator: the grpc-js definitions are built here from the
 // generated service descriptors. Unary RPCs only (all our services are unary).
@@ -76,7 +79,8 @@ export interface AddServiceOptions {
 
 /**
  * Serves `impl` for `desc` on `server`. A thrown WirehookError goes back as its gRPC status
- * with the exact code and message (errors.ts).
+ * with the exact code and message (errors.ts). Each call continues the caller's trace (the
+ * `traceparent` of its metadata) in a SERVER span the handler runs in.
  * @throws Error for a streaming method.
  */
 export function addService<S extends DescService>(server: Server, desc: S, impl: ServiceImpl<S>, options: AddServiceOptions = {}): void {
@@ -85,16 +89,23 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
     const path = methodPath(method);
     const handle = impl[method.localName as keyof ServiceImpl<S>] as unknown as UntypedHandler;
     const handler: handleUnaryCall<Message, Message> = (call, callback) => {
-      Promise.resolve()
-        .then(() => handle(call.request, call))
-        .then(
-          (out) => callback(null, create(method.output, out)),
-          (err: unknown) => {
-            const answer = toStatus(err);
-            if (!(err instanceof WirehookError)) options.onError?.(err, path);
-            callback(answer);
-          },
-        );
+      const traced = startServerCall(path, call.metadata);
+      context.with(traced.context, () =>
+        Promise.resolve()
+          .then(() => handle(call.request, call))
+          .then(
+            (out) => {
+              traced.end(grpcStatus.OK);
+              callback(null, create(method.output, out));
+            },
+            (err: unknown) => {
+              const answer = toStatus(err);
+              if (!(err instanceof WirehookError)) options.onError?.(err, path);
+              traced.end(answer.code ?? grpcStatus.UNKNOWN, answer.details, err);
+              callback(answer);
+            },
+          ),
+      );
     };
     handlers[method.localName] = handler;
   }
@@ -133,9 +144,10 @@ export interface GrpcClient<S extends DescService> {
 }
 
 /**
- * A typed client of `desc` at `options.address`. Every call has a deadline. A failed call
- * rejects with the server's WirehookError, an UnavailableError (unreachable, deadline
- * exceeded) or an RpcError (errors.ts `fromServiceError`).
+ * A typed client of `desc` at `options.address`. Every call has a deadline, and is a CLIENT
+ * span (child of the active span) whose trace context travels in the call's metadata. A
+ * failed call rejects with the server's WirehookError, an UnavailableError (unreachable,
+ * deadline exceeded) or an RpcError (errors.ts `fromServiceError`).
  */
 export function createClient<S extends DescService>(desc: S, options: ClientOptions): GrpcClient<S> {
   const client = new Client(options.address, options.credentials ?? grpcCredentials.createInsecure(), options.channelOptions);
@@ -145,19 +157,27 @@ export function createClient<S extends DescService>(desc: S, options: ClientOpti
     const def = methodDefinition(method);
     rpc[method.localName] = (request, callOptions = {}) => {
       const deadlineMs = callOptions.deadlineMs ?? defaultDeadlineMs;
+      const traced = startClientCall(def.path, options.address, callOptions.metadata);
       return new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
-          def.path,
-          def.requestSerialize,
-          def.responseDeserialize,
-          create(method.input, request),
-          callOptions.metadata ?? new Metadata(),
-          { deadline: Date.now() + deadlineMs },
-          (err: ServiceError | null, value?: Message) => {
-            if (err) reject(fromServiceError(err, def.path, desc.name, deadlineMs));
-            else resolve(value!);
-          },
-        );
+        try {
+          client.makeUnaryRequest(
+            def.path,
+            def.requestSerialize,
+            def.responseDeserialize,
+            create(method.input, request),
+            traced.metadata,
+            { deadline: Date.now() + deadlineMs },
+            (err: ServiceError | null, value?: Message) => {
+              traced.end(err ? err.code : grpcStatus.OK, err?.details);
+              if (err) reject(fromServiceError(err, def.path, desc.name, deadlineMs));
+              else resolve(value!);
+            },
+          );
+        } catch (err) {
+          // Refused before it was sent (e.g. the client is closed): still a rejection, and the span ends.
+          traced.end(grpcStatus.UNKNOWN, err instanceof Error ? err.message : String(err));
+          throw err;
+        }
       });
     };
   }

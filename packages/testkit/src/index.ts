@@ -5,3 +5,5 @@ export * from './receiver/test-receiver.ts';
 export * from './receiver/verify-webhook.ts';
 export * from './servers/nats-server.ts';
 export * from './servers/redis-server.ts';
+export * from './tracing/span-recorder.ts';
+export * from './tracing/otlp-collector.ts';

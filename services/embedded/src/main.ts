@@ -1,8 +1,12 @@
 // Embedded mode: every Wirehook service in one process, data in DATA_DIR. `./dev start`.
-import { systemClock } from '@wirehook/core';
-import { createLogger, FileOffsetClock, loadConfig, runComponents } from '@wirehook/platform';
-import { embeddedConfigSchema } from './config.ts';
-import { createEmbedded } from './embedded.ts';
+import { startTracing } from '@wirehook/platform/tracing';
+
+// Tracing first, everything else after it (see the gateway's main).
+const tracing = await startTracing({ serviceName: 'wirehook' });
+const { systemClock } = await import('@wirehook/core');
+const { createLogger, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
+const { embeddedConfigSchema } = await import('./config.ts');
+const { createEmbedded } = await import('./embedded.ts');
 
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
 const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL });
@@ -21,5 +25,6 @@ process.stderr.write(
   ].join('\n') + '\n',
 );
 
-await runComponents(embedded.components, { logger });
+// Tracing is stopped last: it exports the spans of the work drained before it.
+await runComponents([tracing, ...embedded.components], { logger });
 logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

@@ -8,6 +8,7 @@ import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestLog } from './http/request-log.ts';
+import { traceRequests } from './http/trace-requests.ts';
 
 /**
  * The public HTTP API. Checks run in a fixed order — key (401), rate limit (429), scope
@@ -19,6 +20,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // First: everything after it, the request log line included, runs inside the request's span.
+  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
   app.use(requestLog(deps.logger, deps.metrics));
 
   app.get('/healthz', (_req, res) => {

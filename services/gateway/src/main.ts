@@ -1,12 +1,17 @@
 // The gateway as its own process (cluster mode): public HTTP API, rate limits in Redis,
 // messages handed to message-intake over gRPC.
 import type { Server } from 'node:http';
-import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
-import { RateLimiter, RedisKv } from '@wirehook/kv';
-import { loadConfig, loadSecretBox, openStore, runService } from '@wirehook/platform';
-import { IntakeGrpcClient } from '@wirehook/rpc';
-import { createApp } from './app.ts';
-import { gatewayConfigSchema } from './config.ts';
+import { startTracing } from '@wirehook/platform/tracing';
+
+// Tracing starts before anything else loads, so ioredis is instrumented as it is imported:
+// everything below is imported dynamically (static imports would all load first).
+const tracing = await startTracing({ serviceName: 'gateway' });
+const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
+const { RateLimiter, RedisKv } = await import('@wirehook/kv');
+const { loadConfig, loadSecretBox, openStore, runService } = await import('@wirehook/platform');
+const { IntakeGrpcClient } = await import('@wirehook/rpc');
+const { createApp } = await import('./app.ts');
+const { gatewayConfigSchema } = await import('./config.ts');
 
 const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
@@ -28,6 +33,8 @@ await runService('gateway', config, async ({ logger, clock, metrics }) => {
   });
   let server: Server | undefined;
   return [
+    // Stopped last: it exports the spans of the requests drained before it.
+    tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'kv', start: async () => {}, stop: () => kv.close() },
     { name: 'intake-client', start: async () => {}, stop: async () => intake.close() },

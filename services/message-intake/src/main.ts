@@ -1,10 +1,15 @@
 // message-intake as its own process: writes messages and deliveries, publishes dispatch
 // jobs on JetStream, serves the gateway over gRPC.
-import { NatsBus } from '@wirehook/bus';
-import { loadConfig, openStore, runService } from '@wirehook/platform';
-import { intakeConfigSchema } from './config.ts';
-import { startIntakeGrpcServer } from './grpc-server.ts';
-import { MessageIntake } from './message-intake.ts';
+import { startTracing } from '@wirehook/platform/tracing';
+
+// Tracing starts before anything else loads, so the MongoDB driver is instrumented as it is
+// imported: everything below is imported dynamically (static imports would all load first).
+const tracing = await startTracing({ serviceName: 'message-intake' });
+const { NatsBus } = await import('@wirehook/bus');
+const { loadConfig, openStore, runService } = await import('@wirehook/platform');
+const { intakeConfigSchema } = await import('./config.ts');
+const { startIntakeGrpcServer } = await import('./grpc-server.ts');
+const { MessageIntake } = await import('./message-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
@@ -14,6 +19,8 @@ await runService('message-intake', config, async ({ logger, clock }) => {
   const intake = new MessageIntake({ store, bus, clock, logger });
   let grpc: { stop(): Promise<void> } | undefined;
   return [
+    // Stopped last: it exports the spans of the calls drained before it.
+    tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
     {

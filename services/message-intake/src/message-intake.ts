@@ -17,10 +17,11 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
-import type { Logger } from '@wirehook/platform';
+import { withSpan, type Logger } from '@wirehook/platform';
 import type { Store, UsageCounter } from '@wirehook/store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const TRACER = '@wirehook/message-intake';
 /** How long an Idempotency-Key returns the same message. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 
@@ -43,7 +44,24 @@ export class MessageIntake implements IntakePort {
     this.#deps = deps;
   }
 
-  async send({ tenant, org, body, idempotencyKey }: SendMessageInput): Promise<SendMessageResult> {
+  /**
+   * Accepts one message, in a `MessageIntake.send` span (child of the caller's, e.g. the gRPC
+   * server span); its dispatch jobs are published inside it, so they carry its trace.
+   */
+  send(input: SendMessageInput): Promise<SendMessageResult> {
+    const attributes = {
+      'wirehook.org_id': input.tenant.orgId,
+      'wirehook.environment': input.tenant.env,
+      'wirehook.event_type': input.body.event_type,
+    };
+    return withSpan(TRACER, 'MessageIntake.send', attributes, async (span) => {
+      const result = await this.#send(input);
+      span.setAttributes({ 'wirehook.message_id': result.id, 'wirehook.deliveries': result.deliveries });
+      return result;
+    });
+  }
+
+  async #send({ tenant, org, body, idempotencyKey }: SendMessageInput): Promise<SendMessageResult> {
     const { store, clock } = this.#deps;
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
@@ -71,7 +89,13 @@ export class MessageIntake implements IntakePort {
     };
   }
 
-  async retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
+  /** A manual retry of one delivery, in a `MessageIntake.retryDelivery` span its dispatch job carries. */
+  retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
+    const attributes = { 'wirehook.org_id': tenant.orgId, 'wirehook.environment': tenant.env, 'wirehook.delivery_id': id };
+    return withSpan(TRACER, 'MessageIntake.retryDelivery', attributes, () => this.#retryDelivery(tenant, id));
+  }
+
+  async #retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
     const { store, clock } = this.#deps;
     const found = await store.deliveries.get(tenant, id);
     if (!found) throw new NotFoundError(`delivery ${id} not found`);

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
+import { tracePublish } from '../bus-tracing.ts';
 import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
 import { applyStreams, STREAMS, type StreamSpec } from './streams.ts';
 
@@ -97,9 +98,13 @@ export class NatsBus implements Bus {
    */
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
     this.#specFor(subject);
-    const msgID = options.msgId ?? randomUUID();
+    const msgId = options.msgId ?? randomUUID();
+    return await tracePublish('nats', subject, { ...options, msgId }, (headers) => this.#publish(subject, data, msgId, headers));
+  }
+
+  async #publish(subject: string, data: Uint8Array, msgID: string, sent: Record<string, string>): Promise<void> {
     const headers = natsHeaders();
-    for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
+    for (const [key, value] of Object.entries(sent)) headers.set(key, value);
     const { publishTimeoutMs } = this.#settings;
     const deadline = Date.now() + publishTimeoutMs;
     let lastError: unknown;

@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { BusMessage, HandleResult } from '../bus.ts';
+import { messageTraceContext, traceHandle } from '../bus-tracing.ts';
 import type { StreamSpec } from './streams.ts';
 
 /** Where the NATS adapter reports trouble it recovers from by itself (a pino logger fits). */
@@ -105,7 +106,7 @@ export class PullWorker {
     const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
     let result: HandleResult;
     try {
-      result = await handler(toBusMessage(msg));
+      result = await traceHandle('nats', toBusMessage(msg), handler);
     } catch (err) {
       logger?.warn({ err, subject: msg.subject }, 'bus handler threw; the message is handed out again');
       result = { retryInMs: retryAfterThrowMs };
@@ -142,5 +143,5 @@ function toBusMessage(msg: JsMsg): BusMessage {
   for (const key of msg.headers?.keys() ?? []) {
     if (!/^nats-/i.test(key)) headers[key] = msg.headers!.get(key);
   }
-  return { subject: msg.subject, data: msg.data, headers, deliveryCount: msg.info.deliveryCount };
+  return { subject: msg.subject, data: msg.data, headers, deliveryCount: msg.info.deliveryCount, traceContext: messageTraceContext(headers) };
 }

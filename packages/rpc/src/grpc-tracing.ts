@@ -1,0 +1,127 @@
+import { Metadata, status as grpcStatus } from '@grpc/grpc-js';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_RPC_METHOD,
+  ATTR_RPC_STATUS_CODE,
+  ATTR_RPC_SYSTEM_NAME,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  RPC_SYSTEM_NAME_VALUE_GRPC,
+} from '@opentelemetry/semantic-conventions';
+
+// Trace context across gRPC, by hand: `traceparent` travels in the call metadata, the client
+// and the server each make a span (RPC semantic conventions). The grpc-js auto-instrumentation
+// would patch `Client.prototype.makeUnaryRequest` and `Server.prototype.register`, which our
+// hand-built definitions go through, but only in a process whose ESM loader hooked
+// @grpc/grpc-js before it loaded; doing it here works the same in every process and test.
+// (So that instrumentation must stay unregistered: it would make every span twice.)
+
+const TRACER = '@wirehook/rpc';
+
+const metadataSetter: TextMapSetter<Metadata> = {
+  set: (metadata, key, value) => metadata.set(key, value),
+};
+
+const metadataGetter: TextMapGetter<Metadata> = {
+  keys: (metadata) => Object.keys(metadata.getMap()),
+  get: (metadata, key) => {
+    const values = metadata.get(key);
+    return values.length === 0 ? undefined : values.map(String);
+  },
+};
+
+/** Server-side codes that mean the server failed (the others describe the caller's request). */
+const SERVER_FAULTS: ReadonlySet<number> = new Set([
+  grpcStatus.UNKNOWN,
+  grpcStatus.DEADLINE_EXCEEDED,
+  grpcStatus.UNIMPLEMENTED,
+  grpcStatus.INTERNAL,
+  grpcStatus.UNAVAILABLE,
+  grpcStatus.DATA_LOSS,
+]);
+
+/** A started client call: the metadata to send (with `traceparent`) and how to end the span. */
+export interface ClientCallTrace {
+  readonly metadata: Metadata;
+  /** Ends the span with the call's gRPC status code (`0` for OK). */
+  end(code: number, message?: string): void;
+}
+
+/**
+ * Starts the CLIENT span of a call to `path` (`/package.Service/Method`) on `address`, as a
+ * child of the active span, and returns a copy of `metadata` carrying its trace context.
+ */
+export function startClientCall(path: string, address: string, metadata: Metadata | undefined): ClientCallTrace {
+  const method = path.slice(1);
+  const { host, port } = splitAddress(address);
+  const span = trace.getTracer(TRACER).startSpan(method, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC,
+      [ATTR_RPC_METHOD]: method,
+      [ATTR_SERVER_ADDRESS]: host,
+      ...(port === undefined ? {} : { [ATTR_SERVER_PORT]: port }),
+    },
+  });
+  const outgoing = metadata?.clone() ?? new Metadata();
+  propagation.inject(trace.setSpan(context.active(), span), outgoing, metadataSetter);
+  return {
+    metadata: outgoing,
+    end: (code, message) => endSpan(span, code, code !== grpcStatus.OK, message),
+  };
+}
+
+/** A started server call: the context to run the handler in, and how to end the span. */
+export interface ServerCallTrace {
+  /** The caller's trace continued: the SERVER span is active in it. */
+  readonly context: Context;
+  /** Ends the span with the gRPC status code answered (`0` for OK) and, for a failure, what was thrown. */
+  end(code: number, message?: string, thrown?: unknown): void;
+}
+
+/** Starts the SERVER span of a call to `path`, continuing the trace the caller's metadata carries. */
+export function startServerCall(path: string, metadata: Metadata): ServerCallTrace {
+  const method = path.slice(1);
+  const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
+  const span = trace.getTracer(TRACER).startSpan(
+    method,
+    { kind: SpanKind.SERVER, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: method } },
+    parent,
+  );
+  return {
+    context: trace.setSpan(parent, span),
+    end: (code, message, thrown) => {
+      if (SERVER_FAULTS.has(code) && thrown instanceof Error) span.recordException(thrown);
+      endSpan(span, code, SERVER_FAULTS.has(code), message);
+    },
+  };
+}
+
+function endSpan(span: Span, code: number, failed: boolean, message: string | undefined): void {
+  const name = grpcStatus[code] ?? String(code);
+  span.setAttribute(ATTR_RPC_STATUS_CODE, name);
+  if (failed) {
+    span.setAttribute(ATTR_ERROR_TYPE, name);
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(message === undefined ? {} : { message }) });
+  }
+  span.end();
+}
+
+/** `host:port`, `[v6]:port` or a bare host. */
+function splitAddress(address: string): { host: string; port: number | undefined } {
+  const match = /^(?:\[(?<v6>[^\]]+)\]|(?<host>[^:]+)):(?<port>\d+)$/.exec(address);
+  if (!match?.groups) return { host: address, port: undefined };
+  return { host: match.groups['v6'] ?? match.groups['host']!, port: Number(match.groups['port']) };
+}

@@ -1,0 +1,162 @@
+// One trace from the public API to the dispatch job: a real HTTP request to the gateway, the
+// real gRPC call to message-intake on loopback, the real intake writing to SQLite and
+// publishing on the in-process bus, a consumer taking the job.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SpanKind, trace, type SpanContext } from '@opentelemetry/api';
+import { runAdminCommand } from '@wirehook/admin';
+import { DISPATCH_SUBJECT, MemoryBus, type BusMessage } from '@wirehook/bus';
+import { SecretBox, systemClock } from '@wirehook/core';
+import { AddressPolicy } from '@wirehook/egress';
+import { MemoryKv, RateLimiter } from '@wirehook/kv';
+import { MessageIntake } from '@wirehook/message-intake';
+import { startIntakeGrpcServer } from '@wirehook/message-intake/grpc-server';
+import { createHttpMetrics, createLogger, silentLogger } from '@wirehook/platform';
+import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
+import { openEmbeddedStore, type Store } from '@wirehook/store';
+import { ApiClient, eventually, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
+import { createApp } from './app.ts';
+
+const SEND = 'wirehook.intake.v1.MessageIntake/Send';
+const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+describe('one trace from POST /v1/messages through gRPC to the dispatch job', () => {
+  let recorder: SpanRecorder;
+  let dataDir: string;
+  let store: Store;
+  let bus: MemoryBus;
+  let grpc: GrpcServerHandle;
+  let intakeClient: IntakeGrpcClient;
+  let server: Server;
+  let api: ApiClient;
+  const jobs: { message: BusMessage; active: SpanContext | undefined }[] = [];
+  const logLines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    recorder = await recordSpans('trace-flow');
+    dataDir = mkdtempSync(join(tmpdir(), 'wirehook-trace-'));
+    store = openEmbeddedStore(dataDir);
+    bus = new MemoryBus();
+    bus.consume(DISPATCH_SUBJECT, async (message) => (jobs.push({ message, active: trace.getActiveSpan()?.spanContext() }), 'ack'), {
+      concurrency: 4,
+    });
+    const intake = new MessageIntake({ store, bus, clock: systemClock, logger: silentLogger() });
+    grpc = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0' });
+    intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}` });
+
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').trim().split('\n').map((l) => JSON.parse(l))));
+    const app = createApp({
+      store,
+      intake: intakeClient,
+      rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
+      clock: systemClock,
+      logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),
+      metrics: createHttpMetrics(),
+      secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
+      addressPolicy: new AddressPolicy({ allowHosts: '' }),
+      // Endpoint URLs are checked by resolving them: every name is one public address here.
+      lookup: async () => [{ address: '93.184.215.14', family: 4 }],
+      retentionMonths: 3,
+    });
+    server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+
+    const org = await runAdminCommand(['org', 'create', '--name', 'Traced', '--plan', 'business'], { store, clock: systemClock });
+    const key = await runAdminCommand(['key', 'create', '--org', String(org['id']), '--env', 'live'], { store, clock: systemClock });
+    api = new ApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, String(key['key']));
+    const consumer = await api.post('/v1/consumers', { external_id: 'cus_traced', name: 'Traced customer' });
+    expect(consumer.status).toBe(201);
+    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer.body.id, url: 'https://hooks.example.com/in' });
+    expect(endpoint.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    intakeClient?.close();
+    await grpc?.stop();
+    await bus?.close();
+    await store?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    await recorder?.stop();
+  });
+
+  beforeEach(() => {
+    recorder.reset();
+    jobs.length = 0;
+    logLines.length = 0;
+  });
+
+  /** Sends one message and waits until its dispatch job was handled; returns the response body. */
+  const send = async (headers: Record<string, string> = {}) => {
+    const res = await api.post('/v1/messages', { consumer: 'cus_traced', event_type: 'invoice.paid', payload: { n: 1 } }, headers);
+    expect(res.status).toBe(202);
+    expect(res.body.deliveries).toBe(1);
+    // The request's span ends as its response closes, possibly after the client has read it.
+    await eventually(() => {
+      expect(recorder.spans().map((s) => s.name)).toEqual(expect.arrayContaining(['POST /v1/messages', `process ${DISPATCH_SUBJECT}`]));
+      expect(logLines.map((l) => l['msg'])).toContain('request');
+    });
+    return res.body as { id: string };
+  };
+  const one = (spans: ReadableSpan[], name: string, kind?: SpanKind) => {
+    const found = spans.filter((s) => s.name === name && (kind === undefined || s.kind === kind));
+    expect(found, `one span named ${name}`).toHaveLength(1);
+    return found[0]!;
+  };
+  const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+  const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+
+  it('continues the caller’s traceparent into gRPC, the intake, the bus headers and the job handler; log lines carry the ids', async () => {
+    const [callerTrace, callerSpan] = [hex(16), hex(8)];
+    const sent = await send({ traceparent: `00-${callerTrace}-${callerSpan}-01` });
+
+    const spans = recorder.trace(callerTrace);
+    expect(spans).toHaveLength(recorder.spans().length); // nothing of this request left the trace
+    const http = one(spans, 'POST /v1/messages', SpanKind.SERVER);
+    const grpcClient = one(spans, SEND, SpanKind.CLIENT);
+    const grpcServer = one(spans, SEND, SpanKind.SERVER);
+    const intakeSend = one(spans, 'MessageIntake.send');
+    const publish = one(spans, `publish ${DISPATCH_SUBJECT}`, SpanKind.PRODUCER);
+    const processJob = one(spans, `process ${DISPATCH_SUBJECT}`, SpanKind.CONSUMER);
+
+    expect(http.parentSpanContext).toMatchObject({ traceId: callerTrace, spanId: callerSpan, isRemote: true });
+    expect(http.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/messages',
+      'http.response.status_code': 202,
+      'url.path': '/v1/messages',
+    });
+    expect(parentOf(grpcClient)).toBe(idOf(http));
+    expect(parentOf(grpcServer)).toBe(idOf(grpcClient));
+    expect(parentOf(intakeSend)).toBe(idOf(grpcServer));
+    expect(intakeSend.attributes).toMatchObject({ 'wirehook.message_id': sent.id, 'wirehook.deliveries': 1, 'wirehook.event_type': 'invoice.paid' });
+    expect(parentOf(publish)).toBe(idOf(intakeSend));
+    expect(parentOf(processJob)).toBe(idOf(publish));
+
+    const [job] = jobs;
+    expect(job!.message.headers['traceparent']).toBe(`00-${callerTrace}-${idOf(publish)}-01`);
+    expect(job!.active).toMatchObject({ traceId: callerTrace, spanId: idOf(processJob) });
+
+    const requestLine = logLines.find((l) => l['msg'] === 'request' && l['route'] === '/v1/messages');
+    expect(requestLine).toMatchObject({ trace_id: callerTrace, span_id: idOf(http), trace_flags: '01' });
+  });
+
+  it('starts a trace for a request without traceparent, and the job is in it', async () => {
+    await send();
+    const http = one(recorder.spans(), 'POST /v1/messages', SpanKind.SERVER);
+    expect(http.parentSpanContext).toBeUndefined();
+    const traceId = http.spanContext().traceId;
+    expect(recorder.trace(traceId).map((s) => s.name).sort()).toEqual(
+      ['MessageIntake.send', 'POST /v1/messages', SEND, SEND, `process ${DISPATCH_SUBJECT}`, `publish ${DISPATCH_SUBJECT}`].sort(),
+    );
+    expect(jobs[0]!.message.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    expect(logLines.find((l) => l['msg'] === 'request')).toMatchObject({ trace_id: traceId, span_id: idOf(http) });
+  });
+});
