@@ -53,6 +53,12 @@ export interface CreatedMessage {
   message: Message;
   /** Deliveries of the message (of the earlier one on an idempotent replay). */
   deliveryIds: DeliveryId[];
+  /**
+   * Of `deliveryIds`, those due now: their endpoint is active (a paused one holds its
+   * delivery). Intake wakes the dispatchers for these only. Optional: an adapter without it
+   * makes intake wake them for every delivery. Absent on an idempotent replay.
+   */
+  dueDeliveryIds?: DeliveryId[];
   /** false: an earlier message with the same Idempotency-Key was returned; nothing was written. */
   created: boolean;
   /** Each counter's value after this send, by key. */

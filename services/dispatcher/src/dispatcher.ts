@@ -3,12 +3,13 @@ import { decodeDispatchJob, DISPATCH_SUBJECT, encodeDispatchJob, type Bus, type 
 import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
 import { EndpointSlots } from './endpoint-slots.ts';
+import { SigningKeys } from './signing-keys.ts';
 import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
 import { decideOutcome, type SendResult } from './outcome.ts';
 import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
 
 export interface DispatcherConfig {
-  /** Deliveries this dispatcher takes from the bus at once. */
+  /** Deliveries this dispatcher claims and sends at once; wake-ups beyond it are left to the sweeper. */
   concurrency: number;
   /** Concurrent sends to one endpoint. */
   slotsPerEndpoint: number;
@@ -43,11 +44,17 @@ export interface DispatcherDeps {
  * sent, and its attempt and new state are written in one step after. The bus only says
  * "this may be due"; a sweeper finds what is due in the store (retries, lost wake-ups,
  * leases of a crashed dispatcher) and publishes it again. Delivery is at least once.
+ *
+ * A wake-up holds its bus slot only while the delivery is claimed, not while it is sent.
+ * When `concurrency` attempts are already running, a wake-up is dropped: the delivery stays
+ * due in the store, and the sweeper brings it back, in due order, as sends finish. So a
+ * backlog of any size waits in the store (indexed), not in memory.
  */
 export class Dispatcher implements Component {
   readonly name = 'dispatcher';
   readonly #deps: DispatcherDeps;
   readonly #slots: EndpointSlots;
+  readonly #signingKeys: SigningKeys;
   /**
    * Published or waiting here, with when: the sweeper does not publish these again for a
    * lease's length (with several replicas a job may be taken by another one, so entries
@@ -57,14 +64,19 @@ export class Dispatcher implements Component {
   /** Due deliveries whose endpoint has no free slot, per endpoint, in arrival order (a Set: no duplicates). */
   readonly #waiting = new Map<string, Set<DeliveryId>>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts admitted and not finished: claiming, or sending. */
+  #active = 0;
   #subscription: Subscription | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
+  /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
+  #behind = false;
   #stopped = false;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
     this.#slots = new EndpointSlots(deps.config.slotsPerEndpoint);
+    this.#signingKeys = new SigningKeys(deps.secretBox);
   }
 
   async start(): Promise<void> {
@@ -76,7 +88,7 @@ export class Dispatcher implements Component {
     this.#subscription = bus.consume(
       DISPATCH_SUBJECT,
       async (message) => {
-        await this.#attempt(decodeDispatchJob(message.data));
+        await this.#admit(decodeDispatchJob(message.data));
         return 'ack';
       },
       { concurrency: config.concurrency },
@@ -100,15 +112,29 @@ export class Dispatcher implements Component {
     return this.#sweeping;
   }
 
+  /** Most deliveries on their way at once (published, claiming, sending, waiting for a slot). */
+  get #maxTracked(): number {
+    return this.#deps.config.sweepBatch + this.#deps.config.concurrency;
+  }
+
   async #sweepOnce(): Promise<void> {
     const { store, bus, clock, config, logger } = this.#deps;
     try {
       const now = clock.now();
-      const due = await store.deliveries.due(now, config.sweepBatch);
+      // Publish what can be taken now: a wake-up beyond `concurrency` would only be dropped.
+      const room = Math.min(config.sweepBatch, this.#maxTracked - this.#tracked.size, config.concurrency - this.#active);
+      if (room <= 0) return;
+      // Over-fetch by what is already on its way (queued, waiting), so new work is still found.
+      const limit = room + this.#tracked.size;
+      const due = await store.deliveries.due(now, limit);
+      this.#behind = due.length >= limit;
+      let published = 0;
       for (const id of due) {
+        if (published >= room) break;
         const since = this.#tracked.get(id);
         if (this.#stopped || (since !== undefined && now - since < config.leaseMs)) continue;
         this.#tracked.set(id, now);
+        published++;
         await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
       }
     } catch (err) {
@@ -116,20 +142,63 @@ export class Dispatcher implements Component {
     }
   }
 
-  async #attempt(id: DeliveryId): Promise<void> {
-    const { store, clock, config } = this.#deps;
+  /**
+   * A backlog (e.g. an endpoint resumed with 100,000 held deliveries) drains at sending
+   * speed, not at one sweep batch per tick: while behind, the next sweep starts as soon as
+   * half the attempts have finished.
+   */
+  #sweepIfBehind(): void {
+    // At half load, not at every finished send: one sweep (one indexed query) refills many.
+    const lowWater = this.#deps.config.concurrency / 2;
+    if (this.#behind && !this.#stopped && this.#active <= lowWater && this.#tracked.size <= this.#maxTracked - lowWater) {
+      void this.sweep();
+    }
+  }
+
+  /**
+   * Claims `id` and starts its send when there is room; else leaves it due in the store
+   * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
+   * it was waiting for a slot of that endpoint, which it is taking over.
+   */
+  async #admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
     if (this.#stopped) return;
+    if (this.#active >= this.#deps.config.concurrency || (fromWaitingOf === undefined && this.#tracked.size > this.#maxTracked)) {
+      this.#tracked.delete(id);
+      this.#behind = true;
+      return;
+    }
+    this.#active++;
+    let sending = false;
+    try {
+      sending = await this.#attempt(id, fromWaitingOf);
+    } finally {
+      if (!sending) this.#finished();
+    }
+  }
+
+  /** One admitted attempt is over: room for the next. */
+  #finished(): void {
+    this.#active--;
+    this.#sweepIfBehind();
+  }
+
+  /** @returns whether a send started (it ends with #finished). */
+  async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
+    const { store, clock, config } = this.#deps;
     const now = clock.now();
     const job = await store.deliveries.claim(id, now, now + config.leaseMs);
     if (!job) {
       this.#tracked.delete(id); // done, not due, paused, or claimed elsewhere
-      return;
+      // It was to use a freed slot of its endpoint: pass the turn on.
+      if (fromWaitingOf !== undefined) this.#next(fromWaitingOf);
+      return false;
     }
     const endpointId = job.endpoint.id;
     if (!this.#slots.tryTake(endpointId)) {
-      await store.deliveries.release(id, now);
+      // Queued before the release is written: a slot freed meanwhile must find it waiting.
       this.#wait(endpointId, id);
-      return;
+      await store.deliveries.release(id, now);
+      return false;
     }
     const sending = this.#send(job).finally(() => {
       this.#slots.give(endpointId);
@@ -137,10 +206,11 @@ export class Dispatcher implements Component {
       this.#inFlight.delete(sending);
       this.#deps.metrics.inFlight.set(this.#inFlight.size);
       this.#next(endpointId);
+      this.#finished();
     });
     this.#inFlight.add(sending);
     this.#deps.metrics.inFlight.set(this.#inFlight.size);
-    await sending;
+    return true;
   }
 
   #wait(endpointId: string, id: DeliveryId): void {
@@ -159,15 +229,15 @@ export class Dispatcher implements Component {
     queue.delete(id);
     if (queue.size === 0) this.#waiting.delete(endpointId);
     this.#deps.metrics.waiting.dec();
-    void this.#attempt(id).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
+    void this.#admit(id, endpointId).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
   }
 
   async #send(job: DeliveryJob): Promise<void> {
-    const { store, clock, sender, secretBox, logger, metrics } = this.#deps;
+    const { store, clock, sender, logger, metrics } = this.#deps;
     const at = clock.now();
     let result: SendResult;
     try {
-      result = await sender.send(buildWebhookRequest(job, secretBox, at));
+      result = await sender.send(buildWebhookRequest(job, this.#signingKeys, at));
     } catch (err) {
       logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };

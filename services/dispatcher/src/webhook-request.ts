@@ -1,5 +1,6 @@
-import { compatSignature, signatureKey, standardSignature, webhookBody, type SecretBox } from '@wirehook/core';
+import { compatSignature, standardSignature, webhookBody } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
+import type { SigningKeys } from './signing-keys.ts';
 
 /** The user-agent of every webhook: `<service_name>/1`. */
 export const USER_AGENT = 'Wirehook/1';
@@ -16,10 +17,10 @@ export interface WebhookRequest {
  * `v1,` signature per secret still valid (two during a rotation window), and the compat
  * signature header when the endpoint has one. The body bytes are the ones signed.
  */
-export function buildWebhookRequest(job: DeliveryJob, secretBox: SecretBox, now: number): WebhookRequest {
+export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, now: number): WebhookRequest {
   const timestamp = Math.floor(now / 1000);
   const body = webhookBody(job.message.eventType, job.message.createdAt, job.message.payload);
-  const keys = job.secrets.map((s) => signatureKey(secretBox.open(s.sealed)));
+  const keys = job.secrets.map((s) => signingKeys.keyOf(s.sealed));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'webhook-id': job.message.id,

@@ -81,7 +81,8 @@ export class MessageIntake implements IntakePort {
       newDeliveryId: () => newId('delivery', clock),
       counters: usageCounters(tenant, org.plan, now),
     });
-    if (created.created) await this.#publish(created.deliveryIds);
+    // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
+    if (created.created) await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
     return {
       id: created.message.id,
       deliveries: created.deliveryIds.length,
@@ -123,7 +124,11 @@ export class MessageIntake implements IntakePort {
 
   async #publish(ids: DeliveryId[]): Promise<void> {
     try {
-      for (const id of ids) await this.#deps.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { msgId: id });
+      // No msgId: a wake-up is a hint, and a claim takes a delivery once however often it is
+      // woken. A msgId of the delivery id made a manual retry's wake-up a "duplicate" of the
+      // first one within the bus's dedupe window, and cost the in-process bus a lookup table
+      // of every delivery of the last two minutes.
+      for (const id of ids) await this.#deps.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
     } catch (err) {
       // Accepted is accepted: the message is in the store and the sweeper will find it.
       this.#deps.logger.warn({ err }, 'publishing dispatch jobs failed; the sweeper will pick them up');

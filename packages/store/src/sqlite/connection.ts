@@ -1,12 +1,16 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { GroupCommit } from './group-commit.ts';
 
 /** One SQLite connection with its prepared statements, shared by the repos of a store. */
 export class SqliteConnection {
   readonly db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #groupCommit: GroupCommit;
 
-  constructor(db: DatabaseSync) {
+  /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. */
+  constructor(db: DatabaseSync, walFile?: string) {
     this.db = db;
+    this.#groupCommit = new GroupCommit(db, walFile);
   }
 
   /** The prepared statement for `sql`, prepared on first use and reused after. */
@@ -28,8 +32,18 @@ export class SqliteConnection {
     return immediateTransaction(this.db, fn);
   }
 
-  /** Closes the connection; a second call does nothing. */
+  /**
+   * Runs `fn` in the next group commit (see GroupCommit): with the other writes of this
+   * turn of the event loop, in one transaction, each in its own savepoint; settles once
+   * the commit is on disk. `fn` must not begin a transaction itself.
+   */
+  batched<T>(fn: () => T): Promise<T> {
+    return this.#groupCommit.run(fn);
+  }
+
+  /** Closes the connection, committing queued writes first; a second call does nothing. */
   close(): void {
+    this.#groupCommit.close();
     this.#statements.clear();
     if (this.db.isOpen) this.db.close();
   }

@@ -6,10 +6,10 @@ import { intOrNull, text } from './row.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction.
+ * the endpoint's failure streak, in one transaction (a group commit, in its own savepoint).
  */
-export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outcome: AttemptOutcome): CompletedAttempt {
-  return conn.immediate(() => {
+export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+  return conn.batched(() => {
     const { tenant: t, delivery } = job;
     const a = outcome.attempt;
     conn
@@ -23,7 +23,8 @@ export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outco
       .statement(
         `UPDATE deliveries
          SET status = ?, next_attempt_at = ?, attempt_count = attempt_count + 1,
-             policy_attempts = policy_attempts + ?, manual = 0, lease_until = NULL
+             policy_attempts = policy_attempts + ?, manual = 0, lease_until = NULL,
+             held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
          WHERE org_id = ? AND env = ? AND id = ? RETURNING message_id`,
       )
       .get(outcome.status, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, delivery.id);
@@ -43,7 +44,8 @@ function updateEndpoint(
 ): boolean {
   const tenantId = 'org_id = ? AND env = ? AND id = ?';
   if (outcome.succeeded) {
-    conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId}`).run(t.orgId, t.env, endpointId);
+    // Most successes follow successes: no streak to clear, no row to write.
+    conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId} AND failing_since IS NOT NULL`).run(t.orgId, t.env, endpointId);
     return false;
   }
   const row = conn

@@ -88,10 +88,22 @@ export class SqliteEndpointRepo implements EndpointRepo {
     const sets = endpointPatchAssignments(patch);
     if (sets.length === 0) return this.get(t, id);
     const assignments = sets.map(([column]) => `${column} = ?`).join(', ');
-    const row = this.#conn
-      .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
-      .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
-    return row === undefined ? null : toEndpoint(row);
+    return this.#conn.immediate(() => {
+      const row = this.#conn
+        .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
+        .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
+      if (row === undefined) return null;
+      // Open deliveries are held (out of the due index) exactly while the endpoint is not active.
+      if (patch.status !== undefined) {
+        this.#conn
+          .statement(
+            `UPDATE deliveries SET held = ? WHERE org_id = ? AND env = ? AND endpoint_id = ?
+             AND status IN ('pending', 'retrying') AND held <> ?`,
+          )
+          .run(patch.status === 'active' ? 0 : 1, t.orgId, t.env, id, patch.status === 'active' ? 0 : 1);
+      }
+      return toEndpoint(row);
+    });
   }
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {

@@ -11,12 +11,13 @@ import type { SqliteConnection } from './connection.ts';
 import { toMessage } from './mappers.ts';
 import { int, text } from './row.ts';
 
-// MessageRepo.create: one BEGIN IMMEDIATE transaction, so the idempotency lookup, the
+// MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
+// the other writes of the moment, in its own savepoint), so the idempotency lookup, the
 // counter checks and the writes see one state, whichever process sends next.
 
-/** Writes a message with its deliveries and counters, or returns the idempotent original. */
-export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): CreatedMessage {
-  return conn.immediate(() => {
+/** Writes a message with its deliveries and counters, or returns the idempotent original (in the next group commit). */
+export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+  return conn.batched(() => {
     const earlier = findIdempotent(conn, t, input);
     if (earlier !== null) {
       return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), created: false, counters: readCounters(conn, input) };
@@ -49,14 +50,16 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
       .run(message.id, t.orgId, t.env, consumerId, message.eventType, message.payload, message.idempotencyKey, message.createdAt, message.status);
     const insertDelivery = conn.statement(
       `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
-                               next_attempt_at, manual, lease_until, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, ?)`,
+                               next_attempt_at, manual, lease_until, created_at, held)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, ?, ?)`,
     );
     for (const target of targets) {
-      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt);
+      const held = target.status === 'active' ? 0 : 1;
+      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt, held);
     }
     const deliveryIds = targets.map((target) => target.deliveryId);
-    return { message, deliveryIds, created: true, counters: { ...values, ...incrementCounters(conn, input.counters) } };
+    const dueDeliveryIds = targets.filter((target) => target.status === 'active').map((target) => target.deliveryId);
+    return { message, deliveryIds, dueDeliveryIds, created: true, counters: { ...values, ...incrementCounters(conn, input.counters) } };
   });
 }
 
@@ -121,14 +124,19 @@ function findOrCreateConsumer(conn: SqliteConnection, t: Tenant, input: NewMessa
 }
 
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
-function matchingEndpoints(conn: SqliteConnection, t: Tenant, consumerId: ConsumerId, eventType: string): { id: string; url: string }[] {
+function matchingEndpoints(
+  conn: SqliteConnection,
+  t: Tenant,
+  consumerId: ConsumerId,
+  eventType: string,
+): { id: string; url: string; status: string }[] {
   return conn
     .statement(
-      `SELECT id, url FROM endpoints
+      `SELECT id, url, status FROM endpoints
        WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
          AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
        ORDER BY id`,
     )
     .all(t.orgId, t.env, consumerId, eventType)
-    .map((row) => ({ id: text(row, 'id'), url: text(row, 'url') }));
+    .map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status') }));
 }

@@ -15,7 +15,9 @@ export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Itera
       .statement('SELECT status FROM deliveries WHERE message_id = ?')
       .all(id)
       .map((row) => ({ status: text(row, 'status') as DeliveryStatus }));
-    conn.statement('UPDATE messages SET status = ? WHERE id = ?').run(messageStatus(deliveries), id as MessageId);
+    const status = messageStatus(deliveries);
+    // Unchanged (e.g. 19 of a fan-out's 20 completions): no row to write.
+    conn.statement('UPDATE messages SET status = ? WHERE id = ? AND status <> ?').run(status, id as MessageId, status);
   }
 }
 

@@ -11,6 +11,7 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
+import { openThreadedSqliteStore } from './threaded-store.ts';
 
 /** How long a write waits for another connection's lock (the admin CLI vs the server). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -46,8 +47,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA journal_mode = WAL');
+    if (process.env.XX_NOCKPT) db.exec('PRAGMA wal_autocheckpoint = ' + process.env.XX_NOCKPT);
+    if (process.env.XX_CACHE) db.exec('PRAGMA cache_size = ' + process.env.XX_CACHE);
     const migrationsApplied = migrate(db);
-    const conn = new SqliteConnection(db);
+    const wal = options.path !== ':memory:' && options.path !== '' && journalMode(db) === 'wal';
+    const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined);
     return {
       path: options.path,
       schemaVersion: schemaVersion(db),
@@ -67,8 +71,15 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
 }
 
-/** Opens the SQLite store of embedded mode: `<dataDir>/wirehook.sqlite`, creating the directory. */
+function journalMode(db: DatabaseSync): string {
+  return String(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toLowerCase();
+}
+
+/**
+ * Opens the SQLite store of embedded mode: `<dataDir>/wirehook.sqlite`, creating the
+ * directory, with its connection on a worker thread (see openThreadedSqliteStore).
+ */
 export function openEmbeddedStore(dataDir: string): SqliteStore {
   mkdirSync(dataDir, { recursive: true });
-  return openSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
+  return openThreadedSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
 }

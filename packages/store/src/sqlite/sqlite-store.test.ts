@@ -13,6 +13,7 @@ import type { Store } from '../store.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openEmbeddedStore, openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
 import { raceClaimDeliveries, raceCreateEndpoints } from './test-support/spawn-racers.ts';
+import { openThreadedSqliteStore } from './threaded-store.ts';
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -33,6 +34,16 @@ describeStoreContract(
   async (store) => {
     await store.close();
     rmSync(contractDir, { recursive: true, force: true });
+  },
+);
+
+const threadedDir = mkdtempSync(join(tmpdir(), 'wirehook-store-threaded-'));
+describeStoreContract(
+  'sqlite on a worker thread',
+  async () => openThreadedSqliteStore({ path: join(threadedDir, 'contract.sqlite') }),
+  async (store) => {
+    await store.close();
+    rmSync(threadedDir, { recursive: true, force: true });
   },
 );
 

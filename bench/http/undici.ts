@@ -1,0 +1,42 @@
+// undici for the bench's HTTP clients. The root package does not depend on it, so it is
+// loaded from @wirehook/egress's dependencies (the version Wirehook itself sends with), and
+// typed here with only the few members the bench uses.
+import { createRequire } from 'node:module';
+
+/** A response as the bench reads it. */
+export interface UndiciResponse {
+  statusCode: number;
+  body: { text(): Promise<string>; dump(): Promise<void> };
+}
+
+/** One request through a pool. */
+export interface UndiciRequest {
+  path: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** A keep-alive connection pool to one origin. */
+export interface UndiciPool {
+  request(options: UndiciRequest): Promise<UndiciResponse>;
+  close(): Promise<void>;
+}
+
+interface UndiciModule {
+  Pool: new (
+    origin: string,
+    options: { connections: number; pipelining?: number; connect?: { ca?: string; rejectUnauthorized?: boolean } },
+  ) => UndiciPool;
+}
+
+const require = createRequire(new URL('../../packages/egress/package.json', import.meta.url));
+const undici = require('undici') as UndiciModule;
+
+/**
+ * A keep-alive pool of `connections` to `origin` (no pipelining), trusting `ca` in
+ * addition to Node's default CAs when given.
+ */
+export function createPool(origin: string, connections: number, ca?: string): UndiciPool {
+  return new undici.Pool(origin, { connections, pipelining: 1, ...(ca ? { connect: { ca } } : {}) });
+}

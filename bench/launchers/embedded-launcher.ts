@@ -1,0 +1,99 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const EMBEDDED_MAIN = `${ROOT}services/embedded/src/main.ts`;
+const ADMIN_MAIN = `${ROOT}packages/admin/src/main.ts`;
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 25_000;
+
+/** Embedded mode: `node services/embedded/src/main.ts`, one process, SQLite in DATA_DIR. */
+export const embeddedLauncher: Launcher = {
+  name: 'embedded',
+  async launch(options: LaunchOptions): Promise<RunningWirehook> {
+    const [port, metricsPort, portalPort] = [await freePort(), await freePort(), await freePort()];
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      PORTAL_PORT: String(portalPort),
+      HOST: '127.0.0.1',
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    };
+    const log = openSync(options.logFile, 'a');
+    const child = spawn(process.execPath, [...options.execArgv, EMBEDDED_MAIN], { env, stdio: ['ignore', log, log] });
+    closeSync(log);
+    // However the harness ends, Wirehook does not outlive it.
+    const kill = () => child.kill('SIGKILL');
+    process.once('exit', kill);
+    child.once('exit', () => process.off('exit', kill));
+    const apiUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitReady(child, apiUrl, options.logFile);
+    } catch (err) {
+      child.kill('SIGKILL');
+      throw err;
+    }
+    return {
+      apiUrl,
+      pids: [child.pid!],
+      admin: (args) => runAdmin(args, { ...process.env, DATA_DIR: options.dataDir }),
+      stop: () => stopChild(child),
+    };
+  },
+};
+
+async function waitReady(child: ChildProcess, apiUrl: string, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wirehook exited with ${child.exitCode} at start:\n${tail(logFile)}`);
+    try {
+      if ((await fetch(`${apiUrl}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`wirehook did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
+}
+
+function runAdmin(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [ADMIN_MAIN, ...args], { env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`admin ${args.join(' ')} failed: ${stdout}${stderr}`));
+      resolve(JSON.parse(stdout) as Record<string, unknown>);
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-30).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

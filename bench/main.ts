@@ -1,0 +1,134 @@
+// `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…] [--orgs N] [--backlog DELIVERIES]
+//                      [--out DIR] [--launcher embedded] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
+// Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
+// table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
+// Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { BenchContext } from './context.ts';
+import { WirehookApi } from './http/wirehook-api.ts';
+import { embeddedLauncher } from './launchers/embedded-launcher.ts';
+import type { Launcher, RunningWirehook } from './launchers/launcher.ts';
+import { BenchReceiver } from './receiver/receiver-client.ts';
+import { SCENARIO_NAMES, type ScenarioName, type ScenarioResult } from './report/records.ts';
+import { buildReport, machineInfo, writeReport } from './report/report.ts';
+import { renderReport } from './report/table.ts';
+import { runBacklog } from './scenarios/backlog.ts';
+import { runBaseline } from './scenarios/baseline.ts';
+import { runE2e } from './scenarios/e2e.ts';
+import { runFanout } from './scenarios/fanout.ts';
+import { runIntake } from './scenarios/intake.ts';
+import { runStorm } from './scenarios/storm.ts';
+import { FANOUT_ENDPOINTS, settingsFor } from './settings.ts';
+import { payloadJson } from './setup/payload.ts';
+import { createTenants } from './setup/tenants.ts';
+
+const LAUNCHERS: Record<string, Launcher> = { embedded: embeddedLauncher };
+const SCENARIOS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+  baseline: runBaseline,
+  intake: runIntake,
+  e2e: runE2e,
+  fanout: runFanout,
+  storm: runStorm,
+  backlog: runBacklog,
+};
+const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
+
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+    orgs: { type: 'string' },
+    backlog: { type: 'string' },
+    out: { type: 'string' },
+    launcher: { type: 'string', default: 'embedded' },
+    profile: { type: 'string' },
+    'node-args': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const settings = settingsFor(args.smoke ? 'smoke' : 'full');
+if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
+if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
+if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
+const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...SCENARIO_NAMES];
+for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
+const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
+const outDir = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
+const profileDir = args.profile ? resolve(args.profile) : undefined;
+
+// Ctrl-C or a kill: exit, so the launcher's exit hook takes Wirehook down too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+const started = Date.now();
+const loadAtStart = loadavg()[0]!;
+const log = (line: string) => process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
+const workDir = mkdtempSync(join(tmpdir(), 'wirehook-bench-'));
+const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+
+let receiver: BenchReceiver | undefined;
+let wirehook: RunningWirehook | undefined;
+let api: WirehookApi | undefined;
+let exitCode = 0;
+try {
+  receiver = await BenchReceiver.start({ ...settings.receiver, waitForAddressMs: 120_000, execArgv: profileArgs('receiver') });
+  log(`receiver (pid ${receiver.pid}) on ${receiver.origin}`);
+  wirehook = await launcher.launch({
+    dataDir: join(workDir, 'data'),
+    logFile: join(workDir, 'wirehook.log'),
+    env: { DELIVERY_ALLOW_HOSTS: settings.receiver.host, NODE_EXTRA_CA_CERTS: receiver.ca.caFile },
+    execArgv: [...profileArgs('wirehook'), ...(args['node-args']?.split(' ').filter(Boolean) ?? [])],
+  });
+  log(`wirehook ${launcher.name} (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}; data in ${workDir}`);
+  const tenants = await createTenants(wirehook, settings.orgs);
+  log(`${tenants.length} Business orgs with a live key each`);
+  api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
+  const ctx: BenchContext = { settings, wirehook, receiver, api, tenants, payload: payloadJson(settings.payloadBytes), log };
+
+  const results: ScenarioResult[] = [];
+  for (const name of SCENARIO_NAMES) {
+    if (!only.includes(name)) continue;
+    log(`${name}…`);
+    results.push(await SCENARIOS[name](ctx));
+  }
+  const report = buildReport({
+    mode: settings.mode,
+    launcher: launcher.name,
+    startedAt: new Date(started).toISOString(),
+    durationSeconds: Math.round((Date.now() - started) / 1000),
+    machine: machineInfo(loadAtStart),
+    settings,
+    results,
+  });
+  process.stdout.write(renderReport(report));
+  log(`report: ${writeReport(report, outDir)}`);
+  if (report.checks.some((c) => !c.ok)) exitCode = 1;
+} catch (err) {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  exitCode = 1;
+} finally {
+  await api?.close();
+  await wirehook?.stop();
+  await receiver?.close();
+  if (args.keep || exitCode !== 0) log(`kept ${workDir} (wirehook.log, data/)`);
+  else rmSync(workDir, { recursive: true, force: true });
+  if (profileDir) log(`CPU profiles in ${profileDir}; summarise with: node bench/profile-summary.ts ${profileDir}/wirehook.cpuprofile`);
+}
+process.exitCode = exitCode;
+
+function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) fail(`${flag} must be a positive integer`);
+  return n;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}

@@ -1,0 +1,187 @@
+// The bench's webhook receiver: its own process (so its CPU shows apart from Wirehook's),
+// forked by the harness with an IPC channel. HTTPS on a loopback address; each endpoint is
+// a path /r/<route>. It checks every webhook the cheap way a fast receiver would — one
+// HMAC-SHA256 over `id.timestamp.body` compared with the `v1,` signatures, and the
+// timestamp within 5 minutes — counts distinct webhook-ids per route, and answers 200, or
+// 500 on a failing route. Accept→receive latency is the receive time minus the body's
+// `timestamp` (the message's creation time; both clocks are this machine's).
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Samples } from '../report/stats.ts';
+import type { GroupStats, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
+
+interface Route {
+  key: Buffer;
+  mode: RouteMode;
+  group: Group;
+}
+
+interface Group {
+  stats: GroupStats;
+}
+
+const TOLERANCE_SECONDS = 5 * 60;
+const TIMESTAMP_FIELD = '"timestamp":"';
+const ISO_LENGTH = '2026-01-15T12:00:00.000Z'.length;
+
+const routes = new Map<string, Route>();
+const groups = new Map<string, Group>();
+/** `route id` + ` ` + webhook-id of every delivered request since the last reset. */
+const seen = new Set<string>();
+const latency = new Samples();
+let invalid = 0;
+let unknownRoute = 0;
+let server: Server | undefined;
+
+const nowMs = () => performance.timeOrigin + performance.now();
+
+function groupNamed(name: string): Group {
+  let group = groups.get(name);
+  if (group === undefined) {
+    group = { stats: emptyStats() };
+    groups.set(name, group);
+  }
+  return group;
+}
+
+function keyOf(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+}
+
+/** True when one of the `v1,` signatures in `header` is the HMAC of the request. */
+function signatureValid(key: Buffer, id: string, timestamp: string, body: Buffer, header: string): boolean {
+  const expected = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
+  for (const candidate of header.split(' ')) if (candidate === expected) return true;
+  return false;
+}
+
+function createdAtOf(body: Buffer): number {
+  const at = body.indexOf(TIMESTAMP_FIELD);
+  if (at < 0) return Number.NaN;
+  const start = at + TIMESTAMP_FIELD.length;
+  return Date.parse(body.toString('latin1', start, start + ISO_LENGTH));
+}
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const receivedAt = nowMs();
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const route = routes.get((req.url ?? '').slice(3)); // "/r/<id>"
+    if (route === undefined || !(req.url ?? '').startsWith('/r/')) {
+      unknownRoute++;
+      res.writeHead(404).end();
+      return;
+    }
+    const id = req.headers['webhook-id'];
+    const timestamp = req.headers['webhook-timestamp'];
+    const signature = req.headers['webhook-signature'];
+    if (
+      typeof id !== 'string' ||
+      typeof timestamp !== 'string' ||
+      typeof signature !== 'string' ||
+      Math.abs(Number(timestamp) - receivedAt / 1000) > TOLERANCE_SECONDS ||
+      !signatureValid(route.key, id, timestamp, body, signature)
+    ) {
+      invalid++;
+      res.writeHead(400).end();
+      return;
+    }
+    const { stats } = route.group;
+    if (route.mode === 'fail') {
+      stats.failed++;
+      res.writeHead(500).end('bench: failing on purpose');
+      return;
+    }
+    const pair = `${req.url} ${id}`;
+    if (seen.has(pair)) {
+      stats.duplicates++;
+    } else {
+      seen.add(pair);
+      stats.delivered++;
+      stats.firstAt ??= receivedAt;
+      stats.lastAt = receivedAt;
+      latency.push(receivedAt - createdAtOf(body));
+    }
+    res.writeHead(200).end();
+  });
+}
+
+function listen(host: string, port: number, keyPem: string, certPem: string): Promise<void> {
+  const https = createServer({ key: keyPem, cert: certPem }, handle);
+  // Wirehook keeps its connections; so does a real receiver behind a load balancer.
+  https.keepAliveTimeout = 120_000;
+  https.headersTimeout = 130_000;
+  https.requestTimeout = 0;
+  return new Promise((resolve, reject) => {
+    https.once('error', reject);
+    https.listen(port, host, () => {
+      https.off('error', reject);
+      server = https;
+      resolve();
+    });
+  });
+}
+
+function emptyStats(): GroupStats {
+  return { delivered: 0, duplicates: 0, failed: 0, firstAt: null, lastAt: null };
+}
+
+function snapshot(withLatency: boolean): ReceiverStats {
+  const out: ReceiverStats = { groups: {}, invalid, unknownRoute };
+  for (const [name, group] of groups) out.groups[name] = { ...group.stats };
+  if (withLatency) out.latencyMs = latency.summary();
+  return out;
+}
+
+function reset(): void {
+  seen.clear();
+  invalid = 0;
+  unknownRoute = 0;
+  latency.clear();
+  for (const group of groups.values()) group.stats = emptyStats();
+}
+
+function addRoutes(specs: RouteSpec[]): void {
+  for (const spec of specs) routes.set(spec.id, { key: keyOf(spec.secret), mode: spec.mode, group: groupNamed(spec.group) });
+}
+
+async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
+  const { seq } = message;
+  switch (message.type) {
+    case 'listen':
+      try {
+        await listen(message.host, message.port, message.keyPem, message.certPem);
+        return { seq, type: 'ok' };
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        return { seq, type: 'error', code: e.code ?? 'ERROR', message: e.message };
+      }
+    case 'routes':
+      addRoutes(message.routes);
+      return { seq, type: 'ok' };
+    case 'mode':
+      for (const id of message.ids) {
+        const route = routes.get(id);
+        if (route) route.mode = message.mode;
+      }
+      return { seq, type: 'ok' };
+    case 'stats':
+      return { seq, type: 'stats', stats: snapshot(message.latency) };
+    case 'reset':
+      reset();
+      return { seq, type: 'ok' };
+  }
+}
+
+process.on('message', (message: HarnessMessage) => {
+  void answer(message).then((reply) => process.send?.(reply));
+});
+// The harness going away (even killed) closes the channel: stop with it.
+process.on('disconnect', () => {
+  server?.closeAllConnections();
+  server?.close();
+  process.exit(0);
+});

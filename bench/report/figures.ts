@@ -1,0 +1,129 @@
+import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
+import { median, round } from './stats.ts';
+
+/** The medians of a scenario's runs; null where no run measured it. */
+export interface Medians {
+  perSecond: number | null;
+  seconds: number | null;
+  latencyP50: number | null;
+  latencyP99: number | null;
+  intakePerSecond: number | null;
+  intakeP50: number | null;
+  intakeP99: number | null;
+  cpuWirehook: number | null;
+  cpuReceiver: number | null;
+  cpuHarness: number | null;
+  peakRssMb: number | null;
+  extra: Record<string, number | null>;
+}
+
+/** One line of the report. */
+export interface Figure {
+  /** Stable key, e.g. `e2e.p99`. */
+  id: string;
+  scenario: ScenarioName;
+  measure: string;
+  value: number | null;
+  unit: '/s' | 'ms' | 'MB';
+  /** The value over the same run's baseline figure of the same kind (rate or latency percentile); null when there is none. */
+  ratioToBaseline: number | null;
+  /** The issue's target, in words; null when the figure has none. */
+  target: string | null;
+  /** The number checked against the target, as shown (e.g. `0.23 × baseline`). */
+  checked: string | null;
+  /** null: no target, or not measured. */
+  pass: boolean | null;
+}
+
+/** Medians over runs of every number in the records. */
+export function mediansOf(runs: readonly RunRecord[]): Medians {
+  const m = (pick: (r: RunRecord) => number | null | undefined) => {
+    const values = runs.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const value = median(values);
+    return value === null ? null : round(value, 1);
+  };
+  const extraKeys = new Set(runs.flatMap((r) => Object.keys(r.extra)));
+  return {
+    perSecond: m((r) => r.perSecond),
+    seconds: m((r) => r.seconds),
+    latencyP50: m((r) => r.latencyMs?.p50),
+    latencyP99: m((r) => r.latencyMs?.p99),
+    intakePerSecond: m((r) => r.intake?.perSecond),
+    intakeP50: m((r) => r.intake?.latencyMs?.p50),
+    intakeP99: m((r) => r.intake?.latencyMs?.p99),
+    cpuWirehook: m((r) => r.cpu.wirehook),
+    cpuReceiver: m((r) => r.cpu.receiver),
+    cpuHarness: m((r) => r.cpu.harness),
+    peakRssMb: m((r) => r.peakRssMb),
+    extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),
+  };
+}
+
+const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+  a == null || b == null || b === 0 ? null : round(a / b, 2);
+const atMost = (v: number | null, limit: number) => (v === null ? null : v <= limit);
+const atLeast = (v: number | null, limit: number) => (v === null ? null : v >= limit);
+const pct = (v: number | null) => (v === null ? null : `${Math.round(v * 100)}%`);
+
+/** The report's figures, with ratios to the baseline and the issue's targets. */
+export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figure[] {
+  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, backlog: k } = medians;
+  const rate = b?.perSecond ?? null;
+  const figures: Figure[] = [];
+  const add = (fig: Omit<Figure, 'target' | 'checked' | 'pass'> & Partial<Pick<Figure, 'target' | 'checked' | 'pass'>>) =>
+    figures.push({ target: null, checked: null, pass: null, ...fig });
+
+  if (b) {
+    add({ id: 'baseline.rate', scenario: 'baseline', measure: 'POSTs/s', value: b.perSecond, unit: '/s', ratioToBaseline: 1 });
+    add({ id: 'baseline.p50', scenario: 'baseline', measure: 'latency p50', value: b.latencyP50, unit: 'ms', ratioToBaseline: 1 });
+    add({ id: 'baseline.p99', scenario: 'baseline', measure: 'latency p99', value: b.latencyP99, unit: 'ms', ratioToBaseline: 1 });
+  }
+  if (i) {
+    add({ id: 'intake.rate', scenario: 'intake', measure: 'accepted/s', value: i.intakePerSecond, unit: '/s', ratioToBaseline: ratio(i.intakePerSecond, rate) });
+    add({ id: 'intake.p50', scenario: 'intake', measure: 'latency p50', value: i.intakeP50, unit: 'ms', ratioToBaseline: ratio(i.intakeP50, b?.latencyP50) });
+    add({
+      id: 'intake.p99', scenario: 'intake', measure: 'latency p99', value: i.intakeP99, unit: 'ms', ratioToBaseline: ratio(i.intakeP99, b?.latencyP99),
+      target: '≤ 25 ms', pass: atMost(i.intakeP99, 25),
+    });
+  }
+  if (e) {
+    const r = ratio(e.perSecond, rate);
+    add({
+      id: 'e2e.rate', scenario: 'e2e', measure: 'deliveries/s', value: e.perSecond, unit: '/s', ratioToBaseline: r,
+      target: '≥ 0.20 × baseline', checked: r === null ? null : `${r} × baseline`, pass: atLeast(r, 0.2),
+    });
+    add({
+      id: 'e2e.p50', scenario: 'e2e', measure: 'accept→receive p50', value: e.latencyP50, unit: 'ms', ratioToBaseline: ratio(e.latencyP50, b?.latencyP50),
+      target: '≤ 20 ms', pass: atMost(e.latencyP50, 20),
+    });
+    add({
+      id: 'e2e.p99', scenario: 'e2e', measure: 'accept→receive p99', value: e.latencyP99, unit: 'ms', ratioToBaseline: ratio(e.latencyP99, b?.latencyP99),
+      target: '≤ 100 ms', pass: atMost(e.latencyP99, 100),
+    });
+    add({ id: 'e2e.intakeRate', scenario: 'e2e', measure: 'accepted/s (while delivering)', value: e.intakePerSecond, unit: '/s', ratioToBaseline: ratio(e.intakePerSecond, rate) });
+    add({ id: 'e2e.intakeP99', scenario: 'e2e', measure: 'intake p99 (while delivering)', value: e.intakeP99, unit: 'ms', ratioToBaseline: ratio(e.intakeP99, b?.latencyP99) });
+  }
+  if (f) {
+    const vsE2e = ratio(f.perSecond, e?.perSecond);
+    add({
+      id: 'fanout.rate', scenario: 'fanout', measure: 'deliveries/s', value: f.perSecond, unit: '/s', ratioToBaseline: ratio(f.perSecond, rate),
+      target: '≥ 1.5 × e2e', checked: vsE2e === null ? null : `${vsE2e} × e2e`, pass: atLeast(vsE2e, 1.5),
+    });
+  }
+  if (s) {
+    const vsCalm = ratio(s.perSecond, e?.extra['halfPerSecond']);
+    add({
+      id: 'storm.healthyRate', scenario: 'storm', measure: 'healthy-half deliveries/s', value: s.perSecond, unit: '/s', ratioToBaseline: ratio(s.perSecond, rate),
+      target: '≥ 80% of the same half in e2e', checked: pct(vsCalm), pass: atLeast(vsCalm, 0.8),
+    });
+  }
+  if (k) {
+    add({ id: 'backlog.rss', scenario: 'backlog', measure: 'peak RSS', value: k.peakRssMb, unit: 'MB', ratioToBaseline: null, target: '< 500 MB', pass: k.peakRssMb === null ? null : k.peakRssMb < 500 });
+    const vsE2e = ratio(k.perSecond, e?.perSecond);
+    add({
+      id: 'backlog.drain', scenario: 'backlog', measure: 'drain deliveries/s', value: k.perSecond, unit: '/s', ratioToBaseline: ratio(k.perSecond, rate),
+      target: '≥ 80% of e2e', checked: pct(vsE2e), pass: atLeast(vsE2e, 0.8),
+    });
+  }
+  return figures;
+}

@@ -1,0 +1,91 @@
+// CPU time and resident memory of processes, read from /proc (Linux).
+import { readFileSync } from 'node:fs';
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** User + system CPU seconds used so far by `pid`; 0 when it cannot be read (process gone). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident set size of `pid` in bytes; 0 when it cannot be read. */
+export function rssBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Share of one core each process used over a span, in percent. */
+export interface CpuShare {
+  wirehook: number;
+  receiver: number;
+  harness: number;
+}
+
+/** The processes the bench watches. */
+export interface Watched {
+  wirehook: readonly number[];
+  receiver: number;
+}
+
+/**
+ * CPU use of Wirehook (all its processes summed), the receiver and the harness between
+ * `new CpuMeter()` and `stop()`, and Wirehook's peak RSS sampled every `sampleMs` meanwhile.
+ */
+export class CpuMeter {
+  readonly #watched: Watched;
+  readonly #startedAt = performance.now();
+  readonly #start: { wirehook: number; receiver: number; harness: NodeJS.CpuUsage };
+  readonly #timer: NodeJS.Timeout;
+  #peakRss = 0;
+
+  constructor(watched: Watched, sampleMs = 100) {
+    this.#watched = watched;
+    this.#start = { wirehook: sumCpu(watched.wirehook), receiver: cpuSeconds(watched.receiver), harness: process.cpuUsage() };
+    this.#sample();
+    this.#timer = setInterval(() => this.#sample(), sampleMs);
+  }
+
+  /** Highest RSS of Wirehook (all processes summed) seen so far, bytes. */
+  get peakRss(): number {
+    return this.#peakRss;
+  }
+
+  stop(): { cpu: CpuShare; peakRssBytes: number } {
+    clearInterval(this.#timer);
+    this.#sample();
+    const seconds = (performance.now() - this.#startedAt) / 1000;
+    const harness = process.cpuUsage(this.#start.harness);
+    const share = (used: number) => Math.round((used / seconds) * 100);
+    return {
+      cpu: {
+        wirehook: share(sumCpu(this.#watched.wirehook) - this.#start.wirehook),
+        receiver: share(cpuSeconds(this.#watched.receiver) - this.#start.receiver),
+        harness: share((harness.user + harness.system) / 1e6),
+      },
+      peakRssBytes: this.#peakRss,
+    };
+  }
+
+  #sample(): void {
+    let rss = 0;
+    for (const pid of this.#watched.wirehook) rss += rssBytes(pid);
+    if (rss > this.#peakRss) this.#peakRss = rss;
+  }
+}
+
+function sumCpu(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) total += cpuSeconds(pid);
+  return total;
+}

@@ -1,0 +1,81 @@
+import type { CpuShare } from './proc-stats.ts';
+
+/** Latency percentiles in ms. */
+export interface Latency {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** One measured run of a scenario: its counts, so a reader (and the smoke test) can check they add up. */
+export interface RunRecord {
+  /** Requests made: messages POSTed (the baseline: webhooks POSTed). */
+  sent: number;
+  /** Of those, accepted: 202 (baseline: 2xx). */
+  accepted: number;
+  /** The rest, by status. */
+  rejected: Record<string, number>;
+  /** Deliveries the 202s announced (sum of `deliveries`). */
+  deliveriesCreated: number;
+  /** How many of those the receiver must see delivered. */
+  expectedDelivered: number;
+  /** The rest of `deliveriesCreated`: held by a paused endpoint, or to a route answering 500. */
+  notDelivered: number;
+  /** Distinct signature-valid webhooks answered 2xx. */
+  delivered: number;
+  /** Signature-valid re-sends of something already delivered (at least once). */
+  duplicates: number;
+  /** Requests whose signature or timestamp did not verify: must be 0. */
+  invalid: number;
+  /** Signature-valid requests to failing routes (answered 500), retries included. */
+  failedAnswers: number;
+  /** Length of the measured span, s, and the scenario's main rate over it (per second). */
+  seconds: number;
+  perSecond: number;
+  /** The API side: accepted per second and request latency. */
+  intake: { perSecond: number; latencyMs: Latency | null } | null;
+  /** Accept (message created) → received, ms. */
+  latencyMs: Latency | null;
+  /** Scenario-specific numbers (e.g. a group's rate, peak RSS). */
+  extra: Record<string, number>;
+  /** Share of one core used by each process over the measured span. */
+  cpu: CpuShare;
+  /** Peak RSS of Wirehook over the measured span, MB. */
+  peakRssMb: number;
+}
+
+/** A scenario's runs. */
+export interface ScenarioResult {
+  name: ScenarioName;
+  /** Deliveries each accepted message makes (the baseline: 1 per POST). */
+  deliveriesPerMessage: number;
+  /** What was measured, for the report. */
+  description: string;
+  runs: RunRecord[];
+}
+
+export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'backlog'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** A record with nothing measured yet. */
+export function emptyRecord(): RunRecord {
+  return {
+    sent: 0,
+    accepted: 0,
+    rejected: {},
+    deliveriesCreated: 0,
+    expectedDelivered: 0,
+    notDelivered: 0,
+    delivered: 0,
+    duplicates: 0,
+    invalid: 0,
+    failedAnswers: 0,
+    seconds: 0,
+    perSecond: 0,
+    intake: null,
+    latencyMs: null,
+    extra: {},
+    cpu: { wirehook: 0, receiver: 0, harness: 0 },
+    peakRssMb: 0,
+  };
+}

@@ -1,0 +1,93 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { BenchSettings } from '../settings.ts';
+import { figuresOf, mediansOf, type Figure, type Medians } from './figures.ts';
+import type { ScenarioName, ScenarioResult } from './records.ts';
+
+/** The machine a report was made on. */
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryMb: number;
+  node: string;
+  platform: string;
+  /** 1-minute load average at the start and the end: other work on the machine shows here. */
+  loadAverage: { start: number; end: number };
+}
+
+/** One consistency check of one run (the counts add up). */
+export interface Check {
+  scenario: ScenarioName;
+  run: number;
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** `bench/results/<date>.json`. */
+export interface BenchReport {
+  version: 1;
+  mode: BenchSettings['mode'];
+  launcher: string;
+  startedAt: string;
+  durationSeconds: number;
+  machine: MachineInfo;
+  settings: BenchSettings;
+  scenarios: Partial<Record<ScenarioName, ScenarioResult & { median: Medians }>>;
+  figures: Figure[];
+  checks: Check[];
+}
+
+export function machineInfo(loadAtStart: number): MachineInfo {
+  const list = cpus();
+  return {
+    cpus: list.length,
+    cpuModel: list[0]?.model ?? 'unknown',
+    memoryMb: Math.round(totalmem() / 2 ** 20),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+  };
+}
+
+/** Assembles the report: medians, figures and the count checks. */
+export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks'> & { results: ScenarioResult[] }): BenchReport {
+  const { results, ...rest } = args;
+  const scenarios: BenchReport['scenarios'] = {};
+  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs) };
+  const medians = Object.fromEntries(Object.entries(scenarios).map(([name, s]) => [name, s.median]));
+  return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf) };
+}
+
+/** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
+export function checksOf(result: ScenarioResult): Check[] {
+  return result.runs.flatMap((r, index) => {
+    const run = index + 1;
+    const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, name, ok, detail });
+    return [
+      check('all accepted', r.accepted === r.sent, `${r.accepted} of ${r.sent} accepted; refused: ${JSON.stringify(r.rejected)}`),
+      check(
+        'deliveries as announced',
+        r.deliveriesCreated === r.accepted * result.deliveriesPerMessage,
+        `${r.deliveriesCreated} deliveries for ${r.accepted} messages × ${result.deliveriesPerMessage}`,
+      ),
+      check(
+        'deliveries accounted for',
+        r.expectedDelivered + r.notDelivered === r.deliveriesCreated,
+        `${r.expectedDelivered} to deliver + ${r.notDelivered} held or failing = ${r.deliveriesCreated}`,
+      ),
+      check('all delivered', r.delivered === r.expectedDelivered, `${r.delivered} of ${r.expectedDelivered} received`),
+      check('signatures valid', r.invalid === 0, `${r.invalid} invalid or unknown-route requests`),
+    ];
+  });
+}
+
+/** Writes the report as `<dir>/<date>.json` (date and time, UTC); @returns the path. */
+export function writeReport(report: BenchReport, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const stamp = report.startedAt.slice(0, 19).replace(/:/g, '-');
+  const file = join(dir, `${report.mode === 'smoke' ? 'smoke-' : ''}${stamp}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

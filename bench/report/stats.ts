@@ -1,0 +1,58 @@
+// Small statistics helpers: percentiles of latency samples and medians of runs.
+
+/** The `p`-th percentile (0–100, nearest rank) of `samples`; null when there are none. Sorts a copy. */
+export function percentile(samples: ArrayLike<number>, p: number): number | null {
+  if (samples.length === 0) return null;
+  const sorted = Float64Array.from(samples).sort();
+  return percentileOfSorted(sorted, p);
+}
+
+/** The `p`-th percentile (nearest rank) of already sorted, non-empty `sorted`. */
+export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** The median of `values` (mean of the middle two for an even count); null when empty. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Rounds to `digits` decimals. */
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** A growable list of numbers, cheaper than a JS array for 100,000s of samples. */
+export class Samples {
+  #data = new Float64Array(1024);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(value: number): void {
+    if (this.#length === this.#data.length) {
+      const bigger = new Float64Array(this.#data.length * 2);
+      bigger.set(this.#data);
+      this.#data = bigger;
+    }
+    this.#data[this.#length++] = value;
+  }
+
+  /** p50, p99 and max; null when empty. */
+  summary(): { p50: number; p99: number; max: number } | null {
+    if (this.#length === 0) return null;
+    const sorted = this.#data.slice(0, this.#length).sort();
+    return { p50: percentileOfSorted(sorted, 50), p99: percentileOfSorted(sorted, 99), max: sorted[sorted.length - 1]! };
+  }
+
+  clear(): void {
+    this.#length = 0;
+  }
+}

@@ -1,0 +1,64 @@
+import type { Figure } from './figures.ts';
+import type { BenchReport } from './report.ts';
+
+/** The column titles of the figures table, in order. */
+export const TABLE_COLUMNS = ['scenario', 'measure', 'value', '× baseline', 'target', 'measured', 'ok'] as const;
+
+/** The report as plain text: a header line, the figures table, CPU per scenario, and the checks. */
+export function renderReport(report: BenchReport): string {
+  const { machine, settings } = report;
+  const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;
+  const lines = [
+    `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ${settings.payloadBytes}-byte payloads, ${report.durationSeconds} s`,
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}`,
+    '',
+    ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
+    '',
+    'CPU, % of one core (medians):',
+    ...table(
+      ['scenario', 'wirehook', 'receiver', 'harness', 'peak RSS'],
+      Object.values(report.scenarios).map((s) => [
+        s.name,
+        fmt(s.median.cpuWirehook),
+        fmt(s.median.cpuReceiver),
+        fmt(s.median.cpuHarness),
+        s.median.peakRssMb === null ? '—' : `${fmt(s.median.peakRssMb)} MB`,
+      ]),
+    ),
+    '',
+  ];
+  const failed = report.checks.filter((c) => !c.ok);
+  lines.push(
+    failed.length === 0
+      ? `counts: all ${report.checks.length} checks add up`
+      : `counts: ${failed.length} of ${report.checks.length} checks FAILED:\n${failed.map((c) => `  ${c.scenario} run ${c.run}: ${c.name} — ${c.detail}`).join('\n')}`,
+  );
+  const missed = report.figures.filter((f) => f.pass === false).map((f) => f.id);
+  lines.push(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function figureRow(f: Figure): string[] {
+  const value = f.value === null ? '—' : `${fmt(f.value)}${f.unit === '/s' ? '/s' : ` ${f.unit}`}`;
+  return [
+    f.scenario,
+    f.measure,
+    value,
+    f.ratioToBaseline === null ? '' : f.ratioToBaseline.toFixed(2),
+    f.target ?? '',
+    f.checked ?? '',
+    f.pass === null ? '' : f.pass ? 'yes' : 'NO',
+  ];
+}
+
+function fmt(n: number | null): string {
+  if (n === null) return '—';
+  return n >= 100 ? Math.round(n).toLocaleString('en') : String(n);
+}
+
+/** Rows padded into columns under a header and a rule. */
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}

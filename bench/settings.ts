@@ -1,0 +1,65 @@
+/** How big each scenario is. `full` is `pnpm bench`; `smoke` is the test suite's seconds-long run. */
+export interface BenchSettings {
+  mode: 'full' | 'smoke';
+  /** Requests in flight from the harness (the issue's c=64). */
+  concurrency: number;
+  /** Bytes of each message's payload JSON. */
+  payloadBytes: number;
+  /** Measured runs per scenario (the report shows medians); backlog runs once. */
+  runs: number;
+  /** Business-plan orgs the load is spread over (20,000 requests a minute each). */
+  orgs: number;
+  /** Where the receiver listens; endpoint URLs must use 443 or 8443. */
+  receiver: { host: string; port: number };
+  baseline: { warmup: number; count: number };
+  /** Messages to consumers whose only endpoint is paused: everything of intake, nothing sent. */
+  intake: { warmup: number; count: number; consumers: number };
+  /** 1 endpoint per message, over `consumers` consumers of 1 endpoint each. */
+  e2e: { warmup: number; count: number; consumers: number };
+  /** Each message to a consumer with 20 endpoints. */
+  fanout: { warmup: number; messages: number; consumers: number };
+  /** As e2e, with every other consumer's endpoint answering 500. */
+  storm: { warmup: number; count: number; consumers: number };
+  /** `messages` × 20 endpoints queued behind paused endpoints, then released. */
+  backlog: { messages: number; consumers: number };
+  /** Longest wait for a run's deliveries to arrive. */
+  waitMs: number;
+}
+
+const FANOUT = 20;
+
+/** The settings of a mode. */
+export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
+  const common = { concurrency: 64, payloadBytes: 1024, receiver: { host: '127.0.0.1', port: 8443 } };
+  if (mode === 'smoke') {
+    return {
+      ...common,
+      mode,
+      runs: 1,
+      orgs: 2,
+      baseline: { warmup: 20, count: 200 },
+      intake: { warmup: 10, count: 60, consumers: 4 },
+      e2e: { warmup: 10, count: 60, consumers: 4 },
+      fanout: { warmup: 1, messages: 4, consumers: 2 },
+      storm: { warmup: 10, count: 60, consumers: 4 },
+      backlog: { messages: 10, consumers: 2 },
+      waitMs: 30_000,
+    };
+  }
+  return {
+    ...common,
+    mode,
+    runs: 3,
+    orgs: 16,
+    baseline: { warmup: 2_000, count: 20_000 },
+    intake: { warmup: 1_000, count: 8_000, consumers: 64 },
+    e2e: { warmup: 1_000, count: 8_000, consumers: 64 },
+    fanout: { warmup: 20, messages: 600, consumers: 8 },
+    storm: { warmup: 1_000, count: 8_000, consumers: 64 },
+    backlog: { messages: 200_000 / FANOUT, consumers: 8 },
+    waitMs: 180_000,
+  };
+}
+
+/** Endpoints per consumer in the fan-out and backlog scenarios (the spec's cap). */
+export const FANOUT_ENDPOINTS = FANOUT;

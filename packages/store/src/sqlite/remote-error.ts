@@ -1,0 +1,67 @@
+import {
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+  NotImplementedError,
+  PlanLimitError,
+  RateLimitedError,
+  TooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+  WirehookError,
+  type ErrorCode,
+} from '@wirehook/core';
+
+/** An error as it crosses from the store's worker thread to the caller's. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  /** A WirehookError's code, or a Node/SQLite error code (e.g. ERR_SQLITE_ERROR). */
+  code: unknown;
+  retryAfterSeconds: number | undefined;
+  wirehook: boolean;
+}
+
+const WIREHOOK_ERRORS: Record<string, new (message: string) => WirehookError> = {
+  ConflictError,
+  ForbiddenError,
+  InvalidError,
+  NotFoundError,
+  NotImplementedError,
+  PlanLimitError,
+  TooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+};
+const PLAIN_ERRORS: Record<string, new (message: string) => Error> = { Error, RangeError, TypeError, SyntaxError };
+
+/** What of `err` can cross a thread boundary and be rebuilt by `deserializeError`. */
+export function serializeError(err: unknown): SerializedError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return {
+    name: e.name,
+    message: e.message,
+    stack: e.stack,
+    code: (e as { code?: unknown }).code,
+    retryAfterSeconds: e instanceof RateLimitedError ? e.retryAfterSeconds : undefined,
+    wirehook: e instanceof WirehookError,
+  };
+}
+
+/** The error again, of the same class for Wirehook's errors and the standard ones, with the remote stack. */
+export function deserializeError(s: SerializedError): Error {
+  let err: Error;
+  if (s.wirehook) {
+    const Known = WIREHOOK_ERRORS[s.name];
+    if (s.name === 'RateLimitedError') err = new RateLimitedError(s.message, s.retryAfterSeconds ?? 1);
+    else err = Known ? new Known(s.message) : new WirehookError(s.code as ErrorCode, s.message);
+  } else {
+    err = new (PLAIN_ERRORS[s.name] ?? Error)(s.message);
+    if (!(s.name in PLAIN_ERRORS)) err.name = s.name;
+    if (s.code !== undefined) (err as { code?: unknown }).code = s.code;
+  }
+  if (s.stack !== undefined) err.stack = s.stack;
+  return err;
+}

@@ -1,0 +1,108 @@
+import { Worker } from 'node:worker_threads';
+import type { NewMessage } from '../message-ports.ts';
+import { SqliteApiKeyRepo } from './api-key-repo.ts';
+import { SqliteConsumerRepo } from './consumer-repo.ts';
+import { SqliteDeliveryRepo } from './delivery-repo.ts';
+import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEventTypeRepo } from './event-type-repo.ts';
+import { SqliteMessageRepo } from './message-repo.ts';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
+import { SqliteOrgRepo } from './org-repo.ts';
+import { deserializeError, type SerializedError } from './remote-error.ts';
+
+/** One store call sent to the worker. */
+export type StoreCall = { id: number; repo: string; method: string; args: unknown[] } | { id: number; close: true };
+/** Its answer. */
+export type StoreReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
+
+const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
+const REPOS = {
+  orgs: SqliteOrgRepo,
+  apiKeys: SqliteApiKeyRepo,
+  consumers: SqliteConsumerRepo,
+  endpoints: SqliteEndpointRepo,
+  eventTypes: SqliteEventTypeRepo,
+  messages: SqliteMessageRepo,
+  deliveries: SqliteDeliveryRepo,
+} as const;
+
+/**
+ * The SQLite store with its connection on a worker thread. node:sqlite is synchronous, so
+ * in-thread every statement, commit and checkpoint stops the event loop: HTTP parsing, TLS
+ * and signing wait behind the database. Here the caller's thread only posts calls and
+ * reads answers, and the statements run on the worker (another core when there is one).
+ * The store is the same code (group commit included, batching the calls that arrive
+ * together); arguments and results are copied (structured clone) both ways, and errors are
+ * rebuilt with their class. The schema is migrated here, before the worker starts, so a
+ * database that cannot be opened throws at once, as `openSqliteStore` does.
+ */
+export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const local = openSqliteStore(options);
+  const { path, schemaVersion, migrationsApplied } = local;
+  void local.close(); // synchronous for SQLite; the worker opens its own connection
+
+  const worker = new Worker(WORKER_MAIN, { workerData: { path } });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>();
+  let nextId = 0;
+  let failure: Error | undefined;
+  // The worker keeps the process alive only while a call is waiting for it.
+  worker.unref();
+  const settle = (reply: StoreReply) => {
+    const call = pending.get(reply.id);
+    if (!call) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if (reply.ok) call.resolve(reply.value);
+    else call.reject(deserializeError(reply.error));
+  };
+  const failAll = (err: Error) => {
+    failure ??= err;
+    for (const call of pending.values()) call.reject(err);
+    pending.clear();
+  };
+  worker.on('message', settle);
+  worker.on('error', failAll);
+  worker.on('exit', (code) => failAll(new Error(`the SQLite store's worker exited (code ${code})`)));
+
+  const send = (call: Omit<StoreCall, 'id'>): Promise<unknown> => {
+    if (failure) return Promise.reject(failure);
+    const id = ++nextId;
+    return new Promise((resolve, reject) => {
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...call, id } as StoreCall);
+    });
+  };
+  const remote = (repo: keyof typeof REPOS) => {
+    const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
+      if (method === 'constructor') continue;
+      methods[method] = (...args) => send({ repo, method, args: outgoing(repo, method, args) });
+    }
+    return methods;
+  };
+
+  let closed: Promise<void> | undefined;
+  const store: Record<string, unknown> = {
+    path,
+    schemaVersion,
+    migrationsApplied,
+    close: () => {
+      closed ??= (async () => {
+        if (!failure) await send({ close: true });
+        failure ??= new Error('the SQLite store is closed');
+        await worker.terminate();
+      })();
+      return closed;
+    },
+  };
+  for (const repo of Object.keys(REPOS) as (keyof typeof REPOS)[]) store[repo] = remote(repo);
+  return store as unknown as SqliteStore;
+}
+
+/** The arguments as they can cross threads: a NewMessage's id factory stays behind (the worker makes the ids). */
+function outgoing(repo: string, method: string, args: unknown[]): unknown[] {
+  if (repo !== 'messages' || method !== 'create') return args;
+  const { newDeliveryId: _made, ...input } = args[1] as NewMessage;
+  return [args[0], input];
+}

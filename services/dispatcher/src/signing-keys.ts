@@ -1,0 +1,32 @@
+import { signatureKey, type SecretBox } from '@wirehook/core';
+
+/** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
+const DEFAULT_CAPACITY = 10_000;
+
+/**
+ * The HMAC keys of sealed signing secrets, opened once and kept: opening (AES-256-GCM)
+ * and decoding on every send cost more than the signing itself. A rotated secret is a new
+ * sealed text, so it gets its own entry; old entries age out by capacity. The keys live
+ * only in this process's memory, where every send already had them.
+ */
+export class SigningKeys {
+  readonly #secretBox: SecretBox;
+  readonly #capacity: number;
+  readonly #keys = new Map<string, Buffer>();
+
+  constructor(secretBox: SecretBox, capacity = DEFAULT_CAPACITY) {
+    this.#secretBox = secretBox;
+    this.#capacity = capacity;
+  }
+
+  /** The HMAC key of `sealed`. @throws Error when it does not open (tampered, or sealed with another key). */
+  keyOf(sealed: string): Buffer {
+    let key = this.#keys.get(sealed);
+    if (key === undefined) {
+      key = signatureKey(this.#secretBox.open(sealed));
+      if (this.#keys.size >= this.#capacity) this.#keys.delete(this.#keys.keys().next().value!);
+      this.#keys.set(sealed, key);
+    }
+    return key;
+  }
+}

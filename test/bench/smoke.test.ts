@@ -1,0 +1,37 @@
+// `pnpm bench --smoke`: the benchmark harness end to end in seconds — Wirehook (embedded)
+// and the receiver as real processes, every scenario once with tiny counts. Figures at this
+// size mean nothing; what is checked is that the harness works and its counts add up.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const out = mkdtempSync(join(tmpdir(), 'wirehook-bench-smoke-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('bench --smoke', () => {
+  it('runs every scenario, prints the table and writes a report whose counts add up', () => {
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: 150_000 });
+    expect(run.status, run.stderr).toBe(0);
+    for (const scenario of ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'backlog']) {
+      expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
+    }
+    expect(run.stdout).toMatch(/counts: all \d+ checks add up/);
+
+    const files = readdirSync(out).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
+    expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
+    expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'e2e', 'fanout', 'intake', 'storm']);
+    expect(report.checks.length).toBeGreaterThan(0);
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    for (const f of report.figures) {
+      expect(Number.isFinite(f.value), f.id).toBe(true);
+      if (f.ratioToBaseline !== null && f.ratioToBaseline !== undefined) expect(f.ratioToBaseline).toBeGreaterThan(0);
+    }
+    const baselineRate = report.figures.find((f: { id: string }) => f.id === 'baseline.rate');
+    expect(baselineRate.ratioToBaseline).toBe(1);
+  }, 180_000);
+});
