@@ -70,7 +70,8 @@ const started = Date.now();
 const loadAtStart = loadavg()[0]!;
 const log = (line: string) => process.stderr.write(`bench [${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
 const workDir = mkdtempSync(join(tmpdir(), 'wirehook-bench-'));
-const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : []);
+// One directory per process: a process writes one profile per thread (main, store worker).
+const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
 
 let receiver: BenchReceiver | undefined;
 let wirehook: RunningWirehook | undefined;
@@ -118,7 +119,7 @@ try {
   await receiver?.close();
   if (args.keep || exitCode !== 0) log(`kept ${workDir} (wirehook.log, data/)`);
   else rmSync(workDir, { recursive: true, force: true });
-  if (profileDir) log(`CPU profiles in ${profileDir}; summarise with: node bench/profile-summary.ts ${profileDir}/wirehook.cpuprofile`);
+  if (profileDir) log(`CPU profiles in ${profileDir}/{wirehook,receiver}/; summarise one with: node bench/profile-summary.ts FILE`);
 }
 process.exitCode = exitCode;
 

@@ -26,20 +26,53 @@ export const nowMs = (): number => performance.timeOrigin + performance.now();
  * `targets[i mod targets.length]`. Never throws for an HTTP status; counts it.
  */
 export async function sendMessages(api: WirehookApi, targets: Target[], from: number, count: number, concurrency: number): Promise<SendOutcome> {
-  const out: SendOutcome = { sent: 0, accepted: 0, rejected: {}, deliveriesCreated: 0, latency: new Samples(), startedAt: nowMs(), finishedAt: 0 };
-  await closedLoop(from, count, concurrency, async (i) => {
-    const target = targets[i % targets.length]!;
-    const started = performance.now();
-    out.sent++;
-    const reply = await api.call('POST', '/v1/messages', target.tenant.key, target.body);
-    if (reply.status === 202) {
-      out.latency.push(performance.now() - started);
-      out.accepted++;
-      out.deliveriesCreated += Number(reply.body.deliveries);
-    } else {
-      out.rejected[reply.status] = (out.rejected[reply.status] ?? 0) + 1;
-    }
-  });
+  const out = emptyOutcome();
+  await closedLoop(from, count, concurrency, (i) => sendOne(api, targets[i % targets.length]!, out));
   out.finishedAt = nowMs();
   return out;
+}
+
+/**
+ * Like sendMessages, but open loop: message k goes at `start + k / perSecond` whether or not
+ * earlier ones were answered (at most `maxInFlight` at once), so latency is measured at a
+ * load the system can take rather than at saturation.
+ */
+export async function sendPaced(
+  api: WirehookApi,
+  targets: Target[],
+  from: number,
+  count: number,
+  perSecond: number,
+  maxInFlight: number,
+): Promise<SendOutcome> {
+  const out = emptyOutcome();
+  const start = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  for (let k = 0; k < count; k++) {
+    const wait = start + (k * 1000) / perSecond - performance.now();
+    if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+    const sending: Promise<void> = sendOne(api, targets[(from + k) % targets.length]!, out).finally(() => inFlight.delete(sending));
+    inFlight.add(sending);
+  }
+  await Promise.all(inFlight);
+  out.finishedAt = nowMs();
+  return out;
+}
+
+function emptyOutcome(): SendOutcome {
+  return { sent: 0, accepted: 0, rejected: {}, deliveriesCreated: 0, latency: new Samples(), startedAt: nowMs(), finishedAt: 0 };
+}
+
+async function sendOne(api: WirehookApi, target: Target, out: SendOutcome): Promise<void> {
+  const started = performance.now();
+  out.sent++;
+  const reply = await api.call('POST', '/v1/messages', target.tenant.key, target.body);
+  if (reply.status === 202) {
+    out.latency.push(performance.now() - started);
+    out.accepted++;
+    out.deliveriesCreated += Number(reply.body.deliveries);
+  } else {
+    out.rejected[reply.status] = (out.rejected[reply.status] ?? 0) + 1;
+  }
 }

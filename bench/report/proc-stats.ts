@@ -54,6 +54,7 @@ export class CpuMeter {
     this.#start = { wirehook: sumCpu(watched.wirehook), receiver: cpuSeconds(watched.receiver), harness: process.cpuUsage() };
     this.#sample();
     this.#timer = setInterval(() => this.#sample(), sampleMs);
+    this.#timer.unref(); // a run that throws before stop() must not keep the bench alive
   }
 
   /** Highest RSS of Wirehook (all processes summed) seen so far, bytes. */

@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import { newId, type Clock, type DeliveryId, type SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, encodeDispatchJob, type Bus, type Subscription } from '@wirehook/bus';
 import type { Component, Logger } from '@wirehook/platform';
@@ -6,6 +7,7 @@ import { EndpointSlots } from './endpoint-slots.ts';
 import { SigningKeys } from './signing-keys.ts';
 import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
 import { decideOutcome, type SendResult } from './outcome.ts';
+import { traceSend } from './send-span.ts';
 import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
 
 export interface DispatcherConfig {
@@ -63,6 +65,8 @@ export class Dispatcher implements Component {
   readonly #tracked = new Map<DeliveryId, number>();
   /** Due deliveries whose endpoint has no free slot, per endpoint, in arrival order (a Set: no duplicates). */
   readonly #waiting = new Map<string, Set<DeliveryId>>();
+  /** The trace each waiting delivery's job arrived in: its send, later, continues it. */
+  readonly #waitingTrace = new Map<DeliveryId, Context>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Attempts admitted and not finished: claiming, or sending. */
   #active = 0;
@@ -218,6 +222,7 @@ export class Dispatcher implements Component {
     const queue = this.#waiting.get(endpointId) ?? new Set();
     if (queue.has(id)) return;
     queue.add(id);
+    this.#waitingTrace.set(id, context.active());
     this.#waiting.set(endpointId, queue);
     this.#deps.metrics.waiting.inc();
   }
@@ -229,7 +234,12 @@ export class Dispatcher implements Component {
     queue.delete(id);
     if (queue.size === 0) this.#waiting.delete(endpointId);
     this.#deps.metrics.waiting.dec();
-    void this.#admit(id, endpointId).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
+    // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
+    const parent = this.#waitingTrace.get(id) ?? ROOT_CONTEXT;
+    this.#waitingTrace.delete(id);
+    void context
+      .with(parent, () => this.#admit(id, endpointId))
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
   }
 
   async #send(job: DeliveryJob): Promise<void> {
@@ -237,7 +247,8 @@ export class Dispatcher implements Component {
     const at = clock.now();
     let result: SendResult;
     try {
-      result = await sender.send(buildWebhookRequest(job, this.#signingKeys, at));
+      const request = buildWebhookRequest(job, this.#signingKeys, at);
+      result = await traceSend(job, request.url, () => sender.send(request));
     } catch (err) {
       logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };

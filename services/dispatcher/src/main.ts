@@ -1,12 +1,16 @@
 // A dispatcher replica as its own process: takes dispatch jobs from JetStream, claims
 // deliveries in the store, sends them, records attempts. Replicas share the work.
-import { NatsBus } from '@wirehook/bus';
-import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
-import { loadConfig, loadSecretBox, openStore, runService } from '@wirehook/platform';
-import { dispatcherConfigSchema } from './config.ts';
-import { Dispatcher } from './dispatcher.ts';
-import { createDispatcherMetrics } from './metrics.ts';
-import { RetentionJob } from './retention-job.ts';
+import { startTracing } from '@wirehook/platform/tracing';
+
+// Tracing first, everything else after it (see the gateway's main).
+const tracing = await startTracing({ serviceName: 'dispatcher' });
+const { NatsBus } = await import('@wirehook/bus');
+const { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
+const { loadConfig, loadSecretBox, openStore, runService } = await import('@wirehook/platform');
+const { dispatcherConfigSchema } = await import('./config.ts');
+const { Dispatcher } = await import('./dispatcher.ts');
+const { createDispatcherMetrics } = await import('./metrics.ts');
+const { RetentionJob } = await import('./retention-job.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
@@ -40,6 +44,8 @@ await runService('dispatcher', config, async ({ logger, clock, metrics }) => {
   // Every replica runs retention; deletes are idempotent, so overlap costs only a query.
   const retention = new RetentionJob({ store, clock, logger, retentionMonths: config.RETENTION_MONTHS, intervalMs: config.RETENTION_INTERVAL_MS });
   return [
+    // Stopped last: it exports the spans of the sends drained before it.
+    tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
     { name: 'egress', start: async () => {}, stop: () => egress.close() },

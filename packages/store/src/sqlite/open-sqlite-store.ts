@@ -47,8 +47,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA journal_mode = WAL');
-    if (process.env.XX_NOCKPT) db.exec('PRAGMA wal_autocheckpoint = ' + process.env.XX_NOCKPT);
-    if (process.env.XX_CACHE) db.exec('PRAGMA cache_size = ' + process.env.XX_CACHE);
     const migrationsApplied = migrate(db);
     const wal = options.path !== ':memory:' && options.path !== '' && journalMode(db) === 'wal';
     const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined);
