@@ -104,3 +104,26 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
   if (err instanceof WirehookError) return { status: err.status, body: err.toBody() };
   return { status: 500, body: { error: 'internal', message: 'internal error; it has been logged' } };
 }
+
+const ERROR_OF_CODE: Readonly<Record<ErrorCode, (message: string, retryAfterSeconds: number) => WirehookError>> = {
+  invalid: (m) => new InvalidError(m),
+  too_large: (m) => new TooLargeError(m),
+  not_found: (m) => new NotFoundError(m),
+  conflict: (m) => new ConflictError(m),
+  plan_limit: (m) => new PlanLimitError(m),
+  rate_limited: (m, s) => new RateLimitedError(m, s),
+  unauthorized: (m) => new UnauthorizedError(m),
+  forbidden: (m) => new ForbiddenError(m),
+  not_implemented: (m) => new NotImplementedError(m),
+  unavailable: (m) => new UnavailableError(m),
+  internal: (m) => new WirehookError('internal', m),
+};
+
+/**
+ * Rebuilds the typed error for a code, e.g. after it crossed a process or thread boundary
+ * (gRPC metadata, a worker thread). An unknown code gives an `internal` error.
+ */
+export function errorForCode(code: string, message: string, retryAfterSeconds = 1): WirehookError {
+  const make = ERROR_OF_CODE[code as ErrorCode] ?? ERROR_OF_CODE.internal;
+  return make(message, retryAfterSeconds);
+}

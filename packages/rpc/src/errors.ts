@@ -1,19 +1,5 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import {
-  ConflictError,
-  ERROR_STATUS,
-  ForbiddenError,
-  InvalidError,
-  NotFoundError,
-  NotImplementedError,
-  PlanLimitError,
-  RateLimitedError,
-  TooLargeError,
-  UnauthorizedError,
-  UnavailableError,
-  WirehookError,
-  type ErrorCode,
-} from '@wirehook/core';
+import { ERROR_STATUS, errorForCode, RateLimitedError, UnavailableError, WirehookError, type ErrorCode } from '@wirehook/core';
 
 /**
  * The metadata key of a failed call's Wirehook error: UTF-8 JSON
@@ -38,19 +24,6 @@ export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = Object.freeze({
   internal: status.INTERNAL,
 });
 
-const MAKE_ERROR: Readonly<Record<ErrorCode, (message: string, retryAfterSeconds: number) => WirehookError>> = {
-  invalid: (m) => new InvalidError(m),
-  too_large: (m) => new TooLargeError(m),
-  not_found: (m) => new NotFoundError(m),
-  conflict: (m) => new ConflictError(m),
-  plan_limit: (m) => new PlanLimitError(m),
-  rate_limited: (m, s) => new RateLimitedError(m, s),
-  unauthorized: (m) => new UnauthorizedError(m),
-  forbidden: (m) => new ForbiddenError(m),
-  not_implemented: (m) => new NotImplementedError(m),
-  unavailable: (m) => new UnavailableError(m),
-  internal: (m) => new WirehookError('internal', m),
-};
 
 /** A failed call that carried no Wirehook error: a bug or a transport failure, answered as an opaque 500. */
 export class RpcError extends Error {
@@ -111,5 +84,5 @@ function readWirehookError(metadata: Metadata | undefined): WirehookError | unde
   if (typeof body !== 'object' || body === null) return undefined;
   const { error, message, retry_after_seconds: retryAfter } = body as Record<string, unknown>;
   if (typeof error !== 'string' || !Object.hasOwn(ERROR_STATUS, error) || typeof message !== 'string') return undefined;
-  return MAKE_ERROR[error as ErrorCode](message, typeof retryAfter === 'number' ? retryAfter : 1);
+  return errorForCode(error, message, typeof retryAfter === 'number' ? retryAfter : 1);
 }

@@ -1,17 +1,4 @@
-import {
-  ConflictError,
-  ForbiddenError,
-  InvalidError,
-  NotFoundError,
-  NotImplementedError,
-  PlanLimitError,
-  RateLimitedError,
-  TooLargeError,
-  UnauthorizedError,
-  UnavailableError,
-  WirehookError,
-  type ErrorCode,
-} from '@wirehook/core';
+import { errorForCode, RateLimitedError, WirehookError } from '@wirehook/core';
 
 /** An error as it crosses from the store's worker thread to the caller's. */
 export interface SerializedError {
@@ -24,17 +11,6 @@ export interface SerializedError {
   wirehook: boolean;
 }
 
-const WIREHOOK_ERRORS: Record<string, new (message: string) => WirehookError> = {
-  ConflictError,
-  ForbiddenError,
-  InvalidError,
-  NotFoundError,
-  NotImplementedError,
-  PlanLimitError,
-  TooLargeError,
-  UnauthorizedError,
-  UnavailableError,
-};
 const PLAIN_ERRORS: Record<string, new (message: string) => Error> = { Error, RangeError, TypeError, SyntaxError };
 
 /** What of `err` can cross a thread boundary and be rebuilt by `deserializeError`. */
@@ -54,9 +30,7 @@ export function serializeError(err: unknown): SerializedError {
 export function deserializeError(s: SerializedError): Error {
   let err: Error;
   if (s.wirehook) {
-    const Known = WIREHOOK_ERRORS[s.name];
-    if (s.name === 'RateLimitedError') err = new RateLimitedError(s.message, s.retryAfterSeconds ?? 1);
-    else err = Known ? new Known(s.message) : new WirehookError(s.code as ErrorCode, s.message);
+    err = errorForCode(String(s.code), s.message, s.retryAfterSeconds ?? 1);
   } else {
     err = new (PLAIN_ERRORS[s.name] ?? Error)(s.message);
     if (!(s.name in PLAIN_ERRORS)) err.name = s.name;
