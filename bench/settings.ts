@@ -14,8 +14,8 @@ export interface BenchSettings {
   baseline: { warmup: number; count: number };
   /** Messages to consumers whose only endpoint is paused: everything of intake, nothing sent. */
   intake: { warmup: number; count: number; consumers: number };
-  /** 1 endpoint per message, over `consumers` consumers of 1 endpoint each. */
-  e2e: { warmup: number; count: number; consumers: number };
+  /** 1 endpoint per message, over `consumers` consumers of 1 endpoint each; then `pacedCount` at half the rate. */
+  e2e: { warmup: number; count: number; consumers: number; pacedCount: number };
   /** Each message to a consumer with 20 endpoints. */
   fanout: { warmup: number; messages: number; consumers: number };
   /** As e2e, with every other consumer's endpoint answering 500. */
@@ -39,7 +39,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       orgs: 2,
       baseline: { warmup: 20, count: 200 },
       intake: { warmup: 10, count: 60, consumers: 4 },
-      e2e: { warmup: 10, count: 60, consumers: 4 },
+      e2e: { warmup: 10, count: 60, consumers: 4, pacedCount: 30 },
       fanout: { warmup: 1, messages: 4, consumers: 2 },
       storm: { warmup: 10, count: 60, consumers: 4 },
       backlog: { messages: 10, consumers: 2 },
@@ -53,7 +53,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     orgs: 16,
     baseline: { warmup: 2_000, count: 20_000 },
     intake: { warmup: 1_000, count: 8_000, consumers: 64 },
-    e2e: { warmup: 1_000, count: 8_000, consumers: 64 },
+    e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
     backlog: { messages: 200_000 / FANOUT, consumers: 8 },

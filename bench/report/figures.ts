@@ -13,8 +13,11 @@ export interface Medians {
   cpuWirehook: number | null;
   cpuReceiver: number | null;
   cpuHarness: number | null;
+  wirehookCpuUs: number | null;
   peakRssMb: number | null;
   extra: Record<string, number | null>;
+  /** e2e: the paced run (offered rate, latency below saturation). */
+  paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
 }
 
 /** One line of the report. */
@@ -35,8 +38,8 @@ export interface Figure {
   pass: boolean | null;
 }
 
-/** Medians over runs of every number in the records. */
-export function mediansOf(runs: readonly RunRecord[]): Medians {
+/** Medians over runs of every number in the records (and the paced run's latency as is). */
+export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Medians {
   const m = (pick: (r: RunRecord) => number | null | undefined) => {
     const values = runs.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
     const value = median(values);
@@ -54,8 +57,16 @@ export function mediansOf(runs: readonly RunRecord[]): Medians {
     cpuWirehook: m((r) => r.cpu.wirehook),
     cpuReceiver: m((r) => r.cpu.receiver),
     cpuHarness: m((r) => r.cpu.harness),
+    wirehookCpuUs: m((r) => r.wirehookCpuUs),
     peakRssMb: m((r) => r.peakRssMb),
     extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),
+    ...(paced && {
+      paced: {
+        offeredPerSecond: paced.extra['offeredPerSecond'] ?? null,
+        latencyP50: paced.latencyMs?.p50 ?? null,
+        latencyP99: paced.latencyMs?.p99 ?? null,
+      },
+    }),
   };
 }
 
@@ -100,6 +111,11 @@ export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figu
       id: 'e2e.p99', scenario: 'e2e', measure: 'accept→receive p99', value: e.latencyP99, unit: 'ms', ratioToBaseline: ratio(e.latencyP99, b?.latencyP99),
       target: '≤ 100 ms', pass: atMost(e.latencyP99, 100),
     });
+    if (e.paced) {
+      const at = `at ${e.paced.offeredPerSecond ?? '?'}/s (½ load)`;
+      add({ id: 'e2e.pacedP50', scenario: 'e2e', measure: `accept→receive p50 ${at}`, value: e.paced.latencyP50, unit: 'ms', ratioToBaseline: ratio(e.paced.latencyP50, b?.latencyP50) });
+      add({ id: 'e2e.pacedP99', scenario: 'e2e', measure: `accept→receive p99 ${at}`, value: e.paced.latencyP99, unit: 'ms', ratioToBaseline: ratio(e.paced.latencyP99, b?.latencyP99) });
+    }
     add({ id: 'e2e.intakeRate', scenario: 'e2e', measure: 'accepted/s (while delivering)', value: e.intakePerSecond, unit: '/s', ratioToBaseline: ratio(e.intakePerSecond, rate) });
     add({ id: 'e2e.intakeP99', scenario: 'e2e', measure: 'intake p99 (while delivering)', value: e.intakeP99, unit: 'ms', ratioToBaseline: ratio(e.intakeP99, b?.latencyP99) });
   }

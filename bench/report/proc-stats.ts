@@ -25,7 +25,7 @@ export function rssBytes(pid: number): number {
   }
 }
 
-/** Share of one core each process used over a span, in percent. */
+/** Per process: share of one core over a span (percent), or CPU seconds. */
 export interface CpuShare {
   wirehook: number;
   receiver: number;
@@ -62,18 +62,21 @@ export class CpuMeter {
     return this.#peakRss;
   }
 
-  stop(): { cpu: CpuShare; peakRssBytes: number } {
+  /** Stops sampling. `cpu`: shares of one core; `cpuSeconds`: CPU time used by each. */
+  stop(): { cpu: CpuShare; cpuSeconds: CpuShare; peakRssBytes: number } {
     clearInterval(this.#timer);
     this.#sample();
     const seconds = (performance.now() - this.#startedAt) / 1000;
     const harness = process.cpuUsage(this.#start.harness);
-    const share = (used: number) => Math.round((used / seconds) * 100);
+    const used: CpuShare = {
+      wirehook: sumCpu(this.#watched.wirehook) - this.#start.wirehook,
+      receiver: cpuSeconds(this.#watched.receiver) - this.#start.receiver,
+      harness: (harness.user + harness.system) / 1e6,
+    };
+    const share = (s: number) => Math.round((s / seconds) * 100);
     return {
-      cpu: {
-        wirehook: share(sumCpu(this.#watched.wirehook) - this.#start.wirehook),
-        receiver: share(cpuSeconds(this.#watched.receiver) - this.#start.receiver),
-        harness: share((harness.user + harness.system) / 1e6),
-      },
+      cpu: { wirehook: share(used.wirehook), receiver: share(used.receiver), harness: share(used.harness) },
+      cpuSeconds: used,
       peakRssBytes: this.#peakRss,
     };
   }

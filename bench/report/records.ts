@@ -40,6 +40,11 @@ export interface RunRecord {
   extra: Record<string, number>;
   /** Share of one core used by each process over the measured span. */
   cpu: CpuShare;
+  /**
+   * Wirehook's CPU time per delivery (intake: per accepted message), µs. Less sensitive than
+   * rates to other work on a shared machine: the figure to compare changes with.
+   */
+  wirehookCpuUs: number | null;
   /** Peak RSS of Wirehook over the measured span, MB. */
   peakRssMb: number;
 }
@@ -52,10 +57,17 @@ export interface ScenarioResult {
   /** What was measured, for the report. */
   description: string;
   runs: RunRecord[];
+  /** e2e only: one run paced below saturation (half the median rate), for latency. */
+  paced?: RunRecord;
 }
 
 export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'backlog'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/** CPU µs per unit of work; null for none. */
+export function cpuUsPer(cpuSeconds: number, units: number): number | null {
+  return units > 0 ? Math.round((cpuSeconds * 1e6) / units) : null;
+}
 
 /** A record with nothing measured yet. */
 export function emptyRecord(): RunRecord {
@@ -76,6 +88,7 @@ export function emptyRecord(): RunRecord {
     latencyMs: null,
     extra: {},
     cpu: { wirehook: 0, receiver: 0, harness: 0 },
+    wirehookCpuUs: null,
     peakRssMb: 0,
   };
 }

@@ -19,6 +19,7 @@ export interface MachineInfo {
 /** One consistency check of one run (the counts add up). */
 export interface Check {
   scenario: ScenarioName;
+  /** 1-based; the e2e paced run comes after the others. */
   run: number;
   name: string;
   ok: boolean;
@@ -55,14 +56,15 @@ export function machineInfo(loadAtStart: number): MachineInfo {
 export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks'> & { results: ScenarioResult[] }): BenchReport {
   const { results, ...rest } = args;
   const scenarios: BenchReport['scenarios'] = {};
-  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs) };
+  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs, result.paced) };
   const medians = Object.fromEntries(Object.entries(scenarios).map(([name, s]) => [name, s.median]));
   return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf) };
 }
 
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
-  return result.runs.flatMap((r, index) => {
+  const runs = result.paced ? [...result.runs, result.paced] : result.runs;
+  return runs.flatMap((r, index) => {
     const run = index + 1;
     const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, name, ok, detail });
     return [

@@ -14,14 +14,15 @@ export function renderReport(report: BenchReport): string {
     '',
     ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
     '',
-    'CPU, % of one core (medians):',
+    'CPU, % of one core, and Wirehook CPU per delivery (intake: per message) (medians):',
     ...table(
-      ['scenario', 'wirehook', 'receiver', 'harness', 'peak RSS'],
+      ['scenario', 'wirehook', 'receiver', 'harness', 'wirehook µs/unit', 'peak RSS'],
       Object.values(report.scenarios).map((s) => [
         s.name,
         fmt(s.median.cpuWirehook),
         fmt(s.median.cpuReceiver),
         fmt(s.median.cpuHarness),
+        fmt(s.median.wirehookCpuUs),
         s.median.peakRssMb === null ? '—' : `${fmt(s.median.peakRssMb)} MB`,
       ]),
     ),

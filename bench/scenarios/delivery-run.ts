@@ -1,13 +1,22 @@
 import type { BenchContext } from '../context.ts';
-import { nowMs, sendMessages, type SendOutcome } from '../load/send-messages.ts';
+import { nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
 import type { GroupStats, ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { emptyRecord, type RunRecord } from '../report/records.ts';
+import { cpuUsPer, emptyRecord, type RunRecord } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { expectedByGroup, type Target } from '../setup/topology.ts';
 
 /** Receiver groups whose routes answer 500 (their deliveries are never `delivered`). */
 export type FailingGroups = ReadonlySet<string>;
+
+/** How a phase sends: `warmup` then `count` messages, closed loop at the bench's concurrency unless paced. */
+export interface MeasureOptions {
+  warmup: number;
+  count: number;
+  failing?: FailingGroups;
+  /** Open loop at this many messages per second (at most the bench's concurrency in flight). */
+  perSecond?: number;
+}
 
 /** What one measured phase saw. */
 export interface MeasuredPhase {
@@ -20,12 +29,13 @@ export interface MeasuredPhase {
 
 /**
  * Sends `warmup` messages and waits for them, forgets the counters, then sends `count`
- * more at the bench's concurrency and waits until every delivery to an `ok` route has
+ * more (closed loop at the bench's concurrency, or paced) and waits until every delivery to an `ok` route has
  * arrived (and every first attempt to a failing one). The rate is deliveries to `ok`
  * routes over the span from the first measured send to the last of them received.
  */
-export async function measureDeliveries(ctx: BenchContext, targets: Target[], warmup: number, count: number, failing: FailingGroups = new Set()): Promise<MeasuredPhase> {
+export async function measureDeliveries(ctx: BenchContext, targets: Target[], options: MeasureOptions): Promise<MeasuredPhase> {
   const { api, receiver, settings } = ctx;
+  const { warmup, count, failing = new Set(), perSecond } = options;
   if (warmup > 0) {
     await receiver.reset();
     await sendMessages(api, targets, 0, warmup, settings.concurrency);
@@ -34,7 +44,10 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], wa
   await receiver.reset();
   const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
   const startedAt = nowMs();
-  const send = await sendMessages(api, targets, warmup, count, settings.concurrency);
+  const send =
+    perSecond === undefined
+      ? await sendMessages(api, targets, warmup, count, settings.concurrency)
+      : await sendPaced(api, targets, warmup, count, perSecond, settings.concurrency);
   const expected = expectedByGroup(targets, warmup, count);
   await waitForDeliveries(ctx, expected, failing, `${count} messages`);
   const usage = meter.stop();
@@ -58,6 +71,7 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], wa
   record.intake = intakeOf(send);
   record.latencyMs = stats.latencyMs ? roundLatency(stats.latencyMs) : null;
   record.cpu = usage.cpu;
+  record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   return { record, send, stats, startedAt };
 }

@@ -15,7 +15,7 @@ export async function runFanout(ctx: BenchContext): Promise<ScenarioResult> {
       endpointsPerConsumer: FANOUT_ENDPOINTS,
       group: () => 'fanout',
     });
-    const { record } = await measureDeliveries(ctx, topology.targets, settings.fanout.warmup, settings.fanout.messages);
+    const { record } = await measureDeliveries(ctx, topology.targets, { warmup: settings.fanout.warmup, count: settings.fanout.messages });
     await removeEndpoints(ctx, topology.endpoints);
     ctx.log(`fan-out run ${run}: ${record.perSecond} deliveries/s`);
     runs.push(record);

@@ -23,7 +23,11 @@ export async function runStorm(ctx: BenchContext): Promise<ScenarioResult> {
     });
     const failing = topology.endpoints.filter((e) => e.group === FAILING);
     await receiver.setMode(failing.map((e) => e.route), 'fail');
-    const phase = await measureDeliveries(ctx, topology.targets, settings.storm.warmup, settings.storm.count, new Set([FAILING]));
+    const phase = await measureDeliveries(ctx, topology.targets, {
+      warmup: settings.storm.warmup,
+      count: settings.storm.count,
+      failing: new Set([FAILING]),
+    });
     // Deleting the endpoints fails their retrying deliveries: no retry outlives the run.
     await removeEndpoints(ctx, topology.endpoints);
     const { record } = phase;

@@ -23,13 +23,28 @@ async function run(call: Exclude<StoreCall, { close: true }>): Promise<unknown> 
   return method.apply(repo, call.args);
 }
 
-port.on('message', (call: StoreCall) => {
-  if ('close' in call) {
-    void store.close().then(() => port.postMessage({ id: call.id, ok: true, value: undefined } satisfies StoreReply));
-    return;
+// Answers settled during one turn of the event loop go back in one message.
+let outbox: StoreReply[] = [];
+const reply = (answer: StoreReply) => {
+  if (outbox.length === 0) {
+    setImmediate(() => {
+      const answers = outbox;
+      outbox = [];
+      port.postMessage(answers);
+    });
   }
-  run(call).then(
-    (value) => port.postMessage({ id: call.id, ok: true, value } satisfies StoreReply),
-    (err: unknown) => port.postMessage({ id: call.id, ok: false, error: serializeError(err) } satisfies StoreReply),
-  );
+  outbox.push(answer);
+};
+
+port.on('message', (calls: StoreCall[]) => {
+  for (const call of calls) {
+    if ('close' in call) {
+      void store.close().then(() => reply({ id: call.id, ok: true, value: undefined }));
+      continue;
+    }
+    run(call).then(
+      (value) => reply({ id: call.id, ok: true, value }),
+      (err: unknown) => reply({ id: call.id, ok: false, error: serializeError(err) }),
+    );
+  }
 });

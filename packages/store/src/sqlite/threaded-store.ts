@@ -10,9 +10,9 @@ import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './op
 import { SqliteOrgRepo } from './org-repo.ts';
 import { deserializeError, type SerializedError } from './remote-error.ts';
 
-/** One store call sent to the worker. */
+/** One store call sent to the worker (in an array: the calls of one turn of the event loop). */
 export type StoreCall = { id: number; repo: string; method: string; args: unknown[] } | { id: number; close: true };
-/** Its answer. */
+/** Its answer (in an array, likewise). */
 export type StoreReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 
 const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
@@ -60,17 +60,26 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
     for (const call of pending.values()) call.reject(err);
     pending.clear();
   };
-  worker.on('message', settle);
+  worker.on('message', (replies: StoreReply[]) => replies.forEach(settle));
   worker.on('error', failAll);
   worker.on('exit', (code) => failAll(new Error(`the SQLite store's worker exited (code ${code})`)));
 
+  // Calls made during one turn of the event loop go in one message: a message costs more
+  // than the copying of its contents.
+  let outbox: StoreCall[] = [];
+  const flush = () => {
+    const calls = outbox;
+    outbox = [];
+    if (!failure) worker.postMessage(calls);
+  };
   const send = (call: Omit<StoreCall, 'id'>): Promise<unknown> => {
     if (failure) return Promise.reject(failure);
     const id = ++nextId;
     return new Promise((resolve, reject) => {
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
-      worker.postMessage({ ...call, id } as StoreCall);
+      if (outbox.length === 0) setImmediate(flush);
+      outbox.push({ ...call, id } as StoreCall);
     });
   };
   const remote = (repo: keyof typeof REPOS) => {
