@@ -147,7 +147,21 @@ export class HttpEgress {
   }
 }
 
+/** Parsed targets of recent URLs: an endpoint's URL is sent to again and again. */
+const targets = new Map<string, { origin: string; path: string }>();
+const TARGET_CACHE_SIZE = 10_000;
+
 function parseTarget(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (target === undefined) {
+    target = parseUrl(url);
+    if (targets.size >= TARGET_CACHE_SIZE) targets.delete(targets.keys().next().value!);
+    targets.set(url, target);
+  }
+  return target;
+}
+
+function parseUrl(url: string): { origin: string; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -72,7 +72,10 @@ export function discardRest(body: Readable, capBytes: number): Promise<void> {
  * rather than shown as U+FFFD.
  */
 export function headText(head: ResponseHead): string {
-  return new TextDecoder('utf-8').decode(head.bytes, { stream: !head.ended });
+  // A whole body decodes with the shared decoder; a cut one needs its own (stream mode keeps state).
+  return head.ended ? WHOLE.decode(head.bytes) : new TextDecoder('utf-8').decode(head.bytes, { stream: true });
 }
+
+const WHOLE = new TextDecoder('utf-8');
 
 function ignore(): void {}

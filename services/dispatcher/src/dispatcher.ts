@@ -65,6 +65,8 @@ export class Dispatcher implements Component {
   readonly #tracked = new Map<DeliveryId, number>();
   /** Due deliveries whose endpoint has no free slot, per endpoint, in arrival order (a Set: no duplicates). */
   readonly #waiting = new Map<string, Set<DeliveryId>>();
+  /** How many ids #waiting holds. */
+  #waitingCount = 0;
   /** The trace each waiting delivery's job arrived in: its send, later, continues it. */
   readonly #waitingTrace = new Map<DeliveryId, Context>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -116,20 +118,17 @@ export class Dispatcher implements Component {
     return this.#sweeping;
   }
 
-  /** Most deliveries on their way at once (published, claiming, sending, waiting for a slot). */
-  get #maxTracked(): number {
-    return this.#deps.config.sweepBatch + this.#deps.config.concurrency;
-  }
-
   async #sweepOnce(): Promise<void> {
     const { store, bus, clock, config, logger } = this.#deps;
     try {
       const now = clock.now();
+      this.#expireTracked(now);
       // Publish what can be taken now: a wake-up beyond `concurrency` would only be dropped.
-      const room = Math.min(config.sweepBatch, this.#maxTracked - this.#tracked.size, config.concurrency - this.#active);
+      // Only this dispatcher's own state counts: with replicas, another may take what it publishes.
+      const room = Math.min(config.sweepBatch, config.concurrency - this.#active);
       if (room <= 0) return;
       // Over-fetch by what is already on its way (queued, waiting), so new work is still found.
-      const limit = room + this.#tracked.size;
+      const limit = room + Math.min(this.#tracked.size, config.sweepBatch + config.concurrency);
       const due = await store.deliveries.due(now, limit);
       this.#behind = due.length >= limit;
       let published = 0;
@@ -153,10 +152,12 @@ export class Dispatcher implements Component {
    */
   #sweepIfBehind(): void {
     // At half load, not at every finished send: one sweep (one indexed query) refills many.
-    const lowWater = this.#deps.config.concurrency / 2;
-    if (this.#behind && !this.#stopped && this.#active <= lowWater && this.#tracked.size <= this.#maxTracked - lowWater) {
-      void this.sweep();
-    }
+    if (this.#behind && !this.#stopped && this.#active <= this.#deps.config.concurrency / 2) void this.sweep();
+  }
+
+  /** Forgets what was published a lease's length ago: taken elsewhere, or lost, it may be published again. */
+  #expireTracked(now: number): void {
+    for (const [id, since] of this.#tracked) if (now - since >= this.#deps.config.leaseMs) this.#tracked.delete(id);
   }
 
   /**
@@ -166,7 +167,9 @@ export class Dispatcher implements Component {
    */
   async #admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
     if (this.#stopped) return;
-    if (this.#active >= this.#deps.config.concurrency || (fromWaitingOf === undefined && this.#tracked.size > this.#maxTracked)) {
+    const { concurrency, sweepBatch } = this.#deps.config;
+    // Room for it, and (a new wake-up) not too many already parked waiting for endpoint slots.
+    if (this.#active >= concurrency || (fromWaitingOf === undefined && this.#waitingCount >= sweepBatch)) {
       this.#tracked.delete(id);
       this.#behind = true;
       return;
@@ -222,6 +225,7 @@ export class Dispatcher implements Component {
     const queue = this.#waiting.get(endpointId) ?? new Set();
     if (queue.has(id)) return;
     queue.add(id);
+    this.#waitingCount++;
     this.#waitingTrace.set(id, context.active());
     this.#waiting.set(endpointId, queue);
     this.#deps.metrics.waiting.inc();
@@ -232,6 +236,7 @@ export class Dispatcher implements Component {
     const id = queue?.values().next().value;
     if (queue === undefined || id === undefined) return;
     queue.delete(id);
+    this.#waitingCount--;
     if (queue.size === 0) this.#waiting.delete(endpointId);
     this.#deps.metrics.waiting.dec();
     // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.

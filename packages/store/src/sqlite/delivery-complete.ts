@@ -48,9 +48,9 @@ function updateEndpoint(
     conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId} AND failing_since IS NOT NULL`).run(t.orgId, t.env, endpointId);
     return false;
   }
-  const row = conn
-    .statement(`UPDATE endpoints SET failing_since = coalesce(failing_since, ?) WHERE ${tenantId} RETURNING failing_since, status`)
-    .get(at, t.orgId, t.env, endpointId);
+  // Most failures follow failures: the streak is running, so only read it (no row to write).
+  conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(at, t.orgId, t.env, endpointId);
+  const row = conn.statement(`SELECT failing_since, status FROM endpoints WHERE ${tenantId}`).get(t.orgId, t.env, endpointId);
   // No row: the endpoint was deleted while the attempt ran.
   if (row === undefined || outcome.disableIfFailingSince === undefined) return false;
   const failingSince = intOrNull(row, 'failing_since');

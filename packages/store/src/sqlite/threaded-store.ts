@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { NewMessage } from '../message-ports.ts';
+import type { DeliveryJob, NewMessage } from '../message-ports.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
@@ -16,6 +16,7 @@ export type StoreCall = { id: number; repo: string; method: string; args: unknow
 export type StoreReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 
 const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
+const WORKER_YOUNG_GENERATION_MB = 8;
 const REPOS = {
   orgs: SqliteOrgRepo,
   apiKeys: SqliteApiKeyRepo,
@@ -41,7 +42,9 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   const { path, schemaVersion, migrationsApplied } = local;
   void local.close(); // synchronous for SQLite; the worker opens its own connection
 
-  const worker = new Worker(WORKER_MAIN, { workerData: { path } });
+  // The worker's objects live for one call: a small young generation is enough, and its
+  // heap does not need to grow like the main thread's (RSS is a target: docs/benchmarks.md).
+  const worker = new Worker(WORKER_MAIN, { workerData: { path }, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>();
   let nextId = 0;
   let failure: Error | undefined;
@@ -109,9 +112,20 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   return store as unknown as SqliteStore;
 }
 
-/** The arguments as they can cross threads: a NewMessage's id factory stays behind (the worker makes the ids). */
+/**
+ * The arguments as they cross threads: a NewMessage's id factory stays behind (the worker
+ * makes the ids), and a completed DeliveryJob goes without its payload and secrets, which
+ * `complete` does not read (completeDelivery: tenant, delivery, endpoint outcome only) —
+ * a kilobyte less to copy per attempt.
+ */
 function outgoing(repo: string, method: string, args: unknown[]): unknown[] {
-  if (repo !== 'messages' || method !== 'create') return args;
-  const { newDeliveryId: _made, ...input } = args[1] as NewMessage;
-  return [args[0], input];
+  if (repo === 'messages' && method === 'create') {
+    const { newDeliveryId: _made, ...input } = args[1] as NewMessage;
+    return [args[0], input];
+  }
+  if (repo === 'deliveries' && method === 'complete') {
+    const job = args[0] as DeliveryJob;
+    return [{ ...job, message: { ...job.message, payload: '' }, secrets: [] }, args[1]];
+  }
+  return args;
 }
