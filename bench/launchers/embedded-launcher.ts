@@ -1,12 +1,11 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
+import { freePort, runAdmin, tail } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EMBEDDED_MAIN = `${ROOT}services/embedded/src/main.ts`;
-const ADMIN_MAIN = `${ROOT}packages/admin/src/main.ts`;
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 25_000;
 
@@ -42,7 +41,7 @@ export const embeddedLauncher: Launcher = {
     return {
       apiUrl,
       pids: [child.pid!],
-      admin: (args) => runAdmin(args, { ...process.env, DATA_DIR: options.dataDir }),
+      admin: (args) => runAdmin(args, options.dataDir),
       stop: () => stopChild(child),
     };
   },
@@ -62,15 +61,6 @@ async function waitReady(child: ChildProcess, apiUrl: string, logFile: string): 
   throw new Error(`wirehook did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
 }
 
-function runAdmin(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [ADMIN_MAIN, ...args], { env, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`admin ${args.join(' ')} failed: ${stdout}${stderr}`));
-      resolve(JSON.parse(stdout) as Record<string, unknown>);
-    });
-  });
-}
-
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -78,22 +68,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-function tail(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').split('\n').slice(-30).join('\n');
-  } catch {
-    return '(no log)';
-  }
 }

@@ -5,14 +5,14 @@
 // timestamp within 5 minutes — counts distinct webhook-ids per route, and answers 200, or
 // 500 on a failing route. Accept→receive latency is the receive time minus the body's
 // `timestamp` (the message's creation time; both clocks are this machine's).
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Samples } from '../report/stats.ts';
 import type { GroupStats, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
 
 interface Route {
-  key: Buffer;
+  key: KeyObject;
   mode: RouteMode;
   group: Group;
 }
@@ -45,12 +45,13 @@ function groupNamed(name: string): Group {
   return group;
 }
 
-function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+/** A KeyObject, made once per route: HMAC with a raw Buffer key imports the key on every call (about 5× slower). */
+function keyOf(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'));
 }
 
 /** True when one of the `v1,` signatures in `header` is the HMAC of the request. */
-function signatureValid(key: Buffer, id: string, timestamp: string, body: Buffer, header: string): boolean {
+function signatureValid(key: KeyObject, id: string, timestamp: string, body: Buffer, header: string): boolean {
   const expected = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
   for (const candidate of header.split(' ')) if (candidate === expected) return true;
   return false;

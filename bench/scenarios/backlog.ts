@@ -12,7 +12,8 @@ const GROUP = 'backlog';
 /**
  * Backlog: every endpoint paused (PATCH), `messages` × 20 deliveries queued behind them,
  * then every endpoint resumed at once. Peak RSS of Wirehook over the whole of it, and the
- * drain rate from the first resume to the last delivery. Runs once.
+ * drain rate from the first resume to the last delivery. Runs once; the bench restarts
+ * Wirehook before it (same data), so the peak is the backlog's own.
  */
 export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   const { settings, receiver, api } = ctx;

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { BenchContext } from '../context.ts';
 import { createPool, type UndiciPool } from '../http/undici.ts';
 import { closedLoop } from '../load/closed-loop.ts';
@@ -17,7 +17,7 @@ const ROUTE = 'baseline';
 export async function runBaseline(ctx: BenchContext): Promise<ScenarioResult> {
   const { receiver, settings } = ctx;
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  const key = Buffer.from(secret.slice(6), 'base64');
+  const key = createSecretKey(Buffer.from(secret.slice(6), 'base64'));
   await receiver.addRoutes([{ id: ROUTE, secret, mode: 'ok', group: ROUTE }]);
   const pool = createPool(receiver.origin, settings.concurrency, receiver.ca.caPem);
   const runs: RunRecord[] = [];
@@ -56,7 +56,7 @@ export async function runBaseline(ctx: BenchContext): Promise<ScenarioResult> {
 }
 
 /** POSTs `count` signed webhooks; @returns the latency of each 2xx. Throws on any other status. */
-async function post(ctx: BenchContext, pool: UndiciPool, key: Buffer, tag: string, count: number): Promise<Samples> {
+async function post(ctx: BenchContext, pool: UndiciPool, key: KeyObject, tag: string, count: number): Promise<Samples> {
   const latency = new Samples();
   const path = `/r/${ROUTE}`;
   await closedLoop(0, count, ctx.settings.concurrency, async (i) => {

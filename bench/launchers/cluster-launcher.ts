@@ -1,0 +1,70 @@
+import { appendFileSync } from 'node:fs';
+import { startCluster, type Cluster } from '@wirehook/cluster';
+import { startNatsServer, startRedisServer } from '@wirehook/testkit';
+import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
+import { descendants, freePort, freePortRun, runAdmin } from './processes.ts';
+
+/** Dispatcher replicas, as `./dev start --cluster` runs them. */
+const DISPATCHERS = 2;
+/** Metrics ports: gateway, intake, relay, recovery, alerting, portal, then the dispatchers. */
+const METRICS_PORTS = 6 + DISPATCHERS;
+
+/**
+ * Cluster mode: nats-server (JetStream) and redis-server on free loopback ports, and every
+ * Wirehook service as its own process (services/cluster, the shape the Helm chart deploys),
+ * sharing the SQLite file in DATA_DIR. Every process it starts — NATS and Redis included,
+ * they are part of what cluster mode costs — is sampled for RSS and CPU.
+ */
+export const clusterLauncher: Launcher = {
+  name: 'cluster',
+  async launch(options: LaunchOptions): Promise<RunningWirehook> {
+    const before = new Set(descendants(process.pid));
+    const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
+    const ports = { api: await freePort(), intakeGrpc: await freePort(), metricsBase: await freePortRun(METRICS_PORTS) };
+    let cluster: Cluster;
+    try {
+      cluster = await startCluster({
+        env: {
+          DATA_DIR: options.dataDir,
+          NATS_URL: nats.url,
+          REDIS_URL: redis.url,
+          // The shared SQLite file, whatever MONGODB_URL the environment has.
+          MONGODB_URL: '',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          // Node flags (profiling) reach every service through NODE_OPTIONS.
+          ...(options.execArgv.length > 0 ? { NODE_OPTIONS: options.execArgv.join(' ') } : {}),
+          ...options.env,
+        },
+        ports,
+        dispatchers: DISPATCHERS,
+        onLine: (service, line) => appendFileSync(options.logFile, `[${service}] ${line}\n`),
+      });
+    } catch (err) {
+      await Promise.all([nats.stop(), redis.stop()]);
+      throw err;
+    }
+    const pids = descendants(process.pid).filter((pid) => !before.has(pid));
+    // However the harness ends, the services do not outlive it (NATS and Redis watch for that themselves).
+    const kill = () => pids.forEach((pid) => safeKill(pid));
+    process.once('exit', kill);
+    return {
+      apiUrl: cluster.apiUrl,
+      pids,
+      admin: (args) => runAdmin(args, options.dataDir),
+      async stop() {
+        await cluster.stop();
+        await Promise.all([nats.stop(), redis.stop()]);
+        process.off('exit', kill);
+      },
+    };
+  },
+};
+
+function safeKill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
