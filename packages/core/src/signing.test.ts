@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { webcrypto } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compatSignature, signatureKey, standardSignature, webhookBody } from './signing.ts';
+import { compatSignature, signatureKey, signingKeyObject, standardSignature, webhookBody } from './signing.ts';
 
 interface SignVector {
   id: string;
@@ -136,6 +136,16 @@ describe('standardSignature round trip with the official standardwebhooks librar
     expect(new Webhook(oldSecret).verify(body, headers(sig, ts))).toEqual(JSON.parse(body));
     expect(new Webhook(newSecret).verify(body, headers(sig, ts))).toEqual(JSON.parse(body));
     expect(() => new Webhook(otherSecret).verify(body, headers(sig, ts))).toThrow(WebhookVerificationError);
+  });
+
+  it('signs the same with a KeyObject as with the raw key, and the official library verifies it', () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const sig = standardSignature([signingKeyObject(newSecret), signingKeyObject(oldSecret)], msgId, ts, body);
+    expect(sig).toBe(standardSignature([signatureKey(newSecret), signatureKey(oldSecret)], msgId, ts, body));
+    expect(new Webhook(oldSecret).verify(body, headers(sig, ts))).toEqual(JSON.parse(body));
+    const config = { header: 'x-sig', content: 'timestamp_body', encoding: 'hex' } as const;
+    expect(compatSignature(config, [signingKeyObject(newSecret)], ts, body)).toBe(compatSignature(config, [signatureKey(newSecret)], ts, body));
+    expect(() => signingKeyObject('whsec_')).toThrow(/can't be empty/);
   });
 
   it('refuses to sign with no key or an empty key', () => {

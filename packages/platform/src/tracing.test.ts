@@ -75,7 +75,7 @@ describe('startTracing in a service process', () => {
     });
   });
 
-  it('exports nothing without an endpoint, yet log lines still carry trace ids', async () => {
+  it('records nothing without an endpoint, yet log lines still carry trace ids, flagged unsampled', async () => {
     const requests = collector.requests();
     const run = await runProbe({});
     expect(run.code).toBe(0);
@@ -83,6 +83,7 @@ describe('startTracing in a service process', () => {
       exporting: false,
       trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
       span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      trace_flags: '00',
     });
     expect(collector.requests()).toBe(requests);
   });

@@ -1,18 +1,20 @@
-import { signatureKey, type SecretBox } from '@wirehook/core';
+import type { KeyObject } from 'node:crypto';
+import { signingKeyObject, type SecretBox } from '@wirehook/core';
 
 /** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
 const DEFAULT_CAPACITY = 10_000;
 
 /**
  * The HMAC keys of sealed signing secrets, opened once and kept: opening (AES-256-GCM)
- * and decoding on every send cost more than the signing itself. A rotated secret is a new
+ * and decoding on every send cost more than the signing itself, and a KeyObject spares
+ * `createHmac` importing the raw key on every signature. A rotated secret is a new
  * sealed text, so it gets its own entry; old entries age out by capacity. The keys live
  * only in this process's memory, where every send already had them.
  */
 export class SigningKeys {
   readonly #secretBox: SecretBox;
   readonly #capacity: number;
-  readonly #keys = new Map<string, Buffer>();
+  readonly #keys = new Map<string, KeyObject>();
 
   constructor(secretBox: SecretBox, capacity = DEFAULT_CAPACITY) {
     this.#secretBox = secretBox;
@@ -20,10 +22,10 @@ export class SigningKeys {
   }
 
   /** The HMAC key of `sealed`. @throws Error when it does not open (tampered, or sealed with another key). */
-  keyOf(sealed: string): Buffer {
+  keyOf(sealed: string): KeyObject {
     let key = this.#keys.get(sealed);
     if (key === undefined) {
-      key = signatureKey(this.#secretBox.open(sealed));
+      key = signingKeyObject(this.#secretBox.open(sealed));
       if (this.#keys.size >= this.#capacity) this.#keys.delete(this.#keys.keys().next().value!);
       this.#keys.set(sealed, key);
     }
