@@ -20,6 +20,7 @@ import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
 import { runBacklog } from './scenarios/backlog.ts';
+import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
@@ -37,6 +38,7 @@ const SCENARIOS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioRes
   fanout: runFanout,
   storm: runStorm,
   backlog: runBacklog,
+  cluster: runCluster,
 };
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
 
@@ -98,6 +100,26 @@ try {
   const results: ScenarioResult[] = [];
   for (const name of SCENARIO_NAMES) {
     if (!only.includes(name)) continue;
+    if (name === 'cluster') {
+      if (launcher === clusterLauncher) {
+        log('cluster: skipped, the whole bench already runs in cluster mode');
+        continue;
+      }
+      // Embedded mode stops first: the two never share the cores. Fresh data, own orgs.
+      await api.close();
+      await wirehook.stop();
+      wirehook = await clusterLauncher.launch({
+        ...launchOptions,
+        dataDir: join(workDir, 'cluster-data'),
+        logFile: join(workDir, 'cluster.log'),
+        execArgv: [...profileArgs('cluster'), ...launchOptions.execArgv.filter((a) => !a.startsWith('--cpu-prof'))],
+      });
+      log(`wirehook cluster (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}`);
+      api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
+      ctx = { ...ctx, wirehook, api, tenants: await createTenants(wirehook, settings.orgs) };
+      results.push(await SCENARIOS[name](ctx));
+      continue;
+    }
     if (name === 'backlog' && results.length > 0) {
       // The backlog's peak RSS is its own, not the heap the scenarios before it grew: a fresh
       // process on the same data (orgs and keys stay). What the process had reached is kept.

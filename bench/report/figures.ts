@@ -78,7 +78,7 @@ const pct = (v: number | null) => (v === null ? null : `${Math.round(v * 100)}%`
 
 /** The report's figures, with ratios to the baseline and the issue's targets. */
 export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figure[] {
-  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, backlog: k } = medians;
+  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, backlog: k, cluster: c } = medians;
   const rate = b?.perSecond ?? null;
   const figures: Figure[] = [];
   const add = (fig: Omit<Figure, 'target' | 'checked' | 'pass'> & Partial<Pick<Figure, 'target' | 'checked' | 'pass'>>) =>
@@ -143,6 +143,15 @@ export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figu
       id: 'backlog.drain', scenario: 'backlog', measure: 'drain deliveries/s', value: k.perSecond, unit: '/s', ratioToBaseline: ratio(k.perSecond, rate),
       target: '≥ 80% of e2e', checked: pct(vsE2e), pass: atLeast(vsE2e, 0.8),
     });
+  }
+  if (c) {
+    const vsEmbedded = ratio(c.perSecond, e?.perSecond);
+    add({
+      id: 'cluster.rate', scenario: 'cluster', measure: 'e2e deliveries/s, cluster mode', value: c.perSecond, unit: '/s', ratioToBaseline: ratio(c.perSecond, rate),
+      target: '≥ 0.5 × embedded e2e', checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded`, pass: atLeast(vsEmbedded, 0.5),
+    });
+    add({ id: 'cluster.p50', scenario: 'cluster', measure: 'accept→receive p50', value: c.latencyP50, unit: 'ms', ratioToBaseline: ratio(c.latencyP50, b?.latencyP50) });
+    add({ id: 'cluster.intakeP99', scenario: 'cluster', measure: 'intake p99 (while delivering)', value: c.intakeP99, unit: 'ms', ratioToBaseline: ratio(c.intakeP99, b?.latencyP99) });
   }
   return figures;
 }

@@ -16,19 +16,24 @@ export const E2E_HALF = 'e2e.a';
  * loop, latency mostly measures the queue that saturation builds).
  */
 export async function runE2e(ctx: BenchContext): Promise<ScenarioResult> {
-  const { settings } = ctx;
-  const runs: RunRecord[] = [];
-  for (let run = 1; run <= settings.runs; run++) {
-    const { record } = await e2eRun(ctx, `e2e${run}`, settings.e2e.count);
-    ctx.log(`e2e run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms`);
-    runs.push(record);
-  }
+  const runs = await e2eRuns(ctx, 'e2e');
   const rate = median(runs.map((r) => r.perSecond)) ?? 0;
   const perSecond = Math.max(1, Math.round(rate * PACED_SHARE));
-  const { record: paced } = await e2eRun(ctx, 'e2epaced', settings.e2e.pacedCount, perSecond);
+  const { record: paced } = await e2eRun(ctx, 'e2epaced', ctx.settings.e2e.pacedCount, perSecond);
   paced.extra['offeredPerSecond'] = perSecond;
   ctx.log(`e2e paced at ${perSecond}/s: p50 ${paced.latencyMs?.p50} ms, p99 ${paced.latencyMs?.p99} ms`);
   return { name: 'e2e', deliveriesPerMessage: 1, description: 'accept → signature-valid receipt, 1 endpoint per message', runs, paced };
+}
+
+/** The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own. */
+export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunRecord[]> {
+  const runs: RunRecord[] = [];
+  for (let run = 1; run <= ctx.settings.runs; run++) {
+    const { record } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
+    ctx.log(`${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms`);
+    runs.push(record);
+  }
+  return runs;
 }
 
 /** Share of the measured e2e rate the paced run offers. */
