@@ -35,10 +35,11 @@ export class SqliteConnection {
   /**
    * Runs `fn` in the next group commit (see GroupCommit): with the other writes of this
    * turn of the event loop, in one transaction, each in its own savepoint; settles once
-   * the commit is on disk. `fn` must not begin a transaction itself.
+   * the commit is on disk (`durable: false`: once committed; see GroupCommit.run). `fn`
+   * must not begin a transaction itself.
    */
-  batched<T>(fn: () => T): Promise<T> {
-    return this.#groupCommit.run(fn);
+  batched<T>(fn: () => T, options?: { durable?: boolean }): Promise<T> {
+    return this.#groupCommit.run(fn, options);
   }
 
   /** Closes the connection, committing queued writes first; a second call does nothing. */

@@ -26,6 +26,9 @@ const CLAIMABLE = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.next
   AND EXISTS (SELECT 1 FROM endpoints e
               WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
 
+/** Lease writes (claim, release): see SqliteConnection.batched. */
+const NOT_DURABLE = { durable: false };
+
 /** Deliveries and attempts in SQLite: the dispatcher's queue and the API's history. */
 export class SqliteDeliveryRepo implements DeliveryRepo {
   readonly #conn: SqliteConnection;
@@ -43,7 +46,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
-    // Claims of the moment share one group commit: one fsync, not one per delivery.
+    // Claims of the moment share one group commit. A lease need not wait for the disk: lost
+    // in a crash, the delivery is only claimed (and sent) again — at least once.
     return this.#conn.batched(() => {
       // The WHERE decides: of two processes claiming one delivery, the second finds the
       // lease taken once the first commits.
@@ -77,7 +81,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         endpoint: toEndpoint(endpoint),
         secrets,
       };
-    });
+    }, NOT_DURABLE);
   }
 
   async release(id: DeliveryId, nextAttemptAt: number): Promise<void> {
@@ -85,6 +89,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       this.#conn
         .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND ${OPEN}`)
         .run(nextAttemptAt, id),
+      NOT_DURABLE,
     );
   }
 

@@ -4,6 +4,8 @@ import { immediateTransaction } from './connection.ts';
 
 interface QueuedWrite {
   fn: () => unknown;
+  /** Settle only once the commit is on disk; false: as soon as it is committed. */
+  durable: boolean;
   resolve: (value: any) => void;
   reject: (err: unknown) => void;
 }
@@ -40,10 +42,15 @@ export class GroupCommit {
     this.#walFile = walFile;
   }
 
-  /** Queues `fn` for the next group commit; @returns its result once committed and on disk. `fn` must not begin a transaction. */
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * Queues `fn` for the next group commit; @returns its result once committed and on disk
+   * — or, with `durable: false`, once committed: for writes whose loss in a crash costs
+   * nothing but a repeat (a delivery's lease: lost, the delivery is claimed again). They
+   * still reach the disk with the next fsync. `fn` must not begin a transaction.
+   */
+  run<T>(fn: () => T, { durable = true }: { durable?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queued.push({ fn, resolve, reject });
+      this.#queued.push({ fn, durable, resolve, reject });
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
       // After this turn's I/O callbacks: requests that arrived together commit together.
@@ -65,13 +72,16 @@ export class GroupCommit {
       for (const write of batch) write.reject(err);
       return;
     }
+    const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
+      if (err) write.reject(err);
+      else if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.err);
+    };
+    const durable: number[] = [];
+    batch.forEach((write, i) => (write.durable ? durable.push(i) : settle(write, outcomes[i]!, null)));
+    if (durable.length === 0) return;
     this.#afterSync((err) => {
-      batch.forEach((write, i) => {
-        const outcome = outcomes[i]!;
-        if (err) write.reject(err);
-        else if (outcome.ok) write.resolve(outcome.value);
-        else write.reject(outcome.err);
-      });
+      for (const i of durable) settle(batch[i]!, outcomes[i]!, err);
     });
   }
 

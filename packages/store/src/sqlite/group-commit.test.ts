@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommit } from './group-commit.ts';
+
+let dir: string;
+let db: DatabaseSync;
+let commit: GroupCommit;
+/** A second connection: sees only what was committed. */
+let reader: DatabaseSync;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wirehook-group-commit-'));
+  const path = join(dir, 'db.sqlite');
+  db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (k TEXT PRIMARY KEY)');
+  commit = new GroupCommit(db, `${path}-wal`);
+  reader = new DatabaseSync(path);
+});
+
+afterEach(() => {
+  commit.close();
+  db.close();
+  reader.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (k: string) => () => db.prepare('INSERT INTO t (k) VALUES (?)').run(k).changes;
+const keys = () => reader.prepare('SELECT k FROM t ORDER BY k').all().map((r) => r['k']);
+
+describe('GroupCommit', () => {
+  it('commits the writes of one turn together; a failing write is undone and rejected alone', async () => {
+    const results = await Promise.allSettled([commit.run(insert('a')), commit.run(insert('a')), commit.run(insert('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).toMatch(/UNIQUE/);
+    expect(keys()).toEqual(['a', 'b']);
+  });
+
+  it('settles a durable write after the fsync, a durable: false one as soon as it is committed', async () => {
+    const order: string[] = [];
+    const durable = commit.run(insert('durable')).then(() => order.push('durable'));
+    const lease = commit.run(insert('lease'), { durable: false }).then(() => {
+      order.push('lease');
+      // Committed when it settles: another connection sees both writes of the batch.
+      expect(keys()).toEqual(['durable', 'lease']);
+    });
+    await Promise.all([durable, lease]);
+    expect(order).toEqual(['lease', 'durable']);
+  });
+
+  it('settles a batch of durable: false writes without waiting for any fsync', async () => {
+    await expect(commit.run(insert('x'), { durable: false })).resolves.toBe(1);
+    expect(keys()).toEqual(['x']);
+  });
+
+  it('commits what is queued when closed', async () => {
+    const pending = commit.run(insert('late'));
+    commit.close();
+    await expect(pending).resolves.toBe(1);
+    expect(keys()).toEqual(['late']);
+  });
+});
