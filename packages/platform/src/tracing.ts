@@ -61,8 +61,9 @@ export interface StartTracingOptions {
    */
   spanProcessors?: SpanProcessor[];
   /**
-   * Hook and instrument ioredis and mongodb (default true). Tests running inside vitest turn
-   * it off: vitest's module runner, not Node's loader, loads their modules.
+   * Hook and instrument ioredis and mongodb when spans are exported (default true). Tests
+   * running inside vitest turn it off: vitest's module runner, not Node's loader, loads
+   * their modules.
    */
   instrumentLibraries?: boolean;
 }
@@ -106,7 +107,9 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  const unregister = options.instrumentLibraries === false ? () => {} : await instrumentLibraries();
+  // Library spans only matter when spans are recorded; the import hooks cost every require.
+  const instrument = options.instrumentLibraries !== false && spanProcessors.length > 0;
+  const unregister = instrument ? await instrumentLibraries() : () => {};
 
   let stopped: Promise<void> | undefined;
   return {
