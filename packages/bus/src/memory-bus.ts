@@ -1,5 +1,6 @@
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from './bus.ts';
 import { messageTraceContext, traceHandle, tracePublish } from './bus-tracing.ts';
+import { Fifo } from './fifo.ts';
 
 const RETRY_AFTER_THROW_MS = 1_000;
 const DEDUPE_WINDOW_MS = 2 * 60_000;
@@ -17,8 +18,9 @@ interface Consumer {
  * store is the truth and the dispatcher's sweeper re-publishes what is due.
  */
 export class MemoryBus implements Bus {
-  readonly #queues = new Map<string, BusMessage[]>();
+  readonly #queues = new Map<string, Fifo<BusMessage>>();
   readonly #consumers = new Map<string, Consumer[]>();
+  /** msgId → when first seen, oldest first (Map keeps insertion order). */
   readonly #recentIds = new Map<string, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
   #closed = false;
@@ -63,19 +65,20 @@ export class MemoryBus implements Bus {
 
   #isDuplicate(msgId: string): boolean {
     const now = Date.now();
-    const seen = this.#recentIds.get(msgId);
-    if (seen !== undefined && now - seen < DEDUPE_WINDOW_MS) return true;
-    this.#recentIds.set(msgId, now);
-    if (this.#recentIds.size > 100_000) {
-      for (const [id, at] of this.#recentIds) if (now - at >= DEDUPE_WINDOW_MS) this.#recentIds.delete(id);
+    // Expired ids leave from the front, so each publish does only the work of what expired.
+    for (const [id, at] of this.#recentIds) {
+      if (now - at < DEDUPE_WINDOW_MS) break;
+      this.#recentIds.delete(id);
     }
+    if (this.#recentIds.has(msgId)) return true;
+    this.#recentIds.set(msgId, now);
     return false;
   }
 
   #enqueue(message: BusMessage): void {
-    const queue = this.#queues.get(message.subject) ?? [];
+    let queue = this.#queues.get(message.subject);
+    if (queue === undefined) this.#queues.set(message.subject, (queue = new Fifo()));
     queue.push(message);
-    this.#queues.set(message.subject, queue);
     this.#pump(message.subject);
   }
 
