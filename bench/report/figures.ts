@@ -13,6 +13,8 @@ export interface Medians {
   cpuWirehook: number | null;
   cpuReceiver: number | null;
   cpuHarness: number | null;
+  cpuOthers: number | null;
+  cpuSteal: number | null;
   wirehookCpuUs: number | null;
   peakRssMb: number | null;
   extra: Record<string, number | null>;
@@ -57,6 +59,8 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
     cpuWirehook: m((r) => r.cpu.wirehook),
     cpuReceiver: m((r) => r.cpu.receiver),
     cpuHarness: m((r) => r.cpu.harness),
+    cpuOthers: m((r) => r.cpu.others),
+    cpuSteal: m((r) => r.cpu.steal),
     wirehookCpuUs: m((r) => r.wirehookCpuUs),
     peakRssMb: m((r) => r.peakRssMb),
     extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),

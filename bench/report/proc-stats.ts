@@ -30,6 +30,22 @@ export interface CpuShare {
   wirehook: number;
   receiver: number;
   harness: number;
+  /** Everything else on the machine (other users' work: how quiet the run was). */
+  others: number;
+  /** Time the hypervisor gave this machine's CPUs to other guests. */
+  steal: number;
+}
+
+/** The machine's busy and stolen CPU seconds so far, all cores (from /proc/stat). */
+export function machineCpuSeconds(): { busy: number; steal: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    // cpu user nice system idle iowait irq softirq steal …
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return { busy: (user! + nice! + system! + irq! + softirq!) / CLOCK_TICKS_PER_SECOND, steal: steal! / CLOCK_TICKS_PER_SECOND };
+  } catch {
+    return { busy: 0, steal: 0 };
+  }
 }
 
 /** The processes the bench watches. */
@@ -45,13 +61,18 @@ export interface Watched {
 export class CpuMeter {
   readonly #watched: Watched;
   readonly #startedAt = performance.now();
-  readonly #start: { wirehook: number; receiver: number; harness: NodeJS.CpuUsage };
+  readonly #start: { wirehook: number; receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
   readonly #timer: NodeJS.Timeout;
   #peakRss = 0;
 
   constructor(watched: Watched, sampleMs = 100) {
     this.#watched = watched;
-    this.#start = { wirehook: sumCpu(watched.wirehook), receiver: cpuSeconds(watched.receiver), harness: process.cpuUsage() };
+    this.#start = {
+      wirehook: sumCpu(watched.wirehook),
+      receiver: cpuSeconds(watched.receiver),
+      harness: process.cpuUsage(),
+      machine: machineCpuSeconds(),
+    };
     this.#sample();
     this.#timer = setInterval(() => this.#sample(), sampleMs);
     this.#timer.unref(); // a run that throws before stop() must not keep the bench alive
@@ -68,14 +89,24 @@ export class CpuMeter {
     this.#sample();
     const seconds = (performance.now() - this.#startedAt) / 1000;
     const harness = process.cpuUsage(this.#start.harness);
+    const machine = machineCpuSeconds();
     const used: CpuShare = {
       wirehook: sumCpu(this.#watched.wirehook) - this.#start.wirehook,
       receiver: cpuSeconds(this.#watched.receiver) - this.#start.receiver,
       harness: (harness.user + harness.system) / 1e6,
+      others: 0,
+      steal: machine.steal - this.#start.machine.steal,
     };
+    used.others = Math.max(0, machine.busy - this.#start.machine.busy - used.wirehook - used.receiver - used.harness);
     const share = (s: number) => Math.round((s / seconds) * 100);
     return {
-      cpu: { wirehook: share(used.wirehook), receiver: share(used.receiver), harness: share(used.harness) },
+      cpu: {
+        wirehook: share(used.wirehook),
+        receiver: share(used.receiver),
+        harness: share(used.harness),
+        others: share(used.others),
+        steal: share(used.steal),
+      },
       cpuSeconds: used,
       peakRssBytes: this.#peakRss,
     };

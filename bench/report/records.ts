@@ -88,7 +88,7 @@ export function emptyRecord(): RunRecord {
     intake: null,
     latencyMs: null,
     extra: {},
-    cpu: { wirehook: 0, receiver: 0, harness: 0 },
+    cpu: { wirehook: 0, receiver: 0, harness: 0, others: 0, steal: 0 },
     wirehookCpuUs: null,
     peakRssMb: 0,
   };

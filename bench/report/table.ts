@@ -14,14 +14,16 @@ export function renderReport(report: BenchReport): string {
     '',
     ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
     '',
-    'CPU, % of one core, and Wirehook CPU per delivery (intake: per message) (medians):',
+    'CPU, % of one core (others: the rest of the machine; steal: taken by the hypervisor), and Wirehook CPU per delivery (intake: per message) (medians):',
     ...table(
-      ['scenario', 'wirehook', 'receiver', 'harness', 'wirehook µs/unit', 'peak RSS'],
+      ['scenario', 'wirehook', 'receiver', 'harness', 'others', 'steal', 'wirehook µs/unit', 'peak RSS'],
       Object.values(report.scenarios).map((s) => [
         s.name,
         fmt(s.median.cpuWirehook),
         fmt(s.median.cpuReceiver),
         fmt(s.median.cpuHarness),
+        fmt(s.median.cpuOthers ?? null),
+        fmt(s.median.cpuSteal ?? null),
         fmt(s.median.wirehookCpuUs),
         s.median.peakRssMb === null ? '—' : `${fmt(s.median.peakRssMb)} MB`,
       ]),
