@@ -1,8 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { startCluster, type Cluster } from '@wirehook/cluster';
-import { startNatsServer, startRedisServer } from '@wirehook/testkit';
+import { freePort, freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
-import { descendants, freePort, freePortRun, runAdmin } from './processes.ts';
+import { descendants, runAdmin } from './processes.ts';
 
 /** Dispatcher replicas, as `./dev start --cluster` runs them. */
 const DISPATCHERS = 2;

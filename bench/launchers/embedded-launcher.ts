@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
-import { freePort, runAdmin, tail } from './processes.ts';
+import { freePort } from '@wirehook/testkit';
+import { runAdmin, tail } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EMBEDDED_MAIN = `${ROOT}services/embedded/src/main.ts`;

@@ -1,8 +1,7 @@
-// What the launchers share: the admin CLI as a process, free ports, the processes a launch
-// started, and the tail of a log for an error message.
+// What the launchers share: the admin CLI as a process, the processes a launch started, and
+// the tail of a log for an error message. (Free ports: @wirehook/testkit.)
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ADMIN_MAIN = fileURLToPath(new URL('../../packages/admin/src/main.ts', import.meta.url));
@@ -15,34 +14,6 @@ export function runAdmin(args: string[], dataDir: string): Promise<Record<string
       resolve(JSON.parse(stdout) as Record<string, unknown>);
     });
   });
-}
-
-/** A loopback port nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** `count` consecutive free loopback ports; @returns the first. */
-export async function freePortRun(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const free = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        new Promise<boolean>((resolve) => {
-          const s = createServer()
-            .once('error', () => resolve(false))
-            .listen(base + i, '127.0.0.1', () => s.close(() => resolve(true)));
-        }),
-      ),
-    );
-    if (free.every(Boolean)) return base;
-  }
 }
 
 /** Every live descendant of `pid` (children, their children, …), from /proc. */

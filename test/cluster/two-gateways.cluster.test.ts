@@ -1,21 +1,11 @@
 // Two gateway processes sharing one Redis: one rate limit per environment, one message per
 // Idempotency-Key, whichever gateway a request reaches.
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '@wirehook/testkit';
+import { ApiClient, freePort } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
 
 let h: ClusterHarness;
 let second: ApiClient;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   h = await startClusterHarness();

@@ -3,11 +3,10 @@
 // once) and every attempt is recorded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, eventually } from '@wirehook/testkit';
+import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 import { startReceiver, TEST_ALLOW_HOSTS, type NamedReceiver } from '../support/receivers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -16,15 +15,6 @@ let dataDir: string;
 let rx: NamedReceiver;
 let port: number;
 let server: ChildProcess | undefined;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 async function startServer(): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {

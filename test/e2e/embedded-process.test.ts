@@ -2,11 +2,10 @@
 // and the admin CLI as another real process against the same DATA_DIR while it runs.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, eventually } from '@wirehook/testkit';
+import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
 const root = join(import.meta.dirname, '..', '..');
 let dataDir: string;
@@ -14,15 +13,6 @@ let server: ChildProcess;
 let stderr = '';
 let stdout = '';
 let api: ApiClient;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function admin(...args: string[]) {
   const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {

@@ -2,14 +2,13 @@
 // loopback ports, every service its own process (services/cluster), SQLite shared through
 // DATA_DIR, and one clock offset file that moves the time of every process at once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAdminCommand } from '@wirehook/admin';
 import { startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
 import { openEmbeddedStore } from '@wirehook/store';
-import { ApiClient, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
+import { ApiClient, freePort, freePortRun, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
 import type { TestTenant } from './harness.ts';
 import { hostFor, TEST_ALLOW_HOSTS } from './receivers.ts';
 
@@ -55,32 +54,6 @@ export interface ClusterHarness {
   /** Moves every process's clock and gives their sweepers time to act. */
   advance(ms: number): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Consecutive free ports (metrics of every service). */
-async function freePortRun(count: number): Promise<number> {
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const ok = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        new Promise<boolean>((resolve) => {
-          const s = createServer()
-            .once('error', () => resolve(false))
-            .listen(base + i, '127.0.0.1', () => s.close(() => resolve(true)));
-        }),
-      ),
-    );
-    if (ok.every(Boolean)) return base;
-  }
 }
 
 /** Starts NATS, Redis and every Wirehook service for a test file. Close it in afterAll. */
