@@ -84,8 +84,9 @@ export interface Tracing {
  * call in the process (gRPC metadata, bus headers, log lines) sees the active span. Spans
  * are exported over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ form)
  * is set; without it no span is recorded, but trace ids (a caller's, or new ones) still flow
- * between services and into the logs, passed on as unsampled. Reads the OTEL_* variables of `tracingEnvSchema` from `process.env` — the OTel
- * SDK's own contract — and exits like `loadConfig` on a bad value. Call it once per process.
+ * between services and into the logs, passed on as unsampled. Reads the OTEL_* variables
+ * of `tracingEnvSchema` from `process.env` — the OTel SDK's own contract — and exits like
+ * `loadConfig` on a bad value. Call it once per process.
  */
 export async function startTracing(options: StartTracingOptions): Promise<Tracing> {
   const env = loadConfig(tracingEnvSchema, process.env, options.serviceName);
