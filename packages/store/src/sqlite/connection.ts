@@ -1,6 +1,9 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GroupCommit } from './group-commit.ts';
 
+/** How long a write waits for another connection's lock (the admin CLI vs the server; cluster mode's processes). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
 /** One SQLite connection with its prepared statements, shared by the repos of a store. */
 export class SqliteConnection {
   readonly db: DatabaseSync;
@@ -10,7 +13,7 @@ export class SqliteConnection {
   /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. */
   constructor(db: DatabaseSync, walFile?: string) {
     this.db = db;
-    this.#groupCommit = new GroupCommit(db, walFile);
+    this.#groupCommit = new GroupCommit(db, walFile, SQLITE_BUSY_TIMEOUT_MS);
   }
 
   /** The prepared statement for `sql`, prepared on first use and reused after. */

@@ -16,7 +16,7 @@ beforeEach(() => {
   const path = join(dir, 'db.sqlite');
   db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (k TEXT PRIMARY KEY)');
-  commit = new GroupCommit(db, `${path}-wal`);
+  commit = new GroupCommit(db, `${path}-wal`, 5_000);
   reader = new DatabaseSync(path);
 });
 
@@ -53,6 +53,32 @@ describe('GroupCommit', () => {
   it('settles a batch of durable: false writes without waiting for any fsync', async () => {
     await expect(commit.run(insert('x'), { durable: false })).resolves.toBe(1);
     expect(keys()).toEqual(['x']);
+  });
+
+  it('waits for a lock another connection holds without stopping the thread, then commits', async () => {
+    const other = new DatabaseSync(join(dir, 'db.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
+    const write = commit.run(insert('after-lock'));
+    // The thread is free while the write waits: a timer runs, and the other connection commits.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(keys()).toEqual([]);
+    other.exec("INSERT INTO t (k) VALUES ('holder')");
+    other.exec('COMMIT');
+    other.close();
+    await expect(write).resolves.toBe(1);
+    expect(keys()).toEqual(['after-lock', 'holder']);
+  });
+
+  it('gives up with "database is locked" once the lock was taken for the busy timeout', async () => {
+    const impatient = new GroupCommit(db, undefined, 50);
+    const other = new DatabaseSync(join(dir, 'db.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
+    const started = Date.now();
+    await expect(impatient.run(insert('never'))).rejects.toThrow(/database is locked/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(keys()).toEqual([]);
   });
 
   it('commits what is queued when closed', async () => {

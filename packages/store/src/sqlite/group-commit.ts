@@ -1,6 +1,5 @@
 import { closeSync, fsync, openSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { immediateTransaction } from './connection.ts';
 
 interface QueuedWrite {
   fn: () => unknown;
@@ -11,6 +10,11 @@ interface QueuedWrite {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/** SQLite's result code for a lock another connection holds. */
+const SQLITE_BUSY = 5;
+/** How often a batch tries again for the write lock another connection holds. */
+const LOCK_RETRY_MS = 1;
 
 /**
  * Group commit for one SQLite connection in WAL mode. Writes queued during one turn of the
@@ -24,6 +28,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
  *
  * Committed data is visible to reads on this connection before its fsync completes;
  * whoever acts on a write waits for its promise, which means after the fsync.
+ *
+ * When another connection holds the write lock (cluster mode: several processes on one
+ * file), the batch tries again a millisecond later instead of sleeping in SQLite's busy
+ * handler, whose waits grow to 100 ms and stop the thread: meanwhile the thread serves
+ * reads and more writes join the batch. After `busyTimeoutMs` of trying, the batch fails
+ * with SQLite's "database is locked", as a blocking wait would have.
  */
 export class GroupCommit {
   readonly #db: DatabaseSync;
@@ -36,10 +46,14 @@ export class GroupCommit {
   #awaitingSync: ((err: Error | null) => void)[] = [];
   #syncing = false;
   #closed = false;
+  readonly #busyTimeoutMs: number;
+  /** Since when the queued batch has found the write lock taken. */
+  #lockedSince: number | undefined;
 
-  constructor(db: DatabaseSync, walFile: string | undefined) {
+  constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number) {
     this.#db = db;
     this.#walFile = walFile;
+    this.#busyTimeoutMs = busyTimeoutMs;
   }
 
   /**
@@ -58,19 +72,35 @@ export class GroupCommit {
     });
   }
 
-  /** Commits the queued writes now (the promises still settle after the fsync). */
-  flush(): void {
+  /**
+   * Commits the queued writes now (the promises still settle after the fsync) — or, when
+   * another connection holds the write lock, a moment later. `wait`: block for the lock
+   * instead (closing).
+   */
+  flush({ wait = false }: { wait?: boolean } = {}): void {
     this.#flushScheduled = false;
-    const batch = this.#queued;
-    this.#queued = [];
-    if (batch.length === 0) return;
+    if (this.#queued.length === 0) return;
     let outcomes: Outcome[];
+    let batch: QueuedWrite[] = [];
+    const onDisk = this.#walFile !== undefined;
     try {
+      // Our own fsync makes the commit durable; any other transaction keeps FULL. (Not
+      // inside the transaction: SQLite refuses to change it there.)
+      if (onDisk) this.#db.exec('PRAGMA synchronous = NORMAL');
+      if (!this.#begin(wait)) return;
+      batch = this.#queued;
+      this.#queued = [];
       outcomes = this.#commit(batch);
     } catch (err) {
+      if (batch.length === 0) {
+        batch = this.#queued;
+        this.#queued = [];
+      }
       // BEGIN or COMMIT failed (busy, disk full, closed): nothing of the batch was written.
       for (const write of batch) write.reject(err);
       return;
+    } finally {
+      if (onDisk && this.#db.isOpen) this.#db.exec('PRAGMA synchronous = FULL');
     }
     const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
       if (err) write.reject(err);
@@ -87,7 +117,7 @@ export class GroupCommit {
 
   /** Commits what is queued and closes the WAL file descriptor (before the database closes). */
   close(): void {
-    if (this.#db.isOpen) this.flush();
+    if (this.#db.isOpen) this.flush({ wait: true });
     this.#closed = true;
     if (!this.#syncing) this.#closeWal();
   }
@@ -98,27 +128,55 @@ export class GroupCommit {
     this.#walFd = undefined;
   }
 
+  /**
+   * `BEGIN IMMEDIATE`, without SQLite's busy wait unless `wait`. @returns false when the
+   * lock is taken (a retry is scheduled). @throws SQLite's error otherwise, or once the
+   * lock has been taken for longer than the busy timeout.
+   */
+  #begin(wait: boolean): boolean {
+    if (wait) {
+      this.#db.exec('BEGIN IMMEDIATE');
+      return true;
+    }
+    this.#db.exec('PRAGMA busy_timeout = 0');
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      this.#lockedSince = undefined;
+      return true;
+    } catch (err) {
+      const now = Date.now();
+      this.#lockedSince ??= now;
+      if ((err as { errcode?: number }).errcode !== SQLITE_BUSY || now - this.#lockedSince >= this.#busyTimeoutMs) {
+        this.#lockedSince = undefined;
+        throw err;
+      }
+      this.#flushScheduled = true;
+      setTimeout(() => this.flush(), LOCK_RETRY_MS);
+      return false;
+    } finally {
+      this.#db.exec(`PRAGMA busy_timeout = ${this.#busyTimeoutMs}`);
+    }
+  }
+
+  /** Runs the batch inside the transaction #begin opened, each write in a savepoint, and commits. */
   #commit(batch: QueuedWrite[]): Outcome[] {
     const outcomes: Outcome[] = [];
-    const durable = this.#walFile !== undefined;
-    // Our own fsync below makes the commit durable; any other transaction keeps FULL.
-    if (durable) this.#db.exec('PRAGMA synchronous = NORMAL');
     try {
-      immediateTransaction(this.#db, () => {
-        for (const write of batch) {
-          this.#db.exec('SAVEPOINT group_write');
-          try {
-            outcomes.push({ ok: true, value: write.fn() });
-            this.#db.exec('RELEASE group_write');
-          } catch (err) {
-            this.#db.exec('ROLLBACK TO group_write');
-            this.#db.exec('RELEASE group_write');
-            outcomes.push({ ok: false, err });
-          }
+      for (const write of batch) {
+        this.#db.exec('SAVEPOINT group_write');
+        try {
+          outcomes.push({ ok: true, value: write.fn() });
+          this.#db.exec('RELEASE group_write');
+        } catch (err) {
+          this.#db.exec('ROLLBACK TO group_write');
+          this.#db.exec('RELEASE group_write');
+          outcomes.push({ ok: false, err });
         }
-      });
-    } finally {
-      if (durable && this.#db.isOpen) this.#db.exec('PRAGMA synchronous = FULL');
+      }
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw err;
     }
     return outcomes;
   }

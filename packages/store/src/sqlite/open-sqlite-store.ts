@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Store } from '../store.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
-import { SqliteConnection } from './connection.ts';
+import { SQLITE_BUSY_TIMEOUT_MS, SqliteConnection } from './connection.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
@@ -13,8 +13,7 @@ import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
 import { openThreadedSqliteStore } from './threaded-store.ts';
 
-/** How long a write waits for another connection's lock (the admin CLI vs the server). */
-export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+export { SQLITE_BUSY_TIMEOUT_MS };
 
 /** The database file inside a data directory (embedded mode's DATA_DIR). */
 export const SQLITE_FILE_NAME = 'wirehook.sqlite';
