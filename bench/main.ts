@@ -13,7 +13,7 @@ import type { BenchContext } from './context.ts';
 import { WirehookApi } from './http/wirehook-api.ts';
 import { clusterLauncher } from './launchers/cluster-launcher.ts';
 import { embeddedLauncher } from './launchers/embedded-launcher.ts';
-import type { Launcher, RunningWirehook } from './launchers/launcher.ts';
+import type { LaunchOptions, Launcher, RunningWirehook } from './launchers/launcher.ts';
 import { BenchReceiver } from './receiver/receiver-client.ts';
 import { SCENARIO_NAMES, type ScenarioName, type ScenarioResult } from './report/records.ts';
 import { rssBytes } from './report/proc-stats.ts';
@@ -84,7 +84,7 @@ let exitCode = 0;
 try {
   receiver = await BenchReceiver.start({ ...settings.receiver, waitForAddressMs: 120_000, execArgv: profileArgs('receiver') });
   log(`receiver (pid ${receiver.pid}) on ${receiver.origin}`);
-  const launchOptions = {
+  const launchOptions: LaunchOptions = {
     dataDir: join(workDir, 'data'),
     logFile: join(workDir, 'wirehook.log'),
     env: { DELIVERY_ALLOW_HOSTS: settings.receiver.host, NODE_EXTRA_CA_CERTS: receiver.ca.caFile },
@@ -96,6 +96,15 @@ try {
   log(`${tenants.length} Business orgs with a live key each`);
   api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
   let ctx: BenchContext = { settings, wirehook, receiver, api, tenants, payload: payloadJson(settings.payloadBytes), log };
+  /** Stops the running Wirehook and launches `using` with `options` in its place. */
+  const relaunch = async (using: Launcher, options: LaunchOptions) => {
+    await api!.close();
+    await wirehook!.stop();
+    wirehook = await using.launch(options);
+    api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
+    ctx = { ...ctx, wirehook, api };
+    return wirehook;
+  };
 
   const results: ScenarioResult[] = [];
   for (const name of SCENARIO_NAMES) {
@@ -106,17 +115,14 @@ try {
         continue;
       }
       // Embedded mode stops first: the two never share the cores. Fresh data, own orgs.
-      await api.close();
-      await wirehook.stop();
-      wirehook = await clusterLauncher.launch({
+      const cluster = await relaunch(clusterLauncher, {
         ...launchOptions,
         dataDir: join(workDir, 'cluster-data'),
         logFile: join(workDir, 'cluster.log'),
         execArgv: [...profileArgs('cluster'), ...launchOptions.execArgv.filter((a) => !a.startsWith('--cpu-prof'))],
       });
-      log(`wirehook cluster (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}`);
-      api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
-      ctx = { ...ctx, wirehook, api, tenants: await createTenants(wirehook, settings.orgs) };
+      log(`wirehook cluster (pids ${cluster.pids.join(', ')}) on ${cluster.apiUrl}`);
+      ctx = { ...ctx, tenants: await createTenants(cluster, settings.orgs) };
       results.push(await SCENARIOS[name](ctx));
       continue;
     }
@@ -124,12 +130,8 @@ try {
       // The backlog's peak RSS is its own, not the heap the scenarios before it grew: a fresh
       // process on the same data (orgs and keys stay). What the process had reached is kept.
       const rssBefore = wirehook.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-      await api.close();
-      await wirehook.stop();
-      wirehook = await launcher.launch(launchOptions);
-      api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
-      ctx = { ...ctx, wirehook, api };
-      log(`restarted wirehook (pids ${wirehook.pids.join(', ')}) after ${Math.round(rssBefore / 2 ** 20)} MB RSS`);
+      const restarted = await relaunch(launcher, launchOptions);
+      log(`restarted wirehook (pids ${restarted.pids.join(', ')}) after ${Math.round(rssBefore / 2 ** 20)} MB RSS`);
       const result = await SCENARIOS[name](ctx);
       result.runs[0]!.extra['rssBeforeRestartMb'] = Math.round(rssBefore / 2 ** 20);
       results.push(result);
