@@ -1,9 +1,12 @@
 // The whole suite: type-check, then every vitest test. Ends with one plain line
-// "N passed, N failed" (read by CI) and exits non-zero on any failure or on no test at all.
+// "N passed, N failed, N skipped" (read by CI) and exits non-zero on any failure or on no test
+// at all. The counts are vitest's own test counts; a test file that fails outside its tests
+// (it does not load, or a hook throws) adds one failure, since no test of it could report one.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { countTests, type Counts, type VitestReport } from './test-counts.ts';
 
 const args = process.argv.slice(2);
 const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio: 'inherit' }).status ?? 1;
@@ -11,7 +14,7 @@ const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio:
 if (args.length === 0) {
   console.error('type-checking…');
   if (run('pnpm', ['-s', 'typecheck']) !== 0) {
-    console.log('0 passed, 1 failed');
+    console.log('0 passed, 1 failed, 0 skipped');
     console.error('type-check failed');
     process.exit(1);
   }
@@ -21,15 +24,12 @@ const dir = mkdtempSync(join(tmpdir(), 'wirehook-vitest-'));
 const report = join(dir, 'report.json');
 const code = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args]);
 
-let passed = 0;
-let failed = 0;
+let counts: Counts = { passed: 0, failed: 1, skipped: 0 }; // no report: vitest itself failed
 try {
-  const json = JSON.parse(readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numFailedTestSuites: number };
-  passed = json.numPassedTests;
-  failed = json.numFailedTests + json.numFailedTestSuites;
+  counts = countTests(JSON.parse(readFileSync(report, 'utf8')) as VitestReport);
 } catch {
-  failed = 1; // no report: vitest itself failed
+  // keep the one failure
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(code !== 0 || failed > 0 || passed === 0 ? 1 : 0);
+console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+process.exit(code !== 0 || counts.failed > 0 || counts.passed === 0 ? 1 : 0);

@@ -21,6 +21,8 @@ export interface HarnessOptions {
   ca?: string;
   deliveryTimeoutMs?: number;
   endpointSlots?: number;
+  /** Where the test's ManualClock starts (Unix ms); default: now. */
+  startAt?: number;
 }
 
 /** A tenant made through the admin commands, with a client holding its key. */
@@ -54,7 +56,7 @@ export interface Harness {
 /** Starts embedded Wirehook for a test file. Close it in afterAll. */
 export async function startWirehook(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-test-'));
-  const clock = new ManualClock(Date.now());
+  const clock = new ManualClock(options.startAt ?? Date.now());
   const config = embeddedConfigSchema.parse({
     PORT: '0',
     METRICS_PORT: '0',

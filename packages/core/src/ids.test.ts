@@ -27,4 +27,28 @@ describe('ids', () => {
     expect(isId('endpoint', 'ep_nope')).toBe(false);
     expect(idTime('con_not-a-ulid')).toBeUndefined();
   });
+
+  it('never carry a time ahead of the clock: a clock stepping back across a month boundary', () => {
+    // 00:00:05 on 1 December, then NTP steps the clock back to 23:59:58 on 30 November.
+    const clock = new ManualClock(Date.UTC(2026, 11, 1, 0, 0, 5));
+    const before = newId('message', clock);
+    clock.set(Date.UTC(2026, 10, 30, 23, 59, 58));
+    const after = [newId('message', clock), newId('message', clock)];
+    expect(idTime(before)).toBe(Date.UTC(2026, 11, 1, 0, 0, 5));
+    for (const id of after) expect(idTime(id)).toBe(Date.UTC(2026, 10, 30, 23, 59, 58));
+    // Still ordered within the new millisecond, and behind the id made before the step.
+    expect(after[0]! < after[1]!).toBe(true);
+    expect(after[1]! < before).toBe(true);
+    // Once the clock passes the old time again, ids are of the later time.
+    clock.set(Date.UTC(2026, 11, 1, 0, 0, 6));
+    expect(idTime(newId('message', clock))).toBe(Date.UTC(2026, 11, 1, 0, 0, 6));
+  });
+
+  it('a test that moves the clock ahead and back leaves later ids at the real time', () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 23, 12));
+    clock.advance(8 * 24 * 3_600_000); // 1 December
+    newId('message', clock);
+    clock.advance(-8 * 24 * 3_600_000);
+    expect(new Date(idTime(newId('message', clock))!).getUTCMonth()).toBe(10);
+  });
 });

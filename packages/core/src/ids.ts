@@ -38,9 +38,8 @@ export interface IdOf {
 }
 
 // ULID: 48-bit millisecond time + 80 random bits, Crockford base32, sortable as text.
-// Monotonic within a millisecond so ids made in one burst keep their order.
-const nextUlid = monotonicFactory(pooledRandom());
 const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const nextUlid = clockTrueUlids();
 
 /** A new time-ordered id of `kind`, stamped with the clock's time. */
 export function newId<K extends IdKind>(kind: K, clock: Clock): IdOf[K] {
@@ -62,6 +61,26 @@ export function idTime(id: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * ULIDs that never carry a time ahead of the clock that made them. Within one millisecond
+ * they are monotonic (the random part counts up), so a burst keeps its order. `ulid`'s own
+ * monotonic factory also keeps its last time when the clock steps *back* (NTP, a restored VM,
+ * a test moving its clock): every later id would carry that future time, and rules judged
+ * by an id's time (retention, the month an id belongs to) would misjudge it — a message made
+ * on the 30th read as next month's. Here a step back starts a fresh sequence at the clock's
+ * time: ids made after it sort before the ones made just before it, which is the truth.
+ */
+function clockTrueUlids(): (now: number) => string {
+  const random = pooledRandom();
+  let last = -1;
+  let next = monotonicFactory(random);
+  return (now) => {
+    if (now < last) next = monotonicFactory(random);
+    last = now;
+    return next(now);
+  };
 }
 
 /**
