@@ -233,6 +233,28 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
         await eventually(async () => expect((await detail(msgId)).status).toBe('success'));
       });
 
+      it('resumed: held messages of this month and last month are sent; older ones fail', async () => {
+        const ep = await endpoint();
+        await t.api.patch(`/v1/endpoints/${ep.id}`, { status: 'paused' });
+        // The spec's boundary, both sides: the last millisecond of one month and the first of the next.
+        const month = new Date(wh.clock.now() + 2 * H);
+        const boundary = Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1);
+        await wh.advance(boundary - 1 - wh.clock.now());
+        const monthBefore = (await send(ep.consumer)).body.id; // last day of the month before last month
+        await wh.advance(1);
+        const lastMonth = (await send(ep.consumer)).body.id; // first day of last month
+        // Resume in the month after: "last month" is the one `lastMonth` was sent in.
+        await wh.advance(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 2, 15) - wh.clock.now());
+        expect(requestsFor(rx, lastMonth)).toHaveLength(0);
+
+        await t.api.patch(`/v1/endpoints/${ep.id}`, { status: 'active' });
+        await eventually(async () => expect((await detail(lastMonth)).status).toBe('success'));
+        expect(requestsFor(rx, lastMonth)).toHaveLength(1);
+        await eventually(async () => expect((await detail(monthBefore)).status).toBe('failed'));
+        expect((await detail(monthBefore)).deliveries[0]).toMatchObject({ status: 'failed', attempt_count: 0 });
+        expect(requestsFor(rx, monthBefore)).toHaveLength(0);
+      });
+
       it('failing for 5 days: disabled with a reason; later messages get no delivery for it', async () => {
         rx.receiver.respondWith({ status: 503 });
         const ep = await endpoint({ retry: { count: 0, interval: '1m' } });
@@ -242,7 +264,14 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
         expect(failing).toMatchObject({ status: 'active', failing_since: expect.any(Number) });
         expect(failing.recent[0]).toMatchObject({ response_status: 503, error: 'http_status: 503' });
 
-        await wh.advance(5 * DAY);
+        // The spec's 5 days on both sides: still active after 4 days 23 hours of failing…
+        await wh.advance(4 * DAY + 23 * H);
+        const early = (await send(ep.consumer)).body.id;
+        await eventually(async () => expect((await detail(early)).status).toBe('failed'));
+        expect((await t.api.get(`/v1/endpoints/${ep.id}`)).body).toMatchObject({ status: 'active', disabled_reason: null });
+
+        // …disabled by the first failure at 5 days.
+        await wh.advance(H);
         const second = (await send(ep.consumer)).body.id;
         await eventually(async () => expect((await detail(second)).status).toBe('failed'));
         const disabled = (await t.api.get(`/v1/endpoints/${ep.id}`)).body;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock, newId, type RetryPolicy } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
-import { decideOutcome, DISABLE_AFTER_MS, type SendResult } from './outcome.ts';
+import { decideOutcome, type SendResult } from './outcome.ts';
 
 const clock = new ManualClock();
 const S = 1_000;
@@ -66,7 +66,7 @@ describe('decideOutcome', () => {
     const out = decideOutcome(job(policy, before), fail, attempt);
     expect(out.status).toBe(status);
     expect(out.nextAttemptAt).toBe(delay === null ? null : at + delay);
-    expect(out.endpoint).toEqual({ succeeded: false, disableIfFailingSince: at - DISABLE_AFTER_MS, disabledReason: 'failing_5_days' });
+    expect(out.endpoint).toEqual({ succeeded: false, disableIfFailingSince: at - 5 * 24 * 60 * 60 * 1000, // the spec's 5 days, written out disabledReason: 'failing_5_days' });
   });
 
   it('a failed manual re-send does not use up the policy', () => {
