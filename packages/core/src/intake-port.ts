@@ -28,6 +28,4 @@ export interface IntakePort {
   retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery>;
   /** After a resume: held deliveries of this month and last month become due now. @returns how many. */
   releaseHeld(tenant: Tenant, endpointId: EndpointId): Promise<number>;
-  /** Before an endpoint is deleted: its unfinished deliveries fail. */
-  failForDeletedEndpoint(tenant: Tenant, endpointId: EndpointId): Promise<number>;
 }

@@ -26,6 +26,15 @@ export const deliveryEnv = {
   DELIVERY_RESOLVE: z.string().default(''), // host:address pairs overriding DNS, like curl --resolve (dev/test only)
 };
 
+/** How a process that sends deliveries sends them (dispatcher replicas and embedded mode). */
+export const dispatchEnv = {
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000), // one attempt, from when the request is written to the response
+  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once per process
+  ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60 * 1000), // how often old messages are removed
+};
+
 /** Test-only: a file holding a clock offset in ms shared by every process (see FileOffsetClock). */
 export const testClockEnv = {
   WIREHOOK_TEST_CLOCK_FILE: z.string().optional(),

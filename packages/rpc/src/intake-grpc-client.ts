@@ -40,10 +40,6 @@ export class IntakeGrpcClient implements IntakePort {
     return (await this.#client.rpc.releaseHeld({ tenant: tenantToProto(tenant), endpointId })).released;
   }
 
-  async failForDeletedEndpoint(tenant: Tenant, endpointId: EndpointId): Promise<number> {
-    return (await this.#client.rpc.failForDeletedEndpoint({ tenant: tenantToProto(tenant), endpointId })).failed;
-  }
-
   /** Closes the connection. */
   close(): void {
     this.#client.close();

@@ -44,8 +44,12 @@ export interface NewMessage {
   /** With a key: an earlier message of the tenant with the same key created at or after `idempotencySince` is returned instead. */
   idempotencyKey: string | null;
   idempotencySince: number;
-  /** Makes the id of each delivery created. */
-  newDeliveryId: () => DeliveryId;
+  /**
+   * Ids for the deliveries created, used in order, one per matching endpoint: as many as
+   * a consumer may have endpoints (MAX_ENDPOINTS_PER_CONSUMER). Plain data, so the call
+   * crosses a thread or a process as it is; the ids carry the caller's clock.
+   */
+  deliveryIds: DeliveryId[];
   counters: UsageCounter[];
 }
 
@@ -128,6 +132,31 @@ export interface DeliveryJob {
   endpoint: Endpoint;
   /** Secrets valid at claim time, newest first. */
   secrets: StoredSecret[];
+  /**
+   * The fence of this claim: every claim of the delivery gets a larger one. `complete` and
+   * `release` act only while it is still the delivery's current token, so a send that
+   * outlived its lease (and was claimed again elsewhere) cannot overwrite newer state.
+   */
+  leaseToken: number;
+}
+
+/** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
+export interface DueDelivery {
+  id: DeliveryId;
+  endpointId: EndpointId;
+}
+
+/** The claim an attempt is completed for: plain data, only what `complete` reads. */
+export interface ClaimRef {
+  tenant: Tenant;
+  deliveryId: DeliveryId;
+  endpointId: EndpointId;
+  leaseToken: number;
+}
+
+/** The claim of `job`, as `complete` and `release` take it. */
+export function claimRef(job: DeliveryJob): ClaimRef {
+  return { tenant: job.tenant, deliveryId: job.delivery.id, endpointId: job.delivery.endpointId, leaseToken: job.leaseToken };
 }
 
 /** What an attempt did to its delivery and endpoint, written by `complete` in one transaction. */
@@ -150,37 +179,65 @@ export interface AttemptOutcome {
 
 /** What `complete` did beyond the delivery itself. */
 export interface CompletedAttempt {
+  /**
+   * False when the claim was no longer current (the delivery was claimed again after this
+   * lease ran out) or the delivery was no longer open (failed with its deleted or disabled
+   * endpoint): the attempt is recorded, as it happened, but the delivery, its message and
+   * the endpoint are left as the newer state has them.
+   */
+  applied: boolean;
   /** This call disabled the endpoint (true for exactly one call per disabling: send the automatic-stop notice). */
   endpointDisabled: boolean;
 }
 
 export interface DeliveryRepo {
-  /** Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest due first. */
-  due(now: number, limit: number): Promise<DeliveryId[]>;
+  /**
+   * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
+   * due first, at most `perEndpoint` of any one endpoint: one endpoint's backlog never hides
+   * another endpoint's due deliveries (fairness between tenants).
+   */
+  due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]>;
   /**
    * Takes the lease of a due delivery (pending or retrying, due, endpoint active, lease free
    * or expired) until `leaseUntil`. @returns null when it is not claimable now.
    */
   claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null>;
-  /** Gives a lease back without an attempt, due again at `nextAttemptAt`. */
-  release(id: DeliveryId, nextAttemptAt: number): Promise<void>;
+  /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
+  release(claim: ClaimRef, nextAttemptAt: number): Promise<void>;
   /** Frees every lease (embedded mode at start: no other dispatcher can hold one). @returns how many. */
   releaseAll(): Promise<number>;
-  /** Records the attempt and its outcome, frees the lease, updates the message status and the endpoint. */
-  complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt>;
+  /**
+   * Records the attempt and, while `claim` is current and the delivery open, its outcome:
+   * frees the lease, updates the message status and the endpoint. When a manual re-send was
+   * asked for during the send (`retryNow` while leased), the delivery stays `retrying`, due
+   * at once, whatever this attempt's outcome.
+   */
+  complete(claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt>;
   /** A delivery of the tenant with its message id and endpoint status, or null. */
   get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: Endpoint['status'] | null } | null>;
-  /** Schedules a manual re-send now (`manual`, status retrying, due now). @returns the delivery, or null. */
+  /**
+   * Schedules a manual re-send now (`manual`, status retrying, due now). When the delivery
+   * is being sent at `now` (leased), the re-send follows that send: its completion keeps it
+   * due. @returns the delivery, or null.
+   */
   retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
   /**
    * On resume: held deliveries (pending or retrying) of the endpoint created at or after
    * `heldSince` become due at `now`; older held ones become `failed`. @returns how many were released.
    */
   releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
-  /** Pending and retrying deliveries of a deleted endpoint become `failed`. */
-  failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number>;
   /** Deliveries of the endpoint in `retrying`. */
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
   /** The endpoint's latest attempts, newest first. */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
+}
+
+/**
+ * The id of the `index`th delivery a NewMessage creates.
+ * @throws RangeError when the caller gave fewer ids than the message has endpoints (a bug: a consumer has at most MAX_ENDPOINTS_PER_CONSUMER).
+ */
+export function deliveryIdAt(input: Pick<NewMessage, 'deliveryIds'>, index: number): DeliveryId {
+  const id = input.deliveryIds[index];
+  if (id === undefined) throw new RangeError(`NewMessage.deliveryIds has ${input.deliveryIds.length} ids; delivery ${index + 1} needs one more`);
+  return id;
 }

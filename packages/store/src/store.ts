@@ -82,7 +82,11 @@ export interface EndpointRepo {
   list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]>;
   /** @returns the updated endpoint, or null when there is none. */
   update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null>;
-  /** Deletes the endpoint and its secrets. @returns false when there was none. */
+  /**
+   * Deletes the endpoint and its secrets, and fails its pending and retrying deliveries, in
+   * one transaction: no message or completion in between can leave a delivery open for an
+   * endpoint that is gone. @returns false when there was none.
+   */
   delete(t: Tenant, id: EndpointId): Promise<boolean>;
   /**
    * Adds `secret` as the current secret; every other secret still valid at `now` gets

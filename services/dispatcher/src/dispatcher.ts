@@ -1,9 +1,10 @@
-import { context, ROOT_CONTEXT, type Context } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { newId, type Clock, type DeliveryId, type SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, encodeDispatchJob, type Bus, type Subscription } from '@wirehook/bus';
 import type { Component, Logger } from '@wirehook/platform';
-import type { DeliveryJob, Store } from '@wirehook/store';
+import { claimRef, type DeliveryJob, type Store } from '@wirehook/store';
 import { EndpointSlots } from './endpoint-slots.ts';
+import { ParkedWakeups } from './parked-wakeups.ts';
 import { SigningKeys } from './signing-keys.ts';
 import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
 import { decideOutcome, type SendResult } from './outcome.ts';
@@ -51,7 +52,19 @@ export interface DispatcherDeps {
  * When `concurrency` attempts are already running, a wake-up is dropped: the delivery stays
  * due in the store, and the sweeper brings it back, in due order, as sends finish. So a
  * backlog of any size waits in the store (indexed), not in memory.
+ *
+ * Fairness: an endpoint uses at most `slotsPerEndpoint` sends and as many parked wake-ups
+ * here, and the sweeper takes at most that many due deliveries of one endpoint per sweep. A
+ * backlog behind a slow or failing endpoint therefore never holds another endpoint's due
+ * deliveries back: they are found by the same sweep and have their own slots.
+ *
+ * Faults: no store or bus error ends the process. A failed claim, release or completion is
+ * logged with the delivery id and counted (`wirehook_dispatch_store_errors_total`); the
+ * delivery keeps its lease until it runs out, and the sweeper finds it again (at least once).
  */
+/** Wake-ups parked per endpoint slot: enough to keep a fast endpoint busy between sweeps. */
+const PARKED_PER_SLOT = 4;
+
 export class Dispatcher implements Component {
   readonly name = 'dispatcher';
   readonly #deps: DispatcherDeps;
@@ -63,12 +76,8 @@ export class Dispatcher implements Component {
    * also expire rather than wait to be cleared here).
    */
   readonly #tracked = new Map<DeliveryId, number>();
-  /** Due deliveries whose endpoint has no free slot, per endpoint, in arrival order (a Set: no duplicates). */
-  readonly #waiting = new Map<string, Set<DeliveryId>>();
-  /** How many ids #waiting holds. */
-  #waitingCount = 0;
-  /** The trace each waiting delivery's job arrived in: its send, later, continues it. */
-  readonly #waitingTrace = new Map<DeliveryId, Context>();
+  /** Due deliveries whose endpoint has no free slot, parked per endpoint (bounded per endpoint). */
+  readonly #parked: ParkedWakeups;
   readonly #inFlight = new Set<Promise<void>>();
   /** Attempts admitted and not finished: claiming, or sending. */
   #active = 0;
@@ -82,6 +91,7 @@ export class Dispatcher implements Component {
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
     this.#slots = new EndpointSlots(deps.config.slotsPerEndpoint);
+    this.#parked = new ParkedWakeups(deps.config.slotsPerEndpoint * PARKED_PER_SLOT);
     this.#signingKeys = new SigningKeys(deps.secretBox);
   }
 
@@ -129,13 +139,19 @@ export class Dispatcher implements Component {
       if (room <= 0) return;
       // Over-fetch by what is already on its way (queued, waiting), so new work is still found.
       const limit = room + Math.min(this.#tracked.size, config.sweepBatch + config.concurrency);
-      const due = await store.deliveries.due(now, limit);
+      // At most what one endpoint can use (its slots and its parking) from each endpoint.
+      const due = await store.deliveries.due(now, limit, config.slotsPerEndpoint + this.#parked.perEndpoint);
       this.#behind = due.length >= limit;
       let published = 0;
-      for (const id of due) {
+      for (const { id, endpointId } of due) {
         if (published >= room) break;
         const since = this.#tracked.get(id);
         if (this.#stopped || (since !== undefined && now - since < config.leaseMs)) continue;
+        if (this.#isBusy(endpointId)) {
+          // Left in the store; the sweep that follows the endpoint's queue draining finds it.
+          this.#parked.markOverflowed(endpointId);
+          continue;
+        }
         this.#tracked.set(id, now);
         published++;
         await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
@@ -167,9 +183,8 @@ export class Dispatcher implements Component {
    */
   async #admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
     if (this.#stopped) return;
-    const { concurrency, sweepBatch } = this.#deps.config;
-    // Room for it, and (a new wake-up) not too many already parked waiting for endpoint slots.
-    if (this.#active >= concurrency || (fromWaitingOf === undefined && this.#waitingCount >= sweepBatch)) {
+    // Room for it? Else it stays due in the store, for the sweeper.
+    if (this.#active >= this.#deps.config.concurrency) {
       this.#tracked.delete(id);
       this.#behind = true;
       return;
@@ -193,7 +208,13 @@ export class Dispatcher implements Component {
   async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
     const { store, clock, config } = this.#deps;
     const now = clock.now();
-    const job = await store.deliveries.claim(id, now, now + config.leaseMs);
+    let job: DeliveryJob | null;
+    try {
+      job = await store.deliveries.claim(id, now, now + config.leaseMs);
+    } catch (err) {
+      this.#storeFailed('claim', id, err);
+      job = null;
+    }
     if (!job) {
       this.#tracked.delete(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed slot of its endpoint: pass the turn on.
@@ -202,12 +223,23 @@ export class Dispatcher implements Component {
     }
     const endpointId = job.endpoint.id;
     if (!this.#slots.tryTake(endpointId)) {
-      // Queued before the release is written: a slot freed meanwhile must find it waiting.
-      this.#wait(endpointId, id);
-      await store.deliveries.release(id, now);
+      // Its endpoint is busy. Park it (before the release is written: a slot freed meanwhile
+      // must find it waiting), unless the endpoint's parking is full: then it waits in the
+      // store, and the sweep that follows the endpoint's queue draining brings it back.
+      if (this.#parked.park(endpointId, id, context.active())) {
+        this.#tracked.set(id, now);
+        this.#deps.metrics.waiting.set(this.#parked.size);
+      } else {
+        this.#tracked.delete(id);
+      }
+      try {
+        await store.deliveries.release(claimRef(job), now);
+      } catch (err) {
+        this.#storeFailed('release', id, err); // the lease runs out; the sweeper finds it then
+      }
       return false;
     }
-    const sending = this.#send(job).finally(() => {
+    const sending = this.#send(job).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly')).finally(() => {
       this.#slots.give(endpointId);
       this.#tracked.delete(id);
       this.#inFlight.delete(sending);
@@ -220,30 +252,26 @@ export class Dispatcher implements Component {
     return true;
   }
 
-  #wait(endpointId: string, id: DeliveryId): void {
-    this.#tracked.set(id, this.#deps.clock.now());
-    const queue = this.#waiting.get(endpointId) ?? new Set();
-    if (queue.has(id)) return;
-    queue.add(id);
-    this.#waitingCount++;
-    this.#waitingTrace.set(id, context.active());
-    this.#waiting.set(endpointId, queue);
-    this.#deps.metrics.waiting.inc();
+  #storeFailed(operation: 'claim' | 'release' | 'complete', deliveryId: DeliveryId, err: unknown): void {
+    this.#deps.metrics.storeErrors.inc({ operation });
+    this.#deps.logger.error({ err, deliveryId, operation }, `store ${operation} failed; the delivery is left for its lease to run out and the sweeper`);
   }
 
+  /** Both slots and parking of the endpoint are taken: a wake-up for it now would only be dropped. */
+  #isBusy(endpointId: string): boolean {
+    return this.#slots.inUse(endpointId) >= this.#slots.perEndpoint && this.#parked.isFull(endpointId);
+  }
+
+  /** A slot of `endpointId` is free: its next parked delivery takes it. */
   #next(endpointId: string): void {
-    const queue = this.#waiting.get(endpointId);
-    const id = queue?.values().next().value;
-    if (queue === undefined || id === undefined) return;
-    queue.delete(id);
-    this.#waitingCount--;
-    if (queue.size === 0) this.#waiting.delete(endpointId);
-    this.#deps.metrics.waiting.dec();
-    // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
-    const parent = this.#waitingTrace.get(id) ?? ROOT_CONTEXT;
-    this.#waitingTrace.delete(id);
+    const { id, trace, refill } = this.#parked.next(endpointId);
+    this.#deps.metrics.waiting.set(this.#parked.size);
+    // Deliveries of this endpoint were left in the store while its queue was full: fetch them.
+    if (refill && !this.#stopped) void this.sweep();
+    if (id === undefined) return;
+    // Called as another delivery's send ends: run in the parked delivery's own trace, not that one.
     void context
-      .with(parent, () => this.#admit(id, endpointId))
+      .with(trace, () => this.#admit(id, endpointId))
       .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
   }
 
@@ -259,9 +287,21 @@ export class Dispatcher implements Component {
       result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
     }
     const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via: 'direct' });
-    // If this write fails the lease runs out and the delivery is sent again: at least once.
-    await store.deliveries.complete(job, outcome);
     metrics.attempts.inc({ outcome: outcomeLabel(result) });
+    try {
+      const completed = await store.deliveries.complete(claimRef(job), outcome);
+      if (!completed.applied) {
+        metrics.staleCompletions.inc();
+        logger.warn(
+          { deliveryId: job.delivery.id, leaseToken: job.leaseToken },
+          'attempt recorded, but the delivery was claimed again or closed meanwhile; its newer state stands',
+        );
+      }
+    } catch (err) {
+      // Not written: the lease runs out and the delivery is sent again (at least once).
+      this.#storeFailed('complete', job.delivery.id, err);
+      return;
+    }
     metrics.attemptDuration.observe(result.durationMs / 1000);
     if (result.ok) metrics.deliveryLatency.observe(Math.max(0, clock.now() - job.message.createdAt) / 1000);
     logger.debug(

@@ -7,6 +7,8 @@ export interface DispatcherMetrics {
   deliveryLatency: Histogram;
   waiting: Gauge;
   inFlight: Gauge;
+  storeErrors: Counter<'operation'>;
+  staleCompletions: Counter;
 }
 
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
@@ -37,6 +39,17 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     inFlight: new Gauge({
       name: 'wirehook_dispatch_in_flight_deliveries',
       help: 'Deliveries being sent right now',
+      registers: [registry],
+    }),
+    storeErrors: new Counter({
+      name: 'wirehook_dispatch_store_errors_total',
+      help: 'Store calls of the dispatcher that failed (claim, release, complete); the delivery is found again after its lease',
+      labelNames: ['operation'],
+      registers: [registry],
+    }),
+    staleCompletions: new Counter({
+      name: 'wirehook_dispatch_stale_completions_total',
+      help: 'Attempts whose delivery was claimed again (lease ran out) or closed while they were sent: recorded, state not overwritten',
       registers: [registry],
     }),
   };

@@ -23,6 +23,7 @@ function job(policy: RetryPolicy, policyAttempts: number, manual = false): Deliv
       createdAt: 0,
     },
     message: { id: newId('message', clock), eventType: 't', payload: '{}', createdAt: 0 },
+    leaseToken: 1,
     endpoint: {
       id: newId('endpoint', clock),
       consumerId: newId('consumer', clock),

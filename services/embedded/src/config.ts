@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { deliveryEnv, dispatchEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** Embedded mode's environment: every variable, its default, parsed once in main. */
 export const embeddedConfigSchema = z.object({
@@ -9,11 +9,7 @@ export const embeddedConfigSchema = z.object({
   ...serveEnv(9464),
   ...storeEnv,
   ...deliveryEnv,
-  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000), // one attempt, connect to response
-  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once
-  ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint
-  SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
-  RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60 * 1000), // how often old messages are removed
+  ...dispatchEnv,
   ...logEnv,
   ...testClockEnv,
 });

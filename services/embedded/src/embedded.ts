@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus } from '@wirehook/bus';
-import { createDispatcherMetrics, Dispatcher, RetentionJob } from '@wirehook/dispatcher';
-import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
+import type { LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
@@ -43,42 +43,20 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const bus = new MemoryBus();
   const httpMetrics = createHttpMetrics();
   const secretBox = loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR });
-  const addressPolicy = new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS });
-  const lookup = lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), deps.lookup ?? systemLookup);
-
   const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }) });
-  const egress = new HttpEgress({
-    policy: addressPolicy,
-    lookup,
-    timeoutMs: config.DELIVERY_TIMEOUT_MS,
-    connectionsPerOrigin: config.ENDPOINT_SLOTS,
-    ca: deps.ca,
-  });
-  const dispatcher = new Dispatcher({
+  const delivery = createDelivery(config, {
     store,
     bus,
-    sender: egress,
     secretBox,
     clock,
-    logger: logger.child({ component: 'dispatcher' }),
-    metrics: createDispatcherMetrics(httpMetrics.registry),
-    config: {
-      concurrency: config.DISPATCH_CONCURRENCY,
-      slotsPerEndpoint: config.ENDPOINT_SLOTS,
-      leaseMs: config.DELIVERY_TIMEOUT_MS + 15_000,
-      sweepIntervalMs: config.SWEEP_INTERVAL_MS,
-      sweepBatch: 1_000,
-      // One process owns this store: a lease found at start belongs to a run that died.
-      releaseLeasesAtStart: true,
-    },
+    logger,
+    registry: httpMetrics.registry,
+    // One process owns this store: a lease found at start belongs to a run that died.
+    soleDispatcher: true,
+    lookup: deps.lookup,
+    ca: deps.ca,
   });
-  const retention = new RetentionJob({
-    store,
-    clock,
-    logger: logger.child({ component: 'retention' }),
-    retentionMonths: config.RETENTION_MONTHS,
-    intervalMs: config.RETENTION_INTERVAL_MS,
-  });
+  const { dispatcher, retention, addressPolicy, lookup } = delivery;
   const app = createApp({
     store,
     intake,
@@ -122,9 +100,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       component('store', () => store.close()),
       component('kv', () => kv.stop(), () => kv.start()),
       component('bus', () => bus.close()),
-      component('egress', () => egress.close()),
-      retention,
-      dispatcher,
+      ...delivery.components,
       metrics,
       api,
     ],

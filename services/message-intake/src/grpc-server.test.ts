@@ -46,7 +46,6 @@ function fakeIntake() {
     send: vi.fn<IntakePort['send']>(),
     retryDelivery: vi.fn<IntakePort['retryDelivery']>(),
     releaseHeld: vi.fn<IntakePort['releaseHeld']>(),
-    failForDeletedEndpoint: vi.fn<IntakePort['failForDeletedEndpoint']>(),
   } satisfies IntakePort;
 }
 
@@ -100,13 +99,10 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
     await expect(client.retryDelivery(tenant, deliveryId)).resolves.toEqual(done);
   });
 
-  it('releaseHeld and failForDeletedEndpoint: same arguments in, same count out', async () => {
+  it('releaseHeld: same arguments in, same count out', async () => {
     intake.releaseHeld.mockResolvedValue(12);
-    intake.failForDeletedEndpoint.mockResolvedValue(0);
     await expect(client.releaseHeld(tenant, endpointId)).resolves.toBe(12);
-    await expect(client.failForDeletedEndpoint({ orgId, env: 'test' }, endpointId)).resolves.toBe(0);
     expect(intake.releaseHeld).toHaveBeenCalledExactlyOnceWith(tenant, endpointId);
-    expect(intake.failForDeletedEndpoint).toHaveBeenCalledExactlyOnceWith({ orgId, env: 'test' }, endpointId);
   });
 
   it.each([

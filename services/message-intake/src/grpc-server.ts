@@ -43,8 +43,5 @@ function intakeHandlers(intake: IntakePort): ServiceImpl<typeof intakev1.Message
     releaseHeld: async ({ tenant, endpointId }) => ({
       released: await intake.releaseHeld(tenantFromProto(tenant), endpointId as EndpointId),
     }),
-    failForDeletedEndpoint: async ({ tenant, endpointId }) => ({
-      failed: await intake.failForDeletedEndpoint(tenantFromProto(tenant), endpointId as EndpointId),
-    }),
   };
 }

@@ -1,4 +1,5 @@
 import {
+  MAX_ENDPOINTS_PER_CONSUMER,
   ConflictError,
   InvalidError,
   MAX_PAYLOAD_BYTES,
@@ -78,7 +79,7 @@ export class MessageIntake implements IntakePort {
       newConsumerId: newId('consumer', clock),
       idempotencyKey,
       idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
-      newDeliveryId: () => newId('delivery', clock),
+      deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
       counters: usageCounters(tenant, org.plan, now),
     });
     // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
@@ -116,10 +117,6 @@ export class MessageIntake implements IntakePort {
     const released = await this.#deps.store.deliveries.releaseHeld(tenant, endpointId, monthStart(now, 1), now);
     this.#deps.logger.info({ endpointId, released }, 'released held deliveries');
     return released;
-  }
-
-  failForDeletedEndpoint(tenant: Tenant, endpointId: EndpointId): Promise<number> {
-    return this.#deps.store.deliveries.failForEndpoint(tenant, endpointId);
   }
 
   async #publish(ids: DeliveryId[]): Promise<void> {

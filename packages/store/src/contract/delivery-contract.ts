@@ -1,3 +1,4 @@
+import { claimRef } from '../message-ports.ts';
 import { newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';
@@ -23,11 +24,11 @@ export function describeDeliveryContract(f: Fixtures): void {
       for (let i = 0; i < 3; i++) made.push(m.only(await m.send(t)));
       const [d1, d2, d3] = made as [DeliveryId, DeliveryId, DeliveryId];
       const now = f.clock.now();
-      await f.store.deliveries.release(d1, now + 1);
+      await f.store.deliveries.release(claimRef(await m.claim(d1, now)), now + 1);
       expect(await m.dueOf(now, made)).toEqual([d2, d3]);
       expect(await m.dueOf(now + 1, made)).toEqual([d2, d3, d1]);
-      expect(await f.store.deliveries.due(now, 1)).toHaveLength(1);
-      expect(await f.store.deliveries.due(now, 0)).toEqual([]);
+      expect(await f.store.deliveries.due(now, 1, 10)).toHaveLength(1);
+      expect(await f.store.deliveries.due(now, 0, 10)).toEqual([]);
     });
 
     it('claim returns the job: tenant, delivery, message, endpoint and the secrets valid now, newest first', async () => {
@@ -50,6 +51,7 @@ export function describeDeliveryContract(f: Fixtures): void {
         },
         endpoint: await f.store.endpoints.get(t, endpoint.id),
         secrets: [fresh, { sealed: 'v1.first', createdAt: expect.any(Number), expiresAt: rotatedAt + HOUR }],
+        leaseToken: expect.any(Number),
       });
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
     });
@@ -69,8 +71,8 @@ export function describeDeliveryContract(f: Fixtures): void {
     it('release frees the lease and makes the delivery due at the given time, without an attempt', async () => {
       const { t, deliveryId } = await m.sceneWithDelivery();
       const now = f.clock.now();
-      await m.claim(deliveryId, now);
-      await f.store.deliveries.release(deliveryId, now + 5 * SECOND);
+      const job = await m.claim(deliveryId, now);
+      await f.store.deliveries.release(claimRef(job), now + 5 * SECOND);
       expect(await m.dueOf(now + 5 * SECOND - 1, [deliveryId])).toEqual([]);
       expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'pending', nextAttemptAt: now + 5 * SECOND, attemptCount: 0 });
       await m.claim(deliveryId, now + 5 * SECOND);
@@ -87,18 +89,19 @@ export function describeDeliveryContract(f: Fixtures): void {
       for (const id of made) await m.claim(id, now);
     });
 
-    const holds: Array<[string, (t: Tenant, endpoint: Endpoint) => Promise<unknown>]> = [
-      ['paused', (t, e) => f.store.endpoints.update(t, e.id, { status: 'paused' })],
-      ['disabled', (t, e) => f.store.endpoints.update(t, e.id, { status: 'disabled' })],
-      ['deleted', (t, e) => f.store.endpoints.delete(t, e.id)],
+    const holds: Array<[string, (t: Tenant, endpoint: Endpoint) => Promise<unknown>, string]> = [
+      ['paused', (t, e) => f.store.endpoints.update(t, e.id, { status: 'paused' }), 'pending'],
+      ['disabled', (t, e) => f.store.endpoints.update(t, e.id, { status: 'disabled' }), 'pending'],
+      // Deleting fails the endpoint's open deliveries in the same transaction.
+      ['deleted', (t, e) => f.store.endpoints.delete(t, e.id), 'failed'],
     ];
-    it.each(holds)('an endpoint that is %s holds its deliveries: not due, not claimable', async (_label, hold) => {
+    it.each(holds)('an endpoint that is %s holds its deliveries: not due, not claimable', async (_label, hold, after) => {
       const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
       await hold(t, endpoint);
       const now = f.clock.now();
       expect(await m.dueOf(now, [deliveryId])).toEqual([]);
       expect(await f.store.deliveries.claim(deliveryId, now, now + LEASE_MS)).toBeNull();
-      expect(await status(t, deliveryId)).toBe('pending');
+      expect(await status(t, deliveryId)).toBe(after);
     });
 
     it('a paused endpoint’s delivery is due again once the endpoint is active', async () => {
@@ -121,7 +124,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const now = f.clock.now();
       const job = await m.claim(deliveryId, now);
       const outcome = m.succeeded(job, now + 120);
-      expect(await f.store.deliveries.complete(job, outcome)).toEqual({ endpointDisabled: false });
+      expect(await f.store.deliveries.complete(claimRef(job), outcome)).toEqual({ applied: true, endpointDisabled: false });
 
       expect(await m.delivery(t, deliveryId)).toMatchObject({
         status: 'success',
@@ -142,7 +145,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const { t, endpoint, sent, deliveryId } = await m.sceneWithDelivery();
       const t0 = f.clock.now();
       const job = await m.claim(deliveryId, t0);
-      await f.store.deliveries.complete(job, m.failed(job, t0, t0 + 5 * SECOND));
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, t0, t0 + 5 * SECOND));
       expect(await m.delivery(t, deliveryId)).toMatchObject({
         status: 'retrying',
         nextAttemptAt: t0 + 5 * SECOND,
@@ -154,7 +157,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect(await m.dueOf(t0 + 5 * SECOND - 1, [deliveryId])).toEqual([]);
 
       const again = await m.claim(deliveryId, t0 + 5 * SECOND);
-      await f.store.deliveries.complete(again, m.failed(again, t0 + 6 * SECOND, t0 + HOUR));
+      await f.store.deliveries.complete(claimRef(again), m.failed(again, t0 + 6 * SECOND, t0 + HOUR));
       expect(await m.delivery(t, deliveryId)).toMatchObject({ attemptCount: 2, policyAttempts: 2, nextAttemptAt: t0 + HOUR });
       expect((await f.store.endpoints.get(t, endpoint.id))?.failingSince).toBe(t0);
     });
@@ -162,7 +165,7 @@ export function describeDeliveryContract(f: Fixtures): void {
     it('failed: ends the delivery and fails the message', async () => {
       const { t, sent, deliveryId } = await m.sceneWithDelivery();
       const job = await m.claim(deliveryId);
-      await f.store.deliveries.complete(job, m.failed(job, f.clock.now()));
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, f.clock.now()));
       expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'failed', nextAttemptAt: null, attemptCount: 1 });
       expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('failed');
       expect(await m.dueOf(f.clock.now() + HOUR, [deliveryId])).toEqual([]);
@@ -171,7 +174,7 @@ export function describeDeliveryContract(f: Fixtures): void {
     it('manual: retryNow schedules a re-send now that does not count toward the policy', async () => {
       const { t, sent, deliveryId } = await m.sceneWithDelivery();
       const job = await m.claim(deliveryId);
-      await f.store.deliveries.complete(job, m.failed(job, f.clock.now()));
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, f.clock.now()));
       f.clock.advance(HOUR);
       const now = f.clock.now();
 
@@ -183,7 +186,7 @@ export function describeDeliveryContract(f: Fixtures): void {
 
       const manual = await m.claim(deliveryId, now);
       expect(manual.delivery.manual).toBe(true);
-      await f.store.deliveries.complete(manual, m.succeeded(manual, now));
+      await f.store.deliveries.complete(claimRef(manual), m.succeeded(manual, now));
       expect(await m.delivery(t, deliveryId)).toMatchObject({
         status: 'success',
         manual: false,
@@ -209,18 +212,18 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect(await messageStatus()).toBe('pending');
 
       const jobA = await m.claim(a, now);
-      await f.store.deliveries.complete(jobA, m.succeeded(jobA, now));
+      await f.store.deliveries.complete(claimRef(jobA), m.succeeded(jobA, now));
       expect(await messageStatus()).toBe('pending');
       const jobB = await m.claim(b, now);
-      await f.store.deliveries.complete(jobB, m.failed(jobB, now, now + SECOND));
+      await f.store.deliveries.complete(claimRef(jobB), m.failed(jobB, now, now + SECOND));
       expect(await messageStatus()).toBe('retrying');
       const lastB = await m.claim(b, now + SECOND);
-      await f.store.deliveries.complete(lastB, m.failed(lastB, now + SECOND));
+      await f.store.deliveries.complete(claimRef(lastB), m.failed(lastB, now + SECOND));
       expect(await messageStatus()).toBe('failed');
       await f.store.deliveries.retryNow(t, b, now + HOUR);
       expect(await messageStatus()).toBe('retrying');
       const manualB = await m.claim(b, now + HOUR);
-      await f.store.deliveries.complete(manualB, m.succeeded(manualB, now + HOUR));
+      await f.store.deliveries.complete(claimRef(manualB), m.succeeded(manualB, now + HOUR));
       expect(await messageStatus()).toBe('success');
       expect((await f.store.messages.list(t, { limit: 1 }))[0]?.message.status).toBe('success');
     });

@@ -1,3 +1,4 @@
+import { claimRef } from '../message-ports.ts';
 import { newId, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';
@@ -25,7 +26,7 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const { t, failing, healthy, m1, m2, m3, d1, d2, m3Failing, m3Healthy } = await failingEndpoint();
       const t0 = f.clock.now();
       const first = await m.claim(d1, t0);
-      await f.store.deliveries.complete(first, m.failed(first, t0, t0 + HOUR));
+      await f.store.deliveries.complete(claimRef(first), m.failed(first, t0, t0 + HOUR));
       expect(await f.store.endpoints.get(t, failing.id)).toMatchObject({ status: 'active', failingSince: t0 });
 
       const later = t0 + 6 * DAY;
@@ -34,7 +35,7 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
         disableIfFailingSince: later - 5 * DAY,
         disabledReason: 'failing for 5 days',
       });
-      expect(await f.store.deliveries.complete(second, outcome)).toEqual({ endpointDisabled: true });
+      expect(await f.store.deliveries.complete(claimRef(second), outcome)).toEqual({ applied: true, endpointDisabled: true });
 
       expect(await f.store.endpoints.get(t, failing.id)).toMatchObject({
         status: 'disabled',
@@ -58,7 +59,7 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const t0 = f.clock.now();
       const job = await m.claim(d1, t0);
       const outcome = m.failed(job, t0, t0 + HOUR, { disableIfFailingSince: t0 - 1, disabledReason: 'x' });
-      expect(await f.store.deliveries.complete(job, outcome)).toEqual({ endpointDisabled: false });
+      expect(await f.store.deliveries.complete(claimRef(job), outcome)).toEqual({ applied: true, endpointDisabled: false });
       expect(await f.store.endpoints.get(t, failing.id)).toMatchObject({ status: 'active', failingSince: t0, disabledReason: null });
       expect(await m.delivery(t, d2)).toMatchObject({ status: 'pending' });
     });
@@ -70,12 +71,14 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const disabling = { disableIfFailingSince: t0, disabledReason: 'failing' };
 
       await f.store.endpoints.update(t, failing.id, { status: 'paused' });
-      expect(await f.store.deliveries.complete(j1, m.failed(j1, t0, t0 + HOUR, disabling))).toEqual({ endpointDisabled: false });
+      expect(await f.store.deliveries.complete(claimRef(j1), m.failed(j1, t0, t0 + HOUR, disabling))).toEqual({ applied: true, endpointDisabled: false });
       expect((await f.store.endpoints.get(t, failing.id))?.status).toBe('paused');
 
       await f.store.endpoints.update(t, failing.id, { status: 'active' });
-      expect(await f.store.deliveries.complete(j2, m.failed(j2, t0, t0 + HOUR, disabling))).toEqual({ endpointDisabled: true });
-      expect(await f.store.deliveries.complete(j3, m.failed(j3, t0, t0 + HOUR, disabling))).toEqual({ endpointDisabled: false });
+      expect(await f.store.deliveries.complete(claimRef(j2), m.failed(j2, t0, t0 + HOUR, disabling))).toEqual({ applied: true, endpointDisabled: true });
+      // The disabling failed j3's delivery while it was being sent: its completion is recorded, not applied.
+      expect(await f.store.deliveries.complete(claimRef(j3), m.failed(j3, t0, t0 + HOUR, disabling))).toEqual({ applied: false, endpointDisabled: false });
+      expect(await m.delivery(t, m3Failing)).toMatchObject({ status: 'failed', attemptCount: 1 });
       expect((await f.store.endpoints.get(t, failing.id))?.status).toBe('disabled');
     });
   });
@@ -92,9 +95,9 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const retrying = await m.send(t, { createdAt: heldSince });
       const done = await m.send(t, { createdAt: heldSince + DAY });
       const retryJob = await m.claim(m.only(retrying), heldSince);
-      await f.store.deliveries.complete(retryJob, m.failed(retryJob, heldSince, now + 10 * HOUR));
+      await f.store.deliveries.complete(claimRef(retryJob), m.failed(retryJob, heldSince, now + 10 * HOUR));
       const doneJob = await m.claim(m.only(done), heldSince + DAY);
-      await f.store.deliveries.complete(doneJob, m.succeeded(doneJob, heldSince + DAY));
+      await f.store.deliveries.complete(claimRef(doneJob), m.succeeded(doneJob, heldSince + DAY));
       await f.store.endpoints.update(t, endpoint.id, { status: 'paused' });
       const held = await m.send(t, { createdAt: now - HOUR });
       await f.store.endpoints.update(t, endpoint.id, { status: 'active' });
@@ -115,8 +118,8 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
     });
   });
 
-  describe('deliveries: failForEndpoint, get, retryingCount, recentAttempts', () => {
-    it('fails the open deliveries of a deleted endpoint; they stay readable with no endpoint status', async () => {
+  describe('deliveries of a deleted endpoint, get, retryingCount, recentAttempts', () => {
+    it('deleting an endpoint fails its open deliveries in the same step; they stay readable with no endpoint status', async () => {
       const { t, endpoint } = await m.scene();
       const pending = await m.send(t);
       const retrying = await m.send(t);
@@ -124,14 +127,12 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const now = f.clock.now();
       const r = await m.claim(m.only(retrying), now);
       const rOutcome = m.failed(r, now, now + HOUR);
-      await f.store.deliveries.complete(r, rOutcome);
+      await f.store.deliveries.complete(claimRef(r), rOutcome);
       const s = await m.claim(m.only(succeeded), now);
-      await f.store.deliveries.complete(s, m.succeeded(s, now));
+      await f.store.deliveries.complete(claimRef(s), m.succeeded(s, now));
       expect(await f.store.deliveries.get(t, m.only(pending))).toMatchObject({ endpointStatus: 'active' });
 
-      await f.store.endpoints.delete(t, endpoint.id);
-      expect(await f.store.deliveries.failForEndpoint(t, endpoint.id)).toBe(2);
-      expect(await f.store.deliveries.failForEndpoint(t, endpoint.id)).toBe(0);
+      expect(await f.store.endpoints.delete(t, endpoint.id)).toBe(true);
 
       expect(await f.store.deliveries.get(t, m.only(pending))).toEqual({
         delivery: expect.objectContaining({ status: 'failed', nextAttemptAt: null, url: endpoint.url, endpointId: endpoint.id }),
@@ -163,11 +164,11 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
         const id = m.only(await m.send(t));
         if (next === undefined) continue;
         const job = await m.claim(id, f.clock.now());
-        await f.store.deliveries.complete(job, m.failed(job, now, next));
+        await f.store.deliveries.complete(claimRef(job), m.failed(job, now, next));
       }
       const toOther = m.only(await m.send(t, { eventType: 'other.event' }));
       const job = await m.claim(toOther, f.clock.now());
-      await f.store.deliveries.complete(job, m.failed(job, now, now + HOUR));
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, now, now + HOUR));
       expect(await f.store.deliveries.retryingCount(t, endpoint.id)).toBe(2);
       expect(await f.store.deliveries.retryingCount(t, other.id)).toBe(1);
       expect(await f.store.deliveries.retryingCount(t, newId('endpoint', f.clock))).toBe(0);
@@ -183,11 +184,11 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       for (const at of [t0, t0 + SECOND, t0 + 2 * SECOND]) {
         const job = await m.claim(mine, at);
         const outcome = m.failed(job, at, at + SECOND);
-        await f.store.deliveries.complete(job, outcome);
+        await f.store.deliveries.complete(claimRef(job), outcome);
         made.push(outcome.attempt);
       }
       const foreign = await m.claim(elsewhere, t0);
-      await f.store.deliveries.complete(foreign, m.succeeded(foreign, t0 + 5 * SECOND));
+      await f.store.deliveries.complete(claimRef(foreign), m.succeeded(foreign, t0 + 5 * SECOND));
       const [a1, a2, a3] = made;
       expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 2)).toEqual([a3, a2]);
       expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 10)).toEqual([a3, a2, a1]);

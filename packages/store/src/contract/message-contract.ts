@@ -1,3 +1,4 @@
+import { claimRef } from '../message-ports.ts';
 import { PlanLimitError, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../message-ports.ts';
@@ -107,7 +108,7 @@ export function describeMessageContract(f: Fixtures): void {
         const { t } = await m.scene();
         const first = await m.send(t, { idempotencyKey: 'k' });
         const job = await m.claim(m.only(first));
-        await f.store.deliveries.complete(job, m.succeeded(job, f.clock.now()));
+        await f.store.deliveries.complete(claimRef(job), m.succeeded(job, f.clock.now()));
         expect((await m.send(t, { idempotencyKey: 'k' })).message).toEqual({ ...first.message, status: 'success' });
       });
 
@@ -185,13 +186,7 @@ export function describeMessageContract(f: Fixtures): void {
         const before = await f.store.messages.list(t, { limit: 10 });
 
         const refused = m.newMessage({ idempotencyKey: 'k-refused', counters: [other, daily] });
-        const madeIds: DeliveryId[] = [];
-        const makeId = refused.newDeliveryId;
-        refused.newDeliveryId = () => {
-          const id = makeId();
-          madeIds.push(id);
-          return id;
-        };
+        const madeIds: DeliveryId[] = refused.deliveryIds;
         const attempt = f.store.messages.create(t, refused);
         await expect(attempt).rejects.toBeInstanceOf(PlanLimitError);
         await expect(attempt).rejects.toThrow('test sends are limited to 2 per day');

@@ -1,4 +1,5 @@
 import {
+  MAX_ENDPOINTS_PER_CONSUMER,
   newId,
   type Attempt,
   type Consumer,
@@ -48,7 +49,7 @@ export class MessageFixtures {
       newConsumerId: newId('consumer', clock),
       idempotencyKey: null,
       idempotencySince: createdAt - DAY,
-      newDeliveryId: () => newId('delivery', clock),
+      deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
       counters: [],
       ...overrides,
     };
@@ -139,6 +140,6 @@ export class MessageFixtures {
   /** The ids `due` lists at `now` among `mine`, in its order (other tests' deliveries share the store). */
   async dueOf(now: number, mine: readonly DeliveryId[]): Promise<DeliveryId[]> {
     const wanted = new Set(mine);
-    return (await this.f.store.deliveries.due(now, 100_000)).filter((id) => wanted.has(id));
+    return (await this.f.store.deliveries.due(now, 100_000, 100_000)).map((d) => d.id).filter((id) => wanted.has(id));
   }
 }

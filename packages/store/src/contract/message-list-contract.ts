@@ -1,3 +1,4 @@
+import { claimRef } from '../message-ports.ts';
 import { newId, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { CreatedMessage, MessageQuery } from '../message-ports.ts';
@@ -28,9 +29,9 @@ export function describeMessageListContract(f: Fixtures): void {
     const m4 = await m.send(t, { consumerExternalId: 'acme-corp', eventType: 'user.created', idempotencyKey: 'plain' });
     const job1 = await m.claim(m.only(m1));
     const at1 = f.clock.now();
-    await f.store.deliveries.complete(job1, m.succeeded(job1, at1));
+    await f.store.deliveries.complete(claimRef(job1), m.succeeded(job1, at1));
     const job3 = await m.claim(m.only(m3));
-    await f.store.deliveries.complete(job3, m.failed(job3, f.clock.now()));
+    await f.store.deliveries.complete(claimRef(job3), m.failed(job3, f.clock.now()));
     return { t, acme, globex, endpoint, m1, m2, m3, m4, at1 };
   };
   const ids = (...sent: CreatedMessage[]): MessageId[] => sent.map((s) => s.message.id);
@@ -66,11 +67,11 @@ export function describeMessageListContract(f: Fixtures): void {
       const [first, second] = sent.deliveryIds as [DeliveryId, DeliveryId];
       const t0 = f.clock.now();
       const a = await m.claim(first, t0);
-      await f.store.deliveries.complete(a, m.failed(a, t0, t0 + SECOND));
+      await f.store.deliveries.complete(claimRef(a), m.failed(a, t0, t0 + SECOND));
       const b = await m.claim(second, t0);
-      await f.store.deliveries.complete(b, m.succeeded(b, t0 + 5 * SECOND));
+      await f.store.deliveries.complete(claimRef(b), m.succeeded(b, t0 + 5 * SECOND));
       const again = await m.claim(first, t0 + SECOND);
-      await f.store.deliveries.complete(again, m.succeeded(again, t0 + 2 * SECOND));
+      await f.store.deliveries.complete(claimRef(again), m.succeeded(again, t0 + 2 * SECOND));
       const [summary] = await f.store.messages.list(t, { limit: 1 });
       expect(summary).toMatchObject({ endpointUrl: endpoint.url, attemptCount: 3, lastAttemptAt: t0 + 5 * SECOND });
     });
@@ -133,10 +134,10 @@ export function describeMessageListContract(f: Fixtures): void {
       const t0 = f.clock.now();
       const job = await m.claim(d1, t0);
       const failure = m.failed(job, t0, t0 + SECOND);
-      await f.store.deliveries.complete(job, failure);
+      await f.store.deliveries.complete(claimRef(job), failure);
       const retry = await m.claim(d1, t0 + SECOND);
       const success = m.succeeded(retry, t0 + 2 * SECOND);
-      await f.store.deliveries.complete(retry, success);
+      await f.store.deliveries.complete(claimRef(retry), success);
 
       const detail = await f.store.messages.get(t, sent.message.id);
       expect(detail?.message).toEqual({ ...sent.message, payload: '{"exact":"text"}', status: 'pending' });
@@ -163,13 +164,13 @@ export function describeMessageListContract(f: Fixtures): void {
       for (let i = 0; i < 3; i++) {
         const sent = await m.send(t, { createdAt: ANCIENT + i * SECOND });
         const job = await m.claim(m.only(sent), ANCIENT + DAY);
-        await f.store.deliveries.complete(job, m.failed(job, ANCIENT + DAY + i));
+        await f.store.deliveries.complete(claimRef(job), m.failed(job, ANCIENT + DAY + i));
         old.push(sent);
       }
       const kept = await m.send(t, { createdAt: ANCIENT + 10 * DAY });
       const keptJob = await m.claim(m.only(kept), ANCIENT + 10 * DAY);
       const keptAttempt = m.succeeded(keptJob, ANCIENT + 10 * DAY);
-      await f.store.deliveries.complete(keptJob, keptAttempt);
+      await f.store.deliveries.complete(claimRef(keptJob), keptAttempt);
       const cutoff = ANCIENT + 10 * DAY;
 
       expect(await f.store.messages.deleteBefore(cutoff, 2)).toBe(2);

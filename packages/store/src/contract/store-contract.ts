@@ -9,6 +9,7 @@ import { describeEndpointContract } from './endpoint-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { Fixtures } from './fixtures.ts';
 import { describeIsolationContract } from './isolation-contract.ts';
+import { describeLeaseContract } from './lease-contract.ts';
 import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
@@ -48,6 +49,7 @@ export function describeStoreContract(
     describeMessageContract(f);
     describeMessageListContract(f);
     describeDeliveryContract(f);
+    describeLeaseContract(f);
     describeDeliveryEndpointContract(f);
     describeMessageIsolationContract(f);
   });

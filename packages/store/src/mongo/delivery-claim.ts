@@ -1,6 +1,6 @@
-import type { DeliveryId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
+import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { Document, Filter } from 'mongodb';
-import type { DeliveryJob } from '../message-ports.ts';
+import type { DeliveryJob, DueDelivery } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
@@ -19,30 +19,71 @@ export function claimableFilter(now: number): Filter<DeliveryDoc> {
   };
 }
 
-/** Ids of claimable deliveries, oldest due first: the due index, then a look at each one's endpoint. */
-export async function dueDeliveries(conn: MongoConnection, now: number, limit: number): Promise<DeliveryId[]> {
-  const pipeline: Document[] = [
-    { $match: claimableFilter(now) },
-    { $sort: { nextAttemptAt: 1, _id: 1 } },
-    {
-      $lookup: {
-        from: conn.endpoints.collectionName,
-        localField: 'endpointId',
-        foreignField: '_id',
-        let: { orgId: '$orgId', env: '$env' },
-        pipeline: [
-          { $match: { status: 'active', $expr: { $and: [{ $eq: ['$orgId', '$$orgId'] }, { $eq: ['$env', '$$env'] }] } } },
-          { $project: { _id: 1 } },
-        ],
-        as: 'activeEndpoint',
+/**
+ * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint.
+ * Usually the oldest due (the due index, then a look at each one's endpoint) is the answer;
+ * when one endpoint's backlog fills the page, a second pass groups the due deliveries by
+ * endpoint and takes the first `perEndpoint` of each, so other endpoints are not hidden.
+ */
+export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+  const oldest = await conn.deliveries
+    .aggregate<{ _id: string; endpointId: string }>([
+      { $match: claimableFilter(now) },
+      { $sort: { nextAttemptAt: 1, _id: 1 } },
+      activeEndpointLookup(conn),
+      { $match: { 'activeEndpoint.0': { $exists: true } } },
+      { $limit: limit },
+      { $project: { _id: 1, endpointId: 1 } },
+    ])
+    .toArray();
+  const taken = new Map<string, number>();
+  const capped = oldest.filter((d) => {
+    const n = taken.get(d.endpointId) ?? 0;
+    taken.set(d.endpointId, n + 1);
+    return n < perEndpoint;
+  });
+  if (oldest.length < limit || capped.length === oldest.length) return capped.map(toDue);
+  const fair = await conn.deliveries
+    .aggregate<{ _id: string; endpointId: string }>([
+      { $match: claimableFilter(now) },
+      { $sort: { nextAttemptAt: 1, _id: 1 } },
+      {
+        $group: {
+          _id: '$endpointId',
+          first: { $firstN: { n: perEndpoint, input: { _id: '$_id', nextAttemptAt: '$nextAttemptAt', orgId: '$orgId', env: '$env', endpointId: '$endpointId' } } },
+        },
       },
+      { $unwind: '$first' },
+      { $replaceWith: '$first' },
+      activeEndpointLookup(conn),
+      { $match: { 'activeEndpoint.0': { $exists: true } } },
+      { $sort: { nextAttemptAt: 1, _id: 1 } },
+      { $limit: limit },
+      { $project: { _id: 1, endpointId: 1 } },
+    ])
+    .toArray();
+  return fair.map(toDue);
+}
+
+function toDue(d: { _id: string; endpointId: string }): DueDelivery {
+  return { id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId };
+}
+
+/** Adds `activeEndpoint`: the delivery's endpoint when it exists in the same tenant and is active. */
+function activeEndpointLookup(conn: MongoConnection): Document {
+  return {
+    $lookup: {
+      from: conn.endpoints.collectionName,
+      localField: 'endpointId',
+      foreignField: '_id',
+      let: { orgId: '$orgId', env: '$env' },
+      pipeline: [
+        { $match: { status: 'active', $expr: { $and: [{ $eq: ['$orgId', '$$orgId'] }, { $eq: ['$env', '$$env'] }] } } },
+        { $project: { _id: 1 } },
+      ],
+      as: 'activeEndpoint',
     },
-    { $match: { 'activeEndpoint.0': { $exists: true } } },
-    { $limit: limit },
-    { $project: { _id: 1 } },
-  ];
-  const docs = await conn.deliveries.aggregate<{ _id: string }>(pipeline).toArray();
-  return docs.map((d) => d._id as DeliveryId);
+  };
 }
 
 /**
@@ -60,7 +101,7 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   if (endpoint === null) return null;
   const leased = await conn.deliveries.findOneAndUpdate(
     { _id: id, ...tenant, endpointId: candidate.endpointId, ...claimableFilter(now) },
-    { $set: { leaseUntil } },
+    { $set: { leaseUntil, resend: false }, $inc: { leaseToken: 1 } },
     { returnDocument: 'after' },
   );
   if (leased === null) return null;
@@ -75,5 +116,6 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
     message: { id: message._id as MessageId, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt },
     endpoint: toEndpoint(endpoint),
     secrets: validSecrets(endpoint.secrets, now),
+    leaseToken: leased.leaseToken ?? 0,
   };
 }

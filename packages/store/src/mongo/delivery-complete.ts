@@ -1,33 +1,56 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import type { AttemptOutcome, CompletedAttempt, DeliveryJob } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
 import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
-import { scope } from './query.ts';
+import { OPEN_STATUSES, scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction.
+ * the endpoint's failure streak, in one transaction. The state is written only while the
+ * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
+ * happened) and the delivery's attempt count. A re-send asked for during the send
+ * (`resend`) keeps the delivery due now, manual.
  */
-export async function completeDelivery(conn: MongoConnection, job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
-  const { tenant: t, delivery } = job;
+export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+  const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const { id: _id, ...fields } = outcome.attempt;
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
+  const counts = outcome.countsTowardPolicy ? 1 : 0;
   return conn.transaction(async (session) => {
     await conn.attempts.insertOne(attempt, { session });
     const updated = await conn.deliveries.findOneAndUpdate(
-      { ...scope(t), _id: delivery.id },
-      {
-        $set: { status: outcome.status, nextAttemptAt: outcome.nextAttemptAt, manual: false, leaseUntil: null },
-        $inc: { attemptCount: 1, policyAttempts: outcome.countsTowardPolicy ? 1 : 0 },
-        $max: { lastAttemptAt: attempt.at },
-      },
+      { ...scope(t), _id: deliveryId, leaseToken, status: { $in: OPEN_STATUSES } },
+      [
+        {
+          $set: {
+            status: { $cond: [{ $eq: ['$resend', true] }, 'retrying', { $literal: outcome.status }] },
+            nextAttemptAt: { $cond: [{ $eq: ['$resend', true] }, { $literal: attempt.at }, { $literal: outcome.nextAttemptAt }] },
+            manual: { $eq: ['$resend', true] },
+            resend: false,
+            leaseUntil: null,
+            attemptCount: { $add: ['$attemptCount', 1] },
+            policyAttempts: { $add: ['$policyAttempts', counts] },
+            lastAttemptAt: { $max: ['$lastAttemptAt', { $literal: attempt.at }] },
+          },
+        },
+      ],
       { session, returnDocument: 'after', projection: { messageId: 1 } },
     );
-    if (updated === null) throw new Error(`delivery ${delivery.id} vanished while it was being completed`);
+    if (updated === null) {
+      // Claimed again since (this send outlived its lease), or failed with its endpoint:
+      // the newer state stands. The attempt is on record and counted.
+      const { matchedCount } = await conn.deliveries.updateOne(
+        { ...scope(t), _id: deliveryId },
+        { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: attempt.at } },
+        { session },
+      );
+      if (matchedCount === 0) throw new Error(`delivery ${deliveryId} vanished while it was being completed`);
+      return { applied: false, endpointDisabled: false };
+    }
     await refreshMessageStatuses(conn, session, t, [updated.messageId]);
-    return { endpointDisabled: await updateEndpoint(conn, session, t, delivery.endpointId, attempt.at, outcome.endpoint) };
+    return { applied: true, endpointDisabled: await updateEndpoint(conn, session, t, endpointId, attempt.at, outcome.endpoint) };
   });
 }
 

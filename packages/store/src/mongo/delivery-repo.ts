@@ -1,5 +1,5 @@
 import type { Attempt, Delivery, DeliveryId, EndpointId, EndpointStatus, Tenant } from '@wirehook/core';
-import type { AttemptOutcome, CompletedAttempt, DeliveryJob, DeliveryRepo } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
@@ -15,18 +15,18 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     this.#conn = conn;
   }
 
-  async due(now: number, limit: number): Promise<DeliveryId[]> {
-    if (checkedLimit(limit, 'limit') === 0) return [];
-    return dueDeliveries(this.#conn, now, limit);
+  async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+    if (checkedLimit(limit, 'limit') === 0 || checkedLimit(perEndpoint, 'perEndpoint') === 0) return [];
+    return dueDeliveries(this.#conn, now, limit, perEndpoint);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
     return claimDelivery(this.#conn, id, now, leaseUntil);
   }
 
-  async release(id: DeliveryId, nextAttemptAt: number): Promise<void> {
+  async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
     await this.#conn.deliveries.updateOne(
-      { _id: id, status: { $in: OPEN_STATUSES } },
+      { _id: claim.deliveryId, leaseToken: claim.leaseToken, status: { $in: OPEN_STATUSES } },
       { $set: { leaseUntil: null, nextAttemptAt } },
     );
   }
@@ -36,8 +36,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return modifiedCount;
   }
 
-  async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
-    return completeDelivery(this.#conn, job, outcome);
+  async complete(claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+    return completeDelivery(this.#conn, claim, outcome);
   }
 
   async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
@@ -49,9 +49,10 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
     return this.#conn.transaction(async (session) => {
+      // Leased at `now`: being sent; `resend` makes that send's completion keep it due.
       const doc = await this.#conn.deliveries.findOneAndUpdate(
         { ...scope(t), _id: id },
-        { $set: { status: 'retrying', manual: true, nextAttemptAt: now } },
+        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] } } }],
         { session, returnDocument: 'after' },
       );
       if (doc === null) return null;
@@ -70,10 +71,6 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       await failOpenDeliveries(this.#conn, session, t, endpointId, heldSince);
       return matchedCount;
     });
-  }
-
-  async failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number> {
-    return this.#conn.transaction((session) => failOpenDeliveries(this.#conn, session, t, endpointId));
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {

@@ -97,6 +97,10 @@ export interface DeliveryDoc extends TenantFields {
   manual: boolean;
   /** Held by a dispatcher until then; null when free. */
   leaseUntil: number | null;
+  /** The fence: every claim adds one; completions and releases act only with the current value (absent: never claimed). */
+  leaseToken?: number;
+  /** A manual re-send was asked for while the delivery was being sent: its completion keeps it due. */
+  resend?: boolean;
   createdAt: number;
   /** Time of the latest attempt (for the message list without reading attempts); null before the first. */
   lastAttemptAt: number | null;

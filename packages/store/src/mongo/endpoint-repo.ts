@@ -9,6 +9,7 @@ import {
 } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
+import { failOpenDeliveries } from './message-status.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
@@ -71,15 +72,24 @@ export class MongoEndpointRepo implements EndpointRepo {
   }
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
-    return this.#conn.transaction(async (session) => {
+    const deleted = await this.#conn.transaction(async (session) => {
       const gone = await this.#conn.endpoints.findOneAndDelete(
         { ...scope(t), _id: id },
         { session, projection: { consumerId: 1 } },
       );
       if (gone === null) return false;
       await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
+      await failOpenDeliveries(this.#conn, session, t, id);
       return true;
     });
+    if (deleted) {
+      // Snapshot isolation lets a message transaction that read the endpoint before this
+      // commit insert its delivery after it (a write skew: the two write different
+      // documents). A second pass, after the commit, fails what such a message left.
+      // Completions cannot reopen: they apply only to open deliveries.
+      await this.#conn.transaction((session) => failOpenDeliveries(this.#conn, session, t, id));
+    }
+    return deleted;
   }
 
   async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import type { CreatedMessage, NewMessage, UsageCounter } from '../message-ports.ts';
+import { deliveryIdAt, type CreatedMessage, type NewMessage, type UsageCounter } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -59,7 +59,7 @@ async function createInTransaction(conn: MongoConnection, session: ClientSession
   const { id: _id, ...fields } = message;
   const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId };
   await conn.messages.insertOne(doc, { session });
-  const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, input.newDeliveryId()));
+  const deliveries = targets.map((endpoint, i) => pendingDelivery(t, message, endpoint, deliveryIdAt(input, i)));
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
   const incremented = await incrementCounters(conn, session, input);
   return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...incremented } };

@@ -1,16 +1,18 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
-import type { AttemptOutcome, CompletedAttempt, DeliveryJob } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
-import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { failOpenDeliveries, OPEN, refreshMessageStatuses } from './message-status.ts';
 import { intOrNull, text } from './row.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
  * the endpoint's failure streak, in one transaction (a group commit, in its own savepoint).
+ * The state is written only while the claim is current and the delivery open; otherwise
+ * only the attempt (it happened) and the delivery's attempt count.
  */
-export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
   return conn.batched(() => {
-    const { tenant: t, delivery } = job;
+    const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
     const a = outcome.attempt;
     conn
       .statement(
@@ -18,19 +20,31 @@ export function completeDelivery(conn: SqliteConnection, job: DeliveryJob, outco
                                duration_ms, error, via, source_ip)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.id, t.orgId, t.env, delivery.id, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp);
+      .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp);
+    // A re-send asked for during this send (`resend`) keeps the delivery due now, manual.
     const updated = conn
       .statement(
         `UPDATE deliveries
-         SET status = ?, next_attempt_at = ?, attempt_count = attempt_count + 1,
-             policy_attempts = policy_attempts + ?, manual = 0, lease_until = NULL,
+         SET status = CASE WHEN resend = 1 THEN 'retrying' ELSE ? END,
+             next_attempt_at = CASE WHEN resend = 1 THEN ? ELSE ? END,
+             manual = resend, resend = 0,
+             attempt_count = attempt_count + 1,
+             policy_attempts = policy_attempts + ?, lease_until = NULL,
              held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
-         WHERE org_id = ? AND env = ? AND id = ? RETURNING message_id`,
+         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id`,
       )
-      .get(outcome.status, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, delivery.id);
-    if (updated === undefined) throw new Error(`delivery ${delivery.id} vanished while it was being completed`);
+      .get(outcome.status, a.at, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, deliveryId, leaseToken);
+    if (updated === undefined) {
+      // Claimed again since (this send outlived its lease), or failed with its endpoint:
+      // the newer state stands. The attempt is on record and counted.
+      const { changes } = conn
+        .statement('UPDATE deliveries SET attempt_count = attempt_count + 1 WHERE org_id = ? AND env = ? AND id = ?')
+        .run(t.orgId, t.env, deliveryId);
+      if (changes === 0) throw new Error(`delivery ${deliveryId} vanished while it was being completed`);
+      return { applied: false, endpointDisabled: false };
+    }
     refreshMessageStatuses(conn, [text(updated, 'message_id')]);
-    return { endpointDisabled: updateEndpoint(conn, t, delivery.endpointId, a.at, outcome.endpoint) };
+    return { applied: true, endpointDisabled: updateEndpoint(conn, t, endpointId, a.at, outcome.endpoint) };
   });
 }
 

@@ -9,12 +9,12 @@ import type {
   OrgId,
   Tenant,
 } from '@wirehook/core';
-import type { AttemptOutcome, CompletedAttempt, DeliveryJob, DeliveryRepo } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
 import { failOpenDeliveries, OPEN, refreshMessageStatuses } from './message-status.ts';
-import { int, text, textOrNull } from './row.ts';
+import { int, text, textOrNull, type Row } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
@@ -37,12 +37,35 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     this.#conn = conn;
   }
 
-  async due(now: number, limit: number): Promise<DeliveryId[]> {
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+    checkCount(limit, 'limit');
+    checkCount(perEndpoint, 'perEndpoint');
+    if (limit === 0 || perEndpoint === 0) return [];
+    // Usually no endpoint has a backlog: the oldest due, capped per endpoint, is the answer.
+    const oldest = this.#conn
+      .statement(`SELECT d.id, d.endpoint_id FROM deliveries d WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
+      .all(now, now, limit);
+    const capped = capPerEndpoint(oldest, perEndpoint);
+    if (oldest.length < limit || capped.length === oldest.length) return capped;
+    // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind
+    // it. Take at most `perEndpoint` from each endpoint with open deliveries (a skip scan of
+    // deliveries_endpoint_due: one seek per such endpoint, not a row per backlogged delivery).
     return this.#conn
-      .statement(`SELECT d.id FROM deliveries d WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
-      .all(now, now, limit)
-      .map((row) => text(row, 'id') as DeliveryId);
+      .statement(
+        `WITH RECURSIVE eps(ep) AS (
+           SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0)
+           UNION ALL
+           SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND endpoint_id > eps.ep)
+           FROM eps WHERE eps.ep IS NOT NULL
+         )
+         SELECT d.id, d.endpoint_id FROM eps JOIN deliveries d ON d.id IN (
+           SELECT d.id FROM deliveries d
+           WHERE d.endpoint_id = eps.ep AND ${CLAIMABLE}
+           ORDER BY d.next_attempt_at LIMIT ?)
+         ORDER BY d.next_attempt_at LIMIT ?`,
+      )
+      .all(now, now, perEndpoint, limit)
+      .map(toDue);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -52,7 +75,10 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       // The WHERE decides: of two processes claiming one delivery, the second finds the
       // lease taken once the first commits.
       const row = this.#conn
-        .statement(`UPDATE deliveries AS d SET lease_until = ? WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`)
+        .statement(
+          `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
+           WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
+        )
         .get(leaseUntil, id, now, now);
       if (row === undefined) return null;
       const tenant: Tenant = { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment };
@@ -80,15 +106,16 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         },
         endpoint: toEndpoint(endpoint),
         secrets,
+        leaseToken: int(row, 'lease_token'),
       };
     }, NOT_DURABLE);
   }
 
-  async release(id: DeliveryId, nextAttemptAt: number): Promise<void> {
+  async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
     await this.#conn.batched(() =>
       this.#conn
-        .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND ${OPEN}`)
-        .run(nextAttemptAt, id),
+        .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`)
+        .run(nextAttemptAt, claim.deliveryId, claim.leaseToken),
       NOT_DURABLE,
     );
   }
@@ -98,8 +125,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     return Number(changes);
   }
 
-  async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt> {
-    return completeDelivery(this.#conn, job, outcome);
+  async complete(claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
+    return completeDelivery(this.#conn, claim, outcome);
   }
 
   async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
@@ -117,8 +144,12 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
     return this.#conn.immediate(() => {
       const row = this.#conn
-        .statement(`UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ? WHERE ${TENANT_ID} RETURNING *`)
-        .get(now, t.orgId, t.env, id);
+        .statement(
+          `UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ?,
+             resend = (lease_until IS NOT NULL AND lease_until > ?)
+           WHERE ${TENANT_ID} RETURNING *`,
+        )
+        .get(now, now, t.orgId, t.env, id);
       if (row === undefined) return null;
       const delivery = toDelivery(row);
       refreshMessageStatuses(this.#conn, [delivery.messageId]);
@@ -136,10 +167,6 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     });
   }
 
-  async failForEndpoint(t: Tenant, endpointId: EndpointId): Promise<number> {
-    return this.#conn.immediate(() => failOpenDeliveries(this.#conn, t, endpointId));
-  }
-
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
     const row = this.#conn
       .statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND status = 'retrying'`)
@@ -154,4 +181,26 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       .all(t.orgId, t.env, endpointId, limit)
       .map(toAttempt);
   }
+}
+
+function checkCount(value: number, name: string): void {
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+}
+
+function toDue(row: Row): DueDelivery {
+  return { id: text(row, 'id') as DeliveryId, endpointId: text(row, 'endpoint_id') as EndpointId };
+}
+
+/** `rows` (in their order), at most `perEndpoint` of each endpoint. */
+function capPerEndpoint(rows: Row[], perEndpoint: number): DueDelivery[] {
+  const taken = new Map<string, number>();
+  const due: DueDelivery[] = [];
+  for (const row of rows) {
+    const d = toDue(row);
+    const n = taken.get(d.endpointId) ?? 0;
+    if (n >= perEndpoint) continue;
+    taken.set(d.endpointId, n + 1);
+    due.push(d);
+  }
+  return due;
 }

@@ -11,6 +11,7 @@ import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
+import { failOpenDeliveries } from './message-status.ts';
 import { int, toJsonOrNull } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
@@ -108,6 +109,10 @@ export class SqliteEndpointRepo implements EndpointRepo {
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
     return this.#conn.immediate(() => {
+      // In the same transaction as the delete: SQLite has one writer, so a message or a
+      // completion is wholly before it (its delivery is failed here) or wholly after it (it
+      // finds no endpoint, or a delivery that is no longer open).
+      failOpenDeliveries(this.#conn, t, id);
       // Explicit rather than left to ON DELETE CASCADE, which only fires on connections
       // that enabled foreign keys.
       this.#conn

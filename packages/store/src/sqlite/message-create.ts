@@ -6,7 +6,7 @@ import {
   type Message,
   type Tenant,
 } from '@wirehook/core';
-import type { CreatedMessage, NewMessage, UsageCounter } from '../message-ports.ts';
+import { deliveryIdAt, type CreatedMessage, type NewMessage, type UsageCounter } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { toMessage } from './mappers.ts';
 import { int, text } from './row.ts';
@@ -29,9 +29,9 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
     for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
 
     const consumerId = findOrCreateConsumer(conn, t, input);
-    const targets = matchingEndpoints(conn, t, consumerId, input.eventType).map((endpoint) => ({
+    const targets = matchingEndpoints(conn, t, consumerId, input.eventType).map((endpoint, i) => ({
       ...endpoint,
-      deliveryId: input.newDeliveryId(),
+      deliveryId: deliveryIdAt(input, i),
     }));
     const message: Message = {
       id: input.id,

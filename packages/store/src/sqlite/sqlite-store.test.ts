@@ -169,7 +169,7 @@ describe('SQLite store', () => {
     // Another instance on the file sees every lease taken.
     const other = openFile(path);
     for (const id of ids) expect(await other.deliveries.claim(id, now, now + LEASE_MS)).toBeNull();
-    expect(await other.deliveries.due(now + LEASE_MS, 100)).toHaveLength(50);
+    expect(await other.deliveries.due(now + LEASE_MS, 100, 100)).toHaveLength(50);
   });
 
   it('forgets usage counters past their expiry', async () => {

@@ -1,8 +1,6 @@
 // The thread that owns the SQLite connection of a threaded store (see threaded-store.ts):
 // it runs every store call it is sent and answers with the result or the error.
 import { parentPort, workerData } from 'node:worker_threads';
-import { newId } from '@wirehook/core';
-import type { NewMessage } from '../message-ports.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { serializeError } from './remote-error.ts';
 import type { StoreCall, StoreReply } from './threaded-store.ts';
@@ -12,11 +10,6 @@ const store = openSqliteStore({ path: (workerData as { path: string }).path });
 const repos = store as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>;
 
 async function run(call: Exclude<StoreCall, { close: true }>): Promise<unknown> {
-  if (call.repo === 'messages' && call.method === 'create') {
-    // A function cannot cross threads: delivery ids are made here, stamped with the message's time.
-    const input = call.args[1] as NewMessage;
-    input.newDeliveryId = () => newId('delivery', { now: () => input.createdAt });
-  }
   const repo = repos[call.repo];
   const method = repo?.[call.method];
   if (typeof method !== 'function') throw new TypeError(`store has no ${call.repo}.${call.method}`);

@@ -1,5 +1,4 @@
 import { Worker } from 'node:worker_threads';
-import type { DeliveryJob, NewMessage } from '../message-ports.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
@@ -89,7 +88,8 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
-      methods[method] = (...args) => send({ repo, method, args: outgoing(repo, method, args) });
+      // The port takes plain data: arguments cross as they are.
+      methods[method] = (...args) => send({ repo, method, args });
     }
     return methods;
   };
@@ -112,20 +112,3 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   return store as unknown as SqliteStore;
 }
 
-/**
- * The arguments as they cross threads: a NewMessage's id factory stays behind (the worker
- * makes the ids), and of a completed DeliveryJob only what `complete` reads goes
- * (completeDelivery: the tenant, the delivery's id and endpoint) — copying costs per field.
- */
-function outgoing(repo: string, method: string, args: unknown[]): unknown[] {
-  if (repo === 'messages' && method === 'create') {
-    const { newDeliveryId: _made, ...input } = args[1] as NewMessage;
-    return [args[0], input];
-  }
-  if (repo === 'deliveries' && method === 'complete') {
-    const job = args[0] as DeliveryJob;
-    const { id, endpointId } = job.delivery;
-    return [{ tenant: job.tenant, delivery: { id, endpointId } }, args[1]];
-  }
-  return args;
-}

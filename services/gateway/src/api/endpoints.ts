@@ -120,7 +120,6 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {
     const { tenant } = authOf(res);
     const id = pathId(req);
-    if (isId('endpoint', id)) await deps.intake.failForDeletedEndpoint(tenant, id);
     const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
     if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
     res.status(204).end();

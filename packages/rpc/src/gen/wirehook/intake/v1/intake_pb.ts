@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file wirehook/intake/v1/intake.proto.
  */
 export const file_wirehook_intake_v1_intake: GenFile = /*@__PURE__*/
-  fileDesc("Ch93aXJlaG9vay9pbnRha2UvdjEvaW50YWtlLnByb3RvEhJ3aXJlaG9vay5pbnRha2UudjEiRgoIU2VuZEJvZHkSEAoIY29uc3VtZXIYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIUCgxwYXlsb2FkX2pzb24YAyABKAkivQEKC1NlbmRSZXF1ZXN0EioKBnRlbmFudBgBIAEoCzIaLndpcmVob29rLmNvbW1vbi52MS5UZW5hbnQSJAoDb3JnGAIgASgLMhcud2lyZWhvb2suY29tbW9uLnYxLk9yZxIqCgRib2R5GAMgASgLMhwud2lyZWhvb2suaW50YWtlLnYxLlNlbmRCb2R5EhwKD2lkZW1wb3RlbmN5X2tleRgEIAEoCUgAiAEBQhIKEF9pZGVtcG90ZW5jeV9rZXkiQwoMU2VuZFJlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmRlbGl2ZXJpZXMYAiABKA0SEwoLdXNhZ2VfbW9udGgYAyABKA0iVwoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBITCgtkZWxpdmVyeV9pZBgCIAEoCSJHChVSZXRyeURlbGl2ZXJ5UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC53aXJlaG9vay5pbnRha2UudjEuRGVsaXZlcnkiVQoSUmVsZWFzZUhlbGRSZXF1ZXN0EioKBnRlbmFudBgBIAEoCzIaLndpcmVob29rLmNvbW1vbi52MS5UZW5hbnQSEwoLZW5kcG9pbnRfaWQYAiABKAkiJwoTUmVsZWFzZUhlbGRSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoDSJgCh1GYWlsRm9yRGVsZXRlZEVuZHBvaW50UmVxdWVzdBIqCgZ0ZW5hbnQYASABKAsyGi53aXJlaG9vay5jb21tb24udjEuVGVuYW50EhMKC2VuZHBvaW50X2lkGAIgASgJIjAKHkZhaWxGb3JEZWxldGVkRW5kcG9pbnRSZXNwb25zZRIOCgZmYWlsZWQYASABKA0ijwIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEwoLZW5kcG9pbnRfaWQYAyABKAkSCwoDdXJsGAQgASgJEjIKBnN0YXR1cxgFIAEoDjIiLndpcmVob29rLmludGFrZS52MS5EZWxpdmVyeVN0YXR1cxIVCg1hdHRlbXB0X2NvdW50GAYgASgNEhcKD3BvbGljeV9hdHRlbXB0cxgHIAEoDRIfChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKANIAIgBARIOCgZtYW51YWwYCSABKAgSFQoNY3JlYXRlZF9hdF9tcxgKIAEoA0IVChNfbmV4dF9hdHRlbXB0X2F0X21zKqUBCg5EZWxpdmVyeVN0YXR1cxIfChtERUxJVkVSWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdERUxJVkVSWV9TVEFUVVNfUEVORElORxABEhwKGERFTElWRVJZX1NUQVRVU19SRVRSWUlORxACEhsKF0RFTElWRVJZX1NUQVRVU19TVUNDRVNTEAMSGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBAEMqEDCg1NZXNzYWdlSW50YWtlEkkKBFNlbmQSHy53aXJlaG9vay5pbnRha2UudjEuU2VuZFJlcXVlc3QaIC53aXJlaG9vay5pbnRha2UudjEuU2VuZFJlc3BvbnNlEmQKDVJldHJ5RGVsaXZlcnkSKC53aXJlaG9vay5pbnRha2UudjEuUmV0cnlEZWxpdmVyeVJlcXVlc3QaKS53aXJlaG9vay5pbnRha2UudjEuUmV0cnlEZWxpdmVyeVJlc3BvbnNlEl4KC1JlbGVhc2VIZWxkEiYud2lyZWhvb2suaW50YWtlLnYxLlJlbGVhc2VIZWxkUmVxdWVzdBonLndpcmVob29rLmludGFrZS52MS5SZWxlYXNlSGVsZFJlc3BvbnNlEn8KFkZhaWxGb3JEZWxldGVkRW5kcG9pbnQSMS53aXJlaG9vay5pbnRha2UudjEuRmFpbEZvckRlbGV0ZWRFbmRwb2ludFJlcXVlc3QaMi53aXJlaG9vay5pbnRha2UudjEuRmFpbEZvckRlbGV0ZWRFbmRwb2ludFJlc3BvbnNlYgZwcm90bzM", [file_wirehook_common_v1_tenant]);
+  fileDesc("Ch93aXJlaG9vay9pbnRha2UvdjEvaW50YWtlLnByb3RvEhJ3aXJlaG9vay5pbnRha2UudjEiRgoIU2VuZEJvZHkSEAoIY29uc3VtZXIYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIUCgxwYXlsb2FkX2pzb24YAyABKAkivQEKC1NlbmRSZXF1ZXN0EioKBnRlbmFudBgBIAEoCzIaLndpcmVob29rLmNvbW1vbi52MS5UZW5hbnQSJAoDb3JnGAIgASgLMhcud2lyZWhvb2suY29tbW9uLnYxLk9yZxIqCgRib2R5GAMgASgLMhwud2lyZWhvb2suaW50YWtlLnYxLlNlbmRCb2R5EhwKD2lkZW1wb3RlbmN5X2tleRgEIAEoCUgAiAEBQhIKEF9pZGVtcG90ZW5jeV9rZXkiQwoMU2VuZFJlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmRlbGl2ZXJpZXMYAiABKA0SEwoLdXNhZ2VfbW9udGgYAyABKA0iVwoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBITCgtkZWxpdmVyeV9pZBgCIAEoCSJHChVSZXRyeURlbGl2ZXJ5UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC53aXJlaG9vay5pbnRha2UudjEuRGVsaXZlcnkiVQoSUmVsZWFzZUhlbGRSZXF1ZXN0EioKBnRlbmFudBgBIAEoCzIaLndpcmVob29rLmNvbW1vbi52MS5UZW5hbnQSEwoLZW5kcG9pbnRfaWQYAiABKAkiJwoTUmVsZWFzZUhlbGRSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoDSKPAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRITCgtlbmRwb2ludF9pZBgDIAEoCRILCgN1cmwYBCABKAkSMgoGc3RhdHVzGAUgASgOMiIud2lyZWhvb2suaW50YWtlLnYxLkRlbGl2ZXJ5U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYBiABKA0SFwoPcG9saWN5X2F0dGVtcHRzGAcgASgNEh8KEm5leHRfYXR0ZW1wdF9hdF9tcxgIIAEoA0gAiAEBEg4KBm1hbnVhbBgJIAEoCBIVCg1jcmVhdGVkX2F0X21zGAogASgDQhUKE19uZXh0X2F0dGVtcHRfYXRfbXMqpQEKDkRlbGl2ZXJ5U3RhdHVzEh8KG0RFTElWRVJZX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0RFTElWRVJZX1NUQVRVU19QRU5ESU5HEAESHAoYREVMSVZFUllfU1RBVFVTX1JFVFJZSU5HEAISGwoXREVMSVZFUllfU1RBVFVTX1NVQ0NFU1MQAxIaChZERUxJVkVSWV9TVEFUVVNfRkFJTEVEEAQyoAIKDU1lc3NhZ2VJbnRha2USSQoEU2VuZBIfLndpcmVob29rLmludGFrZS52MS5TZW5kUmVxdWVzdBogLndpcmVob29rLmludGFrZS52MS5TZW5kUmVzcG9uc2USZAoNUmV0cnlEZWxpdmVyeRIoLndpcmVob29rLmludGFrZS52MS5SZXRyeURlbGl2ZXJ5UmVxdWVzdBopLndpcmVob29rLmludGFrZS52MS5SZXRyeURlbGl2ZXJ5UmVzcG9uc2USXgoLUmVsZWFzZUhlbGQSJi53aXJlaG9vay5pbnRha2UudjEuUmVsZWFzZUhlbGRSZXF1ZXN0Gicud2lyZWhvb2suaW50YWtlLnYxLlJlbGVhc2VIZWxkUmVzcG9uc2ViBnByb3RvMw", [file_wirehook_common_v1_tenant]);
 
 /**
  * The body of POST /v1/messages, already validated by the gateway.
@@ -199,49 +199,6 @@ export const ReleaseHeldResponseSchema: GenMessage<ReleaseHeldResponse> = /*@__P
   messageDesc(file_wirehook_intake_v1_intake, 6);
 
 /**
- * @generated from message wirehook.intake.v1.FailForDeletedEndpointRequest
- */
-export type FailForDeletedEndpointRequest = Message<"wirehook.intake.v1.FailForDeletedEndpointRequest"> & {
-  /**
-   * @generated from field: wirehook.common.v1.Tenant tenant = 1;
-   */
-  tenant?: Tenant | undefined;
-
-  /**
-   * `ep_…`
-   *
-   * @generated from field: string endpoint_id = 2;
-   */
-  endpointId: string;
-};
-
-/**
- * Describes the message wirehook.intake.v1.FailForDeletedEndpointRequest.
- * Use `create(FailForDeletedEndpointRequestSchema)` to create a new message.
- */
-export const FailForDeletedEndpointRequestSchema: GenMessage<FailForDeletedEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 7);
-
-/**
- * @generated from message wirehook.intake.v1.FailForDeletedEndpointResponse
- */
-export type FailForDeletedEndpointResponse = Message<"wirehook.intake.v1.FailForDeletedEndpointResponse"> & {
-  /**
-   * How many deliveries were failed.
-   *
-   * @generated from field: uint32 failed = 1;
-   */
-  failed: number;
-};
-
-/**
- * Describes the message wirehook.intake.v1.FailForDeletedEndpointResponse.
- * Use `create(FailForDeletedEndpointResponseSchema)` to create a new message.
- */
-export const FailForDeletedEndpointResponseSchema: GenMessage<FailForDeletedEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 8);
-
-/**
  * One message to one endpoint, as the store records it.
  *
  * @generated from message wirehook.intake.v1.Delivery
@@ -321,7 +278,7 @@ export type Delivery = Message<"wirehook.intake.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 9);
+  messageDesc(file_wirehook_intake_v1_intake, 7);
 
 /**
  * @generated from enum wirehook.intake.v1.DeliveryStatus
@@ -404,16 +361,6 @@ export const MessageIntake: GenService<{
     methodKind: "unary";
     input: typeof ReleaseHeldRequestSchema;
     output: typeof ReleaseHeldResponseSchema;
-  },
-  /**
-   * Before an endpoint is deleted: its unfinished deliveries fail.
-   *
-   * @generated from rpc wirehook.intake.v1.MessageIntake.FailForDeletedEndpoint
-   */
-  failForDeletedEndpoint: {
-    methodKind: "unary";
-    input: typeof FailForDeletedEndpointRequestSchema;
-    output: typeof FailForDeletedEndpointResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wirehook_intake_v1_intake, 0);

@@ -1,0 +1,117 @@
+import type { DeliveryId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { claimRef } from '../message-ports.ts';
+import type { Fixtures } from './fixtures.ts';
+import { HOUR, LEASE_MS, MessageFixtures, SECOND } from './message-fixtures.ts';
+
+/**
+ * Contract of leases as fences, manual re-sends during a send, and the fair `due`: what
+ * keeps a slow store, a stalled dispatcher or one tenant's backlog from corrupting or
+ * starving anyone else's deliveries.
+ */
+export function describeLeaseContract(f: Fixtures): void {
+  const m = new MessageFixtures(f);
+
+  describe('deliveries: leases are fences', () => {
+    it('a send that outlived its lease is recorded but does not overwrite the newer state', async () => {
+      const { t, sent, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const stale = await m.claim(deliveryId, t0);
+      // The lease runs out while the first send hangs; another dispatcher claims and succeeds.
+      const fresh = await m.claim(deliveryId, t0 + LEASE_MS);
+      expect(fresh.leaseToken).toBeGreaterThan(stale.leaseToken);
+      expect(await f.store.deliveries.complete(claimRef(fresh), m.succeeded(fresh, t0 + LEASE_MS + SECOND))).toEqual({
+        applied: true,
+        endpointDisabled: false,
+      });
+      // The first send ends with a 500: recorded, not applied.
+      const late = m.failed(stale, t0 + LEASE_MS + 2 * SECOND, t0 + HOUR);
+      expect(await f.store.deliveries.complete(claimRef(stale), late)).toEqual({ applied: false, endpointDisabled: false });
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'success', nextAttemptAt: null, attemptCount: 2, policyAttempts: 1 });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('success');
+      expect(await m.dueOf(t0 + HOUR, [deliveryId])).toEqual([]);
+      const detail = await f.store.messages.get(t, sent.message.id);
+      expect(detail?.deliveries[0]?.attempts.map((a) => a.responseStatus)).toEqual([200, 500]);
+    });
+
+    it('a stale failure does not count toward the retry policy twice', async () => {
+      const { t, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const stale = await m.claim(deliveryId, t0);
+      const fresh = await m.claim(deliveryId, t0 + LEASE_MS);
+      await f.store.deliveries.complete(claimRef(fresh), m.failed(fresh, t0 + LEASE_MS, t0 + HOUR));
+      await f.store.deliveries.complete(claimRef(stale), m.failed(stale, t0 + LEASE_MS + SECOND, t0 + 2 * HOUR));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'retrying', nextAttemptAt: t0 + HOUR, policyAttempts: 1, attemptCount: 2 });
+    });
+
+    it('a release with an old claim does not free the newer lease', async () => {
+      const { deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const stale = await m.claim(deliveryId, t0);
+      await m.claim(deliveryId, t0 + LEASE_MS);
+      await f.store.deliveries.release(claimRef(stale), t0 + LEASE_MS);
+      expect(await m.dueOf(t0 + LEASE_MS + SECOND, [deliveryId])).toEqual([]);
+      expect(await f.store.deliveries.claim(deliveryId, t0 + LEASE_MS + SECOND, t0 + 3 * LEASE_MS)).toBeNull();
+    });
+  });
+
+  describe('deliveries: a manual re-send during a send', () => {
+    it('is sent after that send, whatever its outcome, and does not count toward the policy', async () => {
+      const { t, sent, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const sending = await m.claim(deliveryId, t0);
+      const asked = await f.store.deliveries.retryNow(t, deliveryId, t0 + SECOND);
+      expect(asked).toMatchObject({ status: 'retrying', manual: true });
+      // The send in flight succeeds: the delivery stays due, now, as a manual re-send.
+      const done = m.succeeded(sending, t0 + 2 * SECOND);
+      expect(await f.store.deliveries.complete(claimRef(sending), done)).toEqual({ applied: true, endpointDisabled: false });
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'retrying', manual: true, nextAttemptAt: t0 + 2 * SECOND, attemptCount: 1 });
+      expect((await f.store.messages.get(t, sent.message.id))?.message.status).toBe('retrying');
+      expect(await m.dueOf(t0 + 2 * SECOND, [deliveryId])).toEqual([deliveryId]);
+
+      const resend = await m.claim(deliveryId, t0 + 3 * SECOND);
+      expect(resend.delivery.manual).toBe(true);
+      await f.store.deliveries.complete(claimRef(resend), m.succeeded(resend, t0 + 3 * SECOND));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'success', manual: false, attemptCount: 2, policyAttempts: 1 });
+    });
+
+    it('asked for when no send is running, it is an ordinary manual re-send', async () => {
+      const { t, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const first = await m.claim(deliveryId, t0);
+      await f.store.deliveries.complete(claimRef(first), m.succeeded(first, t0));
+      await f.store.deliveries.retryNow(t, deliveryId, t0 + SECOND);
+      const again = await m.claim(deliveryId, t0 + SECOND);
+      await f.store.deliveries.complete(claimRef(again), m.succeeded(again, t0 + 2 * SECOND));
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'success', manual: false, attemptCount: 2, policyAttempts: 1 });
+    });
+  });
+
+  describe('deliveries: due is fair between endpoints', () => {
+    it('takes at most perEndpoint of one endpoint, so a backlog does not hide another endpoint’s due delivery', async () => {
+      const noisy = await m.scene();
+      const backlog: DeliveryId[] = [];
+      for (let i = 0; i < 12; i++) backlog.push(m.only(await m.send(noisy.t)));
+      const healthy = await m.scene();
+      const waiting = m.only(await m.send(healthy.t));
+      // The backlog is the oldest due in the whole store (other tests' deliveries share it),
+      // the healthy endpoint's delivery right behind it.
+      const now = f.clock.now();
+      for (const [i, id] of backlog.entries()) await f.store.deliveries.release(claimRef(await m.claim(id, now)), 1 + i);
+      await f.store.deliveries.release(claimRef(await m.claim(waiting, now)), 100);
+
+      // The oldest 10 are all the noisy endpoint's: capped at 3, the page goes on to the others.
+      const page = await f.store.deliveries.due(now, 10, 3);
+      const mine = page.filter((d) => backlog.includes(d.id) || d.id === waiting);
+      expect(mine).toEqual([
+        { id: backlog[0], endpointId: noisy.endpoint.id },
+        { id: backlog[1], endpointId: noisy.endpoint.id },
+        { id: backlog[2], endpointId: noisy.endpoint.id },
+        { id: waiting, endpointId: healthy.endpoint.id },
+      ]);
+      expect(page.length).toBeLessThanOrEqual(10);
+      // Without a backlog in the way, the plain order and the cap agree.
+      expect((await f.store.deliveries.due(now, 100_000, 100_000)).filter((d) => d.endpointId === noisy.endpoint.id)).toHaveLength(12);
+    });
+  });
+}

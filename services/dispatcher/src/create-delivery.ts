@@ -1,0 +1,98 @@
+import type { Bus } from '@wirehook/bus';
+import type { Clock, SecretBox } from '@wirehook/core';
+import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import type { Component, Logger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+import type { Registry } from 'prom-client';
+import { Dispatcher } from './dispatcher.ts';
+import { createDispatcherMetrics } from './metrics.ts';
+import { RetentionJob } from './retention-job.ts';
+
+/** The settings the delivery side reads, as both the dispatcher's and embedded mode's config schemas define them. */
+export interface DeliverySettings {
+  DELIVERY_ALLOW_HOSTS: string;
+  DELIVERY_RESOLVE: string;
+  DELIVERY_TIMEOUT_MS: number;
+  DISPATCH_CONCURRENCY: number;
+  ENDPOINT_SLOTS: number;
+  SWEEP_INTERVAL_MS: number;
+  RETENTION_MONTHS: number;
+  RETENTION_INTERVAL_MS: number;
+}
+
+/** What the composition root already has. */
+export interface DeliveryShared {
+  store: Store;
+  bus: Bus;
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  registry: Registry;
+  /** True only when this process is the store's one dispatcher (embedded mode): leases found at start belong to a run that died. */
+  soleDispatcher: boolean;
+  /** DNS for URL checks and sends (tests map names to addresses); default: the system's. */
+  lookup?: LookupFn;
+  /** Extra CA certificates trusted for deliveries (tests; production uses NODE_EXTRA_CA_CERTS). */
+  ca?: string;
+}
+
+/** The delivery side of a process: its egress client, dispatcher and retention job. */
+export interface DeliveryComponents {
+  egress: HttpEgress;
+  addressPolicy: AddressPolicy;
+  lookup: LookupFn;
+  dispatcher: Dispatcher;
+  retention: RetentionJob;
+  /** In start order (egress first): the root stops them in reverse. */
+  components: Component[];
+}
+
+/** A lease outlives the attempt timeout by this much: a send still running is never claimed twice. */
+const LEASE_MARGIN_MS = 15_000;
+/** Most due deliveries one sweep publishes. */
+const SWEEP_BATCH = 1_000;
+
+/**
+ * Wires the dispatcher with its egress and the retention job, the same way for the
+ * dispatcher service (one replica of many) and embedded mode (the only one).
+ */
+export function createDelivery(settings: DeliverySettings, shared: DeliveryShared): DeliveryComponents {
+  const { store, bus, secretBox, clock, logger } = shared;
+  const addressPolicy = new AddressPolicy({ allowHosts: settings.DELIVERY_ALLOW_HOSTS });
+  const lookup = lookupWithOverrides(parseResolveOverrides(settings.DELIVERY_RESOLVE), shared.lookup ?? systemLookup);
+  const egress = new HttpEgress({
+    policy: addressPolicy,
+    lookup,
+    timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+    connectionsPerOrigin: settings.ENDPOINT_SLOTS,
+    ca: shared.ca,
+  });
+  const dispatcher = new Dispatcher({
+    store,
+    bus,
+    sender: egress,
+    secretBox,
+    clock,
+    logger: logger.child({ component: 'dispatcher' }),
+    metrics: createDispatcherMetrics(shared.registry),
+    config: {
+      concurrency: settings.DISPATCH_CONCURRENCY,
+      slotsPerEndpoint: settings.ENDPOINT_SLOTS,
+      leaseMs: settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
+      sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
+      sweepBatch: SWEEP_BATCH,
+      // With replicas, expired leases are taken over and live ones respected.
+      releaseLeasesAtStart: shared.soleDispatcher,
+    },
+  });
+  // Every replica runs retention; deletes are idempotent, so overlap costs only a query.
+  const retention = new RetentionJob({
+    store,
+    clock,
+    logger: logger.child({ component: 'retention' }),
+    retentionMonths: settings.RETENTION_MONTHS,
+    intervalMs: settings.RETENTION_INTERVAL_MS,
+  });
+  const egressComponent: Component = { name: 'egress', start: async () => {}, stop: () => egress.close() };
+  return { egress, addressPolicy, lookup, dispatcher, retention, components: [egressComponent, retention, dispatcher] };
+}

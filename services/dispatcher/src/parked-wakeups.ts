@@ -1,0 +1,74 @@
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
+import type { DeliveryId } from '@wirehook/core';
+
+/**
+ * Claimed-then-released deliveries waiting here for a slot of their endpoint, per endpoint in
+ * arrival order, at most `perEndpoint` each. Bounding each endpoint (not the whole map) is
+ * what keeps one endpoint's backlog from crowding out the others: a wake-up beyond the bound
+ * is not kept, the endpoint is marked `overflowed`, and the delivery waits in the store until
+ * the endpoint's queue drains and the sweeper refills it.
+ */
+export class ParkedWakeups {
+  readonly perEndpoint: number;
+  readonly #queues = new Map<string, Set<DeliveryId>>();
+  /** The trace each parked delivery's wake-up arrived in: its send, later, continues it. */
+  readonly #traces = new Map<DeliveryId, Context>();
+  readonly #overflowed = new Set<string>();
+  #size = 0;
+
+  constructor(perEndpoint: number) {
+    this.perEndpoint = perEndpoint;
+  }
+
+  /** How many are parked, across endpoints. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** True when `endpointId` can park no more. */
+  isFull(endpointId: string): boolean {
+    return (this.#queues.get(endpointId)?.size ?? 0) >= this.perEndpoint;
+  }
+
+  /**
+   * Parks `id` for `endpointId`. @returns false when the endpoint's queue is full (it is
+   * then marked overflowed) and true when parked or already parked.
+   */
+  park(endpointId: string, id: DeliveryId, trace: Context): boolean {
+    const queue = this.#queues.get(endpointId) ?? new Set<DeliveryId>();
+    if (queue.has(id)) return true;
+    if (queue.size >= this.perEndpoint) {
+      this.#overflowed.add(endpointId);
+      return false;
+    }
+    queue.add(id);
+    this.#queues.set(endpointId, queue);
+    this.#traces.set(id, trace);
+    this.#size++;
+    return true;
+  }
+
+  /** Marks an endpoint whose due deliveries were left in the store for want of room here. */
+  markOverflowed(endpointId: string): void {
+    this.#overflowed.add(endpointId);
+  }
+
+  /**
+   * The next parked delivery of `endpointId` with its trace, or undefined. `refill` is true
+   * when the queue is now empty and deliveries of this endpoint were left in the store: the
+   * caller should sweep for them.
+   */
+  next(endpointId: string): { id: DeliveryId | undefined; trace: Context; refill: boolean } {
+    const queue = this.#queues.get(endpointId);
+    const id = queue?.values().next().value;
+    if (queue !== undefined && id !== undefined) {
+      queue.delete(id);
+      this.#size--;
+      if (queue.size === 0) this.#queues.delete(endpointId);
+    }
+    const trace = (id !== undefined && this.#traces.get(id)) || ROOT_CONTEXT;
+    if (id !== undefined) this.#traces.delete(id);
+    const refill = !this.#queues.has(endpointId) && this.#overflowed.delete(endpointId);
+    return { id, trace, refill };
+  }
+}
