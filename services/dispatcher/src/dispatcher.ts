@@ -154,7 +154,13 @@ export class Dispatcher implements Component {
         }
         this.#tracked.set(id, now);
         published++;
-        await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+        try {
+          await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+        } catch (err) {
+          // Not on its way after all: the next sweep publishes it again.
+          this.#tracked.delete(id);
+          throw err;
+        }
       }
     } catch (err) {
       logger.error({ err }, 'sweep failed; trying again at the next tick');

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
-import { MemoryBus } from '@wirehook/bus';
+import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import type { LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
@@ -15,6 +15,7 @@ import type { EmbeddedConfig } from './config.ts';
 export interface Embedded {
   components: Component[];
   store: Store;
+  bus: Bus;
   dispatcher: Dispatcher;
   retention: RetentionJob;
   /** The API's base URL once started. */
@@ -93,6 +94,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
 
   return {
     store,
+    bus,
     dispatcher,
     retention,
     // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.

@@ -1,0 +1,181 @@
+// The dispatcher under store and bus faults, and under one tenant's backlog: no error ends
+// the process, every message still arrives, and a healthy endpoint is never held behind
+// another endpoint's queue. Faults are injected at the store and bus ports of a real
+// embedded Wirehook delivering to real HTTPS receivers.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, testCa } from '@wirehook/testkit';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+
+const DELIVERY_TIMEOUT_MS = 1_000;
+const LEASE_MS = DELIVERY_TIMEOUT_MS + 15_000;
+let wh: Harness;
+let t: TestTenant;
+let rx: NamedReceiver;
+const undo: (() => void)[] = [];
+
+beforeAll(async () => {
+  wh = await startWirehook({
+    allowHosts: TEST_ALLOW_HOSTS,
+    lookup: testLookup,
+    ca: (await testCa()).caPem,
+    deliveryTimeoutMs: DELIVERY_TIMEOUT_MS,
+    endpointSlots: 2,
+  });
+  t = await wh.tenant();
+  rx = await startReceiver();
+});
+afterEach(() => {
+  for (const restore of undo.splice(0)) restore();
+  rx.receiver.respondWith({});
+  rx.receiver.clear();
+});
+afterAll(async () => {
+  await wh.close();
+  await rx.receiver.close();
+});
+
+let seq = 0;
+async function endpoint(url = rx.url()): Promise<string> {
+  const consumer = `fault-${++seq}`;
+  const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
+  expect((await t.api.post('/v1/endpoints', { consumer_id: consumerId, url })).status).toBe(201);
+  return consumer;
+}
+const send = async (consumer: string) => {
+  const res = await t.api.post('/v1/messages', { consumer, event_type: 'order.created', payload: { n: 1 } });
+  expect(res.status).toBe(202);
+  return res.body.id as string;
+};
+const statusOf = async (id: string) => (await t.api.get(`/v1/messages/${id}`)).body.status as string;
+const arrived = (r: NamedReceiver, id: string) => r.receiver.requests.filter((q) => q.headers['webhook-id'] === id).length;
+
+/** Makes the next `times` calls of `target[method]` throw `error`, then lets them through. */
+function failNext<T extends object>(target: T, method: keyof T & string, times: number, error: () => Error): void {
+  const original = (target as Record<string, unknown>)[method] as (...args: unknown[]) => Promise<unknown>;
+  let left = times;
+  (target as Record<string, unknown>)[method] = (...args: unknown[]) => {
+    if (left > 0) {
+      left--;
+      return Promise.reject(error());
+    }
+    return original.apply(target, args);
+  };
+  undo.push(() => ((target as Record<string, unknown>)[method] = original));
+}
+
+async function metric(name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+const busy = () => Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 });
+
+describe('store faults', () => {
+  it('a completion that cannot be written: logged and counted, the API keeps serving, the delivery is sent again after its lease', async () => {
+    const consumer = await endpoint();
+    const before = await metric('wirehook_dispatch_store_errors_total', '{operation="complete"}');
+    failNext(wh.store.deliveries, 'complete', 2, busy);
+    const ids = [await send(consumer), await send(consumer)];
+    await eventually(() => ids.forEach((id) => expect(arrived(rx, id)).toBe(1)));
+    await eventually(async () => expect(await metric('wirehook_dispatch_store_errors_total', '{operation="complete"}')).toBe(before + 2));
+    // Still serving; the attempts were not written, so the messages are still pending.
+    for (const id of ids) expect(await statusOf(id)).toBe('pending');
+
+    await wh.advance(LEASE_MS);
+    await eventually(async () => {
+      for (const id of ids) expect(await statusOf(id)).toBe('success');
+    });
+    for (const id of ids) expect(arrived(rx, id)).toBe(2); // at least once: sent again after the lease
+  });
+
+  it('a claim that fails leaves the delivery for the sweeper: every message arrives once', async () => {
+    const consumer = await endpoint();
+    const before = await metric('wirehook_dispatch_store_errors_total', '{operation="claim"}');
+    failNext(wh.store.deliveries, 'claim', 5, busy);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push(await send(consumer));
+    await eventually(async () => {
+      for (const id of ids) expect(await statusOf(id)).toBe('success');
+    });
+    for (const id of ids) expect(arrived(rx, id)).toBe(1);
+    expect(await metric('wirehook_dispatch_store_errors_total', '{operation="claim"}')).toBe(before + 5);
+  });
+
+  it('a release that fails keeps the lease until it runs out; then the delivery is sent', async () => {
+    const consumer = await endpoint();
+    failNext(wh.store.deliveries, 'release', 3, busy);
+    const ids = await Promise.all(Array.from({ length: 10 }, () => send(consumer)));
+    await eventually(async () => expect((await Promise.all(ids.map(statusOf))).filter((s) => s === 'success')).toHaveLength(7));
+    await wh.advance(LEASE_MS);
+    await eventually(async () => {
+      for (const id of ids) expect(await statusOf(id)).toBe('success');
+    });
+    for (const id of ids) expect(arrived(rx, id)).toBe(1);
+  });
+});
+
+describe('bus faults', () => {
+  it('publishes that fail (at intake and in the sweep) are logged; the sweeper delivers every message', async () => {
+    const consumer = await endpoint();
+    failNext(wh.embedded.bus, 'publish', 6, () => new Error('bus unavailable'));
+    const ids = [await send(consumer), await send(consumer), await send(consumer)];
+    await eventually(async () => {
+      for (const id of ids) expect(await statusOf(id)).toBe('success');
+    }, 10_000);
+    for (const id of ids) expect(arrived(rx, id)).toBe(1);
+  });
+});
+
+describe('manual re-send during a send', () => {
+  it('POST /v1/deliveries/{id}/retry while the delivery is being sent: sent again after that send', async () => {
+    const consumer = await endpoint();
+    rx.receiver.respondWith({ delayMs: 300 });
+    const id = await send(consumer);
+    await eventually(() => expect(arrived(rx, id)).toBe(1));
+    const deliveryId = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].id;
+    expect((await t.api.post(`/v1/deliveries/${deliveryId}/retry`)).status).toBe(202);
+    await eventually(() => expect(arrived(rx, id)).toBe(2));
+    await eventually(async () => expect(await statusOf(id)).toBe('success'));
+    expect((await t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ status: 'success', attempt_count: 2 });
+  });
+});
+
+describe('one tenant must not slow another', () => {
+  it('a backlog behind an endpoint that never answers holds back neither new messages nor due retries of another', async () => {
+    const stuck = await startReceiver();
+    stuck.receiver.respondWith({ hang: true });
+    const started = Date.now();
+    try {
+      const noisy = await wh.tenant();
+      const noisyConsumerId = (await noisy.api.post('/v1/consumers', { external_id: 'noisy' })).body.id;
+      await noisy.api.post('/v1/endpoints', { consumer_id: noisyConsumerId, url: stuck.url() });
+      // More than the old 1,000-wake-up cap, queued behind 2 slots that hang for the whole timeout.
+      for (let i = 0; i < 1_200; i += 100) {
+        const batch = await Promise.all(
+          Array.from({ length: 100 }, () => noisy.api.post('/v1/messages', { consumer: 'noisy', event_type: 'order.created', payload: {} })),
+        );
+        expect(batch.every((r) => r.status === 202)).toBe(true);
+      }
+
+      // New messages of a healthy endpoint arrive at once.
+      const consumer = await endpoint();
+      const fresh: string[] = [];
+      for (let i = 0; i < 20; i++) fresh.push(await send(consumer));
+      await eventually(() => fresh.forEach((id) => expect(arrived(rx, id)).toBe(1)), 3_000);
+
+      // Its retries, due later than the whole backlog, are found by the sweeper in front of it.
+      rx.receiver.respondWith({ status: 503 });
+      const retried = await send(consumer);
+      await eventually(async () => expect(await statusOf(retried)).toBe('retrying'));
+      rx.receiver.respondWith({});
+      await wh.advance(10_000); // the default policy's first retry comes 5 s later
+      await eventually(async () => expect(await statusOf(retried)).toBe('success'), 3_000);
+      // The stuck endpoint had at most its 2 slots: 2 sends per timeout, while all of this ran.
+      expect(stuck.receiver.requests.length).toBeLessThanOrEqual(2 * Math.ceil((Date.now() - started) / DELIVERY_TIMEOUT_MS + 1));
+    } finally {
+      await stuck.receiver.close();
+    }
+  });
+});
