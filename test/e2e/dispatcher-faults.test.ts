@@ -8,7 +8,7 @@ import { startWirehook, type Harness, type TestTenant } from '../support/harness
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
 const DELIVERY_TIMEOUT_MS = 1_000;
-const LEASE_MS = DELIVERY_TIMEOUT_MS + 15_000;
+const LEASE_MS = 2 * DELIVERY_TIMEOUT_MS + 15_000; // a connection wait and an attempt, each bounded, and a margin
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;

@@ -34,8 +34,9 @@ export class EgressError extends Error {
   }
 }
 
-/** `timeout: no response within 15 s` for the given limit. */
-export function timeoutError(timeoutMs: number): EgressError {
+/** `timeout: no response within 15 s` for the given limit (`no connection within …` while waiting for one). */
+export function timeoutError(timeoutMs: number, phase: 'response' | 'connection' = 'response'): EgressError {
+  if (phase === 'connection') return new EgressError('timeout', `no connection within ${timeoutMs / 1000} s`);
   return new EgressError('timeout', `no response within ${timeoutMs / 1000} s`);
 }
 

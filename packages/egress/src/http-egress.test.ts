@@ -244,6 +244,38 @@ describe('HttpEgress: connections', () => {
   });
 });
 
+describe('HttpEgress: the attempt limit counts from when the request is written', () => {
+  it('a request queued behind a busy connection is not charged for the wait', async () => {
+    receiver.respondWith({ delayMs: 400 });
+    const client = egress({ connectionsPerOrigin: 1, timeoutMs: 600 });
+    // The second waits ~400 ms for the one connection, then takes ~400 ms: 800 ms in all.
+    const results = await Promise.all([post(client, `${receiver.url}/first`), post(client, `${receiver.url}/second`)]);
+    expect(results.map((r) => r.ok)).toEqual([true, true]);
+    expect(results[1]!.durationMs).toBeGreaterThan(600);
+  });
+
+  it('a wait for a connection is bounded too, and named as such', async () => {
+    receiver.respondWith({ hang: true });
+    const client = egress({ connectionsPerOrigin: 1, timeoutMs: 300 });
+    const [first, second] = await Promise.all([post(client, `${receiver.url}/hangs`), post(client, `${receiver.url}/queued`)]);
+    expect(first.error).toBe('timeout: no response within 0.3 s');
+    expect(second.error).toBe('timeout: no connection within 0.3 s');
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/hangs']);
+  });
+
+  it('endpoints on one origin have their own connections: one that hangs does not time the other out', async () => {
+    receiver.respondWith((req) => (req.path === '/stuck' ? { hang: true } : {}));
+    const client = egress({ connectionsPerOrigin: 1, timeoutMs: 500 });
+    const stuck = client.send({ url: `${receiver.url}/stuck`, poolKey: 'ep_stuck', headers: HEADERS, body: '{}' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const healthy = await client.send({ url: `${receiver.url}/healthy`, poolKey: 'ep_healthy', headers: HEADERS, body: '{}' });
+    expect(healthy).toMatchObject({ ok: true, status: 200 });
+    expect(healthy.durationMs).toBeLessThan(400);
+    expect((await stuck).error).toBe('timeout: no response within 0.5 s');
+    expect(client.poolCount).toBe(2);
+  });
+});
+
 describe('HttpEgress: caller errors', () => {
   it('throws a TypeError for a URL it cannot send to', async () => {
     const client = egress();

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { systemClock, type Clock } from '@wirehook/core';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
@@ -13,11 +13,19 @@ export interface HttpEgressOptions {
   policy: AddressPolicy;
   /** Resolver; default the system's (`getaddrinfo`). */
   lookup?: LookupFn | undefined;
-  /** Total limit for resolving, connecting, the response headers and the body head. Default 15000. */
+  /**
+   * The attempt's limit: from when the request is written to its connection to the status
+   * and body head. Default 15000. Waiting for a connection of the pool (and resolving and
+   * connecting) has a limit of the same length of its own, before the attempt starts.
+   */
   timeoutMs?: number | undefined;
   /** How many bytes of the response body to keep. Default 1024. */
   responseHeadBytes?: number | undefined;
-  /** Keep-alive connections per origin (scheme, host, port). Default 16. */
+  /**
+   * Keep-alive connections per endpoint and origin. Default 16. Each endpoint has its own
+   * pool, so the connections to one origin grow with the endpoints sharing it, and endpoints
+   * behind one big receiver do not queue behind each other.
+   */
   connectionsPerOrigin?: number | undefined;
   /** An extra trusted CA certificate (PEM), added to Node's default ones; for tests. */
   ca?: string | Buffer | undefined;
@@ -29,6 +37,8 @@ export interface HttpEgressOptions {
 export interface SendRequest {
   /** Absolute http(s) URL; userinfo and fragment are not sent. */
   url: string;
+  /** Whose connections to use (the endpoint id); requests without one share a pool per origin. */
+  poolKey?: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -55,43 +65,43 @@ const DEFAULT_CONNECTIONS = 16;
 // Past the head, up to this much more body is read and dropped to keep the connection.
 const DISCARD_CAP_BYTES = 64 * 1024;
 const MAX_LOCATION_CHARS = 500;
+/** Pools kept at once; each holds only keep-alive sockets, closed by undici when idle. */
+const MAX_POOLS = 10_000;
 
 /**
- * The one outbound HTTP client for deliveries: POST, no redirects followed, one total
- * time limit, keep-alive connections bounded per origin, and an SSRF guard on the
- * address actually connected to (see createGuardedConnector).
+ * The one outbound HTTP client for deliveries: POST, no redirects followed, keep-alive
+ * connections bounded per endpoint, an SSRF guard on the address actually connected to
+ * (see createGuardedConnector), and two limits: getting a connection (the pool's queue,
+ * DNS, connect, TLS) and the attempt itself, counted from when the request is written —
+ * so a request queued behind busy connections is not charged for the wait.
  */
 export class HttpEgress {
-  readonly #agent: Agent;
+  readonly #pools = new Map<string, Pool>();
+  readonly #connect: ReturnType<typeof createGuardedConnector>;
+  readonly #connections: number;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
   readonly #clock: Clock;
+  #closed = false;
 
   /** @throws RangeError for a non-positive timeout or connection count, or a negative head size. */
   constructor(options: HttpEgressOptions) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#headBytes = options.responseHeadBytes ?? DEFAULT_HEAD_BYTES;
     this.#clock = options.clock ?? systemClock;
-    const connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS;
+    this.#connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS;
     if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     if (!Number.isInteger(this.#headBytes) || this.#headBytes < 0) {
       throw new RangeError('responseHeadBytes must be a non-negative integer');
     }
-    if (!Number.isInteger(connections) || connections < 1) {
+    if (!Number.isInteger(this.#connections) || this.#connections < 1) {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
-    this.#agent = new Agent({
-      connections,
-      pipelining: 1,
-      connect: createGuardedConnector({
-        policy: options.policy,
-        lookup: options.lookup,
-        timeoutMs: this.#timeoutMs,
-        ca: options.ca,
-      }),
-      // Backstops: the total limit below is the one that normally fires.
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
+    this.#connect = createGuardedConnector({
+      policy: options.policy,
+      lookup: options.lookup,
+      timeoutMs: this.#timeoutMs,
+      ca: options.ca,
     });
   }
 
@@ -107,12 +117,18 @@ export class HttpEgress {
     const body = Buffer.from(request.body, 'utf8');
     const probe = probeSocket(body);
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs)), this.#timeoutMs);
+    // First the wait for a connection; once the request is written, the attempt's own limit.
+    let limit = timeoutError(this.#timeoutMs, 'connection');
+    let timer = setTimeout(() => abort.abort(limit), this.#timeoutMs);
+    probe.onSent = () => {
+      clearTimeout(timer);
+      limit = timeoutError(this.#timeoutMs);
+      timer = setTimeout(() => abort.abort(limit), this.#timeoutMs);
+    };
     try {
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.#agent.request({
-          origin: target.origin,
+        response = await this.#pool(target.origin, request.poolKey).request({
           path: target.path,
           method: 'POST',
           headers: request.headers,
@@ -138,12 +154,50 @@ export class HttpEgress {
       };
     } finally {
       clearTimeout(timer);
+      probe.onSent = undefined;
     }
+  }
+
+  /** How many connection pools are kept (one per endpoint and origin sent to lately). */
+  get poolCount(): number {
+    return this.#pools.size;
   }
 
   /** Closes every connection; waits for sends in flight. */
   async close(): Promise<void> {
-    await this.#agent.close();
+    this.#closed = true;
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+
+  /** The pool of `key` for `origin`, made on first use; the least recently used one goes past MAX_POOLS. */
+  #pool(origin: string, key = ''): Pool {
+    if (this.#closed) throw new Error('the egress client is closed');
+    const id = `${key} ${origin}`;
+    let pool = this.#pools.get(id);
+    if (pool !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      this.#pools.delete(id);
+      this.#pools.set(id, pool);
+      return pool;
+    }
+    pool = new Pool(origin, {
+      connections: this.#connections,
+      pipelining: 1,
+      connect: this.#connect,
+      // Backstops: the limits in send() are the ones that normally fire.
+      headersTimeout: 2 * this.#timeoutMs,
+      bodyTimeout: 2 * this.#timeoutMs,
+    });
+    this.#pools.set(id, pool);
+    if (this.#pools.size > MAX_POOLS) {
+      const [oldestId, oldest] = this.#pools.entries().next().value!;
+      this.#pools.delete(oldestId);
+      // Sends in flight on it finish; its idle connections close.
+      void oldest.close().catch(() => {});
+    }
+    return pool;
   }
 }
 

@@ -4,6 +4,8 @@ import { subscribe } from 'node:diagnostics_channel';
 export interface SocketProbe {
   /** The local address of the socket that carried the request; null until it is sent. */
   localAddress: string | null;
+  /** Called once, when the request's headers are written to its socket. */
+  onSent?: () => void;
 }
 
 // Keyed by the request body Buffer: undici keeps a non-empty Buffer body as the same
@@ -34,5 +36,9 @@ function onSendHeaders(message: unknown): void {
   const body = request?.body;
   if (typeof body !== 'object' || body === null) return;
   const probe = probes.get(body);
-  if (probe !== undefined) probe.localAddress = socket?.localAddress ?? null;
+  if (probe === undefined) return;
+  probe.localAddress = socket?.localAddress ?? null;
+  const sent = probe.onSent;
+  probe.onSent = undefined;
+  sent?.();
 }

@@ -47,7 +47,10 @@ export interface DeliveryComponents {
   components: Component[];
 }
 
-/** A lease outlives the attempt timeout by this much: a send still running is never claimed twice. */
+/**
+ * A lease outlives the longest send by this much, so a send still running is not claimed
+ * twice: the wait for a connection and the attempt have a timeout each (see HttpEgress).
+ */
 const LEASE_MARGIN_MS = 15_000;
 /** Most due deliveries one sweep publishes. */
 const SWEEP_BATCH = 1_000;
@@ -78,7 +81,7 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
     config: {
       concurrency: settings.DISPATCH_CONCURRENCY,
       slotsPerEndpoint: settings.ENDPOINT_SLOTS,
-      leaseMs: settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
+      leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
       sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
       sweepBatch: SWEEP_BATCH,
       // With replicas, expired leases are taken over and live ones respected.

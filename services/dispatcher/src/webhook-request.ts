@@ -8,6 +8,8 @@ export const USER_AGENT = 'Wirehook/1';
 /** One outbound webhook request, ready for the egress client. */
 export interface WebhookRequest {
   url: string;
+  /** The endpoint id: each endpoint has its own connections (see HttpEgress). */
+  poolKey: string;
   headers: Record<string, string>;
   body: string;
 }
@@ -30,5 +32,5 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   };
   const compat = job.endpoint.compatSignature;
   if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
-  return { url: job.endpoint.url, headers, body };
+  return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
 }
