@@ -25,6 +25,7 @@ import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
 import { runIntake } from './scenarios/intake.ts';
+import { runNoisy } from './scenarios/noisy.ts';
 import { runStorm } from './scenarios/storm.ts';
 import { FANOUT_ENDPOINTS, settingsFor } from './settings.ts';
 import { payloadJson } from './setup/payload.ts';
@@ -37,6 +38,7 @@ const SCENARIOS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioRes
   e2e: runE2e,
   fanout: runFanout,
   storm: runStorm,
+  noisy: runNoisy,
   backlog: runBacklog,
   cluster: runCluster,
 };

@@ -20,6 +20,8 @@ export interface BenchSettings {
   fanout: { warmup: number; messages: number; consumers: number };
   /** As e2e, with every other consumer's endpoint answering 500. */
   storm: { warmup: number; count: number; consumers: number };
+  /** e2e-like load of `healthyTenants` tenants (`consumers` endpoints) beside one tenant's `backlog` for a hung endpoint. */
+  noisy: { warmup: number; count: number; consumers: number; healthyTenants: number; backlog: number };
   /** `messages` × 20 endpoints queued behind paused endpoints, then released. */
   backlog: { messages: number; consumers: number };
   /** Longest wait for a run's deliveries to arrive. */
@@ -42,6 +44,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       e2e: { warmup: 10, count: 60, consumers: 4, pacedCount: 30 },
       fanout: { warmup: 1, messages: 4, consumers: 2 },
       storm: { warmup: 10, count: 60, consumers: 4 },
+      noisy: { warmup: 10, count: 60, consumers: 4, healthyTenants: 3, backlog: 200 },
       backlog: { messages: 10, consumers: 2 },
       waitMs: 30_000,
     };
@@ -56,6 +59,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
+    noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },
     backlog: { messages: 200_000 / FANOUT, consumers: 8 },
     waitMs: 180_000,
   };

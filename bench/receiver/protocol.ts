@@ -1,7 +1,7 @@
 // What the bench harness and its receiver process say to each other over the IPC channel.
 
-/** How a route answers: `ok` 200 after the signature check, `fail` 500. */
-export type RouteMode = 'ok' | 'fail';
+/** How a route answers: `ok` 200 after the signature check, `fail` 500, `hang` never (the request stays open). */
+export type RouteMode = 'ok' | 'fail' | 'hang';
 
 /** One endpoint URL path `/r/<id>` of the receiver, with the secret its webhooks are signed with. */
 export interface RouteSpec {

@@ -91,6 +91,8 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return;
     }
     const { stats } = route.group;
+    // Never answered: the sender's attempt timeout ends it (and closes the connection).
+    if (route.mode === 'hang') return;
     if (route.mode === 'fail') {
       stats.failed++;
       res.writeHead(500).end('bench: failing on purpose');

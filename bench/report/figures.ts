@@ -82,7 +82,7 @@ const pct = (v: number | null) => (v === null ? null : `${Math.round(v * 100)}%`
 
 /** The report's figures, with ratios to the baseline and the issue's targets. */
 export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figure[] {
-  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, backlog: k, cluster: c } = medians;
+  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, noisy: n, backlog: k, cluster: c } = medians;
   const rate = b?.perSecond ?? null;
   const figures: Figure[] = [];
   const add = (fig: Omit<Figure, 'target' | 'checked' | 'pass'> & Partial<Pick<Figure, 'target' | 'checked' | 'pass'>>) =>
@@ -136,6 +136,19 @@ export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figu
       id: 'storm.healthyRate', scenario: 'storm', measure: 'healthy-half deliveries/s', value: s.perSecond, unit: '/s', ratioToBaseline: ratio(s.perSecond, rate),
       target: '≥ 80% of the same half in e2e', checked: pct(vsCalm), pass: atLeast(vsCalm, 0.8),
     });
+  }
+  if (n) {
+    const vsPlain = ratio(n.perSecond, n.extra['plainPerSecond']);
+    add({
+      id: 'noisy.healthyRate', scenario: 'noisy', measure: 'healthy tenants deliveries/s', value: n.perSecond, unit: '/s', ratioToBaseline: ratio(n.perSecond, rate),
+      target: '≥ 80% of the same load without the backlog', checked: pct(vsPlain), pass: atLeast(vsPlain, 0.8),
+    });
+    const p99VsPlain = ratio(n.latencyP99, n.extra['plainP99']);
+    add({
+      id: 'noisy.healthyP99', scenario: 'noisy', measure: 'healthy accept→receive p99', value: n.latencyP99, unit: 'ms', ratioToBaseline: ratio(n.latencyP99, b?.latencyP99),
+      target: '≤ 2 × p99 without the backlog', checked: p99VsPlain === null ? null : `${p99VsPlain} ×`, pass: atMost(p99VsPlain, 2),
+    });
+    add({ id: 'noisy.plainRate', scenario: 'noisy', measure: 'same load, no backlog: deliveries/s', value: n.extra['plainPerSecond'] ?? null, unit: '/s', ratioToBaseline: ratio(n.extra['plainPerSecond'], rate) });
   }
   if (k) {
     const before = k.extra['rssBeforeRestartMb'];

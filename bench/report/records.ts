@@ -62,7 +62,7 @@ export interface ScenarioResult {
 }
 
 /** In the order they run; `cluster` last, as it replaces the embedded process with cluster mode. */
-export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'backlog', 'cluster'] as const;
+export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'cluster'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /** CPU µs per unit of work; null for none. */

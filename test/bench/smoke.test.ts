@@ -16,7 +16,7 @@ describe('bench --smoke', () => {
   it('runs every scenario, prints the table and writes a report whose counts add up', () => {
     const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: 150_000 });
     expect(run.status, run.stderr).toBe(0);
-    for (const scenario of ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'backlog', 'cluster']) {
+    for (const scenario of ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
       expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
     }
     expect(run.stdout).toMatch(/counts: all \d+ checks add up/);
@@ -25,7 +25,8 @@ describe('bench --smoke', () => {
     expect(files).toHaveLength(1);
     const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
     expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
-    expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'intake', 'storm']);
+    expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'intake', 'noisy', 'storm']);
+    expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({ target: expect.stringContaining('80%'), value: expect.any(Number) });
     expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.5 × embedded e2e', value: expect.any(Number) });
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);

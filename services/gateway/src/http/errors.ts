@@ -17,6 +17,9 @@ function fromBodyParser(err: unknown): unknown {
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new InvalidError('request body must be UTF-8 JSON');
   }
+  // The router could not percent-decode a path parameter (`%ED%A0%80`, a lone surrogate):
+  // no id can look like that, so it is an unknown one.
+  if (err instanceof URIError) return new NotFoundError('not found: the path has a malformed percent-encoding');
   return err;
 }
 
