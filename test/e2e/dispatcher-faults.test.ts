@@ -128,6 +128,21 @@ describe('bus faults', () => {
   });
 });
 
+describe('endpoint URL rules at send time', () => {
+  it('a stored URL that breaks the rules (written around the API) is not sent to: the attempt is blocked', async () => {
+    const consumer = await endpoint();
+    const consumerId = (await t.api.get('/v1/consumers')).body.items.find((c: { external_id: string }) => c.external_id === consumer).id;
+    const [ep] = (await t.api.get(`/v1/endpoints?consumer_id=${consumerId}`)).body.items;
+    const tenant = { orgId: t.orgId, env: t.env } as Parameters<typeof wh.store.endpoints.update>[0];
+    await wh.store.endpoints.update(tenant, ep.id, { url: rx.url().replace('https:', 'http:') });
+    const id = await send(consumer);
+    await eventually(async () => expect(await statusOf(id)).toBe('retrying'));
+    const attempt = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
+    expect(attempt).toMatchObject({ response_status: null, error: 'blocked: url must use https' });
+    expect(arrived(rx, id)).toBe(0);
+  });
+});
+
 describe('manual re-send during a send', () => {
   it('POST /v1/deliveries/{id}/retry while the delivery is being sent: sent again after that send', async () => {
     const consumer = await endpoint();

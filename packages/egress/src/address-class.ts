@@ -21,6 +21,14 @@ const METADATA: AddressClass = Object.freeze({
   public: false,
   description: 'a link-local (cloud metadata) address',
 });
+// Azure's platform address (wire server: DHCP, DNS, health probes, the guest agent's
+// metadata). Public by range, reachable only from inside Azure, and never a webhook target.
+const CLOUD_PLATFORM = new Set(['168.63.129.16']);
+const PLATFORM: AddressClass = Object.freeze({
+  range: 'cloudPlatform',
+  public: false,
+  description: "a cloud platform address (Azure's wire server)",
+});
 
 // Checked before ipaddr.js's own table: it files these under `reserved`, and the
 // messages are clearer with their own names.
@@ -115,6 +123,7 @@ export function describeAddress(ip: string): string {
 
 function classifyV4(v4: ipaddr.IPv4): AddressClass {
   if (CLOUD_METADATA.has(v4.toString())) return METADATA;
+  if (CLOUD_PLATFORM.has(v4.toString())) return PLATFORM;
   const extra = ipaddr.subnetMatch(v4, EXTRA_V4_RANGES, '');
   if (extra !== '') return named(extra, false);
   const range = v4.range();

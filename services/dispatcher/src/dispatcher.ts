@@ -9,6 +9,7 @@ import { SigningKeys } from './signing-keys.ts';
 import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
 import { decideOutcome, type SendResult } from './outcome.ts';
 import { traceSend } from './send-span.ts';
+import { urlRuleViolation } from './send-time-rules.ts';
 import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
 
 export interface DispatcherConfig {
@@ -286,8 +287,13 @@ export class Dispatcher implements Component {
     const at = clock.now();
     let result: SendResult;
     try {
-      const request = buildWebhookRequest(job, this.#signingKeys, at);
-      result = await traceSend(job, request.url, () => sender.send(request));
+      const violation = urlRuleViolation(job.endpoint.url);
+      if (violation !== null) {
+        result = { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
+      } else {
+        const request = buildWebhookRequest(job, this.#signingKeys, at);
+        result = await traceSend(job, request.url, () => sender.send(request));
+      }
     } catch (err) {
       logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
