@@ -110,7 +110,13 @@ describe('POST /v1/endpoints', () => {
     [{ event_types: ['bad type'] }, /^event_types\.0: may contain only/],
     [{ description: 'd'.repeat(201) }, /^description: must be at most 200/],
     [{ fixed_ip: 'yes' }, /^fixed_ip: /],
-    [{ compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not replace/],
+    [{ compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not be a header Wirehook sends itself/],
+    // Headers an HTTP client refuses to set: every send would throw and the endpoint be disabled.
+    ...['Connection', 'Transfer-Encoding', 'Upgrade', 'Expect', 'TE', 'Host', 'keep-alive', 'Proxy-Authorization'].map(
+      (header) => [{ compat_signature: { header, content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not be a header Wirehook sends itself or a hop-by-hop header/] as const,
+    ),
+    [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sha256=\r\nX-Injected: 1' } }, /^compat_signature\.prefix: may contain only printable ASCII characters/],
+    [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sig=€' } }, /^compat_signature\.prefix: may contain only printable ASCII/],
     [{ compat_signature: { header: 'X-Sig', content: 'all', encoding: 'hex' } }, /^compat_signature\.content: must be body or timestamp_body$/],
   ])('refuses %j with 422', async (extra, message) => {
     const res = await create({ url: 'https://hooks.example.com/v', ...extra });
