@@ -105,7 +105,7 @@ describe('POST /v1/endpoints', () => {
     expect(res.body.message).toMatch(message);
   });
 
-  it.each([
+  it.each<[Record<string, unknown>, RegExp]>([
     [{ event_types: [] }, /^event_types: must list at least one event type/],
     [{ event_types: ['bad type'] }, /^event_types\.0: may contain only/],
     [{ description: 'd'.repeat(201) }, /^description: must be at most 200/],
@@ -113,7 +113,10 @@ describe('POST /v1/endpoints', () => {
     [{ compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not be a header Wirehook sends itself/],
     // Headers an HTTP client refuses to set: every send would throw and the endpoint be disabled.
     ...['Connection', 'Transfer-Encoding', 'Upgrade', 'Expect', 'TE', 'Host', 'keep-alive', 'Proxy-Authorization'].map(
-      (header) => [{ compat_signature: { header, content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not be a header Wirehook sends itself or a hop-by-hop header/] as const,
+      (header): [Record<string, unknown>, RegExp] => [
+        { compat_signature: { header, content: 'body', encoding: 'hex' } },
+        /^compat_signature\.header: must not be a header Wirehook sends itself or a hop-by-hop header/,
+      ],
     ),
     [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sha256=\r\nX-Injected: 1' } }, /^compat_signature\.prefix: may contain only printable ASCII characters/],
     [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sig=€' } }, /^compat_signature\.prefix: may contain only printable ASCII/],

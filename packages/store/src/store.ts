@@ -90,9 +90,11 @@ export interface EndpointRepo {
   delete(t: Tenant, id: EndpointId): Promise<boolean>;
   /**
    * Adds `secret` as the current secret; every other secret still valid at `now` gets
-   * `expiresAt = oldValidUntil` (unless it expires sooner). @returns false when no endpoint.
+   * `expiresAt = oldValidUntil` (unless it expires sooner). At most `maxLive` secrets stay
+   * valid: the oldest of the others end now (each rotation within the overlap window would
+   * otherwise add a signature to every webhook). @returns false when no endpoint.
    */
-  rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean>;
+  rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean>;
   /** Secrets valid at `now`, newest first (the current one first). */
   secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]>;
 }

@@ -36,7 +36,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const later = m.only(await m.send(t));
       const rotatedAt = f.clock.now();
       const fresh = { sealed: 'v1.fresh', createdAt: rotatedAt, expiresAt: null };
-      await f.store.endpoints.rotateSecret(t, endpoint.id, fresh, rotatedAt, rotatedAt + HOUR);
+      await f.store.endpoints.rotateSecret(t, endpoint.id, fresh, rotatedAt, rotatedAt + HOUR, 3);
       const before = await m.delivery(t, deliveryId);
 
       const job = await m.claim(deliveryId, rotatedAt);

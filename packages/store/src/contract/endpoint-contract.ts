@@ -156,14 +156,14 @@ export function describeEndpointContract(f: Fixtures): void {
         const consumer = await f.consumer(t);
         const doomed = await f.createEndpoint(t, consumer.id);
         const kept = await f.createEndpoint(t, consumer.id, {}, 'v1.kept');
-        await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.second'), f.clock.now(), f.clock.now() + 60_000);
+        await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.second'), f.clock.now(), f.clock.now() + 60_000, 3);
         expect(await f.store.endpoints.delete(t, doomed.id)).toBe(true);
         expect(await f.store.endpoints.get(t, doomed.id)).toBeNull();
         expect(await f.store.endpoints.secrets(t, doomed.id, f.clock.now())).toEqual([]);
         expect(await f.store.endpoints.list(t, {})).toEqual([kept]);
         expect((await f.store.endpoints.secrets(t, kept.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.kept']);
         expect(await f.store.endpoints.delete(t, doomed.id)).toBe(false);
-        expect(await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.x'), f.clock.now(), f.clock.now())).toBe(false);
+        expect(await f.store.endpoints.rotateSecret(t, doomed.id, f.secret('v1.x'), f.clock.now(), f.clock.now(), 3)).toBe(false);
       });
     });
   });

@@ -30,7 +30,7 @@ export function describeIsolationContract(f: Fixtures): void {
       expect(await eventTypes.list(other)).toEqual([]);
 
       expect(await endpoints.update(other, endpoint.id, { url: 'https://evil.example/' })).toBeNull();
-      expect(await endpoints.rotateSecret(other, endpoint.id, f.secret('v1.evil'), now, now)).toBe(false);
+      expect(await endpoints.rotateSecret(other, endpoint.id, f.secret('v1.evil'), now, now, 3)).toBe(false);
       expect(await endpoints.delete(other, endpoint.id)).toBe(false);
       await expect(endpoints.create(other, f.endpoint(consumer.id), f.secret('v1.evil'), 20)).rejects.toBeInstanceOf(
         NotFoundError,

@@ -92,8 +92,8 @@ export class MongoEndpointRepo implements EndpointRepo {
     return deleted;
   }
 
-  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean> {
-    const result = await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, rotateSecretsUpdate(secret, now, oldValidUntil));
+  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean> {
+    const result = await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, rotateSecretsUpdate(secret, now, oldValidUntil, maxLive));
     return result.matchedCount > 0;
   }
 

@@ -26,7 +26,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
  * `oldValidUntil` unless it expires sooner, and `secret` is appended as the newest.
  * Constants are wrapped in $literal so no stored text is ever read as an expression.
  */
-export function rotateSecretsUpdate(secret: StoredSecret, now: number, oldValidUntil: number): Document[] {
+export function rotateSecretsUpdate(secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Document[] {
   const stillValid = {
     $or: [{ $eq: [{ $ifNull: ['$$s.expiresAt', null] }, null] }, { $gt: ['$$s.expiresAt', { $literal: now }] }],
   };
@@ -36,7 +36,10 @@ export function rotateSecretsUpdate(secret: StoredSecret, now: number, oldValidU
     // $min skips nulls: a secret without an end gets oldValidUntil, a sooner end is kept.
     expiresAt: { $min: ['$$s.expiresAt', { $literal: oldValidUntil }] },
   };
-  const kept = { $map: { input: { $filter: { input: '$secrets', as: 's', cond: stillValid } }, as: 's', in: limited } };
+  const valid = { $filter: { input: '$secrets', as: 's', cond: stillValid } };
+  // The array is oldest first: the newest maxLive - 1 stay beside the new one, older ones go.
+  const newest = maxLive > 1 ? { $slice: [valid, -(maxLive - 1)] } : { $literal: [] };
+  const kept = { $map: { input: newest, as: 's', in: limited } };
   const added = { $literal: [{ sealed: secret.sealed, createdAt: secret.createdAt, expiresAt: secret.expiresAt }] };
   return [{ $set: { secrets: { $concatArrays: [kept, added] } } }];
 }

@@ -123,7 +123,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
     });
   }
 
-  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number): Promise<boolean> {
+  async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean> {
     return this.#conn.immediate(() => {
       if (!this.#exists(t, id)) return false;
       // Secrets expired by now can never sign or verify again; dropping them here keeps
@@ -134,6 +134,14 @@ export class SqliteEndpointRepo implements EndpointRepo {
       this.#conn
         .statement('UPDATE endpoint_secrets SET expires_at = ? WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
         .run(oldValidUntil, id, oldValidUntil);
+      // Room for the new one: the newest maxLive - 1 others stay, older ones end now.
+      this.#conn
+        .statement(
+          `DELETE FROM endpoint_secrets WHERE endpoint_id = ? AND rowid IN (
+             SELECT rowid FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
+             ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?)`,
+        )
+        .run(id, id, now, Math.max(0, maxLive - 1));
       this.#insertSecret(id, secret);
       return true;
     });

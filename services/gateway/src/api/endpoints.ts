@@ -26,6 +26,8 @@ export const RECENT_ATTEMPTS = 20;
 
 /** The old secret keeps signing for this long after a rotation. */
 export const OLD_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000;
+/** Secrets valid at once: the current one and the two before it (each adds a signature to every webhook). */
+export const MAX_LIVE_SECRETS = 3;
 
 /** /v1/endpoints */
 export function endpointsRouter(deps: GatewayDeps): Router {
@@ -136,6 +138,7 @@ export function endpointsRouter(deps: GatewayDeps): Router {
       { sealed: secretBox.seal(secret), createdAt: now, expiresAt: null },
       now,
       now + OLD_SECRET_VALIDITY_MS,
+      MAX_LIVE_SECRETS,
     );
     if (!rotated) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
     res.json({ secret });
