@@ -35,7 +35,9 @@ export function newSigningSecret(): string {
 
 /**
  * Encrypts signing secrets at rest with AES-256-GCM. They must be recoverable to sign
- * (unlike API keys), so the store holds only `v1.<iv>.<tag>.<ciphertext>`.
+ * (unlike API keys), so the store holds only `v2.<iv>.<tag>.<ciphertext>`, bound to what it
+ * belongs to (the endpoint id, as GCM's additional data): a sealed secret copied onto another
+ * endpoint's record does not open there. `v1` texts (sealed before binding) still open.
  */
 export class SecretBox {
   readonly #key: Buffer;
@@ -56,20 +58,23 @@ export class SecretBox {
     return randomBytes(32).toString('base64');
   }
 
-  seal(plain: string): string {
+  /** Seals `plain` for `boundTo` (e.g. the endpoint id): only `open(…, boundTo)` opens it. */
+  seal(plain: string, boundTo: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(Buffer.from(boundTo, 'utf8'));
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    return ['v2', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
   }
 
-  /** @throws Error when the sealed text was changed or sealed with another key. */
-  open(sealed: string): string {
+  /** @throws Error when the sealed text was changed, sealed with another key, or bound to something else. */
+  open(sealed: string, boundTo: string): string {
     const [version, iv, tag, data] = sealed.split('.');
-    if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) {
+    if ((version !== 'v1' && version !== 'v2') || iv === undefined || tag === undefined || data === undefined) {
       throw new Error('not a sealed secret');
     }
     const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
+    if (version === 'v2') decipher.setAAD(Buffer.from(boundTo, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
   }

@@ -12,9 +12,28 @@ export const logEnv = {
 export const storeEnv = {
   MONGODB_URL: z.string().optional(), // MongoDB (a replica set); without it, SQLite in DATA_DIR
   DATA_DIR: z.string().min(1).default('./.wirehook'), // SQLite file and the secret key file
-  WIREHOOK_SECRET_KEY: z.string().optional(), // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key
+  WIREHOOK_SECRET_KEY: z // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key (embedded mode only)
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be 32 bytes in base64 (e.g. openssl rand -base64 32)' })
+    .optional(),
   RETENTION_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_RETENTION_MONTHS), // months of messages kept
 };
+
+/**
+ * With MongoDB the store is shared by processes that do not share a DATA_DIR: each would make
+ * its own key file, and a secret sealed by the gateway would not open in a dispatcher. So a
+ * service that seals or opens signing secrets refuses to start without WIREHOOK_SECRET_KEY.
+ * (Use as `.superRefine(requireSharedKey)` on the service's schema.)
+ */
+export function requireSharedKey(config: { MONGODB_URL?: string | undefined; WIREHOOK_SECRET_KEY?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (config.MONGODB_URL && !config.WIREHOOK_SECRET_KEY) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WIREHOOK_SECRET_KEY'],
+      message: 'is required with MONGODB_URL: every service must seal and open signing secrets with the same key (e.g. openssl rand -base64 32)',
+    });
+  }
+}
 
 export const serveEnv = (metricsPort: number) => ({
   HOST: z.string().default('0.0.0.0'), // address the servers bind
@@ -33,6 +52,17 @@ export const dispatchEnv = {
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60 * 60 * 1000), // how often old messages are removed
+};
+
+/**
+ * The shared secret the services authenticate each other's gRPC calls with. Required: the
+ * intake trusts the tenant and plan a call names. Generate one with `openssl rand -base64 32`
+ * and give the same value to every service (the chart keeps it in a Secret).
+ */
+export const internalAuthEnv = {
+  INTERNAL_AUTH_TOKEN: z
+    .string({ error: 'is required: the shared secret of calls between services (e.g. openssl rand -base64 32)' })
+    .min(32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 32)' }),
 };
 
 /** Test-only: a file holding a clock offset in ms shared by every process (see FileOffsetClock). */

@@ -25,6 +25,7 @@ import {
 } from '@bufbuild/protobuf';
 import { context } from '@opentelemetry/api';
 import { WirehookError } from '@wirehook/core';
+import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
 import { fromServiceError, toStatus } from './errors.ts';
 import { startClientCall, startServerCall } from './grpc-tracing.ts';
 
@@ -75,6 +76,14 @@ export type ServiceImpl<S extends DescService> = {
 export interface AddServiceOptions {
   /** Called with anything a handler throws that is not a WirehookError (answered as an opaque INTERNAL). */
   onError?: (err: unknown, path: string) => void;
+  /**
+   * The shared secret every call must carry (`authorization: Bearer …`); a call without it
+   * is answered UNAUTHENTICATED before its handler runs. The services trust the tenant and
+   * plan a call names, so no one else may make one.
+   */
+  authToken: string;
+  /** Called with each refused call (path and the caller's address), for the log. */
+  onUnauthenticated?: (path: string, peer: string) => void;
 }
 
 /**
@@ -83,12 +92,17 @@ export interface AddServiceOptions {
  * `traceparent` of its metadata) in a SERVER span the handler runs in.
  * @throws Error for a streaming method.
  */
-export function addService<S extends DescService>(server: Server, desc: S, impl: ServiceImpl<S>, options: AddServiceOptions = {}): void {
+export function addService<S extends DescService>(server: Server, desc: S, impl: ServiceImpl<S>, options: AddServiceOptions): void {
   const handlers: Record<string, UntypedHandleCall> = {};
   for (const method of desc.methods) {
     const path = methodPath(method);
     const handle = impl[method.localName as keyof ServiceImpl<S>] as unknown as UntypedHandler;
     const handler: handleUnaryCall<Message, Message> = (call, callback) => {
+      if (!callAuthorized(call.metadata, options.authToken)) {
+        options.onUnauthenticated?.(path, call.getPeer());
+        callback({ code: grpcStatus.UNAUTHENTICATED, details: 'this service takes calls only with the cluster\'s INTERNAL_AUTH_TOKEN' });
+        return;
+      }
       const traced = startServerCall(path, call.metadata);
       context.with(traced.context, () =>
         Promise.resolve()
@@ -119,6 +133,8 @@ export interface ClientOptions {
   deadlineMs?: number;
   /** Default: insecure (plaintext inside the cluster network). */
   credentials?: ChannelCredentials;
+  /** The shared secret sent with every call (the server's `authToken`). */
+  authToken: string;
   channelOptions?: ChannelOptions;
 }
 
@@ -158,6 +174,7 @@ export function createClient<S extends DescService>(desc: S, options: ClientOpti
     rpc[method.localName] = (request, callOptions = {}) => {
       const deadlineMs = callOptions.deadlineMs ?? defaultDeadlineMs;
       const traced = startClientCall(def.path, options.address, callOptions.metadata);
+      traced.metadata.set(AUTH_METADATA_KEY, bearer(options.authToken));
       return new Promise((resolve, reject) => {
         try {
           client.makeUnaryRequest(

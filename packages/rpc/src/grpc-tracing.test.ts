@@ -9,6 +9,7 @@ import { bindService, startGrpcServer, type GrpcServerHandle } from './grpc-serv
 import { createClient, type GrpcClient, type ServiceImpl } from './grpc-service.ts';
 import { tenantToProto } from './intake-codec.ts';
 
+const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const METHOD = 'wirehook.intake.v1.MessageIntake/ReleaseHeld';
 const tenant = tenantToProto({ orgId: 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId, env: 'live' });
 const endpointId = 'ep_01KCCCCCCCCCCCCCCCCCCCCCCC' as EndpointId;
@@ -41,8 +42,9 @@ describe('trace context over gRPC (real loopback server)', () => {
       address: '127.0.0.1:0',
       services: [bindService(MessageIntake, impl)],
       onError: (err, path) => logger.error({ err, path }, 'gRPC call failed'),
+      authToken: TOKEN,
     });
-    client = createClient(MessageIntake, { address: `127.0.0.1:${handle.port}` });
+    client = createClient(MessageIntake, { address: `127.0.0.1:${handle.port}`, authToken: TOKEN });
   });
   afterAll(async () => {
     client.close();
@@ -100,7 +102,7 @@ describe('trace context over gRPC (real loopback server)', () => {
   });
 
   it('a call refused before it is sent (closed client) rejects and still ends its span, failed', async () => {
-    const closed = createClient(MessageIntake, { address: `127.0.0.1:${handle.port}` });
+    const closed = createClient(MessageIntake, { address: `127.0.0.1:${handle.port}`, authToken: TOKEN });
     closed.close();
     await expect(closed.rpc.releaseHeld({ tenant, endpointId })).rejects.toThrow();
     const [span] = recorder.spans();

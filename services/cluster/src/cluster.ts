@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -49,7 +50,9 @@ export interface Cluster {
 
 /** The services of a cluster and their environments, in start order. */
 export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
-  const { env, ports } = options;
+  const { ports } = options;
+  // One secret for the calls between this cluster's services, unless the caller chose one.
+  const env = { ...options.env, INTERNAL_AUTH_TOKEN: options.env['INTERNAL_AUTH_TOKEN'] || randomBytes(32).toString('base64url') };
   const metrics = (i: number) => ports.metricsBase + i;
   const spec = (name: string, service: string, i: number, extra: Record<string, string> = {}): ServiceSpec => ({
     name,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryEnv, dispatchEnv, logEnv, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { deliveryEnv, requireSharedKey, dispatchEnv, logEnv, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** The dispatcher's environment, parsed once in main. Run as many replicas as needed. */
 export const dispatcherConfigSchema = z.object({
@@ -10,4 +10,4 @@ export const dispatcherConfigSchema = z.object({
   ...dispatchEnv,
   ...logEnv,
   ...testClockEnv,
-});
+}).superRefine(requireSharedKey);

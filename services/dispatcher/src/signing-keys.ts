@@ -21,11 +21,14 @@ export class SigningKeys {
     this.#capacity = capacity;
   }
 
-  /** The HMAC key of `sealed`. @throws Error when it does not open (tampered, or sealed with another key). */
-  keyOf(sealed: string): KeyObject {
+  /**
+   * The HMAC key of `sealed`, a secret of endpoint `endpointId`.
+   * @throws Error when it does not open (tampered, sealed with another key, or for another endpoint).
+   */
+  keyOf(sealed: string, endpointId: string): KeyObject {
     let key = this.#keys.get(sealed);
     if (key === undefined) {
-      key = signingKeyObject(this.#secretBox.open(sealed));
+      key = signingKeyObject(this.#secretBox.open(sealed, endpointId));
       if (this.#keys.size >= this.#capacity) this.#keys.delete(this.#keys.keys().next().value!);
       this.#keys.set(sealed, key);
     }

@@ -22,7 +22,7 @@ export interface WebhookRequest {
 export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, now: number): WebhookRequest {
   const timestamp = Math.floor(now / 1000);
   const body = webhookBody(job.message.eventType, job.message.createdAt, job.message.payload);
-  const keys = job.secrets.map((s) => signingKeys.keyOf(s.sealed));
+  const keys = job.secrets.map((s) => signingKeys.keyOf(s.sealed, job.endpoint.id));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'webhook-id': job.message.id,

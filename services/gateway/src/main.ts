@@ -18,7 +18,7 @@ const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 await runService('gateway', config, async ({ logger, clock, metrics }) => {
   const store = await openStore(config);
   const kv = new RedisKv({ url: config.REDIS_URL });
-  const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS });
+  const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN });
   const app = createApp({
     store,
     intake,

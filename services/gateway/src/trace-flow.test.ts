@@ -22,6 +22,7 @@ import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { createApp } from './app.ts';
 
+const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const SEND = 'wirehook.intake.v1.MessageIntake/Send';
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -46,8 +47,8 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
       concurrency: 4,
     });
     const intake = new MessageIntake({ store, bus, clock: systemClock, logger: silentLogger() });
-    grpc = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0' });
-    intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}` });
+    grpc = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', authToken: TOKEN });
+    intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
 
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').trim().split('\n').map((l) => JSON.parse(l))));

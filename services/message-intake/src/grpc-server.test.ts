@@ -22,6 +22,7 @@ import { checkHealth, IntakeGrpcClient, RpcError, type GrpcServerHandle } from '
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startIntakeGrpcServer } from './grpc-server.ts';
 
+const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const orgId = 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId;
 const tenant: Tenant = { orgId, env: 'live' };
 const org: Org = { id: orgId, name: 'Acme', plan: 'starter', ownerEmail: null, createdAt: Date.UTC(2026, 0, 5) };
@@ -51,13 +52,13 @@ function fakeIntake() {
 
 describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†’ IntakePort)', () => {
   const intake = fakeIntake();
-  const logger = { error: vi.fn() };
+  const logger = { error: vi.fn(), warn: vi.fn() };
   let server: GrpcServerHandle;
   let client: IntakeGrpcClient;
 
   beforeAll(async () => {
-    server = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', logger: logger as unknown as Logger });
-    client = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}` });
+    server = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', logger: logger as unknown as Logger, authToken: TOKEN });
+    client = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN });
   });
   afterAll(async () => {
     client.close();
@@ -138,7 +139,7 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
   it('honours the deadline: a call the intake does not answer in time fails as unavailable', async () => {
     let answer!: (n: number) => void;
     intake.releaseHeld.mockReturnValue(new Promise((resolve) => (answer = resolve)));
-    const hasty = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, deadlineMs: 200 });
+    const hasty = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, deadlineMs: 200, authToken: TOKEN });
     try {
       const started = performance.now();
       const caught = await hasty.releaseHeld(tenant, endpointId).catch((err: unknown) => err);
@@ -153,6 +154,27 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
     }
   });
 
+  it.each([
+    ['an empty token', ''],
+    ['a wrong token', 'x'.repeat(32)],
+    ['the token with its last character changed', `${TOKEN.slice(0, -1)}?`],
+  ])('refuses a caller with %s: UNAUTHENTICATED, and the intake is not called', async (_label, token) => {
+    intake.releaseHeld.mockClear();
+    const intruder = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: token });
+    try {
+      const caught = await intruder.releaseHeld(tenant, endpointId).catch((err: unknown) => err);
+      expect(caught).toBeInstanceOf(RpcError);
+      expect(caught).toMatchObject({ code: 16, message: expect.stringContaining('INTERNAL_AUTH_TOKEN') }); // UNAUTHENTICATED
+      expect(intake.releaseHeld).not.toHaveBeenCalled();
+      expect(logger.warn).toHaveBeenLastCalledWith(
+        expect.objectContaining({ path: '/wirehook.intake.v1.MessageIntake/ReleaseHeld' }),
+        'refused a gRPC call without the INTERNAL_AUTH_TOKEN',
+      );
+    } finally {
+      intruder.close();
+    }
+  });
+
   it('answers the standard health check: SERVING for the server and MessageIntake', async () => {
     const address = `127.0.0.1:${server.port}`;
     await expect(checkHealth(address)).resolves.toBe('SERVING');
@@ -163,9 +185,9 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
 
 describe('IntakeGrpcClient without a server', () => {
   it('fails as unavailable when nothing listens', async () => {
-    const gone = await startIntakeGrpcServer({ intake: fakeIntake(), address: '127.0.0.1:0' });
+    const gone = await startIntakeGrpcServer({ intake: fakeIntake(), address: '127.0.0.1:0', authToken: TOKEN });
     await gone.stop();
-    const client = new IntakeGrpcClient({ address: `127.0.0.1:${gone.port}`, deadlineMs: 2_000 });
+    const client = new IntakeGrpcClient({ address: `127.0.0.1:${gone.port}`, deadlineMs: 2_000, authToken: TOKEN });
     try {
       await expect(client.releaseHeld(tenant, endpointId)).rejects.toMatchObject({
         code: 'unavailable',

@@ -16,8 +16,10 @@ export interface IntakeGrpcServerOptions {
   intake: IntakePort;
   /** `host:port`; port 0 picks a free one. */
   address: string;
-  /** Where handler failures that are not WirehookErrors are logged (they are answered as INTERNAL). */
+  /** Where handler failures that are not WirehookErrors, and refused callers, are logged. */
   logger?: Logger;
+  /** The shared secret every caller must send (INTERNAL_AUTH_TOKEN). */
+  authToken: string;
 }
 
 /**
@@ -26,11 +28,13 @@ export interface IntakeGrpcServerOptions {
  * as the same error.
  * @throws Error when the address cannot be bound.
  */
-export function startIntakeGrpcServer({ intake, address, logger }: IntakeGrpcServerOptions): Promise<GrpcServerHandle> {
+export function startIntakeGrpcServer({ intake, address, logger, authToken }: IntakeGrpcServerOptions): Promise<GrpcServerHandle> {
   return startGrpcServer({
     address,
     services: [bindService(intakev1.MessageIntake, intakeHandlers(intake))],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
+    authToken,
+    onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
   });
 }
 

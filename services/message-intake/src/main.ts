@@ -26,7 +26,12 @@ await runService('message-intake', config, async ({ logger, clock }) => {
     {
       name: 'grpc',
       start: async () => {
-        grpc = await startIntakeGrpcServer({ intake, address: `${config.HOST}:${config.GRPC_PORT}` });
+        grpc = await startIntakeGrpcServer({
+          intake,
+          address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+          authToken: config.INTERNAL_AUTH_TOKEN,
+          logger,
+        });
       },
       stop: async () => grpc?.stop(),
     },

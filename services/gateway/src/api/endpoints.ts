@@ -62,10 +62,11 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     await checkUrl(body.url);
     const now = clock.now();
     const secret = newSigningSecret();
+    const id = newId('endpoint', clock);
     const endpoint = await store.endpoints.create(
       tenant,
       {
-        id: newId('endpoint', clock),
+        id,
         consumerId: consumer.id,
         url: body.url,
         description: body.description ?? null,
@@ -78,7 +79,7 @@ export function endpointsRouter(deps: GatewayDeps): Router {
         retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
         compatSignature: body.compat_signature ?? null,
       },
-      { sealed: secretBox.seal(secret), createdAt: now, expiresAt: null },
+      { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
       MAX_ENDPOINTS_PER_CONSUMER,
     );
     res.status(201).json({ ...endpointJson(endpoint), secret });
@@ -135,7 +136,7 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     const rotated = await store.endpoints.rotateSecret(
       tenant,
       endpoint.id,
-      { sealed: secretBox.seal(secret), createdAt: now, expiresAt: null },
+      { sealed: secretBox.seal(secret, endpoint.id), createdAt: now, expiresAt: null },
       now,
       now + OLD_SECRET_VALIDITY_MS,
       MAX_LIVE_SECRETS,

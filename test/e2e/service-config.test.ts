@@ -1,0 +1,44 @@
+// Configuration the services refuse, each with a message that names the variable.
+import { describe, expect, it } from 'vitest';
+import { dispatcherConfigSchema } from '../../services/dispatcher/src/config.ts';
+import { gatewayConfigSchema } from '../../services/gateway/src/config.ts';
+import { intakeConfigSchema } from '../../services/message-intake/src/config.ts';
+
+const TOKEN = 'a-shared-secret-of-at-least-32-characters';
+const KEY = Buffer.alloc(32, 7).toString('base64');
+/** The issues as loadConfig's message lists them: `VARIABLE: problem`, one a line. */
+const problems = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+  (result.error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`).join('\n');
+
+describe('service configuration', () => {
+  it.each([
+    ['gateway', gatewayConfigSchema],
+    ['dispatcher', dispatcherConfigSchema],
+  ])('%s: with MONGODB_URL, WIREHOOK_SECRET_KEY is required (each pod would make its own key)', (_name, schema) => {
+    const env = { MONGODB_URL: 'mongodb://db:27017/?replicaSet=rs0', INTERNAL_AUTH_TOKEN: TOKEN };
+    const refused = schema.safeParse(env);
+    expect(refused.success).toBe(false);
+    expect(problems(refused)).toMatch(/WIREHOOK_SECRET_KEY[\s\S]*is required with MONGODB_URL/);
+    expect(schema.safeParse({ ...env, WIREHOOK_SECRET_KEY: KEY }).success).toBe(true);
+    // Without MongoDB (embedded SQLite, one DATA_DIR) the key file is made on first start.
+    expect(schema.safeParse({ INTERNAL_AUTH_TOKEN: TOKEN }).success).toBe(true);
+  });
+
+  it('a WIREHOOK_SECRET_KEY that is not 32 bytes of base64 is named', () => {
+    const refused = dispatcherConfigSchema.safeParse({ WIREHOOK_SECRET_KEY: 'too-short' });
+    expect(problems(refused)).toMatch(/WIREHOOK_SECRET_KEY[\s\S]*must be 32 bytes in base64/);
+  });
+
+  it.each([
+    ['gateway', gatewayConfigSchema],
+    ['message-intake', intakeConfigSchema],
+  ])('%s: INTERNAL_AUTH_TOKEN is required, at least 32 characters', (_name, schema) => {
+    expect(problems(schema.safeParse({}))).toMatch(/INTERNAL_AUTH_TOKEN[\s\S]*is required/);
+    expect(problems(schema.safeParse({ INTERNAL_AUTH_TOKEN: 'short' }))).toMatch(/INTERNAL_AUTH_TOKEN[\s\S]*at least 32 characters/);
+  });
+
+  it('message-intake binds its gRPC port to loopback unless told otherwise', () => {
+    expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN }).GRPC_HOST).toBe('127.0.0.1');
+    expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN, GRPC_HOST: '0.0.0.0' }).GRPC_HOST).toBe('0.0.0.0');
+  });
+});
