@@ -10,3 +10,4 @@ export * from './secrets.ts';
 export * from './signing.ts';
 export * from './model.ts';
 export * from './intake-port.ts';
+export * from './limits.ts';

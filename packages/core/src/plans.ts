@@ -19,5 +19,3 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
   business: { requestsPerMinute: 20_000, monthlyMessages: 25_000_000, portal: true },
 });
 
-/** Test-environment and trial sends per environment per UTC day. */
-export const TEST_SENDS_PER_DAY = 1_000;

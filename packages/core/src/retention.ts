@@ -1,5 +1,3 @@
-/** Default number of UTC months kept: the current month and the two before it. */
-export const DEFAULT_RETENTION_MONTHS = 3;
 
 /** Start (Unix ms) of the UTC month `monthsBack` months before the one holding `now`. */
 export function monthStart(now: number, monthsBack = 0): number {

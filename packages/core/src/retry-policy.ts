@@ -1,4 +1,5 @@
 import { InvalidError } from './errors.ts';
+import { MAX_RETRY_SPAN_MS } from './limits.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -39,8 +40,6 @@ const FIXED_DELAY_MS: Record<Exclude<RetryInterval, 'progressive'>, number> = {
   '6h': 6 * HOUR,
 };
 
-/** Longest allowed span from the first send to the last re-send. */
-export const MAX_RETRY_SPAN_MS = 3 * 24 * HOUR;
 
 /** The wait before re-send number `retryNo` (1-based). */
 export function retryDelayMs(interval: RetryInterval, retryNo: number): number {

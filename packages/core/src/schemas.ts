@@ -1,17 +1,12 @@
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
-import { MAX_RETRY_SPAN_MS, RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
+import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_PAGE_SIZE, MAX_RETRY_SPAN_MS } from './limits.ts';
+import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 
 // Every request body and query of the public API, as zod schemas. Types come from z.infer.
 // Objects are strict: an unknown field is refused (422) rather than silently dropped, so a
 // misspelt field never looks accepted.
 
-/** Largest accepted request body, bytes (the spec's 1.1 MB). */
-export const MAX_BODY_BYTES = 1_100_000;
-/** Largest accepted `payload`, bytes of its JSON text (the spec's 1 MB). */
-export const MAX_PAYLOAD_BYTES = 1_000_000;
-/** Most endpoints one consumer may have. */
-export const MAX_ENDPOINTS_PER_CONSUMER = 20;
 
 const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
 const requiredText = (max: number) => text(max).min(1, { error: 'must not be empty' });
@@ -111,7 +106,7 @@ export const sendMessageBody = z.strictObject({
   payload: z.json({ error: 'is required and must be JSON' }),
 });
 
-export const idempotencyKey = requiredText(256);
+export const idempotencyKey = requiredText(MAX_IDEMPOTENCY_KEY_CHARS);
 
 export const portalLinkBody = z.strictObject({
   frame_origin: text(300)
@@ -138,7 +133,7 @@ const limitParam = z
   .string()
   .regex(/^\d+$/, { error: 'must be a whole number from 1 to 100' })
   .transform(Number)
-  .pipe(z.number().min(1, { error: 'must be from 1 to 100' }).max(100, { error: 'must be from 1 to 100' }));
+  .pipe(z.number().min(1, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }).max(MAX_PAGE_SIZE, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }));
 
 const timeParam = z
   .string()

@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { systemClock, type Clock } from '@wirehook/core';
+import { ATTEMPT_TIMEOUT_MS, RESPONSE_HEAD_BYTES, systemClock, type Clock } from '@wirehook/core';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
 import { createGuardedConnector } from './guarded-connector.ts';
@@ -59,8 +59,8 @@ export interface SendResult {
   sourceIp: string | null;
 }
 
-const DEFAULT_TIMEOUT_MS = 15_000;
-const DEFAULT_HEAD_BYTES = 1024;
+const DEFAULT_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS;
+const DEFAULT_HEAD_BYTES = RESPONSE_HEAD_BYTES;
 const DEFAULT_CONNECTIONS = 16;
 // Past the head, up to this much more body is read and dropped to keep the connection.
 const DISCARD_CAP_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_RETENTION_MONTHS } from '@wirehook/core';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETENTION_MONTHS } from '@wirehook/core';
 import { portVar } from './config.ts';
 
 // Environment variables several services share, declared once; each service's config
@@ -47,7 +47,7 @@ export const deliveryEnv = {
 
 /** How a process that sends deliveries sends them (dispatcher replicas and embedded mode). */
 export const dispatchEnv = {
-  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000), // one attempt, from when the request is written to the response
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(ATTEMPT_TIMEOUT_MS), // one attempt, from when the request is written to the response
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once per process
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for

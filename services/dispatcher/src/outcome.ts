@@ -1,9 +1,7 @@
-import { nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
+import { DISABLE_AFTER_MS, nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
 import type { SendResult } from '@wirehook/egress';
 import type { AttemptOutcome, DeliveryJob } from '@wirehook/store';
 
-/** An endpoint failing this long is disabled at its next failed attempt. */
-export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const DISABLED_REASON_FAILING = 'failing_5_days';
 
 /** What one POST did, as the egress client reports it. */

@@ -1,4 +1,5 @@
 import {
+  IDEMPOTENCY_WINDOW_MS,
   MAX_ENDPOINTS_PER_CONSUMER,
   ConflictError,
   InvalidError,
@@ -24,7 +25,7 @@ import type { Store, UsageCounter } from '@wirehook/store';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TRACER = '@wirehook/message-intake';
 /** How long an Idempotency-Key returns the same message. */
-export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+
 
 export interface MessageIntakeDeps {
   store: Store;

@@ -13,13 +13,14 @@ import {
   PlanLimitError,
   NotImplementedError,
   portalLinkBody,
+  DEFAULT_PAGE_SIZE,
 } from '@wirehook/core';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { consumerJson } from './presenters.ts';
 
-const DEFAULT_PAGE = 50;
+
 
 /** /v1/consumers */
 export function consumersRouter(deps: GatewayDeps): Router {
@@ -31,7 +32,7 @@ export function consumersRouter(deps: GatewayDeps): Router {
     const query = parseInput(pageQuery, req.query, 'query');
     const now = clock.now();
     const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.consumer, now, deps.retentionMonths) : undefined;
-    const limit = query.limit ?? DEFAULT_PAGE;
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     // One extra row tells whether another page exists without a second query.
     const rows = await store.consumers.list(tenant, { afterId, limit: limit + 1 });
     const items = rows.slice(0, limit);

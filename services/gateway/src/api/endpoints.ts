@@ -13,6 +13,9 @@ import {
   type Endpoint,
   type EndpointId,
   type Tenant,
+  MAX_LIVE_SECRETS,
+  OLD_SECRET_VALIDITY_MS,
+  RECENT_ATTEMPTS,
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { EndpointPatch } from '@wirehook/store';
@@ -21,13 +24,7 @@ import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { attemptJson, endpointJson } from './presenters.ts';
 
-/** Attempts shown in an endpoint's `recent`. */
-export const RECENT_ATTEMPTS = 20;
 
-/** The old secret keeps signing for this long after a rotation. */
-export const OLD_SECRET_VALIDITY_MS = 24 * 60 * 60 * 1000;
-/** Secrets valid at once: the current one and the two before it (each adds a signature to every webhook). */
-export const MAX_LIVE_SECRETS = 3;
 
 /** /v1/endpoints */
 export function endpointsRouter(deps: GatewayDeps): Router {

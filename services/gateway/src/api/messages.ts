@@ -11,15 +11,17 @@ import {
   NotFoundError,
   parseInput,
   sendMessageBody,
+  DEFAULT_PAGE_SIZE,
+  SEARCH_WINDOW_MS,
 } from '@wirehook/core';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
-const DEFAULT_PAGE = 50;
+
 /** Filters without `since` look back this far. */
-export const DEFAULT_SEARCH_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
 
 /** /v1/messages and /v1/deliveries */
 export function messagesRouter(deps: GatewayDeps): Router {
@@ -48,8 +50,8 @@ export function messagesRouter(deps: GatewayDeps): Router {
     const now = clock.now();
     const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.message, now, deps.retentionMonths) : undefined;
     const filtered = query.q !== undefined || query.status !== undefined || query.event_type !== undefined;
-    const since = query.since ?? (filtered ? now - DEFAULT_SEARCH_WINDOW_MS : undefined);
-    const limit = query.limit ?? DEFAULT_PAGE;
+    const since = query.since ?? (filtered ? now - SEARCH_WINDOW_MS : undefined);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await store.messages.list(tenant, {
       status: query.status,
       eventType: query.event_type,

@@ -1,0 +1,43 @@
+// The spec's numbers, in one place (its Limits table and the rules that carry a number).
+// Services import them from here; docs/spec-map.md says, for each, where it is enforced and
+// which test proves it. Tests write the spec's numbers out rather than import these, so a
+// wrong value here fails them. Plans (rate limits, monthly sends) are their own table in
+// plans.ts, the retry schedules in retry-policy.ts.
+
+const MINUTE_MS = 60 * 1000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/** Largest accepted request body, bytes (the spec's 1.1 MB); larger is 413. */
+export const MAX_BODY_BYTES = 1_100_000;
+/** Largest accepted `payload`, bytes of its JSON text (the spec's 1 MB); larger is 422. */
+export const MAX_PAYLOAD_BYTES = 1_000_000;
+/** Most endpoints one consumer may have (the 21st is 422). */
+export const MAX_ENDPOINTS_PER_CONSUMER = 20;
+/** Longest Idempotency-Key, characters. */
+export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
+/** How long an Idempotency-Key returns the first message. */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+/** Test-environment sends per environment per UTC day (then 402). */
+export const TEST_SENDS_PER_DAY = 1_000;
+/** How far back message filters look without `since`. */
+export const SEARCH_WINDOW_MS = 7 * DAY_MS;
+/** Page size of lists without `limit`, and the largest `limit`. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Attempts GET /v1/endpoints/{id} shows in `recent`. */
+export const RECENT_ATTEMPTS = 20;
+/** How long the secrets valid at a rotation stay valid after it. */
+export const OLD_SECRET_VALIDITY_MS = DAY_MS;
+/** Signing secrets valid at once (ours: each adds a signature to every webhook). */
+export const MAX_LIVE_SECRETS = 3;
+/** An endpoint failing this long is disabled at its next failed attempt. */
+export const DISABLE_AFTER_MS = 5 * DAY_MS;
+/** Longest span of a retry policy, first send to last re-send. */
+export const MAX_RETRY_SPAN_MS = 3 * DAY_MS;
+/** Whole UTC months of messages kept by default, the current one included. */
+export const DEFAULT_RETENTION_MONTHS = 3;
+/** One delivery attempt's default timeout (DELIVERY_TIMEOUT_MS). */
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** Bytes of a response body kept as `response_head`. */
+export const RESPONSE_HEAD_BYTES = 1024;
