@@ -1,7 +1,8 @@
 import type { DeliveryId } from '@wirehook/core';
 
-// Subjects and payloads of the bus, in one place. (Cluster mode moves the payloads to
-// protobuf; until then they are the bare ids.)
+// Subjects and payloads of the bus, in one place. A dispatch job is the bare delivery id:
+// the store holds everything else, so a wake-up has nothing more to carry. Should a payload
+// ever carry more, it becomes a message under proto/ (as the gRPC boundary is).
 
 /** "Delivery X may be due": wakes a dispatcher, which claims it from the store. */
 export const DISPATCH_SUBJECT = 'wirehook.dispatch';

@@ -1,6 +1,8 @@
 /**
- * A small key-value store for counters and first-writer-wins keys (rate limits,
- * idempotency keys, daily counters). Every key has an expiry. Adapters: `MemoryKv`
+ * A small key-value store for expiring counters and first-writer-wins keys: the API's rate
+ * limits. (Idempotency keys and usage counters are not here: they are checked and written
+ * in the store transaction that writes the message, so accepting one is atomic.) Every key
+ * has an expiry. Adapters: `MemoryKv`
  * (embedded mode) and Redis (cluster mode); both pass `describeKvContract`.
  *
  * Each method maps to one atomic Redis operation: `incr` to INCR plus PEXPIRE on

@@ -1,5 +1,4 @@
 export * as commonv1 from './gen/wirehook/common/v1/tenant_pb.ts';
-export * as dispatchv1 from './gen/wirehook/dispatch/v1/dispatch_pb.ts';
 export * as intakev1 from './gen/wirehook/intake/v1/intake_pb.ts';
 export * from './errors.ts';
 export * from './grpc-service.ts';
