@@ -14,6 +14,8 @@ import { OPEN_STATUSES } from './query.ts';
 export function claimableFilter(now: number): Filter<DeliveryDoc> {
   return {
     status: { $in: OPEN_STATUSES },
+    // Held (paused endpoint) deliveries are not in the due index at all (indexes.ts).
+    held: false,
     nextAttemptAt: { $lte: now },
     $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
   };

@@ -3,7 +3,7 @@ import type { ClientSession } from 'mongodb';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
-import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { failAllOpenDeliveries, failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 /**
@@ -18,8 +18,11 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const { id: _id, ...fields } = outcome.attempt;
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
   const counts = outcome.countsTowardPolicy ? 1 : 0;
-  return conn.transaction(async (session) => {
+  const completed = await conn.transaction(async (session) => {
     await conn.attempts.insertOne(attempt, { session });
+    // Paused during the send: a retry waits, held, out of the due index.
+    const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
+    const held = endpoint?.status !== 'active';
     const updated = await conn.deliveries.findOneAndUpdate(
       { ...scope(t), _id: deliveryId, leaseToken, status: { $in: OPEN_STATUSES } },
       [
@@ -30,6 +33,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
             manual: { $eq: ['$resend', true] },
             resend: false,
             leaseUntil: null,
+            held: { $literal: held },
             attemptCount: { $add: ['$attemptCount', 1] },
             policyAttempts: { $add: ['$policyAttempts', counts] },
             lastAttemptAt: { $max: ['$lastAttemptAt', { $literal: attempt.at }] },
@@ -52,6 +56,9 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     await refreshMessageStatuses(conn, session, t, [updated.messageId]);
     return { applied: true, endpointDisabled: await updateEndpoint(conn, session, t, endpointId, attempt.at, outcome.endpoint) };
   });
+  // The disabling failed the first batch of the endpoint's open deliveries with it; the rest now.
+  if (completed.endpointDisabled) await failAllOpenDeliveries(conn, t, endpointId);
+  return completed;
 }
 
 /** Moves the endpoint's failure streak; disables it when the streak is old enough. @returns whether it was disabled now. */

@@ -4,7 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
-import { failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { failAllOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
 import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
@@ -62,15 +62,14 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
-    return this.#conn.transaction(async (session) => {
-      const { matchedCount } = await this.#conn.deliveries.updateMany(
-        { ...scope(t), endpointId, status: { $in: OPEN_STATUSES }, createdAt: { $gte: heldSince } },
-        { $set: { nextAttemptAt: now } },
-        { session },
-      );
-      await failOpenDeliveries(this.#conn, session, t, endpointId, heldSince);
-      return matchedCount;
-    });
+    // One updateMany (no per-message work), so it needs no batching; the older held ones
+    // are failed in batches after it.
+    const { matchedCount } = await this.#conn.deliveries.updateMany(
+      { ...scope(t), endpointId, status: { $in: OPEN_STATUSES }, createdAt: { $gte: heldSince } },
+      { $set: { nextAttemptAt: now, held: false } },
+    );
+    await failAllOpenDeliveries(this.#conn, t, endpointId, heldSince);
+    return matchedCount;
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {

@@ -82,6 +82,8 @@ export interface MessageDoc extends TenantFields {
   idempotencyKey: string | null;
   createdAt: number;
   status: DeliveryStatus;
+  /** Bumped by every status refresh, so concurrent refreshes of one message conflict (message-status.ts). */
+  statusVersion?: number;
 }
 
 /** `deliveries`: one per message and matching endpoint; the dispatcher's queue. */
@@ -97,6 +99,8 @@ export interface DeliveryDoc extends TenantFields {
   manual: boolean;
   /** Held by a dispatcher until then; null when free. */
   leaseUntil: number | null;
+  /** Held by an endpoint that is not active (paused): out of the due index, so sweeps do not walk it. Absent on documents made before the flag (treated as false once migrated at start). */
+  held?: boolean;
   /** The fence: every claim adds one; completions and releases act only with the current value (absent: never claimed). */
   leaseToken?: number;
   /** A manual re-send was asked for while the delivery was being sent: its completion keeps it due. */

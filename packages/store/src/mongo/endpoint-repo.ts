@@ -8,8 +8,9 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
+import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { failOpenDeliveries } from './message-status.ts';
+import { failAllOpenDeliveries, failOpenDeliveries } from './message-status.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
@@ -63,11 +64,23 @@ export class MongoEndpointRepo implements EndpointRepo {
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
     const set = endpointPatchSet(patch);
     if (Object.keys(set).length === 0) return this.get(t, id);
-    const doc = await this.#conn.endpoints.findOneAndUpdate(
-      { ...scope(t), _id: id },
-      { $set: set },
-      { ...WITHOUT_SECRETS, returnDocument: 'after' },
-    );
+    const write = (session?: ClientSession) =>
+      this.#conn.endpoints.findOneAndUpdate({ ...scope(t), _id: id }, { $set: set }, { ...WITHOUT_SECRETS, returnDocument: 'after', session });
+    const doc =
+      patch.status === undefined
+        ? await write()
+        : // A status change moves the endpoint's open deliveries in or out of the due index with it.
+          await this.#conn.transaction(async (session) => {
+            const updated = await write(session);
+            if (updated !== null) {
+              await this.#conn.deliveries.updateMany(
+                { ...scope(t), endpointId: id, status: { $in: ['pending', 'retrying'] } },
+                { $set: { held: patch.status !== 'active' } },
+                { session },
+              );
+            }
+            return updated;
+          });
     return doc === null ? null : toEndpoint(doc);
   }
 
@@ -79,15 +92,17 @@ export class MongoEndpointRepo implements EndpointRepo {
       );
       if (gone === null) return false;
       await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
+      // The first batch in the same transaction: an endpoint with a small backlog is gone
+      // with its open deliveries failed in one step.
       await failOpenDeliveries(this.#conn, session, t, id);
       return true;
     });
     if (deleted) {
-      // Snapshot isolation lets a message transaction that read the endpoint before this
-      // commit insert its delivery after it (a write skew: the two write different
-      // documents). A second pass, after the commit, fails what such a message left.
-      // Completions cannot reopen: they apply only to open deliveries.
-      await this.#conn.transaction((session) => failOpenDeliveries(this.#conn, session, t, id));
+      // Then the rest, in batches (a paused endpoint may hold 100,000). This also catches a
+      // message whose transaction read the endpoint before the delete committed and inserted
+      // its delivery after (snapshot isolation allows that write skew: the two transactions
+      // write different documents). Completions cannot reopen a failed delivery.
+      await failAllOpenDeliveries(this.#conn, t, id);
     }
     return deleted;
   }

@@ -46,7 +46,11 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // Only open deliveries are ever due; the rest never enter this index ($in in a partial
     // filter needs MongoDB 6.0). _id last: `due` reads it in (nextAttemptAt, _id) order by
     // merging the two statuses' ranges, so it stops at its limit without sorting a backlog.
-    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due', partialFilterExpression: OPEN },
+    // Held deliveries (a paused endpoint's) are left out too, so a sweep never walks them
+    // (it used to, for every delivery held behind a paused endpoint: `deliveries_due`).
+    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due_unheld', partialFilterExpression: { ...OPEN, held: false } },
+    // The fair second pass of `due` groups a backlog by endpoint.
+    { key: { endpointId: 1, nextAttemptAt: 1 }, name: 'deliveries_endpoint_due', partialFilterExpression: { ...OPEN, held: false } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
   ],
@@ -58,6 +62,28 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
 };
+
+/**
+ * Brings documents written before a field existed up to date. Idempotent and cheap once
+ * done: each step selects only open deliveries without the field.
+ * - `held` (added with deliveries_due_unheld): an open delivery of an endpoint that is not
+ *   active is held; the rest are not. The old deliveries_due index is dropped.
+ */
+export async function migrateDocuments(db: Db): Promise<void> {
+  const deliveries = db.collection(COLLECTIONS.deliveries);
+  const unflagged = { ...OPEN, held: { $exists: false } };
+  if ((await deliveries.countDocuments(unflagged, { limit: 1 })) > 0) {
+    const inactive = await db
+      .collection(COLLECTIONS.endpoints)
+      .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
+      .toArray();
+    if (inactive.length > 0) await deliveries.updateMany({ ...unflagged, endpointId: { $in: inactive.map((e) => e._id) } }, { $set: { held: true } });
+    await deliveries.updateMany(unflagged, { $set: { held: false } });
+  }
+  await deliveries.dropIndex('deliveries_due').catch((err: unknown) => {
+    if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+  });
+}
 
 /**
  * Creates every collection's indexes (and so the collections, which transactions need to

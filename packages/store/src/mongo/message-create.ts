@@ -66,7 +66,7 @@ async function createInTransaction(conn: MongoConnection, session: ClientSession
 }
 
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
-function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; url: string }, id: DeliveryId): DeliveryDoc {
+function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; url: string; status: string }, id: DeliveryId): DeliveryDoc {
   return {
     _id: id,
     ...scope(t),
@@ -79,6 +79,8 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
     nextAttemptAt: message.createdAt,
     manual: false,
     leaseUntil: null,
+    // A paused endpoint holds it: out of the due index until the endpoint is resumed.
+    held: endpoint.status !== 'active',
     createdAt: message.createdAt,
     lastAttemptAt: null,
   };
@@ -165,7 +167,7 @@ async function matchingEndpoints(conn: MongoConnection, session: ClientSession, 
     .find(
       // eventTypes null: every type; an array matches when it holds the type exactly.
       { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, $or: [{ eventTypes: null }, { eventTypes: eventType }] },
-      { session, projection: { _id: 1, url: 1 } },
+      { session, projection: { _id: 1, url: 1, status: 1 } },
     )
     .sort({ _id: 1 })
     .toArray();

@@ -6,7 +6,7 @@ import { MongoConsumerRepo } from './consumer-repo.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
-import { ensureIndexes } from './indexes.ts';
+import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
 
@@ -56,6 +56,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     const db = client.db(dbName);
     await requireTransactions(db, where);
     await ensureIndexes(db);
+    await migrateDocuments(db);
     const conn = new MongoConnection(client, db);
     return {
       dbName,
