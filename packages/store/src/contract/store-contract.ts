@@ -13,6 +13,7 @@ import { describeLeaseContract } from './lease-contract.ts';
 import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
+import { describeRaceContract } from './race-contract.ts';
 import { describeSecretContract } from './secret-contract.ts';
 
 /**
@@ -50,6 +51,7 @@ export function describeStoreContract(
     describeMessageListContract(f);
     describeDeliveryContract(f);
     describeLeaseContract(f);
+    describeRaceContract(f);
     describeDeliveryEndpointContract(f);
     describeMessageIsolationContract(f);
   });

@@ -1,6 +1,6 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { deliveryIdAt, type CreatedMessage, type NewMessage, type UsageCounter } from '../message-ports.ts';
+import { deliveryIdAt, type CreatedMessage, type NewMessage } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -8,10 +8,19 @@ import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { scope } from './query.ts';
 
-// MessageRepo.create: one transaction, so the idempotency lookup, the counter checks and
-// the writes see one snapshot. Two sends that must not both pass write one document in
-// common (the idempotency key, a counter), so one of them hits a write conflict and is run
-// again by the driver, now seeing the other's writes.
+// MessageRepo.create: one transaction, so the idempotency lookup and the writes see one
+// snapshot. Two sends with one Idempotency-Key write one document in common (the key), so
+// one of them hits a write conflict and is run again by the driver, now seeing the other's
+// message.
+//
+// Usage counters are not written in that transaction: every live send of an org increments
+// one counter document, and as a write of every transaction it made all of an org's
+// concurrent sends conflict and retry (each retry re-inserting a payload of up to 1 MB).
+// Instead a send first takes its count with one atomic single-document increment (no
+// transaction, no conflict: the document lock serialises them), refuses and gives it back
+// when that passed the limit, and gives it back too when the message is not written (an
+// error, or an idempotent replay). The limit is exact; a process killed between the
+// increment and the commit leaves the count one high (never one send over the limit).
 
 // A send that creates a consumer can lose the race for its external id to another send
 // that committed it after this one's snapshot; running again then finds that consumer.
@@ -19,17 +28,35 @@ const CONSUMER_RACE_TRIES = 3;
 
 /** Writes a message with its deliveries and counters, or returns the idempotent original. */
 export async function createMessage(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await conn.transaction((session) => createInTransaction(conn, session, t, input));
-    } catch (err) {
-      if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
-      throw err;
+  // A replay is answered without counting (at the limit too): look before taking a count.
+  if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
+    return conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
+  }
+  const taken = await takeCounts(conn, input);
+  let written = false;
+  try {
+    for (let tries = 1; ; tries++) {
+      try {
+        const created = await conn.transaction((session) => createInTransaction(conn, session, t, input, taken));
+        written = created.created;
+        return created;
+      } catch (err) {
+        if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
+        throw err;
+      }
     }
+  } finally {
+    if (!written) await giveBack(conn, input, Object.keys(taken));
   }
 }
 
-async function createInTransaction(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+async function createInTransaction(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  input: NewMessage,
+  taken: Record<string, number>,
+): Promise<CreatedMessage> {
   const earlier = await findIdempotent(conn, session, t, input);
   if (earlier !== null) {
     const deliveries = await conn.deliveries
@@ -40,7 +67,6 @@ async function createInTransaction(conn: MongoConnection, session: ClientSession
     return { message: toMessage(earlier), deliveryIds, created: false, counters: await readCounters(conn, session, input) };
   }
   const values = await readCounters(conn, session, input);
-  for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
   // The key is taken first of the writes: a racing send with the same key conflicts here,
   // before either has done more work.
   if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
@@ -61,8 +87,7 @@ async function createInTransaction(conn: MongoConnection, session: ClientSession
   await conn.messages.insertOne(doc, { session });
   const deliveries = targets.map((endpoint, i) => pendingDelivery(t, message, endpoint, deliveryIdAt(input, i)));
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
-  const incremented = await incrementCounters(conn, session, input);
-  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...incremented } };
+  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...taken } };
 }
 
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
@@ -87,7 +112,7 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
 }
 
 /** The tenant's earliest message with the key created at or after `idempotencySince`. */
-async function findIdempotent(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
+async function findIdempotent(conn: MongoConnection, session: ClientSession | undefined, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
   if (input.idempotencyKey === null) return null;
   return conn.messages.findOne(
     // $type repeats the partial index's filter, so the planner can prove the index applies.
@@ -116,17 +141,17 @@ async function readCounters(conn: MongoConnection, session: ClientSession, input
   return values;
 }
 
-function checkLimit(counter: UsageCounter, value: number): void {
-  if (!counter.increment || counter.limit === null || value < counter.limit) return;
-  throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
-}
-
-async function incrementCounters(conn: MongoConnection, session: ClientSession, input: NewMessage): Promise<Record<string, number>> {
-  const values: Record<string, number> = {};
+/**
+ * Takes this send's count of every counter it increments, each with one atomic update (a
+ * counter past its expiry starts again at 1). One that passes its limit is given back, with
+ * those taken before it, and the send is refused. @returns each counter's value with this send.
+ * @throws PlanLimitError when a counter was already at its limit.
+ */
+async function takeCounts(conn: MongoConnection, input: NewMessage): Promise<Record<string, number>> {
+  const taken: Record<string, number> = {};
   const now = new Date(input.createdAt);
   for (const counter of input.counters) {
     if (!counter.increment) continue;
-    // A counter past its expiry starts again at 1 (the TTL monitor may not have removed it yet).
     const doc = await conn.counters.findOneAndUpdate(
       { _id: counter.key },
       [
@@ -137,12 +162,22 @@ async function incrementCounters(conn: MongoConnection, session: ClientSession, 
           },
         },
       ],
-      { session, upsert: true, returnDocument: 'after' },
+      { upsert: true, returnDocument: 'after' },
     );
     if (doc === null) throw new Error(`upsert of usage counter ${counter.key} returned no document`);
-    values[counter.key] = doc.value;
+    taken[counter.key] = doc.value;
+    if (counter.limit !== null && doc.value > counter.limit) {
+      await giveBack(conn, input, Object.keys(taken));
+      throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
+    }
   }
-  return values;
+  return taken;
+}
+
+/** Gives back the counts a send took and did not use. */
+async function giveBack(conn: MongoConnection, input: NewMessage, keys: string[]): Promise<void> {
+  const now = new Date(input.createdAt);
+  for (const key of keys) await conn.counters.updateOne({ _id: key, expiresAt: { $gt: now }, value: { $gt: 0 } }, { $inc: { value: -1 } });
 }
 
 async function findOrCreateConsumer(
