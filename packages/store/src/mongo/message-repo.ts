@@ -54,21 +54,29 @@ export class MongoMessageRepo implements MessageRepo {
   async deleteBefore(before: number, batch: number): Promise<number> {
     if (checkedLimit(batch, 'batch') === 0) return 0;
     // Retention runs across tenants: it is the one place that selects messages by age alone.
-    return this.#conn.transaction(async (session) => {
+    // No transaction: `batch` messages of up to 1 MB each (with their deliveries and
+    // attempts) would outgrow one. Each chunk deletes attempts, then deliveries, then the
+    // messages, so a crash part-way leaves only messages already past retention (404 by
+    // their id) with fewer rows, finished by the next run.
+    let removed = 0;
+    while (removed < batch) {
       const old = await this.#conn.messages
-        .find({ createdAt: { $lt: before } }, { session, projection: { _id: 1 } })
+        .find({ createdAt: { $lt: before } }, { projection: { _id: 1 } })
         .sort({ createdAt: 1 })
-        .limit(batch)
+        .limit(Math.min(RETENTION_CHUNK, batch - removed))
         .toArray();
-      if (old.length === 0) return 0;
-      const messageIds = old.map((m) => m._id);
-      const deliveries = await this.#conn.deliveries
-        .find({ messageId: { $in: messageIds } }, { session, projection: { _id: 1 } })
-        .toArray();
-      await this.#conn.attempts.deleteMany({ deliveryId: { $in: deliveries.map((d) => d._id) } }, { session });
-      await this.#conn.deliveries.deleteMany({ messageId: { $in: messageIds } }, { session });
-      await this.#conn.messages.deleteMany({ _id: { $in: messageIds } }, { session });
-      return old.length;
-    });
+      if (old.length === 0) break;
+      const messageIds = old.map((doc) => doc._id);
+      const deliveries = await this.#conn.deliveries.find({ messageId: { $in: messageIds } }, { projection: { _id: 1 } }).toArray();
+      await this.#conn.attempts.deleteMany({ deliveryId: { $in: deliveries.map((d) => d._id) } });
+      await this.#conn.deliveries.deleteMany({ messageId: { $in: messageIds } });
+      const { deletedCount } = await this.#conn.messages.deleteMany({ _id: { $in: messageIds } });
+      removed += deletedCount;
+      if (old.length < RETENTION_CHUNK) break;
+    }
+    return removed;
   }
 }
+
+/** Messages one retention step deletes (with their deliveries and attempts). */
+const RETENTION_CHUNK = 100;
