@@ -52,7 +52,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due.
       const doc = await this.#conn.deliveries.findOneAndUpdate(
         { ...scope(t), _id: id },
-        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] } } }],
+        // Not held: a re-send is only asked for while the endpoint is active (intake checks).
+        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] }, held: false } }],
         { session, returnDocument: 'after' },
       );
       if (doc === null) return null;
