@@ -75,6 +75,17 @@ export function describeLeaseContract(f: Fixtures): void {
       expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'success', manual: false, attemptCount: 2, policyAttempts: 1 });
     });
 
+    it('a delivery that ended while its endpoint was paused can be re-sent once the endpoint is active', async () => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      const t0 = f.clock.now();
+      const job = await m.claim(deliveryId, t0);
+      await f.store.endpoints.update(t, endpoint.id, { status: 'paused' });
+      await f.store.deliveries.complete(claimRef(job), m.succeeded(job, t0));
+      await f.store.endpoints.update(t, endpoint.id, { status: 'active' });
+      await f.store.deliveries.retryNow(t, deliveryId, t0 + SECOND);
+      expect(await m.dueOf(t0 + SECOND, [deliveryId])).toEqual([deliveryId]);
+    });
+
     it('asked for when no send is running, it is an ordinary manual re-send', async () => {
       const { t, deliveryId } = await m.sceneWithDelivery();
       const t0 = f.clock.now();

@@ -146,7 +146,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       const row = this.#conn
         .statement(
           `UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ?,
-             resend = (lease_until IS NOT NULL AND lease_until > ?)
+             resend = (lease_until IS NOT NULL AND lease_until > ?),
+             held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
            WHERE ${TENANT_ID} RETURNING *`,
         )
         .get(now, now, t.orgId, t.env, id);
