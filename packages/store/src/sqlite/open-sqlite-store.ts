@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Store } from '../store.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
@@ -11,7 +9,6 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
-import { openThreadedSqliteStore } from './threaded-store.ts';
 
 export { SQLITE_BUSY_TIMEOUT_MS };
 
@@ -70,13 +67,4 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 function journalMode(db: DatabaseSync): string {
   return String(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toLowerCase();
-}
-
-/**
- * Opens the SQLite store of embedded mode: `<dataDir>/wirehook.sqlite`, creating the
- * directory, with its connection on a worker thread (see openThreadedSqliteStore).
- */
-export function openEmbeddedStore(dataDir: string): SqliteStore {
-  mkdirSync(dataDir, { recursive: true });
-  return openThreadedSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
 }

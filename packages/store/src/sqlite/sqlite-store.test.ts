@@ -11,7 +11,8 @@ import { Fixtures } from '../contract/fixtures.ts';
 import { LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
-import { openEmbeddedStore, openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
+import { openEmbeddedStore } from './open-embedded-store.ts';
+import { openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
 import { raceClaimDeliveries, raceCreateEndpoints } from './test-support/spawn-racers.ts';
 import { openThreadedSqliteStore } from './threaded-store.ts';
 
