@@ -87,6 +87,27 @@ describe('cluster faults', () => {
     await expectAllArrive('nats restart', ids);
   }, 180_000);
 
+  it('NATS hung: sends are still accepted (202, within a second or two), and delivered once NATS answers again', async () => {
+    // SIGSTOP: connections stay open and nothing answers — publishes wait for acks that never come.
+    h.nats.pause();
+    let ids: string[] = [];
+    try {
+      ids = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const started = performance.now();
+          const res = await api.post('/v1/messages', { consumer: 'burst', event_type: 'burst.test', payload: { hung: i } });
+          expect(res.status, JSON.stringify(res.body)).toBe(202);
+          // Intake waits a second for its wake-ups, then answers: below the gateway's 5 s gRPC deadline.
+          expect(performance.now() - started).toBeLessThan(3_000);
+          return res.body.id as string;
+        }),
+      );
+    } finally {
+      h.nats.resume();
+    }
+    await expectAllArrive('nats hung', ids);
+  });
+
   it('Redis stopped and started mid-burst: requests keep being accepted, nothing is lost', async () => {
     const ids = await burst(async () => {
       await h.redis.stop();

@@ -44,7 +44,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const bus = new MemoryBus();
   const httpMetrics = createHttpMetrics();
   const secretBox = loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR });
-  const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }) });
+  const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }), registry: httpMetrics.registry });
   const delivery = createDelivery(config, {
     store,
     bus,

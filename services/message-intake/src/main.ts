@@ -13,10 +13,10 @@ const { MessageIntake } = await import('./message-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
-await runService('message-intake', config, async ({ logger, clock }) => {
+await runService('message-intake', config, async ({ logger, clock, metrics }) => {
   const store = await openStore(config);
   const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' });
-  const intake = new MessageIntake({ store, bus, clock, logger });
+  const intake = new MessageIntake({ store, bus, clock, logger, registry: metrics.registry });
   let grpc: { stop(): Promise<void> } | undefined;
   return [
     // Stopped last: it exports the spans of the calls drained before it.

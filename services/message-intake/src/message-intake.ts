@@ -18,7 +18,9 @@ import {
   type SendMessageResult,
   type Tenant,
 } from '@wirehook/core';
-import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import type { Bus } from '@wirehook/bus';
+import type { Registry } from 'prom-client';
+import { Wakeups } from './wakeups.ts';
 import { withSpan, type Logger } from '@wirehook/platform';
 import type { Store, UsageCounter } from '@wirehook/store';
 
@@ -32,6 +34,10 @@ export interface MessageIntakeDeps {
   bus: Bus;
   clock: Clock;
   logger: Logger;
+  /** Where the intake's metrics are registered (none when absent). */
+  registry?: Registry;
+  /** How long a send waits for its dispatch wake-ups before answering anyway (default 1 s). */
+  wakeupWaitMs?: number;
 }
 
 /**
@@ -41,9 +47,11 @@ export interface MessageIntakeDeps {
  */
 export class MessageIntake implements IntakePort {
   readonly #deps: MessageIntakeDeps;
+  readonly #wakeups: Wakeups;
 
   constructor(deps: MessageIntakeDeps) {
     this.#deps = deps;
+    this.#wakeups = new Wakeups({ bus: deps.bus, clock: deps.clock, logger: deps.logger, registry: deps.registry, waitMs: deps.wakeupWaitMs });
   }
 
   /**
@@ -120,17 +128,8 @@ export class MessageIntake implements IntakePort {
     return released;
   }
 
-  async #publish(ids: DeliveryId[]): Promise<void> {
-    try {
-      // No msgId: a wake-up is a hint, and a claim takes a delivery once however often it is
-      // woken. A msgId of the delivery id made a manual retry's wake-up a "duplicate" of the
-      // first one within the bus's dedupe window, and cost the in-process bus a lookup table
-      // of every delivery of the last two minutes.
-      for (const id of ids) await this.#deps.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
-    } catch (err) {
-      // Accepted is accepted: the message is in the store and the sweeper will find it.
-      this.#deps.logger.warn({ err }, 'publishing dispatch jobs failed; the sweeper will pick them up');
-    }
+  #publish(ids: DeliveryId[]): Promise<void> {
+    return this.#wakeups.publish(ids);
   }
 }
 

@@ -37,6 +37,9 @@ export interface SupervisedServer {
   kill(): Promise<void>;
   /** Stops the server if it runs and starts it again on the same port (and `'server'` dir). */
   restart(): Promise<void>;
+  /** SIGSTOP: the server hangs with its connections open (a hung, not a dead, dependency). `resume()` (SIGCONT) undoes it. */
+  pause(): void;
+  resume(): void;
 }
 
 type StopSignal = 'SIGTERM' | 'SIGKILL';
@@ -105,6 +108,8 @@ export async function startSupervised(spec: ServerSpec): Promise<SupervisedServe
       if (store !== undefined) await removeDir(store);
     },
     kill: () => halt('SIGKILL'),
+    pause: () => current?.signal('SIGSTOP'),
+    resume: () => current?.signal('SIGCONT'),
     restart: async () => {
       if (stopped && store !== undefined) throw new Error(`this ${spec.binary} was stopped for good; start a new one`);
       await halt('SIGTERM');
@@ -151,6 +156,7 @@ async function removeDir(dir: string): Promise<void> {
 
 interface Run {
   stop(signal: StopSignal): Promise<void>;
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 /** Spawns the server under the supervisor and waits until it is ready. */
@@ -203,6 +209,9 @@ async function launch(spec: ServerSpec, binary: string, port: number, dir: strin
     stop(signal) {
       stopping ??= terminate(child, pid, signal, exited, spec.stopGraceMs);
       return stopping;
+    },
+    signal(signal) {
+      if (pid !== undefined) signalQuietly(pid, signal);
     },
   };
 }
