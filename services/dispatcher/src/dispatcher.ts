@@ -273,8 +273,12 @@ export class Dispatcher implements Component {
   #next(endpointId: string): void {
     const { id, trace, refill } = this.#parked.next(endpointId);
     this.#deps.metrics.waiting.set(this.#parked.size);
-    // Deliveries of this endpoint were left in the store while its queue was full: fetch them.
-    if (refill && !this.#stopped) void this.sweep();
+    // Deliveries of this endpoint were left in the store while its queue was full: fetch them
+    // (marked behind too, so a sweep already running is followed by another).
+    if (refill && !this.#stopped) {
+      this.#behind = true;
+      void this.sweep();
+    }
     if (id === undefined) return;
     // Called as another delivery's send ends: run in the parked delivery's own trace, not that one.
     void context

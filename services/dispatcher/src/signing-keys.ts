@@ -26,11 +26,14 @@ export class SigningKeys {
    * @throws Error when it does not open (tampered, sealed with another key, or for another endpoint).
    */
   keyOf(sealed: string, endpointId: string): KeyObject {
-    let key = this.#keys.get(sealed);
+    // Keyed by endpoint too: a sealed text copied onto another endpoint's record must fail to
+    // open there (the seal is bound to its endpoint), not be served from this cache.
+    const cacheKey = `${endpointId} ${sealed}`;
+    let key = this.#keys.get(cacheKey);
     if (key === undefined) {
       key = signingKeyObject(this.#secretBox.open(sealed, endpointId));
       if (this.#keys.size >= this.#capacity) this.#keys.delete(this.#keys.keys().next().value!);
-      this.#keys.set(sealed, key);
+      this.#keys.set(cacheKey, key);
     }
     return key;
   }
