@@ -1,4 +1,6 @@
 // Configuration the services refuse, each with a message that names the variable.
+import type { AddressInfo } from 'node:net';
+import { createHttpMetrics, metricsServer } from '@wirehook/platform';
 import { describe, expect, it } from 'vitest';
 import { dispatcherConfigSchema } from '../../services/dispatcher/src/config.ts';
 import { gatewayConfigSchema } from '../../services/gateway/src/config.ts';
@@ -40,5 +42,26 @@ describe('service configuration', () => {
   it('message-intake binds its gRPC port to loopback unless told otherwise', () => {
     expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN }).GRPC_HOST).toBe('127.0.0.1');
     expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN, GRPC_HOST: '0.0.0.0' }).GRPC_HOST).toBe('0.0.0.0');
+  });
+
+  it.each([
+    ['message-intake', intakeConfigSchema, 'NATS_URL', 'nonsense', /must be a nats:\/\/ or tls:\/\/ URL with a host/],
+    ['dispatcher', dispatcherConfigSchema, 'NATS_URL', 'http://127.0.0.1:4222', /must be a nats:\/\/ or tls:\/\/ URL/],
+    ['gateway', gatewayConfigSchema, 'REDIS_URL', 'localhost:6379', /must be a redis:\/\/ or rediss:\/\/ URL/],
+    ['gateway', gatewayConfigSchema, 'MONGODB_URL', 'postgres://db/x', /must be a mongodb:\/\/ or mongodb\+srv:\/\/ URL/],
+  ])('%s: %s=%s is refused, naming the variable', (_name, schema, variable, value, message) => {
+    const issues = problems(schema.safeParse({ INTERNAL_AUTH_TOKEN: TOKEN, WIREHOOK_SECRET_KEY: KEY, [variable]: value }));
+    expect(issues).toMatch(new RegExp(`^${variable}: ${message.source}`, 'm'));
+  });
+
+  it('a METRICS_PORT that is taken fails the start with a message naming it (no unhandled error event)', async () => {
+    const first = metricsServer(createHttpMetrics().registry, 0, '127.0.0.1');
+    await first.start();
+    const port = (first.server.address() as AddressInfo).port;
+    try {
+      await expect(metricsServer(createHttpMetrics().registry, port, '127.0.0.1').start()).rejects.toThrow(`METRICS_PORT ${port} on 127.0.0.1 cannot be used: EADDRINUSE`);
+    } finally {
+      await first.stop();
+    }
   });
 });

@@ -5,12 +5,37 @@ import { portVar } from './config.ts';
 // Environment variables several services share, declared once; each service's config
 // schema spreads the groups it uses.
 
+/**
+ * A URL variable whose scheme must be one of `schemes` (e.g. `nats:`), so a typo is refused
+ * at start with the variable's name instead of failing later inside a client library.
+ */
+export function serverUrl(schemes: readonly string[]) {
+  const shown = schemes.map((s) => `${s}//`).join(' or ');
+  return z.string().refine(
+    (value) => {
+      if (value === '') return true; // unset (the launchers pass empty values through)
+      try {
+        const url = new URL(value);
+        return schemes.includes(url.protocol) && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    { error: `must be a ${shown} URL with a host` },
+  );
+}
+
+/** Where the dispatch jobs travel (NATS JetStream), for the services that publish or take them. */
+export const natsEnv = {
+  NATS_URL: serverUrl(['nats:', 'tls:']).default('nats://127.0.0.1:4222'), // dispatch jobs
+};
+
 export const logEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
 export const storeEnv = {
-  MONGODB_URL: z.string().optional(), // MongoDB (a replica set); without it, SQLite in DATA_DIR
+  MONGODB_URL: serverUrl(['mongodb:', 'mongodb+srv:']).optional(), // MongoDB (a replica set); without it, SQLite in DATA_DIR
   DATA_DIR: z.string().min(1).default('./.wirehook'), // SQLite file and the secret key file
   WIREHOOK_SECRET_KEY: z // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key (embedded mode only)
     .string()

@@ -60,7 +60,14 @@ export function metricsServer(registry: Registry, port: number, host = '0.0.0.0'
   return {
     name: 'metrics',
     server,
-    start: () => new Promise((resolve) => server.listen(port, host, resolve)),
+    start: () =>
+      new Promise((resolve, reject) => {
+        // A taken port is a configuration problem: name the variable, not an unhandled 'error' event.
+        server.once('error', (err: NodeJS.ErrnoException) =>
+          reject(new Error(`METRICS_PORT ${port} on ${host} cannot be used: ${err.code ?? err.message}`, { cause: err })),
+        );
+        server.listen(port, host, () => resolve());
+      }),
     stop: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** The gateway's environment, parsed once in main. */
 export const gatewayConfigSchema = z.object({
@@ -7,7 +7,7 @@ export const gatewayConfigSchema = z.object({
   ...serveEnv(9464),
   ...storeEnv,
   ...deliveryEnv,
-  REDIS_URL: z.string().default('redis://127.0.0.1:6379'), // rate limits
+  REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits
   INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
   ...internalAuthEnv,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { natsEnv, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** message-intake's environment, parsed once in main. */
 export const intakeConfigSchema = z.object({
@@ -8,7 +8,7 @@ export const intakeConfigSchema = z.object({
   ...internalAuthEnv,
   ...serveEnv(9465),
   ...storeEnv,
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'), // dispatch jobs
+  ...natsEnv,
   ...logEnv,
   ...testClockEnv,
 });
