@@ -3,7 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
@@ -15,11 +15,15 @@ let stdout = '';
 let api: ApiClient;
 
 function admin(...args: string[]) {
+  return adminIn(dataDir, ...args);
+}
+
+function adminIn(dir: string, ...args: string[]) {
   const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
-    env: { ...process.env, DATA_DIR: dataDir },
+    env: { ...process.env, DATA_DIR: dir },
     encoding: 'utf8',
   });
-  return { code: res.status, stdout: res.stdout, json: JSON.parse(res.stdout) as Record<string, any> };
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr, json: JSON.parse(res.stdout) as Record<string, any> };
 }
 
 beforeAll(async () => {
@@ -70,6 +74,21 @@ describe('embedded mode and the admin CLI', () => {
     const full = admin('key', 'create', '--org', org.json['id'], '--env', 'live');
     expect(full.json['scopes']).toEqual(['messages:send', 'messages:retry', 'logs:read', 'consumers:write', 'endpoints:write']);
     expect(admin('org', 'set-plan', '--org', org.json['id'], '--plan', 'business').json).toMatchObject({ plan: 'business' });
+  });
+
+  it('says on stderr when it made a new database (an operator in the wrong directory notices), and only then', () => {
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'wirehook-admin-')), 'data');
+    try {
+      const first = adminIn(elsewhere, 'org', 'create', '--name', 'Lost');
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain(`admin: no database in DATA_DIR; created a new one at ${join(elsewhere, 'wirehook.sqlite')}`);
+      expect(first.stdout.trim().split('\n')).toHaveLength(1); // stdout stays one JSON document
+      const second = adminIn(elsewhere, 'org', 'create', '--name', 'Found');
+      expect(second.stderr).not.toContain('created a new one');
+      expect(admin('org', 'create', '--name', 'Here').stderr).not.toContain('created a new one');
+    } finally {
+      rmSync(dirname(elsewhere), { recursive: true, force: true });
+    }
   });
 
   it('prints one JSON error document and exits non-zero on bad input', () => {

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { systemClock, toErrorResponse, WirehookError } from '@wirehook/core';
 import { loadConfig } from '@wirehook/platform';
-import { openEmbeddedStore } from '@wirehook/store';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openEmbeddedStore, SQLITE_FILE_NAME } from '@wirehook/store';
 import { runAdminCommand } from './commands.ts';
 
 const config = loadConfig(
@@ -15,7 +17,12 @@ const config = loadConfig(
   'admin',
 );
 
+// An operator in the wrong directory would otherwise get a fresh, empty database and an
+// org id that looks fine: say on stderr (stdout stays one JSON document) that one was made.
+const databaseFile = join(resolve(config.DATA_DIR), SQLITE_FILE_NAME);
+const isNew = !existsSync(databaseFile);
 const store = openEmbeddedStore(config.DATA_DIR);
+if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 try {
   const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock });
   process.stdout.write(`${JSON.stringify(output)}\n`);
