@@ -87,6 +87,39 @@ describe('cluster faults', () => {
     await expectAllArrive('nats restart', ids);
   }, 180_000);
 
+  it('readiness names what failed: NATS hung (intake, dispatchers), Redis down (gateway); back when they answer; unbuilt services never ready', async () => {
+    const port = (name: string) => h.cluster.specs.find((s) => s.name === name)!.metricsPort;
+    const ready = async (name: string) => {
+      const res = await fetch(`http://127.0.0.1:${port(name)}/readyz`);
+      return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, string> } };
+    };
+    expect(await ready('message-intake')).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', nats: 'ok' } } });
+    expect((await ready('gateway')).status).toBe(200);
+    expect(await ready('recovery')).toMatchObject({ status: 503, body: { checks: { service: 'not built yet (issue 11)' } } });
+
+    h.nats.pause();
+    try {
+      for (const name of ['message-intake', 'dispatcher-1']) {
+        expect(await ready(name)).toEqual({ status: 503, body: { status: 'not ready', checks: { store: 'ok', nats: 'no answer within 1000 ms' } } });
+        expect((await fetch(`http://127.0.0.1:${port(name)}/livez`)).status).toBe(200);
+      }
+    } finally {
+      h.nats.resume();
+    }
+    await eventually(async () => expect((await ready('message-intake')).status).toBe(200));
+
+    await h.redis.stop();
+    try {
+      const gateway = await ready('gateway');
+      expect(gateway.status).toBe(503);
+      expect(gateway.body.checks['store']).toBe('ok');
+      expect(gateway.body.checks['redis']).toMatch(/redis|Redis|connect|ECONNREFUSED|Connection/);
+    } finally {
+      await h.redis.restart();
+    }
+    await eventually(async () => expect((await ready('gateway')).status).toBe(200), 15_000, 200);
+  });
+
   it('NATS hung: sends are still accepted (202, within a second or two), and delivered once NATS answers again', async () => {
     // SIGSTOP: connections stay open and nothing answers — publishes wait for acks that never come.
     h.nats.pause();

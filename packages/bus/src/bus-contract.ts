@@ -55,6 +55,14 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
       return { subject: broker.subject, connect };
     };
 
+    it('answers a ping while open (readiness) and refuses one once closed', async () => {
+      const { connect } = await setup();
+      const bus = await connect();
+      await expect(bus.ping()).resolves.toBeUndefined();
+      await bus.close();
+      await expect(bus.ping()).rejects.toThrow(/closed/);
+    });
+
     it('hands each message to exactly one consumer, within each consumer’s concurrency', async () => {
       const { subject, connect } = await setup();
       const bus = await connect();

@@ -47,5 +47,7 @@ export interface Bus {
    * The handler runs in a `process <subject>` span continuing the publisher's trace.
    */
   consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription;
+  /** Resolves once the broker answers (a round trip); rejects when the connection is closed. For readiness probes. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

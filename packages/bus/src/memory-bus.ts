@@ -48,6 +48,11 @@ export class MemoryBus implements Bus {
     };
   }
 
+  /** In-process: answers while open. */
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('bus is closed');
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);

@@ -6,5 +6,6 @@ export * from './secret-key.ts';
 export * from './common-env.ts';
 export * from './file-offset-clock.ts';
 export * from './open-store.ts';
+export * from './readiness.ts';
 export * from './service.ts';
 export * from './spans.ts';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { Component } from './lifecycle.ts';
+import { checkReadiness, type ReadinessCheck } from './readiness.ts';
 
 /** The HTTP metrics every API-serving process exports. */
 export interface HttpMetrics {
@@ -43,11 +44,19 @@ export function createHttpMetrics(): HttpMetrics {
   };
 }
 
-/** Serves `GET /metrics` for Prometheus, and `GET /healthz`, on its own port. */
-export function metricsServer(registry: Registry, port: number, host = '0.0.0.0'): Component & { server: Server } {
+/**
+ * Serves, on its own port: `GET /metrics` for Prometheus; `GET /livez` (the process serves:
+ * always 200; `/healthz` is the same, kept for existing probes); `GET /readyz` (every
+ * dependency in `readiness` answers: 200, else 503, with each check's state by name).
+ */
+export function metricsServer(registry: Registry, port: number, host = '0.0.0.0', readiness: readonly ReadinessCheck[] = []): Component & { server: Server } {
   const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/healthz') {
+    if (req.method === 'GET' && (req.url === '/livez' || req.url === '/healthz')) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    } else if (req.method === 'GET' && req.url === '/readyz') {
+      void checkReadiness(readiness).then(({ ready, checks }) => {
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks }));
+      });
     } else if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),

@@ -3,6 +3,7 @@ import { systemClock } from '@wirehook/core';
 import type { Logger } from 'pino';
 import { FileOffsetClock } from './file-offset-clock.ts';
 import { runComponents, type Component } from './lifecycle.ts';
+import type { ReadinessCheck } from './readiness.ts';
 import { createLogger } from './logger.ts';
 import { createHttpMetrics, metricsServer, type HttpMetrics } from './metrics.ts';
 
@@ -11,6 +12,8 @@ export interface ServiceContext {
   logger: Logger;
   clock: Clock;
   metrics: HttpMetrics;
+  /** The dependencies `/readyz` checks: `build` adds one per store, bus or cache it opens. */
+  readiness: ReadinessCheck[];
 }
 
 /**
@@ -25,9 +28,10 @@ export async function runService(
   const logger = createLogger({ name, level: config.LOG_LEVEL });
   const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
   const metrics = createHttpMetrics();
+  const readiness: ReadinessCheck[] = [];
   try {
-    const components = await build({ logger, clock, metrics });
-    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST)], { logger });
+    const components = await build({ logger, clock, metrics, readiness });
+    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST, readiness)], { logger });
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);

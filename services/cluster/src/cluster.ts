@@ -12,7 +12,7 @@ export interface ServiceSpec {
   /** Folder under services/ holding src/main.ts. */
   service: string;
   env: Record<string, string>;
-  /** Port of its /healthz. */
+  /** Port of its /livez, /readyz and /metrics. */
   metricsPort: number;
 }
 
@@ -138,7 +138,7 @@ async function waitHealthy(spec: ServiceSpec, child: ChildProcess, timeoutMs: nu
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode} while starting`);
     try {
-      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/healthz`);
+      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`);
       if (res.ok) return;
     } catch {
       // not listening yet

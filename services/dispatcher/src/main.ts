@@ -5,15 +5,16 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { NatsBus } = await import('@wirehook/bus');
-const { loadConfig, loadSecretBox, openStore, runService } = await import('@wirehook/platform');
+const { loadConfig, loadSecretBox, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
-await runService('dispatcher', config, async ({ logger, clock, metrics }) => {
+await runService('dispatcher', config, async ({ logger, clock, metrics, readiness }) => {
   const store = await openStore(config);
   const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' });
+  readiness.push(storeCheck(store), natsCheck(bus));
   const delivery = createDelivery(config, {
     store,
     bus,

@@ -7,7 +7,7 @@ import type { LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
-import { createHttpMetrics, loadSecretBox, metricsServer, type Component, type Logger } from '@wirehook/platform';
+import { createHttpMetrics, loadSecretBox, metricsServer, storeCheck, type Component, type Logger } from '@wirehook/platform';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import type { EmbeddedConfig } from './config.ts';
 
@@ -85,7 +85,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
         server.closeIdleConnections();
       }),
   };
-  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST);
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST, [storeCheck(store)]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
     start: async () => start(),

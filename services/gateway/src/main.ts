@@ -8,16 +8,18 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'gateway' });
 const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
 const { RateLimiter, RedisKv } = await import('@wirehook/kv');
-const { loadConfig, loadSecretBox, openStore, runService } = await import('@wirehook/platform');
+const { loadConfig, loadSecretBox, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
 const { IntakeGrpcClient } = await import('@wirehook/rpc');
 const { createApp } = await import('./app.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
 const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
-await runService('gateway', config, async ({ logger, clock, metrics }) => {
+await runService('gateway', config, async ({ logger, clock, metrics, readiness }) => {
   const store = await openStore(config);
   const kv = new RedisKv({ url: config.REDIS_URL });
+  // Redis down is degraded, not down (rate limits fail open), but the probe still names it.
+  readiness.push(storeCheck(store), redisCheck(kv));
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN });
   const app = createApp({
     store,

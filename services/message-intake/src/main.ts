@@ -6,16 +6,17 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { loadConfig, openStore, runService } = await import('@wirehook/platform');
+const { loadConfig, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { startIntakeGrpcServer } = await import('./grpc-server.ts');
 const { MessageIntake } = await import('./message-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
-await runService('message-intake', config, async ({ logger, clock, metrics }) => {
+await runService('message-intake', config, async ({ logger, clock, metrics, readiness }) => {
   const store = await openStore(config);
   const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' });
+  readiness.push(storeCheck(store), natsCheck(bus));
   const intake = new MessageIntake({ store, bus, clock, logger, registry: metrics.registry });
   let grpc: { stop(): Promise<void> } | undefined;
   return [

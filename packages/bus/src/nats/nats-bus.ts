@@ -154,6 +154,12 @@ export class NatsBus implements Bus {
   }
 
   /** Stops every consumer (running handlers finish and ack), then drains the connection. */
+  /** A round trip to nats-server (PING/PONG); hangs while it does not answer (the caller bounds it). */
+  async ping(): Promise<void> {
+    if (this.#nc.isClosed()) throw new Error('the NATS connection is closed');
+    await this.#nc.flush();
+  }
+
   close(): Promise<void> {
     this.#closing ??= this.#close();
     return this.#closing;
