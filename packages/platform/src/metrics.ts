@@ -6,8 +6,8 @@ import { checkReadiness, type ReadinessCheck } from './readiness.ts';
 /** The HTTP metrics every API-serving process exports. */
 export interface HttpMetrics {
   registry: Registry;
-  requests: Counter<'route' | 'status_class'>;
-  duration: Histogram<'route'>;
+  requests: Counter<'method' | 'route' | 'status_class'>;
+  duration: Histogram<'method' | 'route'>;
   rateLimited: Counter;
   rateLimitUnavailable: Counter;
 }
@@ -20,14 +20,14 @@ export function createHttpMetrics(): HttpMetrics {
     registry,
     requests: new Counter({
       name: 'wirehook_http_requests_total',
-      help: 'API requests by route template and status class',
-      labelNames: ['route', 'status_class'],
+      help: 'API requests by method, route template and status class',
+      labelNames: ['method', 'route', 'status_class'],
       registers: [registry],
     }),
     duration: new Histogram({
       name: 'wirehook_http_request_duration_seconds',
-      help: 'API request duration by route template',
-      labelNames: ['route'],
+      help: 'API request duration by method and route template',
+      labelNames: ['method', 'route'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),

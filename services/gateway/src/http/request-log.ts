@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
+import { routeLabel } from './route-label.ts';
 
 /** Logs each request once it is answered, and feeds the HTTP metrics. Never logs bodies or keys. */
 export function requestLog(logger: Logger, metrics: HttpMetrics) {
@@ -7,10 +8,9 @@ export function requestLog(logger: Logger, metrics: HttpMetrics) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      // The route template, not the path: ids would make the label set unbounded.
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      metrics.requests.inc({ route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
-      metrics.duration.observe({ route }, seconds);
+      const route = routeLabel(req.originalUrl);
+      metrics.requests.inc({ method: req.method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
+      metrics.duration.observe({ method: req.method, route }, seconds);
       logger.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();

@@ -1,0 +1,32 @@
+// The `route` label of the HTTP metrics: the API's route template a request path falls under,
+// read from the path itself rather than from Express's routing state (which is reset by the
+// time an error is answered, so a 401 or a 404 for an unknown id used to be `unmatched`, and
+// a router mounted at /v1 lost its prefix). Templates, not paths: ids would make the label
+// set unbounded.
+
+const SEGMENT = '[^/]+';
+
+/** Every route of the public API (and the health route), as templates. */
+export const ROUTE_TEMPLATES = [
+  '/healthz',
+  '/v1/consumers',
+  '/v1/consumers/:id/portal',
+  '/v1/endpoints',
+  '/v1/endpoints/:id',
+  '/v1/endpoints/:id/rotate-secret',
+  '/v1/event-types',
+  '/v1/messages',
+  '/v1/messages/:id',
+  '/v1/deliveries/:id/retry',
+] as const;
+
+const MATCHERS = ROUTE_TEMPLATES.map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replace(/:id/g, SEGMENT)}/?$`),
+}));
+
+/** The template `path` (without its query) falls under, or `unmatched`. */
+export function routeLabel(path: string): string {
+  const bare = path.split('?')[0] ?? '';
+  return MATCHERS.find((m) => m.pattern.test(bare))?.template ?? 'unmatched';
+}

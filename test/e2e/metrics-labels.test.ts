@@ -1,0 +1,51 @@
+// The HTTP metrics' label set: method, the API's route template (whatever the outcome —
+// an error answered before or after routing keeps its route) and the status class, so error
+// ratios by route can be computed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeLabel } from '../../services/gateway/src/http/route-label.ts';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+
+let wh: Harness;
+let t: TestTenant;
+
+beforeAll(async () => {
+  wh = await startWirehook();
+  t = await wh.tenant();
+});
+afterAll(() => wh.close());
+
+async function requestsCounted(method: string, route: string, statusClass: string): Promise<number> {
+  const text = await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`wirehook_http_requests_total{method="${method}",route="${route}",status_class="${statusClass}"}`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+describe('HTTP metrics labels', () => {
+  it('labels by method, route template and status class, for errors before and after routing too', async () => {
+    const cases: [() => Promise<unknown>, string, string, string][] = [
+      [() => t.api.post('/v1/messages', { consumer: 'c', event_type: 'bad type', payload: {} }), 'POST', '/v1/messages', '4xx'],
+      [() => t.api.post('/v1/messages', { consumer: 'c', event_type: 'a.b', payload: {} }), 'POST', '/v1/messages', '2xx'],
+      [() => wh.anonymous.get('/v1/messages'), 'GET', '/v1/messages', '4xx'], // 401, before any route
+      [() => t.api.get('/v1/messages/msg_01KAAAAAAAAAAAAAAAAAAAAAAA'), 'GET', '/v1/messages/:id', '4xx'], // 404 for an unknown id
+      [() => t.api.get('/v1/consumers/'), 'GET', '/v1/consumers', '2xx'], // trailing slash
+      [() => t.api.delete('/v1/endpoints/ep_nope'), 'DELETE', '/v1/endpoints/:id', '4xx'],
+      [() => t.api.get('/v1/nope'), 'GET', 'unmatched', '4xx'],
+    ];
+    for (const [send, method, route, statusClass] of cases) {
+      const before = await requestsCounted(method, route, statusClass);
+      await send();
+      expect(await requestsCounted(method, route, statusClass), `${method} ${route} ${statusClass}`).toBe(before + 1);
+    }
+  });
+
+  it.each([
+    ['/v1/messages?status=failed', '/v1/messages'],
+    ['/v1/endpoints/ep_1/rotate-secret', '/v1/endpoints/:id/rotate-secret'],
+    ['/v1/deliveries/dlv_1/retry', '/v1/deliveries/:id/retry'],
+    ['/v1/consumers/con_1/portal', '/v1/consumers/:id/portal'],
+    ['/v1/messages/msg_1/extra', 'unmatched'],
+    ['/v2/messages', 'unmatched'],
+  ])('%s → %s', (path, template) => {
+    expect(routeLabel(path)).toBe(template);
+  });
+});
