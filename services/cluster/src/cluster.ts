@@ -32,6 +32,11 @@ export interface ClusterOptions {
   onLine?: (service: string, line: string) => void;
   /** How long a service may take to report healthy. */
   startTimeoutMs?: number;
+  /**
+   * A service exited on its own (not through `kill`, `restart` or `stop`): a crash. Default:
+   * nothing (tests that kill services say so through `kill`). The launcher stops everything.
+   */
+  onExit?: (service: string, code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 /** The running services of a cluster. */
@@ -82,12 +87,17 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const onLine = options.onLine ?? ((service, line) => process.stdout.write(`[${service}] ${line}\n`));
   const timeout = options.startTimeoutMs ?? 30_000;
 
+  /** Children being stopped on purpose: their exit is no crash. */
+  const stopping = new WeakSet<ChildProcess>();
   const launch = async (spec: ServiceSpec) => {
     const child = spawn(process.execPath, [join(servicesDir, spec.service, 'src', 'main.ts')], {
       env: { ...process.env, ...spec.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.set(spec.name, child);
+    child.once('exit', (code, signal) => {
+      if (!stopping.has(child)) options.onExit?.(spec.name, code, signal);
+    });
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => onLine(spec.name, line));
     }
@@ -97,6 +107,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stopOne = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
     const child = children.get(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    stopping.add(child);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill(signal);
     const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -6,9 +6,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { loadConfig, portVar } from '@wirehook/platform';
-import { startCluster } from './cluster.ts';
+import { startCluster, type Cluster } from './cluster.ts';
 
 const config = loadConfig(
   z.object({
@@ -16,42 +17,91 @@ const config = loadConfig(
     INTAKE_GRPC_PORT: portVar(50051), // message-intake gRPC
     METRICS_PORT: portVar(9464), // first metrics port; services take consecutive ones
     DATA_DIR: z.string().default('./.wirehook'), // SQLite file, secret key, JetStream store
-    NATS_URL: z.string().optional().transform((v) => v || undefined), // default: start nats-server on 4222
-    REDIS_URL: z.string().optional().transform((v) => v || undefined), // default: start redis-server on 6379
+    NATS_URL: z.string().optional().transform((v) => v || undefined), // default: start nats-server on NATS_PORT
+    REDIS_URL: z.string().optional().transform((v) => v || undefined), // default: start redis-server on REDIS_PORT
+    NATS_PORT: portVar(4222), // where the nats-server started here listens
+    REDIS_PORT: portVar(6379), // where the redis-server started here listens
     DISPATCHERS: z.coerce.number().int().min(1).max(16).default(2), // dispatcher replicas
   }),
   process.env,
   'cluster',
 );
 
+const say = (line: string) => process.stderr.write(`cluster: ${line}\n`);
 const dataDir = resolve(config.DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
 const servers: ChildProcess[] = [];
+let stopping = false;
+let cluster: Cluster | undefined;
 // Whatever happens to this process, the servers it started go with it.
 process.on('exit', () => {
   for (const s of servers) s.kill('SIGTERM');
 });
 
-function startServer(name: string, args: string[]): string {
-  const child = spawn(name, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Starts a server this launcher owns. Its output is read and shown, prefixed (a pipe nobody
+ * reads fills up, and nats-server then blocks on its next log line); if it dies, everything
+ * stops: a cluster missing its broker would only look alive.
+ */
+function startServer(name: string, args: string[], urlVariable: string): void {
+  const child = spawn(name, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.on('error', (err) => {
-    process.stderr.write(`cluster: cannot run ${name} (${err.message}); install it or set ${name === 'nats-server' ? 'NATS_URL' : 'REDIS_URL'}\n`);
+    say(`cannot run ${name} (${err.message}); install it or set ${urlVariable}`);
     process.exit(1);
   });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`));
+  }
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    say(`${name} exited (${signal ?? `code ${code}`}); stopping the cluster`);
+    void stop(1);
+  });
   servers.push(child);
-  return name;
 }
 
-const natsUrl = config.NATS_URL ?? (startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', '4222']), 'nats://127.0.0.1:4222');
-const redisUrl = config.REDIS_URL ?? (startServer('redis-server', ['--port', '6379', '--bind', '127.0.0.1', '--save', '', '--dir', dataDir]), 'redis://127.0.0.1:6379');
+/**
+ * Refuses a port something already listens on: the launcher would otherwise talk to it as
+ * if it had started it (a nats-server or redis-server left by an earlier run, or another
+ * program), and say it had.
+ */
+async function requireFreePort(port: number, what: string, urlVariable: string, portVariable: string): Promise<void> {
+  if (!(await answers('127.0.0.1', port, 500))) return;
+  say(
+    `port ${port} (${what}) is already in use — a ${what} left by an earlier run, or another program ` +
+      `(see: ss -ltnp 'sport = :${port}'). Stop it, set ${urlVariable} to use it, or ${portVariable} to start ours elsewhere.`,
+  );
+  process.exit(1);
+}
+
+let natsUrl = config.NATS_URL;
+if (natsUrl === undefined) {
+  await requireFreePort(config.NATS_PORT, 'nats-server', 'NATS_URL', 'NATS_PORT');
+  startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', String(config.NATS_PORT)], 'NATS_URL');
+  natsUrl = `nats://127.0.0.1:${config.NATS_PORT}`;
+}
+let redisUrl = config.REDIS_URL;
+if (redisUrl === undefined) {
+  await requireFreePort(config.REDIS_PORT, 'redis-server', 'REDIS_URL', 'REDIS_PORT');
+  startServer('redis-server', ['--port', String(config.REDIS_PORT), '--bind', '127.0.0.1', '--save', '', '--dir', dataDir], 'REDIS_URL');
+  redisUrl = `redis://127.0.0.1:${config.REDIS_PORT}`;
+}
 await Promise.all([waitForPort(natsUrl), waitForPort(redisUrl)]);
 
 const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-const cluster = await startCluster({
+cluster = await startCluster({
   env: { ...env, DATA_DIR: dataDir, NATS_URL: natsUrl, REDIS_URL: redisUrl },
   ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, metricsBase: config.METRICS_PORT },
   dispatchers: config.DISPATCHERS,
+  // A crashed service is reported at once and the whole cluster stops (exit 1): this is the
+  // local launcher, where a half-running cluster only misleads; in Kubernetes the
+  // orchestrator restarts pods instead.
+  onExit: (service, code, signal) => {
+    if (stopping) return;
+    say(`${service} exited (${signal ?? `code ${code}`}); stopping the cluster`);
+    void stop(1);
+  },
 });
 process.stderr.write(`\nWirehook (cluster mode): API on ${cluster.apiUrl}/v1 — ${cluster.specs.length} services, NATS ${natsUrl}, Redis ${redisUrl}\n\n`);
 
@@ -59,26 +109,33 @@ process.stderr.write(`\nWirehook (cluster mode): API on ${cluster.apiUrl}/v1 —
 async function waitForPort(url: string): Promise<void> {
   const { hostname, port } = new URL(url);
   const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => {
-        socket.end();
-        resolve(true);
-      }).once('error', () => resolve(false));
-    });
-    if (open) return;
+  while (!(await answers(hostname.replace(/^\[|\]$/g, ''), Number(port), 1_000))) {
     if (Date.now() > deadline) throw new Error(`nothing answers at ${url}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-let stopping = false;
-const stop = async () => {
+/** Whether something accepts a TCP connection at host:port within `timeoutMs`. */
+function answers(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise<boolean>((done) => {
+    const socket = connect(port, host, () => {
+      socket.end();
+      done(true);
+    });
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      done(false);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await cluster.stop();
+  await cluster?.stop();
   for (const s of servers) s.kill('SIGTERM');
-  process.exit(0);
-};
+  process.exit(code);
+}
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
