@@ -80,6 +80,29 @@ describe('the cluster launcher', () => {
     }, 15_000);
   }, 120_000);
 
+  it.each([
+    ['SIGTERM', 0],
+    ['SIGKILL', null],
+  ] as const)('%s of the launcher leaves no orphan: every service, nats-server and redis-server ends, every port is free', async (signal, code) => {
+    const run = await launch();
+    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+    const servicePids = Array.from({ length: 7 }, (_, i) => pidWithMetricsPort(run.ports.metrics + i));
+    run.child.kill(signal);
+    expect(await run.exited).toBe(code);
+    await eventually(
+      async () => {
+        for (const pid of servicePids) expect(alive(pid), `service pid ${pid}`).toBe(false);
+        for (const port of [run.ports.api, run.ports.grpc, run.ports.nats, run.ports.redis, run.ports.metrics]) {
+          expect(await listening(port), `port ${port}`).toBe(false);
+        }
+        expect(serversWithPort(run.ports.nats), 'nats-server').toEqual([]);
+        expect(serversWithPort(run.ports.redis), 'redis-server').toEqual([]);
+      },
+      20_000,
+      200,
+    );
+  }, 120_000);
+
   it('refuses a NATS port that something already listens on, saying what to do', async () => {
     const taken: Server = createServer().listen(0, '127.0.0.1');
     await new Promise((resolve) => taken.once('listening', resolve));
@@ -102,4 +125,28 @@ function listening(port: number): Promise<boolean> {
       resolve(true);
     }).once('error', () => resolve(false));
   });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pids of processes whose command line names `port` (the servers take it as an argument). */
+function serversWithPort(port: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (/(nats|redis)-server$/.test(args[0] ?? '') && args.includes(String(port))) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
 }

@@ -62,7 +62,8 @@ export function requireSharedKey(config: { MONGODB_URL?: string | undefined; WIR
 
 export const serveEnv = (metricsPort: number) => ({
   HOST: z.string().default('0.0.0.0'), // address the servers bind
-  METRICS_PORT: portVar(metricsPort), // Prometheus /metrics and /healthz
+  METRICS_PORT: portVar(metricsPort), // Prometheus /metrics, /livez and /readyz
+  WIREHOOK_EXIT_WITH_PARENT: z.stringbool().default(false), // set by the cluster launcher: stop when its stdin pipe closes (the launcher is gone, even SIGKILLed)
 });
 
 export const deliveryEnv = {

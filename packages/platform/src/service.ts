@@ -22,7 +22,7 @@ export interface ServiceContext {
  */
 export async function runService(
   name: string,
-  config: { LOG_LEVEL: string; METRICS_PORT: number; HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined },
+  config: { LOG_LEVEL: string; METRICS_PORT: number; HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
   build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
 ): Promise<void> {
   const logger = createLogger({ name, level: config.LOG_LEVEL });
@@ -33,6 +33,17 @@ export async function runService(
     const components = await build({ logger, clock, metrics, readiness });
     await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST, readiness)], { logger });
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
+    if (config.WIREHOOK_EXIT_WITH_PARENT) {
+      // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL
+      // included, when no handler of its runs — the pipe closes: stop as on SIGTERM.
+      process.stdin.once('close', () => {
+        logger.warn('the launcher is gone (stdin closed); stopping');
+        process.kill(process.pid, 'SIGTERM');
+      });
+      process.stdin.resume();
+      // Watching must not keep the process alive once its components have stopped.
+      (process.stdin as { unref?: () => void }).unref?.();
+    }
   } catch (err) {
     logger.fatal({ err }, `${name} failed to start`);
     process.exit(1);

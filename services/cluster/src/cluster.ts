@@ -91,8 +91,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stopping = new WeakSet<ChildProcess>();
   const launch = async (spec: ServiceSpec) => {
     const child = spawn(process.execPath, [join(servicesDir, spec.service, 'src', 'main.ts')], {
-      env: { ...process.env, ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin stays open to this process: the service stops when it closes (this process died).
+      env: { ...process.env, ...spec.env, WIREHOOK_EXIT_WITH_PARENT: 'true' },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.set(spec.name, child);
     child.once('exit', (code, signal) => {

@@ -4,8 +4,8 @@
 // file in DATA_DIR. Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { loadConfig, portVar } from '@wirehook/platform';
@@ -33,10 +33,26 @@ mkdirSync(dataDir, { recursive: true });
 const servers: ChildProcess[] = [];
 let stopping = false;
 let cluster: Cluster | undefined;
-// Whatever happens to this process, the servers it started go with it.
+// Whatever happens to this process, the servers it started go with it: closing their stdin
+// tells their watchdog (below) to stop them, and the pipe closes by itself if this process is
+// SIGKILLed.
 process.on('exit', () => {
-  for (const s of servers) s.kill('SIGTERM');
+  for (const s of servers) s.stdin?.end();
 });
+
+/**
+ * Runs a server (`"$@"`) so that it stops when this process goes: a watchdog reads the
+ * shell's stdin — a pipe from here — and sends the server SIGTERM (then SIGKILL) at its end
+ * of file. Background jobs of a non-interactive shell read /dev/null, hence fd 3.
+ */
+const WATCHDOG = [
+  'exec 3<&0',
+  '"$@" 3<&- </dev/null &',
+  'pid=$!',
+  '( read -r _ <&3; kill -TERM "$pid" 2>/dev/null; sleep 10; kill -KILL "$pid" 2>/dev/null ) &',
+  'exec 3<&-',
+  'wait "$pid"',
+].join('\n');
 
 /**
  * Starts a server this launcher owns. Its output is read and shown, prefixed (a pipe nobody
@@ -44,7 +60,11 @@ process.on('exit', () => {
  * stops: a cluster missing its broker would only look alive.
  */
 function startServer(name: string, args: string[], urlVariable: string): void {
-  const child = spawn(name, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (!onPath(name)) {
+    say(`cannot run ${name}: it is not installed (./dev installs it; or sudo apt-get install -y ${name}), or set ${urlVariable}`);
+    process.exit(1);
+  }
+  const child = spawn('sh', ['-c', WATCHDOG, 'sh', name, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.on('error', (err) => {
     say(`cannot run ${name} (${err.message}); install it or set ${urlVariable}`);
     process.exit(1);
@@ -134,8 +154,27 @@ async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   await cluster?.stop();
-  for (const s of servers) s.kill('SIGTERM');
+  await Promise.all(
+    servers.map((s) => {
+      if (s.exitCode !== null || s.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => s.once('exit', resolve));
+      s.stdin?.end(); // the watchdog stops the server
+      return exited;
+    }),
+  );
   process.exit(code);
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+
+/** Whether `binary` is on PATH (the watchdog shell would only say "not found"). */
+function onPath(binary: string): boolean {
+  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, binary), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
