@@ -1,4 +1,11 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Processes the tests start without WIREHOOK_SECRET_KEY make their key file in
+// $XDG_CONFIG_HOME/wirehook: a directory of this run's, not the user's ~/.config.
+const configHome = mkdtempSync(join(tmpdir(), 'wirehook-test-config-'));
 
 export default defineConfig({
   test: {
@@ -7,5 +14,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // No retries: a flaky test is a bug in the test or the code.
     retry: 0,
+    env: { XDG_CONFIG_HOME: configHome },
   },
 });

@@ -23,6 +23,10 @@ export interface HarnessOptions {
   endpointSlots?: number;
   /** Where the test's ManualClock starts (Unix ms); default: now. */
   startAt?: number;
+  /** WIREHOOK_SECRET_KEY; default: the key file of the run's XDG_CONFIG_HOME. */
+  secretKey?: string;
+  /** An existing DATA_DIR (a restart): kept at close. Default: a new one, removed at close. */
+  dataDir?: string;
 }
 
 /** A tenant made through the admin commands, with a client holding its key. */
@@ -55,7 +59,7 @@ export interface Harness {
 
 /** Starts embedded Wirehook for a test file. Close it in afterAll. */
 export async function startWirehook(options: HarnessOptions = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-test-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wirehook-test-'));
   const clock = new ManualClock(options.startAt ?? Date.now());
   const config = embeddedConfigSchema.parse({
     PORT: '0',
@@ -67,6 +71,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     DELIVERY_TIMEOUT_MS: String(options.deliveryTimeoutMs ?? 2_000),
     ENDPOINT_SLOTS: String(options.endpointSlots ?? 16),
     SWEEP_INTERVAL_MS: '25',
+    ...(options.secretKey === undefined ? {} : { WIREHOOK_SECRET_KEY: options.secretKey }),
   });
   const embedded = createEmbedded(config, { clock, logger: silentLogger(), lookup: options.lookup, ca: options.ca });
   const started: typeof embedded.components = [];
@@ -106,7 +111,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     },
     async close() {
       for (const c of started.reverse()) await c.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

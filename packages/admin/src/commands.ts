@@ -14,6 +14,7 @@ import {
   type PlanName,
   type Scope,
 } from '@wirehook/core';
+import { resealAll, type LoadedKeys } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
 /** What an admin command prints: one JSON document. */
@@ -23,7 +24,8 @@ export const USAGE = `usage: admin <command>
   org create --name NAME [--plan free|starter|pro|business] [--owner-email ADDR]
   org set-plan --org ORG_ID --plan PLAN
   key create --org ORG_ID --env live|test [--scopes a,b,…] [--expires-in-days N]
-  key revoke --id KEY_ID`;
+  key revoke --id KEY_ID
+  secrets reseal            (re-seals every signing secret with the newest key of WIREHOOK_SECRET_KEY)`;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,7 +33,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Runs one admin command against the store.
  * @throws InvalidError for bad arguments, NotFoundError for unknown orgs and keys.
  */
-export async function runAdminCommand(argv: string[], deps: { store: Store; clock: Clock }): Promise<AdminOutput> {
+export async function runAdminCommand(
+  argv: string[],
+  deps: {
+    store: Store;
+    clock: Clock;
+    /** The key ring (loaded only by the commands that need it: loading may make a key file). */
+    keys?: () => LoadedKeys;
+  },
+): Promise<AdminOutput> {
   const { store, clock } = deps;
   const { values, positionals } = parseArgs({
     args: argv,
@@ -93,6 +103,18 @@ export async function runAdminCommand(argv: string[], deps: { store: Store; cloc
       const key = isId('key', id) ? await store.apiKeys.revoke(id, clock.now()) : null;
       if (!key) throw new NotFoundError(`key ${id} not found`);
       return { id: key.id, revoked_at: key.revokedAt };
+    }
+    case 'secrets reseal': {
+      if (!deps.keys) throw new InvalidError('secrets reseal needs the key ring (WIREHOOK_SECRET_KEY)');
+      const report = await resealAll(store.sealing, deps.keys(), clock);
+      return {
+        key_id: report.keyId,
+        endpoints: report.endpoints,
+        resealed: report.resealed,
+        skipped: report.skipped,
+        retired_keys: report.retiredKeys,
+        kept_keys: report.keptKeys,
+      };
     }
     default:
       throw new InvalidError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);

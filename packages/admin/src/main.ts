@@ -3,31 +3,25 @@
 // server (DATA_DIR) and is safe to run while the server runs.
 import { z } from 'zod';
 import { systemClock, toErrorResponse, WirehookError } from '@wirehook/core';
-import { loadConfig } from '@wirehook/platform';
+import { loadConfig, loadSealingKeys, openStore, StartupError, storeEnv } from '@wirehook/platform';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openEmbeddedStore, SQLITE_FILE_NAME } from '@wirehook/store';
+import { SQLITE_FILE_NAME } from '@wirehook/store';
 import { runAdminCommand } from './commands.ts';
 
-const config = loadConfig(
-  z.object({
-    DATA_DIR: z.string().min(1).default('./.wirehook'), // where embedded mode keeps its data
-  }),
-  process.env,
-  'admin',
-);
+const config = loadConfig(z.object({ ...storeEnv }), process.env, 'admin');
 
 // An operator in the wrong directory would otherwise get a fresh, empty database and an
 // org id that looks fine: say on stderr (stdout stays one JSON document) that one was made.
 const databaseFile = join(resolve(config.DATA_DIR), SQLITE_FILE_NAME);
-const isNew = !existsSync(databaseFile);
-const store = openEmbeddedStore(config.DATA_DIR);
+const isNew = !config.MONGODB_URL && !existsSync(databaseFile);
+const store = await openStore(config);
 if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 try {
-  const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock });
+  const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock, keys: () => loadSealingKeys(config) });
   process.stdout.write(`${JSON.stringify(output)}\n`);
 } catch (err) {
-  const known = err instanceof WirehookError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  const known = err instanceof WirehookError || err instanceof StartupError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   const body = known
     ? { error: 'invalid', message: (err as Error).message, ...(err instanceof WirehookError ? err.toBody() : {}) }
     : toErrorResponse(err).body;

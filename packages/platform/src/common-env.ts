@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETENTION_MONTHS } from '@wirehook/core';
+import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETENTION_MONTHS, parseKeyRing } from '@wirehook/core';
 import { portVar } from './config.ts';
 
 // Environment variables several services share, declared once; each service's config
@@ -36,11 +36,18 @@ export const logEnv = {
 
 export const storeEnv = {
   MONGODB_URL: serverUrl(['mongodb:', 'mongodb+srv:']).optional(), // MongoDB (a replica set); without it, SQLite in DATA_DIR
-  DATA_DIR: z.string().min(1).default('./.wirehook'), // SQLite file and the secret key file
-  WIREHOOK_SECRET_KEY: z // base64 32-byte key sealing signing secrets; default: DATA_DIR/secret.key (embedded mode only)
+  DATA_DIR: z.string().min(1).default('./.wirehook'), // the SQLite database
+  WIREHOOK_SECRET_KEY: z // the key ring sealing signing secrets: base64 32-byte keys, ID:BASE64 or bare, newest first, comma-separated
     .string()
-    .refine((v) => Buffer.from(v, 'base64').length === 32, { error: 'must be 32 bytes in base64 (e.g. openssl rand -base64 32)' })
+    .superRefine((value, ctx) => {
+      try {
+        parseKeyRing(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
     .optional(),
+  WIREHOOK_SECRET_KEY_FILE: z.string().optional(), // without WIREHOOK_SECRET_KEY: a file holding the ring; default ~/.config/wirehook/secret.key, made on first start
   RETENTION_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_RETENTION_MONTHS), // months of messages kept
 };
 

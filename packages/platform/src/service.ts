@@ -6,6 +6,7 @@ import { runComponents, type Component } from './lifecycle.ts';
 import type { ReadinessCheck } from './readiness.ts';
 import { createLogger } from './logger.ts';
 import { createHttpMetrics, metricsServer, type HttpMetrics } from './metrics.ts';
+import { StartupError } from './sealing-keys.ts';
 
 /** What every service main gets before it wires its own parts. */
 export interface ServiceContext {
@@ -45,7 +46,17 @@ export async function runService(
       (process.stdin as { unref?: () => void }).unref?.();
     }
   } catch (err) {
-    logger.fatal({ err }, `${name} failed to start`);
-    process.exit(1);
+    exitOnStartFailure(name, logger, err);
   }
+}
+
+/** Ends a process that could not start: a StartupError (the operator's to fix) as one line that says what, anything else with its stack. */
+export function exitOnStartFailure(name: string, logger: Logger, err: unknown): never {
+  if (err instanceof StartupError) {
+    logger.fatal(`${name} cannot start: ${err.message}`);
+    process.stderr.write(`${name}: ${err.message}\n`);
+  } else {
+    logger.fatal({ err }, `${name} failed to start`);
+  }
+  process.exit(1);
 }

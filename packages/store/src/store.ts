@@ -106,6 +106,39 @@ export interface EventTypeRepo {
   list(t: Tenant): Promise<EventType[]>;
 }
 
+/** A key of the ring that seals signing secrets has sealed something here: its check value. */
+export interface KeyCheck {
+  keyId: string;
+  /** A known text sealed with that key (see packages/platform/src/sealing-keys.ts). */
+  sealed: string;
+  createdAt: number;
+}
+
+/** The sealed signing secrets of one endpoint (expired ones too), as re-sealing walks them. */
+export interface SealedSecrets {
+  endpointId: EndpointId;
+  sealed: string[];
+}
+
+/**
+ * What the key ring needs of the store, across tenants: the check values that tell a wrong
+ * WIREHOOK_SECRET_KEY at start, and a walk over every sealed secret to re-seal them with the
+ * newest key (admin `secrets reseal`).
+ */
+export interface SealingRepo {
+  keyChecks(): Promise<KeyCheck[]>;
+  /** Adds the check unless one for the key exists (the first stays). */
+  addKeyCheck(check: KeyCheck): Promise<void>;
+  removeKeyCheck(keyId: string): Promise<void>;
+  /** Endpoints with their sealed secrets, by endpoint id, after `afterEndpointId`. */
+  sealedSecrets(afterEndpointId: string | null, limit: number): Promise<SealedSecrets[]>;
+  /**
+   * Replaces one sealed secret of the endpoint, only if it still reads `expected` (a rotation
+   * meanwhile wins). @returns whether it was replaced.
+   */
+  reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean>;
+}
+
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */
 export interface Store {
   readonly orgs: OrgRepo;
@@ -115,5 +148,6 @@ export interface Store {
   readonly eventTypes: EventTypeRepo;
   readonly messages: MessageRepo;
   readonly deliveries: DeliveryRepo;
+  readonly sealing: SealingRepo;
   close(): Promise<void>;
 }

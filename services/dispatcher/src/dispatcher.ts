@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
-import { newId, type Clock, type DeliveryId, type SecretBox } from '@wirehook/core';
+import { newId, UnsealError, type Clock, type DeliveryId, type SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, encodeDispatchJob, type Bus, type Subscription } from '@wirehook/bus';
-import type { Component, Logger } from '@wirehook/platform';
+import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import { claimRef, type DeliveryJob, type Store } from '@wirehook/store';
 import { EndpointSlots } from './endpoint-slots.ts';
 import { ParkedWakeups } from './parked-wakeups.ts';
@@ -63,6 +63,8 @@ export interface DispatcherDeps {
  * logged with the delivery id and counted (`wirehook_dispatch_store_errors_total`); the
  * delivery keeps its lease until it runs out, and the sweeper finds it again (at least once).
  */
+/** A send whose secret does not open here waits this long before it is tried again. */
+const UNSEAL_RETRY_MS = 60_000;
 /** Wake-ups parked per endpoint slot: enough to keep a fast endpoint busy between sweeps. */
 const PARKED_PER_SLOT = 4;
 
@@ -88,12 +90,31 @@ export class Dispatcher implements Component {
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
   #stopped = false;
+  /** Store calls failing (a database outage): logged once, then summarised, not once per delivery. */
+  readonly #storeOutage: OutageLog;
+  /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
+  readonly #unsealOutage: OutageLog;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
     this.#slots = new EndpointSlots(deps.config.slotsPerEndpoint);
     this.#parked = new ParkedWakeups(deps.config.slotsPerEndpoint * PARKED_PER_SLOT);
     this.#signingKeys = new SigningKeys(deps.secretBox);
+    const { logger, clock } = deps;
+    this.#storeOutage = new OutageLog({
+      logger,
+      clock,
+      what: 'store calls failing',
+      deferred: 'store calls failed (those deliveries are sent again once their lease runs out)',
+      consequence: 'the delivery is left for its lease to run out and the sweeper',
+    });
+    this.#unsealOutage = new OutageLog({
+      logger,
+      clock,
+      what: 'signing secrets do not open with this process’s WIREHOOK_SECRET_KEY',
+      deferred: 'sends put off (not attempts: the endpoint is not at fault)',
+      consequence: 'sends are put off until a process with the right key ring takes them (see /readyz)',
+    });
   }
 
   async start(): Promise<void> {
@@ -261,7 +282,23 @@ export class Dispatcher implements Component {
 
   #storeFailed(operation: 'claim' | 'release' | 'complete', deliveryId: DeliveryId, err: unknown): void {
     this.#deps.metrics.storeErrors.inc({ operation });
-    this.#deps.logger.error({ err, deliveryId, operation }, `store ${operation} failed; the delivery is left for its lease to run out and the sweeper`);
+    this.#storeOutage.failed(err, 1, { deliveryId, operation });
+  }
+
+  /**
+   * The endpoint's signing secret does not open with this process's key ring: the fault is
+   * ours, not the endpoint's, so no attempt is recorded (an attempt would count toward the
+   * endpoint's automatic stop). The delivery goes back to the store for a minute, for a
+   * replica with the right ring, or this one once it is restarted with it.
+   */
+  async #putOff(job: DeliveryJob, err: UnsealError): Promise<void> {
+    this.#deps.metrics.unsealErrors.inc();
+    this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
+    try {
+      await this.#deps.store.deliveries.release(claimRef(job), this.#deps.clock.now() + UNSEAL_RETRY_MS);
+    } catch (releaseErr) {
+      this.#storeFailed('release', job.delivery.id, releaseErr);
+    }
   }
 
   /** Both slots and parking of the endpoint are taken: a wake-up for it now would only be dropped. */
@@ -295,7 +332,14 @@ export class Dispatcher implements Component {
       if (violation !== null) {
         result = { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
       } else {
-        const request = buildWebhookRequest(job, this.#signingKeys, at);
+        let request: WebhookRequest;
+        try {
+          request = buildWebhookRequest(job, this.#signingKeys, at);
+        } catch (err) {
+          if (!(err instanceof UnsealError)) throw err;
+          return await this.#putOff(job, err);
+        }
+        this.#unsealOutage.succeeded();
         result = await traceSend(job, request.url, () => sender.send(request));
       }
     } catch (err) {
@@ -306,6 +350,7 @@ export class Dispatcher implements Component {
     metrics.attempts.inc({ outcome: outcomeLabel(result) });
     try {
       const completed = await store.deliveries.complete(claimRef(job), outcome);
+      this.#storeOutage.succeeded();
       if (!completed.applied) {
         metrics.staleCompletions.inc();
         logger.warn(

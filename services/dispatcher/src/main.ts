@@ -5,7 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { NatsBus } = await import('@wirehook/bus');
-const { loadConfig, loadSecretBox, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { loadConfig, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
 
@@ -13,12 +13,14 @@ const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
 await runService('dispatcher', config, async ({ logger, clock, metrics, readiness }) => {
   const store = await openStore(config);
+  // A wrong key is refused before anything is sent or sealed with it.
+  const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' });
   readiness.push(storeCheck(store), natsCheck(bus));
   const delivery = createDelivery(config, {
     store,
     bus,
-    secretBox: loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR }),
+    secretBox: keys.box,
     clock,
     logger,
     registry: metrics.registry,

@@ -9,6 +9,7 @@ export interface DispatcherMetrics {
   inFlight: Gauge;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
+  unsealErrors: Counter;
 }
 
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
@@ -50,6 +51,11 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     staleCompletions: new Counter({
       name: 'wirehook_dispatch_stale_completions_total',
       help: 'Attempts whose delivery was claimed again (lease ran out) or closed while they were sent: recorded, state not overwritten',
+      registers: [registry],
+    }),
+    unsealErrors: new Counter({
+      name: 'wirehook_dispatch_unseal_errors_total',
+      help: "Sends put off because this process's key ring (WIREHOOK_SECRET_KEY) does not open the endpoint's signing secret; no attempt is recorded",
       registers: [registry],
     }),
   };

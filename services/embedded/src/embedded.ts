@@ -7,7 +7,16 @@ import type { LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
-import { createHttpMetrics, loadSecretBox, metricsServer, storeCheck, type Component, type Logger } from '@wirehook/platform';
+import {
+  createHttpMetrics,
+  loadSealingKeys,
+  metricsServer,
+  sealingKeyCheck,
+  storeCheck,
+  verifySealingKeys,
+  type Component,
+  type Logger,
+} from '@wirehook/platform';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import type { EmbeddedConfig } from './config.ts';
 
@@ -43,7 +52,9 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const kv = new MemoryKv({ clock });
   const bus = new MemoryBus();
   const httpMetrics = createHttpMetrics();
-  const secretBox = loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR });
+  const keys = loadSealingKeys(config);
+  if (keys.warning) logger.warn(keys.warning);
+  const secretBox = keys.box;
   const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }), registry: httpMetrics.registry });
   const delivery = createDelivery(config, {
     store,
@@ -85,7 +96,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
         server.closeIdleConnections();
       }),
   };
-  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST, [storeCheck(store)]);
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST, [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock)]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
     start: async () => start(),
@@ -99,7 +110,8 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     retention,
     // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.
     components: [
-      component('store', () => store.close()),
+      // A wrong key is refused before anything is sent or sealed with it.
+      component('store', () => store.close(), () => verifySealingKeys(store.sealing, keys, clock)),
       component('kv', () => kv.stop(), () => kv.start()),
       component('bus', () => bus.close()),
       ...delivery.components,

@@ -4,14 +4,20 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'wirehook' });
 const { systemClock } = await import('@wirehook/core');
-const { createLogger, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
+const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
 const { embeddedConfigSchema } = await import('./config.ts');
 const { createEmbedded } = await import('./embedded.ts');
 
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
 const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL });
 const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
-const embedded = createEmbedded(config, { clock, logger });
+const embedded = (() => {
+  try {
+    return createEmbedded(config, { clock, logger });
+  } catch (err) {
+    return exitOnStartFailure('wirehook', logger, err);
+  }
+})();
 
 process.stderr.write(
   [
@@ -26,5 +32,5 @@ process.stderr.write(
 );
 
 // Tracing is stopped last: it exports the spans of the work drained before it.
-await runComponents([tracing, ...embedded.components], { logger });
+await runComponents([tracing, ...embedded.components], { logger }).catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
 logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

@@ -8,7 +8,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'gateway' });
 const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
 const { RateLimiter, RedisKv } = await import('@wirehook/kv');
-const { loadConfig, loadSecretBox, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
+const { loadConfig, openSealingKeys, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
 const { IntakeGrpcClient } = await import('@wirehook/rpc');
 const { createApp } = await import('./app.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
@@ -17,6 +17,8 @@ const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
 await runService('gateway', config, async ({ logger, clock, metrics, readiness }) => {
   const store = await openStore(config);
+  // A wrong key is refused before anything is sent or sealed with it.
+  const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const kv = new RedisKv({ url: config.REDIS_URL });
   // Redis down is degraded, not down (rate limits fail open), but the probe still names it.
   readiness.push(storeCheck(store), redisCheck(kv));
@@ -28,7 +30,7 @@ await runService('gateway', config, async ({ logger, clock, metrics, readiness }
     clock,
     logger,
     metrics,
-    secretBox: loadSecretBox({ keyBase64: config.WIREHOOK_SECRET_KEY, dataDir: config.DATA_DIR }),
+    secretBox: keys.box,
     addressPolicy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
     lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),
     retentionMonths: config.RETENTION_MONTHS,

@@ -1,12 +1,10 @@
 import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import type { Clock, DeliveryId } from '@wirehook/core';
-import type { Logger } from '@wirehook/platform';
+import { OutageLog, type Logger } from '@wirehook/platform';
 import { Counter, type Registry } from 'prom-client';
 
 /** How long a send waits for its wake-ups before it answers anyway (below the gateway's gRPC deadline). */
 export const DEFAULT_WAKEUP_WAIT_MS = 1_000;
-/** While publishes fail, one summary line per this long instead of one per request. */
-const SUMMARY_EVERY_MS = 30_000;
 
 export interface WakeupsOptions {
   bus: Bus;
@@ -27,8 +25,7 @@ export interface WakeupsOptions {
 export class Wakeups {
   readonly #o: Required<Omit<WakeupsOptions, 'registry'>>;
   readonly #missed: Counter;
-  /** The outage being summarised: since when, how many missed, when it was last logged. */
-  #outage: { since: number; missed: number; loggedAt: number } | undefined;
+  readonly #outage: OutageLog;
 
   constructor(options: WakeupsOptions) {
     this.#o = { ...options, waitMs: options.waitMs ?? DEFAULT_WAKEUP_WAIT_MS };
@@ -36,6 +33,13 @@ export class Wakeups {
       name: 'wirehook_intake_wakeups_missed_total',
       help: 'Dispatch wake-ups that could not be published (the sweeper delivers those messages later)',
       registers: options.registry ? [options.registry] : [],
+    });
+    this.#outage = new OutageLog({
+      logger: options.logger,
+      clock: options.clock,
+      what: 'NATS unreachable',
+      deferred: 'wake-ups deferred to the sweeper',
+      consequence: 'could not publish dispatch wake-ups; messages are accepted, the sweeper delivers them',
     });
   }
 
@@ -53,31 +57,8 @@ export class Wakeups {
 
   #account(results: PromiseSettledResult<void>[]): void {
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    const now = this.#o.clock.now();
-    if (failures.length === 0) {
-      if (this.#outage) {
-        this.#o.logger.info(
-          { missed: this.#outage.missed, seconds: Math.round((now - this.#outage.since) / 1000) },
-          'dispatch wake-ups publish again; the sweeper delivers what was missed',
-        );
-        this.#outage = undefined;
-      }
-      return;
-    }
+    if (failures.length === 0) return this.#outage.succeeded();
     this.#missed.inc(failures.length);
-    if (this.#outage === undefined) {
-      this.#outage = { since: now, missed: failures.length, loggedAt: now };
-      this.#o.logger.warn({ err: failures[0]!.reason }, 'could not publish dispatch wake-ups (NATS); messages are accepted, the sweeper delivers them');
-      return;
-    }
-    this.#outage.missed += failures.length;
-    if (now - this.#outage.loggedAt >= SUMMARY_EVERY_MS) {
-      this.#outage.loggedAt = now;
-      const seconds = Math.round((now - this.#outage.since) / 1000);
-      this.#o.logger.warn(
-        { missed: this.#outage.missed, seconds },
-        `NATS unreachable for ${seconds} s, ${this.#outage.missed.toLocaleString('en')} wake-ups deferred to the sweeper`,
-      );
-    }
+    this.#outage.failed(failures[0]!.reason, failures.length);
   }
 }

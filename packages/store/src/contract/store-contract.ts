@@ -14,6 +14,7 @@ import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
 import { describeRaceContract } from './race-contract.ts';
+import { describeSealingContract } from './sealing-contract.ts';
 import { describeSecretContract } from './secret-contract.ts';
 
 /**
@@ -45,6 +46,7 @@ export function describeStoreContract(
     describeConsumerContract(f);
     describeEndpointContract(f);
     describeSecretContract(f);
+    describeSealingContract(f);
     describeEventTypeContract(f);
     describeIsolationContract(f);
     describeMessageContract(f);

@@ -8,6 +8,7 @@ import type {
   EndpointDoc,
   EventTypeDoc,
   IdempotencyKeyDoc,
+  KeyCheckDoc,
   MessageDoc,
   OrgDoc,
 } from './documents.ts';
@@ -24,6 +25,7 @@ export const COLLECTIONS = {
   attempts: 'attempts',
   counters: 'usage_counters',
   idempotencyKeys: 'idempotency_keys',
+  keyChecks: 'sealing_key_checks',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -49,6 +51,7 @@ export class MongoConnection {
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
+  readonly keyChecks: Collection<KeyCheckDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -58,6 +61,7 @@ export class MongoConnection {
     this.consumers = db.collection(COLLECTIONS.consumers);
     this.endpoints = db.collection(COLLECTIONS.endpoints);
     this.eventTypes = db.collection(COLLECTIONS.eventTypes);
+    this.keyChecks = db.collection(COLLECTIONS.keyChecks);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

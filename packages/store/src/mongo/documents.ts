@@ -142,3 +142,10 @@ export interface IdempotencyKeyDoc {
   createdAt: number;
   expiresAt: Date;
 }
+
+/** A key ring's check value (see SealingRepo); `_id` is the key id. */
+export interface KeyCheckDoc {
+  _id: string;
+  sealed: string;
+  createdAt: number;
+}

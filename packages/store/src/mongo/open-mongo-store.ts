@@ -9,6 +9,7 @@ import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
+import { MongoSealingRepo } from './sealing-repo.ts';
 
 /** The database used when neither the options nor the URL name one. */
 export const MONGO_DEFAULT_DB_NAME = 'wirehook';
@@ -67,6 +68,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       eventTypes: new MongoEventTypeRepo(conn),
       messages: new MongoMessageRepo(conn),
       deliveries: new MongoDeliveryRepo(conn),
+      sealing: new MongoSealingRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

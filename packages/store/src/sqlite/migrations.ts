@@ -165,6 +165,15 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE deliveries ADD COLUMN resend INTEGER NOT NULL DEFAULT 0 CHECK (resend IN (0, 1));
   CREATE INDEX deliveries_endpoint_due ON deliveries (endpoint_id, next_attempt_at) WHERE status IN ('pending', 'retrying') AND held = 0;
   `,
+  // The key ring's check values: a known text sealed with each key that has sealed secrets
+  // here, so a process started with the wrong WIREHOOK_SECRET_KEY finds out at once.
+  `
+  CREATE TABLE sealing_key_checks (
+    key_id     TEXT PRIMARY KEY,
+    sealed     TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

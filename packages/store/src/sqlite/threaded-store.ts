@@ -7,6 +7,7 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
+import { SqliteSealingRepo } from './sealing-repo.ts';
 import { deserializeError, type SerializedError } from './remote-error.ts';
 
 /** One store call sent to the worker (in an array: the calls of one turn of the event loop). */
@@ -24,6 +25,7 @@ const REPOS = {
   eventTypes: SqliteEventTypeRepo,
   messages: SqliteMessageRepo,
   deliveries: SqliteDeliveryRepo,
+  sealing: SqliteSealingRepo,
 } as const;
 
 /**

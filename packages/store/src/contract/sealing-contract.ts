@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { SealedSecrets } from '../store.ts';
+import type { Fixtures } from './fixtures.ts';
+
+/** Contract of SealingRepo: key check values, and the walk and re-seal over every sealed secret. */
+export function describeSealingContract(f: Fixtures): void {
+  describe('sealing keys', () => {
+    it('a key check is added once (the first stays), listed and removed', async () => {
+      const keyId = `k-${randomUUID().slice(0, 8)}`;
+      await f.store.sealing.addKeyCheck({ keyId, sealed: 'first', createdAt: 1 });
+      await f.store.sealing.addKeyCheck({ keyId, sealed: 'second', createdAt: 2 });
+      const mine = (await f.store.sealing.keyChecks()).filter((c) => c.keyId === keyId);
+      expect(mine).toEqual([{ keyId, sealed: 'first', createdAt: 1 }]);
+      await f.store.sealing.removeKeyCheck(keyId);
+      expect((await f.store.sealing.keyChecks()).some((c) => c.keyId === keyId)).toBe(false);
+    });
+
+    it('the walk visits every endpoint once, with all its secrets, in pages; reseal replaces only the expected text', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const endpoint = f.endpoint(consumer.id);
+      const t0 = f.clock.now();
+      await f.store.endpoints.create(t, endpoint, { sealed: 'v3.a.old', createdAt: t0, expiresAt: null }, 20);
+      await f.store.endpoints.rotateSecret(t, endpoint.id, { sealed: 'v3.a.new', createdAt: t0 + 1, expiresAt: null }, t0 + 1, t0 + 10, 3);
+
+      const walk = async (pageSize: number): Promise<SealedSecrets[]> => {
+        const all: SealedSecrets[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await f.store.sealing.sealedSecrets(after, pageSize);
+          if (page.length === 0) return all;
+          expect(page.length).toBeLessThanOrEqual(pageSize);
+          all.push(...page);
+          after = page.at(-1)!.endpointId;
+        }
+      };
+      const visited = await walk(2);
+      const ids = visited.map((e) => e.endpointId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort()).toEqual(ids);
+      expect(visited.find((e) => e.endpointId === endpoint.id)?.sealed.sort()).toEqual(['v3.a.new', 'v3.a.old']);
+
+      expect(await f.store.sealing.reseal(endpoint.id, 'v3.a.old', 'v3.b.old')).toBe(true);
+      expect(await f.store.sealing.reseal(endpoint.id, 'v3.a.old', 'v3.b.again')).toBe(false); // no longer what it was
+      const after = (await walk(50)).find((e) => e.endpointId === endpoint.id);
+      expect(after?.sealed.sort()).toEqual(['v3.a.new', 'v3.b.old']);
+      // The secrets the API reads are the re-sealed ones, with their times unchanged.
+      const secrets = await f.store.endpoints.secrets(t, endpoint.id, t0 + 2);
+      expect(secrets.map((s) => [s.sealed, s.createdAt])).toEqual([
+        ['v3.a.new', t0 + 1],
+        ['v3.b.old', t0],
+      ]);
+    });
+  });
+}

@@ -1,0 +1,157 @@
+// The key ring that seals signing secrets, as an operator meets it: a wrong key is refused at
+// start with one line naming WIREHOOK_SECRET_KEY; a rotation re-seals every secret while the
+// server runs; a process left with a retired key reports not-ready and puts its sends off
+// (no attempt, the endpoint not blamed) until it is restarted with the new ring.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyFingerprint, SecretBox } from '@wirehook/core';
+import { resealAll } from '@wirehook/platform';
+import { ApiClient, eventually, freePort, testCa, verifyWebhook } from '@wirehook/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startWirehook } from '../support/harness.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const A = SecretBox.generateKey();
+const B = SecretBox.generateKey();
+const idA = keyFingerprint(Buffer.from(A, 'base64'));
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'wirehook-keys-')), 'data');
+  dirs.push(dir);
+  return dir;
+};
+
+function adminIn(dataDir: string, key: string, ...args: string[]) {
+  const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, WIREHOOK_SECRET_KEY: key },
+    encoding: 'utf8',
+  });
+  return { code: res.status, stderr: res.stderr, json: JSON.parse(res.stdout) as Record<string, any> };
+}
+
+/** Starts `./dev start`'s process; resolves once it is ready, or with its exit code and stderr if it exits first. */
+async function startEmbedded(dataDir: string, key: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
+    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, WIREHOOK_SECRET_KEY: key, DELIVERY_ALLOW_HOSTS: 'localhost' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = eventually(() => expect(stdout).toContain('wirehook ready'), 20_000).then(() => 'ready' as const);
+  const first = await Promise.race([ready, exited]);
+  return {
+    first,
+    stderr: () => stderr,
+    api: new ApiClient(`http://127.0.0.1:${port}`),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('the sealing key at start', () => {
+  it('a wrong key is refused with one line naming WIREHOOK_SECRET_KEY; a rotated ring starts; reseal retires the old key', async () => {
+    const dataDir = newDataDir();
+    const first = await startEmbedded(dataDir, A);
+    expect(first.first).toBe('ready');
+    const org = adminIn(dataDir, A, 'org', 'create', '--name', 'Acme').json;
+    const key = adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live').json;
+    const api = first.api.as(key['key']);
+    const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
+    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x' });
+    expect(endpoint.status).toBe(201);
+    expect(await first.stop()).toBe(0);
+    // The data is owner-only: it holds every payload and the sealed secrets.
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'wirehook.sqlite')).mode & 0o777).toBe(0o600);
+
+    const wrong = await startEmbedded(dataDir, B);
+    expect(wrong.first).toBe(1);
+    const lines = wrong.stderr().trim().split('\n');
+    expect(lines.at(-1)).toBe(
+      `wirehook: WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${idA}, and the ring holds ${keyFingerprint(Buffer.from(B, 'base64'))}. ` +
+        'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
+    );
+    expect(wrong.stderr()).not.toMatch(/\n\s+at /); // no stack
+
+    // Rotation: the new key first, the old one still in the ring; the server runs meanwhile.
+    const ring = `new:${B},${A}`;
+    const rotated = await startEmbedded(dataDir, ring);
+    expect(rotated.first).toBe('ready');
+    const report = adminIn(dataDir, ring, 'secrets', 'reseal');
+    expect(report.code).toBe(0);
+    expect(report.json).toEqual({ key_id: 'new', endpoints: 1, resealed: 1, skipped: 0, retired_keys: [idA], kept_keys: [] });
+    expect(await rotated.stop()).toBe(0);
+
+    // The old key alone is refused now; the new key alone starts.
+    const old = await startEmbedded(dataDir, A);
+    expect(old.first).toBe(1);
+    expect(old.stderr()).toContain(`they were sealed with key new, and the ring holds ${idA}`);
+    const fresh = await startEmbedded(dataDir, `new:${B}`);
+    expect(fresh.first).toBe('ready');
+    expect(await fresh.stop()).toBe(0);
+  }, 90_000);
+});
+
+describe('a process whose key was retired by a re-seal elsewhere', () => {
+  it('reports not-ready naming the key, puts sends off without an attempt, and delivers once restarted with the new ring', async () => {
+    const ca = (await testCa()).caPem;
+    const rx = await startReceiver();
+    const dataDir = newDataDir();
+    const options = { allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, dataDir };
+    const before = await startWirehook({ ...options, secretKey: A });
+    try {
+      const t = await before.tenant();
+      const consumer = (await t.api.post('/v1/consumers', { external_id: 'c1' })).body.id;
+      const created = (await t.api.post('/v1/endpoints', { consumer_id: consumer, url: rx.url() })).body;
+      const endpoint = created.id;
+      const metrics = before.embedded.metricsUrl();
+      expect((await fetch(`${metrics}/readyz`)).status).toBe(200);
+
+      // An operator rotates to key B and re-seals while this process still has only A.
+      await resealAll(before.store.sealing, { box: SecretBox.fromBase64(`b:${B},${A}`), source: 'WIREHOOK_SECRET_KEY' }, before.clock);
+      const ready = await fetch(`${metrics}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks.secret_key).toContain(`sealed with key b, and the ring holds ${idA}`);
+
+      const sent = await t.api.post('/v1/messages', { consumer: 'c1', event_type: 'order.created', payload: { n: 1 } });
+      expect(sent.status).toBe(202);
+      await eventually(async () => expect(await counter(metrics, 'wirehook_dispatch_unseal_errors_total')).toBeGreaterThan(0));
+      const detail = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
+      expect(detail.deliveries[0].attempts).toEqual([]); // no attempt: the endpoint is not at fault
+      expect(detail.status).toBe('pending');
+      expect((await t.api.get(`/v1/endpoints/${endpoint}`)).body.status).toBe('active');
+      expect(rx.receiver.requests).toHaveLength(0);
+      await before.close();
+
+      // Restarted with the new ring: ready, and the message goes out after its minute.
+      const after = await startWirehook({ ...options, secretKey: `b:${B},${A}`, startAt: before.clock.now() });
+      try {
+        expect((await fetch(`${after.embedded.metricsUrl()}/readyz`)).status).toBe(200);
+        await after.advance(61_000);
+        await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === sent.body.id)).toHaveLength(1));
+        // Signed with the secret re-sealed under key B: the customer's secret did not change.
+        expect(verifyWebhook(created.secret, rx.receiver.requests[0]!)).toMatchObject({ type: 'order.created' });
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await rx.receiver.close();
+    }
+  }, 60_000);
+});
+
+async function counter(metricsUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
