@@ -121,7 +121,7 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
       await resealAll(before.store.sealing, { box: SecretBox.fromBase64(`b:${B},${A}`), source: 'WIREHOOK_SECRET_KEY' }, before.clock);
       const ready = await fetch(`${metrics}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).checks.secret_key).toContain(`sealed with key b, and the ring holds ${idA}`);
+      expect(((await ready.json()) as { checks: Record<string, string> }).checks.secret_key).toContain(`sealed with key b, and the ring holds ${idA}`);
 
       const sent = await t.api.post('/v1/messages', { consumer: 'c1', event_type: 'order.created', payload: { n: 1 } });
       expect(sent.status).toBe(202);

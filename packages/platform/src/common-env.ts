@@ -68,8 +68,10 @@ export function requireSharedKey(config: { MONGODB_URL?: string | undefined; WIR
 }
 
 export const serveEnv = (metricsPort: number) => ({
-  HOST: z.string().default('0.0.0.0'), // address the servers bind
+  HOST: z.string().default('0.0.0.0'), // address the public servers bind (the API, the portal)
   METRICS_PORT: portVar(metricsPort), // Prometheus /metrics, /livez and /readyz
+  // Internal, like gRPC's GRPC_HOST: loopback unless told (the chart sets 0.0.0.0 for probes and scrapes by pod IP).
+  METRICS_HOST: z.string().default('127.0.0.1'),
   WIREHOOK_EXIT_WITH_PARENT: z.stringbool().default(false), // set by the cluster launcher: stop when its stdin pipe closes (the launcher is gone, even SIGKILLed)
 });
 

@@ -23,7 +23,7 @@ export interface ServiceContext {
  */
 export async function runService(
   name: string,
-  config: { LOG_LEVEL: string; METRICS_PORT: number; HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
+  config: { LOG_LEVEL: string; METRICS_PORT: number; METRICS_HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
   build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
 ): Promise<void> {
   const logger = createLogger({ name, level: config.LOG_LEVEL });
@@ -32,7 +32,7 @@ export async function runService(
   const readiness: ReadinessCheck[] = [];
   try {
     const components = await build({ logger, clock, metrics, readiness });
-    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.HOST, readiness)], { logger });
+    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.METRICS_HOST, readiness)], { logger });
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
     if (config.WIREHOOK_EXIT_WITH_PARENT) {
       // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL

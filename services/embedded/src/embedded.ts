@@ -96,7 +96,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
         server.closeIdleConnections();
       }),
   };
-  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.HOST, [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock)]);
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock)]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
     start: async () => start(),

@@ -1,0 +1,41 @@
+// Internal ports stay on loopback by default: with HOST unset (0.0.0.0, the API for
+// everyone), /metrics, /livez and /readyz answer only on 127.0.0.1. Loopback is a /8, so a
+// server bound to 0.0.0.0 also answers on 127.0.0.2 and one bound to 127.0.0.1 does not.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually, freePort } from '@wirehook/testkit';
+import { afterAll, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+let child: ChildProcess | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-bind-'));
+afterAll(() => {
+  child?.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const answers = async (url: string) => {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).status;
+  } catch {
+    return 'refused';
+  }
+};
+
+it('embedded mode: the API on every address, the metrics port on loopback only (METRICS_HOST widens it)', async () => {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), METRICS_PORT: String(metricsPort), DATA_DIR: dataDir };
+  delete env['HOST'];
+  delete env['METRICS_HOST'];
+  child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env, stdio: 'ignore' });
+  await eventually(async () => expect(await answers(`http://127.0.0.1:${metricsPort}/livez`)).toBe(200), 20_000);
+  expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe(401);
+  expect(await answers(`http://127.0.0.2:${metricsPort}/metrics`)).toBe('refused');
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child!.once('exit', resolve));
+
+  child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env: { ...env, METRICS_HOST: '0.0.0.0' }, stdio: 'ignore' });
+  await eventually(async () => expect(await answers(`http://127.0.0.2:${metricsPort}/livez`)).toBe(200), 20_000);
+}, 60_000);
