@@ -1,7 +1,7 @@
 // Faults in cluster mode, each under a burst of 2,000 messages to a receiver that counts
 // webhook-ids: nothing may be lost; how many arrived more than once is printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type ApiClient } from '@wirehook/testkit';
+import { eventually, parseMetrics, readMetric, type ApiClient } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
 
@@ -62,10 +62,7 @@ async function expectAllArrive(name: string, ids: string[]): Promise<void> {
   expect(received).toBeGreaterThanOrEqual(ids.length);
 }
 
-async function attemptsOn(port: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(/^wirehook_delivery_attempts_total\{outcome="success"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
-}
+const attemptsOn = (port: number) => readMetric(`http://127.0.0.1:${port}`, 'wirehook_delivery_attempts_total', { outcome: 'success' });
 
 describe('cluster faults', () => {
   it('two dispatcher replicas share one burst; none is lost', async () => {
@@ -75,6 +72,16 @@ describe('cluster faults', () => {
     expect(dispatchers).toHaveLength(2);
     for (const d of dispatchers) expect(await attemptsOn(d.metricsPort)).toBeGreaterThan(0);
   }, 180_000);
+
+  it('every series carries its service; the API series are the gateway’s only', async () => {
+    for (const spec of h.cluster.specs) {
+      const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${spec.metricsPort}/metrics`)).text());
+      expect(samples.length, spec.name).toBeGreaterThan(0);
+      expect(new Set(samples.map((s) => s.labels['service'])), spec.name).toEqual(new Set([spec.service]));
+      const api = samples.some((s) => s.name.startsWith('wirehook_http_') || s.name.startsWith('wirehook_rate_limit_'));
+      expect(api, spec.name).toBe(spec.service === 'gateway');
+    }
+  });
 
   it('a dispatcher killed with SIGKILL mid-burst loses nothing', async () => {
     const ids = await burst(() => h.cluster.kill('dispatcher-1', 'SIGKILL'));
@@ -100,7 +107,9 @@ describe('cluster faults', () => {
     h.nats.pause();
     try {
       for (const name of ['message-intake', 'dispatcher-1']) {
-        expect(await ready(name)).toEqual({ status: 503, body: { status: 'not ready', checks: { store: 'ok', nats: 'no answer within 1000 ms' } } });
+        // The dispatcher also checks its key ring against the store (secret_key).
+        const others = name === 'dispatcher-1' ? { secret_key: 'ok' } : {};
+        expect(await ready(name)).toEqual({ status: 503, body: { status: 'not ready', checks: { store: 'ok', nats: 'no answer within 1000 ms', ...others } } });
         expect((await fetch(`http://127.0.0.1:${port(name)}/livez`)).status).toBe(200);
       }
     } finally {

@@ -2,7 +2,7 @@
 // a crashed service is reported and the whole cluster stops; a port already taken is refused
 // with a message that says what to do; the broker's output is shown, prefixed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +101,29 @@ describe('the cluster launcher', () => {
       20_000,
       200,
     );
+  }, 120_000);
+
+  it('names a nats-server left running by an earlier run over the same DATA_DIR (by its pid file), even on another port', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
+    dirs.push(dataDir);
+    mkdirSync(join(dataDir, 'run'));
+    const pidFile = join(dataDir, 'run', 'nats-server.pid');
+    const leftover = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
+    children.push(leftover);
+    await eventually(() => expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid)));
+    const run = await launch({ DATA_DIR: dataDir });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toContain(`cluster: a nats-server from an earlier run over this DATA_DIR is still running (pid ${leftover.pid}, from ${pidFile})`);
+    expect(run.err()).toContain(`Stop it (kill ${leftover.pid}), or set NATS_URL to use it.`);
+
+    // Once it is gone, a stale pid file (or a pid reused by another program) is no obstacle.
+    leftover.kill('SIGKILL');
+    await new Promise((resolve) => leftover.once('exit', resolve));
+    writeFileSync(pidFile, `${process.pid}\n`); // alive, but not a nats-server
+    const again = await launch({ DATA_DIR: dataDir });
+    await eventually(() => expect(again.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+    again.child.kill('SIGTERM');
+    expect(await again.exited).toBe(0);
   }, 120_000);
 
   it('refuses a NATS port that something already listens on, saying what to do', async () => {

@@ -3,7 +3,7 @@
 // another endpoint's queue. Faults are injected at the store and bus ports of a real
 // embedded Wirehook delivering to real HTTPS receivers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually, readMetric, testCa } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
@@ -64,22 +64,18 @@ function failNext<T extends object>(target: T, method: keyof T & string, times: 
   undo.push(() => ((target as Record<string, unknown>)[method] = original));
 }
 
-async function metric(name: string, labels = ''): Promise<number> {
-  const text = await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `) || (labels === '' && l.startsWith(`${name} `)));
-  return line === undefined ? 0 : Number(line.split(' ').at(-1));
-}
+const metric = (name: string, labels: Record<string, string> = {}) => readMetric(wh.embedded.metricsUrl(), name, labels);
 
 const busy = () => Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 });
 
 describe('store faults', () => {
   it('a completion that cannot be written: logged and counted, the API keeps serving, the delivery is sent again after its lease', async () => {
     const consumer = await endpoint();
-    const before = await metric('wirehook_dispatch_store_errors_total', '{operation="complete"}');
+    const before = await metric('wirehook_dispatch_store_errors_total', { operation: 'complete' });
     failNext(wh.store.deliveries, 'complete', 2, busy);
     const ids = [await send(consumer), await send(consumer)];
     await eventually(() => ids.forEach((id) => expect(arrived(rx, id)).toBe(1)));
-    await eventually(async () => expect(await metric('wirehook_dispatch_store_errors_total', '{operation="complete"}')).toBe(before + 2));
+    await eventually(async () => expect(await metric('wirehook_dispatch_store_errors_total', { operation: 'complete' })).toBe(before + 2));
     // Still serving; the attempts were not written, so the messages are still pending.
     for (const id of ids) expect(await statusOf(id)).toBe('pending');
 
@@ -92,7 +88,7 @@ describe('store faults', () => {
 
   it('a claim that fails leaves the delivery for the sweeper: every message arrives once', async () => {
     const consumer = await endpoint();
-    const before = await metric('wirehook_dispatch_store_errors_total', '{operation="claim"}');
+    const before = await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' });
     failNext(wh.store.deliveries, 'claim', 5, busy);
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await send(consumer));
@@ -100,7 +96,7 @@ describe('store faults', () => {
       for (const id of ids) expect(await statusOf(id)).toBe('success');
     });
     for (const id of ids) expect(arrived(rx, id)).toBe(1);
-    expect(await metric('wirehook_dispatch_store_errors_total', '{operation="claim"}')).toBe(before + 5);
+    expect(await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' })).toBe(before + 5);
   });
 
   it('a release that fails keeps the lease until it runs out; then the delivery is sent', async () => {
@@ -113,6 +109,19 @@ describe('store faults', () => {
       for (const id of ids) expect(await statusOf(id)).toBe('success');
     });
     for (const id of ids) expect(arrived(rx, id)).toBe(1);
+  });
+
+  it('readiness: a store that fails its reads is named in /readyz (503), and it is ready again when they answer', async () => {
+    const readyz = async () => {
+      const res = await fetch(`${wh.embedded.metricsUrl()}/readyz`);
+      return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+    };
+    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok' } });
+    failNext(wh.store.orgs, 'get', 1, () => new Error('SQLITE_IOERR: disk I/O error'));
+    expect(await readyz()).toEqual({ status: 503, checks: { store: 'SQLITE_IOERR: disk I/O error', secret_key: 'ok' } });
+    failNext(wh.store.sealing, 'keyChecks', 1, () => new Error('SQLITE_IOERR: disk I/O error'));
+    expect((await readyz()).checks['secret_key']).toBe('SQLITE_IOERR: disk I/O error');
+    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok' } });
   });
 });
 

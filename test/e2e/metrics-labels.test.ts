@@ -1,6 +1,7 @@
 // The HTTP metrics' label set: method, the API's route template (whatever the outcome —
 // an error answered before or after routing keeps its route) and the status class, so error
 // ratios by route can be computed.
+import { readMetric } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeLabel } from '../../services/gateway/src/http/route-label.ts';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
@@ -15,9 +16,7 @@ beforeAll(async () => {
 afterAll(() => wh.close());
 
 async function requestsCounted(method: string, route: string, statusClass: string): Promise<number> {
-  const text = await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`wirehook_http_requests_total{method="${method}",route="${route}",status_class="${statusClass}"}`));
-  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  return readMetric(wh.embedded.metricsUrl(), 'wirehook_http_requests_total', { method, route, status_class: statusClass });
 }
 
 describe('HTTP metrics labels', () => {

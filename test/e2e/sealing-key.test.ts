@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFingerprint, SecretBox } from '@wirehook/core';
 import { resealAll } from '@wirehook/platform';
-import { ApiClient, eventually, freePort, testCa, verifyWebhook } from '@wirehook/testkit';
+import { ApiClient, eventually, freePort, readMetric, testCa, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
@@ -125,7 +125,7 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
 
       const sent = await t.api.post('/v1/messages', { consumer: 'c1', event_type: 'order.created', payload: { n: 1 } });
       expect(sent.status).toBe(202);
-      await eventually(async () => expect(await counter(metrics, 'wirehook_dispatch_unseal_errors_total')).toBeGreaterThan(0));
+      await eventually(async () => expect(await readMetric(metrics, 'wirehook_dispatch_unseal_errors_total')).toBeGreaterThan(0));
       const detail = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
       expect(detail.deliveries[0].attempts).toEqual([]); // no attempt: the endpoint is not at fault
       expect(detail.status).toBe('pending');
@@ -149,9 +149,3 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
     }
   }, 60_000);
 });
-
-async function counter(metricsUrl: string, name: string): Promise<number> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}

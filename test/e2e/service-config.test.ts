@@ -1,6 +1,6 @@
 // Configuration the services refuse, each with a message that names the variable.
 import type { AddressInfo } from 'node:net';
-import { createHttpMetrics, metricsServer } from '@wirehook/platform';
+import { createRegistry, metricsServer } from '@wirehook/platform';
 import { describe, expect, it } from 'vitest';
 import { dispatcherConfigSchema } from '../../services/dispatcher/src/config.ts';
 import { gatewayConfigSchema } from '../../services/gateway/src/config.ts';
@@ -55,11 +55,11 @@ describe('service configuration', () => {
   });
 
   it('a METRICS_PORT that is taken fails the start with a message naming it (no unhandled error event)', async () => {
-    const first = metricsServer(createHttpMetrics().registry, 0, '127.0.0.1');
+    const first = metricsServer(createRegistry('test'), 0, '127.0.0.1');
     await first.start();
     const port = (first.server.address() as AddressInfo).port;
     try {
-      await expect(metricsServer(createHttpMetrics().registry, port, '127.0.0.1').start()).rejects.toThrow(`METRICS_PORT ${port} on 127.0.0.1 cannot be used: EADDRINUSE`);
+      await expect(metricsServer(createRegistry('test'), port, '127.0.0.1').start()).rejects.toThrow(`METRICS_PORT ${port} on 127.0.0.1 cannot be used: EADDRINUSE`);
     } finally {
       await first.stop();
     }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runAdminCommand } from '@wirehook/admin';
 import { ManualClock, type Environment, type PlanName, type Scope } from '@wirehook/core';
 import type { LookupFn } from '@wirehook/egress';
-import { silentLogger } from '@wirehook/platform';
+import { silentLogger, type Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import { ApiClient } from '@wirehook/testkit';
 import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
@@ -27,6 +27,8 @@ export interface HarnessOptions {
   secretKey?: string;
   /** An existing DATA_DIR (a restart): kept at close. Default: a new one, removed at close. */
   dataDir?: string;
+  /** Where the process logs; default: nowhere. */
+  logger?: Logger;
 }
 
 /** A tenant made through the admin commands, with a client holding its key. */
@@ -73,7 +75,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     SWEEP_INTERVAL_MS: '25',
     ...(options.secretKey === undefined ? {} : { WIREHOOK_SECRET_KEY: options.secretKey }),
   });
-  const embedded = createEmbedded(config, { clock, logger: silentLogger(), lookup: options.lookup, ca: options.ca });
+  const embedded = createEmbedded(config, { clock, logger: options.logger ?? silentLogger(), lookup: options.lookup, ca: options.ca });
   const started: typeof embedded.components = [];
   for (const c of embedded.components) {
     await c.start();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETENTION_MONTHS, parseKeyRing } from '@wirehook/core';
 import { portVar } from './config.ts';
+import { LOG_FORMATS } from './logger.ts';
 
 // Environment variables several services share, declared once; each service's config
 // schema spreads the groups it uses.
@@ -32,6 +33,7 @@ export const natsEnv = {
 
 export const logEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'), // auto: one coloured line per event on a terminal, JSON otherwise
 };
 
 export const storeEnv = {

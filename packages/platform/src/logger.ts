@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -26,14 +28,53 @@ export function traceFields(): Record<string, string> {
   return { trace_id: ids.traceId, span_id: ids.spanId, trace_flags: ids.traceFlags.toString(16).padStart(2, '0') };
 }
 
+/** How log lines are written: `auto` is `pretty` on a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export interface LoggerOptions {
+  /** The service: every line's `service` (and pino's `name`). */
+  name: string;
+  level?: string;
+  format?: LogFormat;
+  /** Which replica: every line's `instance`. Default: WIREHOOK_INSTANCE, else the host name (the pod's, in Kubernetes). */
+  instance?: string;
+  destination?: NodeJS.WritableStream;
+}
+
 /**
- * The one JSON logger of a process; components take `logger.child({ component })`. Each line
- * logged inside a span carries its trace ids (`traceFields`).
+ * The one logger of a process; components take `logger.child({ component })`. Every line
+ * names its `service` and `instance`, and, logged inside a span, carries its trace ids
+ * (`traceFields`). JSON for machines; on a terminal one coloured line per event (pino-pretty,
+ * pino's own formatter, rather than a hand-written one).
  */
-export function createLogger(options: { name: string; level?: string; destination?: NodeJS.WritableStream }): Logger {
+export function createLogger(options: LoggerOptions): Logger {
+  const destination = options.destination ?? process.stdout;
+  const format = options.format ?? 'auto';
+  const isTerminal = (destination as { isTTY?: boolean }).isTTY === true;
+  const instance = options.instance ?? (process.env['WIREHOOK_INSTANCE'] || hostname());
+  const stream =
+    format === 'pretty' || (format === 'auto' && isTerminal)
+      ? pretty({
+          destination,
+          sync: true,
+          // FORCE_COLOR: the cluster launcher shows its children's lines on its own terminal.
+          colorize: isTerminal || (process.env['FORCE_COLOR'] ?? '0') !== '0',
+          singleLine: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,name,service,instance,component,trace_flags',
+          messageFormat: '{service}{if component}/{component}{end}: {msg}',
+        })
+      : destination;
   return pino(
-    { name: options.name, level: options.level ?? 'info', redact: { paths: REDACT, censor: '[redacted]' }, mixin: traceFields },
-    options.destination ?? process.stdout,
+    {
+      name: options.name,
+      level: options.level ?? 'info',
+      base: { service: options.name, instance, pid: process.pid },
+      redact: { paths: REDACT, censor: '[redacted]' },
+      mixin: traceFields,
+    },
+    stream,
   );
 }
 

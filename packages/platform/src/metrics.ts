@@ -12,10 +12,20 @@ export interface HttpMetrics {
   rateLimitUnavailable: Counter;
 }
 
-/** A registry with Node's default metrics and Wirehook's HTTP metrics. */
-export function createHttpMetrics(): HttpMetrics {
+/**
+ * A process's registry: Node's default metrics, and a `service` label on every series
+ * (`gateway`, `dispatcher`, … or `wirehook` in embedded mode) so series stay apart when
+ * one Prometheus job scrapes several services. The replica is Prometheus' `instance`.
+ */
+export function createRegistry(service: string): Registry {
   const registry = new Registry();
+  registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry, prefix: 'wirehook_' });
+  return registry;
+}
+
+/** The HTTP API's metrics, in `registry`: only processes that serve the API have them. */
+export function createHttpMetrics(registry: Registry): HttpMetrics {
   return {
     registry,
     requests: new Counter({
@@ -46,13 +56,14 @@ export function createHttpMetrics(): HttpMetrics {
 
 /**
  * Serves, on its own port: `GET /metrics` for Prometheus; `GET /livez` (the process serves:
- * always 200; `/healthz` is the same, kept for existing probes); `GET /readyz` (every
+ * always 200, with its pid; `/healthz` is the same, kept for existing probes); `GET /readyz` (every
  * dependency in `readiness` answers: 200, else 503, with each check's state by name).
  */
 export function metricsServer(registry: Registry, port: number, host = '0.0.0.0', readiness: readonly ReadinessCheck[] = []): Component & { server: Server } {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/livez' || req.url === '/healthz')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      // The pid lets a launcher tell its own child from another process holding the port.
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', pid: process.pid }));
     } else if (req.method === 'GET' && req.url === '/readyz') {
       void checkReadiness(readiness).then(({ ready, checks }) => {
         res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks }));

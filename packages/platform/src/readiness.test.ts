@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createHttpMetrics, metricsServer } from './metrics.ts';
+import { createRegistry, metricsServer } from './metrics.ts';
 import type { ReadinessCheck } from './readiness.ts';
 
 async function serve(checks: ReadinessCheck[]) {
-  const server = metricsServer(createHttpMetrics().registry, 0, '127.0.0.1', checks);
+  const server = metricsServer(createRegistry('test'), 0, '127.0.0.1', checks);
   await server.start();
   const base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   return { base, stop: () => server.stop() };

@@ -4,15 +4,17 @@ import type { Logger } from 'pino';
 import { FileOffsetClock } from './file-offset-clock.ts';
 import { runComponents, type Component } from './lifecycle.ts';
 import type { ReadinessCheck } from './readiness.ts';
-import { createLogger } from './logger.ts';
-import { createHttpMetrics, metricsServer, type HttpMetrics } from './metrics.ts';
+import { createLogger, type LogFormat } from './logger.ts';
+import type { Registry } from 'prom-client';
+import { createRegistry, metricsServer } from './metrics.ts';
 import { StartupError } from './sealing-keys.ts';
 
 /** What every service main gets before it wires its own parts. */
 export interface ServiceContext {
   logger: Logger;
   clock: Clock;
-  metrics: HttpMetrics;
+  /** Where the service registers its metrics (served on METRICS_PORT). */
+  registry: Registry;
   /** The dependencies `/readyz` checks: `build` adds one per store, bus or cache it opens. */
   readiness: ReadinessCheck[];
 }
@@ -23,16 +25,16 @@ export interface ServiceContext {
  */
 export async function runService(
   name: string,
-  config: { LOG_LEVEL: string; METRICS_PORT: number; METRICS_HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
+  config: { LOG_LEVEL: string; LOG_FORMAT?: LogFormat; METRICS_PORT: number; METRICS_HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
   build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
 ): Promise<void> {
-  const logger = createLogger({ name, level: config.LOG_LEVEL });
+  const logger = createLogger({ name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
-  const metrics = createHttpMetrics();
+  const registry = createRegistry(name);
   const readiness: ReadinessCheck[] = [];
   try {
-    const components = await build({ logger, clock, metrics, readiness });
-    await runComponents([...components, metricsServer(metrics.registry, config.METRICS_PORT, config.METRICS_HOST, readiness)], { logger });
+    const components = await build({ logger, clock, registry, readiness });
+    await runComponents([...components, metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness)], { logger });
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
     if (config.WIREHOOK_EXIT_WITH_PARENT) {
       // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL

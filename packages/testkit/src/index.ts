@@ -8,3 +8,4 @@ export * from './servers/nats-server.ts';
 export * from './servers/redis-server.ts';
 export * from './tracing/span-recorder.ts';
 export * from './tracing/otlp-collector.ts';
+export * from './metrics.ts';

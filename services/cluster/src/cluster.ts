@@ -92,7 +92,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const launch = async (spec: ServiceSpec) => {
     const child = spawn(process.execPath, [join(servicesDir, spec.service, 'src', 'main.ts')], {
       // stdin stays open to this process: the service stops when it closes (this process died).
-      env: { ...process.env, ...spec.env, WIREHOOK_EXIT_WITH_PARENT: 'true' },
+      env: {
+        ...process.env,
+        // On a terminal, the children write one coloured line per event (they write to a pipe).
+        ...(process.stdout.isTTY && !process.env['LOG_FORMAT'] ? { LOG_FORMAT: 'pretty', FORCE_COLOR: '1' } : {}),
+        ...spec.env,
+        WIREHOOK_INSTANCE: spec.name,
+        WIREHOOK_EXIT_WITH_PARENT: 'true',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.set(spec.name, child);
@@ -147,15 +154,27 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
 async function waitHealthy(spec: ServiceSpec, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let last = 'nothing answered';
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${spec.name} exited with code ${child.exitCode} while starting`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${spec.name} exited (${child.signalCode ?? `code ${child.exitCode}`}) while starting; its output above says why`);
+    }
     try {
-      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
+      // Bounded: a port held by a program that accepts and never answers must not stall the wait.
+      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`, { signal: AbortSignal.timeout(LIVEZ_TIMEOUT_MS) });
+      const body = (await res.json().catch(() => ({}))) as { pid?: number };
+      // Another process answering on the port (an earlier run's) is not this service.
+      if (res.ok && body.pid === child.pid) return;
+      last = res.ok
+        ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
+        : `port ${spec.metricsPort} answered ${res.status}`;
+    } catch (err) {
+      last = (err as Error).name === 'TimeoutError' ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms` : 'not listening yet';
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`${spec.name} did not report healthy within ${timeoutMs} ms`);
+  throw new Error(`${spec.name} did not report live within ${timeoutMs} ms: ${last}`);
 }
+
+/** How long one /livez request of the start-up wait may take. */
+const LIVEZ_TIMEOUT_MS = 1_000;

@@ -4,7 +4,7 @@
 // file in DATA_DIR. Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
@@ -30,6 +30,11 @@ const config = loadConfig(
 const say = (line: string) => process.stderr.write(`cluster: ${line}\n`);
 const dataDir = resolve(config.DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
+// The pid files of the servers started here: a server left running by an earlier run (its
+// launcher killed before the watchdog existed, or the machine's own) is found by them.
+const runDir = join(dataDir, 'run');
+mkdirSync(runDir, { recursive: true });
+const pidFile = (server: string) => join(runDir, `${server}.pid`);
 const servers: ChildProcess[] = [];
 let stopping = false;
 let cluster: Cluster | undefined;
@@ -86,6 +91,14 @@ function startServer(name: string, args: string[], urlVariable: string): void {
  * program), and say it had.
  */
 async function requireFreePort(port: number, what: string, urlVariable: string, portVariable: string): Promise<void> {
+  const stale = staleServer(what);
+  if (stale !== undefined) {
+    say(
+      `a ${what} from an earlier run over this DATA_DIR is still running (pid ${stale}, from ${pidFile(what)}); ` +
+        `it would share its files with ours. Stop it (kill ${stale}), or set ${urlVariable} to use it.`,
+    );
+    process.exit(1);
+  }
   if (!(await answers('127.0.0.1', port, 500))) return;
   say(
     `port ${port} (${what}) is already in use — a ${what} left by an earlier run, or another program ` +
@@ -94,16 +107,36 @@ async function requireFreePort(port: number, what: string, urlVariable: string, 
   process.exit(1);
 }
 
+/** The pid in `server`'s pid file when that process is alive and is that server (pids get reused). */
+function staleServer(server: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile(server), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith(server.slice(0, 15)) ? pid : undefined;
+  } catch {
+    return undefined; // gone (or no /proc: then only the port check below applies)
+  }
+}
+
 let natsUrl = config.NATS_URL;
 if (natsUrl === undefined) {
   await requireFreePort(config.NATS_PORT, 'nats-server', 'NATS_URL', 'NATS_PORT');
-  startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', String(config.NATS_PORT)], 'NATS_URL');
+  startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', String(config.NATS_PORT), '-P', pidFile('nats-server')], 'NATS_URL');
   natsUrl = `nats://127.0.0.1:${config.NATS_PORT}`;
 }
 let redisUrl = config.REDIS_URL;
 if (redisUrl === undefined) {
   await requireFreePort(config.REDIS_PORT, 'redis-server', 'REDIS_URL', 'REDIS_PORT');
-  startServer('redis-server', ['--port', String(config.REDIS_PORT), '--bind', '127.0.0.1', '--save', '', '--dir', dataDir], 'REDIS_URL');
+  startServer(
+    'redis-server',
+    ['--port', String(config.REDIS_PORT), '--bind', '127.0.0.1', '--save', '', '--dir', dataDir, '--pidfile', pidFile('redis-server')],
+    'REDIS_URL',
+  );
   redisUrl = `redis://127.0.0.1:${config.REDIS_PORT}`;
 }
 await Promise.all([waitForPort(natsUrl), waitForPort(redisUrl)]);

@@ -348,8 +348,9 @@ export class Dispatcher implements Component {
     }
     const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via: 'direct' });
     metrics.attempts.inc({ outcome: outcomeLabel(result) });
+    let completed: { applied: boolean; endpointDisabled: boolean };
     try {
-      const completed = await store.deliveries.complete(claimRef(job), outcome);
+      completed = await store.deliveries.complete(claimRef(job), outcome);
       this.#storeOutage.succeeded();
       if (!completed.applied) {
         metrics.staleCompletions.inc();
@@ -365,9 +366,20 @@ export class Dispatcher implements Component {
     }
     metrics.attemptDuration.observe(result.durationMs / 1000);
     if (result.ok) metrics.deliveryLatency.observe(Math.max(0, clock.now() - job.message.createdAt) / 1000);
-    logger.debug(
-      { deliveryId: job.delivery.id, status: outcome.status, responseStatus: result.status, error: result.error },
-      'attempt',
-    );
+    // Failures at info (an operator follows a customer's outage), successes at debug (the bulk).
+    const fields = {
+      deliveryId: job.delivery.id,
+      messageId: job.message.id,
+      endpointId: job.endpoint.id,
+      orgId: job.tenant.orgId,
+      status: outcome.status,
+      responseStatus: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      nextAttemptAt: outcome.nextAttemptAt,
+      endpointDisabled: completed.endpointDisabled,
+    };
+    if (result.ok) logger.debug(fields, 'delivered');
+    else logger.info(fields, outcome.status === 'failed' ? 'delivery failed; no attempt left' : 'attempt failed; retrying');
   }
 }

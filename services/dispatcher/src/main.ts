@@ -11,7 +11,7 @@ const { createDelivery } = await import('./create-delivery.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
-await runService('dispatcher', config, async ({ logger, clock, metrics, readiness }) => {
+await runService('dispatcher', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
@@ -23,7 +23,7 @@ await runService('dispatcher', config, async ({ logger, clock, metrics, readines
     secretBox: keys.box,
     clock,
     logger,
-    registry: metrics.registry,
+    registry,
     soleDispatcher: false,
   });
   return [

@@ -9,6 +9,7 @@ import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
 import {
   createHttpMetrics,
+  createRegistry,
   loadSealingKeys,
   metricsServer,
   sealingKeyCheck,
@@ -51,7 +52,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const store = openEmbeddedStore(config.DATA_DIR);
   const kv = new MemoryKv({ clock });
   const bus = new MemoryBus();
-  const httpMetrics = createHttpMetrics();
+  const httpMetrics = createHttpMetrics(createRegistry('wirehook'));
   const keys = loadSealingKeys(config);
   if (keys.warning) logger.warn(keys.warning);
   const secretBox = keys.box;

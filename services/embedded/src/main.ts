@@ -9,7 +9,7 @@ const { embeddedConfigSchema } = await import('./config.ts');
 const { createEmbedded } = await import('./embedded.ts');
 
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
-const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL });
+const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
 const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
 const embedded = (() => {
   try {

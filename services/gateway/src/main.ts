@@ -8,14 +8,14 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'gateway' });
 const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
 const { RateLimiter, RedisKv } = await import('@wirehook/kv');
-const { loadConfig, openSealingKeys, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
+const { createHttpMetrics, loadConfig, openSealingKeys, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
 const { IntakeGrpcClient } = await import('@wirehook/rpc');
 const { createApp } = await import('./app.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
 const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
-await runService('gateway', config, async ({ logger, clock, metrics, readiness }) => {
+await runService('gateway', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
@@ -29,7 +29,7 @@ await runService('gateway', config, async ({ logger, clock, metrics, readiness }
     rateLimiter: new RateLimiter({ kv, clock }),
     clock,
     logger,
-    metrics,
+    metrics: createHttpMetrics(registry),
     secretBox: keys.box,
     addressPolicy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
     lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),

@@ -16,7 +16,7 @@ import { AddressPolicy } from '@wirehook/egress';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
 import { startIntakeGrpcServer } from '@wirehook/message-intake/grpc-server';
-import { createHttpMetrics, createLogger, silentLogger } from '@wirehook/platform';
+import { createHttpMetrics, createLogger, createRegistry, silentLogger } from '@wirehook/platform';
 import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
@@ -58,7 +58,7 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
       rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
       clock: systemClock,
       logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),
-      metrics: createHttpMetrics(),
+      metrics: createHttpMetrics(createRegistry('gateway')),
       secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
       addressPolicy: new AddressPolicy({ allowHosts: '' }),
       // Endpoint URLs are checked by resolving them: every name is one public address here.

@@ -13,11 +13,11 @@ const { MessageIntake } = await import('./message-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
-await runService('message-intake', config, async ({ logger, clock, metrics, readiness }) => {
+await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
   const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' });
   readiness.push(storeCheck(store), natsCheck(bus));
-  const intake = new MessageIntake({ store, bus, clock, logger, registry: metrics.registry });
+  const intake = new MessageIntake({ store, bus, clock, logger, registry });
   let grpc: { stop(): Promise<void> } | undefined;
   return [
     // Stopped last: it exports the spans of the calls drained before it.
