@@ -10,3 +10,4 @@ export * from './readiness.ts';
 export * from './service.ts';
 export * from './spans.ts';
 export * from './outage-log.ts';
+export * from './connect-retry.ts';

@@ -54,16 +54,29 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
   };
 }
 
+/** Whether a process is still starting (waiting for a dependency at start) or running. */
+export interface ProcessState {
+  state: 'starting' | 'running';
+}
+
 /**
  * Serves, on its own port: `GET /metrics` for Prometheus; `GET /livez` (the process serves:
- * always 200, with its pid; `/healthz` is the same, kept for existing probes); `GET /readyz` (every
- * dependency in `readiness` answers: 200, else 503, with each check's state by name).
+ * always 200, with its pid and whether it is still `starting`; `/healthz` is the same, kept
+ * for existing probes); `GET /readyz` (every dependency in `readiness` answers: 200, else
+ * 503, with each check's state by name). `readiness` is read at each request: checks added
+ * after the server started count.
  */
-export function metricsServer(registry: Registry, port: number, host = '0.0.0.0', readiness: readonly ReadinessCheck[] = []): Component & { server: Server } {
+export function metricsServer(
+  registry: Registry,
+  port: number,
+  host = '0.0.0.0',
+  readiness: readonly ReadinessCheck[] = [],
+  process_: ProcessState = { state: 'running' },
+): Component & { server: Server } {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/livez' || req.url === '/healthz')) {
       // The pid lets a launcher tell its own child from another process holding the port.
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', pid: process.pid }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', pid: process.pid, state: process_.state }));
     } else if (req.method === 'GET' && req.url === '/readyz') {
       void checkReadiness(readiness).then(({ ready, checks }) => {
         res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks }));

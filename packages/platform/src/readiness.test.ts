@@ -47,3 +47,12 @@ describe('/livez and /readyz', () => {
     }
   });
 });
+
+describe('redactUrl', () => {
+  it('leaves credentials out of a URL for the log', async () => {
+    const { redactUrl } = await import('./connect-retry.ts');
+    expect(redactUrl('nats://user:s3cret@nats:4222')).toBe('nats://nats:4222');
+    expect(redactUrl('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
+    expect(redactUrl('::nonsense')).toBe('(unparsable URL)');
+  });
+});

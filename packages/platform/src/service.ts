@@ -6,7 +6,7 @@ import { runComponents, type Component } from './lifecycle.ts';
 import type { ReadinessCheck } from './readiness.ts';
 import { createLogger, type LogFormat } from './logger.ts';
 import type { Registry } from 'prom-client';
-import { createRegistry, metricsServer } from './metrics.ts';
+import { createRegistry, metricsServer, type ProcessState } from './metrics.ts';
 import { StartupError } from './sealing-keys.ts';
 
 /** What every service main gets before it wires its own parts. */
@@ -31,14 +31,19 @@ export async function runService(
   const logger = createLogger({ name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
   const registry = createRegistry(name);
-  const readiness: ReadinessCheck[] = [];
+  const state: ProcessState = { state: 'starting' };
+  // Not ready until build is done: it may be waiting for NATS or the store (connectWithRetry).
+  const starting: ReadinessCheck = { name: 'starting', probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
+  const readiness: ReadinessCheck[] = [starting];
+  // The health port first: while a dependency is awaited at start, the process is live and
+  // says it is not ready, instead of being unreachable.
+  const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
   try {
-    const components = await build({ logger, clock, registry, readiness });
-    await runComponents([...components, metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness)], { logger });
-    logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
+    await metrics.start();
     if (config.WIREHOOK_EXIT_WITH_PARENT) {
       // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL
-      // included, when no handler of its runs — the pipe closes: stop as on SIGTERM.
+      // included, when no handler of its runs — the pipe closes: stop as on SIGTERM (or at
+      // once, when still starting and no handler is set).
       process.stdin.once('close', () => {
         logger.warn('the launcher is gone (stdin closed); stopping');
         process.kill(process.pid, 'SIGTERM');
@@ -47,6 +52,13 @@ export async function runService(
       // Watching must not keep the process alive once its components have stopped.
       (process.stdin as { unref?: () => void }).unref?.();
     }
+    const components = await build({ logger, clock, registry, readiness });
+    // Already listening: stopped last, with everything else.
+    const health: Component = { name: 'metrics', start: async () => {}, stop: () => metrics.stop() };
+    await runComponents([health, ...components], { logger });
+    readiness.splice(readiness.indexOf(starting), 1);
+    state.state = 'running';
+    logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
   } catch (err) {
     exitOnStartFailure(name, logger, err);
   }

@@ -162,12 +162,14 @@ async function waitHealthy(spec: ServiceSpec, child: ChildProcess, timeoutMs: nu
     try {
       // Bounded: a port held by a program that accepts and never answers must not stall the wait.
       const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`, { signal: AbortSignal.timeout(LIVEZ_TIMEOUT_MS) });
-      const body = (await res.json().catch(() => ({}))) as { pid?: number };
+      const body = (await res.json().catch(() => ({}))) as { pid?: number; state?: string };
       // Another process answering on the port (an earlier run's) is not this service.
-      if (res.ok && body.pid === child.pid) return;
-      last = res.ok
-        ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
-        : `port ${spec.metricsPort} answered ${res.status}`;
+      if (res.ok && body.pid === child.pid && body.state !== 'starting') return;
+      last = !res.ok
+        ? `port ${spec.metricsPort} answered ${res.status}`
+        : body.pid !== child.pid
+          ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
+          : `still starting (waiting for a dependency: see its /readyz and its log)`;
     } catch (err) {
       last = (err as Error).name === 'TimeoutError' ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms` : 'not listening yet';
     }

@@ -5,7 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { NatsBus } = await import('@wirehook/bus');
-const { loadConfig, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
 
@@ -15,7 +15,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
-  const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' });
+  const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
   readiness.push(storeCheck(store), natsCheck(bus));
   const delivery = createDelivery(config, {
     store,

@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { loadConfig, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, redactUrl, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { startIntakeGrpcServer } = await import('./grpc-server.ts');
 const { MessageIntake } = await import('./message-intake.ts');
@@ -15,7 +15,7 @@ const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
 await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
-  const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' });
+  const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' }), logger);
   readiness.push(storeCheck(store), natsCheck(bus));
   const intake = new MessageIntake({ store, bus, clock, logger, registry });
   let grpc: { stop(): Promise<void> } | undefined;
