@@ -2,7 +2,7 @@ import type { CompatSignature } from './schemas.ts';
 import type { PlanName } from './plans.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { Environment, Scope } from './secrets.ts';
-import type { AttemptId, ConsumerId, DeliveryId, EndpointId, KeyId, MessageId, OrgId } from './ids.ts';
+import type { AttemptId, ConsumerId, DeliveryId, EndpointId, KeyId, MessageId, OrgId, RecoveryId } from './ids.ts';
 
 // Domain records as the store hands them out. The API's JSON shapes are made from these
 // by the gateway's presenters; store documents never leave their adapter.
@@ -104,6 +104,24 @@ export interface Delivery {
   /** The next attempt is a manual re-send (POST /v1/deliveries/{id}/retry). */
   manual: boolean;
   createdAt: number;
+}
+
+export const RECOVERY_STATUSES = ['running', 'done', 'stopped'] as const;
+export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
+
+/** A bulk re-send of an endpoint's failed deliveries (spec: Recovery). */
+export interface Recovery {
+  id: RecoveryId;
+  endpointId: EndpointId;
+  /** Messages created at or after this are targeted. */
+  since: number;
+  status: RecoveryStatus;
+  /** Deliveries targeted: those that had ended `failed` when it started (a snapshot). */
+  total: number;
+  /** Of `total`, how many have been gone through (re-queued, or skipped when no longer failed). */
+  queued: number;
+  createdAt: number;
+  finishedAt: number | null;
 }
 
 export const ATTEMPT_VIA = ['direct', 'relay'] as const;

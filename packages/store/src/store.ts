@@ -16,7 +16,7 @@ import type {
   Tenant,
 } from '@wirehook/core';
 
-import type { DeliveryRepo, MessageRepo } from './message-ports.ts';
+import type { DeliveryRepo, MessageRepo, RecoveryRepo } from './message-ports.ts';
 
 // The Store port. Every tenant-owned call takes the Tenant first, and adapters build their
 // queries from it, so a key of one org or environment can never reach another's records.
@@ -149,5 +149,6 @@ export interface Store {
   readonly messages: MessageRepo;
   readonly deliveries: DeliveryRepo;
   readonly sealing: SealingRepo;
+  readonly recoveries: RecoveryRepo;
   close(): Promise<void>;
 }

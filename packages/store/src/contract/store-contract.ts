@@ -14,6 +14,7 @@ import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
 import { describeRaceContract } from './race-contract.ts';
+import { describeRecoveryContract } from './recovery-contract.ts';
 import { describeSealingContract } from './sealing-contract.ts';
 import { describeSecretContract } from './secret-contract.ts';
 
@@ -54,6 +55,7 @@ export function describeStoreContract(
     describeDeliveryContract(f);
     describeLeaseContract(f);
     describeRaceContract(f);
+    describeRecoveryContract(f);
     describeDeliveryEndpointContract(f);
     describeMessageIsolationContract(f);
   });

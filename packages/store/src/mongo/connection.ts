@@ -9,6 +9,8 @@ import type {
   EventTypeDoc,
   IdempotencyKeyDoc,
   KeyCheckDoc,
+  RecoveryDoc,
+  RecoveryTargetDoc,
   MessageDoc,
   OrgDoc,
 } from './documents.ts';
@@ -26,6 +28,8 @@ export const COLLECTIONS = {
   counters: 'usage_counters',
   idempotencyKeys: 'idempotency_keys',
   keyChecks: 'sealing_key_checks',
+  recoveries: 'recoveries',
+  recoveryTargets: 'recovery_targets',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -52,6 +56,8 @@ export class MongoConnection {
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
   readonly keyChecks: Collection<KeyCheckDoc>;
+  readonly recoveries: Collection<RecoveryDoc>;
+  readonly recoveryTargets: Collection<RecoveryTargetDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -62,6 +68,8 @@ export class MongoConnection {
     this.endpoints = db.collection(COLLECTIONS.endpoints);
     this.eventTypes = db.collection(COLLECTIONS.eventTypes);
     this.keyChecks = db.collection(COLLECTIONS.keyChecks);
+    this.recoveries = db.collection(COLLECTIONS.recoveries);
+    this.recoveryTargets = db.collection(COLLECTIONS.recoveryTargets);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

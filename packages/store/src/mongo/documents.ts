@@ -1,4 +1,4 @@
-import type { AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RetryPolicy, Scope } from '@wirehook/core';
+import type { AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RecoveryStatus, RetryPolicy, Scope } from '@wirehook/core';
 
 // The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
 // prefixed ids (plain strings here; the mappers brand them). These types never leave the
@@ -148,4 +148,27 @@ export interface KeyCheckDoc {
   _id: string;
   sealed: string;
   createdAt: number;
+}
+
+/** A recovery; the targets are apart (RecoveryTargetDoc): a snapshot may be larger than a document. */
+export interface RecoveryDoc extends TenantFields {
+  _id: string;
+  endpointId: string;
+  since: number;
+  status: RecoveryStatus;
+  total: number;
+  queued: number;
+  createdAt: number;
+  finishedAt: number | null;
+  lastBatchAt: number | null;
+  leaseUntil: number | null;
+  leaseToken: number;
+}
+
+/** One target of a recovery, by its place in the snapshot (1-based). */
+export interface RecoveryTargetDoc {
+  _id: string;
+  recoveryId: string;
+  seq: number;
+  deliveryId: string;
 }

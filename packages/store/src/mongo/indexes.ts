@@ -6,6 +6,7 @@ export const UNIQUE_INDEX = {
   consumerExternalId: 'consumers_external_id',
   eventTypeName: 'event_types_name',
   apiKeyHash: 'api_keys_key_hash',
+  recoveryRunning: 'recoveries_one_running',
 } as const;
 
 // MongoDB's error code for creating a collection that exists.
@@ -58,6 +59,13 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
     { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },
   ],
+  [COLLECTIONS.recoveries]: [
+    // One running recovery per endpoint: two concurrent starts get one 202 and one 409.
+    { key: { endpointId: 1 }, name: UNIQUE_INDEX.recoveryRunning, unique: true, partialFilterExpression: { status: 'running' } },
+    { key: { orgId: 1, env: 1, endpointId: 1, _id: -1 }, name: 'recoveries_endpoint' },
+    { key: { status: 1, leaseUntil: 1 }, name: 'recoveries_running', partialFilterExpression: { status: 'running' } },
+  ],
+  [COLLECTIONS.recoveryTargets]: [{ key: { recoveryId: 1, seq: 1 }, name: 'recovery_targets_seq', unique: true }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],

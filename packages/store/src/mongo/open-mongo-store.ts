@@ -9,6 +9,7 @@ import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
+import { MongoRecoveryRepo } from './recovery-repo.ts';
 import { MongoSealingRepo } from './sealing-repo.ts';
 
 /** The database used when neither the options nor the URL name one. */
@@ -69,6 +70,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       messages: new MongoMessageRepo(conn),
       deliveries: new MongoDeliveryRepo(conn),
       sealing: new MongoSealingRepo(conn),
+      recoveries: new MongoRecoveryRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

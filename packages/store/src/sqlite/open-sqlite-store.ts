@@ -9,6 +9,7 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
+import { SqliteRecoveryRepo } from './recovery-repo.ts';
 import { SqliteSealingRepo } from './sealing-repo.ts';
 
 export { SQLITE_BUSY_TIMEOUT_MS };
@@ -59,6 +60,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       messages: new SqliteMessageRepo(conn),
       deliveries: new SqliteDeliveryRepo(conn),
       sealing: new SqliteSealingRepo(conn),
+      recoveries: new SqliteRecoveryRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

@@ -1,0 +1,173 @@
+import { ConflictError, NotFoundError, type DeliveryId, type EndpointId, type Recovery, type RecoveryId, type RecoveryStatus, type Tenant } from '@wirehook/core';
+import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../message-ports.ts';
+import type { SqliteConnection } from './connection.ts';
+import { isUniqueViolation } from './constraint.ts';
+import { refreshMessageStatuses } from './message-status.ts';
+import { int, intOrNull, text, type Row } from './row.ts';
+
+const TENANT = 'org_id = ? AND env = ?';
+
+/** Recoveries in SQLite: the snapshot of targets, and progress stepped under a fenced lease. */
+export class SqliteRecoveryRepo implements RecoveryRepo {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  async start(t: Tenant, input: NewRecovery): Promise<Recovery> {
+    try {
+      return this.#conn.immediate(() => {
+        const endpoint = this.#conn.statement(`SELECT status FROM endpoints WHERE ${TENANT} AND id = ?`).get(t.orgId, t.env, input.endpointId);
+        if (endpoint === undefined) throw new NotFoundError(`endpoint ${input.endpointId} not found`);
+        if (text(endpoint, 'status') !== 'active') {
+          throw new ConflictError(`endpoint ${input.endpointId} is ${text(endpoint, 'status')}; a recovery needs it active`);
+        }
+        const running = this.#conn.statement(`SELECT id FROM recoveries WHERE endpoint_id = ? AND status = 'running'`).get(input.endpointId);
+        if (running !== undefined) throw new ConflictError(`recovery ${text(running, 'id')} is already running on endpoint ${input.endpointId}`);
+        // The snapshot: failed deliveries of messages created at or after `since`, oldest first.
+        const { changes } = this.#conn
+          .statement(
+            `INSERT INTO recovery_targets (recovery_id, seq, delivery_id)
+             SELECT ?, row_number() OVER (ORDER BY m.created_at, d.id), d.id
+               FROM deliveries d JOIN messages m ON m.id = d.message_id
+              WHERE d.org_id = ? AND d.env = ? AND d.endpoint_id = ? AND d.status = 'failed' AND m.created_at >= ?`,
+          )
+          .run(input.id, t.orgId, t.env, input.endpointId, input.since);
+        const total = Number(changes);
+        const done = total === 0;
+        const row = this.#conn
+          .statement(
+            `INSERT INTO recoveries (id, org_id, env, endpoint_id, since, status, total, queued, created_at, finished_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING *`,
+          )
+          .get(input.id, t.orgId, t.env, input.endpointId, input.since, done ? 'done' : 'running', total, input.createdAt, done ? input.createdAt : null);
+        return toRecovery(row!);
+      });
+    } catch (err) {
+      // Two starts at once in two processes: the index lets one in.
+      if (isUniqueViolation(err, 'recoveries', ['endpoint_id'])) throw new ConflictError(`a recovery is already running on endpoint ${input.endpointId}`);
+      throw err;
+    }
+  }
+
+  async get(t: Tenant, endpointId: EndpointId, id: RecoveryId): Promise<Recovery | null> {
+    const row = this.#conn.statement(`SELECT * FROM recoveries WHERE ${TENANT} AND endpoint_id = ? AND id = ?`).get(t.orgId, t.env, endpointId, id);
+    return row === undefined ? null : toRecovery(row);
+  }
+
+  async latest(t: Tenant, endpointId: EndpointId): Promise<Recovery | null> {
+    const row = this.#conn
+      .statement(`SELECT * FROM recoveries WHERE ${TENANT} AND endpoint_id = ? ORDER BY id DESC LIMIT 1`)
+      .get(t.orgId, t.env, endpointId);
+    return row === undefined ? null : toRecovery(row);
+  }
+
+  async claim(now: number, leaseUntil: number): Promise<RecoveryLease | null> {
+    return this.#conn.immediate(() => {
+      const row = this.#conn
+        .statement(
+          `UPDATE recoveries SET lease_until = ?, lease_token = lease_token + 1
+            WHERE id = (SELECT id FROM recoveries WHERE status = 'running' AND (lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT 1)
+            RETURNING *`,
+        )
+        .get(leaseUntil, now);
+      return row === undefined ? null : toLease(row);
+    });
+  }
+
+  async step(lease: RecoveryLease, now: number, batch: number, maxOutstanding: number, leaseUntil: number): Promise<RecoveryStep> {
+    return this.#conn.immediate(() => {
+      const current = this.#conn.statement(`SELECT * FROM recoveries WHERE id = ? AND lease_token = ? AND status = 'running'`).get(lease.recovery.id, lease.leaseToken);
+      if (current === undefined) return { recovery: lease.recovery, queuedIds: [], applied: false };
+      const recovery = toRecovery(current);
+      const { tenant: t } = lease;
+      const endpoint = this.#conn.statement(`SELECT status FROM endpoints WHERE ${TENANT} AND id = ?`).get(t.orgId, t.env, recovery.endpointId);
+      if (endpoint === undefined || text(endpoint, 'status') !== 'active') {
+        return { recovery: this.#finish(recovery.id, 'stopped', now), queuedIds: [], applied: true };
+      }
+      const outstanding = this.#conn
+        .statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`)
+        .get(t.orgId, t.env, recovery.endpointId, now);
+      if (int(outstanding!, 'n') >= maxOutstanding) {
+        this.#conn.statement('UPDATE recoveries SET lease_until = ? WHERE id = ?').run(leaseUntil, recovery.id);
+        return { recovery, queuedIds: [], applied: true };
+      }
+      const targets = this.#conn
+        .statement('SELECT delivery_id FROM recovery_targets WHERE recovery_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(recovery.id, recovery.queued, batch)
+        .map((row) => text(row, 'delivery_id'));
+      // Only what is still failed goes again (not one re-sent by hand meanwhile, nor one
+      // removed by retention); its retry policy starts over.
+      const requeue = this.#conn.statement(
+        `UPDATE deliveries SET status = 'retrying', manual = 0, resend = 0, policy_attempts = 0, next_attempt_at = ?, held = 0
+          WHERE id = ? AND status = 'failed' RETURNING message_id`,
+      );
+      const queuedIds: DeliveryId[] = [];
+      const messageIds: string[] = [];
+      for (const id of targets) {
+        const row = requeue.get(now, id);
+        if (row === undefined) continue;
+        queuedIds.push(id as DeliveryId);
+        messageIds.push(text(row, 'message_id'));
+      }
+      refreshMessageStatuses(this.#conn, messageIds);
+      const queued = recovery.queued + targets.length;
+      if (queued >= recovery.total) {
+        this.#conn.statement('UPDATE recoveries SET queued = ?, last_batch_at = ? WHERE id = ?').run(queued, now, recovery.id);
+        return { recovery: this.#finish(recovery.id, 'done', now), queuedIds, applied: true };
+      }
+      const row = this.#conn
+        .statement('UPDATE recoveries SET queued = ?, last_batch_at = ?, lease_until = ? WHERE id = ? RETURNING *')
+        .get(queued, now, leaseUntil, recovery.id);
+      return { recovery: toRecovery(row!), queuedIds, applied: true };
+    });
+  }
+
+  async release(lease: RecoveryLease): Promise<void> {
+    this.#conn.statement('UPDATE recoveries SET lease_until = NULL WHERE id = ? AND lease_token = ?').run(lease.recovery.id, lease.leaseToken);
+  }
+
+  async stop(t: Tenant, endpointId: EndpointId, now: number): Promise<boolean> {
+    return this.#conn.immediate(() => {
+      const row = this.#conn.statement(`SELECT id FROM recoveries WHERE ${TENANT} AND endpoint_id = ? AND status = 'running'`).get(t.orgId, t.env, endpointId);
+      if (row === undefined) return false;
+      this.#finish(text(row, 'id') as RecoveryId, 'stopped', now);
+      return true;
+    });
+  }
+
+  async releaseAll(): Promise<number> {
+    const { changes } = this.#conn.statement('UPDATE recoveries SET lease_until = NULL WHERE lease_until IS NOT NULL').run();
+    return Number(changes);
+  }
+
+  /** Ends a recovery; its targets are no longer needed. */
+  #finish(id: RecoveryId, status: Exclude<RecoveryStatus, 'running'>, now: number): Recovery {
+    this.#conn.statement('DELETE FROM recovery_targets WHERE recovery_id = ?').run(id);
+    const row = this.#conn.statement('UPDATE recoveries SET status = ?, finished_at = ?, lease_until = NULL WHERE id = ? RETURNING *').get(status, now, id);
+    return toRecovery(row!);
+  }
+}
+
+function toRecovery(row: Row): Recovery {
+  return {
+    id: text(row, 'id') as RecoveryId,
+    endpointId: text(row, 'endpoint_id') as EndpointId,
+    since: int(row, 'since'),
+    status: text(row, 'status') as RecoveryStatus,
+    total: int(row, 'total'),
+    queued: int(row, 'queued'),
+    createdAt: int(row, 'created_at'),
+    finishedAt: intOrNull(row, 'finished_at'),
+  };
+}
+
+function toLease(row: Row): RecoveryLease {
+  return {
+    tenant: { orgId: text(row, 'org_id') as Tenant['orgId'], env: text(row, 'env') as Tenant['env'] },
+    recovery: toRecovery(row),
+    leaseToken: int(row, 'lease_token'),
+    lastBatchAt: intOrNull(row, 'last_batch_at'),
+  };
+}
