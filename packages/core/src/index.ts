@@ -11,3 +11,4 @@ export * from './signing.ts';
 export * from './model.ts';
 export * from './intake-port.ts';
 export * from './limits.ts';
+export * from './recovery-port.ts';

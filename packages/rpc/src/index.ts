@@ -6,3 +6,6 @@ export * from './grpc-server.ts';
 export * from './health.ts';
 export * from './intake-codec.ts';
 export * from './intake-grpc-client.ts';
+export * as recoveryv1 from './gen/wirehook/recovery/v1/recovery_pb.ts';
+export * from './recovery-codec.ts';
+export * from './recovery-grpc-client.ts';

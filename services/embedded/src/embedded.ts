@@ -7,6 +7,7 @@ import type { LookupFn } from '@wirehook/egress';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
+import { createRecovery, type RecoveryWorker } from '@wirehook/recovery';
 import {
   createHttpMetrics,
   createRegistry,
@@ -28,6 +29,8 @@ export interface Embedded {
   bus: Bus;
   dispatcher: Dispatcher;
   retention: RetentionJob;
+  /** Drives running recoveries (tests call its tick() with the clock moved). */
+  recoveryWorker: RecoveryWorker;
   /** The API's base URL once started. */
   apiUrl(): string;
   /** The metrics server's base URL once started. */
@@ -70,9 +73,11 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     ca: deps.ca,
   });
   const { dispatcher, retention, addressPolicy, lookup } = delivery;
+  const recovery = createRecovery(config, { store, bus, clock, logger, registry: httpMetrics.registry, soleWorker: true });
   const app = createApp({
     store,
     intake,
+    recovery: recovery.service,
     rateLimiter: new RateLimiter({ kv, clock }),
     clock,
     logger: logger.child({ component: 'gateway' }),
@@ -109,6 +114,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     bus,
     dispatcher,
     retention,
+    recoveryWorker: recovery.worker,
     // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.
     components: [
       // A wrong key is refused before anything is sent or sealed with it.
@@ -116,6 +122,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       component('kv', () => kv.stop(), () => kv.start()),
       component('bus', () => bus.close()),
       ...delivery.components,
+      recovery.worker,
       metrics,
       api,
     ],

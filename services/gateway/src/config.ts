@@ -9,6 +9,7 @@ export const gatewayConfigSchema = z.object({
   ...deliveryEnv,
   REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits
   INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
+  RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
   ...internalAuthEnv,
   ...logEnv,

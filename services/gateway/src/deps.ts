@@ -1,4 +1,4 @@
-import type { Clock, IntakePort, SecretBox } from '@wirehook/core';
+import type { Clock, IntakePort, RecoveryPort, SecretBox } from '@wirehook/core';
 import type { AddressPolicy, LookupFn } from '@wirehook/egress';
 import type { RateLimiter } from '@wirehook/kv';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
@@ -9,6 +9,8 @@ export interface GatewayDeps {
   store: Store;
   /** Accepting messages and re-sends (message-intake). */
   intake: IntakePort;
+  /** Starting and reading recoveries (the recovery service). */
+  recovery: RecoveryPort;
   rateLimiter: RateLimiter;
   clock: Clock;
   logger: Logger;

@@ -9,7 +9,7 @@ const tracing = await startTracing({ serviceName: 'gateway' });
 const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
 const { RateLimiter, RedisKv } = await import('@wirehook/kv');
 const { createHttpMetrics, loadConfig, openSealingKeys, openStore, redisCheck, runService, storeCheck } = await import('@wirehook/platform');
-const { IntakeGrpcClient } = await import('@wirehook/rpc');
+const { IntakeGrpcClient, RecoveryGrpcClient } = await import('@wirehook/rpc');
 const { createApp } = await import('./app.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
@@ -23,9 +23,11 @@ await runService('gateway', config, async ({ logger, clock, registry, readiness 
   // Redis down is degraded, not down (rate limits fail open), but the probe still names it.
   readiness.push(storeCheck(store), redisCheck(kv));
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN });
+  const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN });
   const app = createApp({
     store,
     intake,
+    recovery,
     rateLimiter: new RateLimiter({ kv, clock }),
     clock,
     logger,
@@ -42,6 +44,7 @@ await runService('gateway', config, async ({ logger, clock, registry, readiness 
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'kv', start: async () => {}, stop: () => kv.close() },
     { name: 'intake-client', start: async () => {}, stop: async () => intake.close() },
+    { name: 'recovery-client', start: async () => {}, stop: async () => recovery.close() },
     {
       name: 'api',
       start: () =>

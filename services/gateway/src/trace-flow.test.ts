@@ -14,6 +14,7 @@ import { DISPATCH_SUBJECT, MemoryBus, type BusMessage } from '@wirehook/bus';
 import { SecretBox, systemClock } from '@wirehook/core';
 import { AddressPolicy } from '@wirehook/egress';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
+import { RecoveryService } from '@wirehook/recovery';
 import { MessageIntake } from '@wirehook/message-intake';
 import { startIntakeGrpcServer } from '@wirehook/message-intake/grpc-server';
 import { createHttpMetrics, createLogger, createRegistry, silentLogger } from '@wirehook/platform';
@@ -55,6 +56,7 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
     const app = createApp({
       store,
       intake: intakeClient,
+      recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),
       rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
       clock: systemClock,
       logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),

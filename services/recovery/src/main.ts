@@ -1,16 +1,36 @@
-// recovery as its own process. Its feature — bulk re-sends of failed deliveries (recoveries) — is not built yet: it starts,
-// reports live but never ready on METRICS_PORT (/livez, /readyz, /metrics) and does nothing else, so the
-// cluster and the Helm chart already have its place.
+// The recovery service as its own process: starts recoveries for the gateway over gRPC and
+// drives running ones (50 re-sends every 10 s per endpoint) as dispatch jobs on JetStream.
+// Replicas share the work: each recovery is driven by one of them at a time, under a lease.
 import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'recovery' });
-const { z } = await import('zod');
-const { loadConfig, logEnv, notBuiltCheck, runService, serveEnv } = await import('@wirehook/platform');
+const { NatsBus } = await import('@wirehook/bus');
+const { connectWithRetry, loadConfig, natsCheck, openStore, redactUrl, runService, storeCheck } = await import('@wirehook/platform');
+const { recoveryConfigSchema } = await import('./config.ts');
+const { createRecovery } = await import('./create-recovery.ts');
+const { startRecoveryGrpcServer } = await import('./grpc-server.ts');
 
-const config = loadConfig(z.object({ ...serveEnv(9468), ...logEnv }), process.env, 'recovery');
+const config = loadConfig(recoveryConfigSchema, process.env, 'recovery');
 
-await runService('recovery', config, ({ readiness }) => {
-  readiness.push(notBuiltCheck('issue 11'));
-  return [tracing];
+await runService('recovery', config, async ({ logger, clock, registry, readiness }) => {
+  const store = await openStore(config);
+  const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'recovery' }), logger);
+  readiness.push(storeCheck(store), natsCheck(bus));
+  const { service, worker } = createRecovery(config, { store, bus, clock, logger, registry, soleWorker: false });
+  let grpc: { stop(): Promise<void> } | undefined;
+  return [
+    // Stopped last: it exports the spans of the calls drained before it.
+    tracing,
+    { name: 'store', start: async () => {}, stop: () => store.close() },
+    { name: 'bus', start: async () => {}, stop: () => bus.close() },
+    worker,
+    {
+      name: 'grpc',
+      start: async () => {
+        grpc = await startRecoveryGrpcServer({ recovery: service, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger });
+      },
+      stop: async () => grpc?.stop(),
+    },
+  ];
 });

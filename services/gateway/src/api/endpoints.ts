@@ -10,8 +10,10 @@ import {
   NotFoundError,
   parseInput,
   patchEndpointBody,
+  recoverBody,
   type Endpoint,
   type EndpointId,
+  type RecoveryId,
   type Tenant,
   MAX_LIVE_SECRETS,
   OLD_SECRET_VALIDITY_MS,
@@ -22,9 +24,7 @@ import type { EndpointPatch } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
-import { attemptJson, endpointJson } from './presenters.ts';
-
-
+import { attemptJson, endpointJson, recoveryJson } from './presenters.ts';
 
 /** /v1/endpoints */
 export function endpointsRouter(deps: GatewayDeps): Router {
@@ -85,12 +85,12 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   router.get('/:id', requireScope('logs:read'), async (req, res) => {
     const endpoint = await load(authOf(res).tenant, res, pathId(req));
     const { tenant } = authOf(res);
-    const [recent, retrying] = await Promise.all([
+    const [recent, retrying, recovery] = await Promise.all([
       store.deliveries.recentAttempts(tenant, endpoint.id, RECENT_ATTEMPTS),
       store.deliveries.retryingCount(tenant, endpoint.id),
+      store.recoveries.latest(tenant, endpoint.id),
     ]);
-    // `recovery` stays null until the recovery service exists.
-    res.json({ ...endpointJson(endpoint), recent: recent.map(attemptJson), retrying_count: retrying, recovery: null });
+    res.json({ ...endpointJson(endpoint), recent: recent.map(attemptJson), retrying_count: retrying, recovery: recovery && recoveryJson(recovery) });
   });
 
   router.patch('/:id', requireScope('endpoints:write'), async (req, res) => {
@@ -114,6 +114,8 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     const updated = await store.endpoints.update(tenant, current.id, patch);
     if (!updated) throw new NotFoundError(`endpoint ${current.id} not found`);
     if (current.status !== 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
+    // A pause stops the endpoint's recovery at once (its worker would also find out at its next step).
+    if (updated.status === 'paused') await store.recoveries.stop(tenant, updated.id, clock.now());
     res.json(endpointJson(updated));
   });
 
@@ -122,7 +124,26 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     const id = pathId(req);
     const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
     if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
+    await store.recoveries.stop(tenant, id as EndpointId, clock.now());
     res.status(204).end();
+  });
+
+  // Scope before body: the body is read only once the key may recover.
+  router.post('/:id/recover', requireScope('messages:retry'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const endpoint = await load(tenant, res, pathId(req));
+    const body = parseInput(recoverBody, req.body, 'request body');
+    const recovery = await deps.recovery.start(tenant, endpoint.id, body.since);
+    res.status(202).json(recoveryJson(recovery));
+  });
+
+  router.get('/:id/recoveries/:recoveryId', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const endpoint = await load(tenant, res, pathId(req));
+    const id = String(req.params['recoveryId']);
+    const recovery = isId('recovery', id) ? await deps.recovery.get(tenant, endpoint.id, id as RecoveryId) : null;
+    if (!recovery) throw new NotFoundError(`recovery ${id} not found`);
+    res.json(recoveryJson(recovery));
   });
 
   router.post('/:id/rotate-secret', requireScope('endpoints:write'), async (req, res) => {

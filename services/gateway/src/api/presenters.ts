@@ -1,4 +1,4 @@
-import type { Attempt, Consumer, Delivery, Endpoint, EventType } from '@wirehook/core';
+import type { Attempt, Consumer, Delivery, Endpoint, EventType, Recovery } from '@wirehook/core';
 import type { MessageDetail, MessageSummary } from '@wirehook/store';
 
 // Domain records → the spec's JSON shapes (snake_case, Unix ms). One function per type.
@@ -21,6 +21,19 @@ export function endpointJson(e: Endpoint) {
     created_at: e.createdAt,
     retry: { count: e.retry.count, interval: e.retry.interval },
     compat_signature: e.compatSignature,
+  };
+}
+
+export function recoveryJson(r: Recovery) {
+  return {
+    id: r.id,
+    endpoint_id: r.endpointId,
+    since: r.since,
+    status: r.status,
+    total: r.total,
+    queued: r.queued,
+    created_at: r.createdAt,
+    finished_at: r.finishedAt,
   };
 }
 

@@ -14,6 +14,8 @@ export const ROUTE_TEMPLATES = [
   '/v1/endpoints',
   '/v1/endpoints/:id',
   '/v1/endpoints/:id/rotate-secret',
+  '/v1/endpoints/:id/recover',
+  '/v1/endpoints/:id/recoveries/:id',
   '/v1/event-types',
   '/v1/messages',
   '/v1/messages/:id',

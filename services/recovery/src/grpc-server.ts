@@ -1,0 +1,27 @@
+import type { EndpointId, RecoveryId, RecoveryPort } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import { bindService, recoveryToProto, recoveryv1, startGrpcServer, tenantFromProto, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
+
+/**
+ * Serves `recovery` as `wirehook.recovery.v1.RecoveryService` (with health) on `address`;
+ * a WirehookError reaches the gateway's RecoveryGrpcClient as the same error.
+ */
+export function startRecoveryGrpcServer(options: { recovery: RecoveryPort; address: string; logger?: Logger; authToken: string }): Promise<GrpcServerHandle> {
+  const { recovery, address, logger, authToken } = options;
+  const handlers: ServiceImpl<typeof recoveryv1.RecoveryService> = {
+    start: async ({ tenant, endpointId, since }) => ({
+      recovery: recoveryToProto(await recovery.start(tenantFromProto(tenant), endpointId as EndpointId, Number(since))),
+    }),
+    get: async ({ tenant, endpointId, recoveryId }) => {
+      const found = await recovery.get(tenantFromProto(tenant), endpointId as EndpointId, recoveryId as RecoveryId);
+      return found === null ? {} : { recovery: recoveryToProto(found) };
+    },
+  };
+  return startGrpcServer({
+    address,
+    services: [bindService(recoveryv1.RecoveryService, handlers)],
+    onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
+    authToken,
+    onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
+  });
+}
