@@ -102,7 +102,8 @@ describe('cluster faults', () => {
     };
     expect(await ready('message-intake')).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', nats: 'ok' } } });
     expect((await ready('gateway')).status).toBe(200);
-    expect(await ready('recovery')).toMatchObject({ status: 503, body: { checks: { service: 'not built yet (issue 11)' } } });
+    expect(await ready('recovery')).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', nats: 'ok' } } });
+    expect(await ready('alerting')).toMatchObject({ status: 503, body: { checks: { service: 'not built yet (issue 13)' } } });
 
     h.nats.pause();
     try {

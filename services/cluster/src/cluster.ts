@@ -19,6 +19,7 @@ export interface ServiceSpec {
 export interface ClusterPorts {
   api: number;
   intakeGrpc: number;
+  recoveryGrpc: number;
   /** First of the consecutive metrics ports: gateway, intake, relay, recovery, alerting, portal, dispatchers. */
   metricsBase: number;
 }
@@ -69,10 +70,10 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
     spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
     ...Array.from({ length: options.dispatchers }, (_, i) => spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i)),
     spec('egress-relay', 'egress-relay', 2),
-    spec('recovery', 'recovery', 3),
+    spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
     spec('portal', 'portal', 5),
-    spec('gateway', 'gateway', 0, { PORT: String(ports.api), INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}` }),
+    spec('gateway', 'gateway', 0, { PORT: String(ports.api), INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`, RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}` }),
   ];
 }
 
