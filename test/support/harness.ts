@@ -29,6 +29,8 @@ export interface HarnessOptions {
   dataDir?: string;
   /** Where the process logs; default: nowhere. */
   logger?: Logger;
+  /** RELAY_SOURCE_IPS: the fixed IP pool of the in-process relay; default: none. */
+  relaySourceIps?: string;
 }
 
 /** A tenant made through the admin commands, with a client holding its key. */
@@ -74,6 +76,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     ENDPOINT_SLOTS: String(options.endpointSlots ?? 16),
     SWEEP_INTERVAL_MS: '25',
     ...(options.secretKey === undefined ? {} : { WIREHOOK_SECRET_KEY: options.secretKey }),
+    ...(options.relaySourceIps === undefined ? {} : { RELAY_SOURCE_IPS: options.relaySourceIps }),
   });
   const embedded = createEmbedded(config, { clock, logger: options.logger ?? silentLogger(), lookup: options.lookup, ca: options.ca });
   const started: typeof embedded.components = [];

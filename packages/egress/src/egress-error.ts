@@ -9,6 +9,8 @@ export const EGRESS_ERROR_KINDS = [
   'blocked',
   'connection',
   'tls',
+  // The egress relay (fixed_ip endpoints) failed us: no source address, unreachable. Our fault, not the endpoint's.
+  'relay',
 ] as const;
 export type EgressErrorKind = (typeof EGRESS_ERROR_KINDS)[number];
 

@@ -15,6 +15,17 @@ export interface GuardedConnectorOptions {
   timeoutMs: number;
   /** An extra trusted CA, added to Node's default ones (tests). */
   ca?: string | Buffer | undefined;
+  /**
+   * Source addresses to bind connections to, by family (the egress relay's fixed IP pool):
+   * only destination addresses of a family with a source are used. Absent: the system's.
+   */
+  sources?: SourceAddresses | undefined;
+}
+
+/** The local addresses a connection may be bound to, one per IP family. */
+export interface SourceAddresses {
+  v4?: string | undefined;
+  v6?: string | undefined;
 }
 
 /**
@@ -31,9 +42,10 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
   return (params, callback) => {
     const deadline = Date.now() + options.timeoutMs;
     checkedAddresses(params.hostname, options).then(
-      (addresses) => {
+      (checked) => {
         try {
-          openSocket(params, addresses, Math.max(1, deadline - Date.now()), ca, callback);
+          const { addresses, localAddress } = bindable(checked, params.hostname, options.sources);
+          openSocket({ ...params, ...(localAddress ? { localAddress } : {}) }, addresses, Math.max(1, deadline - Date.now()), ca, callback);
         } catch (err) {
           callback(err as Error, null);
         }
@@ -41,6 +53,27 @@ export function createGuardedConnector(options: GuardedConnectorOptions): buildC
       (err: unknown) => callback(err as Error, null),
     );
   };
+}
+
+/**
+ * With sources: the destination addresses of one family there is a source for (IPv4 first),
+ * and that source. @throws EgressError (`relay`) when no destination family has a source.
+ */
+function bindable(
+  addresses: ResolvedAddress[],
+  hostname: string,
+  sources: SourceAddresses | undefined,
+): { addresses: ResolvedAddress[]; localAddress?: string } {
+  if (sources === undefined) return { addresses };
+  for (const [family, source] of [
+    [4, sources.v4],
+    [6, sources.v6],
+  ] as const) {
+    const usable = addresses.filter((a) => a.family === family);
+    if (source !== undefined && usable.length > 0) return { addresses: usable, localAddress: source };
+  }
+  const families = [...new Set(addresses.map((a) => `IPv${a.family}`))].join(' and ');
+  throw new EgressError('relay', `no source address for ${hostname} (${families} only; RELAY_SOURCE_IPS has none of that family)`);
 }
 
 /** The addresses a connection to `hostname` may use; rejects with an EgressError. */

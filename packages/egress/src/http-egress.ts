@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_HEAD_BYTES, systemClock, type Clock } from '@wirehook/core';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
-import { createGuardedConnector } from './guarded-connector.ts';
+import { createGuardedConnector, type GuardedConnectorOptions, type SourceAddresses } from './guarded-connector.ts';
 import type { LookupFn } from './resolve-host.ts';
 import { discardRest, headText, readHead } from './response-head.ts';
 import { probeSocket } from './socket-probe.ts';
@@ -39,6 +39,8 @@ export interface SendRequest {
   url: string;
   /** Whose connections to use (the endpoint id); requests without one share a pool per origin. */
   poolKey?: string;
+  /** Bind the connection to these local addresses (the egress relay's fixed IP pool). */
+  sources?: SourceAddresses;
   headers: Record<string, string>;
   body: string;
 }
@@ -78,6 +80,7 @@ const MAX_POOLS = 10_000;
 export class HttpEgress {
   readonly #pools = new Map<string, Pool>();
   readonly #connect: ReturnType<typeof createGuardedConnector>;
+  readonly #connectorOptions: GuardedConnectorOptions;
   readonly #connections: number;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
@@ -97,12 +100,8 @@ export class HttpEgress {
     if (!Number.isInteger(this.#connections) || this.#connections < 1) {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
-    this.#connect = createGuardedConnector({
-      policy: options.policy,
-      lookup: options.lookup,
-      timeoutMs: this.#timeoutMs,
-      ca: options.ca,
-    });
+    this.#connectorOptions = { policy: options.policy, lookup: options.lookup, timeoutMs: this.#timeoutMs, ca: options.ca };
+    this.#connect = createGuardedConnector(this.#connectorOptions);
   }
 
   /**
@@ -128,7 +127,7 @@ export class HttpEgress {
     try {
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.#pool(target.origin, request.poolKey).request({
+        response = await this.#pool(target.origin, request.poolKey, request.sources).request({
           path: target.path,
           method: 'POST',
           headers: request.headers,
@@ -172,9 +171,10 @@ export class HttpEgress {
   }
 
   /** The pool of `key` for `origin`, made on first use; the least recently used one goes past MAX_POOLS. */
-  #pool(origin: string, key = ''): Pool {
+  #pool(origin: string, key = '', sources?: SourceAddresses): Pool {
     if (this.#closed) throw new Error('the egress client is closed');
-    const id = `${key} ${origin}`;
+    // Bound connections are pooled apart: a socket from one source never carries another's request.
+    const id = sources === undefined ? `${key} ${origin}` : `${key} ${origin} from ${sources.v4 ?? ''}/${sources.v6 ?? ''}`;
     let pool = this.#pools.get(id);
     if (pool !== undefined) {
       // Most recently used last: Map keeps insertion order.
@@ -185,7 +185,7 @@ export class HttpEgress {
     pool = new Pool(origin, {
       connections: this.#connections,
       pipelining: 1,
-      connect: this.#connect,
+      connect: sources === undefined ? this.#connect : createGuardedConnector({ ...this.#connectorOptions, sources }),
       // Backstops: the limits in send() are the ones that normally fire.
       headersTimeout: 2 * this.#timeoutMs,
       bodyTimeout: 2 * this.#timeoutMs,

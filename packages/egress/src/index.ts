@@ -5,3 +5,4 @@ export * from './http-egress.ts';
 export * from './internal-host-name.ts';
 export * from './url-policy.ts';
 export * from './resolve-overrides.ts';
+export type { SourceAddresses } from './guarded-connector.ts';

@@ -9,3 +9,5 @@ export * from './intake-grpc-client.ts';
 export * as recoveryv1 from './gen/wirehook/recovery/v1/recovery_pb.ts';
 export * from './recovery-codec.ts';
 export * from './recovery-grpc-client.ts';
+export * as relayv1 from './gen/wirehook/relay/v1/relay_pb.ts';
+export * from './relay-grpc-client.ts';

@@ -174,9 +174,10 @@ export interface AttemptOutcome {
    * `attempt.at` unless running. When `disableIfFailingSince` is given and the streak began
    * at or before it and the endpoint is `active`, the endpoint becomes `disabled` with
    * `disabledReason`, and all its pending and retrying deliveries become `failed` — this one
-   * too when its outcome was `retrying`.
+   * too when its outcome was `retrying`. `succeeded: null`: the attempt says nothing about the
+   * endpoint (it failed on our side, e.g. the egress relay): its streak is left as it is.
    */
-  endpoint: { succeeded: boolean; disableIfFailingSince?: number; disabledReason?: string };
+  endpoint: { succeeded: boolean | null; disableIfFailingSince?: number; disabledReason?: string };
 }
 
 /** What `complete` did beyond the delivery itself. */

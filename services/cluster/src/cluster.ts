@@ -20,6 +20,7 @@ export interface ClusterPorts {
   api: number;
   intakeGrpc: number;
   recoveryGrpc: number;
+  relayGrpc: number;
   /** First of the consecutive metrics ports: gateway, intake, relay, recovery, alerting, portal, dispatchers. */
   metricsBase: number;
 }
@@ -68,8 +69,9 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   });
   return [
     spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
-    ...Array.from({ length: options.dispatchers }, (_, i) => spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i)),
-    spec('egress-relay', 'egress-relay', 2),
+    ...Array.from({ length: options.dispatchers }, (_, i) => spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` })),
+    // The local cluster's fixed IP pool is a loopback address of its own (loopback is a /8).
+    spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
     spec('portal', 'portal', 5),

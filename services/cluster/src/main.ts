@@ -16,6 +16,7 @@ const config = loadConfig(
     PORT: portVar(8080), // public API (gateway)
     INTAKE_GRPC_PORT: portVar(50051), // message-intake gRPC
     RECOVERY_GRPC_PORT: portVar(50053), // the recovery service's gRPC
+    RELAY_GRPC_PORT: portVar(50052), // the egress relay's gRPC
     METRICS_PORT: portVar(9464), // first metrics port; services take consecutive ones
     DATA_DIR: z.string().default('./.wirehook'), // SQLite file, secret key, JetStream store
     NATS_URL: z.string().optional().transform((v) => v || undefined), // default: start nats-server on NATS_PORT
@@ -146,7 +147,7 @@ const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
 cluster = await startCluster({
   env: { ...env, DATA_DIR: dataDir, NATS_URL: natsUrl, REDIS_URL: redisUrl },
-  ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, recoveryGrpc: config.RECOVERY_GRPC_PORT, metricsBase: config.METRICS_PORT },
+  ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, recoveryGrpc: config.RECOVERY_GRPC_PORT, relayGrpc: config.RELAY_GRPC_PORT, metricsBase: config.METRICS_PORT },
   dispatchers: config.DISPATCHERS,
   // A crashed service is reported at once and the whole cluster stops (exit 1): this is the
   // local launcher, where a half-running cluster only misleads; in Kubernetes the

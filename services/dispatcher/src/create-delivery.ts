@@ -4,7 +4,7 @@ import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, 
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, type Sender } from './dispatcher.ts';
 import { createDispatcherMetrics } from './metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 
@@ -34,6 +34,8 @@ export interface DeliveryShared {
   lookup?: LookupFn;
   /** Extra CA certificates trusted for deliveries (tests; production uses NODE_EXTRA_CA_CERTS). */
   ca?: string;
+  /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
+  relay: Sender;
 }
 
 /** The delivery side of a process: its egress client, dispatcher and retention job. */
@@ -74,6 +76,7 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
     store,
     bus,
     sender: egress,
+    relay: shared.relay,
     secretBox,
     clock,
     logger: logger.child({ component: 'dispatcher' }),

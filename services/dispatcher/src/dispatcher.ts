@@ -35,7 +35,10 @@ export interface Sender {
 export interface DispatcherDeps {
   store: Store;
   bus: Bus;
+  /** Direct sends. */
   sender: Sender;
+  /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
+  relay: Sender;
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -340,14 +343,17 @@ export class Dispatcher implements Component {
           return await this.#putOff(job, err);
         }
         this.#unsealOutage.succeeded();
-        result = await traceSend(job, request.url, () => sender.send(request));
+        // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
+        const through = job.endpoint.fixedIp ? this.#deps.relay : sender;
+        result = await traceSend(job, request.url, () => through.send(request));
       }
     } catch (err) {
       logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
     }
-    const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via: 'direct' });
-    metrics.attempts.inc({ outcome: outcomeLabel(result) });
+    const via = job.endpoint.fixedIp ? 'relay' : 'direct';
+    const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
+    metrics.attempts.inc({ outcome: outcomeLabel(result), via });
     let completed: { applied: boolean; endpointDisabled: boolean };
     try {
       completed = await store.deliveries.complete(claimRef(job), outcome);

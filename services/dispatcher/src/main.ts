@@ -6,6 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { RelayGrpcClient } = await import('@wirehook/rpc');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
 
@@ -17,7 +18,10 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
   readiness.push(storeCheck(store), natsCheck(bus));
+  // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
+  const relay = new RelayGrpcClient({ address: config.RELAY_GRPC_ADDRESS, deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000, authToken: config.INTERNAL_AUTH_TOKEN });
   const delivery = createDelivery(config, {
+    relay,
     store,
     bus,
     secretBox: keys.box,
@@ -31,6 +35,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
+    { name: 'relay-client', start: async () => {}, stop: async () => relay.close() },
     ...delivery.components,
   ];
 });

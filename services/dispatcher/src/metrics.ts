@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The dispatcher's metrics; no per-org, per-endpoint or per-URL labels. */
 export interface DispatcherMetrics {
-  attempts: Counter<'outcome'>;
+  attempts: Counter<'outcome' | 'via'>;
   attemptDuration: Histogram;
   deliveryLatency: Histogram;
   waiting: Gauge;
@@ -16,8 +16,8 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   return {
     attempts: new Counter({
       name: 'wirehook_delivery_attempts_total',
-      help: 'Delivery attempts by outcome: success, http_3xx/4xx/5xx, timeout, connection, tls, dns, blocked, internal',
-      labelNames: ['outcome'],
+      help: 'Delivery attempts by outcome (success, http_3xx/4xx/5xx, timeout, connection, tls, dns, blocked, relay, internal) and via (direct, relay)',
+      labelNames: ['outcome', 'via'],
       registers: [registry],
     }),
     attemptDuration: new Histogram({

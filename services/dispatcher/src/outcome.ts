@@ -38,6 +38,13 @@ export function decideOutcome(
     countsTowardPolicy,
     endpoint: result.ok
       ? { succeeded: true }
-      : { succeeded: false, disableIfFailingSince: attempt.at - DISABLE_AFTER_MS, disabledReason: DISABLED_REASON_FAILING },
+      : isOurFault(result)
+        ? { succeeded: null } // retried as usual, but not toward the endpoint's 5-day stop
+        : { succeeded: false, disableIfFailingSince: attempt.at - DISABLE_AFTER_MS, disabledReason: DISABLED_REASON_FAILING },
   };
+}
+
+/** A failure on our side of the wire (the egress relay down or without a source address): the customer is not at fault. */
+export function isOurFault(result: Pick<SendResult, 'error'>): boolean {
+  return result.error?.startsWith('relay:') === true;
 }

@@ -1,16 +1,44 @@
-// egress-relay as its own process. Its feature — sending from the static source-IP pool for fixed_ip endpoints — is not built yet: it starts,
-// reports live but never ready on METRICS_PORT (/livez, /readyz, /metrics) and does nothing else, so the
-// cluster and the Helm chart already have its place.
+// The egress relay as its own process: sends fixed_ip endpoints' webhooks from the fixed IP
+// pool (RELAY_SOURCE_IPS) for the dispatchers, over gRPC. In Kubernetes it runs on the nodes
+// whose addresses customers allowlist.
 import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'egress-relay' });
-const { z } = await import('zod');
-const { loadConfig, logEnv, notBuiltCheck, runService, serveEnv } = await import('@wirehook/platform');
+const { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } = await import('@wirehook/egress');
+const { loadConfig, runService } = await import('@wirehook/platform');
+const { relayConfigSchema } = await import('./config.ts');
+const { startRelayGrpcServer } = await import('./grpc-server.ts');
+const { EgressRelay } = await import('./relay.ts');
 
-const config = loadConfig(z.object({ ...serveEnv(9467), ...logEnv }), process.env, 'egress-relay');
+const config = loadConfig(relayConfigSchema, process.env, 'egress-relay');
 
-await runService('egress-relay', config, ({ readiness }) => {
-  readiness.push(notBuiltCheck('issue 11'));
-  return [tracing];
+await runService('egress-relay', config, ({ logger, registry, readiness }) => {
+  const relay = new EgressRelay({
+    pool: config.RELAY_SOURCE_IPS,
+    policy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
+    lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    connectionsPerOrigin: config.ENDPOINT_SLOTS,
+    registry,
+  });
+  // Without a pool every fixed_ip send fails (by design): not ready, and it says why.
+  readiness.push({
+    name: 'source_ips',
+    probe: async () => {
+      if (!relay.hasSources) throw new Error('RELAY_SOURCE_IPS is empty: no address to send fixed_ip webhooks from');
+    },
+  });
+  let grpc: { stop(): Promise<void> } | undefined;
+  return [
+    tracing,
+    { name: 'relay', start: async () => {}, stop: () => relay.close() },
+    {
+      name: 'grpc',
+      start: async () => {
+        grpc = await startRelayGrpcServer({ relay, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger });
+      },
+      stop: async () => grpc?.stop(),
+    },
+  ];
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { relaySourceIpsVar } from '@wirehook/egress-relay';
 import { deliveryEnv, dispatchEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** Embedded mode's environment: every variable, its default, parsed once in main. */
@@ -10,6 +11,7 @@ export const embeddedConfigSchema = z.object({
   ...storeEnv,
   ...deliveryEnv,
   ...dispatchEnv,
+  RELAY_SOURCE_IPS: relaySourceIpsVar, // the fixed IP pool fixed_ip endpoints are sent from (the relay runs in-process)
   ...logEnv,
   ...testClockEnv,
 });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
-import type { LookupFn } from '@wirehook/egress';
+import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import { EgressRelay } from '@wirehook/egress-relay';
 import { createApp } from '@wirehook/gateway';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
@@ -60,7 +61,18 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   if (keys.warning) logger.warn(keys.warning);
   const secretBox = keys.box;
   const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }), registry: httpMetrics.registry });
+  // The egress relay, in-process: fixed_ip endpoints are sent from RELAY_SOURCE_IPS.
+  const relay = new EgressRelay({
+    pool: config.RELAY_SOURCE_IPS,
+    policy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
+    lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), deps.lookup ?? systemLookup),
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    connectionsPerOrigin: config.ENDPOINT_SLOTS,
+    ca: deps.ca,
+    registry: httpMetrics.registry,
+  });
   const delivery = createDelivery(config, {
+    relay,
     store,
     bus,
     secretBox,
@@ -121,6 +133,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       component('store', () => store.close(), () => verifySealingKeys(store.sealing, keys, clock)),
       component('kv', () => kv.stop(), () => kv.start()),
       component('bus', () => bus.close()),
+      component('relay', () => relay.close()),
       ...delivery.components,
       recovery.worker,
       metrics,

@@ -71,6 +71,7 @@ async function updateEndpoint(
   outcome: AttemptOutcome['endpoint'],
 ): Promise<boolean> {
   const filter = { ...scope(t), _id: endpointId };
+  if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
   if (outcome.succeeded) {
     await conn.endpoints.updateOne(filter, { $set: { failingSince: null } }, { session });
     return false;

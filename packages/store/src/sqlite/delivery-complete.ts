@@ -57,6 +57,7 @@ function updateEndpoint(
   outcome: AttemptOutcome['endpoint'],
 ): boolean {
   const tenantId = 'org_id = ? AND env = ? AND id = ?';
+  if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
   if (outcome.succeeded) {
     // Most successes follow successes: no streak to clear, no row to write.
     conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId} AND failing_since IS NOT NULL`).run(t.orgId, t.env, endpointId);

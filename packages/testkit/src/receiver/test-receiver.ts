@@ -19,6 +19,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** Which TLS connection carried it: 1 for the first established, and so on. */
   connection: number;
+  /** The sender's address as this receiver saw it (the source a relay bound its connection to). */
+  remoteAddress: string;
 }
 
 /** How to answer. Everything is optional: the default is 200 with an empty body. */
@@ -151,6 +153,7 @@ export class TestReceiver {
       body: rawBody.toString('utf8'),
       receivedAt: Date.now(),
       connection: this.#connectionIds.get(req.socket) ?? 0,
+      remoteAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
     };
     this.#requests.push(recorded);
     let answer: ReceiverAnswer;

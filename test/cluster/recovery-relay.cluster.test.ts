@@ -1,6 +1,9 @@
-// Recovery in cluster mode: the gateway starts it over gRPC, the recovery process drives it
-// as dispatch jobs on JetStream; SIGKILLed mid-way and restarted, it carries on after the
-// dead run's lease, and every failed delivery is re-sent exactly once with its webhook-id.
+// Recovery and the egress relay in cluster mode. Recovery: the gateway starts it over gRPC,
+// the recovery process drives it as dispatch jobs on JetStream; SIGKILLed mid-way and
+// restarted, it carries on after the dead run's lease, and every failed delivery is re-sent
+// exactly once with its webhook-id. Relay: a fixed_ip endpoint's webhooks leave from the
+// relay process's pool address (the local cluster's default, 127.0.0.2); killed, its
+// sends fail as the relay's fault and the endpoint is not blamed.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
@@ -57,3 +60,37 @@ it('120 failed deliveries re-sent once each, paced, through a SIGKILL of the rec
   await eventually(async () => expect((await t.api.get(`/v1/endpoints/${endpoint}/recoveries/${rid}`)).body).toMatchObject({ status: 'done', queued: 120 }), 30_000, 200);
   for (const id of ids) expect(received().filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1);
 }, 180_000);
+
+it('fixed_ip: sent by the egress relay process from the pool address; relay down: a relay error, the endpoint not blamed', async () => {
+  const t = await h.tenant();
+  const consumerId = (await t.api.post('/v1/consumers', { external_id: 'fixed' })).body.id;
+  const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), fixed_ip: true })).body.id;
+  const send = async () => (await t.api.post('/v1/messages', { consumer: 'fixed', event_type: 'a.b', payload: {} })).body.id as string;
+  const id = await send();
+  await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1), 30_000, 100);
+  expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.remoteAddress).toBe('127.0.0.2');
+  const attempt = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
+  expect(attempt).toMatchObject({ via: 'relay', source_ip: '127.0.0.2', response_status: 200 });
+
+  await h.cluster.kill('egress-relay', 'SIGKILL');
+  const failing = await send();
+  await eventually(async () => expect((await t.api.get(`/v1/messages/${failing}`)).body.deliveries[0].attempts.length).toBeGreaterThan(0), 30_000, 200);
+  const failed = (await t.api.get(`/v1/messages/${failing}`)).body.deliveries[0];
+  expect(failed.status).toBe('retrying');
+  expect(failed.attempts[0]).toMatchObject({ via: 'relay', source_ip: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+/) });
+  expect((await t.api.get(`/v1/endpoints/${endpoint}`)).body).toMatchObject({ status: 'active', failing_since: null });
+
+  // Back up: the retry goes out from the pool.
+  await h.cluster.restart('egress-relay');
+  await new Promise((resolve) => setTimeout(resolve, 2_500)); // the dispatcher's reconnect backoff (at most 2 s)
+  await h.advance(6_000);
+  await eventually(
+    async () => {
+      const attempts = (await t.api.get(`/v1/messages/${failing}`)).body.deliveries[0].attempts;
+      expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === failing), JSON.stringify(attempts)).toHaveLength(1);
+    },
+    30_000,
+    500,
+  );
+  expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === failing)!.remoteAddress).toBe('127.0.0.2');
+}, 120_000);

@@ -1,0 +1,3 @@
+export * from './relay.ts';
+export * from './relay-sources.ts';
+export * from './grpc-server.ts';

@@ -1,0 +1,68 @@
+// The relay on its own: it enforces the address rules itself, uses only families it has a
+// source for, and over gRPC answers with what happened — or, unreachable, is a relay error.
+import { AddressPolicy } from '@wirehook/egress';
+import { RelayGrpcClient } from '@wirehook/rpc';
+import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRelayGrpcServer } from './grpc-server.ts';
+import { relaySourceIpsVar } from './relay-sources.ts';
+import { EgressRelay } from './relay.ts';
+
+const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
+let receiver: TestReceiver;
+let ca: string;
+beforeAll(async () => {
+  ca = (await testCa()).caPem;
+  receiver = await TestReceiver.start({ host: '127.0.0.1' });
+});
+afterAll(() => receiver.close());
+
+const relay = (allowHosts: string, sources = '127.0.0.2') =>
+  new EgressRelay({ pool: relaySourceIpsVar.parse(sources), policy: new AddressPolicy({ allowHosts }), timeoutMs: 2_000, connectionsPerOrigin: 2, ca });
+const request = (url: string) => ({ url, poolKey: 'ep_test', headers: { 'content-type': 'application/json' }, body: '{}' });
+
+describe('EgressRelay', () => {
+  it('sends from the pool address, checked by its own address rules (private addresses refused unless allowed)', async () => {
+    const url = `https://localhost:${receiver.port}/hook`;
+    const open = relay('localhost');
+    expect(await open.send(request(url))).toMatchObject({ ok: true, status: 200, sourceIp: '127.0.0.2' });
+    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.2');
+    const strict = relay('');
+    const refused = await strict.send(request(`https://127.0.0.1:${receiver.port}/hook`));
+    expect(refused).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.1 is/) });
+    await Promise.all([open.close(), strict.close()]);
+  });
+
+  it('uses only the families it has a source for, and says so', async () => {
+    const v4only = relay('::1,localhost');
+    const result = await v4only.send(request('https://[::1]:9/hook'));
+    expect(result).toMatchObject({ ok: false, error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)' });
+    await v4only.close();
+  });
+
+  it('RELAY_SOURCE_IPS: a value that is not an address is named', () => {
+    expect(relaySourceIpsVar.parse(' 127.0.0.2, ::1 ,')).toEqual({ v4: ['127.0.0.2'], v6: ['::1'] });
+    const refused = relaySourceIpsVar.safeParse('127.0.0.2,relay.example');
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues[0]?.message).toMatch(/"relay\.example" is not an IPv4 or IPv6 address/);
+  });
+});
+
+describe('Relay over gRPC', () => {
+  it('answers with the send’s outcome and source; unreachable, it is a relay error (data, not an exception)', async () => {
+    const inner = relay('localhost');
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 5_000 });
+    const result = await client.send(request(`https://localhost:${receiver.port}/hook?x=1`));
+    expect(result).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
+    expect(receiver.requests.at(-1)).toMatchObject({ path: '/hook?x=1', remoteAddress: '127.0.0.2', body: '{}' });
+    client.close();
+    await server.stop();
+    await inner.close();
+
+    const gone = new RelayGrpcClient({ address: `127.0.0.1:${await freePort()}`, authToken: TOKEN, deadlineMs: 1_000 });
+    const down = await gone.send(request(`https://localhost:${receiver.port}/hook`));
+    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(/) });
+    gone.close();
+  });
+});

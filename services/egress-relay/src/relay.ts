@@ -1,0 +1,65 @@
+import { HttpEgress, type AddressPolicy, type LookupFn, type SendRequest, type SendResult } from '@wirehook/egress';
+import { Counter, type Registry } from 'prom-client';
+import { poolSize, sourcesFor, type RelayPool } from './relay-sources.ts';
+
+export interface EgressRelayOptions {
+  pool: RelayPool;
+  /** The relay checks every address it connects to itself: the dispatcher's checks are not trusted across the boundary. */
+  policy: AddressPolicy;
+  lookup?: LookupFn;
+  timeoutMs: number;
+  connectionsPerOrigin: number;
+  ca?: string;
+  registry?: Registry;
+}
+
+/** What the relay is asked to send: the signed request, and whose connections to use. */
+export type RelayRequest = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
+
+/**
+ * Sends `fixed_ip` endpoints' webhooks from the fixed IP pool: each connection is bound to
+ * the endpoint's source address (RelayPool), with the same SSRF guard, no redirects and the
+ * same time limits as direct sends (HttpEgress). Failures are data; a relay without a pool
+ * answers every send with a `relay:` error — never a silent send from another address.
+ */
+export class EgressRelay {
+  readonly #pool: RelayPool;
+  readonly #egress: HttpEgress;
+  readonly #sends: Counter<'source_ip' | 'outcome'>;
+
+  constructor(options: EgressRelayOptions) {
+    this.#pool = options.pool;
+    this.#egress = new HttpEgress({
+      policy: options.policy,
+      lookup: options.lookup,
+      timeoutMs: options.timeoutMs,
+      connectionsPerOrigin: options.connectionsPerOrigin,
+      ca: options.ca,
+    });
+    this.#sends = new Counter({
+      name: 'wirehook_relay_sends_total',
+      help: 'Sends through the egress relay by source address and outcome (success, or the error kind: relay errors are ours)',
+      labelNames: ['source_ip', 'outcome'],
+      registers: options.registry ? [options.registry] : [],
+    });
+  }
+
+  /** Whether the pool has an address (the relay's readiness). */
+  get hasSources(): boolean {
+    return poolSize(this.#pool) > 0;
+  }
+
+  async send(request: RelayRequest): Promise<SendResult> {
+    if (!this.hasSources) {
+      this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
+      return { ok: false, status: null, responseHead: null, error: 'relay: no source address configured (RELAY_SOURCE_IPS is empty)', durationMs: 0, sourceIp: null };
+    }
+    const result = await this.#egress.send({ ...request, sources: sourcesFor(this.#pool, request.poolKey) });
+    this.#sends.inc({ source_ip: result.sourceIp ?? 'none', outcome: result.ok ? 'success' : (result.error?.split(':')[0] ?? 'unknown') });
+    return result;
+  }
+
+  close(): Promise<void> {
+    return this.#egress.close();
+  }
+}

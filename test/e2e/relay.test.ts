@@ -1,0 +1,91 @@
+// fixed_ip endpoints through the egress relay (in-process in embedded mode): each request
+// leaves from the endpoint's pool address — the receiver on 127.0.0.N sees which, since
+// loopback is a /8 — and the attempt says `via: relay` with that `source_ip`; other endpoints
+// go direct. Without a pool, fixed_ip sends fail as the relay's fault: retried, and never
+// counted toward the endpoint's automatic stop.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, testCa } from '@wirehook/testkit';
+import { sourcesFor } from '@wirehook/egress-relay';
+import { startWirehook, type Harness } from '../support/harness.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+
+const POOL = { v4: ['127.0.0.2', '127.0.0.3'], v6: [] };
+let rx: NamedReceiver;
+let ca: string;
+beforeAll(async () => {
+  ca = (await testCa()).caPem;
+  rx = await startReceiver();
+});
+afterAll(() => rx.receiver.close());
+
+async function setUp(wh: Harness, fixedIp: boolean) {
+  const t = await wh.tenant();
+  const consumer = `c-${Math.random().toString(36).slice(2)}`;
+  const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
+  const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), fixed_ip: fixedIp })).body;
+  expect(endpoint.fixed_ip).toBe(fixedIp);
+  const send = async () => (await t.api.post('/v1/messages', { consumer, event_type: 'a.b', payload: {} })).body.id as string;
+  return { t, endpoint, send };
+}
+
+describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
+  let wh: Harness;
+  beforeAll(async () => {
+    wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: POOL.v4.join(',') });
+  });
+  afterAll(() => wh.close());
+
+  it('each fixed_ip endpoint sends from its own pool address, every time; the attempt records via relay and that source', async () => {
+    // Endpoints until both pool addresses are someone's (the choice is a hash of the endpoint id).
+    const endpoints: Awaited<ReturnType<typeof setUp>>[] = [];
+    while (new Set(endpoints.map((e) => sourcesFor(POOL, e.endpoint.id).v4)).size < 2) endpoints.push(await setUp(wh, true));
+    for (const e of endpoints) {
+      const expected = sourcesFor(POOL, e.endpoint.id).v4!;
+      const ids = [await e.send(), await e.send(), await e.send()];
+      await eventually(() => expect(rx.receiver.requests.filter((r) => ids.includes(r.headers['webhook-id']!))).toHaveLength(3));
+      for (const r of rx.receiver.requests.filter((q) => ids.includes(q.headers['webhook-id']!))) expect(r.remoteAddress).toBe(expected);
+      const detail = (await e.t.api.get(`/v1/messages/${ids[0]}`)).body;
+      expect(detail.deliveries[0].attempts[0]).toMatchObject({ via: 'relay', source_ip: expected, response_status: 200 });
+    }
+  });
+
+  it('an endpoint without fixed_ip goes direct, from the host’s own address', async () => {
+    const e = await setUp(wh, false);
+    const id = await e.send();
+    await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
+    const request = rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!;
+    expect(POOL.v4).not.toContain(request.remoteAddress);
+    const attempt = (await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
+    expect(attempt).toMatchObject({ via: 'direct', source_ip: request.remoteAddress });
+  });
+});
+
+describe('without RELAY_SOURCE_IPS', () => {
+  let wh: Harness;
+  beforeAll(async () => {
+    wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca });
+  });
+  afterAll(() => wh.close());
+
+  it('a fixed_ip send is never made directly: it fails as the relay’s fault, is retried, and does not start the endpoint’s failure streak', async () => {
+    const e = await setUp(wh, true);
+    const before = rx.receiver.requests.length;
+    const id = await e.send();
+    await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts).toHaveLength(1));
+    const detail = (await e.t.api.get(`/v1/messages/${id}`)).body;
+    expect(detail.deliveries[0]).toMatchObject({ status: 'retrying' });
+    expect(detail.deliveries[0].attempts[0]).toMatchObject({
+      via: 'relay',
+      source_ip: null,
+      response_status: null,
+      error: 'relay: no source address configured (RELAY_SOURCE_IPS is empty)',
+    });
+    expect(rx.receiver.requests.length).toBe(before); // nothing left from another address
+    const endpoint = (await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body;
+    expect(endpoint).toMatchObject({ status: 'active', failing_since: null });
+    // Six days of relay failures later, still not stopped: the customer is not at fault.
+    for (let i = 0; i < 7; i++) await wh.advance(24 * 3_600_000);
+    await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(1));
+    expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'active', failing_since: null });
+  });
+});
