@@ -20,7 +20,7 @@ export const clusterLauncher: Launcher = {
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
-    const ports = { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), metricsBase: await freePortRun(METRICS_PORTS) };
+    const ports = { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metricsBase: await freePortRun(METRICS_PORTS) };
     let cluster: Cluster;
     try {
       cluster = await startCluster({

@@ -20,7 +20,7 @@ afterAll(() => {
 async function launch(extra: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
   dirs.push(dataDir);
-  const ports = { api: await freePort(), grpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), metrics: await freePortRun(7), nats: await freePort(), redis: await freePort() };
+  const ports = { api: await freePort(), grpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metrics: await freePortRun(7), nats: await freePort(), redis: await freePort() };
   const child = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
     env: {
       ...process.env,
@@ -28,6 +28,7 @@ async function launch(extra: Record<string, string> = {}) {
       INTAKE_GRPC_PORT: String(ports.grpc),
       RECOVERY_GRPC_PORT: String(ports.recoveryGrpc),
       RELAY_GRPC_PORT: String(ports.relayGrpc),
+      PORTAL_PORT: String(ports.portal),
       METRICS_PORT: String(ports.metrics),
       NATS_PORT: String(ports.nats),
       REDIS_PORT: String(ports.redis),

@@ -22,6 +22,7 @@ async function startServer(): Promise<ChildProcess> {
       ...process.env,
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
+      PORTAL_PORT: String(await freePort()),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS,

@@ -30,7 +30,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
   const port = await freePort();
   server = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
-    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), PORTAL_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stderr!.on('data', (d) => (stderr += d));

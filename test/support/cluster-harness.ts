@@ -84,7 +84,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
         MONGODB_URL: '',
         ...options.env,
       },
-      ports: { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), metricsBase: await freePortRun(6 + dispatchers + 4) },
+      ports: { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metricsBase: await freePortRun(6 + dispatchers + 4) },
       dispatchers,
       onLine: options.verbose ? (name, line) => process.stderr.write(`[${name}] ${line}\n`) : () => {},
     });

@@ -68,6 +68,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
   const config = embeddedConfigSchema.parse({
     PORT: '0',
     METRICS_PORT: '0',
+    PORTAL_PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     DELIVERY_ALLOW_HOSTS: options.allowHosts ?? 'localhost',

@@ -41,3 +41,6 @@ export const DEFAULT_RETENTION_MONTHS = 3;
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 /** Bytes of a response body kept as `response_head`. */
 export const RESPONSE_HEAD_BYTES = 1024;
+
+/** How long a portal link opens the page (spec: Create a portal link). */
+export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;

@@ -28,6 +28,16 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** A new portal link token: the link's only credential (192 random bits); only its hash is stored. */
+export function newPortalToken(): string {
+  return `pt_${randomBytes(24).toString('base64url')}`;
+}
+
+/** The stored form of a portal token (as for API keys, a plain SHA-256 suffices for 192 random bits). */
+export function hashPortalToken(token: string): string {
+  return createHash('sha256').update(`portal:${token}`).digest('hex');
+}
+
 /** A new Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;

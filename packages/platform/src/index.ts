@@ -11,3 +11,4 @@ export * from './service.ts';
 export * from './spans.ts';
 export * from './outage-log.ts';
 export * from './connect-retry.ts';
+export * from './http-component.ts';

@@ -148,6 +148,15 @@ describe('loadSealingKeys', () => {
     expect(keys.warning).toMatch(/sits in DATA_DIR beside the database it opens[\s\S]*WIREHOOK_SECRET_KEY_FILE/);
   });
 
+  it('a key file that cannot be made is named, with what to set instead', () => {
+    const { dataDir } = dirs();
+    const blocker = join(mkdtempSync(join(tmpdir(), 'wirehook-keyfile-')), 'not-a-dir');
+    writeFileSync(blocker, 'a file where a directory should be');
+    expect(() => loadSealingKeys({ DATA_DIR: dataDir, WIREHOOK_SECRET_KEY_FILE: join(blocker, 'secret.key') })).toThrow(
+      /^cannot make the key file .*not-a-dir\/secret\.key \((ENOTDIR|EEXIST)\): set WIREHOOK_SECRET_KEY, or WIREHOOK_SECRET_KEY_FILE to a writable place$/,
+    );
+  });
+
   it('a key file that does not parse is named', () => {
     const { dataDir, env } = dirs();
     const file = join(mkdtempSync(join(tmpdir(), 'wirehook-keyfile-')), 'ring');

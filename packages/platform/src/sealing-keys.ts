@@ -57,7 +57,15 @@ export function loadSealingKeys(config: KeySource, env: NodeJS.ProcessEnv = proc
     };
   }
   const file = resolve(config.WIREHOOK_SECRET_KEY_FILE || defaultKeyFile(env));
-  if (!existsSync(file)) createKeyFile(file);
+  if (!existsSync(file)) {
+    try {
+      createKeyFile(file);
+    } catch (err) {
+      throw new StartupError(
+        `cannot make the key file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): set WIREHOOK_SECRET_KEY, or WIREHOOK_SECRET_KEY_FILE to a writable place`,
+      );
+    }
+  }
   return { box: parseRing(readFileSync(file, 'utf8'), `the key file ${file}`), source: `the key file ${file}` };
 }
 

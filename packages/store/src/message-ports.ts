@@ -98,6 +98,8 @@ export interface MessageDetail {
 }
 
 export interface MessageQuery {
+  /** Only this consumer's messages (the portal, scoped to one consumer). */
+  consumerId?: ConsumerId;
   status?: DeliveryStatus;
   eventType?: string;
   /** Partial match, ignoring (ASCII) case, on message id, event type, consumer external id, Idempotency-Key; `%` and `_` are literal. */
@@ -304,4 +306,26 @@ export interface RecoveryRepo {
   stop(t: Tenant, endpointId: EndpointId, now: number): Promise<boolean>;
   /** Frees every lease (embedded mode at start). */
   releaseAll(): Promise<number>;
+}
+
+/** A portal link's token, as stored: only its hash, with what it opens. */
+export interface PortalToken {
+  /** SHA-256 of the token (hex); the token itself is never stored. */
+  hash: string;
+  tenant: Tenant;
+  consumerId: ConsumerId;
+  /** The only origin that may frame the page; null: none may. */
+  frameOrigin: string | null;
+  locale: 'ja' | 'en' | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Portal link tokens: made by the gateway, checked by the portal on every request. */
+export interface PortalTokenRepo {
+  create(token: PortalToken): Promise<void>;
+  /** The token with this hash, expired or not (the portal says which), or null. */
+  find(hash: string): Promise<PortalToken | null>;
+  /** Removes tokens that expired before `before`. @returns how many. */
+  deleteExpired(before: number, batch: number): Promise<number>;
 }

@@ -16,7 +16,7 @@ import type {
   Tenant,
 } from '@wirehook/core';
 
-import type { DeliveryRepo, MessageRepo, RecoveryRepo } from './message-ports.ts';
+import type { DeliveryRepo, MessageRepo, PortalTokenRepo, RecoveryRepo } from './message-ports.ts';
 
 // The Store port. Every tenant-owned call takes the Tenant first, and adapters build their
 // queries from it, so a key of one org or environment can never reach another's records.
@@ -150,5 +150,6 @@ export interface Store {
   readonly deliveries: DeliveryRepo;
   readonly sealing: SealingRepo;
   readonly recoveries: RecoveryRepo;
+  readonly portalTokens: PortalTokenRepo;
   close(): Promise<void>;
 }

@@ -21,6 +21,7 @@ export interface ClusterPorts {
   intakeGrpc: number;
   recoveryGrpc: number;
   relayGrpc: number;
+  portal: number;
   /** First of the consecutive metrics ports: gateway, intake, relay, recovery, alerting, portal, dispatchers. */
   metricsBase: number;
 }
@@ -74,8 +75,8 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
     spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
-    spec('portal', 'portal', 5),
-    spec('gateway', 'gateway', 0, { PORT: String(ports.api), INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`, RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}` }),
+    spec('portal', 'portal', 5, { PORT: String(ports.portal) }),
+    spec('gateway', 'gateway', 0, { PORT: String(ports.api), PORTAL_PUBLIC_URL: options.env['PORTAL_PUBLIC_URL'] || `http://localhost:${ports.portal}`, INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`, RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}` }),
   ];
 }
 

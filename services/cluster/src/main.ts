@@ -14,6 +14,7 @@ import { startCluster, type Cluster } from './cluster.ts';
 const config = loadConfig(
   z.object({
     PORT: portVar(8080), // public API (gateway)
+    PORTAL_PORT: portVar(8081), // the customer portal
     INTAKE_GRPC_PORT: portVar(50051), // message-intake gRPC
     RECOVERY_GRPC_PORT: portVar(50053), // the recovery service's gRPC
     RELAY_GRPC_PORT: portVar(50052), // the egress relay's gRPC
@@ -147,7 +148,7 @@ const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
 cluster = await startCluster({
   env: { ...env, DATA_DIR: dataDir, NATS_URL: natsUrl, REDIS_URL: redisUrl },
-  ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, recoveryGrpc: config.RECOVERY_GRPC_PORT, relayGrpc: config.RELAY_GRPC_PORT, metricsBase: config.METRICS_PORT },
+  ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, recoveryGrpc: config.RECOVERY_GRPC_PORT, relayGrpc: config.RELAY_GRPC_PORT, portal: config.PORTAL_PORT, metricsBase: config.METRICS_PORT },
   dispatchers: config.DISPATCHERS,
   // A crashed service is reported at once and the whole cluster stops (exit 1): this is the
   // local launcher, where a half-running cluster only misleads; in Kubernetes the

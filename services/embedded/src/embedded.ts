@@ -1,17 +1,18 @@
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { EgressRelay } from '@wirehook/egress-relay';
-import { createApp } from '@wirehook/gateway';
+import { createApp, type GatewayDeps } from '@wirehook/gateway';
+import { createPortalApp } from '@wirehook/portal';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { MessageIntake } from '@wirehook/message-intake';
 import { createRecovery, type RecoveryWorker } from '@wirehook/recovery';
 import {
   createHttpMetrics,
   createRegistry,
+  httpComponent,
   loadSealingKeys,
   metricsServer,
   sealingKeyCheck,
@@ -34,6 +35,8 @@ export interface Embedded {
   recoveryWorker: RecoveryWorker;
   /** The API's base URL once started. */
   apiUrl(): string;
+  /** The portal's base URL once started. */
+  portalUrl(): string;
   /** The metrics server's base URL once started. */
   metricsUrl(): string;
 }
@@ -86,7 +89,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   });
   const { dispatcher, retention, addressPolicy, lookup } = delivery;
   const recovery = createRecovery(config, { store, bus, clock, logger, registry: httpMetrics.registry, soleWorker: true });
-  const app = createApp({
+  const gatewayDeps: GatewayDeps = {
     store,
     intake,
     recovery: recovery.service,
@@ -98,22 +101,15 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     addressPolicy,
     lookup,
     retentionMonths: config.RETENTION_MONTHS,
-  });
-
-  let server: Server | undefined;
-  const api: Component = {
-    name: 'api',
-    start: () =>
-      new Promise((resolve, reject) => {
-        server = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve()));
-      }),
-    stop: () =>
-      new Promise((resolve) => {
-        if (!server) return resolve();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    portalPublicUrl: config.PORTAL_PUBLIC_URL,
   };
+  const api = httpComponent('api', createApp(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  // The customer portal, in-process: its page and token API on PORTAL_PORT.
+  const portal = httpComponent('portal', createPortalApp({ ...gatewayDeps, logger: logger.child({ component: 'portal' }) }), {
+    port: config.PORTAL_PORT,
+    host: config.HOST,
+    variable: 'PORTAL_PORT',
+  });
   const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock)]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
@@ -137,9 +133,11 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       ...delivery.components,
       recovery.worker,
       metrics,
+      portal,
       api,
     ],
-    apiUrl: () => `http://127.0.0.1:${(server?.address() as AddressInfo).port}`,
+    apiUrl: () => `http://127.0.0.1:${api.port()}`,
+    portalUrl: () => `http://127.0.0.1:${portal.port()}`,
     metricsUrl: () => `http://127.0.0.1:${(metrics.server.address() as AddressInfo).port}`,
   };
 }

@@ -4,6 +4,7 @@ import { serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, port
 /** The gateway's environment, parsed once in main. */
 export const gatewayConfigSchema = z.object({
   PORT: portVar(8080), // public API
+  PORTAL_PUBLIC_URL: z.url().default('http://localhost:8081'), // base of portal links (where the portal service is reached)
   ...serveEnv(9464),
   ...storeEnv,
   ...deliveryEnv,
@@ -15,3 +16,5 @@ export const gatewayConfigSchema = z.object({
   ...logEnv,
   ...testClockEnv,
 }).superRefine(requireSharedKey);
+
+export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

@@ -23,4 +23,6 @@ export interface GatewayDeps {
   lookup: LookupFn;
   /** Months of messages kept; bounds cursors and message ids. */
   retentionMonths: number;
+  /** Base of portal links (PORTAL_PUBLIC_URL). */
+  portalPublicUrl: string;
 }

@@ -66,6 +66,7 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
       // Endpoint URLs are checked by resolving them: every name is one public address here.
       lookup: async () => [{ address: '93.184.215.14', family: 4 }],
       retentionMonths: 3,
+      portalPublicUrl: 'http://localhost:8081',
     });
     server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -1,16 +1,18 @@
-// portal as its own process. Its feature — the customer settings page — is not built yet: it starts,
-// reports live but never ready on METRICS_PORT (/livez, /readyz, /metrics) and does nothing else, so the
-// cluster and the Helm chart already have its place.
+// The customer portal as its own process (cluster mode): the page customers open from a
+// portal link, and its token-scoped API — the gateway's routes, in this process, with the
+// same store, rate limits and gRPC clients (so an API outage does not take the page down).
 import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'portal' });
-const { z } = await import('zod');
-const { loadConfig, logEnv, notBuiltCheck, runService, serveEnv } = await import('@wirehook/platform');
+const { httpComponent, loadConfig, runService } = await import('@wirehook/platform');
+const { clusterGatewayDeps, gatewayConfigSchema } = await import('@wirehook/gateway');
+const { createPortalApp } = await import('./create-portal-app.ts');
 
-const config = loadConfig(z.object({ ...serveEnv(9470), ...logEnv }), process.env, 'portal');
+// The gateway's settings; PORT is the portal's own (default 8081, PORTAL_PORT in the launcher).
+const config = loadConfig(gatewayConfigSchema, { PORT: '8081', ...process.env }, 'portal');
 
-await runService('portal', config, ({ readiness }) => {
-  readiness.push(notBuiltCheck('issue 12'));
-  return [tracing];
+await runService('portal', config, async (ctx) => {
+  const { deps, components } = await clusterGatewayDeps(config, ctx);
+  return [tracing, ...components, httpComponent('portal', createPortalApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' })];
 });

@@ -13,6 +13,7 @@ import { describeLeaseContract } from './lease-contract.ts';
 import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
+import { describePortalContract } from './portal-contract.ts';
 import { describeRaceContract } from './race-contract.ts';
 import { describeRecoveryContract } from './recovery-contract.ts';
 import { describeSealingContract } from './sealing-contract.ts';
@@ -56,6 +57,7 @@ export function describeStoreContract(
     describeLeaseContract(f);
     describeRaceContract(f);
     describeRecoveryContract(f);
+    describePortalContract(f);
     describeDeliveryEndpointContract(f);
     describeMessageIsolationContract(f);
   });

@@ -9,6 +9,7 @@ import type {
   EventTypeDoc,
   IdempotencyKeyDoc,
   KeyCheckDoc,
+  PortalTokenDoc,
   RecoveryDoc,
   RecoveryTargetDoc,
   MessageDoc,
@@ -30,6 +31,7 @@ export const COLLECTIONS = {
   keyChecks: 'sealing_key_checks',
   recoveries: 'recoveries',
   recoveryTargets: 'recovery_targets',
+  portalTokens: 'portal_tokens',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -58,6 +60,7 @@ export class MongoConnection {
   readonly keyChecks: Collection<KeyCheckDoc>;
   readonly recoveries: Collection<RecoveryDoc>;
   readonly recoveryTargets: Collection<RecoveryTargetDoc>;
+  readonly portalTokens: Collection<PortalTokenDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -70,6 +73,7 @@ export class MongoConnection {
     this.keyChecks = db.collection(COLLECTIONS.keyChecks);
     this.recoveries = db.collection(COLLECTIONS.recoveries);
     this.recoveryTargets = db.collection(COLLECTIONS.recoveryTargets);
+    this.portalTokens = db.collection(COLLECTIONS.portalTokens);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

@@ -172,3 +172,14 @@ export interface RecoveryTargetDoc {
   seq: number;
   deliveryId: string;
 }
+
+/** A portal link token by its hash; `expiresAtDate` feeds the TTL index. */
+export interface PortalTokenDoc extends TenantFields {
+  _id: string;
+  consumerId: string;
+  frameOrigin: string | null;
+  locale: 'ja' | 'en' | null;
+  createdAt: number;
+  expiresAt: number;
+  expiresAtDate: Date;
+}

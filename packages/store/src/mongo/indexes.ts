@@ -65,6 +65,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, endpointId: 1, _id: -1 }, name: 'recoveries_endpoint' },
     { key: { status: 1, leaseUntil: 1 }, name: 'recoveries_running', partialFilterExpression: { status: 'running' } },
   ],
+  // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
+  [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
   [COLLECTIONS.recoveryTargets]: [{ key: { recoveryId: 1, seq: 1 }, name: 'recovery_targets_seq', unique: true }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],

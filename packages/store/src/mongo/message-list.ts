@@ -51,6 +51,7 @@ export async function listMessages(conn: MongoConnection, t: Tenant, query: Mess
 /** The filter of a list query, always within the tenant. */
 export function messageFilter(t: Tenant, query: MessageQuery): Filter<MessageDoc> {
   const filter: Filter<MessageDoc> = { ...scope(t) };
+  if (query.consumerId !== undefined) filter.consumerId = query.consumerId;
   if (query.status !== undefined) filter.status = query.status;
   if (query.eventType !== undefined) filter.eventType = query.eventType;
   if (query.since !== undefined) filter.createdAt = { $gte: query.since };

@@ -9,6 +9,7 @@ import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
+import { MongoPortalTokenRepo } from './portal-token-repo.ts';
 import { MongoRecoveryRepo } from './recovery-repo.ts';
 import { MongoSealingRepo } from './sealing-repo.ts';
 
@@ -71,6 +72,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       deliveries: new MongoDeliveryRepo(conn),
       sealing: new MongoSealingRepo(conn),
       recoveries: new MongoRecoveryRepo(conn),
+      portalTokens: new MongoPortalTokenRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

@@ -30,6 +30,7 @@ export function messageListQuery(t: Tenant, query: MessageQuery): { sql: string;
     sql += ` AND ${clause}`;
     params.push(...values);
   };
+  if (query.consumerId !== undefined) where('m.consumer_id = ?', query.consumerId);
   if (query.status !== undefined) where('m.status = ?', query.status);
   if (query.eventType !== undefined) where('m.event_type = ?', query.eventType);
   if (query.since !== undefined) where('m.created_at >= ?', query.since);

@@ -9,6 +9,7 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
+import { SqlitePortalTokenRepo } from './portal-token-repo.ts';
 import { SqliteRecoveryRepo } from './recovery-repo.ts';
 import { SqliteSealingRepo } from './sealing-repo.ts';
 
@@ -61,6 +62,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       deliveries: new SqliteDeliveryRepo(conn),
       sealing: new SqliteSealingRepo(conn),
       recoveries: new SqliteRecoveryRepo(conn),
+      portalTokens: new SqlitePortalTokenRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

@@ -7,6 +7,7 @@ import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
 import { SqliteOrgRepo } from './org-repo.ts';
+import { SqlitePortalTokenRepo } from './portal-token-repo.ts';
 import { SqliteRecoveryRepo } from './recovery-repo.ts';
 import { SqliteSealingRepo } from './sealing-repo.ts';
 import { deserializeError, type SerializedError } from './remote-error.ts';
@@ -28,6 +29,7 @@ const REPOS = {
   deliveries: SqliteDeliveryRepo,
   sealing: SqliteSealingRepo,
   recoveries: SqliteRecoveryRepo,
+  portalTokens: SqlitePortalTokenRepo,
 } as const;
 
 /**

@@ -11,7 +11,9 @@ import {
   parseInput,
   PLANS,
   PlanLimitError,
-  NotImplementedError,
+  hashPortalToken,
+  newPortalToken,
+  PORTAL_LINK_TTL_MS,
   portalLinkBody,
   DEFAULT_PAGE_SIZE,
 } from '@wirehook/core';
@@ -19,8 +21,6 @@ import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { consumerJson } from './presenters.ts';
-
-
 
 /** /v1/consumers */
 export function consumersRouter(deps: GatewayDeps): Router {
@@ -57,14 +57,28 @@ export function consumersRouter(deps: GatewayDeps): Router {
 
   router.post('/:id/portal', requireScope('endpoints:write'), async (req, res) => {
     const { tenant, org } = authOf(res);
-    parseInput(portalLinkBody, req.body ?? {}, 'request body');
+    const body = parseInput(portalLinkBody, req.body ?? {}, 'request body');
     const id = pathId(req);
     const consumer = isId('consumer', id) ? await store.consumers.get(tenant, id) : null;
     if (!consumer) throw new NotFoundError(`consumer ${id} not found`);
     if (!PLANS[org.plan].portal) {
       throw new PlanLimitError('portal links are not part of the Free plan; upgrade to Starter or above');
     }
-    throw new NotImplementedError('the customer portal is not available in this version of Wirehook yet');
+    const token = newPortalToken();
+    const now = clock.now();
+    const expiresAt = now + PORTAL_LINK_TTL_MS;
+    await store.portalTokens.create({
+      hash: hashPortalToken(token),
+      tenant,
+      consumerId: consumer.id,
+      frameOrigin: body.frame_origin ?? null,
+      locale: body.locale ?? null,
+      createdAt: now,
+      expiresAt,
+    });
+    // The token in the path: the portal must read it on the page request itself, to answer with
+    // the link's frame-ancestors before any script runs. The page then drops it from the address bar.
+    res.status(201).json({ url: `${deps.portalPublicUrl.replace(/\/+$/, '')}/l/${token}`, expires_at: expiresAt });
   });
 
   return router;

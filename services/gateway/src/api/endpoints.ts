@@ -22,7 +22,7 @@ import {
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { EndpointPatch } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
-import { authOf, requireScope } from '../http/auth.ts';
+import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { attemptJson, endpointJson, recoveryJson } from './presenters.ts';
 
@@ -34,16 +34,17 @@ export function endpointsRouter(deps: GatewayDeps): Router {
 
   async function load(tenant: Tenant, res: Response, id: string): Promise<Endpoint> {
     const endpoint = isId('endpoint', id) ? await store.endpoints.get(tenant, id) : null;
-    if (!endpoint) throw new NotFoundError(`endpoint ${id} not found`);
+    if (!endpoint || outOfScope(authOf(res), endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
     res.locals['endpointId'] = endpoint.id;
     return endpoint;
   }
 
   router.get('/', requireScope('logs:read'), async (req, res) => {
-    const { tenant } = authOf(res);
+    const auth = authOf(res);
+    const { tenant } = auth;
     const query = parseInput(listEndpointsQuery, req.query, 'query');
-    const consumerId = query.consumer_id;
-    if (consumerId !== undefined && !isId('consumer', consumerId)) {
+    const consumerId = query.consumer_id ?? auth.consumerId ?? undefined;
+    if ((consumerId !== undefined && !isId('consumer', consumerId)) || outOfScope(auth, consumerId ?? '')) {
       res.json({ items: [] }); // no consumer can have this id
       return;
     }
@@ -52,9 +53,10 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   });
 
   router.post('/', requireScope('endpoints:write'), async (req, res) => {
-    const { tenant } = authOf(res);
+    const auth = authOf(res);
+    const { tenant } = auth;
     const body = parseInput(createEndpointBody, req.body, 'request body');
-    const consumer = isId('consumer', body.consumer_id) ? await store.consumers.get(tenant, body.consumer_id) : null;
+    const consumer = isId('consumer', body.consumer_id) && !outOfScope(auth, body.consumer_id) ? await store.consumers.get(tenant, body.consumer_id) : null;
     if (!consumer) throw new NotFoundError(`consumer ${body.consumer_id} not found`);
     await checkUrl(body.url);
     const now = clock.now();

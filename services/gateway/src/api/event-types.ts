@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { createEventTypeBody, parseInput } from '@wirehook/core';
+import { createEventTypeBody, ForbiddenError, parseInput } from '@wirehook/core';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { eventTypeJson } from './presenters.ts';
@@ -16,6 +16,8 @@ export function eventTypesRouter(deps: GatewayDeps): Router {
   });
 
   router.post('/', requireScope('endpoints:write'), async (req, res) => {
+    // The registry is the sender's: a portal link (one consumer) reads it, never writes it.
+    if (authOf(res).consumerId !== null) throw new ForbiddenError('a portal link cannot do this');
     const body = parseInput(createEventTypeBody, req.body, 'request body');
     const created = await store.eventTypes.create(authOf(res).tenant, {
       name: body.name,

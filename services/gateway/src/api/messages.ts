@@ -15,7 +15,7 @@ import {
   SEARCH_WINDOW_MS,
 } from '@wirehook/core';
 import type { GatewayDeps } from '../deps.ts';
-import { authOf, requireScope } from '../http/auth.ts';
+import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
@@ -45,7 +45,7 @@ export function messagesRouter(deps: GatewayDeps): Router {
   });
 
   router.get('/messages', requireScope('logs:read'), async (req, res) => {
-    const { tenant } = authOf(res);
+    const { tenant, consumerId } = authOf(res);
     const query = parseInput(listMessagesQuery, req.query, 'query');
     const now = clock.now();
     const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.message, now, deps.retentionMonths) : undefined;
@@ -53,6 +53,7 @@ export function messagesRouter(deps: GatewayDeps): Router {
     const since = query.since ?? (filtered ? now - SEARCH_WINDOW_MS : undefined);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await store.messages.list(tenant, {
+      consumerId: consumerId ?? undefined,
       status: query.status,
       eventType: query.event_type,
       q: query.q,
@@ -71,14 +72,21 @@ export function messagesRouter(deps: GatewayDeps): Router {
   router.get('/messages/:id', requireScope('logs:read'), async (req, res) => {
     const id = pathId(req);
     const detail = retainedId('message', id) ? await store.messages.get(authOf(res).tenant, id as never) : null;
-    if (!detail) throw new NotFoundError(`message ${id} not found`);
+    if (!detail || outOfScope(authOf(res), detail.consumer.id)) throw new NotFoundError(`message ${id} not found`);
     res.json(messageDetailJson(detail));
   });
 
   router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {
     const id = pathId(req);
     if (!retainedId('delivery', id)) throw new NotFoundError(`delivery ${id} not found`);
-    const delivery = await intake.retryDelivery(authOf(res).tenant, id as never);
+    const auth = authOf(res);
+    if (auth.consumerId !== null) {
+      // A portal link re-sends only its consumer's deliveries.
+      const found = await store.deliveries.get(auth.tenant, id as never);
+      const message = found && (await store.messages.get(auth.tenant, found.delivery.messageId));
+      if (!message || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
+    }
+    const delivery = await intake.retryDelivery(auth.tenant, id as never);
     res.status(202).json(deliveryJson(delivery, []));
   });
 

@@ -4,19 +4,35 @@ import {
   apiKeyEnvironment,
   ForbiddenError,
   hashApiKey,
+  hashPortalToken,
+  NotFoundError,
   UnauthorizedError,
-  type ApiKey,
+  type ConsumerId,
   type Org,
   type Scope,
   type Tenant,
 } from '@wirehook/core';
 import type { GatewayDeps } from '../deps.ts';
 
-/** Who is calling: set by `authenticate` for every /v1 request. */
+/** Who is calling: set by `authenticate` for every /v1 request (and `authenticatePortal` for the portal's). */
 export interface AuthContext {
   tenant: Tenant;
-  key: ApiKey;
   org: Org;
+  /** What the caller may do: its API key's scopes, or the portal's. */
+  scopes: readonly Scope[];
+  /**
+   * null: the whole environment (an API key). A consumer id: a portal link's consumer — every
+   * route then sees only that consumer's endpoints, messages and deliveries (404 for others).
+   */
+  consumerId: ConsumerId | null;
+}
+
+/** What a portal link lets its holder do: manage their own endpoints, read and re-send their deliveries. */
+export const PORTAL_SCOPES: readonly Scope[] = ['endpoints:write', 'logs:read', 'messages:retry'];
+
+/** Whether `consumerId` is outside the caller's reach (a portal link for another consumer). */
+export function outOfScope(auth: AuthContext, consumerId: string): boolean {
+  return auth.consumerId !== null && auth.consumerId !== consumerId;
 }
 
 /** The AuthContext of a request that passed `authenticate`. */
@@ -38,8 +54,27 @@ export function authenticate(deps: Pick<GatewayDeps, 'store' | 'clock'>) {
     if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt <= now)) {
       throw new UnauthorizedError();
     }
-    const auth: AuthContext = { tenant: { orgId: found.org.id, env: found.key.env }, key: found.key, org: found.org };
+    const auth: AuthContext = { tenant: { orgId: found.org.id, env: found.key.env }, org: found.org, scopes: found.key.scopes, consumerId: null };
     res.locals['auth'] = auth;
+    next();
+  };
+}
+
+/**
+ * Resolves `Authorization: Bearer pt_…` (a portal link's token) to its consumer. The token is
+ * the only credential: unknown and expired tokens get 401 with what to do.
+ */
+export function authenticatePortal(deps: Pick<GatewayDeps, 'store' | 'clock'>) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const match = /^Bearer\s+(pt_[A-Za-z0-9_-]{1,100})\s*$/.exec(req.get('authorization') ?? '');
+    const token = match === null ? null : await deps.store.portalTokens.find(hashPortalToken(match[1]!));
+    if (token === null) throw new UnauthorizedError('this portal link is not valid; ask for a new link');
+    if (token.expiresAt <= deps.clock.now()) throw new UnauthorizedError('this portal link has expired; ask for a new link');
+    const org = await deps.store.orgs.get(token.tenant.orgId);
+    if (org === null) throw new NotFoundError('the organization of this link is gone');
+    const auth: AuthContext = { tenant: token.tenant, org, scopes: PORTAL_SCOPES, consumerId: token.consumerId };
+    res.locals['auth'] = auth;
+    res.locals['portalToken'] = token;
     next();
   };
 }
@@ -54,8 +89,9 @@ const jsonBody = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict:
  */
 export function requireScope(scope: Scope): RequestHandler {
   return (req, res, next) => {
-    if (!authOf(res).key.scopes.includes(scope)) {
-      throw new ForbiddenError(`this API key lacks the scope ${scope}`);
+    const auth = authOf(res);
+    if (!auth.scopes.includes(scope)) {
+      throw new ForbiddenError(auth.consumerId === null ? `this API key lacks the scope ${scope}` : 'a portal link cannot do this');
     }
     jsonBody(req, res, next);
   };

@@ -1,0 +1,46 @@
+import type { ConsumerId, OrgId } from '@wirehook/core';
+import type { PortalToken, PortalTokenRepo } from '../message-ports.ts';
+import type { MongoConnection } from './connection.ts';
+
+/** Portal link tokens in MongoDB, by hash (`_id`); a TTL index removes expired ones too. */
+export class MongoPortalTokenRepo implements PortalTokenRepo {
+  readonly #conn: MongoConnection;
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  async create(token: PortalToken): Promise<void> {
+    await this.#conn.portalTokens.insertOne({
+      _id: token.hash,
+      orgId: token.tenant.orgId,
+      env: token.tenant.env,
+      consumerId: token.consumerId,
+      frameOrigin: token.frameOrigin,
+      locale: token.locale,
+      createdAt: token.createdAt,
+      expiresAt: token.expiresAt,
+      expiresAtDate: new Date(token.expiresAt),
+    });
+  }
+
+  async find(hash: string): Promise<PortalToken | null> {
+    const doc = await this.#conn.portalTokens.findOne({ _id: hash });
+    if (doc === null) return null;
+    return {
+      hash: doc._id,
+      tenant: { orgId: doc.orgId as OrgId, env: doc.env },
+      consumerId: doc.consumerId as ConsumerId,
+      frameOrigin: doc.frameOrigin,
+      locale: doc.locale,
+      createdAt: doc.createdAt,
+      expiresAt: doc.expiresAt,
+    };
+  }
+
+  async deleteExpired(before: number, batch: number): Promise<number> {
+    const ids = (await this.#conn.portalTokens.find({ expiresAt: { $lt: before } }, { projection: { _id: 1 }, limit: batch }).toArray()).map((d) => d._id);
+    if (ids.length === 0) return 0;
+    return (await this.#conn.portalTokens.deleteMany({ _id: { $in: ids } })).deletedCount;
+  }
+}

@@ -1,0 +1,64 @@
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import { hashPortalToken } from '@wirehook/core';
+import { errorHandler, notFound, portalApi, requestLog, traceRequests, type GatewayDeps } from '@wirehook/gateway';
+import type { PortalToken } from '@wirehook/store';
+import { goneHtml, pageHeaders, pageLocale, readAssets, shellHtml } from './page.ts';
+
+/** Where `./dev` builds the front end (services/portal/web → services/portal/dist). */
+export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url));
+
+/**
+ * The customer portal's server: the page (`/l/<token>` from a link, `/r/<hash>` after the
+ * page has taken the token out of the address bar), its static files, and its token-scoped
+ * API (`/api/…`, the gateway's routes scoped to the link's consumer). No cookies anywhere:
+ * the page keeps the token in memory and the tab's sessionStorage.
+ */
+export function createPortalApp(deps: GatewayDeps, options: { distDir?: string } = {}): Express {
+  const distDir = options.distDir ?? PORTAL_DIST_DIR;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
+  app.use(requestLog(deps.logger, deps.metrics));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // Vite names files by content: cache them for a year.
+  app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+
+  const page = async (req: express.Request, res: express.Response, token: PortalToken | null, session: string) => {
+    const assets = readAssets(distDir);
+    const accept = req.get('accept-language');
+    if (token === null || token.expiresAt <= deps.clock.now()) {
+      // A known link keeps its frame origin, so its parent shows the message, not a browser error.
+      res.status(token === null ? 404 : 410).set(pageHeaders(token?.frameOrigin ?? null));
+      res.send(goneHtml(pageLocale(token?.locale ?? null, accept), token === null ? 'unknown' : 'expired', assets?.styles[0]));
+      return;
+    }
+    res.set(pageHeaders(token.frameOrigin));
+    if (assets === null) {
+      res.status(503).send('<!doctype html><title>Not built</title><p>The portal front end is not built: run ./dev start (or ./dev pnpm -s build:portal).</p>\n');
+      return;
+    }
+    const theme = typeof req.query['theme'] === 'string' ? req.query['theme'] : null;
+    res.send(shellHtml({ assets, locale: pageLocale(token.locale, accept), session, theme }));
+  };
+
+  app.get('/l/:token', async (req, res) => {
+    const hash = hashPortalToken(String(req.params['token']));
+    await page(req, res, await deps.store.portalTokens.find(hash), hash);
+  });
+  app.get('/r/:session', async (req, res) => {
+    const hash = String(req.params['session']);
+    await page(req, res, /^[0-9a-f]{64}$/.test(hash) ? await deps.store.portalTokens.find(hash) : null, hash);
+  });
+
+  app.use('/api', portalApi(deps));
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

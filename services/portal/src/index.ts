@@ -1,0 +1,2 @@
+export * from './create-portal-app.ts';
+export * from './page.ts';

@@ -1,0 +1,82 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, ApiError, type EventType, type Session } from './api.ts';
+import { Deliveries } from './deliveries.tsx';
+import { EndpointDetailView } from './endpoint-detail.tsx';
+import { EndpointsList } from './endpoints-list.tsx';
+import { Gone } from './gone.tsx';
+import { translator, type Locale, type Translator } from './i18n.ts';
+import { Notice } from './ui.tsx';
+
+/** Where the viewer is: the page keeps its address (/r/<session>), so views are state. */
+export type View = { name: 'endpoints' } | { name: 'endpoint'; id: string } | { name: 'new' } | { name: 'deliveries' };
+
+export interface Ctx {
+  t: Translator;
+  session: Session;
+  eventTypes: EventType[];
+  go(view: View): void;
+  /** Shows an error from an action (the field's own errors are shown next to it). */
+  fail(err: unknown): void;
+}
+
+export function App({ initialLocale }: { initialLocale: Locale }) {
+  const [session, setSession] = useState<Session | null>(null);
+  const [eventTypes, setEventTypes] = useState<EventType[]>([]);
+  const [gone, setGone] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [view, setView] = useState<View>({ name: 'endpoints' });
+  const t = translator(session?.locale ?? initialLocale);
+
+  const fail = useCallback((err: unknown) => {
+    if (err instanceof ApiError && err.status === 401) setGone(true);
+    else setError(err instanceof Error ? err.message : String(err));
+  }, []);
+
+  useEffect(() => {
+    Promise.all([api<Session>('GET', '/session'), api<{ items: EventType[] }>('GET', '/event-types')]).then(
+      ([s, types]) => {
+        setSession(s);
+        setEventTypes(types.items.filter((e) => e.archived_at === null));
+        if (s.locale) document.documentElement.lang = s.locale;
+      },
+      fail,
+    );
+  }, [fail]);
+
+  const go = useCallback((next: View) => {
+    setError(null);
+    setView(next);
+    // Move focus to the new view's heading, for keyboard and screen-reader users.
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1, main h2')?.focus());
+  }, []);
+
+  if (gone) return <Gone locale={t.locale} />;
+  if (!session) return <main aria-busy="true"><p class="muted">{t.t('loading')}</p></main>;
+  const ctx: Ctx = { t, session, eventTypes, go, fail };
+  const tab = view.name === 'deliveries' ? 'deliveries' : 'endpoints';
+  return (
+    <div class="page">
+      <header class="top">
+        <div>
+          <p class="eyebrow">{t.t('title')}{session.environment === 'test' ? ` · ${t.t('environmentTest')}` : ''}</p>
+          <p class="muted">{t.t('subtitle', { name: session.consumer.name ?? session.consumer.external_id })}</p>
+        </div>
+        <nav aria-label={t.t('title')}>
+          <button type="button" class={`tab${tab === 'endpoints' ? ' current' : ''}`} aria-current={tab === 'endpoints' ? 'page' : undefined} onClick={() => go({ name: 'endpoints' })}>
+            {t.t('tabEndpoints')}
+          </button>
+          <button type="button" class={`tab${tab === 'deliveries' ? ' current' : ''}`} aria-current={tab === 'deliveries' ? 'page' : undefined} onClick={() => go({ name: 'deliveries' })}>
+            {t.t('tabDeliveries')}
+          </button>
+        </nav>
+      </header>
+      {error && <Notice kind="error" onClose={() => setError(null)}>{t.t('errorGeneric', { message: error })}</Notice>}
+      <main>
+        {view.name === 'endpoints' && <EndpointsList ctx={ctx} />}
+        {view.name === 'new' && <EndpointDetailView ctx={ctx} id={null} />}
+        {view.name === 'endpoint' && <EndpointDetailView ctx={ctx} id={view.id} />}
+        {view.name === 'deliveries' && <Deliveries ctx={ctx} />}
+      </main>
+    </div>
+  );
+}

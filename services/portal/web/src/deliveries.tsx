@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type MessageDetail, type MessageRow } from './api.ts';
+import type { Ctx } from './app.tsx';
+import { attemptResult, Notice, Pill, statusWord, Time } from './ui.tsx';
+
+const STATUSES = ['failed', 'retrying', 'pending', 'success'] as const;
+
+/** Screen 3: the consumer's deliveries, newest first, filtered, paged by cursor; attempts on demand. */
+export function Deliveries({ ctx }: { ctx: Ctx }) {
+  const { t } = ctx;
+  const [status, setStatus] = useState('');
+  const [eventType, setEventType] = useState('');
+  const [rows, setRows] = useState<MessageRow[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+
+  const load = async (after: string | null) => {
+    const q = new URLSearchParams({ limit: '25' });
+    if (status) q.set('status', status);
+    if (eventType) q.set('event_type', eventType);
+    if (after) q.set('cursor', after);
+    const page = await api<{ items: MessageRow[]; next_cursor: string | null }>('GET', `/messages?${q}`);
+    setRows((r) => (after ? [...(r ?? []), ...page.items] : page.items));
+    setCursor(page.next_cursor);
+  };
+  useEffect(() => {
+    setRows(null);
+    load(null).catch(ctx.fail);
+  }, [status, eventType]);
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>{t.t('tabDeliveries')}</h1>
+      <div class="row filters">
+        <label>
+          {t.t('filterStatus')}{' '}
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">{t.t('any')}</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>{statusWord(t, s)}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t.t('filterEventType')}{' '}
+          <select value={eventType} onChange={(e) => setEventType(e.currentTarget.value)}>
+            <option value="">{t.t('any')}</option>
+            {ctx.eventTypes.map((e) => (
+              <option key={e.name} value={e.name}>{e.name}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {rows === null ? (
+        <p class="muted" aria-busy="true">{t.t('loading')}</p>
+      ) : rows.length === 0 ? (
+        <p class="muted">{t.t('deliveriesEmpty')}</p>
+      ) : (
+        <ul class="cards">
+          {rows.map((row) => (
+            <MessageItem key={row.id} ctx={ctx} row={row} />
+          ))}
+        </ul>
+      )}
+      {cursor && (
+        <button type="button" onClick={() => load(cursor).catch(ctx.fail)}>
+          {t.t('loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
+  const { t } = ctx;
+  const [detail, setDetail] = useState<MessageDetail | null>(null);
+  const [open, setOpen] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const toggle = async () => {
+    if (!open && detail === null) setDetail(await api<MessageDetail>('GET', `/messages/${row.id}`).catch((err) => (ctx.fail(err), null)));
+    setOpen(!open);
+  };
+  const resend = async (deliveryId: string) => {
+    try {
+      await api('POST', `/deliveries/${deliveryId}/retry`);
+      setNotice(t.t('resent'));
+      setDetail(await api<MessageDetail>('GET', `/messages/${row.id}`));
+    } catch (err) {
+      ctx.fail(err);
+    }
+  };
+  return (
+    <li class="card">
+      <div class="row spread">
+        <span>
+          <code>{row.event_type}</code> · <Time t={t} at={row.created_at} />
+        </span>
+        <Pill kind={row.status}>{statusWord(t, row.status)}</Pill>
+      </div>
+      <p class="muted">
+        <code>{row.id}</code> · {t.t('attempts', { count: row.attempts.count })}
+      </p>
+      <button type="button" class="link" aria-expanded={open} onClick={toggle}>
+        {open ? t.t('hideAttempts') : t.t('showAttempts')}
+      </button>
+      {notice && <Notice kind="ok">{notice}</Notice>}
+      {open && detail && (
+        <div class="attempts">
+          {detail.deliveries.map((d) => (
+            <div key={d.id} class="delivery">
+              <div class="row spread">
+                <span class="url">{d.url}</span>
+                <button type="button" onClick={() => resend(d.id)}>{t.t('resend')}</button>
+              </div>
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">{t.t('attemptAt')}</th>
+                      <th scope="col">{t.t('attemptResult')}</th>
+                      <th scope="col">{t.t('attemptDuration')}</th>
+                      <th scope="col">{t.t('attemptVia')}</th>
+                      <th scope="col">{t.t('attemptResponse')}</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.attempts.map((a) => (
+                      <tr key={a.id}>
+                        <td><Time t={t} at={a.at} /></td>
+                        <td>{attemptResult(t, a)}{a.error && <div class="muted small">{a.error}</div>}</td>
+                        <td>{t.t('ms', { n: a.duration_ms })}</td>
+                        <td>{a.source_ip ? t.t(a.via === 'relay' ? 'viaRelay' : 'viaDirect', { ip: a.source_ip }) : '—'}</td>
+                        <td><code class="head">{a.response_head ?? t.t('noResponse')}</code></td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </div>
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,120 @@
+import { useState } from 'preact/hooks';
+import type { Endpoint, EventType } from './api.ts';
+import type { Translator } from './i18n.ts';
+
+export interface EndpointInput {
+  url: string;
+  description: string;
+  eventTypes: string[] | null;
+  retry: { count: number; interval: string };
+}
+
+const COUNTS = [0, 1, 2, 3, 5, 7, 12];
+const INTERVALS = ['progressive', '1m', '5m', '30m', '1h', '6h'];
+
+/** URL, description, event types (from the sender's registry) and retries: create and edit. */
+export function EndpointForm(props: {
+  t: Translator;
+  eventTypes: EventType[];
+  initial: Endpoint | null;
+  busy: boolean;
+  /** The API's message per field (422), shown next to it. */
+  fieldErrors: Record<string, string>;
+  submitLabel: string;
+  onSubmit(input: EndpointInput): void;
+  onCancel?: () => void;
+}) {
+  const { t, eventTypes, initial, fieldErrors } = props;
+  const [url, setUrl] = useState(initial?.url ?? '');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const [chosen, setChosen] = useState<string[] | null>(initial?.event_types ?? null);
+  const [search, setSearch] = useState('');
+  const [count, setCount] = useState(initial?.retry.count ?? 7);
+  const [interval, setInterval] = useState(initial?.retry.interval ?? 'progressive');
+  const shown = eventTypes.filter((e) => `${e.name} ${e.description ?? ''}`.toLowerCase().includes(search.toLowerCase()));
+  const toggle = (name: string) => setChosen((c) => (c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]);
+
+  return (
+    <form
+      class="form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit({ url, description, eventTypes: chosen, retry: { count, interval } });
+      }}
+    >
+      <div class="field">
+        <label for="ep-url">{t.t('url')}</label>
+        <input id="ep-url" type="url" required value={url} placeholder="https://" aria-describedby="ep-url-help ep-url-error" aria-invalid={fieldErrors['url'] ? 'true' : undefined} onInput={(e) => setUrl(e.currentTarget.value)} />
+        <p id="ep-url-help" class="help">{t.t('urlHelp')}</p>
+        {fieldErrors['url'] && <p id="ep-url-error" class="field-error">{fieldErrors['url']}</p>}
+      </div>
+      <div class="field">
+        <label for="ep-description">{t.t('description')}</label>
+        <input id="ep-description" type="text" maxLength={200} value={description} aria-describedby="ep-description-error" onInput={(e) => setDescription(e.currentTarget.value)} />
+        {fieldErrors['description'] && <p id="ep-description-error" class="field-error">{fieldErrors['description']}</p>}
+      </div>
+      <fieldset class="field">
+        <legend>{t.t('eventTypes')}</legend>
+        {eventTypes.length === 0 ? (
+          <p class="help">{t.t('eventTypesNone')}</p>
+        ) : (
+          <>
+            <label class="check">
+              <input type="radio" name="ep-types" checked={chosen === null} onChange={() => setChosen(null)} /> {t.t('eventTypesAll')}
+            </label>
+            <label class="check">
+              <input type="radio" name="ep-types" checked={chosen !== null} onChange={() => setChosen([])} /> {t.t('eventTypesChoose')}
+            </label>
+            {chosen !== null && (
+              <div class="types">
+                {eventTypes.length > 8 && (
+                  <input type="search" aria-label={t.t('eventTypesSearch')} placeholder={t.t('eventTypesSearch')} value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+                )}
+                {shown.map((e) => (
+                  <label key={e.name} class="check">
+                    <input type="checkbox" checked={chosen.includes(e.name)} onChange={() => toggle(e.name)} />
+                    <span>
+                      <code>{e.name}</code>
+                      {e.description && <span class="muted"> — {e.description}</span>}
+                    </span>
+                  </label>
+                ))}
+              </div>
+            )}
+          </>
+        )}
+        {fieldErrors['event_types'] && <p class="field-error">{fieldErrors['event_types']}</p>}
+      </fieldset>
+      <fieldset class="field inline">
+        <legend>{t.t('retryPolicy')}</legend>
+        <label>
+          {t.t('retryCount')}{' '}
+          <select value={String(count)} onChange={(e) => setCount(Number(e.currentTarget.value))}>
+            {COUNTS.map((c) => (
+              <option key={c} value={String(c)}>{t.number(c)}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t.t('retryInterval')}{' '}
+          <select value={interval} onChange={(e) => setInterval(e.currentTarget.value)}>
+            {INTERVALS.map((i) => (
+              <option key={i} value={i}>{i === 'progressive' ? t.t('intervalProgressive') : i}</option>
+            ))}
+          </select>
+        </label>
+        {fieldErrors['retry'] && <p class="field-error">{fieldErrors['retry']}</p>}
+      </fieldset>
+      <div class="row">
+        <button type="submit" class="primary" disabled={props.busy} aria-busy={props.busy}>
+          {props.busy ? t.t('saving') : props.submitLabel}
+        </button>
+        {props.onCancel && (
+          <button type="button" onClick={props.onCancel}>
+            {t.t('cancel')}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
