@@ -1,28 +1,155 @@
+// Portal links and the page's server side, through the public API and the portal's port:
+// the link (plan, environment, input), the token (hashed, 15 minutes, the only credential),
+// the page's headers (frame-ancestors from the link, no referrer, no cookies), the expired
+// page in the link's language, and the token API scoped to the link's consumer.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashPortalToken } from '@wirehook/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWirehook, type Harness } from '../support/harness.ts';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
-let gw: Harness;
+let wh: Harness;
+let t: TestTenant;
 beforeAll(async () => {
-  gw = await startWirehook();
+  wh = await startWirehook();
+  t = await wh.tenant({ plan: 'starter' });
 });
-afterAll(() => gw.close());
+afterAll(() => wh.close());
 
-describe('POST /v1/consumers/{id}/portal (before the portal service exists)', () => {
-  it('checks input, the consumer and the plan, then answers 501', async () => {
-    const free = await gw.tenant({ plan: 'free' });
-    const c = (await free.api.post('/v1/consumers', { external_id: 'p' })).body.id;
-    expect((await free.api.post(`/v1/consumers/${c}/portal`, {})).body.error).toBe('plan_limit');
-    expect((await free.api.post(`/v1/consumers/${c}/portal`, {})).status).toBe(402);
+const page = (path: string, headers: Record<string, string> = {}) => fetch(`${wh.embedded.portalUrl()}${path}`, { headers, redirect: 'manual' });
+const portalApi = async (token: string, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${wh.embedded.portalUrl()}/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as any) };
+};
+async function link(consumerId: string, body: Record<string, unknown> = {}) {
+  const res = await t.api.post(`/v1/consumers/${consumerId}/portal`, body);
+  expect(res.status).toBe(201);
+  return { url: res.body.url as string, token: (res.body.url as string).split('/l/')[1]!, expiresAt: res.body.expires_at as number };
+}
 
-    const paid = await gw.tenant({ plan: 'starter' });
-    const pc = (await paid.api.post('/v1/consumers', { external_id: 'p' })).body.id;
-    const bad = await paid.api.post(`/v1/consumers/${pc}/portal`, { frame_origin: 'https://app.example.com/path' });
+describe('POST /v1/consumers/{id}/portal', () => {
+  it('checks plan, input and environment; answers 201 with a 15-minute URL under PORTAL_PUBLIC_URL', async () => {
+    const free = await wh.tenant({ plan: 'free' });
+    const fc = (await free.api.post('/v1/consumers', { external_id: 'p' })).body.id;
+    expect((await free.api.post(`/v1/consumers/${fc}/portal`, {})).body.error).toBe('plan_limit');
+    expect((await free.api.post(`/v1/consumers/${fc}/portal`, {})).status).toBe(402);
+
+    const c = (await t.api.post('/v1/consumers', { external_id: 'link-1' })).body.id;
+    const bad = await t.api.post(`/v1/consumers/${c}/portal`, { frame_origin: 'https://app.example.com/path' });
     expect(bad.status).toBe(422);
     expect(bad.body.message).toMatch(/^frame_origin: must be an origin/);
-    expect((await paid.api.post(`/v1/consumers/${pc}/portal`, { locale: 'fr' })).status).toBe(422);
-    const res = await paid.api.post(`/v1/consumers/${pc}/portal`, { frame_origin: 'https://app.example.com', locale: 'ja' });
-    expect(res.status).toBe(501);
-    expect(res.body.error).toBe('not_implemented');
-    expect((await paid.api.post(`/v1/consumers/${c}/portal`)).status).toBe(404);
+    expect((await t.api.post(`/v1/consumers/${c}/portal`, { locale: 'fr' })).status).toBe(422);
+    const testKey = await wh.key(t.orgId, { env: 'test' });
+    expect((await testKey.api.post(`/v1/consumers/${c}/portal`, {})).status).toBe(404); // another environment's consumer
+
+    const made = await t.api.post(`/v1/consumers/${c}/portal`, { frame_origin: 'https://app.example.com', locale: 'ja' });
+    expect(made.status).toBe(201);
+    expect(made.body).toEqual({ url: expect.stringMatching(/^http:\/\/localhost:8081\/l\/pt_[A-Za-z0-9_-]{32}$/), expires_at: wh.clock.now() + 15 * 60_000 });
+  });
+
+  it('the token is stored only as its hash', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'link-hash' })).body.id;
+    const { token } = await link(c);
+    expect(await wh.store.portalTokens.find(hashPortalToken(token))).toMatchObject({ consumerId: c, tenant: { orgId: t.orgId, env: 'live' } });
+    for (const file of ['wirehook.sqlite', 'wirehook.sqlite-wal']) {
+      expect(readFileSync(join(wh.dataDir, file)).includes(token.slice(3))).toBe(false);
+    }
+  });
+});
+
+describe('the page', () => {
+  it('answers the link with the link’s frame-ancestors, no referrer, no cookies, and its language; a reload URL works the same', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'page-1' })).body.id;
+    const framed = await link(c, { frame_origin: 'https://dash.example.com', locale: 'ja' });
+    const res = await page(`/l/${framed.token}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors https://dash.example.com");
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    expect(html).toContain('<html lang="ja">');
+    expect(html).toContain(`<meta name="wirehook-session" content="${hashPortalToken(framed.token)}">`);
+    expect(html).not.toContain(framed.token);
+    expect(html).not.toMatch(/<script>|style=/); // nothing inline: the CSP allows only our files
+    const script = /<script type="module" src="([^"]+)">/.exec(html)![1]!;
+    const asset = await page(script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toMatch(/max-age=31536000.*immutable|immutable.*max-age=31536000/);
+
+    const reload = await page(`/r/${hashPortalToken(framed.token)}?theme=dark`);
+    expect(reload.status).toBe(200);
+    expect(reload.headers.get('content-security-policy')).toContain('frame-ancestors https://dash.example.com');
+    expect(await reload.text()).toContain('data-theme="dark"');
+
+    const unframed = await link(c);
+    expect((await page(`/l/${unframed.token}`, { 'accept-language': 'en-US' })).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('an expired link says so in its language (with its frame origin, so the parent shows it); an unknown one in the browser’s', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'page-2' })).body.id;
+    const ja = await link(c, { locale: 'ja', frame_origin: 'https://dash.example.com' });
+    wh.clock.advance(15 * 60_000);
+    const expired = await page(`/l/${ja.token}`);
+    expect(expired.status).toBe(410);
+    expect(expired.headers.get('content-security-policy')).toContain('frame-ancestors https://dash.example.com');
+    expect(await expired.text()).toContain('このリンクは有効期限が切れています');
+    expect((await portalApi(ja.token, 'GET', '/session')).body).toEqual({ error: 'unauthorized', message: 'this portal link has expired; ask for a new link' });
+
+    const unknown = await page('/l/pt_nope', { 'accept-language': 'ja,en;q=0.5' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('このリンクは無効です');
+    expect(await (await page('/l/pt_nope', { 'accept-language': 'de-DE' })).text()).toContain('This link is not valid');
+  });
+});
+
+describe('the token API: the /v1 routes, scoped to the link’s consumer', () => {
+  it('sees and changes only its consumer’s endpoints, messages and deliveries', async () => {
+    const mine = (await t.api.post('/v1/consumers', { external_id: 'scope-mine' })).body.id;
+    const other = (await t.api.post('/v1/consumers', { external_id: 'scope-other' })).body.id;
+    await t.api.post('/v1/event-types', { name: 'order.created', description: 'An order was placed' });
+    const theirs = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost:8443/theirs' })).body.id;
+    const { token } = await link(mine, { locale: 'en' });
+
+    expect((await portalApi(token, 'GET', '/session')).body).toMatchObject({ consumer: { id: mine, external_id: 'scope-mine' }, environment: 'live', locale: 'en', features: { recovery: true } });
+    expect((await portalApi(token, 'GET', '/event-types')).body.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'order.created' })]));
+    expect((await portalApi(token, 'POST', '/event-types', { name: 'x.y' })).status).toBe(403);
+
+    const created = await portalApi(token, 'POST', '/endpoints', { consumer_id: mine, url: 'https://localhost:8443/mine', event_types: ['order.created'] });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    const id = created.body.id;
+    expect((await portalApi(token, 'POST', '/endpoints', { consumer_id: other, url: 'https://localhost:8443/x' })).status).toBe(404);
+    expect((await portalApi(token, 'POST', '/endpoints', { consumer_id: mine, url: 'http://localhost/x' })).body).toMatchObject({ error: 'invalid', message: expect.stringMatching(/^url: /) });
+
+    expect((await portalApi(token, 'GET', '/endpoints')).body.items.map((e: { id: string }) => e.id)).toEqual([id]);
+    expect((await portalApi(token, 'GET', `/endpoints?consumer_id=${other}`)).body.items).toEqual([]);
+    for (const [method, path] of [['GET', `/endpoints/${theirs}`], ['PATCH', `/endpoints/${theirs}`], ['DELETE', `/endpoints/${theirs}`], ['GET', `/endpoints/${theirs}/secret`], ['POST', `/endpoints/${theirs}/rotate-secret`], ['POST', `/endpoints/${theirs}/recover`]] as const) {
+      expect((await portalApi(token, method, path, method === 'GET' || method === 'DELETE' ? undefined : { status: 'paused', since: wh.clock.now() - 1000 })).status, `${method} ${path}`).toBe(404);
+    }
+    expect((await t.api.get(`/v1/endpoints/${theirs}`)).body.status).toBe('active'); // untouched
+
+    expect((await portalApi(token, 'GET', `/endpoints/${id}/secret`)).body).toEqual({ secret: created.body.secret });
+    const rotated = await portalApi(token, 'POST', `/endpoints/${id}/rotate-secret`);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect((await portalApi(token, 'GET', `/endpoints/${id}/secret`)).body).toEqual({ secret: rotated.body.secret });
+    expect((await portalApi(token, 'PATCH', `/endpoints/${id}`, { status: 'paused' })).body.status).toBe('paused');
+
+    const m1 = (await t.api.post('/v1/messages', { consumer: 'scope-mine', event_type: 'order.created', payload: { a: 1 } })).body.id;
+    const m2 = (await t.api.post('/v1/messages', { consumer: 'scope-other', event_type: 'order.created', payload: { a: 2 } })).body.id;
+    expect((await portalApi(token, 'GET', '/messages')).body.items.map((m: { id: string }) => m.id)).toEqual([m1]);
+    expect((await portalApi(token, 'GET', `/messages/${m2}`)).status).toBe(404);
+    const theirDelivery = (await t.api.get(`/v1/messages/${m2}`)).body.deliveries[0].id;
+    expect((await portalApi(token, 'POST', `/deliveries/${theirDelivery}/retry`)).status).toBe(404);
+    expect((await portalApi(token, 'POST', '/messages', { consumer: 'scope-mine', event_type: 'order.created', payload: {} })).status).toBe(403);
+
+    expect((await portalApi(token, 'DELETE', `/endpoints/${id}`)).status).toBe(204);
+    expect((await portalApi('pt_forged', 'GET', '/endpoints')).body).toEqual({ error: 'unauthorized', message: 'this portal link is not valid; ask for a new link' });
+    expect((await portalApi('sk_live_x', 'GET', '/endpoints')).status).toBe(401); // API keys do not open the portal API
   });
 });

@@ -122,8 +122,11 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   });
 
   router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {
-    const { tenant } = authOf(res);
+    const auth = authOf(res);
+    const { tenant } = auth;
     const id = pathId(req);
+    // A portal link deletes only its consumer's endpoints (load answers 404 for the others).
+    if (auth.consumerId !== null) await load(tenant, res, id);
     const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
     if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
     await store.recoveries.stop(tenant, id as EndpointId, clock.now());

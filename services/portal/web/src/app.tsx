@@ -8,7 +8,12 @@ import { translator, type Locale, type Translator } from './i18n.ts';
 import { Notice } from './ui.tsx';
 
 /** Where the viewer is: the page keeps its address (/r/<session>), so views are state. */
-export type View = { name: 'endpoints' } | { name: 'endpoint'; id: string } | { name: 'new' } | { name: 'deliveries' };
+export type View =
+  | { name: 'endpoints' }
+  /** `secret`: the one just created, shown once on arrival. */
+  | { name: 'endpoint'; id: string; secret?: string }
+  | { name: 'new' }
+  | { name: 'deliveries' };
 
 export interface Ctx {
   t: Translator;
@@ -73,8 +78,8 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
       {error && <Notice kind="error" onClose={() => setError(null)}>{t.t('errorGeneric', { message: error })}</Notice>}
       <main>
         {view.name === 'endpoints' && <EndpointsList ctx={ctx} />}
-        {view.name === 'new' && <EndpointDetailView ctx={ctx} id={null} />}
-        {view.name === 'endpoint' && <EndpointDetailView ctx={ctx} id={view.id} />}
+        {view.name === 'new' && <EndpointDetailView ctx={ctx} id={null} fresh={null} />}
+        {view.name === 'endpoint' && <EndpointDetailView key={view.id} ctx={ctx} id={view.id} fresh={view.secret ?? null} />}
         {view.name === 'deliveries' && <Deliveries ctx={ctx} />}
       </main>
     </div>

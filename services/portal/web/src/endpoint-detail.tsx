@@ -5,13 +5,12 @@ import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
 import { attemptResult, Notice, Pill, statusWord, Time } from './ui.tsx';
 
 /** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery. */
-export function EndpointDetailView({ ctx, id }: { ctx: Ctx; id: string | null }) {
+export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
   const { t } = ctx;
   const [endpoint, setEndpoint] = useState<EndpointDetail | null>(null);
   const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState<string | null>(null);
-  const [createdSecret, setCreatedSecret] = useState<string | null>(null);
 
   const reload = (endpointId: string) => api<EndpointDetail>('GET', `/endpoints/${endpointId}`).then(setEndpoint, ctx.fail);
   useEffect(() => {
@@ -26,8 +25,7 @@ export function EndpointDetailView({ ctx, id }: { ctx: Ctx; id: string | null })
     try {
       if (id === null) {
         const created = await api<Endpoint & { secret: string }>('POST', '/endpoints', { ...body, consumer_id: ctx.session.consumer.id, description: input.description || undefined, event_types: input.eventTypes ?? undefined });
-        setCreatedSecret(created.secret);
-        ctx.go({ name: 'endpoint', id: created.id });
+        ctx.go({ name: 'endpoint', id: created.id, secret: created.secret });
       } else {
         await api('PATCH', `/endpoints/${id}`, body);
         await reload(id);
@@ -100,7 +98,7 @@ export function EndpointDetailView({ ctx, id }: { ctx: Ctx; id: string | null })
       </div>
       {endpoint.status === 'paused' && <p class="help">{t.t('pausedHelp')}</p>}
 
-      <SecretPanel ctx={ctx} endpointId={endpoint.id} fresh={createdSecret} />
+      <SecretPanel ctx={ctx} endpointId={endpoint.id} fresh={fresh} />
       {ctx.session.features.recovery && <RecoveryPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />}
 
       <h2>{t.t('recentAttempts')}</h2>
@@ -116,7 +114,7 @@ export function EndpointDetailView({ ctx, id }: { ctx: Ctx; id: string | null })
         </ul>
       )}
 
-      <h2>{t.t('save')}</h2>
+      <h2>{t.t('settings')}</h2>
       <EndpointForm t={t} eventTypes={ctx.eventTypes} initial={endpoint} busy={busy} fieldErrors={fieldErrors} submitLabel={t.t('save')} onSubmit={submit} />
     </section>
   );

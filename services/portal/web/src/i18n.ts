@@ -36,6 +36,7 @@ const en: Catalogue = {
   intervalProgressive: 'Progressive (5 s, 5 min, 30 min, 2 h, 5 h, 10 h…)',
   create: 'Create endpoint',
   save: 'Save changes',
+  settings: 'Settings',
   saved: 'Saved.',
   cancel: 'Cancel',
   status: 'Status',
@@ -138,6 +139,7 @@ const ja: Catalogue = {
   intervalProgressive: '段階的（5 秒、5 分、30 分、2 時間、5 時間、10 時間…）',
   create: 'エンドポイントを作成',
   save: '変更を保存',
+  settings: '設定',
   saved: '保存しました。',
   cancel: 'キャンセル',
   status: '状態',
@@ -217,7 +219,7 @@ export type MessageKey =
   | 'title' | 'subtitle' | 'environmentTest' | 'loading' | 'saving' | 'retry' | 'back' | 'tabEndpoints' | 'tabDeliveries'
   | 'endpointsEmptyTitle' | 'endpointsEmptyBody' | 'addEndpoint' | 'url' | 'urlHelp' | 'description' | 'eventTypes'
   | 'eventTypesAll' | 'eventTypesChoose' | 'eventTypesSearch' | 'eventTypesNone' | 'retryPolicy' | 'retryCount'
-  | 'retryInterval' | 'intervalProgressive' | 'create' | 'save' | 'saved' | 'cancel' | 'status' | 'statusActive'
+  | 'retryInterval' | 'intervalProgressive' | 'create' | 'save' | 'settings' | 'saved' | 'cancel' | 'status' | 'statusActive'
   | 'statusPaused' | 'statusDisabled' | 'disabledBecause' | 'failingSince' | 'healthy' | 'lastAttempt' | 'neverAttempted'
   | 'pause' | 'resume' | 'pausedHelp' | 'delete' | 'deleteConfirm' | 'deleteYes' | 'deleted' | 'secret' | 'secretHelp'
   | 'reveal' | 'hide' | 'copy' | 'copied' | 'rotate' | 'rotateConfirm' | 'rotated' | 'recovery' | 'recoveryHelp'
