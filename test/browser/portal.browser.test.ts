@@ -103,6 +103,12 @@ describe('the portal in a browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await shot(page, 'endpoint-detail-en-light');
 
+    // A test message to this endpoint: its result inline.
+    await page.getByLabel('Payload (JSON)').fill('{"hello": "from the portal"}');
+    await page.getByRole('button', { name: 'Send test message' }).click();
+    await page.getByText('Result: HTTP 200').waitFor();
+    expect(rx.receiver.requests.some((r) => r.body.includes('from the portal'))).toBe(true);
+
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.locator('.pill', { hasText: 'Paused' }).first().waitFor();
     await page.getByRole('button', { name: 'Resume' }).click();

@@ -104,7 +104,7 @@ describe('POST /v1/messages', () => {
     }
     const refused = await send({}, {}, testKey.api);
     expect(refused.status).toBe(402);
-    expect(refused.body).toEqual({ error: 'plan_limit', message: expect.stringContaining('1,000 per UTC day') });
+    expect(refused.body).toEqual({ error: 'plan_limit', message: expect.stringContaining('1,000 per environment per UTC day') });
     // Live sends of the same org are not affected.
     expect((await send({}, {}, org.api)).status).toBe(202);
     wh.clock.advance(DAY);

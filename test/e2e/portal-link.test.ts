@@ -153,3 +153,35 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
     expect((await portalApi('sk_live_x', 'GET', '/endpoints')).status).toBe(401); // API keys do not open the portal API
   });
 });
+
+describe('trial sends from the portal', () => {
+  it('go to the one endpoint (whatever types it takes), are not billed, and stop at 1,000 per environment per UTC day', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'trial-1' })).body.id;
+    const other = (await t.api.post('/v1/consumers', { external_id: 'trial-2' })).body.id;
+    const target = (await t.api.post('/v1/endpoints', { consumer_id: c, url: 'https://localhost:8443/a', event_types: ['order.created'] })).body.id;
+    await t.api.post('/v1/endpoints', { consumer_id: c, url: 'https://localhost:8443/b' }); // takes everything: not a trial's target
+    const theirs = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost:8443/c' })).body.id;
+    const { token } = await link(c);
+
+    const sent = await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'invoice.paid', payload: { hello: 'world' } });
+    expect(sent).toEqual({ status: 202, body: { id: expect.stringMatching(/^msg_/), deliveries: 1 } });
+    const detail = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
+    expect(detail.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)).toEqual([target]);
+    expect(detail).toMatchObject({ event_type: 'invoice.paid', payload: { hello: 'world' } });
+
+    expect((await portalApi(token, 'POST', `/endpoints/${theirs}/test`, { event_type: 'a.b', payload: {} })).status).toBe(404);
+    expect((await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a b', payload: {} })).body).toMatchObject({ error: 'invalid', message: expect.stringMatching(/^event_type: /) });
+
+    // Not billed: the month's live count is what the sends made, not the trials.
+    const usage = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
+    for (let sentSoFar = 1; sentSoFar < 1_000; sentSoFar += 50) {
+      const batch = Array.from({ length: Math.min(50, 1_000 - sentSoFar) }, () => portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} }));
+      for (const r of await Promise.all(batch)) expect(r.status).toBe(202);
+    }
+    const refused = await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} });
+    expect(refused).toEqual({ status: 402, body: { error: 'plan_limit', message: 'test and trial sends are limited to 1,000 per environment per UTC day' } });
+    const after = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
+    expect(usage).toBeGreaterThan(0);
+    expect(after).toBe(usage + 1);
+  }, 60_000);
+});

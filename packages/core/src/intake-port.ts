@@ -7,6 +7,12 @@ export interface SendMessageInput {
   org: Org;
   body: SendMessageBody;
   idempotencyKey: string | null;
+  /**
+   * A trial send (the portal's "send a test message"): delivered only to this endpoint of the
+   * consumer (whatever event types it takes), not billed, counted toward the environment's
+   * 1,000 test-and-trial sends per UTC day.
+   */
+  trialEndpointId?: EndpointId;
 }
 
 export interface SendMessageResult {

@@ -106,6 +106,9 @@ export const sendMessageBody = z.strictObject({
   payload: z.json({ error: 'is required and must be JSON' }),
 });
 
+/** A trial send from the portal: to one endpoint of the link's consumer. */
+export const trialSendBody = sendMessageBody.omit({ consumer: true });
+
 export const idempotencyKey = requiredText(MAX_IDEMPOTENCY_KEY_CHARS);
 
 export const portalLinkBody = z.strictObject({

@@ -80,6 +80,7 @@ export function sendInputToProto(input: SendMessageInput): MessageInitShape<type
     org: orgToProto(input.org),
     body: { consumer, eventType, payloadJson: JSON.stringify(payload) },
     idempotencyKey: input.idempotencyKey ?? undefined,
+    trialEndpointId: input.trialEndpointId ?? undefined,
   };
 }
 
@@ -91,6 +92,7 @@ export function sendInputFromProto(request: SendRequest): SendMessageInput {
     org: orgFromProto(request.org),
     body: { consumer: body.consumer, event_type: body.eventType, payload: JSON.parse(body.payloadJson) as SendMessageBody['payload'] },
     idempotencyKey: request.idempotencyKey ?? null,
+    ...(request.trialEndpointId === undefined ? {} : { trialEndpointId: request.trialEndpointId as EndpointId }),
   };
 }
 

@@ -53,6 +53,8 @@ export interface NewMessage {
    */
   deliveryIds: DeliveryId[];
   counters: UsageCounter[];
+  /** A trial: a delivery to this endpoint of the consumer only (active or paused), whatever event types it takes. */
+  onlyEndpointId?: EndpointId;
 }
 
 export interface CreatedMessage {

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { NotFoundError, type EndpointId, isId } from '@wirehook/core';
+import { ConflictError, isId, NotFoundError, parseInput, trialSendBody, type EndpointId } from '@wirehook/core';
 import type { PortalToken } from '@wirehook/store';
 import type { GatewayDeps } from './deps.ts';
 import { endpointsRouter } from './api/endpoints.ts';
@@ -38,6 +38,26 @@ export function portalApi(deps: GatewayDeps): Router {
     const [current] = await store.endpoints.secrets(auth.tenant, endpoint.id, clock.now());
     if (!current) throw new NotFoundError(`endpoint ${id} has no signing secret`);
     res.json({ secret: secretBox.open(current.sealed, endpoint.id) });
+  });
+
+  // "Send a test message" to one endpoint: not billed, 1,000 per environment per UTC day (402 beyond).
+  api.post('/endpoints/:id/test', requireScope('endpoints:write'), async (req, res) => {
+    const auth = authOf(res);
+    const id = String(req.params['id']);
+    const endpoint = isId('endpoint', id) ? await store.endpoints.get(auth.tenant, id as EndpointId) : null;
+    if (!endpoint || outOfScope(auth, endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
+    if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${id} is disabled; resume it first`);
+    const body = parseInput(trialSendBody, req.body, 'request body');
+    const consumer = await store.consumers.get(auth.tenant, endpoint.consumerId);
+    if (!consumer) throw new NotFoundError(`endpoint ${id} not found`);
+    const result = await deps.intake.send({
+      tenant: auth.tenant,
+      org: auth.org,
+      body: { consumer: consumer.externalId, event_type: body.event_type, payload: body.payload },
+      idempotencyKey: null,
+      trialEndpointId: endpoint.id,
+    });
+    res.status(202).json({ id: result.id, deliveries: result.deliveries });
   });
 
   api.use('/endpoints', endpointsRouter(deps));

@@ -71,7 +71,7 @@ export class MessageIntake implements IntakePort {
     });
   }
 
-  async #send({ tenant, org, body, idempotencyKey }: SendMessageInput): Promise<SendMessageResult> {
+  async #send({ tenant, org, body, idempotencyKey, trialEndpointId }: SendMessageInput): Promise<SendMessageResult> {
     const { store, clock } = this.#deps;
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
@@ -89,7 +89,8 @@ export class MessageIntake implements IntakePort {
       idempotencyKey,
       idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
       deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
-      counters: usageCounters(tenant, org.plan, now),
+      counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now),
+      ...(trialEndpointId === undefined ? {} : { onlyEndpointId: trialEndpointId }),
     });
     // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
     if (created.created) await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
@@ -147,15 +148,27 @@ export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: num
     expiresAt: monthStart(now, -2),
   };
   if (tenant.env === 'live') return [month];
+  return [month, testAndTrialDay(tenant, now)];
+}
+
+/**
+ * A trial send (the portal) is not billed: it counts toward the environment's test-and-trial
+ * sends of the UTC day (the test environment's messages share that counter), and reads the
+ * month for x-usage-month.
+ */
+export function trialCounters(tenant: Tenant, now: number): UsageCounter[] {
+  const month = usageCounters(tenant, 'free', now)[0]!;
+  return [{ ...month, increment: false, limit: null }, testAndTrialDay(tenant, now)];
+}
+
+function testAndTrialDay(tenant: Tenant, now: number): UsageCounter {
   const day = new Date(now).toISOString().slice(0, 10);
-  return [
-    month,
-    {
-      key: `test:${tenant.orgId}:${day}`,
-      limit: TEST_SENDS_PER_DAY,
-      increment: true,
-      limitMessage: `test-environment sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per UTC day`,
-      expiresAt: Date.parse(`${day}T00:00:00Z`) + 2 * DAY_MS,
-    },
-  ];
+  return {
+    // The test environment's key is the one its messages always used.
+    key: tenant.env === 'test' ? `test:${tenant.orgId}:${day}` : `trial:live:${tenant.orgId}:${day}`,
+    limit: TEST_SENDS_PER_DAY,
+    increment: true,
+    limitMessage: `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`,
+    expiresAt: Date.parse(`${day}T00:00:00Z`) + 2 * DAY_MS,
+  };
 }

@@ -72,7 +72,7 @@ async function createInTransaction(
   if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
 
   const consumer = await findOrCreateConsumer(conn, session, t, input);
-  const targets = await matchingEndpoints(conn, session, t, consumer.id, input.eventType);
+  const targets = await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId);
   const message: Message = {
     id: input.id,
     consumerId: consumer.id,
@@ -197,11 +197,13 @@ async function findOrCreateConsumer(
 }
 
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
-async function matchingEndpoints(conn: MongoConnection, session: ClientSession, t: Tenant, consumerId: ConsumerId, eventType: string) {
+async function matchingEndpoints(conn: MongoConnection, session: ClientSession, t: Tenant, consumerId: ConsumerId, eventType: string, onlyEndpointId?: string) {
+  // A trial goes to the one endpoint asked for, whatever event types it takes.
+  const which = onlyEndpointId === undefined ? { $or: [{ eventTypes: null }, { eventTypes: eventType }] } : { _id: onlyEndpointId };
   return conn.endpoints
     .find(
       // eventTypes null: every type; an array matches when it holds the type exactly.
-      { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, $or: [{ eventTypes: null }, { eventTypes: eventType }] },
+      { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, ...which },
       { session, projection: { _id: 1, url: 1, status: 1 } },
     )
     .sort({ _id: 1 })

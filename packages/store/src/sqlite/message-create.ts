@@ -29,7 +29,7 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
     for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
 
     const consumerId = findOrCreateConsumer(conn, t, input);
-    const targets = matchingEndpoints(conn, t, consumerId, input.eventType).map((endpoint, i) => ({
+    const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint, i) => ({
       ...endpoint,
       deliveryId: deliveryIdAt(input, i),
     }));
@@ -129,7 +129,15 @@ function matchingEndpoints(
   t: Tenant,
   consumerId: ConsumerId,
   eventType: string,
+  onlyEndpointId?: string,
 ): { id: string; url: string; status: string }[] {
+  if (onlyEndpointId !== undefined) {
+    // A trial goes to the one endpoint asked for, whatever event types it takes.
+    return conn
+      .statement(`SELECT id, url, status FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id = ? AND status IN ('active', 'paused')`)
+      .all(t.orgId, t.env, consumerId, onlyEndpointId)
+      .map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status') }));
+  }
   return conn
     .statement(
       `SELECT id, url, status FROM endpoints

@@ -20,6 +20,22 @@ export const ROUTE_TEMPLATES = [
   '/v1/messages',
   '/v1/messages/:id',
   '/v1/deliveries/:id/retry',
+  // The portal's page and its token API (the same routes under /api).
+  '/l/:id',
+  '/r/:id',
+  '/assets/:id',
+  '/api/session',
+  '/api/endpoints',
+  '/api/endpoints/:id',
+  '/api/endpoints/:id/secret',
+  '/api/endpoints/:id/test',
+  '/api/endpoints/:id/rotate-secret',
+  '/api/endpoints/:id/recover',
+  '/api/endpoints/:id/recoveries/:id',
+  '/api/event-types',
+  '/api/messages',
+  '/api/messages/:id',
+  '/api/deliveries/:id/retry',
 ] as const;
 
 const MATCHERS = ROUTE_TEMPLATES.map((template) => ({

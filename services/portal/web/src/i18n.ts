@@ -72,6 +72,14 @@ const en: Catalogue = {
   recoveryDone: { one: 'Done: {total} delivery re-sent', other: 'Done: {total} deliveries re-sent' },
   recoveryStopped: 'Stopped at {queued} of {total} (the endpoint was paused or deleted)',
   recentAttempts: 'Recent attempts',
+  trial: 'Send a test message',
+  trialHelp: 'Sends one message to this endpoint only, signed like every other. Test messages are limited to 1,000 a day.',
+  trialEventType: 'Event type',
+  trialPayload: 'Payload (JSON)',
+  trialSend: 'Send test message',
+  trialSent: 'Sent; waiting for the result…',
+  trialResult: 'Result: {result}',
+  trialBadJson: 'The payload is not valid JSON.',
   deliveriesEmpty: 'No deliveries match.',
   filterStatus: 'Status',
   filterEventType: 'Event type',
@@ -175,6 +183,14 @@ const ja: Catalogue = {
   recoveryDone: { other: '完了：{total} 件を再送しました' },
   recoveryStopped: '{total} 件中 {queued} 件で停止しました（エンドポイントが一時停止または削除されました）',
   recentAttempts: '最近の試行',
+  trial: 'テストメッセージを送信',
+  trialHelp: 'このエンドポイントだけに、通常と同じく署名したメッセージを 1 件送ります。テストメッセージは 1 日 1,000 件までです。',
+  trialEventType: 'イベントタイプ',
+  trialPayload: 'ペイロード（JSON）',
+  trialSend: 'テストメッセージを送信',
+  trialSent: '送信しました。結果を待っています…',
+  trialResult: '結果：{result}',
+  trialBadJson: 'ペイロードが正しい JSON ではありません。',
   deliveriesEmpty: '該当する配信はありません。',
   filterStatus: '状態',
   filterEventType: 'イベントタイプ',
@@ -223,7 +239,7 @@ export type MessageKey =
   | 'statusPaused' | 'statusDisabled' | 'disabledBecause' | 'failingSince' | 'healthy' | 'lastAttempt' | 'neverAttempted'
   | 'pause' | 'resume' | 'pausedHelp' | 'delete' | 'deleteConfirm' | 'deleteYes' | 'deleted' | 'secret' | 'secretHelp'
   | 'reveal' | 'hide' | 'copy' | 'copied' | 'rotate' | 'rotateConfirm' | 'rotated' | 'recovery' | 'recoveryHelp'
-  | 'recoverySince' | 'recoveryStart' | 'recoveryRunning' | 'recoveryDone' | 'recoveryStopped' | 'recentAttempts'
+  | 'recoverySince' | 'recoveryStart' | 'recoveryRunning' | 'recoveryDone' | 'recoveryStopped' | 'recentAttempts' | 'trial' | 'trialHelp' | 'trialEventType' | 'trialPayload' | 'trialSend' | 'trialSent' | 'trialResult' | 'trialBadJson'
   | 'deliveriesEmpty' | 'filterStatus' | 'filterEventType' | 'any' | 'statusPending' | 'statusRetrying' | 'statusSuccess'
   | 'statusFailed' | 'loadMore' | 'attempts' | 'showAttempts' | 'hideAttempts' | 'resend' | 'resent' | 'attemptAt'
   | 'attemptResult' | 'attemptDuration' | 'attemptVia' | 'attemptResponse' | 'viaRelay' | 'viaDirect' | 'ms'
