@@ -156,6 +156,9 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
 
 describe('trial sends from the portal', () => {
   it('go to the one endpoint (whatever types it takes), are not billed, and stop at 1,000 per environment per UTC day', async () => {
+    // Noon UTC of the next day: the minutes moved below (the portal's rate limit) stay in one UTC day.
+    const day = 24 * 3_600_000;
+    wh.clock.advance(Math.floor(wh.clock.now() / day) * day + day + day / 2 - wh.clock.now());
     const c = (await t.api.post('/v1/consumers', { external_id: 'trial-1' })).body.id;
     const other = (await t.api.post('/v1/consumers', { external_id: 'trial-2' })).body.id;
     const target = (await t.api.post('/v1/endpoints', { consumer_id: c, url: 'https://localhost:8443/a', event_types: ['order.created'] })).body.id;
@@ -175,6 +178,7 @@ describe('trial sends from the portal', () => {
     // Not billed: the month's live count is what the sends made, not the trials.
     const usage = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
     for (let sentSoFar = 1; sentSoFar < 1_000; sentSoFar += 50) {
+      if (sentSoFar % 250 === 1) wh.clock.advance(60_000); // a new minute of the link's rate limit
       const batch = Array.from({ length: Math.min(50, 1_000 - sentSoFar) }, () => portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} }));
       for (const r of await Promise.all(batch)) expect(r.status).toBe(202);
     }
@@ -184,4 +188,17 @@ describe('trial sends from the portal', () => {
     expect(usage).toBeGreaterThan(0);
     expect(after).toBe(usage + 1);
   }, 60_000);
+});
+
+describe('rate limits', () => {
+  it('a portal link spends its consumer’s own budget, never the sender’s', async () => {
+    const c = (await t.api.post('/v1/consumers', { external_id: 'rate-1' })).body.id;
+    const { token } = await link(c);
+    const res = await fetch(`${wh.embedded.portalUrl()}/api/endpoints`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.headers.get('x-ratelimit-limit')).toBe('300');
+    const before = Number((await t.api.get('/v1/consumers')).headers.get('x-ratelimit-remaining'));
+    await Promise.all(Array.from({ length: 20 }, () => fetch(`${wh.embedded.portalUrl()}/api/endpoints`, { headers: { authorization: `Bearer ${token}` } })));
+    const after = Number((await t.api.get('/v1/consumers')).headers.get('x-ratelimit-remaining'));
+    expect(after).toBe(before - 1); // only the sender's own request counted
+  });
 });

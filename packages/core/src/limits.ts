@@ -44,3 +44,6 @@ export const RESPONSE_HEAD_BYTES = 1024;
 
 /** How long a portal link opens the page (spec: Create a portal link). */
 export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;
+
+/** Requests a minute one portal link's consumer may make (its own budget, apart from the sender's). */
+export const PORTAL_REQUESTS_PER_MINUTE = 300;

@@ -1,23 +1,9 @@
+import type { SendRequest, SendResult } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
 import { createClient, type ClientOptions, type GrpcClient } from './grpc-service.ts';
 
-/** The signed webhook the dispatcher hands the relay (the egress SendRequest's parts). */
-export interface RelayDeliverRequest {
-  url: string;
-  poolKey: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** What one send through the relay did (the egress SendResult's shape). */
-export interface RelayDeliverResult {
-  ok: boolean;
-  status: number | null;
-  responseHead: string | null;
-  error: string | null;
-  durationMs: number;
-  sourceIp: string | null;
-}
+/** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
+export type RelayDeliverRequest = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
 
 /**
  * The egress relay over gRPC: the dispatcher's sender for `fixed_ip` endpoints in cluster
@@ -39,7 +25,7 @@ export class RelayGrpcClient {
     this.#address = options.address;
   }
 
-  async send(request: RelayDeliverRequest): Promise<RelayDeliverResult> {
+  async send(request: RelayDeliverRequest): Promise<SendResult> {
     const started = performance.now();
     try {
       const r = await this.#client.rpc.deliver({ url: request.url, poolKey: request.poolKey, headers: request.headers, body: Buffer.from(request.body, 'utf8') });

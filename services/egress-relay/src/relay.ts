@@ -1,4 +1,5 @@
-import { HttpEgress, type AddressPolicy, type LookupFn, type SendRequest, type SendResult } from '@wirehook/egress';
+import { HttpEgress, type AddressPolicy, type LookupFn, type SendResult } from '@wirehook/egress';
+import type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 import { Counter, type Registry } from 'prom-client';
 import { poolSize, sourcesFor, type RelayPool } from './relay-sources.ts';
 
@@ -14,7 +15,7 @@ export interface EgressRelayOptions {
 }
 
 /** What the relay is asked to send: the signed request, and whose connections to use. */
-export type RelayRequest = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
+export type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 
 /**
  * Sends `fixed_ip` endpoints' webhooks from the fixed IP pool: each connection is bound to

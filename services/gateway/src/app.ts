@@ -16,17 +16,7 @@ import { traceRequests } from './http/trace-requests.ts';
  * send it: neither an anonymous nor a throttled caller can make the gateway parse 1.1 MB.
  */
 export function createApp(deps: GatewayDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-  // First: everything after it, the request log line included, runs inside the request's span.
-  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
-  app.use(requestLog(deps.logger, deps.metrics));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  const app = baseApp(deps);
 
   const v1 = express.Router();
   v1.use(authenticate(deps), rateLimit(deps));
@@ -39,5 +29,24 @@ export function createApp(deps: GatewayDeps): Express {
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));
+  return app;
+}
+
+/**
+ * What every HTTP app of ours starts with (the API, the portal): no framework banner or
+ * etags, flat query strings, each request in its own span and logged with its metrics, and
+ * /healthz.
+ */
+export function baseApp(deps: Pick<GatewayDeps, 'logger' | 'metrics'>): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  // First: everything after it, the request log line included, runs inside the request's span.
+  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
+  app.use(requestLog(deps.logger, deps.metrics));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   return app;
 }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { hashPortalToken } from '@wirehook/core';
-import { errorHandler, notFound, portalApi, requestLog, traceRequests, type GatewayDeps } from '@wirehook/gateway';
+import { baseApp, errorHandler, notFound, portalApi, type GatewayDeps } from '@wirehook/gateway';
 import type { PortalToken } from '@wirehook/store';
 import { goneHtml, pageHeaders, pageLocale, readAssets, shellHtml } from './page.ts';
 
@@ -16,16 +16,7 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
  */
 export function createPortalApp(deps: GatewayDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
-  app.use(requestLog(deps.logger, deps.metrics));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  const app = baseApp(deps);
 
   // Vite names files by content: cache them for a year.
   app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { PLANS, RateLimitedError } from '@wirehook/core';
+import { PLANS, PORTAL_REQUESTS_PER_MINUTE, RateLimitedError } from '@wirehook/core';
 import type { RateLimitDecision } from '@wirehook/kv';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf } from './auth.ts';
@@ -13,11 +13,14 @@ import { authOf } from './auth.ts';
  */
 export function rateLimit(deps: Pick<GatewayDeps, 'rateLimiter' | 'metrics' | 'logger' | 'clock'>) {
   return async (_req: Request, res: Response, next: NextFunction) => {
-    const { tenant, org } = authOf(res);
-    const limit = PLANS[org.plan].requestsPerMinute;
+    const { tenant, org, consumerId } = authOf(res);
+    // A portal link counts against its own consumer's budget: one customer's page (or script)
+    // must not spend the sender's API budget.
+    const limit = consumerId === null ? PLANS[org.plan].requestsPerMinute : PORTAL_REQUESTS_PER_MINUTE;
+    const key = consumerId === null ? `${tenant.orgId}:${tenant.env}` : `${tenant.orgId}:${tenant.env}:portal:${consumerId}`;
     let verdict: RateLimitDecision;
     try {
-      verdict = await deps.rateLimiter.hit(`${tenant.orgId}:${tenant.env}`, limit);
+      verdict = await deps.rateLimiter.hit(key, limit);
     } catch (err) {
       deps.metrics.rateLimitUnavailable.inc();
       deps.logger.warn({ err: (err as Error).message }, 'rate limit store unreachable; request let through uncounted');
