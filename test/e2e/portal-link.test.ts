@@ -5,12 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPortalToken } from '@wirehook/core';
+import { recordSpans, type SpanRecorder } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 let wh: Harness;
 let t: TestTenant;
+let spans: SpanRecorder;
 beforeAll(async () => {
+  spans = await recordSpans('portal-link');
   wh = await startWirehook();
   t = await wh.tenant({ plan: 'starter' });
 });
@@ -86,6 +89,12 @@ describe('the page', () => {
     expect(reload.status).toBe(200);
     expect(reload.headers.get('content-security-policy')).toContain('frame-ancestors https://dash.example.com');
     expect(await reload.text()).toContain('data-theme="dark"');
+
+    // The token is the only credential: it is in no span (the path is traced as /l/[token]).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const paths = spans.spans().map((span) => String(span.attributes['url.path'] ?? ''));
+    expect(paths).toContain('/l/[token]');
+    expect(paths.join(' ')).not.toContain(framed.token);
 
     const unframed = await link(c);
     expect((await page(`/l/${unframed.token}`, { 'accept-language': 'en-US' })).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");

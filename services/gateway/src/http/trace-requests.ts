@@ -34,7 +34,8 @@ export function traceRequests(options: { ignorePaths?: readonly string[] } = {})
         kind: SpanKind.SERVER,
         attributes: {
           [ATTR_HTTP_REQUEST_METHOD]: method,
-          [ATTR_URL_PATH]: req.path,
+          // A portal link's path is its token (the only credential): never in a trace.
+          [ATTR_URL_PATH]: req.path.replace(/^\/l\/[^/]+/, '/l/[token]'),
           [ATTR_URL_SCHEME]: req.protocol,
           [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
           ...(req.socket.remoteAddress ? { [ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress } : {}),
