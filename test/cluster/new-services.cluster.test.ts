@@ -1,9 +1,10 @@
-// Recovery and the egress relay in cluster mode. Recovery: the gateway starts it over gRPC,
+// Recovery, the egress relay and the portal in cluster mode, each its own process. Recovery: the gateway starts it over gRPC,
 // the recovery process drives it as dispatch jobs on JetStream; SIGKILLed mid-way and
 // restarted, it carries on after the dead run's lease, and every failed delivery is re-sent
 // exactly once with its webhook-id. Relay: a fixed_ip endpoint's webhooks leave from the
 // relay process's pool address (the local cluster's default, 127.0.0.2); killed, its
-// sends fail as the relay's fault and the endpoint is not blamed.
+// sends fail as the relay's fault and the endpoint is not blamed. Portal: its service serves
+// the page and token API for the links the gateway makes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
@@ -94,3 +95,21 @@ it('fixed_ip: sent by the egress relay process from the pool address; relay down
   );
   expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === failing)!.remoteAddress).toBe('127.0.0.2');
 }, 120_000);
+
+it('the portal service serves the page and its token API for links the gateway makes', async () => {
+  const t = await h.tenant({ plan: 'starter' });
+  const consumerId = (await t.api.post('/v1/consumers', { external_id: 'portal' })).body.id;
+  const made = await t.api.post(`/v1/consumers/${consumerId}/portal`, { frame_origin: 'https://dash.example.com', locale: 'en' });
+  expect(made.status).toBe(201);
+  const spec = h.cluster.specs.find((s) => s.name === 'portal')!;
+  const base = `http://127.0.0.1:${spec.env['PORT']}`;
+  // The link names the portal's public URL (the launcher points PORTAL_PUBLIC_URL at the portal's port).
+  expect(made.body.url).toMatch(new RegExp(`^http://localhost:${spec.env['PORT']}/l/pt_`));
+  const token = (made.body.url as string).split('/l/')[1]!;
+  const page = await fetch(`${base}/l/${token}`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-security-policy')).toContain('frame-ancestors https://dash.example.com');
+  const session = await fetch(`${base}/api/session`, { headers: { authorization: `Bearer ${token}` } });
+  expect(await session.json()).toMatchObject({ consumer: { id: consumerId }, locale: 'en' });
+  expect((await fetch(`http://127.0.0.1:${spec.metricsPort}/readyz`)).status).toBe(200);
+});
