@@ -213,3 +213,28 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   }
   return at;
 }
+
+/** What each alert condition may be (spec: Failure notifications; configured by API and MCP). */
+export const DELIVERY_FAILURE_AFTER = ['first', '5m', '15m', '60m'] as const;
+export const PENDING_RETRIES_THRESHOLDS = [100, 1_000, 10_000] as const;
+export const USAGE_THRESHOLDS = [50, 80, 100] as const;
+
+/** An organization's alert conditions, shared by all its targets and both environments. */
+export const alertConditionsSchema = z.strictObject({
+  delivery_failure: z.enum(DELIVERY_FAILURE_AFTER, { error: 'must be one of first, 5m, 15m, 60m' }),
+  automatic_stop: z.boolean({ error: 'must be true or false' }),
+  pending_retries: z.union(PENDING_RETRIES_THRESHOLDS.map((n) => z.literal(n)), { error: 'must be one of 100, 1000, 10000' }),
+  usage: z.union(USAGE_THRESHOLDS.map((n) => z.literal(n)), { error: 'must be one of 50, 80, 100' }),
+});
+export type AlertConditions = z.infer<typeof alertConditionsSchema>;
+
+/** PUT /v1/alert-conditions: a partial body changes only what it names. */
+export const alertConditionsPatch = alertConditionsSchema.partial();
+
+/** What an organization that never chose has. */
+export const DEFAULT_ALERT_CONDITIONS: Readonly<AlertConditions> = Object.freeze({
+  delivery_failure: '60m',
+  automatic_stop: true,
+  pending_retries: 1_000,
+  usage: 80,
+});

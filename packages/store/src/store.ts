@@ -1,4 +1,5 @@
 import type {
+  AlertConditions,
   ApiKey,
   Consumer,
   ConsumerId,
@@ -139,6 +140,13 @@ export interface SealingRepo {
   reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean>;
 }
 
+/** An organization's alert conditions (spec: Failure notifications), stored as chosen. */
+export interface AlertSettingsRepo {
+  /** The conditions chosen, or null when the organization never chose (the defaults apply). */
+  conditions(orgId: OrgId): Promise<AlertConditions | null>;
+  setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
+}
+
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */
 export interface Store {
   readonly orgs: OrgRepo;
@@ -151,5 +159,6 @@ export interface Store {
   readonly sealing: SealingRepo;
   readonly recoveries: RecoveryRepo;
   readonly portalTokens: PortalTokenRepo;
+  readonly alerts: AlertSettingsRepo;
   close(): Promise<void>;
 }

@@ -46,6 +46,9 @@ export class ApiClient {
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
     return this.request<T>('POST', path, body, headers);
   }
+  put<T = any>(path: string, body?: unknown) {
+    return this.request<T>('PUT', path, body);
+  }
   patch<T = any>(path: string, body?: unknown) {
     return this.request<T>('PATCH', path, body);
   }

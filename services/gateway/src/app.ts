@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
+import { alertsRouter } from './api/alerts.ts';
 import { consumersRouter } from './api/consumers.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
@@ -24,6 +25,7 @@ export function createApp(deps: GatewayDeps): Express {
   v1.use('/endpoints', endpointsRouter(deps));
   v1.use('/event-types', eventTypesRouter(deps));
   v1.use(messagesRouter(deps));
+  v1.use(alertsRouter(deps));
   v1.use(notFound);
   app.use('/v1', v1);
 

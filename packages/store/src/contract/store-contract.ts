@@ -7,6 +7,7 @@ import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
+import { describeAlertContract } from './alert-contract.ts';
 import { Fixtures } from './fixtures.ts';
 import { describeIsolationContract } from './isolation-contract.ts';
 import { describeLeaseContract } from './lease-contract.ts';
@@ -58,6 +59,7 @@ export function describeStoreContract(
     describeRaceContract(f);
     describeRecoveryContract(f);
     describePortalContract(f);
+    describeAlertContract(f);
     describeDeliveryEndpointContract(f);
     describeMessageIsolationContract(f);
   });

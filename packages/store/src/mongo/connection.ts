@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
 import type {
+  AlertConditionsDoc,
   ApiKeyDoc,
   AttemptDoc,
   ConsumerDoc,
@@ -32,6 +33,7 @@ export const COLLECTIONS = {
   recoveries: 'recoveries',
   recoveryTargets: 'recovery_targets',
   portalTokens: 'portal_tokens',
+  alertConditions: 'alert_conditions',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -61,6 +63,7 @@ export class MongoConnection {
   readonly recoveries: Collection<RecoveryDoc>;
   readonly recoveryTargets: Collection<RecoveryTargetDoc>;
   readonly portalTokens: Collection<PortalTokenDoc>;
+  readonly alertConditions: Collection<AlertConditionsDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -74,6 +77,7 @@ export class MongoConnection {
     this.recoveries = db.collection(COLLECTIONS.recoveries);
     this.recoveryTargets = db.collection(COLLECTIONS.recoveryTargets);
     this.portalTokens = db.collection(COLLECTIONS.portalTokens);
+    this.alertConditions = db.collection(COLLECTIONS.alertConditions);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

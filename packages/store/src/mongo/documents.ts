@@ -1,4 +1,4 @@
-import type { AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RecoveryStatus, RetryPolicy, Scope } from '@wirehook/core';
+import type { AlertConditions, AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RecoveryStatus, RetryPolicy, Scope } from '@wirehook/core';
 
 // The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
 // prefixed ids (plain strings here; the mappers brand them). These types never leave the
@@ -182,4 +182,11 @@ export interface PortalTokenDoc extends TenantFields {
   createdAt: number;
   expiresAt: number;
   expiresAtDate: Date;
+}
+
+/** An organization's alert conditions; `_id` is the org id. */
+export interface AlertConditionsDoc {
+  _id: string;
+  conditions: AlertConditions;
+  updatedAt: number;
 }

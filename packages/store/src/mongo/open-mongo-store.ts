@@ -1,5 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import type { Store } from '../store.ts';
+import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import { MongoApiKeyRepo } from './api-key-repo.ts';
 import { MongoConnection } from './connection.ts';
 import { MongoConsumerRepo } from './consumer-repo.ts';
@@ -73,6 +74,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       sealing: new MongoSealingRepo(conn),
       recoveries: new MongoRecoveryRepo(conn),
       portalTokens: new MongoPortalTokenRepo(conn),
+      alerts: new MongoAlertSettingsRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

@@ -215,6 +215,14 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX portal_tokens_expiry ON portal_tokens (expires_at);
   `,
+  // Alert conditions per organization (both environments share them).
+  `
+  CREATE TABLE alert_conditions (
+    org_id     TEXT PRIMARY KEY REFERENCES orgs (id),
+    conditions TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { Store } from '../store.ts';
+import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SQLITE_BUSY_TIMEOUT_MS, SqliteConnection } from './connection.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
@@ -63,6 +64,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       sealing: new SqliteSealingRepo(conn),
       recoveries: new SqliteRecoveryRepo(conn),
       portalTokens: new SqlitePortalTokenRepo(conn),
+      alerts: new SqliteAlertSettingsRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

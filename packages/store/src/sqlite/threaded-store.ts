@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
@@ -30,6 +31,7 @@ const REPOS = {
   sealing: SqliteSealingRepo,
   recoveries: SqliteRecoveryRepo,
   portalTokens: SqlitePortalTokenRepo,
+  alerts: SqliteAlertSettingsRepo,
 } as const;
 
 /**

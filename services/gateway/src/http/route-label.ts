@@ -20,6 +20,8 @@ export const ROUTE_TEMPLATES = [
   '/v1/messages',
   '/v1/messages/:id',
   '/v1/deliveries/:id/retry',
+  '/v1/alert-conditions',
+  '/mcp',
   // The portal's page and its token API (the same routes under /api).
   '/l/:id',
   '/r/:id',
