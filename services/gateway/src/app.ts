@@ -5,6 +5,7 @@ import { consumersRouter } from './api/consumers.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
 import { messagesRouter } from './api/messages.ts';
+import { mcpRouter } from './mcp-route.ts';
 import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -28,6 +29,7 @@ export function createApp(deps: GatewayDeps): Express {
   v1.use(alertsRouter(deps));
   v1.use(notFound);
   app.use('/v1', v1);
+  app.use('/mcp', mcpRouter(deps));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -1,0 +1,2 @@
+export * from './tools.ts';
+export * from './explain.ts';

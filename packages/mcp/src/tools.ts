@@ -1,0 +1,111 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { alertConditionsPatch, patchEndpointBody, recoverBody } from '@wirehook/core';
+import { z } from 'zod';
+import { explainDelivery } from './explain.ts';
+
+/** How the tools reach Wirehook: its HTTP API, with the caller's own key (so its scopes and errors hold). */
+export interface WirehookApi {
+  request(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+const id = (prefix: string, what: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), { error: `must be a ${what} id (${prefix}_…)` });
+
+/**
+ * An MCP server with Wirehook's tools: the spec's three (`recover_endpoint`, `get_recovery`,
+ * `update_alert_conditions`) and what a person debugging webhooks with an assistant needs.
+ * Every tool is one or two calls of the public API with the caller's key: the API's zod
+ * schemas (reused here for the tools' input), scopes and `{ error, message }` bodies hold
+ * unchanged; an API error comes back as a tool error carrying that body.
+ */
+export function createWirehookMcpServer(api: WirehookApi): McpServer {
+  const server = new McpServer({ name: 'wirehook', version: '1.0.0' });
+  const call = async (method: Parameters<WirehookApi['request']>[0], path: string, body?: unknown) => {
+    const res = await api.request(method, path, body);
+    const text = JSON.stringify(res.body ?? {}, null, 2);
+    return { content: [{ type: 'text' as const, text }], ...(res.status >= 400 ? { isError: true } : {}) };
+  };
+  const q = (params: Record<string, unknown>) => {
+    const entries = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]);
+    return entries.length === 0 ? '' : `?${new URLSearchParams(entries)}`;
+  };
+
+  server.registerTool(
+    'recover_endpoint',
+    {
+      description: 'Re-send every delivery to an endpoint that failed for messages created at or after `since` (Unix ms), 50 every 10 seconds. Needs messages:retry.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint'), ...recoverBody.shape },
+    },
+    ({ endpoint_id, since }) => call('POST', `/v1/endpoints/${endpoint_id}/recover`, { since }),
+  );
+  server.registerTool(
+    'get_recovery',
+    { description: 'A recovery’s status and progress (total, queued). Needs logs:read.', inputSchema: { endpoint_id: id('ep', 'endpoint'), recovery_id: id('rcv', 'recovery') } },
+    ({ endpoint_id, recovery_id }) => call('GET', `/v1/endpoints/${endpoint_id}/recoveries/${recovery_id}`),
+  );
+  server.registerTool(
+    'update_alert_conditions',
+    {
+      description: 'Change the organization’s failure-notification conditions; only what is given changes. Needs endpoints:write.',
+      inputSchema: alertConditionsPatch.shape,
+    },
+    (args) => call('PUT', '/v1/alert-conditions', args),
+  );
+  server.registerTool(
+    'list_endpoints',
+    { description: 'Endpoints of the environment, or of one consumer. Needs logs:read.', inputSchema: { consumer_id: id('con', 'consumer').optional() } },
+    ({ consumer_id }) => call('GET', `/v1/endpoints${q({ consumer_id })}`),
+  );
+  server.registerTool(
+    'get_endpoint',
+    { description: 'One endpoint with its recent attempts, retrying count and latest recovery. Needs logs:read.', inputSchema: { endpoint_id: id('ep', 'endpoint') } },
+    ({ endpoint_id }) => call('GET', `/v1/endpoints/${endpoint_id}`),
+  );
+  server.registerTool(
+    'update_endpoint',
+    {
+      description: 'Change an endpoint: pause or resume (status), retry policy, URL, event types, description. Needs endpoints:write.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint'), ...patchEndpointBody.shape },
+    },
+    ({ endpoint_id, ...patch }) => call('PATCH', `/v1/endpoints/${endpoint_id}`, patch),
+  );
+  server.registerTool(
+    'list_messages',
+    {
+      description: 'Messages, newest first, with filters (status, event_type, q search, since) and a cursor. Needs logs:read.',
+      inputSchema: {
+        status: z.enum(['pending', 'retrying', 'success', 'failed']).optional(),
+        event_type: z.string().optional(),
+        q: z.string().optional(),
+        since: z.number().int().optional(),
+        limit: z.number().int().min(1).max(100).optional(),
+        cursor: z.string().optional(),
+      },
+    },
+    (args) => call('GET', `/v1/messages${q(args)}`),
+  );
+  server.registerTool(
+    'get_message',
+    { description: 'One message with its payload and every delivery’s attempts. Needs logs:read.', inputSchema: { message_id: id('msg', 'message') } },
+    ({ message_id }) => call('GET', `/v1/messages/${message_id}`),
+  );
+  server.registerTool(
+    'retry_delivery',
+    { description: 'Send one delivery again now, same webhook-id. Needs messages:retry.', inputSchema: { delivery_id: id('dlv', 'delivery') } },
+    ({ delivery_id }) => call('POST', `/v1/deliveries/${delivery_id}/retry`),
+  );
+  server.registerTool(
+    'explain_delivery',
+    {
+      description:
+        'Why a message’s delivery failed, in plain words: DNS, TLS, timeout, connection, status, redirect — what the receiver answered, what to check next. ' +
+        'Give the message id (from list_messages) and, when it went to several endpoints, the delivery id. Needs logs:read.',
+      inputSchema: { message_id: id('msg', 'message'), delivery_id: id('dlv', 'delivery').optional() },
+    },
+    async ({ message_id, delivery_id }) => {
+      const res = await api.request('GET', `/v1/messages/${message_id}`);
+      if (res.status >= 400) return { content: [{ type: 'text' as const, text: JSON.stringify(res.body) }], isError: true };
+      return { content: [{ type: 'text' as const, text: explainDelivery(res.body as never, delivery_id) }] };
+    },
+  );
+  return server;
+}
