@@ -1,5 +1,5 @@
 // GET/PUT /v1/alert-conditions: defaults, partial updates, one set per organization (both
-// environments), input refused with the field named, scopes.
+// environments), input refused with the field named, scopes. And /v1/alert-targets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness } from '../support/harness.ts';
 
@@ -40,5 +40,52 @@ describe('/v1/alert-conditions', () => {
     const reader = await wh.key(t.orgId, { scopes: ['logs:read'] });
     expect((await reader.api.get('/v1/alert-conditions')).status).toBe(200);
     expect((await reader.api.put('/v1/alert-conditions', { usage: 50 })).status).toBe(403);
+  });
+});
+
+describe('/v1/alert-targets', () => {
+  it('webhook (a secret shown once), chat and e-mail targets; URL rules; list, read, delete', async () => {
+    const withSmtp = await startWirehook({ smtpUrl: 'smtp://127.0.0.1:2525' });
+    try {
+      const t = await withSmtp.tenant();
+      const hook = await t.api.post('/v1/alert-targets', { type: 'webhook', url: 'https://localhost:8443/alerts' });
+      expect(hook).toMatchObject({ status: 201, body: { id: expect.stringMatching(/^atg_/), type: 'webhook', url: 'https://localhost:8443/alerts', created_at: expect.any(Number), secret: expect.stringMatching(/^whsec_/) } });
+      const chat = await t.api.post('/v1/alert-targets', { type: 'chat', url: 'https://localhost:8443/slack' });
+      expect(chat.body).not.toHaveProperty('secret');
+      const mail = await t.api.post('/v1/alert-targets', { type: 'email', address: 'ops@acme.test' });
+      expect(mail.body).toEqual({ id: expect.stringMatching(/^atg_/), type: 'email', address: 'ops@acme.test', created_at: expect.any(Number) });
+
+      const listed = (await t.api.get('/v1/alert-targets')).body.items;
+      expect(listed.map((x: { id: string }) => x.id)).toEqual([hook.body.id, chat.body.id, mail.body.id]);
+      expect(listed[0]).not.toHaveProperty('secret');
+      expect((await t.api.get(`/v1/alert-targets/${hook.body.id}`)).body).toMatchObject({ id: hook.body.id, recent: [] });
+      const testKey = await withSmtp.key(t.orgId, { env: 'test' });
+      expect((await testKey.api.get('/v1/alert-targets')).body.items).toHaveLength(3); // the organization's, both environments
+
+      for (const [body, message] of [
+        [{ type: 'webhook', url: 'http://localhost/alerts' }, /^url/],
+        [{ type: 'chat', url: 'https://10.0.0.1/x' }, /^url/],
+        [{ type: 'email', address: 'not-an-address' }, /^address: must be an e-mail address/],
+        [{ type: 'pager', url: 'https://localhost:8443/x' }, /type/],
+      ] as const) {
+        const res = await t.api.post('/v1/alert-targets', body);
+        expect(res.status, JSON.stringify(body)).toBe(422);
+        expect(res.body.message).toMatch(message);
+      }
+      expect((await t.api.delete(`/v1/alert-targets/${chat.body.id}`)).status).toBe(204);
+      expect((await t.api.delete(`/v1/alert-targets/${chat.body.id}`)).status).toBe(404);
+      const other = await withSmtp.tenant();
+      expect((await other.api.delete(`/v1/alert-targets/${hook.body.id}`)).status).toBe(404);
+      const reader = await withSmtp.key(t.orgId, { scopes: ['logs:read'] });
+      expect((await reader.api.post('/v1/alert-targets', { type: 'chat', url: 'https://localhost:8443/x' })).status).toBe(403);
+    } finally {
+      await withSmtp.close();
+    }
+  });
+
+  it('without SMTP_URL, an e-mail target is refused, saying what to set', async () => {
+    const t = await wh.tenant();
+    const res = await t.api.post('/v1/alert-targets', { type: 'email', address: 'ops@acme.test' });
+    expect(res).toMatchObject({ status: 422, body: { error: 'invalid', message: expect.stringContaining('SMTP_URL') } });
   });
 });

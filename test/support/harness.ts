@@ -31,6 +31,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** RELAY_SOURCE_IPS: the fixed IP pool of the in-process relay; default: none. */
   relaySourceIps?: string;
+  /** SMTP_URL; default: none (e-mail targets refused). */
+  smtpUrl?: string;
 }
 
 /** A tenant made through the admin commands, with a client holding its key. */
@@ -78,6 +80,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     SWEEP_INTERVAL_MS: '25',
     ...(options.secretKey === undefined ? {} : { WIREHOOK_SECRET_KEY: options.secretKey }),
     ...(options.relaySourceIps === undefined ? {} : { RELAY_SOURCE_IPS: options.relaySourceIps }),
+    ...(options.smtpUrl === undefined ? {} : { SMTP_URL: options.smtpUrl, ALERT_EMAIL_FROM: 'alerts@wirehook.test' }),
   });
   const embedded = createEmbedded(config, { clock, logger: options.logger ?? silentLogger(), lookup: options.lookup, ca: options.ca });
   const started: typeof embedded.components = [];

@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   delivery: 'dlv_',
   attempt: 'att_',
   recovery: 'rcv_',
+  alertTarget: 'atg_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -25,6 +26,7 @@ export type MessageId = Brand<'message'>;
 export type DeliveryId = Brand<'delivery'>;
 export type AttemptId = Brand<'attempt'>;
 export type RecoveryId = Brand<'recovery'>;
+export type AlertTargetId = Brand<'alertTarget'>;
 
 export interface IdOf {
   org: OrgId;
@@ -35,6 +37,7 @@ export interface IdOf {
   delivery: DeliveryId;
   attempt: AttemptId;
   recovery: RecoveryId;
+  alertTarget: AlertTargetId;
 }
 
 // ULID: 48-bit millisecond time + 80 random bits, Crockford base32, sortable as text.

@@ -238,3 +238,15 @@ export const DEFAULT_ALERT_CONDITIONS: Readonly<AlertConditions> = Object.freeze
   pending_retries: 1_000,
   usage: 80,
 });
+
+/** POST /v1/alert-targets: where failure notices go. */
+export const createAlertTargetBody = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({ type: z.literal('webhook'), url: endpointUrl }),
+    z.strictObject({ type: z.literal('chat'), url: endpointUrl }),
+    z.strictObject({ type: z.literal('email'), address: z.email({ error: 'must be an e-mail address' }).max(320) }),
+  ],
+  { error: 'type: must be webhook, chat or email' },
+);
+export type CreateAlertTargetBody = z.infer<typeof createAlertTargetBody>;

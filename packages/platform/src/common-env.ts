@@ -102,6 +102,12 @@ export const internalAuthEnv = {
     .min(32, { error: 'must be at least 32 characters (e.g. openssl rand -base64 32)' }),
 };
 
+/** E-mail for failure notices and owner usage e-mails (the alerting service); without SMTP_URL, e-mail targets are refused. */
+export const emailEnv = {
+  SMTP_URL: serverUrl(['smtp:', 'smtps:']).optional(), // smtp://user:pass@host:587 (STARTTLS) or smtps://…:465
+  ALERT_EMAIL_FROM: z.email({ error: 'must be an e-mail address' }).optional(), // the From of notices
+};
+
 /** Test-only: a file holding a clock offset in ms shared by every process (see FileOffsetClock). */
 export const testClockEnv = {
   WIREHOOK_TEST_CLOCK_FILE: z.string().optional(),

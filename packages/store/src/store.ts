@@ -1,5 +1,6 @@
 import type {
   AlertConditions,
+  AlertTargetId,
   ApiKey,
   Consumer,
   ConsumerId,
@@ -140,11 +141,29 @@ export interface SealingRepo {
   reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean>;
 }
 
-/** An organization's alert conditions (spec: Failure notifications), stored as chosen. */
+/** Where an organization's failure notices go. */
+export interface AlertTarget {
+  id: AlertTargetId;
+  type: 'webhook' | 'chat' | 'email';
+  /** webhook and chat. */
+  url: string | null;
+  /** email. */
+  address: string | null;
+  /** webhook: the signing secret, sealed (bound to the target id). */
+  sealedSecret: string | null;
+  createdAt: number;
+}
+
+/** An organization's alert conditions and targets (spec: Failure notifications). */
 export interface AlertSettingsRepo {
   /** The conditions chosen, or null when the organization never chose (the defaults apply). */
   conditions(orgId: OrgId): Promise<AlertConditions | null>;
   setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
+  createTarget(orgId: OrgId, target: AlertTarget): Promise<AlertTarget>;
+  /** Oldest first. */
+  targets(orgId: OrgId): Promise<AlertTarget[]>;
+  /** @returns false when the organization has no such target. */
+  deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean>;
 }
 
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */

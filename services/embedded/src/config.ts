@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { relaySourceIpsVar } from '@wirehook/egress-relay';
-import { deliveryEnv, dispatchEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { deliveryEnv, dispatchEnv, emailEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** Embedded mode's environment: every variable, its default, parsed once in main. */
 export const embeddedConfigSchema = z.object({
@@ -12,6 +12,7 @@ export const embeddedConfigSchema = z.object({
   ...deliveryEnv,
   ...dispatchEnv,
   RELAY_SOURCE_IPS: relaySourceIpsVar, // the fixed IP pool fixed_ip endpoints are sent from (the relay runs in-process)
+  ...emailEnv,
   ...logEnv,
   ...testClockEnv,
 });

@@ -102,6 +102,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     lookup,
     retentionMonths: config.RETENTION_MONTHS,
     portalPublicUrl: config.PORTAL_PUBLIC_URL,
+    emailConfigured: Boolean(config.SMTP_URL),
   };
   const api = httpComponent('api', createApp(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
   // The customer portal, in-process: its page and token API on PORTAL_PORT.

@@ -35,6 +35,7 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
     lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),
     retentionMonths: config.RETENTION_MONTHS,
     portalPublicUrl: config.PORTAL_PUBLIC_URL,
+    emailConfigured: Boolean(config.SMTP_URL),
   };
   return {
     deps,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { emailEnv, serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** The gateway's environment, parsed once in main. */
 export const gatewayConfigSchema = z.object({
@@ -13,6 +13,7 @@ export const gatewayConfigSchema = z.object({
   RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
   GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
   ...internalAuthEnv,
+  ...emailEnv,
   ...logEnv,
   ...testClockEnv,
 }).superRefine(requireSharedKey);

@@ -25,4 +25,6 @@ export interface GatewayDeps {
   retentionMonths: number;
   /** Base of portal links (PORTAL_PUBLIC_URL). */
   portalPublicUrl: string;
+  /** SMTP_URL is set: e-mail alert targets can be made. */
+  emailConfigured: boolean;
 }

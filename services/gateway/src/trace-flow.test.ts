@@ -67,6 +67,7 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
       lookup: async () => [{ address: '93.184.215.14', family: 4 }],
       retentionMonths: 3,
       portalPublicUrl: 'http://localhost:8081',
+      emailConfigured: false,
     });
     server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -1,6 +1,7 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
 import type {
   AlertConditionsDoc,
+  AlertTargetDoc,
   ApiKeyDoc,
   AttemptDoc,
   ConsumerDoc,
@@ -34,6 +35,7 @@ export const COLLECTIONS = {
   recoveryTargets: 'recovery_targets',
   portalTokens: 'portal_tokens',
   alertConditions: 'alert_conditions',
+  alertTargets: 'alert_targets',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -64,6 +66,7 @@ export class MongoConnection {
   readonly recoveryTargets: Collection<RecoveryTargetDoc>;
   readonly portalTokens: Collection<PortalTokenDoc>;
   readonly alertConditions: Collection<AlertConditionsDoc>;
+  readonly alertTargets: Collection<AlertTargetDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -78,6 +81,7 @@ export class MongoConnection {
     this.recoveryTargets = db.collection(COLLECTIONS.recoveryTargets);
     this.portalTokens = db.collection(COLLECTIONS.portalTokens);
     this.alertConditions = db.collection(COLLECTIONS.alertConditions);
+    this.alertTargets = db.collection(COLLECTIONS.alertTargets);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

@@ -190,3 +190,14 @@ export interface AlertConditionsDoc {
   conditions: AlertConditions;
   updatedAt: number;
 }
+
+/** A notice target of an organization. */
+export interface AlertTargetDoc {
+  _id: string;
+  orgId: string;
+  type: 'webhook' | 'chat' | 'email';
+  url: string | null;
+  address: string | null;
+  sealedSecret: string | null;
+  createdAt: number;
+}

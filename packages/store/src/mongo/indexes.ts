@@ -67,6 +67,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
   [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
+  [COLLECTIONS.alertTargets]: [{ key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' }],
   [COLLECTIONS.recoveryTargets]: [{ key: { recoveryId: 1, seq: 1 }, name: 'recovery_targets_seq', unique: true }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],

@@ -1,5 +1,19 @@
 import { Router } from 'express';
-import { alertConditionsPatch, DEFAULT_ALERT_CONDITIONS, ForbiddenError, parseInput } from '@wirehook/core';
+import {
+  alertConditionsPatch,
+  createAlertTargetBody,
+  DEFAULT_ALERT_CONDITIONS,
+  ForbiddenError,
+  InvalidError,
+  isId,
+  newId,
+  newSigningSecret,
+  NotFoundError,
+  parseInput,
+  type AlertTargetId,
+} from '@wirehook/core';
+import { checkEndpointUrl } from '@wirehook/egress';
+import type { AlertTarget } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 
@@ -26,7 +40,56 @@ export function alertsRouter(deps: GatewayDeps): Router {
     res.json(next);
   });
 
+  // Targets: where notices go. Their URLs follow the endpoint URL rules (https, 443/8443, the SSRF guard).
+  router.post('/alert-targets', requireScope('endpoints:write'), async (req, res) => {
+    const { org } = orgOnly(res);
+    const body = parseInput(createAlertTargetBody, req.body, 'request body');
+    if (body.type === 'email' && !deps.emailConfigured) {
+      throw new InvalidError('type: e-mail targets need SMTP_URL (and ALERT_EMAIL_FROM) set on the server; none is configured');
+    }
+    if (body.type !== 'email') await checkEndpointUrl(body.url, { policy: deps.addressPolicy, lookup: deps.lookup });
+    const id = newId('alertTarget', clock);
+    // Webhook notices are signed like deliveries (Standard Webhooks): the secret is shown once, here.
+    const secret = body.type === 'webhook' ? newSigningSecret() : null;
+    const target = await store.alerts.createTarget(org.id, {
+      id,
+      type: body.type,
+      url: body.type === 'email' ? null : body.url,
+      address: body.type === 'email' ? body.address : null,
+      sealedSecret: secret === null ? null : deps.secretBox.seal(secret, id),
+      createdAt: clock.now(),
+    });
+    res.status(201).json({ ...targetJson(target), ...(secret === null ? {} : { secret }) });
+  });
+
+  router.get('/alert-targets', requireScope('logs:read'), async (_req, res) => {
+    const { org } = orgOnly(res);
+    res.json({ items: (await store.alerts.targets(org.id)).map(targetJson) });
+  });
+
+  router.get('/alert-targets/:id', requireScope('logs:read'), async (req, res) => {
+    const { org } = orgOnly(res);
+    const id = String(req.params['id']);
+    const target = (await store.alerts.targets(org.id)).find((t) => t.id === id);
+    if (!target) throw new NotFoundError(`alert target ${id} not found`);
+    // Notices are not sent yet (the alerting service is to come): no attempts to show.
+    res.json({ ...targetJson(target), recent: [] });
+  });
+
+  router.delete('/alert-targets/:id', requireScope('endpoints:write'), async (req, res) => {
+    const { org } = orgOnly(res);
+    const id = String(req.params['id']);
+    if (!isId('alertTarget', id) || !(await store.alerts.deleteTarget(org.id, id as AlertTargetId))) throw new NotFoundError(`alert target ${id} not found`);
+    res.status(204).end();
+  });
+
   return router;
+}
+
+function targetJson(t: AlertTarget) {
+  return t.type === 'email'
+    ? { id: t.id, type: t.type, address: t.address, created_at: t.createdAt }
+    : { id: t.id, type: t.type, url: t.url, created_at: t.createdAt };
 }
 
 /** The organization's settings are the sender's: a portal link (one consumer) has none. */

@@ -21,6 +21,8 @@ export const ROUTE_TEMPLATES = [
   '/v1/messages/:id',
   '/v1/deliveries/:id/retry',
   '/v1/alert-conditions',
+  '/v1/alert-targets',
+  '/v1/alert-targets/:id',
   '/mcp',
   // The portal's page and its token API (the same routes under /api).
   '/l/:id',
