@@ -1,6 +1,7 @@
 import type {
   AlertConditions,
   AlertTargetId,
+  Environment,
   ApiKey,
   Consumer,
   ConsumerId,
@@ -154,6 +155,67 @@ export interface AlertTarget {
   createdAt: number;
 }
 
+/**
+ * What happened that a notice may be about, written by `deliveries.complete` in the same
+ * transaction as the change itself (an outbox): nothing that should notify is lost, even if
+ * the process dies right after.
+ */
+export interface AlertEvent {
+  seq: number;
+  tenant: Tenant;
+  /** failing: the endpoint's failure streak began; exhausted: a delivery ran out of retries; disabled: the endpoint was stopped automatically. */
+  kind: 'failing' | 'exhausted' | 'disabled';
+  endpointId: EndpointId;
+  at: number;
+  error: string | null;
+  responseStatus: number | null;
+}
+
+/** An endpoint a delivery-failure notice is about. */
+export interface NoticeEndpoint {
+  env: Environment;
+  endpointId: EndpointId;
+  url: string;
+  consumerExternalId: string;
+  failingSince: number | null;
+  lastError: string | null;
+  lastStatus: number | null;
+}
+
+/** The alerting throttle of one organization (spec: at most one notice per endpoint per hour, one per org per hour, the rest combined). */
+export interface AlertState {
+  /** Bumped by every commit: a step decided on an older state is refused (two workers, one decision). */
+  version: number;
+  /** When the organization's current hour of delivery-failure notices began; null: none yet. */
+  windowStart: number | null;
+  /** Endpoints that began failing in that hour, sent together at its end. */
+  pending: NoticeEndpoint[];
+  /** The last delivery-failure notice per endpoint. */
+  lastNoticeAt: Record<string, number>;
+  /** The failure streak (its failing_since) each endpoint was last notified for. */
+  notifiedStreaks: Record<string, number>;
+}
+
+/** A notice to send to one target, queued in the same transaction that decided it. */
+export interface NoticeDelivery {
+  id: string;
+  orgId: OrgId;
+  targetId: AlertTargetId;
+  /** alert.delivery_failure, alert.endpoint_disabled, … */
+  type: string;
+  /** The notice as JSON: `{ type, timestamp, data }`. */
+  body: string;
+  createdAt: number;
+}
+
+/** One try at sending a notice. */
+export interface NoticeAttempt {
+  at: number;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
 /** An organization's alert conditions and targets (spec: Failure notifications). */
 export interface AlertSettingsRepo {
   /** The conditions chosen, or null when the organization never chose (the defaults apply). */
@@ -164,6 +226,28 @@ export interface AlertSettingsRepo {
   targets(orgId: OrgId): Promise<AlertTarget[]>;
   /** @returns false when the organization has no such target. */
   deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean>;
+
+  /** The oldest events of the outbox. */
+  events(limit: number): Promise<AlertEvent[]>;
+  /** Endpoints whose failure streak began at or before `before`, still failing, of active status, across organizations. */
+  failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
+  /** Organizations whose hour of notices ended at or before `now` with endpoints waiting in it. */
+  statesDue(now: number, limit: number): Promise<OrgId[]>;
+  state(orgId: OrgId): Promise<AlertState | null>;
+  /**
+   * One step of the alerting engine for an organization, in one transaction: the events it
+   * consumed leave the outbox, its throttle state is written (`state.version` must be one more
+   * than the stored one, 0 when none is stored), its notices are queued.
+   * @throws ConflictError when an event was already consumed or the state moved on (another
+   * worker decided meanwhile): nothing is written.
+   */
+  commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
+  /** Takes notices due at `now` (lease until `leaseUntil`), oldest first. */
+  claimNotices(now: number, leaseUntil: number, limit: number): Promise<(NoticeDelivery & { attempts: number })[]>;
+  /** Records a try; `next`: when to try again, or null when done (sent, or given up). */
+  recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void>;
+  /** The target's latest tries, newest first. */
+  noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]>;
 }
 
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */

@@ -1,16 +1,25 @@
-// alerting as its own process. Its feature — failure notifications to organizations — is not built yet: it starts,
-// reports live but never ready on METRICS_PORT (/livez, /readyz, /metrics) and does nothing else, so the
-// cluster and the Helm chart already have its place.
+// The alerting service as its own process: decides failure notices from the store's outbox
+// and the organizations' conditions, and sends them to their targets (webhook, chat, e-mail).
+// Replicas may run side by side: every decision is committed against the state it was made on.
 import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'alerting' });
 const { z } = await import('zod');
-const { loadConfig, logEnv, notBuiltCheck, runService, serveEnv } = await import('@wirehook/platform');
+const { deliveryEnv, emailEnv, loadConfig, logEnv, openSealingKeys, openStore, requireSharedKey, runService, serveEnv, storeCheck, storeEnv, testClockEnv } = await import('@wirehook/platform');
+const { createAlerting } = await import('./create-alerting.ts');
 
-const config = loadConfig(z.object({ ...serveEnv(9469), ...logEnv }), process.env, 'alerting');
+const config = loadConfig(
+  z.object({ ...serveEnv(9469), ...storeEnv, ...deliveryEnv, ...emailEnv, ...logEnv, ...testClockEnv }).superRefine(requireSharedKey),
+  process.env,
+  'alerting',
+);
 
-await runService('alerting', config, ({ readiness }) => {
-  readiness.push(notBuiltCheck('issue 13'));
-  return [tracing];
+await runService('alerting', config, async ({ logger, clock, registry, readiness }) => {
+  const store = await openStore(config);
+  // Webhook notices are signed with their target's secret, sealed like endpoints' secrets.
+  const keys = await openSealingKeys(config, store, { clock, logger, readiness });
+  readiness.push(storeCheck(store));
+  const alerting = createAlerting(config, { store, clock, logger, secretBox: keys.box, registry });
+  return [tracing, { name: 'store', start: async () => {}, stop: () => store.close() }, ...alerting.components];
 });

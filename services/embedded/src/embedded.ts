@@ -7,6 +7,7 @@ import { EgressRelay } from '@wirehook/egress-relay';
 import { createApp, type GatewayDeps } from '@wirehook/gateway';
 import { createPortalApp } from '@wirehook/portal';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
+import { createAlerting, type AlertingWorker } from '@wirehook/alerting';
 import { MessageIntake } from '@wirehook/message-intake';
 import { createRecovery, type RecoveryWorker } from '@wirehook/recovery';
 import {
@@ -33,6 +34,8 @@ export interface Embedded {
   retention: RetentionJob;
   /** Drives running recoveries (tests call its tick() with the clock moved). */
   recoveryWorker: RecoveryWorker;
+  /** Decides and sends failure notices (tests call its tick() with the clock moved). */
+  alertingWorker: AlertingWorker;
   /** The API's base URL once started. */
   apiUrl(): string;
   /** The portal's base URL once started. */
@@ -89,6 +92,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   });
   const { dispatcher, retention, addressPolicy, lookup } = delivery;
   const recovery = createRecovery(config, { store, bus, clock, logger, registry: httpMetrics.registry, soleWorker: true });
+  const alerting = createAlerting(config, { store, clock, logger, secretBox, registry: httpMetrics.registry, lookup: deps.lookup, ca: deps.ca });
   const gatewayDeps: GatewayDeps = {
     store,
     intake,
@@ -124,6 +128,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     dispatcher,
     retention,
     recoveryWorker: recovery.worker,
+    alertingWorker: alerting.worker,
     // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.
     components: [
       // A wrong key is refused before anything is sent or sealed with it.
@@ -133,6 +138,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       component('relay', () => relay.close()),
       ...delivery.components,
       recovery.worker,
+      ...alerting.components,
       metrics,
       portal,
       api,

@@ -1,6 +1,10 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
 import type {
   AlertConditionsDoc,
+  AlertEventDoc,
+  AlertNoticeAttemptDoc,
+  AlertNoticeDoc,
+  AlertStateDoc,
   AlertTargetDoc,
   ApiKeyDoc,
   AttemptDoc,
@@ -36,6 +40,10 @@ export const COLLECTIONS = {
   portalTokens: 'portal_tokens',
   alertConditions: 'alert_conditions',
   alertTargets: 'alert_targets',
+  alertEvents: 'alert_events',
+  alertState: 'alert_state',
+  alertNotices: 'alert_notices',
+  alertNoticeAttempts: 'alert_notice_attempts',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -67,6 +75,10 @@ export class MongoConnection {
   readonly portalTokens: Collection<PortalTokenDoc>;
   readonly alertConditions: Collection<AlertConditionsDoc>;
   readonly alertTargets: Collection<AlertTargetDoc>;
+  readonly alertEvents: Collection<AlertEventDoc>;
+  readonly alertState: Collection<AlertStateDoc>;
+  readonly alertNotices: Collection<AlertNoticeDoc>;
+  readonly alertNoticeAttempts: Collection<AlertNoticeAttemptDoc>;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -82,6 +94,10 @@ export class MongoConnection {
     this.portalTokens = db.collection(COLLECTIONS.portalTokens);
     this.alertConditions = db.collection(COLLECTIONS.alertConditions);
     this.alertTargets = db.collection(COLLECTIONS.alertTargets);
+    this.alertEvents = db.collection(COLLECTIONS.alertEvents);
+    this.alertState = db.collection(COLLECTIONS.alertState);
+    this.alertNotices = db.collection(COLLECTIONS.alertNotices);
+    this.alertNoticeAttempts = db.collection(COLLECTIONS.alertNoticeAttempts);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.attempts = db.collection(COLLECTIONS.attempts);

@@ -40,7 +40,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
           },
         },
       ],
-      { session, returnDocument: 'after', projection: { messageId: 1 } },
+      { session, returnDocument: 'after', projection: { messageId: 1, status: 1 } },
     );
     if (updated === null) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint:
@@ -54,7 +54,11 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       return { applied: false, endpointDisabled: false };
     }
     await refreshMessageStatuses(conn, session, t, [updated.messageId]);
-    return { applied: true, endpointDisabled: await updateEndpoint(conn, session, t, endpointId, attempt.at, outcome.endpoint) };
+    const endpointDisabled = await updateEndpoint(conn, session, t, endpointId, attempt, outcome.endpoint);
+    // The outbox of notices: what this attempt did that an organization may be told of.
+    if (outcome.status === 'failed' && updated.status === 'failed') await addAlertEvent(conn, session, t, 'exhausted', endpointId, attempt);
+    if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
+    return { applied: true, endpointDisabled };
   });
   // The disabling failed the first batch of the endpoint's open deliveries with it; the rest now.
   if (completed.endpointDisabled) await failAllOpenDeliveries(conn, t, endpointId);
@@ -67,9 +71,10 @@ async function updateEndpoint(
   session: ClientSession,
   t: Tenant,
   endpointId: EndpointId,
-  at: number,
+  attempt: AttemptDoc,
   outcome: AttemptOutcome['endpoint'],
 ): Promise<boolean> {
+  const at = attempt.at;
   const filter = { ...scope(t), _id: endpointId };
   if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
   if (outcome.succeeded) {
@@ -79,11 +84,14 @@ async function updateEndpoint(
   const endpoint = await conn.endpoints.findOneAndUpdate(
     filter,
     [{ $set: { failingSince: { $ifNull: ['$failingSince', { $literal: at }] } } }],
-    { session, returnDocument: 'after', projection: { failingSince: 1, status: 1 } },
+    // Before: a null failingSince then means this attempt began the streak.
+    { session, returnDocument: 'before', projection: { failingSince: 1, status: 1 } },
   );
+  if (endpoint !== null && endpoint.failingSince === null) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
   // No endpoint: it was deleted while the attempt ran.
   if (endpoint === null || outcome.disableIfFailingSince === undefined) return false;
-  const { failingSince, status } = endpoint;
+  const status = endpoint.status;
+  const failingSince = endpoint.failingSince ?? at;
   if (status !== 'active' || failingSince === null || failingSince > outcome.disableIfFailingSince) return false;
   // Two racing completions both write the status here; the second conflicts, is run again
   // and finds the endpoint disabled, so the disabling is reported once.
@@ -94,4 +102,14 @@ async function updateEndpoint(
   );
   await failOpenDeliveries(conn, session, t, endpointId);
   return true;
+}
+
+/** An outbox event for the alerting engine, numbered from the `alert-events` counter in the same transaction. */
+async function addAlertEvent(conn: MongoConnection, session: ClientSession, t: Tenant, kind: 'failing' | 'exhausted' | 'disabled', endpointId: EndpointId, a: AttemptDoc): Promise<void> {
+  const counter = await conn.counters.findOneAndUpdate(
+    { _id: 'alert-events' },
+    { $inc: { value: 1 }, $setOnInsert: { expiresAt: new Date(8.64e15) } },
+    { session, upsert: true, returnDocument: 'after' },
+  );
+  await conn.alertEvents.insertOne({ _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus }, { session });
 }

@@ -201,3 +201,47 @@ export interface AlertTargetDoc {
   sealedSecret: string | null;
   createdAt: number;
 }
+
+/** An alerting outbox event; `_id` is its sequence number (from the `alert-events` counter). */
+export interface AlertEventDoc extends TenantFields {
+  _id: number;
+  kind: 'failing' | 'exhausted' | 'disabled';
+  endpointId: string;
+  at: number;
+  error: string | null;
+  responseStatus: number | null;
+}
+
+/** An organization's alerting throttle state; `_id` is the org id. */
+export interface AlertStateDoc {
+  _id: string;
+  state: import('../store.ts').AlertState;
+  windowEnd: number | null;
+  hasPending: boolean;
+}
+
+/** A notice queued for one target. */
+export interface AlertNoticeDoc {
+  _id: string;
+  orgId: string;
+  targetId: string;
+  type: string;
+  body: string;
+  createdAt: number;
+  attempts: number;
+  nextAttemptAt: number | null;
+  leaseUntil: number | null;
+  sent: boolean;
+}
+
+/** One try at sending a notice. */
+export interface AlertNoticeAttemptDoc {
+  noticeId: string;
+  orgId: string;
+  targetId: string;
+  type: string;
+  at: number;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}

@@ -27,6 +27,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, _id: -1 }, name: 'consumers_tenant' },
   ],
   [COLLECTIONS.endpoints]: [
+    // The alerting engine looks for endpoints failing for long enough.
+    { key: { failingSince: 1 }, name: 'endpoints_failing', partialFilterExpression: { failingSince: { $type: 'number' } } },
     { key: { orgId: 1, env: 1, consumerId: 1, _id: 1 }, name: 'endpoints_tenant_consumer' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
   ],
@@ -68,6 +70,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
   [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
   [COLLECTIONS.alertTargets]: [{ key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' }],
+  [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
+  [COLLECTIONS.alertNotices]: [{ key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } }],
+  [COLLECTIONS.alertNoticeAttempts]: [{ key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' }],
   [COLLECTIONS.recoveryTargets]: [{ key: { recoveryId: 1, seq: 1 }, name: 'recovery_targets_seq', unique: true }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],

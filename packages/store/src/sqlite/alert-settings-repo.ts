@@ -1,7 +1,7 @@
-import type { AlertConditions, AlertTargetId, OrgId } from '@wirehook/core';
-import type { AlertSettingsRepo, AlertTarget } from '../store.ts';
+import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
+import type { AlertEvent, AlertSettingsRepo, AlertState, AlertTarget, NoticeAttempt, NoticeDelivery } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
-import { int, json, text, textOrNull, type Row } from './row.ts';
+import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
 
 /** Alert conditions in SQLite, one JSON document per organization. */
 export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
@@ -38,6 +38,117 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
 
   async deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean> {
     return Number(this.#conn.statement('DELETE FROM alert_targets WHERE org_id = ? AND id = ?').run(orgId, id).changes) > 0;
+  }
+
+  async events(limit: number): Promise<AlertEvent[]> {
+    return this.#conn
+      .statement('SELECT * FROM alert_events ORDER BY seq LIMIT ?')
+      .all(limit)
+      .map((row) => ({
+        seq: int(row, 'seq'),
+        tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+        kind: text(row, 'kind') as AlertEvent['kind'],
+        endpointId: text(row, 'endpoint_id') as EndpointId,
+        at: int(row, 'at'),
+        error: textOrNull(row, 'error'),
+        responseStatus: intOrNull(row, 'response_status'),
+      }));
+  }
+
+  async failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+    return this.#conn
+      .statement(`SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since IS NOT NULL AND failing_since <= ? AND status = 'active' ORDER BY failing_since LIMIT ?`)
+      .all(before, limit)
+      .map((row) => ({
+        tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+        endpointId: text(row, 'id') as EndpointId,
+        failingSince: int(row, 'failing_since'),
+      }));
+  }
+
+  async statesDue(now: number, limit: number): Promise<OrgId[]> {
+    return this.#conn
+      .statement('SELECT org_id FROM alert_state WHERE has_pending = 1 AND window_end <= ? ORDER BY window_end LIMIT ?')
+      .all(now, limit)
+      .map((row) => text(row, 'org_id') as OrgId);
+  }
+
+  async state(orgId: OrgId): Promise<AlertState | null> {
+    const row = this.#conn.statement('SELECT state FROM alert_state WHERE org_id = ?').get(orgId);
+    return row === undefined ? null : json<AlertState>(row, 'state');
+  }
+
+  async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
+    this.#conn.immediate(() => {
+      const remove = this.#conn.statement('DELETE FROM alert_events WHERE seq = ?');
+      for (const seq of consumed) {
+        if (Number(remove.run(seq).changes) === 0) throw new ConflictError(`alert event ${seq} was consumed by another worker`);
+      }
+      const windowEnd = state.windowStart === null ? null : state.windowStart + 3_600_000;
+      const stored = this.#conn.statement('SELECT state FROM alert_state WHERE org_id = ?').get(orgId);
+      const storedVersion = stored === undefined ? 0 : json<AlertState>(stored, 'state').version;
+      if (state.version !== storedVersion + 1) throw new ConflictError(`the alert state of ${orgId} moved on (version ${storedVersion})`);
+      this.#conn
+        .statement(
+          `INSERT INTO alert_state (org_id, state, window_end, has_pending) VALUES (?, ?, ?, ?)
+           ON CONFLICT (org_id) DO UPDATE SET state = excluded.state, window_end = excluded.window_end, has_pending = excluded.has_pending`,
+        )
+        .run(orgId, JSON.stringify(state), windowEnd, state.pending.length > 0 ? 1 : 0);
+      const insert = this.#conn.statement(
+        'INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const n of notices) insert.run(n.id, n.orgId, n.targetId, n.type, n.body, n.createdAt, n.createdAt);
+    });
+  }
+
+  async claimNotices(now: number, leaseUntil: number, limit: number): Promise<(NoticeDelivery & { attempts: number })[]> {
+    return this.#conn.immediate(() =>
+      this.#conn
+        .statement(
+          `UPDATE alert_notices SET lease_until = ?
+            WHERE id IN (SELECT id FROM alert_notices WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?)
+            RETURNING *`,
+        )
+        .all(leaseUntil, now, now, limit)
+        .map((row) => ({
+          id: text(row, 'id'),
+          orgId: text(row, 'org_id') as OrgId,
+          targetId: text(row, 'target_id') as AlertTargetId,
+          type: text(row, 'type'),
+          body: text(row, 'body'),
+          createdAt: int(row, 'created_at'),
+          attempts: int(row, 'attempts'),
+        })),
+    );
+  }
+
+  async recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
+    this.#conn.immediate(() => {
+      const notice = this.#conn
+        .statement('UPDATE alert_notices SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, sent = ? WHERE id = ? RETURNING org_id, target_id')
+        .get(next, sent ? 1 : 0, id);
+      if (notice === undefined) return;
+      this.#conn
+        .statement('INSERT INTO alert_notice_attempts (notice_id, org_id, target_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(id, text(notice, 'org_id'), text(notice, 'target_id'), attempt.at, attempt.responseStatus, attempt.error, attempt.durationMs);
+    });
+  }
+
+  async noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]> {
+    return this.#conn
+      .statement(
+        `SELECT a.*, n.type FROM alert_notice_attempts a JOIN alert_notices n ON n.id = a.notice_id
+          WHERE a.org_id = ? AND a.target_id = ? ORDER BY a.at DESC, a.id DESC LIMIT ?`,
+      )
+      .all(orgId, targetId, limit)
+      .map((row) => ({
+        noticeId: text(row, 'notice_id'),
+        type: text(row, 'type'),
+        at: int(row, 'at'),
+        responseStatus: intOrNull(row, 'response_status'),
+        error: textOrNull(row, 'error'),
+        durationMs: int(row, 'duration_ms'),
+      }));
   }
 }
 

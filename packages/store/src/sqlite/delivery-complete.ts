@@ -31,7 +31,7 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
              attempt_count = attempt_count + 1,
              policy_attempts = policy_attempts + ?, lease_until = NULL,
              held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
-         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id`,
+         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status`,
       )
       .get(outcome.status, a.at, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, deliveryId, leaseToken);
     if (updated === undefined) {
@@ -44,7 +44,11 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
       return { applied: false, endpointDisabled: false };
     }
     refreshMessageStatuses(conn, [text(updated, 'message_id')]);
-    return { applied: true, endpointDisabled: updateEndpoint(conn, t, endpointId, a.at, outcome.endpoint) };
+    const endpointDisabled = updateEndpoint(conn, t, endpointId, a.at, outcome.endpoint, a);
+    // The outbox of notices: what this attempt did that an organization may be told of.
+    if (outcome.status === 'failed' && text(updated, 'status') === 'failed') addAlertEvent(conn, t, 'exhausted', endpointId, a);
+    if (endpointDisabled) addAlertEvent(conn, t, 'disabled', endpointId, a);
+    return { applied: true, endpointDisabled };
   });
 }
 
@@ -55,6 +59,7 @@ function updateEndpoint(
   endpointId: EndpointId,
   at: number,
   outcome: AttemptOutcome['endpoint'],
+  attempt: AttemptOutcome['attempt'],
 ): boolean {
   const tenantId = 'org_id = ? AND env = ? AND id = ?';
   if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
@@ -64,7 +69,8 @@ function updateEndpoint(
     return false;
   }
   // Most failures follow failures: the streak is running, so only read it (no row to write).
-  conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(at, t.orgId, t.env, endpointId);
+  const started = conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(at, t.orgId, t.env, endpointId);
+  if (Number(started.changes) > 0) addAlertEvent(conn, t, 'failing', endpointId, attempt);
   const row = conn.statement(`SELECT failing_since, status FROM endpoints WHERE ${tenantId}`).get(t.orgId, t.env, endpointId);
   // No row: the endpoint was deleted while the attempt ran.
   if (row === undefined || outcome.disableIfFailingSince === undefined) return false;
@@ -75,4 +81,10 @@ function updateEndpoint(
     .run(outcome.disabledReason ?? null, t.orgId, t.env, endpointId);
   failOpenDeliveries(conn, t, endpointId);
   return true;
+}
+
+function addAlertEvent(conn: SqliteConnection, t: Tenant, kind: 'failing' | 'exhausted' | 'disabled', endpointId: EndpointId, a: AttemptOutcome['attempt']): void {
+  conn
+    .statement('INSERT INTO alert_events (org_id, env, kind, endpoint_id, at, error, response_status) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(t.orgId, t.env, kind, endpointId, a.at, a.error, a.responseStatus);
 }

@@ -72,8 +72,11 @@ export function alertsRouter(deps: GatewayDeps): Router {
     const id = String(req.params['id']);
     const target = (await store.alerts.targets(org.id)).find((t) => t.id === id);
     if (!target) throw new NotFoundError(`alert target ${id} not found`);
-    // Notices are not sent yet (the alerting service is to come): no attempts to show.
-    res.json({ ...targetJson(target), recent: [] });
+    const recent = await store.alerts.noticeAttempts(org.id, target.id, 20);
+    res.json({
+      ...targetJson(target),
+      recent: recent.map((a) => ({ notice_id: a.noticeId, type: a.type, at: a.at, response_status: a.responseStatus, error: a.error, duration_ms: a.durationMs })),
+    });
   });
 
   router.delete('/alert-targets/:id', requireScope('endpoints:write'), async (req, res) => {

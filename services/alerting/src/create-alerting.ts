@@ -1,0 +1,36 @@
+import type { Clock, SecretBox } from '@wirehook/core';
+import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import type { Component, Logger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+import { createTransport } from 'nodemailer';
+import type { Registry } from 'prom-client';
+import { AlertingWorker } from './alerting-worker.ts';
+import { NoticeSender } from './notice-sender.ts';
+
+/**
+ * The alerting engine, wired: its own egress for notices (the delivery rules), e-mail when
+ * SMTP_URL is set (nodemailer: SMTP with STARTTLS and auth, the maintained standard), the
+ * worker. Embedded mode and the alerting process both build it here.
+ */
+export function createAlerting(
+  config: { DELIVERY_ALLOW_HOSTS: string; DELIVERY_RESOLVE: string; SMTP_URL?: string | undefined; ALERT_EMAIL_FROM?: string | undefined },
+  deps: { store: Store; clock: Clock; logger: Logger; secretBox: SecretBox; registry?: Registry; lookup?: LookupFn; ca?: string; tickMs?: number },
+): { worker: AlertingWorker; components: Component[] } {
+  const egress = new HttpEgress({
+    policy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
+    lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), deps.lookup ?? systemLookup),
+    ca: deps.ca,
+    connectionsPerOrigin: 2,
+  });
+  const mail = config.SMTP_URL ? { transport: createTransport(config.SMTP_URL), from: config.ALERT_EMAIL_FROM ?? 'wirehook@localhost' } : null;
+  const worker = new AlertingWorker({
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger.child({ component: 'alerting' }),
+    sender: new NoticeSender({ egress, secretBox: deps.secretBox, mail }),
+    registry: deps.registry,
+    tickMs: deps.tickMs,
+  });
+  const close: Component = { name: 'alerting-egress', start: async () => {}, stop: async () => { await egress.close(); mail?.transport.close(); } };
+  return { worker, components: [close, worker] };
+}

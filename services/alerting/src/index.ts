@@ -1,0 +1,5 @@
+export * from './alerting-worker.ts';
+export * from './create-alerting.ts';
+export * from './failure-throttle.ts';
+export * from './notice-content.ts';
+export * from './notice-sender.ts';

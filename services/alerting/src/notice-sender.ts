@@ -1,0 +1,60 @@
+import { signingKeyObject, standardSignature, type SecretBox } from '@wirehook/core';
+import type { HttpEgress } from '@wirehook/egress';
+import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
+import type { Transporter } from 'nodemailer';
+import type { NoticeContent } from './notice-content.ts';
+
+/** What one try at a target did (failures are data). */
+export interface NoticeResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * Sends a notice to a target: webhook targets get a Standard Webhooks-signed POST (the
+ * target's secret; `webhook-id` = the notice's id, the same on every retry), chat targets a
+ * Slack-compatible `{ text, blocks }`, e-mail targets a plain-text mail. Webhook and chat go
+ * through the delivery egress (time limit, SSRF guard, no redirects).
+ */
+export class NoticeSender {
+  readonly #egress: HttpEgress;
+  readonly #secretBox: SecretBox;
+  readonly #mail: { transport: Transporter; from: string } | null;
+
+  constructor(deps: { egress: HttpEgress; secretBox: SecretBox; mail: { transport: Transporter; from: string } | null }) {
+    this.#egress = deps.egress;
+    this.#secretBox = deps.secretBox;
+    this.#mail = deps.mail;
+  }
+
+  async send(target: AlertTarget, notice: NoticeDelivery): Promise<NoticeResult> {
+    const content = JSON.parse(notice.body) as NoticeContent;
+    if (target.type === 'email') return this.#email(target.address!, content);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Wirehook/1' };
+    let body: string;
+    if (target.type === 'webhook') {
+      body = notice.body;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const key = signingKeyObject(this.#secretBox.open(target.sealedSecret!, target.id));
+      Object.assign(headers, { 'webhook-id': notice.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardSignature([key], notice.id, timestamp, body) });
+    } else {
+      body = JSON.stringify({ text: content.data.summary, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: content.data.summary } }] });
+    }
+    const r = await this.#egress.send({ url: target.url!, poolKey: target.id, headers, body });
+    return { ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
+  }
+
+  async #email(to: string, content: NoticeContent): Promise<NoticeResult> {
+    const started = performance.now();
+    if (this.#mail === null) return { ok: false, status: null, error: 'smtp: no SMTP_URL configured', durationMs: 0 };
+    try {
+      const subject = content.type === 'alert.endpoint_disabled' ? 'Webhook endpoint stopped automatically' : 'Webhook deliveries are failing';
+      await this.#mail.transport.sendMail({ from: this.#mail.from, to, subject: `[Wirehook] ${subject}`, text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}` });
+      return { ok: true, status: null, error: null, durationMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      return { ok: false, status: null, error: `smtp: ${(err as Error).message}`, durationMs: Math.round(performance.now() - started) };
+    }
+  }
+}

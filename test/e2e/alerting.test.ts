@@ -1,0 +1,215 @@
+// Failure notices end to end (embedded mode): a real receiver failing, real HTTPS receivers
+// as the organization's webhook and chat targets, the clock moved, not slept. Each condition
+// fires when it should and not before; the per-endpoint hour and the per-organization grouping
+// hold; exhausted retries always notify; automatic stops notify; failed notices are retried
+// and their tries shown on the target.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, testCa, verifyWebhook } from '@wirehook/testkit';
+import { createAlerting } from '@wirehook/alerting';
+import { silentLogger } from '@wirehook/platform';
+import { SecretBox } from '@wirehook/core';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+let wh: Harness;
+let failing: NamedReceiver; // the customers' endpoints, answering 500
+let hooks: NamedReceiver; // the organization's webhook target
+let chat: NamedReceiver; // the organization's chat target
+let caPem: string;
+
+beforeAll(async () => {
+  caPem = (await testCa()).caPem;
+  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: caPem });
+  [failing, hooks, chat] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+  failing.receiver.respondWith({ status: 500, body: 'boom' });
+});
+afterAll(async () => {
+  await wh.close();
+  await Promise.all([failing, hooks, chat].map((r) => r.receiver.close()));
+});
+beforeEach(() => {
+  hooks.receiver.clear();
+  chat.receiver.clear();
+  hooks.receiver.respondWith({});
+});
+
+interface Org {
+  t: TestTenant;
+  secret: string;
+  endpoint(retry?: { count: number; interval: string }): Promise<{ id: string; consumer: string }>;
+  send(consumer: string): Promise<string>;
+}
+let seq = 0;
+async function org(conditions: Record<string, unknown>): Promise<Org> {
+  const t = await wh.tenant();
+  await t.api.put('/v1/alert-conditions', conditions);
+  const target = await t.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url(`/alerts/${t.orgId}`) });
+  await t.api.post('/v1/alert-targets', { type: 'chat', url: chat.url(`/chat/${t.orgId}`) });
+  return {
+    t,
+    secret: target.body.secret,
+    async endpoint(retry = { count: 0, interval: '1m' }) {
+      const consumer = `alert-${++seq}`;
+      const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
+      return { id: (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: failing.url(`/${consumer}`), retry })).body.id, consumer };
+    },
+    async send(consumer) {
+      const id = (await t.api.post('/v1/messages', { consumer, event_type: 'order.created', payload: {} })).body.id;
+      await eventually(async () => expect((await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(0));
+      return id;
+    },
+  };
+}
+const noticesOf = (o: Org) => hooks.receiver.requests.filter((r) => r.path === `/alerts/${o.t.orgId}`);
+const tick = () => wh.embedded.alertingWorker.tick();
+const settle = async () => {
+  await tick();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await tick();
+};
+
+describe('delivery failure notices', () => {
+  it("'first': at the first failure, signed like a delivery, to every target; then at most one per endpoint per hour", async () => {
+    const o = await org({ delivery_failure: 'first' });
+    const ep = await o.endpoint({ count: 7, interval: 'progressive' });
+    await o.send(ep.consumer);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(1);
+    });
+    const notice = noticesOf(o)[0]!;
+    const body = verifyWebhook(o.secret, notice) as any;
+    expect(body).toMatchObject({
+      type: 'alert.delivery_failure',
+      timestamp: expect.any(Number),
+      data: {
+        environments: ['live'],
+        endpoints: [{ id: ep.id, url: failing.url(`/${ep.consumer}`), environment: 'live', consumer: { external_id: ep.consumer }, failing_since: expect.any(Number), last_error: 'http_status: 500', last_status: 500 }],
+        summary: expect.stringContaining('Deliveries to an endpoint are failing'),
+      },
+    });
+    await eventually(() => expect(chat.receiver.requests.filter((r) => r.path === `/chat/${o.t.orgId}`)).toHaveLength(1));
+    expect(JSON.parse(chat.receiver.requests.find((r) => r.path === `/chat/${o.t.orgId}`)!.body)).toMatchObject({ text: expect.stringContaining(ep.consumer), blocks: [expect.objectContaining({ type: 'section' })] });
+
+    // More failures within the hour (the streak goes on): nothing more.
+    await o.send(ep.consumer);
+    await settle();
+    expect(noticesOf(o)).toHaveLength(1);
+  });
+
+  it("'5m': not before the failure has lasted 5 minutes; then once for that streak", async () => {
+    const o = await org({ delivery_failure: '5m' });
+    const ep = await o.endpoint({ count: 7, interval: 'progressive' });
+    await o.send(ep.consumer);
+    wh.clock.advance(4 * MIN);
+    await settle();
+    expect(noticesOf(o)).toHaveLength(0);
+    wh.clock.advance(MIN);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(1);
+    });
+    wh.clock.advance(2 * HOUR);
+    await settle();
+    expect(noticesOf(o)).toHaveLength(1); // the same streak: not again
+  });
+
+  it('exhausted retries always notify; a second endpoint failing in the same hour waits, combined with the others at its end', async () => {
+    const o = await org({ delivery_failure: '60m' });
+    const a = await o.endpoint();
+    await o.send(a.consumer); // retry count 0: exhausted at once
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(1);
+    });
+    const b = await o.endpoint();
+    const c = await o.endpoint();
+    await o.send(b.consumer);
+    await o.send(c.consumer);
+    await settle();
+    expect(noticesOf(o)).toHaveLength(1); // the organization's hour is running
+    wh.clock.advance(HOUR);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(2);
+    });
+    const combined = verifyWebhook(o.secret, noticesOf(o)[1]!) as any;
+    expect(combined.data.endpoints.map((e: { id: string }) => e.id).sort()).toEqual([b.id, c.id].sort());
+    expect(combined.data.summary).toContain('Deliveries to 2 endpoints are failing');
+  });
+});
+
+describe('automatic stop', () => {
+  it('notifies when an endpoint is disabled after 5 days of failures (when chosen), and not when not chosen', async () => {
+    for (const chosen of [true, false]) {
+      hooks.receiver.clear();
+      const o = await org({ delivery_failure: '60m', automatic_stop: chosen });
+      const ep = await o.endpoint({ count: 0, interval: '1m' });
+      await o.send(ep.consumer);
+      wh.clock.advance(5 * 24 * HOUR + MIN);
+      await o.send(ep.consumer);
+      await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.status).toBe('disabled'));
+      await settle();
+      await settle();
+      const disabled = noticesOf(o).filter((r) => (JSON.parse(r.body) as { type: string }).type === 'alert.endpoint_disabled');
+      expect(disabled, `automatic_stop ${chosen}`).toHaveLength(chosen ? 1 : 0);
+    }
+  });
+});
+
+describe('notice delivery', () => {
+  it('a target that fails is tried again later; every try is shown on the target', async () => {
+    const o = await org({ delivery_failure: 'first' });
+    hooks.receiver.respondWith({ status: 503 });
+    const ep = await o.endpoint();
+    await o.send(ep.consumer);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(1);
+    });
+    hooks.receiver.respondWith({});
+    wh.clock.advance(10_000);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(2);
+    });
+    expect(noticesOf(o)[0]!.headers['webhook-id']).toBe(noticesOf(o)[1]!.headers['webhook-id']); // the same notice
+    const targets = (await o.t.api.get('/v1/alert-targets')).body.items;
+    const hook = targets.find((x: { type: string }) => x.type === 'webhook');
+    const detail = (await o.t.api.get(`/v1/alert-targets/${hook.id}`)).body;
+    expect(detail.recent.map((a: { response_status: number }) => a.response_status)).toEqual([200, 503]);
+  });
+});
+
+describe('restarts and replicas', () => {
+  it('a worker restarted mid-hour, racing another: the waiting endpoints go in exactly one notice', async () => {
+    const o = await org({ delivery_failure: '60m' });
+    const a = await o.endpoint();
+    await o.send(a.consumer);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o)).toHaveLength(1);
+    });
+    const b = await o.endpoint();
+    await o.send(b.consumer);
+    await settle(); // b waits in the hour, in the store
+    // The process dies; two new ones (a restart, and a second replica) take over.
+    await wh.embedded.alertingWorker.stop();
+    const key = (await import('node:fs')).readFileSync(`${process.env['XDG_CONFIG_HOME']}/wirehook/secret.key`, 'utf8');
+    const make = () =>
+      createAlerting({ DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS, DELIVERY_RESOLVE: '' }, { store: wh.store, clock: wh.clock, logger: silentLogger(), secretBox: SecretBox.fromBase64(key), lookup: testLookup, ca: caPem }).worker;
+    const [one, two] = [make(), make()];
+    wh.clock.advance(HOUR);
+    await Promise.all([one.tick(), two.tick(), one.tick(), two.tick()]);
+    await eventually(async () => {
+      await Promise.all([one.tick(), two.tick()]);
+      expect(noticesOf(o)).toHaveLength(2);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all([one.tick(), two.tick()]);
+    expect(noticesOf(o)).toHaveLength(2);
+    expect((verifyWebhook(o.secret, noticesOf(o)[1]!) as any).data.endpoints.map((e: { id: string }) => e.id)).toEqual([b.id]);
+  });
+});
