@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, testCa, verifyWebhook } from '@wirehook/testkit';
 import { createAlerting } from '@wirehook/alerting';
 import { silentLogger } from '@wirehook/platform';
-import { SecretBox } from '@wirehook/core';
+import { newId, SecretBox } from '@wirehook/core';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
@@ -181,6 +181,63 @@ describe('notice delivery', () => {
     const detail = (await o.t.api.get(`/v1/alert-targets/${hook.id}`)).body;
     expect(detail.recent.map((a: { response_status: number }) => a.response_status)).toEqual([200, 503]);
   });
+});
+
+describe('pending retries and usage', () => {
+  it('pending retries: once the environment’s total reaches the chosen number, once a UTC day', async () => {
+    const o = await org({ pending_retries: 100 });
+    const ep = await o.endpoint({ count: 7, interval: 'progressive' });
+    await Promise.all(Array.from({ length: 100 }, () => o.t.api.post('/v1/messages', { consumer: ep.consumer, event_type: 'a.b', payload: {} })));
+    await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.retrying_count).toBe(100), 30_000);
+    wh.clock.advance(61_000);
+    await eventually(async () => {
+      await tick();
+      expect(noticesOf(o).map((r) => (JSON.parse(r.body) as { type: string }).type)).toContain('alert.pending_retries');
+    });
+    const notice = noticesOf(o).find((r) => r.body.includes('alert.pending_retries'))!;
+    expect((verifyWebhook(o.secret, notice) as any).data).toMatchObject({ environments: ['live'], retrying: 100, threshold: 100 });
+    wh.clock.advance(61_000);
+    await settle();
+    expect(noticesOf(o).filter((r) => r.body.includes('alert.pending_retries'))).toHaveLength(1); // once that day
+  }, 60_000);
+
+  it('usage: the chosen share of the plan once a month', async () => {
+    const o = await org({ usage: 50 });
+    // 5,000 live messages of the Free plan's 10,000, written straight to the store (the counter intake keeps).
+    const free = await wh.tenant({ plan: 'free' });
+    await free.api.put('/v1/alert-conditions', { usage: 50 });
+    await free.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url(`/alerts/${free.orgId}`) });
+    const month = new Date(wh.clock.now()).toISOString().slice(0, 7);
+    for (let i = 0; i < 5_000; i += 250) {
+      await Promise.all(
+        Array.from({ length: 250 }, () =>
+          wh.store.messages.create({ orgId: free.orgId as never, env: 'live' }, {
+            id: newId('message', wh.clock),
+            eventType: 'a.b',
+            payload: '{}',
+            createdAt: wh.clock.now(),
+            consumerExternalId: 'usage',
+            newConsumerId: newId('consumer', wh.clock),
+            idempotencyKey: null,
+            idempotencySince: 0,
+            deliveryIds: [newId('delivery', wh.clock)],
+            counters: [{ key: `live:${free.orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 24 * HOUR }],
+          }),
+        ),
+      );
+    }
+    wh.clock.advance(61_000);
+    const usageNotices = () => hooks.receiver.requests.filter((r) => r.path === `/alerts/${free.orgId}` && r.body.includes('alert.usage'));
+    await eventually(async () => {
+      await tick();
+      expect(usageNotices()).toHaveLength(1);
+    });
+    expect(JSON.parse(usageNotices()[0]!.body).data).toMatchObject({ used: 5_000, limit: 10_000, percent: 50, threshold: 50 });
+    wh.clock.advance(61_000);
+    await settle();
+    expect(usageNotices()).toHaveLength(1); // once this month
+    expect(noticesOf(o).filter((r) => r.body.includes('alert.usage'))).toHaveLength(0); // not the other organization
+  }, 60_000);
 });
 
 describe('restarts and replicas', () => {

@@ -194,6 +194,10 @@ export interface AlertState {
   lastNoticeAt: Record<string, number>;
   /** The failure streak (its failing_since) each endpoint was last notified for. */
   notifiedStreaks: Record<string, number>;
+  /** The UTC day each environment's pending-retries notice last went (once a day). */
+  pendingRetriesDay?: Record<string, string>;
+  /** The usage notices of a month that went: `target:80`, `owner:100`, … (once each per month). */
+  usage?: { month: string; sent: string[] };
 }
 
 /** A notice to send to one target, queued in the same transaction that decided it. */
@@ -231,6 +235,10 @@ export interface AlertSettingsRepo {
   events(limit: number): Promise<AlertEvent[]>;
   /** Endpoints whose failure streak began at or before `before`, still failing, of active status, across organizations. */
   failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
+  /** Environments with at least `min` deliveries waiting to retry, with their count. */
+  retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
+  /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
+  liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices ended at or before `now` with endpoints waiting in it. */
   statesDue(now: number, limit: number): Promise<OrgId[]>;
   state(orgId: OrgId): Promise<AlertState | null>;

@@ -1,10 +1,10 @@
-import { ConflictError, DEFAULT_ALERT_CONDITIONS, type AlertConditions, type Clock, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
+import { ConflictError, DEFAULT_ALERT_CONDITIONS, PLANS, type AlertConditions, type AlertTargetId, type Clock, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
 import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, AlertState, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import { randomUUID } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import { emptyState, flush, onFailure } from './failure-throttle.ts';
-import { noticeContent, type NoticeContent } from './notice-content.ts';
+import { noticeContent, pendingRetriesContent, usageContent, type NoticeContent } from './notice-content.ts';
 import type { NoticeSender } from './notice-sender.ts';
 
 /** How long the failure must have lasted, by condition. */
@@ -12,6 +12,17 @@ const AFTER_MS: Record<AlertConditions['delivery_failure'], number> = { first: 0
 const BATCH = 200;
 /** Tries of one notice, and the waits between them. */
 const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000];
+/** How often (by the clock) retrying totals and monthly usage are looked at. */
+const PERIODIC_MS = 60_000;
+/** The owner's usage e-mails go at these shares of the plan, whatever the conditions. */
+const OWNER_USAGE_THRESHOLDS = [80, 100];
+/** The notices' target for the owner's e-mail (not a stored target). */
+const OWNER = 'owner' as AlertTargetId;
+
+interface Periodic {
+  retrying: { tenant: Tenant; count: number }[];
+  used: number | null;
+}
 
 export interface AlertingWorkerOptions {
   store: Store;
@@ -38,6 +49,7 @@ export class AlertingWorker implements Component {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #stopped = false;
+  #lastPeriodic: number | undefined;
 
   constructor(options: AlertingWorkerOptions) {
     this.#o = { tickMs: 1_000, ...options };
@@ -90,17 +102,31 @@ export class AlertingWorker implements Component {
     const failing = await store.alerts.failingEndpoints(now, BATCH);
     const failingByOrg = new Map<OrgId, typeof failing>();
     for (const f of failing) failingByOrg.set(f.tenant.orgId, [...(failingByOrg.get(f.tenant.orgId) ?? []), f]);
-    const orgs = new Set<OrgId>([...byOrg.keys(), ...failingByOrg.keys(), ...(await store.alerts.statesDue(now, BATCH))]);
+    // Totals looked at once a minute: retrying deliveries per environment, live messages this month.
+    const periodic = new Map<OrgId, Periodic>();
+    if (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic) {
+      this.#lastPeriodic = now;
+      const entry = (orgId: OrgId) => periodic.get(orgId) ?? periodic.set(orgId, { retrying: [], used: null }).get(orgId)!;
+      for (const r of await store.alerts.retryingCounts(100)) entry(r.tenant.orgId).retrying.push(r);
+      for (const u of await store.alerts.liveMonthUsage(new Date(now).toISOString().slice(0, 7))) entry(u.orgId).used = u.used;
+    }
+    const orgs = new Set<OrgId>([...byOrg.keys(), ...failingByOrg.keys(), ...periodic.keys(), ...(await store.alerts.statesDue(now, BATCH))]);
     for (const orgId of orgs) {
       try {
-        await this.#decideFor(orgId, byOrg.get(orgId) ?? [], failingByOrg.get(orgId) ?? [], now);
+        await this.#decideFor(orgId, byOrg.get(orgId) ?? [], failingByOrg.get(orgId) ?? [], periodic.get(orgId) ?? null, now);
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err; // another worker took these events: they are handled
       }
     }
   }
 
-  async #decideFor(orgId: OrgId, events: AlertEvent[], failing: { tenant: Tenant; endpointId: EndpointId; failingSince: number }[], now: number): Promise<void> {
+  async #decideFor(
+    orgId: OrgId,
+    events: AlertEvent[],
+    failing: { tenant: Tenant; endpointId: EndpointId; failingSince: number }[],
+    periodic: Periodic | null,
+    now: number,
+  ): Promise<void> {
     const { store } = this.#o;
     const conditions = (await store.alerts.conditions(orgId)) ?? DEFAULT_ALERT_CONDITIONS;
     const loaded: AlertState = (await store.alerts.state(orgId)) ?? emptyState();
@@ -142,13 +168,49 @@ export class AlertingWorker implements Component {
 
     const targets = await store.alerts.targets(orgId);
     const notices: NoticeDelivery[] = [];
+    const notice = (content: NoticeContent, targetId: AlertTargetId): NoticeDelivery => ({
+      id: `ntc_${randomUUID().replaceAll('-', '')}`,
+      orgId,
+      targetId,
+      type: content.type,
+      body: JSON.stringify(content),
+      createdAt: now,
+    });
     const queue = (content: NoticeContent) => {
-      for (const target of targets) {
-        notices.push({ id: `ntc_${randomUUID().replaceAll('-', '')}`, orgId, targetId: target.id, type: content.type, body: JSON.stringify(content), createdAt: now });
-      }
+      for (const target of targets) notices.push(notice(content, target.id));
     };
     for (const endpoints of failureNotices) queue(noticeContent('alert.delivery_failure', endpoints, now));
     for (const endpoint of disabled) queue(noticeContent('alert.endpoint_disabled', [endpoint], now));
+
+    if (periodic) {
+      // Pending retries: once a UTC day per environment, when the total reaches the chosen number.
+      const day = new Date(now).toISOString().slice(0, 10);
+      for (const { tenant, count } of periodic.retrying) {
+        if (count < conditions.pending_retries || state.pendingRetriesDay?.[tenant.env] === day) continue;
+        state = { ...state, pendingRetriesDay: { ...state.pendingRetriesDay, [tenant.env]: day } };
+        queue(pendingRetriesContent(tenant.env, count, conditions.pending_retries, now));
+      }
+      // Usage: the chosen share of the plan once a month; the owner's e-mail at 80 and 100 %.
+      if (periodic.used !== null) {
+        const org = await store.orgs.get(orgId);
+        const limit = org ? PLANS[org.plan].monthlyMessages : 0;
+        const month = new Date(now).toISOString().slice(0, 7);
+        const sent = state.usage?.month === month ? state.usage.sent : [];
+        const reached = (share: number) => limit > 0 && periodic.used! * 100 >= share * limit;
+        const add: string[] = [];
+        if (reached(conditions.usage) && !sent.includes(`target:${conditions.usage}`)) {
+          add.push(`target:${conditions.usage}`);
+          queue(usageContent(periodic.used, limit, conditions.usage, now));
+        }
+        for (const share of OWNER_USAGE_THRESHOLDS) {
+          if (!reached(share) || sent.includes(`owner:${share}`)) continue;
+          add.push(`owner:${share}`);
+          if (org?.ownerEmail && this.#o.sender.canEmail) notices.push(notice(usageContent(periodic.used, limit, share, now), OWNER));
+          else this.#o.logger.info({ orgId, share }, org?.ownerEmail ? "owner's usage e-mail skipped: no SMTP_URL" : "owner's usage e-mail skipped: the organization has no owner_email");
+        }
+        if (add.length > 0) state = { ...state, usage: { month, sent: [...sent, ...add] } };
+      }
+    }
     if (events.length === 0 && notices.length === 0 && JSON.stringify(state) === JSON.stringify(loaded)) return; // nothing changed
     // Decided on `loaded`: the commit is refused if another worker committed since.
     await store.alerts.commitStep(orgId, events.map((e) => e.seq), { ...state, version: loaded.version + 1 }, notices);
@@ -178,9 +240,16 @@ export class AlertingWorker implements Component {
     const due = await store.alerts.claimNotices(now, now + 60_000, 50);
     await Promise.all(
       due.map(async (notice) => {
-        const target = (await store.alerts.targets(notice.orgId)).find((t) => t.id === notice.targetId);
-        if (!target) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'target deleted', durationMs: 0 }, false, null);
-        const result = await sender.send(target, notice);
+        let result;
+        if (notice.targetId === OWNER) {
+          const owner = (await store.orgs.get(notice.orgId))?.ownerEmail;
+          if (!owner) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'no owner_email', durationMs: 0 }, false, null);
+          result = await sender.sendOwnerEmail(owner, notice);
+        } else {
+          const target = (await store.alerts.targets(notice.orgId)).find((t) => t.id === notice.targetId);
+          if (!target) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'target deleted', durationMs: 0 }, false, null);
+          result = await sender.send(target, notice);
+        }
         this.#notices.inc({ type: notice.type, outcome: result.ok ? 'sent' : 'failed' });
         const delay = RETRY_DELAYS_MS[notice.attempts];
         const next = result.ok || delay === undefined ? null : clock.now() + delay;

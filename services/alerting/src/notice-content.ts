@@ -3,7 +3,7 @@ import type { NoticeEndpoint } from '@wirehook/store';
 // What a notice says: the JSON of webhook notices, and the same in words for chat and e-mail.
 
 export interface NoticeContent {
-  type: 'alert.delivery_failure' | 'alert.endpoint_disabled';
+  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage';
   /** Unix ms. */
   timestamp: number;
   data: {
@@ -18,10 +18,50 @@ export interface NoticeContent {
       last_status: number | null;
     }[];
     summary: string;
+    /** alert.pending_retries: deliveries waiting to retry in the environment, and the threshold crossed. */
+    retrying?: number;
+    threshold?: number;
+    /** alert.usage: this month's live messages, the plan's limit, the percentage reached. */
+    used?: number;
+    limit?: number;
+    percent?: number;
   };
 }
 
-export function noticeContent(type: NoticeContent['type'], endpoints: NoticeEndpoint[], now: number): NoticeContent {
+/** alert.pending_retries: an environment's total of deliveries waiting to retry crossed the chosen number. */
+export function pendingRetriesContent(env: string, retrying: number, threshold: number, now: number): NoticeContent {
+  return {
+    type: 'alert.pending_retries',
+    timestamp: now,
+    data: {
+      environments: [env],
+      endpoints: [],
+      retrying,
+      threshold,
+      summary: `${retrying.toLocaleString('en')} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). Some endpoints are failing: see the deliveries in retrying.`,
+    },
+  };
+}
+
+/** alert.usage: this month's live messages reached a share of the plan's limit. */
+export function usageContent(used: number, limit: number, threshold: number, now: number): NoticeContent {
+  const percent = Math.floor((used / limit) * 100);
+  return {
+    type: 'alert.usage',
+    timestamp: now,
+    data: {
+      environments: ['live'],
+      endpoints: [],
+      used,
+      limit,
+      percent,
+      threshold,
+      summary: `This month's live messages reached ${percent} % of the plan's limit (${used.toLocaleString('en')} of ${limit.toLocaleString('en')}). At 100 % further sends are refused (402 plan_limit) until next month or a larger plan.`,
+    },
+  };
+}
+
+export function noticeContent(type: 'alert.delivery_failure' | 'alert.endpoint_disabled', endpoints: NoticeEndpoint[], now: number): NoticeContent {
   const environments = [...new Set(endpoints.map((e) => e.env))].sort();
   return {
     type,
@@ -42,7 +82,7 @@ export function noticeContent(type: NoticeContent['type'], endpoints: NoticeEndp
   };
 }
 
-function summary(type: NoticeContent['type'], endpoints: NoticeEndpoint[]): string {
+function summary(type: 'alert.delivery_failure' | 'alert.endpoint_disabled', endpoints: NoticeEndpoint[]): string {
   const lines = endpoints.map((e) => {
     const since = e.failingSince === null ? '' : `, failing since ${new Date(e.failingSince).toISOString()}`;
     const last = e.lastError ?? (e.lastStatus === null ? 'no response' : `HTTP ${e.lastStatus}`);

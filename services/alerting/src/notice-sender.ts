@@ -29,6 +29,16 @@ export class NoticeSender {
     this.#mail = deps.mail;
   }
 
+  /** Whether e-mail can be sent (SMTP_URL set). */
+  get canEmail(): boolean {
+    return this.#mail !== null;
+  }
+
+  /** The owner's usage e-mail (not a target: the organization's owner_email). */
+  sendOwnerEmail(to: string, notice: NoticeDelivery): Promise<NoticeResult> {
+    return this.#email(to, JSON.parse(notice.body) as NoticeContent);
+  }
+
   async send(target: AlertTarget, notice: NoticeDelivery): Promise<NoticeResult> {
     const content = JSON.parse(notice.body) as NoticeContent;
     if (target.type === 'email') return this.#email(target.address!, content);
@@ -50,7 +60,12 @@ export class NoticeSender {
     const started = performance.now();
     if (this.#mail === null) return { ok: false, status: null, error: 'smtp: no SMTP_URL configured', durationMs: 0 };
     try {
-      const subject = content.type === 'alert.endpoint_disabled' ? 'Webhook endpoint stopped automatically' : 'Webhook deliveries are failing';
+      const subject = {
+        'alert.endpoint_disabled': 'Webhook endpoint stopped automatically',
+        'alert.delivery_failure': 'Webhook deliveries are failing',
+        'alert.pending_retries': 'Many webhook deliveries are waiting to retry',
+        'alert.usage': `Webhook usage at ${content.data.percent ?? ''} % of the plan`,
+      }[content.type];
       await this.#mail.transport.sendMail({ from: this.#mail.from, to, subject: `[Wirehook] ${subject}`, text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}` });
       return { ok: true, status: null, error: null, durationMs: Math.round(performance.now() - started) };
     } catch (err) {

@@ -47,6 +47,22 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, endpointId: d._id as EndpointId, failingSince: d.failingSince! }));
   }
 
+  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
+    const groups = await this.#conn.deliveries
+      .aggregate<{ _id: { orgId: string; env: 'live' | 'test' }; count: number }>([
+        { $match: { status: 'retrying' } },
+        { $group: { _id: { orgId: '$orgId', env: '$env' }, count: { $sum: 1 } } },
+        { $match: { count: { $gte: min } } },
+      ])
+      .toArray();
+    return groups.map((g) => ({ tenant: { orgId: g._id.orgId as OrgId, env: g._id.env }, count: g.count }));
+  }
+
+  async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
+    const docs = await this.#conn.counters.find({ _id: { $regex: `^live:[^:]+:${month}$` } }).toArray();
+    return docs.map((d) => ({ orgId: d._id.split(':')[1] as OrgId, used: d.value }));
+  }
+
   async statesDue(now: number, limit: number): Promise<OrgId[]> {
     const docs = await this.#conn.alertState.find({ hasPending: true, windowEnd: { $lte: now } }, { projection: { _id: 1 } }).sort({ windowEnd: 1 }).limit(limit).toArray();
     return docs.map((d) => d._id as OrgId);

@@ -66,6 +66,21 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       }));
   }
 
+  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
+    return this.#conn
+      .statement(`SELECT org_id, env, count(*) AS n FROM deliveries WHERE status = 'retrying' GROUP BY org_id, env HAVING n >= ?`)
+      .all(min)
+      .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'n') }));
+  }
+
+  async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
+    // The keys intake writes: live:<org>:<YYYY-MM> (message-intake's usageCounters).
+    return this.#conn
+      .statement(`SELECT key, value FROM usage_counters WHERE key LIKE 'live:%' AND substr(key, -7) = ?`)
+      .all(month)
+      .map((row) => ({ orgId: text(row, 'key').split(':')[1] as OrgId, used: int(row, 'value') }));
+  }
+
   async statesDue(now: number, limit: number): Promise<OrgId[]> {
     return this.#conn
       .statement('SELECT org_id FROM alert_state WHERE has_pending = 1 AND window_end <= ? ORDER BY window_end LIMIT ?')
