@@ -1,4 +1,4 @@
-// Recovery, the egress relay and the portal in cluster mode, each its own process. Recovery: the gateway starts it over gRPC,
+// Recovery, the egress relay, the portal and alerting in cluster mode, each its own process. Recovery: the gateway starts it over gRPC,
 // the recovery process drives it as dispatch jobs on JetStream; SIGKILLed mid-way and
 // restarted, it carries on after the dead run's lease, and every failed delivery is re-sent
 // exactly once with its webhook-id. Relay: a fixed_ip endpoint's webhooks leave from the
@@ -6,7 +6,7 @@
 // sends fail as the relay's fault and the endpoint is not blamed. Portal: its service serves
 // the page and token API for the links the gateway makes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually } from '@wirehook/testkit';
+import { eventually, verifyWebhook } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
 
@@ -112,4 +112,25 @@ it('the portal service serves the page and its token API for links the gateway m
   const session = await fetch(`${base}/api/session`, { headers: { authorization: `Bearer ${token}` } });
   expect(await session.json()).toMatchObject({ consumer: { id: consumerId }, locale: 'en' });
   expect((await fetch(`http://127.0.0.1:${spec.metricsPort}/readyz`)).status).toBe(200);
+});
+
+it('the alerting service sends a failure notice, signed, to the organization’s webhook target', async () => {
+  const t = await h.tenant();
+  await t.api.put('/v1/alert-conditions', { delivery_failure: 'first' });
+  const alerts = await startReceiver();
+  try {
+    const target = await t.api.post('/v1/alert-targets', { type: 'webhook', url: alerts.url('/alerts') });
+    expect(target.status).toBe(201);
+    const consumerId = (await t.api.post('/v1/consumers', { external_id: 'alerted' })).body.id;
+    const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url('/alerted'), retry: { count: 0, interval: '1m' } })).body.id;
+    rx.receiver.respondWith({ status: 500 });
+    await t.api.post('/v1/messages', { consumer: 'alerted', event_type: 'a.b', payload: {} });
+    await eventually(() => expect(alerts.receiver.requests).toHaveLength(1), 30_000, 200);
+    rx.receiver.respondWith({});
+    const body = verifyWebhook(target.body.secret, alerts.receiver.requests[0]!) as { type: string; data: { endpoints: { id: string }[] } };
+    expect(body.type).toBe('alert.delivery_failure');
+    expect(body.data.endpoints.map((e) => e.id)).toEqual([endpoint]);
+  } finally {
+    await alerts.receiver.close();
+  }
 });
