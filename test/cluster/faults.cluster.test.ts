@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, parseMetrics, readMetric, type ApiClient } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
+import { promtoolProblems } from '../support/promtool.ts';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
 
 const BURST = 2_000;
@@ -73,11 +74,13 @@ describe('cluster faults', () => {
     for (const d of dispatchers) expect(await attemptsOn(d.metricsPort)).toBeGreaterThan(0);
   }, 180_000);
 
-  it('every series carries its service; the API series are only where the API is served (gateway, portal)', async () => {
+  it('every series carries its service; the API series are only where the API is served (gateway, portal); promtool check metrics passes', async () => {
     for (const spec of h.cluster.specs) {
       const samples = parseMetrics(await (await fetch(`http://127.0.0.1:${spec.metricsPort}/metrics`)).text());
       expect(samples.length, spec.name).toBeGreaterThan(0);
       expect(new Set(samples.map((s) => s.labels['service'])), spec.name).toEqual(new Set([spec.service]));
+      const text = await (await fetch(`http://127.0.0.1:${spec.metricsPort}/metrics`)).text();
+      expect(promtoolProblems(text), spec.name).toBe('');
       const api = samples.some((s) => s.name.startsWith('wirehook_http_') || s.name.startsWith('wirehook_rate_limit_'));
       expect(api, spec.name).toBe(spec.service === 'gateway' || spec.service === 'portal');
     }

@@ -20,8 +20,19 @@ export interface HttpMetrics {
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry, prefix: 'wirehook_' });
+  // Node's metrics under their standard names (process_*, nodejs_*): stock dashboards work.
+  collectDefaultMetrics({ register: registry });
+  dropTotalGauges(registry);
   return registry;
+}
+
+/**
+ * prom-client adds three gauges named `…_total`, which only counters may end with (promtool
+ * check metrics refuses them). The same counts stay, by type, in nodejs_active_handles,
+ * nodejs_active_requests and nodejs_active_resources: the totals are their sums.
+ */
+function dropTotalGauges(registry: Registry): void {
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
 }
 
 /** The HTTP API's metrics, in `registry`: only processes that serve the API have them. */

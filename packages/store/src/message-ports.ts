@@ -235,6 +235,11 @@ export interface DeliveryRepo {
   releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
   /** Deliveries of the endpoint in `retrying`. */
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
+  /**
+   * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
+   * (not held), the oldest due time (null when none), deliveries in `retrying`.
+   */
+  backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
   /** The endpoint's latest attempts, newest first. */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
 }

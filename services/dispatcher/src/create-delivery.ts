@@ -5,7 +5,7 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender } from './dispatcher.ts';
-import { createDispatcherMetrics } from './metrics.ts';
+import { createDispatcherMetrics, registerBacklogMetrics } from './metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 
 /** The settings the delivery side reads, as both the dispatcher's and embedded mode's config schemas define them. */
@@ -91,6 +91,7 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
       releaseLeasesAtStart: shared.soleDispatcher,
     },
   });
+  registerBacklogMetrics(shared.registry, () => store.deliveries.backlog(clock.now()), () => clock.now());
   // Every replica runs retention; deletes are idempotent, so overlap costs only a query.
   const retention = new RetentionJob({
     store,

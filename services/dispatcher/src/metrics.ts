@@ -12,6 +12,49 @@ export interface DispatcherMetrics {
   unsealErrors: Counter;
 }
 
+/**
+ * The queue as an SRE pages on it, read from the store at each scrape (every replica reports
+ * the same store-wide numbers: use max() across replicas): deliveries due now, how late the
+ * oldest is, deliveries waiting to retry. No tenant or endpoint labels.
+ */
+export function registerBacklogMetrics(registry: Registry, backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>, now: () => number): void {
+  type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
+  let last: Promise<Backlog | null> | undefined;
+  // One store read per scrape, shared by the three gauges. A store that fails keeps the last
+  // values (the store's own readiness says it is down): /metrics itself must keep answering.
+  const read = () =>
+    (last ??= backlog()
+      .catch(() => null)
+      .finally(() => setTimeout(() => (last = undefined), 100)));
+  new Gauge({
+    name: 'wirehook_deliveries_due',
+    help: 'Deliveries due now and not yet sent (the queue depth), store-wide',
+    registers: [registry],
+    async collect() {
+      const b = await read();
+      if (b) this.set(b.due);
+    },
+  });
+  new Gauge({
+    name: 'wirehook_deliveries_oldest_due_age_seconds',
+    help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
+    registers: [registry],
+    async collect() {
+      const b = await read();
+      if (b) this.set(b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000));
+    },
+  });
+  new Gauge({
+    name: 'wirehook_deliveries_retrying',
+    help: 'Deliveries waiting for their next retry, store-wide',
+    registers: [registry],
+    async collect() {
+      const b = await read();
+      if (b) this.set(b.retrying);
+    },
+  });
+}
+
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   return {
     attempts: new Counter({

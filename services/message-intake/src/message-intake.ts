@@ -19,7 +19,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { Bus } from '@wirehook/bus';
-import type { Registry } from 'prom-client';
+import { Counter, type Registry } from 'prom-client';
 import { Wakeups } from './wakeups.ts';
 import { withSpan, type Logger } from '@wirehook/platform';
 import type { Store, UsageCounter } from '@wirehook/store';
@@ -48,10 +48,17 @@ export interface MessageIntakeDeps {
 export class MessageIntake implements IntakePort {
   readonly #deps: MessageIntakeDeps;
   readonly #wakeups: Wakeups;
+  readonly #messages: Counter<'outcome'>;
 
   constructor(deps: MessageIntakeDeps) {
     this.#deps = deps;
     this.#wakeups = new Wakeups({ bus: deps.bus, clock: deps.clock, logger: deps.logger, registry: deps.registry, waitMs: deps.wakeupWaitMs });
+    this.#messages = new Counter({
+      name: 'wirehook_intake_messages_total',
+      help: 'Sends by outcome: accepted (written), replayed (an earlier message of the same Idempotency-Key), refused (plan_limit, invalid), failed (anything else)',
+      labelNames: ['outcome'],
+      registers: deps.registry ? [deps.registry] : [],
+    });
   }
 
   /**
@@ -65,13 +72,22 @@ export class MessageIntake implements IntakePort {
       'wirehook.event_type': input.body.event_type,
     };
     return withSpan(TRACER, 'MessageIntake.send', attributes, async (span) => {
-      const result = await this.#send(input);
+      let result: SendMessageResult & { created?: boolean };
+      try {
+        result = await this.#send(input);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        this.#messages.inc({ outcome: code === 'plan_limit' || code === 'invalid' ? `refused_${code}` : 'failed' });
+        throw err;
+      }
+      this.#messages.inc({ outcome: result.created === false ? 'replayed' : 'accepted' });
+      delete result.created;
       span.setAttributes({ 'wirehook.message_id': result.id, 'wirehook.deliveries': result.deliveries });
       return result;
     });
   }
 
-  async #send({ tenant, org, body, idempotencyKey, trialEndpointId }: SendMessageInput): Promise<SendMessageResult> {
+  async #send({ tenant, org, body, idempotencyKey, trialEndpointId }: SendMessageInput): Promise<SendMessageResult & { created: boolean }> {
     const { store, clock } = this.#deps;
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
@@ -98,6 +114,7 @@ export class MessageIntake implements IntakePort {
       id: created.message.id,
       deliveries: created.deliveryIds.length,
       usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0,
+      created: created.created,
     };
   }
 

@@ -73,6 +73,16 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return matchedCount;
   }
 
+  async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
+    const dueFilter = { status: { $in: OPEN_STATUSES }, held: false, nextAttemptAt: { $lte: now } };
+    const [due, oldest, retrying] = await Promise.all([
+      this.#conn.deliveries.countDocuments(dueFilter),
+      this.#conn.deliveries.findOne(dueFilter, { sort: { nextAttemptAt: 1 }, projection: { nextAttemptAt: 1 } }),
+      this.#conn.deliveries.countDocuments({ status: 'retrying' }),
+    ]);
+    return { due, oldestDueAt: oldest?.nextAttemptAt ?? null, retrying };
+  }
+
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
     return this.#conn.deliveries.countDocuments({ ...scope(t), endpointId, status: 'retrying' });
   }

@@ -175,6 +175,15 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     return row === undefined ? 0 : int(row, 'n');
   }
 
+  async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
+    // Both read the partial due index (status open, not held) or the status index only.
+    const due = this.#conn
+      .statement(`SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`)
+      .get(now);
+    const retrying = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE status = 'retrying'`).get();
+    return { due: due === undefined ? 0 : int(due, 'n'), oldestDueAt: due === undefined ? null : (due['oldest'] as number | null), retrying: retrying === undefined ? 0 : int(retrying, 'n') };
+  }
+
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
     if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
     return this.#conn
