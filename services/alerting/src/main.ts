@@ -5,15 +5,11 @@ import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'alerting' });
-const { z } = await import('zod');
-const { deliveryEnv, emailEnv, loadConfig, logEnv, openSealingKeys, openStore, requireSharedKey, runService, serveEnv, storeCheck, storeEnv, testClockEnv } = await import('@wirehook/platform');
+const { loadConfig, openSealingKeys, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { alertingConfigSchema } = await import('./config.ts');
 const { createAlerting } = await import('./create-alerting.ts');
 
-const config = loadConfig(
-  z.object({ ...serveEnv(9469), ...storeEnv, ...deliveryEnv, ...emailEnv, ...logEnv, ...testClockEnv }).superRefine(requireSharedKey),
-  process.env,
-  'alerting',
-);
+const config = loadConfig(alertingConfigSchema, process.env, 'alerting');
 
 await runService('alerting', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
