@@ -1,11 +1,10 @@
 // E-mail notices over real SMTP (an smtp-server in the test): an e-mail target gets the
 // failure notice in words; the owner gets the 80 % usage e-mail once.
 import type { AddressInfo } from 'node:net';
-import { newId } from '@wirehook/core';
 import { eventually, testCa } from '@wirehook/testkit';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWirehook, type Harness } from '../support/harness.ts';
+import { fillLiveUsage, startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
 interface Mail {
@@ -63,25 +62,7 @@ it('an e-mail target gets the failure notice in words, from ALERT_EMAIL_FROM', a
 
 it("the owner's e-mail at 80 % of the plan, once a month", async () => {
   const org = await wh.admin('org', 'create', '--name', 'Owned', '--plan', 'free', '--owner-email', 'owner@acme.test');
-  const month = new Date(wh.clock.now()).toISOString().slice(0, 7);
-  for (let i = 0; i < 8_000; i += 250) {
-    await Promise.all(
-      Array.from({ length: 250 }, () =>
-        wh.store.messages.create({ orgId: org['id'], env: 'live' }, {
-          id: newId('message', wh.clock),
-          eventType: 'a.b',
-          payload: '{}',
-          createdAt: wh.clock.now(),
-          consumerExternalId: 'usage',
-          newConsumerId: newId('consumer', wh.clock),
-          idempotencyKey: null,
-          idempotencySince: 0,
-          deliveryIds: [newId('delivery', wh.clock)],
-          counters: [{ key: `live:${org['id']}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 86_400_000 }],
-        }),
-      ),
-    );
-  }
+  await fillLiveUsage(wh, org['id'], 8_000);
   wh.clock.advance(61_000);
   const ownerMails = () => mails.filter((m) => m.to.includes('owner@acme.test'));
   await eventually(async () => {

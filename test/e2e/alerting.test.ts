@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, testCa, verifyWebhook } from '@wirehook/testkit';
 import { createAlerting } from '@wirehook/alerting';
 import { silentLogger } from '@wirehook/platform';
-import { newId, SecretBox } from '@wirehook/core';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import { SecretBox } from '@wirehook/core';
+import { fillLiveUsage, startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
 const MIN = 60_000;
@@ -207,25 +207,7 @@ describe('pending retries and usage', () => {
     const free = await wh.tenant({ plan: 'free' });
     await free.api.put('/v1/alert-conditions', { usage: 50 });
     await free.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url(`/alerts/${free.orgId}`) });
-    const month = new Date(wh.clock.now()).toISOString().slice(0, 7);
-    for (let i = 0; i < 5_000; i += 250) {
-      await Promise.all(
-        Array.from({ length: 250 }, () =>
-          wh.store.messages.create({ orgId: free.orgId as never, env: 'live' }, {
-            id: newId('message', wh.clock),
-            eventType: 'a.b',
-            payload: '{}',
-            createdAt: wh.clock.now(),
-            consumerExternalId: 'usage',
-            newConsumerId: newId('consumer', wh.clock),
-            idempotencyKey: null,
-            idempotencySince: 0,
-            deliveryIds: [newId('delivery', wh.clock)],
-            counters: [{ key: `live:${free.orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 24 * HOUR }],
-          }),
-        ),
-      );
-    }
+    await fillLiveUsage(wh, free.orgId, 5_000);
     wh.clock.advance(61_000);
     const usageNotices = () => hooks.receiver.requests.filter((r) => r.path === `/alerts/${free.orgId}` && r.body.includes('alert.usage'));
     await eventually(async () => {

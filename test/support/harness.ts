@@ -124,3 +124,30 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     },
   };
 }
+
+/**
+ * Writes `count` live messages of `orgId` straight to the store, counted on this month's usage
+ * counter as intake counts them: a test reaches a share of a plan's limit in seconds.
+ */
+export async function fillLiveUsage(wh: Harness, orgId: string, count: number): Promise<void> {
+  const { newId } = await import('@wirehook/core');
+  const month = new Date(wh.clock.now()).toISOString().slice(0, 7);
+  for (let i = 0; i < count; i += 250) {
+    await Promise.all(
+      Array.from({ length: Math.min(250, count - i) }, () =>
+        wh.store.messages.create({ orgId: orgId as never, env: 'live' }, {
+          id: newId('message', wh.clock),
+          eventType: 'a.b',
+          payload: '{}',
+          createdAt: wh.clock.now(),
+          consumerExternalId: 'usage',
+          newConsumerId: newId('consumer', wh.clock),
+          idempotencyKey: null,
+          idempotencySince: 0,
+          deliveryIds: [newId('delivery', wh.clock)],
+          counters: [{ key: `live:${orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 86_400_000 }],
+        }),
+      ),
+    );
+  }
+}
