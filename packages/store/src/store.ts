@@ -233,8 +233,8 @@ export interface AlertSettingsRepo {
 
   /** The oldest events of the outbox. */
   events(limit: number): Promise<AlertEvent[]>;
-  /** Endpoints whose failure streak began at or before `before`, still failing, of active status, across organizations. */
-  failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
+  /** Active endpoints whose failure streak began between `since` and `before`, newest streak first, across organizations. */
+  failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
   /** Environments with at least `min` deliveries waiting to retry, with their count. */
   retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
   /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */

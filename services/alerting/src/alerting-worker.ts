@@ -10,6 +10,8 @@ import type { NoticeSender } from './notice-sender.ts';
 /** How long the failure must have lasted, by condition. */
 const AFTER_MS: Record<AlertConditions['delivery_failure'], number> = { first: 0, '5m': 5 * 60_000, '15m': 15 * 60_000, '60m': 60 * 60_000 };
 const BATCH = 200;
+/** How far past its N minutes a streak is still notified (an alerting outage up to this long loses nothing). */
+const FAILING_LOOKBACK_MS = 6 * 60 * 60_000;
 /** Tries of one notice, and the waits between them. */
 const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000];
 /** How often (by the clock) retrying totals and monthly usage are looked at. */
@@ -98,8 +100,9 @@ export class AlertingWorker implements Component {
     const events = await store.alerts.events(BATCH);
     const byOrg = new Map<OrgId, AlertEvent[]>();
     for (const e of events) byOrg.set(e.tenant.orgId, [...(byOrg.get(e.tenant.orgId) ?? []), e]);
-    // Endpoints failing long enough for some organization's condition (the shortest is 'first').
-    const failing = await store.alerts.failingEndpoints(now, BATCH);
+    // Streaks that may cross an organization's N minutes now: begun within the longest N and
+    // a lookback that covers an alerting outage (newest first, so a new streak is never crowded out).
+    const failing = await store.alerts.failingEndpoints(now - AFTER_MS['60m'] - FAILING_LOOKBACK_MS, now, 1_000);
     const failingByOrg = new Map<OrgId, typeof failing>();
     for (const f of failing) failingByOrg.set(f.tenant.orgId, [...(failingByOrg.get(f.tenant.orgId) ?? []), f]);
     // Totals looked at once a minute: retrying deliveries per environment, live messages this month.

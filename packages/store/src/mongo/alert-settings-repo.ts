@@ -38,10 +38,10 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return docs.map((d) => ({ seq: d._id, tenant: { orgId: d.orgId as OrgId, env: d.env }, kind: d.kind, endpointId: d.endpointId as EndpointId, at: d.at, error: d.error, responseStatus: d.responseStatus }));
   }
 
-  async failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+  async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
     const docs = await this.#conn.endpoints
-      .find({ failingSince: { $lte: before }, status: 'active' }, { projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
-      .sort({ failingSince: 1 })
+      .find({ failingSince: { $gte: since, $lte: before }, status: 'active' }, { projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
+      .sort({ failingSince: -1 })
       .limit(limit)
       .toArray();
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, endpointId: d._id as EndpointId, failingSince: d.failingSince! }));

@@ -55,10 +55,10 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       }));
   }
 
-  async failingEndpoints(before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+  async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
     return this.#conn
-      .statement(`SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since IS NOT NULL AND failing_since <= ? AND status = 'active' ORDER BY failing_since LIMIT ?`)
-      .all(before, limit)
+      .statement(`SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since >= ? AND failing_since <= ? AND status = 'active' ORDER BY failing_since DESC LIMIT ?`)
+      .all(since, before, limit)
       .map((row) => ({
         tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
         endpointId: text(row, 'id') as EndpointId,
