@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { startCluster, type Cluster } from '@wirehook/cluster';
-import { freePort, freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
+import { freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
 import { descendants, runAdmin } from './processes.ts';
 
@@ -20,7 +20,9 @@ export const clusterLauncher: Launcher = {
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
-    const ports = { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metricsBase: await freePortRun(METRICS_PORTS) };
+    // One run of free ports for everything (separately drawn ports could collide).
+    const base = await freePortRun(METRICS_PORTS + 5);
+    const ports = { metricsBase: base, api: base + METRICS_PORTS, intakeGrpc: base + METRICS_PORTS + 1, recoveryGrpc: base + METRICS_PORTS + 2, relayGrpc: base + METRICS_PORTS + 3, portal: base + METRICS_PORTS + 4 };
     let cluster: Cluster;
     try {
       cluster = await startCluster({

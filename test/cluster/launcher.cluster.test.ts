@@ -20,7 +20,9 @@ afterAll(() => {
 async function launch(extra: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
   dirs.push(dataDir);
-  const ports = { api: await freePort(), grpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metrics: await freePortRun(7), nats: await freePort(), redis: await freePort() };
+  // One run of free ports for everything (separately drawn ports could collide).
+  const base = await freePortRun(7 + 7);
+  const ports = { metrics: base, api: base + 7, grpc: base + 8, recoveryGrpc: base + 9, relayGrpc: base + 10, portal: base + 11, nats: base + 12, redis: base + 13 };
   const child = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
     env: {
       ...process.env,

@@ -8,7 +8,7 @@ import { runAdminCommand } from '@wirehook/admin';
 import { startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
 import { openEmbeddedStore } from '@wirehook/store';
-import { ApiClient, freePort, freePortRun, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
+import { ApiClient, freePortRun, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
 import type { TestTenant } from './harness.ts';
 import { hostFor, TEST_ALLOW_HOSTS } from './receivers.ts';
 
@@ -84,7 +84,12 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
         MONGODB_URL: '',
         ...options.env,
       },
-      ports: { api: await freePort(), intakeGrpc: await freePort(), recoveryGrpc: await freePort(), relayGrpc: await freePort(), portal: await freePort(), metricsBase: await freePortRun(6 + dispatchers + 4) },
+      // One run of free ports for everything (separately drawn ports could collide).
+      ports: await (async () => {
+        const metrics = 6 + dispatchers + 4;
+        const base = await freePortRun(metrics + 5);
+        return { metricsBase: base, api: base + metrics, intakeGrpc: base + metrics + 1, recoveryGrpc: base + metrics + 2, relayGrpc: base + metrics + 3, portal: base + metrics + 4 };
+      })(),
       dispatchers,
       onLine: options.verbose ? (name, line) => process.stderr.write(`[${name}] ${line}\n`) : () => {},
     });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 
 /** A loopback port nothing listens on right now (another process may still take it before you bind). */
@@ -12,10 +13,16 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `count` consecutive free loopback ports (e.g. the metrics port of every service); @returns the first. */
+/**
+ * `count` consecutive free loopback ports (e.g. the metrics port of every service); @returns
+ * the first. Drawn below the kernel's ephemeral range: a port in it may become the source port
+ * of some process's outgoing connection before our server binds it (EADDRINUSE).
+ */
 export async function freePortRun(count: number): Promise<number> {
+  const [low] = ephemeralRange();
+  const ceiling = Math.max(12_000 + count, low - count);
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = 10_000 + Math.floor(Math.random() * (ceiling - 10_000 - count));
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
     if (free.every(Boolean)) return base;
   }
@@ -27,4 +34,15 @@ function portIsFree(port: number): Promise<boolean> {
       .once('error', () => resolve(false))
       .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** The kernel's ephemeral (outgoing source) port range; Linux's default when it cannot be read. */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    // not Linux
+  }
+  return [32_768, 60_999];
 }
