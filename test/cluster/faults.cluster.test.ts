@@ -84,6 +84,12 @@ describe('cluster faults', () => {
       const api = samples.some((s) => s.name.startsWith('wirehook_http_') || s.name.startsWith('wirehook_rate_limit_'));
       expect(api, spec.name).toBe(spec.service === 'gateway' || spec.service === 'portal');
     }
+    // gRPC calls, counted on both sides under go-grpc-prometheus' names (the burst before sent thousands).
+    const port = (service: string) => h.cluster.specs.find((s) => s.service === service)!.metricsPort;
+    const send = { grpc_service: 'wirehook.intake.v1.MessageIntake', grpc_method: 'Send', grpc_code: 'OK' };
+    expect(await readMetric(`http://127.0.0.1:${port('gateway')}`, 'grpc_client_handled_total', send)).toBeGreaterThanOrEqual(2_000);
+    expect(await readMetric(`http://127.0.0.1:${port('message-intake')}`, 'grpc_server_handled_total', send)).toBeGreaterThanOrEqual(2_000);
+    expect(await readMetric(`http://127.0.0.1:${port('message-intake')}`, 'grpc_server_handling_seconds_count', send)).toBeGreaterThanOrEqual(2_000);
   });
 
   it('a dispatcher killed with SIGKILL mid-burst loses nothing', async () => {

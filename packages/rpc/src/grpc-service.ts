@@ -27,6 +27,7 @@ import { context } from '@opentelemetry/api';
 import { WirehookError } from '@wirehook/core';
 import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
 import { fromServiceError, toStatus } from './errors.ts';
+import type { GrpcMetrics } from './grpc-metrics.ts';
 import { startClientCall, startServerCall } from './grpc-tracing.ts';
 
 // protobuf-es v2 has no grpc-js generator: the grpc-js definitions are built here from the
@@ -84,6 +85,8 @@ export interface AddServiceOptions {
   authToken: string;
   /** Called with each refused call (path and the caller's address), for the log. */
   onUnauthenticated?: (path: string, peer: string) => void;
+  /** Where calls handled are counted (grpc_server_handled_total, grpc_server_handling_seconds). */
+  metrics?: GrpcMetrics;
 }
 
 /**
@@ -104,18 +107,22 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
         return;
       }
       const traced = startServerCall(path, call.metadata);
+      const started = performance.now();
+      const done = (code: number) => options.metrics?.observe('server', path, code, (performance.now() - started) / 1000);
       context.with(traced.context, () =>
         Promise.resolve()
           .then(() => handle(call.request, call))
           .then(
             (out) => {
               traced.end(grpcStatus.OK);
+              done(grpcStatus.OK);
               callback(null, create(method.output, out));
             },
             (err: unknown) => {
               const answer = toStatus(err);
               if (!(err instanceof WirehookError)) options.onError?.(err, path);
               traced.end(answer.code ?? grpcStatus.UNKNOWN, answer.details, err);
+              done(answer.code ?? grpcStatus.UNKNOWN);
               callback(answer);
             },
           ),
@@ -136,6 +143,8 @@ export interface ClientOptions {
   /** The shared secret sent with every call (the server's `authToken`). */
   authToken: string;
   channelOptions?: ChannelOptions;
+  /** Where calls made are counted (grpc_client_handled_total, grpc_client_handling_seconds). */
+  metrics?: GrpcMetrics;
 }
 
 export interface CallOptions {
@@ -174,6 +183,7 @@ export function createClient<S extends DescService>(desc: S, options: ClientOpti
     rpc[method.localName] = (request, callOptions = {}) => {
       const deadlineMs = callOptions.deadlineMs ?? defaultDeadlineMs;
       const traced = startClientCall(def.path, options.address, callOptions.metadata);
+      const started = performance.now();
       traced.metadata.set(AUTH_METADATA_KEY, bearer(options.authToken));
       return new Promise((resolve, reject) => {
         try {
@@ -186,6 +196,7 @@ export function createClient<S extends DescService>(desc: S, options: ClientOpti
             { deadline: Date.now() + deadlineMs },
             (err: ServiceError | null, value?: Message) => {
               traced.end(err ? err.code : grpcStatus.OK, err?.details);
+              options.metrics?.observe('client', def.path, err ? err.code : grpcStatus.OK, (performance.now() - started) / 1000);
               if (err) reject(fromServiceError(err, def.path, desc.name, deadlineMs));
               else resolve(value!);
             },

@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
-const { RelayGrpcClient } = await import('@wirehook/rpc');
+const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
 
@@ -19,7 +19,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
   readiness.push(storeCheck(store), natsCheck(bus));
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
-  const relay = new RelayGrpcClient({ address: config.RELAY_GRPC_ADDRESS, deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000, authToken: config.INTERNAL_AUTH_TOKEN });
+  const relay = new RelayGrpcClient({ address: config.RELAY_GRPC_ADDRESS, deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) });
   const delivery = createDelivery(config, {
     relay,
     store,

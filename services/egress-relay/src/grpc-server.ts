@@ -1,9 +1,10 @@
 import type { Logger } from '@wirehook/platform';
-import { bindService, relayv1, startGrpcServer, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
+import type { Registry } from 'prom-client';
+import { bindService, grpcMetrics, relayv1, startGrpcServer, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
 import type { EgressRelay } from './relay.ts';
 
 /** Serves `relay` as `wirehook.relay.v1.Relay` (with health) on `address`. */
-export function startRelayGrpcServer(options: { relay: EgressRelay; address: string; logger?: Logger; authToken: string }): Promise<GrpcServerHandle> {
+export function startRelayGrpcServer(options: { relay: EgressRelay; address: string; logger?: Logger; authToken: string; registry?: Registry }): Promise<GrpcServerHandle> {
   const { relay, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof relayv1.Relay> = {
     deliver: async ({ url, poolKey, headers, body }) => {
@@ -24,5 +25,6 @@ export function startRelayGrpcServer(options: { relay: EgressRelay; address: str
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
+    ...(options.registry ? { metrics: grpcMetrics(options.registry) } : {}),
   });
 }

@@ -36,7 +36,7 @@ await runService('egress-relay', config, ({ logger, registry, readiness }) => {
     {
       name: 'grpc',
       start: async () => {
-        grpc = await startRelayGrpcServer({ relay, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger });
+        grpc = await startRelayGrpcServer({ relay, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger, registry });
       },
       stop: async () => grpc?.stop(),
     },

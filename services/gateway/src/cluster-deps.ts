@@ -1,7 +1,7 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
 import { RateLimiter, RedisKv } from '@wirehook/kv';
 import { createHttpMetrics, openSealingKeys, openStore, redisCheck, storeCheck, type Component, type ServiceContext } from '@wirehook/platform';
-import { IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
+import { grpcMetrics, IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayDeps } from './deps.ts';
 
@@ -19,7 +19,7 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
   const kv = new RedisKv({ url: config.REDIS_URL });
   // Redis down is degraded, not down (rate limits fail open), but the probe still names it.
   readiness.push(storeCheck(store), redisCheck(kv));
-  const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN };
+  const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) };
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, ...grpc });
   const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, ...grpc });
   const deps: GatewayDeps = {

@@ -1,7 +1,9 @@
 import type { DeliveryId, EndpointId, IntakePort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
+import type { Registry } from 'prom-client';
 import {
   bindService,
+  grpcMetrics,
   deliveryToProto,
   intakev1,
   sendInputFromProto,
@@ -20,6 +22,8 @@ export interface IntakeGrpcServerOptions {
   logger?: Logger;
   /** The shared secret every caller must send (INTERNAL_AUTH_TOKEN). */
   authToken: string;
+  /** Where its calls are counted (grpc_server_*). */
+  registry?: Registry;
 }
 
 /**
@@ -28,13 +32,15 @@ export interface IntakeGrpcServerOptions {
  * as the same error.
  * @throws Error when the address cannot be bound.
  */
-export function startIntakeGrpcServer({ intake, address, logger, authToken }: IntakeGrpcServerOptions): Promise<GrpcServerHandle> {
+export function startIntakeGrpcServer(options: IntakeGrpcServerOptions): Promise<GrpcServerHandle> {
+  const { intake, address, logger, authToken } = options;
   return startGrpcServer({
     address,
     services: [bindService(intakev1.MessageIntake, intakeHandlers(intake))],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
+    ...(options.registry ? { metrics: grpcMetrics(options.registry) } : {}),
   });
 }
 

@@ -32,6 +32,7 @@ await runService('message-intake', config, async ({ logger, clock, registry, rea
           address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
           authToken: config.INTERNAL_AUTH_TOKEN,
           logger,
+          registry,
         });
       },
       stop: async () => grpc?.stop(),

@@ -1,12 +1,13 @@
 import type { EndpointId, RecoveryId, RecoveryPort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
-import { bindService, recoveryToProto, recoveryv1, startGrpcServer, tenantFromProto, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
+import type { Registry } from 'prom-client';
+import { bindService, grpcMetrics, recoveryToProto, recoveryv1, startGrpcServer, tenantFromProto, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
 
 /**
  * Serves `recovery` as `wirehook.recovery.v1.RecoveryService` (with health) on `address`;
  * a WirehookError reaches the gateway's RecoveryGrpcClient as the same error.
  */
-export function startRecoveryGrpcServer(options: { recovery: RecoveryPort; address: string; logger?: Logger; authToken: string }): Promise<GrpcServerHandle> {
+export function startRecoveryGrpcServer(options: { recovery: RecoveryPort; address: string; logger?: Logger; authToken: string; registry?: Registry }): Promise<GrpcServerHandle> {
   const { recovery, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof recoveryv1.RecoveryService> = {
     start: async ({ tenant, endpointId, since }) => ({
@@ -23,5 +24,6 @@ export function startRecoveryGrpcServer(options: { recovery: RecoveryPort; addre
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
+    ...(options.registry ? { metrics: grpcMetrics(options.registry) } : {}),
   });
 }
