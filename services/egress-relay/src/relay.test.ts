@@ -62,7 +62,34 @@ describe('Relay over gRPC', () => {
 
     const gone = new RelayGrpcClient({ address: `127.0.0.1:${await freePort()}`, authToken: TOKEN, deadlineMs: 1_000 });
     const down = await gone.send(request(`https://localhost:${receiver.port}/hook`));
-    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(/) });
+    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
     gone.close();
+  });
+
+  it('a relay that refuses the call (another INTERNAL_AUTH_TOKEN) or does not answer in time is a relay error saying which', async () => {
+    const hanging = await TestReceiver.start({ host: '127.0.0.1' });
+    hanging.respondWith({ hang: true });
+    const inner = relay('localhost');
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const address = `127.0.0.1:${server.port}`;
+    try {
+      const stranger = new RelayGrpcClient({ address, authToken: `${TOKEN}-other`, deadlineMs: 5_000 });
+      const before = receiver.requests.length;
+      const refused = await stranger.send(request(`https://localhost:${receiver.port}/hook`));
+      expect(refused).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: ${address} refused the call (its INTERNAL_AUTH_TOKEN differs from the dispatcher's)` });
+      expect(receiver.requests.length).toBe(before); // refused before anything was sent
+      stranger.close();
+
+      // The relay's own limit (2 s) is longer than this client's deadline: the call runs out first.
+      const impatient = new RelayGrpcClient({ address, authToken: TOKEN, deadlineMs: 300 });
+      const late = await impatient.send(request(`https://localhost:${hanging.port}/hook`));
+      expect(late).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: no answer from ${address} within 300 ms` });
+      expect(late.durationMs).toBeGreaterThanOrEqual(250);
+      impatient.close();
+    } finally {
+      await server.stop();
+      await hanging.close();
+      await inner.close();
+    }
   });
 });
