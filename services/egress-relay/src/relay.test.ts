@@ -5,7 +5,7 @@ import { RelayGrpcClient } from '@wirehook/rpc';
 import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelayGrpcServer } from './grpc-server.ts';
-import { relaySourceIpsVar } from './relay-sources.ts';
+import { relaySourceIpsVar, sourcesFor } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
 
 const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
@@ -31,6 +31,32 @@ describe('EgressRelay', () => {
     const refused = await strict.send(request(`https://127.0.0.1:${receiver.port}/hook`));
     expect(refused).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.1 is/) });
     await Promise.all([open.close(), strict.close()]);
+  });
+
+  it('sticks: an endpoint’s address depends on its id alone (the same from another relay replica, or after a restart), and endpoints share the pool evenly', async () => {
+    const keys = Array.from({ length: 8 }, (_, i) => `ep_sticky_${i}`);
+    const [one, other] = [relay('localhost', '127.0.0.2,127.0.0.3'), relay('localhost', '127.0.0.2,127.0.0.3')];
+    const seen = new Map<string, string>();
+    for (const key of keys) {
+      for (const r of [one, other, one]) {
+        const result = await r.send({ ...request(`https://localhost:${receiver.port}/hook`), poolKey: key });
+        expect(receiver.requests.at(-1)?.remoteAddress).toBe(result.sourceIp);
+        expect(result.sourceIp).toBe(seen.get(key) ?? result.sourceIp);
+        seen.set(key, result.sourceIp!);
+      }
+    }
+    expect(new Set(seen.values())).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
+    await Promise.all([one.close(), other.close()]);
+
+    const pool = relaySourceIpsVar.parse('203.0.113.1,203.0.113.2,203.0.113.3,2001:db8::1');
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 3_000; i++) {
+      const chosen = sourcesFor(pool, `ep_${i}`);
+      expect(chosen.v6).toBe('2001:db8::1');
+      counts.set(chosen.v4!, (counts.get(chosen.v4!) ?? 0) + 1);
+    }
+    expect([...counts.keys()].sort()).toEqual(pool.v4);
+    for (const n of counts.values()) expect(n).toBeGreaterThan(850); // 1,000 each if even
   });
 
   it('uses only the families it has a source for, and says so', async () => {
