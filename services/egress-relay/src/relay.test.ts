@@ -59,6 +59,26 @@ describe('EgressRelay', () => {
     for (const n of counts.values()) expect(n).toBeGreaterThan(850); // 1,000 each if even
   });
 
+  it('a pool that grows or shrinks moves only the endpoints it must', () => {
+    const ids = Array.from({ length: 4_000 }, (_, i) => `ep_${i}`);
+    const v4 = (sources: string) => {
+      const pool = relaySourceIpsVar.parse(sources);
+      return ids.map((id) => sourcesFor(pool, id).v4);
+    };
+    const three = v4('203.0.113.1,203.0.113.2,203.0.113.3');
+    const four = v4('203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4');
+    const moved = ids.filter((_, i) => three[i] !== four[i]).length;
+    // Added: the endpoints that move all go to the new address, about one in four.
+    expect(ids.every((_, i) => three[i] === four[i] || four[i] === '203.0.113.4')).toBe(true);
+    expect(moved).toBeGreaterThan(800);
+    expect(moved).toBeLessThan(1_200);
+    // Removed: only that address's endpoints move; the others keep theirs.
+    const two = v4('203.0.113.1,203.0.113.3');
+    expect(ids.every((_, i) => three[i] === '203.0.113.2' || three[i] === two[i])).toBe(true);
+    // The order addresses are listed in does not matter.
+    expect(v4('203.0.113.3,203.0.113.1,203.0.113.2')).toEqual(three);
+  });
+
   it('uses only the families it has a source for, and says so', async () => {
     const v4only = relay('::1,localhost');
     const result = await v4only.send(request('https://[::1]:9/hook'));
