@@ -53,6 +53,15 @@ it('without RELAY_SOURCE_IPS it is live but not ready, and says which variable i
   expect(ready.body.checks.source_ips).toMatch(/RELAY_SOURCE_IPS is empty/);
 }, 30_000);
 
+it('with an address this host does not have, it is not ready and names that address', async () => {
+  const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,203.0.113.7' });
+  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const ready = await readiness(env['METRICS_PORT']);
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks.source_ips).toBe('RELAY_SOURCE_IPS has addresses this host does not have: 203.0.113.7 (sends from them fail)');
+}, 30_000);
+
 it('RELAY_SOURCE_IPS that is not a list of addresses stops the start, naming the variable and the value', async () => {
   const run = spawnSync(process.execPath, [main], { env: await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,relay.example' }), encoding: 'utf8', timeout: 20_000 });
   expect(run.status).toBe(1);

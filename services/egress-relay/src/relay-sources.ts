@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import type { SourceAddresses } from '@wirehook/egress';
 import { z } from 'zod';
 
@@ -52,4 +52,22 @@ function highestScoring(addresses: readonly string[], endpointId: string): strin
 
 export function poolSize(pool: RelayPool): number {
   return pool.v4.length + pool.v6.length;
+}
+
+/**
+ * The pool's addresses this host cannot bind (not one of its addresses: a typo, or a
+ * floating IP not attached yet). Sends from them would fail, so the relay is not ready
+ * while there is one. Asked of the kernel each time: addresses come and go at runtime.
+ */
+export async function addressesNotOnThisHost(pool: RelayPool): Promise<string[]> {
+  const bindable = await Promise.all([...pool.v4, ...pool.v6].map(async (address) => ({ address, ok: await canBind(address) })));
+  return bindable.filter((a) => !a.ok).map((a) => a.address);
+}
+
+function canBind(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host: address, port: 0, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }

@@ -5,7 +5,7 @@ import { RelayGrpcClient } from '@wirehook/rpc';
 import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelayGrpcServer } from './grpc-server.ts';
-import { relaySourceIpsVar, sourcesFor } from './relay-sources.ts';
+import { addressesNotOnThisHost, relaySourceIpsVar, sourcesFor } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
 
 const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
@@ -84,6 +84,21 @@ describe('EgressRelay', () => {
     const result = await v4only.send(request('https://[::1]:9/hook'));
     expect(result).toMatchObject({ ok: false, error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)' });
     await v4only.close();
+  });
+
+  it('a pool address this host does not have is a relay error (ours, not the receiver’s), and is found before any send', async () => {
+    const misconfigured = relay('localhost', '203.0.113.7');
+    const before = receiver.connections;
+    const result = await misconfigured.send(request(`https://localhost:${receiver.port}/hook`));
+    expect(result).toMatchObject({
+      ok: false,
+      status: null,
+      sourceIp: null,
+      error: 'relay: cannot send from 203.0.113.7: not an address of this host (EADDRNOTAVAIL; check RELAY_SOURCE_IPS)',
+    });
+    expect(receiver.connections).toBe(before);
+    await misconfigured.close();
+    expect(await addressesNotOnThisHost(relaySourceIpsVar.parse('127.0.0.2,203.0.113.7,::1,2001:db8::7'))).toEqual(['203.0.113.7', '2001:db8::7']);
   });
 
   it('RELAY_SOURCE_IPS: a value that is not an address is named', () => {
