@@ -4,7 +4,9 @@
 // go direct. Without a pool, fixed_ip sends fail as the relay's fault: retried, and never
 // counted toward the endpoint's automatic stop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
 import { DISABLE_AFTER_MS } from '@wirehook/core';
+import { createLogger } from '@wirehook/platform';
 import { eventually, readMetric, testCa } from '@wirehook/testkit';
 import { sourcesFor } from '@wirehook/egress-relay';
 import { startWirehook, type Harness } from '../support/harness.ts';
@@ -132,5 +134,25 @@ describe('without RELAY_SOURCE_IPS', () => {
     for (let i = 0; i < 7; i++) await wh.advance(24 * 3_600_000);
     await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(1));
     expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'active', failing_since: null });
+  });
+});
+
+describe('with a pool address this host does not have', () => {
+  it('warns at start, naming it; its sends fail as the relay’s fault', async () => {
+    const out = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    out.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)));
+    const logger = createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination: out });
+    const wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: '203.0.113.7', logger });
+    try {
+      await eventually(() => expect(lines.find((l) => l['level'] === 40 && String(l['msg']).startsWith('RELAY_SOURCE_IPS'))).toMatchObject({ missing: ['203.0.113.7'] }));
+      const e = await setUp(wh, true);
+      const id = await e.send();
+      await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts).toHaveLength(1));
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].error).toMatch(/^relay: cannot send from 203\.0\.113\.7: not an address of this host/);
+      expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ failing_since: null });
+    } finally {
+      await wh.close();
+    }
   });
 });
