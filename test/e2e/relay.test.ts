@@ -4,10 +4,15 @@
 // go direct. Without a pool, fixed_ip sends fail as the relay's fault: retried, and never
 // counted toward the endpoint's automatic stop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testCa } from '@wirehook/testkit';
+import { PassThrough } from 'node:stream';
+import { DISABLE_AFTER_MS } from '@wirehook/core';
+import { createLogger } from '@wirehook/platform';
+import { eventually, readMetric, testCa } from '@wirehook/testkit';
 import { sourcesFor } from '@wirehook/egress-relay';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+
+const HOUR = 3_600_000;
 
 const POOL = { v4: ['127.0.0.2', '127.0.0.3'], v6: [] };
 let rx: NamedReceiver;
@@ -18,11 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => rx.receiver.close());
 
-async function setUp(wh: Harness, fixedIp: boolean) {
+async function setUp(wh: Harness, fixedIp: boolean, url = rx.url()) {
   const t = await wh.tenant();
   const consumer = `c-${Math.random().toString(36).slice(2)}`;
   const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
-  const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), fixed_ip: fixedIp })).body;
+  const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url, fixed_ip: fixedIp })).body;
   expect(endpoint.fixed_ip).toBe(fixedIp);
   const send = async () => (await t.api.post('/v1/messages', { consumer, event_type: 'a.b', payload: {} })).body.id as string;
   return { t, endpoint, send };
@@ -31,14 +36,18 @@ async function setUp(wh: Harness, fixedIp: boolean) {
 describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
   let wh: Harness;
   beforeAll(async () => {
-    wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: POOL.v4.join(',') });
+    // ::1 allowed: an IPv6-only destination, which this IPv4-only pool cannot send to.
+    wh = await startWirehook({ allowHosts: `${TEST_ALLOW_HOSTS},::1`, lookup: testLookup, ca, relaySourceIps: POOL.v4.join(',') });
   });
   afterAll(() => wh.close());
+  const metric = (name: string, labels: Record<string, string>) => readMetric(wh.embedded.metricsUrl(), name, labels);
 
   it('each fixed_ip endpoint sends from its own pool address, every time; the attempt records via relay and that source', async () => {
     // Endpoints until both pool addresses are someone's (the choice is a hash of the endpoint id).
     const endpoints: Awaited<ReturnType<typeof setUp>>[] = [];
     while (new Set(endpoints.map((e) => sourcesFor(POOL, e.endpoint.id).v4)).size < 2) endpoints.push(await setUp(wh, true));
+    const sentFrom = async (ip: string) => metric('wirehook_relay_sends_total', { source_ip: ip, outcome: 'success' });
+    const before = { relayed: await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' }), v2: await sentFrom('127.0.0.2'), v3: await sentFrom('127.0.0.3') };
     for (const e of endpoints) {
       const expected = sourcesFor(POOL, e.endpoint.id).v4!;
       const ids = [await e.send(), await e.send(), await e.send()];
@@ -46,6 +55,44 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       for (const r of rx.receiver.requests.filter((q) => ids.includes(q.headers['webhook-id']!))) expect(r.remoteAddress).toBe(expected);
       const detail = (await e.t.api.get(`/v1/messages/${ids[0]}`)).body;
       expect(detail.deliveries[0].attempts[0]).toMatchObject({ via: 'relay', source_ip: expected, response_status: 200 });
+    }
+    // /metrics: the attempts by via, and the relay's sends by source address.
+    const from = (ip: string) => 3 * endpoints.filter((e) => sourcesFor(POOL, e.endpoint.id).v4 === ip).length;
+    expect(await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' })).toBe(before.relayed + 3 * endpoints.length);
+    expect(await sentFrom('127.0.0.2')).toBe(before.v2 + from('127.0.0.2'));
+    expect(await sentFrom('127.0.0.3')).toBe(before.v3 + from('127.0.0.3'));
+  });
+
+  it('relay faults leave a running failure streak as it is: they neither push it to the automatic stop nor clear it', async () => {
+    const failing = await startReceiver();
+    failing.receiver.respondWith({ status: 500 });
+    try {
+      const e = await setUp(wh, true, failing.url());
+      const first = await e.send();
+      await eventually(async () => expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body.failing_since).not.toBeNull());
+      const since = (await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body.failing_since as number;
+      expect((await e.t.api.get(`/v1/messages/${first}`)).body.deliveries[0].attempts[0]).toMatchObject({ via: 'relay', error: 'http_status: 500' });
+
+      // The endpoint moves to an IPv6-only address the pool has no source for: every attempt is a relay fault.
+      expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { url: 'https://[::1]:8443/hook' })).status).toBe(200);
+      const relayFaults = await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'relay' });
+      await wh.advance(DISABLE_AFTER_MS + HOUR);
+      const late = await e.send();
+      await eventually(async () => expect((await e.t.api.get(`/v1/messages/${late}`)).body.deliveries[0].attempts).toHaveLength(1));
+      expect((await e.t.api.get(`/v1/messages/${late}`)).body.deliveries[0]).toMatchObject({
+        status: 'retrying',
+        attempts: [{ via: 'relay', source_ip: null, error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)' }],
+      });
+      expect(await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'relay' })).toBeGreaterThan(relayFaults);
+      // More than five days into the streak, and still running: the relay's faults did not count.
+      expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'active', failing_since: since });
+
+      // Back at the failing receiver, the endpoint's own next failure ends it: the streak was kept, not cleared.
+      expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { url: failing.url() })).status).toBe(200);
+      await e.send();
+      await eventually(async () => expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'disabled', failing_since: since }));
+    } finally {
+      await failing.receiver.close();
     }
   });
 
@@ -87,5 +134,25 @@ describe('without RELAY_SOURCE_IPS', () => {
     for (let i = 0; i < 7; i++) await wh.advance(24 * 3_600_000);
     await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(1));
     expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'active', failing_since: null });
+  });
+});
+
+describe('with a pool address this host does not have', () => {
+  it('warns at start, naming it; its sends fail as the relay’s fault', async () => {
+    const out = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    out.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)));
+    const logger = createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination: out });
+    const wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: '203.0.113.7', logger });
+    try {
+      await eventually(() => expect(lines.find((l) => l['level'] === 40 && String(l['msg']).startsWith('RELAY_SOURCE_IPS'))).toMatchObject({ missing: ['203.0.113.7'] }));
+      const e = await setUp(wh, true);
+      const id = await e.send();
+      await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts).toHaveLength(1));
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].error).toMatch(/^relay: cannot send from 203\.0\.113\.7: not an address of this host/);
+      expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ failing_since: null });
+    } finally {
+      await wh.close();
+    }
   });
 });

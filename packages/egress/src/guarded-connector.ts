@@ -152,8 +152,18 @@ function openSocket(
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 60_000);
   socket.once(secure ? 'secureConnect' : 'connect', () => settle(null));
-  socket.on('error', (err) => settle(err));
+  socket.on('error', (err) => settle(params.localAddress ? sourceBindError(err, params.localAddress) : err));
   socket.once('close', () => settle(new Error('connection closed before it was established')));
+}
+
+/**
+ * A source address the host does not have (or cannot use) is the relay's misconfiguration,
+ * not the receiver's fault: `relay`, so it never counts toward the endpoint's automatic stop.
+ */
+function sourceBindError(err: Error, localAddress: string): Error {
+  const { code, syscall } = err as NodeJS.ErrnoException;
+  if (syscall !== 'bind' && code !== 'EADDRNOTAVAIL') return err;
+  return new EgressError('relay', `cannot send from ${localAddress}: not an address of this host (${code ?? err.message}; check RELAY_SOURCE_IPS)`);
 }
 
 /** A `lookup` for net/tls that answers with the already-checked addresses, never DNS. */

@@ -1,18 +1,21 @@
 import type { SendRequest, SendResult } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
-import { createClient, type ClientOptions, type GrpcClient } from './grpc-service.ts';
+import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient } from './grpc-service.ts';
+import { relayCallError } from './relay-call-error.ts';
 
 /** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
 export type RelayDeliverRequest = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
 
 /**
  * The egress relay over gRPC: the dispatcher's sender for `fixed_ip` endpoints in cluster
- * mode. Failures are data, as for direct sends: a relay that is down or misses the deadline
- * is an attempt that failed with `relay: …` (ours, not the endpoint's), never an exception.
+ * mode. Failures are data, as for direct sends: a relay that is down, misses the deadline or
+ * refuses the call is an attempt that failed with `relay: …` (ours, not the endpoint's; see
+ * relayCallError), never an exception.
  */
 export class RelayGrpcClient {
   readonly #client: GrpcClient<typeof Relay>;
   readonly #address: string;
+  readonly #deadlineMs: number;
 
   /** `deadlineMs` must cover a whole send: waiting for a connection and the attempt, each bounded by the delivery timeout. */
   constructor(options: ClientOptions) {
@@ -23,6 +26,7 @@ export class RelayGrpcClient {
       channelOptions: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 2_000, ...options.channelOptions },
     });
     this.#address = options.address;
+    this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   }
 
   async send(request: RelayDeliverRequest): Promise<SendResult> {
@@ -38,8 +42,8 @@ export class RelayGrpcClient {
         sourceIp: r.sourceIp ?? null,
       };
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      return { ok: false, status: null, responseHead: null, error: `relay: unreachable at ${this.#address} (${detail})`, durationMs: Math.round(performance.now() - started), sourceIp: null };
+      const error = relayCallError(err, this.#address, this.#deadlineMs);
+      return { ok: false, status: null, responseHead: null, error, durationMs: Math.round(performance.now() - started), sourceIp: null };
     }
   }
 

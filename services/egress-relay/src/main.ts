@@ -10,6 +10,7 @@ const { loadConfig, runService } = await import('@wirehook/platform');
 const { relayConfigSchema } = await import('./config.ts');
 const { startRelayGrpcServer } = await import('./grpc-server.ts');
 const { EgressRelay } = await import('./relay.ts');
+const { addressesNotOnThisHost } = await import('./relay-sources.ts');
 
 const config = loadConfig(relayConfigSchema, process.env, 'egress-relay');
 
@@ -27,6 +28,8 @@ await runService('egress-relay', config, ({ logger, registry, readiness }) => {
     name: 'source_ips',
     probe: async () => {
       if (!relay.hasSources) throw new Error('RELAY_SOURCE_IPS is empty: no address to send fixed_ip webhooks from');
+      const missing = await addressesNotOnThisHost(config.RELAY_SOURCE_IPS);
+      if (missing.length > 0) throw new Error(`RELAY_SOURCE_IPS has addresses this host does not have: ${missing.join(', ')} (sends from them fail)`);
     },
   });
   let grpc: { stop(): Promise<void> } | undefined;

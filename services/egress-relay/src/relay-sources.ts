@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import type { SourceAddresses } from '@wirehook/egress';
 import { z } from 'zod';
 
@@ -28,18 +28,46 @@ export const relaySourceIpsVar = z
 
 /**
  * The sources one endpoint's connections use: one address per family, the same one every
- * time (a hash of the endpoint id over the pool). A customer who allowlists the pool sees a
- * stable address per endpoint, which keeps its keep-alive connections and its logs readable;
- * endpoints spread evenly over the pool. Changing the pool moves some endpoints.
+ * time, from every relay replica. A customer who allowlists the pool sees a stable address
+ * per endpoint, which keeps its keep-alive connections and its logs readable; endpoints
+ * spread evenly over the pool.
+ *
+ * Rendezvous hashing (each address scores hash(endpoint id, address); the highest wins)
+ * rather than hash modulo the pool's size: adding an address moves only the endpoints it
+ * now wins (1 in n+1), removing one moves only its own endpoints. With a modulo, growing
+ * a pool of 3 to 4 would move three endpoints in four.
  */
 export function sourcesFor(pool: RelayPool, endpointId: string): SourceAddresses {
-  const h = createHash('sha256').update(endpointId).digest().readUInt32BE(0);
-  return {
-    v4: pool.v4.length === 0 ? undefined : pool.v4[h % pool.v4.length],
-    v6: pool.v6.length === 0 ? undefined : pool.v6[h % pool.v6.length],
-  };
+  return { v4: highestScoring(pool.v4, endpointId), v6: highestScoring(pool.v6, endpointId) };
+}
+
+function highestScoring(addresses: readonly string[], endpointId: string): string | undefined {
+  let best: { address: string; score: bigint } | undefined;
+  for (const address of addresses) {
+    const score = createHash('sha256').update(endpointId).update('\0').update(address).digest().readBigUInt64BE(0);
+    if (best === undefined || score > best.score) best = { address, score };
+  }
+  return best?.address;
 }
 
 export function poolSize(pool: RelayPool): number {
   return pool.v4.length + pool.v6.length;
+}
+
+/**
+ * The pool's addresses this host cannot bind (not one of its addresses: a typo, or a
+ * floating IP not attached yet). Sends from them would fail, so the relay is not ready
+ * while there is one. Asked of the kernel each time: addresses come and go at runtime.
+ */
+export async function addressesNotOnThisHost(pool: RelayPool): Promise<string[]> {
+  const bindable = await Promise.all([...pool.v4, ...pool.v6].map(async (address) => ({ address, ok: await canBind(address) })));
+  return bindable.filter((a) => !a.ok).map((a) => a.address);
+}
+
+function canBind(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host: address, port: 0, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }

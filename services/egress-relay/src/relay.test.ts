@@ -5,7 +5,7 @@ import { RelayGrpcClient } from '@wirehook/rpc';
 import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelayGrpcServer } from './grpc-server.ts';
-import { relaySourceIpsVar } from './relay-sources.ts';
+import { addressesNotOnThisHost, relaySourceIpsVar, sourcesFor } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
 
 const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
@@ -33,11 +33,72 @@ describe('EgressRelay', () => {
     await Promise.all([open.close(), strict.close()]);
   });
 
+  it('sticks: an endpoint’s address depends on its id alone (the same from another relay replica, or after a restart), and endpoints share the pool evenly', async () => {
+    const keys = Array.from({ length: 8 }, (_, i) => `ep_sticky_${i}`);
+    const [one, other] = [relay('localhost', '127.0.0.2,127.0.0.3'), relay('localhost', '127.0.0.2,127.0.0.3')];
+    const seen = new Map<string, string>();
+    for (const key of keys) {
+      for (const r of [one, other, one]) {
+        const result = await r.send({ ...request(`https://localhost:${receiver.port}/hook`), poolKey: key });
+        expect(receiver.requests.at(-1)?.remoteAddress).toBe(result.sourceIp);
+        expect(result.sourceIp).toBe(seen.get(key) ?? result.sourceIp);
+        seen.set(key, result.sourceIp!);
+      }
+    }
+    expect(new Set(seen.values())).toEqual(new Set(['127.0.0.2', '127.0.0.3']));
+    await Promise.all([one.close(), other.close()]);
+
+    const pool = relaySourceIpsVar.parse('203.0.113.1,203.0.113.2,203.0.113.3,2001:db8::1');
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 3_000; i++) {
+      const chosen = sourcesFor(pool, `ep_${i}`);
+      expect(chosen.v6).toBe('2001:db8::1');
+      counts.set(chosen.v4!, (counts.get(chosen.v4!) ?? 0) + 1);
+    }
+    expect([...counts.keys()].sort()).toEqual(pool.v4);
+    for (const n of counts.values()) expect(n).toBeGreaterThan(850); // 1,000 each if even
+  });
+
+  it('a pool that grows or shrinks moves only the endpoints it must', () => {
+    const ids = Array.from({ length: 4_000 }, (_, i) => `ep_${i}`);
+    const v4 = (sources: string) => {
+      const pool = relaySourceIpsVar.parse(sources);
+      return ids.map((id) => sourcesFor(pool, id).v4);
+    };
+    const three = v4('203.0.113.1,203.0.113.2,203.0.113.3');
+    const four = v4('203.0.113.1,203.0.113.2,203.0.113.3,203.0.113.4');
+    const moved = ids.filter((_, i) => three[i] !== four[i]).length;
+    // Added: the endpoints that move all go to the new address, about one in four.
+    expect(ids.every((_, i) => three[i] === four[i] || four[i] === '203.0.113.4')).toBe(true);
+    expect(moved).toBeGreaterThan(800);
+    expect(moved).toBeLessThan(1_200);
+    // Removed: only that address's endpoints move; the others keep theirs.
+    const two = v4('203.0.113.1,203.0.113.3');
+    expect(ids.every((_, i) => three[i] === '203.0.113.2' || three[i] === two[i])).toBe(true);
+    // The order addresses are listed in does not matter.
+    expect(v4('203.0.113.3,203.0.113.1,203.0.113.2')).toEqual(three);
+  });
+
   it('uses only the families it has a source for, and says so', async () => {
     const v4only = relay('::1,localhost');
     const result = await v4only.send(request('https://[::1]:9/hook'));
     expect(result).toMatchObject({ ok: false, error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)' });
     await v4only.close();
+  });
+
+  it('a pool address this host does not have is a relay error (ours, not the receiver’s), and is found before any send', async () => {
+    const misconfigured = relay('localhost', '203.0.113.7');
+    const before = receiver.connections;
+    const result = await misconfigured.send(request(`https://localhost:${receiver.port}/hook`));
+    expect(result).toMatchObject({
+      ok: false,
+      status: null,
+      sourceIp: null,
+      error: 'relay: cannot send from 203.0.113.7: not an address of this host (EADDRNOTAVAIL; check RELAY_SOURCE_IPS)',
+    });
+    expect(receiver.connections).toBe(before);
+    await misconfigured.close();
+    expect(await addressesNotOnThisHost(relaySourceIpsVar.parse('127.0.0.2,203.0.113.7,::1,2001:db8::7'))).toEqual(['203.0.113.7', '2001:db8::7']);
   });
 
   it('RELAY_SOURCE_IPS: a value that is not an address is named', () => {
@@ -62,7 +123,34 @@ describe('Relay over gRPC', () => {
 
     const gone = new RelayGrpcClient({ address: `127.0.0.1:${await freePort()}`, authToken: TOKEN, deadlineMs: 1_000 });
     const down = await gone.send(request(`https://localhost:${receiver.port}/hook`));
-    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(/) });
+    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
     gone.close();
+  });
+
+  it('a relay that refuses the call (another INTERNAL_AUTH_TOKEN) or does not answer in time is a relay error saying which', async () => {
+    const hanging = await TestReceiver.start({ host: '127.0.0.1' });
+    hanging.respondWith({ hang: true });
+    const inner = relay('localhost');
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const address = `127.0.0.1:${server.port}`;
+    try {
+      const stranger = new RelayGrpcClient({ address, authToken: `${TOKEN}-other`, deadlineMs: 5_000 });
+      const before = receiver.requests.length;
+      const refused = await stranger.send(request(`https://localhost:${receiver.port}/hook`));
+      expect(refused).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: ${address} refused the call (its INTERNAL_AUTH_TOKEN differs from the dispatcher's)` });
+      expect(receiver.requests.length).toBe(before); // refused before anything was sent
+      stranger.close();
+
+      // The relay's own limit (2 s) is longer than this client's deadline: the call runs out first.
+      const impatient = new RelayGrpcClient({ address, authToken: TOKEN, deadlineMs: 300 });
+      const late = await impatient.send(request(`https://localhost:${hanging.port}/hook`));
+      expect(late).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: no answer from ${address} within 300 ms` });
+      expect(late.durationMs).toBeGreaterThanOrEqual(250);
+      impatient.close();
+    } finally {
+      await server.stop();
+      await hanging.close();
+      await inner.close();
+    }
   });
 });

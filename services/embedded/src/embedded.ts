@@ -3,7 +3,7 @@ import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
-import { EgressRelay } from '@wirehook/egress-relay';
+import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
 import { createApp, type GatewayDeps } from '@wirehook/gateway';
 import { createPortalApp } from '@wirehook/portal';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
@@ -135,7 +135,13 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       component('store', () => store.close(), () => verifySealingKeys(store.sealing, keys, clock)),
       component('kv', () => kv.stop(), () => kv.start()),
       component('bus', () => bus.close()),
-      component('relay', () => relay.close()),
+      // Not a readiness failure here: most embedded users have no fixed_ip endpoint, and the API must serve.
+      component('relay', () => relay.close(), async () => {
+        const missing = await addressesNotOnThisHost(config.RELAY_SOURCE_IPS);
+        if (missing.length > 0) {
+          logger.warn({ missing }, `RELAY_SOURCE_IPS has addresses this host does not have (${missing.join(', ')}): fixed_ip sends from them fail`);
+        }
+      }),
       ...delivery.components,
       recovery.worker,
       ...alerting.components,

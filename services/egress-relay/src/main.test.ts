@@ -1,0 +1,93 @@
+// The egress relay as operators run it: `node services/egress-relay/src/main.ts`, a real
+// process. Ready only with a source address (otherwise /readyz names RELAY_SOURCE_IPS); a
+// value that is not an address stops the start in one line naming it; a Relay.Deliver call
+// goes out from the pool address, and the relay's /metrics counts it by that address.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { RelayGrpcClient } from '@wirehook/rpc';
+import { eventually, freePort, readMetric, TestReceiver } from '@wirehook/testkit';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+
+const main = join(import.meta.dirname, 'main.ts');
+const TOKEN = 'relay-process-test-token-0123456789abcdef';
+let receiver: TestReceiver;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  receiver = await TestReceiver.start({ host: '127.0.0.1' });
+});
+afterAll(() => receiver.close());
+afterEach(async () => {
+  if (child?.exitCode === null) {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child!.once('exit', resolve));
+  }
+  child = undefined;
+});
+
+/** The relay's environment: free ports, the test CA, and no RELAY_SOURCE_IPS unless `extra` has one. */
+async function relayEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  const { RELAY_SOURCE_IPS: _inherited, ...inherited } = process.env;
+  return {
+    ...inherited,
+    GRPC_PORT: String(await freePort()),
+    METRICS_PORT: String(await freePort()),
+    INTERNAL_AUTH_TOKEN: TOKEN,
+    DELIVERY_ALLOW_HOSTS: 'localhost',
+    NODE_EXTRA_CA_CERTS: receiver.caFile,
+    ...extra,
+  };
+}
+
+async function readiness(metricsPort: string | undefined): Promise<{ status: number; body: any }> {
+  const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`, { signal: AbortSignal.timeout(2_000) });
+  return { status: res.status, body: await res.json() };
+}
+
+it('without RELAY_SOURCE_IPS it is live but not ready, and says which variable is missing', async () => {
+  const env = await relayEnv({});
+  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const ready = await readiness(env['METRICS_PORT']);
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks.source_ips).toMatch(/RELAY_SOURCE_IPS is empty/);
+}, 30_000);
+
+it('with an address this host does not have, it is not ready and names that address', async () => {
+  const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,203.0.113.7' });
+  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const ready = await readiness(env['METRICS_PORT']);
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks.source_ips).toBe('RELAY_SOURCE_IPS has addresses this host does not have: 203.0.113.7 (sends from them fail)');
+}, 30_000);
+
+it('RELAY_SOURCE_IPS that is not a list of addresses stops the start, naming the variable and the value', async () => {
+  const run = spawnSync(process.execPath, [main], { env: await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,relay.example' }), encoding: 'utf8', timeout: 20_000 });
+  expect(run.status).toBe(1);
+  expect(run.stderr).toContain('egress-relay: invalid configuration');
+  // loadConfig's format: the problem (naming the value) on one line, the variable under it.
+  expect(run.stderr).toMatch(/^✖ "relay\.example" is not an IPv4 or IPv6 address .*\n\s*→ at RELAY_SOURCE_IPS$/m);
+}, 30_000);
+
+it('with a pool it is ready; Relay.Deliver sends from the pool address, counted per source address in its /metrics', async () => {
+  const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2' });
+  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
+
+  const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
+  try {
+    const result = await client.send({ url: `https://localhost:${receiver.port}/hook`, poolKey: 'ep_process', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(result).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
+    expect(receiver.requests.at(-1)).toMatchObject({ remoteAddress: '127.0.0.2', body: '{"a":1}' });
+    const metrics = `http://127.0.0.1:${env['METRICS_PORT']}`;
+    expect(await readMetric(metrics, 'wirehook_relay_sends_total', { source_ip: '127.0.0.2', outcome: 'success' })).toBe(1);
+
+    // Its own address rules: 127.0.0.1 by address is private and not allowed here (only the name localhost is).
+    const blocked = await client.send({ url: `https://127.0.0.1:${receiver.port}/hook`, poolKey: 'ep_process', headers: {}, body: '{}' });
+    expect(blocked).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.1 is/) });
+    expect(await readMetric(metrics, 'wirehook_relay_sends_total', { outcome: 'blocked' })).toBe(1);
+  } finally {
+    client.close();
+  }
+}, 30_000);
