@@ -90,6 +90,10 @@ describe('cluster faults', () => {
     expect(await readMetric(`http://127.0.0.1:${port('gateway')}`, 'grpc_client_handled_total', send)).toBeGreaterThanOrEqual(2_000);
     expect(await readMetric(`http://127.0.0.1:${port('message-intake')}`, 'grpc_server_handled_total', send)).toBeGreaterThanOrEqual(2_000);
     expect(await readMetric(`http://127.0.0.1:${port('message-intake')}`, 'grpc_server_handling_seconds_count', send)).toBeGreaterThanOrEqual(2_000);
+    // JetStream's view of the dispatch consumer: present, and drained after the burst.
+    const dispatcher = (await (await fetch(`http://127.0.0.1:${port('dispatcher')}/metrics`)).text()).split('\n');
+    expect(dispatcher.find((l) => l.startsWith('wirehook_jetstream_consumer_pending{'))).toMatch(/ 0$/);
+    expect(dispatcher.some((l) => l.startsWith('wirehook_jetstream_consumer_redelivered{'))).toBe(true);
   });
 
   it('a dispatcher killed with SIGKILL mid-burst loses nothing', async () => {

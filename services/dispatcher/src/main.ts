@@ -4,11 +4,12 @@ import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
-const { NatsBus } = await import('@wirehook/bus');
+const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
+const { registerConsumerMetrics } = await import('./metrics.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
@@ -30,6 +31,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     registry,
     soleDispatcher: false,
   });
+  registerConsumerMetrics(registry, () => bus.consumerBacklog(DISPATCH_SUBJECT));
   return [
     // Stopped last: it exports the spans of the sends drained before it.
     tracing,

@@ -110,3 +110,25 @@ export function outcomeLabel(result: { ok: boolean; status: number | null; error
   if (result.status !== null) return `http_${Math.floor(result.status / 100)}xx`;
   return result.error?.split(':')[0] ?? 'internal';
 }
+
+/** JetStream's view of the dispatch consumer (cluster mode): pending, unacknowledged, redelivered. */
+export function registerConsumerMetrics(registry: Registry, backlog: () => Promise<{ pending: number; ackPending: number; redelivered: number }>): void {
+  let last: Promise<{ pending: number; ackPending: number; redelivered: number } | null> | undefined;
+  const read = () =>
+    (last ??= backlog()
+      .catch(() => null)
+      .finally(() => setTimeout(() => (last = undefined), 100)));
+  const gauge = (name: string, help: string, pick: (b: { pending: number; ackPending: number; redelivered: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const b = await read();
+        if (b) this.set(pick(b));
+      },
+    });
+  gauge('wirehook_jetstream_consumer_pending', 'Dispatch jobs in JetStream not yet handed to a dispatcher', (b) => b.pending);
+  gauge('wirehook_jetstream_consumer_ack_pending', 'Dispatch jobs handed out and not yet acknowledged', (b) => b.ackPending);
+  gauge('wirehook_jetstream_consumer_redelivered', 'Dispatch jobs handed out more than once (a dispatcher died or was slow)', (b) => b.redelivered);
+}

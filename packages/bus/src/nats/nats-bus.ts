@@ -153,6 +153,18 @@ export class NatsBus implements Bus {
     };
   }
 
+  /**
+   * The shared consumer of `subject` as JetStream counts it (for /metrics): messages waiting
+   * to be handed out, handed out and not yet acked, and handed out more than once.
+   * @throws when JetStream does not answer, or the subject has no stream here.
+   */
+  async consumerBacklog(subject: string): Promise<{ pending: number; ackPending: number; redelivered: number }> {
+    const spec = this.#specFor(subject);
+    const jsm = await jetstreamManager(this.#nc, { timeout: JS_API_TIMEOUT_MS });
+    const info = await jsm.consumers.info(spec.stream, spec.consumer);
+    return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
+  }
+
   /** Stops every consumer (running handlers finish and ack), then drains the connection. */
   /** A round trip to nats-server (PING/PONG); hangs while it does not answer (the caller bounds it). */
   async ping(): Promise<void> {
