@@ -16,7 +16,7 @@ let rx: NamedReceiver;
 beforeAll(async () => {
   h = await startClusterHarness({ dispatchers: 1 });
   rx = await startReceiver();
-}, 60_000);
+}, 180_000); // a loaded CI machine starts ten processes slowly
 afterAll(async () => {
   await h?.close();
   await rx?.receiver.close();

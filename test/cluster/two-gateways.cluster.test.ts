@@ -13,7 +13,7 @@ beforeAll(async () => {
   const [port, metricsPort] = [await freePort(), await freePort()];
   await h.cluster.add({ name: 'gateway-2', service: 'gateway', metricsPort, env: { ...first.env, PORT: String(port), METRICS_PORT: String(metricsPort) } });
   second = new ApiClient(`http://127.0.0.1:${port}`);
-}, 60_000);
+}, 180_000); // a loaded CI machine starts ten processes slowly
 afterAll(() => h?.close());
 
 describe('two gateways, one Redis', () => {

@@ -30,7 +30,7 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
       wh = await start();
       t = await wh.tenant();
       rx = await startReceiver();
-    });
+    }, 180_000); // cluster mode: ten processes starting on a loaded machine
     afterEach(() => {
       rx.receiver.respondWith({});
       rx.receiver.clear();

@@ -91,6 +91,8 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
         return { metricsBase: base, api: base + metrics, intakeGrpc: base + metrics + 1, recoveryGrpc: base + metrics + 2, relayGrpc: base + metrics + 3, portal: base + metrics + 4 };
       })(),
       dispatchers,
+      // Ten processes starting while the rest of the suite runs on two cores: be patient.
+      startTimeoutMs: 90_000,
       onLine: options.verbose ? (name, line) => process.stderr.write(`[${name}] ${line}\n`) : () => {},
     });
   } catch (err) {
