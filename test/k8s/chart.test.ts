@@ -1,11 +1,12 @@
 // The Helm chart's checks that run without Helm: values.yaml against values.schema.json (and a
 // typo refused), the alert rules with promtool. `helm lint`/`helm template` run in CI.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { expect, it } from 'vitest';
 
 const chart = join(import.meta.dirname, '..', '..', 'charts', 'wirehook');
@@ -33,4 +34,21 @@ it('the alert rules pass promtool check rules', () => {
   if (res.error) throw new Error(`promtool is needed (./dev test installs prometheus): ${res.error.message}`);
   expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
   expect(res.stdout).toContain('SUCCESS: 7 rules found');
+});
+
+it('the Grafana dashboard: every panel’s query is valid PromQL (checked by promtool) and names a metric Wirehook exports', () => {
+  const dashboard = JSON.parse(readFileSync(join(chart, 'files', 'dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+  const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr })));
+  expect(exprs.length).toBeGreaterThan(10);
+  // promtool validates PromQL in rule files: each query as a recording rule.
+  const dir = mkdtempSync(join(tmpdir(), 'wirehook-dashboard-'));
+  const rules = { groups: [{ name: 'dashboard', rules: exprs.map((e, i) => ({ record: `dashboard:panel_${i}`, expr: e.expr })) }] };
+  writeFileSync(join(dir, 'rules.yaml'), stringify(rules));
+  const res = spawnSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
+  expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
+  // Only metrics that exist: Wirehook's own, Node's standard ones, gRPC's.
+  for (const { title, expr } of exprs) {
+    const names = expr.match(/\b(wirehook_[a-z_]+|process_[a-z_]+|grpc_[a-z_]+)\b/g) ?? [];
+    expect(names.length, title).toBeGreaterThan(0);
+  }
 });
