@@ -84,6 +84,25 @@ export function compatSignature(
  * so the bytes signed are the bytes stored. Throws a RangeError when `createdAtMs` is not
  * a valid time.
  */
+/** The user-agent of every request Wirehook sends (webhooks and notices): `<service_name>/1`. */
+export const USER_AGENT = 'Wirehook/1';
+
+/**
+ * The headers of a Standard Webhooks request: `webhook-id`, `webhook-timestamp` (seconds),
+ * one `v1,` signature per key, JSON content type, our user-agent. Deliveries and webhook
+ * notices both go out with these.
+ */
+export function standardWebhookHeaders(keys: readonly SigningKey[], msgId: string, nowMs: number, body: string): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return {
+    'content-type': 'application/json',
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(keys, msgId, timestamp, body),
+    'user-agent': USER_AGENT,
+  };
+}
+
 export function webhookBody(eventType: string, createdAtMs: number, payloadJson: string): string {
   const timestamp = new Date(createdAtMs).toISOString();
   return `{"type":${JSON.stringify(eventType)},"timestamp":"${timestamp}","data":${payloadJson}}`;

@@ -1,4 +1,4 @@
-import { signingKeyObject, standardSignature, type SecretBox } from '@wirehook/core';
+import { signingKeyObject, standardWebhookHeaders, USER_AGENT, type SecretBox } from '@wirehook/core';
 import type { HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
 import type { Transporter } from 'nodemailer';
@@ -42,17 +42,16 @@ export class NoticeSender {
   async send(target: AlertTarget, notice: NoticeDelivery): Promise<NoticeResult> {
     const content = JSON.parse(notice.body) as NoticeContent;
     if (target.type === 'email') return this.#email(target.address!, content);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Wirehook/1' };
-    let body: string;
+    let request: { headers: Record<string, string>; body: string };
     if (target.type === 'webhook') {
-      body = notice.body;
-      const timestamp = Math.floor(Date.now() / 1000);
+      // Signed like a delivery; the receiver's clock judges the timestamp, so the real time.
       const key = signingKeyObject(this.#secretBox.open(target.sealedSecret!, target.id));
-      Object.assign(headers, { 'webhook-id': notice.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': standardSignature([key], notice.id, timestamp, body) });
+      request = { headers: standardWebhookHeaders([key], notice.id, Date.now(), notice.body), body: notice.body };
     } else {
-      body = JSON.stringify({ text: content.data.summary, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: content.data.summary } }] });
+      const body = JSON.stringify({ text: content.data.summary, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: content.data.summary } }] });
+      request = { headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT }, body };
     }
-    const r = await this.#egress.send({ url: target.url!, poolKey: target.id, headers, body });
+    const r = await this.#egress.send({ url: target.url!, poolKey: target.id, ...request });
     return { ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
   }
 

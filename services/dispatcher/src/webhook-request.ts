@@ -1,9 +1,6 @@
-import { compatSignature, standardSignature, webhookBody } from '@wirehook/core';
+import { compatSignature, standardWebhookHeaders, webhookBody } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
 import type { SigningKeys } from './signing-keys.ts';
-
-/** The user-agent of every webhook: `<service_name>/1`. */
-export const USER_AGENT = 'Wirehook/1';
 
 /** One outbound webhook request, ready for the egress client. */
 export interface WebhookRequest {
@@ -23,13 +20,7 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   const timestamp = Math.floor(now / 1000);
   const body = webhookBody(job.message.eventType, job.message.createdAt, job.message.payload);
   const keys = job.secrets.map((s) => signingKeys.keyOf(s.sealed, job.endpoint.id));
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'webhook-id': job.message.id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(keys, job.message.id, timestamp, body),
-    'user-agent': USER_AGENT,
-  };
+  const headers = standardWebhookHeaders(keys, job.message.id, now, body);
   const compat = job.endpoint.compatSignature;
   if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
   return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
