@@ -1,12 +1,12 @@
 import express, { type Router } from 'express';
-import { ConflictError, isId, NotFoundError, parseInput, trialSendBody, type EndpointId } from '@wirehook/core';
+import { ConflictError, NotFoundError, parseInput, trialSendBody } from '@wirehook/core';
 import type { PortalToken } from '@wirehook/store';
 import type { GatewayDeps } from './deps.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
 import { messagesRouter } from './api/messages.ts';
 import { consumerJson } from './api/presenters.ts';
-import { authenticatePortal, authOf, outOfScope, requireScope } from './http/auth.ts';
+import { authenticatePortal, authOf, endpointInScope, requireScope } from './http/auth.ts';
 import { notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
 
@@ -32,24 +32,20 @@ export function portalApi(deps: GatewayDeps): Router {
   // Shown on request (the page hides it until "Reveal"); the API shows a secret only at create and rotate.
   api.get('/endpoints/:id/secret', requireScope('endpoints:write'), async (req, res) => {
     const auth = authOf(res);
-    const id = String(req.params['id']);
-    const endpoint = isId('endpoint', id) ? await store.endpoints.get(auth.tenant, id as EndpointId) : null;
-    if (!endpoint || outOfScope(auth, endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
+    const endpoint = await endpointInScope(store, auth, String(req.params['id']));
     const [current] = await store.endpoints.secrets(auth.tenant, endpoint.id, clock.now());
-    if (!current) throw new NotFoundError(`endpoint ${id} has no signing secret`);
+    if (!current) throw new NotFoundError(`endpoint ${endpoint.id} has no signing secret`);
     res.json({ secret: secretBox.open(current.sealed, endpoint.id) });
   });
 
   // "Send a test message" to one endpoint: not billed, 1,000 per environment per UTC day (402 beyond).
   api.post('/endpoints/:id/test', requireScope('endpoints:write'), async (req, res) => {
     const auth = authOf(res);
-    const id = String(req.params['id']);
-    const endpoint = isId('endpoint', id) ? await store.endpoints.get(auth.tenant, id as EndpointId) : null;
-    if (!endpoint || outOfScope(auth, endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
-    if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${id} is disabled; resume it first`);
+    const endpoint = await endpointInScope(store, auth, String(req.params['id']));
+    if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled; resume it first`);
     const body = parseInput(trialSendBody, req.body, 'request body');
     const consumer = await store.consumers.get(auth.tenant, endpoint.consumerId);
-    if (!consumer) throw new NotFoundError(`endpoint ${id} not found`);
+    if (!consumer) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
     const result = await deps.intake.send({
       tenant: auth.tenant,
       org: auth.org,

@@ -22,7 +22,7 @@ import {
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { EndpointPatch } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
-import { authOf, outOfScope, requireScope } from '../http/auth.ts';
+import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { attemptJson, endpointJson, recoveryJson } from './presenters.ts';
 
@@ -32,9 +32,8 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   const router = Router();
   const checkUrl = (url: string) => checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });
 
-  async function load(tenant: Tenant, res: Response, id: string): Promise<Endpoint> {
-    const endpoint = isId('endpoint', id) ? await store.endpoints.get(tenant, id) : null;
-    if (!endpoint || outOfScope(authOf(res), endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
+  async function load(_tenant: Tenant, res: Response, id: string): Promise<Endpoint> {
+    const endpoint = await endpointInScope(store, authOf(res), id);
     res.locals['endpointId'] = endpoint.id;
     return endpoint;
   }
@@ -122,14 +121,11 @@ export function endpointsRouter(deps: GatewayDeps): Router {
   });
 
   router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {
-    const auth = authOf(res);
-    const { tenant } = auth;
-    const id = pathId(req);
-    // A portal link deletes only its consumer's endpoints (load answers 404 for the others).
-    if (auth.consumerId !== null) await load(tenant, res, id);
-    const deleted = isId('endpoint', id) && (await store.endpoints.delete(tenant, id as EndpointId));
-    if (!deleted) throw new NotFoundError(`endpoint ${id} not found`);
-    await store.recoveries.stop(tenant, id as EndpointId, clock.now());
+    const { tenant } = authOf(res);
+    // Through the same scope check as every route (a portal link: its consumer's endpoints only).
+    const endpoint = await load(tenant, res, pathId(req));
+    if (!(await store.endpoints.delete(tenant, endpoint.id))) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
+    await store.recoveries.stop(tenant, endpoint.id, clock.now());
     res.status(204).end();
   });
 

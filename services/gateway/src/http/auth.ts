@@ -5,13 +5,16 @@ import {
   ForbiddenError,
   hashApiKey,
   hashPortalToken,
+  isId,
   NotFoundError,
   UnauthorizedError,
   type ConsumerId,
+  type Endpoint,
   type Org,
   type Scope,
   type Tenant,
 } from '@wirehook/core';
+import type { Store } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 
 /** Who is calling: set by `authenticate` for every /v1 request (and `authenticatePortal` for the portal's). */
@@ -33,6 +36,16 @@ export const PORTAL_SCOPES: readonly Scope[] = ['endpoints:write', 'logs:read', 
 /** Whether `consumerId` is outside the caller's reach (a portal link for another consumer). */
 export function outOfScope(auth: AuthContext, consumerId: string): boolean {
   return auth.consumerId !== null && auth.consumerId !== consumerId;
+}
+
+/**
+ * The endpoint `id` of the caller's tenant, within its reach (a portal link: its consumer's
+ * only). @throws NotFoundError otherwise, the same answer as for an id that does not exist.
+ */
+export async function endpointInScope(store: Pick<Store, 'endpoints'>, auth: AuthContext, id: string): Promise<Endpoint> {
+  const endpoint = isId('endpoint', id) ? await store.endpoints.get(auth.tenant, id) : null;
+  if (!endpoint || outOfScope(auth, endpoint.consumerId)) throw new NotFoundError(`endpoint ${id} not found`);
+  return endpoint;
 }
 
 /** The AuthContext of a request that passed `authenticate`. */
