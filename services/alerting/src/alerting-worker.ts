@@ -241,6 +241,9 @@ export class AlertingWorker implements Component {
     const { store, clock, sender } = this.#o;
     const now = clock.now();
     const due = await store.alerts.claimNotices(now, now + 60_000, 50);
+    // Each organization's targets read once per round, not once per notice.
+    const targetsOf = new Map<OrgId, ReturnType<typeof store.alerts.targets>>();
+    const targets = (orgId: OrgId) => targetsOf.get(orgId) ?? targetsOf.set(orgId, store.alerts.targets(orgId)).get(orgId)!;
     await Promise.all(
       due.map(async (notice) => {
         let result;
@@ -249,7 +252,7 @@ export class AlertingWorker implements Component {
           if (!owner) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'no owner_email', durationMs: 0 }, false, null);
           result = await sender.sendOwnerEmail(owner, notice);
         } else {
-          const target = (await store.alerts.targets(notice.orgId)).find((t) => t.id === notice.targetId);
+          const target = (await targets(notice.orgId)).find((t) => t.id === notice.targetId);
           if (!target) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'target deleted', durationMs: 0 }, false, null);
           result = await sender.send(target, notice);
         }

@@ -72,22 +72,22 @@ export class MessageIntake implements IntakePort {
       'wirehook.event_type': input.body.event_type,
     };
     return withSpan(TRACER, 'MessageIntake.send', attributes, async (span) => {
-      let result: SendMessageResult & { created?: boolean };
+      let sent: { result: SendMessageResult; created: boolean };
       try {
-        result = await this.#send(input);
+        sent = await this.#send(input);
       } catch (err) {
         const code = (err as { code?: string }).code;
         this.#messages.inc({ outcome: code === 'plan_limit' || code === 'invalid' ? `refused_${code}` : 'failed' });
         throw err;
       }
-      this.#messages.inc({ outcome: result.created === false ? 'replayed' : 'accepted' });
-      delete result.created;
+      this.#messages.inc({ outcome: sent.created ? 'accepted' : 'replayed' });
+      const { result } = sent;
       span.setAttributes({ 'wirehook.message_id': result.id, 'wirehook.deliveries': result.deliveries });
       return result;
     });
   }
 
-  async #send({ tenant, org, body, idempotencyKey, trialEndpointId }: SendMessageInput): Promise<SendMessageResult & { created: boolean }> {
+  async #send({ tenant, org, body, idempotencyKey, trialEndpointId }: SendMessageInput): Promise<{ result: SendMessageResult; created: boolean }> {
     const { store, clock } = this.#deps;
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
@@ -111,9 +111,7 @@ export class MessageIntake implements IntakePort {
     // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
     if (created.created) await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
     return {
-      id: created.message.id,
-      deliveries: created.deliveryIds.length,
-      usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0,
+      result: { id: created.message.id, deliveries: created.deliveryIds.length, usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0 },
       created: created.created,
     };
   }

@@ -21,8 +21,11 @@ export function createPortalApp(deps: GatewayDeps, options: { distDir?: string }
   // Vite names files by content: cache them for a year.
   app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
 
+  // The built front end's entry files: read once (./dev builds it before the server starts),
+  // again only while it is not built yet.
+  let built = readAssets(distDir);
   const page = async (req: express.Request, res: express.Response, token: PortalToken | null, session: string) => {
-    const assets = readAssets(distDir);
+    const assets = (built ??= readAssets(distDir));
     const accept = req.get('accept-language');
     if (token === null || token.expiresAt <= deps.clock.now()) {
       // A known link keeps its frame origin, so its parent shows the message, not a browser error.
