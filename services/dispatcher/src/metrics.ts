@@ -13,46 +13,44 @@ export interface DispatcherMetrics {
 }
 
 /**
+ * Gauges read from one source at each scrape: the source is asked once per scrape however
+ * many gauges read it, and a source that fails keeps the last values (the dependency's own
+ * readiness says it is down): /metrics itself keeps answering.
+ */
+function scrapedGauges<T>(registry: Registry, read: () => Promise<T>, gauges: { name: string; help: string; value: (t: T) => number }[]): void {
+  let last: Promise<T | null> | undefined;
+  const once = () =>
+    (last ??= read()
+      .catch(() => null)
+      .finally(() => setTimeout(() => (last = undefined), 100)));
+  for (const g of gauges) {
+    new Gauge({
+      name: g.name,
+      help: g.help,
+      registers: [registry],
+      async collect() {
+        const t = await once();
+        if (t !== null) this.set(g.value(t));
+      },
+    });
+  }
+}
+
+/**
  * The queue as an SRE pages on it, read from the store at each scrape (every replica reports
  * the same store-wide numbers: use max() across replicas): deliveries due now, how late the
  * oldest is, deliveries waiting to retry. No tenant or endpoint labels.
  */
 export function registerBacklogMetrics(registry: Registry, backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>, now: () => number): void {
-  type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
-  let last: Promise<Backlog | null> | undefined;
-  // One store read per scrape, shared by the three gauges. A store that fails keeps the last
-  // values (the store's own readiness says it is down): /metrics itself must keep answering.
-  const read = () =>
-    (last ??= backlog()
-      .catch(() => null)
-      .finally(() => setTimeout(() => (last = undefined), 100)));
-  new Gauge({
-    name: 'wirehook_deliveries_due',
-    help: 'Deliveries due now and not yet sent (the queue depth), store-wide',
-    registers: [registry],
-    async collect() {
-      const b = await read();
-      if (b) this.set(b.due);
+  scrapedGauges(registry, backlog, [
+    { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
+    {
+      name: 'wirehook_deliveries_oldest_due_age_seconds',
+      help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
+      value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000)),
     },
-  });
-  new Gauge({
-    name: 'wirehook_deliveries_oldest_due_age_seconds',
-    help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
-    registers: [registry],
-    async collect() {
-      const b = await read();
-      if (b) this.set(b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000));
-    },
-  });
-  new Gauge({
-    name: 'wirehook_deliveries_retrying',
-    help: 'Deliveries waiting for their next retry, store-wide',
-    registers: [registry],
-    async collect() {
-      const b = await read();
-      if (b) this.set(b.retrying);
-    },
-  });
+    { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide', value: (b) => b.retrying },
+  ]);
 }
 
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
@@ -113,22 +111,9 @@ export function outcomeLabel(result: { ok: boolean; status: number | null; error
 
 /** JetStream's view of the dispatch consumer (cluster mode): pending, unacknowledged, redelivered. */
 export function registerConsumerMetrics(registry: Registry, backlog: () => Promise<{ pending: number; ackPending: number; redelivered: number }>): void {
-  let last: Promise<{ pending: number; ackPending: number; redelivered: number } | null> | undefined;
-  const read = () =>
-    (last ??= backlog()
-      .catch(() => null)
-      .finally(() => setTimeout(() => (last = undefined), 100)));
-  const gauge = (name: string, help: string, pick: (b: { pending: number; ackPending: number; redelivered: number }) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      async collect() {
-        const b = await read();
-        if (b) this.set(pick(b));
-      },
-    });
-  gauge('wirehook_jetstream_consumer_pending', 'Dispatch jobs in JetStream not yet handed to a dispatcher', (b) => b.pending);
-  gauge('wirehook_jetstream_consumer_ack_pending', 'Dispatch jobs handed out and not yet acknowledged', (b) => b.ackPending);
-  gauge('wirehook_jetstream_consumer_redelivered', 'Dispatch jobs handed out more than once (a dispatcher died or was slow)', (b) => b.redelivered);
+  scrapedGauges(registry, backlog, [
+    { name: 'wirehook_jetstream_consumer_pending', help: 'Dispatch jobs in JetStream not yet handed to a dispatcher', value: (b) => b.pending },
+    { name: 'wirehook_jetstream_consumer_ack_pending', help: 'Dispatch jobs handed out and not yet acknowledged', value: (b) => b.ackPending },
+    { name: 'wirehook_jetstream_consumer_redelivered', help: 'Dispatch jobs handed out more than once (a dispatcher died or was slow)', value: (b) => b.redelivered },
+  ]);
 }
