@@ -4,7 +4,7 @@
 // early, visible failure rather than a required step.
 import { z } from 'zod';
 import { NatsBus } from '@wirehook/bus';
-import { describeStore, loadConfig, natsEnv, openStore, storeEnv } from '@wirehook/platform';
+import { describeStore, loadConfig, natsEnv, openStore, redactUrl, storeEnv } from '@wirehook/platform';
 
 const config = loadConfig(z.object({ ...storeEnv, ...natsEnv }), process.env, 'migrate');
 const store = await openStore(config);
@@ -12,4 +12,4 @@ await store.close();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
 const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'migrate' });
 await bus.close();
-process.stderr.write(`migrate: JetStream streams at ${config.NATS_URL.replace(/\/\/[^@]*@/, '//')} are current\n`);
+process.stderr.write(`migrate: JetStream streams at ${redactUrl(config.NATS_URL)} are current\n`);
