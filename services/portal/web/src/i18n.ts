@@ -45,16 +45,12 @@ const en: Catalogue = {
   statusDisabled: 'Disabled',
   disabledBecause: 'Stopped automatically: deliveries failed for 5 days. Fix the endpoint, then resume it.',
   failingSince: 'Failing since {time}',
-  healthy: 'No recent failures',
-  lastAttempt: 'Last attempt {time}: {result}',
   neverAttempted: 'No attempts yet',
   pause: 'Pause',
   resume: 'Resume',
   pausedHelp: 'While paused, events are kept and sent when you resume (this month’s and last month’s).',
   delete: 'Delete endpoint',
   deleteConfirm: 'Delete the endpoint {url}? Its undelivered events will not be sent.',
-  deleteYes: 'Delete',
-  deleted: 'Endpoint deleted.',
   secret: 'Signing secret',
   secretHelp: 'Verify each request’s webhook-signature header with this secret (Standard Webhooks).',
   reveal: 'Reveal',
@@ -104,7 +100,6 @@ const en: Catalogue = {
   ms: '{n} ms',
   httpStatus: 'HTTP {status}',
   noResponse: 'No response',
-  expiresSoon: 'This page’s link expires {time}. Ask for a new link to keep working after that.',
   sessionGone: 'This link has expired. Ask the company that sent it for a new one.',
   errorGeneric: 'Something went wrong: {message}',
   errors: {
@@ -156,16 +151,12 @@ const ja: Catalogue = {
   statusDisabled: '停止',
   disabledBecause: '5 日間配信に失敗したため自動停止しました。エンドポイントを修正してから再開してください。',
   failingSince: '{time}から失敗中',
-  healthy: '最近の失敗はありません',
-  lastAttempt: '最終試行 {time}：{result}',
   neverAttempted: 'まだ試行はありません',
   pause: '一時停止',
   resume: '再開',
   pausedHelp: '一時停止中のイベントは保持され、再開時に送信されます（今月分と先月分）。',
   delete: 'エンドポイントを削除',
   deleteConfirm: 'エンドポイント {url} を削除しますか？ 未配信のイベントは送信されません。',
-  deleteYes: '削除',
-  deleted: 'エンドポイントを削除しました。',
   secret: '署名シークレット',
   secretHelp: '各リクエストの webhook-signature ヘッダーをこのシークレットで検証してください（Standard Webhooks）。',
   reveal: '表示',
@@ -215,7 +206,6 @@ const ja: Catalogue = {
   ms: '{n} ミリ秒',
   httpStatus: 'HTTP {status}',
   noResponse: '応答なし',
-  expiresSoon: 'このページのリンクは{time}に期限切れになります。その後も操作するには新しいリンクを依頼してください。',
   sessionGone: 'このリンクは有効期限が切れています。送信元の会社に新しいリンクを依頼してください。',
   errorGeneric: 'エラーが発生しました：{message}',
   errors: {
@@ -236,14 +226,14 @@ export type MessageKey =
   | 'endpointsEmptyTitle' | 'endpointsEmptyBody' | 'addEndpoint' | 'url' | 'urlHelp' | 'description' | 'eventTypes'
   | 'eventTypesAll' | 'eventTypesChoose' | 'eventTypesSearch' | 'eventTypesNone' | 'retryPolicy' | 'retryCount'
   | 'retryInterval' | 'intervalProgressive' | 'create' | 'save' | 'settings' | 'saved' | 'cancel' | 'status' | 'statusActive'
-  | 'statusPaused' | 'statusDisabled' | 'disabledBecause' | 'failingSince' | 'healthy' | 'lastAttempt' | 'neverAttempted'
-  | 'pause' | 'resume' | 'pausedHelp' | 'delete' | 'deleteConfirm' | 'deleteYes' | 'deleted' | 'secret' | 'secretHelp'
+  | 'statusPaused' | 'statusDisabled' | 'disabledBecause' | 'failingSince' | 'neverAttempted'
+  | 'pause' | 'resume' | 'pausedHelp' | 'delete' | 'deleteConfirm' | 'secret' | 'secretHelp'
   | 'reveal' | 'hide' | 'copy' | 'copied' | 'rotate' | 'rotateConfirm' | 'rotated' | 'recovery' | 'recoveryHelp'
   | 'recoverySince' | 'recoveryStart' | 'recoveryRunning' | 'recoveryDone' | 'recoveryStopped' | 'recentAttempts' | 'trial' | 'trialHelp' | 'trialEventType' | 'trialPayload' | 'trialSend' | 'trialSent' | 'trialResult' | 'trialBadJson'
   | 'deliveriesEmpty' | 'filterStatus' | 'filterEventType' | 'any' | 'statusPending' | 'statusRetrying' | 'statusSuccess'
   | 'statusFailed' | 'loadMore' | 'attempts' | 'showAttempts' | 'hideAttempts' | 'resend' | 'resent' | 'attemptAt'
   | 'attemptResult' | 'attemptDuration' | 'attemptVia' | 'attemptResponse' | 'viaRelay' | 'viaDirect' | 'ms'
-  | 'httpStatus' | 'noResponse' | 'expiresSoon' | 'sessionGone' | 'errorGeneric';
+  | 'httpStatus' | 'noResponse' | 'sessionGone' | 'errorGeneric';
 
 export interface Translator {
   locale: Locale;
