@@ -10,7 +10,7 @@ import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestLog } from './http/request-log.ts';
-import { traceRequests } from './http/trace-requests.ts';
+import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
 
 /**
  * The public HTTP API. Checks run in a fixed order — key (401), rate limit (429), scope
@@ -41,13 +41,13 @@ export function createApp(deps: GatewayDeps): Express {
  * etags, flat query strings, each request in its own span and logged with its metrics, and
  * /healthz.
  */
-export function baseApp(deps: Pick<GatewayDeps, 'logger' | 'metrics'>): Express {
+export function baseApp(deps: Pick<GatewayDeps, 'logger' | 'metrics'>, trace: Pick<TraceOptions, 'tracedPath'> = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   // First: everything after it, the request log line included, runs inside the request's span.
-  app.use(traceRequests({ ignorePaths: ['/healthz'] }));
+  app.use(traceRequests({ ignorePaths: ['/healthz'], ...trace }));
   app.use(requestLog(deps.logger, deps.metrics));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

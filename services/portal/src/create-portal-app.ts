@@ -16,7 +16,8 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
  */
 export function createPortalApp(deps: GatewayDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
-  const app = baseApp(deps);
+  // A link's path is its token (the only credential): never in a trace.
+  const app = baseApp(deps, { tracedPath: (path) => path.replace(/^\/l\/[^/]+/, '/l/[token]') });
 
   // Vite names files by content: cache them for a year.
   app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));

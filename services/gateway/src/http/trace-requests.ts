@@ -13,6 +13,11 @@ import {
 } from '@opentelemetry/semantic-conventions';
 
 const TRACER = '@wirehook/gateway';
+
+export interface TraceOptions {
+  ignorePaths?: readonly string[];
+  tracedPath?: (path: string) => string;
+}
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
 
 /**
@@ -20,10 +25,12 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  * it sends a W3C `traceparent`. Everything after this middleware — the handlers, the gRPC
  * call to message-intake, the request log line — runs inside the span. Named
  * `METHOD /route/template` once the route is known; the query string is never recorded.
- * Requests to `ignorePaths` (health probes) are not traced.
+ * Requests to `ignorePaths` (health probes) are not traced; `tracedPath` rewrites a path
+ * before it is recorded, for an app whose paths hold credentials.
  */
-export function traceRequests(options: { ignorePaths?: readonly string[] } = {}) {
+export function traceRequests(options: TraceOptions = {}) {
   const ignored = new Set(options.ignorePaths);
+  const tracedPath = options.tracedPath ?? ((path: string) => path);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (ignored.has(req.path)) return next();
     const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
@@ -34,8 +41,7 @@ export function traceRequests(options: { ignorePaths?: readonly string[] } = {})
         kind: SpanKind.SERVER,
         attributes: {
           [ATTR_HTTP_REQUEST_METHOD]: method,
-          // A portal link's path is its token (the only credential): never in a trace.
-          [ATTR_URL_PATH]: req.path.replace(/^\/l\/[^/]+/, '/l/[token]'),
+          [ATTR_URL_PATH]: tracedPath(req.path),
           [ATTR_URL_SCHEME]: req.protocol,
           [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
           ...(req.socket.remoteAddress ? { [ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress } : {}),
