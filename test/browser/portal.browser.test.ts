@@ -10,11 +10,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 const SHOTS = process.env['WIREHOOK_SCREENSHOTS'] === '1' ? join(import.meta.dirname, '..', '..', 'docs', 'portal') : null;
 let wh: Harness;
@@ -24,7 +24,7 @@ let browser: Browser;
 let parent: Server;
 
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem });
+  wh = await startWirehook(await reachingReceivers());
   t = await wh.tenant({ plan: 'starter' });
   rx = await startReceiver();
   await t.api.post('/v1/event-types', { name: 'order.created', description: 'An order was placed' });

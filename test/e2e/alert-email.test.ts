@@ -1,11 +1,11 @@
 // E-mail notices over real SMTP (an smtp-server in the test): an e-mail target gets the
 // failure notice in words; the owner gets the 80 % usage e-mail once.
 import type { AddressInfo } from 'node:net';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually } from '@wirehook/testkit';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fillLiveUsage, startWirehook, type Harness } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 interface Mail {
   from: string;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem, smtpUrl: `smtp://127.0.0.1:${port}` });
+  wh = await startWirehook({ ...(await reachingReceivers()), smtpUrl: `smtp://127.0.0.1:${port}` });
   failing = await startReceiver();
   failing.receiver.respondWith({ status: 500 });
 });

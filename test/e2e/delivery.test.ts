@@ -1,8 +1,7 @@
-import { testCa } from '@wirehook/testkit';
 import { startWirehook } from '../support/harness.ts';
-import { TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+import { reachingReceivers } from '../support/receivers.ts';
 import { describeDeliverySuite } from './delivery-suite.ts';
 
 describeDeliverySuite('embedded, in-process', async () =>
-  startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem, deliveryTimeoutMs: 1_000 }),
+  startWirehook({ ...(await reachingReceivers()), deliveryTimeoutMs: 1_000 }),
 );

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem });
+  wh = await startWirehook(await reachingReceivers());
   t = await wh.tenant();
   rx = await startReceiver();
 });

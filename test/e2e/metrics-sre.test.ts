@@ -1,16 +1,16 @@
 // What an SRE pages on, from embedded mode's /metrics: the queue's depth and lag, retrying
 // deliveries, intake outcomes; Node's metrics under their standard names; and the whole
 // output passes `promtool check metrics`.
-import { parseMetrics, readMetric, eventually, testCa } from '@wirehook/testkit';
+import { parseMetrics, readMetric, eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { promtoolProblems } from '../support/promtool.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let rx: NamedReceiver;
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem });
+  wh = await startWirehook(await reachingReceivers());
   rx = await startReceiver();
 });
 afterAll(async () => {

@@ -3,18 +3,18 @@
 // `done`; a pause ends it `stopped`; the 409/422 cases; a worker that dies mid-way is
 // replaced by another after its lease, and nothing goes twice.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually } from '@wirehook/testkit';
 import { RecoveryWorker } from '@wirehook/recovery';
 import { silentLogger } from '@wirehook/platform';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;
 
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem });
+  wh = await startWirehook(await reachingReceivers());
   t = await wh.tenant();
   rx = await startReceiver();
 });

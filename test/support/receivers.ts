@@ -5,7 +5,12 @@
 // 127.0.0.0/8 through DELIVERY_ALLOW_HOSTS.
 import { vi } from 'vitest';
 import { systemLookup, type LookupFn } from '@wirehook/egress';
-import { TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
+import { testCa, TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
+
+/** Harness options that let deliveries reach the receivers: allowed, resolved and trusted. */
+export async function reachingReceivers(): Promise<{ allowHosts: string; lookup: LookupFn; ca: string }> {
+  return { allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem };
+}
 
 /** A receiver on `https://<name>:8443`. */
 export interface NamedReceiver {
