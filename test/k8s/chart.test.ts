@@ -1,12 +1,13 @@
 // The Helm chart's checks that run without Helm: values.yaml against values.schema.json (and a
 // typo refused), the alert rules with promtool. `helm lint`/`helm template` run in CI.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse, stringify } from 'yaml';
+import { createRegistry } from '@wirehook/platform';
 import { expect, it } from 'vitest';
 
 const chart = join(import.meta.dirname, '..', '..', 'charts', 'wirehook');
@@ -36,7 +37,7 @@ it('the alert rules pass promtool check rules', () => {
   expect(res.stdout).toContain('SUCCESS: 7 rules found');
 });
 
-it('the Grafana dashboard: every panel’s query is valid PromQL (checked by promtool) and names a metric Wirehook exports', () => {
+it('the Grafana dashboard: every panel’s query is valid PromQL (checked by promtool) and names a metric Wirehook exports', async () => {
   const dashboard = JSON.parse(readFileSync(join(chart, 'files', 'dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
   const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr })));
   expect(exprs.length).toBeGreaterThan(10);
@@ -46,9 +47,26 @@ it('the Grafana dashboard: every panel’s query is valid PromQL (checked by pro
   writeFileSync(join(dir, 'rules.yaml'), stringify(rules));
   const res = spawnSync('promtool', ['check', 'rules', join(dir, 'rules.yaml')], { encoding: 'utf8' });
   expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
-  // Only metrics that exist: Wirehook's own, Node's standard ones, gRPC's.
+  // Only metrics that exist: those our code declares (Wirehook's, gRPC's) and Node's defaults
+  // in every process's registry. Label names (`by (grpc_method)`, `{grpc_code="OK"}`) are not metrics.
+  const exported = new Set([...declaredMetricNames(), ...(await createRegistry('check').getMetricsAsJSON()).map((m) => m.name)]);
   for (const { title, expr } of exprs) {
-    const names = expr.match(/\b(wirehook_[a-z_]+|process_[a-z_]+|grpc_[a-z_]+)\b/g) ?? [];
+    const selectors = expr.replace(/\b(by|without)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '');
+    const names = selectors.match(/\b(wirehook|process|nodejs|grpc)_[a-z_]+\b/g) ?? [];
     expect(names.length, title).toBeGreaterThan(0);
+    for (const name of names) expect(exported, `${title}: ${name}`).toContain(name.replace(/_(bucket|sum|count)$/, ''));
   }
 });
+
+/** Every metric name our source declares (`name: 'wirehook_…'`, `name: 'grpc_…'`). */
+function declaredMetricNames(): string[] {
+  const root = join(import.meta.dirname, '..', '..');
+  const names: string[] = [];
+  for (const dir of ['packages', 'services']) {
+    for (const file of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
+      if (!file.endsWith('.ts') || file.includes('node_modules') || file.endsWith('.test.ts')) continue;
+      for (const m of readFileSync(join(root, dir, file), 'utf8').matchAll(/name: '((?:wirehook|grpc)_[a-z_]+)'/g)) names.push(m[1]!);
+    }
+  }
+  return names;
+}
