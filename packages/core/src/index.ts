@@ -12,3 +12,4 @@ export * from './model.ts';
 export * from './intake-port.ts';
 export * from './limits.ts';
 export * from './recovery-port.ts';
+export * from './api-responses.ts';

@@ -100,10 +100,13 @@ export const createEventTypeBody = z.strictObject({
   description: text(200).optional(),
 });
 
+/** Any JSON value: a message's payload. */
+export const jsonValue = z.json({ error: 'is required and must be JSON' });
+
 export const sendMessageBody = z.strictObject({
   consumer: externalId,
   event_type: eventTypeName,
-  payload: z.json({ error: 'is required and must be JSON' }),
+  payload: jsonValue,
 });
 
 /** A trial send from the portal: to one endpoint of the link's consumer. */
@@ -144,19 +147,19 @@ const timeParam = z
   .transform(Number);
 
 export const pageQuery = z.strictObject({
-  cursor: requiredText(200).optional(),
-  limit: limitParam.optional(),
+  cursor: requiredText(200).optional().describe("the previous page's next_cursor"),
+  limit: limitParam.optional().describe(`items per page, 1 to ${MAX_PAGE_SIZE} (default 50)`),
 });
 
-export const listEndpointsQuery = z.strictObject({ consumer_id: requiredText(64).optional() });
+export const listEndpointsQuery = z.strictObject({ consumer_id: requiredText(64).optional().describe("only this consumer's endpoints (con_…)") });
 
 export const listMessagesQuery = pageQuery.extend({
   status: z.enum(['pending', 'retrying', 'success', 'failed'], {
     error: 'must be one of pending, retrying, success, failed',
-  }).optional(),
-  event_type: eventTypeName.optional(),
-  q: requiredText(256).optional(),
-  since: timeParam.optional(),
+  }).optional().describe('only messages with this status'),
+  event_type: eventTypeName.optional().describe('only messages of this event type'),
+  q: requiredText(256).optional().describe('part of the message id, event type, consumer external_id or Idempotency-Key'),
+  since: timeParam.optional().describe('only messages created at or after it (Unix ms); with a filter and no since, the last 7 days'),
 });
 
 export type CreateConsumerBody = z.infer<typeof createConsumerBody>;

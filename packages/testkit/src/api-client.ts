@@ -1,3 +1,5 @@
+import { openApiCheck } from './openapi-check.ts';
+
 /** A response as tests look at it. */
 export interface ApiResponse<T = any> {
   status: number;
@@ -5,7 +7,11 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
-/** A small JSON client for the public API, bound to one key. */
+/**
+ * A small JSON client for the public API, bound to one key. Every response it receives is
+ * checked against docs/openapi.json (status listed, body and headers as documented): a
+ * mismatch throws, so the document cannot drift from what the API does.
+ */
 export class ApiClient {
   readonly baseUrl: string;
   readonly key: string | undefined;
@@ -37,6 +43,8 @@ export class ApiClient {
     } catch {
       // not JSON: keep the text so the assertion shows it
     }
+    const problems = openApiCheck().problems(method, this.baseUrl + path, res.status, res.headers, parsed);
+    if (problems.length) throw new Error(`the response does not match docs/openapi.json:\n${problems.join('\n')}`);
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 

@@ -6,6 +6,7 @@ import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
 import { messagesRouter } from './api/messages.ts';
 import { mcpRouter } from './mcp-route.ts';
+import { apiDocsRouter } from './openapi/routes.ts';
 import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -19,6 +20,9 @@ import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
  */
 export function createApp(deps: GatewayDeps): Express {
   const app = baseApp(deps);
+
+  // Before /v1's authentication: the document and its reference page need no key.
+  app.use(apiDocsRouter());
 
   const v1 = express.Router();
   v1.use(authenticate(deps), rateLimit(deps));

@@ -6,3 +6,5 @@ export { PORTAL_SCOPES } from './http/auth.ts';
 export { errorHandler, notFound } from './http/errors.ts';
 export { clusterGatewayDeps } from './cluster-deps.ts';
 export { gatewayConfigSchema, type GatewayConfig } from './config.ts';
+export { openApiDocument, openApiDocumentText } from './openapi/document.ts';
+export { OPERATIONS, type Operation } from './openapi/operations.ts';

@@ -11,6 +11,7 @@ import {
   NotFoundError,
   parseInput,
   type AlertTargetId,
+  type AlertTargetResponse,
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { AlertTarget } from '@wirehook/store';
@@ -89,10 +90,10 @@ export function alertsRouter(deps: GatewayDeps): Router {
   return router;
 }
 
-function targetJson(t: AlertTarget) {
+function targetJson(t: AlertTarget): AlertTargetResponse {
   return t.type === 'email'
-    ? { id: t.id, type: t.type, address: t.address, created_at: t.createdAt }
-    : { id: t.id, type: t.type, url: t.url, created_at: t.createdAt };
+    ? { id: t.id, type: t.type, address: t.address ?? '', created_at: t.createdAt }
+    : { id: t.id, type: t.type, url: t.url ?? '', created_at: t.createdAt };
 }
 
 /** The organization's settings are the sender's: a portal link (one consumer) has none. */

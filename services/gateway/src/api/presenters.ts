@@ -1,13 +1,29 @@
-import type { Attempt, Consumer, Delivery, Endpoint, EventType, Recovery } from '@wirehook/core';
+import type {
+  Attempt,
+  AttemptResponse,
+  Consumer,
+  ConsumerResponse,
+  Delivery,
+  DeliveryResponse,
+  Endpoint,
+  EndpointResponse,
+  EventType,
+  EventTypeResponse,
+  MessageDetailResponse,
+  MessageRowResponse,
+  Recovery,
+  RecoveryResponse,
+} from '@wirehook/core';
 import type { MessageDetail, MessageSummary } from '@wirehook/store';
 
-// Domain records → the spec's JSON shapes (snake_case, Unix ms). One function per type.
+// Domain records → the spec's JSON shapes (snake_case, Unix ms). One function per type, each
+// typed by its response schema (core's api-responses.ts), which the OpenAPI document is made from.
 
-export function consumerJson(c: Consumer) {
+export function consumerJson(c: Consumer): ConsumerResponse {
   return { id: c.id, external_id: c.externalId, name: c.name, created_at: c.createdAt, endpoint_count: c.endpointCount };
 }
 
-export function endpointJson(e: Endpoint) {
+export function endpointJson(e: Endpoint): EndpointResponse {
   return {
     id: e.id,
     consumer_id: e.consumerId,
@@ -24,7 +40,7 @@ export function endpointJson(e: Endpoint) {
   };
 }
 
-export function recoveryJson(r: Recovery) {
+export function recoveryJson(r: Recovery): RecoveryResponse {
   return {
     id: r.id,
     endpoint_id: r.endpointId,
@@ -37,11 +53,11 @@ export function recoveryJson(r: Recovery) {
   };
 }
 
-export function eventTypeJson(t: EventType) {
+export function eventTypeJson(t: EventType): EventTypeResponse {
   return { name: t.name, description: t.description, archived_at: t.archivedAt };
 }
 
-export function attemptJson(a: Attempt) {
+export function attemptJson(a: Attempt): AttemptResponse {
   return {
     id: a.id,
     at: a.at,
@@ -54,7 +70,7 @@ export function attemptJson(a: Attempt) {
   };
 }
 
-export function deliveryJson(d: Delivery, attempts: Attempt[]) {
+export function deliveryJson(d: Delivery, attempts: Attempt[]): DeliveryResponse {
   return {
     id: d.id,
     endpoint_id: d.endpointId,
@@ -77,7 +93,7 @@ function messageHeadJson({ message, consumer }: Pick<MessageSummary, 'message' |
   };
 }
 
-export function messageRowJson(row: MessageSummary) {
+export function messageRowJson(row: MessageSummary): MessageRowResponse {
   return {
     ...messageHeadJson(row),
     attempts: { count: row.attemptCount, last_at: row.lastAttemptAt },
@@ -85,11 +101,11 @@ export function messageRowJson(row: MessageSummary) {
   };
 }
 
-export function messageDetailJson(detail: MessageDetail) {
+export function messageDetailJson(detail: MessageDetail): MessageDetailResponse {
   return {
     ...messageHeadJson(detail),
     idempotency_key: detail.message.idempotencyKey,
-    payload: JSON.parse(detail.message.payload) as unknown,
+    payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
     deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts)),
   };
 }

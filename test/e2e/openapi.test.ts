@@ -1,0 +1,107 @@
+// The OpenAPI document: generated from the routes' zod schemas, committed, linted, served, and
+// covering every route. (That every response the e2e suites receive matches it is checked by
+// ApiClient itself, on each response.)
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientTypesText, GENERATED, openApiDocumentText } from '../../scripts/openapi-files.ts';
+import { startWirehook, type Harness } from '../support/harness.ts';
+
+const committed = (url: URL) => readFileSync(url, 'utf8');
+
+describe('the OpenAPI document', () => {
+  let wh: Harness;
+  beforeAll(async () => {
+    wh = await startWirehook();
+  });
+  afterAll(async () => {
+    await wh?.close();
+  });
+
+  it('docs/openapi.json is what the code generates (run `pnpm openapi` after changing a route or schema)', () => {
+    expect(committed(GENERATED.document)).toBe(openApiDocumentText());
+  });
+
+  it("the client's types are generated from it (run `pnpm openapi`)", async () => {
+    expect(committed(GENERATED.clientTypes)).toBe(await clientTypesText());
+  });
+
+  it('lints clean with Redocly CLI (recommended-strict: every warning fails)', () => {
+    const lint = spawnSync('pnpm', ['exec', 'redocly', 'lint', 'docs/openapi.json', '--config', 'redocly.yaml', '--format', 'stylish'], {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    expect(lint.status, `${lint.stdout}\n${lint.stderr}`).toBe(0);
+    expect(lint.stdout + lint.stderr).toMatch(/valid/i);
+  });
+
+  it('is served at GET /v1/openapi.json without a key, the same bytes as committed', async () => {
+    const res = await fetch(`${wh.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.text()).toBe(committed(GENERATED.document));
+  });
+
+  it('covers every route of the spec and the alerting routes, with the scope each needs', () => {
+    const doc = JSON.parse(committed(GENERATED.document)) as { paths: Record<string, Record<string, { 'x-scope': string | null }>> };
+    const listed = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => `${m.toUpperCase()} ${path} ${op['x-scope']}`));
+    // The spec's table (Endpoints section), written out here rather than read from the code under test.
+    const spec = [
+      'POST /v1/messages messages:send',
+      'GET /v1/messages logs:read',
+      'GET /v1/messages/{id} logs:read',
+      'POST /v1/deliveries/{id}/retry messages:retry',
+      'GET /v1/consumers logs:read',
+      'POST /v1/consumers consumers:write',
+      'POST /v1/consumers/{id}/portal endpoints:write',
+      'GET /v1/endpoints logs:read',
+      'POST /v1/endpoints endpoints:write',
+      'GET /v1/endpoints/{id} logs:read',
+      'PATCH /v1/endpoints/{id} endpoints:write',
+      'DELETE /v1/endpoints/{id} endpoints:write',
+      'POST /v1/endpoints/{id}/rotate-secret endpoints:write',
+      'POST /v1/endpoints/{id}/recover messages:retry',
+      'GET /v1/endpoints/{id}/recoveries/{recovery_id} logs:read',
+      'GET /v1/event-types null',
+      'POST /v1/event-types endpoints:write',
+      'GET /v1/alert-conditions logs:read',
+      'PUT /v1/alert-conditions endpoints:write',
+      'GET /v1/alert-targets logs:read',
+      'POST /v1/alert-targets endpoints:write',
+      'GET /v1/alert-targets/{id} logs:read',
+      'DELETE /v1/alert-targets/{id} endpoints:write',
+    ];
+    expect(listed.sort()).toEqual(spec.sort());
+  });
+
+  it('every documented operation is a route of the running API (401 without a key, not 404)', async () => {
+    const doc = JSON.parse(committed(GENERATED.document)) as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(methods)) {
+        const concrete = path.replace(/\{[^}]+\}/g, 'x_1');
+        const res = await wh.anonymous.request(method.toUpperCase(), concrete);
+        expect(res.status, `${method.toUpperCase()} ${concrete}`).toBe(401);
+      }
+    }
+  });
+
+  it('a scoped key without the scope gets the documented 403, checked against the document', async () => {
+    const reader = await wh.tenant({ scopes: ['logs:read'] });
+    const res = await reader.api.post('/v1/consumers', { external_id: 'c-1' });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+  });
+
+  it('the reference page at /docs is served from our own origin with its script (no CDN)', async () => {
+    const page = await fetch(`${wh.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('spec-url="/v1/openapi.json"');
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const script = await fetch(`${wh.url}/docs/redoc.standalone.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+});
