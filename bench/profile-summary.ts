@@ -28,7 +28,11 @@ const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
-const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(/.*\/node_modules\/\.pnpm\/([^/]+)\/node_modules\//, '$1 ').replace(/.*\/(packages|services)\//, '$1/');
+const shortUrl = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/.*\/node_modules\/\.pnpm\/([^/]+)\/node_modules\//, '$1 ')
+    .replace(/.*\/(packages|services)\//, '$1/');
 const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();

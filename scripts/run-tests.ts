@@ -1,4 +1,4 @@
-// The whole suite: type-check, then every vitest test. Ends with one plain line
+// The whole suite: lint and format check, type-check, then every vitest test. Ends with one plain line
 // "N passed, N failed, N skipped" (read by CI) and exits non-zero on any failure or on no test
 // at all. The counts are vitest's own test counts; a test file that fails outside its tests
 // (it does not load, or a hook throws) adds one failure, since no test of it could report one.
@@ -12,6 +12,13 @@ const args = process.argv.slice(2);
 const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio: 'inherit' }).status ?? 1;
 
 if (args.length === 0) {
+  // Lint and format first (Biome, biome.jsonc): a finding fails the run like a failing test.
+  console.error('linting and checking the format (biome ci)…');
+  if (run('pnpm', ['exec', 'biome', 'ci', '--reporter=summary', '.']) !== 0) {
+    console.log('0 passed, 1 failed, 0 skipped');
+    console.error('biome ci failed: run `./dev pnpm exec biome check --write .` to format, then fix what it names');
+    process.exit(1);
+  }
   console.error('type-checking…');
   if (run('pnpm', ['-s', 'typecheck']) !== 0) {
     console.log('0 passed, 1 failed, 0 skipped');

@@ -21,9 +21,7 @@ export interface Counts {
  * failure more, so a broken file can never hide behind a green count.
  */
 export function countTests(report: VitestReport): Counts {
-  const brokenFiles = report.testResults.filter(
-    (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
-  ).length;
+  const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
   return {
     passed: report.numPassedTests,
     failed: report.numFailedTests + brokenFiles,

@@ -24,10 +24,7 @@ export interface UndiciPool {
 }
 
 interface UndiciModule {
-  Pool: new (
-    origin: string,
-    options: { connections: number; pipelining?: number; connect?: { ca?: string; rejectUnauthorized?: boolean } },
-  ) => UndiciPool;
+  Pool: new (origin: string, options: { connections: number; pipelining?: number; connect?: { ca?: string; rejectUnauthorized?: boolean } }) => UndiciPool;
 }
 
 const require = createRequire(new URL('../../packages/egress/package.json', import.meta.url));

@@ -22,7 +22,14 @@ export const clusterLauncher: Launcher = {
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).
     const base = await freePortRun(METRICS_PORTS + 5);
-    const ports = { metricsBase: base, api: base + METRICS_PORTS, intakeGrpc: base + METRICS_PORTS + 1, recoveryGrpc: base + METRICS_PORTS + 2, relayGrpc: base + METRICS_PORTS + 3, portal: base + METRICS_PORTS + 4 };
+    const ports = {
+      metricsBase: base,
+      api: base + METRICS_PORTS,
+      intakeGrpc: base + METRICS_PORTS + 1,
+      recoveryGrpc: base + METRICS_PORTS + 2,
+      relayGrpc: base + METRICS_PORTS + 3,
+      portal: base + METRICS_PORTS + 4,
+    };
     let cluster: Cluster;
     try {
       cluster = await startCluster({

@@ -1,4 +1,4 @@
-import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
+import type { RunRecord, ScenarioName } from './records.ts';
 import { median, round } from './stats.ts';
 
 /** The medians of a scenario's runs; null where no run measured it. */
@@ -74,8 +74,7 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
   };
 }
 
-const ratio = (a: number | null | undefined, b: number | null | undefined) =>
-  a == null || b == null || b === 0 ? null : round(a / b, 2);
+const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || b === 0 ? null : round(a / b, 2));
 const atMost = (v: number | null, limit: number) => (v === null ? null : v <= limit);
 const atLeast = (v: number | null, limit: number) => (v === null ? null : v >= limit);
 const pct = (v: number | null) => (v === null ? null : `${Math.round(v * 100)}%`);
@@ -94,81 +93,214 @@ export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figu
     add({ id: 'baseline.p99', scenario: 'baseline', measure: 'latency p99', value: b.latencyP99, unit: 'ms', ratioToBaseline: 1 });
   }
   if (i) {
-    add({ id: 'intake.rate', scenario: 'intake', measure: 'accepted/s', value: i.intakePerSecond, unit: '/s', ratioToBaseline: ratio(i.intakePerSecond, rate) });
+    add({
+      id: 'intake.rate',
+      scenario: 'intake',
+      measure: 'accepted/s',
+      value: i.intakePerSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(i.intakePerSecond, rate),
+    });
     add({ id: 'intake.p50', scenario: 'intake', measure: 'latency p50', value: i.intakeP50, unit: 'ms', ratioToBaseline: ratio(i.intakeP50, b?.latencyP50) });
     add({
-      id: 'intake.p99', scenario: 'intake', measure: 'latency p99', value: i.intakeP99, unit: 'ms', ratioToBaseline: ratio(i.intakeP99, b?.latencyP99),
-      target: '≤ 25 ms', pass: atMost(i.intakeP99, 25),
+      id: 'intake.p99',
+      scenario: 'intake',
+      measure: 'latency p99',
+      value: i.intakeP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(i.intakeP99, b?.latencyP99),
+      target: '≤ 25 ms',
+      pass: atMost(i.intakeP99, 25),
     });
   }
   if (e) {
     const r = ratio(e.perSecond, rate);
     add({
-      id: 'e2e.rate', scenario: 'e2e', measure: 'deliveries/s', value: e.perSecond, unit: '/s', ratioToBaseline: r,
-      target: '≥ 0.20 × baseline', checked: r === null ? null : `${r} × baseline`, pass: atLeast(r, 0.2),
+      id: 'e2e.rate',
+      scenario: 'e2e',
+      measure: 'deliveries/s',
+      value: e.perSecond,
+      unit: '/s',
+      ratioToBaseline: r,
+      target: '≥ 0.20 × baseline',
+      checked: r === null ? null : `${r} × baseline`,
+      pass: atLeast(r, 0.2),
     });
     add({
-      id: 'e2e.p50', scenario: 'e2e', measure: 'accept→receive p50', value: e.latencyP50, unit: 'ms', ratioToBaseline: ratio(e.latencyP50, b?.latencyP50),
-      target: '≤ 20 ms', pass: atMost(e.latencyP50, 20),
+      id: 'e2e.p50',
+      scenario: 'e2e',
+      measure: 'accept→receive p50',
+      value: e.latencyP50,
+      unit: 'ms',
+      ratioToBaseline: ratio(e.latencyP50, b?.latencyP50),
+      target: '≤ 20 ms',
+      pass: atMost(e.latencyP50, 20),
     });
     add({
-      id: 'e2e.p99', scenario: 'e2e', measure: 'accept→receive p99', value: e.latencyP99, unit: 'ms', ratioToBaseline: ratio(e.latencyP99, b?.latencyP99),
-      target: '≤ 100 ms', pass: atMost(e.latencyP99, 100),
+      id: 'e2e.p99',
+      scenario: 'e2e',
+      measure: 'accept→receive p99',
+      value: e.latencyP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(e.latencyP99, b?.latencyP99),
+      target: '≤ 100 ms',
+      pass: atMost(e.latencyP99, 100),
     });
     if (e.paced) {
       const at = `at ${e.paced.offeredPerSecond ?? '?'}/s (½ load)`;
-      add({ id: 'e2e.pacedP50', scenario: 'e2e', measure: `accept→receive p50 ${at}`, value: e.paced.latencyP50, unit: 'ms', ratioToBaseline: ratio(e.paced.latencyP50, b?.latencyP50) });
-      add({ id: 'e2e.pacedP99', scenario: 'e2e', measure: `accept→receive p99 ${at}`, value: e.paced.latencyP99, unit: 'ms', ratioToBaseline: ratio(e.paced.latencyP99, b?.latencyP99) });
+      add({
+        id: 'e2e.pacedP50',
+        scenario: 'e2e',
+        measure: `accept→receive p50 ${at}`,
+        value: e.paced.latencyP50,
+        unit: 'ms',
+        ratioToBaseline: ratio(e.paced.latencyP50, b?.latencyP50),
+      });
+      add({
+        id: 'e2e.pacedP99',
+        scenario: 'e2e',
+        measure: `accept→receive p99 ${at}`,
+        value: e.paced.latencyP99,
+        unit: 'ms',
+        ratioToBaseline: ratio(e.paced.latencyP99, b?.latencyP99),
+      });
     }
-    add({ id: 'e2e.intakeRate', scenario: 'e2e', measure: 'accepted/s (while delivering)', value: e.intakePerSecond, unit: '/s', ratioToBaseline: ratio(e.intakePerSecond, rate) });
-    add({ id: 'e2e.intakeP99', scenario: 'e2e', measure: 'intake p99 (while delivering)', value: e.intakeP99, unit: 'ms', ratioToBaseline: ratio(e.intakeP99, b?.latencyP99) });
+    add({
+      id: 'e2e.intakeRate',
+      scenario: 'e2e',
+      measure: 'accepted/s (while delivering)',
+      value: e.intakePerSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(e.intakePerSecond, rate),
+    });
+    add({
+      id: 'e2e.intakeP99',
+      scenario: 'e2e',
+      measure: 'intake p99 (while delivering)',
+      value: e.intakeP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(e.intakeP99, b?.latencyP99),
+    });
   }
   if (f) {
     const vsE2e = ratio(f.perSecond, e?.perSecond);
     add({
-      id: 'fanout.rate', scenario: 'fanout', measure: 'deliveries/s', value: f.perSecond, unit: '/s', ratioToBaseline: ratio(f.perSecond, rate),
-      target: '≥ 1.5 × e2e', checked: vsE2e === null ? null : `${vsE2e} × e2e`, pass: atLeast(vsE2e, 1.5),
+      id: 'fanout.rate',
+      scenario: 'fanout',
+      measure: 'deliveries/s',
+      value: f.perSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(f.perSecond, rate),
+      target: '≥ 1.5 × e2e',
+      checked: vsE2e === null ? null : `${vsE2e} × e2e`,
+      pass: atLeast(vsE2e, 1.5),
     });
   }
   if (s) {
     const vsCalm = ratio(s.perSecond, e?.extra['halfPerSecond']);
     add({
-      id: 'storm.healthyRate', scenario: 'storm', measure: 'healthy-half deliveries/s', value: s.perSecond, unit: '/s', ratioToBaseline: ratio(s.perSecond, rate),
-      target: '≥ 80% of the same half in e2e', checked: pct(vsCalm), pass: atLeast(vsCalm, 0.8),
+      id: 'storm.healthyRate',
+      scenario: 'storm',
+      measure: 'healthy-half deliveries/s',
+      value: s.perSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(s.perSecond, rate),
+      target: '≥ 80% of the same half in e2e',
+      checked: pct(vsCalm),
+      pass: atLeast(vsCalm, 0.8),
     });
   }
   if (n) {
     const vsPlain = ratio(n.perSecond, n.extra['plainPerSecond']);
     add({
-      id: 'noisy.healthyRate', scenario: 'noisy', measure: 'healthy tenants deliveries/s', value: n.perSecond, unit: '/s', ratioToBaseline: ratio(n.perSecond, rate),
-      target: '≥ 80% of the same load without the backlog', checked: pct(vsPlain), pass: atLeast(vsPlain, 0.8),
+      id: 'noisy.healthyRate',
+      scenario: 'noisy',
+      measure: 'healthy tenants deliveries/s',
+      value: n.perSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(n.perSecond, rate),
+      target: '≥ 80% of the same load without the backlog',
+      checked: pct(vsPlain),
+      pass: atLeast(vsPlain, 0.8),
     });
     const p99VsPlain = ratio(n.latencyP99, n.extra['plainP99']);
     add({
-      id: 'noisy.healthyP99', scenario: 'noisy', measure: 'healthy accept→receive p99', value: n.latencyP99, unit: 'ms', ratioToBaseline: ratio(n.latencyP99, b?.latencyP99),
-      target: '≤ 2 × p99 without the backlog', checked: p99VsPlain === null ? null : `${p99VsPlain} ×`, pass: atMost(p99VsPlain, 2),
+      id: 'noisy.healthyP99',
+      scenario: 'noisy',
+      measure: 'healthy accept→receive p99',
+      value: n.latencyP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(n.latencyP99, b?.latencyP99),
+      target: '≤ 2 × p99 without the backlog',
+      checked: p99VsPlain === null ? null : `${p99VsPlain} ×`,
+      pass: atMost(p99VsPlain, 2),
     });
-    add({ id: 'noisy.plainRate', scenario: 'noisy', measure: 'same load, no backlog: deliveries/s', value: n.extra['plainPerSecond'] ?? null, unit: '/s', ratioToBaseline: ratio(n.extra['plainPerSecond'], rate) });
+    add({
+      id: 'noisy.plainRate',
+      scenario: 'noisy',
+      measure: 'same load, no backlog: deliveries/s',
+      value: n.extra['plainPerSecond'] ?? null,
+      unit: '/s',
+      ratioToBaseline: ratio(n.extra['plainPerSecond'], rate),
+    });
   }
   if (k) {
     const before = k.extra['rssBeforeRestartMb'];
     const measure = before === undefined ? 'peak RSS' : 'peak RSS (restarted first)';
-    add({ id: 'backlog.rss', scenario: 'backlog', measure, value: k.peakRssMb, unit: 'MB', ratioToBaseline: null, target: '< 500 MB', pass: k.peakRssMb === null ? null : k.peakRssMb < 500 });
-    if (before !== undefined) add({ id: 'backlog.rssBefore', scenario: 'backlog', measure: 'RSS the scenarios before reached', value: before, unit: 'MB', ratioToBaseline: null });
+    add({
+      id: 'backlog.rss',
+      scenario: 'backlog',
+      measure,
+      value: k.peakRssMb,
+      unit: 'MB',
+      ratioToBaseline: null,
+      target: '< 500 MB',
+      pass: k.peakRssMb === null ? null : k.peakRssMb < 500,
+    });
+    if (before !== undefined)
+      add({ id: 'backlog.rssBefore', scenario: 'backlog', measure: 'RSS the scenarios before reached', value: before, unit: 'MB', ratioToBaseline: null });
     const vsE2e = ratio(k.perSecond, e?.perSecond);
     add({
-      id: 'backlog.drain', scenario: 'backlog', measure: 'drain deliveries/s', value: k.perSecond, unit: '/s', ratioToBaseline: ratio(k.perSecond, rate),
-      target: '≥ 80% of e2e', checked: pct(vsE2e), pass: atLeast(vsE2e, 0.8),
+      id: 'backlog.drain',
+      scenario: 'backlog',
+      measure: 'drain deliveries/s',
+      value: k.perSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(k.perSecond, rate),
+      target: '≥ 80% of e2e',
+      checked: pct(vsE2e),
+      pass: atLeast(vsE2e, 0.8),
     });
   }
   if (c) {
     const vsEmbedded = ratio(c.perSecond, e?.perSecond);
     add({
-      id: 'cluster.rate', scenario: 'cluster', measure: 'e2e deliveries/s, cluster mode', value: c.perSecond, unit: '/s', ratioToBaseline: ratio(c.perSecond, rate),
-      target: '≥ 0.5 × embedded e2e', checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded`, pass: atLeast(vsEmbedded, 0.5),
+      id: 'cluster.rate',
+      scenario: 'cluster',
+      measure: 'e2e deliveries/s, cluster mode',
+      value: c.perSecond,
+      unit: '/s',
+      ratioToBaseline: ratio(c.perSecond, rate),
+      target: '≥ 0.5 × embedded e2e',
+      checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded`,
+      pass: atLeast(vsEmbedded, 0.5),
     });
-    add({ id: 'cluster.p50', scenario: 'cluster', measure: 'accept→receive p50', value: c.latencyP50, unit: 'ms', ratioToBaseline: ratio(c.latencyP50, b?.latencyP50) });
-    add({ id: 'cluster.intakeP99', scenario: 'cluster', measure: 'intake p99 (while delivering)', value: c.intakeP99, unit: 'ms', ratioToBaseline: ratio(c.intakeP99, b?.latencyP99) });
+    add({
+      id: 'cluster.p50',
+      scenario: 'cluster',
+      measure: 'accept→receive p50',
+      value: c.latencyP50,
+      unit: 'ms',
+      ratioToBaseline: ratio(c.latencyP50, b?.latencyP50),
+    });
+    add({
+      id: 'cluster.intakeP99',
+      scenario: 'cluster',
+      measure: 'intake p99 (while delivering)',
+      value: c.intakeP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(c.intakeP99, b?.latencyP99),
+    });
   }
   return figures;
 }

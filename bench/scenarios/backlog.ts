@@ -59,5 +59,10 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2) };
   ctx.log(`backlog: drained ${record.delivered} at ${record.perSecond}/s, peak RSS ${record.peakRssMb} MB`);
-  return { name: 'backlog', deliveriesPerMessage: FANOUT_ENDPOINTS, description: `${queued} deliveries held behind paused endpoints, then resumed`, runs: [record] };
+  return {
+    name: 'backlog',
+    deliveriesPerMessage: FANOUT_ENDPOINTS,
+    description: `${queued} deliveries held behind paused endpoints, then resumed`,
+    runs: [record],
+  };
 }

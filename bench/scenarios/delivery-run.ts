@@ -61,7 +61,11 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   record.rejected = send.rejected;
   record.deliveriesCreated = send.deliveriesCreated;
   record.expectedDelivered = sum(okGroups.map((g) => expected[g]!));
-  record.notDelivered = sum(Object.keys(expected).filter((g) => failing.has(g)).map((g) => expected[g]!));
+  record.notDelivered = sum(
+    Object.keys(expected)
+      .filter((g) => failing.has(g))
+      .map((g) => expected[g]!),
+  );
   record.delivered = sum(okGroups.map((g) => stats.groups[g]?.delivered ?? 0));
   record.duplicates = sum(Object.values(stats.groups).map((g) => g.duplicates));
   record.failedAnswers = sum(Object.values(stats.groups).map((g) => g.failed));

@@ -22,8 +22,14 @@ export async function runNoisy(ctx: BenchContext): Promise<ScenarioResult> {
   const healthyCtx: BenchContext = { ...ctx, tenants: healthyTenants };
   const runs: RunRecord[] = [];
   for (let run = 1; run <= settings.runs; run++) {
-    const noisy = await buildTopology({ ...ctx, tenants: [noisyTenant!] }, { name: `noisystuck${run}`, consumers: 1, endpointsPerConsumer: 1, group: () => STUCK });
-    await ctx.receiver.setMode(noisy.endpoints.map((e) => e.route), 'hang');
+    const noisy = await buildTopology(
+      { ...ctx, tenants: [noisyTenant!] },
+      { name: `noisystuck${run}`, consumers: 1, endpointsPerConsumer: 1, group: () => STUCK },
+    );
+    await ctx.receiver.setMode(
+      noisy.endpoints.map((e) => e.route),
+      'hang',
+    );
     const queued = await sendMessages(ctx.api, noisy.targets, 0, settings.noisy.backlog, settings.concurrency);
     const queueSeconds = (queued.finishedAt - queued.startedAt) / 1000;
     ctx.log(`noisy run ${run}: ${queued.accepted} messages queued in ${queueSeconds.toFixed(1)} s for an endpoint that never answers`);

@@ -22,7 +22,10 @@ export async function runStorm(ctx: BenchContext): Promise<ScenarioResult> {
       group: (c) => (c % 2 === 0 ? HEALTHY : FAILING),
     });
     const failing = topology.endpoints.filter((e) => e.group === FAILING);
-    await receiver.setMode(failing.map((e) => e.route), 'fail');
+    await receiver.setMode(
+      failing.map((e) => e.route),
+      'fail',
+    );
     const phase = await measureDeliveries(ctx, topology.targets, {
       warmup: settings.storm.warmup,
       count: settings.storm.count,

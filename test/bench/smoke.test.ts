@@ -26,7 +26,10 @@ describe('bench --smoke', () => {
     const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
     expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
     expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'intake', 'noisy', 'storm']);
-    expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({ target: expect.stringContaining('80%'), value: expect.any(Number) });
+    expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({
+      target: expect.stringContaining('80%'),
+      value: expect.any(Number),
+    });
     expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.5 × embedded e2e', value: expect.any(Number) });
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);

@@ -33,7 +33,9 @@ beforeAll(async () => {
   // The sender's dashboard, on another origin: it frames the link it is given (?src=).
   parent = createServer((req, res) => {
     const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Dashboard</title><iframe title="Webhooks" src="${src.replace(/"/g, '&quot;')}" width="900" height="700"></iframe>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>Dashboard</title><iframe title="Webhooks" src="${src.replace(/"/g, '&quot;')}" width="900" height="700"></iframe>`);
   });
   await new Promise<void>((resolve) => parent.listen(0, '127.0.0.1', resolve));
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
@@ -142,7 +144,10 @@ describe('the portal in a browser', () => {
     await page.getByRole('button', { name: 'Deliveries' }).click();
     await page.locator('.pill', { hasText: 'Failed' }).first().waitFor();
     await page.getByRole('button', { name: 'Show attempts' }).click();
-    await page.getByRole('cell', { name: /HTTP 503|error status/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /HTTP 503|error status/ })
+      .first()
+      .waitFor();
     await page.getByText('down for maintenance').waitFor();
     await shot(page, 'deliveries-en-light');
     await page.getByRole('button', { name: 'Re-send' }).click();
@@ -229,7 +234,9 @@ describe('the portal in a browser', () => {
     const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
     await page.addScriptTag({ path: axeSource });
     const check = async () => {
-      const result = (await page.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as { violations: { id: string; impact: string; nodes: unknown[] }[] };
+      const result = (await page.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+        violations: { id: string; impact: string; nodes: unknown[] }[];
+      };
       return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
     };
     expect(await check()).toEqual([]);

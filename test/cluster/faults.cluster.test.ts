@@ -171,9 +171,13 @@ describe('cluster faults', () => {
     });
     await expectAllArrive('redis stop/start', ids);
     // Counting resumes once Redis is back.
-    await eventually(async () => {
-      const res = await api.get('/v1/event-types');
-      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(20_000);
-    }, 20_000, 200);
+    await eventually(
+      async () => {
+        const res = await api.get('/v1/event-types');
+        expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(20_000);
+      },
+      20_000,
+      200,
+    );
   }, 180_000);
 });

@@ -22,7 +22,16 @@ async function launch(extra: Record<string, string> = {}) {
   dirs.push(dataDir);
   // One run of free ports for everything (separately drawn ports could collide).
   const base = await freePortRun(7 + 7);
-  const ports = { metrics: base, api: base + 7, grpc: base + 8, recoveryGrpc: base + 9, relayGrpc: base + 10, portal: base + 11, nats: base + 12, redis: base + 13 };
+  const ports = {
+    metrics: base,
+    api: base + 7,
+    grpc: base + 8,
+    recoveryGrpc: base + 9,
+    relayGrpc: base + 10,
+    portal: base + 11,
+    nats: base + 12,
+    redis: base + 13,
+  };
   const child = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
     env: {
       ...process.env,
@@ -78,7 +87,10 @@ describe('the cluster launcher', () => {
     expect(run.err()).toContain('cluster: message-intake exited (SIGKILL); stopping the cluster');
     // Nothing of it is left listening.
     await eventually(async () => {
-      const api = await fetch(`http://127.0.0.1:${run.ports.api}/livez`).then(() => 'up', () => 'down');
+      const api = await fetch(`http://127.0.0.1:${run.ports.api}/livez`).then(
+        () => 'up',
+        () => 'down',
+      );
       expect(api).toBe('down');
       expect(await listening(run.ports.nats)).toBe(false);
       expect(await listening(run.ports.redis)).toBe(false);
@@ -88,25 +100,29 @@ describe('the cluster launcher', () => {
   it.each([
     ['SIGTERM', 0],
     ['SIGKILL', null],
-  ] as const)('%s of the launcher leaves no orphan: every service, nats-server and redis-server ends, every port is free', async (signal, code) => {
-    const run = await launch();
-    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-    const servicePids = Array.from({ length: 7 }, (_, i) => pidWithMetricsPort(run.ports.metrics + i));
-    run.child.kill(signal);
-    expect(await run.exited).toBe(code);
-    await eventually(
-      async () => {
-        for (const pid of servicePids) expect(alive(pid), `service pid ${pid}`).toBe(false);
-        for (const port of [run.ports.api, run.ports.grpc, run.ports.nats, run.ports.redis, run.ports.metrics]) {
-          expect(await listening(port), `port ${port}`).toBe(false);
-        }
-        expect(serversWithPort(run.ports.nats), 'nats-server').toEqual([]);
-        expect(serversWithPort(run.ports.redis), 'redis-server').toEqual([]);
-      },
-      20_000,
-      200,
-    );
-  }, 120_000);
+  ] as const)(
+    '%s of the launcher leaves no orphan: every service, nats-server and redis-server ends, every port is free',
+    async (signal, code) => {
+      const run = await launch();
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+      const servicePids = Array.from({ length: 7 }, (_, i) => pidWithMetricsPort(run.ports.metrics + i));
+      run.child.kill(signal);
+      expect(await run.exited).toBe(code);
+      await eventually(
+        async () => {
+          for (const pid of servicePids) expect(alive(pid), `service pid ${pid}`).toBe(false);
+          for (const port of [run.ports.api, run.ports.grpc, run.ports.nats, run.ports.redis, run.ports.metrics]) {
+            expect(await listening(port), `port ${port}`).toBe(false);
+          }
+          expect(serversWithPort(run.ports.nats), 'nats-server').toEqual([]);
+          expect(serversWithPort(run.ports.redis), 'redis-server').toEqual([]);
+        },
+        20_000,
+        200,
+      );
+    },
+    120_000,
+  );
 
   it('names a nats-server left running by an earlier run over the same DATA_DIR (by its pid file), even on another port', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));

@@ -30,9 +30,13 @@ it('120 failed deliveries re-sent once each, paced, through a SIGKILL of the rec
   const since = h.clock.now();
   const ids: string[] = [];
   for (let i = 0; i < 120; i++) ids.push((await t.api.post('/v1/messages', { consumer: 'c', event_type: 'a.b', payload: { i } })).body.id);
-  await eventually(async () => {
-    for (const id of ids) expect((await t.api.get(`/v1/messages/${id}`)).body.status).toBe('failed');
-  }, 60_000, 250);
+  await eventually(
+    async () => {
+      for (const id of ids) expect((await t.api.get(`/v1/messages/${id}`)).body.status).toBe('failed');
+    },
+    60_000,
+    250,
+  );
   rx.receiver.respondWith({});
   rx.receiver.clear();
   const received = () => rx.receiver.requests.filter((r) => ids.includes(r.headers['webhook-id']!));
@@ -53,12 +57,20 @@ it('120 failed deliveries re-sent once each, paced, through a SIGKILL of the rec
   expect(received()).toHaveLength(50);
   await h.advance(60_000);
   await eventually(() => expect(received()).toHaveLength(100), 30_000, 100);
-  await eventually(async () => {
-    for (const id of ids.slice(0, 100)) expect((await t.api.get(`/v1/messages/${id}`)).body.status).toBe('success');
-  }, 30_000, 250);
+  await eventually(
+    async () => {
+      for (const id of ids.slice(0, 100)) expect((await t.api.get(`/v1/messages/${id}`)).body.status).toBe('success');
+    },
+    30_000,
+    250,
+  );
   await h.advance(10_000);
   await eventually(() => expect(received()).toHaveLength(120), 30_000, 100);
-  await eventually(async () => expect((await t.api.get(`/v1/endpoints/${endpoint}/recoveries/${rid}`)).body).toMatchObject({ status: 'done', queued: 120 }), 30_000, 200);
+  await eventually(
+    async () => expect((await t.api.get(`/v1/endpoints/${endpoint}/recoveries/${rid}`)).body).toMatchObject({ status: 'done', queued: 120 }),
+    30_000,
+    200,
+  );
   for (const id of ids) expect(received().filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1);
 }, 180_000);
 
@@ -88,7 +100,10 @@ it('fixed_ip: sent by the egress relay process from the pool address; relay down
   await eventually(
     async () => {
       const attempts = (await t.api.get(`/v1/messages/${failing}`)).body.deliveries[0].attempts;
-      expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === failing), JSON.stringify(attempts)).toHaveLength(1);
+      expect(
+        rx.receiver.requests.filter((r) => r.headers['webhook-id'] === failing),
+        JSON.stringify(attempts),
+      ).toHaveLength(1);
     },
     30_000,
     500,

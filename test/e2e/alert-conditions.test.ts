@@ -49,7 +49,16 @@ describe('/v1/alert-targets', () => {
     try {
       const t = await withSmtp.tenant();
       const hook = await t.api.post('/v1/alert-targets', { type: 'webhook', url: 'https://localhost:8443/alerts' });
-      expect(hook).toMatchObject({ status: 201, body: { id: expect.stringMatching(/^atg_/), type: 'webhook', url: 'https://localhost:8443/alerts', created_at: expect.any(Number), secret: expect.stringMatching(/^whsec_/) } });
+      expect(hook).toMatchObject({
+        status: 201,
+        body: {
+          id: expect.stringMatching(/^atg_/),
+          type: 'webhook',
+          url: 'https://localhost:8443/alerts',
+          created_at: expect.any(Number),
+          secret: expect.stringMatching(/^whsec_/),
+        },
+      });
       const chat = await t.api.post('/v1/alert-targets', { type: 'chat', url: 'https://localhost:8443/slack' });
       expect(chat.body).not.toHaveProperty('secret');
       const mail = await t.api.post('/v1/alert-targets', { type: 'email', address: 'ops@acme.test' });

@@ -86,12 +86,25 @@ describe('delivery failure notices', () => {
       timestamp: expect.any(Number),
       data: {
         environments: ['live'],
-        endpoints: [{ id: ep.id, url: failing.url(`/${ep.consumer}`), environment: 'live', consumer: { external_id: ep.consumer }, failing_since: expect.any(Number), last_error: 'http_status: 500', last_status: 500 }],
+        endpoints: [
+          {
+            id: ep.id,
+            url: failing.url(`/${ep.consumer}`),
+            environment: 'live',
+            consumer: { external_id: ep.consumer },
+            failing_since: expect.any(Number),
+            last_error: 'http_status: 500',
+            last_status: 500,
+          },
+        ],
         summary: expect.stringContaining('Deliveries to an endpoint are failing'),
       },
     });
     await eventually(() => expect(chat.receiver.requests.filter((r) => r.path === `/chat/${o.t.orgId}`)).toHaveLength(1));
-    expect(JSON.parse(chat.receiver.requests.find((r) => r.path === `/chat/${o.t.orgId}`)!.body)).toMatchObject({ text: expect.stringContaining(ep.consumer), blocks: [expect.objectContaining({ type: 'section' })] });
+    expect(JSON.parse(chat.receiver.requests.find((r) => r.path === `/chat/${o.t.orgId}`)!.body)).toMatchObject({
+      text: expect.stringContaining(ep.consumer),
+      blocks: [expect.objectContaining({ type: 'section' })],
+    });
 
     // More failures within the hour (the streak goes on): nothing more.
     await o.send(ep.consumer);
@@ -238,7 +251,10 @@ describe('restarts and replicas', () => {
     await wh.embedded.alertingWorker.stop();
     const key = (await import('node:fs')).readFileSync(`${process.env['XDG_CONFIG_HOME']}/wirehook/secret.key`, 'utf8');
     const make = () =>
-      createAlerting({ DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS, DELIVERY_RESOLVE: '' }, { store: wh.store, clock: wh.clock, logger: silentLogger(), secretBox: SecretBox.fromBase64(key), lookup: testLookup, ca: caPem }).worker;
+      createAlerting(
+        { DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS, DELIVERY_RESOLVE: '' },
+        { store: wh.store, clock: wh.clock, logger: silentLogger(), secretBox: SecretBox.fromBase64(key), lookup: testLookup, ca: caPem },
+      ).worker;
     const [one, two] = [make(), make()];
     wh.clock.advance(HOUR);
     await Promise.all([one.tick(), two.tick(), one.tick(), two.tick()]);

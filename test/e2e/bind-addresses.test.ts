@@ -26,7 +26,13 @@ const answers = async (url: string) => {
 
 it('embedded mode: the API on every address, the metrics port on loopback only (METRICS_HOST widens it)', async () => {
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), METRICS_PORT: String(metricsPort), PORTAL_PORT: String(await freePort()), DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    PORTAL_PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+  };
   delete env['HOST'];
   delete env['METRICS_HOST'];
   child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env, stdio: 'ignore' });

@@ -13,7 +13,15 @@ const lines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   const out = new PassThrough();
-  out.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)));
+  out.on('data', (d: Buffer) =>
+    lines.push(
+      ...d
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    ),
+  );
   wh = await startWirehook({
     allowHosts: TEST_ALLOW_HOSTS,
     lookup: testLookup,

@@ -101,14 +101,19 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
       it('goes to every matching endpoint and to no other', async () => {
         const consumer = `fan${++seq}`;
         const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
-        const mk = (event_types: string[] | null, path: string) =>
-          t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(path), event_types });
+        const mk = (event_types: string[] | null, path: string) => t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(path), event_types });
         await mk(null, '/all');
         await mk(['user.created'], '/users');
         await mk(['invoice.paid', 'invoice.void'], '/invoices');
         const res = await send(consumer, {}, 'invoice.paid');
         expect(res.body.deliveries).toBe(2);
-        await eventually(() => expect(requestsFor(rx, res.body.id).map((r) => r.path).sort()).toEqual(['/all', '/invoices']));
+        await eventually(() =>
+          expect(
+            requestsFor(rx, res.body.id)
+              .map((r) => r.path)
+              .sort(),
+          ).toEqual(['/all', '/invoices']),
+        );
       });
 
       it('creates an unknown consumer on the spot, with no deliveries', async () => {
@@ -151,14 +156,24 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
 
       const modes: [string, () => Promise<{ url: string; setup?: () => void }>, RegExp, number | null][] = [
         ['404', async () => ({ url: rx.url('/gone'), setup: () => rx.receiver.respondWith({ status: 404 }) }), /^http_status: 404$/, 404],
-        ['a 3xx redirect (not followed)', async () => ({ url: rx.url('/moved'), setup: () => rx.receiver.respondWith({ redirectTo: rx.url('/elsewhere') }) }), /^redirect: 302 to .*elsewhere not followed$/, 302],
+        [
+          'a 3xx redirect (not followed)',
+          async () => ({ url: rx.url('/moved'), setup: () => rx.receiver.respondWith({ redirectTo: rx.url('/elsewhere') }) }),
+          /^redirect: 302 to .*elsewhere not followed$/,
+          302,
+        ],
         ['a hang past the timeout', async () => ({ url: rx.url('/slow'), setup: () => rx.receiver.respondWith({ hang: true }) }), /^timeout: /, null],
         ['a refused connection', async () => ({ url: refusingUrl() }), /^connection: .*ECONNREFUSED/, null],
-        ['a TLS error', async () => {
-          const bad = await startReceiver({ untrusted: true });
-          extra.push(bad);
-          return { url: bad.url() };
-        }, /^tls: /, null],
+        [
+          'a TLS error',
+          async () => {
+            const bad = await startReceiver({ untrusted: true });
+            extra.push(bad);
+            return { url: bad.url() };
+          },
+          /^tls: /,
+          null,
+        ],
       ];
 
       it.each(modes)('%s: retried after the interval, then failed', async (_name, make, error, status) => {

@@ -2,6 +2,4 @@ import { startWirehook } from '../support/harness.ts';
 import { reachingReceivers } from '../support/receivers.ts';
 import { describeDeliverySuite } from './delivery-suite.ts';
 
-describeDeliverySuite('embedded, in-process', async () =>
-  startWirehook({ ...(await reachingReceivers()), deliveryTimeoutMs: 1_000 }),
-);
+describeDeliverySuite('embedded, in-process', async () => startWirehook({ ...(await reachingReceivers()), deliveryTimeoutMs: 1_000 }));

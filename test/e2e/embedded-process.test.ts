@@ -30,7 +30,15 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
   const port = await freePort();
   server = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
-    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), PORTAL_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      PORTAL_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stderr!.on('data', (d) => (stderr += d));
@@ -114,7 +122,10 @@ describe('embedded mode and the admin CLI', () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string });
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['wirehook ready', 'shutting down', 'stopped']));
     expect(stdout).not.toMatch(/sk_(live|test)_/);
   });

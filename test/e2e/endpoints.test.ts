@@ -10,8 +10,7 @@ const TABLE: Record<string, string[]> = {
   'metadata.example.com': ['169.254.169.254'],
   'v6.example.com': ['2606:2800:220:1:248:1893:25c8:1946'],
 };
-const lookup: LookupFn = async (host) =>
-  TABLE[host]?.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) ?? systemLookup(host);
+const lookup: LookupFn = async (host) => TABLE[host]?.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })) ?? systemLookup(host);
 
 let gw: Harness;
 let t: TestTenant;
@@ -110,7 +109,10 @@ describe('POST /v1/endpoints', () => {
     [{ event_types: ['bad type'] }, /^event_types\.0: may contain only/],
     [{ description: 'd'.repeat(201) }, /^description: must be at most 200/],
     [{ fixed_ip: 'yes' }, /^fixed_ip: /],
-    [{ compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } }, /^compat_signature\.header: must not be a header Wirehook sends itself/],
+    [
+      { compat_signature: { header: 'webhook-signature', content: 'body', encoding: 'hex' } },
+      /^compat_signature\.header: must not be a header Wirehook sends itself/,
+    ],
     // Headers an HTTP client refuses to set: every send would throw and the endpoint be disabled.
     ...['Connection', 'Transfer-Encoding', 'Upgrade', 'Expect', 'TE', 'Host', 'keep-alive', 'Proxy-Authorization'].map(
       (header): [Record<string, unknown>, RegExp] => [
@@ -118,8 +120,14 @@ describe('POST /v1/endpoints', () => {
         /^compat_signature\.header: must not be a header Wirehook sends itself or a hop-by-hop header/,
       ],
     ),
-    [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sha256=\r\nX-Injected: 1' } }, /^compat_signature\.prefix: may contain only printable ASCII characters/],
-    [{ compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sig=€' } }, /^compat_signature\.prefix: may contain only printable ASCII/],
+    [
+      { compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sha256=\r\nX-Injected: 1' } },
+      /^compat_signature\.prefix: may contain only printable ASCII characters/,
+    ],
+    [
+      { compat_signature: { header: 'X-Sig', content: 'body', encoding: 'hex', prefix: 'sig=€' } },
+      /^compat_signature\.prefix: may contain only printable ASCII/,
+    ],
     [{ compat_signature: { header: 'X-Sig', content: 'all', encoding: 'hex' } }, /^compat_signature\.content: must be body or timestamp_body$/],
   ])('refuses %j with 422', async (extra, message) => {
     const res = await create({ url: 'https://hooks.example.com/v', ...extra });
@@ -135,9 +143,7 @@ describe('POST /v1/endpoints', () => {
 
   it('allows 20 endpoints per consumer and refuses the 21st with 422', async () => {
     const c = (await t.api.post('/v1/consumers', { external_id: 'twenty' })).body.id;
-    const results = await Promise.all(
-      Array.from({ length: 22 }, (_, i) => t.api.post('/v1/endpoints', { consumer_id: c, url: `https://localhost/${i}` })),
-    );
+    const results = await Promise.all(Array.from({ length: 22 }, (_, i) => t.api.post('/v1/endpoints', { consumer_id: c, url: `https://localhost/${i}` })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(20);
     const refused = results.filter((r) => r.status !== 201);
     expect(refused.map((r) => r.status)).toEqual([422, 422]);
@@ -147,7 +153,7 @@ describe('POST /v1/endpoints', () => {
 });
 
 describe('GET /v1/endpoints', () => {
-  it('lists all, or one consumer\'s, without next_cursor', async () => {
+  it("lists all, or one consumer's, without next_cursor", async () => {
     const other = (await t.api.post('/v1/consumers', { external_id: 'other' })).body.id;
     const mine = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost/o' })).body.id;
     const filtered = await t.api.get(`/v1/endpoints?consumer_id=${other}`);
@@ -165,12 +171,14 @@ describe('GET /v1/endpoints', () => {
 
 describe('PATCH /v1/endpoints/{id}', () => {
   it('changes each field, restores defaults with null, and checks the new URL', async () => {
-    const ep = (await create({
-      url: 'https://hooks.example.com/p',
-      retry: { count: 3, interval: '1h' },
-      event_types: ['a'],
-      compat_signature: { header: 'X-Sig', content: 'body', encoding: 'base64' },
-    })).body;
+    const ep = (
+      await create({
+        url: 'https://hooks.example.com/p',
+        retry: { count: 3, interval: '1h' },
+        event_types: ['a'],
+        compat_signature: { header: 'X-Sig', content: 'body', encoding: 'base64' },
+      })
+    ).body;
     const path = `/v1/endpoints/${ep.id}`;
 
     const patched = await t.api.patch(path, { description: 'new', event_types: ['b', 'c'], url: 'https://localhost/q' });

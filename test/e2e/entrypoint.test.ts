@@ -18,7 +18,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'scripts/service.ts'), ...args], { env: { ...process.env, DATA_DIR: dataDir, NATS_URL: nats.url }, encoding: 'utf8' });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'scripts/service.ts'), ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, NATS_URL: nats.url },
+    encoding: 'utf8',
+  });
 
 it('without a known service: the usage, exit 2', () => {
   const res = run('nope');

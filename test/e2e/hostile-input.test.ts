@@ -57,14 +57,41 @@ const hostileBody = fc.oneof(
   fc.json({ maxDepth: 3 }),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constantFrom('{', '[]', 'null', '"x"', '{"payload":', '{"url":"https://\u0000"}', '\uFEFF{}'),
-  fc.dictionary(fc.constantFrom('consumer', 'event_type', 'payload', 'url', 'consumer_id', 'event_types', 'retry', 'status', 'external_id', 'name', 'compat_signature', 'description', 'fixed_ip'), fc.anything({ maxDepth: 2 }), { maxKeys: 6 }).map((o) => JSON.stringify(o)),
+  fc
+    .dictionary(
+      fc.constantFrom(
+        'consumer',
+        'event_type',
+        'payload',
+        'url',
+        'consumer_id',
+        'event_types',
+        'retry',
+        'status',
+        'external_id',
+        'name',
+        'compat_signature',
+        'description',
+        'fixed_ip',
+      ),
+      fc.anything({ maxDepth: 2 }),
+      { maxKeys: 6 },
+    )
+    .map((o) => JSON.stringify(o)),
 );
 
 const hostileQuery = fc.oneof(
   fc.constant(''),
-  fc.dictionary(fc.constantFrom('limit', 'cursor', 'status', 'event_type', 'q', 'since', 'consumer_id', 'x'), fc.string({ unit: 'binary', maxLength: 30 }), { maxKeys: 4 }).map(
-    (o) => `?${Object.entries(o).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`,
-  ),
+  fc
+    .dictionary(fc.constantFrom('limit', 'cursor', 'status', 'event_type', 'q', 'since', 'consumer_id', 'x'), fc.string({ unit: 'binary', maxLength: 30 }), {
+      maxKeys: 4,
+    })
+    .map(
+      (o) =>
+        `?${Object.entries(o)
+          .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+          .join('&')}`,
+    ),
   fc.constantFrom('?limit=-1', '?limit=1e400', '?cursor=%ED%A0%80', '?since=NaN', '?q=%', '?limit=1&limit=2', '?%ZZ=1'),
 );
 

@@ -34,7 +34,18 @@ describe('MCP over HTTP', () => {
     const client = await connect(t.key);
     const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
     expect(names).toEqual(
-      ['explain_delivery', 'get_endpoint', 'get_message', 'get_recovery', 'list_endpoints', 'list_messages', 'recover_endpoint', 'retry_delivery', 'update_alert_conditions', 'update_endpoint'].sort(),
+      [
+        'explain_delivery',
+        'get_endpoint',
+        'get_message',
+        'get_recovery',
+        'list_endpoints',
+        'list_messages',
+        'recover_endpoint',
+        'retry_delivery',
+        'update_alert_conditions',
+        'update_endpoint',
+      ].sort(),
     );
     const recover = (await client.listTools()).tools.find((tool) => tool.name === 'recover_endpoint')!;
     expect(recover.inputSchema.required).toEqual(expect.arrayContaining(['endpoint_id', 'since']));
@@ -51,7 +62,10 @@ describe('MCP over HTTP', () => {
     rx.receiver.respondWith({});
 
     expect(json(await client.callTool({ name: 'list_endpoints', arguments: { consumer_id: consumerId } })).items).toHaveLength(1);
-    expect(json(await client.callTool({ name: 'get_endpoint', arguments: { endpoint_id: endpoint } }))).toMatchObject({ id: endpoint, recent: [expect.objectContaining({ response_status: 401 })] });
+    expect(json(await client.callTool({ name: 'get_endpoint', arguments: { endpoint_id: endpoint } }))).toMatchObject({
+      id: endpoint,
+      recent: [expect.objectContaining({ response_status: 401 })],
+    });
     expect(json(await client.callTool({ name: 'list_messages', arguments: { status: 'failed' } })).items.map((m: { id: string }) => m.id)).toContain(message);
     const detail = json(await client.callTool({ name: 'get_message', arguments: { message_id: message } }));
     const explained = (await client.callTool({ name: 'explain_delivery', arguments: { message_id: message } })) as { content: { text: string }[] };
@@ -63,7 +77,10 @@ describe('MCP over HTTP', () => {
     expect(retried).toMatchObject({ id: detail.deliveries[0].id, status: 'retrying' });
     await eventually(async () => expect((await t.api.get(`/v1/messages/${message}`)).body.status).toBe('success'));
 
-    expect(json(await client.callTool({ name: 'update_alert_conditions', arguments: { delivery_failure: 'first' } }))).toMatchObject({ delivery_failure: 'first', usage: 80 });
+    expect(json(await client.callTool({ name: 'update_alert_conditions', arguments: { delivery_failure: 'first' } }))).toMatchObject({
+      delivery_failure: 'first',
+      usage: 80,
+    });
     expect(json(await client.callTool({ name: 'update_endpoint', arguments: { endpoint_id: endpoint, status: 'paused' } })).status).toBe('paused');
     await client.callTool({ name: 'update_endpoint', arguments: { endpoint_id: endpoint, status: 'active' } });
 
@@ -74,7 +91,9 @@ describe('MCP over HTTP', () => {
     rx.receiver.respondWith({});
     const started = json(await client.callTool({ name: 'recover_endpoint', arguments: { endpoint_id: endpoint, since: wh.clock.now() - 60_000 } }));
     expect(started).toMatchObject({ id: expect.stringMatching(/^rcv_/), status: 'running', total: 1 });
-    expect(json(await client.callTool({ name: 'get_recovery', arguments: { endpoint_id: endpoint, recovery_id: started.id } }))).toMatchObject({ id: started.id });
+    expect(json(await client.callTool({ name: 'get_recovery', arguments: { endpoint_id: endpoint, recovery_id: started.id } }))).toMatchObject({
+      id: started.id,
+    });
     const refused = await client.callTool({ name: 'recover_endpoint', arguments: { endpoint_id: endpoint, since: wh.clock.now() + 60_000 } });
     expect(refused.isError).toBe(true);
     expect(json(refused)).toEqual({ error: 'invalid', message: 'since: must not be in the future' });

@@ -25,9 +25,7 @@ const send = (body: Record<string, unknown>, headers?: Record<string, string>, a
 
 describe('POST /v1/messages', () => {
   it('Idempotency-Key: 50 concurrent identical requests make one message', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 50 }, () => send({ payload: { n: 1 } }, { 'idempotency-key': 'order-7' })),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, () => send({ payload: { n: 1 } }, { 'idempotency-key': 'order-7' })));
     expect(results.every((r) => r.status === 202)).toBe(true);
     const ids = new Set(results.map((r) => r.body.id));
     expect(ids.size).toBe(1);
@@ -119,8 +117,7 @@ describe('POST /v1/messages', () => {
 describe('GET /v1/messages', () => {
   it('filters by status, event_type and q (id, type, external id, key; never payload)', async () => {
     const org = await wh.tenant();
-    const s = (body: Record<string, unknown>, key?: string) =>
-      send(body, key ? { 'idempotency-key': key } : {}, org.api).then((r) => r.body.id as string);
+    const s = (body: Record<string, unknown>, key?: string) => send(body, key ? { 'idempotency-key': key } : {}, org.api).then((r) => r.body.id as string);
     const a = await s({ consumer: 'globex-42', event_type: 'user.created', payload: { secret: 'needle' } });
     const b = await s({ consumer: 'initech', event_type: 'user.deleted' }, 'key-NEEDLE-9');
     const c = await s({ consumer: 'initech', event_type: 'invoice.paid' });
@@ -197,10 +194,10 @@ describe('retention', () => {
   it('ids and cursors from before the oldest retained month are refused; old data is removed', async () => {
     const org = await wh.tenant();
     const old = (await send({}, {}, org.api)).body.id;
-    const cursor = (await (async () => {
+    const cursor = await (async () => {
       await send({}, {}, org.api);
       return (await org.api.get('/v1/messages?limit=1')).body.next_cursor as string;
-    })());
+    })();
     expect((await org.api.get(`/v1/messages/${old}`)).status).toBe(200);
 
     const fourMonths = 4 * 31 * DAY;

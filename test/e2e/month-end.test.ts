@@ -24,12 +24,7 @@ const status = async (id: string) => (await t.api.get(`/v1/messages/${id}`)).sta
 describe('month end', () => {
   // The 23rd of a 30-day month (the day this bug was found), the last moment of a 30- and a
   // 31-day month, and the end of February.
-  const days = [
-    Date.UTC(2026, 10, 23, 12),
-    Date.UTC(2026, 10, 30, 23, 59, 59, 999),
-    Date.UTC(2026, 11, 31, 23, 59, 59),
-    Date.UTC(2027, 1, 28, 18),
-  ];
+  const days = [Date.UTC(2026, 10, 23, 12), Date.UTC(2026, 10, 30, 23, 59, 59, 999), Date.UTC(2026, 11, 31, 23, 59, 59), Date.UTC(2027, 1, 28, 18)];
 
   for (const day of days) {
     it(`${new Date(day).toISOString()}: a message made after the clock went 8 days ahead and back is readable and kept`, async () => {

@@ -44,7 +44,9 @@ describe('the OpenAPI document', () => {
 
   it('covers every route of the spec and the alerting routes, with the scope each needs', () => {
     const doc = JSON.parse(committed(GENERATED.document)) as { paths: Record<string, Record<string, { 'x-scope': string | null }>> };
-    const listed = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => `${m.toUpperCase()} ${path} ${op['x-scope']}`));
+    const listed = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([m, op]) => `${m.toUpperCase()} ${path} ${op['x-scope']}`),
+    );
     // The spec's table (Endpoints section), written out here rather than read from the code under test.
     const spec = [
       'POST /v1/messages messages:send',

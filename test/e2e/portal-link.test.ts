@@ -70,7 +70,7 @@ describe('the page', () => {
     const framed = await link(c, { frame_origin: 'https://dash.example.com', locale: 'ja' });
     const res = await page(`/l/${framed.token}`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors https://dash.example.com");
+    expect(res.headers.get('content-security-policy')).toContain('frame-ancestors https://dash.example.com');
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('set-cookie')).toBeNull();
@@ -125,7 +125,12 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
     const theirs = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost:8443/theirs' })).body.id;
     const { token } = await link(mine, { locale: 'en' });
 
-    expect((await portalApi(token, 'GET', '/session')).body).toMatchObject({ consumer: { id: mine, external_id: 'scope-mine' }, environment: 'live', locale: 'en', features: { recovery: true } });
+    expect((await portalApi(token, 'GET', '/session')).body).toMatchObject({
+      consumer: { id: mine, external_id: 'scope-mine' },
+      environment: 'live',
+      locale: 'en',
+      features: { recovery: true },
+    });
     expect((await portalApi(token, 'GET', '/event-types')).body.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'order.created' })]));
     expect((await portalApi(token, 'POST', '/event-types', { name: 'x.y' })).status).toBe(403);
 
@@ -134,12 +139,25 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
     expect(created.body.secret).toMatch(/^whsec_/);
     const id = created.body.id;
     expect((await portalApi(token, 'POST', '/endpoints', { consumer_id: other, url: 'https://localhost:8443/x' })).status).toBe(404);
-    expect((await portalApi(token, 'POST', '/endpoints', { consumer_id: mine, url: 'http://localhost/x' })).body).toMatchObject({ error: 'invalid', message: expect.stringMatching(/^url: /) });
+    expect((await portalApi(token, 'POST', '/endpoints', { consumer_id: mine, url: 'http://localhost/x' })).body).toMatchObject({
+      error: 'invalid',
+      message: expect.stringMatching(/^url: /),
+    });
 
     expect((await portalApi(token, 'GET', '/endpoints')).body.items.map((e: { id: string }) => e.id)).toEqual([id]);
     expect((await portalApi(token, 'GET', `/endpoints?consumer_id=${other}`)).body.items).toEqual([]);
-    for (const [method, path] of [['GET', `/endpoints/${theirs}`], ['PATCH', `/endpoints/${theirs}`], ['DELETE', `/endpoints/${theirs}`], ['GET', `/endpoints/${theirs}/secret`], ['POST', `/endpoints/${theirs}/rotate-secret`], ['POST', `/endpoints/${theirs}/recover`]] as const) {
-      expect((await portalApi(token, method, path, method === 'GET' || method === 'DELETE' ? undefined : { status: 'paused', since: wh.clock.now() - 1000 })).status, `${method} ${path}`).toBe(404);
+    for (const [method, path] of [
+      ['GET', `/endpoints/${theirs}`],
+      ['PATCH', `/endpoints/${theirs}`],
+      ['DELETE', `/endpoints/${theirs}`],
+      ['GET', `/endpoints/${theirs}/secret`],
+      ['POST', `/endpoints/${theirs}/rotate-secret`],
+      ['POST', `/endpoints/${theirs}/recover`],
+    ] as const) {
+      expect(
+        (await portalApi(token, method, path, method === 'GET' || method === 'DELETE' ? undefined : { status: 'paused', since: wh.clock.now() - 1000 })).status,
+        `${method} ${path}`,
+      ).toBe(404);
     }
     expect((await t.api.get(`/v1/endpoints/${theirs}`)).body.status).toBe('active'); // untouched
 
@@ -158,7 +176,10 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
     expect((await portalApi(token, 'POST', '/messages', { consumer: 'scope-mine', event_type: 'order.created', payload: {} })).status).toBe(403);
 
     expect((await portalApi(token, 'DELETE', `/endpoints/${id}`)).status).toBe(204);
-    expect((await portalApi('pt_forged', 'GET', '/endpoints')).body).toEqual({ error: 'unauthorized', message: 'this portal link is not valid; ask for a new link' });
+    expect((await portalApi('pt_forged', 'GET', '/endpoints')).body).toEqual({
+      error: 'unauthorized',
+      message: 'this portal link is not valid; ask for a new link',
+    });
     expect((await portalApi('sk_live_x', 'GET', '/endpoints')).status).toBe(401); // API keys do not open the portal API
   });
 });
@@ -182,13 +203,18 @@ describe('trial sends from the portal', () => {
     expect(detail).toMatchObject({ event_type: 'invoice.paid', payload: { hello: 'world' } });
 
     expect((await portalApi(token, 'POST', `/endpoints/${theirs}/test`, { event_type: 'a.b', payload: {} })).status).toBe(404);
-    expect((await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a b', payload: {} })).body).toMatchObject({ error: 'invalid', message: expect.stringMatching(/^event_type: /) });
+    expect((await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a b', payload: {} })).body).toMatchObject({
+      error: 'invalid',
+      message: expect.stringMatching(/^event_type: /),
+    });
 
     // Not billed: the month's live count is what the sends made, not the trials.
     const usage = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
     for (let sentSoFar = 1; sentSoFar < 1_000; sentSoFar += 50) {
       if (sentSoFar % 250 === 1) wh.clock.advance(60_000); // a new minute of the link's rate limit
-      const batch = Array.from({ length: Math.min(50, 1_000 - sentSoFar) }, () => portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} }));
+      const batch = Array.from({ length: Math.min(50, 1_000 - sentSoFar) }, () =>
+        portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} }),
+      );
       for (const r of await Promise.all(batch)) expect(r.status).toBe(202);
     }
     const refused = await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} });

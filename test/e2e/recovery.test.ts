@@ -133,10 +133,7 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     const ep = await endpoint();
     await failed(ep.consumer, 2);
     const since = wh.clock.now() - 60_000;
-    const [a, b] = await Promise.all([
-      t.api.post(`/v1/endpoints/${ep.id}/recover`, { since }),
-      t.api.post(`/v1/endpoints/${ep.id}/recover`, { since }),
-    ]);
+    const [a, b] = await Promise.all([t.api.post(`/v1/endpoints/${ep.id}/recover`, { since }), t.api.post(`/v1/endpoints/${ep.id}/recover`, { since })]);
     expect([a.status, b.status].sort()).toEqual([202, 409]);
     expect([a, b].find((r) => r.status === 409)!.body).toEqual({ error: 'conflict', message: expect.stringContaining('already running') });
 
@@ -171,13 +168,27 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     const ids = await failed(ep.consumer, 80);
     // The embedded worker is "dead": it is never ticked again and its timer is stopped.
     await wh.embedded.recoveryWorker.stop();
-    const dying = new RecoveryWorker({ store: wh.store, bus: wh.embedded.bus, clock: wh.clock, logger: silentLogger(), endpointSlots: 16, releaseLeasesAtStart: false });
+    const dying = new RecoveryWorker({
+      store: wh.store,
+      bus: wh.embedded.bus,
+      clock: wh.clock,
+      logger: silentLogger(),
+      endpointSlots: 16,
+      releaseLeasesAtStart: false,
+    });
     const rid = (await t.api.post(`/v1/endpoints/${ep.id}/recover`, { since: wh.clock.now() - 60_000 })).body.id;
     await dying.tick();
     await eventually(() => expect(received(ids)).toHaveLength(50));
     await settled(ids.slice(0, 50));
 
-    const heir = new RecoveryWorker({ store: wh.store, bus: wh.embedded.bus, clock: wh.clock, logger: silentLogger(), endpointSlots: 16, releaseLeasesAtStart: false });
+    const heir = new RecoveryWorker({
+      store: wh.store,
+      bus: wh.embedded.bus,
+      clock: wh.clock,
+      logger: silentLogger(),
+      endpointSlots: 16,
+      releaseLeasesAtStart: false,
+    });
     wh.clock.advance(10_000);
     await heir.tick(); // the lease (a minute) is still the dead worker's
     await new Promise((resolve) => setTimeout(resolve, 200));

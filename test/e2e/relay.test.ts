@@ -47,7 +47,11 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     const endpoints: Awaited<ReturnType<typeof setUp>>[] = [];
     while (new Set(endpoints.map((e) => sourcesFor(POOL, e.endpoint.id).v4)).size < 2) endpoints.push(await setUp(wh, true));
     const sentFrom = async (ip: string) => metric('wirehook_relay_sends_total', { source_ip: ip, outcome: 'success' });
-    const before = { relayed: await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' }), v2: await sentFrom('127.0.0.2'), v3: await sentFrom('127.0.0.3') };
+    const before = {
+      relayed: await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' }),
+      v2: await sentFrom('127.0.0.2'),
+      v3: await sentFrom('127.0.0.3'),
+    };
     for (const e of endpoints) {
       const expected = sourcesFor(POOL, e.endpoint.id).v4!;
       const ids = [await e.send(), await e.send(), await e.send()];
@@ -90,7 +94,9 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       // Back at the failing receiver, the endpoint's own next failure ends it: the streak was kept, not cleared.
       expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { url: failing.url() })).status).toBe(200);
       await e.send();
-      await eventually(async () => expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'disabled', failing_since: since }));
+      await eventually(async () =>
+        expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ status: 'disabled', failing_since: since }),
+      );
     } finally {
       await failing.receiver.close();
     }
@@ -141,15 +147,27 @@ describe('with a pool address this host does not have', () => {
   it('warns at start, naming it; its sends fail as the relay’s fault', async () => {
     const out = new PassThrough();
     const lines: Record<string, unknown>[] = [];
-    out.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)));
+    out.on('data', (d: Buffer) =>
+      lines.push(
+        ...d
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>),
+      ),
+    );
     const logger = createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination: out });
     const wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: '203.0.113.7', logger });
     try {
-      await eventually(() => expect(lines.find((l) => l['level'] === 40 && String(l['msg']).startsWith('RELAY_SOURCE_IPS'))).toMatchObject({ missing: ['203.0.113.7'] }));
+      await eventually(() =>
+        expect(lines.find((l) => l['level'] === 40 && String(l['msg']).startsWith('RELAY_SOURCE_IPS'))).toMatchObject({ missing: ['203.0.113.7'] }),
+      );
       const e = await setUp(wh, true);
       const id = await e.send();
       await eventually(async () => expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts).toHaveLength(1));
-      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].error).toMatch(/^relay: cannot send from 203\.0\.113\.7: not an address of this host/);
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].error).toMatch(
+        /^relay: cannot send from 203\.0\.113\.7: not an address of this host/,
+      );
       expect((await e.t.api.get(`/v1/endpoints/${e.endpoint.id}`)).body).toMatchObject({ failing_since: null });
     } finally {
       await wh.close();

@@ -37,7 +37,16 @@ function adminIn(dataDir: string, key: string, ...args: string[]) {
 async function startEmbedded(dataDir: string, key: string) {
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
-    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()), PORTAL_PORT: String(await freePort()), HOST: '127.0.0.1', DATA_DIR: dataDir, WIREHOOK_SECRET_KEY: key, DELIVERY_ALLOW_HOSTS: 'localhost' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      PORTAL_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      WIREHOOK_SECRET_KEY: key,
+      DELIVERY_ALLOW_HOSTS: 'localhost',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -59,7 +59,9 @@ describe('service configuration', () => {
     await first.start();
     const port = (first.server.address() as AddressInfo).port;
     try {
-      await expect(metricsServer(createRegistry('test'), port, '127.0.0.1').start()).rejects.toThrow(`METRICS_PORT ${port} on 127.0.0.1 cannot be used: EADDRINUSE`);
+      await expect(metricsServer(createRegistry('test'), port, '127.0.0.1').start()).rejects.toThrow(
+        `METRICS_PORT ${port} on 127.0.0.1 cannot be used: EADDRINUSE`,
+      );
     } finally {
       await first.stop();
     }

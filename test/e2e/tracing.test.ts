@@ -7,16 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '@wirehook/admin';
 import { ManualClock } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import {
-  ApiClient,
-  eventually,
-  recordSpans,
-  SpanKind,
-  SpanStatusCode,
-  testCa,
-  type ReadableSpan,
-  type SpanRecorder,
-} from '@wirehook/testkit';
+import { ApiClient, eventually, recordSpans, SpanKind, SpanStatusCode, testCa, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
 import { createEmbedded, type Embedded } from '../../services/embedded/src/embedded.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
@@ -68,7 +59,11 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
   /** Sends a message in the caller's trace; returns the spans of that trace once the job's handling ended. */
   async function sendTraced(): Promise<{ traceId: string; spans: ReadableSpan[] }> {
     const traceId = hex(16);
-    const res = await api.post('/v1/messages', { consumer: 'cus_traced', event_type: 'invoice.paid', payload: { n: 1 } }, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    const res = await api.post(
+      '/v1/messages',
+      { consumer: 'cus_traced', event_type: 'invoice.paid', payload: { n: 1 } },
+      { traceparent: `00-${traceId}-${hex(8)}-01` },
+    );
     expect(res.status).toBe(202);
     // The process span ends after the POST span: the attempt is recorded between them.
     await eventually(() => expect(recorder.trace(traceId).map((s) => s.name)).toEqual(expect.arrayContaining(['POST', 'process wirehook.dispatch'])));

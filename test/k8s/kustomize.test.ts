@@ -45,7 +45,12 @@ const SCHEMAS = {
 describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   it('renders, and every object is valid Kubernetes', async () => {
     const objects = render(overlay);
-    expect(objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort()).toEqual(Object.keys(SCHEMAS).sort());
+    expect(
+      objects
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(Object.keys(SCHEMAS).sort());
     for (const object of objects) {
       await expect(validate(object), `${object.kind} ${object.metadata.name}`).resolves.toBeUndefined();
     }
@@ -64,10 +69,14 @@ it('every service accepts the environment the dev overlay gives it (no required 
   const objects = render('dev');
   const config = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'wirehook-config')!['data'] as Record<string, string>;
   const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'wirehook-secrets')!;
-  const secrets = Object.fromEntries(Object.entries((secret['data'] ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  const secrets = Object.fromEntries(
+    Object.entries((secret['data'] ?? {}) as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+  );
   for (const d of objects.filter((o) => o.kind === 'Deployment')) {
     const container = d['spec'].template.spec.containers[0];
-    const own = Object.fromEntries((container.env ?? []).filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
+    const own = Object.fromEntries(
+      (container.env ?? []).filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
     const env = { ...config, ...secrets, ...own };
     const schema = SCHEMAS[d.metadata.name as keyof typeof SCHEMAS];
     const parsed = schema.safeParse(env);

@@ -88,7 +88,14 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       ports: await (async () => {
         const metrics = 6 + dispatchers + 4;
         const base = await freePortRun(metrics + 5);
-        return { metricsBase: base, api: base + metrics, intakeGrpc: base + metrics + 1, recoveryGrpc: base + metrics + 2, relayGrpc: base + metrics + 3, portal: base + metrics + 4 };
+        return {
+          metricsBase: base,
+          api: base + metrics,
+          intakeGrpc: base + metrics + 1,
+          recoveryGrpc: base + metrics + 2,
+          relayGrpc: base + metrics + 3,
+          portal: base + metrics + 4,
+        };
       })(),
       dispatchers,
       // Ten processes starting while the rest of the suite runs on two cores: be patient.

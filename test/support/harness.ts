@@ -135,18 +135,21 @@ export async function fillLiveUsage(wh: Harness, orgId: string, count: number): 
   for (let i = 0; i < count; i += 250) {
     await Promise.all(
       Array.from({ length: Math.min(250, count - i) }, () =>
-        wh.store.messages.create({ orgId: orgId as never, env: 'live' }, {
-          id: newId('message', wh.clock),
-          eventType: 'a.b',
-          payload: '{}',
-          createdAt: wh.clock.now(),
-          consumerExternalId: 'usage',
-          newConsumerId: newId('consumer', wh.clock),
-          idempotencyKey: null,
-          idempotencySince: 0,
-          deliveryIds: [newId('delivery', wh.clock)],
-          counters: [{ key: `live:${orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 86_400_000 }],
-        }),
+        wh.store.messages.create(
+          { orgId: orgId as never, env: 'live' },
+          {
+            id: newId('message', wh.clock),
+            eventType: 'a.b',
+            payload: '{}',
+            createdAt: wh.clock.now(),
+            consumerExternalId: 'usage',
+            newConsumerId: newId('consumer', wh.clock),
+            idempotencyKey: null,
+            idempotencySince: 0,
+            deliveryIds: [newId('delivery', wh.clock)],
+            counters: [{ key: `live:${orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 86_400_000 }],
+          },
+        ),
       ),
     );
   }

@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
  */
 export function promtoolProblems(text: string): string {
   const res = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  if (res.error) throw new Error(`promtool is needed for the metrics checks (${res.error.message}): run them through ./dev test, which installs it, or sudo apt-get install -y prometheus`);
+  if (res.error)
+    throw new Error(
+      `promtool is needed for the metrics checks (${res.error.message}): run them through ./dev test, which installs it, or sudo apt-get install -y prometheus`,
+    );
   return `${res.stdout}${res.stderr}`.trim();
 }

@@ -132,7 +132,14 @@ function oneOf<const T extends readonly string[]>(value: string, allowed: T, fla
 }
 
 function parseScopes(list: string): Scope[] {
-  const scopes = [...new Set(list.split(',').map((s) => s.trim()).filter(Boolean))];
+  const scopes = [
+    ...new Set(
+      list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (scopes.length === 0) throw new InvalidError('--scopes must name at least one scope');
   return scopes.map((s) => oneOf(s, SCOPES, '--scopes'));
 }

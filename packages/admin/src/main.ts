@@ -22,9 +22,7 @@ try {
   process.stdout.write(`${JSON.stringify(output)}\n`);
 } catch (err) {
   const known = err instanceof WirehookError || err instanceof StartupError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-  const body = known
-    ? { error: 'invalid', message: (err as Error).message, ...(err instanceof WirehookError ? err.toBody() : {}) }
-    : toErrorResponse(err).body;
+  const body = known ? { error: 'invalid', message: (err as Error).message, ...(err instanceof WirehookError ? err.toBody() : {}) } : toErrorResponse(err).body;
   if (!known) process.stderr.write(`${String((err as Error).stack ?? err)}\n`);
   process.stdout.write(`${JSON.stringify(body)}\n`);
   process.exitCode = err instanceof WirehookError && err.code !== 'invalid' ? 1 : 2;

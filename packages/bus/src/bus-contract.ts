@@ -72,11 +72,14 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
         const own = gauge();
         bus.consume(
           subject,
-          (m) => all.around(() => own.around(async () => {
-            await sleep(10);
-            seen.push(text(m.data));
-            return 'ack' as const;
-          })),
+          (m) =>
+            all.around(() =>
+              own.around(async () => {
+                await sleep(10);
+                seen.push(text(m.data));
+                return 'ack' as const;
+              }),
+            ),
           { concurrency },
         );
         return own;
@@ -97,11 +100,13 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
       const { subject, connect } = await setup();
       const [a, b] = [await connect(), await connect()];
       const got = { a: [] as string[], b: [] as string[] };
-      const handler = (into: string[]) => async (m: BusMessage): Promise<HandleResult> => {
-        await sleep(10);
-        into.push(text(m.data));
-        return 'ack';
-      };
+      const handler =
+        (into: string[]) =>
+        async (m: BusMessage): Promise<HandleResult> => {
+          await sleep(10);
+          into.push(text(m.data));
+          return 'ack';
+        };
       a.consume(subject, handler(got.a), { concurrency: 2 });
       b.consume(subject, handler(got.b), { concurrency: 2 });
       for (let i = 0; i < 30; i++) await a.publish(subject, bytes(String(i)));

@@ -1,14 +1,4 @@
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-} from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { BusMessage, HandleResult, PublishOptions } from './bus.ts';
 
 // Trace context across the bus, shared by both adapters: a publish is a PRODUCER span whose
@@ -57,11 +47,7 @@ export function messageTraceContext(headers: Readonly<Record<string, string>>): 
  * the trace of the request that caused the message. A throw marks the span failed and is
  * passed on; a `retryInMs` answer is recorded as such.
  */
-export function traceHandle(
-  system: MessagingSystem,
-  message: BusMessage,
-  handler: (message: BusMessage) => Promise<HandleResult>,
-): Promise<HandleResult> {
+export function traceHandle(system: MessagingSystem, message: BusMessage, handler: (message: BusMessage) => Promise<HandleResult>): Promise<HandleResult> {
   const attributes: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': 'process',
@@ -72,10 +58,13 @@ export function traceHandle(
   const span = trace.getTracer(TRACER).startSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, attributes }, message.traceContext);
   return context.with(trace.setSpan(message.traceContext, span), () => {
     const handled = Promise.resolve().then(() => handler(message));
-    return settle(span, handled.then((result) => {
-      if (result !== 'ack') span.setAttribute('wirehook.bus.retry_in_ms', result.retryInMs);
-      return result;
-    }));
+    return settle(
+      span,
+      handled.then((result) => {
+        if (result !== 'ack') span.setAttribute('wirehook.bus.retry_in_ms', result.retryInMs);
+        return result;
+      }),
+    );
   });
 }
 

@@ -42,7 +42,10 @@ export class MemoryBus implements Bus {
     return {
       stop: async () => {
         consumer.stopped = true;
-        this.#consumers.set(subject, (this.#consumers.get(subject) ?? []).filter((c) => c !== consumer));
+        this.#consumers.set(
+          subject,
+          (this.#consumers.get(subject) ?? []).filter((c) => c !== consumer),
+        );
         while (consumer.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
       },
     };
@@ -57,10 +60,12 @@ export class MemoryBus implements Bus {
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    await Promise.all([...this.#consumers.values()].flat().map(async (c) => {
-      c.stopped = true;
-      while (c.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    }));
+    await Promise.all(
+      [...this.#consumers.values()].flat().map(async (c) => {
+        c.stopped = true;
+        while (c.running > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      }),
+    );
   }
 
   /** Messages waiting on a subject (not yet handed out). */

@@ -18,36 +18,33 @@ export const errorResponse = z
   })
   .describe('The body of every error response.');
 
-export const retryPolicyResponse = z
-  .object({
-    count: z.literal(RETRY_COUNTS).describe('re-sends after the first send; 0 means none'),
-    interval: z.enum(RETRY_INTERVALS),
-  });
+export const retryPolicyResponse = z.object({
+  count: z.literal(RETRY_COUNTS).describe('re-sends after the first send; 0 means none'),
+  interval: z.enum(RETRY_INTERVALS),
+});
 
-export const consumerResponse = z
-  .object({
-    id: z.string().describe('con_…'),
-    external_id: z.string().describe("the sender's own id for the customer"),
-    name: z.string().nullable(),
-    created_at: unixMs('when it was created'),
-    endpoint_count: z.number().int(),
-  });
+export const consumerResponse = z.object({
+  id: z.string().describe('con_…'),
+  external_id: z.string().describe("the sender's own id for the customer"),
+  name: z.string().nullable(),
+  created_at: unixMs('when it was created'),
+  endpoint_count: z.number().int(),
+});
 
-export const endpointResponse = z
-  .object({
-    id: z.string().describe('ep_…'),
-    consumer_id: z.string(),
-    url: z.string(),
-    description: z.string().nullable(),
-    event_types: z.array(z.string()).nullable().describe('null: every event type'),
-    fixed_ip: z.boolean().describe('sent from the fixed source addresses (the egress relay)'),
-    status: z.enum(ENDPOINT_STATUSES),
-    disabled_reason: z.string().nullable().describe('why Wirehook stopped the endpoint, when disabled'),
-    failing_since: nullableUnixMs('since when its deliveries fail'),
-    created_at: unixMs('when it was created'),
-    retry: retryPolicyResponse,
-    compat_signature: compatSignatureSchema.nullable(),
-  });
+export const endpointResponse = z.object({
+  id: z.string().describe('ep_…'),
+  consumer_id: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  event_types: z.array(z.string()).nullable().describe('null: every event type'),
+  fixed_ip: z.boolean().describe('sent from the fixed source addresses (the egress relay)'),
+  status: z.enum(ENDPOINT_STATUSES),
+  disabled_reason: z.string().nullable().describe('why Wirehook stopped the endpoint, when disabled'),
+  failing_since: nullableUnixMs('since when its deliveries fail'),
+  created_at: unixMs('when it was created'),
+  retry: retryPolicyResponse,
+  compat_signature: compatSignatureSchema.nullable(),
+});
 
 export const signingSecret = z.string().describe('whsec_… — shown only here; give it to the customer');
 
@@ -55,57 +52,51 @@ export const endpointWithSecretResponse = endpointResponse
   .extend({ secret: signingSecret })
   .describe('An endpoint with its signing secret, returned once at creation.');
 
-export const attemptResponse = z
-  .object({
-    id: z.string(),
-    at: unixMs('when the attempt was made'),
-    response_status: z.number().int().nullable().describe("the receiver's HTTP status; null when none came"),
-    response_head: z.string().nullable().describe("the start of the receiver's response"),
-    duration_ms: z.number(),
-    error: z.string().nullable().describe('why the attempt failed, e.g. "timeout: no response within 15 s"'),
-    via: z.enum(ATTEMPT_VIA),
-    source_ip: z.string().nullable(),
-  });
+export const attemptResponse = z.object({
+  id: z.string(),
+  at: unixMs('when the attempt was made'),
+  response_status: z.number().int().nullable().describe("the receiver's HTTP status; null when none came"),
+  response_head: z.string().nullable().describe("the start of the receiver's response"),
+  duration_ms: z.number(),
+  error: z.string().nullable().describe('why the attempt failed, e.g. "timeout: no response within 15 s"'),
+  via: z.enum(ATTEMPT_VIA),
+  source_ip: z.string().nullable(),
+});
 
-export const recoveryResponse = z
-  .object({
-    id: z.string().describe('rec_…'),
-    endpoint_id: z.string(),
-    since: unixMs('messages created at or after it are targeted'),
-    status: z.enum(RECOVERY_STATUSES),
-    total: z.number().int().describe('deliveries to re-send'),
-    queued: z.number().int().describe('queued so far'),
-    created_at: unixMs('when it started'),
-    finished_at: nullableUnixMs('when it finished'),
-  });
+export const recoveryResponse = z.object({
+  id: z.string().describe('rec_…'),
+  endpoint_id: z.string(),
+  since: unixMs('messages created at or after it are targeted'),
+  status: z.enum(RECOVERY_STATUSES),
+  total: z.number().int().describe('deliveries to re-send'),
+  queued: z.number().int().describe('queued so far'),
+  created_at: unixMs('when it started'),
+  finished_at: nullableUnixMs('when it finished'),
+});
 
-export const endpointDetailResponse = endpointResponse
-  .extend({
-    recent: z.array(attemptResponse).describe('the latest attempts to this endpoint, newest first'),
-    retrying_count: z.number().int(),
-    recovery: recoveryResponse.nullable().describe('the latest recovery, or null'),
-  });
+export const endpointDetailResponse = endpointResponse.extend({
+  recent: z.array(attemptResponse).describe('the latest attempts to this endpoint, newest first'),
+  retrying_count: z.number().int(),
+  recovery: recoveryResponse.nullable().describe('the latest recovery, or null'),
+});
 
-export const eventTypeResponse = z
-  .object({
-    name: z.string(),
-    description: z.string().nullable(),
-    archived_at: nullableUnixMs('when it was archived'),
-  });
+export const eventTypeResponse = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  archived_at: nullableUnixMs('when it was archived'),
+});
 
-export const deliveryResponse = z
-  .object({
-    id: z.string().describe('dlv_… — the id the retry operation takes'),
-    endpoint_id: z.string(),
-    url: z.string(),
-    status: z.enum(DELIVERY_STATUSES),
-    attempt_count: z.number().int(),
-    next_attempt_at: nullableUnixMs('when the next attempt is due'),
-    attempts: z.array(attemptResponse),
-  });
+export const deliveryResponse = z.object({
+  id: z.string().describe('dlv_… — the id the retry operation takes'),
+  endpoint_id: z.string(),
+  url: z.string(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempt_count: z.number().int(),
+  next_attempt_at: nullableUnixMs('when the next attempt is due'),
+  attempts: z.array(attemptResponse),
+});
 
-const consumerRef = z
-  .object({ id: z.string(), external_id: z.string(), name: z.string().nullable() });
+const consumerRef = z.object({ id: z.string(), external_id: z.string(), name: z.string().nullable() });
 
 const messageHead = {
   id: z.string().describe('msg_… — also the webhook-id header of every delivery'),
@@ -115,29 +106,25 @@ const messageHead = {
   status: z.enum(DELIVERY_STATUSES),
 };
 
-export const messageRowResponse = z
-  .object({
-    ...messageHead,
-    attempts: z.object({ count: z.number().int(), last_at: nullableUnixMs('the latest attempt') }),
-    endpoint_url: z.string().nullable().describe("the first delivery's URL; null when it has none"),
-  });
+export const messageRowResponse = z.object({
+  ...messageHead,
+  attempts: z.object({ count: z.number().int(), last_at: nullableUnixMs('the latest attempt') }),
+  endpoint_url: z.string().nullable().describe("the first delivery's URL; null when it has none"),
+});
 
-export const messageDetailResponse = z
-  .object({
-    ...messageHead,
-    idempotency_key: z.string().nullable(),
-    payload: jsonValue,
-    deliveries: z.array(deliveryResponse),
-  });
+export const messageDetailResponse = z.object({
+  ...messageHead,
+  idempotency_key: z.string().nullable(),
+  payload: jsonValue,
+  deliveries: z.array(deliveryResponse),
+});
 
-export const sendMessageResponse = z
-  .object({
-    id: z.string().describe('msg_…'),
-    deliveries: z.number().int().describe('deliveries created (0 when the consumer has no matching endpoint)'),
-  });
+export const sendMessageResponse = z.object({
+  id: z.string().describe('msg_…'),
+  deliveries: z.number().int().describe('deliveries created (0 when the consumer has no matching endpoint)'),
+});
 
-export const portalLinkResponse = z
-  .object({ url: z.string(), expires_at: unixMs('when the link stops working') });
+export const portalLinkResponse = z.object({ url: z.string(), expires_at: unixMs('when the link stops working') });
 
 export const rotatedSecretResponse = z.object({ secret: signingSecret });
 

@@ -30,12 +30,7 @@ export function decodeCursor(cursor: string, expectedPrefix: string, now: number
   } catch {
     parsed = undefined;
   }
-  if (
-    parsed?.v !== 1 ||
-    typeof parsed.after !== 'string' ||
-    !parsed.after.startsWith(expectedPrefix) ||
-    typeof parsed.at !== 'number'
-  ) {
+  if (parsed?.v !== 1 || typeof parsed.after !== 'string' || !parsed.after.startsWith(expectedPrefix) || typeof parsed.at !== 'number') {
     throw new InvalidError('cursor: not a cursor returned by this list');
   }
   if (!isRetained(parsed.at, now, retentionMonths)) {

@@ -18,4 +18,3 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = Object.freeze({
   pro: { requestsPerMinute: 12_000, monthlyMessages: 2_500_000, portal: true },
   business: { requestsPerMinute: 20_000, monthlyMessages: 25_000_000, portal: true },
 });
-

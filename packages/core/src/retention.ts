@@ -1,4 +1,3 @@
-
 /** Start (Unix ms) of the UTC month `monthsBack` months before the one holding `now`. */
 export function monthStart(now: number, monthsBack = 0): number {
   const d = new Date(now);

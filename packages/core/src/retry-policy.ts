@@ -22,15 +22,7 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({ count: 7, interval: 'progressive' });
 
 /** Delays before re-send 1, 2, …; past the end, the last entry repeats. */
-export const PROGRESSIVE_DELAYS_MS = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-] as const;
+export const PROGRESSIVE_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR] as const;
 
 const FIXED_DELAY_MS: Record<Exclude<RetryInterval, 'progressive'>, number> = {
   '1m': MINUTE,
@@ -39,7 +31,6 @@ const FIXED_DELAY_MS: Record<Exclude<RetryInterval, 'progressive'>, number> = {
   '1h': HOUR,
   '6h': 6 * HOUR,
 };
-
 
 /** The wait before re-send number `retryNo` (1-based). */
 export function retryDelayMs(interval: RetryInterval, retryNo: number): number {

@@ -35,9 +35,7 @@ describe('request schemas', () => {
     expect(urlError('https://hooks.example.com:8080/')).toBe('url: must use port 443 or 8443');
     expect(urlError('not a url')).toBe('url: is not a valid URL');
     expect(urlError(`https://hooks.example.com/${'a'.repeat(2_000)}`)).toBe('url: must be at most 2000 characters');
-    expect(parseInput(createEndpointBody, { ...ok, url: 'https://hooks.example.com:8443/x' }, 'body').url).toBe(
-      'https://hooks.example.com:8443/x',
-    );
+    expect(parseInput(createEndpointBody, { ...ok, url: 'https://hooks.example.com:8443/x' }, 'body').url).toBe('https://hooks.example.com:8443/x');
   });
 
   it('validate event type names and message payloads', () => {

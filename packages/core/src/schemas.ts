@@ -7,7 +7,6 @@ import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 // Objects are strict: an unknown field is refused (422) rather than silently dropped, so a
 // misspelt field never looks accepted.
 
-
 const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
 const requiredText = (max: number) => text(max).min(1, { error: 'must not be empty' });
 
@@ -33,7 +32,8 @@ export const retryPolicySchema = z
  * hop-by-hop and framing ones an HTTP client refuses to take from a caller (every send
  * would fail, and the endpoint would be disabled for it).
  */
-const RESERVED_HEADER = /^(webhook-.*|content-.*|user-agent|host|connection|keep-alive|proxy-.*|transfer-encoding|te|trailer|upgrade|expect|authorization|cookie)$/i;
+const RESERVED_HEADER =
+  /^(webhook-.*|content-.*|user-agent|host|connection|keep-alive|proxy-.*|transfer-encoding|te|trailer|upgrade|expect|authorization|cookie)$/i;
 
 export const compatSignatureSchema = z.strictObject({
   header: requiredText(100)
@@ -139,7 +139,12 @@ const limitParam = z
   .string()
   .regex(/^\d+$/, { error: 'must be a whole number from 1 to 100' })
   .transform(Number)
-  .pipe(z.number().min(1, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }).max(MAX_PAGE_SIZE, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }));
+  .pipe(
+    z
+      .number()
+      .min(1, { error: `must be from 1 to ${MAX_PAGE_SIZE}` })
+      .max(MAX_PAGE_SIZE, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }),
+  );
 
 const timeParam = z
   .string()
@@ -154,9 +159,12 @@ export const pageQuery = z.strictObject({
 export const listEndpointsQuery = z.strictObject({ consumer_id: requiredText(64).optional().describe("only this consumer's endpoints (con_…)") });
 
 export const listMessagesQuery = pageQuery.extend({
-  status: z.enum(['pending', 'retrying', 'success', 'failed'], {
-    error: 'must be one of pending, retrying, success, failed',
-  }).optional().describe('only messages with this status'),
+  status: z
+    .enum(['pending', 'retrying', 'success', 'failed'], {
+      error: 'must be one of pending, retrying, success, failed',
+    })
+    .optional()
+    .describe('only messages with this status'),
   event_type: eventTypeName.optional().describe('only messages of this event type'),
   q: requiredText(256).optional().describe('part of the message id, event type, consumer external_id or Idempotency-Key'),
   since: timeParam.optional().describe('only messages created at or after it (Unix ms); with a filter and no since, the last 7 days'),
@@ -226,8 +234,14 @@ export const USAGE_THRESHOLDS = [50, 80, 100] as const;
 export const alertConditionsSchema = z.strictObject({
   delivery_failure: z.enum(DELIVERY_FAILURE_AFTER, { error: 'must be one of first, 5m, 15m, 60m' }),
   automatic_stop: z.boolean({ error: 'must be true or false' }),
-  pending_retries: z.union(PENDING_RETRIES_THRESHOLDS.map((n) => z.literal(n)), { error: 'must be one of 100, 1000, 10000' }),
-  usage: z.union(USAGE_THRESHOLDS.map((n) => z.literal(n)), { error: 'must be one of 50, 80, 100' }),
+  pending_retries: z.union(
+    PENDING_RETRIES_THRESHOLDS.map((n) => z.literal(n)),
+    { error: 'must be one of 100, 1000, 10000' },
+  ),
+  usage: z.union(
+    USAGE_THRESHOLDS.map((n) => z.literal(n)),
+    { error: 'must be one of 50, 80, 100' },
+  ),
 });
 export type AlertConditions = z.infer<typeof alertConditionsSchema>;
 

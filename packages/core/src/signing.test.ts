@@ -15,9 +15,7 @@ interface SignVector {
   expected_signature: string;
 }
 
-const vectors = JSON.parse(
-  readFileSync(new URL('../testdata/standard-webhooks-vectors.json', import.meta.url), 'utf8'),
-) as {
+const vectors = JSON.parse(readFileSync(new URL('../testdata/standard-webhooks-vectors.json', import.meta.url), 'utf8')) as {
   published: SignVector[];
   published_negative: Record<string, unknown>[];
   published_secret_decoding_cases: { secret?: string }[];
@@ -97,12 +95,9 @@ describe('signatureKey', () => {
     }
   });
 
-  it.each(['whsec_not base64!', 'whsec_abcde', 'whsec_ab=c', 'whsec_abc==', 'whsec_ab===', 'whsec_-_-_'])(
-    'refuses %s',
-    (secret) => {
-      expect(() => signatureKey(secret)).toThrow(/base64/);
-    },
-  );
+  it.each(['whsec_not base64!', 'whsec_abcde', 'whsec_ab=c', 'whsec_abc==', 'whsec_ab===', 'whsec_-_-_'])('refuses %s', (secret) => {
+    expect(() => signatureKey(secret)).toThrow(/base64/);
+  });
 });
 
 describe('standardSignature round trip with the official standardwebhooks library', () => {
@@ -163,9 +158,7 @@ describe('compatSignature', () => {
   // Expected values computed outside Node with `openssl dgst -sha256 -mac HMAC`.
   it('timestamp_body, hex, no prefix', () => {
     const config = { header: 'X-Signature', content: 'timestamp_body', encoding: 'hex' } as const;
-    expect(compatSignature(config, [key], ts, body)).toBe(
-      'e96203c6de850e7dc1fde7489ef6140b402d3a5a64fe250cd2eef9830fac1cef',
-    );
+    expect(compatSignature(config, [key], ts, body)).toBe('e96203c6de850e7dc1fde7489ef6140b402d3a5a64fe250cd2eef9830fac1cef');
   });
 
   it('body, base64, with a prefix', () => {

@@ -46,12 +46,7 @@ export function signatureKey(secret: string): Buffer {
  * separated by one space. Throws an Error when `keys` is empty or holds an empty key,
  * or when `timestampSeconds` is not a non-negative integer.
  */
-export function standardSignature(
-  keys: readonly SigningKey[],
-  msgId: string,
-  timestampSeconds: number,
-  body: string | Buffer,
-): string {
+export function standardSignature(keys: readonly SigningKey[], msgId: string, timestampSeconds: number, body: string | Buffer): string {
   checkKeys(keys);
   checkTimestamp(timestampSeconds);
   const prefix = `${msgId}.${timestampSeconds}.`;
@@ -63,18 +58,11 @@ export function standardSignature(
  * signature"): `prefix + encode(HMAC-SHA256(key, content))` per key, space-separated, in
  * the order given. Throws as {@link standardSignature} does.
  */
-export function compatSignature(
-  config: CompatSignatureConfig,
-  keys: readonly SigningKey[],
-  timestampSeconds: number,
-  body: string | Buffer,
-): string {
+export function compatSignature(config: CompatSignatureConfig, keys: readonly SigningKey[], timestampSeconds: number, body: string | Buffer): string {
   checkKeys(keys);
   checkTimestamp(timestampSeconds);
   const prefix = config.content === 'timestamp_body' ? `${timestampSeconds}.` : '';
-  return keys
-    .map((key) => `${config.prefix ?? ''}${mac(key, prefix, body).toString(config.encoding)}`)
-    .join(' ');
+  return keys.map((key) => `${config.prefix ?? ''}${mac(key, prefix, body).toString(config.encoding)}`).join(' ');
 }
 
 /**

@@ -86,8 +86,20 @@ const MAPPED: [string, boolean, string][] = [
   ['::ffff:198.18.0.1', false, 'benchmarking'],
 ];
 
-const NOT_ADDRESSES = ['', 'localhost', 'example.com', '127.1', '0x7f000001', '2130706433',
-  '10.0.0.0/8', '[::1]', '1.2.3.4.5', '256.0.0.1', '::ffff:999.0.0.1', ' 8.8.8.8'];
+const NOT_ADDRESSES = [
+  '',
+  'localhost',
+  'example.com',
+  '127.1',
+  '0x7f000001',
+  '2130706433',
+  '10.0.0.0/8',
+  '[::1]',
+  '1.2.3.4.5',
+  '256.0.0.1',
+  '::ffff:999.0.0.1',
+  ' 8.8.8.8',
+];
 
 describe('classifyAddress', () => {
   it.each([...IPV4, ...IPV6, ...MAPPED])('%s → public=%s (%s)', (ip, isPublic, fragment) => {

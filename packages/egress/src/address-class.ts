@@ -34,11 +34,7 @@ const PLATFORM: AddressClass = Object.freeze({
 // messages are clearer with their own names.
 const EXTRA_V4_RANGES: Record<string, [ipaddr.IPv4, number][]> = {
   benchmarking: [ipaddr.IPv4.parseCIDR('198.18.0.0/15')],
-  documentation: [
-    ipaddr.IPv4.parseCIDR('192.0.2.0/24'),
-    ipaddr.IPv4.parseCIDR('198.51.100.0/24'),
-    ipaddr.IPv4.parseCIDR('203.0.113.0/24'),
-  ],
+  documentation: [ipaddr.IPv4.parseCIDR('192.0.2.0/24'), ipaddr.IPv4.parseCIDR('198.51.100.0/24'), ipaddr.IPv4.parseCIDR('203.0.113.0/24')],
 };
 
 // Only 2000::/3 is allocated as global unicast; ipaddr.js calls everything it has no

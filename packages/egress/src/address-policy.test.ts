@@ -129,9 +129,7 @@ describe('parseAllowHosts', () => {
     '[::1]/128',
     `${'a'.repeat(64)}.com`,
   ])('rejects %j with an error naming the entry', (entry) => {
-    expect(() => new AddressPolicy({ allowHosts: `ok.test, ${entry}` })).toThrow(
-      `DELIVERY_ALLOW_HOSTS: entry "${entry}"`,
-    );
+    expect(() => new AddressPolicy({ allowHosts: `ok.test, ${entry}` })).toThrow(`DELIVERY_ALLOW_HOSTS: entry "${entry}"`);
   });
 });
 

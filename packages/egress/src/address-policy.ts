@@ -47,9 +47,7 @@ export class AddressPolicy {
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
       candidates.push((parsed as ipaddr.IPv6).toIPv4Address());
     }
-    return candidates.some((addr) =>
-      this.#ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits)),
-    );
+    return candidates.some((addr) => this.#ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits)));
   }
 
   /** True when `host` is listed by name (case-insensitive, a trailing dot ignored). */

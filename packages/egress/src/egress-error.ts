@@ -82,12 +82,7 @@ function failure(kind: EgressErrorKind, detail: string): EgressFailure {
 }
 
 function isTlsCode(code: string): boolean {
-  return (
-    code.startsWith('ERR_TLS_') ||
-    code.startsWith('ERR_SSL_') ||
-    code.startsWith('CERT_') ||
-    TLS_VERIFY_CODES.has(code)
-  );
+  return code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('CERT_') || TLS_VERIFY_CODES.has(code);
 }
 
 // `net.connect` with several addresses fails with an AggregateError of one error per

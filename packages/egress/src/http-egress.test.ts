@@ -213,9 +213,7 @@ describe('HttpEgress: SSRF guard at connect time', () => {
     expect(receiver.requests[0]?.headers.host).toBe(`${RECEIVER_TEST_HOST}:${receiver.port}`);
     // A new connection resolves again and checks the new answer.
     const second = await post(egress({ policy, lookup }), url);
-    expect(second.error).toBe(
-      `blocked: host "${RECEIVER_TEST_HOST}" resolves to 10.0.0.1, a private address; webhooks are sent only to public addresses`,
-    );
+    expect(second.error).toBe(`blocked: host "${RECEIVER_TEST_HOST}" resolves to 10.0.0.1, a private address; webhooks are sent only to public addresses`);
     expect(receiver.requests).toHaveLength(1);
   });
 });

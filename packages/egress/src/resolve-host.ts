@@ -14,10 +14,7 @@ export type LookupFn = (host: string) => Promise<ResolvedAddress[]>;
 export const systemLookup: LookupFn = (host) => dns.lookup(host, { all: true, verbatim: true });
 
 /** How one resolution ended. `code` is the resolver's error code, when it gave one. */
-export type Resolution =
-  | { kind: 'resolved'; addresses: ResolvedAddress[] }
-  | { kind: 'failed'; code: string | undefined }
-  | { kind: 'timeout' };
+export type Resolution = { kind: 'resolved'; addresses: ResolvedAddress[] } | { kind: 'failed'; code: string | undefined } | { kind: 'timeout' };
 
 /**
  * Resolves `host` once with `lookup`, giving up after `timeoutMs`. Never rejects: a
@@ -31,8 +28,7 @@ export async function resolveHost(host: string, lookup: LookupFn, timeoutMs: num
   const lookedUp = Promise.resolve()
     .then(() => lookup(host))
     .then(
-      (addresses): Resolution =>
-        addresses.length === 0 ? { kind: 'failed', code: undefined } : { kind: 'resolved', addresses },
+      (addresses): Resolution => (addresses.length === 0 ? { kind: 'failed', code: undefined } : { kind: 'resolved', addresses }),
       (err: unknown): Resolution => ({ kind: 'failed', code: errorCode(err) }),
     );
   try {

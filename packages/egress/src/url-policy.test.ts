@@ -238,9 +238,7 @@ describe('checkEndpointUrl: input', () => {
 describe('checkEndpointUrl with the system resolver', () => {
   it('refuses a name under .invalid as not resolving', async () => {
     // Generous timeout: the point is the resolver's answer, not its speed.
-    const err = await refusal(
-      checkEndpointUrl('https://wirehook-no-such-host.invalid/', { policy: noAllowList, lookup: systemLookup, timeoutMs: 10_000 }),
-    );
+    const err = await refusal(checkEndpointUrl('https://wirehook-no-such-host.invalid/', { policy: noAllowList, lookup: systemLookup, timeoutMs: 10_000 }));
     expect(err.message).toMatch(/^url host "wirehook-no-such-host\.invalid" does not resolve/);
   });
 

@@ -46,15 +46,11 @@ export async function checkHost(hostname: string, deps: UrlPolicyDeps): Promise<
   const family = isIP(bare);
   if (family !== 0) {
     if (policy.isListedAddress(bare)) return [{ address: bare, family }];
-    throw new InvalidError(
-      `url host ${hostname} is a raw IP address; endpoint URLs must use a public host name`,
-    );
+    throw new InvalidError(`url host ${hostname} is a raw IP address; endpoint URLs must use a public host name`);
   }
   const nameAllowed = policy.isAllowedHostName(bare);
   if (isInternalHostName(bare) && !nameAllowed) {
-    throw new InvalidError(
-      `url host "${bare}" is an internal host name; endpoint URLs must use a public host name`,
-    );
+    throw new InvalidError(`url host "${bare}" is an internal host name; endpoint URLs must use a public host name`);
   }
   const addresses = await resolve(bare, deps);
   // A listed name is trusted whatever it resolves to (e.g. localhost in tests).
@@ -62,8 +58,7 @@ export async function checkHost(hostname: string, deps: UrlPolicyDeps): Promise<
   for (const { address } of addresses) {
     if (!policy.isAllowedAddress(address)) {
       throw new InvalidError(
-        `url host "${bare}" resolves to ${address}, ${describeAddress(address)}; ` +
-          'endpoint URLs must resolve only to public addresses',
+        `url host "${bare}" resolves to ${address}, ${describeAddress(address)}; ` + 'endpoint URLs must resolve only to public addresses',
       );
     }
   }

@@ -26,11 +26,7 @@ export interface KvContractOptions {
  * test file; `open` is called before each test and the Kv is closed after it. Keys carry
  * a random prefix, so the suite can run against a shared server.
  */
-export function describeKvContract(
-  name: string,
-  open: () => Promise<KvHarness>,
-  options: KvContractOptions = {},
-): void {
+export function describeKvContract(name: string, open: () => Promise<KvHarness>, options: KvContractOptions = {}): void {
   const ttl = options.ttlMs ?? 1000;
   const long = ttl * 1000;
 
@@ -139,9 +135,7 @@ export function describeKvContract(
       });
 
       it('lets exactly one of 50 concurrent writers win', async () => {
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => kv.setIfAbsent(key('k'), `writer-${i}`, long)),
-        );
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.setIfAbsent(key('k'), `writer-${i}`, long)));
         expect(results.filter((r) => r === null)).toHaveLength(1);
         const winner = `writer-${results.indexOf(null)}`;
         expect(results.filter((r) => r !== null).every((r) => r === winner)).toBe(true);

@@ -49,11 +49,7 @@ async function unavailableAfterMs(call: () => Promise<unknown>): Promise<number>
 }
 
 // Real time: the expiry cases sleep, with a TTL long enough for margins of 100 ms.
-describeKvContract(
-  'RedisKv',
-  async () => ({ kv: new RedisKv({ url: server.url }), advance: (ms) => sleep(ms) }),
-  { ttlMs: 500 },
-);
+describeKvContract('RedisKv', async () => ({ kv: new RedisKv({ url: server.url }), advance: (ms) => sleep(ms) }), { ttlMs: 500 });
 
 describe('RedisKv on one server', () => {
   let ns: string;
@@ -76,9 +72,7 @@ describe('RedisKv on one server', () => {
 
   it('lets exactly one of 50 concurrent writers on two clients win', async () => {
     const clients = [open(), open()];
-    const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => clients[i % 2]!.setIfAbsent(`${ns}k`, `writer-${i}`, 60_000)),
-    );
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => clients[i % 2]!.setIfAbsent(`${ns}k`, `writer-${i}`, 60_000)));
     expect(results.filter((r) => r === null)).toHaveLength(1);
     const winner = `writer-${results.indexOf(null)}`;
     expect(results.filter((r) => r !== null).every((r) => r === winner)).toBe(true);
@@ -179,12 +173,7 @@ describe('RedisKv when Redis goes away', () => {
     const kv = open({ url: flaky.url });
     expect(await kv.incr('n', 60_000)).toBe(1);
     await flaky.stop();
-    for (const call of [
-      () => kv.get('n'),
-      () => kv.incr('n', 60_000),
-      () => kv.setIfAbsent('k', 'v', 60_000),
-      () => kv.delete('n'),
-    ]) {
+    for (const call of [() => kv.get('n'), () => kv.incr('n', 60_000), () => kv.setIfAbsent('k', 'v', 60_000), () => kv.delete('n')]) {
       expect(await unavailableAfterMs(call)).toBeLessThan(1_000);
     }
   });

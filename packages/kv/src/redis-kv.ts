@@ -160,10 +160,7 @@ export class RedisKv implements Kv {
       };
       const onReady = (): void => finish();
       const onClose = (): void => finish(this.#unavailable('connect', this.#lastError));
-      const timer = setTimeout(
-        () => finish(this.#unavailable('connect', new Error(`no connection within ${this.#timeoutMs} ms`))),
-        this.#timeoutMs,
-      );
+      const timer = setTimeout(() => finish(this.#unavailable('connect', new Error(`no connection within ${this.#timeoutMs} ms`))), this.#timeoutMs);
       client.once('ready', onReady);
       client.once('close', onClose);
       client.once('end', onClose);

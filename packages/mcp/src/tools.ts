@@ -25,21 +25,27 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
     return { content: [{ type: 'text' as const, text }], ...(res.status >= 400 ? { isError: true } : {}) };
   };
   const q = (params: Record<string, unknown>) => {
-    const entries = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]);
+    const entries = Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, String(v)]);
     return entries.length === 0 ? '' : `?${new URLSearchParams(entries)}`;
   };
 
   server.registerTool(
     'recover_endpoint',
     {
-      description: 'Re-send every delivery to an endpoint that failed for messages created at or after `since` (Unix ms), 50 every 10 seconds. Needs messages:retry.',
+      description:
+        'Re-send every delivery to an endpoint that failed for messages created at or after `since` (Unix ms), 50 every 10 seconds. Needs messages:retry.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), ...recoverBody.shape },
     },
     ({ endpoint_id, since }) => call('POST', `/v1/endpoints/${endpoint_id}/recover`, { since }),
   );
   server.registerTool(
     'get_recovery',
-    { description: 'A recovery’s status and progress (total, queued). Needs logs:read.', inputSchema: { endpoint_id: id('ep', 'endpoint'), recovery_id: id('rcv', 'recovery') } },
+    {
+      description: 'A recovery’s status and progress (total, queued). Needs logs:read.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint'), recovery_id: id('rcv', 'recovery') },
+    },
     ({ endpoint_id, recovery_id }) => call('GET', `/v1/endpoints/${endpoint_id}/recoveries/${recovery_id}`),
   );
   server.registerTool(
@@ -57,7 +63,10 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
   );
   server.registerTool(
     'get_endpoint',
-    { description: 'One endpoint with its recent attempts, retrying count and latest recovery. Needs logs:read.', inputSchema: { endpoint_id: id('ep', 'endpoint') } },
+    {
+      description: 'One endpoint with its recent attempts, retrying count and latest recovery. Needs logs:read.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint') },
+    },
     ({ endpoint_id }) => call('GET', `/v1/endpoints/${endpoint_id}`),
   );
   server.registerTool(

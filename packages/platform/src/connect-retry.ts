@@ -8,7 +8,12 @@ export const CONNECT_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000] as const;
  * before NATS (or while it restarts) waits, live and not ready, instead of exiting and
  * being restarted in a loop. Logs the first failure, then every tenth, naming `what`.
  */
-export async function connectWithRetry<T>(what: string, connect: () => Promise<T>, logger: Pick<Logger, 'warn' | 'info'>, backoffMs: readonly number[] = CONNECT_BACKOFF_MS): Promise<T> {
+export async function connectWithRetry<T>(
+  what: string,
+  connect: () => Promise<T>,
+  logger: Pick<Logger, 'warn' | 'info'>,
+  backoffMs: readonly number[] = CONNECT_BACKOFF_MS,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       const connected = await connect();

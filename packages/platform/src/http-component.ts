@@ -7,7 +7,11 @@ import type { Component } from './lifecycle.ts';
  * A component serving `handler` (an Express app) on `port` and `host`: started, it listens
  * (a taken port is named with its variable); stopped, it drains the requests in flight.
  */
-export function httpComponent(name: string, handler: RequestListener, listen: { port: number; host: string; variable: string }): Component & { port(): number } {
+export function httpComponent(
+  name: string,
+  handler: RequestListener,
+  listen: { port: number; host: string; variable: string },
+): Component & { port(): number } {
   let server: Server | undefined;
   return {
     name,
@@ -25,6 +29,6 @@ export function httpComponent(name: string, handler: RequestListener, listen: { 
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
-    port: () => (server?.address() as AddressInfo).port,
+    port: () => (server?.address() as AddressInfo | null | undefined)?.port ?? 0,
   };
 }

@@ -6,16 +6,7 @@ import pretty from 'pino-pretty';
 export type { Logger } from 'pino';
 
 /** Paths whose values are never written to a log line. */
-const REDACT = [
-  'req.headers.authorization',
-  'headers.authorization',
-  '*.secret',
-  '*.key',
-  '*.payload',
-  'secret',
-  'key',
-  'payload',
-];
+const REDACT = ['req.headers.authorization', 'headers.authorization', '*.secret', '*.key', '*.payload', 'secret', 'key', 'payload'];
 
 /**
  * The ids of the span active where a line is logged (`trace_id`, `span_id`, `trace_flags`,

@@ -58,7 +58,10 @@ export class OutageLog {
   succeeded(): void {
     if (this.#outage === undefined) return;
     const seconds = Math.round((this.#o.clock.now() - this.#outage.since) / 1000);
-    this.#o.logger.info({ count: this.#outage.count, seconds }, `${this.#o.what} no more, after ${seconds} s: ${this.#outage.count.toLocaleString('en')} ${this.#o.deferred}`);
+    this.#o.logger.info(
+      { count: this.#outage.count, seconds },
+      `${this.#o.what} no more, after ${seconds} s: ${this.#outage.count.toLocaleString('en')} ${this.#o.deferred}`,
+    );
     this.#outage = undefined;
   }
 }

@@ -133,7 +133,7 @@ export async function verifySealingKeys(sealing: SealingRepo, keys: LoadedKeys, 
         box.keyIds.includes(check.keyId)
           ? `${source} has a key named ${check.keyId}, but it is not the key of that name that sealed this store's signing secrets`
           : `${source} does not open this store's signing secrets: they were sealed with key ${check.keyId}, and the ring holds ${box.keyIds.join(', ')}. ` +
-            'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
+              'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
       );
     }
   }
@@ -151,7 +151,9 @@ async function verifyAgainstASecret(sealing: SealingRepo, { box, source }: Loade
     box.open(sealed, first.endpointId);
   } catch (err) {
     if (!(err instanceof UnsealError)) throw err;
-    throw new StartupError(`${source} does not open this store's signing secrets (endpoint ${first.endpointId}'s does not open): set the key they were sealed with`);
+    throw new StartupError(
+      `${source} does not open this store's signing secrets (endpoint ${first.endpointId}'s does not open): set the key they were sealed with`,
+    );
   }
 }
 
@@ -197,7 +199,9 @@ export async function resealAll(sealing: SealingRepo, keys: LoadedKeys, clock: C
         try {
           plain = box.open(text, endpointId);
         } catch (err) {
-          throw new StartupError(`endpoint ${endpointId} has a signing secret the ring does not open (${(err as Error).message}); nothing after it was re-sealed`);
+          throw new StartupError(
+            `endpoint ${endpointId} has a signing secret the ring does not open (${(err as Error).message}); nothing after it was re-sealed`,
+          );
         }
         if (await sealing.reseal(endpointId, text, box.seal(plain, endpointId))) report.resealed += 1;
         else report.skipped += 1;

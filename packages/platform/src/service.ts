@@ -25,7 +25,14 @@ export interface ServiceContext {
  */
 export async function runService(
   name: string,
-  config: { LOG_LEVEL: string; LOG_FORMAT?: LogFormat; METRICS_PORT: number; METRICS_HOST: string; WIREHOOK_TEST_CLOCK_FILE?: string | undefined; WIREHOOK_EXIT_WITH_PARENT?: boolean },
+  config: {
+    LOG_LEVEL: string;
+    LOG_FORMAT?: LogFormat;
+    METRICS_PORT: number;
+    METRICS_HOST: string;
+    WIREHOOK_TEST_CLOCK_FILE?: string | undefined;
+    WIREHOOK_EXIT_WITH_PARENT?: boolean;
+  },
   build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
 ): Promise<void> {
   const logger = createLogger({ name, level: config.LOG_LEVEL, format: config.LOG_FORMAT });

@@ -22,12 +22,7 @@ export function recordError(span: Span, err: unknown): void {
  * are its children) and ends the span when the work settles; a rejection is recorded
  * (`recordError`) and passed on. Without tracing started, the span is a no-op.
  */
-export function withSpan<T>(
-  tracerName: string,
-  name: string,
-  attributes: Attributes,
-  work: (span: Span) => Promise<T>,
-): Promise<T> {
+export function withSpan<T>(tracerName: string, name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
   return trace.getTracer(tracerName).startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span);

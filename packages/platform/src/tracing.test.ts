@@ -25,7 +25,10 @@ function runProbe(env: Record<string, string>): Promise<Run> {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((resolve) =>
     child.once('close', (code) => {
-      const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       resolve({ code, stderr, lines });
     }),
   );

@@ -19,14 +19,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { z } from 'zod';
 import { loadConfig } from './config.ts';
 
-const SAMPLERS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** An unset variable and an empty one mean the same (Helm templates render empty strings). */
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -157,9 +150,7 @@ async function instrumentLibraries(): Promise<() => void> {
   if (supportsSyncHooks()) {
     registerImportHooks({ include: HOOKED_IMPORTS });
   } else {
-    process.stderr.write(
-      `tracing: Node ${process.version} cannot hook ES module imports synchronously (24.11.1 or later can); ioredis spans are off\n`,
-    );
+    process.stderr.write(`tracing: Node ${process.version} cannot hook ES module imports synchronously (24.11.1 or later can); ioredis spans are off\n`);
   }
   const [{ registerInstrumentations }, { IORedisInstrumentation }, { MongoDBInstrumentation }] = await Promise.all([
     import('@opentelemetry/instrumentation'),

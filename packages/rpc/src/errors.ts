@@ -24,7 +24,6 @@ export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = Object.freeze({
   internal: status.INTERNAL,
 });
 
-
 /** A failed call that carried no Wirehook error: a bug or a transport failure, answered as an opaque 500. */
 export class RpcError extends Error {
   /** The gRPC status code. */

@@ -13,16 +13,7 @@ import {
   type UntypedHandleCall,
   type handleUnaryCall,
 } from '@grpc/grpc-js';
-import {
-  create,
-  fromBinary,
-  toBinary,
-  type DescMethod,
-  type DescService,
-  type Message,
-  type MessageInitShape,
-  type MessageShape,
-} from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { context } from '@opentelemetry/api';
 import { WirehookError } from '@wirehook/core';
 import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
@@ -103,7 +94,7 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
     const handler: handleUnaryCall<Message, Message> = (call, callback) => {
       if (!callAuthorized(call.metadata, options.authToken)) {
         options.onUnauthenticated?.(path, call.getPeer());
-        callback({ code: grpcStatus.UNAUTHENTICATED, details: 'this service takes calls only with the cluster\'s INTERNAL_AUTH_TOKEN' });
+        callback({ code: grpcStatus.UNAUTHENTICATED, details: "this service takes calls only with the cluster's INTERNAL_AUTH_TOKEN" });
         return;
       }
       const traced = startServerCall(path, call.metadata);
@@ -155,10 +146,7 @@ export interface CallOptions {
 
 /** A typed client of `S`: one promise-returning function per method. */
 export type ServiceClient<S extends DescService> = {
-  [K in keyof Methods<S>]: (
-    request: MessageInitShape<Methods<S>[K]['input']>,
-    options?: CallOptions,
-  ) => Promise<MessageShape<Methods<S>[K]['output']>>;
+  [K in keyof Methods<S>]: (request: MessageInitShape<Methods<S>[K]['input']>, options?: CallOptions) => Promise<MessageShape<Methods<S>[K]['output']>>;
 };
 
 /** A client and its connection. */

@@ -33,7 +33,15 @@ describe('trace context over gRPC (real loopback server)', () => {
   let client: GrpcClient<typeof MessageIntake>;
   const logged = new PassThrough();
   const lines: Record<string, unknown>[] = [];
-  logged.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').trim().split('\n').map((l) => JSON.parse(l))));
+  logged.on('data', (chunk: Buffer) =>
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ),
+  );
 
   beforeAll(async () => {
     recorder = await recordSpans();

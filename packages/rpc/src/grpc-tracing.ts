@@ -95,11 +95,9 @@ export interface ServerCallTrace {
 export function startServerCall(path: string, metadata: Metadata): ServerCallTrace {
   const method = path.slice(1);
   const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
-  const span = trace.getTracer(TRACER).startSpan(
-    method,
-    { kind: SpanKind.SERVER, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: method } },
-    parent,
-  );
+  const span = trace
+    .getTracer(TRACER)
+    .startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: method } }, parent);
   return {
     context: trace.setSpan(parent, span),
     end: (code, message, thrown) => {

@@ -21,10 +21,7 @@ export function addHealthService(server: Server, services: readonly string[]): H
  * the whole server). @returns 'SERVICE_UNKNOWN' when the server does not know that name.
  * @throws RpcError when the check itself fails (unreachable, deadline exceeded).
  */
-export async function checkHealth(
-  address: string,
-  options: { service?: string; deadlineMs?: number } = {},
-): Promise<ServingStatus | 'SERVICE_UNKNOWN'> {
+export async function checkHealth(address: string, options: { service?: string; deadlineMs?: number } = {}): Promise<ServingStatus | 'SERVICE_UNKNOWN'> {
   const check = healthService.Check!;
   const client = new Client(address, credentials.createInsecure());
   try {

@@ -14,13 +14,7 @@ import {
   type SendMessageResult,
   type Tenant,
 } from '@wirehook/core';
-import {
-  Environment,
-  type Org as OrgMessage,
-  type OrgSchema,
-  type Tenant as TenantMessage,
-  type TenantSchema,
-} from './gen/wirehook/common/v1/tenant_pb.ts';
+import { Environment, type Org as OrgMessage, type OrgSchema, type Tenant as TenantMessage, type TenantSchema } from './gen/wirehook/common/v1/tenant_pb.ts';
 import {
   DeliveryStatus as DeliveryStatusEnum,
   type Delivery as DeliveryMessage,

@@ -1,12 +1,4 @@
-import type {
-  Delivery,
-  DeliveryId,
-  EndpointId,
-  IntakePort,
-  SendMessageInput,
-  SendMessageResult,
-  Tenant,
-} from '@wirehook/core';
+import type { Delivery, DeliveryId, EndpointId, IntakePort, SendMessageInput, SendMessageResult, Tenant } from '@wirehook/core';
 import { MessageIntake } from './gen/wirehook/intake/v1/intake_pb.ts';
 import { createClient, type ClientOptions, type GrpcClient } from './grpc-service.ts';
 import { deliveryFromProto, sendInputToProto, sendResultFromProto, tenantToProto } from './intake-codec.ts';

@@ -32,7 +32,12 @@ export class RelayGrpcClient {
   async send(request: RelayDeliverRequest): Promise<SendResult> {
     const started = performance.now();
     try {
-      const r = await this.#client.rpc.deliver({ url: request.url, poolKey: request.poolKey, headers: request.headers, body: Buffer.from(request.body, 'utf8') });
+      const r = await this.#client.rpc.deliver({
+        url: request.url,
+        poolKey: request.poolKey,
+        headers: request.headers,
+        body: Buffer.from(request.body, 'utf8'),
+      });
       return {
         ok: r.ok,
         status: r.status ?? null,

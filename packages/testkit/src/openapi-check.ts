@@ -82,7 +82,9 @@ class OpenApiCheck {
       this.validators.set(ref, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 5).map((e) => `${where}: body${e.instancePath || ''} ${e.message ?? 'is invalid'} (${ref.split('/').at(-1)}: ${e.schemaPath})`);
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${where}: body${e.instancePath || ''} ${e.message ?? 'is invalid'} (${ref.split('/').at(-1)}: ${e.schemaPath})`);
   }
 }
 

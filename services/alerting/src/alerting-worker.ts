@@ -1,4 +1,14 @@
-import { ConflictError, DEFAULT_ALERT_CONDITIONS, PLANS, type AlertConditions, type AlertTargetId, type Clock, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  DEFAULT_ALERT_CONDITIONS,
+  PLANS,
+  type AlertConditions,
+  type AlertTargetId,
+  type Clock,
+  type EndpointId,
+  type OrgId,
+  type Tenant,
+} from '@wirehook/core';
 import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, AlertState, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import { randomUUID } from 'node:crypto';
@@ -61,7 +71,13 @@ export class AlertingWorker implements Component {
       labelNames: ['type', 'outcome'],
       registers: options.registry ? [options.registry] : [],
     });
-    this.#outage = new OutageLog({ logger: options.logger, clock: options.clock, what: 'alerting store calls failing', deferred: 'alerting ticks put off', consequence: 'notices wait; nothing is lost (the outbox keeps them)' });
+    this.#outage = new OutageLog({
+      logger: options.logger,
+      clock: options.clock,
+      what: 'alerting store calls failing',
+      deferred: 'alerting ticks put off',
+      consequence: 'notices wait; nothing is lost (the outbox keeps them)',
+    });
   }
 
   async start(): Promise<void> {
@@ -209,14 +225,23 @@ export class AlertingWorker implements Component {
           if (!reached(share) || sent.includes(`owner:${share}`)) continue;
           add.push(`owner:${share}`);
           if (org?.ownerEmail && this.#o.sender.canEmail) notices.push(notice(usageContent(periodic.used, limit, share, now), OWNER));
-          else this.#o.logger.info({ orgId, share }, org?.ownerEmail ? "owner's usage e-mail skipped: no SMTP_URL" : "owner's usage e-mail skipped: the organization has no owner_email");
+          else
+            this.#o.logger.info(
+              { orgId, share },
+              org?.ownerEmail ? "owner's usage e-mail skipped: no SMTP_URL" : "owner's usage e-mail skipped: the organization has no owner_email",
+            );
         }
         if (add.length > 0) state = { ...state, usage: { month, sent: [...sent, ...add] } };
       }
     }
     if (events.length === 0 && notices.length === 0 && JSON.stringify(state) === JSON.stringify(loaded)) return; // nothing changed
     // Decided on `loaded`: the commit is refused if another worker committed since.
-    await store.alerts.commitStep(orgId, events.map((e) => e.seq), { ...state, version: loaded.version + 1 }, notices);
+    await store.alerts.commitStep(
+      orgId,
+      events.map((e) => e.seq),
+      { ...state, version: loaded.version + 1 },
+      notices,
+    );
   }
 
   /** What a notice says about an endpoint; null when it is gone. */
@@ -246,20 +271,27 @@ export class AlertingWorker implements Component {
     const targets = (orgId: OrgId) => targetsOf.get(orgId) ?? targetsOf.set(orgId, store.alerts.targets(orgId)).get(orgId)!;
     await Promise.all(
       due.map(async (notice) => {
-        let result;
+        let result: Awaited<ReturnType<typeof sender.send>>;
         if (notice.targetId === OWNER) {
           const owner = (await store.orgs.get(notice.orgId))?.ownerEmail;
-          if (!owner) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'no owner_email', durationMs: 0 }, false, null);
+          if (!owner)
+            return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'no owner_email', durationMs: 0 }, false, null);
           result = await sender.sendOwnerEmail(owner, notice);
         } else {
           const target = (await targets(notice.orgId)).find((t) => t.id === notice.targetId);
-          if (!target) return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'target deleted', durationMs: 0 }, false, null);
+          if (!target)
+            return store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: null, error: 'target deleted', durationMs: 0 }, false, null);
           result = await sender.send(target, notice);
         }
         this.#notices.inc({ type: notice.type, outcome: result.ok ? 'sent' : 'failed' });
         const delay = RETRY_DELAYS_MS[notice.attempts];
         const next = result.ok || delay === undefined ? null : clock.now() + delay;
-        await store.alerts.recordNoticeAttempt(notice.id, { at: now, responseStatus: result.status, error: result.error, durationMs: result.durationMs }, result.ok, next);
+        await store.alerts.recordNoticeAttempt(
+          notice.id,
+          { at: now, responseStatus: result.status, error: result.error, durationMs: result.durationMs },
+          result.ok,
+          next,
+        );
       }),
     );
   }

@@ -31,6 +31,13 @@ export function createAlerting(
     registry: deps.registry,
     tickMs: deps.tickMs,
   });
-  const close: Component = { name: 'alerting-egress', start: async () => {}, stop: async () => { await egress.close(); mail?.transport.close(); } };
+  const close: Component = {
+    name: 'alerting-egress',
+    start: async () => {},
+    stop: async () => {
+      await egress.close();
+      mail?.transport.close();
+    },
+  };
   return { worker, components: [close, worker] };
 }

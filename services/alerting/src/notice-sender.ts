@@ -65,7 +65,12 @@ export class NoticeSender {
         'alert.pending_retries': 'Many webhook deliveries are waiting to retry',
         'alert.usage': `Webhook usage at ${content.data.percent ?? ''} % of the plan`,
       }[content.type];
-      await this.#mail.transport.sendMail({ from: this.#mail.from, to, subject: `[Wirehook] ${subject}`, text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}` });
+      await this.#mail.transport.sendMail({
+        from: this.#mail.from,
+        to,
+        subject: `[Wirehook] ${subject}`,
+        text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}`,
+      });
       return { ok: true, status: null, error: null, durationMs: Math.round(performance.now() - started) };
     } catch (err) {
       return { ok: false, status: null, error: `smtp: ${(err as Error).message}`, durationMs: Math.round(performance.now() - started) };

@@ -70,13 +70,20 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   });
   return [
     spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
-    ...Array.from({ length: options.dispatchers }, (_, i) => spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` })),
+    ...Array.from({ length: options.dispatchers }, (_, i) =>
+      spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` }),
+    ),
     // The local cluster's fixed IP pool is a loopback address of its own (loopback is a /8).
     spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
     spec('portal', 'portal', 5, { PORT: String(ports.portal) }),
-    spec('gateway', 'gateway', 0, { PORT: String(ports.api), PORTAL_PUBLIC_URL: options.env['PORTAL_PUBLIC_URL'] || `http://localhost:${ports.portal}`, INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`, RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}` }),
+    spec('gateway', 'gateway', 0, {
+      PORT: String(ports.api),
+      PORTAL_PUBLIC_URL: options.env['PORTAL_PUBLIC_URL'] || `http://localhost:${ports.portal}`,
+      INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`,
+      RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}`,
+    }),
   ];
 }
 
@@ -175,7 +182,8 @@ async function waitHealthy(spec: ServiceSpec, child: ChildProcess, timeoutMs: nu
           ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
           : `still starting (waiting for a dependency: see its /readyz and its log)`;
     } catch (err) {
-      last = (err as Error).name === 'TimeoutError' ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms` : 'not listening yet';
+      last =
+        (err as Error).name === 'TimeoutError' ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms` : 'not listening yet';
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

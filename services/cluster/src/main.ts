@@ -20,8 +20,14 @@ const config = loadConfig(
     RELAY_GRPC_PORT: portVar(50052), // the egress relay's gRPC
     METRICS_PORT: portVar(9464), // first metrics port; services take consecutive ones
     DATA_DIR: z.string().default('./.wirehook'), // SQLite file, secret key, JetStream store
-    NATS_URL: z.string().optional().transform((v) => v || undefined), // default: start nats-server on NATS_PORT
-    REDIS_URL: z.string().optional().transform((v) => v || undefined), // default: start redis-server on REDIS_PORT
+    NATS_URL: z
+      .string()
+      .optional()
+      .transform((v) => v || undefined), // default: start nats-server on NATS_PORT
+    REDIS_URL: z
+      .string()
+      .optional()
+      .transform((v) => v || undefined), // default: start redis-server on REDIS_PORT
     NATS_PORT: portVar(4222), // where the nats-server started here listens
     REDIS_PORT: portVar(6379), // where the redis-server started here listens
     DISPATCHERS: z.coerce.number().int().min(1).max(16).default(2), // dispatcher replicas
@@ -129,7 +135,11 @@ function staleServer(server: string): number | undefined {
 let natsUrl = config.NATS_URL;
 if (natsUrl === undefined) {
   await requireFreePort(config.NATS_PORT, 'nats-server', 'NATS_URL', 'NATS_PORT');
-  startServer('nats-server', ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', String(config.NATS_PORT), '-P', pidFile('nats-server')], 'NATS_URL');
+  startServer(
+    'nats-server',
+    ['-js', '-sd', resolve(dataDir, 'nats'), '-a', '127.0.0.1', '-p', String(config.NATS_PORT), '-P', pidFile('nats-server')],
+    'NATS_URL',
+  );
   natsUrl = `nats://127.0.0.1:${config.NATS_PORT}`;
 }
 let redisUrl = config.REDIS_URL;
@@ -148,7 +158,14 @@ const env: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
 cluster = await startCluster({
   env: { ...env, DATA_DIR: dataDir, NATS_URL: natsUrl, REDIS_URL: redisUrl },
-  ports: { api: config.PORT, intakeGrpc: config.INTAKE_GRPC_PORT, recoveryGrpc: config.RECOVERY_GRPC_PORT, relayGrpc: config.RELAY_GRPC_PORT, portal: config.PORTAL_PORT, metricsBase: config.METRICS_PORT },
+  ports: {
+    api: config.PORT,
+    intakeGrpc: config.INTAKE_GRPC_PORT,
+    recoveryGrpc: config.RECOVERY_GRPC_PORT,
+    relayGrpc: config.RELAY_GRPC_PORT,
+    portal: config.PORTAL_PORT,
+    metricsBase: config.METRICS_PORT,
+  },
   dispatchers: config.DISPATCHERS,
   // A crashed service is reported at once and the whole cluster stops (exit 1): this is the
   // local launcher, where a half-running cluster only misleads; in Kubernetes the

@@ -91,7 +91,11 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
       releaseLeasesAtStart: shared.soleDispatcher,
     },
   });
-  registerBacklogMetrics(shared.registry, () => store.deliveries.backlog(clock.now()), () => clock.now());
+  registerBacklogMetrics(
+    shared.registry,
+    () => store.deliveries.backlog(clock.now()),
+    () => clock.now(),
+  );
   // Every replica runs retention; deletes are idempotent, so overlap costs only a query.
   const retention = new RetentionJob({
     store,

@@ -270,14 +270,16 @@ export class Dispatcher implements Component {
       }
       return false;
     }
-    const sending = this.#send(job).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly')).finally(() => {
-      this.#slots.give(endpointId);
-      this.#tracked.delete(id);
-      this.#inFlight.delete(sending);
-      this.#deps.metrics.inFlight.set(this.#inFlight.size);
-      this.#next(endpointId);
-      this.#finished();
-    });
+    const sending = this.#send(job)
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
+      .finally(() => {
+        this.#slots.give(endpointId);
+        this.#tracked.delete(id);
+        this.#inFlight.delete(sending);
+        this.#deps.metrics.inFlight.set(this.#inFlight.size);
+        this.#next(endpointId);
+        this.#finished();
+      });
     this.#inFlight.add(sending);
     this.#deps.metrics.inFlight.set(this.#inFlight.size);
     return true;
@@ -321,9 +323,7 @@ export class Dispatcher implements Component {
     }
     if (id === undefined) return;
     // Called as another delivery's send ends: run in the parked delivery's own trace, not that one.
-    void context
-      .with(trace, () => this.#admit(id, endpointId))
-      .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
+    void context.with(trace, () => this.#admit(id, endpointId)).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
   }
 
   async #send(job: DeliveryJob): Promise<void> {

@@ -20,7 +20,12 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
   readiness.push(storeCheck(store), natsCheck(bus));
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
-  const relay = new RelayGrpcClient({ address: config.RELAY_GRPC_ADDRESS, deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) });
+  const relay = new RelayGrpcClient({
+    address: config.RELAY_GRPC_ADDRESS,
+    deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000,
+    authToken: config.INTERNAL_AUTH_TOKEN,
+    metrics: grpcMetrics(registry),
+  });
   const delivery = createDelivery(config, {
     relay,
     store,

@@ -41,7 +41,11 @@ function scrapedGauges<T>(registry: Registry, read: () => Promise<T>, gauges: { 
  * the same store-wide numbers: use max() across replicas): deliveries due now, how late the
  * oldest is, deliveries waiting to retry. No tenant or endpoint labels.
  */
-export function registerBacklogMetrics(registry: Registry, backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>, now: () => number): void {
+export function registerBacklogMetrics(
+  registry: Registry,
+  backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>,
+  now: () => number,
+): void {
   scrapedGauges(registry, backlog, [
     { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
     {
@@ -114,6 +118,10 @@ export function registerConsumerMetrics(registry: Registry, backlog: () => Promi
   scrapedGauges(registry, backlog, [
     { name: 'wirehook_jetstream_consumer_pending', help: 'Dispatch jobs in JetStream not yet handed to a dispatcher', value: (b) => b.pending },
     { name: 'wirehook_jetstream_consumer_ack_pending', help: 'Dispatch jobs handed out and not yet acknowledged', value: (b) => b.ackPending },
-    { name: 'wirehook_jetstream_consumer_redelivered', help: 'Dispatch jobs handed out more than once (a dispatcher died or was slow)', value: (b) => b.redelivered },
+    {
+      name: 'wirehook_jetstream_consumer_redelivered',
+      help: 'Dispatch jobs handed out more than once (a dispatcher died or was slow)',
+      value: (b) => b.redelivered,
+    },
   ]);
 }

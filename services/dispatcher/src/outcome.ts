@@ -12,11 +12,7 @@ export type { SendResult } from '@wirehook/egress';
  * or `failed` when none is left. A manual re-send does not use up the policy: when it
  * fails, the delivery falls back to where its schedule stood.
  */
-export function decideOutcome(
-  job: DeliveryJob,
-  result: SendResult,
-  attempt: { id: AttemptId; at: number; via: AttemptVia },
-): AttemptOutcome {
+export function decideOutcome(job: DeliveryJob, result: SendResult, attempt: { id: AttemptId; at: number; via: AttemptVia }): AttemptOutcome {
   const countsTowardPolicy = !job.delivery.manual;
   const policyAttempts = job.delivery.policyAttempts + (countsTowardPolicy ? 1 : 0);
   const next = result.ok ? null : nextAttemptAt(job.endpoint.retry, Math.max(policyAttempts, 1), attempt.at);

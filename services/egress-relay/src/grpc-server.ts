@@ -4,7 +4,13 @@ import { bindService, grpcMetrics, relayv1, startGrpcServer, type GrpcServerHand
 import type { EgressRelay } from './relay.ts';
 
 /** Serves `relay` as `wirehook.relay.v1.Relay` (with health) on `address`. */
-export function startRelayGrpcServer(options: { relay: EgressRelay; address: string; logger?: Logger; authToken: string; registry?: Registry }): Promise<GrpcServerHandle> {
+export function startRelayGrpcServer(options: {
+  relay: EgressRelay;
+  address: string;
+  logger?: Logger;
+  authToken: string;
+  registry?: Registry;
+}): Promise<GrpcServerHandle> {
   const { relay, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof relayv1.Relay> = {
     deliver: async ({ url, poolKey, headers, body }) => {

@@ -77,7 +77,12 @@ it('with a pool it is ready; Relay.Deliver sends from the pool address, counted 
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
   try {
-    const result = await client.send({ url: `https://localhost:${receiver.port}/hook`, poolKey: 'ep_process', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const result = await client.send({
+      url: `https://localhost:${receiver.port}/hook`,
+      poolKey: 'ep_process',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(result).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
     expect(receiver.requests.at(-1)).toMatchObject({ remoteAddress: '127.0.0.2', body: '{"a":1}' });
     const metrics = `http://127.0.0.1:${env['METRICS_PORT']}`;

@@ -39,7 +39,13 @@ await runService('egress-relay', config, ({ logger, registry, readiness }) => {
     {
       name: 'grpc',
       start: async () => {
-        grpc = await startRelayGrpcServer({ relay, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger, registry });
+        grpc = await startRelayGrpcServer({
+          relay,
+          address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+          authToken: config.INTERNAL_AUTH_TOKEN,
+          logger,
+          registry,
+        });
       },
       stop: async () => grpc?.stop(),
     },

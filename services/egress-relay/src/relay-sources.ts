@@ -15,10 +15,16 @@ export const relaySourceIpsVar = z
   .default('')
   .transform((value, ctx): RelayPool => {
     const pool: RelayPool = { v4: [], v6: [] };
-    for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const family = isIP(entry);
       if (family === 0) {
-        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses of this host, e.g. 203.0.113.7,2001:db8::7)` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses of this host, e.g. 203.0.113.7,2001:db8::7)`,
+        });
         return z.NEVER;
       }
       (family === 4 ? pool.v4 : pool.v6).push(entry);

@@ -123,7 +123,12 @@ describe('Relay over gRPC', () => {
 
     const gone = new RelayGrpcClient({ address: `127.0.0.1:${await freePort()}`, authToken: TOKEN, deadlineMs: 1_000 });
     const down = await gone.send(request(`https://localhost:${receiver.port}/hook`));
-    expect(down).toMatchObject({ ok: false, status: null, sourceIp: null, error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
+    expect(down).toMatchObject({
+      ok: false,
+      status: null,
+      sourceIp: null,
+      error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/),
+    });
     gone.close();
   });
 
@@ -137,7 +142,12 @@ describe('Relay over gRPC', () => {
       const stranger = new RelayGrpcClient({ address, authToken: `${TOKEN}-other`, deadlineMs: 5_000 });
       const before = receiver.requests.length;
       const refused = await stranger.send(request(`https://localhost:${receiver.port}/hook`));
-      expect(refused).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: ${address} refused the call (its INTERNAL_AUTH_TOKEN differs from the dispatcher's)` });
+      expect(refused).toMatchObject({
+        ok: false,
+        status: null,
+        sourceIp: null,
+        error: `relay: ${address} refused the call (its INTERNAL_AUTH_TOKEN differs from the dispatcher's)`,
+      });
       expect(receiver.requests.length).toBe(before); // refused before anything was sent
       stranger.close();
 

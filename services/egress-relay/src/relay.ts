@@ -53,7 +53,14 @@ export class EgressRelay {
   async send(request: RelayRequest): Promise<SendResult> {
     if (!this.hasSources) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
-      return { ok: false, status: null, responseHead: null, error: 'relay: no source address configured (RELAY_SOURCE_IPS is empty)', durationMs: 0, sourceIp: null };
+      return {
+        ok: false,
+        status: null,
+        responseHead: null,
+        error: 'relay: no source address configured (RELAY_SOURCE_IPS is empty)',
+        durationMs: 0,
+        sourceIp: null,
+      };
     }
     const result = await this.#egress.send({ ...request, sources: sourcesFor(this.#pool, request.poolKey) });
     this.#sends.inc({ source_ip: result.sourceIp ?? 'none', outcome: result.ok ? 'success' : (result.error?.split(':')[0] ?? 'unknown') });

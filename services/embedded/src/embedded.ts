@@ -115,7 +115,10 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     host: config.HOST,
     variable: 'PORTAL_PORT',
   });
-  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock)]);
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [
+    storeCheck(store),
+    sealingKeyCheck(store.sealing, keys, clock),
+  ]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
     start: async () => start(),
@@ -132,16 +135,28 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     // Start order; stop runs in reverse: API first (no new work), then the workers, the store last.
     components: [
       // A wrong key is refused before anything is sent or sealed with it.
-      component('store', () => store.close(), () => verifySealingKeys(store.sealing, keys, clock)),
-      component('kv', () => kv.stop(), () => kv.start()),
+      component(
+        'store',
+        () => store.close(),
+        () => verifySealingKeys(store.sealing, keys, clock),
+      ),
+      component(
+        'kv',
+        () => kv.stop(),
+        () => kv.start(),
+      ),
       component('bus', () => bus.close()),
       // Not a readiness failure here: most embedded users have no fixed_ip endpoint, and the API must serve.
-      component('relay', () => relay.close(), async () => {
-        const missing = await addressesNotOnThisHost(config.RELAY_SOURCE_IPS);
-        if (missing.length > 0) {
-          logger.warn({ missing }, `RELAY_SOURCE_IPS has addresses this host does not have (${missing.join(', ')}): fixed_ip sends from them fail`);
-        }
-      }),
+      component(
+        'relay',
+        () => relay.close(),
+        async () => {
+          const missing = await addressesNotOnThisHost(config.RELAY_SOURCE_IPS);
+          if (missing.length > 0) {
+            logger.warn({ missing }, `RELAY_SOURCE_IPS has addresses this host does not have (${missing.join(', ')}): fixed_ip sends from them fail`);
+          }
+        },
+      ),
       ...delivery.components,
       recovery.worker,
       ...alerting.components,

@@ -20,7 +20,7 @@ const embedded = (() => {
 })();
 
 process.stderr.write(
-  [
+  `${[
     '',
     `Wirehook (embedded mode): API on http://localhost:${config.PORT}/v1, portal on :${config.PORTAL_PORT}, MCP on http://localhost:${config.PORT}/mcp, metrics on ${config.METRICS_HOST}:${config.METRICS_PORT}/metrics, data in ${config.DATA_DIR}`,
     'First time? In another shell:',
@@ -28,7 +28,7 @@ process.stderr.write(
     '  ./dev pnpm -s admin key create --org org_… --env test        # prints {"key":"sk_test_…",…}',
     `  curl -H "Authorization: Bearer sk_test_…" http://localhost:${config.PORT}/v1/consumers`,
     '',
-  ].join('\n') + '\n',
+  ].join('\n')}\n`,
 );
 
 // Tracing is stopped last: it exports the spans of the work drained before it.

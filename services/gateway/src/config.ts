@@ -2,20 +2,22 @@ import { z } from 'zod';
 import { emailEnv, serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 
 /** The gateway's environment, parsed once in main. */
-export const gatewayConfigSchema = z.object({
-  PORT: portVar(8080), // public API
-  PORTAL_PUBLIC_URL: z.url().default('http://localhost:8081'), // base of portal links (where the portal service is reached)
-  ...serveEnv(9464),
-  ...storeEnv,
-  ...deliveryEnv,
-  REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits
-  INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
-  RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
-  GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
-  ...internalAuthEnv,
-  ...emailEnv,
-  ...logEnv,
-  ...testClockEnv,
-}).superRefine(requireSharedKey);
+export const gatewayConfigSchema = z
+  .object({
+    PORT: portVar(8080), // public API
+    PORTAL_PUBLIC_URL: z.url().default('http://localhost:8081'), // base of portal links (where the portal service is reached)
+    ...serveEnv(9464),
+    ...storeEnv,
+    ...deliveryEnv,
+    REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits
+    INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
+    RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
+    GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
+    ...internalAuthEnv,
+    ...emailEnv,
+    ...logEnv,
+    ...testClockEnv,
+  })
+  .superRefine(requireSharedKey);
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

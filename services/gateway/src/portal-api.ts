@@ -26,7 +26,13 @@ export function portalApi(deps: GatewayDeps): Router {
     const token = res.locals['portalToken'] as PortalToken;
     const consumer = await store.consumers.get(auth.tenant, auth.consumerId!);
     if (!consumer) throw new NotFoundError('the consumer of this link is gone');
-    res.json({ consumer: consumerJson(consumer), environment: auth.tenant.env, locale: token.locale, expires_at: token.expiresAt, features: { recovery: true } });
+    res.json({
+      consumer: consumerJson(consumer),
+      environment: auth.tenant.env,
+      locale: token.locale,
+      expires_at: token.expiresAt,
+      features: { recovery: true },
+    });
   });
 
   // Shown on request (the page hides it until "Reveal"); the API shows a secret only at create and rotate.

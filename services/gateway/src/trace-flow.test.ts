@@ -52,7 +52,15 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
     intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
 
     const logStream = new PassThrough();
-    logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').trim().split('\n').map((l) => JSON.parse(l))));
+    logStream.on('data', (chunk: Buffer) =>
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ),
+    );
     const app = createApp({
       store,
       intake: intakeClient,
@@ -158,9 +166,12 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
     const http = one(recorder.spans(), 'POST /v1/messages', SpanKind.SERVER);
     expect(http.parentSpanContext).toBeUndefined();
     const traceId = http.spanContext().traceId;
-    expect(recorder.trace(traceId).map((s) => s.name).sort()).toEqual(
-      ['MessageIntake.send', 'POST /v1/messages', SEND, SEND, `process ${DISPATCH_SUBJECT}`, `publish ${DISPATCH_SUBJECT}`].sort(),
-    );
+    expect(
+      recorder
+        .trace(traceId)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['MessageIntake.send', 'POST /v1/messages', SEND, SEND, `process ${DISPATCH_SUBJECT}`, `publish ${DISPATCH_SUBJECT}`].sort());
     expect(jobs[0]!.message.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     expect(logLines.find((l) => l['msg'] === 'request')).toMatchObject({ trace_id: traceId, span_id: idOf(http) });
   });

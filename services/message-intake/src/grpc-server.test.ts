@@ -130,10 +130,7 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
     expect(caught).not.toBeInstanceOf(WirehookError);
     expect(toErrorResponse(caught).status).toBe(500);
     expect((caught as Error).message).not.toContain('reading');
-    expect(logger.error).toHaveBeenCalledExactlyOnceWith(
-      { err: bug, path: '/wirehook.intake.v1.MessageIntake/ReleaseHeld' },
-      'gRPC call failed',
-    );
+    expect(logger.error).toHaveBeenCalledExactlyOnceWith({ err: bug, path: '/wirehook.intake.v1.MessageIntake/ReleaseHeld' }, 'gRPC call failed');
   });
 
   it('honours the deadline: a call the intake does not answer in time fails as unavailable', async () => {

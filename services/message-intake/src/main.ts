@@ -15,7 +15,11 @@ const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
 await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
-  const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' }), logger);
+  const bus = await connectWithRetry(
+    `NATS (${redactUrl(config.NATS_URL)})`,
+    () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' }),
+    logger,
+  );
   readiness.push(storeCheck(store), natsCheck(bus));
   const intake = new MessageIntake({ store, bus, clock, logger, registry });
   let grpc: { stop(): Promise<void> } | undefined;

@@ -28,7 +28,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const TRACER = '@wirehook/message-intake';
 /** How long an Idempotency-Key returns the same message. */
 
-
 export interface MessageIntakeDeps {
   store: Store;
   bus: Bus;

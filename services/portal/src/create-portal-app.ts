@@ -36,7 +36,9 @@ export function createPortalApp(deps: GatewayDeps, options: { distDir?: string }
     }
     res.set(pageHeaders(token.frameOrigin));
     if (assets === null) {
-      res.status(503).send('<!doctype html><title>Not built</title><p>The portal front end is not built: run ./dev start (or ./dev pnpm -s build:portal).</p>\n');
+      res
+        .status(503)
+        .send('<!doctype html><title>Not built</title><p>The portal front end is not built: run ./dev start (or ./dev pnpm -s build:portal).</p>\n');
       return;
     }
     const theme = typeof req.query['theme'] === 'string' ? req.query['theme'] : null;

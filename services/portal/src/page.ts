@@ -55,7 +55,7 @@ export function pageLocale(linkLocale: PageLocale | null, acceptLanguage: string
   return 'en';
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The app's HTML: no inline script or style (CSP); what the script needs is in meta tags —
@@ -70,10 +70,10 @@ export function shellHtml(options: { assets: PortalAssets; locale: PageLocale; s
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="wirehook-session" content="${escape(session)}">
+<meta name="wirehook-session" content="${escapeHtml(session)}">
 <title>${locale === 'ja' ? 'Webhook 設定' : 'Webhook settings'}</title>
-${assets.styles.map((href) => `<link rel="stylesheet" href="${escape(href)}">`).join('\n')}
-<script type="module" src="${escape(assets.script)}"></script>
+${assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
+<script type="module" src="${escapeHtml(assets.script)}"></script>
 </head>
 <body><div id="app"></div></body>
 </html>
@@ -93,7 +93,7 @@ export function goneHtml(locale: PageLocale, reason: 'expired' | 'unknown', styl
   return `<!doctype html>
 <html lang="${locale}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title>
-${stylesheet ? `<link rel="stylesheet" href="${escape(stylesheet)}">` : ''}</head>
+${stylesheet ? `<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : ''}</head>
 <body><main class="gone"><h1>${text.title}</h1><p>${text.body}</p></main></body>
 </html>
 `;

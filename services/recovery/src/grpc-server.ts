@@ -1,13 +1,28 @@
 import type { EndpointId, RecoveryId, RecoveryPort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
-import { bindService, grpcMetrics, recoveryToProto, recoveryv1, startGrpcServer, tenantFromProto, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
+import {
+  bindService,
+  grpcMetrics,
+  recoveryToProto,
+  recoveryv1,
+  startGrpcServer,
+  tenantFromProto,
+  type GrpcServerHandle,
+  type ServiceImpl,
+} from '@wirehook/rpc';
 
 /**
  * Serves `recovery` as `wirehook.recovery.v1.RecoveryService` (with health) on `address`;
  * a WirehookError reaches the gateway's RecoveryGrpcClient as the same error.
  */
-export function startRecoveryGrpcServer(options: { recovery: RecoveryPort; address: string; logger?: Logger; authToken: string; registry?: Registry }): Promise<GrpcServerHandle> {
+export function startRecoveryGrpcServer(options: {
+  recovery: RecoveryPort;
+  address: string;
+  logger?: Logger;
+  authToken: string;
+  registry?: Registry;
+}): Promise<GrpcServerHandle> {
   const { recovery, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof recoveryv1.RecoveryService> = {
     start: async ({ tenant, endpointId, since }) => ({

@@ -28,7 +28,13 @@ await runService('recovery', config, async ({ logger, clock, registry, readiness
     {
       name: 'grpc',
       start: async () => {
-        grpc = await startRecoveryGrpcServer({ recovery: service, address: `${config.GRPC_HOST}:${config.GRPC_PORT}`, authToken: config.INTERNAL_AUTH_TOKEN, logger, registry });
+        grpc = await startRecoveryGrpcServer({
+          recovery: service,
+          address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+          authToken: config.INTERNAL_AUTH_TOKEN,
+          logger,
+          registry,
+        });
       },
       stop: async () => grpc?.stop(),
     },

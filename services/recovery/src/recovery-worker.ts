@@ -124,10 +124,17 @@ export class RecoveryWorker implements Component {
     const { recovery } = step;
     if (recovery.status !== 'running') {
       this.#held.delete(recovery.id);
-      logger.info({ recoveryId: recovery.id, endpointId: recovery.endpointId, status: recovery.status, total: recovery.total, queued: recovery.queued }, `recovery ${recovery.status}`);
+      logger.info(
+        { recoveryId: recovery.id, endpointId: recovery.endpointId, status: recovery.status, total: recovery.total, queued: recovery.queued },
+        `recovery ${recovery.status}`,
+      );
       return;
     }
     // Waiting for free slots leaves lastBatchAt as it was: the next tick tries again.
-    this.#held.set(recovery.id, { ...lease, recovery, lastBatchAt: step.queuedIds.length > 0 || recovery.queued > lease.recovery.queued ? now : lease.lastBatchAt });
+    this.#held.set(recovery.id, {
+      ...lease,
+      recovery,
+      lastBatchAt: step.queuedIds.length > 0 || recovery.queued > lease.recovery.queued ? now : lease.lastBatchAt,
+    });
   }
 }

@@ -116,7 +116,9 @@ export class NatsBus implements Bus {
       const left = deadline - Date.now();
       if (left <= 0) {
         const cause = lastError instanceof Error ? lastError.message : String(lastError);
-        throw new Error(`could not publish to ${subject}: no acknowledgement from NATS JetStream within ${publishTimeoutMs} ms (${cause})`, { cause: lastError });
+        throw new Error(`could not publish to ${subject}: no acknowledgement from NATS JetStream within ${publishTimeoutMs} ms (${cause})`, {
+          cause: lastError,
+        });
       }
       try {
         await this.#js.publish(subject, data, { msgID, headers, timeout: Math.min(PUBLISH_ATTEMPT_MS, Math.max(left, 100)) });

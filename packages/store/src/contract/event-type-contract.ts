@@ -26,9 +26,7 @@ export function describeEventTypeContract(f: Fixtures): void {
       const t = await f.tenant();
       const first = eventType('user.deleted');
       await f.store.eventTypes.create(t, first);
-      await expect(f.store.eventTypes.create(t, eventType('user.deleted', { description: 'again' }))).rejects.toBeInstanceOf(
-        ConflictError,
-      );
+      await expect(f.store.eventTypes.create(t, eventType('user.deleted', { description: 'again' }))).rejects.toBeInstanceOf(ConflictError);
       expect(await f.store.eventTypes.list(t)).toEqual([first]);
     });
 

@@ -32,9 +32,7 @@ export function describeIsolationContract(f: Fixtures): void {
       expect(await endpoints.update(other, endpoint.id, { url: 'https://evil.example/' })).toBeNull();
       expect(await endpoints.rotateSecret(other, endpoint.id, f.secret('v1.evil'), now, now, 3)).toBe(false);
       expect(await endpoints.delete(other, endpoint.id)).toBe(false);
-      await expect(endpoints.create(other, f.endpoint(consumer.id), f.secret('v1.evil'), 20)).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(endpoints.create(other, f.endpoint(consumer.id), f.secret('v1.evil'), 20)).rejects.toBeInstanceOf(NotFoundError);
 
       expect(await endpoints.get(home, endpoint.id)).toEqual(endpoint);
       expect((await endpoints.secrets(home, endpoint.id, now + 86_400_000)).map((s) => s.sealed)).toEqual(['v1.home']);

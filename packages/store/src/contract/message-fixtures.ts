@@ -1,13 +1,4 @@
-import {
-  MAX_ENDPOINTS_PER_CONSUMER,
-  newId,
-  type Attempt,
-  type Consumer,
-  type Delivery,
-  type DeliveryId,
-  type Endpoint,
-  type Tenant,
-} from '@wirehook/core';
+import { MAX_ENDPOINTS_PER_CONSUMER, newId, type Attempt, type Consumer, type Delivery, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { expect } from 'vitest';
 import type { AttemptOutcome, CreatedMessage, DeliveryJob, NewMessage } from '../message-ports.ts';
 import type { Fixtures } from './fixtures.ts';

@@ -43,37 +43,37 @@ export function describeOrgAndKeyContract(f: Fixtures): void {
     it('findByHash returns the key with its org', async () => {
       const org = await f.org('business');
       const key = makeKey(org);
-      expect(await f.store.apiKeys.create(key, 'hash-a-' + key.id)).toEqual(key);
-      expect(await f.store.apiKeys.findByHash('hash-a-' + key.id)).toEqual({ key, org });
+      expect(await f.store.apiKeys.create(key, `hash-a-${key.id}`)).toEqual(key);
+      expect(await f.store.apiKeys.findByHash(`hash-a-${key.id}`)).toEqual({ key, org });
     });
 
     it('findByHash tells keys apart by hash and returns null for an unknown one', async () => {
       const org = await f.org();
       const live = makeKey(org, { env: 'live', expiresAt: null, scopes: ['consumers:write'] });
       const test = makeKey(org);
-      await f.store.apiKeys.create(live, 'hash-live-' + live.id);
-      await f.store.apiKeys.create(test, 'hash-test-' + test.id);
-      expect((await f.store.apiKeys.findByHash('hash-live-' + live.id))?.key).toEqual(live);
-      expect((await f.store.apiKeys.findByHash('hash-test-' + test.id))?.key).toEqual(test);
-      expect(await f.store.apiKeys.findByHash('hash-unknown-' + live.id)).toBeNull();
+      await f.store.apiKeys.create(live, `hash-live-${live.id}`);
+      await f.store.apiKeys.create(test, `hash-test-${test.id}`);
+      expect((await f.store.apiKeys.findByHash(`hash-live-${live.id}`))?.key).toEqual(live);
+      expect((await f.store.apiKeys.findByHash(`hash-test-${test.id}`))?.key).toEqual(test);
+      expect(await f.store.apiKeys.findByHash(`hash-unknown-${live.id}`)).toBeNull();
     });
 
     it('findByHash shows the org as it is now', async () => {
       const org = await f.org('free');
       const key = makeKey(org);
-      await f.store.apiKeys.create(key, 'hash-plan-' + key.id);
+      await f.store.apiKeys.create(key, `hash-plan-${key.id}`);
       await f.store.orgs.setPlan(org.id, 'starter');
-      expect((await f.store.apiKeys.findByHash('hash-plan-' + key.id))?.org.plan).toBe('starter');
+      expect((await f.store.apiKeys.findByHash(`hash-plan-${key.id}`))?.org.plan).toBe('starter');
     });
 
     it('revoke sets revokedAt and keeps the first revocation time', async () => {
       const org = await f.org();
       const key = makeKey(org);
-      await f.store.apiKeys.create(key, 'hash-revoke-' + key.id);
+      await f.store.apiKeys.create(key, `hash-revoke-${key.id}`);
       const first = f.clock.now() + 5_000;
       expect(await f.store.apiKeys.revoke(key.id, first)).toEqual({ ...key, revokedAt: first });
       expect(await f.store.apiKeys.revoke(key.id, first + 60_000)).toEqual({ ...key, revokedAt: first });
-      expect((await f.store.apiKeys.findByHash('hash-revoke-' + key.id))?.key.revokedAt).toBe(first);
+      expect((await f.store.apiKeys.findByHash(`hash-revoke-${key.id}`))?.key.revokedAt).toBe(first);
     });
 
     it('revoke of an unknown key is null', async () => {

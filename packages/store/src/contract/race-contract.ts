@@ -18,7 +18,9 @@ export function describeRaceContract(f: Fixtures): void {
       const { t } = await m.scene();
       const template = m.newMessage({ idempotencyKey: 'race-key' });
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => f.store.messages.create(t, { ...m.newMessage({ idempotencyKey: 'race-key' }), createdAt: template.createdAt + i })),
+        Array.from({ length: 50 }, (_, i) =>
+          f.store.messages.create(t, { ...m.newMessage({ idempotencyKey: 'race-key' }), createdAt: template.createdAt + i }),
+        ),
       );
       const ids = new Set(results.map((r) => r.message.id));
       expect(ids.size).toBe(1);
@@ -63,9 +65,7 @@ export function describeRaceContract(f: Fixtures): void {
     it('30 concurrent endpoint creates for one consumer: exactly 20 are kept', async () => {
       const t = await f.tenant();
       const consumer = await f.consumer(t);
-      const results = await Promise.allSettled(
-        Array.from({ length: 30 }, () => f.store.endpoints.create(t, f.endpoint(consumer.id), f.secret('v1.race'), 20)),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 30 }, () => f.store.endpoints.create(t, f.endpoint(consumer.id), f.secret('v1.race'), 20)));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(InvalidError);
       expect(await f.store.endpoints.list(t, { consumerId: consumer.id })).toHaveLength(20);

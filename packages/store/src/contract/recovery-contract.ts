@@ -100,7 +100,9 @@ export function describeRecoveryContract(f: Fixtures): void {
       expect(last.recovery).toMatchObject({ status: 'done', queued: 5, total: 5, finishedAt: f.clock.now() });
       // Done: nothing to claim for it.
       await f.store.recoveries.release(theirs);
-      expect(await f.store.recoveries.start(scene.t, { id: newId('recovery', f.clock), endpointId: scene.endpoint.id, since: 0, createdAt: f.clock.now() })).toMatchObject({ total: 0 });
+      expect(
+        await f.store.recoveries.start(scene.t, { id: newId('recovery', f.clock), endpointId: scene.endpoint.id, since: 0, createdAt: f.clock.now() }),
+      ).toMatchObject({ total: 0 });
     });
 
     it('a step waits while the endpoint has its slots’ worth of deliveries due or being sent', async () => {

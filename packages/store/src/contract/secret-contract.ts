@@ -84,9 +84,7 @@ export function describeSecretContract(f: Fixtures): void {
       await f.store.endpoints.create(t, other, { sealed: 'v1.other', createdAt: t0, expiresAt: null }, 20);
       const now = t0 + HOUR;
       await f.store.endpoints.rotateSecret(t, endpoint.id, { sealed: 'v1.new', createdAt: now, expiresAt: null }, now, now + HOUR, 3);
-      expect(await f.store.endpoints.secrets(t, other.id, now + 2 * HOUR)).toEqual([
-        { sealed: 'v1.other', createdAt: t0, expiresAt: null },
-      ]);
+      expect(await f.store.endpoints.secrets(t, other.id, now + 2 * HOUR)).toEqual([{ sealed: 'v1.other', createdAt: t0, expiresAt: null }]);
     });
 
     it('rotate of an unknown endpoint is false and secrets of one are empty', async () => {

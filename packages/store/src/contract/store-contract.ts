@@ -26,11 +26,7 @@ import { describeSecretContract } from './secret-contract.ts';
  * and tests do not see each other's records. `close` defaults to `store.close()`.
  * Uses only the Store port, so every adapter runs the same suite.
  */
-export function describeStoreContract(
-  name: string,
-  open: () => Promise<Store>,
-  close: (store: Store) => Promise<void> = (store) => store.close(),
-): void {
+export function describeStoreContract(name: string, open: () => Promise<Store>, close: (store: Store) => Promise<void> = (store) => store.close()): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store | undefined;
     const f = new Fixtures(() => {

@@ -20,13 +20,28 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async createTarget(orgId: OrgId, target: AlertTarget): Promise<AlertTarget> {
-    await this.#conn.alertTargets.insertOne({ _id: target.id, orgId, type: target.type, url: target.url, address: target.address, sealedSecret: target.sealedSecret, createdAt: target.createdAt });
+    await this.#conn.alertTargets.insertOne({
+      _id: target.id,
+      orgId,
+      type: target.type,
+      url: target.url,
+      address: target.address,
+      sealedSecret: target.sealedSecret,
+      createdAt: target.createdAt,
+    });
     return target;
   }
 
   async targets(orgId: OrgId): Promise<AlertTarget[]> {
     const docs = await this.#conn.alertTargets.find({ orgId }).sort({ _id: 1 }).toArray();
-    return docs.map((d) => ({ id: d._id as AlertTargetId, type: d.type, url: d.url, address: d.address, sealedSecret: d.sealedSecret, createdAt: d.createdAt }));
+    return docs.map((d) => ({
+      id: d._id as AlertTargetId,
+      type: d.type,
+      url: d.url,
+      address: d.address,
+      sealedSecret: d.sealedSecret,
+      createdAt: d.createdAt,
+    }));
   }
 
   async deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean> {
@@ -35,7 +50,15 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
 
   async events(limit: number): Promise<AlertEvent[]> {
     const docs = await this.#conn.alertEvents.find({}).sort({ _id: 1 }).limit(limit).toArray();
-    return docs.map((d) => ({ seq: d._id, tenant: { orgId: d.orgId as OrgId, env: d.env }, kind: d.kind, endpointId: d.endpointId as EndpointId, at: d.at, error: d.error, responseStatus: d.responseStatus }));
+    return docs.map((d) => ({
+      seq: d._id,
+      tenant: { orgId: d.orgId as OrgId, env: d.env },
+      kind: d.kind,
+      endpointId: d.endpointId as EndpointId,
+      at: d.at,
+      error: d.error,
+      responseStatus: d.responseStatus,
+    }));
   }
 
   async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
@@ -64,7 +87,11 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async statesDue(now: number, limit: number): Promise<OrgId[]> {
-    const docs = await this.#conn.alertState.find({ hasPending: true, windowEnd: { $lte: now } }, { projection: { _id: 1 } }).sort({ windowEnd: 1 }).limit(limit).toArray();
+    const docs = await this.#conn.alertState
+      .find({ hasPending: true, windowEnd: { $lte: now } }, { projection: { _id: 1 } })
+      .sort({ windowEnd: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map((d) => d._id as OrgId);
   }
 
@@ -85,7 +112,18 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       await this.#conn.alertState.updateOne({ _id: orgId }, { $set: { state, windowEnd, hasPending: state.pending.length > 0 } }, { session, upsert: true });
       if (notices.length > 0) {
         await this.#conn.alertNotices.insertMany(
-          notices.map((n) => ({ _id: n.id, orgId: n.orgId, targetId: n.targetId, type: n.type, body: n.body, createdAt: n.createdAt, attempts: 0, nextAttemptAt: n.createdAt, leaseUntil: null, sent: false })),
+          notices.map((n) => ({
+            _id: n.id,
+            orgId: n.orgId,
+            targetId: n.targetId,
+            type: n.type,
+            body: n.body,
+            createdAt: n.createdAt,
+            attempts: 0,
+            nextAttemptAt: n.createdAt,
+            leaseUntil: null,
+            sent: false,
+          })),
           { session },
         );
       }
@@ -101,13 +139,25 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
         { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
       );
       if (d === null) break;
-      claimed.push({ id: d._id, orgId: d.orgId as OrgId, targetId: d.targetId as AlertTargetId, type: d.type, body: d.body, createdAt: d.createdAt, attempts: d.attempts });
+      claimed.push({
+        id: d._id,
+        orgId: d.orgId as OrgId,
+        targetId: d.targetId as AlertTargetId,
+        type: d.type,
+        body: d.body,
+        createdAt: d.createdAt,
+        attempts: d.attempts,
+      });
     }
     return claimed;
   }
 
   async recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
-    const notice = await this.#conn.alertNotices.findOneAndUpdate({ _id: id }, { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, sent } }, { returnDocument: 'after' });
+    const notice = await this.#conn.alertNotices.findOneAndUpdate(
+      { _id: id },
+      { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, sent } },
+      { returnDocument: 'after' },
+    );
     if (notice === null) return;
     await this.#conn.alertNoticeAttempts.insertOne({ noticeId: id, orgId: notice.orgId, targetId: notice.targetId, type: notice.type, ...attempt });
   }

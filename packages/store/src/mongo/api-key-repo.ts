@@ -37,11 +37,9 @@ export class MongoApiKeyRepo implements ApiKeyRepo {
 
   async revoke(id: KeyId, at: number): Promise<ApiKey | null> {
     // A pipeline update, so the first revocation time is kept in the same atomic write.
-    const doc = await this.#conn.apiKeys.findOneAndUpdate(
-      { _id: id },
-      [{ $set: { revokedAt: { $ifNull: ['$revokedAt', { $literal: at }] } } }],
-      { returnDocument: 'after' },
-    );
+    const doc = await this.#conn.apiKeys.findOneAndUpdate({ _id: id }, [{ $set: { revokedAt: { $ifNull: ['$revokedAt', { $literal: at }] } } }], {
+      returnDocument: 'after',
+    });
     return doc === null ? null : toApiKey(doc);
   }
 }

@@ -52,7 +52,9 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
       {
         $group: {
           _id: '$endpointId',
-          first: { $firstN: { n: perEndpoint, input: { _id: '$_id', nextAttemptAt: '$nextAttemptAt', orgId: '$orgId', env: '$env', endpointId: '$endpointId' } } },
+          first: {
+            $firstN: { n: perEndpoint, input: { _id: '$_id', nextAttemptAt: '$nextAttemptAt', orgId: '$orgId', env: '$env', endpointId: '$endpointId' } },
+          },
         },
       },
       { $unwind: '$first' },
@@ -79,10 +81,7 @@ function activeEndpointLookup(conn: MongoConnection): Document {
       localField: 'endpointId',
       foreignField: '_id',
       let: { orgId: '$orgId', env: '$env' },
-      pipeline: [
-        { $match: { status: 'active', $expr: { $and: [{ $eq: ['$orgId', '$$orgId'] }, { $eq: ['$env', '$$env'] }] } } },
-        { $project: { _id: 1 } },
-      ],
+      pipeline: [{ $match: { status: 'active', $expr: { $and: [{ $eq: ['$orgId', '$$orgId'] }, { $eq: ['$env', '$$env'] }] } } }, { $project: { _id: 1 } }],
       as: 'activeEndpoint',
     },
   };
@@ -107,10 +106,7 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
     { returnDocument: 'after' },
   );
   if (leased === null) return null;
-  const message = await conn.messages.findOne(
-    { ...tenant, _id: leased.messageId },
-    { projection: { eventType: 1, payload: 1, createdAt: 1 } },
-  );
+  const message = await conn.messages.findOne({ ...tenant, _id: leased.messageId }, { projection: { eventType: 1, payload: 1, createdAt: 1 } });
   if (message === null) throw new Error(`delivery ${id} lost its message ${leased.messageId}`);
   return {
     tenant,

@@ -105,11 +105,21 @@ async function updateEndpoint(
 }
 
 /** An outbox event for the alerting engine, numbered from the `alert-events` counter in the same transaction. */
-async function addAlertEvent(conn: MongoConnection, session: ClientSession, t: Tenant, kind: 'failing' | 'exhausted' | 'disabled', endpointId: EndpointId, a: AttemptDoc): Promise<void> {
+async function addAlertEvent(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  kind: 'failing' | 'exhausted' | 'disabled',
+  endpointId: EndpointId,
+  a: AttemptDoc,
+): Promise<void> {
   const counter = await conn.counters.findOneAndUpdate(
     { _id: 'alert-events' },
     { $inc: { value: 1 }, $setOnInsert: { expiresAt: new Date(8.64e15) } },
     { session, upsert: true, returnDocument: 'after' },
   );
-  await conn.alertEvents.insertOne({ _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus }, { session });
+  await conn.alertEvents.insertOne(
+    { _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus },
+    { session },
+  );
 }

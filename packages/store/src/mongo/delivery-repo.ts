@@ -89,7 +89,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
     if (checkedLimit(limit, 'limit') === 0) return [];
-    const docs = await this.#conn.attempts.find({ ...scope(t), endpointId }).sort({ at: -1, _id: -1 }).limit(limit).toArray();
+    const docs = await this.#conn.attempts
+      .find({ ...scope(t), endpointId })
+      .sort({ at: -1, _id: -1 })
+      .limit(limit)
+      .toArray();
     return docs.map(toAttempt);
   }
 }

@@ -1,4 +1,15 @@
-import type { AlertConditions, AttemptVia, CompatSignature, DeliveryStatus, EndpointStatus, Environment, PlanName, RecoveryStatus, RetryPolicy, Scope } from '@wirehook/core';
+import type {
+  AlertConditions,
+  AttemptVia,
+  CompatSignature,
+  DeliveryStatus,
+  EndpointStatus,
+  Environment,
+  PlanName,
+  RecoveryStatus,
+  RetryPolicy,
+  Scope,
+} from '@wirehook/core';
 
 // The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
 // prefixed ids (plain strings here; the mappers brand them). These types never leave the

@@ -1,12 +1,4 @@
-import {
-  InvalidError,
-  NotFoundError,
-  type ConsumerId,
-  type Endpoint,
-  type EndpointId,
-  type StoredSecret,
-  type Tenant,
-} from '@wirehook/core';
+import { InvalidError, NotFoundError, type ConsumerId, type Endpoint, type EndpointId, type StoredSecret, type Tenant } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
@@ -41,9 +33,7 @@ export class MongoEndpointRepo implements EndpointRepo {
       if (counted.matchedCount === 0) {
         const consumer = await this.#conn.consumers.findOne({ ...scope(t), _id: endpoint.consumerId }, { session });
         if (consumer === null) throw new NotFoundError(`consumer ${endpoint.consumerId} not found`);
-        throw new InvalidError(
-          `consumer ${endpoint.consumerId} already has ${consumer.endpointCount} endpoints; the limit is ${maxPerConsumer}`,
-        );
+        throw new InvalidError(`consumer ${endpoint.consumerId} already has ${consumer.endpointCount} endpoints; the limit is ${maxPerConsumer}`);
       }
       await this.#conn.endpoints.insertOne(doc, { session });
       return toEndpoint(doc);
@@ -86,10 +76,7 @@ export class MongoEndpointRepo implements EndpointRepo {
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
     const deleted = await this.#conn.transaction(async (session) => {
-      const gone = await this.#conn.endpoints.findOneAndDelete(
-        { ...scope(t), _id: id },
-        { session, projection: { consumerId: 1 } },
-      );
+      const gone = await this.#conn.endpoints.findOneAndDelete({ ...scope(t), _id: id }, { session, projection: { consumerId: 1 } });
       if (gone === null) return false;
       await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
       // The first batch in the same transaction: an endpoint with a small backlog is gone

@@ -17,17 +17,7 @@ import type {
   StoredSecret,
 } from '@wirehook/core';
 import type { ConsumerRef, MessageHead } from '../message-ports.ts';
-import type {
-  ApiKeyDoc,
-  AttemptDoc,
-  ConsumerDoc,
-  DeliveryDoc,
-  EndpointDoc,
-  EventTypeDoc,
-  MessageDoc,
-  OrgDoc,
-  SecretDoc,
-} from './documents.ts';
+import type { ApiKeyDoc, AttemptDoc, ConsumerDoc, DeliveryDoc, EndpointDoc, EventTypeDoc, MessageDoc, OrgDoc, SecretDoc } from './documents.ts';
 
 // Document → domain record, one function per collection. Each copies the domain fields
 // only, so adapter fields (_id naming, leases, tenant fields, counters) never leak out.

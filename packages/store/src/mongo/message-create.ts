@@ -189,10 +189,7 @@ async function findOrCreateConsumer(
   const externalId = input.consumerExternalId;
   const found = await conn.consumers.findOne({ ...scope(t), externalId }, { session, projection: { _id: 1 } });
   if (found !== null) return { id: found._id as ConsumerId, externalId };
-  await conn.consumers.insertOne(
-    { _id: input.newConsumerId, ...scope(t), externalId, name: null, createdAt: input.createdAt, endpointCount: 0 },
-    { session },
-  );
+  await conn.consumers.insertOne({ _id: input.newConsumerId, ...scope(t), externalId, name: null, createdAt: input.createdAt, endpointCount: 0 }, { session });
   return { id: input.newConsumerId, externalId };
 }
 

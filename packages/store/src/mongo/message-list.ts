@@ -24,10 +24,7 @@ export async function listMessages(conn: MongoConnection, t: Tenant, query: Mess
   const [consumers, deliveries] = await Promise.all([
     conn.consumers.find({ ...scope(t), _id: { $in: consumerIds } }, { projection: { externalId: 1, name: 1 } }).toArray(),
     conn.deliveries
-      .find(
-        { ...scope(t), messageId: { $in: messages.map((m) => m._id) } },
-        { projection: { messageId: 1, url: 1, attemptCount: 1, lastAttemptAt: 1 } },
-      )
+      .find({ ...scope(t), messageId: { $in: messages.map((m) => m._id) } }, { projection: { messageId: 1, url: 1, attemptCount: 1, lastAttemptAt: 1 } })
       .sort({ messageId: 1, _id: 1 })
       .toArray(),
   ]);
@@ -68,7 +65,5 @@ export function messageFilter(t: Tenant, query: MessageQuery): Filter<MessageDoc
  * letters in either case; other letters match only as given, as SQL LIKE does.
  */
 export function containsIgnoringAsciiCase(q: string): string {
-  return q
-    .replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`)
-    .replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+  return q.replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`).replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
 }

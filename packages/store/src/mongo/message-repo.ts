@@ -22,12 +22,12 @@ export class MongoMessageRepo implements MessageRepo {
   async get(t: Tenant, id: MessageId): Promise<MessageDetail | null> {
     const message = await this.#conn.messages.findOne({ ...scope(t), _id: id });
     if (message === null) return null;
-    const consumer = await this.#conn.consumers.findOne(
-      { ...scope(t), _id: message.consumerId },
-      { projection: { externalId: 1, name: 1 } },
-    );
+    const consumer = await this.#conn.consumers.findOne({ ...scope(t), _id: message.consumerId }, { projection: { externalId: 1, name: 1 } });
     if (consumer === null) throw new Error(`message ${id} lost its consumer ${message.consumerId}`);
-    const deliveries = await this.#conn.deliveries.find({ ...scope(t), messageId: id }).sort({ _id: 1 }).toArray();
+    const deliveries = await this.#conn.deliveries
+      .find({ ...scope(t), messageId: id })
+      .sort({ _id: 1 })
+      .toArray();
     const attempts = await this.#conn.attempts
       .find({ ...scope(t), deliveryId: { $in: deliveries.map((d) => d._id) } })
       .sort({ at: 1, _id: 1 })

@@ -8,17 +8,10 @@ import { OPEN_STATUSES, scope } from './query.ts';
 // transaction, so a message's stored status never disagrees with its deliveries.
 
 /** Recomputes (with core's `messageStatus`) and stores the status of each message of `t`. */
-export async function refreshMessageStatuses(
-  conn: MongoConnection,
-  session: ClientSession,
-  t: Tenant,
-  messageIds: Iterable<string>,
-): Promise<void> {
+export async function refreshMessageStatuses(conn: MongoConnection, session: ClientSession, t: Tenant, messageIds: Iterable<string>): Promise<void> {
   const ids = [...new Set(messageIds)];
   if (ids.length === 0) return;
-  const deliveries = await conn.deliveries
-    .find({ ...scope(t), messageId: { $in: ids } }, { session, projection: { messageId: 1, status: 1 } })
-    .toArray();
+  const deliveries = await conn.deliveries.find({ ...scope(t), messageId: { $in: ids } }, { session, projection: { messageId: 1, status: 1 } }).toArray();
   const statuses = new Map<string, { status: DeliveryStatus }[]>(ids.map((id) => [id, []]));
   for (const d of deliveries) statuses.get(d.messageId)?.push({ status: d.status });
   // Always a write, even when the status is unchanged: two completions of one message, each
@@ -56,15 +49,19 @@ export async function failOpenDeliveries(
     status: { $in: OPEN_STATUSES },
     ...(createdBefore === undefined ? {} : { createdAt: { $lt: createdBefore } }),
   };
-  const open = await conn.deliveries.find(filter, { session, projection: { messageId: 1 } }).limit(FAIL_BATCH).toArray();
+  const open = await conn.deliveries
+    .find(filter, { session, projection: { messageId: 1 } })
+    .limit(FAIL_BATCH)
+    .toArray();
   if (open.length === 0) return 0;
   // By id, and inside the transaction's snapshot: exactly the deliveries read above.
-  await conn.deliveries.updateMany(
-    { ...scope(t), _id: { $in: open.map((d) => d._id) } },
-    { $set: { status: 'failed', nextAttemptAt: null } },
-    { session },
+  await conn.deliveries.updateMany({ ...scope(t), _id: { $in: open.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+  await refreshMessageStatuses(
+    conn,
+    session,
+    t,
+    open.map((d) => d.messageId),
   );
-  await refreshMessageStatuses(conn, session, t, open.map((d) => d.messageId));
   return open.length;
 }
 

@@ -1,4 +1,13 @@
-import { ConflictError, NotFoundError, type DeliveryId, type EndpointId, type Recovery, type RecoveryId, type RecoveryStatus, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  NotFoundError,
+  type DeliveryId,
+  type EndpointId,
+  type Recovery,
+  type RecoveryId,
+  type RecoveryStatus,
+  type Tenant,
+} from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
@@ -41,7 +50,9 @@ export class MongoRecoveryRepo implements RecoveryRepo {
           .filter((d) => created.has(d.messageId))
           .sort((a, b) => created.get(a.messageId)! - created.get(b.messageId)! || (a._id < b._id ? -1 : 1));
         for (let i = 0; i < targets.length; i += TARGET_CHUNK) {
-          const chunk = targets.slice(i, i + TARGET_CHUNK).map((d, j) => ({ _id: `${input.id}:${i + j + 1}`, recoveryId: input.id, seq: i + j + 1, deliveryId: d._id }));
+          const chunk = targets
+            .slice(i, i + TARGET_CHUNK)
+            .map((d, j) => ({ _id: `${input.id}:${i + j + 1}`, recoveryId: input.id, seq: i + j + 1, deliveryId: d._id }));
           await this.#conn.recoveryTargets.insertMany(chunk, { session });
         }
         const done = targets.length === 0;
@@ -93,7 +104,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       if (current === null) return { recovery: lease.recovery, queuedIds: [], applied: false };
       const t = lease.tenant;
       const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: current.endpointId }, { session, projection: { status: 1 } });
-      if (endpoint === null || endpoint.status !== 'active') return { recovery: await this.#finish(session, current._id, 'stopped', now), queuedIds: [], applied: true };
+      if (endpoint === null || endpoint.status !== 'active')
+        return { recovery: await this.#finish(session, current._id, 'stopped', now), queuedIds: [], applied: true };
       const outstanding = await this.#conn.deliveries.countDocuments(
         { ...scope(t), endpointId: current.endpointId, status: { $in: OPEN_STATUSES }, held: false, nextAttemptAt: { $lte: now } },
         { session, limit: maxOutstanding },
@@ -114,7 +126,12 @@ export class MongoRecoveryRepo implements RecoveryRepo {
           { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, held: false } },
           { session },
         );
-        await refreshMessageStatuses(this.#conn, session, t, failed.map((d) => d.messageId));
+        await refreshMessageStatuses(
+          this.#conn,
+          session,
+          t,
+          failed.map((d) => d.messageId),
+        );
       }
       const queued = current.queued + targets.length;
       const queuedIds = failed.map((d) => d._id as DeliveryId);

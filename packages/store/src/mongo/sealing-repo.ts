@@ -16,11 +16,7 @@ export class MongoSealingRepo implements SealingRepo {
   }
 
   async addKeyCheck(check: KeyCheck): Promise<void> {
-    await this.#conn.keyChecks.updateOne(
-      { _id: check.keyId },
-      { $setOnInsert: { sealed: check.sealed, createdAt: check.createdAt } },
-      { upsert: true },
-    );
+    await this.#conn.keyChecks.updateOne({ _id: check.keyId }, { $setOnInsert: { sealed: check.sealed, createdAt: check.createdAt } }, { upsert: true });
   }
 
   async removeKeyCheck(keyId: string): Promise<void> {
@@ -37,10 +33,7 @@ export class MongoSealingRepo implements SealingRepo {
   }
 
   async reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean> {
-    const result = await this.#conn.endpoints.updateOne(
-      { _id: endpointId, 'secrets.sealed': expected },
-      { $set: { 'secrets.$.sealed': sealed } },
-    );
+    const result = await this.#conn.endpoints.updateOne({ _id: endpointId, 'secrets.sealed': expected }, { $set: { 'secrets.$.sealed': sealed } });
     return result.modifiedCount > 0;
   }
 }

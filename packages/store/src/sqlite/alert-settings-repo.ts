@@ -57,7 +57,9 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
 
   async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
     return this.#conn
-      .statement(`SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since >= ? AND failing_since <= ? AND status = 'active' ORDER BY failing_since DESC LIMIT ?`)
+      .statement(
+        `SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since >= ? AND failing_since <= ? AND status = 'active' ORDER BY failing_since DESC LIMIT ?`,
+      )
       .all(since, before, limit)
       .map((row) => ({
         tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
@@ -140,7 +142,9 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   async recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
     this.#conn.immediate(() => {
       const notice = this.#conn
-        .statement('UPDATE alert_notices SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, sent = ? WHERE id = ? RETURNING org_id, target_id')
+        .statement(
+          'UPDATE alert_notices SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, sent = ? WHERE id = ? RETURNING org_id, target_id',
+        )
         .get(next, sent ? 1 : 0, id);
       if (notice === undefined) return;
       this.#conn

@@ -35,9 +35,7 @@ export class SqliteApiKeyRepo implements ApiKeyRepo {
   }
 
   async revoke(id: KeyId, at: number): Promise<ApiKey | null> {
-    const row = this.#conn
-      .statement('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *')
-      .get(at, id);
+    const row = this.#conn.statement('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? RETURNING *').get(at, id);
     return row === undefined ? null : toApiKey(row);
   }
 }

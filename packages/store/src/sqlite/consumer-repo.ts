@@ -39,9 +39,7 @@ export class SqliteConsumerRepo implements ConsumerRepo {
   }
 
   async getByExternalId(t: Tenant, externalId: string): Promise<Consumer | null> {
-    const row = this.#conn
-      .statement(`${SELECT} WHERE c.org_id = ? AND c.env = ? AND c.external_id = ?`)
-      .get(t.orgId, t.env, externalId);
+    const row = this.#conn.statement(`${SELECT} WHERE c.org_id = ? AND c.env = ? AND c.external_id = ?`).get(t.orgId, t.env, externalId);
     return row === undefined ? null : toConsumer(row);
   }
 
@@ -50,9 +48,7 @@ export class SqliteConsumerRepo implements ConsumerRepo {
     if (!Number.isInteger(page.limit) || page.limit < 0) throw new RangeError(`page limit must be a non-negative integer, got ${page.limit}`);
     const rows =
       page.afterId === undefined
-        ? this.#conn
-            .statement(`${SELECT} WHERE c.org_id = ? AND c.env = ? ORDER BY c.id DESC LIMIT ?`)
-            .all(t.orgId, t.env, page.limit)
+        ? this.#conn.statement(`${SELECT} WHERE c.org_id = ? AND c.env = ? ORDER BY c.id DESC LIMIT ?`).all(t.orgId, t.env, page.limit)
         : this.#conn
             .statement(`${SELECT} WHERE c.org_id = ? AND c.env = ? AND c.id < ? ORDER BY c.id DESC LIMIT ?`)
             .all(t.orgId, t.env, page.afterId, page.limit);

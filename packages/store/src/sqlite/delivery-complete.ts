@@ -83,7 +83,13 @@ function updateEndpoint(
   return true;
 }
 
-function addAlertEvent(conn: SqliteConnection, t: Tenant, kind: 'failing' | 'exhausted' | 'disabled', endpointId: EndpointId, a: AttemptOutcome['attempt']): void {
+function addAlertEvent(
+  conn: SqliteConnection,
+  t: Tenant,
+  kind: 'failing' | 'exhausted' | 'disabled',
+  endpointId: EndpointId,
+  a: AttemptOutcome['attempt'],
+): void {
   conn
     .statement('INSERT INTO alert_events (org_id, env, kind, endpoint_id, at, error, response_status) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .run(t.orgId, t.env, kind, endpointId, a.at, a.error, a.responseStatus);

@@ -1,14 +1,4 @@
-import type {
-  Attempt,
-  Delivery,
-  DeliveryId,
-  EndpointId,
-  EndpointStatus,
-  Environment,
-  MessageId,
-  OrgId,
-  Tenant,
-} from '@wirehook/core';
+import type { Attempt, Delivery, DeliveryId, EndpointId, EndpointStatus, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
@@ -83,9 +73,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       if (row === undefined) return null;
       const tenant: Tenant = { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment };
       const delivery = toDelivery(row);
-      const message = this.#conn
-        .statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?')
-        .get(delivery.messageId);
+      const message = this.#conn.statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?').get(delivery.messageId);
       const endpoint = this.#conn.statement('SELECT * FROM endpoints WHERE id = ?').get(delivery.endpointId);
       if (message === undefined || endpoint === undefined) throw new Error(`delivery ${id} lost its message or endpoint`);
       const secrets = this.#conn
@@ -112,10 +100,11 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
-    await this.#conn.batched(() =>
-      this.#conn
-        .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`)
-        .run(nextAttemptAt, claim.deliveryId, claim.leaseToken),
+    await this.#conn.batched(
+      () =>
+        this.#conn
+          .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`)
+          .run(nextAttemptAt, claim.deliveryId, claim.leaseToken),
       NOT_DURABLE,
     );
   }
@@ -169,19 +158,23 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
-    const row = this.#conn
-      .statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND status = 'retrying'`)
-      .get(t.orgId, t.env, endpointId);
+    const row = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND status = 'retrying'`).get(t.orgId, t.env, endpointId);
     return row === undefined ? 0 : int(row, 'n');
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
     // Both read the partial due index (status open, not held) or the status index only.
     const due = this.#conn
-      .statement(`SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`)
+      .statement(
+        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
+      )
       .get(now);
     const retrying = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE status = 'retrying'`).get();
-    return { due: due === undefined ? 0 : int(due, 'n'), oldestDueAt: due === undefined ? null : (due['oldest'] as number | null), retrying: retrying === undefined ? 0 : int(retrying, 'n') };
+    return {
+      due: due === undefined ? 0 : int(due, 'n'),
+      oldestDueAt: due === undefined ? null : (due['oldest'] as number | null),
+      retrying: retrying === undefined ? 0 : int(retrying, 'n'),
+    };
   }
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {

@@ -1,12 +1,4 @@
-import {
-  InvalidError,
-  NotFoundError,
-  type ConsumerId,
-  type Endpoint,
-  type EndpointId,
-  type StoredSecret,
-  type Tenant,
-} from '@wirehook/core';
+import { InvalidError, NotFoundError, type ConsumerId, type Endpoint, type EndpointId, type StoredSecret, type Tenant } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
@@ -38,9 +30,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
       }
       const count = int(check, 'count');
       if (count >= maxPerConsumer) {
-        throw new InvalidError(
-          `consumer ${endpoint.consumerId} already has ${count} endpoints; the limit is ${maxPerConsumer}`,
-        );
+        throw new InvalidError(`consumer ${endpoint.consumerId} already has ${count} endpoints; the limit is ${maxPerConsumer}`);
       }
       const row = this.#conn
         .statement(
@@ -79,9 +69,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
     const rows =
       filter.consumerId === undefined
         ? this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? ORDER BY id').all(t.orgId, t.env)
-        : this.#conn
-            .statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? ORDER BY id')
-            .all(t.orgId, t.env, filter.consumerId);
+        : this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? ORDER BY id').all(t.orgId, t.env, filter.consumerId);
     return rows.map(toEndpoint);
   }
 
@@ -115,9 +103,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
       failOpenDeliveries(this.#conn, t, id);
       // Explicit rather than left to ON DELETE CASCADE, which only fires on connections
       // that enabled foreign keys.
-      this.#conn
-        .statement(`DELETE FROM endpoint_secrets WHERE endpoint_id IN (SELECT id FROM endpoints WHERE ${TENANT_ID})`)
-        .run(t.orgId, t.env, id);
+      this.#conn.statement(`DELETE FROM endpoint_secrets WHERE endpoint_id IN (SELECT id FROM endpoints WHERE ${TENANT_ID})`).run(t.orgId, t.env, id);
       const { changes } = this.#conn.statement(`DELETE FROM endpoints WHERE ${TENANT_ID}`).run(t.orgId, t.env, id);
       return Number(changes) > 0;
     });
@@ -128,9 +114,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
       if (!this.#exists(t, id)) return false;
       // Secrets expired by now can never sign or verify again; dropping them here keeps
       // an endpoint's rows from growing with every rotation.
-      this.#conn
-        .statement('DELETE FROM endpoint_secrets WHERE endpoint_id = ? AND expires_at IS NOT NULL AND expires_at <= ?')
-        .run(id, now);
+      this.#conn.statement('DELETE FROM endpoint_secrets WHERE endpoint_id = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(id, now);
       this.#conn
         .statement('UPDATE endpoint_secrets SET expires_at = ? WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
         .run(oldValidUntil, id, oldValidUntil);

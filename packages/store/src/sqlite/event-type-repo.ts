@@ -31,9 +31,6 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
   }
 
   async list(t: Tenant): Promise<EventType[]> {
-    return this.#conn
-      .statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? ORDER BY name')
-      .all(t.orgId, t.env)
-      .map(toEventType);
+    return this.#conn.statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? ORDER BY name').all(t.orgId, t.env).map(toEventType);
   }
 }

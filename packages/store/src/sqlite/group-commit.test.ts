@@ -28,7 +28,11 @@ afterEach(() => {
 });
 
 const insert = (k: string) => () => db.prepare('INSERT INTO t (k) VALUES (?)').run(k).changes;
-const keys = () => reader.prepare('SELECT k FROM t ORDER BY k').all().map((r) => r['k']);
+const keys = () =>
+  reader
+    .prepare('SELECT k FROM t ORDER BY k')
+    .all()
+    .map((r) => r['k']);
 
 describe('GroupCommit', () => {
   it('commits the writes of one turn together; a failing write is undone and rejected alone', async () => {

@@ -5,7 +5,7 @@ interface QueuedWrite {
   fn: () => unknown;
   /** Settle only once the commit is on disk; false: as soon as it is committed. */
   durable: boolean;
-  resolve: (value: any) => void;
+  resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
@@ -64,7 +64,8 @@ export class GroupCommit {
    */
   run<T>(fn: () => T, { durable = true }: { durable?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queued.push({ fn, durable, resolve, reject });
+      // The queue holds writes of every T; each write settles with its own fn's value.
+      this.#queued.push({ fn, durable, resolve: resolve as (value: unknown) => void, reject });
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
       // After this turn's I/O callbacks: requests that arrived together commit together.

@@ -1,11 +1,4 @@
-import {
-  messageStatus,
-  PlanLimitError,
-  type ConsumerId,
-  type DeliveryId,
-  type Message,
-  type Tenant,
-} from '@wirehook/core';
+import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import { deliveryIdAt, type CreatedMessage, type NewMessage, type UsageCounter } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { toMessage } from './mappers.ts';
@@ -113,9 +106,7 @@ function incrementCounters(conn: SqliteConnection, counters: UsageCounter[]): Re
 }
 
 function findOrCreateConsumer(conn: SqliteConnection, t: Tenant, input: NewMessage): ConsumerId {
-  const row = conn
-    .statement('SELECT id FROM consumers WHERE org_id = ? AND env = ? AND external_id = ?')
-    .get(t.orgId, t.env, input.consumerExternalId);
+  const row = conn.statement('SELECT id FROM consumers WHERE org_id = ? AND env = ? AND external_id = ?').get(t.orgId, t.env, input.consumerExternalId);
   if (row !== undefined) return text(row, 'id') as ConsumerId;
   conn
     .statement('INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES (?, ?, ?, ?, NULL, ?)')

@@ -294,9 +294,7 @@ export function migrate(db: DatabaseSync, steps: readonly string[] = MIGRATIONS)
   return immediateTransaction(db, () => {
     const current = schemaVersion(db);
     if (current > steps.length) {
-      throw new Error(
-        `database schema version ${current} is newer than this build knows (${steps.length}); upgrade Wirehook to open it`,
-      );
+      throw new Error(`database schema version ${current} is newer than this build knows (${steps.length}); upgrade Wirehook to open it`);
     }
     for (const step of steps.slice(current)) db.exec(step);
     db.exec(`PRAGMA user_version = ${steps.length}`);

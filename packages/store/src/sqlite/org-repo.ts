@@ -13,9 +13,7 @@ export class SqliteOrgRepo implements OrgRepo {
 
   async create(org: Org): Promise<Org> {
     const row = this.#conn
-      .statement(
-        `INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`,
-      )
+      .statement(`INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *`)
       .get(org.id, org.name, org.plan, org.ownerEmail, org.createdAt);
     if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
     return toOrg(row);

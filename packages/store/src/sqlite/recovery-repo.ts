@@ -1,4 +1,13 @@
-import { ConflictError, NotFoundError, type DeliveryId, type EndpointId, type Recovery, type RecoveryId, type RecoveryStatus, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  NotFoundError,
+  type DeliveryId,
+  type EndpointId,
+  type Recovery,
+  type RecoveryId,
+  type RecoveryStatus,
+  type Tenant,
+} from '@wirehook/core';
 import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
@@ -57,9 +66,7 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
   }
 
   async latest(t: Tenant, endpointId: EndpointId): Promise<Recovery | null> {
-    const row = this.#conn
-      .statement(`SELECT * FROM recoveries WHERE ${TENANT} AND endpoint_id = ? ORDER BY id DESC LIMIT 1`)
-      .get(t.orgId, t.env, endpointId);
+    const row = this.#conn.statement(`SELECT * FROM recoveries WHERE ${TENANT} AND endpoint_id = ? ORDER BY id DESC LIMIT 1`).get(t.orgId, t.env, endpointId);
     return row === undefined ? null : toRecovery(row);
   }
 
@@ -78,7 +85,9 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
 
   async step(lease: RecoveryLease, now: number, batch: number, maxOutstanding: number, leaseUntil: number): Promise<RecoveryStep> {
     return this.#conn.immediate(() => {
-      const current = this.#conn.statement(`SELECT * FROM recoveries WHERE id = ? AND lease_token = ? AND status = 'running'`).get(lease.recovery.id, lease.leaseToken);
+      const current = this.#conn
+        .statement(`SELECT * FROM recoveries WHERE id = ? AND lease_token = ? AND status = 'running'`)
+        .get(lease.recovery.id, lease.leaseToken);
       if (current === undefined) return { recovery: lease.recovery, queuedIds: [], applied: false };
       const recovery = toRecovery(current);
       const { tenant: t } = lease;
@@ -87,7 +96,9 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         return { recovery: this.#finish(recovery.id, 'stopped', now), queuedIds: [], applied: true };
       }
       const outstanding = this.#conn
-        .statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`)
+        .statement(
+          `SELECT count(*) AS n FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
+        )
         .get(t.orgId, t.env, recovery.endpointId, now);
       if (int(outstanding!, 'n') >= maxOutstanding) {
         this.#conn.statement('UPDATE recoveries SET lease_until = ? WHERE id = ?').run(leaseUntil, recovery.id);

@@ -46,9 +46,7 @@ export class SqliteSealingRepo implements SealingRepo {
   }
 
   async reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean> {
-    const result = this.#conn
-      .statement('UPDATE endpoint_secrets SET sealed = ? WHERE endpoint_id = ? AND sealed = ?')
-      .run(sealed, endpointId, expected);
+    const result = this.#conn.statement('UPDATE endpoint_secrets SET sealed = ? WHERE endpoint_id = ? AND sealed = ?').run(sealed, endpointId, expected);
     return Number(result.changes) > 0;
   }
 }

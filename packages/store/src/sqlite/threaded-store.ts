@@ -119,4 +119,3 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   for (const repo of Object.keys(REPOS) as (keyof typeof REPOS)[]) store[repo] = remote(repo);
   return store as unknown as SqliteStore;
 }
-

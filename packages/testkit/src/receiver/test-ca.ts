@@ -73,12 +73,15 @@ async function issue(caName: string): Promise<ServerCertificate> {
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [
+      {
+        name: 'subjectAltName',
+        altNames: [
           { type: 2, value: 'localhost' },
           { type: 2, value: RECEIVER_TEST_HOST },
           { type: 2, value: `*.${RECEIVER_TEST_HOST}` },
           { type: 7, ip: '127.0.0.1' },
-        ], },
+        ],
+      },
     ],
   });
   return { caPem: ca.cert, keyPem: leaf.private, certPem: leaf.cert };

@@ -26,10 +26,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     dirScope: 'run', // each (re)start is a fresh, empty server
     dirPrefix: 'wirehook-redis-',
     // No --logfile: the log goes to stdout, where the supervisor reads it.
-    args: (port, dir) => [
-      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      ...['--dir', dir, '--daemonize', 'no'],
-    ],
+    args: (port, dir) => [...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], ...['--dir', dir, '--daemonize', 'no']],
     isReady: (port) => answersPing(port),
     readyTimeoutMs: 10_000,
     stopGraceMs: 5_000,

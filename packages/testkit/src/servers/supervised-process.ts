@@ -119,7 +119,10 @@ export async function startSupervised(spec: ServerSpec): Promise<SupervisedServe
 }
 
 function findBinary({ binary, fallbacks, testsName }: ServerSpec): string {
-  const onPath = (process.env['PATH'] ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary));
+  const onPath = (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, binary));
   for (const candidate of [...onPath, ...fallbacks]) {
     try {
       accessSync(candidate, constants.X_OK);
@@ -217,13 +220,7 @@ async function launch(spec: ServerSpec, binary: string, port: number, dir: strin
 }
 
 /** Signals the server and waits for its supervisor to exit, escalating to SIGKILL after `graceMs`. */
-async function terminate(
-  child: ChildProcess,
-  pid: number | undefined,
-  signal: StopSignal,
-  exited: Promise<void>,
-  graceMs: number,
-): Promise<void> {
+async function terminate(child: ChildProcess, pid: number | undefined, signal: StopSignal, exited: Promise<void>, graceMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   if (pid === undefined) {
     child.stdin?.destroy(); // the watchdog has nothing to kill yet; the shell exits

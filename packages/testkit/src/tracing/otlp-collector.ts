@@ -90,6 +90,9 @@ function flatten(body: OtlpExport): CollectedSpan[] {
 
 function attributes(list: OtlpKeyValue[] | undefined): Record<string, unknown> {
   return Object.fromEntries(
-    (list ?? []).map(({ key, value }) => [key, value.stringValue ?? value.boolValue ?? value.doubleValue ?? (value.intValue === undefined ? undefined : Number(value.intValue))]),
+    (list ?? []).map(({ key, value }) => [
+      key,
+      value.stringValue ?? value.boolValue ?? value.doubleValue ?? (value.intValue === undefined ? undefined : Number(value.intValue)),
+    ]),
   );
 }

@@ -76,7 +76,14 @@ export function alertsRouter(deps: GatewayDeps): Router {
     const recent = await store.alerts.noticeAttempts(org.id, target.id, 20);
     res.json({
       ...targetJson(target),
-      recent: recent.map((a) => ({ notice_id: a.noticeId, type: a.type, at: a.at, response_status: a.responseStatus, error: a.error, duration_ms: a.durationMs })),
+      recent: recent.map((a) => ({
+        notice_id: a.noticeId,
+        type: a.type,
+        at: a.at,
+        response_status: a.responseStatus,
+        error: a.error,
+        duration_ms: a.durationMs,
+      })),
     });
   });
 

@@ -12,7 +12,6 @@ import {
   patchEndpointBody,
   recoverBody,
   type Endpoint,
-  type EndpointId,
   type RecoveryId,
   type Tenant,
   MAX_LIVE_SECRETS,

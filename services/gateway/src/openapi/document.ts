@@ -66,7 +66,11 @@ const HEADERS: Json = {
 };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const rateLimitHeaders = { 'x-ratelimit-limit': header('x-ratelimit-limit'), 'x-ratelimit-remaining': header('x-ratelimit-remaining'), 'x-ratelimit-reset': header('x-ratelimit-reset') };
+const rateLimitHeaders = {
+  'x-ratelimit-limit': header('x-ratelimit-limit'),
+  'x-ratelimit-remaining': header('x-ratelimit-remaining'),
+  'x-ratelimit-reset': header('x-ratelimit-reset'),
+};
 
 /**
  * The OpenAPI 3.1 document of the public API, generated from the operation table and the zod
@@ -87,7 +91,7 @@ export function openApiDocument(): Json {
       version: API_VERSION,
       summary: 'Webhook delivery: signed, retried, recorded.',
       description:
-        'Send messages; Wirehook delivers each as a signed HTTP POST (Standard Webhooks) to your customers\' endpoints, retries what fails and records every attempt. ' +
+        "Send messages; Wirehook delivers each as a signed HTTP POST (Standard Webhooks) to your customers' endpoints, retries what fails and records every attempt. " +
         'Every request carries `Authorization: Bearer sk_live_…` or `sk_test_…`; a key reads and writes only its own environment. ' +
         'Times are Unix milliseconds. Every error is `{ "error": code, "message": text }`. ' +
         'This document is served by every Wirehook at `GET /v1/openapi.json` (no key needed), and as a reference page at `/docs`.',
@@ -172,9 +176,7 @@ function operationJson(op: Operation): Json {
     'x-scope': op.scope,
     security: [{ apiKey: op.scope ? [op.scope] : [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body
-      ? { requestBody: { required: op.body.required, content: { 'application/json': { schema: { $ref: REF(op.body.name) } } } } }
-      : {}),
+    ...(op.body ? { requestBody: { required: op.body.required, content: { 'application/json': { schema: { $ref: REF(op.body.name) } } } } } : {}),
     responses: responsesJson(op),
   };
 }
@@ -200,7 +202,8 @@ function responsesJson(op: Operation): Json {
   };
   const codes: ErrorCode[] = ['unauthorized', ...(op.scope ? (['forbidden'] as const) : []), ...op.errors, 'rate_limited'];
   for (const code of [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b])) {
-    const headers = code === 'unauthorized' ? undefined : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;
+    const headers =
+      code === 'unauthorized' ? undefined : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;
     responses[ERROR_STATUS[code]] = errorJson(ERROR_MEANING[code], headers);
   }
   responses['default'] = errorJson('Unexpected server error (500), or a dependency unavailable (503)');

@@ -324,7 +324,8 @@ export const OPERATIONS: readonly Operation[] = [
     path: '/v1/alert-targets',
     tag: 'Alerts',
     summary: 'Add an alert target',
-    description: 'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server).',
+    description:
+      'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server).',
     scope: 'endpoints:write',
     body: { name: 'CreateAlertTargetRequest', schema: createAlertTargetBody, required: true },
     success: { status: 201, description: 'Added', schema: { name: 'AlertTargetCreated', schema: alertTargetCreatedResponse } },

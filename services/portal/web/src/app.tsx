@@ -38,14 +38,11 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
   }, []);
 
   useEffect(() => {
-    Promise.all([api<Session>('GET', '/session'), api<{ items: EventType[] }>('GET', '/event-types')]).then(
-      ([s, types]) => {
-        setSession(s);
-        setEventTypes(types.items.filter((e) => e.archived_at === null));
-        if (s.locale) document.documentElement.lang = s.locale;
-      },
-      fail,
-    );
+    Promise.all([api<Session>('GET', '/session'), api<{ items: EventType[] }>('GET', '/event-types')]).then(([s, types]) => {
+      setSession(s);
+      setEventTypes(types.items.filter((e) => e.archived_at === null));
+      if (s.locale) document.documentElement.lang = s.locale;
+    }, fail);
   }, [fail]);
 
   const go = useCallback((next: View) => {
@@ -56,26 +53,48 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
   }, []);
 
   if (gone) return <Gone locale={t.locale} />;
-  if (!session) return <main aria-busy="true"><p class="muted">{t.t('loading')}</p></main>;
+  if (!session)
+    return (
+      <main aria-busy="true">
+        <p class="muted">{t.t('loading')}</p>
+      </main>
+    );
   const ctx: Ctx = { t, session, eventTypes, go, fail };
   const tab = view.name === 'deliveries' ? 'deliveries' : 'endpoints';
   return (
     <div class="page">
       <header class="top">
         <div>
-          <p class="eyebrow">{t.t('title')}{session.environment === 'test' ? ` · ${t.t('environmentTest')}` : ''}</p>
+          <p class="eyebrow">
+            {t.t('title')}
+            {session.environment === 'test' ? ` · ${t.t('environmentTest')}` : ''}
+          </p>
           <p class="muted">{t.t('subtitle', { name: session.consumer.name ?? session.consumer.external_id })}</p>
         </div>
         <nav aria-label={t.t('title')}>
-          <button type="button" class={`tab${tab === 'endpoints' ? ' current' : ''}`} aria-current={tab === 'endpoints' ? 'page' : undefined} onClick={() => go({ name: 'endpoints' })}>
+          <button
+            type="button"
+            class={`tab${tab === 'endpoints' ? ' current' : ''}`}
+            aria-current={tab === 'endpoints' ? 'page' : undefined}
+            onClick={() => go({ name: 'endpoints' })}
+          >
             {t.t('tabEndpoints')}
           </button>
-          <button type="button" class={`tab${tab === 'deliveries' ? ' current' : ''}`} aria-current={tab === 'deliveries' ? 'page' : undefined} onClick={() => go({ name: 'deliveries' })}>
+          <button
+            type="button"
+            class={`tab${tab === 'deliveries' ? ' current' : ''}`}
+            aria-current={tab === 'deliveries' ? 'page' : undefined}
+            onClick={() => go({ name: 'deliveries' })}
+          >
             {t.t('tabDeliveries')}
           </button>
         </nav>
       </header>
-      {error && <Notice kind="error" onClose={() => setError(null)}>{t.t('errorGeneric', { message: error })}</Notice>}
+      {error && (
+        <Notice kind="error" onClose={() => setError(null)}>
+          {t.t('errorGeneric', { message: error })}
+        </Notice>
+      )}
       <main>
         {view.name === 'endpoints' && <EndpointsList ctx={ctx} />}
         {view.name === 'new' && <EndpointDetailView ctx={ctx} id={null} fresh={null} />}

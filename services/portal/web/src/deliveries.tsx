@@ -36,7 +36,9 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
           <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
             <option value="">{t.t('any')}</option>
             {STATUSES.map((s) => (
-              <option key={s} value={s}>{statusWord(t, s)}</option>
+              <option key={s} value={s}>
+                {statusWord(t, s)}
+              </option>
             ))}
           </select>
         </label>
@@ -45,13 +47,17 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
           <select value={eventType} onChange={(e) => setEventType(e.currentTarget.value)}>
             <option value="">{t.t('any')}</option>
             {ctx.eventTypes.map((e) => (
-              <option key={e.name} value={e.name}>{e.name}</option>
+              <option key={e.name} value={e.name}>
+                {e.name}
+              </option>
             ))}
           </select>
         </label>
       </div>
       {rows === null ? (
-        <p class="muted" aria-busy="true">{t.t('loading')}</p>
+        <p class="muted" aria-busy="true">
+          {t.t('loading')}
+        </p>
       ) : rows.length === 0 ? (
         <p class="muted">{t.t('deliveriesEmpty')}</p>
       ) : (
@@ -76,7 +82,13 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
   const [open, setOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const toggle = async () => {
-    if (!open && detail === null) setDetail(await api<MessageDetail>('GET', `/messages/${row.id}`).catch((err) => (ctx.fail(err), null)));
+    if (!open && detail === null)
+      setDetail(
+        await api<MessageDetail>('GET', `/messages/${row.id}`).catch((err) => {
+          ctx.fail(err);
+          return null;
+        }),
+      );
     setOpen(!open);
   };
   const resend = async (deliveryId: string) => {
@@ -109,7 +121,9 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
             <div key={d.id} class="delivery">
               <div class="row spread">
                 <span class="url">{d.url}</span>
-                <button type="button" onClick={() => resend(d.id)}>{t.t('resend')}</button>
+                <button type="button" onClick={() => resend(d.id)}>
+                  {t.t('resend')}
+                </button>
               </div>
               <div class="table-wrap">
                 <table>
@@ -125,11 +139,18 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
                   <tbody>
                     {d.attempts.map((a) => (
                       <tr key={a.id}>
-                        <td><Time t={t} at={a.at} /></td>
-                        <td>{attemptResult(t, a)}{a.error && <div class="muted small">{a.error}</div>}</td>
+                        <td>
+                          <Time t={t} at={a.at} />
+                        </td>
+                        <td>
+                          {attemptResult(t, a)}
+                          {a.error && <div class="muted small">{a.error}</div>}
+                        </td>
                         <td>{t.t('ms', { n: a.duration_ms })}</td>
                         <td>{a.source_ip ? t.t(a.via === 'relay' ? 'viaRelay' : 'viaDirect', { ip: a.source_ip }) : '—'}</td>
-                        <td><code class="head">{a.response_head ?? t.t('noResponse')}</code></td>
+                        <td>
+                          <code class="head">{a.response_head ?? t.t('noResponse')}</code>
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -24,7 +24,12 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     const body = { url: input.url, description: input.description || null, event_types: input.eventTypes, retry: input.retry };
     try {
       if (id === null) {
-        const created = await api<Endpoint & { secret: string }>('POST', '/endpoints', { ...body, consumer_id: ctx.session.consumer.id, description: input.description || undefined, event_types: input.eventTypes ?? undefined });
+        const created = await api<Endpoint & { secret: string }>('POST', '/endpoints', {
+          ...body,
+          consumer_id: ctx.session.consumer.id,
+          description: input.description || undefined,
+          event_types: input.eventTypes ?? undefined,
+        });
         ctx.go({ name: 'endpoint', id: created.id, secret: created.secret });
       } else {
         await api('PATCH', `/endpoints/${id}`, body);
@@ -44,11 +49,25 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     return (
       <section>
         <h1 tabIndex={-1}>{t.t('addEndpoint')}</h1>
-        <EndpointForm t={t} eventTypes={ctx.eventTypes} initial={null} busy={busy} fieldErrors={fieldErrors} submitLabel={t.t('create')} onSubmit={submit} onCancel={() => ctx.go({ name: 'endpoints' })} />
+        <EndpointForm
+          t={t}
+          eventTypes={ctx.eventTypes}
+          initial={null}
+          busy={busy}
+          fieldErrors={fieldErrors}
+          submitLabel={t.t('create')}
+          onSubmit={submit}
+          onCancel={() => ctx.go({ name: 'endpoints' })}
+        />
       </section>
     );
   }
-  if (endpoint === null) return <p class="muted" aria-busy="true">{t.t('loading')}</p>;
+  if (endpoint === null)
+    return (
+      <p class="muted" aria-busy="true">
+        {t.t('loading')}
+      </p>
+    );
 
   const setStatus = async (status: 'active' | 'paused') => {
     setBusy(true);
@@ -77,7 +96,9 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
         ← {t.t('back')}
       </button>
       <div class="row spread">
-        <h1 tabIndex={-1} class="url">{endpoint.url}</h1>
+        <h1 tabIndex={-1} class="url">
+          {endpoint.url}
+        </h1>
         <Pill kind={endpoint.status}>{statusWord(t, endpoint.status)}</Pill>
       </div>
       {notice && <Notice kind="ok">{notice}</Notice>}
@@ -90,11 +111,17 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       )}
       <div class="row">
         {endpoint.status === 'active' ? (
-          <button type="button" disabled={busy} onClick={() => setStatus('paused')}>{t.t('pause')}</button>
+          <button type="button" disabled={busy} onClick={() => setStatus('paused')}>
+            {t.t('pause')}
+          </button>
         ) : (
-          <button type="button" disabled={busy} onClick={() => setStatus('active')}>{t.t('resume')}</button>
+          <button type="button" disabled={busy} onClick={() => setStatus('active')}>
+            {t.t('resume')}
+          </button>
         )}
-        <button type="button" class="danger" onClick={remove}>{t.t('delete')}</button>
+        <button type="button" class="danger" onClick={remove}>
+          {t.t('delete')}
+        </button>
       </div>
       {endpoint.status === 'paused' && <p class="help">{t.t('pausedHelp')}</p>}
 
@@ -149,16 +176,24 @@ function SecretPanel({ ctx, endpointId, fresh }: { ctx: Ctx; endpointId: string;
       <h2>{t.t('secret')}</h2>
       <p class="help">{t.t('secretHelp')}</p>
       <div class="row">
-        <code class="secret" aria-label={t.t('secret')}>{secret ?? '••••••••••••••••••••••••'}</code>
+        <code class="secret">{secret ?? '••••••••••••••••••••••••'}</code>
         {secret === null ? (
-          <button type="button" onClick={reveal}>{t.t('reveal')}</button>
+          <button type="button" onClick={reveal}>
+            {t.t('reveal')}
+          </button>
         ) : (
           <>
-            <button type="button" onClick={() => setSecret(null)}>{t.t('hide')}</button>
-            <button type="button" onClick={copy} aria-live="polite">{copied ? t.t('copied') : t.t('copy')}</button>
+            <button type="button" onClick={() => setSecret(null)}>
+              {t.t('hide')}
+            </button>
+            <button type="button" onClick={copy} aria-live="polite">
+              {copied ? t.t('copied') : t.t('copy')}
+            </button>
           </>
         )}
-        <button type="button" onClick={rotate}>{t.t('rotate')}</button>
+        <button type="button" onClick={rotate}>
+          {t.t('rotate')}
+        </button>
       </div>
       {notice && <Notice kind="ok">{notice}</Notice>}
     </div>
@@ -171,7 +206,9 @@ function TrialPanel({ ctx, endpoint }: { ctx: Ctx; endpoint: EndpointDetail }) {
   const types = endpoint.event_types ?? ctx.eventTypes.map((e) => e.name);
   const [eventType, setEventType] = useState(types[0] ?? 'test.message');
   const [payload, setPayload] = useState('{\n  "example": true\n}');
-  const [state, setState] = useState<{ kind: 'idle' } | { kind: 'sent' } | { kind: 'done'; result: string } | { kind: 'error'; message: string }>({ kind: 'idle' });
+  const [state, setState] = useState<{ kind: 'idle' } | { kind: 'sent' } | { kind: 'done'; result: string } | { kind: 'error'; message: string }>({
+    kind: 'idle',
+  });
 
   const send = async (e: Event) => {
     e.preventDefault();
@@ -208,7 +245,9 @@ function TrialPanel({ ctx, endpoint }: { ctx: Ctx; endpoint: EndpointDetail }) {
           {types.length > 0 ? (
             <select id="trial-type" value={eventType} onChange={(e) => setEventType(e.currentTarget.value)}>
               {types.map((name) => (
-                <option key={name} value={name}>{name}</option>
+                <option key={name} value={name}>
+                  {name}
+                </option>
               ))}
             </select>
           ) : (
@@ -282,7 +321,11 @@ function RecoveryPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: Endpoi
           <button type="submit">{t.t('recoveryStart')}</button>
         </form>
       )}
-      {error && <p id="rcv-error" class="field-error">{error}</p>}
+      {error && (
+        <p id="rcv-error" class="field-error">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -32,7 +32,7 @@ export function EndpointForm(props: {
   const [count, setCount] = useState(initial?.retry.count ?? 7);
   const [interval, setInterval] = useState(initial?.retry.interval ?? 'progressive');
   const shown = eventTypes.filter((e) => `${e.name} ${e.description ?? ''}`.toLowerCase().includes(search.toLowerCase()));
-  const toggle = (name: string) => setChosen((c) => (c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]);
+  const toggle = (name: string) => setChosen((c) => ((c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]));
 
   return (
     <form
@@ -44,14 +44,40 @@ export function EndpointForm(props: {
     >
       <div class="field">
         <label for="ep-url">{t.t('url')}</label>
-        <input id="ep-url" type="url" required value={url} placeholder="https://" aria-describedby="ep-url-help ep-url-error" aria-invalid={fieldErrors['url'] ? 'true' : undefined} onInput={(e) => setUrl(e.currentTarget.value)} />
-        <p id="ep-url-help" class="help">{t.t('urlHelp')}</p>
-        {fieldErrors['url'] && <p id="ep-url-error" class="field-error">{fieldErrors['url']}</p>}
+        <input
+          id="ep-url"
+          type="url"
+          required
+          value={url}
+          placeholder="https://"
+          aria-describedby="ep-url-help ep-url-error"
+          aria-invalid={fieldErrors['url'] ? 'true' : undefined}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
+        <p id="ep-url-help" class="help">
+          {t.t('urlHelp')}
+        </p>
+        {fieldErrors['url'] && (
+          <p id="ep-url-error" class="field-error">
+            {fieldErrors['url']}
+          </p>
+        )}
       </div>
       <div class="field">
         <label for="ep-description">{t.t('description')}</label>
-        <input id="ep-description" type="text" maxLength={200} value={description} aria-describedby="ep-description-error" onInput={(e) => setDescription(e.currentTarget.value)} />
-        {fieldErrors['description'] && <p id="ep-description-error" class="field-error">{fieldErrors['description']}</p>}
+        <input
+          id="ep-description"
+          type="text"
+          maxLength={200}
+          value={description}
+          aria-describedby="ep-description-error"
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
+        {fieldErrors['description'] && (
+          <p id="ep-description-error" class="field-error">
+            {fieldErrors['description']}
+          </p>
+        )}
       </div>
       <fieldset class="field">
         <legend>{t.t('eventTypes')}</legend>
@@ -68,7 +94,13 @@ export function EndpointForm(props: {
             {chosen !== null && (
               <div class="types">
                 {eventTypes.length > 8 && (
-                  <input type="search" aria-label={t.t('eventTypesSearch')} placeholder={t.t('eventTypesSearch')} value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+                  <input
+                    type="search"
+                    aria-label={t.t('eventTypesSearch')}
+                    placeholder={t.t('eventTypesSearch')}
+                    value={search}
+                    onInput={(e) => setSearch(e.currentTarget.value)}
+                  />
                 )}
                 {shown.map((e) => (
                   <label key={e.name} class="check">
@@ -91,7 +123,9 @@ export function EndpointForm(props: {
           {t.t('retryCount')}{' '}
           <select value={String(count)} onChange={(e) => setCount(Number(e.currentTarget.value))}>
             {COUNTS.map((c) => (
-              <option key={c} value={String(c)}>{t.number(c)}</option>
+              <option key={c} value={String(c)}>
+                {t.number(c)}
+              </option>
             ))}
           </select>
         </label>
@@ -99,7 +133,9 @@ export function EndpointForm(props: {
           {t.t('retryInterval')}{' '}
           <select value={interval} onChange={(e) => setInterval(e.currentTarget.value)}>
             {INTERVALS.map((i) => (
-              <option key={i} value={i}>{i === 'progressive' ? t.t('intervalProgressive') : i}</option>
+              <option key={i} value={i}>
+                {i === 'progressive' ? t.t('intervalProgressive') : i}
+              </option>
             ))}
           </select>
         </label>

@@ -15,7 +15,12 @@ export function EndpointsList({ ctx }: { ctx: Ctx }) {
       .then(setItems, ctx.fail);
   }, [ctx]);
 
-  if (items === null) return <p class="muted" aria-busy="true">{t.t('loading')}</p>;
+  if (items === null)
+    return (
+      <p class="muted" aria-busy="true">
+        {t.t('loading')}
+      </p>
+    );
   return (
     <section>
       <div class="row spread">

@@ -38,6 +38,14 @@ export function attemptResult(t: Translator, a: { response_status: number | null
 }
 
 export function statusWord(t: Translator, status: string): string {
-  const key = { active: 'statusActive', paused: 'statusPaused', disabled: 'statusDisabled', pending: 'statusPending', retrying: 'statusRetrying', success: 'statusSuccess', failed: 'statusFailed' }[status];
+  const key = {
+    active: 'statusActive',
+    paused: 'statusPaused',
+    disabled: 'statusDisabled',
+    pending: 'statusPending',
+    retrying: 'statusRetrying',
+    success: 'statusSuccess',
+    failed: 'statusFailed',
+  }[status];
   return key ? t.t(key as Parameters<Translator['t']>[0]) : status;
 }

@@ -13,7 +13,10 @@ const CLAIM_DELIVERIES = fileURLToPath(new URL('./claim-deliveries-process.ts', 
  * @throws Error when a process exits non-zero or reports nothing.
  */
 export async function raceCreateEndpoints(count: number, job: CreateEndpointsJob): Promise<CreateEndpointsResult[]> {
-  return race<CreateEndpointsResult>(CREATE_ENDPOINTS, Array.from({ length: count }, () => job));
+  return race<CreateEndpointsResult>(
+    CREATE_ENDPOINTS,
+    Array.from({ length: count }, () => job),
+  );
 }
 
 /**
