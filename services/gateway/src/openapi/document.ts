@@ -176,7 +176,7 @@ function operationJson(op: Operation): Json {
     'x-scope': op.scope,
     security: [{ apiKey: op.scope ? [op.scope] : [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: op.body.required, content: { 'application/json': { schema: { $ref: REF(op.body.name) } } } } } : {}),
+    ...(op.body ? { requestBody: { required: op.body.required, content: { 'application/json': media(op.body.name, op.body.example) } } } : {}),
     responses: responsesJson(op),
   };
 }
@@ -197,22 +197,35 @@ function responsesJson(op: Operation): Json {
     [success.status]: {
       description: success.description,
       headers: successHeaders,
-      ...(success.schema ? { content: { 'application/json': { schema: { $ref: REF(success.schema.name) } } } } : {}),
+      ...(success.schema ? { content: { 'application/json': media(success.schema.name, success.example) } } : {}),
     },
   };
   const codes: ErrorCode[] = ['unauthorized', ...(op.scope ? (['forbidden'] as const) : []), ...op.errors, 'rate_limited'];
   for (const code of [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b])) {
     const headers =
       code === 'unauthorized' ? undefined : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;
-    responses[ERROR_STATUS[code]] = errorJson(ERROR_MEANING[code], headers);
+    responses[ERROR_STATUS[code]] = errorJson(ERROR_MEANING[code], headers, code);
   }
   responses['default'] = errorJson('Unexpected server error (500), or a dependency unavailable (503)');
   return responses;
 }
 
-function errorJson(description: string, headers?: Json): Json {
-  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: { $ref: REF('Error') } } } };
+function errorJson(description: string, headers?: Json, code?: ErrorCode): Json {
+  const example = code && { error: code, message: ERROR_EXAMPLE[code] ?? ERROR_MEANING[code] };
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': media('Error', example) } };
 }
+
+/** A JSON media type: the named component's schema, and a sample body when there is one. */
+function media(schema: string, example: unknown): Json {
+  return { schema: { $ref: REF(schema) }, ...(example ? { example } : {}) };
+}
+
+const ERROR_EXAMPLE: Partial<Record<ErrorCode, string>> = {
+  unauthorized: 'missing, wrong, revoked or expired API key',
+  forbidden: 'this API key lacks the scope endpoints:write',
+  invalid: 'retry.count: must be one of 0, 1, 2, 3, 5, 7, 12',
+  rate_limited: 'rate limit of 600 requests per minute for this environment reached; retry in 12 s',
+};
 
 /** docs/openapi.json's text: the document, two-space indented, with a final newline. */
 export function openApiDocumentText(): string {

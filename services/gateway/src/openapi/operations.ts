@@ -45,6 +45,8 @@ export interface SuccessResponse {
   status: 200 | 201 | 202 | 204;
   description: string;
   schema?: { name: string; schema: z.ZodType };
+  /** A sample body, shown in the reference. */
+  example?: unknown;
   /** Response headers beyond the rate-limit ones every authenticated response has. */
   headers?: readonly 'x-usage-month'[];
 }
@@ -66,7 +68,7 @@ export interface Operation {
   scope: Scope | null;
   params?: readonly PathParam[];
   query?: z.ZodObject;
-  body?: { name: string; schema: z.ZodType; required: boolean };
+  body?: { name: string; schema: z.ZodType; required: boolean; example?: unknown };
   idempotencyKey?: boolean;
   success: SuccessResponse;
   /** Errors this operation answers beyond 401, 429 (every one) and 403 (every scoped one). */
@@ -90,9 +92,20 @@ export const OPERATIONS: readonly Operation[] = [
       'The same Idempotency-Key returns the same id for 24 hours (the first message wins). An unknown consumer is created on the spot (0 deliveries). ' +
       'Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit).',
     scope: 'messages:send',
-    body: { name: 'SendMessageRequest', schema: sendMessageBody, required: true },
+    body: {
+      name: 'SendMessageRequest',
+      schema: sendMessageBody,
+      required: true,
+      example: { consumer: 'customer-42', event_type: 'invoice.paid', payload: { invoice: 1001, amount: 4200 } },
+    },
     idempotencyKey: true,
-    success: { status: 202, description: 'Accepted', schema: { name: 'MessageAccepted', schema: sendMessageResponse }, headers: ['x-usage-month'] },
+    success: {
+      status: 202,
+      description: 'Accepted',
+      schema: { name: 'MessageAccepted', schema: sendMessageResponse },
+      example: { id: 'msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D', deliveries: 1 },
+      headers: ['x-usage-month'],
+    },
     errors: ['plan_limit', 'too_large', 'invalid'],
   },
   {
@@ -154,7 +167,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Create a consumer',
     description: 'A consumer is one of your customers. Its external_id is your own id for it and is unique (409 conflict).',
     scope: 'consumers:write',
-    body: { name: 'CreateConsumerRequest', schema: createConsumerBody, required: true },
+    body: { name: 'CreateConsumerRequest', schema: createConsumerBody, required: true, example: { external_id: 'customer-42', name: 'Globex' } },
     success: { status: 201, description: 'Created', schema: { name: 'Consumer', schema: consumerResponse } },
     errors: ['conflict', 'too_large', 'invalid'],
   },
@@ -168,7 +181,7 @@ export const OPERATIONS: readonly Operation[] = [
       'A link to the customer settings page for this consumer, valid 15 minutes. Only `frame_origin` may embed it in an iframe. Not on the Free plan (402 plan_limit).',
     scope: 'endpoints:write',
     params: [id('consumer id (con_…)')],
-    body: { name: 'PortalLinkRequest', schema: portalLinkBody, required: false },
+    body: { name: 'PortalLinkRequest', schema: portalLinkBody, required: false, example: { frame_origin: 'https://dashboard.example.com', locale: 'ja' } },
     success: { status: 201, description: 'Created', schema: { name: 'PortalLink', schema: portalLinkResponse } },
     errors: ['plan_limit', 'not_found', 'too_large', 'invalid'],
   },
@@ -193,7 +206,17 @@ export const OPERATIONS: readonly Operation[] = [
       'The URL must be https on port 443 or 8443 and resolve to a public address (422 otherwise). At most 20 endpoints per consumer (422). ' +
       'The answer carries the signing secret, shown only here.',
     scope: 'endpoints:write',
-    body: { name: 'CreateEndpointRequest', schema: createEndpointBody, required: true },
+    body: {
+      name: 'CreateEndpointRequest',
+      schema: createEndpointBody,
+      required: true,
+      example: {
+        consumer_id: 'con_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D',
+        url: 'https://hooks.globex.example/wirehook',
+        event_types: ['invoice.paid'],
+        retry: { count: 7, interval: 'progressive' },
+      },
+    },
     success: { status: 201, description: 'Created', schema: { name: 'EndpointWithSecret', schema: endpointWithSecretResponse } },
     errors: ['not_found', 'too_large', 'invalid'],
   },
@@ -219,7 +242,7 @@ export const OPERATIONS: readonly Operation[] = [
       'Every field is optional. `retry: null` restores the default policy, `compat_signature: null` removes it. `status` pauses (messages are held) or resumes (held messages of this month and last month are sent).',
     scope: 'endpoints:write',
     params: [id('endpoint id (ep_…)')],
-    body: { name: 'UpdateEndpointRequest', schema: patchEndpointBody, required: true },
+    body: { name: 'UpdateEndpointRequest', schema: patchEndpointBody, required: true, example: { status: 'paused' } },
     success: { status: 200, description: 'The endpoint as changed', schema: { name: 'Endpoint', schema: endpointResponse } },
     errors: ['not_found', 'too_large', 'invalid'],
   },
@@ -258,7 +281,7 @@ export const OPERATIONS: readonly Operation[] = [
       '409 conflict when the endpoint is not active or a recovery already runs.',
     scope: 'messages:retry',
     params: [id('endpoint id (ep_…)')],
-    body: { name: 'RecoverRequest', schema: recoverBody, required: true },
+    body: { name: 'RecoverRequest', schema: recoverBody, required: true, example: { since: 1767225600000 } },
     success: { status: 202, description: 'Started', schema: { name: 'Recovery', schema: recoveryResponse } },
     errors: ['not_found', 'conflict', 'too_large', 'invalid'],
   },
@@ -291,7 +314,12 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Event types',
     summary: 'Register an event type',
     scope: 'endpoints:write',
-    body: { name: 'CreateEventTypeRequest', schema: createEventTypeBody, required: true },
+    body: {
+      name: 'CreateEventTypeRequest',
+      schema: createEventTypeBody,
+      required: true,
+      example: { name: 'invoice.paid', description: 'An invoice was paid' },
+    },
     success: { status: 201, description: 'Registered', schema: { name: 'EventType', schema: eventTypeResponse } },
     errors: ['conflict', 'too_large', 'invalid'],
   },
@@ -314,7 +342,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Change the alert conditions',
     description: 'A partial body changes only what it names.',
     scope: 'endpoints:write',
-    body: { name: 'AlertConditionsUpdate', schema: alertConditionsPatch, required: true },
+    body: { name: 'AlertConditionsUpdate', schema: alertConditionsPatch, required: true, example: { delivery_failure: '15m' } },
     success: { status: 200, description: 'The conditions as changed', schema: { name: 'AlertConditions', schema: alertConditionsSchema } },
     errors: ['too_large', 'invalid'],
   },
@@ -327,7 +355,12 @@ export const OPERATIONS: readonly Operation[] = [
     description:
       'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server).',
     scope: 'endpoints:write',
-    body: { name: 'CreateAlertTargetRequest', schema: createAlertTargetBody, required: true },
+    body: {
+      name: 'CreateAlertTargetRequest',
+      schema: createAlertTargetBody,
+      required: true,
+      example: { type: 'chat', url: 'https://hooks.slack.example/services/T000/B000/XXXX' },
+    },
     success: { status: 201, description: 'Added', schema: { name: 'AlertTargetCreated', schema: alertTargetCreatedResponse } },
     errors: ['too_large', 'invalid'],
   },
