@@ -40,7 +40,7 @@ it('renders every operation from /v1/openapi.json, from our own origin only, wit
   const doc = (await (await fetch(`${wh.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
   const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.summary));
   expect(summaries.length).toBeGreaterThanOrEqual(23);
-  const text = await page.locator('body').innerText();
+  const text = (await page.locator('body').textContent()) ?? '';
   for (const summary of summaries) expect(text, summary).toContain(summary);
   if (SHOT) await page.screenshot({ path: SHOT });
   expect(elsewhere).toEqual([]);
