@@ -102,7 +102,7 @@ it('every service gets each variable its config requires from the chart template
   }
 });
 
-it('the README\'s values table is the one generated from values.yaml (run `pnpm chart-readme`)', () => {
+it("the README's values table is the one generated from values.yaml (run `pnpm chart-readme`)", () => {
   const readme = readFileSync(README_PATH, 'utf8');
   expect(readme).toContain(chartValuesTable());
   expect(chartValuesTable()).toContain('| `services.dispatcher.autoscaling.maxReplicas` |');

@@ -58,7 +58,7 @@ export async function checkHost(hostname: string, deps: UrlPolicyDeps): Promise<
   for (const { address } of addresses) {
     if (!policy.isAllowedAddress(address)) {
       throw new InvalidError(
-        `url host "${bare}" resolves to ${address}, ${describeAddress(address)}; ` + 'endpoint URLs must resolve only to public addresses',
+        `url host "${bare}" resolves to ${address}, ${describeAddress(address)}; endpoint URLs must resolve only to public addresses`,
       );
     }
   }
