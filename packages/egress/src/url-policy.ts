@@ -57,9 +57,7 @@ export async function checkHost(hostname: string, deps: UrlPolicyDeps): Promise<
   if (nameAllowed) return addresses;
   for (const { address } of addresses) {
     if (!policy.isAllowedAddress(address)) {
-      throw new InvalidError(
-        `url host "${bare}" resolves to ${address}, ${describeAddress(address)}; endpoint URLs must resolve only to public addresses`,
-      );
+      throw new InvalidError(`url host "${bare}" resolves to ${address}, ${describeAddress(address)}; endpoint URLs must resolve only to public addresses`);
     }
   }
   return addresses;
