@@ -1,0 +1,35 @@
+import { paginate } from '../paging.ts';
+import { path, type Transport } from '../transport.ts';
+import type { Consumer, ConsumerPage, CreateConsumerRequest, ListConsumersQuery, PortalLink, PortalLinkRequest } from '../types.ts';
+
+/** `client.consumers`: your customers, and links to their settings page. */
+export class Consumers {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** One page of consumers (`GET /v1/consumers`, scope logs:read). */
+  async list(query: ListConsumersQuery = {}): Promise<ConsumerPage> {
+    return (await this.#t.request<ConsumerPage>({ method: 'GET', path: '/v1/consumers', query })).body;
+  }
+
+  /** Every consumer, fetched page by page as the loop goes. */
+  iterate(query: ListConsumersQuery = {}): AsyncGenerator<Consumer, void, undefined> {
+    return paginate((cursor) => this.list({ ...query, cursor }), query.cursor);
+  }
+
+  /** Creates a consumer; 409 conflict when its external_id exists (`POST /v1/consumers`, scope consumers:write). */
+  async create(body: CreateConsumerRequest): Promise<Consumer> {
+    return (await this.#t.request<Consumer>({ method: 'POST', path: '/v1/consumers', body })).body;
+  }
+
+  /**
+   * A link to the consumer's settings page, valid 15 minutes; only `frame_origin` may embed it
+   * (`POST /v1/consumers/{id}/portal`, scope endpoints:write). 402 plan_limit on the Free plan.
+   */
+  async portalLink(id: string, body: PortalLinkRequest = {}): Promise<PortalLink> {
+    return (await this.#t.request<PortalLink>({ method: 'POST', path: path`/v1/consumers/${id}/portal`, body })).body;
+  }
+}

@@ -1,0 +1,20 @@
+import { path, type Transport } from '../transport.ts';
+import type { Delivery } from '../types.ts';
+
+/** `client.deliveries`: re-send one delivery. */
+export class Deliveries {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /**
+   * Sends a delivery again at once, as the same message (same webhook-id); answers the delivery
+   * as queued (`POST /v1/deliveries/{id}/retry`, scope messages:retry). 409 when its endpoint
+   * is paused, disabled or deleted.
+   */
+  async retry(id: string): Promise<Delivery> {
+    return (await this.#t.request<Delivery>({ method: 'POST', path: path`/v1/deliveries/${id}/retry` })).body;
+  }
+}

@@ -1,0 +1,75 @@
+import { path, type Transport } from '../transport.ts';
+import type {
+  CreateEndpointRequest,
+  Endpoint,
+  EndpointDetail,
+  EndpointList,
+  EndpointWithSecret,
+  ListEndpointsQuery,
+  RecoverRequest,
+  Recovery,
+  RotatedSecret,
+  UpdateEndpointRequest,
+} from '../types.ts';
+
+/** `client.endpoints`: the URLs that receive a consumer's webhooks, their secrets and recoveries. */
+export class Endpoints {
+  readonly #t: Transport;
+
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** The environment's endpoints, or one consumer's (`GET /v1/endpoints`, scope logs:read). */
+  async list(query: ListEndpointsQuery = {}): Promise<EndpointList> {
+    return (await this.#t.request<EndpointList>({ method: 'GET', path: '/v1/endpoints', query })).body;
+  }
+
+  /**
+   * Creates an endpoint; the answer carries its signing secret, shown only here
+   * (`POST /v1/endpoints`, scope endpoints:write). 422 for a URL that is not public https on 443/8443.
+   */
+  async create(body: CreateEndpointRequest): Promise<EndpointWithSecret> {
+    return (await this.#t.request<EndpointWithSecret>({ method: 'POST', path: '/v1/endpoints', body })).body;
+  }
+
+  /** An endpoint with its recent attempts, retrying count and latest recovery (`GET /v1/endpoints/{id}`, scope logs:read). */
+  async get(id: string): Promise<EndpointDetail> {
+    return (await this.#t.request<EndpointDetail>({ method: 'GET', path: path`/v1/endpoints/${id}` })).body;
+  }
+
+  /**
+   * Changes the fields given; `status: 'paused'` holds messages, `'active'` resumes and sends
+   * the held ones (`PATCH /v1/endpoints/{id}`, scope endpoints:write).
+   */
+  async update(id: string, body: UpdateEndpointRequest): Promise<Endpoint> {
+    return (await this.#t.request<Endpoint>({ method: 'PATCH', path: path`/v1/endpoints/${id}`, body })).body;
+  }
+
+  /** Deletes an endpoint; its open deliveries end as failed (`DELETE /v1/endpoints/{id}`, scope endpoints:write). */
+  async delete(id: string): Promise<void> {
+    await this.#t.request<undefined>({ method: 'DELETE', path: path`/v1/endpoints/${id}` });
+  }
+
+  /**
+   * A new signing secret; for 24 hours deliveries are signed with the old one as well
+   * (`POST /v1/endpoints/{id}/rotate-secret`, scope endpoints:write).
+   */
+  async rotateSecret(id: string): Promise<RotatedSecret> {
+    return (await this.#t.request<RotatedSecret>({ method: 'POST', path: path`/v1/endpoints/${id}/rotate-secret` })).body;
+  }
+
+  /**
+   * Re-sends the endpoint's failed deliveries of messages created at or after `since`
+   * (`POST /v1/endpoints/{id}/recover`, scope messages:retry). 409 conflict when the endpoint
+   * is not active or a recovery already runs.
+   */
+  async recover(id: string, body: RecoverRequest): Promise<Recovery> {
+    return (await this.#t.request<Recovery>({ method: 'POST', path: path`/v1/endpoints/${id}/recover`, body })).body;
+  }
+
+  /** A recovery's progress (`GET /v1/endpoints/{id}/recoveries/{recovery_id}`, scope logs:read). */
+  async getRecovery(id: string, recoveryId: string): Promise<Recovery> {
+    return (await this.#t.request<Recovery>({ method: 'GET', path: path`/v1/endpoints/${id}/recoveries/${recoveryId}` })).body;
+  }
+}
