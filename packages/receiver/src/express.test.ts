@@ -37,6 +37,15 @@ describe('expressWebhook', () => {
     expect(json.rawBody).toBe(body);
   });
 
+  it('a payload near the 1 MB limit of Wirehook passes behind express.raw with the limit the README gives (its default 100 kB would refuse it)', async () => {
+    const big = wirehookBody({ blob: 'x'.repeat(900_000) });
+    const app = express();
+    app.post('/webhooks', express.raw({ type: 'application/json', limit: '2mb' }), expressWebhook(secret), echo);
+    const { status, json } = await post(app, big, signedHeaders(secret, big));
+    expect(status).toBe(200);
+    expect(json.webhook.body.length).toBe(big.length);
+  });
+
   it('reads the raw body itself when no parser ran, leaving the bytes in req.body', async () => {
     const app = express();
     app.post('/webhooks', expressWebhook(secret), echo);
@@ -62,7 +71,7 @@ describe('expressWebhook', () => {
     expect(status).toBe(500);
     expect(json.error).toBe('body_not_raw');
     expect(json.message).toContain('already parsed into an object (by express.json()?)');
-    expect(json.message).toContain('express.raw({ type: "application/json" })');
+    expect(json.message).toContain('express.raw({ type: "application/json", limit: "2mb" })');
   });
 
   it('answers 400 no_matching_signature for a tampered body', async () => {

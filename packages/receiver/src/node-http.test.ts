@@ -36,6 +36,29 @@ async function post(url: string, payload: string, headers: Record<string, string
 }
 
 describe('verifyNodeRequest', () => {
+  it('a client that goes away mid-body is a body_incomplete refusal, not an unhandled rejection', async () => {
+    const { connect } = await import('node:net');
+    let outcome: unknown;
+    const server = createServer((req) => {
+      verifyNodeRequest(req, secret).then(
+        () => (outcome = 'verified'),
+        (err: unknown) => (outcome = err),
+      );
+    });
+    const running = await listen(server);
+    stop = running.close;
+    const { port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.on('connect', resolve));
+    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a"`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    for (let i = 0; i < 100 && outcome === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(outcome).toBeInstanceOf(WebhookVerificationError);
+    expect((outcome as WebhookVerificationError).reason).toBe('body_incomplete');
+    expect((outcome as WebhookVerificationError).status).toBe(400);
+  });
+
   it('reads and verifies the body', async () => {
     const url = await serve();
     const { status, json } = await post(url, body, signedHeaders(secret, body, { id: 'msg_n1' }));

@@ -10,8 +10,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Reads the whole body of `req`. Throws (rejects with) a `body_too_large`
- * {@link WebhookVerificationError} past `maxBytes`, and a `body_not_raw` one when
- * something else already read the body.
+ * {@link WebhookVerificationError} past `maxBytes`, a `body_not_raw` one when something
+ * else already read the body, and a `body_incomplete` one when the client went away mid-body.
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   if (req.readableEnded) return Promise.reject(notRaw('the request body was already read (by a body parser?) before verification'));
@@ -31,10 +31,15 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
       settle(() => reject(tooLarge(maxBytes)));
     };
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size)));
-    const onError = (err: Error) => settle(() => reject(err));
-    const onClose = () => settle(() => reject(new Error('the request was closed before its body was complete')));
+    // A client that goes away mid-body is a refused request, not a crash of the receiver.
+    const onError = (err: Error) => settle(() => reject(incomplete(err.message)));
+    const onClose = () => settle(() => reject(incomplete('the connection closed')));
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
+}
+
+function incomplete(why: string): WebhookVerificationError {
+  return new WebhookVerificationError('body_incomplete', `the request body ended before its end (${why}): nothing was verified`);
 }
 
 function tooLarge(maxBytes: number): WebhookVerificationError {

@@ -12,6 +12,7 @@ export const REASON_STATUS = {
   no_matching_signature: 400,
   body_reencoded: 400,
   invalid_body: 400,
+  body_incomplete: 400,
   body_too_large: 413,
   bad_secret_format: 500,
   body_not_raw: 500,

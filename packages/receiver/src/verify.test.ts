@@ -141,6 +141,12 @@ describe('timestamp tolerance', () => {
     expect(err.message).toContain('clock is behind');
   });
 
+  it('refuses a toleranceSeconds that would switch the replay window off (NaN, Infinity, negative)', () => {
+    for (const toleranceSeconds of [Number.NaN, Number.POSITIVE_INFINITY, -1]) {
+      expect(() => verify(body, signedAt(-10_000), secret, { ...at(T), toleranceSeconds })).toThrow(TypeError);
+    }
+  });
+
   it('uses toleranceSeconds when given', () => {
     expect(verify(body, signedAt(-10), secret, { ...at(T), toleranceSeconds: 10 }).timestamp).toBe(T - 10);
     expect(refusal(() => verify(body, signedAt(-11), secret, { ...at(T), toleranceSeconds: 10 })).reason).toBe('timestamp_too_old');
@@ -241,7 +247,7 @@ describe('the body', () => {
     const err = refusal(() => verify(payload as string, headers, secret, at(T)));
     expect(err.reason).toBe('body_not_raw');
     expect(err.message).toContain(says);
-    expect(err.message).toContain('express.raw({ type: "application/json" })');
+    expect(err.message).toContain('express.raw({ type: "application/json", limit: "2mb" })');
     expect(err.message).toContain('request.text()');
   });
 

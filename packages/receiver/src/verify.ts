@@ -80,6 +80,8 @@ function parseTimestamp(value: string): number {
 
 function checkTolerance(timestamp: number, options: VerifyOptions): void {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  // NaN or Infinity (an unset environment variable through Number()) would turn the replay window off.
+  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`toleranceSeconds must be a finite number of seconds, 0 or more; got ${tolerance}`);
   const age = Math.floor((options.now ?? Date.now)() / 1000) - timestamp;
   if (age > tolerance) {
     throw new WebhookVerificationError(
