@@ -18,7 +18,7 @@ export type paths = {
         put?: never;
         /**
          * Send a message
-         * @description Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. The same Idempotency-Key returns the same id for 24 hours (the first message wins). An unknown consumer is created on the spot (0 deliveries). Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit).
+         * @description Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. The same Idempotency-Key returns the same id for 24 hours (the first message wins). An unknown consumer is created on the spot (0 deliveries). Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit). The payload may be up to 1 MB of JSON (422 beyond); a request body over 1.1 MB is refused unread (413 too_large).
          *
          *     Scope: `messages:send`.
          */
@@ -784,7 +784,7 @@ export interface operations {
                 /** @description the previous page's next_cursor */
                 cursor?: string;
                 /** @description items per page, 1 to 100 (default 50) */
-                limit?: string;
+                limit?: number;
                 /** @description only messages with this status */
                 status?: "pending" | "retrying" | "success" | "failed";
                 /** @description only messages of this event type */
@@ -792,7 +792,7 @@ export interface operations {
                 /** @description part of the message id, event type, consumer external_id or Idempotency-Key */
                 q?: string;
                 /** @description only messages created at or after it (Unix ms); with a filter and no since, the last 7 days */
-                since?: string;
+                since?: number;
             };
             header?: never;
             path?: never;
@@ -1289,7 +1289,7 @@ export interface operations {
                 /** @description the previous page's next_cursor */
                 cursor?: string;
                 /** @description items per page, 1 to 100 (default 50) */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path?: never;

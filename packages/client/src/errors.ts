@@ -111,9 +111,12 @@ function errorBody(body: unknown): { code: ErrorCode | undefined; message: strin
   };
 }
 
-/** `retry-after` in whole seconds; 1 when absent or not a number (the server always sends seconds). */
+/**
+ * `retry-after` in whole seconds, at least 1: absent, not a number or 0 (a proxy's) is 1, so
+ * a retrying client never hammers the API (the server itself always sends 1 or more).
+ */
 export function retryAfter(headers: Headers): number {
   const raw = headers.get('retry-after')?.trim();
   const seconds = raw ? Number(raw) : Number.NaN;
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : 1;
+  return Number.isFinite(seconds) && seconds >= 1 ? Math.ceil(seconds) : 1;
 }

@@ -42,6 +42,16 @@ describe('iterate', () => {
     expect(requests).toHaveLength(1);
   });
 
+  it('a cursor that comes back stops the loop with an error instead of paging forever', async () => {
+    const { fetch, requests } = fakeFetch(() => json(200, { items: [row('m1')], next_cursor: 'same' }));
+    const ids: string[] = [];
+    const loop = (async () => {
+      for await (const m of new Wirehook({ apiKey: 'k', fetch }).messages.iterate()) ids.push(m.id);
+    })();
+    await expect(loop).rejects.toThrow(/cursor same twice/);
+    expect(requests).toHaveLength(2);
+  });
+
   it('starts from a given cursor', async () => {
     const { fetch } = pages();
     const ids: string[] = [];
@@ -59,5 +69,22 @@ describe('iterate', () => {
     })();
     await expect(loop).rejects.toMatchObject({ code: 'invalid', message: 'cursor: outside the retention window' });
     expect(ids).toEqual(['m1', 'm2']);
+  });
+});
+
+describe('retry-after', () => {
+  it('is at least 1 second: a proxy saying 0 (or nothing useful) never makes a retrying client hammer the API', async () => {
+    const { retryAfter } = await import('./errors.ts');
+    expect(retryAfter(new Headers({ 'retry-after': '0' }))).toBe(1);
+    expect(retryAfter(new Headers({ 'retry-after': 'soon' }))).toBe(1);
+    expect(retryAfter(new Headers({ 'retry-after': '7' }))).toBe(7);
+  });
+});
+
+describe('redirects', () => {
+  it('are not followed: a 301 in front of the API is an error, never a POST turned GET', async () => {
+    const { fetch, requests } = fakeFetch(() => json(200, { id: 'msg_1', deliveries: 1 }));
+    await new Wirehook({ apiKey: 'k', fetch }).messages.send({ consumer: 'c', event_type: 'a.b', payload: {} });
+    expect(requests[0]?.redirect).toBe('error');
   });
 });

@@ -10,9 +10,13 @@ export interface Page<T> {
  */
 export async function* paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, cursor?: string): AsyncGenerator<T, void, undefined> {
   let next = cursor;
+  const seen = new Set<string>();
   do {
     const page = await fetchPage(next);
     yield* page.items;
     next = page.next_cursor ?? undefined;
+    // A cursor coming back (a proxy's cache, a bug) would page forever: stop loudly instead.
+    if (next !== undefined && seen.has(next)) throw new Error(`paging stopped: the API returned cursor ${next} twice`);
+    if (next !== undefined) seen.add(next);
   } while (next !== undefined);
 }

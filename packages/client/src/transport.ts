@@ -102,7 +102,8 @@ export class Transport {
           }, this.#timeoutMs)
         : undefined;
     try {
-      const response = await this.#fetch(info.url, { ...init, signal: controller.signal });
+      // No redirects: a 301/302 would turn a POST into a GET whose answer looks like success.
+      const response = await this.#fetch(info.url, { ...init, redirect: 'error', signal: controller.signal });
       return { response, text: await response.text() };
     } catch (err) {
       if (timedOut) throw new WirehookNetworkError(info, 'timeout', `no complete answer within ${this.#timeoutMs} ms (timeoutMs)`, { cause: err });

@@ -9,6 +9,8 @@ export interface SeenRequest {
   /** The body text, or undefined when none was sent. */
   body: string | undefined;
   signal: AbortSignal | undefined;
+  /** How redirects were to be handled. */
+  redirect: RequestRedirect | undefined;
 }
 
 /** A fetch that records every request and answers `respond(request, index)`. */
@@ -21,6 +23,7 @@ export function fakeFetch(respond: (request: SeenRequest, index: number) => Resp
       headers: new Headers(init.headers),
       body: typeof init.body === 'string' ? init.body : undefined,
       signal: init.signal ?? undefined,
+      redirect: init.redirect,
     };
     requests.push(request);
     return respond(request, requests.length - 1);

@@ -9,6 +9,8 @@ import {
   errorResponse,
   eventTypeResponse,
   MAX_IDEMPOTENCY_KEY_CHARS,
+  MAX_PAGE_SIZE,
+  DEFAULT_PAGE_SIZE,
   messageRowResponse,
   noticeAttemptResponse,
   recoveryResponse,
@@ -186,9 +188,24 @@ function queryParameters(op: Operation): Json[] {
   const schema = tidy(z.toJSONSchema(op.query, { io: 'input', unrepresentable: 'any' })) as { properties: Record<string, Json>; required?: string[] };
   return Object.entries(schema.properties).map(([name, s]) => {
     const { description, ...rest } = s;
-    return { name, in: 'query', required: schema.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: 'query',
+      required: schema.required?.includes(name) ?? false,
+      ...(description ? { description } : {}),
+      schema: NUMERIC_QUERY[name] ?? rest,
+    };
   });
 }
+
+/**
+ * Query values the routes parse from digits (zod's input side is the text). Callers and
+ * generated clients send numbers, so the document says what the number may be.
+ */
+const NUMERIC_QUERY: Record<string, Json> = {
+  limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+  since: { type: 'integer', minimum: 0, maximum: 999_999_999_999_999 },
+};
 
 function responsesJson(op: Operation): Json {
   const { success } = op;
