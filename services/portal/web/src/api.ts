@@ -49,78 +49,23 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
   return json as T;
 }
 
-// The API's shapes (spec field names).
-export interface Endpoint {
-  id: string;
-  consumer_id: string;
-  url: string;
-  description: string | null;
-  event_types: string[] | null;
-  fixed_ip: boolean;
-  status: 'active' | 'paused' | 'disabled';
-  disabled_reason: string | null;
-  failing_since: number | null;
-  created_at: number;
-  retry: { count: number; interval: string };
-}
-export interface Attempt {
-  id: string;
-  at: number;
-  response_status: number | null;
-  response_head: string | null;
-  duration_ms: number;
-  error: string | null;
-  via: 'direct' | 'relay';
-  source_ip: string | null;
-}
-export interface Recovery {
-  id: string;
-  endpoint_id: string;
-  since: number;
-  status: 'running' | 'done' | 'stopped';
-  total: number;
-  queued: number;
-  created_at: number;
-  finished_at: number | null;
-}
-export interface EndpointDetail extends Endpoint {
-  recent: Attempt[];
-  retrying_count: number;
-  recovery: Recovery | null;
-}
-export interface EventType {
-  name: string;
-  description: string | null;
-  archived_at: number | null;
-}
+// The API's shapes: the types generated from docs/openapi.json (type-only: nothing of the
+// client package reaches the page's bundle). The portal-only session is declared here.
+export type {
+  AttemptRow as Attempt,
+  Delivery as DeliveryDetail,
+  Endpoint,
+  EndpointDetail,
+  EventType,
+  MessageDetail,
+  MessageRow,
+  Recovery,
+} from '@wirehook/client/types';
+
 export interface Session {
   consumer: { id: string; external_id: string; name: string | null };
   environment: 'live' | 'test';
   locale: 'ja' | 'en' | null;
   expires_at: number;
   features: { recovery: boolean };
-}
-export interface MessageRow {
-  id: string;
-  event_type: string;
-  status: 'pending' | 'retrying' | 'success' | 'failed';
-  created_at: number;
-  attempts: { count: number; last_at: number | null };
-  endpoint_url: string | null;
-}
-export interface DeliveryDetail {
-  id: string;
-  endpoint_id: string;
-  url: string;
-  status: MessageRow['status'];
-  attempt_count: number;
-  next_attempt_at: number | null;
-  attempts: Attempt[];
-}
-export interface MessageDetail {
-  id: string;
-  event_type: string;
-  status: MessageRow['status'];
-  created_at: number;
-  deliveries: DeliveryDetail[];
 }

@@ -29,8 +29,8 @@ export function EndpointForm(props: {
   const [description, setDescription] = useState(initial?.description ?? '');
   const [chosen, setChosen] = useState<string[] | null>(initial?.event_types ?? null);
   const [search, setSearch] = useState('');
-  const [count, setCount] = useState(initial?.retry.count ?? 7);
-  const [interval, setInterval] = useState(initial?.retry.interval ?? 'progressive');
+  const [count, setCount] = useState<number>(initial?.retry.count ?? 7);
+  const [interval, setInterval] = useState<string>(initial?.retry.interval ?? 'progressive');
   const shown = eventTypes.filter((e) => `${e.name} ${e.description ?? ''}`.toLowerCase().includes(search.toLowerCase()));
   const toggle = (name: string) => setChosen((c) => ((c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]));
 
