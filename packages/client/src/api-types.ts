@@ -695,7 +695,10 @@ export type components = {
             fixed_ip?: boolean;
             description?: string;
             retry?: {
-                /** @enum {number} */
+                /**
+                 * @description re-sends after the first send; 0 means none
+                 * @enum {number}
+                 */
                 count: 0 | 1 | 2 | 3 | 5 | 7 | 12;
                 /** @enum {string} */
                 interval: "progressive" | "1m" | "5m" | "30m" | "1h" | "6h";
@@ -716,7 +719,10 @@ export type components = {
             status?: "active" | "paused";
             description?: string;
             retry?: {
-                /** @enum {number} */
+                /**
+                 * @description re-sends after the first send; 0 means none
+                 * @enum {number}
+                 */
                 count: 0 | 1 | 2 | 3 | 5 | 7 | 12;
                 /** @enum {string} */
                 interval: "progressive" | "1m" | "5m" | "30m" | "1h" | "6h";

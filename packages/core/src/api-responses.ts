@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from './errors.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
-import { compatSignatureSchema, jsonValue } from './schemas.ts';
-import { RETRY_COUNTS, RETRY_INTERVALS } from './retry-policy.ts';
+import { compatSignatureSchema, jsonValue, retryPolicySchema } from './schemas.ts';
 
 // Every response body of the public API, as zod schemas: the gateway's presenters are typed
 // by them, and the OpenAPI document is generated from them (with the request schemas in
@@ -17,11 +16,6 @@ export const errorResponse = z
     message: z.string().describe('what was wrong, in words a person understands'),
   })
   .describe('The body of every error response.');
-
-export const retryPolicyResponse = z.object({
-  count: z.literal(RETRY_COUNTS).describe('re-sends after the first send; 0 means none'),
-  interval: z.enum(RETRY_INTERVALS),
-});
 
 export const consumerResponse = z.object({
   id: z.string().describe('con_…'),
@@ -42,7 +36,7 @@ export const endpointResponse = z.object({
   disabled_reason: z.string().nullable().describe('why Wirehook stopped the endpoint, when disabled'),
   failing_since: nullableUnixMs('since when its deliveries fail'),
   created_at: unixMs('when it was created'),
-  retry: retryPolicyResponse,
+  retry: retryPolicySchema,
   compat_signature: compatSignatureSchema.nullable(),
 });
 
@@ -160,7 +154,6 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
 /** `{ items }`: a list without paging. */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 
-export type ErrorResponse = z.infer<typeof errorResponse>;
 export type ConsumerResponse = z.infer<typeof consumerResponse>;
 export type EndpointResponse = z.infer<typeof endpointResponse>;
 export type AttemptResponse = z.infer<typeof attemptResponse>;

@@ -17,7 +17,7 @@ export const externalId = requiredText(200);
 
 export const retryPolicySchema = z
   .strictObject({
-    count: z.literal(RETRY_COUNTS, { error: `must be one of ${RETRY_COUNTS.join(', ')}` }),
+    count: z.literal(RETRY_COUNTS, { error: `must be one of ${RETRY_COUNTS.join(', ')}` }).describe('re-sends after the first send; 0 means none'),
     interval: z.enum(RETRY_INTERVALS, { error: `must be one of ${RETRY_INTERVALS.join(', ')}` }),
   })
   .refine((p) => retrySpanMs(p) <= MAX_RETRY_SPAN_MS, {

@@ -14,10 +14,11 @@ import {
   messageRowResponse,
   noticeAttemptResponse,
   recoveryResponse,
-  retryPolicyResponse,
+  retryPolicySchema,
   compatSignatureSchema,
   jsonValue,
   type ErrorCode,
+  UnauthorizedError,
 } from '@wirehook/core';
 import { OPERATIONS, type Operation } from './operations.ts';
 
@@ -32,7 +33,7 @@ const REF = (name: string) => `#/components/schemas/${name}`;
 const SHARED_RESPONSES: Record<string, z.ZodType> = {
   JsonValue: jsonValue,
   Error: errorResponse,
-  RetryPolicy: retryPolicyResponse,
+  RetryPolicy: retryPolicySchema,
   CompatSignature: compatSignatureSchema,
   Consumer: consumerResponse,
   Endpoint: endpointResponse,
@@ -238,7 +239,7 @@ function media(schema: string, example: unknown): Json {
 }
 
 const ERROR_EXAMPLE: Partial<Record<ErrorCode, string>> = {
-  unauthorized: 'missing, wrong, revoked or expired API key',
+  unauthorized: new UnauthorizedError().message,
   forbidden: 'this API key lacks the scope endpoints:write',
   invalid: 'retry.count: must be one of 0, 1, 2, 3, 5, 7, 12',
   rate_limited: 'rate limit of 600 requests per minute for this environment reached; retry in 12 s',

@@ -41,10 +41,13 @@ const CSP = [
  */
 export function apiDocsRouter(): Router {
   const router = Router();
-  const document = openApiDocumentText();
-  let redoc: Buffer | undefined; // read on first use: most gateways never serve the page
+  // Both made on first use, not at start: most gateways never serve them, and the document
+  // costs about 13 ms of zod-to-JSON-Schema work that every start (and test harness) would pay.
+  let document: string | undefined;
+  let redoc: Buffer | undefined;
 
   router.get('/v1/openapi.json', (_req, res) => {
+    document ??= openApiDocumentText();
     res.type('application/json').set('cache-control', 'no-cache').send(document);
   });
   router.get(['/docs', '/docs/'], (_req, res) => {
