@@ -65,13 +65,6 @@ export function compatSignature(config: CompatSignatureConfig, keys: readonly Si
   return keys.map((key) => `${config.prefix ?? ''}${mac(key, prefix, body).toString(config.encoding)}`).join(' ');
 }
 
-/**
- * The exact request body of a delivery:
- * `{"type":<eventType>,"timestamp":"<ISO 8601 UTC of createdAtMs>","data":<payloadJson>}`.
- * `payloadJson` must be JSON text; it is inserted verbatim (not re-parsed or re-encoded),
- * so the bytes signed are the bytes stored. Throws a RangeError when `createdAtMs` is not
- * a valid time.
- */
 /** The user-agent of every request Wirehook sends (webhooks and notices): `<service_name>/1`. */
 export const USER_AGENT = 'Wirehook/1';
 
@@ -91,6 +84,13 @@ export function standardWebhookHeaders(keys: readonly SigningKey[], msgId: strin
   };
 }
 
+/**
+ * The exact request body of a delivery:
+ * `{"type":<eventType>,"timestamp":"<ISO 8601 UTC of createdAtMs>","data":<payloadJson>}`.
+ * `payloadJson` must be JSON text; it is inserted verbatim (not re-parsed or re-encoded),
+ * so the bytes signed are the bytes stored. Throws a RangeError when `createdAtMs` is not
+ * a valid time.
+ */
 export function webhookBody(eventType: string, createdAtMs: number, payloadJson: string): string {
   const timestamp = new Date(createdAtMs).toISOString();
   return `{"type":${JSON.stringify(eventType)},"timestamp":"${timestamp}","data":${payloadJson}}`;
