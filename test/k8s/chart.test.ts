@@ -106,4 +106,9 @@ it("the README's values table is the one generated from values.yaml (run `pnpm c
   const readme = readFileSync(README_PATH, 'utf8');
   expect(readme).toContain(chartValuesTable());
   expect(chartValuesTable()).toContain('| `services.dispatcher.autoscaling.maxReplicas` |');
+  // Every value says what it is: a row with an empty last cell is a value values.yaml left uncommented.
+  const undocumented = chartValuesTable()
+    .split('\n')
+    .filter((row) => row.startsWith('| `') && row.endsWith('|  |'));
+  expect(undocumented).toEqual([]);
 });
