@@ -91,6 +91,13 @@ describe('the OpenAPI document', () => {
     expect((await t.api.get('/v1/no-such-things')).body.message).toMatch(/^no route/);
   });
 
+  it('a malformed body on a scoped route that takes none is a documented 422 (every scoped route reads its body)', async () => {
+    const t = await wh.tenant({ plan: 'starter' });
+    const res = await t.api.request('POST', '/v1/endpoints/ep_x/rotate-secret', '{');
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('request body is not valid JSON');
+  });
+
   it('a scoped key without the scope gets the documented 403, checked against the document', async () => {
     const reader = await wh.tenant({ scopes: ['logs:read'] });
     const res = await reader.api.post('/v1/consumers', { external_id: 'c-1' });

@@ -218,7 +218,10 @@ function responsesJson(op: Operation): Json {
       ...(success.schema ? { content: { 'application/json': media(success.schema.name, success.example) } } : {}),
     },
   };
-  const codes: ErrorCode[] = ['unauthorized', ...(op.scope ? (['forbidden'] as const) : []), ...op.errors, 'rate_limited'];
+  // A scoped route reads a JSON body whatever its method (requireScope: scope first, then the
+  // body), so each can answer 413 and 422 for a body it was sent, even one it does not use.
+  const scoped: ErrorCode[] = op.scope ? ['forbidden', 'too_large', 'invalid'] : [];
+  const codes: ErrorCode[] = ['unauthorized', ...scoped, ...op.errors, 'rate_limited'];
   for (const code of [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b])) {
     const headers =
       code === 'unauthorized' ? undefined : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;

@@ -71,7 +71,7 @@ export interface Operation {
   body?: { name: string; schema: z.ZodType; required: boolean; example?: unknown };
   idempotencyKey?: boolean;
   success: SuccessResponse;
-  /** Errors this operation answers beyond 401, 429 (every one) and 403 (every scoped one). */
+  /** Errors this operation answers beyond 401, 429 (every one) and 403, 413, 422 (every scoped one). */
   errors: readonly ErrorCode[];
 }
 
@@ -107,7 +107,7 @@ export const OPERATIONS: readonly Operation[] = [
       example: { id: 'msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D', deliveries: 1 },
       headers: ['x-usage-month'],
     },
-    errors: ['plan_limit', 'too_large', 'invalid'],
+    errors: ['plan_limit'],
   },
   {
     id: 'listMessages',
@@ -121,7 +121,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'logs:read',
     query: listMessagesQuery,
     success: { status: 200, description: 'A page of messages, newest first', schema: page('MessageRowPage', messageRowResponse) },
-    errors: ['invalid'],
+    errors: [],
   },
   {
     id: 'getMessage',
@@ -158,7 +158,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'logs:read',
     query: pageQuery,
     success: { status: 200, description: 'A page of consumers', schema: page('ConsumerPage', consumerResponse) },
-    errors: ['invalid'],
+    errors: [],
   },
   {
     id: 'createConsumer',
@@ -170,7 +170,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'consumers:write',
     body: { name: 'CreateConsumerRequest', schema: createConsumerBody, required: true, example: { external_id: 'customer-42', name: 'Globex' } },
     success: { status: 201, description: 'Created', schema: { name: 'Consumer', schema: consumerResponse } },
-    errors: ['conflict', 'too_large', 'invalid'],
+    errors: ['conflict'],
   },
   {
     id: 'createPortalLink',
@@ -184,7 +184,7 @@ export const OPERATIONS: readonly Operation[] = [
     params: [id('consumer id (con_…)')],
     body: { name: 'PortalLinkRequest', schema: portalLinkBody, required: false, example: { frame_origin: 'https://dashboard.example.com', locale: 'ja' } },
     success: { status: 201, description: 'Created', schema: { name: 'PortalLink', schema: portalLinkResponse } },
-    errors: ['plan_limit', 'not_found', 'too_large', 'invalid'],
+    errors: ['plan_limit', 'not_found'],
   },
   {
     id: 'listEndpoints',
@@ -195,7 +195,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'logs:read',
     query: listEndpointsQuery,
     success: { status: 200, description: 'The endpoints (no paging)', schema: list('EndpointList', endpointResponse) },
-    errors: ['invalid'],
+    errors: [],
   },
   {
     id: 'createEndpoint',
@@ -219,7 +219,7 @@ export const OPERATIONS: readonly Operation[] = [
       },
     },
     success: { status: 201, description: 'Created', schema: { name: 'EndpointWithSecret', schema: endpointWithSecretResponse } },
-    errors: ['not_found', 'too_large', 'invalid'],
+    errors: ['not_found'],
   },
   {
     id: 'getEndpoint',
@@ -245,7 +245,7 @@ export const OPERATIONS: readonly Operation[] = [
     params: [id('endpoint id (ep_…)')],
     body: { name: 'UpdateEndpointRequest', schema: patchEndpointBody, required: true, example: { status: 'paused' } },
     success: { status: 200, description: 'The endpoint as changed', schema: { name: 'Endpoint', schema: endpointResponse } },
-    errors: ['not_found', 'too_large', 'invalid'],
+    errors: ['not_found'],
   },
   {
     id: 'deleteEndpoint',
@@ -284,7 +284,7 @@ export const OPERATIONS: readonly Operation[] = [
     params: [id('endpoint id (ep_…)')],
     body: { name: 'RecoverRequest', schema: recoverBody, required: true, example: { since: 1767225600000 } },
     success: { status: 202, description: 'Started', schema: { name: 'Recovery', schema: recoveryResponse } },
-    errors: ['not_found', 'conflict', 'too_large', 'invalid'],
+    errors: ['not_found', 'conflict'],
   },
   {
     id: 'getRecovery',
@@ -322,7 +322,7 @@ export const OPERATIONS: readonly Operation[] = [
       example: { name: 'invoice.paid', description: 'An invoice was paid' },
     },
     success: { status: 201, description: 'Registered', schema: { name: 'EventType', schema: eventTypeResponse } },
-    errors: ['conflict', 'too_large', 'invalid'],
+    errors: ['conflict'],
   },
   {
     id: 'getAlertConditions',
@@ -345,7 +345,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'endpoints:write',
     body: { name: 'AlertConditionsUpdate', schema: alertConditionsPatch, required: true, example: { delivery_failure: '15m' } },
     success: { status: 200, description: 'The conditions as changed', schema: { name: 'AlertConditions', schema: alertConditionsSchema } },
-    errors: ['too_large', 'invalid'],
+    errors: [],
   },
   {
     id: 'createAlertTarget',
@@ -363,7 +363,7 @@ export const OPERATIONS: readonly Operation[] = [
       example: { type: 'chat', url: 'https://hooks.slack.example/services/T000/B000/XXXX' },
     },
     success: { status: 201, description: 'Added', schema: { name: 'AlertTargetCreated', schema: alertTargetCreatedResponse } },
-    errors: ['too_large', 'invalid'],
+    errors: [],
   },
   {
     id: 'listAlertTargets',
