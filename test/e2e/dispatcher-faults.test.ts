@@ -87,11 +87,17 @@ describe('store faults', () => {
   });
 
   it('a claim that fails leaves the delivery for the sweeper: every message arrives once', async () => {
-    const consumer = await endpoint();
-    const before = await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' });
-    failNext(wh.store.deliveries, 'claim', 5, busy);
+    // New messages are claimed as intake writes them; deliveries held by a pause are claimed
+    // by the dispatcher once the endpoint is resumed (the sweeper finds them).
+    const consumer = `fault-${++seq}`;
+    const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
+    const endpointId = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url() })).body.id;
+    expect((await t.api.patch(`/v1/endpoints/${endpointId}`, { status: 'paused' })).status).toBe(200);
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await send(consumer));
+    const before = await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' });
+    failNext(wh.store.deliveries, 'claim', 5, busy);
+    expect((await t.api.patch(`/v1/endpoints/${endpointId}`, { status: 'active' })).status).toBe(200);
     await eventually(async () => {
       for (const id of ids) expect(await statusOf(id)).toBe('success');
     });
@@ -122,6 +128,43 @@ describe('store faults', () => {
     failNext(wh.store.sealing, 'keyChecks', 1, () => new Error('SQLITE_IOERR: disk I/O error'));
     expect((await readyz()).checks['secret_key']).toBe('SQLITE_IOERR: disk I/O error');
     expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok' } });
+  });
+});
+
+describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
+  it('deliveries claimed at intake beyond the dispatcher’s room go back to the store and are all sent once', async () => {
+    // Every send sees room for its deliveries; the dispatcher takes 2 at once and gives the rest back.
+    const small = await startWirehook({
+      allowHosts: TEST_ALLOW_HOSTS,
+      lookup: testLookup,
+      ca: (await testCa()).caPem,
+      dispatchConcurrency: 2,
+    });
+    try {
+      const tenant = await small.tenant();
+      rx.receiver.respondWith({ delayMs: 50 });
+      const consumers: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const consumerId = (await tenant.api.post('/v1/consumers', { external_id: `room-${i}` })).body.id;
+        expect((await tenant.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url() })).status).toBe(201);
+        consumers.push(`room-${i}`);
+      }
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const res = await tenant.api.post('/v1/messages', { consumer: consumers[i % 4], event_type: 'order.created', payload: { i } });
+          expect(res.status).toBe(202);
+          return res.body.id as string;
+        }),
+      );
+      // Well inside the lease (17 s): the surplus was released, not left leased.
+      await eventually(() => ids.forEach((id) => expect(arrived(rx, id)).toBe(1)), 10_000);
+      await eventually(async () => {
+        for (const id of ids) expect((await tenant.api.get(`/v1/messages/${id}`)).body.status).toBe('success');
+      });
+      expect(await readMetric(small.embedded.metricsUrl(), 'wirehook_delivery_attempts_total', { outcome: 'success', via: 'direct' })).toBe(20);
+    } finally {
+      await small.close();
+    }
   });
 });
 

@@ -65,17 +65,18 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
       { traceparent: `00-${traceId}-${hex(8)}-01` },
     );
     expect(res.status).toBe(202);
-    // The process span ends after the POST span: the attempt is recorded between them.
-    await eventually(() => expect(recorder.trace(traceId).map((s) => s.name)).toEqual(expect.arrayContaining(['POST', 'process wirehook.dispatch'])));
-    return { traceId, spans: recorder.trace(traceId) };
+    await eventually(() => expect(recorder.trace(traceId).map((s) => s.name)).toEqual(expect.arrayContaining(['POST', 'MessageIntake.send'])));
+    return { traceId, spans: recorder.trace(traceId), messageId: String(res.body.id) };
   }
 
-  it('a delivered webhook: POST span under the job’s process span, HTTP attributes, no query string, no trace headers sent', async () => {
+  it('a delivered webhook: POST span under the intake span that handed it over, HTTP attributes, no query string, no trace headers sent', async () => {
     const { spans } = await sendTraced();
     const post = spans.find((s) => s.name === 'POST')!;
-    const processJob = spans.find((s) => s.name === 'process wirehook.dispatch')!;
+    // Embedded mode: intake claims the delivery as it writes it and hands it to the dispatcher in-process.
+    const intake = spans.find((s) => s.name === 'MessageIntake.send')!;
+    expect(spans.map((s) => s.name)).not.toContain('process wirehook.dispatch');
     expect(post.kind).toBe(SpanKind.CLIENT);
-    expect(post.parentSpanContext?.spanId).toBe(processJob.spanContext().spanId);
+    expect(post.parentSpanContext?.spanId).toBe(intake.spanContext().spanId);
     expect(post.status.code).toBe(SpanStatusCode.UNSET);
     expect(post.attributes).toMatchObject({
       'http.request.method': 'POST',
@@ -88,6 +89,22 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
     });
     expect(rx.receiver.requests).toHaveLength(1);
     expect(rx.receiver.requests[0]!.headers).not.toHaveProperty('traceparent');
+  });
+
+  it('a manual retry goes through the bus: its POST span is under the job’s process span, in the retry’s trace', async () => {
+    const { messageId } = await sendTraced();
+    const detail = await api.get(`/v1/messages/${messageId}`);
+    const deliveryId = String((detail.body.deliveries as { id: string }[])[0]!.id);
+    const traceId = hex(16);
+    const res = await api.post(`/v1/deliveries/${deliveryId}/retry`, undefined, { traceparent: `00-${traceId}-${hex(8)}-01` });
+    expect(res.status).toBe(202);
+    // The process span ends after the POST span: the attempt is recorded between them.
+    await eventually(() => expect(recorder.trace(traceId).map((s) => s.name)).toEqual(expect.arrayContaining(['POST', 'process wirehook.dispatch'])));
+    const spans = recorder.trace(traceId);
+    const post = spans.find((s) => s.name === 'POST')!;
+    const processJob = spans.find((s) => s.name === 'process wirehook.dispatch')!;
+    expect(post.parentSpanContext?.spanId).toBe(processJob.spanContext().spanId);
+    expect(rx.receiver.requests).toHaveLength(2);
   });
 
   it('a failed attempt fails its POST span with the status as error.type', async () => {

@@ -21,6 +21,8 @@ export interface HarnessOptions {
   ca?: string;
   deliveryTimeoutMs?: number;
   endpointSlots?: number;
+  /** DISPATCH_CONCURRENCY; default the service's. */
+  dispatchConcurrency?: number;
   /** Where the test's ManualClock starts (Unix ms); default: now. */
   startAt?: number;
   /** WIREHOOK_SECRET_KEY; default: the key file of the run's XDG_CONFIG_HOME. */
@@ -77,6 +79,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     RETENTION_MONTHS: String(options.retentionMonths ?? 3),
     DELIVERY_TIMEOUT_MS: String(options.deliveryTimeoutMs ?? 2_000),
     ENDPOINT_SLOTS: String(options.endpointSlots ?? 16),
+    ...(options.dispatchConcurrency === undefined ? {} : { DISPATCH_CONCURRENCY: String(options.dispatchConcurrency) }),
     SWEEP_INTERVAL_MS: '25',
     ...(options.secretKey === undefined ? {} : { WIREHOOK_SECRET_KEY: options.secretKey }),
     ...(options.relaySourceIps === undefined ? {} : { RELAY_SOURCE_IPS: options.relaySourceIps }),

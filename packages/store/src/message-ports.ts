@@ -55,6 +55,13 @@ export interface NewMessage {
   counters: UsageCounter[];
   /** A trial: a delivery to this endpoint of the consumer only (active or paused), whatever event types it takes. */
   onlyEndpointId?: EndpointId;
+  /**
+   * Claim up to `max` of the new due deliveries in the same transaction, leased until
+   * `leaseUntil`, for a dispatcher in the caller's process (embedded mode): they come back
+   * as `CreatedMessage.claimed`, ready to send, with no wake-up and no second transaction.
+   * Optional for an adapter: one without it claims nothing and intake wakes the dispatchers.
+   */
+  claim?: { max: number; leaseUntil: number };
 }
 
 export interface CreatedMessage {
@@ -67,6 +74,11 @@ export interface CreatedMessage {
    * makes intake wake them for every delivery. Absent on an idempotent replay.
    */
   dueDeliveryIds?: DeliveryId[];
+  /**
+   * Of the due deliveries, those claimed for the caller (`NewMessage.claim`), as a claim
+   * returns them; they are not in `dueDeliveryIds`. Absent when nothing was claimed.
+   */
+  claimed?: DeliveryJob[];
   /** false: an earlier message with the same Idempotency-Key was returned; nothing was written. */
   created: boolean;
   /** Each counter's value after this send, by key. */

@@ -235,6 +235,38 @@ export class Dispatcher implements Component {
     this.#sweepIfBehind();
   }
 
+  /**
+   * Deliveries claimed for this dispatcher by intake, in the transaction that created them
+   * (embedded mode): no wake-up, no claim of their own. How many it can start, and the
+   * lease to claim them with, is {@link room}'s answer.
+   */
+  room(now: number): { max: number; leaseUntil: number } {
+    const { concurrency, leaseMs } = this.#deps.config;
+    return { max: this.#stopped ? 0 : Math.max(0, concurrency - this.#active), leaseUntil: now + leaseMs };
+  }
+
+  /** Starts the sends of `jobs` (claimed for it); what it has no room for goes back to the store, due now. */
+  take(jobs: readonly DeliveryJob[]): void {
+    for (const job of jobs) {
+      if (this.#stopped || this.#active >= this.#deps.config.concurrency) {
+        // Other sends took the room meanwhile: due again at once, for the sweeper.
+        this.#behind = true;
+        void this.#release(job, this.#deps.clock.now());
+        continue;
+      }
+      this.#active++;
+      this.#start(job, this.#deps.clock.now()).then(
+        (sending) => {
+          if (!sending) this.#finished();
+        },
+        (err) => {
+          this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed');
+          this.#finished();
+        },
+      );
+    }
+  }
+
   /** @returns whether a send started (it ends with #finished). */
   async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
     const { store, clock, config } = this.#deps;
@@ -252,6 +284,12 @@ export class Dispatcher implements Component {
       if (fromWaitingOf !== undefined) this.#next(fromWaitingOf);
       return false;
     }
+    return this.#start(job, now);
+  }
+
+  /** Sends a claimed delivery when its endpoint has a free slot, else parks it. @returns whether a send started. */
+  async #start(job: DeliveryJob, now: number): Promise<boolean> {
+    const id = job.delivery.id;
     const endpointId = job.endpoint.id;
     if (!this.#slots.tryTake(endpointId)) {
       // Its endpoint is busy. Park it (before the release is written: a slot freed meanwhile
@@ -263,11 +301,7 @@ export class Dispatcher implements Component {
       } else {
         this.#tracked.delete(id);
       }
-      try {
-        await store.deliveries.release(claimRef(job), now);
-      } catch (err) {
-        this.#storeFailed('release', id, err); // the lease runs out; the sweeper finds it then
-      }
+      await this.#release(job, now);
       return false;
     }
     const sending = this.#send(job)
@@ -285,6 +319,15 @@ export class Dispatcher implements Component {
     return true;
   }
 
+  /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */
+  async #release(job: DeliveryJob, at: number): Promise<void> {
+    try {
+      await this.#deps.store.deliveries.release(claimRef(job), at);
+    } catch (err) {
+      this.#storeFailed('release', job.delivery.id, err);
+    }
+  }
+
   #storeFailed(operation: 'claim' | 'release' | 'complete', deliveryId: DeliveryId, err: unknown): void {
     this.#deps.metrics.storeErrors.inc({ operation });
     this.#storeOutage.failed(err, 1, { deliveryId, operation });
@@ -299,11 +342,7 @@ export class Dispatcher implements Component {
   async #putOff(job: DeliveryJob, err: UnsealError): Promise<void> {
     this.#deps.metrics.unsealErrors.inc();
     this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
-    try {
-      await this.#deps.store.deliveries.release(claimRef(job), this.#deps.clock.now() + UNSEAL_RETRY_MS);
-    } catch (releaseErr) {
-      this.#storeFailed('release', job.delivery.id, releaseErr);
-    }
+    await this.#release(job, this.#deps.clock.now() + UNSEAL_RETRY_MS);
   }
 
   /** Both slots and parking of the endpoint are taken: a wake-up for it now would only be dropped. */

@@ -66,7 +66,6 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   const keys = loadSealingKeys(config);
   if (keys.warning) logger.warn(keys.warning);
   const secretBox = keys.box;
-  const intake = new MessageIntake({ store, bus, clock, logger: logger.child({ component: 'message-intake' }), registry: httpMetrics.registry });
   // The egress relay, in-process: fixed_ip endpoints are sent from RELAY_SOURCE_IPS.
   const relay = new EgressRelay({
     pool: config.RELAY_SOURCE_IPS,
@@ -91,6 +90,15 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     ca: deps.ca,
   });
   const { dispatcher, retention, addressPolicy, lookup } = delivery;
+  // New deliveries are claimed as they are written and handed to the dispatcher in-process.
+  const intake = new MessageIntake({
+    store,
+    bus,
+    clock,
+    logger: logger.child({ component: 'message-intake' }),
+    registry: httpMetrics.registry,
+    local: dispatcher,
+  });
   const recovery = createRecovery(config, { store, bus, clock, logger, registry: httpMetrics.registry, soleWorker: true });
   const alerting = createAlerting(config, { store, clock, logger, secretBox, registry: httpMetrics.registry, lookup: deps.lookup, ca: deps.ca });
   const gatewayDeps: GatewayDeps = {

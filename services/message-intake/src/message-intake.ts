@@ -22,7 +22,7 @@ import type { Bus } from '@wirehook/bus';
 import { Counter, type Registry } from 'prom-client';
 import { Wakeups } from './wakeups.ts';
 import { withSpan, type Logger } from '@wirehook/platform';
-import type { Store, UsageCounter } from '@wirehook/store';
+import type { DeliveryJob, Store, UsageCounter } from '@wirehook/store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TRACER = '@wirehook/message-intake';
@@ -37,6 +37,21 @@ export interface MessageIntakeDeps {
   registry?: Registry;
   /** How long a send waits for its dispatch wake-ups before answering anyway (default 1 s). */
   wakeupWaitMs?: number;
+  /** A dispatcher in this process (embedded mode): new deliveries are claimed for it as they are written. */
+  local?: LocalDispatcher;
+}
+
+/**
+ * A dispatcher in intake's own process. Handing it the deliveries claimed in the message's
+ * own transaction spares each delivery a wake-up and a claim transaction; the store stays
+ * the truth (they are leased there like any claim, and a lost hand-off is a lease that runs
+ * out).
+ */
+export interface LocalDispatcher {
+  /** How many deliveries it can start now, and the lease to claim them with. */
+  room(now: number): { max: number; leaseUntil: number };
+  /** Starts the sends of deliveries claimed for it; what it cannot start it gives back to the store. */
+  take(jobs: readonly DeliveryJob[]): void;
 }
 
 /**
@@ -94,6 +109,8 @@ export class MessageIntake implements IntakePort {
       throw new InvalidError(`payload: is ${payloadBytes.toLocaleString('en')} bytes of JSON; at most 1,000,000 (1 MB)`);
     }
     const now = clock.now();
+    const { local } = this.#deps;
+    const room = local?.room(now);
     const created = await store.messages.create(tenant, {
       id: newId('message', clock),
       eventType: body.event_type,
@@ -106,9 +123,13 @@ export class MessageIntake implements IntakePort {
       deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
       counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now),
       ...(trialEndpointId === undefined ? {} : { onlyEndpointId: trialEndpointId }),
+      ...(room !== undefined && room.max > 0 ? { claim: room } : {}),
     });
-    // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
-    if (created.created) await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
+    if (created.created) {
+      if (created.claimed !== undefined) local?.take(created.claimed);
+      // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
+      await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
+    }
     return {
       result: { id: created.message.id, deliveries: created.deliveryIds.length, usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0 },
       created: created.created,

@@ -56,6 +56,59 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
     });
 
+    it('create with a claim: each due delivery is claimed (leased, a job like a claim’s) or left due; the held one neither', async () => {
+      const { t, consumer } = await m.scene();
+      await m.hook(t, consumer);
+      await m.hook(t, consumer);
+      const paused = await m.hook(t, consumer, { status: 'paused' });
+      const now = f.clock.now() + SECOND;
+      const sent = await m.send(t, { createdAt: now, claim: { max: 2, leaseUntil: now + LEASE_MS } });
+      expect(sent.deliveryIds).toHaveLength(4);
+      const claimed = sent.claimed ?? [];
+      // An adapter may claim nothing (intake then wakes the dispatchers); never more than asked.
+      expect(claimed.length).toBeLessThanOrEqual(2);
+      const claimedIds = claimed.map((job) => job.delivery.id);
+      const heldId = (await Promise.all(sent.deliveryIds.map((id) => m.delivery(t, id)))).find((d) => d.endpointId === paused.id)!.id;
+      expect(claimedIds).not.toContain(heldId);
+      expect([...claimedIds, ...(sent.dueDeliveryIds ?? [])].sort()).toEqual(sent.deliveryIds.filter((id) => id !== heldId).sort());
+      expect(await m.dueOf(now, sent.deliveryIds)).toEqual(sent.deliveryIds.filter((id) => id !== heldId && !claimedIds.includes(id)));
+      for (const job of claimed) {
+        expect(job).toEqual({ ...(await m.claim(job.delivery.id, now + LEASE_MS)), leaseToken: job.leaseToken });
+        // A new claim (the lease ran out) fences the hand-off's: its completion no longer applies.
+        expect((await f.store.deliveries.complete(claimRef(job), m.succeeded(job, now + LEASE_MS))).applied).toBe(false);
+      }
+    });
+
+    it('a delivery claimed at create is not claimable until its lease ends, and completes with the job’s claim', async () => {
+      const { t } = await m.scene();
+      const now = f.clock.now() + SECOND;
+      const sent = await m.send(t, { createdAt: now, claim: { max: 1, leaseUntil: now + LEASE_MS } });
+      const job = sent.claimed?.[0] ?? (await m.claim(m.only(sent), now));
+      expect(await f.store.deliveries.claim(job.delivery.id, now + LEASE_MS - 1, now + 2 * LEASE_MS)).toBeNull();
+      expect(await f.store.deliveries.complete(claimRef(job), m.succeeded(job, now + 1))).toMatchObject({ applied: true });
+      expect(await m.delivery(t, job.delivery.id)).toMatchObject({ status: 'success', attemptCount: 1 });
+    });
+
+    it('a delivery claimed at create and released is due again, as after any claim', async () => {
+      const { t } = await m.scene();
+      const now = f.clock.now() + SECOND;
+      const sent = await m.send(t, { createdAt: now, claim: { max: 1, leaseUntil: now + LEASE_MS } });
+      const job = sent.claimed?.[0] ?? (await m.claim(m.only(sent), now));
+      await f.store.deliveries.release(claimRef(job), now);
+      expect(await m.dueOf(now, [job.delivery.id])).toEqual([job.delivery.id]);
+      expect((await m.claim(job.delivery.id, now)).leaseToken).toBeGreaterThan(job.leaseToken);
+    });
+
+    it('an idempotent replay claims nothing', async () => {
+      const { t } = await m.scene();
+      const now = f.clock.now() + SECOND;
+      const first = await m.send(t, { createdAt: now, idempotencyKey: 'k-claim' });
+      const replay = await m.send(t, { idempotencyKey: 'k-claim', claim: { max: 5, leaseUntil: now + LEASE_MS } });
+      expect(replay.created).toBe(false);
+      expect(replay.claimed).toBeUndefined();
+      expect(await m.dueOf(f.clock.now(), first.deliveryIds)).toEqual(first.deliveryIds);
+    });
+
     it('a claimed delivery is neither due nor claimable until its lease ends', async () => {
       const { deliveryId } = await m.sceneWithDelivery();
       const now = f.clock.now();

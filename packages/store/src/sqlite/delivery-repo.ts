@@ -70,32 +70,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
            WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
         )
         .get(leaseUntil, id, now, now);
-      if (row === undefined) return null;
-      const tenant: Tenant = { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment };
-      const delivery = toDelivery(row);
-      const message = this.#conn.statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?').get(delivery.messageId);
-      const endpoint = this.#conn.statement('SELECT * FROM endpoints WHERE id = ?').get(delivery.endpointId);
-      if (message === undefined || endpoint === undefined) throw new Error(`delivery ${id} lost its message or endpoint`);
-      const secrets = this.#conn
-        .statement(
-          `SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
-           ORDER BY created_at DESC, id DESC`,
-        )
-        .all(delivery.endpointId, now)
-        .map(toStoredSecret);
-      return {
-        tenant,
-        delivery,
-        message: {
-          id: text(message, 'id') as MessageId,
-          eventType: text(message, 'event_type'),
-          payload: text(message, 'payload'),
-          createdAt: int(message, 'created_at'),
-        },
-        endpoint: toEndpoint(endpoint),
-        secrets,
-        leaseToken: int(row, 'lease_token'),
-      };
+      return row === undefined ? null : deliveryJob(this.#conn, row, now);
     }, NOT_DURABLE);
   }
 
@@ -184,6 +159,39 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       .all(t.orgId, t.env, endpointId, limit)
       .map(toAttempt);
   }
+}
+
+/**
+ * The job of a delivery row just leased (the claim's `RETURNING *`): its message, endpoint
+ * and secrets valid at `now`. `known` spares the reads of what the caller already has (a
+ * create claiming the deliveries it wrote).
+ */
+export function deliveryJob(conn: SqliteConnection, row: Row, now: number, known?: { message: DeliveryJob['message']; endpoint: Row }): DeliveryJob {
+  const delivery = toDelivery(row);
+  const message = known?.message ?? messageOfJob(conn, delivery.messageId);
+  const endpoint = known?.endpoint ?? conn.statement('SELECT * FROM endpoints WHERE id = ?').get(delivery.endpointId);
+  if (message === undefined || endpoint === undefined) throw new Error(`delivery ${delivery.id} lost its message or endpoint`);
+  const secrets = conn
+    .statement(
+      `SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY created_at DESC, id DESC`,
+    )
+    .all(delivery.endpointId, now)
+    .map(toStoredSecret);
+  return {
+    tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+    delivery,
+    message,
+    endpoint: toEndpoint(endpoint),
+    secrets,
+    leaseToken: int(row, 'lease_token'),
+  };
+}
+
+function messageOfJob(conn: SqliteConnection, id: MessageId): DeliveryJob['message'] | undefined {
+  const row = conn.statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?').get(id);
+  if (row === undefined) return undefined;
+  return { id: text(row, 'id') as MessageId, eventType: text(row, 'event_type'), payload: text(row, 'payload'), createdAt: int(row, 'created_at') };
 }
 
 function checkCount(value: number, name: string): void {

@@ -1,8 +1,9 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
-import { deliveryIdAt, type CreatedMessage, type NewMessage, type UsageCounter } from '../message-ports.ts';
+import { deliveryIdAt, type CreatedMessage, type DeliveryJob, type NewMessage, type UsageCounter } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
+import { deliveryJob } from './delivery-repo.ts';
 import { toMessage } from './mappers.ts';
-import { int, text } from './row.ts';
+import { int, text, type Row } from './row.ts';
 
 // MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
 // the other writes of the moment, in its own savepoint), so the idempotency lookup, the
@@ -43,16 +44,42 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
       .run(message.id, t.orgId, t.env, consumerId, message.eventType, message.payload, message.idempotencyKey, message.createdAt, message.status);
     const insertDelivery = conn.statement(
       `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
-                               next_attempt_at, manual, lease_until, created_at, held)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, ?, ?)`,
+                               next_attempt_at, manual, lease_until, lease_token, created_at, held)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, 0, ?, ?)`,
     );
+    // Claimed here: written leased, as a claim would leave them (lease_token 1), and returned as jobs.
+    const insertClaimed = conn.statement(
+      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                               next_attempt_at, manual, lease_until, lease_token, created_at, held)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, 1, ?, 0) RETURNING *`,
+    );
+    const jobMessage = { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt };
+    const claimed: DeliveryJob[] = [];
+    const dueDeliveryIds: DeliveryId[] = [];
     for (const target of targets) {
-      const held = target.status === 'active' ? 0 : 1;
-      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt, held);
+      const active = target.status === 'active';
+      if (active && input.claim !== undefined && claimed.length < input.claim.max) {
+        const row = insertClaimed.get(
+          target.deliveryId,
+          t.orgId,
+          t.env,
+          message.id,
+          target.id,
+          target.url,
+          message.createdAt,
+          input.claim.leaseUntil,
+          message.createdAt,
+        );
+        if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+        claimed.push(deliveryJob(conn, row, input.createdAt, { message: jobMessage, endpoint: target.row }));
+        continue;
+      }
+      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt, active ? 0 : 1);
+      if (active) dueDeliveryIds.push(target.deliveryId);
     }
     const deliveryIds = targets.map((target) => target.deliveryId);
-    const dueDeliveryIds = targets.filter((target) => target.status === 'active').map((target) => target.deliveryId);
-    return { message, deliveryIds, dueDeliveryIds, created: true, counters: { ...values, ...incrementCounters(conn, input.counters) } };
+    const counters = { ...values, ...incrementCounters(conn, input.counters) };
+    return { message, deliveryIds, dueDeliveryIds, ...(claimed.length > 0 ? { claimed } : {}), created: true, counters };
   });
 }
 
@@ -121,21 +148,21 @@ function matchingEndpoints(
   consumerId: ConsumerId,
   eventType: string,
   onlyEndpointId?: string,
-): { id: string; url: string; status: string }[] {
-  if (onlyEndpointId !== undefined) {
-    // A trial goes to the one endpoint asked for, whatever event types it takes.
-    return conn
-      .statement(`SELECT id, url, status FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id = ? AND status IN ('active', 'paused')`)
-      .all(t.orgId, t.env, consumerId, onlyEndpointId)
-      .map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status') }));
-  }
-  return conn
-    .statement(
-      `SELECT id, url, status FROM endpoints
-       WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
-         AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
-       ORDER BY id`,
-    )
-    .all(t.orgId, t.env, consumerId, eventType)
-    .map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status') }));
+): { id: string; url: string; status: string; row: Row }[] {
+  // The whole row: a delivery claimed in the same transaction is sent with it.
+  const rows =
+    onlyEndpointId !== undefined
+      ? // A trial goes to the one endpoint asked for, whatever event types it takes.
+        conn
+          .statement(`SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id = ? AND status IN ('active', 'paused')`)
+          .all(t.orgId, t.env, consumerId, onlyEndpointId)
+      : conn
+          .statement(
+            `SELECT * FROM endpoints
+             WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
+               AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
+             ORDER BY id`,
+          )
+          .all(t.orgId, t.env, consumerId, eventType);
+  return rows.map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status'), row }));
 }

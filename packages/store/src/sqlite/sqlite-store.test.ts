@@ -173,6 +173,24 @@ describe('SQLite store', () => {
     expect(await other.deliveries.due(now + LEASE_MS, 100, 100)).toHaveLength(50);
   });
 
+  it('claims the due deliveries a create writes when asked, up to max, none of a paused endpoint', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const { t, consumer } = await m.scene();
+    await m.hook(t, consumer);
+    await m.hook(t, consumer, { status: 'paused' });
+    const now = Date.now();
+    const sent = await m.send(t, { createdAt: now, claim: { max: 10, leaseUntil: now + LEASE_MS } });
+    expect(sent.claimed?.map((job) => job.delivery.id)).toHaveLength(2);
+    expect(sent.dueDeliveryIds).toEqual([]);
+    const capped = await m.send(t, { createdAt: now, claim: { max: 1, leaseUntil: now + LEASE_MS } });
+    expect(capped.claimed).toHaveLength(1);
+    expect(capped.dueDeliveryIds).toHaveLength(1);
+    const none = await m.send(t, { createdAt: now });
+    expect(none.claimed).toBeUndefined();
+    expect(none.dueDeliveryIds).toHaveLength(2);
+  });
+
   it('forgets usage counters past their expiry', async () => {
     const store = openFile(tempFile());
     const m = new MessageFixtures(fixtures(store));
