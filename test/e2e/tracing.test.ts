@@ -57,7 +57,7 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
   });
 
   /** Sends a message in the caller's trace; returns the spans of that trace once the job's handling ended. */
-  async function sendTraced(): Promise<{ traceId: string; spans: ReadableSpan[] }> {
+  async function sendTraced(): Promise<{ traceId: string; spans: ReadableSpan[]; messageId: string }> {
     const traceId = hex(16);
     const res = await api.post(
       '/v1/messages',

@@ -1,4 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { spansRecorded } from '@wirehook/core';
 import type { BusMessage, HandleResult, PublishOptions } from './bus.ts';
 
 // Trace context across the bus, shared by both adapters: a publish is a PRODUCER span whose
@@ -22,6 +23,12 @@ export function tracePublish(
   options: PublishOptions,
   send: (headers: Record<string, string>) => Promise<void>,
 ): Promise<void> {
+  if (!spansRecorded()) {
+    // Nothing records: the active trace context travels on, without a span of its own.
+    const headers: Record<string, string> = {};
+    propagation.inject(context.active(), headers);
+    return send(Object.assign(headers, options.headers));
+  }
   const attributes: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': 'send',
@@ -48,6 +55,7 @@ export function messageTraceContext(headers: Readonly<Record<string, string>>): 
  * passed on; a `retryInMs` answer is recorded as such.
  */
 export function traceHandle(system: MessagingSystem, message: BusMessage, handler: (message: BusMessage) => Promise<HandleResult>): Promise<HandleResult> {
+  if (!spansRecorded()) return context.with(message.traceContext, () => Promise.resolve().then(() => handler(message)));
   const attributes: Attributes = {
     'messaging.system': system,
     'messaging.operation.type': 'process',

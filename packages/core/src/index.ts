@@ -13,3 +13,4 @@ export * from './intake-port.ts';
 export * from './limits.ts';
 export * from './recovery-port.ts';
 export * from './api-responses.ts';
+export * from './span-recording.ts';

@@ -17,6 +17,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { z } from 'zod';
+import { setSpansRecorded } from '@wirehook/core';
 import { loadConfig } from './config.ts';
 
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
@@ -101,6 +102,7 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
+  setSpansRecorded(spanProcessors.length > 0);
   // Library spans only matter when spans are recorded; the import hooks cost every require.
   const instrument = options.instrumentLibraries !== false && spanProcessors.length > 0;
   const unregister = instrument ? await instrumentLibraries() : () => {};
@@ -116,6 +118,7 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
         try {
           await provider.shutdown();
         } finally {
+          setSpansRecorded(false);
           trace.disable();
           propagation.disable();
           context.disable();

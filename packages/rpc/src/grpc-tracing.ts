@@ -20,6 +20,7 @@ import {
   ATTR_SERVER_PORT,
   RPC_SYSTEM_NAME_VALUE_GRPC,
 } from '@opentelemetry/semantic-conventions';
+import { spansRecorded } from '@wirehook/core';
 
 // Trace context across gRPC, by hand: `traceparent` travels in the call metadata, the client
 // and the server each make a span (RPC semantic conventions). The grpc-js auto-instrumentation
@@ -64,6 +65,12 @@ export interface ClientCallTrace {
  * child of the active span, and returns a copy of `metadata` carrying its trace context.
  */
 export function startClientCall(path: string, address: string, metadata: Metadata | undefined): ClientCallTrace {
+  if (!spansRecorded()) {
+    // Nothing records: the caller's trace context travels on, without a span of its own.
+    const outgoing = metadata?.clone() ?? new Metadata();
+    propagation.inject(context.active(), outgoing, metadataSetter);
+    return { metadata: outgoing, end: () => {} };
+  }
   const method = path.slice(1);
   const { host, port } = splitAddress(address);
   const span = trace.getTracer(TRACER).startSpan(method, {
@@ -95,6 +102,7 @@ export interface ServerCallTrace {
 export function startServerCall(path: string, metadata: Metadata): ServerCallTrace {
   const method = path.slice(1);
   const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
+  if (!spansRecorded()) return { context: parent, end: () => {} };
   const span = trace
     .getTracer(TRACER)
     .startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: method } }, parent);

@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { spansRecorded } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
 import type { SendResult } from './outcome.ts';
 
@@ -11,6 +12,7 @@ const TRACER = '@wirehook/dispatcher';
  * (receivers put tokens there). A failed attempt (non-2xx, or no response) fails the span.
  */
 export function traceSend(job: DeliveryJob, url: string, send: () => Promise<SendResult>): Promise<SendResult> {
+  if (!spansRecorded()) return send();
   const target = new URL(url);
   const attributes = {
     'http.request.method': 'POST',

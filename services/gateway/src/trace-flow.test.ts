@@ -18,6 +18,7 @@ import { RecoveryService } from '@wirehook/recovery';
 import { MessageIntake } from '@wirehook/message-intake';
 import { startIntakeGrpcServer } from '@wirehook/message-intake/grpc-server';
 import { createHttpMetrics, createLogger, createRegistry, silentLogger } from '@wirehook/platform';
+import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
@@ -27,76 +28,94 @@ const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const SEND = 'wirehook.intake.v1.MessageIntake/Send';
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
+/** The gateway, a real gRPC hop to message-intake, SQLite and the in-process bus, wired as cluster mode wires them. */
+interface Flow {
+  api: ApiClient;
+  jobs: { message: BusMessage; active: SpanContext | undefined }[];
+  logLines: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+async function startFlow(): Promise<Flow> {
+  const jobs: Flow['jobs'] = [];
+  const logLines: Flow['logLines'] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-trace-'));
+  const store: Store = openEmbeddedStore(dataDir);
+  const bus = new MemoryBus();
+  bus.consume(DISPATCH_SUBJECT, async (message) => (jobs.push({ message, active: trace.getActiveSpan()?.spanContext() }), 'ack'), {
+    concurrency: 4,
+  });
+  const intake = new MessageIntake({ store, bus, clock: systemClock, logger: silentLogger() });
+  const grpc: GrpcServerHandle = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', authToken: TOKEN });
+  const intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
+
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) =>
+    logLines.push(
+      ...chunk
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ),
+  );
+  const app = createApp({
+    store,
+    intake: intakeClient,
+    recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),
+    rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
+    clock: systemClock,
+    logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),
+    metrics: createHttpMetrics(createRegistry('gateway')),
+    secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
+    addressPolicy: new AddressPolicy({ allowHosts: '' }),
+    // Endpoint URLs are checked by resolving them: every name is one public address here.
+    lookup: async () => [{ address: '93.184.215.14', family: 4 }],
+    retentionMonths: 3,
+    portalPublicUrl: 'http://localhost:8081',
+    emailConfigured: false,
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+
+  const org = await runAdminCommand(['org', 'create', '--name', 'Traced', '--plan', 'business'], { store, clock: systemClock });
+  const key = await runAdminCommand(['key', 'create', '--org', String(org['id']), '--env', 'live'], { store, clock: systemClock });
+  const api = new ApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, String(key['key']));
+  const consumer = await api.post('/v1/consumers', { external_id: 'cus_traced', name: 'Traced customer' });
+  expect(consumer.status).toBe(201);
+  const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer.body.id, url: 'https://hooks.example.com/in' });
+  expect(endpoint.status).toBe(201);
+  return {
+    api,
+    jobs,
+    logLines,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      intakeClient.close();
+      await grpc.stop();
+      await bus.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe('one trace from POST /v1/messages through gRPC to the dispatch job', () => {
   let recorder: SpanRecorder;
-  let dataDir: string;
-  let store: Store;
-  let bus: MemoryBus;
-  let grpc: GrpcServerHandle;
-  let intakeClient: IntakeGrpcClient;
-  let server: Server;
+  let flow: Flow;
   let api: ApiClient;
-  const jobs: { message: BusMessage; active: SpanContext | undefined }[] = [];
-  const logLines: Record<string, unknown>[] = [];
+  let jobs: Flow['jobs'];
+  let logLines: Flow['logLines'];
 
   beforeAll(async () => {
     recorder = await recordSpans('trace-flow');
-    dataDir = mkdtempSync(join(tmpdir(), 'wirehook-trace-'));
-    store = openEmbeddedStore(dataDir);
-    bus = new MemoryBus();
-    bus.consume(DISPATCH_SUBJECT, async (message) => (jobs.push({ message, active: trace.getActiveSpan()?.spanContext() }), 'ack'), {
-      concurrency: 4,
-    });
-    const intake = new MessageIntake({ store, bus, clock: systemClock, logger: silentLogger() });
-    grpc = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', authToken: TOKEN });
-    intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
-
-    const logStream = new PassThrough();
-    logStream.on('data', (chunk: Buffer) =>
-      logLines.push(
-        ...chunk
-          .toString('utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l)),
-      ),
-    );
-    const app = createApp({
-      store,
-      intake: intakeClient,
-      recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),
-      rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
-      clock: systemClock,
-      logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),
-      metrics: createHttpMetrics(createRegistry('gateway')),
-      secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
-      addressPolicy: new AddressPolicy({ allowHosts: '' }),
-      // Endpoint URLs are checked by resolving them: every name is one public address here.
-      lookup: async () => [{ address: '93.184.215.14', family: 4 }],
-      retentionMonths: 3,
-      portalPublicUrl: 'http://localhost:8081',
-      emailConfigured: false,
-    });
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
-
-    const org = await runAdminCommand(['org', 'create', '--name', 'Traced', '--plan', 'business'], { store, clock: systemClock });
-    const key = await runAdminCommand(['key', 'create', '--org', String(org['id']), '--env', 'live'], { store, clock: systemClock });
-    api = new ApiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, String(key['key']));
-    const consumer = await api.post('/v1/consumers', { external_id: 'cus_traced', name: 'Traced customer' });
-    expect(consumer.status).toBe(201);
-    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer.body.id, url: 'https://hooks.example.com/in' });
-    expect(endpoint.status).toBe(201);
+    flow = await startFlow();
+    ({ api, jobs, logLines } = flow);
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    intakeClient?.close();
-    await grpc?.stop();
-    await bus?.close();
-    await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await flow?.close();
     await recorder?.stop();
   });
 
@@ -174,5 +193,50 @@ describe('one trace from POST /v1/messages through gRPC to the dispatch job', ()
     ).toEqual(['MessageIntake.send', 'POST /v1/messages', SEND, SEND, `process ${DISPATCH_SUBJECT}`, `publish ${DISPATCH_SUBJECT}`].sort());
     expect(jobs[0]!.message.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     expect(logLines.find((l) => l['msg'] === 'request')).toMatchObject({ trace_id: traceId, span_id: idOf(http) });
+  });
+});
+
+describe('nothing records spans (no OTLP endpoint): the trace ids still flow', () => {
+  let tracing: Tracing;
+  let flow: Flow;
+
+  beforeAll(async () => {
+    tracing = await startTracing({ serviceName: 'trace-flow-ids', spanProcessors: [], instrumentLibraries: false });
+    flow = await startFlow();
+  });
+  afterAll(async () => {
+    await flow?.close();
+    await tracing?.stop();
+  });
+
+  it('the caller’s trace id reaches the request log line, the gRPC hop, the bus headers (unsampled) and the job handler', async () => {
+    const [callerTrace, callerSpan] = [hex(16), hex(8)];
+    const res = await flow.api.post(
+      '/v1/messages',
+      { consumer: 'cus_traced', event_type: 'invoice.paid', payload: { n: 1 } },
+      { traceparent: `00-${callerTrace}-${callerSpan}-01` },
+    );
+    expect(res.status).toBe(202);
+    await eventually(() => {
+      expect(flow.jobs).toHaveLength(1);
+      expect(flow.logLines.map((l) => l['msg'])).toContain('request');
+    });
+    const [job] = flow.jobs;
+    expect(job!.message.headers['traceparent']).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-00$`));
+    expect(job!.message.headers['traceparent']).not.toContain(callerSpan);
+    expect(job!.active).toMatchObject({ traceId: callerTrace, traceFlags: 0 });
+    const requestLine = flow.logLines.find((l) => l['msg'] === 'request' && l['route'] === '/v1/messages');
+    expect(requestLine).toMatchObject({ trace_id: callerTrace, trace_flags: '00' });
+    expect(requestLine!['span_id']).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('a request without traceparent gets a new trace id, which the job carries', async () => {
+    const res = await flow.api.post('/v1/messages', { consumer: 'cus_traced', event_type: 'invoice.paid', payload: { n: 2 } });
+    expect(res.status).toBe(202);
+    await eventually(() => expect(flow.jobs).toHaveLength(2));
+    const traceId = flow.jobs[1]!.active?.traceId;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceId).not.toBe('0'.repeat(32));
+    await eventually(() => expect(flow.logLines.filter((l) => l['msg'] === 'request' && l['trace_id'] === traceId)).toHaveLength(1));
   });
 });

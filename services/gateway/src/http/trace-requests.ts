@@ -11,8 +11,19 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
+import { spansRecorded } from '@wirehook/core';
+import { unrecordedSpan } from '@wirehook/platform';
 
 const TRACER = '@wirehook/gateway';
+
+/** Nothing records spans: only the ids, so log lines and the calls this request makes still carry its trace. */
+function withTraceIds(req: Request, res: Response, next: NextFunction): void {
+  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+  const active = trace.setSpan(parent, unrecordedSpan(parent));
+  context.bind(active, req);
+  context.bind(active, res);
+  context.with(active, next);
+}
 
 export interface TraceOptions {
   ignorePaths?: readonly string[];
@@ -33,6 +44,7 @@ export function traceRequests(options: TraceOptions = {}) {
   const tracedPath = options.tracedPath ?? ((path: string) => path);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (ignored.has(req.path)) return next();
+    if (!spansRecorded()) return withTraceIds(req, res, next);
     const method = KNOWN_METHODS.has(req.method) ? req.method : '_OTHER';
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = trace.getTracer(TRACER).startSpan(
