@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
@@ -15,7 +15,7 @@ import { clusterLauncher } from './launchers/cluster-launcher.ts';
 import { embeddedLauncher } from './launchers/embedded-launcher.ts';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launchers/launcher.ts';
 import { BenchReceiver } from './receiver/receiver-client.ts';
-import { SCENARIO_NAMES, type ScenarioName, type ScenarioResult } from './report/records.ts';
+import { DEFAULT_SCENARIOS, SCENARIO_NAMES, type ScenarioName, type ScenarioResult } from './report/records.ts';
 import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
@@ -24,6 +24,7 @@ import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
+import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
 import { runNoisy } from './scenarios/noisy.ts';
 import { runStorm } from './scenarios/storm.ts';
@@ -32,7 +33,7 @@ import { payloadJson } from './setup/payload.ts';
 import { createTenants } from './setup/tenants.ts';
 
 const LAUNCHERS: Record<string, Launcher> = { embedded: embeddedLauncher, cluster: clusterLauncher };
-const SCENARIOS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   baseline: runBaseline,
   intake: runIntake,
   e2e: runE2e,
@@ -63,7 +64,7 @@ const settings = settingsFor(args.smoke ? 'smoke' : 'full');
 if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
-const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...SCENARIO_NAMES];
+const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
 const outDir = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
@@ -126,6 +127,25 @@ try {
       log(`wirehook cluster (pids ${cluster.pids.join(', ')}) on ${cluster.apiUrl}`);
       ctx = { ...ctx, tenants: await createTenants(cluster, settings.orgs) };
       results.push(await SCENARIOS[name](ctx));
+      continue;
+    }
+    if (name === 'idempotency') {
+      // Cluster mode twice, the gateway's Redis front off and then on: fresh data and orgs
+      // each time, and never both running at once.
+      results.push(
+        await runIdempotency(ctx, async (front) => {
+          const cluster = await relaunch(clusterLauncher, {
+            ...launchOptions,
+            env: { ...launchOptions.env, IDEMPOTENCY_FRONT: front },
+            dataDir: join(workDir, `idempotency-${front}-data`),
+            logFile: join(workDir, `idempotency-${front}.log`),
+            execArgv: [...profileArgs(`idempotency-${front}`), ...launchOptions.execArgv.filter((a) => !a.startsWith('--cpu-prof'))],
+          });
+          log(`wirehook cluster, IDEMPOTENCY_FRONT=${front} (pids ${cluster.pids.join(', ')}) on ${cluster.apiUrl}`);
+          ctx = { ...ctx, tenants: await createTenants(cluster, settings.orgs) };
+          return ctx;
+        }),
+      );
       continue;
     }
     if (name === 'backlog' && results.length > 0) {

@@ -24,6 +24,11 @@ export interface BenchSettings {
   noisy: { warmup: number; count: number; consumers: number; healthyTenants: number; backlog: number };
   /** `messages` × 20 endpoints queued behind paused endpoints, then released. */
   backlog: { messages: number; consumers: number };
+  /**
+   * Cluster mode with IDEMPOTENCY_FRONT off, then on: `keys` messages accepted with a key
+   * each, `replays` re-sends of them (after `warmup`), then `bursts` 50-way duplicate bursts.
+   */
+  idempotency: { keys: number; warmup: number; replays: number; bursts: number };
   /** Longest wait for a run's deliveries to arrive. */
   waitMs: number;
 }
@@ -46,6 +51,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       storm: { warmup: 10, count: 60, consumers: 4 },
       noisy: { warmup: 10, count: 60, consumers: 4, healthyTenants: 3, backlog: 200 },
       backlog: { messages: 10, consumers: 2 },
+      idempotency: { keys: 40, warmup: 20, replays: 200, bursts: 3 },
       waitMs: 30_000,
     };
   }
@@ -61,6 +67,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
     noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },
     backlog: { messages: 200_000 / FANOUT, consumers: 8 },
+    idempotency: { keys: 2_000, warmup: 1_000, replays: 10_000, bursts: 60 },
     waitMs: 180_000,
   };
 }

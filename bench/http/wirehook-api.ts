@@ -17,9 +17,9 @@ export class WirehookApi {
     this.#pool = createPool(apiUrl, connections);
   }
 
-  /** Sends `body` (already JSON text, or an object to serialise) and parses the JSON answer. */
-  async call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, key: string, body?: unknown): Promise<ApiReply> {
-    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  /** Sends `body` (already JSON text, or an object to serialise) and parses the JSON answer; `extra` headers go along. */
+  async call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, key: string, body?: unknown, extra: Record<string, string> = {}): Promise<ApiReply> {
+    const headers: Record<string, string> = { ...extra, authorization: `Bearer ${key}` };
     let payload: string | undefined;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -60,6 +60,7 @@ export const clusterLauncher: Launcher = {
     return {
       apiUrl: cluster.apiUrl,
       pids,
+      metricsUrls: Object.fromEntries(cluster.specs.map((s) => [s.name, `http://127.0.0.1:${s.metricsPort}`])),
       admin: (args) => runAdmin(args, options.dataDir),
       async stop() {
         await cluster.stop();

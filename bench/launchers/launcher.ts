@@ -20,6 +20,8 @@ export interface RunningWirehook {
   readonly apiUrl: string;
   /** Every Wirehook process: the bench samples their RSS and CPU (summed). */
   readonly pids: readonly number[];
+  /** Cluster mode: each service's metrics base URL (`http://127.0.0.1:<port>`) by service name. */
+  readonly metricsUrls?: Readonly<Record<string, string>>;
   /** Runs one admin CLI command against this Wirehook; @returns its JSON output. @throws on a non-zero exit. */
   admin(args: string[]): Promise<Record<string, unknown>>;
   /** Stops every process (SIGTERM, then SIGKILL after a deadline). */

@@ -29,7 +29,7 @@ export interface Figure {
   scenario: ScenarioName;
   measure: string;
   value: number | null;
-  unit: '/s' | 'ms' | 'MB';
+  unit: '/s' | 'ms' | 'MB' | 'µs' | '';
   /** The value over the same run's baseline figure of the same kind (rate or latency percentile); null when there is none. */
   ratioToBaseline: number | null;
   /** The issue's target, in words; null when the figure has none. */
@@ -81,7 +81,7 @@ const pct = (v: number | null) => (v === null ? null : `${Math.round(v * 100)}%`
 
 /** The report's figures, with ratios to the baseline and the issue's targets. */
 export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figure[] {
-  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, noisy: n, backlog: k, cluster: c } = medians;
+  const { baseline: b, intake: i, e2e: e, fanout: f, storm: s, noisy: n, backlog: k, cluster: c, idempotency: d } = medians;
   const rate = b?.perSecond ?? null;
   const figures: Figure[] = [];
   const add = (fig: Omit<Figure, 'target' | 'checked' | 'pass'> & Partial<Pick<Figure, 'target' | 'checked' | 'pass'>>) =>
@@ -302,5 +302,38 @@ export function figuresOf(medians: Partial<Record<ScenarioName, Medians>>): Figu
       ratioToBaseline: ratio(c.intakeP99, b?.latencyP99),
     });
   }
+  if (d) figures.push(...idempotencyFigures(d, b));
   return figures;
+}
+
+/**
+ * The idempotency scenario: each measure with the gateway's Redis front off, then on, the
+ * second with the after/before ratio. No targets: the issue asks for the figures.
+ */
+function idempotencyFigures(d: Medians, b: Medians | undefined): Figure[] {
+  const rows: [key: string, measure: string, unit: Figure['unit'], baseline: number | null | undefined][] = [
+    ['ReplaysPerSecond', 'replays/s', '/s', b?.perSecond],
+    ['ReplayP50', 'replay latency p50', 'ms', b?.latencyP50],
+    ['ReplayP99', 'replay latency p99', 'ms', b?.latencyP99],
+    ['CpuUsPerReplay', 'Wirehook CPU per replay', 'µs', undefined],
+    ['BurstP50', '50-way duplicate burst, all answered, p50', 'ms', undefined],
+    ['BurstP99', '50-way duplicate burst, all answered, p99', 'ms', undefined],
+    ['IntakeCallsPerBurst', 'sends of a burst reaching message-intake', '', undefined],
+  ];
+  return rows.flatMap(([key, measure, unit, base]) => {
+    const [off, on] = [d.extra[`off${key}`] ?? null, d.extra[`on${key}`] ?? null];
+    const vsOff = ratio(on, off);
+    const row = (front: 'off' | 'on', value: number | null): Figure => ({
+      id: `idempotency.${front}${key}`,
+      scenario: 'idempotency',
+      measure: `${measure}, front ${front}`,
+      value,
+      unit,
+      ratioToBaseline: ratio(value, base),
+      target: null,
+      checked: front === 'on' && vsOff !== null ? `${vsOff} × off` : null,
+      pass: null,
+    });
+    return [row('off', off), row('on', on)];
+  });
 }

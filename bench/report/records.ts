@@ -61,9 +61,18 @@ export interface ScenarioResult {
   paced?: RunRecord;
 }
 
-/** In the order they run; `cluster` last, as it replaces the embedded process with cluster mode. */
-export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'cluster'] as const;
+/**
+ * In the order they run; `cluster` and `idempotency` last, as they replace the embedded
+ * process with cluster mode.
+ */
+export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'cluster', 'idempotency'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/**
+ * What `pnpm bench` runs without `--only`. `idempotency` measures one feature (Redis in front
+ * of the store for Idempotency-Keys) by starting cluster mode twice: ask for it by name.
+ */
+export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIO_NAMES.filter((name) => name !== 'idempotency');
 
 /** CPU µs per unit of work; null for none. */
 export function cpuUsPer(cpuSeconds: number, units: number): number | null {

@@ -3,7 +3,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSettings } from '../settings.ts';
 import { figuresOf, mediansOf, type Figure, type Medians } from './figures.ts';
-import type { ScenarioName, ScenarioResult } from './records.ts';
+import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
 
 /** The machine a report was made on. */
 export interface MachineInfo {
@@ -81,8 +81,23 @@ export function checksOf(result: ScenarioResult): Check[] {
       ),
       check('all delivered', r.delivered === r.expectedDelivered, `${r.delivered} of ${r.expectedDelivered} received`),
       check('signatures valid', r.invalid === 0, `${r.invalid} invalid or unknown-route requests`),
+      ...(result.name === 'idempotency' ? idempotencyChecks(r, check) : []),
     ];
   });
+}
+
+/** One message per key, whatever the duplicates; every replay answered with the original id. */
+function idempotencyChecks(r: RunRecord, check: (name: string, ok: boolean, detail: string) => Check): Check[] {
+  const { burstKeys = 0, burstKeysWithOneMessage = 0, burstsWithSplitIds = 0, replaysWithWrongId = 0 } = r.extra;
+  return [
+    check(
+      'one message per key',
+      burstKeys > 0 && burstKeysWithOneMessage === burstKeys,
+      `${burstKeysWithOneMessage} of ${burstKeys} burst keys made exactly one message`,
+    ),
+    check('one id per burst', burstsWithSplitIds === 0, `${burstsWithSplitIds} bursts answered with more than one id (or not all 202)`),
+    check('replays answer the original id', replaysWithWrongId === 0, `${replaysWithWrongId} replays answered otherwise`),
+  ];
 }
 
 /** Writes the report as `<dir>/<date>.json` (date and time, UTC); @returns the path. */

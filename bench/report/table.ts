@@ -42,7 +42,7 @@ export function renderReport(report: BenchReport): string {
 }
 
 function figureRow(f: Figure): string[] {
-  const value = f.value === null ? '—' : `${fmt(f.value)}${f.unit === '/s' ? '/s' : ` ${f.unit}`}`;
+  const value = f.value === null ? '—' : `${fmt(f.value)}${f.unit === '/s' || f.unit === '' ? f.unit : ` ${f.unit}`}`;
   return [
     f.scenario,
     f.measure,

@@ -40,4 +40,22 @@ describe('bench --smoke', () => {
     const baselineRate = report.figures.find((f: { id: string }) => f.id === 'baseline.rate');
     expect(baselineRate.ratioToBaseline).toBe(1);
   }, 180_000);
+
+  it('runs the idempotency scenario on request: cluster mode front off, then on; one message per key', () => {
+    const dir = mkdtempSync(join(out, 'idempotency-'));
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'idempotency', '--out', dir], {
+      encoding: 'utf8',
+      timeout: 150_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^idempotency\s+replays\/s, front on\s.*× off/m);
+    const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(Object.keys(report.scenarios)).toEqual(['idempotency']);
+    expect(report.checks.map((c: { name: string }) => c.name)).toContain('one message per key');
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id)?.value;
+    expect(figure('idempotency.offIntakeCallsPerBurst')).toBe(50);
+    // With the front, a burst's duplicates wait for the first send: far fewer reach intake.
+    expect(figure('idempotency.onIntakeCallsPerBurst')).toBeLessThan(25);
+  }, 180_000);
 });

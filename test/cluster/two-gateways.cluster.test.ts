@@ -1,7 +1,8 @@
 // Two gateway processes sharing one Redis: one rate limit per environment, one message per
-// Idempotency-Key, whichever gateway a request reaches.
+// Idempotency-Key, whichever gateway a request reaches (the store decides; Redis in front
+// holds duplicates back while the first is in flight).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, freePort } from '@wirehook/testkit';
+import { ApiClient, freePort, readMetric } from '@wirehook/testkit';
 import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
 
 let h: ClusterHarness;
@@ -33,16 +34,31 @@ describe('two gateways, one Redis', () => {
     expect(rb.headers.get('x-ratelimit-remaining')).toBe('0');
   }, 60_000);
 
-  it('make one message per Idempotency-Key under concurrent requests to both', async () => {
+  it('make one message of a 50-way burst of one Idempotency-Key; the duplicates are answered in front of the store', async () => {
     const t = await h.tenant();
     const b = second.as(t.key);
+    const metrics = (service: string) => `http://127.0.0.1:${h.cluster.specs.find((s) => s.name === service)!.metricsPort}`;
+    const sum = async (names: string[], metric: string, labels: Record<string, string> = {}) =>
+      (await Promise.all(names.map((n) => readMetric(metrics(n), metric, labels)))).reduce((x, y) => x + y, 0);
+    const intake = (outcome: string) => sum(['message-intake'], 'wirehook_intake_messages_total', { outcome });
+    const front = async () =>
+      (await sum(['gateway', 'gateway-2'], 'wirehook_idempotency_replays_total')) +
+      (await sum(['gateway', 'gateway-2'], 'wirehook_idempotency_waits_total', { outcome: 'answered' }));
+    const before = { accepted: await intake('accepted'), replayed: await intake('replayed'), front: await front() };
+
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
+      Array.from({ length: 50 }, (_, i) =>
         (i % 2 ? t.api : b).post('/v1/messages', { consumer: 'idem', event_type: 'x', payload: { i } }, { 'idempotency-key': 'shared-key' }),
       ),
     );
     expect(results.every((r) => r.status === 202)).toBe(true);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect((await t.api.get('/v1/messages?q=shared-key')).body.items).toHaveLength(1);
+    // One store write; each of the 49 duplicates was answered either in front (Redis) or by
+    // intake's replay, and the front answered some of them.
+    expect((await intake('accepted')) - before.accepted).toBe(1);
+    const answeredInFront = (await front()) - before.front;
+    expect(answeredInFront + (await intake('replayed')) - before.replayed).toBe(49);
+    expect(answeredInFront).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -148,6 +148,75 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
       });
     });
 
+    describe('set', () => {
+      it('stores a missing key, and replaces a value that is there', async () => {
+        await kv.set(key('k'), 'first', long);
+        expect(await kv.get(key('k'))).toBe('first');
+        await kv.set(key('k'), 'second', long);
+        expect(await kv.get(key('k'))).toBe('second');
+        expect(await kv.setIfAbsent(key('k'), 'third', long)).toBe('second');
+      });
+
+      it('replaces the expiry too: a longer one keeps the key, a shorter one ends it sooner', async () => {
+        await kv.setIfAbsent(key('longer'), 'a', ttl);
+        await kv.set(key('shorter'), 'a', long);
+        await advance(ttl * 0.6);
+        await kv.set(key('longer'), 'b', ttl);
+        await kv.set(key('shorter'), 'b', ttl * 0.5);
+        await advance(ttl * 0.6);
+        // Had set kept the first expiry, `longer` would be gone and `shorter` still here.
+        expect(await kv.get(key('longer'))).toBe('b');
+        expect(await kv.get(key('shorter'))).toBeNull();
+      });
+
+      it('replaces a counter with text, and text with a counter that counts on', async () => {
+        await kv.incr(key('n'), long);
+        await kv.set(key('n'), 'text', long);
+        expect(await kv.get(key('n'))).toBe('text');
+        await kv.set(key('n'), '41', long);
+        expect(await kv.incr(key('n'), long)).toBe(42);
+      });
+
+      it.each([0, -5, 2.5])('rejects ttlMs %s', async (bad) => {
+        await kv.set(key('k'), 'kept', long);
+        await expect(kv.set(key('k'), 'v', bad)).rejects.toThrow(RangeError);
+        expect(await kv.get(key('k'))).toBe('kept');
+      });
+    });
+
+    describe('deleteIfEquals', () => {
+      it('removes the key only while it holds exactly the value', async () => {
+        await kv.set(key('k'), 'mine', long);
+        expect(await kv.deleteIfEquals(key('k'), 'theirs')).toBe(false);
+        expect(await kv.deleteIfEquals(key('k'), 'min')).toBe(false);
+        expect(await kv.get(key('k'))).toBe('mine');
+        expect(await kv.deleteIfEquals(key('k'), 'mine')).toBe(true);
+        expect(await kv.get(key('k'))).toBeNull();
+        expect(await kv.setIfAbsent(key('k'), 'next', long)).toBeNull();
+      });
+
+      it('answers false for a missing or expired key', async () => {
+        expect(await kv.deleteIfEquals(key('missing'), 'v')).toBe(false);
+        await kv.set(key('k'), 'v', ttl);
+        await advance(ttl * 1.2);
+        expect(await kv.deleteIfEquals(key('k'), 'v')).toBe(false);
+        expect(await kv.get(key('k'))).toBeNull();
+      });
+
+      it('leaves a value written over the marker alone (the owner clears only its own)', async () => {
+        await kv.setIfAbsent(key('k'), 'pending:a', long);
+        await kv.set(key('k'), 'answer', long);
+        expect(await kv.deleteIfEquals(key('k'), 'pending:a')).toBe(false);
+        expect(await kv.get(key('k'))).toBe('answer');
+      });
+
+      it('removes for exactly one of 50 concurrent callers', async () => {
+        await kv.set(key('k'), 'v', long);
+        const results = await Promise.all(Array.from({ length: 50 }, () => kv.deleteIfEquals(key('k'), 'v')));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+    });
+
     describe('delete', () => {
       it('removes a key, so it can be set and counted afresh', async () => {
         await kv.setIfAbsent(key('k'), 'v', long);
@@ -175,6 +244,8 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         await expect(kv.incr(key('n'), long)).rejects.toThrow();
         await expect(kv.setIfAbsent(key('k'), 'v', long)).rejects.toThrow();
         await expect(kv.delete(key('k'))).rejects.toThrow();
+        await expect(kv.set(key('k'), 'v', long)).rejects.toThrow();
+        await expect(kv.deleteIfEquals(key('k'), 'v')).rejects.toThrow();
       });
     });
   });

@@ -1,13 +1,15 @@
 /**
- * A small key-value store for expiring counters and first-writer-wins keys: the API's rate
- * limits. (Idempotency keys and usage counters are not here: they are checked and written
- * in the store transaction that writes the message, so accepting one is atomic.) Every key
- * has an expiry. Adapters: `MemoryKv`
- * (embedded mode) and Redis (cluster mode); both pass `describeKvContract`.
+ * A small key-value store for expiring counters and keys: the API's rate limits, and in
+ * cluster mode the idempotency front's in-flight markers and remembered answers (the store
+ * stays the arbiter of Idempotency-Keys: it checks and writes them in the transaction that
+ * writes the message, so accepting one is atomic; usage counters live there too). Every key
+ * has an expiry. Adapters: `MemoryKv` (embedded mode) and Redis (cluster mode); both pass
+ * `describeKvContract`.
  *
  * Each method maps to one atomic Redis operation: `incr` to INCR plus PEXPIRE on
  * creation (one Lua script or MULTI), `setIfAbsent` to `SET key value NX PX ttl GET`,
- * `get` to GET, `delete` to DEL, `close` to QUIT.
+ * `set` to `SET key value PX ttl`, `get` to GET, `delete` to DEL, `deleteIfEquals` to GET,
+ * compare and DEL in one Lua script, `close` to QUIT.
  */
 export interface Kv {
   /**
@@ -28,8 +30,20 @@ export interface Kv {
    */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 
+  /**
+   * Stores `value` at `key` with `ttlMs`, replacing whatever value and expiry it had.
+   * Rejects when `ttlMs` is not a positive integer.
+   */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+
   /** Removes `key`; a missing key is not an error. */
   delete(key: string): Promise<void>;
+
+  /**
+   * Removes `key` only while it holds exactly `value` (a marker's owner clearing its own
+   * marker, never one another writer put there since); @returns whether it was removed.
+   */
+  deleteIfEquals(key: string, value: string): Promise<boolean>;
 
   /** Releases the store. Idempotent; other calls reject afterwards. */
   close(): Promise<void>;

@@ -65,9 +65,22 @@ export class MemoryKv implements Kv {
     return null;
   }
 
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    this.#assertOpen();
+    assertTtlMs(ttlMs);
+    this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
+  }
+
   async delete(key: string): Promise<void> {
     this.#assertOpen();
     this.#entries.delete(key);
+  }
+
+  async deleteIfEquals(key: string, value: string): Promise<boolean> {
+    this.#assertOpen();
+    if (this.#live(key)?.value !== value) return false;
+    this.#entries.delete(key);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -119,6 +119,27 @@ describe('RedisKv on one server', () => {
     expect(await raw.pttl(`${ns}k`)).toBeLessThanOrEqual(5_000);
   });
 
+  it('set gives the key the new TTL, replacing the old one', async () => {
+    const kv = open();
+    const raw = rawClient();
+    await kv.setIfAbsent(`${ns}k`, 'v', 5_000);
+    await kv.set(`${ns}k`, 'w', 60_000);
+    expect(await raw.pttl(`${ns}k`)).toBeGreaterThan(55_000);
+    await kv.set(`${ns}k`, 'x', 5_000);
+    expect(await raw.pttl(`${ns}k`)).toBeLessThanOrEqual(5_000);
+    expect(await raw.get(`${ns}k`)).toBe('x');
+  });
+
+  it('deleteIfEquals under keyPrefix compares and removes the prefixed key', async () => {
+    const kv = open({ keyPrefix: `${ns}p:` });
+    const raw = rawClient();
+    await kv.set('k', 'mine', 60_000);
+    expect(await raw.get(`${ns}p:k`)).toBe('mine');
+    expect(await kv.deleteIfEquals('k', 'other')).toBe(false);
+    expect(await kv.deleteIfEquals('k', 'mine')).toBe(true);
+    expect(await raw.exists(`${ns}p:k`)).toBe(0);
+  });
+
   it('refuses to count past 2^53 - 1 and leaves the value as it was', async () => {
     const kv = open();
     await kv.setIfAbsent(`${ns}big`, String(Number.MAX_SAFE_INTEGER - 1), 60_000);
@@ -173,7 +194,15 @@ describe('RedisKv when Redis goes away', () => {
     const kv = open({ url: flaky.url });
     expect(await kv.incr('n', 60_000)).toBe(1);
     await flaky.stop();
-    for (const call of [() => kv.get('n'), () => kv.incr('n', 60_000), () => kv.setIfAbsent('k', 'v', 60_000), () => kv.delete('n')]) {
+    const calls = [
+      () => kv.get('n'),
+      () => kv.incr('n', 60_000),
+      () => kv.setIfAbsent('k', 'v', 60_000),
+      () => kv.set('k', 'v', 60_000),
+      () => kv.delete('n'),
+      () => kv.deleteIfEquals('k', 'v'),
+    ];
+    for (const call of calls) {
       expect(await unavailableAfterMs(call)).toBeLessThan(1_000);
     }
   });

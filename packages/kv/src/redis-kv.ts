@@ -35,6 +35,13 @@ if created then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 `;
 
+// A marker is removed only by its owner: between a GET and a DEL from the client another
+// writer could have replaced it, so the comparison and the DEL run as one script.
+const DELETE_IF_EQUALS_LUA = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 // Replies that mean "this server cannot serve you right now", not "your command is wrong".
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
 
@@ -42,6 +49,7 @@ const MAX_RECONNECT_DELAY_MS = 1_000;
 
 interface ScriptedRedis extends Redis {
   wirehookIncr(key: string, ttlMs: number): Promise<number>;
+  wirehookDeleteIfEquals(key: string, value: string): Promise<number>;
 }
 
 /**
@@ -76,6 +84,7 @@ export class RedisKv implements Kv {
       retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
     }) as ScriptedRedis;
     this.#client.defineCommand('wirehookIncr', { numberOfKeys: 1, lua: INCR_LUA });
+    this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
     this.#client.on('error', (err: Error) => {
       this.#lastError = err;
@@ -98,8 +107,17 @@ export class RedisKv implements Kv {
     return this.#run('setIfAbsent', () => this.#client.set(this.#prefix + key, value, 'PX', ttlMs, 'NX', 'GET'));
   }
 
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    assertTtlMs(ttlMs);
+    await this.#run('set', () => this.#client.set(this.#prefix + key, value, 'PX', ttlMs));
+  }
+
   async delete(key: string): Promise<void> {
     await this.#run('delete', () => this.#client.del(this.#prefix + key));
+  }
+
+  async deleteIfEquals(key: string, value: string): Promise<boolean> {
+    return (await this.#run('deleteIfEquals', () => this.#client.wirehookDeleteIfEquals(this.#prefix + key, value))) === 1;
   }
 
   /** Sends QUIT when connected (else just disconnects) and stops reconnecting. Idempotent. */

@@ -65,6 +65,35 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
   };
 }
 
+/** The idempotency front's counters (cluster-mode gateway and portal, services/gateway/src/idempotency-front.ts). */
+export interface IdempotencyFrontMetrics {
+  replays: Counter;
+  waits: Counter<'outcome'>;
+  redisErrors: Counter;
+}
+
+/** The idempotency front's counters, in `registry`. */
+export function createIdempotencyFrontMetrics(registry: Registry): IdempotencyFrontMetrics {
+  return {
+    replays: new Counter({
+      name: 'wirehook_idempotency_replays_total',
+      help: 'Sends with an Idempotency-Key answered from Redis with the first answer, without calling message-intake',
+      registers: [registry],
+    }),
+    waits: new Counter({
+      name: 'wirehook_idempotency_waits_total',
+      help: 'Sends that waited for a concurrent send of the same Idempotency-Key, by outcome: answered (its answer), released (it failed; on to message-intake), timed_out and unavailable (Redis failed) (on to message-intake)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    redisErrors: new Counter({
+      name: 'wirehook_idempotency_redis_errors_total',
+      help: 'Redis calls of the idempotency front that failed (the send went on to message-intake, whose store decides)',
+      registers: [registry],
+    }),
+  };
+}
+
 /** Whether a process is still starting (waiting for a dependency at start) or running. */
 export interface ProcessState {
   state: 'starting' | 'running';

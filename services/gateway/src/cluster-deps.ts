@@ -1,15 +1,26 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
 import { RateLimiter, RedisKv } from '@wirehook/kv';
-import { createHttpMetrics, openSealingKeys, openStore, redisCheck, storeCheck, type Component, type ServiceContext } from '@wirehook/platform';
+import {
+  createHttpMetrics,
+  createIdempotencyFrontMetrics,
+  openSealingKeys,
+  openStore,
+  redisCheck,
+  storeCheck,
+  type Component,
+  type ServiceContext,
+} from '@wirehook/platform';
 import { grpcMetrics, IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayDeps } from './deps.ts';
+import { IdempotencyFront } from './idempotency-front.ts';
 
 /**
  * What a cluster-mode process serving the API needs — the gateway, and the portal (the same
  * routes, scoped by a link's token): the store (its sealing key checked), Redis for rate
- * limits, and gRPC clients for message-intake and the recovery service. Built once here for
- * both mains; `components` stop them.
+ * limits and Idempotency-Key answers, and gRPC clients for message-intake (behind the
+ * idempotency front unless IDEMPOTENCY_FRONT=off) and the recovery service. Built once here
+ * for both mains; `components` stop them.
  */
 export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceContext): Promise<{ deps: GatewayDeps; components: Component[] }> {
   const { logger, clock, registry, readiness } = ctx;
@@ -17,14 +28,29 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const kv = new RedisKv({ url: config.REDIS_URL });
-  // Redis down is degraded, not down (rate limits fail open), but the probe still names it.
+  // Redis down is degraded, not down (rate limits fail open, keyed sends go to the store),
+  // but the probe still names it.
   readiness.push(storeCheck(store), redisCheck(kv));
   const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) };
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, ...grpc });
+  // The marker outlives the first send's longest call (the deadline); a duplicate waits at
+  // most half of it, so even one that then asks intake itself answers within 1.5 deadlines.
+  const front =
+    config.IDEMPOTENCY_FRONT === 'redis'
+      ? new IdempotencyFront({
+          inner: intake,
+          kv,
+          clock,
+          logger: logger.child({ component: 'idempotency-front' }),
+          metrics: createIdempotencyFrontMetrics(registry),
+          inflightTtlMs: config.GRPC_DEADLINE_MS,
+          maxWaitMs: Math.floor(config.GRPC_DEADLINE_MS / 2),
+        })
+      : intake;
   const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, ...grpc });
   const deps: GatewayDeps = {
     store,
-    intake,
+    intake: front,
     recovery,
     rateLimiter: new RateLimiter({ kv, clock }),
     clock,

@@ -9,7 +9,10 @@ export const gatewayConfigSchema = z
     ...serveEnv(9464),
     ...storeEnv,
     ...deliveryEnv,
-    REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits
+    REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits, Idempotency-Key answers
+    // Default redis: duplicates in flight wait for the first send's answer and replays are
+    // answered from Redis (the store still decides every new key); off: all go to message-intake.
+    IDEMPOTENCY_FRONT: z.enum(['redis', 'off']).default('redis'),
     INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
     RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
     GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service

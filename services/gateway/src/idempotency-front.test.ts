@@ -1,0 +1,340 @@
+// The idempotency front against a real redis-server. Its neighbour, message-intake, is a fake
+// that counts calls and answers as the store does (the first message of a key for 24 hours).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import {
+  ManualClock,
+  newId,
+  PlanLimitError,
+  type Clock,
+  type Delivery,
+  type DeliveryId,
+  type EndpointId,
+  type Environment,
+  type IntakePort,
+  type SendMessageInput,
+  type SendMessageResult,
+  type Tenant,
+} from '@wirehook/core';
+import { RedisKv, type Kv } from '@wirehook/kv';
+import { createIdempotencyFrontMetrics, createRegistry, silentLogger, type Logger } from '@wirehook/platform';
+import { eventually, parseMetrics, startRedisServer, type RedisServer } from '@wirehook/testkit';
+import { frontKey, IdempotencyFront } from './idempotency-front.ts';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/** message-intake as the front sees it: the store's answer per (org, env, key), within 24 hours. */
+class FakeIntake implements IntakePort {
+  calls = 0;
+  /** Milliseconds each send takes (per call number, 1-based; default `delayMs`). */
+  delayMs = 20;
+  readonly delays = new Map<number, number>();
+  /** Call numbers that fail with plan_limit. */
+  readonly failing = new Set<number>();
+  readonly passedThrough: string[] = [];
+  readonly #messages = new Map<string, { id: string; deliveries: number; createdAt: number }>();
+  #usage = 0;
+  readonly clock: Clock;
+
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
+
+  async send(input: SendMessageInput): Promise<SendMessageResult> {
+    const call = ++this.calls;
+    await sleep(this.delays.get(call) ?? this.delayMs);
+    if (this.failing.has(call)) throw new PlanLimitError('the Free plan allows 10,000 live messages a month');
+    const now = this.clock.now();
+    const scope = `${input.tenant.orgId}:${input.tenant.env}:${input.idempotencyKey}`;
+    const earlier = input.idempotencyKey === null ? undefined : this.#messages.get(scope);
+    if (earlier !== undefined && earlier.createdAt >= now - DAY) return { id: earlier.id, deliveries: earlier.deliveries, usageMonth: this.#usage };
+    const message = { id: newId('message', this.clock), deliveries: 2, createdAt: now };
+    if (input.idempotencyKey !== null) this.#messages.set(scope, message);
+    return { id: message.id, deliveries: message.deliveries, usageMonth: ++this.#usage };
+  }
+
+  async retryDelivery(_tenant: Tenant, id: DeliveryId): Promise<Delivery> {
+    this.passedThrough.push(`retry ${id}`);
+    return { id } as Delivery;
+  }
+
+  async releaseHeld(_tenant: Tenant, endpointId: EndpointId): Promise<number> {
+    this.passedThrough.push(`release ${endpointId}`);
+    return 3;
+  }
+}
+
+/** A spy around the real Kv: how often the front called Redis. */
+class CountingKv implements Kv {
+  calls = 0;
+  readonly kv: Kv;
+  constructor(kv: Kv) {
+    this.kv = kv;
+  }
+  #count<T>(result: Promise<T>): Promise<T> {
+    this.calls++;
+    return result;
+  }
+  incr = (key: string, ttlMs: number) => this.#count(this.kv.incr(key, ttlMs));
+  get = (key: string) => this.#count(this.kv.get(key));
+  setIfAbsent = (key: string, value: string, ttlMs: number) => this.#count(this.kv.setIfAbsent(key, value, ttlMs));
+  set = (key: string, value: string, ttlMs: number) => this.#count(this.kv.set(key, value, ttlMs));
+  delete = (key: string) => this.#count(this.kv.delete(key));
+  deleteIfEquals = (key: string, value: string) => this.#count(this.kv.deleteIfEquals(key, value));
+  close = () => this.kv.close();
+}
+
+let server: RedisServer;
+const opened: Kv[] = [];
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((kv) => kv.close()));
+});
+
+interface Setup {
+  front: IdempotencyFront;
+  intake: FakeIntake;
+  kv: CountingKv;
+  clock: ManualClock;
+  tenant: Tenant;
+  send(key: string | null, tenant?: Tenant): Promise<SendMessageResult>;
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+}
+
+function setup(options: { url?: string; maxWaitMs?: number; startAt?: number; logger?: Logger } = {}): Setup {
+  const clock = new ManualClock(options.startAt ?? Date.UTC(2026, 0, 15, 12));
+  const kv = new CountingKv(new RedisKv({ url: options.url ?? server.url }));
+  opened.push(kv);
+  const intake = new FakeIntake(clock);
+  const registry = createRegistry('test');
+  const front = new IdempotencyFront({
+    inner: intake,
+    kv,
+    clock,
+    logger: options.logger ?? silentLogger(),
+    metrics: createIdempotencyFrontMetrics(registry),
+    inflightTtlMs: 5_000,
+    maxWaitMs: options.maxWaitMs ?? 2_500,
+  });
+  const tenant = newTenant(clock);
+  const send = (key: string | null, to = tenant) =>
+    front.send({
+      tenant: to,
+      org: { id: to.orgId, name: 'Acme', plan: 'business', ownerEmail: null, createdAt: 0 },
+      body: { consumer: 'c', event_type: 'a.b', payload: {} },
+      idempotencyKey: key,
+    });
+  const metric = async (name: string, labels: Record<string, string> = {}) =>
+    parseMetrics(await registry.metrics())
+      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((sum, s) => sum + s.value, 0);
+  return { front, intake, kv, clock, tenant, send, metric };
+}
+
+const newTenant = (clock: Clock, env: Environment = 'live'): Tenant => ({ orgId: newId('org', clock), env });
+
+describe('IdempotencyFront', () => {
+  it('sends a 50-way burst of one key to intake once; all 50 get the first answer', async () => {
+    const s = setup();
+    s.intake.delayMs = 50;
+    const results = await Promise.all(Array.from({ length: 50 }, () => s.send('order-7')));
+    expect(s.intake.calls).toBe(1);
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(results.every((r) => r.deliveries === 2 && r.usageMonth === 1)).toBe(true);
+    expect(await s.metric('wirehook_idempotency_waits_total', { outcome: 'answered' })).toBe(49);
+  });
+
+  it('answers a replay from Redis without calling intake, with the first answer whatever the body', async () => {
+    const s = setup();
+    const first = await s.send('pay-1');
+    await s.send(null); // another message this month: the store would now report 2
+    const again = await s.send('pay-1');
+    expect(again).toEqual(first); // usageMonth is the first answer's figure (docs/semantics.md)
+    expect(s.intake.calls).toBe(2);
+    expect(await s.metric('wirehook_idempotency_replays_total')).toBe(1);
+  });
+
+  it('replays from Redis until 1 minute before the 24-hour window ends, then lets the store decide', async () => {
+    const s = setup();
+    const first = await s.send('pay-2');
+    s.clock.advance(DAY - MINUTE);
+    expect(await s.send('pay-2')).toEqual(first);
+    expect(s.intake.calls).toBe(1);
+    s.clock.advance(1);
+    expect((await s.send('pay-2')).id).toBe(first.id); // the store, still within its window
+    expect(s.intake.calls).toBe(2);
+    s.clock.advance(MINUTE);
+    expect((await s.send('pay-2')).id).not.toBe(first.id); // past 24 h: a new message
+    expect(s.intake.calls).toBe(3);
+  });
+
+  it("keeps a store-answered replay only for what is left of its window (from the id's time)", async () => {
+    const s = setup();
+    const first = await s.send('old');
+    await s.kv.delete(frontKey(s.tenant, 'old')); // Redis lost it (a restart); the store still has it
+    s.clock.advance(DAY - MINUTE - 400); // 400 ms of the front's window left
+    expect((await s.send('old')).id).toBe(first.id);
+    expect(await s.send('old')).toMatchObject({ id: first.id });
+    expect(s.intake.calls).toBe(2);
+    await sleep(600); // Redis' clock: the kept answer has expired
+    expect((await s.send('old')).id).toBe(first.id);
+    expect(s.intake.calls).toBe(3);
+  });
+
+  it('does not carry a remembered x-usage-month into the next UTC month', async () => {
+    const s = setup({ startAt: Date.UTC(2026, 0, 31, 23, 59, 59, 700) });
+    await s.send('eom');
+    expect(s.intake.calls).toBe(1);
+    s.clock.advance(299); // 23:59:59.999
+    await s.send('eom');
+    expect(s.intake.calls).toBe(1);
+    s.clock.advance(1); // 1 February 00:00:00.000
+    await s.send('eom');
+    expect(s.intake.calls).toBe(2);
+    // In real time too: the answer kept at 23:59:59.700 lived 300 ms.
+    const late = setup({ startAt: Date.UTC(2026, 0, 31, 23, 59, 59, 700) });
+    await late.send('eom');
+    await sleep(450);
+    await late.send('eom');
+    expect(late.intake.calls).toBe(2);
+  });
+
+  it('lets waiters through to intake at once when the first send fails; intake decides each', async () => {
+    const s = setup({ maxWaitMs: 10_000 });
+    s.intake.delays.set(1, 100);
+    s.intake.failing.add(1);
+    // The waiters' own sends are slow: each has polled and found the key free before any
+    // of them could leave an answer there.
+    s.intake.delayMs = 300;
+    const started = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => s.send('k')));
+    expect(performance.now() - started).toBeLessThan(2_000); // not the 10 s wait
+    const rejected = results.filter((r) => r.status === 'rejected');
+    expect(rejected).toHaveLength(1);
+    expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(PlanLimitError);
+    const ids = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
+    expect(ids).toHaveLength(9);
+    expect(new Set(ids).size).toBe(1);
+    expect(s.intake.calls).toBe(10);
+    expect(await s.metric('wirehook_idempotency_waits_total', { outcome: 'released' })).toBe(9);
+    // What the waiters got from intake is the key's answer from now on.
+    expect((await s.send('k')).id).toBe(ids[0]);
+    expect(s.intake.calls).toBe(10);
+  });
+
+  it('a failed first send removes only its own marker: a failure with no waiters leaves the key free', async () => {
+    const s = setup();
+    s.intake.failing.add(1);
+    await expect(s.send('once')).rejects.toThrow(PlanLimitError);
+    expect(await s.kv.get(frontKey(s.tenant, 'once'))).toBeNull();
+    await s.send('once');
+    expect(s.intake.calls).toBe(2);
+  });
+
+  it('sends a waiter to intake itself when the first send outlasts maxWaitMs', async () => {
+    const s = setup({ maxWaitMs: 200 });
+    s.intake.delays.set(1, 800);
+    const first = s.send('slow');
+    await sleep(20);
+    const started = performance.now();
+    const second = await s.send('slow');
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(190);
+    expect(waited).toBeLessThan(700);
+    expect(second.id).toBe((await first).id);
+    expect(s.intake.calls).toBe(2);
+    expect(await s.metric('wirehook_idempotency_waits_total', { outcome: 'timed_out' })).toBe(1);
+  });
+
+  it('keeps the keys of two orgs and two environments apart', async () => {
+    const s = setup();
+    const test = { ...s.tenant, env: 'test' as const };
+    const other = newTenant(s.clock);
+    const ids = [await s.send('same'), await s.send('same', test), await s.send('same', other)].map((r) => r.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(s.intake.calls).toBe(3);
+    const replays = [await s.send('same'), await s.send('same', test), await s.send('same', other)].map((r) => r.id);
+    expect(replays).toEqual(ids);
+    expect(s.intake.calls).toBe(3);
+  });
+
+  it('hashes any key of 1 to 256 characters into one short Redis key', async () => {
+    const s = setup();
+    for (const key of ['k', 'k'.repeat(256), 'ü ✓ "x" \n\t{}:*', ' ']) {
+      const first = await s.send(key);
+      expect(await s.send(key)).toEqual(first);
+      expect(frontKey(s.tenant, key)).toMatch(/^idem:org_[0-9A-Z]{26}:live:[A-Za-z0-9_-]{43}$/);
+    }
+    expect(s.intake.calls).toBe(4);
+  });
+
+  it('never touches Redis for a send without a key, nor for the other methods', async () => {
+    const s = setup();
+    await Promise.all(Array.from({ length: 5 }, () => s.send(null)));
+    await s.front.retryDelivery(s.tenant, newId('delivery', s.clock));
+    expect(await s.front.releaseHeld(s.tenant, newId('endpoint', s.clock))).toBe(3);
+    expect(s.kv.calls).toBe(0);
+    expect(s.intake.calls).toBe(5);
+    expect(s.intake.passedThrough).toHaveLength(2);
+  });
+
+  it('asks intake when Redis holds something it cannot read, and replaces it', async () => {
+    const s = setup();
+    await s.kv.set(frontKey(s.tenant, 'odd'), '{"id":42}', 60_000);
+    const first = await s.send('odd');
+    expect(s.intake.calls).toBe(1);
+    expect(await s.send('odd')).toEqual(first);
+    expect(s.intake.calls).toBe(1);
+  });
+});
+
+describe('IdempotencyFront when Redis goes away', () => {
+  let flaky: RedisServer;
+  beforeAll(async () => {
+    flaky = await startRedisServer();
+  });
+  afterAll(async () => {
+    await flaky?.stop();
+  });
+
+  it('sends everything to intake while Redis is stopped, logs the outage once, and uses Redis again after', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logger = pino({ level: 'info' }, sink);
+    const s = setup({ url: flaky.url, logger });
+    const before = await s.send('kept');
+    await flaky.stop();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.send(i < 10 ? `k${i}` : 'burst')));
+    expect(results).toHaveLength(20);
+    expect(s.intake.calls).toBe(21);
+    expect(new Set(results.slice(10).map((r) => r.id)).size).toBe(1); // the store made one message of 'burst'
+    expect((await s.send('kept')).id).toBe(before.id); // intake's replay
+    expect(s.intake.calls).toBe(22);
+    expect(await s.metric('wirehook_idempotency_redis_errors_total')).toBe(21); // one SET NX each
+    const warned = lines.map((l) => JSON.parse(l)).filter((l) => /Redis unreachable for Idempotency-Keys/.test(l.msg));
+    expect(warned).toHaveLength(1);
+
+    await flaky.restart(); // empty: nothing of before
+    await eventually(async () => {
+      await s.send('after');
+      expect(JSON.parse(lines.at(-1)!).msg).toMatch(/no more/);
+    }, 5_000);
+    const calls = s.intake.calls;
+    await s.send('after');
+    expect(s.intake.calls).toBe(calls);
+  });
+});
