@@ -173,13 +173,19 @@ function liveMonthKey(tenant: Tenant, now: number): string {
   return `live:${tenant.orgId}:${new Date(now).toISOString().slice(0, 7)}`;
 }
 
+// Made once: toLocaleString formats through ICU, which costs more than the rest of a send's counters.
+const MONTHLY_LIMIT_MESSAGES = Object.fromEntries(
+  Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [plan, `the ${plan} plan's ${monthlyMessages.toLocaleString('en')} live messages this month are used up`]),
+) as Record<keyof typeof PLANS, string>;
+const TEST_LIMIT_MESSAGE = `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`;
+
 /** The counters one send touches: live → the org's month; test → the environment's day (and a read of the month). */
 export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: number): UsageCounter[] {
   const month: UsageCounter = {
     key: liveMonthKey(tenant, now),
     limit: tenant.env === 'live' ? PLANS[plan].monthlyMessages : null,
     increment: tenant.env === 'live',
-    limitMessage: `the ${plan} plan's ${PLANS[plan].monthlyMessages.toLocaleString('en')} live messages this month are used up`,
+    limitMessage: MONTHLY_LIMIT_MESSAGES[plan],
     expiresAt: monthStart(now, -2),
   };
   if (tenant.env === 'live') return [month];
@@ -203,7 +209,7 @@ function testAndTrialDay(tenant: Tenant, now: number): UsageCounter {
     key: tenant.env === 'test' ? `test:${tenant.orgId}:${day}` : `trial:live:${tenant.orgId}:${day}`,
     limit: TEST_SENDS_PER_DAY,
     increment: true,
-    limitMessage: `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`,
+    limitMessage: TEST_LIMIT_MESSAGE,
     expiresAt: Date.parse(`${day}T00:00:00Z`) + 2 * DAY_MS,
   };
 }
