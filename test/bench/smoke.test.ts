@@ -30,7 +30,7 @@ describe('bench --smoke', () => {
       target: expect.stringContaining('80%'),
       value: expect.any(Number),
     });
-    expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.5 × embedded e2e', value: expect.any(Number) });
+    expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.6 × embedded e2e', value: expect.any(Number) });
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     for (const f of report.figures) {
