@@ -117,16 +117,21 @@ function checkLimit(counter: UsageCounter, value: number): void {
 }
 
 function incrementCounters(conn: SqliteConnection, counters: UsageCounter[]): Record<string, number> {
-  const upsert = conn.statement(
-    `INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 1, ?)
-     ON CONFLICT (key) DO UPDATE SET value = value + 1, expires_at = excluded.expires_at
-     RETURNING value`,
-  );
+  // Only the value is written, as a rule: an expiry comes with its key's period, and setting
+  // it unchanged would still rewrite its index entry.
+  const bump = conn.statement('UPDATE usage_counters SET value = value + 1 WHERE key = ? RETURNING value, expires_at');
+  const insert = conn.statement('INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 1, ?)');
+  const setExpiry = conn.statement('UPDATE usage_counters SET expires_at = ? WHERE key = ?');
   const values: Record<string, number> = {};
   for (const counter of counters) {
     if (!counter.increment) continue;
-    const row = upsert.get(counter.key, counter.expiresAt);
-    if (row === undefined) throw new Error('upsert … RETURNING gave no row');
+    const row = bump.get(counter.key);
+    if (row === undefined) {
+      insert.run(counter.key, counter.expiresAt);
+      values[counter.key] = 1;
+      continue;
+    }
+    if (int(row, 'expires_at') !== counter.expiresAt) setExpiry.run(counter.expiresAt, counter.key);
     values[counter.key] = int(row, 'value');
   }
   return values;

@@ -8,8 +8,10 @@ import { ManualClock, newId, type DeliveryId, type OrgId, type Tenant } from '@w
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../contract/store-contract.ts';
 import { Fixtures } from '../contract/fixtures.ts';
-import { LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
+import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
+import { messageListQuery } from './message-list.ts';
+import { RETRYING } from './message-status.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openEmbeddedStore } from './open-embedded-store.ts';
 import { openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
@@ -220,6 +222,42 @@ describe('SQLite store', () => {
     expect((await store.orgs.get(t.orgId))?.name).toBe('Old');
     const sent = await new MessageFixtures(fixtures(store)).send(t);
     expect((await store.messages.get(t, sent.message.id))?.message).toEqual(sent.message);
+  });
+
+  it('moves a usage counter’s expiry to the one its latest send gives', async () => {
+    // An increment writes the expiry only when it changed; a changed one must still land.
+    const f = fixtures(openFile(tempFile()));
+    const m = new MessageFixtures(f);
+    const t = await f.tenant();
+    const start = f.clock.now();
+    const month = (expiresAt: number) => [{ key: 'month', limit: null, increment: true, expiresAt }];
+    await m.send(t, { counters: month(start + HOUR) });
+    await m.send(t, { counters: month(start + DAY) });
+    f.clock.advance(2 * HOUR);
+    expect((await m.send(t, { counters: month(start + DAY) })).counters).toEqual({ month: 3 });
+    f.clock.advance(DAY);
+    expect((await m.send(t, { counters: month(f.clock.now() + DAY) })).counters).toEqual({ month: 1 });
+  });
+
+  it('reads retrying deliveries and listed statuses through their partial indexes', () => {
+    // SQLite takes a partial index only when the WHERE repeats its condition.
+    const db = new DatabaseSync(':memory:');
+    try {
+      migrate(db);
+      const plan = (sql: string) =>
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all()
+          .map((row) => String(row['detail']))
+          .join('\n');
+      expect(plan(`SELECT count(*) FROM deliveries WHERE ${RETRYING}`)).toContain('deliveries_endpoint_open');
+      const t: Tenant = { orgId: 'org_plan' as OrgId, env: 'live' };
+      for (const status of ['pending', 'retrying', 'failed'] as const) {
+        expect(plan(messageListQuery(t, { status, limit: 20 }).sql)).toContain('messages_tenant_status');
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('refuses a file made by a newer schema and leaves it untouched', () => {
