@@ -140,6 +140,15 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
       ca: (await testCa()).caPem,
       dispatchConcurrency: 2,
     });
+    // Counts the store calls: handed-over jobs need no claim of their own; the surplus is released.
+    const calls = { claim: 0, release: 0 };
+    for (const method of ['claim', 'release'] as const) {
+      const original = small.store.deliveries[method].bind(small.store.deliveries) as (...args: unknown[]) => Promise<never>;
+      (small.store.deliveries as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        calls[method]++;
+        return original(...args);
+      };
+    }
     try {
       const tenant = await small.tenant();
       rx.receiver.respondWith({ delayMs: 50 });
@@ -162,6 +171,9 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
         for (const id of ids) expect((await tenant.api.get(`/v1/messages/${id}`)).body.status).toBe('success');
       });
       expect(await readMetric(small.embedded.metricsUrl(), 'wirehook_delivery_attempts_total', { outcome: 'success', via: 'direct' })).toBe(20);
+      expect(calls.release).toBeGreaterThan(0);
+      // Every delivery released was claimed again by the dispatcher; the ones it took at once never were.
+      expect(calls.claim).toBeLessThan(20);
     } finally {
       await small.close();
     }

@@ -68,6 +68,11 @@ export interface DispatcherDeps {
  */
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
+/**
+ * A job intake handed over this long after its lease was set is not sent but released for a
+ * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
+ */
+const HANDOFF_MAX_AGE_MS = 5_000;
 /** Wake-ups parked per endpoint slot: enough to keep a fast endpoint busy between sweeps. */
 const PARKED_PER_SLOT = 4;
 
@@ -85,6 +90,10 @@ export class Dispatcher implements Component {
   /** Due deliveries whose endpoint has no free slot, parked per endpoint (bounded per endpoint). */
   readonly #parked: ParkedWakeups;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Releases of handed-over jobs it had no room for (stop() waits for them too). */
+  readonly #releasing = new Set<Promise<void>>();
+  /** Endpoints whose freed slot a parked delivery is taking over (being claimed), with how many. */
+  readonly #passing = new Map<string, number>();
   /** Attempts admitted and not finished: claiming, or sending. */
   #active = 0;
   #subscription: Subscription | undefined;
@@ -144,7 +153,7 @@ export class Dispatcher implements Component {
     clearInterval(this.#sweepTimer);
     await this.#sweeping;
     await this.#subscription?.stop();
-    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#inFlight, ...this.#releasing]);
   }
 
   /** Publishes the due deliveries not already on their way. Runs on a timer; tests may call it. */
@@ -247,15 +256,19 @@ export class Dispatcher implements Component {
 
   /** Starts the sends of `jobs` (claimed for it); what it has no room for goes back to the store, due now. */
   take(jobs: readonly DeliveryJob[]): void {
+    const now = this.#deps.clock.now();
     for (const job of jobs) {
-      if (this.#stopped || this.#active >= this.#deps.config.concurrency) {
+      // The lease was set before the message's (durable) write: after a long stall there, too
+      // little of it may be left for a whole send. Such a job goes back for a fresh claim.
+      const late = now - job.message.createdAt > HANDOFF_MAX_AGE_MS;
+      if (this.#stopped || late || this.#active >= this.#deps.config.concurrency) {
         // Other sends took the room meanwhile: due again at once, for the sweeper.
         this.#behind = true;
-        void this.#release(job, this.#deps.clock.now());
+        this.#track(this.#release(job, now));
         continue;
       }
       this.#active++;
-      this.#start(job, this.#deps.clock.now()).then(
+      this.#start(job, now, true).then(
         (sending) => {
           if (!sending) this.#finished();
         },
@@ -287,11 +300,17 @@ export class Dispatcher implements Component {
     return this.#start(job, now);
   }
 
-  /** Sends a claimed delivery when its endpoint has a free slot, else parks it. @returns whether a send started. */
-  async #start(job: DeliveryJob, now: number): Promise<boolean> {
+  /**
+   * Sends a claimed delivery when its endpoint has a free slot, else parks it. A job handed
+   * over by intake queues behind the endpoint's parked deliveries (and one taking over a
+   * freed slot), so new messages never overtake older ones waiting for that endpoint.
+   * @returns whether a send started.
+   */
+  async #start(job: DeliveryJob, now: number, handedOver = false): Promise<boolean> {
     const id = job.delivery.id;
     const endpointId = job.endpoint.id;
-    if (!this.#slots.tryTake(endpointId)) {
+    const queued = handedOver && (this.#parked.has(endpointId) || this.#passing.has(endpointId));
+    if (queued || !this.#slots.tryTake(endpointId)) {
       // Its endpoint is busy. Park it (before the release is written: a slot freed meanwhile
       // must find it waiting), unless the endpoint's parking is full: then it waits in the
       // store, and the sweep that follows the endpoint's queue draining brings it back.
@@ -317,6 +336,12 @@ export class Dispatcher implements Component {
     this.#inFlight.add(sending);
     this.#deps.metrics.inFlight.set(this.#inFlight.size);
     return true;
+  }
+
+  /** Keeps `work` (a release) among what stop() waits for: the store closes after it. */
+  #track(work: Promise<void>): void {
+    this.#releasing.add(work);
+    void work.finally(() => this.#releasing.delete(work));
   }
 
   /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */
@@ -361,8 +386,17 @@ export class Dispatcher implements Component {
       void this.sweep();
     }
     if (id === undefined) return;
+    // The freed slot is this delivery's while it is claimed: a hand-off must not take it.
+    this.#passing.set(endpointId, (this.#passing.get(endpointId) ?? 0) + 1);
     // Called as another delivery's send ends: run in the parked delivery's own trace, not that one.
-    void context.with(trace, () => this.#admit(id, endpointId)).catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'));
+    void context
+      .with(trace, () => this.#admit(id, endpointId))
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'))
+      .finally(() => {
+        const left = (this.#passing.get(endpointId) ?? 1) - 1;
+        if (left > 0) this.#passing.set(endpointId, left);
+        else this.#passing.delete(endpointId);
+      });
   }
 
   async #send(job: DeliveryJob): Promise<void> {

@@ -25,6 +25,11 @@ export class ParkedWakeups {
     return this.#size;
   }
 
+  /** True when deliveries of `endpointId` wait here. */
+  has(endpointId: string): boolean {
+    return this.#queues.has(endpointId);
+  }
+
   /** True when `endpointId` can park no more. */
   isFull(endpointId: string): boolean {
     return (this.#queues.get(endpointId)?.size ?? 0) >= this.perEndpoint;

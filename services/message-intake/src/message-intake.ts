@@ -126,7 +126,7 @@ export class MessageIntake implements IntakePort {
       ...(room !== undefined && room.max > 0 ? { claim: room } : {}),
     });
     if (created.created) {
-      if (created.claimed !== undefined) local?.take(created.claimed);
+      if (created.claimed !== undefined) this.#handOver(created.claimed);
       // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
       await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
     }
@@ -164,6 +164,19 @@ export class MessageIntake implements IntakePort {
     return released;
   }
 
+  /**
+   * Hands the claimed jobs to the local dispatcher. The message is committed by now: a
+   * dispatcher that throws must not turn its 202 into a 500 (a retry without a key would send
+   * it twice); its jobs' leases run out and the sweeper sends them.
+   */
+  #handOver(jobs: DeliveryJob[]): void {
+    try {
+      this.#deps.local?.take(jobs);
+    } catch (err) {
+      this.#deps.logger.error({ err, deliveryIds: jobs.map((job) => job.delivery.id) }, 'hand-off to the dispatcher failed; sent once their lease runs out');
+    }
+  }
+
   #publish(ids: DeliveryId[]): Promise<void> {
     return this.#wakeups.publish(ids);
   }
@@ -175,7 +188,10 @@ function liveMonthKey(tenant: Tenant, now: number): string {
 
 // Made once: toLocaleString formats through ICU, which costs more than the rest of a send's counters.
 const MONTHLY_LIMIT_MESSAGES = Object.fromEntries(
-  Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [plan, `the ${plan} plan's ${monthlyMessages.toLocaleString('en')} live messages this month are used up`]),
+  Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [
+    plan,
+    `the ${plan} plan's ${monthlyMessages.toLocaleString('en')} live messages this month are used up`,
+  ]),
 ) as Record<keyof typeof PLANS, string>;
 const TEST_LIMIT_MESSAGE = `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`;
 
