@@ -239,7 +239,7 @@ describe('SQLite store', () => {
     expect((await m.send(t, { counters: month(f.clock.now() + DAY) })).counters).toEqual({ month: 1 });
   });
 
-  it('reads retrying deliveries through their partial index, and every listed status through the status index', () => {
+  it('reads every listed status through the status index', () => {
     // SQLite takes a partial index only when the WHERE repeats its condition.
     const db = new DatabaseSync(':memory:');
     try {
@@ -250,7 +250,6 @@ describe('SQLite store', () => {
           .all()
           .map((row) => String(row['detail']))
           .join('\n');
-      expect(plan(`SELECT count(*) FROM deliveries WHERE ${RETRYING}`)).toContain('deliveries_endpoint_open');
       const t: Tenant = { orgId: 'org_plan' as OrgId, env: 'live' };
       for (const status of ['pending', 'retrying', 'failed', 'success'] as const) {
         expect(plan(messageListQuery(t, { status, limit: 20 }).sql)).toContain('messages_tenant_status');
