@@ -42,40 +42,27 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(message.id, t.orgId, t.env, consumerId, message.eventType, message.payload, message.idempotencyKey, message.createdAt, message.status);
+    // A delivery claimed here is written leased, as a claim would leave it (lease_token 1), and returned as a job.
     const insertDelivery = conn.statement(
       `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
                                next_attempt_at, manual, lease_until, lease_token, created_at, held)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, NULL, 0, ?, ?)`,
-    );
-    // Claimed here: written leased, as a claim would leave them (lease_token 1), and returned as jobs.
-    const insertClaimed = conn.statement(
-      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
-                               next_attempt_at, manual, lease_until, lease_token, created_at, held)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, 1, ?, 0) RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?) RETURNING *`,
     );
     const jobMessage = { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt };
     const claimed: DeliveryJob[] = [];
     const dueDeliveryIds: DeliveryId[] = [];
     for (const target of targets) {
       const active = target.status === 'active';
-      if (active && input.claim !== undefined && claimed.length < input.claim.max) {
-        const row = insertClaimed.get(
-          target.deliveryId,
-          t.orgId,
-          t.env,
-          message.id,
-          target.id,
-          target.url,
-          message.createdAt,
-          input.claim.leaseUntil,
-          message.createdAt,
-        );
-        if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-        claimed.push(deliveryJob(conn, row, input.createdAt, { message: jobMessage, endpoint: target.row }));
+      const claim = active && input.claim !== undefined && claimed.length < input.claim.max ? input.claim : undefined;
+      const values = [target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt] as const;
+      if (claim === undefined) {
+        insertDelivery.run(...values, null, 0, message.createdAt, active ? 0 : 1);
+        if (active) dueDeliveryIds.push(target.deliveryId);
         continue;
       }
-      insertDelivery.run(target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt, message.createdAt, active ? 0 : 1);
-      if (active) dueDeliveryIds.push(target.deliveryId);
+      const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0);
+      if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+      claimed.push(deliveryJob(conn, row, input.createdAt, { message: jobMessage, endpoint: target.row }));
     }
     const deliveryIds = targets.map((target) => target.deliveryId);
     const counters = { ...values, ...incrementCounters(conn, input.counters) };

@@ -11,7 +11,6 @@ import { Fixtures } from '../contract/fixtures.ts';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
 import { messageListQuery } from './message-list.ts';
-import { RETRYING } from './message-status.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openEmbeddedStore } from './open-embedded-store.ts';
 import { openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
