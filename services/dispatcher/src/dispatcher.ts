@@ -229,10 +229,15 @@ export class Dispatcher implements Component {
       this.#behind = true;
       return;
     }
+    await this.#occupy(() => this.#attempt(id, fromWaitingOf));
+  }
+
+  /** Runs `attempt` in one of the `concurrency` places; the place is given back when no send started (a send gives it back as it ends). */
+  async #occupy(attempt: () => Promise<boolean>): Promise<void> {
     this.#active++;
     let sending = false;
     try {
-      sending = await this.#attempt(id, fromWaitingOf);
+      sending = await attempt();
     } finally {
       if (!sending) this.#finished();
     }
@@ -267,16 +272,7 @@ export class Dispatcher implements Component {
         this.#track(this.#release(job, now));
         continue;
       }
-      this.#active++;
-      this.#start(job, now, true).then(
-        (sending) => {
-          if (!sending) this.#finished();
-        },
-        (err) => {
-          this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed');
-          this.#finished();
-        },
-      );
+      void this.#occupy(() => this.#start(job, now, true)).catch((err) => this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed'));
     }
   }
 
