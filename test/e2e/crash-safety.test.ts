@@ -1,12 +1,13 @@
 // Kill -9 the embedded process while deliveries are in flight and retries are scheduled,
 // start it again on the same DATA_DIR: every message still reaches the receiver (at least
 // once) and every attempt is recorded.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
+import { spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, type NamedReceiver } from '../support/receivers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -17,14 +18,10 @@ let port: number;
 let server: ChildProcess | undefined;
 
 async function startServer(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
+  const child = await spawnEmbedded({
+    port,
+    dataDir,
     env: {
-      ...process.env,
-      PORT: String(port),
-      METRICS_PORT: String(await freePort()),
-      PORTAL_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
       DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS,
       DELIVERY_RESOLVE: `${rx.host}:${rx.ip}`,
       NODE_EXTRA_CA_CERTS: rx.receiver.caFile,

@@ -1,11 +1,13 @@
 // Embedded mode as a user runs it: `node services/embedded/src/main.ts` as a real process,
 // and the admin CLI as another real process against the same DATA_DIR while it runs.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
+
+import { spawnEmbedded } from '../support/embedded-process.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 let dataDir: string;
@@ -29,18 +31,7 @@ function adminIn(dir: string, ...args: string[]) {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
   const port = await freePort();
-  server = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      METRICS_PORT: String(await freePort()),
-      PORTAL_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  server = await spawnEmbedded({ port, dataDir, env: { LOG_LEVEL: 'info' } });
   server.stderr!.on('data', (d) => (stderr += d));
   server.stdout!.on('data', (d) => (stdout += d));
   await eventually(() => expect(stdout).toContain('wirehook ready'), 15_000);

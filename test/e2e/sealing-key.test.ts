@@ -2,7 +2,7 @@
 // start with one line naming WIREHOOK_SECRET_KEY; a rotation re-seals every secret while the
 // server runs; a process left with a retired key reports not-ready and puts its sends off
 // (no attempt, the endpoint not blamed) until it is restarted with the new ring.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { resealAll } from '@wirehook/platform';
 import { ApiClient, eventually, freePort, readMetric, testCa, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
+import { spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -36,19 +37,7 @@ function adminIn(dataDir: string, key: string, ...args: string[]) {
 /** Starts `./dev start`'s process; resolves once it is ready, or with its exit code and stderr if it exits first. */
 async function startEmbedded(dataDir: string, key: string) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      METRICS_PORT: String(await freePort()),
-      PORTAL_PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      WIREHOOK_SECRET_KEY: key,
-      DELIVERY_ALLOW_HOSTS: 'localhost',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await spawnEmbedded({ port, dataDir, env: { WIREHOOK_SECRET_KEY: key, DELIVERY_ALLOW_HOSTS: 'localhost' } });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
