@@ -1,27 +1,16 @@
 // Delivery outcomes in the log, as an operator following a customer's outage reads them:
 // failures at info with the ids and what the endpoint answered; successes only at debug.
-import { PassThrough } from 'node:stream';
 import { createLogger } from '@wirehook/platform';
-import { eventually, testCa } from '@wirehook/testkit';
+import { eventually, jsonLines, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let rx: NamedReceiver;
-const lines: Record<string, unknown>[] = [];
+const { destination: out, lines } = jsonLines();
 
 beforeAll(async () => {
-  const out = new PassThrough();
-  out.on('data', (d: Buffer) =>
-    lines.push(
-      ...d
-        .toString()
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-    ),
-  );
   wh = await startWirehook({
     allowHosts: TEST_ALLOW_HOSTS,
     lookup: testLookup,

@@ -4,10 +4,9 @@
 // go direct. Without a pool, fixed_ip sends fail as the relay's fault: retried, and never
 // counted toward the endpoint's automatic stop.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PassThrough } from 'node:stream';
 import { DISABLE_AFTER_MS } from '@wirehook/core';
 import { createLogger } from '@wirehook/platform';
-import { eventually, readMetric, testCa } from '@wirehook/testkit';
+import { eventually, jsonLines, readMetric, testCa } from '@wirehook/testkit';
 import { sourcesFor } from '@wirehook/egress-relay';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
@@ -145,17 +144,7 @@ describe('without RELAY_SOURCE_IPS', () => {
 
 describe('with a pool address this host does not have', () => {
   it('warns at start, naming it; its sends fail as the relay’s fault', async () => {
-    const out = new PassThrough();
-    const lines: Record<string, unknown>[] = [];
-    out.on('data', (d: Buffer) =>
-      lines.push(
-        ...d
-          .toString()
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as Record<string, unknown>),
-      ),
-    );
+    const { destination: out, lines } = jsonLines();
     const logger = createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination: out });
     const wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, relaySourceIps: '203.0.113.7', logger });
     try {

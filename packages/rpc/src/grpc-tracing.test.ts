@@ -1,9 +1,8 @@
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
 import { NotFoundError, type EndpointId, type OrgId } from '@wirehook/core';
 import { createLogger } from '@wirehook/platform';
-import { eventually, recordSpans, type SpanRecorder } from '@wirehook/testkit';
+import { eventually, jsonLines, recordSpans, type SpanRecorder } from '@wirehook/testkit';
 import { MessageIntake } from './gen/wirehook/intake/v1/intake_pb.ts';
 import { bindService, startGrpcServer, type GrpcServerHandle } from './grpc-server.ts';
 import { createClient, type GrpcClient, type ServiceImpl } from './grpc-service.ts';
@@ -31,17 +30,7 @@ describe('trace context over gRPC (real loopback server)', () => {
   let recorder: SpanRecorder;
   let handle: GrpcServerHandle;
   let client: GrpcClient<typeof MessageIntake>;
-  const logged = new PassThrough();
-  const lines: Record<string, unknown>[] = [];
-  logged.on('data', (chunk: Buffer) =>
-    lines.push(
-      ...chunk
-        .toString('utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l)),
-    ),
-  );
+  const { destination: logged, lines } = jsonLines();
 
   beforeAll(async () => {
     recorder = await recordSpans();

@@ -9,3 +9,4 @@ export * from './servers/redis-server.ts';
 export * from './tracing/span-recorder.ts';
 export * from './tracing/otlp-collector.ts';
 export * from './metrics.ts';
+export * from './logs/json-lines.ts';

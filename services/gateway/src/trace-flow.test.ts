@@ -6,7 +6,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SpanKind, trace, type SpanContext } from '@opentelemetry/api';
 import { runAdminCommand } from '@wirehook/admin';
@@ -21,7 +20,7 @@ import { createHttpMetrics, createLogger, createRegistry, silentLogger } from '@
 import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
-import { ApiClient, eventually, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
+import { ApiClient, eventually, jsonLines, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { createApp } from './app.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
@@ -38,7 +37,6 @@ interface Flow {
 
 async function startFlow(): Promise<Flow> {
   const jobs: Flow['jobs'] = [];
-  const logLines: Flow['logLines'] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-trace-'));
   const store: Store = openEmbeddedStore(dataDir);
   const bus = new MemoryBus();
@@ -49,16 +47,7 @@ async function startFlow(): Promise<Flow> {
   const grpc: GrpcServerHandle = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', authToken: TOKEN });
   const intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
 
-  const logStream = new PassThrough();
-  logStream.on('data', (chunk: Buffer) =>
-    logLines.push(
-      ...chunk
-        .toString('utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l)),
-    ),
-  );
+  const { destination: logStream, lines: logLines } = jsonLines();
   const app = createApp({
     store,
     intake: intakeClient,
