@@ -168,27 +168,23 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     const ids = await failed(ep.consumer, 80);
     // The embedded worker is "dead": it is never ticked again and its timer is stopped.
     await wh.embedded.recoveryWorker.stop();
-    const dying = new RecoveryWorker({
-      store: wh.store,
-      bus: wh.embedded.bus,
-      clock: wh.clock,
-      logger: silentLogger(),
-      endpointSlots: 16,
-      releaseLeasesAtStart: false,
-    });
+    // Workers sharing the embedded store with the dead one (no lease freed at start).
+    const worker = () =>
+      new RecoveryWorker({
+        store: wh.store,
+        bus: wh.embedded.bus,
+        clock: wh.clock,
+        logger: silentLogger(),
+        endpointSlots: 16,
+        releaseLeasesAtStart: false,
+      });
+    const dying = worker();
     const rid = (await t.api.post(`/v1/endpoints/${ep.id}/recover`, { since: wh.clock.now() - 60_000 })).body.id;
     await dying.tick();
     await eventually(() => expect(received(ids)).toHaveLength(50));
     await settled(ids.slice(0, 50));
 
-    const heir = new RecoveryWorker({
-      store: wh.store,
-      bus: wh.embedded.bus,
-      clock: wh.clock,
-      logger: silentLogger(),
-      endpointSlots: 16,
-      releaseLeasesAtStart: false,
-    });
+    const heir = worker();
     wh.clock.advance(10_000);
     await heir.tick(); // the lease (a minute) is still the dead worker's
     await new Promise((resolve) => setTimeout(resolve, 200));
