@@ -214,6 +214,8 @@ describe('nothing records spans (no OTLP endpoint): the trace ids still flow', (
     expect(job!.message.headers['traceparent']).toMatch(new RegExp(`^00-${callerTrace}-[0-9a-f]{16}-00$`));
     expect(job!.message.headers['traceparent']).not.toContain(callerSpan);
     expect(job!.active).toMatchObject({ traceId: callerTrace, traceFlags: 0 });
+    // No span of its own was made for handling the job: it runs in the publisher's context as it came.
+    expect(job!.active?.spanId).toBe(job!.message.headers['traceparent']!.split('-')[2]);
     const requestLine = flow.logLines.find((l) => l['msg'] === 'request' && l['route'] === '/v1/messages');
     expect(requestLine).toMatchObject({ trace_id: callerTrace, trace_flags: '00' });
     expect(requestLine!['span_id']).toMatch(/^[0-9a-f]{16}$/);
