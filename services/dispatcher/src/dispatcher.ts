@@ -319,11 +319,12 @@ export class Dispatcher implements Component {
       await this.#release(job, now);
       return false;
     }
+    // Leased now, so no sweep lists it: tracked, it would only swell the sweep's over-fetch.
+    this.#tracked.delete(id);
     const sending = this.#send(job)
       .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
         this.#slots.give(endpointId);
-        this.#tracked.delete(id);
         this.#inFlight.delete(sending);
         this.#deps.metrics.inFlight.set(this.#inFlight.size);
         this.#next(endpointId);

@@ -111,13 +111,15 @@ export function describeLeaseContract(f: Fixtures): void {
       for (const [i, id] of backlog.entries()) await f.store.deliveries.release(claimRef(await m.claim(id, now)), 1 + i);
       await f.store.deliveries.release(claimRef(await m.claim(waiting, now)), 100);
 
-      // The oldest 10 are all the noisy endpoint's: capped at 3, the page goes on to the others.
+      // The oldest 10 are all the noisy endpoint's: capped at 3 (an adapter may share the page
+      // out more evenly still), the page goes on to the others, oldest due first.
       const page = await f.store.deliveries.due(now, 10, 3);
       const mine = page.filter((d) => backlog.includes(d.id) || d.id === waiting);
+      const noisyTaken = mine.filter((d) => d.endpointId === noisy.endpoint.id);
+      expect(noisyTaken.length).toBeGreaterThanOrEqual(1);
+      expect(noisyTaken.length).toBeLessThanOrEqual(3);
       expect(mine).toEqual([
-        { id: backlog[0], endpointId: noisy.endpoint.id },
-        { id: backlog[1], endpointId: noisy.endpoint.id },
-        { id: backlog[2], endpointId: noisy.endpoint.id },
+        ...backlog.slice(0, noisyTaken.length).map((id) => ({ id, endpointId: noisy.endpoint.id })),
         { id: waiting, endpointId: healthy.endpoint.id },
       ]);
       expect(page.length).toBeLessThanOrEqual(10);

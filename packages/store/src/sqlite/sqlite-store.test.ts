@@ -192,6 +192,33 @@ describe('SQLite store', () => {
     expect(none.dueDeliveryIds).toHaveLength(2);
   });
 
+  it('shares a page between backlogged endpoints, and fills it when some have only a few due', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const now = Date.now();
+    const backlogOf = async (count: number, createdAt = now) => {
+      const { t } = await m.scene();
+      for (let i = 0; i < count; i++) m.only(await m.send(t, { createdAt }));
+    };
+    // Four endpoints with 30 due each: the oldest page of 20 is one endpoint's (over the cap of
+    // 10), so the page is shared: 5 of each, not 10 of two and none of the others.
+    for (let i = 0; i < 4; i++) await backlogOf(30);
+    const shared = await store.deliveries.due(now, 20, 10);
+    expect(shared).toHaveLength(20);
+    expect(countBy(shared.map((d) => d.endpointId))).toEqual([5, 5, 5, 5]);
+    // Two more endpoints with one due each (the oldest): the spread (ceil(20 / 6) = 4 each)
+    // leaves the page short, so the endpoints that had more give more, up to the cap.
+    await backlogOf(1, now - 1_000);
+    await backlogOf(1, now - 1_000);
+    const filled = await store.deliveries.due(now, 20, 10);
+    expect(filled).toHaveLength(20);
+    const counts = countBy(filled.map((d) => d.endpointId));
+    expect(counts.filter((n) => n === 1)).toHaveLength(2);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(10);
+    // A page bigger than all that is due: all of it, capped per endpoint.
+    expect(await store.deliveries.due(now, 1_000, 10)).toHaveLength(4 * 10 + 2);
+  });
+
   it('forgets usage counters past their expiry', async () => {
     const store = openFile(tempFile());
     const m = new MessageFixtures(fixtures(store));
@@ -295,3 +322,10 @@ describe('SQLite store', () => {
     expect((await store.orgs.get(id))?.name).toBe('Embedded');
   });
 });
+
+/** How many times each value occurs, in order of first occurrence. */
+function countBy(values: readonly string[]): number[] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.values()];
+}
