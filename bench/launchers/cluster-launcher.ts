@@ -41,8 +41,8 @@ export const clusterLauncher: Launcher = {
           MONGODB_URL: '',
           HOST: '127.0.0.1',
           LOG_LEVEL: 'info',
-          // Node flags (profiling) reach every service through NODE_OPTIONS.
-          ...(options.execArgv.length > 0 ? { NODE_OPTIONS: options.execArgv.join(' ') } : {}),
+          // Node flags (profiling) reach every service through NODE_OPTIONS, after ./dev's own.
+          ...(options.execArgv.length > 0 ? { NODE_OPTIONS: [process.env['NODE_OPTIONS'] ?? '', ...options.execArgv].join(' ').trim() } : {}),
           ...options.env,
         },
         ports,
