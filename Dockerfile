@@ -20,8 +20,6 @@ RUN pnpm install --frozen-lockfile --prod --offline
 FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production LOG_FORMAT=json HOST=0.0.0.0 METRICS_HOST=0.0.0.0 GRPC_HOST=0.0.0.0
-# The young generation capped at 16 MB a semi-space, as ./dev does (docs/operations.md, "Memory").
-ENV NODE_OPTIONS=--max-semi-space-size=16
 COPY --from=build /app /app
 # A non-root user with no shell login; the root filesystem can be read-only (nothing is
 # written outside DATA_DIR, which Kubernetes mounts when SQLite is used).

@@ -87,6 +87,8 @@ export class Dispatcher implements Component {
    * also expire rather than wait to be cleared here).
    */
   readonly #tracked = new Map<DeliveryId, number>();
+  /** The tracked deliveries being sent (leased: no due page lists them). */
+  readonly #sendingTracked = new Set<DeliveryId>();
   /** Due deliveries whose endpoint has no free slot, parked per endpoint (bounded per endpoint). */
   readonly #parked: ParkedWakeups;
   readonly #inFlight = new Set<Promise<void>>();
@@ -171,8 +173,10 @@ export class Dispatcher implements Component {
       // Only this dispatcher's own state counts: with replicas, another may take what it publishes.
       const room = Math.min(config.sweepBatch, config.concurrency - this.#active);
       if (room <= 0) return;
-      // Over-fetch by what is already on its way (queued, waiting), so new work is still found.
-      const limit = room + Math.min(this.#tracked.size, config.sweepBatch + config.concurrency);
+      // Over-fetch by what is already on its way and still listed as due (queued, parked), so
+      // new work is still found; sends in flight are leased, so no page lists them.
+      const listed = Math.max(0, this.#tracked.size - this.#sendingTracked.size);
+      const limit = room + Math.min(listed, config.sweepBatch + config.concurrency);
       // At most what one endpoint can use (its slots and its parking) from each endpoint.
       const due = await store.deliveries.due(now, limit, config.slotsPerEndpoint + this.#parked.perEndpoint);
       this.#behind = due.length >= limit;
@@ -319,12 +323,16 @@ export class Dispatcher implements Component {
       await this.#release(job, now);
       return false;
     }
-    // Leased now, so no sweep lists it: tracked, it would only swell the sweep's over-fetch.
-    this.#tracked.delete(id);
+    // Still tracked (a sweep that listed it before the claim must not publish it again), but
+    // leased: the sweep's over-fetch leaves it out.
+    const tracked = this.#tracked.has(id);
+    if (tracked) this.#sendingTracked.add(id);
     const sending = this.#send(job)
       .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
         this.#slots.give(endpointId);
+        this.#tracked.delete(id);
+        this.#sendingTracked.delete(id);
         this.#inFlight.delete(sending);
         this.#deps.metrics.inFlight.set(this.#inFlight.size);
         this.#next(endpointId);
