@@ -1,13 +1,11 @@
 import { appendFileSync } from 'node:fs';
-import { startCluster, type Cluster } from '@wirehook/cluster';
+import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
 import { descendants, runAdmin } from './processes.ts';
 
 /** Dispatcher replicas, as `./dev start --cluster` runs them. */
 const DISPATCHERS = 2;
-/** Metrics ports: gateway, intake, relay, recovery, alerting, portal, then the dispatchers. */
-const METRICS_PORTS = 6 + DISPATCHERS;
 
 /**
  * Cluster mode: nats-server (JetStream) and redis-server on free loopback ports, and every
@@ -21,15 +19,7 @@ export const clusterLauncher: Launcher = {
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).
-    const base = await freePortRun(METRICS_PORTS + 5);
-    const ports = {
-      metricsBase: base,
-      api: base + METRICS_PORTS,
-      intakeGrpc: base + METRICS_PORTS + 1,
-      recoveryGrpc: base + METRICS_PORTS + 2,
-      relayGrpc: base + METRICS_PORTS + 3,
-      portal: base + METRICS_PORTS + 4,
-    };
+    const ports = clusterPortsFrom(await freePortRun(clusterPortSpan(DISPATCHERS)), DISPATCHERS);
     let cluster: Cluster;
     try {
       cluster = await startCluster({

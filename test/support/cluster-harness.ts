@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAdminCommand } from '@wirehook/admin';
-import { startCluster, type Cluster } from '@wirehook/cluster';
+import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
 import { openEmbeddedStore } from '@wirehook/store';
 import { ApiClient, freePortRun, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
@@ -85,18 +85,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
         ...options.env,
       },
       // One run of free ports for everything (separately drawn ports could collide).
-      ports: await (async () => {
-        const metrics = 6 + dispatchers + 4;
-        const base = await freePortRun(metrics + 5);
-        return {
-          metricsBase: base,
-          api: base + metrics,
-          intakeGrpc: base + metrics + 1,
-          recoveryGrpc: base + metrics + 2,
-          relayGrpc: base + metrics + 3,
-          portal: base + metrics + 4,
-        };
-      })(),
+      ports: clusterPortsFrom(await freePortRun(clusterPortSpan(dispatchers)), dispatchers),
       dispatchers,
       // Ten processes starting while the rest of the suite runs on two cores: be patient.
       startTimeoutMs: 90_000,

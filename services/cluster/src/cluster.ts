@@ -26,6 +26,24 @@ export interface ClusterPorts {
   metricsBase: number;
 }
 
+/** Consecutive ports {@link clusterPortsFrom} lays a cluster of `dispatchers` out on. */
+export function clusterPortSpan(dispatchers: number): number {
+  return metricsPortCount(dispatchers) + 5;
+}
+
+/** A cluster's ports from `base` on: its metrics ports first, then the API, gRPC and portal ports. */
+export function clusterPortsFrom(base: number, dispatchers: number): ClusterPorts {
+  const after = base + metricsPortCount(dispatchers);
+  return { metricsBase: base, api: after, intakeGrpc: after + 1, recoveryGrpc: after + 2, relayGrpc: after + 3, portal: after + 4 };
+}
+
+/** Metrics ports of the services before the dispatchers (see clusterSpecs); then one per dispatcher. */
+const SERVICES_BEFORE_DISPATCHERS = 6;
+
+function metricsPortCount(dispatchers: number): number {
+  return SERVICES_BEFORE_DISPATCHERS + dispatchers;
+}
+
 export interface ClusterOptions {
   /** Environment every service gets (store, delivery rules, NATS_URL, REDIS_URL, …). */
   env: Record<string, string>;
@@ -71,7 +89,7 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   return [
     spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
     ...Array.from({ length: options.dispatchers }, (_, i) =>
-      spec(`dispatcher-${i + 1}`, 'dispatcher', 6 + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` }),
+      spec(`dispatcher-${i + 1}`, 'dispatcher', SERVICES_BEFORE_DISPATCHERS + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` }),
     ),
     // The local cluster's fixed IP pool is a loopback address of its own (loopback is a /8).
     spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
