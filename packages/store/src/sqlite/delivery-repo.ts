@@ -69,7 +69,9 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const each = Math.min(perEndpoint, Math.ceil(limit / Math.max(1, endpoints)));
     const statement = this.#conn.statement(DUE_OF_EACH_ENDPOINT);
     const spread = statement.all(now, now, each, limit);
-    if (spread.length >= limit || each >= perEndpoint || !anyEndpointHas(spread, each)) return spread.map(toDue);
+    // Short, and an endpoint filled its share (capping below it drops rows): it may have more.
+    const filledShare = capPerEndpoint(spread, each - 1).length < spread.length;
+    if (spread.length >= limit || each >= perEndpoint || !filledShare) return spread.map(toDue);
     return statement.all(now, now, perEndpoint, limit).map(toDue);
   }
 
@@ -215,18 +217,6 @@ function checkCount(value: number, name: string): void {
 
 function toDue(row: Row): DueDelivery {
   return { id: text(row, 'id') as DeliveryId, endpointId: text(row, 'endpoint_id') as EndpointId };
-}
-
-/** Whether some endpoint has `count` rows in `rows` (it may have more than were asked for). */
-function anyEndpointHas(rows: Row[], count: number): boolean {
-  const seen = new Map<string, number>();
-  for (const row of rows) {
-    const id = text(row, 'endpoint_id');
-    const n = (seen.get(id) ?? 0) + 1;
-    if (n >= count) return true;
-    seen.set(id, n);
-  }
-  return false;
 }
 
 /** `rows` (in their order), at most `perEndpoint` of each endpoint. */
