@@ -13,8 +13,8 @@ export interface GuardedConnectorOptions {
   lookup?: LookupFn | undefined;
   /** Limit for resolving plus connecting (TCP and TLS handshake). */
   timeoutMs: number;
-  /** The TLS context every connection uses (see trustContext); default: one made here. */
-  secureContext?: SecureContext | undefined;
+  /** The TLS context every connection uses (see trustContext). */
+  secureContext: SecureContext;
   /**
    * Source addresses to bind connections to, by family (the egress relay's fixed IP pool):
    * only destination addresses of a family with a source are used. Absent: the system's.
@@ -38,14 +38,13 @@ export interface SourceAddresses {
  * or as the socket's own error (`ECONNREFUSED`, TLS codes...).
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
-  const secureContext = options.secureContext ?? trustContext(undefined);
   return (params, callback) => {
     const deadline = Date.now() + options.timeoutMs;
     checkedAddresses(params.hostname, options).then(
       (checked) => {
         try {
           const { addresses, localAddress } = bindable(checked, params.hostname, options.sources);
-          openSocket({ ...params, ...(localAddress ? { localAddress } : {}) }, addresses, Math.max(1, deadline - Date.now()), secureContext, callback);
+          openSocket({ ...params, ...(localAddress ? { localAddress } : {}) }, addresses, Math.max(1, deadline - Date.now()), options.secureContext, callback);
         } catch (err) {
           callback(err as Error, null);
         }
