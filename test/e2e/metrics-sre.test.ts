@@ -35,10 +35,11 @@ it('queue depth and lag, retrying, intake outcomes; standard Node names; promtoo
   expect(await readMetric(metrics, 'wirehook_deliveries_due')).toBe(0);
   await t.api.patch(`/v1/endpoints/${endpoint}`, { status: 'paused' });
   await t.api.patch(`/v1/endpoints/${endpoint}`, { status: 'active' });
-  wh.clock.advance(2 * 60_000);
-  // The dispatcher would send them at once: stop it first, so they stay due.
+  // The dispatcher would send them at once: stop it before they fall due, so they stay due
+  // (stopped after the clock moved, a sweep in between could send one, and its next retry
+  // would be due a minute later with an age of 0).
   await wh.embedded.dispatcher.stop();
-  wh.clock.advance(60_000);
+  wh.clock.advance(3 * 60_000);
   await eventually(async () => expect(await readMetric(metrics, 'wirehook_deliveries_due')).toBe(2));
   expect(await readMetric(metrics, 'wirehook_deliveries_oldest_due_age_seconds')).toBeGreaterThanOrEqual(60);
 
