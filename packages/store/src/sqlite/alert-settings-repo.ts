@@ -1,6 +1,7 @@
 import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
 import type { AlertEvent, AlertSettingsRepo, AlertState, AlertTarget, NoticeAttempt, NoticeDelivery } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
+import { RETRYING } from './message-status.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
 
 /** Alert conditions in SQLite, one JSON document per organization. */
@@ -70,7 +71,7 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
 
   async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
     return this.#conn
-      .statement(`SELECT org_id, env, count(*) AS n FROM deliveries WHERE status = 'retrying' GROUP BY org_id, env HAVING n >= ?`)
+      .statement(`SELECT org_id, env, count(*) AS n FROM deliveries WHERE ${RETRYING} GROUP BY org_id, env HAVING n >= ?`)
       .all(min)
       .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'n') }));
   }

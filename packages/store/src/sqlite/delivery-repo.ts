@@ -3,7 +3,7 @@ import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryR
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
-import { failOpenDeliveries, OPEN, refreshMessageStatuses } from './message-status.ts';
+import { failOpenDeliveries, OPEN, refreshMessageStatuses, RETRYING } from './message-status.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
@@ -150,18 +150,18 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
-    const row = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND status = 'retrying'`).get(t.orgId, t.env, endpointId);
+    const row = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND ${RETRYING}`).get(t.orgId, t.env, endpointId);
     return row === undefined ? 0 : int(row, 'n');
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Both read the partial due index (status open, not held) or the status index only.
+    // Both read partial indexes of open deliveries only (due: not held either).
     const due = this.#conn
       .statement(
         `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
       )
       .get(now);
-    const retrying = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE status = 'retrying'`).get();
+    const retrying = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${RETRYING}`).get();
     return {
       due: due === undefined ? 0 : int(due, 'n'),
       oldestDueAt: due === undefined ? null : (due['oldest'] as number | null),

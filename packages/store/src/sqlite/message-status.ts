@@ -5,8 +5,14 @@ import { text } from './row.ts';
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
 // transaction, so a message's stored status never disagrees with its deliveries.
 
-/** The statuses a delivery still has work in; the `deliveries_due` index covers exactly these. */
+/** The statuses a delivery still has work in; the partial indexes on open deliveries cover exactly these. */
 export const OPEN = `status IN ('pending', 'retrying')`;
+
+/**
+ * Retrying deliveries. OPEN is repeated because SQLite reads a partial index only for a
+ * WHERE that contains the index's own condition (`status = 'retrying'` alone would scan).
+ */
+export const RETRYING = `${OPEN} AND status = 'retrying'`;
 
 /** Recomputes (with core's `messageStatus`) and stores the status of each message. */
 export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Iterable<string>): void {
