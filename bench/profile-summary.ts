@@ -1,5 +1,5 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): where the samples fall, by function (self
-// time) and by file (self time), so a bench run's profile can be read without DevTools.
+// time), by file (self time) and, for Wirehook's own functions, inclusive time, so a bench run's profile can be read without DevTools.
 //   node bench/profile-summary.ts wirehook.cpuprofile [top=25]
 import { readFileSync } from 'node:fs';
 
@@ -47,6 +47,17 @@ const ownCaller = (id: number): string => {
   const { functionName } = byId.get(id)!.callFrame;
   return functionName.startsWith('(') ? functionName : '(runtime and libraries, no Wirehook caller)';
 };
+// Inclusive time: each sample counts once for every distinct own frame on its stack, so a
+// route's or a send's whole cost shows, whatever library it is spent in.
+const inclusive = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+    const { functionName, url, lineNumber } = byId.get(at)!.callFrame;
+    if (ownCode(url)) seen.add(`${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`);
+  }
+  for (const key of seen) add(inclusive, key, us);
+}
 for (const [id, us] of selfUs) {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
   const where = url ? `${shortUrl(url)}:${lineNumber + 1}` : '(native)';
@@ -66,3 +77,4 @@ process.stdout.write(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n`);
 show('self time by function', byFunction);
 show('self time by file', byFile);
 show('time by nearest Wirehook caller (library and native time charged to it)', byOwnCaller);
+show('inclusive time of Wirehook functions (callees included)', inclusive);

@@ -45,6 +45,9 @@ export interface AlertingWorkerOptions {
   tickMs?: number;
 }
 
+/** How often the worker looks for work (real time). */
+const DEFAULT_TICK_MS = 1_000;
+
 /**
  * The alerting engine (spec: Failure notifications). Each tick: the outbox events the
  * deliveries wrote (a failure streak began, retries ran out, an endpoint was stopped), the
@@ -64,7 +67,8 @@ export class AlertingWorker implements Component {
   #lastPeriodic: number | undefined;
 
   constructor(options: AlertingWorkerOptions) {
-    this.#o = { tickMs: 1_000, ...options };
+    // `??`: an explicit `tickMs: undefined` (from the factory) must not override the default.
+    this.#o = { ...options, tickMs: options.tickMs ?? DEFAULT_TICK_MS };
     this.#notices = new Counter({
       name: 'wirehook_alert_notices_total',
       help: 'Failure notices sent to targets, by type and outcome (sent, failed: a try that did not reach the target)',

@@ -45,11 +45,14 @@ export class RecoveryWorker implements Component {
   #stopped = false;
 
   constructor(options: RecoveryWorkerOptions) {
+    // `??`, not defaults spread under the options: a caller's explicit `tickMs: undefined`
+    // (the factory passes its own optional one on) would override a spread default, and a
+    // setTimeout of undefined polls the store a thousand times a second.
     this.#o = {
-      tickMs: DEFAULT_TICK_MS,
-      leaseMs: DEFAULT_LEASE_MS,
-      maxRecoveries: DEFAULT_MAX_RECOVERIES,
       ...options,
+      tickMs: options.tickMs ?? DEFAULT_TICK_MS,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      maxRecoveries: options.maxRecoveries ?? DEFAULT_MAX_RECOVERIES,
     } as Required<Omit<RecoveryWorkerOptions, 'registry'>>;
     const registers = options.registry ? [options.registry] : [];
     this.#queued = new Counter({ name: 'wirehook_recovery_queued_total', help: 'Deliveries re-queued by recoveries', registers });
