@@ -149,7 +149,6 @@ export async function fillLiveUsage(wh: Harness, orgId: string, count: number): 
             newConsumerId: newId('consumer', wh.clock),
             idempotencyKey: null,
             idempotencySince: 0,
-            deliveryIds: [newId('delivery', wh.clock)],
             counters: [{ key: `live:${orgId}:${month}`, limit: null, increment: true, expiresAt: wh.clock.now() + 90 * 86_400_000 }],
           },
         ),

@@ -1,6 +1,5 @@
 import {
   IDEMPOTENCY_WINDOW_MS,
-  MAX_ENDPOINTS_PER_CONSUMER,
   ConflictError,
   InvalidError,
   MAX_PAYLOAD_BYTES,
@@ -120,7 +119,6 @@ export class MessageIntake implements IntakePort {
       newConsumerId: newId('consumer', clock),
       idempotencyKey,
       idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
-      deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
       counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now),
       ...(trialEndpointId === undefined ? {} : { onlyEndpointId: trialEndpointId }),
       ...(room !== undefined && room.max > 0 ? { claim: room } : {}),

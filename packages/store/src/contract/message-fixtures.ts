@@ -1,4 +1,4 @@
-import { MAX_ENDPOINTS_PER_CONSUMER, newId, type Attempt, type Consumer, type Delivery, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { newId, type Attempt, type Consumer, type Delivery, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { expect } from 'vitest';
 import type { AttemptOutcome, CreatedMessage, DeliveryJob, NewMessage } from '../message-ports.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -40,7 +40,6 @@ export class MessageFixtures {
       newConsumerId: newId('consumer', clock),
       idempotencyKey: null,
       idempotencySince: createdAt - DAY,
-      deliveryIds: Array.from({ length: MAX_ENDPOINTS_PER_CONSUMER }, () => newId('delivery', clock)),
       counters: [],
       ...overrides,
     };

@@ -1,6 +1,6 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { deliveryIdAt, type CreatedMessage, type NewMessage } from '../message-ports.ts';
+import { newDeliveryId, type CreatedMessage, type NewMessage } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -85,7 +85,7 @@ async function createInTransaction(
   const { id: _id, ...fields } = message;
   const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId };
   await conn.messages.insertOne(doc, { session });
-  const deliveries = targets.map((endpoint, i) => pendingDelivery(t, message, endpoint, deliveryIdAt(input, i)));
+  const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, newDeliveryId(input)));
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
   return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...taken } };
 }

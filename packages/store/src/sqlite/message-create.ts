@@ -1,5 +1,5 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
-import { deliveryIdAt, type CreatedMessage, type DeliveryJob, type NewMessage, type UsageCounter } from '../message-ports.ts';
+import { newDeliveryId, type CreatedMessage, type DeliveryJob, type NewMessage, type UsageCounter } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob } from './delivery-repo.ts';
 import { toMessage } from './mappers.ts';
@@ -23,9 +23,9 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
     for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
 
     const consumerId = findOrCreateConsumer(conn, t, input);
-    const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint, i) => ({
+    const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint) => ({
       ...endpoint,
-      deliveryId: deliveryIdAt(input, i),
+      deliveryId: newDeliveryId(input),
     }));
     const message: Message = {
       id: input.id,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { ManualClock, newId, type Endpoint, type Tenant } from '@wirehook/core';
+import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { Fixtures } from '../contract/fixtures.ts';
 import type { AttemptOutcome, NewMessage } from '../message-ports.ts';
 import type { SqliteStore } from './open-sqlite-store.ts';
@@ -73,13 +73,12 @@ function newMessage(clock: ManualClock, target: Target, seq: number): NewMessage
     newConsumerId: newId('consumer', clock),
     idempotencyKey: seq % 4 === 0 ? `key-${seq}` : null,
     idempotencySince: now - 86_400_000,
-    deliveryIds: [newId('delivery', clock)],
     counters: [{ key: `live:${target.t.orgId}:2026-01`, limit: 100_000_000, increment: true, expiresAt: Date.UTC(2026, 3, 1) }],
     claim: { max: 1, leaseUntil: now + 60_000 },
   };
 }
 
-function succeeded(clock: ManualClock, target: Target, deliveryId: NewMessage['deliveryIds'][number]): AttemptOutcome {
+function succeeded(clock: ManualClock, target: Target, deliveryId: DeliveryId): AttemptOutcome {
   const at = clock.now();
   return {
     attempt: {
