@@ -12,10 +12,13 @@ import { createAlerting } from '@wirehook/alerting';
 import { silentLogger } from '@wirehook/platform';
 import { createRecovery } from '@wirehook/recovery';
 import { openSqliteStore, type Store } from '@wirehook/store';
+import { eventually } from '@wirehook/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const dirs: string[] = [];
-afterEach(() => {
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -24,6 +27,7 @@ function countedStore(): { store: Store; calls: () => number } {
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-idle-'));
   dirs.push(dir);
   const real = openSqliteStore({ path: join(dir, 'wirehook.sqlite') });
+  stores.push(real);
   let calls = 0;
   const store = new Proxy(real, {
     get(target, repoName) {
@@ -55,10 +59,11 @@ describe('background workers on an idle store', () => {
     );
     await worker.start();
     await idleFor(500);
-    await worker.stop();
-    // One-second ticks: none has come yet (spinning, it was hundreds).
+    // One-second ticks: none has come yet (spinning, it was hundreds)…
     expect(calls()).toBe(0);
-    await store.close();
+    // …and the first one does come.
+    await eventually(() => expect(calls()).toBeGreaterThan(0), 3_000);
+    await worker.stop();
   });
 
   it('alerting waits its tick between looks at the store', async () => {
@@ -69,8 +74,8 @@ describe('background workers on an idle store', () => {
     );
     await worker.start();
     await idleFor(500);
-    await worker.stop();
     expect(calls()).toBe(0);
-    await store.close();
+    await eventually(() => expect(calls()).toBeGreaterThan(0), 3_000);
+    await worker.stop();
   });
 });

@@ -48,7 +48,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
         );
         const targets = failed
           .filter((d) => created.has(d.messageId))
-          .sort((a, b) => created.get(a.messageId)! - created.get(b.messageId)! || (a._id < b._id ? -1 : 1));
+          // Oldest first; messages of one millisecond in message id order, then deliveries by id.
+          .sort((a, b) => created.get(a.messageId)! - created.get(b.messageId)! || compare(a.messageId, b.messageId) || compare(a._id, b._id));
         for (let i = 0; i < targets.length; i += TARGET_CHUNK) {
           const chunk = targets
             .slice(i, i + TARGET_CHUNK)
@@ -192,4 +193,8 @@ function toRecovery(doc: RecoveryDoc): Recovery {
 
 function toLease(doc: RecoveryDoc): RecoveryLease {
   return { tenant: { orgId: doc.orgId as Tenant['orgId'], env: doc.env }, recovery: toRecovery(doc), leaseToken: doc.leaseToken, lastBatchAt: doc.lastBatchAt };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

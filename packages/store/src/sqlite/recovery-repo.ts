@@ -34,11 +34,12 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         }
         const running = this.#conn.statement(`SELECT id FROM recoveries WHERE endpoint_id = ? AND status = 'running'`).get(input.endpointId);
         if (running !== undefined) throw new ConflictError(`recovery ${text(running, 'id')} is already running on endpoint ${input.endpointId}`);
-        // The snapshot: failed deliveries of messages created at or after `since`, oldest first.
+        // The snapshot: failed deliveries of messages created at or after `since`, oldest first
+        // (messages of one millisecond in id order; a message's deliveries by id).
         const { changes } = this.#conn
           .statement(
             `INSERT INTO recovery_targets (recovery_id, seq, delivery_id)
-             SELECT ?, row_number() OVER (ORDER BY m.created_at, d.id), d.id
+             SELECT ?, row_number() OVER (ORDER BY m.created_at, m.id, d.id), d.id
                FROM deliveries d JOIN messages m ON m.id = d.message_id
               WHERE d.org_id = ? AND d.env = ? AND d.endpoint_id = ? AND d.status = 'failed' AND m.created_at >= ?`,
           )

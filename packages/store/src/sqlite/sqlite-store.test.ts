@@ -11,7 +11,6 @@ import { Fixtures } from '../contract/fixtures.ts';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
 import { messageListQuery } from './message-list.ts';
-import { OPEN, RETRYING } from './message-status.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openEmbeddedStore } from './open-embedded-store.ts';
 import { openSqliteStore, SQLITE_FILE_NAME, type SqliteStore } from './open-sqlite-store.ts';
@@ -266,9 +265,9 @@ describe('SQLite store', () => {
     expect((await m.send(t, { counters: month(f.clock.now() + DAY) })).counters).toEqual({ month: 1 });
   });
 
-  it('reads retrying, open and failed deliveries and listed statuses through their partial indexes', () => {
-    // SQLite takes a partial index only when the WHERE repeats its condition; without it
-    // these would scan every delivery (or every message) ever kept.
+  it('reads every listed status through the status index', () => {
+    // Without it a list of one status walks the tenant's whole history (query-plans.test.ts
+    // checks every statement for whole-table scans; this one is bounded by the tenant).
     const db = new DatabaseSync(':memory:');
     try {
       migrate(db);
@@ -278,22 +277,10 @@ describe('SQLite store', () => {
           .all()
           .map((row) => String(row['detail']))
           .join('\n');
-      const byEndpoint = 'org_id = ? AND env = ? AND endpoint_id = ?';
-      expect(plan(`SELECT count(*) FROM deliveries WHERE ${RETRYING}`)).toContain('deliveries_endpoint_open');
-      expect(plan(`SELECT count(*) FROM deliveries WHERE ${byEndpoint} AND ${RETRYING}`)).toContain(
-        'SEARCH deliveries USING COVERING INDEX deliveries_endpoint_open',
-      );
-      expect(plan(`UPDATE deliveries SET held = 1 WHERE ${byEndpoint} AND ${OPEN} AND created_at >= ?`)).toContain(
-        'SEARCH deliveries USING INDEX deliveries_endpoint_open',
-      );
-      expect(plan(`SELECT id FROM deliveries WHERE ${byEndpoint} AND status = 'failed'`)).toContain('SEARCH deliveries USING INDEX deliveries_endpoint_failed');
-      expect(plan(`SELECT * FROM attempts WHERE ${byEndpoint} ORDER BY at DESC, id DESC LIMIT 20`)).toContain('SEARCH attempts USING INDEX attempts_endpoint');
       const t: Tenant = { orgId: 'org_plan' as OrgId, env: 'live' };
-      for (const status of ['pending', 'retrying', 'failed'] as const) {
+      for (const status of ['pending', 'retrying', 'failed', 'success'] as const) {
         expect(plan(messageListQuery(t, { status, limit: 20 }).sql)).toContain('SEARCH m USING INDEX messages_tenant_status');
       }
-      // Successes are most messages: the tenant index finds them, newest first.
-      expect(plan(messageListQuery(t, { status: 'success', limit: 20 }).sql)).toContain('SEARCH m USING INDEX messages_tenant ');
     } finally {
       db.close();
     }
