@@ -255,7 +255,7 @@ export interface DeliveryRepo {
  * The id of a delivery a NewMessage creates, made by the store as it matches endpoints and
  * stamped with the message's `createdAt` (the caller's clock): monotonic, so a message's
  * deliveries sort in the order they were made. (Intake used to send one id per possible
- * endpoint, twenty, to use one: a fifth of a send's allocations.)
+ * endpoint, twenty, to use one: 8.6 % of the API thread's allocations.)
  */
 export function newDeliveryId(input: Pick<NewMessage, 'createdAt'>): DeliveryId {
   return newId('delivery', { now: () => input.createdAt });
