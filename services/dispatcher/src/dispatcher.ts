@@ -273,7 +273,7 @@ export class Dispatcher implements Component {
       if (this.#stopped || late || this.#active >= this.#deps.config.concurrency) {
         // Other sends took the room meanwhile: due again at once, for the sweeper.
         this.#behind = true;
-        this.#track(this.#release(job, now));
+        this.#keepUntilStop(this.#release(job, now));
         continue;
       }
       void this.#occupy(() => this.#start(job, now, true)).catch((err) => this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed'));
@@ -344,7 +344,7 @@ export class Dispatcher implements Component {
   }
 
   /** Keeps `work` (a release) among what stop() waits for: the store closes after it. */
-  #track(work: Promise<void>): void {
+  #keepUntilStop(work: Promise<void>): void {
     this.#releasing.add(work);
     void work.finally(() => this.#releasing.delete(work));
   }

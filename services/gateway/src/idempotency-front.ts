@@ -42,6 +42,11 @@ export interface IdempotencyFrontOptions {
  */
 export const WINDOW_MARGIN_MS = 60_000;
 
+/** Until when a remembered answer of a message created at `created` may stand in for the store's. */
+function answerUntil(created: number): number {
+  return created + IDEMPOTENCY_WINDOW_MS - WINDOW_MARGIN_MS;
+}
+
 const PENDING = 'pending:';
 // A waiting duplicate polls at 2, 4, 8 … ms, then every 50 ms: most first sends answer in a
 // few ms, and a slow one should not have 49 waiters hammering Redis.
@@ -153,7 +158,7 @@ export class IdempotencyFront implements IntakePort {
     // Never past the store's window (from the original's creation, read from its id: a
     // replay the store answered may be hours old), nor into the next month, whose
     // x-usage-month the remembered figure is not.
-    const ttlMs = Math.min(created + IDEMPOTENCY_WINDOW_MS - WINDOW_MARGIN_MS, monthStart(now, -1)) - now;
+    const ttlMs = Math.min(answerUntil(created), monthStart(now, -1)) - now;
     if (ttlMs <= 0) return false;
     const value = JSON.stringify({ id: result.id, deliveries: result.deliveries, usageMonth: result.usageMonth, at: now });
     return (await this.#redis(() => this.#o.kv.set(key, value, ttlMs))) !== FAILED;
@@ -174,7 +179,7 @@ export class IdempotencyFront implements IntakePort {
     if (typeof id !== 'string' || typeof deliveries !== 'number' || typeof usageMonth !== 'number' || typeof at !== 'number') return undefined;
     const created = idTime(id);
     const now = this.#o.clock.now();
-    if (created === undefined || now > created + IDEMPOTENCY_WINDOW_MS - WINDOW_MARGIN_MS) return undefined;
+    if (created === undefined || now > answerUntil(created)) return undefined;
     if (monthStart(at) !== monthStart(now)) return undefined;
     return { id, deliveries, usageMonth };
   }

@@ -25,8 +25,6 @@ import type { DeliveryJob, Store, UsageCounter } from '@wirehook/store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TRACER = '@wirehook/message-intake';
-/** How long an Idempotency-Key returns the same message. */
-
 export interface MessageIntakeDeps {
   store: Store;
   bus: Bus;

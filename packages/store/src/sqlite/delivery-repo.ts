@@ -9,10 +9,13 @@ import { int, text, textOrNull, type Row } from './row.ts';
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
-// Claimable: open, not held, due, lease free or expired, endpoint of the same tenant still
-// there and active. `due` and `claim` share it, so whatever `due` lists, `claim` can take.
-// `held = 0` also lets the planner use the partial index deliveries_due.
-const CLAIMABLE = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+// Open, not held, due, lease free or expired (parameters: now, now). `held = 0` also lets the
+// planner use the partial indexes deliveries_due and deliveries_endpoint_due.
+const DUE_UNLEASED = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
+
+// Claimable: DUE_UNLEASED, and the endpoint of the same tenant still there and active. `due`
+// and `claim` share it, so whatever `due` lists, `claim` can take.
+const CLAIMABLE = `${DUE_UNLEASED}
   AND EXISTS (SELECT 1 FROM endpoints e
               WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
 
@@ -31,8 +34,7 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS}
   JOIN endpoints e ON e.id = eps.ep AND e.status = 'active'
   JOIN deliveries d ON d.rowid IN (
     SELECT d.rowid FROM deliveries d
-    WHERE d.endpoint_id = eps.ep AND d.org_id = e.org_id AND d.env = e.env
-      AND d.status IN ('pending', 'retrying') AND d.held = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+    WHERE d.endpoint_id = eps.ep AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
     ORDER BY d.next_attempt_at LIMIT ?)
   ORDER BY d.next_attempt_at LIMIT ?`;
 

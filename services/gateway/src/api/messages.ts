@@ -19,8 +19,6 @@ import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
-/** Filters without `since` look back this far. */
-
 /** /v1/messages and /v1/deliveries */
 export function messagesRouter(deps: GatewayDeps): Router {
   const { store, clock, intake } = deps;
