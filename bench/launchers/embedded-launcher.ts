@@ -26,7 +26,9 @@ export const embeddedLauncher: Launcher = {
       ...options.env,
     };
     const log = openSync(options.logFile, 'a');
-    const child = spawn(process.execPath, [...options.execArgv, EMBEDDED_MAIN], { env, stdio: ['ignore', log, log] });
+    // The flags `./dev start` gives Wirehook's process (./dev sets them), so this measures what start runs.
+    const startFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...startFlags, ...options.execArgv, EMBEDDED_MAIN], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     // However the harness ends, Wirehook does not outlive it.
     const kill = () => child.kill('SIGKILL');

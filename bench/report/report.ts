@@ -14,6 +14,8 @@ export interface MachineInfo {
   platform: string;
   /** 1-minute load average at the start and the end: other work on the machine shows here. */
   loadAverage: { start: number; end: number };
+  /** Node and V8 flags Wirehook ran with: NODE_OPTIONS and ./dev's WIREHOOK_NODE_FLAGS (they move memory and CPU). */
+  nodeFlags: string;
 }
 
 /** One consistency check of one run (the counts add up). */
@@ -49,6 +51,7 @@ export function machineInfo(loadAtStart: number): MachineInfo {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     loadAverage: { start: loadAtStart, end: loadavg()[0]! },
+    nodeFlags: [process.env['NODE_OPTIONS'], process.env['WIREHOOK_NODE_FLAGS']].filter(Boolean).join(' '),
   };
 }
 

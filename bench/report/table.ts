@@ -10,7 +10,7 @@ export function renderReport(report: BenchReport): string {
   const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;
   const lines = [
     `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ${settings.payloadBytes}-byte payloads, ${report.durationSeconds} s`,
-    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}`,
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}${machine.nodeFlags ? `, ${machine.nodeFlags}` : ''}`,
     '',
     ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
     '',
