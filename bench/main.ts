@@ -167,7 +167,7 @@ try {
     launcher: launcher.name,
     startedAt: new Date(started).toISOString(),
     durationSeconds: Math.round((Date.now() - started) / 1000),
-    machine: machineInfo(loadAtStart),
+    machine: machineInfo(loadAtStart, args['node-args']),
     settings,
     results,
   });

@@ -27,7 +27,7 @@ export const embeddedLauncher: Launcher = {
     };
     const log = openSync(options.logFile, 'a');
     // The flags `./dev start` gives Wirehook's process (./dev sets them), so this measures what start runs.
-    const startFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+    const startFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? [];
     const child = spawn(process.execPath, [...startFlags, ...options.execArgv, EMBEDDED_MAIN], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     // However the harness ends, Wirehook does not outlive it.

@@ -14,7 +14,11 @@ export interface MachineInfo {
   platform: string;
   /** 1-minute load average at the start and the end: other work on the machine shows here. */
   loadAverage: { start: number; end: number };
-  /** Node and V8 flags Wirehook ran with: NODE_OPTIONS and ./dev's WIREHOOK_NODE_FLAGS (they move memory and CPU). */
+  /**
+   * Node and V8 flags embedded mode's process ran with (they move memory and CPU):
+   * NODE_OPTIONS, ./dev's WIREHOOK_NODE_FLAGS and --node-args. Cluster mode's services get
+   * NODE_OPTIONS only.
+   */
   nodeFlags: string;
 }
 
@@ -42,7 +46,7 @@ export interface BenchReport {
   checks: Check[];
 }
 
-export function machineInfo(loadAtStart: number): MachineInfo {
+export function machineInfo(loadAtStart: number, nodeArgs = ''): MachineInfo {
   const list = cpus();
   return {
     cpus: list.length,
@@ -51,7 +55,7 @@ export function machineInfo(loadAtStart: number): MachineInfo {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     loadAverage: { start: loadAtStart, end: loadavg()[0]! },
-    nodeFlags: [process.env['NODE_OPTIONS'], process.env['WIREHOOK_NODE_FLAGS']].filter(Boolean).join(' '),
+    nodeFlags: [process.env['NODE_OPTIONS'], process.env['WIREHOOK_NODE_FLAGS'], nodeArgs].filter(Boolean).join(' '),
   };
 }
 

@@ -1,0 +1,77 @@
+// `./dev start` as a user runs it: embedded mode's process gets ./dev's Node flags
+// (WIREHOOK_NODE_FLAGS, the V8 heap growth that keeps the backlog's memory down —
+// docs/operations.md, Memory), a user's own value replaces them word by word, and a value
+// that is not a flag is refused with a message naming the variable instead of being run as a script.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eventually, freePortRun } from '@wirehook/testkit';
+
+const root = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `bash dev start` with `flags` as WIREHOOK_NODE_FLAGS (undefined: not set at all). */
+async function devStart(flags: string | undefined) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-dev-start-'));
+  dirs.push(dataDir);
+  const base = await freePortRun(3);
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(base),
+    METRICS_PORT: String(base + 1),
+    PORTAL_PORT: String(base + 2),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    WIREHOOK_NODE_FLAGS: flags,
+  };
+  if (flags === undefined) delete env['WIREHOOK_NODE_FLAGS'];
+  const child = spawn('bash', [join(root, 'dev'), 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, api: `http://127.0.0.1:${base}`, exited, stderr: () => stderr };
+}
+
+/** The command line of a running process (./dev execs node, so bash's pid is node's). */
+function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+async function startedWith(flags: string | undefined): Promise<string[]> {
+  const run = await devStart(flags);
+  await eventually(async () => expect((await fetch(`${run.api}/healthz`)).status).toBe(200), 60_000);
+  const argv = commandLine(run.child.pid!);
+  run.child.kill('SIGTERM');
+  expect(await run.exited).toBe(0);
+  return argv;
+}
+
+describe('./dev start', () => {
+  it("runs embedded mode with ./dev's heap flag on a machine over 2 GiB, before the script", async () => {
+    const argv = await startedWith(undefined);
+    const script = argv.findIndex((arg) => arg.endsWith('scripts/start.ts'));
+    expect(script).toBeGreaterThan(0);
+    const flags = argv.slice(1, script);
+    expect(flags).toEqual(totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : []);
+  }, 90_000);
+
+  it("a user's WIREHOOK_NODE_FLAGS replace ./dev's, each word a flag", async () => {
+    const argv = await startedWith('--stack-size=2000\t --heap-growing-percent=40');
+    expect(argv.slice(1, 3)).toEqual(['--stack-size=2000', '--heap-growing-percent=40']);
+    expect(argv).not.toContain('--heap-growing-percent=65');
+  }, 90_000);
+
+  it('refuses a word that is not a flag, naming the variable, before starting anything', async () => {
+    const run = await devStart('--stack-size=2000 max-old-space-size=512');
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain("WIREHOOK_NODE_FLAGS: 'max-old-space-size=512' is not a Node flag");
+  }, 60_000);
+});
