@@ -215,9 +215,16 @@ export class Dispatcher implements Component {
     if (this.#behind && !this.#stopped && this.#active <= this.#deps.config.concurrency / 2) void this.sweep();
   }
 
-  /** Forgets what was published a lease's length ago: taken elsewhere, or lost, it may be published again. */
+  /**
+   * Forgets what was published a lease's length ago: taken elsewhere, or lost, it may be
+   * published again. A send of its own in flight is neither: its end forgets it (expired
+   * here, it would still be counted in #sendingTracked, which the sweep's over-fetch
+   * subtracts from #tracked).
+   */
   #expireTracked(now: number): void {
-    for (const [id, since] of this.#tracked) if (now - since >= this.#deps.config.leaseMs) this.#tracked.delete(id);
+    for (const [id, since] of this.#tracked) {
+      if (now - since >= this.#deps.config.leaseMs && !this.#sendingTracked.has(id)) this.#tracked.delete(id);
+    }
   }
 
   /**
