@@ -3,6 +3,14 @@ import type { DescService } from '@bufbuild/protobuf';
 import { addService, type AddServiceOptions, type ServiceImpl } from './grpc-service.ts';
 import { addHealthService } from './health.ts';
 
+/**
+ * Each connection is ended (GOAWAY; calls in flight finish on it) after about a minute, so
+ * clients resolve the target again and reconnect: a round_robin client (grpc-service.ts)
+ * finds pods added since it connected, and one behind a ClusterIP Service may land on another
+ * pod each time. grpc-js varies the age by ±10 % so a client's connections do not all end at once.
+ */
+const SERVER_OPTIONS = { 'grpc.max_connection_age_ms': 60_000 };
+
 /** One service to serve: made by `bindService`, typed where it is made. */
 export interface ServiceBinding {
   readonly typeName: string;
@@ -36,7 +44,7 @@ export interface GrpcServerHandle {
  * @throws Error when the address cannot be bound.
  */
 export async function startGrpcServer(options: StartGrpcServerOptions): Promise<GrpcServerHandle> {
-  const server = new Server();
+  const server = new Server(SERVER_OPTIONS);
   for (const service of options.services) service.register(server, options);
   const names = options.services.map((s) => s.typeName);
   const health = addHealthService(server, names);

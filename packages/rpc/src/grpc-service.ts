@@ -124,8 +124,36 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
   server.addService(serviceDefinition(desc), handlers);
 }
 
+/**
+ * What every client's channel starts from (a caller's `channelOptions` override each).
+ *
+ * grpc-js' default policy, pick_first, sends every call over one connection to the first
+ * address that answers: behind a Kubernetes ClusterIP Service that is one pod for the
+ * connection's life, so added replicas take nothing. round_robin keeps a connection to every
+ * address the target resolves to (`dns:///<release>-message-intake-headless:50051` against a
+ * headless Service: one A record per ready pod; `ipv4:10.0.0.1:50051,10.0.0.2:50051`) and
+ * spreads calls over those that are connected. grpc-js resolves the name again whenever a
+ * connection drops (a pod gone; a server ending a connection at its max age, which is how
+ * new pods are found: grpc-server.ts), at most every 5 s, CoreDNS's record TTL (its own
+ * default, 30 s, can leave a client holding only the addresses of pods a rolling update has
+ * just replaced). The TXT lookup for a service config in DNS is off: the policy is ours.
+ * Keepalive pings notice a pod that vanished without closing its connections (its node
+ * lost) within 40 s instead of the kernel's TCP timeout; our servers (grpc-js) allow them.
+ */
+export const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  'grpc.service_config_disable_resolution': 1,
+  'grpc.dns_min_time_between_resolutions_ms': 5_000,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+};
+
 export interface ClientOptions {
-  /** `host:port` */
+  /**
+   * A gRPC target: `host:port` (every address the name resolves to is used),
+   * `dns:///host:port` (the same, said explicitly) or `ipv4:a.b.c.d:port,a.b.c.d:port`.
+   */
   address: string;
   /** Default deadline of each call (5 s). */
   deadlineMs?: number;
@@ -133,6 +161,7 @@ export interface ClientOptions {
   credentials?: ChannelCredentials;
   /** The shared secret sent with every call (the server's `authToken`). */
   authToken: string;
+  /** Merged over {@link DEFAULT_CHANNEL_OPTIONS}. */
   channelOptions?: ChannelOptions;
   /** Where calls made are counted (grpc_client_handled_total, grpc_client_handling_seconds). */
   metrics?: GrpcMetrics;
@@ -163,7 +192,10 @@ export interface GrpcClient<S extends DescService> {
  * deadline exceeded) or an RpcError (errors.ts `fromServiceError`).
  */
 export function createClient<S extends DescService>(desc: S, options: ClientOptions): GrpcClient<S> {
-  const client = new Client(options.address, options.credentials ?? grpcCredentials.createInsecure(), options.channelOptions);
+  const client = new Client(options.address, options.credentials ?? grpcCredentials.createInsecure(), {
+    ...DEFAULT_CHANNEL_OPTIONS,
+    ...options.channelOptions,
+  });
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const rpc: Record<string, (request: Record<string, unknown>, callOptions?: CallOptions) => Promise<Message>> = {};
   for (const method of desc.methods) {

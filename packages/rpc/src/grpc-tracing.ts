@@ -125,8 +125,9 @@ function endSpan(span: Span, code: number, failed: boolean, message: string | un
   span.end();
 }
 
-/** `host:port`, `[v6]:port` or a bare host. */
-function splitAddress(address: string): { host: string; port: number | undefined } {
+/** `host:port`, `[v6]:port` or a bare host, after an optional `dns:///`; another target (`ipv4:a:p,b:q`) is its own host. */
+function splitAddress(target: string): { host: string; port: number | undefined } {
+  const address = target.replace(/^dns:(?:\/\/[^/]*\/)?/, '');
   const match = /^(?:\[(?<v6>[^\]]+)\]|(?<host>[^:]+)):(?<port>\d+)$/.exec(address);
   if (!match?.groups) return { host: address, port: undefined };
   return { host: match.groups['v6'] ?? match.groups['host']!, port: Number(match.groups['port']) };
