@@ -12,3 +12,4 @@ export * from './recovery-grpc-client.ts';
 export * as relayv1 from './gen/wirehook/relay/v1/relay_pb.ts';
 export * from './relay-grpc-client.ts';
 export * from './grpc-metrics.ts';
+export * from './grpc-target.ts';

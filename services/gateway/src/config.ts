@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { emailEnv, serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { GRPC_TARGET_ERROR, isGrpcTarget } from '@wirehook/rpc';
+
+/** A gRPC target variable (`host:port`, `dns:///host:port`, `ipv4:a:p,b:q`), refused at start with its name when it is none. */
+const grpcTarget = z.string().refine(isGrpcTarget, { error: GRPC_TARGET_ERROR });
 
 /** The gateway's environment, parsed once in main. */
 export const gatewayConfigSchema = z
@@ -13,8 +17,8 @@ export const gatewayConfigSchema = z
     // Default redis: duplicates in flight wait for the first send's answer and replays are
     // answered from Redis (the store still decides every new key); off: all go to message-intake.
     IDEMPOTENCY_FRONT: z.enum(['redis', 'off']).default('redis'),
-    INTAKE_GRPC_ADDRESS: z.string().default('127.0.0.1:50051'), // message-intake
-    RECOVERY_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'), // the recovery service
+    INTAKE_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50051'), // message-intake
+    RECOVERY_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50053'), // the recovery service
     GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
     ...internalAuthEnv,
     ...emailEnv,
