@@ -1,0 +1,55 @@
+// Two message-intake processes behind one gateway: the gateway's gRPC client spreads its
+// calls over both (round_robin), as it would over the pods of a headless Service. Under
+// grpc-js' default (pick_first) one replica would take every call and the other none.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ApiClient, freePort, readMetric } from '@wirehook/testkit';
+import { startClusterHarness, type ClusterHarness } from '../support/cluster-harness.ts';
+
+let h: ClusterHarness;
+let gateway: ApiClient;
+
+beforeAll(async () => {
+  h = await startClusterHarness();
+  const spec = (name: string) => h.cluster.specs.find((s) => s.name === name)!;
+  const [grpcPort, intakeMetrics, apiPort, gatewayMetrics] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const first = spec('message-intake');
+  await h.cluster.add({
+    name: 'message-intake-2',
+    service: 'message-intake',
+    metricsPort: intakeMetrics,
+    env: { ...first.env, GRPC_PORT: String(grpcPort), METRICS_PORT: String(intakeMetrics) },
+  });
+  // A second gateway, told both replicas' addresses (grpc-js' ipv4: scheme: a fixed list).
+  const both = `ipv4:127.0.0.1:${first.env['GRPC_PORT']},127.0.0.1:${grpcPort}`;
+  await h.cluster.add({
+    name: 'gateway-2',
+    service: 'gateway',
+    metricsPort: gatewayMetrics,
+    env: { ...spec('gateway').env, PORT: String(apiPort), METRICS_PORT: String(gatewayMetrics), INTAKE_GRPC_ADDRESS: both },
+  });
+  gateway = new ApiClient(`http://127.0.0.1:${apiPort}`);
+}, 180_000); // a loaded CI machine starts ten processes slowly
+afterAll(() => h?.close());
+
+it('both message-intake replicas take the Send calls of one gateway', async () => {
+  const t = await h.tenant();
+  const api = gateway.as(t.key);
+  /** Send calls each replica answered OK, from its own /metrics. */
+  const sends = () =>
+    Promise.all(
+      ['message-intake', 'message-intake-2'].map((name) =>
+        readMetric(`http://127.0.0.1:${h.cluster.specs.find((s) => s.name === name)!.metricsPort}`, 'grpc_server_handled_total', {
+          grpc_method: 'Send',
+          grpc_code: 'OK',
+        }),
+      ),
+    );
+  const before = await sends();
+  for (let i = 0; i < 40; i++) {
+    expect((await api.post('/v1/messages', { consumer: 'c', event_type: 'a.b', payload: { i } })).status).toBe(202);
+  }
+  const served = (await sends()).map((n, i) => n - before[i]!);
+  expect(served[0]! + served[1]!).toBe(40);
+  // Round robin gives each about half; at least a quarter each, whatever connected first.
+  expect(Math.min(...served)).toBeGreaterThanOrEqual(10);
+}, 60_000);
