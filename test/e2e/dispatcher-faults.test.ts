@@ -122,12 +122,12 @@ describe('store faults', () => {
       const res = await fetch(`${wh.embedded.metricsUrl()}/readyz`);
       return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
     };
-    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok' } });
+    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok', api: 'ok', portal: 'ok' } });
     failNext(wh.store.orgs, 'get', 1, () => new Error('SQLITE_IOERR: disk I/O error'));
-    expect(await readyz()).toEqual({ status: 503, checks: { store: 'SQLITE_IOERR: disk I/O error', secret_key: 'ok' } });
+    expect(await readyz()).toEqual({ status: 503, checks: { store: 'SQLITE_IOERR: disk I/O error', secret_key: 'ok', api: 'ok', portal: 'ok' } });
     failNext(wh.store.sealing, 'keyChecks', 1, () => new Error('SQLITE_IOERR: disk I/O error'));
     expect((await readyz()).checks['secret_key']).toBe('SQLITE_IOERR: disk I/O error');
-    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok' } });
+    expect(await readyz()).toEqual({ status: 200, checks: { store: 'ok', secret_key: 'ok', api: 'ok', portal: 'ok' } });
   });
 });
 

@@ -11,7 +11,7 @@ export function httpComponent(
   name: string,
   handler: RequestListener,
   listen: { port: number; host: string; variable: string },
-): Component & { port(): number } {
+): Component & { port(): number; listening(): boolean } {
   let server: Server | undefined;
   return {
     name,
@@ -30,5 +30,6 @@ export function httpComponent(
         server.closeIdleConnections();
       }),
     port: () => (server?.address() as AddressInfo | null | undefined)?.port ?? 0,
+    listening: () => server?.listening ?? false,
   };
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Component } from './lifecycle.ts';
-import { checkReadiness, type ReadinessCheck } from './readiness.ts';
+import { checkReadiness, type Readiness, type ReadinessCheck } from './readiness.ts';
 
 /** The HTTP metrics every API-serving process exports. */
 export interface HttpMetrics {
@@ -94,6 +94,26 @@ export function createIdempotencyFrontMetrics(registry: Registry): IdempotencyFr
   };
 }
 
+/**
+ * `wirehook_readiness_check_up{check, gates}`: 1 when the check answered, 0 when not, one
+ * series per check the last `/readyz` ran (the kubelet's readiness probe runs it every few
+ * seconds), so a dependency that does not gate (`gates="false"`, e.g. Redis) is still seen
+ * going down. Not run at scrape time: a scrape stays free of store and NATS calls.
+ */
+function readinessGauge(registry: Registry): (checks: readonly ReadinessCheck[], result: Readiness) => void {
+  const gauge = new Gauge({
+    name: 'wirehook_readiness_check_up',
+    help: 'Whether each check of the last /readyz answered (1) or not (0); with gates false the pod stays ready without it (degraded)',
+    labelNames: ['check', 'gates'],
+    registers: [registry],
+  });
+  return (checks, result) => {
+    // Reset first: a check gone since (`starting`) must not stay at 0.
+    gauge.reset();
+    for (const check of checks) gauge.set({ check: check.name, gates: String(check.gates) }, result.checks[check.name] === 'ok' ? 1 : 0);
+  };
+}
+
 /** Whether a process is still starting (waiting for a dependency at start) or running. */
 export interface ProcessState {
   state: 'starting' | 'running';
@@ -102,8 +122,8 @@ export interface ProcessState {
 /**
  * Serves, on its own port: `GET /metrics` for Prometheus; `GET /livez` (the process serves:
  * always 200, with its pid and whether it is still `starting`; `/healthz` is the same, kept
- * for existing probes); `GET /readyz` (every dependency in `readiness` answers: 200, else
- * 503, with each check's state by name). `readiness` is read at each request: checks added
+ * for existing probes); `GET /readyz` (every gating check in `readiness` answers: 200, else
+ * 503; each check's state by name either way, those that do not gate included). `readiness` is read at each request: checks added
  * after the server started count.
  */
 export function metricsServer(
@@ -113,12 +133,16 @@ export function metricsServer(
   readiness: readonly ReadinessCheck[] = [],
   process_: ProcessState = { state: 'running' },
 ): Component & { server: Server } {
+  const setReadiness = readinessGauge(registry);
   const server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/livez' || req.url === '/healthz')) {
       // The pid lets a launcher tell its own child from another process holding the port.
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', pid: process.pid, state: process_.state }));
     } else if (req.method === 'GET' && req.url === '/readyz') {
-      void checkReadiness(readiness).then(({ ready, checks }) => {
+      const checking = [...readiness];
+      void checkReadiness(checking).then((result) => {
+        setReadiness(checking, result);
+        const { ready, checks } = result;
         res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not ready', checks }));
       });
     } else if (req.method === 'GET' && req.url === '/metrics') {

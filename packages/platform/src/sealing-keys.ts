@@ -159,7 +159,7 @@ async function verifyAgainstASecret(sealing: SealingRepo, { box, source }: Loade
 
 /** The ring still opens what the store holds: a re-seal elsewhere may have moved on to a key this process lacks. */
 export function sealingKeyCheck(sealing: SealingRepo, keys: LoadedKeys, clock: Clock): ReadinessCheck {
-  return { name: 'secret_key', probe: () => verifySealingKeys(sealing, keys, clock) };
+  return { name: 'secret_key', gates: true, probe: () => verifySealingKeys(sealing, keys, clock) };
 }
 
 /** What `secrets reseal` did. */

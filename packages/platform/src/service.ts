@@ -40,7 +40,7 @@ export async function runService(
   const registry = createRegistry(name);
   const state: ProcessState = { state: 'starting' };
   // Not ready until build is done: it may be waiting for NATS or the store (connectWithRetry).
-  const starting: ReadinessCheck = { name: 'starting', probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
+  const starting: ReadinessCheck = { name: 'starting', gates: true, probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
   const readiness: ReadinessCheck[] = [starting];
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.

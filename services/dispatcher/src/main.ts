@@ -18,7 +18,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
-  readiness.push(storeCheck(store), natsCheck(bus));
+  readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
   const relay = new RelayGrpcClient({
     address: config.RELAY_GRPC_ADDRESS,

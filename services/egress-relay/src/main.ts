@@ -26,6 +26,7 @@ await runService('egress-relay', config, ({ logger, registry, readiness }) => {
   // Without a pool every fixed_ip send fails (by design): not ready, and it says why.
   readiness.push({
     name: 'source_ips',
+    gates: true,
     probe: async () => {
       if (!relay.hasSources) throw new Error('RELAY_SOURCE_IPS is empty: no address to send fixed_ip webhooks from');
       const missing = await addressesNotOnThisHost(config.RELAY_SOURCE_IPS);

@@ -14,6 +14,7 @@ import {
   createHttpMetrics,
   createRegistry,
   httpComponent,
+  listenerCheck,
   loadSealingKeys,
   metricsServer,
   sealingKeyCheck,
@@ -123,9 +124,12 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     host: config.HOST,
     variable: 'PORTAL_PORT',
   });
+  // The servers start after the metrics server: not ready until both listen, nor once draining.
   const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [
     storeCheck(store),
     sealingKeyCheck(store.sealing, keys, clock),
+    listenerCheck(api),
+    listenerCheck(portal),
   ]);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,

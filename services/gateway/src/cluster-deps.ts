@@ -28,8 +28,8 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const kv = new RedisKv({ url: config.REDIS_URL });
-  // Redis down is degraded, not down (rate limits fail open, keyed sends go to the store),
-  // but the probe still names it.
+  // Redis down is degraded, not down (rate limits fail open, keyed sends go to the store):
+  // named in /readyz, never gating (redisCheck).
   readiness.push(storeCheck(store), redisCheck(kv));
   const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) };
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, ...grpc });

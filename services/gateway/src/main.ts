@@ -5,7 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing starts before anything else loads, so ioredis is instrumented as it is imported:
 // everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'gateway' });
-const { httpComponent, loadConfig, runService } = await import('@wirehook/platform');
+const { httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
 const { createApp } = await import('./app.ts');
 const { clusterGatewayDeps } = await import('./cluster-deps.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
@@ -14,10 +14,13 @@ const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
+  const api = httpComponent('api', createApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  // Ready while it listens (stopped first on SIGTERM: out of the Service while draining).
+  ctx.readiness.push(listenerCheck(api));
   return [
     // Stopped last: it exports the spans of the requests drained before it.
     tracing,
     ...components,
-    httpComponent('api', createApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' }),
+    api,
   ];
 });

@@ -5,7 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'portal' });
-const { httpComponent, loadConfig, runService } = await import('@wirehook/platform');
+const { httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
 const { clusterGatewayDeps, gatewayConfigSchema } = await import('@wirehook/gateway');
 const { createPortalApp } = await import('./create-portal-app.ts');
 
@@ -14,5 +14,8 @@ const config = loadConfig(gatewayConfigSchema, { PORT: '8081', ...process.env },
 
 await runService('portal', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
-  return [tracing, ...components, httpComponent('portal', createPortalApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' })];
+  const portal = httpComponent('portal', createPortalApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  // Ready while it listens (see the gateway's main).
+  ctx.readiness.push(listenerCheck(portal));
+  return [tracing, ...components, portal];
 });

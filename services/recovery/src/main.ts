@@ -16,7 +16,7 @@ const config = loadConfig(recoveryConfigSchema, process.env, 'recovery');
 await runService('recovery', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
   const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'recovery' }), logger);
-  readiness.push(storeCheck(store), natsCheck(bus));
+  readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   const { service, worker } = createRecovery(config, { store, bus, clock, logger, registry, soleWorker: false });
   let grpc: { stop(): Promise<void> } | undefined;
   return [
