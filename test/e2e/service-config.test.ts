@@ -49,9 +49,23 @@ describe('service configuration', () => {
     ['dispatcher', dispatcherConfigSchema, 'NATS_URL', 'http://127.0.0.1:4222', /must be a nats:\/\/ or tls:\/\/ URL/],
     ['gateway', gatewayConfigSchema, 'REDIS_URL', 'localhost:6379', /must be a redis:\/\/ or rediss:\/\/ URL/],
     ['gateway', gatewayConfigSchema, 'MONGODB_URL', 'postgres://db/x', /must be a mongodb:\/\/ or mongodb\+srv:\/\/ URL/],
+    ['dispatcher', dispatcherConfigSchema, 'NATS_STREAM_REPLICAS', '7', /must be a whole number from 1 to 5/],
+    ['message-intake', intakeConfigSchema, 'NATS_STREAM_REPLICAS', 'three', /must be a whole number from 1 to 5/],
+    ['message-intake', intakeConfigSchema, 'NATS_STREAM_STORAGE', 'disk', /must be file or memory/],
+    ['dispatcher', dispatcherConfigSchema, 'NATS_STREAM_MAX_AGE_SECONDS', '60', /must be 0 \(no limit\) or at least 120/],
   ])('%s: %s=%s is refused, naming the variable', (_name, schema, variable, value, message) => {
     const issues = problems(schema.safeParse({ INTERNAL_AUTH_TOKEN: TOKEN, WIREHOOK_SECRET_KEY: KEY, [variable]: value }));
     expect(issues).toMatch(new RegExp(`^${variable}: ${message.source}`, 'm'));
+  });
+
+  it('the NATS stream settings default to one file replica without an age limit', () => {
+    expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN })).toMatchObject({
+      NATS_STREAM_REPLICAS: 1,
+      NATS_STREAM_STORAGE: 'file',
+      NATS_STREAM_MAX_AGE_SECONDS: 0,
+    });
+    const set = { INTERNAL_AUTH_TOKEN: TOKEN, NATS_STREAM_REPLICAS: '3', NATS_STREAM_STORAGE: 'memory', NATS_STREAM_MAX_AGE_SECONDS: '86400' };
+    expect(intakeConfigSchema.parse(set)).toMatchObject({ NATS_STREAM_REPLICAS: 3, NATS_STREAM_STORAGE: 'memory', NATS_STREAM_MAX_AGE_SECONDS: 86_400 });
   });
 
   it('a METRICS_PORT that is taken fails the start with a message naming it (no unhandled error event)', async () => {

@@ -26,10 +26,38 @@ export function serverUrl(schemes: readonly string[]) {
   );
 }
 
-/** Where the dispatch jobs travel (NATS JetStream), for the services that publish or take them. */
+/** The dispatch stream's duplicate window (packages/bus DISPATCH_STREAM): JetStream refuses a max_age below it. */
+const STREAM_DUPLICATE_WINDOW_SECONDS = 120;
+
+/**
+ * Where the dispatch jobs travel (NATS JetStream), and how its streams are kept, for the
+ * services that publish or take them. The stream settings apply when a stream is made; on an
+ * existing one replicas are never lowered and storage never changed (bus streamUpdate).
+ */
 export const natsEnv = {
   NATS_URL: serverUrl(['nats:', 'tls:']).default('nats://127.0.0.1:4222'), // dispatch jobs
+  NATS_STREAM_REPLICAS: z.coerce // replicas of each stream and its consumer (1; 3 on a 3-node NATS cluster); never lowered on an existing stream
+    .number({ error: 'must be a whole number from 1 to 5' })
+    .int({ error: 'must be a whole number from 1 to 5' })
+    .min(1, { error: 'must be a whole number from 1 to 5' })
+    .max(5, { error: 'must be a whole number from 1 to 5 (JetStream allows no more)' })
+    .default(1),
+  NATS_STREAM_STORAGE: z // file; memory for a JetStream without file storage (jobs lost on a NATS restart are sent by the sweeper); never changed on an existing stream
+    .enum(['file', 'memory'], { error: 'must be file or memory' })
+    .default('file'),
+  NATS_STREAM_MAX_AGE_SECONDS: z.coerce // 0: no age limit (an existing stream's is kept); else jobs older are dropped (the sweeper still sends their deliveries)
+    .number({ error: `must be 0 (no limit) or whole seconds, at least ${STREAM_DUPLICATE_WINDOW_SECONDS}` })
+    .int({ error: `must be 0 (no limit) or whole seconds, at least ${STREAM_DUPLICATE_WINDOW_SECONDS}` })
+    .refine((s) => s === 0 || s >= STREAM_DUPLICATE_WINDOW_SECONDS, {
+      error: `must be 0 (no limit) or at least ${STREAM_DUPLICATE_WINDOW_SECONDS} (the stream's duplicate window: JetStream refuses less)`,
+    })
+    .default(0),
 };
+
+/** The NATS_STREAM_* settings as NatsBus.connect takes them (`streamSettings`). */
+export function natsStreamSettings(config: { NATS_STREAM_REPLICAS: number; NATS_STREAM_STORAGE: 'file' | 'memory'; NATS_STREAM_MAX_AGE_SECONDS: number }) {
+  return { replicas: config.NATS_STREAM_REPLICAS, storage: config.NATS_STREAM_STORAGE, maxAgeMs: config.NATS_STREAM_MAX_AGE_SECONDS * 1_000 };
+}
 
 export const logEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -5,7 +5,9 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
-const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, natsStreamSettings, openStore, runService, storeCheck } = await import(
+  '@wirehook/platform'
+);
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDelivery } = await import('./create-delivery.ts');
@@ -17,7 +19,11 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
-  const bus = await connectWithRetry(`NATS (${redactUrl(config.NATS_URL)})`, () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher' }), logger);
+  const bus = await connectWithRetry(
+    `NATS (${redactUrl(config.NATS_URL)})`,
+    () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher', streamSettings: natsStreamSettings(config), streamLogger: logger }),
+    logger,
+  );
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
   const relay = new RelayGrpcClient({

@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { connectWithRetry, loadConfig, redactUrl, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, redactUrl, natsCheck, natsStreamSettings, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { startIntakeGrpcServer } = await import('./grpc-server.ts');
 const { MessageIntake } = await import('./message-intake.ts');
@@ -17,7 +17,7 @@ await runService('message-intake', config, async ({ logger, clock, registry, rea
   const store = await openStore(config);
   const bus = await connectWithRetry(
     `NATS (${redactUrl(config.NATS_URL)})`,
-    () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake' }),
+    () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake', streamSettings: natsStreamSettings(config), streamLogger: logger }),
     logger,
   );
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.

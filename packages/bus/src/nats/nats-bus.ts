@@ -11,7 +11,7 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
 import { tracePublish } from '../bus-tracing.ts';
 import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
-import { applyStreams, STREAMS, type StreamSpec } from './streams.ts';
+import { applyStreams, DEFAULT_STREAM_SETTINGS, STREAMS, type StreamLogger, type StreamSettings, type StreamSpec } from './streams.ts';
 
 export interface NatsBusOptions {
   /** NATS server URL(s), e.g. `nats://nats:4222`. */
@@ -20,6 +20,10 @@ export interface NatsBusOptions {
   name: string;
   /** The topology to declare and use; default `STREAMS`. */
   streams?: readonly StreamSpec[];
+  /** Replicas, storage and age limit of the streams (NATS_STREAM_*); default one file replica, no age limit. */
+  streamSettings?: StreamSettings;
+  /** Where what an existing stream keeps against `streamSettings` is said (a replica count, its storage). */
+  streamLogger?: StreamLogger;
   /** How long a publish keeps retrying (e.g. through a reconnect) before it rejects; default 10 000. */
   publishTimeoutMs?: number;
   /** Pause between reconnect attempts; default 1 000. Reconnection is retried forever. */
@@ -65,7 +69,8 @@ export class NatsBus implements Bus {
   }
 
   /**
-   * Connects and applies the stream topology (create or update, so every replica may do it).
+   * Connects and applies the stream topology (create or update by streamUpdate's rules, so
+   * every replica may do it and none undoes what an operator set on the server).
    * @throws when no server answers, or when JetStream refuses the topology.
    */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
@@ -81,7 +86,12 @@ export class NatsBus implements Bus {
     });
     const streams = options.streams ?? STREAMS;
     try {
-      await applyStreams(await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }), streams);
+      await applyStreams(
+        await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }),
+        streams,
+        options.streamSettings ?? DEFAULT_STREAM_SETTINGS,
+        options.streamLogger,
+      );
     } catch (err) {
       await nc.close();
       throw err;

@@ -30,9 +30,24 @@ export interface StreamSpec {
   readonly ackWaitMs: number;
   /** Messages handed out and not yet acknowledged, over all replicas. */
   readonly maxAckPending: number;
-  /** Stream and consumer replicas in a NATS cluster (1 for a single server). */
-  readonly replicas: number;
 }
+
+/**
+ * How the operator runs the streams on their NATS (NATS_STREAM_REPLICAS, NATS_STREAM_STORAGE,
+ * NATS_STREAM_MAX_AGE_SECONDS): the same for every stream. What an existing stream keeps is
+ * decided by {@link streamUpdate}.
+ */
+export interface StreamSettings {
+  /** Replicas of each stream in a NATS cluster (1 for a single server); its consumer has as many. */
+  readonly replicas: number;
+  /** `memory` for a JetStream without file storage (jobs are lost with the server; the sweeper sends them anyway). */
+  readonly storage: 'file' | 'memory';
+  /** A job older than this is dropped by JetStream (the store's sweeper still sends its delivery); 0: no limit. */
+  readonly maxAgeMs: number;
+}
+
+/** One replica, file storage, no age limit: a single nats-server with a volume. */
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = { replicas: 1, storage: 'file', maxAgeMs: 0 };
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
@@ -46,7 +61,6 @@ export const DISPATCH_STREAM: StreamSpec = {
   // Longer than the 15 s send timeout, so a send in progress is never handed out twice.
   ackWaitMs: 60 * SECOND_MS,
   maxAckPending: 10_000,
-  replicas: 1,
 };
 
 /** Every stream Wirehook declares. */
@@ -54,25 +68,28 @@ export const STREAMS: readonly StreamSpec[] = [DISPATCH_STREAM];
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
-/** The stream's JetStream configuration: work-queue retention (a message is removed once acked), file storage. */
-export function streamConfig(spec: StreamSpec): Partial<StreamConfig> & { name: string } {
+/** The stream's JetStream configuration as declared: work-queue retention (a message is removed once acked), `settings` for the rest. */
+export function streamConfig(spec: StreamSpec, settings: StreamSettings = DEFAULT_STREAM_SETTINGS): StreamDeclared {
   return {
     name: spec.stream,
     subjects: [spec.subject],
     retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
+    storage: settings.storage === 'memory' ? StorageType.Memory : StorageType.File,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(spec.duplicateWindowMs),
-    num_replicas: spec.replicas,
-    // No age or size limit: a job stays until a consumer acks it.
-    max_age: 0,
+    num_replicas: settings.replicas,
+    // No age limit unless configured: a job stays until a consumer acks it.
+    max_age: nanos(settings.maxAgeMs),
     max_msgs: -1,
     max_bytes: -1,
   };
 }
 
-/** The shared durable pull consumer: explicit acks, redelivered forever (the store decides what is done). */
-export function consumerConfig(spec: StreamSpec): Partial<ConsumerConfig> {
+/** A stream configuration as this module declares it (every field it sets). */
+export type StreamDeclared = Partial<StreamConfig> & Pick<StreamConfig, 'name' | 'storage' | 'num_replicas' | 'max_age'>;
+
+/** The shared durable pull consumer: explicit acks, redelivered forever (the store decides what is done); as many replicas as its stream. */
+export function consumerConfig(spec: StreamSpec, streamReplicas: number): Partial<ConsumerConfig> {
   return {
     durable_name: spec.consumer,
     filter_subject: spec.subject,
@@ -82,39 +99,120 @@ export function consumerConfig(spec: StreamSpec): Partial<ConsumerConfig> {
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: -1,
     max_ack_pending: spec.maxAckPending,
-    num_replicas: spec.replicas,
+    num_replicas: streamReplicas,
   };
 }
 
+/** Something {@link streamUpdate} decided that the operator should hear of. */
+export interface StreamNote {
+  level: 'info' | 'warn';
+  message: string;
+}
+
 /**
- * Creates each stream and its consumer, or updates them to the declared configuration when
- * they exist; running it again (another replica, a restart) changes nothing.
- * @throws JetStreamApiError when the server refuses a change (e.g. a stream's retention cannot change).
+ * What to send for a stream that exists, from the declared configuration and the server's.
+ * The rules, so a pod's start never undoes what an operator did on the server:
+ * - `num_replicas`: never lowered. The higher of the two (an operator's R3 stays R3 when
+ *   NATS_STREAM_REPLICAS says 1; noted at info); raised when the configuration asks for more.
+ * - `storage`: never changed (JetStream refuses to): the server's is kept, and a difference
+ *   is a warning naming both (to move, the operator recreates the stream).
+ * - `max_age`: the configured one when NATS_STREAM_MAX_AGE_SECONDS is set (non-zero), raised
+ *   or lowered alike (it bounds the stream, not its safety: the store keeps every delivery);
+ *   when it is 0 (unset) the server's is kept, so an age set with `nats stream edit` stays.
+ * - everything else (subjects, retention, duplicate window, limits): as declared.
+ * @returns `config` to send, `changed` (the fields that differ from the server's; none: no
+ *   update needed) and `notes` to log.
  */
-export async function applyStreams(jsm: JetStreamManager, specs: readonly StreamSpec[]): Promise<void> {
+export function streamUpdate(declared: StreamDeclared, existing: StreamConfig): { config: StreamDeclared; changed: string[]; notes: StreamNote[] } {
+  const notes: StreamNote[] = [];
+  const name = declared.name;
+  const replicas = Math.max(declared.num_replicas, existing.num_replicas);
+  if (existing.num_replicas > declared.num_replicas) {
+    notes.push({
+      level: 'info',
+      message: `stream ${name} keeps its ${existing.num_replicas} replicas (NATS_STREAM_REPLICAS=${declared.num_replicas}): replicas are never lowered at start`,
+    });
+  }
+  if (existing.storage !== declared.storage) {
+    notes.push({
+      level: 'warn',
+      message: `stream ${name} is stored in ${existing.storage}, NATS_STREAM_STORAGE says ${declared.storage}: JetStream cannot change a stream's storage, so ${existing.storage} is kept (to move it, delete the stream while no job is pending and restart)`,
+    });
+  }
+  const maxAge = declared.max_age === 0 ? existing.max_age : declared.max_age;
+  const config: StreamDeclared = { ...declared, num_replicas: replicas, storage: existing.storage, max_age: maxAge };
+  const changed = Object.entries(config)
+    .filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(existing[key as keyof StreamConfig]))
+    .map(([key]) => key);
+  return { config, changed, notes };
+}
+
+/** Where applyStreams says what it kept (a pino logger fits). */
+export interface StreamLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * Creates each stream and its consumer, or updates them by {@link streamUpdate}'s rules when
+ * they exist; running it again (another replica, a restart) changes nothing.
+ * @throws JetStreamApiError when the server refuses a change (e.g. a stream's retention cannot
+ *   change); an Error naming NATS_STREAM_STORAGE when file storage is asked of a JetStream without it.
+ */
+export async function applyStreams(
+  jsm: JetStreamManager,
+  specs: readonly StreamSpec[],
+  settings: StreamSettings = DEFAULT_STREAM_SETTINGS,
+  logger?: StreamLogger,
+): Promise<void> {
   for (const spec of specs) {
-    const stream = streamConfig(spec);
-    if (await exists(() => jsm.streams.info(spec.stream), JetStreamApiCodes.StreamNotFound)) {
-      await jsm.streams.update(spec.stream, stream);
+    const declared = streamConfig(spec, settings);
+    const existing = await info(() => jsm.streams.info(spec.stream), JetStreamApiCodes.StreamNotFound);
+    let replicas: number;
+    if (existing) {
+      const update = streamUpdate(declared, existing.config);
+      for (const note of update.notes) logger?.[note.level]({ stream: spec.stream }, note.message);
+      replicas = update.changed.length > 0 ? (await jsm.streams.update(spec.stream, update.config)).config.num_replicas : existing.config.num_replicas;
     } else {
-      await jsm.streams.add(stream);
+      replicas = (await addStream(jsm, declared)).config.num_replicas;
     }
-    const consumer = consumerConfig(spec);
-    if (await exists(() => jsm.consumers.info(spec.stream, spec.consumer), JetStreamApiCodes.ConsumerNotFound)) {
-      const { ack_wait, max_deliver, max_ack_pending } = consumer;
-      await jsm.consumers.update(spec.stream, spec.consumer, { ack_wait, max_deliver, max_ack_pending });
+    const consumer = consumerConfig(spec, replicas);
+    const current = await info(() => jsm.consumers.info(spec.stream, spec.consumer), JetStreamApiCodes.ConsumerNotFound);
+    if (current) {
+      const { ack_wait, max_deliver, max_ack_pending, num_replicas } = consumer;
+      // 0 is "as many as the stream": already following it.
+      const followed = current.config.num_replicas === 0 || current.config.num_replicas === num_replicas;
+      await jsm.consumers.update(spec.stream, spec.consumer, { ack_wait, max_deliver, max_ack_pending, ...(followed ? {} : { num_replicas }) });
     } else {
       await jsm.consumers.add(spec.stream, consumer);
     }
   }
 }
 
-async function exists(info: () => Promise<unknown>, notFoundCode: number): Promise<boolean> {
+/** nats-server's JSStorageResourcesExceededErr: what a JetStream with `max_file_store: 0` answers a file stream. */
+const STORAGE_RESOURCES_EXCEEDED = 10047;
+
+/** Adds a stream; a JetStream without file storage is told apart from other refusals. */
+async function addStream(jsm: JetStreamManager, declared: StreamDeclared) {
   try {
-    await info();
-    return true;
+    return await jsm.streams.add(declared);
   } catch (err) {
-    if (err instanceof JetStreamApiError && err.code === notFoundCode) return false;
+    if (err instanceof JetStreamApiError && err.code === STORAGE_RESOURCES_EXCEEDED && declared.storage === StorageType.File) {
+      throw new Error(
+        `JetStream refused file storage for stream ${declared.name} (${err.message}): a server without file storage needs NATS_STREAM_STORAGE=memory`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+/** The info, or undefined when the server says it does not exist. */
+async function info<T>(get: () => Promise<T>, notFoundCode: number): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.code === notFoundCode) return undefined;
     throw err;
   }
 }
