@@ -1,15 +1,73 @@
 // `wirehook migrate`: brings the store's schema (SQLite migrations, MongoDB indexes and
 // document migrations) and the JetStream streams up to this build, then exits 0. The chart
-// runs it as a pre-install/pre-upgrade Job; the services do the same at start, so it is an
-// early, visible failure rather than a required step.
+// runs it as a Job; the services do the same at start, so it is an early, visible failure
+// rather than a required step. It waits for the store and NATS (a Job may start before
+// them), at most MIGRATE_WAIT_SECONDS in all, printing progress, then exits 1 naming what
+// never answered. `--store-only`: the store alone (a NATS that does not exist yet, such as
+// one the same release installs, gets its streams from the services when they connect).
 import { z } from 'zod';
 import { NatsBus } from '@wirehook/bus';
-import { describeStore, loadConfig, natsEnv, openStore, redactUrl, storeEnv } from '@wirehook/platform';
+import {
+  connectWithRetry,
+  describeStore,
+  loadConfig,
+  natsEnv,
+  natsStreamSettings,
+  openStore,
+  redactUrl,
+  RetryDeadlineError,
+  storeEnv,
+  type RetryProgress,
+} from '@wirehook/platform';
 
-const config = loadConfig(z.object({ ...storeEnv, ...natsEnv }), process.env, 'migrate');
-const store = await openStore(config);
+const args = process.argv.slice(2);
+if (args.some((arg) => arg !== '--store-only')) {
+  process.stderr.write('usage: wirehook migrate [--store-only]\n');
+  process.exit(2);
+}
+const storeOnly = args.includes('--store-only');
+
+const migrateEnv = {
+  MIGRATE_WAIT_SECONDS: z.coerce // how long to wait for the store and NATS together before giving up (exit 1)
+    .number({ error: 'must be whole seconds, 0 or more' })
+    .int({ error: 'must be whole seconds, 0 or more' })
+    .min(0, { error: 'must be whole seconds, 0 or more' })
+    .default(300),
+};
+const config = loadConfig(z.object({ ...storeEnv, ...natsEnv, ...migrateEnv }), process.env, 'migrate');
+const waitSeconds = config.MIGRATE_WAIT_SECONDS;
+const deadlineAt = Date.now() + waitSeconds * 1_000;
+const started = Date.now();
+// Progress is printed by `waitFor`: the service wording of connectWithRetry's log does not fit a Job.
+const quiet = { warn: () => {}, info: () => {} };
+
+/** Connects to `what` through `connect`, retrying until the shared deadline; exits 1 naming it when that passes. */
+async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
+  const onRetry = ({ attempt }: RetryProgress) => {
+    const elapsed = Math.round((Date.now() - started) / 1_000);
+    process.stderr.write(`migrate: waiting for ${what} (attempt ${attempt}, ${elapsed} s of ${waitSeconds})\n`);
+  };
+  try {
+    return await connectWithRetry(what, connect, quiet, { deadlineAt, onRetry });
+  } catch (err) {
+    if (!(err instanceof RetryDeadlineError)) throw err;
+    process.stderr.write(`migrate: gave up after MIGRATE_WAIT_SECONDS=${waitSeconds}: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+const store = await waitFor(`the store (${describeStore(config)})`, () => openStore(config));
 await store.close();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
-const bus = await NatsBus.connect({ servers: config.NATS_URL, name: 'migrate' });
-await bus.close();
-process.stderr.write(`migrate: JetStream streams at ${redactUrl(config.NATS_URL)} are current\n`);
+if (!storeOnly) {
+  const url = redactUrl(config.NATS_URL);
+  const streamLogger = {
+    info: (_: unknown, message: string) => process.stderr.write(`migrate: ${message}\n`),
+    warn: (_: unknown, message: string) => process.stderr.write(`migrate: warning: ${message}\n`),
+  };
+  const bus = await waitFor(`NATS at ${url}`, () =>
+    NatsBus.connect({ servers: config.NATS_URL, name: 'migrate', streamSettings: natsStreamSettings(config), streamLogger }),
+  );
+  await bus.close();
+  process.stderr.write(`migrate: JetStream streams at ${url} are current\n`);
+}

@@ -3,31 +3,84 @@ import type { Logger } from 'pino';
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
 export const CONNECT_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000] as const;
 
+/** A failed attempt, as `onRetry` hears of it before the wait. */
+export interface RetryProgress {
+  attempt: number;
+  /** Since the first attempt began. */
+  elapsedMs: number;
+  /** Until the next attempt. */
+  waitMs: number;
+  error: unknown;
+}
+
+export interface RetryOptions {
+  /** The waits between attempts; default CONNECT_BACKOFF_MS. */
+  backoffMs?: readonly number[];
+  /**
+   * Gives up at this time (`Date.now()`): an attempt still running then is left behind, and a
+   * RetryDeadlineError thrown. One bound can cover several dependencies waited for in turn.
+   * Default: never (a service waits, live and not ready).
+   */
+  deadlineAt?: number;
+  /** Called after each failed attempt (a command's progress lines). */
+  onRetry?(progress: RetryProgress): void;
+}
+
+/** A dependency that did not answer before the deadline: `what`, how often it was tried, the last error as `cause`. */
+export class RetryDeadlineError extends Error {
+  readonly attempts: number;
+
+  constructor(what: string, attempts: number, cause: unknown) {
+    super(`${what} did not answer (${attempts} attempt${attempts === 1 ? '' : 's'}; last: ${errorText(cause)})`, { cause });
+    this.name = 'RetryDeadlineError';
+    this.attempts = attempts;
+  }
+}
+
 /**
  * Connects to a dependency at start, again and again until it answers: a service started
  * before NATS (or while it restarts) waits, live and not ready, instead of exiting and
  * being restarted in a loop. Logs the first failure, then every tenth, naming `what`.
+ * With `deadlineAt` (a one-shot command such as `wirehook migrate`) the wait is bounded.
+ * @throws RetryDeadlineError once `deadlineAt` has passed.
  */
 export async function connectWithRetry<T>(
   what: string,
   connect: () => Promise<T>,
   logger: Pick<Logger, 'warn' | 'info'>,
-  backoffMs: readonly number[] = CONNECT_BACKOFF_MS,
+  options: RetryOptions = {},
 ): Promise<T> {
+  const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry } = options;
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      const connected = await connect();
+      const connected = await beforeDeadline(connect(), deadlineAt);
       if (attempt > 1) logger.info({ attempts: attempt }, `${what} answered; starting`);
       return connected;
     } catch (err) {
-      const waitMs = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!;
+      const left = deadlineAt - Date.now();
+      if (left <= 0) throw new RetryDeadlineError(what, attempt, err);
+      const waitMs = Math.min(backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!, left);
       if (attempt === 1 || attempt % 10 === 0) {
-        logger.warn({ err, attempts: attempt, retryInMs: waitMs }, `${what} unreachable at start; not ready, retrying (${(err as Error).message})`);
+        logger.warn({ err, attempts: attempt, retryInMs: waitMs }, `${what} unreachable at start; not ready, retrying (${errorText(err)})`);
       }
+      onRetry?.({ attempt, elapsedMs: Date.now() - started, waitMs, error: err });
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
 }
+
+/** `attempt`, or a rejection when `deadlineAt` comes first (a connect that hangs counts as failed). */
+function beforeDeadline<T>(attempt: Promise<T>, deadlineAt: number): Promise<T> {
+  if (deadlineAt === Number.POSITIVE_INFINITY) return attempt;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer before the deadline')), Math.max(0, deadlineAt - Date.now()));
+  });
+  return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
+}
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** A server URL fit for a log line: user and password left out. */
 export function redactUrl(url: string): string {

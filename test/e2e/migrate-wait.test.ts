@@ -1,0 +1,64 @@
+// `wirehook migrate` waits for NATS (and the store), bounded by MIGRATE_WAIT_SECONDS: a Job
+// started before NATS succeeds once it answers; one whose NATS never answers exits 1 with one
+// line naming it. `--store-only` does not wait for NATS at all.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startNatsServer, type NatsServer } from '@wirehook/testkit';
+import { afterAll, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-migrate-wait-'));
+let nats: NatsServer | undefined;
+afterAll(async () => {
+  await nats?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs `wirehook migrate` (the image's entry point); resolves with its exit code, stderr and run time. */
+function migrate(env: Record<string, string>, args: string[] = [], whileRunning: () => Promise<void> = async () => {}) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(root, 'scripts/service.ts'), 'migrate', ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, MONGODB_URL: '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return whileRunning().then(async () => ({ code: await exited, stderr, seconds: (performance.now() - started) / 1_000 }));
+}
+
+it('NATS never answers: exit 1 once MIGRATE_WAIT_SECONDS has passed, with progress lines and one line naming NATS', async () => {
+  const url = `nats://127.0.0.1:${await freePort()}`;
+  const res = await migrate({ NATS_URL: url, MIGRATE_WAIT_SECONDS: '2' });
+  expect(res.code, res.stderr).toBe(1);
+  expect(res.seconds).toBeLessThan(8);
+  const lines = res.stderr.trim().split('\n');
+  expect(lines[0]).toBe(`migrate: SQLite in ${dataDir} is current`);
+  expect(lines).toContain(`migrate: waiting for NATS at ${url} (attempt 1, 0 s of 2)`);
+  expect(lines.at(-1)).toMatch(new RegExp(`^migrate: gave up after MIGRATE_WAIT_SECONDS=2: NATS at ${url} did not answer \\(\\d+ attempts; last: .+\\)$`));
+  expect(lines.filter((l) => l.includes('gave up'))).toHaveLength(1);
+}, 20_000);
+
+it('NATS starts a second after migrate: it waits, then brings the streams up and exits 0', async () => {
+  nats = await startNatsServer();
+  await nats.kill(); // its port stays ours: restart() brings it back there
+  const res = await migrate({ NATS_URL: nats.url, MIGRATE_WAIT_SECONDS: '30' }, [], async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await nats!.restart();
+  });
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stderr).toContain(`migrate: waiting for NATS at ${nats.url} (attempt 1, 0 s of 30)`);
+  expect(res.stderr).toContain(`migrate: JetStream streams at ${nats.url} are current`);
+  expect(res.seconds).toBeLessThan(15);
+}, 30_000);
+
+it('--store-only: the store alone, NATS not dialled; an unknown argument is refused', async () => {
+  const url = `nats://127.0.0.1:${await freePort()}`;
+  const res = await migrate({ NATS_URL: url, MIGRATE_WAIT_SECONDS: '30' }, ['--store-only']);
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stderr).toBe(`migrate: SQLite in ${dataDir} is current\n`);
+  const wrong = await migrate({ NATS_URL: url }, ['--stor-only']);
+  expect(wrong).toMatchObject({ code: 2, stderr: 'usage: wirehook migrate [--store-only]\n' });
+}, 20_000);
