@@ -1,6 +1,6 @@
-// The Helm chart's checks that run without Helm: values.yaml against values.schema.json (and a
-// typo refused), the alert rules with promtool, the environment each service's Deployment gets
-// against its config schema, the README's values table. `helm lint`/`helm template` run in CI.
+// The Helm chart's checks that need no Helm: values.yaml against values.schema.json (and a typo
+// refused), the alert rules and dashboard queries with promtool, the README's values table.
+// What Helm renders (and each service's environment in it) is checked in helm.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,6 @@ import { parse, stringify } from 'yaml';
 import { createRegistry } from '@wirehook/platform';
 import { expect, it } from 'vitest';
 import { chartValuesTable, README_PATH } from '../../scripts/chart-readme.ts';
-import { render, SCHEMAS, sharedEnvironment } from './manifests.ts';
 
 const chart = join(import.meta.dirname, '..', '..', 'charts', 'wirehook');
 const schema = JSON.parse(readFileSync(join(chart, 'values.schema.json'), 'utf8')) as object;
@@ -73,34 +72,6 @@ function declaredMetricNames(): string[] {
   }
   return names;
 }
-
-it('every service gets each variable its config requires from the chart templates (a drift check without helm)', () => {
-  const template = (file: string) => readFileSync(join(chart, 'templates', file), 'utf8');
-  // The names the ConfigMap and the Secret set (every Deployment takes both whole, by envFrom)…
-  const keys = (file: string) => [...template(file).matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
-  const shared = [...keys('config.yaml'), ...keys('secret.yaml')];
-  expect(shared).toContain('WIREHOOK_SECRET_KEY');
-  // …and each service's own: its instance name and its ports (the services table of _helpers.tpl).
-  const table = /define "wirehook.services" -}}\n([\s\S]*?)\{\{- end/.exec(template('_helpers.tpl'))![1]!;
-  const services = parse(table) as Record<string, { ports: Record<string, number> }>;
-  expect(Object.keys(services).sort()).toEqual(Object.keys(SCHEMAS).sort());
-  // Realistic values for those names, from the kustomize dev overlay; the set of names is the chart's.
-  // The chart's optional e-mail settings the dev overlay leaves out get values of their own.
-  const sample: Record<string, string> = {
-    SMTP_URL: 'smtp://mail.example.com:587',
-    ALERT_EMAIL_FROM: 'wirehook@example.com',
-    ...sharedEnvironment(render('dev')),
-    WIREHOOK_INSTANCE: 'wirehook-x-1',
-  };
-  const unknown = shared.filter((k) => sample[k] === undefined);
-  expect(unknown, 'variables the chart sets that neither the kustomize base nor this test knows').toEqual([]);
-  for (const [name, svc] of Object.entries(services)) {
-    const own = Object.fromEntries(Object.entries(svc.ports).map(([port, n]) => [port === 'grpc' ? 'GRPC_PORT' : 'PORT', String(n)]));
-    const env = { ...Object.fromEntries(shared.map((k) => [k, sample[k]!])), WIREHOOK_INSTANCE: sample['WIREHOOK_INSTANCE']!, ...own };
-    const parsed = SCHEMAS[name as keyof typeof SCHEMAS].safeParse(env);
-    expect(parsed.success, `${name}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues)}`).toBe(true);
-  }
-});
 
 it("the README's values table is the one generated from values.yaml (run `pnpm chart-readme`)", () => {
   const readme = readFileSync(README_PATH, 'utf8');

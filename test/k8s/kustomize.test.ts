@@ -3,16 +3,7 @@
 // upstream OpenAPI); every service's zod config accepts the environment its Deployment gets
 // (drift: a variable a service requires and the manifests forget fails here).
 import { describe, expect, it } from 'vitest';
-import { type Manifest, render, SCHEMAS, sharedEnvironment } from './manifests.ts';
-
-/** The kubernetes-models class of an object: `apps/v1` + `Deployment` → kubernetes-models/apps/v1/Deployment. */
-async function validate(object: Manifest): Promise<void> {
-  const group = object.apiVersion.includes('/') ? object.apiVersion : `v1`;
-  const mod = (await import(`kubernetes-models/${group}/${object.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
-  const Model = mod[object.kind] ?? mod['default'];
-  if (!Model) throw new Error(`no model for ${object.apiVersion} ${object.kind}`);
-  new Model(object).validate();
-}
+import { render, SCHEMAS, sharedEnvironment, validateObject as validate } from './manifests.ts';
 
 describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   it('renders, and every object is valid Kubernetes', async () => {

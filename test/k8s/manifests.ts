@@ -11,7 +11,7 @@ import { intakeConfigSchema } from '../../services/message-intake/src/config.ts'
 import { recoveryConfigSchema } from '../../services/recovery/src/config.ts';
 
 export const root = join(import.meta.dirname, '..', '..');
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string }; [key: string]: any };
+export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; [key: string]: any }; [key: string]: any };
 
 /** The objects `kubectl kustomize k8s/overlays/<overlay>` renders. */
 export function render(overlay: string): Manifest[] {
@@ -19,6 +19,15 @@ export function render(overlay: string): Manifest[] {
   if (res.error) throw new Error(`kubectl (with kustomize) is needed for the manifest checks: ${res.error.message}`);
   expect(res.status, res.stderr).toBe(0);
   return parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
+}
+
+/** Validates one object against the Kubernetes API schemas (kubernetes-models, from the upstream OpenAPI). */
+export async function validateObject(object: Manifest): Promise<void> {
+  const group = object.apiVersion.includes('/') ? object.apiVersion : `v1`;
+  const mod = (await import(`kubernetes-models/${group}/${object.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
+  const Model = mod[object.kind] ?? mod['default'];
+  if (!Model) throw new Error(`no model for ${object.apiVersion} ${object.kind}`);
+  new Model(object).validate();
 }
 
 /** Each service's config schema, by its Deployment (and image argument) name. */
