@@ -2,22 +2,30 @@
 # One image for every Wirehook service: the container's command names the service
 # (gateway, message-intake, dispatcher, egress-relay, recovery, alerting, portal; jobs:
 # migrate, admin). Node 24 runs the TypeScript directly (type stripping): no compile step.
+#
+# Reproducible: the base image is pinned by digest (node 24.18.0, bookworm-slim; Dependabot's
+# docker updates move it), pnpm by the exact version package.json names, and the dependency
+# layer is `pnpm fetch` from the lockfile alone, so it is rebuilt only when the lockfile
+# changes and the install after it is offline.
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
-FROM node:24-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-RUN npm install --global pnpm@10 && apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
-COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+RUN npm install --global --no-audit --no-fund pnpm@10.34.9
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch
+COPY package.json ./
 COPY packages ./packages
 COPY services ./services
 COPY scripts ./scripts
 COPY proto ./proto
-RUN pnpm install --frozen-lockfile
+RUN pnpm install --frozen-lockfile --offline
 # The portal's front end, built into services/portal/dist (served by the portal service).
 RUN pnpm -s build:portal
 # Only what runs: production dependencies.
 RUN pnpm install --frozen-lockfile --prod --offline
 
-FROM node:24-bookworm-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production LOG_FORMAT=json HOST=0.0.0.0 METRICS_HOST=0.0.0.0 GRPC_HOST=0.0.0.0
 COPY --from=build /app /app

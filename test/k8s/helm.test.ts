@@ -241,7 +241,11 @@ describe('what platform teams set', () => {
       'global.team=payments',
       'imagePullSecrets[0].name=regcred',
       'services.gateway.extraEnv[0].name=NODE_EXTRA_CA_CERTS',
-      'services.gateway.extraEnv[0].value=/etc/ssl/corp.pem',
+      'services.gateway.extraEnv[0].value=/etc/ssl/corp/ca.pem',
+      'services.gateway.extraVolumes[0].name=corp-ca',
+      'services.gateway.extraVolumes[0].configMap.name=corp-ca',
+      'services.gateway.extraVolumeMounts[0].name=corp-ca',
+      'services.gateway.extraVolumeMounts[0].mountPath=/etc/ssl/corp',
       'services.gateway.podAnnotations.ad\\.datadoghq\\.com/tags=team:payments',
       'services.gateway.podLabels.team=payments',
       'services.gateway.priorityClassName=high',
@@ -253,7 +257,10 @@ describe('what platform teams set', () => {
     ]);
     const gateway = named(all, 'Deployment', 'wh-gateway');
     const pod = gateway['spec'].template;
-    expect(envOf(gateway)['NODE_EXTRA_CA_CERTS']).toBe('/etc/ssl/corp.pem');
+    expect(envOf(gateway)['NODE_EXTRA_CA_CERTS']).toBe('/etc/ssl/corp/ca.pem');
+    expect(pod.spec.volumes).toEqual([{ name: 'corp-ca', configMap: { name: 'corp-ca' } }]);
+    expect(container(gateway).volumeMounts).toEqual([{ name: 'corp-ca', mountPath: '/etc/ssl/corp' }]);
+    await expect(validateObject(gateway)).resolves.toBeUndefined();
     expect(pod.metadata.annotations['ad.datadoghq.com/tags']).toBe('team:payments');
     expect(pod.metadata.annotations['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
     expect(pod.metadata.labels.team).toBe('payments');
