@@ -22,10 +22,16 @@ export interface GuardedConnectorOptions {
   sources?: SourceAddresses | undefined;
 }
 
-/** The local addresses a connection may be bound to, one per IP family. */
+/** The addresses a connection leaves from, one per IP family: bound to, unless `bind` is false. */
 export interface SourceAddresses {
   v4?: string | undefined;
   v6?: string | undefined;
+  /**
+   * False: the addresses are not this host's but those a NAT gateway translates its traffic
+   * to. The connection is not bound (the system picks the local address); only destination
+   * addresses of a family with a source are used, as when bound. Default true.
+   */
+  bind?: boolean | undefined;
 }
 
 /**
@@ -65,7 +71,8 @@ export function trustContext(extraCa: string | Buffer | undefined): SecureContex
 
 /**
  * With sources: the destination addresses of one family there is a source for (IPv4 first),
- * and that source. @throws EgressError (`relay`) when no destination family has a source.
+ * and that source to bind to (none when `bind` is false). @throws EgressError (`relay`)
+ * when no destination family has a source.
  */
 function bindable(
   addresses: ResolvedAddress[],
@@ -78,7 +85,7 @@ function bindable(
     [6, sources.v6],
   ] as const) {
     const usable = addresses.filter((a) => a.family === family);
-    if (source !== undefined && usable.length > 0) return { addresses: usable, localAddress: source };
+    if (source !== undefined && usable.length > 0) return sources.bind === false ? { addresses: usable } : { addresses: usable, localAddress: source };
   }
   const families = [...new Set(addresses.map((a) => `IPv${a.family}`))].join(' and ');
   throw new EgressError('relay', `no source address for ${hostname} (${families} only; RELAY_SOURCE_IPS has none of that family)`);

@@ -39,7 +39,10 @@ export interface SendRequest {
   url: string;
   /** Whose connections to use (the endpoint id); requests without one share a pool per origin. */
   poolKey?: string;
-  /** Bind the connection to these local addresses (the egress relay's fixed IP pool). */
+  /**
+   * Bind the connection to these local addresses, or with `bind: false` only keep to their
+   * families (the egress relay's fixed IP pool).
+   */
   sources?: SourceAddresses;
   headers: Record<string, string>;
   body: string;
@@ -177,7 +180,8 @@ export class HttpEgress {
   #pool(origin: string, key = '', sources?: SourceAddresses): Pool {
     if (this.#closed) throw new Error('the egress client is closed');
     // Bound connections are pooled apart: a socket from one source never carries another's request.
-    const id = sources === undefined ? `${key} ${origin}` : `${key} ${origin} from ${sources.v4 ?? ''}/${sources.v6 ?? ''}`;
+    const id =
+      sources === undefined ? `${key} ${origin}` : `${key} ${origin} from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
     let pool = this.#pools.get(id);
     if (pool !== undefined) {
       // Most recently used last: Map keeps insertion order.
