@@ -1,7 +1,8 @@
 // The egress relay as operators run it: `node services/egress-relay/src/main.ts`, a real
-// process. Ready only with a source address (otherwise /readyz names RELAY_SOURCE_IPS); a
-// value that is not an address stops the start in one line naming it; a Relay.Deliver call
-// goes out from the pool address, and the relay's /metrics counts it by that address.
+// process. Ready only with a source address (otherwise /readyz names RELAY_SOURCE_IPS) that,
+// in bind mode, this host has; a value that is not an address, or a RELAY_EGRESS_MODE other
+// than bind or nat, stops the start in one line naming it; a Relay.Deliver call goes out from
+// the pool address (nat: is recorded as it), and the relay's /metrics counts it by that address.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { RelayGrpcClient } from '@wirehook/rpc';
@@ -60,6 +61,47 @@ it('with an address this host does not have, it is not ready and names that addr
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
   expect(ready.body.checks.source_ips).toBe('RELAY_SOURCE_IPS has addresses this host does not have: 203.0.113.7 (sends from them fail)');
+}, 30_000);
+
+it('RELAY_EGRESS_MODE=natt stops the start, naming the variable and what it may be', async () => {
+  const run = spawnSync(process.execPath, [main], {
+    env: await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2', RELAY_EGRESS_MODE: 'natt' }),
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(run.status).toBe(1);
+  expect(run.stderr).toContain('egress-relay: invalid configuration');
+  expect(run.stderr).toMatch(/^✖ must be bind .* or nat .*\n\s*→ at RELAY_EGRESS_MODE$/m);
+}, 30_000);
+
+it('in nat mode an address this host does not have (the NAT gateway’s) is ready, logged at start, and recorded as the send’s source', async () => {
+  const env = await relayEnv({ RELAY_SOURCE_IPS: '198.51.100.20', RELAY_EGRESS_MODE: 'nat', LOG_FORMAT: 'json' });
+  let out = '';
+  child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
+  expect(out).toMatch(/"mode":"nat","sourceIps":\["198\.51\.100\.20"\],"msg":"egress relay in nat mode \(connections not bound[^"]*\): pool 198\.51\.100\.20"/);
+
+  const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
+  try {
+    const result = await client.send({ url: `https://localhost:${receiver.port}/hook`, poolKey: 'ep_nat', headers: {}, body: '{}' });
+    expect(result).toMatchObject({ ok: true, status: 200, sourceIp: '198.51.100.20' });
+    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.1');
+    expect(await readMetric(`http://127.0.0.1:${env['METRICS_PORT']}`, 'wirehook_relay_sends_total', { source_ip: '198.51.100.20', outcome: 'success' })).toBe(
+      1,
+    );
+  } finally {
+    client.close();
+  }
+}, 30_000);
+
+it('in nat mode without RELAY_SOURCE_IPS it is not ready either', async () => {
+  const env = await relayEnv({ RELAY_EGRESS_MODE: 'nat' });
+  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const ready = await readiness(env['METRICS_PORT']);
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks.source_ips).toMatch(/RELAY_SOURCE_IPS is empty/);
 }, 30_000);
 
 it('RELAY_SOURCE_IPS that is not a list of addresses stops the start, naming the variable and the value', async () => {

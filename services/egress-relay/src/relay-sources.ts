@@ -3,7 +3,10 @@ import { createServer, isIP } from 'node:net';
 import type { SourceAddresses } from '@wirehook/egress';
 import { z } from 'zod';
 
-/** The fixed IP pool: the source addresses the relay binds its connections to, by family. */
+/**
+ * The fixed IP pool by family: in `bind` mode the addresses of this host the relay binds its
+ * connections to; in `nat` mode the NAT gateway's addresses its connections leave with.
+ */
 export interface RelayPool {
   v4: string[];
   v6: string[];
@@ -23,7 +26,7 @@ export const relaySourceIpsVar = z
       if (family === 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses of this host, e.g. 203.0.113.7,2001:db8::7)`,
+          message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses, e.g. 203.0.113.7,2001:db8::7)`,
         });
         return z.NEVER;
       }
@@ -33,8 +36,22 @@ export const relaySourceIpsVar = z
   });
 
 /**
- * The sources one endpoint's connections use: one address per family, the same one every
- * time, from every relay replica. A customer who allowlists the pool sees a stable address
+ * How the pool's addresses reach the internet (RELAY_EGRESS_MODE): `bind`, the relay binds
+ * each connection to a pool address of its host (bare metal, floating IPs); `nat`, the relay's
+ * pods sit behind a NAT gateway that owns the addresses (EKS, GKE, AKS), so it binds nothing.
+ */
+export const RELAY_EGRESS_MODES = ['bind', 'nat'] as const;
+export type RelayEgressMode = (typeof RELAY_EGRESS_MODES)[number];
+
+export const relayEgressModeVar = z
+  .enum(RELAY_EGRESS_MODES, {
+    error: 'must be bind (the relay binds the pool addresses of its host) or nat (a NAT gateway in front of it owns them)',
+  })
+  .default('bind');
+
+/**
+ * The sources one endpoint's connections use in `bind` mode: one address per family, the
+ * same one every time, from every relay replica. A customer who allowlists the pool sees a stable address
  * per endpoint, which keeps its keep-alive connections and its logs readable; endpoints
  * spread evenly over the pool.
  *
@@ -56,14 +73,34 @@ function highestScoring(addresses: readonly string[], endpointId: string): strin
   return best?.address;
 }
 
+/**
+ * In `nat` mode: keep to the families the pool has, bind nothing. The values only label the
+ * connections: the NAT picks the address.
+ */
+export function natSources(pool: RelayPool): SourceAddresses {
+  return { v4: pool.v4.join(',') || undefined, v6: pool.v6.join(',') || undefined, bind: false };
+}
+
+/**
+ * The source address recorded for a connection through the NAT (local address `localAddress`,
+ * the pod's): the pool's address of that family, or when the pool has several of the family,
+ * all of them joined by "," — the relay cannot know which one the NAT gateway used.
+ */
+export function natSourceIp(pool: RelayPool, localAddress: string): string {
+  const v4 = isIP(localAddress) === 4 || (localAddress.startsWith('::ffff:') && isIP(localAddress.slice(7)) === 4);
+  // Never the family without addresses: natSources keeps connections to the pool's families.
+  return (v4 ? pool.v4 : pool.v6).join(',') || localAddress;
+}
+
 export function poolSize(pool: RelayPool): number {
   return pool.v4.length + pool.v6.length;
 }
 
 /**
  * The pool's addresses this host cannot bind (not one of its addresses: a typo, or a
- * floating IP not attached yet). Sends from them would fail, so the relay is not ready
- * while there is one. Asked of the kernel each time: addresses come and go at runtime.
+ * floating IP not attached yet). Sends from them would fail, so a relay in `bind` mode is
+ * not ready while there is one. Asked of the kernel each time: addresses come and go at
+ * runtime.
  */
 export async function addressesNotOnThisHost(pool: RelayPool): Promise<string[]> {
   const bindable = await Promise.all([...pool.v4, ...pool.v6].map(async (address) => ({ address, ok: await canBind(address) })));

@@ -5,7 +5,8 @@ import { RelayGrpcClient } from '@wirehook/rpc';
 import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelayGrpcServer } from './grpc-server.ts';
-import { addressesNotOnThisHost, relaySourceIpsVar, sourcesFor } from './relay-sources.ts';
+import { Registry } from 'prom-client';
+import { addressesNotOnThisHost, relayEgressModeVar, relaySourceIpsVar, sourcesFor, type RelayEgressMode } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
 
 const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
@@ -17,8 +18,16 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-const relay = (allowHosts: string, sources = '127.0.0.2') =>
-  new EgressRelay({ pool: relaySourceIpsVar.parse(sources), policy: new AddressPolicy({ allowHosts }), timeoutMs: 2_000, connectionsPerOrigin: 2, ca });
+const relay = (allowHosts: string, sources = '127.0.0.2', mode: RelayEgressMode = 'bind', registry?: Registry) =>
+  new EgressRelay({
+    pool: relaySourceIpsVar.parse(sources),
+    mode,
+    policy: new AddressPolicy({ allowHosts }),
+    timeoutMs: 2_000,
+    connectionsPerOrigin: 2,
+    ca,
+    registry,
+  });
 const request = (url: string) => ({ url, poolKey: 'ep_test', headers: { 'content-type': 'application/json' }, body: '{}' });
 
 describe('EgressRelay', () => {
@@ -99,6 +108,44 @@ describe('EgressRelay', () => {
     expect(receiver.connections).toBe(before);
     await misconfigured.close();
     expect(await addressesNotOnThisHost(relaySourceIpsVar.parse('127.0.0.2,203.0.113.7,::1,2001:db8::7'))).toEqual(['203.0.113.7', '2001:db8::7']);
+  });
+
+  it('nat mode binds nothing: a pool of the NAT gateway’s addresses (not this host’s) sends, recorded as that address; bind mode cannot send from it', async () => {
+    const url = `https://localhost:${receiver.port}/hook`;
+    const registry = new Registry();
+    const nat = relay('localhost', '198.51.100.20', 'nat', registry);
+    expect(await nat.send(request(url))).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '198.51.100.20' });
+    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.1'); // the system's choice; a NAT would translate it
+    expect(await registry.getSingleMetricAsString('wirehook_relay_sends_total')).toContain('{source_ip="198.51.100.20",outcome="success"} 1');
+    const bound = relay('localhost', '198.51.100.20', 'bind');
+    expect(await bound.send(request(url))).toMatchObject({
+      ok: false,
+      sourceIp: null,
+      error: expect.stringMatching(/^relay: cannot send from 198\.51\.100\.20: not an address of this host/),
+    });
+    await Promise.all([nat.close(), bound.close()]);
+  });
+
+  it('nat mode: with several addresses of the connection’s family, all of them (the NAT’s choice is unknown); still only the pool’s families', async () => {
+    const url = `https://localhost:${receiver.port}/hook`;
+    const nat = relay('::1,localhost', '198.51.100.21,198.51.100.20,2001:db8::20', 'nat');
+    for (const poolKey of ['ep_a', 'ep_b', 'ep_c']) {
+      expect(await nat.send({ ...request(url), poolKey })).toMatchObject({ ok: true, sourceIp: '198.51.100.21,198.51.100.20' });
+    }
+    const v4only = relay('::1,localhost', '198.51.100.20', 'nat');
+    expect(await v4only.send(request('https://[::1]:9/hook'))).toMatchObject({
+      ok: false,
+      sourceIp: null,
+      error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)',
+    });
+    await Promise.all([nat.close(), v4only.close()]);
+  });
+
+  it('RELAY_EGRESS_MODE: bind unless set; anything but bind or nat is refused, saying what is allowed', () => {
+    expect(relayEgressModeVar.parse(undefined)).toBe('bind');
+    expect(relayEgressModeVar.parse('nat')).toBe('nat');
+    const refused = relayEgressModeVar.safeParse('natt');
+    expect(refused.error?.issues[0]?.message).toMatch(/^must be bind .* or nat /);
   });
 
   it('RELAY_SOURCE_IPS: a value that is not an address is named', () => {

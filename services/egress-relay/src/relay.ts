@@ -1,10 +1,12 @@
 import { HttpEgress, type AddressPolicy, type LookupFn, type SendResult } from '@wirehook/egress';
 import type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 import { Counter, type Registry } from 'prom-client';
-import { poolSize, sourcesFor, type RelayPool } from './relay-sources.ts';
+import { natSourceIp, natSources, poolSize, sourcesFor, type RelayEgressMode, type RelayPool } from './relay-sources.ts';
 
 export interface EgressRelayOptions {
   pool: RelayPool;
+  /** RELAY_EGRESS_MODE: bind to the pool's addresses (default), or leave through a NAT gateway that has them. */
+  mode?: RelayEgressMode;
   /** The relay checks every address it connects to itself: the dispatcher's checks are not trusted across the boundary. */
   policy: AddressPolicy;
   lookup?: LookupFn;
@@ -18,18 +20,25 @@ export interface EgressRelayOptions {
 export type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 
 /**
- * Sends `fixed_ip` endpoints' webhooks from the fixed IP pool: each connection is bound to
- * the endpoint's source address (RelayPool), with the same SSRF guard, no redirects and the
- * same time limits as direct sends (HttpEgress). Failures are data; a relay without a pool
- * answers every send with a `relay:` error — never a silent send from another address.
+ * Sends `fixed_ip` endpoints' webhooks from the fixed IP pool, with the same SSRF guard, no
+ * redirects and the same time limits as direct sends (HttpEgress). In `bind` mode each
+ * connection is bound to the endpoint's source address (sourcesFor), and `sourceIp` is it.
+ * In `nat` mode nothing is bound: the connection uses only a family the pool has, leaves
+ * with the pod's address, and the NAT gateway in front translates it to one of the pool's;
+ * `sourceIp` is the pool's address of that family — or, with several of that family, all of
+ * them joined by "," (e.g. "198.51.100.20,198.51.100.21"): the relay cannot see which one
+ * the NAT used. Failures are data; a relay without a pool answers every send with a
+ * `relay:` error — never a silent send from another address.
  */
 export class EgressRelay {
   readonly #pool: RelayPool;
+  readonly #mode: RelayEgressMode;
   readonly #egress: HttpEgress;
   readonly #sends: Counter<'source_ip' | 'outcome'>;
 
   constructor(options: EgressRelayOptions) {
     this.#pool = options.pool;
+    this.#mode = options.mode ?? 'bind';
     this.#egress = new HttpEgress({
       policy: options.policy,
       lookup: options.lookup,
@@ -62,9 +71,16 @@ export class EgressRelay {
         sourceIp: null,
       };
     }
-    const result = await this.#egress.send({ ...request, sources: sourcesFor(this.#pool, request.poolKey) });
+    const result = await (this.#mode === 'nat'
+      ? this.#sendThroughNat(request)
+      : this.#egress.send({ ...request, sources: sourcesFor(this.#pool, request.poolKey) }));
     this.#sends.inc({ source_ip: result.sourceIp ?? 'none', outcome: result.ok ? 'success' : (result.error?.split(':')[0] ?? 'unknown') });
     return result;
+  }
+
+  async #sendThroughNat(request: RelayRequest): Promise<SendResult> {
+    const result = await this.#egress.send({ ...request, sources: natSources(this.#pool) });
+    return result.sourceIp === null ? result : { ...result, sourceIp: natSourceIp(this.#pool, result.sourceIp) };
   }
 
   close(): Promise<void> {
