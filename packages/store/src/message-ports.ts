@@ -64,11 +64,12 @@ export interface CreatedMessage {
   /** Deliveries of the message (of the earlier one on an idempotent replay). */
   deliveryIds: DeliveryId[];
   /**
-   * Of `deliveryIds`, those due now: their endpoint is active (a paused one holds its
-   * delivery). Intake wakes the dispatchers for these only. Optional: an adapter without it
-   * makes intake wake them for every delivery. Absent on an idempotent replay.
+   * Of the new deliveries, those due now and not claimed: their endpoint is active (a paused
+   * one holds its delivery). Intake wakes the dispatchers for these only. Every adapter
+   * returns it (the contract checks due + claimed = the deliveries not held); empty on an
+   * idempotent replay, which writes nothing.
    */
-  dueDeliveryIds?: DeliveryId[];
+  dueDeliveryIds: DeliveryId[];
   /**
    * Of the due deliveries, those claimed for the caller (`NewMessage.claim`), as a claim
    * returns them; they are not in `dueDeliveryIds`. Absent when nothing was claimed.

@@ -124,7 +124,7 @@ export class MessageIntake implements IntakePort {
     if (created.created) {
       if (created.claimed !== undefined) this.#handOver(created.claimed);
       // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
-      await this.#publish(created.dueDeliveryIds ?? created.deliveryIds);
+      await this.#publish(created.dueDeliveryIds);
     }
     return {
       result: { id: created.message.id, deliveries: created.deliveryIds.length, usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0 },

@@ -70,7 +70,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const claimedIds = claimed.map((job) => job.delivery.id);
       const heldId = (await Promise.all(sent.deliveryIds.map((id) => m.delivery(t, id)))).find((d) => d.endpointId === paused.id)!.id;
       expect(claimedIds).not.toContain(heldId);
-      expect([...claimedIds, ...(sent.dueDeliveryIds ?? [])].sort()).toEqual(sent.deliveryIds.filter((id) => id !== heldId).sort());
+      expect([...claimedIds, ...sent.dueDeliveryIds].sort()).toEqual(sent.deliveryIds.filter((id) => id !== heldId).sort());
       expect(await m.dueOf(now, sent.deliveryIds)).toEqual(sent.deliveryIds.filter((id) => id !== heldId && !claimedIds.includes(id)));
       for (const job of claimed) {
         expect(job).toEqual({ ...(await m.claim(job.delivery.id, now + LEASE_MS)), leaseToken: job.leaseToken });
@@ -106,6 +106,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const replay = await m.send(t, { idempotencyKey: 'k-claim', claim: { max: 5, leaseUntil: now + LEASE_MS } });
       expect(replay.created).toBe(false);
       expect(replay.claimed).toBeUndefined();
+      expect(replay.dueDeliveryIds).toEqual([]);
       expect(await m.dueOf(f.clock.now(), first.deliveryIds)).toEqual(first.deliveryIds);
     });
 

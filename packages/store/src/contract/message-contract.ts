@@ -99,7 +99,7 @@ export function describeMessageContract(f: Fixtures): void {
         const { t } = await m.scene();
         const first = await m.send(t, { idempotencyKey: 'order-7', payload: '{"v":1}' });
         const replay = await m.send(t, { idempotencyKey: 'order-7', payload: '{"v":2}', eventType: 'user.created' });
-        expect(replay).toEqual({ message: first.message, deliveryIds: first.deliveryIds, created: false, counters: {} });
+        expect(replay).toEqual({ message: first.message, deliveryIds: first.deliveryIds, dueDeliveryIds: [], created: false, counters: {} });
         expect(replay.message.payload).toBe('{"v":1}');
         expect((await f.store.messages.list(t, { limit: 10 })).map((s) => s.message.id)).toEqual([first.message.id]);
       });

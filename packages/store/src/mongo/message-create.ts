@@ -64,7 +64,7 @@ async function createInTransaction(
       .sort({ _id: 1 })
       .toArray();
     const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
-    return { message: toMessage(earlier), deliveryIds, created: false, counters: await readCounters(conn, session, input) };
+    return { message: toMessage(earlier), deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) };
   }
   const values = await readCounters(conn, session, input);
   // The key is taken first of the writes: a racing send with the same key conflicts here,
@@ -87,7 +87,9 @@ async function createInTransaction(
   await conn.messages.insertOne(doc, { session });
   const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, newDeliveryId(input)));
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
-  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), created: true, counters: { ...values, ...taken } };
+  // No claim at create here (the port allows that): every delivery not held is due, and intake wakes the dispatchers for it.
+  const dueDeliveryIds = deliveries.filter((d) => !d.held).map((d) => d._id as DeliveryId);
+  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...values, ...taken } };
 }
 
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */

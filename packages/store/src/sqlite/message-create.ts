@@ -14,7 +14,7 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
   return conn.batched(() => {
     const earlier = findIdempotent(conn, t, input);
     if (earlier !== null) {
-      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), created: false, counters: readCounters(conn, input) };
+      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters: readCounters(conn, input) };
     }
     // Counter keys carry their period, so an expired row is garbage; clearing it here also
     // means the reads below never see a stale value.
