@@ -121,7 +121,7 @@ describe('rendered with its defaults (and an existing Secret)', () => {
 
   it('PDBs never block a node drain: maxUnavailable 1 and unhealthy pods always evictable', async () => {
     const pdbs = byKind(await objects(), 'PodDisruptionBudget');
-    expect(pdbs.map((p) => p.metadata.name).sort()).toEqual(['wh-dispatcher', 'wh-gateway', 'wh-message-intake', 'wh-portal']);
+    expect(pdbs.map((p) => p.metadata.name).sort()).toEqual(['wh-alerting', 'wh-dispatcher', 'wh-gateway', 'wh-message-intake', 'wh-portal', 'wh-recovery']);
     for (const pdb of pdbs) expect(pdb['spec']).toMatchObject({ maxUnavailable: 1, unhealthyPodEvictionPolicy: 'AlwaysAllow' });
   });
 
