@@ -45,6 +45,7 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
           metrics: createIdempotencyFrontMetrics(registry),
           inflightTtlMs: config.GRPC_DEADLINE_MS,
           maxWaitMs: Math.floor(config.GRPC_DEADLINE_MS / 2),
+          answerTtlMs: config.IDEMPOTENCY_FRONT_TTL_SECONDS * 1_000,
         })
       : intake;
   const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, ...grpc });

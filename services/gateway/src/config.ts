@@ -17,6 +17,7 @@ export const gatewayConfigSchema = z
     // Default redis: duplicates in flight wait for the first send's answer and replays are
     // answered from Redis (the store still decides every new key); off: all go to message-intake.
     IDEMPOTENCY_FRONT: z.enum(['redis', 'off']).default('redis'),
+    IDEMPOTENCY_FRONT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600), // how long the front remembers an answer (the store decides for 24 h)
     INTAKE_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50051'), // message-intake
     RECOVERY_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50053'), // the recovery service
     GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service

@@ -80,7 +80,12 @@ class CountingKv implements Kv {
   incr = (key: string, ttlMs: number) => this.#count(this.kv.incr(key, ttlMs));
   get = (key: string) => this.#count(this.kv.get(key));
   setIfAbsent = (key: string, value: string, ttlMs: number) => this.#count(this.kv.setIfAbsent(key, value, ttlMs));
-  set = (key: string, value: string, ttlMs: number) => this.#count(this.kv.set(key, value, ttlMs));
+  /** The expiry of the last `set`: how long Redis keeps an answer. */
+  lastSetTtlMs = 0;
+  set = (key: string, value: string, ttlMs: number) => {
+    this.lastSetTtlMs = ttlMs;
+    return this.#count(this.kv.set(key, value, ttlMs));
+  };
   delete = (key: string) => this.#count(this.kv.delete(key));
   deleteIfEquals = (key: string, value: string) => this.#count(this.kv.deleteIfEquals(key, value));
   close = () => this.kv.close();
@@ -109,7 +114,7 @@ interface Setup {
   metric(name: string, labels?: Record<string, string>): Promise<number>;
 }
 
-function setup(options: { url?: string; maxWaitMs?: number; startAt?: number; logger?: Logger } = {}): Setup {
+function setup(options: { url?: string; maxWaitMs?: number; startAt?: number; logger?: Logger; answerTtlMs?: number } = {}): Setup {
   const clock = new ManualClock(options.startAt ?? Date.UTC(2026, 0, 15, 12));
   const kv = new CountingKv(new RedisKv({ url: options.url ?? server.url }));
   opened.push(kv);
@@ -123,6 +128,8 @@ function setup(options: { url?: string; maxWaitMs?: number; startAt?: number; lo
     metrics: createIdempotencyFrontMetrics(registry),
     inflightTtlMs: 5_000,
     maxWaitMs: options.maxWaitMs ?? 2_500,
+    // The store's whole window unless a case is about the front's own bound.
+    answerTtlMs: options.answerTtlMs ?? DAY,
   });
   const tenant = newTenant(clock);
   const send = (key: string | null, to = tenant) =>
@@ -174,6 +181,18 @@ describe('IdempotencyFront', () => {
     s.clock.advance(MINUTE);
     expect((await s.send('pay-2')).id).not.toBe(first.id); // past 24 h: a new message
     expect(s.intake.calls).toBe(3);
+  });
+
+  it('remembers an answer for answerTtlMs at most (Redis keeps it no longer), then the store decides again', async () => {
+    const s = setup({ answerTtlMs: 10 * MINUTE });
+    const first = await s.send('short');
+    expect(s.kv.lastSetTtlMs).toBe(10 * MINUTE);
+    s.clock.advance(10 * MINUTE);
+    expect(await s.send('short')).toEqual(first);
+    expect(s.intake.calls).toBe(1);
+    s.clock.advance(1);
+    expect((await s.send('short')).id).toBe(first.id); // the store, whose window is 24 h
+    expect(s.intake.calls).toBe(2);
   });
 
   it("keeps a store-answered replay only for what is left of its window (from the id's time)", async () => {

@@ -32,6 +32,14 @@ export interface IdempotencyFrontOptions {
   inflightTtlMs: number;
   /** Longest a duplicate waits for the first send's answer before it asks `inner` itself. */
   maxWaitMs: number;
+  /**
+   * How long an answer is remembered, at most (IDEMPOTENCY_FRONT_TTL_SECONDS). The store
+   * decides a key for its whole 24 hours anyway; the front only has to catch a client's
+   * retries, which come within minutes. Remembering every answer for 24 hours would keep one
+   * Redis key per keyed send of the last day (4 × 10^8 at 5,000 sends/s); this keeps the
+   * front's size to the rate times this.
+   */
+  answerTtlMs: number;
 }
 
 /**
@@ -158,7 +166,7 @@ export class IdempotencyFront implements IntakePort {
     // Never past the store's window (from the original's creation, read from its id: a
     // replay the store answered may be hours old), nor into the next month, whose
     // x-usage-month the remembered figure is not.
-    const ttlMs = Math.min(answerUntil(created), monthStart(now, -1)) - now;
+    const ttlMs = Math.min(answerUntil(created), monthStart(now, -1), now + this.#o.answerTtlMs) - now;
     if (ttlMs <= 0) return false;
     const value = JSON.stringify({ id: result.id, deliveries: result.deliveries, usageMonth: result.usageMonth, at: now });
     return (await this.#redis(() => this.#o.kv.set(key, value, ttlMs))) !== FAILED;
@@ -180,7 +188,7 @@ export class IdempotencyFront implements IntakePort {
     const created = idTime(id);
     const now = this.#o.clock.now();
     if (created === undefined || now > answerUntil(created)) return undefined;
-    if (monthStart(at) !== monthStart(now)) return undefined;
+    if (now > at + this.#o.answerTtlMs || monthStart(at) !== monthStart(now)) return undefined;
     return { id, deliveries, usageMonth };
   }
 
