@@ -105,6 +105,25 @@ export function describeRecoveryContract(f: Fixtures): void {
       ).toMatchObject({ total: 0 });
     });
 
+    it('a target re-sent by hand after the start and failed again is skipped: it is not re-queued, its policy not restarted (spec, recover rule 4)', async () => {
+      const scene = await m.scene();
+      const ids = await failedDeliveries(scene, 3);
+      const recovery = await start(scene.t, scene.endpoint.id, 0);
+      f.clock.advance(SECOND);
+      // ids[1]: retried by hand during the recovery, sent, failed again (its policy spent).
+      await f.store.deliveries.retryNow(scene.t, ids[1]!, f.clock.now());
+      const job = await m.claim(ids[1]!);
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, f.clock.now()));
+      const handSent = await m.delivery(scene.t, ids[1]!);
+      expect(handSent.status).toBe('failed');
+
+      const lease = await claimOwn(recovery.id);
+      const step = await f.store.recoveries.step(lease, f.clock.now(), 50, 100, f.clock.now() + LEASE_MS);
+      expect(step.queuedIds).toEqual([ids[0], ids[2]]);
+      expect(step.recovery).toMatchObject({ status: 'done', queued: 3, total: 3 });
+      expect(await m.delivery(scene.t, ids[1]!)).toEqual(handSent);
+    });
+
     it('a step waits while the endpoint has its slots’ worth of deliveries due or being sent', async () => {
       const scene = await m.scene();
       await failedDeliveries(scene, 2);

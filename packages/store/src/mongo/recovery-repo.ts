@@ -118,8 +118,13 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       const targets = await this.#conn.recoveryTargets
         .find({ recoveryId: current._id, seq: { $gt: current.queued } }, { session, sort: { seq: 1 }, limit: batch })
         .toArray();
+      // Still failed and not attempted since the start (a re-send by hand that failed again is
+      // not targeted: spec, recover rule 4).
       const failed = await this.#conn.deliveries
-        .find({ ...scope(t), _id: { $in: targets.map((x) => x.deliveryId) }, status: 'failed' }, { session, projection: { _id: 1, messageId: 1 } })
+        .find(
+          { ...scope(t), _id: { $in: targets.map((x) => x.deliveryId) }, status: 'failed', lastAttemptAt: { $not: { $gt: current.createdAt } } },
+          { session, projection: { _id: 1, messageId: 1 } },
+        )
         .toArray();
       if (failed.length > 0) {
         await this.#conn.deliveries.updateMany(

@@ -109,16 +109,19 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         .statement('SELECT delivery_id FROM recovery_targets WHERE recovery_id = ? AND seq > ? ORDER BY seq LIMIT ?')
         .all(recovery.id, recovery.queued, batch)
         .map((row) => text(row, 'delivery_id'));
-      // Only what is still failed goes again (not one re-sent by hand meanwhile, nor one
-      // removed by retention); its retry policy starts over.
+      // Only what is still failed and was not attempted since the start goes again: not one
+      // re-sent by hand meanwhile (retrying, or sent and failed again: spec, recover rule 4),
+      // nor one removed by retention. Its retry policy starts over.
       const requeue = this.#conn.statement(
         `UPDATE deliveries SET status = 'retrying', manual = 0, resend = 0, policy_attempts = 0, next_attempt_at = ?, held = 0
-          WHERE id = ? AND status = 'failed' RETURNING message_id`,
+          WHERE id = ? AND status = 'failed'
+            AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.at > ?)
+          RETURNING message_id`,
       );
       const queuedIds: DeliveryId[] = [];
       const messageIds: string[] = [];
       for (const id of targets) {
-        const row = requeue.get(now, id);
+        const row = requeue.get(now, id, recovery.createdAt);
         if (row === undefined) continue;
         queuedIds.push(id as DeliveryId);
         messageIds.push(text(row, 'message_id'));
