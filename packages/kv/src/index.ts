@@ -2,3 +2,4 @@ export * from './kv.ts';
 export * from './memory-kv.ts';
 export * from './rate-limiter.ts';
 export * from './redis-kv.ts';
+export { parseRedisUrl, type RedisTarget } from './redis-url.ts';

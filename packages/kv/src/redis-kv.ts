@@ -2,10 +2,11 @@ import { UnavailableError } from '@wirehook/core';
 // ioredis is pinned to ^5: OpenTelemetry's ioredis instrumentation supports only < 6.
 import { Redis, ReplyError } from 'ioredis';
 import { assertTtlMs, type Kv } from './kv.ts';
+import { parseRedisUrl } from './redis-url.ts';
 
 /** Options for {@link RedisKv}. */
 export interface RedisKvOptions {
-  /** `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */
+  /** `redis://[user:password@]host:port[/db]` (`rediss://` for TLS), or a Sentinel group: `redis+sentinel://host:port,…/<primary>` (redis-url.ts). */
   url: string;
   /** Prepended to every key, so several deployments can share one Redis. Default ''. */
   keyPrefix?: string | undefined;
@@ -75,14 +76,21 @@ export class RedisKv implements Kv {
     if (!Number.isSafeInteger(this.#timeoutMs) || this.#timeoutMs <= 0) {
       throw new RangeError(`kv: commandTimeoutMs must be a positive integer, got ${options.commandTimeoutMs}`);
     }
-    this.#where = describeServer(options.url);
-    this.#client = new Redis(options.url, {
+    const target = parseRedisUrl(options.url);
+    this.#where = target.where;
+    const behaviour = {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: this.#timeoutMs,
       connectTimeout: Math.max(this.#timeoutMs, 2_000),
-      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
-    }) as ScriptedRedis;
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+    };
+    this.#client = (
+      target.kind === 'server'
+        ? new Redis(target.url, behaviour)
+        : // The sentinels are asked again whenever the primary is lost (a failover).
+          new Redis({ ...target.options, ...behaviour, sentinelRetryStrategy: behaviour.retryStrategy })
+    ) as ScriptedRedis;
     this.#client.defineCommand('wirehookIncr', { numberOfKeys: 1, lua: INCR_LUA });
     this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
@@ -188,15 +196,5 @@ export class RedisKv implements Kv {
   #unavailable(op: string, cause: unknown): KvUnavailableError {
     const reason = cause instanceof Error ? cause.message : 'not connected';
     return new KvUnavailableError(`kv: Redis at ${this.#where} is unavailable (${op}): ${reason}`, { cause });
-  }
-}
-
-/** host:port of a Redis URL, without credentials, for error messages. */
-function describeServer(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    throw new RangeError('kv: url must be a redis:// or rediss:// URL');
   }
 }

@@ -1,6 +1,20 @@
 import { z } from 'zod';
-import { emailEnv, serverUrl, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import { emailEnv, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
 import { GRPC_TARGET_ERROR, isGrpcTarget } from '@wirehook/rpc';
+import { parseRedisUrl } from '@wirehook/kv';
+
+/** REDIS_URL: one server, or a Sentinel group (packages/kv redis-url.ts). */
+const redisUrl = z.string().refine(
+  (value) => {
+    try {
+      parseRedisUrl(value);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { error: 'must be redis://host:port, rediss://host:port, or redis+sentinel://host:port[,host:port…]/<primary name> (Sentinel)' },
+);
 
 /** A gRPC target variable (`host:port`, `dns:///host:port`, `ipv4:a:p,b:q`), refused at start with its name when it is none. */
 const grpcTarget = z.string().refine(isGrpcTarget, { error: GRPC_TARGET_ERROR });
@@ -13,7 +27,7 @@ export const gatewayConfigSchema = z
     ...serveEnv(9464),
     ...storeEnv,
     ...deliveryEnv,
-    REDIS_URL: serverUrl(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'), // rate limits, Idempotency-Key answers
+    REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'), // rate limits, Idempotency-Key answers (one server, or redis+sentinel://…)
     // Default redis: duplicates in flight wait for the first send's answer and replays are
     // answered from Redis (the store still decides every new key); off: all go to message-intake.
     IDEMPOTENCY_FRONT: z.enum(['redis', 'off']).default('redis'),

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createConnection } from 'node:net';
 import { startSupervised, type SupervisedServer } from './supervised-process.ts';
 
@@ -18,7 +20,9 @@ export interface RedisServer extends SupervisedServer {
  * is SIGKILLed. Throws when redis-server is not installed (`./dev test` installs it) or
  * does not come up within 10 s (with its log).
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(options: { replicaOf?: number } = {}): Promise<RedisServer> {
+  // A replica of the server on that loopback port (a Sentinel failover's other half).
+  const replica = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf)];
   const server = await startSupervised({
     binary: 'redis-server',
     fallbacks: ['/usr/bin/redis-server'],
@@ -26,7 +30,11 @@ export async function startRedisServer(): Promise<RedisServer> {
     dirScope: 'run', // each (re)start is a fresh, empty server
     dirPrefix: 'wirehook-redis-',
     // No --logfile: the log goes to stdout, where the supervisor reads it.
-    args: (port, dir) => [...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], ...['--dir', dir, '--daemonize', 'no']],
+    args: (port, dir) => [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ...['--dir', dir, '--daemonize', 'no'],
+      ...replica,
+    ],
     isReady: (port) => answersPing(port),
     readyTimeoutMs: 10_000,
     stopGraceMs: 5_000,
@@ -51,4 +59,40 @@ function answersPing(port: number): Promise<boolean> {
       if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
     });
   });
+}
+
+/**
+ * A real Redis Sentinel (redis-server in sentinel mode) on a free loopback port, watching the
+ * primary on `primaryPort` as `name`, quorum 1, declaring it down after `downAfterMs`. Its
+ * `url` is the REDIS_URL of that group: `redis+sentinel://127.0.0.1:<port>/<name>`.
+ */
+export async function startRedisSentinel(primaryPort: number, name = 'wirehook', downAfterMs = 1_000): Promise<RedisServer> {
+  const server = await startSupervised({
+    binary: 'redis-server',
+    fallbacks: ['/usr/bin/redis-server'],
+    testsName: 'Redis',
+    dirScope: 'run',
+    dirPrefix: 'wirehook-sentinel-',
+    // Sentinel rewrites its config file as it learns the group: it must be a file of its own.
+    args: (port, dir) => {
+      const conf = join(dir, 'sentinel.conf');
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 1`,
+          `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
+          `sentinel failover-timeout ${name} ${Math.max(2 * downAfterMs, 2_000)}`,
+          '',
+        ].join('\n'),
+      );
+      return [conf, '--sentinel'];
+    },
+    isReady: (port) => answersPing(port),
+    readyTimeoutMs: 10_000,
+    stopGraceMs: 5_000,
+  });
+  return { url: `redis+sentinel://127.0.0.1:${server.port}/${name}`, ...server };
 }
