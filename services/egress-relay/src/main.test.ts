@@ -5,19 +5,30 @@
 // the pool address (nat: is recorded as it), and the relay's /metrics counts it by that address.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { standardWebhookHeaders } from '@wirehook/core';
 import { RelayGrpcClient } from '@wirehook/rpc';
-import { eventually, freePort, readMetric, TestReceiver } from '@wirehook/testkit';
+import { eventually, freePort, readMetric } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
 
 const main = join(import.meta.dirname, 'main.ts');
 const TOKEN = 'relay-process-test-token-0123456789abcdef';
-let receiver: TestReceiver;
+// The receiver is on https://rN.receiver.wirehook.test:8443 (the relay keeps the endpoint URL
+// rules: https, 443 or 8443), that name resolved by DELIVERY_RESOLVE.
+let named: NamedReceiver;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
-  receiver = await TestReceiver.start({ host: '127.0.0.1' });
+  named = await startReceiver();
 });
-afterAll(() => receiver.close());
+afterAll(() => named.receiver.close());
+/** A delivery as the dispatcher sends it (the relay refuses anything else). */
+const delivery = (poolKey: string, body = '{}') => ({
+  url: named.url(),
+  poolKey,
+  headers: standardWebhookHeaders([Buffer.from('relay-process-test-secret')], 'msg_01KRELAYPROCESS00000000000', Date.now(), body),
+  body,
+});
 afterEach(async () => {
   if (child?.exitCode === null) {
     child.kill('SIGTERM');
@@ -34,8 +45,9 @@ async function relayEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
     GRPC_PORT: String(await freePort()),
     METRICS_PORT: String(await freePort()),
     INTERNAL_AUTH_TOKEN: TOKEN,
-    DELIVERY_ALLOW_HOSTS: 'localhost',
-    NODE_EXTRA_CA_CERTS: receiver.caFile,
+    DELIVERY_ALLOW_HOSTS: named.host,
+    DELIVERY_RESOLVE: `${named.host}:${named.ip}`,
+    NODE_EXTRA_CA_CERTS: named.receiver.caFile,
     ...extra,
   };
 }
@@ -84,9 +96,9 @@ it('in nat mode an address this host does not have (the NAT gateway’s) is read
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
   try {
-    const result = await client.send({ url: `https://localhost:${receiver.port}/hook`, poolKey: 'ep_nat', headers: {}, body: '{}' });
+    const result = await client.send(delivery('ep_nat'));
     expect(result).toMatchObject({ ok: true, status: 200, sourceIp: '198.51.100.20' });
-    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.1');
+    expect(named.receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.1');
     expect(await readMetric(`http://127.0.0.1:${env['METRICS_PORT']}`, 'wirehook_relay_sends_total', { source_ip: '198.51.100.20', outcome: 'success' })).toBe(
       1,
     );
@@ -119,21 +131,20 @@ it('with a pool it is ready; Relay.Deliver sends from the pool address, counted 
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
   try {
-    const result = await client.send({
-      url: `https://localhost:${receiver.port}/hook`,
-      poolKey: 'ep_process',
-      headers: { 'content-type': 'application/json' },
-      body: '{"a":1}',
-    });
+    const result = await client.send(delivery('ep_process', '{"a":1}'));
     expect(result).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
-    expect(receiver.requests.at(-1)).toMatchObject({ remoteAddress: '127.0.0.2', body: '{"a":1}' });
+    expect(named.receiver.requests.at(-1)).toMatchObject({ remoteAddress: '127.0.0.2', body: '{"a":1}' });
     const metrics = `http://127.0.0.1:${env['METRICS_PORT']}`;
     expect(await readMetric(metrics, 'wirehook_relay_sends_total', { source_ip: '127.0.0.2', outcome: 'success' })).toBe(1);
 
-    // Its own address rules: 127.0.0.1 by address is private and not allowed here (only the name localhost is).
-    const blocked = await client.send({ url: `https://127.0.0.1:${receiver.port}/hook`, poolKey: 'ep_process', headers: {}, body: '{}' });
-    expect(blocked).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.1 is/) });
+    // Its own address rules: the receiver by address is private and not allowed here (only its name is).
+    const blocked = await client.send({ ...delivery('ep_process'), url: `https://${named.ip}:8443/hook` });
+    expect(blocked).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.\d+ is/) });
     expect(await readMetric(metrics, 'wirehook_relay_sends_total', { outcome: 'blocked' })).toBe(1);
+    // Only what the dispatcher sends: another port is a relay error, counted as one.
+    const refused = await client.send({ ...delivery('ep_process'), url: named.url().replace(':8443', ':9443') });
+    expect(refused).toMatchObject({ ok: false, error: 'relay: refused a request the dispatcher does not send: url must use port 443 or 8443' });
+    expect(await readMetric(metrics, 'wirehook_relay_sends_total', { outcome: 'relay' })).toBe(1);
   } finally {
     client.close();
   }

@@ -1,55 +1,64 @@
 // The relay on its own: it enforces the address rules itself, uses only families it has a
 // source for, and over gRPC answers with what happened — or, unreachable, is a relay error.
+import { compatSignature, standardWebhookHeaders } from '@wirehook/core';
 import { AddressPolicy } from '@wirehook/egress';
 import { RelayGrpcClient } from '@wirehook/rpc';
-import { freePort, testCa, TestReceiver } from '@wirehook/testkit';
+import { freePort, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver, testLookup, type NamedReceiver } from '../../../test/support/receivers.ts';
 import { startRelayGrpcServer } from './grpc-server.ts';
 import { Registry } from 'prom-client';
 import { addressesNotOnThisHost, relayEgressModeVar, relaySourceIpsVar, sourcesFor, type RelayEgressMode } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
 
 const TOKEN = 'relay-test-token-0123456789abcdef-xyz';
-let receiver: TestReceiver;
+const SECRET = Buffer.from('relay-test-secret-0123456789');
+// A receiver on https://rN.receiver.wirehook.test:8443 (the endpoint URL rules hold at the
+// relay too: https, port 443 or 8443), reached through testLookup.
+let named: NamedReceiver;
 let ca: string;
 beforeAll(async () => {
   ca = (await testCa()).caPem;
-  receiver = await TestReceiver.start({ host: '127.0.0.1' });
+  named = await startReceiver();
 });
-afterAll(() => receiver.close());
+afterAll(() => named.receiver.close());
 
 const relay = (allowHosts: string, sources = '127.0.0.2', mode: RelayEgressMode = 'bind', registry?: Registry) =>
   new EgressRelay({
     pool: relaySourceIpsVar.parse(sources),
     mode,
     policy: new AddressPolicy({ allowHosts }),
+    lookup: testLookup,
     timeoutMs: 2_000,
     connectionsPerOrigin: 2,
     ca,
     registry,
   });
-const request = (url: string) => ({ url, poolKey: 'ep_test', headers: { 'content-type': 'application/json' }, body: '{}' });
+/** What the dispatcher sends (the same header builder): the Standard Webhooks set for `body`. */
+const webhookHeaders = (body = '{}') => standardWebhookHeaders([SECRET], 'msg_01KRELAYTEST0000000000000', Date.now(), body);
+const request = (url: string, body = '{}') => ({ url, poolKey: 'ep_test', headers: webhookHeaders(body), body });
+
+const receiver = () => named.receiver;
 
 describe('EgressRelay', () => {
   it('sends from the pool address, checked by its own address rules (private addresses refused unless allowed)', async () => {
-    const url = `https://localhost:${receiver.port}/hook`;
-    const open = relay('localhost');
-    expect(await open.send(request(url))).toMatchObject({ ok: true, status: 200, sourceIp: '127.0.0.2' });
-    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.2');
+    const open = relay(named.host);
+    expect(await open.send(request(named.url()))).toMatchObject({ ok: true, status: 200, sourceIp: '127.0.0.2' });
+    expect(receiver().requests.at(-1)?.remoteAddress).toBe('127.0.0.2');
     const strict = relay('');
-    const refused = await strict.send(request(`https://127.0.0.1:${receiver.port}/hook`));
-    expect(refused).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.1 is/) });
+    const refused = await strict.send(request(`https://${named.ip}:8443/hook`));
+    expect(refused).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/^blocked: 127\.0\.0\.\d+ is/) });
     await Promise.all([open.close(), strict.close()]);
   });
 
   it('sticks: an endpoint’s address depends on its id alone (the same from another relay replica, or after a restart), and endpoints share the pool evenly', async () => {
     const keys = Array.from({ length: 8 }, (_, i) => `ep_sticky_${i}`);
-    const [one, other] = [relay('localhost', '127.0.0.2,127.0.0.3'), relay('localhost', '127.0.0.2,127.0.0.3')];
+    const [one, other] = [relay(named.host, '127.0.0.2,127.0.0.3'), relay(named.host, '127.0.0.2,127.0.0.3')];
     const seen = new Map<string, string>();
     for (const key of keys) {
       for (const r of [one, other, one]) {
-        const result = await r.send({ ...request(`https://localhost:${receiver.port}/hook`), poolKey: key });
-        expect(receiver.requests.at(-1)?.remoteAddress).toBe(result.sourceIp);
+        const result = await r.send({ ...request(named.url()), poolKey: key });
+        expect(receiver().requests.at(-1)?.remoteAddress).toBe(result.sourceIp);
         expect(result.sourceIp).toBe(seen.get(key) ?? result.sourceIp);
         seen.set(key, result.sourceIp!);
       }
@@ -89,35 +98,35 @@ describe('EgressRelay', () => {
   });
 
   it('uses only the families it has a source for, and says so', async () => {
-    const v4only = relay('::1,localhost');
-    const result = await v4only.send(request('https://[::1]:9/hook'));
+    const v4only = relay('::1');
+    const result = await v4only.send(request('https://[::1]:8443/hook'));
     expect(result).toMatchObject({ ok: false, error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)' });
     await v4only.close();
   });
 
   it('a pool address this host does not have is a relay error (ours, not the receiver’s), and is found before any send', async () => {
-    const misconfigured = relay('localhost', '203.0.113.7');
-    const before = receiver.connections;
-    const result = await misconfigured.send(request(`https://localhost:${receiver.port}/hook`));
+    const misconfigured = relay(named.host, '203.0.113.7');
+    const before = receiver().connections;
+    const result = await misconfigured.send(request(named.url()));
     expect(result).toMatchObject({
       ok: false,
       status: null,
       sourceIp: null,
       error: 'relay: cannot send from 203.0.113.7: not an address of this host (EADDRNOTAVAIL; check RELAY_SOURCE_IPS)',
     });
-    expect(receiver.connections).toBe(before);
+    expect(receiver().connections).toBe(before);
     await misconfigured.close();
     expect(await addressesNotOnThisHost(relaySourceIpsVar.parse('127.0.0.2,203.0.113.7,::1,2001:db8::7'))).toEqual(['203.0.113.7', '2001:db8::7']);
   });
 
   it('nat mode binds nothing: a pool of the NAT gateway’s addresses (not this host’s) sends, recorded as that address; bind mode cannot send from it', async () => {
-    const url = `https://localhost:${receiver.port}/hook`;
+    const url = named.url();
     const registry = new Registry();
-    const nat = relay('localhost', '198.51.100.20', 'nat', registry);
+    const nat = relay(named.host, '198.51.100.20', 'nat', registry);
     expect(await nat.send(request(url))).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '198.51.100.20' });
-    expect(receiver.requests.at(-1)?.remoteAddress).toBe('127.0.0.1'); // the system's choice; a NAT would translate it
+    expect(receiver().requests.at(-1)?.remoteAddress).toBe('127.0.0.1'); // the system's choice; a NAT would translate it
     expect(await registry.getSingleMetricAsString('wirehook_relay_sends_total')).toContain('{source_ip="198.51.100.20",outcome="success"} 1');
-    const bound = relay('localhost', '198.51.100.20', 'bind');
+    const bound = relay(named.host, '198.51.100.20', 'bind');
     expect(await bound.send(request(url))).toMatchObject({
       ok: false,
       sourceIp: null,
@@ -127,18 +136,55 @@ describe('EgressRelay', () => {
   });
 
   it('nat mode: with several addresses of the connection’s family, all of them (the NAT’s choice is unknown); still only the pool’s families', async () => {
-    const url = `https://localhost:${receiver.port}/hook`;
-    const nat = relay('::1,localhost', '198.51.100.21,198.51.100.20,2001:db8::20', 'nat');
+    const url = named.url();
+    const nat = relay(`::1,${named.host}`, '198.51.100.21,198.51.100.20,2001:db8::20', 'nat');
     for (const poolKey of ['ep_a', 'ep_b', 'ep_c']) {
       expect(await nat.send({ ...request(url), poolKey })).toMatchObject({ ok: true, sourceIp: '198.51.100.21,198.51.100.20' });
     }
-    const v4only = relay('::1,localhost', '198.51.100.20', 'nat');
-    expect(await v4only.send(request('https://[::1]:9/hook'))).toMatchObject({
+    const v4only = relay('::1', '198.51.100.20', 'nat');
+    expect(await v4only.send(request('https://[::1]:8443/hook'))).toMatchObject({
       ok: false,
       sourceIp: null,
       error: 'relay: no source address for ::1 (IPv6 only; RELAY_SOURCE_IPS has none of that family)',
     });
     await Promise.all([nat.close(), v4only.close()]);
+  });
+
+  it('sends only what the dispatcher sends: https on 443 or 8443, the Standard Webhooks headers and one compat signature header; refuses anything else before connecting, as a relay error', async () => {
+    const r = relay(`${named.host},127.0.0.0/8`);
+    const compat = { header: 'X-Shop-Hmac', content: 'body', encoding: 'hex', prefix: 'sha256=' } as const;
+    const withCompat = { ...webhookHeaders(), 'x-shop-hmac': compatSignature(compat, [SECRET], Math.floor(Date.now() / 1000), '{}') };
+    expect(await r.send({ ...request(named.url()), headers: withCompat })).toMatchObject({ ok: true, status: 200 });
+
+    const before = receiver().connections;
+    const refused = async (overrides: { url?: string; headers?: Record<string, string> }) => {
+      const result = await r.send({ ...request(named.url()), ...overrides });
+      expect(result).toMatchObject({ ok: false, status: null, sourceIp: null, durationMs: 0 });
+      return result.error;
+    };
+    const headers = webhookHeaders();
+    const { 'webhook-signature': _signature, ...unsigned } = headers;
+    expect(await refused({ url: `http://${named.host}:8443/hook` })).toBe('relay: refused a request the dispatcher does not send: url must use https');
+    expect(await refused({ url: `https://${named.host}:9443/hook` })).toBe(
+      'relay: refused a request the dispatcher does not send: url must use port 443 or 8443',
+    );
+    expect(await refused({ url: `https://user:pw@${named.host}:8443/hook` })).toMatch(/^relay: refused .*: url must not contain credentials$/);
+    expect(await refused({ headers: { ...headers, authorization: 'Bearer x' } })).toBe(
+      'relay: refused a request the dispatcher does not send: header authorization is not one Wirehook sends (content-type, webhook-id, webhook-timestamp, webhook-signature, user-agent and one compat signature header)',
+    );
+    expect(await refused({ headers: { ...headers, host: 'internal.example' } })).toMatch(/header host is not one Wirehook sends/);
+    expect(await refused({ headers: { ...withCompat, 'x-forwarded-for': '10.0.0.1' } })).toMatch(
+      /^relay: refused .*: headers x-shop-hmac, x-forwarded-for: at most one compat signature header/,
+    );
+    expect(await refused({ headers: unsigned })).toBe('relay: refused a request the dispatcher does not send: header webhook-signature is missing');
+    expect(await refused({ headers: { ...headers, 'content-type': 'text/plain' } })).toMatch(/header content-type must be application\/json$/);
+    expect(await refused({ headers: { ...headers, 'user-agent': 'curl/8' } })).toMatch(/header user-agent must be Wirehook\/1$/);
+    expect(await refused({ headers: { ...headers, 'webhook-signature': 'v2,abc' } })).toMatch(/header webhook-signature is not a list of v1 signatures$/);
+    expect(await refused({ headers: { ...headers, 'webhook-timestamp': 'soon' } })).toMatch(/header webhook-timestamp is not whole seconds$/);
+    expect(await refused({ headers: { ...headers, 'webhook-id': 'anything' } })).toMatch(/header webhook-id is not a message id$/);
+    expect(await refused({ headers: { ...headers, 'Content-Type': 'application/json' } })).toMatch(/header content-type is given twice$/);
+    expect(receiver().connections).toBe(before); // nothing reached the receiver
+    await r.close();
   });
 
   it('RELAY_EGRESS_MODE: bind unless set; anything but bind or nat is refused, saying what is allowed', () => {
@@ -158,18 +204,18 @@ describe('EgressRelay', () => {
 
 describe('Relay over gRPC', () => {
   it('answers with the send’s outcome and source; unreachable, it is a relay error (data, not an exception)', async () => {
-    const inner = relay('localhost');
+    const inner = relay(named.host);
     const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
     const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 5_000 });
-    const result = await client.send(request(`https://localhost:${receiver.port}/hook?x=1`));
+    const result = await client.send(request(named.url('/hook?x=1')));
     expect(result).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
-    expect(receiver.requests.at(-1)).toMatchObject({ path: '/hook?x=1', remoteAddress: '127.0.0.2', body: '{}' });
+    expect(receiver().requests.at(-1)).toMatchObject({ path: '/hook?x=1', remoteAddress: '127.0.0.2', body: '{}' });
     client.close();
     await server.stop();
     await inner.close();
 
     const gone = new RelayGrpcClient({ address: `127.0.0.1:${await freePort()}`, authToken: TOKEN, deadlineMs: 1_000 });
-    const down = await gone.send(request(`https://localhost:${receiver.port}/hook`));
+    const down = await gone.send(request(named.url()));
     expect(down).toMatchObject({
       ok: false,
       status: null,
@@ -180,33 +226,33 @@ describe('Relay over gRPC', () => {
   });
 
   it('a relay that refuses the call (another INTERNAL_AUTH_TOKEN) or does not answer in time is a relay error saying which', async () => {
-    const hanging = await TestReceiver.start({ host: '127.0.0.1' });
-    hanging.respondWith({ hang: true });
-    const inner = relay('localhost');
+    const hanging = await startReceiver();
+    hanging.receiver.respondWith({ hang: true });
+    const inner = relay(`${named.host},${hanging.host}`);
     const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
     const address = `127.0.0.1:${server.port}`;
     try {
       const stranger = new RelayGrpcClient({ address, authToken: `${TOKEN}-other`, deadlineMs: 5_000 });
-      const before = receiver.requests.length;
-      const refused = await stranger.send(request(`https://localhost:${receiver.port}/hook`));
+      const before = receiver().requests.length;
+      const refused = await stranger.send(request(named.url()));
       expect(refused).toMatchObject({
         ok: false,
         status: null,
         sourceIp: null,
         error: `relay: ${address} refused the call (its INTERNAL_AUTH_TOKEN differs from the dispatcher's)`,
       });
-      expect(receiver.requests.length).toBe(before); // refused before anything was sent
+      expect(receiver().requests.length).toBe(before); // refused before anything was sent
       stranger.close();
 
       // The relay's own limit (2 s) is longer than this client's deadline: the call runs out first.
       const impatient = new RelayGrpcClient({ address, authToken: TOKEN, deadlineMs: 300 });
-      const late = await impatient.send(request(`https://localhost:${hanging.port}/hook`));
+      const late = await impatient.send(request(hanging.url()));
       expect(late).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: no answer from ${address} within 300 ms` });
       expect(late.durationMs).toBeGreaterThanOrEqual(250);
       impatient.close();
     } finally {
       await server.stop();
-      await hanging.close();
+      await hanging.receiver.close();
       await inner.close();
     }
   });

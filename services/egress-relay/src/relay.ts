@@ -1,6 +1,7 @@
 import { HttpEgress, type AddressPolicy, type LookupFn, type SendResult } from '@wirehook/egress';
 import type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 import { Counter, type Registry } from 'prom-client';
+import { relayRequestViolation } from './relay-request.ts';
 import { natSourceIp, natSources, poolSize, sourcesFor, type RelayEgressMode, type RelayPool } from './relay-sources.ts';
 
 export interface EgressRelayOptions {
@@ -27,7 +28,7 @@ export type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
  * with the pod's address, and the NAT gateway in front translates it to one of the pool's;
  * `sourceIp` is the pool's address of that family — or, with several of that family, all of
  * them joined by "," (e.g. "198.51.100.20,198.51.100.21"): the relay cannot see which one
- * the NAT used. Failures are data; a relay without a pool answers every send with a
+ * the NAT used. It sends only what the dispatcher sends (relayRequestViolation). Failures are data; a relay without a pool answers every send with a
  * `relay:` error — never a silent send from another address.
  */
 export class EgressRelay {
@@ -60,6 +61,11 @@ export class EgressRelay {
   }
 
   async send(request: RelayRequest): Promise<SendResult> {
+    const refused = relayRequestViolation(request);
+    if (refused !== null) {
+      this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
+      return { ok: false, status: null, responseHead: null, error: refused, durationMs: 0, sourceIp: null };
+    }
     if (!this.hasSources) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
       return {

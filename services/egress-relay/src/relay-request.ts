@@ -1,0 +1,58 @@
+import { compatSignatureSchema, endpointUrl, USER_AGENT } from '@wirehook/core';
+
+/** The headers of every delivery (standardWebhookHeaders), in the order the errors list them. */
+const STANDARD_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent'] as const;
+type StandardHeader = (typeof STANDARD_HEADERS)[number];
+
+/** What each standard header's value must look like, and the error when it does not. */
+const VALUE_RULES: Record<StandardHeader, { test: (value: string) => boolean; error: string }> = {
+  'content-type': { test: (v) => v === 'application/json', error: 'must be application/json' },
+  'webhook-id': { test: (v) => /^msg_[0-9A-Za-z]{1,64}$/.test(v), error: 'is not a message id' },
+  'webhook-timestamp': { test: (v) => /^\d{1,12}$/.test(v), error: 'is not whole seconds' },
+  'webhook-signature': { test: (v) => /^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$/.test(v), error: 'is not a list of v1 signatures' },
+  'user-agent': { test: (v) => v === USER_AGENT, error: `must be ${USER_AGENT}` },
+};
+
+const ALLOWED = `${STANDARD_HEADERS.join(', ')} and one compat signature header`;
+const compatHeaderName = compatSignatureSchema.shape.header;
+
+/**
+ * Why the relay refuses `request`, or null when it is a request the dispatcher sends
+ * (services/dispatcher/src/webhook-request.ts): an endpoint URL by the endpoint rules (https,
+ * port 443 or 8443, no credentials; DELIVERY_ALLOW_HOSTS lifts only the address rules), the
+ * five Standard Webhooks headers with their fixed or well-formed values, and at most one more
+ * header, a valid compat signature header name with a printable ASCII value. The INTERNAL_AUTH_TOKEN
+ * lets a caller in; this keeps the relay from being a general HTTP client from the fixed IPs
+ * for whoever holds it. The message is `relay: refused …` (a relay error, ours).
+ */
+export function relayRequestViolation(request: { url: string; headers: Readonly<Record<string, string>> }): string | null {
+  const reason = urlReason(request.url) ?? headersReason(request.headers);
+  return reason === null ? null : `relay: refused a request the dispatcher does not send: ${reason}`;
+}
+
+function urlReason(url: string): string | null {
+  const checked = endpointUrl.safeParse(url);
+  return checked.success ? null : `url ${checked.error.issues.map((issue) => issue.message).join('; ')}`;
+}
+
+function headersReason(headers: Readonly<Record<string, string>>): string | null {
+  const values = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (values.has(lower)) return `header ${lower} is given twice`;
+    values.set(lower, value);
+  }
+  for (const name of STANDARD_HEADERS) {
+    const value = values.get(name);
+    if (value === undefined) return `header ${name} is missing`;
+    if (!VALUE_RULES[name].test(value)) return `header ${name} ${VALUE_RULES[name].error}`;
+  }
+  const extra = [...values.keys()].filter((name) => !(STANDARD_HEADERS as readonly string[]).includes(name));
+  if (extra.length > 1) return `headers ${extra.join(', ')}: at most one compat signature header is sent (${ALLOWED})`;
+  const [compat] = extra;
+  if (compat === undefined) return null;
+  if (!compatHeaderName.safeParse(compat).success) return `header ${compat} is not one Wirehook sends (${ALLOWED})`;
+  // A compat signature: its prefix (printable ASCII) and hex or base64 signatures, space-separated.
+  if (!/^[\x20-\x7e]{1,2000}$/.test(values.get(compat)!)) return `header ${compat} is not a compat signature value`;
+  return null;
+}
