@@ -87,7 +87,7 @@ describe('the sealing key at start', () => {
     expect(rotated.first).toBe('ready');
     const report = adminIn(dataDir, ring, 'secrets', 'reseal');
     expect(report.code).toBe(0);
-    expect(report.json).toEqual({ key_id: 'new', endpoints: 1, resealed: 1, skipped: 0, retired_keys: [idA], kept_keys: [] });
+    expect(report.json).toEqual({ key_id: 'new', endpoints: 1, alert_targets: 0, resealed: 1, skipped: 0, retired_keys: [idA], kept_keys: [] });
     expect(await rotated.stop()).toBe(0);
 
     // The old key alone is refused now; the new key alone starts.

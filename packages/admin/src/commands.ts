@@ -25,7 +25,7 @@ export const USAGE = `usage: admin <command>
   org set-plan --org ORG_ID --plan PLAN
   key create --org ORG_ID --env live|test [--scopes a,b,…] [--expires-in-days N]
   key revoke --id KEY_ID
-  secrets reseal            (re-seals every signing secret with the newest key of WIREHOOK_SECRET_KEY)`;
+  secrets reseal            (re-seals every sealed secret — endpoints' and alert targets' — with the newest key of WIREHOOK_SECRET_KEY)`;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -109,7 +109,8 @@ export async function runAdminCommand(
       const report = await resealAll(store.sealing, deps.keys(), clock);
       return {
         key_id: report.keyId,
-        endpoints: report.endpoints,
+        endpoints: report.walked.endpoint_secrets,
+        alert_targets: report.walked.alert_target_secrets,
         resealed: report.resealed,
         skipped: report.skipped,
         retired_keys: report.retiredKeys,

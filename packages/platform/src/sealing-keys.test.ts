@@ -90,7 +90,7 @@ describe('rotation', () => {
     await expect(verifySealingKeys(store.sealing, ring(`b:${B}`), clock)).rejects.toThrow(/sealed with key a/);
 
     const report = await resealAll(store.sealing, rotated, clock);
-    expect(report).toEqual({ keyId: 'b', endpoints: 5, resealed: 5, skipped: 0, retiredKeys: ['a'], keptKeys: [] });
+    expect(report).toEqual({ keyId: 'b', walked: { endpoint_secrets: 5, alert_target_secrets: 0 }, resealed: 5, skipped: 0, retiredKeys: ['a'], keptKeys: [] });
     for (const [i, { t, id }] of endpoints.entries()) {
       const [secret] = await store.endpoints.secrets(t, id, clock.now());
       expect(SecretBox.keyIdOf(secret!.sealed)).toBe('b');
@@ -112,9 +112,9 @@ describe('rotation', () => {
     // A gateway still on the old ring seals a new secret after the re-sealing walk (before the check walk).
     const realPage = store.sealing.sealedSecrets.bind(store.sealing);
     let pages = 0;
-    vi.spyOn(store.sealing, 'sealedSecrets').mockImplementation(async (after, limit) => {
+    vi.spyOn(store.sealing, 'sealedSecrets').mockImplementation(async (column, after, limit) => {
       if (pages++ === 2) await endpointSealedWith(old, 'whsec_late');
-      return realPage(after, limit);
+      return realPage(column, after, limit);
     });
     const report = await resealAll(store.sealing, rotated, clock);
     expect(report.keptKeys).toEqual(['a']);

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, w
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SecretBox, UnsealError, type Clock } from '@wirehook/core';
-import type { SealingRepo } from '@wirehook/store';
+import { SEALED_COLUMNS, type SealedColumn, type SealingRepo } from '@wirehook/store';
 import type { ReadinessCheck } from './readiness.ts';
 
 /**
@@ -144,15 +144,15 @@ export async function verifySealingKeys(sealing: SealingRepo, keys: LoadedKeys, 
 }
 
 async function verifyAgainstASecret(sealing: SealingRepo, { box, source }: LoadedKeys): Promise<void> {
-  const [first] = await sealing.sealedSecrets(null, 1);
+  const [first] = await sealing.sealedSecrets('endpoint_secrets', null, 1);
   const sealed = first?.sealed[0];
   if (first === undefined || sealed === undefined) return;
   try {
-    box.open(sealed, first.endpointId);
+    box.open(sealed, first.ownerId);
   } catch (err) {
     if (!(err instanceof UnsealError)) throw err;
     throw new StartupError(
-      `${source} does not open this store's signing secrets (endpoint ${first.endpointId}'s does not open): set the key they were sealed with`,
+      `${source} does not open this store's signing secrets (endpoint ${first.ownerId}'s does not open): set the key they were sealed with`,
     );
   }
 }
@@ -165,7 +165,8 @@ export function sealingKeyCheck(sealing: SealingRepo, keys: LoadedKeys, clock: C
 /** What `secrets reseal` did. */
 export interface ResealReport {
   keyId: string;
-  endpoints: number;
+  /** Owners walked per sealed column (endpoints, alert targets, …). */
+  walked: Record<SealedColumn, number>;
   resealed: number;
   /** Sealed texts that changed meanwhile (a rotation): they were sealed by a current process. */
   skipped: number;
@@ -176,45 +177,43 @@ export interface ResealReport {
 }
 
 const RESEAL_PAGE = 200;
+const COLUMNS = Object.keys(SEALED_COLUMNS) as SealedColumn[];
 
 /**
- * Re-seals every signing secret of the store with the ring's newest key, then removes the
- * check values of the keys no secret uses any more, so they can leave the ring. Safe while
- * the services run: each secret is replaced only if it still reads as it did, and a second
- * walk finds what processes with an older ring sealed meanwhile (docs/operations.md).
+ * Re-seals every sealed secret of the store — every column of SEALED_COLUMNS: endpoints'
+ * and alert targets' signing secrets — with the ring's newest key, then removes the check
+ * values of the keys nothing uses any more, so they can leave the ring. Safe while the
+ * services run: each secret is replaced only if it still reads as it did, and a second walk
+ * finds what processes with an older ring sealed meanwhile (docs/operations.md).
+ * @throws StartupError when a stored secret does not open with the ring (nothing after it is re-sealed, no key retired).
  */
 export async function resealAll(sealing: SealingRepo, keys: LoadedKeys, clock: Clock): Promise<ResealReport> {
   await verifySealingKeys(sealing, keys, clock);
   const { box } = keys;
-  const report: ResealReport = { keyId: box.sealingKeyId, endpoints: 0, resealed: 0, skipped: 0, retiredKeys: [], keptKeys: [] };
-  const stillUsed = new Set<string>();
-  for (let after: string | null = null; ; ) {
-    const page = await sealing.sealedSecrets(after, RESEAL_PAGE);
-    if (page.length === 0) break;
-    for (const { endpointId, sealed } of page) {
-      report.endpoints += 1;
+  const walked = Object.fromEntries(COLUMNS.map((c) => [c, 0])) as Record<SealedColumn, number>;
+  const report: ResealReport = { keyId: box.sealingKeyId, walked, resealed: 0, skipped: 0, retiredKeys: [], keptKeys: [] };
+  for (const column of COLUMNS) {
+    for await (const { ownerId, sealed } of walk(sealing, column)) {
+      walked[column] += 1;
       for (const text of sealed) {
         if (SecretBox.keyIdOf(text) === box.sealingKeyId) continue;
         let plain: string;
         try {
-          plain = box.open(text, endpointId);
+          plain = box.open(text, ownerId);
         } catch (err) {
           throw new StartupError(
-            `endpoint ${endpointId} has a signing secret the ring does not open (${(err as Error).message}); nothing after it was re-sealed`,
+            `${SEALED_COLUMNS[column].boundTo} ${ownerId} has a signing secret the ring does not open (${(err as Error).message}); nothing after it was re-sealed`,
           );
         }
-        if (await sealing.reseal(endpointId, text, box.seal(plain, endpointId))) report.resealed += 1;
+        if (await sealing.reseal(column, ownerId, text, box.seal(plain, ownerId))) report.resealed += 1;
         else report.skipped += 1;
       }
     }
-    after = page.at(-1)!.endpointId;
   }
   // Second walk: which keys still seal something (a process with an older ring, meanwhile).
-  for (let after: string | null = null; ; ) {
-    const page = await sealing.sealedSecrets(after, RESEAL_PAGE);
-    if (page.length === 0) break;
-    for (const { sealed } of page) for (const text of sealed) stillUsed.add(SecretBox.keyIdOf(text) ?? 'unnamed');
-    after = page.at(-1)!.endpointId;
+  const stillUsed = new Set<string>();
+  for (const column of COLUMNS) {
+    for await (const { sealed } of walk(sealing, column)) for (const text of sealed) stillUsed.add(SecretBox.keyIdOf(text) ?? 'unnamed');
   }
   for (const check of await sealing.keyChecks()) {
     if (check.keyId === box.sealingKeyId) continue;
@@ -225,4 +224,14 @@ export async function resealAll(sealing: SealingRepo, keys: LoadedKeys, clock: C
     }
   }
   return report;
+}
+
+/** Every owner of a sealed column, page by page. */
+async function* walk(sealing: SealingRepo, column: SealedColumn): AsyncGenerator<{ ownerId: string; sealed: string[] }> {
+  for (let after: string | null = null; ; ) {
+    const page = await sealing.sealedSecrets(column, after, RESEAL_PAGE);
+    if (page.length === 0) return;
+    yield* page;
+    after = page.at(-1)!.ownerId;
+  }
 }

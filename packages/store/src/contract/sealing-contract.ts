@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { SealedSecrets } from '../store.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -27,22 +28,22 @@ export function describeSealingContract(f: Fixtures): void {
       const walk = async (pageSize: number): Promise<SealedSecrets[]> => {
         const all: SealedSecrets[] = [];
         for (let after: string | null = null; ; ) {
-          const page = await f.store.sealing.sealedSecrets(after, pageSize);
+          const page = await f.store.sealing.sealedSecrets('endpoint_secrets', after, pageSize);
           if (page.length === 0) return all;
           expect(page.length).toBeLessThanOrEqual(pageSize);
           all.push(...page);
-          after = page.at(-1)!.endpointId;
+          after = page.at(-1)!.ownerId;
         }
       };
       const visited = await walk(2);
-      const ids = visited.map((e) => e.endpointId);
+      const ids = visited.map((e) => e.ownerId);
       expect(new Set(ids).size).toBe(ids.length);
       expect([...ids].sort()).toEqual(ids);
-      expect(visited.find((e) => e.endpointId === endpoint.id)?.sealed.sort()).toEqual(['v3.a.new', 'v3.a.old']);
+      expect(visited.find((e) => e.ownerId === endpoint.id)?.sealed.sort()).toEqual(['v3.a.new', 'v3.a.old']);
 
-      expect(await f.store.sealing.reseal(endpoint.id, 'v3.a.old', 'v3.b.old')).toBe(true);
-      expect(await f.store.sealing.reseal(endpoint.id, 'v3.a.old', 'v3.b.again')).toBe(false); // no longer what it was
-      const after = (await walk(50)).find((e) => e.endpointId === endpoint.id);
+      expect(await f.store.sealing.reseal('endpoint_secrets', endpoint.id, 'v3.a.old', 'v3.b.old')).toBe(true);
+      expect(await f.store.sealing.reseal('endpoint_secrets', endpoint.id, 'v3.a.old', 'v3.b.again')).toBe(false); // no longer what it was
+      const after = (await walk(50)).find((e) => e.ownerId === endpoint.id);
       expect(after?.sealed.sort()).toEqual(['v3.a.new', 'v3.b.old']);
       // The secrets the API reads are the re-sealed ones, with their times unchanged.
       const secrets = await f.store.endpoints.secrets(t, endpoint.id, t0 + 2);
@@ -50,6 +51,29 @@ export function describeSealingContract(f: Fixtures): void {
         ['v3.a.new', t0 + 1],
         ['v3.b.old', t0],
       ]);
+    });
+
+    it("walks alert targets' sealed secrets (targets without one are left out); reseal replaces only the expected text", async () => {
+      const org = await f.org();
+      f.clock.advance(1_000);
+      const id = newId('alertTarget', f.clock);
+      const base = { url: 'https://hooks.example/a', address: null, createdAt: f.clock.now() };
+      await f.store.alerts.createTarget(org.id, { ...base, id, type: 'webhook', sealedSecret: 'v3.a.target' });
+      f.clock.advance(1_000);
+      const chat = newId('alertTarget', f.clock);
+      await f.store.alerts.createTarget(org.id, { ...base, id: chat, type: 'chat', sealedSecret: null });
+      const all: SealedSecrets[] = [];
+      for (let after: string | null = null; ; ) {
+        const page = await f.store.sealing.sealedSecrets('alert_target_secrets', after, 1);
+        if (page.length === 0) break;
+        all.push(...page);
+        after = page.at(-1)!.ownerId;
+      }
+      expect(all.find((e) => e.ownerId === id)?.sealed).toEqual(['v3.a.target']);
+      expect(all.some((e) => e.ownerId === chat)).toBe(false);
+      expect(await f.store.sealing.reseal('alert_target_secrets', id, 'v3.a.target', 'v3.b.target')).toBe(true);
+      expect(await f.store.sealing.reseal('alert_target_secrets', id, 'v3.a.target', 'v3.c.target')).toBe(false);
+      expect((await f.store.alerts.targets(org.id)).find((t) => t.id === id)?.sealedSecret).toBe('v3.b.target');
     });
   });
 }

@@ -1,5 +1,4 @@
-import type { EndpointId } from '@wirehook/core';
-import type { KeyCheck, SealedSecrets, SealingRepo } from '../store.ts';
+import type { KeyCheck, SealedColumn, SealedSecrets, SealingRepo } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
 
 /** The key ring's check values and the walk over sealed secrets, in MongoDB. */
@@ -23,17 +22,45 @@ export class MongoSealingRepo implements SealingRepo {
     await this.#conn.keyChecks.deleteOne({ _id: keyId });
   }
 
-  async sealedSecrets(afterEndpointId: string | null, limit: number): Promise<SealedSecrets[]> {
-    const docs = await this.#conn.endpoints
-      .find(afterEndpointId === null ? {} : { _id: { $gt: afterEndpointId } }, { projection: { _id: 1, secrets: 1 } })
-      .sort({ _id: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map((doc) => ({ endpointId: doc._id as EndpointId, sealed: doc.secrets.map((s) => s.sealed) }));
+  sealedSecrets(column: SealedColumn, afterOwnerId: string | null, limit: number): Promise<SealedSecrets[]> {
+    return walks(this.#conn)[column].page(afterOwnerId === null ? {} : { _id: { $gt: afterOwnerId } }, limit);
   }
 
-  async reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean> {
-    const result = await this.#conn.endpoints.updateOne({ _id: endpointId, 'secrets.sealed': expected }, { $set: { 'secrets.$.sealed': sealed } });
-    return result.modifiedCount > 0;
+  async reseal(column: SealedColumn, ownerId: string, expected: string, sealed: string): Promise<boolean> {
+    return (await walks(this.#conn)[column].reseal(ownerId, expected, sealed)).modifiedCount > 0;
   }
+}
+
+/** Every sealed column's page and re-seal (a Record: a new SEALED_COLUMNS entry does not compile until it is walked here). */
+function walks(conn: MongoConnection): Record<
+  SealedColumn,
+  {
+    page(after: { _id?: { $gt: string } }, limit: number): Promise<SealedSecrets[]>;
+    reseal(ownerId: string, expected: string, sealed: string): Promise<{ modifiedCount: number }>;
+  }
+> {
+  return {
+    endpoint_secrets: {
+      page: async (after, limit) => {
+        const docs = await conn.endpoints
+          .find(after, { projection: { _id: 1, secrets: 1 } })
+          .sort({ _id: 1 })
+          .limit(limit)
+          .toArray();
+        return docs.map((doc) => ({ ownerId: doc._id, sealed: doc.secrets.map((s) => s.sealed) }));
+      },
+      reseal: (ownerId, expected, sealed) => conn.endpoints.updateOne({ _id: ownerId, 'secrets.sealed': expected }, { $set: { 'secrets.$.sealed': sealed } }),
+    },
+    alert_target_secrets: {
+      page: async (after, limit) => {
+        const docs = await conn.alertTargets
+          .find({ ...after, sealedSecret: { $type: 'string' } }, { projection: { _id: 1, sealedSecret: 1 } })
+          .sort({ _id: 1 })
+          .limit(limit)
+          .toArray();
+        return docs.map((doc) => ({ ownerId: doc._id, sealed: [doc.sealedSecret ?? ''] }));
+      },
+      reseal: (ownerId, expected, sealed) => conn.alertTargets.updateOne({ _id: ownerId, sealedSecret: expected }, { $set: { sealedSecret: sealed } }),
+    },
+  };
 }

@@ -1,5 +1,4 @@
-import type { EndpointId } from '@wirehook/core';
-import type { KeyCheck, SealedSecrets, SealingRepo } from '../store.ts';
+import type { KeyCheck, SealedColumn, SealedSecrets, SealingRepo } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 
 /** The key ring's check values and the walk over sealed secrets, in SQLite. */
@@ -27,26 +26,33 @@ export class SqliteSealingRepo implements SealingRepo {
     this.#conn.statement('DELETE FROM sealing_key_checks WHERE key_id = ?').run(keyId);
   }
 
-  async sealedSecrets(afterEndpointId: string | null, limit: number): Promise<SealedSecrets[]> {
-    const rows = this.#conn
-      .statement(
-        `SELECT s.endpoint_id, s.sealed FROM endpoint_secrets s
-          WHERE s.endpoint_id IN (SELECT id FROM endpoints WHERE id > ? ORDER BY id LIMIT ?)
-          ORDER BY s.endpoint_id, s.id`,
-      )
-      .all(afterEndpointId ?? '', limit);
-    const byEndpoint = new Map<string, string[]>();
+  async sealedSecrets(column: SealedColumn, afterOwnerId: string | null, limit: number): Promise<SealedSecrets[]> {
+    const rows = this.#conn.statement(WALKS[column].page).all(afterOwnerId ?? '', limit);
+    const byOwner = new Map<string, string[]>();
     for (const row of rows) {
-      const id = String(row['endpoint_id']);
-      let list = byEndpoint.get(id);
-      if (list === undefined) byEndpoint.set(id, (list = []));
+      const id = String(row['owner_id']);
+      let list = byOwner.get(id);
+      if (list === undefined) byOwner.set(id, (list = []));
       list.push(String(row['sealed']));
     }
-    return [...byEndpoint].map(([endpointId, sealed]) => ({ endpointId: endpointId as EndpointId, sealed }));
+    return [...byOwner].map(([ownerId, sealed]) => ({ ownerId, sealed }));
   }
 
-  async reseal(endpointId: EndpointId, expected: string, sealed: string): Promise<boolean> {
-    const result = this.#conn.statement('UPDATE endpoint_secrets SET sealed = ? WHERE endpoint_id = ? AND sealed = ?').run(sealed, endpointId, expected);
-    return Number(result.changes) > 0;
+  async reseal(column: SealedColumn, ownerId: string, expected: string, sealed: string): Promise<boolean> {
+    return Number(this.#conn.statement(WALKS[column].reseal).run(sealed, ownerId, expected).changes) > 0;
   }
 }
+
+/** Every sealed column's page and re-seal (a Record: a new SEALED_COLUMNS entry does not compile until it is walked here). */
+const WALKS: Record<SealedColumn, { page: string; reseal: string }> = {
+  endpoint_secrets: {
+    page: `SELECT s.endpoint_id AS owner_id, s.sealed FROM endpoint_secrets s
+            WHERE s.endpoint_id IN (SELECT id FROM endpoints WHERE id > ? ORDER BY id LIMIT ?)
+            ORDER BY s.endpoint_id, s.id`,
+    reseal: 'UPDATE endpoint_secrets SET sealed = ? WHERE endpoint_id = ? AND sealed = ?',
+  },
+  alert_target_secrets: {
+    page: 'SELECT id AS owner_id, sealed_secret AS sealed FROM alert_targets WHERE id > ? AND sealed_secret IS NOT NULL ORDER BY id LIMIT ?',
+    reseal: 'UPDATE alert_targets SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?',
+  },
+};

@@ -1,0 +1,37 @@
+// Every SQLite column that holds sealed text is in SEALED_COLUMNS, the registry `secrets
+// reseal` walks: a sealed column added without it would become unreadable at the first key
+// rotation (the old key is retired once the walk is done).
+import { describe, expect, it } from 'vitest';
+import { SEALED_COLUMNS } from '../store.ts';
+import { DatabaseSync } from 'node:sqlite';
+import { migrate } from './migrations.ts';
+
+/** The key ring's own check values: sealed with a fixed binding, handled by keyChecks, not re-sealed. */
+const NOT_SECRETS = new Set(['sealing_key_checks.sealed']);
+
+describe('SEALED_COLUMNS', () => {
+  it('names every column of the schema that holds sealed text', () => {
+    const db = new DatabaseSync(':memory:');
+    try {
+      migrate(db);
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all()
+        .map((r) => String(r['name']));
+      const sealed = tables.flatMap((table) =>
+        db
+          .prepare(`PRAGMA table_info(${table})`)
+          .all()
+          .map((c) => `${table}.${String(c['name'])}`)
+          .filter((column) => /seal|secret/i.test(column.split('.')[1]!) && !NOT_SECRETS.has(column)),
+      );
+      expect(sealed.sort()).toEqual(
+        Object.values(SEALED_COLUMNS)
+          .map((c) => c.sqlite)
+          .sort(),
+      );
+    } finally {
+      db.close();
+    }
+  });
+});
