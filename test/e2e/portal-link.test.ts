@@ -185,10 +185,29 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
 });
 
 describe('trial sends from the portal', () => {
+  const DAY = 24 * 3_600_000;
+  /** Moves the clock to noon UTC of the next day: the minutes moved below stay in one UTC day. */
+  const nextNoon = () => wh.clock.advance(Math.floor(wh.clock.now() / DAY) * DAY + DAY + DAY / 2 - wh.clock.now());
+  const trial = (token: string, endpointId: string) => portalApi(token, 'POST', `/endpoints/${endpointId}/test`, { event_type: 'a.b', payload: {} });
+  /** `n` trial sends through `token`, all 202. */
+  const trials = async (token: string, endpointId: string, n: number) => {
+    for (let done = 0; done < n; done += 50) {
+      for (const r of await Promise.all(Array.from({ length: Math.min(50, n - done) }, () => trial(token, endpointId)))) expect(r.status).toBe(202);
+    }
+  };
+  /** A consumer of `tenant` with one endpoint, and a link to it. */
+  const linked = async (tenant: TestTenant, externalId: string) => {
+    const c = (await tenant.api.post('/v1/consumers', { external_id: externalId })).body.id;
+    const endpoint = (await tenant.api.post('/v1/endpoints', { consumer_id: c, url: 'https://localhost:8443/trial' })).body.id;
+    const made = await tenant.api.post(`/v1/consumers/${c}/portal`, {});
+    expect(made.status).toBe(201);
+    return { consumer: c as string, endpoint, token: (made.body.url as string).split('/l/')[1]! };
+  };
+  const newLink = async (tenant: TestTenant, consumerId: string) =>
+    ((await tenant.api.post(`/v1/consumers/${consumerId}/portal`, {})).body.url as string).split('/l/')[1]!;
+
   it('go to the one endpoint (whatever types it takes), are not billed, and stop at 1,000 per environment per UTC day', async () => {
-    // Noon UTC of the next day: the minutes moved below (the portal's rate limit) stay in one UTC day.
-    const day = 24 * 3_600_000;
-    wh.clock.advance(Math.floor(wh.clock.now() / day) * day + day + day / 2 - wh.clock.now());
+    nextNoon();
     const c = (await t.api.post('/v1/consumers', { external_id: 'trial-1' })).body.id;
     const other = (await t.api.post('/v1/consumers', { external_id: 'trial-2' })).body.id;
     const target = (await t.api.post('/v1/endpoints', { consumer_id: c, url: 'https://localhost:8443/a', event_types: ['order.created'] })).body.id;
@@ -210,18 +229,42 @@ describe('trial sends from the portal', () => {
 
     // Not billed: the month's live count is what the sends made, not the trials.
     const usage = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
-    for (let sentSoFar = 1; sentSoFar < 1_000; sentSoFar += 50) {
-      if (sentSoFar % 250 === 1) wh.clock.advance(60_000); // a new minute of the link's rate limit
-      const batch = Array.from({ length: Math.min(50, 1_000 - sentSoFar) }, () =>
-        portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} }),
-      );
-      for (const r of await Promise.all(batch)) expect(r.status).toBe(202);
+    // 1,000 in all: this link's 100 (with the one above), then nine other customers' 100 each.
+    await trials(token, target, 99);
+    for (let i = 0; i < 9; i++) {
+      const { endpoint, token: theirToken } = await linked(t, `trial-many-${i}`);
+      await trials(theirToken, endpoint, 100);
     }
-    const refused = await portalApi(token, 'POST', `/endpoints/${target}/test`, { event_type: 'a.b', payload: {} });
-    expect(refused).toEqual({ status: 402, body: { error: 'plan_limit', message: 'test and trial sends are limited to 1,000 per environment per UTC day' } });
+    const { endpoint: last, token: lastToken } = await linked(t, 'trial-many-last');
+    expect(await trial(lastToken, last)).toEqual({
+      status: 402,
+      body: { error: 'plan_limit', message: 'test and trial sends are limited to 1,000 per environment per UTC day' },
+    });
     const after = Number((await t.api.post('/v1/messages', { consumer: 'trial-1', event_type: 'order.created', payload: {} })).headers.get('x-usage-month'));
     expect(usage).toBeGreaterThan(0);
     expect(after).toBe(usage + 1);
+  }, 60_000);
+
+  it('a customer’s links send at most 100 trials per UTC day, so they cannot spend the sender’s own test sends; other customers’ links and the test key go on; the next UTC day starts afresh', async () => {
+    nextNoon();
+    const testKey = await wh.key(t.orgId, { env: 'test' });
+    const first = await linked(testKey, 'trial-cap-1');
+    await trials(first.token, first.endpoint, 100);
+    const capped = { status: 402, body: { error: 'plan_limit', message: 'trial sends are limited to 100 per customer per UTC day' } };
+    expect(await trial(first.token, first.endpoint)).toEqual(capped);
+    // Another link of the same customer shares the cap.
+    expect(await trial(await newLink(testKey, first.consumer), first.endpoint)).toEqual(capped);
+
+    const second = await linked(testKey, 'trial-cap-2');
+    expect((await trial(second.token, second.endpoint)).status).toBe(202);
+    expect((await testKey.api.post('/v1/messages', { consumer: 'trial-cap-1', event_type: 'a.b', payload: {} })).status).toBe(202);
+
+    // The UTC day's last millisecond is still that day (a link lasts 15 minutes: a new one); its end starts the next.
+    wh.clock.advance(Math.floor(wh.clock.now() / DAY) * DAY + DAY - 1 - wh.clock.now());
+    const late = await newLink(testKey, first.consumer);
+    expect(await trial(late, first.endpoint)).toEqual(capped);
+    wh.clock.advance(1);
+    expect((await trial(late, first.endpoint)).status).toBe(202);
   }, 60_000);
 });
 

@@ -20,6 +20,11 @@ export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** Test-environment sends per environment per UTC day (then 402). */
 export const TEST_SENDS_PER_DAY = 1_000;
+/**
+ * Ours, within the spec's 1,000: portal trial sends per consumer per UTC day (then 402), so
+ * one customer's links cannot spend the environment's test sends.
+ */
+export const TRIAL_SENDS_PER_CONSUMER_PER_DAY = 100;
 /** How far back message filters look without `since`. */
 export const SEARCH_WINDOW_MS = 7 * DAY_MS;
 /** Page size of lists without `limit`, and the largest `limit`. */
@@ -47,3 +52,10 @@ export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;
 
 /** Requests a minute one portal link's consumer may make (its own budget, apart from the sender's). */
 export const PORTAL_REQUESTS_PER_MINUTE = 300;
+/**
+ * Most deliveries one transaction of an endpoint's walk changes (the bookkeeping a pause,
+ * resume, disable or delete leaves: holding, releasing or failing its open deliveries). A
+ * request does the first batch; the dispatchers' walk job does the rest, batch by batch, so
+ * no call and no transaction grows with an endpoint's backlog.
+ */
+export const ENDPOINT_WALK_BATCH = 1_000;

@@ -44,7 +44,7 @@ export function portalApi(deps: GatewayDeps): Router {
     res.json({ secret: secretBox.open(current.sealed, endpoint.id) });
   });
 
-  // "Send a test message" to one endpoint: not billed, 1,000 per environment per UTC day (402 beyond).
+  // "Send a test message" to one endpoint: not billed, 1,000 per environment and 100 per consumer per UTC day (402 beyond; intake counts both).
   api.post('/endpoints/:id/test', requireScope('endpoints:write'), async (req, res) => {
     const auth = authOf(res);
     const endpoint = await endpointInScope(store, auth, String(req.params['id']));

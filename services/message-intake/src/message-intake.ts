@@ -8,6 +8,7 @@ import {
   NotFoundError,
   PLANS,
   TEST_SENDS_PER_DAY,
+  TRIAL_SENDS_PER_CONSUMER_PER_DAY,
   type Clock,
   type Delivery,
   type DeliveryId,
@@ -117,7 +118,7 @@ export class MessageIntake implements IntakePort {
       newConsumerId: newId('consumer', clock),
       idempotencyKey,
       idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
-      counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now),
+      counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now, body.consumer),
       ...(trialEndpointId === undefined ? {} : { onlyEndpointId: trialEndpointId }),
       ...(room !== undefined && room.max > 0 ? { claim: room } : {}),
     });
@@ -190,6 +191,7 @@ const MONTHLY_LIMIT_MESSAGES = Object.fromEntries(
   ]),
 ) as Record<keyof typeof PLANS, string>;
 const TEST_LIMIT_MESSAGE = `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`;
+const TRIAL_CONSUMER_LIMIT_MESSAGE = `trial sends are limited to ${TRIAL_SENDS_PER_CONSUMER_PER_DAY} per customer per UTC day`;
 
 /** The counters one send touches: live → the org's month; test → the environment's day (and a read of the month). */
 export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: number): UsageCounter[] {
@@ -206,12 +208,20 @@ export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: num
 
 /**
  * A trial send (the portal) is not billed: it counts toward the environment's test-and-trial
- * sends of the UTC day (the test environment's messages share that counter), and reads the
- * month for x-usage-month.
+ * sends of the UTC day (the test environment's messages share that counter) and toward its
+ * consumer's trial sends of the UTC day (100: one customer's links cannot spend the sender's
+ * test sends), and reads the month for x-usage-month. `consumer` is the external id.
  */
-export function trialCounters(tenant: Tenant, now: number): UsageCounter[] {
+export function trialCounters(tenant: Tenant, now: number, consumer: string): UsageCounter[] {
   const month = usageCounters(tenant, 'free', now)[0]!;
-  return [{ ...month, increment: false, limit: null }, testAndTrialDay(tenant, now)];
+  const day = testAndTrialDay(tenant, now);
+  const ofConsumer: UsageCounter = {
+    ...day,
+    key: `trial-consumer:${tenant.env}:${tenant.orgId}:${new Date(now).toISOString().slice(0, 10)}:${consumer}`,
+    limit: TRIAL_SENDS_PER_CONSUMER_PER_DAY,
+    limitMessage: TRIAL_CONSUMER_LIMIT_MESSAGE,
+  };
+  return [{ ...month, increment: false, limit: null }, day, ofConsumer];
 }
 
 function testAndTrialDay(tenant: Tenant, now: number): UsageCounter {
