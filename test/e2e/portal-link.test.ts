@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPortalToken } from '@wirehook/core';
-import { recordSpans, type SpanRecorder } from '@wirehook/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@wirehook/platform';
+import { jsonLines, recordSpans, type SpanRecorder } from '@wirehook/testkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 let wh: Harness;
@@ -114,6 +115,35 @@ describe('the page', () => {
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain('このリンクは無効です');
     expect(await (await page('/l/pt_nope', { 'accept-language': 'de-DE' })).text()).toContain('This link is not valid');
+  });
+});
+
+describe('logs', () => {
+  it('a request on /l/<token> or /r/<session> that fails is logged without the token or session', async () => {
+    const { destination, lines } = jsonLines();
+    const logger = createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination });
+    const logged = await startWirehook({ logger });
+    try {
+      const tenant = await logged.tenant({ plan: 'starter' });
+      const c = (await tenant.api.post('/v1/consumers', { external_id: 'log-1' })).body.id;
+      const token = ((await tenant.api.post(`/v1/consumers/${c}/portal`, {})).body.url as string).split('/l/')[1]!;
+      const session = hashPortalToken(token);
+      const find = vi.spyOn(logged.store.portalTokens, 'find').mockRejectedValue(new Error(`store unavailable while reading ${token} (${session})`));
+      try {
+        for (const path of [`/l/${token}`, `/r/${session}`]) {
+          expect((await fetch(`${logged.embedded.portalUrl()}${path}`)).status).toBe(500);
+        }
+      } finally {
+        find.mockRestore();
+      }
+      const failures = lines.filter((line) => line['msg'] === 'request failed');
+      expect(failures.map((line) => line['path'])).toEqual(['/l/[token]', '/r/[session]']);
+      const text = JSON.stringify(lines);
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(session);
+    } finally {
+      await logged.close();
+    }
   });
 });
 

@@ -56,6 +56,41 @@ export function createPortalApp(deps: GatewayDeps, options: { distDir?: string }
 
   app.use('/api', portalApi(deps));
   app.use(notFound);
+  app.use(redactLinkCredentials);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** A page path's credential: the link's token (`/l/…`) or the session hash the page reloads with (`/r/…`). */
+const CREDENTIAL_PATH = /^\/(l|r)\/([^/?]+)/;
+
+/**
+ * Before an error is logged: the path's token or session becomes `[token]`/`[session]`, in
+ * the path and in the error's text (a store error may quote what it was asked), so a failed
+ * request on a link never puts its credential in the logs.
+ */
+function redactLinkCredentials(err: unknown, req: express.Request, _res: express.Response, next: express.NextFunction): void {
+  const match = CREDENTIAL_PATH.exec(req.url);
+  if (match === null) return next(err);
+  const [, kind, credential] = match as unknown as [string, 'l' | 'r', string];
+  const placeholder = kind === 'l' ? '[token]' : '[session]';
+  req.url = req.url.replace(CREDENTIAL_PATH, `/${kind}/${placeholder}`);
+  const decoded = decodeOrSelf(credential);
+  // A link's token is also known by its hash (the session of its reloads).
+  const secrets = [credential, decoded, ...(kind === 'l' ? [hashPortalToken(decoded)] : [])];
+  if (err instanceof Error) {
+    for (const secret of secrets) {
+      err.message = err.message.replaceAll(secret, placeholder);
+      if (err.stack !== undefined) err.stack = err.stack.replaceAll(secret, placeholder);
+    }
+  }
+  next(err);
+}
+
+function decodeOrSelf(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
