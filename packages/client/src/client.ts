@@ -5,23 +5,30 @@ import { Endpoints } from './resources/endpoints.ts';
 import { EventTypes } from './resources/event-types.ts';
 import { Messages } from './resources/messages.ts';
 import type { RateLimit } from './rate-limit.ts';
-import { type FetchLike, type RetryOn429, Transport } from './transport.ts';
+import { type FetchLike, type RequestOptions, type RetryOn429, Transport } from './transport.ts';
 
 /** Options of {@link Wirehook}. */
 export interface WirehookOptions {
   /** An API key: `sk_live_…` or `sk_test_…`. It reads and writes only its own environment. */
   apiKey: string;
   /** Where your Wirehook answers; default `http://localhost:8080`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** A `fetch` to use instead of the global one (a proxy agent, a test double). */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /**
    * Wait and retry on 429 rate_limited: `true` for up to 3 retries, each after `retry-after`
    * seconds (at most 60), or set the bounds. Default: off, the 429 is thrown.
    */
-  retryOn429?: boolean | RetryOn429;
+  retryOn429?: boolean | RetryOn429 | undefined;
   /** Per-attempt timeout in ms, answer body included; default 30000, 0 for none. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
+  /**
+   * Retries after a network error or a 5xx, for calls that are safe to repeat: reads (GET),
+   * PUTs, and sends (each carries an idempotency key, made once per call when you give none).
+   * Waits 0.5 s, then 1 s, 2 s … (at most 8 s) between attempts. Default 2; 0 turns retries off.
+   * A call's own `maxRetries` option overrides it.
+   */
+  maxRetries?: number | undefined;
 }
 
 /** Default `baseUrl`: a Wirehook started locally with its defaults. */
@@ -74,7 +81,7 @@ export class Wirehook {
   }
 
   /** The API's OpenAPI 3.1 document as this server serves it (`GET /v1/openapi.json`). */
-  async openapi(): Promise<Record<string, unknown>> {
-    return (await this.#transport.request<Record<string, unknown>>({ method: 'GET', path: '/v1/openapi.json' })).body;
+  async openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return (await this.#transport.request<Record<string, unknown>>({ method: 'GET', path: '/v1/openapi.json' }, options)).body;
   }
 }

@@ -53,6 +53,11 @@ export class WirehookApiError extends Error {
   readonly url: string;
   /** The parsed body, or its text when it was not JSON. */
   readonly body: unknown;
+  /**
+   * The answer's `x-request-id`, to quote when you ask about this request; undefined when the
+   * server (or a proxy in front of it) sent none.
+   */
+  readonly requestId: string | undefined;
 
   constructor(request: RequestTarget, status: number, body: unknown, headers: Headers, rateLimit: RateLimit | undefined) {
     const parsed = errorBody(body);
@@ -66,6 +71,7 @@ export class WirehookApiError extends Error {
     this.method = request.method;
     this.url = request.url;
     this.body = body;
+    this.requestId = headers.get('x-request-id') ?? undefined;
   }
 }
 
@@ -92,13 +98,16 @@ export class WirehookNetworkError extends Error {
   readonly reason: NetworkFailure;
   readonly method: string;
   readonly url: string;
+  /** The answer's `x-request-id` when an answer came (`invalid_response`) and had one; otherwise undefined. */
+  readonly requestId: string | undefined;
 
-  constructor(request: RequestTarget, reason: NetworkFailure, detail: string, options?: ErrorOptions) {
+  constructor(request: RequestTarget, reason: NetworkFailure, detail: string, options?: ErrorOptions & { requestId?: string | undefined }) {
     super(`${request.method} ${request.url} failed: ${detail}`, options);
     this.name = 'WirehookNetworkError';
     this.reason = reason;
     this.method = request.method;
     this.url = request.url;
+    this.requestId = options?.requestId;
   }
 }
 

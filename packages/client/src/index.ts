@@ -19,6 +19,6 @@ export { Deliveries } from './resources/deliveries.ts';
 export { Endpoints } from './resources/endpoints.ts';
 export { EventTypes } from './resources/event-types.ts';
 export { Messages, type SendOptions, type SentMessage } from './resources/messages.ts';
-export { DEFAULT_TIMEOUT_MS, type FetchLike, type RetryOn429 } from './transport.ts';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type FetchLike, type RequestOptions, type RetryOn429 } from './transport.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './api-types.ts';

@@ -1,5 +1,6 @@
 // No usable answer: a refused connection, a timeout (headers or body too slow), a success
 // answer that is not JSON. Each is a WirehookNetworkError saying which request and what failed.
+// One attempt each here (maxRetries: 0); retries.test.ts retries them.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,7 +40,7 @@ async function thrown(promise: Promise<unknown>): Promise<unknown> {
 describe('WirehookNetworkError', () => {
   it('a refused connection (real fetch) says which request and why', async () => {
     const base = await closedPortUrl();
-    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base }).messages.send({ consumer: 'a', event_type: 'b', payload: 1 }));
+    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, maxRetries: 0 }).messages.send({ consumer: 'a', event_type: 'b', payload: 1 }));
     expect(err).toBeInstanceOf(WirehookNetworkError);
     expect(err).not.toBeInstanceOf(WirehookApiError);
     expect(err).toMatchObject({ name: 'WirehookNetworkError', reason: 'connection', method: 'POST', url: `${base}/v1/messages` });
@@ -49,14 +50,14 @@ describe('WirehookNetworkError', () => {
 
   it('an injected fetch that rejects is a connection failure with the error as cause', async () => {
     const boom = new TypeError('Failed to fetch');
-    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: 'http://wh.test', fetch: () => Promise.reject(boom) }).eventTypes.list());
+    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: 'http://wh.test', maxRetries: 0, fetch: () => Promise.reject(boom) }).eventTypes.list());
     expect(err).toMatchObject({ reason: 'connection', message: 'GET http://wh.test/v1/event-types failed: Failed to fetch', cause: boom });
   });
 
   it('no answer within timeoutMs is a timeout', async () => {
     const base = await listen(() => {}); // never answers
     const started = Date.now();
-    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, timeoutMs: 100 }).messages.get('msg_1'));
+    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, maxRetries: 0, timeoutMs: 100 }).messages.get('msg_1'));
     expect(err).toMatchObject({ reason: 'timeout', message: `GET ${base}/v1/messages/msg_1 failed: no complete answer within 100 ms (timeoutMs)` });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -66,13 +67,13 @@ describe('WirehookNetworkError', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"items":');
     });
-    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, timeoutMs: 150 }).eventTypes.list());
+    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, maxRetries: 0, timeoutMs: 150 }).eventTypes.list());
     expect(err).toMatchObject({ reason: 'timeout' });
   });
 
   it('the timeout is per attempt: an answer in time is not affected', async () => {
     const base = await listen((_req, res) => setTimeout(() => res.end('{"items":[]}'), 50));
-    expect(await new Wirehook({ apiKey: 'k', baseUrl: base, timeoutMs: 2_000 }).eventTypes.list()).toEqual({ items: [] });
+    expect(await new Wirehook({ apiKey: 'k', baseUrl: base, maxRetries: 0, timeoutMs: 2_000 }).eventTypes.list()).toEqual({ items: [] });
   });
 
   it('a success answer that is not JSON is an invalid_response', async () => {

@@ -1,4 +1,4 @@
-import { path, type Transport } from '../transport.ts';
+import { path, type RequestOptions, type Transport } from '../transport.ts';
 import type { AlertConditions, AlertConditionsUpdate, AlertTargetCreated, AlertTargetDetail, AlertTargetList, CreateAlertTargetRequest } from '../types.ts';
 
 /** `client.alerts`: when failure notifications go out, and where to (per organization). */
@@ -10,32 +10,32 @@ export class Alerts {
   }
 
   /** The organization's alert conditions (`GET /v1/alert-conditions`, scope logs:read). */
-  async getConditions(): Promise<AlertConditions> {
-    return (await this.#t.request<AlertConditions>({ method: 'GET', path: '/v1/alert-conditions' })).body;
+  async getConditions(options: RequestOptions = {}): Promise<AlertConditions> {
+    return (await this.#t.request<AlertConditions>({ method: 'GET', path: '/v1/alert-conditions' }, options)).body;
   }
 
   /** Changes the conditions given, keeps the others; answers all of them (`PUT /v1/alert-conditions`, scope endpoints:write). */
-  async updateConditions(body: AlertConditionsUpdate): Promise<AlertConditions> {
-    return (await this.#t.request<AlertConditions>({ method: 'PUT', path: '/v1/alert-conditions', body })).body;
+  async updateConditions(body: AlertConditionsUpdate, options: RequestOptions = {}): Promise<AlertConditions> {
+    return (await this.#t.request<AlertConditions>({ method: 'PUT', path: '/v1/alert-conditions', body }, options)).body;
   }
 
   /** Adds a webhook, chat or e-mail target; a webhook target's secret is shown only here (`POST /v1/alert-targets`, scope endpoints:write). */
-  async createTarget(body: CreateAlertTargetRequest): Promise<AlertTargetCreated> {
-    return (await this.#t.request<AlertTargetCreated>({ method: 'POST', path: '/v1/alert-targets', body })).body;
+  async createTarget(body: CreateAlertTargetRequest, options: RequestOptions = {}): Promise<AlertTargetCreated> {
+    return (await this.#t.request<AlertTargetCreated>({ method: 'POST', path: '/v1/alert-targets', body }, options)).body;
   }
 
   /** The organization's targets (`GET /v1/alert-targets`, scope logs:read). */
-  async listTargets(): Promise<AlertTargetList> {
-    return (await this.#t.request<AlertTargetList>({ method: 'GET', path: '/v1/alert-targets' })).body;
+  async listTargets(options: RequestOptions = {}): Promise<AlertTargetList> {
+    return (await this.#t.request<AlertTargetList>({ method: 'GET', path: '/v1/alert-targets' }, options)).body;
   }
 
   /** A target with its latest notice attempts (`GET /v1/alert-targets/{id}`, scope logs:read). */
-  async getTarget(id: string): Promise<AlertTargetDetail> {
-    return (await this.#t.request<AlertTargetDetail>({ method: 'GET', path: path`/v1/alert-targets/${id}` })).body;
+  async getTarget(id: string, options: RequestOptions = {}): Promise<AlertTargetDetail> {
+    return (await this.#t.request<AlertTargetDetail>({ method: 'GET', path: path`/v1/alert-targets/${id}` }, options)).body;
   }
 
   /** Removes a target (`DELETE /v1/alert-targets/{id}`, scope endpoints:write). */
-  async deleteTarget(id: string): Promise<void> {
-    await this.#t.request<undefined>({ method: 'DELETE', path: path`/v1/alert-targets/${id}` });
+  async deleteTarget(id: string, options: RequestOptions = {}): Promise<void> {
+    await this.#t.request<undefined>({ method: 'DELETE', path: path`/v1/alert-targets/${id}` }, options);
   }
 }

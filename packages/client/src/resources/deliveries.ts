@@ -1,4 +1,4 @@
-import { path, type Transport } from '../transport.ts';
+import { path, type RequestOptions, type Transport } from '../transport.ts';
 import type { Delivery } from '../types.ts';
 
 /** `client.deliveries`: re-send one delivery. */
@@ -14,7 +14,7 @@ export class Deliveries {
    * as queued (`POST /v1/deliveries/{id}/retry`, scope messages:retry). 409 when its endpoint
    * is paused, disabled or deleted.
    */
-  async retry(id: string): Promise<Delivery> {
-    return (await this.#t.request<Delivery>({ method: 'POST', path: path`/v1/deliveries/${id}/retry` })).body;
+  async retry(id: string, options: RequestOptions = {}): Promise<Delivery> {
+    return (await this.#t.request<Delivery>({ method: 'POST', path: path`/v1/deliveries/${id}/retry` }, options)).body;
   }
 }

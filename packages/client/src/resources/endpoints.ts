@@ -1,4 +1,4 @@
-import { path, type Transport } from '../transport.ts';
+import { path, type RequestOptions, type Transport } from '../transport.ts';
 import type {
   CreateEndpointRequest,
   Endpoint,
@@ -21,42 +21,42 @@ export class Endpoints {
   }
 
   /** The environment's endpoints, or one consumer's (`GET /v1/endpoints`, scope logs:read). */
-  async list(query: ListEndpointsQuery = {}): Promise<EndpointList> {
-    return (await this.#t.request<EndpointList>({ method: 'GET', path: '/v1/endpoints', query })).body;
+  async list(query: ListEndpointsQuery = {}, options: RequestOptions = {}): Promise<EndpointList> {
+    return (await this.#t.request<EndpointList>({ method: 'GET', path: '/v1/endpoints', query }, options)).body;
   }
 
   /**
    * Creates an endpoint; the answer carries its signing secret, shown only here
    * (`POST /v1/endpoints`, scope endpoints:write). 422 for a URL that is not public https on 443/8443.
    */
-  async create(body: CreateEndpointRequest): Promise<EndpointWithSecret> {
-    return (await this.#t.request<EndpointWithSecret>({ method: 'POST', path: '/v1/endpoints', body })).body;
+  async create(body: CreateEndpointRequest, options: RequestOptions = {}): Promise<EndpointWithSecret> {
+    return (await this.#t.request<EndpointWithSecret>({ method: 'POST', path: '/v1/endpoints', body }, options)).body;
   }
 
   /** An endpoint with its recent attempts, retrying count and latest recovery (`GET /v1/endpoints/{id}`, scope logs:read). */
-  async get(id: string): Promise<EndpointDetail> {
-    return (await this.#t.request<EndpointDetail>({ method: 'GET', path: path`/v1/endpoints/${id}` })).body;
+  async get(id: string, options: RequestOptions = {}): Promise<EndpointDetail> {
+    return (await this.#t.request<EndpointDetail>({ method: 'GET', path: path`/v1/endpoints/${id}` }, options)).body;
   }
 
   /**
    * Changes the fields given; `status: 'paused'` holds messages, `'active'` resumes and sends
    * the held ones (`PATCH /v1/endpoints/{id}`, scope endpoints:write).
    */
-  async update(id: string, body: UpdateEndpointRequest): Promise<Endpoint> {
-    return (await this.#t.request<Endpoint>({ method: 'PATCH', path: path`/v1/endpoints/${id}`, body })).body;
+  async update(id: string, body: UpdateEndpointRequest, options: RequestOptions = {}): Promise<Endpoint> {
+    return (await this.#t.request<Endpoint>({ method: 'PATCH', path: path`/v1/endpoints/${id}`, body }, options)).body;
   }
 
   /** Deletes an endpoint; its open deliveries end as failed (`DELETE /v1/endpoints/{id}`, scope endpoints:write). */
-  async delete(id: string): Promise<void> {
-    await this.#t.request<undefined>({ method: 'DELETE', path: path`/v1/endpoints/${id}` });
+  async delete(id: string, options: RequestOptions = {}): Promise<void> {
+    await this.#t.request<undefined>({ method: 'DELETE', path: path`/v1/endpoints/${id}` }, options);
   }
 
   /**
    * A new signing secret; for 24 hours deliveries are signed with the old one as well
    * (`POST /v1/endpoints/{id}/rotate-secret`, scope endpoints:write).
    */
-  async rotateSecret(id: string): Promise<RotatedSecret> {
-    return (await this.#t.request<RotatedSecret>({ method: 'POST', path: path`/v1/endpoints/${id}/rotate-secret` })).body;
+  async rotateSecret(id: string, options: RequestOptions = {}): Promise<RotatedSecret> {
+    return (await this.#t.request<RotatedSecret>({ method: 'POST', path: path`/v1/endpoints/${id}/rotate-secret` }, options)).body;
   }
 
   /**
@@ -64,12 +64,12 @@ export class Endpoints {
    * (`POST /v1/endpoints/{id}/recover`, scope messages:retry). 409 conflict when the endpoint
    * is not active or a recovery already runs.
    */
-  async recover(id: string, body: RecoverRequest): Promise<Recovery> {
-    return (await this.#t.request<Recovery>({ method: 'POST', path: path`/v1/endpoints/${id}/recover`, body })).body;
+  async recover(id: string, body: RecoverRequest, options: RequestOptions = {}): Promise<Recovery> {
+    return (await this.#t.request<Recovery>({ method: 'POST', path: path`/v1/endpoints/${id}/recover`, body }, options)).body;
   }
 
   /** A recovery's progress (`GET /v1/endpoints/{id}/recoveries/{recovery_id}`, scope logs:read). */
-  async getRecovery(id: string, recoveryId: string): Promise<Recovery> {
-    return (await this.#t.request<Recovery>({ method: 'GET', path: path`/v1/endpoints/${id}/recoveries/${recoveryId}` })).body;
+  async getRecovery(id: string, recoveryId: string, options: RequestOptions = {}): Promise<Recovery> {
+    return (await this.#t.request<Recovery>({ method: 'GET', path: path`/v1/endpoints/${id}/recoveries/${recoveryId}` }, options)).body;
   }
 }
