@@ -14,7 +14,7 @@ import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, reachingReceivers, refusingUrl, startReceiver } from '../support/receivers.ts';
 
 const SHOTS = process.env['WIREHOOK_SCREENSHOTS'] === '1' ? join(import.meta.dirname, '..', '..', 'docs', 'portal') : null;
 let wh: Harness;
@@ -164,6 +164,30 @@ describe('the portal in a browser', () => {
     await page.getByRole('button', { name: 'Start re-sending' }).click();
     await page.getByText(/Re-sending|Done: 1 delivery re-sent/).waitFor();
     await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === again)).toHaveLength(2), 15_000);
+    await page.context().close();
+  }, 60_000);
+
+  it('a message no endpoint took says so (not "Delivered"); one delivered to one endpoint and failed at another shows both', async () => {
+    const { url, consumer, consumerId } = await linkFor({ locale: 'en' });
+    const only = { event_types: ['order.created'], retry: { count: 0, interval: '1m' } };
+    await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), ...only });
+    await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: refusingUrl(), ...only });
+    const mixed = (await t.api.post('/v1/messages', { consumer, event_type: 'order.created', payload: { n: 1 } })).body.id;
+    await eventually(async () => expect((await t.api.get(`/v1/messages/${mixed}`)).body.status).toBe('failed'));
+    const none = await t.api.post('/v1/messages', { consumer, event_type: 'order.refunded', payload: { n: 2 } });
+    expect(none.body.deliveries).toBe(0);
+
+    const page = await open(url);
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    const rowOf = (id: string) => page.locator('li.card', { hasText: id });
+    await rowOf(none.body.id).locator('.pill', { hasText: 'No endpoint matched' }).waitFor();
+    expect(await rowOf(none.body.id).locator('.pill', { hasText: 'Delivered' }).count()).toBe(0);
+    await rowOf(mixed).locator('.pill', { hasText: 'Delivered 1' }).waitFor();
+    await rowOf(mixed).locator('.pill', { hasText: 'Failed 1' }).waitFor();
+    // Each delivery says how it ended.
+    await rowOf(mixed).getByRole('button', { name: 'Show attempts' }).click();
+    await rowOf(mixed).locator('.delivery .pill', { hasText: 'Delivered' }).waitFor();
+    await rowOf(mixed).locator('.delivery .pill', { hasText: 'Failed' }).waitFor();
     await page.context().close();
   }, 60_000);
 

@@ -1,5 +1,5 @@
-import express, { type Router } from 'express';
-import { ConflictError, NotFoundError, parseInput, trialSendBody } from '@wirehook/core';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { ConflictError, NotFoundError, parseInput, trialSendBody, type DeliveryStatus, type MessageId, type MessageRowResponse } from '@wirehook/core';
 import type { PortalToken } from '@wirehook/store';
 import type { GatewayDeps } from './deps.ts';
 import { endpointsRouter } from './api/endpoints.ts';
@@ -64,7 +64,47 @@ export function portalApi(deps: GatewayDeps): Router {
 
   api.use('/endpoints', endpointsRouter(deps));
   api.use('/event-types', eventTypesRouter(deps));
+  api.get('/messages', deliveryStatusesOnRows(deps));
   api.use(messagesRouter(deps));
   api.use(notFound);
   return api;
+}
+
+/** A message row of the portal's list: the API's, with how many of its deliveries are in each status. */
+export type PortalMessageRow = MessageRowResponse & { delivery_statuses: Partial<Record<DeliveryStatus, number>> };
+
+/**
+ * The page shows a message's deliveries by status ("Delivered 1 · Failed 1"; none: "no
+ * endpoint matched"): the message status alone says `failed` for a message one endpoint took,
+ * and `success` for one no endpoint took. Adds `delivery_statuses` to the rows of the list the
+ * /v1 route answers (a page is at most 100 rows; a row with no delivery, null `endpoint_url`,
+ * is not read again).
+ */
+function deliveryStatusesOnRows(deps: GatewayDeps) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      res.json = json;
+      const items = (body as { items?: MessageRowResponse[] } | null)?.items;
+      if (res.statusCode !== 200 || !Array.isArray(items)) return json(body);
+      withStatuses(deps, authOf(res).tenant, items)
+        .then((rows) => json({ ...(body as object), items: rows }))
+        .catch(next);
+      return res;
+    };
+    next();
+  };
+}
+
+async function withStatuses(deps: GatewayDeps, tenant: ReturnType<typeof authOf>['tenant'], items: MessageRowResponse[]): Promise<PortalMessageRow[]> {
+  return Promise.all(
+    items.map(async (row): Promise<PortalMessageRow> => {
+      if (row.endpoint_url === null) return { ...row, delivery_statuses: {} };
+      const detail = await deps.store.messages.get(tenant, row.id as MessageId);
+      if (detail === null) return { ...row, delivery_statuses: {} };
+      const counts: Partial<Record<DeliveryStatus, number>> = {};
+      for (const { delivery } of detail.deliveries) counts[delivery.status] = (counts[delivery.status] ?? 0) + 1;
+      return { ...row, delivery_statuses: counts };
+    }),
+  );
 }

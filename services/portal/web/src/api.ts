@@ -50,7 +50,8 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 }
 
 // The API's shapes: the types generated from docs/openapi.json (type-only: nothing of the
-// client package reaches the page's bundle). The portal-only session is declared here.
+// client package reaches the page's bundle). The portal-only session and row field are declared here.
+import type { MessageRow as ApiMessageRow } from '@wirehook/client/types';
 export type {
   AttemptRow as Attempt,
   Delivery as DeliveryDetail,
@@ -58,9 +59,11 @@ export type {
   EndpointDetail,
   EventType,
   MessageDetail,
-  MessageRow,
   Recovery,
 } from '@wirehook/client/types';
+
+/** A row of the portal's message list: the API's, with its deliveries counted by status (portal-api.ts). */
+export type MessageRow = ApiMessageRow & { delivery_statuses?: Partial<Record<'pending' | 'retrying' | 'success' | 'failed', number>> };
 
 export interface Session {
   consumer: { id: string; external_id: string; name: string | null };

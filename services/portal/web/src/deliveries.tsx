@@ -76,6 +76,27 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
   );
 }
 
+/**
+ * A message's outcome: "No endpoint matched" when it has no delivery (its status alone would
+ * read "Delivered"); one pill per status with its count when its deliveries ended apart
+ * ("Delivered 1", "Failed 1"); else its status.
+ */
+function MessagePills({ t, row }: { t: Ctx['t']; row: MessageRow }) {
+  if (row.endpoint_url === null) return <Pill kind="none">{t.t('noEndpointMatched')}</Pill>;
+  const counts = row.delivery_statuses ?? {};
+  const kinds = STATUSES.filter((s) => (counts[s] ?? 0) > 0);
+  if (kinds.length < 2) return <Pill kind={row.status}>{statusWord(t, row.status)}</Pill>;
+  return (
+    <span class="pills">
+      {kinds.map((s) => (
+        <Pill key={s} kind={s}>
+          {t.t('statusCount', { status: statusWord(t, s), n: counts[s] ?? 0 })}
+        </Pill>
+      ))}
+    </span>
+  );
+}
+
 function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
   const { t } = ctx;
   const [detail, setDetail] = useState<MessageDetail | null>(null);
@@ -106,7 +127,7 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
         <span>
           <code>{row.event_type}</code> · <Time t={t} at={row.created_at} />
         </span>
-        <Pill kind={row.status}>{statusWord(t, row.status)}</Pill>
+        <MessagePills t={t} row={row} />
       </div>
       <p class="muted">
         <code>{row.id}</code> · {t.t('attempts', { count: row.attempts.count })}
@@ -120,7 +141,9 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
           {detail.deliveries.map((d) => (
             <div key={d.id} class="delivery">
               <div class="row spread">
-                <span class="url">{d.url}</span>
+                <span>
+                  <span class="url">{d.url}</span> <Pill kind={d.status}>{statusWord(t, d.status)}</Pill>
+                </span>
                 <button type="button" onClick={() => resend(d.id)}>
                   {t.t('resend')}
                 </button>

@@ -84,6 +84,8 @@ const en: Catalogue = {
   statusRetrying: 'Retrying',
   statusSuccess: 'Delivered',
   statusFailed: 'Failed',
+  statusCount: '{status} {n}',
+  noEndpointMatched: 'No endpoint matched',
   loadMore: 'Load more',
   attempts: { one: '{count} attempt', other: '{count} attempts' },
   showAttempts: 'Show attempts',
@@ -190,6 +192,8 @@ const ja: Catalogue = {
   statusRetrying: '再試行中',
   statusSuccess: '配信済み',
   statusFailed: '失敗',
+  statusCount: '{status} {n}',
+  noEndpointMatched: '該当するエンドポイントなし',
   loadMore: 'さらに読み込む',
   attempts: { other: '試行 {count} 回' },
   showAttempts: '試行を表示',
@@ -296,6 +300,8 @@ export type MessageKey =
   | 'statusRetrying'
   | 'statusSuccess'
   | 'statusFailed'
+  | 'statusCount'
+  | 'noEndpointMatched'
   | 'loadMore'
   | 'attempts'
   | 'showAttempts'
