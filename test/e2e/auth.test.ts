@@ -61,34 +61,91 @@ describe('authentication', () => {
   });
 });
 
-describe('scopes', () => {
-  const routes: { method: string; path: string; scope: Scope; body?: unknown }[] = [
-    { method: 'GET', path: '/v1/consumers', scope: 'logs:read' },
-    { method: 'POST', path: '/v1/consumers', scope: 'consumers:write', body: { external_id: 'x' } },
-    { method: 'POST', path: '/v1/consumers/con_01KAAAAAAAAAAAAAAAAAAAAAAA/portal', scope: 'endpoints:write', body: {} },
-    { method: 'GET', path: '/v1/endpoints', scope: 'logs:read' },
-    { method: 'POST', path: '/v1/endpoints', scope: 'endpoints:write', body: {} },
-    { method: 'GET', path: '/v1/endpoints/ep_x', scope: 'logs:read' },
-    { method: 'PATCH', path: '/v1/endpoints/ep_x', scope: 'endpoints:write', body: {} },
-    { method: 'DELETE', path: '/v1/endpoints/ep_x', scope: 'endpoints:write' },
-    { method: 'POST', path: '/v1/endpoints/ep_x/rotate-secret', scope: 'endpoints:write' },
-    { method: 'POST', path: '/v1/event-types', scope: 'endpoints:write', body: { name: 'a' } },
-  ];
+describe('scopes: the spec’s endpoint table, every route against each of the five scopes', () => {
+  let n = 0;
+  /** A consumer with one active endpoint, and a message delivered (or not) to it. */
+  const scene = async () => {
+    const externalId = `scopes-${++n}`;
+    const consumer = (await owner.api.post('/v1/consumers', { external_id: externalId })).body.id as string;
+    const endpoint = (await owner.api.post('/v1/endpoints', { consumer_id: consumer, url: `https://localhost:8443/scopes-${n}` })).body.id as string;
+    const sent = await owner.api.post('/v1/messages', { consumer: externalId, event_type: 'scopes.test', payload: { n } });
+    const message = sent.body.id as string;
+    const delivery = (await owner.api.get(`/v1/messages/${message}`)).body.deliveries[0].id as string;
+    return { externalId, consumer, endpoint, message, delivery };
+  };
+  type Scene = Awaited<ReturnType<typeof scene>>;
+  const recoveryOf = async (s: Scene) => (await owner.api.post(`/v1/endpoints/${s.endpoint}/recover`, { since: gw.clock.now() - 60_000 })).body.id as string;
 
-  it.each(routes)('$method $path needs $scope (403 without it)', async ({ method, path, scope, body }) => {
-    const without = await gw.key(owner.orgId, { scopes: SCOPES.filter((s) => s !== scope) });
-    const res = await without.api.request(method, path, body);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: 'forbidden', message: `this API key lacks the scope ${scope}` });
-    const withIt = await gw.key(owner.orgId, { scopes: [scope] });
-    expect((await withIt.api.request(method, path, body)).status).not.toBe(403);
+  // The spec's table, in its order: method, path, scope (null: any key of the environment), the
+  // 2xx of a key holding it. Each call gets a fresh scene, so a delete or a rotation never
+  // meets what another call left.
+  const table: { method: string; path: (s: Scene) => string | Promise<string>; scope: Scope | null; ok: number; body?: (s: Scene) => unknown }[] = [
+    { method: 'POST', path: () => '/v1/messages', scope: 'messages:send', ok: 202, body: (s) => ({ consumer: s.externalId, event_type: 'a.b', payload: {} }) },
+    { method: 'GET', path: () => '/v1/messages', scope: 'logs:read', ok: 200 },
+    { method: 'GET', path: (s) => `/v1/messages/${s.message}`, scope: 'logs:read', ok: 200 },
+    { method: 'POST', path: (s) => `/v1/deliveries/${s.delivery}/retry`, scope: 'messages:retry', ok: 202 },
+    { method: 'GET', path: () => '/v1/consumers', scope: 'logs:read', ok: 200 },
+    { method: 'POST', path: () => '/v1/consumers', scope: 'consumers:write', ok: 201, body: () => ({ external_id: `scopes-new-${++n}` }) },
+    { method: 'POST', path: (s) => `/v1/consumers/${s.consumer}/portal`, scope: 'endpoints:write', ok: 201, body: () => ({}) },
+    { method: 'GET', path: () => '/v1/endpoints', scope: 'logs:read', ok: 200 },
+    {
+      method: 'POST',
+      path: () => '/v1/endpoints',
+      scope: 'endpoints:write',
+      ok: 201,
+      body: (s) => ({ consumer_id: s.consumer, url: 'https://localhost:8443/more' }),
+    },
+    { method: 'GET', path: (s) => `/v1/endpoints/${s.endpoint}`, scope: 'logs:read', ok: 200 },
+    { method: 'PATCH', path: (s) => `/v1/endpoints/${s.endpoint}`, scope: 'endpoints:write', ok: 200, body: () => ({ description: 'scoped' }) },
+    { method: 'DELETE', path: (s) => `/v1/endpoints/${s.endpoint}`, scope: 'endpoints:write', ok: 204 },
+    { method: 'POST', path: (s) => `/v1/endpoints/${s.endpoint}/rotate-secret`, scope: 'endpoints:write', ok: 200 },
+    { method: 'POST', path: (s) => `/v1/endpoints/${s.endpoint}/recover`, scope: 'messages:retry', ok: 202, body: () => ({ since: gw.clock.now() - 60_000 }) },
+    { method: 'GET', path: async (s) => `/v1/endpoints/${s.endpoint}/recoveries/${await recoveryOf(s)}`, scope: 'logs:read', ok: 200 },
+    { method: 'GET', path: () => '/v1/event-types', scope: null, ok: 200 },
+    { method: 'POST', path: () => '/v1/event-types', scope: 'endpoints:write', ok: 201, body: () => ({ name: `scopes.type-${++n}` }) },
+  ];
+  const keys = new Map<Scope, TestTenant>();
+  beforeAll(async () => {
+    for (const scope of SCOPES) keys.set(scope, await gw.key(owner.orgId, { scopes: [scope] }));
   });
 
-  it('GET /v1/event-types needs no scope', async () => {
-    const readOnly = await gw.key(owner.orgId, { scopes: ['messages:send'] });
-    const res = await readOnly.api.get('/v1/event-types');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ items: expect.any(Array) });
+  it('the table is the spec’s 17 routes and the five scopes', () => {
+    expect(table).toHaveLength(17);
+    expect([...SCOPES].sort()).toEqual(['consumers:write', 'endpoints:write', 'logs:read', 'messages:retry', 'messages:send']);
+  });
+
+  const ROUTES = [
+    '/v1/messages',
+    '/v1/messages',
+    '/v1/messages/{id}',
+    '/v1/deliveries/{id}/retry',
+    '/v1/consumers',
+    '/v1/consumers',
+    '/v1/consumers/{id}/portal',
+    '/v1/endpoints',
+    '/v1/endpoints',
+    '/v1/endpoints/{id}',
+    '/v1/endpoints/{id}',
+    '/v1/endpoints/{id}',
+    '/v1/endpoints/{id}/rotate-secret',
+    '/v1/endpoints/{id}/recover',
+    '/v1/endpoints/{id}/recoveries/{recovery_id}',
+    '/v1/event-types',
+    '/v1/event-types',
+  ];
+  const cases = table.map((row, i) => ({ ...row, route: ROUTES[i], needs: row.scope ?? 'no scope' }));
+  it.each(cases)('$method $route needs $needs: 2xx with it, 403 forbidden with each other scope', async (row) => {
+    for (const scope of SCOPES) {
+      const s = await scene();
+      const path = await row.path(s);
+      const res = await keys.get(scope)!.api.request(row.method, path, row.body?.(s));
+      if (row.scope === null || scope === row.scope) {
+        expect(res.status, `${row.method} ${path} with ${scope}`).toBe(row.ok);
+      } else {
+        expect(res.status, `${row.method} ${path} with ${scope}`).toBe(403);
+        expect(res.body).toEqual({ error: 'forbidden', message: `this API key lacks the scope ${row.scope}` });
+      }
+    }
   });
 });
 
