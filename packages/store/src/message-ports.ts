@@ -238,9 +238,19 @@ export interface DeliveryRepo {
   retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
   /**
    * On resume: held deliveries (pending or retrying) of the endpoint created at or after
-   * `heldSince` become due at `now`; older held ones become `failed`. @returns how many were released.
+   * `heldSince` become due; older held ones become `failed`. Bounded: the first
+   * ENDPOINT_WALK_BATCH are released here, at `now`; the rest by `walkEndpoints`, due when
+   * their batch runs. Nothing when the endpoint is not active. @returns how many this call released.
    */
   releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
+  /**
+   * One round of the endpoint walks that pauses, resumes, disables and deletes leave (see
+   * EndpointWalkMode): one batch of at most `batch` deliveries for each of up to `endpoints`
+   * endpoints with a walk, each batch its own transaction, taking the endpoints in turn.
+   * Every dispatcher runs it; two at once only repeat a query. @returns deliveries changed,
+   * and whether walks are left.
+   */
+  walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }>;
   /** Deliveries of the endpoint in `retrying`. */
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
   /**
@@ -261,6 +271,14 @@ export interface DeliveryRepo {
 export function newDeliveryId(input: Pick<NewMessage, 'createdAt'>): DeliveryId {
   return newId('delivery', { now: () => input.createdAt });
 }
+
+/**
+ * What an endpoint's walk does to its open deliveries, batch by batch: `hold` takes them out
+ * of the due index while the endpoint is not active (paused, disabled); `release` makes the
+ * held ones of the months the spec releases due again and fails older ones (resumed);
+ * `fail` fails them (deleted). The latest operation on the endpoint replaces its walk.
+ */
+export type EndpointWalkMode = 'hold' | 'release' | 'fail';
 
 /** A recovery to start: the store snapshots its targets as it writes it. */
 export interface NewRecovery {

@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender } from './dispatcher.ts';
 import { createDispatcherMetrics, registerBacklogMetrics } from './metrics.ts';
 import { RetentionJob } from './retention-job.ts';
+import { EndpointWalkJob } from './endpoint-walk-job.ts';
 
 /** The settings the delivery side reads, as both the dispatcher's and embedded mode's config schemas define them. */
 export interface DeliverySettings {
@@ -45,6 +46,8 @@ export interface DeliveryComponents {
   lookup: LookupFn;
   dispatcher: Dispatcher;
   retention: RetentionJob;
+  /** Finishes endpoints' walks (pause, resume, disable, delete) batch by batch. */
+  walks: EndpointWalkJob;
   /** In start order (egress first): the root stops them in reverse. */
   components: Component[];
 }
@@ -104,6 +107,8 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
     retentionMonths: settings.RETENTION_MONTHS,
     intervalMs: settings.RETENTION_INTERVAL_MS,
   });
+  // What pauses, resumes, disables and deletes leave of an endpoint's backlog, in bounded batches.
+  const walks = new EndpointWalkJob({ store, clock, logger: logger.child({ component: 'endpoint-walks' }), intervalMs: settings.SWEEP_INTERVAL_MS });
   const egressComponent: Component = { name: 'egress', start: async () => {}, stop: () => egress.close() };
-  return { egress, addressPolicy, lookup, dispatcher, retention, components: [egressComponent, retention, dispatcher] };
+  return { egress, addressPolicy, lookup, dispatcher, retention, walks, components: [egressComponent, retention, walks, dispatcher] };
 }

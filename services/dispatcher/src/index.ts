@@ -5,3 +5,4 @@ export * from './outcome.ts';
 export * from './retention-job.ts';
 export * from './signing-keys.ts';
 export * from './webhook-request.ts';
+export * from './endpoint-walk-job.ts';

@@ -162,6 +162,9 @@ export function describeDeliveryContract(f: Fixtures): void {
       const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
       await f.store.endpoints.update(t, endpoint.id, { status: 'paused' });
       await f.store.endpoints.update(t, endpoint.id, { status: 'active' });
+      // Held until released (the API's resume releases them in the same request).
+      expect(await m.dueOf(f.clock.now(), [deliveryId])).toEqual([]);
+      expect(await f.store.deliveries.releaseHeld(t, endpoint.id, 0, f.clock.now())).toBe(1);
       expect(await m.dueOf(f.clock.now(), [deliveryId])).toEqual([deliveryId]);
     });
 

@@ -6,6 +6,7 @@ import { describeConsumerContract } from './consumer-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
+import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { describeAlertContract } from './alert-contract.ts';
 import { Fixtures } from './fixtures.ts';
@@ -57,6 +58,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describePortalContract(f);
     describeAlertContract(f);
     describeDeliveryEndpointContract(f);
+    describeEndpointWalkContract(f);
     describeMessageIsolationContract(f);
   });
 }

@@ -11,6 +11,7 @@ import type {
   ConsumerDoc,
   CounterDoc,
   DeliveryDoc,
+  EndpointWalkDoc,
   EndpointDoc,
   EventTypeDoc,
   IdempotencyKeyDoc,
@@ -44,6 +45,7 @@ export const COLLECTIONS = {
   alertState: 'alert_state',
   alertNotices: 'alert_notices',
   alertNoticeAttempts: 'alert_notice_attempts',
+  endpointWalks: 'endpoint_walks',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -66,6 +68,7 @@ export class MongoConnection {
   readonly eventTypes: Collection<EventTypeDoc>;
   readonly messages: Collection<MessageDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
+  readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -100,6 +103,7 @@ export class MongoConnection {
     this.alertNoticeAttempts = db.collection(COLLECTIONS.alertNoticeAttempts);
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

@@ -1,9 +1,10 @@
-import type { EndpointId, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
-import { failAllOpenDeliveries, failOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { refreshMessageStatuses } from './message-status.ts';
+import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 /**
@@ -60,8 +61,6 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
     return { applied: true, endpointDisabled };
   });
-  // The disabling failed the first batch of the endpoint's open deliveries with it; the rest now.
-  if (completed.endpointDisabled) await failAllOpenDeliveries(conn, t, endpointId);
   return completed;
 }
 
@@ -100,7 +99,9 @@ async function updateEndpoint(
     { $set: { status: 'disabled', disabledReason: outcome.disabledReason ?? null } },
     { session },
   );
-  await failOpenDeliveries(conn, session, t, endpointId);
+  // Its open deliveries fail (those made before now): the first batch here, the rest by the walk.
+  await recordWalk(conn, session, t, endpointId, 'fail', at + 1);
+  await walkBatch(conn, session, endpointId, at, ENDPOINT_WALK_BATCH);
   return true;
 }
 
@@ -113,13 +114,15 @@ async function addAlertEvent(
   endpointId: EndpointId,
   a: AttemptDoc,
 ): Promise<void> {
+  // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
+  if ((await conn.alertEvents.findOne({ endpointId, kind }, { session, projection: { _id: 1 } })) !== null) return;
   const counter = await conn.counters.findOneAndUpdate(
     { _id: 'alert-events' },
     { $inc: { value: 1 }, $setOnInsert: { expiresAt: new Date(8.64e15) } },
     { session, upsert: true, returnDocument: 'after' },
   );
   await conn.alertEvents.insertOne(
-    { _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus },
+    { _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId },
     { session },
   );
 }

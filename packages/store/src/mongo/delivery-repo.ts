@@ -1,15 +1,18 @@
-import type { Attempt, Delivery, DeliveryId, EndpointId, EndpointStatus, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
+import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
-import { failAllOpenDeliveries, refreshMessageStatuses } from './message-status.ts';
+import { refreshMessageStatuses } from './message-status.ts';
 import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
 export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
+  /** The endpoint the last walk round ended at. */
+  #walkCursor = '';
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -63,14 +66,30 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
-    // One updateMany (no per-message work), so it needs no batching; the older held ones
-    // are failed in batches after it.
-    const { matchedCount } = await this.#conn.deliveries.updateMany(
-      { ...scope(t), endpointId, status: { $in: OPEN_STATUSES }, createdAt: { $gte: heldSince } },
-      { $set: { nextAttemptAt: now, held: false } },
-    );
-    await failAllOpenDeliveries(this.#conn, t, endpointId, heldSince);
-    return matchedCount;
+    return this.#conn.transaction(async (session) => {
+      const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
+      if (endpoint?.status !== 'active') return 0;
+      await recordWalk(this.#conn, session, t, endpointId, 'release', heldSince);
+      return (await walkBatch(this.#conn, session, endpointId, now, ENDPOINT_WALK_BATCH)).released;
+    });
+  }
+
+  async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }> {
+    checkedLimit(batch, 'batch');
+    checkedLimit(endpoints, 'endpoints');
+    // In turn from where the last round stopped, so one long walk never starves the others.
+    let ids = await pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);
+    if (ids.length < endpoints && this.#walkCursor !== '') {
+      const wrapped = await pendingWalksAfter(this.#conn, '', endpoints - ids.length);
+      ids = [...ids, ...wrapped.filter((id) => !ids.includes(id))];
+    }
+    let changed = 0;
+    for (const id of ids) {
+      const done = await this.#conn.transaction((session) => walkBatch(this.#conn, session, id, now, batch));
+      changed += done.released + done.failed + done.held;
+      this.#walkCursor = id;
+    }
+    return { changed, pending: (await pendingWalksAfter(this.#conn, '', 1)).length > 0 };
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {

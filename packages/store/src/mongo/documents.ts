@@ -177,6 +177,17 @@ export interface RecoveryDoc extends TenantFields {
 }
 
 /** One target of a recovery, by its place in the snapshot (1-based). */
+/**
+ * An endpoint's walk (endpoint-walk.ts): a hold or release of its open deliveries, and a fail
+ * of those created before `failBefore`, done batch by batch. Keyed by the endpoint's id.
+ */
+export interface EndpointWalkDoc extends TenantFields {
+  _id: string;
+  hold: 'hold' | 'release' | null;
+  heldSince: number | null;
+  failBefore: number | null;
+}
+
 export interface RecoveryTargetDoc {
   _id: string;
   recoveryId: string;
@@ -206,6 +217,8 @@ export interface AlertConditionsDoc {
 export interface AlertTargetDoc {
   _id: string;
   orgId: string;
+  /** The environment whose notices it receives; absent on targets made before (live). */
+  env?: Environment;
   type: 'webhook' | 'chat' | 'email';
   url: string | null;
   address: string | null;
@@ -221,6 +234,8 @@ export interface AlertEventDoc extends TenantFields {
   at: number;
   error: string | null;
   responseStatus: number | null;
+  /** The delivery whose attempt wrote it (absent on events written before). */
+  deliveryId?: string | null;
 }
 
 /** An organization's alerting throttle state; `_id` is the org id. */
@@ -242,6 +257,8 @@ export interface AlertNoticeDoc {
   attempts: number;
   nextAttemptAt: number | null;
   leaseUntil: number | null;
+  /** The claim holding the lease (see AlertSettingsRepo.claimNotices). */
+  claim?: string | null;
   sent: boolean;
 }
 

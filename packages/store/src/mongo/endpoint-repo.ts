@@ -1,8 +1,17 @@
-import { InvalidError, NotFoundError, type ConsumerId, type Endpoint, type EndpointId, type StoredSecret, type Tenant } from '@wirehook/core';
+import {
+  ENDPOINT_WALK_BATCH,
+  InvalidError,
+  NotFoundError,
+  type ConsumerId,
+  type Endpoint,
+  type EndpointId,
+  type StoredSecret,
+  type Tenant,
+} from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { failAllOpenDeliveries, failOpenDeliveries } from './message-status.ts';
+import { dropHold, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
@@ -10,6 +19,8 @@ import { scope } from './query.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
+/** A hold or fail walk makes nothing due: its batch needs no time. */
+const NO_RELEASE = 0;
 
 /** Endpoints and their signing secrets in MongoDB, scoped by tenant. */
 export class MongoEndpointRepo implements EndpointRepo {
@@ -59,15 +70,16 @@ export class MongoEndpointRepo implements EndpointRepo {
     const doc =
       patch.status === undefined
         ? await write()
-        : // A status change moves the endpoint's open deliveries in or out of the due index with it.
+        : // Open deliveries leave the due index while the endpoint is not active: the first batch
+          // here, the rest by the walk (a claim wants an active endpoint meanwhile). Made
+          // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             const updated = await write(session);
-            if (updated !== null) {
-              await this.#conn.deliveries.updateMany(
-                { ...scope(t), endpointId: id, status: { $in: ['pending', 'retrying'] } },
-                { $set: { held: patch.status !== 'active' } },
-                { session },
-              );
+            if (updated !== null && patch.status !== 'active') {
+              await recordWalk(this.#conn, session, t, id, 'hold');
+              await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+            } else if (updated !== null) {
+              await dropHold(this.#conn, session, id);
             }
             return updated;
           });
@@ -79,18 +91,14 @@ export class MongoEndpointRepo implements EndpointRepo {
       const gone = await this.#conn.endpoints.findOneAndDelete({ ...scope(t), _id: id }, { session, projection: { consumerId: 1 } });
       if (gone === null) return false;
       await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
-      // The first batch in the same transaction: an endpoint with a small backlog is gone
-      // with its open deliveries failed in one step.
-      await failOpenDeliveries(this.#conn, session, t, id);
+      // Its open deliveries fail: the first batch in this transaction, the rest by the walk.
+      // The walk also catches a message whose transaction read the endpoint before the
+      // delete committed and inserted its delivery after (snapshot isolation allows that
+      // write skew); a claim finds no endpoint for any of them meanwhile.
+      await recordWalk(this.#conn, session, t, id, 'fail');
+      await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
       return true;
     });
-    if (deleted) {
-      // Then the rest, in batches (a paused endpoint may hold 100,000). This also catches a
-      // message whose transaction read the endpoint before the delete committed and inserted
-      // its delivery after (snapshot isolation allows that write skew: the two transactions
-      // write different documents). Completions cannot reopen a failed delivery.
-      await failAllOpenDeliveries(this.#conn, t, id);
-    }
     return deleted;
   }
 

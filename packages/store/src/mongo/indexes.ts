@@ -54,6 +54,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due_unheld', partialFilterExpression: { ...OPEN, held: false } },
     // The fair second pass of `due` groups a backlog by endpoint.
     { key: { endpointId: 1, nextAttemptAt: 1 }, name: 'deliveries_endpoint_due', partialFilterExpression: { ...OPEN, held: false } },
+    // An endpoint's held deliveries only: a resume's walk releases them batch by batch without
+    // reading those already released.
+    { key: { endpointId: 1, _id: 1 }, name: 'deliveries_endpoint_held', partialFilterExpression: { ...OPEN, held: true } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
   ],

@@ -1,7 +1,8 @@
-import type { EndpointId, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
+import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
-import { failOpenDeliveries, OPEN, refreshMessageStatuses } from './message-status.ts';
+import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { intOrNull, text } from './row.ts';
 
 /**
@@ -79,7 +80,9 @@ function updateEndpoint(
   conn
     .statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`)
     .run(outcome.disabledReason ?? null, t.orgId, t.env, endpointId);
-  failOpenDeliveries(conn, t, endpointId);
+  // Its open deliveries fail (those made before now): the first batch here, the rest by the walk.
+  recordWalk(conn, t, endpointId, 'fail', at + 1);
+  walkBatch(conn, endpointId, at, ENDPOINT_WALK_BATCH);
   return true;
 }
 
@@ -91,6 +94,10 @@ function addAlertEvent(
   a: AttemptOutcome['attempt'],
 ): void {
   conn
-    .statement('INSERT INTO alert_events (org_id, env, kind, endpoint_id, at, error, response_status) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(t.orgId, t.env, kind, endpointId, a.at, a.error, a.responseStatus);
+    // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
+    .statement(
+      `INSERT INTO alert_events (org_id, env, kind, endpoint_id, at, error, response_status, delivery_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (endpoint_id, kind) DO NOTHING`,
+    )
+    .run(t.orgId, t.env, kind, endpointId, a.at, a.error, a.responseStatus, a.deliveryId);
 }

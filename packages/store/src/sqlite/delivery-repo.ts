@@ -1,10 +1,22 @@
-import type { Attempt, Delivery, DeliveryId, EndpointId, EndpointStatus, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
+import {
+  ENDPOINT_WALK_BATCH,
+  type Attempt,
+  type Delivery,
+  type DeliveryId,
+  type EndpointId,
+  type EndpointStatus,
+  type Environment,
+  type MessageId,
+  type OrgId,
+  type Tenant,
+} from '@wirehook/core';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
-import { failOpenDeliveries, OPEN, refreshMessageStatuses, RETRYING } from './message-status.ts';
+import { OPEN, refreshMessageStatuses, RETRYING } from './message-status.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
+import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
@@ -44,6 +56,8 @@ const NOT_DURABLE = { durable: false };
 /** Deliveries and attempts in SQLite: the dispatcher's queue and the API's history. */
 export class SqliteDeliveryRepo implements DeliveryRepo {
   readonly #conn: SqliteConnection;
+  /** The endpoint the last walk round ended at. */
+  #walkCursor = '';
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -143,12 +157,27 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
     return this.#conn.immediate(() => {
-      const { changes } = this.#conn
-        .statement(`UPDATE deliveries SET next_attempt_at = ?, held = 0 WHERE ${TENANT_ENDPOINT} AND ${OPEN} AND created_at >= ?`)
-        .run(now, t.orgId, t.env, endpointId, heldSince);
-      failOpenDeliveries(this.#conn, t, endpointId, heldSince);
-      return Number(changes);
+      const endpoint = this.#conn.statement(`SELECT status FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, endpointId);
+      if (endpoint === undefined || text(endpoint, 'status') !== 'active') return 0;
+      recordWalk(this.#conn, t, endpointId, 'release', heldSince);
+      return walkBatch(this.#conn, endpointId, now, ENDPOINT_WALK_BATCH).released;
     });
+  }
+
+  async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }> {
+    checkCount(batch, 'batch');
+    checkCount(endpoints, 'endpoints');
+    // In turn from where the last round stopped, so one long walk never starves the others.
+    let ids = pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);
+    if (ids.length < endpoints && this.#walkCursor !== '')
+      ids = [...ids, ...pendingWalksAfter(this.#conn, '', endpoints - ids.length).filter((id) => !ids.includes(id))];
+    let changed = 0;
+    for (const id of ids) {
+      const done = this.#conn.immediate(() => walkBatch(this.#conn, id, now, batch));
+      changed += done.released + done.failed + done.held;
+      this.#walkCursor = id;
+    }
+    return { changed, pending: pendingWalksAfter(this.#conn, '', 1).length > 0 };
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {

@@ -1,12 +1,23 @@
-import { InvalidError, NotFoundError, type ConsumerId, type Endpoint, type EndpointId, type StoredSecret, type Tenant } from '@wirehook/core';
+import {
+  ENDPOINT_WALK_BATCH,
+  InvalidError,
+  NotFoundError,
+  type ConsumerId,
+  type Endpoint,
+  type EndpointId,
+  type StoredSecret,
+  type Tenant,
+} from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
-import { failOpenDeliveries } from './message-status.ts';
+import { dropHold, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { int, toJsonOrNull } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
+/** A hold or fail walk makes nothing due: its batch needs no time. */
+const NO_RELEASE = 0;
 
 /** Endpoints and their signing secrets in SQLite, scoped by tenant. */
 export class SqliteEndpointRepo implements EndpointRepo {
@@ -82,14 +93,14 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
         .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
       if (row === undefined) return null;
-      // Open deliveries are held (out of the due index) exactly while the endpoint is not active.
-      if (patch.status !== undefined) {
-        this.#conn
-          .statement(
-            `UPDATE deliveries SET held = ? WHERE org_id = ? AND env = ? AND endpoint_id = ?
-             AND status IN ('pending', 'retrying') AND held <> ?`,
-          )
-          .run(patch.status === 'active' ? 0 : 1, t.orgId, t.env, id, patch.status === 'active' ? 0 : 1);
+      // Open deliveries leave the due index while the endpoint is not active: the first batch
+      // here, the rest by the walk (nothing is sent meanwhile: a claim wants an active
+      // endpoint). Made active, a hold left is moot; releaseHeld makes the held ones due.
+      if (patch.status !== undefined && patch.status !== 'active') {
+        recordWalk(this.#conn, t, id, 'hold');
+        walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+      } else if (patch.status === 'active') {
+        dropHold(this.#conn, id);
       }
       return toEndpoint(row);
     });
@@ -97,15 +108,21 @@ export class SqliteEndpointRepo implements EndpointRepo {
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
     return this.#conn.immediate(() => {
-      // In the same transaction as the delete: SQLite has one writer, so a message or a
-      // completion is wholly before it (its delivery is failed here) or wholly after it (it
-      // finds no endpoint, or a delivery that is no longer open).
-      failOpenDeliveries(this.#conn, t, id);
+      // SQLite has one writer: a message or a completion is wholly before this (its delivery
+      // is open, and the walk fails it) or wholly after (it finds no endpoint). Its open
+      // deliveries fail: the first batch here, the rest by the walk (a claim finds no
+      // endpoint for them meanwhile, so none is sent).
+      recordWalk(this.#conn, t, id, 'fail');
       // Explicit rather than left to ON DELETE CASCADE, which only fires on connections
       // that enabled foreign keys.
       this.#conn.statement(`DELETE FROM endpoint_secrets WHERE endpoint_id IN (SELECT id FROM endpoints WHERE ${TENANT_ID})`).run(t.orgId, t.env, id);
       const { changes } = this.#conn.statement(`DELETE FROM endpoints WHERE ${TENANT_ID}`).run(t.orgId, t.env, id);
-      return Number(changes) > 0;
+      if (Number(changes) === 0) {
+        forgetWalk(this.#conn, id);
+        return false;
+      }
+      walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+      return true;
     });
   }
 

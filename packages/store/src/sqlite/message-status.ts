@@ -26,21 +26,3 @@ export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Itera
     conn.statement('UPDATE messages SET status = ? WHERE id = ? AND status <> ?').run(status, id as MessageId, status);
   }
 }
-
-/**
- * Fails the endpoint's pending and retrying deliveries (only those created before
- * `createdBefore` when given) and refreshes their messages. @returns how many failed.
- */
-export function failOpenDeliveries(conn: SqliteConnection, t: Tenant, endpointId: EndpointId, createdBefore?: number): number {
-  const where = `org_id = ? AND env = ? AND endpoint_id = ? AND ${OPEN}`;
-  const set = `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL`;
-  const rows =
-    createdBefore === undefined
-      ? conn.statement(`${set} WHERE ${where} RETURNING message_id`).all(t.orgId, t.env, endpointId)
-      : conn.statement(`${set} WHERE ${where} AND created_at < ? RETURNING message_id`).all(t.orgId, t.env, endpointId, createdBefore);
-  refreshMessageStatuses(
-    conn,
-    rows.map((row) => text(row, 'message_id')),
-  );
-  return rows.length;
-}

@@ -297,6 +297,43 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX attempts_endpoint;
   CREATE INDEX attempts_endpoint ON attempts (endpoint_id, at DESC, id DESC);
   `,
+  // Bounded work per call (issue 26): a pause, resume, disable or delete changes the endpoint
+  // and at most ENDPOINT_WALK_BATCH of its deliveries; what is left is a walk, recorded here and
+  // finished batch by batch by the dispatchers (walkEndpoints). hold: 'hold' (open deliveries
+  // out of the due index while the endpoint is not active) or 'release' (held ones created at
+  // or after held_since due again, older ones failed); fail_before: open deliveries created
+  // before it fail (deleted or disabled), done first. The held index lets a release find held
+  // deliveries without reading those already released.
+  `
+  CREATE TABLE endpoint_walks (
+    endpoint_id TEXT PRIMARY KEY,
+    org_id      TEXT NOT NULL,
+    env         TEXT NOT NULL,
+    hold        TEXT CHECK (hold IN ('hold', 'release')),
+    held_since  INTEGER,
+    fail_before INTEGER
+  ) STRICT;
+  CREATE INDEX deliveries_endpoint_held ON deliveries (endpoint_id) WHERE status IN ('pending', 'retrying') AND held = 1;
+  INSERT INTO endpoint_walks (endpoint_id, org_id, env, hold)
+    SELECT DISTINCT d.endpoint_id, d.org_id, d.env, 'hold' FROM deliveries d JOIN endpoints e ON e.id = d.endpoint_id
+    WHERE d.status IN ('pending', 'retrying') AND d.held = 0 AND e.status <> 'active';
+  `,
+  // Alerting (#27): an endpoint's repeated events collapse into the one queued (the first
+  // stays; duplicates already queued go), each organization's events read apart (fairness),
+  // the delivery an event came from, targets per environment (those made before: live),
+  // notices claimed under a claim id (only its holder records the outcome), and failing
+  // endpoints walked per organization.
+  `
+  DELETE FROM alert_events WHERE seq NOT IN (SELECT min(seq) FROM alert_events GROUP BY endpoint_id, kind);
+  CREATE UNIQUE INDEX alert_events_collapse ON alert_events (endpoint_id, kind);
+  CREATE INDEX alert_events_org ON alert_events (org_id, seq);
+  ALTER TABLE alert_events ADD COLUMN delivery_id TEXT;
+  ALTER TABLE alert_targets ADD COLUMN env TEXT NOT NULL DEFAULT 'live' CHECK (env IN ('live', 'test'));
+  DROP INDEX alert_targets_org;
+  CREATE INDEX alert_targets_org ON alert_targets (org_id, env, id);
+  ALTER TABLE alert_notices ADD COLUMN claim TEXT;
+  CREATE INDEX endpoints_failing_org ON endpoints (org_id, failing_since, id) WHERE failing_since IS NOT NULL;
+  `,
 ];
 
 /**

@@ -113,7 +113,9 @@ export function endpointsRouter(deps: GatewayDeps): Router {
     }
     const updated = await store.endpoints.update(tenant, current.id, patch);
     if (!updated) throw new NotFoundError(`endpoint ${current.id} not found`);
-    if (current.status !== 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
+    // Every PATCH to active releases (not only a change): a resume whose release failed (intake
+    // unreachable) is repaired by sending the PATCH again. With nothing held it changes nothing.
+    if (body.status === 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
     // A pause stops the endpoint's recovery at once (its worker would also find out at its next step).
     if (updated.status === 'paused') await store.recoveries.stop(tenant, updated.id, clock.now());
     res.json(endpointJson(updated));

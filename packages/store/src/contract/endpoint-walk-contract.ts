@@ -1,0 +1,92 @@
+import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import type { Fixtures } from './fixtures.ts';
+import { MessageFixtures } from './message-fixtures.ts';
+
+/**
+ * Bounded work per call (issue 26): a pause, resume or delete changes at most
+ * ENDPOINT_WALK_BATCH of the endpoint's deliveries in the call; `walkEndpoints` does the rest.
+ * Each case leaves a remainder of 5 past one batch and checks the call did one batch, the
+ * walk the remainder, and that nothing was sendable that should not be meanwhile.
+ */
+export function describeEndpointWalkContract(f: Fixtures): void {
+  const m = new MessageFixtures(f);
+  const N = ENDPOINT_WALK_BATCH + 5;
+
+  /** An endpoint with N messages (N open deliveries, due now), every other walk finished. */
+  async function backlog(): Promise<{ t: Tenant; endpointId: EndpointId; ids: DeliveryId[] }> {
+    const { t, endpoint } = await m.scene();
+    const ids: DeliveryId[] = [];
+    for (let i = 0; i < N; i++) ids.push(...(await m.send(t)).deliveryIds);
+    await drain();
+    return { t, endpointId: endpoint.id, ids };
+  }
+
+  async function drain(): Promise<void> {
+    while ((await f.store.deliveries.walkEndpoints(f.clock.now(), ENDPOINT_WALK_BATCH, 16)).pending);
+  }
+
+  describe('endpoint walks: pause, resume and delete in bounded batches', () => {
+    it('a pause holds one batch in the call and the rest in the walk; nothing of it is due meanwhile', async () => {
+      const { t, endpointId, ids } = await backlog();
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' });
+      const now = f.clock.now();
+      expect(await m.dueOf(now, ids)).toEqual([]);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 0, pending: false });
+    });
+
+    it('a resume releases one batch in the call (due at once) and the rest in the walk', async () => {
+      const { t, endpointId, ids } = await backlog();
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' });
+      await drain();
+      await f.store.endpoints.update(t, endpointId, { status: 'active' });
+      const now = f.clock.now();
+      expect(await m.dueOf(now, ids)).toEqual([]); // held until released
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, now)).toBe(ENDPOINT_WALK_BATCH);
+      expect(await m.dueOf(now, ids)).toHaveLength(ENDPOINT_WALK_BATCH);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect((await m.dueOf(now, ids)).sort()).toEqual([...ids].sort());
+    });
+
+    it('a resume fails the held deliveries older than heldSince, batch by batch, with their messages', async () => {
+      const { t, endpointId, ids } = await backlog();
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' });
+      await drain();
+      await f.store.endpoints.update(t, endpointId, { status: 'active' });
+      const now = f.clock.now();
+      // Every delivery was made before `now + 1`: all are too old to release.
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, now + 1, now)).toBe(0);
+      await drain();
+      expect(await m.dueOf(now, ids)).toEqual([]);
+      for (const id of [ids[0]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
+    });
+
+    it('a delete fails one batch in the call and the rest in the walk; none is claimable meanwhile', async () => {
+      const { t, endpointId, ids } = await backlog();
+      expect(await f.store.endpoints.delete(t, endpointId)).toBe(true);
+      const now = f.clock.now();
+      expect(await m.dueOf(now, ids)).toEqual([]);
+      const open = async () => (await Promise.all(ids.map((id) => m.delivery(t, id)))).filter((d) => d.status !== 'failed').length;
+      expect(await open()).toBe(5);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await open()).toBe(0);
+    });
+
+    it('a pause after a resume turns the walk around; a resume with nothing held changes nothing', async () => {
+      const { t, endpointId, ids } = await backlog();
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' });
+      await drain();
+      await f.store.endpoints.update(t, endpointId, { status: 'active' });
+      await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now());
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' }); // 5 still held, 1,000 held again
+      await drain();
+      expect(await m.dueOf(f.clock.now(), ids)).toEqual([]);
+      await f.store.endpoints.update(t, endpointId, { status: 'active' });
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(ENDPOINT_WALK_BATCH);
+      await drain();
+      expect(await m.dueOf(f.clock.now(), ids)).toHaveLength(N);
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(0);
+    });
+  });
+}
