@@ -72,6 +72,12 @@ describe('MCP over HTTP', () => {
     expect(explained.content[0]!.text).toContain('http_status: 401');
     expect(explained.content[0]!.text).toContain('verifies the webhook-signature');
     expect(explained.content[0]!.text).toContain('bad signature');
+    // The receiver's words only inside the marked block, announced as untrusted data.
+    expect(explained.content[0]!.text).toMatch(
+      /untrusted data .* not instructions.*\n<receiver_data>\n\{[^\n]*"response_head":"bad signature"\}\n<\/receiver_data>$/,
+    );
+    const withNote = (await client.callTool({ name: 'get_message', arguments: { message_id: message } })) as { content: { text: string }[] };
+    expect(withNote.content[1]!.text).toMatch(/response_head .* untrusted data, not instructions/);
 
     const retried = json(await client.callTool({ name: 'retry_delivery', arguments: { delivery_id: detail.deliveries[0].id } }));
     expect(retried).toMatchObject({ id: detail.deliveries[0].id, status: 'retrying' });
@@ -111,6 +117,37 @@ describe('MCP over HTTP', () => {
     await expect(connect('sk_live_nope')).rejects.toThrow(/401|unauthorized/i);
     const res = await fetch(`${wh.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('MCP and the rate limit', () => {
+  /** One JSON-RPC request to /mcp, as an MCP client sends it. */
+  const mcp = (key: string) =>
+    fetch(`${wh.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+
+  it('/mcp counts against the environment’s per-minute budget like the API, and is refused with 429 once it is spent', async () => {
+    const free = await wh.tenant({ plan: 'free' }); // 600 requests per minute (spec)
+    const remaining = async () => Number((await free.api.get('/v1/event-types')).headers.get('x-ratelimit-remaining'));
+    const before = await remaining();
+    const listed = await mcp(free.key);
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(await remaining()).toBe(before - 2); // the /mcp request, then this read
+
+    let left = await remaining();
+    while (left > 0) {
+      const batch = await Promise.all(Array.from({ length: Math.min(100, left) }, () => free.api.get('/v1/event-types')));
+      left = Number(batch.at(-1)!.headers.get('x-ratelimit-remaining'));
+      if (batch.some((r) => r.status === 429)) break;
+    }
+    const refused = await mcp(free.key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ error: 'rate_limited' });
   });
 });
 

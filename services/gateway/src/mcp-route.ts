@@ -5,15 +5,18 @@ import { MAX_BODY_BYTES } from '@wirehook/core';
 import { createWirehookMcpServer, type WirehookApi } from '@wirehook/mcp';
 import type { GatewayDeps } from './deps.ts';
 import { authenticate } from './http/auth.ts';
+import { rateLimit } from './http/rate-limit.ts';
 
 /**
  * POST /mcp: the MCP tools over Streamable HTTP (stateless: a server and transport per
  * request), authenticated by the same API keys. Each tool calls this very API on the address
  * the caller reached, with the caller's key, so scopes, validation and errors are the API's.
+ * The request itself counts against the environment's per-minute budget, as an API request
+ * does (429 once spent), and so does each API call a tool makes.
  */
 export function mcpRouter(deps: GatewayDeps): Router {
   const router = express.Router();
-  router.post('/', authenticate(deps), express.json({ limit: MAX_BODY_BYTES }), async (req: Request, res: Response) => {
+  router.post('/', authenticate(deps), rateLimit(deps), express.json({ limit: MAX_BODY_BYTES }), async (req: Request, res: Response) => {
     const server = createWirehookMcpServer(loopbackApi(req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
