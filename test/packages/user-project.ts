@@ -46,15 +46,22 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /**
  * The tarball of the package in `packages/<dir>`, made as its README says (`pnpm -C … pack`,
- * whose prepack builds it), in `destination`. @returns its path.
+ * whose prepack builds it), in `destination`. With WIREHOOK_PACKED_DIR set, the one already
+ * packed there instead: the publishing workflow tests the very tarballs it then publishes.
+ * @returns its path.
  */
 export async function pack(dir: string, destination: string): Promise<string> {
+  const { name, version } = JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string };
+  const fileName = `${name.replace('@', '').replace('/', '-')}-${version}.tgz`;
+  const packed = process.env['WIREHOOK_PACKED_DIR'];
+  if (packed) {
+    if (!existsSync(join(packed, fileName))) throw new Error(`WIREHOOK_PACKED_DIR=${packed} has no ${fileName}`);
+    return join(packed, fileName);
+  }
   const ran = await run('pnpm', ['-C', `packages/${dir}`, 'pack', '--pack-destination', destination], { cwd: REPO, env: process.env });
   if (ran.code !== 0) throw new Error(`pnpm pack of packages/${dir} failed\n${output(ran)}`);
-  const { name, version } = JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string };
-  const file = join(destination, `${name.replace('@', '').replace('/', '-')}-${version}.tgz`);
-  if (!existsSync(file)) throw new Error(`pnpm pack did not write ${file}\n${output(ran)}`);
-  return file;
+  if (!existsSync(join(destination, fileName))) throw new Error(`pnpm pack did not write ${fileName}\n${output(ran)}`);
+  return join(destination, fileName);
 }
 
 /** The major version of the Node.js at `path`, or undefined when there is none. */
