@@ -1,6 +1,7 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
+//                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
@@ -57,6 +58,7 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     'node-args': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    deliveries: { type: 'string' },
   },
 });
 
@@ -65,6 +67,15 @@ if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
 const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
+// Scale (issue 26) runs on its own: a store of --deliveries (default 10^6) and an API probe (bench/scale.ts).
+if (only.includes('scale')) {
+  const { runScale } = await import('./scale.ts');
+  const ok = await runScale(positiveInt(args.deliveries ?? '1000000', '--deliveries'), resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR)), (line) =>
+    process.stderr.write(`bench ${line}\n`),
+  );
+  only.splice(only.indexOf('scale'), 1);
+  if (only.length === 0) process.exit(ok ? 0 : 1);
+}
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
 const outDir = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
