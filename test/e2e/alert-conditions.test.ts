@@ -1,5 +1,5 @@
 // GET/PUT /v1/alert-conditions: defaults, partial updates, one set per organization (both
-// environments), input refused with the field named, scopes. And /v1/alert-targets.
+// environments), input refused with the field named, scopes. And /v1/alert-targets, per environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness } from '../support/harness.ts';
 
@@ -59,8 +59,10 @@ describe('/v1/alert-targets', () => {
           secret: expect.stringMatching(/^whsec_/),
         },
       });
-      const chat = await t.api.post('/v1/alert-targets', { type: 'chat', url: 'https://localhost:8443/slack' });
+      const chatUrl = 'https://localhost:8443/services/T000/B000/XXXXsecretXXXXwxyz';
+      const chat = await t.api.post('/v1/alert-targets', { type: 'chat', url: chatUrl });
       expect(chat.body).not.toHaveProperty('secret');
+      expect(chat.body.url).toBe(chatUrl); // shown whole once, when made
       const mail = await t.api.post('/v1/alert-targets', { type: 'email', address: 'ops@acme.test' });
       expect(mail.body).toEqual({ id: expect.stringMatching(/^atg_/), type: 'email', address: 'ops@acme.test', created_at: expect.any(Number) });
 
@@ -68,8 +70,22 @@ describe('/v1/alert-targets', () => {
       expect(listed.map((x: { id: string }) => x.id)).toEqual([hook.body.id, chat.body.id, mail.body.id]);
       expect(listed[0]).not.toHaveProperty('secret');
       expect((await t.api.get(`/v1/alert-targets/${hook.body.id}`)).body).toMatchObject({ id: hook.body.id, recent: [] });
+      // A chat URL is its own credential: read back, it is redacted (the origin and its last 4 characters).
+      expect(listed[1].url).toBe('https://localhost:8443/…wxyz');
+      expect((await t.api.get(`/v1/alert-targets/${chat.body.id}`)).body.url).toBe('https://localhost:8443/…wxyz');
+      expect(JSON.stringify(listed)).not.toContain('secretXXXX');
+      expect(listed[0].url).toBe('https://localhost:8443/alerts'); // a webhook target's URL is not its credential (its secret is)
+
+      // Targets belong to the key's environment (spec: a key reads and writes only its own):
+      // a test key neither sees nor deletes the live targets, and its own receive only test notices.
       const testKey = await withSmtp.key(t.orgId, { env: 'test' });
-      expect((await testKey.api.get('/v1/alert-targets')).body.items).toHaveLength(3); // the organization's, both environments
+      expect((await testKey.api.get('/v1/alert-targets')).body.items).toEqual([]);
+      expect((await testKey.api.get(`/v1/alert-targets/${hook.body.id}`)).status).toBe(404);
+      expect((await testKey.api.delete(`/v1/alert-targets/${hook.body.id}`)).status).toBe(404);
+      const testTarget = await testKey.api.post('/v1/alert-targets', { type: 'webhook', url: 'https://localhost:8443/test-alerts' });
+      expect(testTarget.status).toBe(201);
+      expect((await testKey.api.get('/v1/alert-targets')).body.items.map((x: { id: string }) => x.id)).toEqual([testTarget.body.id]);
+      expect((await t.api.get('/v1/alert-targets')).body.items).toHaveLength(3);
 
       for (const [body, message] of [
         [{ type: 'webhook', url: 'http://localhost/alerts' }, /^url/],

@@ -197,21 +197,27 @@ describe('notice delivery', () => {
 });
 
 describe('pending retries and usage', () => {
-  it('pending retries: once the environment’s total reaches the chosen number, once a UTC day', async () => {
+  it('pending retries: when the environment’s total exceeds the chosen number (100: none, 101: one), once a UTC day', async () => {
     const o = await org({ pending_retries: 100 });
     const ep = await o.endpoint({ count: 7, interval: 'progressive' });
     await Promise.all(Array.from({ length: 100 }, () => o.t.api.post('/v1/messages', { consumer: ep.consumer, event_type: 'a.b', payload: {} })));
     await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.retrying_count).toBe(100), 30_000);
+    const pendingNotices = () => noticesOf(o).filter((r) => r.body.includes('alert.pending_retries'));
+    wh.clock.advance(61_000);
+    await settle();
+    await wh.embedded.alertingWorker.idle();
+    expect(pendingNotices()).toHaveLength(0); // 100 does not exceed 100
+    await o.send(ep.consumer);
+    await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.retrying_count).toBe(101), 30_000);
     wh.clock.advance(61_000);
     await eventually(async () => {
       await tick();
-      expect(noticesOf(o).map((r) => (JSON.parse(r.body) as { type: string }).type)).toContain('alert.pending_retries');
+      expect(pendingNotices()).toHaveLength(1);
     });
-    const notice = noticesOf(o).find((r) => r.body.includes('alert.pending_retries'))!;
-    expect((verifyWebhook(o.secret, notice) as any).data).toMatchObject({ environments: ['live'], retrying: 100, threshold: 100 });
+    expect((verifyWebhook(o.secret, pendingNotices()[0]!) as any).data).toMatchObject({ environments: ['live'], retrying: 101, threshold: 100 });
     wh.clock.advance(61_000);
     await settle();
-    expect(noticesOf(o).filter((r) => r.body.includes('alert.pending_retries'))).toHaveLength(1); // once that day
+    expect(pendingNotices()).toHaveLength(1); // once that day
   }, 60_000);
 
   it('usage: the chosen share of the plan once a month', async () => {

@@ -20,18 +20,21 @@ describe('secrets reseal', () => {
     await verifySealingKeys(store.sealing, old, clock);
     const org = await store.orgs.create({ id: newId('org', clock), name: 'Acme', plan: 'free', ownerEmail: null, createdAt: clock.now() });
     const id = newId('alertTarget', clock) as AlertTargetId;
-    await store.alerts.createTarget(org.id, {
-      id,
-      type: 'webhook',
-      url: 'https://hooks.example/alerts',
-      address: null,
-      sealedSecret: old.box.seal('whsec_target', id),
-      createdAt: clock.now(),
-    });
+    await store.alerts.createTarget(
+      { orgId: org.id, env: 'live' },
+      {
+        id,
+        type: 'webhook',
+        url: 'https://hooks.example/alerts',
+        address: null,
+        sealedSecret: old.box.seal('whsec_target', id),
+        createdAt: clock.now(),
+      },
+    );
 
     const out = await runAdminCommand(['secrets', 'reseal'], { store, clock, keys: () => ring(`b:${B},a:${A}`) });
     // The old key has left the ring: the target's secret opens with the new one alone.
-    const [target] = await store.alerts.targets(org.id);
+    const [target] = await store.alerts.targets({ orgId: org.id, env: 'live' });
     expect(ring(`b:${B}`).box.open(target!.sealedSecret!, id)).toBe('whsec_target');
     expect(out).toMatchObject({ key_id: 'b', alert_targets: 1, resealed: 1, retired_keys: ['a'] });
   });

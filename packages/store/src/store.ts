@@ -158,9 +158,11 @@ export interface SealingRepo {
   reseal(column: SealedColumn, ownerId: string, expected: string, sealed: string): Promise<boolean>;
 }
 
-/** Where an organization's failure notices go. */
+/** Where an organization's failure notices of one environment go (a key reads and writes only its own environment's). */
 export interface AlertTarget {
   id: AlertTargetId;
+  /** The environment whose notices it receives. */
+  env: Environment;
   type: 'webhook' | 'chat' | 'email';
   /** webhook and chat. */
   url: string | null;
@@ -174,7 +176,8 @@ export interface AlertTarget {
 /**
  * What happened that a notice may be about, written by `deliveries.complete` in the same
  * transaction as the change itself (an outbox): nothing that should notify is lost, even if
- * the process dies right after.
+ * the process dies right after. An endpoint has at most one queued event of each kind: a
+ * repeat while one waits is collapsed into it (the first stays).
  */
 export interface AlertEvent {
   seq: number;
@@ -185,6 +188,8 @@ export interface AlertEvent {
   at: number;
   error: string | null;
   responseStatus: number | null;
+  /** The delivery whose attempt wrote it (null in events written before it was kept). */
+  deliveryId: string | null;
 }
 
 /** An endpoint a delivery-failure notice is about. */
@@ -196,16 +201,25 @@ export interface NoticeEndpoint {
   failingSince: number | null;
   lastError: string | null;
   lastStatus: number | null;
+  /** The message and delivery of the attempt that failed last, when known. */
+  messageId?: string | null;
+  deliveryId?: string | null;
 }
 
-/** The alerting throttle of one organization (spec: at most one notice per endpoint per hour, one per org per hour, the rest combined). */
-export interface AlertState {
-  /** Bumped by every commit: a step decided on an older state is refused (two workers, one decision). */
-  version: number;
-  /** When the organization's current hour of delivery-failure notices began; null: none yet. */
+/** One environment's hour of delivery-failure notices. */
+export interface AlertWindow {
+  /** When the hour began (its first notice); null: none running. */
   windowStart: number | null;
   /** Endpoints that began failing in that hour, sent together at its end. */
   pending: NoticeEndpoint[];
+}
+
+/** The alerting throttle of one organization (spec: at most one notice per endpoint per hour, one per hour at once, the rest combined). */
+export interface AlertState {
+  /** Bumped by every commit: a step decided on an older state is refused (two workers, one decision). */
+  version: number;
+  /** The hour of delivery-failure notices per environment (targets belong to one). */
+  windows: Partial<Record<Environment, AlertWindow>>;
   /** The last delivery-failure notice per endpoint. */
   lastNoticeAt: Record<string, number>;
   /** The failure streak (its failing_since) each endpoint was last notified for. */
@@ -228,6 +242,13 @@ export interface NoticeDelivery {
   createdAt: number;
 }
 
+/** A notice taken to send: its tries so far, and the claim that took it. */
+export interface ClaimedNotice extends NoticeDelivery {
+  attempts: number;
+  /** Names this claim: only its holder records the outcome (see recordNoticeAttempt). */
+  claim: string;
+}
+
 /** One try at sending a notice. */
 export interface NoticeAttempt {
   at: number;
@@ -236,26 +257,45 @@ export interface NoticeAttempt {
   durationMs: number;
 }
 
-/** An organization's alert conditions and targets (spec: Failure notifications). */
+/** Where the failing-endpoint walk of one organization stands: after this streak. */
+export interface FailingCursor {
+  failingSince: number;
+  endpointId: EndpointId;
+}
+
+/** An organization's alert conditions and targets, and the alerting engine's queues (spec: Failure notifications). */
 export interface AlertSettingsRepo {
   /** The conditions chosen, or null when the organization never chose (the defaults apply). */
   conditions(orgId: OrgId): Promise<AlertConditions | null>;
   setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
-  createTarget(orgId: OrgId, target: AlertTarget): Promise<AlertTarget>;
-  /** Oldest first. */
-  targets(orgId: OrgId): Promise<AlertTarget[]>;
-  /** @returns false when the organization has no such target. */
-  deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean>;
+  /** Adds a target to the tenant's environment. */
+  createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget>;
+  /** The environment's targets, oldest first. */
+  targets(t: Tenant): Promise<AlertTarget[]>;
+  /** One target of the organization, whatever its environment (the sender's look-up); null when gone. */
+  target(orgId: OrgId, id: AlertTargetId): Promise<AlertTarget | null>;
+  /** @returns false when the environment has no such target. */
+  deleteTarget(t: Tenant, id: AlertTargetId): Promise<boolean>;
 
-  /** The oldest events of the outbox. */
-  events(limit: number): Promise<AlertEvent[]>;
-  /** Active endpoints whose failure streak began between `since` and `before`, newest streak first, across organizations. */
-  failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
+  /** Organizations with queued events, the one whose oldest event is oldest first. */
+  eventOrgs(limit: number): Promise<OrgId[]>;
+  /** The organization's oldest queued events. */
+  events(orgId: OrgId, limit: number): Promise<AlertEvent[]>;
+  /** Organizations with an active endpoint whose failure streak began between `since` and `before`, by id after `afterOrgId`. */
+  failingOrgs(since: number, before: number, afterOrgId: OrgId | null, limit: number): Promise<OrgId[]>;
+  /** The organization's active endpoints whose streak began between `since` and `before`, oldest streak first, after `after`. */
+  failingEndpoints(
+    orgId: OrgId,
+    since: number,
+    before: number,
+    after: FailingCursor | null,
+    limit: number,
+  ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
   /** Environments with at least `min` deliveries waiting to retry, with their count. */
   retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
   /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
   liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
-  /** Organizations whose hour of notices ended at or before `now` with endpoints waiting in it. */
+  /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */
   statesDue(now: number, limit: number): Promise<OrgId[]>;
   state(orgId: OrgId): Promise<AlertState | null>;
   /**
@@ -266,12 +306,38 @@ export interface AlertSettingsRepo {
    * worker decided meanwhile): nothing is written.
    */
   commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
-  /** Takes notices due at `now` (lease until `leaseUntil`), oldest first. */
-  claimNotices(now: number, leaseUntil: number, limit: number): Promise<(NoticeDelivery & { attempts: number })[]>;
-  /** Records a try; `next`: when to try again, or null when done (sent, or given up). */
-  recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void>;
+  /** Takes notices due at `now` (lease until `leaseUntil`, under the new claim `claim`), oldest first. */
+  claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]>;
+  /**
+   * Records a try; `next`: when to try again, or null when done (sent, or given up). The try
+   * is listed whatever happens; the notice's schedule changes only while `claim` still holds
+   * it (a replica that re-claimed it after the lease ran out decides).
+   */
+  recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void>;
   /** The target's latest tries, newest first. */
   noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]>;
+}
+
+/** When the earliest hour with waiting endpoints ends (null: none waits): what `statesDue` finds. */
+export function alertStateDue(state: AlertState): { windowEnd: number | null; hasPending: boolean } {
+  const ends = Object.values(state.windows)
+    .filter((w) => w.pending.length > 0 && w.windowStart !== null)
+    .map((w) => w.windowStart! + 3_600_000);
+  return ends.length === 0 ? { windowEnd: null, hasPending: false } : { windowEnd: Math.min(...ends), hasPending: true };
+}
+
+/**
+ * A stored state as the current shape: states written before targets had an environment
+ * held one window for the organization (`windowStart`, `pending`); it becomes each waiting
+ * endpoint's environment's window (live when none waits).
+ */
+export function readAlertState(stored: AlertState & { windowStart?: number | null; pending?: NoticeEndpoint[] }): AlertState {
+  if (stored.windows !== undefined) return stored;
+  const { windowStart = null, pending = [], ...rest } = stored;
+  const windows: AlertState['windows'] = {};
+  for (const p of pending) (windows[p.env] ??= { windowStart, pending: [] }).pending.push(p);
+  if (pending.length === 0 && windowStart !== null) windows.live = { windowStart, pending: [] };
+  return { ...rest, windows };
 }
 
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */

@@ -5,6 +5,7 @@ import type { Store } from '@wirehook/store';
 import { createTransport } from 'nodemailer';
 import type { Registry } from 'prom-client';
 import { AlertingWorker } from './alerting-worker.ts';
+import { DEFAULT_SEND_TIMEOUT_MS } from './notice-outbox.ts';
 import { NoticeSender } from './notice-sender.ts';
 
 /**
@@ -14,15 +15,33 @@ import { NoticeSender } from './notice-sender.ts';
  */
 export function createAlerting(
   config: { DELIVERY_ALLOW_HOSTS: string; DELIVERY_RESOLVE: string; SMTP_URL?: string | undefined; ALERT_EMAIL_FROM?: string | undefined },
-  deps: { store: Store; clock: Clock; logger: Logger; secretBox: SecretBox; registry?: Registry; lookup?: LookupFn; ca?: string; tickMs?: number },
+  deps: {
+    store: Store;
+    clock: Clock;
+    logger: Logger;
+    secretBox: SecretBox;
+    registry?: Registry;
+    lookup?: LookupFn;
+    ca?: string;
+    tickMs?: number;
+    /** Bound on one send to one target; default 10 s. */
+    sendTimeoutMs?: number;
+  },
 ): { worker: AlertingWorker; components: Component[] } {
+  const sendTimeoutMs = deps.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
   const egress = new HttpEgress({
     policy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
     lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), deps.lookup ?? systemLookup),
     ca: deps.ca,
     connectionsPerOrigin: 2,
+    // The egress limits the wait for a connection and then the answer, each: half the bound apiece.
+    timeoutMs: Math.max(1, Math.floor(sendTimeoutMs / 2)),
   });
-  const mail = config.SMTP_URL ? { transport: createTransport(config.SMTP_URL), from: config.ALERT_EMAIL_FROM ?? 'wirehook@localhost' } : null;
+  // nodemailer waits 2 minutes for a connection and 10 for a socket by default: bounded like every send.
+  const mailTimeouts = { connectionTimeout: sendTimeoutMs, greetingTimeout: sendTimeoutMs, socketTimeout: sendTimeoutMs };
+  const mail = config.SMTP_URL
+    ? { transport: createTransport({ url: config.SMTP_URL, ...mailTimeouts }), from: config.ALERT_EMAIL_FROM ?? 'wirehook@localhost' }
+    : null;
   const worker = new AlertingWorker({
     store: deps.store,
     clock: deps.clock,
@@ -30,6 +49,7 @@ export function createAlerting(
     sender: new NoticeSender({ egress, secretBox: deps.secretBox, mail }),
     registry: deps.registry,
     tickMs: deps.tickMs,
+    sendTimeoutMs,
   });
   const close: Component = {
     name: 'alerting-egress',

@@ -1,37 +1,90 @@
-import type { AlertState, NoticeEndpoint } from '@wirehook/store';
+import type { Environment } from '@wirehook/core';
+import type { AlertState, AlertWindow, NoticeEndpoint } from '@wirehook/store';
 
 /** The spec's throttle: an hour. */
 export const HOUR_MS = 3_600_000;
 
 export function emptyState(): AlertState {
-  return { version: 0, windowStart: null, pending: [], lastNoticeAt: {}, notifiedStreaks: {} };
+  return { version: 0, windows: {}, lastNoticeAt: {}, notifiedStreaks: {} };
 }
 
+const NO_WINDOW: AlertWindow = { windowStart: null, pending: [] };
+
 /**
- * One endpoint's delivery failure against the organization's throttle (spec: at most one
- * notice per endpoint per hour; one delivery-failure notice per organization at once per
- * hour, the other endpoints that begin failing in that hour combined into one notice at its
- * end). @returns the new state, and the endpoints to notify now (empty: throttled or waiting).
+ * One endpoint's delivery failure against the throttle of its environment (spec: at most one
+ * notice per endpoint per hour; one delivery-failure notice per hour at once, the other
+ * endpoints that begin failing in that hour combined into one notice at its end). Targets
+ * belong to an environment, so each environment has its hour. `deliverable` false (the
+ * environment has no target): nothing is sent, and nothing is recorded either — no hour
+ * opens, the endpoint and its streak count as not notified — so the first failure after a
+ * target is added is told at once.
+ * @returns the new state, and the endpoints to notify now (empty: throttled, waiting or nobody to tell).
  */
-export function onFailure(state: AlertState, endpoint: NoticeEndpoint, now: number): { state: AlertState; notifyNow: NoticeEndpoint[] } {
+export function onFailure(state: AlertState, endpoint: NoticeEndpoint, now: number, deliverable = true): { state: AlertState; notifyNow: NoticeEndpoint[] } {
+  if (!deliverable) return { state, notifyNow: [] };
   const last = state.lastNoticeAt[endpoint.endpointId];
-  if (last !== undefined && now - last < HOUR_MS) return { state, notifyNow: [] };
-  if (state.pending.some((p) => p.endpointId === endpoint.endpointId)) return { state, notifyNow: [] };
-  if (state.windowStart !== null && now < state.windowStart + HOUR_MS) {
-    return { state: { ...state, pending: [...state.pending, endpoint] }, notifyNow: [] };
+  if (last !== undefined && now - last < HOUR_MS) return { state: markStreak(state, endpoint), notifyNow: [] };
+  const window = state.windows[endpoint.env] ?? NO_WINDOW;
+  if (window.pending.some((p) => p.endpointId === endpoint.endpointId)) return { state: markStreak(state, endpoint), notifyNow: [] };
+  if (window.windowStart !== null && now < window.windowStart + HOUR_MS) {
+    return { state: markStreak(withWindow(state, endpoint.env, { ...window, pending: [...window.pending, endpoint] }), endpoint), notifyNow: [] };
   }
+  const opened = withWindow(state, endpoint.env, { windowStart: now, pending: [] });
   return {
-    state: { ...state, windowStart: now, lastNoticeAt: { ...pruned(state.lastNoticeAt, now), [endpoint.endpointId]: now } },
+    state: markStreak({ ...opened, lastNoticeAt: { ...pruned(state.lastNoticeAt, now), [endpoint.endpointId]: now } }, endpoint),
     notifyNow: [endpoint],
   };
 }
 
-/** The hour is over: the endpoints waiting in it go in one notice, which opens the next hour. */
-export function flush(state: AlertState, now: number): { state: AlertState; notifyNow: NoticeEndpoint[] } {
-  if (state.pending.length === 0 || state.windowStart === null || now < state.windowStart + HOUR_MS) return { state, notifyNow: [] };
-  const lastNoticeAt = pruned(state.lastNoticeAt, now);
-  for (const p of state.pending) lastNoticeAt[p.endpointId] = now;
-  return { state: { ...state, windowStart: now, pending: [], lastNoticeAt }, notifyNow: state.pending };
+/**
+ * The hours that are over: each environment's waiting endpoints go in one notice, which opens
+ * its next hour. An environment left without a target meanwhile sends nothing and its hour
+ * closes without opening another (its endpoints are forgotten, as if never notified).
+ * @returns the new state and one list of endpoints per notice to send.
+ */
+export function flush(
+  state: AlertState,
+  now: number,
+  deliverable: (env: Environment) => boolean = () => true,
+): { state: AlertState; notices: NoticeEndpoint[][] } {
+  let next = state;
+  const notices: NoticeEndpoint[][] = [];
+  for (const [env, window] of Object.entries(state.windows) as [Environment, AlertWindow][]) {
+    if (window.pending.length === 0 || window.windowStart === null || now < window.windowStart + HOUR_MS) continue;
+    if (!deliverable(env)) {
+      const notifiedStreaks = { ...next.notifiedStreaks };
+      for (const p of window.pending) delete notifiedStreaks[p.endpointId];
+      next = { ...withWindow(next, env, NO_WINDOW), notifiedStreaks };
+      continue;
+    }
+    const lastNoticeAt = pruned(next.lastNoticeAt, now);
+    for (const p of window.pending) lastNoticeAt[p.endpointId] = now;
+    next = { ...withWindow(next, env, { windowStart: now, pending: [] }), lastNoticeAt };
+    notices.push(window.pending);
+  }
+  return { state: next, notices };
+}
+
+/**
+ * Forgets what no longer matters: per-endpoint notice times older than the throttle, and
+ * notified streaks that began before `streaksSince` (the engine looks no further back).
+ */
+export function compact(state: AlertState, now: number, streaksSince: number): AlertState {
+  return {
+    ...state,
+    lastNoticeAt: pruned(state.lastNoticeAt, now),
+    notifiedStreaks: Object.fromEntries(Object.entries(state.notifiedStreaks).filter(([, since]) => since >= streaksSince)),
+  };
+}
+
+/** Whatever notice covers this failure streak (now, at the hour's end, or one within the hour) covers it once. */
+function markStreak(state: AlertState, endpoint: NoticeEndpoint): AlertState {
+  if (endpoint.failingSince === null) return state;
+  return { ...state, notifiedStreaks: { ...state.notifiedStreaks, [endpoint.endpointId]: endpoint.failingSince } };
+}
+
+function withWindow(state: AlertState, env: Environment, window: AlertWindow): AlertState {
+  return { ...state, windows: { ...state.windows, [env]: window } };
 }
 
 /** Forgets per-endpoint notice times older than the throttle (the state stays small). */

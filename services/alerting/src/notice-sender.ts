@@ -12,6 +12,9 @@ export interface NoticeResult {
   durationMs: number;
 }
 
+/** What the engine needs of a sender (tests hand in their own). */
+export type NoticeSenderPort = Pick<NoticeSender, 'canEmail' | 'send' | 'sendOwnerEmail'>;
+
 /**
  * Sends a notice to a target: webhook targets get a Standard Webhooks-signed POST (the
  * target's secret; `webhook-id` = the notice's id, the same on every retry), chat targets a

@@ -58,10 +58,10 @@ export function describeSealingContract(f: Fixtures): void {
       f.clock.advance(1_000);
       const id = newId('alertTarget', f.clock);
       const base = { url: 'https://hooks.example/a', address: null, createdAt: f.clock.now() };
-      await f.store.alerts.createTarget(org.id, { ...base, id, type: 'webhook', sealedSecret: 'v3.a.target' });
+      await f.store.alerts.createTarget({ orgId: org.id, env: 'live' }, { ...base, id, type: 'webhook', sealedSecret: 'v3.a.target' });
       f.clock.advance(1_000);
       const chat = newId('alertTarget', f.clock);
-      await f.store.alerts.createTarget(org.id, { ...base, id: chat, type: 'chat', sealedSecret: null });
+      await f.store.alerts.createTarget({ orgId: org.id, env: 'live' }, { ...base, id: chat, type: 'chat', sealedSecret: null });
       const all: SealedSecrets[] = [];
       for (let after: string | null = null; ; ) {
         const page = await f.store.sealing.sealedSecrets('alert_target_secrets', after, 1);
@@ -73,7 +73,7 @@ export function describeSealingContract(f: Fixtures): void {
       expect(all.some((e) => e.ownerId === chat)).toBe(false);
       expect(await f.store.sealing.reseal('alert_target_secrets', id, 'v3.a.target', 'v3.b.target')).toBe(true);
       expect(await f.store.sealing.reseal('alert_target_secrets', id, 'v3.a.target', 'v3.c.target')).toBe(false);
-      expect((await f.store.alerts.targets(org.id)).find((t) => t.id === id)?.sealedSecret).toBe('v3.b.target');
+      expect((await f.store.alerts.targets({ orgId: org.id, env: 'live' })).find((t) => t.id === id)?.sealedSecret).toBe('v3.b.target');
     });
   });
 }

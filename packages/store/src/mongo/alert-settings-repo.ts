@@ -1,5 +1,17 @@
-import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
-import type { AlertEvent, AlertSettingsRepo, AlertState, AlertTarget, NoticeAttempt, NoticeDelivery } from '../store.ts';
+import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
+import {
+  alertStateDue,
+  readAlertState,
+  type AlertEvent,
+  type AlertSettingsRepo,
+  type AlertState,
+  type AlertTarget,
+  type ClaimedNotice,
+  type FailingCursor,
+  type NoticeAttempt,
+  type NoticeDelivery,
+} from '../store.ts';
+import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 
 /** Alert conditions in MongoDB, one document per organization (`_id` = org id). */
@@ -19,37 +31,47 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     await this.#conn.alertConditions.updateOne({ _id: orgId }, { $set: { conditions, updatedAt: at } }, { upsert: true });
   }
 
-  async createTarget(orgId: OrgId, target: AlertTarget): Promise<AlertTarget> {
+  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget> {
     await this.#conn.alertTargets.insertOne({
       _id: target.id,
-      orgId,
+      orgId: t.orgId,
+      env: t.env,
       type: target.type,
       url: target.url,
       address: target.address,
       sealedSecret: target.sealedSecret,
       createdAt: target.createdAt,
     });
-    return target;
+    return { ...target, env: t.env };
   }
 
-  async targets(orgId: OrgId): Promise<AlertTarget[]> {
-    const docs = await this.#conn.alertTargets.find({ orgId }).sort({ _id: 1 }).toArray();
-    return docs.map((d) => ({
-      id: d._id as AlertTargetId,
-      type: d.type,
-      url: d.url,
-      address: d.address,
-      sealedSecret: d.sealedSecret,
-      createdAt: d.createdAt,
-    }));
+  async targets(t: Tenant): Promise<AlertTarget[]> {
+    return (
+      await this.#conn.alertTargets
+        .find({ orgId: t.orgId, ...envFilter(t.env) })
+        .sort({ _id: 1 })
+        .toArray()
+    ).map(toTarget);
   }
 
-  async deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean> {
-    return (await this.#conn.alertTargets.deleteOne({ orgId, _id: id })).deletedCount > 0;
+  async target(orgId: OrgId, id: AlertTargetId): Promise<AlertTarget | null> {
+    const doc = await this.#conn.alertTargets.findOne({ orgId, _id: id });
+    return doc === null ? null : toTarget(doc);
   }
 
-  async events(limit: number): Promise<AlertEvent[]> {
-    const docs = await this.#conn.alertEvents.find({}).sort({ _id: 1 }).limit(limit).toArray();
+  async deleteTarget(t: Tenant, id: AlertTargetId): Promise<boolean> {
+    return (await this.#conn.alertTargets.deleteOne({ orgId: t.orgId, ...envFilter(t.env), _id: id })).deletedCount > 0;
+  }
+
+  async eventOrgs(limit: number): Promise<OrgId[]> {
+    const groups = await this.#conn.alertEvents
+      .aggregate<{ _id: string }>([{ $group: { _id: '$orgId', oldest: { $min: '$_id' } } }, { $sort: { oldest: 1 } }, { $limit: limit }])
+      .toArray();
+    return groups.map((g) => g._id as OrgId);
+  }
+
+  async events(orgId: OrgId, limit: number): Promise<AlertEvent[]> {
+    const docs = await this.#conn.alertEvents.find({ orgId }).sort({ _id: 1 }).limit(limit).toArray();
     return docs.map((d) => ({
       seq: d._id,
       tenant: { orgId: d.orgId as OrgId, env: d.env },
@@ -58,13 +80,44 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       at: d.at,
       error: d.error,
       responseStatus: d.responseStatus,
+      deliveryId: d.deliveryId ?? null,
     }));
   }
 
-  async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+  async failingOrgs(since: number, before: number, afterOrgId: OrgId | null, limit: number): Promise<OrgId[]> {
+    const groups = await this.#conn.endpoints
+      .aggregate<{ _id: string }>([
+        { $match: { failingSince: { $gte: since, $lte: before }, status: 'active', ...(afterOrgId === null ? {} : { orgId: { $gt: afterOrgId } }) } },
+        { $group: { _id: '$orgId' } },
+        { $sort: { _id: 1 } },
+        { $limit: limit },
+      ])
+      .toArray();
+    return groups.map((g) => g._id as OrgId);
+  }
+
+  async failingEndpoints(
+    orgId: OrgId,
+    since: number,
+    before: number,
+    after: FailingCursor | null,
+    limit: number,
+  ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+    const range = { $gte: since, $lte: before };
+    const filter =
+      after === null
+        ? { orgId, failingSince: range, status: 'active' as const }
+        : {
+            orgId,
+            status: 'active' as const,
+            $and: [
+              { failingSince: range },
+              { $or: [{ failingSince: { $gt: after.failingSince } }, { failingSince: after.failingSince, _id: { $gt: after.endpointId } }] },
+            ],
+          };
     const docs = await this.#conn.endpoints
-      .find({ failingSince: { $gte: since, $lte: before }, status: 'active' }, { projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
-      .sort({ failingSince: -1 })
+      .find(filter, { projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
+      .sort({ failingSince: 1, _id: 1 })
       .limit(limit)
       .toArray();
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, endpointId: d._id as EndpointId, failingSince: d.failingSince! }));
@@ -96,7 +149,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async state(orgId: OrgId): Promise<AlertState | null> {
-    return (await this.#conn.alertState.findOne({ _id: orgId }))?.state ?? null;
+    const doc = await this.#conn.alertState.findOne({ _id: orgId });
+    return doc === null ? null : readAlertState(doc.state);
   }
 
   async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
@@ -105,11 +159,15 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
         const { deletedCount } = await this.#conn.alertEvents.deleteMany({ _id: { $in: consumed } }, { session });
         if (deletedCount !== consumed.length) throw new ConflictError('an alert event was consumed by another worker');
       }
-      const windowEnd = state.windowStart === null ? null : state.windowStart + 3_600_000;
       const stored = await this.#conn.alertState.findOne({ _id: orgId }, { session });
       const storedVersion = stored?.state.version ?? 0;
       if (state.version !== storedVersion + 1) throw new ConflictError(`the alert state of ${orgId} moved on (version ${storedVersion})`);
-      await this.#conn.alertState.updateOne({ _id: orgId }, { $set: { state, windowEnd, hasPending: state.pending.length > 0 } }, { session, upsert: true });
+      const due = alertStateDue(state);
+      await this.#conn.alertState.updateOne(
+        { _id: orgId },
+        { $set: { state, windowEnd: due.windowEnd, hasPending: due.hasPending } },
+        { session, upsert: true },
+      );
       if (notices.length > 0) {
         await this.#conn.alertNotices.insertMany(
           notices.map((n) => ({
@@ -122,6 +180,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
             attempts: 0,
             nextAttemptAt: n.createdAt,
             leaseUntil: null,
+            claim: null,
             sent: false,
           })),
           { session },
@@ -130,12 +189,12 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     });
   }
 
-  async claimNotices(now: number, leaseUntil: number, limit: number): Promise<(NoticeDelivery & { attempts: number })[]> {
-    const claimed: (NoticeDelivery & { attempts: number })[] = [];
+  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
+    const claimed: ClaimedNotice[] = [];
     for (let i = 0; i < limit; i++) {
       const d = await this.#conn.alertNotices.findOneAndUpdate(
         { nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
-        { $set: { leaseUntil } },
+        { $set: { leaseUntil, claim } },
         { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
       );
       if (d === null) break;
@@ -147,23 +206,39 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
         body: d.body,
         createdAt: d.createdAt,
         attempts: d.attempts,
+        claim,
       });
     }
     return claimed;
   }
 
-  async recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
-    const notice = await this.#conn.alertNotices.findOneAndUpdate(
-      { _id: id },
-      { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, sent } },
-      { returnDocument: 'after' },
-    );
+  async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
+    const notice = await this.#conn.alertNotices.findOne({ _id: id }, { projection: { orgId: 1, targetId: 1, type: 1 } });
     if (notice === null) return;
     await this.#conn.alertNoticeAttempts.insertOne({ noticeId: id, orgId: notice.orgId, targetId: notice.targetId, type: notice.type, ...attempt });
+    // Only the claim that holds the notice moves it on: one re-claimed after its lease ran out is the new holder's.
+    await this.#conn.alertNotices.updateOne({ _id: id, claim }, { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent } });
   }
 
   async noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]> {
     const docs = await this.#conn.alertNoticeAttempts.find({ orgId, targetId }).sort({ at: -1 }).limit(limit).toArray();
     return docs.map((d) => ({ noticeId: d.noticeId, type: d.type, at: d.at, responseStatus: d.responseStatus, error: d.error, durationMs: d.durationMs }));
   }
+}
+
+function toTarget(d: AlertTargetDoc): AlertTarget {
+  return {
+    id: d._id as AlertTargetId,
+    env: d.env ?? 'live',
+    type: d.type,
+    url: d.url,
+    address: d.address,
+    sealedSecret: d.sealedSecret,
+    createdAt: d.createdAt,
+  };
+}
+
+/** Targets made before they had an environment have none: they are live. */
+function envFilter(env: Environment): { env: Environment | { $ne: 'test' } } {
+  return { env: env === 'live' ? { $ne: 'test' } : env };
 }

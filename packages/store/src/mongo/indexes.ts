@@ -29,6 +29,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.endpoints]: [
     // The alerting engine looks for endpoints failing for long enough.
     { key: { failingSince: 1 }, name: 'endpoints_failing', partialFilterExpression: { failingSince: { $type: 'number' } } },
+    // ... and walks them one organization at a time (fairness).
+    { key: { orgId: 1, failingSince: 1, _id: 1 }, name: 'endpoints_failing_org', partialFilterExpression: { failingSince: { $type: 'number' } } },
     { key: { orgId: 1, env: 1, consumerId: 1, _id: 1 }, name: 'endpoints_tenant_consumer' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
   ],
@@ -72,7 +74,15 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
   [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
-  [COLLECTIONS.alertTargets]: [{ key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' }],
+  [COLLECTIONS.alertTargets]: [
+    { key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' },
+    { key: { orgId: 1, env: 1, _id: 1 }, name: 'alert_targets_env' },
+  ],
+  // Each organization's queued events in order; an endpoint's queued event of a kind found to collapse a repeat into it.
+  [COLLECTIONS.alertEvents]: [
+    { key: { orgId: 1, _id: 1 }, name: 'alert_events_org' },
+    { key: { endpointId: 1, kind: 1 }, name: 'alert_events_endpoint' },
+  ],
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
   [COLLECTIONS.alertNotices]: [{ key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } }],
   [COLLECTIONS.alertNoticeAttempts]: [{ key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' }],

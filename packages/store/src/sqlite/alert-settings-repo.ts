@@ -1,5 +1,16 @@
 import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
-import type { AlertEvent, AlertSettingsRepo, AlertState, AlertTarget, NoticeAttempt, NoticeDelivery } from '../store.ts';
+import {
+  alertStateDue,
+  readAlertState,
+  type AlertEvent,
+  type AlertSettingsRepo,
+  type AlertState,
+  type AlertTarget,
+  type ClaimedNotice,
+  type FailingCursor,
+  type NoticeAttempt,
+  type NoticeDelivery,
+} from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { RETRYING } from './message-status.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
@@ -26,25 +37,37 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       .run(orgId, JSON.stringify(conditions), at);
   }
 
-  async createTarget(orgId: OrgId, target: AlertTarget): Promise<AlertTarget> {
+  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget> {
     this.#conn
-      .statement('INSERT INTO alert_targets (id, org_id, type, url, address, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(target.id, orgId, target.type, target.url, target.address, target.sealedSecret, target.createdAt);
-    return target;
+      .statement('INSERT INTO alert_targets (id, org_id, env, type, url, address, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(target.id, t.orgId, t.env, target.type, target.url, target.address, target.sealedSecret, target.createdAt);
+    return { ...target, env: t.env };
   }
 
-  async targets(orgId: OrgId): Promise<AlertTarget[]> {
-    return this.#conn.statement('SELECT * FROM alert_targets WHERE org_id = ? ORDER BY id').all(orgId).map(toTarget);
+  async targets(t: Tenant): Promise<AlertTarget[]> {
+    return this.#conn.statement('SELECT * FROM alert_targets WHERE org_id = ? AND env = ? ORDER BY id').all(t.orgId, t.env).map(toTarget);
   }
 
-  async deleteTarget(orgId: OrgId, id: AlertTargetId): Promise<boolean> {
-    return Number(this.#conn.statement('DELETE FROM alert_targets WHERE org_id = ? AND id = ?').run(orgId, id).changes) > 0;
+  async target(orgId: OrgId, id: AlertTargetId): Promise<AlertTarget | null> {
+    const row = this.#conn.statement('SELECT * FROM alert_targets WHERE org_id = ? AND id = ?').get(orgId, id);
+    return row === undefined ? null : toTarget(row);
   }
 
-  async events(limit: number): Promise<AlertEvent[]> {
+  async deleteTarget(t: Tenant, id: AlertTargetId): Promise<boolean> {
+    return Number(this.#conn.statement('DELETE FROM alert_targets WHERE org_id = ? AND env = ? AND id = ?').run(t.orgId, t.env, id).changes) > 0;
+  }
+
+  async eventOrgs(limit: number): Promise<OrgId[]> {
     return this.#conn
-      .statement('SELECT * FROM alert_events ORDER BY seq LIMIT ?')
+      .statement('SELECT org_id, min(seq) AS oldest FROM alert_events GROUP BY org_id ORDER BY oldest LIMIT ?')
       .all(limit)
+      .map((row) => text(row, 'org_id') as OrgId);
+  }
+
+  async events(orgId: OrgId, limit: number): Promise<AlertEvent[]> {
+    return this.#conn
+      .statement('SELECT * FROM alert_events WHERE org_id = ? ORDER BY seq LIMIT ?')
+      .all(orgId, limit)
       .map((row) => ({
         seq: int(row, 'seq'),
         tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
@@ -53,15 +76,36 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
         at: int(row, 'at'),
         error: textOrNull(row, 'error'),
         responseStatus: intOrNull(row, 'response_status'),
+        deliveryId: textOrNull(row, 'delivery_id'),
       }));
   }
 
-  async failingEndpoints(since: number, before: number, limit: number): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+  async failingOrgs(since: number, before: number, afterOrgId: OrgId | null, limit: number): Promise<OrgId[]> {
     return this.#conn
       .statement(
-        `SELECT org_id, env, id, failing_since FROM endpoints WHERE failing_since >= ? AND failing_since <= ? AND status = 'active' ORDER BY failing_since DESC LIMIT ?`,
+        `SELECT DISTINCT org_id FROM endpoints
+          WHERE failing_since IS NOT NULL AND org_id > ? AND failing_since >= ? AND failing_since <= ? AND status = 'active'
+          ORDER BY org_id LIMIT ?`,
       )
-      .all(since, before, limit)
+      .all(afterOrgId ?? '', since, before, limit)
+      .map((row) => text(row, 'org_id') as OrgId);
+  }
+
+  async failingEndpoints(
+    orgId: OrgId,
+    since: number,
+    before: number,
+    after: FailingCursor | null,
+    limit: number,
+  ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
+    return this.#conn
+      .statement(
+        `SELECT org_id, env, id, failing_since FROM endpoints
+          WHERE failing_since IS NOT NULL AND org_id = ? AND failing_since >= ? AND failing_since <= ? AND status = 'active'
+            AND (failing_since, id) > (?, ?)
+          ORDER BY failing_since, id LIMIT ?`,
+      )
+      .all(orgId, since, before, after?.failingSince ?? -1, after?.endpointId ?? '', limit)
       .map((row) => ({
         tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
         endpointId: text(row, 'id') as EndpointId,
@@ -93,7 +137,7 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
 
   async state(orgId: OrgId): Promise<AlertState | null> {
     const row = this.#conn.statement('SELECT state FROM alert_state WHERE org_id = ?').get(orgId);
-    return row === undefined ? null : json<AlertState>(row, 'state');
+    return row === undefined ? null : readAlertState(json<AlertState>(row, 'state'));
   }
 
   async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
@@ -102,16 +146,16 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       for (const seq of consumed) {
         if (Number(remove.run(seq).changes) === 0) throw new ConflictError(`alert event ${seq} was consumed by another worker`);
       }
-      const windowEnd = state.windowStart === null ? null : state.windowStart + 3_600_000;
       const stored = this.#conn.statement('SELECT state FROM alert_state WHERE org_id = ?').get(orgId);
       const storedVersion = stored === undefined ? 0 : json<AlertState>(stored, 'state').version;
       if (state.version !== storedVersion + 1) throw new ConflictError(`the alert state of ${orgId} moved on (version ${storedVersion})`);
+      const due = alertStateDue(state);
       this.#conn
         .statement(
           `INSERT INTO alert_state (org_id, state, window_end, has_pending) VALUES (?, ?, ?, ?)
            ON CONFLICT (org_id) DO UPDATE SET state = excluded.state, window_end = excluded.window_end, has_pending = excluded.has_pending`,
         )
-        .run(orgId, JSON.stringify(state), windowEnd, state.pending.length > 0 ? 1 : 0);
+        .run(orgId, JSON.stringify(state), due.windowEnd, due.hasPending ? 1 : 0);
       const insert = this.#conn.statement(
         'INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
@@ -119,15 +163,15 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     });
   }
 
-  async claimNotices(now: number, leaseUntil: number, limit: number): Promise<(NoticeDelivery & { attempts: number })[]> {
+  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
     return this.#conn.immediate(() =>
       this.#conn
         .statement(
-          `UPDATE alert_notices SET lease_until = ?
+          `UPDATE alert_notices SET lease_until = ?, claim = ?
             WHERE id IN (SELECT id FROM alert_notices WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?)
             RETURNING *`,
         )
-        .all(leaseUntil, now, now, limit)
+        .all(leaseUntil, claim, now, now, limit)
         .map((row) => ({
           id: text(row, 'id'),
           orgId: text(row, 'org_id') as OrgId,
@@ -136,21 +180,24 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
           body: text(row, 'body'),
           createdAt: int(row, 'created_at'),
           attempts: int(row, 'attempts'),
+          claim,
         })),
     );
   }
 
-  async recordNoticeAttempt(id: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
+  async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
     this.#conn.immediate(() => {
-      const notice = this.#conn
-        .statement(
-          'UPDATE alert_notices SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, sent = ? WHERE id = ? RETURNING org_id, target_id',
-        )
-        .get(next, sent ? 1 : 0, id);
+      const notice = this.#conn.statement('SELECT org_id, target_id, claim FROM alert_notices WHERE id = ?').get(id);
       if (notice === undefined) return;
       this.#conn
         .statement('INSERT INTO alert_notice_attempts (notice_id, org_id, target_id, at, response_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(id, text(notice, 'org_id'), text(notice, 'target_id'), attempt.at, attempt.responseStatus, attempt.error, attempt.durationMs);
+      // Only the claim that holds the notice moves it on: one re-claimed after its lease ran out is the new holder's.
+      this.#conn
+        .statement(
+          'UPDATE alert_notices SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, claim = NULL, sent = ? WHERE id = ? AND claim = ?',
+        )
+        .run(next, sent ? 1 : 0, id, claim);
     });
   }
 
@@ -178,6 +225,7 @@ function toTarget(row: Row): AlertTarget {
     type: text(row, 'type') as AlertTarget['type'],
     url: textOrNull(row, 'url'),
     address: textOrNull(row, 'address'),
+    env: text(row, 'env') as Environment,
     sealedSecret: textOrNull(row, 'sealed_secret'),
     createdAt: int(row, 'created_at'),
   };

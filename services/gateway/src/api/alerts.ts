@@ -20,7 +20,10 @@ import { authOf, requireScope } from '../http/auth.ts';
 
 /**
  * /v1/alert-conditions: the organization's failure-notification conditions (the spec leaves
- * them to a dashboard; this is its API). Keys of either environment see the same settings.
+ * them to a dashboard; this is its API). Keys of either environment see the same conditions
+ * (spec: per organization). /v1/alert-targets: where notices go — each target belongs to the
+ * environment of the key that made it and receives only that environment's notices; a key
+ * reads and changes only its own environment's targets.
  */
 export function alertsRouter(deps: GatewayDeps): Router {
   const { store, clock } = deps;
@@ -43,7 +46,7 @@ export function alertsRouter(deps: GatewayDeps): Router {
 
   // Targets: where notices go. Their URLs follow the endpoint URL rules (https, 443/8443, the SSRF guard).
   router.post('/alert-targets', requireScope('endpoints:write'), async (req, res) => {
-    const { org } = orgOnly(res);
+    const { tenant } = orgOnly(res);
     const body = parseInput(createAlertTargetBody, req.body, 'request body');
     if (body.type === 'email' && !deps.emailConfigured) {
       throw new InvalidError('type: e-mail targets need SMTP_URL (and ALERT_EMAIL_FROM) set on the server; none is configured');
@@ -52,7 +55,7 @@ export function alertsRouter(deps: GatewayDeps): Router {
     const id = newId('alertTarget', clock);
     // Webhook notices are signed like deliveries (Standard Webhooks): the secret is shown once, here.
     const secret = body.type === 'webhook' ? newSigningSecret() : null;
-    const target = await store.alerts.createTarget(org.id, {
+    const target = await store.alerts.createTarget(tenant, {
       id,
       type: body.type,
       url: body.type === 'email' ? null : body.url,
@@ -60,18 +63,19 @@ export function alertsRouter(deps: GatewayDeps): Router {
       sealedSecret: secret === null ? null : deps.secretBox.seal(secret, id),
       createdAt: clock.now(),
     });
-    res.status(201).json({ ...targetJson(target), ...(secret === null ? {} : { secret }) });
+    // The one time a chat URL (its own credential) is shown whole.
+    res.status(201).json({ ...targetJson(target), ...(target.type === 'chat' ? { url: target.url ?? '' } : {}), ...(secret === null ? {} : { secret }) });
   });
 
   router.get('/alert-targets', requireScope('logs:read'), async (_req, res) => {
-    const { org } = orgOnly(res);
-    res.json({ items: (await store.alerts.targets(org.id)).map(targetJson) });
+    const { tenant } = orgOnly(res);
+    res.json({ items: (await store.alerts.targets(tenant)).map(targetJson) });
   });
 
   router.get('/alert-targets/:id', requireScope('logs:read'), async (req, res) => {
-    const { org } = orgOnly(res);
+    const { org, tenant } = orgOnly(res);
     const id = String(req.params['id']);
-    const target = (await store.alerts.targets(org.id)).find((t) => t.id === id);
+    const target = (await store.alerts.targets(tenant)).find((t) => t.id === id);
     if (!target) throw new NotFoundError(`alert target ${id} not found`);
     const recent = await store.alerts.noticeAttempts(org.id, target.id, 20);
     res.json({
@@ -88,19 +92,27 @@ export function alertsRouter(deps: GatewayDeps): Router {
   });
 
   router.delete('/alert-targets/:id', requireScope('endpoints:write'), async (req, res) => {
-    const { org } = orgOnly(res);
+    const { tenant } = orgOnly(res);
     const id = String(req.params['id']);
-    if (!isId('alertTarget', id) || !(await store.alerts.deleteTarget(org.id, id as AlertTargetId))) throw new NotFoundError(`alert target ${id} not found`);
+    if (!isId('alertTarget', id) || !(await store.alerts.deleteTarget(tenant, id as AlertTargetId))) throw new NotFoundError(`alert target ${id} not found`);
     res.status(204).end();
   });
 
   return router;
 }
 
+/** A target as read back: a chat URL is its own credential (anyone holding it can post), so it is redacted. */
 function targetJson(t: AlertTarget): AlertTargetResponse {
-  return t.type === 'email'
-    ? { id: t.id, type: t.type, address: t.address ?? '', created_at: t.createdAt }
-    : { id: t.id, type: t.type, url: t.url ?? '', created_at: t.createdAt };
+  if (t.type === 'email') return { id: t.id, type: t.type, address: t.address ?? '', created_at: t.createdAt };
+  return { id: t.id, type: t.type, url: t.type === 'chat' ? redactedUrl(t.url ?? '') : (t.url ?? ''), created_at: t.createdAt };
+}
+
+/** `https://hooks.slack.com/…wxyz`: the origin and the path's last 4 characters, enough to tell two apart. */
+export function redactedUrl(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed === null) return '…';
+  const rest = `${parsed.pathname}${parsed.search}`;
+  return `${parsed.origin}/…${rest.length > 12 ? rest.slice(-4) : ''}`;
 }
 
 /** The organization's settings are the sender's: a portal link (one consumer) has none. */

@@ -1,0 +1,261 @@
+// The alerting engine against a real (SQLite) store with the injected clock: fairness between
+// organizations, a notice sent to nobody opens nothing, and the spec's numbers on both sides
+// of each edge (written here, not imported from the code under test).
+import type { Endpoint, OrgId, Tenant } from '@wirehook/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertingWorker } from './alerting-worker.ts';
+import { AlertScene } from './testing/alert-scene.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+let scene: AlertScene;
+let worker: AlertingWorker;
+afterEach(async () => {
+  await worker?.stop();
+  await scene?.close();
+});
+function start(startAt?: number): AlertScene {
+  scene = new AlertScene(startAt);
+  worker = scene.worker();
+  return scene;
+}
+/** One tick, and the sends it started. */
+async function round(): Promise<void> {
+  await worker.tick();
+  await worker.idle();
+}
+const live = (orgId: OrgId): Tenant => ({ orgId, env: 'live' });
+const types = (notices: { type: string }[]) => notices.map((n) => n.type);
+
+describe('fairness between organizations', () => {
+  it("another organization's flood of failures does not hold back a notice: B's goes in the first tick", async () => {
+    const s = start();
+    const a = await s.org();
+    await s.target(a);
+    const flooded: Endpoint[] = [];
+    for (let i = 0; i < 5; i++) flooded.push(await s.endpoint(live(a)));
+    // A at its rate limit, every endpoint answering 503 with retry count 0: 3,000 exhausted deliveries.
+    for (let i = 0; i < 600; i++) for (const e of flooded) await s.fail(live(a), e);
+    s.clock.advance(SECOND);
+    const b = await s.org();
+    const bTarget = await s.target(b);
+    await s.fail(live(b), await s.endpoint(live(b)));
+    await round();
+    expect(types(s.sender.to(bTarget))).toEqual(['alert.delivery_failure']);
+  });
+
+  it("a thousand failing endpoints elsewhere do not hide an older streak's 60-minute notice", async () => {
+    const s = start();
+    const b = await s.org();
+    const bTarget = await s.target(b);
+    const old = await s.endpoint(live(b), { count: 7, interval: 'progressive' });
+    await s.fail(live(b), old, 'retrying');
+    s.clock.advance(MINUTE);
+    const a = await s.org();
+    await s.target(a);
+    for (let i = 0; i < 1_000; i++) await s.fail(live(a), await s.endpoint(live(a), { count: 7, interval: 'progressive' }), 'retrying');
+    s.clock.advance(59 * MINUTE);
+    for (let i = 0; i < 3; i++) await round();
+    expect(s.sender.to(bTarget).map((n) => n.data.endpoints.map((e) => e.id))).toEqual([[old.id]]);
+  });
+
+  it("an endpoint's repeated failures collapse into one queued event", async () => {
+    const s = start();
+    const a = await s.org();
+    const e = await s.endpoint(live(a));
+    for (let i = 0; i < 50; i++) await s.fail(live(a), e);
+    expect((await s.store.alerts.events(a, 1_000)).map((x) => x.kind).sort()).toEqual(['exhausted', 'failing']);
+  });
+});
+
+describe('a notice with no target', () => {
+  it('opens no hour: conditions and a target set after a failure, the next failure is told at once', async () => {
+    const s = start();
+    const org = await s.org();
+    const x = await s.endpoint(live(org));
+    await s.fail(live(org), x); // nobody to tell
+    await round();
+    s.clock.advance(MINUTE);
+    await s.store.alerts.setConditions(org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 1_000, usage: 80 }, s.clock.now());
+    const target = await s.target(org);
+    s.clock.advance(MINUTE);
+    await s.fail(live(org), x); // the same endpoint: not throttled by the notice nobody got
+    await round();
+    expect(s.sender.to(target).map((n) => n.data.endpoints.map((e) => e.id))).toEqual([[x.id]]);
+
+    // Another organization: a first failure to nobody does not make a second endpoint wait an hour.
+    const other = await s.org();
+    await s.fail(live(other), await s.endpoint(live(other)));
+    await round();
+    const otherTarget = await s.target(other);
+    s.clock.advance(MINUTE);
+    const second = await s.endpoint(live(other));
+    await s.fail(live(other), second);
+    await round();
+    expect(s.sender.to(otherTarget).map((n) => n.data.endpoints.map((e) => e.id))).toEqual([[second.id]]);
+  });
+});
+
+describe("the spec's numbers", () => {
+  it('throttle: the same endpoint again at 59:59 is suppressed, at 60:00 sent; another endpoint waits for the hour and goes combined at 60:00', async () => {
+    const s = start();
+    const org = await s.org();
+    const target = await s.target(org);
+    const x = await s.endpoint(live(org));
+    const y = await s.endpoint(live(org));
+    const t0 = s.clock.now();
+    await s.fail(live(org), x);
+    await round();
+    expect(s.sender.to(target)).toHaveLength(1);
+    s.clock.advance(10 * MINUTE);
+    await s.fail(live(org), y); // the organization's hour runs: y waits
+    await round();
+    s.clock.advance(t0 + HOUR - SECOND - s.clock.now());
+    await s.fail(live(org), x);
+    await round();
+    expect(s.sender.to(target)).toHaveLength(1); // 59:59: x suppressed, y still waiting
+    s.clock.advance(SECOND);
+    await s.fail(live(org), x);
+    await round();
+    const ids = s.sender.to(target).map((n) => n.data.endpoints.map((e) => e.id).sort());
+    expect(ids).toEqual([[x.id], [y.id]]); // 60:00: the hour's waiting endpoint, combined notice
+    await round();
+    s.clock.advance(MINUTE);
+    await s.fail(live(org), x);
+    await round();
+    expect(s.sender.to(target)).toHaveLength(2); // x waits in the new hour (opened by the combined notice at 60:00)
+  });
+
+  for (const [choice, minutes] of [
+    ['15m', 15],
+    ['60m', 60],
+  ] as const) {
+    it(`'${choice}': none at ${minutes - 1}:59, one at ${minutes}:00, once per streak`, async () => {
+      const s = start();
+      const org = await s.org();
+      await s.store.alerts.setConditions(org, { delivery_failure: choice, automatic_stop: true, pending_retries: 1_000, usage: 80 }, s.clock.now());
+      const target = await s.target(org);
+      const e = await s.endpoint(live(org), { count: 7, interval: 'progressive' });
+      await s.fail(live(org), e, 'retrying');
+      await round();
+      s.clock.advance(minutes * MINUTE - SECOND);
+      await round();
+      expect(s.sender.to(target)).toHaveLength(0);
+      s.clock.advance(SECOND);
+      await round();
+      expect(s.sender.to(target).map((n) => n.type)).toEqual(['alert.delivery_failure']);
+      s.clock.advance(2 * HOUR);
+      await round();
+      expect(s.sender.to(target)).toHaveLength(1);
+    });
+  }
+
+  it('pending retries: 100 none, 101 one (summed across endpoints, per environment), once a UTC day', async () => {
+    const s = start(Date.UTC(2026, 4, 12, 23, 50, 0));
+    const org = await s.org();
+    await s.store.alerts.setConditions(org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 }, s.clock.now());
+    const liveTarget = await s.target(org);
+    const testTarget = await s.target(org, 'test');
+    const retry = { count: 7, interval: 'progressive' } as const;
+    const [one, two] = [await s.endpoint(live(org), retry), await s.endpoint(live(org), retry)];
+    for (let i = 0; i < 50; i++) await s.fail(live(org), one, 'retrying');
+    for (let i = 0; i < 50; i++) await s.fail(live(org), two, 'retrying');
+    const testEnv: Tenant = { orgId: org, env: 'test' };
+    const testEndpoint = await s.endpoint(testEnv, retry);
+    for (let i = 0; i < 60; i++) await s.fail(testEnv, testEndpoint, 'retrying');
+    const pending = (target: typeof liveTarget) => s.sender.to(target).filter((n) => n.type === 'alert.pending_retries');
+    await round();
+    expect(pending(liveTarget)).toHaveLength(0); // 100 live (the organization's 160 are two environments)
+    await s.fail(live(org), two, 'retrying');
+    s.clock.advance(MINUTE);
+    await round();
+    expect(pending(liveTarget).map((n) => [n.data.retrying, n.data.threshold, n.data.environments])).toEqual([[101, 100, ['live']]]);
+    expect(pending(testTarget)).toHaveLength(0);
+    s.clock.advance(MINUTE);
+    await round();
+    expect(pending(liveTarget)).toHaveLength(1); // once that day (23:52)
+    s.clock.advance(10 * MINUTE); // 00:02 the next UTC day
+    await round();
+    expect(pending(liveTarget)).toHaveLength(2);
+  });
+
+  it('usage: 4,999 of 10,000 none at 50 %, 5,000 one; once a month, again the next month; 80 and 100 % likewise', async () => {
+    const s = start(Date.UTC(2026, 4, 31, 23, 0, 0));
+    const org = await s.org('free'); // 10,000 a month
+    await s.store.alerts.setConditions(org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 50 }, s.clock.now());
+    const target = await s.target(org);
+    const usage = () => s.sender.to(target).filter((n) => n.type === 'alert.usage');
+    s.setLiveUsage(org, 4_999);
+    await round();
+    expect(usage()).toHaveLength(0);
+    s.setLiveUsage(org, 5_000);
+    s.clock.advance(MINUTE);
+    await round();
+    expect(usage().map((n) => [n.data.used, n.data.limit, n.data.percent, n.data.threshold])).toEqual([[5_000, 10_000, 50, 50]]);
+    s.setLiveUsage(org, 9_000);
+    s.clock.advance(MINUTE);
+    await round();
+    expect(usage()).toHaveLength(1); // once this month, whatever it climbs to
+    s.clock.advance(HOUR); // June
+    s.setLiveUsage(org, 5_000);
+    await round();
+    expect(usage()).toHaveLength(2);
+
+    for (const [share, below, at] of [
+      [80, 7_999, 8_000],
+      [100, 9_999, 10_000],
+    ] as const) {
+      const other = await s.org('free');
+      await s.store.alerts.setConditions(other, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: share }, s.clock.now());
+      const t = await s.target(other);
+      s.setLiveUsage(other, below);
+      s.clock.advance(MINUTE);
+      await round();
+      expect(
+        s.sender.to(t).filter((n) => n.type === 'alert.usage'),
+        `${share} % below`,
+      ).toHaveLength(0);
+      s.setLiveUsage(other, at);
+      s.clock.advance(MINUTE);
+      await round();
+      expect(
+        s.sender
+          .to(t)
+          .filter((n) => n.type === 'alert.usage')
+          .map((n) => n.data.threshold),
+        `${share} % at`,
+      ).toEqual([share]);
+    }
+  });
+
+  it('a usage notice with no live target is not counted as sent: a target added later is told that month', async () => {
+    const s = start();
+    const org = await s.org('free');
+    s.setLiveUsage(org, 8_000);
+    await round();
+    const target = await s.target(org);
+    s.clock.advance(MINUTE);
+    await round();
+    expect(s.sender.to(target).map((n) => n.type)).toEqual(['alert.usage']);
+  });
+});
+
+describe('environments', () => {
+  it("a target receives only its environment's notices", async () => {
+    const s = start();
+    const org = await s.org();
+    const liveTarget = await s.target(org);
+    const testTarget = await s.target(org, 'test');
+    const testEnv: Tenant = { orgId: org, env: 'test' };
+    await s.fail(testEnv, await s.endpoint(testEnv));
+    await round();
+    expect(s.sender.to(liveTarget)).toHaveLength(0);
+    expect(s.sender.to(testTarget).map((n) => n.data.environments)).toEqual([['test']]);
+    // The test environment's hour does not hold back a live notice.
+    await s.fail(live(org), await s.endpoint(live(org)));
+    await round();
+    expect(s.sender.to(liveTarget).map((n) => n.data.environments)).toEqual([['live']]);
+  });
+});

@@ -1,0 +1,118 @@
+import type { AlertTargetId, Clock } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import type { ClaimedNotice, Store } from '@wirehook/store';
+import { randomUUID } from 'node:crypto';
+import { Counter, type Registry } from 'prom-client';
+import type { NoticeResult, NoticeSenderPort } from './notice-sender.ts';
+
+/** Tries of one notice, and the waits between them. */
+export const NOTICE_RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000, 30 * 60_000] as const;
+/** How long a claimed notice is ours: well beyond a send's bound, so a second replica never takes one being sent. */
+export const NOTICE_LEASE_MS = 60_000;
+/** The bound on one send to one target (webhook, chat or e-mail). */
+export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
+/** Sends in flight at once (per process); the rest wait in the store for the next tick. */
+const MAX_IN_FLIGHT = 50;
+const OWNER = 'owner' as AlertTargetId;
+
+/**
+ * Sends queued notices: claims due ones under a claim id (a lease), starts each send on its
+ * own — a slow or dead target holds only its own notices, never the tick or other targets —
+ * bounds it in time, and records the try (retried later when it failed). A send that throws
+ * (a secret the ring cannot open, a bug) is a failed try like any other, so it is recorded
+ * and eventually given up, not re-claimed forever.
+ */
+export class NoticeOutbox {
+  readonly #o: { store: Store; clock: Clock; logger: Logger; sender: NoticeSenderPort; sendTimeoutMs: number };
+  readonly #notices: Counter<'type' | 'outcome'>;
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(options: {
+    store: Store;
+    clock: Clock;
+    logger: Logger;
+    sender: NoticeSenderPort;
+    registry?: Registry | undefined;
+    sendTimeoutMs?: number | undefined;
+  }) {
+    this.#o = { ...options, sendTimeoutMs: options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS };
+    this.#notices = new Counter({
+      name: 'wirehook_alert_notices_total',
+      help: 'Failure notices sent to targets, by type and outcome (sent, failed: a try that did not reach the target)',
+      labelNames: ['type', 'outcome'],
+      registers: options.registry ? [options.registry] : [],
+    });
+  }
+
+  /** Claims what is due and starts sending it; does not wait for the sends. */
+  async sendDue(): Promise<void> {
+    const room = MAX_IN_FLIGHT - this.#inFlight.size;
+    if (room <= 0) return;
+    const now = this.#o.clock.now();
+    const due = await this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), room);
+    for (const notice of due) {
+      const sending = this.#sendOne(notice, now + NOTICE_LEASE_MS).catch((err: unknown) =>
+        // Recording failed (the store is down): the lease runs out and the notice is tried again.
+        this.#o.logger.warn({ err, noticeId: notice.id }, 'alerting: a notice try could not be recorded'),
+      );
+      this.#inFlight.add(sending);
+      void sending.finally(() => this.#inFlight.delete(sending));
+    }
+  }
+
+  /** Resolves when every send started so far is recorded. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  async #sendOne(notice: ClaimedNotice, leaseUntil: number): Promise<void> {
+    const { store, clock } = this.#o;
+    const at = clock.now();
+    // Sent only with time to finish inside the lease: past it, another replica may be sending it too.
+    if (at + this.#o.sendTimeoutMs > leaseUntil) return;
+    let result: NoticeResult;
+    let final = false;
+    if (notice.targetId === OWNER) {
+      const owner = (await store.orgs.get(notice.orgId))?.ownerEmail;
+      if (owner) result = await this.#bounded(() => this.#o.sender.sendOwnerEmail(owner, notice));
+      else [result, final] = [{ ok: false, status: null, error: 'no owner_email', durationMs: 0 }, true];
+    } else {
+      const target = await store.alerts.target(notice.orgId, notice.targetId);
+      if (target) result = await this.#bounded(() => this.#o.sender.send(target, notice));
+      else [result, final] = [{ ok: false, status: null, error: 'target deleted', durationMs: 0 }, true];
+    }
+    if (!final) this.#notices.inc({ type: notice.type, outcome: result.ok ? 'sent' : 'failed' });
+    const delay = NOTICE_RETRY_DELAYS_MS[notice.attempts];
+    const next = result.ok || final || delay === undefined ? null : clock.now() + delay;
+    await store.alerts.recordNoticeAttempt(
+      notice.id,
+      notice.claim,
+      { at, responseStatus: result.status, error: result.error, durationMs: result.durationMs },
+      result.ok,
+      next,
+    );
+  }
+
+  /** One send, never longer than the bound, never throwing. */
+  async #bounded(send: () => Promise<NoticeResult>): Promise<NoticeResult> {
+    const started = performance.now();
+    const ms = this.#o.sendTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<NoticeResult>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, status: null, error: `timeout: no answer within ${ms / 1000} s`, durationMs: ms }), ms);
+    });
+    try {
+      return await Promise.race([
+        send().catch((err: unknown) => ({
+          ok: false,
+          status: null,
+          error: `send failed: ${(err as Error).message}`,
+          durationMs: Math.round(performance.now() - started),
+        })),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
