@@ -1,0 +1,98 @@
+// Sending notices: a slow or dead target holds only its own notice (never the tick, never
+// another target), every send is bounded, a send that throws is a recorded failed try, and
+// two replicas do not both move a notice on.
+import type { AlertTargetId, OrgId, Tenant } from '@wirehook/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AlertingWorker } from './alerting-worker.ts';
+import type { NoticeResult } from './notice-sender.ts';
+import { AlertScene } from './testing/alert-scene.ts';
+
+const SEND_TIMEOUT_MS = 300; // the test's bound (production: 10 s)
+let scene: AlertScene;
+const workers: AlertingWorker[] = [];
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+  await scene?.close();
+});
+function start(): AlertScene {
+  scene = new AlertScene();
+  return scene;
+}
+function worker(): AlertingWorker {
+  const w = scene.worker({ sendTimeoutMs: SEND_TIMEOUT_MS });
+  workers.push(w);
+  return w;
+}
+const live = (orgId: OrgId): Tenant => ({ orgId, env: 'live' });
+const never = () => new Promise<NoticeResult>(() => {});
+const ok: NoticeResult = { ok: true, status: 200, error: null, durationMs: 1 };
+/** Resolves to 'timed out' when `p` takes longer than `ms` (real time). */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'timed out'>((r) => setTimeout(() => r('timed out'), ms))]);
+
+describe('sending', () => {
+  it('a target that never answers holds neither the tick nor another target; its try ends at the bound and is retried', async () => {
+    const s = start();
+    const org = await s.org();
+    const slow = await s.target(org);
+    const fast = await s.target(org);
+    s.sender.answer = (target) => (target !== 'owner' && target.id === slow ? never() : Promise.resolve(ok));
+    await s.fail(live(org), await s.endpoint(live(org)));
+    const w = worker();
+    expect(await within(w.tick(), SEND_TIMEOUT_MS / 2)).not.toBe('timed out');
+    const tries = (id: AlertTargetId) => s.store.alerts.noticeAttempts(org, id, 10);
+    await expect.poll(async () => (await tries(fast)).map((a) => a.responseStatus), { timeout: SEND_TIMEOUT_MS / 2 }).toEqual([200]);
+    expect(await tries(slow)).toEqual([]);
+    await w.idle();
+    expect((await tries(slow)).map((a) => a.error)).toEqual(['timeout: no answer within 0.3 s']);
+    s.sender.answer = async () => ok;
+    s.clock.advance(10_000); // the first retry
+    await w.tick();
+    await w.idle();
+    expect((await tries(slow)).map((a) => a.responseStatus)).toEqual([200, null]);
+  });
+
+  it('a send that throws (a secret the ring cannot open) is a failed try, recorded and retried, then given up', async () => {
+    const s = start();
+    const org = await s.org();
+    const target = await s.target(org);
+    s.sender.answer = () => Promise.reject(new Error('sealed with key a, which the key ring does not hold'));
+    await s.fail(live(org), await s.endpoint(live(org)));
+    const w = worker();
+    for (const wait of [0, 10_000, 60_000, 5 * 60_000, 30 * 60_000, 60 * 60_000]) {
+      s.clock.advance(wait);
+      await w.tick();
+      await w.idle();
+    }
+    const tries = await s.store.alerts.noticeAttempts(org, target, 10);
+    expect(tries).toHaveLength(5); // the first try and four retries, then given up
+    expect(tries[0]!.error).toBe('send failed: sealed with key a, which the key ring does not hold');
+  });
+});
+
+describe('two replicas', () => {
+  it('a send that outlives its lease: the replica that re-claimed it decides; nothing is sent a third time', async () => {
+    const s = start();
+    const org = await s.org();
+    const target = await s.target(org);
+    await s.fail(live(org), await s.endpoint(live(org)));
+    const [one, two] = [worker(), worker()];
+    s.sender.answer = never; // one's send stalls
+    await one.tick();
+    expect(s.sender.to(target)).toHaveLength(1);
+    await two.tick(); // leased: two leaves it
+    expect(s.sender.to(target)).toHaveLength(1);
+    s.clock.advance(61_000); // the lease ran out while one was stalled
+    s.sender.answer = async () => ok;
+    await two.tick();
+    await two.idle();
+    await one.idle(); // one's try ends at its bound, after two's success
+    expect(s.sender.to(target)).toHaveLength(2);
+    for (const w of [one, two, one]) {
+      s.clock.advance(60_000);
+      await w.tick();
+      await w.idle();
+    }
+    expect(s.sender.to(target)).toHaveLength(2);
+    expect((await s.store.alerts.noticeAttempts(org, target, 10)).map((a) => a.responseStatus).sort()).toEqual([200, null]);
+  });
+});
