@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLANS, PLAN_NAMES } from '@wirehook/core';
 import { startWirehook, type Harness } from '../support/harness.ts';
 
 let gw: Harness;
@@ -13,17 +12,21 @@ afterAll(() => gw.close());
 
 const windowEnd = () => Math.floor(gw.clock.now() / 60_000) * 60 + 60;
 
+// The spec's Rate limits table, written out (not read from PLANS). Business is 20,000: the
+// spec notes one statement of 60,000 and takes 20,000.
+const PER_MINUTE = { free: 600, starter: 3_000, pro: 12_000, business: 20_000 } as const;
+
 describe('rate limits', () => {
-  it.each(PLAN_NAMES)('the %s plan allows its per-minute budget and tells it on every response', async (plan) => {
-    const t = await gw.tenant({ plan });
+  it.each(Object.entries(PER_MINUTE))('the %s plan allows %i requests a minute and tells it on every response', async (plan, perMinute) => {
+    const t = await gw.tenant({ plan: plan as keyof typeof PER_MINUTE });
     const res = await t.api.get('/v1/event-types');
-    expect(res.headers.get('x-ratelimit-limit')).toBe(String(PLANS[plan].requestsPerMinute));
-    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(PLANS[plan].requestsPerMinute - 1));
+    expect(res.headers.get('x-ratelimit-limit')).toBe(String(perMinute));
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(perMinute - 1));
     expect(res.headers.get('x-ratelimit-reset')).toBe(String(windowEnd()));
     // Error responses count and carry the headers too.
     const bad = await t.api.post('/v1/consumers', { nope: 1 });
     expect(bad.status).toBe(422);
-    expect(bad.headers.get('x-ratelimit-remaining')).toBe(String(PLANS[plan].requestsPerMinute - 2));
+    expect(bad.headers.get('x-ratelimit-remaining')).toBe(String(perMinute - 2));
   });
 
   it('counts all keys of an environment together, answers 429 with retry-after, and resets next minute', async () => {
@@ -31,7 +34,7 @@ describe('rate limits', () => {
     const a = await gw.tenant({ plan: 'free' });
     const b = await gw.key(a.orgId);
     const testEnv = await gw.key(a.orgId, { env: 'test' });
-    const limit = PLANS.free.requestsPerMinute;
+    const limit = PER_MINUTE.free;
     for (let i = 0; i < limit; i += 50) {
       await Promise.all(Array.from({ length: 50 }, (_, j) => ((i + j) % 2 ? a : b).api.get('/v1/event-types')));
     }
