@@ -3,7 +3,8 @@
 // (beside express, fastify and @types/node, as a user's project has them), and there: publint and
 // @arethetypeswrong/cli lint the tarballs; plain Node ESM and CommonJS load every entry point on
 // each Node.js version the READMEs name; the READMEs' examples type-check under strict settings
-// with module nodenext and nothing else (TypeScript 5.9 and 7); and the README's send runs
+// with module nodenext and nothing else (TypeScript 5.9 and 7), as do the TypeScript samples
+// (x-codeSamples) of every operation in docs/openapi.json; and the README's send runs
 // against a real embedded Wirehook, which delivers to the README's receivers (Express, Node's
 // http), each verifying the signature, on each of those Node.js versions.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,15 @@ function testedNodeVersions(text: string): number[] {
 
 // Both READMEs name the same versions (checked below); these are what everything here runs on.
 const NODE_VERSIONS = testedNodeVersions(readme('client'));
+
+/** The TypeScript sample (x-codeSamples) of every operation of docs/openapi.json, by operationId. */
+function documentSamples(): Record<string, string> {
+  const doc = JSON.parse(readFileSync(join(REPO, 'docs/openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId: string; 'x-codeSamples': { lang: string; source: string }[] }>>;
+  };
+  const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+  return Object.fromEntries(operations.map((op) => [op.operationId, op['x-codeSamples'].find((s) => s.lang === 'TypeScript')!.source]));
+}
 
 /** The README examples, as files of the user's project. */
 const EXAMPLES = {
@@ -118,6 +128,7 @@ beforeAll(async () => {
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG, null, 2));
   for (const [file, text] of Object.entries(EXAMPLES)) writeFileSync(join(project, file), text());
   writeFileSync(join(project, 'require-types.cts'), REQUIRE_TYPES_CTS);
+  for (const [id, source] of Object.entries(documentSamples())) writeFileSync(join(project, `sample-${id}.ts`), source);
   writeFileSync(join(project, 'load.mjs'), LOAD_CHECK('import'));
   writeFileSync(join(project, 'load.cjs'), LOAD_CHECK('require'));
   // One install for both, from the tarballs, with what the examples import.
@@ -194,7 +205,7 @@ describe('type-checks as a strict TypeScript project (module nodenext)', () => {
     'TypeScript 7': tscOf('package.json'), // the repository's
   };
 
-  it.each(Object.keys(compilers))("the READMEs' examples and require() types with %s", async (name) => {
+  it.each(Object.keys(compilers))("the READMEs' examples, the API reference's samples and require() types with %s", async (name) => {
     const tsc = compilers[name as keyof typeof compilers];
     const version = await run(process.execPath, [tsc, '--version'], { cwd: project });
     expect(version.stdout).toMatch(name === 'TypeScript 7' ? /Version 7\./ : /Version 5\.9\./);

@@ -352,7 +352,34 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    message: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message, delivered to your customer’s endpoint
+         * @description For each delivery attempt Wirehook sends one POST to the endpoint URL (https, port 443 or 8443), signed with the endpoint’s secret (`whsec_…`) as [Standard Webhooks](https://www.standardwebhooks.com/) specifies. Any Standard Webhooks library verifies it; `@wirehook/receiver` does too, and says why when it refuses one.
+         *
+         *     **Signature.** `webhook-signature` holds `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. During the 24 hours after a secret rotation it holds two signatures, separated by a space (new secret first): accept the request when any one matches. Compare in constant time, over the raw body bytes, and refuse a `webhook-timestamp` more than 5 minutes from your clock (replays).
+         *
+         *     **Compatible signature.** An endpoint with `compat_signature` also gets that header (its name is configured), carrying `prefix` + hex or base64 of HMAC-SHA256 over the body or `{webhook-timestamp}.{body}`.
+         *
+         *     **Retries.** `webhook-id` is the message id, the same on every attempt and retry of it: drop ids you have processed. `webhook-timestamp` is the send time of each attempt. A 2xx within 15 s ends the delivery as success; any other status, a redirect (never followed), a timeout or a connection failure is an attempt that failed, retried on the endpoint’s retry policy.
+         */
+        post: operations["receiveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
         /** @description Any JSON value: an object, array, string, number, boolean or null. */
@@ -763,6 +790,21 @@ export type components = {
             type: "email";
             /** Format: email */
             address: string;
+        };
+        /** @description The body of every webhook: compact JSON in this key order, the exact bytes signed. Parse it only after verifying the signature over the raw bytes. */
+        WebhookEvent: {
+            /**
+             * @description The message’s event type (`event_type` of the send).
+             * @example invoice.paid
+             */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the message was created (ISO 8601 UTC, milliseconds): the same on every attempt and retry.
+             */
+            timestamp: string;
+            /** @description The message’s payload, exactly as sent. */
+            data: components["schemas"]["JsonValue"];
         };
     };
     responses: never;
@@ -3971,6 +4013,73 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    receiveMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The message id (`msg_…`): the same on every attempt. De-duplicate on it.
+                 * @example msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was sent, in Unix seconds. Part of the signed content.
+                 * @example 1767259801
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description One or more `v1,<base64 HMAC-SHA256>` signatures, space-separated (two for 24 hours after a secret rotation).
+                 * @example v1,bAyE+0iJXozzq2ZsgNOC2qRxctAoB6B4XRFMwYYr5VQ=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Wirehook’s user agent.
+                 * @example Wirehook/1
+                 */
+                "user-agent": "Wirehook/1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "invoice.paid",
+                 *       "timestamp": "2026-01-01T09:30:00.000Z",
+                 *       "data": {
+                 *         "invoice": 1001,
+                 *         "amount": 4200
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered, when it comes within 15 s: any 2xx ends the delivery as success. The first 1,024 bytes of the body are recorded. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is any status but 2xx (and a 3xx: redirects are not followed): retried on the endpoint’s retry policy. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed attempt, as is a timeout or a connection failure: retried on the endpoint’s retry policy. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

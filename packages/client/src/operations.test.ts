@@ -14,7 +14,7 @@ interface DocOperation {
 }
 
 const document = JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8')) as {
-  paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown }>>;
+  paths: Record<string, Record<string, { operationId?: string; requestBody?: unknown; 'x-codeSamples'?: { lang: string; source: string }[] }>>;
 };
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 const docOperations: DocOperation[] = Object.entries(document.paths).flatMap(([path, item]) =>
@@ -94,5 +94,16 @@ describe('OPERATION_METHODS', () => {
         .map((m) => `${r}.${m}`);
     });
     expect(methods.sort()).toEqual([...mapped].sort());
+  });
+
+  it("is what the document's TypeScript samples call: each operation's x-codeSamples call its method, once", () => {
+    for (const item of Object.values(document.paths)) {
+      for (const op of Object.values(item)) {
+        const source = op['x-codeSamples']?.find((sample) => sample.lang === 'TypeScript')?.source ?? '';
+        const calls = [...source.matchAll(/wirehook\.(\w+\.\w+)\(/g)].map((m) => m[1]);
+        expect(calls, op.operationId).toEqual([OPERATION_METHODS[op.operationId as OperationId]]);
+        expect(source, op.operationId).toContain("import { Wirehook } from '@wirehook/client';");
+      }
+    }
   });
 });

@@ -1,6 +1,9 @@
 import type { operations } from './api-types.ts';
 import type { Wirehook } from './client.ts';
 
+/** The document's operations the client calls: all but the webhooks, which Wirehook sends rather than answers. */
+type ApiOperation = Exclude<keyof operations, 'receiveMessage'>;
+
 type Resource = 'messages' | 'deliveries' | 'consumers' | 'endpoints' | 'eventTypes' | 'alerts';
 type MethodOf<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T] & string;
 
@@ -36,7 +39,7 @@ export const OPERATION_METHODS = {
   listAlertTargets: 'alerts.listTargets',
   getAlertTarget: 'alerts.getTarget',
   deleteAlertTarget: 'alerts.deleteTarget',
-} as const satisfies Record<keyof operations, ClientMethodPath>;
+} as const satisfies Record<ApiOperation, ClientMethodPath>;
 
 /** An operationId of the API document. */
 export type OperationId = keyof typeof OPERATION_METHODS;

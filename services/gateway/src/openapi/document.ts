@@ -20,7 +20,9 @@ import {
   type ErrorCode,
   UnauthorizedError,
 } from '@wirehook/core';
+import { codeSamples } from './code-samples.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
+import { WEBHOOK_EVENT_SCHEMA, webhooksJson } from './webhooks.ts';
 
 type Json = Record<string, unknown>;
 
@@ -85,6 +87,7 @@ export function openApiDocument(): Json {
   // Any JSON value is JSON Schema's empty schema; zod's recursive union says the same at length,
   // and type generators cannot follow its self-reference.
   components['JsonValue'] = { description: 'Any JSON value: an object, array, string, number, boolean or null.' };
+  components['WebhookEvent'] = WEBHOOK_EVENT_SCHEMA;
   const paths: Record<string, Record<string, Json>> = {};
   for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationJson(op);
   return {
@@ -108,8 +111,10 @@ export function openApiDocument(): Json {
       { name: 'Endpoints', description: "Your customers' URLs, their signing secrets and recoveries." },
       { name: 'Event types', description: 'The registry of event types endpoints can choose from.' },
       { name: 'Alerts', description: 'Failure notifications: conditions and targets.' },
+      { name: 'Webhooks', description: 'What Wirehook sends to your customers’ endpoints, and how they verify it.' },
     ],
     paths,
+    webhooks: webhooksJson(),
     components: {
       securitySchemes: {
         apiKey: {
@@ -181,6 +186,7 @@ function operationJson(op: Operation): Json {
     ...(parameters.length ? { parameters } : {}),
     ...(op.body ? { requestBody: { required: op.body.required, content: { 'application/json': media(op.body.name, op.body.example) } } } : {}),
     responses: responsesJson(op),
+    'x-codeSamples': codeSamples(op),
   };
 }
 
