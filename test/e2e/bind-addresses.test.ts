@@ -1,6 +1,8 @@
-// Internal ports stay on loopback by default: with HOST unset (0.0.0.0, the API for
-// everyone), /metrics, /livez and /readyz answer only on 127.0.0.1. Loopback is a /8, so a
-// server bound to 0.0.0.0 also answers on 127.0.0.2 and one bound to 127.0.0.1 does not.
+// Internal ports stay on loopback by default: with HOST unset (0.0.0.0 for a service started
+// directly, the API for everyone), /metrics, /livez and /readyz answer only on 127.0.0.1.
+// `./dev start` (scripts/start.ts) is a developer's machine: there the API and the portal
+// listen on loopback too unless HOST is set. Loopback is a /8, so a server bound to 0.0.0.0
+// also answers on 127.0.0.2 and one bound to 127.0.0.1 does not.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,4 +46,27 @@ it('embedded mode: the API on every address, the metrics port on loopback only (
 
   child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env: { ...env, METRICS_HOST: '0.0.0.0' }, stdio: 'ignore' });
   await eventually(async () => expect(await answers(`http://127.0.0.2:${metricsPort}/livez`)).toBe(200), 20_000);
+}, 60_000);
+
+it('./dev start (scripts/start.ts): the API and the portal on loopback only unless HOST is set; HOST=0.0.0.0 opens them', async () => {
+  const [port, portalPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    METRICS_PORT: String(await freePort()),
+    PORTAL_PORT: String(portalPort),
+    DATA_DIR: dataDir,
+  };
+  delete env['HOST'];
+  child = spawn(process.execPath, [join(root, 'scripts/start.ts')], { env, stdio: 'ignore' });
+  await eventually(async () => expect(await answers(`http://127.0.0.1:${port}/v1/consumers`)).toBe(401), 20_000);
+  expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe('refused');
+  expect(await answers(`http://127.0.0.1:${portalPort}/healthz`)).toBe(200);
+  expect(await answers(`http://127.0.0.2:${portalPort}/healthz`)).toBe('refused');
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child!.once('exit', resolve));
+
+  child = spawn(process.execPath, [join(root, 'scripts/start.ts')], { env: { ...env, HOST: '0.0.0.0' }, stdio: 'ignore' });
+  await eventually(async () => expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe(401), 20_000);
+  expect(await answers(`http://127.0.0.2:${portalPort}/healthz`)).toBe(200);
 }, 60_000);
