@@ -17,12 +17,12 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function launch(extra: Record<string, string> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
-  dirs.push(dataDir);
-  // One run of free ports for everything (separately drawn ports could collide).
+type Ports = Awaited<ReturnType<typeof freePorts>>;
+
+/** One run of free ports for everything (separately drawn ports could collide). */
+async function freePorts() {
   const base = await freePortRun(7 + 7);
-  const ports = {
+  return {
     metrics: base,
     api: base + 7,
     grpc: base + 8,
@@ -32,7 +32,18 @@ async function launch(extra: Record<string, string> = {}) {
     nats: base + 12,
     redis: base + 13,
   };
+}
+
+/**
+ * `node scripts/start.ts --cluster` on free ports and a new DATA_DIR, unless `again` names
+ * an earlier run's (the same ports and DATA_DIR); `detached`: its own process group.
+ */
+async function launch(extra: Record<string, string> = {}, again?: { dataDir: string; ports: Ports }, detached = false) {
+  const dataDir = again?.dataDir ?? mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
+  if (!again) dirs.push(dataDir);
+  const ports = again?.ports ?? (await freePorts());
   const child = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
+    detached,
     env: {
       ...process.env,
       PORT: String(ports.api),
@@ -49,6 +60,7 @@ async function launch(extra: Record<string, string> = {}) {
       DATA_DIR: dataDir,
       DISPATCHERS: '1',
       LOG_LEVEL: 'info',
+      HOST: '', // ./dev start's default: loopback
       ...extra,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +71,7 @@ async function launch(extra: Record<string, string> = {}) {
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ports, exited, out: () => stdout, err: () => stderr };
+  return { child, ports, dataDir, exited, out: () => stdout, err: () => stderr };
 }
 
 /** The pid of the service whose METRICS_PORT is `port` (read from /proc: each test's own processes only). */
@@ -81,6 +93,10 @@ describe('the cluster launcher', () => {
     const run = await launch();
     await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
     expect(run.out()).toMatch(/^\[nats-server\] .*Server is ready/m);
+    // The API and the portal on loopback only (HOST unset), as in embedded mode.
+    expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
+    await expect(fetch(`http://127.0.0.2:${run.ports.api}/v1/consumers`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.2:${run.ports.portal}/healthz`)).rejects.toThrow();
     // message-intake is the first service: metrics base + 1.
     process.kill(pidWithMetricsPort(run.ports.metrics + 1), 'SIGKILL');
     expect(await run.exited).toBe(1);
@@ -124,28 +140,80 @@ describe('the cluster launcher', () => {
     120_000,
   );
 
-  it('names a nats-server left running by an earlier run over the same DATA_DIR (by its pid file), even on another port', async () => {
+  it('ends a nats-server an earlier run over the same DATA_DIR left running (by its pid file), even on another port, then starts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
     dirs.push(dataDir);
     mkdirSync(join(dataDir, 'run'));
     const pidFile = join(dataDir, 'run', 'nats-server.pid');
+    // Nobody stops this one (no watchdog): it is given 10 s, then SIGTERM.
     const leftover = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
     children.push(leftover);
+    const leftoverExit = new Promise((resolve) => leftover.once('exit', (code, signal) => resolve(signal ?? code)));
     await eventually(() => expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid)));
+    const started = Date.now();
     const run = await launch({ DATA_DIR: dataDir });
-    expect(await run.exited).toBe(1);
-    expect(run.err()).toContain(`cluster: a nats-server from an earlier run over this DATA_DIR is still running (pid ${leftover.pid}, from ${pidFile})`);
-    expect(run.err()).toContain(`Stop it (kill ${leftover.pid}), or set NATS_URL to use it.`);
+    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+    expect(run.err()).toContain(
+      `cluster: an earlier run over this DATA_DIR left nats-server (pid ${leftover.pid}) running; stopping them (10 s to end, then SIGTERM, then SIGKILL)`,
+    );
+    expect(await leftoverExit).not.toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
 
-    // Once it is gone, a stale pid file (or a pid reused by another program) is no obstacle.
-    leftover.kill('SIGKILL');
-    await new Promise((resolve) => leftover.once('exit', resolve));
+    // A second launcher over the same DATA_DIR is refused: the first one's processes are no leftovers.
+    const second = await launch({ DATA_DIR: dataDir });
+    expect(await second.exited).toBe(1);
+    expect(second.err()).toBe(
+      `cluster: another launcher (pid ${run.child.pid}) runs over this DATA_DIR (${dataDir}); stop it, or set DATA_DIR to another directory\n`,
+    );
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+
+    // A stale pid file (or a pid reused by another program) is no obstacle, and is not touched.
     writeFileSync(pidFile, `${process.pid}\n`); // alive, but not a nats-server
     const again = await launch({ DATA_DIR: dataDir });
     await eventually(() => expect(again.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+    expect(again.err()).not.toContain('earlier run');
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  }, 120_000);
+  }, 180_000);
+
+  it('after SIGKILL of its whole process group, or of the launcher alone (kill -9 by a supervisor), an immediate start over the same DATA_DIR and ports comes up, every time', async () => {
+    let run = await launch({}, undefined, true);
+    const again = { dataDir: run.dataDir, ports: run.ports };
+    // Four restarts in a row (before the launcher took over its DATA_DIR's leftovers, 4 of 6
+    // failed): the whole group killed, then the launcher alone (its services and servers are
+    // still on their way out when the next one starts).
+    for (let i = 0; i < 4; i++) {
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+      process.kill(i % 2 === 0 ? -run.child.pid! : run.child.pid!, 'SIGKILL');
+      await run.exited;
+      run = await launch({}, again, true);
+    }
+    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+    expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  }, 300_000);
+
+  it('NATS_URL that is no URL: one line naming NATS_URL and what it must be, exit 1, nothing started or left running', async () => {
+    const run = await launch({ NATS_URL: 'nonsense' });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toBe('cluster: NATS_URL must be a nats:// or tls:// URL with a host (or unset: nats-server is started here)\n');
+    expect(run.out()).toBe('');
+    expect(processesNaming(run.ports.redis)).toEqual([]);
+    expect(await listening(run.ports.redis)).toBe(false);
+  }, 60_000);
+
+  it('NATS_URL where nothing answers: one line naming NATS_URL, exit 1, the redis-server it started and its watchdog gone', async () => {
+    const run = await launch({ NATS_URL: `nats://127.0.0.1:${await freePort()}` });
+    expect(await run.exited).toBe(1);
+    expect(run.err()).toMatch(
+      /^cluster: nothing answers at NATS_URL \(nats:\/\/127\.0\.0\.1:\d+\) after 15 s; start it, or unset NATS_URL to start nats-server here\n$/m,
+    );
+    expect(run.err()).not.toMatch(/^\s+at /m); // no stack trace
+    // The watchdog shell went with its server (it used to sleep out its 10 s after it).
+    await eventually(() => expect(processesNaming(run.ports.redis)).toEqual([]), 3_000);
+  }, 60_000);
 
   it('refuses a NATS port that something already listens on, saying what to do', async () => {
     const taken: Server = createServer().listen(0, '127.0.0.1');
@@ -178,6 +246,21 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Pids of processes (a server, or the shell watching it) whose command line names a server and `port`. */
+function processesNaming(port: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.some((a) => /(nats|redis)-server$/.test(a)) && args.includes(String(port))) found.push(`${entry} ${args.join(' ')}`);
+    } catch {
+      // gone
+    }
+  }
+  return found;
 }
 
 /** Pids of processes whose command line names `port` (the servers take it as an argument). */

@@ -58,6 +58,8 @@ export interface ClusterOptions {
    * nothing (tests that kill services say so through `kill`). The launcher stops everything.
    */
   onExit?: (service: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** A service process was started (the launcher records its pid, to find it after a kill -9 of its own). */
+  onSpawn?: (service: string, pid: number) => void;
 }
 
 /** The running services of a cluster. */
@@ -132,6 +134,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.set(spec.name, child);
+    if (child.pid !== undefined) options.onSpawn?.(spec.name, child.pid);
     child.once('exit', (code, signal) => {
       if (!stopping.has(child)) options.onExit?.(spec.name, code, signal);
     });
