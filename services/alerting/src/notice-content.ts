@@ -1,9 +1,10 @@
 import type { NoticeEndpoint } from '@wirehook/store';
+import { capLines, MAX_CHAT_CHARS } from './chat-text.ts';
 
 // What a notice says: the JSON of webhook notices, and the same in words for chat and e-mail.
 
 export interface NoticeContent {
-  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage';
+  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage' | 'alert.test';
   /** Unix ms. */
   timestamp: number;
   data: {
@@ -16,6 +17,9 @@ export interface NoticeContent {
       failing_since: number | null;
       last_error: string | null;
       last_status: number | null;
+      /** The message and delivery of the last failed attempt, when known. */
+      message_id?: string | null;
+      delivery_id?: string | null;
     }[];
     summary: string;
     /** alert.pending_retries: deliveries waiting to retry in the environment, and the threshold crossed. */
@@ -76,6 +80,8 @@ export function noticeContent(type: 'alert.delivery_failure' | 'alert.endpoint_d
         failing_since: e.failingSince,
         last_error: e.lastError,
         last_status: e.lastStatus,
+        message_id: e.messageId ?? null,
+        delivery_id: e.deliveryId ?? null,
       })),
       summary: summary(type, endpoints),
     },
@@ -86,7 +92,8 @@ function summary(type: 'alert.delivery_failure' | 'alert.endpoint_disabled', end
   const lines = endpoints.map((e) => {
     const since = e.failingSince === null ? '' : `, failing since ${new Date(e.failingSince).toISOString()}`;
     const last = e.lastError ?? (e.lastStatus === null ? 'no response' : `HTTP ${e.lastStatus}`);
-    return `- ${e.url} (${e.env}, customer ${e.consumerExternalId})${since}; last attempt: ${last}`;
+    const ids = e.messageId ? ` (message ${e.messageId}, delivery ${e.deliveryId ?? '?'})` : '';
+    return `- ${e.url} (${e.env}, customer ${e.consumerExternalId})${since}; last attempt: ${last}${ids}`;
   });
   const head =
     type === 'alert.endpoint_disabled'
@@ -94,5 +101,19 @@ function summary(type: 'alert.delivery_failure' | 'alert.endpoint_disabled', end
       : endpoints.length === 1
         ? 'Deliveries to an endpoint are failing:'
         : `Deliveries to ${endpoints.length} endpoints are failing:`;
-  return [head, ...lines].join('\n');
+  // Every endpoint is in `data.endpoints`; the words stop at MAX_CHAT_CHARS ("…and 37 more endpoints").
+  return capLines([head], lines, MAX_CHAT_CHARS);
+}
+
+/** alert.test: a sample notice, sent at once by POST /v1/alert-targets/{id}/test. */
+export function testContent(env: string, now: number): NoticeContent {
+  return {
+    type: 'alert.test',
+    timestamp: now,
+    data: {
+      environments: [env],
+      endpoints: [],
+      summary: `This is a test notice from Wirehook for the ${env} environment: this target receives its failure notices.`,
+    },
+  };
 }

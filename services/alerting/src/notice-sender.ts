@@ -2,6 +2,7 @@ import { signingKeyObject, standardWebhookHeaders, USER_AGENT, type SecretBox } 
 import type { HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
 import type { Transporter } from 'nodemailer';
+import { chatFormat, chatText } from './chat-text.ts';
 import type { NoticeContent } from './notice-content.ts';
 
 /** What one try at a target did (failures are data). */
@@ -18,7 +19,8 @@ export type NoticeSenderPort = Pick<NoticeSender, 'canEmail' | 'send' | 'sendOwn
 /**
  * Sends a notice to a target: webhook targets get a Standard Webhooks-signed POST (the
  * target's secret; `webhook-id` = the notice's id, the same on every retry), chat targets a
- * Slack-compatible `{ text, blocks }`, e-mail targets a plain-text mail. Webhook and chat go
+ * Slack-compatible `{ text, blocks }` (Teams' webhooks `{ text }` in Markdown), every
+ * receiver-controlled field escaped and the text capped, e-mail targets a plain-text mail. Webhook and chat go
  * through the delivery egress (time limit, SSRF guard, no redirects).
  */
 export class NoticeSender {
@@ -51,7 +53,10 @@ export class NoticeSender {
       const key = signingKeyObject(this.#secretBox.open(target.sealedSecret!, target.id));
       request = { headers: standardWebhookHeaders([key], notice.id, Date.now(), notice.body), body: notice.body };
     } else {
-      const body = JSON.stringify({ text: content.data.summary, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: content.data.summary } }] });
+      // A receiver's URL, error or Location header must not ping a channel or make a link: escaped for the chat's format.
+      const format = chatFormat(target.url!);
+      const text = chatText(content, format);
+      const body = JSON.stringify(format === 'teams' ? { text } : { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
       request = { headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT }, body };
     }
     const r = await this.#egress.send({ url: target.url!, poolKey: target.id, ...request });
@@ -67,6 +72,7 @@ export class NoticeSender {
         'alert.delivery_failure': 'Webhook deliveries are failing',
         'alert.pending_retries': 'Many webhook deliveries are waiting to retry',
         'alert.usage': `Webhook usage at ${content.data.percent ?? ''} % of the plan`,
+        'alert.test': 'Test notice',
       }[content.type];
       await this.#mail.transport.sendMail({
         from: this.#mail.from,
