@@ -40,7 +40,9 @@ export const output = (ran: Ran) => `exit ${ran.code}\n${ran.stdout}\n${ran.stde
  * ./dev's NODE_OPTIONS, which Node 20 refuses), plus `extra`.
  */
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'npm_config_cache', 'npm_config_registry'];
+  const npm = ['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'NPM_CONFIG_USERCONFIG'];
+  const proxies = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', ...npm, ...proxies];
   return { ...Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]]))), ...extra };
 }
 
@@ -153,18 +155,21 @@ export async function listening(port: number, running: Running): Promise<void> {
 /**
  * TLS in front of a plain-HTTP receiver: Wirehook delivers only to https on 443 or 8443, and a
  * README's receiver listens on plain HTTP behind whatever terminates TLS for it. Listens on
- * `ip`:8443 with the test CA's certificate (*.receiver.wirehook.test, which the harness' lookup
- * maps to `ip`) and passes the bytes on to 127.0.0.1:`target`, which can change between rounds.
+ * 127.0.0.N:8443 (a free N) with the test CA's certificate for *.receiver.wirehook.test, which
+ * the harness' lookup maps to that address, and passes the bytes on to 127.0.0.1:`target`,
+ * which can change between rounds.
  */
 export interface TlsBridge {
+  /** The endpoint URL that reaches it: https://rN.receiver.wirehook.test:8443/webhooks. */
+  url: string;
   target: number;
   close(): Promise<void>;
 }
 
-export async function tlsBridge(ip: string): Promise<TlsBridge> {
+export async function tlsBridge(): Promise<TlsBridge> {
   const { keyPem, certPem } = await testCa();
   const sockets = new Set<Socket>();
-  const bridge: TlsBridge = { target: 0, close: async () => {} };
+  const bridge: TlsBridge = { url: '', target: 0, close: async () => {} };
   const server: Server = createTlsServer({ key: keyPem, cert: certPem }, (tls) => {
     const upstream = connect(bridge.target, '127.0.0.1');
     for (const s of [tls, upstream]) {
@@ -177,10 +182,22 @@ export async function tlsBridge(ip: string): Promise<TlsBridge> {
     }
     tls.pipe(upstream).pipe(tls);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(8443, ip, resolve);
-  });
+  for (let tries = 0; ; tries++) {
+    const n = 2 + Math.floor(Math.random() * 253); // other test files' receivers take 127.0.0.N:8443 too
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(8443, `127.0.0.${n}`, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      bridge.url = `https://r${n}.receiver.wirehook.test:8443/webhooks`;
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || tries > 20) throw err;
+    }
+  }
   bridge.close = async () => {
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => server.close(resolve));
