@@ -280,7 +280,7 @@ export function newDeliveryId(input: Pick<NewMessage, 'createdAt'>): DeliveryId 
  */
 export type EndpointWalkMode = 'hold' | 'release' | 'fail';
 
-/** A recovery to start: the store snapshots its targets as it writes it. */
+/** A recovery to start: the store counts its targets as it writes it (they are read as it goes). */
 export interface NewRecovery {
   id: RecoveryId;
   endpointId: EndpointId;
@@ -314,7 +314,8 @@ export interface RecoveryStep {
 export interface RecoveryRepo {
   /**
    * In one transaction: checks the endpoint is `active` and has no running recovery, and
-   * snapshots its `failed` deliveries of messages created at or after `since` as the targets.
+   * counts its `failed` deliveries of messages created at or after `since`: the targets, read
+   * batch by batch by `step` (those attempted after the start skipped: spec, recover rule 4).
    * @throws NotFoundError when the tenant has no such endpoint; ConflictError when it is not
    * active or a recovery already runs on it.
    */
@@ -327,10 +328,11 @@ export interface RecoveryRepo {
   /**
    * The next step of a leased recovery, while its lease is current: when its endpoint is no
    * longer active it ends `stopped`; when the endpoint has `maxOutstanding` or more
-   * deliveries due or being sent, nothing is queued (it waits for free slots); else up to
-   * `batch` targets go: each still `failed` becomes due now (`retrying`, its retry policy
-   * counted afresh), the others are skipped; `queued` grows by the batch; after the last
-   * target it ends `done`. The lease is extended to `leaseUntil`.
+   * deliveries due or being sent, nothing is queued (it waits for free slots); else the next
+   * `batch` failed targets after its cursor are met: each not attempted since the start
+   * becomes due now (`retrying`, its retry policy counted afresh), the others are skipped;
+   * `queued` grows by those met; when fewer than `batch` are left it ends `done` with
+   * `queued` = `total`. The lease is extended to `leaseUntil`.
    */
   step(lease: RecoveryLease, now: number, batch: number, maxOutstanding: number, leaseUntil: number): Promise<RecoveryStep>;
   /** Gives the lease back (a worker stopping). */

@@ -18,7 +18,6 @@ import type {
   KeyCheckDoc,
   PortalTokenDoc,
   RecoveryDoc,
-  RecoveryTargetDoc,
   MessageDoc,
   OrgDoc,
 } from './documents.ts';
@@ -37,7 +36,6 @@ export const COLLECTIONS = {
   idempotencyKeys: 'idempotency_keys',
   keyChecks: 'sealing_key_checks',
   recoveries: 'recoveries',
-  recoveryTargets: 'recovery_targets',
   portalTokens: 'portal_tokens',
   alertConditions: 'alert_conditions',
   alertTargets: 'alert_targets',
@@ -74,7 +72,6 @@ export class MongoConnection {
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
   readonly keyChecks: Collection<KeyCheckDoc>;
   readonly recoveries: Collection<RecoveryDoc>;
-  readonly recoveryTargets: Collection<RecoveryTargetDoc>;
   readonly portalTokens: Collection<PortalTokenDoc>;
   readonly alertConditions: Collection<AlertConditionsDoc>;
   readonly alertTargets: Collection<AlertTargetDoc>;
@@ -93,7 +90,6 @@ export class MongoConnection {
     this.eventTypes = db.collection(COLLECTIONS.eventTypes);
     this.keyChecks = db.collection(COLLECTIONS.keyChecks);
     this.recoveries = db.collection(COLLECTIONS.recoveries);
-    this.recoveryTargets = db.collection(COLLECTIONS.recoveryTargets);
     this.portalTokens = db.collection(COLLECTIONS.portalTokens);
     this.alertConditions = db.collection(COLLECTIONS.alertConditions);
     this.alertTargets = db.collection(COLLECTIONS.alertTargets);

@@ -161,7 +161,7 @@ export interface KeyCheckDoc {
   createdAt: number;
 }
 
-/** A recovery; the targets are apart (RecoveryTargetDoc): a snapshot may be larger than a document. */
+/** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
 export interface RecoveryDoc extends TenantFields {
   _id: string;
   endpointId: string;
@@ -169,6 +169,9 @@ export interface RecoveryDoc extends TenantFields {
   status: RecoveryStatus;
   total: number;
   queued: number;
+  /** Where its walk through the endpoint's failed deliveries is: the last target's createdAt and id (absent: none yet). */
+  cursorCreatedAt?: number | null;
+  cursorId?: string | null;
   createdAt: number;
   finishedAt: number | null;
   lastBatchAt: number | null;
@@ -186,13 +189,6 @@ export interface EndpointWalkDoc extends TenantFields {
   hold: 'hold' | 'release' | null;
   heldSince: number | null;
   failBefore: number | null;
-}
-
-export interface RecoveryTargetDoc {
-  _id: string;
-  recoveryId: string;
-  seq: number;
-  deliveryId: string;
 }
 
 /** A portal link token by its hash; `expiresAtDate` feeds the TTL index. */

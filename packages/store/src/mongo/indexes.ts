@@ -59,6 +59,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // An endpoint's held deliveries only: a resume's walk releases them batch by batch without
     // reading those already released.
     { key: { endpointId: 1, _id: 1 }, name: 'deliveries_endpoint_held', partialFilterExpression: { ...OPEN, held: true } },
+    // An endpoint's failed deliveries oldest first: a recovery counts its targets on it at the
+    // start and reads them batch by batch after a cursor (recovery-repo.ts).
+    { key: { endpointId: 1, createdAt: 1, _id: 1 }, name: 'deliveries_endpoint_failed_since', partialFilterExpression: { status: 'failed' } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
   ],
@@ -86,7 +89,6 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
   [COLLECTIONS.alertNotices]: [{ key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } }],
   [COLLECTIONS.alertNoticeAttempts]: [{ key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' }],
-  [COLLECTIONS.recoveryTargets]: [{ key: { recoveryId: 1, seq: 1 }, name: 'recovery_targets_seq', unique: true }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],

@@ -17,9 +17,6 @@ import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
-/** Targets written per insertMany while a recovery starts. */
-const TARGET_CHUNK = 1_000;
-
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/src/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
   readonly #conn: MongoConnection;
@@ -36,35 +33,24 @@ export class MongoRecoveryRepo implements RecoveryRepo {
         if (endpoint.status !== 'active') throw new ConflictError(`endpoint ${input.endpointId} is ${endpoint.status}; a recovery needs it active`);
         const running = await this.#conn.recoveries.findOne({ endpointId: input.endpointId, status: 'running' }, { session });
         if (running !== null) throw new ConflictError(`recovery ${running._id} is already running on endpoint ${input.endpointId}`);
-        const failed = await this.#conn.deliveries
-          .find({ ...scope(t), endpointId: input.endpointId, status: 'failed' }, { session, projection: { _id: 1, messageId: 1 } })
-          .toArray();
-        const created = new Map(
-          (
-            await this.#conn.messages
-              .find({ ...scope(t), _id: { $in: failed.map((d) => d.messageId) }, createdAt: { $gte: input.since } }, { session, projection: { createdAt: 1 } })
-              .toArray()
-          ).map((m) => [m._id, m.createdAt]),
+        // The targets: failed deliveries of messages created at or after `since` (a delivery's
+        // createdAt is its message's). Counted here on deliveries_endpoint_failed_since; read
+        // batch by batch as the recovery goes (step), so a start costs the same with 10 or 10^6.
+        const total = await this.#conn.deliveries.countDocuments(
+          { endpointId: input.endpointId, status: 'failed', createdAt: { $gte: input.since }, ...scope(t) },
+          { session },
         );
-        const targets = failed
-          .filter((d) => created.has(d.messageId))
-          // Oldest first; messages of one millisecond in message id order, then deliveries by id.
-          .sort((a, b) => created.get(a.messageId)! - created.get(b.messageId)! || compare(a.messageId, b.messageId) || compare(a._id, b._id));
-        for (let i = 0; i < targets.length; i += TARGET_CHUNK) {
-          const chunk = targets
-            .slice(i, i + TARGET_CHUNK)
-            .map((d, j) => ({ _id: `${input.id}:${i + j + 1}`, recoveryId: input.id, seq: i + j + 1, deliveryId: d._id }));
-          await this.#conn.recoveryTargets.insertMany(chunk, { session });
-        }
-        const done = targets.length === 0;
+        const done = total === 0;
         const doc: RecoveryDoc = {
           _id: input.id,
           ...scope(t),
           endpointId: input.endpointId,
           since: input.since,
           status: done ? 'done' : 'running',
-          total: targets.length,
+          total,
           queued: 0,
+          cursorCreatedAt: null,
+          cursorId: null,
           createdAt: input.createdAt,
           finishedAt: done ? input.createdAt : null,
           lastBatchAt: null,
@@ -115,17 +101,24 @@ export class MongoRecoveryRepo implements RecoveryRepo {
         await this.#conn.recoveries.updateOne({ _id: current._id }, { $set: { leaseUntil } }, { session });
         return { recovery: toRecovery(current), queuedIds: [], applied: true };
       }
-      const targets = await this.#conn.recoveryTargets
-        .find({ recoveryId: current._id, seq: { $gt: current.queued } }, { session, sort: { seq: 1 }, limit: batch })
-        .toArray();
-      // Still failed and not attempted since the start (a re-send by hand that failed again is
-      // not targeted: spec, recover rule 4).
-      const failed = await this.#conn.deliveries
+      // The next targets after the cursor, oldest first (deliveries of one millisecond by id).
+      const cursorAt = current.cursorCreatedAt ?? current.since - 1;
+      const cursorId = current.cursorId ?? '';
+      const rows = await this.#conn.deliveries
         .find(
-          { ...scope(t), _id: { $in: targets.map((x) => x.deliveryId) }, status: 'failed', lastAttemptAt: { $not: { $gt: current.createdAt } } },
-          { session, projection: { _id: 1, messageId: 1 } },
+          {
+            endpointId: current.endpointId,
+            status: 'failed',
+            createdAt: { $gte: current.since },
+            $or: [{ createdAt: { $gt: cursorAt } }, { createdAt: cursorAt, _id: { $gt: cursorId } }],
+            ...scope(t),
+          },
+          { session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1 }, sort: { createdAt: 1, _id: 1 }, limit: batch },
         )
         .toArray();
+      // Not attempted since the start (a re-send by hand that failed again is not targeted:
+      // spec, recover rule 4).
+      const failed = rows.filter((d) => !(d.lastAttemptAt !== null && d.lastAttemptAt > current.createdAt));
       if (failed.length > 0) {
         await this.#conn.deliveries.updateMany(
           { ...scope(t), _id: { $in: failed.map((d) => d._id) }, status: 'failed' },
@@ -139,15 +132,25 @@ export class MongoRecoveryRepo implements RecoveryRepo {
           failed.map((d) => d.messageId),
         );
       }
-      const queued = current.queued + targets.length;
       const queuedIds = failed.map((d) => d._id as DeliveryId);
-      if (queued >= current.total) {
-        await this.#conn.recoveries.updateOne({ _id: current._id }, { $set: { queued, lastBatchAt: now } }, { session });
+      // A target gone through counts whether it went again or was skipped; one no longer failed
+      // (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
+      if (rows.length < batch) {
+        await this.#conn.recoveries.updateOne({ _id: current._id }, { $set: { queued: current.total, lastBatchAt: now } }, { session });
         return { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true };
       }
+      const last = rows[rows.length - 1]!;
       const doc = await this.#conn.recoveries.findOneAndUpdate(
         { _id: current._id },
-        { $set: { queued, lastBatchAt: now, leaseUntil } },
+        {
+          $set: {
+            queued: Math.min(current.total, current.queued + rows.length),
+            cursorCreatedAt: last.createdAt,
+            cursorId: last._id,
+            lastBatchAt: now,
+            leaseUntil,
+          },
+        },
         { session, returnDocument: 'after' },
       );
       return { recovery: toRecovery(doc!), queuedIds, applied: true };
@@ -172,8 +175,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     return modifiedCount;
   }
 
+  /** Ends a recovery (nothing of it to delete: its targets were never copied). */
   async #finish(session: ClientSession, id: string, status: Exclude<RecoveryStatus, 'running'>, now: number): Promise<Recovery> {
-    await this.#conn.recoveryTargets.deleteMany({ recoveryId: id }, { session });
     const doc = await this.#conn.recoveries.findOneAndUpdate(
       { _id: id },
       { $set: { status, finishedAt: now, leaseUntil: null } },
@@ -198,8 +201,4 @@ function toRecovery(doc: RecoveryDoc): Recovery {
 
 function toLease(doc: RecoveryDoc): RecoveryLease {
   return { tenant: { orgId: doc.orgId as Tenant['orgId'], env: doc.env }, recovery: toRecovery(doc), leaseToken: doc.leaseToken, lastBatchAt: doc.lastBatchAt };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -12,7 +12,7 @@ import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { refreshMessageStatuses } from './message-status.ts';
-import { int, intOrNull, text, type Row } from './row.ts';
+import { int, intOrNull, text, textOrNull, type Row } from './row.ts';
 
 const TENANT = 'org_id = ? AND env = ?';
 
@@ -34,17 +34,15 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         }
         const running = this.#conn.statement(`SELECT id FROM recoveries WHERE endpoint_id = ? AND status = 'running'`).get(input.endpointId);
         if (running !== undefined) throw new ConflictError(`recovery ${text(running, 'id')} is already running on endpoint ${input.endpointId}`);
-        // The snapshot: failed deliveries of messages created at or after `since`, oldest first
-        // (messages of one millisecond in id order; a message's deliveries by id).
-        const { changes } = this.#conn
-          .statement(
-            `INSERT INTO recovery_targets (recovery_id, seq, delivery_id)
-             SELECT ?, row_number() OVER (ORDER BY m.created_at, m.id, d.id), d.id
-               FROM deliveries d JOIN messages m ON m.id = d.message_id
-              WHERE d.org_id = ? AND d.env = ? AND d.endpoint_id = ? AND d.status = 'failed' AND m.created_at >= ?`,
-          )
-          .run(input.id, t.orgId, t.env, input.endpointId, input.since);
-        const total = Number(changes);
+        // The targets: failed deliveries of messages created at or after `since` (a delivery's
+        // created_at is its message's). Counted here on the index; read batch by batch as the
+        // recovery goes (step), so a start costs the same with 10 or 10^6 of them.
+        const total = int(
+          this.#conn
+            .statement(`SELECT count(*) AS n FROM deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? AND org_id = ? AND env = ?`)
+            .get(input.endpointId, input.since, t.orgId, t.env)!,
+          'n',
+        );
         const done = total === 0;
         const row = this.#conn
           .statement(
@@ -96,19 +94,27 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       if (endpoint === undefined || text(endpoint, 'status') !== 'active') {
         return { recovery: this.#finish(recovery.id, 'stopped', now), queuedIds: [], applied: true };
       }
+      // Counted only up to the bound: a backlog of 10^5 due is not read to learn it is over 50.
       const outstanding = this.#conn
         .statement(
-          `SELECT count(*) AS n FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
+          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ? LIMIT ?)`,
         )
-        .get(t.orgId, t.env, recovery.endpointId, now);
+        .get(t.orgId, t.env, recovery.endpointId, now, maxOutstanding);
       if (int(outstanding!, 'n') >= maxOutstanding) {
         this.#conn.statement('UPDATE recoveries SET lease_until = ? WHERE id = ?').run(leaseUntil, recovery.id);
         return { recovery, queuedIds: [], applied: true };
       }
-      const targets = this.#conn
-        .statement('SELECT delivery_id FROM recovery_targets WHERE recovery_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-        .all(recovery.id, recovery.queued, batch)
-        .map((row) => text(row, 'delivery_id'));
+      // The next targets after the cursor, oldest first (deliveries of one millisecond by id).
+      const cursorAt = intOrNull(current, 'cursor_created_at') ?? recovery.since - 1;
+      const cursorId = textOrNull(current, 'cursor_id') ?? '';
+      const rows = this.#conn
+        .statement(
+          `SELECT id, created_at FROM deliveries
+            WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? AND (created_at, id) > (?, ?) AND org_id = ? AND env = ?
+            ORDER BY created_at, id LIMIT ?`,
+        )
+        .all(recovery.endpointId, recovery.since, cursorAt, cursorId, t.orgId, t.env, batch);
+      const targets = rows.map((row) => text(row, 'id'));
       // Only what is still failed and was not attempted since the start goes again: not one
       // re-sent by hand meanwhile (retrying, or sent and failed again: spec, recover rule 4),
       // nor one removed by retention. Its retry policy starts over.
@@ -127,14 +133,18 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         messageIds.push(text(row, 'message_id'));
       }
       refreshMessageStatuses(this.#conn, messageIds);
-      const queued = recovery.queued + targets.length;
-      if (queued >= recovery.total) {
-        this.#conn.statement('UPDATE recoveries SET queued = ?, last_batch_at = ? WHERE id = ?').run(queued, now, recovery.id);
+      // A target gone through counts whether it went again or was skipped; one that is no longer
+      // failed (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
+      if (rows.length < batch) {
+        this.#conn.statement('UPDATE recoveries SET queued = total, last_batch_at = ? WHERE id = ?').run(now, recovery.id);
         return { recovery: this.#finish(recovery.id, 'done', now), queuedIds, applied: true };
       }
+      const last = rows[rows.length - 1]!;
       const row = this.#conn
-        .statement('UPDATE recoveries SET queued = ?, last_batch_at = ?, lease_until = ? WHERE id = ? RETURNING *')
-        .get(queued, now, leaseUntil, recovery.id);
+        .statement(
+          'UPDATE recoveries SET queued = min(total, queued + ?), cursor_created_at = ?, cursor_id = ?, last_batch_at = ?, lease_until = ? WHERE id = ? RETURNING *',
+        )
+        .get(targets.length, int(last, 'created_at'), text(last, 'id'), now, leaseUntil, recovery.id);
       return { recovery: toRecovery(row!), queuedIds, applied: true };
     });
   }
@@ -157,9 +167,8 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
     return Number(changes);
   }
 
-  /** Ends a recovery; its targets are no longer needed. */
+  /** Ends a recovery (nothing of it to delete: its targets were never copied). */
   #finish(id: RecoveryId, status: Exclude<RecoveryStatus, 'running'>, now: number): Recovery {
-    this.#conn.statement('DELETE FROM recovery_targets WHERE recovery_id = ?').run(id);
     const row = this.#conn.statement('UPDATE recoveries SET status = ?, finished_at = ?, lease_until = NULL WHERE id = ? RETURNING *').get(status, now, id);
     return toRecovery(row!);
   }
