@@ -200,8 +200,19 @@ describe('the portal in a browser', () => {
     await shot(page, 'iframe-en-light');
 
     const refused = await linkFor({ locale: 'en' });
-    const other = await open(`${parentOrigin}/?src=${encodeURIComponent(refused.url)}`);
-    await other.waitForTimeout(1_000);
+    const other = await (await browser.newContext({ locale: 'en-US' })).newPage();
+    // The browser's own report of the refusal (the frame's load blocked by the response's
+    // frame-ancestors), not a wait for nothing to appear.
+    const refusal = other.waitForEvent('requestfailed', {
+      predicate: (r) => r.url() === refused.url && r.failure()?.errorText === 'net::ERR_BLOCKED_BY_RESPONSE',
+    });
+    const violation = other.waitForEvent('console', {
+      predicate: (m) => m.text().includes('violates the following Content Security Policy directive: "frame-ancestors \'none\'"'),
+    });
+    await other.goto(`${parentOrigin}/?src=${encodeURIComponent(refused.url)}`);
+    await Promise.all([refusal, violation]);
+    const framed = other.frames().find((f) => f !== other.mainFrame());
+    expect(framed?.url()).not.toContain('/l/'); // an error page stands in its place
     expect(await other.frameLocator('iframe').getByRole('heading', { name: 'Endpoints', exact: true }).count()).toBe(0);
     await page.context().close();
     await other.context().close();

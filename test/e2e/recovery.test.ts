@@ -53,6 +53,17 @@ async function failed(consumer: string, n: number): Promise<string[]> {
 const received = (ids: readonly string[]) => rx.receiver.requests.filter((r) => ids.includes(r.headers['webhook-id']!));
 const recovery = async (endpointId: string, id: string) => (await t.api.get(`/v1/endpoints/${endpointId}/recoveries/${id}`)).body;
 const tick = () => wh.embedded.recoveryWorker.tick();
+/**
+ * Nothing was queued: once the tick has returned, each of `waiting` is still in the store with
+ * `status` (a step queues its batch in its own transaction, so a queued one would be
+ * `retrying` by now, and only a due delivery is ever sent), and of `ids` the receiver has only
+ * the `sent` it had. No sleep: the store says what the tick did.
+ */
+const nothingQueued = async (waiting: readonly string[], ids: readonly string[], sent: number, status = 'failed') => {
+  const statuses = await Promise.all(waiting.map(async (id) => (await t.api.get(`/v1/messages/${id}`)).body.status));
+  expect(new Set(statuses)).toEqual(new Set([status]));
+  expect(received(ids)).toHaveLength(sent);
+};
 /** Until the deliveries sent so far are written back (their endpoint's slots are free again). */
 const settled = (ids: readonly string[]) =>
   eventually(async () => {
@@ -92,8 +103,8 @@ describe('POST /v1/endpoints/{id}/recover', () => {
 
     wh.clock.advance(9_999);
     await tick();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received(ids)).toHaveLength(50); // the 51st waits for its 10 s
+    await nothingQueued(ids.slice(50), ids, 50); // the 51st waits for its 10 s
+    expect(await recovery(ep.id, rid)).toMatchObject({ status: 'running', queued: 50 });
     wh.clock.advance(1);
     await tick();
     await eventually(() => expect(received(ids)).toHaveLength(100));
@@ -125,8 +136,8 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     expect(stopped).toMatchObject({ status: 'stopped', total: 60, queued: 50, finished_at: wh.clock.now() });
     wh.clock.advance(10_000);
     await tick();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received(ids)).toHaveLength(50);
+    await nothingQueued(ids.slice(50), ids, 50);
+    expect(await recovery(ep.id, rid)).toEqual(stopped);
   }, 60_000);
 
   it('409 when the endpoint is not active or one already runs (two at once: one 202, one 409); 422 for since; 404s; scope', async () => {
@@ -187,16 +198,14 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     const heir = worker();
     wh.clock.advance(10_000);
     await heir.tick(); // the lease (a minute) is still the dead worker's
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received(ids)).toHaveLength(50);
+    await nothingQueued(ids.slice(50), ids, 50);
     wh.clock.advance(60_000);
     await heir.tick();
     await eventually(() => expect(received(ids)).toHaveLength(80));
     await settled(ids);
     // The dead one wakes up: its lease is gone, it writes nothing.
     await dying.tick();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received(ids)).toHaveLength(80);
+    await nothingQueued(ids, ids, 80, 'success');
     for (const id of ids) expect(received([id])).toHaveLength(1);
     expect(await recovery(ep.id, rid)).toMatchObject({ status: 'done', queued: 80 });
   }, 60_000);
