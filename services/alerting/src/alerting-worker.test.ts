@@ -242,6 +242,24 @@ describe("the spec's numbers", () => {
   });
 });
 
+describe('content', () => {
+  it("names the last failed attempt's message and delivery, from the event and from the 60-minute walk", async () => {
+    const s = start();
+    const org = await s.org();
+    const target = await s.target(org);
+    await s.fail(live(org), await s.endpoint(live(org)));
+    await s.fail(live(org), await s.endpoint(live(org), { count: 7, interval: 'progressive' }), 'retrying');
+    await round();
+    s.clock.advance(HOUR);
+    await round();
+    const named = s.sender.to(target).flatMap((n) => n.data.endpoints.map((e) => [e.message_id, e.delivery_id]));
+    expect(named).toEqual([
+      [expect.stringMatching(/^msg_/), expect.stringMatching(/^dlv_/)],
+      [expect.stringMatching(/^msg_/), expect.stringMatching(/^dlv_/)],
+    ]);
+  });
+});
+
 describe('environments', () => {
   it("a target receives only its environment's notices", async () => {
     const s = start();

@@ -104,16 +104,3 @@ function summary(type: 'alert.delivery_failure' | 'alert.endpoint_disabled', end
   // Every endpoint is in `data.endpoints`; the words stop at MAX_CHAT_CHARS ("…and 37 more endpoints").
   return capLines([head], lines, MAX_CHAT_CHARS);
 }
-
-/** alert.test: a sample notice, sent at once by POST /v1/alert-targets/{id}/test. */
-export function testContent(env: string, now: number): NoticeContent {
-  return {
-    type: 'alert.test',
-    timestamp: now,
-    data: {
-      environments: [env],
-      endpoints: [],
-      summary: `This is a test notice from Wirehook for the ${env} environment: this target receives its failure notices.`,
-    },
-  };
-}
