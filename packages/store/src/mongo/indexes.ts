@@ -62,6 +62,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // An endpoint's failed deliveries oldest first: a recovery counts its targets on it at the
     // start and reads them batch by batch after a cursor (recovery-repo.ts).
     { key: { endpointId: 1, createdAt: 1, _id: 1 }, name: 'deliveries_endpoint_failed_since', partialFilterExpression: { status: 'failed' } },
+    // Retrying deliveries by tenant: the metrics' store-wide count and alerting's per-environment
+    // counts read these entries only (a plain {status} match would scan the collection).
+    { key: { status: 1, orgId: 1, env: 1 }, name: 'deliveries_retrying', partialFilterExpression: { status: 'retrying' } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
   ],
