@@ -112,7 +112,7 @@ describe('@wirehook/client against embedded Wirehook', () => {
     const key = idempotencyKey();
     const first = await client.messages.send({ consumer: 'acme', event_type: 'order.created', payload: { order: 1 } }, { idempotencyKey: key });
     const again = await client.messages.send({ consumer: 'acme', event_type: 'order.created', payload: { order: 'other' } }, { idempotencyKey: key });
-    expect(first).toEqual({ id: expect.stringMatching(/^msg_/), deliveries: 1, usageMonth: 1 });
+    expect(first).toEqual({ id: expect.stringMatching(/^msg_/), deliveries: 1, usageMonth: 1, idempotentReplayed: false });
     expect(again.id).toBe(first.id);
     firstMessage = first.id;
 

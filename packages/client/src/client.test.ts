@@ -70,14 +70,19 @@ describe('messages.send', () => {
     );
     const key = idempotencyKey();
     const sent = await new Wirehook({ apiKey: 'k', fetch }).messages.send(message, { idempotencyKey: key });
-    expect(sent).toEqual({ id: 'msg_1', deliveries: 2, usageMonth: 1234 });
+    expect(sent).toEqual({ id: 'msg_1', deliveries: 2, usageMonth: 1234, idempotentReplayed: false });
     expect(requests[0]?.headers.get('idempotency-key')).toBe(key);
     expect(JSON.parse(requests[0]?.body ?? '')).toEqual(message);
   });
 
   it('sends no Idempotency-Key without one when retries are off; usageMonth is null when the header is absent', async () => {
     const { fetch, requests } = fakeFetch(() => json(202, { id: 'msg_1', deliveries: 0 }));
-    expect(await new Wirehook({ apiKey: 'k', fetch }).messages.send(message, { maxRetries: 0 })).toEqual({ id: 'msg_1', deliveries: 0, usageMonth: null });
+    expect(await new Wirehook({ apiKey: 'k', fetch }).messages.send(message, { maxRetries: 0 })).toEqual({
+      id: 'msg_1',
+      deliveries: 0,
+      usageMonth: null,
+      idempotentReplayed: false,
+    });
     expect(requests[0]?.headers.has('idempotency-key')).toBe(false);
   });
 });

@@ -51,7 +51,7 @@ describe('429 rate_limited', () => {
     expect(done).toBe(false);
     expect(client.lastRateLimit?.remaining).toBe(0);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await call).toEqual({ value: { id: 'msg_1', deliveries: 1, usageMonth: 5 } });
+    expect(await call).toEqual({ value: { id: 'msg_1', deliveries: 1, usageMonth: 5, idempotentReplayed: false } });
     expect(requests).toHaveLength(2);
     const [first, second] = requests;
     expect(second?.headers.get('idempotency-key')).toBe('order-42');

@@ -21,12 +21,10 @@ export interface SentMessage extends MessageAccepted {
   usageMonth: number | null;
   /**
    * Whether the answer is a replay: the idempotency key was seen before, so `id` is the first
-   * message's and nothing new was stored or delivered (`idempotent-replayed: true|false`);
-   * undefined when the server did not say.
+   * message's and nothing new was stored or delivered. True when the answer says
+   * `idempotent-replayed: true`, false otherwise.
    */
-  idempotentReplayed: boolean | undefined;
-  /** The answer's `x-request-id`; undefined when the server sent none. */
-  requestId: string | undefined;
+  idempotentReplayed: boolean;
 }
 
 /** `client.messages`: send, list, page through and read messages. */
@@ -49,8 +47,7 @@ export class Messages {
     return {
       ...res.body,
       usageMonth: integerHeader(res.headers, 'x-usage-month') ?? null,
-      idempotentReplayed: booleanHeader(res.headers, 'idempotent-replayed'),
-      requestId: res.headers.get('x-request-id') ?? undefined,
+      idempotentReplayed: res.headers.get('idempotent-replayed')?.trim().toLowerCase() === 'true',
     };
   }
 
@@ -71,10 +68,4 @@ export class Messages {
   async get(id: string, options: RequestOptions = {}): Promise<MessageDetail> {
     return (await this.#t.request<MessageDetail>({ method: 'GET', path: path`/v1/messages/${id}` }, options)).body;
   }
-}
-
-/** A header holding true or false (any case), or undefined when absent or anything else. */
-function booleanHeader(headers: Headers, name: string): boolean | undefined {
-  const raw = headers.get(name)?.trim().toLowerCase();
-  return raw === 'true' ? true : raw === 'false' ? false : undefined;
 }
