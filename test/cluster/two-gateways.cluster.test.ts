@@ -34,6 +34,18 @@ describe('two gateways, one Redis', () => {
     expect(rb.headers.get('x-ratelimit-remaining')).toBe('0');
   }, 60_000);
 
+  it('say a replay is one (idempotent-replayed: true, answered from Redis) and give every answer an x-request-id, whichever gateway answers', async () => {
+    const t = await h.tenant();
+    const send = (api: ApiClient) => api.post('/v1/messages', { consumer: 'idem', event_type: 'x', payload: {} }, { 'idempotency-key': 'replayed-key' });
+    const first = await send(t.api);
+    expect(first.status).toBe(202);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await send(second.as(t.key));
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    for (const res of [first, again, await second.get('/v1/consumers')]) expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  }, 60_000);
+
   it('make one message of a 50-way burst of one Idempotency-Key; the duplicates are answered in front of the store', async () => {
     const t = await h.tenant();
     const b = second.as(t.key);

@@ -65,6 +65,8 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
       { traceparent: `00-${traceId}-${hex(8)}-01` },
     );
     expect(res.status).toBe(202);
+    // Without an x-request-id of the caller's, the response's is the request's trace id.
+    expect(res.headers.get('x-request-id')).toBe(traceId);
     await eventually(() => expect(recorder.trace(traceId).map((s) => s.name)).toEqual(expect.arrayContaining(['POST', 'MessageIntake.send'])));
     return { traceId, spans: recorder.trace(traceId), messageId: String(res.body.id) };
   }

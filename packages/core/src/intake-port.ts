@@ -21,6 +21,12 @@ export interface SendMessageResult {
   deliveries: number;
   /** The org's live messages this UTC month (x-usage-month). */
   usageMonth: number;
+  /**
+   * An idempotent replay: an earlier message of the same Idempotency-Key was returned and
+   * nothing was written (the `idempotent-replayed: true` header). Optional because a caller
+   * across gRPC may not carry it: absent reads as not known to be a replay.
+   */
+  replayed?: boolean;
 }
 
 /**

@@ -10,6 +10,7 @@ import { apiDocsRouter } from './openapi/routes.ts';
 import { authenticate } from './http/auth.ts';
 import { errorHandler, notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
+import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
 import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
 
@@ -42,8 +43,8 @@ export function createApp(deps: GatewayDeps): Express {
 
 /**
  * What every HTTP app of ours starts with (the API, the portal): no framework banner or
- * etags, flat query strings, each request in its own span and logged with its metrics, and
- * /healthz.
+ * etags, flat query strings, each request in its own span, an `x-request-id` on every
+ * response, each request logged with its metrics, and /healthz.
  */
 export function baseApp(deps: Pick<GatewayDeps, 'logger' | 'metrics'>, trace: Pick<TraceOptions, 'tracedPath'> = {}): Express {
   const app = express();
@@ -52,6 +53,8 @@ export function baseApp(deps: Pick<GatewayDeps, 'logger' | 'metrics'>, trace: Pi
   app.set('query parser', 'simple');
   // First: everything after it, the request log line included, runs inside the request's span.
   app.use(traceRequests({ ignorePaths: ['/healthz'], ...trace }));
+  // Second: its id is the trace's, and every answer after it — a 401 included — carries it.
+  app.use(requestId());
   app.use(requestLog(deps.logger, deps.metrics));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -157,6 +157,8 @@ describe('IdempotencyFront', () => {
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     expect(results.every((r) => r.deliveries === 2 && r.usageMonth === 1)).toBe(true);
     expect(await s.metric('wirehook_idempotency_waits_total', { outcome: 'answered' })).toBe(49);
+    // The 49 answered with the first's message say so (idempotent-replayed); the first does not.
+    expect(results.filter((r) => r.replayed === true)).toHaveLength(49);
   });
 
   it('answers a replay from Redis without calling intake, with the first answer whatever the body', async () => {
@@ -164,7 +166,8 @@ describe('IdempotencyFront', () => {
     const first = await s.send('pay-1');
     await s.send(null); // another message this month: the store would now report 2
     const again = await s.send('pay-1');
-    expect(again).toEqual(first); // usageMonth is the first answer's figure (docs/semantics.md)
+    expect(again).toEqual({ ...first, replayed: true }); // usageMonth is the first answer's figure (docs/semantics.md)
+    expect(first.replayed).toBeUndefined();
     expect(s.intake.calls).toBe(2);
     expect(await s.metric('wirehook_idempotency_replays_total')).toBe(1);
   });
@@ -173,7 +176,7 @@ describe('IdempotencyFront', () => {
     const s = setup();
     const first = await s.send('pay-2');
     s.clock.advance(DAY - MINUTE);
-    expect(await s.send('pay-2')).toEqual(first);
+    expect(await s.send('pay-2')).toEqual({ ...first, replayed: true });
     expect(s.intake.calls).toBe(1);
     s.clock.advance(1);
     expect((await s.send('pay-2')).id).toBe(first.id); // the store, still within its window
@@ -188,7 +191,7 @@ describe('IdempotencyFront', () => {
     const first = await s.send('short');
     expect(s.kv.lastSetTtlMs).toBe(10 * MINUTE);
     s.clock.advance(10 * MINUTE);
-    expect(await s.send('short')).toEqual(first);
+    expect(await s.send('short')).toEqual({ ...first, replayed: true });
     expect(s.intake.calls).toBe(1);
     s.clock.advance(1);
     expect((await s.send('short')).id).toBe(first.id); // the store, whose window is 24 h
@@ -289,7 +292,7 @@ describe('IdempotencyFront', () => {
     const s = setup();
     for (const key of ['k', 'k'.repeat(256), 'ü ✓ "x" \n\t{}:*', ' ']) {
       const first = await s.send(key);
-      expect(await s.send(key)).toEqual(first);
+      expect(await s.send(key)).toEqual({ ...first, replayed: true });
       expect(frontKey(s.tenant, key)).toMatch(/^idem:org_[0-9A-Z]{26}:live:[A-Za-z0-9_-]{43}$/);
     }
     expect(s.intake.calls).toBe(4);
@@ -310,7 +313,7 @@ describe('IdempotencyFront', () => {
     await s.kv.set(frontKey(s.tenant, 'odd'), '{"id":42}', 60_000);
     const first = await s.send('odd');
     expect(s.intake.calls).toBe(1);
-    expect(await s.send('odd')).toEqual(first);
+    expect(await s.send('odd')).toEqual({ ...first, replayed: true });
     expect(s.intake.calls).toBe(1);
   });
 });

@@ -102,7 +102,7 @@ export class IdempotencyFront implements IntakePort {
     const answer = this.#usable(found);
     if (answer === undefined) return this.#ask(key, input); // out of its window or month: the store decides
     this.#o.metrics.replays.inc();
-    return answer;
+    return { ...answer, replayed: true };
   }
 
   retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
@@ -142,7 +142,7 @@ export class IdempotencyFront implements IntakePort {
       if (value?.startsWith(PENDING)) continue;
       const answer = value === null ? undefined : this.#usable(value);
       if (answer === undefined) return this.#waited('released', this.#ask(key, input));
-      return this.#waited('answered', Promise.resolve(answer));
+      return this.#waited('answered', Promise.resolve({ ...answer, replayed: true }));
     }
   }
 

@@ -128,7 +128,12 @@ export class MessageIntake implements IntakePort {
       await this.#publish(created.dueDeliveryIds);
     }
     return {
-      result: { id: created.message.id, deliveries: created.deliveryIds.length, usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0 },
+      result: {
+        id: created.message.id,
+        deliveries: created.deliveryIds.length,
+        usageMonth: created.counters[liveMonthKey(tenant, now)] ?? 0,
+        replayed: !created.created,
+      },
       created: created.created,
     };
   }

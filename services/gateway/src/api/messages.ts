@@ -37,6 +37,7 @@ export function messagesRouter(deps: GatewayDeps): Router {
     const body = parseInput(sendMessageBody, req.body, 'request body');
     const result = await intake.send({ tenant, org, body, idempotencyKey: key });
     res.set('x-usage-month', String(result.usageMonth));
+    if (result.replayed) res.set('idempotent-replayed', 'true');
     res.status(202).json({ id: result.id, deliveries: result.deliveries });
   });
 

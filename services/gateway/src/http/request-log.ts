@@ -11,7 +11,8 @@ export function requestLog(logger: Logger, metrics: HttpMetrics) {
       const route = routeLabel(req.originalUrl);
       metrics.requests.inc({ method: req.method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
       metrics.duration.observe({ method: req.method, route }, seconds);
-      logger.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      const requestId = res.locals['requestId'] as string | undefined;
+      logger.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000), request_id: requestId }, 'request');
     });
     next();
   };
