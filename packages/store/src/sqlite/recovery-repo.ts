@@ -39,8 +39,10 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         // recovery goes (step), so a start costs the same with 10 or 10^6 of them.
         const total = int(
           this.#conn
-            .statement(`SELECT count(*) AS n FROM deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? AND org_id = ? AND env = ?`)
-            .get(input.endpointId, input.since, t.orgId, t.env)!,
+            // No tenant columns: the endpoint, checked above to be this tenant's, names them, and
+            // without them the count reads the index alone (no row per target).
+            .statement(`SELECT count(*) AS n FROM deliveries WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ?`)
+            .get(input.endpointId, input.since)!,
           'n',
         );
         const done = total === 0;
