@@ -52,6 +52,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/messages messages:send',
       'GET /v1/messages logs:read',
       'GET /v1/messages/{id} logs:read',
+      'GET /v1/deliveries/{id} logs:read', // issue #27: retry takes a delivery id, so it can be read
       'POST /v1/deliveries/{id}/retry messages:retry',
       'GET /v1/consumers logs:read',
       'POST /v1/consumers consumers:write',

@@ -73,6 +73,18 @@ export function messagesRouter(deps: GatewayDeps): Router {
     res.json(messageDetailJson(detail));
   });
 
+  // One delivery as the message view shows it (the retry operation takes its id). A portal
+  // link sees only its consumer's; another tenant's id is not found, like an unknown one.
+  router.get('/deliveries/:id', requireScope('logs:read'), async (req, res) => {
+    const id = pathId(req);
+    const auth = authOf(res);
+    const found = retainedId('delivery', id) ? await store.deliveries.get(auth.tenant, id as never) : null;
+    const message = found && (await store.messages.get(auth.tenant, found.delivery.messageId));
+    const entry = message?.deliveries.find((d) => d.delivery.id === id);
+    if (!message || !entry || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
+    res.json(deliveryJson(entry.delivery, entry.attempts));
+  });
+
   router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {
     const id = pathId(req);
     if (!retainedId('delivery', id)) throw new NotFoundError(`delivery ${id} not found`);

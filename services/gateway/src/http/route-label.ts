@@ -19,6 +19,7 @@ export const ROUTE_TEMPLATES = [
   '/v1/event-types',
   '/v1/messages',
   '/v1/messages/:id',
+  '/v1/deliveries/:id',
   '/v1/deliveries/:id/retry',
   '/v1/alert-conditions',
   '/v1/alert-targets',
@@ -39,6 +40,7 @@ export const ROUTE_TEMPLATES = [
   '/api/event-types',
   '/api/messages',
   '/api/messages/:id',
+  '/api/deliveries/:id',
   '/api/deliveries/:id/retry',
 ] as const;
 

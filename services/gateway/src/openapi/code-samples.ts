@@ -10,6 +10,7 @@ const CLIENT_METHODS: Record<string, string> = {
   sendMessage: 'messages.send',
   listMessages: 'messages.list',
   getMessage: 'messages.get',
+  getDelivery: 'deliveries.get',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
   createConsumer: 'consumers.create',

@@ -136,6 +136,20 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ['not_found'],
   },
   {
+    id: 'getDelivery',
+    method: 'get',
+    path: '/v1/deliveries/{id}',
+    tag: 'Messages',
+    summary: 'Get a delivery',
+    description:
+      'One delivery of a message to one endpoint, with its attempts, as getMessage shows it (the id the retry operation takes). ' +
+      'An unknown id, one of another environment, or one outside the retention window is 404.',
+    scope: 'logs:read',
+    params: [id('delivery id (dlv_…)')],
+    success: { status: 200, description: 'The delivery', schema: { name: 'Delivery', schema: deliveryResponse } },
+    errors: ['not_found'],
+  },
+  {
     id: 'retryDelivery',
     method: 'post',
     path: '/v1/deliveries/{id}/retry',
