@@ -63,6 +63,11 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
 };
 
 const HEADERS: Json = {
+  'x-request-id': {
+    description:
+      'The request’s id, on every response: yours when you sent an `x-request-id` of 1–128 letters, digits or `. _ : -`, else one Wirehook made. Quote it when asking about a request.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
   'x-ratelimit-limit': { description: 'Requests per minute allowed for the environment (all its keys together)', schema: { type: 'integer' } },
   'x-ratelimit-remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
   'x-ratelimit-reset': { description: 'When the current minute ends (Unix seconds)', schema: { type: 'integer' } },
@@ -71,7 +76,9 @@ const HEADERS: Json = {
 };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const requestIdHeader = { 'x-request-id': header('x-request-id') };
 const rateLimitHeaders = {
+  ...requestIdHeader,
   'x-ratelimit-limit': header('x-ratelimit-limit'),
   'x-ratelimit-remaining': header('x-ratelimit-remaining'),
   'x-ratelimit-reset': header('x-ratelimit-reset'),
@@ -229,11 +236,12 @@ function responsesJson(op: Operation): Json {
   const scoped: ErrorCode[] = op.scope ? ['forbidden', 'too_large', 'invalid'] : [];
   const codes: ErrorCode[] = ['unauthorized', ...scoped, ...op.errors, 'rate_limited'];
   for (const code of [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b])) {
+    // A 401 has no environment to count against: only the request id.
     const headers =
-      code === 'unauthorized' ? undefined : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;
+      code === 'unauthorized' ? requestIdHeader : code === 'rate_limited' ? { ...rateLimitHeaders, 'retry-after': header('retry-after') } : rateLimitHeaders;
     responses[ERROR_STATUS[code]] = errorJson(ERROR_MEANING[code], headers, code);
   }
-  responses['default'] = errorJson('Unexpected server error (500), or a dependency unavailable (503)');
+  responses['default'] = errorJson('Unexpected server error (500), or a dependency unavailable (503)', requestIdHeader);
   return responses;
 }
 

@@ -89,7 +89,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Send a message',
     description:
       'Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. ' +
-      'The same Idempotency-Key returns the same id for 24 hours (the first message wins). An unknown consumer is created on the spot (0 deliveries). ' +
+      'The same Idempotency-Key returns the same id for 24 hours (the first message wins); such a replay carries the header `idempotent-replayed: true`. An unknown consumer is created on the spot (0 deliveries). ' +
       'Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit). ' +
       'The payload may be up to 1 MB of JSON (422 beyond); a request body over 1.1 MB is refused unread (413 too_large).',
     scope: 'messages:send',
