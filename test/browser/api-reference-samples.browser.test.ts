@@ -40,7 +40,7 @@ it('every operation shows its curl and @wirehook/client samples', async () => {
     for (const sample of op['x-codeSamples']) {
       await section.getByRole('tab', { name: sample.label, exact: true }).click();
       const firstCall = sample.source.split('\n').find((line) => line.startsWith('curl') || line.includes('await wirehook.'))!;
-      await expect.poll(() => section.textContent(), `${op.operationId} ${sample.label}`).toContain(firstCall.replace(/ \\$/, ''));
+      await expect.poll(() => section.textContent(), { message: `${op.operationId} ${sample.label}` }).toContain(firstCall.replace(/ \\$/, ''));
     }
   }
 });
