@@ -55,6 +55,7 @@ export const attemptResponse = z.object({
   error: z.string().nullable().describe('why the attempt failed, e.g. "timeout: no response within 15 s"'),
   via: z.enum(ATTEMPT_VIA),
   source_ip: z.string().nullable(),
+  url: z.string().nullable().describe('the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it'),
 });
 
 export const recoveryResponse = z.object({

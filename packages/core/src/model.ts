@@ -138,6 +138,12 @@ export interface Attempt {
   error: string | null;
   via: AttemptVia;
   sourceIp: string | null;
+  /**
+   * The URL it was sent to: its endpoint's at that moment (a PATCH of the endpoint's url
+   * changes the next attempt's, never a recorded one). Null for attempts recorded before
+   * attempts kept their URL (SQLite schema 15; MongoDB documents without the field).
+   */
+  url: string | null;
 }
 
 /**

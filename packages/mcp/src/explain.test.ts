@@ -90,3 +90,27 @@ describe('explain_delivery marks what the receiver wrote as untrusted data', () 
     });
   });
 });
+
+describe('explain_delivery and the URL an attempt went to (#27)', () => {
+  const inside = (text: string) => JSON.parse(text.slice(text.indexOf(UNTRUSTED_OPEN) + UNTRUSTED_OPEN.length, text.indexOf(UNTRUSTED_CLOSE)));
+
+  it('quotes the attempt’s URL, as untrusted data, when the endpoint’s has changed since', () => {
+    const moved = failedWith(503, 'Service Unavailable');
+    moved.deliveries[0]!.url = 'https://new.example.com/in';
+    Object.assign(moved.deliveries[0]!.attempts[0]!, { url: 'https://hooks.example.com/in' });
+    const text = explainDelivery(moved);
+    expect(ours(text)).toMatch(/another URL than the endpoint has now \(attempt_url below\)/);
+    expect(ours(text)).not.toContain('example.com');
+    expect(inside(text)).toMatchObject({ url: 'https://new.example.com/in', attempt_url: 'https://hooks.example.com/in' });
+  });
+
+  it('says nothing more when the attempt went to the URL the endpoint has, or its URL was not recorded', () => {
+    for (const url of ['https://hooks.example.com/in', null]) {
+      const same = failedWith(503, 'Service Unavailable');
+      Object.assign(same.deliveries[0]!.attempts[0]!, { url });
+      const text = explainDelivery(same);
+      expect(text).not.toContain('attempt_url');
+      expect(text).not.toContain('another URL');
+    }
+  });
+});

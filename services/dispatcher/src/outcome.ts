@@ -28,6 +28,7 @@ export function decideOutcome(job: DeliveryJob, result: SendResult, attempt: { i
       error: result.error,
       via: attempt.via,
       sourceIp: result.sourceIp,
+      url: job.endpoint.url,
     },
     status: result.ok ? 'success' : next === null ? 'failed' : 'retrying',
     nextAttemptAt: next,

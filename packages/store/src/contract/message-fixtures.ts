@@ -101,6 +101,7 @@ export class MessageFixtures {
       error: null,
       via: 'direct',
       sourceIp: '203.0.113.7',
+      url: 'https://receiver.example/hooks',
       ...overrides,
     };
   }

@@ -133,6 +133,8 @@ export interface AttemptDoc extends TenantFields {
   error: string | null;
   via: AttemptVia;
   sourceIp: string | null;
+  /** Absent on attempts recorded before attempts kept their URL (read as null). */
+  url?: string | null;
 }
 
 /** A usage counter; `expiresAt` is a Date so a TTL index removes it once it is over. */

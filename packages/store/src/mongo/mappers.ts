@@ -140,5 +140,6 @@ export function toAttempt(doc: AttemptDoc): Attempt {
     error: doc.error,
     via: doc.via,
     sourceIp: doc.sourceIp,
+    url: doc.url ?? null,
   };
 }

@@ -18,10 +18,10 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
     conn
       .statement(
         `INSERT INTO attempts (id, org_id, env, delivery_id, endpoint_id, at, response_status, response_head,
-                               duration_ms, error, via, source_ip)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                               duration_ms, error, via, source_ip, url)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp);
+      .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp, a.url);
     // A re-send asked for during this send (`resend`) keeps the delivery due now, manual.
     const updated = conn
       .statement(

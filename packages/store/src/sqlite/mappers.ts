@@ -157,5 +157,6 @@ export function toAttempt(row: Row): Attempt {
     error: textOrNull(row, 'error'),
     via: text(row, 'via') as AttemptVia,
     sourceIp: textOrNull(row, 'source_ip'),
+    url: textOrNull(row, 'url'),
   };
 }

@@ -346,6 +346,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE recoveries ADD COLUMN cursor_id TEXT;
   DELETE FROM recovery_targets;
   `,
+  // The URL each attempt was sent to (#27): an endpoint's url can change between attempts.
+  // Attempts recorded before have none (NULL), rather than a guess.
+  `
+  ALTER TABLE attempts ADD COLUMN url TEXT;
+  `,
 ];
 
 /**

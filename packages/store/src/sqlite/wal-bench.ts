@@ -92,6 +92,7 @@ function succeeded(clock: ManualClock, target: Target, deliveryId: DeliveryId): 
       error: null,
       via: 'direct',
       sourceIp: '127.0.0.1',
+      url: target.endpoint.url,
     },
     status: 'success',
     nextAttemptAt: null,

@@ -148,6 +148,7 @@ export class AlertScene {
           error: 'http_status: 503',
           via: 'direct',
           sourceIp: null,
+          url: job.endpoint.url,
         },
         status: outcome === 'exhausted' ? 'failed' : 'retrying',
         nextAttemptAt: outcome === 'exhausted' ? null : now + 3_600_000,

@@ -70,7 +70,9 @@ export function messagesRouter(deps: GatewayDeps): Router {
     const id = pathId(req);
     const detail = retainedId('message', id) ? await store.messages.get(authOf(res).tenant, id as never) : null;
     if (!detail || outOfScope(authOf(res), detail.consumer.id)) throw new NotFoundError(`message ${id} not found`);
-    res.json(messageDetailJson(detail));
+    // Its deliveries go to endpoints of its consumer: one read gives every current URL.
+    const endpoints = await store.endpoints.list(authOf(res).tenant, { consumerId: detail.consumer.id });
+    res.json(messageDetailJson(detail, new Map(endpoints.map((e) => [e.id, e.url]))));
   });
 
   // One delivery as the message view shows it (the retry operation takes its id). A portal
@@ -82,7 +84,8 @@ export function messagesRouter(deps: GatewayDeps): Router {
     const message = found && (await store.messages.get(auth.tenant, found.delivery.messageId));
     const entry = message?.deliveries.find((d) => d.delivery.id === id);
     if (!message || !entry || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
-    res.json(deliveryJson(entry.delivery, entry.attempts));
+    const endpoint = await store.endpoints.get(auth.tenant, entry.delivery.endpointId);
+    res.json(deliveryJson(entry.delivery, entry.attempts, endpoint?.url));
   });
 
   router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {
@@ -96,7 +99,8 @@ export function messagesRouter(deps: GatewayDeps): Router {
       if (!message || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
     }
     const delivery = await intake.retryDelivery(auth.tenant, id as never);
-    res.status(202).json(deliveryJson(delivery, []));
+    const endpoint = await store.endpoints.get(auth.tenant, delivery.endpointId);
+    res.status(202).json(deliveryJson(delivery, [], endpoint?.url));
   });
 
   return router;

@@ -67,14 +67,20 @@ export function attemptJson(a: Attempt): AttemptResponse {
     error: a.error,
     via: a.via,
     source_ip: a.sourceIp,
+    url: a.url,
   };
 }
 
-export function deliveryJson(d: Delivery, attempts: Attempt[]): DeliveryResponse {
+/**
+ * A delivery's `url` is its endpoint's current one (`currentUrl`: where its next attempt goes,
+ * a PATCH of the endpoint's url included); without it (the endpoint is deleted) the URL its
+ * last attempt went to, else the one it was made for. Each attempt shows its own.
+ */
+export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: string): DeliveryResponse {
   return {
     id: d.id,
     endpoint_id: d.endpointId,
-    url: d.url,
+    url: currentUrl ?? attempts.at(-1)?.url ?? d.url,
     status: d.status,
     attempt_count: d.attemptCount,
     next_attempt_at: d.nextAttemptAt,
@@ -101,11 +107,12 @@ export function messageRowJson(row: MessageSummary): MessageRowResponse {
   };
 }
 
-export function messageDetailJson(detail: MessageDetail): MessageDetailResponse {
+/** `currentUrls`: the current URL of each endpoint that still exists, by id (see deliveryJson). */
+export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMap<string, string>): MessageDetailResponse {
   return {
     ...messageHeadJson(detail),
     idempotency_key: detail.message.idempotencyKey,
     payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
-    deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts)),
+    deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId))),
   };
 }
