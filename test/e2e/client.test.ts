@@ -153,6 +153,11 @@ describe('@wirehook/client against embedded Wirehook', () => {
     expect(paid.sort()).toEqual([...sent].sort());
   });
 
+  it('deliveries.get reads one delivery as the message shows it', async () => {
+    const delivery = (await client.messages.get(firstMessage)).deliveries[0]!;
+    expect(await client.deliveries.get(delivery.id)).toEqual(delivery);
+  });
+
   it('deliveries.retry sends the message again with its webhook-id', async () => {
     const delivery = (await client.messages.get(firstMessage)).deliveries[0]!;
     const queued = await client.deliveries.retry(delivery.id);

@@ -18,7 +18,7 @@ export type paths = {
         put?: never;
         /**
          * Send a message
-         * @description Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. The same Idempotency-Key returns the same id for 24 hours (the first message wins). An unknown consumer is created on the spot (0 deliveries). Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit). The payload may be up to 1 MB of JSON (422 beyond); a request body over 1.1 MB is refused unread (413 too_large).
+         * @description Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. The same Idempotency-Key returns the same id for 24 hours (the first message wins); such a replay carries the header `idempotent-replayed: true`. An unknown consumer is created on the spot (0 deliveries). Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit). The payload may be up to 1 MB of JSON (422 beyond); a request body over 1.1 MB is refused unread (413 too_large).
          *
          *     Scope: `messages:send`.
          */
@@ -43,6 +43,28 @@ export type paths = {
          *     Scope: `logs:read`.
          */
         get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery
+         * @description One delivery of a message to one endpoint, with its attempts, as getMessage shows it (the id the retry operation takes). An unknown id, one of another environment, or one outside the retention window is 404.
+         *
+         *     Scope: `logs:read`.
+         */
+        get: operations["getDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -455,6 +477,8 @@ export type components = {
             /** @enum {string} */
             via: "direct" | "relay";
             source_ip: string | null;
+            /** @description the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it */
+            url: string | null;
         };
         Recovery: {
             /** @description rec_… */
@@ -811,6 +835,8 @@ export type components = {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description The request’s id, on every response: yours when you sent an `x-request-id` of 1–128 letters, digits or `. _ : -`, else one Wirehook made. Quote it when asking about a request. */
+        "x-request-id": string;
         /** @description Requests per minute allowed for the environment (all its keys together) */
         "x-ratelimit-limit": number;
         /** @description Requests left in the current minute */
@@ -851,6 +877,7 @@ export interface operations {
             /** @description A page of messages, newest first */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -863,6 +890,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -878,6 +906,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -896,6 +925,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -914,6 +944,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -932,6 +963,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -951,6 +983,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -988,6 +1021,7 @@ export interface operations {
             /** @description Accepted */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1007,6 +1041,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1022,6 +1057,7 @@ export interface operations {
             /** @description A plan limit was reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1040,6 +1076,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1058,6 +1095,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1076,6 +1114,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1094,6 +1133,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1113,6 +1153,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1136,6 +1177,7 @@ export interface operations {
             /** @description The message */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1148,6 +1190,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1163,6 +1206,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1181,6 +1225,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1199,6 +1244,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1217,6 +1263,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1235,6 +1282,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1254,6 +1302,156 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description delivery id (dlv_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1277,6 +1475,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1289,6 +1488,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1304,6 +1504,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1322,6 +1523,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1340,6 +1542,7 @@ export interface operations {
             /** @description Conflicts with existing data */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1358,6 +1561,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1376,6 +1580,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1394,6 +1599,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1413,6 +1619,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1438,6 +1645,7 @@ export interface operations {
             /** @description A page of consumers */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1450,6 +1658,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1465,6 +1674,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1483,6 +1693,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1501,6 +1712,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1519,6 +1731,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1538,6 +1751,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +1782,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1580,6 +1795,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,6 +1811,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1613,6 +1830,7 @@ export interface operations {
             /** @description Conflicts with existing data */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1631,6 +1849,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1649,6 +1868,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1667,6 +1887,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1686,6 +1907,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1719,6 +1941,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1731,6 +1954,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1746,6 +1970,7 @@ export interface operations {
             /** @description A plan limit was reached */
             402: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1764,6 +1989,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1782,6 +2008,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1800,6 +2027,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1818,6 +2046,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1836,6 +2065,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1855,6 +2085,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,6 +2109,7 @@ export interface operations {
             /** @description The endpoints (no paging) */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1890,6 +2122,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +2138,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1923,6 +2157,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1941,6 +2176,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1959,6 +2195,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -1978,6 +2215,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2015,6 +2253,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2027,6 +2266,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +2282,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2060,6 +2301,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2078,6 +2320,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2096,6 +2339,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2114,6 +2358,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2133,6 +2378,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2156,6 +2402,7 @@ export interface operations {
             /** @description The endpoint */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2168,6 +2415,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,6 +2431,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2201,6 +2450,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2219,6 +2469,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2237,6 +2488,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2255,6 +2507,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2274,6 +2527,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2297,6 +2551,7 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2307,6 +2562,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2322,6 +2578,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2340,6 +2597,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2358,6 +2616,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2376,6 +2635,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2394,6 +2654,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2413,6 +2674,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,6 +2707,7 @@ export interface operations {
             /** @description The endpoint as changed */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2457,6 +2720,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +2736,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2490,6 +2755,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2508,6 +2774,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2526,6 +2793,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2544,6 +2812,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2563,6 +2832,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2856,7 @@ export interface operations {
             /** @description The new secret */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2598,6 +2869,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2613,6 +2885,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2631,6 +2904,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2649,6 +2923,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2667,6 +2942,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2685,6 +2961,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2704,6 +2981,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,6 +3014,7 @@ export interface operations {
             /** @description Started */
             202: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2748,6 +3027,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2763,6 +3043,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2781,6 +3062,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2799,6 +3081,7 @@ export interface operations {
             /** @description Conflicts with existing data */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2817,6 +3100,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2835,6 +3119,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2853,6 +3138,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2872,6 +3158,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2897,6 +3184,7 @@ export interface operations {
             /** @description The recovery */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2909,6 +3197,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3213,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2942,6 +3232,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2960,6 +3251,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2978,6 +3270,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -2996,6 +3289,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3015,6 +3309,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3035,6 +3330,7 @@ export interface operations {
             /** @description The event types */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3047,6 +3343,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3062,6 +3359,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3081,6 +3379,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3111,6 +3410,7 @@ export interface operations {
             /** @description Registered */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3123,6 +3423,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3138,6 +3439,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3156,6 +3458,7 @@ export interface operations {
             /** @description Conflicts with existing data */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3174,6 +3477,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3192,6 +3496,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3210,6 +3515,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3229,6 +3535,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3556,7 @@ export interface operations {
             /** @description The conditions */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3261,6 +3569,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3276,6 +3585,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3294,6 +3604,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3312,6 +3623,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3330,6 +3642,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3349,6 +3662,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3692,7 @@ export interface operations {
             /** @description The conditions as changed */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3390,6 +3705,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3405,6 +3721,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3423,6 +3740,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3441,6 +3759,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3459,6 +3778,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3478,6 +3798,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3498,6 +3819,7 @@ export interface operations {
             /** @description The targets */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3510,6 +3832,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3848,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3543,6 +3867,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3561,6 +3886,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3579,6 +3905,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3598,6 +3925,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3628,6 +3956,7 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3640,6 +3969,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,6 +3985,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3673,6 +4004,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3691,6 +4023,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3709,6 +4042,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3728,6 +4062,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3751,6 +4086,7 @@ export interface operations {
             /** @description The target */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3763,6 +4099,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3778,6 +4115,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3796,6 +4134,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3814,6 +4153,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3832,6 +4172,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3850,6 +4191,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3869,6 +4211,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +4235,7 @@ export interface operations {
             /** @description Removed */
             204: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3902,6 +4246,7 @@ export interface operations {
             /** @description Missing, wrong, revoked or expired API key */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,6 +4262,7 @@ export interface operations {
             /** @description The key lacks the scope this operation needs */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3935,6 +4281,7 @@ export interface operations {
             /** @description Not found (or outside the retention window) */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3953,6 +4300,7 @@ export interface operations {
             /** @description The request body is larger than 1.1 MB */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3971,6 +4319,7 @@ export interface operations {
             /** @description Invalid input: the message names the field and what is allowed */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -3989,6 +4338,7 @@ export interface operations {
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
                     "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
                     "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
@@ -4008,6 +4358,7 @@ export interface operations {
             /** @description Unexpected server error (500), or a dependency unavailable (503) */
             default: {
                 headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -28,6 +28,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   sendMessage: [{ consumer: 'acme', event_type: 'order.created', payload: { n: 1 } }],
   listMessages: [{ limit: 2 }],
   getMessage: ['msg_1'],
+  getDelivery: ['dlv_1'],
   retryDelivery: ['dlv_1'],
   listConsumers: [{ limit: 2 }],
   createConsumer: [{ external_id: 'acme' }],

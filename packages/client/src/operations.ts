@@ -19,6 +19,7 @@ export const OPERATION_METHODS = {
   sendMessage: 'messages.send',
   listMessages: 'messages.list',
   getMessage: 'messages.get',
+  getDelivery: 'deliveries.get',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
   createConsumer: 'consumers.create',
