@@ -73,4 +73,16 @@ describe('two gateways, one Redis', () => {
     expect(answeredInFront + (await intake('replayed')) - before.replayed).toBe(49);
     expect(answeredInFront).toBeGreaterThan(0);
   }, 60_000);
+
+  it('say a replay the store decided is one too (Redis lost the key: the answer comes through message-intake over gRPC)', async () => {
+    const t = await h.tenant();
+    const send = () => t.api.post('/v1/messages', { consumer: 'idem', event_type: 'x', payload: {} }, { 'idempotency-key': 'store-key' });
+    const first = await send();
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    await h.redis.kill(); // no persistence: it comes back empty, the front has no answer
+    await h.redis.restart();
+    const again = await send();
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  }, 60_000);
 });

@@ -91,11 +91,11 @@ export function sendInputFromProto(request: SendRequest): SendMessageInput {
 }
 
 export function sendResultToProto(result: SendMessageResult): MessageInitShape<typeof SendResponseSchema> {
-  return { id: result.id, deliveries: result.deliveries, usageMonth: result.usageMonth };
+  return { id: result.id, deliveries: result.deliveries, usageMonth: result.usageMonth, replayed: result.replayed ?? false };
 }
 
 export function sendResultFromProto(response: SendResponse): SendMessageResult {
-  return { id: response.id, deliveries: response.deliveries, usageMonth: response.usageMonth };
+  return { id: response.id, deliveries: response.deliveries, usageMonth: response.usageMonth, replayed: response.replayed };
 }
 
 export function deliveryToProto(delivery: Delivery): MessageInitShape<typeof DeliverySchema> {
