@@ -280,6 +280,14 @@ export function newDeliveryId(input: Pick<NewMessage, 'createdAt'>): DeliveryId 
  */
 export type EndpointWalkMode = 'hold' | 'release' | 'fail';
 
+/**
+ * A recovery's targets are read up to its start plus this: a delivery made after it was not failed at the
+ * start (without the bound, deliveries failing faster than the pace would fill every batch and
+ * the recovery would never end); the margin covers intake's and the starter's clocks
+ * disagreeing. One made inside it and failed is skipped by rule 4 (attempted after the start).
+ */
+export const START_SKEW_MS = 60_000;
+
 /** A recovery to start: the store counts its targets as it writes it (they are read as it goes). */
 export interface NewRecovery {
   id: RecoveryId;

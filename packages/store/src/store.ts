@@ -71,6 +71,17 @@ export interface EndpointPatch {
   compatSignature?: CompatSignature | null;
   disabledReason?: string | null;
   failingSince?: number | null;
+  /**
+   * With `status`: when the change is made (the caller's clock). Leaving `disabled`, the
+   * disabling's fail walk stops at it: deliveries made from now on are the endpoint's new work.
+   */
+  changedAt?: number;
+  /**
+   * With `status: 'active'`: the resume's release, recorded in the same transaction, so a
+   * crash before `releaseHeld` runs still leaves it for the walk (held deliveries created at
+   * or after this are released, older ones fail).
+   */
+  releaseHeldSince?: number;
 }
 
 export interface EndpointRepo {

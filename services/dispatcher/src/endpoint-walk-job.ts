@@ -55,7 +55,8 @@ export class EndpointWalkJob implements Component {
       for (let round = 0; round < ROUNDS_PER_TICK; round++) {
         const { changed, pending } = await store.deliveries.walkEndpoints(clock.now(), ENDPOINT_WALK_BATCH, ENDPOINTS_PER_ROUND);
         total += changed;
-        if (!pending) break;
+        // A round that changed nothing (a walk only waiting out a grace) ends the tick too.
+        if (!pending || changed === 0) break;
       }
       if (total > 0) logger.info({ changed: total }, 'endpoint walks: deliveries held, released or failed');
     } catch (err) {

@@ -73,6 +73,16 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       expect(await open()).toBe(0);
     });
 
+    it('a resume recorded with the status change is finished by the walk even if releaseHeld never runs (a crash between the two)', async () => {
+      const { t, endpointId, ids } = await backlog();
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' });
+      await drain();
+      const now = f.clock.now();
+      await f.store.endpoints.update(t, endpointId, { status: 'active', changedAt: now, releaseHeldSince: 0 });
+      await drain();
+      expect(await m.dueOf(f.clock.now(), ids)).toHaveLength(N);
+    });
+
     it('a pause after a resume turns the walk around; a resume with nothing held changes nothing', async () => {
       const { t, endpointId, ids } = await backlog();
       await f.store.endpoints.update(t, endpointId, { status: 'paused' });

@@ -99,8 +99,9 @@ async function updateEndpoint(
     { $set: { status: 'disabled', disabledReason: outcome.disabledReason ?? null } },
     { session },
   );
-  // Its open deliveries fail (those made before now): the first batch here, the rest by the walk.
-  await recordWalk(conn, session, t, endpointId, 'fail', at + 1);
+  // Its open deliveries fail: the first batch here, the rest by the walk (no bound in time; see
+  // the SQLite adapter: leaving `disabled` bounds it).
+  await recordWalk(conn, session, t, endpointId, 'fail');
   await walkBatch(conn, session, endpointId, at, ENDPOINT_WALK_BATCH);
   return true;
 }

@@ -11,7 +11,7 @@ import {
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { dropHold, recordWalk, walkBatch } from './endpoint-walk.ts';
+import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
@@ -21,6 +21,8 @@ import { scope } from './query.ts';
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
 /** A hold or fail walk makes nothing due: its batch needs no time. */
 const NO_RELEASE = 0;
+/** How long a deleted endpoint's fail walk looks for late deliveries: past MongoDB's 60 s transaction lifetime. */
+const DELETE_GRACE_MS = 120_000;
 
 /** Endpoints and their signing secrets in MongoDB, scoped by tenant. */
 export class MongoEndpointRepo implements EndpointRepo {
@@ -75,11 +77,13 @@ export class MongoEndpointRepo implements EndpointRepo {
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             const updated = await write(session);
+            if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt);
             if (updated !== null && patch.status !== 'active') {
               await recordWalk(this.#conn, session, t, id, 'hold');
               await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
             } else if (updated !== null) {
               await dropHold(this.#conn, session, id);
+              if (patch.releaseHeldSince !== undefined) await recordWalk(this.#conn, session, t, id, 'release', patch.releaseHeldSince);
             }
             return updated;
           });
@@ -95,7 +99,8 @@ export class MongoEndpointRepo implements EndpointRepo {
       // The walk also catches a message whose transaction read the endpoint before the
       // delete committed and inserted its delivery after (snapshot isolation allows that
       // write skew); a claim finds no endpoint for any of them meanwhile.
-      await recordWalk(this.#conn, session, t, id, 'fail');
+      // Kept two minutes (longer than a transaction may live) for deliveries committed late.
+      await recordWalk(this.#conn, session, t, id, 'fail', null, Date.now() + DELETE_GRACE_MS);
       await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
       return true;
     });

@@ -20,6 +20,7 @@ export async function recordWalk(
   endpointId: EndpointId,
   mode: EndpointWalkMode,
   bound: number | null = null,
+  graceUntil?: number,
 ): Promise<void> {
   const insert = { ...scope(t), hold: null, heldSince: null, failBefore: null };
   if (mode === 'fail') {
@@ -27,13 +28,18 @@ export async function recordWalk(
     const { hold: _h, heldSince: _s, failBefore: _f, ...base } = insert;
     await conn.endpointWalks.updateOne(
       { _id: endpointId },
-      { $max: { failBefore }, $setOnInsert: { ...base, hold: null, heldSince: null } },
+      { $max: { failBefore, ...(graceUntil === undefined ? {} : { graceUntil }) }, $setOnInsert: { ...base, hold: null, heldSince: null } },
       { session, upsert: true },
     );
   } else {
     const { hold: _h, heldSince: _s, ...base } = insert;
     await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { hold: mode, heldSince: bound }, $setOnInsert: base }, { session, upsert: true });
   }
+}
+
+/** A fail walk (a disabling's) fails nothing created at or after `at` (the endpoint left `disabled` then). */
+export async function endFailAt(conn: MongoConnection, session: ClientSession | undefined, endpointId: EndpointId, at: number): Promise<void> {
+  await conn.endpointWalks.updateOne({ _id: endpointId, failBefore: { $ne: null } }, { $min: { failBefore: at } }, { session });
 }
 
 /** Forgets a hold the endpoint no longer needs (it is active again). */
@@ -53,7 +59,10 @@ export interface WalkBatch {
 /** One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold or release. */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
   const result: WalkBatch = { released: 0, failed: 0, held: 0, done: true };
-  const walk = await conn.endpointWalks.findOne({ _id: endpointId }, { session });
+  // A write first: a resume's dropHold or another dispatcher's batch on this walk now conflicts
+  // with this transaction (one of them runs again on the other's result) instead of both
+  // committing on a stale view (e.g. holding deliveries of an endpoint resumed meanwhile).
+  const walk = await conn.endpointWalks.findOneAndUpdate({ _id: endpointId }, { $inc: { version: 1 } }, { session, returnDocument: 'after' });
   if (walk === null) return result;
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
   const open = { ...scope(t), endpointId, status: { $in: OPEN_STATUSES } };
@@ -73,6 +82,9 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     result.failed = rows.length;
     if (rows.length === batch) return { ...result, done: false };
+    // A deleted endpoint's walk waits out its grace: a message that read the endpoint before
+    // the delete can commit its delivery after it (snapshot isolation), and this fails it.
+    if (walk.graceUntil !== undefined && Date.now() < walk.graceUntil) return { ...result, done: false };
     await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { failBefore: null } }, { session });
   } else if (walk.hold !== null) {
     const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });

@@ -9,7 +9,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../message-ports.ts';
+import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../message-ports.ts';
 import type { MongoConnection } from './connection.ts';
 import type { RecoveryDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -37,7 +37,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
         // createdAt is its message's). Counted here on deliveries_endpoint_failed_since; read
         // batch by batch as the recovery goes (step), so a start costs the same with 10 or 10^6.
         const total = await this.#conn.deliveries.countDocuments(
-          { endpointId: input.endpointId, status: 'failed', createdAt: { $gte: input.since }, ...scope(t) },
+          // The endpoint alone (checked above to be the tenant's): the count reads the index only.
+          { endpointId: input.endpointId, status: 'failed', createdAt: { $gte: input.since } },
           { session },
         );
         const done = total === 0;
@@ -109,7 +110,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
           {
             endpointId: current.endpointId,
             status: 'failed',
-            createdAt: { $gte: current.since },
+            // From the cursor (not from since: the range starts there) up to the start (START_SKEW_MS).
+            createdAt: { $gte: Math.max(current.since, cursorAt), $lte: current.createdAt + START_SKEW_MS },
             $or: [{ createdAt: { $gt: cursorAt } }, { createdAt: cursorAt, _id: { $gt: cursorId } }],
             ...scope(t),
           },

@@ -80,8 +80,10 @@ function updateEndpoint(
   conn
     .statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`)
     .run(outcome.disabledReason ?? null, t.orgId, t.env, endpointId);
-  // Its open deliveries fail (those made before now): the first batch here, the rest by the walk.
-  recordWalk(conn, t, endpointId, 'fail', at + 1);
+  // Its open deliveries fail: the first batch here, the rest by the walk. No bound in time:
+  // a delivery made while this attempt ran is the endpoint's too (none is made while it is
+  // disabled); leaving `disabled` bounds the walk at that moment (endFailAt).
+  recordWalk(conn, t, endpointId, 'fail');
   walkBatch(conn, endpointId, at, ENDPOINT_WALK_BATCH);
   return true;
 }

@@ -12,7 +12,7 @@ import type { EndpointPatch, EndpointRepo } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
-import { dropHold, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
+import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { int, toJsonOrNull } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
@@ -96,11 +96,13 @@ export class SqliteEndpointRepo implements EndpointRepo {
       // Open deliveries leave the due index while the endpoint is not active: the first batch
       // here, the rest by the walk (nothing is sent meanwhile: a claim wants an active
       // endpoint). Made active, a hold left is moot; releaseHeld makes the held ones due.
+      if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt);
       if (patch.status !== undefined && patch.status !== 'active') {
         recordWalk(this.#conn, t, id, 'hold');
         walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
       } else if (patch.status === 'active') {
         dropHold(this.#conn, id);
+        if (patch.releaseHeldSince !== undefined) recordWalk(this.#conn, t, id, 'release', patch.releaseHeldSince);
       }
       return toEndpoint(row);
     });

@@ -11,7 +11,9 @@ import { int, intOrNull, text, textOrNull } from './row.ts';
 // keeps the due index small (hold), makes held deliveries due (release), and ends a deleted
 // or disabled endpoint's deliveries (fail). Each batch reads a partial index of the
 // endpoint's open deliveries that the batch's own change takes them out of, so no batch
-// re-reads what an earlier one did. A fail and a hold or release are kept apart (a disabled
+// re-reads what an earlier one did. The hold and release reads name the endpoint alone (its
+// id is unique; the walk row holds the tenant): with the tenant columns SQLite picks the
+// endpoint's open index instead and re-reads every delivery already held or released. A fail and a hold or release are kept apart (a disabled
 // endpoint paused and resumed still fails what it had), the fail done first.
 
 /**
@@ -87,9 +89,9 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
       const { changes } = conn
         .statement(
           `UPDATE deliveries SET held = 1 WHERE rowid IN (
-             SELECT rowid FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND held = 0 AND org_id = ? AND env = ? LIMIT ?)`,
+             SELECT rowid FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND held = 0 LIMIT ?)`,
         )
-        .run(endpointId, t.orgId, t.env, batch);
+        .run(endpointId, batch);
       result.held = Number(changes);
       more = result.held === batch;
     } else if (hold === 'release' && active) {
@@ -97,10 +99,8 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
       // spec releases become due now, older ones fail.
       const heldSince = intOrNull(walk, 'held_since') ?? 0;
       const rows = conn
-        .statement(
-          `SELECT rowid AS r, created_at, message_id FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND held = 1 AND org_id = ? AND env = ? LIMIT ?`,
-        )
-        .all(endpointId, t.orgId, t.env, batch);
+        .statement(`SELECT rowid AS r, created_at, message_id FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND held = 1 LIMIT ?`)
+        .all(endpointId, batch);
       const release = rows.filter((row) => int(row, 'created_at') >= heldSince);
       const fail = rows.filter((row) => int(row, 'created_at') < heldSince);
       const ids = (list: typeof rows) => JSON.stringify(list.map((row) => int(row, 'r')));
@@ -125,6 +125,11 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
   if (textOrNull(left, 'hold') !== null || intOrNull(left, 'fail_before') !== null) return { ...result, done: false };
   conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ?').run(endpointId);
   return result;
+}
+
+/** A fail walk (a disabling's) fails nothing created at or after `at` (the endpoint left `disabled` then). */
+export function endFailAt(conn: SqliteConnection, endpointId: EndpointId, at: number): void {
+  conn.statement('UPDATE endpoint_walks SET fail_before = min(fail_before, ?) WHERE endpoint_id = ? AND fail_before IS NOT NULL').run(at, endpointId);
 }
 
 /** Forgets the endpoint's walk altogether (an operation that turned out to change nothing). */

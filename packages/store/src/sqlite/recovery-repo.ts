@@ -8,7 +8,7 @@ import {
   type RecoveryStatus,
   type Tenant,
 } from '@wirehook/core';
-import type { NewRecovery, RecoveryLease, RecoveryRepo, RecoveryStep } from '../message-ports.ts';
+import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { refreshMessageStatuses } from './message-status.ts';
@@ -112,10 +112,10 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       const rows = this.#conn
         .statement(
           `SELECT id, created_at FROM deliveries
-            WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? AND (created_at, id) > (?, ?) AND org_id = ? AND env = ?
+            WHERE endpoint_id = ? AND status = 'failed' AND created_at >= ? AND created_at <= ? AND (created_at, id) > (?, ?)
             ORDER BY created_at, id LIMIT ?`,
         )
-        .all(recovery.endpointId, recovery.since, cursorAt, cursorId, t.orgId, t.env, batch);
+        .all(recovery.endpointId, Math.max(recovery.since, cursorAt), recovery.createdAt + START_SKEW_MS, cursorAt, cursorId, batch);
       const targets = rows.map((row) => text(row, 'id'));
       // Only what is still failed and was not attempted since the start goes again: not one
       // re-sent by hand meanwhile (retrying, or sent and failed again: spec, recover rule 4),

@@ -5,6 +5,7 @@ import {
   isId,
   listEndpointsQuery,
   MAX_ENDPOINTS_PER_CONSUMER,
+  monthStart,
   newId,
   newSigningSecret,
   NotFoundError,
@@ -106,6 +107,13 @@ export function endpointsRouter(deps: GatewayDeps): Router {
       compatSignature: body.compat_signature,
       status: body.status,
     };
+    if (body.status !== undefined) {
+      const now = clock.now();
+      patch.changedAt = now;
+      // The resume's release is recorded with the change (a crash before releaseHeld leaves it
+      // to the walk); "held messages of this month and last month are sent together".
+      if (body.status === 'active') patch.releaseHeldSince = monthStart(now, 1);
+    }
     // Leaving `disabled` (to active or paused) clears the reason and the failure streak.
     if (body.status !== undefined && current.status === 'disabled') {
       patch.disabledReason = null;

@@ -1,0 +1,32 @@
+// The walk job against a real (SQLite) store: what a pause leaves past its first batch is
+// finished by the job's tick, not by the request, and a tick with nothing to do stops at once.
+import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId } from '@wirehook/core';
+import { openSqliteStore, type Store } from '@wirehook/store';
+import { silentLogger } from '@wirehook/platform';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
+import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
+import { EndpointWalkJob } from './endpoint-walk-job.ts';
+
+let store: Store;
+const clock = new ManualClock();
+const f = new Fixtures(() => store, clock);
+const m = new MessageFixtures(f);
+
+beforeAll(() => {
+  store = openSqliteStore({ path: ':memory:' });
+});
+afterAll(() => store.close());
+
+it('a tick finishes a pause’s walk past the request’s batch, and resume’s release', async () => {
+  const { t, endpoint } = await m.scene();
+  const ids: DeliveryId[] = [];
+  for (let i = 0; i < ENDPOINT_WALK_BATCH + 7; i++) ids.push(...(await m.send(t)).deliveryIds);
+  const job = new EndpointWalkJob({ store, clock, logger: silentLogger(), intervalMs: 60_000 });
+  await store.endpoints.update(t, endpoint.id, { status: 'paused' });
+  expect(await job.runOnce()).toBe(7); // the 7 past the request's batch
+  expect(await job.runOnce()).toBe(0);
+  await store.endpoints.update(t, endpoint.id, { status: 'active', changedAt: clock.now(), releaseHeldSince: 0 });
+  expect(await job.runOnce()).toBe(ENDPOINT_WALK_BATCH + 7); // released by the walk alone
+  expect(await m.dueOf(clock.now(), ids)).toHaveLength(ids.length);
+});
