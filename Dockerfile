@@ -7,9 +7,8 @@
 # docker updates move it), pnpm by the exact version package.json names, and the dependency
 # layer is `pnpm fetch` from the lockfile alone, so it is rebuilt only when the lockfile
 # changes and the install after it is offline.
-ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
-
-FROM ${NODE_IMAGE} AS build
+# The digest is written out in both FROM lines (Dependabot does not follow an ARG).
+FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS build
 WORKDIR /app
 RUN npm install --global --no-audit --no-fund pnpm@10.34.9
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
@@ -25,7 +24,7 @@ RUN pnpm -s build:portal
 # Only what runs: production dependencies.
 RUN pnpm install --frozen-lockfile --prod --offline
 
-FROM ${NODE_IMAGE}
+FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 WORKDIR /app
 ENV NODE_ENV=production LOG_FORMAT=json HOST=0.0.0.0 METRICS_HOST=0.0.0.0 GRPC_HOST=0.0.0.0
 COPY --from=build /app /app

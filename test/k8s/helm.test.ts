@@ -155,21 +155,40 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     }
   });
 
-  it('the egress policy lets pods reach DNS (kube-dns and the node-local cache), the cluster, and only the external services named', async () => {
-    const policy = async (sets: string[]) => named(await template(['secrets.existingSecret=k', ...sets]), 'NetworkPolicy', 'wh-egress')['spec'];
-    const spec = await policy([]);
-    expect(spec.egress[0].to).toContainEqual({ ipBlock: { cidr: '169.254.20.10/32' } });
-    expect(spec.egress[0].ports).toContainEqual({ port: 53, protocol: 'UDP' });
-    expect(spec.egress[0].to[0]).toMatchObject({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } });
-    expect(spec.egress).toHaveLength(2);
-    const managed = await policy(['networkPolicy.externalServices[0].cidr=10.20.0.0/16', 'networkPolicy.externalServices[0].ports={27017,6379}']);
-    expect(managed.egress[2]).toEqual({
+  it('egress: DNS to any address (kube-dns, NodeLocal DNS in either mode), the cluster, the named external services; the senders the internet but no private or metadata range', async () => {
+    const policies = async (sets: string[]) => {
+      const all = await template(['secrets.existingSecret=k', ...sets]);
+      return { inside: named(all, 'NetworkPolicy', 'wh-egress')['spec'], senders: named(all, 'NetworkPolicy', 'wh-internet-egress')['spec'] };
+    };
+    const { inside, senders } = await policies([]);
+    for (const spec of [inside, senders]) {
+      expect(spec.egress[0]).toEqual({
+        ports: [
+          { port: 53, protocol: 'UDP' },
+          { port: 53, protocol: 'TCP' },
+        ],
+      });
+      expect(spec.egress[1]).toEqual({ to: [{ namespaceSelector: {} }] });
+    }
+    expect(inside.egress).toHaveLength(2);
+    expect(inside.podSelector.matchLabels['wirehook.dev/internet-egress']).toBe('false');
+    expect(senders.podSelector.matchLabels['wirehook.dev/internet-egress']).toBe('true');
+    const internet = senders.egress[2].to;
+    expect(internet[0].ipBlock).toMatchObject({ cidr: '0.0.0.0/0' });
+    expect(internet[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.0.0/16', '10.0.0.0/8']));
+    expect(internet[1].ipBlock.cidr).toBe('::/0');
+    const managed = await policies(['networkPolicy.externalServices[0].cidr=10.20.0.0/16', 'networkPolicy.externalServices[0].ports={27017,6379}']);
+    expect(managed.inside.egress[2]).toEqual({
       to: [{ ipBlock: { cidr: '10.20.0.0/16' } }],
       ports: [
         { port: 27017, protocol: 'TCP' },
         { port: 6379, protocol: 'TCP' },
       ],
     });
+  });
+
+  it('pods keep serving a few seconds after they are told to stop (preStop), so endpoint updates catch up', async () => {
+    for (const d of byKind(await objects(), 'Deployment')) expect(container(d).lifecycle?.preStop?.exec?.command, d.metadata.name).toEqual(['sleep', '5']);
   });
 
   it('the migrate Job runs before upgrades only, with the chart’s labels, resources and a deadline', async () => {
@@ -181,6 +200,8 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     expect(container(job).resources.limits.memory).toBe('512Mi');
     expect(container(job).args).toEqual(['migrate']);
     expect(envOf(job)['MIGRATE_WAIT_SECONDS']).toBe('300');
+    // No ServiceAccount: under Argo CD the Job runs (PreSync) before the release's is made.
+    expect(job['spec'].template.spec.serviceAccountName).toBeUndefined();
   });
 });
 
@@ -195,12 +216,23 @@ describe('the bundled NATS', () => {
     expect(config).toMatchObject({ NATS_URL: 'nats://wh-nats:4222', NATS_STREAM_REPLICAS: '3' });
     expect(container(named(all, 'Job', 'wh-migrate')).args).toEqual(['migrate', '--store-only']);
     expect(named(all, 'PodDisruptionBudget', 'wh-nats')['spec'].unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
+    // Its own pull policy: a kind cluster with image.pullPolicy=Never still pulls NATS.
+    expect(container(sts).imagePullPolicy).toBe('IfNotPresent');
+    const refused = await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k', '--set', 'nats.enabled=true', '--set', 'jetstream.replicas=3']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('cannot exceed the bundled NATS');
   });
 
   it('one server: the stream has 1 replica, and no NATS chart needs fetching (no dependencies)', async () => {
     const all = await template(['secrets.existingSecret=k', 'nats.enabled=true']);
     expect(named(all, 'ConfigMap', 'wh-config')['data'].NATS_STREAM_REPLICAS).toBe('1');
     expect(named(all, 'ConfigMap', 'wh-nats')['data']['nats.conf']).not.toContain('cluster {');
+  });
+
+  it('delivery.allowHosts reaches every process that checks endpoint URLs (gateway, dispatchers, relay) through the ConfigMap', async () => {
+    const all = await template(['secrets.existingSecret=k', 'delivery.allowHosts=receiver.ci.svc']);
+    expect(named(all, 'ConfigMap', 'wh-config')['data'].DELIVERY_ALLOW_HOSTS).toBe('receiver.ci.svc');
+    expect(named(await template(['secrets.existingSecret=k']), 'ConfigMap', 'wh-config')['data'].DELIVERY_ALLOW_HOSTS).toBeUndefined();
   });
 });
 
@@ -213,6 +245,13 @@ describe('the egress relay', () => {
     expect(pod.dnsPolicy).toBe('ClusterFirstWithHostNet');
     expect(pod.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey).toBe('kubernetes.io/hostname');
     expect(envOf(relay)['RELAY_EGRESS_MODE']).toBe('bind');
+    // On the node's network it listens on the node's cluster address, not on the public pool addresses.
+    const hosts = Object.fromEntries(
+      container(relay)
+        .env.filter((e: { name: string }) => e.name.endsWith('_HOST'))
+        .map((e: any) => [e.name, e.valueFrom?.fieldRef?.fieldPath]),
+    );
+    expect(hosts).toEqual({ GRPC_HOST: 'status.podIP', METRICS_HOST: 'status.podIP' });
     expect(named(all, 'ConfigMap', 'wh-config')['data'].RELAY_SOURCE_IPS).toBe('203.0.113.7,203.0.113.8');
     expect(named(all, 'PodDisruptionBudget', 'wh-egress-relay')['spec'].unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
   });

@@ -38,6 +38,9 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/* The JetStream stream's replicas: the value, or 3 with a 3-node bundled NATS, else 1. */}}
 {{- define "wirehook.streamReplicas" -}}
+{{- if and .Values.nats.enabled (not .Values.natsUrl) (gt (int .Values.jetstream.replicas) (int .Values.nats.replicas)) -}}
+{{- fail (printf "jetstream.replicas (%v) cannot exceed the bundled NATS's nats.replicas (%v): JetStream refuses a stream with more replicas than servers" .Values.jetstream.replicas .Values.nats.replicas) -}}
+{{- end -}}
 {{- if gt (int .Values.jetstream.replicas) 0 -}}{{ .Values.jetstream.replicas }}
 {{- else if and .Values.nats.enabled (ge (int .Values.nats.replicas) 3) -}}3
 {{- else -}}1{{- end -}}
@@ -80,4 +83,22 @@ checksum/secret: {{ list .Values.mongodbUrl .Values.redisUrl .Values.natsUrl .Va
 {{/* The bundled NATS answers here when natsUrl is empty (then NATS_URL is in the ConfigMap, not a secret). */}}
 {{- define "wirehook.bundledNats" -}}
 {{- if and .Values.nats.enabled (not .Values.natsUrl) -}}{{ printf "nats://%s-nats:4222" .Release.Name }}{{- end -}}
+{{- end -}}
+
+{{/* Egress every Wirehook pod has: DNS, pods in the cluster, the named external services. */}}
+{{- define "wirehook.egressCommon" -}}
+- ports:
+    - { port: 53, protocol: UDP }
+    - { port: 53, protocol: TCP }
+- to:
+    - namespaceSelector: {}
+{{- range .Values.networkPolicy.externalServices }}
+- to:
+    - ipBlock:
+        cidr: {{ .cidr }}
+  ports:
+    {{- range .ports }}
+    - { port: {{ . }}, protocol: TCP }
+    {{- end }}
+{{- end }}
 {{- end -}}

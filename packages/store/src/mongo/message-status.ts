@@ -1,8 +1,8 @@
-import { messageStatus, type DeliveryStatus, type EndpointId, type Tenant } from '@wirehook/core';
+import { messageStatus, type DeliveryStatus, type Tenant } from '@wirehook/core';
 import type { AnyBulkWriteOperation, ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc } from './documents.ts';
-import { OPEN_STATUSES, scope } from './query.ts';
+import { scope } from './query.ts';
 
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
 // transaction, so a message's stored status never disagrees with its deliveries.

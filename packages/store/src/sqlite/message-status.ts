@@ -1,4 +1,4 @@
-import { messageStatus, type DeliveryStatus, type EndpointId, type MessageId, type Tenant } from '@wirehook/core';
+import { messageStatus, type DeliveryStatus, type MessageId } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
 import { text } from './row.ts';
 
