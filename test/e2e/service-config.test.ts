@@ -47,7 +47,7 @@ describe('service configuration', () => {
   it.each([
     ['message-intake', intakeConfigSchema, 'NATS_URL', 'nonsense', /must be a nats:\/\/ or tls:\/\/ URL with a host/],
     ['dispatcher', dispatcherConfigSchema, 'NATS_URL', 'http://127.0.0.1:4222', /must be a nats:\/\/ or tls:\/\/ URL/],
-    ['gateway', gatewayConfigSchema, 'REDIS_URL', 'localhost:6379', /must be a redis:\/\/ or rediss:\/\/ URL/],
+    ['gateway', gatewayConfigSchema, 'REDIS_URL', 'localhost:6379', /must be redis:\/\/host:port, rediss:\/\/host:port, or redis\+sentinel:\/\//],
     ['gateway', gatewayConfigSchema, 'MONGODB_URL', 'postgres://db/x', /must be a mongodb:\/\/ or mongodb\+srv:\/\/ URL/],
     ['dispatcher', dispatcherConfigSchema, 'NATS_STREAM_REPLICAS', '7', /must be a whole number from 1 to 5/],
     ['message-intake', intakeConfigSchema, 'NATS_STREAM_REPLICAS', 'three', /must be a whole number from 1 to 5/],
