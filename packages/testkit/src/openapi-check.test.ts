@@ -3,7 +3,8 @@ import { openApiCheck } from './openapi-check.ts';
 
 // The check every e2e response goes through must itself fail on drift, or the suites prove nothing.
 const url = (path: string) => `http://127.0.0.1:1${path}`;
-const limited = () => new Headers({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '599', 'x-ratelimit-reset': '1800000000' });
+// What every authenticated response carries: the rate-limit headers and its request id.
+const limited = () => new Headers({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '599', 'x-ratelimit-reset': '1800000000', 'x-request-id': 'req-1' });
 const endpoint = {
   id: 'ep_1',
   consumer_id: 'con_1',
