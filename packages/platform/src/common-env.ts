@@ -120,7 +120,7 @@ export const dispatchEnv = {
     .number()
     .int()
     .min(1_000)
-    .default(60 * 60 * 1000), // how often old messages are removed
+    .default(60 * 1000), // how often old messages are removed (a bounded run each: a steady walk)
 };
 
 /**

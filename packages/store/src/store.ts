@@ -352,6 +352,15 @@ export function readAlertState(stored: AlertState & { windowStart?: number | nul
 }
 
 /** Everything Wirehook keeps. One adapter per database; all pass the same contract suite. */
+/**
+ * Named leases for work one process should do at a time across every replica (retention):
+ * `take` gives the lease to `holder` until `until` when it is free, expired, or already
+ * that holder's (a renewal). @returns whether `holder` holds it now.
+ */
+export interface JobLeaseRepo {
+  take(name: string, holder: string, now: number, until: number): Promise<boolean>;
+}
+
 export interface Store {
   readonly orgs: OrgRepo;
   readonly apiKeys: ApiKeyRepo;
@@ -364,5 +373,6 @@ export interface Store {
   readonly recoveries: RecoveryRepo;
   readonly portalTokens: PortalTokenRepo;
   readonly alerts: AlertSettingsRepo;
+  readonly jobs: JobLeaseRepo;
   close(): Promise<void>;
 }

@@ -1,8 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { retentionStart, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
 const BATCH = 1_000;
+/**
+ * Batches one run deletes at most (60,000 messages): when a month falls out of the window at
+ * once, the deleting is spread over the following runs — a steady walk, not one long burst of
+ * deletes at each month boundary that every other write waits behind.
+ */
+export const RETENTION_BATCHES_PER_RUN = 60;
+/** The job's lease: one replica deletes at a time (they used to race for the same chunk). */
+const LEASE = 'retention';
 
 export interface RetentionJobDeps {
   store: Store;
@@ -12,17 +21,25 @@ export interface RetentionJobDeps {
   retentionMonths: number;
   /** How often the job runs. */
   intervalMs: number;
+  /** Who this replica is, for the lease (default: a random id per process). */
+  holder?: string;
 }
 
-/** Removes messages (with deliveries and attempts) older than the retention window, periodically. */
+/**
+ * Removes messages (with deliveries and attempts) older than the retention window,
+ * periodically: one replica at a time (a store lease, held across runs while it runs them),
+ * at most RETENTION_BATCHES_PER_RUN batches a run.
+ */
 export class RetentionJob implements Component {
   readonly name = 'retention';
   readonly #deps: RetentionJobDeps;
+  readonly #holder: string;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
 
   constructor(deps: RetentionJobDeps) {
     this.#deps = deps;
+    this.#holder = deps.holder ?? randomUUID();
   }
 
   async start(): Promise<void> {
@@ -44,10 +61,14 @@ export class RetentionJob implements Component {
 
   async #purge(): Promise<number> {
     const { store, clock, logger, retentionMonths } = this.#deps;
-    const before = retentionStart(clock.now(), retentionMonths);
+    const now = clock.now();
+    const before = retentionStart(now, retentionMonths);
     let total = 0;
     try {
-      for (;;) {
+      // Held for two intervals: this replica keeps it while it runs; a replica that stops
+      // hands over after that.
+      if (!(await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs))) return 0;
+      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
         const removed = await store.messages.deleteBefore(before, BATCH);
         total += removed;
         if (removed < BATCH) break;

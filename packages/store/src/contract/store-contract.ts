@@ -7,6 +7,7 @@ import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
 import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
+import { describeJobLeaseContract } from './job-lease-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { describeAlertContract } from './alert-contract.ts';
 import { Fixtures } from './fixtures.ts';
@@ -59,6 +60,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeAlertContract(f);
     describeDeliveryEndpointContract(f);
     describeEndpointWalkContract(f);
+    describeJobLeaseContract(f);
     describeMessageIsolationContract(f);
   });
 }

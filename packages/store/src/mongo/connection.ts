@@ -12,6 +12,7 @@ import type {
   CounterDoc,
   DeliveryDoc,
   EndpointWalkDoc,
+  JobLeaseDoc,
   EndpointDoc,
   EventTypeDoc,
   IdempotencyKeyDoc,
@@ -44,6 +45,7 @@ export const COLLECTIONS = {
   alertNotices: 'alert_notices',
   alertNoticeAttempts: 'alert_notice_attempts',
   endpointWalks: 'endpoint_walks',
+  jobLeases: 'job_leases',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -67,6 +69,7 @@ export class MongoConnection {
   readonly messages: Collection<MessageDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
+  readonly jobLeases: Collection<JobLeaseDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -100,6 +103,7 @@ export class MongoConnection {
     this.messages = db.collection(COLLECTIONS.messages);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
+    this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

@@ -164,6 +164,13 @@ export interface KeyCheckDoc {
 }
 
 /** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
+/** A named job lease (job-lease-repo.ts); `_id` is the job's name. */
+export interface JobLeaseDoc {
+  _id: string;
+  holder: string;
+  leaseUntil: number;
+}
+
 export interface RecoveryDoc extends TenantFields {
   _id: string;
   endpointId: string;

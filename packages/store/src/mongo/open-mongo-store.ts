@@ -1,3 +1,4 @@
+import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { MongoClient, type Db } from 'mongodb';
 import type { Store } from '../store.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
@@ -75,6 +76,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       recoveries: new MongoRecoveryRepo(conn),
       portalTokens: new MongoPortalTokenRepo(conn),
       alerts: new MongoAlertSettingsRepo(conn),
+      jobs: new MongoJobLeaseRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

@@ -351,6 +351,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE attempts ADD COLUMN url TEXT;
   `,
+  // Work one replica does at a time (retention: every dispatcher used to delete the same
+  // chunk at once): a named lease per job.
+  `
+  CREATE TABLE job_leases (
+    name        TEXT PRIMARY KEY,
+    holder      TEXT NOT NULL,
+    lease_until INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { SqliteJobLeaseRepo } from './job-lease-repo.ts';
 import { DatabaseSync } from 'node:sqlite';
 import type { Store } from '../store.ts';
 import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
@@ -65,6 +66,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       recoveries: new SqliteRecoveryRepo(conn),
       portalTokens: new SqlitePortalTokenRepo(conn),
       alerts: new SqliteAlertSettingsRepo(conn),
+      jobs: new SqliteJobLeaseRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

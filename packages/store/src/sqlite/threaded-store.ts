@@ -1,3 +1,4 @@
+import { SqliteJobLeaseRepo } from './job-lease-repo.ts';
 import { Worker } from 'node:worker_threads';
 import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
 import { SqliteApiKeyRepo } from './api-key-repo.ts';
@@ -32,6 +33,7 @@ const REPOS = {
   recoveries: SqliteRecoveryRepo,
   portalTokens: SqlitePortalTokenRepo,
   alerts: SqliteAlertSettingsRepo,
+  jobs: SqliteJobLeaseRepo,
 } as const;
 
 /**

@@ -1,0 +1,26 @@
+import type { JobLeaseRepo } from '../store.ts';
+import type { SqliteConnection } from './connection.ts';
+
+/** Named job leases in SQLite: one row per job, taken with one upsert. */
+export class SqliteJobLeaseRepo implements JobLeaseRepo {
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
+    return this.#conn.immediate(() => {
+      // Inserted, or taken over when expired or already this holder's; else left alone.
+      this.#conn
+        .statement(
+          `INSERT INTO job_leases (name, holder, lease_until) VALUES (?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
+           WHERE job_leases.lease_until <= ? OR job_leases.holder = excluded.holder`,
+        )
+        .run(name, holder, until, now);
+      const row = this.#conn.statement('SELECT holder FROM job_leases WHERE name = ?').get(name);
+      return row !== undefined && row['holder'] === holder;
+    });
+  }
+}

@@ -1,0 +1,38 @@
+// Retention against a real (SQLite) store: one replica deletes at a time (a store lease), and
+// hands over when the holder stops renewing it.
+import { ManualClock } from '@wirehook/core';
+import { silentLogger } from '@wirehook/platform';
+import { openSqliteStore, type Store } from '@wirehook/store';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
+import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
+import { RetentionJob } from './retention-job.ts';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+let store: Store;
+const clock = new ManualClock(Date.UTC(2026, 0, 15));
+const f = new Fixtures(() => store, clock);
+const m = new MessageFixtures(f);
+
+beforeAll(() => {
+  store = openSqliteStore({ path: ':memory:' });
+});
+afterAll(() => store.close());
+
+it('one replica at a time: the other does nothing while the lease is held, and takes over once it lapses', async () => {
+  const { t } = await m.scene();
+  for (let i = 0; i < 3; i++) await m.send(t);
+  clock.advance(5 * 31 * DAY); // past the 3-month window
+  const job = (holder: string) => new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder });
+  const [a, b] = [job('a'), job('b')];
+  expect(await b.runOnce()).toBe(3);
+  await m.send(t); // now: kept
+  const { t: t2 } = await m.scene();
+  clock.set(clock.now() - 4 * 31 * DAY); // older messages of another tenant…
+  await m.send(t2);
+  clock.advance(4 * 31 * DAY); // …back to now: one message past the window again
+  expect(await a.runOnce()).toBe(0); // b holds the lease (2 minutes)
+  clock.advance(2 * MINUTE);
+  expect(await a.runOnce()).toBe(1); // b stopped renewing: a takes over
+});
