@@ -196,6 +196,43 @@ describe('notice delivery', () => {
   });
 });
 
+describe('test notices (POST /v1/alert-targets/{id}/test)', () => {
+  /** Posts the test and ticks the engine until it answers (the test's notice waits for a tick). */
+  async function testTarget(t: TestTenant, id: string) {
+    const answer = t.api.post(`/v1/alert-targets/${id}/test`, {});
+    let done = false;
+    void answer.finally(() => (done = true));
+    while (!done) {
+      await tick();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return answer;
+  }
+
+  it('sends a sample notice now, signed like any, without an endpoint failing, and answers its first try', async () => {
+    const o = await org({ delivery_failure: '60m' });
+    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
+    const res = await testTarget(o.t, hook.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ notice_id: expect.stringMatching(/^ntc_/), attempt: { response_status: 200, error: null, type: 'alert.test' } });
+    const sent = noticesOf(o);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers['webhook-id']).toBe(res.body.notice_id);
+    expect(verifyWebhook(o.secret, sent[0]!) as object).toMatchObject({ type: 'alert.test', data: { environments: ['live'] } });
+  });
+
+  it('a target that refuses shows it in the answer; an unknown or other environment’s target is 404', async () => {
+    const o = await org({ delivery_failure: '60m' });
+    hooks.receiver.respondWith({ status: 410 });
+    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
+    const res = await testTarget(o.t, hook.id);
+    expect(res.body.attempt).toMatchObject({ response_status: 410 });
+    expect((await o.t.api.post('/v1/alert-targets/atg_00000000000000000000000000/test', {})).status).toBe(404);
+    const other = await wh.tenant();
+    expect((await other.api.post(`/v1/alert-targets/${hook.id}/test`, {})).status).toBe(404);
+  });
+});
+
 describe('pending retries and usage', () => {
   it('pending retries: when the environment’s total exceeds the chosen number (100: none, 101: one), once a UTC day', async () => {
     const o = await org({ pending_retries: 100 });

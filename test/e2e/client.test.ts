@@ -231,6 +231,9 @@ describe('@wirehook/client against embedded Wirehook', () => {
     });
     expect((await client.alerts.listTargets()).items.map((x) => x.id)).toEqual([target.id]);
     expect(await client.alerts.getTarget(target.id)).toMatchObject({ id: target.id, recent: [] });
+    // Nothing listens there: the sample's first try fails, and the answer says so.
+    const tested = await client.alerts.testTarget(target.id);
+    expect(tested.notice_id).toMatch(/^ntc_/);
     await client.alerts.deleteTarget(target.id);
     expect((await caught(client.alerts.getTarget(target.id))).code).toBe('not_found');
     expect((await client.alerts.listTargets()).items).toEqual([]);

@@ -73,6 +73,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/alert-targets endpoints:write',
       'GET /v1/alert-targets/{id} logs:read',
       'DELETE /v1/alert-targets/{id} endpoints:write',
+      'POST /v1/alert-targets/{id}/test endpoints:write',
     ];
     expect(listed.sort()).toEqual(spec.sort());
   });

@@ -48,6 +48,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   createAlertTarget: [{ type: 'email', address: 'ops@example.com' }],
   listAlertTargets: [],
   getAlertTarget: ['atg_1'],
+  testAlertTarget: ['atg_1'],
   deleteAlertTarget: ['atg_1'],
 };
 

@@ -39,6 +39,7 @@ export const OPERATION_METHODS = {
   createAlertTarget: 'alerts.createTarget',
   listAlertTargets: 'alerts.listTargets',
   getAlertTarget: 'alerts.getTarget',
+  testAlertTarget: 'alerts.testTarget',
   deleteAlertTarget: 'alerts.deleteTarget',
 } as const satisfies Record<ApiOperation, ClientMethodPath>;
 

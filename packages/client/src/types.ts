@@ -64,6 +64,7 @@ export type AlertTarget = Schemas['AlertTarget'];
 export type AlertTargetCreated = Schemas['AlertTargetCreated'];
 /** An alert target with its latest notice attempts. */
 export type AlertTargetDetail = Schemas['AlertTargetDetail'];
+export type AlertTest = Schemas['AlertTest'];
 /** The organization's alert targets. */
 export type AlertTargetList = Schemas['AlertTargetList'];
 /** One attempt to deliver a notice to an alert target. */

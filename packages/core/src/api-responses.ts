@@ -148,6 +148,12 @@ export const alertTargetCreatedResponse = alertTargetOf({
 
 export const alertTargetDetailResponse = alertTargetOf({ recent: z.array(noticeAttemptResponse).describe('the latest notice attempts, newest first') });
 
+/** POST /v1/alert-targets/{id}/test: the sample notice and its first try. */
+export const alertTestResponse = z.object({
+  notice_id: z.string().describe('the sample notice (its webhook-id for a webhook target)'),
+  attempt: noticeAttemptResponse.nullable().describe('its first try, or null when the alerting engine has not tried it within 15 seconds (it still will)'),
+});
+
 /** `{ items, next_cursor }`: a page of a cursor-paged list. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), next_cursor: z.string().nullable().describe('pass as cursor for the next page; null on the last') });
@@ -164,3 +170,4 @@ export type DeliveryResponse = z.infer<typeof deliveryResponse>;
 export type MessageRowResponse = z.infer<typeof messageRowResponse>;
 export type MessageDetailResponse = z.infer<typeof messageDetailResponse>;
 export type AlertTargetResponse = z.infer<typeof alertTargetResponse>;
+export type AlertTestResponse = z.infer<typeof alertTestResponse>;

@@ -317,6 +317,8 @@ export interface AlertSettingsRepo {
    * worker decided meanwhile): nothing is written.
    */
   commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
+  /** Queues one notice, due at its `createdAt` (a sample a sender asked for: POST /v1/alert-targets/{id}/test). */
+  queueNotice(notice: NoticeDelivery): Promise<void>;
   /** Takes notices due at `now` (lease until `leaseUntil`, under the new claim `claim`), oldest first. */
   claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]>;
   /**

@@ -1,5 +1,13 @@
 import { path, type RequestOptions, type Transport } from '../transport.ts';
-import type { AlertConditions, AlertConditionsUpdate, AlertTargetCreated, AlertTargetDetail, AlertTargetList, CreateAlertTargetRequest } from '../types.ts';
+import type {
+  AlertConditions,
+  AlertConditionsUpdate,
+  AlertTargetCreated,
+  AlertTargetDetail,
+  AlertTargetList,
+  AlertTest,
+  CreateAlertTargetRequest,
+} from '../types.ts';
 
 /** `client.alerts`: when failure notifications go out, and where to (per organization). */
 export class Alerts {
@@ -32,6 +40,11 @@ export class Alerts {
   /** A target with its latest notice attempts (`GET /v1/alert-targets/{id}`, scope logs:read). */
   async getTarget(id: string, options: RequestOptions = {}): Promise<AlertTargetDetail> {
     return (await this.#t.request<AlertTargetDetail>({ method: 'GET', path: path`/v1/alert-targets/${id}` }, options)).body;
+  }
+
+  /** Sends a sample notice to the target now and answers its first try (`POST /v1/alert-targets/{id}/test`, scope endpoints:write). */
+  async testTarget(id: string, options: RequestOptions = {}): Promise<AlertTest> {
+    return (await this.#t.request<AlertTest>({ method: 'POST', path: path`/v1/alert-targets/${id}/test` }, options)).body;
   }
 
   /** Removes a target (`DELETE /v1/alert-targets/{id}`, scope endpoints:write). */

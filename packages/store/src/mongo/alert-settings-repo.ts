@@ -189,6 +189,22 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     });
   }
 
+  async queueNotice(n: NoticeDelivery): Promise<void> {
+    await this.#conn.alertNotices.insertOne({
+      _id: n.id,
+      orgId: n.orgId,
+      targetId: n.targetId,
+      type: n.type,
+      body: n.body,
+      createdAt: n.createdAt,
+      attempts: 0,
+      nextAttemptAt: n.createdAt,
+      leaseUntil: null,
+      claim: null,
+      sent: false,
+    });
+  }
+
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
     const claimed: ClaimedNotice[] = [];
     for (let i = 0; i < limit; i++) {

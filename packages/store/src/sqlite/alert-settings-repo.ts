@@ -163,6 +163,12 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     });
   }
 
+  async queueNotice(n: NoticeDelivery): Promise<void> {
+    this.#conn
+      .statement('INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(n.id, n.orgId, n.targetId, n.type, n.body, n.createdAt, n.createdAt);
+  }
+
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
     return this.#conn.immediate(() =>
       this.#conn

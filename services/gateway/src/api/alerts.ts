@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Router } from 'express';
 import {
   alertConditionsPatch,
@@ -12,6 +14,7 @@ import {
   parseInput,
   type AlertTargetId,
   type AlertTargetResponse,
+  type AlertTestResponse,
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { AlertTarget } from '@wirehook/store';
@@ -25,6 +28,10 @@ import { authOf, requireScope } from '../http/auth.ts';
  * environment of the key that made it and receives only that environment's notices; a key
  * reads and changes only its own environment's targets.
  */
+/** How long a test notice's answer waits for the engine's first try (its sends are bounded at 10 s). */
+const TEST_WAIT_MS = 15_000;
+const TEST_POLL_MS = 200;
+
 export function alertsRouter(deps: GatewayDeps): Router {
   const { store, clock } = deps;
   const router = Router();
@@ -89,6 +96,45 @@ export function alertsRouter(deps: GatewayDeps): Router {
         duration_ms: a.durationMs,
       })),
     });
+  });
+
+  // A sample notice, sent now by the alerting engine as any notice is (its next tick, a second
+  // away), so a target can be checked without breaking an endpoint. The answer waits for the
+  // first try and shows it: a wrong URL or a refusing receiver shows at once.
+  router.post('/alert-targets/:id/test', requireScope('endpoints:write'), async (req, res) => {
+    const { org, tenant } = orgOnly(res);
+    const id = String(req.params['id']);
+    const target = (await store.alerts.targets(tenant)).find((t) => t.id === id);
+    if (!target) throw new NotFoundError(`alert target ${id} not found`);
+    const now = clock.now();
+    const noticeId = `ntc_${randomUUID().replaceAll('-', '')}`;
+    const body = {
+      type: 'alert.test',
+      timestamp: now,
+      data: {
+        environments: [tenant.env],
+        endpoints: [],
+        summary: `This is a test notice from Wirehook for the ${tenant.env} environment: this target receives its failure notices.`,
+      },
+    };
+    await store.alerts.queueNotice({ id: noticeId, orgId: org.id, targetId: target.id, type: 'alert.test', body: JSON.stringify(body), createdAt: now });
+    const deadline = performance.now() + TEST_WAIT_MS;
+    let attempt: AlertTestResponse['attempt'] = null;
+    while (attempt === null && performance.now() < deadline) {
+      await sleep(TEST_POLL_MS);
+      const tried = (await store.alerts.noticeAttempts(org.id, target.id, 5)).find((a) => a.noticeId === noticeId);
+      if (tried) {
+        attempt = {
+          notice_id: noticeId,
+          type: tried.type,
+          at: tried.at,
+          response_status: tried.responseStatus,
+          error: tried.error,
+          duration_ms: tried.durationMs,
+        };
+      }
+    }
+    res.json({ notice_id: noticeId, attempt } satisfies AlertTestResponse);
   });
 
   router.delete('/alert-targets/:id', requireScope('endpoints:write'), async (req, res) => {

@@ -24,6 +24,7 @@ export const ROUTE_TEMPLATES = [
   '/v1/alert-conditions',
   '/v1/alert-targets',
   '/v1/alert-targets/:id',
+  '/v1/alert-targets/:id/test',
   '/mcp',
   // The portal's page and its token API (the same routes under /api).
   '/l/:id',

@@ -30,6 +30,7 @@ const CLIENT_METHODS: Record<string, string> = {
   createAlertTarget: 'alerts.createTarget',
   listAlertTargets: 'alerts.listTargets',
   getAlertTarget: 'alerts.getTarget',
+  testAlertTarget: 'alerts.testTarget',
   deleteAlertTarget: 'alerts.deleteTarget',
 };
 

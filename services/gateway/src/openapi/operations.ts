@@ -4,6 +4,7 @@ import {
   alertConditionsSchema,
   alertTargetCreatedResponse,
   alertTargetDetailResponse,
+  alertTestResponse,
   alertTargetResponse,
   consumerResponse,
   createAlertTargetBody,
@@ -399,6 +400,19 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'logs:read',
     params: [id('alert target id')],
     success: { status: 200, description: 'The target', schema: { name: 'AlertTargetDetail', schema: alertTargetDetailResponse } },
+    errors: ['not_found'],
+  },
+  {
+    id: 'testAlertTarget',
+    method: 'post',
+    path: '/v1/alert-targets/{id}/test',
+    tag: 'Alerts',
+    summary: 'Send a test notice',
+    description:
+      'Queues a sample notice (type alert.test) to the target and waits up to 15 seconds for its first try, which it returns: check a target without breaking an endpoint.',
+    scope: 'endpoints:write',
+    params: [id('alert target id')],
+    success: { status: 200, description: 'The notice and its first try', schema: { name: 'AlertTest', schema: alertTestResponse } },
     errors: ['not_found'],
   },
   {
