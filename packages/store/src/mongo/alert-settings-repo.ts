@@ -169,40 +169,13 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
         { session, upsert: true },
       );
       if (notices.length > 0) {
-        await this.#conn.alertNotices.insertMany(
-          notices.map((n) => ({
-            _id: n.id,
-            orgId: n.orgId,
-            targetId: n.targetId,
-            type: n.type,
-            body: n.body,
-            createdAt: n.createdAt,
-            attempts: 0,
-            nextAttemptAt: n.createdAt,
-            leaseUntil: null,
-            claim: null,
-            sent: false,
-          })),
-          { session },
-        );
+        await this.#conn.alertNotices.insertMany(notices.map(noticeDoc), { session });
       }
     });
   }
 
   async queueNotice(n: NoticeDelivery): Promise<void> {
-    await this.#conn.alertNotices.insertOne({
-      _id: n.id,
-      orgId: n.orgId,
-      targetId: n.targetId,
-      type: n.type,
-      body: n.body,
-      createdAt: n.createdAt,
-      attempts: 0,
-      nextAttemptAt: n.createdAt,
-      leaseUntil: null,
-      claim: null,
-      sent: false,
-    });
+    await this.#conn.alertNotices.insertOne(noticeDoc(n));
   }
 
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
@@ -257,4 +230,21 @@ function toTarget(d: AlertTargetDoc): AlertTarget {
 /** Targets made before they had an environment have none: they are live. */
 function envFilter(env: Environment): { env: Environment | { $ne: 'test' } } {
   return { env: env === 'live' ? { $ne: 'test' } : env };
+}
+
+/** A notice as queued: due at its creation, untried, unclaimed. */
+function noticeDoc(n: NoticeDelivery) {
+  return {
+    _id: n.id,
+    orgId: n.orgId,
+    targetId: n.targetId,
+    type: n.type,
+    body: n.body,
+    createdAt: n.createdAt,
+    attempts: 0,
+    nextAttemptAt: n.createdAt,
+    leaseUntil: null,
+    claim: null,
+    sent: false,
+  };
 }
