@@ -67,14 +67,15 @@ describe('MessageIntake over gRPC (IntakeGrpcClient → startIntakeGrpcServer �
   beforeEach(() => vi.resetAllMocks());
 
   it('send: the intake gets the same input, the gateway the same result', async () => {
-    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE', deliveries: 2, usageMonth: 1_234 });
+    // A replay the store decided: `replayed` crosses the wire too (idempotent-replayed in cluster mode).
+    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE', deliveries: 2, usageMonth: 1_234, replayed: true });
     const input: SendMessageInput = {
       tenant,
       org: { ...org, ownerEmail: 'ops@acme.example' },
       body: { consumer: 'cus_42', event_type: 'invoice.paid', payload: { id: 7, tags: ['a', 'ü'], nested: { ok: true, none: null } } },
       idempotencyKey: 'key-1',
     };
-    await expect(client.send(input)).resolves.toEqual({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE', deliveries: 2, usageMonth: 1_234 });
+    await expect(client.send(input)).resolves.toEqual({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE', deliveries: 2, usageMonth: 1_234, replayed: true });
     expect(intake.send).toHaveBeenCalledExactlyOnceWith(input);
   });
 
