@@ -231,6 +231,19 @@ describe('test notices (POST /v1/alert-targets/{id}/test)', () => {
     const other = await wh.tenant();
     expect((await other.api.post(`/v1/alert-targets/${hook.id}/test`, {})).status).toBe(404);
   });
+
+  it('at most 5 tests a minute per target (429 after), tried once: a failed test is not retried', async () => {
+    const o = await org({ delivery_failure: '60m' });
+    hooks.receiver.respondWith({ status: 503 });
+    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
+    for (let i = 0; i < 5; i++) expect((await testTarget(o.t, hook.id)).status).toBe(200);
+    const refused = await o.t.api.post(`/v1/alert-targets/${hook.id}/test`, {});
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(/at most 5 test notices a minute per target/);
+    wh.clock.advance(10 * 60_000); // past every retry delay of a real notice
+    await settle();
+    expect(noticesOf(o)).toHaveLength(5);
+  });
 });
 
 describe('pending retries and usage', () => {

@@ -238,7 +238,15 @@ describe('the bundled NATS', () => {
 
 describe('the egress relay', () => {
   it('bind with hostNetwork: one pod per node (required anti-affinity), hostNetwork DNS, the pool in its environment', async () => {
-    const all = await template(['secrets.existingSecret=k', 'relay.sourceIps={203.0.113.7,203.0.113.8}', 'relay.hostNetwork=true']);
+    const all = await template([
+      'secrets.existingSecret=k',
+      'relay.sourceIps={203.0.113.7,203.0.113.8}',
+      'relay.hostNetwork=true',
+      'relay.nodeCidrs={10.0.5.0/24}',
+    ]);
+    // The dispatchers may reach the relay on its node's address (kept out of their internet rule otherwise).
+    const senders = named(all, 'NetworkPolicy', 'wh-internet-egress')['spec'];
+    expect(senders.egress.at(-1)).toEqual({ to: [{ ipBlock: { cidr: '10.0.5.0/24' } }], ports: [{ port: 50052, protocol: 'TCP' }] });
     const relay = named(all, 'Deployment', 'wh-egress-relay');
     const pod = relay['spec'].template.spec;
     expect(pod.hostNetwork).toBe(true);

@@ -82,7 +82,9 @@ export class NoticeOutbox {
       else [result, final] = [{ ok: false, status: null, error: 'target deleted', durationMs: 0 }, true];
     }
     if (!final) this.#notices.inc({ type: notice.type, outcome: result.ok ? 'sent' : 'failed' });
-    const delay = NOTICE_RETRY_DELAYS_MS[notice.attempts];
+    // A test notice is tried once: its answer shows that try, and a sender testing a target that
+    // hangs must not fill the outbox with retries that other organizations' notices wait behind.
+    const delay = notice.type === 'alert.test' ? undefined : NOTICE_RETRY_DELAYS_MS[notice.attempts];
     const next = result.ok || final || delay === undefined ? null : clock.now() + delay;
     await store.alerts.recordNoticeAttempt(
       notice.id,

@@ -21,6 +21,8 @@ const serverUrlVar = (test: (url: URL) => boolean, expected: string) =>
     .refine(
       (v) => {
         if (v === undefined) return true;
+        // A Sentinel group lists several hosts, which a URL parser refuses (the gateway reads it: packages/kv redis-url.ts).
+        if (/^rediss?\+sentinel:\/\/(?:[^@/]*@)?[^/@]+\/[^/?#]+/.test(v)) return test(new URL(v.replace(/\/\/(?:[^@/]*@)?[^/]+/, '//sentinel')));
         try {
           return test(new URL(v));
         } catch {

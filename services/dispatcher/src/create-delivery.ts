@@ -99,7 +99,7 @@ export function createDelivery(settings: DeliverySettings, shared: DeliveryShare
     () => store.deliveries.backlog(clock.now()),
     () => clock.now(),
   );
-  // Every replica runs retention; deletes are idempotent, so overlap costs only a query.
+  // Retention: one replica at a time (a store lease), a bounded run each interval.
   const retention = new RetentionJob({
     store,
     clock,

@@ -14,5 +14,12 @@ export function describeJobLeaseContract(f: Fixtures): void {
       expect(await f.store.jobs.take(name, 'b', now + 90_000, now + 150_000)).toBe(true); // expired: taken over
       expect(await f.store.jobs.take(name, 'a', now + 100_000, now + 160_000)).toBe(false);
     });
+
+    it('a lease held further ahead than the taker would ever set (a clock that ran ahead) is taken over', async () => {
+      const name = `job-${f.clock.now()}-${Math.random()}`;
+      const now = f.clock.now();
+      expect(await f.store.jobs.take(name, 'ahead', now + 3_600_000, now + 3_720_000)).toBe(true);
+      expect(await f.store.jobs.take(name, 'b', now, now + 120_000)).toBe(true);
+    });
   });
 }

@@ -200,8 +200,6 @@ export interface EndpointWalkDoc extends TenantFields {
   failBefore: number | null;
   /** Bumped by every batch, so two writers of one walk conflict. */
   version?: number;
-  /** A deleted endpoint's fail walk stays until then (Unix ms): a message transaction that read the endpoint before the delete may still commit a delivery. */
-  graceUntil?: number;
 }
 
 /** A portal link token by its hash; `expiresAtDate` feeds the TTL index. */

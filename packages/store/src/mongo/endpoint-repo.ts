@@ -9,6 +9,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
+import { START_SKEW_MS } from '../message-ports.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
@@ -21,8 +22,6 @@ import { scope } from './query.ts';
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
 /** A hold or fail walk makes nothing due: its batch needs no time. */
 const NO_RELEASE = 0;
-/** How long a deleted endpoint's fail walk looks for late deliveries: past MongoDB's 60 s transaction lifetime. */
-const DELETE_GRACE_MS = 120_000;
 
 /** Endpoints and their signing secrets in MongoDB, scoped by tenant. */
 export class MongoEndpointRepo implements EndpointRepo {
@@ -77,7 +76,7 @@ export class MongoEndpointRepo implements EndpointRepo {
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             const updated = await write(session);
-            if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt);
+            if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS); // a margin for clocks (see the SQLite adapter)
             if (updated !== null && patch.status !== 'active') {
               await recordWalk(this.#conn, session, t, id, 'hold');
               await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
@@ -99,8 +98,7 @@ export class MongoEndpointRepo implements EndpointRepo {
       // The walk also catches a message whose transaction read the endpoint before the
       // delete committed and inserted its delivery after (snapshot isolation allows that
       // write skew); a claim finds no endpoint for any of them meanwhile.
-      // Kept two minutes (longer than a transaction may live) for deliveries committed late.
-      await recordWalk(this.#conn, session, t, id, 'fail', null, Date.now() + DELETE_GRACE_MS);
+      await recordWalk(this.#conn, session, t, id, 'fail');
       await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
       return true;
     });

@@ -20,7 +20,6 @@ export async function recordWalk(
   endpointId: EndpointId,
   mode: EndpointWalkMode,
   bound: number | null = null,
-  graceUntil?: number,
 ): Promise<void> {
   const insert = { ...scope(t), hold: null, heldSince: null, failBefore: null };
   if (mode === 'fail') {
@@ -28,7 +27,7 @@ export async function recordWalk(
     const { hold: _h, heldSince: _s, failBefore: _f, ...base } = insert;
     await conn.endpointWalks.updateOne(
       { _id: endpointId },
-      { $max: { failBefore, ...(graceUntil === undefined ? {} : { graceUntil }) }, $setOnInsert: { ...base, hold: null, heldSince: null } },
+      { $max: { failBefore }, $setOnInsert: { ...base, hold: null, heldSince: null } },
       { session, upsert: true },
     );
   } else {
@@ -82,9 +81,6 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     result.failed = rows.length;
     if (rows.length === batch) return { ...result, done: false };
-    // A deleted endpoint's walk waits out its grace: a message that read the endpoint before
-    // the delete can commit its delivery after it (snapshot isolation), and this fails it.
-    if (walk.graceUntil !== undefined && Date.now() < walk.graceUntil) return { ...result, done: false };
     await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { failBefore: null } }, { session });
   } else if (walk.hold !== null) {
     const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });

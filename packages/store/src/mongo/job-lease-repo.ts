@@ -15,7 +15,8 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
       // Matches when free (expired) or already this holder's; otherwise the upsert collides
       // with the holder's document on _id, which means someone else holds it.
       const doc = await this.#conn.jobLeases.findOneAndUpdate(
-        { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }] },
+        // Free, this holder's, or held past what this holder would set (see the SQLite adapter).
+        { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }, { leaseUntil: { $gt: until } }] },
         { $set: { holder, leaseUntil: until } },
         { upsert: true, returnDocument: 'after' },
       );

@@ -9,6 +9,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { EndpointPatch, EndpointRepo } from '../store.ts';
+import { START_SKEW_MS } from '../message-ports.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
@@ -96,7 +97,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
       // Open deliveries leave the due index while the endpoint is not active: the first batch
       // here, the rest by the walk (nothing is sent meanwhile: a claim wants an active
       // endpoint). Made active, a hold left is moot; releaseHeld makes the held ones due.
-      if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt);
+      if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt - START_SKEW_MS); // a margin for clocks: failing a new delivery harms, sending an old one to an endpoint re-enabled does not
       if (patch.status !== undefined && patch.status !== 'active') {
         recordWalk(this.#conn, t, id, 'hold');
         walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);

@@ -11,12 +11,14 @@ export class SqliteJobLeaseRepo implements JobLeaseRepo {
 
   async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
     return this.#conn.immediate(() => {
-      // Inserted, or taken over when expired or already this holder's; else left alone.
+      // Inserted, or taken over when expired, already this holder's, or held further into the
+      // future than this holder would ever set (a holder whose clock ran ahead, then died, must
+      // not keep the job for as long as its clock was off); else left alone.
       this.#conn
         .statement(
           `INSERT INTO job_leases (name, holder, lease_until) VALUES (?, ?, ?)
            ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
-           WHERE job_leases.lease_until <= ? OR job_leases.holder = excluded.holder`,
+           WHERE job_leases.lease_until <= ? OR job_leases.holder = excluded.holder OR job_leases.lease_until > excluded.lease_until`,
         )
         .run(name, holder, until, now);
       const row = this.#conn.statement('SELECT holder FROM job_leases WHERE name = ?').get(name);

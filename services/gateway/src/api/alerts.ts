@@ -12,6 +12,7 @@ import {
   newSigningSecret,
   NotFoundError,
   parseInput,
+  RateLimitedError,
   type AlertTargetId,
   type AlertTargetResponse,
   type AlertTestResponse,
@@ -30,7 +31,9 @@ import { authOf, requireScope } from '../http/auth.ts';
  */
 /** How long a test notice's answer waits for the engine's first try (its sends are bounded at 10 s). */
 const TEST_WAIT_MS = 15_000;
-const TEST_POLL_MS = 200;
+const TEST_POLL_MS = 250;
+const TESTS_PER_TARGET_PER_MINUTE = 5;
+const TESTS_PER_ENVIRONMENT_PER_MINUTE = 20;
 
 export function alertsRouter(deps: GatewayDeps): Router {
   const { store, clock } = deps;
@@ -106,6 +109,20 @@ export function alertsRouter(deps: GatewayDeps): Router {
     const id = String(req.params['id']);
     const target = (await store.alerts.targets(tenant)).find((t) => t.id === id);
     if (!target) throw new NotFoundError(`alert target ${id} not found`);
+    // Bounded: each test holds a request up to 15 s and a send slot of the alerting engine up to
+    // 10 s (a target that hangs), and an e-mail target's address is whatever the sender typed.
+    for (const [bucket, limit, per] of [
+      [`alert-test:${tenant.orgId}:${tenant.env}:${target.id}`, TESTS_PER_TARGET_PER_MINUTE, 'target'],
+      [`alert-test:${tenant.orgId}:${tenant.env}`, TESTS_PER_ENVIRONMENT_PER_MINUTE, 'environment'],
+    ] as const) {
+      // Redis away: let it through, as the API's own limit does.
+      const verdict = await deps.rateLimiter.hit(bucket, limit).catch(() => null);
+      if (verdict && !verdict.allowed) {
+        throw new RateLimitedError(`at most ${limit} test notices a minute per ${per}; retry in ${verdict.retryAfterSeconds} s`, verdict.retryAfterSeconds);
+      }
+    }
+    let gone = false;
+    req.on('close', () => (gone = true));
     const now = clock.now();
     const noticeId = `ntc_${randomUUID().replaceAll('-', '')}`;
     const body = {
@@ -120,9 +137,9 @@ export function alertsRouter(deps: GatewayDeps): Router {
     await store.alerts.queueNotice({ id: noticeId, orgId: org.id, targetId: target.id, type: 'alert.test', body: JSON.stringify(body), createdAt: now });
     const deadline = performance.now() + TEST_WAIT_MS;
     let attempt: AlertTestResponse['attempt'] = null;
-    while (attempt === null && performance.now() < deadline) {
+    while (attempt === null && !gone && performance.now() < deadline) {
       await sleep(TEST_POLL_MS);
-      const tried = (await store.alerts.noticeAttempts(org.id, target.id, 5)).find((a) => a.noticeId === noticeId);
+      const tried = (await store.alerts.noticeAttempts(org.id, target.id, 20)).find((a) => a.noticeId === noticeId);
       if (tried) {
         attempt = {
           notice_id: noticeId,
