@@ -52,6 +52,8 @@ async function launch(extra: Record<string, string> = {}, again?: { dataDir: str
       RELAY_GRPC_PORT: String(ports.relayGrpc),
       PORTAL_PORT: String(ports.portal),
       METRICS_PORT: String(ports.metrics),
+      // Fourteen processes starting on two cores beside other test files: more than the default 30 s may pass.
+      CLUSTER_START_TIMEOUT_MS: '90000',
       NATS_PORT: String(ports.nats),
       REDIS_PORT: String(ports.redis),
       NATS_URL: '',

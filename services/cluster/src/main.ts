@@ -51,6 +51,7 @@ const schema = z.object({
   NATS_PORT: portVar(4222), // where the nats-server started here listens
   REDIS_PORT: portVar(6379), // where the redis-server started here listens
   DISPATCHERS: z.coerce.number().int().min(1).max(16).default(2), // dispatcher replicas
+  CLUSTER_START_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000), // how long each service may take to report live
 });
 
 const say = (line: string) => process.stderr.write(`cluster: ${line}\n`);
@@ -232,6 +233,7 @@ try {
       metricsBase: config.METRICS_PORT,
     },
     dispatchers: config.DISPATCHERS,
+    startTimeoutMs: config.CLUSTER_START_TIMEOUT_MS,
     // A crashed service is reported at once and the whole cluster stops (exit 1): this is the
     // local launcher, where a half-running cluster only misleads; in Kubernetes the
     // orchestrator restarts pods instead.
