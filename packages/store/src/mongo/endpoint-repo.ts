@@ -76,7 +76,8 @@ export class MongoEndpointRepo implements EndpointRepo {
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             const updated = await write(session);
-            if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS); // a margin for clocks (see the SQLite adapter)
+            // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
+            if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
               await recordWalk(this.#conn, session, t, id, 'hold');
               await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);

@@ -52,12 +52,11 @@ export interface WalkBatch {
   released: number;
   failed: number;
   held: number;
-  done: boolean;
 }
 
 /** One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold or release. */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
-  const result: WalkBatch = { released: 0, failed: 0, held: 0, done: true };
+  const result: WalkBatch = { released: 0, failed: 0, held: 0 };
   // A write first: a resume's dropHold or another dispatcher's batch on this walk now conflicts
   // with this transaction (one of them runs again on the other's result) instead of both
   // committing on a stale view (e.g. holding deliveries of an endpoint resumed meanwhile).
@@ -80,7 +79,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       );
     }
     result.failed = rows.length;
-    if (rows.length === batch) return { ...result, done: false };
+    if (rows.length === batch) return result;
     await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { failBefore: null } }, { session });
   } else if (walk.hold !== null) {
     const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
@@ -116,11 +115,12 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       result.failed += fail.length;
       more = rows.length === batch;
     }
-    if (more) return { ...result, done: false };
+    if (more) return result;
     await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { hold: null, heldSince: null } }, { session });
   }
-  const { deletedCount } = await conn.endpointWalks.deleteOne({ _id: endpointId, hold: null, failBefore: null }, { session });
-  return { ...result, done: deletedCount > 0 };
+  // Nothing left of it: gone.
+  await conn.endpointWalks.deleteOne({ _id: endpointId, hold: null, failBefore: null }, { session });
+  return result;
 }
 
 /** Endpoints with a walk left after `after` in id order, at most `limit`. */

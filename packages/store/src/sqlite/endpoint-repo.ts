@@ -94,10 +94,13 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
         .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
       if (row === undefined) return null;
+      // Leaving `disabled` bounds its fail walk, a minute early for clocks: failing a new
+      // delivery harms, sending an old one to the re-enabled endpoint does not.
+      if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt - START_SKEW_MS);
       // Open deliveries leave the due index while the endpoint is not active: the first batch
       // here, the rest by the walk (nothing is sent meanwhile: a claim wants an active
-      // endpoint). Made active, a hold left is moot; releaseHeld makes the held ones due.
-      if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt - START_SKEW_MS); // a margin for clocks: failing a new delivery harms, sending an old one to an endpoint re-enabled does not
+      // endpoint). Made active, a hold left is moot, and the resume's release is recorded here
+      // (releaseHeld then does its first batch).
       if (patch.status !== undefined && patch.status !== 'active') {
         recordWalk(this.#conn, t, id, 'hold');
         walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);

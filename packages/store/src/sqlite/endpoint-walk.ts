@@ -13,8 +13,9 @@ import { int, intOrNull, text, textOrNull } from './row.ts';
 // endpoint's open deliveries that the batch's own change takes them out of, so no batch
 // re-reads what an earlier one did. The hold and release reads name the endpoint alone (its
 // id is unique; the walk row holds the tenant): with the tenant columns SQLite picks the
-// endpoint's open index instead and re-reads every delivery already held or released. A fail and a hold or release are kept apart (a disabled
-// endpoint paused and resumed still fails what it had), the fail done first.
+// endpoint's open index instead and re-reads every delivery already held or released. A fail
+// and a hold or release are kept apart (a disabled endpoint paused and resumed still fails
+// what it had), the fail done first.
 
 /**
  * Records an operation's walk: `hold`/`release` replace each other (the latest status
@@ -50,8 +51,6 @@ export interface WalkBatch {
   released: number;
   failed: number;
   held: number;
-  /** The endpoint has no walk left. */
-  done: boolean;
 }
 
 /**
@@ -60,7 +59,7 @@ export interface WalkBatch {
  * ends without a change. `now`: when released deliveries become due.
  */
 export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: number, batch: number): WalkBatch {
-  const result: WalkBatch = { released: 0, failed: 0, held: 0, done: true };
+  const result: WalkBatch = { released: 0, failed: 0, held: 0 };
   const walk = conn.statement('SELECT * FROM endpoint_walks WHERE endpoint_id = ?').get(endpointId);
   if (walk === undefined) return result;
   const t = { orgId: text(walk, 'org_id'), env: text(walk, 'env') };
@@ -80,7 +79,7 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     );
     result.failed = rows.length;
     if (rows.length < batch) conn.statement('UPDATE endpoint_walks SET fail_before = NULL WHERE endpoint_id = ?').run(endpointId);
-    else return { ...result, done: false };
+    else return result;
   } else if (hold !== null) {
     const endpoint = conn.statement('SELECT status FROM endpoints WHERE id = ? AND org_id = ? AND env = ?').get(endpointId, t.orgId, t.env);
     const active = endpoint !== undefined && text(endpoint, 'status') === 'active';
@@ -117,13 +116,11 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
       result.failed += fail.length;
       more = rows.length === batch;
     }
-    if (more) return { ...result, done: false };
+    if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
   }
-  const left = conn.statement('SELECT hold, fail_before FROM endpoint_walks WHERE endpoint_id = ?').get(endpointId);
-  if (left === undefined) return result;
-  if (textOrNull(left, 'hold') !== null || intOrNull(left, 'fail_before') !== null) return { ...result, done: false };
-  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ?').run(endpointId);
+  // Nothing left of it: gone.
+  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL').run(endpointId);
   return result;
 }
 
