@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { decideOrg, failureDue, FAILURE_AFTER_MS, utcMonth, type OrgInput } from './decide.ts';
 import { compact, emptyState } from './failure-throttle.ts';
-import { NoticeOutbox } from './notice-outbox.ts';
+import { NoticeOutbox, OWNER } from './notice-outbox.ts';
 import type { NoticeSenderPort } from './notice-sender.ts';
 
 /** How far past its N minutes a streak is still notified (an alerting outage up to this long loses nothing). */
@@ -252,5 +252,4 @@ export class AlertingWorker implements Component {
   }
 }
 
-/** The notices' target for the owner's e-mail (not a stored target). */
-export const OWNER = 'owner' as AlertTargetId;
+export { OWNER } from './notice-outbox.ts';

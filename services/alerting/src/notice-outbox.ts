@@ -13,7 +13,8 @@ export const NOTICE_LEASE_MS = 60_000;
 export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
 /** Sends in flight at once (per process); the rest wait in the store for the next tick. */
 const MAX_IN_FLIGHT = 50;
-const OWNER = 'owner' as AlertTargetId;
+/** The notices' target for the owner's e-mail (not a stored target): the worker queues to it, the outbox sends to owner_email. */
+export const OWNER = 'owner' as AlertTargetId;
 
 /**
  * Sends queued notices: claims due ones under a claim id (a lease), starts each send on its

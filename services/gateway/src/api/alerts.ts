@@ -16,6 +16,8 @@ import {
   type AlertTargetId,
   type AlertTargetResponse,
   type AlertTestResponse,
+  type OrgId,
+  type Tenant,
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { AlertTarget } from '@wirehook/store';
@@ -38,6 +40,12 @@ const TESTS_PER_ENVIRONMENT_PER_MINUTE = 20;
 export function alertsRouter(deps: GatewayDeps): Router {
   const { store, clock } = deps;
   const router = Router();
+  /** The environment's target `id`, read alone (not the list): another environment's is not found. */
+  const envTarget = async (orgId: OrgId, tenant: Tenant, id: string): Promise<AlertTarget> => {
+    const target = isId('alertTarget', id) ? await store.alerts.target(orgId, id as AlertTargetId) : null;
+    if (!target || target.env !== tenant.env) throw new NotFoundError(`alert target ${id} not found`);
+    return target;
+  };
 
   router.get('/alert-conditions', requireScope('logs:read'), async (_req, res) => {
     const { org } = orgOnly(res);
@@ -85,8 +93,7 @@ export function alertsRouter(deps: GatewayDeps): Router {
   router.get('/alert-targets/:id', requireScope('logs:read'), async (req, res) => {
     const { org, tenant } = orgOnly(res);
     const id = String(req.params['id']);
-    const target = (await store.alerts.targets(tenant)).find((t) => t.id === id);
-    if (!target) throw new NotFoundError(`alert target ${id} not found`);
+    const target = await envTarget(org.id, tenant, id);
     const recent = await store.alerts.noticeAttempts(org.id, target.id, 20);
     res.json({
       ...targetJson(target),
@@ -107,8 +114,7 @@ export function alertsRouter(deps: GatewayDeps): Router {
   router.post('/alert-targets/:id/test', requireScope('endpoints:write'), async (req, res) => {
     const { org, tenant } = orgOnly(res);
     const id = String(req.params['id']);
-    const target = (await store.alerts.targets(tenant)).find((t) => t.id === id);
-    if (!target) throw new NotFoundError(`alert target ${id} not found`);
+    const target = await envTarget(org.id, tenant, id);
     // Bounded: each test holds a request up to 15 s and a send slot of the alerting engine up to
     // 10 s (a target that hangs), and an e-mail target's address is whatever the sender typed.
     for (const [bucket, limit, per] of [
