@@ -10,7 +10,7 @@ import {
   type FailingCursor,
   type NoticeAttempt,
   type NoticeDelivery,
-} from '../store.ts';
+} from '../ports/alert-settings-port.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 

@@ -1,5 +1,5 @@
 import type { ApiKey, KeyId } from '@wirehook/core';
-import type { ApiKeyRepo, KeyWithOrg } from '../store.ts';
+import type { ApiKeyRepo, KeyWithOrg } from '../ports/api-key-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { ApiKeyDoc } from './documents.ts';
 import { toApiKey, toOrg } from './mappers.ts';

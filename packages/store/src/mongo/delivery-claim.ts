@@ -1,6 +1,6 @@
 import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { Document, Filter } from 'mongodb';
-import type { DeliveryJob, DueDelivery } from '../message-ports.ts';
+import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';

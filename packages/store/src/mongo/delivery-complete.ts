@@ -1,6 +1,6 @@
 import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
 import { refreshMessageStatuses } from './message-status.ts';

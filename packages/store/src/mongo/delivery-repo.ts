@@ -1,6 +1,6 @@
 import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';

@@ -248,7 +248,7 @@ export interface AlertEventDoc extends TenantFields {
 /** An organization's alerting throttle state; `_id` is the org id. */
 export interface AlertStateDoc {
   _id: string;
-  state: import('../store.ts').AlertState;
+  state: import('../ports/alert-settings-port.ts').AlertState;
   windowEnd: number | null;
   hasPending: boolean;
 }

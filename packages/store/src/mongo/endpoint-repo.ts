@@ -8,8 +8,8 @@ import {
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { EndpointPatch, EndpointRepo } from '../store.ts';
-import { START_SKEW_MS } from '../message-ports.ts';
+import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
+import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';

@@ -1,6 +1,6 @@
 import type { StoredSecret } from '@wirehook/core';
 import type { Document } from 'mongodb';
-import type { EndpointPatch } from '../store.ts';
+import type { EndpointPatch } from '../ports/endpoint-port.ts';
 import type { EndpointDoc } from './documents.ts';
 
 type PatchableFields = Partial<Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets' | 'consumerId' | 'createdAt' | 'fixedIp'>>;

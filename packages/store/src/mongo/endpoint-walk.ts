@@ -1,6 +1,6 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import type { EndpointWalkMode } from '../message-ports.ts';
+import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { OPEN_STATUSES, scope } from './query.ts';

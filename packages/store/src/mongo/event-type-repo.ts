@@ -1,5 +1,5 @@
 import { ConflictError, type EventType, type Tenant } from '@wirehook/core';
-import type { EventTypeRepo } from '../store.ts';
+import type { EventTypeRepo } from '../ports/event-type-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { EventTypeDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';

@@ -1,4 +1,4 @@
-import type { JobLeaseRepo } from '../store.ts';
+import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { isDuplicateKey } from './errors.ts';
 

@@ -16,7 +16,7 @@ import type {
   OrgId,
   StoredSecret,
 } from '@wirehook/core';
-import type { ConsumerRef, MessageHead } from '../message-ports.ts';
+import type { ConsumerRef, MessageHead } from '../ports/message-port.ts';
 import type { ApiKeyDoc, AttemptDoc, ConsumerDoc, DeliveryDoc, EndpointDoc, EventTypeDoc, MessageDoc, OrgDoc, SecretDoc } from './documents.ts';
 
 // Document → domain record, one function per collection. Each copies the domain fields

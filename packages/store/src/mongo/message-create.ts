@@ -1,6 +1,6 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { newDeliveryId, type CreatedMessage, type NewMessage } from '../message-ports.ts';
+import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';

@@ -1,6 +1,6 @@
 import type { Tenant } from '@wirehook/core';
 import type { Filter } from 'mongodb';
-import type { MessageQuery, MessageSummary } from '../message-ports.ts';
+import type { MessageQuery, MessageSummary } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc } from './documents.ts';
 import { toConsumerRef, toMessageHead } from './mappers.ts';

@@ -1,5 +1,5 @@
 import type { Org, OrgId, PlanName } from '@wirehook/core';
-import type { OrgRepo } from '../store.ts';
+import type { OrgRepo } from '../ports/org-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { toOrg } from './mappers.ts';
 

@@ -1,5 +1,5 @@
 import type { ConsumerId, OrgId } from '@wirehook/core';
-import type { PortalToken, PortalTokenRepo } from '../message-ports.ts';
+import type { PortalToken, PortalTokenRepo } from '../ports/portal-token-port.ts';
 import type { MongoConnection } from './connection.ts';
 
 /** Portal link tokens in MongoDB, by hash (`_id`); a TTL index removes expired ones too. */

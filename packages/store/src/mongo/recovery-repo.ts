@@ -9,7 +9,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../message-ports.ts';
+import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { RecoveryDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';

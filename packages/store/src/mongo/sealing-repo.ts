@@ -1,4 +1,4 @@
-import type { KeyCheck, SealedColumn, SealedSecrets, SealingRepo } from '../store.ts';
+import type { KeyCheck, SealedColumn, SealedSecrets, SealingRepo } from '../ports/sealing-port.ts';
 import type { MongoConnection } from './connection.ts';
 
 /** The key ring's check values and the walk over sealed secrets, in MongoDB. */

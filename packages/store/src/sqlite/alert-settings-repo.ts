@@ -10,7 +10,7 @@ import {
   type FailingCursor,
   type NoticeAttempt,
   type NoticeDelivery,
-} from '../store.ts';
+} from '../ports/alert-settings-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { RETRYING } from './message-status.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';

@@ -1,5 +1,5 @@
 import { ConflictError, type Consumer, type ConsumerId, type Tenant } from '@wirehook/core';
-import type { ConsumerRepo, PageRequest } from '../store.ts';
+import type { ConsumerRepo, PageRequest } from '../ports/consumer-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { toConsumer } from './mappers.ts';

@@ -1,6 +1,6 @@
 import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { intOrNull, text } from './row.ts';

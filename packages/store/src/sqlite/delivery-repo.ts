@@ -10,7 +10,7 @@ import {
   type OrgId,
   type Tenant,
 } from '@wirehook/core';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../message-ports.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';

@@ -1,5 +1,5 @@
 import type { SQLInputValue } from 'node:sqlite';
-import type { EndpointPatch } from '../store.ts';
+import type { EndpointPatch } from '../ports/endpoint-port.ts';
 import { toJsonOrNull } from './row.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
-import type { EndpointWalkMode } from '../message-ports.ts';
+import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';

@@ -1,5 +1,5 @@
 import { ConflictError, type EventType, type Tenant } from '@wirehook/core';
-import type { EventTypeRepo } from '../store.ts';
+import type { EventTypeRepo } from '../ports/event-type-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { toEventType } from './mappers.ts';

@@ -1,4 +1,4 @@
-import type { JobLeaseRepo } from '../store.ts';
+import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
 import type { SqliteConnection } from './connection.ts';
 
 /** Named job leases in SQLite: one row per job, taken with one upsert. */

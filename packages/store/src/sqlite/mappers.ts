@@ -24,7 +24,7 @@ import type {
   Scope,
   StoredSecret,
 } from '@wirehook/core';
-import type { ConsumerRef, MessageHead } from '../message-ports.ts';
+import type { ConsumerRef, MessageHead } from '../ports/message-port.ts';
 import { int, intOrNull, json, jsonOrNull, text, textOrNull, type Row } from './row.ts';
 
 // Row → domain record, one function per table. The casts to branded and union types are

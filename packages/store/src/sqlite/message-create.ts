@@ -1,5 +1,6 @@
 import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
-import { newDeliveryId, type CreatedMessage, type DeliveryJob, type NewMessage, type UsageCounter } from '../message-ports.ts';
+import type { DeliveryJob } from '../ports/delivery-port.ts';
+import { newDeliveryId, type CreatedMessage, type NewMessage, type UsageCounter } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob } from './delivery-repo.ts';
 import { toMessage } from './mappers.ts';

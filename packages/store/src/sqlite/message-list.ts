@@ -1,6 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { Tenant } from '@wirehook/core';
-import type { MessageQuery } from '../message-ports.ts';
+import type { MessageQuery } from '../ports/message-port.ts';
 
 // The message list's SQL. Filters are appended in a fixed order, so each combination gives
 // one SQL text (and so one cached statement). The payload is never read or searched.

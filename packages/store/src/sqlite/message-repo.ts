@@ -1,5 +1,5 @@
 import type { MessageId, Tenant } from '@wirehook/core';
-import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../message-ports.ts';
+import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { toAttempt, toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
 import { createMessage } from './message-create.ts';

@@ -1,5 +1,5 @@
 import type { ConsumerId, OrgId, Tenant } from '@wirehook/core';
-import type { PortalToken, PortalTokenRepo } from '../message-ports.ts';
+import type { PortalToken, PortalTokenRepo } from '../ports/portal-token-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { int, text, textOrNull } from './row.ts';
 

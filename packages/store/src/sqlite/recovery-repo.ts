@@ -8,7 +8,7 @@ import {
   type RecoveryStatus,
   type Tenant,
 } from '@wirehook/core';
-import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../message-ports.ts';
+import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { refreshMessageStatuses } from './message-status.ts';

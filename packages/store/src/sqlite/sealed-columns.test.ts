@@ -2,7 +2,7 @@
 // reseal` walks: a sealed column added without it would become unreadable at the first key
 // rotation (the old key is retired once the walk is done).
 import { describe, expect, it } from 'vitest';
-import { SEALED_COLUMNS } from '../store.ts';
+import { SEALED_COLUMNS } from '../ports/sealing-port.ts';
 import { DatabaseSync } from 'node:sqlite';
 import { migrate } from './migrations.ts';
 

@@ -5,7 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { Fixtures } from '../contract/fixtures.ts';
-import type { AttemptOutcome, NewMessage } from '../message-ports.ts';
+import type { AttemptOutcome } from '../ports/delivery-port.ts';
+import type { NewMessage } from '../ports/message-port.ts';
 import type { SqliteStore } from './open-sqlite-store.ts';
 
 // What one delivered message costs the SQLite store: WAL bytes and pages (by the B-tree

@@ -1,0 +1,185 @@
+import type { AlertConditions, AlertTargetId, EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
+
+/** Where an organization's failure notices of one environment go (a key reads and writes only its own environment's). */
+export interface AlertTarget {
+  id: AlertTargetId;
+  /** The environment whose notices it receives. */
+  env: Environment;
+  type: 'webhook' | 'chat' | 'email';
+  /** webhook and chat. */
+  url: string | null;
+  /** email. */
+  address: string | null;
+  /** webhook: the signing secret, sealed (bound to the target id). */
+  sealedSecret: string | null;
+  createdAt: number;
+}
+
+/**
+ * What happened that a notice may be about, written by `deliveries.complete` in the same
+ * transaction as the change itself (an outbox): nothing that should notify is lost, even if
+ * the process dies right after. An endpoint has at most one queued event of each kind: a
+ * repeat while one waits is collapsed into it (the first stays).
+ */
+export interface AlertEvent {
+  seq: number;
+  tenant: Tenant;
+  /** failing: the endpoint's failure streak began; exhausted: a delivery ran out of retries; disabled: the endpoint was stopped automatically. */
+  kind: 'failing' | 'exhausted' | 'disabled';
+  endpointId: EndpointId;
+  at: number;
+  error: string | null;
+  responseStatus: number | null;
+  /** The delivery whose attempt wrote it (null in events written before it was kept). */
+  deliveryId: string | null;
+}
+
+/** An endpoint a delivery-failure notice is about. */
+export interface NoticeEndpoint {
+  env: Environment;
+  endpointId: EndpointId;
+  url: string;
+  consumerExternalId: string;
+  failingSince: number | null;
+  lastError: string | null;
+  lastStatus: number | null;
+  /** The message and delivery of the attempt that failed last, when known. */
+  messageId?: string | null;
+  deliveryId?: string | null;
+}
+
+/** One environment's hour of delivery-failure notices. */
+export interface AlertWindow {
+  /** When the hour began (its first notice); null: none running. */
+  windowStart: number | null;
+  /** Endpoints that began failing in that hour, sent together at its end. */
+  pending: NoticeEndpoint[];
+}
+
+/** The alerting throttle of one organization (spec: at most one notice per endpoint per hour, one per hour at once, the rest combined). */
+export interface AlertState {
+  /** Bumped by every commit: a step decided on an older state is refused (two workers, one decision). */
+  version: number;
+  /** The hour of delivery-failure notices per environment (targets belong to one). */
+  windows: Partial<Record<Environment, AlertWindow>>;
+  /** The last delivery-failure notice per endpoint. */
+  lastNoticeAt: Record<string, number>;
+  /** The failure streak (its failing_since) each endpoint was last notified for. */
+  notifiedStreaks: Record<string, number>;
+  /** The UTC day each environment's pending-retries notice last went (once a day). */
+  pendingRetriesDay?: Record<string, string>;
+  /** The usage notices of a month that went: `target:80`, `owner:100`, … (once each per month). */
+  usage?: { month: string; sent: string[] };
+}
+
+/** A notice to send to one target, queued in the same transaction that decided it. */
+export interface NoticeDelivery {
+  id: string;
+  orgId: OrgId;
+  targetId: AlertTargetId;
+  /** alert.delivery_failure, alert.endpoint_disabled, … */
+  type: string;
+  /** The notice as JSON: `{ type, timestamp, data }`. */
+  body: string;
+  createdAt: number;
+}
+
+/** A notice taken to send: its tries so far, and the claim that took it. */
+export interface ClaimedNotice extends NoticeDelivery {
+  attempts: number;
+  /** Names this claim: only its holder records the outcome (see recordNoticeAttempt). */
+  claim: string;
+}
+
+/** One try at sending a notice. */
+export interface NoticeAttempt {
+  at: number;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Where the failing-endpoint walk of one organization stands: after this streak. */
+export interface FailingCursor {
+  failingSince: number;
+  endpointId: EndpointId;
+}
+
+/** An organization's alert conditions and targets, and the alerting engine's queues (spec: Failure notifications). */
+export interface AlertSettingsRepo {
+  /** The conditions chosen, or null when the organization never chose (the defaults apply). */
+  conditions(orgId: OrgId): Promise<AlertConditions | null>;
+  setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
+  /** Adds a target to the tenant's environment. */
+  createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget>;
+  /** The environment's targets, oldest first. */
+  targets(t: Tenant): Promise<AlertTarget[]>;
+  /** One target of the organization, whatever its environment (the sender's look-up); null when gone. */
+  target(orgId: OrgId, id: AlertTargetId): Promise<AlertTarget | null>;
+  /** @returns false when the environment has no such target. */
+  deleteTarget(t: Tenant, id: AlertTargetId): Promise<boolean>;
+
+  /** Organizations with queued events, the one whose oldest event is oldest first. */
+  eventOrgs(limit: number): Promise<OrgId[]>;
+  /** The organization's oldest queued events. */
+  events(orgId: OrgId, limit: number): Promise<AlertEvent[]>;
+  /** Organizations with an active endpoint whose failure streak began between `since` and `before`, by id after `afterOrgId`. */
+  failingOrgs(since: number, before: number, afterOrgId: OrgId | null, limit: number): Promise<OrgId[]>;
+  /** The organization's active endpoints whose streak began between `since` and `before`, oldest streak first, after `after`. */
+  failingEndpoints(
+    orgId: OrgId,
+    since: number,
+    before: number,
+    after: FailingCursor | null,
+    limit: number,
+  ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
+  /** Environments with at least `min` deliveries waiting to retry, with their count. */
+  retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
+  /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
+  liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
+  /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */
+  statesDue(now: number, limit: number): Promise<OrgId[]>;
+  state(orgId: OrgId): Promise<AlertState | null>;
+  /**
+   * One step of the alerting engine for an organization, in one transaction: the events it
+   * consumed leave the outbox, its throttle state is written (`state.version` must be one more
+   * than the stored one, 0 when none is stored), its notices are queued.
+   * @throws ConflictError when an event was already consumed or the state moved on (another
+   * worker decided meanwhile): nothing is written.
+   */
+  commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
+  /** Queues one notice, due at its `createdAt` (a sample a sender asked for: POST /v1/alert-targets/{id}/test). */
+  queueNotice(notice: NoticeDelivery): Promise<void>;
+  /** Takes notices due at `now` (lease until `leaseUntil`, under the new claim `claim`), oldest first. */
+  claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]>;
+  /**
+   * Records a try; `next`: when to try again, or null when done (sent, or given up). The try
+   * is listed whatever happens; the notice's schedule changes only while `claim` still holds
+   * it (a replica that re-claimed it after the lease ran out decides).
+   */
+  recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void>;
+  /** The target's latest tries, newest first. */
+  noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]>;
+}
+
+/** When the earliest hour with waiting endpoints ends (null: none waits): what `statesDue` finds. */
+export function alertStateDue(state: AlertState): { windowEnd: number | null; hasPending: boolean } {
+  const ends = Object.values(state.windows)
+    .filter((w) => w.pending.length > 0 && w.windowStart !== null)
+    .map((w) => w.windowStart! + 3_600_000);
+  return ends.length === 0 ? { windowEnd: null, hasPending: false } : { windowEnd: Math.min(...ends), hasPending: true };
+}
+
+/**
+ * A stored state as the current shape: states written before targets had an environment
+ * held one window for the organization (`windowStart`, `pending`); it becomes each waiting
+ * endpoint's environment's window (live when none waits).
+ */
+export function readAlertState(stored: AlertState & { windowStart?: number | null; pending?: NoticeEndpoint[] }): AlertState {
+  if (stored.windows !== undefined) return stored;
+  const { windowStart = null, pending = [], ...rest } = stored;
+  const windows: AlertState['windows'] = {};
+  for (const p of pending) (windows[p.env] ??= { windowStart, pending: [] }).pending.push(p);
+  if (pending.length === 0 && windowStart !== null) windows.live = { windowStart, pending: [] };
+  return { ...rest, windows };
+}

@@ -1,0 +1,136 @@
+import type { Attempt, Delivery, DeliveryId, DeliveryStatus, Endpoint, EndpointId, MessageId, StoredSecret, Tenant } from '@wirehook/core';
+
+// The delivery side of the Store port: the dispatcher claims, sends and completes
+// deliveries; pauses, resumes and deletes walk an endpoint's open ones.
+
+/** Everything the dispatcher needs to send one claimed delivery. */
+export interface DeliveryJob {
+  tenant: Tenant;
+  delivery: Delivery;
+  message: { id: MessageId; eventType: string; payload: string; createdAt: number };
+  endpoint: Endpoint;
+  /** Secrets valid at claim time, newest first. */
+  secrets: StoredSecret[];
+  /**
+   * The fence of this claim: every claim of the delivery gets a larger one. `complete` and
+   * `release` act only while it is still the delivery's current token, so a send that
+   * outlived its lease (and was claimed again elsewhere) cannot overwrite newer state.
+   */
+  leaseToken: number;
+}
+
+/** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
+export interface DueDelivery {
+  id: DeliveryId;
+  endpointId: EndpointId;
+}
+
+/** The claim an attempt is completed for: plain data, only what `complete` reads. */
+export interface ClaimRef {
+  tenant: Tenant;
+  deliveryId: DeliveryId;
+  endpointId: EndpointId;
+  leaseToken: number;
+}
+
+/** The claim of `job`, as `complete` and `release` take it. */
+export function claimRef(job: DeliveryJob): ClaimRef {
+  return { tenant: job.tenant, deliveryId: job.delivery.id, endpointId: job.delivery.endpointId, leaseToken: job.leaseToken };
+}
+
+/** What an attempt did to its delivery and endpoint, written by `complete` in one transaction. */
+export interface AttemptOutcome {
+  attempt: Attempt;
+  /** success, retrying (with nextAttemptAt) or failed. */
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  /** Whether the attempt counts toward the retry policy (false for a manual re-send). */
+  countsTowardPolicy: boolean;
+  /**
+   * The endpoint's failure streak: on success it is cleared; on failure it starts at
+   * `attempt.at` unless running. When `disableIfFailingSince` is given and the streak began
+   * at or before it and the endpoint is `active`, the endpoint becomes `disabled` with
+   * `disabledReason`, and all its pending and retrying deliveries become `failed` — this one
+   * too when its outcome was `retrying`. `succeeded: null`: the attempt says nothing about the
+   * endpoint (it failed on our side, e.g. the egress relay): its streak is left as it is.
+   */
+  endpoint: { succeeded: boolean | null; disableIfFailingSince?: number; disabledReason?: string };
+}
+
+/** What `complete` did beyond the delivery itself. */
+export interface CompletedAttempt {
+  /**
+   * False when the claim was no longer current (the delivery was claimed again after this
+   * lease ran out) or the delivery was no longer open (failed with its deleted or disabled
+   * endpoint): the attempt is recorded, as it happened, but the delivery, its message and
+   * the endpoint are left as the newer state has them.
+   */
+  applied: boolean;
+  /** This call disabled the endpoint (true for exactly one call per disabling: send the automatic-stop notice). */
+  endpointDisabled: boolean;
+}
+
+export interface DeliveryRepo {
+  /**
+   * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
+   * due first, at most `perEndpoint` of any one endpoint: one endpoint's backlog never hides
+   * another endpoint's due deliveries (fairness between tenants).
+   */
+  due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]>;
+  /**
+   * Takes the lease of a due delivery (pending or retrying, due, endpoint active, lease free
+   * or expired) until `leaseUntil`. @returns null when it is not claimable now.
+   */
+  claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null>;
+  /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
+  release(claim: ClaimRef, nextAttemptAt: number): Promise<void>;
+  /** Frees every lease (embedded mode at start: no other dispatcher can hold one). @returns how many. */
+  releaseAll(): Promise<number>;
+  /**
+   * Records the attempt and, while `claim` is current and the delivery open, its outcome:
+   * frees the lease, updates the message status and the endpoint. When a manual re-send was
+   * asked for during the send (`retryNow` while leased), the delivery stays `retrying`, due
+   * at once, whatever this attempt's outcome.
+   */
+  complete(claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt>;
+  /** A delivery of the tenant with its message id and endpoint status, or null. */
+  get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: Endpoint['status'] | null } | null>;
+  /**
+   * Schedules a manual re-send now (`manual`, status retrying, due now). When the delivery
+   * is being sent at `now` (leased), the re-send follows that send: its completion keeps it
+   * due. @returns the delivery, or null.
+   */
+  retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
+  /**
+   * On resume: held deliveries (pending or retrying) of the endpoint created at or after
+   * `heldSince` become due; older held ones become `failed`. Bounded: the first
+   * ENDPOINT_WALK_BATCH are released here, at `now`; the rest by `walkEndpoints`, due when
+   * their batch runs. Nothing when the endpoint is not active. @returns how many this call released.
+   */
+  releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
+  /**
+   * One round of the endpoint walks that pauses, resumes, disables and deletes leave (see
+   * EndpointWalkMode): one batch of at most `batch` deliveries for each of up to `endpoints`
+   * endpoints with a walk, each batch its own transaction, taking the endpoints in turn.
+   * Every dispatcher runs it; two at once only repeat a query. @returns deliveries changed,
+   * and whether walks are left.
+   */
+  walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }>;
+  /** Deliveries of the endpoint in `retrying`. */
+  retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
+  /**
+   * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
+   * (not held), the oldest due time (null when none), deliveries in `retrying`.
+   */
+  backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
+  /** The endpoint's latest attempts, newest first. */
+  recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
+}
+
+/**
+ * What an endpoint's walk does to its open deliveries, batch by batch: `hold` takes them out
+ * of the due index while the endpoint is not active (paused, disabled); `release` makes the
+ * held ones of the months the spec releases due again and fails older ones (resumed);
+ * `fail` fails them (deleted). The latest operation on the endpoint replaces its walk.
+ */
+export type EndpointWalkMode = 'hold' | 'release' | 'fail';

@@ -1,0 +1,52 @@
+import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
+
+export interface EndpointPatch {
+  url?: string;
+  eventTypes?: string[] | null;
+  status?: EndpointStatus;
+  description?: string | null;
+  retry?: RetryPolicy;
+  compatSignature?: CompatSignature | null;
+  disabledReason?: string | null;
+  failingSince?: number | null;
+  /**
+   * With `status`: when the change is made (the caller's clock). Leaving `disabled`, the
+   * disabling's fail walk stops at it: deliveries made from now on are the endpoint's new work.
+   */
+  changedAt?: number;
+  /**
+   * With `status: 'active'`: the resume's release, recorded in the same transaction, so a
+   * crash before `releaseHeld` runs still leaves it for the walk (held deliveries created at
+   * or after this are released, older ones fail).
+   */
+  releaseHeldSince?: number;
+}
+
+export interface EndpointRepo {
+  /**
+   * Creates an endpoint with its first signing secret, atomically checking the cap.
+   * @throws NotFoundError when the tenant has no consumer `endpoint.consumerId`.
+   * @throws InvalidError when the consumer already has `maxPerConsumer` endpoints.
+   */
+  create(t: Tenant, endpoint: Endpoint, secret: StoredSecret, maxPerConsumer: number): Promise<Endpoint>;
+  get(t: Tenant, id: EndpointId): Promise<Endpoint | null>;
+  /** Oldest first; all of the tenant's endpoints, or one consumer's. */
+  list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]>;
+  /** @returns the updated endpoint, or null when there is none. */
+  update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null>;
+  /**
+   * Deletes the endpoint and its secrets, and fails its pending and retrying deliveries, in
+   * one transaction: no message or completion in between can leave a delivery open for an
+   * endpoint that is gone. @returns false when there was none.
+   */
+  delete(t: Tenant, id: EndpointId): Promise<boolean>;
+  /**
+   * Adds `secret` as the current secret; every other secret still valid at `now` gets
+   * `expiresAt = oldValidUntil` (unless it expires sooner). At most `maxLive` secrets stay
+   * valid: the oldest of the others end now (each rotation within the overlap window would
+   * otherwise add a signature to every webhook). @returns false when no endpoint.
+   */
+  rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean>;
+  /** Secrets valid at `now`, newest first (the current one first). */
+  secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]>;
+}
