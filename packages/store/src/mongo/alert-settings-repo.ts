@@ -13,6 +13,7 @@ import {
 } from '../ports/alert-settings-port.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
+import { counterKey } from './usage-counters.ts';
 
 /** Alert conditions in MongoDB, one document per organization (`_id` = org id). */
 export class MongoAlertSettingsRepo implements AlertSettingsRepo {
@@ -65,15 +66,22 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
 
   async eventOrgs(limit: number): Promise<OrgId[]> {
     const groups = await this.#conn.alertEvents
-      .aggregate<{ _id: string }>([{ $group: { _id: '$orgId', oldest: { $min: '$_id' } } }, { $sort: { oldest: 1 } }, { $limit: limit }])
+      // Oldest first across organizations, by time: each numbers its own events. Read in the
+      // order of alert_events_org_seq (an index scan, no sort of the outbox), an org's first event first.
+      .aggregate<{ _id: string }>([
+        { $sort: { orgId: 1, seq: 1 } },
+        { $group: { _id: '$orgId', oldest: { $first: '$at' } } },
+        { $sort: { oldest: 1, _id: 1 } },
+        { $limit: limit },
+      ])
       .toArray();
     return groups.map((g) => g._id as OrgId);
   }
 
   async events(orgId: OrgId, limit: number): Promise<AlertEvent[]> {
-    const docs = await this.#conn.alertEvents.find({ orgId }).sort({ _id: 1 }).limit(limit).toArray();
+    const docs = await this.#conn.alertEvents.find({ orgId }).sort({ seq: 1 }).limit(limit).toArray();
     return docs.map((d) => ({
-      seq: d._id,
+      seq: d.seq,
       tenant: { orgId: d.orgId as OrgId, env: d.env },
       kind: d.kind,
       endpointId: d.endpointId as EndpointId,
@@ -135,8 +143,14 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
-    const docs = await this.#conn.counters.find({ _id: { $regex: `^live:[^:]+:${month}$` } }).toArray();
-    return docs.map((d) => ({ orgId: d._id.split(':')[1] as OrgId, used: d.value }));
+    // A counter is spread over shards (usage-counters.ts): `key` and `key#1` … summed per org.
+    const docs = await this.#conn.counters.find({ _id: { $regex: `^live:[^:]+:${month}(#[0-9]+)?$` } }).toArray();
+    const used = new Map<string, number>();
+    for (const d of docs) {
+      const orgId = counterKey(d._id).split(':')[1]!;
+      used.set(orgId, (used.get(orgId) ?? 0) + d.value);
+    }
+    return [...used].map(([orgId, n]) => ({ orgId: orgId as OrgId, used: n }));
   }
 
   async statesDue(now: number, limit: number): Promise<OrgId[]> {
@@ -156,7 +170,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
     await this.#conn.transaction(async (session) => {
       if (consumed.length > 0) {
-        const { deletedCount } = await this.#conn.alertEvents.deleteMany({ _id: { $in: consumed } }, { session });
+        const { deletedCount } = await this.#conn.alertEvents.deleteMany({ orgId, seq: { $in: consumed } }, { session });
         if (deletedCount !== consumed.length) throw new ConflictError('an alert event was consumed by another worker');
       }
       const stored = await this.#conn.alertState.findOne({ _id: orgId }, { session });

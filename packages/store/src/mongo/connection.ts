@@ -19,6 +19,7 @@ import type {
   KeyCheckDoc,
   PortalTokenDoc,
   RecoveryDoc,
+  MessageBodyDoc,
   MessageDoc,
   OrgDoc,
 } from './documents.ts';
@@ -31,6 +32,7 @@ export const COLLECTIONS = {
   endpoints: 'endpoints',
   eventTypes: 'event_types',
   messages: 'messages',
+  messageBodies: 'message_bodies',
   deliveries: 'deliveries',
   attempts: 'attempts',
   counters: 'usage_counters',
@@ -67,6 +69,7 @@ export class MongoConnection {
   readonly endpoints: Collection<EndpointDoc>;
   readonly eventTypes: Collection<EventTypeDoc>;
   readonly messages: Collection<MessageDoc>;
+  readonly messageBodies: Collection<MessageBodyDoc>;
   readonly deliveries: Collection<DeliveryDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
@@ -101,6 +104,7 @@ export class MongoConnection {
     this.alertNotices = db.collection(COLLECTIONS.alertNotices);
     this.alertNoticeAttempts = db.collection(COLLECTIONS.alertNoticeAttempts);
     this.messages = db.collection(COLLECTIONS.messages);
+    this.messageBodies = db.collection(COLLECTIONS.messageBodies);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);

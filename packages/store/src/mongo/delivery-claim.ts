@@ -4,6 +4,7 @@ import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
+import { payloadOf } from './message-body.ts';
 import { OPEN_STATUSES } from './query.ts';
 
 // Leases. A delivery is claimable when it is open, due, its lease is free or expired, and
@@ -108,10 +109,11 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   if (leased === null) return null;
   const message = await conn.messages.findOne({ ...tenant, _id: leased.messageId }, { projection: { eventType: 1, payload: 1, createdAt: 1 } });
   if (message === null) throw new Error(`delivery ${id} lost its message ${leased.messageId}`);
+  const payload = await payloadOf(conn, tenant, message);
   return {
     tenant,
     delivery: toDelivery(leased),
-    message: { id: message._id as MessageId, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt },
+    message: { id: message._id as MessageId, eventType: message.eventType, payload, createdAt: message.createdAt },
     endpoint: toEndpoint(endpoint),
     secrets: validSecrets(endpoint.secrets, now),
     leaseToken: leased.leaseToken ?? 0,

@@ -3,13 +3,14 @@ import type { ClientSession } from 'mongodb';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
-import { refreshMessageStatuses } from './message-status.ts';
+import { moveMessageCount } from './message-status.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction. The state is written only while the
+ * the endpoint's failure streak, in one transaction; the message's counts move by one (no
+ * read of its other deliveries). The state is written only while the
  * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
  * happened) and the delivery's attempt count. A re-send asked for during the send
  * (`resend`) keeps the delivery due now, manual.
@@ -24,7 +25,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // Paused during the send: a retry waits, held, out of the due index.
     const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
     const held = endpoint?.status !== 'active';
-    const updated = await conn.deliveries.findOneAndUpdate(
+    const before = await conn.deliveries.findOneAndUpdate(
       { ...scope(t), _id: deliveryId, leaseToken, status: { $in: OPEN_STATUSES } },
       [
         {
@@ -41,9 +42,10 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
           },
         },
       ],
-      { session, returnDocument: 'after', projection: { messageId: 1, status: 1 } },
+      // Before: the status it leaves (the message's counts move from it) and whether a re-send was asked for.
+      { session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1 } },
     );
-    if (updated === null) {
+    if (before === null) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint:
       // the newer state stands. The attempt is on record and counted.
       const { matchedCount } = await conn.deliveries.updateOne(
@@ -54,10 +56,11 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       if (matchedCount === 0) throw new Error(`delivery ${deliveryId} vanished while it was being completed`);
       return { applied: false, endpointDisabled: false };
     }
-    await refreshMessageStatuses(conn, session, t, [updated.messageId]);
+    const status = before.resend === true ? 'retrying' : outcome.status;
+    await moveMessageCount(conn, session, t, before.messageId, before.status, status);
     const endpointDisabled = await updateEndpoint(conn, session, t, endpointId, attempt, outcome.endpoint);
     // The outbox of notices: what this attempt did that an organization may be told of.
-    if (outcome.status === 'failed' && updated.status === 'failed') await addAlertEvent(conn, session, t, 'exhausted', endpointId, attempt);
+    if (status === 'failed') await addAlertEvent(conn, session, t, 'exhausted', endpointId, attempt);
     if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
     return { applied: true, endpointDisabled };
   });
@@ -106,7 +109,11 @@ async function updateEndpoint(
   return true;
 }
 
-/** An outbox event for the alerting engine, numbered from the `alert-events` counter in the same transaction. */
+/**
+ * An outbox event for the alerting engine, numbered from its organization's own counter in the
+ * same transaction: a counter shared by all tenants would make every tenant's completions that
+ * emit an event conflict with each other.
+ */
 async function addAlertEvent(
   conn: MongoConnection,
   session: ClientSession,
@@ -118,12 +125,13 @@ async function addAlertEvent(
   // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
   if ((await conn.alertEvents.findOne({ endpointId, kind }, { session, projection: { _id: 1 } })) !== null) return;
   const counter = await conn.counters.findOneAndUpdate(
-    { _id: 'alert-events' },
+    { _id: `alert-events:${t.orgId}` },
     { $inc: { value: 1 }, $setOnInsert: { expiresAt: new Date(8.64e15) } },
     { session, upsert: true, returnDocument: 'after' },
   );
+  const seq = counter!.value;
   await conn.alertEvents.insertOne(
-    { _id: counter!.value, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId },
+    { _id: `${t.orgId}:${seq}`, seq, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId },
     { session },
   );
 }

@@ -82,19 +82,36 @@ export interface EventTypeDoc extends TenantFields {
   createdAt: number;
 }
 
-/** `messages`: the payload and the status derived from the message's deliveries. */
+/**
+ * `messages`: what a message is and where its deliveries stand. The payload (up to 1 MB) is
+ * kept apart in `message_bodies`: every completion writes this document (its counts), and
+ * MongoDB writes a whole document anew on each update.
+ */
 export interface MessageDoc extends TenantFields {
   _id: string;
   consumerId: string;
   /** Copied from the consumer (external ids never change) so the list's `q` can match it. */
   consumerExternalId: string;
   eventType: string;
-  payload: string;
+  /** Only on documents written before payloads moved to `message_bodies` (read from there first). */
+  payload?: string;
   idempotencyKey: string | null;
   createdAt: number;
+  /** core's messageStatus of its deliveries, derived from `counts` by the same write that moves them. */
   status: DeliveryStatus;
-  /** Bumped by every status refresh, so concurrent refreshes of one message conflict (message-status.ts). */
+  /** Its deliveries by status; absent on documents written before (recounted on their next change). */
+  counts?: StatusCounts;
+  /** Bumped by every recount, so concurrent recounts of one message conflict (message-status.ts). */
   statusVersion?: number;
+}
+
+/** How many of a message's deliveries are in each status. */
+export type StatusCounts = Record<DeliveryStatus, number>;
+
+/** `message_bodies`: a message's payload, written once with the message and never updated. */
+export interface MessageBodyDoc extends TenantFields {
+  _id: string;
+  payload: string;
 }
 
 /** `deliveries`: one per message and matching endpoint; the dispatcher's queue. */
@@ -233,9 +250,13 @@ export interface AlertTargetDoc {
   createdAt: number;
 }
 
-/** An alerting outbox event; `_id` is its sequence number (from the `alert-events` counter). */
+/**
+ * An alerting outbox event; `_id` is `orgId:seq`, `seq` its number in the organization's own
+ * sequence (the `alert-events:<orgId>` counter): no counter document is shared by all tenants.
+ */
 export interface AlertEventDoc extends TenantFields {
-  _id: number;
+  _id: string;
+  seq: number;
   kind: 'failing' | 'exhausted' | 'disabled';
   endpointId: string;
   at: number;

@@ -86,7 +86,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   // Each organization's queued events in order; an endpoint's queued event of a kind found to collapse a repeat into it.
   [COLLECTIONS.alertEvents]: [
-    { key: { orgId: 1, _id: 1 }, name: 'alert_events_org' },
+    { key: { orgId: 1, seq: 1 }, name: 'alert_events_org_seq' },
     { key: { endpointId: 1, kind: 1 }, name: 'alert_events_endpoint' },
   ],
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],

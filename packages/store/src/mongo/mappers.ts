@@ -106,9 +106,9 @@ export function toMessageHead(doc: Omit<MessageDoc, 'payload'>): MessageHead {
   };
 }
 
-/** A `messages` document. */
-export function toMessage(doc: MessageDoc): Message {
-  return { ...toMessageHead(doc), payload: doc.payload };
+/** A `messages` document with its payload (read from `message_bodies`: message-body.ts). */
+export function toMessage(doc: MessageDoc, payload: string): Message {
+  return { ...toMessageHead(doc), payload };
 }
 
 /** A `deliveries` document (the lease and lastAttemptAt stay inside). */

@@ -1,4 +1,4 @@
-import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import { messageStatus, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -6,6 +6,9 @@ import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
+import { payloadOf } from './message-body.ts';
+import { pendingCounts } from './message-status.ts';
+import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
 // MessageRepo.create: one transaction, so the idempotency lookup and the writes see one
@@ -16,11 +19,11 @@ import { scope } from './query.ts';
 // Usage counters are not written in that transaction: every live send of an org increments
 // one counter document, and as a write of every transaction it made all of an org's
 // concurrent sends conflict and retry (each retry re-inserting a payload of up to 1 MB).
-// Instead a send first takes its count with one atomic single-document increment (no
-// transaction, no conflict: the document lock serialises them), refuses and gives it back
-// when that passed the limit, and gives it back too when the message is not written (an
-// error, or an idempotent replay). The limit is exact; a process killed between the
-// increment and the commit leaves the count one high (never one send over the limit).
+// Instead a send first takes its count with one atomic single-document increment of one of
+// the counter's shards (no transaction, no conflict; usage-counters.ts), refuses and gives it
+// back when that passed the limit, and gives it back too when the message is not written (an
+// error, or an idempotent replay). The limit is never passed; a process killed between the
+// increment and the commit leaves the count one high.
 
 // A send that creates a consumer can lose the race for its external id to another send
 // that committed it after this one's snapshot; running again then finds that consumer.
@@ -32,12 +35,12 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
     return conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
   }
-  const taken = await takeCounts(conn, input);
+  const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
   let written = false;
   try {
     for (let tries = 1; ; tries++) {
       try {
-        const created = await conn.transaction((session) => createInTransaction(conn, session, t, input, taken));
+        const created = await conn.transaction((session) => createInTransaction(conn, session, t, input, values));
         written = created.created;
         return created;
       } catch (err) {
@@ -46,7 +49,7 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
       }
     }
   } finally {
-    if (!written) await giveBack(conn, input, Object.keys(taken));
+    if (!written) await giveBack(conn, taken, input.createdAt);
   }
 }
 
@@ -64,9 +67,10 @@ async function createInTransaction(
       .sort({ _id: 1 })
       .toArray();
     const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
-    return { message: toMessage(earlier), deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) };
+    const message = toMessage(earlier, await payloadOf(conn, t, earlier, session));
+    return { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) };
   }
-  const values = await readCounters(conn, session, input);
+  const read = await readCounters(conn, session, input);
   // The key is taken first of the writes: a racing send with the same key conflicts here,
   // before either has done more work.
   if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
@@ -82,14 +86,15 @@ async function createInTransaction(
     createdAt: input.createdAt,
     status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
   };
-  const { id: _id, ...fields } = message;
-  const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId };
+  const { id: _id, payload, ...fields } = message;
+  const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId, counts: pendingCounts(targets.length) };
   await conn.messages.insertOne(doc, { session });
+  await conn.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, newDeliveryId(input)));
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
   // No claim at create here (the port allows that): every delivery not held is due, and intake wakes the dispatchers for it.
   const dueDeliveryIds = deliveries.filter((d) => !d.held).map((d) => d._id as DeliveryId);
-  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...values, ...taken } };
+  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...read, ...taken } };
 }
 
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
@@ -132,56 +137,6 @@ async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession,
   );
 }
 
-/** Each counter's value at the send (0 when absent or over). */
-async function readCounters(conn: MongoConnection, session: ClientSession, input: NewMessage): Promise<Record<string, number>> {
-  const keys = input.counters.map((c) => c.key);
-  const values: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
-  if (keys.length === 0) return values;
-  for (const doc of await conn.counters.find({ _id: { $in: keys } }, { session }).toArray()) {
-    if (doc.expiresAt.getTime() > input.createdAt) values[doc._id] = doc.value;
-  }
-  return values;
-}
-
-/**
- * Takes this send's count of every counter it increments, each with one atomic update (a
- * counter past its expiry starts again at 1). One that passes its limit is given back, with
- * those taken before it, and the send is refused. @returns each counter's value with this send.
- * @throws PlanLimitError when a counter was already at its limit.
- */
-async function takeCounts(conn: MongoConnection, input: NewMessage): Promise<Record<string, number>> {
-  const taken: Record<string, number> = {};
-  const now = new Date(input.createdAt);
-  for (const counter of input.counters) {
-    if (!counter.increment) continue;
-    const doc = await conn.counters.findOneAndUpdate(
-      { _id: counter.key },
-      [
-        {
-          $set: {
-            value: { $cond: [{ $gt: ['$expiresAt', { $literal: now }] }, { $add: ['$value', 1] }, 1] },
-            expiresAt: { $literal: new Date(counter.expiresAt) },
-          },
-        },
-      ],
-      { upsert: true, returnDocument: 'after' },
-    );
-    if (doc === null) throw new Error(`upsert of usage counter ${counter.key} returned no document`);
-    taken[counter.key] = doc.value;
-    if (counter.limit !== null && doc.value > counter.limit) {
-      await giveBack(conn, input, Object.keys(taken));
-      throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
-    }
-  }
-  return taken;
-}
-
-/** Gives back the counts a send took and did not use. */
-async function giveBack(conn: MongoConnection, input: NewMessage, keys: string[]): Promise<void> {
-  const now = new Date(input.createdAt);
-  for (const key of keys) await conn.counters.updateOne({ _id: key, expiresAt: { $gt: now }, value: { $gt: 0 } }, { $inc: { value: -1 } });
-}
-
 async function findOrCreateConsumer(
   conn: MongoConnection,
   session: ClientSession,
@@ -207,4 +162,14 @@ async function matchingEndpoints(conn: MongoConnection, session: ClientSession, 
     )
     .sort({ _id: 1 })
     .toArray();
+}
+
+/** Each counter's value at the send, read in the transaction (0 when absent or over). */
+function readCounters(conn: MongoConnection, session: ClientSession, input: NewMessage): Promise<Record<string, number>> {
+  return counterValues(
+    conn,
+    input.counters.map((c) => c.key),
+    input.createdAt,
+    session,
+  );
 }

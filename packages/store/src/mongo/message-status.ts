@@ -1,25 +1,79 @@
 import { messageStatus, type DeliveryStatus, type Tenant } from '@wirehook/core';
-import type { AnyBulkWriteOperation, ClientSession } from 'mongodb';
+import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import type { MessageDoc } from './documents.ts';
+import type { MessageDoc, StatusCounts } from './documents.ts';
 import { scope } from './query.ts';
 
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
-// transaction, so a message's stored status never disagrees with its deliveries.
+// transaction, so a message's stored status and counts never disagree with its deliveries.
 
-/** Recomputes (with core's `messageStatus`) and stores the status of each message of `t`. */
+/** A new message's counts: all of its `deliveries` pending. */
+export function pendingCounts(deliveries: number): StatusCounts {
+  return { pending: deliveries, retrying: 0, success: 0, failed: 0 };
+}
+
+/**
+ * Recounts each message of `t` from its deliveries and stores counts and status (with core's
+ * `messageStatus`). For the writes that move many deliveries at once (walks, recoveries).
+ */
 export async function refreshMessageStatuses(conn: MongoConnection, session: ClientSession, t: Tenant, messageIds: Iterable<string>): Promise<void> {
   const ids = [...new Set(messageIds)];
   if (ids.length === 0) return;
   const deliveries = await conn.deliveries.find({ ...scope(t), messageId: { $in: ids } }, { session, projection: { messageId: 1, status: 1 } }).toArray();
   const statuses = new Map<string, { status: DeliveryStatus }[]>(ids.map((id) => [id, []]));
   for (const d of deliveries) statuses.get(d.messageId)?.push({ status: d.status });
-  // Always a write, even when the status is unchanged: two completions of one message, each
+  // Always a write, even when the status is unchanged: two recounts of one message, each
   // reading the other's delivery as still open, would otherwise both write `pending` (a no-op
   // $set conflicts with nothing) and leave it pending for good. The version bump makes them
   // conflict, and the driver runs the loser again on a snapshot with the winner's delivery.
-  const updates: AnyBulkWriteOperation<MessageDoc>[] = [...statuses].map(([id, of]) => ({
-    updateOne: { filter: { ...scope(t), _id: id }, update: { $set: { status: messageStatus(of) }, $inc: { statusVersion: 1 } } },
-  }));
+  const updates: AnyBulkWriteOperation<MessageDoc>[] = [...statuses].map(([id, of]) => {
+    const counts = pendingCounts(0);
+    for (const d of of) counts[d.status] += 1;
+    return { updateOne: { filter: { ...scope(t), _id: id }, update: { $set: { status: messageStatus(of), counts }, $inc: { statusVersion: 1 } } } };
+  });
   await conn.messages.bulkWrite(updates, { session, ordered: false });
 }
+
+/**
+ * One delivery of the message moved from `from` to `to`: its counts move by one and its status
+ * follows from them, in one update of the message's small document — no read of its other
+ * deliveries (a fan-out's 20 completions each read 20 before). Two completions of one message
+ * both write its counts, so they conflict and the driver runs one again: the counts stay exact.
+ * A message written before counts existed is recounted instead.
+ */
+export async function moveMessageCount(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  messageId: string,
+  from: DeliveryStatus,
+  to: DeliveryStatus,
+): Promise<void> {
+  if (from === to) return;
+  const { matchedCount } = await conn.messages.updateOne(
+    { ...scope(t), _id: messageId, counts: { $exists: true } },
+    [
+      { $set: { [`counts.${from}`]: { $add: [`$counts.${from}`, -1] }, [`counts.${to}`]: { $add: [`$counts.${to}`, 1] } } },
+      { $set: { status: STATUS_OF_COUNTS } },
+    ],
+    { session },
+  );
+  if (matchedCount === 0) await refreshMessageStatuses(conn, session, t, [messageId]);
+}
+
+// core's messageStatus over counts, as an aggregation expression: the first status in this
+// order that any delivery has; `success` when none is open or failed.
+const PRECEDENCE: readonly DeliveryStatus[] = ['retrying', 'pending', 'failed'];
+
+/** The status `STATUS_OF_COUNTS` computes, in TypeScript (a test holds it equal to core's messageStatus). */
+export function statusOfCounts(counts: StatusCounts): DeliveryStatus {
+  return PRECEDENCE.find((status) => counts[status] > 0) ?? 'success';
+}
+
+const STATUS_OF_COUNTS: Document = {
+  $switch: {
+    // biome-ignore lint/suspicious/noThenProperty: MongoDB's $switch names a branch's result `then`.
+    branches: PRECEDENCE.map((status) => ({ case: { $gt: [`$counts.${status}`, 0] }, then: status })),
+    default: 'success' satisfies DeliveryStatus,
+  },
+};
