@@ -1,9 +1,13 @@
 export { baseApp, createApp } from './app.ts';
 export type { GatewayDeps } from './deps.ts';
-export type { AuthContext } from './http/auth.ts';
-export { portalApi } from './portal-api.ts';
-export { PORTAL_SCOPES } from './http/auth.ts';
+export { authOf, endpointInScope, requireScope, setAuth, type AuthContext } from './http/auth.ts';
 export { errorHandler, notFound } from './http/errors.ts';
+export { rateLimit } from './http/rate-limit.ts';
+// The /v1 routes the portal also serves, under its link's token (services/portal).
+export { endpointsRouter } from './api/endpoints.ts';
+export { eventTypesRouter } from './api/event-types.ts';
+export { messagesRouter } from './api/messages.ts';
+export { consumerJson } from './api/presenters.ts';
 export { clusterGatewayDeps } from './cluster-deps.ts';
 export { gatewayConfigSchema, type GatewayConfig } from './config.ts';
 export { openApiDocument, openApiDocumentText } from './openapi/document.ts';

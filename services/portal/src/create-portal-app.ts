@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { hashPortalToken } from '@wirehook/core';
-import { baseApp, errorHandler, notFound, portalApi, type GatewayDeps } from '@wirehook/gateway';
+import { baseApp, errorHandler, notFound } from '@wirehook/gateway';
 import type { PortalToken } from '@wirehook/store';
+import type { PortalDeps } from './deps.ts';
 import { goneHtml, pageHeaders, pageLocale, readAssets, shellHtml } from './page.ts';
+import { portalApi } from './portal-api/portal-api.ts';
 
 /** Where `./dev` builds the front end (services/portal/web → services/portal/dist). */
 export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url));
@@ -11,10 +13,10 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
 /**
  * The customer portal's server: the page (`/l/<token>` from a link, `/r/<hash>` after the
  * page has taken the token out of the address bar), its static files, and its token-scoped
- * API (`/api/…`, the gateway's routes scoped to the link's consumer). No cookies anywhere:
+ * API (`/api/…`, portal-api/: the gateway's routes scoped to the link's consumer). No cookies anywhere:
  * the page keeps the token in memory and the tab's sessionStorage.
  */
-export function createPortalApp(deps: GatewayDeps, options: { distDir?: string } = {}): Express {
+export function createPortalApp(deps: PortalDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
   // A link's path is its token (the only credential): never in a trace.
   const app = baseApp(deps, { tracedPath: (path) => path.replace(/^\/l\/[^/]+/, '/l/[token]') });

@@ -1,2 +1,3 @@
 export * from './create-portal-app.ts';
+export type { PortalDeps } from './deps.ts';
 export * from './page.ts';

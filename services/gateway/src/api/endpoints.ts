@@ -26,8 +26,8 @@ import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.
 import { pathId } from '../http/path-id.ts';
 import { attemptJson, endpointJson, recoveryJson } from './presenters.ts';
 
-/** /v1/endpoints */
-export function endpointsRouter(deps: GatewayDeps): Router {
+/** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
+export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery'>): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();
   const checkUrl = (url: string) => checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });

@@ -4,8 +4,8 @@ import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { eventTypeJson } from './presenters.ts';
 
-/** /v1/event-types */
-export function eventTypesRouter(deps: GatewayDeps): Router {
+/** /v1/event-types; the portal serves it too, under its link's token (services/portal). */
+export function eventTypesRouter(deps: Pick<GatewayDeps, 'store' | 'clock'>): Router {
   const { store, clock } = deps;
   const router = Router();
 

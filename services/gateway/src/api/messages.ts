@@ -19,8 +19,8 @@ import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
-/** /v1/messages and /v1/deliveries */
-export function messagesRouter(deps: GatewayDeps): Router {
+/** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
+export function messagesRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
   const { store, clock, intake } = deps;
   const router = Router();
 

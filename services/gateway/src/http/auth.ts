@@ -4,7 +4,6 @@ import {
   apiKeyEnvironment,
   ForbiddenError,
   hashApiKey,
-  hashPortalToken,
   isId,
   NotFoundError,
   UnauthorizedError,
@@ -17,7 +16,7 @@ import {
 import type { Store } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 
-/** Who is calling: set by `authenticate` for every /v1 request (and `authenticatePortal` for the portal's). */
+/** Who is calling: set by `authenticate` for every /v1 request (and the portal's token check, services/portal, for its API). */
 export interface AuthContext {
   tenant: Tenant;
   org: Org;
@@ -29,9 +28,6 @@ export interface AuthContext {
    */
   consumerId: ConsumerId | null;
 }
-
-/** What a portal link lets its holder do: manage their own endpoints, read and re-send their deliveries. */
-export const PORTAL_SCOPES: readonly Scope[] = ['endpoints:write', 'logs:read', 'messages:retry'];
 
 /** Whether `consumerId` is outside the caller's reach (a portal link for another consumer). */
 export function outOfScope(auth: AuthContext, consumerId: string): boolean {
@@ -53,6 +49,11 @@ export function authOf(res: Response): AuthContext {
   return res.locals['auth'] as AuthContext;
 }
 
+/** Makes `auth` the request's caller, as `authOf` reads it (an authentication middleware's last step). */
+export function setAuth(res: Response, auth: AuthContext): void {
+  res.locals['auth'] = auth;
+}
+
 /**
  * Resolves `Authorization: Bearer sk_…` to its key and org. Missing, malformed, unknown,
  * revoked and expired keys all get the same 401, so a caller learns nothing about which.
@@ -67,27 +68,7 @@ export function authenticate(deps: Pick<GatewayDeps, 'store' | 'clock'>) {
     if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt <= now)) {
       throw new UnauthorizedError();
     }
-    const auth: AuthContext = { tenant: { orgId: found.org.id, env: found.key.env }, org: found.org, scopes: found.key.scopes, consumerId: null };
-    res.locals['auth'] = auth;
-    next();
-  };
-}
-
-/**
- * Resolves `Authorization: Bearer pt_…` (a portal link's token) to its consumer. The token is
- * the only credential: unknown and expired tokens get 401 with what to do.
- */
-export function authenticatePortal(deps: Pick<GatewayDeps, 'store' | 'clock'>) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    const match = /^Bearer\s+(pt_[A-Za-z0-9_-]{1,100})\s*$/.exec(req.get('authorization') ?? '');
-    const token = match === null ? null : await deps.store.portalTokens.find(hashPortalToken(match[1]!));
-    if (token === null) throw new UnauthorizedError('this portal link is not valid; ask for a new link');
-    if (token.expiresAt <= deps.clock.now()) throw new UnauthorizedError('this portal link has expired; ask for a new link');
-    const org = await deps.store.orgs.get(token.tenant.orgId);
-    if (org === null) throw new NotFoundError('the organization of this link is gone');
-    const auth: AuthContext = { tenant: token.tenant, org, scopes: PORTAL_SCOPES, consumerId: token.consumerId };
-    res.locals['auth'] = auth;
-    res.locals['portalToken'] = token;
+    setAuth(res, { tenant: { orgId: found.org.id, env: found.key.env }, org: found.org, scopes: found.key.scopes, consumerId: null });
     next();
   };
 }

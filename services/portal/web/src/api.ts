@@ -62,7 +62,7 @@ export type {
   Recovery,
 } from '@wirehook/client/types';
 
-/** A row of the portal's message list: the API's, with its deliveries counted by status (portal-api.ts). */
+/** A row of the portal's message list: the API's, with its deliveries counted by status (portal-api/delivery-statuses.ts). */
 export type MessageRow = ApiMessageRow & { delivery_statuses?: Partial<Record<'pending' | 'retrying' | 'success' | 'failed', number>> };
 
 export interface Session {
