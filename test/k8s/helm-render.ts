@@ -1,0 +1,47 @@
+// What the Helm chart checks share: helm itself (run without blocking), `helm template` with
+// `--set` values parsed into objects, and lookups into the rendered objects.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { expect } from 'vitest';
+import { type Manifest, root } from './manifests.ts';
+
+/** The chart's directory. */
+export const chart = join(root, 'charts', 'wirehook');
+/** Values naming external MongoDB, Redis and NATS. */
+export const EXTERNAL = ['mongodbUrl=mongodb://mongo:27017/wirehook?replicaSet=rs0', 'redisUrl=redis://redis:6379', 'natsUrl=nats://nats:4222'];
+
+/** Runs helm without blocking: the stand-in API server answers from this process. */
+export function helm(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('helm', args, { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        reject(new Error('helm is needed for the chart checks (./dev test installs it into .tools/helm)'));
+      } else resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** `helm template` of the chart with `--set` values; fails the test on a render error. */
+export async function template(sets: string[], options: { kubeconfig?: string; namespace?: string } = {}): Promise<Manifest[]> {
+  const args = ['template', 'wh', chart, '--namespace', options.namespace ?? 'wirehook', ...sets.flatMap((s) => ['--set', s])];
+  if (options.kubeconfig) args.push('--dry-run=server', '--disable-openapi-validation');
+  const res = await helm(args, options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {});
+  expect(res.status, res.stderr).toBe(0);
+  return parseAllDocuments(res.stdout)
+    .map((d) => d.toJS() as Manifest)
+    .filter(Boolean);
+}
+
+/** The objects of one kind. */
+export const byKind = (objects: Manifest[], kind: string) => objects.filter((o) => o.kind === kind);
+/** The object of a kind and name; fails the test when there is none. */
+export const named = (objects: Manifest[], kind: string, name: string) => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  expect(found, `${kind} ${name}`).toBeDefined();
+  return found!;
+};
+/** The first container of a workload's pod template. */
+export const container = (d: Manifest) => d['spec'].template.spec.containers[0];
+/** A workload's first container's literal environment variables. */
+export const envOf = (d: Manifest) => Object.fromEntries((container(d).env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value]));
