@@ -1,152 +1,17 @@
 // The idempotency front against a real redis-server. Its neighbour, message-intake, is a fake
-// that counts calls and answers as the store does (the first message of a key for 24 hours).
+// that counts calls and answers as the store does (the first message of a key for 24 hours);
+// both, and the front's wiring, are in idempotency-front-fixture.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import {
-  ManualClock,
-  newId,
-  PlanLimitError,
-  type Clock,
-  type Delivery,
-  type DeliveryId,
-  type EndpointId,
-  type Environment,
-  type IntakePort,
-  type SendMessageInput,
-  type SendMessageResult,
-  type Tenant,
-} from '@wirehook/core';
-import { RedisKv, type Kv } from '@wirehook/kv';
-import { createIdempotencyFrontMetrics, createRegistry, silentLogger, type Logger } from '@wirehook/platform';
-import { eventually, jsonLines, parseMetrics, startRedisServer, type RedisServer } from '@wirehook/testkit';
-import { frontKey, IdempotencyFront } from './idempotency-front.ts';
+import { newId, PlanLimitError } from '@wirehook/core';
+import { eventually, jsonLines, startRedisServer, type RedisServer } from '@wirehook/testkit';
+import { frontKey } from './idempotency-front.ts';
+import { idempotencyFrontFixture, newTenant } from './idempotency-front-fixture.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-
-/** message-intake as the front sees it: the store's answer per (org, env, key), within 24 hours. */
-class FakeIntake implements IntakePort {
-  calls = 0;
-  /** Milliseconds each send takes (per call number, 1-based; default `delayMs`). */
-  delayMs = 20;
-  readonly delays = new Map<number, number>();
-  /** Call numbers that fail with plan_limit. */
-  readonly failing = new Set<number>();
-  readonly passedThrough: string[] = [];
-  readonly #messages = new Map<string, { id: string; deliveries: number; createdAt: number }>();
-  #usage = 0;
-  readonly clock: Clock;
-
-  constructor(clock: Clock) {
-    this.clock = clock;
-  }
-
-  async send(input: SendMessageInput): Promise<SendMessageResult> {
-    const call = ++this.calls;
-    await sleep(this.delays.get(call) ?? this.delayMs);
-    if (this.failing.has(call)) throw new PlanLimitError('the Free plan allows 10,000 live messages a month');
-    const now = this.clock.now();
-    const scope = `${input.tenant.orgId}:${input.tenant.env}:${input.idempotencyKey}`;
-    const earlier = input.idempotencyKey === null ? undefined : this.#messages.get(scope);
-    if (earlier !== undefined && earlier.createdAt >= now - DAY) return { id: earlier.id, deliveries: earlier.deliveries, usageMonth: this.#usage };
-    const message = { id: newId('message', this.clock), deliveries: 2, createdAt: now };
-    if (input.idempotencyKey !== null) this.#messages.set(scope, message);
-    return { id: message.id, deliveries: message.deliveries, usageMonth: ++this.#usage };
-  }
-
-  async retryDelivery(_tenant: Tenant, id: DeliveryId): Promise<Delivery> {
-    this.passedThrough.push(`retry ${id}`);
-    return { id } as Delivery;
-  }
-
-  async releaseHeld(_tenant: Tenant, endpointId: EndpointId): Promise<number> {
-    this.passedThrough.push(`release ${endpointId}`);
-    return 3;
-  }
-}
-
-/** A spy around the real Kv: how often the front called Redis. */
-class CountingKv implements Kv {
-  calls = 0;
-  readonly kv: Kv;
-  constructor(kv: Kv) {
-    this.kv = kv;
-  }
-  #count<T>(result: Promise<T>): Promise<T> {
-    this.calls++;
-    return result;
-  }
-  incr = (key: string, ttlMs: number) => this.#count(this.kv.incr(key, ttlMs));
-  get = (key: string) => this.#count(this.kv.get(key));
-  setIfAbsent = (key: string, value: string, ttlMs: number) => this.#count(this.kv.setIfAbsent(key, value, ttlMs));
-  /** The expiry of the last `set`: how long Redis keeps an answer. */
-  lastSetTtlMs = 0;
-  set = (key: string, value: string, ttlMs: number) => {
-    this.lastSetTtlMs = ttlMs;
-    return this.#count(this.kv.set(key, value, ttlMs));
-  };
-  delete = (key: string) => this.#count(this.kv.delete(key));
-  deleteIfEquals = (key: string, value: string) => this.#count(this.kv.deleteIfEquals(key, value));
-  close = () => this.kv.close();
-}
-
-let server: RedisServer;
-const opened: Kv[] = [];
-
-beforeAll(async () => {
-  server = await startRedisServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((kv) => kv.close()));
-});
-
-interface Setup {
-  front: IdempotencyFront;
-  intake: FakeIntake;
-  kv: CountingKv;
-  clock: ManualClock;
-  tenant: Tenant;
-  send(key: string | null, tenant?: Tenant): Promise<SendMessageResult>;
-  metric(name: string, labels?: Record<string, string>): Promise<number>;
-}
-
-function setup(options: { url?: string; maxWaitMs?: number; startAt?: number; logger?: Logger; answerTtlMs?: number } = {}): Setup {
-  const clock = new ManualClock(options.startAt ?? Date.UTC(2026, 0, 15, 12));
-  const kv = new CountingKv(new RedisKv({ url: options.url ?? server.url }));
-  opened.push(kv);
-  const intake = new FakeIntake(clock);
-  const registry = createRegistry('test');
-  const front = new IdempotencyFront({
-    inner: intake,
-    kv,
-    clock,
-    logger: options.logger ?? silentLogger(),
-    metrics: createIdempotencyFrontMetrics(registry),
-    inflightTtlMs: 5_000,
-    maxWaitMs: options.maxWaitMs ?? 2_500,
-    // The store's whole window unless a case is about the front's own bound.
-    answerTtlMs: options.answerTtlMs ?? DAY,
-  });
-  const tenant = newTenant(clock);
-  const send = (key: string | null, to = tenant) =>
-    front.send({
-      tenant: to,
-      org: { id: to.orgId, name: 'Acme', plan: 'business', ownerEmail: null, createdAt: 0 },
-      body: { consumer: 'c', event_type: 'a.b', payload: {} },
-      idempotencyKey: key,
-    });
-  const metric = async (name: string, labels: Record<string, string> = {}) =>
-    parseMetrics(await registry.metrics())
-      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-      .reduce((sum, s) => sum + s.value, 0);
-  return { front, intake, kv, clock, tenant, send, metric };
-}
-
-const newTenant = (clock: Clock, env: Environment = 'live'): Tenant => ({ orgId: newId('org', clock), env });
+const setup = idempotencyFrontFixture();
 
 describe('IdempotencyFront', () => {
   it('sends a 50-way burst of one key to intake once; all 50 get the first answer', async () => {
