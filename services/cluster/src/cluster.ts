@@ -97,7 +97,12 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
     spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
-    spec('portal', 'portal', 5, { PORT: String(ports.portal) }),
+    // The portal's API calls intake (test messages, re-sends) and recovery, as the gateway's does.
+    spec('portal', 'portal', 5, {
+      PORT: String(ports.portal),
+      INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`,
+      RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}`,
+    }),
     spec('gateway', 'gateway', 0, {
       PORT: String(ports.api),
       PORTAL_PUBLIC_URL: options.env['PORTAL_PUBLIC_URL'] || `http://localhost:${ports.portal}`,

@@ -16,11 +16,10 @@ import type { GatewayDeps } from './deps.ts';
 import { IdempotencyFront } from './idempotency-front.ts';
 
 /**
- * What a cluster-mode process serving the API needs — the gateway, and the portal (the same
- * routes, scoped by a link's token): the store (its sealing key checked), Redis for rate
- * limits and Idempotency-Key answers, and gRPC clients for message-intake (behind the
- * idempotency front unless IDEMPOTENCY_FRONT=off) and the recovery service. Built once here
- * for both mains; `components` stop them.
+ * What the gateway needs as its own process (cluster mode): the store (its sealing key
+ * checked), Redis for rate limits and Idempotency-Key answers, and gRPC clients for
+ * message-intake (behind the idempotency front unless IDEMPOTENCY_FRONT=off) and the
+ * recovery service. `components` stop them. (The portal builds its own: services/portal.)
  */
 export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceContext): Promise<{ deps: GatewayDeps; components: Component[] }> {
   const { logger, clock, registry, readiness } = ctx;

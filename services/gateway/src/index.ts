@@ -8,7 +8,6 @@ export { endpointsRouter } from './api/endpoints.ts';
 export { eventTypesRouter } from './api/event-types.ts';
 export { messagesRouter } from './api/messages.ts';
 export { consumerJson } from './api/presenters.ts';
-export { clusterGatewayDeps } from './cluster-deps.ts';
 export { gatewayConfigSchema, type GatewayConfig } from './config.ts';
 export { openApiDocument, openApiDocumentText } from './openapi/document.ts';
 export { OPERATIONS, type Operation } from './openapi/operations.ts';
