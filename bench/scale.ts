@@ -1,12 +1,14 @@
 // `pnpm bench --only scale` (or `node bench/scale.ts [--deliveries N]`): the cost of the calls
-// whose work used to grow with the data behind them, measured from outside on a large store.
-// Embedded Wirehook on a fresh DATA_DIR; one Business org gets endpoints and, written straight
-// into its SQLite file (the API would take hours), N deliveries: a tenth retrying behind the
-// endpoint that is paused and resumed, a tenth retrying behind the one that is deleted, a
-// tenth failed behind the one a recovery starts on, the rest delivered. Meanwhile another org
-// probes the API 50 times a second. Reported: each call's time, the probe's p99 in the five
-// seconds from it (against the probe's idle p99 of the same run), and Wirehook's RSS. Issue 26's limits: each call ≤ 200 ms, the
-// probe's p99 ≤ 250 ms, RSS growth < 200 MB.
+// whose work used to grow with the data behind them, measured from outside on a large store —
+// issue 26's black-box run. Embedded Wirehook on a fresh DATA_DIR; one Business org gets ten
+// endpoints and, written straight into its SQLite file (the API would take hours), N
+// deliveries, a tenth behind each: five endpoints' retrying (paused five at once, then resumed
+// five at once), five endpoints' failed (five recoveries started at once); then one retrying
+// and one failed endpoint deleted at once, a filtered listing, and a retention pass over N/10
+// messages five months old. Meanwhile another org probes the API 50 times a second.
+// Reported: each call's time (all five answered), the probe's p99 in the five seconds from it
+// (against the probe's idle p99 of the same run), the retention pass's rate, and Wirehook's
+// RSS. Issue 26's limits: each call ≤ 200 ms, the probe's p99 ≤ 250 ms, RSS growth < 200 MB.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,10 @@ const PROBE_PER_SECOND = 50;
 /** How long after a call the probe's p99 is taken (the walk behind it runs then). */
 const AFTER_CALL_MS = 5_000;
 const SEED_CHUNK = 50_000;
+/** Endpoints of each kind (retrying behind it; failed behind it): the issue's "5 at once". */
+const EACH = 5;
+/** How often the retention job runs here (default 60 s): the pass is timed, not waited for. */
+const RETENTION_INTERVAL_MS = 1_000;
 
 interface CallFigure {
   call: string;
@@ -38,7 +44,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
   const dataDir = join(workDir, 'data');
   const wirehook = await embeddedLauncher.launch({
     dataDir,
-    env: { DELIVERY_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { DELIVERY_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', RETENTION_INTERVAL_MS: String(RETENTION_INTERVAL_MS) },
     logFile: join(workDir, 'wirehook.log'),
     execArgv: [],
   });
@@ -52,22 +58,23 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     const endpoint = async (name: string) =>
       (await api.expect(201, 'POST', '/v1/endpoints', key, { consumer_id: consumer.id, url: `https://127.0.0.1:8443/${name}`, description: name }))
         .id as string;
-    const paused = await endpoint('paused');
-    const deleted = await endpoint('deleted');
-    const recovered = await endpoint('recovered');
-    const delivered = await endpoint('delivered');
-    // Their retries are far in the future: the dispatcher leaves them alone until released.
-    await api.expect(200, 'PATCH', `/v1/endpoints/${paused}`, key, { status: 'active' });
+    const retrying: string[] = [];
+    const failed: string[] = [];
+    for (let i = 0; i < EACH; i++) retrying.push(await endpoint(`retrying-${i}`));
+    for (let i = 0; i < EACH; i++) failed.push(await endpoint(`failed-${i}`));
+    const old = await endpoint('old');
 
     const tenth = Math.floor(deliveries / 10);
     const seedStarted = performance.now();
-    seed(join(dataDir, 'wirehook.sqlite'), big!.orgId, consumer.id, [
-      { endpointId: paused, count: tenth, status: 'retrying' },
-      { endpointId: deleted, count: tenth, status: 'retrying' },
-      { endpointId: recovered, count: tenth, status: 'failed' },
-      { endpointId: delivered, count: deliveries - 3 * tenth, status: 'success' },
+    const file = join(dataDir, 'wirehook.sqlite');
+    // A month ago (nothing due now; the recovery's `since` covers them); retrying ones due in a month.
+    const monthAgo = Date.now() - 20 * 24 * 3600 * 1000;
+    let n = 0;
+    n = seed(file, big!.orgId, consumer.id, n, monthAgo, [
+      ...retrying.map((endpointId) => ({ endpointId, count: tenth, status: 'retrying' as const })),
+      ...failed.map((endpointId) => ({ endpointId, count: tenth, status: 'failed' as const })),
     ]);
-    log(`scale: ${deliveries} deliveries seeded in ${round((performance.now() - seedStarted) / 1000)} s`);
+    log(`scale: ${n} deliveries seeded in ${round((performance.now() - seedStarted) / 1000)} s`);
 
     const rssBefore = rssBytes(wirehook.pids[0]!);
     let peakRss = rssBefore;
@@ -89,32 +96,60 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       figures.push({ call, ms: round(ms), probeP99Ms: probe.p99Since(mark) });
       log(`scale: ${call}: ${round(ms)} ms, probe p99 ${probe.p99Since(mark)} ms`);
     };
-    await measure('pause an endpoint with 10 % of the deliveries retrying', () =>
-      api.expect(200, 'PATCH', `/v1/endpoints/${paused}`, key, { status: 'paused' }),
+    const all = (ids: string[], call: (id: string) => Promise<unknown>) => Promise.all(ids.map(call));
+    await measure(`pause ${EACH} endpoints at once, ${tenth} retrying behind each`, () =>
+      all(retrying, (id) => api.expect(200, 'PATCH', `/v1/endpoints/${id}`, key, { status: 'paused' })),
     );
-    await measure('resume it (its held deliveries due again)', () => api.expect(200, 'PATCH', `/v1/endpoints/${paused}`, key, { status: 'active' }));
-    await measure('delete an endpoint with 10 % retrying', () => api.expect(204, 'DELETE', `/v1/endpoints/${deleted}`, key));
-    await measure('start a recovery of 10 % failed', () =>
-      api.expect(202, 'POST', `/v1/endpoints/${recovered}/recover`, key, { since: Date.now() - 30 * 24 * 3600 * 1000 }),
+    await measure(`resume the ${EACH} at once (their held deliveries due again)`, () =>
+      all(retrying, (id) => api.expect(200, 'PATCH', `/v1/endpoints/${id}`, key, { status: 'active' })),
+    );
+    await measure(`start ${EACH} recoveries at once, ${tenth} failed behind each`, () =>
+      all(failed, (id) => api.expect(202, 'POST', `/v1/endpoints/${id}/recover`, key, { since: Date.now() - 30 * 24 * 3600 * 1000 })),
+    );
+    await measure('delete a retrying and a failed endpoint at once', () =>
+      all([retrying[0]!, failed[EACH - 1]!], (id) => api.expect(204, 'DELETE', `/v1/endpoints/${id}`, key)),
     );
     await measure('list failed messages (filtered page)', () => api.expect(200, 'GET', '/v1/messages?status=failed&limit=50', key));
+
+    // Retention: N/10 messages five months old (past the default 3 months) appear at once, as
+    // at a month boundary; the job (every RETENTION_INTERVAL_MS here) walks them away.
+    const fiveMonthsAgo = Date.now() - 150 * 24 * 3600 * 1000;
+    seed(file, big!.orgId, consumer.id, n, fiveMonthsAgo, [{ endpointId: old, count: tenth, status: 'success' }]);
+    const mark = probe.mark();
+    const passStarted = performance.now();
+    const db = new DatabaseSync(file, { readOnly: true });
+    const left = () => (db.prepare('SELECT count(*) AS n FROM messages WHERE created_at < ?').get(fiveMonthsAgo + tenth) as { n: number }).n;
+    while (left() > 0 && performance.now() - passStarted < 600_000) {
+      await sleep(200);
+      peakRss = Math.max(peakRss, rssBytes(wirehook.pids[0]!));
+    }
+    const passS = (performance.now() - passStarted) / 1000;
+    const remaining = left();
+    db.close();
+    const retention = { messages: tenth, seconds: round(passS), perSecond: round(tenth / passS), remaining, probeP99Ms: probe.p99Since(mark) };
+    log(`scale: retention removed ${tenth - remaining} of ${tenth} old messages in ${round(passS)} s, probe p99 ${probe.p99Since(mark)} ms`);
     await probe.stop();
     await probeApi.close();
 
     const rssGrowthMb = round((peakRss - rssBefore) / 2 ** 20);
     const ok =
-      probe.errors === 0 && figures.every((f) => f.ms <= LIMITS.callMs && (f.probeP99Ms ?? 0) <= LIMITS.probeP99Ms) && rssGrowthMb < LIMITS.rssGrowthMb;
+      probe.errors === 0 &&
+      figures.every((f) => f.ms <= LIMITS.callMs && (f.probeP99Ms ?? 0) <= LIMITS.probeP99Ms) &&
+      retention.remaining === 0 &&
+      (retention.probeP99Ms ?? 0) <= LIMITS.probeP99Ms &&
+      rssGrowthMb < LIMITS.rssGrowthMb;
     const table = [
       `scale: ${deliveries} deliveries; the other org's idle p99 ${idleP99} ms (${probe.errors} probes unanswered); RSS growth ${rssGrowthMb} MB (limit ${LIMITS.rssGrowthMb})`,
       '| call | time (ms, ≤ 200) | other org p99 after it (ms, ≤ 250) |',
       '| --- | --- | --- |',
       ...figures.map((f) => `| ${f.call} | ${f.ms} | ${f.probeP99Ms} |`),
+      `| retention: ${retention.messages} old messages removed (${retention.remaining} left) | ${retention.seconds} s, ${retention.perSecond}/s | ${retention.probeP99Ms} |`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
     if (outDir)
       writeFileSync(
         join(outDir, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-        JSON.stringify({ deliveries, idleP99, probeErrors: probe.errors, rssGrowthMb, figures, limits: LIMITS, ok }, null, 2),
+        JSON.stringify({ deliveries, idleP99, probeErrors: probe.errors, rssGrowthMb, figures, retention, limits: LIMITS, ok }, null, 2),
       );
     return ok;
   } catch (err) {
@@ -128,39 +163,44 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
   }
 }
 
-/** Writes messages and one delivery each straight into the store's SQLite file, in chunks (Wirehook runs meanwhile: each chunk is one short write transaction). */
+/**
+ * Writes messages and one delivery each straight into the store's SQLite file, in chunks
+ * (Wirehook runs meanwhile: each chunk is one short write transaction), numbered from `first`
+ * and created from `created` on. @returns the next number.
+ */
 function seed(
   file: string,
   orgId: string,
   consumerId: string,
+  first: number,
+  created: number,
   groups: { endpointId: string; count: number; status: 'retrying' | 'failed' | 'success' }[],
-): void {
+): number {
   const db = new DatabaseSync(file);
   db.exec('PRAGMA busy_timeout = 10000');
-  // A month ago, so nothing is due now and the recovery's `since` (the epoch) covers them.
-  const created = Date.now() - 20 * 24 * 3600 * 1000;
   const farFuture = Date.now() + 30 * 24 * 3600 * 1000;
-  let n = 0;
+  let n = first;
   for (const group of groups) {
     for (let done = 0; done < group.count; done += SEED_CHUNK) {
       const size = Math.min(SEED_CHUNK, group.count - done);
-      const first = n;
+      const from = n;
       n += size;
       db.exec('BEGIN IMMEDIATE');
       db.prepare(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
          INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status)
-         SELECT printf('msg_0SCALE%016d', i), ?, 'live', ?, 'scale.test', '{"n":1}', NULL, ? + i, ? FROM seq`,
-      ).run(first, first + size, orgId, consumerId, created, group.status);
+         SELECT printf('msg_0SCALE%016d', i), ?, 'live', ?, 'scale.test', '{"n":1}', NULL, ? + i - ?, ? FROM seq`,
+      ).run(from, from + size, orgId, consumerId, created, first, group.status);
       db.prepare(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
          INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts, next_attempt_at, manual, lease_until, created_at, held)
-         SELECT printf('dlv_0SCALE%016d', i), ?, 'live', printf('msg_0SCALE%016d', i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i, 0 FROM seq`,
-      ).run(first, first + size, orgId, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created);
+         SELECT printf('dlv_0SCALE%016d', i), ?, 'live', printf('msg_0SCALE%016d', i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
+      ).run(from, from + size, orgId, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created, first);
       db.exec('COMMIT');
     }
   }
   db.close();
+  return n;
 }
 
 /** Another org's GET of its event types, PROBE_PER_SECOND times a second, latencies kept in order. */
