@@ -1,0 +1,69 @@
+import { DatabaseSync } from 'node:sqlite';
+import type { OrgId, Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { MessageFixtures } from '../contract/message-fixtures.ts';
+import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
+import { openSqliteStore } from './open-sqlite-store.ts';
+import { tempStores } from './test-support/temp-stores.ts';
+
+// The schema's steps as a database meets them: first open, reopen, an old file, a newer one.
+
+describe('SQLite store', () => {
+  const { tempFile, openFile, fixtures } = tempStores();
+
+  it('keeps data across a reopen and migrates only on the first open', async () => {
+    const path = tempFile();
+    const first = openFile(path);
+    expect(first.migrationsApplied).toBe(MIGRATIONS.length);
+    expect(first.schemaVersion).toBe(MIGRATIONS.length);
+    const f = fixtures(first);
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'kept');
+    await first.close();
+
+    const second = openFile(path);
+    expect(second.migrationsApplied).toBe(0);
+    expect(second.schemaVersion).toBe(MIGRATIONS.length);
+    expect(await second.consumers.getByExternalId(t, 'kept')).toEqual(consumer);
+  });
+
+  it('migrates a database made by the first schema version and keeps its data', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 1));
+    raw.exec(`INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1)`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 1);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    expect((await store.orgs.get(t.orgId))?.name).toBe('Old');
+    const sent = await new MessageFixtures(fixtures(store)).send(t);
+    expect((await store.messages.get(t, sent.message.id))?.message).toEqual(sent.message);
+  });
+
+  it('refuses a file made by a newer schema and leaves it untouched', () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    raw.exec(`PRAGMA user_version = ${MIGRATIONS.length + 1}`);
+    expect(() => openSqliteStore({ path })).toThrow(/newer than this build/);
+    expect(schemaVersion(raw)).toBe(MIGRATIONS.length + 1);
+    expect(raw.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get()?.['n']).toBe(0);
+    raw.close();
+  });
+
+  it('applies the migration steps in one transaction', () => {
+    const db = new DatabaseSync(':memory:');
+    try {
+      const good = 'CREATE TABLE a (x INTEGER) STRICT';
+      expect(() => migrate(db, [good, 'CREATE TABLE broken ('])).toThrow();
+      expect(schemaVersion(db)).toBe(0);
+      expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 'a'").get()).toBeUndefined();
+      expect(migrate(db, [good])).toBe(1);
+      expect(migrate(db, [good, 'CREATE TABLE b (y INTEGER) STRICT'])).toBe(1);
+      expect(migrate(db, [good, 'CREATE TABLE b (y INTEGER) STRICT'])).toBe(0);
+      expect(schemaVersion(db)).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ManualClock, newId, type DeliveryId, type Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
+import { openEmbeddedStore } from './open-embedded-store.ts';
+import { SQLITE_FILE_NAME } from './open-sqlite-store.ts';
+import { raceClaimDeliveries, raceCreateEndpoints } from './test-support/spawn-racers.ts';
+import { tempStores } from './test-support/temp-stores.ts';
+
+// One database file shared: WAL, stores of other processes on it, their locks and races.
+
+describe('SQLite store', () => {
+  const { tempDir, tempFile, track, openFile, fixtures } = tempStores();
+
+  it('puts a file in WAL mode', () => {
+    const path = tempFile();
+    openFile(path);
+    const raw = new DatabaseSync(path);
+    try {
+      expect(raw.prepare('PRAGMA journal_mode').get()?.['journal_mode']).toBe('wal');
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('lets two stores on one file (CLI and server) see each other’s writes', async () => {
+    const path = tempFile();
+    const server = openFile(path);
+    const cli = openFile(path);
+    const f = fixtures(cli);
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'from-cli');
+    expect(await server.consumers.get(t, consumer.id)).toEqual(consumer);
+
+    const endpoint = await fixtures(server).createEndpoint(t, consumer.id);
+    expect(await cli.endpoints.get(t, endpoint.id)).toEqual(endpoint);
+    expect((await cli.consumers.get(t, consumer.id))?.endpointCount).toBe(1);
+    await expect(fixtures(server).consumer(t, 'from-cli')).rejects.toThrow('already exists');
+    expect(await server.orgs.setPlan(t.orgId, 'pro')).toMatchObject({ plan: 'pro' });
+    expect((await cli.orgs.get(t.orgId))?.plan).toBe('pro');
+  });
+
+  it('waits for another process’s write lock instead of failing', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const t = await fixtures(store).tenant();
+    const holdMs = 600;
+    const holder = spawn(process.execPath, [
+      '--no-warnings',
+      '--input-type=module',
+      '-e',
+      `import { DatabaseSync } from 'node:sqlite';
+       const db = new DatabaseSync(process.argv[1]);
+       db.exec('BEGIN IMMEDIATE');
+       process.stdout.write('locked\\n');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${holdMs});
+       db.exec('COMMIT');`,
+      path,
+    ]);
+    const exited = once(holder, 'exit');
+    await once(holder.stdout, 'data');
+    const started = performance.now();
+    const consumer = await fixtures(store).consumer(t, 'after-lock');
+    const waited = performance.now() - started;
+    expect(await exited).toEqual([0, null]);
+    expect(await store.consumers.get(t, consumer.id)).toEqual(consumer);
+    expect(waited).toBeGreaterThan(holdMs / 3);
+  });
+
+  it('never lets racing processes exceed the endpoint cap', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const f = fixtures(store);
+    const t: Tenant = await f.tenant();
+    const consumer = await f.consumer(t);
+    const max = 20;
+    const results = await raceCreateEndpoints(4, { path, tenant: t, consumerId: consumer.id, attempts: 12, max });
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    expect(results.reduce((sum, r) => sum + r.created, 0)).toBe(max);
+    expect(results.reduce((sum, r) => sum + r.capped, 0)).toBe(4 * 12 - max);
+    expect(await store.endpoints.list(t, { consumerId: consumer.id })).toHaveLength(max);
+    expect((await store.consumers.get(t, consumer.id))?.endpointCount).toBe(max);
+  });
+
+  it('never lets two processes win the claim of one delivery', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t } = await m.scene();
+    const ids: DeliveryId[] = [];
+    for (let i = 0; i < 50; i++) ids.push(m.only(await m.send(t)));
+    const now = m.f.clock.now();
+    const job = { path, now, leaseUntil: now + LEASE_MS };
+    const reversed = ids.toReversed();
+    const results = await raceClaimDeliveries([
+      { ...job, ids },
+      { ...job, ids: reversed },
+      { ...job, ids },
+      { ...job, ids: reversed },
+    ]);
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    const won = results.flatMap((r) => r.won);
+    expect(won.toSorted()).toEqual(ids.toSorted());
+    // Another instance on the file sees every lease taken.
+    const other = openFile(path);
+    for (const id of ids) expect(await other.deliveries.claim(id, now, now + LEASE_MS)).toBeNull();
+    expect(await other.deliveries.due(now + LEASE_MS, 100, 100)).toHaveLength(50);
+  });
+
+  it('openEmbeddedStore creates the data directory and its database file', async () => {
+    const dataDir = join(tempDir(), 'nested', 'data');
+    const store = track(openEmbeddedStore(dataDir));
+    expect(store.path).toBe(join(dataDir, SQLITE_FILE_NAME));
+    expect(existsSync(store.path)).toBe(true);
+    const id = newId('org', new ManualClock());
+    await store.orgs.create({ id, name: 'Embedded', plan: 'free', ownerEmail: null, createdAt: 1 });
+    expect((await store.orgs.get(id))?.name).toBe('Embedded');
+  });
+});

@@ -1,0 +1,119 @@
+import { DatabaseSync } from 'node:sqlite';
+import type { OrgId, Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
+import { messageListQuery } from './message-list.ts';
+import { migrate } from './migrations.ts';
+import { tempStores } from './test-support/temp-stores.ts';
+
+// What SQLite does beyond the contract with messages: claims at create, pages of due
+// deliveries shared between endpoints, usage counters' expiry, the list's index.
+
+describe('SQLite store', () => {
+  const { tempFile, openFile, fixtures } = tempStores();
+
+  it('claims the due deliveries a create writes when asked, up to max, none of a paused endpoint', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const { t, consumer } = await m.scene();
+    await m.hook(t, consumer);
+    await m.hook(t, consumer, { status: 'paused' });
+    const now = Date.now();
+    const sent = await m.send(t, { createdAt: now, claim: { max: 10, leaseUntil: now + LEASE_MS } });
+    expect(sent.claimed?.map((job) => job.delivery.id)).toHaveLength(2);
+    expect(sent.dueDeliveryIds).toEqual([]);
+    const capped = await m.send(t, { createdAt: now, claim: { max: 1, leaseUntil: now + LEASE_MS } });
+    expect(capped.claimed).toHaveLength(1);
+    expect(capped.dueDeliveryIds).toHaveLength(1);
+    const none = await m.send(t, { createdAt: now });
+    expect(none.claimed).toBeUndefined();
+    expect(none.dueDeliveryIds).toHaveLength(2);
+  });
+
+  it('shares a page between backlogged endpoints, and fills it when some have only a few due', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const now = Date.now();
+    const backlogOf = async (count: number, createdAt = now) => {
+      const { t } = await m.scene();
+      for (let i = 0; i < count; i++) m.only(await m.send(t, { createdAt }));
+    };
+    // Four endpoints with 30 due each: the oldest page of 20 is one endpoint's (over the cap of
+    // 10), so the page is shared: 5 of each, not 10 of two and none of the others.
+    for (let i = 0; i < 4; i++) await backlogOf(30);
+    const shared = await store.deliveries.due(now, 20, 10);
+    expect(shared).toHaveLength(20);
+    expect(countBy(shared.map((d) => d.endpointId))).toEqual([5, 5, 5, 5]);
+    // Two more endpoints with one due each (the oldest): the spread (ceil(20 / 6) = 4 each)
+    // leaves the page short, so the endpoints that had more give more, up to the cap.
+    await backlogOf(1, now - 1_000);
+    await backlogOf(1, now - 1_000);
+    const filled = await store.deliveries.due(now, 20, 10);
+    expect(filled).toHaveLength(20);
+    const counts = countBy(filled.map((d) => d.endpointId));
+    expect(counts.filter((n) => n === 1)).toHaveLength(2);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(10);
+    // A page bigger than all that is due: all of it, capped per endpoint.
+    expect(await store.deliveries.due(now, 1_000, 10)).toHaveLength(4 * 10 + 2);
+  });
+
+  it('forgets usage counters past their expiry', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const t = await m.f.tenant();
+    const createdAt = m.f.clock.now();
+    const key = `day:${t.orgId}`;
+    await m.send(t, { createdAt, counters: [{ key, limit: 1, increment: true, expiresAt: createdAt + 1 }] });
+    expect(await store.messages.counter(key)).toBe(1);
+    const later = await m.send(t, {
+      createdAt: createdAt + 1,
+      counters: [{ key, limit: 1, increment: true, expiresAt: createdAt + 2 }],
+    });
+    expect(later.counters).toEqual({ [key]: 1 });
+    await m.send(t, { createdAt: createdAt + 2 });
+    expect(await store.messages.counter(key)).toBe(0);
+  });
+
+  it('moves a usage counter’s expiry to the one its latest send gives', async () => {
+    // An increment writes the expiry only when it changed; a changed one must still land.
+    const f = fixtures(openFile(tempFile()));
+    const m = new MessageFixtures(f);
+    const t = await f.tenant();
+    const start = f.clock.now();
+    const month = (expiresAt: number) => [{ key: 'month', limit: null, increment: true, expiresAt }];
+    await m.send(t, { counters: month(start + HOUR) });
+    await m.send(t, { counters: month(start + DAY) });
+    f.clock.advance(2 * HOUR);
+    expect((await m.send(t, { counters: month(start + DAY) })).counters).toEqual({ month: 3 });
+    f.clock.advance(DAY);
+    expect((await m.send(t, { counters: month(f.clock.now() + DAY) })).counters).toEqual({ month: 1 });
+  });
+
+  it('reads every listed status through the status index', () => {
+    // Without it a list of one status walks the tenant's whole history (query-plans.test.ts
+    // checks every statement for whole-table scans; this one is bounded by the tenant).
+    const db = new DatabaseSync(':memory:');
+    try {
+      migrate(db);
+      const plan = (sql: string) =>
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+          .all()
+          .map((row) => String(row['detail']))
+          .join('\n');
+      const t: Tenant = { orgId: 'org_plan' as OrgId, env: 'live' };
+      for (const status of ['pending', 'retrying', 'failed', 'success'] as const) {
+        expect(plan(messageListQuery(t, { status, limit: 20 }).sql)).toContain('SEARCH m USING INDEX messages_tenant_status');
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
+
+/** How many times each value occurs, in order of first occurrence. */
+function countBy(values: readonly string[]): number[] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.values()];
+}
