@@ -1,0 +1,189 @@
+// The figures of the throughput and latency scenarios: the baseline, intake, e2e (and its paced
+// run), fan-out and cluster mode, each with its ratio to the baseline and the issue's target.
+import { adder, atLeast, atMost, type Figure, ratio } from './figure.ts';
+import type { ScenarioMedians } from './medians.ts';
+
+/** The baseline: the client and receiver alone, the yardstick of the other figures. */
+export function baselineFigures({ baseline: b }: ScenarioMedians): Figure[] {
+  if (!b) return [];
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  add({ id: 'baseline.rate', scenario: 'baseline', measure: 'POSTs/s', value: b.perSecond, unit: '/s', ratioToBaseline: 1 });
+  add({ id: 'baseline.p50', scenario: 'baseline', measure: 'latency p50', value: b.latencyP50, unit: 'ms', ratioToBaseline: 1 });
+  add({ id: 'baseline.p99', scenario: 'baseline', measure: 'latency p99', value: b.latencyP99, unit: 'ms', ratioToBaseline: 1 });
+  return figures;
+}
+
+/** Intake alone: accepted messages per second and their latency. */
+export function intakeFigures({ baseline: b, intake: i }: ScenarioMedians): Figure[] {
+  if (!i) return [];
+  const rate = b?.perSecond ?? null;
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  add({
+    id: 'intake.rate',
+    scenario: 'intake',
+    measure: 'accepted/s',
+    value: i.intakePerSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(i.intakePerSecond, rate),
+  });
+  add({ id: 'intake.p50', scenario: 'intake', measure: 'latency p50', value: i.intakeP50, unit: 'ms', ratioToBaseline: ratio(i.intakeP50, b?.latencyP50) });
+  add({
+    id: 'intake.p99',
+    scenario: 'intake',
+    measure: 'latency p99',
+    value: i.intakeP99,
+    unit: 'ms',
+    ratioToBaseline: ratio(i.intakeP99, b?.latencyP99),
+    target: '≤ 25 ms',
+    pass: atMost(i.intakeP99, 25),
+  });
+  return figures;
+}
+
+/** End to end: deliveries per second, CPU per delivery, accept→receive latency (flat out and paced), intake while delivering. */
+export function e2eFigures({ baseline: b, e2e: e }: ScenarioMedians): Figure[] {
+  if (!e) return [];
+  const rate = b?.perSecond ?? null;
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  const r = ratio(e.perSecond, rate);
+  add({
+    id: 'e2e.rate',
+    scenario: 'e2e',
+    measure: 'deliveries/s',
+    value: e.perSecond,
+    unit: '/s',
+    ratioToBaseline: r,
+    target: '≥ 0.25 × baseline',
+    checked: r === null ? null : `${r} × baseline`,
+    pass: atLeast(r, 0.25),
+  });
+  add({
+    id: 'e2e.cpu',
+    scenario: 'e2e',
+    measure: 'Wirehook CPU per delivery',
+    value: e.wirehookCpuUs,
+    unit: 'µs',
+    ratioToBaseline: null,
+    target: '≤ 400 µs',
+    pass: atMost(e.wirehookCpuUs, 400),
+  });
+  add({
+    id: 'e2e.p50',
+    scenario: 'e2e',
+    measure: 'accept→receive p50',
+    value: e.latencyP50,
+    unit: 'ms',
+    ratioToBaseline: ratio(e.latencyP50, b?.latencyP50),
+    target: '≤ 20 ms',
+    pass: atMost(e.latencyP50, 20),
+  });
+  add({
+    id: 'e2e.p99',
+    scenario: 'e2e',
+    measure: 'accept→receive p99',
+    value: e.latencyP99,
+    unit: 'ms',
+    ratioToBaseline: ratio(e.latencyP99, b?.latencyP99),
+    target: '≤ 100 ms',
+    pass: atMost(e.latencyP99, 100),
+  });
+  if (e.paced) {
+    const at = `at ${e.paced.offeredPerSecond ?? '?'}/s (½ load)`;
+    add({
+      id: 'e2e.pacedP50',
+      scenario: 'e2e',
+      measure: `accept→receive p50 ${at}`,
+      value: e.paced.latencyP50,
+      unit: 'ms',
+      ratioToBaseline: ratio(e.paced.latencyP50, b?.latencyP50),
+    });
+    add({
+      id: 'e2e.pacedP99',
+      scenario: 'e2e',
+      measure: `accept→receive p99 ${at}`,
+      value: e.paced.latencyP99,
+      unit: 'ms',
+      ratioToBaseline: ratio(e.paced.latencyP99, b?.latencyP99),
+    });
+  }
+  add({
+    id: 'e2e.intakeRate',
+    scenario: 'e2e',
+    measure: 'accepted/s (while delivering)',
+    value: e.intakePerSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(e.intakePerSecond, rate),
+  });
+  add({
+    id: 'e2e.intakeP99',
+    scenario: 'e2e',
+    measure: 'intake p99 (while delivering)',
+    value: e.intakeP99,
+    unit: 'ms',
+    ratioToBaseline: ratio(e.intakeP99, b?.latencyP99),
+    target: '≤ 25 ms',
+    pass: atMost(e.intakeP99, 25),
+  });
+  return figures;
+}
+
+/** Fan-out: deliveries per second against e2e. */
+export function fanoutFigures({ baseline: b, e2e: e, fanout: f }: ScenarioMedians): Figure[] {
+  if (!f) return [];
+  const rate = b?.perSecond ?? null;
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  const vsE2e = ratio(f.perSecond, e?.perSecond);
+  add({
+    id: 'fanout.rate',
+    scenario: 'fanout',
+    measure: 'deliveries/s',
+    value: f.perSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(f.perSecond, rate),
+    target: '≥ 2 × e2e',
+    checked: vsE2e === null ? null : `${vsE2e} × e2e`,
+    pass: atLeast(vsE2e, 2),
+  });
+  return figures;
+}
+
+/** Cluster mode: e2e deliveries per second against embedded mode, its latency. */
+export function clusterFigures({ baseline: b, e2e: e, cluster: c }: ScenarioMedians): Figure[] {
+  if (!c) return [];
+  const rate = b?.perSecond ?? null;
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  const vsEmbedded = ratio(c.perSecond, e?.perSecond);
+  add({
+    id: 'cluster.rate',
+    scenario: 'cluster',
+    measure: 'e2e deliveries/s, cluster mode',
+    value: c.perSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(c.perSecond, rate),
+    target: '≥ 0.6 × embedded e2e',
+    checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded`,
+    pass: atLeast(vsEmbedded, 0.6),
+  });
+  add({
+    id: 'cluster.p50',
+    scenario: 'cluster',
+    measure: 'accept→receive p50',
+    value: c.latencyP50,
+    unit: 'ms',
+    ratioToBaseline: ratio(c.latencyP50, b?.latencyP50),
+  });
+  add({
+    id: 'cluster.intakeP99',
+    scenario: 'cluster',
+    measure: 'intake p99 (while delivering)',
+    value: c.intakeP99,
+    unit: 'ms',
+    ratioToBaseline: ratio(c.intakeP99, b?.latencyP99),
+  });
+  return figures;
+}

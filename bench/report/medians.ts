@@ -1,0 +1,60 @@
+import type { RunRecord, ScenarioName } from './records.ts';
+import { median, round } from './stats.ts';
+
+/** The medians of a scenario's runs; null where no run measured it. */
+export interface Medians {
+  perSecond: number | null;
+  seconds: number | null;
+  latencyP50: number | null;
+  latencyP99: number | null;
+  intakePerSecond: number | null;
+  intakeP50: number | null;
+  intakeP99: number | null;
+  cpuWirehook: number | null;
+  cpuReceiver: number | null;
+  cpuHarness: number | null;
+  cpuOthers: number | null;
+  cpuSteal: number | null;
+  wirehookCpuUs: number | null;
+  peakRssMb: number | null;
+  extra: Record<string, number | null>;
+  /** e2e: the paced run (offered rate, latency below saturation). */
+  paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
+}
+
+/** Each scenario's medians, for the scenarios that ran. */
+export type ScenarioMedians = Partial<Record<ScenarioName, Medians>>;
+
+/** Medians over runs of every number in the records (and the paced run's latency as is). */
+export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Medians {
+  const m = (pick: (r: RunRecord) => number | null | undefined) => {
+    const values = runs.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const value = median(values);
+    return value === null ? null : round(value, 1);
+  };
+  const extraKeys = new Set(runs.flatMap((r) => Object.keys(r.extra)));
+  return {
+    perSecond: m((r) => r.perSecond),
+    seconds: m((r) => r.seconds),
+    latencyP50: m((r) => r.latencyMs?.p50),
+    latencyP99: m((r) => r.latencyMs?.p99),
+    intakePerSecond: m((r) => r.intake?.perSecond),
+    intakeP50: m((r) => r.intake?.latencyMs?.p50),
+    intakeP99: m((r) => r.intake?.latencyMs?.p99),
+    cpuWirehook: m((r) => r.cpu.wirehook),
+    cpuReceiver: m((r) => r.cpu.receiver),
+    cpuHarness: m((r) => r.cpu.harness),
+    cpuOthers: m((r) => r.cpu.others),
+    cpuSteal: m((r) => r.cpu.steal),
+    wirehookCpuUs: m((r) => r.wirehookCpuUs),
+    peakRssMb: m((r) => r.peakRssMb),
+    extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),
+    ...(paced && {
+      paced: {
+        offeredPerSecond: paced.extra['offeredPerSecond'] ?? null,
+        latencyP50: paced.latencyMs?.p50 ?? null,
+        latencyP99: paced.latencyMs?.p99 ?? null,
+      },
+    }),
+  };
+}
