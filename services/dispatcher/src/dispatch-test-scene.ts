@@ -1,0 +1,124 @@
+// Test support for the dispatcher's unit tests, not used by the service: a real in-memory
+// SQLite store with endpoints whose signing secrets open with the scene's key, a sender that
+// answers as the test says, and the dispatcher's metrics read back by name.
+import { MemoryBus } from '@wirehook/bus';
+import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { openSqliteStore, type DeliveryJob, type Store } from '@wirehook/store';
+import { Registry } from 'prom-client';
+import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
+import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
+import { createDispatcherMetrics } from './metrics.ts';
+import type { SendResult } from './outcome.ts';
+import type { WebhookRequest } from './webhook-request.ts';
+
+/** A 200, as the egress client reports it. */
+export const OK: SendResult = { ok: true, status: 200, responseHead: 'HTTP/1.1 200 OK', error: null, durationMs: 5, sourceIp: null };
+
+/** One store, bus, clock, key and metrics registry; endpoints each in a tenant of their own. */
+export class DispatchScene {
+  readonly clock = new ManualClock();
+  readonly box = new SecretBox(Buffer.alloc(32, 7));
+  readonly registry = new Registry();
+  readonly metrics = createDispatcherMetrics(this.registry);
+  readonly bus = new MemoryBus();
+  readonly store: Store = openSqliteStore({ path: ':memory:' });
+  readonly m = new MessageFixtures(new Fixtures(() => this.store, this.clock));
+
+  /** A new tenant with one active, direct endpoint whose secret opens with `box` (default: the scene's). */
+  async endpoint(overrides: Partial<Endpoint> = {}, box = this.box): Promise<{ t: Tenant; endpoint: Endpoint }> {
+    const f = this.m.f;
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'customer-1');
+    const record = f.endpoint(consumer.id, { eventTypes: null, fixedIp: false, failingSince: null, disabledReason: null, compatSignature: null, ...overrides });
+    const sealed = box.seal(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, record.id);
+    return { t, endpoint: await this.store.endpoints.create(t, record, f.secret(sealed), 20) };
+  }
+
+  /** Sends `count` messages to the tenant's endpoint, one second apart: their deliveries' ids, oldest first. */
+  async due(t: Tenant, count = 1): Promise<DeliveryId[]> {
+    const ids: DeliveryId[] = [];
+    for (let i = 0; i < count; i++) ids.push(this.m.only(await this.m.send(t)));
+    return ids;
+  }
+
+  /** Claims `id` now for `leaseMs`; fails the test when it is not claimable. */
+  async claim(id: DeliveryId, leaseMs = 17_000): Promise<DeliveryJob> {
+    const now = this.clock.now();
+    const job = await this.store.deliveries.claim(id, now, now + leaseMs);
+    if (job === null) throw new Error(`delivery ${id} should be claimable`);
+    return job;
+  }
+
+  async statusOf(t: Tenant, id: DeliveryId): Promise<string | undefined> {
+    return (await this.store.deliveries.get(t, id))?.delivery.status;
+  }
+
+  /** Which of `ids` the store lists as due at `at` (claimable: due and not leased). */
+  async dueAt(at: number, ids: readonly DeliveryId[]): Promise<DeliveryId[]> {
+    return this.m.dueOf(at, ids);
+  }
+
+  /** The value of metric `name` with `labels`; 0 when it has none. */
+  async metric(name: string, labels: Record<string, string> = {}): Promise<number> {
+    const values = (await this.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const found = values.find((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
+    return found?.value ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await this.bus.close();
+    await this.store.close();
+  }
+}
+
+/** A sender that records each request and answers 200 at once, or holds it until the test answers. */
+export class FakeSender {
+  readonly requests: WebhookRequest[] = [];
+  readonly #held: { request: WebhookRequest; answer: (result: SendResult) => void }[] = [];
+  #holding: 'none' | 'all' | Set<string> = 'none';
+
+  /** Holds the sends to `endpointId` from now on (every send when none is given). */
+  hold(endpointId?: string): void {
+    if (endpointId === undefined) this.#holding = 'all';
+    else this.#holding = new Set([...(this.#holding instanceof Set ? this.#holding : []), endpointId]);
+  }
+
+  /** Sends held and not answered, per endpoint id. */
+  held(endpointId?: string): number {
+    return this.#held.filter((h) => endpointId === undefined || h.request.poolKey === endpointId).length;
+  }
+
+  /** Answers the oldest held send (of `endpointId` when given) with `result`. */
+  answer(endpointId?: string, result: SendResult = OK): void {
+    const i = this.#held.findIndex((h) => endpointId === undefined || h.request.poolKey === endpointId);
+    if (i === -1) throw new Error('no send is held');
+    this.#held.splice(i, 1)[0]!.answer(result);
+  }
+
+  /** Stops holding and answers every held send with 200. */
+  release(): void {
+    this.#holding = 'none';
+    for (const h of this.#held.splice(0)) h.answer(OK);
+  }
+
+  send(request: WebhookRequest): Promise<SendResult> {
+    this.requests.push(request);
+    const holds = this.#holding === 'all' || (this.#holding instanceof Set && this.#holding.has(request.poolKey));
+    if (!holds) return Promise.resolve(OK);
+    return new Promise((answer) => this.#held.push({ request, answer }));
+  }
+}
+
+/** Waits until `check` passes (it throws or returns false until then); fails after `ms`. */
+export async function until(check: () => unknown | Promise<unknown>, ms = 2_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await check()) !== false) return;
+      if (Date.now() > deadline) throw new Error('condition still false');
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

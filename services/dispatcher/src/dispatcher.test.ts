@@ -1,0 +1,233 @@
+// The dispatcher as its callers see it (start, sweep, room, take, stop) against a real SQLite
+// store and the in-process bus: what is due is sent once, an endpoint never has more than its
+// slots, hand-offs beyond the room go back to the store, and faults leave the delivery to its lease.
+import { SecretBox } from '@wirehook/core';
+import { silentLogger } from '@wirehook/platform';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DispatchScene, FakeSender, until } from './dispatch-test-scene.ts';
+import { Dispatcher, type DispatcherConfig } from './dispatcher.ts';
+
+const LEASE_MS = 17_000;
+let s: DispatchScene;
+let sender: FakeSender;
+let running: Dispatcher[];
+
+beforeEach(() => {
+  s = new DispatchScene();
+  sender = new FakeSender();
+  running = [];
+});
+afterEach(async () => {
+  sender.release();
+  for (const d of running) await d.stop();
+  await s.close();
+});
+
+/** A dispatcher whose timer never sweeps during a test: tests sweep by hand. */
+async function started(config: Partial<DispatcherConfig> = {}): Promise<Dispatcher> {
+  const d = new Dispatcher({
+    store: s.store,
+    bus: s.bus,
+    sender,
+    relay: sender,
+    secretBox: s.box,
+    clock: s.clock,
+    logger: silentLogger(),
+    metrics: s.metrics,
+    config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false, ...config },
+  });
+  running.push(d);
+  await d.start();
+  return d;
+}
+
+describe('sweep and send', () => {
+  it('a due delivery is published by the sweep, claimed, sent once and its attempt recorded', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const [id] = await s.due(t);
+    await started();
+    await until(async () => (await s.statusOf(t, id!)) === 'success');
+    expect(sender.requests.map((r) => r.poolKey)).toEqual([endpoint.id]);
+    expect(await s.metric('wirehook_delivery_attempts_total', { outcome: 'success', via: 'direct' })).toBe(1);
+  });
+
+  it('fixed_ip endpoints are sent through the relay, never directly', async () => {
+    const relay = new FakeSender();
+    const { t } = await s.endpoint({ fixedIp: true });
+    const [id] = await s.due(t);
+    const d = new Dispatcher({
+      store: s.store,
+      bus: s.bus,
+      sender,
+      relay,
+      secretBox: s.box,
+      clock: s.clock,
+      logger: silentLogger(),
+      metrics: s.metrics,
+      config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false },
+    });
+    running.push(d);
+    await d.start();
+    await until(async () => (await s.statusOf(t, id!)) === 'success');
+    expect([relay.requests.length, sender.requests.length]).toEqual([1, 0]);
+    expect(await s.metric('wirehook_delivery_attempts_total', { outcome: 'success', via: 'relay' })).toBe(1);
+  });
+
+  it('an endpoint has at most its slots at once; the rest wait here and are sent as slots free', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const ids = await s.due(t, 5);
+    sender.hold();
+    await started({ slotsPerEndpoint: 2 });
+    await until(() => sender.held() === 2 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 3));
+    sender.answer();
+    await until(() => sender.held() === 2 && sender.requests.length === 3);
+    sender.release();
+    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(sender.requests.filter((r) => r.poolKey === endpoint.id)).toHaveLength(5);
+    expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(0);
+  });
+
+  it('a sweep takes at most an endpoint’s slots and parking of its due deliveries; the next sweep the rest', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 8);
+    sender.hold();
+    // 1 slot and 4 parked per slot: the first sweep takes 5 of the endpoint's 8 due deliveries.
+    const d = await started({ slotsPerEndpoint: 1 });
+    await until(() => sender.held() === 1 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 4));
+    // Parked deliveries were given back (due, not leased) while they wait: only the send holds a lease.
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 7);
+    sender.release();
+    await until(async () => (await Promise.all(ids.slice(0, 5).map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(5));
+    await d.sweep();
+    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(8);
+  });
+
+  it('due deliveries a sweep finds while the endpoint’s slots and parking are full are fetched as soon as its queue drains', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 8);
+    sender.hold();
+    const d = await started({ slotsPerEndpoint: 1 });
+    await until(() => sender.held() === 1 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 4));
+    await d.sweep(); // finds the other 3, and no room for them: left in the store
+    sender.release();
+    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(8);
+  });
+
+  it('a busy endpoint holds no other endpoint back', async () => {
+    const slow = await s.endpoint();
+    const fast = await s.endpoint();
+    await s.due(slow.t, 6);
+    const [id] = await s.due(fast.t);
+    sender.hold(slow.endpoint.id);
+    await started({ slotsPerEndpoint: 1 });
+    await until(async () => (await s.statusOf(fast.t, id!)) === 'success');
+    expect(sender.held(slow.endpoint.id)).toBe(1);
+  });
+});
+
+describe('the hand-off from intake (take and room)', () => {
+  it('room is the free places and a lease from now; none once stopped', async () => {
+    const d = await started({ concurrency: 3 });
+    expect(d.room(1_000)).toEqual({ max: 3, leaseUntil: 1_000 + LEASE_MS });
+    await d.stop();
+    expect(d.room(1_000).max).toBe(0);
+  });
+
+  it('jobs beyond the room are given back due now, and the sweeper sends them once', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 4);
+    sender.hold();
+    // Claimed as intake claims them, before the dispatcher's first sweep could.
+    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    const d = await started({ concurrency: 2 });
+    d.take(jobs);
+    await until(() => sender.held() === 2);
+    expect(d.room(s.clock.now()).max).toBe(0);
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 2);
+    sender.release();
+    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(4);
+  });
+
+  it('a job handed over more than 5 s after its message was written is given back, not sent (5 s: sent)', async () => {
+    const { t } = await s.endpoint();
+    const [late, inTime] = await s.due(t, 2);
+    // The two messages were written a second apart: the later one is exactly 5 s old.
+    s.clock.advance(5_000);
+    const jobs = [await s.claim(late!), await s.claim(inTime!)];
+    const d = await started({ concurrency: 10 });
+    sender.hold();
+    d.take(jobs);
+    await until(() => sender.held() === 1);
+    // Given back for a fresh claim (the sweeper's, once the send ends); the other one is sent.
+    await until(async () => (await s.dueAt(s.clock.now(), [late!])).length === 1);
+    expect(sender.requests).toHaveLength(1);
+    sender.release();
+    await until(async () => (await s.statusOf(t, late!)) === 'success' && (await s.statusOf(t, inTime!)) === 'success');
+  });
+});
+
+describe('faults', () => {
+  it('a secret this key ring does not open: no attempt, the delivery put off a minute', async () => {
+    const { t } = await s.endpoint({}, new SecretBox(Buffer.alloc(32, 9)));
+    const [id] = await s.due(t);
+    const at = s.clock.now();
+    await started();
+    await until(() => s.metric('wirehook_dispatch_unseal_errors_total').then((n) => n === 1));
+    await until(async () => (await s.dueAt(at + 60_000, [id!])).length === 1);
+    expect(await s.dueAt(at + 59_999, [id!])).toEqual([]);
+    expect(sender.requests).toHaveLength(0);
+    expect((await s.store.deliveries.get(t, id!))?.delivery.attemptCount).toBe(0);
+  });
+
+  it('a completion that cannot be written is counted; the delivery keeps its lease until it runs out', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    let failures = 1;
+    s.store.deliveries.complete = (...args) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : complete(...args));
+    const d = await started();
+    await until(() => s.metric('wirehook_dispatch_store_errors_total', { operation: 'complete' }).then((n) => n === 1));
+    expect(await s.statusOf(t, id!)).toBe('pending');
+    expect(await s.dueAt(s.clock.now(), [id!])).toEqual([]);
+    s.clock.advance(LEASE_MS);
+    await d.sweep();
+    await until(async () => (await s.statusOf(t, id!)) === 'success');
+    expect(sender.requests).toHaveLength(2);
+  });
+
+  it('a claim that fails is counted and the delivery left for the sweeper', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const claim = s.store.deliveries.claim.bind(s.store.deliveries);
+    let failures = 1;
+    s.store.deliveries.claim = (...args) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : claim(...args));
+    const d = await started();
+    await until(() => s.metric('wirehook_dispatch_store_errors_total', { operation: 'claim' }).then((n) => n === 1));
+    expect(sender.requests).toHaveLength(0);
+    // Its wake-up counts as on its way for a lease's length.
+    s.clock.advance(LEASE_MS);
+    await d.sweep();
+    await until(async () => (await s.statusOf(t, id!)) === 'success');
+  });
+});
+
+describe('stop', () => {
+  it('waits for the sends in flight', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    sender.hold();
+    const d = await started();
+    await until(() => sender.held() === 1);
+    let stopped = false;
+    const stopping = d.stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    sender.release();
+    await stopping;
+    expect(await s.statusOf(t, id!)).toBe('success');
+  });
+});
