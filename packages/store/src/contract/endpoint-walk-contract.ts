@@ -1,7 +1,9 @@
 import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
+import { claimRef } from '../ports/delivery-port.ts';
+import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { Fixtures } from './fixtures.ts';
-import { MessageFixtures } from './message-fixtures.ts';
+import { HOUR, MessageFixtures } from './message-fixtures.ts';
 
 /**
  * Bounded work per call (issue 26): a pause, resume or delete changes at most
@@ -97,6 +99,37 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await drain();
       expect(await m.dueOf(f.clock.now(), ids)).toHaveLength(N);
       expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(0);
+    });
+
+    it('an automatic disabling fails one batch in the completion and the rest in the walk', async () => {
+      const { t, endpointId, ids } = await backlog();
+      const now = f.clock.now();
+      const job = await m.claim(ids[0]!, now);
+      const outcome = m.failed(job, now, now + HOUR, { disableIfFailingSince: now, disabledReason: 'failing' });
+      expect(await f.store.deliveries.complete(claimRef(job), outcome)).toEqual({ applied: true, endpointDisabled: true });
+      const open = async () => (await Promise.all(ids.map((id) => m.delivery(t, id)))).filter((d) => d.status !== 'failed').length;
+      expect(await open()).toBe(5);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await open()).toBe(0);
+      expect((await f.store.endpoints.get(t, endpointId))?.status).toBe('disabled');
+    });
+
+    it("leaving disabled ends the disabling's walk there: a delivery made after it is new work, not failed", async () => {
+      const { t, endpointId, ids } = await backlog();
+      const disabledAt = f.clock.now();
+      const job = await m.claim(ids[0]!, disabledAt);
+      await f.store.deliveries.complete(
+        claimRef(job),
+        m.failed(job, disabledAt, disabledAt + HOUR, { disableIfFailingSince: disabledAt, disabledReason: 'x' }),
+      );
+      // Re-enabled past the start skew, before the walk has finished; then a new message.
+      f.clock.advance(START_SKEW_MS + 1_000);
+      await f.store.endpoints.update(t, endpointId, { status: 'active', changedAt: f.clock.now() });
+      const fresh = m.only(await m.send(t));
+      await drain();
+      for (const id of [ids[ENDPOINT_WALK_BATCH]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
+      expect(await m.delivery(t, fresh)).toMatchObject({ status: 'pending' });
+      expect(await m.dueOf(f.clock.now(), [fresh])).toEqual([fresh]);
     });
   });
 }
