@@ -6,7 +6,7 @@ import { openSqliteStore, type Store } from '@wirehook/store';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
 import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
-import { RetentionJob } from './retention-job.ts';
+import { RETENTION_BATCHES_PER_RUN, RetentionJob } from './retention-job.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -35,4 +35,18 @@ it('one replica at a time: the other does nothing while the lease is held, and t
   expect(await a.runOnce()).toBe(0); // b holds the lease (2 minutes)
   clock.advance(2 * MINUTE);
   expect(await a.runOnce()).toBe(1); // b stopped renewing: a takes over
+});
+
+it('deletes at most RETENTION_BATCHES_PER_RUN batches a run, and the rest in the next run', async () => {
+  const { t } = await m.scene();
+  const batch = 2;
+  const cap = RETENTION_BATCHES_PER_RUN * batch;
+  clock.set(Date.UTC(2026, 0, 15));
+  for (let i = 0; i < cap + 3; i++) await m.send(t);
+  clock.advance(5 * 31 * DAY);
+  const job = new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder: 'capped', batch });
+  expect(RETENTION_BATCHES_PER_RUN).toBe(60);
+  expect(await job.runOnce()).toBe(cap);
+  expect(await job.runOnce()).toBe(3);
+  expect(await job.runOnce()).toBe(0);
 });

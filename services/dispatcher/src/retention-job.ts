@@ -3,7 +3,8 @@ import { retentionStart, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
-const BATCH = 1_000;
+/** Messages one batch deletes (one store transaction). */
+export const RETENTION_BATCH = 1_000;
 /**
  * Batches one run deletes at most (60,000 messages): when a month falls out of the window at
  * once, the deleting is spread over the following runs — a steady walk, not one long burst of
@@ -23,6 +24,8 @@ export interface RetentionJobDeps {
   intervalMs: number;
   /** Who this replica is, for the lease (default: a random id per process). */
   holder?: string;
+  /** Messages a batch deletes (default RETENTION_BATCH; a test makes it small to reach the cap). */
+  batch?: number;
 }
 
 /**
@@ -68,10 +71,11 @@ export class RetentionJob implements Component {
       // Held for two intervals: this replica keeps it while it runs; a replica that stops
       // hands over after that.
       if (!(await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs))) return 0;
+      const size = this.#deps.batch ?? RETENTION_BATCH;
       for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
-        const removed = await store.messages.deleteBefore(before, BATCH);
+        const removed = await store.messages.deleteBefore(before, size);
         total += removed;
-        if (removed < BATCH) break;
+        if (removed < size) break;
       }
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
     } catch (err) {
