@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { describeBusContract } from './bus-contract.ts';
+import { describeBusContract } from '../test/bus-contract.ts';
 import { MemoryBus } from './memory-bus.ts';
 
 // Connections to the in-process broker are handles on one MemoryBus.

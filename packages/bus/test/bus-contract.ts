@@ -1,9 +1,9 @@
-// The Bus contract: what every adapter must do, as one vitest suite. Imported only by tests,
-// through the `@wirehook/bus/contract` export, so production code never loads vitest.
+// The Bus contract: what every adapter must do, as one vitest suite. It lives in test/, outside
+// src, and is imported only by the adapters' tests, so production code never loads vitest or testkit.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
 import { eventually, recordSpans, type SpanRecorder } from '@wirehook/testkit';
-import type { Bus, BusMessage, HandleResult } from './bus.ts';
+import type { Bus, BusMessage, HandleResult } from '../src/bus.ts';
 
 /** One broker under test, opened afresh for each test. */
 export interface ContractBroker {

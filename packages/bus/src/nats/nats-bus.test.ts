@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually, startNatsServer, type NatsServer } from '@wirehook/testkit';
-import { describeBusContract } from '../bus-contract.ts';
+import { describeBusContract } from '../../test/bus-contract.ts';
 import type { BusMessage } from '../bus.ts';
 import { NatsBus, type NatsBusOptions } from './nats-bus.ts';
 import { DISPATCH_STREAM, type StreamSpec } from './streams.ts';
