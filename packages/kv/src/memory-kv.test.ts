@@ -1,6 +1,6 @@
 import { ManualClock } from '@wirehook/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { describeKvContract } from './kv-contract.ts';
+import { describeKvContract } from '../test/kv-contract.ts';
 import { MemoryKv } from './memory-kv.ts';
 
 describeKvContract('MemoryKv', async () => {

@@ -4,7 +4,7 @@ import { ManualClock, UnavailableError } from '@wirehook/core';
 import { eventually, startRedisServer, type RedisServer } from '@wirehook/testkit';
 import { Redis, ReplyError } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { describeKvContract } from './kv-contract.ts';
+import { describeKvContract } from '../test/kv-contract.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { KvUnavailableError, RedisKv } from './redis-kv.ts';
 

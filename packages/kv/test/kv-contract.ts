@@ -1,6 +1,8 @@
+// The Kv contract: what every adapter must do, as one vitest suite, run by each adapter's test.
+// It lives in test/, outside src, so production code never loads vitest.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Kv } from './kv.ts';
+import type { Kv } from '../src/kv.ts';
 
 /** One fresh adapter for one contract test. */
 export interface KvHarness {
