@@ -2,10 +2,13 @@ import { ENDPOINT_WALK_BATCH, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
-/** Endpoints given a batch per round, in turn. */
-const ENDPOINTS_PER_ROUND = 8;
-/** Rounds one tick runs at most while walks are left; the rest waits for the next tick. */
-const ROUNDS_PER_TICK = 25;
+/**
+ * Batches one tick runs at most while walks are left (each the next endpoint's, in turn); the
+ * rest waits for the next tick.
+ */
+const BATCHES_PER_TICK = 200;
+/** Batches in a row that changed nothing before a tick gives up (a turn over that many endpoints). */
+const IDLE_TURN = 8;
 
 export interface EndpointWalkJobDeps {
   store: Store;
@@ -17,10 +20,11 @@ export interface EndpointWalkJobDeps {
 
 /**
  * Finishes the walks that pauses, resumes, disables and deletes leave (DeliveryRepo
- * walkEndpoints): each round a batch of ENDPOINT_WALK_BATCH deliveries for each of a few
- * endpoints, each batch its own short transaction, so another tenant's request waits at most
- * one batch. 100,000 held deliveries are released in about four ticks. Every dispatcher runs
- * it; two at once only repeat a query.
+ * walkEndpoints): a batch of ENDPOINT_WALK_BATCH deliveries of one endpoint at a time, the
+ * endpoints in turn, each batch its own short transaction and its own call to the store: the
+ * store serves the calls in arrival order, so another tenant's request waits at most one
+ * batch (eight batches in one call made it wait for all eight). 100,000 held deliveries are
+ * released in one tick. Every dispatcher runs it; two at once only repeat a query.
  */
 export class EndpointWalkJob implements Component {
   readonly name = 'endpoint-walks';
@@ -52,11 +56,14 @@ export class EndpointWalkJob implements Component {
     const { store, clock, logger } = this.#deps;
     let total = 0;
     try {
-      for (let round = 0; round < ROUNDS_PER_TICK; round++) {
-        const { changed, pending } = await store.deliveries.walkEndpoints(clock.now(), ENDPOINT_WALK_BATCH, ENDPOINTS_PER_ROUND);
+      let idle = 0;
+      for (let batch = 0; batch < BATCHES_PER_TICK; batch++) {
+        const { changed, pending } = await store.deliveries.walkEndpoints(clock.now(), ENDPOINT_WALK_BATCH, 1);
         total += changed;
-        // A round that changed nothing (a walk only waiting out a grace) ends the tick too.
-        if (!pending || changed === 0) break;
+        if (!pending) break;
+        // Walks that changed nothing in a full turn (only waiting out a grace) end the tick too.
+        idle = changed === 0 ? idle + 1 : 0;
+        if (idle >= IDLE_TURN) break;
       }
       if (total > 0) logger.info({ changed: total }, 'endpoint walks: deliveries held, released or failed');
     } catch (err) {
