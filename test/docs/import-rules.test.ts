@@ -1,0 +1,175 @@
+// The import rules of docs/architecture.md, checked over every TypeScript file of services/*
+// and packages/*:
+//   1. packages never import services (by name or by path);
+//   2. production code reaches another workspace folder only through its package's public
+//      entry (`@wirehook/<name>` or a subpath its package.json exports), never by a relative
+//      path or a deep `@wirehook/<name>/src/…` import;
+//   3. a service imports another service only along an edge listed below;
+//   4. production code never imports vitest or @wirehook/testkit.
+// Test code is a `*.test.ts(x)` file, a file whose name has `test` or `fixture(s)` as a word
+// (`dispatch-test-scene.ts`, `idempotency-front-fixture.ts`), or a file under a `test/`, `test-support/` or `testing/` folder.
+// A regex scanner (doc-refs.ts), not the compiler API: the repository's TypeScript 7 ships none.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importSpecifiers } from './doc-refs.ts';
+
+const root = join(import.meta.dirname, '../..');
+
+/** Service → services it may import (their public entry). Embedded mode composes them all; the portal serves the gateway's routes under its token. */
+const SERVICE_IMPORTS: Record<string, readonly string[]> = {
+  embedded: ['alerting', 'dispatcher', 'egress-relay', 'gateway', 'message-intake', 'portal', 'recovery'],
+  portal: ['gateway'],
+};
+
+interface Folder {
+  dir: string; // services/gateway
+  kind: 'services' | 'packages';
+  short: string; // gateway
+  name: string; // @wirehook/gateway
+  exports: Set<string>; // '.', './tracing'
+}
+
+function folders(): Folder[] {
+  return (['services', 'packages'] as const).flatMap((kind) =>
+    readdirSync(join(root, kind))
+      .filter((short) => existsSync(join(root, kind, short, 'package.json')))
+      .map((short) => {
+        const pkg = JSON.parse(readFileSync(join(root, kind, short, 'package.json'), 'utf8')) as { name: string; exports?: Record<string, unknown> | string };
+        const exports = new Set(typeof pkg.exports === 'object' ? Object.keys(pkg.exports) : ['.']);
+        return { dir: `${kind}/${short}`, kind, short, name: pkg.name, exports };
+      }),
+  );
+}
+
+const SKIP = new Set(['node_modules', 'dist', 'gen', '.vite']);
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(root, dir))) {
+    if (SKIP.has(entry)) continue;
+    const path = `${dir}/${entry}`;
+    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.(m?ts|tsx)$/.test(entry) && !entry.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Whether a file is test code (see the header). */
+export function isTestCode(path: string): boolean {
+  const parts = path.split('/');
+  const file = parts.at(-1)!;
+  return /(^|[-.])(test|fixtures?)([-.]|$)/.test(file) || parts.slice(0, -1).some((p) => p === 'test' || p === 'test-support' || p === 'testing');
+}
+
+/** Strips comment lines and doc blocks, so an example in a comment is not an import. */
+function code(path: string): string {
+  return readFileSync(join(root, path), 'utf8')
+    .replace(/^\s*\/\*[\s\S]*?\*\/[ \t]*$/gm, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+}
+
+/** The problems of one file's imports (empty: it keeps the rules). */
+export function importProblems(path: string, specs: string[], all: Folder[]): string[] {
+  const own = all.find((f) => path.startsWith(`${f.dir}/`));
+  if (!own) return [];
+  const test = isTestCode(path);
+  const problems: string[] = [];
+  for (const spec of specs) {
+    if (!test && (spec === 'vitest' || spec.startsWith('vitest/') || spec === '@wirehook/testkit' || spec.startsWith('@wirehook/testkit/'))) {
+      problems.push(`${path}: production code imports ${spec} (rule 4)`);
+      continue;
+    }
+    let target: Folder | undefined;
+    let deep = false;
+    if (spec.startsWith('@wirehook/')) {
+      target = all.find((f) => spec === f.name || spec.startsWith(`${f.name}/`));
+      if (!target) continue;
+      const sub = spec === target.name ? '.' : `.${spec.slice(target.name.length)}`;
+      deep = !target.exports.has(sub);
+    } else if (spec.startsWith('.')) {
+      const resolved = relative(root, resolve(dirname(join(root, path)), spec))
+        .split(sep)
+        .join('/');
+      target = all.find((f) => resolved === f.dir || resolved.startsWith(`${f.dir}/`));
+      if (target === undefined && !resolved.startsWith(`${own.dir}/`)) {
+        if (!test) problems.push(`${path}: production code imports ${spec}, outside the workspace folders (rule 2)`);
+        continue;
+      }
+      if (!target || target === own) continue;
+      deep = true;
+    } else continue;
+    if (target === own) continue;
+    if (own.kind === 'packages' && target.kind === 'services') problems.push(`${path}: a package imports the service ${target.name} (${spec}) (rule 1)`);
+    else if (deep && !test) problems.push(`${path}: imports ${spec}, not the public entry of ${target.name} (rule 2)`);
+    else if (!test && own.kind === 'services' && target.kind === 'services' && !(SERVICE_IMPORTS[own.short] ?? []).includes(target.short)) {
+      problems.push(`${path}: the service ${own.name} imports the service ${target.name}, an edge not listed in SERVICE_IMPORTS (rule 3)`);
+    }
+  }
+  return problems;
+}
+
+const all = folders();
+
+describe('import rules (docs/architecture.md)', () => {
+  const files = all.flatMap((f) => sourceFiles(f.dir));
+
+  it('scans every workspace folder', () => {
+    expect(all.filter((f) => f.kind === 'services').length).toBeGreaterThanOrEqual(9);
+    expect(all.filter((f) => f.kind === 'packages').length).toBeGreaterThanOrEqual(12);
+    expect(files.length).toBeGreaterThan(300);
+  });
+
+  it('packages never import services; production code reaches other folders only by their public entry, services only along the listed edges, and never vitest or testkit', () => {
+    expect(files.flatMap((path) => importProblems(path, importSpecifiers(code(path)), all))).toEqual([]);
+  });
+});
+
+describe('the import scanner', () => {
+  it('reads static, type-only, side-effect, re-export and dynamic imports', () => {
+    const text = [
+      "import { a } from '@wirehook/core';",
+      "import type { B } from './b.ts';",
+      "import './side.ts';",
+      "export { c } from '../c.ts';",
+      'import {\n  d,\n  e,\n} from "vitest";',
+      "const m = await import('@wirehook/gateway');",
+    ].join('\n');
+    expect(importSpecifiers(text)).toEqual(['@wirehook/core', './b.ts', './side.ts', '../c.ts', 'vitest', '@wirehook/gateway']);
+  });
+
+  it('finds each kind of breach', () => {
+    expect(
+      importProblems(
+        'packages/core/src/x.ts',
+        ['@wirehook/gateway', 'vitest', '../../store/src/store.ts', '@wirehook/store/src/store.ts', '@wirehook/store'],
+        all,
+      ),
+    ).toEqual([
+      'packages/core/src/x.ts: a package imports the service @wirehook/gateway (@wirehook/gateway) (rule 1)',
+      'packages/core/src/x.ts: production code imports vitest (rule 4)',
+      'packages/core/src/x.ts: imports ../../store/src/store.ts, not the public entry of @wirehook/store (rule 2)',
+      'packages/core/src/x.ts: imports @wirehook/store/src/store.ts, not the public entry of @wirehook/store (rule 2)',
+    ]);
+    expect(importProblems('services/gateway/src/x.ts', ['@wirehook/portal', '@wirehook/testkit'], all)).toEqual([
+      'services/gateway/src/x.ts: the service @wirehook/gateway imports the service @wirehook/portal, an edge not listed in SERVICE_IMPORTS (rule 3)',
+      'services/gateway/src/x.ts: production code imports @wirehook/testkit (rule 4)',
+    ]);
+    expect(importProblems('services/gateway/src/x.test.ts', ['@wirehook/portal', '@wirehook/testkit', 'vitest'], all)).toEqual([]);
+    expect(importProblems('services/portal/src/x.ts', ['@wirehook/gateway', '@wirehook/platform/tracing'], all)).toEqual([]);
+  });
+
+  it('tells test code from production code', () => {
+    expect(
+      [
+        'a/src/x.test.ts',
+        'a/src/dispatch-test-scene.ts',
+        'a/src/front-fixture.ts',
+        'a/test/contract.ts',
+        'a/src/test-support/s.ts',
+        'a/src/testing/s.ts',
+      ].filter(isTestCode),
+    ).toHaveLength(6);
+    expect(['a/src/store-contract.ts', 'a/src/attestation.ts', 'a/src/testkit.ts', 'a/src/prefixture.ts'].filter(isTestCode)).toEqual([]);
+  });
+});
