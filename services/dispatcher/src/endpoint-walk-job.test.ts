@@ -4,8 +4,8 @@ import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId } from '@wirehook/cor
 import { openSqliteStore, type Store } from '@wirehook/store';
 import { silentLogger } from '@wirehook/platform';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
-import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
+import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
+import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
 
 let store: Store;

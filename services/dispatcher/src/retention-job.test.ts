@@ -4,8 +4,8 @@ import { ManualClock } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { openSqliteStore, type Store } from '@wirehook/store';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Fixtures } from '../../../packages/store/src/contract/fixtures.ts';
-import { MessageFixtures } from '../../../packages/store/src/contract/message-fixtures.ts';
+import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
+import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
 import { RETENTION_BATCHES_PER_RUN, RetentionJob } from './retention-job.ts';
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { describeStoreContract } from '../contract/store-contract.ts';
+import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import type { Store } from '../store.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 

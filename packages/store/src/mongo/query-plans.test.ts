@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Collection, MongoClient, type Document } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeStoreContract } from '../contract/store-contract.ts';
+import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 
 const url = process.env['MONGODB_URL'];

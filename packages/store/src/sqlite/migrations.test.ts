@@ -1,10 +1,10 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { MessageFixtures } from '../contract/message-fixtures.ts';
+import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
-import { tempStores } from './test-support/temp-stores.ts';
+import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
 // The schema's steps as a database meets them: first open, reopen, an old file, a newer one.
 

@@ -6,7 +6,7 @@
 // right rows, which is why no other test notices. Checked on the statements the repos really
 // prepare, not on copies of their SQL.
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeStoreContract } from '../contract/store-contract.ts';
+import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { SqliteConnection } from './connection.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ManualClock, newId, type DeliveryId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
+import { LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { openEmbeddedStore } from './open-embedded-store.ts';
 import { SQLITE_FILE_NAME } from './open-sqlite-store.ts';
-import { raceClaimDeliveries, raceCreateEndpoints } from './test-support/spawn-racers.ts';
-import { tempStores } from './test-support/temp-stores.ts';
+import { raceClaimDeliveries, raceCreateEndpoints } from '../../test/sqlite/spawn-racers.ts';
+import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
 // One database file shared: WAL, stores of other processes on it, their locks and races.
 

@@ -1,10 +1,10 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../contract/message-fixtures.ts';
+import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { messageListQuery } from './message-list.ts';
 import { migrate } from './migrations.ts';
-import { tempStores } from './test-support/temp-stores.ts';
+import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
 // What SQLite does beyond the contract with messages: claims at create, pages of due
 // deliveries shared between endpoints, usage counters' expiry, the list's index.

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStoreContract } from '../contract/store-contract.ts';
+import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { openThreadedSqliteStore } from './threaded-store.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
-import { Fixtures } from '../contract/fixtures.ts';
+import { Fixtures } from '../../test/contract/fixtures.ts';
 import type { AttemptOutcome } from '../ports/delivery-port.ts';
 import type { NewMessage } from '../ports/message-port.ts';
 import type { SqliteStore } from './open-sqlite-store.ts';

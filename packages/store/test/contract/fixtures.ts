@@ -10,7 +10,7 @@ import {
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { Store } from '../store.ts';
+import type { Store } from '../../src/store.ts';
 
 /** The endpoint cap the contract uses unless a test is about the cap. */
 export const DEFAULT_MAX_ENDPOINTS = 20;

@@ -1,6 +1,6 @@
 import { InvalidError, newId, NotFoundError, type Endpoint } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import type { EndpointPatch } from '../ports/endpoint-port.ts';
+import type { EndpointPatch } from '../../src/ports/endpoint-port.ts';
 import type { Fixtures } from './fixtures.ts';
 
 // Every patchable field, to a new value and (where allowed) to null. The fixture endpoint

@@ -3,7 +3,7 @@
 // then tries to claim each delivery and prints the ids it won as one JSON line.
 import { createInterface } from 'node:readline';
 import type { DeliveryId } from '@wirehook/core';
-import { openSqliteStore } from '../open-sqlite-store.ts';
+import { openSqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
 
 /** The job of one racing process, passed as JSON in argv[2]. */
 export interface ClaimDeliveriesJob {

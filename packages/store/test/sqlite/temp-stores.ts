@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '@wirehook/core';
 import { afterEach } from 'vitest';
-import { Fixtures } from '../../contract/fixtures.ts';
-import type { Store } from '../../store.ts';
-import { openSqliteStore, type SqliteStore } from '../open-sqlite-store.ts';
+import { Fixtures } from '../contract/fixtures.ts';
+import type { Store } from '../../src/store.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
 
 /**
  * SQLite stores on temporary files for the tests of one describe block: after each test the

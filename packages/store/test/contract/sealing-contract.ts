@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import type { SealedSecrets } from '../ports/sealing-port.ts';
+import type { SealedSecrets } from '../../src/ports/sealing-port.ts';
 import type { Fixtures } from './fixtures.ts';
 
 /** Contract of SealingRepo: key check values, and the walk and re-seal over every sealed secret. */

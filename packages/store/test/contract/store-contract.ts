@@ -1,6 +1,6 @@
 import { ManualClock } from '@wirehook/core';
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { Store } from '../store.ts';
+import type { Store } from '../../src/store.ts';
 import { describeOrgAndKeyContract } from './org-contract.ts';
 import { describeConsumerContract } from './consumer-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';

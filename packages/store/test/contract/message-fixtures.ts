@@ -1,7 +1,7 @@
 import { newId, type Attempt, type Consumer, type Delivery, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { expect } from 'vitest';
-import type { AttemptOutcome, DeliveryJob } from '../ports/delivery-port.ts';
-import type { CreatedMessage, NewMessage } from '../ports/message-port.ts';
+import type { AttemptOutcome, DeliveryJob } from '../../src/ports/delivery-port.ts';
+import type { CreatedMessage, NewMessage } from '../../src/ports/message-port.ts';
 import type { Fixtures } from './fixtures.ts';
 
 export const SECOND = 1_000;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newId, type AlertTargetId, type OrgId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { claimRef, type DeliveryJob } from '../ports/delivery-port.ts';
-import { readAlertState, type AlertState, type NoticeDelivery } from '../ports/alert-settings-port.ts';
+import { claimRef, type DeliveryJob } from '../../src/ports/delivery-port.ts';
+import { readAlertState, type AlertState, type NoticeDelivery } from '../../src/ports/alert-settings-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { HOUR, MessageFixtures, MINUTE } from './message-fixtures.ts';
 

@@ -1,7 +1,7 @@
-import { claimRef } from '../ports/delivery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
 import { PlanLimitError, type Message, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import type { UsageCounter } from '../ports/message-port.ts';
+import type { UsageCounter } from '../../src/ports/message-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { DAY, MessageFixtures } from './message-fixtures.ts';
 

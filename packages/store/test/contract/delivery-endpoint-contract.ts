@@ -1,4 +1,4 @@
-import { claimRef } from '../ports/delivery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
 import { newId, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';

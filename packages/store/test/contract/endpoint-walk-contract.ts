@@ -1,7 +1,7 @@
 import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { claimRef } from '../ports/delivery-port.ts';
-import { START_SKEW_MS } from '../ports/recovery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
+import { START_SKEW_MS } from '../../src/ports/recovery-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { HOUR, MessageFixtures } from './message-fixtures.ts';
 

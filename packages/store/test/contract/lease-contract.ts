@@ -1,6 +1,6 @@
 import type { DeliveryId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { claimRef } from '../ports/delivery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { HOUR, LEASE_MS, MessageFixtures, SECOND } from './message-fixtures.ts';
 

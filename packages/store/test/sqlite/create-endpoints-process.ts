@@ -3,7 +3,7 @@
 // then tries to create endpoints and prints what happened as one JSON line.
 import { createInterface } from 'node:readline';
 import { InvalidError, newId, systemClock, type ConsumerId, type Tenant } from '@wirehook/core';
-import { openSqliteStore } from '../open-sqlite-store.ts';
+import { openSqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
 
 /** The job of one racing process, passed as JSON in argv[2]. */
 export interface CreateEndpointsJob {

@@ -1,7 +1,7 @@
-import { claimRef } from '../ports/delivery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
 import { newId, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import type { CreatedMessage, MessageQuery } from '../ports/message-port.ts';
+import type { CreatedMessage, MessageQuery } from '../../src/ports/message-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { DAY, MessageFixtures, SECOND } from './message-fixtures.ts';
 

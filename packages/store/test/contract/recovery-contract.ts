@@ -1,7 +1,7 @@
 import { ConflictError, newId, NotFoundError, type DeliveryId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { claimRef } from '../ports/delivery-port.ts';
-import type { RecoveryLease } from '../ports/recovery-port.ts';
+import { claimRef } from '../../src/ports/delivery-port.ts';
+import type { RecoveryLease } from '../../src/ports/recovery-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { LEASE_MS, MessageFixtures, SECOND, type Scene } from './message-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { InvalidError } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { claimRef, type DeliveryJob } from '../ports/delivery-port.ts';
+import { claimRef, type DeliveryJob } from '../../src/ports/delivery-port.ts';
 import type { Fixtures } from './fixtures.ts';
 import { HOUR, LEASE_MS, MessageFixtures } from './message-fixtures.ts';
 
