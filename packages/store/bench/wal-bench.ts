@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
-import { Fixtures } from '../../test/contract/fixtures.ts';
-import type { AttemptOutcome } from '../ports/delivery-port.ts';
-import type { NewMessage } from '../ports/message-port.ts';
-import type { SqliteStore } from './open-sqlite-store.ts';
+import { Fixtures } from '../test/contract/fixtures.ts';
+import type { AttemptOutcome } from '../src/ports/delivery-port.ts';
+import type { NewMessage } from '../src/ports/message-port.ts';
+import type { SqliteStore } from '../src/sqlite/open-sqlite-store.ts';
 
 // What one delivered message costs the SQLite store: WAL bytes and pages (by the B-tree
 // each page belongs to), wall time and CPU. The hot path of embedded mode — a create that
@@ -15,12 +15,13 @@ import type { SqliteStore } from './open-sqlite-store.ts';
 // consumers of one endpoint each, 1 KB payloads, 64 messages in flight (--concurrency:
 // fewer in flight means smaller group commits, so more pages per message).
 //
-//   ./dev node packages/store/src/sqlite/wal-bench.ts [--wal] [--concurrency 8] [--n 5000]
+//   ./dev node packages/store/bench/wal-bench.ts [--wal] [--concurrency 8] [--n 5000]
 //
 // --wal: a reader pinned to an emptied WAL keeps every frame in the file (no checkpoint can
 // reset it), so the file holds every page the run logged. The long WAL slows every read, so
-// take times from a run without it. --impl: the directory of another copy of this code to
-// measure (e.g. the last commit's, its `../` imports made `../../`), relative to this file.
+// take times from a run without it. --impl: the directory of another copy of src/sqlite/ to
+// measure (e.g. the last commit's, its `../` imports pointed at this package's src), relative
+// to this file.
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const { values: args } = parseArgs({
     payload: { type: 'string', default: '1024' },
     wal: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
-    impl: { type: 'string', default: '.' },
+    impl: { type: 'string', default: '../src/sqlite' },
     'page-size': { type: 'string', default: '4096' },
   },
 });
@@ -178,7 +179,7 @@ async function main(): Promise<void> {
   const pre = new DatabaseSync(path);
   pre.exec(`PRAGMA page_size = ${pageSize}; CREATE TABLE page_size_set (x INTEGER); DROP TABLE page_size_set;`);
   pre.close();
-  const { openSqliteStore } = (await import(`${args.impl}/open-sqlite-store.ts`)) as typeof import('./open-sqlite-store.ts');
+  const { openSqliteStore } = (await import(`${args.impl}/open-sqlite-store.ts`)) as typeof import('../src/sqlite/open-sqlite-store.ts');
   const store = openSqliteStore({ path });
   const clock = new ManualClock();
   const targets = await setUp(store, clock);
