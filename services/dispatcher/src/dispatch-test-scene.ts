@@ -1,8 +1,10 @@
 // Test support for the dispatcher's unit tests, not used by the service: a real in-memory
 // SQLite store with endpoints whose signing secrets open with the scene's key, a sender that
 // answers as the test says, and the dispatcher's metrics read back by name.
+import { Writable } from 'node:stream';
 import { MemoryBus } from '@wirehook/bus';
 import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { createLogger, type Logger } from '@wirehook/platform';
 import { openSqliteStore, type DeliveryJob, type Store } from '@wirehook/store';
 import { Registry } from 'prom-client';
 import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
@@ -121,4 +123,16 @@ export async function until(check: () => unknown | Promise<unknown>, ms = 2_000)
     }
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** A logger that keeps its lines (debug and up), each as its JSON fields. */
+export function recordingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { logger: createLogger({ name: 'test', level: 'debug', format: 'json', destination }), lines };
 }

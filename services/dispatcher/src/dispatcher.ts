@@ -1,16 +1,16 @@
 import { context } from '@opentelemetry/api';
-import { newId, UnsealError, type Clock, type DeliveryId, type SecretBox } from '@wirehook/core';
+import type { Clock, DeliveryId, SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, encodeDispatchJob, type Bus, type Subscription } from '@wirehook/bus';
-import { OutageLog, type Component, type Logger } from '@wirehook/platform';
-import { claimRef, type DeliveryJob, type Store } from '@wirehook/store';
+import type { Component, Logger } from '@wirehook/platform';
+import type { DeliveryJob, Store } from '@wirehook/store';
+import { AttemptRecorder } from './attempt-recorder.ts';
+import { DeliveryLeases } from './delivery-leases.ts';
 import { EndpointSlots } from './endpoint-slots.ts';
+import type { DispatcherMetrics } from './metrics.ts';
 import { ParkedWakeups } from './parked-wakeups.ts';
-import { SigningKeys } from './signing-keys.ts';
-import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
-import { decideOutcome, type SendResult } from './outcome.ts';
-import { traceSend } from './send-span.ts';
-import { urlRuleViolation } from './send-time-rules.ts';
-import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
+import { WebhookSender, type Sender } from './webhook-sender.ts';
+
+export type { Sender } from './webhook-sender.ts';
 
 export interface DispatcherConfig {
   /** Deliveries this dispatcher claims and sends at once; wake-ups beyond it are left to the sweeper. */
@@ -25,11 +25,6 @@ export interface DispatcherConfig {
   sweepBatch: number;
   /** Free every lease at start: only when no other dispatcher shares the store (embedded mode). */
   releaseLeasesAtStart: boolean;
-}
-
-/** The outbound HTTP client, as the dispatcher uses it. */
-export interface Sender {
-  send(request: WebhookRequest): Promise<SendResult>;
 }
 
 export interface DispatcherDeps {
@@ -66,8 +61,6 @@ export interface DispatcherDeps {
  * logged with the delivery id and counted (`wirehook_dispatch_store_errors_total`); the
  * delivery keeps its lease until it runs out, and the sweeper finds it again (at least once).
  */
-/** A send whose secret does not open here waits this long before it is tried again. */
-const UNSEAL_RETRY_MS = 60_000;
 /**
  * A job intake handed over this long after its lease was set is not sent but released for a
  * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
@@ -80,7 +73,9 @@ export class Dispatcher implements Component {
   readonly name = 'dispatcher';
   readonly #deps: DispatcherDeps;
   readonly #slots: EndpointSlots;
-  readonly #signingKeys: SigningKeys;
+  readonly #leases: DeliveryLeases;
+  readonly #webhooks: WebhookSender;
+  readonly #recorder: AttemptRecorder;
   /**
    * Published or waiting here, with when: the sweeper does not publish these again for a
    * lease's length (with several replicas a job may be taken by another one, so entries
@@ -104,31 +99,15 @@ export class Dispatcher implements Component {
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
   #stopped = false;
-  /** Store calls failing (a database outage): logged once, then summarised, not once per delivery. */
-  readonly #storeOutage: OutageLog;
-  /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
-  readonly #unsealOutage: OutageLog;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
     this.#slots = new EndpointSlots(deps.config.slotsPerEndpoint);
     this.#parked = new ParkedWakeups(deps.config.slotsPerEndpoint * PARKED_PER_SLOT);
-    this.#signingKeys = new SigningKeys(deps.secretBox);
-    const { logger, clock } = deps;
-    this.#storeOutage = new OutageLog({
-      logger,
-      clock,
-      what: 'store calls failing',
-      deferred: 'store calls failed (those deliveries are sent again once their lease runs out)',
-      consequence: 'the delivery is left for its lease to run out and the sweeper',
-    });
-    this.#unsealOutage = new OutageLog({
-      logger,
-      clock,
-      what: 'signing secrets do not open with this process’s WIREHOOK_SECRET_KEY',
-      deferred: 'sends put off (not attempts: the endpoint is not at fault)',
-      consequence: 'sends are put off until a process with the right key ring takes them (see /readyz)',
-    });
+    const { store, clock, logger, metrics } = deps;
+    this.#leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: deps.config.leaseMs });
+    this.#webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases: this.#leases, clock, logger, metrics });
+    this.#recorder = new AttemptRecorder({ leases: this.#leases, clock, logger, metrics });
   }
 
   async start(): Promise<void> {
@@ -280,7 +259,7 @@ export class Dispatcher implements Component {
       if (this.#stopped || late || this.#active >= this.#deps.config.concurrency) {
         // Other sends took the room meanwhile: due again at once, for the sweeper.
         this.#behind = true;
-        this.#keepUntilStop(this.#release(job, now));
+        this.#keepUntilStop(this.#leases.release(job, now));
         continue;
       }
       void this.#occupy(() => this.#start(job, now, true)).catch((err) => this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed'));
@@ -289,15 +268,8 @@ export class Dispatcher implements Component {
 
   /** @returns whether a send started (it ends with #finished). */
   async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
-    const { store, clock, config } = this.#deps;
-    const now = clock.now();
-    let job: DeliveryJob | null;
-    try {
-      job = await store.deliveries.claim(id, now, now + config.leaseMs);
-    } catch (err) {
-      this.#storeFailed('claim', id, err);
-      job = null;
-    }
+    const now = this.#deps.clock.now();
+    const job = await this.#leases.claim(id, now);
     if (!job) {
       this.#tracked.delete(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed slot of its endpoint: pass the turn on.
@@ -327,7 +299,7 @@ export class Dispatcher implements Component {
       } else {
         this.#tracked.delete(id);
       }
-      await this.#release(job, now);
+      await this.#leases.release(job, now);
       return false;
     }
     // Still tracked (a sweep that listed it before the claim must not publish it again), but
@@ -354,32 +326,6 @@ export class Dispatcher implements Component {
   #keepUntilStop(work: Promise<void>): void {
     this.#releasing.add(work);
     void work.finally(() => this.#releasing.delete(work));
-  }
-
-  /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */
-  async #release(job: DeliveryJob, at: number): Promise<void> {
-    try {
-      await this.#deps.store.deliveries.release(claimRef(job), at);
-    } catch (err) {
-      this.#storeFailed('release', job.delivery.id, err);
-    }
-  }
-
-  #storeFailed(operation: 'claim' | 'release' | 'complete', deliveryId: DeliveryId, err: unknown): void {
-    this.#deps.metrics.storeErrors.inc({ operation });
-    this.#storeOutage.failed(err, 1, { deliveryId, operation });
-  }
-
-  /**
-   * The endpoint's signing secret does not open with this process's key ring: the fault is
-   * ours, not the endpoint's, so no attempt is recorded (an attempt would count toward the
-   * endpoint's automatic stop). The delivery goes back to the store for a minute, for a
-   * replica with the right ring, or this one once it is restarted with it.
-   */
-  async #putOff(job: DeliveryJob, err: UnsealError): Promise<void> {
-    this.#deps.metrics.unsealErrors.inc();
-    this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
-    await this.#release(job, this.#deps.clock.now() + UNSEAL_RETRY_MS);
   }
 
   /** Both slots and parking of the endpoint are taken: a wake-up for it now would only be dropped. */
@@ -411,66 +357,10 @@ export class Dispatcher implements Component {
       });
   }
 
+  /** Sends a claimed delivery and records its attempt (unless the send was put off). */
   async #send(job: DeliveryJob): Promise<void> {
-    const { store, clock, sender, logger, metrics } = this.#deps;
-    const at = clock.now();
-    let result: SendResult;
-    try {
-      const violation = urlRuleViolation(job.endpoint.url);
-      if (violation !== null) {
-        result = { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
-      } else {
-        let request: WebhookRequest;
-        try {
-          request = buildWebhookRequest(job, this.#signingKeys, at);
-        } catch (err) {
-          if (!(err instanceof UnsealError)) throw err;
-          return await this.#putOff(job, err);
-        }
-        this.#unsealOutage.succeeded();
-        // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
-        const through = job.endpoint.fixedIp ? this.#deps.relay : sender;
-        result = await traceSend(job, request.url, () => through.send(request));
-      }
-    } catch (err) {
-      logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
-      result = { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
-    }
-    const via = job.endpoint.fixedIp ? 'relay' : 'direct';
-    const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
-    metrics.attempts.inc({ outcome: outcomeLabel(result), via });
-    let completed: { applied: boolean; endpointDisabled: boolean };
-    try {
-      completed = await store.deliveries.complete(claimRef(job), outcome);
-      this.#storeOutage.succeeded();
-      if (!completed.applied) {
-        metrics.staleCompletions.inc();
-        logger.warn(
-          { deliveryId: job.delivery.id, leaseToken: job.leaseToken },
-          'attempt recorded, but the delivery was claimed again or closed meanwhile; its newer state stands',
-        );
-      }
-    } catch (err) {
-      // Not written: the lease runs out and the delivery is sent again (at least once).
-      this.#storeFailed('complete', job.delivery.id, err);
-      return;
-    }
-    metrics.attemptDuration.observe(result.durationMs / 1000);
-    if (result.ok) metrics.deliveryLatency.observe(Math.max(0, clock.now() - job.message.createdAt) / 1000);
-    // Failures at info (an operator follows a customer's outage), successes at debug (the bulk).
-    const fields = {
-      deliveryId: job.delivery.id,
-      messageId: job.message.id,
-      endpointId: job.endpoint.id,
-      orgId: job.tenant.orgId,
-      status: outcome.status,
-      responseStatus: result.status,
-      error: result.error,
-      durationMs: result.durationMs,
-      nextAttemptAt: outcome.nextAttemptAt,
-      endpointDisabled: completed.endpointDisabled,
-    };
-    if (result.ok) logger.debug(fields, 'delivered');
-    else logger.info(fields, outcome.status === 'failed' ? 'delivery failed; no attempt left' : 'attempt failed; retrying');
+    const at = this.#deps.clock.now();
+    const result = await this.#webhooks.send(job, at);
+    if (result !== null) await this.#recorder.record(job, result, at);
   }
 }

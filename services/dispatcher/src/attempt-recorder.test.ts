@@ -1,0 +1,67 @@
+// AttemptRecorder against a real (SQLite) store: an attempt's outcome is written, counted
+// and logged; a stale lease keeps the newer state; a write that fails leaves it to the lease.
+import { silentLogger, type Logger } from '@wirehook/platform';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AttemptRecorder } from './attempt-recorder.ts';
+import { DeliveryLeases } from './delivery-leases.ts';
+import { DispatchScene, OK, recordingLogger } from './dispatch-test-scene.ts';
+
+const LEASE_MS = 17_000;
+let s: DispatchScene;
+
+beforeEach(() => {
+  s = new DispatchScene();
+});
+afterEach(() => s.close());
+
+function recorder(logger: Logger = silentLogger()): AttemptRecorder {
+  const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger, metrics: s.metrics, leaseMs: LEASE_MS });
+  return new AttemptRecorder({ leases, clock: s.clock, logger, metrics: s.metrics });
+}
+
+async function claimed() {
+  const { t } = await s.endpoint();
+  const [id] = await s.due(t);
+  return { t, id: id!, job: await s.claim(id!) };
+}
+
+describe('AttemptRecorder', () => {
+  it('a 2xx: success written, counted by outcome and via, logged at debug', async () => {
+    const { t, id, job } = await claimed();
+    const { logger, lines } = recordingLogger();
+    await recorder(logger).record(job, OK, s.clock.now());
+    expect(await s.statusOf(t, id)).toBe('success');
+    expect(await s.metric('wirehook_delivery_attempts_total', { outcome: 'success', via: 'direct' })).toBe(1);
+    expect(lines.map((l) => [l['level'], l['msg']])).toEqual([[20, 'delivered']]);
+  });
+
+  it('a 503: retrying at the policy’s next time, logged at info', async () => {
+    const { t, id, job } = await claimed();
+    const { logger, lines } = recordingLogger();
+    const at = s.clock.now();
+    await recorder(logger).record(job, { ...OK, ok: false, status: 503 }, at);
+    expect((await s.store.deliveries.get(t, id))?.delivery).toMatchObject({ status: 'retrying', attemptCount: 1 });
+    expect(await s.metric('wirehook_delivery_attempts_total', { outcome: 'http_5xx', via: 'direct' })).toBe(1);
+    expect(lines.map((l) => [l['level'], l['msg'], l['responseStatus']])).toEqual([[30, 'attempt failed; retrying', 503]]);
+  });
+
+  it('a lease that ran out and was claimed again: the attempt is kept, the newer state stands, counted as stale', async () => {
+    const { t, id, job } = await claimed();
+    s.clock.advance(LEASE_MS);
+    await s.claim(id);
+    await recorder().record(job, OK, s.clock.now());
+    expect((await s.store.deliveries.get(t, id))?.delivery).toMatchObject({ status: 'pending', attemptCount: 1 });
+    expect(await s.metric('wirehook_dispatch_stale_completions_total')).toBe(1);
+  });
+
+  it('a write that fails: counted as a store error, nothing observed, the delivery still leased', async () => {
+    const { t, id, job } = await claimed();
+    s.store.deliveries.complete = () => Promise.reject(new Error('database is locked'));
+    await recorder().record(job, OK, s.clock.now());
+    expect(await s.statusOf(t, id)).toBe('pending');
+    expect(await s.metric('wirehook_dispatch_store_errors_total', { operation: 'complete' })).toBe(1);
+    expect(await s.registry.getSingleMetricAsString('wirehook_delivery_attempt_duration_seconds')).toContain(
+      'wirehook_delivery_attempt_duration_seconds_count 0',
+    );
+  });
+});

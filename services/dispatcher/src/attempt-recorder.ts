@@ -1,0 +1,61 @@
+import { newId, type Clock } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import type { DeliveryJob } from '@wirehook/store';
+import type { DeliveryLeases } from './delivery-leases.ts';
+import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
+import { decideOutcome, type SendResult } from './outcome.ts';
+
+export interface AttemptRecorderDeps {
+  leases: DeliveryLeases;
+  clock: Clock;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+}
+
+/**
+ * The end of an attempt: its outcome decided (retry, fail or success, by `decideOutcome`),
+ * written with the attempt in one step under the delivery's lease, then counted and logged.
+ * A write that fails leaves the delivery to its lease (see DeliveryLeases); one that finds the
+ * lease gone (claimed again, or closed) keeps the attempt and leaves the newer state standing.
+ */
+export class AttemptRecorder {
+  readonly #deps: AttemptRecorderDeps;
+
+  constructor(deps: AttemptRecorderDeps) {
+    this.#deps = deps;
+  }
+
+  /** Records what the send of `job`, started at `at`, did. */
+  async record(job: DeliveryJob, result: SendResult, at: number): Promise<void> {
+    const { leases, clock, logger, metrics } = this.#deps;
+    const via = job.endpoint.fixedIp ? 'relay' : 'direct';
+    const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
+    metrics.attempts.inc({ outcome: outcomeLabel(result), via });
+    const completed = await leases.complete(job, outcome);
+    if (completed === null) return; // not written: the lease runs out and the delivery is sent again (at least once)
+    if (!completed.applied) {
+      metrics.staleCompletions.inc();
+      logger.warn(
+        { deliveryId: job.delivery.id, leaseToken: job.leaseToken },
+        'attempt recorded, but the delivery was claimed again or closed meanwhile; its newer state stands',
+      );
+    }
+    metrics.attemptDuration.observe(result.durationMs / 1000);
+    if (result.ok) metrics.deliveryLatency.observe(Math.max(0, clock.now() - job.message.createdAt) / 1000);
+    // Failures at info (an operator follows a customer's outage), successes at debug (the bulk).
+    const fields = {
+      deliveryId: job.delivery.id,
+      messageId: job.message.id,
+      endpointId: job.endpoint.id,
+      orgId: job.tenant.orgId,
+      status: outcome.status,
+      responseStatus: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+      nextAttemptAt: outcome.nextAttemptAt,
+      endpointDisabled: completed.endpointDisabled,
+    };
+    if (result.ok) logger.debug(fields, 'delivered');
+    else logger.info(fields, outcome.status === 'failed' ? 'delivery failed; no attempt left' : 'attempt failed; retrying');
+  }
+}

@@ -1,0 +1,94 @@
+// DeliveryLeases against a real (SQLite) store: claims hold for a lease's length, releases
+// make the delivery due again, and a failing store call is counted and answered as "nothing
+// happened" — logged once as an outage, which only a written completion ends.
+import { silentLogger } from '@wirehook/platform';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DeliveryLeases } from './delivery-leases.ts';
+import { DispatchScene, recordingLogger } from './dispatch-test-scene.ts';
+
+const LEASE_MS = 17_000;
+let s: DispatchScene;
+
+beforeEach(() => {
+  s = new DispatchScene();
+});
+afterEach(() => s.close());
+
+const leases = (logger = silentLogger()) => new DeliveryLeases({ store: s.store, clock: s.clock, logger, metrics: s.metrics, leaseMs: LEASE_MS });
+const busy = () => Promise.reject(new Error('database is locked'));
+const errors = (operation: string) => s.metric('wirehook_dispatch_store_errors_total', { operation });
+
+describe('claim', () => {
+  it('holds the delivery for the lease’s length (not due until then), and a second claim gets null', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const now = s.clock.now();
+    const l = leases();
+    expect((await l.claim(id!, now))?.delivery.id).toBe(id);
+    expect(await l.claim(id!, now)).toBeNull();
+    expect(await s.dueAt(now + LEASE_MS - 1, [id!])).toEqual([]);
+    expect(await s.dueAt(now + LEASE_MS, [id!])).toEqual([id]);
+  });
+
+  it('a claim that fails is counted and answers null', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    s.store.deliveries.claim = busy;
+    expect(await leases().claim(id!, s.clock.now())).toBeNull();
+    expect(await errors('claim')).toBe(1);
+  });
+});
+
+describe('release', () => {
+  it('makes the delivery due again at the given time', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const job = await s.claim(id!);
+    const at = s.clock.now() + 60_000;
+    await leases().release(job, at);
+    expect(await s.dueAt(at - 1, [id!])).toEqual([]);
+    expect(await s.dueAt(at, [id!])).toEqual([id]);
+  });
+
+  it('a release that fails is counted and leaves the lease to run out', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const job = await s.claim(id!);
+    s.store.deliveries.release = busy;
+    await leases().release(job, s.clock.now());
+    expect(await errors('release')).toBe(1);
+    expect(await s.dueAt(s.clock.now(), [id!])).toEqual([]);
+  });
+});
+
+describe('complete', () => {
+  it('writes the outcome under the lease', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const job = await s.claim(id!);
+    expect(await leases().complete(job, s.m.succeeded(job, s.clock.now()))).toMatchObject({ applied: true, endpointDisabled: false });
+    expect(await s.statusOf(t, id!)).toBe('success');
+  });
+
+  it('store calls failing are one outage: its first error logged, ended by the next written completion (not by a claim)', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const { logger, lines } = recordingLogger();
+    const l = leases(logger);
+    const job = await s.claim(a!);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    s.store.deliveries.complete = busy;
+    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toBeNull();
+    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toBeNull();
+    expect(await errors('complete')).toBe(2);
+    expect(lines.filter((line) => line['level'] === 40)).toHaveLength(1);
+    s.store.deliveries.complete = complete;
+    expect(await l.claim(b!, s.clock.now())).not.toBeNull();
+    expect(lines).toHaveLength(1);
+    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toMatchObject({ applied: true });
+    expect(lines.map((line) => line['msg'])).toEqual([
+      'store calls failing: the delivery is left for its lease to run out and the sweeper',
+      'store calls failing no more, after 0 s: 2 store calls failed (those deliveries are sent again once their lease runs out)',
+    ]);
+  });
+});

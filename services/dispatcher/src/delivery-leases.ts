@@ -1,0 +1,80 @@
+import type { Clock, DeliveryId } from '@wirehook/core';
+import { OutageLog, type Logger } from '@wirehook/platform';
+import { claimRef, type AttemptOutcome, type CompletedAttempt, type DeliveryJob, type Store } from '@wirehook/store';
+import type { DispatcherMetrics } from './metrics.ts';
+
+export interface DeliveryLeasesDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+  /** How long a claim holds a delivery; longer than the send timeout. */
+  leaseMs: number;
+}
+
+/**
+ * The dispatcher's store calls on a delivery's lease: claim it, give it back, complete it.
+ * Their faults are handled here, once: no store error ends the process. A failed call is
+ * counted (`wirehook_dispatch_store_errors_total`), logged as part of an outage (its first
+ * error, then summaries, not a line per delivery) and answered as "nothing happened": the
+ * delivery keeps its lease until it runs out and the sweeper finds it again (at least once).
+ */
+export class DeliveryLeases {
+  readonly #deps: DeliveryLeasesDeps;
+  /** Store calls failing (a database outage): logged once, then summarised, not once per delivery. */
+  readonly #outage: OutageLog;
+
+  constructor(deps: DeliveryLeasesDeps) {
+    this.#deps = deps;
+    this.#outage = new OutageLog({
+      logger: deps.logger,
+      clock: deps.clock,
+      what: 'store calls failing',
+      deferred: 'store calls failed (those deliveries are sent again once their lease runs out)',
+      consequence: 'the delivery is left for its lease to run out and the sweeper',
+    });
+  }
+
+  /**
+   * Claims `id` at `now` for a lease's length. @returns its job, or null when it is not
+   * claimable (done, not due, paused, or claimed elsewhere) or the claim failed.
+   */
+  async claim(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
+    try {
+      return await this.#deps.store.deliveries.claim(id, now, now + this.#deps.leaseMs);
+    } catch (err) {
+      this.#failed('claim', id, err);
+      return null;
+    }
+  }
+
+  /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */
+  async release(job: DeliveryJob, at: number): Promise<void> {
+    try {
+      await this.#deps.store.deliveries.release(claimRef(job), at);
+    } catch (err) {
+      this.#failed('release', job.delivery.id, err);
+    }
+  }
+
+  /**
+   * Writes the attempt and its outcome under `job`'s lease. @returns what the store did, or
+   * null when it could not be written: the lease runs out and the delivery is sent again.
+   */
+  async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt | null> {
+    try {
+      const completed = await this.#deps.store.deliveries.complete(claimRef(job), outcome);
+      // A written attempt is what ends an outage (claims and releases alone do not).
+      this.#outage.succeeded();
+      return completed;
+    } catch (err) {
+      this.#failed('complete', job.delivery.id, err);
+      return null;
+    }
+  }
+
+  #failed(operation: 'claim' | 'release' | 'complete', deliveryId: DeliveryId, err: unknown): void {
+    this.#deps.metrics.storeErrors.inc({ operation });
+    this.#outage.failed(err, 1, { deliveryId, operation });
+  }
+}

@@ -1,0 +1,94 @@
+import { UnsealError, type Clock, type SecretBox } from '@wirehook/core';
+import { OutageLog, type Logger } from '@wirehook/platform';
+import type { DeliveryJob } from '@wirehook/store';
+import type { DeliveryLeases } from './delivery-leases.ts';
+import type { DispatcherMetrics } from './metrics.ts';
+import type { SendResult } from './outcome.ts';
+import { traceSend } from './send-span.ts';
+import { urlRuleViolation } from './send-time-rules.ts';
+import { SigningKeys } from './signing-keys.ts';
+import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
+
+/** The outbound HTTP client, as the dispatcher uses it. */
+export interface Sender {
+  send(request: WebhookRequest): Promise<SendResult>;
+}
+
+export interface WebhookSenderDeps {
+  /** Direct sends. */
+  sender: Sender;
+  /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
+  relay: Sender;
+  secretBox: SecretBox;
+  /** Gives a put-off delivery back to the store. */
+  leases: DeliveryLeases;
+  clock: Clock;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+}
+
+/** A send whose secret does not open here waits this long before it is tried again. */
+const UNSEAL_RETRY_MS = 60_000;
+
+/**
+ * The POST of one claimed delivery: the URL rules checked again, the request signed, sent
+ * directly or through the relay, in a CLIENT span. Every way it can go is a result to record
+ * (a forbidden URL is a `blocked` attempt, a bug here an `internal` one), except a signing
+ * secret this process cannot open: that fault is ours, so the send is put off instead.
+ */
+export class WebhookSender {
+  readonly #deps: WebhookSenderDeps;
+  readonly #signingKeys: SigningKeys;
+  /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
+  readonly #unsealOutage: OutageLog;
+
+  constructor(deps: WebhookSenderDeps) {
+    this.#deps = deps;
+    this.#signingKeys = new SigningKeys(deps.secretBox);
+    this.#unsealOutage = new OutageLog({
+      logger: deps.logger,
+      clock: deps.clock,
+      what: 'signing secrets do not open with this process’s WIREHOOK_SECRET_KEY',
+      deferred: 'sends put off (not attempts: the endpoint is not at fault)',
+      consequence: 'sends are put off until a process with the right key ring takes them (see /readyz)',
+    });
+  }
+
+  /**
+   * Sends `job`, signed at `at`. @returns what the POST did, or null when it was put off (no
+   * attempt to record: the delivery is back in the store, due a minute later).
+   */
+  async send(job: DeliveryJob, at: number): Promise<SendResult | null> {
+    try {
+      const violation = urlRuleViolation(job.endpoint.url);
+      if (violation !== null) return { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
+      let request: WebhookRequest;
+      try {
+        request = buildWebhookRequest(job, this.#signingKeys, at);
+      } catch (err) {
+        if (!(err instanceof UnsealError)) throw err;
+        await this.#putOff(job, err);
+        return null;
+      }
+      this.#unsealOutage.succeeded();
+      // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
+      const through = job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
+      return await traceSend(job, request.url, () => through.send(request));
+    } catch (err) {
+      this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
+      return { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
+    }
+  }
+
+  /**
+   * The endpoint's signing secret does not open with this process's key ring: the fault is
+   * ours, not the endpoint's, so no attempt is recorded (an attempt would count toward the
+   * endpoint's automatic stop). The delivery goes back to the store for a minute, for a
+   * replica with the right ring, or this one once it is restarted with it.
+   */
+  async #putOff(job: DeliveryJob, err: UnsealError): Promise<void> {
+    this.#deps.metrics.unsealErrors.inc();
+    this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
+    await this.#deps.leases.release(job, this.#deps.clock.now() + UNSEAL_RETRY_MS);
+  }
+}
