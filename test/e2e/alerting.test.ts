@@ -2,73 +2,20 @@
 // as the organization's webhook and chat targets, the clock moved, not slept. Each condition
 // fires when it should and not before; the per-endpoint hour and the per-organization grouping
 // hold; exhausted retries always notify; automatic stops notify; failed notices are retried
-// and their tries shown on the target.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, testCa, verifyWebhook } from '@wirehook/testkit';
+// and their tries shown on the target; a restarted worker racing a replica sends one notice.
+// Test notices are in alerting-test-notices.test.ts, pending retries and usage in
+// alerting-thresholds.test.ts; the set-up they share in alerting-fixture.ts.
+import { describe, expect, it } from 'vitest';
+import { eventually, verifyWebhook } from '@wirehook/testkit';
 import { createAlerting } from '@wirehook/alerting';
 import { silentLogger } from '@wirehook/platform';
 import { SecretBox } from '@wirehook/core';
-import { fillLiveUsage, startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+import { caPem, chat, failing, hooks, noticesOf, org, settle, tick, useAlertingWirehook, wh } from './alerting-fixture.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-let wh: Harness;
-let failing: NamedReceiver; // the customers' endpoints, answering 500
-let hooks: NamedReceiver; // the organization's webhook target
-let chat: NamedReceiver; // the organization's chat target
-let caPem: string;
-
-beforeAll(async () => {
-  caPem = (await testCa()).caPem;
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: caPem });
-  [failing, hooks, chat] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-  failing.receiver.respondWith({ status: 500, body: 'boom' });
-});
-afterAll(async () => {
-  await wh.close();
-  await Promise.all([failing, hooks, chat].map((r) => r.receiver.close()));
-});
-beforeEach(() => {
-  hooks.receiver.clear();
-  chat.receiver.clear();
-  hooks.receiver.respondWith({});
-});
-
-interface Org {
-  t: TestTenant;
-  secret: string;
-  endpoint(retry?: { count: number; interval: string }): Promise<{ id: string; consumer: string }>;
-  send(consumer: string): Promise<string>;
-}
-let seq = 0;
-async function org(conditions: Record<string, unknown>): Promise<Org> {
-  const t = await wh.tenant();
-  await t.api.put('/v1/alert-conditions', conditions);
-  const target = await t.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url(`/alerts/${t.orgId}`) });
-  await t.api.post('/v1/alert-targets', { type: 'chat', url: chat.url(`/chat/${t.orgId}`) });
-  return {
-    t,
-    secret: target.body.secret,
-    async endpoint(retry = { count: 0, interval: '1m' }) {
-      const consumer = `alert-${++seq}`;
-      const consumerId = (await t.api.post('/v1/consumers', { external_id: consumer })).body.id;
-      return { id: (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: failing.url(`/${consumer}`), retry })).body.id, consumer };
-    },
-    async send(consumer) {
-      const id = (await t.api.post('/v1/messages', { consumer, event_type: 'order.created', payload: {} })).body.id;
-      await eventually(async () => expect((await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(0));
-      return id;
-    },
-  };
-}
-const noticesOf = (o: Org) => hooks.receiver.requests.filter((r) => r.path === `/alerts/${o.t.orgId}`);
-const tick = () => wh.embedded.alertingWorker.tick();
-const settle = async () => {
-  await tick();
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  await tick();
-};
+useAlertingWirehook();
 
 describe('delivery failure notices', () => {
   it("'first': at the first failure, signed like a delivery, to every target; then at most one per endpoint per hour", async () => {
@@ -194,101 +141,6 @@ describe('notice delivery', () => {
     const detail = (await o.t.api.get(`/v1/alert-targets/${hook.id}`)).body;
     expect(detail.recent.map((a: { response_status: number }) => a.response_status)).toEqual([200, 503]);
   });
-});
-
-describe('test notices (POST /v1/alert-targets/{id}/test)', () => {
-  /** Posts the test and ticks the engine until it answers (the test's notice waits for a tick). */
-  async function testTarget(t: TestTenant, id: string) {
-    const answer = t.api.post(`/v1/alert-targets/${id}/test`, {});
-    let done = false;
-    void answer.finally(() => (done = true));
-    while (!done) {
-      await tick();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return answer;
-  }
-
-  it('sends a sample notice now, signed like any, without an endpoint failing, and answers its first try', async () => {
-    const o = await org({ delivery_failure: '60m' });
-    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
-    const res = await testTarget(o.t, hook.id);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ notice_id: expect.stringMatching(/^ntc_/), attempt: { response_status: 200, error: null, type: 'alert.test' } });
-    const sent = noticesOf(o);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.headers['webhook-id']).toBe(res.body.notice_id);
-    expect(verifyWebhook(o.secret, sent[0]!) as object).toMatchObject({ type: 'alert.test', data: { environments: ['live'] } });
-  });
-
-  it('a target that refuses shows it in the answer; an unknown or other environment’s target is 404', async () => {
-    const o = await org({ delivery_failure: '60m' });
-    hooks.receiver.respondWith({ status: 410 });
-    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
-    const res = await testTarget(o.t, hook.id);
-    expect(res.body.attempt).toMatchObject({ response_status: 410 });
-    expect((await o.t.api.post('/v1/alert-targets/atg_00000000000000000000000000/test', {})).status).toBe(404);
-    const other = await wh.tenant();
-    expect((await other.api.post(`/v1/alert-targets/${hook.id}/test`, {})).status).toBe(404);
-  });
-
-  it('at most 5 tests a minute per target (429 after), tried once: a failed test is not retried', async () => {
-    const o = await org({ delivery_failure: '60m' });
-    hooks.receiver.respondWith({ status: 503 });
-    const hook = (await o.t.api.get('/v1/alert-targets')).body.items.find((x: { type: string }) => x.type === 'webhook');
-    for (let i = 0; i < 5; i++) expect((await testTarget(o.t, hook.id)).status).toBe(200);
-    const refused = await o.t.api.post(`/v1/alert-targets/${hook.id}/test`, {});
-    expect(refused.status).toBe(429);
-    expect(refused.body.message).toMatch(/at most 5 test notices a minute per target/);
-    wh.clock.advance(10 * 60_000); // past every retry delay of a real notice
-    await settle();
-    expect(noticesOf(o)).toHaveLength(5);
-  });
-});
-
-describe('pending retries and usage', () => {
-  it('pending retries: when the environment’s total exceeds the chosen number (100: none, 101: one), once a UTC day', async () => {
-    const o = await org({ pending_retries: 100 });
-    const ep = await o.endpoint({ count: 7, interval: 'progressive' });
-    await Promise.all(Array.from({ length: 100 }, () => o.t.api.post('/v1/messages', { consumer: ep.consumer, event_type: 'a.b', payload: {} })));
-    await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.retrying_count).toBe(100), 30_000);
-    const pendingNotices = () => noticesOf(o).filter((r) => r.body.includes('alert.pending_retries'));
-    wh.clock.advance(61_000);
-    await settle();
-    await wh.embedded.alertingWorker.idle();
-    expect(pendingNotices()).toHaveLength(0); // 100 does not exceed 100
-    await o.send(ep.consumer);
-    await eventually(async () => expect((await o.t.api.get(`/v1/endpoints/${ep.id}`)).body.retrying_count).toBe(101), 30_000);
-    wh.clock.advance(61_000);
-    await eventually(async () => {
-      await tick();
-      expect(pendingNotices()).toHaveLength(1);
-    });
-    expect((verifyWebhook(o.secret, pendingNotices()[0]!) as any).data).toMatchObject({ environments: ['live'], retrying: 101, threshold: 100 });
-    wh.clock.advance(61_000);
-    await settle();
-    expect(pendingNotices()).toHaveLength(1); // once that day
-  }, 60_000);
-
-  it('usage: the chosen share of the plan once a month', async () => {
-    const o = await org({ usage: 50 });
-    // 5,000 live messages of the Free plan's 10,000, written straight to the store (the counter intake keeps).
-    const free = await wh.tenant({ plan: 'free' });
-    await free.api.put('/v1/alert-conditions', { usage: 50 });
-    await free.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url(`/alerts/${free.orgId}`) });
-    await fillLiveUsage(wh, free.orgId, 5_000);
-    wh.clock.advance(61_000);
-    const usageNotices = () => hooks.receiver.requests.filter((r) => r.path === `/alerts/${free.orgId}` && r.body.includes('alert.usage'));
-    await eventually(async () => {
-      await tick();
-      expect(usageNotices()).toHaveLength(1);
-    });
-    expect(JSON.parse(usageNotices()[0]!.body).data).toMatchObject({ used: 5_000, limit: 10_000, percent: 50, threshold: 50 });
-    wh.clock.advance(61_000);
-    await settle();
-    expect(usageNotices()).toHaveLength(1); // once this month
-    expect(noticesOf(o).filter((r) => r.body.includes('alert.usage'))).toHaveLength(0); // not the other organization
-  }, 60_000);
 });
 
 describe('restarts and replicas', () => {
