@@ -64,6 +64,11 @@ describe('the rest of the server', () => {
     const script = await get('/assets/main-abc.js');
     expect(script.status).toBe(200);
     expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // A file of an earlier build: 404, and nothing logged as failed.
+    const missing = await get('/assets/main-old.js');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'not_found', message: 'no route GET /assets/main-old.js' });
+    expect(scene.logLines.filter((line) => line['msg'] === 'request failed')).toEqual([]);
     const unknown = await get('/nowhere');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ error: 'not_found', message: 'no route GET /nowhere' });

@@ -21,8 +21,9 @@ export function createPortalApp(deps: PortalDeps, options: { distDir?: string } 
   // A link's path is its token (the only credential): never in a trace.
   const app = baseApp(deps, { tracedPath: (path) => path.replace(/^\/l\/[^/]+/, '/l/[token]') });
 
-  // Vite names files by content: cache them for a year.
-  app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  // Vite names files by content: cache them for a year. One not there (a tab still on an
+  // earlier build asks for its files) is a 404, not a logged 500.
+  app.use('/assets', express.static(`${distDir}/assets`, { immutable: true, maxAge: '365d', index: false }), notFound);
 
   // The built front end's entry files: read once (./dev builds it before the server starts),
   // again only while it is not built yet.
