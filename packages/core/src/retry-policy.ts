@@ -1,6 +1,3 @@
-import { InvalidError } from './errors.ts';
-import { MAX_RETRY_SPAN_MS } from './limits.ts';
-
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -40,7 +37,7 @@ export function retryDelayMs(interval: RetryInterval, retryNo: number): number {
   return PROGRESSIVE_DELAYS_MS[index]!;
 }
 
-/** Time from the first send to the last re-send of a policy. */
+/** Time from the first send to the last re-send of a policy (retryPolicySchema refuses one over MAX_RETRY_SPAN_MS). */
 export function retrySpanMs(policy: RetryPolicy): number {
   let span = 0;
   for (let n = 1; n <= policy.count; n++) span += retryDelayMs(policy.interval, n);
@@ -54,15 +51,4 @@ export function retrySpanMs(policy: RetryPolicy): number {
 export function nextAttemptAt(policy: RetryPolicy, attemptNo: number, now: number): number | null {
   if (attemptNo > policy.count) return null;
   return now + retryDelayMs(policy.interval, attemptNo);
-}
-
-/** Throws InvalidError when the combination spans more than 3 days (progressive with 12). */
-export function assertRetrySpan(policy: RetryPolicy, field = 'retry'): void {
-  if (retrySpanMs(policy) > MAX_RETRY_SPAN_MS) {
-    const hours = Math.round(retrySpanMs(policy) / HOUR);
-    throw new InvalidError(
-      `${field}: count ${policy.count} with interval ${policy.interval} spans about ${hours} hours; ` +
-        'the span from the first send to the last re-send may be at most 3 days',
-    );
-  }
 }
