@@ -75,11 +75,6 @@ export class PlanLimitError extends WirehookError {
     super('plan_limit', message);
   }
 }
-export class NotImplementedError extends WirehookError {
-  constructor(message: string) {
-    super('not_implemented', message);
-  }
-}
 export class UnavailableError extends WirehookError {
   constructor(message: string, options?: ErrorOptions) {
     super('unavailable', message, options);
@@ -114,7 +109,8 @@ const ERROR_OF_CODE: Readonly<Record<ErrorCode, (message: string, retryAfterSeco
   rate_limited: (m, s) => new RateLimitedError(m, s),
   unauthorized: (m) => new UnauthorizedError(m),
   forbidden: (m) => new ForbiddenError(m),
-  not_implemented: (m) => new NotImplementedError(m),
+  // No route answers 501 now; the code stays in the API for one whose service is not built.
+  not_implemented: (m) => new WirehookError('not_implemented', m),
   unavailable: (m) => new UnavailableError(m),
   internal: (m) => new WirehookError('internal', m),
 };
