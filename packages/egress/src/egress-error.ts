@@ -1,3 +1,4 @@
+import { ATTEMPT_TIMEOUT_MS } from '@wirehook/core';
 import { errorCode } from './resolve-host.ts';
 
 /** Why a send failed; the first word of every `SendResult.error`. */
@@ -65,7 +66,7 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', '
  * never throws. `timeoutMs` only words the message of a timeout. Unknown errors are
  * `connection` failures, named by their code (or message).
  */
-export function classifyError(err: unknown, timeoutMs = 15_000): EgressFailure {
+export function classifyError(err: unknown, timeoutMs = ATTEMPT_TIMEOUT_MS): EgressFailure {
   if (err instanceof EgressError) return { kind: err.kind, error: err.message };
   const inner = firstCause(err);
   const code = errorCode(inner) ?? errorCode(err);
