@@ -5,9 +5,8 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import { DeliveryLeases } from './delivery-leases.ts';
-import { EndpointSlots } from './endpoint-slots.ts';
 import type { DispatcherMetrics } from './metrics.ts';
-import { ParkedWakeups } from './parked-wakeups.ts';
+import { gateEntry, SendGate, type Turn } from './send-gate.ts';
 import { WebhookSender, type Sender } from './webhook-sender.ts';
 
 export type { Sender } from './webhook-sender.ts';
@@ -66,13 +65,12 @@ export interface DispatcherDeps {
  * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
  */
 const HANDOFF_MAX_AGE_MS = 5_000;
-/** Wake-ups parked per endpoint slot: enough to keep a fast endpoint busy between sweeps. */
-const PARKED_PER_SLOT = 4;
 
 export class Dispatcher implements Component {
   readonly name = 'dispatcher';
   readonly #deps: DispatcherDeps;
-  readonly #slots: EndpointSlots;
+  /** Who may send now, per endpoint: slots, and the deliveries waiting for one. */
+  readonly #gate: SendGate;
   readonly #leases: DeliveryLeases;
   readonly #webhooks: WebhookSender;
   readonly #recorder: AttemptRecorder;
@@ -84,13 +82,9 @@ export class Dispatcher implements Component {
   readonly #tracked = new Map<DeliveryId, number>();
   /** The tracked deliveries being sent (leased: no due page lists them). */
   readonly #sendingTracked = new Set<DeliveryId>();
-  /** Due deliveries whose endpoint has no free slot, parked per endpoint (bounded per endpoint). */
-  readonly #parked: ParkedWakeups;
   readonly #inFlight = new Set<Promise<void>>();
   /** Releases of handed-over jobs it had no room for (stop() waits for them too). */
   readonly #releasing = new Set<Promise<void>>();
-  /** Endpoints whose freed slot a parked delivery is taking over (being claimed), with how many. */
-  readonly #passing = new Map<string, number>();
   /** Attempts admitted and not finished: claiming, or sending. */
   #active = 0;
   #subscription: Subscription | undefined;
@@ -102,8 +96,7 @@ export class Dispatcher implements Component {
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
-    this.#slots = new EndpointSlots(deps.config.slotsPerEndpoint);
-    this.#parked = new ParkedWakeups(deps.config.slotsPerEndpoint * PARKED_PER_SLOT);
+    this.#gate = new SendGate(deps.config.slotsPerEndpoint);
     const { store, clock, logger, metrics } = deps;
     this.#leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: deps.config.leaseMs });
     this.#webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases: this.#leases, clock, logger, metrics });
@@ -157,18 +150,15 @@ export class Dispatcher implements Component {
       const listed = Math.max(0, this.#tracked.size - this.#sendingTracked.size);
       const limit = room + Math.min(listed, config.sweepBatch + config.concurrency);
       // At most what one endpoint can use (its slots and its parking) from each endpoint.
-      const due = await store.deliveries.due(now, limit, config.slotsPerEndpoint + this.#parked.perEndpoint);
+      const due = await store.deliveries.due(now, limit, this.#gate.perEndpoint);
       this.#behind = due.length >= limit;
       let published = 0;
       for (const { id, endpointId } of due) {
         if (published >= room) break;
         const since = this.#tracked.get(id);
         if (this.#stopped || (since !== undefined && now - since < config.leaseMs)) continue;
-        if (this.#isBusy(endpointId)) {
-          // Left in the store; the sweep that follows the endpoint's queue draining finds it.
-          this.#parked.markOverflowed(endpointId);
-          continue;
-        }
+        // No room: left in the store; the sweep that follows the endpoint's queue draining finds it.
+        if (!this.#gate.hasRoom(endpointId)) continue;
         this.#tracked.set(id, now);
         published++;
         try {
@@ -273,29 +263,27 @@ export class Dispatcher implements Component {
     if (!job) {
       this.#tracked.delete(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed slot of its endpoint: pass the turn on.
-      if (fromWaitingOf !== undefined) this.#next(fromWaitingOf);
+      if (fromWaitingOf !== undefined) this.#giveTurn(this.#gate.passOn(fromWaitingOf));
       return false;
     }
     return this.#start(job, now);
   }
 
   /**
-   * Sends a claimed delivery when its endpoint has a free slot, else parks it. A job handed
-   * over by intake queues behind the endpoint's parked deliveries (and one taking over a
-   * freed slot), so new messages never overtake older ones waiting for that endpoint.
+   * Sends a claimed delivery when the gate lets it in, else leaves it waiting there (a job
+   * handed over by intake never overtakes deliveries waiting for its endpoint).
    * @returns whether a send started.
    */
   async #start(job: DeliveryJob, now: number, handedOver = false): Promise<boolean> {
     const id = job.delivery.id;
-    const endpointId = job.endpoint.id;
-    const queued = handedOver && (this.#parked.has(endpointId) || this.#passing.has(endpointId));
-    if (queued || !this.#slots.tryTake(endpointId)) {
-      // Its endpoint is busy. Park it (before the release is written: a slot freed meanwhile
+    const entry = gateEntry(job);
+    if (!this.#gate.tryEnter(entry, handedOver)) {
+      // Its endpoint is busy. Park it (before the release is written: a turn freed meanwhile
       // must find it waiting), unless the endpoint's parking is full: then it waits in the
       // store, and the sweep that follows the endpoint's queue draining brings it back.
-      if (this.#parked.park(endpointId, id, context.active())) {
+      if (this.#gate.wait(entry, context.active())) {
         this.#tracked.set(id, now);
-        this.#deps.metrics.waiting.set(this.#parked.size);
+        this.#deps.metrics.waiting.set(this.#gate.waiting);
       } else {
         this.#tracked.delete(id);
       }
@@ -309,12 +297,11 @@ export class Dispatcher implements Component {
     const sending = this.#send(job)
       .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
-        this.#slots.give(endpointId);
         this.#tracked.delete(id);
         this.#sendingTracked.delete(id);
         this.#inFlight.delete(sending);
         this.#deps.metrics.inFlight.set(this.#inFlight.size);
-        this.#next(endpointId);
+        this.#giveTurn(this.#gate.ended(entry));
         this.#finished();
       });
     this.#inFlight.add(sending);
@@ -328,33 +315,21 @@ export class Dispatcher implements Component {
     void work.finally(() => this.#releasing.delete(work));
   }
 
-  /** Both slots and parking of the endpoint are taken: a wake-up for it now would only be dropped. */
-  #isBusy(endpointId: string): boolean {
-    return this.#slots.inUse(endpointId) >= this.#slots.perEndpoint && this.#parked.isFull(endpointId);
-  }
-
-  /** A slot of `endpointId` is free: its next parked delivery takes it. */
-  #next(endpointId: string): void {
-    const { id, trace, refill } = this.#parked.next(endpointId);
-    this.#deps.metrics.waiting.set(this.#parked.size);
+  /** A turn of an endpoint is free (see SendGate): its next waiting delivery is claimed again to take it. */
+  #giveTurn({ endpointId, next, refill }: Turn): void {
+    this.#deps.metrics.waiting.set(this.#gate.waiting);
     // Deliveries of this endpoint were left in the store while its queue was full: fetch them
     // (marked behind too, so a sweep already running is followed by another).
     if (refill && !this.#stopped) {
       this.#behind = true;
       void this.sweep();
     }
-    if (id === undefined) return;
-    // The freed slot is this delivery's while it is claimed: a hand-off must not take it.
-    this.#passing.set(endpointId, (this.#passing.get(endpointId) ?? 0) + 1);
-    // Called as another delivery's send ends: run in the parked delivery's own trace, not that one.
+    if (next === undefined) return;
+    // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
     void context
-      .with(trace, () => this.#admit(id, endpointId))
-      .catch((err) => this.#deps.logger.error({ err, deliveryId: id }, 'attempt failed'))
-      .finally(() => {
-        const left = (this.#passing.get(endpointId) ?? 1) - 1;
-        if (left > 0) this.#passing.set(endpointId, left);
-        else this.#passing.delete(endpointId);
-      });
+      .with(next.trace, () => this.#admit(next.id, endpointId))
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: next.id }, 'attempt failed'))
+      .finally(() => this.#gate.turnSettled(endpointId));
   }
 
   /** Sends a claimed delivery and records its attempt (unless the send was put off). */

@@ -1,0 +1,92 @@
+// SendGate: an endpoint's slots, the deliveries waiting for them in arrival order, turns handed
+// on as sends end, hand-offs that never overtake, and the refill asked for once a full queue drains.
+import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { DeliveryId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { SendGate, type GateEntry } from './send-gate.ts';
+
+const entry = (n: number, endpointId = 'ep_a'): GateEntry => ({ id: `dlv_${n}` as DeliveryId, endpointId });
+const wakeUpTrace = () => ROOT_CONTEXT.setValue(createContextKey('wake-up'), true);
+
+describe('SendGate', () => {
+  it('lets in at most its slots per endpoint; a send that ends frees one; other endpoints have their own', () => {
+    const gate = new SendGate(2);
+    expect([gate.tryEnter(entry(1), false), gate.tryEnter(entry(2), false), gate.tryEnter(entry(3), false)]).toEqual([true, true, false]);
+    expect(gate.tryEnter(entry(4, 'ep_b'), false)).toBe(true);
+    gate.ended(entry(1));
+    expect(gate.tryEnter(entry(3), false)).toBe(true);
+  });
+
+  it('parks 4 per slot of an endpoint, no more; a sweep may fetch slots and parking of one endpoint', () => {
+    const gate = new SendGate(2);
+    expect(gate.perEndpoint).toBe(2 + 8);
+    for (let i = 1; i <= 8; i++) expect(gate.wait(entry(i), ROOT_CONTEXT)).toBe(true);
+    expect(gate.wait(entry(9), ROOT_CONTEXT)).toBe(false);
+    expect(gate.wait(entry(1), ROOT_CONTEXT)).toBe(true); // already waiting
+    expect(gate.wait(entry(10, 'ep_b'), ROOT_CONTEXT)).toBe(true);
+    expect(gate.waiting).toBe(9);
+  });
+
+  it('an ended send hands its turn to the oldest waiting delivery, in that one’s own trace', () => {
+    const gate = new SendGate(1);
+    const [second, third] = [wakeUpTrace(), wakeUpTrace()];
+    expect(gate.tryEnter(entry(1), false)).toBe(true);
+    gate.wait(entry(2), second);
+    gate.wait(entry(3), third);
+    const turn = gate.ended(entry(1));
+    expect(turn).toMatchObject({ endpointId: 'ep_a', next: { id: 'dlv_2' }, refill: false });
+    expect(turn.next?.trace).toBe(second);
+    expect(gate.waiting).toBe(1);
+  });
+
+  it('with nothing waiting, a turn has no taker', () => {
+    const gate = new SendGate(1);
+    gate.tryEnter(entry(1), false);
+    expect(gate.ended(entry(1))).toEqual({ endpointId: 'ep_a', next: undefined, refill: false });
+  });
+
+  it('a hand-off from intake queues behind waiting deliveries and behind a turn being taken over, even with a slot free', () => {
+    const gate = new SendGate(2);
+    gate.wait(entry(1), ROOT_CONTEXT);
+    expect(gate.tryEnter(entry(2), true)).toBe(false);
+    expect(gate.tryEnter(entry(2, 'ep_b'), true)).toBe(true);
+    // A wake-up of the sweeper (or the waiting delivery itself) takes the free slot.
+    const turn = gate.passOn('ep_a');
+    expect(turn.next?.id).toBe('dlv_1');
+    expect(gate.tryEnter(entry(3), true)).toBe(false); // dlv_1 is being claimed for that turn
+    expect(gate.tryEnter(entry(1), false)).toBe(true);
+    gate.turnSettled('ep_a');
+    expect(gate.tryEnter(entry(3), true)).toBe(true);
+  });
+
+  it('has room while a slot is free or parking is not full; without room it asks for a refill once its queue drains', () => {
+    const gate = new SendGate(1);
+    expect(gate.hasRoom('ep_a')).toBe(true);
+    gate.tryEnter(entry(1), false);
+    for (let i = 2; i <= 4; i++) gate.wait(entry(i), ROOT_CONTEXT);
+    expect(gate.hasRoom('ep_a')).toBe(true); // 3 of 4 parked
+    gate.wait(entry(5), ROOT_CONTEXT);
+    expect(gate.hasRoom('ep_a')).toBe(false);
+    expect(gate.hasRoom('ep_b')).toBe(true);
+    const refills = [gate.ended(entry(1))];
+    for (let i = 2; i <= 5; i++) {
+      gate.tryEnter(entry(i), false);
+      refills.push(gate.ended(entry(i)));
+    }
+    expect(refills.map((t) => [t.next?.id, t.refill])).toEqual([
+      ['dlv_2', false],
+      ['dlv_3', false],
+      ['dlv_4', false],
+      ['dlv_5', true],
+      [undefined, false],
+    ]);
+  });
+
+  it('a full parking that refuses a delivery asks for a refill too', () => {
+    const gate = new SendGate(1);
+    for (let i = 1; i <= 5; i++) gate.wait(entry(i), ROOT_CONTEXT);
+    expect(gate.waiting).toBe(4);
+    const turns = [1, 2, 3, 4].map(() => gate.passOn('ep_a'));
+    expect(turns.map((t) => t.refill)).toEqual([false, false, false, true]);
+  });
+});

@@ -1,0 +1,113 @@
+import type { Context } from '@opentelemetry/api';
+import type { DeliveryId } from '@wirehook/core';
+import type { DeliveryJob } from '@wirehook/store';
+import { EndpointSlots } from './endpoint-slots.ts';
+import { ParkedWakeups } from './parked-wakeups.ts';
+
+/** A claimed delivery as the gate sees it: what its rules decide by. */
+export interface GateEntry {
+  id: DeliveryId;
+  endpointId: string;
+}
+
+/** The gate's view of a claimed delivery. */
+export function gateEntry(job: DeliveryJob): GateEntry {
+  return { id: job.delivery.id, endpointId: job.endpoint.id };
+}
+
+/** What follows a freed turn of an endpoint. */
+export interface Turn {
+  endpointId: string;
+  /** The waiting delivery that takes the turn (to be claimed again), in its wake-up's trace; none when nothing waits. */
+  next: { id: DeliveryId; trace: Context } | undefined;
+  /** Deliveries of the endpoint were left in the store while its parking was full: sweep for them. */
+  refill: boolean;
+}
+
+/** Wake-ups parked per endpoint slot: enough to keep a fast endpoint busy between sweeps. */
+const PARKED_PER_SLOT = 4;
+
+/**
+ * Who may send now, per endpoint. The dispatcher asks before each send of a claimed delivery
+ * (`tryEnter`); one not let in waits here (`wait`, bounded per endpoint, in arrival order) and
+ * the gate is told as each send ends (`ended`), which hands the freed turn to the next one.
+ * The rule today is a fixed number of slots per endpoint, so one slow or failing customer
+ * cannot take every connection. This is the one place that decides, so ordered per-key lanes
+ * and adaptive limits (in-flight AIMD, rate limits, Retry-After holds) belong here, not in
+ * the dispatcher.
+ */
+export class SendGate {
+  readonly #slots: EndpointSlots;
+  readonly #parked: ParkedWakeups;
+  /** Endpoints whose freed turn a waiting delivery is taking over (being claimed), with how many. */
+  readonly #passing = new Map<string, number>();
+
+  constructor(slotsPerEndpoint: number) {
+    this.#slots = new EndpointSlots(slotsPerEndpoint);
+    this.#parked = new ParkedWakeups(slotsPerEndpoint * PARKED_PER_SLOT);
+  }
+
+  /** Due deliveries of one endpoint it can hold at once, sending or waiting: a sweep fetches no more of one endpoint. */
+  get perEndpoint(): number {
+    return this.#slots.perEndpoint + this.#parked.perEndpoint;
+  }
+
+  /** Deliveries waiting here for a turn, across endpoints. */
+  get waiting(): number {
+    return this.#parked.size;
+  }
+
+  /**
+   * Whether a wake-up for `endpointId` could be used now. False when its slots and its
+   * parking are all taken: a wake-up would only be dropped. The endpoint is then marked, and
+   * its queue draining asks for a sweep (`Turn.refill`).
+   */
+  hasRoom(endpointId: string): boolean {
+    if (this.#slots.inUse(endpointId) < this.#slots.perEndpoint || !this.#parked.isFull(endpointId)) return true;
+    this.#parked.markOverflowed(endpointId);
+    return false;
+  }
+
+  /**
+   * Lets `entry` send now, taking a slot of its endpoint; false when it must wait. A job
+   * handed over by intake queues behind the endpoint's waiting deliveries (and one taking
+   * over a freed turn), so new messages never overtake older ones waiting for that endpoint.
+   */
+  tryEnter(entry: GateEntry, handedOver: boolean): boolean {
+    const queued = handedOver && (this.#parked.has(entry.endpointId) || this.#passing.has(entry.endpointId));
+    return !queued && this.#slots.tryTake(entry.endpointId);
+  }
+
+  /**
+   * Parks `entry` until a turn of its endpoint, continuing `trace` then. @returns false when
+   * the endpoint's parking is full: it then waits in the store (see `hasRoom`).
+   */
+  wait(entry: GateEntry, trace: Context): boolean {
+    return this.#parked.park(entry.endpointId, entry.id, trace);
+  }
+
+  /** A send let in by `tryEnter` ended: its slot is free, and the next waiting delivery's turn comes. */
+  ended(entry: GateEntry): Turn {
+    this.#slots.give(entry.endpointId);
+    return this.passOn(entry.endpointId);
+  }
+
+  /**
+   * A turn of `endpointId` is free: the next waiting delivery takes it. Also for a turn its
+   * taker could not use (its claim found nothing). Each turn given must be settled.
+   */
+  passOn(endpointId: string): Turn {
+    const { id, trace, refill } = this.#parked.next(endpointId);
+    if (id === undefined) return { endpointId, next: undefined, refill };
+    // The freed slot is this delivery's while it is claimed: a hand-off must not take it.
+    this.#passing.set(endpointId, (this.#passing.get(endpointId) ?? 0) + 1);
+    return { endpointId, next: { id, trace }, refill };
+  }
+
+  /** The delivery given a turn of `endpointId` was claimed and let in, or not: hand-offs may enter again. */
+  turnSettled(endpointId: string): void {
+    const left = (this.#passing.get(endpointId) ?? 1) - 1;
+    if (left > 0) this.#passing.set(endpointId, left);
+    else this.#passing.delete(endpointId);
+  }
+}
