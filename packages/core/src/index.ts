@@ -14,3 +14,4 @@ export * from './limits.ts';
 export * from './recovery-port.ts';
 export * from './api-responses.ts';
 export * from './span-recording.ts';
+export * from './utc-calendar.ts';

@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DEFAULT_ALERT_CONDITIONS,
+  utcMonth,
   type AlertTargetId,
   type Clock,
   type DeliveryId,
@@ -13,7 +14,7 @@ import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
-import { decideOrg, failureDue, FAILURE_AFTER_MS, utcMonth, type OrgInput } from './decide.ts';
+import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
 import type { NoticeSenderPort } from './notice-sender.ts';

@@ -1,4 +1,4 @@
-import { PLANS, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
+import { PLANS, utcDay, utcMonth, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
 import type { AlertEvent, AlertState, NoticeEndpoint } from '@wirehook/store';
 import { flush, onFailure } from './failure-throttle.ts';
 import { noticeContent, pendingRetriesContent, usageContent, type NoticeContent } from './notice-content.ts';
@@ -30,9 +30,6 @@ export function pendingRetriesDue(count: number, threshold: number, lastDay: str
 export function usageReached(used: number, limit: number, share: number): boolean {
   return limit > 0 && used * 100 >= share * limit;
 }
-
-export const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
-export const utcMonth = (now: number): string => new Date(now).toISOString().slice(0, 7);
 
 /** What one step of an organization is decided on. */
 export interface OrgInput {

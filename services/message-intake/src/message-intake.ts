@@ -9,6 +9,8 @@ import {
   PLANS,
   TEST_SENDS_PER_DAY,
   TRIAL_SENDS_PER_CONSUMER_PER_DAY,
+  utcDay,
+  utcMonth,
   type Clock,
   type Delivery,
   type DeliveryId,
@@ -185,7 +187,7 @@ export class MessageIntake implements IntakePort {
 }
 
 function liveMonthKey(tenant: Tenant, now: number): string {
-  return `live:${tenant.orgId}:${new Date(now).toISOString().slice(0, 7)}`;
+  return `live:${tenant.orgId}:${utcMonth(now)}`;
 }
 
 // Made once: toLocaleString formats through ICU, which costs more than the rest of a send's counters.
@@ -222,7 +224,7 @@ export function trialCounters(tenant: Tenant, now: number, consumer: string): Us
   const day = testAndTrialDay(tenant, now);
   const ofConsumer: UsageCounter = {
     ...day,
-    key: `trial-consumer:${tenant.env}:${tenant.orgId}:${new Date(now).toISOString().slice(0, 10)}:${consumer}`,
+    key: `trial-consumer:${tenant.env}:${tenant.orgId}:${utcDay(now)}:${consumer}`,
     limit: TRIAL_SENDS_PER_CONSUMER_PER_DAY,
     limitMessage: TRIAL_CONSUMER_LIMIT_MESSAGE,
   };
@@ -230,7 +232,7 @@ export function trialCounters(tenant: Tenant, now: number, consumer: string): Us
 }
 
 function testAndTrialDay(tenant: Tenant, now: number): UsageCounter {
-  const day = new Date(now).toISOString().slice(0, 10);
+  const day = utcDay(now);
   return {
     // The test environment's key is the one its messages always used.
     key: tenant.env === 'test' ? `test:${tenant.orgId}:${day}` : `trial:live:${tenant.orgId}:${day}`,
