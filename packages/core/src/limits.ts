@@ -52,6 +52,11 @@ export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;
 
 /** Requests a minute one portal link's consumer may make (its own budget, apart from the sender's). */
 export const PORTAL_REQUESTS_PER_MINUTE = 300;
+
+/** The spec's recovery pace: a recovery queues this many deliveries ... */
+export const RECOVERY_BATCH = 50;
+/** ... every this long. */
+export const RECOVERY_INTERVAL_MS = 10_000;
 /**
  * Most deliveries one transaction of an endpoint's walk changes (the bookkeeping a pause,
  * resume, disable or delete leaves: holding, releasing or failing its open deliveries). A

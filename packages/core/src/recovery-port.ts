@@ -1,11 +1,6 @@
 import type { EndpointId, RecoveryId } from './ids.ts';
 import type { Recovery, Tenant } from './model.ts';
 
-/** The spec's recovery pace: this many deliveries ... */
-export const RECOVERY_BATCH = 50;
-/** ... every this long. */
-export const RECOVERY_INTERVAL_MS = 10_000;
-
 /**
  * What the gateway asks of the recovery service: in embedded mode a direct call, in cluster
  * mode a gRPC client with the same shape.
