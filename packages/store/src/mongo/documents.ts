@@ -1,5 +1,4 @@
 import type {
-  AlertConditions,
   AttemptVia,
   CompatSignature,
   DeliveryStatus,
@@ -180,7 +179,6 @@ export interface KeyCheckDoc {
   createdAt: number;
 }
 
-/** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
 /** A named job lease (job-lease-repo.ts); `_id` is the job's name. */
 export interface JobLeaseDoc {
   _id: string;
@@ -188,6 +186,7 @@ export interface JobLeaseDoc {
   leaseUntil: number;
 }
 
+/** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
 export interface RecoveryDoc extends TenantFields {
   _id: string;
   endpointId: string;
@@ -205,7 +204,6 @@ export interface RecoveryDoc extends TenantFields {
   leaseToken: number;
 }
 
-/** One target of a recovery, by its place in the snapshot (1-based). */
 /**
  * An endpoint's walk (endpoint-walk.ts): a hold or release of its open deliveries, and a fail
  * of those created before `failBefore`, done batch by batch. Keyed by the endpoint's id.
@@ -230,74 +228,5 @@ export interface PortalTokenDoc extends TenantFields {
   expiresAtDate: Date;
 }
 
-/** An organization's alert conditions; `_id` is the org id. */
-export interface AlertConditionsDoc {
-  _id: string;
-  conditions: AlertConditions;
-  updatedAt: number;
-}
-
-/** A notice target of an organization. */
-export interface AlertTargetDoc {
-  _id: string;
-  orgId: string;
-  /** The environment whose notices it receives; absent on targets made before (live). */
-  env?: Environment;
-  type: 'webhook' | 'chat' | 'email';
-  url: string | null;
-  address: string | null;
-  sealedSecret: string | null;
-  createdAt: number;
-}
-
-/**
- * An alerting outbox event; `_id` is `orgId:seq`, `seq` its number in the organization's own
- * sequence (the `alert-events:<orgId>` counter): no counter document is shared by all tenants.
- */
-export interface AlertEventDoc extends TenantFields {
-  _id: string;
-  seq: number;
-  kind: 'failing' | 'exhausted' | 'disabled';
-  endpointId: string;
-  at: number;
-  error: string | null;
-  responseStatus: number | null;
-  /** The delivery whose attempt wrote it (absent on events written before). */
-  deliveryId?: string | null;
-}
-
-/** An organization's alerting throttle state; `_id` is the org id. */
-export interface AlertStateDoc {
-  _id: string;
-  state: import('../ports/alert-settings-port.ts').AlertState;
-  windowEnd: number | null;
-  hasPending: boolean;
-}
-
-/** A notice queued for one target. */
-export interface AlertNoticeDoc {
-  _id: string;
-  orgId: string;
-  targetId: string;
-  type: string;
-  body: string;
-  createdAt: number;
-  attempts: number;
-  nextAttemptAt: number | null;
-  leaseUntil: number | null;
-  /** The claim holding the lease (see AlertSettingsRepo.claimNotices). */
-  claim?: string | null;
-  sent: boolean;
-}
-
-/** One try at sending a notice. */
-export interface AlertNoticeAttemptDoc {
-  noticeId: string;
-  orgId: string;
-  targetId: string;
-  type: string;
-  at: number;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-}
+// The alerting engine's documents.
+export type * from './alert-documents.ts';
