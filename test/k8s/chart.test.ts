@@ -1,6 +1,6 @@
 // The Helm chart's checks that need no Helm: values.yaml against values.schema.json (and a typo
 // refused), the alert rules and dashboard queries with promtool, the README's values table.
-// What Helm renders (and each service's environment in it) is checked in helm.test.ts.
+// What Helm renders (and each service's environment in it) is checked in helm*.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

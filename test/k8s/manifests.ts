@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { relayConfigSchema } from '../../services/egress-relay/src/config.ts';
 import { dispatcherConfigSchema } from '../../services/dispatcher/src/config.ts';
 import { gatewayConfigSchema } from '../../services/gateway/src/config.ts';
+import { portalConfigSchema } from '../../services/portal/src/config.ts';
 import { intakeConfigSchema } from '../../services/message-intake/src/config.ts';
 import { recoveryConfigSchema } from '../../services/recovery/src/config.ts';
 
@@ -33,7 +34,7 @@ export async function validateObject(object: Manifest): Promise<void> {
 /** Each service's config schema, by its Deployment (and image argument) name. */
 export const SCHEMAS = {
   gateway: gatewayConfigSchema,
-  portal: gatewayConfigSchema,
+  portal: portalConfigSchema,
   'message-intake': intakeConfigSchema,
   dispatcher: dispatcherConfigSchema,
   'egress-relay': relayConfigSchema,
