@@ -1,1 +1,2 @@
 export * from './message-intake.ts';
+export * from './create-intake.ts';

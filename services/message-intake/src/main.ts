@@ -8,8 +8,7 @@ const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, redactUrl, natsCheck, natsStreamSettings, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
-const { startIntakeGrpcServer } = await import('./grpc-server.ts');
-const { MessageIntake } = await import('./message-intake.ts');
+const { createIntake } = await import('./create-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
@@ -22,25 +21,12 @@ await runService('message-intake', config, async ({ logger, clock, registry, rea
   );
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.
   readiness.push(storeCheck(store), natsCheck(bus, { gates: false }));
-  const intake = new MessageIntake({ store, bus, clock, logger, registry });
-  let grpc: { stop(): Promise<void> } | undefined;
+  const { grpc } = createIntake(config, { store, bus, clock, logger, registry });
   return [
     // Stopped last: it exports the spans of the calls drained before it.
     tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
-    {
-      name: 'grpc',
-      start: async () => {
-        grpc = await startIntakeGrpcServer({
-          intake,
-          address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-          authToken: config.INTERNAL_AUTH_TOKEN,
-          logger,
-          registry,
-        });
-      },
-      stop: async () => grpc?.stop(),
-    },
+    grpc,
   ];
 });
