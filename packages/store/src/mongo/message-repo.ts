@@ -1,4 +1,4 @@
-import type { MessageId, Tenant } from '@wirehook/core';
+import { MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { toAttempt, toConsumerRef, toDelivery, toMessage } from './mappers.ts';
@@ -46,6 +46,20 @@ export class MongoMessageRepo implements MessageRepo {
 
   async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
     return listMessages(this.#conn, t, query);
+  }
+
+  async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
+    if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);
+    if (messageIds.length === 0) return {};
+    const groups = await this.#conn.deliveries
+      .aggregate<{ _id: { messageId: string; status: DeliveryStatus }; n: number }>([
+        { $match: { ...scope(t), messageId: { $in: [...messageIds] } } },
+        { $group: { _id: { messageId: '$messageId', status: '$status' }, n: { $sum: 1 } } },
+      ])
+      .toArray();
+    const counts: Record<string, Partial<Record<DeliveryStatus, number>>> = {};
+    for (const g of groups) (counts[g._id.messageId] ??= {})[g._id.status] = g.n;
+    return counts;
   }
 
   async counter(key: string): Promise<number> {

@@ -17,7 +17,7 @@ import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
-/** Recoveries in MongoDB: the same contract as SQLite's (packages/store/src/contract/recovery-contract.ts). */
+/** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
   readonly #conn: MongoConnection;
 

@@ -129,6 +129,12 @@ export interface MessageRepo {
   get(t: Tenant, id: MessageId): Promise<MessageDetail | null>;
   /** Newest first. */
   list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]>;
+  /**
+   * How many of each message's deliveries are in each status (a message without deliveries, or
+   * not the tenant's, is left out): one read for a page of messages.
+   * @throws RangeError for more than MAX_PAGE_SIZE ids.
+   */
+  deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>>;
   /** Reads a usage counter (0 when absent). */
   counter(key: string): Promise<number>;
   /** Retention: removes up to `batch` messages created before `before`, with their deliveries and attempts. @returns how many messages went. */

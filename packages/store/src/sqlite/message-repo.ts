@@ -1,4 +1,4 @@
-import type { MessageId, Tenant } from '@wirehook/core';
+import { MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { toAttempt, toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
@@ -34,6 +34,20 @@ export class SqliteMessageRepo implements MessageRepo {
       .all(id)
       .map((d) => ({ delivery: toDelivery(d), attempts: attemptsOf.all(text(d, 'id')).map(toAttempt) }));
     return { message: toMessage(row), consumer: toConsumerRef(row), deliveries };
+  }
+
+  async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
+    if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);
+    const counts: Record<string, Partial<Record<DeliveryStatus, number>>> = {};
+    // One statement text for any page: the ids as a JSON array (deliveries_message by id).
+    const rows = this.#conn
+      .statement(
+        `SELECT message_id, status, count(*) AS n FROM deliveries
+         WHERE message_id IN (SELECT value FROM json_each(?)) AND org_id = ? AND env = ? GROUP BY message_id, status`,
+      )
+      .all(JSON.stringify(messageIds), t.orgId, t.env);
+    for (const row of rows) (counts[text(row, 'message_id')] ??= {})[text(row, 'status') as DeliveryStatus] = int(row, 'n');
+    return counts;
   }
 
   async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {

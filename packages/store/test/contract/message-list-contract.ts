@@ -76,6 +76,27 @@ export function describeMessageListContract(f: Fixtures): void {
       expect(summary).toMatchObject({ endpointUrl: endpoint.url, attemptCount: 3, lastAttemptAt: t0 + 5 * SECOND });
     });
 
+    it("counts a page's deliveries by status in one read, within the tenant", async () => {
+      const { t, consumer } = await m.scene();
+      await m.hook(t, consumer, { url: 'https://second.example/hook' });
+      const fanOut = await m.send(t);
+      const [first] = fanOut.deliveryIds as [DeliveryId, DeliveryId];
+      const t0 = f.clock.now();
+      const job = await m.claim(first, t0);
+      await f.store.deliveries.complete(claimRef(job), m.succeeded(job, t0));
+      const { t: other } = await m.scene();
+      const theirs = await m.send(other);
+      const counts = await f.store.messages.deliveryStatuses(t, [fanOut.message.id, theirs.message.id]);
+      expect(counts).toEqual({ [fanOut.message.id]: { success: 1, pending: 1 } });
+      expect(await f.store.messages.deliveryStatuses(t, [])).toEqual({});
+      await expect(
+        f.store.messages.deliveryStatuses(
+          t,
+          Array.from({ length: 101 }, () => fanOut.message.id),
+        ),
+      ).rejects.toThrow(RangeError);
+    });
+
     it('filters by status, event type and since, alone and together', async () => {
       const { t, m1, m2, m3, m4 } = await fourMessages();
       expect(await listed(t, { status: 'success' })).toEqual(ids(m2, m1));

@@ -10,8 +10,7 @@ export type PortalMessageRow = MessageRowResponse & { delivery_statuses: Partial
  * The page shows a message's deliveries by status ("Delivered 1 · Failed 1"; none: "no
  * endpoint matched"): the message status alone says `failed` for a message one endpoint took,
  * and `success` for one no endpoint took. Adds `delivery_statuses` to the rows of the list the
- * /v1 route answers (a page is at most 100 rows; a row with no delivery, null `endpoint_url`,
- * is not read again).
+ * /v1 route answers, read for the whole page at once (at most 100 rows).
  */
 export function deliveryStatusesOnRows(deps: Pick<PortalDeps, 'store'>) {
   return (_req: Request, res: Response, next: NextFunction): void => {
@@ -29,17 +28,9 @@ export function deliveryStatusesOnRows(deps: Pick<PortalDeps, 'store'>) {
   };
 }
 
-// One message read per row: the store's list has no per-status counts to read them from
-// (MessageSummary; a port change, left to the store's owners).
+// One store read for the page (a row with no delivery, null `endpoint_url`, needs none).
 async function withStatuses(deps: Pick<PortalDeps, 'store'>, tenant: Tenant, items: MessageRowResponse[]): Promise<PortalMessageRow[]> {
-  return Promise.all(
-    items.map(async (row): Promise<PortalMessageRow> => {
-      if (row.endpoint_url === null) return { ...row, delivery_statuses: {} };
-      const detail = await deps.store.messages.get(tenant, row.id as MessageId);
-      if (detail === null) return { ...row, delivery_statuses: {} };
-      const counts: Partial<Record<DeliveryStatus, number>> = {};
-      for (const { delivery } of detail.deliveries) counts[delivery.status] = (counts[delivery.status] ?? 0) + 1;
-      return { ...row, delivery_statuses: counts };
-    }),
-  );
+  const ids = items.filter((row) => row.endpoint_url !== null).map((row) => row.id as MessageId);
+  const counts = ids.length === 0 ? {} : await deps.store.messages.deliveryStatuses(tenant, ids);
+  return items.map((row) => ({ ...row, delivery_statuses: counts[row.id] ?? {} }));
 }
