@@ -10,6 +10,7 @@ const { connectWithRetry, loadConfig, natsCheck, natsStreamSettings, openStore, 
 const { recoveryConfigSchema } = await import('./config.ts');
 const { createRecovery } = await import('./create-recovery.ts');
 const { startRecoveryGrpcServer } = await import('./grpc-server.ts');
+const { grpcComponent } = await import('@wirehook/rpc');
 
 const config = loadConfig(recoveryConfigSchema, process.env, 'recovery');
 
@@ -22,25 +23,13 @@ await runService('recovery', config, async ({ logger, clock, registry, readiness
   );
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   const { service, worker } = createRecovery(config, { store, bus, clock, logger, registry, soleWorker: false });
-  let grpc: { stop(): Promise<void> } | undefined;
+  const address = `${config.GRPC_HOST}:${config.GRPC_PORT}`;
   return [
     // Stopped last: it exports the spans of the calls drained before it.
     tracing,
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
     worker,
-    {
-      name: 'grpc',
-      start: async () => {
-        grpc = await startRecoveryGrpcServer({
-          recovery: service,
-          address: `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-          authToken: config.INTERNAL_AUTH_TOKEN,
-          logger,
-          registry,
-        });
-      },
-      stop: async () => grpc?.stop(),
-    },
+    grpcComponent(() => startRecoveryGrpcServer({ recovery: service, address, authToken: config.INTERNAL_AUTH_TOKEN, logger, registry })),
   ];
 });
