@@ -2,6 +2,7 @@
 // SQLite store with endpoints whose signing secrets open with the scene's key, a sender that
 // answers as the test says, and the dispatcher's metrics read back by name.
 import { Writable } from 'node:stream';
+import { context, type Context } from '@opentelemetry/api';
 import { MemoryBus } from '@wirehook/bus';
 import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { createLogger, type Logger } from '@wirehook/platform';
@@ -76,6 +77,8 @@ export class DispatchScene {
 /** A sender that records each request and answers 200 at once, or holds it until the test answers. */
 export class FakeSender {
   readonly requests: WebhookRequest[] = [];
+  /** The context each request was sent in (with tracing started, its trace). */
+  readonly contexts: Context[] = [];
   readonly #held: { request: WebhookRequest; answer: (result: SendResult) => void }[] = [];
   #holding: 'none' | 'all' | Set<string> = 'none';
 
@@ -105,6 +108,7 @@ export class FakeSender {
 
   send(request: WebhookRequest): Promise<SendResult> {
     this.requests.push(request);
+    this.contexts.push(context.active());
     const holds = this.#holding === 'all' || (this.#holding instanceof Set && this.#holding.has(request.poolKey));
     if (!holds) return Promise.resolve(OK);
     return new Promise((answer) => this.#held.push({ request, answer }));

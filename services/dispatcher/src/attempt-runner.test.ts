@@ -1,0 +1,141 @@
+// AttemptRunner with the real units around it (store, gate, leases, sender, recorder) and a
+// sweep that only records what it is told: the order of one attempt's steps, and what each
+// step that comes to nothing leaves behind.
+import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { DeliveryId } from '@wirehook/core';
+import { silentLogger } from '@wirehook/platform';
+import { startTracing, type Tracing } from '@wirehook/platform/tracing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AttemptPlaces } from './attempt-places.ts';
+import { AttemptRecorder } from './attempt-recorder.ts';
+import { AttemptRunner } from './attempt-runner.ts';
+import { DeliveryLeases } from './delivery-leases.ts';
+import { DispatchScene, FakeSender, until } from './dispatch-test-scene.ts';
+import { SendGate } from './send-gate.ts';
+import { WakeupLedger } from './wakeup-ledger.ts';
+import { WebhookSender } from './webhook-sender.ts';
+
+const LEASE_MS = 17_000;
+const WAKE_UP = createContextKey('wake-up');
+let tracing: Tracing;
+let s: DispatchScene;
+let sender: FakeSender;
+
+// The AsyncLocalStorage context of every service, so a test can see which trace a send ran in.
+beforeAll(async () => {
+  tracing = await startTracing({ serviceName: 'attempt-runner-test', instrumentLibraries: false });
+});
+afterAll(() => tracing.stop());
+beforeEach(() => {
+  s = new DispatchScene();
+  sender = new FakeSender();
+});
+afterEach(async () => {
+  sender.release();
+  await s.close();
+});
+
+function build(options: { places?: number; slots?: number } = {}) {
+  const { store, clock, metrics } = s;
+  const logger = silentLogger();
+  const places = new AttemptPlaces(options.places ?? 10);
+  const ledger = new WakeupLedger(LEASE_MS);
+  const gate = new SendGate(options.slots ?? 1);
+  const told = { fellBehind: 0, placeFreed: 0, refill: 0 };
+  const due = { fellBehind: () => told.fellBehind++, placeFreed: () => told.placeFreed++, refill: () => told.refill++ };
+  const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: LEASE_MS });
+  const webhooks = new WebhookSender({ sender, relay: sender, secretBox: s.box, leases, clock, logger, metrics });
+  const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
+  const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, webhooks, recorder });
+  return { runner, places, ledger, gate, told };
+}
+
+const allSent = (t: Parameters<DispatchScene['statusOf']>[0], ids: DeliveryId[]) =>
+  until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+
+describe('AttemptRunner', () => {
+  it('a wake-up with a free place: claimed, sent, recorded; then its slot and its place are given back', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const [id] = await s.due(t);
+    const { runner, places, gate, told } = build();
+    await runner.admit(id!);
+    await allSent(t, [id!]);
+    await until(() => places.taken === 0);
+    expect(told.placeFreed).toBe(1);
+    expect(gate.tryEnter({ id: id!, endpointId: endpoint.id }, false)).toBe(true);
+  });
+
+  it('a wake-up that finds every place taken is not claimed: forgotten, and the sweep told it fell behind', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const { runner, places, ledger, told } = build({ places: 1 });
+    places.take();
+    ledger.note(id!, s.clock.now());
+    await runner.admit(id!);
+    expect(ledger.isOnItsWay(id!, s.clock.now())).toBe(false);
+    expect(told.fellBehind).toBe(1);
+    expect(await s.dueAt(s.clock.now(), [id!])).toEqual([id]);
+  });
+
+  it('one the gate does not let in waits (given back, on its way); the send that ends hands it the turn, in its own trace', async () => {
+    const { t } = await s.endpoint();
+    const [first, second] = await s.due(t, 2);
+    const { runner, ledger, places } = build({ slots: 1 });
+    sender.hold();
+    await context.with(ROOT_CONTEXT.setValue(WAKE_UP, 'first'), () => runner.admit(first!));
+    await context.with(ROOT_CONTEXT.setValue(WAKE_UP, 'second'), () => runner.admit(second!));
+    expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(1);
+    expect(ledger.isOnItsWay(second!, s.clock.now())).toBe(true);
+    expect(await s.dueAt(s.clock.now(), [second!])).toEqual([second]);
+    expect(places.taken).toBe(1); // waiting takes no place
+    sender.answer();
+    await until(() => sender.held() === 1);
+    expect(sender.contexts.map((c) => c.getValue(WAKE_UP))).toEqual(['first', 'second']);
+    sender.release();
+    await allSent(t, [first!, second!]);
+    expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(0);
+  });
+
+  it('a turn whose delivery is no longer claimable passes to the next one waiting', async () => {
+    const { t } = await s.endpoint();
+    const [first, gone, next] = await s.due(t, 3);
+    const { runner } = build({ slots: 1 });
+    sender.hold();
+    for (const id of [first!, gone!, next!]) await runner.admit(id);
+    await s.claim(gone!); // claimed elsewhere meanwhile
+    sender.release();
+    await allSent(t, [first!, next!]);
+    expect(sender.requests).toHaveLength(2);
+    expect(await s.statusOf(t, gone!)).toBe('pending');
+  });
+
+  it('a hand-off from intake is sent without a claim of its own', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const job = await s.claim(id!);
+    const claim = s.store.deliveries.claim;
+    s.store.deliveries.claim = () => Promise.reject(new Error('a hand-off is claimed already'));
+    const { runner } = build();
+    runner.startHandedOver(job, s.clock.now());
+    await allSent(t, [id!]);
+    s.store.deliveries.claim = claim;
+  });
+
+  it('stopped, it admits nothing; settled waits for the sends in flight', async () => {
+    const { t } = await s.endpoint();
+    const [sending, late] = await s.due(t, 2);
+    const { runner } = build({ slots: 2 });
+    sender.hold();
+    await runner.admit(sending!);
+    runner.stopAdmitting();
+    await runner.admit(late!);
+    let settled = false;
+    const settling = runner.settled().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([settled, sender.requests.length]).toEqual([false, 1]);
+    sender.release();
+    await settling;
+    expect(await s.statusOf(t, sending!)).toBe('success');
+    expect(await s.dueAt(s.clock.now(), [late!])).toEqual([late]);
+  });
+});

@@ -1,0 +1,161 @@
+import { context } from '@opentelemetry/api';
+import type { Clock, DeliveryId } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import type { DeliveryJob } from '@wirehook/store';
+import type { AttemptPlaces } from './attempt-places.ts';
+import type { AttemptRecorder } from './attempt-recorder.ts';
+import type { DeliveryLeases } from './delivery-leases.ts';
+import type { DueSweep } from './due-sweep.ts';
+import type { DispatcherMetrics } from './metrics.ts';
+import { gateEntry, type SendGate, type Turn } from './send-gate.ts';
+import type { WakeupLedger } from './wakeup-ledger.ts';
+import type { WebhookSender } from './webhook-sender.ts';
+
+export interface AttemptRunnerDeps {
+  clock: Clock;
+  logger: Logger;
+  metrics: DispatcherMetrics;
+  places: AttemptPlaces;
+  ledger: WakeupLedger;
+  /** Told when a delivery is left in the store, and when a place frees up. */
+  due: Pick<DueSweep, 'fellBehind' | 'placeFreed' | 'refill'>;
+  leases: DeliveryLeases;
+  gate: SendGate;
+  webhooks: WebhookSender;
+  recorder: AttemptRecorder;
+}
+
+/**
+ * The path of one attempt, whatever woke it: a place taken (AttemptPlaces), the delivery
+ * claimed (unless intake claimed it), let in by the gate or left waiting there, sent, its
+ * outcome recorded; then its slot's turn handed on and its place given back. Each step is
+ * its unit's; this holds the order between them and what a step that comes to nothing
+ * leaves behind (a delivery due again in the store, a turn passed on, a place freed).
+ */
+export class AttemptRunner {
+  readonly #deps: AttemptRunnerDeps;
+  readonly #inFlight = new Set<Promise<void>>();
+  #stopped = false;
+
+  constructor(deps: AttemptRunnerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Admits nothing more (wake-ups and waiting deliveries stay due in the store). */
+  stopAdmitting(): void {
+    this.#stopped = true;
+  }
+
+  /** Resolves once the sends in flight now have ended. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /**
+   * Claims `id` and starts its send when there is room; else leaves it due in the store
+   * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
+   * it was waiting for a turn of that endpoint, which it is taking over.
+   */
+  async admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
+    if (this.#stopped) return;
+    // Room for it? Else it stays due in the store, for the sweeper.
+    if (this.#deps.places.full) {
+      this.#deps.ledger.forget(id);
+      this.#deps.due.fellBehind();
+      return;
+    }
+    await this.#occupy(() => this.#attempt(id, fromWaitingOf));
+  }
+
+  /** Starts a job intake claimed for this dispatcher (the caller checked there is a place). */
+  startHandedOver(job: DeliveryJob, now: number): void {
+    void this.#occupy(() => this.#start(job, now, true)).catch((err) => this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'attempt failed'));
+  }
+
+  /** Runs `attempt` in a place; the place is given back when no send started (a send gives it back as it ends). */
+  async #occupy(attempt: () => Promise<boolean>): Promise<void> {
+    this.#deps.places.take();
+    let sending = false;
+    try {
+      sending = await attempt();
+    } finally {
+      if (!sending) this.#finished();
+    }
+  }
+
+  /** One admitted attempt is over: room for the next. */
+  #finished(): void {
+    this.#deps.places.give();
+    this.#deps.due.placeFreed();
+  }
+
+  /** @returns whether a send started (it ends with #finished). */
+  async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
+    const now = this.#deps.clock.now();
+    const job = await this.#deps.leases.claim(id, now);
+    if (!job) {
+      this.#deps.ledger.forget(id); // done, not due, paused, or claimed elsewhere
+      // It was to use a freed turn of its endpoint: pass the turn on.
+      if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
+      return false;
+    }
+    return this.#start(job, now);
+  }
+
+  /**
+   * Sends a claimed delivery when the gate lets it in, else leaves it waiting there (a job
+   * handed over by intake never overtakes deliveries waiting for its endpoint).
+   * @returns whether a send started.
+   */
+  async #start(job: DeliveryJob, now: number, handedOver = false): Promise<boolean> {
+    const { gate, ledger, leases, metrics, logger } = this.#deps;
+    const id = job.delivery.id;
+    const entry = gateEntry(job);
+    if (!gate.tryEnter(entry, handedOver)) {
+      // Its endpoint is busy. Park it (before the release is written: a turn freed meanwhile
+      // must find it waiting), unless the endpoint's parking is full: then it waits in the
+      // store, and the sweep that follows the endpoint's queue draining brings it back.
+      if (gate.wait(entry, context.active())) {
+        ledger.note(id, now);
+        metrics.waiting.set(gate.waiting);
+      } else {
+        ledger.forget(id);
+      }
+      await leases.release(job, now);
+      return false;
+    }
+    ledger.sending(id);
+    const sending = this.#send(job)
+      .catch((err) => logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
+      .finally(() => {
+        ledger.sent(id);
+        this.#inFlight.delete(sending);
+        metrics.inFlight.set(this.#inFlight.size);
+        this.#giveTurn(gate.ended(entry));
+        this.#finished();
+      });
+    this.#inFlight.add(sending);
+    metrics.inFlight.set(this.#inFlight.size);
+    return true;
+  }
+
+  /** Sends a claimed delivery and records its attempt (unless the send was put off). */
+  async #send(job: DeliveryJob): Promise<void> {
+    const at = this.#deps.clock.now();
+    const result = await this.#deps.webhooks.send(job, at);
+    if (result !== null) await this.#deps.recorder.record(job, result, at);
+  }
+
+  /** A turn of an endpoint is free (see SendGate): its next waiting delivery is claimed again to take it. */
+  #giveTurn({ endpointId, next, refill }: Turn): void {
+    this.#deps.metrics.waiting.set(this.#deps.gate.waiting);
+    // Deliveries of this endpoint were left in the store while its queue was full: fetch them.
+    if (refill) this.#deps.due.refill();
+    if (next === undefined) return;
+    // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
+    void context
+      .with(next.trace, () => this.admit(next.id, endpointId))
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: next.id }, 'attempt failed'))
+      .finally(() => this.#deps.gate.turnSettled(endpointId));
+  }
+}

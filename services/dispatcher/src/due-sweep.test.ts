@@ -1,0 +1,173 @@
+// DueSweep against a real (SQLite) store and a bus that records what is published: each due
+// delivery once per lease, never more than the free places, none for an endpoint without room,
+// and the sweeps that follow falling behind, a place freed at half load, or a queue drained.
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { decodeDispatchJob, type Bus } from '@wirehook/bus';
+import type { DeliveryId } from '@wirehook/core';
+import { silentLogger } from '@wirehook/platform';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AttemptPlaces } from './attempt-places.ts';
+import { DispatchScene, until } from './dispatch-test-scene.ts';
+import { DueSweep } from './due-sweep.ts';
+import { SendGate } from './send-gate.ts';
+import { WakeupLedger } from './wakeup-ledger.ts';
+
+const LEASE_MS = 17_000;
+let s: DispatchScene;
+let published: DeliveryId[];
+let failPublishes: number;
+let sweeps: DueSweep[];
+
+const bus: Pick<Bus, 'publish'> = {
+  async publish(_subject, data) {
+    if (failPublishes-- > 0) throw new Error('bus unavailable');
+    published.push(decodeDispatchJob(data));
+  },
+};
+
+beforeEach(() => {
+  s = new DispatchScene();
+  published = [];
+  failPublishes = 0;
+  sweeps = [];
+});
+afterEach(async () => {
+  for (const sweep of sweeps) await sweep.stop();
+  await s.close();
+});
+
+function sweeper(options: { places?: number; slots?: number; batch?: number } = {}) {
+  const places = new AttemptPlaces(options.places ?? 10);
+  const ledger = new WakeupLedger(LEASE_MS);
+  const gate = new SendGate(options.slots ?? 2);
+  const sweep = new DueSweep({
+    store: s.store,
+    bus,
+    clock: s.clock,
+    logger: silentLogger(),
+    ledger,
+    places,
+    gate,
+    intervalMs: 3_600_000,
+    batch: options.batch ?? 100,
+  });
+  sweeps.push(sweep);
+  return { sweep, places, ledger, gate };
+}
+
+describe('DueSweep', () => {
+  it('publishes each due delivery once, oldest first; again only a lease after it went on its way', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 2);
+    const { sweep } = sweeper();
+    await sweep.sweep();
+    expect(published).toEqual(ids);
+    s.clock.advance(LEASE_MS - 1);
+    await sweep.sweep();
+    expect(published).toHaveLength(2);
+    s.clock.advance(1);
+    await sweep.sweep();
+    expect(published).toEqual([...ids, ...ids]);
+  });
+
+  it('publishes no more than the free places, nor the batch', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 5);
+    const few = sweeper({ places: 3 });
+    few.places.take();
+    await few.sweep.sweep();
+    expect(published).toEqual(ids.slice(0, 2));
+    published = [];
+    await sweeper({ batch: 1 }).sweep.sweep();
+    expect(published).toEqual(ids.slice(0, 1));
+  });
+
+  it('fetches at most what the gate can hold of one endpoint, and publishes none for an endpoint without room', async () => {
+    const busy = await s.endpoint();
+    const other = await s.endpoint();
+    const busyIds = await s.due(busy.t, 12);
+    const [otherId] = await s.due(other.t);
+    const { sweep, gate } = sweeper({ places: 20, slots: 2 });
+    await sweep.sweep();
+    expect(published).toEqual([...busyIds.slice(0, 10), otherId]); // 2 slots + 8 parked
+    // The busy endpoint's slots and parking taken: its wake-ups would only be dropped.
+    published = [];
+    s.clock.advance(LEASE_MS);
+    for (let i = 0; i < 2; i++) gate.tryEnter({ id: busyIds[i]!, endpointId: busy.endpoint.id }, false);
+    for (let i = 2; i < 10; i++) gate.wait({ id: busyIds[i]!, endpointId: busy.endpoint.id }, ROOT_CONTEXT);
+    await sweep.sweep();
+    expect(published).toEqual([otherId]);
+  });
+
+  it('a publish that fails: logged, the delivery not on its way, published by the next sweep', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const { sweep, ledger } = sweeper();
+    failPublishes = 1;
+    await sweep.sweep();
+    expect(ledger.isOnItsWay(id!, s.clock.now())).toBe(false);
+    await sweep.sweep();
+    expect(published).toEqual([id]);
+  });
+
+  it('behind (a sweep cut off), it sweeps again as a place frees at half load, not before', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 6);
+    const { sweep, places, ledger } = sweeper({ places: 4 });
+    await sweep.sweep(); // 4 published: cut off at the free places
+    expect(published).toEqual(ids.slice(0, 4));
+    for (const id of ids.slice(0, 4)) {
+      await s.claim(id); // the 4 being sent: leased, in their places
+      places.take();
+      ledger.sending(id);
+    }
+    places.give();
+    sweep.placeFreed(); // 3 of 4 taken
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(published).toHaveLength(4);
+    places.give();
+    sweep.placeFreed(); // 2 of 4: half
+    await until(() => published.length === 6);
+    expect(published.slice(4)).toEqual(ids.slice(4));
+  });
+
+  it('a sweep that was not cut off is not behind: a freed place sweeps nothing', async () => {
+    const { t } = await s.endpoint();
+    await s.due(t, 2);
+    const { sweep, places } = sweeper({ places: 4 });
+    await sweep.sweep();
+    await s.due(t, 1); // written meanwhile; found by the next tick
+    places.take();
+    places.give();
+    sweep.placeFreed();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(published).toHaveLength(2);
+    sweep.fellBehind();
+    sweep.placeFreed();
+    await until(() => published.length === 3);
+  });
+
+  it('refill sweeps at once; after stop, nothing is swept or published', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const { sweep } = sweeper();
+    sweep.refill();
+    await until(() => published.length === 1);
+    expect(published).toEqual([id]);
+    await sweep.stop();
+    s.clock.advance(LEASE_MS);
+    sweep.refill();
+    await sweep.sweep();
+    expect(published).toHaveLength(1);
+  });
+
+  it('one sweep at a time: a call during one joins it', async () => {
+    const { t } = await s.endpoint();
+    await s.due(t, 3);
+    const { sweep } = sweeper();
+    const [first, second] = [sweep.sweep(), sweep.sweep()];
+    expect(second).toBe(first);
+    await first;
+    expect(published).toHaveLength(3);
+  });
+});

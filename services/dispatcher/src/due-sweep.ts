@@ -1,0 +1,123 @@
+import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import type { Clock } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+import type { AttemptPlaces } from './attempt-places.ts';
+import type { SendGate } from './send-gate.ts';
+import type { WakeupLedger } from './wakeup-ledger.ts';
+
+export interface DueSweepDeps {
+  store: Store;
+  bus: Pick<Bus, 'publish'>;
+  clock: Clock;
+  logger: Logger;
+  /** What is already on its way; the sweep notes what it publishes. */
+  ledger: WakeupLedger;
+  /** This dispatcher's places: a sweep publishes no more than are free. */
+  places: AttemptPlaces;
+  /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
+  gate: Pick<SendGate, 'perEndpoint' | 'hasRoom'>;
+  /** How often the store is swept. */
+  intervalMs: number;
+  /** Most due deliveries one sweep publishes. */
+  batch: number;
+}
+
+/**
+ * What is due: the store is the truth, the bus only says "this may be due". The sweep finds
+ * due deliveries in the store (new ones whose wake-up was lost, retries, leases of a crashed
+ * dispatcher) and publishes a wake-up for each one not already on its way, at most as many as
+ * this dispatcher has free places, and none for an endpoint with no room. It runs on a timer;
+ * while behind (more may be due than is on its way) it runs again as soon as half the places
+ * are free, so a backlog drains at sending speed, not at one batch per tick.
+ */
+export class DueSweep {
+  readonly #deps: DueSweepDeps;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+  /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
+  #behind = false;
+  #stopped = false;
+
+  constructor(deps: DueSweepDeps) {
+    this.#deps = deps;
+  }
+
+  /** Starts the timer and sweeps once. */
+  async start(): Promise<void> {
+    this.#timer = setInterval(() => void this.sweep(), this.#deps.intervalMs);
+    this.#timer.unref();
+    await this.sweep();
+  }
+
+  /** Publishes nothing more; resolves once a sweep under way has ended. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#sweeping;
+  }
+
+  /** Publishes the due deliveries not already on their way; one sweep at a time (a call during one joins it). */
+  sweep(): Promise<void> {
+    this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
+    return this.#sweeping;
+  }
+
+  /** A due delivery was left in the store (a wake-up dropped, a hand-off given back): more is due than is on its way. */
+  fellBehind(): void {
+    this.#behind = true;
+  }
+
+  /** An attempt gave its place back: while behind, and at half load, sweep again. */
+  placeFreed(): void {
+    // At half load, not at every finished send: one sweep (one indexed query) refills many.
+    const { places } = this.#deps;
+    if (this.#behind && !this.#stopped && places.taken <= places.size / 2) void this.sweep();
+  }
+
+  /**
+   * Deliveries of an endpoint were left in the store while its queue was full, and it has
+   * drained: fetch them now (marked behind too, so a sweep already running is followed by another).
+   */
+  refill(): void {
+    if (this.#stopped) return;
+    this.#behind = true;
+    void this.sweep();
+  }
+
+  async #sweepOnce(): Promise<void> {
+    const { store, bus, clock, logger, ledger, places, gate, batch } = this.#deps;
+    try {
+      const now = clock.now();
+      ledger.expire(now);
+      // Publish what can be taken now: a wake-up beyond the free places would only be dropped.
+      // Only this dispatcher's own state counts: with replicas, another may take what it publishes.
+      const room = Math.min(batch, places.free);
+      if (room <= 0) return;
+      // Over-fetch by what is already on its way and still listed as due (queued, parked), so
+      // new work is still found; sends in flight are leased, so no page lists them.
+      const limit = room + Math.min(ledger.listed, batch + places.size);
+      // At most what one endpoint can use (its slots and its parking) from each endpoint.
+      const due = await store.deliveries.due(now, limit, gate.perEndpoint);
+      this.#behind = due.length >= limit;
+      let published = 0;
+      for (const { id, endpointId } of due) {
+        if (published >= room) break;
+        if (this.#stopped || ledger.isOnItsWay(id, now)) continue;
+        // No room: left in the store; the sweep that follows the endpoint's queue draining finds it.
+        if (!gate.hasRoom(endpointId)) continue;
+        ledger.note(id, now);
+        published++;
+        try {
+          await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+        } catch (err) {
+          // Not on its way after all: the next sweep publishes it again.
+          ledger.forget(id);
+          throw err;
+        }
+      }
+    } catch (err) {
+      logger.error({ err }, 'sweep failed; trying again at the next tick');
+    }
+  }
+}
