@@ -1,3 +1,5 @@
+// The dispatcher's `concurrency` as a count of places: the sweep publishes no more than are
+// free, the attempt path admits into one or drops the wake-up.
 /**
  * The dispatcher's `concurrency` places. An attempt holds one from its admission (while it
  * is claimed) to the end of its send, or until it turns out no send starts. A wake-up or a

@@ -1,3 +1,5 @@
+// Completing: what an attempt did, decided (retry, fail, success), written under the lease,
+// counted and logged.
 import { newId, type Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';

@@ -1,3 +1,5 @@
+// The order of one attempt's steps — place, claim, gate, send, record, turn handed on — apart
+// from dispatcher.ts, which holds what wakes attempts (bus, sweep, intake) and the lifecycle.
 import { context } from '@opentelemetry/api';
 import type { Clock, DeliveryId } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';

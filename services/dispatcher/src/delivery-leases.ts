@@ -1,3 +1,5 @@
+// Claiming and completing: the dispatcher's store calls on a delivery's lease, with what a
+// failing store means for the delivery decided in one place.
 import type { Clock, DeliveryId } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import { claimRef, type AttemptOutcome, type CompletedAttempt, type DeliveryJob, type Store } from '@wirehook/store';

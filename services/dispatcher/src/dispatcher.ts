@@ -52,8 +52,9 @@ const HANDOFF_MAX_AGE_MS = 5_000;
 /**
  * Sends deliveries, at least once. The store is the truth: a delivery is claimed with a lease
  * before it is sent, and its attempt and new state are written in one step after. This class
- * joins the steps, each a unit of its own: what is due (DueSweep's wake-ups, or intake's
- * hand-off through `room`/`take`) → one of `concurrency` places (AttemptPlaces) and a claim
+ * holds what wakes an attempt — wake-ups on the bus, published by the sweep of the store
+ * (DueSweep), and intake's hand-off (`room`/`take`) — and the lifecycle. Each attempt then
+ * takes AttemptRunner's path: one of `concurrency` places (AttemptPlaces) → a claim
  * (DeliveryLeases) → who may send now per endpoint (SendGate) → the send (WebhookSender) →
  * its completion (AttemptRecorder).
  *

@@ -1,3 +1,5 @@
+// What is due: the sweep that finds due deliveries in the store and puts them on their way,
+// the dispatcher's first step. Its pace (timer, behind, half load, refill) is decided here alone.
 import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import type { Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';

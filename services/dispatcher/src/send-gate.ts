@@ -1,3 +1,5 @@
+// Who may send now, per endpoint: the step between a claim and a send. Kept apart so the rules
+// per endpoint (slots today; ordered lanes, adaptive limits, Retry-After holds next) change here alone.
 import type { Context } from '@opentelemetry/api';
 import type { DeliveryId } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';

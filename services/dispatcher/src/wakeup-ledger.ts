@@ -1,3 +1,5 @@
+// What this dispatcher has already put on its way, so a sweep does not publish it twice: noted
+// by the sweep (published) and by the attempt path (parked), forgotten when dropped or sent.
 import type { DeliveryId } from '@wirehook/core';
 
 /**

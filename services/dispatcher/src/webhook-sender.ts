@@ -1,3 +1,5 @@
+// Sending: one claimed delivery's signed POST, directly or through the relay — the one step
+// that talks to a customer's endpoint.
 import { UnsealError, type Clock, type SecretBox } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
