@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STATS_ERROR_KINDS, STATS_WINDOWS } from './endpoint-stats.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema, jsonValue, retryPolicySchema } from './schemas.ts';
@@ -154,6 +155,45 @@ export const alertTestResponse = z.object({
   attempt: noticeAttemptResponse.nullable().describe('its first try, or null when the alerting engine has not tried it within 15 seconds (it still will)'),
 });
 
+const latencyMs = (what: string) =>
+  z.number().int().nullable().describe(`${what} (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts`);
+
+/** GET /v1/endpoints/{id}/stats: an endpoint's health over a window, from rollups kept as attempts complete. */
+export const endpointStatsResponse = z.object({
+  endpoint_id: z.string(),
+  window: z.enum(STATS_WINDOWS),
+  from: unixMs('start of the first bucket'),
+  to: unixMs('end of the last bucket (the one holding now, still filling)'),
+  attempts: z.number().int().describe('attempts made in the window, every try counted'),
+  succeeded: z.number().int().describe('of those, answered 2xx'),
+  failed: z.number().int().describe('the rest'),
+  success_rate: z.number().nullable().describe('succeeded / attempts, 0 to 1; null without attempts'),
+  latency_ms: z.object({ p50: latencyMs('median duration'), p95: latencyMs('95th percentile'), p99: latencyMs('99th percentile') }),
+  errors: z
+    .object(Object.fromEntries(STATS_ERROR_KINDS.map((k) => [k, z.number().int()])) as Record<(typeof STATS_ERROR_KINDS)[number], z.ZodNumber>)
+    .describe('failed attempts by class; they add up to failed (docs/semantics.md: Endpoint stats)'),
+  pending: z.number().int().describe('deliveries waiting now (pending or retrying)'),
+  oldest_pending_at: nullableUnixMs('when the oldest waiting delivery was created; null when none waits'),
+  series: z
+    .array(
+      z.object({
+        at: unixMs('start of the bucket'),
+        attempts: z.number().int(),
+        succeeded: z.number().int(),
+        failed: z.number().int(),
+        p95_ms: latencyMs('the bucket’s 95th percentile'),
+      }),
+    )
+    .describe('oldest first: 12 five-minute buckets (1h), 24 hourly (24h) or 28 six-hourly (7d); their counts add up to the totals'),
+});
+
+/** GET /v1/egress-ips: one address fixed_ip endpoints are sent from. */
+export const egressIpResponse = z.object({
+  ip: z.string(),
+  family: z.union([z.literal(4), z.literal(6)]).describe('IPv4 or IPv6'),
+  retiring_at: nullableUnixMs('when a removed address stops being used for good: until then it stays listed (a notice period); null for a current one'),
+});
+
 /** `{ items, next_cursor }`: a page of a cursor-paged list. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), next_cursor: z.string().nullable().describe('pass as cursor for the next page; null on the last') });
@@ -171,3 +211,5 @@ export type MessageRowResponse = z.infer<typeof messageRowResponse>;
 export type MessageDetailResponse = z.infer<typeof messageDetailResponse>;
 export type AlertTargetResponse = z.infer<typeof alertTargetResponse>;
 export type AlertTestResponse = z.infer<typeof alertTestResponse>;
+export type EndpointStatsResponse = z.infer<typeof endpointStatsResponse>;
+export type EgressIpResponse = z.infer<typeof egressIpResponse>;

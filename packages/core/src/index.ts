@@ -15,3 +15,6 @@ export * from './recovery-port.ts';
 export * from './api-responses.ts';
 export * from './span-recording.ts';
 export * from './utc-calendar.ts';
+export * from './endpoint-stats.ts';
+export * from './endpoint-stats-summary.ts';
+export * from './latency-histogram.ts';
