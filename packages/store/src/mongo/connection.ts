@@ -11,6 +11,7 @@ import type {
   ConsumerDoc,
   CounterDoc,
   DeliveryDoc,
+  EndpointRollupDoc,
   EndpointWalkDoc,
   JobLeaseDoc,
   EndpointDoc,
@@ -48,6 +49,7 @@ export const COLLECTIONS = {
   alertNoticeAttempts: 'alert_notice_attempts',
   endpointWalks: 'endpoint_walks',
   jobLeases: 'job_leases',
+  endpointRollups: 'endpoint_rollups',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -73,6 +75,7 @@ export class MongoConnection {
   readonly deliveries: Collection<DeliveryDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
+  readonly endpointRollups: Collection<EndpointRollupDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -108,6 +111,7 @@ export class MongoConnection {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
+    this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

@@ -3,6 +3,7 @@ import type { ClientSession } from 'mongodb';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
+import { addToRollups } from './endpoint-stats-repo.ts';
 import { moveMessageCount } from './message-status.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
@@ -13,7 +14,8 @@ import { OPEN_STATUSES, scope } from './query.ts';
  * read of its other deliveries). The state is written only while the
  * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
  * happened) and the delivery's attempt count. A re-send asked for during the send
- * (`resend`) keeps the delivery due now, manual.
+ * (`resend`) keeps the delivery due now, manual. The endpoint's rollups follow the
+ * transaction (addToRollups says why not in it).
  */
 export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
@@ -64,6 +66,8 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
     return { applied: true, endpointDisabled };
   });
+  // After the transaction, not in it: see addToRollups. Every attempt counts, applied or not.
+  await addToRollups(conn, t, outcome.attempt);
   return completed;
 }
 

@@ -8,6 +8,7 @@ import type {
   RecoveryStatus,
   RetryPolicy,
   Scope,
+  StatsErrorKind,
 } from '@wirehook/core';
 
 // The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
@@ -184,6 +185,24 @@ export interface JobLeaseDoc {
   _id: string;
   holder: string;
   leaseUntil: number;
+}
+
+/**
+ * One endpoint's attempts completed in [at, at + grainMs) (endpoint-stats-repo.ts); `_id` is
+ * `endpointId:grainMs:at`. Counts are only ever `$inc`ed; `latency` holds a count per
+ * LATENCY_BOUNDS_MS bucket that has one, by the bucket's index. Gone after `expiresAt`.
+ */
+export interface EndpointRollupDoc extends TenantFields {
+  _id: string;
+  endpointId: string;
+  grainMs: number;
+  at: number;
+  expiresAt: Date;
+  attempts: number;
+  /** Absent until the first success (likewise each error class and latency bucket). */
+  succeeded?: number;
+  errors?: Partial<Record<StatsErrorKind, number>>;
+  latency?: Record<string, number>;
 }
 
 /** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */

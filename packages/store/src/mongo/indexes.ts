@@ -67,10 +67,18 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { status: 1, orgId: 1, env: 1 }, name: 'deliveries_retrying', partialFilterExpression: { status: 'retrying' } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
+    // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
+    { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
   ],
   [COLLECTIONS.attempts]: [
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
     { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },
+  ],
+  // An endpoint's rollups of a grain in time order (a window's read); expired ones go by
+  // themselves, and the retention job's bounded prune finds them on the same index.
+  [COLLECTIONS.endpointRollups]: [
+    { key: { endpointId: 1, grainMs: 1, at: 1 }, name: 'endpoint_rollups_endpoint' },
+    { key: { expiresAt: 1 }, name: 'endpoint_rollups_ttl', expireAfterSeconds: 0 },
   ],
   [COLLECTIONS.recoveries]: [
     // One running recovery per endpoint: two concurrent starts get one 202 and one 409.

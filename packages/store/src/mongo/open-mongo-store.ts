@@ -7,6 +7,7 @@ import { MongoConnection } from './connection.ts';
 import { MongoConsumerRepo } from './consumer-repo.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
+import { MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
@@ -77,6 +78,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       portalTokens: new MongoPortalTokenRepo(conn),
       alerts: new MongoAlertSettingsRepo(conn),
       jobs: new MongoJobLeaseRepo(conn),
+      endpointStats: new MongoEndpointStatsRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

@@ -2,12 +2,13 @@ import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/cor
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
+import { addToRollups } from './endpoint-stats-repo.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { intOrNull, text } from './row.ts';
 
 /**
- * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction (a group commit, in its own savepoint).
+ * DeliveryRepo.complete: the attempt (and its endpoint's rollups), the delivery's new state,
+ * its message's status and the endpoint's failure streak, in one transaction (a group commit, in its own savepoint).
  * The state is written only while the claim is current and the delivery open; otherwise
  * only the attempt (it happened) and the delivery's attempt count.
  */
@@ -22,6 +23,8 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp, a.url);
+    // Every attempt counts in the endpoint's health, whether or not its outcome applies.
+    addToRollups(conn, t, a);
     // A re-send asked for during this send (`resend`) keeps the delivery due now, manual.
     const updated = conn
       .statement(

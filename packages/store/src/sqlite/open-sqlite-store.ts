@@ -7,6 +7,7 @@ import { SQLITE_BUSY_TIMEOUT_MS, SqliteConnection } from './connection.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
@@ -67,6 +68,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       portalTokens: new SqlitePortalTokenRepo(conn),
       alerts: new SqliteAlertSettingsRepo(conn),
       jobs: new SqliteJobLeaseRepo(conn),
+      endpointStats: new SqliteEndpointStatsRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

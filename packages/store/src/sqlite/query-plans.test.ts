@@ -15,9 +15,11 @@ const PARTIAL_INDEXES = ['deliveries_due', 'deliveries_endpoint_due', 'deliverie
 /** Run once at start, when the process that held the leases is gone: a scan is its price. */
 const ALLOWED = new Set(['UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL']);
 /** The growing tables, by name or by the aliases the repos give them. */
-const GROWING = /^SCAN (deliveries|messages|attempts|d|m|a)\b/;
+const GROWING = /^SCAN (deliveries|messages|attempts|endpoint_rollups|d|m|a)\b/;
 
 const checked = new Set<string>();
+/** Each statement's plan, by its SQL with whitespace folded. */
+const plans = new Map<string, string>();
 const scans: { sql: string; plan: string }[] = [];
 const prepare = SqliteConnection.prototype.statement;
 SqliteConnection.prototype.statement = function (this: SqliteConnection, sql: string) {
@@ -28,6 +30,7 @@ SqliteConnection.prototype.statement = function (this: SqliteConnection, sql: st
       .prepare(`EXPLAIN QUERY PLAN ${sql}`)
       .all()
       .map((row) => String(row['detail']));
+    plans.set(sql.replace(/\s+/g, ' ').trim(), plan.join(' | '));
     const scan = plan.find((step) => GROWING.test(step) && !PARTIAL_INDEXES.some((index) => step.includes(index)));
     if (scan !== undefined && !ALLOWED.has(sql.trim())) scans.push({ sql: sql.replace(/\s+/g, ' ').trim(), plan: plan.join(' | ') });
   }
@@ -50,5 +53,17 @@ describe('SQLite query plans', () => {
     // The contract prepares well over a hundred statements; a handful would mean it did not run.
     expect(checked.size).toBeGreaterThan(100);
     expect(scans).toEqual([]);
+  });
+
+  it('finds an endpoint’s open deliveries and the oldest of them (its stats’ pending) on deliveries_endpoint_open alone', () => {
+    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT count(*) AS n, min(created_at) AS oldest FROM deliveries'));
+    expect(pending?.[1]).toMatch(/^SEARCH deliveries USING COVERING INDEX deliveries_endpoint_open \(org_id=\? AND env=\? AND endpoint_id=\?/);
+  });
+
+  it('reads an endpoint’s rollups of a window, and prunes old ones, by index', () => {
+    const read = [...plans].find(([sql]) => sql.startsWith('SELECT * FROM endpoint_rollups'));
+    expect(read?.[1]).toMatch(/^SEARCH endpoint_rollups USING PRIMARY KEY \(endpoint_id=\? AND grain_ms=\? AND at>\? AND at<\?\)/);
+    const prune = [...plans].find(([sql]) => sql.startsWith('DELETE FROM endpoint_rollups'));
+    expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
 });

@@ -5,6 +5,7 @@ import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
@@ -34,6 +35,7 @@ const REPOS = {
   portalTokens: SqlitePortalTokenRepo,
   alerts: SqliteAlertSettingsRepo,
   jobs: SqliteJobLeaseRepo,
+  endpointStats: SqliteEndpointStatsRepo,
 } as const;
 
 /**

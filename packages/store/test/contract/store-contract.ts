@@ -6,6 +6,7 @@ import { describeConsumerContract } from './consumer-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
+import { describeEndpointStatsContract } from './endpoint-stats-contract.ts';
 import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
 import { describeJobLeaseContract } from './job-lease-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
@@ -62,5 +63,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeEndpointWalkContract(f);
     describeJobLeaseContract(f);
     describeMessageIsolationContract(f);
+    describeEndpointStatsContract(f);
   });
 }

@@ -1,0 +1,146 @@
+import { LATENCY_BOUNDS_MS, type Attempt, type DeliveryId, type EndpointRollup, type RollupGrainMs, type Tenant } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { claimRef, type AttemptOutcome } from '../../src/ports/delivery-port.ts';
+import type { Fixtures } from './fixtures.ts';
+import { DAY, HOUR, LEASE_MS, MessageFixtures, MINUTE, SECOND, type Scene } from './message-fixtures.ts';
+
+// The grains and retention written out (the spec of #33), not imported from the code under test.
+const FIVE_MINUTES = 5 * MINUTE;
+const GRAINS: RollupGrainMs[] = [300_000, 3_600_000];
+
+/** Contract of EndpointStatsRepo: the rollups `deliveries.complete` keeps, their reads, open deliveries, pruning. */
+export function describeEndpointStatsContract(f: Fixtures): void {
+  const m = new MessageFixtures(f);
+  const bucket = (ms: number) => LATENCY_BOUNDS_MS.findIndex((bound) => bound >= ms);
+
+  /** Sends a message in `scene`, claims its delivery at `at` and completes it with an attempt made of `attempt`. */
+  async function attemptAt(scene: Scene, at: number, attempt: Partial<Attempt>, status: AttemptOutcome['status'] = 'failed'): Promise<DeliveryId> {
+    const id = m.only(await m.send(scene.t, { createdAt: at - SECOND }));
+    const job = await m.claim(id, at);
+    await f.store.deliveries.complete(claimRef(job), {
+      attempt: m.attempt(job.delivery, at, attempt),
+      status,
+      nextAttemptAt: null,
+      countsTowardPolicy: true,
+      endpoint: { succeeded: status === 'success' },
+    });
+    return id;
+  }
+
+  const rollups = (t: Tenant, scene: Scene, grain: RollupGrainMs, from: number, to: number): Promise<EndpointRollup[]> =>
+    f.store.endpointStats.rollups(t, scene.endpoint.id, grain, from, to);
+
+  /** A time at the start of a fresh hour, after everything the clock has seen. */
+  function freshHour(): number {
+    f.clock.advance(2 * HOUR);
+    const start = Math.floor(f.clock.now() / HOUR) * HOUR + HOUR;
+    f.clock.set(start);
+    return start;
+  }
+
+  describe('endpoint stats: rollups kept by complete', () => {
+    it('adds every attempt to its 5-minute and hourly rows: counts by class and a latency histogram', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      await attemptAt(scene, hour + MINUTE, { responseStatus: 200, responseHead: 'OK', durationMs: 40 }, 'success');
+      await attemptAt(scene, hour + 2 * MINUTE, { responseStatus: 503, error: 'http_status: 503', durationMs: 90 });
+      await attemptAt(scene, hour + 7 * MINUTE, { responseStatus: 404, error: 'http_status: 404', durationMs: 40 });
+      await attemptAt(scene, hour + 8 * MINUTE, { responseStatus: null, error: 'timeout: no response within 15 s', durationMs: 15_000 });
+      await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: 'blocked: 10.0.0.1 is a private address', durationMs: 2 });
+      f.clock.set(hour + 10 * MINUTE);
+
+      const fine = await rollups(scene.t, scene, 300_000, hour, hour + HOUR);
+      expect(fine.map((r) => [r.at, r.attempts, r.succeeded])).toEqual([
+        [hour, 2, 1],
+        [hour + FIVE_MINUTES, 3, 0],
+      ]);
+      expect(fine[0]?.errors).toEqual({ http_4xx: 0, http_5xx: 1, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0 });
+      expect(fine[1]?.errors).toEqual({ http_4xx: 1, http_5xx: 0, timeout: 1, connection: 0, tls: 0, dns: 0, refused: 1, relay: 0 });
+
+      const [hourly] = await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR);
+      expect(hourly).toMatchObject({ at: hour, attempts: 5, succeeded: 1 });
+      const latency = LATENCY_BOUNDS_MS.map(() => 0);
+      for (const ms of [40, 90, 40, 15_000, 2]) latency[bucket(ms)]! += 1;
+      expect(hourly?.latency).toEqual(latency);
+      expect(latency[bucket(40)]).toBe(2);
+    });
+
+    it('counts an attempt whose claim was no longer current: it happened', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      const id = m.only(await m.send(scene.t, { createdAt: hour }));
+      const stale = await m.claim(id, hour);
+      await m.claim(id, hour + LEASE_MS); // the lease ran out; claimed again
+      const done = await f.store.deliveries.complete(claimRef(stale), m.failed(stale, hour + LEASE_MS + SECOND));
+      expect(done.applied).toBe(false);
+      expect(await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR)).toMatchObject([{ attempts: 1, succeeded: 0, errors: { http_4xx: 0, http_5xx: 1 } }]);
+    });
+
+    it('reads rows whose bucket starts in [from, to) only, oldest first, and only the tenant’s', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      for (const at of [hour, hour + HOUR, hour + 2 * HOUR]) await attemptAt(scene, at + SECOND, { responseStatus: 200, error: null }, 'success');
+      expect((await rollups(scene.t, scene, 3_600_000, hour, hour + 2 * HOUR)).map((r) => r.at)).toEqual([hour, hour + HOUR]);
+      expect((await rollups(scene.t, scene, 3_600_000, hour + 1, hour + 3 * HOUR)).map((r) => r.at)).toEqual([hour + HOUR, hour + 2 * HOUR]);
+      expect(await rollups(scene.t, scene, 3_600_000, hour + 3 * HOUR, hour + 4 * HOUR)).toEqual([]);
+      const other = await f.tenant();
+      expect(await rollups(other, scene, 3_600_000, hour, hour + 3 * HOUR)).toEqual([]);
+      expect(await rollups({ orgId: scene.t.orgId, env: 'test' }, scene, 3_600_000, hour, hour + 3 * HOUR)).toEqual([]);
+    });
+  });
+
+  describe('endpoint stats: pending', () => {
+    it('counts the endpoint’s open deliveries (held ones too) and names the oldest’s creation; none: 0 and null', async () => {
+      const scene = await m.scene();
+      expect(await f.store.endpointStats.pending(scene.t, scene.endpoint.id)).toEqual({ count: 0, oldestAt: null });
+      const first = await m.send(scene.t);
+      const second = await m.send(scene.t);
+      await m.send(scene.t);
+      const now = f.clock.now();
+      const job = await m.claim(m.only(first), now);
+      await f.store.deliveries.complete(claimRef(job), m.succeeded(job, now));
+      const retrying = await m.claim(m.only(second), now);
+      await f.store.deliveries.complete(claimRef(retrying), m.failed(retrying, now, now + HOUR));
+      await f.store.endpoints.update(scene.t, scene.endpoint.id, { status: 'paused' });
+      expect(await f.store.endpointStats.pending(scene.t, scene.endpoint.id)).toEqual({ count: 2, oldestAt: second.message.createdAt });
+      expect(await f.store.endpointStats.pending(await f.tenant(), scene.endpoint.id)).toEqual({ count: 0, oldestAt: null });
+    });
+  });
+
+  describe('endpoint stats: prune', () => {
+    it('removes a row once its retention after its bucket ends is over (5-minute rows: a day; hourly: 8 days), not a millisecond before', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      await attemptAt(scene, hour + SECOND, { responseStatus: 200, error: null }, 'success');
+      const mine = async () => Promise.all(GRAINS.map(async (g) => (await rollups(scene.t, scene, g, hour, hour + HOUR)).length));
+      const pruneAll = async (now: number) => {
+        while ((await f.store.endpointStats.prune(now, 1_000)) > 0);
+      };
+      expect(await mine()).toEqual([1, 1]);
+      await pruneAll(hour + FIVE_MINUTES + DAY);
+      expect(await mine()).toEqual([1, 1]);
+      await pruneAll(hour + FIVE_MINUTES + DAY + 1);
+      expect(await mine()).toEqual([0, 1]);
+      await pruneAll(hour + HOUR + 8 * DAY);
+      expect(await mine()).toEqual([0, 1]);
+      await pruneAll(hour + HOUR + 8 * DAY + 1);
+      expect(await mine()).toEqual([0, 0]);
+    });
+
+    it('removes at most batch rows a call', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      for (let i = 0; i < 3; i++) await attemptAt(scene, hour + i * FIVE_MINUTES + SECOND, { responseStatus: 200, error: null }, 'success');
+      const later = hour + 10 * DAY;
+      expect(await f.store.endpointStats.prune(later, 2)).toBe(2);
+      expect(await f.store.endpointStats.prune(later, 0)).toBe(0);
+      let removed = 0;
+      for (let n = await f.store.endpointStats.prune(later, 2); n > 0; n = await f.store.endpointStats.prune(later, 2)) {
+        expect(n).toBeLessThanOrEqual(2);
+        removed += n;
+      }
+      expect(removed).toBeGreaterThanOrEqual(2);
+      expect(await rollups(scene.t, scene, 300_000, hour, hour + HOUR)).toEqual([]);
+    });
+  });
+}
