@@ -1,5 +1,6 @@
 // Retention against a real (SQLite) store: one replica deletes at a time (a store lease), and
 // hands over when the holder stops renewing it.
+import { claimRef } from '@wirehook/store';
 import { ManualClock } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { openSqliteStore, type Store } from '@wirehook/store';
@@ -49,4 +50,26 @@ it('deletes at most RETENTION_BATCHES_PER_RUN batches a run, and the rest in the
   expect(await job.runOnce()).toBe(cap);
   expect(await job.runOnce()).toBe(3);
   expect(await job.runOnce()).toBe(0);
+});
+
+it('prunes endpoint rollups past their retention, a batch at a time, and keeps newer ones', async () => {
+  const scene = await m.scene();
+  clock.set(Date.UTC(2026, 7, 1));
+  for (let i = 0; i < 3; i++) {
+    const job = await m.claim(m.only(await m.send(scene.t)), clock.now());
+    await store.deliveries.complete(claimRef(job), m.succeeded(job, clock.now()));
+    clock.advance(5 * MINUTE);
+  }
+  const hour = Date.UTC(2026, 7, 1);
+  const rows = (grain: 300_000 | 3_600_000) => store.endpointStats.rollups(scene.t, scene.endpoint.id, grain, hour, hour + 60 * MINUTE);
+  expect((await rows(300_000)).length).toBe(3);
+  // A day and a bit later the 5-minute rows are past their retention; the hourly one is kept (8 days).
+  clock.set(hour + 2 * DAY);
+  const job = new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder: 'rollups', batch: 2 });
+  await job.runOnce();
+  expect(await rows(300_000)).toEqual([]);
+  expect((await rows(3_600_000)).length).toBe(1);
+  clock.set(hour + 10 * DAY);
+  await job.runOnce();
+  expect(await rows(3_600_000)).toEqual([]);
 });

@@ -29,9 +29,10 @@ export interface RetentionJobDeps {
 }
 
 /**
- * Removes messages (with deliveries and attempts) older than the retention window,
- * periodically: one replica at a time (a store lease, held across runs while it runs them),
- * at most RETENTION_BATCHES_PER_RUN batches a run.
+ * Removes messages (with deliveries and attempts) older than the retention window, and
+ * endpoint-health rollups past theirs (ROLLUP_RETENTION_MS), periodically: one replica at a
+ * time (a store lease, held across runs while it runs them), at most
+ * RETENTION_BATCHES_PER_RUN batches of each a run.
  */
 export class RetentionJob implements Component {
   readonly name = 'retention';
@@ -78,6 +79,13 @@ export class RetentionJob implements Component {
         if (removed < size) break;
       }
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
+      let rollups = 0;
+      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
+        const removed = await store.endpointStats.prune(now, size);
+        rollups += removed;
+        if (removed < size) break;
+      }
+      if (rollups > 0) logger.debug({ removed: rollups }, 'retention removed old endpoint rollups');
     } catch (err) {
       logger.error({ err }, 'retention run failed');
     }
