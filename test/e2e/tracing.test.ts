@@ -9,7 +9,7 @@ import { ManualClock } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { ApiClient, eventually, recordSpans, SpanKind, SpanStatusCode, testCa, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
-import { createEmbedded, type Embedded } from '../../services/embedded/src/embedded.ts';
+import { createEmbedded, type Embedded } from '../../services/embedded/src/create-embedded.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
 
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');

@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import { ApiClient } from '@wirehook/testkit';
 import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
-import { createEmbedded, type Embedded } from '../../services/embedded/src/embedded.ts';
+import { createEmbedded, type Embedded } from '../../services/embedded/src/create-embedded.ts';
 
 export interface HarnessOptions {
   /** DELIVERY_ALLOW_HOSTS; default "localhost". */

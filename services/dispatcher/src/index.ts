@@ -1,4 +1,4 @@
-export * from './create-delivery.ts';
+export * from './create-dispatcher.ts';
 export * from './dispatcher.ts';
 export * from './metrics.ts';
 export * from './outcome.ts';

@@ -10,7 +10,7 @@ const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, nat
 );
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { dispatcherConfigSchema } = await import('./config.ts');
-const { createDelivery } = await import('./create-delivery.ts');
+const { createDispatcher } = await import('./create-dispatcher.ts');
 const { registerConsumerMetrics } = await import('./metrics.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
@@ -32,7 +32,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     authToken: config.INTERNAL_AUTH_TOKEN,
     metrics: grpcMetrics(registry),
   });
-  const delivery = createDelivery(config, {
+  const delivery = createDispatcher(config, {
     relay,
     store,
     bus,

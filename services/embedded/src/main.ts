@@ -6,7 +6,7 @@ const tracing = await startTracing({ serviceName: 'wirehook' });
 const { systemClock } = await import('@wirehook/core');
 const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
 const { embeddedConfigSchema } = await import('./config.ts');
-const { createEmbedded } = await import('./embedded.ts');
+const { createEmbedded } = await import('./create-embedded.ts');
 
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
 const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL, format: config.LOG_FORMAT });

@@ -1,4 +1,4 @@
-export { baseApp, createApp } from './app.ts';
+export { baseApp, createGateway } from './create-gateway.ts';
 export type { GatewayDeps } from './deps.ts';
 export { authOf, endpointInScope, requireScope, setAuth, type AuthContext } from './http/auth.ts';
 export { errorHandler, notFound } from './http/errors.ts';

@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'gateway' });
 const { httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
-const { createApp } = await import('./app.ts');
+const { createGateway } = await import('./create-gateway.ts');
 const { clusterGatewayDeps } = await import('./cluster-deps.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
@@ -14,7 +14,7 @@ const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
-  const api = httpComponent('api', createApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
   // Ready while it listens (stopped first on SIGTERM: out of the Service while draining).
   ctx.readiness.push(listenerCheck(api));
   return [

@@ -21,7 +21,7 @@ import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, jsonLines, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
-import { createApp } from './app.ts';
+import { createGateway } from './create-gateway.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const SEND = 'wirehook.intake.v1.MessageIntake/Send';
@@ -48,7 +48,7 @@ async function startFlow(): Promise<Flow> {
   const intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
 
   const { destination: logStream, lines: logLines } = jsonLines();
-  const app = createApp({
+  const app = createGateway({
     store,
     intake: intakeClient,
     recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),

@@ -8,13 +8,13 @@ const tracing = await startTracing({ serviceName: 'portal' });
 const { httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
 const { clusterPortalDeps } = await import('./cluster-deps.ts');
 const { portalConfigSchema } = await import('./config.ts');
-const { createPortalApp } = await import('./create-portal-app.ts');
+const { createPortal } = await import('./create-portal.ts');
 
 const config = loadConfig(portalConfigSchema, process.env, 'portal');
 
 await runService('portal', config, async (ctx) => {
   const { deps, components } = await clusterPortalDeps(config, ctx);
-  const portal = httpComponent('portal', createPortalApp(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  const portal = httpComponent('portal', createPortal(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
   // Ready while it listens (see the gateway's main).
   ctx.readiness.push(listenerCheck(portal));
   return [tracing, ...components, portal];

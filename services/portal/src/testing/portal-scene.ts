@@ -28,7 +28,7 @@ import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { createHttpMetrics, createLogger, createRegistry } from '@wirehook/platform';
 import { openSqliteStore, type PortalToken, type SqliteStore, type Store } from '@wirehook/store';
 import { jsonLines } from '@wirehook/testkit';
-import { createPortalApp } from '../create-portal-app.ts';
+import { createPortal } from '../create-portal.ts';
 import type { PortalDeps } from '../deps.ts';
 
 /** An intake that records each send and answers one delivery; nothing is written. */
@@ -132,7 +132,7 @@ export class PortalScene {
       lookup: async () => [{ address: '93.184.215.14', family: 4 }],
       retentionMonths: 3,
     };
-    const app = createPortalApp(deps, { distDir });
+    const app = createPortal(deps, { distDir });
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });

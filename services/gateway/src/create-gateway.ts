@@ -19,7 +19,7 @@ import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
  * (403), body size (413), input (422) — so the body is read only for a caller allowed to
  * send it: neither an anonymous nor a throttled caller can make the gateway parse 1.1 MB.
  */
-export function createApp(deps: GatewayDeps): Express {
+export function createGateway(deps: GatewayDeps): Express {
   const app = baseApp(deps);
 
   // Before /v1's authentication: the document and its reference page need no key.

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
-import { createDelivery, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
+import { createDispatcher, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
-import { createApp, type GatewayDeps } from '@wirehook/gateway';
-import { createPortalApp } from '@wirehook/portal';
+import { createGateway, type GatewayDeps } from '@wirehook/gateway';
+import { createPortal } from '@wirehook/portal';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { createAlerting, type AlertingWorker } from '@wirehook/alerting';
 import { MessageIntake } from '@wirehook/message-intake';
@@ -77,7 +77,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     ca: deps.ca,
     registry: httpMetrics.registry,
   });
-  const delivery = createDelivery(config, {
+  const delivery = createDispatcher(config, {
     relay,
     store,
     bus,
@@ -117,9 +117,9 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     portalPublicUrl: config.PORTAL_PUBLIC_URL,
     emailConfigured: Boolean(config.SMTP_URL),
   };
-  const api = httpComponent('api', createApp(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  const api = httpComponent('api', createGateway(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
   // The customer portal, in-process: its page and token API on PORTAL_PORT.
-  const portal = httpComponent('portal', createPortalApp({ ...gatewayDeps, logger: logger.child({ component: 'portal' }) }), {
+  const portal = httpComponent('portal', createPortal({ ...gatewayDeps, logger: logger.child({ component: 'portal' }) }), {
     port: config.PORTAL_PORT,
     host: config.HOST,
     variable: 'PORTAL_PORT',

@@ -16,7 +16,7 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
  * API (`/api/…`, portal-api/: the gateway's routes scoped to the link's consumer). No cookies anywhere:
  * the page keeps the token in memory and the tab's sessionStorage.
  */
-export function createPortalApp(deps: PortalDeps, options: { distDir?: string } = {}): Express {
+export function createPortal(deps: PortalDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
   // A link's path is its token (the only credential): never in a trace.
   const app = baseApp(deps, { tracedPath: (path) => path.replace(/^\/l\/[^/]+/, '/l/[token]') });

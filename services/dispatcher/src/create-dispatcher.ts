@@ -64,7 +64,7 @@ const SWEEP_BATCH = 1_000;
  * Wires the dispatcher with its egress and the retention job, the same way for the
  * dispatcher service (one replica of many) and embedded mode (the only one).
  */
-export function createDelivery(settings: DeliverySettings, shared: DeliveryShared): DeliveryComponents {
+export function createDispatcher(settings: DeliverySettings, shared: DeliveryShared): DeliveryComponents {
   const { store, bus, secretBox, clock, logger } = shared;
   const addressPolicy = new AddressPolicy({ allowHosts: settings.DELIVERY_ALLOW_HOSTS });
   const lookup = lookupWithOverrides(parseResolveOverrides(settings.DELIVERY_RESOLVE), shared.lookup ?? systemLookup);
