@@ -65,6 +65,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/endpoints/{id}/rotate-secret endpoints:write',
       'POST /v1/endpoints/{id}/recover messages:retry',
       'GET /v1/endpoints/{id}/recoveries/{recovery_id} logs:read',
+      'GET /v1/endpoints/{id}/stats logs:read', // issue #33: an endpoint's health
       'GET /v1/event-types null',
       'POST /v1/event-types endpoints:write',
       'GET /v1/alert-conditions logs:read',

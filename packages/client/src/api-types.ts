@@ -203,6 +203,28 @@ export type paths = {
         patch: operations["updateEndpoint"];
         trace?: never;
     };
+    "/v1/endpoints/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an endpoint’s health
+         * @description Attempts made to the endpoint in the window (every try counted), how many succeeded (2xx), the failures by class, latency percentiles and a series of buckets whose counts add up to the totals; and, as of now, its deliveries waiting and the oldest one’s creation. Read from rollups kept as attempts complete, so it costs the same whatever the traffic. The window ends at the end of the bucket holding now: `1h` is 12 five-minute buckets, `24h` (the default) 24 hourly ones, `7d` 28 six-hourly ones (UTC 00, 06, 12, 18 h). Percentiles are the bounds of a fixed log-spaced latency histogram (about √2 apart), so never below the true value and at most ~41 % above it.
+         *
+         *     Scope: `logs:read`.
+         */
+        get: operations["getEndpointStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -673,6 +695,55 @@ export type components = {
             retrying_count: number;
             /** @description the latest recovery, or null */
             recovery: components["schemas"]["Recovery"] | null;
+        };
+        EndpointStats: {
+            endpoint_id: string;
+            /** @enum {string} */
+            window: "1h" | "24h" | "7d";
+            /** @description start of the first bucket (Unix milliseconds) */
+            from: number;
+            /** @description end of the last bucket (the one holding now, still filling) (Unix milliseconds) */
+            to: number;
+            /** @description attempts made in the window, every try counted */
+            attempts: number;
+            /** @description of those, answered 2xx */
+            succeeded: number;
+            /** @description the rest */
+            failed: number;
+            /** @description succeeded / attempts, 0 to 1; null without attempts */
+            success_rate: number | null;
+            latency_ms: {
+                /** @description median duration (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts */
+                p50: number | null;
+                /** @description 95th percentile (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts */
+                p95: number | null;
+                /** @description 99th percentile (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts */
+                p99: number | null;
+            };
+            /** @description failed attempts by class; they add up to failed (docs/semantics.md: Endpoint stats) */
+            errors: {
+                http_4xx: number;
+                http_5xx: number;
+                timeout: number;
+                connection: number;
+                tls: number;
+                dns: number;
+                refused: number;
+                relay: number;
+            };
+            /** @description deliveries waiting now (pending or retrying) */
+            pending: number;
+            oldest_pending_at: number | null;
+            /** @description oldest first: 12 five-minute buckets (1h), 24 hourly (24h) or 28 six-hourly (7d); their counts add up to the totals */
+            series: {
+                /** @description start of the bucket (Unix milliseconds) */
+                at: number;
+                attempts: number;
+                succeeded: number;
+                failed: number;
+                /** @description the bucket’s 95th percentile (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts */
+                p95_ms: number | null;
+            }[];
         };
         RotatedSecret: {
             /** @description whsec_… — shown only here; give it to the customer */
@@ -2743,6 +2814,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Endpoint"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEndpointStats: {
+        parameters: {
+            query?: {
+                /** @description how far back: 1h (12 five-minute buckets), 24h (24 hourly, the default) or 7d (28 six-hourly) */
+                window?: "1h" | "24h" | "7d";
+            };
+            header?: never;
+            path: {
+                /** @description endpoint id (ep_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint’s health */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointStats"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

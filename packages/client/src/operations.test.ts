@@ -36,6 +36,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   listEndpoints: [{ consumer_id: 'con_1' }],
   createEndpoint: [{ consumer_id: 'con_1', url: 'https://example.com/hook' }],
   getEndpoint: ['ep_1'],
+  getEndpointStats: ['ep_1', { window: '7d' }],
   updateEndpoint: ['ep_1', { status: 'paused' }],
   deleteEndpoint: ['ep_1'],
   rotateEndpointSecret: ['ep_1'],

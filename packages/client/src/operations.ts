@@ -27,6 +27,7 @@ export const OPERATION_METHODS = {
   listEndpoints: 'endpoints.list',
   createEndpoint: 'endpoints.create',
   getEndpoint: 'endpoints.get',
+  getEndpointStats: 'endpoints.stats',
   updateEndpoint: 'endpoints.update',
   deleteEndpoint: 'endpoints.delete',
   rotateEndpointSecret: 'endpoints.rotateSecret',

@@ -40,6 +40,8 @@ export type Endpoint = Schemas['Endpoint'];
 export type EndpointWithSecret = Schemas['EndpointWithSecret'];
 /** An endpoint with its recent attempts, retrying count and latest recovery. */
 export type EndpointDetail = Schemas['EndpointDetail'];
+/** An endpoint's health over a window: attempts, successes, failures by class, latency, waiting deliveries, a series. */
+export type EndpointStats = Schemas['EndpointStats'];
 /** The endpoints of the environment (no paging). */
 export type EndpointList = Schemas['EndpointList'];
 /** An endpoint's retry count and interval. */
@@ -98,3 +100,5 @@ export type ListMessagesQuery = Numeric<operations['listMessages']['parameters']
 export type ListConsumersQuery = Numeric<operations['listConsumers']['parameters']['query'], 'limit'>;
 /** Query of `endpoints.list`. */
 export type ListEndpointsQuery = NonNullable<operations['listEndpoints']['parameters']['query']>;
+/** Query of `endpoints.stats`: `window` 1h, 24h (default) or 7d. */
+export type EndpointStatsQuery = NonNullable<operations['getEndpointStats']['parameters']['query']>;

@@ -13,13 +13,13 @@ const DAY_MS = 24 * HOUR_MS;
 export const STATS_WINDOWS = ['1h', '24h', '7d'] as const;
 export type StatsWindow = (typeof STATS_WINDOWS)[number];
 /** The window without `?window=`. */
-export const DEFAULT_STATS_WINDOW: StatsWindow = '24h';
+export const DEFAULT_STATS_WINDOW = '24h' satisfies StatsWindow;
 
 /** GET /v1/endpoints/{id}/stats's query. */
 export const endpointStatsQuery = z.strictObject({
   window: z
     .enum(STATS_WINDOWS, { error: 'must be one of 1h, 24h, 7d' })
-    .optional()
+    .default(DEFAULT_STATS_WINDOW)
     .describe('how far back: 1h (12 five-minute buckets), 24h (24 hourly, the default) or 7d (28 six-hourly)'),
 });
 
@@ -36,7 +36,7 @@ export type RollupGrainMs = (typeof ROLLUP_GRAINS_MS)[number];
  * reads it and a day's margin (5-minute rows: 1 hour → 1 day; hourly rows: 7 days → 8).
  * Older rows are removed by the retention job, a bounded batch at a time.
  */
-export const ROLLUP_RETENTION_MS: Readonly<Record<RollupGrainMs, number>> = { 300_000: DAY_MS, 3_600_000: 8 * DAY_MS };
+export const ROLLUP_RETENTION_MS: Readonly<Record<RollupGrainMs, number>> = { 300000: DAY_MS, 3600000: 8 * DAY_MS };
 
 /** A window's series: `buckets` buckets of `bucketMs`, summed from rollup rows of `grainMs`. */
 export interface StatsWindowShape {

@@ -4,6 +4,8 @@ import type {
   Endpoint,
   EndpointDetail,
   EndpointList,
+  EndpointStats,
+  EndpointStatsQuery,
   EndpointWithSecret,
   ListEndpointsQuery,
   RecoverRequest,
@@ -36,6 +38,15 @@ export class Endpoints {
   /** An endpoint with its recent attempts, retrying count and latest recovery (`GET /v1/endpoints/{id}`, scope logs:read). */
   async get(id: string, options: RequestOptions = {}): Promise<EndpointDetail> {
     return (await this.#t.request<EndpointDetail>({ method: 'GET', path: path`/v1/endpoints/${id}` }, options)).body;
+  }
+
+  /**
+   * The endpoint's health over `window` (1h, 24h — the default — or 7d): attempts, successes,
+   * failures by class, latency percentiles, deliveries waiting now and a series of buckets
+   * (`GET /v1/endpoints/{id}/stats`, scope logs:read).
+   */
+  async stats(id: string, query: EndpointStatsQuery = {}, options: RequestOptions = {}): Promise<EndpointStats> {
+    return (await this.#t.request<EndpointStats>({ method: 'GET', path: path`/v1/endpoints/${id}/stats`, query }, options)).body;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import {
   createEndpointBody,
+  endpointStatsQuery,
   DEFAULT_RETRY_POLICY,
   isId,
   listEndpointsQuery,
@@ -24,7 +25,8 @@ import type { EndpointPatch } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
-import { attemptJson, endpointJson, recoveryJson } from './presenters.ts';
+import { endpointStats } from './endpoint-stats.ts';
+import { attemptJson, endpointJson, endpointStatsJson, recoveryJson } from './presenters.ts';
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
 export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery'>): Router {
@@ -92,6 +94,14 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
       store.recoveries.latest(tenant, endpoint.id),
     ]);
     res.json({ ...endpointJson(endpoint), recent: recent.map(attemptJson), retrying_count: retrying, recovery: recovery && recoveryJson(recovery) });
+  });
+
+  router.get('/:id/stats', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    // Input before existence (docs/semantics.md): a bad window is 422 whichever the endpoint.
+    const { window } = parseInput(endpointStatsQuery, req.query, 'query');
+    const endpoint = await load(tenant, res, pathId(req));
+    res.json(endpointStatsJson(await endpointStats(store, tenant, endpoint, clock.now(), window)));
   });
 
   router.patch('/:id', requireScope('endpoints:write'), async (req, res) => {

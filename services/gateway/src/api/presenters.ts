@@ -7,6 +7,8 @@ import type {
   DeliveryResponse,
   Endpoint,
   EndpointResponse,
+  EndpointStats,
+  EndpointStatsResponse,
   EventType,
   EventTypeResponse,
   MessageDetailResponse,
@@ -114,5 +116,23 @@ export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMa
     idempotency_key: detail.message.idempotencyKey,
     payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
     deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId))),
+  };
+}
+
+export function endpointStatsJson(s: EndpointStats): EndpointStatsResponse {
+  return {
+    endpoint_id: s.endpointId,
+    window: s.window,
+    from: s.from,
+    to: s.to,
+    attempts: s.attempts,
+    succeeded: s.succeeded,
+    failed: s.failed,
+    success_rate: s.successRate,
+    latency_ms: s.latencyMs,
+    errors: s.errors,
+    pending: s.pending,
+    oldest_pending_at: s.oldestPendingAt,
+    series: s.series.map((p) => ({ at: p.at, attempts: p.attempts, succeeded: p.succeeded, failed: p.failed, p95_ms: p.p95Ms })),
   };
 }

@@ -18,6 +18,7 @@ const CLIENT_METHODS: Record<string, string> = {
   listEndpoints: 'endpoints.list',
   createEndpoint: 'endpoints.create',
   getEndpoint: 'endpoints.get',
+  getEndpointStats: 'endpoints.stats',
   updateEndpoint: 'endpoints.update',
   deleteEndpoint: 'endpoints.delete',
   rotateEndpointSecret: 'endpoints.rotateSecret',

@@ -1,6 +1,8 @@
 import {
   createEndpointBody,
   endpointDetailResponse,
+  endpointStatsQuery,
+  endpointStatsResponse,
   endpointResponse,
   endpointWithSecretResponse,
   listEndpointsQuery,
@@ -58,6 +60,23 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     scope: 'logs:read',
     params: [idParam('endpoint id (ep_…)')],
     success: { status: 200, description: 'The endpoint', schema: { name: 'EndpointDetail', schema: endpointDetailResponse } },
+    errors: ['not_found'],
+  },
+  {
+    id: 'getEndpointStats',
+    method: 'get',
+    path: '/v1/endpoints/{id}/stats',
+    tag: 'Endpoints',
+    summary: 'Get an endpoint’s health',
+    description:
+      'Attempts made to the endpoint in the window (every try counted), how many succeeded (2xx), the failures by class, latency percentiles and a series of buckets whose counts add up to the totals; ' +
+      'and, as of now, its deliveries waiting and the oldest one’s creation. Read from rollups kept as attempts complete, so it costs the same whatever the traffic. ' +
+      'The window ends at the end of the bucket holding now: `1h` is 12 five-minute buckets, `24h` (the default) 24 hourly ones, `7d` 28 six-hourly ones (UTC 00, 06, 12, 18 h). ' +
+      'Percentiles are the bounds of a fixed log-spaced latency histogram (about √2 apart), so never below the true value and at most ~41 % above it.',
+    scope: 'logs:read',
+    params: [idParam('endpoint id (ep_…)')],
+    query: endpointStatsQuery,
+    success: { status: 200, description: 'The endpoint’s health', schema: { name: 'EndpointStats', schema: endpointStatsResponse } },
     errors: ['not_found'],
   },
   {
