@@ -37,6 +37,7 @@ describe('MCP over HTTP', () => {
       [
         'explain_delivery',
         'get_endpoint',
+        'get_endpoint_health',
         'get_message',
         'get_recovery',
         'list_endpoints',

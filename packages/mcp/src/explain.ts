@@ -14,6 +14,7 @@ interface AttemptJson {
 }
 interface DeliveryJson {
   id: string;
+  endpoint_id?: string;
   url: string;
   status: string;
   next_attempt_at: number | null;
@@ -60,12 +61,11 @@ export const UNTRUSTED_CLOSE = '</receiver_data>';
  * UNTRUSTED_OPEN and UNTRUSTED_CLOSE, announced as data and never instructions. `<` is
  * escaped inside it, so the text cannot close the block early. The advice reads the
  * receiver's answer only to recognise @wirehook/receiver's reason codes and the official
- * libraries' messages (receiverRefusal).
+ * libraries' messages (receiverRefusal). `endpointHealth`: sentences about the delivery's
+ * endpoint as a whole (describeEndpointHealth), our own words, put after the delivery's.
  */
-export function explainDelivery(message: MessageJson, deliveryId?: string): string {
-  const delivery = deliveryId
-    ? message.deliveries.find((d) => d.id === deliveryId)
-    : (message.deliveries.find((d) => d.status !== 'success') ?? message.deliveries[0]);
+export function explainDelivery(message: MessageJson, deliveryId?: string, endpointHealth: readonly string[] = []): string {
+  const delivery = pickDelivery(message, deliveryId);
   if (!delivery)
     return deliveryId
       ? `Message ${message.id} has no delivery ${deliveryId}.`
@@ -101,7 +101,13 @@ export function explainDelivery(message: MessageJson, deliveryId?: string): stri
   }
   if (delivery.next_attempt_at !== null) lines.push(`Next attempt: ${new Date(delivery.next_attempt_at).toISOString()}.`);
   else if (delivery.status === 'failed') lines.push('No attempt is left: fix the receiver, then use retry_delivery (or recover_endpoint for many).');
+  lines.push(...endpointHealth);
   return withReceiverData(lines, quoted);
+}
+
+/** The delivery explain_delivery is about: `deliveryId`'s, else the first that did not succeed, else the first. */
+export function pickDelivery<D extends { id: string; status: string }>(message: { deliveries: D[] }, deliveryId?: string): D | undefined {
+  return deliveryId ? message.deliveries.find((d) => d.id === deliveryId) : (message.deliveries.find((d) => d.status !== 'success') ?? message.deliveries[0]);
 }
 
 function withReceiverData(lines: string[], quoted: Record<string, string>): string {

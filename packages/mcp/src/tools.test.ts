@@ -98,14 +98,41 @@ describe('each tool is one call of the API, made from its arguments', () => {
       () => ({ method: 'GET', path: '/v1/messages?status=failed&event_type=order.created&limit=5', body: undefined }),
     ],
     ['get_message', () => ({ message_id: fixture.message }), () => ({ method: 'GET', path: `/v1/messages/${fixture.message}`, body: undefined })],
-    ['explain_delivery', () => ({ message_id: fixture.message }), () => ({ method: 'GET', path: `/v1/messages/${fixture.message}`, body: undefined })],
+    [
+      'get_endpoint_health',
+      () => ({ endpoint_id: fixture.endpoint }),
+      () => ({ method: 'GET', path: `/v1/endpoints/${fixture.endpoint}/stats`, body: undefined }),
+    ],
+    [
+      'get_endpoint_health',
+      () => ({ endpoint_id: fixture.endpoint, window: '7d' }),
+      () => ({ method: 'GET', path: `/v1/endpoints/${fixture.endpoint}/stats?window=7d`, body: undefined }),
+    ],
   ])('%s reads what the API answers at the path it names', async (name, args, expected) => {
     const session = await tools();
     try {
       const result = await session.call(name, args());
       expect(result.isError).toBeUndefined();
       expect(session.calls).toEqual([expected()]);
-      if (name !== 'explain_delivery') expect(json(result)).toEqual((await t.api.get(expected().path)).body);
+      expect(json(result)).toEqual((await t.api.get(expected().path)).body);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('explain_delivery reads the message, then its endpoint’s stats of 24 hours and latest attempts', async () => {
+    const session = await tools();
+    try {
+      const result = await session.call('explain_delivery', { message_id: fixture.message });
+      expect(result.isError).toBeUndefined();
+      expect(session.calls).toEqual([
+        { method: 'GET', path: `/v1/messages/${fixture.message}`, body: undefined },
+        { method: 'GET', path: `/v1/endpoints/${fixture.endpoint}/stats?window=24h`, body: undefined },
+        { method: 'GET', path: `/v1/endpoints/${fixture.endpoint}`, body: undefined },
+      ]);
+      // The fixture's endpoint refused every message so far with a 400 (the other tests' ones may have succeeded).
+      expect(result.content[0]!.text).toMatch(/The endpoint: \d+ of its last \d+ attempts succeeded; /);
+      expect(result.content[0]!.text).toMatch(/Over the last 24h: \d+ attempts, [\d.]+ % succeeded; most failures were 4xx answers/);
     } finally {
       await session.close();
     }
@@ -161,6 +188,7 @@ describe('arguments are checked before any API call', () => {
     ['get_endpoint', { endpoint_id: 'msg_01KAAAAAAAAAAAAAAAAAAAAAAA' }, /must be a endpoint id \(ep_…\)/],
     ['get_endpoint', { endpoint_id: 'ep_../../v1/consumers' }, /must be a endpoint id \(ep_…\)/],
     ['get_message', {}, /message_id/],
+    ['get_endpoint_health', { endpoint_id: 'ep_1', window: '2h' }, /window/],
     ['retry_delivery', { delivery_id: 'dlv_1/retry?x=' }, /must be a delivery id \(dlv_…\)/],
     ['get_recovery', { endpoint_id: 'ep_1', recovery_id: 'recovery' }, /must be a recovery id \(rcv_…\)/],
     ['recover_endpoint', { endpoint_id: 'ep_1' }, /since/],

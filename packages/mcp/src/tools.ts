@@ -1,7 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { alertConditionsPatch, patchEndpointBody, recoverBody } from '@wirehook/core';
+import { alertConditionsPatch, endpointStatsQuery, patchEndpointBody, recoverBody } from '@wirehook/core';
 import { z } from 'zod';
-import { explainDelivery } from './explain.ts';
+import { describeEndpointHealth, type EndpointStatsJson, type RecentAttemptJson } from './endpoint-health.ts';
+import { explainDelivery, pickDelivery } from './explain.ts';
 
 /** How the tools reach Wirehook: its HTTP API, with the caller's own key (so its scopes and errors hold). */
 export interface WirehookApi {
@@ -76,6 +77,16 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
     ({ endpoint_id }) => call('GET', `/v1/endpoints/${endpoint_id}`, undefined, true),
   );
   server.registerTool(
+    'get_endpoint_health',
+    {
+      description:
+        'An endpoint’s health over a window (1h, 24h — the default — or 7d): attempts, how many succeeded, failures by class (http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay), ' +
+        'latency percentiles, deliveries waiting now and the oldest’s age, and a series of buckets. Needs logs:read.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint'), window: endpointStatsQuery.shape.window.unwrap().optional() },
+    },
+    ({ endpoint_id, window }) => call('GET', `/v1/endpoints/${endpoint_id}/stats${q({ window })}`),
+  );
+  server.registerTool(
     'update_endpoint',
     {
       description: 'Change an endpoint: pause or resume (status), retry policy, URL, event types, description. Needs endpoints:write.',
@@ -112,15 +123,32 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
     'explain_delivery',
     {
       description:
-        'Why a message’s delivery failed, in plain words: DNS, TLS, timeout, connection, status, redirect — what the receiver answered, what to check next. ' +
+        'Why a message’s delivery failed, in plain words: DNS, TLS, timeout, connection, status, redirect — what the receiver answered, what to check next — ' +
+        'and how its endpoint is doing (its latest attempts, the last 24 hours, what waits). ' +
         'Give the message id (from list_messages) and, when it went to several endpoints, the delivery id. Needs logs:read.',
       inputSchema: { message_id: id('msg', 'message'), delivery_id: id('dlv', 'delivery').optional() },
     },
     async ({ message_id, delivery_id }) => {
       const res = await api.request('GET', `/v1/messages/${message_id}`);
       if (res.status >= 400) return { content: [{ type: 'text' as const, text: JSON.stringify(res.body) }], isError: true };
-      return { content: [{ type: 'text' as const, text: explainDelivery(res.body as never, delivery_id) }] };
+      const message = res.body as Parameters<typeof explainDelivery>[0];
+      const endpointId = pickDelivery(message, delivery_id)?.endpoint_id;
+      const health = endpointId === undefined ? [] : await endpointHealth(endpointId);
+      return { content: [{ type: 'text' as const, text: explainDelivery(message, delivery_id, health) }] };
     },
   );
+  /**
+   * Sentences on the endpoint's health (its stats of 24 hours and latest attempts); none when
+   * either read fails (the endpoint was deleted since): the delivery's own explanation stands.
+   */
+  async function endpointHealth(endpointId: string): Promise<string[]> {
+    const [stats, endpoint] = await Promise.all([
+      api.request('GET', `/v1/endpoints/${endpointId}/stats?window=24h`),
+      api.request('GET', `/v1/endpoints/${endpointId}`),
+    ]);
+    if (stats.status >= 400 || endpoint.status >= 400) return [];
+    const recent = (endpoint.body as { recent: RecentAttemptJson[] }).recent;
+    return describeEndpointHealth(stats.body as EndpointStatsJson, recent);
+  }
   return server;
 }
