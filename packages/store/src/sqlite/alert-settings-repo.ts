@@ -12,7 +12,6 @@ import {
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
 import type { SqliteConnection } from './connection.ts';
-import { RETRYING } from './message-status.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
 
 /** Alert conditions in SQLite, one JSON document per organization. */
@@ -114,10 +113,13 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
-    return this.#conn
-      .statement(`SELECT org_id, env, count(*) AS n FROM deliveries WHERE ${RETRYING} GROUP BY org_id, env HAVING n >= ?`)
-      .all(min)
-      .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'n') }));
+    return (
+      this.#conn
+        // A row per endpoint (endpoint_retrying, kept by triggers), not one per retrying delivery.
+        .statement('SELECT org_id, env, sum(n) AS total FROM endpoint_retrying GROUP BY org_id, env HAVING total >= ?')
+        .all(min)
+        .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'total') }))
+    );
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {

@@ -14,7 +14,7 @@ import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryR
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
-import { OPEN, refreshMessageStatuses, RETRYING } from './message-status.ts';
+import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
@@ -181,7 +181,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
-    const row = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${TENANT_ENDPOINT} AND ${RETRYING}`).get(t.orgId, t.env, endpointId);
+    // Kept by triggers on the deliveries (migration 18): one row, however many are retrying.
+    const row = this.#conn.statement('SELECT n FROM endpoint_retrying WHERE endpoint_id = ? AND org_id = ? AND env = ?').get(endpointId, t.orgId, t.env);
     return row === undefined ? 0 : int(row, 'n');
   }
 
@@ -192,7 +193,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
       )
       .get(now);
-    const retrying = this.#conn.statement(`SELECT count(*) AS n FROM deliveries WHERE ${RETRYING}`).get();
+    const retrying = this.#conn.statement('SELECT coalesce(sum(n), 0) AS n FROM endpoint_retrying').get();
     return {
       due: due === undefined ? 0 : int(due, 'n'),
       oldestDueAt: due === undefined ? null : (due['oldest'] as number | null),

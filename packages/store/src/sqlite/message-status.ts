@@ -8,12 +8,6 @@ import { text } from './row.ts';
 /** The statuses a delivery still has work in; the partial indexes on open deliveries cover exactly these. */
 export const OPEN = `status IN ('pending', 'retrying')`;
 
-/**
- * Retrying deliveries. OPEN is repeated because SQLite reads a partial index only for a
- * WHERE that contains the index's own condition (`status = 'retrying'` alone would scan).
- */
-export const RETRYING = `${OPEN} AND status = 'retrying'`;
-
 /** Recomputes (with core's `messageStatus`) and stores the status of each message. */
 export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Iterable<string>): void {
   for (const id of new Set(messageIds)) {

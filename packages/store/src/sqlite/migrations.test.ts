@@ -2,6 +2,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
+import { claimRef } from '../ports/delivery-port.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
@@ -39,6 +40,28 @@ describe('SQLite store', () => {
     expect((await store.orgs.get(t.orgId))?.name).toBe('Old');
     const sent = await new MessageFixtures(fixtures(store)).send(t);
     expect((await store.messages.get(t, sent.message.id))?.message).toEqual(sent.message);
+  });
+
+  it('step 18 counts the retrying deliveries already there, per endpoint', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t, endpoint } = await m.scene();
+    const ids = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
+    const now = Date.now() + 1_000;
+    for (const id of ids.slice(0, 2)) {
+      const job = await m.claim(id, now);
+      await store.deliveries.complete(claimRef(job), m.failed(job, now, now + 3_600_000));
+    }
+    await store.close();
+    // Back to schema 17, as a database made before the step.
+    const raw = new DatabaseSync(path);
+    raw.exec(`DROP TABLE endpoint_retrying; DROP TRIGGER deliveries_retrying_insert;
+      DROP TRIGGER deliveries_retrying_update; DROP TRIGGER deliveries_retrying_delete; PRAGMA user_version = 17`);
+    raw.close();
+    const reopened = openFile(path);
+    expect(reopened.migrationsApplied).toBe(MIGRATIONS.length - 17);
+    expect(await reopened.deliveries.retryingCount(t, endpoint.id)).toBe(2);
   });
 
   it('refuses a file made by a newer schema and leaves it untouched', () => {

@@ -174,6 +174,23 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       expect(await f.store.deliveries.retryingCount(t, newId('endpoint', f.clock))).toBe(0);
     });
 
+    it('retryingCount follows deliveries out of retrying: a success, the endpoint deleted', async () => {
+      const { t, endpoint } = await m.scene();
+      const ids = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
+      const now = f.clock.now();
+      for (const id of ids) {
+        const job = await m.claim(id, now);
+        await f.store.deliveries.complete(claimRef(job), m.failed(job, now, now + HOUR));
+      }
+      expect(await f.store.deliveries.retryingCount(t, endpoint.id)).toBe(3);
+      const again = await m.claim(ids[0]!, now + HOUR);
+      await f.store.deliveries.complete(claimRef(again), m.succeeded(again, now + HOUR));
+      expect(await f.store.deliveries.retryingCount(t, endpoint.id)).toBe(2);
+      expect(await f.store.endpoints.delete(t, endpoint.id)).toBe(true);
+      while ((await f.store.deliveries.walkEndpoints(f.clock.now(), 1_000, 16)).pending);
+      expect(await f.store.deliveries.retryingCount(t, endpoint.id)).toBe(0);
+    });
+
     it('recentAttempts lists the endpoint’s attempts newest first, at most limit', async () => {
       const { t, consumer, endpoint } = await m.scene();
       await m.hook(t, consumer);
