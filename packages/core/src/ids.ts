@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { decodeTime, monotonicFactory } from 'ulid';
+import { decodeTime, encodeTime, monotonicFactory } from 'ulid';
 import type { Clock } from './clock.ts';
 
 /** Every id prefix Wirehook issues, by kind. */
@@ -53,6 +53,14 @@ export function newId<K extends IdKind>(kind: K, clock: Clock): IdOf[K] {
 export function isId<K extends IdKind>(kind: K, value: string): value is IdOf[K] {
   const prefix = ID_PREFIX[kind];
   return value.startsWith(prefix) && ULID_PATTERN.test(value.slice(prefix.length));
+}
+
+/**
+ * The smallest id of `kind` stamped at `ms` or later: a lower bound on ids made from then on,
+ * so a query by time can range over an index ordered by id instead of reading every row.
+ */
+export function firstIdAt<K extends IdKind>(kind: K, ms: number): IdOf[K] {
+  return (ID_PREFIX[kind] + encodeTime(Math.max(0, Math.floor(ms)), 10) + '0'.repeat(16)) as IdOf[K];
 }
 
 /** Creation time (Unix ms) read back from an id of any kind, or undefined for a malformed id. */

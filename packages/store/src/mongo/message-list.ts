@@ -1,6 +1,6 @@
-import type { Tenant } from '@wirehook/core';
+import { firstIdAt, type Tenant } from '@wirehook/core';
 import type { Filter } from 'mongodb';
-import type { MessageQuery, MessageSummary } from '../ports/message-port.ts';
+import { SINCE_ID_MARGIN_MS, type MessageQuery, type MessageSummary } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc } from './documents.ts';
 import { toConsumerRef, toMessageHead } from './mappers.ts';
@@ -51,8 +51,14 @@ export function messageFilter(t: Tenant, query: MessageQuery): Filter<MessageDoc
   if (query.consumerId !== undefined) filter.consumerId = query.consumerId;
   if (query.status !== undefined) filter.status = query.status;
   if (query.eventType !== undefined) filter.eventType = query.eventType;
-  if (query.since !== undefined) filter.createdAt = { $gte: query.since };
-  if (query.afterId !== undefined) filter._id = { $lt: query.afterId };
+  // `since` bounds the id too (SQLite's message-list.ts says why): the indexes end in _id.
+  const idRange: { $gte?: string; $lt?: string } = {};
+  if (query.since !== undefined) {
+    filter.createdAt = { $gte: query.since };
+    idRange.$gte = firstIdAt('message', query.since - SINCE_ID_MARGIN_MS);
+  }
+  if (query.afterId !== undefined) idRange.$lt = query.afterId;
+  if (Object.keys(idRange).length > 0) filter._id = idRange;
   if (query.q !== undefined && query.q !== '') {
     const pattern = containsIgnoringAsciiCase(query.q);
     filter.$or = Q_FIELDS.map((field) => ({ [field]: { $regex: pattern } }));

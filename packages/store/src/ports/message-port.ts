@@ -104,6 +104,13 @@ export interface MessageDetail {
   deliveries: { delivery: Delivery; attempts: Attempt[] }[];
 }
 
+/**
+ * How much earlier than its createdAt a message's id may be stamped (a clock stepping back
+ * between the two reads). Adapters bound a `since` query by id from this much before `since`
+ * (ids are stamped with their time and the list's indexes end in the id); createdAt decides.
+ */
+export const SINCE_ID_MARGIN_MS = 60_000;
+
 export interface MessageQuery {
   /** Only this consumer's messages (the portal, scoped to one consumer). */
   consumerId?: ConsumerId;

@@ -1,6 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
-import type { Tenant } from '@wirehook/core';
-import type { MessageQuery } from '../ports/message-port.ts';
+import { firstIdAt, type Tenant } from '@wirehook/core';
+import { SINCE_ID_MARGIN_MS, type MessageQuery } from '../ports/message-port.ts';
 
 // The message list's SQL. Filters are appended in a fixed order, so each combination gives
 // one SQL text (and so one cached statement). The payload is never read or searched.
@@ -33,7 +33,13 @@ export function messageListQuery(t: Tenant, query: MessageQuery): { sql: string;
   if (query.consumerId !== undefined) where('m.consumer_id = ?', query.consumerId);
   if (query.status !== undefined) where('m.status = ?', query.status);
   if (query.eventType !== undefined) where('m.event_type = ?', query.eventType);
-  if (query.since !== undefined) where('m.created_at >= ?', query.since);
+  if (query.since !== undefined) {
+    // Also as a bound on the id (ids are stamped with their creation time): the status and
+    // event-type indexes end in the id, so a filtered search reads only the window's entries,
+    // not every failed message there is before finding the window holds none.
+    where('m.id >= ?', firstIdAt('message', query.since - SINCE_ID_MARGIN_MS));
+    where('m.created_at >= ?', query.since);
+  }
   if (query.afterId !== undefined) where('m.id < ?', query.afterId);
   if (query.q !== undefined && query.q !== '') {
     const pattern = `%${escapeLike(query.q)}%`;
