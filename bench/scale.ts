@@ -16,6 +16,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { firstIdAt } from '@wirehook/core';
 import { WirehookApi } from './http/wirehook-api.ts';
 import { embeddedLauncher } from './launchers/embedded-launcher.ts';
 import { tail } from './launchers/processes.ts';
@@ -185,17 +186,20 @@ function seed(
       const size = Math.min(SEED_CHUNK, group.count - done);
       const from = n;
       n += size;
+      // Ids stamped with their time like Wirehook's (a ULID's 10-character time, then digits): the
+      // list's time bound and retention read the time from the id.
+      const stamp = firstIdAt('message', created + from - first).slice('msg_'.length, 'msg_'.length + 10);
       db.exec('BEGIN IMMEDIATE');
       db.prepare(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
          INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status)
-         SELECT printf('msg_0SCALE%016d', i), ?, 'live', ?, 'scale.test', '{"n":1}', NULL, ? + i - ?, ? FROM seq`,
-      ).run(from, from + size, orgId, consumerId, created, first, group.status);
+         SELECT printf('msg_%s%016d', ?, i), ?, 'live', ?, 'scale.test', '{"n":1}', NULL, ? + i - ?, ? FROM seq`,
+      ).run(from, from + size, stamp, orgId, consumerId, created, first, group.status);
       db.prepare(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
          INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts, next_attempt_at, manual, lease_until, created_at, held)
-         SELECT printf('dlv_0SCALE%016d', i), ?, 'live', printf('msg_0SCALE%016d', i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
-      ).run(from, from + size, orgId, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created, first);
+         SELECT printf('dlv_%s%016d', ?, i), ?, 'live', printf('msg_%s%016d', ?, i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
+      ).run(from, from + size, stamp, orgId, stamp, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created, first);
       db.exec('COMMIT');
     }
   }
