@@ -3,11 +3,12 @@
 // moving the clock, never by sleeping. One suite, run in embedded mode (delivery.test.ts)
 // and in cluster mode (test/cluster/delivery.cluster.test.ts).
 // Its parts: delivery-suite-healthy.ts, -retries.ts, -signatures.ts, -endpoint-state.ts and
-// -stats.ts, sharing delivery-suite-context.ts.
+// -stats.ts and -ordered.ts, sharing delivery-suite-context.ts.
 import { describe } from 'vitest';
 import { type DeliveryHarness, deliverySuiteContext } from './delivery-suite-context.ts';
 import { describeEndpointState } from './delivery-suite-endpoint-state.ts';
 import { describeHealthyEndpoint } from './delivery-suite-healthy.ts';
+import { describeOrderedLanes } from './delivery-suite-ordered.ts';
 import { describeRetries } from './delivery-suite-retries.ts';
 import { describeSignatures } from './delivery-suite-signatures.ts';
 import { describeEndpointStats } from './delivery-suite-stats.ts';
@@ -23,5 +24,6 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
     describeSignatures(suite);
     describeEndpointState(suite);
     describeEndpointStats(suite);
+    describeOrderedLanes(suite);
   });
 }

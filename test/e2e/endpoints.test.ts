@@ -42,6 +42,7 @@ describe('POST /v1/endpoints', () => {
       created_at: gw.clock.now(),
       retry: { count: 7, interval: 'progressive' },
       compat_signature: null,
+      ordering: 'none',
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
     });
     const got = await t.api.get(`/v1/endpoints/${res.body.id}`);

@@ -506,6 +506,11 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /**
+             * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering: "none" | "key";
         };
         AttemptRow: {
             id: string;
@@ -549,6 +554,10 @@ export type components = {
             status: "pending" | "retrying" | "success" | "failed";
             attempt_count: number;
             next_attempt_at: number | null;
+            /** @description the lane's key when the delivery is ordered (its endpoint had ordering key); null otherwise */
+            ordering_key: string | null;
+            /** @description its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered */
+            sequence: number | null;
             attempts: components["schemas"]["AttemptRow"][];
         };
         MessageRow: {
@@ -632,6 +641,8 @@ export type components = {
             /** @enum {string} */
             status: "pending" | "retrying" | "success" | "failed";
             idempotency_key: string | null;
+            /** @description the ordering key it was sent with; null: none */
+            ordering_key: string | null;
             payload: components["schemas"]["JsonValue"];
             deliveries: components["schemas"]["Delivery"][];
         };
@@ -668,6 +679,11 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /**
+             * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering: "none" | "key";
             /** @description whsec_… — shown only here; give it to the customer */
             secret: string;
         };
@@ -690,6 +706,11 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /**
+             * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering: "none" | "key";
             /** @description the latest attempts to this endpoint, newest first */
             recent: components["schemas"]["AttemptRow"][];
             retrying_count: number;
@@ -828,6 +849,8 @@ export type components = {
             consumer: string;
             event_type: string;
             payload: components["schemas"]["JsonValue"];
+            /** @description the lane of an endpoint with ordering key: messages sharing it are delivered in acceptance order */
+            ordering_key?: string;
         };
         CreateConsumerRequest: {
             external_id: string;
@@ -861,6 +884,11 @@ export type components = {
                 encoding: "hex" | "base64";
                 prefix?: string;
             } | null;
+            /**
+             * @description key: deliveries of messages with the same ordering_key are sent one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering?: "none" | "key";
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -885,6 +913,11 @@ export type components = {
                 encoding: "hex" | "base64";
                 prefix?: string;
             } | null;
+            /**
+             * @description key: deliveries of messages with the same ordering_key are sent one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering?: "none" | "key";
         };
         RecoverRequest: {
             since: number;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STATS_ERROR_KINDS, STATS_WINDOWS } from './endpoint-stats.ts';
 import { ERROR_STATUS } from './errors.ts';
-import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
+import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema, jsonValue, retryPolicySchema } from './schemas.ts';
 
 // Every response body of the public API, as zod schemas: the gateway's presenters are typed
@@ -39,6 +39,7 @@ export const endpointResponse = z.object({
   created_at: unixMs('when it was created'),
   retry: retryPolicySchema,
   compat_signature: compatSignatureSchema.nullable(),
+  ordering: z.enum(ENDPOINT_ORDERINGS).describe('key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order'),
 });
 
 export const signingSecret = z.string().describe('whsec_… — shown only here; give it to the customer');
@@ -89,6 +90,8 @@ export const deliveryResponse = z.object({
   status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number().int(),
   next_attempt_at: nullableUnixMs('when the next attempt is due'),
+  ordering_key: z.string().nullable().describe("the lane's key when the delivery is ordered (its endpoint had ordering key); null otherwise"),
+  sequence: z.number().int().nullable().describe('its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered'),
   attempts: z.array(attemptResponse),
 });
 
@@ -111,6 +114,7 @@ export const messageRowResponse = z.object({
 export const messageDetailResponse = z.object({
   ...messageHead,
   idempotency_key: z.string().nullable(),
+  ordering_key: z.string().nullable().describe('the ordering key it was sent with; null: none'),
   payload: jsonValue,
   deliveries: z.array(deliveryResponse),
 });

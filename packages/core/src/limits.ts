@@ -16,6 +16,8 @@ export const MAX_PAYLOAD_BYTES = 1_000_000;
 export const MAX_ENDPOINTS_PER_CONSUMER = 20;
 /** Longest Idempotency-Key, characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
+/** Longest `ordering_key` of a message, characters (#31); longer is 422. */
+export const MAX_ORDERING_KEY_CHARS = 200;
 /** How long an Idempotency-Key returns the first message. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** Test-environment sends per environment per UTC day (then 402). */

@@ -40,6 +40,10 @@ export interface Consumer {
 }
 
 export const ENDPOINT_STATUSES = ['active', 'paused', 'disabled'] as const;
+
+/** How an endpoint orders its deliveries (#31): `key` sends one delivery at a time per `ordering_key`. */
+export const ENDPOINT_ORDERINGS = ['none', 'key'] as const;
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
 export interface Endpoint {
@@ -56,6 +60,11 @@ export interface Endpoint {
   createdAt: number;
   retry: RetryPolicy;
   compatSignature: CompatSignature | null;
+  /**
+   * `key`: deliveries of messages sharing an ordering key go one at a time, in acceptance order.
+   * Every store returns it; optional so an endpoint made before #31 (and a test's) reads as `none`.
+   */
+  ordering?: EndpointOrdering;
 }
 
 /** A signing secret as stored: sealed by a SecretBox, valid until `expiresAt` (null: no end). */
@@ -83,6 +92,8 @@ export interface Message {
   /** The payload's JSON text, exactly as it is put into the webhook body. */
   payload: string;
   idempotencyKey: string | null;
+  /** The lane this message's deliveries join on endpoints with `ordering: key`; null (or absent): unordered. */
+  orderingKey?: string | null;
   createdAt: number;
   /** Derived from the deliveries by `messageStatus` and kept up to date by the store. */
   status: DeliveryStatus;
@@ -104,6 +115,10 @@ export interface Delivery {
   /** The next attempt is a manual re-send (POST /v1/deliveries/{id}/retry). */
   manual: boolean;
   createdAt: number;
+  /** The lane (its message's ordering key) when the delivery is ordered; null (or absent) otherwise. */
+  orderingKey?: string | null;
+  /** Its place in the lane: 1 for the lane's first message, +1 per message after; null (or absent) when unordered. */
+  sequence?: number | null;
 }
 
 export const RECOVERY_STATUSES = ['running', 'done', 'stopped'] as const;

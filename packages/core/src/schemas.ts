@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
-import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_PAGE_SIZE, MAX_RETRY_SPAN_MS } from './limits.ts';
+import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RETRY_SPAN_MS } from './limits.ts';
+import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 
 // Every request body and query of the public API, as zod schemas. Types come from z.infer.
@@ -66,6 +67,16 @@ export const endpointUrl = requiredText(2_000).superRefine((value, ctx) => {
   if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
 });
 
+/** An endpoint's `ordering` (#31): `none` (the default) or `key`. */
+export const endpointOrdering = z
+  .enum(ENDPOINT_ORDERINGS, { error: 'must be none or key' })
+  .describe('key: deliveries of messages with the same ordering_key are sent one at a time, in acceptance order');
+
+/** A message's `ordering_key` (#31): 1–200 characters, no control characters (it is sent as a header). */
+export const orderingKey = requiredText(MAX_ORDERING_KEY_CHARS)
+  .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
+  .describe('the lane of an endpoint with ordering key: messages sharing it are delivered in acceptance order');
+
 const eventTypeList = z
   .array(eventTypeName)
   .min(1, { error: 'must list at least one event type; use null (or omit it) for all types' })
@@ -84,6 +95,7 @@ export const createEndpointBody = z.strictObject({
   description: text(200).optional(),
   retry: retryPolicySchema.optional(),
   compat_signature: compatSignatureSchema.nullable().optional(),
+  ordering: endpointOrdering.optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -93,6 +105,7 @@ export const patchEndpointBody = z.strictObject({
   description: text(200).optional(),
   retry: retryPolicySchema.nullable().optional(),
   compat_signature: compatSignatureSchema.nullable().optional(),
+  ordering: endpointOrdering.optional(),
 });
 
 export const createEventTypeBody = z.strictObject({
@@ -107,6 +120,7 @@ export const sendMessageBody = z.strictObject({
   consumer: externalId,
   event_type: eventTypeName,
   payload: jsonValue,
+  ordering_key: orderingKey.optional(),
 });
 
 /** A trial send from the portal: to one endpoint of the link's consumer. */

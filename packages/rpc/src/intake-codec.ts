@@ -68,11 +68,11 @@ export function orgFromProto(org: OrgMessage | undefined): Org {
 
 /** The payload travels as its JSON text. */
 export function sendInputToProto(input: SendMessageInput): MessageInitShape<typeof SendRequestSchema> {
-  const { consumer, event_type: eventType, payload } = input.body;
+  const { consumer, event_type: eventType, payload, ordering_key: orderingKey } = input.body;
   return {
     tenant: tenantToProto(input.tenant),
     org: orgToProto(input.org),
-    body: { consumer, eventType, payloadJson: JSON.stringify(payload) },
+    body: { consumer, eventType, payloadJson: JSON.stringify(payload), orderingKey },
     idempotencyKey: input.idempotencyKey ?? undefined,
     trialEndpointId: input.trialEndpointId ?? undefined,
   };
@@ -84,7 +84,12 @@ export function sendInputFromProto(request: SendRequest): SendMessageInput {
   return {
     tenant: tenantFromProto(request.tenant),
     org: orgFromProto(request.org),
-    body: { consumer: body.consumer, event_type: body.eventType, payload: JSON.parse(body.payloadJson) as SendMessageBody['payload'] },
+    body: {
+      consumer: body.consumer,
+      event_type: body.eventType,
+      payload: JSON.parse(body.payloadJson) as SendMessageBody['payload'],
+      ...(body.orderingKey === undefined ? {} : { ordering_key: body.orderingKey }),
+    },
     idempotencyKey: request.idempotencyKey ?? null,
     ...(request.trialEndpointId === undefined ? {} : { trialEndpointId: request.trialEndpointId as EndpointId }),
   };
@@ -110,6 +115,8 @@ export function deliveryToProto(delivery: Delivery): MessageInitShape<typeof Del
     nextAttemptAtMs: delivery.nextAttemptAt === null ? undefined : BigInt(delivery.nextAttemptAt),
     manual: delivery.manual,
     createdAtMs: BigInt(delivery.createdAt),
+    orderingKey: delivery.orderingKey ?? undefined,
+    sequence: delivery.sequence ?? undefined,
   };
 }
 
@@ -129,5 +136,7 @@ export function deliveryFromProto(delivery: DeliveryMessage | undefined): Delive
     nextAttemptAt: d.nextAttemptAtMs === undefined ? null : Number(d.nextAttemptAtMs),
     manual: d.manual,
     createdAt: Number(d.createdAtMs),
+    // Only an ordered delivery carries its lane (an unordered one reads as before #31).
+    ...(d.orderingKey === undefined ? {} : { orderingKey: d.orderingKey, sequence: d.sequence ?? null }),
   };
 }

@@ -1,6 +1,6 @@
 // Completing: what an attempt did, decided (retry, fail, success), written under the lease,
 // counted and logged.
-import { newId, type Clock } from '@wirehook/core';
+import { newId, type Clock, type DeliveryId } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import type { DeliveryLeases } from './delivery-leases.ts';
@@ -12,6 +12,11 @@ export interface AttemptRecorderDeps {
   clock: Clock;
   logger: Logger;
   metrics: DispatcherMetrics;
+  /**
+   * Wakes a delivery at once: the next of an ordered lane (#31) whose head this completion
+   * ended, so a lane moves at the pace of its sends, not of the sweep. Optional (tests).
+   */
+  wake?: (id: DeliveryId) => void;
 }
 
 /**
@@ -35,6 +40,7 @@ export class AttemptRecorder {
     metrics.attempts.inc({ outcome: outcomeLabel(result), via });
     const completed = await leases.complete(job, outcome);
     if (completed === null) return; // not written: the lease runs out and the delivery is sent again (at least once)
+    if (completed.laneNext !== undefined) this.#deps.wake?.(completed.laneNext);
     if (!completed.applied) {
       metrics.staleCompletions.inc();
       logger.warn(

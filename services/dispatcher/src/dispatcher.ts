@@ -1,4 +1,4 @@
-import type { Clock, SecretBox } from '@wirehook/core';
+import type { Clock, DeliveryId, SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, type Bus, type Subscription } from '@wirehook/bus';
 import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
@@ -87,7 +87,9 @@ export class Dispatcher implements Component {
     const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
     const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs });
     const webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases, clock, logger, metrics });
-    const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
+    // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
+    const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
+    const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake });
     this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, webhooks, recorder });
     this.#places = places;
     this.#due = due;

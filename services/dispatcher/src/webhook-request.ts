@@ -14,7 +14,8 @@ export interface WebhookRequest {
 /**
  * Builds the signed request for a claimed delivery at `now`: Standard Webhooks headers, one
  * `v1,` signature per secret still valid (two during a rotation window), and the compat
- * signature header when the endpoint has one. The body bytes are the ones signed.
+ * signature header when the endpoint has one; an ordered delivery's `webhook-ordering-key` and
+ * `webhook-sequence`. The body bytes are the ones signed.
  */
 export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, now: number): WebhookRequest {
   const timestamp = Math.floor(now / 1000);
@@ -23,5 +24,20 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   const headers = standardWebhookHeaders(keys, job.message.id, now, body);
   const compat = job.endpoint.compatSignature;
   if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
+  // An ordered delivery (#31) names its lane and place, so a receiver can tell a gap.
+  const { orderingKey, sequence } = job.delivery;
+  if (orderingKey != null && sequence != null) {
+    headers['webhook-ordering-key'] = orderingKeyHeader(orderingKey);
+    headers['webhook-sequence'] = String(sequence);
+  }
   return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
+}
+
+/**
+ * The `webhook-ordering-key` value of `key`: the key itself when it is printable ASCII without
+ * spaces at its ends (what a header carries unchanged); otherwise its UTF-8 percent-encoding
+ * (encodeURIComponent), since a header value cannot carry other characters as they are.
+ */
+export function orderingKeyHeader(key: string): string {
+  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(key) ? key : encodeURIComponent(key);
 }

@@ -13,14 +13,21 @@ const VALUE_RULES: Record<StandardHeader, { test: (value: string) => boolean; er
   'user-agent': { test: (v) => v === USER_AGENT, error: `must be ${USER_AGENT}` },
 };
 
-const ALLOWED = `${STANDARD_HEADERS.join(', ')} and one compat signature header`;
+/** An ordered delivery's headers (#31), sent only with each other: printable ASCII, and a whole number. */
+const ORDERING_HEADERS: Record<string, (value: string) => boolean> = {
+  'webhook-ordering-key': (v) => /^[\x20-\x7e]{1,600}$/.test(v),
+  'webhook-sequence': (v) => /^[1-9]\d{0,15}$/.test(v),
+};
+
+const ALLOWED = `${STANDARD_HEADERS.join(', ')}, webhook-ordering-key and webhook-sequence, and one compat signature header`;
 const compatHeaderName = compatSignatureSchema.shape.header;
 
 /**
  * Why the relay refuses `request`, or null when it is a request the dispatcher sends
  * (services/dispatcher/src/webhook-request.ts): an endpoint URL by the endpoint rules (https,
  * port 443 or 8443, no credentials; DELIVERY_ALLOW_HOSTS lifts only the address rules), the
- * five Standard Webhooks headers with their fixed or well-formed values, and at most one more
+ * five Standard Webhooks headers with their fixed or well-formed values, an ordered delivery's
+ * webhook-ordering-key and webhook-sequence, and at most one more
  * header, a valid compat signature header name with a printable ASCII value. The INTERNAL_AUTH_TOKEN
  * lets a caller in; this keeps the relay from being a general HTTP client from the fixed IPs
  * for whoever holds it. The message is `relay: refused …` (a relay error, ours).
@@ -47,7 +54,12 @@ function headersReason(headers: Readonly<Record<string, string>>): string | null
     if (value === undefined) return `header ${name} is missing`;
     if (!VALUE_RULES[name].test(value)) return `header ${name} ${VALUE_RULES[name].error}`;
   }
-  const extra = [...values.keys()].filter((name) => !(STANDARD_HEADERS as readonly string[]).includes(name));
+  for (const [name, valid] of Object.entries(ORDERING_HEADERS)) {
+    const value = values.get(name);
+    if (value !== undefined && !valid(value)) return `header ${name} is not what Wirehook sends`;
+  }
+  if (values.has('webhook-ordering-key') !== values.has('webhook-sequence')) return 'headers webhook-ordering-key and webhook-sequence go together';
+  const extra = [...values.keys()].filter((name) => !(STANDARD_HEADERS as readonly string[]).includes(name) && !(name in ORDERING_HEADERS));
   if (extra.length > 1) return `headers ${extra.join(', ')}: at most one compat signature header is sent (${ALLOWED})`;
   const [compat] = extra;
   if (compat === undefined) return null;

@@ -170,7 +170,7 @@ describe('EgressRelay', () => {
     );
     expect(await refused({ url: `https://user:pw@${named.host}:8443/hook` })).toMatch(/^relay: refused .*: url must not contain credentials$/);
     expect(await refused({ headers: { ...headers, authorization: 'Bearer x' } })).toBe(
-      'relay: refused a request the dispatcher does not send: header authorization is not one Wirehook sends (content-type, webhook-id, webhook-timestamp, webhook-signature, user-agent and one compat signature header)',
+      'relay: refused a request the dispatcher does not send: header authorization is not one Wirehook sends (content-type, webhook-id, webhook-timestamp, webhook-signature, user-agent, webhook-ordering-key and webhook-sequence, and one compat signature header)',
     );
     expect(await refused({ headers: { ...headers, host: 'internal.example' } })).toMatch(/header host is not one Wirehook sends/);
     expect(await refused({ headers: { ...withCompat, 'x-forwarded-for': '10.0.0.1' } })).toMatch(
@@ -183,6 +183,9 @@ describe('EgressRelay', () => {
     expect(await refused({ headers: { ...headers, 'webhook-timestamp': 'soon' } })).toMatch(/header webhook-timestamp is not whole seconds$/);
     expect(await refused({ headers: { ...headers, 'webhook-id': 'anything' } })).toMatch(/header webhook-id is not a message id$/);
     expect(await refused({ headers: { ...headers, 'Content-Type': 'application/json' } })).toMatch(/header content-type is given twice$/);
+    // An ordered delivery's two headers (#31) go together, with the values the dispatcher sends.
+    expect(await refused({ headers: { ...headers, 'webhook-sequence': '3' } })).toMatch(/webhook-ordering-key and webhook-sequence go together$/);
+    expect(await refused({ headers: { ...headers, 'webhook-ordering-key': 'a', 'webhook-sequence': '0' } })).toMatch(/header webhook-sequence is not/);
     expect(receiver().connections).toBe(before); // nothing reached the receiver
     await r.close();
   });

@@ -120,6 +120,7 @@ export class MessageIntake implements IntakePort {
       newConsumerId: newId('consumer', clock),
       idempotencyKey,
       idempotencySince: now - IDEMPOTENCY_WINDOW_MS,
+      orderingKey: body.ordering_key ?? null,
       counters: trialEndpointId === undefined ? usageCounters(tenant, org.plan, now) : trialCounters(tenant, now, body.consumer),
       ...(trialEndpointId === undefined ? {} : { onlyEndpointId: trialEndpointId }),
       ...(room !== undefined && room.max > 0 ? { claim: room } : {}),

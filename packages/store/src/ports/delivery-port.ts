@@ -68,6 +68,11 @@ export interface CompletedAttempt {
   applied: boolean;
   /** This call disabled the endpoint (true for exactly one call per disabling: send the automatic-stop notice). */
   endpointDisabled: boolean;
+  /**
+   * The delivery this one's end made its lane's head (#31: ordered endpoints), claimable now:
+   * the dispatcher may wake it at once rather than wait for a sweep. Absent when none.
+   */
+  laneNext?: DeliveryId;
 }
 
 export interface DeliveryRepo {

@@ -1,4 +1,4 @@
-import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
+import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointOrdering, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
 
 export interface EndpointPatch {
   url?: string;
@@ -7,6 +7,8 @@ export interface EndpointPatch {
   description?: string | null;
   retry?: RetryPolicy;
   compatSignature?: CompatSignature | null;
+  /** `none` releases the endpoint's lanes: their waiting deliveries become claimable. */
+  ordering?: EndpointOrdering;
   disabledReason?: string | null;
   failingSince?: number | null;
   /**

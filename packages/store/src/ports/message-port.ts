@@ -44,6 +44,11 @@ export interface NewMessage {
   /** With a key: an earlier message of the tenant with the same key created at or after `idempotencySince` is returned instead. */
   idempotencyKey: string | null;
   idempotencySince: number;
+  /**
+   * The message's lane (#31): on an endpoint with `ordering: key` its delivery gets the next
+   * sequence of (endpoint, key) and is claimable only once the lane's earlier ones have ended.
+   */
+  orderingKey?: string | null;
   counters: UsageCounter[];
   /** A trial: a delivery to this endpoint of the consumer only (active or paused), whatever event types it takes. */
   onlyEndpointId?: EndpointId;

@@ -1,10 +1,11 @@
-import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type Tenant } from '@wirehook/core';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
-import { intOrNull, text } from './row.ts';
+import { laneHead } from './ordered-lanes.ts';
+import { intOrNull, text, textOrNull } from './row.ts';
 
 /**
  * DeliveryRepo.complete: the attempt (and its endpoint's rollups), the delivery's new state,
@@ -35,7 +36,7 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
              attempt_count = attempt_count + 1,
              policy_attempts = policy_attempts + ?, lease_until = NULL,
              held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
-         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status`,
+         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status, ordering_key`,
       )
       .get(outcome.status, a.at, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, deliveryId, leaseToken);
     if (updated === undefined) {
@@ -52,7 +53,10 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
     // The outbox of notices: what this attempt did that an organization may be told of.
     if (outcome.status === 'failed' && text(updated, 'status') === 'failed') addAlertEvent(conn, t, 'exhausted', endpointId, a);
     if (endpointDisabled) addAlertEvent(conn, t, 'disabled', endpointId, a);
-    return { applied: true, endpointDisabled };
+    // Its end moved its lane on (trigger deliveries_lane_end): name the new head to wake it.
+    const key = textOrNull(updated, 'ordering_key');
+    const next = key === null || text(updated, 'status') === 'retrying' ? null : laneHead(conn, endpointId, key);
+    return { applied: true, endpointDisabled, ...(next !== null && next !== deliveryId ? { laneNext: next as DeliveryId } : {}) };
   });
 }
 

@@ -21,9 +21,10 @@ import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
-// Open, not held, due, lease free or expired (parameters: now, now). `held = 0` also lets the
-// planner use the partial indexes deliveries_due and deliveries_endpoint_due.
-const DUE_UNLEASED = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
+// Open, not held, not waiting in its lane (#31: only a lane's head is claimable), due, lease
+// free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
+// use the partial indexes deliveries_due and deliveries_endpoint_due.
+const DUE_UNLEASED = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
 
 // Claimable: DUE_UNLEASED, and the endpoint of the same tenant still there and active. `due`
 // and `claim` share it, so whatever `due` lists, `claim` can take.
@@ -33,9 +34,9 @@ const CLAIMABLE = `${DUE_UNLEASED}
 
 /** The endpoints with open deliveries not held, by a skip scan of deliveries_endpoint_due. */
 const OPEN_ENDPOINTS = `WITH RECURSIVE eps(ep) AS (
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0)
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND lane_wait = 0)
   UNION ALL
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND endpoint_id > eps.ep)
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND lane_wait = 0 AND endpoint_id > eps.ep)
   FROM eps WHERE eps.ep IS NOT NULL
 )`;
 
@@ -142,7 +143,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     return this.#conn.immediate(() => {
       const row = this.#conn
         .statement(
-          `UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ?,
+          `UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ?, lane_wait = 0,
              resend = (lease_until IS NOT NULL AND lease_until > ?),
              held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
            WHERE ${TENANT_ID} RETURNING *`,
@@ -190,7 +191,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     // Both read partial indexes of open deliveries only (due: not held either).
     const due = this.#conn
       .statement(
-        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ?`,
+        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
       )
       .get(now);
     const retrying = this.#conn.statement('SELECT coalesce(sum(n), 0) AS n FROM endpoint_retrying').get();

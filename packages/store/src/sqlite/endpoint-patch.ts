@@ -14,6 +14,7 @@ export function endpointPatchAssignments(patch: EndpointPatch): Array<[column: s
   if (patch.description !== undefined) sets.push(['description', patch.description]);
   if (patch.retry !== undefined) sets.push(['retry', JSON.stringify(patch.retry)]);
   if (patch.compatSignature !== undefined) sets.push(['compat_signature', toJsonOrNull(patch.compatSignature)]);
+  if (patch.ordering !== undefined) sets.push(['ordering', patch.ordering]);
   if (patch.disabledReason !== undefined) sets.push(['disabled_reason', patch.disabledReason]);
   if (patch.failingSince !== undefined) sets.push(['failing_since', patch.failingSince]);
   return sets;

@@ -14,6 +14,7 @@ import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
+import { releaseLanes } from './ordered-lanes.ts';
 import { int, toJsonOrNull } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
@@ -47,8 +48,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
       const row = this.#conn
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
-                                  disabled_reason, failing_since, created_at, retry, compat_signature)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  disabled_reason, failing_since, created_at, retry, compat_signature, ordering)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -65,6 +66,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           endpoint.createdAt,
           JSON.stringify(endpoint.retry),
           toJsonOrNull(endpoint.compatSignature),
+          endpoint.ordering ?? 'none',
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);
@@ -94,6 +96,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
         .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
       if (row === undefined) return null;
+      // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
+      if (patch.ordering === 'none') releaseLanes(this.#conn, id, ENDPOINT_WALK_BATCH);
       // Leaving `disabled` bounds its fail walk, a minute early for clocks: failing a new
       // delivery harms, sending an old one to the re-enabled endpoint does not.
       if (patch.status !== undefined && patch.changedAt !== undefined) endFailAt(this.#conn, id, patch.changedAt - START_SKEW_MS);

@@ -11,6 +11,7 @@ import type {
   DeliveryStatus,
   Endpoint,
   EndpointId,
+  EndpointOrdering,
   EndpointStatus,
   Environment,
   EventType,
@@ -80,6 +81,7 @@ export function toEndpoint(row: Row): Endpoint {
     createdAt: int(row, 'created_at'),
     retry: json<RetryPolicy>(row, 'retry'),
     compatSignature: jsonOrNull<CompatSignature>(row, 'compat_signature'),
+    ordering: text(row, 'ordering') as EndpointOrdering,
   };
 }
 
@@ -109,6 +111,7 @@ export function toMessageHead(row: Row): MessageHead {
     consumerId: text(row, 'consumer_id') as ConsumerId,
     eventType: text(row, 'event_type'),
     idempotencyKey: textOrNull(row, 'idempotency_key'),
+    orderingKey: textOrNull(row, 'ordering_key'),
     createdAt: int(row, 'created_at'),
     status: text(row, 'status') as DeliveryStatus,
   };
@@ -141,6 +144,8 @@ export function toDelivery(row: Row): Delivery {
     nextAttemptAt: intOrNull(row, 'next_attempt_at'),
     manual: int(row, 'manual') === 1,
     createdAt: int(row, 'created_at'),
+    orderingKey: textOrNull(row, 'ordering_key'),
+    sequence: intOrNull(row, 'sequence'),
   };
 }
 

@@ -4,6 +4,7 @@ import { newDeliveryId, type CreatedMessage, type NewMessage, type UsageCounter 
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob } from './delivery-repo.ts';
 import { toMessage } from './mappers.ts';
+import { joinLane } from './ordered-lanes.ts';
 import { int, text, type Row } from './row.ts';
 
 // MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
@@ -34,34 +35,51 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
       eventType: input.eventType,
       payload: input.payload,
       idempotencyKey: input.idempotencyKey,
+      orderingKey: input.orderingKey ?? null,
       createdAt: input.createdAt,
       status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
     };
     conn
       .statement(
-        `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status, ordering_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(message.id, t.orgId, t.env, consumerId, message.eventType, message.payload, message.idempotencyKey, message.createdAt, message.status);
+      .run(
+        message.id,
+        t.orgId,
+        t.env,
+        consumerId,
+        message.eventType,
+        message.payload,
+        message.idempotencyKey,
+        message.createdAt,
+        message.status,
+        message.orderingKey ?? null,
+      );
     // A delivery claimed here is written leased, as a claim would leave it (lease_token 1), and returned as a job.
     const insertDelivery = conn.statement(
       `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
-                               next_attempt_at, manual, lease_until, lease_token, created_at, held)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?) RETURNING *`,
+                               next_attempt_at, manual, lease_until, lease_token, created_at, held, ordering_key, sequence, lane_wait)
+       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
     const jobMessage = { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt };
     const claimed: DeliveryJob[] = [];
     const dueDeliveryIds: DeliveryId[] = [];
     for (const target of targets) {
+      // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
+      const key = target.ordering === 'key' ? (message.orderingKey ?? null) : null;
+      const lane = key === null ? null : joinLane(conn, t, target.id, key, target.deliveryId);
+      const laneColumns = [key, lane?.sequence ?? null, lane?.wait === true ? 1 : 0] as const;
       const active = target.status === 'active';
-      const claim = active && input.claim !== undefined && claimed.length < input.claim.max ? input.claim : undefined;
+      const due = active && lane?.wait !== true;
+      const claim = due && input.claim !== undefined && claimed.length < input.claim.max ? input.claim : undefined;
       const values = [target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt] as const;
       if (claim === undefined) {
-        insertDelivery.run(...values, null, 0, message.createdAt, active ? 0 : 1);
-        if (active) dueDeliveryIds.push(target.deliveryId);
+        insertDelivery.run(...values, null, 0, message.createdAt, active ? 0 : 1, ...laneColumns);
+        if (due) dueDeliveryIds.push(target.deliveryId);
         continue;
       }
-      const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0);
+      const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0, ...laneColumns);
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       claimed.push(deliveryJob(conn, row, input.createdAt, { message: jobMessage, endpoint: target.row }));
     }
@@ -141,7 +159,7 @@ function matchingEndpoints(
   consumerId: ConsumerId,
   eventType: string,
   onlyEndpointId?: string,
-): { id: string; url: string; status: string; row: Row }[] {
+): { id: string; url: string; status: string; ordering: string; row: Row }[] {
   // The whole row: a delivery claimed in the same transaction is sent with it.
   const rows =
     onlyEndpointId !== undefined
@@ -157,5 +175,5 @@ function matchingEndpoints(
              ORDER BY id`,
           )
           .all(t.orgId, t.env, consumerId, eventType);
-  return rows.map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status'), row }));
+  return rows.map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status'), ordering: text(row, 'ordering'), row }));
 }

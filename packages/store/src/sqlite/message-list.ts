@@ -6,7 +6,7 @@ import { SINCE_ID_MARGIN_MS, type MessageQuery } from '../ports/message-port.ts'
 // one SQL text (and so one cached statement). The payload is never read or searched.
 
 const SELECT = `
-  SELECT m.id, m.consumer_id, m.event_type, m.idempotency_key, m.created_at, m.status,
+  SELECT m.id, m.consumer_id, m.event_type, m.idempotency_key, m.ordering_key, m.created_at, m.status,
          c.external_id AS consumer_external_id, c.name AS consumer_name,
          (SELECT d.url FROM deliveries d WHERE d.message_id = m.id ORDER BY d.id LIMIT 1) AS endpoint_url,
          (SELECT coalesce(sum(d.attempt_count), 0) FROM deliveries d WHERE d.message_id = m.id) AS attempt_count,

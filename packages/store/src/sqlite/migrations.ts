@@ -18,6 +18,7 @@ import { attemptUrl } from './migrations/015-attempt-url.ts';
 import { jobLeases } from './migrations/016-job-leases.ts';
 import { endpointRollups } from './migrations/017-endpoint-rollups.ts';
 import { retryingCounts } from './migrations/018-retrying-counts.ts';
+import { orderedLanes } from './migrations/019-ordered-lanes.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly string[] = [
   jobLeases,
   endpointRollups,
   retryingCounts,
+  orderedLanes,
 ];
 
 /**

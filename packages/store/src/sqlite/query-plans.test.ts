@@ -67,3 +67,16 @@ describe('SQLite query plans', () => {
     expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
 });
+
+describe('SQLite query plans: ordered lanes (#31)', () => {
+  it('finds a lane’s next waiting delivery by one seek of deliveries_lane_wait, whatever the lane’s length', () => {
+    const next = [...plans].filter(([sql]) => sql.includes('lane_wait = 1 ORDER BY sequence LIMIT 1'));
+    expect(next.length).toBeGreaterThan(0);
+    for (const [, plan] of next) expect(plan).toContain('deliveries_lane_wait (endpoint_id=? AND ordering_key=?)');
+  });
+
+  it('keeps waiting deliveries out of the due scan: due reads deliveries_due', () => {
+    const due = [...plans].find(([sql]) => sql.startsWith('SELECT d.id, d.endpoint_id FROM deliveries d WHERE'));
+    expect(due?.[1]).toContain('deliveries_due');
+  });
+});

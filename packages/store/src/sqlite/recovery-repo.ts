@@ -12,6 +12,7 @@ import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo,
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { rejoinLane } from './ordered-lanes.ts';
 import { int, intOrNull, text, textOrNull, type Row } from './row.ts';
 
 const TENANT = 'org_id = ? AND env = ?';
@@ -99,7 +100,7 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       // Counted only up to the bound: a backlog of 10^5 due is not read to learn it is over 50.
       const outstanding = this.#conn
         .statement(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND next_attempt_at <= ? LIMIT ?)`,
+          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ? LIMIT ?)`,
         )
         .get(t.orgId, t.env, recovery.endpointId, now, maxOutstanding);
       if (int(outstanding!, 'n') >= maxOutstanding) {
@@ -124,13 +125,16 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
         `UPDATE deliveries SET status = 'retrying', manual = 0, resend = 0, policy_attempts = 0, next_attempt_at = ?, held = 0
           WHERE id = ? AND status = 'failed'
             AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.at > ?)
-          RETURNING message_id`,
+          RETURNING message_id, endpoint_id, ordering_key`,
       );
       const queuedIds: DeliveryId[] = [];
       const messageIds: string[] = [];
       for (const id of targets) {
         const row = requeue.get(now, id, recovery.createdAt);
         if (row === undefined) continue;
+        // An ordered delivery goes back into its lane: now if the lane is free, else in turn.
+        const key = textOrNull(row, 'ordering_key');
+        if (key !== null) rejoinLane(this.#conn, text(row, 'endpoint_id'), key, id);
         queuedIds.push(id as DeliveryId);
         messageIds.push(text(row, 'message_id'));
       }

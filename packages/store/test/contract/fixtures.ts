@@ -71,6 +71,7 @@ export class Fixtures {
       createdAt: this.clock.now(),
       retry: { count: 5, interval: '30m' },
       compatSignature: { header: 'X-Acme-Signature', content: 'timestamp_body', encoding: 'hex', prefix: 'sha256=' },
+      ordering: 'none',
       ...overrides,
     };
   }

@@ -38,6 +38,7 @@ export function describeMessageContract(f: Fixtures): void {
         eventType: 'invoice.paid',
         payload: input.payload,
         idempotencyKey: 'key-1',
+        orderingKey: null,
         createdAt: input.createdAt,
         status: 'pending',
       };

@@ -17,6 +17,7 @@ import { describeLeaseContract } from './lease-contract.ts';
 import { describeMessageContract } from './message-contract.ts';
 import { describeMessageIsolationContract } from './message-isolation-contract.ts';
 import { describeMessageListContract } from './message-list-contract.ts';
+import { describeOrderedLaneContract } from './ordered-lane-contract.ts';
 import { describePortalContract } from './portal-contract.ts';
 import { describeRaceContract } from './race-contract.ts';
 import { describeRecoveryContract } from './recovery-contract.ts';
@@ -55,6 +56,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeMessageListContract(f);
     describeDeliveryContract(f);
     describeLeaseContract(f);
+    describeOrderedLaneContract(f);
     describeRaceContract(f);
     describeRecoveryContract(f);
     describePortalContract(f);

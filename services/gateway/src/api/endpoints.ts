@@ -78,6 +78,7 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
         createdAt: now,
         retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
         compatSignature: body.compat_signature ?? null,
+        ordering: body.ordering ?? 'none',
       },
       { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
       MAX_ENDPOINTS_PER_CONSUMER,
@@ -115,6 +116,7 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
       eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],
       retry: body.retry === undefined ? undefined : (body.retry ?? { ...DEFAULT_RETRY_POLICY }),
       compatSignature: body.compat_signature,
+      ordering: body.ordering,
       status: body.status,
     };
     if (body.status !== undefined) {

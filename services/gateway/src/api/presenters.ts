@@ -39,6 +39,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
     created_at: e.createdAt,
     retry: { count: e.retry.count, interval: e.retry.interval },
     compat_signature: e.compatSignature,
+    ordering: e.ordering ?? 'none',
   };
 }
 
@@ -86,6 +87,8 @@ export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: stri
     status: d.status,
     attempt_count: d.attemptCount,
     next_attempt_at: d.nextAttemptAt,
+    ordering_key: d.orderingKey ?? null,
+    sequence: d.sequence ?? null,
     attempts: attempts.map(attemptJson),
   };
 }
@@ -114,6 +117,7 @@ export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMa
   return {
     ...messageHeadJson(detail),
     idempotency_key: detail.message.idempotencyKey,
+    ordering_key: detail.message.orderingKey ?? null,
     payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
     deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId))),
   };

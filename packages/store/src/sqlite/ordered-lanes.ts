@@ -1,0 +1,109 @@
+import type { SqliteConnection } from './connection.ts';
+import { OPEN } from './message-status.ts';
+import { int, intOrNull, textOrNull } from './row.ts';
+
+// Ordered delivery per key (#31), SQLite's side: a lane is a row of delivery_lanes (migration
+// 19 says why the store is the arbiter, and how a head that ends hands over to the next).
+// Every function runs inside the caller's transaction and does a bounded number of index
+// seeks, whatever the length of the lane.
+
+/** Where a new delivery stands in its lane: its sequence, and whether it waits behind the head. */
+export interface LanePlace {
+  sequence: number;
+  wait: boolean;
+}
+
+/**
+ * Puts the delivery `deliveryId` (about to be inserted) at the end of its lane: the lane's
+ * next sequence, and the head when the lane has no open head. A head that is no longer open
+ * but whose lane still has waiting deliveries (released by hand, see releaseLanes) hands the
+ * lane to the first of them rather than to the newcomer.
+ */
+export function joinLane(conn: SqliteConnection, t: { orgId: string; env: string }, endpointId: string, key: string, deliveryId: string): LanePlace {
+  const lane = conn
+    .statement(
+      `SELECT l.next_sequence, l.head_id, (SELECT d.status FROM deliveries d WHERE d.id = l.head_id) AS head_status
+       FROM delivery_lanes l WHERE l.endpoint_id = ? AND l.ordering_key = ?`,
+    )
+    .get(endpointId, key);
+  const sequence = lane === undefined ? 1 : int(lane, 'next_sequence');
+  const headStatus = lane === undefined ? null : textOrNull(lane, 'head_status');
+  const headOpen = headStatus === 'pending' || headStatus === 'retrying';
+  let head: string | null = headOpen && lane !== undefined ? textOrNull(lane, 'head_id') : null;
+  if (head === null && lane !== undefined) head = promoteNext(conn, endpointId, key);
+  conn
+    .statement(
+      `INSERT INTO delivery_lanes (endpoint_id, ordering_key, org_id, env, next_sequence, head_id) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (endpoint_id, ordering_key) DO UPDATE SET next_sequence = excluded.next_sequence, head_id = excluded.head_id`,
+    )
+    .run(endpointId, key, t.orgId, t.env, sequence + 1, head ?? deliveryId);
+  return { sequence, wait: head !== null };
+}
+
+/** Makes the lane's first waiting delivery (by sequence) claimable. @returns its id, or null when none waits. */
+function promoteNext(conn: SqliteConnection, endpointId: string, key: string): string | null {
+  const next = conn
+    .statement(
+      `UPDATE deliveries SET lane_wait = 0 WHERE id = (
+         SELECT id FROM deliveries WHERE endpoint_id = ? AND ordering_key = ? AND ${OPEN} AND lane_wait = 1 ORDER BY sequence LIMIT 1)
+       RETURNING id`,
+    )
+    .get(endpointId, key);
+  return next === undefined ? null : textOrNull(next, 'id');
+}
+
+/**
+ * A recovery re-opens `deliveryId` (ordered, just made `retrying`): it goes now when its lane
+ * has no open head, else waits (lane_wait) and follows in sequence order as heads end, so a
+ * recovery re-sends each lane one delivery at a time, in order.
+ */
+export function rejoinLane(conn: SqliteConnection, endpointId: string, key: string, deliveryId: string): void {
+  const lane = conn
+    .statement(
+      `SELECT (SELECT d.status FROM deliveries d WHERE d.id = l.head_id AND d.id <> ?) AS head_status
+       FROM delivery_lanes l WHERE l.endpoint_id = ? AND l.ordering_key = ?`,
+    )
+    .get(deliveryId, endpointId, key);
+  const headStatus = lane === undefined ? null : textOrNull(lane, 'head_status');
+  if (headStatus === 'pending' || headStatus === 'retrying') {
+    conn.statement('UPDATE deliveries SET lane_wait = 1 WHERE id = ?').run(deliveryId);
+    return;
+  }
+  conn.statement('UPDATE delivery_lanes SET head_id = ? WHERE endpoint_id = ? AND ordering_key = ?').run(deliveryId, endpointId, key);
+}
+
+/**
+ * The endpoint no longer orders (`ordering` set to `none`): up to `batch` of its waiting
+ * deliveries become claimable at once, and its lanes forget their heads. @returns how many
+ * were released (`batch`: there may be more, released as their lanes' heads end).
+ */
+export function releaseLanes(conn: SqliteConnection, endpointId: string, batch: number): number {
+  const { changes } = conn
+    .statement(
+      `UPDATE deliveries SET lane_wait = 0 WHERE rowid IN (
+         SELECT rowid FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND lane_wait = 1 LIMIT ?)`,
+    )
+    .run(endpointId, batch);
+  if (Number(changes) < batch) conn.statement('UPDATE delivery_lanes SET head_id = NULL WHERE endpoint_id = ?').run(endpointId);
+  return Number(changes);
+}
+
+/** The lane's current head after a change, to wake it at once: null when the lane is empty. */
+export function laneHead(conn: SqliteConnection, endpointId: string, key: string): string | null {
+  const row = conn.statement('SELECT head_id FROM delivery_lanes WHERE endpoint_id = ? AND ordering_key = ?').get(endpointId, key);
+  return row === undefined ? null : textOrNull(row, 'head_id');
+}
+
+/** Lanes of the whole store for the SRE's metrics: open (a head), blocked (head retrying), the oldest head's creation. */
+export function laneStats(conn: SqliteConnection): { open: number; blocked: number; oldestHeadAt: number | null } {
+  const row = conn
+    .statement(
+      `SELECT count(*) AS open, coalesce(sum(d.status = 'retrying'), 0) AS blocked, min(d.created_at) AS oldest
+       FROM delivery_lanes l JOIN deliveries d ON d.id = l.head_id AND d.${OPEN}
+       WHERE l.head_id IS NOT NULL`,
+    )
+    .get();
+  return row === undefined
+    ? { open: 0, blocked: 0, oldestHeadAt: null }
+    : { open: int(row, 'open'), blocked: int(row, 'blocked'), oldestHeadAt: intOrNull(row, 'oldest') };
+}
