@@ -121,6 +121,13 @@ describe('HttpEgress: answered requests', () => {
     expect(receiver.requests.map((r) => r.path)).toEqual(['/first']);
   });
 
+  it('reports the Retry-After header of an answer, and null without one', async () => {
+    receiver.respondWith({ status: 429, headers: { 'retry-after': '4' } });
+    expect(await post(egress(), receiver.url)).toMatchObject({ ok: false, status: 429, retryAfter: '4' });
+    receiver.respondWith({ status: 503 });
+    expect((await post(egress(), receiver.url)).retryAfter).toBeNull();
+  });
+
   it('reports a 3xx without a location as http_status', async () => {
     receiver.respondWith({ status: 304 });
     expect((await post(egress(), receiver.url)).error).toBe('http_status: 304');

@@ -62,6 +62,8 @@ export interface SendResult {
   durationMs: number;
   /** Local address of the socket that carried the request; null when none did. */
   sourceIp: string | null;
+  /** The response's `Retry-After` header as sent (its first value); null or absent when there was none or no response. */
+  retryAfter?: string | null;
 }
 
 const DEFAULT_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS;
@@ -156,6 +158,7 @@ export class HttpEgress {
         error: statusError(status, response.headers.location),
         durationMs,
         sourceIp: probe.localAddress,
+        retryAfter: firstHeader(response.headers['retry-after']),
       };
     } finally {
       clearTimeout(timer);
@@ -240,6 +243,12 @@ function parseUrl(url: string): { origin: string; path: string } {
 
 function failed(failure: EgressFailure, durationMs: number, sourceIp: string | null): SendResult {
   return { ok: false, status: null, responseHead: null, error: failure.error, durationMs, sourceIp };
+}
+
+/** A header's first value, or null when absent. */
+function firstHeader(value: string | string[] | undefined): string | null {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? null : first;
 }
 
 /** The error text of a response status: null for 2xx. Exported for tests. */

@@ -9,7 +9,9 @@
  * Each method maps to one atomic Redis operation: `incr` to INCR plus PEXPIRE on
  * creation (one Lua script or MULTI), `setIfAbsent` to `SET key value NX PX ttl GET`,
  * `set` to `SET key value PX ttl`, `get` to GET, `delete` to DEL, `deleteIfEquals` to GET,
- * compare and DEL in one Lua script, `close` to QUIT.
+ * compare and DEL in one Lua script, `logAdmit` to one Lua script over a sorted set
+ * (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), `logRemove` to ZREM, `logCount` to ZCOUNT,
+ * `close` to QUIT.
  */
 export interface Kv {
   /**
@@ -45,6 +47,21 @@ export interface Kv {
    */
   deleteIfEquals(key: string, value: string): Promise<boolean>;
 
+  /**
+   * A sliding log at `key` (#32: an endpoint's sends of the last second, or its sends in
+   * flight): forgets entries at or before `now - windowMs`; when fewer than `limit` remain,
+   * adds `member` at `now` and returns 0; otherwise adds nothing and returns the ms until the
+   * oldest entry leaves the window (at least 1). The key lives `windowMs` past its newest entry.
+   * Rejects when `limit` or `windowMs` is not a positive integer.
+   */
+  logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
+
+  /** Removes `member` from the log at `key` (a send that ended); a missing one is not an error. */
+  logRemove(key: string, member: string): Promise<void>;
+
+  /** How many entries of the log at `key` are after `now - windowMs`. */
+  logCount(key: string, windowMs: number, now: number): Promise<number>;
+
   /** Releases the store. Idempotent; other calls reject afterwards. */
   close(): Promise<void>;
 }
@@ -54,4 +71,10 @@ export function assertTtlMs(ttlMs: number): void {
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
     throw new RangeError(`kv: ttlMs must be a positive integer of milliseconds, got ${ttlMs}`);
   }
+}
+
+/** Throws a RangeError unless `limit` and `windowMs` are positive safe integers. */
+export function assertLog(limit: number, windowMs: number): void {
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new RangeError(`kv: a log's limit must be a positive integer, got ${limit}`);
+  assertTtlMs(windowMs);
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '@wirehook/core';
-import { assertTtlMs, type Kv } from './kv.ts';
+import { assertLog, assertTtlMs, type Kv } from './kv.ts';
 
 /** Options for {@link MemoryKv}. */
 export interface MemoryKvOptions {
@@ -25,6 +25,8 @@ const INTEGER = /^-?\d+$/;
  */
 export class MemoryKv implements Kv {
   readonly #entries = new Map<string, Entry>();
+  /** Sliding logs: member → the time it was added, in insertion order (times only grow per key). */
+  readonly #logs = new Map<string, Map<string, number>>();
   readonly #clock: Clock;
   readonly #sweepIntervalMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -83,8 +85,33 @@ export class MemoryKv implements Kv {
     return true;
   }
 
+  async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
+    this.#assertOpen();
+    assertLog(limit, windowMs);
+    const log = this.#prunedLog(key, now - windowMs);
+    if (log.size < limit) {
+      log.set(member, now);
+      this.#logs.set(key, log);
+      return 0;
+    }
+    return Math.max(1, Math.min(...log.values()) + windowMs - now);
+  }
+
+  async logRemove(key: string, member: string): Promise<void> {
+    this.#assertOpen();
+    this.#logs.get(key)?.delete(member);
+  }
+
+  async logCount(key: string, windowMs: number, now: number): Promise<number> {
+    this.#assertOpen();
+    let n = 0;
+    for (const at of this.#logs.get(key)?.values() ?? []) if (at > now - windowMs) n++;
+    return n;
+  }
+
   async close(): Promise<void> {
     this.stop();
+    this.#logs.clear();
     this.#entries.clear();
     this.#closed = true;
   }
@@ -112,6 +139,7 @@ export class MemoryKv implements Kv {
         removed++;
       }
     }
+    for (const [key, log] of this.#logs) if (log.size === 0) this.#logs.delete(key);
     return removed;
   }
 
@@ -128,6 +156,13 @@ export class MemoryKv implements Kv {
       return undefined;
     }
     return entry;
+  }
+
+  /** The log at `key` without its entries at or before `after`. */
+  #prunedLog(key: string, after: number): Map<string, number> {
+    const log = this.#logs.get(key) ?? new Map<string, number>();
+    for (const [member, at] of log) if (at <= after) log.delete(member);
+    return log;
   }
 
   #assertOpen(): void {

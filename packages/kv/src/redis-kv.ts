@@ -1,7 +1,7 @@
 import { UnavailableError } from '@wirehook/core';
 // ioredis is pinned to ^5: OpenTelemetry's ioredis instrumentation supports only < 6.
 import { Redis, ReplyError } from 'ioredis';
-import { assertTtlMs, type Kv } from './kv.ts';
+import { assertLog, assertTtlMs, type Kv } from './kv.ts';
 import { parseRedisUrl } from './redis-url.ts';
 
 /** Options for {@link RedisKv}. */
@@ -43,6 +43,22 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+// A sliding log (#32): what left the window goes, then the member is added only while the log
+// holds fewer than the limit; else the wait until its oldest entry leaves. One script, so two
+// dispatchers admitting at once cannot both take the last place.
+const LOG_ADMIT_LUA = `
+local now = tonumber(ARGV[4])
+local window = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + window - now)
+`;
+
 // Replies that mean "this server cannot serve you right now", not "your command is wrong".
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
 
@@ -51,6 +67,7 @@ const MAX_RECONNECT_DELAY_MS = 1_000;
 interface ScriptedRedis extends Redis {
   wirehookIncr(key: string, ttlMs: number): Promise<number>;
   wirehookDeleteIfEquals(key: string, value: string): Promise<number>;
+  wirehookLogAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
 }
 
 /**
@@ -93,6 +110,7 @@ export class RedisKv implements Kv {
     ) as ScriptedRedis;
     this.#client.defineCommand('wirehookIncr', { numberOfKeys: 1, lua: INCR_LUA });
     this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
+    this.#client.defineCommand('wirehookLogAdmit', { numberOfKeys: 1, lua: LOG_ADMIT_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
     this.#client.on('error', (err: Error) => {
       this.#lastError = err;
@@ -126,6 +144,19 @@ export class RedisKv implements Kv {
 
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.#run('deleteIfEquals', () => this.#client.wirehookDeleteIfEquals(this.#prefix + key, value))) === 1;
+  }
+
+  async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
+    assertLog(limit, windowMs);
+    return this.#run('logAdmit', () => this.#client.wirehookLogAdmit(this.#prefix + key, member, limit, windowMs, now));
+  }
+
+  async logRemove(key: string, member: string): Promise<void> {
+    await this.#run('logRemove', () => this.#client.zrem(this.#prefix + key, member));
+  }
+
+  async logCount(key: string, windowMs: number, now: number): Promise<number> {
+    return this.#run('logCount', () => this.#client.zcount(this.#prefix + key, `(${now - windowMs}`, '+inf'));
   }
 
   /** Sends QUIT when connected (else just disconnects) and stops reconnecting. Idempotent. */

@@ -238,6 +238,45 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
       });
     });
 
+    describe('sliding log (logAdmit, logRemove, logCount)', () => {
+      // Times are passed in, so the cases need no waiting; the window is long so Redis keeps the key.
+      const window = long;
+      const t0 = 1_000_000;
+
+      it('admits up to the limit within the window, then says how long until the oldest leaves', async () => {
+        expect(await kv.logAdmit(key('log'), 'a', 3, window, t0)).toBe(0);
+        expect(await kv.logAdmit(key('log'), 'b', 3, window, t0 + 10)).toBe(0);
+        expect(await kv.logAdmit(key('log'), 'c', 3, window, t0 + 20)).toBe(0);
+        expect(await kv.logAdmit(key('log'), 'd', 3, window, t0 + 30)).toBe(window - 30);
+        expect(await kv.logCount(key('log'), window, t0 + 30)).toBe(3);
+      });
+
+      it('slides: an entry leaves exactly windowMs after it was added', async () => {
+        await kv.logAdmit(key('log'), 'a', 1, window, t0);
+        expect(await kv.logAdmit(key('log'), 'b', 1, window, t0 + window - 1)).toBe(1);
+        expect(await kv.logAdmit(key('log'), 'b', 1, window, t0 + window)).toBe(0);
+        expect(await kv.logCount(key('log'), window, t0 + window)).toBe(1);
+      });
+
+      it('logRemove frees a place at once; a missing member is no error', async () => {
+        await kv.logAdmit(key('log'), 'a', 1, window, t0);
+        await kv.logRemove(key('log'), 'a');
+        await kv.logRemove(key('log'), 'missing');
+        expect(await kv.logAdmit(key('log'), 'b', 1, window, t0 + 1)).toBe(0);
+      });
+
+      it('lets exactly the limit of 50 concurrent callers in', async () => {
+        const waits = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.logAdmit(key('log'), `m${i}`, 10, window, t0)));
+        expect(waits.filter((w) => w === 0)).toHaveLength(10);
+        expect(await kv.logCount(key('log'), window, t0)).toBe(10);
+      });
+
+      it('refuses a limit that is not a positive integer', async () => {
+        await expect(kv.logAdmit(key('log'), 'a', 0, window, t0)).rejects.toThrow(RangeError);
+        await expect(kv.logAdmit(key('log'), 'a', 1.5, window, t0)).rejects.toThrow(RangeError);
+      });
+    });
+
     describe('close', () => {
       it('is idempotent, and other calls reject afterwards', async () => {
         await kv.close();

@@ -87,6 +87,9 @@ export class CountingKv implements Kv {
   };
   delete = (key: string) => this.#count(this.kv.delete(key));
   deleteIfEquals = (key: string, value: string) => this.#count(this.kv.deleteIfEquals(key, value));
+  logAdmit = (key: string, member: string, limit: number, windowMs: number, now: number) => this.#count(this.kv.logAdmit(key, member, limit, windowMs, now));
+  logRemove = (key: string, member: string) => this.#count(this.kv.logRemove(key, member));
+  logCount = (key: string, windowMs: number, now: number) => this.#count(this.kv.logCount(key, windowMs, now));
   close = () => this.kv.close();
 }
 
