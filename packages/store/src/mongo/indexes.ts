@@ -125,7 +125,29 @@ export async function migrateDocuments(db: Db): Promise<void> {
   await deliveries.dropIndex('deliveries_due').catch((err: unknown) => {
     if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
   });
+  await renumberAlertEvents(db);
 }
+
+/**
+ * Queued alert events from before per-organization numbers (a number `_id`, no `seq`) get one:
+ * their old number less 2^40, so they keep their order and come before the organization's new
+ * events, under an `_id` of the new form. A handful at most (the outbox is drained every tick).
+ */
+async function renumberAlertEvents(db: Db): Promise<void> {
+  const events = db.collection<{ _id: string | number; orgId: string; seq?: number }>(COLLECTIONS.alertEvents);
+  for (const old of await events
+    .find({ seq: { $exists: false } })
+    .limit(LEGACY_EVENTS)
+    .toArray()) {
+    if (typeof old._id !== 'number') continue;
+    const seq = old._id - 2 ** 40;
+    const { _id: _old, ...fields } = old;
+    const _id = `${old.orgId}:${seq}`;
+    await events.updateOne({ _id }, { $setOnInsert: { ...fields, seq } }, { upsert: true });
+    await events.deleteOne({ _id: old._id });
+  }
+}
+const LEGACY_EVENTS = 10_000;
 
 /**
  * Creates every collection's indexes (and so the collections, which transactions need to
