@@ -4,6 +4,11 @@
 // took the store thread hundreds of milliseconds per count). Triggers, not the repos' code: every
 // write that moves a delivery in or out of `retrying` (completions, walks, deletes, recoveries,
 // retention, a manual retry) keeps the count without having to remember to.
+/** The step's count of what is there already (a test runs it alone). */
+export const countRetrying = `INSERT INTO endpoint_retrying (endpoint_id, org_id, env, n)
+    SELECT endpoint_id, org_id, env, count(*) FROM deliveries
+    WHERE status IN ('pending', 'retrying') AND status = 'retrying' GROUP BY endpoint_id`;
+
 /** Schema step 18 (user_version 17 → 18); shipped, so never edited. */
 export const retryingCounts = `
   CREATE TABLE endpoint_retrying (
@@ -12,9 +17,7 @@ export const retryingCounts = `
     env         TEXT NOT NULL,
     n           INTEGER NOT NULL
   ) STRICT, WITHOUT ROWID;
-  INSERT INTO endpoint_retrying (endpoint_id, org_id, env, n)
-    SELECT endpoint_id, org_id, env, count(*) FROM deliveries
-    WHERE status IN ('pending', 'retrying') AND status = 'retrying' GROUP BY endpoint_id;
+  ${countRetrying};
   CREATE TRIGGER deliveries_retrying_insert AFTER INSERT ON deliveries WHEN new.status = 'retrying' BEGIN
     INSERT INTO endpoint_retrying (endpoint_id, org_id, env, n) VALUES (new.endpoint_id, new.org_id, new.env, 1)
       ON CONFLICT (endpoint_id) DO UPDATE SET n = n + 1;
