@@ -3,3 +3,4 @@ export * from './memory-kv.ts';
 export * from './rate-limiter.ts';
 export * from './redis-kv.ts';
 export { parseRedisUrl, type RedisTarget } from './redis-url.ts';
+export * from './endpoint-throughput.ts';

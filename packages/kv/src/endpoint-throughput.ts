@@ -1,0 +1,78 @@
+import { RATE_LIMIT_WINDOW_MS } from '@wirehook/core';
+import type { Kv } from './kv.ts';
+
+/**
+ * An endpoint's adaptive in-flight limit (#32, AIMD), shared by every dispatcher through the Kv.
+ * Absent: no congestion seen lately, the endpoint may use all its connection slots.
+ */
+export interface ConcurrencyState {
+  /** Sends to the endpoint in flight at once, across dispatchers. */
+  limit: number;
+  /** The limit at the last cut: below it less one the limit grows back fast, at it slowly. */
+  ceiling: number;
+  /** Successes counted toward the next increase. */
+  successes: number;
+  /** Unix ms of the last cut: a congestion signal from a send started before it is the same episode. */
+  cutAt: number;
+}
+
+/** An endpoint's throughput now, as GET /v1/endpoints/{id} shows it. */
+export interface ThroughputSnapshot {
+  /** The adaptive in-flight limit; null while no congestion was seen lately (all connection slots). */
+  concurrency: number | null;
+  inFlight: number;
+}
+
+/** A send longer than this is no longer counted in flight (longer than any lease). */
+export const FLIGHT_WINDOW_MS = 120_000;
+/** An endpoint's adaptive limit is forgotten after this long without a change: back to its slots. */
+const STATE_TTL_MS = 10 * 60_000;
+/** No limit on the flight log: it only counts (the local slots bound the sends). */
+const UNBOUNDED = 1_000_000;
+
+/**
+ * Where an endpoint's throughput state lives (#32), the same for every dispatcher and the
+ * gateway that reports it: its sends of the last second (a sliding log, for `rate_limit`),
+ * its sends in flight (a log its sends leave as they end), its adaptive limit. Keys
+ * `tp:rate:<endpoint>`, `tp:flight:<endpoint>`, `tp:conc:<endpoint>`.
+ */
+export class EndpointThroughput {
+  readonly #kv: Kv;
+
+  constructor(kv: Kv) {
+    this.#kv = kv;
+  }
+
+  /** Counts one send at `now` against `limit` per second: 0, or the ms until one fits (nothing counted then). */
+  admitRate(endpointId: string, member: string, limit: number, now: number): Promise<number> {
+    return this.#kv.logAdmit(`tp:rate:${endpointId}`, member, limit, RATE_LIMIT_WINDOW_MS, now);
+  }
+
+  /** Takes a place in flight, within `limit` (null: not limited). @returns false when they are all taken. */
+  async enterFlight(endpointId: string, member: string, limit: number | null, now: number): Promise<boolean> {
+    return (await this.#kv.logAdmit(`tp:flight:${endpointId}`, member, limit ?? UNBOUNDED, FLIGHT_WINDOW_MS, now)) === 0;
+  }
+
+  /** The send `member` ended. */
+  leaveFlight(endpointId: string, member: string): Promise<void> {
+    return this.#kv.logRemove(`tp:flight:${endpointId}`, member);
+  }
+
+  /** The endpoint's adaptive limit, or null when none is in force. */
+  async concurrency(endpointId: string): Promise<ConcurrencyState | null> {
+    const text = await this.#kv.get(`tp:conc:${endpointId}`);
+    return text === null ? null : (JSON.parse(text) as ConcurrencyState);
+  }
+
+  /** Stores the endpoint's adaptive limit (null: none, back to the slots). */
+  async saveConcurrency(endpointId: string, state: ConcurrencyState | null): Promise<void> {
+    if (state === null) await this.#kv.delete(`tp:conc:${endpointId}`);
+    else await this.#kv.set(`tp:conc:${endpointId}`, JSON.stringify(state), STATE_TTL_MS);
+  }
+
+  /** The endpoint's adaptive limit and sends in flight at `now`. */
+  async snapshot(endpointId: string, now: number): Promise<ThroughputSnapshot> {
+    const [state, inFlight] = await Promise.all([this.concurrency(endpointId), this.#kv.logCount(`tp:flight:${endpointId}`, FLIGHT_WINDOW_MS, now)]);
+    return { concurrency: state?.limit ?? null, inFlight };
+  }
+}

@@ -1,0 +1,47 @@
+// The adaptive in-flight limit of an endpoint (#32), as a pure rule: AIMD on what sends answer.
+import type { ConcurrencyState } from '@wirehook/kv';
+import type { SendResult } from './outcome.ts';
+
+/** What a send says about the receiver's load. */
+export type LoadSignal = 'congestion' | 'success' | 'neutral';
+
+/** At and above its last cut less one, the limit grows by one per this many windows of successes. */
+export const PROBE_WINDOWS = 4;
+
+/** 429, 503 and timeouts say the receiver is overloaded; a 2xx that it is not; anything else nothing. */
+export function loadSignal(result: Pick<SendResult, 'ok' | 'status' | 'error'>): LoadSignal {
+  if (result.ok) return 'success';
+  if (result.status === 429 || result.status === 503 || result.error?.startsWith('timeout:') === true) return 'congestion';
+  return 'neutral';
+}
+
+/**
+ * The limit after a send that started at `sentAt` ended at `now` with `signal`; `slots` is the
+ * endpoint's connection slots (the limit never exceeds them; null state means all of them).
+ * - Congestion halves the limit (not below 1), once per episode: a send started before the
+ *   last cut was answered under the old limit and does not cut again.
+ * - Success adds one after a window of successes: `limit` of them while below the last cut
+ *   less one (it climbs back to where it stood quickly), `PROBE_WINDOWS × limit` at and above
+ *   it (it probes past the receiver's capacity rarely: goodput stays near it). Back at the
+ *   slots, no limit is kept (null).
+ * @returns the new state, or `undefined` when it is unchanged.
+ */
+export function nextConcurrency(
+  state: ConcurrencyState | null,
+  signal: LoadSignal,
+  slots: number,
+  sentAt: number,
+  now: number,
+): ConcurrencyState | null | undefined {
+  if (signal === 'congestion') {
+    if (state !== null && sentAt < state.cutAt) return undefined;
+    const limit = Math.min(state?.limit ?? slots, slots);
+    return { limit: Math.max(1, Math.floor(limit / 2)), ceiling: limit, successes: 0, cutAt: now };
+  }
+  if (signal === 'neutral' || state === null) return undefined;
+  const successes = state.successes + 1;
+  const window = state.limit < state.ceiling - 1 ? 1 : PROBE_WINDOWS * state.limit;
+  if (successes < window) return { ...state, successes };
+  const limit = state.limit + 1;
+  return limit >= slots ? null : { ...state, limit, successes: 0 };
+}
