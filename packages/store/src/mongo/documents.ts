@@ -72,6 +72,8 @@ export interface EndpointDoc extends TenantFields {
   retry: RetryPolicy;
   compatSignature: CompatSignature | null;
   secrets: SecretDoc[];
+  /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
+  strandedRepairs?: number;
 }
 
 /** An event type; `_id` is left to the driver (an ObjectId), the name is unique per tenant. */

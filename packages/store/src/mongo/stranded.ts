@@ -1,0 +1,63 @@
+import type { Tenant } from '@wirehook/core';
+import type { MongoConnection } from './connection.ts';
+import { refreshMessageStatuses } from './message-status.ts';
+import { OPEN_STATUSES, scope } from './query.ts';
+
+// Deliveries due whose endpoint is not active. MongoDB's snapshot transactions allow a write
+// skew that SQLite's single writer does not: a message created while its endpoint is being
+// paused, disabled or deleted reads the endpoint as active and commits a delivery the pause's
+// (or delete's) walk has already gone past — nothing else would ever hold or fail it, and it
+// would sit unheld at the head of the due index. `due` finds them on its page and, once no
+// walk of the endpoint is left to do it, puts them right: held when the endpoint is paused
+// (its resume releases them), failed with their messages when it is disabled or gone.
+// Bounded by the page.
+
+/** A due delivery of an endpoint that is not active, as `due` read it. */
+export interface Stranded {
+  _id: string;
+  endpointId: string;
+  orgId: string;
+  env: Tenant['env'];
+}
+
+/** Holds or fails `stranded` by its endpoint's state, read again in one transaction per endpoint. */
+export async function repairStranded(conn: MongoConnection, stranded: readonly Stranded[], now: number): Promise<void> {
+  const byEndpoint = new Map<string, Stranded[]>();
+  for (const d of stranded) byEndpoint.set(d.endpointId, [...(byEndpoint.get(d.endpointId) ?? []), d]);
+  for (const [endpointId, of] of byEndpoint) {
+    const t = { orgId: of[0]!.orgId, env: of[0]!.env } as Tenant;
+    await conn.transaction(async (session) => {
+      // A write to the endpoint first: a pause, resume or delete racing this repair now
+      // conflicts with it (one runs again on the other's result), rather than both committing
+      // on a stale view — a delivery held for an endpoint resumed meanwhile would stay held.
+      const endpoint = await conn.endpoints.findOneAndUpdate(
+        { ...scope(t), _id: endpointId },
+        { $inc: { strandedRepairs: 1 } },
+        { session, returnDocument: 'after', projection: { status: 1 } },
+      );
+      if (endpoint?.status === 'active') return;
+      // A walk of the endpoint still pending holds or fails them itself, in its order.
+      if ((await conn.endpointWalks.findOne({ _id: endpointId }, { session, projection: { _id: 1 } })) !== null) return;
+      const open = {
+        ...scope(t),
+        _id: { $in: of.map((d) => d._id) },
+        status: { $in: OPEN_STATUSES },
+        held: false,
+        $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
+      };
+      if (endpoint?.status === 'paused') {
+        await conn.deliveries.updateMany(open, { $set: { held: true } }, { session });
+        return;
+      }
+      const rows = await conn.deliveries.find(open, { session, projection: { messageId: 1 } }).toArray();
+      if (rows.length === 0) return;
+      await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+      await refreshMessageStatuses(
+        conn,
+        session,
+        t,
+        rows.map((d) => d.messageId),
+      );
+    });
+  }
+}
