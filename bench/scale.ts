@@ -9,6 +9,9 @@
 // Reported: each call's time (all five answered), the probe's p99 in the five seconds from it
 // (against the probe's idle p99 of the same run), the retention pass's rate, and Wirehook's
 // RSS. Issue 26's limits: each call ≤ 200 ms, the probe's p99 ≤ 250 ms, RSS growth < 200 MB.
+// Issue 33: one more endpoint has N attempts behind it over the last 7 days (its rollups made
+// from them: setup/seed-attempts.ts); its stats of each window, and those of an endpoint with
+// N/10 deliveries waiting, each ≤ 50 ms, the 7d attempts equal to a count of the attempts.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,9 +25,10 @@ import { embeddedLauncher } from './launchers/embedded-launcher.ts';
 import { tail } from './launchers/processes.ts';
 import { rssBytes } from './report/proc-stats.ts';
 import { percentile, round } from './report/stats.ts';
+import { countAttempts, seedAttempts } from './setup/seed-attempts.ts';
 import { createTenants } from './setup/tenants.ts';
 
-const LIMITS = { callMs: 200, probeP99Ms: 250, rssGrowthMb: 200 };
+const LIMITS = { callMs: 200, probeP99Ms: 250, rssGrowthMb: 200, statsMs: 50 };
 const PROBE_PER_SECOND = 50;
 /** How long after a call the probe's p99 is taken (the walk behind it runs then). */
 const AFTER_CALL_MS = 5_000;
@@ -38,6 +42,8 @@ interface CallFigure {
   call: string;
   ms: number;
   probeP99Ms: number | null;
+  /** Its own limit, when not LIMITS.callMs. */
+  limitMs?: number;
 }
 
 export async function runScale(deliveries: number, outDir: string | undefined, log: (line: string) => void): Promise<boolean> {
@@ -64,6 +70,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     for (let i = 0; i < EACH; i++) retrying.push(await endpoint(`retrying-${i}`));
     for (let i = 0; i < EACH; i++) failed.push(await endpoint(`failed-${i}`));
     const old = await endpoint('old');
+    const statsEndpoint = await endpoint('stats');
 
     const tenth = Math.floor(deliveries / 10);
     const seedStarted = performance.now();
@@ -76,6 +83,11 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       ...failed.map((endpointId) => ({ endpointId, count: tenth, status: 'failed' as const })),
     ]);
     log(`scale: ${n} deliveries seeded in ${round((performance.now() - seedStarted) / 1000)} s`);
+    // #33: N attempts behind one endpoint over the last 7 days, on N/10 delivered deliveries of its own.
+    const attemptsStarted = performance.now();
+    n = seed(file, big!.orgId, consumer.id, n, Date.now() - 8 * 24 * 3600 * 1000, [{ endpointId: statsEndpoint, count: tenth, status: 'success' }]);
+    seedAttempts(file, { orgId: big!.orgId, endpointId: statsEndpoint, count: deliveries, from: Date.now() - 7 * 24 * 3600 * 1000, to: Date.now() });
+    log(`scale: ${deliveries} attempts and their rollups seeded in ${round((performance.now() - attemptsStarted) / 1000)} s`);
 
     const rssBefore = rssBytes(wirehook.pids[0]!);
     let peakRss = rssBefore;
@@ -86,7 +98,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     await sleep(3_000);
     const idleP99 = probe.p99Since(0);
     const figures: CallFigure[] = [];
-    const measure = async (call: string, run: () => Promise<unknown>) => {
+    const measure = async (call: string, run: () => Promise<unknown>, limitMs?: number) => {
       const mark = probe.mark();
       const started = performance.now();
       await run();
@@ -94,7 +106,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       // The walk behind the call (and the sends a resume lets go) run in these seconds.
       await sleep(Math.max(0, AFTER_CALL_MS - (performance.now() - started)));
       peakRss = Math.max(peakRss, rssBytes(wirehook.pids[0]!));
-      figures.push({ call, ms: round(ms), probeP99Ms: probe.p99Since(mark) });
+      figures.push({ call, ms: round(ms), probeP99Ms: probe.p99Since(mark), ...(limitMs === undefined ? {} : { limitMs }) });
       log(`scale: ${call}: ${round(ms)} ms, probe p99 ${probe.p99Since(mark)} ms`);
     };
     const all = (ids: string[], call: (id: string) => Promise<unknown>) => Promise.all(ids.map(call));
@@ -111,6 +123,24 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       all([retrying[0]!, failed[EACH - 1]!], (id) => api.expect(204, 'DELETE', `/v1/endpoints/${id}`, key)),
     );
     await measure('list failed messages (filtered page)', () => api.expect(200, 'GET', '/v1/messages?status=failed&limit=50', key));
+    let week: { from: number; to: number; attempts: number } | undefined;
+    for (const window of ['1h', '24h', '7d']) {
+      await measure(
+        `stats (window ${window}) of an endpoint with ${deliveries} attempts behind it (≤ ${LIMITS.statsMs})`,
+        async () => {
+          const stats = await api.expect(200, 'GET', `/v1/endpoints/${statsEndpoint}/stats?window=${window}`, key);
+          if (window === '7d') week = stats;
+        },
+        LIMITS.statsMs,
+      );
+    }
+    const counted = week === undefined ? -1 : countAttempts(file, statsEndpoint, week.from, week.to);
+    log(`scale: stats 7d says ${week?.attempts} attempts; the attempts table has ${counted} in [from, to)`);
+    await measure(
+      `stats of an endpoint with ${tenth} deliveries waiting (≤ ${LIMITS.statsMs})`,
+      () => api.expect(200, 'GET', `/v1/endpoints/${retrying[1]}/stats`, key),
+      LIMITS.statsMs,
+    );
 
     // Retention: N/10 messages five months old (past the default 3 months) appear at once, as
     // at a month boundary; the job (every RETENTION_INTERVAL_MS here) walks them away.
@@ -135,7 +165,8 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     const rssGrowthMb = round((peakRss - rssBefore) / 2 ** 20);
     const ok =
       probe.errors === 0 &&
-      figures.every((f) => f.ms <= LIMITS.callMs && (f.probeP99Ms ?? 0) <= LIMITS.probeP99Ms) &&
+      figures.every((f) => f.ms <= (f.limitMs ?? LIMITS.callMs) && (f.probeP99Ms ?? 0) <= LIMITS.probeP99Ms) &&
+      week?.attempts === counted &&
       retention.remaining === 0 &&
       (retention.probeP99Ms ?? 0) <= LIMITS.probeP99Ms &&
       rssGrowthMb < LIMITS.rssGrowthMb;
@@ -150,7 +181,21 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     if (outDir)
       writeFileSync(
         join(outDir, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-        JSON.stringify({ deliveries, idleP99, probeErrors: probe.errors, rssGrowthMb, figures, retention, limits: LIMITS, ok }, null, 2),
+        JSON.stringify(
+          {
+            deliveries,
+            idleP99,
+            probeErrors: probe.errors,
+            rssGrowthMb,
+            figures,
+            retention,
+            stats7d: { attempts: week?.attempts, counted },
+            limits: LIMITS,
+            ok,
+          },
+          null,
+          2,
+        ),
       );
     return ok;
   } catch (err) {
