@@ -3,7 +3,8 @@
 // restarted, it carries on after the dead run's lease, and every failed delivery is re-sent
 // exactly once with its webhook-id. Relay: a fixed_ip endpoint's webhooks leave from the
 // relay process's pool address (the local cluster's default, 127.0.0.2); killed, its
-// sends fail as the relay's fault and the endpoint is not blamed. Portal: its service serves
+// sends fail as the relay's fault and the endpoint is not blamed; the gateway lists that
+// address (GET /v1/egress-ips). Portal: its service serves
 // the page and token API for the links the gateway makes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, verifyWebhook } from '@wirehook/testkit';
@@ -84,6 +85,9 @@ it('fixed_ip: sent by the egress relay process from the pool address; relay down
   expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.remoteAddress).toBe('127.0.0.2');
   const attempt = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
   expect(attempt).toMatchObject({ via: 'relay', source_ip: '127.0.0.2', response_status: 200 });
+  // The gateway process lists the pool the relay process sent from (#33), to any key.
+  const anyKey = await h.key(t.orgId, { scopes: ['messages:send'] });
+  expect((await anyKey.api.get('/v1/egress-ips')).body).toEqual({ items: [{ ip: '127.0.0.2', family: 4, retiring_at: null }] });
 
   await h.cluster.kill('egress-relay', 'SIGKILL');
   const failing = await send();

@@ -67,6 +67,7 @@ describe('the OpenAPI document', () => {
       'GET /v1/endpoints/{id}/recoveries/{recovery_id} logs:read',
       'GET /v1/endpoints/{id}/stats logs:read', // issue #33: an endpoint's health
       'GET /v1/event-types null',
+      'GET /v1/egress-ips null', // issue #33: the fixed source addresses, any key
       'POST /v1/event-types endpoints:write',
       'GET /v1/alert-conditions logs:read',
       'PUT /v1/alert-conditions endpoints:write',

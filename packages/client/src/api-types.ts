@@ -289,6 +289,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/egress-ips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fixed source addresses
+         * @description The addresses `fixed_ip` endpoints’ webhooks are sent from (the fixed IP pool), for customers to allowlist. An address taken out of the pool stays listed with `retiring_at` for 30 days after the change; current ones have `retiring_at: null` and come first. Any key of the environment may list them.
+         *
+         *     Any key of the environment (no scope).
+         */
+        get: operations["listEgressIps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/event-types": {
         parameters: {
             query?: never;
@@ -769,6 +791,14 @@ export type components = {
         RotatedSecret: {
             /** @description whsec_… — shown only here; give it to the customer */
             secret: string;
+        };
+        EgressIpList: {
+            items: {
+                ip: string;
+                /** @description IPv4 or IPv6 */
+                family: 4 | 6;
+                retiring_at: number | null;
+            }[];
         };
         EventTypeList: {
             items: components["schemas"]["EventType"][];
@@ -3565,6 +3595,76 @@ export interface operations {
                      * @example {
                      *       "error": "invalid",
                      *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEgressIps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The addresses */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EgressIpList"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -42,6 +42,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   rotateEndpointSecret: ['ep_1'],
   recoverEndpoint: ['ep_1', { since: 1 }],
   getRecovery: ['ep_1', 'rcv_1'],
+  listEgressIps: [],
   listEventTypes: [],
   createEventType: [{ name: 'order.created' }],
   getAlertConditions: [],

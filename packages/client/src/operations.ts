@@ -33,6 +33,7 @@ export const OPERATION_METHODS = {
   rotateEndpointSecret: 'endpoints.rotateSecret',
   recoverEndpoint: 'endpoints.recover',
   getRecovery: 'endpoints.getRecovery',
+  listEgressIps: 'endpoints.egressIps',
   listEventTypes: 'eventTypes.list',
   createEventType: 'eventTypes.create',
   getAlertConditions: 'alerts.getConditions',

@@ -18,3 +18,4 @@ export * from './utc-calendar.ts';
 export * from './endpoint-stats.ts';
 export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
+export * from './egress-ips.ts';

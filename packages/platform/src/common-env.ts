@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_RETENTION_MONTHS, parseKeyRing } from '@wirehook/core';
 import { portVar } from './config.ts';
@@ -144,3 +145,38 @@ export const emailEnv = {
 export const testClockEnv = {
   WIREHOOK_TEST_CLOCK_FILE: z.string().optional(),
 };
+
+/**
+ * The fixed IP pool by family: in `bind` mode the addresses of this host the relay binds its
+ * connections to; in `nat` mode the NAT gateway's addresses its connections leave with.
+ */
+export interface RelayPool {
+  v4: string[];
+  v6: string[];
+}
+
+/**
+ * RELAY_SOURCE_IPS: comma-separated IPv4/IPv6 addresses; empty means no pool. The egress
+ * relay sends from them; the gateway lists them (GET /v1/egress-ips).
+ */
+export const relaySourceIpsVar = z
+  .string()
+  .default('')
+  .transform((value, ctx): RelayPool => {
+    const pool: RelayPool = { v4: [], v6: [] };
+    for (const entry of value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const family = isIP(entry);
+      if (family === 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses, e.g. 203.0.113.7,2001:db8::7)`,
+        });
+        return z.NEVER;
+      }
+      (family === 4 ? pool.v4 : pool.v6).push(entry);
+    }
+    return pool;
+  });

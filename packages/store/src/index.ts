@@ -5,6 +5,7 @@ export * from './ports/consumer-port.ts';
 export * from './ports/delivery-port.ts';
 export * from './ports/endpoint-port.ts';
 export * from './ports/endpoint-stats-port.ts';
+export * from './ports/egress-ip-port.ts';
 export * from './ports/event-type-port.ts';
 export * from './ports/job-lease-port.ts';
 export * from './ports/message-port.ts';

@@ -3,6 +3,7 @@ import type { ApiKeyRepo } from './ports/api-key-port.ts';
 import type { ConsumerRepo } from './ports/consumer-port.ts';
 import type { DeliveryRepo } from './ports/delivery-port.ts';
 import type { EndpointRepo } from './ports/endpoint-port.ts';
+import type { EgressIpRepo } from './ports/egress-ip-port.ts';
 import type { EndpointStatsRepo } from './ports/endpoint-stats-port.ts';
 import type { EventTypeRepo } from './ports/event-type-port.ts';
 import type { JobLeaseRepo } from './ports/job-lease-port.ts';
@@ -33,5 +34,6 @@ export interface Store {
   readonly alerts: AlertSettingsRepo;
   readonly jobs: JobLeaseRepo;
   readonly endpointStats: EndpointStatsRepo;
+  readonly egressIps: EgressIpRepo;
   close(): Promise<void>;
 }

@@ -82,6 +82,9 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   // One secret for the calls between this cluster's services, unless the caller chose one.
   const env = { ...options.env, INTERNAL_AUTH_TOKEN: options.env['INTERNAL_AUTH_TOKEN'] || randomBytes(32).toString('base64url') };
   const metrics = (i: number) => ports.metricsBase + i;
+  // The local cluster's fixed IP pool is a loopback address of its own (loopback is a /8): the
+  // relay sends from it, the gateway lists it (GET /v1/egress-ips).
+  const relaySourceIps = options.env['RELAY_SOURCE_IPS'] || '127.0.0.2';
   const spec = (name: string, service: string, i: number, extra: Record<string, string> = {}): ServiceSpec => ({
     name,
     service,
@@ -93,8 +96,7 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
     ...Array.from({ length: options.dispatchers }, (_, i) =>
       spec(`dispatcher-${i + 1}`, 'dispatcher', SERVICES_BEFORE_DISPATCHERS + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` }),
     ),
-    // The local cluster's fixed IP pool is a loopback address of its own (loopback is a /8).
-    spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: options.env['RELAY_SOURCE_IPS'] || '127.0.0.2' }),
+    spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: relaySourceIps }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
     // The portal's API calls intake (test messages, re-sends) and recovery, as the gateway's does.
@@ -105,6 +107,7 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
     }),
     spec('gateway', 'gateway', 0, {
       PORT: String(ports.api),
+      RELAY_SOURCE_IPS: relaySourceIps,
       PORTAL_PUBLIC_URL: options.env['PORTAL_PUBLIC_URL'] || `http://localhost:${ports.portal}`,
       INTAKE_GRPC_ADDRESS: `127.0.0.1:${ports.intakeGrpc}`,
       RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}`,

@@ -1,39 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, isIP } from 'node:net';
 import type { SourceAddresses } from '@wirehook/egress';
+import type { RelayPool } from '@wirehook/platform';
 import { z } from 'zod';
 
-/**
- * The fixed IP pool by family: in `bind` mode the addresses of this host the relay binds its
- * connections to; in `nat` mode the NAT gateway's addresses its connections leave with.
- */
-export interface RelayPool {
-  v4: string[];
-  v6: string[];
-}
-
-/** RELAY_SOURCE_IPS: comma-separated IPv4/IPv6 addresses; empty means no pool. */
-export const relaySourceIpsVar = z
-  .string()
-  .default('')
-  .transform((value, ctx): RelayPool => {
-    const pool: RelayPool = { v4: [], v6: [] };
-    for (const entry of value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)) {
-      const family = isIP(entry);
-      if (family === 0) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `${JSON.stringify(entry)} is not an IPv4 or IPv6 address (comma-separated addresses, e.g. 203.0.113.7,2001:db8::7)`,
-        });
-        return z.NEVER;
-      }
-      (family === 4 ? pool.v4 : pool.v6).push(entry);
-    }
-    return pool;
-  });
+// RELAY_SOURCE_IPS's parser lives in @wirehook/platform: the gateway reads the pool too (GET /v1/egress-ips).
+export { relaySourceIpsVar, type RelayPool } from '@wirehook/platform';
 
 /**
  * How the pool's addresses reach the internet (RELAY_EGRESS_MODE): `bind`, the relay binds

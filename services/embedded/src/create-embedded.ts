@@ -4,7 +4,7 @@ import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDispatcher, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
-import { createGateway, type GatewayDeps } from '@wirehook/gateway';
+import { createGateway, egressIpSync, type GatewayDeps } from '@wirehook/gateway';
 import { createPortal } from '@wirehook/portal';
 import { MemoryKv, RateLimiter } from '@wirehook/kv';
 import { createAlerting, type AlertingWorker } from '@wirehook/alerting';
@@ -169,6 +169,8 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
           }
         },
       ),
+      // Before the API: GET /v1/egress-ips lists the pool this start was given.
+      egressIpSync({ store, clock, logger: logger.child({ component: 'egress-ips' }), pool: config.RELAY_SOURCE_IPS }),
       ...delivery.components,
       recovery.worker,
       ...alerting.components,

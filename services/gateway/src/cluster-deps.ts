@@ -13,6 +13,7 @@ import {
 import { grpcMetrics, IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayDeps } from './deps.ts';
+import { egressIpSync } from './egress-ip-sync.ts';
 import { IdempotencyFront } from './idempotency-front.ts';
 
 /**
@@ -67,6 +68,7 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
     deps,
     components: [
       { name: 'store', start: async () => {}, stop: () => store.close() },
+      egressIpSync({ store, clock, logger: logger.child({ component: 'egress-ips' }), pool: config.RELAY_SOURCE_IPS }),
       { name: 'kv', start: async () => {}, stop: () => kv.close() },
       { name: 'intake-client', start: async () => {}, stop: async () => intake.close() },
       { name: 'recovery-client', start: async () => {}, stop: async () => recovery.close() },

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { emailEnv, deliveryEnv, requireSharedKey, internalAuthEnv, logEnv, portVar, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import {
+  emailEnv,
+  deliveryEnv,
+  requireSharedKey,
+  internalAuthEnv,
+  logEnv,
+  portVar,
+  relaySourceIpsVar,
+  serveEnv,
+  storeEnv,
+  testClockEnv,
+} from '@wirehook/platform';
 import { GRPC_TARGET_ERROR, isGrpcTarget } from '@wirehook/rpc';
 import { parseRedisUrl } from '@wirehook/kv';
 
@@ -35,6 +46,9 @@ export const gatewayConfigSchema = z
     INTAKE_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50051'), // message-intake
     RECOVERY_GRPC_ADDRESS: grpcTarget.default('127.0.0.1:50053'), // the recovery service
     GRPC_DEADLINE_MS: z.coerce.number().int().min(100).default(5_000), // every call to another service
+    // The egress relay's fixed IP pool (default empty): recorded at start and listed by
+    // GET /v1/egress-ips (removed addresses stay listed, retiring, 30 days); empty records nothing.
+    RELAY_SOURCE_IPS: relaySourceIpsVar,
     ...internalAuthEnv,
     ...emailEnv,
     ...logEnv,

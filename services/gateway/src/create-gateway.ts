@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
 import { alertsRouter } from './api/alerts.ts';
 import { consumersRouter } from './api/consumers.ts';
+import { egressIpsRouter } from './api/egress-ips.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
 import { messagesRouter } from './api/messages.ts';
@@ -30,6 +31,7 @@ export function createGateway(deps: GatewayDeps): Express {
   v1.use('/consumers', consumersRouter(deps));
   v1.use('/endpoints', endpointsRouter(deps));
   v1.use('/event-types', eventTypesRouter(deps));
+  v1.use('/egress-ips', egressIpsRouter(deps));
   v1.use(messagesRouter(deps));
   v1.use(alertsRouter(deps));
   v1.use(notFound);

@@ -9,5 +9,6 @@ export { eventTypesRouter } from './api/event-types.ts';
 export { messagesRouter } from './api/messages.ts';
 export { consumerJson } from './api/presenters.ts';
 export { gatewayConfigSchema, type GatewayConfig } from './config.ts';
+export { egressIpSync } from './egress-ip-sync.ts';
 export { openApiDocument, openApiDocumentText } from './openapi/document.ts';
 export { OPERATIONS, type Operation } from './openapi/operations.ts';

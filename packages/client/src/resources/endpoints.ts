@@ -6,6 +6,7 @@ import type {
   EndpointList,
   EndpointStats,
   EndpointStatsQuery,
+  EgressIpList,
   EndpointWithSecret,
   ListEndpointsQuery,
   RecoverRequest,
@@ -82,5 +83,13 @@ export class Endpoints {
   /** A recovery's progress (`GET /v1/endpoints/{id}/recoveries/{recovery_id}`, scope logs:read). */
   async getRecovery(id: string, recoveryId: string, options: RequestOptions = {}): Promise<Recovery> {
     return (await this.#t.request<Recovery>({ method: 'GET', path: path`/v1/endpoints/${id}/recoveries/${recoveryId}` }, options)).body;
+  }
+
+  /**
+   * The addresses `fixed_ip` endpoints are sent from, for customers to allowlist; one taken out
+   * of the pool stays listed with `retiring_at` for 30 days (`GET /v1/egress-ips`, any key).
+   */
+  async egressIps(options: RequestOptions = {}): Promise<EgressIpList> {
+    return (await this.#t.request<EgressIpList>({ method: 'GET', path: '/v1/egress-ips' }, options)).body;
   }
 }

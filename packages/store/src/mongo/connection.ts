@@ -11,6 +11,7 @@ import type {
   ConsumerDoc,
   CounterDoc,
   DeliveryDoc,
+  EgressIpDoc,
   EndpointRollupDoc,
   EndpointWalkDoc,
   JobLeaseDoc,
@@ -50,6 +51,7 @@ export const COLLECTIONS = {
   endpointWalks: 'endpoint_walks',
   jobLeases: 'job_leases',
   endpointRollups: 'endpoint_rollups',
+  egressIps: 'egress_ips',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -76,6 +78,7 @@ export class MongoConnection {
   readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
+  readonly egressIps: Collection<EgressIpDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -112,6 +115,7 @@ export class MongoConnection {
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
+    this.egressIps = db.collection(COLLECTIONS.egressIps);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

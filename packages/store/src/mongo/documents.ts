@@ -207,6 +207,14 @@ export interface EndpointRollupDoc extends TenantFields {
   latency?: Record<string, number>;
 }
 
+/** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */
+export interface EgressIpDoc {
+  _id: string;
+  family: 4 | 6;
+  addedAt: number;
+  retiringAt: number | null;
+}
+
 /** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
 export interface RecoveryDoc extends TenantFields {
   _id: string;

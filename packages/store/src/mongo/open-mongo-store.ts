@@ -7,6 +7,7 @@ import { MongoConnection } from './connection.ts';
 import { MongoConsumerRepo } from './consumer-repo.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
+import { MongoEgressIpRepo } from './egress-ip-repo.ts';
 import { MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
@@ -79,6 +80,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       alerts: new MongoAlertSettingsRepo(conn),
       jobs: new MongoJobLeaseRepo(conn),
       endpointStats: new MongoEndpointStatsRepo(conn),
+      egressIps: new MongoEgressIpRepo(conn),
       close: () => conn.close(),
     };
   } catch (err) {

@@ -38,8 +38,8 @@ const ALLOWED: { collection: string; why: string; matches: (r: Recorded) => bool
     matches: (r) => r.kind === 'update' && JSON.stringify(r.filter) === '{"leaseUntil":{"$ne":null}}',
   },
 ];
-/** Collections that hold a few documents per organization at most: a scan of one reads no traffic. */
-const SMALL = new Set(['orgs', 'sealing_key_checks', 'alert_conditions', 'event_types']);
+/** Collections that hold a few documents per organization (or for the installation) at most: a scan of one reads no traffic. */
+const SMALL = new Set(['orgs', 'sealing_key_checks', 'alert_conditions', 'event_types', 'egress_ips']);
 
 const recorded = new Map<string, Recorded>();
 function record(r: Recorded): void {

@@ -19,6 +19,7 @@ import { jobLeases } from './migrations/016-job-leases.ts';
 import { endpointRollups } from './migrations/017-endpoint-rollups.ts';
 import { retryingCounts } from './migrations/018-retrying-counts.ts';
 import { orderedLanes } from './migrations/019-ordered-lanes.ts';
+import { egressIps } from './migrations/020-egress-ips.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly string[] = [
   endpointRollups,
   retryingCounts,
   orderedLanes,
+  egressIps,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { SQLITE_BUSY_TIMEOUT_MS, SqliteConnection } from './connection.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEgressIpRepo } from './egress-ip-repo.ts';
 import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
@@ -69,6 +70,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       alerts: new SqliteAlertSettingsRepo(conn),
       jobs: new SqliteJobLeaseRepo(conn),
       endpointStats: new SqliteEndpointStatsRepo(conn),
+      egressIps: new SqliteEgressIpRepo(conn),
       close: async () => conn.close(),
     };
   } catch (err) {

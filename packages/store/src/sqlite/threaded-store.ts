@@ -5,6 +5,7 @@ import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SqliteConsumerRepo } from './consumer-repo.ts';
 import { SqliteDeliveryRepo } from './delivery-repo.ts';
 import { SqliteEndpointRepo } from './endpoint-repo.ts';
+import { SqliteEgressIpRepo } from './egress-ip-repo.ts';
 import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { SqliteEventTypeRepo } from './event-type-repo.ts';
 import { SqliteMessageRepo } from './message-repo.ts';
@@ -36,6 +37,7 @@ const REPOS = {
   alerts: SqliteAlertSettingsRepo,
   jobs: SqliteJobLeaseRepo,
   endpointStats: SqliteEndpointStatsRepo,
+  egressIps: SqliteEgressIpRepo,
 } as const;
 
 /**

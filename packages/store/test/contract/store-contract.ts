@@ -7,6 +7,7 @@ import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
 import { describeEndpointStatsContract } from './endpoint-stats-contract.ts';
+import { describeEgressIpContract } from './egress-ip-contract.ts';
 import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
 import { describeJobLeaseContract } from './job-lease-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
@@ -66,5 +67,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeJobLeaseContract(f);
     describeMessageIsolationContract(f);
     describeEndpointStatsContract(f);
+    describeEgressIpContract(f);
   });
 }

@@ -24,6 +24,7 @@ const CLIENT_METHODS: Record<string, string> = {
   rotateEndpointSecret: 'endpoints.rotateSecret',
   recoverEndpoint: 'endpoints.recover',
   getRecovery: 'endpoints.getRecovery',
+  listEgressIps: 'endpoints.egressIps',
   listEventTypes: 'eventTypes.list',
   createEventType: 'eventTypes.create',
   getAlertConditions: 'alerts.getConditions',

@@ -1,5 +1,6 @@
 import {
   createEndpointBody,
+  egressIpResponse,
   endpointDetailResponse,
   endpointStatsQuery,
   endpointStatsResponse,
@@ -56,7 +57,7 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     path: '/v1/endpoints/{id}',
     tag: 'Endpoints',
     summary: 'Get an endpoint',
-    description: 'The endpoint with its recent attempts, the count of deliveries retrying and its latest recovery.',
+    description: 'The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now (rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).',
     scope: 'logs:read',
     params: [idParam('endpoint id (ep_…)')],
     success: { status: 200, description: 'The endpoint', schema: { name: 'EndpointDetail', schema: endpointDetailResponse } },
@@ -142,5 +143,19 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     params: [idParam('endpoint id (ep_…)'), { name: 'recovery_id', description: 'recovery id (rec_…)' }],
     success: { status: 200, description: 'The recovery', schema: { name: 'Recovery', schema: recoveryResponse } },
     errors: ['not_found'],
+  },
+  {
+    id: 'listEgressIps',
+    method: 'get',
+    path: '/v1/egress-ips',
+    tag: 'Endpoints',
+    summary: 'List the fixed source addresses',
+    description:
+      'The addresses `fixed_ip` endpoints’ webhooks are sent from (the fixed IP pool), for customers to allowlist. ' +
+      'An address taken out of the pool stays listed with `retiring_at` for 30 days after the change; current ones have `retiring_at: null` and come first. ' +
+      'Any key of the environment may list them.',
+    scope: null,
+    success: { status: 200, description: 'The addresses', schema: listSchema('EgressIpList', egressIpResponse) },
+    errors: [],
   },
 ];

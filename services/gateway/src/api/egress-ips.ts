@@ -1,0 +1,20 @@
+import { Router } from 'express';
+import type { EgressAddress, EgressIpResponse } from '@wirehook/core';
+import type { GatewayDeps } from '../deps.ts';
+
+/** /v1/egress-ips: the addresses fixed_ip endpoints are sent from, as recorded by egressIpSync. */
+export function egressIpsRouter(deps: Pick<GatewayDeps, 'store' | 'clock'>): Router {
+  const router = Router();
+  // Any key of the environment may read it (like GET /v1/event-types): the pool is the whole
+  // installation's, the same for every tenant, and what a sender tells customers to allowlist.
+  router.get('/', async (_req, res) => {
+    const items = await deps.store.egressIps.list(deps.clock.now());
+    res.json({ items: items.map(egressIpJson) });
+  });
+  return router;
+}
+
+/** An egress address as the API shows it (the one presenter of this route). */
+export function egressIpJson(a: EgressAddress): EgressIpResponse {
+  return { ip: a.ip, family: a.family, retiring_at: a.retiringAt };
+}
