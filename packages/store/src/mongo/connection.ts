@@ -11,6 +11,7 @@ import type {
   ConsumerDoc,
   CounterDoc,
   DeliveryDoc,
+  DeliveryLaneDoc,
   EgressIpDoc,
   EndpointRollupDoc,
   EndpointWalkDoc,
@@ -52,6 +53,7 @@ export const COLLECTIONS = {
   jobLeases: 'job_leases',
   endpointRollups: 'endpoint_rollups',
   egressIps: 'egress_ips',
+  deliveryLanes: 'delivery_lanes',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -79,6 +81,7 @@ export class MongoConnection {
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
   readonly egressIps: Collection<EgressIpDoc>;
+  readonly deliveryLanes: Collection<DeliveryLaneDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -116,6 +119,7 @@ export class MongoConnection {
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
     this.egressIps = db.collection(COLLECTIONS.egressIps);
+    this.deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

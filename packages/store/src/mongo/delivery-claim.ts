@@ -16,8 +16,10 @@ import { OPEN_STATUSES } from './query.ts';
 export function claimableFilter(now: number): Filter<DeliveryDoc> {
   return {
     status: { $in: OPEN_STATUSES },
-    // Held (paused endpoint) deliveries are not in the due index at all (indexes.ts).
+    // Held (paused endpoint) deliveries are not in the due index at all (indexes.ts), nor are
+    // those waiting behind their ordered lane's head (#31: only a lane's head is claimable).
     held: false,
+    laneWait: false,
     nextAttemptAt: { $lte: now },
     $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
   };

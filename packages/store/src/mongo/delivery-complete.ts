@@ -6,6 +6,7 @@ import type { AttemptDoc } from './documents.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
 import { moveMessageCount } from './message-status.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
+import { handOver } from './ordered-lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 /**
@@ -45,7 +46,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
         },
       ],
       // Before: the status it leaves (the message's counts move from it) and whether a re-send was asked for.
-      { session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1 } },
+      { session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1 } },
     );
     if (before === null) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint:
@@ -60,11 +61,13 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     }
     const status = before.resend === true ? 'retrying' : outcome.status;
     await moveMessageCount(conn, session, t, before.messageId, before.status, status);
+    // Its end moves its ordered lane on (#31): the next is named to be woken at once.
+    const laneNext = status === 'retrying' ? null : await handOver(conn, session, before, held);
     const endpointDisabled = await updateEndpoint(conn, session, t, endpointId, attempt, outcome.endpoint);
     // The outbox of notices: what this attempt did that an organization may be told of.
     if (status === 'failed') await addAlertEvent(conn, session, t, 'exhausted', endpointId, attempt);
     if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
-    return { applied: true, endpointDisabled };
+    return { applied: true, endpointDisabled, ...(laneNext !== null ? { laneNext } : {}) };
   });
   // After the transaction, not in it: see addToRollups. Every attempt counts, applied or not.
   await addToRollups(conn, t, outcome.attempt);

@@ -56,7 +56,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       const doc = await this.#conn.deliveries.findOneAndUpdate(
         { ...scope(t), _id: id },
         // Not held: a re-send is only asked for while the endpoint is active (intake checks).
-        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] }, held: false } }],
+        // Out of turn in its ordered lane too (#31: the user asked); it keeps its sequence.
+        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] }, held: false, laneWait: false } }],
         { session, returnDocument: 'after' },
       );
       if (doc === null) return null;
@@ -93,7 +94,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    const dueFilter = { status: { $in: OPEN_STATUSES }, held: false, nextAttemptAt: { $lte: now } };
+    const dueFilter = { status: { $in: OPEN_STATUSES }, held: false, laneWait: false, nextAttemptAt: { $lte: now } };
     const [due, oldest, retrying] = await Promise.all([
       this.#conn.deliveries.countDocuments(dueFilter),
       this.#conn.deliveries.findOne(dueFilter, { sort: { nextAttemptAt: 1 }, projection: { nextAttemptAt: 1 } }),

@@ -2,6 +2,7 @@ import type {
   AttemptVia,
   CompatSignature,
   DeliveryStatus,
+  EndpointOrdering,
   EndpointStatus,
   Environment,
   PlanName,
@@ -71,6 +72,8 @@ export interface EndpointDoc extends TenantFields {
   createdAt: number;
   retry: RetryPolicy;
   compatSignature: CompatSignature | null;
+  /** #31; absent on documents made before (read as `none`). */
+  ordering?: EndpointOrdering;
   secrets: SecretDoc[];
   /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
   strandedRepairs?: number;
@@ -98,6 +101,8 @@ export interface MessageDoc extends TenantFields {
   /** Only on documents written before payloads moved to `message_bodies` (read from there first). */
   payload?: string;
   idempotencyKey: string | null;
+  /** The lane its ordered deliveries join (#31); absent on documents made before (read as null). */
+  orderingKey?: string | null;
   createdAt: number;
   /** core's messageStatus of its deliveries, derived from `counts` by the same write that moves them. */
   status: DeliveryStatus;
@@ -135,6 +140,12 @@ export interface DeliveryDoc extends TenantFields {
   leaseToken?: number;
   /** A manual re-send was asked for while the delivery was being sent: its completion keeps it due. */
   resend?: boolean;
+  /** The lane (its message's ordering key) of an ordered delivery (#31); null or absent otherwise. */
+  orderingKey?: string | null;
+  /** Its place in the lane, from 1; null or absent when not ordered. */
+  sequence?: number | null;
+  /** Waiting behind its lane's head: out of the due indexes (ordered-lanes.ts). Absent on documents made before (set false at start). */
+  laneWait?: boolean;
   createdAt: number;
   /** Time of the latest attempt (for the message list without reading attempts); null before the first. */
   lastAttemptAt: number | null;
@@ -205,6 +216,20 @@ export interface EndpointRollupDoc extends TenantFields {
   succeeded?: number;
   errors?: Partial<Record<StatsErrorKind, number>>;
   latency?: Record<string, number>;
+}
+
+/**
+ * `delivery_lanes`: one ordered lane (#31), `_id` `endpointId:orderingKey` (ordered-lanes.ts):
+ * the last sequence handed out and the head, the one delivery of the lane that may be claimed.
+ */
+export interface DeliveryLaneDoc extends TenantFields {
+  _id: string;
+  endpointId: string;
+  orderingKey: string;
+  lastSequence: number;
+  headId: string | null;
+  /** Bumped by a recovery that queues a delivery behind the head, so a racing hand-over conflicts with it. */
+  rejoins?: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

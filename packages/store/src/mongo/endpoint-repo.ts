@@ -16,6 +16,7 @@ import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
+import { releaseLanes } from './ordered-lanes.ts';
 import { scope } from './query.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
@@ -69,13 +70,16 @@ export class MongoEndpointRepo implements EndpointRepo {
     const write = (session?: ClientSession) =>
       this.#conn.endpoints.findOneAndUpdate({ ...scope(t), _id: id }, { $set: set }, { ...WITHOUT_SECRETS, returnDocument: 'after', session });
     const doc =
-      patch.status === undefined
+      patch.status === undefined && patch.ordering !== 'none'
         ? await write()
         : // Open deliveries leave the due index while the endpoint is not active: the first batch
           // here, the rest by the walk (a claim wants an active endpoint meanwhile). Made
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             const updated = await write(session);
+            // No longer ordered (#31): its lanes let go of their waiting deliveries (a first batch here).
+            if (updated !== null && patch.ordering === 'none') await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH);
+            if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
@@ -131,5 +135,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     createdAt: e.createdAt,
     retry: e.retry,
     compatSignature: e.compatSignature,
+    ordering: e.ordering ?? 'none',
   };
 }

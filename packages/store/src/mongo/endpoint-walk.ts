@@ -3,14 +3,18 @@ import type { ClientSession } from 'mongodb';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { handOver, type EndedDelivery } from './ordered-lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 // An endpoint's walk, as in the SQLite adapter (sqlite/endpoint-walk.ts, which says why): the
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
 // at most `batch` deliveries a transaction. A claim takes only deliveries of an active
 // endpoint whatever their `held` says, so sending never waits for it. Each batch reads a
-// partial index its own change takes the deliveries out of (deliveries_endpoint_due for a
+// partial index its own change takes the deliveries out of (deliveries_endpoint_due_head for a
 // hold, deliveries_endpoint_held for a release, deliveries_endpoint_status for a fail).
+// A hold leaves a delivery waiting in its ordered lane (#31) as it is: it is not claimable
+// anyway, and a completion's hand-over while the endpoint is paused makes the next one held.
+// A fail hands each lane whose head it ended to the next (ordered-lanes.ts: no triggers here).
 
 /** Records an operation's walk in the caller's transaction (see the SQLite recordWalk). */
 export async function recordWalk(
@@ -66,11 +70,14 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   const open = { ...scope(t), endpointId, status: { $in: OPEN_STATUSES } };
   if (walk.failBefore !== null) {
     const rows = await conn.deliveries
-      .find({ ...open, createdAt: { $lt: walk.failBefore } }, { session, projection: { messageId: 1 } })
+      .find({ ...open, createdAt: { $lt: walk.failBefore } }, { session, projection: LANE_FIELDS })
       .limit(batch)
       .toArray();
     if (rows.length > 0) {
       await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+      // A next made head is left unheld: failed in turn by this walk, or found by due as stranded
+      // (stranded.ts), or sent when the endpoint was enabled again meanwhile.
+      await endLanes(conn, session, rows, false);
       await refreshMessageStatuses(
         conn,
         session,
@@ -87,7 +94,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     let more = false;
     if (walk.hold === 'hold' && endpoint !== null && !active) {
       const rows = await conn.deliveries
-        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: false }, { session, projection: { _id: 1 } })
+        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: false, laneWait: false }, { session, projection: { _id: 1 } })
         .limit(batch)
         .toArray();
       if (rows.length > 0) await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { held: true } }, { session });
@@ -96,7 +103,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     } else if (walk.hold === 'release' && active) {
       const heldSince = walk.heldSince ?? 0;
       const rows = await conn.deliveries
-        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: true }, { session, projection: { createdAt: 1, messageId: 1 } })
+        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: true }, { session, projection: { ...LANE_FIELDS, createdAt: 1 } })
         .limit(batch)
         .toArray();
       const release = rows.filter((d) => d.createdAt >= heldSince).map((d) => d._id);
@@ -104,6 +111,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       if (release.length > 0) await conn.deliveries.updateMany({ _id: { $in: release } }, { $set: { held: false, nextAttemptAt: now } }, { session });
       if (fail.length > 0) {
         await conn.deliveries.updateMany({ _id: { $in: fail.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+        await endLanes(conn, session, fail, false);
         await refreshMessageStatuses(
           conn,
           session,
@@ -121,6 +129,19 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   // Nothing left of it: gone.
   await conn.endpointWalks.deleteOne({ _id: endpointId, hold: null, failBefore: null }, { session });
   return result;
+}
+
+/** What a fail reads of each delivery: its message, and its lane for the hand-over. */
+const LANE_FIELDS = { messageId: 1, endpointId: 1, orderingKey: 1, laneWait: 1 } as const;
+
+/** Hands over the lanes whose heads `ended` were (a waiting delivery is no head: skipped). */
+async function endLanes(
+  conn: MongoConnection,
+  session: ClientSession,
+  ended: readonly (EndedDelivery & { laneWait?: boolean })[],
+  held: boolean,
+): Promise<void> {
+  for (const d of ended) if (typeof d.orderingKey === 'string' && d.laneWait !== true) await handOver(conn, session, d, held);
 }
 
 /** Endpoints with a walk left after `after` in id order, at most `limit`. */

@@ -13,6 +13,8 @@ export const UNIQUE_INDEX = {
 const NAMESPACE_EXISTS = 48;
 
 const OPEN = { status: { $in: ['pending', 'retrying'] } };
+/** Open, not held, not waiting in an ordered lane (#31): what may be due. */
+const DUE = { ...OPEN, held: false, laneWait: false };
 
 /**
  * Every index the store needs, by collection: declared here, created at start-up. Change
@@ -52,10 +54,14 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // filter needs MongoDB 6.0). _id last: `due` reads it in (nextAttemptAt, _id) order by
     // merging the two statuses' ranges, so it stops at its limit without sorting a backlog.
     // Held deliveries (a paused endpoint's) are left out too, so a sweep never walks them
-    // (it used to, for every delivery held behind a paused endpoint: `deliveries_due`).
-    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due_unheld', partialFilterExpression: { ...OPEN, held: false } },
+    // (it used to, for every delivery held behind a paused endpoint: `deliveries_due`), and so
+    // are those waiting behind their ordered lane's head (#31; they were in
+    // `deliveries_due_unheld` and `deliveries_endpoint_due`).
+    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due_head', partialFilterExpression: DUE },
     // The fair second pass of `due` groups a backlog by endpoint.
-    { key: { endpointId: 1, nextAttemptAt: 1 }, name: 'deliveries_endpoint_due', partialFilterExpression: { ...OPEN, held: false } },
+    { key: { endpointId: 1, nextAttemptAt: 1 }, name: 'deliveries_endpoint_due_head', partialFilterExpression: DUE },
+    // A lane's waiting deliveries by sequence: a hand-over's one seek for the next (ordered-lanes.ts).
+    { key: { endpointId: 1, orderingKey: 1, sequence: 1 }, name: 'deliveries_lane_wait', partialFilterExpression: { ...OPEN, laneWait: true } },
     // An endpoint's held deliveries only: a resume's walk releases them batch by batch without
     // reading those already released.
     { key: { endpointId: 1, _id: 1 }, name: 'deliveries_endpoint_held', partialFilterExpression: { ...OPEN, held: true } },
@@ -69,6 +75,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
+  ],
+  // Ordered lanes (#31): an endpoint's (a release when it stops ordering, pruning) and those
+  // with a head (the metrics).
+  [COLLECTIONS.deliveryLanes]: [
+    { key: { endpointId: 1 }, name: 'delivery_lanes_endpoint' },
+    { key: { headId: 1 }, name: 'delivery_lanes_open', partialFilterExpression: { headId: { $type: 'string' } } },
   ],
   [COLLECTIONS.attempts]: [
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
@@ -110,6 +122,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
  * done: each step selects only open deliveries without the field.
  * - `held` (added with deliveries_due_unheld): an open delivery of an endpoint that is not
  *   active is held; the rest are not. The old deliveries_due index is dropped.
+ * - `laneWait` (#31, with deliveries_due_head and deliveries_endpoint_due_head): false on every
+ *   open delivery made before (none was ordered). The indexes they replace are dropped.
  */
 export async function migrateDocuments(db: Db): Promise<void> {
   const deliveries = db.collection(COLLECTIONS.deliveries);
@@ -122,9 +136,13 @@ export async function migrateDocuments(db: Db): Promise<void> {
     if (inactive.length > 0) await deliveries.updateMany({ ...unflagged, endpointId: { $in: inactive.map((e) => e._id) } }, { $set: { held: true } });
     await deliveries.updateMany(unflagged, { $set: { held: false } });
   }
-  await deliveries.dropIndex('deliveries_due').catch((err: unknown) => {
-    if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
-  });
+  const unlaned = { ...OPEN, laneWait: { $exists: false } };
+  if ((await deliveries.countDocuments(unlaned, { limit: 1 })) > 0) await deliveries.updateMany(unlaned, { $set: { laneWait: false } });
+  for (const old of ['deliveries_due', 'deliveries_due_unheld', 'deliveries_endpoint_due']) {
+    await deliveries.dropIndex(old).catch((err: unknown) => {
+      if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+    });
+  }
   await renumberAlertEvents(db);
 }
 

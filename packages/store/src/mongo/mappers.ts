@@ -72,6 +72,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     createdAt: doc.createdAt,
     retry: doc.retry,
     compatSignature: doc.compatSignature,
+    ordering: doc.ordering ?? 'none',
   };
 }
 
@@ -101,6 +102,7 @@ export function toMessageHead(doc: Omit<MessageDoc, 'payload'>): MessageHead {
     consumerId: doc.consumerId as ConsumerId,
     eventType: doc.eventType,
     idempotencyKey: doc.idempotencyKey,
+    orderingKey: doc.orderingKey ?? null,
     createdAt: doc.createdAt,
     status: doc.status,
   };
@@ -124,6 +126,8 @@ export function toDelivery(doc: DeliveryDoc): Delivery {
     nextAttemptAt: doc.nextAttemptAt,
     manual: doc.manual,
     createdAt: doc.createdAt,
+    orderingKey: doc.orderingKey ?? null,
+    sequence: doc.sequence ?? null,
   };
 }
 

@@ -7,6 +7,7 @@ import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
+import { joinLane } from './ordered-lanes.ts';
 import { pendingCounts } from './message-status.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
@@ -83,6 +84,7 @@ async function createInTransaction(
     eventType: input.eventType,
     payload: input.payload,
     idempotencyKey: input.idempotencyKey,
+    orderingKey: input.orderingKey ?? null,
     createdAt: input.createdAt,
     status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
   };
@@ -90,10 +92,21 @@ async function createInTransaction(
   const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId, counts: pendingCounts(targets.length) };
   await conn.messages.insertOne(doc, { session });
   await conn.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
-  const deliveries = targets.map((endpoint) => pendingDelivery(t, message, endpoint, newDeliveryId(input)));
+  const deliveries: DeliveryDoc[] = [];
+  for (const endpoint of targets) {
+    const delivery = pendingDelivery(t, message, endpoint, newDeliveryId(input));
+    // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
+    const key = endpoint.ordering === 'key' ? (message.orderingKey ?? null) : null;
+    if (key !== null) {
+      const lane = await joinLane(conn, session, t, endpoint._id, key, delivery._id, delivery.held === true);
+      Object.assign(delivery, { orderingKey: key, sequence: lane.sequence, laneWait: lane.wait });
+    }
+    deliveries.push(delivery);
+  }
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
-  // No claim at create here (the port allows that): every delivery not held is due, and intake wakes the dispatchers for it.
-  const dueDeliveryIds = deliveries.filter((d) => !d.held).map((d) => d._id as DeliveryId);
+  // No claim at create here (the port allows that): every delivery neither held nor waiting in
+  // its lane is due, and intake wakes the dispatchers for it.
+  const dueDeliveryIds = deliveries.filter((d) => !d.held && !d.laneWait).map((d) => d._id as DeliveryId);
   return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...read, ...taken } };
 }
 
@@ -113,6 +126,9 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
     leaseUntil: null,
     // A paused endpoint holds it: out of the due index until the endpoint is resumed.
     held: endpoint.status !== 'active',
+    orderingKey: null,
+    sequence: null,
+    laneWait: false,
     createdAt: message.createdAt,
     lastAttemptAt: null,
   };
@@ -158,7 +174,7 @@ async function matchingEndpoints(conn: MongoConnection, session: ClientSession, 
     .find(
       // eventTypes null: every type; an array matches when it holds the type exactly.
       { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, ...which },
-      { session, projection: { _id: 1, url: 1, status: 1 } },
+      { session, projection: { _id: 1, url: 1, status: 1, ordering: 1 } },
     )
     .sort({ _id: 1 })
     .toArray();

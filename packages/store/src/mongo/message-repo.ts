@@ -1,12 +1,14 @@
 import { MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
+import type { DeliveryDoc } from './documents.ts';
 import { toAttempt, toConsumerRef, toDelivery, toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { createMessage } from './message-create.ts';
 import { counterValues } from './usage-counters.ts';
 import { listMessages } from './message-list.ts';
-import { checkedLimit, scope } from './query.ts';
+import { handOver } from './ordered-lanes.ts';
+import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Messages, their deliveries' history and the usage counters in MongoDB, scoped by tenant. */
 export class MongoMessageRepo implements MessageRepo {
@@ -83,15 +85,33 @@ export class MongoMessageRepo implements MessageRepo {
         .toArray();
       if (old.length === 0) break;
       const messageIds = old.map((doc) => doc._id);
-      const deliveries = await this.#conn.deliveries.find({ messageId: { $in: messageIds } }, { projection: { _id: 1 } }).toArray();
+      const deliveries = await this.#conn.deliveries
+        .find({ messageId: { $in: messageIds } }, { projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, orderingKey: 1, status: 1 } })
+        .toArray();
       await this.#conn.attempts.deleteMany({ deliveryId: { $in: deliveries.map((d) => d._id) } });
       await this.#conn.deliveries.deleteMany({ messageId: { $in: messageIds } });
+      await handOverDeleted(this.#conn, deliveries);
       await this.#conn.messageBodies.deleteMany({ _id: { $in: messageIds } });
       const { deletedCount } = await this.#conn.messages.deleteMany({ _id: { $in: messageIds } });
       removed += deletedCount;
       if (old.length < RETENTION_CHUNK) break;
     }
     return removed;
+  }
+}
+
+/**
+ * Open ordered deliveries that retention deleted move their lanes on (#31), each in a
+ * transaction of its own, after the delete: a lane is never handed over while its head can
+ * still be sent. Every deleted one is looked at, waiting or not: a hand-over that made it the
+ * head while it was being deleted has either committed (its lane names it) or conflicted.
+ * A crash in between leaves a lane naming a gone head; its next message repairs it (joinLane).
+ */
+async function handOverDeleted(conn: MongoConnection, deleted: readonly DeliveryDoc[]): Promise<void> {
+  for (const d of deleted) {
+    if (typeof d.orderingKey !== 'string' || !OPEN_STATUSES.includes(d.status)) continue;
+    const endpoint = await conn.endpoints.findOne({ orgId: d.orgId, env: d.env, _id: d.endpointId }, { projection: { status: 1 } });
+    await conn.transaction((session) => handOver(conn, session, d, endpoint?.status !== 'active'));
   }
 }
 

@@ -15,6 +15,7 @@ import type { RecoveryDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { rejoinLane } from './ordered-lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
@@ -95,7 +96,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       if (endpoint === null || endpoint.status !== 'active')
         return { recovery: await this.#finish(session, current._id, 'stopped', now), queuedIds: [], applied: true };
       const outstanding = await this.#conn.deliveries.countDocuments(
-        { ...scope(t), endpointId: current.endpointId, status: { $in: OPEN_STATUSES }, held: false, nextAttemptAt: { $lte: now } },
+        { ...scope(t), endpointId: current.endpointId, status: { $in: OPEN_STATUSES }, held: false, laneWait: false, nextAttemptAt: { $lte: now } },
         { session, limit: maxOutstanding },
       );
       if (outstanding >= maxOutstanding) {
@@ -115,7 +116,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
             $or: [{ createdAt: { $gt: cursorAt } }, { createdAt: cursorAt, _id: { $gt: cursorId } }],
             ...scope(t),
           },
-          { session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1 }, sort: { createdAt: 1, _id: 1 }, limit: batch },
+          { session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1, orderingKey: 1 }, sort: { createdAt: 1, _id: 1 }, limit: batch },
         )
         .toArray();
       // Not attempted since the start (a re-send by hand that failed again is not targeted:
@@ -124,9 +125,14 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       if (failed.length > 0) {
         await this.#conn.deliveries.updateMany(
           { ...scope(t), _id: { $in: failed.map((d) => d._id) }, status: 'failed' },
-          { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, held: false } },
+          { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, held: false, laneWait: false } },
           { session },
         );
+        // An ordered delivery goes back into its lane, in sequence order (the targets' order):
+        // now if the lane is free, else in turn.
+        for (const d of failed) {
+          if (typeof d.orderingKey === 'string') await rejoinLane(this.#conn, session, current.endpointId, d.orderingKey, d._id);
+        }
         await refreshMessageStatuses(
           this.#conn,
           session,

@@ -1,6 +1,7 @@
 import type { Tenant } from '@wirehook/core';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { handOver } from './ordered-lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 // Deliveries due whose endpoint is not active. MongoDB's snapshot transactions allow a write
@@ -49,9 +50,12 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
         await conn.deliveries.updateMany(open, { $set: { held: true } }, { session });
         return;
       }
-      const rows = await conn.deliveries.find(open, { session, projection: { messageId: 1 } }).toArray();
+      const rows = await conn.deliveries.find(open, { session, projection: { messageId: 1, endpointId: 1, orderingKey: 1 } }).toArray();
       if (rows.length === 0) return;
       await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+      // Due, so each ordered one was its lane's head (#31): the lane moves on. Its next is left
+      // unheld, so a later page finds it here too (a lane of a gone endpoint fails one a page).
+      for (const d of rows) await handOver(conn, session, d, false);
       await refreshMessageStatuses(
         conn,
         session,
