@@ -25,6 +25,8 @@ export interface HarnessOptions {
   dispatchConcurrency?: number;
   /** Where the test's ManualClock starts (Unix ms); default: now. */
   startAt?: number;
+  /** The clock follows the wall clock (plus what `advance` adds): for rates and holds measured in real seconds (#32). */
+  realTime?: boolean;
   /** WIREHOOK_SECRET_KEY; default: the key file of the run's XDG_CONFIG_HOME. */
   secretKey?: string;
   /** An existing DATA_DIR (a restart): kept at close. Default: a new one, removed at close. */
@@ -68,7 +70,7 @@ export interface Harness {
 /** Starts embedded Wirehook for a test file. Close it in afterAll. */
 export async function startWirehook(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wirehook-test-'));
-  const clock = new ManualClock(options.startAt ?? Date.now());
+  const clock = options.realTime ? new WallClock() : new ManualClock(options.startAt ?? Date.now());
   const config = embeddedConfigSchema.parse({
     PORT: '0',
     METRICS_PORT: '0',
@@ -154,5 +156,19 @@ export async function fillLiveUsage(wh: Harness, orgId: string, count: number): 
         ),
       ),
     );
+  }
+}
+
+/** A ManualClock that runs: the wall clock plus what `advance` and `set` add. */
+class WallClock extends ManualClock {
+  #offset = 0;
+  override now(): number {
+    return Date.now() + this.#offset;
+  }
+  override advance(ms: number): void {
+    this.#offset += ms;
+  }
+  override set(ms: number): void {
+    this.#offset = ms - Date.now();
   }
 }

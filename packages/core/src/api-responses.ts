@@ -40,7 +40,28 @@ export const endpointResponse = z.object({
   retry: retryPolicySchema,
   compat_signature: compatSignatureSchema.nullable(),
   ordering: z.enum(ENDPOINT_ORDERINGS).describe('key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order'),
+  rate_limit: z
+    .number()
+    .int()
+    .nullable()
+    .describe('deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit'),
 });
+
+/** An endpoint's throughput now (#32), on GET /v1/endpoints/{id}. */
+export const endpointThroughputResponse = z
+  .object({
+    rate_limit: z.number().int().nullable().describe('the endpoint’s rate_limit (deliveries per second); null: none'),
+    concurrency: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'sends in flight allowed at once, cut by the receiver’s 429, 503 and timeouts and grown back by its successes; null: not cut (its connection slots)',
+      ),
+    in_flight: z.number().int().describe('sends to the endpoint in flight now, across dispatchers'),
+    held_until: nullableUnixMs('until when the receiver’s Retry-After (on a 429 or 503) holds every send; null: not held'),
+  })
+  .describe('How fast Wirehook sends to the endpoint now.');
 
 export const signingSecret = z.string().describe('whsec_… — shown only here; give it to the customer');
 
@@ -75,6 +96,7 @@ export const endpointDetailResponse = endpointResponse.extend({
   recent: z.array(attemptResponse).describe('the latest attempts to this endpoint, newest first'),
   retrying_count: z.number().int(),
   recovery: recoveryResponse.nullable().describe('the latest recovery, or null'),
+  throughput: endpointThroughputResponse,
 });
 
 export const eventTypeResponse = z.object({

@@ -66,3 +66,11 @@ export const RECOVERY_INTERVAL_MS = 10_000;
  * no call and no transaction grows with an endpoint's backlog.
  */
 export const ENDPOINT_WALK_BATCH = 1_000;
+
+/** Lowest and highest `rate_limit` of an endpoint, deliveries per second (#32); outside is 422. */
+export const MIN_RATE_LIMIT = 1;
+export const MAX_RATE_LIMIT = 10_000;
+/** The window a `rate_limit` counts over: any such span (sliding, not calendar seconds) holds at most the limit. */
+export const RATE_LIMIT_WINDOW_MS = 1_000;
+/** Longest hold a receiver's `Retry-After` (on a 429 or 503) puts on its endpoint; longer is cut to this. */
+export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;

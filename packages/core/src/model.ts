@@ -65,6 +65,10 @@ export interface Endpoint {
    * Every store returns it; optional so an endpoint made before #31 (and a test's) reads as `none`.
    */
   ordering?: EndpointOrdering;
+  /** Deliveries per second at most (#32); null (or absent): no limit. */
+  rateLimit?: number | null;
+  /** Unix ms until which the receiver asked (429/503 with Retry-After) that nothing be sent; null (or absent): not held. */
+  heldUntil?: number | null;
 }
 
 /** A signing secret as stored: sealed by a SecretBox, valid until `expiresAt` (null: no end). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
-import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RETRY_SPAN_MS } from './limits.ts';
+import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 
@@ -77,6 +77,15 @@ export const orderingKey = requiredText(MAX_ORDERING_KEY_CHARS)
   .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
   .describe('the lane of an endpoint with ordering key: messages sharing it are delivered in acceptance order');
 
+/** An endpoint's `rate_limit` (#32): whole deliveries per second, 1–10,000; null (the default) is no limit. */
+export const rateLimit = z
+  .number({ error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })
+  .int({ error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })
+  .min(MIN_RATE_LIMIT, { error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })
+  .max(MAX_RATE_LIMIT, { error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })
+  .nullable()
+  .describe('deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit');
+
 const eventTypeList = z
   .array(eventTypeName)
   .min(1, { error: 'must list at least one event type; use null (or omit it) for all types' })
@@ -96,6 +105,7 @@ export const createEndpointBody = z.strictObject({
   retry: retryPolicySchema.optional(),
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),
+  rate_limit: rateLimit.optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -106,6 +116,7 @@ export const patchEndpointBody = z.strictObject({
   retry: retryPolicySchema.nullable().optional(),
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),
+  rate_limit: rateLimit.optional(),
 });
 
 export const createEventTypeBody = z.strictObject({

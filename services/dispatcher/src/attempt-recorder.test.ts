@@ -3,6 +3,7 @@
 import { silentLogger, type Logger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from './attempt-recorder.ts';
+import type { DeliveryJob } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, OK, recordingLogger } from './dispatch-test-scene.ts';
 
@@ -16,7 +17,8 @@ afterEach(() => s.close());
 
 function recorder(logger: Logger = silentLogger()): AttemptRecorder {
   const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger, metrics: s.metrics, leaseMs: LEASE_MS });
-  return new AttemptRecorder({ leases, clock: s.clock, logger, metrics: s.metrics });
+  const hold = (job: DeliveryJob, until: number) => s.store.endpoints.hold(job.tenant, job.endpoint.id, until);
+  return new AttemptRecorder({ leases, clock: s.clock, logger, metrics: s.metrics, hold });
 }
 
 async function claimed() {
@@ -24,6 +26,42 @@ async function claimed() {
   const [id] = await s.due(t);
   return { t, id: id!, job: await s.claim(id!) };
 }
+
+describe('AttemptRecorder: a receiver asking to be slowed down (#32)', () => {
+  const answer = (status: number, retryAfter: string | null) => ({
+    ok: false,
+    status,
+    responseHead: '',
+    error: `http_status: ${status}`,
+    durationMs: 5,
+    sourceIp: null,
+    retryAfter,
+  });
+
+  it('a 429 with Retry-After: 3600 holds the endpoint an hour, puts the next attempt there (the policy says 30 min), and starts no failure streak', async () => {
+    const { t, id, job } = await claimed();
+    const at = s.clock.now();
+    await recorder().record(job, answer(429, '3600'), at);
+    const endpoint = await s.store.endpoints.get(t, job.endpoint.id);
+    expect(endpoint).toMatchObject({ heldUntil: at + 3_600_000, failingSince: null, status: 'active' });
+    expect((await s.store.deliveries.get(t, id))?.delivery).toMatchObject({ status: 'retrying', nextAttemptAt: at + 3_600_000 });
+  });
+
+  it('a Retry-After shorter than the policy: the policy’s time stands', async () => {
+    const { t, id, job } = await claimed();
+    const at = s.clock.now();
+    await recorder().record(job, answer(503, '120'), at);
+    expect((await s.store.endpoints.get(t, job.endpoint.id))?.heldUntil).toBe(at + 120_000);
+    expect((await s.store.deliveries.get(t, id))?.delivery).toMatchObject({ status: 'retrying', nextAttemptAt: at + 30 * 60_000 });
+  });
+
+  it('a 503 without Retry-After holds nothing: the policy’s time, and the streak starts', async () => {
+    const { t, job } = await claimed();
+    const at = s.clock.now();
+    await recorder().record(job, answer(503, null), at);
+    expect(await s.store.endpoints.get(t, job.endpoint.id)).toMatchObject({ heldUntil: null, failingSince: at });
+  });
+});
 
 describe('AttemptRecorder', () => {
   it('a 2xx: success written, counted by outcome and via, logged at debug', async () => {

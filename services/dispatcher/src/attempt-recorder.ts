@@ -5,7 +5,8 @@ import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import type { DeliveryLeases } from './delivery-leases.ts';
 import { outcomeLabel, type DispatcherMetrics } from './metrics.ts';
-import { decideOutcome, type SendResult } from './outcome.ts';
+import { decideOutcome, withHold, type SendResult } from './outcome.ts';
+import { retryAfterUntil } from './retry-after.ts';
 
 export interface AttemptRecorderDeps {
   leases: DeliveryLeases;
@@ -17,6 +18,8 @@ export interface AttemptRecorderDeps {
    * ended, so a lane moves at the pace of its sends, not of the sweep. Optional (tests).
    */
   wake?: (id: DeliveryId) => void;
+  /** Holds the job's endpoint until `until` (a receiver's Retry-After, #32), for every dispatcher. Optional (tests). */
+  hold?: (job: DeliveryJob, until: number) => Promise<void>;
 }
 
 /**
@@ -36,7 +39,12 @@ export class AttemptRecorder {
   async record(job: DeliveryJob, result: SendResult, at: number): Promise<void> {
     const { leases, clock, logger, metrics } = this.#deps;
     const via = job.endpoint.fixedIp ? 'relay' : 'direct';
-    const outcome = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
+    const decided = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
+    // A 429 or 503 with Retry-After: every send to the endpoint waits until then (held first,
+    // so sends claimed meanwhile see it), this delivery's next attempt too.
+    const holdUntil = retryAfterUntil(result.status, result.retryAfter, clock.now());
+    if (holdUntil !== null) await this.#hold(job, holdUntil);
+    const outcome = holdUntil === null ? decided : withHold(decided, holdUntil);
     metrics.attempts.inc({ outcome: outcomeLabel(result), via });
     const completed = await leases.complete(job, outcome);
     if (completed === null) return; // not written: the lease runs out and the delivery is sent again (at least once)
@@ -65,5 +73,14 @@ export class AttemptRecorder {
     };
     if (result.ok) logger.debug(fields, 'delivered');
     else logger.info(fields, outcome.status === 'failed' ? 'delivery failed; no attempt left' : 'attempt failed; retrying');
+  }
+
+  /** A hold that cannot be written is logged; the delivery's own next attempt still waits (withHold). */
+  async #hold(job: DeliveryJob, until: number): Promise<void> {
+    try {
+      await this.#deps.hold?.(job, until);
+    } catch (err) {
+      this.#deps.logger.error({ err, endpointId: job.endpoint.id }, "could not hold the endpoint for its receiver's Retry-After");
+    }
   }
 }

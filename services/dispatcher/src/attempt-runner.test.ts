@@ -10,6 +10,10 @@ import { AttemptPlaces } from './attempt-places.ts';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import { AttemptRunner } from './attempt-runner.ts';
 import { DeliveryLeases } from './delivery-leases.ts';
+import { EndpointThrottle } from './endpoint-throttle.ts';
+import { createThroughputMetrics } from './throughput-metrics.ts';
+import { MemoryKv } from '@wirehook/kv';
+import { Registry } from 'prom-client';
 import { DispatchScene, FakeSender, until } from './dispatch-test-scene.ts';
 import { SendGate } from './send-gate.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
@@ -40,18 +44,59 @@ function build(options: { places?: number; slots?: number } = {}) {
   const logger = silentLogger();
   const places = new AttemptPlaces(options.places ?? 10);
   const ledger = new WakeupLedger(LEASE_MS);
-  const gate = new SendGate(options.slots ?? 1);
-  const told = { fellBehind: 0, placeFreed: 0, refill: 0 };
-  const due = { fellBehind: () => told.fellBehind++, placeFreed: () => told.placeFreed++, refill: () => told.refill++ };
+  const throttle = new EndpointThrottle({
+    kv: new MemoryKv({ clock }),
+    clock,
+    logger,
+    metrics: createThroughputMetrics(new Registry()),
+    slots: options.slots ?? 1,
+  });
+  const gate = new SendGate(options.slots ?? 1, (endpointId) => throttle.capOf(endpointId));
+  const told = { fellBehind: 0, placeFreed: 0, refill: 0, wakeAt: [] as number[] };
+  const due = {
+    fellBehind: () => told.fellBehind++,
+    placeFreed: () => told.placeFreed++,
+    refill: () => told.refill++,
+    wakeAt: (at: number) => told.wakeAt.push(at),
+  };
   const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: LEASE_MS });
   const webhooks = new WebhookSender({ sender, relay: sender, secretBox: s.box, leases, clock, logger, metrics });
   const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
-  const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, webhooks, recorder });
+  const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
   return { runner, places, ledger, gate, told };
 }
 
 const allSent = (t: Parameters<DispatchScene['statusOf']>[0], ids: DeliveryId[]) =>
   until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+
+describe('AttemptRunner: throughput control (#32)', () => {
+  it('an endpoint held by a Retry-After: nothing sent, the delivery due again at the hold, its slot and place given back', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const [id] = await s.due(t);
+    const heldUntil = s.clock.now() + 4_000;
+    await s.store.endpoints.hold(t, endpoint.id, heldUntil);
+    const { runner, places, gate, told } = build();
+    await runner.admit(id!);
+    expect(sender.requests).toHaveLength(0);
+    expect(told.wakeAt).toEqual([heldUntil]);
+    expect(await s.dueAt(heldUntil - 1, [id!])).toEqual([]);
+    expect(await s.dueAt(heldUntil, [id!])).toEqual([id]);
+    expect(places.taken).toBe(0);
+    expect(gate.tryEnter({ id: id!, endpointId: endpoint.id }, false)).toBe(true);
+  });
+
+  it('a rate limit of 2: two sent in the second, the third due when the first leaves the window', async () => {
+    const { t } = await s.endpoint({ rateLimit: 2 });
+    const ids = await s.due(t, 3);
+    const { runner, told } = build({ slots: 4 });
+    const start = s.clock.now();
+    for (const id of ids) await runner.admit(id);
+    await allSent(t, ids.slice(0, 2));
+    expect(sender.requests).toHaveLength(2);
+    expect(told.wakeAt).toEqual([start + 1_000]);
+    expect(await s.dueAt(start + 1_000, [ids[2]!])).toEqual([ids[2]]);
+  });
+});
 
 describe('AttemptRunner', () => {
   it('a wake-up with a free place: claimed, sent, recorded; then its slot and its place are given back', async () => {

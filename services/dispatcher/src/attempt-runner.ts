@@ -8,6 +8,7 @@ import type { AttemptPlaces } from './attempt-places.ts';
 import type { AttemptRecorder } from './attempt-recorder.ts';
 import type { DeliveryLeases } from './delivery-leases.ts';
 import type { DueSweep } from './due-sweep.ts';
+import type { Admitted, EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import { gateEntry, type SendGate, type Turn } from './send-gate.ts';
 import type { WakeupLedger } from './wakeup-ledger.ts';
@@ -20,9 +21,11 @@ export interface AttemptRunnerDeps {
   places: AttemptPlaces;
   ledger: WakeupLedger;
   /** Told when a delivery is left in the store, and when a place frees up. */
-  due: Pick<DueSweep, 'fellBehind' | 'placeFreed' | 'refill'>;
+  due: Pick<DueSweep, 'fellBehind' | 'placeFreed' | 'refill' | 'wakeAt'>;
   leases: DeliveryLeases;
   gate: SendGate;
+  /** Holds, rate and adaptive in-flight limits per endpoint (#32), asked once the gate let a delivery in. */
+  throttle: EndpointThrottle;
   webhooks: WebhookSender;
   recorder: AttemptRecorder;
 }
@@ -110,7 +113,7 @@ export class AttemptRunner {
    * @returns whether a send started.
    */
   async #start(job: DeliveryJob, now: number, handedOver = false): Promise<boolean> {
-    const { gate, ledger, leases, metrics, logger } = this.#deps;
+    const { gate, ledger, leases, metrics, logger, throttle, due } = this.#deps;
     const id = job.delivery.id;
     const entry = gateEntry(job);
     if (!gate.tryEnter(entry, handedOver)) {
@@ -126,8 +129,18 @@ export class AttemptRunner {
       await leases.release(job, now);
       return false;
     }
+    const admitted = await throttle.admit(job, now);
+    if (!admitted.ok) {
+      // Held or throttled: back to the store until it may go (no place, slot or parking kept
+      // meanwhile, so it blocks no other endpoint), and the slot's turn to whoever waits.
+      ledger.forget(id);
+      await leases.release(job, admitted.until);
+      due.wakeAt(admitted.until);
+      this.#giveTurn(gate.ended(entry));
+      return false;
+    }
     ledger.sending(id);
-    const sending = this.#send(job)
+    const sending = this.#send(job, admitted)
       .catch((err) => logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
         ledger.sent(id);
@@ -141,10 +154,15 @@ export class AttemptRunner {
     return true;
   }
 
-  /** Sends a claimed delivery and records its attempt (unless the send was put off). */
-  async #send(job: DeliveryJob): Promise<void> {
+  /** Sends a claimed delivery and records its attempt (unless the send was put off); it leaves the endpoint's flight as it is answered. */
+  async #send(job: DeliveryJob, admitted: Admitted): Promise<void> {
     const at = this.#deps.clock.now();
-    const result = await this.#deps.webhooks.send(job, at);
+    let result: Awaited<ReturnType<WebhookSender['send']>> = null;
+    try {
+      result = await this.#deps.webhooks.send(job, at);
+    } finally {
+      await this.#deps.throttle.ended(admitted, job.endpoint, result);
+    }
     if (result !== null) await this.#deps.recorder.record(job, result, at);
   }
 

@@ -1,11 +1,13 @@
 import type { Bus } from '@wirehook/bus';
 import type { Clock, SecretBox } from '@wirehook/core';
 import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender } from './dispatcher.ts';
 import { createDispatcherMetrics, registerBacklogMetrics } from './metrics.ts';
+import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
 
@@ -37,6 +39,8 @@ export interface DeliveryShared {
   ca?: string;
   /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
   relay: Sender;
+  /** Where endpoints' throughput state is shared (#32): the process's Kv (embedded), Redis (cluster); absent: the dispatcher's own. */
+  kv?: Kv;
 }
 
 /** The delivery side of a process: its egress client, dispatcher and retention job. */
@@ -84,6 +88,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     clock,
     logger: logger.child({ component: 'dispatcher' }),
     metrics: createDispatcherMetrics(shared.registry),
+    kv: shared.kv,
+    throughputMetrics: createThroughputMetrics(shared.registry),
     config: {
       concurrency: settings.DISPATCH_CONCURRENCY,
       slotsPerEndpoint: settings.ENDPOINT_SLOTS,

@@ -1,5 +1,6 @@
 import type { Clock, DeliveryId, SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, type Bus, type Subscription } from '@wirehook/bus';
+import { MemoryKv, type Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
 import { AttemptPlaces } from './attempt-places.ts';
@@ -7,8 +8,12 @@ import { AttemptRecorder } from './attempt-recorder.ts';
 import { AttemptRunner } from './attempt-runner.ts';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DueSweep } from './due-sweep.ts';
+import { EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
+import { Registry } from 'prom-client';
 import { SendGate } from './send-gate.ts';
+import type { ThroughputMetrics } from './throughput-metrics.ts';
+import { createThroughputMetrics } from './throughput-metrics.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender, type Sender } from './webhook-sender.ts';
 
@@ -41,6 +46,14 @@ export interface DispatcherDeps {
   logger: Logger;
   metrics: DispatcherMetrics;
   config: DispatcherConfig;
+  /**
+   * Where endpoints' throughput state is shared (#32: rate and in-flight limits), by every
+   * dispatcher: Redis in cluster mode, the process's MemoryKv in embedded mode. Default: a Kv
+   * of its own (one dispatcher).
+   */
+  kv?: Kv;
+  /** Default: registered nowhere (tests). */
+  throughputMetrics?: ThroughputMetrics;
 }
 
 /**
@@ -83,14 +96,23 @@ export class Dispatcher implements Component {
     const places = new AttemptPlaces(config.concurrency);
     // Deliveries on their way (published or waiting here): the sweep leaves them alone.
     const ledger = new WakeupLedger(config.leaseMs);
-    const gate = new SendGate(config.slotsPerEndpoint);
+    const throttle = new EndpointThrottle({
+      kv: deps.kv ?? new MemoryKv({ clock }),
+      clock,
+      logger,
+      metrics: deps.throughputMetrics ?? createThroughputMetrics(new Registry()),
+      slots: config.slotsPerEndpoint,
+    });
+    const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
     const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
     const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs });
     const webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases, clock, logger, metrics });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
-    const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake });
-    this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, webhooks, recorder });
+    // A receiver's Retry-After holds its endpoint in the store, for every dispatcher (#32).
+    const hold = (job: DeliveryJob, until: number) => store.endpoints.hold(job.tenant, job.endpoint.id, until);
+    const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake, hold });
+    this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
     this.#places = places;
     this.#due = due;
     this.#leases = leases;

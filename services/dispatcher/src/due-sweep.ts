@@ -25,6 +25,11 @@ export interface DueSweepDeps {
   batch: number;
 }
 
+/** Put-off times closer than this share one sweep. */
+const WAKE_GRAIN_MS = 20;
+/** Most put-off times a dispatcher keeps a sweep for. */
+const MAX_WAKE_TIMES = 1_000;
+
 /**
  * What is due: the store is the truth, the bus only says "this may be due". The sweep finds
  * due deliveries in the store (new ones whose wake-up was lost, retries, leases of a crashed
@@ -40,6 +45,9 @@ export class DueSweep {
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
   #stopped = false;
+  /** Times deliveries were put off to (#32: held or throttled), earliest first; a timer sweeps at the first. */
+  #wakeTimes: number[] = [];
+  #wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: DueSweepDeps) {
     this.#deps = deps;
@@ -56,6 +64,7 @@ export class DueSweep {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#wakeTimer);
     await this.#sweeping;
   }
 
@@ -85,6 +94,38 @@ export class DueSweep {
     if (this.#stopped) return;
     this.#behind = true;
     void this.sweep();
+  }
+
+  /**
+   * A delivery was put off until `at` (held by a Retry-After, or throttled): sweep then rather
+   * than at the next tick, so an endpoint's limit is used as it frees. Times within
+   * WAKE_GRAIN_MS of one already noted share its sweep; at most MAX_WAKE_TIMES are kept
+   * (later ones wait for the tick).
+   */
+  wakeAt(at: number): void {
+    if (this.#stopped) return;
+    const times = this.#wakeTimes;
+    if (times.some((t) => Math.abs(t - at) < WAKE_GRAIN_MS) || times.length >= MAX_WAKE_TIMES) return;
+    const index = times.findIndex((t) => t > at);
+    times.splice(index === -1 ? times.length : index, 0, at);
+    if (times[0] === at) this.#armWake();
+  }
+
+  #armWake(): void {
+    clearTimeout(this.#wakeTimer);
+    const first = this.#wakeTimes[0];
+    if (first === undefined) return;
+    this.#wakeTimer = setTimeout(
+      () => {
+        // The first time is served (a clock not there yet leaves it to the tick), and all passed.
+        const now = this.#deps.clock.now();
+        this.#wakeTimes = this.#wakeTimes.slice(1).filter((t) => t > now);
+        this.refill();
+        this.#armWake();
+      },
+      Math.max(0, first - this.#deps.clock.now()),
+    );
+    this.#wakeTimer.unref();
   }
 
   async #sweepOnce(): Promise<void> {

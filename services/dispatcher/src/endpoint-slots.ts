@@ -10,10 +10,10 @@ export class EndpointSlots {
     this.perEndpoint = perEndpoint;
   }
 
-  /** Takes a slot; false when all are in use. */
-  tryTake(endpointId: string): boolean {
+  /** Takes a slot; false when all are in use, or `cap` of them (an adaptive limit below the slots, #32). */
+  tryTake(endpointId: string, cap = this.perEndpoint): boolean {
     const used = this.#inUse.get(endpointId) ?? 0;
-    if (used >= this.perEndpoint) return false;
+    if (used >= Math.min(cap, this.perEndpoint)) return false;
     this.#inUse.set(endpointId, used + 1);
     return true;
   }

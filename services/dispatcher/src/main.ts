@@ -9,6 +9,7 @@ const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, nat
   '@wirehook/platform'
 );
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
+const { RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
 const { registerConsumerMetrics } = await import('./metrics.ts');
@@ -32,7 +33,11 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     authToken: config.INTERNAL_AUTH_TOKEN,
     metrics: grpcMetrics(registry),
   });
+  // Endpoints' rate and in-flight limits are shared through Redis when REDIS_URL is set (the
+  // cluster launcher sets it); without it each replica counts alone.
+  const kv = config.REDIS_URL ? new RedisKv({ url: config.REDIS_URL }) : undefined;
   const delivery = createDispatcher(config, {
+    kv,
     relay,
     store,
     bus,
@@ -49,6 +54,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
     { name: 'relay-client', start: async () => {}, stop: async () => relay.close() },
+    { name: 'kv', start: async () => {}, stop: async () => kv?.close() },
     ...delivery.components,
   ];
 });

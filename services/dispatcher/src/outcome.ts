@@ -45,3 +45,14 @@ export function decideOutcome(job: DeliveryJob, result: SendResult, attempt: { i
 export function isOurFault(result: Pick<SendResult, 'error'>): boolean {
   return result.error?.startsWith('relay:') === true;
 }
+
+/**
+ * The outcome of an attempt answered 429 or 503 with a Retry-After naming `until` (#32): its
+ * next attempt at the later of the policy's time and `until` (a delivery with no attempt left
+ * still fails), and the endpoint's failure streak left as it is — the receiver asked to be
+ * slowed down, which starts, ends and extends no streak and never disables it.
+ */
+export function withHold(outcome: AttemptOutcome, until: number): AttemptOutcome {
+  const nextAttemptAt = outcome.nextAttemptAt === null ? null : Math.max(outcome.nextAttemptAt, until);
+  return { ...outcome, nextAttemptAt, endpoint: { succeeded: null } };
+}

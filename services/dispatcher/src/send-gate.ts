@@ -43,8 +43,11 @@ export class SendGate {
   readonly #parked: ParkedWakeups;
   /** Endpoints whose freed turn a waiting delivery is taking over (being claimed), with how many. */
   readonly #passing = new Map<string, number>();
+  /** The slots of an endpoint usable now: fewer while its adaptive in-flight limit is cut (#32, EndpointThrottle). */
+  readonly #capOf: (endpointId: string) => number;
 
-  constructor(slotsPerEndpoint: number) {
+  constructor(slotsPerEndpoint: number, capOf: (endpointId: string) => number = () => slotsPerEndpoint) {
+    this.#capOf = capOf;
     this.#slots = new EndpointSlots(slotsPerEndpoint);
     this.#parked = new ParkedWakeups(slotsPerEndpoint * PARKED_PER_SLOT);
   }
@@ -77,7 +80,7 @@ export class SendGate {
    */
   tryEnter(entry: GateEntry, handedOver: boolean): boolean {
     const queued = handedOver && (this.#parked.has(entry.endpointId) || this.#passing.has(entry.endpointId));
-    return !queued && this.#slots.tryTake(entry.endpointId);
+    return !queued && this.#slots.tryTake(entry.endpointId, this.#capOf(entry.endpointId));
   }
 
   /**

@@ -6,7 +6,7 @@ import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup
 import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
 import { createGateway, egressIpSync, type GatewayDeps } from '@wirehook/gateway';
 import { createPortal } from '@wirehook/portal';
-import { MemoryKv, RateLimiter } from '@wirehook/kv';
+import { EndpointThroughput, MemoryKv, RateLimiter } from '@wirehook/kv';
 import { createAlerting, type AlertingWorker } from '@wirehook/alerting';
 import { MessageIntake } from '@wirehook/message-intake';
 import { createRecovery, type RecoveryWorker } from '@wirehook/recovery';
@@ -87,6 +87,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     registry: httpMetrics.registry,
     // One process owns this store: a lease found at start belongs to a run that died.
     soleDispatcher: true,
+    kv,
     lookup: deps.lookup,
     ca: deps.ca,
   });
@@ -107,6 +108,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     intake,
     recovery: recovery.service,
     rateLimiter: new RateLimiter({ kv, clock }),
+    throughput: new EndpointThroughput(kv),
     clock,
     logger: logger.child({ component: 'gateway' }),
     metrics: httpMetrics,

@@ -1,5 +1,5 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
-import { RateLimiter, RedisKv } from '@wirehook/kv';
+import { EndpointThroughput, RateLimiter, RedisKv } from '@wirehook/kv';
 import {
   createHttpMetrics,
   createIdempotencyFrontMetrics,
@@ -54,6 +54,7 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
     intake: front,
     recovery,
     rateLimiter: new RateLimiter({ kv, clock }),
+    throughput: new EndpointThroughput(kv),
     clock,
     logger,
     metrics: createHttpMetrics(registry),

@@ -1,6 +1,6 @@
 import type { Clock, IntakePort, RecoveryPort, SecretBox } from '@wirehook/core';
 import type { AddressPolicy, LookupFn } from '@wirehook/egress';
-import type { RateLimiter } from '@wirehook/kv';
+import type { EndpointThroughput, RateLimiter } from '@wirehook/kv';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
@@ -12,6 +12,8 @@ export interface GatewayDeps {
   /** Starting and reading recoveries (the recovery service). */
   recovery: RecoveryPort;
   rateLimiter: RateLimiter;
+  /** Endpoints' throughput as the dispatchers share it (#32: in flight, adaptive limit); absent: reported as none. */
+  throughput?: EndpointThroughput;
   clock: Clock;
   logger: Logger;
   metrics: HttpMetrics;

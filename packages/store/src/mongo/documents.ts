@@ -74,9 +74,13 @@ export interface EndpointDoc extends TenantFields {
   compatSignature: CompatSignature | null;
   /** #31; absent on documents made before (read as `none`). */
   ordering?: EndpointOrdering;
-  secrets: SecretDoc[];
   /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
   strandedRepairs?: number;
+  /** Deliveries per second at most (#32); null or absent (made before): no limit. */
+  rateLimit?: number | null;
+  /** Unix ms until which a receiver's Retry-After holds every send; null or absent: not held. */
+  heldUntil?: number | null;
+  secrets: SecretDoc[];
 }
 
 /** An event type; `_id` is left to the driver (an ObjectId), the name is unique per tenant. */

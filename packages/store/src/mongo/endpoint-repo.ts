@@ -58,6 +58,11 @@ export class MongoEndpointRepo implements EndpointRepo {
     return doc === null ? null : toEndpoint(doc);
   }
 
+  async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {
+    // $max: a shorter Retry-After answered later never cuts a longer hold short.
+    await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, { $max: { heldUntil: until } });
+  }
+
   async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
     const query = filter.consumerId === undefined ? scope(t) : { ...scope(t), consumerId: filter.consumerId };
     const docs = await this.#conn.endpoints.find(query, WITHOUT_SECRETS).sort({ _id: 1 }).toArray();
@@ -136,5 +141,7 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     retry: e.retry,
     compatSignature: e.compatSignature,
     ordering: e.ordering ?? 'none',
+    rateLimit: e.rateLimit ?? null,
+    heldUntil: null,
   };
 }

@@ -15,6 +15,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
   if (patch.retry !== undefined) set.retry = patch.retry;
   if (patch.compatSignature !== undefined) set.compatSignature = patch.compatSignature;
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
+  if (patch.rateLimit !== undefined) set.rateLimit = patch.rateLimit;
   if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
   if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;
   return set;

@@ -73,6 +73,8 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     retry: doc.retry,
     compatSignature: doc.compatSignature,
     ordering: doc.ordering ?? 'none',
+    rateLimit: doc.rateLimit ?? null,
+    heldUntil: doc.heldUntil ?? null,
   };
 }
 

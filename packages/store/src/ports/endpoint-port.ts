@@ -9,6 +9,8 @@ export interface EndpointPatch {
   compatSignature?: CompatSignature | null;
   /** `none` releases the endpoint's lanes: their waiting deliveries become claimable. */
   ordering?: EndpointOrdering;
+  /** Deliveries per second at most (#32); null clears it. */
+  rateLimit?: number | null;
   disabledReason?: string | null;
   failingSince?: number | null;
   /**
@@ -49,6 +51,11 @@ export interface EndpointRepo {
    * otherwise add a signature to every webhook). @returns false when no endpoint.
    */
   rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean>;
+  /**
+   * Holds every send to the endpoint until `until` (a receiver's Retry-After, #32): its
+   * `heldUntil` becomes `until` unless it already holds longer. No-op when there is no endpoint.
+   */
+  hold(t: Tenant, id: EndpointId, until: number): Promise<void>;
   /** Secrets valid at `now`, newest first (the current one first). */
   secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]>;
 }

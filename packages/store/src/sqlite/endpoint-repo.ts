@@ -48,8 +48,9 @@ export class SqliteEndpointRepo implements EndpointRepo {
       const row = this.#conn
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
-                                  disabled_reason, failing_since, created_at, retry, compat_signature, ordering)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
+                                  rate_limit)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -67,6 +68,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           JSON.stringify(endpoint.retry),
           toJsonOrNull(endpoint.compatSignature),
           endpoint.ordering ?? 'none',
+          endpoint.rateLimit ?? null,
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);
@@ -77,6 +79,10 @@ export class SqliteEndpointRepo implements EndpointRepo {
   async get(t: Tenant, id: EndpointId): Promise<Endpoint | null> {
     const row = this.#conn.statement(`SELECT * FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id);
     return row === undefined ? null : toEndpoint(row);
+  }
+
+  async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {
+    this.#conn.statement(`UPDATE endpoints SET held_until = max(coalesce(held_until, 0), ?) WHERE ${TENANT_ID}`).run(until, t.orgId, t.env, id);
   }
 
   async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {

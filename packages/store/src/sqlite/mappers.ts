@@ -82,6 +82,8 @@ export function toEndpoint(row: Row): Endpoint {
     retry: json<RetryPolicy>(row, 'retry'),
     compatSignature: jsonOrNull<CompatSignature>(row, 'compat_signature'),
     ordering: text(row, 'ordering') as EndpointOrdering,
+    rateLimit: intOrNull(row, 'rate_limit'),
+    heldUntil: intOrNull(row, 'held_until'),
   };
 }
 

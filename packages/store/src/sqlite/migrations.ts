@@ -20,6 +20,7 @@ import { endpointRollups } from './migrations/017-endpoint-rollups.ts';
 import { retryingCounts } from './migrations/018-retrying-counts.ts';
 import { orderedLanes } from './migrations/019-ordered-lanes.ts';
 import { egressIps } from './migrations/020-egress-ips.ts';
+import { endpointThroughput } from './migrations/021-endpoint-throughput.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly string[] = [
   retryingCounts,
   orderedLanes,
   egressIps,
+  endpointThroughput,
 ];
 
 /**

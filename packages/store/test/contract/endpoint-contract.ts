@@ -19,6 +19,8 @@ const PATCHES: Array<[string, EndpointPatch]> = [
   ['disabledReason null', { disabledReason: null }],
   ['failingSince', { failingSince: 1_700_000_000_000 }],
   ['failingSince null', { failingSince: null }],
+  ['rateLimit', { rateLimit: 10_000 }],
+  ['rateLimit null', { rateLimit: null }],
 ];
 
 /** Contract of EndpointRepo, apart from secrets. */
@@ -134,6 +136,21 @@ export function describeEndpointContract(f: Fixtures): void {
         const patch: EndpointPatch = { status: 'disabled', disabledReason: 'failing for 5 days', failingSince: null };
         expect(await f.store.endpoints.update(t, target.id, patch)).toEqual({ ...target, ...patch });
         expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
+      });
+
+      it('hold: sets heldUntil, never shortens it, touches no other endpoint; no endpoint is no error', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const target = await f.createEndpoint(t, consumer.id);
+        const bystander = await f.createEndpoint(t, consumer.id);
+        const until = f.clock.now() + 4_000;
+        await f.store.endpoints.hold(t, target.id, until);
+        await f.store.endpoints.hold(t, target.id, until - 1_000);
+        expect(await f.store.endpoints.get(t, target.id)).toEqual({ ...target, heldUntil: until });
+        await f.store.endpoints.hold(t, target.id, until + 1);
+        expect((await f.store.endpoints.get(t, target.id))?.heldUntil).toBe(until + 1);
+        expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
+        await expect(f.store.endpoints.hold(t, newId('endpoint', f.clock), until)).resolves.toBeUndefined();
       });
 
       it('returns the endpoint unchanged for an empty patch', async () => {

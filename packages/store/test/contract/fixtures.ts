@@ -72,6 +72,8 @@ export class Fixtures {
       retry: { count: 5, interval: '30m' },
       compatSignature: { header: 'X-Acme-Signature', content: 'timestamp_body', encoding: 'hex', prefix: 'sha256=' },
       ordering: 'none',
+      rateLimit: 50,
+      heldUntil: null,
       ...overrides,
     };
   }

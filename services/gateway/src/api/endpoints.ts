@@ -26,10 +26,13 @@ import type { GatewayDeps } from '../deps.ts';
 import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { endpointStats } from './endpoint-stats.ts';
+import { throughputJson, throughputNow } from './endpoint-throughput.ts';
 import { attemptJson, endpointJson, endpointStatsJson, recoveryJson } from './presenters.ts';
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
-export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery'>): Router {
+export function endpointsRouter(
+  deps: Pick<GatewayDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput'>,
+): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();
   const checkUrl = (url: string) => checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });
@@ -79,6 +82,7 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
         retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
         compatSignature: body.compat_signature ?? null,
         ordering: body.ordering ?? 'none',
+        rateLimit: body.rate_limit ?? null,
       },
       { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
       MAX_ENDPOINTS_PER_CONSUMER,
@@ -89,12 +93,19 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
   router.get('/:id', requireScope('logs:read'), async (req, res) => {
     const endpoint = await load(authOf(res).tenant, res, pathId(req));
     const { tenant } = authOf(res);
-    const [recent, retrying, recovery] = await Promise.all([
+    const [recent, retrying, recovery, flow] = await Promise.all([
       store.deliveries.recentAttempts(tenant, endpoint.id, RECENT_ATTEMPTS),
       store.deliveries.retryingCount(tenant, endpoint.id),
       store.recoveries.latest(tenant, endpoint.id),
+      throughputNow(deps, endpoint.id, clock.now()),
     ]);
-    res.json({ ...endpointJson(endpoint), recent: recent.map(attemptJson), retrying_count: retrying, recovery: recovery && recoveryJson(recovery) });
+    res.json({
+      ...endpointJson(endpoint),
+      recent: recent.map(attemptJson),
+      retrying_count: retrying,
+      recovery: recovery && recoveryJson(recovery),
+      throughput: throughputJson(endpoint, flow, clock.now()),
+    });
   });
 
   router.get('/:id/stats', requireScope('logs:read'), async (req, res) => {
@@ -117,6 +128,7 @@ export function endpointsRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'sec
       retry: body.retry === undefined ? undefined : (body.retry ?? { ...DEFAULT_RETRY_POLICY }),
       compatSignature: body.compat_signature,
       ordering: body.ordering,
+      rateLimit: body.rate_limit,
       status: body.status,
     };
     if (body.status !== undefined) {

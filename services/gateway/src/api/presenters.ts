@@ -40,6 +40,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
     retry: { count: e.retry.count, interval: e.retry.interval },
     compat_signature: e.compatSignature,
     ordering: e.ordering ?? 'none',
+    rate_limit: e.rateLimit ?? null,
   };
 }
 

@@ -1,0 +1,5 @@
+import { describeThroughputSuite } from '../e2e/throughput-suite.ts';
+import { startClusterHarness } from '../support/cluster-harness.ts';
+
+// The throughput suite again: two dispatcher processes share the limits through Redis.
+describeThroughputSuite('cluster, separate processes', () => startClusterHarness());

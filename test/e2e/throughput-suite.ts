@@ -1,0 +1,115 @@
+// Throughput control per endpoint (#32) end to end, in real seconds: a rate limit holds an
+// endpoint to its limit over any one-second window while an unlimited one beside it is not
+// slowed; a 429 with Retry-After holds every send to its endpoint; a receiver with a fixed
+// capacity is kept near it by the adaptive in-flight limit. Run in embedded mode
+// (throughput.test.ts) and cluster mode (test/cluster/throughput.cluster.test.ts).
+import { describe, expect, it } from 'vitest';
+import { eventually } from '@wirehook/testkit';
+import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
+import { type DeliveryHarness, deliverySuiteContext } from './delivery-suite-context.ts';
+
+/** Most receipts within any window of `ms` (sliding) among sorted `times`. */
+export function maxInWindow(times: readonly number[], ms: number): number {
+  let most = 0;
+  let from = 0;
+  for (let to = 0; to < times.length; to++) {
+    while (times[to]! - times[from]! >= ms) from++;
+    most = Math.max(most, to - from + 1);
+  }
+  return most;
+}
+
+/** Registers the suite against the Wirehook `start` brings up. */
+export function describeThroughputSuite(mode: string, start: () => Promise<DeliveryHarness>): void {
+  describe(`throughput control (${mode})`, () => {
+    const suite = deliverySuiteContext(start);
+    const { endpoint, send, extra } = suite;
+    const receiver = async (): Promise<NamedReceiver> => {
+      const r = await startReceiver();
+      extra.push(r);
+      return r;
+    };
+
+    it('100 messages to a 10/s endpoint arrive over about 10 s, at most 10 in any second; an unlimited endpoint beside it gets its 100 at once', async () => {
+      const limited = await receiver();
+      const open = await receiver();
+      const slow = await endpoint({ rate_limit: 10 }, limited.url());
+      const fast = await endpoint({}, open.url());
+      expect((await suite.t.api.get(`/v1/endpoints/${slow.id}`)).body).toMatchObject({ rate_limit: 10, throughput: { rate_limit: 10, held_until: null } });
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 100 }, (_, i) => Promise.all([send(slow.consumer, { i }), send(fast.consumer, { i })])));
+      await eventually(() => expect(open.receiver.requests).toHaveLength(100), 20_000, 50);
+      const fastDone = Date.now() - started;
+      await eventually(() => expect(limited.receiver.requests).toHaveLength(100), 30_000, 100);
+      const times = limited.receiver.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
+      const span = times.at(-1)! - times[0]!;
+      // 100 at 10 per second: the 100th may go 9 s after the first (sent at once), not before.
+      expect(span).toBeGreaterThanOrEqual(8_900);
+      expect(span).toBeLessThan(13_000);
+      // Receipt times carry the network's jitter: a window of 1 s as the receiver saw it holds at most 12.
+      expect(maxInWindow(times, 1_000)).toBeLessThanOrEqual(12);
+      expect(maxInWindow(times, 950)).toBeLessThanOrEqual(10);
+      // The unlimited endpoint was not held back by the limited one's queue.
+      expect(fastDone).toBeLessThan(5_000);
+    }, 60_000);
+
+    it('a 429 with Retry-After: 4 — nothing reaches the endpoint for 4 s, then everything does', async () => {
+      const rx = await receiver();
+      let first = true;
+      rx.receiver.respondWith(() => {
+        if (!first) return { status: 204 };
+        first = false;
+        return { status: 429, headers: { 'retry-after': '4' } };
+      });
+      const ep = await endpoint({}, rx.url());
+      await send(ep.consumer, { n: 0 });
+      await eventually(() => expect(rx.receiver.requests).toHaveLength(1), 10_000, 20);
+      const answeredAt = rx.receiver.requests[0]!.receivedAt;
+      await eventually(async () => {
+        const detail = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body;
+        expect(detail.throughput.held_until).toBeGreaterThan(answeredAt);
+      });
+      for (let i = 1; i <= 10; i++) await send(ep.consumer, { n: i });
+      await eventually(() => expect(rx.receiver.requests).toHaveLength(12), 20_000, 50);
+      const later = rx.receiver.requests.slice(1).map((r) => r.receivedAt - answeredAt);
+      // Retry-After counts from when the answer was read (a few ms after the request arrived).
+      expect(Math.min(...later)).toBeGreaterThanOrEqual(3_950);
+      // The ten others go when the hold ends, the answered one at its policy's 5 s.
+      expect(Math.max(...later)).toBeLessThan(7_000);
+      expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
+    }, 60_000);
+
+    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429', async () => {
+      const rx = await receiver();
+      const capacity = 4;
+      const serviceMs = 100;
+      let inFlight = 0;
+      const log: { at: number; ok: boolean }[] = [];
+      rx.receiver.respondWith(async () => {
+        if (inFlight >= capacity) {
+          log.push({ at: Date.now(), ok: false });
+          return { status: 429 };
+        }
+        inFlight++;
+        await new Promise((resolve) => setTimeout(resolve, serviceMs));
+        inFlight--;
+        log.push({ at: Date.now(), ok: true });
+        return { status: 204 };
+      });
+      const ep = await endpoint({ retry: { count: 0, interval: '1m' } }, rx.url());
+      const started = Date.now();
+      // 20 s at capacity is 800 sends.
+      for (let i = 0; i < 800; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => send(ep.consumer, { n: i + j })));
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 20_000 - Date.now())));
+      const settled = log.filter((r) => r.at >= started + 10_000 && r.at < started + 20_000);
+      const windowS = 10;
+      const goodput = settled.filter((r) => r.ok).length / windowS;
+      const refused = settled.filter((r) => !r.ok).length / settled.length;
+      // Capacity: 4 in flight of 100 ms each, 40 per second.
+      expect(goodput).toBeGreaterThanOrEqual(0.9 * 40);
+      expect(refused).toBeLessThan(0.05);
+      const detail = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body;
+      expect(detail.throughput.concurrency).toBeLessThanOrEqual(capacity + 1);
+    }, 90_000);
+  });
+}

@@ -1,0 +1,5 @@
+import { startWirehook } from '../support/harness.ts';
+import { reachingReceivers } from '../support/receivers.ts';
+import { describeThroughputSuite } from './throughput-suite.ts';
+
+describeThroughputSuite('embedded, in-process', async () => startWirehook({ ...(await reachingReceivers()), realTime: true }));
