@@ -6,7 +6,7 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender } from './dispatcher.ts';
-import { createDispatcherMetrics, registerBacklogMetrics } from './metrics.ts';
+import { createDispatcherMetrics, registerBacklogMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
@@ -103,6 +103,11 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   registerBacklogMetrics(
     shared.registry,
     () => store.deliveries.backlog(clock.now()),
+    () => clock.now(),
+  );
+  registerLaneMetrics(
+    shared.registry,
+    () => store.deliveries.laneStats(),
     () => clock.now(),
   );
   // Retention: one replica at a time (a store lease), a bounded run each interval.

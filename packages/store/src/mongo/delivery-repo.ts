@@ -1,11 +1,12 @@
 import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../ports/delivery-port.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { laneStats } from './ordered-lanes.ts';
 import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
@@ -91,6 +92,10 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       this.#walkCursor = id;
     }
     return { changed, pending: (await pendingWalksAfter(this.#conn, '', 1)).length > 0 };
+  }
+
+  async laneStats(): Promise<LaneStats> {
+    return laneStats(this.#conn);
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {

@@ -90,6 +90,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       // The metrics' and alerting's reads, which the contract has no case for.
       await store.deliveries.backlog(Date.now());
       await store.alerts.retryingCounts(1);
+      await store.deliveries.laneStats();
       const db = client.db(plansDb);
       const scans: string[] = [];
       const queries = [...recorded.values()].filter((r) => !SMALL.has(r.collection) && !ALLOWED.some((a) => a.collection === r.collection && a.matches(r)));

@@ -75,6 +75,13 @@ export interface CompletedAttempt {
   laneNext?: DeliveryId;
 }
 
+/** DeliveryRepo.laneStats: the ordered lanes store-wide. */
+export interface LaneStats {
+  open: number;
+  blocked: number;
+  oldestHeadAt: number | null;
+}
+
 export interface DeliveryRepo {
   /**
    * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
@@ -128,6 +135,12 @@ export interface DeliveryRepo {
    * (not held), the oldest due time (null when none), deliveries in `retrying`.
    */
   backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
+  /**
+   * The whole store's ordered lanes (#31), for the SRE's metrics (no tenant in it): lanes with
+   * an open head, those whose head waits for a retry (blocked), the oldest open head's creation
+   * (null when none). Reads the lanes with a head only, not their waiting deliveries.
+   */
+  laneStats(): Promise<LaneStats>;
   /** The endpoint's latest attempts, newest first. */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
 }

@@ -10,11 +10,12 @@ import {
   type OrgId,
   type Tenant,
 } from '@wirehook/core';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery } from '../ports/delivery-port.ts';
+import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
+import { laneStats } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
@@ -185,6 +186,10 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     // Kept by triggers on the deliveries (migration 18): one row, however many are retrying.
     const row = this.#conn.statement('SELECT n FROM endpoint_retrying WHERE endpoint_id = ? AND org_id = ? AND env = ?').get(endpointId, t.orgId, t.env);
     return row === undefined ? 0 : int(row, 'n');
+  }
+
+  async laneStats(): Promise<LaneStats> {
+    return laneStats(this.#conn);
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {

@@ -127,6 +127,20 @@ export function describeOrderedLaneContract(f: Fixtures): void {
       expect((await m.delivery(t, k1!)).sequence).toBe(4);
     });
 
+    it('laneStats counts the lanes with an open head, those whose head waits for a retry, and the oldest head', async () => {
+      const before = await f.store.deliveries.laneStats();
+      const { t } = await orderedScene();
+      const createdAt = f.clock.now();
+      const [a1, , b1] = await sendAll(t, ['a', 'a', 'b']);
+      const job = await m.claim(b1!);
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, f.clock.now(), f.clock.now() + HOUR));
+      const during = await f.store.deliveries.laneStats();
+      expect(during).toMatchObject({ open: before.open + 2, blocked: before.blocked + 1 });
+      expect(during.oldestHeadAt).toBeLessThanOrEqual(createdAt);
+      await succeed(a1!);
+      expect(await f.store.deliveries.laneStats()).toMatchObject({ open: before.open + 2, blocked: before.blocked + 1 });
+    });
+
     it('a recovery re-sends each lane one delivery at a time, in order', async () => {
       const { t, endpoint } = await orderedScene();
       const since = f.clock.now();
