@@ -178,7 +178,7 @@ export type paths = {
         };
         /**
          * Get an endpoint
-         * @description The endpoint with its recent attempts, the count of deliveries retrying and its latest recovery.
+         * @description The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now (rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).
          *
          *     Scope: `logs:read`.
          */
@@ -533,6 +533,8 @@ export type components = {
              * @enum {string}
              */
             ordering: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit: number | null;
         };
         AttemptRow: {
             id: string;
@@ -706,6 +708,8 @@ export type components = {
              * @enum {string}
              */
             ordering: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit: number | null;
             /** @description whsec_… — shown only here; give it to the customer */
             secret: string;
         };
@@ -733,11 +737,23 @@ export type components = {
              * @enum {string}
              */
             ordering: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit: number | null;
             /** @description the latest attempts to this endpoint, newest first */
             recent: components["schemas"]["AttemptRow"][];
             retrying_count: number;
             /** @description the latest recovery, or null */
             recovery: components["schemas"]["Recovery"] | null;
+            /** @description How fast Wirehook sends to the endpoint now. */
+            throughput: {
+                /** @description the endpoint’s rate_limit (deliveries per second); null: none */
+                rate_limit: number | null;
+                /** @description sends in flight allowed at once, cut by the receiver’s 429, 503 and timeouts and grown back by its successes; null: not cut (its connection slots) */
+                concurrency: number | null;
+                /** @description sends to the endpoint in flight now, across dispatchers */
+                in_flight: number;
+                held_until: number | null;
+            };
         };
         EndpointStats: {
             endpoint_id: string;
@@ -919,6 +935,8 @@ export type components = {
              * @enum {string}
              */
             ordering?: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit?: number | null;
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -948,6 +966,8 @@ export type components = {
              * @enum {string}
              */
             ordering?: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit?: number | null;
         };
         RecoverRequest: {
             since: number;
