@@ -60,11 +60,19 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
-    // Both from deliveries_endpoint_open alone (its entries hold created_at).
+    // The count from the endpoint's row kept by triggers (schema 22), the oldest from one seek
+    // per open status of deliveries_endpoint_open (its entries end in created_at): neither
+    // grows with the backlog.
     const row = this.#conn
-      .statement(`SELECT count(*) AS n, min(created_at) AS oldest FROM deliveries WHERE org_id = ? AND env = ? AND endpoint_id = ? AND ${OPEN}`)
+      .statement(
+        `SELECT (SELECT n FROM endpoint_open WHERE endpoint_id = ?3 AND org_id = ?1 AND env = ?2) AS n,
+                (SELECT min(m) FROM (
+                   SELECT (SELECT min(created_at) FROM deliveries WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'pending') AS m
+                   UNION ALL
+                   SELECT (SELECT min(created_at) FROM deliveries WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'retrying'))) AS oldest`,
+      )
       .get(t.orgId, t.env, endpointId);
-    return row === undefined ? { count: 0, oldestAt: null } : { count: int(row, 'n'), oldestAt: intOrNull(row, 'oldest') };
+    return { count: row === undefined ? 0 : (intOrNull(row, 'n') ?? 0), oldestAt: row === undefined ? null : intOrNull(row, 'oldest') };
   }
 
   async prune(now: number, batch: number): Promise<number> {

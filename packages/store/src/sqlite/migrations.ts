@@ -21,6 +21,7 @@ import { retryingCounts } from './migrations/018-retrying-counts.ts';
 import { orderedLanes } from './migrations/019-ordered-lanes.ts';
 import { egressIps } from './migrations/020-egress-ips.ts';
 import { endpointThroughput } from './migrations/021-endpoint-throughput.ts';
+import { endpointOpenCounts } from './migrations/022-endpoint-open-counts.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly string[] = [
   orderedLanes,
   egressIps,
   endpointThroughput,
+  endpointOpenCounts,
 ];
 
 /**
