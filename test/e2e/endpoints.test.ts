@@ -43,6 +43,7 @@ describe('POST /v1/endpoints', () => {
       retry: { count: 7, interval: 'progressive' },
       compat_signature: null,
       ordering: 'none',
+      rate_limit: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
     });
     const got = await t.api.get(`/v1/endpoints/${res.body.id}`);
