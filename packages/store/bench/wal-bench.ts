@@ -21,7 +21,10 @@ import type { SqliteStore } from '../src/sqlite/open-sqlite-store.ts';
 // reset it), so the file holds every page the run logged. The long WAL slows every read, so
 // take times from a run without it. --impl: the directory of another copy of src/sqlite/ to
 // measure (e.g. the last commit's, its `../` imports pointed at this package's src), relative
-// to this file.
+// to this file. --threaded: the store on its worker thread, as embedded mode opens it (the CPU
+// then counts both threads); with it or without, the report has the create's and the
+// completion's latency as a caller awaits them (p50, p99): the store's share of a send's
+// latency in a closed loop.
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     impl: { type: 'string', default: '../src/sqlite' },
     'page-size': { type: 'string', default: '4096' },
+    threaded: { type: 'boolean', default: false },
   },
 });
 const N = Number(args.n);
@@ -104,13 +108,15 @@ function succeeded(clock: ManualClock, target: Target, deliveryId: DeliveryId): 
 }
 
 /** Sends `count` messages, `CONCURRENCY` in flight, each created with its claim and then completed. */
-async function run(store: SqliteStore, clock: ManualClock, targets: Target[], count: number, first: number): Promise<void> {
+async function run(store: SqliteStore, clock: ManualClock, targets: Target[], count: number, first: number, latencies?: Latencies): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const seq = first + next++;
       const target = targets[seq % targets.length]!;
+      const t0 = performance.now();
       const created = await store.messages.create(target.t, newMessage(clock, target, seq));
+      const t1 = performance.now();
       const job = created.claimed?.[0];
       if (job === undefined) throw new Error('nothing claimed');
       const done = await store.deliveries.complete(
@@ -118,10 +124,22 @@ async function run(store: SqliteStore, clock: ManualClock, targets: Target[], co
         succeeded(clock, target, job.delivery.id),
       );
       if (!done.applied) throw new Error('completion not applied');
+      latencies?.create.push(t1 - t0);
+      latencies?.complete.push(performance.now() - t1);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 }
+
+interface Latencies {
+  create: number[];
+  complete: number[];
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(2));
+};
 
 /** The page number of every frame in the WAL file. */
 function walFramePages(file: string, pageSize: number): number[] {
@@ -148,6 +166,7 @@ interface Measured {
   cpuUs: number;
   /** Page numbers of the frames the run added to the WAL; only with --wal. */
   framePages: number[];
+  latencies: Latencies;
 }
 
 /** Runs the measured messages: with --wal, against a WAL pinned from their start. */
@@ -163,13 +182,14 @@ async function measure(store: SqliteStore, path: string, pageSize: number, clock
   }
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await run(store, clock, targets, N, WARMUP);
+  const latencies: Latencies = { create: [], complete: [] };
+  await run(store, clock, targets, N, WARMUP, latencies);
   const ms = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);
   const framePages = args.wal ? walFramePages(`${path}-wal`, pageSize) : [];
   reader?.exec('COMMIT');
   reader?.close();
-  return { ms, cpuUs: user + system, framePages };
+  return { ms, cpuUs: user + system, framePages, latencies };
 }
 
 async function main(): Promise<void> {
@@ -180,11 +200,12 @@ async function main(): Promise<void> {
   pre.exec(`PRAGMA page_size = ${pageSize}; CREATE TABLE page_size_set (x INTEGER); DROP TABLE page_size_set;`);
   pre.close();
   const { openSqliteStore } = (await import(`${args.impl}/open-sqlite-store.ts`)) as typeof import('../src/sqlite/open-sqlite-store.ts');
-  const store = openSqliteStore({ path });
+  const { openThreadedSqliteStore } = (await import(`${args.impl}/threaded-store.ts`)) as typeof import('../src/sqlite/threaded-store.ts');
+  const store = args.threaded ? openThreadedSqliteStore({ path }) : openSqliteStore({ path });
   const clock = new ManualClock();
   const targets = await setUp(store, clock);
   await run(store, clock, targets, WARMUP, 0);
-  const { ms, cpuUs, framePages } = await measure(store, path, pageSize, clock, targets);
+  const { ms, cpuUs, framePages, latencies } = await measure(store, path, pageSize, clock, targets);
   await store.close();
 
   const report: Record<string, unknown> = {
@@ -192,6 +213,8 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     usPerMessage: Math.round((ms * 1000) / N),
     cpuUsPerMessage: Math.round(cpuUs / N),
+    createMs: { p50: percentile(latencies.create, 50), p99: percentile(latencies.create, 99) },
+    completeMs: { p50: percentile(latencies.complete, 50), p99: percentile(latencies.complete, 99) },
   };
   const db = new DatabaseSync(path);
   if (args.wal) {
