@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock.ts';
-import { idTime, isId, newId } from './ids.ts';
+import { firstIdAt, idTime, isId, newId } from './ids.ts';
 
 describe('ids', () => {
   it('carry their prefix and the creation time, so the month can be read back', () => {
@@ -50,5 +50,21 @@ describe('ids', () => {
     newId('message', clock);
     clock.advance(-8 * 24 * 3_600_000);
     expect(new Date(idTime(newId('message', clock))!).getUTCMonth()).toBe(10);
+  });
+
+  it('firstIdAt is at or below every id made from that time on, and above those made before', () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 30, 23, 59, 59, 999));
+    const before = newId('message', clock);
+    clock.advance(1);
+    const bound = firstIdAt('message', clock.now());
+    const at = newId('message', clock);
+    expect(isId('message', bound)).toBe(true);
+    expect(idTime(bound)).toBe(clock.now());
+    expect(before < bound && bound <= at).toBe(true);
+  });
+
+  it('firstIdAt takes any time a query may carry: before 1970 and past what an id can hold', () => {
+    expect(idTime(firstIdAt('message', -5))).toBe(0);
+    expect(idTime(firstIdAt('message', 999_999_999_999_999))).toBe(2 ** 48 - 1);
   });
 });

@@ -42,6 +42,7 @@ export interface IdOf {
 
 // ULID: 48-bit millisecond time + 80 random bits, Crockford base32, sortable as text.
 const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ULID_TIME_MAX = 2 ** 48 - 1;
 const nextUlid = clockTrueUlids();
 
 /** A new time-ordered id of `kind`, stamped with the clock's time. */
@@ -60,7 +61,8 @@ export function isId<K extends IdKind>(kind: K, value: string): value is IdOf[K]
  * so a query by time can range over an index ordered by id instead of reading every row.
  */
 export function firstIdAt<K extends IdKind>(kind: K, ms: number): IdOf[K] {
-  return (ID_PREFIX[kind] + encodeTime(Math.max(0, Math.floor(ms)), 10) + '0'.repeat(16)) as IdOf[K];
+  // A ULID holds 48 bits of time: a bound past them (a `since` far in the future) is the last one.
+  return (ID_PREFIX[kind] + encodeTime(Math.min(ULID_TIME_MAX, Math.max(0, Math.floor(ms))), 10) + '0'.repeat(16)) as IdOf[K];
 }
 
 /** Creation time (Unix ms) read back from an id of any kind, or undefined for a malformed id. */

@@ -143,8 +143,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
-    // A counter is spread over shards (usage-counters.ts): `key` and `key#1` … summed per org.
-    const docs = await this.#conn.counters.find({ _id: { $regex: `^live:[^:]+:${month}(#[0-9]+)?$` } }).toArray();
+    // A counter is spread over shards (usage-counters.ts): `key` and `1|key` … summed per org.
+    const docs = await this.#conn.counters.find({ _id: { $regex: `^([0-9]+\\|)?live:[^:]+:${month}$` } }).toArray();
     const used = new Map<string, number>();
     for (const d of docs) {
       const orgId = counterKey(d._id).split(':')[1]!;

@@ -5,7 +5,7 @@ import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
-import { repairStranded, type Stranded } from './stranded.ts';
+import { repairStranded, STRANDED_PEEK, type Stranded } from './stranded.ts';
 import { OPEN_STATUSES } from './query.ts';
 
 // Leases. A delivery is claimable when it is open, due, its lease is free or expired, and
@@ -32,27 +32,24 @@ export function claimableFilter(now: number): Filter<DeliveryDoc> {
  * endpoint and takes the first `perEndpoint` of each, so other endpoints are not hidden.
  */
 export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
-  const head = await conn.deliveries
-    .aggregate<Stranded & { active: boolean }>([
+  const oldest = await conn.deliveries
+    .aggregate<{ _id: string; endpointId: string }>([
       { $match: claimableFilter(now) },
       { $sort: { nextAttemptAt: 1, _id: 1 } },
-      { $limit: limit },
       activeEndpointLookup(conn),
-      { $project: { _id: 1, endpointId: 1, orgId: 1, env: 1, active: { $gt: [{ $size: '$activeEndpoint' }, 0] } } },
+      { $match: { 'activeEndpoint.0': { $exists: true } } },
+      { $limit: limit },
+      { $project: { _id: 1, endpointId: 1 } },
     ])
     .toArray();
-  // Due but its endpoint is not active: left by a write skew (stranded.ts). Put right now, so
-  // it does not sit at the head of the due index for every sweep to read past.
-  const stranded = head.filter((d) => !d.active);
-  if (stranded.length > 0) await repairStranded(conn, stranded, now);
-  const oldest = head.filter((d) => d.active);
+  await repairStrandedAtHead(conn, now);
   const taken = new Map<string, number>();
   const capped = oldest.filter((d) => {
     const n = taken.get(d.endpointId) ?? 0;
     taken.set(d.endpointId, n + 1);
     return n < perEndpoint;
   });
-  if (head.length < limit || capped.length === oldest.length) return capped.map(toDue);
+  if (oldest.length < limit || capped.length === oldest.length) return capped.map(toDue);
   const fair = await conn.deliveries
     .aggregate<{ _id: string; endpointId: string }>([
       { $match: claimableFilter(now) },
@@ -75,6 +72,21 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
     ])
     .toArray();
   return fair.map(toDue);
+}
+
+/** Finds the stranded deliveries (stranded.ts) among the first STRANDED_PEEK due and puts them right. */
+async function repairStrandedAtHead(conn: MongoConnection, now: number): Promise<void> {
+  const head = await conn.deliveries
+    .aggregate<Stranded>([
+      { $match: claimableFilter(now) },
+      { $sort: { nextAttemptAt: 1, _id: 1 } },
+      { $limit: STRANDED_PEEK },
+      activeEndpointLookup(conn),
+      { $match: { 'activeEndpoint.0': { $exists: false } } },
+      { $project: { _id: 1, endpointId: 1, orgId: 1, env: 1 } },
+    ])
+    .toArray();
+  if (head.length > 0) await repairStranded(conn, head, now);
 }
 
 function toDue(d: { _id: string; endpointId: string }): DueDelivery {

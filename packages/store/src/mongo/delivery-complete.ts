@@ -5,6 +5,7 @@ import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
 import { moveMessageCount } from './message-status.ts';
+import { markHeldWrite } from './stranded.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
@@ -28,6 +29,8 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // Paused during the send: a retry waits, held, out of the due index.
     const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
     const held = endpoint?.status !== 'active';
+    // A retry held on a paused endpoint: conflict with a resume racing this (stranded.ts).
+    if (endpoint !== null && held) await markHeldWrite(conn, session, t, endpointId);
     const before = await conn.deliveries.findOneAndUpdate(
       { ...scope(t), _id: deliveryId, leaseToken, status: { $in: OPEN_STATUSES } },
       [

@@ -76,6 +76,8 @@ export interface EndpointDoc extends TenantFields {
   ordering?: EndpointOrdering;
   /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
   strandedRepairs?: number;
+  /** Bumped by a write that holds a delivery because the endpoint is paused (stranded.ts#markHeldWrite). */
+  heldWrites?: number;
   /** Deliveries per second at most (#32); null or absent (made before): no limit. */
   rateLimit?: number | null;
   /** Unix ms until which a receiver's Retry-After holds every send; null or absent: not held. */

@@ -9,6 +9,7 @@ import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { pendingCounts } from './message-status.ts';
+import { markHeldWrite } from './stranded.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
@@ -104,6 +105,12 @@ async function createInTransaction(
     deliveries.push(delivery);
   }
   if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
+  // A held delivery waits for the resume's walk. A resume committed after this transaction read
+  // the endpoint as paused — its walk perhaps ended before this commits — would never see it:
+  // held on an active endpoint for good. Writing the endpoint makes the two conflict, and the
+  // driver runs this again on the resumed endpoint. (Only while an endpoint is paused do its
+  // sends write it: they then queue on it, the one cost of the rule.)
+  for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, t, endpoint._id);
   // No claim at create here (the port allows that): every delivery neither held nor waiting in
   // its lane is due, and intake wakes the dispatchers for it.
   const dueDeliveryIds = deliveries.filter((d) => !d.held && !d.laneWait).map((d) => d._id as DeliveryId);

@@ -35,4 +35,11 @@ describe('a usage counter spread over shards', () => {
     expect(new Set(ids).size).toBe(SHARDS);
     for (const id of ids) expect(counterKey(id)).toBe('live:org_1:2026-11');
   });
+
+  it("never names another counter's shard, whatever text a key ends in", () => {
+    const keys = ['test:org_1:2026-11-25:acme', 'test:org_1:2026-11-25:acme#1', 'test:org_1:2026-11-25:1|acme', 'test:org_1:2026-11-25:acme|1'];
+    const all = keys.flatMap(shardIds);
+    expect(new Set(all).size).toBe(all.length);
+    for (const key of keys) for (const id of shardIds(key)) expect(counterKey(id)).toBe(key);
+  });
 });

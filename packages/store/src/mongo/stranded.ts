@@ -1,4 +1,5 @@
 import type { Tenant } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
@@ -8,10 +9,17 @@ import { OPEN_STATUSES, scope } from './query.ts';
 // skew that SQLite's single writer does not: a message created while its endpoint is being
 // paused, disabled or deleted reads the endpoint as active and commits a delivery the pause's
 // (or delete's) walk has already gone past — nothing else would ever hold or fail it, and it
-// would sit unheld at the head of the due index. `due` finds them on its page and, once no
-// walk of the endpoint is left to do it, puts them right: held when the endpoint is paused
-// (its resume releases them), failed with their messages when it is disabled or gone.
-// Bounded by the page.
+// would sit unheld at the head of the due index. Each `due` peeks at the head of the due index
+// (STRANDED_PEEK entries) and, once no walk of the endpoint is left to do it, puts them right:
+// held when the endpoint is paused (its resume releases them), failed with their messages when
+// it is disabled or gone. (The other way round — a message that read the endpoint paused,
+// committing a held delivery after the resume's walk ended — is closed by markHeldWrite: a
+// write that holds a delivery also writes its endpoint, so it conflicts with the resume.)
+// The peek is apart from `due`'s page: deliveries of an endpoint whose walk is still running
+// must never fill the page and hide every other tenant's due deliveries.
+
+/** Due-index entries each `due` looks at for stranded deliveries. */
+export const STRANDED_PEEK = 50;
 
 /** A due delivery of an endpoint that is not active, as `due` read it. */
 export interface Stranded {
@@ -27,6 +35,9 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
   for (const d of stranded) byEndpoint.set(d.endpointId, [...(byEndpoint.get(d.endpointId) ?? []), d]);
   for (const [endpointId, of] of byEndpoint) {
     const t = { orgId: of[0]!.orgId, env: of[0]!.env } as Tenant;
+    // A walk of the endpoint still pending holds or fails them itself, in its order: nothing
+    // to write (read before any transaction, so a sweep behind a long walk costs one read).
+    if ((await conn.endpointWalks.findOne({ _id: endpointId }, { projection: { _id: 1 } })) !== null) continue;
     await conn.transaction(async (session) => {
       // A write to the endpoint first: a pause, resume or delete racing this repair now
       // conflicts with it (one runs again on the other's result), rather than both committing
@@ -64,4 +75,13 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
       );
     });
   }
+}
+
+/**
+ * Marks, in the caller's transaction, that it holds a delivery because `endpointId` is paused:
+ * a write to the endpoint, so a resume (which writes the endpoint) racing the caller conflicts
+ * with it and one of them runs again on the other's result.
+ */
+export async function markHeldWrite(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string): Promise<void> {
+  await conn.endpoints.updateOne({ ...scope(t), _id: endpointId, status: { $ne: 'active' } }, { $inc: { heldWrites: 1 } }, { session });
 }

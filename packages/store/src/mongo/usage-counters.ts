@@ -4,26 +4,29 @@ import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 
 // A usage counter (an organization's sends this month, an environment's this day) is spread over
-// SHARDS documents, `key` and `key#1` … `key#7`, its value their sum. Every send of an
+// SHARDS documents, `key` and `1|key` … `7|key`, its value their sum. Every send of an
 // organization increments its month's counter; in one document those increments would
 // serialise on its lock (one busy organization, one queue). A send increments one shard at
 // random, then reads the sum: the limit is never passed — of two sends that race for the last
 // count, the later increment's read sees both and refuses (both may refuse; never both pass).
-// The first shard is the bare key, so a counter written before shards is read as one.
+// The first shard is the bare key, so a counter written before shards is read as one. The
+// shard number goes in front: keys end in free text (a consumer's external id), but always
+// begin with their environment, never with a digit, so no shard id is another key's.
 
 /** Documents one counter is spread over. */
 export const SHARDS = 8;
 
 /** The ids of a counter's shards. */
 export function shardIds(key: string): string[] {
-  return Array.from({ length: SHARDS }, (_, i) => (i === 0 ? key : `${key}#${i}`));
+  return Array.from({ length: SHARDS }, (_, i) => (i === 0 ? key : `${i}|${key}`));
 }
 
-/** The counter's key of a shard id (`live:org_1:2026-11#3` → `live:org_1:2026-11`). */
+/** The counter's key of a shard id (`3|live:org_1:2026-11` → `live:org_1:2026-11`). */
 export function counterKey(shardId: string): string {
-  const hash = shardId.lastIndexOf('#');
-  return hash === -1 ? shardId : shardId.slice(0, hash);
+  return shardId.replace(SHARD_PREFIX, '');
 }
+
+const SHARD_PREFIX = /^[0-9]+\|/;
 
 /** Each counter's value at `now`: the sum of its shards not yet over (0 when it has none). */
 export async function counterValues(conn: MongoConnection, keys: readonly string[], now: number, session?: ClientSession): Promise<Record<string, number>> {
