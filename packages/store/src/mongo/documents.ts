@@ -209,14 +209,15 @@ export interface JobLeaseDoc {
 /**
  * One endpoint's attempts completed in [at, at + grainMs) (endpoint-stats-repo.ts); `_id` is
  * `endpointId:grainMs:at`. Counts are only ever `$inc`ed; `latency` holds a count per
- * LATENCY_BOUNDS_MS bucket that has one, by the bucket's index. Gone after `expiresAt`.
+ * LATENCY_BOUNDS_MS bucket that has one, by the bucket's index. Removed by the retention
+ * job's prune once `expiresAt` (Unix ms) has passed.
  */
 export interface EndpointRollupDoc extends TenantFields {
   _id: string;
   endpointId: string;
   grainMs: number;
   at: number;
-  expiresAt: Date;
+  expiresAt: number;
   attempts: number;
   /** Absent until the first success (likewise each error class and latency bucket). */
   succeeded?: number;

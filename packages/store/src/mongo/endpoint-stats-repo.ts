@@ -41,7 +41,7 @@ export async function addToRollups(
   else inc[`errors.${kind}`] = 1;
   const ops: AnyBulkWriteOperation<EndpointRollupDoc>[] = ROLLUP_GRAINS_MS.map((grainMs) => {
     const at = rollupStart(attempt.at, grainMs);
-    const expiresAt = new Date(at + grainMs + ROLLUP_RETENTION_MS[grainMs]);
+    const expiresAt = at + grainMs + ROLLUP_RETENTION_MS[grainMs];
     return {
       updateOne: {
         filter: { _id: `${attempt.endpointId}:${grainMs}:${at}` },
@@ -77,12 +77,11 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
 
   async prune(now: number, batch: number): Promise<number> {
     if (checkedLimit(batch, 'batch') === 0) return 0;
-    // The TTL index removes them too, in its own time; this bounds what one run leaves.
     const expired = await this.#conn.endpointRollups
-      .find({ expiresAt: { $lt: new Date(now) } }, { sort: { expiresAt: 1 }, limit: batch, projection: { _id: 1 } })
+      .find({ expiresAt: { $lt: now } }, { sort: { expiresAt: 1 }, limit: batch, projection: { _id: 1 } })
       .toArray();
     if (expired.length === 0) return 0;
-    const { deletedCount } = await this.#conn.endpointRollups.deleteMany({ _id: { $in: expired.map((d) => d._id) }, expiresAt: { $lt: new Date(now) } });
+    const { deletedCount } = await this.#conn.endpointRollups.deleteMany({ _id: { $in: expired.map((d) => d._id) }, expiresAt: { $lt: now } });
     return deletedCount;
   }
 }

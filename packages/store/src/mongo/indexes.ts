@@ -86,11 +86,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
     { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },
   ],
-  // An endpoint's rollups of a grain in time order (a window's read); expired ones go by
-  // themselves, and the retention job's bounded prune finds them on the same index.
+  // An endpoint's rollups of a grain in time order (a window's read); the expired ones, oldest
+  // first, for the retention job's bounded prune (no TTL index: rows go when the job says, as
+  // in SQLite, never in the middle of a read by a clock of the server's own).
   [COLLECTIONS.endpointRollups]: [
     { key: { endpointId: 1, grainMs: 1, at: 1 }, name: 'endpoint_rollups_endpoint' },
-    { key: { expiresAt: 1 }, name: 'endpoint_rollups_ttl', expireAfterSeconds: 0 },
+    { key: { expiresAt: 1 }, name: 'endpoint_rollups_expires' },
   ],
   [COLLECTIONS.recoveries]: [
     // One running recovery per endpoint: two concurrent starts get one 202 and one 409.
