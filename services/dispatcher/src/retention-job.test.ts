@@ -73,3 +73,23 @@ it('prunes endpoint rollups past their retention, a batch at a time, and keeps n
   await job.runOnce();
   expect(await rows(3_600_000)).toEqual([]);
 });
+
+it('prunes ordered lanes idle since before the cutoff once the old messages are gone, a batch at a time', async () => {
+  const scene = await m.scene();
+  await store.endpoints.update(scene.t, scene.endpoint.id, { ordering: 'key' });
+  clock.set(Date.UTC(2027, 0, 10));
+  const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
+  for (const key of keys) {
+    const job = await m.claim(m.only(await m.send(scene.t, { orderingKey: key })), clock.now());
+    await store.deliveries.complete(claimRef(job), m.succeeded(job, clock.now()));
+  }
+  clock.set(Date.UTC(2027, 3, 30)); // the window starts 2027-02-01: k1–k4 idle since before it
+  const kept = m.only(await m.send(scene.t, { orderingKey: 'k5' }));
+  const job = new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder: 'lanes', batch: 2 });
+  // Five old messages at two a batch: caught up in the run, then the lanes two at a time.
+  await job.runOnce();
+  const sequences = [];
+  for (const key of ['k1', 'k4', 'k5']) sequences.push((await m.delivery(scene.t, m.only(await m.send(scene.t, { orderingKey: key })))).sequence);
+  expect(sequences).toEqual([1, 1, 3]);
+  expect((await m.delivery(scene.t, kept)).sequence).toBe(2);
+});

@@ -29,8 +29,9 @@ export interface RetentionJobDeps {
 }
 
 /**
- * Removes messages (with deliveries and attempts) older than the retention window, and
- * endpoint-health rollups past theirs (ROLLUP_RETENTION_MS), periodically: one replica at a
+ * Removes messages (with deliveries and attempts) older than the retention window, ordered
+ * lanes idle since before it (once those messages are gone), and endpoint-health rollups past
+ * theirs (ROLLUP_RETENTION_MS), periodically: one replica at a
  * time (a store lease, held across runs while it runs them), at most
  * RETENTION_BATCHES_PER_RUN batches of each a run.
  */
@@ -73,12 +74,22 @@ export class RetentionJob implements Component {
       // hands over after that.
       if (!(await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs))) return 0;
       const size = this.#deps.batch ?? RETENTION_BATCH;
-      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
+      let caughtUp = false;
+      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN && !caughtUp; batch++) {
         const removed = await store.messages.deleteBefore(before, size);
         total += removed;
-        if (removed < size) break;
+        caughtUp = removed < size;
       }
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
+      // Ordered lanes idle since before the cutoff (#31): only once no message before it is
+      // left, so a pruned lane has no delivery left that a recovery could re-open.
+      let lanes = 0;
+      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN && caughtUp; batch++) {
+        const removed = await store.deliveries.pruneLanes(before, size);
+        lanes += removed;
+        if (removed < size) break;
+      }
+      if (lanes > 0) logger.debug({ removed: lanes, before }, 'retention removed idle ordered lanes');
       let rollups = 0;
       for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
         const removed = await store.endpointStats.prune(now, size);

@@ -6,7 +6,7 @@ import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
-import { laneStats } from './ordered-lanes.ts';
+import { laneStats, pruneLanes } from './ordered-lanes.ts';
 import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
@@ -96,6 +96,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async laneStats(): Promise<LaneStats> {
     return laneStats(this.#conn);
+  }
+
+  async pruneLanes(before: number, batch: number): Promise<number> {
+    if (checkedLimit(batch, 'batch') === 0) return 0;
+    return pruneLanes(this.#conn, before, batch);
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {

@@ -237,6 +237,8 @@ export interface DeliveryLaneDoc extends TenantFields {
   headId: string | null;
   /** Bumped by a recovery that queues a delivery behind the head, so a racing hand-over conflicts with it. */
   rejoins?: number;
+  /** The creation of its last joining message (pruneLanes); absent on lanes made before (set at start). */
+  lastUsedAt?: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -76,11 +76,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
   ],
-  // Ordered lanes (#31): an endpoint's (a release when it stops ordering, pruning) and those
-  // with a head (the metrics).
+  // Ordered lanes (#31): an endpoint's (a release when it stops ordering), those with a head
+  // (the metrics), and by last use (retention's pruneLanes, oldest first).
   [COLLECTIONS.deliveryLanes]: [
     { key: { endpointId: 1 }, name: 'delivery_lanes_endpoint' },
     { key: { headId: 1 }, name: 'delivery_lanes_open', partialFilterExpression: { headId: { $type: 'string' } } },
+    { key: { lastUsedAt: 1 }, name: 'delivery_lanes_idle' },
   ],
   [COLLECTIONS.attempts]: [
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
@@ -125,6 +126,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
  *   active is held; the rest are not. The old deliveries_due index is dropped.
  * - `laneWait` (#31, with deliveries_due_head and deliveries_endpoint_due_head): false on every
  *   open delivery made before (none was ordered). The indexes they replace are dropped.
+ * - `lastUsedAt` (#31, lanes' retention): lanes made before get the server's time now, so none
+ *   is pruned before a whole retention window has passed without a message for its key.
  */
 export async function migrateDocuments(db: Db): Promise<void> {
   const deliveries = db.collection(COLLECTIONS.deliveries);
@@ -139,6 +142,9 @@ export async function migrateDocuments(db: Db): Promise<void> {
   }
   const unlaned = { ...OPEN, laneWait: { $exists: false } };
   if ((await deliveries.countDocuments(unlaned, { limit: 1 })) > 0) await deliveries.updateMany(unlaned, { $set: { laneWait: false } });
+  const unused = { lastUsedAt: { $exists: false } };
+  const lanes = db.collection(COLLECTIONS.deliveryLanes);
+  if ((await lanes.countDocuments(unused, { limit: 1 })) > 0) await lanes.updateMany(unused, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }]);
   for (const old of ['deliveries_due', 'deliveries_due_unheld', 'deliveries_endpoint_due']) {
     await deliveries.dropIndex(old).catch((err: unknown) => {
       if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;

@@ -99,7 +99,7 @@ async function createInTransaction(
     // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
     const key = endpoint.ordering === 'key' ? (message.orderingKey ?? null) : null;
     if (key !== null) {
-      const lane = await joinLane(conn, session, t, endpoint._id, key, delivery._id, delivery.held === true);
+      const lane = await joinLane(conn, session, t, endpoint._id, key, delivery._id, delivery.held === true, message.createdAt);
       Object.assign(delivery, { orderingKey: key, sequence: lane.sequence, laneWait: lane.wait });
     }
     deliveries.push(delivery);

@@ -36,7 +36,8 @@ export function laneId(endpointId: string, key: string): string {
  * transaction: the lane's next sequence, and the head when the lane has no open head. A head
  * no longer open whose lane still has waiting deliveries (released by hand, or left by a crash
  * between a retention delete and its hand-over) gives the lane to the first of them instead
- * (`held`: the endpoint is not active).
+ * (`held`: the endpoint is not active). The lane is used at `at` (its message's creation; a
+ * clock that stepped back keeps the later time), for pruneLanes.
  */
 export async function joinLane(
   conn: MongoConnection,
@@ -46,11 +47,12 @@ export async function joinLane(
   key: string,
   deliveryId: string,
   held: boolean,
+  at: number,
 ): Promise<LanePlace> {
   // The $inc makes every join a write of the lane: racing joins and hand-overs conflict.
   const lane = await conn.deliveryLanes.findOneAndUpdate(
     { _id: laneId(endpointId, key) },
-    { $inc: { lastSequence: 1 }, $setOnInsert: { ...scope(t), endpointId, orderingKey: key, headId: null } },
+    { $inc: { lastSequence: 1 }, $max: { lastUsedAt: at }, $setOnInsert: { ...scope(t), endpointId, orderingKey: key, headId: null } },
     { session, upsert: true, returnDocument: 'after' },
   );
   if (lane === null) throw new Error('an upsert returned no lane');
@@ -136,6 +138,38 @@ export async function laneStats(conn: MongoConnection): Promise<{ open: number; 
     ])
     .toArray();
   return row === undefined ? { open: 0, blocked: 0, oldestHeadAt: null } : { open: row.open, blocked: row.blocked, oldestHeadAt: row.oldest ?? null };
+}
+
+/**
+ * Removes up to `batch` lanes last used before `before`, oldest first (delivery_lanes_idle),
+ * leaving any with an open head or a waiting delivery. The delete checks `lastUsedAt` again, so
+ * a message that joined meanwhile keeps its lane; one that joins after starts a new lane at
+ * sequence 1. @returns how many went.
+ */
+export async function pruneLanes(conn: MongoConnection, before: number, batch: number): Promise<number> {
+  const idle = await conn.deliveryLanes
+    .find({ lastUsedAt: { $lt: before } }, { sort: { lastUsedAt: 1 }, limit: batch, projection: { endpointId: 1, orderingKey: 1, headId: 1 } })
+    .toArray();
+  if (idle.length === 0) return 0;
+  const heads = idle.flatMap((l) => (l.headId === null ? [] : [l.headId]));
+  const openHeads = new Set(
+    heads.length === 0
+      ? []
+      : (await conn.deliveries.find({ _id: { $in: heads }, status: { $in: OPEN_STATUSES } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+  );
+  // Waiting deliveries of the lanes (deliveries_lane_wait, one seek each): normally none, as
+  // retention has deleted their messages by then.
+  const waiting = await conn.deliveries
+    .find(
+      { $or: idle.map((l) => ({ endpointId: l.endpointId, orderingKey: l.orderingKey, status: { $in: OPEN_STATUSES }, laneWait: true })) },
+      { projection: { endpointId: 1, orderingKey: 1 } },
+    )
+    .toArray();
+  const held = new Set(waiting.map((d) => laneId(d.endpointId, d.orderingKey ?? '')));
+  const gone = idle.filter((l) => !(l.headId !== null && openHeads.has(l.headId)) && !held.has(l._id)).map((l) => l._id);
+  if (gone.length === 0) return 0;
+  const { deletedCount } = await conn.deliveryLanes.deleteMany({ _id: { $in: gone }, lastUsedAt: { $lt: before } });
+  return deletedCount;
 }
 
 /**

@@ -141,6 +141,13 @@ export interface DeliveryRepo {
    * (null when none). Reads the lanes with a head only, not their waiting deliveries.
    */
   laneStats(): Promise<LaneStats>;
+  /**
+   * Retention of ordered lanes (#31): removes up to `batch` lanes whose last message was
+   * created before `before` (the retention cutoff), oldest first, except any with an open head
+   * or a waiting delivery. A pruned key's next message starts its lane again at sequence 1.
+   * @returns how many went. @throws RangeError when `batch` is not a non-negative integer.
+   */
+  pruneLanes(before: number, batch: number): Promise<number>;
   /** The endpoint's latest attempts, newest first. */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
 }

@@ -15,7 +15,7 @@ import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
-import { laneStats } from './ordered-lanes.ts';
+import { laneStats, pruneLanes } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
@@ -190,6 +190,11 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 
   async laneStats(): Promise<LaneStats> {
     return laneStats(this.#conn);
+  }
+
+  async pruneLanes(before: number, batch: number): Promise<number> {
+    if (!Number.isInteger(batch) || batch < 0) throw new RangeError(`batch must be a non-negative integer, got ${batch}`);
+    return this.#conn.immediate(() => pruneLanes(this.#conn, before, batch));
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {

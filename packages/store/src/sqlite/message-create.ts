@@ -68,7 +68,7 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
     for (const target of targets) {
       // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
       const key = target.ordering === 'key' ? (message.orderingKey ?? null) : null;
-      const lane = key === null ? null : joinLane(conn, t, target.id, key, target.deliveryId);
+      const lane = key === null ? null : joinLane(conn, t, target.id, key, target.deliveryId, message.createdAt);
       const laneColumns = [key, lane?.sequence ?? null, lane?.wait === true ? 1 : 0] as const;
       const active = target.status === 'active';
       const due = active && lane?.wait !== true;

@@ -85,6 +85,18 @@ describe('SQLite store', () => {
     expect((await reopened.endpointStats.pending(t, endpoint.id)).count).toBe(3);
   });
 
+  it('step 23 gives the lanes already there the upgrade’s time as their last use', () => {
+    const raw = new DatabaseSync(':memory:');
+    migrate(raw, MIGRATIONS.slice(0, 22));
+    raw.exec(`INSERT INTO delivery_lanes (endpoint_id, ordering_key, org_id, env, next_sequence, head_id) VALUES ('ep_old', 'a', 'org_old', 'live', 8, NULL)`);
+    const before = Date.now();
+    migrate(raw);
+    const used = Number(raw.prepare('SELECT last_used_at FROM delivery_lanes').get()?.['last_used_at']);
+    expect(used).toBeGreaterThanOrEqual(before);
+    expect(used).toBeLessThanOrEqual(Date.now());
+    raw.close();
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

@@ -22,6 +22,7 @@ import { orderedLanes } from './migrations/019-ordered-lanes.ts';
 import { egressIps } from './migrations/020-egress-ips.ts';
 import { endpointThroughput } from './migrations/021-endpoint-throughput.ts';
 import { endpointOpenCounts } from './migrations/022-endpoint-open-counts.ts';
+import { laneLastUsed } from './migrations/023-lane-last-used.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly string[] = [
   egressIps,
   endpointThroughput,
   endpointOpenCounts,
+  laneLastUsed,
 ];
 
 /**

@@ -17,9 +17,17 @@ export interface LanePlace {
  * Puts the delivery `deliveryId` (about to be inserted) at the end of its lane: the lane's
  * next sequence, and the head when the lane has no open head. A head that is no longer open
  * but whose lane still has waiting deliveries (released by hand, see releaseLanes) hands the
- * lane to the first of them rather than to the newcomer.
+ * lane to the first of them rather than to the newcomer. The lane is used at `at` (its
+ * message's creation; a clock that stepped back keeps the later time), for pruneLanes.
  */
-export function joinLane(conn: SqliteConnection, t: { orgId: string; env: string }, endpointId: string, key: string, deliveryId: string): LanePlace {
+export function joinLane(
+  conn: SqliteConnection,
+  t: { orgId: string; env: string },
+  endpointId: string,
+  key: string,
+  deliveryId: string,
+  at: number,
+): LanePlace {
   const lane = conn
     .statement(
       `SELECT l.next_sequence, l.head_id, (SELECT d.status FROM deliveries d WHERE d.id = l.head_id) AS head_status
@@ -33,10 +41,11 @@ export function joinLane(conn: SqliteConnection, t: { orgId: string; env: string
   if (head === null && lane !== undefined) head = promoteNext(conn, endpointId, key);
   conn
     .statement(
-      `INSERT INTO delivery_lanes (endpoint_id, ordering_key, org_id, env, next_sequence, head_id) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (endpoint_id, ordering_key) DO UPDATE SET next_sequence = excluded.next_sequence, head_id = excluded.head_id`,
+      `INSERT INTO delivery_lanes (endpoint_id, ordering_key, org_id, env, next_sequence, head_id, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (endpoint_id, ordering_key) DO UPDATE SET next_sequence = excluded.next_sequence, head_id = excluded.head_id,
+         last_used_at = max(last_used_at, excluded.last_used_at)`,
     )
-    .run(endpointId, key, t.orgId, t.env, sequence + 1, head ?? deliveryId);
+    .run(endpointId, key, t.orgId, t.env, sequence + 1, head ?? deliveryId, at);
   return { sequence, wait: head !== null };
 }
 
@@ -106,4 +115,24 @@ export function laneStats(conn: SqliteConnection): { open: number; blocked: numb
   return row === undefined
     ? { open: 0, blocked: 0, oldestHeadAt: null }
     : { open: int(row, 'open'), blocked: int(row, 'blocked'), oldestHeadAt: intOrNull(row, 'oldest') };
+}
+
+/**
+ * Removes up to `batch` lanes last used before `before`, oldest first (delivery_lanes_idle),
+ * leaving any with an open head or a waiting delivery. A pruned key's next message starts a
+ * new lane at sequence 1. @returns how many went.
+ */
+export function pruneLanes(conn: SqliteConnection, before: number, batch: number): number {
+  const { changes } = conn
+    .statement(
+      `DELETE FROM delivery_lanes WHERE (endpoint_id, ordering_key) IN (
+         SELECT l.endpoint_id, l.ordering_key FROM delivery_lanes l
+         WHERE l.last_used_at < ?
+           AND NOT EXISTS (SELECT 1 FROM deliveries h WHERE h.id = l.head_id AND h.${OPEN})
+           AND NOT EXISTS (SELECT 1 FROM deliveries w
+                           WHERE w.endpoint_id = l.endpoint_id AND w.ordering_key = l.ordering_key AND w.${OPEN} AND w.lane_wait = 1)
+         ORDER BY l.last_used_at LIMIT ?)`,
+    )
+    .run(before, batch);
+  return Number(changes);
 }

@@ -78,6 +78,13 @@ describe('SQLite query plans: ordered lanes (#31)', () => {
     for (const [, plan] of next) expect(plan).toContain('deliveries_lane_wait (endpoint_id=? AND ordering_key=?)');
   });
 
+  it('prunes idle lanes oldest first by delivery_lanes_idle, with one seek each for an open head and a waiting delivery', () => {
+    const prune = [...plans].find(([sql]) => sql.startsWith('DELETE FROM delivery_lanes'));
+    expect(prune?.[1]).toContain('delivery_lanes_idle (last_used_at<?)');
+    expect(prune?.[1]).toContain('deliveries_lane_wait (endpoint_id=? AND ordering_key=?)');
+    expect(prune?.[1]).not.toContain('SCAN');
+  });
+
   it('keeps waiting deliveries out of the due scan: due reads deliveries_due', () => {
     const due = [...plans].find(([sql]) => sql.startsWith('SELECT d.id, d.endpoint_id FROM deliveries d WHERE'));
     expect(due?.[1]).toContain('deliveries_due');

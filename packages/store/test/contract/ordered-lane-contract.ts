@@ -141,6 +141,28 @@ export function describeOrderedLaneContract(f: Fixtures): void {
       expect(await f.store.deliveries.laneStats()).toMatchObject({ open: before.open + 2, blocked: before.blocked + 1 });
     });
 
+    it('retention prunes lanes last used before the cutoff, not at it, nor one with an open head; a pruned key starts again at 1', async () => {
+      const { t } = await orderedScene();
+      const [a1, a2, c1] = await sendAll(t, ['a', 'a', 'c']);
+      await succeed(a1!);
+      await succeed(a2!);
+      // The cutoff is the creation of b's message: b was used at it, a and c before it.
+      const [b1] = await sendAll(t, ['b']);
+      await succeed(b1!);
+      const cutoff = (await m.delivery(t, b1!)).createdAt;
+      await expect(f.store.deliveries.pruneLanes(cutoff, -1)).rejects.toThrow(RangeError);
+      expect(await f.store.deliveries.pruneLanes(cutoff, 0)).toBe(0);
+      // Bounded: one at a time (other tests' lanes may go first: the store is shared).
+      expect(await f.store.deliveries.pruneLanes(cutoff, 1)).toBe(1);
+      while ((await f.store.deliveries.pruneLanes(cutoff, 50)) > 0);
+      const [a3, b2, c2] = await sendAll(t, ['a', 'b', 'c']);
+      expect(await m.delivery(t, a3!)).toMatchObject({ sequence: 1, orderingKey: 'a' });
+      expect(await m.delivery(t, b2!)).toMatchObject({ sequence: 2, orderingKey: 'b' });
+      // c's head (c1) is open: its lane is kept, and c2 waits behind it.
+      expect(await m.delivery(t, c2!)).toMatchObject({ sequence: 2, orderingKey: 'c' });
+      expect(await m.dueOf(f.clock.now(), [a3!, b2!, c1!, c2!])).toEqual([c1, a3, b2]);
+    });
+
     it('a recovery re-sends each lane one delivery at a time, in order', async () => {
       const { t, endpoint } = await orderedScene();
       const since = f.clock.now();
