@@ -4,6 +4,7 @@ export { authOf, endpointInScope, requireScope, setAuth, type AuthContext } from
 export { errorHandler, notFound } from './http/errors.ts';
 export { rateLimit } from './http/rate-limit.ts';
 // The /v1 routes the portal also serves, under its link's token (services/portal).
+export { egressIpsRouter } from './api/egress-ips.ts';
 export { endpointsRouter } from './api/endpoints.ts';
 export { eventTypesRouter } from './api/event-types.ts';
 export { messagesRouter } from './api/messages.ts';

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { endpointsRouter, eventTypesRouter, messagesRouter, notFound, rateLimit } from '@wirehook/gateway';
+import { egressIpsRouter, endpointsRouter, eventTypesRouter, messagesRouter, notFound, rateLimit } from '@wirehook/gateway';
 import type { PortalDeps } from '../deps.ts';
 import { deliveryStatusesOnRows } from './delivery-statuses.ts';
 import { endpointExtrasRouter } from './endpoint-extras.ts';
@@ -11,7 +11,8 @@ import { sessionRouter } from './session-route.ts';
  * error bodies), authenticated by the link's token instead of an API key, and scoped by it
  * to one consumer: only that consumer's endpoints, messages and deliveries exist for it.
  * Plus what only the page needs: the session, showing the current signing secret, and test
- * messages; and the message list's rows counted by delivery status.
+ * messages; and the message list's rows counted by delivery status. The endpoint stats
+ * (/endpoints/{id}/stats) come with the endpoint routes; /egress-ips is the /v1 route as it is.
  */
 export function portalApi(deps: PortalDeps): Router {
   const api = express.Router();
@@ -21,6 +22,8 @@ export function portalApi(deps: PortalDeps): Router {
   api.use(endpointExtrasRouter(deps));
   api.use('/endpoints', endpointsRouter(deps));
   api.use('/event-types', eventTypesRouter(deps));
+  // The addresses a fixed_ip endpoint is sent from, for the customer's allowlist (the installation's, no consumer's own).
+  api.use('/egress-ips', egressIpsRouter(deps));
   api.get('/messages', deliveryStatusesOnRows(deps));
   api.use(messagesRouter(deps));
   api.use(notFound);
