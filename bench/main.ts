@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,idempotency] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
@@ -28,6 +28,7 @@ import { runFanout } from './scenarios/fanout.ts';
 import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
 import { runNoisy } from './scenarios/noisy.ts';
+import { runOrdered } from './scenarios/ordered.ts';
 import { runStorm } from './scenarios/storm.ts';
 import { FANOUT_ENDPOINTS, settingsFor } from './settings.ts';
 import { payloadJson } from './setup/payload.ts';
@@ -42,6 +43,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   storm: runStorm,
   noisy: runNoisy,
   backlog: runBacklog,
+  ordered: runOrdered,
   cluster: runCluster,
 };
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));

@@ -29,6 +29,8 @@ export interface BenchSettings {
    * each, `replays` re-sends of them (after `warmup`), then `bursts` 50-way duplicate bursts.
    */
   idempotency: { keys: number; warmup: number; replays: number; bursts: number };
+  /** Ordered delivery (issue 31): `count` messages over `keys` ordering keys of one endpoint per drain; `pacedCount` per paced run. */
+  ordered: { keys: number; count: number; pacedCount: number };
   /** Longest wait for a run's deliveries to arrive. */
   waitMs: number;
 }
@@ -52,6 +54,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       noisy: { warmup: 10, count: 60, consumers: 4, healthyTenants: 3, backlog: 200 },
       backlog: { messages: 10, consumers: 2 },
       idempotency: { keys: 40, warmup: 20, replays: 200, bursts: 3 },
+      ordered: { keys: 10, count: 60, pacedCount: 40 },
       waitMs: 30_000,
     };
   }
@@ -68,6 +71,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },
     backlog: { messages: 200_000 / FANOUT, consumers: 8 },
     idempotency: { keys: 2_000, warmup: 1_000, replays: 10_000, bursts: 60 },
+    ordered: { keys: 1_000, count: 10_000, pacedCount: 4_000 },
     waitMs: 180_000,
   };
 }

@@ -32,6 +32,8 @@ export interface ReceiverStats {
   invalid: number;
   /** Requests to a path that is no route. */
   unknownRoute: number;
+  /** Ordered webhooks delivered with a `webhook-sequence` not above the last delivered of their route and key. */
+  outOfOrder: number;
   /**
    * Accept→receive latency of every delivered request, all groups (receive time − the
    * body's timestamp), ms; only when asked for; null when nothing was delivered.
@@ -43,6 +45,7 @@ export type HarnessMessage =
   | { seq: number; type: 'listen'; host: string; port: number; keyPem: string; certPem: string }
   | { seq: number; type: 'routes'; routes: RouteSpec[] }
   | { seq: number; type: 'mode'; ids: string[]; mode: RouteMode }
+  | { seq: number; type: 'failKeys'; keys: string[] }
   | { seq: number; type: 'stats'; latency: boolean }
   | { seq: number; type: 'reset' };
 

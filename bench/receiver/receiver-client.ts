@@ -80,6 +80,11 @@ export class BenchReceiver {
     await this.#call({ type: 'mode', ids, mode });
   }
 
+  /** Answers 500 to every webhook carrying one of these `webhook-ordering-key`s (none: `[]`). */
+  async failKeys(keys: string[]): Promise<void> {
+    await this.#call({ type: 'failKeys', keys });
+  }
+
   /** Counters since the last reset; with `latency`, percentiles too (sorts every sample: ask once per run). */
   async stats(latency = false): Promise<ReceiverStats> {
     const reply = await this.#call({ type: 'stats', latency });

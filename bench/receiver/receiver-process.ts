@@ -3,7 +3,9 @@
 // a path /r/<route>. It checks every webhook the cheap way a fast receiver would — one
 // HMAC-SHA256 over `id.timestamp.body` compared with the `v1,` signatures, and the
 // timestamp within 5 minutes — counts distinct webhook-ids per route, and answers 200, or
-// 500 on a failing route. Accept→receive latency is the receive time minus the body's
+// 500 on a failing route (or for an ordering key told to fail). An ordered webhook whose
+// `webhook-sequence` is below one already delivered for its route and key counts as out of
+// order. Accept→receive latency is the receive time minus the body's
 // `timestamp` (the message's creation time; both clocks are this machine's).
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
@@ -32,6 +34,11 @@ const seen = new Set<string>();
 const latency = new Samples();
 let invalid = 0;
 let unknownRoute = 0;
+/** Ordering keys answered 500 on every route (the ordered scenario's blocked key). */
+let failKeys = new Set<string>();
+/** `route id` + ` ` + ordering key → the highest sequence delivered. */
+const lastSequence = new Map<string, number>();
+let outOfOrder = 0;
 let server: Server | undefined;
 
 const nowMs = () => performance.timeOrigin + performance.now();
@@ -93,7 +100,8 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     const { stats } = route.group;
     // Never answered: the sender's attempt timeout ends it (and closes the connection).
     if (route.mode === 'hang') return;
-    if (route.mode === 'fail') {
+    const orderingKey = req.headers['webhook-ordering-key'];
+    if (route.mode === 'fail' || (typeof orderingKey === 'string' && failKeys.has(orderingKey))) {
       stats.failed++;
       res.writeHead(500).end('bench: failing on purpose');
       return;
@@ -107,9 +115,16 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       stats.firstAt ??= receivedAt;
       stats.lastAt = receivedAt;
       latency.push(receivedAt - createdAtOf(body));
+      if (typeof orderingKey === 'string') checkOrder(`${req.url} ${orderingKey}`, Number(req.headers['webhook-sequence']));
     }
     res.writeHead(200).end();
   });
+}
+
+function checkOrder(lane: string, sequence: number): void {
+  const last = lastSequence.get(lane) ?? 0;
+  if (!(sequence > last)) outOfOrder++;
+  else lastSequence.set(lane, sequence);
 }
 
 function listen(host: string, port: number, keyPem: string, certPem: string): Promise<void> {
@@ -133,7 +148,7 @@ function emptyStats(): GroupStats {
 }
 
 function snapshot(withLatency: boolean): ReceiverStats {
-  const out: ReceiverStats = { groups: {}, invalid, unknownRoute };
+  const out: ReceiverStats = { groups: {}, invalid, unknownRoute, outOfOrder };
   for (const [name, group] of groups) out.groups[name] = { ...group.stats };
   if (withLatency) out.latencyMs = latency.summary();
   return out;
@@ -144,6 +159,8 @@ function reset(): void {
   invalid = 0;
   unknownRoute = 0;
   latency.clear();
+  lastSequence.clear();
+  outOfOrder = 0;
   for (const group of groups.values()) group.stats = emptyStats();
 }
 
@@ -170,6 +187,9 @@ async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
         const route = routes.get(id);
         if (route) route.mode = message.mode;
       }
+      return { seq, type: 'ok' };
+    case 'failKeys':
+      failKeys = new Set(message.keys);
       return { seq, type: 'ok' };
     case 'stats':
       return { seq, type: 'stats', stats: snapshot(message.latency) };

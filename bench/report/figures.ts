@@ -4,6 +4,7 @@ import { baselineFigures, clusterFigures, e2eFigures, fanoutFigures, intakeFigur
 import type { Figure } from './figure.ts';
 import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
+import { orderedFigures } from './ordered-figures.ts';
 import { backlogFigures, noisyFigures, stormFigures } from './stress-figures.ts';
 
 export type { Figure } from './figure.ts';
@@ -19,6 +20,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...stormFigures(medians),
     ...noisyFigures(medians),
     ...backlogFigures(medians),
+    ...orderedFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
   ];

@@ -89,6 +89,9 @@ export function checksOf(result: ScenarioResult): Check[] {
       check('all delivered', r.delivered === r.expectedDelivered, `${r.delivered} of ${r.expectedDelivered} received`),
       check('signatures valid', r.invalid === 0, `${r.invalid} invalid or unknown-route requests`),
       ...(result.name === 'idempotency' ? idempotencyChecks(r, check) : []),
+      ...(result.name === 'ordered'
+        ? [check('in order per key', r.extra['outOfOrder'] === 0, `${r.extra['outOfOrder']} webhooks below their key's last sequence`)]
+        : []),
     ];
   });
 }

@@ -58,4 +58,20 @@ describe('bench --smoke', () => {
     // With the front, a burst's duplicates wait for the first send: far fewer reach intake.
     expect(figure('idempotency.onIntakeCallsPerBurst')).toBeLessThan(25);
   }, 180_000);
+
+  it('runs the ordered scenario on request: ordered against unordered, one key blocked, every key in order', () => {
+    const dir = mkdtempSync(join(out, 'ordered-'));
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'ordered', '--out', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(Object.keys(report.scenarios)).toEqual(['ordered']);
+    expect(report.checks.map((c: { name: string }) => c.name)).toContain('in order per key');
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
+    expect(figure('ordered.rate')).toMatchObject({ target: '≥ 80% of unordered', value: expect.any(Number) });
+    expect(report.scenarios.ordered.runs[0].extra.blockedFailedAnswers).toBeGreaterThanOrEqual(1);
+  }, 150_000);
 });
