@@ -59,6 +59,12 @@ export const en: Catalogue = {
   recoveryRunning: { one: 'Re-sending: {queued} of {total} delivery queued', other: 'Re-sending: {queued} of {total} deliveries queued' },
   recoveryDone: { one: 'Done: {total} delivery re-sent', other: 'Done: {total} deliveries re-sent' },
   recoveryStopped: 'Stopped at {queued} of {total} (the endpoint was paused or deleted)',
+  ordering: 'Delivery order',
+  orderingHelp:
+    'In order per key: events the sender gives the same ordering key arrive one at a time, in the order they were sent, each with webhook-ordering-key and webhook-sequence headers. An event that keeps failing holds back only the later events of its key.',
+  orderingNone: 'Any order (fastest)',
+  orderingKey: 'In order per ordering key',
+  orderingSave: 'Save delivery order',
   recentAttempts: 'Recent attempts',
   trial: 'Send a test message',
   trialHelp: 'Sends one message to this endpoint only, signed like every other. Test messages are limited to 1,000 a day.',

@@ -59,6 +59,12 @@ export const ja: Catalogue = {
   recoveryRunning: { other: '再送中：{total} 件中 {queued} 件をキューに追加' },
   recoveryDone: { other: '完了：{total} 件を再送しました' },
   recoveryStopped: '{total} 件中 {queued} 件で停止しました（エンドポイントが一時停止または削除されました）',
+  ordering: '配信順序',
+  orderingHelp:
+    'キーごとに順番どおり：送信元が同じ順序キーを付けたイベントは、送信された順に 1 件ずつ届きます（webhook-ordering-key と webhook-sequence ヘッダー付き）。失敗が続くイベントが止めるのは、同じキーの後続イベントだけです。',
+  orderingNone: '順序なし（最速）',
+  orderingKey: '順序キーごとに順番どおり',
+  orderingSave: '配信順序を保存',
   recentAttempts: '最近の試行',
   trial: 'テストメッセージを送信',
   trialHelp: 'このエンドポイントだけに、通常と同じく署名したメッセージを 1 件送ります。テストメッセージは 1 日 1,000 件までです。',
