@@ -87,19 +87,18 @@ describe('sweep and send', () => {
     expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(0);
   });
 
-  it('a sweep takes at most an endpoint’s slots and parking of its due deliveries; the next sweep the rest', async () => {
+  it('a sweep takes at most an endpoint’s slots and parking of its due deliveries; the rest as places free, not at the next tick', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 8);
     sender.hold();
     // 1 slot and 4 parked per slot: the first sweep takes 5 of the endpoint's 8 due deliveries.
-    const d = await started({ slotsPerEndpoint: 1 });
+    await started({ slotsPerEndpoint: 1 });
     await until(() => sender.held() === 1 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 4));
     // Parked deliveries were given back (due, not leased) while they wait: only the send holds a lease.
     await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 7);
     sender.release();
-    await until(async () => (await Promise.all(ids.slice(0, 5).map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
-    expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(5));
-    await d.sweep();
+    // The endpoint filled its share of the sweep's page: behind, so the rest is fetched as
+    // places free (the test's sweep timer is an hour away).
     await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
     expect(sender.requests).toHaveLength(8);
   });

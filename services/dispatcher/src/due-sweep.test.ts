@@ -131,6 +131,23 @@ describe('DueSweep', () => {
     expect(published.slice(4)).toEqual(ids.slice(4));
   });
 
+  it('behind too when one endpoint filled its share of the page: a freed place fetches the rest of its backlog', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 14); // one endpoint: a share is 2 slots + 8 parked
+    const { sweep, places, ledger } = sweeper({ places: 20, slots: 2 });
+    await sweep.sweep();
+    expect(published).toEqual(ids.slice(0, 10));
+    for (const id of ids.slice(0, 10)) {
+      await s.claim(id);
+      ledger.sending(id);
+    }
+    places.take();
+    places.give();
+    sweep.placeFreed(); // not cut off by places (10 of 20), but the endpoint filled its share
+    await until(() => published.length === 14);
+    expect(published.slice(10)).toEqual(ids.slice(10));
+  });
+
   it('a sweep that was not cut off is not behind: a freed place sweeps nothing', async () => {
     const { t } = await s.endpoint();
     await s.due(t, 2);

@@ -142,7 +142,10 @@ export class DueSweep {
       const limit = room + Math.min(ledger.listed, batch + places.size);
       // At most what one endpoint can use (its slots and its parking) from each endpoint.
       const due = await store.deliveries.due(now, limit, gate.perEndpoint);
-      this.#behind = due.length >= limit;
+      // Behind when cut off, and when an endpoint filled its share of the page: the store may
+      // hold more of it (a resumed endpoint's backlog). Without this a lone endpoint's backlog
+      // drained one share per tick — 10,000 released deliveries took two minutes.
+      this.#behind = due.length >= limit || filledAShare(due, gate.perEndpoint);
       let published = 0;
       for (const { id, endpointId } of due) {
         if (published >= room) break;
@@ -163,4 +166,15 @@ export class DueSweep {
       logger.error({ err }, 'sweep failed; trying again at the next tick');
     }
   }
+}
+
+/** Whether some endpoint has `share` deliveries on the page: as many as `due` gives one endpoint. */
+function filledAShare(due: readonly { endpointId: string }[], share: number): boolean {
+  const counts = new Map<string, number>();
+  for (const { endpointId } of due) {
+    const n = (counts.get(endpointId) ?? 0) + 1;
+    if (n >= share) return true;
+    counts.set(endpointId, n);
+  }
+  return false;
 }
