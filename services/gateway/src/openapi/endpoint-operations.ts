@@ -57,7 +57,8 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     path: '/v1/endpoints/{id}',
     tag: 'Endpoints',
     summary: 'Get an endpoint',
-    description: 'The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now (rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).',
+    description:
+      'The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now (rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).',
     scope: 'logs:read',
     params: [idParam('endpoint id (ep_…)')],
     success: { status: 200, description: 'The endpoint', schema: { name: 'EndpointDetail', schema: endpointDetailResponse } },
