@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Endpoint, type EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
+import { HealthPanel } from './health-panel.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';
 import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
@@ -129,6 +130,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       </div>
       {endpoint.status === 'paused' && <p class="help">{t.t('pausedHelp')}</p>}
 
+      <HealthPanel ctx={ctx} endpointId={endpoint.id} />
       <SecretPanel ctx={ctx} endpointId={endpoint.id} fresh={fresh} />
       {endpoint.status !== 'disabled' && <TrialPanel ctx={ctx} endpoint={endpoint} />}
       {ctx.session.features.recovery && <RecoveryPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
+import { Sparkline } from './sparkline.tsx';
 import { attemptResult, Pill, statusWord, Time } from './ui.tsx';
 
 /** Screen 1: every endpoint of the consumer, with its health at a glance. */
@@ -62,6 +63,7 @@ export function EndpointsList({ ctx }: { ctx: Ctx }) {
                     t.t('neverAttempted')
                   )}
                 </p>
+                <Sparkline ctx={ctx} endpointId={e.id} />
               </li>
             );
           })}
