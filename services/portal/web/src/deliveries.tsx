@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type MessageDetail, type MessageRow } from './api.ts';
 import type { Ctx } from './app.tsx';
-import { attemptResult, Notice, Pill, statusWord, Time } from './ui.tsx';
+import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
+import { Notice, Pill, statusWord, Time } from './ui.tsx';
 
 const STATUSES = ['failed', 'retrying', 'pending', 'success'] as const;
 
@@ -138,48 +139,9 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
       {notice && <Notice kind="ok">{notice}</Notice>}
       {open && detail && (
         <div class="attempts">
+          <SentBody t={t} message={detail} />
           {detail.deliveries.map((d) => (
-            <div key={d.id} class="delivery">
-              <div class="row spread">
-                <span>
-                  <span class="url">{d.url}</span> <Pill kind={d.status}>{statusWord(t, d.status)}</Pill>
-                </span>
-                <button type="button" onClick={() => resend(d.id)}>
-                  {t.t('resend')}
-                </button>
-              </div>
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.t('attemptAt')}</th>
-                      <th scope="col">{t.t('attemptResult')}</th>
-                      <th scope="col">{t.t('attemptDuration')}</th>
-                      <th scope="col">{t.t('attemptVia')}</th>
-                      <th scope="col">{t.t('attemptResponse')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.attempts.map((a) => (
-                      <tr key={a.id}>
-                        <td>
-                          <Time t={t} at={a.at} />
-                        </td>
-                        <td>
-                          {attemptResult(t, a)}
-                          {a.error && <div class="muted small">{a.error}</div>}
-                        </td>
-                        <td>{t.t('ms', { n: a.duration_ms })}</td>
-                        <td>{a.source_ip ? t.t(a.via === 'relay' ? 'viaRelay' : 'viaDirect', { ip: a.source_ip }) : '—'}</td>
-                        <td>
-                          <code class="head">{a.response_head ?? t.t('noResponse')}</code>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </div>
+            <DeliveryBlock key={d.id} ctx={ctx} messageId={detail.id} delivery={d} onResend={resend} />
           ))}
         </div>
       )}

@@ -1,0 +1,153 @@
+import { useState } from 'preact/hooks';
+import { api, type DeliveryDetail, type Endpoint, type MessageDetail } from './api.ts';
+import type { Ctx } from './app.tsx';
+import { CopyButton } from './copy-button.tsx';
+import './delivery.css';
+import type { Translator } from './i18n.ts';
+import { attemptResult, Pill, statusWord, Time } from './ui.tsx';
+
+/** The request body Wirehook sends (core's webhookBody: type, timestamp, data), pretty-printed. */
+export function sentBody(m: Pick<MessageDetail, 'event_type' | 'created_at' | 'payload'>): string {
+  return JSON.stringify({ type: m.event_type, timestamp: new Date(m.created_at).toISOString(), data: m.payload }, null, 2);
+}
+
+/** What every delivery of a message carried: the body, pretty-printed, with a copy button. */
+export function SentBody({ t, message }: { t: Translator; message: MessageDetail }) {
+  const body = sentBody(message);
+  return (
+    <div class="sent">
+      <div class="row spread">
+        <h3 id={`body-${message.id}`}>{t.t('requestBody')}</h3>
+        <CopyButton t={t} text={body} label={t.t('requestBody')} />
+      </div>
+      {/* Focusable: a keyboard can scroll a long payload. */}
+      <pre class="payload" tabIndex={0}>
+        <code>{body}</code>
+      </pre>
+    </div>
+  );
+}
+
+/** The `webhook-ordering-key` value of a key, as the dispatcher writes it (webhook-request.ts). */
+function orderingKeyHeader(key: string): string {
+  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(key) ? key : encodeURIComponent(key);
+}
+
+/**
+ * The headers a delivery's requests carried. They are not stored: these are the ones the
+ * spec defines, filled from the message, the delivery and the latest attempt; signatures
+ * shortened (they are not kept). The endpoint's extra signature header is read on opening.
+ */
+function SentHeaders({ ctx, messageId, delivery }: { ctx: Ctx; messageId: string; delivery: DeliveryDetail }) {
+  const { t } = ctx;
+  const [endpoint, setEndpoint] = useState<Endpoint | null>(null);
+  const onToggle = (e: Event) => {
+    if ((e.currentTarget as HTMLDetailsElement).open && endpoint === null)
+      // A deleted endpoint (404) simply has no extra header to show.
+      api<Endpoint>('GET', `/endpoints/${delivery.endpoint_id}`).then(setEndpoint, () => undefined);
+  };
+  const latest = delivery.attempts.reduce<number | null>((at, a) => (at === null || a.at > at ? a.at : at), null);
+  const rows: [string, string][] = [
+    ['content-type', 'application/json'],
+    ['user-agent', 'Wirehook/1'],
+    ['webhook-id', messageId],
+    ['webhook-timestamp', latest === null ? t.t('setEachAttempt') : String(Math.floor(latest / 1000))],
+    ['webhook-signature', t.t('signatureShort')],
+  ];
+  if (delivery.ordering_key !== null && delivery.sequence !== null) {
+    rows.push(['webhook-ordering-key', orderingKeyHeader(delivery.ordering_key)], ['webhook-sequence', String(delivery.sequence)]);
+  }
+  const compat = endpoint?.compat_signature;
+  if (compat) rows.push([compat.header.toLowerCase(), `${compat.prefix ?? ''}${t.t('compatHeaderValue', { encoding: compat.encoding })}`]);
+  return (
+    <details class="headers" onToggle={onToggle}>
+      <summary>{t.t('requestHeaders')}</summary>
+      <p class="help">{t.t('headersNote')}</p>
+      <dl>
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>
+              <code>{name}</code>
+            </dt>
+            <dd>
+              <code>{value}</code>
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}
+
+/** When a waiting delivery goes next: "Next try in 4 minutes", or any moment when due. */
+function NextTry({ t, delivery }: { t: Translator; delivery: DeliveryDetail }) {
+  const at = delivery.next_attempt_at;
+  if (at === null || (delivery.status !== 'pending' && delivery.status !== 'retrying')) return null;
+  if (at <= Date.now()) return <p>{t.t('nextTryDue')}</p>;
+  return (
+    <p>
+      {t.t('nextTry', { time: '' })}
+      <Time t={t} at={at} />
+    </p>
+  );
+}
+
+/** One delivery of a message: its endpoint and status, when it goes next, what it sent, each attempt, "Re-send". */
+export function DeliveryBlock({
+  ctx,
+  messageId,
+  delivery: d,
+  onResend,
+}: {
+  ctx: Ctx;
+  messageId: string;
+  delivery: DeliveryDetail;
+  onResend: (id: string) => void;
+}) {
+  const { t } = ctx;
+  return (
+    <div class="delivery">
+      <div class="row spread">
+        <span>
+          <span class="url">{d.url}</span> <Pill kind={d.status}>{statusWord(t, d.status)}</Pill>
+        </span>
+        <button type="button" onClick={() => onResend(d.id)}>
+          {t.t('resend')}
+        </button>
+      </div>
+      <NextTry t={t} delivery={d} />
+      <SentHeaders ctx={ctx} messageId={messageId} delivery={d} />
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t.t('attemptAt')}</th>
+              <th scope="col">{t.t('attemptResult')}</th>
+              <th scope="col">{t.t('attemptDuration')}</th>
+              <th scope="col">{t.t('attemptVia')}</th>
+              <th scope="col">{t.t('attemptResponse')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.attempts.map((a) => (
+              <tr key={a.id}>
+                <td>
+                  <Time t={t} at={a.at} />
+                </td>
+                <td>
+                  {attemptResult(t, a)}
+                  {a.error && <div class="muted small">{a.error}</div>}
+                </td>
+                <td>{t.t('ms', { n: a.duration_ms })}</td>
+                <td>{a.source_ip ? t.t(a.via === 'relay' ? 'viaRelay' : 'viaDirect', { ip: a.source_ip }) : '—'}</td>
+                <td>
+                  <code class="head">{a.response_head ?? t.t('noResponse')}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

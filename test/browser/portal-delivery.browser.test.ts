@@ -1,0 +1,100 @@
+/// <reference lib="dom" />
+// What a delivery sent, on the portal, in a real browser against a real embedded Wirehook: the
+// body pretty-printed with a copy button, the headers the spec defines (the signature
+// shortened; the ordering headers and the endpoint's extra signature header when it has
+// them) and when a retrying delivery goes next — English light and Japanese dark, axe-clean.
+import type { Browser, Locator } from 'playwright-core';
+import { eventually } from '@wirehook/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.ts';
+import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import { axeViolations, openPortal, portalLink, shot } from '../support/portal-page.ts';
+import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+
+let wh: Harness;
+let t: TestTenant;
+let rx: NamedReceiver;
+let browser: Browser;
+let consumerId: string;
+let messageId: string;
+let createdAt: number;
+const payload = { order: { id: 42, total: 1200, items: ['tea', 'cups'] } };
+
+beforeAll(async () => {
+  wh = await startWirehook(await reachingReceivers());
+  t = await wh.tenant({ plan: 'starter' });
+  rx = await startReceiver();
+  browser = await launchChromium();
+  consumerId = (await t.api.post('/v1/consumers', { external_id: 'sent', name: 'Customer' })).body.id;
+  const made = await t.api.post('/v1/endpoints', {
+    consumer_id: consumerId,
+    url: rx.url(),
+    retry: { count: 1, interval: '5m' },
+    ordering: 'key',
+    compat_signature: { header: 'X-Hub-Signature-256', content: 'body', encoding: 'hex', prefix: 'sha256=' },
+  });
+  expect(made.status).toBe(201);
+  rx.receiver.respondWith({ status: 503 });
+  const sent = await t.api.post('/v1/messages', { consumer: 'sent', event_type: 'order.created', payload, ordering_key: 'order-42' });
+  messageId = sent.body.id;
+  await eventually(async () => expect((await t.api.get(`/v1/messages/${messageId}`)).body.status).toBe('retrying'));
+  createdAt = (await t.api.get(`/v1/messages/${messageId}`)).body.created_at;
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await rx?.receiver.close();
+  await wh?.close();
+});
+
+/** The value shown for header `name` in `scope`'s header list. */
+const header = (scope: Locator, name: string) =>
+  scope
+    .locator('.headers dl > div')
+    .filter({ has: scope.page().locator('dt', { hasText: new RegExp(`^${name}$`) }) })
+    .locator('dd');
+
+describe('the portal: what a delivery sent', () => {
+  it('the body pretty-printed and copied; the headers with the signature shortened and the ordering headers; the next try (en, light)', async () => {
+    const page = await openPortal(browser, await portalLink(wh, t, consumerId, 'en'), { theme: 'light', locale: 'en' });
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByRole('button', { name: 'Show attempts' }).click();
+    const body = JSON.stringify({ type: 'order.created', timestamp: new Date(createdAt).toISOString(), data: payload }, null, 2);
+    const pre = page.locator('pre.payload');
+    expect(await pre.textContent()).toBe(body);
+    // The body as the receiver got it, re-indented: the same JSON.
+    expect(JSON.parse(rx.receiver.requests[0]!.body)).toEqual(JSON.parse(body));
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy: Body' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body);
+
+    await page.getByText('Next try in 5 minutes').waitFor();
+    const delivery = page.locator('.delivery');
+    await delivery.getByText('Headers', { exact: true }).click();
+    const got = rx.receiver.requests[0]!.headers;
+    expect(await header(delivery, 'webhook-id').textContent()).toBe(messageId);
+    expect(await header(delivery, 'webhook-id').textContent()).toBe(got['webhook-id']);
+    expect(await header(delivery, 'webhook-timestamp').textContent()).toBe(got['webhook-timestamp']);
+    expect(await header(delivery, 'webhook-signature').textContent()).toMatch(/^v1,…/);
+    expect(await header(delivery, 'webhook-ordering-key').textContent()).toBe('order-42');
+    expect(await header(delivery, 'webhook-sequence').textContent()).toBe(got['webhook-sequence']);
+    expect(await header(delivery, 'content-type').textContent()).toBe('application/json');
+    await eventually(async () => expect(await header(delivery, 'x-hub-signature-256').textContent()).toBe('sha256=… (extra signature, hex)'));
+    expect(got['x-hub-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'delivery-sent-en-light');
+    await page.context().close();
+  }, 60_000);
+
+  it('in Japanese, dark: the next try and the headers; axe-clean', async () => {
+    const page = await openPortal(browser, await portalLink(wh, t, consumerId, 'ja'), { theme: 'dark', locale: 'ja' });
+    await page.getByRole('button', { name: '配信履歴', exact: true }).click();
+    await page.getByRole('button', { name: '試行を表示' }).click();
+    await page.getByText('次の試行：5 分後').waitFor();
+    await page.locator('.delivery').getByText('ヘッダー', { exact: true }).click();
+    expect(await header(page.locator('.delivery'), 'webhook-id').textContent()).toBe(messageId);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'delivery-sent-ja-dark');
+    await page.context().close();
+  }, 60_000);
+});
