@@ -60,9 +60,9 @@ describe('the portal: delivery order', () => {
     await page.getByText('Saved.').waitFor();
     expect((await t.api.get(`/v1/endpoints/${endpointId}`)).body.ordering).toBe('key');
 
-    // Kept: the page read again (the tab keeps its token) shows it chosen.
+    // Kept: the page read again (the tab keeps its token, the address the endpoint's route) shows it chosen.
     await page.reload();
-    await page.getByRole('button', { name: rx.url() }).click();
+    await page.getByRole('heading', { name: rx.url() }).waitFor();
     await eventually(async () => expect(await page.getByLabel('In order per ordering key').isChecked()).toBe(true));
     await page.context().close();
 

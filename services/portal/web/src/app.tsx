@@ -4,16 +4,19 @@ import { Deliveries } from './deliveries.tsx';
 import { EndpointDetailView } from './endpoint-detail.tsx';
 import { EndpointsList } from './endpoints-list.tsx';
 import { Gone } from './gone.tsx';
+import { MessageView } from './message-view.tsx';
 import { translator, type Locale, type Translator } from './i18n.ts';
+import { useRoute } from './routes.ts';
 import { Notice } from './ui.tsx';
 
-/** Where the viewer is: the page keeps its address (/r/<session>), so views are state. */
+/** Where the viewer is: state, mirrored in the address's hash (routes.ts: ids only, never the token). */
 export type View =
   | { name: 'endpoints' }
   /** `secret`: the one just created, shown once on arrival. */
   | { name: 'endpoint'; id: string; secret?: string }
   | { name: 'new' }
-  | { name: 'deliveries' };
+  | { name: 'deliveries' }
+  | { name: 'message'; id: string };
 
 export interface Ctx {
   t: Translator;
@@ -29,7 +32,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
   const [eventTypes, setEventTypes] = useState<EventType[]>([]);
   const [gone, setGone] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [view, setView] = useState<View>({ name: 'endpoints' });
+  const [view, setView] = useRoute();
   const t = translator(session?.locale ?? initialLocale);
 
   const fail = useCallback((err: unknown) => {
@@ -60,7 +63,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
       </main>
     );
   const ctx: Ctx = { t, session, eventTypes, go, fail };
-  const tab = view.name === 'deliveries' ? 'deliveries' : 'endpoints';
+  const tab = view.name === 'deliveries' || view.name === 'message' ? 'deliveries' : 'endpoints';
   return (
     <div class="page">
       <header class="top">
@@ -100,6 +103,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
         {view.name === 'new' && <EndpointDetailView ctx={ctx} id={null} fresh={null} />}
         {view.name === 'endpoint' && <EndpointDetailView key={view.id} ctx={ctx} id={view.id} fresh={view.secret ?? null} />}
         {view.name === 'deliveries' && <Deliveries ctx={ctx} />}
+        {view.name === 'message' && <MessageView key={view.id} ctx={ctx} id={view.id} />}
       </main>
     </div>
   );

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type MessageDetail, type MessageRow } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
+import { MessageSearch } from './message-search.tsx';
+import { hashOf } from './routes.ts';
 import { Notice, Pill, statusWord, Time } from './ui.tsx';
 
 const STATUSES = ['failed', 'retrying', 'pending', 'success'] as const;
@@ -31,6 +33,7 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
   return (
     <section>
       <h1 tabIndex={-1}>{t.t('tabDeliveries')}</h1>
+      <MessageSearch ctx={ctx} />
       <div class="row filters">
         <label>
           {t.t('filterStatus')}{' '}
@@ -131,7 +134,7 @@ function MessageItem({ ctx, row }: { ctx: Ctx; row: MessageRow }) {
         <MessagePills t={t} row={row} />
       </div>
       <p class="muted">
-        <code>{row.id}</code> · {t.t('attempts', { count: row.attempts.count })}
+        <code>{row.id}</code> · {t.t('attempts', { count: row.attempts.count })} · <a href={hashOf({ name: 'message', id: row.id })}>{t.t('openMessage')}</a>
       </p>
       <button type="button" class="link" aria-expanded={open} onClick={toggle}>
         {open ? t.t('hideAttempts') : t.t('showAttempts')}

@@ -7,11 +7,12 @@ import './styles.css';
 
 // The token arrives in the path (/l/<token>); it leaves the address bar (and so the history,
 // screenshots and shared URLs) at once: the page goes on at /r/<session>, where a reload
-// finds the link's frame origin and language, and the token in this tab's storage.
+// finds the link's frame origin and language, and the token in this tab's storage. A route
+// in the link's hash (#/messages/msg_…) is kept: it holds ids only.
 const token = takeToken();
 const session = document.querySelector<HTMLMetaElement>('meta[name="wirehook-session"]')?.content ?? '';
 const params = new URLSearchParams(location.search);
-if (location.pathname.startsWith('/l/')) history.replaceState(null, '', `/r/${session}${location.search}`);
+if (location.pathname.startsWith('/l/')) history.replaceState(null, '', `/r/${session}${location.search}${location.hash}`);
 
 // Theme: ?theme=dark|light, else the system's; an `accent` colour (#rrggbb) to match the sender's brand.
 const root = document.documentElement;
