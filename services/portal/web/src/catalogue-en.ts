@@ -160,6 +160,8 @@ export const en: Catalogue = {
   compatEncoding: 'Encoding',
   compatPrefix: 'Prefix (optional, e.g. sha256=)',
   advancedSave: 'Save network and signature',
+  fixedIpOn: 'This endpoint is sent from fixed IP addresses.',
+  fixedIpOff: 'This endpoint is sent directly, not from fixed IP addresses. Ask the sender if your firewall needs fixed addresses.',
   errors: {
     timeout: 'Your endpoint did not answer in time',
     connection: 'Could not connect to your endpoint',

@@ -157,6 +157,8 @@ export const ja: Catalogue = {
   compatEncoding: 'エンコーディング',
   compatPrefix: 'プレフィックス（任意。例：sha256=）',
   advancedSave: 'ネットワークと署名を保存',
+  fixedIpOn: 'このエンドポイントへは固定 IP アドレスから送信されます。',
+  fixedIpOff: 'このエンドポイントへは固定 IP アドレスではなく直接送信されます。ファイアウォールで固定アドレスが必要な場合は送信元にお問い合わせください。',
   errors: {
     timeout: 'エンドポイントが時間内に応答しませんでした',
     connection: 'エンドポイントに接続できませんでした',

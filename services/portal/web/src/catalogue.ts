@@ -163,4 +163,6 @@ export type MessageKey =
   | 'compatTimestampBody'
   | 'compatEncoding'
   | 'compatPrefix'
-  | 'advancedSave';
+  | 'advancedSave'
+  | 'fixedIpOn'
+  | 'fixedIpOff';

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Endpoint, type EndpointDetail } from './api.ts';
+import { AdvancedPanel } from './advanced-panel.tsx';
 import type { Ctx } from './app.tsx';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
 import { HealthPanel } from './health-panel.tsx';
@@ -135,6 +136,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       {endpoint.status !== 'disabled' && <TrialPanel ctx={ctx} endpoint={endpoint} />}
       {ctx.session.features.recovery && <RecoveryPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />}
       <OrderingPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <AdvancedPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
 
       <h2>{t.t('recentAttempts')}</h2>
       {endpoint.recent.length === 0 ? (
