@@ -106,6 +106,10 @@ describe('@wirehook/client against embedded Wirehook', () => {
     const detail = await client.endpoints.get(endpoint.id);
     expect(detail).toMatchObject({ id: endpoint.id, description: 'orders', recent: [], retrying_count: 0, recovery: null });
     expect(detail).not.toHaveProperty('secret');
+    const stats = await client.endpoints.stats(endpoint.id, { window: '1h' });
+    expect(stats).toMatchObject({ endpoint_id: endpoint.id, window: '1h', attempts: 0, success_rate: null, pending: 0 });
+    expect(stats.series).toHaveLength(12);
+    expect(await client.endpoints.egressIps()).toEqual({ items: expect.any(Array) });
   });
 
   it('messages.send: the same idempotency key twice gives the same id; delivered once, signed; usage and rate limit read', async () => {
