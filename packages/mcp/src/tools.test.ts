@@ -147,6 +147,8 @@ describe('each tool is one call of the API, made from its arguments', () => {
       await session.call('update_endpoint', { endpoint_id: fixture.endpoint, status: 'active' });
       expect(json(await session.call('update_endpoint', { endpoint_id: fixture.endpoint, ordering: 'key' }))).toMatchObject({ ordering: 'key' });
       expect(json(await session.call('update_endpoint', { endpoint_id: fixture.endpoint, ordering: 'none' }))).toMatchObject({ ordering: 'none' });
+      expect(json(await session.call('update_endpoint', { endpoint_id: fixture.endpoint, rate_limit: 25 }))).toMatchObject({ rate_limit: 25 });
+      expect(json(await session.call('update_endpoint', { endpoint_id: fixture.endpoint, rate_limit: null }))).toMatchObject({ rate_limit: null });
       expect(json(await session.call('update_alert_conditions', { usage: 50 }))).toMatchObject({ usage: 50 });
       expect(json(await session.call('update_alert_conditions', { delivery_failure: 'first' }))).toMatchObject({ usage: 50, delivery_failure: 'first' });
       expect(json(await session.call('retry_delivery', { delivery_id: delivery }))).toMatchObject({ id: delivery, status: 'retrying' });
@@ -155,6 +157,8 @@ describe('each tool is one call of the API, made from its arguments', () => {
         { method: 'PATCH', path: `/v1/endpoints/${fixture.endpoint}`, body: { status: 'active' } },
         { method: 'PATCH', path: `/v1/endpoints/${fixture.endpoint}`, body: { ordering: 'key' } },
         { method: 'PATCH', path: `/v1/endpoints/${fixture.endpoint}`, body: { ordering: 'none' } },
+        { method: 'PATCH', path: `/v1/endpoints/${fixture.endpoint}`, body: { rate_limit: 25 } },
+        { method: 'PATCH', path: `/v1/endpoints/${fixture.endpoint}`, body: { rate_limit: null } },
         { method: 'PUT', path: '/v1/alert-conditions', body: { usage: 50 } },
         { method: 'PUT', path: '/v1/alert-conditions', body: { delivery_failure: 'first' } },
         { method: 'POST', path: `/v1/deliveries/${delivery}/retry`, body: undefined },
