@@ -194,13 +194,18 @@ describe('PATCH /v1/endpoints/{id}', () => {
     expect((await t.api.patch(path, { status: 'paused' })).body.status).toBe('paused');
     expect((await t.api.patch(path, { status: 'active' })).body.status).toBe('active');
     expect((await t.api.get(path)).body).toMatchObject({ description: 'new', status: 'active', event_types: null });
+
+    // fixed_ip by PATCH (beyond the spec's inputs; docs/semantics.md): on, then off again.
+    expect((await t.api.patch(path, { fixed_ip: true })).body.fixed_ip).toBe(true);
+    expect((await t.api.get(path)).body.fixed_ip).toBe(true);
+    expect((await t.api.patch(path, { fixed_ip: false })).body.fixed_ip).toBe(false);
   });
 
   it.each([
     [{ status: 'disabled' }, /^status: must be active or paused$/],
     [{ url: 'https://private.example.com/' }, /private/],
     [{ retry: { count: 12, interval: 'progressive' } }, /3 days/],
-    [{ fixed_ip: true }, /^unknown field "fixed_ip"$/],
+    [{ fixed_ip: 'yes' }, /^fixed_ip: /],
     [{ consumer_id: 'con_x' }, /^unknown field "consumer_id"$/],
   ])('refuses %j with 422 and changes nothing', async (body, message) => {
     const ep = (await create({ url: 'https://hooks.example.com/n' })).body;

@@ -968,6 +968,7 @@ export type components = {
             ordering?: "none" | "key";
             /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
             rate_limit?: number | null;
+            fixed_ip?: boolean;
         };
         RecoverRequest: {
             since: number;

@@ -117,6 +117,9 @@ export const patchEndpointBody = z.strictObject({
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),
   rate_limit: rateLimit.optional(),
+  // Not among the spec's PATCH inputs: a customer who must allow-list the addresses switches it
+  // (docs/semantics.md, "fixed_ip by PATCH").
+  fixed_ip: z.boolean().optional(),
 });
 
 export const createEventTypeBody = z.strictObject({

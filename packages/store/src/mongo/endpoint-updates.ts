@@ -3,7 +3,7 @@ import type { Document } from 'mongodb';
 import type { EndpointPatch } from '../ports/endpoint-port.ts';
 import type { EndpointDoc } from './documents.ts';
 
-type PatchableFields = Partial<Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets' | 'consumerId' | 'createdAt' | 'fixedIp'>>;
+type PatchableFields = Partial<Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets' | 'consumerId' | 'createdAt'>>;
 
 /** The `$set` of a patch: the fields it gives (null included); undefined fields are left alone. */
 export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
@@ -16,6 +16,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
   if (patch.compatSignature !== undefined) set.compatSignature = patch.compatSignature;
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
   if (patch.rateLimit !== undefined) set.rateLimit = patch.rateLimit;
+  if (patch.fixedIp !== undefined) set.fixedIp = patch.fixedIp;
   if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
   if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;
   return set;

@@ -11,6 +11,8 @@ export interface EndpointPatch {
   ordering?: EndpointOrdering;
   /** Deliveries per second at most (#32); null clears it. */
   rateLimit?: number | null;
+  /** Send through the egress relay's fixed addresses from the next attempt on. */
+  fixedIp?: boolean;
   disabledReason?: string | null;
   failingSince?: number | null;
   /**

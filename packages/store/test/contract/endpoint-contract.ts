@@ -21,6 +21,7 @@ const PATCHES: Array<[string, EndpointPatch]> = [
   ['failingSince null', { failingSince: null }],
   ['rateLimit', { rateLimit: 10_000 }],
   ['rateLimit null', { rateLimit: null }],
+  ['fixedIp', { fixedIp: false }],
 ];
 
 /** Contract of EndpointRepo, apart from secrets. */

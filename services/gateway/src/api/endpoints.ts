@@ -129,6 +129,7 @@ export function endpointsRouter(
       compatSignature: body.compat_signature,
       ordering: body.ordering,
       rateLimit: body.rate_limit,
+      fixedIp: body.fixed_ip,
       status: body.status,
     };
     if (body.status !== undefined) {
