@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // Network and signature on the portal's endpoint page, in a real browser against a real
 // embedded Wirehook: a fixed_ip endpoint lists the addresses to allow (GET /egress-ips through
-// the link, a retiring one with its date); the extra signature header is set (a refused
+// the link, a retiring one with its date), a direct one is switched to them; the extra
+// signature header is set (a refused
 // header name shown under the form in the API's words), kept, and turned off — en light and
 // ja dark, axe-clean.
 import type { Browser } from 'playwright-core';
@@ -78,6 +79,14 @@ describe('the portal: network and signature', () => {
     await page.getByRole('button', { name: `${rx.url()}?direct` }).click();
     await page.getByText('This endpoint is sent directly, not from fixed IP addresses.', { exact: false }).waitFor();
     expect(await page.getByRole('list', { name: 'Allow these addresses' }).count()).toBe(0);
+    // Ticking the box shows the addresses to allow before anything is saved; saving switches it.
+    const direct = page.getByRole('region', { name: 'Network and signature' });
+    await direct.getByLabel('Send from fixed IP addresses').check();
+    await direct.getByRole('list', { name: 'Allow these addresses' }).getByText('203.0.113.7').waitFor();
+    await direct.getByRole('button', { name: 'Save network and signature' }).click();
+    await direct.getByText('Saved.').waitFor();
+    const directId = (await t.api.get(`/v1/endpoints?consumer_id=${consumerId}`)).body.items.find((e: { url: string }) => e.url.endsWith('?direct')).id;
+    expect((await t.api.get(`/v1/endpoints/${directId}`)).body.fixed_ip).toBe(true);
     await page.context().close();
   }, 60_000);
 

@@ -8,13 +8,16 @@ import { Notice, Time } from './ui.tsx';
 const NO_COMPAT: CompatSignature = { header: '', content: 'body', encoding: 'hex', prefix: '' };
 
 /**
- * Network and signature: a fixed_ip endpoint's addresses to allow (GET /egress-ips; the ones
- * being retired with their date), and the extra signature header for receivers of another
- * webhook format, saved by its own PATCH (compat_signature; null turns it off).
+ * Network and signature: sending from fixed addresses (fixed_ip) with the addresses to allow
+ * (GET /egress-ips; the ones being retired with their date: shown as soon as the box is
+ * ticked, so the firewall can be opened before saving), and the extra signature header for
+ * receivers of another webhook format (compat_signature; null turns it off), saved together
+ * by one PATCH.
  */
 export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: EndpointDetail; onChange: () => void }) {
   const { t } = ctx;
   const [on, setOn] = useState(endpoint.compat_signature !== null);
+  const [fixedIp, setFixedIp] = useState(endpoint.fixed_ip);
   const [compat, setCompat] = useState<CompatSignature>(endpoint.compat_signature ?? NO_COMPAT);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -28,7 +31,7 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
     setError(null);
     const body = on ? { ...compat, header: compat.header.trim(), prefix: compat.prefix || undefined } : null;
     try {
-      await api('PATCH', `/endpoints/${endpoint.id}`, { compat_signature: body });
+      await api('PATCH', `/endpoints/${endpoint.id}`, { compat_signature: body, fixed_ip: fixedIp });
       setNotice(t.t('saved'));
       onChange();
     } catch (err) {
@@ -42,10 +45,16 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
   return (
     <section class="panel" aria-labelledby="advanced-title">
       <h2 id="advanced-title">{t.t('advanced')}</h2>
-      <h3>{t.t('fixedIp')}</h3>
-      {endpoint.fixed_ip ? <EgressAddresses ctx={ctx} /> : <p class="help">{t.t('fixedIpOff')}</p>}
-
       <form class="form" onSubmit={save}>
+        <h3>{t.t('fixedIp')}</h3>
+        <p id="fixed-ip-help" class="help">
+          {endpoint.fixed_ip ? t.t('fixedIpOn') : t.t('fixedIpOff')}
+        </p>
+        <label class="check">
+          <input type="checkbox" checked={fixedIp} aria-describedby="fixed-ip-help" onChange={(e) => setFixedIp(e.currentTarget.checked)} /> {t.t('fixedIp')}
+        </label>
+        {fixedIp && <EgressAddresses ctx={ctx} />}
+
         <h3>{t.t('compat')}</h3>
         <p id="compat-help" class="help">
           {t.t('compatHelp')}
@@ -114,9 +123,7 @@ function EgressAddresses({ ctx }: { ctx: Ctx }) {
   }, []);
   return (
     <>
-      <p class="help">
-        {t.t('fixedIpOn')} {t.t('fixedIpHelp')}
-      </p>
+      <p class="help">{t.t('fixedIpHelp')}</p>
       {items === null ? (
         <p class="muted" aria-busy="true">
           {t.t('loading')}
