@@ -99,7 +99,7 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
     }, 60_000);
 
-    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429', async () => {
+    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429; a trickle then does not grow its limit', async () => {
       const rx = await receiver();
       const capacity = 4;
       const serviceMs = 100;
@@ -128,6 +128,17 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       // Capacity: 4 in flight of 100 ms each, 40 per second.
       expect(goodput).toBeGreaterThanOrEqual(0.9 * 40);
       expect(refused).toBeLessThan(0.05);
-    }, 90_000);
+      // Then 80 more at 20/s, about 2 in flight: the limit must not grow on successes of an
+      // endpoint that does not use it (it would climb toward the slots and overload the receiver).
+      await eventually(() => expect(log).toHaveLength(800), 30_000, 100);
+      for (let i = 0; i < 80; i++) {
+        await send(ep.consumer, { n: 800 + i });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await eventually(() => expect(log).toHaveLength(880), 30_000, 100);
+      const { concurrency } = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput;
+      expect(concurrency).not.toBeNull();
+      expect(concurrency).toBeLessThanOrEqual(capacity + 1);
+    }, 120_000);
   });
 }

@@ -58,6 +58,11 @@ export class EndpointThroughput {
     return this.#kv.logRemove(`tp:flight:${endpointId}`, member);
   }
 
+  /** The endpoint's sends in flight at `now`, across dispatchers. */
+  inFlight(endpointId: string, now: number): Promise<number> {
+    return this.#kv.logCount(`tp:flight:${endpointId}`, FLIGHT_WINDOW_MS, now);
+  }
+
   /** The endpoint's adaptive limit, or null when none is in force. */
   async concurrency(endpointId: string): Promise<ConcurrencyState | null> {
     const text = await this.#kv.get(`tp:conc:${endpointId}`);
@@ -72,7 +77,7 @@ export class EndpointThroughput {
 
   /** The endpoint's adaptive limit and sends in flight at `now`. */
   async snapshot(endpointId: string, now: number): Promise<ThroughputSnapshot> {
-    const [state, inFlight] = await Promise.all([this.concurrency(endpointId), this.#kv.logCount(`tp:flight:${endpointId}`, FLIGHT_WINDOW_MS, now)]);
+    const [state, inFlight] = await Promise.all([this.concurrency(endpointId), this.inFlight(endpointId, now)]);
     return { concurrency: state?.limit ?? null, inFlight };
   }
 }

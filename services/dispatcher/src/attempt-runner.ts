@@ -49,6 +49,7 @@ export class AttemptRunner {
   /** Admits nothing more (wake-ups and waiting deliveries stay due in the store). */
   stopAdmitting(): void {
     this.#stopped = true;
+    this.#deps.throttle.stop(); // those waiting for a place in their endpoint's flight go back
   }
 
   /** Resolves once the sends in flight now have ended. */

@@ -6,6 +6,7 @@ import { EndpointThroughput, MemoryKv, type ConcurrencyState, type Kv } from '@w
 import { OutageLog, type Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import { loadSignal, nextConcurrency } from './concurrency-control.ts';
+import { FlightWaits } from './flight-waits.ts';
 import type { SendResult } from './outcome.ts';
 import type { EndpointClass, ThroughputMetrics } from './throughput-metrics.ts';
 
@@ -24,7 +25,18 @@ export interface Admitted {
   ok: true;
   endpointId: string;
   member: string;
-  sentAt: number;
+  /**
+   * The last cut of the adaptive limit it entered under (its `cutAt`; 0 while none was in
+   * force): a congestion answer to a send let in under an earlier cut belongs to that cut's
+   * episode. (A time taken at the send lost to races: a cut stamped before its write landed
+   * let sends read the old limit after it, and each of their 429s cut again.)
+   */
+  cutSeen: number;
+  /**
+   * Whether the endpoint's sends in flight reached its adaptive limit with this one: only then
+   * may a success grow it. Asked beside the send, not before it (never rejects).
+   */
+  atLimit: Promise<boolean>;
 }
 
 /** A send that must wait until `until`: it goes back to the store, without an attempt. */
@@ -34,14 +46,21 @@ export interface PutOff {
   reason: 'held' | 'rate' | 'concurrency';
 }
 
-/** A delivery kept out by the adaptive in-flight limit of other dispatchers' sends tries again this soon. */
+/** Claimed deliveries per place of an endpoint's adaptive limit a dispatcher's gate lets in: sending, or ready to. */
+const READY_PER_PLACE = 2;
+/** A delivery that waited this long for a place in its endpoint's flight goes back to the store. */
+const FLIGHT_WAIT_MS = 1_000;
+/** How often a waiting delivery asks for a place while no send of its endpoint ends here. */
+const FLIGHT_POLL_MS = 5;
+/** A delivery that found no place in its endpoint's flight within FLIGHT_WAIT_MS comes back this soon. */
 const CONCURRENCY_RETRY_MS = 100;
 const WINDOW_MS = 1_000;
 
 /**
  * Decides, after the gate gave a claimed delivery a slot, whether it may be sent now:
  * - not while a receiver's Retry-After holds the endpoint (`heldUntil`, read with the claim);
- * - not past its adaptive in-flight limit, counted across dispatchers;
+ * - not past its adaptive in-flight limit, counted across dispatchers (while other
+ *   dispatchers' sends hold every place it waits here, for up to a second: see FlightWaits);
  * - not past its `rate_limit` within any one second (a sliding log, across dispatchers).
  * A delivery put off goes back to the store until the time given, holding no place or slot
  * meanwhile, so a throttled endpoint never blocks another. Deliveries put off by the rate
@@ -54,8 +73,13 @@ export class EndpointThrottle {
   readonly #shared: EndpointThroughput;
   readonly #local: EndpointThroughput;
   readonly #outage: OutageLog;
+  readonly #waits: FlightWaits;
   /** The adaptive limits this process last saw, per endpoint (absent: all slots). */
   readonly #states = new Map<string, ConcurrencyState>();
+  /** Per endpoint, this process's successes at its limit since the limit (`of`: limit and cut) last changed. */
+  readonly #successes = new Map<string, { of: string; n: number }>();
+  /** Per endpoint, the change of its adaptive limit under way here (they run one after another). */
+  readonly #updating = new Map<string, Promise<void>>();
   /** Per rate-limited endpoint, the next free place of the spacing its put-off deliveries return at. */
   readonly #nextSlot = new Map<string, number>();
 
@@ -70,11 +94,28 @@ export class EndpointThrottle {
       deferred: 'throughput checks made by this process alone',
       consequence: 'rate and in-flight limits are counted per dispatcher until it answers',
     });
+    this.#waits = new FlightWaits({
+      enter: (endpointId, member) => this.#enterFlight(endpointId, member),
+      leave: (endpointId, member) => this.#call((t) => t.leaveFlight(endpointId, member), undefined),
+      pollMs: FLIGHT_POLL_MS,
+      maxWaitMs: FLIGHT_WAIT_MS,
+    });
   }
 
-  /** The in-flight limit the gate applies to `endpointId` here (its slots unless cut). */
+  /** Deliveries waiting for a place in flight give up now (back to the store); later ones do not wait. */
+  stop(): void {
+    this.#waits.stop();
+  }
+
+  /**
+   * The slots the gate gives `endpointId` here (all of them unless its adaptive limit is cut):
+   * twice the limit, so that besides its sends as many claimed deliveries stand ready to take
+   * a place in flight the moment one frees (FlightWaits: no claim's store round trip between
+   * two sends; another dispatcher may hold the places). The rest wait in the gate's parking.
+   */
   capOf(endpointId: string): number {
-    return Math.min(this.#deps.slots, this.#states.get(endpointId)?.limit ?? this.#deps.slots);
+    const limit = this.#states.get(endpointId)?.limit;
+    return limit === undefined ? this.#deps.slots : Math.min(this.#deps.slots, READY_PER_PLACE * limit);
   }
 
   /** Whether `job` may be sent at `now`; when it may, it is counted in flight until `ended`. */
@@ -86,39 +127,96 @@ export class EndpointThrottle {
       return { ok: false, until: endpoint.heldUntil, reason: 'held' };
     }
     const member = `${job.delivery.id}:${job.leaseToken}`;
-    const state = await this.#call((t) => t.concurrency(endpoint.id), null);
-    this.#remember(endpoint.id, state);
-    if (!(await this.#call((t) => t.enterFlight(endpoint.id, member, state?.limit ?? null, now), true))) {
+    const cutSeen = (await this.#enterFlight(endpoint.id, member)) ?? (await this.#waits.wait(endpoint.id, member));
+    if (cutSeen === null) {
       this.#deps.metrics.throttled.inc({ class: cls, reason: 'concurrency' });
-      return { ok: false, until: now + CONCURRENCY_RETRY_MS, reason: 'concurrency' };
+      return { ok: false, until: this.#deps.clock.now() + CONCURRENCY_RETRY_MS, reason: 'concurrency' };
     }
+    const at = this.#deps.clock.now(); // later than `now` after a wait for a place
     if (endpoint.rateLimit != null) {
-      const wait = await this.#call((t) => t.admitRate(endpoint.id, member, endpoint.rateLimit as number, now), 0);
+      const wait = await this.#call((t) => t.admitRate(endpoint.id, member, endpoint.rateLimit as number, at), 0);
       if (wait > 0) {
         await this.#call((t) => t.leaveFlight(endpoint.id, member), undefined);
+        this.#waits.kick(endpoint.id);
         this.#deps.metrics.throttled.inc({ class: cls, reason: 'rate' });
-        return { ok: false, until: this.#spread(endpoint.id, endpoint.rateLimit, now, now + wait), reason: 'rate' };
+        return { ok: false, until: this.#spread(endpoint.id, endpoint.rateLimit, at, at + wait), reason: 'rate' };
       }
     }
-    return { ok: true, endpointId: endpoint.id, member, sentAt: now };
+    return { ok: true, endpointId: endpoint.id, member, cutSeen, atLimit: this.#reachedLimit(endpoint.id) };
+  }
+
+  /**
+   * Takes a place in the endpoint's flight within its adaptive limit as the Kv has it now.
+   * @returns that limit's last cut (0: none in force), or null while the places are all taken.
+   */
+  async #enterFlight(endpointId: string, member: string): Promise<number | null> {
+    const state = await this.#call((t) => t.concurrency(endpointId), null);
+    this.#remember(endpointId, state);
+    const entered = await this.#call((t) => t.enterFlight(endpointId, member, state?.limit ?? null, this.#deps.clock.now()), true);
+    return entered ? (state?.cutAt ?? 0) : null;
+  }
+
+  /** Whether the endpoint's sends in flight (this one counted) fill its adaptive limit; false while none is in force. */
+  async #reachedLimit(endpointId: string): Promise<boolean> {
+    const limit = this.#states.get(endpointId)?.limit;
+    if (limit === undefined) return false;
+    return (await this.#call((t) => t.inFlight(endpointId, this.#deps.clock.now()), 0)) >= limit;
   }
 
   /** A send let in by `admit` ended with `result`: it leaves the flight, and its answer moves the adaptive limit. */
   async ended(admitted: Admitted, endpoint: Endpoint, result: SendResult | null): Promise<void> {
-    const { endpointId, member, sentAt } = admitted;
+    const { endpointId, member } = admitted;
     await this.#call((t) => t.leaveFlight(endpointId, member), undefined);
+    this.#waits.kick(endpointId);
     if (result === null) return; // put off unsent: says nothing of the receiver
     const signal = loadSignal(result);
-    // Successes without a limit in force change nothing: no need to ask the Kv.
-    if (signal === 'neutral' || (signal === 'success' && !this.#states.has(endpointId))) return;
+    // Successes without a limit in force, or below it, change nothing: no need to ask the Kv.
+    if (signal === 'neutral' || (signal === 'success' && (!this.#states.has(endpointId) || !(await admitted.atLimit)))) return;
+    // One change of an endpoint's limit at a time here: interleaved reads and writes of the
+    // shared state lost cuts (a success's write put back the limit a 429 had just cut).
+    const update = (this.#updating.get(endpointId) ?? Promise.resolve()).then(() => this.#update(admitted, endpoint, signal));
+    this.#updating.set(endpointId, update);
+    try {
+      await update;
+    } finally {
+      if (this.#updating.get(endpointId) === update) this.#updating.delete(endpointId);
+    }
+  }
+
+  /**
+   * Applies `signal` to the endpoint's adaptive limit. Successes are counted here, per
+   * dispatcher (the Kv is written only when the limit changes, so a success never overwrites
+   * a cut); a completed window grows the shared limit unless another dispatcher changed it
+   * meanwhile. A congestion signal cuts the shared limit as the Kv has it now.
+   */
+  async #update(admitted: Admitted, endpoint: Endpoint, signal: 'success' | 'congestion'): Promise<void> {
+    const { endpointId, cutSeen } = admitted;
     const now = this.#deps.clock.now();
-    const state = await this.#call((t) => t.concurrency(endpointId), null);
-    const next = nextConcurrency(state, signal, this.#deps.slots, sentAt, now);
-    if (next === undefined) return this.#remember(endpointId, state);
+    const known = this.#states.get(endpointId);
+    if (signal === 'success') {
+      if (known === undefined) return;
+      const of = `${known.limit}:${known.cutAt}`;
+      const counting = this.#successes.get(endpointId);
+      const successes = counting?.of === of ? counting.n : 0;
+      const counted = nextConcurrency({ ...known, successes }, 'success', this.#deps.slots, cutSeen, now, true);
+      if (counted === undefined) return;
+      if (counted !== null && counted.limit === known.limit) return void this.#successes.set(endpointId, { of, n: counted.successes });
+      this.#successes.delete(endpointId);
+      const shared = await this.#call((t) => t.concurrency(endpointId), null);
+      if (shared?.limit !== known.limit || shared.cutAt !== known.cutAt) return this.#remember(endpointId, shared);
+      return this.#save(endpointId, endpoint, counted, 'grown');
+    }
+    const shared = await this.#call((t) => t.concurrency(endpointId), null);
+    const next = nextConcurrency(shared, signal, this.#deps.slots, cutSeen, now, true);
+    if (next === undefined) return this.#remember(endpointId, shared);
+    this.#successes.delete(endpointId);
+    return this.#save(endpointId, endpoint, next, 'cut');
+  }
+
+  async #save(endpointId: string, endpoint: Endpoint, next: ConcurrencyState | null, change: 'cut' | 'grown'): Promise<void> {
     await this.#call((t) => t.saveConcurrency(endpointId, next), undefined);
     this.#remember(endpointId, next);
-    const change = signal === 'congestion' ? 'cut' : 'grown';
-    if (signal === 'congestion' || next === null || next.limit !== state?.limit) this.#deps.metrics.concurrency.inc({ class: endpointClass(endpoint), change });
+    this.#deps.metrics.concurrency.inc({ class: endpointClass(endpoint), change });
   }
 
   #remember(endpointId: string, state: ConcurrencyState | null): void {

@@ -1,5 +1,5 @@
 // SendGate: an endpoint's slots, the deliveries waiting for them in arrival order, turns handed
-// on as sends end, hand-offs that never overtake, and the refill asked for once a full queue drains.
+// on as sends end, hand-offs that never overtake, and the refill asked for once a full queue is half drained.
 import { createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DeliveryId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
@@ -59,7 +59,7 @@ describe('SendGate', () => {
     expect(gate.tryEnter(entry(3), true)).toBe(true);
   });
 
-  it('has room while a slot is free or parking is not full; without room it asks for a refill once its queue drains', () => {
+  it('has room while a slot is free or parking is not full; without room it asks for a refill once its queue is half drained', () => {
     const gate = new SendGate(1);
     expect(gate.hasRoom('ep_a')).toBe(true);
     gate.tryEnter(entry(1), false);
@@ -74,10 +74,10 @@ describe('SendGate', () => {
       refills.push(gate.ended(entry(i)));
     }
     expect(refills.map((t) => [t.next?.id, t.refill])).toEqual([
-      ['dlv_2', false],
-      ['dlv_3', false],
+      ['dlv_2', false], // 3 of 4 left
+      ['dlv_3', true], // 2 of 4: half
       ['dlv_4', false],
-      ['dlv_5', true],
+      ['dlv_5', false],
       [undefined, false],
     ]);
   });
@@ -87,6 +87,6 @@ describe('SendGate', () => {
     for (let i = 1; i <= 5; i++) gate.wait(entry(i), ROOT_CONTEXT);
     expect(gate.waiting).toBe(4);
     const turns = [1, 2, 3, 4].map(() => gate.passOn('ep_a'));
-    expect(turns.map((t) => t.refill)).toEqual([false, false, false, true]);
+    expect(turns.map((t) => t.refill)).toEqual([false, true, false, false]);
   });
 });
