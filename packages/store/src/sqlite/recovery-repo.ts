@@ -122,7 +122,10 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       // re-sent by hand meanwhile (retrying, or sent and failed again: spec, recover rule 4),
       // nor one removed by retention. Its retry policy starts over.
       const requeue = this.#conn.statement(
-        `UPDATE deliveries SET status = 'retrying', manual = 0, resend = 0, policy_attempts = 0, next_attempt_at = ?, held = 0
+        // lane_wait = 0 first (as MongoDB): a delivery failed while waiting in its lane keeps the
+        // flag, and rejoinLane decides again; left at 1 it could become its lane's head out of
+        // the due indexes, and the lane would never move again.
+        `UPDATE deliveries SET status = 'retrying', manual = 0, resend = 0, policy_attempts = 0, next_attempt_at = ?, held = 0, lane_wait = 0
           WHERE id = ? AND status = 'failed'
             AND NOT EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = deliveries.id AND a.at > ?)
           RETURNING message_id, endpoint_id, ordering_key`,
