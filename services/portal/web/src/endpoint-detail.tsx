@@ -7,6 +7,7 @@ import { HealthPanel } from './health-panel.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';
 import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
+import { HeldNotice, RateLimitPanel } from './throughput-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Notice, Pill, statusWord, Time } from './ui.tsx';
 
@@ -115,6 +116,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
           <Time t={t} at={endpoint.failing_since} />
         </p>
       )}
+      <HeldNotice t={t} endpoint={endpoint} />
       <div class="row">
         {endpoint.status === 'active' ? (
           <button type="button" disabled={busy} onClick={() => setStatus('paused')}>
@@ -136,6 +138,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       {endpoint.status !== 'disabled' && <TrialPanel ctx={ctx} endpoint={endpoint} />}
       {ctx.session.features.recovery && <RecoveryPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />}
       <OrderingPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <RateLimitPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <AdvancedPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
 
       <h2>{t.t('recentAttempts')}</h2>
