@@ -6,7 +6,7 @@ import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
-import { laneStats, pruneLanes } from './ordered-lanes.ts';
+import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
@@ -62,6 +62,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
         { session, returnDocument: 'after' },
       );
       if (doc === null) return null;
+      // It takes its lane's head: the displaced head waits and comes next by sequence.
+      if (doc.orderingKey) await takeLaneHead(this.#conn, session, doc.endpointId, doc.orderingKey, doc._id);
       await refreshMessageStatuses(this.#conn, session, t, [doc.messageId]);
       return toDelivery(doc);
     });

@@ -194,3 +194,13 @@ async function isOpen(conn: MongoConnection, session: ClientSession, id: string)
   const doc = await conn.deliveries.findOne({ _id: id }, { session, projection: { status: 1 } });
   return doc !== null && OPEN_STATUSES.includes(doc.status);
 }
+
+/** A manual retry puts the delivery at its lane's head (see the SQLite takeLaneHead). */
+export async function takeLaneHead(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, deliveryId: string): Promise<void> {
+  const lane = await conn.deliveryLanes.findOne({ _id: laneId(endpointId, key) }, { session, projection: { headId: 1 } });
+  if (lane === null) return;
+  if (lane.headId !== null && lane.headId !== deliveryId) {
+    await conn.deliveries.updateOne({ _id: lane.headId, status: { $in: OPEN_STATUSES } }, { $set: { laneWait: true } }, { session });
+  }
+  await setHead(conn, session, endpointId, key, deliveryId);
+}

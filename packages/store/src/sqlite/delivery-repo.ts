@@ -15,7 +15,7 @@ import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
-import { laneStats, pruneLanes } from './ordered-lanes.ts';
+import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
@@ -152,6 +152,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         .get(now, now, t.orgId, t.env, id);
       if (row === undefined) return null;
       const delivery = toDelivery(row);
+      const key = textOrNull(row, 'ordering_key');
+      if (key !== null) takeLaneHead(this.#conn, delivery.endpointId, key, delivery.id);
       refreshMessageStatuses(this.#conn, [delivery.messageId]);
       return delivery;
     });

@@ -136,3 +136,19 @@ export function pruneLanes(conn: SqliteConnection, before: number, batch: number
     .run(before, batch);
   return Number(changes);
 }
+
+/**
+ * A manual retry puts the delivery at its lane's head: it is sent at once, as asked, and keeps
+ * its sequence. The head it displaces, when still open, waits (lane_wait) and comes next by
+ * sequence once the retried one ends; so does everything behind. Nothing else of the lane
+ * starts while the retried delivery is open. A lane pruned meanwhile has no row: unordered.
+ */
+export function takeLaneHead(conn: SqliteConnection, endpointId: string, key: string, deliveryId: string): void {
+  conn
+    .statement(
+      `UPDATE deliveries SET lane_wait = 1
+        WHERE id = (SELECT head_id FROM delivery_lanes WHERE endpoint_id = ? AND ordering_key = ?) AND id <> ? AND ${OPEN}`,
+    )
+    .run(endpointId, key, deliveryId);
+  conn.statement('UPDATE delivery_lanes SET head_id = ? WHERE endpoint_id = ? AND ordering_key = ?').run(deliveryId, endpointId, key);
+}

@@ -91,12 +91,23 @@ export function describeOrderedLaneContract(f: Fixtures): void {
       expect(await m.delivery(t, a2!)).toMatchObject({ sequence: 2 });
     });
 
-    it('a manual retry of a waiting delivery is claimable at once and keeps its sequence', async () => {
+    it('a manual retry of a waiting delivery takes its lane’s head: sent at once with its sequence, the lane waits for it', async () => {
       const { t } = await orderedScene();
-      const [a1, a2] = await sendAll(t, ['a', 'a']);
+      const [a1, a2, a3] = await sendAll(t, ['a', 'a', 'a']);
       const now = f.clock.now();
       expect(await f.store.deliveries.retryNow(t, a2!, now)).toMatchObject({ sequence: 2, orderingKey: 'a' });
-      expect(await m.dueOf(now, [a1!, a2!])).toEqual([a1, a2]);
+      // a2 goes now; the head it displaced (a1) waits, and a3 behind it.
+      expect(await m.dueOf(now, [a1!, a2!, a3!])).toEqual([a2]);
+      // a2's attempt fails and will retry: nothing else of the lane starts meanwhile.
+      const job = await m.claim(a2!, now);
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, now, now + 60_000));
+      expect(await m.dueOf(f.clock.now(), [a1!, a3!])).toEqual([]);
+      // Once a2 ends, the lane goes on by sequence: a1, then a3.
+      f.clock.advance(60_000);
+      await succeed(a2!);
+      expect(await m.dueOf(f.clock.now(), [a1!, a3!])).toEqual([a1]);
+      await succeed(a1!);
+      expect(await m.dueOf(f.clock.now(), [a3!])).toEqual([a3]);
     });
 
     it('pause holds the lane; resume goes on with the head', async () => {
