@@ -131,21 +131,27 @@ describe('DueSweep', () => {
     expect(published.slice(4)).toEqual(ids.slice(4));
   });
 
-  it('behind too when one endpoint filled its share of the page: a freed place fetches the rest of its backlog', async () => {
-    const { t } = await s.endpoint();
+  it('an endpoint that filled its share of the page asks for a sweep once its queue is half drained, not at every freed place', async () => {
+    const { t, endpoint } = await s.endpoint();
     const ids = await s.due(t, 14); // one endpoint: a share is 2 slots + 8 parked
-    const { sweep, places, ledger } = sweeper({ places: 20, slots: 2 });
+    const { sweep, places, gate } = sweeper({ places: 20, slots: 2 });
     await sweep.sweep();
     expect(published).toEqual(ids.slice(0, 10));
-    for (const id of ids.slice(0, 10)) {
-      await s.claim(id);
-      ledger.sending(id);
-    }
+    const entry = (i: number) => ({ id: ids[i]!, endpointId: endpoint.id });
+    for (let i = 0; i < 2; i++) expect(gate.tryEnter(entry(i), false)).toBe(true);
+    for (let i = 2; i < 10; i++) expect(gate.wait(entry(i), ROOT_CONTEXT)).toBe(true);
     places.take();
     places.give();
-    sweep.placeFreed(); // not cut off by places (10 of 20), but the endpoint filled its share
-    await until(() => published.length === 14);
-    expect(published.slice(10)).toEqual(ids.slice(10));
+    sweep.placeFreed(); // not behind: a freed place alone sweeps nothing
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(published).toHaveLength(10);
+    const refills: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      refills.push(gate.ended(entry(i)).refill);
+      gate.turnSettled(endpoint.id);
+    }
+    // 8 parked: the fourth turn leaves 4, half of the parking — the one that asks.
+    expect(refills).toEqual([false, false, false, true]);
   });
 
   it('a sweep that was not cut off is not behind: a freed place sweeps nothing', async () => {

@@ -18,7 +18,7 @@ export interface DueSweepDeps {
   /** This dispatcher's places: a sweep publishes no more than are free. */
   places: AttemptPlaces;
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
-  gate: Pick<SendGate, 'perEndpoint' | 'hasRoom'>;
+  gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
   /** How often the store is swept. */
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
@@ -142,10 +142,12 @@ export class DueSweep {
       const limit = room + Math.min(ledger.listed, batch + places.size);
       // At most what one endpoint can use (its slots and its parking) from each endpoint.
       const due = await store.deliveries.due(now, limit, gate.perEndpoint);
-      // Behind when cut off, and when an endpoint filled its share of the page: the store may
-      // hold more of it (a resumed endpoint's backlog). Without this a lone endpoint's backlog
-      // drained one share per tick — 10,000 released deliveries took two minutes.
-      this.#behind = due.length >= limit || filledAShare(due, gate.perEndpoint);
+      this.#behind = due.length >= limit;
+      // An endpoint that filled its share of the page may have more in the store (a resumed
+      // endpoint's backlog): its queue draining to half asks for the next sweep. Without this a
+      // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
+      // minutes. (Not `behind`: that would sweep at every finished send while its slots are full.)
+      for (const endpointId of filledShares(due, gate.perEndpoint)) gate.filledShare(endpointId);
       let published = 0;
       for (const { id, endpointId } of due) {
         if (published >= room) break;
@@ -168,13 +170,9 @@ export class DueSweep {
   }
 }
 
-/** Whether some endpoint has `share` deliveries on the page: as many as `due` gives one endpoint. */
-function filledAShare(due: readonly { endpointId: string }[], share: number): boolean {
+/** The endpoints with `share` deliveries on the page: as many as `due` gives one endpoint. */
+function filledShares(due: readonly { endpointId: string }[], share: number): string[] {
   const counts = new Map<string, number>();
-  for (const { endpointId } of due) {
-    const n = (counts.get(endpointId) ?? 0) + 1;
-    if (n >= share) return true;
-    counts.set(endpointId, n);
-  }
-  return false;
+  for (const { endpointId } of due) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
+  return [...counts].filter(([, n]) => n >= share).map(([endpointId]) => endpointId);
 }

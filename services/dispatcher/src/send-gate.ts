@@ -67,6 +67,14 @@ export class SendGate {
    * parking are all taken: a wake-up would only be dropped. The endpoint is then marked, and
    * its queue draining asks for a sweep (`Turn.refill`).
    */
+  /**
+   * A sweep fetched as many of `endpointId`'s due deliveries as this gate holds: the store may
+   * have more, so its queue draining asks for a sweep (`Turn.refill`), as after `hasRoom` refused.
+   */
+  filledShare(endpointId: string): void {
+    this.#parked.markOverflowed(endpointId);
+  }
+
   hasRoom(endpointId: string): boolean {
     if (this.#slots.inUse(endpointId) < this.#slots.perEndpoint || !this.#parked.isFull(endpointId)) return true;
     this.#parked.markOverflowed(endpointId);
