@@ -195,7 +195,13 @@ describe('PATCH /v1/endpoints/{id}', () => {
     expect((await t.api.patch(path, { status: 'active' })).body.status).toBe('active');
     expect((await t.api.get(path)).body).toMatchObject({ description: 'new', status: 'active', event_types: null });
 
-    // fixed_ip by PATCH (beyond the spec's inputs; docs/semantics.md): on, then off again.
+    // fixed_ip by PATCH (beyond the spec's inputs; docs/semantics.md): refused while no fixed
+    // address is configured (every attempt would fail in the relay), then on, then off again.
+    const none = await t.api.patch(path, { fixed_ip: true });
+    expect(none.status).toBe(422);
+    expect(none.body.message).toMatch(/^fixed_ip: no fixed source addresses are configured/);
+    expect((await t.api.get(path)).body.fixed_ip).toBe(false);
+    await gw.store.egressIps.sync([{ ip: '203.0.113.7', family: 4 }], gw.clock.now(), 30 * 86_400_000);
     expect((await t.api.patch(path, { fixed_ip: true })).body.fixed_ip).toBe(true);
     expect((await t.api.get(path)).body.fixed_ip).toBe(true);
     expect((await t.api.patch(path, { fixed_ip: false })).body.fixed_ip).toBe(false);

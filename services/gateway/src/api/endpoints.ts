@@ -9,6 +9,7 @@ import {
   monthStart,
   newId,
   newSigningSecret,
+  InvalidError,
   NotFoundError,
   parseInput,
   patchEndpointBody,
@@ -121,6 +122,11 @@ export function endpointsRouter(
     const current = await load(tenant, res, pathId(req));
     const body = parseInput(patchEndpointBody, req.body, 'request body');
     if (body.url !== undefined && body.url !== current.url) await checkUrl(body.url);
+    // Switching to fixed addresses needs some: with none configured every attempt would fail
+    // in the relay and spend the delivery's retries (RELAY_SOURCE_IPS, GET /v1/egress-ips).
+    if (body.fixed_ip === true && !current.fixedIp && !(await store.egressIps.list(clock.now())).some((a) => a.retiringAt === null)) {
+      throw new InvalidError('fixed_ip: no fixed source addresses are configured (GET /v1/egress-ips lists none), so it cannot be switched on');
+    }
     const patch: EndpointPatch = {
       url: body.url,
       description: body.description,
