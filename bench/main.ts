@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,idempotency] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
@@ -21,6 +21,7 @@ import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
 import { runBacklog } from './scenarios/backlog.ts';
+import { runCapacity } from './scenarios/capacity.ts';
 import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
@@ -44,6 +45,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   noisy: runNoisy,
   backlog: runBacklog,
   ordered: runOrdered,
+  capacity: runCapacity,
   cluster: runCluster,
 };
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));

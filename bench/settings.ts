@@ -31,6 +31,11 @@ export interface BenchSettings {
   idempotency: { keys: number; warmup: number; replays: number; bursts: number };
   /** Ordered delivery (issue 31): `count` messages over `keys` ordering keys of one endpoint per drain; `pacedCount` per paced run. */
   ordered: { keys: number; count: number; pacedCount: number };
+  /**
+   * Throughput control (issue 32): `count` messages to a receiver of capacity 4, goodput from
+   * `windowFromS` for `windowS`; `rateCount` each to a 10/s endpoint and an unlimited one.
+   */
+  capacity: { count: number; windowFromS: number; windowS: number; rateCount: number };
   /** Longest wait for a run's deliveries to arrive. */
   waitMs: number;
 }
@@ -55,6 +60,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       backlog: { messages: 10, consumers: 2 },
       idempotency: { keys: 40, warmup: 20, replays: 200, bursts: 3 },
       ordered: { keys: 10, count: 60, pacedCount: 40 },
+      capacity: { count: 40, windowFromS: 0.5, windowS: 1, rateCount: 15 },
       waitMs: 30_000,
     };
   }
@@ -72,6 +78,8 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     backlog: { messages: 200_000 / FANOUT, consumers: 8 },
     idempotency: { keys: 2_000, warmup: 1_000, replays: 10_000, bursts: 60 },
     ordered: { keys: 1_000, count: 10_000, pacedCount: 4_000 },
+    // 20 s at capacity (40/s) is 800: the window after the first 10 s stays busy.
+    capacity: { count: 800, windowFromS: 10, windowS: 10, rateCount: 100 },
     waitMs: 180_000,
   };
 }

@@ -1,7 +1,11 @@
 // What the bench harness and its receiver process say to each other over the IPC channel.
 
-/** How a route answers: `ok` 200 after the signature check, `fail` 500, `hang` never (the request stays open). */
-export type RouteMode = 'ok' | 'fail' | 'hang';
+/**
+ * How a route answers: `ok` 200 after the signature check, `fail` 500, `hang` never (the
+ * request stays open), `capacity` as a receiver of fixed capacity (set with a `capacity`
+ * message): 429 above `capacity` requests in flight on the route, else 200 after `serviceMs`.
+ */
+export type RouteMode = 'ok' | 'fail' | 'hang' | 'capacity';
 
 /** One endpoint URL path `/r/<id>` of the receiver, with the secret its webhooks are signed with. */
 export interface RouteSpec {
@@ -21,6 +25,8 @@ export interface GroupStats {
   duplicates: number;
   /** Valid requests answered 500 (the route's mode is `fail`). */
   failed: number;
+  /** Valid requests answered 429 (a `capacity` route with `capacity` in flight). */
+  refused: number;
   /** Receive time (Unix ms, sub-ms precision) of the first and the latest delivered request. */
   firstAt: number | null;
   lastAt: number | null;
@@ -46,10 +52,19 @@ export type HarnessMessage =
   | { seq: number; type: 'routes'; routes: RouteSpec[] }
   | { seq: number; type: 'mode'; ids: string[]; mode: RouteMode }
   | { seq: number; type: 'failKeys'; keys: string[] }
+  | { seq: number; type: 'capacity'; ids: string[]; capacity: number; serviceMs: number }
+  | { seq: number; type: 'times'; group: string }
   | { seq: number; type: 'stats'; latency: boolean }
   | { seq: number; type: 'reset' };
 
 export type ReceiverMessage =
   | { seq: number; type: 'ok' }
   | { seq: number; type: 'error'; code: string; message: string }
-  | { seq: number; type: 'stats'; stats: ReceiverStats };
+  | { seq: number; type: 'stats'; stats: ReceiverStats }
+  | { seq: number; type: 'times'; times: AnswerTimes };
+
+/** When a group's requests were answered since the last reset (Unix ms): 2xx to new webhooks, and 429s. */
+export interface AnswerTimes {
+  ok: number[];
+  refused: number[];
+}

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { testCa, type TestCa } from '@wirehook/testkit';
-import type { HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
+import type { AnswerTimes, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
 
 /** Where the receiver listens. The test certificate covers 127.0.0.1 (and `localhost`). */
 export interface ReceiverOptions {
@@ -83,6 +83,18 @@ export class BenchReceiver {
   /** Answers 500 to every webhook carrying one of these `webhook-ordering-key`s (none: `[]`). */
   async failKeys(keys: string[]): Promise<void> {
     await this.#call({ type: 'failKeys', keys });
+  }
+
+  /** Makes routes answer as a receiver of fixed capacity: 429 above `capacity` in flight each, else 200 after `serviceMs`. */
+  async setCapacity(ids: string[], capacity: number, serviceMs: number): Promise<void> {
+    await this.#call({ type: 'capacity', ids, capacity, serviceMs });
+  }
+
+  /** When a group's requests were answered since the last reset (`capacity` routes only). */
+  async times(group: string): Promise<AnswerTimes> {
+    const reply = await this.#call({ type: 'times', group });
+    if (reply.type !== 'times') throw new Error('receiver: unexpected reply to times');
+    return reply.times;
   }
 
   /** Counters since the last reset; with `latency`, percentiles too (sorts every sample: ask once per run). */

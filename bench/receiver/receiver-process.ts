@@ -3,7 +3,8 @@
 // a path /r/<route>. It checks every webhook the cheap way a fast receiver would — one
 // HMAC-SHA256 over `id.timestamp.body` compared with the `v1,` signatures, and the
 // timestamp within 5 minutes — counts distinct webhook-ids per route, and answers 200, or
-// 500 on a failing route (or for an ordering key told to fail). An ordered webhook whose
+// 500 on a failing route (or for an ordering key told to fail); a `capacity` route answers
+// like a receiver of fixed capacity (429 above C in flight, else 200 after its service time). An ordered webhook whose
 // `webhook-sequence` is below one already delivered for its route and key counts as out of
 // order. Accept→receive latency is the receive time minus the body's
 // `timestamp` (the message's creation time; both clocks are this machine's).
@@ -11,16 +12,22 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Samples } from '../report/stats.ts';
-import type { GroupStats, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
+import type { AnswerTimes, GroupStats, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
 
 interface Route {
   key: KeyObject;
   mode: RouteMode;
   group: Group;
+  /** `capacity` mode: most requests in flight before 429, and each one's service time. */
+  capacity: number;
+  serviceMs: number;
+  inFlight: number;
 }
 
 interface Group {
   stats: GroupStats;
+  /** Answer times (`capacity` routes only): new webhooks answered 2xx, and 429s. */
+  times: AnswerTimes;
 }
 
 const TOLERANCE_SECONDS = 5 * 60;
@@ -46,7 +53,7 @@ const nowMs = () => performance.timeOrigin + performance.now();
 function groupNamed(name: string): Group {
   let group = groups.get(name);
   if (group === undefined) {
-    group = { stats: emptyStats() };
+    group = { stats: emptyStats(), times: { ok: [], refused: [] } };
     groups.set(name, group);
   }
   return group;
@@ -106,6 +113,10 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       res.writeHead(500).end('bench: failing on purpose');
       return;
     }
+    if (route.mode === 'capacity') {
+      serveWithin(route, `${req.url} ${id}`, receivedAt, body, res);
+      return;
+    }
     const pair = `${req.url} ${id}`;
     if (seen.has(pair)) {
       stats.duplicates++;
@@ -119,6 +130,33 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     }
     res.writeHead(200).end();
   });
+}
+
+/** A receiver of fixed capacity: 429 above `route.capacity` in flight, else 200 after `route.serviceMs`. */
+function serveWithin(route: Route, pair: string, receivedAt: number, body: Buffer, res: ServerResponse): void {
+  const { stats, times } = route.group;
+  if (route.inFlight >= route.capacity) {
+    stats.refused++;
+    times.refused.push(nowMs());
+    res.writeHead(429).end();
+    return;
+  }
+  route.inFlight++;
+  setTimeout(() => {
+    route.inFlight--;
+    const answeredAt = nowMs();
+    if (seen.has(pair)) {
+      stats.duplicates++;
+    } else {
+      seen.add(pair);
+      stats.delivered++;
+      stats.firstAt ??= answeredAt;
+      stats.lastAt = answeredAt;
+      times.ok.push(answeredAt);
+      latency.push(receivedAt - createdAtOf(body));
+    }
+    res.writeHead(200).end();
+  }, route.serviceMs);
 }
 
 function checkOrder(lane: string, sequence: number): void {
@@ -144,7 +182,7 @@ function listen(host: string, port: number, keyPem: string, certPem: string): Pr
 }
 
 function emptyStats(): GroupStats {
-  return { delivered: 0, duplicates: 0, failed: 0, firstAt: null, lastAt: null };
+  return { delivered: 0, duplicates: 0, failed: 0, refused: 0, firstAt: null, lastAt: null };
 }
 
 function snapshot(withLatency: boolean): ReceiverStats {
@@ -161,11 +199,15 @@ function reset(): void {
   latency.clear();
   lastSequence.clear();
   outOfOrder = 0;
-  for (const group of groups.values()) group.stats = emptyStats();
+  for (const group of groups.values()) {
+    group.stats = emptyStats();
+    group.times = { ok: [], refused: [] };
+  }
 }
 
 function addRoutes(specs: RouteSpec[]): void {
-  for (const spec of specs) routes.set(spec.id, { key: keyOf(spec.secret), mode: spec.mode, group: groupNamed(spec.group) });
+  for (const spec of specs)
+    routes.set(spec.id, { key: keyOf(spec.secret), mode: spec.mode, group: groupNamed(spec.group), capacity: 0, serviceMs: 0, inFlight: 0 });
 }
 
 async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
@@ -191,6 +233,16 @@ async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
     case 'failKeys':
       failKeys = new Set(message.keys);
       return { seq, type: 'ok' };
+    case 'capacity':
+      for (const id of message.ids) {
+        const route = routes.get(id);
+        if (route) Object.assign(route, { mode: 'capacity', capacity: message.capacity, serviceMs: message.serviceMs });
+      }
+      return { seq, type: 'ok' };
+    case 'times': {
+      const times = groups.get(message.group)?.times ?? { ok: [], refused: [] };
+      return { seq, type: 'times', times };
+    }
     case 'stats':
       return { seq, type: 'stats', stats: snapshot(message.latency) };
     case 'reset':

@@ -1,6 +1,7 @@
 // The report's figures: each scenario's in its own module (delivery-, stress-, idempotency-figures.ts),
 // joined here in the report's order; the medians they are made from in medians.ts.
 import { baselineFigures, clusterFigures, e2eFigures, fanoutFigures, intakeFigures } from './delivery-figures.ts';
+import { capacityFigures } from './capacity-figures.ts';
 import type { Figure } from './figure.ts';
 import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
@@ -21,6 +22,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...noisyFigures(medians),
     ...backlogFigures(medians),
     ...orderedFigures(medians),
+    ...capacityFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
   ];

@@ -74,4 +74,21 @@ describe('bench --smoke', () => {
     expect(figure('ordered.rate')).toMatchObject({ target: '≥ 80% of unordered', value: expect.any(Number) });
     expect(report.scenarios.ordered.runs[0].extra.blockedFailedAnswers).toBeGreaterThanOrEqual(1);
   }, 150_000);
+
+  it('runs the capacity scenario on request: a receiver of capacity 4, a 10/s endpoint beside an unlimited one', () => {
+    const dir = mkdtempSync(join(out, 'capacity-'));
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'capacity', '--out', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(Object.keys(report.scenarios)).toEqual(['capacity']);
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
+    expect(figure('capacity.goodput')).toMatchObject({ target: '≥ 90% of 40/s', value: expect.any(Number) });
+    expect(figure('capacity.refusedShare')).toMatchObject({ target: '< 5%', value: expect.any(Number) });
+    expect(figure('capacity.limitedMaxPerSecond')).toMatchObject({ target: '≤ 12', value: expect.any(Number) });
+    expect(figure('capacity.unlimitedSeconds').value).toEqual(expect.any(Number));
+  }, 150_000);
 });
