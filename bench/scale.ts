@@ -24,12 +24,12 @@ import { WirehookApi } from './http/wirehook-api.ts';
 import { embeddedLauncher } from './launchers/embedded-launcher.ts';
 import { tail } from './launchers/processes.ts';
 import { rssBytes } from './report/proc-stats.ts';
-import { percentile, round } from './report/stats.ts';
+import { round } from './report/stats.ts';
 import { countAttempts, seedAttempts } from './setup/seed-attempts.ts';
 import { createTenants } from './setup/tenants.ts';
+import { Probe } from './scale-probe.ts';
 
 const LIMITS = { callMs: 200, probeP99Ms: 250, rssGrowthMb: 200, statsMs: 50 };
-const PROBE_PER_SECOND = 50;
 /** How long after a call the probe's p99 is taken (the walk behind it runs then). */
 const AFTER_CALL_MS = 5_000;
 const SEED_CHUNK = 50_000;
@@ -253,54 +253,6 @@ function seed(
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
   return n;
-}
-
-/** Another org's GET of its event types, PROBE_PER_SECOND times a second, latencies kept in order. */
-class Probe {
-  readonly #api: WirehookApi;
-  readonly #key: string;
-  readonly #samples: number[] = [];
-  /** Probes that got no answer. */
-  errors = 0;
-  #running = false;
-  #loop: Promise<void> | undefined;
-
-  constructor(api: WirehookApi, key: string) {
-    this.#api = api;
-    this.#key = key;
-  }
-
-  start(): void {
-    this.#running = true;
-    this.#loop = (async () => {
-      while (this.#running) {
-        const started = performance.now();
-        try {
-          await this.#api.expect(200, 'GET', '/v1/event-types', this.#key);
-        } catch {
-          // A keep-alive connection the server closed as it was reused: counted, and the
-          // time it took stays in the samples (the probe saw that latency).
-          this.errors++;
-        }
-        this.#samples.push(performance.now() - started);
-        await sleep(Math.max(0, 1000 / PROBE_PER_SECOND - (performance.now() - started)));
-      }
-    })();
-  }
-
-  mark(): number {
-    return this.#samples.length;
-  }
-
-  p99Since(mark: number): number | null {
-    const p = percentile(this.#samples.slice(mark), 99);
-    return p === null ? null : round(p);
-  }
-
-  async stop(): Promise<void> {
-    this.#running = false;
-    await this.#loop;
-  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
