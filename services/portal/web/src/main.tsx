@@ -4,6 +4,7 @@ import { App } from './app.tsx';
 import { Gone } from './gone.tsx';
 import { chooseLocale } from './i18n.ts';
 import './styles.css';
+import './components.css';
 
 // The token arrives in the path (/l/<token>); it leaves the address bar (and so the history,
 // screenshots and shared URLs) at once: the page goes on at /r/<session>, where a reload
