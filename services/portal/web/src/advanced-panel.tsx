@@ -1,9 +1,10 @@
 import type { CompatSignature, EgressIpList } from '@wirehook/client/types';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type EndpointDetail } from './api.ts';
+import { api, type EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { Notice, Time } from './ui.tsx';
+import { useEndpointPatch } from './use-endpoint-patch.ts';
 
 const NO_COMPAT: CompatSignature = { header: '', content: 'body', encoding: 'hex', prefix: '' };
 
@@ -19,27 +20,13 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
   const [on, setOn] = useState(endpoint.compat_signature !== null);
   const [fixedIp, setFixedIp] = useState(endpoint.fixed_ip);
   const [compat, setCompat] = useState<CompatSignature>(endpoint.compat_signature ?? NO_COMPAT);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   const set = (change: Partial<CompatSignature>) => setCompat((c) => ({ ...c, ...change }));
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setNotice(null);
-    setError(null);
     const body = on ? { ...compat, header: compat.header.trim(), prefix: compat.prefix || undefined } : null;
-    try {
-      await api('PATCH', `/endpoints/${endpoint.id}`, { compat_signature: body, fixed_ip: fixedIp });
-      setNotice(t.t('saved'));
-      onChange();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setError(err.message);
-      else ctx.fail(err);
-    } finally {
-      setBusy(false);
-    }
+    void patch({ compat_signature: body, fixed_ip: fixedIp });
   };
 
   return (

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type EndpointDetail } from './api.ts';
+import type { EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { Notice } from './ui.tsx';
+import { useEndpointPatch } from './use-endpoint-patch.ts';
 
 type Ordering = EndpointDetail['ordering'];
 
@@ -12,25 +13,10 @@ type Ordering = EndpointDetail['ordering'];
 export function OrderingPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: EndpointDetail; onChange: () => void }) {
   const { t } = ctx;
   const [ordering, setOrdering] = useState<Ordering>(endpoint.ordering);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const save = async (e: Event) => {
+  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setNotice(null);
-    setError(null);
-    try {
-      await api('PATCH', `/endpoints/${endpoint.id}`, { ordering });
-      setNotice(t.t('saved'));
-      onChange();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setError(err.message);
-      else ctx.fail(err);
-    } finally {
-      setBusy(false);
-    }
+    void patch({ ordering });
   };
 
   const option = (value: Ordering, label: 'orderingNone' | 'orderingKey') => (

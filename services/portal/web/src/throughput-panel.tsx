@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type EndpointDetail } from './api.ts';
+import type { EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import type { Translator } from './i18n.ts';
 import { Notice } from './ui.tsx';
+import { useEndpointPatch } from './use-endpoint-patch.ts';
 
 /** Throughput control's highest rate_limit (issue 32), as the API accepts it. */
 const MAX_RATE_LIMIT = 10_000;
@@ -31,25 +32,9 @@ export function RateLimitPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint
   const { t } = ctx;
   const saved = endpoint.rate_limit ?? null;
   const [text, setText] = useState(saved === null ? '' : String(saved));
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
+  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   const write = async (rateLimit: number | null) => {
-    setBusy(true);
-    setNotice(null);
-    setError(null);
-    try {
-      await api('PATCH', `/endpoints/${endpoint.id}`, { rate_limit: rateLimit });
-      setText(rateLimit === null ? '' : String(rateLimit));
-      setNotice(t.t(rateLimit === null ? 'rateLimitCleared' : 'saved'));
-      onChange();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) setError(err.message);
-      else ctx.fail(err);
-    } finally {
-      setBusy(false);
-    }
+    if (await patch({ rate_limit: rateLimit }, t.t(rateLimit === null ? 'rateLimitCleared' : 'saved'))) setText(rateLimit === null ? '' : String(rateLimit));
   };
   const save = (e: Event) => {
     e.preventDefault();
