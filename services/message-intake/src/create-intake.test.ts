@@ -11,6 +11,7 @@ import { silentLogger } from '@wirehook/platform';
 import { IntakeGrpcClient, RpcError } from '@wirehook/rpc';
 import { openSqliteStore, type SqliteStore } from '@wirehook/store';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { plainEndpoint } from '../../../packages/store/test/contract/fixtures.ts';
 import { createIntake } from './create-intake.ts';
 
 const TOKEN = 'create-intake-test-token-of-32-chars-or-more';
@@ -58,20 +59,7 @@ async function sendInput(): Promise<SendMessageInput> {
   const consumer = await store.consumers.create(tenant, { id: newId('consumer', clock), externalId: 'customer-1', name: null, createdAt: clock.now() });
   await store.endpoints.create(
     tenant,
-    {
-      id: newId('endpoint', clock),
-      consumerId: consumer.id,
-      url: 'https://hooks.customer-1.test/in',
-      description: null,
-      eventTypes: null,
-      fixedIp: false,
-      status: 'active',
-      disabledReason: null,
-      failingSince: null,
-      createdAt: clock.now(),
-      retry: { count: 3, interval: '1m' },
-      compatSignature: null,
-    },
+    plainEndpoint(newId('endpoint', clock), consumer.id, clock.now(), { url: 'https://hooks.customer-1.test/in', retry: { count: 3, interval: '1m' } }),
     { sealed: 'v1.x', createdAt: clock.now(), expiresAt: null },
     1_000,
   );

@@ -3,6 +3,7 @@ import {
   type Consumer,
   type ConsumerId,
   type Endpoint,
+  type EndpointId,
   type Environment,
   type ManualClock,
   type Org,
@@ -11,6 +12,29 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { Store } from '../../src/store.ts';
+
+/**
+ * A plain endpoint record (not stored): active, every event type, sent directly, no signature
+ * header, the given id and times — what the services' test scenes need, with `overrides`. (The
+ * contract's own `Fixtures.endpoint` sets every field to a non-default value instead.)
+ */
+export function plainEndpoint(id: EndpointId, consumerId: ConsumerId, at: number, overrides: Partial<Endpoint> = {}): Endpoint {
+  return {
+    id,
+    consumerId,
+    url: 'https://hooks.customer.test/wirehook',
+    description: null,
+    eventTypes: null,
+    fixedIp: false,
+    status: 'active',
+    disabledReason: null,
+    failingSince: null,
+    createdAt: at,
+    retry: { count: 0, interval: '1m' },
+    compatSignature: null,
+    ...overrides,
+  };
+}
 
 /** The endpoint cap the contract uses unless a test is about the cap. */
 export const DEFAULT_MAX_ENDPOINTS = 20;

@@ -4,6 +4,7 @@
 import { createInterface } from 'node:readline';
 import { InvalidError, newId, systemClock, type ConsumerId, type Tenant } from '@wirehook/core';
 import { openSqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
+import { plainEndpoint } from '../contract/fixtures.ts';
 
 /** The job of one racing process, passed as JSON in argv[2]. */
 export interface CreateEndpointsJob {
@@ -34,20 +35,10 @@ for (let i = 0; i < job.attempts; i++) {
   try {
     await store.endpoints.create(
       job.tenant,
-      {
-        id: newId('endpoint', systemClock),
-        consumerId: job.consumerId,
+      plainEndpoint(newId('endpoint', systemClock), job.consumerId, now, {
         url: `https://race.example/${process.pid}/${i}`,
-        description: null,
-        eventTypes: null,
-        fixedIp: false,
-        status: 'active',
-        disabledReason: null,
-        failingSince: null,
-        createdAt: now,
         retry: { count: 7, interval: 'progressive' },
-        compatSignature: null,
-      },
+      }),
       { sealed: `v1.${process.pid}.${i}`, createdAt: now, expiresAt: null },
       job.max,
     );

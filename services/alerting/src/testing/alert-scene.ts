@@ -8,6 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { ManualClock, newId, type AlertTargetId, type Endpoint, type Environment, type OrgId, type PlanName, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { claimRef, openSqliteStore, type AlertTarget, type NoticeDelivery, type SqliteStore } from '@wirehook/store';
+import { plainEndpoint } from '../../../../packages/store/test/contract/fixtures.ts';
 import { AlertingWorker } from '../alerting-worker.ts';
 import type { NoticeContent } from '../notice-content.ts';
 import type { NoticeResult, NoticeSenderPort } from '../notice-sender.ts';
@@ -101,20 +102,7 @@ export class AlertScene {
       name: null,
       createdAt: this.clock.now(),
     });
-    const endpoint: Endpoint = {
-      id: newId('endpoint', this.clock),
-      consumerId: consumer.id,
-      url: `https://hooks.customer-${n}.test/wirehook`,
-      description: null,
-      eventTypes: null,
-      fixedIp: false,
-      status: 'active',
-      disabledReason: null,
-      failingSince: null,
-      createdAt: this.clock.now(),
-      retry,
-      compatSignature: null,
-    };
+    const endpoint = plainEndpoint(newId('endpoint', this.clock), consumer.id, this.clock.now(), { url: `https://hooks.customer-${n}.test/wirehook`, retry });
     return this.store.endpoints.create(t, endpoint, { sealed: 'v1.x', createdAt: this.clock.now(), expiresAt: null }, 1_000_000);
   }
 

@@ -10,6 +10,7 @@ import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from 
 import { silentLogger, type Logger } from '@wirehook/platform';
 import { claimRef, openSqliteStore, type AttemptOutcome, type DeliveryJob, type SqliteStore } from '@wirehook/store';
 import type { Registry } from 'prom-client';
+import { plainEndpoint } from '../../../../packages/store/test/contract/fixtures.ts';
 import { RecoveryWorker } from '../recovery-worker.ts';
 
 /** A store, a bus and a clock shared by the services and workers a test builds. */
@@ -72,20 +73,7 @@ export class RecoveryScene {
       name: null,
       createdAt: this.clock.now(),
     });
-    const endpoint: Endpoint = {
-      id: newId('endpoint', this.clock),
-      consumerId: consumer.id,
-      url: `https://hooks.customer-${n}.test/wirehook`,
-      description: null,
-      eventTypes: null,
-      fixedIp: false,
-      status: 'active',
-      disabledReason: null,
-      failingSince: null,
-      createdAt: this.clock.now(),
-      retry: { count: 0, interval: '1m' },
-      compatSignature: null,
-    };
+    const endpoint = plainEndpoint(newId('endpoint', this.clock), consumer.id, this.clock.now(), { url: `https://hooks.customer-${n}.test/wirehook` });
     return this.store.endpoints.create(t, endpoint, { sealed: 'v1.x', createdAt: this.clock.now(), expiresAt: null }, 1_000_000);
   }
 
