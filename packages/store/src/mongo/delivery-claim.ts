@@ -31,7 +31,7 @@ export function claimableFilter(now: number): Filter<DeliveryDoc> {
  * when one endpoint's backlog fills the page, a second pass groups the due deliveries by
  * endpoint and takes the first `perEndpoint` of each, so other endpoints are not hidden.
  */
-export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number, peekStranded = true): Promise<DueDelivery[]> {
   const oldest = await conn.deliveries
     .aggregate<{ _id: string; endpointId: string }>([
       { $match: claimableFilter(now) },
@@ -42,7 +42,7 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
       { $project: { _id: 1, endpointId: 1 } },
     ])
     .toArray();
-  await repairStrandedAtHead(conn, now);
+  if (peekStranded) await repairStrandedAtHead(conn, now);
   const taken = new Map<string, number>();
   const capped = oldest.filter((d) => {
     const n = taken.get(d.endpointId) ?? 0;

@@ -3,6 +3,7 @@ import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
+import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
@@ -14,6 +15,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
+  /** When `due` last looked for stranded deliveries (stranded.ts), at most every STRANDED_PEEK_INTERVAL_MS. */
+  #strandedPeekAt = Number.NEGATIVE_INFINITY;
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -21,7 +24,10 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
     if (checkedLimit(limit, 'limit') === 0 || checkedLimit(perEndpoint, 'perEndpoint') === 0) return [];
-    return dueDeliveries(this.#conn, now, limit, perEndpoint);
+    // A clock that stepped back peeks again rather than waiting out the interval.
+    const peek = now - this.#strandedPeekAt >= STRANDED_PEEK_INTERVAL_MS || now < this.#strandedPeekAt;
+    if (peek) this.#strandedPeekAt = now;
+    return dueDeliveries(this.#conn, now, limit, perEndpoint, peek);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
