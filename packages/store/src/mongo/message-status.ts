@@ -70,7 +70,7 @@ export function statusOfCounts(counts: StatusCounts): DeliveryStatus {
   return PRECEDENCE.find((status) => counts[status] > 0) ?? 'success';
 }
 
-const STATUS_OF_COUNTS: Document = {
+export const STATUS_OF_COUNTS: Document = {
   $switch: {
     // biome-ignore lint/suspicious/noThenProperty: MongoDB's $switch names a branch's result `then`.
     branches: PRECEDENCE.map((status) => ({ case: { $gt: [`$counts.${status}`, 0] }, then: status })),

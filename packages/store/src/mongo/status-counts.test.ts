@@ -1,6 +1,6 @@
 import { DELIVERY_STATUSES, messageStatus, type DeliveryStatus } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { pendingCounts, statusOfCounts } from './message-status.ts';
+import { pendingCounts, STATUS_OF_COUNTS, statusOfCounts } from './message-status.ts';
 import { counterKey, SHARDS, shardIds } from './usage-counters.ts';
 
 // Pure parts of the MongoDB adapter that run without a server: the status a message's counts
@@ -17,6 +17,20 @@ describe('a message status from its counts', () => {
         for (let n = 0; n <= i; n++) deliveries.push({ status });
       });
       expect(statusOfCounts(counts), JSON.stringify(counts)).toBe(messageStatus(deliveries));
+    }
+  });
+
+  it('the update MongoDB runs asks the same questions in the same order', () => {
+    // The $switch the completion's update evaluates, read back: each branch a count above 0.
+    const { branches, default: fallback } = STATUS_OF_COUNTS.$switch as { branches: { case: { $gt: [string, number] }; then: string }[]; default: string };
+    const evaluate = (counts: Record<string, number>) =>
+      branches.find((b) => (counts[b.case.$gt[0].replace('$counts.', '')] ?? 0) > b.case.$gt[1])?.then ?? fallback;
+    for (let mask = 0; mask < 1 << DELIVERY_STATUSES.length; mask++) {
+      const counts = pendingCounts(0);
+      DELIVERY_STATUSES.forEach((status, i) => {
+        if ((mask & (1 << i)) !== 0) counts[status] = 1;
+      });
+      expect(evaluate(counts), JSON.stringify(counts)).toBe(statusOfCounts(counts));
     }
   });
 
