@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterEach, expect, it } from 'vitest';
+import { freePort } from '@wirehook/testkit';
+import { OutputTail, StartError, waitLive } from './start-wait.ts';
+
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+/** A node child running `code`, its output kept in a tail as the cluster keeps it. */
+function child(code: string) {
+  const c = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(c);
+  const output = new OutputTail();
+  for (const s of [c.stdout, c.stderr]) createInterface({ input: s }).on('line', (l) => output.push(l));
+  return { c, output };
+}
+
+it('a process that never opens its port: a stalled start, with its state and last lines', async () => {
+  const port = await freePort();
+  const { c, output } = child(`console.log('importing modules'); setInterval(() => {}, 1000);`);
+  const err = await waitLive({ name: 'alerting', service: 'alerting', env: {}, metricsPort: port }, c, 600, output).catch((e) => e);
+  expect(err).toBeInstanceOf(StartError);
+  expect(err.neverListened).toBe(true);
+  expect(err.message).toMatch(/alerting did not report live within 600 ms: not listening yet \(ECONNREFUSED\)/);
+  expect(err.message).toMatch(/process \d+ state [A-Z], [\d.]+ s of CPU used/);
+  expect(err.message).toContain('| importing modules');
+});
+
+it('a process that exits while starting: no second try, and what it printed', async () => {
+  const port = await freePort();
+  const { c, output } = child(`console.error('alerting cannot start: STORE_URL is not a URL'); process.exit(1);`);
+  const err = await waitLive({ name: 'alerting', service: 'alerting', env: {}, metricsPort: port }, c, 10_000, output).catch((e) => e);
+  expect(err.neverListened).toBe(false);
+  expect(err.message).toMatch(/alerting exited \(code 1\) while starting/);
+  expect(err.message).toContain('| alerting cannot start: STORE_URL is not a URL');
+});
+
+it('a process answering /livez as itself: live', async () => {
+  const port = await freePort();
+  const { c, output } = child(
+    `require('node:http').createServer((q, r) => r.end(JSON.stringify({ pid: process.pid, state: 'running' }))).listen(${port}, '127.0.0.1');`,
+  );
+  await expect(waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 10_000, output)).resolves.toBeUndefined();
+});

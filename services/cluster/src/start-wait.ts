@@ -1,0 +1,84 @@
+// Waiting for a freshly spawned service to report live, and saying why when it does not.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { ServiceSpec } from './cluster.ts';
+
+/** How long one /livez request of the start-up wait may take. */
+const LIVEZ_TIMEOUT_MS = 1_000;
+
+/** Lines of a child's output kept for the error that says why it did not start. */
+const OUTPUT_TAIL_LINES = 20;
+
+/** The last lines a child printed, kept so a failed start can show them. */
+export class OutputTail {
+  readonly #lines: string[] = [];
+
+  push(line: string): void {
+    this.#lines.push(line);
+    if (this.#lines.length > OUTPUT_TAIL_LINES) this.#lines.shift();
+  }
+
+  toString(): string {
+    return this.#lines.length ? this.#lines.map((l) => `  | ${l}`).join('\n') : '  (it printed nothing)';
+  }
+}
+
+/** Why a start-up wait ended without the service live. */
+export class StartError extends Error {
+  /** True when the process is still running but never opened its health port: a stalled start, worth one more try. */
+  readonly neverListened: boolean;
+
+  constructor(message: string, neverListened: boolean) {
+    super(message);
+    this.neverListened = neverListened;
+  }
+}
+
+/** Resolves once `child` answers /livez on its metrics port as itself and past "starting". */
+export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs: number, output: OutputTail): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'nothing answered';
+  let answered = false;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new StartError(`${spec.name} exited (${child.signalCode ?? `code ${child.exitCode}`}) while starting; its last lines:\n${output}`, false);
+    }
+    try {
+      // Bounded: a port held by a program that accepts and never answers must not stall the wait.
+      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`, { signal: AbortSignal.timeout(LIVEZ_TIMEOUT_MS) });
+      answered = true;
+      const body = (await res.json().catch(() => ({}))) as { pid?: number; state?: string };
+      // Another process answering on the port (an earlier run's) is not this service.
+      if (res.ok && body.pid === child.pid && body.state !== 'starting') return;
+      last = !res.ok
+        ? `port ${spec.metricsPort} answered ${res.status}`
+        : body.pid !== child.pid
+          ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
+          : `still starting (waiting for a dependency: see its /readyz and its log)`;
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string } };
+      last =
+        e.name === 'TimeoutError'
+          ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms`
+          : `not listening yet (${e.cause?.code ?? e.message})`;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new StartError(
+    `${spec.name} did not report live within ${timeoutMs} ms: ${last}; ${processState(child.pid)}; its last lines:\n${output}`,
+    !answered && child.exitCode === null && child.signalCode === null,
+  );
+}
+
+/** The kernel's view of a process (Linux): its state letter and the CPU it has used — stalled or busy. */
+function processState(pid: number | undefined): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) in parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+    return `process ${pid} state ${fields[0]}, ${(ticks / 100).toFixed(1)} s of CPU used`;
+  } catch {
+    return `process ${pid}: no kernel state to read`;
+  }
+}
