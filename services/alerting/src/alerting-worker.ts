@@ -15,6 +15,7 @@ import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store }
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
+import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
 import type { NoticeSenderPort } from './notice-sender.ts';
@@ -55,7 +56,8 @@ const DEFAULT_TICK_MS = 1_000;
  * ORGS_PER_TICK of each, each with bounded reads): the outbox events its deliveries wrote,
  * its endpoints failing for as long as it chose, the hours of combined notices that ended —
  * against its throttle state, committed with the queued notices in one transaction, so a
- * restart loses and doubles nothing. Then queued notices are handed to the outbox, which
+ * restart loses and doubles nothing. A change of the fixed IP pool is told a page of
+ * organizations per tick (egress-change-notices.ts). Then queued notices are handed to the outbox, which
  * sends each on its own, bounded in time, without holding the tick.
  */
 export class AlertingWorker implements Component {
@@ -122,6 +124,10 @@ export class AlertingWorker implements Component {
   async #tick(): Promise<void> {
     try {
       await this.#decide();
+      // Its own failure holds back only its own notices: logged, tried again next tick.
+      await tellEgressChange({ store: this.#o.store, clock: this.#o.clock, canEmail: this.#o.sender.canEmail }).catch((err: unknown) =>
+        this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
+      );
       await this.#outbox.sendDue();
       this.#outage.succeeded();
     } catch (err) {

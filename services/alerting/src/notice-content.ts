@@ -1,10 +1,10 @@
-import type { NoticeEndpoint } from '@wirehook/store';
+import type { EgressChange, NoticeEndpoint } from '@wirehook/store';
 import { capLines, MAX_CHAT_CHARS } from './chat-text.ts';
 
 // What a notice says: the JSON of webhook notices, and the same in words for chat and e-mail.
 
 export interface NoticeContent {
-  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage' | 'alert.test';
+  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage' | 'alert.egress_ips' | 'alert.test';
   /** Unix ms. */
   timestamp: number;
   data: {
@@ -29,6 +29,33 @@ export interface NoticeContent {
     used?: number;
     limit?: number;
     percent?: number;
+    /** alert.egress_ips: the fixed IP pool's new addresses, those taken out, and until when those stay listed. */
+    added?: string[];
+    retiring?: string[];
+    retiring_at?: number | null;
+  };
+}
+
+/** alert.egress_ips: the addresses fixed_ip endpoints are sent from changed (the same words for every organization). */
+export function egressIpsContent(change: EgressChange, now: number): NoticeContent {
+  const lines = ['The addresses Wirehook sends webhooks of fixed_ip endpoints from have changed.'];
+  if (change.added.length > 0) lines.push(`New (allow them now; endpoints may be sent from them at once): ${change.added.join(', ')}.`);
+  if (change.retiring.length > 0) {
+    const until = change.retiringAt === null ? '' : ` (listed as retiring until ${new Date(change.retiringAt).toISOString()})`;
+    lines.push(`No longer sent from${until}: ${change.retiring.join(', ')}.`);
+  }
+  lines.push('GET /v1/egress-ips lists the current addresses.');
+  return {
+    type: 'alert.egress_ips',
+    timestamp: now,
+    data: {
+      environments: ['live', 'test'],
+      endpoints: [],
+      added: change.added,
+      retiring: change.retiring,
+      retiring_at: change.retiringAt,
+      summary: lines.join('\n'),
+    },
   };
 }
 

@@ -72,6 +72,7 @@ export class NoticeSender {
         'alert.delivery_failure': 'Webhook deliveries are failing',
         'alert.pending_retries': 'Many webhook deliveries are waiting to retry',
         'alert.usage': `Webhook usage at ${content.data.percent ?? ''} % of the plan`,
+        'alert.egress_ips': 'The addresses fixed_ip webhooks are sent from changed',
         'alert.test': 'Test notice',
       }[content.type];
       await this.#mail.transport.sendMail({

@@ -20,10 +20,10 @@ export function egressIpSync(deps: { store: Pick<Store, 'egressIps'>; clock: Clo
       try {
         const { added, retiring } = await deps.store.egressIps.sync(pool, now, EGRESS_IP_NOTICE_MS);
         if (added.length > 0 || retiring.length > 0) {
-          // Notices to organizations are a follow-up (#33): until then the operator tells them.
+          // The store recorded the change with the list: the alerting service tells the organizations.
           deps.logger.info(
             { added, retiring, retiring_at: retiring.length > 0 ? now + EGRESS_IP_NOTICE_MS : null },
-            'the fixed IP pool changed: GET /v1/egress-ips lists the new addresses, and the removed ones as retiring',
+            'the fixed IP pool changed: GET /v1/egress-ips lists the new addresses, and the removed ones as retiring; organizations with fixed_ip endpoints get an alert.egress_ips notice',
           );
         }
       } catch (err) {

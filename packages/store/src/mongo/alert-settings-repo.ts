@@ -247,7 +247,7 @@ function envFilter(env: Environment): { env: Environment | { $ne: 'test' } } {
 }
 
 /** A notice as queued: due at its creation, untried, unclaimed. */
-function noticeDoc(n: NoticeDelivery) {
+export function noticeDoc(n: NoticeDelivery) {
   return {
     _id: n.id,
     orgId: n.orgId,

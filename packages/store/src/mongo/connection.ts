@@ -12,6 +12,7 @@ import type {
   CounterDoc,
   DeliveryDoc,
   DeliveryLaneDoc,
+  EgressChangeDoc,
   EgressIpDoc,
   EndpointRollupDoc,
   EndpointWalkDoc,
@@ -53,6 +54,7 @@ export const COLLECTIONS = {
   jobLeases: 'job_leases',
   endpointRollups: 'endpoint_rollups',
   egressIps: 'egress_ips',
+  egressChanges: 'egress_changes',
   deliveryLanes: 'delivery_lanes',
 } as const;
 
@@ -81,6 +83,7 @@ export class MongoConnection {
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
   readonly egressIps: Collection<EgressIpDoc>;
+  readonly egressChanges: Collection<EgressChangeDoc>;
   readonly deliveryLanes: Collection<DeliveryLaneDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
@@ -119,6 +122,7 @@ export class MongoConnection {
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
     this.egressIps = db.collection(COLLECTIONS.egressIps);
+    this.egressChanges = db.collection(COLLECTIONS.egressChanges);
     this.deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);

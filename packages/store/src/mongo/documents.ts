@@ -249,6 +249,18 @@ export interface EgressIpDoc {
   retiringAt: number | null;
 }
 
+/** A change of the fixed IP pool whose notices are being queued (egress-ip-repo.ts). Not tenant-owned. */
+export interface EgressChangeDoc {
+  _id: string;
+  at: number;
+  added: string[];
+  retiring: string[];
+  retiringAt: number | null;
+  /** The last organization told; null before the first. */
+  cursor: string | null;
+  done: boolean;
+}
+
 /** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */
 export interface RecoveryDoc extends TenantFields {
   _id: string;

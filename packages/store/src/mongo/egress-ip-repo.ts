@@ -1,5 +1,8 @@
-import type { EgressAddress } from '@wirehook/core';
-import type { EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import { randomUUID } from 'node:crypto';
+import type { EgressAddress, OrgId } from '@wirehook/core';
+import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
+import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import { noticeDoc } from './alert-settings-repo.ts';
 import type { MongoConnection } from './connection.ts';
 
 /** The fixed IP pool as last seen, in MongoDB: one document per address (`_id` the address). */
@@ -29,7 +32,39 @@ export class MongoEgressIpRepo implements EgressIpRepo {
           retiring.push(ip);
         }
       }
+      if (listed.size > 0 && (added.length > 0 || retiring.length > 0)) {
+        const retiringAt = retiring.length > 0 ? now + noticeMs : null;
+        await this.#conn.egressChanges.insertOne({ _id: randomUUID(), at: now, added, retiring, retiringAt, cursor: null, done: false }, { session });
+      }
       return { added, retiring };
+    });
+  }
+
+  async pendingChange(): Promise<EgressChange | null> {
+    const doc = await this.#conn.egressChanges.findOne({ done: false }, { sort: { at: 1, _id: 1 } });
+    if (doc === null) return null;
+    return { id: doc._id, at: doc.at, added: doc.added, retiring: doc.retiring, retiringAt: doc.retiringAt, cursor: doc.cursor as OrgId | null };
+  }
+
+  async fixedIpOrgs(after: OrgId | null, limit: number): Promise<OrgId[]> {
+    // One seek per organization on endpoints_fixed_ip: an organization's many endpoints are skipped, not read.
+    const orgs: OrgId[] = [];
+    let cursor: string = after ?? '';
+    while (orgs.length < limit) {
+      const doc = await this.#conn.endpoints.findOne({ fixedIp: true, orgId: { $gt: cursor } }, { sort: { orgId: 1 }, projection: { orgId: 1 } });
+      if (doc === null) break;
+      cursor = doc.orgId;
+      orgs.push(cursor as OrgId);
+    }
+    return orgs;
+  }
+
+  async advanceChange(id: string, from: OrgId | null, to: OrgId | null, done: boolean, notices: readonly NoticeDelivery[]): Promise<boolean> {
+    return this.#conn.transaction(async (session) => {
+      const { matchedCount } = await this.#conn.egressChanges.updateOne({ _id: id, done: false, cursor: from }, { $set: { cursor: to, done } }, { session });
+      if (matchedCount === 0) return false;
+      if (notices.length > 0) await this.#conn.alertNotices.insertMany(notices.map(noticeDoc), { session });
+      return true;
     });
   }
 

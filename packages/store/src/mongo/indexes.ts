@@ -35,6 +35,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, failingSince: 1, _id: 1 }, name: 'endpoints_failing_org', partialFilterExpression: { failingSince: { $type: 'number' } } },
     { key: { orgId: 1, env: 1, consumerId: 1, _id: 1 }, name: 'endpoints_tenant_consumer' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
+    // The walk over organizations with fixed_ip endpoints (a pool change's notices): one seek each.
+    { key: { orgId: 1 }, name: 'endpoints_fixed_ip', partialFilterExpression: { fixedIp: true } },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [
@@ -112,6 +114,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { endpointId: 1, kind: 1 }, name: 'alert_events_endpoint' },
   ],
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
+  [COLLECTIONS.egressChanges]: [{ key: { at: 1, _id: 1 }, name: 'egress_changes_pending', partialFilterExpression: { done: false } }],
   [COLLECTIONS.alertNotices]: [{ key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } }],
   [COLLECTIONS.alertNoticeAttempts]: [{ key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.

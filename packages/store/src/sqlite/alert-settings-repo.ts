@@ -158,17 +158,12 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
            ON CONFLICT (org_id) DO UPDATE SET state = excluded.state, window_end = excluded.window_end, has_pending = excluded.has_pending`,
         )
         .run(orgId, JSON.stringify(state), due.windowEnd, due.hasPending ? 1 : 0);
-      const insert = this.#conn.statement(
-        'INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const n of notices) insert.run(n.id, n.orgId, n.targetId, n.type, n.body, n.createdAt, n.createdAt);
+      for (const n of notices) insertNotice(this.#conn, n);
     });
   }
 
   async queueNotice(n: NoticeDelivery): Promise<void> {
-    this.#conn
-      .statement('INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(n.id, n.orgId, n.targetId, n.type, n.body, n.createdAt, n.createdAt);
+    insertNotice(this.#conn, n);
   }
 
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
@@ -237,4 +232,11 @@ function toTarget(row: Row): AlertTarget {
     sealedSecret: textOrNull(row, 'sealed_secret'),
     createdAt: int(row, 'created_at'),
   };
+}
+
+/** Queues a notice, due at once (the outbox claims it on its next tick). */
+export function insertNotice(conn: SqliteConnection, n: NoticeDelivery): void {
+  conn
+    .statement('INSERT INTO alert_notices (id, org_id, target_id, type, body, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(n.id, n.orgId, n.targetId, n.type, n.body, n.createdAt, n.createdAt);
 }

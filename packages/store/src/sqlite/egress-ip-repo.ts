@@ -1,7 +1,9 @@
-import type { EgressAddress } from '@wirehook/core';
-import type { EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import type { EgressAddress, OrgId } from '@wirehook/core';
+import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
+import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import { insertNotice } from './alert-settings-repo.ts';
 import type { SqliteConnection } from './connection.ts';
-import { int, intOrNull, text } from './row.ts';
+import { int, intOrNull, json, text, textOrNull } from './row.ts';
 
 /** The fixed IP pool as last seen, in SQLite (a handful of rows for the whole installation). */
 export class SqliteEgressIpRepo implements EgressIpRepo {
@@ -36,7 +38,50 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
           retiring.push(ip);
         }
       }
+      if (listed.size > 0 && (added.length > 0 || retiring.length > 0)) {
+        this.#conn
+          .statement('INSERT INTO egress_changes (at, added, retiring, retiring_at) VALUES (?, ?, ?, ?)')
+          .run(now, JSON.stringify(added), JSON.stringify(retiring), retiring.length > 0 ? now + noticeMs : null);
+      }
       return { added, retiring };
+    });
+  }
+
+  async pendingChange(): Promise<EgressChange | null> {
+    const row = this.#conn.statement('SELECT * FROM egress_changes WHERE done = 0 ORDER BY seq LIMIT 1').get();
+    if (row === undefined) return null;
+    return {
+      id: String(int(row, 'seq')),
+      at: int(row, 'at'),
+      added: json<string[]>(row, 'added'),
+      retiring: json<string[]>(row, 'retiring'),
+      retiringAt: intOrNull(row, 'retiring_at'),
+      cursor: textOrNull(row, 'cursor') as OrgId | null,
+    };
+  }
+
+  async fixedIpOrgs(after: OrgId | null, limit: number): Promise<OrgId[]> {
+    // One seek per organization on endpoints_fixed_ip: an organization's many endpoints are skipped, not read.
+    const next = this.#conn.statement('SELECT org_id FROM endpoints WHERE fixed_ip = 1 AND org_id > ? ORDER BY org_id LIMIT 1');
+    const orgs: OrgId[] = [];
+    let cursor = after ?? '';
+    while (orgs.length < limit) {
+      const row = next.get(cursor);
+      if (row === undefined) break;
+      cursor = text(row, 'org_id');
+      orgs.push(cursor as OrgId);
+    }
+    return orgs;
+  }
+
+  async advanceChange(id: string, from: OrgId | null, to: OrgId | null, done: boolean, notices: readonly NoticeDelivery[]): Promise<boolean> {
+    return this.#conn.batched(() => {
+      const moved = this.#conn
+        .statement('UPDATE egress_changes SET cursor = ?, done = ? WHERE seq = ? AND done = 0 AND cursor IS ?')
+        .run(to, done ? 1 : 0, Number(id), from);
+      if (Number(moved.changes) === 0) return false;
+      for (const n of notices) insertNotice(this.#conn, n);
+      return true;
     });
   }
 

@@ -1,4 +1,6 @@
+import type { AlertTargetId, OrgId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
+import type { NoticeDelivery } from '../../src/ports/alert-settings-port.ts';
 import type { PoolAddress } from '../../src/ports/egress-ip-port.ts';
 import type { Fixtures } from './fixtures.ts';
 
@@ -16,8 +18,30 @@ export function describeEgressIpContract(f: Fixtures): void {
     await f.store.egressIps.sync([], now, 0);
     await f.store.egressIps.sync([], now + 1, 0);
     expect(await f.store.egressIps.list(now + 1)).toEqual([]);
+    // Changes earlier tests left untold: told (to nobody).
+    for (let c = await f.store.egressIps.pendingChange(); c !== null; c = await f.store.egressIps.pendingChange()) {
+      expect(await f.store.egressIps.advanceChange(c.id, c.cursor, c.cursor, true, [])).toBe(true);
+    }
     return now + 2;
   }
+
+  /** An organization with `fixed` fixed_ip endpoints and `direct` direct ones. */
+  async function orgWith(fixed: number, direct: number): Promise<OrgId> {
+    const t = await f.tenant();
+    const consumer = await f.consumer(t);
+    for (let i = 0; i < fixed; i++) await f.createEndpoint(t, consumer.id, { fixedIp: true });
+    for (let i = 0; i < direct; i++) await f.createEndpoint(t, consumer.id, { fixedIp: false });
+    return t.orgId;
+  }
+
+  const notice = (orgId: OrgId, n: number): NoticeDelivery => ({
+    id: `ntc_egress_${orgId}_${n}`,
+    orgId,
+    targetId: 'owner' as AlertTargetId,
+    type: 'alert.egress_ips',
+    body: '{}',
+    createdAt: f.clock.now(),
+  });
 
   describe('egress IPs', () => {
     it('a first pool is added whole and listed current, IPv4 first, by address; the same pool again changes nothing', async () => {
@@ -67,6 +91,64 @@ export function describeEgressIpContract(f: Fixtures): void {
         { ip: '192.0.2.1', family: 4, retiringAt: null },
         { ip: '2001:db8::1', family: 6, retiringAt: null },
       ]);
+    });
+
+    it('a change is recorded with what changed (a first pool is none), once; the same pool again records nothing', async () => {
+      const now = await fresh();
+      await f.store.egressIps.sync([v4('192.0.2.10')], now, NOTICE);
+      expect(await f.store.egressIps.pendingChange()).toBeNull();
+      await f.store.egressIps.sync([v4('192.0.2.10'), v6('2001:db8::10')], now + 1, NOTICE);
+      const added = await f.store.egressIps.pendingChange();
+      expect(added).toEqual({ id: expect.any(String), at: now + 1, added: ['2001:db8::10'], retiring: [], retiringAt: null, cursor: null });
+      // A short notice, so the next test's fresh list is empty again.
+      await f.store.egressIps.sync([v6('2001:db8::10')], now + 2, 10);
+      await f.store.egressIps.sync([v6('2001:db8::10')], now + 3, 10);
+      // Oldest first: the addition is still the pending one until it is told.
+      expect((await f.store.egressIps.pendingChange())?.id).toBe(added!.id);
+      expect(await f.store.egressIps.advanceChange(added!.id, null, null, true, [])).toBe(true);
+      expect(await f.store.egressIps.pendingChange()).toEqual({
+        id: expect.any(String),
+        at: now + 2,
+        added: [],
+        retiring: ['192.0.2.10'],
+        retiringAt: now + 2 + 10,
+        cursor: null,
+      });
+      expect(await f.store.egressIps.advanceChange((await f.store.egressIps.pendingChange())!.id, null, null, true, [])).toBe(true);
+      expect(await f.store.egressIps.pendingChange()).toBeNull();
+    });
+
+    it('the organizations with a fixed_ip endpoint, by id, a page at a time; one with direct endpoints only is not among them', async () => {
+      const before = await orgWith(0, 0);
+      const a = await orgWith(3, 1);
+      await orgWith(0, 2);
+      const c = await orgWith(1, 0);
+      expect(await f.store.egressIps.fixedIpOrgs(before, 10)).toEqual([a, c]);
+      expect(await f.store.egressIps.fixedIpOrgs(before, 1)).toEqual([a]);
+      expect(await f.store.egressIps.fixedIpOrgs(a, 1)).toEqual([c]);
+      expect(await f.store.egressIps.fixedIpOrgs(c, 5)).toEqual([]);
+    });
+
+    it('advancing queues the notices with the cursor move; a worker whose cursor is stale queues nothing', async () => {
+      const now = await fresh();
+      await f.store.egressIps.sync([v4('192.0.2.20')], now, NOTICE);
+      await f.store.egressIps.sync([v4('192.0.2.21')], now + 1, NOTICE);
+      const change = (await f.store.egressIps.pendingChange())!;
+      const [a, b] = [await orgWith(1, 0), await orgWith(1, 0)];
+      expect(await f.store.egressIps.advanceChange(change.id, null, a, false, [notice(a, 1)])).toBe(true);
+      expect((await f.store.egressIps.pendingChange())?.cursor).toBe(a);
+      // A second worker that read the change before the move: refused, its notice not queued.
+      expect(await f.store.egressIps.advanceChange(change.id, null, a, false, [notice(a, 2)])).toBe(false);
+      expect(await f.store.egressIps.advanceChange(change.id, a, b, true, [notice(b, 1)])).toBe(true);
+      expect(await f.store.egressIps.pendingChange()).toBeNull();
+      expect(await f.store.egressIps.advanceChange(change.id, b, b, true, [notice(b, 2)])).toBe(false);
+      const claimed = await f.store.alerts.claimNotices(f.clock.now(), f.clock.now() + 60_000, 'egress-contract', 1_000);
+      expect(
+        claimed
+          .filter((n) => n.orgId === a || n.orgId === b)
+          .map((n) => n.id)
+          .sort(),
+      ).toEqual([notice(a, 1).id, notice(b, 1).id].sort());
     });
   });
 }

@@ -94,7 +94,7 @@ export class AlertScene {
   }
 
   /** An active endpoint (its own consumer) of `t`, retry count 0 unless given. */
-  async endpoint(t: Tenant, retry: Endpoint['retry'] = { count: 0, interval: '1m' }): Promise<Endpoint> {
+  async endpoint(t: Tenant, retry: Endpoint['retry'] = { count: 0, interval: '1m' }, overrides: Partial<Endpoint> = {}): Promise<Endpoint> {
     const n = ++this.#n;
     const consumer = await this.store.consumers.create(t, {
       id: newId('consumer', this.clock),
@@ -102,7 +102,11 @@ export class AlertScene {
       name: null,
       createdAt: this.clock.now(),
     });
-    const endpoint = plainEndpoint(newId('endpoint', this.clock), consumer.id, this.clock.now(), { url: `https://hooks.customer-${n}.test/wirehook`, retry });
+    const endpoint = plainEndpoint(newId('endpoint', this.clock), consumer.id, this.clock.now(), {
+      url: `https://hooks.customer-${n}.test/wirehook`,
+      retry,
+      ...overrides,
+    });
     return this.store.endpoints.create(t, endpoint, { sealed: 'v1.x', createdAt: this.clock.now(), expiresAt: null }, 1_000_000);
   }
 

@@ -1,0 +1,105 @@
+// Notices of a fixed IP pool change, against a real (SQLite) store: who is told (organizations
+// with a fixed_ip endpoint, at every target, else the owner's e-mail), once each, a page of
+// organizations per tick, and not twice when two replicas tick at once.
+import type { OrgId } from '@wirehook/core';
+import { afterEach, expect, it } from 'vitest';
+import type { AlertingWorker } from './alerting-worker.ts';
+import { EGRESS_ORGS_PER_STEP } from './egress-change-notices.ts';
+import type { NoticeContent } from './notice-content.ts';
+import { AlertScene } from './testing/alert-scene.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+const NOTICE = 30 * DAY;
+
+let scene: AlertScene;
+const workers: AlertingWorker[] = [];
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.stop();
+  await scene?.close();
+});
+function start(): AlertScene {
+  scene = new AlertScene();
+  return scene;
+}
+function worker(): AlertingWorker {
+  const w = scene.worker();
+  workers.push(w);
+  return w;
+}
+async function round(w: AlertingWorker): Promise<void> {
+  await w.tick();
+  await w.idle();
+}
+/** An organization with one endpoint, fixed_ip or not. */
+async function orgWithEndpoint(s: AlertScene, fixedIp: boolean): Promise<OrgId> {
+  const orgId = await s.org();
+  await s.endpoint({ orgId, env: 'live' }, undefined, { fixedIp });
+  return orgId;
+}
+/** The pool as the gateway records it at two starts: a first pool, then one with an address swapped. */
+async function changePool(s: AlertScene): Promise<number> {
+  await s.store.egressIps.sync(
+    [
+      { ip: '203.0.113.1', family: 4 },
+      { ip: '2001:db8::1', family: 6 },
+    ],
+    s.clock.now(),
+    NOTICE,
+  );
+  s.clock.advance(1_000);
+  const at = s.clock.now();
+  await s.store.egressIps.sync(
+    [
+      { ip: '203.0.113.2', family: 4 },
+      { ip: '2001:db8::1', family: 6 },
+    ],
+    at,
+    NOTICE,
+  );
+  return at;
+}
+const egressNotices = (s: AlertScene) => s.sender.sent.filter((n) => n.content.type === 'alert.egress_ips');
+
+it('told: each target (both environments) of an organization with a fixed_ip endpoint, else its owner; not one with direct endpoints only; once', async () => {
+  const s = start();
+  const fixed = await orgWithEndpoint(s, true);
+  const [live, test] = [await s.target(fixed, 'live'), await s.target(fixed, 'test')];
+  const direct = await orgWithEndpoint(s, false);
+  await s.target(direct);
+  const untargeted = await orgWithEndpoint(s, true);
+  const w = worker();
+  await round(w);
+  expect(egressNotices(s)).toHaveLength(0); // a first pool is no change
+
+  const at = await changePool(s);
+  await round(w);
+  expect(s.sender.to(live).map((c) => c.type)).toEqual(['alert.egress_ips']);
+  expect(s.sender.to(test).map((c) => c.type)).toEqual(['alert.egress_ips']);
+  const content = s.sender.to(live)[0] as NoticeContent;
+  expect(content.data).toMatchObject({ added: ['203.0.113.2'], retiring: ['203.0.113.1'], retiring_at: at + NOTICE, endpoints: [] });
+  expect(content.data.summary).toContain('203.0.113.2');
+  expect(content.data.summary).toContain(new Date(at + NOTICE).toISOString());
+  const owner = egressNotices(s).filter((n) => n.target === 'owner');
+  expect(owner.map((n) => n.notice.orgId)).toEqual([untargeted]);
+  expect(egressNotices(s).map((n) => n.notice.orgId)).not.toContain(direct);
+  expect(egressNotices(s)).toHaveLength(3);
+
+  for (let i = 0; i < 3; i++) await round(w);
+  expect(egressNotices(s)).toHaveLength(3);
+});
+
+it(`a page of ${EGRESS_ORGS_PER_STEP} organizations per tick, each told once; two replicas ticking at once tell no one twice`, async () => {
+  const s = start();
+  const orgs: OrgId[] = [];
+  for (let i = 0; i < EGRESS_ORGS_PER_STEP + 30; i++) orgs.push(await orgWithEndpoint(s, true));
+  const [a, b] = [worker(), worker()];
+  await changePool(s);
+  await Promise.all([round(a), round(b)]);
+  // Both read the same cursor: one step was queued, the other refused.
+  expect(egressNotices(s)).toHaveLength(EGRESS_ORGS_PER_STEP);
+  await Promise.all([round(a), round(b)]);
+  await Promise.all([round(a), round(b)]);
+  const told = egressNotices(s).map((n) => n.notice.orgId);
+  expect(told).toHaveLength(orgs.length);
+  expect(new Set(told)).toEqual(new Set(orgs));
+});
