@@ -1,7 +1,8 @@
 // Throughput control per endpoint (#32) end to end, in real seconds: a rate limit holds an
 // endpoint to its limit over any one-second window while an unlimited one beside it is not
-// slowed; a 429 with Retry-After holds every send to its endpoint; a receiver with a fixed
-// capacity is kept near it by the adaptive in-flight limit. Run in embedded mode
+// slowed; a 429 with Retry-After holds every send to its endpoint (a fixed_ip one's too, whose
+// answer comes back through the egress relay); a receiver with a fixed capacity is kept near it
+// by the adaptive in-flight limit. Run in embedded mode
 // (throughput.test.ts) and cluster mode (test/cluster/throughput.cluster.test.ts).
 import { describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
@@ -73,7 +74,8 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       expect(fastDone).toBeLessThan(5_000);
     }, 60_000);
 
-    it('a 429 with Retry-After: 4 — nothing reaches the endpoint for 4 s, then everything does', async () => {
+    /** A 429 with Retry-After: 4 to an endpoint made of `fields`: nothing reaches it for 4 s, then everything does. */
+    async function heldByRetryAfter(fields: Record<string, unknown>, via: 'direct' | 'relay'): Promise<void> {
       const rx = await receiver();
       let first = true;
       rx.receiver.respondWith(() => {
@@ -81,14 +83,15 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
         first = false;
         return { status: 429, headers: { 'retry-after': '4' } };
       });
-      const ep = await endpoint({}, rx.url());
-      await send(ep.consumer, { n: 0 });
+      const ep = await endpoint(fields, rx.url());
+      const answered = (await send(ep.consumer, { n: 0 })).body.id as string;
       await eventually(() => expect(rx.receiver.requests).toHaveLength(1), 10_000, 20);
       const answeredAt = rx.receiver.requests[0]!.receivedAt;
       await eventually(async () => {
         const detail = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body;
         expect(detail.throughput.held_until).toBeGreaterThan(answeredAt);
       });
+      expect((await suite.detail(answered)).deliveries[0].attempts[0]).toMatchObject({ via, response_status: 429 });
       for (let i = 1; i <= 10; i++) await send(ep.consumer, { n: i });
       await eventually(() => expect(rx.receiver.requests).toHaveLength(12), 20_000, 50);
       const later = rx.receiver.requests.slice(1).map((r) => r.receivedAt - answeredAt);
@@ -97,7 +100,16 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       // The ten others go when the hold ends, the answered one at its policy's 5 s.
       expect(Math.max(...later)).toBeLessThan(7_000);
       expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
-    }, 60_000);
+    }
+
+    it('a 429 with Retry-After: 4 — nothing reaches the endpoint for 4 s, then everything does', () => heldByRetryAfter({}, 'direct'), 60_000);
+
+    // The relay hands the header back (over gRPC in cluster mode): the same hold.
+    it(
+      'fixed_ip: a 429 with Retry-After: 4 through the egress relay holds the endpoint just the same',
+      () => heldByRetryAfter({ fixed_ip: true }, 'relay'),
+      60_000,
+    );
 
     it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429; a trickle then does not grow its limit', async () => {
       const rx = await receiver();

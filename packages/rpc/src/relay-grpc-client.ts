@@ -45,6 +45,8 @@ export class RelayGrpcClient {
         error: r.error ?? null,
         durationMs: r.durationMs,
         sourceIp: r.sourceIp ?? null,
+        // As HttpEgress reports it: the dispatcher holds the endpoint on it (#32).
+        retryAfter: r.retryAfter ?? null,
       };
     } catch (err) {
       const error = relayCallError(err, this.#address, this.#deadlineMs);

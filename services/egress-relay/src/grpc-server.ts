@@ -22,6 +22,7 @@ export function startRelayGrpcServer(options: {
         ...(r.responseHead === null ? {} : { responseHead: r.responseHead }),
         ...(r.error === null ? {} : { error: r.error }),
         ...(r.sourceIp === null ? {} : { sourceIp: r.sourceIp }),
+        ...(r.retryAfter == null ? {} : { retryAfter: r.retryAfter }),
       };
     },
   };

@@ -1,7 +1,7 @@
 // The relay on its own: it enforces the address rules itself, uses only families it has a
 // source for, and over gRPC answers with what happened — or, unreachable, is a relay error.
 import { compatSignature, standardWebhookHeaders } from '@wirehook/core';
-import { AddressPolicy } from '@wirehook/egress';
+import { AddressPolicy, HttpEgress } from '@wirehook/egress';
 import { RelayGrpcClient } from '@wirehook/rpc';
 import { freePort, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,6 +226,31 @@ describe('Relay over gRPC', () => {
       error: expect.stringMatching(/^relay: unreachable at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED 127\.0\.0\.1:\d+\)$/),
     });
     gone.close();
+  });
+
+  it('carries a 429’s or 503’s Retry-After (seconds or an HTTP date) as a direct send reports it, so a fixed_ip endpoint is held too (#32)', async () => {
+    const busy = await startReceiver();
+    const inner = relay(busy.host);
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 5_000 });
+    const direct = new HttpEgress({ policy: new AddressPolicy({ allowHosts: busy.host }), lookup: testLookup, ca });
+    const date = new Date(Date.now() + 60_000).toUTCString();
+    try {
+      for (const [status, header] of [
+        [429, '7'],
+        [503, date],
+      ] as const) {
+        busy.receiver.respondWith({ status, headers: { 'retry-after': header } });
+        const relayed = await client.send(request(busy.url()));
+        expect(relayed).toMatchObject({ ok: false, status, error: `http_status: ${status}`, sourceIp: '127.0.0.2', retryAfter: header });
+        expect((await direct.send(request(busy.url()))).retryAfter).toBe(relayed.retryAfter);
+      }
+      busy.receiver.respondWith({ status: 200 });
+      expect(await client.send(request(busy.url()))).toMatchObject({ ok: true, retryAfter: null });
+    } finally {
+      client.close();
+      await Promise.all([server.stop(), inner.close(), direct.close(), busy.receiver.close()]);
+    }
   });
 
   it('a relay that refuses the call (another INTERNAL_AUTH_TOKEN) or does not answer in time is a relay error saying which', async () => {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wirehook/relay/v1/relay.proto.
  */
 export const file_wirehook_relay_v1_relay: GenFile = /*@__PURE__*/
-  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEirgEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEixAEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBAUIJCgdfc3RhdHVzQhAKDl9yZXNwb25zZV9oZWFkQggKBl9lcnJvckIMCgpfc291cmNlX2lwMlkKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEirgEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMlkKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message wirehook.relay.v1.DeliverRequest
@@ -93,6 +93,14 @@ export type DeliverResponse = Message<"wirehook.relay.v1.DeliverResponse"> & {
    * @generated from field: optional string source_ip = 6;
    */
   sourceIp?: string | undefined;
+
+  /**
+   * The response's `Retry-After` header as sent (its first value), unparsed: the dispatcher
+   * reads it as for a direct send, so a 429 or 503 holds a fixed_ip endpoint too (#32).
+   *
+   * @generated from field: optional string retry_after = 7;
+   */
+  retryAfter?: string | undefined;
 };
 
 /**
