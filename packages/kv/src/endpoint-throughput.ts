@@ -69,10 +69,15 @@ export class EndpointThroughput {
     return text === null ? null : (JSON.parse(text) as ConcurrencyState);
   }
 
-  /** Stores the endpoint's adaptive limit (null: none, back to the slots). */
-  async saveConcurrency(endpointId: string, state: ConcurrencyState | null): Promise<void> {
-    if (state === null) await this.#kv.delete(`tp:conc:${endpointId}`);
-    else await this.#kv.set(`tp:conc:${endpointId}`, JSON.stringify(state), STATE_TTL_MS);
+  /**
+   * Stores `next` as the endpoint's adaptive limit (null: none, back to the slots) only while the Kv still holds
+   * `seen`, as `concurrency()` read it: a change computed from a read another dispatcher has
+   * written over since (a cut) is refused, not written over it. @returns whether it was stored.
+   */
+  async replaceConcurrency(endpointId: string, seen: ConcurrencyState | null, next: ConcurrencyState | null): Promise<boolean> {
+    if (this.#kv.compareAndSet === undefined) throw new Error('kv: this Kv has no compareAndSet');
+    const encoded = (state: ConcurrencyState | null) => (state === null ? null : encode(state));
+    return this.#kv.compareAndSet(`tp:conc:${endpointId}`, encoded(seen), encoded(next), STATE_TTL_MS);
   }
 
   /** The endpoint's adaptive limit and sends in flight at `now`. */
@@ -80,4 +85,13 @@ export class EndpointThroughput {
     const [state, inFlight] = await Promise.all([this.concurrency(endpointId), this.inFlight(endpointId, now)]);
     return { concurrency: state?.limit ?? null, inFlight };
   }
+}
+
+/**
+ * The stored text of a state, its fields in a fixed order: `replaceConcurrency` compares what it
+ * read by encoding it again, so a state rebuilt by a spread must encode as it was stored.
+ */
+function encode(state: ConcurrencyState): string {
+  const { limit, ceiling, successes, cutAt } = state;
+  return JSON.stringify({ limit, ceiling, successes, cutAt });
 }

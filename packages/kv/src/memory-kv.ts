@@ -85,6 +85,15 @@ export class MemoryKv implements Kv {
     return true;
   }
 
+  async compareAndSet(key: string, expected: string | null, next: string | null, ttlMs: number): Promise<boolean> {
+    this.#assertOpen();
+    assertTtlMs(ttlMs);
+    if ((this.#live(key)?.value ?? null) !== expected) return false;
+    if (next === null) this.#entries.delete(key);
+    else this.#entries.set(key, { value: next, expiresAt: this.#clock.now() + ttlMs });
+    return true;
+  }
+
   async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
     this.#assertOpen();
     assertLog(limit, windowMs);

@@ -140,6 +140,20 @@ describe('RedisKv on one server', () => {
     expect(await raw.exists(`${ns}p:k`)).toBe(0);
   });
 
+  it('compareAndSet under keyPrefix: the prefixed key, its new TTL; a loser leaves the TTL alone', async () => {
+    const kv = open({ keyPrefix: `${ns}p:` });
+    const raw = rawClient();
+    expect(await kv.compareAndSet('k', null, 'a', 5_000)).toBe(true);
+    expect(await kv.compareAndSet('k', 'a', 'b', 60_000)).toBe(true);
+    expect(await raw.get(`${ns}p:k`)).toBe('b');
+    expect(await raw.pttl(`${ns}p:k`)).toBeGreaterThan(55_000);
+    await raw.pexpire(`${ns}p:k`, 5_000);
+    expect(await kv.compareAndSet('k', 'a', 'c', 60_000)).toBe(false);
+    expect(await raw.pttl(`${ns}p:k`)).toBeLessThanOrEqual(5_000);
+    expect(await kv.compareAndSet('k', 'b', null, 60_000)).toBe(true);
+    expect(await raw.exists(`${ns}p:k`)).toBe(0);
+  });
+
   it('refuses to count past 2^53 - 1 and leaves the value as it was', async () => {
     const kv = open();
     await kv.setIfAbsent(`${ns}big`, String(Number.MAX_SAFE_INTEGER - 1), 60_000);

@@ -43,6 +43,20 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+// Compare-and-set (#32): between a GET and a SET from the client another dispatcher could
+// have written, so the comparison and the write run as one script. ARGV[1]/ARGV[3] say whether
+// an expected / next value is given at all (absent and empty differ).
+const COMPARE_AND_SET_LUA = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) else redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
 // A sliding log (#32): what left the window goes, then the member is added only while the log
 // holds fewer than the limit; else the wait until its oldest entry leaves. One script, so two
 // dispatchers admitting at once cannot both take the last place.
@@ -67,6 +81,7 @@ const MAX_RECONNECT_DELAY_MS = 1_000;
 interface ScriptedRedis extends Redis {
   wirehookIncr(key: string, ttlMs: number): Promise<number>;
   wirehookDeleteIfEquals(key: string, value: string): Promise<number>;
+  wirehookCompareAndSet(key: string, hasExpected: string, expected: string, hasNext: string, next: string, ttlMs: number): Promise<number>;
   wirehookLogAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
 }
 
@@ -110,6 +125,7 @@ export class RedisKv implements Kv {
     ) as ScriptedRedis;
     this.#client.defineCommand('wirehookIncr', { numberOfKeys: 1, lua: INCR_LUA });
     this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
+    this.#client.defineCommand('wirehookCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.#client.defineCommand('wirehookLogAdmit', { numberOfKeys: 1, lua: LOG_ADMIT_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
     this.#client.on('error', (err: Error) => {
@@ -144,6 +160,13 @@ export class RedisKv implements Kv {
 
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
     return (await this.#run('deleteIfEquals', () => this.#client.wirehookDeleteIfEquals(this.#prefix + key, value))) === 1;
+  }
+
+  async compareAndSet(key: string, expected: string | null, next: string | null, ttlMs: number): Promise<boolean> {
+    assertTtlMs(ttlMs);
+    const flag = (v: string | null): string => (v === null ? '0' : '1');
+    const run = () => this.#client.wirehookCompareAndSet(this.#prefix + key, flag(expected), expected ?? '', flag(next), next ?? '', ttlMs);
+    return (await this.#run('compareAndSet', run)) === 1;
   }
 
   async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Kv } from '../src/kv.ts';
+import { describeCompareAndSetContract } from './kv-cas-contract.ts';
 
 /** One fresh adapter for one contract test. */
 export interface KvHarness {
@@ -290,4 +291,6 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
       });
     });
   });
+
+  describeCompareAndSetContract(name, open, options);
 }

@@ -55,6 +55,8 @@ const FLIGHT_POLL_MS = 5;
 /** A delivery that found no place in its endpoint's flight within FLIGHT_WAIT_MS comes back this soon. */
 const CONCURRENCY_RETRY_MS = 100;
 const WINDOW_MS = 1_000;
+/** Reads and compare-and-sets of one change of an adaptive limit before it gives up (lost to others each time). */
+const CHANGE_ATTEMPTS = 3;
 
 /**
  * Decides, after the gate gave a claimed delivery a slot, whether it may be sent now:
@@ -185,38 +187,53 @@ export class EndpointThrottle {
 
   /**
    * Applies `signal` to the endpoint's adaptive limit. Successes are counted here, per
-   * dispatcher (the Kv is written only when the limit changes, so a success never overwrites
-   * a cut); a completed window grows the shared limit unless another dispatcher changed it
-   * meanwhile. A congestion signal cuts the shared limit as the Kv has it now.
+   * dispatcher (the Kv is written only when the limit changes); a completed window grows the
+   * shared limit unless another dispatcher changed it meanwhile. A congestion signal cuts the
+   * shared limit as the Kv has it now.
    */
   async #update(admitted: Admitted, endpoint: Endpoint, signal: 'success' | 'congestion'): Promise<void> {
     const { endpointId, cutSeen } = admitted;
     const now = this.#deps.clock.now();
-    const known = this.#states.get(endpointId);
-    if (signal === 'success') {
-      if (known === undefined) return;
-      const of = `${known.limit}:${known.cutAt}`;
-      const counting = this.#successes.get(endpointId);
-      const successes = counting?.of === of ? counting.n : 0;
-      const counted = nextConcurrency({ ...known, successes }, 'success', this.#deps.slots, cutSeen, now, true);
-      if (counted === undefined) return;
-      if (counted !== null && counted.limit === known.limit) return void this.#successes.set(endpointId, { of, n: counted.successes });
-      this.#successes.delete(endpointId);
-      const shared = await this.#call((t) => t.concurrency(endpointId), null);
-      if (shared?.limit !== known.limit || shared.cutAt !== known.cutAt) return this.#remember(endpointId, shared);
-      return this.#save(endpointId, endpoint, counted, 'grown');
+    if (signal === 'congestion') {
+      const cut = (shared: ConcurrencyState | null) => nextConcurrency(shared, signal, this.#deps.slots, cutSeen, now, true);
+      return this.#change(endpointId, endpoint, cut, 'cut');
     }
-    const shared = await this.#call((t) => t.concurrency(endpointId), null);
-    const next = nextConcurrency(shared, signal, this.#deps.slots, cutSeen, now, true);
-    if (next === undefined) return this.#remember(endpointId, shared);
+    const known = this.#states.get(endpointId);
+    if (known === undefined) return;
+    const of = `${known.limit}:${known.cutAt}`;
+    const counting = this.#successes.get(endpointId);
+    const successes = counting?.of === of ? counting.n : 0;
+    const counted = nextConcurrency({ ...known, successes }, 'success', this.#deps.slots, cutSeen, now, true);
+    if (counted === undefined) return;
+    if (counted !== null && counted.limit === known.limit) return void this.#successes.set(endpointId, { of, n: counted.successes });
     this.#successes.delete(endpointId);
-    return this.#save(endpointId, endpoint, next, 'cut');
+    // Grown only from the limit these successes were counted at: another dispatcher's change wins.
+    const grow = (shared: ConcurrencyState | null) => (shared?.limit === known.limit && shared.cutAt === known.cutAt ? counted : undefined);
+    return this.#change(endpointId, endpoint, grow, 'grown');
   }
 
-  async #save(endpointId: string, endpoint: Endpoint, next: ConcurrencyState | null, change: 'cut' | 'grown'): Promise<void> {
-    await this.#call((t) => t.saveConcurrency(endpointId, next), undefined);
-    this.#remember(endpointId, next);
-    this.#deps.metrics.concurrency.inc({ class: endpointClass(endpoint), change });
+  /**
+   * Writes `rule(shared)` over the shared limit it was computed from (undefined: no change).
+   * Another dispatcher's write in between (a read-modify-write apart) makes the compare-and-set
+   * fail: the rule is applied again to what the Kv holds then, CHANGE_ATTEMPTS times at most;
+   * a change that still loses is dropped (it lost to changes of the same moment).
+   */
+  async #change(
+    endpointId: string,
+    endpoint: Endpoint,
+    rule: (shared: ConcurrencyState | null) => ConcurrencyState | null | undefined,
+    change: 'cut' | 'grown',
+  ): Promise<void> {
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      const shared = await this.#call((t) => t.concurrency(endpointId), null);
+      const next = rule(shared);
+      if (next === undefined) return this.#remember(endpointId, shared);
+      if (!(await this.#call((t) => t.replaceConcurrency(endpointId, shared, next), false))) continue;
+      if (change === 'cut') this.#successes.delete(endpointId);
+      this.#remember(endpointId, next);
+      this.#deps.metrics.concurrency.inc({ class: endpointClass(endpoint), change });
+      return;
+    }
   }
 
   #remember(endpointId: string, state: ConcurrencyState | null): void {

@@ -1,0 +1,99 @@
+// The Kv contract's compareAndSet cases (#32), apart so kv-contract.ts stays short; that file runs them.
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { KvContractOptions, KvHarness } from './kv-contract.ts';
+import type { Kv } from '../src/kv.ts';
+
+/** compareAndSet as every adapter must do it; called by describeKvContract with its harness. */
+export function describeCompareAndSetContract(name: string, open: () => Promise<KvHarness>, options: KvContractOptions = {}): void {
+  const ttl = options.ttlMs ?? 1000;
+  const long = ttl * 1000;
+
+  describe(`Kv contract: ${name}: compareAndSet`, () => {
+    let kv: Kv;
+    let advance: (ms: number) => Promise<void>;
+    let prefix: string;
+    const key = (k: string): string => `${prefix}${k}`;
+    const cas = (k: string, expected: string | null, next: string | null, ttlMs = long): Promise<boolean> => {
+      if (kv.compareAndSet === undefined) throw new Error(`${name} has no compareAndSet`);
+      return kv.compareAndSet(key(k), expected, next, ttlMs);
+    };
+
+    beforeEach(async () => {
+      const harness = await open();
+      kv = harness.kv;
+      advance = async (ms) => harness.advance(Math.round(ms));
+      prefix = `kv-contract:${randomUUID()}:`;
+    });
+
+    afterEach(async () => {
+      await kv.close();
+    });
+
+    it('replaces the value it expects, with the new TTL', async () => {
+      await kv.set(key('k'), 'a', long);
+      expect(await cas('k', 'a', 'b', ttl)).toBe(true);
+      expect(await kv.get(key('k'))).toBe('b');
+      await advance(ttl * 0.6);
+      expect(await kv.get(key('k'))).toBe('b');
+      // Had it kept the long expiry of 'a', the key would still be here.
+      await advance(ttl * 0.6);
+      expect(await kv.get(key('k'))).toBeNull();
+    });
+
+    it('answers false on another value and leaves the value and its expiry alone', async () => {
+      await kv.set(key('k'), 'a', ttl);
+      expect(await cas('k', 'x', 'b')).toBe(false);
+      expect(await cas('k', 'a ', 'b')).toBe(false);
+      expect(await cas('k', null, 'b')).toBe(false);
+      expect(await cas('k', 'x', null)).toBe(false);
+      expect(await kv.get(key('k'))).toBe('a');
+      await advance(ttl * 1.2);
+      expect(await kv.get(key('k'))).toBeNull();
+    });
+
+    it('expected null means absent: a missing or expired key, not an empty value', async () => {
+      expect(await cas('k', null, 'v')).toBe(true);
+      expect(await kv.get(key('k'))).toBe('v');
+      expect(await cas('k', null, 'w')).toBe(false);
+      await kv.set(key('short'), 'old', ttl);
+      await advance(ttl * 1.2);
+      expect(await cas('short', 'old', 'new')).toBe(false);
+      expect(await cas('short', null, 'new')).toBe(true);
+      expect(await kv.get(key('short'))).toBe('new');
+      await kv.set(key('empty'), '', long);
+      expect(await cas('empty', null, 'x')).toBe(false);
+      expect(await cas('missing', '', 'x')).toBe(false);
+      expect(await kv.get(key('missing'))).toBeNull();
+      expect(await cas('empty', '', 'x')).toBe(true);
+      expect(await kv.get(key('empty'))).toBe('x');
+    });
+
+    it('next null deletes the key it expects; absent to absent is a success', async () => {
+      await kv.set(key('k'), 'a', long);
+      expect(await cas('k', 'a', null)).toBe(true);
+      expect(await kv.get(key('k'))).toBeNull();
+      expect(await kv.setIfAbsent(key('k'), 'b', long)).toBeNull();
+      expect(await cas('missing', null, null)).toBe(true);
+      expect(await kv.get(key('missing'))).toBeNull();
+    });
+
+    it('lets exactly one of 50 concurrent writers expecting the same value win', async () => {
+      await kv.set(key('k'), '0', long);
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => cas('k', '0', `writer-${i}`)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await kv.get(key('k'))).toBe(`writer-${results.indexOf(true)}`);
+    });
+
+    it.each([0, -5, 2.5])('rejects ttlMs %s and changes nothing', async (bad) => {
+      await kv.set(key('k'), 'kept', long);
+      await expect(cas('k', 'kept', 'v', bad)).rejects.toThrow(RangeError);
+      expect(await kv.get(key('k'))).toBe('kept');
+    });
+
+    it('rejects once the Kv is closed', async () => {
+      await kv.close();
+      await expect(cas('k', null, 'v')).rejects.toThrow();
+    });
+  });
+}
