@@ -75,7 +75,6 @@ export class EndpointThroughput {
    * written over since (a cut) is refused, not written over it. @returns whether it was stored.
    */
   async replaceConcurrency(endpointId: string, seen: ConcurrencyState | null, next: ConcurrencyState | null): Promise<boolean> {
-    if (this.#kv.compareAndSet === undefined) throw new Error('kv: this Kv has no compareAndSet');
     const encoded = (state: ConcurrencyState | null) => (state === null ? null : encode(state));
     return this.#kv.compareAndSet(`tp:conc:${endpointId}`, encoded(seen), encoded(next), STATE_TTL_MS);
   }

@@ -54,11 +54,8 @@ export interface Kv {
    * A read-modify-write that loses to another writer in between changes nothing (#32: two
    * dispatchers moving one endpoint's adaptive limit). @returns whether it replaced the value.
    * Rejects when `ttlMs` is not a positive integer.
-   *
-   * Optional only because a wrapper outside this package (the gateway tests' CountingKv) does
-   * not delegate it yet; both adapters have it, and EndpointThroughput's writes require it.
    */
-  compareAndSet?(key: string, expected: string | null, next: string | null, ttlMs: number): Promise<boolean>;
+  compareAndSet(key: string, expected: string | null, next: string | null, ttlMs: number): Promise<boolean>;
 
   /**
    * A sliding log at `key` (#32: an endpoint's sends of the last second, or its sends in

@@ -79,6 +79,7 @@ export class CountingKv implements Kv {
   incr = (key: string, ttlMs: number) => this.#count(this.kv.incr(key, ttlMs));
   get = (key: string) => this.#count(this.kv.get(key));
   setIfAbsent = (key: string, value: string, ttlMs: number) => this.#count(this.kv.setIfAbsent(key, value, ttlMs));
+  compareAndSet = (key: string, expected: string | null, next: string | null, ttlMs: number) => this.#count(this.kv.compareAndSet(key, expected, next, ttlMs));
   /** The expiry of the last `set`: how long Redis keeps an answer. */
   lastSetTtlMs = 0;
   set = (key: string, value: string, ttlMs: number) => {
