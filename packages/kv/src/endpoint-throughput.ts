@@ -66,7 +66,10 @@ export class EndpointThroughput {
   /** The endpoint's adaptive limit, or null when none is in force. */
   async concurrency(endpointId: string): Promise<ConcurrencyState | null> {
     const text = await this.#kv.get(`tp:conc:${endpointId}`);
-    return text === null ? null : (JSON.parse(text) as ConcurrencyState);
+    if (text === null) return null;
+    const state = JSON.parse(text) as ConcurrencyState;
+    storedText.set(state, text);
+    return state;
   }
 
   /**
@@ -75,8 +78,9 @@ export class EndpointThroughput {
    * written over since (a cut) is refused, not written over it. @returns whether it was stored.
    */
   async replaceConcurrency(endpointId: string, seen: ConcurrencyState | null, next: ConcurrencyState | null): Promise<boolean> {
-    const encoded = (state: ConcurrencyState | null) => (state === null ? null : encode(state));
-    return this.#kv.compareAndSet(`tp:conc:${endpointId}`, encoded(seen), encoded(next), STATE_TTL_MS);
+    // Compared as the text read (fields another version wrote included), else as encoded.
+    const expected = seen === null ? null : (storedText.get(seen) ?? encode(seen));
+    return this.#kv.compareAndSet(`tp:conc:${endpointId}`, expected, next === null ? null : encode(next), STATE_TTL_MS);
   }
 
   /** The endpoint's adaptive limit and sends in flight at `now`. */
@@ -85,6 +89,9 @@ export class EndpointThroughput {
     return { concurrency: state?.limit ?? null, inFlight };
   }
 }
+
+/** The text each state `concurrency()` returned was read from: what a compare-and-set expects. */
+const storedText = new WeakMap<ConcurrencyState, string>();
 
 /**
  * The stored text of a state, its fields in a fixed order: `replaceConcurrency` compares what it

@@ -15,7 +15,6 @@ export function describeCompareAndSetContract(name: string, open: () => Promise<
     let prefix: string;
     const key = (k: string): string => `${prefix}${k}`;
     const cas = (k: string, expected: string | null, next: string | null, ttlMs = long): Promise<boolean> => {
-      if (kv.compareAndSet === undefined) throw new Error(`${name} has no compareAndSet`);
       return kv.compareAndSet(key(k), expected, next, ttlMs);
     };
 

@@ -40,7 +40,7 @@ class RacingKv implements Kv {
   };
   compareAndSet = async (key: string, expected: string | null, next: string | null, ttlMs: number) => {
     this.casCalls++;
-    return !this.refuseEveryCas && (this.kv.compareAndSet?.(key, expected, next, ttlMs) ?? false);
+    return !this.refuseEveryCas && (await this.kv.compareAndSet(key, expected, next, ttlMs));
   };
   incr = (key: string, ttlMs: number) => this.kv.incr(key, ttlMs);
   setIfAbsent = (key: string, value: string, ttlMs: number) => this.kv.setIfAbsent(key, value, ttlMs);
