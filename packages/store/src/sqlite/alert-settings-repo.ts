@@ -115,8 +115,8 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
     return (
       this.#conn
-        // A row per endpoint (endpoint_retrying, kept by triggers), not one per retrying delivery.
-        .statement('SELECT org_id, env, sum(n) AS total FROM endpoint_retrying GROUP BY org_id, env HAVING total >= ?')
+        // A row per endpoint (endpoint_counts, kept by triggers), not one per retrying delivery.
+        .statement('SELECT org_id, env, sum(retrying) AS total FROM endpoint_counts GROUP BY org_id, env HAVING total >= ?')
         .all(min)
         .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'total') }))
     );

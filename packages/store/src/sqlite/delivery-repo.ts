@@ -186,7 +186,9 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
     // Kept by triggers on the deliveries (migration 18): one row, however many are retrying.
-    const row = this.#conn.statement('SELECT n FROM endpoint_retrying WHERE endpoint_id = ? AND org_id = ? AND env = ?').get(endpointId, t.orgId, t.env);
+    const row = this.#conn
+      .statement('SELECT retrying AS n FROM endpoint_counts WHERE endpoint_id = ? AND org_id = ? AND env = ?')
+      .get(endpointId, t.orgId, t.env);
     return row === undefined ? 0 : int(row, 'n');
   }
 
@@ -206,7 +208,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
       )
       .get(now);
-    const retrying = this.#conn.statement('SELECT coalesce(sum(n), 0) AS n FROM endpoint_retrying').get();
+    const retrying = this.#conn.statement('SELECT coalesce(sum(retrying), 0) AS n FROM endpoint_counts').get();
     return {
       due: due === undefined ? 0 : int(due, 'n'),
       oldestDueAt: due === undefined ? null : (due['oldest'] as number | null),

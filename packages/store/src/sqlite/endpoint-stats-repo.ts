@@ -60,12 +60,12 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
-    // The count from the endpoint's row kept by triggers (schema 22), the oldest from one seek
+    // The count from the endpoint's row kept by triggers (schema 25), the oldest from one seek
     // per open status of deliveries_endpoint_open (its entries end in created_at): neither
     // grows with the backlog.
     const row = this.#conn
       .statement(
-        `SELECT (SELECT n FROM endpoint_open WHERE endpoint_id = ?3 AND org_id = ?1 AND env = ?2) AS n,
+        `SELECT (SELECT open FROM endpoint_counts WHERE endpoint_id = ?3 AND org_id = ?1 AND env = ?2) AS n,
                 (SELECT min(m) FROM (
                    SELECT (SELECT min(created_at) FROM deliveries WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'pending') AS m
                    UNION ALL

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
-import { countRetrying } from './migrations/018-retrying-counts.ts';
-import { countOpen } from './migrations/022-endpoint-open-counts.ts';
+import { countEndpoints } from './migrations/025-endpoint-counts.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
@@ -44,45 +43,50 @@ describe('SQLite store', () => {
     expect((await store.messages.get(t, sent.message.id))?.message).toEqual(sent.message);
   });
 
-  it('step 18 counts the retrying deliveries already there, per endpoint', async () => {
+  it('step 25 counts the open deliveries (pending, retrying, held) and the retrying ones already there, per endpoint', async () => {
     const path = tempFile();
     const store = openFile(path);
     const m = new MessageFixtures(fixtures(store));
     const { t, endpoint } = await m.scene();
-    const ids = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
+    const ids = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
     const now = Date.now() + 1_000;
     for (const id of ids.slice(0, 2)) {
       const job = await m.claim(id, now);
       await store.deliveries.complete(claimRef(job), m.failed(job, now, now + 3_600_000));
     }
-    await store.close();
-    // The step's count alone, on a table emptied as before the step (the triggers stay).
-    const raw = new DatabaseSync(path);
-    raw.exec(`DELETE FROM endpoint_retrying; ${countRetrying}`);
-    raw.close();
-    const reopened = openFile(path);
-    expect(await reopened.deliveries.retryingCount(t, endpoint.id)).toBe(2);
-  });
-
-  it('step 22 counts the open deliveries already there (pending, retrying, held), per endpoint', async () => {
-    const path = tempFile();
-    const store = openFile(path);
-    const m = new MessageFixtures(fixtures(store));
-    const { t, endpoint } = await m.scene();
-    const ids = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
-    const now = Date.now() + 1_000;
-    const retrying = await m.claim(ids[0]!, now);
-    await store.deliveries.complete(claimRef(retrying), m.failed(retrying, now, now + 3_600_000));
-    const done = await m.claim(ids[1]!, now);
+    const done = await m.claim(ids[2]!, now);
     await store.deliveries.complete(claimRef(done), m.succeeded(done, now));
     await store.endpoints.update(t, endpoint.id, { status: 'paused' });
+    const kept = { retrying: await store.deliveries.retryingCount(t, endpoint.id), open: (await store.endpointStats.pending(t, endpoint.id)).count };
+    expect(kept).toEqual({ retrying: 2, open: 4 });
     await store.close();
-    // The step's count alone, on a table emptied as before the step (the triggers stay).
+    // The step's count alone, on a table emptied as before the step (the triggers stay): what the triggers kept.
     const raw = new DatabaseSync(path);
-    raw.exec(`DELETE FROM endpoint_open; ${countOpen}`);
+    raw.exec(`DELETE FROM endpoint_counts; ${countEndpoints}`);
     raw.close();
     const reopened = openFile(path);
-    expect((await reopened.endpointStats.pending(t, endpoint.id)).count).toBe(3);
+    expect({ retrying: await reopened.deliveries.retryingCount(t, endpoint.id), open: (await reopened.endpointStats.pending(t, endpoint.id)).count }).toEqual(
+      kept,
+    );
+  });
+
+  it('step 25 replaces the two count tables of steps 18 and 22 and their six triggers', () => {
+    const raw = new DatabaseSync(':memory:');
+    migrate(raw);
+    const names = (type: string) =>
+      raw
+        .prepare('SELECT name FROM sqlite_master WHERE type = ? ORDER BY name')
+        .all(type)
+        .map((r) => r['name']);
+    expect(names('table')).toContain('endpoint_counts');
+    expect(names('table')).not.toContain('endpoint_retrying');
+    expect(names('table')).not.toContain('endpoint_open');
+    expect(names('trigger').filter((n) => String(n).startsWith('deliveries_') && /open|retrying|counts/.test(String(n)))).toEqual([
+      'deliveries_counts_delete',
+      'deliveries_counts_insert',
+      'deliveries_counts_update',
+    ]);
+    raw.close();
   });
 
   it('step 23 gives the lanes already there the upgrade’s time as their last use', () => {

@@ -24,6 +24,7 @@ import { endpointThroughput } from './migrations/021-endpoint-throughput.ts';
 import { endpointOpenCounts } from './migrations/022-endpoint-open-counts.ts';
 import { laneLastUsed } from './migrations/023-lane-last-used.ts';
 import { egressChanges } from './migrations/024-egress-changes.ts';
+import { endpointCounts } from './migrations/025-endpoint-counts.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly string[] = [
   endpointOpenCounts,
   laneLastUsed,
   egressChanges,
+  endpointCounts,
 ];
 
 /**

@@ -56,9 +56,9 @@ describe('SQLite query plans', () => {
   });
 
   it('reads an endpoint’s open deliveries (its stats’ pending) from its counted row, and the oldest by one seek of deliveries_endpoint_open per status', () => {
-    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT n FROM endpoint_open'));
+    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT open FROM endpoint_counts'));
     const steps = pending?.[1].split(' | ') ?? [];
-    expect(steps).toContain('SEARCH endpoint_open USING PRIMARY KEY (endpoint_id=?)');
+    expect(steps).toContain('SEARCH endpoint_counts USING PRIMARY KEY (endpoint_id=?)');
     const seeks = steps.filter((s) => s.startsWith('SEARCH deliveries'));
     expect(seeks).toEqual(Array(2).fill('SEARCH deliveries USING COVERING INDEX deliveries_endpoint_open (org_id=? AND env=? AND endpoint_id=? AND status=?)'));
   });
