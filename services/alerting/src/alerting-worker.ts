@@ -124,11 +124,14 @@ export class AlertingWorker implements Component {
   async #tick(): Promise<void> {
     try {
       await this.#decide();
-      // Its own failure holds back only its own notices: logged, tried again next tick.
-      await tellEgressChange({ store: this.#o.store, clock: this.#o.clock, canEmail: this.#o.sender.canEmail }).catch((err: unknown) =>
-        this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
-      );
-      await this.#outbox.sendDue();
+      const room = await this.#outbox.sendDue();
+      // A pool change's notices only while the outbox keeps up: failure notices queued later never
+      // wait behind more than one step's. Its own failure holds back only its own notices.
+      if (room) {
+        await tellEgressChange({ store: this.#o.store, clock: this.#o.clock, canEmail: this.#o.sender.canEmail }).catch((err: unknown) =>
+          this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
+        );
+      }
       this.#outage.succeeded();
     } catch (err) {
       this.#outage.failed(err);

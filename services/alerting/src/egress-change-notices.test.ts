@@ -4,7 +4,7 @@
 import type { OrgId } from '@wirehook/core';
 import { afterEach, expect, it } from 'vitest';
 import type { AlertingWorker } from './alerting-worker.ts';
-import { EGRESS_ORGS_PER_STEP } from './egress-change-notices.ts';
+import { EGRESS_NOTICES_PER_STEP, EGRESS_ORGS_PER_STEP } from './egress-change-notices.ts';
 import type { NoticeContent } from './notice-content.ts';
 import { AlertScene } from './testing/alert-scene.ts';
 
@@ -26,7 +26,9 @@ function worker(): AlertingWorker {
   workers.push(w);
   return w;
 }
+/** One tick a second later, and the sends it started. */
 async function round(w: AlertingWorker): Promise<void> {
+  scene.clock.advance(1_000);
   await w.tick();
   await w.idle();
 }
@@ -72,12 +74,19 @@ it('told: each target (both environments) of an organization with a fixed_ip end
   expect(egressNotices(s)).toHaveLength(0); // a first pool is no change
 
   const at = await changePool(s);
+  // Queued by one tick, sent by the next.
+  await round(w);
   await round(w);
   expect(s.sender.to(live).map((c) => c.type)).toEqual(['alert.egress_ips']);
   expect(s.sender.to(test).map((c) => c.type)).toEqual(['alert.egress_ips']);
   const content = s.sender.to(live)[0] as NoticeContent;
   expect(content.data).toMatchObject({ added: ['203.0.113.2'], retiring: ['203.0.113.1'], retiring_at: at + NOTICE, endpoints: [] });
-  expect(content.data.summary).toContain('203.0.113.2');
+  expect(content.data.addresses).toEqual([
+    { ip: '203.0.113.2', family: 4, retiring_at: null },
+    { ip: '2001:db8::1', family: 6, retiring_at: null },
+    { ip: '203.0.113.1', family: 4, retiring_at: at + NOTICE },
+  ]);
+  expect(content.data.summary).toContain('Allow: 203.0.113.2, 2001:db8::1');
   expect(content.data.summary).toContain(new Date(at + NOTICE).toISOString());
   const owner = egressNotices(s).filter((n) => n.target === 'owner');
   expect(owner.map((n) => n.notice.orgId)).toEqual([untargeted]);
@@ -88,18 +97,48 @@ it('told: each target (both environments) of an organization with a fixed_ip end
   expect(egressNotices(s)).toHaveLength(3);
 });
 
-it(`a page of ${EGRESS_ORGS_PER_STEP} organizations per tick, each told once; two replicas ticking at once tell no one twice`, async () => {
+it(`a step of ${EGRESS_ORGS_PER_STEP} organizations; two replicas ticking at once queue no organization's notices twice`, async () => {
   const s = start();
   const orgs: OrgId[] = [];
   for (let i = 0; i < EGRESS_ORGS_PER_STEP + 30; i++) orgs.push(await orgWithEndpoint(s, true));
   const [a, b] = [worker(), worker()];
   await changePool(s);
   await Promise.all([round(a), round(b)]);
+  await Promise.all([round(a), round(b)]);
   // Both read the same cursor: one step was queued, the other refused.
   expect(egressNotices(s)).toHaveLength(EGRESS_ORGS_PER_STEP);
-  await Promise.all([round(a), round(b)]);
-  await Promise.all([round(a), round(b)]);
+  for (let i = 0; i < 3; i++) await Promise.all([round(a), round(b)]);
   const told = egressNotices(s).map((n) => n.notice.orgId);
   expect(told).toHaveLength(orgs.length);
   expect(new Set(told)).toEqual(new Set(orgs));
+});
+
+it(`a step ends at the organization that brings its notices to ${EGRESS_NOTICES_PER_STEP}, and the next waits until the outbox has sent them`, async () => {
+  const s = start();
+  for (let i = 0; i < 80; i++) {
+    const orgId = await orgWithEndpoint(s, true);
+    for (let t = 0; t < 3; t++) await s.target(orgId);
+  }
+  const w = worker();
+  await changePool(s);
+  // 67 organizations × 3 = 201 notices, sent 50 a tick; the next step once the outbox had room.
+  for (let i = 0; i < 6; i++) await round(w);
+  expect(egressNotices(s)).toHaveLength(201);
+  expect(new Set(egressNotices(s).map((n) => n.notice.orgId)).size).toBe(67);
+  await round(w);
+  expect(egressNotices(s)).toHaveLength(240);
+});
+
+it('a failure notice queued while a change is being told goes at once, not behind the walk', async () => {
+  const s = start();
+  for (let i = 0; i < 400; i++) await orgWithEndpoint(s, true);
+  const failing = await s.org();
+  const target = await s.target(failing);
+  const endpoint = await s.endpoint({ orgId: failing, env: 'live' });
+  const w = worker();
+  await changePool(s);
+  for (let i = 0; i < 3; i++) await round(w); // a step queued, then sent 50 a tick
+  await s.fail({ orgId: failing, env: 'live' }, endpoint);
+  await round(w);
+  expect(s.sender.to(target).map((c) => c.type)).toEqual(['alert.delivery_failure']);
 });

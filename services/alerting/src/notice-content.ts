@@ -1,3 +1,4 @@
+import type { EgressAddress } from '@wirehook/core';
 import type { EgressChange, NoticeEndpoint } from '@wirehook/store';
 import { capLines, MAX_CHAT_CHARS } from './chat-text.ts';
 
@@ -33,18 +34,21 @@ export interface NoticeContent {
     added?: string[];
     retiring?: string[];
     retiring_at?: number | null;
+    /** alert.egress_ips: the whole list as GET /v1/egress-ips gives it when the notice was queued. */
+    addresses?: { ip: string; family: 4 | 6; retiring_at: number | null }[];
   };
 }
 
 /** alert.egress_ips: the addresses fixed_ip endpoints are sent from changed (the same words for every organization). */
-export function egressIpsContent(change: EgressChange, now: number): NoticeContent {
+export function egressIpsContent(change: EgressChange, listed: readonly EgressAddress[], now: number): NoticeContent {
   const lines = ['The addresses Wirehook sends webhooks of fixed_ip endpoints from have changed.'];
   if (change.added.length > 0) lines.push(`New (allow them now; endpoints may be sent from them at once): ${change.added.join(', ')}.`);
   if (change.retiring.length > 0) {
     const until = change.retiringAt === null ? '' : ` (listed as retiring until ${new Date(change.retiringAt).toISOString()})`;
     lines.push(`No longer sent from${until}: ${change.retiring.join(', ')}.`);
   }
-  lines.push('GET /v1/egress-ips lists the current addresses.');
+  const current = listed.filter((a) => a.retiringAt === null).map((a) => a.ip);
+  lines.push(`Allow: ${current.join(', ') || 'none'} (GET /v1/egress-ips lists them).`);
   return {
     type: 'alert.egress_ips',
     timestamp: now,
@@ -54,6 +58,7 @@ export function egressIpsContent(change: EgressChange, now: number): NoticeConte
       added: change.added,
       retiring: change.retiring,
       retiring_at: change.retiringAt,
+      addresses: listed.map((a) => ({ ip: a.ip, family: a.family, retiring_at: a.retiringAt })),
       summary: lines.join('\n'),
     },
   };

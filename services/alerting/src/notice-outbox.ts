@@ -39,16 +39,19 @@ export class NoticeOutbox {
     this.#o = { ...options, sendTimeoutMs: options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS };
     this.#notices = new Counter({
       name: 'wirehook_alert_notices_total',
-      help: 'Failure notices sent to targets, by type and outcome (sent, failed: a try that did not reach the target)',
+      help: 'Tries of notices to targets (failure, usage, pool change, test), by type and outcome (sent, failed: a try that did not reach the target)',
       labelNames: ['type', 'outcome'],
       registers: options.registry ? [options.registry] : [],
     });
   }
 
-  /** Claims what is due and starts sending it; does not wait for the sends. */
-  async sendDue(): Promise<void> {
+  /**
+   * Claims what is due and starts sending it; does not wait for the sends.
+   * @returns whether it had room for more than was due (the outbox keeps up).
+   */
+  async sendDue(): Promise<boolean> {
     const room = MAX_IN_FLIGHT - this.#inFlight.size;
-    if (room <= 0) return;
+    if (room <= 0) return false;
     const now = this.#o.clock.now();
     const due = await this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), room);
     for (const notice of due) {
@@ -59,6 +62,7 @@ export class NoticeOutbox {
       this.#inFlight.add(sending);
       void sending.finally(() => this.#inFlight.delete(sending));
     }
+    return due.length < room;
   }
 
   /** Resolves when every send started so far is recorded. */

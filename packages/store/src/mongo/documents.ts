@@ -259,6 +259,8 @@ export interface EgressChangeDoc {
   /** The last organization told; null before the first. */
   cursor: string | null;
   done: boolean;
+  /** Only on the `pool-version` document every sync bumps (egress-ip-repo.ts). */
+  version?: number;
 }
 
 /** A recovery; its targets are read from the deliveries as it goes (recovery-repo.ts). */

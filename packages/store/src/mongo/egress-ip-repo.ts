@@ -5,6 +5,9 @@ import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip
 import { noticeDoc } from './alert-settings-repo.ts';
 import type { MongoConnection } from './connection.ts';
 
+/** The document every sync writes, so concurrent syncs conflict (not a change: `done`). */
+const POOL_VERSION = 'pool-version';
+
 /** The fixed IP pool as last seen, in MongoDB: one document per address (`_id` the address). */
 export class MongoEgressIpRepo implements EgressIpRepo {
   readonly #conn: MongoConnection;
@@ -20,8 +23,18 @@ export class MongoEgressIpRepo implements EgressIpRepo {
       const inPool = new Set(pool.map((a) => a.ip));
       const added: string[] = [];
       const retiring: string[] = [];
+      /** Put back while retiring: not added to the list, but customers told to drop it must hear. */
+      const restored: string[] = [];
+      // Two gateways syncing different pools at once must conflict (one retried on the other's
+      // result): both write this document, whatever else each changes.
+      await this.#conn.egressChanges.updateOne(
+        { _id: POOL_VERSION },
+        { $inc: { version: 1 }, $setOnInsert: { at: 0, added: [], retiring: [], retiringAt: null, cursor: null, done: true } },
+        { session, upsert: true },
+      );
       for (const { ip, family } of pool) {
         if (!listed.has(ip)) added.push(ip);
+        else if (listed.get(ip) !== null) restored.push(ip);
         await this.#conn.egressIps.updateOne({ _id: ip }, { $set: { retiringAt: null }, $setOnInsert: { family, addedAt: now } }, { session, upsert: true });
       }
       for (const [ip, retiringAt] of listed) {
@@ -32,9 +45,12 @@ export class MongoEgressIpRepo implements EgressIpRepo {
           retiring.push(ip);
         }
       }
-      if (listed.size > 0 && (added.length > 0 || retiring.length > 0)) {
+      if (listed.size > 0 && added.length + restored.length + retiring.length > 0) {
+        // The newest change is the one told: notices carry the whole list, so one still being told is superseded.
+        await this.#conn.egressChanges.updateMany({ done: false }, { $set: { done: true } }, { session });
         const retiringAt = retiring.length > 0 ? now + noticeMs : null;
-        await this.#conn.egressChanges.insertOne({ _id: randomUUID(), at: now, added, retiring, retiringAt, cursor: null, done: false }, { session });
+        const change = { _id: randomUUID(), at: now, added: [...added, ...restored], retiring, retiringAt, cursor: null, done: false };
+        await this.#conn.egressChanges.insertOne(change, { session });
       }
       return { added, retiring };
     });
@@ -51,7 +67,8 @@ export class MongoEgressIpRepo implements EgressIpRepo {
     const orgs: OrgId[] = [];
     let cursor: string = after ?? '';
     while (orgs.length < limit) {
-      const doc = await this.#conn.endpoints.findOne({ fixedIp: true, orgId: { $gt: cursor } }, { sort: { orgId: 1 }, projection: { orgId: 1 } });
+      // Covered by endpoints_fixed_ip (orgId only): no document is read.
+      const doc = await this.#conn.endpoints.findOne({ fixedIp: true, orgId: { $gt: cursor } }, { sort: { orgId: 1 }, projection: { _id: 0, orgId: 1 } });
       if (doc === null) break;
       cursor = doc.orgId;
       orgs.push(cursor as OrgId);

@@ -33,8 +33,10 @@ export interface EgressIpRepo {
    * listed one no longer in the pool starts retiring (listed until `now + noticeMs`; one
    * already retiring keeps its time); one in the pool again stops retiring; retired ones
    * whose time has passed are dropped. The same pool again changes nothing. When addresses
-   * were added or started retiring and the list was not empty before (a first pool is no
-   * change to anyone), an {@link EgressChange} is recorded in the same transaction.
+   * were added, put back while retiring, or started retiring, and the list was not empty
+   * before (a first pool is no change to anyone), an {@link EgressChange} is recorded in the
+   * same transaction (its `added` holds the put-back ones too), and any change still pending
+   * is marked done: the newest is told, with the whole list.
    * @returns the addresses this call added and those it started retiring.
    */
   sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<{ added: string[]; retiring: string[] }>;

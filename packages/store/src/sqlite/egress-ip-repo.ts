@@ -24,8 +24,11 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
       const inPool = new Set(pool.map((a) => a.ip));
       const added: string[] = [];
       const retiring: string[] = [];
+      /** Put back while retiring: not added to the list, but customers told to drop it must hear. */
+      const restored: string[] = [];
       for (const { ip, family } of pool) {
         if (!listed.has(ip)) added.push(ip);
+        else if (listed.get(ip) !== null) restored.push(ip);
         this.#conn
           .statement('INSERT INTO egress_ips (ip, family, added_at, retiring_at) VALUES (?, ?, ?, NULL) ON CONFLICT (ip) DO UPDATE SET retiring_at = NULL')
           .run(ip, family, now);
@@ -38,10 +41,12 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
           retiring.push(ip);
         }
       }
-      if (listed.size > 0 && (added.length > 0 || retiring.length > 0)) {
+      if (listed.size > 0 && added.length + restored.length + retiring.length > 0) {
+        // The newest change is the one told: notices carry the whole list, so one still being told is superseded.
+        this.#conn.statement('UPDATE egress_changes SET done = 1 WHERE done = 0').run();
         this.#conn
           .statement('INSERT INTO egress_changes (at, added, retiring, retiring_at) VALUES (?, ?, ?, ?)')
-          .run(now, JSON.stringify(added), JSON.stringify(retiring), retiring.length > 0 ? now + noticeMs : null);
+          .run(now, JSON.stringify([...added, ...restored]), JSON.stringify(retiring), retiring.length > 0 ? now + noticeMs : null);
       }
       return { added, retiring };
     });

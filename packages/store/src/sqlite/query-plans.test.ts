@@ -69,6 +69,13 @@ describe('SQLite query plans', () => {
     const prune = [...plans].find(([sql]) => sql.startsWith('DELETE FROM endpoint_rollups'));
     expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
+
+  it('walks the organizations with fixed_ip endpoints one seek each (an organization’s other endpoints are not read), and a pool change’s pending row by its index', () => {
+    const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
+    expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');
+    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT * FROM egress_changes WHERE done = 0'));
+    expect(pending?.[1]).toContain('egress_changes_pending');
+  });
 });
 
 describe('SQLite query plans: ordered lanes (#31)', () => {
