@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { OutputTail, StartError, waitLive } from './start-wait.ts';
+import { OutputTail, startLive } from './start-wait.ts';
 
 const servicesDir = join(import.meta.dirname, '..', '..');
 
@@ -156,20 +156,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
     return { child, output };
   };
-  const launch = async (spec: ServiceSpec) => {
-    const first = spawnOne(spec);
-    try {
-      await waitLive(spec, first.child, timeout, first.output);
-    } catch (err) {
-      // A process that never even opened its health port stalled in start-up (seen once on a
-      // CI machine under load, its cause not known): kill it and start it once more, saying so.
-      if (!(err instanceof StartError) || !err.neverListened) throw err;
-      process.stderr.write(`wirehook cluster: ${err.message}\nwirehook cluster: starting ${spec.name} once more\n`);
-      await stopOne(spec.name, 'SIGKILL');
-      const second = spawnOne(spec);
-      await waitLive(spec, second.child, timeout, second.output);
-    }
-  };
+  const launch = (spec: ServiceSpec) =>
+    startLive(spec, timeout, {
+      spawn: () => spawnOne(spec),
+      kill: () => stopOne(spec.name, 'SIGKILL'),
+      retrying: (err) => process.stderr.write(`wirehook cluster: ${err.message}\nwirehook cluster: starting ${spec.name} once more\n`),
+    });
 
   const stopOne = async (name: string, signal: NodeJS.Signals = 'SIGTERM') => {
     const child = children.get(name);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { freePort } from '@wirehook/testkit';
-import { OutputTail, StartError, waitLive } from './start-wait.ts';
+import { OutputTail, StartError, startLive, waitLive } from './start-wait.ts';
 
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
@@ -44,4 +44,47 @@ it('a process answering /livez as itself: live', async () => {
     `require('node:http').createServer((q, r) => r.end(JSON.stringify({ pid: process.pid, state: 'running' }))).listen(${port}, '127.0.0.1');`,
   );
   await expect(waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 10_000, output)).resolves.toBeUndefined();
+});
+
+/** A child answering /livez as itself on `port`. */
+const liveOn = (port: number) =>
+  `require('node:http').createServer((q, r) => r.end(JSON.stringify({ pid: process.pid, state: 'running' }))).listen(${port}, '127.0.0.1');`;
+
+it('startLive: a start that stalls before opening its port is killed and started once more, and said', async () => {
+  const port = await freePort();
+  const spec = { name: 'alerting', service: 'alerting', env: {}, metricsPort: port };
+  const spawned: ReturnType<typeof child>[] = [];
+  const said: string[] = [];
+  await startLive(spec, 600, {
+    spawn: () => {
+      spawned.push(child(spawned.length === 0 ? 'setInterval(() => {}, 1000);' : liveOn(port)));
+      return { child: spawned.at(-1)!.c, output: spawned.at(-1)!.output };
+    },
+    kill: async () => {
+      spawned[0]!.c.kill('SIGKILL');
+    },
+    retrying: (err) => said.push(err.message),
+  });
+  expect(spawned).toHaveLength(2);
+  expect(said).toHaveLength(1);
+  expect(said[0]).toMatch(/alerting did not report live within 600 ms: not listening yet/);
+});
+
+it('startLive: a process that accepts but does not answer in time is not started again (it listens: a slow step, not a stall)', async () => {
+  const port = await freePort();
+  const spec = { name: 'gateway', service: 'gateway', env: {}, metricsPort: port };
+  let spawns = 0;
+  const err = await startLive(spec, 1_500, {
+    // Accepts, then blocks its event loop: the /livez request times out.
+    spawn: () => {
+      spawns++;
+      const { c, output } = child(`require('node:net').createServer(() => {}).listen(${port}, '127.0.0.1');`);
+      return { child: c, output };
+    },
+    kill: async () => {},
+    retrying: () => {},
+  }).catch((e) => e);
+  expect(spawns).toBe(1);
+  expect(err).toBeInstanceOf(StartError);
+  expect(err.message).toMatch(/accepted but did not answer within/);
 });
