@@ -38,8 +38,11 @@ const ALLOWED: { collection: string; why: string; matches: (r: Recorded) => bool
     matches: (r) => r.kind === 'update' && JSON.stringify(r.filter) === '{"leaseUntil":{"$ne":null}}',
   },
 ];
-/** Collections that hold a few documents per organization (or for the installation) at most: a scan of one reads no traffic. */
-const SMALL = new Set(['orgs', 'sealing_key_checks', 'alert_conditions', 'event_types', 'egress_ips']);
+/**
+ * Collections that hold a few documents per organization (or for the installation) at most: a
+ * scan of one reads no traffic. egress_changes: one document per change of the fixed IP pool.
+ */
+const SMALL = new Set(['orgs', 'sealing_key_checks', 'alert_conditions', 'event_types', 'egress_ips', 'egress_changes']);
 
 const recorded = new Map<string, Recorded>();
 function record(r: Recorded): void {
