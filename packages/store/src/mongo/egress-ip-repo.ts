@@ -67,8 +67,12 @@ export class MongoEgressIpRepo implements EgressIpRepo {
     const orgs: OrgId[] = [];
     let cursor: string = after ?? '';
     while (orgs.length < limit) {
-      // Covered by endpoints_fixed_ip (orgId only): no document is read.
-      const doc = await this.#conn.endpoints.findOne({ fixedIp: true, orgId: { $gt: cursor } }, { sort: { orgId: 1 }, projection: { _id: 0, orgId: 1 } });
+      // Covered by endpoints_fixed_ip (orgId only): no document is read. Hinted, as the query holds the
+      // index's filter: endpoints_tenant would also serve the sort, reading every direct endpoint on the way.
+      const doc = await this.#conn.endpoints.findOne(
+        { fixedIp: true, orgId: { $gt: cursor } },
+        { sort: { orgId: 1 }, projection: { _id: 0, orgId: 1 }, hint: 'endpoints_fixed_ip' },
+      );
       if (doc === null) break;
       cursor = doc.orgId;
       orgs.push(cursor as OrgId);
