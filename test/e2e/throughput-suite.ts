@@ -51,14 +51,20 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       }
     });
 
-    it('100 messages to a 10/s endpoint arrive over about 10 s, at most 12 in any second as received; an unlimited endpoint beside it gets its 100 at once', async () => {
+    it('100 messages to a 10/s endpoint are sent over about 10 s, at most 10 started in any second (11 within the milliseconds between admission and the attempt’s time); an unlimited endpoint beside it gets its 100 at once', async () => {
       const limited = await receiver();
       const open = await receiver();
       const slow = await endpoint({ rate_limit: 10 }, limited.url());
       const fast = await endpoint({}, open.url());
       expect((await suite.t.api.get(`/v1/endpoints/${slow.id}`)).body).toMatchObject({ rate_limit: 10, throughput: { rate_limit: 10, held_until: null } });
       const started = Date.now();
-      await Promise.all(Array.from({ length: 100 }, (_, i) => Promise.all([send(slow.consumer, { i }), send(fast.consumer, { i })])));
+      const slowIds: string[] = [];
+      await Promise.all(
+        Array.from({ length: 100 }, async (_, i) => {
+          const [sent] = await Promise.all([send(slow.consumer, { i }), send(fast.consumer, { i })]);
+          slowIds.push(sent.body.id as string);
+        }),
+      );
       await eventually(() => expect(open.receiver.requests).toHaveLength(100), 20_000, 50);
       const fastDone = Date.now() - started;
       await eventually(() => expect(limited.receiver.requests).toHaveLength(100), 30_000, 100);
@@ -67,9 +73,17 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       // 100 at 10 per second: the 100th may go 9 s after the first (sent at once), not before.
       expect(span).toBeGreaterThanOrEqual(8_900);
       expect(span).toBeLessThan(13_000);
-      // Sends are counted when they start; receipt times carry the jitter of a loaded machine (two
-      // dispatchers in cluster mode), so a window of 1 s as the receiver saw it holds at most 12.
-      expect(maxInWindow(times, 1_000)).toBeLessThanOrEqual(12);
+      // The limit counts sends as they start, each attempt's `at` within milliseconds (the log is
+      // checked at admission, the attempt's time taken just after it, and two dispatchers' calls may
+      // reach Redis out of order): 11 in a window is that slack, 12 would be a leak. Receipt times
+      // add a loaded machine's jitter (13 in a second as the receiver saw it, once).
+      const starts = await Promise.all(slowIds.map(async (id) => (await suite.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].at as number));
+      expect(
+        maxInWindow(
+          starts.sort((a, b) => a - b),
+          1_000,
+        ),
+      ).toBeLessThanOrEqual(11);
       // The unlimited endpoint was not held back by the limited one's queue.
       expect(fastDone).toBeLessThan(5_000);
     }, 60_000);
