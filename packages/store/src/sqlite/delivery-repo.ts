@@ -185,7 +185,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
-    // Kept by triggers on the deliveries (migration 18): one row, however many are retrying.
+    // Kept by triggers on the deliveries (schema 25): one row, however many are retrying.
     const row = this.#conn
       .statement('SELECT retrying AS n FROM endpoint_counts WHERE endpoint_id = ? AND org_id = ? AND env = ?')
       .get(endpointId, t.orgId, t.env);

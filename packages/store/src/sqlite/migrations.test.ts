@@ -70,21 +70,46 @@ describe('SQLite store', () => {
     );
   });
 
-  it('step 25 replaces the two count tables of steps 18 and 22 and their six triggers', () => {
+  it('step 25 replaces the two count tables of steps 18 and 22 and their six triggers; their names stay as views a previous build reads', () => {
     const raw = new DatabaseSync(':memory:');
+    migrate(raw, MIGRATIONS.slice(0, 24));
+    raw.exec('PRAGMA foreign_keys = OFF');
+    const insert = raw.prepare(
+      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts, next_attempt_at, manual, lease_until, created_at, held)
+       VALUES (?, 'org_a', 'live', 'msg_a', ?, 'https://hooks.example/a', ?, 0, 0, NULL, 0, NULL, 1, 0)`,
+    );
+    const statuses = ['pending', 'retrying', 'retrying', 'success', 'failed', 'pending'];
+    statuses.forEach((status, i) => insert.run(`dlv_${i}`, i < 4 ? 'ep_a' : 'ep_b', status));
+    raw.prepare(`UPDATE deliveries SET status = 'retrying' WHERE id = 'dlv_0'`).run(); // kept by step 18's and 22's triggers
     migrate(raw);
     const names = (type: string) =>
       raw
         .prepare('SELECT name FROM sqlite_master WHERE type = ? ORDER BY name')
         .all(type)
-        .map((r) => r['name']);
+        .map((r) => String(r['name']));
     expect(names('table')).toContain('endpoint_counts');
-    expect(names('table')).not.toContain('endpoint_retrying');
-    expect(names('table')).not.toContain('endpoint_open');
-    expect(names('trigger').filter((n) => String(n).startsWith('deliveries_') && /open|retrying|counts/.test(String(n)))).toEqual([
+    expect(names('table').filter((n) => n === 'endpoint_retrying' || n === 'endpoint_open')).toEqual([]);
+    expect(names('view')).toEqual(['endpoint_open', 'endpoint_retrying']);
+    expect(names('trigger').filter((n) => n.startsWith('deliveries_') && /open|retrying|counts/.test(n))).toEqual([
       'deliveries_counts_delete',
       'deliveries_counts_insert',
       'deliveries_counts_update',
+    ]);
+    const counts = () => raw.prepare('SELECT endpoint_id, open, retrying FROM endpoint_counts ORDER BY endpoint_id').all();
+    expect(counts()).toEqual([
+      { endpoint_id: 'ep_a', open: 3, retrying: 3 },
+      { endpoint_id: 'ep_b', open: 1, retrying: 0 },
+    ]);
+    // What the previous build reads, by its old names.
+    expect(raw.prepare(`SELECT n FROM endpoint_retrying WHERE endpoint_id = 'ep_a'`).get()).toEqual({ n: 3 });
+    expect(raw.prepare(`SELECT n FROM endpoint_open WHERE endpoint_id = 'ep_b'`).get()).toEqual({ n: 1 });
+    // The new triggers keep both counts: retrying → success, a delete of a pending one, an insert straight into retrying.
+    raw.prepare(`UPDATE deliveries SET status = 'success' WHERE id = 'dlv_1'`).run();
+    raw.prepare(`DELETE FROM deliveries WHERE id = 'dlv_5'`).run();
+    insert.run('dlv_6', 'ep_b', 'retrying');
+    expect(counts()).toEqual([
+      { endpoint_id: 'ep_a', open: 2, retrying: 2 },
+      { endpoint_id: 'ep_b', open: 1, retrying: 1 },
     ]);
     raw.close();
   });

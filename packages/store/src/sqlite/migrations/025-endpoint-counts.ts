@@ -3,6 +3,9 @@
 // succeeded wrote three upserts, now two, and one trigger of each kind says what every count
 // means. `open` counts pending and retrying deliveries (held ones too), `retrying` those of them
 // retrying. Recounted from the deliveries at the upgrade (once; the steps before did the same).
+// The old tables' names stay as read-only views, so a process of the previous build still
+// running on the same file (a rolling upgrade) reads the same numbers (it only read them: the
+// triggers that wrote them are this step's to replace).
 /** The step's count of what is there already (a test runs it alone). */
 export const countEndpoints = `INSERT INTO endpoint_counts (endpoint_id, org_id, env, open, retrying)
     SELECT endpoint_id, org_id, env, count(*), sum(status = 'retrying') FROM deliveries
@@ -29,6 +32,8 @@ export const endpointCounts = `
     retrying    INTEGER NOT NULL
   ) STRICT, WITHOUT ROWID;
   ${countEndpoints};
+  CREATE VIEW endpoint_retrying AS SELECT endpoint_id, org_id, env, retrying AS n FROM endpoint_counts;
+  CREATE VIEW endpoint_open AS SELECT endpoint_id, org_id, env, open AS n FROM endpoint_counts;
   CREATE TRIGGER deliveries_counts_insert AFTER INSERT ON deliveries WHEN ${OPEN_NEW} BEGIN
     INSERT INTO endpoint_counts (endpoint_id, org_id, env, open, retrying)
       VALUES (new.endpoint_id, new.org_id, new.env, 1, new.status = 'retrying')
