@@ -30,6 +30,8 @@ const PERIODIC_MS = 60_000;
 const ORGS_PER_TICK = 100;
 const EVENTS_PER_ORG = 100;
 const FAILING_PER_ORG = 100;
+/** A pool change's notices take a step at least this often, even while the outbox is full. */
+const EGRESS_STEP_AT_LEAST_MS = 60_000;
 /** The smallest pending-retries threshold: an environment is looked at above it (the spec's "exceed"). */
 const RETRYING_MIN = 101;
 
@@ -74,6 +76,8 @@ export class AlertingWorker implements Component {
   #ticking: Promise<void> | undefined;
   #stopped = false;
   #lastPeriodic: number | undefined;
+  /** When (by the clock) the last step of a pool change's notices was taken. */
+  #egressStepAt: number | undefined;
 
   constructor(options: AlertingWorkerOptions) {
     // `??`: an explicit `tickMs: undefined` (from the factory) must not override the default.
@@ -125,9 +129,13 @@ export class AlertingWorker implements Component {
     try {
       await this.#decide();
       const room = await this.#outbox.sendDue();
-      // A pool change's notices only while the outbox keeps up: failure notices queued later never
-      // wait behind more than one step's. Its own failure holds back only its own notices.
-      if (room) {
+      // A pool change's notices while the outbox keeps up, so failure notices queued later never
+      // wait behind more than one step's; in a storm that keeps it full, still a step a minute.
+      // Its own failure holds back only its own notices.
+      const now = this.#o.clock.now();
+      const since = this.#egressStepAt === undefined ? Infinity : now - this.#egressStepAt;
+      if (room || since >= EGRESS_STEP_AT_LEAST_MS || since < 0) {
+        this.#egressStepAt = now;
         await tellEgressChange({ store: this.#o.store, clock: this.#o.clock, canEmail: this.#o.sender.canEmail }).catch((err: unknown) =>
           this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
         );

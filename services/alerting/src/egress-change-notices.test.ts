@@ -21,8 +21,8 @@ function start(): AlertScene {
   scene = new AlertScene();
   return scene;
 }
-function worker(): AlertingWorker {
-  const w = scene.worker();
+function worker(options: { sendTimeoutMs?: number } = {}): AlertingWorker {
+  const w = scene.worker(options);
   workers.push(w);
   return w;
 }
@@ -141,4 +141,22 @@ it('a failure notice queued while a change is being told goes at once, not behin
   await s.fail({ orgId: failing, env: 'live' }, endpoint);
   await round(w);
   expect(s.sender.to(target).map((c) => c.type)).toEqual(['alert.delivery_failure']);
+});
+
+it('with the outbox kept full (targets that hang), the walk still takes a step a minute', async () => {
+  const s = start();
+  for (let i = 0; i < 150; i++) await orgWithEndpoint(s, true);
+  s.sender.answer = () => new Promise(() => {}); // never answers: each send ends at its bound
+  const w = worker({ sendTimeoutMs: 2_000 });
+  await changePool(s);
+  await w.tick(); // room: the first step, 100 owner notices
+  expect(s.noticesQueued('alert.egress_ips')).toBe(100);
+  s.clock.advance(1_000);
+  await w.tick(); // 50 claimed and hanging: no room
+  s.clock.advance(1_000);
+  await w.tick(); // all 50 places taken
+  expect(s.noticesQueued('alert.egress_ips')).toBe(100);
+  s.clock.advance(60_000);
+  await w.tick();
+  expect(s.noticesQueued('alert.egress_ips')).toBe(150);
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EgressAddress, OrgId } from '@wirehook/core';
+import { foldChanges } from '../egress-change-fold.ts';
 import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
 import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
 import { noticeDoc } from './alert-settings-repo.ts';
@@ -46,11 +47,11 @@ export class MongoEgressIpRepo implements EgressIpRepo {
         }
       }
       if (listed.size > 0 && added.length + restored.length + retiring.length > 0) {
-        // The newest change is the one told: notices carry the whole list, so one still being told is superseded.
+        // The newest change is the one told, with what those still being told said folded in.
+        const older = await this.#conn.egressChanges.find({ done: false }, { session, sort: { at: 1, _id: 1 } }).toArray();
+        const folded = foldChanges(older, { added: [...added, ...restored], retiring, retiringAt: retiring.length > 0 ? now + noticeMs : null });
         await this.#conn.egressChanges.updateMany({ done: false }, { $set: { done: true } }, { session });
-        const retiringAt = retiring.length > 0 ? now + noticeMs : null;
-        const change = { _id: randomUUID(), at: now, added: [...added, ...restored], retiring, retiringAt, cursor: null, done: false };
-        await this.#conn.egressChanges.insertOne(change, { session });
+        await this.#conn.egressChanges.insertOne({ _id: randomUUID(), at: now, ...folded, cursor: null, done: false }, { session });
       }
       return { added, retiring };
     });

@@ -1,4 +1,5 @@
 import type { EgressAddress, OrgId } from '@wirehook/core';
+import { foldChanges } from '../egress-change-fold.ts';
 import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
 import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
 import { insertNotice } from './alert-settings-repo.ts';
@@ -42,11 +43,16 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
         }
       }
       if (listed.size > 0 && added.length + restored.length + retiring.length > 0) {
-        // The newest change is the one told: notices carry the whole list, so one still being told is superseded.
+        // The newest change is the one told, with what those still being told said folded in.
+        const older = this.#conn
+          .statement('SELECT added, retiring, retiring_at FROM egress_changes WHERE done = 0 ORDER BY seq')
+          .all()
+          .map((row) => ({ added: json<string[]>(row, 'added'), retiring: json<string[]>(row, 'retiring'), retiringAt: intOrNull(row, 'retiring_at') }));
+        const change = foldChanges(older, { added: [...added, ...restored], retiring, retiringAt: retiring.length > 0 ? now + noticeMs : null });
         this.#conn.statement('UPDATE egress_changes SET done = 1 WHERE done = 0').run();
         this.#conn
           .statement('INSERT INTO egress_changes (at, added, retiring, retiring_at) VALUES (?, ?, ?, ?)')
-          .run(now, JSON.stringify([...added, ...restored]), JSON.stringify(retiring), retiring.length > 0 ? now + noticeMs : null);
+          .run(now, JSON.stringify(change.added), JSON.stringify(change.retiring), change.retiringAt);
       }
       return { added, retiring };
     });

@@ -69,6 +69,16 @@ export class AlertScene {
     }
   }
 
+  /** Notices of `type` queued in the store, sent or not (read beside the store, as the outbox does not list them). */
+  noticesQueued(type: string): number {
+    const db = new DatabaseSync(join(this.#dir, 'store.sqlite'));
+    try {
+      return Number(db.prepare('SELECT count(*) AS n FROM alert_notices WHERE type = ?').get(type)?.['n']);
+    } finally {
+      db.close();
+    }
+  }
+
   worker(options: { sendTimeoutMs?: number } = {}): AlertingWorker {
     return new AlertingWorker({ store: this.store, clock: this.clock, logger: silentLogger(), sender: this.sender, tickMs: 60_000, ...options });
   }
