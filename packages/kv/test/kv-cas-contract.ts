@@ -1,32 +1,28 @@
 // The Kv contract's compareAndSet cases (#32), apart so kv-contract.ts stays short; that file runs them.
-import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KvContractOptions, KvHarness } from './kv-contract.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Kv } from '../src/kv.ts';
 
-/** compareAndSet as every adapter must do it; called by describeKvContract with its harness. */
-export function describeCompareAndSetContract(name: string, open: () => Promise<KvHarness>, options: KvContractOptions = {}): void {
-  const ttl = options.ttlMs ?? 1000;
+/** What the contract's suite shares with these cases: its adapter of the test, its time, its keys. */
+export interface KvContractContext {
+  kv(): Kv;
+  advance(ms: number): Promise<void>;
+  key(k: string): string;
+  ttl: number;
+}
+
+/** compareAndSet as every adapter must do it; called inside describeKvContract's suite, on its adapter of each test. */
+export function describeCompareAndSetContract(ctx: KvContractContext): void {
+  const { advance, key, ttl } = ctx;
   const long = ttl * 1000;
 
-  describe(`Kv contract: ${name}: compareAndSet`, () => {
+  describe('compareAndSet', () => {
     let kv: Kv;
-    let advance: (ms: number) => Promise<void>;
-    let prefix: string;
-    const key = (k: string): string => `${prefix}${k}`;
     const cas = (k: string, expected: string | null, next: string | null, ttlMs = long): Promise<boolean> => {
       return kv.compareAndSet(key(k), expected, next, ttlMs);
     };
 
-    beforeEach(async () => {
-      const harness = await open();
-      kv = harness.kv;
-      advance = async (ms) => harness.advance(Math.round(ms));
-      prefix = `kv-contract:${randomUUID()}:`;
-    });
-
-    afterEach(async () => {
-      await kv.close();
+    beforeEach(() => {
+      kv = ctx.kv();
     });
 
     it('replaces the value it expects, with the new TTL', async () => {

@@ -290,7 +290,7 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         await expect(kv.deleteIfEquals(key('k'), 'v')).rejects.toThrow();
       });
     });
-  });
 
-  describeCompareAndSetContract(name, open, options);
+    describeCompareAndSetContract({ kv: () => kv, advance: (ms) => advance(ms), key, ttl });
+  });
 }
