@@ -58,9 +58,9 @@ const DEFAULT_TICK_MS = 1_000;
  * ORGS_PER_TICK of each, each with bounded reads): the outbox events its deliveries wrote,
  * its endpoints failing for as long as it chose, the hours of combined notices that ended —
  * against its throttle state, committed with the queued notices in one transaction, so a
- * restart loses and doubles nothing. A change of the fixed IP pool is told a page of
- * organizations per tick (egress-change-notices.ts). Then queued notices are handed to the outbox, which
- * sends each on its own, bounded in time, without holding the tick.
+ * restart loses and doubles nothing. Then queued notices are handed to the outbox, which
+ * sends each on its own, bounded in time, without holding the tick; and when it had room, a
+ * change of the fixed IP pool is told to a page of organizations (egress-change-notices.ts).
  */
 export class AlertingWorker implements Component {
   readonly name = 'alerting';

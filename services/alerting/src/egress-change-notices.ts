@@ -17,8 +17,8 @@ export const EGRESS_NOTICES_PER_STEP = 200;
  * change's cursor (EGRESS_ORGS_PER_STEP, or fewer once EGRESS_NOTICES_PER_STEP notices are
  * reached) and queues their notices with the cursor's move, in one transaction: a crash
  * queues no one's twice and skips no one; a second replica that read the same cursor queues
- * nothing. The worker takes a step only when the outbox had room (failure notices never wait
- * behind more than a step's notices).
+ * nothing. The worker takes a step when the outbox had room (failure notices never wait
+ * behind more than a step's notices), and at least once a minute.
  */
 export async function tellEgressChange(deps: { store: Store; clock: Clock; canEmail: boolean }): Promise<void> {
   const { store } = deps;
