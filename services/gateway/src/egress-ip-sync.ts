@@ -18,11 +18,11 @@ export function egressIpSync(deps: { store: Pick<Store, 'egressIps'>; clock: Clo
       if (pool.length === 0) return;
       const now = deps.clock.now();
       try {
-        const { added, retiring } = await deps.store.egressIps.sync(pool, now, EGRESS_IP_NOTICE_MS);
-        if (added.length > 0 || retiring.length > 0) {
+        const { added, restored, retiring } = await deps.store.egressIps.sync(pool, now, EGRESS_IP_NOTICE_MS);
+        if (added.length + restored.length + retiring.length > 0) {
           // The store recorded the change with the list: the alerting service tells the organizations.
           deps.logger.info(
-            { added, retiring, retiring_at: retiring.length > 0 ? now + EGRESS_IP_NOTICE_MS : null },
+            { added, restored, retiring, retiring_at: retiring.length > 0 ? now + EGRESS_IP_NOTICE_MS : null },
             'the fixed IP pool changed: GET /v1/egress-ips lists the new addresses, and the removed ones as retiring; organizations with fixed_ip endpoints get an alert.egress_ips notice',
           );
         }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EgressAddress, OrgId } from '@wirehook/core';
 import { foldChanges } from '../egress-change-fold.ts';
 import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
-import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import type { EgressChange, EgressIpRepo, PoolAddress, PoolSync } from '../ports/egress-ip-port.ts';
 import { noticeDoc } from './alert-settings-repo.ts';
 import type { MongoConnection } from './connection.ts';
 
@@ -17,7 +17,7 @@ export class MongoEgressIpRepo implements EgressIpRepo {
     this.#conn = conn;
   }
 
-  async sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<{ added: string[]; retiring: string[] }> {
+  async sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<PoolSync> {
     // One transaction: two gateways starting at once with the same pool agree on what changed.
     return this.#conn.transaction(async (session) => {
       const listed = new Map((await this.#conn.egressIps.find({}, { session }).toArray()).map((d) => [d._id, d.retiringAt] as const));
@@ -53,7 +53,7 @@ export class MongoEgressIpRepo implements EgressIpRepo {
         await this.#conn.egressChanges.updateMany({ done: false }, { $set: { done: true } }, { session });
         await this.#conn.egressChanges.insertOne({ _id: randomUUID(), at: now, ...folded, cursor: null, done: false }, { session });
       }
-      return { added, retiring };
+      return { added, restored, retiring };
     });
   }
 

@@ -7,6 +7,14 @@ export interface PoolAddress {
   family: 4 | 6;
 }
 
+/** What one sync changed in the list. */
+export interface PoolSync {
+  added: string[];
+  /** Back in the pool while still listed as retiring. */
+  restored: string[];
+  retiring: string[];
+}
+
 /**
  * A change of the pool that organizations are still to be told of (alerting walks the
  * organizations with fixed_ip endpoints, a page at a time, from `cursor`).
@@ -37,9 +45,9 @@ export interface EgressIpRepo {
    * before (a first pool is no change to anyone), an {@link EgressChange} is recorded in the
    * same transaction (its `added` holds the put-back ones too), and any change still pending
    * is marked done: the newest is told, with the whole list.
-   * @returns the addresses this call added and those it started retiring.
+   * @returns the addresses this call added, those it put back while retiring, and those it started retiring.
    */
-  sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<{ added: string[]; retiring: string[] }>;
+  sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<PoolSync>;
   /** The addresses listed at `now`: the pool's, then those retiring after `now`; each group by family, then address. */
   list(now: number): Promise<EgressAddress[]>;
   /** The oldest change whose notices are not all queued; null when there is none. */

@@ -1,7 +1,7 @@
 import type { EgressAddress, OrgId } from '@wirehook/core';
 import { foldChanges } from '../egress-change-fold.ts';
 import type { NoticeDelivery } from '../ports/alert-settings-port.ts';
-import type { EgressChange, EgressIpRepo, PoolAddress } from '../ports/egress-ip-port.ts';
+import type { EgressChange, EgressIpRepo, PoolAddress, PoolSync } from '../ports/egress-ip-port.ts';
 import { insertNotice } from './alert-settings-repo.ts';
 import type { SqliteConnection } from './connection.ts';
 import { int, intOrNull, json, text, textOrNull } from './row.ts';
@@ -14,7 +14,7 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
     this.#conn = conn;
   }
 
-  async sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<{ added: string[]; retiring: string[] }> {
+  async sync(pool: readonly PoolAddress[], now: number, noticeMs: number): Promise<PoolSync> {
     return this.#conn.batched(() => {
       const listed = new Map(
         this.#conn
@@ -54,7 +54,7 @@ export class SqliteEgressIpRepo implements EgressIpRepo {
           .statement('INSERT INTO egress_changes (at, added, retiring, retiring_at) VALUES (?, ?, ?, ?)')
           .run(now, JSON.stringify(change.added), JSON.stringify(change.retiring), change.retiringAt);
       }
-      return { added, retiring };
+      return { added, restored, retiring };
     });
   }
 

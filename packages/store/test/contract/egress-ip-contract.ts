@@ -47,13 +47,13 @@ export function describeEgressIpContract(f: Fixtures): void {
     it('a first pool is added whole and listed current, IPv4 first, by address; the same pool again changes nothing', async () => {
       const now = await fresh();
       const pool = [v6('2001:db8::7'), v4('203.0.113.9'), v4('203.0.113.10')];
-      expect(await f.store.egressIps.sync(pool, now, NOTICE)).toEqual({ added: ['2001:db8::7', '203.0.113.9', '203.0.113.10'], retiring: [] });
+      expect(await f.store.egressIps.sync(pool, now, NOTICE)).toEqual({ added: ['2001:db8::7', '203.0.113.9', '203.0.113.10'], restored: [], retiring: [] });
       expect(await f.store.egressIps.list(now)).toEqual([
         { ip: '203.0.113.10', family: 4, retiringAt: null },
         { ip: '203.0.113.9', family: 4, retiringAt: null },
         { ip: '2001:db8::7', family: 6, retiringAt: null },
       ]);
-      expect(await f.store.egressIps.sync(pool, now + DAY, NOTICE)).toEqual({ added: [], retiring: [] });
+      expect(await f.store.egressIps.sync(pool, now + DAY, NOTICE)).toEqual({ added: [], restored: [], retiring: [] });
     });
 
     it('an address taken out is listed as retiring until the notice ends, keeps its time, and is dropped after it', async () => {
@@ -61,6 +61,7 @@ export function describeEgressIpContract(f: Fixtures): void {
       await f.store.egressIps.sync([v4('198.51.100.1'), v4('198.51.100.2')], now, NOTICE);
       expect(await f.store.egressIps.sync([v4('198.51.100.2'), v4('198.51.100.3')], now + 1, NOTICE)).toEqual({
         added: ['198.51.100.3'],
+        restored: [],
         retiring: ['198.51.100.1'],
       });
       const retiringAt = now + 1 + NOTICE;
@@ -70,23 +71,28 @@ export function describeEgressIpContract(f: Fixtures): void {
       ];
       expect(await f.store.egressIps.list(now + 1)).toEqual([...current, { ip: '198.51.100.1', family: 4, retiringAt }]);
       // A restart with the same new pool: the notice keeps running from the first time it was seen.
-      expect(await f.store.egressIps.sync([v4('198.51.100.2'), v4('198.51.100.3')], now + DAY, NOTICE)).toEqual({ added: [], retiring: [] });
+      expect(await f.store.egressIps.sync([v4('198.51.100.2'), v4('198.51.100.3')], now + DAY, NOTICE)).toEqual({ added: [], restored: [], retiring: [] });
       expect(await f.store.egressIps.list(retiringAt - 1)).toEqual([...current, { ip: '198.51.100.1', family: 4, retiringAt }]);
       expect(await f.store.egressIps.list(retiringAt)).toEqual(current);
       await f.store.egressIps.sync([v4('198.51.100.2'), v4('198.51.100.3')], retiringAt, NOTICE);
       // Dropped: taken back later, it is new again.
       expect(await f.store.egressIps.sync([v4('198.51.100.1'), v4('198.51.100.2'), v4('198.51.100.3')], retiringAt + 1, NOTICE)).toEqual({
         added: ['198.51.100.1'],
+        restored: [],
         retiring: [],
       });
     });
 
-    it('an address put back while retiring is current again (not added)', async () => {
+    it('an address put back while retiring is current again (restored, not added)', async () => {
       const now = await fresh();
       await f.store.egressIps.sync([v4('192.0.2.1'), v6('2001:db8::1')], now, NOTICE);
       await f.store.egressIps.sync([v4('192.0.2.1')], now + 1, NOTICE);
       expect((await f.store.egressIps.list(now + 1)).at(-1)).toEqual({ ip: '2001:db8::1', family: 6, retiringAt: now + 1 + NOTICE });
-      expect(await f.store.egressIps.sync([v4('192.0.2.1'), v6('2001:db8::1')], now + 2, NOTICE)).toEqual({ added: [], retiring: [] });
+      expect(await f.store.egressIps.sync([v4('192.0.2.1'), v6('2001:db8::1')], now + 2, NOTICE)).toEqual({
+        added: [],
+        restored: ['2001:db8::1'],
+        retiring: [],
+      });
       expect(await f.store.egressIps.list(now + 2)).toEqual([
         { ip: '192.0.2.1', family: 4, retiringAt: null },
         { ip: '2001:db8::1', family: 6, retiringAt: null },
@@ -108,7 +114,7 @@ export function describeEgressIpContract(f: Fixtures): void {
       await f.store.egressIps.sync([v6('2001:db8::10')], now + 3, 10);
       expect((await pending())?.id).toBe(retiring!.id);
       // Rolled back while still listed as retiring: customers told to drop it hear it is back.
-      expect(await f.store.egressIps.sync([v4('192.0.2.10'), v6('2001:db8::10')], now + 4, 10)).toEqual({ added: [], retiring: [] });
+      expect(await f.store.egressIps.sync([v4('192.0.2.10'), v6('2001:db8::10')], now + 4, 10)).toEqual({ added: [], restored: ['192.0.2.10'], retiring: [] });
       const back = await pending();
       expect(back).toEqual({ id: expect.any(String), at: now + 4, added: ['2001:db8::10', '192.0.2.10'], retiring: [], retiringAt: null, cursor: null });
       expect(await f.store.egressIps.advanceChange(back!.id, null, null, true, [])).toBe(true);
