@@ -6,10 +6,10 @@
 import type { Browser, Locator } from 'playwright-core';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.ts';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import type { Harness, TestTenant } from '../support/harness.ts';
+import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import { axeViolations, openPortal, portalLink, shot } from '../support/portal-page.ts';
-import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+import type { NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -21,10 +21,7 @@ let createdAt: number;
 const payload = { order: { id: 42, total: 1200, items: ['tea', 'cups'] } };
 
 beforeAll(async () => {
-  wh = await startWirehook(await reachingReceivers());
-  t = await wh.tenant({ plan: 'starter' });
-  rx = await startReceiver();
-  browser = await launchChromium();
+  ({ wh, t, rx, browser } = await openPortalScene());
   consumerId = (await t.api.post('/v1/consumers', { external_id: 'sent', name: 'Customer' })).body.id;
   const made = await t.api.post('/v1/endpoints', {
     consumer_id: consumerId,
@@ -40,11 +37,7 @@ beforeAll(async () => {
   await eventually(async () => expect((await t.api.get(`/v1/messages/${messageId}`)).body.status).toBe('retrying'));
   createdAt = (await t.api.get(`/v1/messages/${messageId}`)).body.created_at;
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await rx?.receiver.close();
-  await wh?.close();
-});
+afterAll(() => closePortalScene({ browser, rx, wh }));
 
 /** The value shown for header `name` in `scope`'s header list. */
 const header = (scope: Locator, name: string) =>

@@ -6,10 +6,10 @@
 import type { Browser, Locator } from 'playwright-core';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.ts';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import type { Harness, TestTenant } from '../support/harness.ts';
+import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import { axeViolations, openPortal, portalLink, shot } from '../support/portal-page.ts';
-import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+import type { NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -19,10 +19,7 @@ let consumerId: string;
 let endpointId: string;
 
 beforeAll(async () => {
-  wh = await startWirehook(await reachingReceivers());
-  t = await wh.tenant({ plan: 'starter' });
-  rx = await startReceiver();
-  browser = await launchChromium();
+  ({ wh, t, rx, browser } = await openPortalScene());
   consumerId = (await t.api.post('/v1/consumers', { external_id: 'health', name: 'Customer' })).body.id;
   const once = { retry: { count: 0, interval: '1m' } };
   endpointId = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), ...once })).body.id;
@@ -39,11 +36,7 @@ beforeAll(async () => {
   await t.api.post('/v1/messages', { consumer: 'health', event_type: 'order.created', payload: { n: 5 } });
   await eventually(async () => expect((await t.api.get(`/v1/endpoints/${paused}/stats`)).body.pending).toBe(1));
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await rx?.receiver.close();
-  await wh?.close();
-});
+afterAll(() => closePortalScene({ browser, rx, wh }));
 
 /** The figure under the term `term` in a health panel. */
 const figure = (scope: Locator, term: string) =>

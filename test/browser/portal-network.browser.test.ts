@@ -7,10 +7,10 @@
 // ja dark, axe-clean.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.ts';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import type { Harness, TestTenant } from '../support/harness.ts';
+import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import { axeViolations, openPortal, portalLink, shot } from '../support/portal-page.ts';
-import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+import type { NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -21,10 +21,7 @@ let fixedId: string;
 const DAY = 86_400_000;
 
 beforeAll(async () => {
-  wh = await startWirehook(await reachingReceivers());
-  t = await wh.tenant({ plan: 'starter' });
-  rx = await startReceiver();
-  browser = await launchChromium();
+  ({ wh, t, rx, browser } = await openPortalScene());
   // The pool as a gateway records it at start: .8 taken out, listed as retiring for 30 days.
   const now = wh.clock.now();
   await wh.store.egressIps.sync(
@@ -40,11 +37,7 @@ beforeAll(async () => {
   fixedId = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), fixed_ip: true })).body.id;
   await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: `${rx.url()}?direct` });
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await rx?.receiver.close();
-  await wh?.close();
-});
+afterAll(() => closePortalScene({ browser, rx, wh }));
 
 describe('the portal: network and signature', () => {
   it('a fixed_ip endpoint lists the addresses to allow; the extra signature header is refused, then set (en, light)', async () => {

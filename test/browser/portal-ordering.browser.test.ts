@@ -5,9 +5,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.ts';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { type NamedReceiver, reachingReceivers, startReceiver } from '../support/receivers.ts';
+import type { Harness, TestTenant } from '../support/harness.ts';
+import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
+import type { NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -15,16 +15,9 @@ let rx: NamedReceiver;
 let browser: Browser;
 
 beforeAll(async () => {
-  wh = await startWirehook(await reachingReceivers());
-  t = await wh.tenant({ plan: 'starter' });
-  rx = await startReceiver();
-  browser = await launchChromium();
+  ({ wh, t, rx, browser } = await openPortalScene());
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await rx?.receiver.close();
-  await wh?.close();
-});
+afterAll(() => closePortalScene({ browser, rx, wh }));
 
 /** A link to the page of a new consumer with one endpoint. */
 async function scene(locale: 'en' | 'ja'): Promise<{ endpointId: string; consumerId: string; url: string }> {

@@ -6,10 +6,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser.ts';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import type { Harness, TestTenant } from '../support/harness.ts';
+import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import { axeViolations, openPortal, portalLink, shot } from '../support/portal-page.ts';
-import { type NamedReceiver, reachingReceivers, refusingUrl, startReceiver } from '../support/receivers.ts';
+import { type NamedReceiver, refusingUrl } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -21,10 +21,7 @@ let mixed: string;
 const refusing = refusingUrl();
 
 beforeAll(async () => {
-  wh = await startWirehook(await reachingReceivers());
-  t = await wh.tenant({ plan: 'starter' });
-  rx = await startReceiver();
-  browser = await launchChromium();
+  ({ wh, t, rx, browser } = await openPortalScene());
   consumerId = (await t.api.post('/v1/consumers', { external_id: 'routes', name: 'Customer' })).body.id;
   const once = { retry: { count: 0, interval: '1m' } };
   endpointId = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), ...once })).body.id;
@@ -33,11 +30,7 @@ beforeAll(async () => {
   await eventually(async () => expect((await t.api.get(`/v1/messages/${mixed}`)).body.status).toBe('failed'));
   await t.api.post('/v1/messages', { consumer: 'routes', event_type: 'order.created', payload: { n: 2 } });
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await rx?.receiver.close();
-  await wh?.close();
-});
+afterAll(() => closePortalScene({ browser, rx, wh }));
 
 /** The address bar holds the session path and a route, never the token. */
 function expectRoute(page: Page, hash: string) {
