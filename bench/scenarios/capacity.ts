@@ -1,3 +1,4 @@
+import { maxInWindow } from '@wirehook/testkit';
 import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import type { ReceiverStats } from '../receiver/protocol.ts';
@@ -149,15 +150,4 @@ async function rateLimited(ctx: BenchContext, name: string, tenant: Tenant) {
     limitedSeconds: round((times.at(-1)! - times[0]!) / 1000, 2),
     unlimitedSeconds: round(((openDone.groups[openGroup]?.lastAt ?? startedAt) - startedAt) / 1000, 2),
   };
-}
-
-/** Most receipts within any window of `ms` (sliding) among sorted `times` (as test/e2e/throughput-suite.ts). */
-export function maxInWindow(times: readonly number[], ms: number): number {
-  let most = 0;
-  let from = 0;
-  for (let to = 0; to < times.length; to++) {
-    while (times[to]! - times[from]! >= ms) from++;
-    most = Math.max(most, to - from + 1);
-  }
-  return most;
 }

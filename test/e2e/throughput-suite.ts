@@ -5,20 +5,9 @@
 // by the adaptive in-flight limit. Run in embedded mode
 // (throughput.test.ts) and cluster mode (test/cluster/throughput.cluster.test.ts).
 import { describe, expect, it } from 'vitest';
-import { eventually } from '@wirehook/testkit';
+import { eventually, maxInWindow } from '@wirehook/testkit';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
 import { type DeliveryHarness, deliverySuiteContext } from './delivery-suite-context.ts';
-
-/** Most receipts within any window of `ms` (sliding) among sorted `times`. */
-export function maxInWindow(times: readonly number[], ms: number): number {
-  let most = 0;
-  let from = 0;
-  for (let to = 0; to < times.length; to++) {
-    while (times[to]! - times[from]! >= ms) from++;
-    most = Math.max(most, to - from + 1);
-  }
-  return most;
-}
 
 /** Registers the suite against the Wirehook `start` brings up. */
 export function describeThroughputSuite(mode: string, start: () => Promise<DeliveryHarness>): void {

@@ -10,3 +10,4 @@ export * from './tracing/span-recorder.ts';
 export * from './tracing/otlp-collector.ts';
 export * from './metrics.ts';
 export * from './logs/json-lines.ts';
+export * from './max-in-window.ts';
