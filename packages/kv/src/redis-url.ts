@@ -62,3 +62,13 @@ export function parseRedisUrl(url: string): RedisTarget {
   }
   throw new RangeError('kv: url must be redis://host:port, rediss://host:port, or redis+sentinel://host:port[,host:port…]/<primary name>');
 }
+
+/** Whether `value` is a REDIS_URL {@link parseRedisUrl} takes (for config schemas, which word their own error). */
+export function isRedisUrl(value: string): boolean {
+  try {
+    parseRedisUrl(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

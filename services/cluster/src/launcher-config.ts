@@ -1,21 +1,11 @@
 // The cluster launcher's environment: ports, DATA_DIR, and the NATS and Redis it is given
 // (or starts itself when they are unset).
-import { parseRedisUrl } from '@wirehook/kv';
+import { isRedisUrl } from '@wirehook/kv';
 import { portVar, serverUrl } from '@wirehook/platform';
 import { z } from 'zod';
 
 /** REDIS_URL as the gateway reads it (packages/kv): one server, or a Sentinel group of several hosts. */
-const redisUrl = z.string().refine(
-  (value) => {
-    try {
-      parseRedisUrl(value);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be a redis://, rediss:// or redis+sentinel:// URL with a host' },
-);
+const redisUrl = z.string().refine(isRedisUrl, { error: 'must be a redis://, rediss:// or redis+sentinel:// URL with a host' });
 
 /**
  * A server's URL variable, checked by the services' own rule for it (so the launcher takes

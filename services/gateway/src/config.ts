@@ -12,20 +12,12 @@ import {
   testClockEnv,
 } from '@wirehook/platform';
 import { GRPC_TARGET_ERROR, isGrpcTarget } from '@wirehook/rpc';
-import { parseRedisUrl } from '@wirehook/kv';
+import { isRedisUrl } from '@wirehook/kv';
 
 /** REDIS_URL: one server, or a Sentinel group (packages/kv redis-url.ts). */
-const redisUrl = z.string().refine(
-  (value) => {
-    try {
-      parseRedisUrl(value);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { error: 'must be redis://host:port, rediss://host:port, or redis+sentinel://host:port[,host:port…]/<primary name> (Sentinel)' },
-);
+const redisUrl = z
+  .string()
+  .refine(isRedisUrl, { error: 'must be redis://host:port, rediss://host:port, or redis+sentinel://host:port[,host:port…]/<primary name> (Sentinel)' });
 
 /** A gRPC target variable (`host:port`, `dns:///host:port`, `ipv4:a:p,b:q`), refused at start with its name when it is none. */
 const grpcTarget = z.string().refine(isGrpcTarget, { error: GRPC_TARGET_ERROR });
