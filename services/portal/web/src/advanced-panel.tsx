@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
-import { Notice, Time } from './ui.tsx';
+import { Loading, Notice, Time } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
 
 const NO_COMPAT: CompatSignature = { header: '', content: 'body', encoding: 'hex', prefix: '' };
@@ -112,9 +112,7 @@ function EgressAddresses({ ctx }: { ctx: Ctx }) {
     <>
       <p class="help">{t.t('fixedIpHelp')}</p>
       {items === null ? (
-        <p class="muted" aria-busy="true">
-          {t.t('loading')}
-        </p>
+        <Loading t={t} />
       ) : items.length === 0 ? (
         <p>{t.t('egressNone')}</p>
       ) : (

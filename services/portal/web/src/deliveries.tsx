@@ -4,7 +4,7 @@ import type { Ctx } from './app.tsx';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
 import { MessageSearch } from './message-search.tsx';
 import { hashOf } from './routes.ts';
-import { Notice, Pill, statusWord, Time } from './ui.tsx';
+import { Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
 const STATUSES = ['failed', 'retrying', 'pending', 'success'] as const;
 
@@ -59,9 +59,7 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
         </label>
       </div>
       {rows === null ? (
-        <p class="muted" aria-busy="true">
-          {t.t('loading')}
-        </p>
+        <Loading t={t} />
       ) : rows.length === 0 ? (
         <p class="muted">{t.t('deliveriesEmpty')}</p>
       ) : (

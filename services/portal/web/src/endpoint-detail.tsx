@@ -9,7 +9,7 @@ import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
 import { HeldNotice, RateLimitPanel } from './throughput-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
-import { attemptResult, Notice, Pill, statusWord, Time } from './ui.tsx';
+import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
 /** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery. */
 export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
@@ -69,12 +69,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       </section>
     );
   }
-  if (endpoint === null)
-    return (
-      <p class="muted" aria-busy="true">
-        {t.t('loading')}
-      </p>
-    );
+  if (endpoint === null) return <Loading t={t} />;
 
   const setStatus = async (status: 'active' | 'paused') => {
     setBusy(true);

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type EndpointDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { Sparkline } from './sparkline.tsx';
-import { attemptResult, Pill, statusWord, Time } from './ui.tsx';
+import { attemptResult, Loading, Pill, statusWord, Time } from './ui.tsx';
 
 /** Screen 1: every endpoint of the consumer, with its health at a glance. */
 export function EndpointsList({ ctx }: { ctx: Ctx }) {
@@ -16,12 +16,7 @@ export function EndpointsList({ ctx }: { ctx: Ctx }) {
       .then(setItems, ctx.fail);
   }, [ctx]);
 
-  if (items === null)
-    return (
-      <p class="muted" aria-busy="true">
-        {t.t('loading')}
-      </p>
-    );
+  if (items === null) return <Loading t={t} />;
   return (
     <section>
       <div class="row spread">

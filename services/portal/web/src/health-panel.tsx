@@ -4,7 +4,7 @@ import { api } from './api.ts';
 import type { Ctx } from './app.tsx';
 import './health.css';
 import { HealthChart, percent, WINDOW_KEYS } from './health-chart.tsx';
-import { Time } from './ui.tsx';
+import { Loading, Time } from './ui.tsx';
 
 type Window = EndpointStats['window'];
 const WINDOWS: Window[] = ['1h', '24h', '7d'];
@@ -36,9 +36,7 @@ export function HealthPanel({ ctx, endpointId }: { ctx: Ctx; endpointId: string 
         </fieldset>
       </div>
       {stats === null || stats.window !== span ? (
-        <p class="muted" aria-busy="true">
-          {t.t('loading')}
-        </p>
+        <Loading t={t} />
       ) : (
         <>
           <dl class="figures">

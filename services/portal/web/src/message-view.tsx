@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type MessageDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
-import { Notice, Pill, statusWord, Time } from './ui.tsx';
+import { Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
 /**
  * One message (#/messages/msg_…): its event type and time, each endpoint it went to with that
@@ -45,12 +45,7 @@ export function MessageView({ ctx, id }: { ctx: Ctx; id: string }) {
         <Notice kind="error">{t.t('searchNotFound')}</Notice>
       </section>
     );
-  if (message === null)
-    return (
-      <p class="muted" aria-busy="true">
-        {t.t('loading')}
-      </p>
-    );
+  if (message === null) return <Loading t={t} />;
   return (
     <section>
       {back}

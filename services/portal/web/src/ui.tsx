@@ -15,6 +15,15 @@ export function Pill({ kind, children }: { kind: string; children: ComponentChil
   return <span class={`pill pill-${kind}`}>{children}</span>;
 }
 
+/** What a part of the page shows while its data is on the way (announced as busy). */
+export function Loading({ t }: { t: Translator }) {
+  return (
+    <p class="muted" aria-busy="true">
+      {t.t('loading')}
+    </p>
+  );
+}
+
 /** A message the page shows after an action; errors are announced to screen readers at once. */
 export function Notice({ kind, children, onClose }: { kind: 'error' | 'ok'; children: ComponentChildren; onClose?: () => void }) {
   return (
