@@ -14,8 +14,11 @@ export interface BenchSettings {
   baseline: { warmup: number; count: number };
   /** Messages to consumers whose only endpoint is paused: everything of intake, nothing sent. */
   intake: { warmup: number; count: number; consumers: number };
-  /** 1 endpoint per message, over `consumers` consumers of 1 endpoint each; then `pacedCount` at half the rate. */
-  e2e: { warmup: number; count: number; consumers: number; pacedCount: number };
+  /**
+   * 1 endpoint per message, over `consumers` consumers of 1 endpoint each; then `pacedCount` at
+   * half the rate. `probeIdleMs`: how long the API probe measures Wirehook idle first.
+   */
+  e2e: { warmup: number; count: number; consumers: number; pacedCount: number; probeIdleMs: number };
   /** Each message to a consumer with 20 endpoints. */
   fanout: { warmup: number; messages: number; consumers: number };
   /** As e2e, with every other consumer's endpoint answering 500. */
@@ -53,7 +56,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       orgs: 2,
       baseline: { warmup: 20, count: 200 },
       intake: { warmup: 10, count: 60, consumers: 4 },
-      e2e: { warmup: 10, count: 60, consumers: 4, pacedCount: 30 },
+      e2e: { warmup: 10, count: 60, consumers: 4, pacedCount: 30, probeIdleMs: 500 },
       fanout: { warmup: 1, messages: 4, consumers: 2 },
       storm: { warmup: 10, count: 60, consumers: 4 },
       noisy: { warmup: 10, count: 60, consumers: 4, healthyTenants: 3, backlog: 200 },
@@ -71,7 +74,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     orgs: 16,
     baseline: { warmup: 2_000, count: 20_000 },
     intake: { warmup: 1_000, count: 8_000, consumers: 64 },
-    e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000 },
+    e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000, probeIdleMs: 5_000 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
     noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },

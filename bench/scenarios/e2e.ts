@@ -1,5 +1,9 @@
 import type { BenchContext } from '../context.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiProbe } from '../load/api-probe.ts';
+import { nowMs } from '../load/send-messages.ts';
+import { createTenants } from '../setup/tenants.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { median } from '../report/stats.ts';
 import { groupRate, measureDeliveries, type MeasuredPhase } from './delivery-run.ts';
@@ -25,15 +29,37 @@ export async function runE2e(ctx: BenchContext): Promise<ScenarioResult> {
   return { name: 'e2e', deliveriesPerMessage: 1, description: 'accept → signature-valid receipt, 1 endpoint per message', runs, paced };
 }
 
-/** The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own. */
+/**
+ * The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own. Beside
+ * them an org of its own probes the API at an idle rate (`ApiProbe`): its p99 with Wirehook
+ * idle first (`probeIdleP99`), then during each run (`probeP99`, from the first send to the
+ * last receipt).
+ */
 export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunRecord[]> {
-  const runs: RunRecord[] = [];
-  for (let run = 1; run <= ctx.settings.runs; run++) {
-    const { record } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
-    ctx.log(`${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms`);
-    runs.push(record);
+  const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
+  const probe = new ApiProbe(ctx.wirehook.apiUrl, prober!.key);
+  try {
+    await probe.windowSince(0); // the first probe opens the connection: not an idle figure
+    const idleFrom = nowMs();
+    await sleep(ctx.settings.e2e.probeIdleMs);
+    const idle = await probe.windowSince(idleFrom);
+    const runs: RunRecord[] = [];
+    for (let run = 1; run <= ctx.settings.runs; run++) {
+      const { record, startedAt } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
+      const busy = await probe.windowSince(startedAt);
+      record.extra['probeIdleP99'] = idle.p99 ?? Number.NaN;
+      record.extra['probeP99'] = busy.p99 ?? Number.NaN;
+      record.extra['probeFailed'] = idle.failed + busy.failed;
+      ctx.log(
+        `${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms; ` +
+          `API probe p99 ${busy.p99} ms (${busy.count} probes) against ${idle.p99} ms idle (${idle.count})`,
+      );
+      runs.push(record);
+    }
+    return runs;
+  } finally {
+    await probe.stop();
   }
-  return runs;
 }
 
 /** Share of the measured e2e rate the paced run offers. */

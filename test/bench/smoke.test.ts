@@ -30,7 +30,12 @@ describe('bench --smoke', () => {
       target: expect.stringContaining('80%'),
       value: expect.any(Number),
     });
-    expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.6 × embedded e2e', value: expect.any(Number) });
+    expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.8 × embedded e2e', value: expect.any(Number) });
+    // The idle-rate API probe ran beside e2e and cluster mode, idle first (at least one probe each).
+    for (const scenario of ['e2e', 'cluster']) {
+      expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({ target: '≤ 2 × idle', value: expect.any(Number) });
+      expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeIdleP99`)?.value).toBeGreaterThan(0);
+    }
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     for (const f of report.figures) {

@@ -1,0 +1,61 @@
+// An idle-rate caller of the API (issue 30: "the API's p99 at an idle-rate probe stays within
+// 2× its idle value while the service delivers at its maximum rate"): another org's GET of its
+// event types, PROBE_PER_SECOND a second, from a thread of its own, each latency kept with
+// the time it started so a phase's p99 can be taken afterwards.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { percentile, round } from '../report/stats.ts';
+
+/** Probes a second: an idle rate, well under any plan's limit. */
+export const PROBE_PER_SECOND = 50;
+
+interface Sample {
+  /** Start (Unix ms). */
+  at: number;
+  ms: number;
+  ok: boolean;
+}
+
+export class ApiProbe {
+  readonly #worker: Worker;
+  readonly #samples: Sample[] = [];
+  readonly #exited: Promise<void>;
+
+  constructor(apiUrl: string, key: string, perSecond = PROBE_PER_SECOND) {
+    this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond } });
+    this.#worker.on('message', (s: Sample) => this.#samples.push(s));
+    this.#exited = new Promise((resolve, reject) => {
+      this.#worker.once('exit', () => resolve());
+      this.#worker.once('error', reject);
+    });
+  }
+
+  /** The p99 (ms) and count of the probes that started in [from, to) (Unix ms); a failed probe counts with its time. */
+  window(from: number, to: number): { p99: number | null; count: number; failed: number } {
+    const inside = this.#samples.filter((s) => s.at >= from && s.at < to);
+    const p99 = percentile(
+      inside.map((s) => s.ms),
+      99,
+    );
+    return { p99: p99 === null ? null : round(p99), count: inside.length, failed: inside.filter((s) => !s.ok).length };
+  }
+
+  /**
+   * The window from `from` to now, extended until at least one probe has started in it
+   * (a run shorter than the probes' interval — the smoke run's — still gets its figure).
+   */
+  async windowSince(from: number): Promise<{ p99: number | null; count: number; failed: number }> {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const w = this.window(from, performance.timeOrigin + performance.now());
+      if (w.count > 0 || Date.now() > deadline) return w;
+      await sleep(10);
+    }
+  }
+
+  /** Ends the probing; a probe in flight is dropped (its sample was never taken). */
+  async stop(): Promise<void> {
+    await this.#worker.terminate();
+    await this.#exited;
+  }
+}
