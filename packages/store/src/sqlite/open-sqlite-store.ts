@@ -57,26 +57,45 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       path: options.path,
       schemaVersion: schemaVersion(db),
       migrationsApplied,
-      orgs: new SqliteOrgRepo(conn),
-      apiKeys: new SqliteApiKeyRepo(conn),
-      consumers: new SqliteConsumerRepo(conn),
-      endpoints: new SqliteEndpointRepo(conn),
-      eventTypes: new SqliteEventTypeRepo(conn),
-      messages: new SqliteMessageRepo(conn),
-      deliveries: new SqliteDeliveryRepo(conn),
-      sealing: new SqliteSealingRepo(conn),
-      recoveries: new SqliteRecoveryRepo(conn),
-      portalTokens: new SqlitePortalTokenRepo(conn),
-      alerts: new SqliteAlertSettingsRepo(conn),
-      jobs: new SqliteJobLeaseRepo(conn),
-      endpointStats: new SqliteEndpointStatsRepo(conn),
-      egressIps: new SqliteEgressIpRepo(conn),
+      ...reposOn(conn),
       close: async () => conn.close(),
     };
   } catch (err) {
     db.close();
     throw err;
   }
+}
+
+/**
+ * A read-only connection to an existing, migrated store file (a threaded store's reader
+ * thread): the same repos, whose writes SQLite refuses ("attempt to write a readonly
+ * database"), so a write sent here by mistake fails instead of racing the writer.
+ */
+export function openSqliteReader(path: string): Store {
+  const db = new DatabaseSync(path, { readOnly: true });
+  db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  const conn = new SqliteConnection(db);
+  return { ...reposOn(conn), close: async () => conn.close() };
+}
+
+/** Every repo of the store on one connection. */
+function reposOn(conn: SqliteConnection): Omit<Store, 'close'> {
+  return {
+    orgs: new SqliteOrgRepo(conn),
+    apiKeys: new SqliteApiKeyRepo(conn),
+    consumers: new SqliteConsumerRepo(conn),
+    endpoints: new SqliteEndpointRepo(conn),
+    eventTypes: new SqliteEventTypeRepo(conn),
+    messages: new SqliteMessageRepo(conn),
+    deliveries: new SqliteDeliveryRepo(conn),
+    sealing: new SqliteSealingRepo(conn),
+    recoveries: new SqliteRecoveryRepo(conn),
+    portalTokens: new SqlitePortalTokenRepo(conn),
+    alerts: new SqliteAlertSettingsRepo(conn),
+    jobs: new SqliteJobLeaseRepo(conn),
+    endpointStats: new SqliteEndpointStatsRepo(conn),
+    egressIps: new SqliteEgressIpRepo(conn),
+  };
 }
 
 function journalMode(db: DatabaseSync): string {

@@ -1,12 +1,14 @@
-// The thread that owns the SQLite connection of a threaded store (see threaded-store.ts):
-// it runs every store call it is sent and answers with the result or the error.
+// A thread that owns one SQLite connection of a threaded store (see threaded-store.ts): the
+// writer's, or the read-only reader's. It runs every store call it is sent and answers with
+// the result or the error.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteStore } from './open-sqlite-store.ts';
+import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { serializeError } from './remote-error.ts';
-import type { StoreCall, StoreReply } from './threaded-store.ts';
+import type { StoreCall, StoreReply, StoreThreadRole } from './store-thread.ts';
 
 const port = parentPort!;
-const store = openSqliteStore({ path: (workerData as { path: string }).path });
+const { path, role } = workerData as { path: string; role: StoreThreadRole };
+const store = role === 'reader' ? openSqliteReader(path) : openSqliteStore({ path });
 const repos = store as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>;
 
 async function run(call: Exclude<StoreCall, { close: true }>): Promise<unknown> {

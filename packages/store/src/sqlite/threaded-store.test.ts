@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock, newId, type ApiKey, type Tenant } from '@wirehook/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Fixtures } from '../../test/contract/fixtures.ts';
+import type { Store } from '../store.ts';
+import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
+import { openThreadedSqliteStore, READS } from './threaded-store.ts';
+
+// The threaded store's reader: a read-only connection on a thread of its own answers the
+// calls in READS (every API request's), beside the writer's group commits.
+
+const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-reader-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const clock = new ManualClock(Date.UTC(2026, 10, 26));
+
+function keyOf(t: Tenant): ApiKey {
+  return { id: newId('key', clock), orgId: t.orgId, env: 'live', scopes: ['messages:send'], createdAt: clock.now(), revokedAt: null, expiresAt: null };
+}
+
+/** One call per READS entry, with arguments that find something in the store `seed` made. */
+const READ_CALLS: Record<string, (store: Store, seeded: { hash: string; tenant: Tenant }) => Promise<unknown>> = {
+  'apiKeys.findByHash': (store, { hash }) => store.apiKeys.findByHash(hash),
+  'eventTypes.list': (store, { tenant }) => store.eventTypes.list(tenant),
+};
+
+describe('the threaded store’s reader', () => {
+  it('answers every call READS sends it on a read-only connection, which refuses writes', async () => {
+    const path = join(dir, 'read-only.sqlite');
+    const writer = openSqliteStore({ path });
+    const f = new Fixtures(() => writer, clock);
+    const tenant = await f.tenant();
+    const key = keyOf(tenant);
+    await writer.apiKeys.create(key, 'hash-of-key');
+    await writer.eventTypes.create(tenant, { name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() });
+    await writer.close();
+
+    const reader = openSqliteReader(path);
+    try {
+      const routed = Object.entries(READS).flatMap(([repo, methods]) => [...methods!].map((m) => `${repo}.${m}`));
+      // A call added to READS needs its line here: the reader must be able to answer it.
+      expect(Object.keys(READ_CALLS).sort()).toEqual(routed.sort());
+      for (const name of routed) await expect(READ_CALLS[name]!(reader, { hash: 'hash-of-key', tenant }), name).resolves.toBeTruthy();
+      await expect(reader.apiKeys.revoke(key.id, clock.now())).rejects.toThrow(/readonly/);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('reads what a write wrote as soon as the write has settled, and its later changes', async () => {
+    const store = openThreadedSqliteStore({ path: join(dir, 'threaded.sqlite') });
+    try {
+      const f = new Fixtures(() => store, clock);
+      const tenant = await f.tenant();
+      const key = keyOf(tenant);
+      await store.apiKeys.create(key, 'hash-new');
+      expect((await store.apiKeys.findByHash('hash-new'))?.key).toEqual(key);
+      clock.advance(1_000);
+      await store.apiKeys.revoke(key.id, clock.now());
+      // A revoked key is refused from the next request on: the reader sees the revocation at once.
+      expect((await store.apiKeys.findByHash('hash-new'))?.key.revokedAt).toBe(clock.now());
+      const created = await store.eventTypes.create(tenant, { name: 'order.shipped', description: 'shipped', archivedAt: null, createdAt: clock.now() });
+      expect(await store.eventTypes.list(tenant)).toEqual([created]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses calls once closed, readers and writers alike', async () => {
+    const store = openThreadedSqliteStore({ path: join(dir, 'closed.sqlite') });
+    await store.close();
+    await expect(store.apiKeys.findByHash('any')).rejects.toThrow(/closed/);
+    await expect(store.orgs.get('org_none' as never)).rejects.toThrow(/closed/);
+  });
+});
