@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, newId, type ApiKey, type Tenant } from '@wirehook/core';
@@ -66,6 +66,35 @@ describe('the threaded store’s reader', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('sends the READS calls to the read-only connection', async () => {
+    // Routed there, a write fails: proof of where READS sends a call.
+    const keys = READS.apiKeys as Set<string>;
+    keys.add('revoke');
+    const store = openThreadedSqliteStore({ path: join(dir, 'routed.sqlite') });
+    try {
+      await expect(store.apiKeys.revoke(newId('key', clock), clock.now())).rejects.toThrow(/readonly/);
+      // Everything else still goes to the writer.
+      await expect(new Fixtures(() => store, clock).tenant()).resolves.toMatchObject({ env: 'live' });
+    } finally {
+      keys.delete('revoke');
+      await store.close();
+    }
+  });
+
+  it('closes with the write-ahead log folded into the database file', async () => {
+    const path = join(dir, 'checkpointed.sqlite');
+    const store = openThreadedSqliteStore({ path });
+    const tenant = await new Fixtures(() => store, clock).tenant();
+    await store.eventTypes.create(tenant, { name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() });
+    await store.eventTypes.list(tenant); // the reader is open, holding the file too
+    await store.close();
+    // A copy of the database file alone (a backup after a stop) has every commit.
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reopened = openSqliteStore({ path });
+    expect((await reopened.eventTypes.list(tenant)).map((e) => e.name)).toEqual(['user.created']);
+    await reopened.close();
   });
 
   it('refuses calls once closed, readers and writers alike', async () => {

@@ -60,15 +60,25 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   void local.close(); // synchronous for SQLite; the worker opens its own connection
 
   const writer = new StoreThread(path, 'writer');
-  // A private in-memory database cannot be opened twice: there the writer answers everything.
-  const reader = path === ':memory:' || path === '' ? writer : new StoreThread(path, 'reader');
+  // The reader starts with the first call it answers: a process that never makes one (a
+  // dispatcher, the admin CLI) does not pay for its thread. A private in-memory database
+  // cannot be opened twice, so there the writer answers everything; and if the reader
+  // thread fails, the writer answers its calls from then on (the store stays whole).
+  let reader: StoreThread | undefined;
+  const canRead = path !== ':memory:' && path !== '';
+  const readerOrWriter = (): StoreThread => {
+    if (!canRead || writer.failure) return writer;
+    reader ??= new StoreThread(path, 'reader');
+    return reader.failure ? writer : reader;
+  };
   const remote = (repo: keyof typeof REPOS) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      const thread = READS[repo]?.has(method) ? reader : writer;
-      methods[method] = (...args) => thread.send({ repo, method, args });
+      methods[method] = READS[repo]?.has(method)
+        ? (...args) => readerOrWriter().send({ repo, method, args })
+        : (...args) => writer.send({ repo, method, args });
     }
     return methods;
   };
@@ -81,7 +91,10 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
     close: () => {
       closed ??= (async () => {
         const reason = new Error('the SQLite store is closed');
-        await Promise.all([...new Set([writer, reader])].map((thread) => thread.close(reason)));
+        // The reader first: the writer's close checkpoints the WAL into the database file
+        // (and removes it) only when no other connection still reads.
+        await reader?.close(reason);
+        await writer.close(reason);
       })();
       return closed;
     },
