@@ -89,6 +89,7 @@ export function checksOf(result: ScenarioResult): Check[] {
       check('all delivered', r.delivered === r.expectedDelivered, `${r.delivered} of ${r.expectedDelivered} received`),
       check('signatures valid', r.invalid === 0, `${r.invalid} invalid or unknown-route requests`),
       ...(result.name === 'idempotency' ? idempotencyChecks(r, check) : []),
+      ...('probeFailed' in r.extra ? [check('API probes answered', r.extra['probeFailed'] === 0, `${r.extra['probeFailed']} probes not answered 200`)] : []),
       ...(result.name === 'ordered'
         ? [check('in order per key', r.extra['outOfOrder'] === 0, `${r.extra['outOfOrder']} webhooks below their key's last sequence`)]
         : []),

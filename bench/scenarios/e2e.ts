@@ -2,7 +2,6 @@ import type { BenchContext } from '../context.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiProbe } from '../load/api-probe.ts';
-import { nowMs } from '../load/send-messages.ts';
 import { createTenants } from '../setup/tenants.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { median } from '../report/stats.ts';
@@ -39,14 +38,14 @@ export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunReco
   const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
   const probe = new ApiProbe(ctx.wirehook.apiUrl, prober!.key);
   try {
-    await probe.windowSince(0); // the first probe opens the connection: not an idle figure
-    const idleFrom = nowMs();
+    await probe.windowOf(0); // the first probe opens the connection: not an idle figure
+    const idleFrom = Date.now();
     await sleep(ctx.settings.e2e.probeIdleMs);
-    const idle = await probe.windowSince(idleFrom);
+    const idle = await probe.windowOf(idleFrom);
     const runs: RunRecord[] = [];
     for (let run = 1; run <= ctx.settings.runs; run++) {
       const { record, startedAt } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
-      const busy = await probe.windowSince(startedAt);
+      const busy = await probe.windowOf(startedAt, startedAt + record.seconds * 1000);
       record.extra['probeIdleP99'] = idle.p99 ?? Number.NaN;
       record.extra['probeP99'] = busy.p99 ?? Number.NaN;
       record.extra['probeFailed'] = idle.failed + busy.failed;
