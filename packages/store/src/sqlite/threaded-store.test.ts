@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, newId, type ApiKey, type Tenant } from '@wirehook/core';
@@ -95,6 +95,22 @@ describe('the threaded store’s reader', () => {
     const reopened = openSqliteStore({ path });
     expect((await reopened.eventTypes.list(tenant)).map((e) => e.name)).toEqual(['user.created']);
     await reopened.close();
+  });
+
+  it('answers the reads with the writer when the reader cannot run', async () => {
+    const path = join(dir, 'no-reader.sqlite');
+    const store = openThreadedSqliteStore({ path });
+    try {
+      const tenant = await new Fixtures(() => store, clock).tenant();
+      const key = keyOf(tenant);
+      await store.apiKeys.create(key, 'hash-kept');
+      // The writer keeps its open file; the reader, started by the first read, finds none to open.
+      renameSync(path, `${path}.moved`);
+      expect((await store.apiKeys.findByHash('hash-kept'))?.key).toEqual(key);
+      expect(await store.eventTypes.list(tenant)).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses calls once closed, readers and writers alike', async () => {

@@ -65,20 +65,22 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   // cannot be opened twice, so there the writer answers everything; and if the reader
   // thread fails, the writer answers its calls from then on (the store stays whole).
   let reader: StoreThread | undefined;
+  let closing = false;
   const canRead = path !== ':memory:' && path !== '';
-  const readerOrWriter = (): StoreThread => {
-    if (!canRead || writer.failure) return writer;
+  const read = (call: { repo: string; method: string; args: unknown[] }): Promise<unknown> => {
+    if (!canRead || closing || writer.failure) return writer.send(call);
     reader ??= new StoreThread(path, 'reader');
-    return reader.failure ? writer : reader;
+    const thread = reader;
+    if (thread.failure) return writer.send(call);
+    // A read is safe to repeat: one the reader's thread took down with it goes to the writer.
+    return thread.send(call).catch((err: unknown) => (thread.failure && !closing ? writer.send(call) : Promise.reject(err)));
   };
   const remote = (repo: keyof typeof REPOS) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      methods[method] = READS[repo]?.has(method)
-        ? (...args) => readerOrWriter().send({ repo, method, args })
-        : (...args) => writer.send({ repo, method, args });
+      methods[method] = READS[repo]?.has(method) ? (...args) => read({ repo, method, args }) : (...args) => writer.send({ repo, method, args });
     }
     return methods;
   };
@@ -89,6 +91,7 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
     schemaVersion,
     migrationsApplied,
     close: () => {
+      closing = true; // no reader is started, nor a read repeated, from here on
       closed ??= (async () => {
         const reason = new Error('the SQLite store is closed');
         // The reader first: the writer's close checkpoints the WAL into the database file
