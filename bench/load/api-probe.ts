@@ -21,15 +21,20 @@ export class ApiProbe {
   readonly #samples: Sample[] = [];
   readonly #exited: Promise<void>;
   #error: Error | undefined;
+  #stopping = false;
 
   constructor(apiUrl: string, key: string, perSecond = PROBE_PER_SECOND) {
     this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond } });
     this.#worker.on('message', (s: Sample) => this.#samples.push(s));
-    // An error of the thread is kept for stop() to throw (not an unhandled rejection meanwhile).
+    // A thread that failed or ended before stop() makes every later window throw: a probe
+    // that no longer runs must not pass for one that saw no failure.
     this.#exited = new Promise((resolve) => {
-      this.#worker.once('exit', () => resolve());
       this.#worker.once('error', (err) => {
-        this.#error = err;
+        this.#error ??= err;
+      });
+      this.#worker.once('exit', () => {
+        if (!this.#stopping) this.#error ??= new Error('the API probe’s thread ended');
+        resolve();
       });
     });
   }
@@ -40,6 +45,7 @@ export class ApiProbe {
    * report checks that there are none).
    */
   window(from: number, to: number): { p99: number | null; count: number; failed: number } {
+    if (this.#error) throw this.#error;
     const inside = this.#samples.filter((s) => s.at >= from && s.at < to);
     const p99 = percentile(
       inside.filter((s) => s.ok).map((s) => s.ms),
@@ -55,17 +61,18 @@ export class ApiProbe {
    */
   async windowOf(from: number, to?: number): Promise<{ p99: number | null; count: number; failed: number }> {
     const deadline = Date.now() + 5_000;
-    for (let end = to ?? Date.now(); ; end = Date.now()) {
+    const now = () => performance.timeOrigin + performance.now();
+    for (let end = to ?? now(); ; end = now()) {
       const w = this.window(from, end);
       if (w.count > 0 || Date.now() > deadline) return w;
       await sleep(10);
     }
   }
 
-  /** Ends the probing; a probe in flight is dropped (its sample was never taken). */
+  /** Ends the probing; a probe in flight is dropped (its sample was never taken). Never throws: a failure shows in window(). */
   async stop(): Promise<void> {
+    this.#stopping = true;
     await this.#worker.terminate();
     await this.#exited;
-    if (this.#error) throw this.#error;
   }
 }

@@ -51,11 +51,17 @@ export class StoreThread {
     });
   }
 
-  /** Closes the connection (committing what is queued), then ends the thread; later calls fail with `reason`. */
+  /**
+   * Closes the connection (committing what is queued), then ends the thread, whether or not
+   * the close succeeded (its error is thrown after); later calls fail with `reason`.
+   */
   async close(reason: Error): Promise<void> {
-    if (!this.#failure) await this.send({ close: true });
-    this.#failure ??= reason;
-    await this.#worker.terminate();
+    try {
+      if (!this.#failure) await this.send({ close: true });
+    } finally {
+      this.#failure ??= reason;
+      await this.#worker.terminate();
+    }
   }
 
   #flush(): void {

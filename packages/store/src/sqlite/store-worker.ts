@@ -34,7 +34,10 @@ const reply = (answer: StoreReply) => {
 port.on('message', (calls: StoreCall[]) => {
   for (const call of calls) {
     if ('close' in call) {
-      void store.close().then(() => reply({ id: call.id, ok: true, value: undefined }));
+      store.close().then(
+        () => reply({ id: call.id, ok: true, value: undefined }),
+        (err: unknown) => reply({ id: call.id, ok: false, error: serializeError(err) }),
+      );
       continue;
     }
     run(call).then(

@@ -113,6 +113,18 @@ describe('the threaded store’s reader', () => {
     }
   });
 
+  it('closes the writer even when the reader fails while closing', async () => {
+    const path = join(dir, 'reader-fails-at-close.sqlite');
+    const store = openThreadedSqliteStore({ path });
+    const tenant = await new Fixtures(() => store, clock).tenant();
+    renameSync(path, `${path}.moved`);
+    // The read starts the reader, which cannot open the file, as the store closes.
+    const read = store.eventTypes.list(tenant).catch((err: unknown) => err);
+    await store.close();
+    await read;
+    await expect(store.eventTypes.create(tenant, { name: 'too.late', description: null, archivedAt: null, createdAt: clock.now() })).rejects.toThrow(/closed/);
+  });
+
   it('refuses calls once closed, readers and writers alike', async () => {
     const store = openThreadedSqliteStore({ path: join(dir, 'closed.sqlite') });
     await store.close();

@@ -66,12 +66,18 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
   // thread fails, the writer answers its calls from then on (the store stays whole).
   let reader: StoreThread | undefined;
   let closing = false;
+  let readerLost = false;
   const canRead = path !== ':memory:' && path !== '';
   const read = (call: { repo: string; method: string; args: unknown[] }): Promise<unknown> => {
     if (!canRead || closing || writer.failure) return writer.send(call);
     reader ??= new StoreThread(path, 'reader');
     const thread = reader;
-    if (thread.failure) return writer.send(call);
+    if (thread.failure) {
+      // Said once: from here on the API's reads wait behind the writer's commits again.
+      if (!readerLost) process.emitWarning(`the SQLite store's reader thread failed (${thread.failure.message}); the writer answers its reads`);
+      readerLost = true;
+      return writer.send(call);
+    }
     // A read is safe to repeat: one the reader's thread took down with it goes to the writer.
     return thread.send(call).catch((err: unknown) => (thread.failure && !closing ? writer.send(call) : Promise.reject(err)));
   };
@@ -96,7 +102,8 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
         const reason = new Error('the SQLite store is closed');
         // The reader first: the writer's close checkpoints the WAL into the database file
         // (and removes it) only when no other connection still reads.
-        await reader?.close(reason);
+        // A reader that failed has nothing to commit: its error must not keep the writer open.
+        await reader?.close(reason).catch(() => {});
         await writer.close(reason);
       })();
       return closed;
