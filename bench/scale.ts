@@ -27,7 +27,8 @@ import { rssBytes } from './report/proc-stats.ts';
 import { round } from './report/stats.ts';
 import { countAttempts, seedAttempts } from './setup/seed-attempts.ts';
 import { createTenants } from './setup/tenants.ts';
-import { Probe } from './scale-probe.ts';
+import { ApiProbe } from './load/api-probe.ts';
+import { nowMs } from './load/send-messages.ts';
 
 const LIMITS = { callMs: 200, probeP99Ms: 250, rssGrowthMb: 200, statsMs: 50 };
 /** How long after a call the probe's p99 is taken (the walk behind it runs then). */
@@ -91,23 +92,22 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
 
     const rssBefore = rssBytes(wirehook.pids[0]!);
     let peakRss = rssBefore;
-    // Its own connection: used every 20 ms, it never idles into the server's keep-alive timeout.
-    const probeApi = new WirehookApi(wirehook.apiUrl, 1);
-    const probe = new Probe(probeApi, other!.key);
-    probe.start();
+    // Its own thread and connection: used every 20 ms, it never idles into the server's keep-alive timeout.
+    const probe = new ApiProbe(wirehook.apiUrl, other!.key);
+    const p99Since = (from: number) => probe.window(from, nowMs()).p99;
     await sleep(3_000);
-    const idleP99 = probe.p99Since(0);
+    const idleP99 = p99Since(0);
     const figures: CallFigure[] = [];
     const measure = async (call: string, run: () => Promise<unknown>, limitMs?: number) => {
-      const mark = probe.mark();
+      const mark = nowMs();
       const started = performance.now();
       await run();
       const ms = performance.now() - started;
       // The walk behind the call (and the sends a resume lets go) run in these seconds.
       await sleep(Math.max(0, AFTER_CALL_MS - (performance.now() - started)));
       peakRss = Math.max(peakRss, rssBytes(wirehook.pids[0]!));
-      figures.push({ call, ms: round(ms), probeP99Ms: probe.p99Since(mark), ...(limitMs === undefined ? {} : { limitMs }) });
-      log(`scale: ${call}: ${round(ms)} ms, probe p99 ${probe.p99Since(mark)} ms`);
+      figures.push({ call, ms: round(ms), probeP99Ms: p99Since(mark), ...(limitMs === undefined ? {} : { limitMs }) });
+      log(`scale: ${call}: ${round(ms)} ms, probe p99 ${p99Since(mark)} ms`);
     };
     const all = (ids: string[], call: (id: string) => Promise<unknown>) => Promise.all(ids.map(call));
     await measure(`pause ${EACH} endpoints at once, ${tenth} retrying behind each`, () =>
@@ -146,7 +146,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     // at a month boundary; the job (every RETENTION_INTERVAL_MS here) walks them away.
     const fiveMonthsAgo = Date.now() - 150 * 24 * 3600 * 1000;
     seed(file, big!.orgId, consumer.id, n, fiveMonthsAgo, [{ endpointId: old, count: tenth, status: 'success' }]);
-    const mark = probe.mark();
+    const mark = nowMs();
     const passStarted = performance.now();
     const db = new DatabaseSync(file, { readOnly: true });
     const left = () => (db.prepare('SELECT count(*) AS n FROM messages WHERE created_at < ?').get(fiveMonthsAgo + tenth) as { n: number }).n;
@@ -157,21 +157,21 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     const passS = (performance.now() - passStarted) / 1000;
     const remaining = left();
     db.close();
-    const retention = { messages: tenth, seconds: round(passS), perSecond: round(tenth / passS), remaining, probeP99Ms: probe.p99Since(mark) };
-    log(`scale: retention removed ${tenth - remaining} of ${tenth} old messages in ${round(passS)} s, probe p99 ${probe.p99Since(mark)} ms`);
+    const retention = { messages: tenth, seconds: round(passS), perSecond: round(tenth / passS), remaining, probeP99Ms: p99Since(mark) };
+    log(`scale: retention removed ${tenth - remaining} of ${tenth} old messages in ${round(passS)} s, probe p99 ${p99Since(mark)} ms`);
+    const probeErrors = probe.window(0, nowMs()).failed;
     await probe.stop();
-    await probeApi.close();
 
     const rssGrowthMb = round((peakRss - rssBefore) / 2 ** 20);
     const ok =
-      probe.errors === 0 &&
+      probeErrors === 0 &&
       figures.every((f) => f.ms <= (f.limitMs ?? LIMITS.callMs) && (f.probeP99Ms ?? 0) <= LIMITS.probeP99Ms) &&
       week?.attempts === counted &&
       retention.remaining === 0 &&
       (retention.probeP99Ms ?? 0) <= LIMITS.probeP99Ms &&
       rssGrowthMb < LIMITS.rssGrowthMb;
     const table = [
-      `scale: ${deliveries} deliveries; the other org's idle p99 ${idleP99} ms (${probe.errors} probes unanswered); RSS growth ${rssGrowthMb} MB (limit ${LIMITS.rssGrowthMb})`,
+      `scale: ${deliveries} deliveries; the other org's idle p99 ${idleP99} ms (${probeErrors} probes unanswered); RSS growth ${rssGrowthMb} MB (limit ${LIMITS.rssGrowthMb})`,
       '| call | time (ms, ≤ 200) | other org p99 after it (ms, ≤ 250) |',
       '| --- | --- | --- |',
       ...figures.map((f) => `| ${f.call} | ${f.ms} | ${f.probeP99Ms} |`),
@@ -185,7 +185,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
           {
             deliveries,
             idleP99,
-            probeErrors: probe.errors,
+            probeErrors: probeErrors,
             rssGrowthMb,
             figures,
             retention,

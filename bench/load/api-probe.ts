@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { percentile, round } from '../report/stats.ts';
+import { nowMs } from './send-messages.ts';
 
 /** Probes a second: an idle rate, well under any plan's limit. */
 export const PROBE_PER_SECOND = 50;
@@ -26,6 +27,7 @@ export class ApiProbe {
   constructor(apiUrl: string, key: string, perSecond = PROBE_PER_SECOND) {
     this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond } });
     this.#worker.on('message', (s: Sample) => this.#samples.push(s));
+    this.#worker.unref(); // a bench that fails before stop() still exits
     // A thread that failed or ended before stop() makes every later window throw: a probe
     // that no longer runs must not pass for one that saw no failure.
     this.#exited = new Promise((resolve) => {
@@ -61,8 +63,7 @@ export class ApiProbe {
    */
   async windowOf(from: number, to?: number): Promise<{ p99: number | null; count: number; failed: number }> {
     const deadline = Date.now() + 5_000;
-    const now = () => performance.timeOrigin + performance.now();
-    for (let end = to ?? now(); ; end = now()) {
+    for (let end = to ?? nowMs(); ; end = nowMs()) {
       const w = this.window(from, end);
       if (w.count > 0 || Date.now() > deadline) return w;
       await sleep(10);

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { decodeTime, encodeTime, monotonicFactory } from 'ulid';
 import type { Clock } from './clock.ts';
 
@@ -48,6 +48,11 @@ const nextUlid = clockTrueUlids();
 /** A new time-ordered id of `kind`, stamped with the clock's time. */
 export function newId<K extends IdKind>(kind: K, clock: Clock): IdOf[K] {
   return (ID_PREFIX[kind] + nextUlid(clock.now())) as IdOf[K];
+}
+
+/** A new alert notice's id (`ntc_` and 32 hex digits: random, not time-ordered). */
+export function newNoticeId(): string {
+  return `ntc_${randomUUID().replaceAll('-', '')}`;
 }
 
 /** True when `value` has the shape of an id of `kind`. */

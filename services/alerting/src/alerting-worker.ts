@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DEFAULT_ALERT_CONDITIONS,
+  newNoticeId,
   utcMonth,
   type AlertTargetId,
   type Clock,
@@ -12,7 +13,6 @@ import {
 } from '@wirehook/core';
 import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
-import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
 import { tellEgressChange } from './egress-change-notices.ts';
@@ -219,7 +219,7 @@ export class AlertingWorker implements Component {
     for (const s of decided.skipped) this.#o.logger.info({ orgId, share: s.share }, s.reason);
     const notices: NoticeDelivery[] = decided.notices.flatMap(({ content, to }) =>
       (to === 'owner' ? [OWNER] : (targets.get(to.env) ?? [])).map((targetId) => ({
-        id: `ntc_${randomUUID().replaceAll('-', '')}`,
+        id: newNoticeId(),
         orgId,
         targetId,
         type: content.type,

@@ -1,6 +1,5 @@
-import type { AlertTargetId, Clock, OrgId } from '@wirehook/core';
+import { newNoticeId, type AlertTargetId, type Clock, type OrgId } from '@wirehook/core';
 import type { NoticeDelivery, Store } from '@wirehook/store';
-import { randomUUID } from 'node:crypto';
 import { egressIpsContent } from './notice-content.ts';
 import { OWNER } from './notice-outbox.ts';
 
@@ -32,7 +31,7 @@ export async function tellEgressChange(deps: { store: Store; clock: Clock; canEm
   while (told < orgs.length && notices.length < EGRESS_NOTICES_PER_STEP) {
     const orgId = orgs[told++]!;
     for (const targetId of await recipients(store, orgId, deps.canEmail)) {
-      notices.push({ id: `ntc_${randomUUID().replaceAll('-', '')}`, orgId, targetId, type: 'alert.egress_ips', body, createdAt: now });
+      notices.push({ id: newNoticeId(), orgId, targetId, type: 'alert.egress_ips', body, createdAt: now });
     }
   }
   const done = orgs.length < EGRESS_ORGS_PER_STEP && told === orgs.length;

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Router } from 'express';
 import {
+  newNoticeId,
   alertConditionsPatch,
   createAlertTargetBody,
   DEFAULT_ALERT_CONDITIONS,
@@ -130,7 +130,7 @@ export function alertsRouter(deps: GatewayDeps): Router {
     let gone = false;
     req.on('close', () => (gone = true));
     const now = clock.now();
-    const noticeId = `ntc_${randomUUID().replaceAll('-', '')}`;
+    const noticeId = newNoticeId();
     const body = {
       type: 'alert.test',
       timestamp: now,
