@@ -32,6 +32,9 @@ const REPOS = {
   egressIps: SqliteEgressIpRepo,
 } as const;
 
+/** Per repo, the methods the reader answers. */
+export type Reads = Partial<Record<keyof typeof REPOS, ReadonlySet<string>>>;
+
 /**
  * The calls a second, read-only connection answers on a thread of its own (WAL lets it read
  * beside the writer): the ones every API request makes, so that they do not wait behind the
@@ -39,7 +42,7 @@ const REPOS = {
  * committed before it started — and a write's promise settles after its commit, so a caller
  * that awaited a write reads it here too.
  */
-export const READS: Partial<Record<keyof typeof REPOS, ReadonlySet<string>>> = {
+export const READS: Reads = {
   apiKeys: new Set(['findByHash']),
   eventTypes: new Set(['list']),
 };
@@ -52,9 +55,10 @@ export const READS: Partial<Record<keyof typeof REPOS, ReadonlySet<string>>> = {
  * The store is the same code (group commit included, batching the calls that arrive
  * together); arguments and results are copied (structured clone) both ways, and errors are
  * rebuilt with their class. The schema is migrated here, before the worker starts, so a
- * database that cannot be opened throws at once, as `openSqliteStore` does.
+ * database that cannot be opened throws at once, as `openSqliteStore` does. `reads`: the calls
+ * the reader answers (READS; a test widens it to see where a call goes).
  */
-export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStore {
+export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Reads = READS): SqliteStore {
   const local = openSqliteStore(options);
   const { path, schemaVersion, migrationsApplied } = local;
   void local.close(); // synchronous for SQLite; the worker opens its own connection
@@ -86,7 +90,7 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions): SqliteStor
     for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      methods[method] = READS[repo]?.has(method) ? (...args) => read({ repo, method, args }) : (...args) => writer.send({ repo, method, args });
+      methods[method] = reads[repo]?.has(method) ? (...args) => read({ repo, method, args }) : (...args) => writer.send({ repo, method, args });
     }
     return methods;
   };
