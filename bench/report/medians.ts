@@ -16,6 +16,8 @@ export interface Medians {
   cpuOthers: number | null;
   cpuSteal: number | null;
   wirehookCpuUs: number | null;
+  /** By part of Wirehook (thread or service), largest first. */
+  wirehookCpuUsByPart: Record<string, number | null>;
   peakRssMb: number | null;
   extra: Record<string, number | null>;
   /** e2e: the paced run (offered rate, latency below saturation). */
@@ -33,6 +35,8 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
     return value === null ? null : round(value, 1);
   };
   const extraKeys = new Set(runs.flatMap((r) => Object.keys(r.extra)));
+  const partKeys = new Set(runs.flatMap((r) => Object.keys(r.wirehookCpuUsByPart ?? {})));
+  const byPart = [...partKeys].map((k) => [k, m((r) => r.wirehookCpuUsByPart?.[k])] as const).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
   return {
     perSecond: m((r) => r.perSecond),
     seconds: m((r) => r.seconds),
@@ -47,6 +51,7 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
     cpuOthers: m((r) => r.cpu.others),
     cpuSteal: m((r) => r.cpu.steal),
     wirehookCpuUs: m((r) => r.wirehookCpuUs),
+    wirehookCpuUsByPart: Object.fromEntries(byPart),
     peakRssMb: m((r) => r.peakRssMb),
     extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),
     ...(paced && {

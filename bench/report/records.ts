@@ -45,6 +45,8 @@ export interface RunRecord {
    * rates to other work on a shared machine: the figure to compare changes with.
    */
   wirehookCpuUs: number | null;
+  /** The same by part of Wirehook (a thread in embedded mode, a service in cluster mode: see cpuPartsSeconds), µs. */
+  wirehookCpuUsByPart?: Record<string, number>;
   /** Peak RSS of Wirehook over the measured span, MB. */
   peakRssMb: number;
 }
@@ -80,6 +82,12 @@ export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIO_NAMES.filter(
 /** CPU µs per unit of work; null for none. */
 export function cpuUsPer(cpuSeconds: number, units: number): number | null {
   return units > 0 ? Math.round((cpuSeconds * 1e6) / units) : null;
+}
+
+/** CPU µs per unit of work of each part; absent for none. */
+export function cpuUsByPart(parts: Record<string, number>, units: number): Record<string, number> | undefined {
+  if (units <= 0) return undefined;
+  return Object.fromEntries(Object.entries(parts).map(([part, seconds]) => [part, Math.round((seconds * 1e6) / units)]));
 }
 
 /** A record with nothing measured yet. */

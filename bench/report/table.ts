@@ -29,6 +29,7 @@ export function renderReport(report: BenchReport): string {
       ]),
     ),
     '',
+    ...cpuByPart(report),
   ];
   const failed = report.checks.filter((c) => !c.ok);
   lines.push(
@@ -39,6 +40,20 @@ export function renderReport(report: BenchReport): string {
   const missed = report.figures.filter((f) => f.pass === false).map((f) => f.id);
   lines.push(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Wirehook's CPU per unit by thread (embedded) or service (cluster), for the scenarios that measured it. */
+function cpuByPart(report: BenchReport): string[] {
+  const rows = Object.values(report.scenarios)
+    .filter((s) => Object.keys(s.median.wirehookCpuUsByPart ?? {}).length > 0)
+    .map((s) => [
+      s.name,
+      Object.entries(s.median.wirehookCpuUsByPart)
+        .map(([part, us]) => `${part} ${fmt(us)}`)
+        .join(', '),
+    ]);
+  if (rows.length === 0) return [];
+  return ['Wirehook CPU per unit by part, µs (a thread in embedded mode, a service in cluster mode; medians):', ...table(['scenario', 'parts'], rows), ''];
 }
 
 function figureRow(f: Figure): string[] {

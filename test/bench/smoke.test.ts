@@ -36,6 +36,10 @@ describe('bench --smoke', () => {
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({ target: '≤ 2 × idle', value: expect.any(Number) });
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeIdleP99`)?.value).toBeGreaterThan(0);
     }
+    // Wirehook's CPU by part: embedded mode's threads (its API's main thread), cluster mode's services.
+    expect(run.stdout).toMatch(/^Wirehook CPU per unit by part/m);
+    expect(Object.keys(report.scenarios.e2e.runs[0].wirehookCpuUsByPart)).toContain('main thread');
+    expect(Object.keys(report.scenarios.cluster.runs[0].wirehookCpuUsByPart)).toEqual(expect.arrayContaining(['gateway', 'message-intake', 'dispatcher']));
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     for (const f of report.figures) {
