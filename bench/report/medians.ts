@@ -36,7 +36,10 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
   };
   const extraKeys = new Set(runs.flatMap((r) => Object.keys(r.extra)));
   const partKeys = new Set(runs.flatMap((r) => Object.keys(r.wirehookCpuUsByPart ?? {})));
-  const byPart = [...partKeys].map((k) => [k, m((r) => r.wirehookCpuUsByPart?.[k])] as const).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
+  // A part a run measured nothing of counts 0 there (not left out, which would lift its median).
+  const byPart = [...partKeys]
+    .map((k) => [k, m((r) => (r.wirehookCpuUsByPart === undefined ? undefined : (r.wirehookCpuUsByPart[k] ?? 0)))] as const)
+    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
   return {
     perSecond: m((r) => r.perSecond),
     seconds: m((r) => r.seconds),

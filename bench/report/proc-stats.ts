@@ -1,83 +1,11 @@
 // CPU time and resident memory of processes, read from /proc (Linux).
-import { readdirSync, readFileSync } from 'node:fs';
-
-const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+import { readFileSync } from 'node:fs';
+import { cpuByPart, cpuParts, type CpuParts } from './cpu-parts.ts';
+import { CLOCK_TICKS_PER_SECOND, statCpuSeconds } from './proc-stat.ts';
 
 /** User + system CPU seconds used so far by `pid`; 0 when it cannot be read (process gone). */
 export function cpuSeconds(pid: number): number {
   return statCpuSeconds(`/proc/${pid}/stat`);
-}
-
-/** User + system CPU seconds of a /proc `stat` file (a process's or a thread's); 0 when unreadable. */
-function statCpuSeconds(path: string): number {
-  try {
-    const stat = readFileSync(path, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
-/** Names Node gives its threads (Linux `comm`, 15 characters at most), as the report says them. */
-const THREAD_PARTS: Record<string, string> = {
-  MainThread: 'main thread',
-  'store-writer': 'store writer',
-  'store-reader': 'store reader',
-  V8Worker: 'V8 helpers (GC)',
-  'libuv-worker': 'libuv pool',
-};
-
-/**
- * CPU seconds used so far by each part of Wirehook: in cluster mode each service (replicas
- * summed), NATS and Redis; in embedded mode, its one process's threads (the main thread that
- * serves the API and sends, the store's writer and reader threads, V8's helper threads, which
- * are mostly the garbage collector's, and libuv's pool).
- */
-export function cpuPartsSeconds(pids: readonly number[]): Record<string, number> {
-  const parts: Record<string, number> = {};
-  const add = (part: string, seconds: number) => (parts[part] = (parts[part] ?? 0) + seconds);
-  const processes = pids.map((pid) => ({ pid, name: processPart(pid) }));
-  const embedded = processes.filter((p) => p.name === 'embedded');
-  for (const { pid, name } of processes) {
-    if (name !== 'embedded' || embedded.length > 1) {
-      add(name, cpuSeconds(pid));
-      continue;
-    }
-    for (const tid of tasks(pid)) add(threadPart(pid, tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
-  }
-  return parts;
-}
-
-/** A Wirehook process's part: its service (`services/<name>/src/main.ts`), nats-server, redis-server, or `other`. */
-function processPart(pid: number): string {
-  try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    const main = args.find((a) => /\/services\/[^/]+\/src\/main\.ts$/.test(a));
-    if (main) return main.split('/services/')[1]!.split('/')[0]!;
-    // Redis rewrites its command line ("redis-server 127.0.0.1:6379"): the program's name leads it.
-    for (const server of ['nats-server', 'redis-server']) if (args[0]?.split(/[\s/]/).includes(server)) return server;
-  } catch {
-    // gone meanwhile
-  }
-  return 'other';
-}
-
-function tasks(pid: number): string[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-}
-
-function threadPart(pid: number, tid: string): string {
-  try {
-    return THREAD_PARTS[readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()] ?? 'other threads';
-  } catch {
-    return 'other threads';
-  }
 }
 
 /** Resident set size of `pid` in bytes; 0 when it cannot be read. */
@@ -126,7 +54,7 @@ export interface Watched {
 export class CpuMeter {
   readonly #watched: Watched;
   readonly #startedAt = performance.now();
-  readonly #start: { wirehook: number; parts: Record<string, number>; receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
+  readonly #start: { wirehook: number; parts: CpuParts; receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
   readonly #timer: NodeJS.Timeout;
   #peakRss = 0;
 
@@ -134,7 +62,7 @@ export class CpuMeter {
     this.#watched = watched;
     this.#start = {
       wirehook: sumCpu(watched.wirehook),
-      parts: cpuPartsSeconds(watched.wirehook),
+      parts: cpuParts(watched.wirehook),
       receiver: cpuSeconds(watched.receiver),
       harness: process.cpuUsage(),
       machine: machineCpuSeconds(),
@@ -149,7 +77,7 @@ export class CpuMeter {
     return this.#peakRss;
   }
 
-  /** Stops sampling. `cpu`: shares of one core; `cpuSeconds`: CPU time used by each; `parts`: Wirehook's CPU seconds by part (see cpuPartsSeconds). */
+  /** Stops sampling. `cpu`: shares of one core; `cpuSeconds`: CPU time used by each; `parts`: Wirehook's CPU seconds by part (see cpuByPart). */
   stop(): { cpu: CpuShare; cpuSeconds: CpuShare; parts: Record<string, number>; peakRssBytes: number } {
     clearInterval(this.#timer);
     this.#sample();
@@ -165,9 +93,8 @@ export class CpuMeter {
     };
     used.others = Math.max(0, machine.busy - this.#start.machine.busy - used.wirehook - used.receiver - used.harness);
     const share = (s: number) => Math.round((s / seconds) * 100);
-    const parts = Object.entries(cpuPartsSeconds(this.#watched.wirehook)).map(([part, end]) => [part, end - (this.#start.parts[part] ?? 0)] as const);
     return {
-      parts: Object.fromEntries(parts.filter(([, used]) => used > 0)),
+      parts: cpuByPart(this.#start.parts, cpuParts(this.#watched.wirehook), used.wirehook),
       cpu: {
         wirehook: share(used.wirehook),
         receiver: share(used.receiver),

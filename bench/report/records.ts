@@ -84,10 +84,10 @@ export function cpuUsPer(cpuSeconds: number, units: number): number | null {
   return units > 0 ? Math.round((cpuSeconds * 1e6) / units) : null;
 }
 
-/** CPU µs per unit of work of each part; absent for none. */
-export function cpuUsByPart(parts: Record<string, number>, units: number): Record<string, number> | undefined {
-  if (units <= 0) return undefined;
-  return Object.fromEntries(Object.entries(parts).map(([part, seconds]) => [part, Math.round((seconds * 1e6) / units)]));
+/** Records Wirehook's CPU per unit (`units` of work over the span `usage` measured), in all and by part. */
+export function recordCpuPerUnit(record: RunRecord, usage: { cpuSeconds: { wirehook: number }; parts: Record<string, number> }, units: number): void {
+  record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, units);
+  if (units > 0) record.wirehookCpuUsByPart = Object.fromEntries(Object.entries(usage.parts).map(([part, seconds]) => [part, cpuUsPer(seconds, units)!]));
 }
 
 /** A record with nothing measured yet. */

@@ -4,7 +4,7 @@ import type { BenchReport } from './report.ts';
 /** The column titles of the figures table, in order. */
 export const TABLE_COLUMNS = ['scenario', 'measure', 'value', '× baseline', 'target', 'measured', 'ok'] as const;
 
-/** The report as plain text: a header line, the figures table, CPU per scenario, and the checks. */
+/** The report as plain text: a header line, the figures table, CPU per scenario, Wirehook's CPU by part, and the checks. */
 export function renderReport(report: BenchReport): string {
   const { machine, settings } = report;
   const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;

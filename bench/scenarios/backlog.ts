@@ -1,7 +1,7 @@
 import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import { CpuMeter, rssBytes } from '../report/proc-stats.ts';
-import { cpuUsPer, emptyRecord, type ScenarioResult } from '../report/records.ts';
+import { recordCpuPerUnit, emptyRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { FANOUT_ENDPOINTS } from '../settings.ts';
 import { buildTopology, removeEndpoints, setStatus } from '../setup/topology.ts';
@@ -55,7 +55,7 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
   record.intake = intakeOf(send);
   record.cpu = usage.cpu;
-  record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, record.delivered);
+  recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2) };
   ctx.log(`backlog: drained ${record.delivered} at ${record.perSecond}/s, peak RSS ${record.peakRssMb} MB`);

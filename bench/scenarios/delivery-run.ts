@@ -2,7 +2,7 @@ import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
 import type { GroupStats, ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { cpuUsByPart, cpuUsPer, emptyRecord, type RunRecord } from '../report/records.ts';
+import { recordCpuPerUnit, emptyRecord, type RunRecord } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { expectedByGroup, type Target } from '../setup/topology.ts';
 
@@ -75,8 +75,7 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   record.intake = intakeOf(send);
   record.latencyMs = stats.latencyMs ? roundLatency(stats.latencyMs) : null;
   record.cpu = usage.cpu;
-  record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, record.delivered);
-  record.wirehookCpuUsByPart = cpuUsByPart(usage.parts, record.delivered);
+  recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   return { record, send, stats, startedAt };
 }

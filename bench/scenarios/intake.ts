@@ -1,7 +1,7 @@
 import type { BenchContext } from '../context.ts';
 import { sendMessages } from '../load/send-messages.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { cpuUsByPart, cpuUsPer, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
+import { recordCpuPerUnit, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { intakeOf } from './delivery-run.ts';
@@ -43,8 +43,7 @@ export async function runIntake(ctx: BenchContext): Promise<ScenarioResult> {
     record.seconds = round((send.finishedAt - send.startedAt) / 1000, 3);
     record.perSecond = record.intake!.perSecond;
     record.cpu = usage.cpu;
-    record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, record.accepted);
-    record.wirehookCpuUsByPart = cpuUsByPart(usage.parts, record.accepted);
+    recordCpuPerUnit(record, usage, record.accepted);
     record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
     ctx.log(`intake run ${run}: ${record.perSecond}/s, p99 ${record.intake!.latencyMs?.p99} ms`);
     runs.push(record);

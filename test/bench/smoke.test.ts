@@ -38,8 +38,12 @@ describe('bench --smoke', () => {
     }
     // Wirehook's CPU by part: embedded mode's threads (its API's main thread), cluster mode's services.
     expect(run.stdout).toMatch(/^Wirehook CPU per unit by part/m);
-    expect(Object.keys(report.scenarios.e2e.runs[0].wirehookCpuUsByPart)).toContain('main thread');
-    expect(Object.keys(report.scenarios.cluster.runs[0].wirehookCpuUsByPart)).toEqual(expect.arrayContaining(['gateway', 'message-intake', 'dispatcher']));
+    // (Which parts show depends on 10 ms clock ticks at this size; test/bench/cpu-parts.test.ts checks the split itself.)
+    const threads = ['main thread', 'store writer', 'store reader', 'V8 helpers', 'libuv pool', 'other threads', 'ended threads'];
+    const e2eParts = Object.keys(report.scenarios.e2e.runs[0].wirehookCpuUsByPart);
+    expect(e2eParts.length).toBeGreaterThan(0);
+    expect(threads).toEqual(expect.arrayContaining(e2eParts));
+    expect(Object.keys(report.scenarios.cluster.runs[0].wirehookCpuUsByPart)).toContain('gateway');
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     for (const f of report.figures) {

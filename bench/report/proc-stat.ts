@@ -1,0 +1,22 @@
+// One process's or thread's /proc `stat` file: its CPU so far and when it started.
+import { readFileSync } from 'node:fs';
+
+/** USER_HZ on Linux: the unit of /proc's times. */
+export const CLOCK_TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds of a /proc `stat` file (a process's or a thread's); 0 when unreadable. */
+export function statCpuSeconds(path: string): number {
+  return readStat(path)?.cpuSeconds ?? 0;
+}
+
+/** CPU seconds so far and start time (clock ticks since boot) of a process or thread; undefined when gone. */
+export function readStat(path: string): { cpuSeconds: number; startTicks: number } | undefined {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces: state is [0], utime [11], stime [12], starttime [19].
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND, startTicks: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
