@@ -49,6 +49,8 @@ function cpuByPart(report: BenchReport): string[] {
     .map((s) => [
       s.name,
       Object.entries(s.median.wirehookCpuUsByPart)
+        // Under a µs a unit: a thread that ran a tick in some run, not a part worth naming.
+        .filter(([, us]) => us !== null && us >= 1)
         .map(([part, us]) => `${part} ${fmt(us)}`)
         .join(', '),
     ]);
