@@ -1,7 +1,7 @@
 // Wirehook's CPU split where it is spent, read from /proc: in embedded mode by thread of its
 // one process, in cluster mode by service. Each thread or process is followed by its id and
-// start time, so one that is replaced under the same name (a restarted worker, a reused pid)
-// is never subtracted from another, and what ended during a span is said, not lost.
+// start time, so one replaced under the same name (a restarted worker) is never subtracted
+// from another, and one that ends in a span counts up to its last sample.
 import { readdirSync, readFileSync } from 'node:fs';
 import { readStat } from './proc-stat.ts';
 
@@ -15,11 +15,40 @@ const THREAD_PARTS: Record<string, string> = {
   'libuv-worker': 'libuv pool',
 };
 
-/** CPU of threads that ended during the span: the process counts it, no thread left names it. */
-export const ENDED_PART = 'ended threads';
-
 /** Each thread (embedded) or process (cluster) of Wirehook now: its part and CPU seconds so far, by `pid[/tid]@start`. */
 export type CpuParts = ReadonlyMap<string, { part: string; seconds: number }>;
+
+/**
+ * Wirehook's CPU by part over a span: a snapshot at the start, then one at each `sample()`,
+ * each thread or process against itself (one that began in the span counts whole; one that
+ * ended counts up to its last sample; its name at the start wins).
+ */
+export class CpuUnits {
+  readonly #pids: readonly number[];
+  readonly #start: CpuParts;
+  readonly #last: Map<string, { part: string; seconds: number }>;
+
+  constructor(pids: readonly number[]) {
+    this.#pids = pids;
+    this.#start = cpuParts(pids);
+    this.#last = new Map(this.#start);
+  }
+
+  sample(): void {
+    for (const [key, unit] of cpuParts(this.#pids)) this.#last.set(key, unit);
+  }
+
+  /** CPU seconds of each part from the start to the last sample. */
+  used(): Record<string, number> {
+    const parts: Record<string, number> = {};
+    for (const [key, last] of this.#last) {
+      const first = this.#start.get(key);
+      const part = first?.part ?? last.part;
+      parts[part] = (parts[part] ?? 0) + last.seconds - (first?.seconds ?? 0);
+    }
+    return parts;
+  }
+}
 
 /**
  * A snapshot of `pids` (Wirehook's processes): the one process of embedded mode by thread (the
@@ -43,25 +72,6 @@ export function cpuParts(pids: readonly number[]): CpuParts {
     }
   }
   return units;
-}
-
-/**
- * CPU seconds of each part between two snapshots: each thread or process against itself (one
- * that began in between counts whole, named as it is at the end; its name at the start wins
- * otherwise). `totalSeconds` is the processes' own count: what it has beyond the threads
- * still there is {@link ENDED_PART}'s.
- */
-export function cpuByPart(start: CpuParts, end: CpuParts, totalSeconds: number): Record<string, number> {
-  const parts: Record<string, number> = {};
-  for (const [key, now] of end) {
-    const then = start.get(key);
-    const part = then?.part ?? now.part;
-    parts[part] = (parts[part] ?? 0) + now.seconds - (then?.seconds ?? 0);
-  }
-  const ended = totalSeconds - Object.values(parts).reduce((a, b) => a + b, 0);
-  // Below one clock tick a thread, the difference is the ticks' rounding, not an ended thread.
-  if (ended >= 0.01 * Math.max(1, end.size)) parts[ENDED_PART] = ended;
-  return parts;
 }
 
 /** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), nats-server, redis-server, or `other`. */

@@ -1,6 +1,6 @@
 // CPU time and resident memory of processes, read from /proc (Linux).
 import { readFileSync } from 'node:fs';
-import { cpuByPart, cpuParts, type CpuParts } from './cpu-parts.ts';
+import { CpuUnits } from './cpu-parts.ts';
 import { CLOCK_TICKS_PER_SECOND, statCpuSeconds } from './proc-stat.ts';
 
 /** User + system CPU seconds used so far by `pid`; 0 when it cannot be read (process gone). */
@@ -50,19 +50,22 @@ export interface Watched {
 /**
  * CPU use of Wirehook (all its processes summed), the receiver and the harness between
  * `new CpuMeter()` and `stop()`, and Wirehook's peak RSS sampled every `sampleMs` meanwhile.
+ * Wirehook's CPU is the sum of its parts (CpuUnits: each thread or process followed by its id
+ * and start time, sampled as often), so one that ends in the span — a thread, or a process
+ * that dies — counts up to its last sample instead of vanishing from the sum.
  */
 export class CpuMeter {
   readonly #watched: Watched;
   readonly #startedAt = performance.now();
-  readonly #start: { wirehook: number; parts: CpuParts; receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
+  readonly #start: { receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
+  readonly #units: CpuUnits;
   readonly #timer: NodeJS.Timeout;
   #peakRss = 0;
 
   constructor(watched: Watched, sampleMs = 100) {
     this.#watched = watched;
+    this.#units = new CpuUnits(watched.wirehook);
     this.#start = {
-      wirehook: sumCpu(watched.wirehook),
-      parts: cpuParts(watched.wirehook),
       receiver: cpuSeconds(watched.receiver),
       harness: process.cpuUsage(),
       machine: machineCpuSeconds(),
@@ -85,16 +88,18 @@ export class CpuMeter {
     const harness = process.cpuUsage(this.#start.harness);
     const machine = machineCpuSeconds();
     const used: CpuShare = {
-      wirehook: sumCpu(this.#watched.wirehook) - this.#start.wirehook,
+      wirehook: 0,
       receiver: cpuSeconds(this.#watched.receiver) - this.#start.receiver,
       harness: (harness.user + harness.system) / 1e6,
       others: 0,
       steal: machine.steal - this.#start.machine.steal,
     };
+    const parts = this.#units.used();
+    used.wirehook = Object.values(parts).reduce((a, b) => a + b, 0);
     used.others = Math.max(0, machine.busy - this.#start.machine.busy - used.wirehook - used.receiver - used.harness);
     const share = (s: number) => Math.round((s / seconds) * 100);
     return {
-      parts: cpuByPart(this.#start.parts, cpuParts(this.#watched.wirehook), used.wirehook),
+      parts,
       cpu: {
         wirehook: share(used.wirehook),
         receiver: share(used.receiver),
@@ -108,14 +113,9 @@ export class CpuMeter {
   }
 
   #sample(): void {
+    this.#units.sample();
     let rss = 0;
     for (const pid of this.#watched.wirehook) rss += rssBytes(pid);
     if (rss > this.#peakRss) this.#peakRss = rss;
   }
-}
-
-function sumCpu(pids: readonly number[]): number {
-  let total = 0;
-  for (const pid of pids) total += cpuSeconds(pid);
-  return total;
 }

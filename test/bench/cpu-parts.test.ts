@@ -7,15 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cpuByPart, cpuParts, ENDED_PART } from '../../bench/report/cpu-parts.ts';
-import { cpuSeconds } from '../../bench/report/proc-stats.ts';
+import { CpuMeter } from '../../bench/report/proc-stats.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'wirehook-cpu-parts-'));
+const top = mkdtempSync(join(tmpdir(), 'wirehook-cpu-parts-'));
+// A checkout under a folder of its own called services/: the service is the last one of a path.
+const root = join(top, 'services', 'checkout');
+mkdirSync(root, { recursive: true });
 writeFileSync(join(root, 'package.json'), '{ "type": "module" }');
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
-  rmSync(root, { recursive: true, force: true });
+  rmSync(top, { recursive: true, force: true });
 });
 
 /** Burns `ms` of the calling thread's own CPU (not of the wall clock: the machine may be busy). */
@@ -44,50 +46,65 @@ async function service(service: string, code: string): Promise<{ pid: number; go
   };
 }
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** /proc counts user and system time in 10 ms ticks, each rounded down: a part may read 2 ticks a thread short. */
+const TICKS = 0.02;
+
 describe('CPU by part', () => {
-  it('embedded mode: by thread of its one process — a named store thread, the main thread, and one that ended in the span', async () => {
+  it('embedded mode: by thread — a store thread replaced under its name counts both, one that ended counts to its last sample', async () => {
     const embedded = await service(
       'embedded',
       `import { Worker } from 'node:worker_threads';
        const BURN = ${JSON.stringify(BURN)};
-       // The writer is there before the span and burns 300 ms in it; the reader starts and ends in it.
-       const writer = new Worker(BURN + ' const { parentPort } = require("node:worker_threads"); parentPort.on("message", () => { burn(300); parentPort.postMessage(1); });', { eval: true, name: 'store-writer' });
-       const answer = (worker) => new Promise((resolve) => worker.once('message', resolve));
-       await new Promise((resolve) => writer.once('online', resolve));
+       const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+       const worker = (name, code) => new Worker(BURN + ' const { parentPort } = require("node:worker_threads"); ' + code, { eval: true, name });
+       const answer = (w) => new Promise((resolve) => w.once('message', resolve));
+       // There before the span: a writer that burns 300 ms when asked.
+       const first = worker('store-writer', 'parentPort.on("message", () => { burn(300); parentPort.postMessage(1); });');
+       await new Promise((resolve) => first.once('online', resolve));
        const go = async () => {
-         writer.postMessage(1);
-         await answer(writer);
-         const reader = new Worker(BURN + ' burn(150);', { eval: true, name: 'store-reader' });
+         first.postMessage(1);
+         await answer(first);
+         await pause(150);
+         await first.terminate();
+         // Its successor, under the same name: 100 ms, and it stays.
+         const second = worker('store-writer', 'burn(100); parentPort.postMessage(1); setInterval(() => {}, 1000);');
+         await answer(second);
+         // A reader that starts and ends in the span: 150 ms.
+         const reader = worker('store-reader', 'burn(150); parentPort.postMessage(1); setTimeout(() => {}, 150);');
+         await answer(reader);
          await new Promise((resolve) => reader.once('exit', resolve));
          burn(100);
        };`,
     );
-    const start = cpuParts([embedded.pid]);
-    const total = cpuSeconds(embedded.pid);
+    const meter = new CpuMeter({ wirehook: [embedded.pid], receiver: embedded.pid }, 20);
     await embedded.go();
-    await new Promise((r) => setTimeout(r, 100)); // the reader thread gone
-    const parts = cpuByPart(start, cpuParts([embedded.pid]), cpuSeconds(embedded.pid) - total);
-    expect(parts['store writer']).toBeGreaterThanOrEqual(0.25);
-    expect(parts['store writer']).toBeLessThan(0.4);
-    expect(parts['main thread']).toBeGreaterThanOrEqual(0.08);
-    expect(parts[ENDED_PART]).toBeGreaterThanOrEqual(0.1); // the reader's 150 ms, counted by the process only
-    expect(parts).not.toHaveProperty('store reader');
-    for (const seconds of Object.values(parts)) expect(seconds).toBeGreaterThanOrEqual(0);
+    const { parts, cpuSeconds } = meter.stop();
+    expect(parts['store writer']).toBeGreaterThanOrEqual(0.4 - 2 * TICKS);
+    expect(parts['store writer']).toBeLessThan(0.55);
+    expect(parts['store reader']).toBeGreaterThanOrEqual(0.15 - TICKS);
+    expect(parts['main thread']).toBeGreaterThanOrEqual(0.1 - TICKS);
+    expect(cpuSeconds.wirehook).toBeCloseTo(
+      Object.values(parts).reduce((a, b) => a + b, 0),
+      6,
+    );
   }, 20_000);
 
-  it('cluster mode: by service, replicas summed under one name', async () => {
+  it('cluster mode: by service, replicas summed under one name; a replica that dies in the span counts to its last sample', async () => {
     const a = await service('dispatcher', 'const go = async () => burn(200);');
     const b = await service('dispatcher', 'const go = async () => burn(150);');
-    const gateway = await service('gateway', 'const go = async () => burn(100);');
-    const pids = [a.pid, b.pid, gateway.pid];
-    const total = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-    const [start, before] = [cpuParts(pids), total()];
+    const gateway = await service('gateway', 'const go = async () => burn(200);');
+    const meter = new CpuMeter({ wirehook: [a.pid, b.pid, gateway.pid], receiver: gateway.pid }, 20);
     await Promise.all([a.go(), b.go(), gateway.go()]);
-    const parts = cpuByPart(start, cpuParts(pids), total() - before);
+    await pause(100);
+    children[0]!.kill('SIGKILL'); // dispatcher a
+    await pause(60);
+    const { parts, cpuSeconds } = meter.stop();
     expect(Object.keys(parts).sort()).toEqual(['dispatcher', 'gateway']);
-    expect(parts['dispatcher']).toBeGreaterThanOrEqual(0.33);
+    expect(parts['dispatcher']).toBeGreaterThanOrEqual(0.35 - 2 * TICKS);
     expect(parts['dispatcher']).toBeLessThan(0.5);
-    expect(parts['gateway']).toBeGreaterThanOrEqual(0.09);
-    expect(parts['gateway']).toBeLessThan(0.2);
+    expect(parts['gateway']).toBeGreaterThanOrEqual(0.2 - TICKS);
+    expect(parts['gateway']).toBeLessThan(0.3);
+    expect(cpuSeconds.wirehook).toBeGreaterThanOrEqual(0.55 - 3 * TICKS);
   }, 20_000);
 });
