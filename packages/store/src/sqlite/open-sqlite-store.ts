@@ -1,21 +1,8 @@
-import { SqliteJobLeaseRepo } from './job-lease-repo.ts';
 import { DatabaseSync } from 'node:sqlite';
 import type { Store } from '../store.ts';
-import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
-import { SqliteApiKeyRepo } from './api-key-repo.ts';
 import { SQLITE_BUSY_TIMEOUT_MS, SqliteConnection } from './connection.ts';
-import { SqliteConsumerRepo } from './consumer-repo.ts';
-import { SqliteDeliveryRepo } from './delivery-repo.ts';
-import { SqliteEndpointRepo } from './endpoint-repo.ts';
-import { SqliteEgressIpRepo } from './egress-ip-repo.ts';
-import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
-import { SqliteEventTypeRepo } from './event-type-repo.ts';
-import { SqliteMessageRepo } from './message-repo.ts';
 import { migrate, schemaVersion } from './migrations.ts';
-import { SqliteOrgRepo } from './org-repo.ts';
-import { SqlitePortalTokenRepo } from './portal-token-repo.ts';
-import { SqliteRecoveryRepo } from './recovery-repo.ts';
-import { SqliteSealingRepo } from './sealing-repo.ts';
+import { reposOn } from './repos.ts';
 
 export { SQLITE_BUSY_TIMEOUT_MS };
 
@@ -76,26 +63,6 @@ export function openSqliteReader(path: string): Store {
   db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const conn = new SqliteConnection(db);
   return { ...reposOn(conn), close: async () => conn.close() };
-}
-
-/** Every repo of the store on one connection. */
-function reposOn(conn: SqliteConnection): Omit<Store, 'close'> {
-  return {
-    orgs: new SqliteOrgRepo(conn),
-    apiKeys: new SqliteApiKeyRepo(conn),
-    consumers: new SqliteConsumerRepo(conn),
-    endpoints: new SqliteEndpointRepo(conn),
-    eventTypes: new SqliteEventTypeRepo(conn),
-    messages: new SqliteMessageRepo(conn),
-    deliveries: new SqliteDeliveryRepo(conn),
-    sealing: new SqliteSealingRepo(conn),
-    recoveries: new SqliteRecoveryRepo(conn),
-    portalTokens: new SqlitePortalTokenRepo(conn),
-    alerts: new SqliteAlertSettingsRepo(conn),
-    jobs: new SqliteJobLeaseRepo(conn),
-    endpointStats: new SqliteEndpointStatsRepo(conn),
-    egressIps: new SqliteEgressIpRepo(conn),
-  };
 }
 
 function journalMode(db: DatabaseSync): string {

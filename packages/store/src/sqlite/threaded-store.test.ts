@@ -20,6 +20,13 @@ function keyOf(t: Tenant): ApiKey {
   return { id: newId('key', clock), orgId: t.orgId, env: 'live', scopes: ['messages:send'], createdAt: clock.now(), revokedAt: null, expiresAt: null };
 }
 
+/** A threaded store on a file of its own, with a tenant in it. */
+async function threadedWithTenant(name: string): Promise<{ path: string; store: Store; tenant: Tenant }> {
+  const path = join(dir, name);
+  const store = openThreadedSqliteStore({ path });
+  return { path, store, tenant: await new Fixtures(() => store, clock).tenant() };
+}
+
 /** One call per READS entry, with arguments that find something in the store `seed` made. */
 const READ_CALLS: Record<string, (store: Store, seeded: { hash: string; tenant: Tenant }) => Promise<unknown>> = {
   'apiKeys.findByHash': (store, { hash }) => store.apiKeys.findByHash(hash),
@@ -81,9 +88,7 @@ describe('the threaded store’s reader', () => {
   });
 
   it('closes with the write-ahead log folded into the database file', async () => {
-    const path = join(dir, 'checkpointed.sqlite');
-    const store = openThreadedSqliteStore({ path });
-    const tenant = await new Fixtures(() => store, clock).tenant();
+    const { path, store, tenant } = await threadedWithTenant('checkpointed.sqlite');
     await store.eventTypes.create(tenant, { name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() });
     await store.eventTypes.list(tenant); // the reader is open, holding the file too
     await store.close();
@@ -95,10 +100,8 @@ describe('the threaded store’s reader', () => {
   });
 
   it('answers the reads with the writer when the reader cannot run', async () => {
-    const path = join(dir, 'no-reader.sqlite');
-    const store = openThreadedSqliteStore({ path });
+    const { path, store, tenant } = await threadedWithTenant('no-reader.sqlite');
     try {
-      const tenant = await new Fixtures(() => store, clock).tenant();
       const key = keyOf(tenant);
       await store.apiKeys.create(key, 'hash-kept');
       // The writer keeps its open file; the reader, started by the first read, finds none to open.
@@ -111,9 +114,7 @@ describe('the threaded store’s reader', () => {
   });
 
   it('closes the writer even when the reader fails while closing', async () => {
-    const path = join(dir, 'reader-fails-at-close.sqlite');
-    const store = openThreadedSqliteStore({ path });
-    const tenant = await new Fixtures(() => store, clock).tenant();
+    const { path, store, tenant } = await threadedWithTenant('reader-fails-at-close.sqlite');
     renameSync(path, `${path}.moved`);
     // The read starts the reader, which cannot open the file, as the store closes.
     const read = store.eventTypes.list(tenant).catch((err: unknown) => err);

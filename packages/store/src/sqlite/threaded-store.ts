@@ -1,39 +1,9 @@
-import { SqliteJobLeaseRepo } from './job-lease-repo.ts';
-import { SqliteAlertSettingsRepo } from './alert-settings-repo.ts';
-import { SqliteApiKeyRepo } from './api-key-repo.ts';
-import { SqliteConsumerRepo } from './consumer-repo.ts';
-import { SqliteDeliveryRepo } from './delivery-repo.ts';
-import { SqliteEndpointRepo } from './endpoint-repo.ts';
-import { SqliteEgressIpRepo } from './egress-ip-repo.ts';
-import { SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
-import { SqliteEventTypeRepo } from './event-type-repo.ts';
-import { SqliteMessageRepo } from './message-repo.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
-import { SqliteOrgRepo } from './org-repo.ts';
-import { SqlitePortalTokenRepo } from './portal-token-repo.ts';
-import { SqliteRecoveryRepo } from './recovery-repo.ts';
-import { SqliteSealingRepo } from './sealing-repo.ts';
+import { SQLITE_REPOS, type RepoName } from './repos.ts';
 import { StoreThread } from './store-thread.ts';
 
-const REPOS = {
-  orgs: SqliteOrgRepo,
-  apiKeys: SqliteApiKeyRepo,
-  consumers: SqliteConsumerRepo,
-  endpoints: SqliteEndpointRepo,
-  eventTypes: SqliteEventTypeRepo,
-  messages: SqliteMessageRepo,
-  deliveries: SqliteDeliveryRepo,
-  sealing: SqliteSealingRepo,
-  recoveries: SqliteRecoveryRepo,
-  portalTokens: SqlitePortalTokenRepo,
-  alerts: SqliteAlertSettingsRepo,
-  jobs: SqliteJobLeaseRepo,
-  endpointStats: SqliteEndpointStatsRepo,
-  egressIps: SqliteEgressIpRepo,
-} as const;
-
 /** Per repo, the methods the reader answers. */
-export type Reads = Partial<Record<keyof typeof REPOS, ReadonlySet<string>>>;
+export type Reads = Partial<Record<RepoName, ReadonlySet<string>>>;
 
 /**
  * The calls a second, read-only connection answers on a thread of its own (WAL lets it read
@@ -85,9 +55,9 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     // A read is safe to repeat: one the reader's thread took down with it goes to the writer.
     return thread.send(call).catch((err: unknown) => (thread.failure && !closing ? writer.send(call) : Promise.reject(err)));
   };
-  const remote = (repo: keyof typeof REPOS) => {
+  const remote = (repo: RepoName) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-    for (const method of Object.getOwnPropertyNames(REPOS[repo].prototype)) {
+    for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
       methods[method] = reads[repo]?.has(method) ? (...args) => read({ repo, method, args }) : (...args) => writer.send({ repo, method, args });
@@ -113,6 +83,6 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
       return closed;
     },
   };
-  for (const repo of Object.keys(REPOS) as (keyof typeof REPOS)[]) store[repo] = remote(repo);
+  for (const repo of Object.keys(SQLITE_REPOS) as RepoName[]) store[repo] = remote(repo);
   return store as unknown as SqliteStore;
 }
