@@ -185,7 +185,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
           {
             deliveries,
             idleP99,
-            probeErrors: probeErrors,
+            probeErrors,
             rssGrowthMb,
             figures,
             retention,

@@ -15,63 +15,57 @@ const THREAD_PARTS: Record<string, string> = {
   'libuv-worker': 'libuv pool',
 };
 
-/** Each thread (embedded) or process (cluster) of Wirehook now: its part and CPU seconds so far, by `pid[/tid]@start`. */
-export type CpuParts = ReadonlyMap<string, { part: string; seconds: number }>;
-
 /**
- * Wirehook's CPU by part over a span: a snapshot at the start, then one at each `sample()`,
- * each thread or process against itself (one that began in the span counts whole; one that
- * ended counts up to its last sample; its name at the start wins).
+ * Wirehook's CPU by part over a span, for the processes `pids`: the one process of embedded
+ * mode by thread (the main thread that serves the API and sends, the store's writer and
+ * reader, V8's helper threads, libuv's pool), cluster mode's processes by service (replicas
+ * under one name, NATS and Redis as theirs). Read at construction and at each `sample()`, each
+ * thread or process against itself, by `pid[/tid]@start`: one that began in the span counts
+ * whole, one that ended counts up to its last sample, and a name is read once, when its
+ * thread or process is first seen.
  */
 export class CpuUnits {
-  readonly #pids: readonly number[];
-  readonly #start: CpuParts;
-  readonly #last: Map<string, { part: string; seconds: number }>;
+  /** Named once: a process's command line does not change. */
+  readonly #processes: readonly { pid: number; part: string }[];
+  readonly #byThread: boolean;
+  readonly #units = new Map<string, { part: string; first: number; last: number }>();
+  #spanStarted = false;
 
   constructor(pids: readonly number[]) {
-    this.#pids = pids;
-    this.#start = cpuParts(pids);
-    this.#last = new Map(this.#start);
+    this.#processes = pids.map((pid) => ({ pid, part: processPart(pid) }));
+    this.#byThread = this.#processes.length === 1 && this.#processes[0]!.part === 'embedded';
+    this.sample();
+    this.#spanStarted = true;
   }
 
   sample(): void {
-    for (const [key, unit] of cpuParts(this.#pids)) this.#last.set(key, unit);
+    for (const { key, seconds, part } of this.#read()) {
+      const unit = this.#units.get(key);
+      if (unit) unit.last = seconds;
+      else this.#units.set(key, { part: part(), first: this.#spanStarted ? 0 : seconds, last: seconds });
+    }
   }
 
   /** CPU seconds of each part from the start to the last sample. */
   used(): Record<string, number> {
     const parts: Record<string, number> = {};
-    for (const [key, last] of this.#last) {
-      const first = this.#start.get(key);
-      const part = first?.part ?? last.part;
-      parts[part] = (parts[part] ?? 0) + last.seconds - (first?.seconds ?? 0);
-    }
+    for (const { part, first, last } of this.#units.values()) parts[part] = (parts[part] ?? 0) + last - first;
     return parts;
   }
-}
 
-/**
- * A snapshot of `pids` (Wirehook's processes): the one process of embedded mode by thread (the
- * main thread that serves the API and sends, the store's writer and reader, V8's helper
- * threads, libuv's pool), cluster mode's processes by service (replicas under one name, NATS
- * and Redis as theirs).
- */
-export function cpuParts(pids: readonly number[]): CpuParts {
-  const units = new Map<string, { part: string; seconds: number }>();
-  const named = pids.map((pid) => ({ pid, part: processPart(pid) }));
-  const embedded = named.length === 1 && named[0]!.part === 'embedded';
-  for (const { pid, part } of named) {
-    if (!embedded) {
-      const stat = readStat(`/proc/${pid}/stat`);
-      if (stat) units.set(`${pid}@${stat.startTicks}`, { part, seconds: stat.cpuSeconds });
-      continue;
-    }
-    for (const tid of tasks(pid)) {
-      const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
-      if (stat) units.set(`${pid}/${tid}@${stat.startTicks}`, { part: threadPart(pid, tid), seconds: stat.cpuSeconds });
+  *#read(): Iterable<{ key: string; seconds: number; part: () => string }> {
+    for (const { pid, part } of this.#processes) {
+      if (!this.#byThread) {
+        const stat = readStat(`/proc/${pid}/stat`);
+        if (stat) yield { key: `${pid}@${stat.startTicks}`, seconds: stat.cpuSeconds, part: () => part };
+        continue;
+      }
+      for (const tid of tasks(pid)) {
+        const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+        if (stat) yield { key: `${pid}/${tid}@${stat.startTicks}`, seconds: stat.cpuSeconds, part: () => threadPart(pid, tid) };
+      }
     }
   }
-  return units;
 }
 
 /** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), nats-server, redis-server, or `other`. */

@@ -45,7 +45,7 @@ export interface RunRecord {
    * rates to other work on a shared machine: the figure to compare changes with.
    */
   wirehookCpuUs: number | null;
-  /** The same by part of Wirehook (a thread in embedded mode, a service in cluster mode: see cpuPartsSeconds), µs. */
+  /** The same by part of Wirehook (a thread in embedded mode, a service in cluster mode: see CpuUnits), µs. */
   wirehookCpuUsByPart?: Record<string, number>;
   /** Peak RSS of Wirehook over the measured span, MB. */
   peakRssMb: number;
