@@ -30,4 +30,16 @@ describe('connectWithRetry', () => {
     });
     await expect(refused).rejects.toThrow(/^the store did not answer \(\d+ attempts; last: ECONNREFUSED\)$/);
   });
+
+  it('an attempt cut off by the deadline is the last, even when the wall clock lags the timer (stepped back)', async () => {
+    const deadlineAt = Date.now() + 100;
+    const now = vi.spyOn(Date, 'now');
+    try {
+      const hung = connectWithRetry('NATS', () => new Promise<never>(() => {}), quiet, { deadlineAt });
+      now.mockReturnValue(deadlineAt - 1_000); // the clock steps back a second once the timer is set
+      await expect(hung).rejects.toMatchObject({ name: 'RetryDeadlineError', attempts: 1 });
+    } finally {
+      now.mockRestore();
+    }
+  });
 });

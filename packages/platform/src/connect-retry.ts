@@ -59,7 +59,9 @@ export async function connectWithRetry<T>(
       return connected;
     } catch (err) {
       const left = deadlineAt - Date.now();
-      if (left <= 0) throw new RetryDeadlineError(what, attempt, err);
+      // A timer may fire a millisecond before Date.now() reaches the deadline: the attempt cut
+      // off by it is the last one, whatever the wall clock says.
+      if (left <= 0 || err instanceof DeadlineReached) throw new RetryDeadlineError(what, attempt, err);
       const waitMs = Math.min(backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!, left);
       if (attempt === 1 || attempt % 10 === 0) {
         logger.warn({ err, attempts: attempt, retryInMs: waitMs }, `${what} unreachable at start; not ready, retrying (${errorText(err)})`);
@@ -75,9 +77,16 @@ function beforeDeadline<T>(attempt: Promise<T>, deadlineAt: number): Promise<T> 
   if (deadlineAt === Number.POSITIVE_INFINITY) return attempt;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('no answer before the deadline')), Math.max(0, deadlineAt - Date.now()));
+    timer = setTimeout(() => reject(new DeadlineReached()), Math.max(0, deadlineAt - Date.now()));
   });
   return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
+}
+
+/** An attempt still running when the deadline came. */
+class DeadlineReached extends Error {
+  constructor() {
+    super('no answer before the deadline');
+  }
 }
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
