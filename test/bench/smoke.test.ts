@@ -35,6 +35,11 @@ describe('bench --smoke', () => {
     for (const scenario of ['e2e', 'cluster']) {
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({ target: '≤ 2 × idle', value: expect.any(Number) });
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeIdleP99`)?.value).toBeGreaterThan(0);
+      // Its control, a bare server probed alike in the same windows, and the target's check naming it.
+      for (const id of ['controlProbeIdleP99', 'controlProbeP99']) {
+        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.${id}`)?.value).toBeGreaterThan(0);
+      }
+      expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)?.checked).toMatch(/× idle \(control [\d.]+ ×\)$/);
     }
     // Wirehook's CPU by part: embedded mode's threads (its API's main thread), cluster mode's services.
     expect(run.stdout).toMatch(/^Wirehook CPU per unit by part/m);
