@@ -19,6 +19,9 @@ export interface Medians {
   /** By part of Wirehook (thread or service), largest first. */
   wirehookCpuUsByPart: Record<string, number | null>;
   peakRssMb: number | null;
+  /** The machine's runnable threads: the mean, and the percent of samples above its CPUs. */
+  runQueueMean: number | null;
+  runQueueOverCpus: number | null;
   extra: Record<string, number | null>;
   /** e2e: the paced run (offered rate, latency below saturation). */
   paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
@@ -56,6 +59,8 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
     wirehookCpuUs: m((r) => r.wirehookCpuUs),
     wirehookCpuUsByPart: Object.fromEntries(byPart),
     peakRssMb: m((r) => r.peakRssMb),
+    runQueueMean: m((r) => r.runQueue?.mean),
+    runQueueOverCpus: m((r) => r.runQueue?.overCpusPercent),
     extra: Object.fromEntries([...extraKeys].map((k) => [k, m((r) => r.extra[k])])),
     ...(paced && {
       paced: {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { CpuUnits } from './cpu-parts.ts';
 import { CLOCK_TICKS_PER_SECOND, statCpuSeconds } from './proc-stat.ts';
+import { markRunQueue, runQueueSince, type RunQueue, type RunQueueMark } from './run-queue.ts';
 
 /** User + system CPU seconds used so far by `pid`; 0 when it cannot be read (process gone). */
 export function cpuSeconds(pid: number): number {
@@ -52,7 +53,8 @@ export interface Watched {
  * `new CpuMeter()` and `stop()`, and Wirehook's peak RSS sampled every `sampleMs` meanwhile.
  * Wirehook's CPU is the sum of its parts (CpuUnits: each thread or process followed by its id
  * and start time, sampled as often), so one that ends in the span — a thread, or a process
- * that dies — counts up to its last sample instead of vanishing from the sum.
+ * that dies — counts up to its last sample instead of vanishing from the sum. And the
+ * machine's run queue over the span (run-queue.ts): how often a thread waited for a CPU.
  */
 export class CpuMeter {
   readonly #watched: Watched;
@@ -60,6 +62,7 @@ export class CpuMeter {
   readonly #start: { receiver: number; harness: NodeJS.CpuUsage; machine: { busy: number; steal: number } };
   readonly #units: CpuUnits;
   readonly #timer: NodeJS.Timeout;
+  readonly #runQueue: RunQueueMark;
   #peakRss = 0;
 
   constructor(watched: Watched, sampleMs = 100) {
@@ -70,6 +73,7 @@ export class CpuMeter {
       harness: process.cpuUsage(),
       machine: machineCpuSeconds(),
     };
+    this.#runQueue = markRunQueue();
     this.#sample();
     this.#timer = setInterval(() => this.#sample(), sampleMs);
     this.#timer.unref(); // a run that throws before stop() must not keep the bench alive
@@ -80,9 +84,13 @@ export class CpuMeter {
     return this.#peakRss;
   }
 
-  /** Stops sampling. `cpu`: shares of one core; `cpuSeconds`: CPU time used by each; `parts`: Wirehook's CPU seconds by part (see cpuByPart). */
-  stop(): { cpu: CpuShare; cpuSeconds: CpuShare; parts: Record<string, number>; peakRssBytes: number } {
+  /**
+   * Stops sampling. `cpu`: shares of one core; `cpuSeconds`: CPU time used by each; `parts`:
+   * Wirehook's CPU seconds by part (see cpuByPart); `runQueue`: the machine's (null: not sampled).
+   */
+  stop(): { cpu: CpuShare; cpuSeconds: CpuShare; parts: Record<string, number>; peakRssBytes: number; runQueue: RunQueue | null } {
     clearInterval(this.#timer);
+    const runQueue = runQueueSince(this.#runQueue);
     this.#sample();
     const seconds = (performance.now() - this.#startedAt) / 1000;
     const harness = process.cpuUsage(this.#start.harness);
@@ -109,6 +117,7 @@ export class CpuMeter {
       },
       cpuSeconds: used,
       peakRssBytes: this.#peakRss,
+      runQueue,
     };
   }
 

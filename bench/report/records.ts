@@ -1,3 +1,4 @@
+import type { RunQueue } from './run-queue.ts';
 import type { CpuShare } from './proc-stats.ts';
 
 /** Latency percentiles in ms. */
@@ -49,6 +50,8 @@ export interface RunRecord {
   wirehookCpuUsByPart?: Record<string, number>;
   /** Peak RSS of Wirehook over the measured span, MB. */
   peakRssMb: number;
+  /** The machine's runnable threads over the span (run-queue.ts); null or absent: not sampled. */
+  runQueue?: RunQueue | null;
 }
 
 /** A scenario's runs. */

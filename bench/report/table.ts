@@ -1,5 +1,6 @@
 import type { Figure } from './figures.ts';
 import type { BenchReport } from './report.ts';
+import { RUN_QUEUE_SAMPLE_MS } from './run-queue.ts';
 
 /** The column titles of the figures table, in order. */
 export const TABLE_COLUMNS = ['scenario', 'measure', 'value', '× baseline', 'target', 'measured', 'ok'] as const;
@@ -14,9 +15,10 @@ export function renderReport(report: BenchReport): string {
     '',
     ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
     '',
-    'CPU, % of one core (others: the rest of the machine; steal: taken by the hypervisor), and Wirehook CPU per delivery (intake: per message) (medians):',
+    'CPU, % of one core (others: the rest of the machine; steal: taken by the hypervisor), Wirehook CPU per delivery (intake: per message),',
+    `and the machine's runnable threads every ${RUN_QUEUE_SAMPLE_MS} ms (mean; % of samples with more than its ${report.machine.cpus} CPUs: a thread waiting) (medians):`,
     ...table(
-      ['scenario', 'wirehook', 'receiver', 'harness', 'others', 'steal', 'wirehook µs/unit', 'peak RSS'],
+      ['scenario', 'wirehook', 'receiver', 'harness', 'others', 'steal', 'wirehook µs/unit', 'peak RSS', 'runnable', '> cpus'],
       Object.values(report.scenarios).map((s) => [
         s.name,
         fmt(s.median.cpuWirehook),
@@ -26,6 +28,8 @@ export function renderReport(report: BenchReport): string {
         fmt(s.median.cpuSteal),
         fmt(s.median.wirehookCpuUs),
         s.median.peakRssMb === null ? '—' : `${fmt(s.median.peakRssMb)} MB`,
+        fmt(s.median.runQueueMean),
+        s.median.runQueueOverCpus === null ? '—' : `${fmt(s.median.runQueueOverCpus)} %`,
       ]),
     ),
     '',

@@ -55,6 +55,7 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
   record.intake = intakeOf(send);
   record.cpu = usage.cpu;
+  record.runQueue = usage.runQueue;
   recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2) };

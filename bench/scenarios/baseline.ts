@@ -46,6 +46,7 @@ export async function runBaseline(ctx: BenchContext): Promise<ScenarioResult> {
       const l = latency.summary();
       record.latencyMs = l && { p50: round(l.p50), p99: round(l.p99), max: round(l.max) };
       record.cpu = usage.cpu;
+      record.runQueue = usage.runQueue;
       ctx.log(`baseline run ${run}: ${record.perSecond}/s`);
       runs.push(record);
     }

@@ -107,6 +107,7 @@ async function backlog(ctx: BenchContext, name: string, tenant: Tenant): Promise
   const l = withLatency.latencyMs;
   record.latencyMs = l ? { p50: round(l.p50), p99: round(l.p99), max: round(l.max) } : null;
   record.cpu = usage.cpu;
+  record.runQueue = usage.runQueue;
   recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   Object.assign(record.extra, {

@@ -75,6 +75,7 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   record.intake = intakeOf(send);
   record.latencyMs = stats.latencyMs ? roundLatency(stats.latencyMs) : null;
   record.cpu = usage.cpu;
+  record.runQueue = usage.runQueue;
   recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   return { record, send, stats, startedAt };

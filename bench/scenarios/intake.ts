@@ -43,6 +43,7 @@ export async function runIntake(ctx: BenchContext): Promise<ScenarioResult> {
     record.seconds = round((send.finishedAt - send.startedAt) / 1000, 3);
     record.perSecond = record.intake!.perSecond;
     record.cpu = usage.cpu;
+    record.runQueue = usage.runQueue;
     recordCpuPerUnit(record, usage, record.accepted);
     record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
     ctx.log(`intake run ${run}: ${record.perSecond}/s, p99 ${record.intake!.latencyMs?.p99} ms`);

@@ -78,6 +78,7 @@ async function flatOut(ctx: BenchContext, name: string, tenant: Tenant, ordering
   await removeEndpoints(ctx, topology.endpoints);
   const record = recordOf(send, stats, startedAt, send.accepted);
   record.cpu = usage.cpu;
+  record.runQueue = usage.runQueue;
   recordCpuPerUnit(record, usage, record.delivered);
   record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   ctx.log(`${name}: ${record.delivered} in ${record.seconds} s (${record.perSecond}/s)`);

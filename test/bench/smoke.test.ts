@@ -48,6 +48,15 @@ describe('bench --smoke', () => {
     expect(Object.keys(report.scenarios.cluster.runs[0].wirehookCpuUsByPart)).toEqual(
       expect.arrayContaining(['gateway', 'message-intake', 'dispatcher', 'nats-server', 'redis-server']),
     );
+    // The machine's run queue over each measured span, and its columns in the CPU table.
+    for (const scenario of ['e2e', 'cluster']) {
+      expect(report.scenarios[scenario].runs[0].runQueue, scenario).toMatchObject({
+        samples: expect.any(Number),
+        mean: expect.any(Number),
+        cpus: report.machine.cpus,
+      });
+    }
+    expect(run.stdout).toMatch(/^scenario +wirehook .* runnable +> cpus$/m);
     expect(report.checks.length).toBeGreaterThan(0);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     for (const f of report.figures) {
