@@ -31,15 +31,25 @@ describe('connectWithRetry', () => {
     await expect(refused).rejects.toThrow(/^the store did not answer \(\d+ attempts; last: ECONNREFUSED\)$/);
   });
 
-  it('an attempt cut off by the deadline is the last, even when the wall clock lags the timer (stepped back)', async () => {
-    const deadlineAt = Date.now() + 100;
-    const now = vi.spyOn(Date, 'now');
+  it('keeps its deadline on the timers’ clock: a wall clock stepped back a second moves neither the bound nor the count', { timeout: 3_000 }, async () => {
+    const steppedBack = (deadlineAt: number) => vi.spyOn(Date, 'now').mockReturnValue(deadlineAt - 1_000);
     try {
+      let deadlineAt = Date.now() + 100;
       const hung = connectWithRetry('NATS', () => new Promise<never>(() => {}), quiet, { deadlineAt });
-      now.mockReturnValue(deadlineAt - 1_000); // the clock steps back a second once the timer is set
+      steppedBack(deadlineAt); // once the wait has begun
       await expect(hung).rejects.toMatchObject({ name: 'RetryDeadlineError', attempts: 1 });
+      vi.restoreAllMocks();
+
+      let calls = 0;
+      deadlineAt = Date.now() + 200;
+      const refused = connectWithRetry('the store', async () => Promise.reject(new Error(`ECONNREFUSED ${++calls}`)), quiet, { backoffMs: [50], deadlineAt });
+      steppedBack(deadlineAt);
+      const started = performance.now();
+      await expect(refused).rejects.toThrow(/^the store did not answer \(\d+ attempts; last: ECONNREFUSED \d+\)$/);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(calls).toBeLessThanOrEqual(6); // one at 0, every 50 ms after, and one as the deadline comes
     } finally {
-      now.mockRestore();
+      vi.restoreAllMocks();
     }
   });
 });

@@ -51,33 +51,35 @@ export async function connectWithRetry<T>(
   options: RetryOptions = {},
 ): Promise<T> {
   const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry } = options;
-  const started = Date.now();
+  // The deadline on the monotonic clock the timers use, read once: a wall clock that steps
+  // (NTP), or that a timer beats by a millisecond, moves neither the bound nor the count.
+  const started = performance.now();
+  const deadline = started + (deadlineAt - Date.now());
   for (let attempt = 1; ; attempt++) {
     try {
-      const connected = await beforeDeadline(connect(), deadlineAt);
+      const connected = await beforeDeadline(connect(), deadline);
       if (attempt > 1) logger.info({ attempts: attempt }, `${what} answered; starting`);
       return connected;
     } catch (err) {
-      const left = deadlineAt - Date.now();
-      // A timer may fire a millisecond before Date.now() reaches the deadline: the attempt cut
-      // off by it is the last one, whatever the wall clock says.
+      const left = deadline - performance.now();
+      // The attempt a deadline cut off is the last, even when its timer fired a hair early.
       if (left <= 0 || err instanceof DeadlineReached) throw new RetryDeadlineError(what, attempt, err);
       const waitMs = Math.min(backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!, left);
       if (attempt === 1 || attempt % 10 === 0) {
         logger.warn({ err, attempts: attempt, retryInMs: waitMs }, `${what} unreachable at start; not ready, retrying (${errorText(err)})`);
       }
-      onRetry?.({ attempt, elapsedMs: Date.now() - started, waitMs, error: err });
+      onRetry?.({ attempt, elapsedMs: Math.round(performance.now() - started), waitMs, error: err });
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
 }
 
-/** `attempt`, or a rejection when `deadlineAt` comes first (a connect that hangs counts as failed). */
-function beforeDeadline<T>(attempt: Promise<T>, deadlineAt: number): Promise<T> {
-  if (deadlineAt === Number.POSITIVE_INFINITY) return attempt;
+/** `attempt`, or a rejection when `deadline` (performance.now()) comes first (a connect that hangs counts as failed). */
+function beforeDeadline<T>(attempt: Promise<T>, deadline: number): Promise<T> {
+  if (deadline === Number.POSITIVE_INFINITY) return attempt;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineReached()), Math.max(0, deadlineAt - Date.now()));
+    timer = setTimeout(() => reject(new DeadlineReached()), Math.max(0, deadline - performance.now()));
   });
   return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
 }
