@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { WirehookApi } from '../http/wirehook-api.ts';
 
-const { apiUrl, key, perSecond } = workerData as { apiUrl: string; key: string; perSecond: number };
+const { apiUrl, key, perSecond, offsetMs } = workerData as { apiUrl: string; key: string; perSecond: number; offsetMs: number };
 const api = new WirehookApi(apiUrl, 1);
+await sleep(offsetMs);
 // Runs until the bench terminates the thread.
 for (;;) {
   const started = performance.now();

@@ -1,7 +1,8 @@
 // The figures of the throughput and latency scenarios: the baseline, intake, e2e (and its paced
 // run), fan-out and cluster mode, each with its ratio to the baseline and the issue's target.
+import { probeFigures } from './probe-figures.ts';
 import { adder, atLeast, atMost, type Figure, ratio } from './figure.ts';
-import type { Medians, ScenarioMedians } from './medians.ts';
+import type { ScenarioMedians } from './medians.ts';
 
 /** The baseline: the client and receiver alone, the yardstick of the other figures. */
 export function baselineFigures({ baseline: b }: ScenarioMedians): Figure[] {
@@ -128,52 +129,6 @@ export function e2eFigures({ baseline: b, e2e: e }: ScenarioMedians): Figure[] {
     pass: atMost(e.intakeP99, 25),
   });
   figures.push(...probeFigures('e2e', e, b?.latencyP99));
-  return figures;
-}
-
-/**
- * The idle-rate API probe beside the closed-loop runs (e2e and cluster): its p99 idle, and
- * while delivering against it; then the control's (a bare server probed alike), whose ratio
- * is what the machine alone does to a p99 at that load: the target's check names it.
- */
-function probeFigures(scenario: 'e2e' | 'cluster', m: Medians, baselineP99: number | null | undefined): Figure[] {
-  const [idle, busy] = [m.extra['probeIdleP99'] ?? null, m.extra['probeP99'] ?? null];
-  if (idle === null && busy === null) return [];
-  const [controlIdle, controlBusy] = [m.extra['controlProbeIdleP99'] ?? null, m.extra['controlProbeP99'] ?? null];
-  const figures: Figure[] = [];
-  const add = adder(figures);
-  const vsIdle = ratio(busy, idle);
-  const controlVsIdle = ratio(controlBusy, controlIdle);
-  add({ id: `${scenario}.probeIdleP99`, scenario, measure: 'API probe p99 (idle)', value: idle, unit: 'ms', ratioToBaseline: ratio(idle, baselineP99) });
-  add({
-    id: `${scenario}.probeP99`,
-    scenario,
-    measure: 'API probe p99 (while delivering)',
-    value: busy,
-    unit: 'ms',
-    ratioToBaseline: ratio(busy, baselineP99),
-    target: '≤ 2 × idle',
-    checked: vsIdle === null ? null : `${vsIdle} × idle${controlVsIdle === null ? '' : ` (control ${controlVsIdle} ×)`}`,
-    pass: atMost(vsIdle, 2),
-  });
-  if (controlIdle === null && controlBusy === null) return figures;
-  add({
-    id: `${scenario}.controlProbeIdleP99`,
-    scenario,
-    measure: 'control probe p99 (idle)',
-    value: controlIdle,
-    unit: 'ms',
-    ratioToBaseline: ratio(controlIdle, baselineP99),
-  });
-  add({
-    id: `${scenario}.controlProbeP99`,
-    scenario,
-    measure: 'control probe p99 (while delivering)',
-    value: controlBusy,
-    unit: 'ms',
-    ratioToBaseline: ratio(controlBusy, baselineP99),
-    checked: controlVsIdle === null ? null : `${controlVsIdle} × idle`,
-  });
   return figures;
 }
 

@@ -1,5 +1,6 @@
 import type { RunQueue } from './run-queue.ts';
-import type { CpuShare } from './proc-stats.ts';
+import type { CpuMeter, CpuShare } from './proc-stats.ts';
+import { round } from './stats.ts';
 
 /** Latency percentiles in ms. */
 export interface Latency {
@@ -87,8 +88,14 @@ export function cpuUsPer(cpuSeconds: number, units: number): number | null {
   return units > 0 ? Math.round((cpuSeconds * 1e6) / units) : null;
 }
 
-/** Records Wirehook's CPU per unit (`units` of work over the span `usage` measured), in all and by part. */
-export function recordCpuPerUnit(record: RunRecord, usage: { cpuSeconds: { wirehook: number }; parts: Record<string, number> }, units: number): void {
+/**
+ * Records what a CpuMeter measured over a span: each process's CPU, the run queue, Wirehook's
+ * peak RSS, and its CPU per unit (`units` of work in the span), in all and by part.
+ */
+export function recordUsage(record: RunRecord, usage: ReturnType<CpuMeter['stop']>, units: number): void {
+  record.cpu = usage.cpu;
+  record.runQueue = usage.runQueue;
+  record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
   record.wirehookCpuUs = cpuUsPer(usage.cpuSeconds.wirehook, units);
   if (units > 0) record.wirehookCpuUsByPart = Object.fromEntries(Object.entries(usage.parts).map(([part, seconds]) => [part, cpuUsPer(seconds, units)!]));
 }

@@ -90,6 +90,9 @@ export function checksOf(result: ScenarioResult): Check[] {
       check('signatures valid', r.invalid === 0, `${r.invalid} invalid or unknown-route requests`),
       ...(result.name === 'idempotency' ? idempotencyChecks(r, check) : []),
       ...('probeFailed' in r.extra ? [check('API probes answered', r.extra['probeFailed'] === 0, `${r.extra['probeFailed']} probes not answered 200`)] : []),
+      ...('controlProbeFailed' in r.extra
+        ? [check('control probes answered', r.extra['controlProbeFailed'] === 0, `${r.extra['controlProbeFailed']} probes of the bare server not answered 200`)]
+        : []),
       ...(result.name === 'ordered'
         ? [check('in order per key', r.extra['outOfOrder'] === 0, `${r.extra['outOfOrder']} webhooks below their key's last sequence`)]
         : []),

@@ -2,6 +2,7 @@
 // a backlog drained after a restart, each against the same load without the pressure.
 import { adder, atLeast, atMost, type Figure, pct, ratio } from './figure.ts';
 import type { ScenarioMedians } from './medians.ts';
+import { probeFigures } from './probe-figures.ts';
 
 /** The storm: the healthy half’s deliveries per second against the same half in e2e. */
 export function stormFigures({ baseline: b, e2e: e, storm: s }: ScenarioMedians): Figure[] {
@@ -65,7 +66,7 @@ export function noisyFigures({ baseline: b, noisy: n }: ScenarioMedians): Figure
   return figures;
 }
 
-/** A backlog: peak RSS, and the drain rate against e2e. */
+/** A backlog: peak RSS, the drain rate against e2e, and the API probe through the drain. */
 export function backlogFigures({ baseline: b, e2e: e, backlog: k }: ScenarioMedians): Figure[] {
   if (!k) return [];
   const rate = b?.perSecond ?? null;
@@ -97,5 +98,6 @@ export function backlogFigures({ baseline: b, e2e: e, backlog: k }: ScenarioMedi
     checked: pct(vsE2e),
     pass: atLeast(vsE2e, 0.8),
   });
+  figures.push(...probeFigures('backlog', k, b?.latencyP99));
   return figures;
 }

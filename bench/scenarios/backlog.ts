@@ -1,7 +1,8 @@
 import type { BenchContext } from '../context.ts';
+import { ProbePair, type ProbeFigures } from '../load/probe-pair.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import { CpuMeter, rssBytes } from '../report/proc-stats.ts';
-import { recordCpuPerUnit, emptyRecord, type ScenarioResult } from '../report/records.ts';
+import { recordUsage, emptyRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { FANOUT_ENDPOINTS } from '../settings.ts';
 import { buildTopology, removeEndpoints, setStatus } from '../setup/topology.ts';
@@ -11,8 +12,9 @@ const GROUP = 'backlog';
 
 /**
  * Backlog: every endpoint paused (PATCH), `messages` × 20 deliveries queued behind them,
- * then every endpoint resumed at once. Peak RSS of Wirehook over the whole of it, and the
- * drain rate from the first resume to the last delivery. Runs once; the bench restarts
+ * then every endpoint resumed at once. Peak RSS of Wirehook over the whole of it, the
+ * drain rate from the first resume to the last delivery, and the API probe and its control
+ * over the drain against their idle p99s (measured just before the resume). Runs once; the bench restarts
  * Wirehook before it (same data), so the peak is the backlog's own.
  */
 export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
@@ -32,13 +34,31 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   const queued = send.deliveriesCreated;
   ctx.log(`backlog: ${queued} deliveries queued in ${round((send.finishedAt - send.startedAt) / 1000)} s; resuming`);
   const heldBeforeResume = (await receiver.stats()).groups[GROUP]?.delivered ?? 0;
-
-  const resumedAt = nowMs();
-  await setStatus(ctx, topology.endpoints, 'active');
-  const resumeSeconds = (nowMs() - resumedAt) / 1000;
-  await waitForDeliveries(ctx, { [GROUP]: queued }, new Set(), `a backlog of ${queued}`);
-  const usage = meter.stop();
-  const stats = await receiver.stats(true);
+  // The API probe and its control through the drain: delivery at its maximum rate with no
+  // senders beside it (e2e has 64), the other reading of the issue's probe target.
+  const probes = await ProbePair.start(ctx, 'backlog');
+  let stats: Awaited<ReturnType<typeof receiver.stats>>;
+  let usage: ReturnType<typeof meter.stop>;
+  let resumedAt: number;
+  let resumeSeconds: number;
+  let probed: ProbeFigures;
+  try {
+    await probes.measureIdle(settings.e2e.probeIdleMs);
+    resumedAt = nowMs();
+    await setStatus(ctx, topology.endpoints, 'active');
+    resumeSeconds = (nowMs() - resumedAt) / 1000;
+    await waitForDeliveries(ctx, { [GROUP]: queued }, new Set(), `a backlog of ${queued}`);
+    usage = meter.stop();
+    stats = await receiver.stats(true);
+    const { probes: count, controlProbes, ...figures } = await probes.figures(resumedAt, stats.groups[GROUP]?.lastAt ?? nowMs());
+    probed = figures;
+    ctx.log(
+      `backlog: API probe p99 ${figures.probeP99} ms (${count} probes) against ${figures.probeIdleP99} ms idle; ` +
+        `the control's ${figures.controlProbeP99} ms (${controlProbes}) against ${figures.controlProbeIdleP99} ms idle`,
+    );
+  } finally {
+    await probes.stop();
+  }
   await removeEndpoints(ctx, topology.endpoints);
 
   const group = stats.groups[GROUP];
@@ -54,11 +74,8 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   record.seconds = round(((group?.lastAt ?? resumedAt) - resumedAt) / 1000, 3);
   record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
   record.intake = intakeOf(send);
-  record.cpu = usage.cpu;
-  record.runQueue = usage.runQueue;
-  recordCpuPerUnit(record, usage, record.delivered);
-  record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
-  record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2) };
+  recordUsage(record, usage, record.delivered);
+  record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2), ...probed };
   ctx.log(`backlog: drained ${record.delivered} at ${record.perSecond}/s, peak RSS ${record.peakRssMb} MB`);
   return {
     name: 'backlog',

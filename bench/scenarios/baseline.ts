@@ -45,6 +45,7 @@ export async function runBaseline(ctx: BenchContext): Promise<ScenarioResult> {
       record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
       const l = latency.summary();
       record.latencyMs = l && { p50: round(l.p50), p99: round(l.p99), max: round(l.max) };
+      // Wirehook idles through it: its CPU and RSS are not this scenario's.
       record.cpu = usage.cpu;
       record.runQueue = usage.runQueue;
       ctx.log(`baseline run ${run}: ${record.perSecond}/s`);

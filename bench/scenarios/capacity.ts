@@ -3,7 +3,7 @@ import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import type { ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { recordCpuPerUnit, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
+import { recordUsage, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import type { Tenant } from '../setup/tenants.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
@@ -106,10 +106,7 @@ async function backlog(ctx: BenchContext, name: string, tenant: Tenant): Promise
   record.intake = intakeOf(send);
   const l = withLatency.latencyMs;
   record.latencyMs = l ? { p50: round(l.p50), p99: round(l.p99), max: round(l.max) } : null;
-  record.cpu = usage.cpu;
-  record.runQueue = usage.runQueue;
-  recordCpuPerUnit(record, usage, record.delivered);
-  record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
+  recordUsage(record, usage, record.delivered);
   Object.assign(record.extra, {
     // Percentages: the report's medians keep one decimal.
     goodputPct: round((100 * record.perSecond) / ((CAPACITY * 1000) / SERVICE_MS), 1),

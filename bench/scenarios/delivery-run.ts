@@ -2,7 +2,7 @@ import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
 import type { GroupStats, ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { recordCpuPerUnit, emptyRecord, type RunRecord } from '../report/records.ts';
+import { recordUsage, emptyRecord, type RunRecord } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { expectedByGroup, type Target } from '../setup/topology.ts';
 
@@ -74,10 +74,7 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
   record.intake = intakeOf(send);
   record.latencyMs = stats.latencyMs ? roundLatency(stats.latencyMs) : null;
-  record.cpu = usage.cpu;
-  record.runQueue = usage.runQueue;
-  recordCpuPerUnit(record, usage, record.delivered);
-  record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
+  recordUsage(record, usage, record.delivered);
   return { record, send, stats, startedAt };
 }
 

@@ -1,10 +1,6 @@
 import type { BenchContext } from '../context.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiProbe } from '../load/api-probe.ts';
-import { ControlServer } from '../load/control-server.ts';
-import { nowMs } from '../load/send-messages.ts';
-import { createTenants } from '../setup/tenants.ts';
+import { ProbePair } from '../load/probe-pair.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { median } from '../report/stats.ts';
 import { groupRate, measureDeliveries, type MeasuredPhase } from './delivery-run.ts';
@@ -32,44 +28,28 @@ export async function runE2e(ctx: BenchContext): Promise<ScenarioResult> {
 
 /**
  * The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own. Beside
- * them an org of its own probes the API at an idle rate (`ApiProbe`): its p99 with Wirehook
- * idle first (`probeIdleP99`), then during each run (`probeP99`, from the first send to the
- * last receipt); and a bare server in a process of its own (`ControlServer`) is probed
- * alike in the same windows (`controlProbeIdleP99`, `controlProbeP99`): what the machine's
- * scheduling alone does to a caller's p99 at that load.
+ * them the API probe and its control (ProbePair): their p99s with Wirehook idle first, then
+ * during each run (from the first send to the last receipt).
  */
 export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunRecord[]> {
-  const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
-  const control = await ControlServer.start();
-  const probe = new ApiProbe(ctx.wirehook.apiUrl, prober!.key);
-  const controlProbe = new ApiProbe(control.url, 'control');
+  const probes = await ProbePair.start(ctx, label);
   try {
-    // The first probe opens the connection: not an idle figure.
-    await Promise.all([probe.windowOf(0), controlProbe.windowOf(0)]);
-    const idleFrom = nowMs();
-    await sleep(ctx.settings.e2e.probeIdleMs);
-    const [idle, controlIdle] = await Promise.all([probe.windowOf(idleFrom), controlProbe.windowOf(idleFrom)]);
+    await probes.measureIdle(ctx.settings.e2e.probeIdleMs);
     const runs: RunRecord[] = [];
     for (let run = 1; run <= ctx.settings.runs; run++) {
       const { record, startedAt } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
-      const until = startedAt + record.seconds * 1000;
-      const [busy, controlBusy] = await Promise.all([probe.windowOf(startedAt, until), controlProbe.windowOf(startedAt, until)]);
-      record.extra['probeIdleP99'] = idle.p99 ?? Number.NaN;
-      record.extra['probeP99'] = busy.p99 ?? Number.NaN;
-      record.extra['probeFailed'] = (run === 1 ? idle.failed + controlIdle.failed : 0) + busy.failed + controlBusy.failed;
-      record.extra['controlProbeIdleP99'] = controlIdle.p99 ?? Number.NaN;
-      record.extra['controlProbeP99'] = controlBusy.p99 ?? Number.NaN;
+      const { probes: count, controlProbes, ...figures } = await probes.figures(startedAt, startedAt + record.seconds * 1000);
+      Object.assign(record.extra, figures);
       ctx.log(
         `${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms; ` +
-          `API probe p99 ${busy.p99} ms (${busy.count} probes) against ${idle.p99} ms idle (${idle.count}); ` +
-          `the control's ${controlBusy.p99} ms against ${controlIdle.p99} ms idle`,
+          `API probe p99 ${figures.probeP99} ms (${count} probes) against ${figures.probeIdleP99} ms idle; ` +
+          `the control's ${figures.controlProbeP99} ms (${controlProbes}) against ${figures.controlProbeIdleP99} ms idle`,
       );
       runs.push(record);
     }
     return runs;
   } finally {
-    await Promise.all([probe.stop(), controlProbe.stop()]);
-    await control.stop();
+    await probes.stop();
   }
 }
 

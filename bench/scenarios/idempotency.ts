@@ -1,3 +1,4 @@
+import type { RunQueue } from '../report/run-queue.ts';
 import { randomUUID } from 'node:crypto';
 import { readMetric } from '@wirehook/testkit';
 import type { BenchContext } from '../context.ts';
@@ -31,6 +32,7 @@ interface ReplayPhase {
   seconds: number;
   latency: Latency | null;
   cpu: CpuShare;
+  runQueue: RunQueue | null;
   cpuUs: number | null;
   peakRssMb: number;
   /** Replays not answered 202 with the original id: must be 0. */
@@ -157,6 +159,7 @@ async function measureReplays(ctx: BenchContext, sender: KeyedSender, ids: reado
     seconds: round(seconds, 3),
     latency: latency.summary(),
     cpu: usage.cpu,
+    runQueue: usage.runQueue,
     cpuUs: cpuUsPer(usage.cpuSeconds.wirehook, latency.length),
     peakRssMb: round(usage.peakRssBytes / 2 ** 20),
     wrongIds,
@@ -203,6 +206,7 @@ function record(off: Phase, on: Phase): RunRecord {
   r.perSecond = on.replay.perSecond;
   r.intake = { perSecond: on.replay.perSecond, latencyMs: on.replay.latency };
   r.cpu = on.replay.cpu;
+  r.runQueue = on.replay.runQueue;
   r.wirehookCpuUs = on.replay.cpuUs;
   r.peakRssMb = on.replay.peakRssMb;
   for (const [name, phase] of [

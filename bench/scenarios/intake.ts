@@ -1,7 +1,7 @@
 import type { BenchContext } from '../context.ts';
 import { sendMessages } from '../load/send-messages.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { recordCpuPerUnit, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
+import { recordUsage, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { intakeOf } from './delivery-run.ts';
@@ -42,10 +42,7 @@ export async function runIntake(ctx: BenchContext): Promise<ScenarioResult> {
     record.intake = intakeOf(send);
     record.seconds = round((send.finishedAt - send.startedAt) / 1000, 3);
     record.perSecond = record.intake!.perSecond;
-    record.cpu = usage.cpu;
-    record.runQueue = usage.runQueue;
-    recordCpuPerUnit(record, usage, record.accepted);
-    record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
+    recordUsage(record, usage, record.accepted);
     ctx.log(`intake run ${run}: ${record.perSecond}/s, p99 ${record.intake!.latencyMs?.p99} ms`);
     runs.push(record);
   }

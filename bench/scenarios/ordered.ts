@@ -2,7 +2,7 @@ import type { BenchContext } from '../context.ts';
 import { nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
 import type { ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
-import { recordCpuPerUnit, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
+import { recordUsage, emptyRecord, type RunRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import type { Tenant } from '../setup/tenants.ts';
 import { buildTopology, removeEndpoints, type Target, type Topology } from '../setup/topology.ts';
@@ -77,10 +77,7 @@ async function flatOut(ctx: BenchContext, name: string, tenant: Tenant, ordering
   const stats = await receiver.stats(false);
   await removeEndpoints(ctx, topology.endpoints);
   const record = recordOf(send, stats, startedAt, send.accepted);
-  record.cpu = usage.cpu;
-  record.runQueue = usage.runQueue;
-  recordCpuPerUnit(record, usage, record.delivered);
-  record.peakRssMb = round(usage.peakRssBytes / 2 ** 20);
+  recordUsage(record, usage, record.delivered);
   ctx.log(`${name}: ${record.delivered} in ${record.seconds} s (${record.perSecond}/s)`);
   return { record, outOfOrder: stats.outOfOrder };
 }

@@ -31,8 +31,8 @@ describe('bench --smoke', () => {
       value: expect.any(Number),
     });
     expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.8 × embedded e2e', value: expect.any(Number) });
-    // The idle-rate API probe ran beside e2e and cluster mode, idle first (at least one probe each).
-    for (const scenario of ['e2e', 'cluster']) {
+    // The idle-rate API probe ran beside e2e, cluster mode and the backlog's drain, idle first (at least one probe each).
+    for (const scenario of ['e2e', 'cluster', 'backlog']) {
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({ target: '≤ 2 × idle', value: expect.any(Number) });
       expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeIdleP99`)?.value).toBeGreaterThan(0);
       // Its control, a bare server probed alike in the same windows, and the target's check naming it.
@@ -53,6 +53,7 @@ describe('bench --smoke', () => {
       expect(report.scenarios[scenario].runs[0].runQueue, scenario).toMatchObject({
         samples: expect.any(Number),
         mean: expect.any(Number),
+        overCpusPercent: expect.any(Number),
         cpus: report.machine.cpus,
       });
     }

@@ -1,0 +1,87 @@
+// The API probe and its control side by side (docs/benchmarks.md, "What it measures"): an org
+// of its own probes Wirehook's API, and the same probe code a bare server in a process of its
+// own, in the same windows — first with Wirehook idle, then over each span measured.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchContext } from '../context.ts';
+import { createTenants } from '../setup/tenants.ts';
+import { ApiProbe, PROBE_PER_SECOND } from './api-probe.ts';
+import { ControlServer } from './control-server.ts';
+import { nowMs } from './send-messages.ts';
+
+type Window = Awaited<ReturnType<ApiProbe['windowOf']>>;
+
+/** A span's probe figures, as a run record's `extra` keeps them (p99s in ms; NaN: none answered). */
+export interface ProbeFigures {
+  probeIdleP99: number;
+  probeP99: number;
+  /** Probes not answered 200: the API's, and the control's (its own check: a bare server that fails is the bench's fault). */
+  probeFailed: number;
+  controlProbeIdleP99: number;
+  controlProbeP99: number;
+  controlProbeFailed: number;
+}
+
+export class ProbePair {
+  readonly #api: ApiProbe;
+  readonly #control: ApiProbe;
+  readonly #server: ControlServer;
+  #idle: { api: Window; control: Window } | undefined;
+  /** The idle window's failures are counted once, with the first span. */
+  #idleFailuresCounted = false;
+
+  private constructor(api: ApiProbe, control: ApiProbe, server: ControlServer) {
+    this.#api = api;
+    this.#control = control;
+    this.#server = server;
+  }
+
+  /** Starts both probes on warm connections (the first probe opens one: not a figure). */
+  static async start(ctx: BenchContext, label: string): Promise<ProbePair> {
+    const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
+    const server = await ControlServer.start();
+    const started: ApiProbe[] = [];
+    try {
+      started.push(new ApiProbe(ctx.wirehook.apiUrl, prober!.key));
+      // Half an interval out of step, so the control's requests do not land as the API's do.
+      started.push(new ApiProbe(server.url, 'control', { offsetMs: 500 / PROBE_PER_SECOND }));
+      await Promise.all(started.map((probe) => probe.windowOf(0)));
+      return new ProbePair(started[0]!, started[1]!, server);
+    } catch (err) {
+      await Promise.all(started.map((probe) => probe.stop()));
+      await server.stop();
+      throw err;
+    }
+  }
+
+  /** Measures both with Wirehook idle, for `ms`. */
+  async measureIdle(ms: number): Promise<void> {
+    const from = nowMs();
+    await sleep(ms);
+    const [api, control] = await Promise.all([this.#api.windowOf(from), this.#control.windowOf(from)]);
+    this.#idle = { api, control };
+  }
+
+  /** Both p99s over [from, to) (Unix ms) against the idle ones, and the failures. */
+  async figures(from: number, to: number): Promise<ProbeFigures & { probes: number; controlProbes: number }> {
+    if (this.#idle === undefined) throw new Error('ProbePair.figures before measureIdle');
+    const [api, control] = await Promise.all([this.#api.windowOf(from, to), this.#control.windowOf(from, to)]);
+    const idle = this.#idleFailuresCounted ? { api: 0, control: 0 } : { api: this.#idle.api.failed, control: this.#idle.control.failed };
+    this.#idleFailuresCounted = true;
+    return {
+      probeIdleP99: this.#idle.api.p99 ?? Number.NaN,
+      probeP99: api.p99 ?? Number.NaN,
+      probeFailed: idle.api + api.failed,
+      controlProbeIdleP99: this.#idle.control.p99 ?? Number.NaN,
+      controlProbeP99: control.p99 ?? Number.NaN,
+      controlProbeFailed: idle.control + control.failed,
+      probes: api.count,
+      controlProbes: control.count,
+    };
+  }
+
+  /** Stops both probes and the control's process. */
+  async stop(): Promise<void> {
+    await Promise.all([this.#api.stop(), this.#control.stop()]);
+    await this.#server.stop();
+  }
+}
