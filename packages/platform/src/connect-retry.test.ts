@@ -48,6 +48,19 @@ describe('connectWithRetry', () => {
       await expect(refused).rejects.toThrow(/^the store did not answer \(\d+ attempts; last: ECONNREFUSED \d+\)$/);
       expect(performance.now() - started).toBeLessThan(1_000);
       expect(calls).toBeLessThanOrEqual(6); // one at 0, every 50 ms after, and one as the deadline comes
+      vi.restoreAllMocks();
+
+      // Refused, then hanging: the second attempt's cut-off is the same deadline.
+      let tries = 0;
+      deadlineAt = Date.now() + 200;
+      const late = connectWithRetry('Redis', () => (++tries === 1 ? Promise.reject(new Error('ECONNREFUSED')) : new Promise<never>(() => {})), quiet, {
+        backoffMs: [20],
+        deadlineAt,
+      });
+      steppedBack(deadlineAt);
+      const lateStarted = performance.now();
+      await expect(late).rejects.toMatchObject({ name: 'RetryDeadlineError', attempts: 2 });
+      expect(performance.now() - lateStarted).toBeLessThan(700); // not the second the clock stepped back
     } finally {
       vi.restoreAllMocks();
     }

@@ -17,8 +17,9 @@ export interface RetryOptions {
   /** The waits between attempts; default CONNECT_BACKOFF_MS. */
   backoffMs?: readonly number[];
   /**
-   * Gives up at this time (`Date.now()`): an attempt still running then is left behind, and a
-   * RetryDeadlineError thrown. One bound can cover several dependencies waited for in turn.
+   * Gives up at this time (`Date.now()`, read once, at the call: the wait is then kept on the
+   * monotonic clock): an attempt still running then is left behind, and a RetryDeadlineError
+   * thrown. One bound can cover several dependencies waited for in turn.
    * Default: never (a service waits, live and not ready).
    */
   deadlineAt?: number;
