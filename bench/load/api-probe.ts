@@ -24,9 +24,9 @@ export class ApiProbe {
   #error: Error | undefined;
   #stopping = false;
 
-  /** `offsetMs`: a wait before the first probe (two probes side by side out of step). */
-  constructor(apiUrl: string, key: string, { perSecond = PROBE_PER_SECOND, offsetMs = 0 }: { perSecond?: number; offsetMs?: number } = {}) {
-    this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond, offsetMs } });
+  /** `startAt`: the first probe's time (Unix ms), the others on slots from it (two probes side by side half a slot apart stay so). */
+  constructor(apiUrl: string, key: string, { perSecond = PROBE_PER_SECOND, startAt = nowMs() }: { perSecond?: number; startAt?: number } = {}) {
+    this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond, startAt } });
     this.#worker.on('message', (s: Sample) => this.#samples.push(s));
     this.#worker.unref(); // a bench that fails before stop() still exits
     // A thread that failed or ended before stop() makes every later window throw: a probe

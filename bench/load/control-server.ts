@@ -7,6 +7,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
 const CONTROL_MAIN = new URL('./control-server-process.ts', import.meta.url);
+/** How long it may take to say its port. */
+const START_TIMEOUT_MS = 10_000;
 
 /** The control server's process, and its URL (the probe's `apiUrl`). */
 export class ControlServer {
@@ -20,10 +22,16 @@ export class ControlServer {
 
   static async start(): Promise<ControlServer> {
     const child = fork(CONTROL_MAIN, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const [port] = (await Promise.race([
-      once(child, 'message'),
-      once(child, 'exit').then(([code]) => Promise.reject(new Error(`the control server exited (code ${code}) before listening`))),
-    ])) as [number];
+    let port: number;
+    try {
+      [port] = (await Promise.race([
+        once(child, 'message', { signal: AbortSignal.timeout(START_TIMEOUT_MS) }),
+        once(child, 'exit').then(([code]) => Promise.reject(new Error(`the control server exited (code ${code}) before listening`))),
+      ])) as [number];
+    } catch (err) {
+      child.kill();
+      throw err;
+    }
     // Neither it nor its channel keeps the harness alive: a bench that fails before stop() still exits (and the child with it).
     child.unref();
     child.channel?.unref();

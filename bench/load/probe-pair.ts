@@ -41,9 +41,10 @@ export class ProbePair {
     const server = await ControlServer.start();
     const started: ApiProbe[] = [];
     try {
-      started.push(new ApiProbe(ctx.wirehook.apiUrl, prober!.key));
-      // Half an interval out of step, so the control's requests do not land as the API's do.
-      started.push(new ApiProbe(server.url, 'control', { offsetMs: 500 / PROBE_PER_SECOND }));
+      // On slots half an interval apart, so the control's requests do not land as the API's do.
+      const startAt = nowMs() + 100;
+      started.push(new ApiProbe(ctx.wirehook.apiUrl, prober!.key, { startAt }));
+      started.push(new ApiProbe(server.url, 'control', { startAt: startAt + 500 / PROBE_PER_SECOND }));
       await Promise.all(started.map((probe) => probe.windowOf(0)));
       return new ProbePair(started[0]!, started[1]!, server);
     } catch (err) {

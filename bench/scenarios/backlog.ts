@@ -2,6 +2,7 @@ import type { BenchContext } from '../context.ts';
 import { ProbePair, type ProbeFigures } from '../load/probe-pair.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import { CpuMeter, rssBytes } from '../report/proc-stats.ts';
+import { markRunQueue, runQueueSince, type RunQueue } from '../report/run-queue.ts';
 import { recordUsage, emptyRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { FANOUT_ENDPOINTS } from '../settings.ts';
@@ -28,29 +29,37 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
     paused: true,
   });
   await receiver.reset();
-  const idleRss = ctx.wirehook.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-  const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
-  const send = await sendMessages(api, topology.targets, 0, messages, settings.concurrency);
-  const queued = send.deliveriesCreated;
-  ctx.log(`backlog: ${queued} deliveries queued in ${round((send.finishedAt - send.startedAt) / 1000)} s; resuming`);
-  const heldBeforeResume = (await receiver.stats()).groups[GROUP]?.delivered ?? 0;
   // The API probe and its control through the drain: delivery at its maximum rate with no
-  // senders beside it (e2e has 64), the other reading of the issue's probe target.
+  // senders beside it (e2e has 64), the other reading of the issue's probe target. Their
+  // idle window first, with Wirehook idle and outside the CPU meter's span.
   const probes = await ProbePair.start(ctx, 'backlog');
+  let send: Awaited<ReturnType<typeof sendMessages>>;
+  let idleRss: number;
   let stats: Awaited<ReturnType<typeof receiver.stats>>;
-  let usage: ReturnType<typeof meter.stop>;
+  let usage: ReturnType<CpuMeter['stop']>;
   let resumedAt: number;
   let resumeSeconds: number;
   let probed: ProbeFigures;
+  let drainRunQueue: RunQueue | null;
+  let heldBeforeResume: number;
   try {
     await probes.measureIdle(settings.e2e.probeIdleMs);
+    idleRss = ctx.wirehook.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+    const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
+    send = await sendMessages(api, topology.targets, 0, messages, settings.concurrency);
+    ctx.log(`backlog: ${send.deliveriesCreated} deliveries queued in ${round((send.finishedAt - send.startedAt) / 1000)} s; resuming`);
+    heldBeforeResume = (await receiver.stats()).groups[GROUP]?.delivered ?? 0;
     resumedAt = nowMs();
     await setStatus(ctx, topology.endpoints, 'active');
-    resumeSeconds = (nowMs() - resumedAt) / 1000;
-    await waitForDeliveries(ctx, { [GROUP]: queued }, new Set(), `a backlog of ${queued}`);
+    const resumed = nowMs();
+    resumeSeconds = (resumed - resumedAt) / 1000;
+    // From the last resume on: the PATCHes that resumed the endpoints are API load of their own.
+    const drainMark = markRunQueue();
+    await waitForDeliveries(ctx, { [GROUP]: send.deliveriesCreated }, new Set(), `a backlog of ${send.deliveriesCreated}`);
+    drainRunQueue = runQueueSince(drainMark);
     usage = meter.stop();
     stats = await receiver.stats(true);
-    const { probes: count, controlProbes, ...figures } = await probes.figures(resumedAt, stats.groups[GROUP]?.lastAt ?? nowMs());
+    const { probes: count, controlProbes, ...figures } = await probes.figures(resumed, stats.groups[GROUP]?.lastAt ?? nowMs());
     probed = figures;
     ctx.log(
       `backlog: API probe p99 ${figures.probeP99} ms (${count} probes) against ${figures.probeIdleP99} ms idle; ` +
@@ -59,6 +68,7 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   } finally {
     await probes.stop();
   }
+  const queued = send.deliveriesCreated;
   await removeEndpoints(ctx, topology.endpoints);
 
   const group = stats.groups[GROUP];
@@ -75,7 +85,14 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
   record.perSecond = round(record.delivered / Math.max(0.001, record.seconds));
   record.intake = intakeOf(send);
   recordUsage(record, usage, record.delivered);
-  record.extra = { idleRssMb: round(idleRss / 2 ** 20), heldBeforeResume, resumeSeconds: round(resumeSeconds, 2), ...probed };
+  record.extra = {
+    idleRssMb: round(idleRss / 2 ** 20),
+    heldBeforeResume,
+    resumeSeconds: round(resumeSeconds, 2),
+    ...probed,
+    // The drain's own run queue (the record's covers the sends as well).
+    ...(drainRunQueue === null ? {} : { drainRunnable: drainRunQueue.mean, drainOverCpusPercent: drainRunQueue.overCpusPercent }),
+  };
   ctx.log(`backlog: drained ${record.delivered} at ${record.perSecond}/s, peak RSS ${record.peakRssMb} MB`);
   return {
     name: 'backlog',

@@ -1,10 +1,9 @@
-import type { RunQueue } from '../report/run-queue.ts';
 import { randomUUID } from 'node:crypto';
 import { readMetric } from '@wirehook/testkit';
 import type { BenchContext } from '../context.ts';
 import { closedLoop } from '../load/closed-loop.ts';
-import { CpuMeter, type CpuShare } from '../report/proc-stats.ts';
-import { cpuUsPer, emptyRecord, type Latency, type RunRecord, type ScenarioResult } from '../report/records.ts';
+import { CpuMeter } from '../report/proc-stats.ts';
+import { cpuUsPer, emptyRecord, recordUsage, type Latency, type RunRecord, type ScenarioResult } from '../report/records.ts';
 import { round, Samples } from '../report/stats.ts';
 import { sendBody } from '../setup/payload.ts';
 import type { Tenant } from '../setup/tenants.ts';
@@ -31,10 +30,10 @@ interface ReplayPhase {
   perSecond: number;
   seconds: number;
   latency: Latency | null;
-  cpu: CpuShare;
-  runQueue: RunQueue | null;
+  /** What the CpuMeter measured over the replays (recordUsage), and the replays it counts per. */
+  usage: ReturnType<CpuMeter['stop']>;
+  replays: number;
   cpuUs: number | null;
-  peakRssMb: number;
   /** Replays not answered 202 with the original id: must be 0. */
   wrongIds: number;
 }
@@ -158,10 +157,9 @@ async function measureReplays(ctx: BenchContext, sender: KeyedSender, ids: reado
     perSecond: Math.round(latency.length / seconds),
     seconds: round(seconds, 3),
     latency: latency.summary(),
-    cpu: usage.cpu,
-    runQueue: usage.runQueue,
+    usage,
+    replays: latency.length,
     cpuUs: cpuUsPer(usage.cpuSeconds.wirehook, latency.length),
-    peakRssMb: round(usage.peakRssBytes / 2 ** 20),
     wrongIds,
   };
 }
@@ -205,10 +203,7 @@ function record(off: Phase, on: Phase): RunRecord {
   r.seconds = on.replay.seconds;
   r.perSecond = on.replay.perSecond;
   r.intake = { perSecond: on.replay.perSecond, latencyMs: on.replay.latency };
-  r.cpu = on.replay.cpu;
-  r.runQueue = on.replay.runQueue;
-  r.wirehookCpuUs = on.replay.cpuUs;
-  r.peakRssMb = on.replay.peakRssMb;
+  recordUsage(r, on.replay.usage, on.replay.replays);
   for (const [name, phase] of [
     ['off', off],
     ['on', on],

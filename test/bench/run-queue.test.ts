@@ -25,11 +25,12 @@ describe('the run queue', () => {
     expect(runQueueBetween(from, from, 2)).toBeNull();
     // Counters that wrapped past 2^31 between the marks still give the span.
     const near = new Int32Array(new SharedArrayBuffer(12));
-    near.set([2 ** 31 - 2, 2 ** 31 - 4, 0]);
+    near.set([2 ** 31 - 2, 2 ** 31 - 4, 2 ** 31 - 1]);
     const before = [...near] as [number, number, number];
-    for (const text of ['0 0 0 4/9 1', '0 0 0 4/9 1', '0 0 0 4/9 1', '0 0 0 1/9 1']) addSample(near, text, 2);
-    expect(near[0]).toBeLessThan(0);
-    expect(runQueueBetween(before, [...near] as [number, number, number], 2)).toEqual({ samples: 4, mean: 2.3, overCpusPercent: 75, cpus: 2 });
+    // On 3 CPUs: 3, 3, 4 and 0 runnable; only 4 is more than the CPUs.
+    for (const text of ['0 0 0 4/9 1', '0 0 0 4/9 1', '0 0 0 5/9 1', '0 0 0 1/9 1']) addSample(near, text, 3);
+    expect([...near].every((n) => n < 0)).toBe(true);
+    expect(runQueueBetween(before, [...near] as [number, number, number], 3)).toEqual({ samples: 4, mean: 2.5, overCpusPercent: 25, cpus: 3 });
   });
 
   it('samples the machine: more spinning threads than CPUs show as threads waiting', async () => {
