@@ -20,7 +20,7 @@ import { DEFAULT_SCENARIOS, SCENARIO_NAMES, type ScenarioName, type ScenarioResu
 import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
-import { markRunQueue } from './report/run-queue.ts';
+import { startRunQueue } from './report/run-queue.ts';
 import { runBacklog } from './scenarios/backlog.ts';
 import { runCapacity } from './scenarios/capacity.ts';
 import { runCluster } from './scenarios/cluster.ts';
@@ -126,7 +126,7 @@ try {
   };
 
   // The run queue's sampler thread takes a moment to start: before the first span, not in it.
-  markRunQueue();
+  startRunQueue();
   const results: ScenarioResult[] = [];
   for (const name of SCENARIO_NAMES) {
     if (!only.includes(name)) continue;

@@ -12,8 +12,9 @@ const intervalMs = 1000 / perSecond;
 const now = () => performance.timeOrigin + performance.now();
 // Probes on fixed slots from `startAt` (a probe that outlasts its slot skips to the next), so
 // two probes given start times half an interval apart stay out of step.
-for (let slot = 0; ; slot++) {
-  slot = Math.max(slot, Math.ceil((now() - startAt) / intervalMs));
+for (let next = 0; ; ) {
+  const slot = Math.max(next, Math.ceil((now() - startAt) / intervalMs));
+  next = slot + 1;
   await sleep(Math.max(0, startAt + slot * intervalMs - now()));
   const at = now();
   let ok = true;

@@ -35,8 +35,18 @@ export class ProbePair {
     this.#server = server;
   }
 
+  /** Runs `work` with both probes going (started on warm connections), and stops them after, whatever it does. */
+  static async around<T>(ctx: BenchContext, label: string, work: (probes: ProbePair) => Promise<T>): Promise<T> {
+    const probes = await ProbePair.#start(ctx, label);
+    try {
+      return await work(probes);
+    } finally {
+      await probes.#stop();
+    }
+  }
+
   /** Starts both probes on warm connections (the first probe opens one: not a figure). */
-  static async start(ctx: BenchContext, label: string): Promise<ProbePair> {
+  static async #start(ctx: BenchContext, label: string): Promise<ProbePair> {
     const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
     const server = await ControlServer.start();
     const started: ApiProbe[] = [];
@@ -62,26 +72,27 @@ export class ProbePair {
     this.#idle = { api, control };
   }
 
-  /** Both p99s over [from, to) (Unix ms) against the idle ones, and the failures. */
-  async figures(from: number, to: number): Promise<ProbeFigures & { probes: number; controlProbes: number }> {
-    if (this.#idle === undefined) throw new Error('ProbePair.figures before measureIdle');
+  /** Both p99s over [from, to) (Unix ms) against the idle ones, the failures, and a line saying them for the log. */
+  async measure(from: number, to: number): Promise<{ figures: ProbeFigures; summary: string }> {
+    if (this.#idle === undefined) throw new Error('ProbePair.measure before measureIdle');
     const [api, control] = await Promise.all([this.#api.windowOf(from, to), this.#control.windowOf(from, to)]);
     const idle = this.#idleFailuresCounted ? { api: 0, control: 0 } : { api: this.#idle.api.failed, control: this.#idle.control.failed };
     this.#idleFailuresCounted = true;
-    return {
+    const figures: ProbeFigures = {
       probeIdleP99: this.#idle.api.p99 ?? Number.NaN,
       probeP99: api.p99 ?? Number.NaN,
       probeFailed: idle.api + api.failed,
       controlProbeIdleP99: this.#idle.control.p99 ?? Number.NaN,
       controlProbeP99: control.p99 ?? Number.NaN,
       controlProbeFailed: idle.control + control.failed,
-      probes: api.count,
-      controlProbes: control.count,
     };
+    const summary =
+      `API probe p99 ${figures.probeP99} ms (${api.count} probes) against ${figures.probeIdleP99} ms idle; ` +
+      `the control's ${figures.controlProbeP99} ms (${control.count}) against ${figures.controlProbeIdleP99} ms idle`;
+    return { figures, summary };
   }
 
-  /** Stops both probes and the control's process. */
-  async stop(): Promise<void> {
+  async #stop(): Promise<void> {
     await Promise.all([this.#api.stop(), this.#control.stop()]);
     await this.#server.stop();
   }

@@ -4,11 +4,6 @@ import { readFileSync } from 'node:fs';
 /** USER_HZ on Linux: the unit of /proc's times. */
 export const CLOCK_TICKS_PER_SECOND = 100;
 
-/** User + system CPU seconds of a /proc `stat` file (a process's or a thread's); 0 when unreadable. */
-export function statCpuSeconds(path: string): number {
-  return readStat(path)?.cpuSeconds ?? 0;
-}
-
 /** CPU seconds so far and start time (clock ticks since boot) of a process or thread; undefined when gone. */
 export function readStat(path: string): { cpuSeconds: number; startTicks: number } | undefined {
   try {

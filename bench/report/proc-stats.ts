@@ -1,12 +1,12 @@
 // CPU time and resident memory of processes, read from /proc (Linux).
 import { readFileSync } from 'node:fs';
 import { CpuUnits } from './cpu-parts.ts';
-import { CLOCK_TICKS_PER_SECOND, statCpuSeconds } from './proc-stat.ts';
+import { CLOCK_TICKS_PER_SECOND, readStat } from './proc-stat.ts';
 import { markRunQueue, runQueueSince, type RunQueue, type RunQueueMark } from './run-queue.ts';
 
 /** User + system CPU seconds used so far by `pid`; 0 when it cannot be read (process gone). */
 export function cpuSeconds(pid: number): number {
-  return statCpuSeconds(`/proc/${pid}/stat`);
+  return readStat(`/proc/${pid}/stat`)?.cpuSeconds ?? 0;
 }
 
 /** Resident set size of `pid` in bytes; 0 when it cannot be read. */
@@ -95,15 +95,14 @@ export class CpuMeter {
     const seconds = (performance.now() - this.#startedAt) / 1000;
     const harness = process.cpuUsage(this.#start.harness);
     const machine = machineCpuSeconds();
+    const parts = this.#units.used();
     const used: CpuShare = {
-      wirehook: 0,
+      wirehook: Object.values(parts).reduce((a, b) => a + b, 0),
       receiver: cpuSeconds(this.#watched.receiver) - this.#start.receiver,
       harness: (harness.user + harness.system) / 1e6,
       others: 0,
       steal: machine.steal - this.#start.machine.steal,
     };
-    const parts = this.#units.used();
-    used.wirehook = Object.values(parts).reduce((a, b) => a + b, 0);
     used.others = Math.max(0, machine.busy - this.#start.machine.busy - used.wirehook - used.receiver - used.harness);
     const share = (s: number) => Math.round((s / seconds) * 100);
     return {

@@ -63,8 +63,8 @@ const CPUS = cpuList().length;
 
 let sampler: { counts: Int32Array; worker: Worker } | undefined;
 
-/** Starts the sampler (once per process; it does not keep the process alive) and marks now. */
-export function markRunQueue(): RunQueueMark {
+/** Starts the sampler thread, once per process (it does not keep the process alive); its start takes a moment. */
+export function startRunQueue(): { counts: Int32Array; worker: Worker } {
   if (sampler === undefined) {
     const counts = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
     const worker = new Worker(new URL('./run-queue-worker.ts', import.meta.url), {
@@ -74,7 +74,12 @@ export function markRunQueue(): RunQueueMark {
     worker.unref();
     sampler = { counts, worker };
   }
-  const { counts } = sampler;
+  return sampler;
+}
+
+/** Marks now, to measure a span from (starting the sampler when it is not yet). */
+export function markRunQueue(): RunQueueMark {
+  const { counts } = startRunQueue();
   return [Atomics.load(counts, SAMPLES), Atomics.load(counts, RUNNABLE_SUM), Atomics.load(counts, OVER_CPUS)];
 }
 

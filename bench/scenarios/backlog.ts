@@ -1,12 +1,12 @@
 import type { BenchContext } from '../context.ts';
-import { ProbePair, type ProbeFigures } from '../load/probe-pair.ts';
+import { ProbePair } from '../load/probe-pair.ts';
 import { nowMs, sendMessages } from '../load/send-messages.ts';
 import { CpuMeter, rssBytes } from '../report/proc-stats.ts';
-import { markRunQueue, runQueueSince, type RunQueue } from '../report/run-queue.ts';
+import { markRunQueue, runQueueSince } from '../report/run-queue.ts';
 import { recordUsage, emptyRecord, type ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { FANOUT_ENDPOINTS } from '../settings.ts';
-import { buildTopology, removeEndpoints, setStatus } from '../setup/topology.ts';
+import { buildTopology, removeEndpoints, setStatus, type Topology } from '../setup/topology.ts';
 import { intakeOf, waitForDeliveries } from './delivery-run.ts';
 
 const GROUP = 'backlog';
@@ -19,55 +19,20 @@ const GROUP = 'backlog';
  * Wirehook before it (same data), so the peak is the backlog's own.
  */
 export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
-  const { settings, receiver, api } = ctx;
-  const { messages, consumers } = settings.backlog;
+  const { receiver } = ctx;
   const topology = await buildTopology(ctx, {
     name: 'backlog',
-    consumers,
+    consumers: ctx.settings.backlog.consumers,
     endpointsPerConsumer: FANOUT_ENDPOINTS,
     group: () => GROUP,
     paused: true,
   });
   await receiver.reset();
   // The API probe and its control through the drain: delivery at its maximum rate with no
-  // senders beside it (e2e has 64), the other reading of the issue's probe target. Their
-  // idle window first, with Wirehook idle and outside the CPU meter's span.
-  const probes = await ProbePair.start(ctx, 'backlog');
-  let send: Awaited<ReturnType<typeof sendMessages>>;
-  let idleRss: number;
-  let stats: Awaited<ReturnType<typeof receiver.stats>>;
-  let usage: ReturnType<CpuMeter['stop']>;
-  let resumedAt: number;
-  let resumeSeconds: number;
-  let probed: ProbeFigures;
-  let drainRunQueue: RunQueue | null;
-  let heldBeforeResume: number;
-  try {
-    await probes.measureIdle(settings.e2e.probeIdleMs);
-    idleRss = ctx.wirehook.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-    const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
-    send = await sendMessages(api, topology.targets, 0, messages, settings.concurrency);
-    ctx.log(`backlog: ${send.deliveriesCreated} deliveries queued in ${round((send.finishedAt - send.startedAt) / 1000)} s; resuming`);
-    heldBeforeResume = (await receiver.stats()).groups[GROUP]?.delivered ?? 0;
-    resumedAt = nowMs();
-    await setStatus(ctx, topology.endpoints, 'active');
-    const resumed = nowMs();
-    resumeSeconds = (resumed - resumedAt) / 1000;
-    // From the last resume on: the PATCHes that resumed the endpoints are API load of their own.
-    const drainMark = markRunQueue();
-    await waitForDeliveries(ctx, { [GROUP]: send.deliveriesCreated }, new Set(), `a backlog of ${send.deliveriesCreated}`);
-    drainRunQueue = runQueueSince(drainMark);
-    usage = meter.stop();
-    stats = await receiver.stats(true);
-    const { probes: count, controlProbes, ...figures } = await probes.figures(resumed, stats.groups[GROUP]?.lastAt ?? nowMs());
-    probed = figures;
-    ctx.log(
-      `backlog: API probe p99 ${figures.probeP99} ms (${count} probes) against ${figures.probeIdleP99} ms idle; ` +
-        `the control's ${figures.controlProbeP99} ms (${controlProbes}) against ${figures.controlProbeIdleP99} ms idle`,
-    );
-  } finally {
-    await probes.stop();
-  }
+  // senders beside it (e2e has 64), the other reading of the issue's probe target.
+  const { send, idleRss, heldBeforeResume, resumedAt, resumeSeconds, drainRunQueue, usage, stats, probed } = await ProbePair.around(ctx, 'backlog', (probes) =>
+    queueAndDrain(ctx, topology, probes),
+  );
   const queued = send.deliveriesCreated;
   await removeEndpoints(ctx, topology.endpoints);
 
@@ -100,4 +65,30 @@ export async function runBacklog(ctx: BenchContext): Promise<ScenarioResult> {
     description: `${queued} deliveries held behind paused endpoints, then resumed`,
     runs: [record],
   };
+}
+
+/**
+ * The probes' idle window first (Wirehook idle, outside the CPU meter's span), then the
+ * backlog queued behind paused endpoints, every endpoint resumed, and the drain waited for.
+ */
+async function queueAndDrain(ctx: BenchContext, topology: Topology, probes: ProbePair) {
+  const { settings, receiver, api } = ctx;
+  await probes.measureIdle(settings.e2e.probeIdleMs);
+  const idleRss = ctx.wirehook.pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+  const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
+  const send = await sendMessages(api, topology.targets, 0, settings.backlog.messages, settings.concurrency);
+  ctx.log(`backlog: ${send.deliveriesCreated} deliveries queued in ${round((send.finishedAt - send.startedAt) / 1000)} s; resuming`);
+  const heldBeforeResume = (await receiver.stats()).groups[GROUP]?.delivered ?? 0;
+  const resumedAt = nowMs();
+  await setStatus(ctx, topology.endpoints, 'active');
+  const resumed = nowMs();
+  // From the last resume on: the PATCHes that resumed the endpoints are API load of their own.
+  const drainMark = markRunQueue();
+  await waitForDeliveries(ctx, { [GROUP]: send.deliveriesCreated }, new Set(), `a backlog of ${send.deliveriesCreated}`);
+  const drainRunQueue = runQueueSince(drainMark);
+  const usage = meter.stop();
+  const stats = await receiver.stats(true);
+  const { figures: probed, summary } = await probes.measure(resumed, stats.groups[GROUP]?.lastAt ?? nowMs());
+  ctx.log(`backlog: ${summary}`);
+  return { send, idleRss, heldBeforeResume, resumedAt, resumeSeconds: (resumed - resumedAt) / 1000, drainRunQueue, usage, stats, probed };
 }

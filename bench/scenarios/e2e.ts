@@ -32,25 +32,18 @@ export async function runE2e(ctx: BenchContext): Promise<ScenarioResult> {
  * during each run (from the first send to the last receipt).
  */
 export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunRecord[]> {
-  const probes = await ProbePair.start(ctx, label);
-  try {
+  return ProbePair.around(ctx, label, async (probes) => {
     await probes.measureIdle(ctx.settings.e2e.probeIdleMs);
     const runs: RunRecord[] = [];
     for (let run = 1; run <= ctx.settings.runs; run++) {
       const { record, startedAt } = await e2eRun(ctx, `${label}${run}`, ctx.settings.e2e.count);
-      const { probes: count, controlProbes, ...figures } = await probes.figures(startedAt, startedAt + record.seconds * 1000);
+      const { figures, summary } = await probes.measure(startedAt, startedAt + record.seconds * 1000);
       Object.assign(record.extra, figures);
-      ctx.log(
-        `${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms; ` +
-          `API probe p99 ${figures.probeP99} ms (${count} probes) against ${figures.probeIdleP99} ms idle; ` +
-          `the control's ${figures.controlProbeP99} ms (${controlProbes}) against ${figures.controlProbeIdleP99} ms idle`,
-      );
+      ctx.log(`${label} run ${run}: ${record.perSecond}/s, p50 ${record.latencyMs?.p50} ms, p99 ${record.latencyMs?.p99} ms; ${summary}`);
       runs.push(record);
     }
     return runs;
-  } finally {
-    await probes.stop();
-  }
+  });
 }
 
 /** Share of the measured e2e rate the paced run offers. */
