@@ -12,6 +12,8 @@ import type {
   CounterDoc,
   DeliveryDoc,
   DeliveryLaneDoc,
+  DueEndpointDoc,
+  MetaDoc,
   EgressChangeDoc,
   EgressIpDoc,
   EndpointRollupDoc,
@@ -56,6 +58,8 @@ export const COLLECTIONS = {
   egressIps: 'egress_ips',
   egressChanges: 'egress_changes',
   deliveryLanes: 'delivery_lanes',
+  dueEndpoints: 'due_endpoints',
+  meta: 'meta',
 } as const;
 
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
@@ -85,6 +89,8 @@ export class MongoConnection {
   readonly egressIps: Collection<EgressIpDoc>;
   readonly egressChanges: Collection<EgressChangeDoc>;
   readonly deliveryLanes: Collection<DeliveryLaneDoc>;
+  readonly dueEndpoints: Collection<DueEndpointDoc>;
+  readonly meta: Collection<MetaDoc>;
   readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -124,6 +130,8 @@ export class MongoConnection {
     this.egressIps = db.collection(COLLECTIONS.egressIps);
     this.egressChanges = db.collection(COLLECTIONS.egressChanges);
     this.deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
+    this.dueEndpoints = db.collection(COLLECTIONS.dueEndpoints);
+    this.meta = db.collection(COLLECTIONS.meta);
     this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

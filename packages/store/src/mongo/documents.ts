@@ -140,6 +140,12 @@ export interface DeliveryDoc extends TenantFields {
   manual: boolean;
   /** Held by a dispatcher until then; null when free. */
   leaseUntil: number | null;
+  /**
+   * When it may be claimed: `nextAttemptAt` while free, `leaseUntil` while leased (a leased
+   * delivery leaves the due index's head by its key, and is due again if its dispatcher dies).
+   * Only open deliveries carry a meaningful one; the due indexes hold open ones only.
+   */
+  dueAt: number | null;
   /** Held by an endpoint that is not active (paused): out of the due index, so sweeps do not walk it. Absent on documents made before the flag (treated as false once migrated at start). */
   held?: boolean;
   /** The fence: every claim adds one; completions and releases act only with the current value (absent: never claimed). */
@@ -239,6 +245,24 @@ export interface DeliveryLaneDoc extends TenantFields {
   rejoins?: number;
   /** The creation of its last joining message (pruneLanes); absent on lanes made before (set at start). */
   lastUsedAt?: number;
+}
+
+/**
+ * `due_endpoints`: the due queue's first level (delivery-claim.ts), `_id` the endpoint's id.
+ * `dueAt` is at most the earliest `dueAt` of the endpoint's deliveries in the due index
+ * (lowered with `$min` by whoever makes one due, raised only by a sweep that read the
+ * endpoint's first entry); DUE_NEVER when it has none.
+ */
+export interface DueEndpointDoc extends TenantFields {
+  _id: string;
+  dueAt: number;
+}
+
+/** `meta`: the store's own facts; `_id: 'schema'` holds the layout version (open-mongo-store.ts). */
+export interface MetaDoc {
+  _id: string;
+  version: number;
+  at: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -12,9 +12,9 @@ export const UNIQUE_INDEX = {
 // MongoDB's error code for creating a collection that exists.
 const NAMESPACE_EXISTS = 48;
 
-const OPEN = { status: { $in: ['pending', 'retrying'] } };
+export const OPEN = { status: { $in: ['pending', 'retrying'] } };
 /** Open, not held, not waiting in an ordered lane (#31): what may be due. */
-const DUE = { ...OPEN, held: false, laneWait: false };
+export const DUE = { ...OPEN, held: false, laneWait: false };
 
 /**
  * Every index the store needs, by collection: declared here, created at start-up. Change
@@ -52,16 +52,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { createdAt: 1 }, name: 'messages_created_at' },
   ],
   [COLLECTIONS.deliveries]: [
-    // Only open deliveries are ever due; the rest never enter this index ($in in a partial
-    // filter needs MongoDB 6.0). _id last: `due` reads it in (nextAttemptAt, _id) order by
-    // merging the two statuses' ranges, so it stops at its limit without sorting a backlog.
-    // Held deliveries (a paused endpoint's) are left out too, so a sweep never walks them
-    // (it used to, for every delivery held behind a paused endpoint: `deliveries_due`), and so
-    // are those waiting behind their ordered lane's head (#31; they were in
-    // `deliveries_due_unheld` and `deliveries_endpoint_due`).
-    { key: { status: 1, nextAttemptAt: 1, _id: 1 }, name: 'deliveries_due_head', partialFilterExpression: DUE },
-    // The fair second pass of `due` groups a backlog by endpoint.
-    { key: { endpointId: 1, nextAttemptAt: 1 }, name: 'deliveries_endpoint_due_head', partialFilterExpression: DUE },
+    // The due queue (delivery-claim.ts): open, not held, not waiting in an ordered lane, by
+    // `dueAt` — the next attempt's time while free, the lease's end while leased, so a leased
+    // delivery leaves the head by index (no fetch) and comes back by itself if its dispatcher
+    // dies. The store-wide head (the healer's and the metrics' oldest due), then each endpoint's.
+    { key: { dueAt: 1, _id: 1 }, name: 'deliveries_due_at', partialFilterExpression: DUE },
+    { key: { endpointId: 1, dueAt: 1, _id: 1 }, name: 'deliveries_endpoint_due_at', partialFilterExpression: DUE },
     // A lane's waiting deliveries by sequence: a hand-over's one seek for the next (ordered-lanes.ts).
     { key: { endpointId: 1, orderingKey: 1, sequence: 1 }, name: 'deliveries_lane_wait', partialFilterExpression: { ...OPEN, laneWait: true } },
     // An endpoint's held deliveries only: a resume's walk releases them batch by batch without
@@ -85,6 +81,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { headId: 1 }, name: 'delivery_lanes_open', partialFilterExpression: { headId: { $type: 'string' } } },
     { key: { lastUsedAt: 1 }, name: 'delivery_lanes_idle' },
   ],
+  // The due queue's first level: one document per endpoint that has (or had) due work, by the
+  // earliest `dueAt` it may have (delivery-claim.ts): a sweep reads a page of these, never the backlog.
+  [COLLECTIONS.dueEndpoints]: [{ key: { dueAt: 1, _id: 1 }, name: 'due_endpoints_due' }],
   [COLLECTIONS.attempts]: [
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
     { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },

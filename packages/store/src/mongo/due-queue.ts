@@ -1,0 +1,75 @@
+import type { Tenant } from '@wirehook/core';
+import type { MongoConnection } from './connection.ts';
+import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+
+// The due queue's first level: `due_endpoints`, one document per endpoint, `dueAt` a lower
+// bound of the earliest `dueAt` among the endpoint's deliveries in the due index. A sweep reads
+// a page of endpoints whose bound has come, then each one's first entries (delivery-claim.ts):
+// O(page) documents whatever the backlog, and an endpoint's backlog takes its share, never the page.
+//
+// Who writes it, and why no wake-up is lost:
+// - Whoever makes a delivery due (a new message, a retry, a release, a resume, a lane's hand-over,
+//   a recovery) calls noteDue AFTER its transaction commits: `$min` of the delivery's dueAt. A
+//   `$min` that lowers nothing writes nothing (no oplog entry), so an endpoint with a backlog is
+//   not a document every delivery writes; it is written when its bound moves.
+// - A sweep raises an endpoint's bound to its first entry's dueAt (compare-and-set on the value it
+//   read), then reads the first entry again: a delivery committed before its noteDue and after
+//   the sweep's read is seen by that second read (committed before the $min, which comes after
+//   the raise or is a no-op before it), and the bound goes back down to it.
+// - A process that dies between a commit and its noteDue leaves a delivery under a bound too
+//   high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS) lowers the bounds of the
+//   endpoints at the head of the store-wide due index, so it is served in due order at worst.
+
+/** The bound of an endpoint with nothing in the due index (a number, so the index orders it last). */
+export const DUE_NEVER = Number.MAX_SAFE_INTEGER;
+
+/** A delivery that has just become due at `dueAt` (or earlier than before). */
+export interface DueNote {
+  orgId: string;
+  env: Tenant['env'];
+  endpointId: string;
+  dueAt: number;
+}
+
+/**
+ * Lowers each endpoint's bound to the earliest of `notes` for it (creating it if needed), in
+ * one unordered bulk write. Call after the transaction that made them due has committed.
+ */
+export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]): Promise<void> {
+  const earliest = new Map<string, DueNote>();
+  for (const n of notes) {
+    const seen = earliest.get(n.endpointId);
+    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(n.endpointId, n);
+  }
+  if (earliest.size === 0) return;
+  await conn.dueEndpoints.bulkWrite(
+    [...earliest.values()].map((n) => {
+      const q = P.dueEndpoint(n.endpointId);
+      return {
+        updateOne: {
+          filter: q.filter,
+          update: { $min: { dueAt: n.dueAt }, $setOnInsert: { orgId: n.orgId, env: n.env } },
+          upsert: true,
+          hint: q.options.hint,
+        },
+      };
+    }),
+    { ordered: false, comment: P.dueEndpoint.planName },
+  );
+}
+
+/**
+ * Raises `endpointId`'s bound from `from` (what the sweep read) to `to` (its first entry's
+ * dueAt, DUE_NEVER when none), then lowers it again to any entry made due meanwhile.
+ */
+export async function raiseDue(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string, from: number, to: number): Promise<void> {
+  if (to <= from) return;
+  const q = P.dueEndpoint(endpointId, from);
+  const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to } }, q.options);
+  if (modifiedCount === 0) return; // another sweep or a noteDue moved it first: its value stands
+  const first = P.dueOfEndpoint(endpointId);
+  const [entry] = await conn.deliveries.find(first.filter, { ...first.options, projection: { _id: 0, dueAt: 1 } }).limit(1).toArray();
+  if (entry !== undefined && typeof entry.dueAt === 'number' && entry.dueAt < to) {
+    await noteDue(conn, [{ orgId: t.orgId, env: t.env, endpointId, dueAt: entry.dueAt }]);
+  }
+}

@@ -1,0 +1,137 @@
+import { COLLECTIONS } from '../connection.ts';
+import { DUE, OPEN } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
+
+// The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
+// completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
+
+const T = { orgId: 'org_1', env: 'live' as const };
+const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+
+export const DELIVERIES_PLANS = definePlans('deliveries', {
+  /** The store-wide head of the due queue: the healer's peek and the metrics' oldest due. */
+  dueHead: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_due_at',
+    examines: '≤ limit: a range walk of the due index from its start, stopped by the limit (leased deliveries are past `now` by their key)',
+    maxExamined: (n) => n + 1,
+    build: (now: number) => ({ filter: { ...DUE, dueAt: { $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
+    example: [1],
+  }),
+  /** One endpoint's first entries in the due queue, due or not: a page of its due work and its next due time. */
+  dueOfEndpoint: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_at',
+    examines: '≤ limit (perEndpoint + 1): one endpoint\'s range of the due index from its start',
+    maxExamined: (n) => n + 1,
+    build: (endpointId: string) => ({ filter: { ...DUE, endpointId }, sort: { dueAt: 1, _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /** The due queue's first level: endpoints whose earliest due time has come, oldest first. */
+  dueEndpoints: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: 'due_endpoints_due',
+    examines: '≤ limit (DUE_ENDPOINTS_PAGE): a range walk from the start of due_endpoints_due; at most one document per endpoint exists',
+    maxExamined: (n) => n + 1,
+    build: (now: number) => ({ filter: { dueAt: { $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
+    example: [1],
+  }),
+  /** An endpoint's queue entry by id: `$min` a due time into it (upsert), or raise it from the value a sweep read. */
+  dueEndpoint: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { dueAt: 'the value the sweep read: a compare-and-set on the one document _id found' },
+    build: (endpointId: string, from?: number) => ({ filter: from === undefined ? { _id: endpointId } : { _id: endpointId, dueAt: from } }),
+    example: ['ep_1', 1],
+  }),
+  /** The status of a sweep's endpoints, in one read. */
+  endpointStatuses: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: 'the ids asked (≤ DUE_ENDPOINTS_PAGE): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['ep_1', 'ep_2']],
+  }),
+  /** A claim's conditional update: takes the lease when the delivery is due and free. */
+  claim: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: {
+      status: 'open: the state the claim requires of the one document',
+      held: 'not held (a paused endpoint\'s)',
+      laneWait: 'not waiting behind its lane\'s head',
+      dueAt: 'due, and not leased (a lease moves dueAt to its end)',
+    },
+    build: (id: string, now: number) => ({ filter: { _id: id, ...DUE, dueAt: { $lte: now } } }),
+    example: ['dlv_1', 1],
+  }),
+  /** The endpoint of a claim, active, in its tenant. */
+  activeEndpoint: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, status: 'active: the claim takes no delivery of a paused endpoint' },
+    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, status: 'active' } }),
+    example: [T, 'ep_1'],
+  }),
+  /** A document of the tenant by id: an endpoint's, a message's or a delivery's (the collection is the caller's). */
+  byId: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T, 'dlv_1'],
+  }),
+  /** A claim's own delivery while its lease token is current and it is open: release, complete. */
+  current: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, leaseToken: 'the fence: the claim is still current', status: 'open' },
+    build: (t: { orgId: string; env: string }, id: string, leaseToken: number) => ({
+      filter: { orgId: t.orgId, env: t.env, _id: id, leaseToken, ...OPEN },
+    }),
+    example: [T, 'dlv_1', 1],
+  }),
+  /** Leases still held at a sole dispatcher's start: due later than now, in the due index. */
+  leased: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_due_at',
+    examines:
+      'the due index after `now`: leased deliveries and retries scheduled later. Once, at the start of a sole dispatcher (releaseLeasesAtStart); leases expire by themselves without it',
+    maxExamined: (n) => n,
+    residual: { leaseUntil: 'leased: dueAt is the lease\'s end' },
+    build: (now: number) => ({ filter: { ...DUE, dueAt: { $gt: now }, leaseUntil: { $gt: now } } }),
+    example: [1],
+  }),
+  /** The endpoint's retrying deliveries, counted (the endpoint's page). */
+  retryingOfEndpoint: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_status',
+    examines: 'the endpoint\'s retrying deliveries (index keys only, a COUNT_SCAN): bounded by what one endpoint has in retry',
+    maxExamined: () => 0,
+    build: (t: { orgId: string; env: string }, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, status: 'retrying' } }),
+    example: [T, 'ep_1'],
+  }),
+  /** The endpoint's latest attempts, newest first. */
+  recentAttempts: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_endpoint',
+    examines: '≤ limit: the endpoint\'s range of attempts_endpoint from its newest',
+    maxExamined: (n) => n,
+    build: (t: { orgId: string; env: string }, endpointId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId },
+      sort: { at: -1, _id: -1 },
+    }),
+    example: [T, 'ep_1'],
+  }),
+});

@@ -1,0 +1,88 @@
+import type { Document } from 'mongodb';
+
+// Every query the MongoDB adapter sends is a named plan: the filter it sends (built here, so
+// the call site cannot drift from what is checked), the index it must use, and how many
+// documents it examines when its collection holds 10⁸. The name goes out as the command's
+// `comment` (it shows in the profiler, currentOp and the slow-query log, so a database
+// engineer can tell which of ours a slow operation is) and the index as its `hint` (a plan
+// cache that flips to another index under load is a classic incident; a hint cannot flip).
+// plan-check.ts holds each plan's shape against its index; query-shapes.test.ts runs that
+// check on every plan in `./dev test`, and query-plans.test.ts asks a real server.
+
+/** What a plan sends, built from its arguments. */
+export interface PlanShape {
+  /** The filter (a find's, count's, update's, delete's) or the pipeline's first `$match`. */
+  filter: Document;
+  /** The order the index must deliver (never sorted in memory). */
+  sort?: Record<string, 1 | -1>;
+  /** For an aggregate: the whole pipeline; its first stage is `{ $match: filter }` (and its second `{ $sort: sort }` when sorted). */
+  pipeline?: Document[];
+}
+
+/** A plan as declared. */
+export interface PlanSpec<A extends unknown[]> {
+  /** The collection it reads (COLLECTIONS' value). */
+  collection: string;
+  /** The index it must use, by name (`_id_` for lookups by id). */
+  index: string;
+  /**
+   * Documents (and index keys) examined with 10⁸ in the collection, and why that bound holds:
+   * "1" (a unique lookup), "≤ limit" (an index walk that stops at its page), … Never "all".
+   */
+  examines: string;
+  /**
+   * The most documents a real server may examine in query-plans.test.ts's seeded run, as a
+   * function of what it returned: documents examined beyond it fail the test.
+   */
+  maxExamined: (returned: number) => number;
+  /**
+   * Filter fields the index does not hold, tested on each fetched document, with why that
+   * fetches no more than `examines` says. Any other field must be a key of the index or
+   * repeat its partial filter exactly.
+   */
+  residual?: Record<string, string>;
+  build: (...args: A) => PlanShape;
+  /** Arguments to build a representative instance for the shape check. */
+  example: A;
+}
+
+/** A plan's command, ready to send. */
+export interface Sent extends PlanShape {
+  name: string;
+  /** `hint` and `comment` (and a find's `sort`): pass to the driver's call as its options. */
+  options: { hint: string; comment: string; sort?: Record<string, 1 | -1> };
+}
+
+/** A declared plan: call it with its arguments for the command to send. */
+export interface Plan<A extends unknown[]> {
+  (...args: A): Sent;
+  readonly planName: string;
+  readonly spec: PlanSpec<A>;
+}
+
+/** The plans of one area, each named `area.key`. */
+// biome-ignore lint/suspicious/noExplicitAny: each plan keeps its own argument types.
+export function definePlans<S extends Record<string, PlanSpec<any>>>(area: string, specs: S): { [K in keyof S]: Plan<Parameters<S[K]['build']>> } {
+  const plans: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(specs)) {
+    const name = `${area}.${key}`;
+    const plan = (...args: unknown[]): Sent => {
+      const shape = spec.build(...args);
+      // An aggregate sorts in its pipeline; its options take no sort.
+      const sort = shape.sort && !shape.pipeline ? { sort: shape.sort } : {};
+      return { name, ...shape, options: { hint: spec.index, comment: name, ...sort } };
+    };
+    plans[key] = Object.assign(plan, { planName: name, spec });
+  }
+  return plans as { [K in keyof S]: Plan<Parameters<S[K]['build']>> };
+}
+
+/** A spec with its argument types inferred from `build` (so `example` is checked against them). */
+export function planSpec<A extends unknown[]>(spec: PlanSpec<A>): PlanSpec<A> {
+  return spec;
+}
+
+/** A pipeline that starts with the shape's `$match` (and `$sort`), then `rest`. */
+export function pipelineOf(filter: Document, sort: Record<string, 1 | -1> | undefined, rest: Document[]): PlanShape {
+  return { filter, ...(sort ? { sort } : {}), pipeline: [{ $match: filter }, ...(sort ? [{ $sort: sort }] : []), ...rest] };
+}

@@ -1,0 +1,76 @@
+// Every named query of the MongoDB adapter against the index it declares, without a server
+// (plans/plan-check.ts says what is checked): runs in `./dev test`. query-plans.test.ts asks a
+// real server the same of the same plans where MONGODB_URL is set.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IndexDescription } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { INDEXES } from './indexes.ts';
+import { allPlans } from './plans/index.ts';
+import { checkPlan } from './plans/plan-check.ts';
+import type { Plan } from './plans/plan.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: plans of every argument type.
+const plans = [...allPlans().values()] as Plan<any>[];
+
+function problems(indexes: Readonly<Record<string, readonly IndexDescription[]>>): string[] {
+  return plans.flatMap((plan) => checkPlan(plan(...plan.spec.example), plan.spec, indexes));
+}
+
+/** INDEXES with `change` applied to the index named `name`. */
+function withIndex(name: string, change: (i: IndexDescription) => IndexDescription | null): Record<string, IndexDescription[]> {
+  return Object.fromEntries(
+    Object.entries(INDEXES).map(([collection, list]) => [collection, list.flatMap((i) => (i.name === name ? [change(i)].filter((x) => x !== null) : [i]))]),
+  );
+}
+
+describe('MongoDB query shapes', () => {
+  it('holds every named query to its declared index', () => {
+    expect(plans.length).toBeGreaterThan(10);
+    expect(problems(INDEXES)).toEqual([]);
+  });
+
+  it('uses every index that is not there for uniqueness or expiry', () => {
+    const used = new Set(plans.map((p) => `${p.spec.collection}.${p.spec.index}`));
+    const unused = Object.entries(INDEXES).flatMap(([collection, list]) =>
+      list.filter((i) => i.unique !== true && i.expireAfterSeconds === undefined && !used.has(`${collection}.${i.name}`)).map((i) => `${collection}.${i.name}`),
+    );
+    expect(unused, 'an index no query uses costs every write and serves no read').toEqual([]);
+  });
+
+  // The check can fail: each index a plan names, removed or with its keys reversed, fails it.
+  const named = [...new Set(plans.map((p) => p.spec.index).filter((i) => i !== '_id_'))];
+  it.each(named)('fails when %s is removed', (name) => {
+    expect(problems(withIndex(name, () => null)).join('\n')).toContain(`no index ${name}`);
+  });
+  // Reordering matters where a plan sorts or bounds a range on the index (an index of equality
+  // fields only answers in any order, and the check rightly lets that pass).
+  const ordered = named.filter((name) =>
+    plans.some((p) => {
+      if (p.spec.index !== name) return false;
+      const sent = p(...p.spec.example);
+      return sent.sort !== undefined || Object.values(sent.filter).some((c) => c !== null && typeof c === 'object' && Object.keys(c).some((op) => ['$gt', '$gte', '$lt', '$lte'].includes(op)));
+    }),
+  );
+  it.each(ordered)('fails when the keys of %s are reordered', (name) => {
+    const reversed = withIndex(name, (i) => ({ ...i, key: Object.fromEntries(Object.entries(i.key).reverse()) }));
+    expect(problems(reversed).length).toBeGreaterThan(problems(INDEXES).length);
+  });
+
+  it('sends every query of the adapter as a named plan', () => {
+    // A call on a collection whose first argument is not a plan's filter or pipeline is a query
+    // nobody checked. (Inserts need no plan: they read nothing.)
+    const dir = import.meta.dirname;
+    const call = /(?:conn|this\.#conn)\s*\.\s*(\w+)\s*\.\s*(find|findOne|countDocuments|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|replaceOne|deleteOne|deleteMany|aggregate|distinct|bulkWrite)\s*\(\s*([^,)]*)/g;
+    const unplanned: string[] = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const m of text.matchAll(call)) {
+        const first = m[3]!.trim();
+        if (m[2] === 'bulkWrite' || /^[\w.#]+\.(filter|pipeline)$/.test(first)) continue;
+        unplanned.push(`${file}:${text.slice(0, m.index).split('\n').length} ${m[1]}.${m[2]}(${first})`);
+      }
+    }
+    expect(unplanned).toEqual([]);
+  });
+});
