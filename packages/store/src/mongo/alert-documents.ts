@@ -3,6 +3,13 @@ import type { TenantFields } from './documents.ts';
 
 // The alerting engine's documents: conditions, targets, the outbox of events, the throttle
 // state and the notices with their attempts (alert-settings-repo.ts).
+// Pruning: events leave the outbox when a step consumes them (commitStep); notices once done
+// (sent, or given up) and attempts go by TTL indexes on a Date field, after these:
+
+/** How long a done notice is kept (its `doneAt`): a week. Nothing reads a done notice; this is for an operator looking into one. */
+export const NOTICES_KEPT_S = 7 * 24 * 3600;
+/** How long a notice attempt is kept (its `atDate`): 30 days of a target's history (noticeAttempts). */
+export const ATTEMPTS_KEPT_S = 30 * 24 * 3600;
 
 /** An organization's alert conditions; `_id` is the org id. */
 export interface AlertConditionsDoc {
@@ -62,6 +69,8 @@ export interface AlertNoticeDoc {
   /** The claim holding the lease (see AlertSettingsRepo.claimNotices). */
   claim?: string | null;
   sent: boolean;
+  /** When it was done (no attempt to come), for the TTL index (NOTICES_KEPT_S); absent while it has one, and on notices done before. */
+  doneAt?: Date;
 }
 
 /** One try at sending a notice. */
@@ -74,4 +83,6 @@ export interface AlertNoticeAttemptDoc {
   responseStatus: number | null;
   error: string | null;
   durationMs: number;
+  /** `at` as a Date, for the TTL index (ATTEMPTS_KEPT_S); absent on attempts recorded before (kept). */
+  atDate?: Date;
 }

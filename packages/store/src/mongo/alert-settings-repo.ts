@@ -1,4 +1,4 @@
-import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
+import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
 import {
   alertStateDue,
   readAlertState,
@@ -13,23 +13,35 @@ import {
 } from '../ports/alert-settings-port.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
-import { counterKey } from './usage-counters.ts';
+import { ALERTS_PLANS as P, RETRYING_COUNT_CAP } from './plans/alerts.ts';
+import { counterKey, shardIds } from './usage-counters.ts';
+
+/**
+ * Organizations eventOrgs looks at per call (one seek each on alert_events_org_seq), from where
+ * the last call stopped: exact (oldest event first over all of them) while at most this many
+ * organizations have queued events; beyond, each call orders this many in turn, so none starves.
+ */
+export const EVENT_ORGS_PEEK = 1_000;
 
 /** Alert conditions in MongoDB, one document per organization (`_id` = org id). */
 export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: MongoConnection;
+  /** Where eventOrgs' walk of the organizations with queued events goes on from ('' : the start). */
+  #eventOrgsAfter = '';
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
   }
 
   async conditions(orgId: OrgId): Promise<AlertConditions | null> {
-    const doc = await this.#conn.alertConditions.findOne({ _id: orgId });
+    const q = P.conditions(orgId);
+    const doc = await this.#conn.alertConditions.findOne(q.filter, q.options);
     return doc === null ? null : doc.conditions;
   }
 
   async setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void> {
-    await this.#conn.alertConditions.updateOne({ _id: orgId }, { $set: { conditions, updatedAt: at } }, { upsert: true });
+    const q = P.conditions(orgId);
+    await this.#conn.alertConditions.updateOne(q.filter, { $set: { conditions, updatedAt: at } }, { ...q.options, upsert: true });
   }
 
   async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget> {
@@ -47,39 +59,55 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async targets(t: Tenant): Promise<AlertTarget[]> {
-    return (
-      await this.#conn.alertTargets
-        .find({ orgId: t.orgId, ...envFilter(t.env) })
-        .sort({ _id: 1 })
-        .toArray()
-    ).map(toTarget);
+    // Targets made before environments have none: they are live.
+    const q = t.env === 'live' ? P.liveTargets(t.orgId) : P.testTargets(t.orgId);
+    return (await this.#conn.alertTargets.find(q.filter, q.options).toArray()).map(toTarget);
   }
 
   async target(orgId: OrgId, id: AlertTargetId): Promise<AlertTarget | null> {
-    const doc = await this.#conn.alertTargets.findOne({ orgId, _id: id });
+    const q = P.target(orgId, id);
+    const doc = await this.#conn.alertTargets.findOne(q.filter, q.options);
     return doc === null ? null : toTarget(doc);
   }
 
   async deleteTarget(t: Tenant, id: AlertTargetId): Promise<boolean> {
-    return (await this.#conn.alertTargets.deleteOne({ orgId: t.orgId, ...envFilter(t.env), _id: id })).deletedCount > 0;
+    const q = P.targetInEnv(t.orgId, t.env, id);
+    return (await this.#conn.alertTargets.deleteOne(q.filter, q.options)).deletedCount > 0;
   }
 
   async eventOrgs(limit: number): Promise<OrgId[]> {
-    const groups = await this.#conn.alertEvents
-      // Oldest first across organizations, by time: each numbers its own events. Read in the
-      // order of alert_events_org_seq (an index scan, no sort of the outbox), an org's first event first.
-      .aggregate<{ _id: string }>([
-        { $sort: { orgId: 1, seq: 1 } },
-        { $group: { _id: '$orgId', oldest: { $first: '$at' } } },
-        { $sort: { oldest: 1, _id: 1 } },
-        { $limit: limit },
-      ])
-      .toArray();
-    return groups.map((g) => g._id as OrgId);
+    if (limit <= 0) return [];
+    // Oldest first across organizations, by time: each numbers its own events, so an
+    // organization's oldest is its first by seq. One seek per organization on
+    // alert_events_org_seq reads its first event and skips the rest (never a scan of the
+    // outbox), at most EVENT_ORGS_PEEK organizations a call from where the last one stopped.
+    const start = this.#eventOrgsAfter;
+    const firsts: { orgId: string; at: number }[] = [];
+    let cursor = start;
+    let wrapped = start === '';
+    while (firsts.length < EVENT_ORGS_PEEK) {
+      const q = P.nextEventOrg(cursor);
+      const doc = await this.#conn.alertEvents.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1, at: 1 } });
+      if (doc === null) {
+        if (wrapped) break;
+        wrapped = true; // from the start again, up to where this call began
+        cursor = '';
+        continue;
+      }
+      if (wrapped && start !== '' && doc.orgId > start) break;
+      firsts.push({ orgId: doc.orgId, at: doc.at });
+      cursor = doc.orgId;
+    }
+    // The next call goes on after the last organization looked at when this one had to stop short.
+    this.#eventOrgsAfter = firsts.length >= EVENT_ORGS_PEEK ? cursor : '';
+    firsts.sort((a, b) => a.at - b.at || (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
+    return firsts.slice(0, limit).map((f) => f.orgId as OrgId);
   }
 
   async events(orgId: OrgId, limit: number): Promise<AlertEvent[]> {
-    const docs = await this.#conn.alertEvents.find({ orgId }).sort({ seq: 1 }).limit(limit).toArray();
+    if (limit <= 0) return [];
+    const q = P.events(orgId);
+    const docs = await this.#conn.alertEvents.find(q.filter, q.options).limit(limit).toArray();
     return docs.map((d) => ({
       seq: d.seq,
       tenant: { orgId: d.orgId as OrgId, env: d.env },
@@ -93,15 +121,19 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async failingOrgs(since: number, before: number, afterOrgId: OrgId | null, limit: number): Promise<OrgId[]> {
-    const groups = await this.#conn.endpoints
-      .aggregate<{ _id: string }>([
-        { $match: { failingSince: { $gte: since, $lte: before }, status: 'active', ...(afterOrgId === null ? {} : { orgId: { $gt: afterOrgId } }) } },
-        { $group: { _id: '$orgId' } },
-        { $sort: { _id: 1 } },
-        { $limit: limit },
-      ])
-      .toArray();
-    return groups.map((g) => g._id as OrgId);
+    // One seek per organization on endpoints_failing_active (active endpoints in a streak only,
+    // by organization then streak start): each finds the next organization with one in the
+    // window and nothing of its other endpoints is read; never a scan of the failing endpoints.
+    const orgs: OrgId[] = [];
+    let cursor: string = afterOrgId ?? '';
+    while (orgs.length < limit) {
+      const q = P.nextFailingOrg(cursor, since, before);
+      const doc = await this.#conn.endpoints.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1 } });
+      if (doc === null) break;
+      cursor = doc.orgId;
+      orgs.push(cursor as OrgId);
+    }
+    return orgs;
   }
 
   async failingEndpoints(
@@ -111,76 +143,87 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     after: FailingCursor | null,
     limit: number,
   ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]> {
-    const range = { $gte: since, $lte: before };
-    const filter =
-      after === null
-        ? { orgId, failingSince: range, status: 'active' as const }
-        : {
-            orgId,
-            status: 'active' as const,
-            $and: [
-              { failingSince: range },
-              { $or: [{ failingSince: { $gt: after.failingSince } }, { failingSince: after.failingSince, _id: { $gt: after.endpointId } }] },
-            ],
-          };
+    if (limit <= 0) return [];
+    const q = P.failingOfOrg(orgId, since, before, after);
     const docs = await this.#conn.endpoints
-      .find(filter, { projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
-      .sort({ failingSince: 1, _id: 1 })
+      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, failingSince: 1 } })
       .limit(limit)
       .toArray();
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, endpointId: d._id as EndpointId, failingSince: d.failingSince! }));
   }
 
   async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
-    const groups = await this.#conn.deliveries
-      .aggregate<{ _id: { orgId: string; env: 'live' | 'test' }; count: number }>([
-        { $match: { status: 'retrying' } },
-        { $group: { _id: { orgId: '$orgId', env: '$env' }, count: { $sum: 1 } } },
-        { $match: { count: { $gte: min } } },
-      ])
-      .toArray();
-    return groups.map((g) => ({ tenant: { orgId: g._id.orgId as OrgId, env: g._id.env }, count: g.count }));
+    // Never a count of every retrying delivery: one covered seek per organization with one on
+    // deliveries_retrying, then each environment's count stopped at RETRYING_COUNT_CAP (a
+    // larger backlog reads as that many, far above any threshold). Examined: ≤ (1 + 2 ×
+    // RETRYING_COUNT_CAP) index keys per organization with a retrying delivery, no document.
+    const counts: { tenant: Tenant; count: number }[] = [];
+    let cursor = '';
+    for (;;) {
+      const next = P.nextRetryingOrg(cursor);
+      const doc = await this.#conn.deliveries.findOne(next.filter, { ...next.options, projection: { _id: 0, orgId: 1 } });
+      if (doc === null) break;
+      cursor = doc.orgId;
+      for (const env of ['live', 'test'] as const) {
+        const q = P.retryingOfEnv(cursor, env);
+        const count = await this.#conn.deliveries.countDocuments(q.filter, { ...q.options, limit: RETRYING_COUNT_CAP });
+        if (count >= min && count > 0) counts.push({ tenant: { orgId: cursor as OrgId, env }, count });
+      }
+    }
+    return counts;
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
     // A counter is spread over shards (usage-counters.ts): `key` and `1|key` … summed per org.
-    const docs = await this.#conn.counters.find({ _id: { $regex: `^([0-9]+\\|)?live:[^:]+:${month}$` } }).toArray();
+    // The keys intake writes are live:<org>:<YYYY-MM>: each shard's live keys are one range of
+    // the _id index by prefix (never a scan of every counter); other months' are skipped here.
     const used = new Map<string, number>();
-    for (const d of docs) {
-      const orgId = counterKey(d._id).split(':')[1]!;
-      used.set(orgId, (used.get(orgId) ?? 0) + d.value);
+    const suffix = `:${month}`;
+    for (const shard of shardIds('')) {
+      const q = P.liveCounters(shard);
+      for (const d of await this.#conn.counters.find(q.filter, { ...q.options, projection: { _id: 1, value: 1 } }).toArray()) {
+        const key = counterKey(d._id);
+        if (!key.endsWith(suffix)) continue;
+        const parts = key.split(':');
+        if (parts.length !== 3) continue;
+        used.set(parts[1]!, (used.get(parts[1]!) ?? 0) + d.value);
+      }
     }
     return [...used].map(([orgId, n]) => ({ orgId: orgId as OrgId, used: n }));
   }
 
   async statesDue(now: number, limit: number): Promise<OrgId[]> {
+    if (limit <= 0) return [];
+    const q = P.statesDue(now);
     const docs = await this.#conn.alertState
-      .find({ hasPending: true, windowEnd: { $lte: now } }, { projection: { _id: 1 } })
-      .sort({ windowEnd: 1 })
+      .find(q.filter, { ...q.options, projection: { _id: 1 } })
       .limit(limit)
       .toArray();
     return docs.map((d) => d._id as OrgId);
   }
 
   async state(orgId: OrgId): Promise<AlertState | null> {
-    const doc = await this.#conn.alertState.findOne({ _id: orgId });
+    const q = P.state(orgId);
+    const doc = await this.#conn.alertState.findOne(q.filter, q.options);
     return doc === null ? null : readAlertState(doc.state);
   }
 
   async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
     await this.#conn.transaction(async (session) => {
       if (consumed.length > 0) {
-        const { deletedCount } = await this.#conn.alertEvents.deleteMany({ orgId, seq: { $in: consumed } }, { session });
+        const q = P.consumedEvents(orgId, consumed);
+        const { deletedCount } = await this.#conn.alertEvents.deleteMany(q.filter, { ...q.options, session });
         if (deletedCount !== consumed.length) throw new ConflictError('an alert event was consumed by another worker');
       }
-      const stored = await this.#conn.alertState.findOne({ _id: orgId }, { session });
+      const own = P.state(orgId);
+      const stored = await this.#conn.alertState.findOne(own.filter, { ...own.options, session });
       const storedVersion = stored?.state.version ?? 0;
       if (state.version !== storedVersion + 1) throw new ConflictError(`the alert state of ${orgId} moved on (version ${storedVersion})`);
       const due = alertStateDue(state);
       await this.#conn.alertState.updateOne(
-        { _id: orgId },
+        own.filter,
         { $set: { state, windowEnd: due.windowEnd, hasPending: due.hasPending } },
-        { session, upsert: true },
+        { ...own.options, session, upsert: true },
       );
       if (notices.length > 0) {
         await this.#conn.alertNotices.insertMany(notices.map(noticeDoc), { session });
@@ -195,11 +238,10 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
     const claimed: ClaimedNotice[] = [];
     for (let i = 0; i < limit; i++) {
-      const d = await this.#conn.alertNotices.findOneAndUpdate(
-        { nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
-        { $set: { leaseUntil, claim } },
-        { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-      );
+      // Earliest first by alert_notices_due (hinted: notices with an attempt to come only; those
+      // done leave it, and the TTL index removes them NOTICES_KEPT_S after).
+      const q = P.claimNotice(now);
+      const d = await this.#conn.alertNotices.findOneAndUpdate(q.filter, { $set: { leaseUntil, claim } }, { ...q.options, returnDocument: 'after' });
       if (d === null) break;
       claimed.push({
         id: d._id,
@@ -216,15 +258,32 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
-    const notice = await this.#conn.alertNotices.findOne({ _id: id }, { projection: { orgId: 1, targetId: 1, type: 1 } });
+    const byId = P.notice(id);
+    const notice = await this.#conn.alertNotices.findOne(byId.filter, { ...byId.options, projection: { orgId: 1, targetId: 1, type: 1 } });
     if (notice === null) return;
-    await this.#conn.alertNoticeAttempts.insertOne({ noticeId: id, orgId: notice.orgId, targetId: notice.targetId, type: notice.type, ...attempt });
+    // atDate: the TTL index removes the attempt ATTEMPTS_KEPT_S after it was made.
+    await this.#conn.alertNoticeAttempts.insertOne({
+      noticeId: id,
+      orgId: notice.orgId,
+      targetId: notice.targetId,
+      type: notice.type,
+      ...attempt,
+      atDate: new Date(attempt.at),
+    });
     // Only the claim that holds the notice moves it on: one re-claimed after its lease ran out is the new holder's.
-    await this.#conn.alertNotices.updateOne({ _id: id, claim }, { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent } });
+    // Done (no next attempt): doneAt, so the TTL index removes it NOTICES_KEPT_S after.
+    const own = P.noticeOfClaim(id, claim);
+    await this.#conn.alertNotices.updateOne(
+      own.filter,
+      { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent, ...(next === null ? { doneAt: new Date(attempt.at) } : {}) } },
+      own.options,
+    );
   }
 
   async noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]> {
-    const docs = await this.#conn.alertNoticeAttempts.find({ orgId, targetId }).sort({ at: -1 }).limit(limit).toArray();
+    if (limit <= 0) return [];
+    const q = P.noticeAttempts(orgId, targetId);
+    const docs = await this.#conn.alertNoticeAttempts.find(q.filter, q.options).limit(limit).toArray();
     return docs.map((d) => ({ noticeId: d.noticeId, type: d.type, at: d.at, responseStatus: d.responseStatus, error: d.error, durationMs: d.durationMs }));
   }
 }
@@ -239,11 +298,6 @@ function toTarget(d: AlertTargetDoc): AlertTarget {
     sealedSecret: d.sealedSecret,
     createdAt: d.createdAt,
   };
-}
-
-/** Targets made before they had an environment have none: they are live. */
-function envFilter(env: Environment): { env: Environment | { $ne: 'test' } } {
-  return { env: env === 'live' ? { $ne: 'test' } : env };
 }
 
 /** A notice as queued: due at its creation, untried, unclaimed. */

@@ -5,6 +5,7 @@ import type { ConsumerDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toConsumer } from './mappers.ts';
+import { TENANCY_PLANS as P } from './plans/tenancy.ts';
 import { checkedLimit, scope } from './query.ts';
 
 /** Consumers in MongoDB, scoped by tenant. */
@@ -36,19 +37,21 @@ export class MongoConsumerRepo implements ConsumerRepo {
   }
 
   async get(t: Tenant, id: ConsumerId): Promise<Consumer | null> {
-    const doc = await this.#conn.consumers.findOne({ ...scope(t), _id: id });
+    const q = P.consumerById(t, id);
+    const doc = await this.#conn.consumers.findOne(q.filter, q.options);
     return doc === null ? null : toConsumer(doc);
   }
 
   async getByExternalId(t: Tenant, externalId: string): Promise<Consumer | null> {
-    const doc = await this.#conn.consumers.findOne({ ...scope(t), externalId });
+    const q = P.consumerByExternalId(t, externalId);
+    const doc = await this.#conn.consumers.findOne(q.filter, q.options);
     return doc === null ? null : toConsumer(doc);
   }
 
   async list(t: Tenant, page: PageRequest): Promise<Consumer[]> {
     if (checkedLimit(page.limit) === 0) return [];
-    const filter = page.afterId === undefined ? scope(t) : { ...scope(t), _id: { $lt: page.afterId } };
-    const docs = await this.#conn.consumers.find(filter).sort({ _id: -1 }).limit(page.limit).toArray();
+    const q = P.consumersPage(t, page.afterId);
+    const docs = await this.#conn.consumers.find(q.filter, q.options).limit(page.limit).toArray();
     return docs.map(toConsumer);
   }
 }

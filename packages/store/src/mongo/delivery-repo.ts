@@ -2,21 +2,23 @@ import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { claimDelivery, dueDeliveries } from './delivery-claim.ts';
+import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
+import { noteDue } from './due-queue.ts';
+import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
-import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
+import { checkedLimit } from './query.ts';
 
 /** Deliveries and attempts in MongoDB: the dispatcher's queue and the API's history. */
 export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
-  /** When `due` last looked for stranded deliveries (stranded.ts), at most every STRANDED_PEEK_INTERVAL_MS. */
-  #strandedPeekAt = Number.NEGATIVE_INFINITY;
+  /** When `due` last healed the due queue (due-queue.ts), at most every STRANDED_PEEK_INTERVAL_MS. */
+  #healedAt = Number.NEGATIVE_INFINITY;
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -24,10 +26,13 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
     if (checkedLimit(limit, 'limit') === 0 || checkedLimit(perEndpoint, 'perEndpoint') === 0) return [];
-    // A clock that stepped back peeks again rather than waiting out the interval.
-    const peek = now - this.#strandedPeekAt >= STRANDED_PEEK_INTERVAL_MS || now < this.#strandedPeekAt;
-    if (peek) this.#strandedPeekAt = now;
-    return dueDeliveries(this.#conn, now, limit, perEndpoint, peek);
+    // A clock that stepped back heals again rather than waiting out the interval.
+    const heal = now - this.#healedAt >= STRANDED_PEEK_INTERVAL_MS || now < this.#healedAt;
+    if (heal) {
+      this.#healedAt = now;
+      await healDueQueue(this.#conn, now);
+    }
+    return dueDeliveries(this.#conn, now, limit, perEndpoint);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -35,14 +40,16 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
-    await this.#conn.deliveries.updateOne(
-      { _id: claim.deliveryId, leaseToken: claim.leaseToken, status: { $in: OPEN_STATUSES } },
-      { $set: { leaseUntil: null, nextAttemptAt } },
-    );
+    const q = P.current(claim.tenant, claim.deliveryId, claim.leaseToken);
+    const { modifiedCount } = await this.#conn.deliveries.updateOne(q.filter, { $set: { leaseUntil: null, nextAttemptAt, dueAt: nextAttemptAt } }, q.options);
+    if (modifiedCount > 0) await noteDue(this.#conn, [{ ...claim.tenant, endpointId: claim.endpointId, dueAt: nextAttemptAt }]);
   }
 
-  async releaseAll(): Promise<number> {
-    const { modifiedCount } = await this.#conn.deliveries.updateMany({ leaseUntil: { $ne: null } }, { $set: { leaseUntil: null } });
+  async releaseAll(now = Date.now()): Promise<number> {
+    // Once, at a sole dispatcher's start: leases expire by themselves (dueAt is the lease's end).
+    const q = P.leased(now);
+    const { modifiedCount } = await this.#conn.deliveries.updateMany(q.filter, [{ $set: { leaseUntil: null, dueAt: '$nextAttemptAt' } }], q.options);
+    // Their endpoints' bounds are at most the leases' ends: each is due again by then at the latest.
     return modifiedCount;
   }
 
@@ -51,37 +58,59 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
-    const doc = await this.#conn.deliveries.findOne({ ...scope(t), _id: id });
+    const q = P.byId(t, id);
+    const doc = await this.#conn.deliveries.findOne(q.filter, q.options);
     if (doc === null) return null;
-    const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: doc.endpointId }, { projection: { status: 1 } });
+    const e = P.byId(t, doc.endpointId);
+    const endpoint = await this.#conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1 } });
     return { delivery: toDelivery(doc), endpointStatus: endpoint?.status ?? null };
   }
 
   async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
-    return this.#conn.transaction(async (session) => {
-      // Leased at `now`: being sent; `resend` makes that send's completion keep it due.
+    const q = P.byId(t, id);
+    const retried = await this.#conn.transaction(async (session) => {
+      // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
+      // its dueAt stays the lease's end: it is not claimable twice at once).
       const doc = await this.#conn.deliveries.findOneAndUpdate(
-        { ...scope(t), _id: id },
+        q.filter,
         // Not held: a re-send is only asked for while the endpoint is active (intake checks).
         // Out of turn in its ordered lane too (#31: the user asked); it keeps its sequence.
-        [{ $set: { status: 'retrying', manual: true, nextAttemptAt: { $literal: now }, resend: { $gt: ['$leaseUntil', now] }, held: false, laneWait: false } }],
-        { session, returnDocument: 'after' },
+        [
+          {
+            $set: {
+              status: 'retrying',
+              manual: true,
+              nextAttemptAt: { $literal: now },
+              resend: { $gt: ['$leaseUntil', now] },
+              dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] },
+              held: false,
+              laneWait: false,
+            },
+          },
+        ],
+        { ...q.options, session, returnDocument: 'after' },
       );
       if (doc === null) return null;
       // It takes its lane's head: the displaced head waits and comes next by sequence.
       if (doc.orderingKey) await takeLaneHead(this.#conn, session, doc.endpointId, doc.orderingKey, doc._id);
       await refreshMessageStatuses(this.#conn, session, t, [doc.messageId]);
-      return toDelivery(doc);
+      return doc;
     });
+    if (retried === null) return null;
+    await noteDue(this.#conn, [{ ...t, endpointId: retried.endpointId, dueAt: retried.dueAt ?? now }]);
+    return toDelivery(retried);
   }
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
-    return this.#conn.transaction(async (session) => {
-      const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
-      if (endpoint?.status !== 'active') return 0;
+    const done = await this.#conn.transaction(async (session) => {
+      const q = P.byId(t, endpointId);
+      const endpoint = await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
+      if (endpoint?.status !== 'active') return { released: 0, due: [] };
       await recordWalk(this.#conn, session, t, endpointId, 'release', heldSince);
-      return (await walkBatch(this.#conn, session, endpointId, now, ENDPOINT_WALK_BATCH)).released;
+      return walkBatch(this.#conn, session, endpointId, now, ENDPOINT_WALK_BATCH);
     });
+    await noteDue(this.#conn, done.due);
+    return done.released;
   }
 
   async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }> {
@@ -96,6 +125,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     let changed = 0;
     for (const id of ids) {
       const done = await this.#conn.transaction((session) => walkBatch(this.#conn, session, id, now, batch));
+      await noteDue(this.#conn, done.due);
       changed += done.released + done.failed + done.held;
       this.#walkCursor = id;
     }
@@ -112,26 +142,34 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    const dueFilter = { status: { $in: OPEN_STATUSES }, held: false, laneWait: false, nextAttemptAt: { $lte: now } };
-    const [due, oldest, retrying] = await Promise.all([
-      this.#conn.deliveries.countDocuments(dueFilter),
-      this.#conn.deliveries.findOne(dueFilter, { sort: { nextAttemptAt: 1 }, projection: { nextAttemptAt: 1 } }),
-      this.#conn.deliveries.countDocuments({ status: 'retrying' }),
+    // Bounded on every scrape: index keys only (COUNT_SCAN), at most BACKLOG_COUNT_CAP each;
+    // beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age,
+    // which is one seek whatever the backlog).
+    const due = P.dueHead(now);
+    const retrying = P.retrying();
+    const [dueCount, oldest, retryingCount] = await Promise.all([
+      this.#conn.deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit: BACKLOG_COUNT_CAP }),
+      this.#conn.deliveries.findOne(due.filter, { ...due.options, projection: { _id: 0, dueAt: 1 } }),
+      this.#conn.deliveries.countDocuments(retrying.filter, { ...retrying.options, limit: BACKLOG_COUNT_CAP }),
     ]);
-    return { due, oldestDueAt: oldest?.nextAttemptAt ?? null, retrying };
+    return { due: dueCount, oldestDueAt: oldest?.dueAt ?? null, retrying: retryingCount };
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
-    return this.#conn.deliveries.countDocuments({ ...scope(t), endpointId, status: 'retrying' });
+    const q = P.retryingOfEndpoint(t, endpointId);
+    return this.#conn.deliveries.countDocuments(q.filter, { ...q.options, limit: BACKLOG_COUNT_CAP });
   }
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
     if (checkedLimit(limit, 'limit') === 0) return [];
-    const docs = await this.#conn.attempts
-      .find({ ...scope(t), endpointId })
-      .sort({ at: -1, _id: -1 })
-      .limit(limit)
-      .toArray();
+    const q = P.recentAttempts(t, endpointId);
+    const docs = await this.#conn.attempts.find(q.filter, q.options).limit(limit).toArray();
     return docs.map(toAttempt);
   }
 }
+
+/**
+ * The most a store-wide count reads on a scrape (index keys, no documents): the metrics show it
+ * as a floor beyond (`wirehook_deliveries_due` of 100,000 means "at least").
+ */
+export const BACKLOG_COUNT_CAP = 100_000;

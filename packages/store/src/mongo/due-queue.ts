@@ -60,16 +60,27 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
 
 /**
  * Raises `endpointId`'s bound from `from` (what the sweep read) to `to` (its first entry's
- * dueAt, DUE_NEVER when none), then lowers it again to any entry made due meanwhile.
+ * dueAt `first`, DUE_NEVER when none; later for an endpoint put aside), then lowers it again
+ * to any entry earlier than `first` made due meanwhile.
  */
-export async function raiseDue(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string, from: number, to: number): Promise<void> {
+export async function raiseDue(
+  conn: MongoConnection,
+  t: { orgId: string; env: Tenant['env'] },
+  endpointId: string,
+  from: number,
+  to: number,
+  first: number = to,
+): Promise<void> {
   if (to <= from) return;
   const q = P.dueEndpoint(endpointId, from);
   const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to } }, q.options);
   if (modifiedCount === 0) return; // another sweep or a noteDue moved it first: its value stands
-  const first = P.dueOfEndpoint(endpointId);
-  const [entry] = await conn.deliveries.find(first.filter, { ...first.options, projection: { _id: 0, dueAt: 1 } }).limit(1).toArray();
-  if (entry !== undefined && typeof entry.dueAt === 'number' && entry.dueAt < to) {
+  const head = P.dueOfEndpoint(endpointId);
+  const [entry] = await conn.deliveries
+    .find(head.filter, { ...head.options, projection: { _id: 0, dueAt: 1 } })
+    .limit(1)
+    .toArray();
+  if (entry !== undefined && typeof entry.dueAt === 'number' && entry.dueAt < first) {
     await noteDue(conn, [{ orgId: t.orgId, env: t.env, endpointId, dueAt: entry.dueAt }]);
   }
 }

@@ -12,11 +12,14 @@ import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import { noteDue, type DueNote } from './due-queue.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { toEndpoint, validSecrets } from './mappers.ts';
 import { releaseLanes } from './ordered-lanes.ts';
+import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
+import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
 import { scope } from './query.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
@@ -38,13 +41,11 @@ export class MongoEndpointRepo implements EndpointRepo {
     return this.#conn.transaction(async (session) => {
       // The conditional increment is the cap: racing creates all write this one consumer
       // document, so they serialise, and none passes once the count is at the cap.
-      const counted = await this.#conn.consumers.updateOne(
-        { ...scope(t), _id: endpoint.consumerId, endpointCount: { $lt: maxPerConsumer } },
-        { $inc: { endpointCount: 1 } },
-        { session },
-      );
+      const capped = TP.consumerBelowCap(t, endpoint.consumerId, maxPerConsumer);
+      const counted = await this.#conn.consumers.updateOne(capped.filter, { $inc: { endpointCount: 1 } }, { ...capped.options, session });
       if (counted.matchedCount === 0) {
-        const consumer = await this.#conn.consumers.findOne({ ...scope(t), _id: endpoint.consumerId }, { session });
+        const q = TP.consumerById(t, endpoint.consumerId);
+        const consumer = await this.#conn.consumers.findOne(q.filter, { ...q.options, session });
         if (consumer === null) throw new NotFoundError(`consumer ${endpoint.consumerId} not found`);
         throw new InvalidError(`consumer ${endpoint.consumerId} already has ${consumer.endpointCount} endpoints; the limit is ${maxPerConsumer}`);
       }
@@ -54,26 +55,36 @@ export class MongoEndpointRepo implements EndpointRepo {
   }
 
   async get(t: Tenant, id: EndpointId): Promise<Endpoint | null> {
-    const doc = await this.#conn.endpoints.findOne({ ...scope(t), _id: id }, WITHOUT_SECRETS);
+    const q = P.byId(t, id);
+    const doc = await this.#conn.endpoints.findOne(q.filter, { ...q.options, ...WITHOUT_SECRETS });
     return doc === null ? null : toEndpoint(doc);
   }
 
   async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {
     // $max: a shorter Retry-After answered later never cuts a longer hold short.
-    await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, { $max: { heldUntil: until } });
+    const q = P.byId(t, id);
+    await this.#conn.endpoints.updateOne(q.filter, { $max: { heldUntil: until } }, q.options);
   }
 
   async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
-    const query = filter.consumerId === undefined ? scope(t) : { ...scope(t), consumerId: filter.consumerId };
-    const docs = await this.#conn.endpoints.find(query, WITHOUT_SECRETS).sort({ _id: 1 }).toArray();
+    // Bounded: a consumer's endpoints by the cap create holds, a tenant's by ENDPOINTS_LIST_CAP
+    // (the first that many by id; TODO(#39): the port takes no page yet).
+    const q = filter.consumerId === undefined ? P.ofTenant(t) : P.ofConsumer(t, filter.consumerId);
+    const docs = await this.#conn.endpoints
+      .find(q.filter, { ...q.options, ...WITHOUT_SECRETS })
+      .limit(ENDPOINTS_LIST_CAP)
+      .toArray();
     return docs.map(toEndpoint);
   }
 
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
     const set = endpointPatchSet(patch);
     if (Object.keys(set).length === 0) return this.get(t, id);
+    const q = P.byId(t, id);
     const write = (session?: ClientSession) =>
-      this.#conn.endpoints.findOneAndUpdate({ ...scope(t), _id: id }, { $set: set }, { ...WITHOUT_SECRETS, returnDocument: 'after', session });
+      this.#conn.endpoints.findOneAndUpdate(q.filter, { $set: set }, { ...q.options, ...WITHOUT_SECRETS, returnDocument: 'after', session });
+    // What a walk's first batch made due, noted once its transaction has committed (due-queue.ts).
+    let due: DueNote[] = [];
     const doc =
       patch.status === undefined && patch.ordering !== 'none'
         ? await write()
@@ -81,47 +92,54 @@ export class MongoEndpointRepo implements EndpointRepo {
           // here, the rest by the walk (a claim wants an active endpoint meanwhile). Made
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
+            due = [];
             const updated = await write(session);
             // No longer ordered (#31): its lanes let go of their waiting deliveries (a first batch here).
-            if (updated !== null && patch.ordering === 'none') await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH);
+            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
               await recordWalk(this.#conn, session, t, id, 'hold');
-              await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+              due.push(...(await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH)).due);
             } else if (updated !== null) {
               await dropHold(this.#conn, session, id);
               if (patch.releaseHeldSince !== undefined) await recordWalk(this.#conn, session, t, id, 'release', patch.releaseHeldSince);
             }
             return updated;
           });
+    await noteDue(this.#conn, due);
     return doc === null ? null : toEndpoint(doc);
   }
 
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
     const deleted = await this.#conn.transaction(async (session) => {
-      const gone = await this.#conn.endpoints.findOneAndDelete({ ...scope(t), _id: id }, { session, projection: { consumerId: 1 } });
-      if (gone === null) return false;
-      await this.#conn.consumers.updateOne({ ...scope(t), _id: gone.consumerId }, { $inc: { endpointCount: -1 } }, { session });
+      const q = P.byId(t, id);
+      const gone = await this.#conn.endpoints.findOneAndDelete(q.filter, { ...q.options, session, projection: { consumerId: 1 } });
+      if (gone === null) return { deleted: false, due: [] as DueNote[] };
+      const consumer = TP.consumerById(t, gone.consumerId);
+      await this.#conn.consumers.updateOne(consumer.filter, { $inc: { endpointCount: -1 } }, { ...consumer.options, session });
       // Its open deliveries fail: the first batch in this transaction, the rest by the walk.
       // The walk also catches a message whose transaction read the endpoint before the
       // delete committed and inserted its delivery after (snapshot isolation allows that
       // write skew); a claim finds no endpoint for any of them meanwhile.
       await recordWalk(this.#conn, session, t, id, 'fail');
-      await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
-      return true;
+      const { due } = await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+      return { deleted: true, due };
     });
-    return deleted;
+    await noteDue(this.#conn, deleted.due);
+    return deleted.deleted;
   }
 
   async rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean> {
-    const result = await this.#conn.endpoints.updateOne({ ...scope(t), _id: id }, rotateSecretsUpdate(secret, now, oldValidUntil, maxLive));
+    const q = P.byId(t, id);
+    const result = await this.#conn.endpoints.updateOne(q.filter, rotateSecretsUpdate(secret, now, oldValidUntil, maxLive), q.options);
     return result.matchedCount > 0;
   }
 
   async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {
-    const doc = await this.#conn.endpoints.findOne({ ...scope(t), _id: id }, { projection: { secrets: 1 } });
+    const q = P.byId(t, id);
+    const doc = await this.#conn.endpoints.findOne(q.filter, { ...q.options, projection: { secrets: 1 } });
     return doc === null ? [] : validSecrets(doc.secrets, now);
   }
 }

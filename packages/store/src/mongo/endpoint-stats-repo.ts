@@ -16,19 +16,95 @@ import type { AnyBulkWriteOperation } from 'mongodb';
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { EndpointRollupDoc } from './documents.ts';
-import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
+import { ENDPOINTS_PLANS as P, PENDING_COUNT_CAP } from './plans/endpoints.ts';
+import { checkedLimit, scope } from './query.ts';
+
+// Rollups are aggregated in process. Every completion adds to each grain's rollup of its
+// endpoint, so a busy endpoint's two current rollup documents would be written by every one of
+// its deliveries (thousands of writes a second to two documents under load). Instead each
+// connection keeps an accumulator keyed by rollup `_id` and flushes it every
+// ROLLUP_FLUSH_MS (and when it holds ROLLUP_FLUSH_DOCS documents, and at the store's close)
+// as one unordered bulk write of single-document `$inc` upserts: a rollup document is written
+// at most once per flush per process, whatever the traffic.
+// What is lost if a process dies without closing its store: at most one flush interval
+// (ROLLUP_FLUSH_MS) of its attempts' stats — never counted twice (a flush is not retried;
+// a failed flush is dropped, as a failed `$inc` was before: the completion is on record and
+// throwing would make the dispatcher send the webhook again). Reads (`rollups`) flush this
+// process's accumulator first, so a process reads its own completions; another process's
+// arrive within its flush interval.
+
+/** How often a connection's rollup accumulator is written. */
+export const ROLLUP_FLUSH_MS = 2_000;
+/** Rollup documents an accumulator holds at most before it is written at once (a bound on its memory and on one bulk write). */
+export const ROLLUP_FLUSH_DOCS = 5_000;
+
+interface PendingRollup {
+  insert: Omit<EndpointRollupDoc, '_id' | 'attempts' | 'succeeded' | 'errors' | 'latency'>;
+  inc: Record<string, number>;
+}
+
+class RollupAccumulator {
+  readonly #conn: MongoConnection;
+  #pending = new Map<string, PendingRollup>();
+  #timer: NodeJS.Timeout | undefined;
+  /** The flush under way, so a close waits for it. */
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  add(id: string, insert: PendingRollup['insert'], inc: Record<string, number>): void {
+    const seen = this.#pending.get(id);
+    if (seen === undefined) this.#pending.set(id, { insert, inc: { ...inc } });
+    else for (const [field, n] of Object.entries(inc)) seen.inc[field] = (seen.inc[field] ?? 0) + n;
+    if (this.#pending.size >= ROLLUP_FLUSH_DOCS) {
+      void this.flush();
+      return;
+    }
+    if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => void this.flush(), ROLLUP_FLUSH_MS);
+      // A pending flush never keeps a process alive: close() flushes.
+      this.#timer.unref();
+    }
+  }
+
+  /** Writes what is pending (one unordered bulk write); resolves when it and any flush before it are done. */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const previous = this.#flushing;
+    const write = async () => {
+      await previous;
+      if (batch.size === 0) return;
+      const ops: AnyBulkWriteOperation<EndpointRollupDoc>[] = [...batch].map(([id, r]) => {
+        const q = P.rollupById(id);
+        return { updateOne: { filter: q.filter, update: { $inc: r.inc, $setOnInsert: r.insert }, upsert: true, hint: q.options.hint } };
+      });
+      await this.#conn.endpointRollups.bulkWrite(ops, { ordered: false, comment: P.rollupById.planName }).catch(() => undefined);
+    };
+    this.#flushing = write();
+    return this.#flushing;
+  }
+}
+
+const accumulators = new WeakMap<MongoConnection, RollupAccumulator>();
+
+function accumulatorOf(conn: MongoConnection): RollupAccumulator {
+  let acc = accumulators.get(conn);
+  if (acc === undefined) {
+    acc = new RollupAccumulator(conn);
+    accumulators.set(conn, acc);
+  }
+  return acc;
+}
 
 /**
- * Adds one attempt to its endpoint's rollup documents (one per grain): one unordered bulk
- * write of single-document `$inc` upserts, made right after the completion's transaction
- * rather than inside it. Inside, every completion of a busy endpoint would write the same
- * document, so its concurrent transactions would conflict and be run again whole (attempt,
- * delivery, message, endpoint); outside, the server applies the `$inc`s one after another
- * without aborting anything, and retries a racing first upsert itself (an equality on `_id`).
- * The price: an attempt whose process dies between the two writes is missing from the
- * stats (never counted twice: the write is not retried). A failed write is swallowed for
- * the same reason — the completion is on record, and throwing would make the dispatcher send
- * the webhook again.
+ * Adds one attempt to its endpoint's rollups (one per grain) in this connection's accumulator,
+ * written by the next flush (see above); made after the completion's transaction, never in it.
+ * Never throws, and never waits for the database.
  */
 export async function addToRollups(
   conn: MongoConnection,
@@ -39,21 +115,23 @@ export async function addToRollups(
   const inc: Record<string, number> = { attempts: 1, [`latency.${latencyBucket}`]: 1 };
   if (kind === 'succeeded') inc['succeeded'] = 1;
   else inc[`errors.${kind}`] = 1;
-  const ops: AnyBulkWriteOperation<EndpointRollupDoc>[] = ROLLUP_GRAINS_MS.map((grainMs) => {
+  const acc = accumulatorOf(conn);
+  for (const grainMs of ROLLUP_GRAINS_MS) {
     const at = rollupStart(attempt.at, grainMs);
     const expiresAt = at + grainMs + ROLLUP_RETENTION_MS[grainMs];
-    return {
-      updateOne: {
-        filter: { _id: `${attempt.endpointId}:${grainMs}:${at}` },
-        update: { $inc: inc, $setOnInsert: { ...scope(t), endpointId: attempt.endpointId, grainMs, at, expiresAt } },
-        upsert: true,
-      },
-    };
-  });
-  await conn.endpointRollups.bulkWrite(ops, { ordered: false }).catch(() => undefined);
+    acc.add(`${attempt.endpointId}:${grainMs}:${at}`, { ...scope(t), endpointId: attempt.endpointId, grainMs, at, expiresAt }, inc);
+  }
 }
 
-/** Endpoint health in MongoDB: rollup documents written after each completion (addToRollups), read and pruned here. */
+/**
+ * Writes the connection's pending rollup increments now. The store's close must await it
+ * before closing the client (else up to ROLLUP_FLUSH_MS of stats are lost).
+ */
+export function flushRollups(conn: MongoConnection): Promise<void> {
+  return accumulators.get(conn)?.flush() ?? Promise.resolve();
+}
+
+/** Endpoint health in MongoDB: rollup documents accumulated by completions (addToRollups), read and pruned here. */
 export class MongoEndpointStatsRepo implements EndpointStatsRepo {
   readonly #conn: MongoConnection;
 
@@ -61,27 +139,43 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
     this.#conn = conn;
   }
 
+  /** Writes this process's pending rollup increments (flushRollups): call from the store's close, before the client closes. */
+  flush(): Promise<void> {
+    return flushRollups(this.#conn);
+  }
+
   async rollups(t: Tenant, endpointId: EndpointId, grainMs: RollupGrainMs, from: number, to: number): Promise<EndpointRollup[]> {
-    const docs = await this.#conn.endpointRollups.find({ endpointId, grainMs, at: { $gte: from, $lt: to }, ...scope(t) }, { sort: { at: 1 } }).toArray();
+    // This process's own completions first (another process's arrive within ROLLUP_FLUSH_MS).
+    await flushRollups(this.#conn);
+    const q = P.rollups(t, endpointId, grainMs, from, to);
+    const docs = await this.#conn.endpointRollups.find(q.filter, q.options).toArray();
     return docs.map(toRollup);
   }
 
+  /**
+   * The count saturates at PENDING_COUNT_CAP (a COUNT over index keys stopped by its limit: an
+   * endpoint with a larger backlog reads as PENDING_COUNT_CAP, i.e. "at least"); the oldest is one seek.
+   */
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
-    const open = { ...scope(t), endpointId, status: { $in: OPEN_STATUSES } };
+    const open = P.openCount(t, endpointId);
+    const first = P.oldestOpen(t, endpointId);
     const [count, oldest] = await Promise.all([
-      this.#conn.deliveries.countDocuments(open),
-      this.#conn.deliveries.findOne(open, { sort: { createdAt: 1 }, projection: { createdAt: 1 } }),
+      this.#conn.deliveries.countDocuments(open.filter, { ...open.options, limit: PENDING_COUNT_CAP }),
+      this.#conn.deliveries.findOne(first.filter, { ...first.options, projection: { _id: 0, createdAt: 1 } }),
     ]);
     return { count, oldestAt: oldest?.createdAt ?? null };
   }
 
   async prune(now: number, batch: number): Promise<number> {
     if (checkedLimit(batch, 'batch') === 0) return 0;
-    const expired = await this.#conn.endpointRollups
-      .find({ expiresAt: { $lt: now } }, { sort: { expiresAt: 1 }, limit: batch, projection: { _id: 1 } })
-      .toArray();
+    const q = P.rollupsExpired(now);
+    const expired = await this.#conn.endpointRollups.find(q.filter, { ...q.options, limit: batch, projection: { _id: 1 } }).toArray();
     if (expired.length === 0) return 0;
-    const { deletedCount } = await this.#conn.endpointRollups.deleteMany({ _id: { $in: expired.map((d) => d._id) }, expiresAt: { $lt: now } });
+    const ids = P.rollupsByIds(
+      expired.map((d) => d._id),
+      now,
+    );
+    const { deletedCount } = await this.#conn.endpointRollups.deleteMany(ids.filter, ids.options);
     return deletedCount;
   }
 }

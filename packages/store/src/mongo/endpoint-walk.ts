@@ -3,15 +3,20 @@ import type { ClientSession } from 'mongodb';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import type { DueNote } from './due-queue.ts';
 import { handOver, type EndedDelivery } from './ordered-lanes.ts';
-import { OPEN_STATUSES, scope } from './query.ts';
+import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
+import { scope } from './query.ts';
 
 // An endpoint's walk, as in the SQLite adapter (sqlite/endpoint-walk.ts, which says why): the
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
 // at most `batch` deliveries a transaction. A claim takes only deliveries of an active
 // endpoint whatever their `held` says, so sending never waits for it. Each batch reads a
-// partial index its own change takes the deliveries out of (deliveries_endpoint_due_head for a
-// hold, deliveries_endpoint_held for a release, deliveries_endpoint_status for a fail).
+// partial index its own change takes the deliveries out of (deliveries_endpoint_due_at for a
+// hold, deliveries_endpoint_held for a release, deliveries_endpoint_open_created for a fail), so
+// every batch reads at most `batch` entries from the front of its range.
+// A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
+// noteDue (due-queue.ts) AFTER the transaction has committed, never inside it.
 // A hold leaves a delivery waiting in its ordered lane (#31) as it is: it is not claimable
 // anyway, and a completion's hand-over while the endpoint is paused makes the next one held.
 // A fail hands each lane whose head it ended to the next (ordered-lanes.ts: no triggers here).
@@ -29,26 +34,31 @@ export async function recordWalk(
   if (mode === 'fail') {
     const failBefore = bound ?? Number.MAX_SAFE_INTEGER;
     const { hold: _h, heldSince: _s, failBefore: _f, ...base } = insert;
+    const q = P.walk(endpointId);
     await conn.endpointWalks.updateOne(
-      { _id: endpointId },
+      q.filter,
       { $max: { failBefore }, $setOnInsert: { ...base, hold: null, heldSince: null } },
-      { session, upsert: true },
+      { ...q.options, session, upsert: true },
     );
   } else {
     const { hold: _h, heldSince: _s, ...base } = insert;
-    await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { hold: mode, heldSince: bound }, $setOnInsert: base }, { session, upsert: true });
+    const q = P.walk(endpointId);
+    await conn.endpointWalks.updateOne(q.filter, { $set: { hold: mode, heldSince: bound }, $setOnInsert: base }, { ...q.options, session, upsert: true });
   }
 }
 
 /** A fail walk (a disabling's) fails nothing created at or after `at` (the endpoint left `disabled` then). */
 export async function endFailAt(conn: MongoConnection, session: ClientSession | undefined, endpointId: EndpointId, at: number): Promise<void> {
-  await conn.endpointWalks.updateOne({ _id: endpointId, failBefore: { $ne: null } }, { $min: { failBefore: at } }, { session });
+  const q = P.walkFailing(endpointId);
+  await conn.endpointWalks.updateOne(q.filter, { $min: { failBefore: at } }, { ...q.options, session });
 }
 
 /** Forgets a hold the endpoint no longer needs (it is active again). */
 export async function dropHold(conn: MongoConnection, session: ClientSession | undefined, endpointId: EndpointId): Promise<void> {
-  await conn.endpointWalks.updateOne({ _id: endpointId, hold: 'hold' }, { $set: { hold: null, heldSince: null } }, { session });
-  await conn.endpointWalks.deleteOne({ _id: endpointId, hold: null, failBefore: null }, { session });
+  const holding = P.walkHolding(endpointId);
+  await conn.endpointWalks.updateOne(holding.filter, { $set: { hold: null, heldSince: null } }, { ...holding.options, session });
+  const done = P.walkDone(endpointId);
+  await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
 }
 
 /** What one batch did (see the SQLite WalkBatch). */
@@ -56,28 +66,32 @@ export interface WalkBatch {
   released: number;
   failed: number;
   held: number;
+  /** Deliveries this batch made due (a release): the caller passes them to noteDue after its transaction commits. */
+  due: DueNote[];
 }
 
 /** One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold or release. */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
-  const result: WalkBatch = { released: 0, failed: 0, held: 0 };
+  const result: WalkBatch = { released: 0, failed: 0, held: 0, due: [] };
   // A write first: a resume's dropHold or another dispatcher's batch on this walk now conflicts
   // with this transaction (one of them runs again on the other's result) instead of both
   // committing on a stale view (e.g. holding deliveries of an endpoint resumed meanwhile).
-  const walk = await conn.endpointWalks.findOneAndUpdate({ _id: endpointId }, { $inc: { version: 1 } }, { session, returnDocument: 'after' });
+  const own = P.walk(endpointId);
+  const walk = await conn.endpointWalks.findOneAndUpdate(own.filter, { $inc: { version: 1 } }, { ...own.options, session, returnDocument: 'after' });
   if (walk === null) return result;
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
-  const open = { ...scope(t), endpointId, status: { $in: OPEN_STATUSES } };
   if (walk.failBefore !== null) {
+    const q = P.failBatch(t, endpointId, walk.failBefore);
     const rows = await conn.deliveries
-      .find({ ...open, createdAt: { $lt: walk.failBefore } }, { session, projection: LANE_FIELDS })
+      .find(q.filter, { ...q.options, session, projection: LANE_FIELDS })
       .limit(batch)
       .toArray();
     if (rows.length > 0) {
-      await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+      const ids = P.deliveriesByIds(rows.map((d) => d._id));
+      await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
       // A next made head is left unheld: failed in turn by this walk, or found by due as stranded
       // (stranded.ts), or sent when the endpoint was enabled again meanwhile.
-      await endLanes(conn, session, rows, false);
+      result.due.push(...(await endLanes(conn, session, rows, false)));
       await refreshMessageStatuses(
         conn,
         session,
@@ -87,31 +101,49 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     result.failed = rows.length;
     if (rows.length === batch) return result;
-    await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { failBefore: null } }, { session });
+    await conn.endpointWalks.updateOne(own.filter, { $set: { failBefore: null } }, { ...own.options, session });
   } else if (walk.hold !== null) {
-    const endpoint = await conn.endpoints.findOne({ ...scope(t), _id: endpointId }, { session, projection: { status: 1 } });
+    const ep = P.byId(t, endpointId);
+    const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1 } });
     const active = endpoint?.status === 'active';
     let more = false;
     if (walk.hold === 'hold' && endpoint !== null && !active) {
+      const q = P.holdBatch(endpointId);
       const rows = await conn.deliveries
-        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: false, laneWait: false }, { session, projection: { _id: 1 } })
+        .find(q.filter, { ...q.options, session, projection: { _id: 1 } })
         .limit(batch)
         .toArray();
-      if (rows.length > 0) await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { held: true } }, { session });
+      if (rows.length > 0) {
+        const ids = P.deliveriesByIds(rows.map((d) => d._id));
+        await conn.deliveries.updateMany(ids.filter, { $set: { held: true } }, { ...ids.options, session });
+      }
       result.held = rows.length;
       more = rows.length === batch;
     } else if (walk.hold === 'release' && active) {
       const heldSince = walk.heldSince ?? 0;
+      const q = P.releaseBatch(endpointId);
       const rows = await conn.deliveries
-        .find({ endpointId, status: { $in: OPEN_STATUSES }, held: true }, { session, projection: { ...LANE_FIELDS, createdAt: 1 } })
+        .find(q.filter, { ...q.options, session, projection: { ...LANE_FIELDS, createdAt: 1 } })
         .limit(batch)
         .toArray();
-      const release = rows.filter((d) => d.createdAt >= heldSince).map((d) => d._id);
+      const release = rows.filter((d) => d.createdAt >= heldSince);
       const fail = rows.filter((d) => d.createdAt < heldSince);
-      if (release.length > 0) await conn.deliveries.updateMany({ _id: { $in: release } }, { $set: { held: false, nextAttemptAt: now } }, { session });
+      if (release.length > 0) {
+        const ids = P.deliveriesByIds(release.map((d) => d._id));
+        // Due now, in the due index again: dueAt with nextAttemptAt, except one still leased
+        // (a send in flight when it was held), whose dueAt stays the lease's end (claimable once).
+        await conn.deliveries.updateMany(
+          ids.filter,
+          [{ $set: { held: false, nextAttemptAt: { $literal: now }, dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] } } }],
+          { ...ids.options, session },
+        );
+        // One waiting in its lane is not due (its hand-over notes it); `now` is a bound low enough for a leased one.
+        if (release.some((d) => d.laneWait !== true)) result.due.push({ orgId: t.orgId, env: t.env, endpointId, dueAt: now });
+      }
       if (fail.length > 0) {
-        await conn.deliveries.updateMany({ _id: { $in: fail.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
-        await endLanes(conn, session, fail, false);
+        const ids = P.deliveriesByIds(fail.map((d) => d._id));
+        await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
+        result.due.push(...(await endLanes(conn, session, fail, false)));
         await refreshMessageStatuses(
           conn,
           session,
@@ -124,10 +156,11 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       more = rows.length === batch;
     }
     if (more) return result;
-    await conn.endpointWalks.updateOne({ _id: endpointId }, { $set: { hold: null, heldSince: null } }, { session });
+    await conn.endpointWalks.updateOne(own.filter, { $set: { hold: null, heldSince: null } }, { ...own.options, session });
   }
   // Nothing left of it: gone.
-  await conn.endpointWalks.deleteOne({ _id: endpointId, hold: null, failBefore: null }, { session });
+  const done = P.walkDone(endpointId);
+  await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
   return result;
 }
 
@@ -140,15 +173,21 @@ async function endLanes(
   session: ClientSession,
   ended: readonly (EndedDelivery & { laneWait?: boolean })[],
   held: boolean,
-): Promise<void> {
-  for (const d of ended) if (typeof d.orderingKey === 'string' && d.laneWait !== true) await handOver(conn, session, d, held);
+): Promise<DueNote[]> {
+  const due: DueNote[] = [];
+  for (const d of ended) {
+    if (typeof d.orderingKey !== 'string' || d.laneWait === true) continue;
+    const next = await handOver(conn, session, d, held);
+    if (next?.due) due.push(next.due);
+  }
+  return due;
 }
 
 /** Endpoints with a walk left after `after` in id order, at most `limit`. */
 export async function pendingWalksAfter(conn: MongoConnection, after: string, limit: number): Promise<EndpointId[]> {
+  const q = P.walksAfter(after);
   const docs = await conn.endpointWalks
-    .find({ _id: { $gt: after } }, { projection: { _id: 1 } })
-    .sort({ _id: 1 })
+    .find(q.filter, { ...q.options, projection: { _id: 1 } })
     .limit(limit)
     .toArray();
   return docs.map((d) => d._id as EndpointId);

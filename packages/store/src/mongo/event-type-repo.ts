@@ -5,6 +5,7 @@ import type { EventTypeDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toEventType } from './mappers.ts';
+import { EVENT_TYPES_LIST_CAP, TENANCY_PLANS as P } from './plans/tenancy.ts';
 import { scope } from './query.ts';
 
 /** Event types in MongoDB, scoped by tenant. */
@@ -35,8 +36,10 @@ export class MongoEventTypeRepo implements EventTypeRepo {
   }
 
   async list(t: Tenant): Promise<EventType[]> {
-    // Binary string order, as SQLite's default collation sorts the names.
-    const docs = await this.#conn.eventTypes.find(scope(t)).sort({ name: 1 }).toArray();
+    // Binary string order, as SQLite's default collation sorts the names. Bounded by
+    // EVENT_TYPES_LIST_CAP (the first that many by name; TODO(#39): the port takes no page yet).
+    const q = P.eventTypes(t);
+    const docs = await this.#conn.eventTypes.find(q.filter, q.options).limit(EVENT_TYPES_LIST_CAP).toArray();
     return docs.map(toEventType);
   }
 }

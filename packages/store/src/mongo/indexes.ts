@@ -1,4 +1,5 @@
 import type { Db, IndexDescription } from 'mongodb';
+import { ATTEMPTS_KEPT_S, NOTICES_KEPT_S } from './alert-documents.ts';
 import { COLLECTIONS } from './connection.ts';
 
 /** Names of the unique indexes whose duplicate-key errors the repos turn into API errors. */
@@ -29,10 +30,16 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, _id: -1 }, name: 'consumers_tenant' },
   ],
   [COLLECTIONS.endpoints]: [
-    // The alerting engine looks for endpoints failing for long enough.
-    { key: { failingSince: 1 }, name: 'endpoints_failing', partialFilterExpression: { failingSince: { $type: 'number' } } },
-    // ... and walks them one organization at a time (fairness).
-    { key: { orgId: 1, failingSince: 1, _id: 1 }, name: 'endpoints_failing_org', partialFilterExpression: { failingSince: { $type: 'number' } } },
+    // Active endpoints in a failure streak, by organization then streak start: alerting's
+    // failingOrgs seeks one organization at a time (never reading the failing endpoints of the
+    // ones it passes), and failingEndpoints walks one organization's window. Replaces
+    // endpoints_failing {failingSince} and endpoints_failing_org (no status in their filter: a
+    // paused or disabled endpoint's streak was fetched to be skipped); those two are dropped by hand.
+    {
+      key: { orgId: 1, failingSince: 1, _id: 1 },
+      name: 'endpoints_failing_active',
+      partialFilterExpression: { failingSince: { $type: 'number' }, status: 'active' },
+    },
     { key: { orgId: 1, env: 1, consumerId: 1, _id: 1 }, name: 'endpoints_tenant_consumer' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
     // The walk over organizations with fixed_ip endpoints (a pool change's notices): one seek each.
@@ -43,6 +50,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, _id: -1 }, name: 'messages_tenant' },
     { key: { orgId: 1, env: 1, status: 1, _id: -1 }, name: 'messages_tenant_status' },
     { key: { orgId: 1, env: 1, eventType: 1, _id: -1 }, name: 'messages_tenant_event_type' },
+    // A consumer's messages newest first (the portal): a quiet consumer's page reads its own
+    // range, not the tenant's history.
+    { key: { orgId: 1, env: 1, consumerId: 1, _id: -1 }, name: 'messages_tenant_consumer' },
     {
       key: { orgId: 1, env: 1, idempotencyKey: 1, createdAt: 1 },
       name: 'messages_idempotency',
@@ -74,10 +84,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
   ],
-  // Ordered lanes (#31): an endpoint's (a release when it stops ordering), those with a head
-  // (the metrics), and by last use (retention's pruneLanes, oldest first).
+  // Ordered lanes (#31): an endpoint's that still name a head (a release when it stops
+  // ordering lets go of them batch by batch; replaces delivery_lanes_endpoint, which walked
+  // the lanes let go of already), those with a head (the metrics), and by last use
+  // (retention's pruneLanes, oldest first).
   [COLLECTIONS.deliveryLanes]: [
-    { key: { endpointId: 1 }, name: 'delivery_lanes_endpoint' },
+    { key: { endpointId: 1, _id: 1 }, name: 'delivery_lanes_endpoint_head', partialFilterExpression: { headId: { $type: 'string' } } },
     { key: { headId: 1 }, name: 'delivery_lanes_open', partialFilterExpression: { headId: { $type: 'string' } } },
     { key: { lastUsedAt: 1 }, name: 'delivery_lanes_idle' },
   ],
@@ -99,13 +111,17 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // One running recovery per endpoint: two concurrent starts get one 202 and one 409.
     { key: { endpointId: 1 }, name: UNIQUE_INDEX.recoveryRunning, unique: true, partialFilterExpression: { status: 'running' } },
     { key: { orgId: 1, env: 1, endpointId: 1, _id: -1 }, name: 'recoveries_endpoint' },
-    { key: { status: 1, leaseUntil: 1 }, name: 'recoveries_running', partialFilterExpression: { status: 'running' } },
+    // Running recoveries oldest first: a claim takes the first whose lease is free or expired
+    // (replaces recoveries_running {status, leaseUntil}, whose claim sorted by _id in memory).
+    { key: { status: 1, _id: 1 }, name: 'recoveries_running_id', partialFilterExpression: { status: 'running' } },
   ],
   // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
   [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
   [COLLECTIONS.alertTargets]: [
     { key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'alert_targets_env' },
+    // Targets with a sealed secret by id: the sealing walk's pages read no target without one.
+    { key: { _id: 1 }, name: 'alert_targets_sealed', partialFilterExpression: { sealedSecret: { $type: 'string' } } },
   ],
   // Each organization's queued events in order; an endpoint's queued event of a kind found to collapse a repeat into it.
   [COLLECTIONS.alertEvents]: [
@@ -114,43 +130,78 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
   [COLLECTIONS.egressChanges]: [{ key: { at: 1, _id: 1 }, name: 'egress_changes_pending', partialFilterExpression: { done: false } }],
-  [COLLECTIONS.alertNotices]: [{ key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } }],
-  [COLLECTIONS.alertNoticeAttempts]: [{ key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' }],
+  // Notices with an attempt to come, earliest first (a claim's seek); done ones go NOTICES_KEPT_S
+  // (a week) after they were done.
+  [COLLECTIONS.alertNotices]: [
+    { key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } },
+    { key: { doneAt: 1 }, name: 'alert_notices_done_ttl', expireAfterSeconds: NOTICES_KEPT_S },
+  ],
+  // A target's attempts newest first; each goes ATTEMPTS_KEPT_S (30 days) after it was made.
+  [COLLECTIONS.alertNoticeAttempts]: [
+    { key: { orgId: 1, targetId: 1, at: -1 }, name: 'alert_notice_attempts_target' },
+    { key: { atDate: 1 }, name: 'alert_notice_attempts_ttl', expireAfterSeconds: ATTEMPTS_KEPT_S },
+  ],
+  // The key ring's checks oldest first (a handful: the read is in index order, no sort in memory).
+  [COLLECTIONS.keyChecks]: [{ key: { createdAt: 1, _id: 1 }, name: 'sealing_key_checks_created' }],
   // Counters and idempotency keys are looked up by _id; these only remove them once over.
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
 };
 
 /**
- * Brings documents written before a field existed up to date. Idempotent and cheap once
- * done: each step selects only open deliveries without the field.
- * - `held` (added with deliveries_due_unheld): an open delivery of an endpoint that is not
- *   active is held; the rest are not. The old deliveries_due index is dropped.
- * - `laneWait` (#31, with deliveries_due_head and deliveries_endpoint_due_head): false on every
- *   open delivery made before (none was ordered). The indexes they replace are dropped.
- * - `lastUsedAt` (#31, lanes' retention): lanes made before get the server's time now, so none
- *   is pruned before a whole retention window has passed without a message for its key.
+ * Brings a database written by an earlier layout up to this one: run once, by the first process
+ * that finds the `meta` schema version below SCHEMA_VERSION (open-mongo-store.ts), never at an
+ * ordinary start. Its filters select fields older documents lack, which no index holds, so each
+ * step reads its collection once: the price of an upgrade, paid once, as a schema migration.
+ * Every step is idempotent (two processes upgrading at once repeat work, never undo it).
+ * - `held`: an open delivery of an endpoint that is not active is held; the rest are not.
+ * - `laneWait` (#31): false on every open delivery made before (none was ordered).
+ * - `lastUsedAt` (#31, lanes' retention): lanes made before get the server's time now.
+ * - `dueAt` (#39, the due queue): an open delivery's next attempt, or its lease's end while
+ *   leased; then each endpoint with due work gets its `due_endpoints` bound.
+ * - `doneAt` on finished alert notices (their TTL index).
+ * - The indexes the due queue and alerting's bounded reads replaced are dropped.
  */
 export async function migrateDocuments(db: Db): Promise<void> {
   const deliveries = db.collection(COLLECTIONS.deliveries);
   const unflagged = { ...OPEN, held: { $exists: false } };
-  if ((await deliveries.countDocuments(unflagged, { limit: 1 })) > 0) {
-    const inactive = await db
-      .collection(COLLECTIONS.endpoints)
-      .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
-      .toArray();
-    if (inactive.length > 0) await deliveries.updateMany({ ...unflagged, endpointId: { $in: inactive.map((e) => e._id) } }, { $set: { held: true } });
-    await deliveries.updateMany(unflagged, { $set: { held: false } });
-  }
-  const unlaned = { ...OPEN, laneWait: { $exists: false } };
-  if ((await deliveries.countDocuments(unlaned, { limit: 1 })) > 0) await deliveries.updateMany(unlaned, { $set: { laneWait: false } });
-  const unused = { lastUsedAt: { $exists: false } };
-  const lanes = db.collection(COLLECTIONS.deliveryLanes);
-  if ((await lanes.countDocuments(unused, { limit: 1 })) > 0) await lanes.updateMany(unused, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }]);
-  for (const old of ['deliveries_due', 'deliveries_due_unheld', 'deliveries_endpoint_due']) {
-    await deliveries.dropIndex(old).catch((err: unknown) => {
-      if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
-    });
+  const inactive = await db
+    .collection(COLLECTIONS.endpoints)
+    .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
+    .toArray();
+  if (inactive.length > 0) await deliveries.updateMany({ ...unflagged, endpointId: { $in: inactive.map((e) => e._id) } }, { $set: { held: true } });
+  await deliveries.updateMany(unflagged, { $set: { held: false } });
+  await deliveries.updateMany({ ...OPEN, laneWait: { $exists: false } }, { $set: { laneWait: false } });
+  await db.collection(COLLECTIONS.deliveryLanes).updateMany({ lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }]);
+  await deliveries.updateMany({ ...OPEN, dueAt: { $exists: false } }, [
+    { $set: { dueAt: { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] } } },
+  ]);
+  await deliveries
+    .aggregate([
+      { $match: { ...DUE, dueAt: { $type: 'number' } } },
+      { $group: { _id: '$endpointId', dueAt: { $min: '$dueAt' }, orgId: { $first: '$orgId' }, env: { $first: '$env' } } },
+      { $merge: { into: COLLECTIONS.dueEndpoints, whenMatched: [{ $set: { dueAt: { $min: ['$dueAt', '$$new.dueAt'] } } }], whenNotMatched: 'insert' } },
+    ])
+    .toArray();
+  // Notices finished before `doneAt` existed get one, so their TTL index removes them.
+  await db
+    .collection(COLLECTIONS.alertNotices)
+    .updateMany({ nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }]);
+  const replaced: [string, string[]][] = [
+    [COLLECTIONS.deliveries, ['deliveries_due', 'deliveries_due_unheld', 'deliveries_endpoint_due', 'deliveries_due_head', 'deliveries_endpoint_due_head']],
+    [COLLECTIONS.endpoints, ['endpoints_failing', 'endpoints_failing_org']],
+    [COLLECTIONS.deliveryLanes, ['delivery_lanes_endpoint']],
+    [COLLECTIONS.recoveries, ['recoveries_running']],
+  ];
+  for (const [collection, names] of replaced) {
+    for (const old of names) {
+      await db
+        .collection(collection)
+        .dropIndex(old)
+        .catch((err: unknown) => {
+          if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+        });
+    }
   }
   await renumberAlertEvents(db);
 }

@@ -3,12 +3,14 @@ import type { ClientSession } from 'mongodb';
 import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
+import { noteDue, type DueNote } from './due-queue.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { pendingCounts } from './message-status.ts';
+import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { markHeldWrite } from './stranded.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
@@ -26,6 +28,10 @@ import { scope } from './query.ts';
 // back when that passed the limit, and gives it back too when the message is not written (an
 // error, or an idempotent replay). The limit is never passed; a process killed between the
 // increment and the commit leaves the count one high.
+//
+// Every delivery the send makes due (neither held nor waiting in its lane, and a lane's waiting
+// delivery a join made the head) is told to the due queue (noteDue) after the commit: never in
+// the transaction (due-queue.ts says why); a process killed in between is healed there.
 
 // A send that creates a consumer can lose the race for its external id to another send
 // that committed it after this one's snapshot; running again then finds that consumer.
@@ -35,15 +41,21 @@ const CONSUMER_RACE_TRIES = 3;
 export async function createMessage(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
   // A replay is answered without counting (at the limit too): look before taking a count.
   if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
-    return conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
+    const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
+    // A replay makes nothing due; should the original have gone meanwhile (retention), this wrote one anew.
+    await noteDue(conn, replay.due);
+    return replay.created;
   }
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
   let written = false;
   try {
     for (let tries = 1; ; tries++) {
       try {
-        const created = await conn.transaction((session) => createInTransaction(conn, session, t, input, values));
+        const { created, due } = await conn.transaction((session) => createInTransaction(conn, session, t, input, values));
         written = created.created;
+        // Stored: a failing noteDue must not answer an error for a message that was written
+        // (the sender would send it again). The healer (delivery-claim.ts) finds its deliveries.
+        await noteDue(conn, due).catch(() => undefined);
         return created;
       } catch (err) {
         if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
@@ -61,16 +73,14 @@ async function createInTransaction(
   t: Tenant,
   input: NewMessage,
   taken: Record<string, number>,
-): Promise<CreatedMessage> {
+): Promise<{ created: CreatedMessage; due: DueNote[] }> {
   const earlier = await findIdempotent(conn, session, t, input);
   if (earlier !== null) {
-    const deliveries = await conn.deliveries
-      .find({ ...scope(t), messageId: earlier._id }, { session, projection: { _id: 1 } })
-      .sort({ _id: 1 })
-      .toArray();
+    const q = P.deliveriesOf(t, [earlier._id]);
+    const deliveries = await conn.deliveries.find(q.filter, { ...q.options, session, projection: { _id: 1 } }).toArray();
     const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
     const message = toMessage(earlier, await payloadOf(conn, t, earlier, session));
-    return { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) };
+    return { created: { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) }, due: [] };
   }
   const read = await readCounters(conn, session, input);
   // The key is taken first of the writes: a racing send with the same key conflicts here,
@@ -94,6 +104,7 @@ async function createInTransaction(
   await conn.messages.insertOne(doc, { session });
   await conn.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   const deliveries: DeliveryDoc[] = [];
+  const due: DueNote[] = [];
   for (const endpoint of targets) {
     const delivery = pendingDelivery(t, message, endpoint, newDeliveryId(input));
     // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
@@ -101,6 +112,7 @@ async function createInTransaction(
     if (key !== null) {
       const lane = await joinLane(conn, session, t, endpoint._id, key, delivery._id, delivery.held === true, message.createdAt);
       Object.assign(delivery, { orderingKey: key, sequence: lane.sequence, laneWait: lane.wait });
+      if (lane.due !== null) due.push(lane.due);
     }
     deliveries.push(delivery);
   }
@@ -113,8 +125,13 @@ async function createInTransaction(
   for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, t, endpoint._id);
   // No claim at create here (the port allows that): every delivery neither held nor waiting in
   // its lane is due, and intake wakes the dispatchers for it.
-  const dueDeliveryIds = deliveries.filter((d) => !d.held && !d.laneWait).map((d) => d._id as DeliveryId);
-  return { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...read, ...taken } };
+  const dueNow = deliveries.filter((d) => !d.held && !d.laneWait);
+  for (const d of dueNow) due.push({ orgId: t.orgId, env: t.env, endpointId: d.endpointId, dueAt: message.createdAt });
+  const dueDeliveryIds = dueNow.map((d) => d._id as DeliveryId);
+  return {
+    created: { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...read, ...taken } },
+    due,
+  };
 }
 
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
@@ -129,6 +146,8 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
     attemptCount: 0,
     policyAttempts: 0,
     nextAttemptAt: message.createdAt,
+    // Free: due at its next attempt (the due queue's key, documents.ts).
+    dueAt: message.createdAt,
     manual: false,
     leaseUntil: null,
     // A paused endpoint holds it: out of the due index until the endpoint is resumed.
@@ -144,19 +163,19 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
 /** The tenant's earliest message with the key created at or after `idempotencySince`. */
 async function findIdempotent(conn: MongoConnection, session: ClientSession | undefined, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
   if (input.idempotencyKey === null) return null;
-  return conn.messages.findOne(
-    // $type repeats the partial index's filter, so the planner can prove the index applies.
-    { ...scope(t), idempotencyKey: { $eq: input.idempotencyKey, $type: 'string' }, createdAt: { $gte: input.idempotencySince } },
-    { session, sort: { createdAt: 1, _id: 1 } },
-  );
+  // messages_idempotency in its order (createdAt): no in-memory sort. The key's document
+  // serialises the key's sends, so no two of its messages share a createdAt to tie on.
+  const q = P.idempotent(t, input.idempotencyKey, input.idempotencySince);
+  return conn.messages.findOne(q.filter, { ...q.options, session });
 }
 
 async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {
   const windowMs = Math.max(0, input.createdAt - input.idempotencySince);
+  const q = P.idempotencyKey(t, key);
   await conn.idempotencyKeys.updateOne(
-    { _id: `${t.orgId}:${t.env}:${key}` },
+    q.filter,
     { $set: { messageId: input.id, createdAt: input.createdAt, expiresAt: new Date(input.createdAt + windowMs) } },
-    { session, upsert: true },
+    { ...q.options, session, upsert: true },
   );
 }
 
@@ -167,7 +186,8 @@ async function findOrCreateConsumer(
   input: NewMessage,
 ): Promise<{ id: ConsumerId; externalId: string }> {
   const externalId = input.consumerExternalId;
-  const found = await conn.consumers.findOne({ ...scope(t), externalId }, { session, projection: { _id: 1 } });
+  const q = P.consumerByExternalId(t, externalId);
+  const found = await conn.consumers.findOne(q.filter, { ...q.options, session, projection: { _id: 1 } });
   if (found !== null) return { id: found._id as ConsumerId, externalId };
   await conn.consumers.insertOne({ _id: input.newConsumerId, ...scope(t), externalId, name: null, createdAt: input.createdAt, endpointCount: 0 }, { session });
   return { id: input.newConsumerId, externalId };
@@ -175,16 +195,10 @@ async function findOrCreateConsumer(
 
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
 async function matchingEndpoints(conn: MongoConnection, session: ClientSession, t: Tenant, consumerId: ConsumerId, eventType: string, onlyEndpointId?: string) {
-  // A trial goes to the one endpoint asked for, whatever event types it takes.
-  const which = onlyEndpointId === undefined ? { $or: [{ eventTypes: null }, { eventTypes: eventType }] } : { _id: onlyEndpointId };
-  return conn.endpoints
-    .find(
-      // eventTypes null: every type; an array matches when it holds the type exactly.
-      { ...scope(t), consumerId, status: { $in: ['active', 'paused'] }, ...which },
-      { session, projection: { _id: 1, url: 1, status: 1, ordering: 1 } },
-    )
-    .sort({ _id: 1 })
-    .toArray();
+  // A trial goes to the one endpoint asked for, whatever event types it takes. Either way the
+  // order is the index's (_id): ≤ MAX_ENDPOINTS_PER_CONSUMER endpoints, never sorted in memory.
+  const q = onlyEndpointId === undefined ? P.matchingEndpoints(t, consumerId, eventType) : P.trialEndpoint(t, consumerId, onlyEndpointId);
+  return conn.endpoints.find(q.filter, { ...q.options, session, projection: { _id: 1, url: 1, status: 1, ordering: 1 } }).toArray();
 }
 
 /** Each counter's value at the send, read in the transaction (0 when absent or over). */

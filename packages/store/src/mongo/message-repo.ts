@@ -7,8 +7,10 @@ import { payloadOf } from './message-body.ts';
 import { createMessage } from './message-create.ts';
 import { counterValues } from './usage-counters.ts';
 import { listMessages } from './message-list.ts';
+import { noteDue } from './due-queue.ts';
 import { handOver } from './ordered-lanes.ts';
-import { checkedLimit, OPEN_STATUSES, scope } from './query.ts';
+import { MESSAGES_PLANS as P } from './plans/messages.ts';
+import { checkedLimit, OPEN_STATUSES } from './query.ts';
 
 /** Messages, their deliveries' history and the usage counters in MongoDB, scoped by tenant. */
 export class MongoMessageRepo implements MessageRepo {
@@ -24,18 +26,19 @@ export class MongoMessageRepo implements MessageRepo {
   }
 
   async get(t: Tenant, id: MessageId): Promise<MessageDetail | null> {
-    const message = await this.#conn.messages.findOne({ ...scope(t), _id: id });
+    const m = P.byId(t, id);
+    const message = await this.#conn.messages.findOne(m.filter, m.options);
     if (message === null) return null;
-    const consumer = await this.#conn.consumers.findOne({ ...scope(t), _id: message.consumerId }, { projection: { externalId: 1, name: 1 } });
+    const c = P.consumers(t, [message.consumerId]);
+    const consumer = await this.#conn.consumers.findOne(c.filter, { ...c.options, projection: { externalId: 1, name: 1 } });
     if (consumer === null) throw new Error(`message ${id} lost its consumer ${message.consumerId}`);
-    const deliveries = await this.#conn.deliveries
-      .find({ ...scope(t), messageId: id })
-      .sort({ _id: 1 })
-      .toArray();
-    const attempts = await this.#conn.attempts
-      .find({ ...scope(t), deliveryId: { $in: deliveries.map((d) => d._id) } })
-      .sort({ at: 1, _id: 1 })
-      .toArray();
+    const d = P.deliveriesOf(t, [id]);
+    const deliveries = await this.#conn.deliveries.find(d.filter, d.options).toArray();
+    const a = P.attemptsOf(
+      t,
+      deliveries.map((d) => d._id),
+    );
+    const attempts = deliveries.length === 0 ? [] : await this.#conn.attempts.find(a.filter, a.options).toArray();
     return {
       message: toMessage(message, await payloadOf(this.#conn, t, message)),
       consumer: toConsumerRef(consumer),
@@ -53,12 +56,8 @@ export class MongoMessageRepo implements MessageRepo {
   async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
     if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);
     if (messageIds.length === 0) return {};
-    const groups = await this.#conn.deliveries
-      .aggregate<{ _id: { messageId: string; status: DeliveryStatus }; n: number }>([
-        { $match: { ...scope(t), messageId: { $in: [...messageIds] } } },
-        { $group: { _id: { messageId: '$messageId', status: '$status' }, n: { $sum: 1 } } },
-      ])
-      .toArray();
+    const q = P.statusesOf(t, messageIds);
+    const groups = await this.#conn.deliveries.aggregate<{ _id: { messageId: string; status: DeliveryStatus }; n: number }>(q.pipeline!, q.options).toArray();
     const counts: Record<string, Partial<Record<DeliveryStatus, number>>> = {};
     for (const g of groups) (counts[g._id.messageId] ??= {})[g._id.status] = g.n;
     return counts;
@@ -76,26 +75,35 @@ export class MongoMessageRepo implements MessageRepo {
     // attempts) would outgrow one. Each chunk deletes attempts, then deliveries, then the
     // messages, so a crash part-way leaves only messages already past retention (404 by
     // their id) with fewer rows, finished by the next run.
+    // Each chunk: ≤ RETENTION_CHUNK keys of messages_created_at from its oldest, then the
+    // chunk's deliveries (deliveries_message), attempts (attempts_delivery), bodies and messages
+    // by id: nothing but what it deletes is read.
     let removed = 0;
     while (removed < batch) {
+      const head = P.retentionHead(before);
       const old = await this.#conn.messages
-        .find({ createdAt: { $lt: before } }, { projection: { _id: 1 } })
-        .sort({ createdAt: 1 })
+        .find(head.filter, { ...head.options, projection: { _id: 1 } })
         .limit(Math.min(RETENTION_CHUNK, batch - removed))
         .toArray();
       if (old.length === 0) break;
       const messageIds = old.map((doc) => doc._id);
+      const ofOld = P.deliveriesOfOld(messageIds);
       const deliveries = await this.#conn.deliveries
-        .find({ messageId: { $in: messageIds } }, { projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, orderingKey: 1, status: 1 } })
+        .find(ofOld.filter, { ...ofOld.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, orderingKey: 1, status: 1 } })
         .toArray();
-      await this.#conn.attempts.deleteMany({ deliveryId: { $in: deliveries.map((d) => d._id) } });
-      await this.#conn.deliveries.deleteMany({ messageId: { $in: messageIds } });
+      if (deliveries.length > 0) {
+        const attempts = P.attemptsOfOld(deliveries.map((d) => d._id));
+        await this.#conn.attempts.deleteMany(attempts.filter, attempts.options);
+        await this.#conn.deliveries.deleteMany(ofOld.filter, ofOld.options);
+      }
       await handOverDeleted(this.#conn, deliveries);
       // Bodies before their messages: a crash between leaves a message without its body until
       // the next run, never a body nothing can find. Such a message is past retention, so the
       // API answers 404 by its id's month before reading it, and it has no deliveries left to send.
-      await this.#conn.messageBodies.deleteMany({ _id: { $in: messageIds } });
-      const { deletedCount } = await this.#conn.messages.deleteMany({ _id: { $in: messageIds } });
+      const bodies = P.bodiesByIds(messageIds);
+      await this.#conn.messageBodies.deleteMany(bodies.filter, bodies.options);
+      const byIds = P.messagesByIds(messageIds);
+      const { deletedCount } = await this.#conn.messages.deleteMany(byIds.filter, byIds.options);
       removed += deletedCount;
       if (old.length < RETENTION_CHUNK) break;
     }
@@ -113,8 +121,11 @@ export class MongoMessageRepo implements MessageRepo {
 async function handOverDeleted(conn: MongoConnection, deleted: readonly DeliveryDoc[]): Promise<void> {
   for (const d of deleted) {
     if (typeof d.orderingKey !== 'string' || !OPEN_STATUSES.includes(d.status)) continue;
-    const endpoint = await conn.endpoints.findOne({ orgId: d.orgId, env: d.env, _id: d.endpointId }, { projection: { status: 1 } });
-    await conn.transaction((session) => handOver(conn, session, d, endpoint?.status !== 'active'));
+    const e = P.endpoint({ orgId: d.orgId, env: d.env }, d.endpointId);
+    const endpoint = await conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1 } });
+    const next = await conn.transaction((session) => handOver(conn, session, d, endpoint?.status !== 'active'));
+    // The lane's next is due now: told to the due queue after the commit (due-queue.ts).
+    if (next?.due) await noteDue(conn, [next.due]);
   }
 }
 

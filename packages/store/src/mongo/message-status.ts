@@ -2,7 +2,7 @@ import { messageStatus, type DeliveryStatus, type Tenant } from '@wirehook/core'
 import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc, StatusCounts } from './documents.ts';
-import { scope } from './query.ts';
+import { MESSAGES_PLANS as P } from './plans/messages.ts';
 
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
 // transaction, so a message's stored status and counts never disagree with its deliveries.
@@ -19,7 +19,9 @@ export function pendingCounts(deliveries: number): StatusCounts {
 export async function refreshMessageStatuses(conn: MongoConnection, session: ClientSession, t: Tenant, messageIds: Iterable<string>): Promise<void> {
   const ids = [...new Set(messageIds)];
   if (ids.length === 0) return;
-  const deliveries = await conn.deliveries.find({ ...scope(t), messageId: { $in: ids } }, { session, projection: { messageId: 1, status: 1 } }).toArray();
+  // ≤ MAX_ENDPOINTS_PER_CONSUMER deliveries per message (deliveries_message).
+  const q = P.deliveriesOf(t, ids);
+  const deliveries = await conn.deliveries.find(q.filter, { ...q.options, session, projection: { messageId: 1, status: 1 } }).toArray();
   const statuses = new Map<string, { status: DeliveryStatus }[]>(ids.map((id) => [id, []]));
   for (const d of deliveries) statuses.get(d.messageId)?.push({ status: d.status });
   // Always a write, even when the status is unchanged: two recounts of one message, each
@@ -29,9 +31,10 @@ export async function refreshMessageStatuses(conn: MongoConnection, session: Cli
   const updates: AnyBulkWriteOperation<MessageDoc>[] = [...statuses].map(([id, of]) => {
     const counts = pendingCounts(0);
     for (const d of of) counts[d.status] += 1;
-    return { updateOne: { filter: { ...scope(t), _id: id }, update: { $set: { status: messageStatus(of), counts }, $inc: { statusVersion: 1 } } } };
+    const m = P.byId(t, id);
+    return { updateOne: { filter: m.filter, update: { $set: { status: messageStatus(of), counts }, $inc: { statusVersion: 1 } }, hint: m.options.hint } };
   });
-  await conn.messages.bulkWrite(updates, { session, ordered: false });
+  await conn.messages.bulkWrite(updates, { session, ordered: false, comment: P.byId.planName });
 }
 
 /**
@@ -50,13 +53,14 @@ export async function moveMessageCount(
   to: DeliveryStatus,
 ): Promise<void> {
   if (from === to) return;
+  const q = P.withCounts(t, messageId);
   const { matchedCount } = await conn.messages.updateOne(
-    { ...scope(t), _id: messageId, counts: { $exists: true } },
+    q.filter,
     [
       { $set: { [`counts.${from}`]: { $add: [`$counts.${from}`, -1] }, [`counts.${to}`]: { $add: [`$counts.${to}`, 1] } } },
       { $set: { status: STATUS_OF_COUNTS } },
     ],
-    { session },
+    { ...q.options, session },
   );
   if (matchedCount === 0) await refreshMessageStatuses(conn, session, t, [messageId]);
 }

@@ -1,14 +1,15 @@
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import type { Store } from '../store.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import { MongoApiKeyRepo } from './api-key-repo.ts';
-import { MongoConnection } from './connection.ts';
+import { COLLECTIONS, MongoConnection } from './connection.ts';
+import type { MetaDoc } from './documents.ts';
 import { MongoConsumerRepo } from './consumer-repo.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
 import { MongoEgressIpRepo } from './egress-ip-repo.ts';
-import { MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
+import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes, migrateDocuments } from './indexes.ts';
 import { MongoMessageRepo } from './message-repo.ts';
@@ -30,6 +31,8 @@ export interface MongoStoreOptions {
   url: string;
   /** The database; default: the one named in `url`, else `wirehook`. */
   dbName?: string;
+  /** Told of every command the store sends once it is open, as sent (query-plans.test.ts; diagnostics). */
+  onCommand?: (command: Document, commandName: string) => void;
 }
 
 /** The Store on MongoDB. */
@@ -53,7 +56,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   let client: MongoClient;
   try {
     // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
-    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook' });
+    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook', monitorCommands: options.onCommand !== undefined });
     await client.connect();
   } catch (err) {
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
@@ -63,7 +66,9 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     const db = client.db(dbName);
     await requireTransactions(db, where);
     await ensureIndexes(db);
-    await migrateDocuments(db);
+    await upgradeLayout(db, where);
+    const onCommand = options.onCommand;
+    if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
     const conn = new MongoConnection(client, db);
     return {
       dbName,
@@ -81,12 +86,35 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
       jobs: new MongoJobLeaseRepo(conn),
       endpointStats: new MongoEndpointStatsRepo(conn),
       egressIps: new MongoEgressIpRepo(conn),
-      close: () => conn.close(),
+      close: async () => {
+        // This process's rollups not yet written (endpoint-stats-repo.ts), then the client.
+        await flushRollups(conn);
+        await conn.close();
+      },
     };
   } catch (err) {
     await client.close();
     throw err;
   }
+}
+
+/** The layout of the store's documents and indexes this version writes (`meta`'s `schema`). */
+export const SCHEMA_VERSION = 2;
+
+/**
+ * Upgrades a database of an earlier layout once (migrateDocuments), then records the version:
+ * an ordinary start reads one document by _id. A fresh database is recorded at once.
+ * @throws Error when a newer Wirehook wrote the database (its layout is not this one's).
+ */
+async function upgradeLayout(db: Db, where: string): Promise<void> {
+  const meta = db.collection<MetaDoc>(COLLECTIONS.meta);
+  const schema = await meta.findOne({ _id: 'schema' });
+  if (schema !== null && schema.version === SCHEMA_VERSION) return;
+  if (schema !== null && schema.version > SCHEMA_VERSION) {
+    throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
+  }
+  await migrateDocuments(db);
+  await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { upsert: true });
 }
 
 /** @throws Error when the server is standalone (no transactions) or older than 6.0. */

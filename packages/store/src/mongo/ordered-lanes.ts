@@ -1,6 +1,8 @@
 import type { DeliveryId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import type { DueNote } from './due-queue.ts';
+import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
 // Ordered delivery per key (#31), MongoDB's side of the SQLite adapter's ordered-lanes.ts and
@@ -12,11 +14,17 @@ import { OPEN_STATUSES, scope } from './query.ts';
 // change of a lane's head writes its lane document (a real change, never a no-op $set), so
 // two transactions that would both move one lane conflict and the driver runs one again on
 // the other's result: snapshot isolation cannot leave a lane with two heads or none.
+//
+// A delivery a lane lets go of (laneWait false, not held) enters the due index: the functions
+// that do it return its DueNote, and whoever awaits the enclosing transaction passes it to
+// noteDue (due-queue.ts) AFTER the commit, never inside it (due-queue.ts's header says why).
 
 /** Where a new delivery stands in its lane: its sequence, and whether it waits behind the head. */
 export interface LanePlace {
   sequence: number;
   wait: boolean;
+  /** A waiting delivery the join made the head (a lane whose head was gone): note it after the commit. */
+  due: DueNote | null;
 }
 
 /** A delivery an operation has just ended (or deleted) while it was open, as handOver needs it. */
@@ -24,6 +32,16 @@ export interface EndedDelivery {
   _id: string;
   endpointId: string;
   orderingKey?: string | null;
+}
+
+/** The delivery a hand-over made its lane's head. */
+export interface HandedOver {
+  /** The new head, claimable now unless held. */
+  id: DeliveryId;
+  /** Its dueAt (its next attempt's time). */
+  dueAt: number;
+  /** What noteDue must be told after the commit; null when the new head is held (not in the due index). */
+  due: DueNote | null;
 }
 
 /** The lane document's id: endpoint ids hold no ':', so the first one splits it. */
@@ -36,8 +54,8 @@ export function laneId(endpointId: string, key: string): string {
  * transaction: the lane's next sequence, and the head when the lane has no open head. A head
  * no longer open whose lane still has waiting deliveries (released by hand, or left by a crash
  * between a retention delete and its hand-over) gives the lane to the first of them instead
- * (`held`: the endpoint is not active). The lane is used at `at` (its message's creation; a
- * clock that stepped back keeps the later time), for pruneLanes.
+ * (`held`: the endpoint is not active; `due` names it for noteDue). The lane is used at `at`
+ * (its message's creation; a clock that stepped back keeps the later time), for pruneLanes.
  */
 export async function joinLane(
   conn: MongoConnection,
@@ -50,94 +68,131 @@ export async function joinLane(
   at: number,
 ): Promise<LanePlace> {
   // The $inc makes every join a write of the lane: racing joins and hand-overs conflict.
+  const q = P.lane(endpointId, key);
   const lane = await conn.deliveryLanes.findOneAndUpdate(
-    { _id: laneId(endpointId, key) },
+    q.filter,
     { $inc: { lastSequence: 1 }, $max: { lastUsedAt: at }, $setOnInsert: { ...scope(t), endpointId, orderingKey: key, headId: null } },
-    { session, upsert: true, returnDocument: 'after' },
+    { ...q.options, session, upsert: true, returnDocument: 'after' },
   );
   if (lane === null) throw new Error('an upsert returned no lane');
   let head = lane.headId !== null && (await isOpen(conn, session, lane.headId)) ? lane.headId : null;
-  if (head === null) head = await promoteNext(conn, session, endpointId, key, held);
+  let due: DueNote | null = null;
+  if (head === null) {
+    const promoted = await promoteNext(conn, session, endpointId, key, held);
+    head = promoted?.id ?? null;
+    due = promoted?.due ?? null;
+  }
   if (head !== lane.headId) await setHead(conn, session, endpointId, key, head ?? deliveryId);
-  return { sequence: lane.lastSequence, wait: head !== null };
+  return { sequence: lane.lastSequence, wait: head !== null, due };
 }
 
 /**
  * `ended` left the open statuses (or was deleted) in the caller's transaction: when it was its
  * lane's head, the lane's next by sequence becomes the head and claimable (`held` as given:
  * whether its endpoint is not active). One point read of the lane, and for a head one seek
- * of deliveries_lane_wait. @returns the new head, or null (not a head, or nothing waits).
+ * of deliveries_lane_wait. @returns the new head and its DueNote (pass it to noteDue after the
+ * transaction commits), or null (not a head, or nothing waits).
  */
-export async function handOver(conn: MongoConnection, session: ClientSession, ended: EndedDelivery, held: boolean): Promise<DeliveryId | null> {
+export async function handOver(conn: MongoConnection, session: ClientSession, ended: EndedDelivery, held: boolean): Promise<HandedOver | null> {
   const key = ended.orderingKey;
   if (key === undefined || key === null) return null;
-  const lane = await conn.deliveryLanes.findOne({ _id: laneId(ended.endpointId, key), headId: ended._id }, { session, projection: { _id: 1 } });
+  const q = P.laneWithHead(ended.endpointId, key, ended._id);
+  const lane = await conn.deliveryLanes.findOne(q.filter, { ...q.options, session, projection: { _id: 1 } });
   if (lane === null) return null;
   const next = await promoteNext(conn, session, ended.endpointId, key, held);
-  await setHead(conn, session, ended.endpointId, key, next);
-  return next as DeliveryId | null;
+  await setHead(conn, session, ended.endpointId, key, next?.id ?? null);
+  return next;
 }
 
 /**
  * A recovery re-opens `deliveryId` (ordered, just made `retrying`, in the caller's
  * transaction): it goes now when its lane has no other open head, else it waits and follows
  * in sequence order as heads end, so a recovery re-sends each lane one at a time, in order.
+ * @returns whether it waits (else it is in the due index: the caller notes it after the commit).
  */
-export async function rejoinLane(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, deliveryId: string): Promise<void> {
-  const lane = await conn.deliveryLanes.findOne({ _id: laneId(endpointId, key) }, { session, projection: { headId: 1 } });
+export async function rejoinLane(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, deliveryId: string): Promise<boolean> {
+  const q = P.lane(endpointId, key);
+  const lane = await conn.deliveryLanes.findOne(q.filter, { ...q.options, session, projection: { headId: 1 } });
   const head = lane?.headId ?? null;
   if (head !== null && head !== deliveryId && (await isOpen(conn, session, head))) {
-    await conn.deliveries.updateOne({ _id: deliveryId }, { $set: { laneWait: true } }, { session });
+    const d = P.delivery(deliveryId);
+    await conn.deliveries.updateOne(d.filter, { $set: { laneWait: true } }, { ...d.options, session });
     // Written although the head stays: a hand-over racing this one now conflicts with it.
-    await conn.deliveryLanes.updateOne({ _id: laneId(endpointId, key) }, { $inc: { rejoins: 1 } }, { session });
-    return;
+    await conn.deliveryLanes.updateOne(q.filter, { $inc: { rejoins: 1 } }, { ...q.options, session });
+    return true;
   }
   if (head !== deliveryId) await setHead(conn, session, endpointId, key, deliveryId);
+  return false;
+}
+
+/** What releaseLanes did. */
+export interface ReleasedLanes {
+  /** Waiting deliveries made claimable (`batch` at most). */
+  released: number;
+  /** Those of them in the due index now (not held): pass to noteDue after the transaction commits. */
+  due: DueNote[];
 }
 
 /**
  * The endpoint no longer orders (`ordering: none`), in the caller's transaction: up to `batch`
- * of its waiting deliveries become claimable, and when that was all of them its lanes forget
- * their heads. @returns how many were released (`batch`: more go as their lanes' heads end).
+ * of its waiting deliveries become claimable, and when that was all of them up to `batch` of
+ * its lanes forget their heads (delivery_lanes_endpoint_head: a lane let go of leaves it). Any
+ * lane left naming a head lets go of it when that head ends (handOver: nothing waits behind
+ * it), as do waiting deliveries beyond `batch` (each then made the head in turn). Examines
+ * ≤ 2 × batch. @returns how many were released, and their DueNotes.
  */
-export async function releaseLanes(conn: MongoConnection, session: ClientSession, endpointId: string, batch: number): Promise<number> {
+export async function releaseLanes(conn: MongoConnection, session: ClientSession, endpointId: string, batch: number): Promise<ReleasedLanes> {
+  const w = P.waitingOfEndpoint(endpointId);
   const waiting = await conn.deliveries
-    .find({ endpointId, status: { $in: OPEN_STATUSES }, laneWait: true }, { session, projection: { _id: 1 } })
+    .find(w.filter, { ...w.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 } })
     .limit(batch)
     .toArray();
-  if (waiting.length > 0) await conn.deliveries.updateMany({ _id: { $in: waiting.map((d) => d._id) } }, { $set: { laneWait: false } }, { session });
-  if (waiting.length < batch) await conn.deliveryLanes.updateMany({ endpointId, headId: { $type: 'string' } }, { $set: { headId: null } }, { session });
-  return waiting.length;
+  if (waiting.length > 0) {
+    const ids = P.deliveries(waiting.map((d) => d._id));
+    await conn.deliveries.updateMany(ids.filter, { $set: { laneWait: false } }, { ...ids.options, session });
+  }
+  if (waiting.length < batch) {
+    const h = P.headedOfEndpoint(endpointId);
+    const lanes = await conn.deliveryLanes
+      .find(h.filter, { ...h.options, session, projection: { _id: 1 } })
+      .limit(batch)
+      .toArray();
+    if (lanes.length > 0) {
+      const ids = P.headedByIds(lanes.map((l) => l._id));
+      await conn.deliveryLanes.updateMany(ids.filter, { $set: { headId: null } }, { ...ids.options, session });
+    }
+  }
+  const due = waiting.filter((d) => d.held !== true).map((d) => dueNote(d));
+  return { released: waiting.length, due };
 }
 
-/** Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest open head's creation. */
+/**
+ * Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest
+ * open head's creation. Bounded: the first LANE_STATS_LIMIT lanes with a head by head id (a
+ * covered read of delivery_lanes_open), then their heads by id. Delivery ids are stamped with
+ * their message's creation, so those are the oldest heads: oldestHeadAt is exact, and `open`
+ * and `blocked` are exact below LANE_STATS_LIMIT lanes with a head and saturate there (a gauge
+ * at the limit says "at least"). ≤ 2 × LANE_STATS_LIMIT keys and LANE_STATS_LIMIT documents
+ * per scrape, whatever the number of lanes.
+ */
 export async function laneStats(conn: MongoConnection): Promise<{ open: number; blocked: number; oldestHeadAt: number | null }> {
-  const [row] = await conn.deliveryLanes
-    .aggregate<{ open: number; blocked: number; oldest: number | null }>([
-      // The partial index delivery_lanes_open: lanes with a head only.
-      { $match: { headId: { $type: 'string' } } },
-      {
-        $lookup: {
-          from: conn.deliveries.collectionName,
-          localField: 'headId',
-          foreignField: '_id',
-          as: 'head',
-          pipeline: [{ $project: { status: 1, createdAt: 1 } }],
-        },
-      },
-      { $unwind: '$head' },
-      { $match: { 'head.status': { $in: OPEN_STATUSES } } },
-      {
-        $group: {
-          _id: null,
-          open: { $sum: 1 },
-          blocked: { $sum: { $cond: [{ $eq: ['$head.status', 'retrying'] }, 1, 0] } },
-          oldest: { $min: '$head.createdAt' },
-        },
-      },
-    ])
+  const q = P.headed();
+  const lanes = await conn.deliveryLanes
+    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 } })
+    .limit(LANE_STATS_LIMIT)
     .toArray();
-  return row === undefined ? { open: 0, blocked: 0, oldestHeadAt: null } : { open: row.open, blocked: row.blocked, oldestHeadAt: row.oldest ?? null };
+  const ids = lanes.flatMap((l) => (typeof l.headId === 'string' ? [l.headId] : []));
+  if (ids.length === 0) return { open: 0, blocked: 0, oldestHeadAt: null };
+  const h = P.openDeliveries(ids);
+  const heads = await conn.deliveries.find(h.filter, { ...h.options, projection: { status: 1, createdAt: 1 } }).toArray();
+  // One head per lane: a delivery heads at most one lane (its own).
+  let blocked = 0;
+  let oldest: number | null = null;
+  for (const d of heads) {
+    if (d.status === 'retrying') blocked += 1;
+    if (oldest === null || d.createdAt < oldest) oldest = d.createdAt;
+  }
+  return { open: heads.length, blocked, oldestHeadAt: oldest };
 }
 
 /**
@@ -147,60 +202,73 @@ export async function laneStats(conn: MongoConnection): Promise<{ open: number; 
  * sequence 1. @returns how many went.
  */
 export async function pruneLanes(conn: MongoConnection, before: number, batch: number): Promise<number> {
-  const idle = await conn.deliveryLanes
-    .find({ lastUsedAt: { $lt: before } }, { sort: { lastUsedAt: 1 }, limit: batch, projection: { endpointId: 1, orderingKey: 1, headId: 1 } })
-    .toArray();
+  const q = P.idle(before);
+  const idle = await conn.deliveryLanes.find(q.filter, { ...q.options, limit: batch, projection: { endpointId: 1, orderingKey: 1, headId: 1 } }).toArray();
   if (idle.length === 0) return 0;
   const heads = idle.flatMap((l) => (l.headId === null ? [] : [l.headId]));
+  const o = P.openDeliveries(heads);
   const openHeads = new Set(
-    heads.length === 0
-      ? []
-      : (await conn.deliveries.find({ _id: { $in: heads }, status: { $in: OPEN_STATUSES } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id),
+    heads.length === 0 ? [] : (await conn.deliveries.find(o.filter, { ...o.options, projection: { _id: 1 } }).toArray()).map((d) => d._id),
   );
-  // Waiting deliveries of the lanes (deliveries_lane_wait, one seek each): normally none, as
-  // retention has deleted their messages by then.
-  const waiting = await conn.deliveries
-    .find(
-      { $or: idle.map((l) => ({ endpointId: l.endpointId, orderingKey: l.orderingKey, status: { $in: OPEN_STATUSES }, laneWait: true })) },
-      { projection: { endpointId: 1, orderingKey: 1 } },
-    )
-    .toArray();
-  const held = new Set(waiting.map((d) => laneId(d.endpointId, d.orderingKey ?? '')));
+  // A waiting delivery of each lane (deliveries_lane_wait, one seek each, ≤ batch): normally
+  // none, as retention has deleted their messages by then.
+  const held = new Set<string>();
+  await Promise.all(
+    idle.map(async (l) => {
+      const w = P.nextWaiting(l.endpointId, l.orderingKey);
+      if ((await conn.deliveries.findOne(w.filter, { ...w.options, projection: { _id: 1 } })) !== null) held.add(l._id);
+    }),
+  );
   const gone = idle.filter((l) => !(l.headId !== null && openHeads.has(l.headId)) && !held.has(l._id)).map((l) => l._id);
   if (gone.length === 0) return 0;
-  const { deletedCount } = await conn.deliveryLanes.deleteMany({ _id: { $in: gone }, lastUsedAt: { $lt: before } });
+  const d = P.idleByIds(gone, before);
+  const { deletedCount } = await conn.deliveryLanes.deleteMany(d.filter, d.options);
   return deletedCount;
 }
 
 /**
  * Makes the lane's first waiting delivery (by sequence) the one that may be claimed, and held
  * when its endpoint is not active (`held`); on an active endpoint its `held` is left to a
- * resume's walk, which releases or fails it as the resume said. @returns its id, or null when none waits.
+ * resume's walk, which releases or fails it as the resume said. @returns it with its DueNote
+ * (null when held), or null when none waits.
  */
-async function promoteNext(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, held: boolean): Promise<string | null> {
+async function promoteNext(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, held: boolean): Promise<HandedOver | null> {
+  const q = P.nextWaiting(endpointId, key);
   const next = await conn.deliveries.findOneAndUpdate(
-    { endpointId, orderingKey: key, status: { $in: OPEN_STATUSES }, laneWait: true },
+    q.filter,
     { $set: held ? { laneWait: false, held: true } : { laneWait: false } },
-    { session, sort: { sequence: 1 }, projection: { _id: 1 }, returnDocument: 'after' },
+    { ...q.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 }, returnDocument: 'after' },
   );
-  return next?._id ?? null;
+  if (next === null) return null;
+  const due = dueNote(next);
+  return { id: next._id as DeliveryId, dueAt: due.dueAt, due: next.held === true ? null : due };
+}
+
+/** The note of a delivery just made due: at its dueAt (its next attempt's time while free). */
+function dueNote(d: { orgId: string; env: Tenant['env']; endpointId: string; dueAt?: number | null; nextAttemptAt?: number | null }): DueNote {
+  return { orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt ?? d.nextAttemptAt ?? 0 };
 }
 
 async function setHead(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, headId: string | null): Promise<void> {
-  await conn.deliveryLanes.updateOne({ _id: laneId(endpointId, key) }, { $set: { headId } }, { session });
+  const q = P.lane(endpointId, key);
+  await conn.deliveryLanes.updateOne(q.filter, { $set: { headId } }, { ...q.options, session });
 }
 
 async function isOpen(conn: MongoConnection, session: ClientSession, id: string): Promise<boolean> {
-  const doc = await conn.deliveries.findOne({ _id: id }, { session, projection: { status: 1 } });
+  const q = P.delivery(id);
+  const doc = await conn.deliveries.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
   return doc !== null && OPEN_STATUSES.includes(doc.status);
 }
 
 /** A manual retry puts the delivery at its lane's head (see the SQLite takeLaneHead). */
 export async function takeLaneHead(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, deliveryId: string): Promise<void> {
-  const lane = await conn.deliveryLanes.findOne({ _id: laneId(endpointId, key) }, { session, projection: { headId: 1 } });
+  const q = P.lane(endpointId, key);
+  const lane = await conn.deliveryLanes.findOne(q.filter, { ...q.options, session, projection: { headId: 1 } });
   if (lane === null) return;
   if (lane.headId !== null && lane.headId !== deliveryId) {
-    await conn.deliveries.updateOne({ _id: lane.headId, status: { $in: OPEN_STATUSES } }, { $set: { laneWait: true } }, { session });
+    // The displaced head waits (it leaves the due index: nothing to note).
+    const h = P.openDelivery(lane.headId);
+    await conn.deliveries.updateOne(h.filter, { $set: { laneWait: true } }, { ...h.options, session });
   }
   await setHead(conn, session, endpointId, key, deliveryId);
 }

@@ -2,6 +2,7 @@ import type { Org, OrgId, PlanName } from '@wirehook/core';
 import type { OrgRepo } from '../ports/org-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { toOrg } from './mappers.ts';
+import { TENANCY_PLANS as P } from './plans/tenancy.ts';
 
 /** Orgs in MongoDB. Orgs are not tenant-owned: they are the tenants. */
 export class MongoOrgRepo implements OrgRepo {
@@ -18,12 +19,14 @@ export class MongoOrgRepo implements OrgRepo {
   }
 
   async get(id: OrgId): Promise<Org | null> {
-    const doc = await this.#conn.orgs.findOne({ _id: id });
+    const q = P.orgById(id);
+    const doc = await this.#conn.orgs.findOne(q.filter, q.options);
     return doc === null ? null : toOrg(doc);
   }
 
   async setPlan(id: OrgId, plan: PlanName): Promise<Org | null> {
-    const doc = await this.#conn.orgs.findOneAndUpdate({ _id: id }, { $set: { plan } }, { returnDocument: 'after' });
+    const q = P.orgById(id);
+    const doc = await this.#conn.orgs.findOneAndUpdate(q.filter, { $set: { plan } }, { ...q.options, returnDocument: 'after' });
     return doc === null ? null : toOrg(doc);
   }
 }

@@ -1,6 +1,7 @@
 import type { ConsumerId, OrgId } from '@wirehook/core';
 import type { PortalToken, PortalTokenRepo } from '../ports/portal-token-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { TENANCY_PLANS as P } from './plans/tenancy.ts';
 
 /** Portal link tokens in MongoDB, by hash (`_id`); a TTL index removes expired ones too. */
 export class MongoPortalTokenRepo implements PortalTokenRepo {
@@ -25,7 +26,8 @@ export class MongoPortalTokenRepo implements PortalTokenRepo {
   }
 
   async find(hash: string): Promise<PortalToken | null> {
-    const doc = await this.#conn.portalTokens.findOne({ _id: hash });
+    const q = P.portalToken(hash);
+    const doc = await this.#conn.portalTokens.findOne(q.filter, q.options);
     if (doc === null) return null;
     return {
       hash: doc._id,
@@ -39,8 +41,13 @@ export class MongoPortalTokenRepo implements PortalTokenRepo {
   }
 
   async deleteExpired(before: number, batch: number): Promise<number> {
-    const ids = (await this.#conn.portalTokens.find({ expiresAt: { $lt: before } }, { projection: { _id: 1 }, limit: batch }).toArray()).map((d) => d._id);
+    if (batch <= 0) return 0; // a limit of 0 is no limit to the server
+    // By expiresAtDate (the TTL index's key, the same instant as expiresAt): a range walk of
+    // portal_tokens_ttl, oldest first, never a scan of the collection.
+    const expired = P.portalTokensExpired(before);
+    const ids = (await this.#conn.portalTokens.find(expired.filter, { ...expired.options, projection: { _id: 1 }, limit: batch }).toArray()).map((d) => d._id);
     if (ids.length === 0) return 0;
-    return (await this.#conn.portalTokens.deleteMany({ _id: { $in: ids } })).deletedCount;
+    const q = P.portalTokensByIds(ids);
+    return (await this.#conn.portalTokens.deleteMany(q.filter, q.options)).deletedCount;
   }
 }

@@ -1,118 +1,201 @@
-// Every query the store contract makes the MongoDB adapter run, checked with explain(): none
-// may scan a whole collection (COLLSCAN) — the MongoDB counterpart of the SQLite adapter's
-// query-plans.test.ts. The contract runs against one database while every find, count,
-// update, delete and aggregate is recorded (filter, sort); the plans are then asked of a
-// second database with the same indexes (explain is refused inside a transaction, where
-// most of these ran). Runs where MONGODB_URL names a replica set (CI's mongodb job, which
-// fails when it is skipped), like the contract.
+// Every query the store contract makes the MongoDB adapter send, explained by a real server
+// against representative documents: each command must carry the name of a plan (plans/), use
+// that plan's index, sort nothing in memory (a SORT stage), scan no collection (COLLSCAN) and
+// examine no more documents than the plan's maxExamined allows. The contract runs with every
+// command recorded as sent (filter, sort, hint, limit, projection: the whole cursor); after it,
+// representative documents are added (tenants, endpoints, deliveries in every state, attempts,
+// due-queue entries), and each recorded command is explained with executionStats. Runs where
+// MONGODB_URL names a replica set (CI's mongodb job, which fails when it is skipped).
+// What makes it fail, one mutation each: a plan whose hint is dropped and whose filter suits
+// another index (index name differs); an index with its sort key reordered (SORT stage); a
+// removed index (the hint fails: the command errors); a filter that leaves its index (COLLSCAN
+// or docsExamined beyond the bound); a query sent without a plan (no comment).
 import { randomUUID } from 'node:crypto';
-import { Collection, MongoClient, type Document } from 'mongodb';
+import { MongoClient, type Document } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { openMongoStore } from './open-mongo-store.ts';
+import { allPlans } from './plans/index.ts';
 
 const url = process.env['MONGODB_URL'];
 
-/** One query as the adapter issued it. */
-interface Recorded {
-  collection: string;
-  kind: 'find' | 'count' | 'update' | 'delete' | 'aggregate';
-  filter: Document;
-  sort?: Document;
-  pipeline?: Document[];
-}
-
-/**
- * Queries that may read a collection whole, with why. Run once at a start (leases of a process
- * that is gone), or over collections that hold one document per organization or less.
- */
-const ALLOWED: { collection: string; why: string; matches: (r: Recorded) => boolean }[] = [
-  {
-    collection: 'deliveries',
-    why: 'releaseAll: once at an embedded start, when no other dispatcher can hold a lease',
-    matches: (r) => r.kind === 'update' && JSON.stringify(r.filter) === '{"leaseUntil":{"$ne":null}}',
-  },
-  {
-    collection: 'recoveries',
-    why: 'releaseAll of recoveries: once at an embedded start',
-    matches: (r) => r.kind === 'update' && JSON.stringify(r.filter) === '{"leaseUntil":{"$ne":null}}',
-  },
+const QUERY_COMMANDS = new Set(['find', 'aggregate', 'count', 'update', 'delete', 'findAndModify', 'distinct']);
+/** Fields of a command as sent that belong to its session or transaction, not to the query. */
+const SESSION_FIELDS = [
+  'lsid',
+  'txnNumber',
+  '$clusterTime',
+  '$db',
+  'autocommit',
+  'startTransaction',
+  'readConcern',
+  'writeConcern',
+  '$readPreference',
+  'apiVersion',
 ];
-/**
- * Collections that hold a few documents per organization (or for the installation) at most: a
- * scan of one reads no traffic. egress_changes: one document per change of the fixed IP pool.
- */
-const SMALL = new Set(['orgs', 'sealing_key_checks', 'alert_conditions', 'event_types', 'egress_ips', 'egress_changes']);
 
-const recorded = new Map<string, Recorded>();
-function record(r: Recorded): void {
-  const key = JSON.stringify([r.collection, r.kind, shape(r.filter), r.sort ?? null, r.pipeline?.map((s) => Object.keys(s)[0]) ?? null]);
-  if (!recorded.has(key)) recorded.set(key, r);
-}
+const recorded = new Map<string, { commandName: string; command: Document }>();
+const unnamed: string[] = [];
 
-/** A filter with its values left out, so one query of many values is checked once. */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length === 0 ? [] : [shape(value[0])];
-  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k.startsWith('$') || typeof v === 'object' ? shape(v) : typeof v]));
+function record(command: Document, commandName: string): void {
+  if (!QUERY_COMMANDS.has(commandName)) return;
+  const comment = command['comment'];
+  if (typeof comment !== 'string') {
+    unnamed.push(
+      `${commandName} ${JSON.stringify(command[commandName])} ${JSON.stringify(command['filter'] ?? command['query'] ?? command['updates'] ?? command['pipeline'] ?? '')}`.slice(
+        0,
+        400,
+      ),
+    );
+    return;
   }
-  return typeof value;
+  if (!recorded.has(comment)) recorded.set(comment, { commandName, command });
 }
 
-const proto = Collection.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-const originals = new Map<string, (...args: unknown[]) => unknown>();
-function spy(method: string, kind: Recorded['kind'], describeCall: (args: unknown[]) => Pick<Recorded, 'filter' | 'sort' | 'pipeline'>): void {
-  const original = proto[method]!;
-  originals.set(method, original);
-  proto[method] = function (this: Collection, ...args: unknown[]) {
-    record({ collection: this.collectionName, kind, ...describeCall(args) });
-    return original.apply(this, args);
-  };
+/** Every stage of a plan tree. */
+function stages(plan: Document | undefined): Document[] {
+  if (plan === undefined || plan === null) return [];
+  const children = [plan['inputStage'], ...(plan['inputStages'] ?? []), plan['queryPlan']].filter((c) => c !== undefined);
+  return [plan, ...children.flatMap(stages)];
 }
-const options = (args: unknown[], at: number) => (args[at] ?? {}) as { sort?: Document };
-spy('find', 'find', (a) => ({ filter: (a[0] ?? {}) as Document, ...(options(a, 1).sort ? { sort: options(a, 1).sort } : {}) }));
-spy('findOne', 'find', (a) => ({ filter: (a[0] ?? {}) as Document, ...(options(a, 1).sort ? { sort: options(a, 1).sort } : {}) }));
-spy('countDocuments', 'count', (a) => ({ filter: (a[0] ?? {}) as Document }));
-for (const m of ['updateOne', 'updateMany', 'findOneAndUpdate', 'replaceOne']) spy(m, 'update', (a) => ({ filter: a[0] as Document }));
-for (const m of ['deleteOne', 'deleteMany', 'findOneAndDelete']) spy(m, 'delete', (a) => ({ filter: a[0] as Document }));
-spy('aggregate', 'aggregate', (a) => ({ filter: {}, pipeline: (a[0] ?? []) as Document[] }));
 
 describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_URL)', () => {
   const dbName = `wirehook_plans_${randomUUID().replaceAll('-', '')}`;
-  describeStoreContract('mongodb (query plans)', async () => openMongoStore({ url: url as string, dbName }));
+  describeStoreContract(
+    'mongodb (query plans)',
+    async () => openMongoStore({ url: url as string, dbName, onCommand: record }),
+    async (store) => store.close(),
+  );
 
   afterAll(async () => {
-    for (const [method, original] of originals) proto[method] = original;
+    const client = new MongoClient(url as string);
+    await client.db(dbName).dropDatabase();
+    await client.close();
   });
 
-  it('scans no collection whole in any query the contract runs', async () => {
-    const plansDb = `${dbName}_explain`;
-    const store = await openMongoStore({ url: url as string, dbName: plansDb });
+  it('sends every query as a named plan that uses its index, sorts nothing and examines what it declares', async () => {
+    const plans = allPlans();
+    const store = await openMongoStore({ url: url as string, dbName, onCommand: record });
     const client = new MongoClient(url as string);
     try {
-      // The metrics' and alerting's reads, which the contract has no case for.
+      // The metrics' reads and the sweep, which the contract has no case for.
       await store.deliveries.backlog(Date.now());
-      await store.alerts.retryingCounts(1);
       await store.deliveries.laneStats();
-      const db = client.db(plansDb);
-      const scans: string[] = [];
-      const queries = [...recorded.values()].filter((r) => !SMALL.has(r.collection) && !ALLOWED.some((a) => a.collection === r.collection && a.matches(r)));
-      expect(queries.length, 'the contract ran (a handful of queries would mean it did not)').toBeGreaterThan(50);
-      for (const r of queries) {
-        const collection = db.collection(r.collection);
-        const explained =
-          r.kind === 'aggregate'
-            ? await collection.aggregate(r.pipeline ?? []).explain('queryPlanner')
-            : await collection.find(r.filter, r.sort ? { sort: r.sort } : {}).explain('queryPlanner');
-        if (JSON.stringify(explained).includes('"COLLSCAN"'))
-          scans.push(`${r.collection} ${r.kind} ${JSON.stringify(r.filter)}${r.pipeline ? ` ${JSON.stringify(r.pipeline)}` : ''}`);
+      await store.deliveries.due(Date.now(), 64, 8);
+      const db = client.db(dbName);
+      await seed(db);
+      expect(unnamed, 'queries sent without a plan').toEqual([]);
+      expect(recorded.size, 'the contract ran (a handful of plans would mean it did not)').toBeGreaterThan(40);
+      const faults: string[] = [];
+      for (const [name, { commandName, command }] of recorded) {
+        const plan = plans.get(name);
+        if (plan === undefined) {
+          faults.push(`${name}: no such plan`);
+          continue;
+        }
+        const sent = Object.fromEntries(Object.entries(command).filter(([k]) => !SESSION_FIELDS.includes(k)));
+        const explained = await db.command({ explain: sent, verbosity: 'executionStats' });
+        const text = JSON.stringify(explained);
+        const all = [
+          ...stages(explained['queryPlanner']?.['winningPlan']),
+          ...((explained['stages'] ?? []) as Document[]).flatMap((s) => stages(s['$cursor']?.['queryPlanner']?.['winningPlan'])),
+        ];
+        if (text.includes('"COLLSCAN"')) faults.push(`${name} (${commandName}): COLLSCAN`);
+        if (all.some((s) => s['stage'] === 'SORT')) faults.push(`${name} (${commandName}): an in-memory SORT`);
+        const indexes = new Set(all.map((s) => s['indexName']).filter((n) => typeof n === 'string'));
+        const byId = all.some(
+          (s) => s['stage'] === 'IDHACK' || s['stage'] === 'EXPRESS_IXSCAN' || s['stage'] === 'EXPRESS_UPDATE' || s['stage'] === 'EXPRESS_DELETE',
+        );
+        if (plan.spec.index === '_id_' ? !(byId || indexes.has('_id_')) : !indexes.has(plan.spec.index)) {
+          faults.push(`${name} (${commandName}): used ${[...indexes].join(', ') || 'no index'}, not ${plan.spec.index}`);
+        }
+        const stats = explained['executionStats'] ?? explained['stages']?.[0]?.['$cursor']?.['executionStats'] ?? {};
+        const examined = Number(stats['totalDocsExamined'] ?? 0);
+        const returned = Number(stats['nReturned'] ?? 0);
+        const limit = Number(command['limit'] ?? 0);
+        const bound = plan.spec.maxExamined(Math.max(returned, limit));
+        if (examined > bound) faults.push(`${name} (${commandName}): examined ${examined} documents, more than its bound ${bound} (returned ${returned})`);
       }
-      expect(scans).toEqual([]);
+      expect(faults).toEqual([]);
     } finally {
       await store.close();
-      await client.db(plansDb).dropDatabase();
-      await client.db(dbName).dropDatabase();
       await client.close();
     }
   });
 });
+
+/**
+ * Representative documents beside the contract's: 4 tenants × 25 endpoints, 40 deliveries each
+ * in every state (due, leased, retrying later, held, waiting in a lane, failed, succeeded), an
+ * attempt each, and due-queue entries — so an index that filters less than its plan says, or a
+ * plan that walks past its page, examines visibly more than it returns.
+ */
+async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
+  const now = Date.now();
+  const statuses = ['pending', 'retrying', 'retrying', 'failed', 'success'] as const;
+  const deliveries: Document[] = [];
+  const attempts: Document[] = [];
+  const endpoints: Document[] = [];
+  const due: Document[] = [];
+  for (let o = 0; o < 4; o++) {
+    const orgId = `org_seed${o}`;
+    for (let e = 0; e < 25; e++) {
+      const endpointId = `ep_seed${o}_${e}`;
+      endpoints.push({
+        _id: endpointId,
+        orgId,
+        env: 'live',
+        consumerId: `con_seed${o}`,
+        url: 'https://example.test/',
+        status: e % 10 === 9 ? 'paused' : 'active',
+        secrets: [],
+        failingSince: e % 5 === 0 ? now - 60_000 : null,
+        createdAt: now,
+        fixedIp: false,
+      });
+      due.push({ _id: endpointId, orgId, env: 'live', dueAt: e % 3 === 0 ? now + 60_000 : now - e });
+      for (let d = 0; d < 40; d++) {
+        const status = statuses[d % statuses.length]!;
+        const id = `dlv_seed${o}_${e}_${d}`;
+        const leased = d % 7 === 0;
+        deliveries.push({
+          _id: id,
+          orgId,
+          env: 'live',
+          messageId: `msg_seed${o}_${d}`,
+          endpointId,
+          url: 'https://example.test/',
+          status,
+          attemptCount: 1,
+          policyAttempts: 1,
+          nextAttemptAt: now - d * 1000,
+          dueAt: leased ? now + 30_000 : now + (status === 'retrying' ? 60_000 : -d * 1000),
+          leaseUntil: leased ? now + 30_000 : null,
+          held: e % 10 === 9,
+          laneWait: d % 11 === 0,
+          manual: false,
+          createdAt: now - d * 1000,
+          lastAttemptAt: now,
+        });
+        attempts.push({
+          _id: `att_seed${o}_${e}_${d}`,
+          orgId,
+          env: 'live',
+          deliveryId: id,
+          endpointId,
+          at: now - d,
+          responseStatus: 500,
+          responseHead: null,
+          durationMs: 10,
+          error: null,
+          via: 'direct',
+          sourceIp: null,
+        });
+      }
+    }
+  }
+  await db.collection('endpoints').insertMany(endpoints);
+  await db.collection('due_endpoints').insertMany(due);
+  await db.collection('deliveries').insertMany(deliveries);
+  await db.collection('attempts').insertMany(attempts);
+}

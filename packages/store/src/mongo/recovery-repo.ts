@@ -12,11 +12,13 @@ import type { ClientSession } from 'mongodb';
 import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { RecoveryDoc } from './documents.ts';
+import { noteDue } from './due-queue.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { rejoinLane } from './ordered-lanes.ts';
-import { OPEN_STATUSES, scope } from './query.ts';
+import { RECOVERIES_PLANS as P } from './plans/recoveries.ts';
+import { scope } from './query.ts';
 
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
@@ -27,21 +29,25 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   }
 
   async start(t: Tenant, input: NewRecovery): Promise<Recovery> {
+    // The targets: failed deliveries of messages created at or after `since` (a delivery's
+    // createdAt is its message's), read batch by batch as the recovery goes (step). Counted
+    // here, before the transaction and not in it: a count of 10^6 index keys (a COUNT_SCAN of
+    // deliveries_endpoint_failed_since, no document read) would hold the transaction's snapshot
+    // open for its length and run again with every write-conflict retry. A delivery failing
+    // between the count and the commit is not in `total`; the step that ends the recovery sets
+    // `queued` to `total` whatever it met (as before). The endpoint alone (the transaction
+    // checks it is the tenant's before anything is written): the count reads the index only.
+    const count = P.targetsCount(input.endpointId, input.since);
+    const total = await this.#conn.deliveries.countDocuments(count.filter, count.options);
     try {
       return await this.#conn.transaction(async (session) => {
-        const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: input.endpointId }, { session, projection: { status: 1 } });
+        const e = P.endpoint(t, input.endpointId);
+        const endpoint = await this.#conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1 } });
         if (endpoint === null) throw new NotFoundError(`endpoint ${input.endpointId} not found`);
         if (endpoint.status !== 'active') throw new ConflictError(`endpoint ${input.endpointId} is ${endpoint.status}; a recovery needs it active`);
-        const running = await this.#conn.recoveries.findOne({ endpointId: input.endpointId, status: 'running' }, { session });
+        const r = P.running(input.endpointId);
+        const running = await this.#conn.recoveries.findOne(r.filter, { ...r.options, session });
         if (running !== null) throw new ConflictError(`recovery ${running._id} is already running on endpoint ${input.endpointId}`);
-        // The targets: failed deliveries of messages created at or after `since` (a delivery's
-        // createdAt is its message's). Counted here on deliveries_endpoint_failed_since; read
-        // batch by batch as the recovery goes (step), so a start costs the same with 10 or 10^6.
-        const total = await this.#conn.deliveries.countDocuments(
-          // The endpoint alone (checked above to be the tenant's): the count reads the index only.
-          { endpointId: input.endpointId, status: 'failed', createdAt: { $gte: input.since } },
-          { session },
-        );
         const done = total === 0;
         const doc: RecoveryDoc = {
           _id: input.id,
@@ -69,109 +75,134 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   }
 
   async get(t: Tenant, endpointId: EndpointId, id: RecoveryId): Promise<Recovery | null> {
-    const doc = await this.#conn.recoveries.findOne({ ...scope(t), endpointId, _id: id });
+    const q = P.byId(t, endpointId, id);
+    const doc = await this.#conn.recoveries.findOne(q.filter, q.options);
     return doc === null ? null : toRecovery(doc);
   }
 
   async latest(t: Tenant, endpointId: EndpointId): Promise<Recovery | null> {
-    const doc = await this.#conn.recoveries.findOne({ ...scope(t), endpointId }, { sort: { _id: -1 } });
+    const q = P.latest(t, endpointId);
+    const doc = await this.#conn.recoveries.findOne(q.filter, q.options);
     return doc === null ? null : toRecovery(doc);
   }
 
   async claim(now: number, leaseUntil: number): Promise<RecoveryLease | null> {
+    // The oldest running recovery free or expired, in recoveries_running_id's order (no sort in memory).
+    const q = P.claimable(now);
     const doc = await this.#conn.recoveries.findOneAndUpdate(
-      { status: 'running', $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
+      q.filter,
       { $set: { leaseUntil }, $inc: { leaseToken: 1 } },
-      { sort: { _id: 1 }, returnDocument: 'after' },
+      { ...q.options, returnDocument: 'after' },
     );
     return doc === null ? null : toLease(doc);
   }
 
   async step(lease: RecoveryLease, now: number, batch: number, maxOutstanding: number, leaseUntil: number): Promise<RecoveryStep> {
-    return this.#conn.transaction(async (session) => {
-      const current = await this.#conn.recoveries.findOne({ _id: lease.recovery.id, leaseToken: lease.leaseToken, status: 'running' }, { session });
-      if (current === null) return { recovery: lease.recovery, queuedIds: [], applied: false };
-      const t = lease.tenant;
-      const endpoint = await this.#conn.endpoints.findOne({ ...scope(t), _id: current.endpointId }, { session, projection: { status: 1 } });
-      if (endpoint === null || endpoint.status !== 'active')
-        return { recovery: await this.#finish(session, current._id, 'stopped', now), queuedIds: [], applied: true };
-      const outstanding = await this.#conn.deliveries.countDocuments(
-        { ...scope(t), endpointId: current.endpointId, status: { $in: OPEN_STATUSES }, held: false, laneWait: false, nextAttemptAt: { $lte: now } },
-        { session, limit: maxOutstanding },
+    const t = lease.tenant;
+    const result = await this.#conn.transaction((session) => this.#step(session, lease, now, batch, maxOutstanding, leaseUntil));
+    // Its re-queued deliveries not waiting in a lane are in the due index from the commit on:
+    // told to the due queue now, after it (due-queue.ts), at `now`, their dueAt.
+    if (result.due) await noteDue(this.#conn, [{ orgId: t.orgId, env: t.env, endpointId: result.due, dueAt: now }]);
+    return result.step;
+  }
+
+  async #step(
+    session: ClientSession,
+    lease: RecoveryLease,
+    now: number,
+    batch: number,
+    maxOutstanding: number,
+    leaseUntil: number,
+  ): Promise<{ step: RecoveryStep; due: string | null }> {
+    const none = (step: RecoveryStep) => ({ step, due: null });
+    const c = P.leasedBy(lease.recovery.id, lease.leaseToken, true);
+    const current = await this.#conn.recoveries.findOne(c.filter, { ...c.options, session });
+    if (current === null) return none({ recovery: lease.recovery, queuedIds: [], applied: false });
+    const t = lease.tenant;
+    const e = P.endpoint(t, current.endpointId);
+    const endpoint = await this.#conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1 } });
+    if (endpoint === null || endpoint.status !== 'active')
+      return none({ recovery: await this.#finish(session, current._id, 'stopped', now), queuedIds: [], applied: true });
+    // Counted only up to the bound, on the endpoint's range of the due index (index keys only):
+    // a backlog of 10^5 due is not read to learn it is over the bound. Due is `dueAt` ≤ now:
+    // a delivery being sent has its lease's end as its dueAt, so it is not counted here (the
+    // pace between batches, lastBatchAt, spaces a recovery's batches instead).
+    const o = P.outstanding(current.endpointId, now);
+    const outstanding = await this.#conn.deliveries.countDocuments(o.filter, { ...o.options, session, limit: maxOutstanding });
+    const self = P.recovery(current._id);
+    if (outstanding >= maxOutstanding) {
+      await this.#conn.recoveries.updateOne(self.filter, { $set: { leaseUntil } }, { ...self.options, session });
+      return none({ recovery: toRecovery(current), queuedIds: [], applied: true });
+    }
+    // The next targets after the cursor, oldest first (deliveries of one millisecond by id),
+    // from the cursor (not from since: the range starts there) up to the start (START_SKEW_MS).
+    const cursorAt = current.cursorCreatedAt ?? current.since - 1;
+    const cursorId = current.cursorId ?? '';
+    const q = P.targets(t, current.endpointId, Math.max(current.since, cursorAt), current.createdAt + START_SKEW_MS, cursorAt, cursorId);
+    const rows = await this.#conn.deliveries
+      .find(q.filter, { ...q.options, session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1, orderingKey: 1 }, limit: batch })
+      .toArray();
+    // Not attempted since the start (a re-send by hand that failed again is not targeted:
+    // spec, recover rule 4).
+    const failed = rows.filter((d) => !(d.lastAttemptAt !== null && d.lastAttemptAt > current.createdAt));
+    let due = false;
+    if (failed.length > 0) {
+      const r = P.requeue(
+        t,
+        failed.map((d) => d._id),
       );
-      if (outstanding >= maxOutstanding) {
-        await this.#conn.recoveries.updateOne({ _id: current._id }, { $set: { leaseUntil } }, { session });
-        return { recovery: toRecovery(current), queuedIds: [], applied: true };
+      await this.#conn.deliveries.updateMany(
+        r.filter,
+        { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, dueAt: now, held: false, laneWait: false } },
+        { ...r.options, session },
+      );
+      // An ordered delivery goes back into its lane, in sequence order (the targets' order):
+      // now if the lane is free, else in turn.
+      for (const d of failed) {
+        const waits = typeof d.orderingKey === 'string' && (await rejoinLane(this.#conn, session, current.endpointId, d.orderingKey, d._id));
+        if (!waits) due = true;
       }
-      // The next targets after the cursor, oldest first (deliveries of one millisecond by id).
-      const cursorAt = current.cursorCreatedAt ?? current.since - 1;
-      const cursorId = current.cursorId ?? '';
-      const rows = await this.#conn.deliveries
-        .find(
-          {
-            endpointId: current.endpointId,
-            status: 'failed',
-            // From the cursor (not from since: the range starts there) up to the start (START_SKEW_MS).
-            createdAt: { $gte: Math.max(current.since, cursorAt), $lte: current.createdAt + START_SKEW_MS },
-            $or: [{ createdAt: { $gt: cursorAt } }, { createdAt: cursorAt, _id: { $gt: cursorId } }],
-            ...scope(t),
-          },
-          { session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1, orderingKey: 1 }, sort: { createdAt: 1, _id: 1 }, limit: batch },
-        )
-        .toArray();
-      // Not attempted since the start (a re-send by hand that failed again is not targeted:
-      // spec, recover rule 4).
-      const failed = rows.filter((d) => !(d.lastAttemptAt !== null && d.lastAttemptAt > current.createdAt));
-      if (failed.length > 0) {
-        await this.#conn.deliveries.updateMany(
-          { ...scope(t), _id: { $in: failed.map((d) => d._id) }, status: 'failed' },
-          { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, held: false, laneWait: false } },
-          { session },
-        );
-        // An ordered delivery goes back into its lane, in sequence order (the targets' order):
-        // now if the lane is free, else in turn.
-        for (const d of failed) {
-          if (typeof d.orderingKey === 'string') await rejoinLane(this.#conn, session, current.endpointId, d.orderingKey, d._id);
-        }
-        await refreshMessageStatuses(
-          this.#conn,
-          session,
-          t,
-          failed.map((d) => d.messageId),
-        );
-      }
-      const queuedIds = failed.map((d) => d._id as DeliveryId);
-      // A target gone through counts whether it went again or was skipped; one no longer failed
-      // (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
-      if (rows.length < batch) {
-        await this.#conn.recoveries.updateOne({ _id: current._id }, { $set: { queued: current.total, lastBatchAt: now } }, { session });
-        return { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true };
-      }
-      const last = rows[rows.length - 1]!;
-      const doc = await this.#conn.recoveries.findOneAndUpdate(
-        { _id: current._id },
-        {
-          $set: {
-            queued: Math.min(current.total, current.queued + rows.length),
-            cursorCreatedAt: last.createdAt,
-            cursorId: last._id,
-            lastBatchAt: now,
-            leaseUntil,
-          },
+      await refreshMessageStatuses(
+        this.#conn,
+        session,
+        t,
+        failed.map((d) => d.messageId),
+      );
+    }
+    const queuedIds = failed.map((d) => d._id as DeliveryId);
+    const noted = due ? current.endpointId : null;
+    // A target gone through counts whether it went again or was skipped; one no longer failed
+    // (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
+    if (rows.length < batch) {
+      await this.#conn.recoveries.updateOne(self.filter, { $set: { queued: current.total, lastBatchAt: now } }, { ...self.options, session });
+      return { step: { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true }, due: noted };
+    }
+    const last = rows[rows.length - 1]!;
+    const doc = await this.#conn.recoveries.findOneAndUpdate(
+      self.filter,
+      {
+        $set: {
+          queued: Math.min(current.total, current.queued + rows.length),
+          cursorCreatedAt: last.createdAt,
+          cursorId: last._id,
+          lastBatchAt: now,
+          leaseUntil,
         },
-        { session, returnDocument: 'after' },
-      );
-      return { recovery: toRecovery(doc!), queuedIds, applied: true };
-    });
+      },
+      { ...self.options, session, returnDocument: 'after' },
+    );
+    return { step: { recovery: toRecovery(doc!), queuedIds, applied: true }, due: noted };
   }
 
   async release(lease: RecoveryLease): Promise<void> {
-    await this.#conn.recoveries.updateOne({ _id: lease.recovery.id, leaseToken: lease.leaseToken }, { $set: { leaseUntil: null } });
+    const q = P.leasedBy(lease.recovery.id, lease.leaseToken, false);
+    await this.#conn.recoveries.updateOne(q.filter, { $set: { leaseUntil: null } }, q.options);
   }
 
   async stop(t: Tenant, endpointId: EndpointId, now: number): Promise<boolean> {
     return this.#conn.transaction(async (session) => {
-      const running = await this.#conn.recoveries.findOne({ ...scope(t), endpointId, status: 'running' }, { session });
+      const q = P.runningOfTenant(t, endpointId);
+      const running = await this.#conn.recoveries.findOne(q.filter, { ...q.options, session });
       if (running === null) return false;
       await this.#finish(session, running._id, 'stopped', now);
       return true;
@@ -179,16 +210,19 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   }
 
   async releaseAll(): Promise<number> {
-    const { modifiedCount } = await this.#conn.recoveries.updateMany({ leaseUntil: { $ne: null } }, { $set: { leaseUntil: null } });
+    // Only running recoveries hold a lease (an end frees it): recoveries_running_id's entries only.
+    const q = P.leased();
+    const { modifiedCount } = await this.#conn.recoveries.updateMany(q.filter, { $set: { leaseUntil: null } }, q.options);
     return modifiedCount;
   }
 
   /** Ends a recovery (nothing of it to delete: its targets were never copied). */
   async #finish(session: ClientSession, id: string, status: Exclude<RecoveryStatus, 'running'>, now: number): Promise<Recovery> {
+    const q = P.recovery(id);
     const doc = await this.#conn.recoveries.findOneAndUpdate(
-      { _id: id },
+      q.filter,
       { $set: { status, finishedAt: now, leaseUntil: null } },
-      { session, returnDocument: 'after' },
+      { ...q.options, session, returnDocument: 'after' },
     );
     return toRecovery(doc!);
   }

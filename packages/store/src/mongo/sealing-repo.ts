@@ -1,5 +1,8 @@
 import type { KeyCheck, SealedColumn, SealedSecrets, SealingRepo } from '../ports/sealing-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { ALERTS_PLANS } from './plans/alerts.ts';
+import { ENDPOINTS_PLANS } from './plans/endpoints.ts';
+import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 
 /** The key ring's check values and the walk over sealed secrets, in MongoDB. */
 export class MongoSealingRepo implements SealingRepo {
@@ -10,20 +13,24 @@ export class MongoSealingRepo implements SealingRepo {
   }
 
   async keyChecks(): Promise<KeyCheck[]> {
-    const docs = await this.#conn.keyChecks.find({}).sort({ createdAt: 1, _id: 1 }).toArray();
+    const q = P.keyChecks();
+    const docs = await this.#conn.keyChecks.find(q.filter, q.options).toArray();
     return docs.map((doc) => ({ keyId: doc._id, sealed: doc.sealed, createdAt: doc.createdAt }));
   }
 
   async addKeyCheck(check: KeyCheck): Promise<void> {
-    await this.#conn.keyChecks.updateOne({ _id: check.keyId }, { $setOnInsert: { sealed: check.sealed, createdAt: check.createdAt } }, { upsert: true });
+    const q = P.keyCheck(check.keyId);
+    await this.#conn.keyChecks.updateOne(q.filter, { $setOnInsert: { sealed: check.sealed, createdAt: check.createdAt } }, { ...q.options, upsert: true });
   }
 
   async removeKeyCheck(keyId: string): Promise<void> {
-    await this.#conn.keyChecks.deleteOne({ _id: keyId });
+    const q = P.keyCheck(keyId);
+    await this.#conn.keyChecks.deleteOne(q.filter, q.options);
   }
 
   sealedSecrets(column: SealedColumn, afterOwnerId: string | null, limit: number): Promise<SealedSecrets[]> {
-    return walks(this.#conn)[column].page(afterOwnerId === null ? {} : { _id: { $gt: afterOwnerId } }, limit);
+    if (limit <= 0) return Promise.resolve([]);
+    return walks(this.#conn)[column].page(afterOwnerId, limit);
   }
 
   async reseal(column: SealedColumn, ownerId: string, expected: string, sealed: string): Promise<boolean> {
@@ -35,32 +42,38 @@ export class MongoSealingRepo implements SealingRepo {
 function walks(conn: MongoConnection): Record<
   SealedColumn,
   {
-    page(after: { _id?: { $gt: string } }, limit: number): Promise<SealedSecrets[]>;
+    page(after: string | null, limit: number): Promise<SealedSecrets[]>;
     reseal(ownerId: string, expected: string, sealed: string): Promise<{ modifiedCount: number }>;
   }
 > {
   return {
     endpoint_secrets: {
       page: async (after, limit) => {
+        const q = ENDPOINTS_PLANS.byIdAfter(after);
         const docs = await conn.endpoints
-          .find(after, { projection: { _id: 1, secrets: 1 } })
-          .sort({ _id: 1 })
+          .find(q.filter, { ...q.options, projection: { _id: 1, secrets: 1 } })
           .limit(limit)
           .toArray();
         return docs.map((doc) => ({ ownerId: doc._id, sealed: doc.secrets.map((s) => s.sealed) }));
       },
-      reseal: (ownerId, expected, sealed) => conn.endpoints.updateOne({ _id: ownerId, 'secrets.sealed': expected }, { $set: { 'secrets.$.sealed': sealed } }),
+      reseal: (ownerId, expected, sealed) => {
+        const q = ENDPOINTS_PLANS.sealedSecret(ownerId, expected);
+        return conn.endpoints.updateOne(q.filter, { $set: { 'secrets.$.sealed': sealed } }, q.options);
+      },
     },
     alert_target_secrets: {
       page: async (after, limit) => {
+        const q = ALERTS_PLANS.sealedTargetsAfter(after);
         const docs = await conn.alertTargets
-          .find({ ...after, sealedSecret: { $type: 'string' } }, { projection: { _id: 1, sealedSecret: 1 } })
-          .sort({ _id: 1 })
+          .find(q.filter, { ...q.options, projection: { _id: 1, sealedSecret: 1 } })
           .limit(limit)
           .toArray();
         return docs.map((doc) => ({ ownerId: doc._id, sealed: [doc.sealedSecret ?? ''] }));
       },
-      reseal: (ownerId, expected, sealed) => conn.alertTargets.updateOne({ _id: ownerId, sealedSecret: expected }, { $set: { sealedSecret: sealed } }),
+      reseal: (ownerId, expected, sealed) => {
+        const q = ALERTS_PLANS.sealedTarget(ownerId, expected);
+        return conn.alertTargets.updateOne(q.filter, { $set: { sealedSecret: sealed } }, q.options);
+      },
     },
   };
 }

@@ -3,7 +3,8 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
-import { OPEN_STATUSES, scope } from './query.ts';
+import { noteDue, type DueNote } from './due-queue.ts';
+import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 
 // Deliveries due whose endpoint is not active. MongoDB's snapshot transactions allow a write
 // skew that SQLite's single writer does not: a message created while its endpoint is being
@@ -42,36 +43,42 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
     const t = { orgId: of[0]!.orgId, env: of[0]!.env } as Tenant;
     // A walk of the endpoint still pending holds or fails them itself, in its order: nothing
     // to write (read before any transaction, so a sweep behind a long walk costs one read).
-    if ((await conn.endpointWalks.findOne({ _id: endpointId }, { projection: { _id: 1 } })) !== null) continue;
+    const walk = P.walk(endpointId);
+    if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, projection: { _id: 1 } })) !== null) continue;
+    const due: DueNote[] = [];
     await conn.transaction(async (session) => {
+      due.length = 0; // a transaction run again starts over
       // A write to the endpoint first: a pause, resume or delete racing this repair now
       // conflicts with it (one runs again on the other's result), rather than both committing
       // on a stale view — a delivery held for an endpoint resumed meanwhile would stay held.
+      const ep = P.byId(t, endpointId);
       const endpoint = await conn.endpoints.findOneAndUpdate(
-        { ...scope(t), _id: endpointId },
+        ep.filter,
         { $inc: { strandedRepairs: 1 } },
-        { session, returnDocument: 'after', projection: { status: 1 } },
+        { ...ep.options, session, returnDocument: 'after', projection: { status: 1 } },
       );
       if (endpoint?.status === 'active') return;
       // A walk of the endpoint still pending holds or fails them itself, in its order.
-      if ((await conn.endpointWalks.findOne({ _id: endpointId }, { session, projection: { _id: 1 } })) !== null) return;
-      const open = {
-        ...scope(t),
-        _id: { $in: of.map((d) => d._id) },
-        status: { $in: OPEN_STATUSES },
-        held: false,
-        $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
-      };
+      if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, session, projection: { _id: 1 } })) !== null) return;
+      const open = P.stranded(
+        t,
+        of.map((d) => d._id),
+        now,
+      );
       if (endpoint?.status === 'paused') {
-        await conn.deliveries.updateMany(open, { $set: { held: true } }, { session });
+        await conn.deliveries.updateMany(open.filter, { $set: { held: true } }, { ...open.options, session });
         return;
       }
-      const rows = await conn.deliveries.find(open, { session, projection: { messageId: 1, endpointId: 1, orderingKey: 1 } }).toArray();
+      const rows = await conn.deliveries.find(open.filter, { ...open.options, session, projection: { messageId: 1, endpointId: 1, orderingKey: 1 } }).toArray();
       if (rows.length === 0) return;
-      await conn.deliveries.updateMany({ _id: { $in: rows.map((d) => d._id) } }, { $set: { status: 'failed', nextAttemptAt: null } }, { session });
+      const ids = P.deliveriesByIds(rows.map((d) => d._id));
+      await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
       // Due, so each ordered one was its lane's head (#31): the lane moves on. Its next is left
       // unheld, so a later page finds it here too (a lane of a gone endpoint fails one a page).
-      for (const d of rows) await handOver(conn, session, d, false);
+      for (const d of rows) {
+        const next = await handOver(conn, session, d, false);
+        if (next?.due) due.push(next.due);
+      }
       await refreshMessageStatuses(
         conn,
         session,
@@ -79,6 +86,8 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
         rows.map((d) => d.messageId),
       );
     });
+    // After the commit (due-queue.ts): the lanes' next heads.
+    await noteDue(conn, due);
   }
 }
 
@@ -88,5 +97,6 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
  * with it and one of them runs again on the other's result.
  */
 export async function markHeldWrite(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string): Promise<void> {
-  await conn.endpoints.updateOne({ ...scope(t), _id: endpointId, status: { $ne: 'active' } }, { $inc: { heldWrites: 1 } }, { session });
+  const q = P.notActive(t, endpointId);
+  await conn.endpoints.updateOne(q.filter, { $inc: { heldWrites: 1 } }, { ...q.options, session });
 }

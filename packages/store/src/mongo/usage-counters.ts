@@ -2,6 +2,7 @@ import { PlanLimitError } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 
 // A usage counter (an organization's sends this month, an environment's this day) is spread over
 // SHARDS documents, `key` and `1|key` … `7|key`, its value their sum. Every send of an
@@ -33,7 +34,8 @@ export async function counterValues(conn: MongoConnection, keys: readonly string
   const values: Record<string, number> = Object.fromEntries(keys.map((key) => [key, 0]));
   if (keys.length === 0) return values;
   const ids = keys.flatMap(shardIds);
-  for (const doc of await conn.counters.find({ _id: { $in: ids } }, { session, projection: { value: 1, expiresAt: 1 } }).toArray()) {
+  const q = P.counterShards(ids);
+  for (const doc of await conn.counters.find(q.filter, { ...q.options, session, projection: { value: 1, expiresAt: 1 } }).toArray()) {
     const key = counterKey(doc._id);
     if (doc.expiresAt.getTime() > now) values[key] = (values[key] ?? 0) + doc.value;
   }
@@ -65,8 +67,9 @@ export async function takeCounts(
     if (!counter.increment) continue;
     const ids = shardIds(counter.key);
     const shardId = ids[Math.floor(Math.random() * ids.length)]!;
+    const q = P.counterShard(shardId);
     await conn.counters.updateOne(
-      { _id: shardId },
+      q.filter,
       [
         {
           $set: {
@@ -75,7 +78,7 @@ export async function takeCounts(
           },
         },
       ],
-      { upsert: true },
+      { ...q.options, upsert: true },
     );
     taken.push({ key: counter.key, shardId });
     const value = (await counterValues(conn, [counter.key], now))[counter.key]!;
@@ -91,5 +94,8 @@ export async function takeCounts(
 /** Gives back the counts a send took and did not use. */
 export async function giveBack(conn: MongoConnection, taken: readonly TakenCount[], now: number): Promise<void> {
   const at = new Date(now);
-  for (const { shardId } of taken) await conn.counters.updateOne({ _id: shardId, expiresAt: { $gt: at }, value: { $gt: 0 } }, { $inc: { value: -1 } });
+  for (const { shardId } of taken) {
+    const q = P.counterGiveBack(shardId, at);
+    await conn.counters.updateOne(q.filter, { $inc: { value: -1 } }, q.options);
+  }
 }

@@ -1,4 +1,243 @@
-import { definePlans } from './plan.ts';
+import { COLLECTIONS } from '../connection.ts';
+import { definePlans, planSpec } from './plan.ts';
 
 /** The named queries of the alerting engine's collections. */
-export const ALERTS_PLANS = definePlans('alerts', {});
+
+// endpoints_failing_active holds active endpoints in a failure streak (failingSince a number):
+// a window's range on failingSince implies the number, and each query says status 'active'.
+
+/**
+ * The most retrying deliveries retryingCounts counts per environment (a COUNT over index keys
+ * stopped by this limit): a larger count reads as this many ("at least"), far above any threshold.
+ */
+export const RETRYING_COUNT_CAP = 10_000;
+
+const TARGETS = "the organization's targets (a handful each, made by hand in the dashboard)";
+const BY_ID = '1: by _id';
+
+export const ALERTS_PLANS = definePlans('alerts', {
+  /** An organization's conditions (`_id` the org id). */
+  conditions: planSpec({
+    collection: COLLECTIONS.alertConditions,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    build: (orgId: string) => ({ filter: { _id: orgId } }),
+    example: ['org_1'],
+  }),
+  /** An organization's throttle state (`_id` the org id). */
+  state: planSpec({
+    collection: COLLECTIONS.alertState,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    build: (orgId: string) => ({ filter: { _id: orgId } }),
+    example: ['org_1'],
+  }),
+  /** Organizations whose hour of notices has ended with endpoints waiting, earliest first. */
+  statesDue: planSpec({
+    collection: COLLECTIONS.alertState,
+    index: 'alert_state_due',
+    examines: '≤ limit: a range walk of alert_state_due (states with pending notices only) from its start',
+    maxExamined: (n) => n + 1,
+    build: (now: number) => ({ filter: { hasPending: true, windowEnd: { $lte: now } }, sort: { windowEnd: 1 } }),
+    example: [1],
+  }),
+
+  /** The organization's live targets (those made before environments have none: live), oldest id first. */
+  liveTargets: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: 'alert_targets_org',
+    examines: TARGETS,
+    maxExamined: (n) => n + 10,
+    residual: { env: "not test: the organization's test targets (a handful) are read and skipped; targets made before environments have no env and are live" },
+    build: (orgId: string) => ({ filter: { orgId, env: { $ne: 'test' } }, sort: { _id: 1 } }),
+    example: ['org_1'],
+  }),
+  /** The organization's test targets, oldest id first. */
+  testTargets: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: 'alert_targets_env',
+    examines: "the environment's targets (a handful, made by hand): its range of alert_targets_env",
+    maxExamined: (n) => n,
+    build: (orgId: string) => ({ filter: { orgId, env: 'test' }, sort: { _id: 1 } }),
+    example: ['org_1'],
+  }),
+  /** One target of the organization by id, whatever its environment. */
+  target: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    residual: { orgId: 'the organization of a document found by its unique _id (a check)' },
+    build: (orgId: string, id: string) => ({ filter: { orgId, _id: id } }),
+    example: ['org_1', 'atg_1'],
+  }),
+  /** One target of the environment by id (its delete). */
+  targetInEnv: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    residual: { orgId: 'the tenant of a document found by its unique _id (a check)', env: 'as orgId (live: not test)' },
+    build: (orgId: string, env: 'live' | 'test', id: string) => ({ filter: { orgId, env: env === 'live' ? { $ne: 'test' } : env, _id: id } }),
+    example: ['org_1', 'live', 'atg_1'],
+  }),
+  /** The sealing walk over target secrets: targets with a sealed secret, by id after a cursor. */
+  sealedTargetsAfter: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: 'alert_targets_sealed',
+    examines: '≤ limit: alert_targets_sealed (targets with a secret only) from the cursor',
+    maxExamined: (n) => n,
+    build: (after: string | null) => ({
+      filter: after === null ? { sealedSecret: { $type: 'string' } } : { _id: { $gt: after }, sealedSecret: { $type: 'string' } },
+      sort: { _id: 1 },
+    }),
+    example: ['atg_1'],
+  }),
+  /** A re-seal of one target's secret, conditional on the sealed value read. */
+  sealedTarget: planSpec({
+    collection: COLLECTIONS.alertTargets,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    residual: { sealedSecret: 'the value the walk read: a compare-and-set on the one document _id found' },
+    build: (id: string, sealed: string) => ({ filter: { _id: id, sealedSecret: sealed } }),
+    example: ['atg_1', 'v1.x'],
+  }),
+
+  /** The first queued event of the next organization after a cursor: one seek of eventOrgs' walk. */
+  nextEventOrg: planSpec({
+    collection: COLLECTIONS.alertEvents,
+    index: 'alert_events_org_seq',
+    examines: '1: a seek to the first key after the cursor organization (its other events are skipped, not read)',
+    maxExamined: () => 1,
+    build: (afterOrgId: string) => ({ filter: { orgId: { $gt: afterOrgId } }, sort: { orgId: 1, seq: 1 } }),
+    example: ['org_1'],
+  }),
+  /** The organization's oldest queued events. */
+  events: planSpec({
+    collection: COLLECTIONS.alertEvents,
+    index: 'alert_events_org_seq',
+    examines: "≤ limit (EVENTS_PER_ORG): the organization's range of alert_events_org_seq from its start",
+    maxExamined: (n) => n,
+    build: (orgId: string) => ({ filter: { orgId }, sort: { seq: 1 } }),
+    example: ['org_1'],
+  }),
+  /** The events a step consumed, removed. */
+  consumedEvents: planSpec({
+    collection: COLLECTIONS.alertEvents,
+    index: 'alert_events_org_seq',
+    examines: 'the numbers given (≤ EVENTS_PER_ORG): point reads of alert_events_org_seq',
+    maxExamined: (n) => n,
+    build: (orgId: string, seqs: readonly number[]) => ({ filter: { orgId, seq: { $in: [...seqs] } } }),
+    example: ['org_1', [1, 2]],
+  }),
+
+  /** The next organization after a cursor with an active endpoint whose streak began in the window: one seek of failingOrgs' walk. */
+  nextFailingOrg: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_failing_active',
+    examines:
+      '1 document, and ≤ 2 index keys per organization passed over (one whose active failing endpoints all began outside the window: the bounds skip its keys by seeks, no fetch): bounded by the organizations with an active failing endpoint, never by their endpoints',
+    maxExamined: (n) => n,
+    build: (afterOrgId: string, since: number, before: number) => ({
+      filter: { orgId: { $gt: afterOrgId }, failingSince: { $gte: since, $lte: before }, status: 'active' },
+      sort: { orgId: 1, failingSince: 1, _id: 1 },
+    }),
+    example: ['org_1', 0, 1],
+  }),
+  /** The organization's active endpoints whose streak began in the window, oldest streak first, after a cursor. */
+  failingOfOrg: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_failing_active',
+    examines: "≤ limit, plus the cursor's ties (endpoints of the organization whose streak began in the same millisecond, id at or before the cursor's)",
+    maxExamined: (n) => n + 1,
+    residual: { $or: "after the cursor: the bound on failingSince already starts at the cursor's, so only its millisecond's ties are read and skipped" },
+    build: (orgId: string, since: number, before: number, after: { failingSince: number; endpointId: string } | null) => ({
+      filter:
+        after === null
+          ? { orgId, failingSince: { $gte: since, $lte: before }, status: 'active' }
+          : {
+              orgId,
+              failingSince: { $gte: Math.max(since, after.failingSince), $lte: before },
+              status: 'active',
+              $or: [{ failingSince: { $gt: after.failingSince } }, { _id: { $gt: after.endpointId } }],
+            },
+      sort: { failingSince: 1, _id: 1 },
+    }),
+    example: ['org_1', 0, 10, { failingSince: 5, endpointId: 'ep_1' }],
+  }),
+
+  /** The next organization after a cursor with a retrying delivery: one seek of retryingCounts' walk (covered). */
+  nextRetryingOrg: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_retrying',
+    examines: '1 index key: a seek past the cursor organization (its retrying deliveries are skipped, not read); no document',
+    maxExamined: () => 0,
+    build: (afterOrgId: string) => ({ filter: { status: 'retrying', orgId: { $gt: afterOrgId } }, sort: { orgId: 1, env: 1 } }),
+    example: ['org_1'],
+  }),
+  /** An environment's retrying deliveries, counted up to RETRYING_COUNT_CAP (covered). */
+  retryingOfEnv: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_retrying',
+    examines: `≤ ${RETRYING_COUNT_CAP} index keys (RETRYING_COUNT_CAP, the count's limit); no document`,
+    maxExamined: () => 0,
+    build: (orgId: string, env: string) => ({ filter: { status: 'retrying', orgId, env } }),
+    example: ['org_1', 'live'],
+  }),
+  /** One shard's live usage counters (`[n|]live:<org>:<YYYY-MM>`): a range of the _id index by prefix. */
+  liveCounters: planSpec({
+    collection: COLLECTIONS.counters,
+    index: '_id_',
+    examines:
+      "one shard's live month counters: ≤ one per organization with live sends per month still kept (the TTL index removes a month's once it is over), so ≤ 2 × organizations; once per PERIODIC_MS",
+    maxExamined: (n) => n,
+    build: (prefix: string) => ({ filter: { _id: { $gte: `${prefix}live:`, $lt: `${prefix}live;` } }, sort: { _id: 1 } }),
+    example: ['1|'],
+  }),
+
+  /** The next due notice not leased: a claim's `findOneAndUpdate`, earliest first. */
+  claimNotice: planSpec({
+    collection: COLLECTIONS.alertNotices,
+    index: 'alert_notices_due',
+    examines:
+      "≤ 1 + notices leased and in flight (≤ the running workers' claims): a range walk of alert_notices_due (notices with an attempt to come only) from its start",
+    maxExamined: (n) => n + 100,
+    residual: { $or: 'not leased: the notices being sent now are read and skipped' },
+    build: (now: number) => ({
+      filter: { nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
+      sort: { nextAttemptAt: 1 },
+    }),
+    example: [1],
+  }),
+  /** A notice by id. */
+  notice: planSpec({
+    collection: COLLECTIONS.alertNotices,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['ntc_1'],
+  }),
+  /** A notice while `claim` holds it (an attempt's record). */
+  noticeOfClaim: planSpec({
+    collection: COLLECTIONS.alertNotices,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    residual: { claim: 'the claim holding the lease: a condition on the one document _id found' },
+    build: (id: string, claim: string) => ({ filter: { _id: id, claim } }),
+    example: ['ntc_1', 'claim-1'],
+  }),
+  /** A target's latest notice attempts, newest first. */
+  noticeAttempts: planSpec({
+    collection: COLLECTIONS.alertNoticeAttempts,
+    index: 'alert_notice_attempts_target',
+    examines: "≤ limit: the target's range of alert_notice_attempts_target from its newest",
+    maxExamined: (n) => n,
+    build: (orgId: string, targetId: string) => ({ filter: { orgId, targetId }, sort: { at: -1 } }),
+    example: ['org_1', 'atg_1'],
+  }),
+});

@@ -22,7 +22,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   dueOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_at',
-    examines: '≤ limit (perEndpoint + 1): one endpoint\'s range of the due index from its start',
+    examines: "≤ limit (perEndpoint + 1): one endpoint's range of the due index from its start",
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId }, sort: { dueAt: 1, _id: 1 } }),
     example: ['ep_1'],
@@ -63,8 +63,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     maxExamined: () => 1,
     residual: {
       status: 'open: the state the claim requires of the one document',
-      held: 'not held (a paused endpoint\'s)',
-      laneWait: 'not waiting behind its lane\'s head',
+      held: "not held (a paused endpoint's)",
+      laneWait: "not waiting behind its lane's head",
       dueAt: 'due, and not leased (a lease moves dueAt to its end)',
     },
     build: (id: string, now: number) => ({ filter: { _id: id, ...DUE, dueAt: { $lte: now } } }),
@@ -109,7 +109,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     examines:
       'the due index after `now`: leased deliveries and retries scheduled later. Once, at the start of a sole dispatcher (releaseLeasesAtStart); leases expire by themselves without it',
     maxExamined: (n) => n,
-    residual: { leaseUntil: 'leased: dueAt is the lease\'s end' },
+    residual: { leaseUntil: "leased: dueAt is the lease's end" },
     build: (now: number) => ({ filter: { ...DUE, dueAt: { $gt: now }, leaseUntil: { $gt: now } } }),
     example: [1],
   }),
@@ -117,16 +117,43 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   retryingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
-    examines: 'the endpoint\'s retrying deliveries (index keys only, a COUNT_SCAN): bounded by what one endpoint has in retry',
+    examines: "the endpoint's retrying deliveries (index keys only, a COUNT_SCAN): bounded by what one endpoint has in retry",
     maxExamined: () => 0,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, status: 'retrying' } }),
     example: [T, 'ep_1'],
+  }),
+  /** Retrying deliveries store-wide, counted by index keys up to a cap (the metrics). */
+  retrying: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_retrying',
+    examines: '≤ BACKLOG_COUNT_CAP index keys (a COUNT_SCAN with a limit), no documents',
+    maxExamined: () => 0,
+    build: () => ({ filter: { status: 'retrying' } }),
+    example: [],
+  }),
+  /** An endpoint's queued alert event of a kind, into which a repeat collapses (a completion's). */
+  queuedAlertEvent: planSpec({
+    collection: COLLECTIONS.alertEvents,
+    index: 'alert_events_endpoint',
+    examines: '≤ 1: one entry per endpoint and kind is queued at most',
+    maxExamined: () => 1,
+    build: (endpointId: string, kind: string) => ({ filter: { endpointId, kind } }),
+    example: ['ep_1', 'failing'],
+  }),
+  /** The organization's alert event counter (a completion that queues an event numbers it). */
+  alertEventCounter: planSpec({
+    collection: COLLECTIONS.counters,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (orgId: string) => ({ filter: { _id: `alert-events:${orgId}` } }),
+    example: ['org_1'],
   }),
   /** The endpoint's latest attempts, newest first. */
   recentAttempts: planSpec({
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
-    examines: '≤ limit: the endpoint\'s range of attempts_endpoint from its newest',
+    examines: "≤ limit: the endpoint's range of attempts_endpoint from its newest",
     maxExamined: (n) => n,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId },

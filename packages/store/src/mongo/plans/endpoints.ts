@@ -1,4 +1,250 @@
-import { definePlans } from './plan.ts';
+import { ENDPOINT_WALK_BATCH, MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
+import { COLLECTIONS } from '../connection.ts';
+import { DUE, OPEN } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
 
 /** The named queries of endpoints, endpoint walks, stranded repairs and endpoint stats (rollups). */
-export const ENDPOINTS_PLANS = definePlans('endpoints', {});
+
+const T = { orgId: 'org_1', env: 'live' as const };
+type TenantArg = { orgId: string; env: string };
+const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+
+/**
+ * The most endpoints `endpoints.list` returns for a whole tenant (a consumer's are capped at
+ * MAX_ENDPOINTS_PER_CONSUMER by create). The port has no page (TODO(#39): page it like consumers).
+ */
+export const ENDPOINTS_LIST_CAP = 1_000;
+/**
+ * The most open deliveries endpointStats.pending counts (a COUNT over index keys, stopped by this
+ * limit): an endpoint with a larger backlog reads as this many ("at least").
+ */
+export const PENDING_COUNT_CAP = 10_000;
+
+export const ENDPOINTS_PLANS = definePlans('endpoints', {
+  /** An endpoint of the tenant by id: get, hold, update, delete, rotate, secrets, a walk's or a repair's read. */
+  byId: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T, 'ep_1'],
+  }),
+  /** A write that holds a delivery of a paused endpoint marks the endpoint (stranded.ts#markHeldWrite). */
+  notActive: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, status: 'not active: a condition on the one document _id found' },
+    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, status: { $ne: 'active' } } }),
+    example: [T, 'ep_1'],
+  }),
+  /** The tenant's endpoints by id (endpoints.list without a consumer), stopped at ENDPOINTS_LIST_CAP. */
+  ofTenant: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tenant',
+    examines: `≤ ${ENDPOINTS_LIST_CAP} (ENDPOINTS_LIST_CAP, the find's limit): the tenant's range of endpoints_tenant in id order`,
+    maxExamined: (n) => n,
+    build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env }, sort: { _id: 1 } }),
+    example: [T],
+  }),
+  /** One consumer's endpoints by id (endpoints.list with a consumer). */
+  ofConsumer: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tenant_consumer',
+    examines: `≤ ${MAX_ENDPOINTS_PER_CONSUMER} (a consumer's endpoints are capped at create; the find's limit holds it too): the consumer's range of endpoints_tenant_consumer`,
+    maxExamined: (n) => n,
+    build: (t: TenantArg, consumerId: string) => ({ filter: { orgId: t.orgId, env: t.env, consumerId }, sort: { _id: 1 } }),
+    example: [T, 'con_1'],
+  }),
+  /** The sealing walk over endpoint secrets: a page of endpoints by id after a cursor. */
+  byIdAfter: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '≤ limit: the _id index from the cursor, stopped by the page',
+    maxExamined: (n) => n,
+    build: (after: string | null) => ({ filter: after === null ? {} : { _id: { $gt: after } }, sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /** A re-seal of one endpoint secret, conditional on the sealed value read. */
+  sealedSecret: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { 'secrets.sealed': 'the value the walk read: a compare-and-set on the one document _id found' },
+    build: (id: string, sealed: string) => ({ filter: { _id: id, 'secrets.sealed': sealed } }),
+    example: ['ep_1', 'v1.x'],
+  }),
+
+  /** An endpoint's walk document by id (endpoint_walks is keyed by endpoint). */
+  walk: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (endpointId: string) => ({ filter: { _id: endpointId } }),
+    example: ['ep_1'],
+  }),
+  /** A walk with a fail to do (endFailAt bounds it). */
+  walkFailing: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { failBefore: 'a fail is recorded: a condition on the one document _id found' },
+    build: (endpointId: string) => ({ filter: { _id: endpointId, failBefore: { $ne: null } } }),
+    example: ['ep_1'],
+  }),
+  /** A walk holding its endpoint's deliveries (dropHold forgets it). */
+  walkHolding: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { hold: 'a hold is recorded: a condition on the one document _id found' },
+    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: 'hold' } }),
+    example: ['ep_1'],
+  }),
+  /** A walk with nothing left to do: removed. */
+  walkDone: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { hold: 'nothing left: a condition on the one document _id found', failBefore: 'as hold' },
+    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null } }),
+    example: ['ep_1'],
+  }),
+  /** Endpoints with a walk left, in id order after a cursor (walkEndpoints' round robin). */
+  walksAfter: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '≤ limit: the _id index from the cursor; endpoint_walks holds only walks still to do',
+    maxExamined: (n) => n,
+    build: (after: string) => ({ filter: { _id: { $gt: after } }, sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
+
+  /** A fail walk's batch: the endpoint's open deliveries created before the bound, oldest first. */
+  failBatch: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_open_created',
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's open range before the bound, from its start; each batch fails what it read, which leaves this partial index`,
+    maxExamined: (n) => n + 1,
+    build: (t: TenantArg, endpointId: string, before: number) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, createdAt: { $lt: before } },
+      sort: { createdAt: 1 },
+    }),
+    example: [T, 'ep_1', 1],
+  }),
+  /** A hold walk's batch: the endpoint's deliveries in the due index (open, not held, not waiting in a lane). */
+  holdBatch: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_at',
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's range of the due index from its start; each batch holds what it read, which leaves the index`,
+    maxExamined: (n) => n + 1,
+    build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
+    example: ['ep_1'],
+  }),
+  /** A release walk's batch: the endpoint's held deliveries. */
+  releaseBatch: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_held',
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's range of deliveries_endpoint_held from its start; each batch releases or fails what it read, which leaves the index`,
+    maxExamined: (n) => n + 1,
+    build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, held: true }, sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /** The deliveries a batch read, written by id. */
+  deliveriesByIds: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ a batch or a peek): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['dlv_1', 'dlv_2']],
+  }),
+  /** Stranded deliveries a peek found, still due and free: a repair's hold or fail (stranded.ts). */
+  stranded: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ STRANDED_PEEK): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: {
+      orgId: TENANT,
+      env: TENANT,
+      status: 'open: a condition on each document an id found',
+      held: 'not held yet',
+      $or: 'not leased at `now` (a claim in flight finishes first)',
+    },
+    build: (t: TenantArg, ids: readonly string[], now: number) => ({
+      filter: { orgId: t.orgId, env: t.env, _id: { $in: [...ids] }, ...OPEN, held: false, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
+    }),
+    example: [T, ['dlv_1'], 1],
+  }),
+
+  /** The endpoint's open deliveries, counted up to PENDING_COUNT_CAP (endpointStats.pending). */
+  openCount: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_status',
+    examines: `≤ ${PENDING_COUNT_CAP} index keys (PENDING_COUNT_CAP, the count's limit; no document: the count is covered), two status ranges of one endpoint`,
+    maxExamined: () => 0,
+    build: (t: TenantArg, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN } }),
+    example: [T, 'ep_1'],
+  }),
+  /** The endpoint's oldest open delivery (endpointStats.pending's oldestAt). */
+  oldestOpen: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_open_created',
+    examines: "1: the first entry of the endpoint's range of deliveries_endpoint_open_created",
+    maxExamined: () => 1,
+    build: (t: TenantArg, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN }, sort: { createdAt: 1 } }),
+    example: [T, 'ep_1'],
+  }),
+
+  /** The endpoint's rollups of a grain in a window, oldest first. */
+  rollups: planSpec({
+    collection: COLLECTIONS.endpointRollups,
+    index: 'endpoint_rollups_endpoint',
+    examines:
+      "≤ (to − from) / grain + 1, and never more than the grain keeps (289 five-minute, 193 hourly rollups: ROLLUP_RETENTION_MS / grain + 1): the endpoint's range of the grain",
+    maxExamined: (n) => n,
+    residual: { orgId: 'the tenant of the endpoint: every rollup of an endpoint has its tenant (a check, never a widening)', env: 'as orgId' },
+    build: (t: TenantArg, endpointId: string, grainMs: number, from: number, to: number) => ({
+      filter: { endpointId, grainMs, at: { $gte: from, $lt: to }, orgId: t.orgId, env: t.env },
+      sort: { at: 1 },
+    }),
+    example: [T, 'ep_1', 300_000, 0, 86_400_000],
+  }),
+  /** A rollup by id: the flush's `$inc` upsert (endpoint-stats-repo.ts). */
+  rollupById: planSpec({
+    collection: COLLECTIONS.endpointRollups,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['ep_1:300000:0'],
+  }),
+  /** Expired rollups, oldest first: the retention job's batch. */
+  rollupsExpired: planSpec({
+    collection: COLLECTIONS.endpointRollups,
+    index: 'endpoint_rollups_expires',
+    examines: '≤ batch: a range walk of endpoint_rollups_expires from its start, stopped by the limit',
+    maxExamined: (n) => n + 1,
+    build: (now: number) => ({ filter: { expiresAt: { $lt: now } }, sort: { expiresAt: 1 } }),
+    example: [1],
+  }),
+  /** The expired rollups a batch read, removed by id (still expired). */
+  rollupsByIds: planSpec({
+    collection: COLLECTIONS.endpointRollups,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { expiresAt: 'still expired: a condition on each document an id found' },
+    build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, expiresAt: { $lt: now } } }),
+    example: [['ep_1:300000:0'], 1],
+  }),
+});

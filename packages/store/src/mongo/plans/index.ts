@@ -1,4 +1,4 @@
-import type { Plan } from './plan.ts';
+import type { AnyPlan } from './plan.ts';
 import { ALERTS_PLANS } from './alerts.ts';
 import { DELIVERIES_PLANS } from './deliveries.ts';
 import { ENDPOINTS_PLANS } from './endpoints.ts';
@@ -9,11 +9,10 @@ import { RECOVERIES_PLANS } from './recoveries.ts';
 import { TENANCY_PLANS } from './tenancy.ts';
 
 /** Every named query of the MongoDB adapter, by its name (`area.key`): what query-shapes.test.ts checks. */
-// biome-ignore lint/suspicious/noExplicitAny: plans of every argument type.
-export function allPlans(): ReadonlyMap<string, Plan<any>> {
-  const all = new Map<string, Plan<any>>();
+export function allPlans(): ReadonlyMap<string, AnyPlan> {
+  const all = new Map<string, AnyPlan>();
   for (const area of [ALERTS_PLANS, DELIVERIES_PLANS, ENDPOINTS_PLANS, LANES_PLANS, MESSAGES_PLANS, OPERATIONS_PLANS, RECOVERIES_PLANS, TENANCY_PLANS]) {
-    for (const plan of Object.values(area) as Plan<any>[]) all.set(plan.planName, plan);
+    for (const plan of Object.values(area) as AnyPlan[]) all.set(plan.planName, plan);
   }
   return all;
 }

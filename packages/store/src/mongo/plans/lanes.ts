@@ -1,4 +1,143 @@
-import { definePlans } from './plan.ts';
+import { COLLECTIONS } from '../connection.ts';
+import { OPEN } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
 
-/** The named queries of ordered lanes (delivery_lanes and the lane side of deliveries). */
-export const LANES_PLANS = definePlans('lanes', {});
+// Ordered lanes (#31, ordered-lanes.ts): the lane documents (delivery_lanes, one per endpoint
+// and key, found by _id), a lane's waiting deliveries (deliveries_lane_wait), the metrics' read
+// of the lanes with a head, and retention's prune.
+
+const laneId = (endpointId: string, key: string) => `${endpointId}:${key}`;
+
+/** How many lanes with a head laneStats reads (ordered-lanes.ts): its gauges saturate there. */
+export const LANE_STATS_LIMIT = 1_000;
+
+export const LANES_PLANS = definePlans('lanes', {
+  /** A lane by its id (`endpointId:key`): a join's upsert, a head's change, a rejoin's read. */
+  lane: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (endpointId: string, key: string) => ({ filter: { _id: laneId(endpointId, key) } }),
+    example: ['ep_1', 'k'],
+  }),
+  /** A lane whose head is `headId`: a hand-over's test that the ended delivery was its head. */
+  laneWithHead: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { headId: 'the ended delivery: a test of the one lane _id found' },
+    build: (endpointId: string, key: string, headId: string) => ({ filter: { _id: laneId(endpointId, key), headId } }),
+    example: ['ep_1', 'k', 'dlv_1'],
+  }),
+  /** A delivery by id: whether a lane's head is still open; a rejoin's wait. */
+  delivery: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['dlv_1'],
+  }),
+  /** A delivery by id while it is open: the head a manual retry displaces. */
+  openDelivery: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { status: 'open: a test of the one document _id found' },
+    build: (id: string) => ({ filter: { _id: id, ...OPEN } }),
+    example: ['dlv_1'],
+  }),
+  /** Deliveries by id: those releaseLanes has just read (≤ batch). */
+  deliveries: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['dlv_1', 'dlv_2']],
+  }),
+  /** The open ones of deliveries by id: the heads of the lanes pruneLanes read (≤ batch). */
+  openDeliveries: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { status: 'open: tested on each document an id found (≤ the ids given)' },
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] }, ...OPEN } }),
+    example: [['dlv_1', 'dlv_2']],
+  }),
+  /** The lane's first waiting delivery by sequence: a hand-over's (and a prune's) one seek. */
+  nextWaiting: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_lane_wait',
+    examines: "1: the first key of the lane's range of deliveries_lane_wait (findOne / limit 1), whatever the lane's length",
+    maxExamined: (n) => n,
+    build: (endpointId: string, key: string) => ({
+      filter: { endpointId, orderingKey: key, ...OPEN, laneWait: true },
+      sort: { sequence: 1 },
+    }),
+    example: ['ep_1', 'k'],
+  }),
+  /** An endpoint's waiting deliveries, any lane: releaseLanes takes `batch` of them at a time. */
+  waitingOfEndpoint: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_lane_wait',
+    examines: "≤ batch (limit): the endpoint's range of deliveries_lane_wait; those released leave the index (laneWait false)",
+    maxExamined: (n) => n,
+    build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, laneWait: true } }),
+    example: ['ep_1'],
+  }),
+  /** An endpoint's lanes that still name a head: releaseLanes lets go of `batch` of them at a time. */
+  headedOfEndpoint: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: 'delivery_lanes_endpoint_head',
+    examines: "≤ batch (limit): the endpoint's range of the partial index; a lane let go of leaves it (headId null)",
+    maxExamined: (n) => n,
+    build: (endpointId: string) => ({ filter: { endpointId, headId: { $type: 'string' } }, sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /** Lanes by id that still name a head: the ones headedOfEndpoint read (≤ batch). */
+  headedByIds: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { headId: 'still a head: tested on each lane an id found' },
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] }, headId: { $type: 'string' } } }),
+    example: [['ep_1:k']],
+  }),
+  /**
+   * The metrics' lanes with a head, by head id: delivery ids are stamped with their message's
+   * creation, so the oldest heads come first. Covered by the index (projection headId only).
+   */
+  headed: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: 'delivery_lanes_open',
+    examines: `≤ LANE_STATS_LIMIT (${LANE_STATS_LIMIT}) index keys from the start of delivery_lanes_open, covered (no document fetched)`,
+    maxExamined: () => 0,
+    build: () => ({ filter: { headId: { $type: 'string' } }, sort: { headId: 1 } }),
+    example: [],
+  }),
+  /** Lanes last used before `before`, oldest first: retention's prune. */
+  idle: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: 'delivery_lanes_idle',
+    examines: '≤ batch (limit): a range walk of delivery_lanes_idle from its oldest',
+    maxExamined: (n) => n + 1,
+    build: (before: number) => ({ filter: { lastUsedAt: { $lt: before } }, sort: { lastUsedAt: 1 } }),
+    example: [1],
+  }),
+  /** Idle lanes by id, still idle: prune's delete (a lane joined meanwhile stays). */
+  idleByIds: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { lastUsedAt: 'still idle: tested on each lane an id found' },
+    build: (ids: readonly string[], before: number) => ({ filter: { _id: { $in: [...ids] }, lastUsedAt: { $lt: before } } }),
+    example: [['ep_1:k'], 1],
+  }),
+});

@@ -1,4 +1,322 @@
-import { definePlans } from './plan.ts';
+import { firstIdAt, MAX_ENDPOINTS_PER_CONSUMER, MAX_PAGE_SIZE, SEARCH_WINDOW_MS, type DeliveryStatus } from '@wirehook/core';
+import type { Document } from 'mongodb';
+import { SINCE_ID_MARGIN_MS } from '../../ports/message-port.ts';
+import { COLLECTIONS } from '../connection.ts';
+import { definePlans, planSpec } from './plan.ts';
 
-/** The named queries of messages, message_bodies, idempotency keys and the message list. */
-export const MESSAGES_PLANS = definePlans('messages', {});
+// Messages (message-create.ts, message-repo.ts, message-list.ts, message-status.ts,
+// message-body.ts): a send's reads, a message's page, the message list, the status recounts
+// and retention's delete, with the consumers, endpoints, deliveries and attempts they read.
+
+type T = { orgId: string; env: string };
+const T_EX = { orgId: 'org_1', env: 'live' as const };
+const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+const TENANT_OF_MESSAGE = "orgId and env: a message id is one tenant's, so are its deliveries (a check, never a widening)";
+const FANOUT = `a message has at most MAX_ENDPOINTS_PER_CONSUMER (${MAX_ENDPOINTS_PER_CONSUMER}) deliveries`;
+
+/** A list query as the plans read it (MessageQuery without its limit). */
+export interface ListQuery {
+  consumerId?: string;
+  status?: DeliveryStatus;
+  eventType?: string;
+  q?: string;
+  since?: number;
+  afterId?: string;
+}
+
+const Q_FIELDS = ['_id', 'eventType', 'consumerExternalId', 'idempotencyKey'] as const;
+
+/**
+ * The list's filter: the tenant (and the index's own key), the `_id` range (`since` bounds it
+ * too: the indexes end in _id; SQLite's message-list.ts says why), then the residuals.
+ */
+function listFilter(t: T, query: ListQuery, key: 'consumerId' | 'status' | 'eventType' | null): Document {
+  const filter: Document = { orgId: t.orgId, env: t.env };
+  if (key !== null) filter[key] = query[key];
+  for (const field of ['consumerId', 'status', 'eventType'] as const) {
+    if (field !== key && query[field] !== undefined) filter[field] = query[field];
+  }
+  const idRange: { $gte?: string; $lt?: string } = {};
+  if (query.since !== undefined) {
+    filter['createdAt'] = { $gte: query.since };
+    idRange.$gte = firstIdAt('message', query.since - SINCE_ID_MARGIN_MS);
+  }
+  if (query.afterId !== undefined) idRange.$lt = query.afterId;
+  if (Object.keys(idRange).length > 0) filter['_id'] = idRange;
+  if (query.q !== undefined && query.q !== '') {
+    const pattern = containsIgnoringAsciiCase(query.q);
+    filter['$or'] = Q_FIELDS.map((field) => ({ [field]: { $regex: pattern } }));
+  }
+  return filter;
+}
+
+/**
+ * A regular expression matching text that contains `q`, every character literal and ASCII
+ * letters in either case; other letters match only as given, as SQL LIKE does.
+ */
+export function containsIgnoringAsciiCase(q: string): string {
+  return q.replace(/[\\^$.*+?()[\]{}|/-]/g, (c) => `\\${c}`).replace(/[A-Za-z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+}
+
+// The residuals of the list, and why each fetches a bounded number of documents: the API sends
+// `since` (SEARCH_WINDOW_MS, 7 days, unless the caller gives one) with every q, status or
+// event_type, so a residual walks at most the index prefix's window back from `afterId`.
+const WINDOW = `the API sends since (at most SEARCH_WINDOW_MS = ${SEARCH_WINDOW_MS / 86_400_000} days back, unless the caller names an older one) with q, status and event_type`;
+const SINCE = "createdAt ≥ since: _id is already bounded at since − SINCE_ID_MARGIN_MS, so this rejects only the margin's messages";
+const Q = `q, a contains-match on four fields (no index can serve it): each message of the walked range is fetched and tested; a page of a rare q walks the prefix's range back to since: ${WINDOW}`;
+const LIST_EX: ListQuery = { consumerId: 'con_1', status: 'failed', eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' };
+/**
+ * Documents the seeded real-server run may fetch beyond a page for the list's residuals
+ * (a status, an event type or q tested on the walked window); the seeded window holds fewer.
+ */
+const LIST_RESIDUAL_BUDGET = 1_000;
+const LIST_EXAMINES = (prefix: string) =>
+  `≤ limit + 1 when the query has no residual (a walk of ${prefix}'s _id range, newest first, stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
+
+export const MESSAGES_PLANS = definePlans('messages', {
+  /** A message of the tenant by id (its page; a recount's write, also in bulk). */
+  byId: planSpec({
+    collection: COLLECTIONS.messages,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T_EX, 'msg_1'],
+  }),
+  /** A message of the tenant by id when it has counts: a completion's move of its counts by one. */
+  withCounts: planSpec({
+    collection: COLLECTIONS.messages,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, counts: 'written before counts existed: recounted instead (the one document _id found)' },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, counts: { $exists: true } } }),
+    example: [T_EX, 'msg_1'],
+  }),
+  /** A message's body by the message's id. */
+  body: planSpec({
+    collection: COLLECTIONS.messageBodies,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T_EX, 'msg_1'],
+  }),
+  /**
+   * The tenant's earliest message with the Idempotency-Key created at or after `since`. The key
+   * document (idempotencyKey) serialises a key's sends, so two messages of one key never share
+   * a createdAt: createdAt alone orders them.
+   */
+  idempotent: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_idempotency',
+    examines: '1 (findOne): the first key of the (tenant, key) range from `since`',
+    maxExamined: (n) => n,
+    // A string key: the partial filter ({ $type: 'string' }) follows from it.
+    build: (t: T, key: string, since: number) => ({
+      filter: { orgId: t.orgId, env: t.env, idempotencyKey: key, createdAt: { $gte: since } },
+      sort: { createdAt: 1 },
+    }),
+    example: [T_EX, 'key-1', 1],
+  }),
+  /** The tenant's Idempotency-Key document: every send with the key writes it. */
+  idempotencyKey: planSpec({
+    collection: COLLECTIONS.idempotencyKeys,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (t: T, key: string) => ({ filter: { _id: `${t.orgId}:${t.env}:${key}` } }),
+    example: [T_EX, 'key-1'],
+  }),
+  /** A send's consumer by its external id. */
+  consumerByExternalId: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: 'consumers_external_id',
+    examines: '1: a unique key',
+    maxExamined: () => 1,
+    build: (t: T, externalId: string) => ({ filter: { orgId: t.orgId, env: t.env, externalId } }),
+    example: [T_EX, 'user-1'],
+  }),
+  /** Consumers of the tenant by id: a page's (≤ MAX_PAGE_SIZE) or a message's one. */
+  consumers: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: '_id_',
+    examines: `the ids given (≤ MAX_PAGE_SIZE = ${MAX_PAGE_SIZE}): point reads of the _id index`,
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, ids: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $in: [...ids] } } }),
+    example: [T_EX, ['con_1', 'con_2']],
+  }),
+  /** The consumer's endpoints that take `eventType` and are not disabled, by id: a send's fan-out. */
+  matchingEndpoints: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tenant_consumer',
+    examines: `the consumer's endpoints: ≤ MAX_ENDPOINTS_PER_CONSUMER (${MAX_ENDPOINTS_PER_CONSUMER}), its range of endpoints_tenant_consumer`,
+    maxExamined: () => MAX_ENDPOINTS_PER_CONSUMER,
+    residual: {
+      status: `active or paused: tested on the consumer's endpoints (≤ ${MAX_ENDPOINTS_PER_CONSUMER})`,
+      $or: `takes the event type (eventTypes null or holding it): tested on the consumer's endpoints (≤ ${MAX_ENDPOINTS_PER_CONSUMER})`,
+    },
+    build: (t: T, consumerId: string, eventType: string) => ({
+      // eventTypes null: every type; an array matches when it holds the type exactly.
+      filter: { orgId: t.orgId, env: t.env, consumerId, status: { $in: ['active', 'paused'] }, $or: [{ eventTypes: null }, { eventTypes: eventType }] },
+      sort: { _id: 1 },
+    }),
+    example: [T_EX, 'con_1', 'a.b'],
+  }),
+  /** A trial's one endpoint, whatever event types it takes: when the consumer's and not disabled. */
+  trialEndpoint: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, consumerId: "the send's consumer: a test of the one document _id found", status: 'active or paused' },
+    build: (t: T, consumerId: string, endpointId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, consumerId, status: { $in: ['active', 'paused'] }, _id: endpointId },
+    }),
+    example: [T_EX, 'con_1', 'ep_1'],
+  }),
+  /** An endpoint of the tenant by id (its status): retention's hand-over of a deleted head. */
+  endpoint: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T_EX, 'ep_1'],
+  }),
+  /** Deliveries of the tenant's messages, by id (a message's page, a list page's, a recount's). */
+  deliveriesOf: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_message',
+    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (≤ MAX_PAGE_SIZE), each a key of deliveries_message`,
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
+    build: (t: T, messageIds: readonly string[]) => ({
+      filter: { orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } },
+      // Per message by id (a merge of the ids' ranges, no in-memory sort): a message's first delivery comes first.
+      sort: { _id: 1 },
+    }),
+    example: [T_EX, ['msg_1', 'msg_2']],
+  }),
+  /** Each message's deliveries counted by status: one aggregate for a page of messages. */
+  statusesOf: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_message',
+    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids`,
+    maxExamined: () => MAX_ENDPOINTS_PER_CONSUMER * MAX_PAGE_SIZE,
+    residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
+    build: (t: T, messageIds: readonly string[]) => {
+      const filter = { orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } };
+      return { filter, pipeline: [{ $match: filter }, { $group: { _id: { messageId: '$messageId', status: '$status' }, n: { $sum: 1 } } }] };
+    },
+    example: [T_EX, ['msg_1', 'msg_2']],
+  }),
+  /** A message's deliveries' attempts, in time order. */
+  attemptsOf: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_delivery',
+    examines:
+      "the deliveries' attempts, all returned: each delivery's range of attempts_delivery (≤ its retry policy's attempts plus manual re-sends), merged in time order",
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
+    build: (t: T, deliveryIds: readonly string[]) => ({
+      filter: { orgId: t.orgId, env: t.env, deliveryId: { $in: [...deliveryIds] } },
+      sort: { at: 1, _id: 1 },
+    }),
+    example: [T_EX, ['dlv_1', 'dlv_2']],
+  }),
+  /** The tenant's messages newest first (no consumer, status or event type asked). */
+  listOfTenant: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_tenant',
+    examines: LIST_EXAMINES('the tenant'),
+    maxExamined: (n) => n + 1 + LIST_RESIDUAL_BUDGET,
+    residual: { createdAt: SINCE, $or: Q },
+    build: (t: T, query: ListQuery) => ({ filter: listFilter(t, query, null), sort: { _id: -1 } }),
+    example: [T_EX, { q: 'x', since: 1, afterId: 'msg_2' }],
+  }),
+  /** A consumer's messages newest first (the portal): a quiet consumer's page is its own range, not the tenant's history. */
+  listOfConsumer: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_tenant_consumer',
+    examines: LIST_EXAMINES('the consumer'),
+    maxExamined: (n) => n + 1 + LIST_RESIDUAL_BUDGET,
+    residual: {
+      createdAt: SINCE,
+      status: `tested on the consumer's messages in the window: ${WINDOW}`,
+      eventType: `tested on the consumer's messages in the window: ${WINDOW}`,
+      $or: Q,
+    },
+    build: (t: T, query: ListQuery) => ({ filter: listFilter(t, query, 'consumerId'), sort: { _id: -1 } }),
+    example: [T_EX, LIST_EX],
+  }),
+  /** The tenant's messages of a status newest first. */
+  listByStatus: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_tenant_status',
+    examines: LIST_EXAMINES('the status'),
+    maxExamined: (n) => n + 1 + LIST_RESIDUAL_BUDGET,
+    residual: { createdAt: SINCE, eventType: `tested on the status's messages in the window: ${WINDOW}`, $or: Q },
+    build: (t: T, query: ListQuery) => ({ filter: listFilter(t, query, 'status'), sort: { _id: -1 } }),
+    example: [T_EX, { status: 'failed', eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' }],
+  }),
+  /** The tenant's messages of an event type newest first. */
+  listByEventType: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_tenant_event_type',
+    examines: LIST_EXAMINES('the event type'),
+    maxExamined: (n) => n + 1 + LIST_RESIDUAL_BUDGET,
+    residual: { createdAt: SINCE, $or: Q },
+    build: (t: T, query: ListQuery) => ({ filter: listFilter(t, query, 'eventType'), sort: { _id: -1 } }),
+    example: [T_EX, { eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' }],
+  }),
+  /** Messages created before `before`, oldest first: retention's next chunk, across tenants. */
+  retentionHead: planSpec({
+    collection: COLLECTIONS.messages,
+    index: 'messages_created_at',
+    examines: '≤ limit (RETENTION_CHUNK = 100): a range walk of messages_created_at from its oldest',
+    maxExamined: (n) => n + 1,
+    build: (before: number) => ({ filter: { createdAt: { $lt: before } }, sort: { createdAt: 1 } }),
+    example: [1],
+  }),
+  /** Messages by id, across tenants: retention's delete of a chunk it read. */
+  messagesByIds: planSpec({
+    collection: COLLECTIONS.messages,
+    index: '_id_',
+    examines: 'the ids given (≤ RETENTION_CHUNK): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['msg_1', 'msg_2']],
+  }),
+  /** Bodies by their messages' ids: retention's delete. */
+  bodiesByIds: planSpec({
+    collection: COLLECTIONS.messageBodies,
+    index: '_id_',
+    examines: 'the ids given (≤ RETENTION_CHUNK): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['msg_1', 'msg_2']],
+  }),
+  /** Deliveries of messages by id, across tenants: retention's read and delete of a chunk's. */
+  deliveriesOfOld: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_message',
+    examines: `the chunk's deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × RETENTION_CHUNK (100)`,
+    maxExamined: (n) => n,
+    build: (messageIds: readonly string[]) => ({ filter: { messageId: { $in: [...messageIds] } } }),
+    example: [['msg_1', 'msg_2']],
+  }),
+  /** Attempts of deliveries by id, across tenants: retention's delete of a chunk's. */
+  attemptsOfOld: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_delivery',
+    examines: "the chunk's deliveries' attempts, all deleted: each delivery's range of attempts_delivery",
+    maxExamined: (n) => n,
+    build: (deliveryIds: readonly string[]) => ({ filter: { deliveryId: { $in: [...deliveryIds] } } }),
+    example: [['dlv_1', 'dlv_2']],
+  }),
+});

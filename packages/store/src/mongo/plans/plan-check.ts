@@ -39,7 +39,7 @@ export function implies(condition: unknown, required: unknown): boolean {
       if (kindOf(condition) === 'range') return Object.values(condition as Document).every((v) => typeof v === arg);
       return false;
     }
-    if (op === '$exists' && arg === true) return values !== undefined && values.every((v) => v !== null);
+    if (op === '$exists' && arg === true) return values?.every((v) => v !== null) ?? false;
     return false;
   }
   return values !== undefined && values.length === 1 && isDeepStrictEqual(values[0], required);
@@ -60,14 +60,15 @@ function equalityValues(condition: unknown): unknown[] | undefined {
 export function checkPlan(sent: Sent, spec: PlanSpec<any>, indexes: Readonly<Record<string, readonly IndexDescription[]>>): string[] {
   const errors: string[] = [];
   const fail = (why: string) => errors.push(`${sent.name}: ${why}`);
-  const index = spec.index === '_id_' ? { key: { _id: 1 }, name: '_id_' } : indexes[spec.collection]?.find((i) => i.name === spec.index);
+  const index: IndexDescription | undefined =
+    spec.index === '_id_' ? { key: { _id: 1 }, name: '_id_' } : indexes[spec.collection]?.find((i) => i.name === spec.index);
   if (index === undefined) {
     fail(`no index ${spec.index} on ${spec.collection}`);
     return errors;
   }
   if (sent.pipeline !== undefined) {
-    if (!isDeepStrictEqual(sent.pipeline[0], { $match: sent.filter })) fail('the pipeline does not start with the plan\'s $match');
-    if (sent.sort !== undefined && !isDeepStrictEqual(sent.pipeline[1], { $sort: sent.sort })) fail('the pipeline\'s second stage is not the plan\'s $sort');
+    if (!isDeepStrictEqual(sent.pipeline[0], { $match: sent.filter })) fail("the pipeline does not start with the plan's $match");
+    if (sent.sort !== undefined && !isDeepStrictEqual(sent.pipeline[1], { $sort: sent.sort })) fail("the pipeline's second stage is not the plan's $sort");
   }
   const keys = Object.entries(index.key as Record<string, unknown>).map(([field, dir]) => ({ field, dir }));
   if (keys.some((k) => k.dir !== 1 && k.dir !== -1)) fail(`index ${index.name} has a key that is not ascending or descending`);
@@ -76,7 +77,8 @@ export function checkPlan(sent: Sent, spec: PlanSpec<any>, indexes: Readonly<Rec
   const filter = sent.filter;
 
   for (const [field, required] of Object.entries(partial)) {
-    if (!(field in filter) || !implies(filter[field], required)) fail(`does not repeat ${index.name}'s partial filter on ${field} (${JSON.stringify(required)})`);
+    if (!(field in filter) || !implies(filter[field], required))
+      fail(`does not repeat ${index.name}'s partial filter on ${field} (${JSON.stringify(required)})`);
   }
 
   const isKey = (field: string) => keys.some((k) => k.field === field);

@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb';
+import { INDEXES } from '../indexes.ts';
 
 // Every query the MongoDB adapter sends is a named plan: the filter it sends (built here, so
 // the call site cannot drift from what is checked), the index it must use, and how many
@@ -49,8 +50,11 @@ export interface PlanSpec<A extends unknown[]> {
 /** A plan's command, ready to send. */
 export interface Sent extends PlanShape {
   name: string;
-  /** `hint` and `comment` (and a find's `sort`): pass to the driver's call as its options. */
-  options: { hint: string; comment: string; sort?: Record<string, 1 | -1> };
+  /**
+   * `hint` (the index's key pattern: findAndModify's options take no name) and `comment` (and a
+   * find's `sort`): pass to the driver's call as its options.
+   */
+  options: { hint: Document; comment: string; sort?: Record<string, 1 | -1> };
 }
 
 /** A declared plan: call it with its arguments for the command to send. */
@@ -59,6 +63,10 @@ export interface Plan<A extends unknown[]> {
   readonly planName: string;
   readonly spec: PlanSpec<A>;
 }
+
+/** A plan of any argument types (catalogues and checks hold plans of every kind). */
+// biome-ignore lint/suspicious/noExplicitAny: each plan keeps its own argument types.
+export type AnyPlan = Plan<any>;
 
 /** The plans of one area, each named `area.key`. */
 // biome-ignore lint/suspicious/noExplicitAny: each plan keeps its own argument types.
@@ -70,7 +78,7 @@ export function definePlans<S extends Record<string, PlanSpec<any>>>(area: strin
       const shape = spec.build(...args);
       // An aggregate sorts in its pipeline; its options take no sort.
       const sort = shape.sort && !shape.pipeline ? { sort: shape.sort } : {};
-      return { name, ...shape, options: { hint: spec.index, comment: name, ...sort } };
+      return { name, ...shape, options: { hint: keyOf(spec.collection, spec.index), comment: name, ...sort } };
     };
     plans[key] = Object.assign(plan, { planName: name, spec });
   }
@@ -85,4 +93,12 @@ export function planSpec<A extends unknown[]>(spec: PlanSpec<A>): PlanSpec<A> {
 /** A pipeline that starts with the shape's `$match` (and `$sort`), then `rest`. */
 export function pipelineOf(filter: Document, sort: Record<string, 1 | -1> | undefined, rest: Document[]): PlanShape {
   return { filter, ...(sort ? { sort } : {}), pipeline: [{ $match: filter }, ...(sort ? [{ $sort: sort }] : []), ...rest] };
+}
+
+/** The key pattern of `collection`'s index `name` (`_id_`: `{ _id: 1 }`). @throws Error when there is none. */
+export function keyOf(collection: string, name: string): Document {
+  if (name === '_id_') return { _id: 1 };
+  const index = INDEXES[collection]?.find((i) => i.name === name);
+  if (index === undefined) throw new Error(`no index ${name} on ${collection}`);
+  return index.key as Document;
 }

@@ -1,4 +1,162 @@
-import { definePlans } from './plan.ts';
+import { COLLECTIONS } from '../connection.ts';
+import { DUE } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
 
-/** The named queries of recoveries. */
-export const RECOVERIES_PLANS = definePlans('recoveries', {});
+// Recoveries (recovery-repo.ts): the recovery documents, and the deliveries a recovery counts,
+// walks and re-queues.
+
+type T = { orgId: string; env: string };
+const T_EX = { orgId: 'org_1', env: 'live' as const };
+const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+const TENANT_OF_ENDPOINT = "orgId and env: an endpoint id is one tenant's, so are its deliveries (a check, never a widening)";
+/** The recovery workers that may hold a lease at once: one recovery each (a worker drives one at a time). */
+const LIVE_LEASES = 'live leases: one per recovery worker, each driving one recovery at a time';
+
+export const RECOVERIES_PLANS = definePlans('recoveries', {
+  /** The endpoint of a start or a step, in its tenant (its status). */
+  endpoint: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T_EX, 'ep_1'],
+  }),
+  /** The endpoint's running recovery (at most one: the unique partial index). */
+  running: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_one_running',
+    examines: '1: a unique key of the partial index',
+    maxExamined: () => 1,
+    build: (endpointId: string) => ({ filter: { endpointId, status: 'running' } }),
+    example: ['ep_1'],
+  }),
+  /** The endpoint's running recovery, in its tenant: a stop's. */
+  runningOfTenant: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_one_running',
+    examines: '1: a unique key of the partial index',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT_OF_ENDPOINT, env: TENANT_OF_ENDPOINT },
+    build: (t: T, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, status: 'running' } }),
+    example: [T_EX, 'ep_1'],
+  }),
+  /** A recovery of the endpoint by id. */
+  byId: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_endpoint',
+    examines: '1: every key of recoveries_endpoint is equal (the id is unique)',
+    maxExamined: () => 1,
+    build: (t: T, endpointId: string, id: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, _id: id } }),
+    example: [T_EX, 'ep_1', 'rcv_1'],
+  }),
+  /** The endpoint's latest recovery. */
+  latest: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_endpoint',
+    examines: "1 (findOne): the first key of the endpoint's range of recoveries_endpoint, newest first",
+    maxExamined: (n) => n,
+    build: (t: T, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId }, sort: { _id: -1 } }),
+    example: [T_EX, 'ep_1'],
+  }),
+  /** The oldest running recovery whose lease is free or expired: a worker's claim. */
+  claimable: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_running_id',
+    examines: `≤ 1 + ${LIVE_LEASES}: running recoveries in id order (the partial index holds running ones only, ≤ one per endpoint), passing those leased and live`,
+    maxExamined: (n) => n + 16,
+    residual: { $or: `lease free or expired: tested on running recoveries in id order, passing at most the ${LIVE_LEASES}` },
+    build: (now: number) => ({
+      filter: { status: 'running', $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
+      sort: { _id: 1 },
+    }),
+    example: [1],
+  }),
+  /** Running recoveries with a lease: an embedded start frees them all. */
+  leased: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: 'recoveries_running_id',
+    examines: 'the running recoveries (the partial index; ≤ one per endpoint; only running ones hold a lease): once, at an embedded start',
+    maxExamined: (n) => n + 16,
+    residual: { leaseUntil: 'leased: tested on the running recoveries, once at an embedded start' },
+    build: () => ({ filter: { status: 'running', leaseUntil: { $ne: null } } }),
+    example: [],
+  }),
+  /** A recovery by id (its own writes). */
+  recovery: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['rcv_1'],
+  }),
+  /** A recovery by id while `leaseToken` is its lease (running, for a step). */
+  leasedBy: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { leaseToken: "the fence: the lease is still the worker's", status: 'running: a test of the one document _id found' },
+    build: (id: string, leaseToken: number, running: boolean) => ({ filter: running ? { _id: id, leaseToken, status: 'running' } : { _id: id, leaseToken } }),
+    example: ['rcv_1', 1, true],
+  }),
+  /**
+   * A start's targets counted: the endpoint's failed deliveries created at or after `since`.
+   * Run before the start's transaction, not in it (a snapshot held open over the count).
+   */
+  targetsCount: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_failed_since',
+    examines:
+      "the targets' index keys only (a COUNT_SCAN, no document fetched): the endpoint's failed deliveries since `since` (within retention). Once per start, an operator's action, outside any transaction",
+    maxExamined: () => 0,
+    build: (endpointId: string, since: number) => ({ filter: { endpointId, status: 'failed', createdAt: { $gte: since } } }),
+    example: ['ep_1', 1],
+  }),
+  /** The endpoint's due deliveries, counted up to the bound (`limit`): a step waits while there are that many. */
+  outstanding: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_at',
+    examines: "≤ maxOutstanding index keys (a COUNT_SCAN with its limit, no document fetched): the endpoint's range of the due index up to now",
+    maxExamined: () => 0,
+    build: (endpointId: string, now: number) => ({ filter: { ...DUE, endpointId, dueAt: { $lte: now } } }),
+    example: ['ep_1', 1],
+  }),
+  /** A step's next targets after its cursor, oldest first, up to its start (+ START_SKEW_MS). */
+  targets: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_failed_since',
+    examines:
+      "≤ batch (limit) + the endpoint's failed deliveries of the cursor's one millisecond: a range walk of the endpoint's failed deliveries from the cursor",
+    maxExamined: (n) => n + 1,
+    residual: {
+      $or: "after the cursor (createdAt, _id): the range starts at the cursor's millisecond, so it passes only that millisecond's targets already met",
+      orgId: TENANT_OF_ENDPOINT,
+      env: TENANT_OF_ENDPOINT,
+    },
+    build: (t: T, endpointId: string, from: number, upTo: number, cursorAt: number, cursorId: string) => ({
+      filter: {
+        endpointId,
+        status: 'failed',
+        createdAt: { $gte: from, $lte: upTo },
+        $or: [{ createdAt: { $gt: cursorAt } }, { createdAt: cursorAt, _id: { $gt: cursorId } }],
+        orgId: t.orgId,
+        env: t.env,
+      },
+      sort: { createdAt: 1, _id: 1 },
+    }),
+    example: [T_EX, 'ep_1', 1, 2, 1, 'dlv_1'],
+  }),
+  /** The step's targets by id, still failed: re-queued. */
+  requeue: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT, env: TENANT, status: 'still failed: tested on each document an id found' },
+    build: (t: T, ids: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $in: [...ids] }, status: 'failed' } }),
+    example: [T_EX, ['dlv_1', 'dlv_2']],
+  }),
+});

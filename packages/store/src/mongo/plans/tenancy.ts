@@ -1,4 +1,120 @@
-import { definePlans } from './plan.ts';
+import { MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
+import { COLLECTIONS } from '../connection.ts';
+import { UNIQUE_INDEX } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
 
 /** The named queries of orgs, API keys, consumers, event types and portal tokens. */
-export const TENANCY_PLANS = definePlans('tenancy', {});
+
+const T = { orgId: 'org_1', env: 'live' as const };
+type TenantArg = { orgId: string; env: string };
+const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+
+/** The most event types eventTypes.list returns (the port has no page: TODO(#39) page it like consumers). */
+export const EVENT_TYPES_LIST_CAP = 1_000;
+
+export const TENANCY_PLANS = definePlans('tenancy', {
+  /** An organization by id (an API key's, or its own). */
+  orgById: planSpec({
+    collection: COLLECTIONS.orgs,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['org_1'],
+  }),
+  /** An API key by the hash of its clear text: every authenticated request. */
+  apiKeyByHash: planSpec({
+    collection: COLLECTIONS.apiKeys,
+    index: UNIQUE_INDEX.apiKeyHash,
+    examines: '≤ 1: a unique lookup',
+    maxExamined: () => 1,
+    build: (hash: string) => ({ filter: { keyHash: hash } }),
+    example: ['hash'],
+  }),
+  /** An API key by id (its revocation). */
+  apiKeyById: planSpec({
+    collection: COLLECTIONS.apiKeys,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['key_1'],
+  }),
+  /** A consumer of the tenant by id. */
+  consumerById: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T, 'con_1'],
+  }),
+  /** A consumer below its endpoint cap: an endpoint create's conditional `$inc` (the cap). */
+  consumerBelowCap: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, endpointCount: 'below the cap: a condition on the one document _id found' },
+    build: (t: TenantArg, id: string, max: number) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, endpointCount: { $lt: max } } }),
+    example: [T, 'con_1', MAX_ENDPOINTS_PER_CONSUMER],
+  }),
+  /** A consumer of the tenant by its external id. */
+  consumerByExternalId: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: UNIQUE_INDEX.consumerExternalId,
+    examines: '≤ 1: a unique lookup',
+    maxExamined: () => 1,
+    build: (t: TenantArg, externalId: string) => ({ filter: { orgId: t.orgId, env: t.env, externalId } }),
+    example: [T, 'ext_1'],
+  }),
+  /** A page of the tenant's consumers, newest first, after a cursor. */
+  consumersPage: planSpec({
+    collection: COLLECTIONS.consumers,
+    index: 'consumers_tenant',
+    examines: "≤ limit (≤ MAX_PAGE_SIZE): the tenant's range of consumers_tenant from the cursor",
+    maxExamined: (n) => n,
+    build: (t: TenantArg, afterId?: string) => ({
+      filter: afterId === undefined ? { orgId: t.orgId, env: t.env } : { orgId: t.orgId, env: t.env, _id: { $lt: afterId } },
+      sort: { _id: -1 },
+    }),
+    example: [T, 'con_9'],
+  }),
+  /** The tenant's event types by name, stopped at EVENT_TYPES_LIST_CAP. */
+  eventTypes: planSpec({
+    collection: COLLECTIONS.eventTypes,
+    index: UNIQUE_INDEX.eventTypeName,
+    examines: `≤ ${EVENT_TYPES_LIST_CAP} (EVENT_TYPES_LIST_CAP, the find's limit): the tenant's range of event_types_name in name order`,
+    maxExamined: (n) => n,
+    build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env }, sort: { name: 1 } }),
+    example: [T],
+  }),
+  /** A portal token by its hash. */
+  portalToken: planSpec({
+    collection: COLLECTIONS.portalTokens,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (hash: string) => ({ filter: { _id: hash } }),
+    example: ['hash'],
+  }),
+  /** Expired portal tokens, oldest first: deleteExpired's batch (the TTL index also removes them an hour later). */
+  portalTokensExpired: planSpec({
+    collection: COLLECTIONS.portalTokens,
+    index: 'portal_tokens_ttl',
+    examines: '≤ batch: a range walk of portal_tokens_ttl from its start, stopped by the limit',
+    maxExamined: (n) => n + 1,
+    build: (before: number) => ({ filter: { expiresAtDate: { $lt: new Date(before) } }, sort: { expiresAtDate: 1 } }),
+    example: [1],
+  }),
+  /** The expired tokens a batch read, removed by id. */
+  portalTokensByIds: planSpec({
+    collection: COLLECTIONS.portalTokens,
+    index: '_id_',
+    examines: 'the ids given (≤ batch): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['hash']],
+  }),
+});
