@@ -2,6 +2,7 @@
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
+//                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
@@ -79,6 +80,16 @@ if (only.includes('scale')) {
     process.stderr.write(`bench ${line}\n`),
   );
   only.splice(only.indexOf('scale'), 1);
+  if (only.length === 0) process.exit(ok ? 0 : 1);
+}
+// Retention (issue 39) runs on its own too: N old messages removed beside the intake rate and an API probe (bench/retention.ts).
+if (only.includes('retention')) {
+  const { runRetention } = await import('./retention.ts');
+  const messages = args.smoke ? 20_000 : 200_000;
+  const ok = await runRetention(messages, args.smoke ? 2_000 : 16_000, resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR)), (line) =>
+    process.stderr.write(`bench ${line}\n`),
+  );
+  only.splice(only.indexOf('retention'), 1);
   if (only.length === 0) process.exit(ok ? 0 : 1);
 }
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);

@@ -214,7 +214,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
  * (Wirehook runs meanwhile: each chunk is one short write transaction), numbered from `first`
  * and created from `created` on. @returns the next number.
  */
-function seed(
+export function seed(
   file: string,
   orgId: string,
   consumerId: string,

@@ -7,7 +7,7 @@ import { openSqliteStore, type Store } from '@wirehook/store';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
 import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
-import { RETENTION_BATCHES_PER_RUN, RetentionJob } from './retention-job.ts';
+import { RETENTION_DUTY, RetentionJob, restAfter } from './retention-job.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -38,18 +38,64 @@ it('one replica at a time: the other does nothing while the lease is held, and t
   expect(await a.runOnce()).toBe(1); // b stopped renewing: a takes over
 });
 
-it('deletes at most RETENTION_BATCHES_PER_RUN batches a run, and the rest in the next run', async () => {
+it("deletes everything past the window in one run, resting three times each batch's time after it", async () => {
   const { t } = await m.scene();
   const batch = 2;
-  const cap = RETENTION_BATCHES_PER_RUN * batch;
   clock.set(Date.UTC(2026, 0, 15));
-  for (let i = 0; i < cap + 3; i++) await m.send(t);
+  for (let i = 0; i < 7; i++) await m.send(t);
   clock.advance(5 * 31 * DAY);
-  const job = new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder: 'capped', batch });
-  expect(RETENTION_BATCHES_PER_RUN).toBe(60);
-  expect(await job.runOnce()).toBe(cap);
-  expect(await job.runOnce()).toBe(3);
+  const rests: number[] = [];
+  const job = new RetentionJob({
+    store,
+    clock,
+    logger: silentLogger(),
+    retentionMonths: 3,
+    intervalMs: MINUTE,
+    holder: 'paced',
+    batch,
+    rest: async (ms) => void rests.push(ms),
+  });
+  // 7 at 2 a batch: three full batches, each followed by a rest, then the last (1) catches up.
+  expect(await job.runOnce()).toBe(7);
+  expect(rests.filter((_, i) => i < 3)).toHaveLength(3);
+  expect(rests.every((ms) => ms >= 0)).toBe(true);
   expect(await job.runOnce()).toBe(0);
+});
+
+it('rests three times what a batch took: deleting is RETENTION_DUTY (a quarter) of the time', () => {
+  expect(RETENTION_DUTY).toBe(0.25);
+  expect(restAfter(10)).toBe(30);
+  expect(restAfter(0)).toBe(0);
+  expect(restAfter(-1)).toBe(0); // a clock that stepped back rests nothing, never negatively
+  expect(restAfter(10, 0.5)).toBe(10);
+});
+
+it('stops between batches when the job stops, cutting its rest short', async () => {
+  const { t } = await m.scene();
+  clock.set(Date.UTC(2026, 0, 15));
+  for (let i = 0; i < 6; i++) await m.send(t);
+  clock.advance(5 * 31 * DAY + DAY); // past the window, and past the earlier tests' leases
+  let batches = 0;
+  const job = new RetentionJob({
+    store,
+    clock,
+    logger: silentLogger(),
+    retentionMonths: 3,
+    intervalMs: 24 * 60 * MINUTE, // the timer never fires in the test
+    holder: 'stopping',
+    batch: 2,
+    // The first rest is where the job is stopped: it resolves only on the abort.
+    rest: (_ms, signal) => {
+      batches++;
+      return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    },
+  });
+  let settled = false;
+  const running = job.runOnce().finally(() => (settled = true));
+  while (batches === 0 && !settled) await new Promise((resolve) => setTimeout(resolve, 1));
+  await job.stop();
+  expect(await running).toBe(2);
+  expect(batches).toBe(1);
 });
 
 it('prunes endpoint rollups past their retention, a batch at a time, and keeps newer ones', async () => {

@@ -3,14 +3,25 @@ import { retentionStart, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
-/** Messages one batch deletes (one store transaction). */
-export const RETENTION_BATCH = 1_000;
+/** Messages one batch deletes (one store transaction): short, so a write waits behind one briefly. */
+export const RETENTION_BATCH = 250;
 /**
- * Batches one run deletes at most (60,000 messages): when a month falls out of the window at
- * once, the deleting is spread over the following runs — a steady walk, not one long burst of
- * deletes at each month boundary that every other write waits behind.
+ * The share of time a run spends deleting: after each batch it rests three times as long as the
+ * batch took. When a month falls out of the window at once, the deleting is a steady walk that
+ * leaves the store's writer to others three quarters of the time — not one long burst every
+ * other write waits behind, and not a fixed cap per run that a steady ingest outgrows (the cap
+ * of 60,000 messages a run this replaced deleted 1,000 a second at most: less than embedded
+ * mode's measured intake). Its rate follows the store's own speed: a quarter of what deleting
+ * flat out would do (docs/benchmarks.md: retention).
  */
-export const RETENTION_BATCHES_PER_RUN = 60;
+export const RETENTION_DUTY = 0.25;
+/** Batches of each kind one run deletes at most (a bound for a run that never catches up). */
+export const RETENTION_BATCHES_PER_RUN = 10_000;
+
+/** How long to rest after a batch that took `batchMs`, so deleting takes `duty` of the time. */
+export function restAfter(batchMs: number, duty = RETENTION_DUTY): number {
+  return Math.max(0, batchMs) * ((1 - duty) / duty);
+}
 /** The job's lease: one replica deletes at a time (they used to race for the same chunk). */
 const LEASE = 'retention';
 
@@ -24,16 +35,18 @@ export interface RetentionJobDeps {
   intervalMs: number;
   /** Who this replica is, for the lease (default: a random id per process). */
   holder?: string;
-  /** Messages a batch deletes (default RETENTION_BATCH; a test makes it small to reach the cap). */
+  /** Messages a batch deletes (default RETENTION_BATCH; a test makes it small). */
   batch?: number;
+  /** Waits `ms` of real time, or less when `signal` aborts (default: a timer; a test records the rests). */
+  rest?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /**
  * Removes messages (with deliveries and attempts) older than the retention window, ordered
  * lanes idle since before it (once those messages are gone), and endpoint-health rollups past
  * theirs (ROLLUP_RETENTION_MS), periodically: one replica at a
- * time (a store lease, held across runs while it runs them), at most
- * RETENTION_BATCHES_PER_RUN batches of each a run.
+ * time (a store lease, renewed by every batch while it runs), batch after batch until caught up,
+ * resting between batches so deleting takes RETENTION_DUTY of the time.
  */
 export class RetentionJob implements Component {
   readonly name = 'retention';
@@ -41,6 +54,7 @@ export class RetentionJob implements Component {
   readonly #holder: string;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
+  readonly #stopping = new AbortController();
 
   constructor(deps: RetentionJobDeps) {
     this.#deps = deps;
@@ -55,6 +69,7 @@ export class RetentionJob implements Component {
 
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    this.#stopping.abort();
     await this.#running;
   }
 
@@ -66,40 +81,64 @@ export class RetentionJob implements Component {
 
   async #purge(): Promise<number> {
     const { store, clock, logger, retentionMonths } = this.#deps;
-    const now = clock.now();
-    const before = retentionStart(now, retentionMonths);
+    const before = retentionStart(clock.now(), retentionMonths);
+    const size = this.#deps.batch ?? RETENTION_BATCH;
     let total = 0;
     try {
-      // Held for two intervals: this replica keeps it while it runs; a replica that stops
-      // hands over after that.
-      if (!(await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs))) return 0;
-      const size = this.#deps.batch ?? RETENTION_BATCH;
-      let caughtUp = false;
-      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN && !caughtUp; batch++) {
-        const removed = await store.messages.deleteBefore(before, size);
-        total += removed;
-        caughtUp = removed < size;
-      }
+      // Held for two intervals from each batch: this replica keeps it while it runs; a replica
+      // that stops hands over after that.
+      const renew = () => {
+        const now = clock.now();
+        return store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs);
+      };
+      if (!(await renew())) return 0;
+      const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
+      total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
       // Ordered lanes idle since before the cutoff (#31): only once no message before it is
       // left, so a pruned lane has no delivery left that a recovery could re-open.
-      let lanes = 0;
-      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN && caughtUp; batch++) {
-        const removed = await store.deliveries.pruneLanes(before, size);
-        lanes += removed;
-        if (removed < size) break;
+      if (removed.caughtUp) {
+        const lanes = await this.#paced(renew, () => store.deliveries.pruneLanes(before, size), size);
+        if (lanes.count > 0) logger.debug({ removed: lanes.count, before }, 'retention removed idle ordered lanes');
       }
-      if (lanes > 0) logger.debug({ removed: lanes, before }, 'retention removed idle ordered lanes');
-      let rollups = 0;
-      for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
-        const removed = await store.endpointStats.prune(now, size);
-        rollups += removed;
-        if (removed < size) break;
-      }
-      if (rollups > 0) logger.debug({ removed: rollups }, 'retention removed old endpoint rollups');
+      const rollups = await this.#paced(renew, () => store.endpointStats.prune(clock.now(), size), size);
+      if (rollups.count > 0) logger.debug({ removed: rollups.count }, 'retention removed old endpoint rollups');
     } catch (err) {
       logger.error({ err }, 'retention run failed');
     }
     return total;
   }
+
+  /**
+   * Runs `step` (a batch of at most `size`) until it removes fewer than `size`, resting after
+   * each batch by restAfter, renewing the lease before each one; stops when the job stops or the
+   * lease is lost. @returns how many went, and whether it caught up.
+   */
+  async #paced(renew: () => Promise<boolean>, step: () => Promise<number>, size: number): Promise<{ count: number; caughtUp: boolean }> {
+    const rest = this.#deps.rest ?? restFor;
+    let count = 0;
+    for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
+      if (this.#stopping.signal.aborted || (batch > 0 && !(await renew()))) return { count, caughtUp: false };
+      const started = performance.now();
+      const removed = await step();
+      count += removed;
+      if (removed < size) return { count, caughtUp: true };
+      await rest(restAfter(performance.now() - started), this.#stopping.signal);
+    }
+    return { count, caughtUp: false };
+  }
+}
+
+/** A real-time rest that a stop cuts short. */
+function restFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

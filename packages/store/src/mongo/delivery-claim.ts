@@ -1,7 +1,7 @@
 import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, noteDue, raiseDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, noteDue, raiseDue } from './due-queue.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
@@ -11,8 +11,23 @@ import { repairStranded, STRANDED_PEEK, STRANDED_PEEK_INTERVAL_MS, type Stranded
 // its ordered lane, its `dueAt` has come (a lease moves dueAt to the lease's end, so a leased
 // delivery is not due by its key), and its endpoint (of the same tenant) is active.
 
-/** Endpoints one sweep reads from the first level of the due queue. */
+/** Endpoints one page of a sweep reads from the first level of the due queue. */
 export const DUE_ENDPOINTS_PAGE = 64;
+/** Pages one sweep reads at most while its limit is not filled. */
+const DUE_PAGES = 4;
+/**
+ * How long a sweep holds the endpoints of its page (their bound set this far ahead, by
+ * compare-and-set): dispatchers sweeping at once read disjoint pages, and a sweep that dies
+ * leaves its endpoints to others this much later.
+ */
+export const DUE_PAGE_LEASE_MS = 10_000;
+/**
+ * How long an endpoint that gave the sweep its due deliveries stays off the page: those are on
+ * their way (published, then leased), and the page is for other endpoints meanwhile. An
+ * endpoint with a backlog comes back this often, perEndpoint at a time (its wake-ups and
+ * `filledShare` sweeps fetch more once its own queue drains).
+ */
+export const DUE_PUT_ASIDE_MS = 250;
 
 interface Entry {
   _id: string;
@@ -22,70 +37,123 @@ interface Entry {
 
 /**
  * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint, in two
- * levels (due-queue.ts): a page of endpoints whose due time has come, then each one's first
- * `perEndpoint + 1` entries. Examines ≤ DUE_ENDPOINTS_PAGE × (perEndpoint + 2) documents,
- * whatever the backlog; one endpoint's backlog fills its share, never the page. Each endpoint's
- * bound then moves to its first entry (a leased one's lease end, a retry's time), so an
- * endpoint whose work is all in flight or later leaves the page until then.
+ * levels (due-queue.ts): pages of endpoints whose bound has come, each endpoint taken by
+ * compare-and-set for this sweep, then each one's first `perEndpoint + 1` entries. Examines
+ * ≤ DUE_PAGES × DUE_ENDPOINTS_PAGE × (perEndpoint + 2) documents, whatever the backlog; one
+ * endpoint's backlog fills its share, never the page. Each endpoint's bound then moves on: put
+ * aside DUE_PUT_ASIDE_MS when it gave deliveries, to its first entry's time (a lease's end, a
+ * retry's) when it had none due, never when it has none, later when it is not active.
  */
 export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
-  const page = P.dueEndpoints(now);
-  const endpoints = await conn.dueEndpoints.find(page.filter, page.options).limit(Math.min(DUE_ENDPOINTS_PAGE, limit)).toArray();
-  if (endpoints.length === 0) return [];
-  const statuses = P.endpointStatuses(endpoints.map((e) => e._id));
-  const active = new Set(
-    (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray())
-      .filter((e) => e.status === 'active')
-      .map((e) => e._id),
-  );
-  const pages = await Promise.all(
-    endpoints.map(async (e) => {
-      const q = P.dueOfEndpoint(e._id);
-      const entries = (await conn.deliveries
-        .find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
-        .limit(perEndpoint + 1)
-        .toArray()) as Entry[];
-      return { queued: e, entries };
-    }),
-  );
   const due: Entry[] = [];
-  const stranded: Stranded[] = [];
-  await Promise.all(
-    pages.map(async ({ queued, entries }) => {
-      const t = { orgId: queued.orgId, env: queued.env };
-      const ready = entries.filter((d) => d.dueAt <= now);
-      // Its bound follows its first entry: still due (the page's share is taken, the rest
-      // waits its turn), a lease's end or a retry's time, or never. An endpoint that is not
-      // active is looked at again after STRANDED_PEEK_INTERVAL_MS (a resume's walk lowers it),
-      // so a long walk of a disabled endpoint does not take a place on every page.
-      const first = entries[0]?.dueAt ?? DUE_NEVER;
-      if (active.has(queued._id)) due.push(...ready.slice(0, perEndpoint));
-      else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
-      await raiseDue(conn, t, queued._id, queued.dueAt, active.has(queued._id) ? first : Math.max(first, now + STRANDED_PEEK_INTERVAL_MS), first);
-    }),
-  );
-  // Due here, but the endpoint is not active: held, or failed with it (stranded.ts).
-  if (stranded.length > 0) await repairStranded(conn, stranded, now);
+  for (let page = 0; page < DUE_PAGES && due.length < limit; page++) {
+    const read = await duePage(conn, now, Math.min(DUE_ENDPOINTS_PAGE, limit), perEndpoint);
+    due.push(...read.due);
+    if (!read.full) break;
+  }
   due.sort((a, b) => a.dueAt - b.dueAt || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   return due.slice(0, limit).map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
 }
 
+/** One page of the first level: its endpoints taken, read and moved on. */
+async function duePage(conn: MongoConnection, now: number, size: number, perEndpoint: number): Promise<{ due: Entry[]; full: boolean }> {
+  const page = P.dueEndpoints(now);
+  const queued = await conn.dueEndpoints.find(page.filter, page.options).limit(size).toArray();
+  if (queued.length === 0) return { due: [], full: false };
+  // Taken for this sweep: another dispatcher's page skips what this one won.
+  const held = now + DUE_PAGE_LEASE_MS;
+  const won = (
+    await Promise.all(
+      queued.map(async (e) => {
+        const q = P.dueEndpoint(e._id, e.dueAt);
+        const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
+        return modifiedCount === 1 ? e : null;
+      }),
+    )
+  ).filter((e) => e !== null);
+  if (won.length === 0) return { due: [], full: queued.length === size };
+  const statuses = P.endpointStatuses(won.map((e) => e._id));
+  const status = new Map(
+    (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
+  );
+  const due: Entry[] = [];
+  const stranded: Stranded[] = [];
+  await Promise.all(
+    won.map(async (queuedEndpoint) => {
+      const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
+      const q = P.dueOfEndpoint(queuedEndpoint._id);
+      const entries = (await conn.deliveries
+        .find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
+        .limit(perEndpoint + 1)
+        .toArray()) as Entry[];
+      const ready = entries.filter((d) => d.dueAt <= now).slice(0, perEndpoint);
+      const first = entries[0]?.dueAt ?? DUE_NEVER;
+      const state = status.get(queuedEndpoint._id);
+      let next: number;
+      if (state === 'active') {
+        due.push(...ready);
+        next = ready.length > 0 ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
+      } else {
+        // Due here, but the endpoint is not active (or gone): held, or failed with it
+        // (stranded.ts); looked at again after STRANDED_PEEK_INTERVAL_MS (a resume's walk
+        // lowers it), so a long walk of a disabled endpoint does not take a place on every page.
+        for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
+        next = entries.length === 0 ? DUE_NEVER : Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
+      }
+      if (state === undefined && entries.length === 0) {
+        // The endpoint is gone and nothing of it is due: its entry goes (a delivery made due
+        // meanwhile — none can be, without its endpoint — would put it back by noteDue).
+        const gone = P.dueEndpoint(queuedEndpoint._id, held);
+        await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
+        return;
+      }
+      await raiseDue(conn, t, queuedEndpoint._id, held, next, first);
+    }),
+  );
+  if (stranded.length > 0) await repairStranded(conn, stranded, now);
+  return { due, full: queued.length === size };
+}
+
 /**
- * The healer (due-queue.ts): lowers the bound of every endpoint among the first STRANDED_PEEK
- * entries of the store-wide due index to its entry's dueAt, so a delivery whose noteDue was
- * lost with its process is served in due order at worst. Examines ≤ STRANDED_PEEK.
+ * The healer (due-queue.ts), every STRANDED_PEEK_INTERVAL_MS: lowers the bounds of the
+ * endpoints among the first STRANDED_PEEK entries of the store-wide due index, and of the next
+ * HEAL_STEPS endpoints with open work after `cursor` in id order (one seek each on
+ * deliveries_endpoint_due_queue), so a delivery whose noteDue was lost with its process is found
+ * within a pass over the endpoints with open work, not only once the older backlog has drained.
+ * Examines ≤ STRANDED_PEEK + 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
  */
-export async function healDueQueue(conn: MongoConnection, now: number): Promise<void> {
+export async function healDueQueue(conn: MongoConnection, now: number, cursor: string): Promise<string> {
   const q = P.dueHead(now);
   const head = await conn.deliveries
     .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1, dueAt: 1 } })
     .limit(STRANDED_PEEK)
     .toArray();
-  await noteDue(
-    conn,
-    head.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number })),
-  );
+  const notes: DueNote[] = head.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number }));
+  let after = cursor;
+  for (let step = 0; step < HEAL_STEPS; step++) {
+    const n = P.nextEndpointWithWork(after);
+    const [next] = await conn.deliveries
+      .find(n.filter, { ...n.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
+      .limit(1)
+      .toArray();
+    if (next === undefined) {
+      after = '';
+      break;
+    }
+    after = next.endpointId;
+    const f = P.dueOfEndpoint(next.endpointId);
+    const [first] = await conn.deliveries
+      .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+      .limit(1)
+      .toArray();
+    if (first !== undefined) notes.push({ orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number });
+  }
+  await noteDue(conn, notes);
+  return after;
 }
+
+/** Endpoints with open work one healing looks at past its cursor. */
+const HEAL_STEPS = 20;
 
 /**
  * Takes the lease of delivery `id` until `leaseUntil` when it is claimable at `now`: one
@@ -114,7 +182,9 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
     // Paused, disabled or deleted since it became due: not sent; due as it was (the sweep's
     // stranded repair holds or fails it).
     const own = P.current(tenant, id, leased.leaseToken ?? 0);
-    await conn.deliveries.updateOne(own.filter, { $set: { leaseUntil: null, dueAt: leased.nextAttemptAt ?? now } }, own.options);
+    const dueAt = leased.nextAttemptAt ?? now;
+    await conn.deliveries.updateOne(own.filter, { $set: { leaseUntil: null, dueAt } }, own.options);
+    await noteDue(conn, [{ ...tenant, endpointId: leased.endpointId, dueAt }]);
     return null;
   }
   if (message === null) throw new Error(`delivery ${id} lost its message ${leased.messageId}`);

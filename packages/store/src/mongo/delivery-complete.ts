@@ -1,5 +1,6 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
+import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
@@ -9,6 +10,7 @@ import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
+import { markHeldWrite } from './stranded.ts';
 import { scope } from './query.ts';
 
 /**
@@ -29,11 +31,14 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const own = P.current(t, deliveryId, leaseToken);
   const completed = await conn.transaction(async (session) => {
     await conn.attempts.insertOne(attempt, { session });
-    // A retry is never held here, even when the endpoint was paused during the send: holding it
-    // would write the endpoint document (markHeldWrite, so a racing resume conflicts) in every
-    // completion while it is paused. Unheld, it is due at its time; a sweep then finds its
-    // endpoint not active and holds it with its stranded peers, one endpoint write a batch
-    // (stranded.ts), and a resume in between simply lets it go.
+    const e = P.byId(t, endpointId);
+    const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
+    const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
+    // Paused during the send: a retry waits, held, out of the due index. A retry held on a
+    // paused endpoint writes the endpoint so a resume racing this conflicts with it (stranded.ts):
+    // only a paused endpoint's completions pay that.
+    const held = endpoint?.status !== 'active';
+    if (endpoint !== null && held) await markHeldWrite(conn, session, t, endpointId);
     const before = await conn.deliveries.findOneAndUpdate(
       own.filter,
       [
@@ -44,6 +49,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
             manual: { $eq: ['$resend', true] },
             resend: false,
             leaseUntil: null,
+            held: { $literal: held },
             // The due queue's time: the retry's (or now, for a re-send asked for meanwhile).
             dueAt: { $cond: [{ $eq: ['$resend', true] }, { $literal: attempt.at }, { $literal: outcome.nextAttemptAt }] },
             attemptCount: { $add: ['$attemptCount', 1] },
@@ -56,37 +62,47 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       { ...own.options, session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1 } },
     );
     if (before === null) {
-      // Claimed again since (this send outlived its lease), or failed with its endpoint:
-      // the newer state stands. The attempt is on record and counted.
-      // Retention deleted it meanwhile (its message left the window): the attempt stays on
-      // record until retention's next pass takes it too.
+      // Claimed again since (this send outlived its lease), or failed with its endpoint: the
+      // newer state stands. The attempt is on record and counted. (Deleted by retention
+      // meanwhile: nothing matches; the attempt goes with the next retention pass.)
       const any = P.byId(t, deliveryId);
       await conn.deliveries.updateOne(any.filter, { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: attempt.at } }, { ...any.options, session });
       return { applied: false, endpointDisabled: false, due: [] as DueNote[] };
     }
-    const status = before.resend === true ? 'retrying' : outcome.status;
-    await moveMessageCount(conn, session, t, before.messageId, before.status, status);
+    const effects = attemptEffects(outcome, before.resend === true, endpoint);
+    // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
+    const written = before.resend === true ? 'retrying' : outcome.status;
+    if (effects.status !== written) {
+      await conn.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
+    }
+    await moveMessageCount(conn, session, t, before.messageId, before.status, effects.status);
     // Its end moves its ordered lane on (#31): the next is named to be woken at once.
-    const next = status === 'retrying' ? null : await handOver(conn, session, before, false);
-    const endpointDisabled = await updateEndpoint(conn, session, t, endpointId, attempt, outcome.endpoint);
-    // The outbox of notices: what this attempt did that an organization may be told of.
-    if (status === 'failed') await addAlertEvent(conn, session, t, 'exhausted', endpointId, attempt);
-    if (endpointDisabled) await addAlertEvent(conn, session, t, 'disabled', endpointId, attempt);
+    const next = effects.handOver ? await handOver(conn, session, before, held) : null;
+    await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
     const due: DueNote[] = [];
-    if (status === 'retrying') due.push({ ...t, endpointId, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
+    if (effects.status === 'retrying' && !held)
+      due.push({ ...t, endpointId, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
     if (next?.due) due.push(next.due);
-    return { applied: true, endpointDisabled, ...(next !== null ? { laneNext: next.id } : {}), due };
+    return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due };
   });
   const { due, ...result } = completed;
-  // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue.
-  await noteDue(conn, due);
-  // A disabling's first batch of failed deliveries, in a transaction of its own rather than in
-  // the completion's: the rest go by the walk (walkEndpoints), as for a delete.
-  if (result.endpointDisabled) {
-    const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, DISABLE_FIRST_BATCH));
-    await noteDue(conn, failed.due);
+  // Committed: what follows is bookkeeping that must not turn a completed attempt into an
+  // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
+  // failures are told as a process warning; the healer (delivery-claim.ts) and the walk
+  // (walkEndpoints) finish what they left.
+  try {
+    // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue.
+    await noteDue(conn, due);
+    // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
+    // its own rather than in the completion's: the rest go by the walk, as for a delete.
+    if (result.endpointDisabled) {
+      const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, DISABLE_FIRST_BATCH));
+      await noteDue(conn, failed.due);
+    }
+  } catch (err) {
+    process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // After the transaction, not in it: see addToRollups. Every attempt counts, applied or not.
+  // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not.
   await addToRollups(conn, t, outcome.attempt);
   return result;
 }
@@ -94,49 +110,39 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
 /** Deliveries a disabling fails at once, after its completion commits (the walk fails the rest). */
 const DISABLE_FIRST_BATCH = 100;
 
-/** Moves the endpoint's failure streak; disables it when the streak is old enough. @returns whether it was disabled now. */
-async function updateEndpoint(
+/**
+ * Writes what attemptEffects decided, in the completion's transaction: the endpoint's streak
+ * (written only when it starts or ends), its disabling and walk, and the alert events.
+ */
+async function carryOut(
   conn: MongoConnection,
   session: ClientSession,
   t: Tenant,
   endpointId: EndpointId,
   attempt: AttemptDoc,
-  outcome: AttemptOutcome['endpoint'],
-): Promise<boolean> {
-  const at = attempt.at;
-  const q = P.byId(t, endpointId);
-  if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
-  // Both writes below change the endpoint only when its streak starts or ends: an update that
-  // leaves a document as it was writes nothing, so a healthy (or long failing) endpoint's
-  // document is not written by its every completion.
-  if (outcome.succeeded) {
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
-    return false;
+  effects: AttemptEffects,
+  reason: string | null,
+): Promise<void> {
+  if (effects.streak === 'start') {
+    // Two racing first failures both write here; the second conflicts, runs again and keeps the streak.
+    const q = P.streakStart(t, endpointId);
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
   }
-  const endpoint = await conn.endpoints.findOneAndUpdate(
-    q.filter,
-    [{ $set: { failingSince: { $ifNull: ['$failingSince', { $literal: at }] } } }],
-    // Before: a null failingSince then means this attempt began the streak.
-    { ...q.options, session, returnDocument: 'before', projection: { failingSince: 1, status: 1 } },
-  );
-  if (endpoint !== null && endpoint.failingSince === null) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
-  // No endpoint: it was deleted while the attempt ran.
-  if (endpoint === null || outcome.disableIfFailingSince === undefined) return false;
-  const status = endpoint.status;
-  const failingSince = endpoint.failingSince ?? at;
-  if (status !== 'active' || failingSince === null || failingSince > outcome.disableIfFailingSince) return false;
-  // Two racing completions both write the status here; the second conflicts, is run again
-  // and finds the endpoint disabled, so the disabling is reported once.
-  const active = P.activeEndpoint(t, endpointId);
-  await conn.endpoints.updateOne(
-    active.filter,
-    { $set: { status: 'disabled', disabledReason: outcome.disabledReason ?? null } },
-    { ...active.options, session },
-  );
-  // Its open deliveries fail: a first batch after the commit, the rest by the walk (no bound in
-  // time; see the SQLite adapter: leaving `disabled` bounds it).
-  await recordWalk(conn, session, t, endpointId, 'fail');
-  return true;
+  if (effects.streak === 'clear') {
+    const q = P.byId(t, endpointId);
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
+  }
+  if (effects.disable) {
+    // Two racing completions both write the status here; the second conflicts, is run again
+    // and finds the endpoint disabled, so the disabling is reported once.
+    const active = P.activeEndpoint(t, endpointId);
+    await conn.endpoints.updateOne(active.filter, { $set: { status: 'disabled', disabledReason: reason } }, { ...active.options, session });
+    // Its open deliveries fail: a first batch after the commit, the rest by the walk (no bound
+    // in time; see the SQLite adapter: leaving `disabled` bounds it).
+    await recordWalk(conn, session, t, endpointId, 'fail');
+  }
+  // The outbox of notices: what this attempt did that an organization may be told of.
+  for (const kind of effects.alerts) await addAlertEvent(conn, session, t, kind, endpointId, attempt);
 }
 
 /**
@@ -148,7 +154,7 @@ async function addAlertEvent(
   conn: MongoConnection,
   session: ClientSession,
   t: Tenant,
-  kind: 'failing' | 'exhausted' | 'disabled',
+  kind: AttemptAlert,
   endpointId: EndpointId,
   a: AttemptDoc,
 ): Promise<void> {

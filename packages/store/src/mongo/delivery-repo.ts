@@ -19,6 +19,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   #walkCursor = '';
   /** When `due` last healed the due queue (due-queue.ts), at most every STRANDED_PEEK_INTERVAL_MS. */
   #healedAt = Number.NEGATIVE_INFINITY;
+  /** The endpoint the healer's walk stopped at. */
+  #healCursor = '';
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -30,7 +32,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const heal = now - this.#healedAt >= STRANDED_PEEK_INTERVAL_MS || now < this.#healedAt;
     if (heal) {
       this.#healedAt = now;
-      await healDueQueue(this.#conn, now);
+      this.#healCursor = await healDueQueue(this.#conn, now, this.#healCursor);
     }
     return dueDeliveries(this.#conn, now, limit, perEndpoint);
   }
@@ -45,11 +47,27 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     if (modifiedCount > 0) await noteDue(this.#conn, [{ ...claim.tenant, endpointId: claim.endpointId, dueAt: nextAttemptAt }]);
   }
 
-  async releaseAll(now = Date.now()): Promise<number> {
-    // Once, at a sole dispatcher's start: leases expire by themselves (dueAt is the lease's end).
-    const q = P.leased(now);
-    const { modifiedCount } = await this.#conn.deliveries.updateMany(q.filter, [{ $set: { leaseUntil: null, dueAt: '$nextAttemptAt' } }], q.options);
-    // Their endpoints' bounds are at most the leases' ends: each is due again by then at the latest.
+  async releaseAll(): Promise<number> {
+    // Once, at a sole dispatcher's start (the port has no clock here: the process's own). Leases
+    // expire by themselves (dueAt is the lease's end): this frees those ending within
+    // RELEASE_ALL_HORIZON_MS, walking only that stretch of the due index; a longer one runs out.
+    const now = Date.now();
+    const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS);
+    const leased = await this.#conn.deliveries.find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1 } }).toArray();
+    if (leased.length === 0) return 0;
+    const ids = P.byIds(
+      leased.map((d) => d._id),
+      now,
+    );
+    const { modifiedCount } = await this.#conn.deliveries.updateMany(
+      ids.filter,
+      [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
+      ids.options,
+    );
+    await noteDue(
+      this.#conn,
+      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: now })),
+    );
     return modifiedCount;
   }
 
@@ -173,3 +191,6 @@ export class MongoDeliveryRepo implements DeliveryRepo {
  * as a floor beyond (`wirehook_deliveries_due` of 100,000 means "at least").
  */
 export const BACKLOG_COUNT_CAP = 100_000;
+
+/** How far ahead releaseAll looks for leases to free (longer ones expire by themselves). */
+export const RELEASE_ALL_HORIZON_MS = 10 * 60_000;

@@ -83,7 +83,18 @@ class RollupAccumulator {
         const q = P.rollupById(id);
         return { updateOne: { filter: q.filter, update: { $inc: r.inc, $setOnInsert: r.insert }, upsert: true, hint: q.options.hint } };
       });
-      await this.#conn.endpointRollups.bulkWrite(ops, { ordered: false, comment: P.rollupById.planName }).catch(() => undefined);
+      const entries = [...batch];
+      // A primary's election mid-write is retried by the driver (retryable writes: applied once).
+      // What still fails: statements the server refused one by one go back into the
+      // accumulator for the next flush (they were not applied); a failure of unknown outcome
+      // is dropped rather than risk counting twice.
+      await this.#conn.endpointRollups.bulkWrite(ops, { ordered: false, comment: P.rollupById.planName }).catch((err: unknown) => {
+        const refused = (err as { writeErrors?: { index: number }[] | { index: number } }).writeErrors;
+        for (const e of Array.isArray(refused) ? refused : refused ? [refused] : []) {
+          const [id, r] = entries[e.index] ?? [];
+          if (id !== undefined && r !== undefined) this.add(id, r.insert, r.inc);
+        }
+      });
     };
     this.#flushing = write();
     return this.#flushing;

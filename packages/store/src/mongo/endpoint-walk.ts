@@ -12,7 +12,7 @@ import { scope } from './query.ts';
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
 // at most `batch` deliveries a transaction. A claim takes only deliveries of an active
 // endpoint whatever their `held` says, so sending never waits for it. Each batch reads a
-// partial index its own change takes the deliveries out of (deliveries_endpoint_due_at for a
+// partial index its own change takes the deliveries out of (deliveries_endpoint_due_queue for a
 // hold, deliveries_endpoint_held for a release, deliveries_endpoint_open_created for a fail), so
 // every batch reads at most `batch` entries from the front of its range.
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to

@@ -15,7 +15,15 @@ const NAMESPACE_EXISTS = 48;
 
 export const OPEN = { status: { $in: ['pending', 'retrying'] } };
 /** Open, not held, not waiting in an ordered lane (#31): what may be due. */
-export const DUE = { ...OPEN, held: false, laneWait: false };
+export const DUE = { ...OPEN, held: false, laneWait: false, dueAt: { $type: 'number' } };
+
+/**
+ * DUE with a range on `dueAt`: the `$type` stays beside the range, so the query repeats the
+ * partial filter literally (no server version has to prove that a comparison implies a type).
+ */
+export function dueWhere(range: { $lte?: number; $lt?: number; $gt?: number; $gte?: number }): typeof DUE & { dueAt: Record<string, unknown> } {
+  return { ...DUE, dueAt: { $type: 'number', ...range } };
+}
 
 /**
  * Every index the store needs, by collection: declared here, created at start-up. Change
@@ -66,8 +74,10 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // `dueAt` — the next attempt's time while free, the lease's end while leased, so a leased
     // delivery leaves the head by index (no fetch) and comes back by itself if its dispatcher
     // dies. The store-wide head (the healer's and the metrics' oldest due), then each endpoint's.
-    { key: { dueAt: 1, _id: 1 }, name: 'deliveries_due_at', partialFilterExpression: DUE },
-    { key: { endpointId: 1, dueAt: 1, _id: 1 }, name: 'deliveries_endpoint_due_at', partialFilterExpression: DUE },
+    // The partial filter's fields are keys too (equality, before dueAt), so a count over these is
+    // answered from the index alone, without fetching a document per entry.
+    { key: { held: 1, laneWait: 1, status: 1, dueAt: 1, _id: 1 }, name: 'deliveries_due_queue', partialFilterExpression: DUE },
+    { key: { endpointId: 1, held: 1, laneWait: 1, status: 1, dueAt: 1, _id: 1 }, name: 'deliveries_endpoint_due_queue', partialFilterExpression: DUE },
     // A lane's waiting deliveries by sequence: a hand-over's one seek for the next (ordered-lanes.ts).
     { key: { endpointId: 1, orderingKey: 1, sequence: 1 }, name: 'deliveries_lane_wait', partialFilterExpression: { ...OPEN, laneWait: true } },
     // An endpoint's held deliveries only: a resume's walk releases them batch by batch without
@@ -75,7 +85,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { endpointId: 1, _id: 1 }, name: 'deliveries_endpoint_held', partialFilterExpression: { ...OPEN, held: true } },
     // An endpoint's failed deliveries oldest first: a recovery counts its targets on it at the
     // start and reads them batch by batch after a cursor (recovery-repo.ts).
-    { key: { endpointId: 1, createdAt: 1, _id: 1 }, name: 'deliveries_endpoint_failed_since', partialFilterExpression: { status: 'failed' } },
+    // status is a key too (its one value), so a start's count of targets reads index keys only.
+    { key: { endpointId: 1, status: 1, createdAt: 1, _id: 1 }, name: 'deliveries_endpoint_failed', partialFilterExpression: { status: 'failed' } },
     // Retrying deliveries by tenant: the metrics' store-wide count and alerting's per-environment
     // counts read these entries only (a plain {status} match would scan the collection).
     { key: { status: 1, orgId: 1, env: 1 }, name: 'deliveries_retrying', partialFilterExpression: { status: 'retrying' } },
@@ -147,85 +158,6 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.counters]: [{ key: { expiresAt: 1 }, name: 'usage_counters_ttl', expireAfterSeconds: 0 }],
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
 };
-
-/**
- * Brings a database written by an earlier layout up to this one: run once, by the first process
- * that finds the `meta` schema version below SCHEMA_VERSION (open-mongo-store.ts), never at an
- * ordinary start. Its filters select fields older documents lack, which no index holds, so each
- * step reads its collection once: the price of an upgrade, paid once, as a schema migration.
- * Every step is idempotent (two processes upgrading at once repeat work, never undo it).
- * - `held`: an open delivery of an endpoint that is not active is held; the rest are not.
- * - `laneWait` (#31): false on every open delivery made before (none was ordered).
- * - `lastUsedAt` (#31, lanes' retention): lanes made before get the server's time now.
- * - `dueAt` (#39, the due queue): an open delivery's next attempt, or its lease's end while
- *   leased; then each endpoint with due work gets its `due_endpoints` bound.
- * - `doneAt` on finished alert notices (their TTL index).
- * - The indexes the due queue and alerting's bounded reads replaced are dropped.
- */
-export async function migrateDocuments(db: Db): Promise<void> {
-  const deliveries = db.collection(COLLECTIONS.deliveries);
-  const unflagged = { ...OPEN, held: { $exists: false } };
-  const inactive = await db
-    .collection(COLLECTIONS.endpoints)
-    .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
-    .toArray();
-  if (inactive.length > 0) await deliveries.updateMany({ ...unflagged, endpointId: { $in: inactive.map((e) => e._id) } }, { $set: { held: true } });
-  await deliveries.updateMany(unflagged, { $set: { held: false } });
-  await deliveries.updateMany({ ...OPEN, laneWait: { $exists: false } }, { $set: { laneWait: false } });
-  await db.collection(COLLECTIONS.deliveryLanes).updateMany({ lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }]);
-  await deliveries.updateMany({ ...OPEN, dueAt: { $exists: false } }, [
-    { $set: { dueAt: { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] } } },
-  ]);
-  await deliveries
-    .aggregate([
-      { $match: { ...DUE, dueAt: { $type: 'number' } } },
-      { $group: { _id: '$endpointId', dueAt: { $min: '$dueAt' }, orgId: { $first: '$orgId' }, env: { $first: '$env' } } },
-      { $merge: { into: COLLECTIONS.dueEndpoints, whenMatched: [{ $set: { dueAt: { $min: ['$dueAt', '$$new.dueAt'] } } }], whenNotMatched: 'insert' } },
-    ])
-    .toArray();
-  // Notices finished before `doneAt` existed get one, so their TTL index removes them.
-  await db
-    .collection(COLLECTIONS.alertNotices)
-    .updateMany({ nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }]);
-  const replaced: [string, string[]][] = [
-    [COLLECTIONS.deliveries, ['deliveries_due', 'deliveries_due_unheld', 'deliveries_endpoint_due', 'deliveries_due_head', 'deliveries_endpoint_due_head']],
-    [COLLECTIONS.endpoints, ['endpoints_failing', 'endpoints_failing_org']],
-    [COLLECTIONS.deliveryLanes, ['delivery_lanes_endpoint']],
-    [COLLECTIONS.recoveries, ['recoveries_running']],
-  ];
-  for (const [collection, names] of replaced) {
-    for (const old of names) {
-      await db
-        .collection(collection)
-        .dropIndex(old)
-        .catch((err: unknown) => {
-          if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
-        });
-    }
-  }
-  await renumberAlertEvents(db);
-}
-
-/**
- * Queued alert events from before per-organization numbers (a number `_id`, no `seq`) get one:
- * their old number less 2^40, so they keep their order and come before the organization's new
- * events, under an `_id` of the new form. A handful at most (the outbox is drained every tick).
- */
-async function renumberAlertEvents(db: Db): Promise<void> {
-  const events = db.collection<{ _id: string | number; orgId: string; seq?: number }>(COLLECTIONS.alertEvents);
-  for (const old of await events
-    .find({ seq: { $exists: false } })
-    .limit(LEGACY_EVENTS)
-    .toArray()) {
-    if (typeof old._id !== 'number') continue;
-    const seq = old._id - 2 ** 40;
-    const { _id: _old, ...fields } = old;
-    const _id = `${old.orgId}:${seq}`;
-    await events.updateOne({ _id }, { $setOnInsert: { ...fields, seq } }, { upsert: true });
-    await events.deleteOne({ _id: old._id });
-  }
-}
-const LEGACY_EVENTS = 10_000;
 
 /**
  * Creates every collection's indexes (and so the collections, which transactions need to

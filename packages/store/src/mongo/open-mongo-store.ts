@@ -3,15 +3,15 @@ import { MongoClient, type Db, type Document } from 'mongodb';
 import type { Store } from '../store.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import { MongoApiKeyRepo } from './api-key-repo.ts';
-import { COLLECTIONS, MongoConnection } from './connection.ts';
-import type { MetaDoc } from './documents.ts';
+import { MongoConnection } from './connection.ts';
 import { MongoConsumerRepo } from './consumer-repo.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
 import { MongoEgressIpRepo } from './egress-ip-repo.ts';
 import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
-import { ensureIndexes, migrateDocuments } from './indexes.ts';
+import { ensureIndexes } from './indexes.ts';
+import { upgradeLayout } from './layout-upgrade.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
 import { MongoPortalTokenRepo } from './portal-token-repo.ts';
@@ -31,6 +31,8 @@ export interface MongoStoreOptions {
   url: string;
   /** The database; default: the one named in `url`, else `wirehook`. */
   dbName?: string;
+  /** Where a one-time layout upgrade tells its progress (default: standard error). */
+  log?: (line: string) => void;
   /** Told of every command the store sends once it is open, as sent (query-plans.test.ts; diagnostics). */
   onCommand?: (command: Document, commandName: string) => void;
 }
@@ -66,10 +68,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     const db = client.db(dbName);
     await requireTransactions(db, where);
     await ensureIndexes(db);
-    await upgradeLayout(db, where);
+    const conn = new MongoConnection(client, db);
+    await upgradeLayout(conn, where, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
-    const conn = new MongoConnection(client, db);
     return {
       dbName,
       orgs: new MongoOrgRepo(conn),
@@ -96,25 +98,6 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await client.close();
     throw err;
   }
-}
-
-/** The layout of the store's documents and indexes this version writes (`meta`'s `schema`). */
-export const SCHEMA_VERSION = 2;
-
-/**
- * Upgrades a database of an earlier layout once (migrateDocuments), then records the version:
- * an ordinary start reads one document by _id. A fresh database is recorded at once.
- * @throws Error when a newer Wirehook wrote the database (its layout is not this one's).
- */
-async function upgradeLayout(db: Db, where: string): Promise<void> {
-  const meta = db.collection<MetaDoc>(COLLECTIONS.meta);
-  const schema = await meta.findOne({ _id: 'schema' });
-  if (schema !== null && schema.version === SCHEMA_VERSION) return;
-  if (schema !== null && schema.version > SCHEMA_VERSION) {
-    throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
-  }
-  await migrateDocuments(db);
-  await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { upsert: true });
 }
 
 /** @throws Error when the server is standalone (no transactions) or older than 6.0. */

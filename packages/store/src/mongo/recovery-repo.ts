@@ -32,7 +32,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     // The targets: failed deliveries of messages created at or after `since` (a delivery's
     // createdAt is its message's), read batch by batch as the recovery goes (step). Counted
     // here, before the transaction and not in it: a count of 10^6 index keys (a COUNT_SCAN of
-    // deliveries_endpoint_failed_since, no document read) would hold the transaction's snapshot
+    // deliveries_endpoint_failed, no document read) would hold the transaction's snapshot
     // open for its length and run again with every write-conflict retry. A delivery failing
     // between the count and the commit is not in `total`; the step that ends the recovery sets
     // `queued` to `total` whatever it met (as before). The endpoint alone (the transaction

@@ -1,4 +1,5 @@
-import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
+import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
@@ -26,6 +27,9 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
       .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp, a.url);
     // Every attempt counts in the endpoint's health, whether or not its outcome applies.
     addToRollups(conn, t, a);
+    const endpointRow = conn.statement('SELECT status, failing_since FROM endpoints WHERE org_id = ? AND env = ? AND id = ?').get(t.orgId, t.env, endpointId);
+    const endpoint: EndpointAtCompletion | null =
+      endpointRow === undefined ? null : { status: text(endpointRow, 'status') as EndpointStatus, failingSince: intOrNull(endpointRow, 'failing_since') };
     // A re-send asked for during this send (`resend`) keeps the delivery due now, manual.
     const updated = conn
       .statement(
@@ -35,10 +39,20 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
              manual = resend, resend = 0,
              attempt_count = attempt_count + 1,
              policy_attempts = policy_attempts + ?, lease_until = NULL,
-             held = NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = deliveries.endpoint_id AND e.status = 'active')
-         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status, ordering_key`,
+             held = ?
+         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status, ordering_key, manual`,
       )
-      .get(outcome.status, a.at, outcome.nextAttemptAt, outcome.countsTowardPolicy ? 1 : 0, t.orgId, t.env, deliveryId, leaseToken);
+      .get(
+        outcome.status,
+        a.at,
+        outcome.nextAttemptAt,
+        outcome.countsTowardPolicy ? 1 : 0,
+        endpoint?.status === 'active' ? 0 : 1,
+        t.orgId,
+        t.env,
+        deliveryId,
+        leaseToken,
+      );
     if (updated === undefined) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint:
       // the newer state stands. The attempt is on record and counted.
@@ -48,60 +62,45 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
       if (changes === 0) throw new Error(`delivery ${deliveryId} vanished while it was being completed`);
       return { applied: false, endpointDisabled: false };
     }
+    // `manual` after the update is the re-send asked for during the send (`resend`).
+    const effects = attemptEffects(outcome, Number(updated['manual']) === 1, endpoint);
+    carryOut(conn, t, endpointId, a, effects, outcome.endpoint.disabledReason ?? null);
     refreshMessageStatuses(conn, [text(updated, 'message_id')]);
-    const endpointDisabled = updateEndpoint(conn, t, endpointId, a.at, outcome.endpoint, a);
-    // The outbox of notices: what this attempt did that an organization may be told of.
-    if (outcome.status === 'failed' && text(updated, 'status') === 'failed') addAlertEvent(conn, t, 'exhausted', endpointId, a);
-    if (endpointDisabled) addAlertEvent(conn, t, 'disabled', endpointId, a);
     // Its end moved its lane on (trigger deliveries_lane_end): name the new head to wake it.
     const key = textOrNull(updated, 'ordering_key');
-    const next = key === null || text(updated, 'status') === 'retrying' ? null : laneHead(conn, endpointId, key);
-    return { applied: true, endpointDisabled, ...(next !== null && next !== deliveryId ? { laneNext: next as DeliveryId } : {}) };
+    const next = key === null || !effects.handOver ? null : laneHead(conn, endpointId, key);
+    return { applied: true, endpointDisabled: effects.disable, ...(next !== null && next !== deliveryId ? { laneNext: next as DeliveryId } : {}) };
   });
 }
 
-/** Moves the endpoint's failure streak; disables it when the streak is old enough. @returns whether it was disabled now. */
-function updateEndpoint(
+/**
+ * Writes what attemptEffects decided: the endpoint's streak, its disabling (its open deliveries
+ * fail: the first batch here, this one included, the rest by the walk — no bound in time: a
+ * delivery made while this attempt ran is the endpoint's too, none is made while it is
+ * disabled; leaving `disabled` bounds the walk at that moment, endFailAt), and the alert events.
+ */
+function carryOut(
   conn: SqliteConnection,
   t: Tenant,
-  endpointId: EndpointId,
-  at: number,
-  outcome: AttemptOutcome['endpoint'],
-  attempt: AttemptOutcome['attempt'],
-): boolean {
-  const tenantId = 'org_id = ? AND env = ? AND id = ?';
-  if (outcome.succeeded === null) return false; // our fault (the relay): the endpoint's record is left as it is
-  if (outcome.succeeded) {
-    // Most successes follow successes: no streak to clear, no row to write.
-    conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId} AND failing_since IS NOT NULL`).run(t.orgId, t.env, endpointId);
-    return false;
-  }
-  // Most failures follow failures: the streak is running, so only read it (no row to write).
-  const started = conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(at, t.orgId, t.env, endpointId);
-  if (Number(started.changes) > 0) addAlertEvent(conn, t, 'failing', endpointId, attempt);
-  const row = conn.statement(`SELECT failing_since, status FROM endpoints WHERE ${tenantId}`).get(t.orgId, t.env, endpointId);
-  // No row: the endpoint was deleted while the attempt ran.
-  if (row === undefined || outcome.disableIfFailingSince === undefined) return false;
-  const failingSince = intOrNull(row, 'failing_since');
-  if (text(row, 'status') !== 'active' || failingSince === null || failingSince > outcome.disableIfFailingSince) return false;
-  conn
-    .statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`)
-    .run(outcome.disabledReason ?? null, t.orgId, t.env, endpointId);
-  // Its open deliveries fail: the first batch here, the rest by the walk. No bound in time:
-  // a delivery made while this attempt ran is the endpoint's too (none is made while it is
-  // disabled); leaving `disabled` bounds the walk at that moment (endFailAt).
-  recordWalk(conn, t, endpointId, 'fail');
-  walkBatch(conn, endpointId, at, ENDPOINT_WALK_BATCH);
-  return true;
-}
-
-function addAlertEvent(
-  conn: SqliteConnection,
-  t: Tenant,
-  kind: 'failing' | 'exhausted' | 'disabled',
   endpointId: EndpointId,
   a: AttemptOutcome['attempt'],
+  effects: AttemptEffects,
+  reason: string | null,
 ): void {
+  const tenantId = 'org_id = ? AND env = ? AND id = ?';
+  if (effects.streak === 'clear') conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId}`).run(t.orgId, t.env, endpointId);
+  if (effects.streak === 'start')
+    conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(a.at, t.orgId, t.env, endpointId);
+  if (effects.disable) {
+    conn.statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`).run(reason, t.orgId, t.env, endpointId);
+    recordWalk(conn, t, endpointId, 'fail');
+    walkBatch(conn, endpointId, a.at, ENDPOINT_WALK_BATCH);
+  }
+  // The outbox of notices: what this attempt did that an organization may be told of.
+  for (const kind of effects.alerts) addAlertEvent(conn, t, kind, endpointId, a);
+}
+
+function addAlertEvent(conn: SqliteConnection, t: Tenant, kind: AttemptAlert, endpointId: EndpointId, a: AttemptOutcome['attempt']): void {
   conn
     // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
     .statement(

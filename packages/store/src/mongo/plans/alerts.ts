@@ -175,6 +175,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     index: 'deliveries_retrying',
     examines: '1 index key: a seek past the cursor organization (its retrying deliveries are skipped, not read); no document',
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (afterOrgId: string) => ({ filter: { status: 'retrying', orgId: { $gt: afterOrgId } }, sort: { orgId: 1, env: 1 } }),
     example: ['org_1'],
   }),
@@ -184,6 +186,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     index: 'deliveries_retrying',
     examines: `≤ ${RETRYING_COUNT_CAP} index keys (RETRYING_COUNT_CAP, the count's limit); no document`,
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (orgId: string, env: string) => ({ filter: { status: 'retrying', orgId, env } }),
     example: ['org_1', 'live'],
   }),

@@ -1,5 +1,5 @@
 import { COLLECTIONS } from '../connection.ts';
-import { DUE, OPEN } from '../indexes.ts';
+import { DUE, dueWhere, OPEN } from '../indexes.ts';
 import { definePlans, planSpec } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
@@ -12,19 +12,31 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   /** The store-wide head of the due queue: the healer's peek and the metrics' oldest due. */
   dueHead: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_due_at',
+    index: 'deliveries_due_queue',
     examines: '≤ limit: a range walk of the due index from its start, stopped by the limit (leased deliveries are past `now` by their key)',
     maxExamined: (n) => n + 1,
-    build: (now: number) => ({ filter: { ...DUE, dueAt: { $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
+    build: (now: number) => ({ filter: dueWhere({ $lte: now }), sort: { dueAt: 1, _id: 1 } }),
     example: [1],
   }),
   /** One endpoint's first entries in the due queue, due or not: a page of its due work and its next due time. */
   dueOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_due_at',
+    index: 'deliveries_endpoint_due_queue',
     examines: "≤ limit (perEndpoint + 1): one endpoint's range of the due index from its start",
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId }, sort: { dueAt: 1, _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /** The healer's walk: the first entry of the next endpoint with open work after `after`, in id order. */
+  nextEndpointWithWork: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_queue',
+    examines: '1: a seek past `after` in deliveries_endpoint_due_queue (every entry satisfies DUE: the partial filter)',
+    maxExamined: () => 1,
+    build: (after: string) => ({
+      filter: { ...DUE, endpointId: { $gt: after } },
+      sort: { endpointId: 1, held: 1, laneWait: 1, status: 1, dueAt: 1, _id: 1 },
+    }),
     example: ['ep_1'],
   }),
   /** The due queue's first level: endpoints whose earliest due time has come, oldest first. */
@@ -45,6 +57,16 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     residual: { dueAt: 'the value the sweep read: a compare-and-set on the one document _id found' },
     build: (endpointId: string, from?: number) => ({ filter: from === undefined ? { _id: endpointId } : { _id: endpointId, dueAt: from } }),
     example: ['ep_1', 1],
+  }),
+  /** An endpoint whose failure streak begins now (its failingSince still null). */
+  streakStart: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, failingSince: 'no streak yet: two first failures race, one writes' },
+    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null } }),
+    example: [T, 'ep_1'],
   }),
   /** The status of a sweep's endpoints, in one read. */
   endpointStatuses: planSpec({
@@ -67,7 +89,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
       laneWait: "not waiting behind its lane's head",
       dueAt: 'due, and not leased (a lease moves dueAt to its end)',
     },
-    build: (id: string, now: number) => ({ filter: { _id: id, ...DUE, dueAt: { $lte: now } } }),
+    build: (id: string, now: number) => ({ filter: { _id: id, ...dueWhere({ $lte: now }) } }),
     example: ['dlv_1', 1],
   }),
   /** The endpoint of a claim, active, in its tenant. */
@@ -105,20 +127,32 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   /** Leases still held at a sole dispatcher's start: due later than now, in the due index. */
   leased: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_due_at',
+    index: 'deliveries_due_queue',
     examines:
-      'the due index after `now`: leased deliveries and retries scheduled later. Once, at the start of a sole dispatcher (releaseLeasesAtStart); leases expire by themselves without it',
-    maxExamined: (n) => n,
+      'the due index between now and the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then. Once, at the start of a sole dispatcher (releaseLeasesAtStart)',
+    maxExamined: (n) => n + 10_000,
     residual: { leaseUntil: "leased: dueAt is the lease's end" },
-    build: (now: number) => ({ filter: { ...DUE, dueAt: { $gt: now }, leaseUntil: { $gt: now } } }),
-    example: [1],
+    build: (now: number, horizon: number) => ({ filter: { ...dueWhere({ $gt: now, $lte: horizon }), leaseUntil: { $gt: now } } }),
+    example: [1, 2],
+  }),
+  /** Deliveries by id (a few, read just before): releaseAll's update. */
+  byIds: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given: point reads of the _id index',
+    maxExamined: (n) => n,
+    residual: { leaseUntil: 'still leased (a check on each document found by _id)' },
+    build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
+    example: [['dlv_1'], 1],
   }),
   /** The endpoint's retrying deliveries, counted (the endpoint's page). */
   retryingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
-    examines: "the endpoint's retrying deliveries (index keys only, a COUNT_SCAN): bounded by what one endpoint has in retry",
+    examines: "≤ BACKLOG_COUNT_CAP index keys (the count's limit; covered: every filter field is a key): the endpoint's retrying deliveries",
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, status: 'retrying' } }),
     example: [T, 'ep_1'],
   }),
@@ -128,6 +162,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: 'deliveries_retrying',
     examines: '≤ BACKLOG_COUNT_CAP index keys (a COUNT_SCAN with a limit), no documents',
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: () => ({ filter: { status: 'retrying' } }),
     example: [],
   }),

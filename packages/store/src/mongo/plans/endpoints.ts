@@ -143,7 +143,7 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
   /** A hold walk's batch: the endpoint's deliveries in the due index (open, not held, not waiting in a lane). */
   holdBatch: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_due_at',
+    index: 'deliveries_endpoint_due_queue',
     examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's range of the due index from its start; each batch holds what it read, which leaves the index`,
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
@@ -192,6 +192,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     index: 'deliveries_endpoint_status',
     examines: `≤ ${PENDING_COUNT_CAP} index keys (PENDING_COUNT_CAP, the count's limit; no document: the count is covered), two status ranges of one endpoint`,
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (t: TenantArg, endpointId: string) => ({ filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN } }),
     example: [T, 'ep_1'],
   }),

@@ -118,6 +118,8 @@ export const LANES_PLANS = definePlans('lanes', {
     index: 'delivery_lanes_open',
     examines: `≤ LANE_STATS_LIMIT (${LANE_STATS_LIMIT}) index keys from the start of delivery_lanes_open, covered (no document fetched)`,
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: () => ({ filter: { headId: { $type: 'string' } }, sort: { headId: 1 } }),
     example: [],
   }),

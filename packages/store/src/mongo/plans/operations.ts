@@ -101,6 +101,8 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     index: 'endpoints_fixed_ip',
     examines: '1 index key: a seek past the cursor organization (its other fixed_ip endpoints are skipped, not read); no document',
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (afterOrgId: string) => ({ filter: { fixedIp: true, orgId: { $gt: afterOrgId } }, sort: { orgId: 1 } }),
     example: ['org_1'],
   }),

@@ -22,7 +22,9 @@ function kindOf(condition: unknown): Kind {
   if (condition === null || typeof condition !== 'object' || condition instanceof Date) return 'equality';
   const ops = Object.keys(condition);
   if (ops.length === 1 && (ops[0] === '$eq' || ops[0] === '$in')) return 'equality';
-  if (ops.length > 0 && ops.every((op) => RANGE_OPS.has(op))) return 'range';
+  // A range may carry the partial filter's `$type` beside it (indexes.ts dueWhere).
+  const bounds = ops.filter((op) => op !== '$type');
+  if (bounds.length > 0 && bounds.every((op) => RANGE_OPS.has(op))) return 'range';
   return 'other';
 }
 
@@ -33,6 +35,8 @@ export function implies(condition: unknown, required: unknown): boolean {
   if (required !== null && typeof required === 'object' && !(required instanceof Date)) {
     const [op, arg] = Object.entries(required as Document)[0] ?? [];
     if (Object.keys(required).length !== 1) return false;
+    // A condition that states the same `$type` beside its range repeats it literally.
+    if (op === '$type' && condition !== null && typeof condition === 'object' && (condition as Document)['$type'] === arg) return true;
     if (op === '$in' && Array.isArray(arg) && values !== undefined) return values.every((v) => arg.some((a) => isDeepStrictEqual(a, v)));
     if (op === '$type' && (arg === 'number' || arg === 'string')) {
       if (values !== undefined) return values.every((v) => typeof v === arg);
@@ -88,7 +92,6 @@ export function checkPlan(sent: Sent, spec: PlanSpec<any>, indexes: Readonly<Rec
     equality.delete(keys[at]!.field);
     at += 1;
   }
-  for (const field of equality) fail(`equality on ${field} is not in ${index.name}'s leading keys (${keys.map((k) => k.field).join(', ')})`);
 
   if (sent.sort !== undefined) {
     const sortKeys = Object.entries(sent.sort);
@@ -104,6 +107,11 @@ export function checkPlan(sent: Sent, spec: PlanSpec<any>, indexes: Readonly<Rec
       direction = same;
       at += 1;
     }
+  }
+
+  // An equality on a key the sort walks in order (a skip scan's) bounds it without reordering.
+  for (const field of equality) {
+    if (sent.sort?.[field] === undefined) fail(`equality on ${field} is not in ${index.name}'s leading keys (${keys.map((k) => k.field).join(', ')})`);
   }
 
   for (const [field, condition] of Object.entries(filter)) {

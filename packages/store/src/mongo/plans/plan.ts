@@ -36,6 +36,8 @@ export interface PlanSpec<A extends unknown[]> {
    * function of what it returned: documents examined beyond it fail the test.
    */
   maxExamined: (returned: number) => number;
+  /** The most index keys it may examine there (a count's, which fetches nothing); unchecked when absent. */
+  maxKeysExamined?: (returned: number) => number;
   /**
    * Filter fields the index does not hold, tested on each fetched document, with why that
    * fetches no more than `examines` says. Any other field must be a key of the index or

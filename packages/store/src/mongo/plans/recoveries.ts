@@ -1,5 +1,5 @@
 import { COLLECTIONS } from '../connection.ts';
-import { DUE } from '../indexes.ts';
+import { dueWhere } from '../indexes.ts';
 import { definePlans, planSpec } from './plan.ts';
 
 // Recoveries (recovery-repo.ts): the recovery documents, and the deliveries a recovery counts,
@@ -108,26 +108,30 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
    */
   targetsCount: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_failed_since',
+    index: 'deliveries_endpoint_failed',
     examines:
       "the targets' index keys only (a COUNT_SCAN, no document fetched): the endpoint's failed deliveries since `since` (within retention). Once per start, an operator's action, outside any transaction",
     maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
     build: (endpointId: string, since: number) => ({ filter: { endpointId, status: 'failed', createdAt: { $gte: since } } }),
     example: ['ep_1', 1],
   }),
   /** The endpoint's due deliveries, counted up to the bound (`limit`): a step waits while there are that many. */
   outstanding: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_due_at',
+    index: 'deliveries_endpoint_due_queue',
     examines: "≤ maxOutstanding index keys (a COUNT_SCAN with its limit, no document fetched): the endpoint's range of the due index up to now",
     maxExamined: () => 0,
-    build: (endpointId: string, now: number) => ({ filter: { ...DUE, endpointId, dueAt: { $lte: now } } }),
+    // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
+    maxKeysExamined: (n) => n + 2,
+    build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $lte: now }), endpointId } }),
     example: ['ep_1', 1],
   }),
   /** A step's next targets after its cursor, oldest first, up to its start (+ START_SKEW_MS). */
   targets: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_failed_since',
+    index: 'deliveries_endpoint_failed',
     examines:
       "≤ batch (limit) + the endpoint's failed deliveries of the cursor's one millisecond: a range walk of the endpoint's failed deliveries from the cursor",
     maxExamined: (n) => n + 1,

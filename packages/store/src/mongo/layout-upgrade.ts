@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db, Document } from 'mongodb';
+import { COLLECTIONS, type MongoConnection } from './connection.ts';
+import { noteDue } from './due-queue.ts';
+import type { MetaDoc } from './documents.ts';
+import { OPEN } from './indexes.ts';
+import { MongoJobLeaseRepo } from './job-lease-repo.ts';
+import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+
+// The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
+// ordinary start reads that one document. A start that finds an older layout upgrades it once:
+// one process at a time (the `schema-upgrade` job lease), in batches by _id range (each a
+// bounded update, the lease renewed between them), telling its progress; the others wait for
+// the version. Not a rolling upgrade: a process of the older layout would keep writing the
+// older shape (docs/operations.md, "Upgrades": stop every process first).
+
+/** The layout this version reads and writes. */
+export const SCHEMA_VERSION = 2;
+
+/** Documents one upgrade batch updates at most (a range of the _id index). */
+const UPGRADE_BATCH = 10_000;
+const LEASE = 'schema-upgrade';
+const LEASE_MS = 120_000;
+/** How long a process waits for another's upgrade before it gives up with an error. */
+const WAIT_MS = 60 * 60_000;
+
+/**
+ * Upgrades `conn`'s database to SCHEMA_VERSION if it is older, then returns.
+ * @throws Error when a newer Wirehook wrote it, or another process's upgrade has not ended within WAIT_MS.
+ */
+export async function upgradeLayout(conn: MongoConnection, where: string, log: (line: string) => void): Promise<void> {
+  const meta = conn.meta;
+  const holder = randomUUID();
+  const jobs = new MongoJobLeaseRepo(conn);
+  const started = Date.now();
+  for (;;) {
+    const schema = await meta.findOne({ _id: 'schema' });
+    if (schema !== null && schema.version === SCHEMA_VERSION) return;
+    if (schema !== null && schema.version > SCHEMA_VERSION) {
+      throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
+    }
+    const now = Date.now();
+    if (await jobs.take(LEASE, holder, now, now + LEASE_MS)) {
+      const renew = async () => {
+        const at = Date.now();
+        if (!(await jobs.take(LEASE, holder, at, at + LEASE_MS))) throw new Error('the layout upgrade lost its lease to another process');
+      };
+      log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+      await migrateDocuments(conn.db, renew, log);
+      await backfillDueQueue(conn, renew);
+      await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { upsert: true });
+      log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+      return;
+    }
+    if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 60_000} minutes`);
+    await sleep(2_000);
+  }
+}
+
+/**
+ * Brings documents of an earlier layout to this one, batch by batch over _id ranges (each
+ * batch reads UPGRADE_BATCH ids from the _id index, then updates that range; every step is
+ * idempotent, so a crash part-way repeats work, never undoes it):
+ * - deliveries: `held` (open ones of an endpoint that is not active), `laneWait` (#31), and
+ *   `dueAt` (#39: the next attempt, or the lease's end while leased);
+ * - ordered lanes: `lastUsedAt` (#31, their retention);
+ * - finished alert notices: `doneAt` (their TTL index);
+ * then drops the indexes this layout replaced.
+ */
+async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+  const inactive = (
+    await db
+      .collection(COLLECTIONS.endpoints)
+      .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
+      .toArray()
+  ).map((e) => e._id);
+  const deliveries = await inBatches(
+    db,
+    COLLECTIONS.deliveries,
+    OPEN,
+    [
+      {
+        $set: {
+          held: { $ifNull: ['$held', { $in: ['$endpointId', { $literal: inactive }] }] },
+          laneWait: { $ifNull: ['$laneWait', false] },
+          dueAt: { $ifNull: ['$dueAt', { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] }] },
+        },
+      },
+    ],
+    renew,
+  );
+  log(`MongoDB layout upgrade: ${deliveries} open deliveries brought up to date`);
+  await inBatches(db, COLLECTIONS.deliveryLanes, { lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }], renew);
+  await inBatches(db, COLLECTIONS.alertNotices, { nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], renew);
+  await renumberAlertEvents(db);
+  const replaced: [string, string[]][] = [
+    [
+      COLLECTIONS.deliveries,
+      [
+        'deliveries_due',
+        'deliveries_due_unheld',
+        'deliveries_endpoint_due',
+        'deliveries_due_head',
+        'deliveries_endpoint_due_head',
+        'deliveries_endpoint_failed_since',
+      ],
+    ],
+    [COLLECTIONS.endpoints, ['endpoints_failing', 'endpoints_failing_org']],
+    [COLLECTIONS.deliveryLanes, ['delivery_lanes_endpoint']],
+    [COLLECTIONS.recoveries, ['recoveries_running']],
+  ];
+  for (const [collection, names] of replaced) {
+    for (const old of names) {
+      await db
+        .collection(collection)
+        .dropIndex(old)
+        .catch((err: unknown) => {
+          if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+        });
+    }
+  }
+}
+
+/** Applies `update` to the documents matching `filter`, UPGRADE_BATCH _ids at a time. @returns how many it changed. */
+async function inBatches(db: Db, collection: string, filter: Document, update: Document[], renew: () => Promise<void>): Promise<number> {
+  // Ids of any type (strings here, an ObjectId in event_types): the filters are plain documents.
+  const c = db.collection<{ _id: unknown }>(collection);
+  let after: unknown = null;
+  let changed = 0;
+  for (;;) {
+    const ids = await c
+      .find((after === null ? {} : { _id: { $gt: after } }) as Document, { projection: { _id: 1 }, sort: { _id: 1 }, hint: { _id: 1 } })
+      .limit(UPGRADE_BATCH)
+      .toArray();
+    if (ids.length === 0) return changed;
+    const last = ids[ids.length - 1]!._id;
+    const range = after === null ? { $lte: last } : { $gt: after, $lte: last };
+    changed += (await c.updateMany({ ...filter, _id: range } as Document, update, { hint: { _id: 1 } })).modifiedCount;
+    after = last;
+    await renew();
+  }
+}
+
+/**
+ * Gives every endpoint with due work its `due_endpoints` bound (#39), one seek per endpoint on
+ * deliveries_endpoint_due_queue (built by ensureIndexes before this runs), never the backlog.
+ */
+async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>): Promise<void> {
+  let after = '';
+  for (let n = 1; ; n++) {
+    const q = P.nextEndpointWithWork(after);
+    const [next] = await conn.deliveries
+      .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
+      .limit(1)
+      .toArray();
+    if (next === undefined) return;
+    after = next.endpointId;
+    const f = P.dueOfEndpoint(next.endpointId);
+    const [first] = await conn.deliveries
+      .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+      .limit(1)
+      .toArray();
+    if (first !== undefined) await noteDue(conn, [{ orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number }]);
+    if (n % 1_000 === 0) await renew();
+  }
+}
+
+/**
+ * Queued alert events from before per-organization numbers (a number `_id`, no `seq`) get one:
+ * their old number less 2^40, so they keep their order and come before the organization's new
+ * events, under an `_id` of the new form. A handful at most (the outbox is drained every tick).
+ */
+async function renumberAlertEvents(db: Db): Promise<void> {
+  const events = db.collection<{ _id: string | number; orgId: string; seq?: number }>(COLLECTIONS.alertEvents);
+  for (const old of await events
+    .find({ seq: { $exists: false } })
+    .limit(LEGACY_EVENTS)
+    .toArray()) {
+    if (typeof old._id !== 'number') continue;
+    const seq = old._id - 2 ** 40;
+    const { _id: _old, ...fields } = old;
+    const _id = `${old.orgId}:${seq}`;
+    await events.updateOne({ _id }, { $setOnInsert: { ...fields, seq } }, { upsert: true });
+    await events.deleteOne({ _id: old._id });
+  }
+}
+const LEGACY_EVENTS = 10_000;
+
+/** The `meta` document type, for open-mongo-store.ts's readers. */
+export type { MetaDoc };
