@@ -95,11 +95,13 @@ export class RetentionJob implements Component {
       const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
+      if (removed.stopped) return total;
       // Ordered lanes idle since before the cutoff (#31): only once no message before it is
       // left, so a pruned lane has no delivery left that a recovery could re-open.
       if (removed.caughtUp) {
         const lanes = await this.#paced(renew, () => store.deliveries.pruneLanes(before, size), size);
         if (lanes.count > 0) logger.debug({ removed: lanes.count, before }, 'retention removed idle ordered lanes');
+        if (lanes.stopped) return total;
       }
       const rollups = await this.#paced(renew, () => store.endpointStats.prune(clock.now(), size), size);
       if (rollups.count > 0) logger.debug({ removed: rollups.count }, 'retention removed old endpoint rollups');
@@ -112,20 +114,21 @@ export class RetentionJob implements Component {
   /**
    * Runs `step` (a batch of at most `size`) until it removes fewer than `size`, resting after
    * each batch by restAfter, renewing the lease before each one; stops when the job stops or the
-   * lease is lost. @returns how many went, and whether it caught up.
+   * lease is lost (`stopped`: the run ends there). @returns how many went, and whether it caught up.
    */
-  async #paced(renew: () => Promise<boolean>, step: () => Promise<number>, size: number): Promise<{ count: number; caughtUp: boolean }> {
+  async #paced(renew: () => Promise<boolean>, step: () => Promise<number>, size: number): Promise<{ count: number; caughtUp: boolean; stopped: boolean }> {
     const rest = this.#deps.rest ?? restFor;
     let count = 0;
     for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
-      if (this.#stopping.signal.aborted || (batch > 0 && !(await renew()))) return { count, caughtUp: false };
+      // Renewed before every batch: a replica that lost it (a long rest, a clock) stops there.
+      if (this.#stopping.signal.aborted || !(await renew())) return { count, caughtUp: false, stopped: true };
       const started = performance.now();
       const removed = await step();
       count += removed;
-      if (removed < size) return { count, caughtUp: true };
+      if (removed < size) return { count, caughtUp: true, stopped: false };
       await rest(restAfter(performance.now() - started), this.#stopping.signal);
     }
-    return { count, caughtUp: false };
+    return { count, caughtUp: false, stopped: false };
   }
 }
 

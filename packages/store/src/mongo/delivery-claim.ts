@@ -1,7 +1,7 @@
 import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, noteDue, raiseDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, moveDue, noteDue } from './due-queue.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
@@ -47,16 +47,23 @@ interface Entry {
 export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
   const due: Entry[] = [];
   for (let page = 0; page < DUE_PAGES && due.length < limit; page++) {
-    const read = await duePage(conn, now, Math.min(DUE_ENDPOINTS_PAGE, limit), perEndpoint);
+    const read = await duePage(conn, now, Math.min(DUE_ENDPOINTS_PAGE, limit), perEndpoint, limit - due.length);
     due.push(...read.due);
     if (!read.full) break;
   }
-  due.sort((a, b) => a.dueAt - b.dueAt || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-  return due.slice(0, limit).map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
+  return due.map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
 }
 
-/** One page of the first level: its endpoints taken, read and moved on. */
-async function duePage(conn: MongoConnection, now: number, size: number, perEndpoint: number): Promise<{ due: Entry[]; full: boolean }> {
+/** Oldest due first; ties by id. */
+function byDue(a: Entry, b: Entry): number {
+  return a.dueAt - b.dueAt || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+}
+
+/**
+ * One page of the first level: its endpoints taken, read, at most `room` of their due
+ * deliveries given (oldest due first), and each endpoint's bound moved on.
+ */
+async function duePage(conn: MongoConnection, now: number, size: number, perEndpoint: number, room: number): Promise<{ due: Entry[]; full: boolean }> {
   const page = P.dueEndpoints(now);
   const queued = await conn.dueEndpoints.find(page.filter, page.options).limit(size).toArray();
   if (queued.length === 0) return { due: [], full: false };
@@ -76,42 +83,51 @@ async function duePage(conn: MongoConnection, now: number, size: number, perEndp
   const status = new Map(
     (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
   );
-  const due: Entry[] = [];
-  const stranded: Stranded[] = [];
-  await Promise.all(
+  const read = await Promise.all(
     won.map(async (queuedEndpoint) => {
-      const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
       const q = P.dueOfEndpoint(queuedEndpoint._id);
       const entries = (await conn.deliveries
         .find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
         .limit(perEndpoint + 1)
         .toArray()) as Entry[];
-      const ready = entries.filter((d) => d.dueAt <= now).slice(0, perEndpoint);
+      return { queued: queuedEndpoint, entries, state: status.get(queuedEndpoint._id) };
+    }),
+  );
+  // The page's answer: each active endpoint's share of its due entries, oldest due first, at most `room`.
+  const given = read
+    .filter((r) => r.state === 'active')
+    .flatMap((r) => r.entries.filter((d) => d.dueAt <= now).slice(0, perEndpoint))
+    .sort(byDue)
+    .slice(0, room);
+  const gave = new Set(given.map((d) => d.endpointId));
+  const stranded: Stranded[] = [];
+  await Promise.all(
+    read.map(async ({ queued: queuedEndpoint, entries, state }) => {
+      const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
       const first = entries[0]?.dueAt ?? DUE_NEVER;
-      const state = status.get(queuedEndpoint._id);
       let next: number;
       if (state === 'active') {
-        due.push(...ready);
-        next = ready.length > 0 ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
+        // Put aside once it gave deliveries (they are on their way); otherwise at its first
+        // entry: a retry's or a lease's time, or still due when the page had no room for it.
+        next = gave.has(queuedEndpoint._id) ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
+      } else if (state === undefined && entries.length === 0) {
+        // The endpoint is gone and nothing of it is due: its entry goes (noteDue would put it
+        // back, were a delivery of it made due meanwhile — none can be, without its endpoint).
+        const gone = P.dueEndpoint(queuedEndpoint._id, held);
+        await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
+        return;
       } else {
         // Due here, but the endpoint is not active (or gone): held, or failed with it
         // (stranded.ts); looked at again after STRANDED_PEEK_INTERVAL_MS (a resume's walk
         // lowers it), so a long walk of a disabled endpoint does not take a place on every page.
-        for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
+        for (const d of entries.filter((e) => e.dueAt <= now).slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
         next = entries.length === 0 ? DUE_NEVER : Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
       }
-      if (state === undefined && entries.length === 0) {
-        // The endpoint is gone and nothing of it is due: its entry goes (a delivery made due
-        // meanwhile — none can be, without its endpoint — would put it back by noteDue).
-        const gone = P.dueEndpoint(queuedEndpoint._id, held);
-        await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
-        return;
-      }
-      await raiseDue(conn, t, queuedEndpoint._id, held, next, first);
+      await moveDue(conn, t, queuedEndpoint._id, held, next, first);
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
-  return { due, full: queued.length === size };
+  return { due: given, full: queued.length === size };
 }
 
 /**
@@ -153,7 +169,7 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
 }
 
 /** Endpoints with open work one healing looks at past its cursor. */
-const HEAL_STEPS = 20;
+const HEAL_STEPS = 200;
 
 /**
  * Takes the lease of delivery `id` until `leaseUntil` when it is claimable at `now`: one

@@ -12,10 +12,12 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   a recovery) calls noteDue AFTER its transaction commits: `$min` of the delivery's dueAt. A
 //   `$min` that lowers nothing writes nothing (no oplog entry), so an endpoint with a backlog is
 //   not a document every delivery writes; it is written when its bound moves.
-// - A sweep raises an endpoint's bound to its first entry's dueAt (compare-and-set on the value it
-//   read), then reads the first entry again: a delivery committed before its noteDue and after
-//   the sweep's read is seen by that second read (committed before the $min, which comes after
-//   the raise or is a no-op before it), and the bound goes back down to it.
+// - A sweep takes an endpoint by setting its bound a little ahead (compare-and-set on the value
+//   it read), reads its first entries, then moves the bound to what they say (compare-and-set on
+//   the value it set) and reads the first entry again: a delivery committed before its noteDue
+//   and after the sweep's read is seen by that second read (committed before the $min, which
+//   comes after the move or was a no-op against the sweep's value), and the bound goes back
+//   down to it.
 // - A process that dies between a commit and its noteDue leaves a delivery under a bound too
 //   high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS) lowers the bounds of the
 //   endpoints at the head of the store-wide due index, so it is served in due order at worst.
@@ -34,36 +36,54 @@ export interface DueNote {
 /**
  * Lowers each endpoint's bound to the earliest of `notes` for it (creating it if needed), in
  * one unordered bulk write. Call after the transaction that made them due has committed.
+ * Notes a failed call could not write are kept (up to UNWRITTEN_CAP) and written by this
+ * connection's next call, so a brief outage (an election) delays a bound, never loses it while
+ * the process lives; a process that dies with some is covered by the healer.
+ * @throws the write's error (its notes kept).
  */
 export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]): Promise<void> {
+  const carried = unwritten.get(conn);
+  unwritten.delete(conn);
   const earliest = new Map<string, DueNote>();
-  for (const n of notes) {
+  for (const n of carried === undefined ? notes : [...carried, ...notes]) {
     const seen = earliest.get(n.endpointId);
     if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(n.endpointId, n);
   }
   if (earliest.size === 0) return;
-  await conn.dueEndpoints.bulkWrite(
-    [...earliest.values()].map((n) => {
-      const q = P.dueEndpoint(n.endpointId);
-      return {
-        updateOne: {
-          filter: q.filter,
-          update: { $min: { dueAt: n.dueAt }, $setOnInsert: { orgId: n.orgId, env: n.env } },
-          upsert: true,
-          hint: q.options.hint,
-        },
-      };
-    }),
-    { ordered: false, comment: P.dueEndpoint.planName },
-  );
+  try {
+    await conn.dueEndpoints.bulkWrite(
+      [...earliest.values()].map((n) => {
+        const q = P.dueEndpoint(n.endpointId);
+        return {
+          updateOne: {
+            filter: q.filter,
+            update: { $min: { dueAt: n.dueAt }, $setOnInsert: { orgId: n.orgId, env: n.env } },
+            upsert: true,
+            hint: q.options.hint,
+          },
+        };
+      }),
+      { ordered: false, comment: P.dueEndpoint.planName },
+    );
+  } catch (err) {
+    // Written again with the next call: a $min twice is the same as once.
+    unwritten.set(conn, [...earliest.values()].slice(0, UNWRITTEN_CAP));
+    throw err;
+  }
 }
 
+/** Notes a failed noteDue left, by connection. */
+const unwritten = new WeakMap<MongoConnection, DueNote[]>();
+/** Endpoints whose unwritten notes a connection keeps at most (one each: the earliest). */
+const UNWRITTEN_CAP = 10_000;
+
 /**
- * Raises `endpointId`'s bound from `from` (what the sweep read) to `to` (its first entry's
- * dueAt `first`, DUE_NEVER when none; later for an endpoint put aside), then lowers it again
- * to any entry earlier than `first` made due meanwhile.
+ * Moves `endpointId`'s bound from `from` (the value this sweep set when it took the endpoint)
+ * to `to` — up or down: its first entry's dueAt `first` (DUE_NEVER when none), or later for an
+ * endpoint put aside — then lowers it again to any entry earlier than `first` made due
+ * meanwhile (a noteDue that ran before this move saw the sweep's value and lowered nothing).
  */
-export async function raiseDue(
+export async function moveDue(
   conn: MongoConnection,
   t: { orgId: string; env: Tenant['env'] },
   endpointId: string,
@@ -71,10 +91,10 @@ export async function raiseDue(
   to: number,
   first: number = to,
 ): Promise<void> {
-  if (to <= from) return;
+  if (to === from) return;
   const q = P.dueEndpoint(endpointId, from);
   const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to } }, q.options);
-  if (modifiedCount === 0) return; // another sweep or a noteDue moved it first: its value stands
+  if (modifiedCount === 0) return; // a noteDue lowered it meanwhile: its value stands
   const head = P.dueOfEndpoint(endpointId);
   const [entry] = await conn.deliveries
     .find(head.filter, { ...head.options, projection: { _id: 0, dueAt: 1 } })

@@ -11,19 +11,20 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
 // one process at a time (the `schema-upgrade` job lease), in batches by _id range (each a
-// bounded update, the lease renewed between them), telling its progress; the others wait for
+// bounded update, the lease renewed between them), telling its progress (a crash starts it over:
+// every step is idempotent); the others wait for
 // the version. Not a rolling upgrade: a process of the older layout would keep writing the
 // older shape (docs/operations.md, "Upgrades": stop every process first).
 
 /** The layout this version reads and writes. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Documents one upgrade batch updates at most (a range of the _id index). */
 const UPGRADE_BATCH = 10_000;
 const LEASE = 'schema-upgrade';
 const LEASE_MS = 120_000;
-/** How long a process waits for another's upgrade before it gives up with an error. */
-const WAIT_MS = 60 * 60_000;
+/** How long a process waits for another's upgrade before it gives up with an error (a large upgrade takes hours). */
+const WAIT_MS = 24 * 3600_000;
 
 /**
  * Upgrades `conn`'s database to SCHEMA_VERSION if it is older, then returns.
@@ -53,7 +54,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
       return;
     }
-    if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 60_000} minutes`);
+    if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
     await sleep(2_000);
   }
 }

@@ -153,7 +153,22 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       );
       await this.#conn.deliveries.updateMany(
         r.filter,
-        { $set: { status: 'retrying', manual: false, resend: false, policyAttempts: 0, nextAttemptAt: now, dueAt: now, held: false, laneWait: false } },
+        // A target failed by a walk while it was being sent still holds that lease: due at its
+        // end, not now, so it is not claimed twice at once (as retryNow and a release).
+        [
+          {
+            $set: {
+              status: 'retrying',
+              manual: false,
+              resend: false,
+              policyAttempts: 0,
+              nextAttemptAt: { $literal: now },
+              dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] },
+              held: false,
+              laneWait: false,
+            },
+          },
+        ],
         { ...r.options, session },
       );
       // An ordered delivery goes back into its lane, in sequence order (the targets' order):
