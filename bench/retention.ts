@@ -2,7 +2,7 @@
 // pace with ingest without slowing another tenant? Issue #39's figures, each against a baseline
 // of the same run. Embedded Wirehook on a fresh DATA_DIR:
 // 1. the API probe's idle p99 (another org GETs its event types 50 times a second);
-// 2. the intake rate: 16 Business orgs POST messages to paused endpoints at concurrency 64
+// 2. the intake rate: 64 consumers of 16 Business orgs get messages for paused endpoints at concurrency 64
 //    (the whole write, nothing sent: the bench's `intake` scenario), the highest ingest the
 //    bench measures;
 // 3. N messages five months old (past the default 3-month window) written into the store's
@@ -29,6 +29,7 @@ import type { Target } from './setup/topology.ts';
 
 const SENDER_ORGS = 16;
 const CONCURRENCY = 64;
+const INTAKE_CONSUMERS = 64;
 const TARGETS = { rateRatio: 1, probeRatio: 2 };
 
 export interface RetentionFigures {
@@ -63,10 +64,12 @@ export async function runRetention(messages: number, intakeCount: number, outDir
     await sleep(5_000);
     const idleP99Ms = probe.window(0, nowMs()).p99;
 
-    // Intake: a consumer with one paused endpoint per sender org (nothing is sent).
+    // Intake as the bench's `intake` scenario has it: 64 consumers over the sender orgs, each
+    // with one paused endpoint (the whole write, nothing sent).
     const payload = payloadJson(1024);
     const targets: Target[] = [];
-    for (const [i, tenant] of senders.entries()) {
+    for (let i = 0; i < INTAKE_CONSUMERS; i++) {
+      const tenant = senders[i % senders.length]!;
       const consumer = `retention-c${i}`;
       const created = await api.expect(201, 'POST', '/v1/consumers', tenant.key, { external_id: consumer });
       const endpoint = await api.expect(201, 'POST', '/v1/endpoints', tenant.key, { consumer_id: created.id, url: 'https://127.0.0.1:8443/intake' });

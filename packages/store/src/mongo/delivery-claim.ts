@@ -54,6 +54,23 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
   return due.map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
 }
 
+/**
+ * Where a sweep moves an endpoint's bound, from what it read (its first entries, oldest due
+ * first, and whether the page gave some of them): an active endpoint that gave deliveries is
+ * put aside DUE_PUT_ASIDE_MS (they are on their way); one that gave none waits for its first
+ * entry (a retry's or a lease's time; still due when the page had no room); one not active is
+ * looked at again after STRANDED_PEEK_INTERVAL_MS (its resume's walk lowers it), so a long walk
+ * of a disabled endpoint takes no place on every page; `gone` when its endpoint no longer
+ * exists and nothing of it is left (its entry is deleted: without its endpoint, no delivery of
+ * it can be made due again).
+ */
+export function nextBound(state: string | undefined, entries: readonly { dueAt: number }[], gave: boolean, now: number): number | 'gone' {
+  const first = entries[0]?.dueAt ?? DUE_NEVER;
+  if (state === 'active') return gave ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
+  if (entries.length === 0) return state === undefined ? 'gone' : DUE_NEVER;
+  return Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
+}
+
 /** Oldest due first; ties by id. */
 function byDue(a: Entry, b: Entry): number {
   return a.dueAt - b.dueAt || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
@@ -104,26 +121,17 @@ async function duePage(conn: MongoConnection, now: number, size: number, perEndp
   await Promise.all(
     read.map(async ({ queued: queuedEndpoint, entries, state }) => {
       const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
-      const first = entries[0]?.dueAt ?? DUE_NEVER;
-      let next: number;
-      if (state === 'active') {
-        // Put aside once it gave deliveries (they are on their way); otherwise at its first
-        // entry: a retry's or a lease's time, or still due when the page had no room for it.
-        next = gave.has(queuedEndpoint._id) ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
-      } else if (state === undefined && entries.length === 0) {
-        // The endpoint is gone and nothing of it is due: its entry goes (noteDue would put it
-        // back, were a delivery of it made due meanwhile — none can be, without its endpoint).
+      const next = nextBound(state, entries, gave.has(queuedEndpoint._id), now);
+      if (next === 'gone') {
         const gone = P.dueEndpoint(queuedEndpoint._id, held);
         await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
         return;
-      } else {
-        // Due here, but the endpoint is not active (or gone): held, or failed with it
-        // (stranded.ts); looked at again after STRANDED_PEEK_INTERVAL_MS (a resume's walk
-        // lowers it), so a long walk of a disabled endpoint does not take a place on every page.
-        for (const d of entries.filter((e) => e.dueAt <= now).slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
-        next = entries.length === 0 ? DUE_NEVER : Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
       }
-      await moveDue(conn, t, queuedEndpoint._id, held, next, first);
+      // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
+      if (state !== 'active') {
+        for (const d of entries.filter((e) => e.dueAt <= now).slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
+      }
+      await moveDue(conn, t, queuedEndpoint._id, held, next, entries[0]?.dueAt ?? DUE_NEVER);
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
