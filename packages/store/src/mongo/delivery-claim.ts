@@ -1,7 +1,7 @@
 import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, moveDue, noteDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
@@ -155,22 +155,13 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
   const notes: DueNote[] = head.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number }));
   let after = cursor;
   for (let step = 0; step < HEAL_STEPS; step++) {
-    const n = P.nextEndpointWithWork(after);
-    const [next] = await conn.deliveries
-      .find(n.filter, { ...n.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
-      .limit(1)
-      .toArray();
-    if (next === undefined) {
+    const next = await nextEndpointFirstDue(conn, after);
+    if (next === null) {
       after = '';
       break;
     }
     after = next.endpointId;
-    const f = P.dueOfEndpoint(next.endpointId);
-    const [first] = await conn.deliveries
-      .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
-      .limit(1)
-      .toArray();
-    if (first !== undefined) notes.push({ orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number });
+    if (next.note !== null) notes.push(next.note);
   }
   await noteDue(conn, notes);
   return after;

@@ -104,3 +104,24 @@ export async function moveDue(
     await noteDue(conn, [{ orgId: t.orgId, env: t.env, endpointId, dueAt: entry.dueAt }]);
   }
 }
+
+/**
+ * The next endpoint with open work after `after` in id order (one seek of
+ * deliveries_endpoint_due_queue), with its earliest entry as a note (a second seek, of the
+ * same index merged over both open statuses). @returns null past the last endpoint.
+ */
+export async function nextEndpointFirstDue(conn: MongoConnection, after: string): Promise<{ endpointId: string; note: DueNote | null } | null> {
+  const q = P.nextEndpointWithWork(after);
+  const [next] = await conn.deliveries
+    .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
+    .limit(1)
+    .toArray();
+  if (next === undefined) return null;
+  const f = P.dueOfEndpoint(next.endpointId);
+  const [first] = await conn.deliveries
+    .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+    .limit(1)
+    .toArray();
+  const note = first === undefined ? null : { orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number };
+  return { endpointId: next.endpointId, note };
+}

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Document } from 'mongodb';
 import { COLLECTIONS, type MongoConnection } from './connection.ts';
-import { noteDue } from './due-queue.ts';
+import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import type { MetaDoc } from './documents.ts';
 import { OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
-import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
@@ -150,19 +149,10 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
 async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>): Promise<void> {
   let after = '';
   for (let n = 1; ; n++) {
-    const q = P.nextEndpointWithWork(after);
-    const [next] = await conn.deliveries
-      .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
-      .limit(1)
-      .toArray();
-    if (next === undefined) return;
+    const next = await nextEndpointFirstDue(conn, after);
+    if (next === null) return;
     after = next.endpointId;
-    const f = P.dueOfEndpoint(next.endpointId);
-    const [first] = await conn.deliveries
-      .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
-      .limit(1)
-      .toArray();
-    if (first !== undefined) await noteDue(conn, [{ orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number }]);
+    if (next.note !== null) await noteDue(conn, [next.note]);
     if (n % 1_000 === 0) await renew();
   }
 }

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, dueWhere, OPEN } from '../indexes.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
 // completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
@@ -103,15 +103,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: [T, 'ep_1'],
   }),
   /** A document of the tenant by id: an endpoint's, a message's or a delivery's (the collection is the caller's). */
-  byId: planSpec({
-    collection: COLLECTIONS.deliveries,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T, 'dlv_1'],
-  }),
+  byId: tenantById(COLLECTIONS.deliveries, 'dlv_1'),
   /** A claim's own delivery while its lease token is current and it is open: release, complete. */
   current: planSpec({
     collection: COLLECTIONS.deliveries,

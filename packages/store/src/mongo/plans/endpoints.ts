@@ -1,7 +1,7 @@
 import { ENDPOINT_WALK_BATCH, MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, OPEN } from '../indexes.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 /** The named queries of endpoints, endpoint walks, stranded repairs and endpoint stats (rollups). */
 
@@ -22,15 +22,7 @@ export const PENDING_COUNT_CAP = 10_000;
 
 export const ENDPOINTS_PLANS = definePlans('endpoints', {
   /** An endpoint of the tenant by id: get, hold, update, delete, rotate, secrets, a walk's or a repair's read. */
-  byId: planSpec({
-    collection: COLLECTIONS.endpoints,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T, 'ep_1'],
-  }),
+  byId: tenantById(COLLECTIONS.endpoints, 'ep_1'),
   /** A write that holds a delivery of a paused endpoint marks the endpoint (stranded.ts#markHeldWrite). */
   notActive: planSpec({
     collection: COLLECTIONS.endpoints,

@@ -2,7 +2,7 @@ import { firstIdAt, MAX_ENDPOINTS_PER_CONSUMER, MAX_PAGE_SIZE, SEARCH_WINDOW_MS,
 import type { Document } from 'mongodb';
 import { SINCE_ID_MARGIN_MS } from '../../ports/message-port.ts';
 import { COLLECTIONS } from '../connection.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 // Messages (message-create.ts, message-repo.ts, message-list.ts, message-status.ts,
 // message-body.ts): a send's reads, a message's page, the message list, the status recounts
@@ -75,15 +75,7 @@ const LIST_EXAMINES = (prefix: string) =>
 
 export const MESSAGES_PLANS = definePlans('messages', {
   /** A message of the tenant by id (its page; a recount's write, also in bulk). */
-  byId: planSpec({
-    collection: COLLECTIONS.messages,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T_EX, 'msg_1'],
-  }),
+  byId: tenantById(COLLECTIONS.messages, 'msg_1'),
   /** A message of the tenant by id when it has counts: a completion's move of its counts by one. */
   withCounts: planSpec({
     collection: COLLECTIONS.messages,
@@ -95,15 +87,7 @@ export const MESSAGES_PLANS = definePlans('messages', {
     example: [T_EX, 'msg_1'],
   }),
   /** A message's body by the message's id. */
-  body: planSpec({
-    collection: COLLECTIONS.messageBodies,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T_EX, 'msg_1'],
-  }),
+  body: tenantById(COLLECTIONS.messageBodies, 'msg_1'),
   /**
    * The tenant's earliest message with the Idempotency-Key created at or after `since`. The key
    * document (idempotencyKey) serialises a key's sends, so two messages of one key never share
@@ -179,15 +163,7 @@ export const MESSAGES_PLANS = definePlans('messages', {
     example: [T_EX, 'con_1', 'ep_1'],
   }),
   /** An endpoint of the tenant by id (its status): retention's hand-over of a deleted head. */
-  endpoint: planSpec({
-    collection: COLLECTIONS.endpoints,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T_EX, 'ep_1'],
-  }),
+  endpoint: tenantById(COLLECTIONS.endpoints, 'ep_1'),
   /** Deliveries of the tenant's messages, by id (a message's page, a list page's, a recount's). */
   deliveriesOf: planSpec({
     collection: COLLECTIONS.deliveries,

@@ -92,6 +92,20 @@ export function planSpec<A extends unknown[]>(spec: PlanSpec<A>): PlanSpec<A> {
   return spec;
 }
 
+/** A document of a tenant found by its unique `_id` (an endpoint, a message, a delivery …): the read every repo makes. */
+export function tenantById(collection: string, exampleId: string): PlanSpec<[{ orgId: string; env: string }, string]> {
+  const tenant = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+  return {
+    collection,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: tenant, env: tenant },
+    build: (t, id) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [{ orgId: 'org_1', env: 'live' }, exampleId],
+  };
+}
+
 /** A pipeline that starts with the shape's `$match` (and `$sort`), then `rest`. */
 export function pipelineOf(filter: Document, sort: Record<string, 1 | -1> | undefined, rest: Document[]): PlanShape {
   return { filter, ...(sort ? { sort } : {}), pipeline: [{ $match: filter }, ...(sort ? [{ $sort: sort }] : []), ...rest] };

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { dueWhere } from '../indexes.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 // Recoveries (recovery-repo.ts): the recovery documents, and the deliveries a recovery counts,
 // walks and re-queues.
@@ -14,15 +14,7 @@ const LIVE_LEASES = 'live leases: one per recovery worker, each driving one reco
 
 export const RECOVERIES_PLANS = definePlans('recoveries', {
   /** The endpoint of a start or a step, in its tenant (its status). */
-  endpoint: planSpec({
-    collection: COLLECTIONS.endpoints,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T_EX, 'ep_1'],
-  }),
+  endpoint: tenantById(COLLECTIONS.endpoints, 'ep_1'),
   /** The endpoint's running recovery (at most one: the unique partial index). */
   running: planSpec({
     collection: COLLECTIONS.recoveries,

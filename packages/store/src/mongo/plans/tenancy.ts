@@ -1,7 +1,7 @@
 import { MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
 import { COLLECTIONS } from '../connection.ts';
 import { UNIQUE_INDEX } from '../indexes.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 /** The named queries of orgs, API keys, consumers, event types and portal tokens. */
 
@@ -41,15 +41,7 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     example: ['key_1'],
   }),
   /** A consumer of the tenant by id. */
-  consumerById: planSpec({
-    collection: COLLECTIONS.consumers,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T, 'con_1'],
-  }),
+  consumerById: tenantById(COLLECTIONS.consumers, 'con_1'),
   /** A consumer below its endpoint cap: an endpoint create's conditional `$inc` (the cap). */
   consumerBelowCap: planSpec({
     collection: COLLECTIONS.consumers,
