@@ -13,21 +13,14 @@ import { repairStranded, STRANDED_PEEK, STRANDED_PEEK_INTERVAL_MS, type Stranded
 
 /** Endpoints one page of a sweep reads from the first level of the due queue. */
 export const DUE_ENDPOINTS_PAGE = 64;
-/** Pages one sweep reads at most while its limit is not filled. */
-const DUE_PAGES = 4;
+/** Pages one call reads beyond what its limit needs (past endpoints whose bound was stale). */
+const DUE_EXTRA_PAGES = 8;
 /**
- * How long a sweep holds the endpoints of its page (their bound set this far ahead, by
- * compare-and-set): dispatchers sweeping at once read disjoint pages, and a sweep that dies
- * leaves its endpoints to others this much later.
+ * How long a sweep holds the endpoints of its page while it reads them (their bound set this
+ * far ahead by compare-and-set, then moved to what it read): dispatchers sweeping at once read
+ * disjoint pages, and a sweep that dies leaves its endpoints to others this much later.
  */
 export const DUE_PAGE_LEASE_MS = 10_000;
-/**
- * How long an endpoint that gave the sweep its due deliveries stays off the page: those are on
- * their way (published, then leased), and the page is for other endpoints meanwhile. An
- * endpoint with a backlog comes back this often, perEndpoint at a time (its wake-ups and
- * `filledShare` sweeps fetch more once its own queue drains).
- */
-export const DUE_PUT_ASIDE_MS = 250;
 
 interface Entry {
   _id: string;
@@ -35,40 +28,65 @@ interface Entry {
   dueAt: number;
 }
 
-/**
- * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint, in two
- * levels (due-queue.ts): pages of endpoints whose bound has come, each endpoint taken by
- * compare-and-set for this sweep, then each one's first `perEndpoint + 1` entries. Examines
- * ≤ DUE_PAGES × DUE_ENDPOINTS_PAGE × (perEndpoint + 2) documents, whatever the backlog; one
- * endpoint's backlog fills its share, never the page. Each endpoint's bound then moves on: put
- * aside DUE_PUT_ASIDE_MS when it gave deliveries, to its first entry's time (a lease's end, a
- * retry's) when it had none due, never when it has none, later when it is not active.
- */
-export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
-  const due: Entry[] = [];
-  for (let page = 0; page < DUE_PAGES && due.length < limit; page++) {
-    const read = await duePage(conn, now, Math.min(DUE_ENDPOINTS_PAGE, limit), perEndpoint, limit - due.length);
-    due.push(...read.due);
-    if (!read.full) break;
-  }
-  return due.map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
+interface Queued {
+  _id: string;
+  orgId: string;
+  env: Tenant['env'];
+  dueAt: number;
 }
 
 /**
- * Where a sweep moves an endpoint's bound, from what it read (its first entries, oldest due
- * first, and whether the page gave some of them): an active endpoint that gave deliveries is
- * put aside DUE_PUT_ASIDE_MS (they are on their way); one that gave none waits for its first
- * entry (a retry's or a lease's time; still due when the page had no room); one not active is
- * looked at again after STRANDED_PEEK_INTERVAL_MS (its resume's walk lowers it), so a long walk
- * of a disabled endpoint takes no place on every page; `gone` when its endpoint no longer
- * exists and nothing of it is left (its entry is deleted: without its endpoint, no delivery of
- * it can be made due again).
+ * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint, in two
+ * levels (due-queue.ts). Endpoints come in pages by their bound (a lower bound of their first
+ * due time), each taken for the sweep by compare-and-set, read (its first `perEndpoint + 1`
+ * entries) and its bound moved to what was read. Pages go on until `limit` deliveries are found
+ * and the next page's lowest bound is later than the last of them (so the answer is the oldest
+ * due, not merely the first found), or the queue ends, and at most ⌈limit / page⌉ +
+ * DUE_EXTRA_PAGES pages. Examines ≤ pages × DUE_ENDPOINTS_PAGE × (perEndpoint + 3) documents,
+ * whatever the backlog; one endpoint's backlog fills its share, never the page. A read: two calls
+ * at one `now` with nothing changed between give the same answer.
  */
-export function nextBound(state: string | undefined, entries: readonly { dueAt: number }[], gave: boolean, now: number): number | 'gone' {
-  const first = entries[0]?.dueAt ?? DUE_NEVER;
-  if (state === 'active') return gave ? Math.max(first, now + DUE_PUT_ASIDE_MS) : first;
-  if (entries.length === 0) return state === undefined ? 'gone' : DUE_NEVER;
-  return Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
+export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+  const due: Entry[] = [];
+  const visited = new Set<string>();
+  const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
+  let last: Queued | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const queued = await readPage(conn, now, last);
+    if (queued.length === 0) break;
+    if (due.length >= limit) {
+      due.sort(byDue);
+      if (queued[0]!.dueAt > due[limit - 1]!.dueAt) break;
+    }
+    last = queued[queued.length - 1];
+    const fresh = queued.filter((q) => !visited.has(q._id));
+    for (const q of fresh) visited.add(q._id);
+    due.push(...(await takeAndRead(conn, now, fresh, perEndpoint)));
+    if (queued.length < DUE_ENDPOINTS_PAGE) break;
+  }
+  return due
+    .sort(byDue)
+    .slice(0, limit)
+    .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
+}
+
+/** The next page of endpoints whose bound has come, after `last` (by bound, then id). */
+async function readPage(conn: MongoConnection, now: number, last: Queued | undefined): Promise<Queued[]> {
+  const page: Queued[] = [];
+  if (last !== undefined) {
+    const tied = P.dueEndpointsTied(last.dueAt, last._id);
+    page.push(...(await conn.dueEndpoints.find(tied.filter, tied.options).limit(DUE_ENDPOINTS_PAGE).toArray()));
+  }
+  if (page.length < DUE_ENDPOINTS_PAGE) {
+    const after = P.dueEndpoints(now, last?.dueAt);
+    page.push(
+      ...(await conn.dueEndpoints
+        .find(after.filter, after.options)
+        .limit(DUE_ENDPOINTS_PAGE - page.length)
+        .toArray()),
+    );
+  }
+  return page;
 }
 
 /** Oldest due first; ties by id. */
@@ -77,14 +95,11 @@ function byDue(a: Entry, b: Entry): number {
 }
 
 /**
- * One page of the first level: its endpoints taken, read, at most `room` of their due
- * deliveries given (oldest due first), and each endpoint's bound moved on.
+ * Takes `queued` for this sweep (another dispatcher's page skips what this one won), reads
+ * each one's first entries, moves its bound (nextBound) and returns each active endpoint's
+ * share of what is due.
  */
-async function duePage(conn: MongoConnection, now: number, size: number, perEndpoint: number, room: number): Promise<{ due: Entry[]; full: boolean }> {
-  const page = P.dueEndpoints(now);
-  const queued = await conn.dueEndpoints.find(page.filter, page.options).limit(size).toArray();
-  if (queued.length === 0) return { due: [], full: false };
-  // Taken for this sweep: another dispatcher's page skips what this one won.
+async function takeAndRead(conn: MongoConnection, now: number, queued: readonly Queued[], perEndpoint: number): Promise<Entry[]> {
   const held = now + DUE_PAGE_LEASE_MS;
   const won = (
     await Promise.all(
@@ -95,47 +110,52 @@ async function duePage(conn: MongoConnection, now: number, size: number, perEndp
       }),
     )
   ).filter((e) => e !== null);
-  if (won.length === 0) return { due: [], full: queued.length === size };
+  if (won.length === 0) return [];
   const statuses = P.endpointStatuses(won.map((e) => e._id));
   const status = new Map(
     (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
   );
-  const read = await Promise.all(
+  const given: Entry[] = [];
+  const stranded: Stranded[] = [];
+  await Promise.all(
     won.map(async (queuedEndpoint) => {
+      const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
       const q = P.dueOfEndpoint(queuedEndpoint._id);
       const entries = (await conn.deliveries
         .find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
         .limit(perEndpoint + 1)
         .toArray()) as Entry[];
-      return { queued: queuedEndpoint, entries, state: status.get(queuedEndpoint._id) };
-    }),
-  );
-  // The page's answer: each active endpoint's share of its due entries, oldest due first, at most `room`.
-  const given = read
-    .filter((r) => r.state === 'active')
-    .flatMap((r) => r.entries.filter((d) => d.dueAt <= now).slice(0, perEndpoint))
-    .sort(byDue)
-    .slice(0, room);
-  const gave = new Set(given.map((d) => d.endpointId));
-  const stranded: Stranded[] = [];
-  await Promise.all(
-    read.map(async ({ queued: queuedEndpoint, entries, state }) => {
-      const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
-      const next = nextBound(state, entries, gave.has(queuedEndpoint._id), now);
+      const state = status.get(queuedEndpoint._id);
+      const ready = entries.filter((d) => d.dueAt <= now);
+      // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
+      if (state === 'active') given.push(...ready.slice(0, perEndpoint));
+      else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
+      const next = nextBound(state, entries, now);
       if (next === 'gone') {
         const gone = P.dueEndpoint(queuedEndpoint._id, held);
         await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
         return;
       }
-      // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
-      if (state !== 'active') {
-        for (const d of entries.filter((e) => e.dueAt <= now).slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
-      }
       await moveDue(conn, t, queuedEndpoint._id, held, next, entries[0]?.dueAt ?? DUE_NEVER);
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
-  return { due: given, full: queued.length === size };
+  return given;
+}
+
+/**
+ * Where a sweep moves an endpoint's bound once it read the endpoint's first entries (oldest due
+ * first): an active endpoint's is its first entry's time (still due, a lease's end, a retry's),
+ * never when it has none; one not active is looked at again after STRANDED_PEEK_INTERVAL_MS
+ * (its resume's walk lowers it), so a long walk of a disabled endpoint takes no place on every
+ * page; `gone` when its endpoint no longer exists and nothing of it is left (its entry is
+ * deleted: without its endpoint, no delivery of it can be made due again).
+ */
+export function nextBound(state: string | undefined, entries: readonly { dueAt: number }[], now: number): number | 'gone' {
+  const first = entries[0]?.dueAt ?? DUE_NEVER;
+  if (state === 'active') return first;
+  if (entries.length === 0) return state === undefined ? 'gone' : DUE_NEVER;
+  return Math.max(first, now + STRANDED_PEEK_INTERVAL_MS);
 }
 
 /**

@@ -80,7 +80,7 @@ const UNWRITTEN_CAP = 10_000;
 /**
  * Moves `endpointId`'s bound from `from` (the value this sweep set when it took the endpoint)
  * to `to` — up or down: its first entry's dueAt `first` (DUE_NEVER when none), or later for an
- * endpoint put aside — then lowers it again to any entry earlier than `first` made due
+ * endpoint that is not active — then lowers it again to any entry earlier than `first` made due
  * meanwhile (a noteDue that ran before this move saw the sweep's value and lowered nothing).
  */
 export async function moveDue(

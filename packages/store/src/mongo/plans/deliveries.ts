@@ -43,10 +43,19 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   dueEndpoints: planSpec({
     collection: COLLECTIONS.dueEndpoints,
     index: 'due_endpoints_due',
-    examines: '≤ limit (DUE_ENDPOINTS_PAGE): a range walk from the start of due_endpoints_due; at most one document per endpoint exists',
+    examines: '≤ limit (DUE_ENDPOINTS_PAGE): a range walk of due_endpoints_due after the previous page; one document per endpoint',
     maxExamined: (n) => n + 1,
-    build: (now: number) => ({ filter: { dueAt: { $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
-    example: [1],
+    build: (now: number, after: number = Number.MIN_SAFE_INTEGER) => ({ filter: { dueAt: { $gt: after, $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
+    example: [2, 1],
+  }),
+  /** The rest of a page's last bound: endpoints with the same bound after the last one read. */
+  dueEndpointsTied: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: 'due_endpoints_due',
+    examines: "≤ limit: one bound's range of due_endpoints_due after an _id",
+    maxExamined: (n) => n + 1,
+    build: (dueAt: number, after: string) => ({ filter: { dueAt, _id: { $gt: after } }, sort: { _id: 1 } }),
+    example: [1, 'ep_1'],
   }),
   /** An endpoint's queue entry by id: `$min` a due time into it (upsert), or raise it from the value a sweep read. */
   dueEndpoint: planSpec({
