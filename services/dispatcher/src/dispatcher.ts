@@ -121,7 +121,7 @@ export class Dispatcher implements Component {
   async start(): Promise<void> {
     const { bus, config, store, logger } = this.#deps;
     if (config.releaseLeasesAtStart) {
-      const released = await store.deliveries.releaseAll();
+      const released = await store.deliveries.releaseAll(this.#deps.clock.now());
       if (released > 0) logger.info({ released }, 'freed leases left by the previous run');
     }
     this.#subscription = bus.consume(

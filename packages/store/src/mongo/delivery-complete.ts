@@ -1,4 +1,4 @@
-import type { EndpointId, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
@@ -96,7 +96,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {
-      const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, DISABLE_FIRST_BATCH));
+      const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, ENDPOINT_WALK_BATCH));
       await noteDue(conn, failed.due);
     }
   } catch (err) {
@@ -106,9 +106,6 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   await addToRollups(conn, t, outcome.attempt);
   return result;
 }
-
-/** Deliveries a disabling fails at once, after its completion commits (the walk fails the rest). */
-const DISABLE_FIRST_BATCH = 100;
 
 /**
  * Writes what attemptEffects decided, in the completion's transaction: the endpoint's streak

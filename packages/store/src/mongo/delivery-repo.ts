@@ -47,13 +47,14 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     if (modifiedCount > 0) await noteDue(this.#conn, [{ ...claim.tenant, endpointId: claim.endpointId, dueAt: nextAttemptAt }]);
   }
 
-  async releaseAll(): Promise<number> {
-    // Once, at a sole dispatcher's start (the port has no clock here: the process's own). Leases
-    // expire by themselves (dueAt is the lease's end): this frees those ending within
-    // RELEASE_ALL_HORIZON_MS, walking only that stretch of the due index; a longer one runs out.
-    const now = Date.now();
+  async releaseAll(now: number): Promise<number> {
+    // Once, at a sole dispatcher's start. Leases expire by themselves (dueAt is the lease's
+    // end): this frees those ending within RELEASE_ALL_HORIZON_MS, walking only that stretch of
+    // the due index; a longer one runs out.
     const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS);
-    const leased = await this.#conn.deliveries.find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1 } }).toArray();
+    const leased = await this.#conn.deliveries
+      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1 } })
+      .toArray();
     if (leased.length === 0) return 0;
     const ids = P.byIds(
       leased.map((d) => d._id),
@@ -66,7 +67,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     );
     await noteDue(
       this.#conn,
-      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: now })),
+      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.nextAttemptAt ?? now })),
     );
     return modifiedCount;
   }

@@ -117,11 +117,15 @@ export async function nextEndpointFirstDue(conn: MongoConnection, after: string)
     .limit(1)
     .toArray();
   if (next === undefined) return null;
-  const f = P.dueOfEndpoint(next.endpointId);
+  return { endpointId: next.endpointId, note: await firstDueOf(conn, next, next.endpointId) };
+}
+
+/** The endpoint's earliest entry in the due index as a note (one seek), or null when it has none. */
+export async function firstDueOf(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string): Promise<DueNote | null> {
+  const f = P.dueOfEndpoint(endpointId);
   const [first] = await conn.deliveries
     .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
     .limit(1)
     .toArray();
-  const note = first === undefined ? null : { orgId: next.orgId, env: next.env, endpointId: next.endpointId, dueAt: first.dueAt as number };
-  return { endpointId: next.endpointId, note };
+  return first === undefined ? null : { orgId: t.orgId, env: t.env, endpointId, dueAt: first.dueAt as number };
 }

@@ -96,8 +96,12 @@ export interface DeliveryRepo {
   claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null>;
   /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
   release(claim: ClaimRef, nextAttemptAt: number): Promise<void>;
-  /** Frees every lease (embedded mode at start: no other dispatcher can hold one). @returns how many. */
-  releaseAll(): Promise<number>;
+  /**
+   * Frees every lease (a sole dispatcher at its start: no other dispatcher can hold one), those
+   * of the previous run ending after `now`. A store may leave a lease longer than a few minutes
+   * to expire by itself. @returns how many it freed.
+   */
+  releaseAll(now: number): Promise<number>;
   /**
    * Records the attempt and, while `claim` is current and the delivery open, its outcome:
    * frees the lease, updates the message status and the endpoint. When a manual re-send was

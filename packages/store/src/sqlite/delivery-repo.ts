@@ -119,7 +119,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     );
   }
 
-  async releaseAll(): Promise<number> {
+  async releaseAll(_now: number): Promise<number> {
     const { changes } = this.#conn.statement('UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL').run();
     return Number(changes);
   }
