@@ -83,8 +83,15 @@ it('fixed_ip: sent by the egress relay process from the pool address; relay down
   const id = await send();
   await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1), 30_000, 100);
   expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.remoteAddress).toBe('127.0.0.2');
-  const attempt = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
-  expect(attempt).toMatchObject({ via: 'relay', source_ip: '127.0.0.2', response_status: 200 });
+  // The receiver has the request before the dispatcher records the attempt (after the response).
+  await eventually(
+    async () => {
+      const attempt = (await t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
+      expect(attempt).toMatchObject({ via: 'relay', source_ip: '127.0.0.2', response_status: 200 });
+    },
+    30_000,
+    100,
+  );
   // The gateway process lists the pool the relay process sent from (#33), to any key.
   const anyKey = await h.key(t.orgId, { scopes: ['messages:send'] });
   expect((await anyKey.api.get('/v1/egress-ips')).body).toEqual({ items: [{ ip: '127.0.0.2', family: 4, retiring_at: null }] });
