@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Document } from 'mongodb';
 import { COLLECTIONS, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
-import type { MetaDoc } from './documents.ts';
 import { OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 
@@ -177,6 +176,3 @@ async function renumberAlertEvents(db: Db): Promise<void> {
   }
 }
 const LEGACY_EVENTS = 10_000;
-
-/** The `meta` document type, for open-mongo-store.ts's readers. */
-export type { MetaDoc };

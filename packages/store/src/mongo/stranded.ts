@@ -10,20 +10,22 @@ import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 // skew that SQLite's single writer does not: a message created while its endpoint is being
 // paused, disabled or deleted reads the endpoint as active and commits a delivery the pause's
 // (or delete's) walk has already gone past — nothing else would ever hold or fail it, and it
-// would sit unheld at the head of the due index. `due` peeks at the head of the due index
-// (STRANDED_PEEK entries, every STRANDED_PEEK_INTERVAL_MS) and, once no walk of the endpoint
-// is left to do it, puts them right: held when the endpoint is paused (its resume releases them), failed with their messages when
-// it is disabled or gone. (The other way round — a message that read the endpoint paused,
+// would sit unheld in the due index. A sweep that finds an endpoint on its page not active
+// (delivery-claim.ts) passes its first STRANDED_PEEK due deliveries here and looks at the
+// endpoint again STRANDED_PEEK_INTERVAL_MS later; once no walk of the endpoint is left to do
+// it, they are put right: held when the endpoint is paused (its resume releases them), failed
+// with their messages when it is disabled or gone. (The other way round — a message that read the endpoint paused,
 // committing a held delivery after the resume's walk ended — is closed by markHeldWrite: a
 // write that holds a delivery also writes its endpoint, so it conflicts with the resume.)
-// The peek is apart from `due`'s page: deliveries of an endpoint whose walk is still running
+// They are never part of `due`'s answer: deliveries of an endpoint whose walk is still running
 // must never fill the page and hide every other tenant's due deliveries.
 
-/** Due-index entries `due` looks at for stranded deliveries. */
+/** Due deliveries of an endpoint that is not active that one sweep passes to repairStranded at most. */
 export const STRANDED_PEEK = 50;
 /**
- * How often a store's `due` looks (a sweep runs many times a second under load; stranded
- * deliveries are rare and may wait a few seconds more without hiding anything: the page reads past them).
+ * How long a sweep leaves an endpoint that is not active before it looks again, and how often
+ * the healer runs (delivery-claim.ts): stranded deliveries are rare and may wait a few seconds
+ * more without hiding anything, since a sweep's answer never includes them.
  */
 export const STRANDED_PEEK_INTERVAL_MS = 5_000;
 

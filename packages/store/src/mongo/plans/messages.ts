@@ -2,7 +2,7 @@ import { firstIdAt, MAX_ENDPOINTS_PER_CONSUMER, MAX_PAGE_SIZE, SEARCH_WINDOW_MS,
 import type { Document } from 'mongodb';
 import { SINCE_ID_MARGIN_MS } from '../../ports/message-port.ts';
 import { COLLECTIONS } from '../connection.ts';
-import { definePlans, planSpec, tenantById } from './plan.ts';
+import { definePlans, pipelineOf, planSpec, tenantById } from './plan.ts';
 
 // Messages (message-create.ts, message-repo.ts, message-list.ts, message-status.ts,
 // message-body.ts): a send's reads, a message's page, the message list, the status recounts
@@ -185,10 +185,10 @@ export const MESSAGES_PLANS = definePlans('messages', {
     examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids`,
     maxExamined: () => MAX_ENDPOINTS_PER_CONSUMER * MAX_PAGE_SIZE,
     residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
-    build: (t: T, messageIds: readonly string[]) => {
-      const filter = { orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } };
-      return { filter, pipeline: [{ $match: filter }, { $group: { _id: { messageId: '$messageId', status: '$status' }, n: { $sum: 1 } } }] };
-    },
+    build: (t: T, messageIds: readonly string[]) =>
+      pipelineOf({ orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } }, undefined, [
+        { $group: { _id: { messageId: '$messageId', status: '$status' }, n: { $sum: 1 } } },
+      ]),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
   /** A message's deliveries' attempts, in time order. */
