@@ -17,8 +17,11 @@ export const DUE_ENDPOINTS_PAGE = 64;
 const DUE_EXTRA_PAGES = 8;
 /**
  * How long a sweep holds the endpoints of its page while it reads them (their bound set this
- * far ahead by compare-and-set, then moved to what it read): dispatchers sweeping at once read
- * disjoint pages, and a sweep that dies leaves its endpoints to others this much later.
+ * far ahead by compare-and-set, then moved to what it read): dispatchers sweeping at the same
+ * moment read disjoint endpoints, and a sweep that dies leaves its endpoints to others this much
+ * later. Once moved, an endpoint whose deliveries were handed out is back at their time: a
+ * sweep a few ms later may list the same ones (the claim's compare-and-set decides; the cost is
+ * a failed claim, not a double send).
  */
 export const DUE_PAGE_LEASE_MS = 10_000;
 
@@ -172,7 +175,13 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
     .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1, dueAt: 1 } })
     .limit(STRANDED_PEEK)
     .toArray();
-  const notes: DueNote[] = head.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number }));
+  // An endpoint with a walk still to run (a disabling's fail walk: its backlog is often the
+  // head) is left at the later bound a sweep gave it; the walk is what ends its deliveries.
+  const w = P.walksOf([...new Set(head.map((d) => d.endpointId))]);
+  const walking = new Set((await conn.endpointWalks.find(w.filter, { ...w.options, projection: { _id: 1 } }).toArray()).map((d) => d._id));
+  const notes: DueNote[] = head
+    .filter((d) => !walking.has(d.endpointId))
+    .map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number }));
   let after = cursor;
   for (let step = 0; step < HEAL_STEPS; step++) {
     const next = await nextEndpointFirstDue(conn, after);

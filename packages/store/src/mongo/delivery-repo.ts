@@ -51,25 +51,35 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // Once, at a sole dispatcher's start. Leases expire by themselves (dueAt is the lease's
     // end): this frees those ending within RELEASE_ALL_HORIZON_MS, walking only that stretch of
     // the due index; a longer one runs out.
-    const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS);
-    const leased = await this.#conn.deliveries
-      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1 } })
-      .toArray();
-    if (leased.length === 0) return 0;
-    const ids = P.byIds(
-      leased.map((d) => d._id),
-      now,
-    );
-    const { modifiedCount } = await this.#conn.deliveries.updateMany(
-      ids.filter,
-      [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
-      ids.options,
-    );
-    await noteDue(
-      this.#conn,
-      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.nextAttemptAt ?? now })),
-    );
-    return modifiedCount;
+    // Batch by batch along the due index (a lease ending in the same millisecond as a batch's
+    // last is left to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH.
+    let released = 0;
+    let after = now;
+    for (let batch = 0; batch < RELEASE_ALL_BATCHES; batch++) {
+      const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS, after);
+      const leased = await this.#conn.deliveries
+        .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1 } })
+        .limit(RELEASE_ALL_BATCH)
+        .toArray();
+      if (leased.length === 0) break;
+      after = leased[leased.length - 1]!.dueAt ?? after;
+      const ids = P.byIds(
+        leased.map((d) => d._id),
+        now,
+      );
+      const { modifiedCount } = await this.#conn.deliveries.updateMany(
+        ids.filter,
+        [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
+        ids.options,
+      );
+      released += modifiedCount;
+      await noteDue(
+        this.#conn,
+        leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.nextAttemptAt ?? now })),
+      );
+      if (leased.length < RELEASE_ALL_BATCH) break;
+    }
+    return released;
   }
 
   async complete(claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
@@ -192,6 +202,10 @@ export class MongoDeliveryRepo implements DeliveryRepo {
  * as a floor beyond (`wirehook_deliveries_due` of 100,000 means "at least").
  */
 export const BACKLOG_COUNT_CAP = 100_000;
+
+/** Deliveries releaseAll reads a batch, and batches at most (the rest expire by themselves). */
+const RELEASE_ALL_BATCH = 1_000;
+const RELEASE_ALL_BATCHES = 100;
 
 /** How far ahead releaseAll looks for leases to free (longer ones expire by themselves). */
 export const RELEASE_ALL_HORIZON_MS = 10 * 60_000;

@@ -68,12 +68,22 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
  * then drops the indexes this layout replaced.
  */
 async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
-  const inactive = (
+  // An endpoint that is not active holds its open deliveries: one indexed update each
+  // (deliveries_endpoint_status), rather than a list of every such endpoint in each batch.
+  const inactive = await db
+    .collection(COLLECTIONS.endpoints)
+    .find({ status: { $ne: 'active' } }, { projection: { _id: 1, orgId: 1, env: 1 } })
+    .toArray();
+  for (const [n, e] of inactive.entries()) {
     await db
-      .collection(COLLECTIONS.endpoints)
-      .find({ status: { $ne: 'active' } }, { projection: { _id: 1 } })
-      .toArray()
-  ).map((e) => e._id);
+      .collection(COLLECTIONS.deliveries)
+      .updateMany(
+        { orgId: e['orgId'], env: e['env'], endpointId: e._id, ...OPEN, held: { $exists: false } },
+        { $set: { held: true } },
+        { hint: 'deliveries_endpoint_status' },
+      );
+    if (n % 1_000 === 999) await renew();
+  }
   const deliveries = await inBatches(
     db,
     COLLECTIONS.deliveries,
@@ -81,7 +91,7 @@ async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: 
     [
       {
         $set: {
-          held: { $ifNull: ['$held', { $in: ['$endpointId', { $literal: inactive }] }] },
+          held: { $ifNull: ['$held', false] },
           laneWait: { $ifNull: ['$laneWait', false] },
           dueAt: { $ifNull: ['$dueAt', { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] }] },
         },

@@ -130,11 +130,23 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
-      'the due index between now and the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then. Once, at the start of a sole dispatcher (releaseLeasesAtStart)',
-    maxExamined: (n) => n + 10_000,
+      '≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then. At the start of a sole dispatcher only (releaseLeasesAtStart)',
+    maxExamined: (n) => n + 1_000,
     residual: { leaseUntil: "leased: dueAt is the lease's end" },
-    build: (now: number, horizon: number) => ({ filter: { ...dueWhere({ $gt: now, $lte: horizon }), leaseUntil: { $gt: now } } }),
-    example: [1, 2],
+    build: (now: number, horizon: number, after: number = now) => ({
+      filter: { ...dueWhere({ $gt: after, $lte: horizon }), leaseUntil: { $gt: now } },
+      sort: { dueAt: 1, _id: 1 },
+    }),
+    example: [1, 2, 1],
+  }),
+  /** The endpoints among `ids` with a walk still to run (the healer leaves their bounds alone). */
+  walksOf: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: 'the ids given (≤ STRANDED_PEEK): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['ep_1']],
   }),
   /** Deliveries by id (a few, read just before): releaseAll's update. */
   byIds: planSpec({
