@@ -17,7 +17,11 @@ afterAll(async () => {
 });
 
 /** Runs `wirehook migrate` (the image's entry point); resolves with its exit code, stderr and run time. */
-function migrate(env: Record<string, string>, args: string[] = [], whileRunning: () => Promise<void> = async () => {}) {
+function migrate(
+  env: Record<string, string>,
+  args: string[] = [],
+  whileRunning: (stderrSoFar: () => string) => Promise<void> = async () => {},
+) {
   const started = performance.now();
   const child = spawn(process.execPath, [join(root, 'scripts/service.ts'), 'migrate', ...args], {
     env: { ...process.env, DATA_DIR: dataDir, MONGODB_URL: '', ...env },
@@ -26,7 +30,7 @@ function migrate(env: Record<string, string>, args: string[] = [], whileRunning:
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return whileRunning().then(async () => ({ code: await exited, stderr, seconds: (performance.now() - started) / 1_000 }));
+  return whileRunning(() => stderr).then(async () => ({ code: await exited, stderr, seconds: (performance.now() - started) / 1_000 }));
 }
 
 it('NATS never answers: exit 1 once MIGRATE_WAIT_SECONDS has passed, with progress lines and one line naming NATS', async () => {
@@ -44,8 +48,13 @@ it('NATS never answers: exit 1 once MIGRATE_WAIT_SECONDS has passed, with progre
 it('NATS starts a second after migrate: it waits, then brings the streams up and exits 0', async () => {
   nats = await startNatsServer();
   await nats.kill(); // its port stays ours: restart() brings it back there
-  const res = await migrate({ NATS_URL: nats.url, MIGRATE_WAIT_SECONDS: '30' }, [], async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+  // NATS comes back only once migrate has said it is waiting: a fixed delay raced a slow start
+  // (a busy CI machine took over a second to reach NATS, which was then already up).
+  const res = await migrate({ NATS_URL: nats.url, MIGRATE_WAIT_SECONDS: '30' }, [], async (stderrSoFar) => {
+    const giveUp = Date.now() + 20_000;
+    while (!stderrSoFar().includes('migrate: waiting for NATS') && Date.now() < giveUp) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await nats!.restart();
   });
   expect(res.code, res.stderr).toBe(0);
