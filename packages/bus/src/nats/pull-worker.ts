@@ -82,8 +82,16 @@ export class PullWorker {
 
   /** One pull request for up to `max` messages; each is started as it arrives. */
   async #pull(consumer: Consumer, max: number): Promise<void> {
-    const batch = await consumer.fetch({ max_messages: max, expires: this.#o.pullExpiresMs });
+    const { pullExpiresMs, spec, logger } = this.#o;
+    const batch = await consumer.fetch({ max_messages: max, expires: pullExpiresMs });
     this.#batch = batch;
+    // The server ends every pull by its expiry. One lost in a server restart can leave the
+    // client's iterator open for good (nats.js re-arms it only when a consumer lookup after the
+    // reconnect succeeds): past twice the expiry it is closed here and a new pull is made.
+    const watchdog = setTimeout(() => {
+      logger?.warn({ stream: spec.stream, consumer: spec.consumer, pullExpiresMs }, 'a JetStream pull outlived its expiry; pulling again');
+      void batch.close();
+    }, 2 * pullExpiresMs + 1_000);
     try {
       if (this.#stopped) await batch.close();
       for await (const msg of batch) {
@@ -92,6 +100,7 @@ export class PullWorker {
         else this.#start(msg);
       }
     } finally {
+      clearTimeout(watchdog);
       this.#batch = undefined;
     }
   }
