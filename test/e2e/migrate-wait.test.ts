@@ -17,11 +17,7 @@ afterAll(async () => {
 });
 
 /** Runs `wirehook migrate` (the image's entry point); resolves with its exit code, stderr and run time. */
-function migrate(
-  env: Record<string, string>,
-  args: string[] = [],
-  whileRunning: (stderrSoFar: () => string) => Promise<void> = async () => {},
-) {
+function migrate(env: Record<string, string>, args: string[] = [], whileRunning: (stderrSoFar: () => string) => Promise<void> = async () => {}) {
   const started = performance.now();
   const child = spawn(process.execPath, [join(root, 'scripts/service.ts'), 'migrate', ...args], {
     env: { ...process.env, DATA_DIR: dataDir, MONGODB_URL: '', ...env },

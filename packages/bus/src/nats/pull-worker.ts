@@ -88,10 +88,13 @@ export class PullWorker {
     // The server ends every pull by its expiry. One lost in a server restart can leave the
     // client's iterator open for good (nats.js re-arms it only when a consumer lookup after the
     // reconnect succeeds): past twice the expiry it is closed here and a new pull is made.
-    const watchdog = setTimeout(() => {
-      logger?.warn({ stream: spec.stream, consumer: spec.consumer, pullExpiresMs }, 'a JetStream pull outlived its expiry; pulling again');
-      void batch.close();
-    }, 2 * pullExpiresMs + 1_000);
+    const watchdog = setTimeout(
+      () => {
+        logger?.warn({ stream: spec.stream, consumer: spec.consumer, pullExpiresMs }, 'a JetStream pull outlived its expiry; pulling again');
+        void batch.close();
+      },
+      2 * pullExpiresMs + 1_000,
+    );
     try {
       if (this.#stopped) await batch.close();
       for await (const msg of batch) {
