@@ -112,7 +112,9 @@ export class MessageIntake implements IntakePort {
     const { local } = this.#deps;
     const room = local?.room(now);
     const created = await store.messages.create(tenant, {
-      id: newId('message', clock),
+      // Stamped with `now`, as its deliveries are (newDeliveryId): a message and its deliveries
+      // share one month, which a store keeping months apart (MongoDB) files them under.
+      id: newId('message', { now: () => now }),
       eventType: body.event_type,
       payload,
       createdAt: now,

@@ -13,6 +13,8 @@ import {
 } from '../ports/alert-settings-port.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
+import { countAcrossMonths } from './endpoint-stats-repo.ts';
+import type { Month } from './months.ts';
 import { ALERTS_PLANS as P, RETRYING_COUNT_CAP } from './plans/alerts.ts';
 import { counterKey, shardIds } from './usage-counters.ts';
 
@@ -153,24 +155,37 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
-    // Never a count of every retrying delivery: one covered seek per organization with one on
-    // deliveries_retrying, then each environment's count stopped at RETRYING_COUNT_CAP (a
-    // larger backlog reads as that many, far above any threshold). Examined: ≤ (1 + 2 ×
-    // RETRYING_COUNT_CAP) index keys per organization with a retrying delivery, no document.
+    // Never a count of every retrying delivery: each month's organizations with one, merged in
+    // order (one covered seek on deliveries_retrying per organization and month holding one,
+    // and one per month at its end), then each environment's count over the months holding the
+    // organization, stopped at RETRYING_COUNT_CAP in all (a larger backlog reads as that many,
+    // far above any threshold). Examined: ≤ months × (1 + organizations) seeks, and ≤ 2 ×
+    // (RETRYING_COUNT_CAP + months) index keys per organization with a retrying delivery; no document.
     const counts: { tenant: Tenant; count: number }[] = [];
-    let cursor = '';
+    const months = await this.#conn.months();
+    // Each month's next organization with a retrying delivery (null: none left there).
+    const heads = new Map<Month, string | null>(await Promise.all(months.map(async (m) => [m, await this.#nextRetryingOrg(m, '')] as const)));
     for (;;) {
-      const next = P.nextRetryingOrg(cursor);
-      const doc = await this.#conn.deliveries.findOne(next.filter, { ...next.options, projection: { _id: 0, orgId: 1 } });
-      if (doc === null) break;
-      cursor = doc.orgId;
+      const orgId = leastOf(heads.values());
+      if (orgId === undefined) break;
+      const holding = months.filter((m) => heads.get(m) === orgId);
+      for (const m of holding) heads.set(m, await this.#nextRetryingOrg(m, orgId));
       for (const env of ['live', 'test'] as const) {
-        const q = P.retryingOfEnv(cursor, env);
-        const count = await this.#conn.deliveries.countDocuments(q.filter, { ...q.options, limit: RETRYING_COUNT_CAP });
-        if (count >= min && count > 0) counts.push({ tenant: { orgId: cursor as OrgId, env }, count });
+        const q = P.retryingOfEnv(orgId, env);
+        const count = await countAcrossMonths(holding, RETRYING_COUNT_CAP, (m, limit) =>
+          this.#conn.bucket(m).deliveries.countDocuments(q.filter, { ...q.options, limit }),
+        );
+        if (count >= min && count > 0) counts.push({ tenant: { orgId: orgId as OrgId, env }, count });
       }
     }
     return counts;
+  }
+
+  /** The first organization after `after` with a retrying delivery in `month` (one covered seek), or null. */
+  async #nextRetryingOrg(month: Month, after: string): Promise<string | null> {
+    const q = P.nextRetryingOrg(after);
+    const doc = await this.#conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1 } });
+    return doc?.orgId ?? null;
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
@@ -315,4 +330,11 @@ export function noticeDoc(n: NoticeDelivery) {
     claim: null,
     sent: false,
   };
+}
+
+/** The least of `ids` that is not null (the next organization of a merged walk), or undefined. */
+function leastOf(ids: Iterable<string | null>): string | undefined {
+  let least: string | undefined;
+  for (const id of ids) if (id !== null && (least === undefined || id < least)) least = id;
+  return least;
 }

@@ -1,4 +1,5 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
+import { type Month, monthOfId } from './months.ts';
 import type {
   AlertConditionsDoc,
   AlertEventDoc,
@@ -30,7 +31,10 @@ import type {
   OrgDoc,
 } from './documents.ts';
 
-/** Collection names, one per aggregate. */
+/**
+ * Collection names, one per aggregate. The MONTHLY ones are families: each month has its own
+ * collection, `<name>_YYYYMM` (months.ts), reached through MongoConnection.bucket.
+ */
 export const COLLECTIONS = {
   orgs: 'orgs',
   apiKeys: 'api_keys',
@@ -62,6 +66,23 @@ export const COLLECTIONS = {
   meta: 'meta',
 } as const;
 
+/** The families kept one collection per month (months.ts). */
+export const MONTHLY = [COLLECTIONS.messages, COLLECTIONS.messageBodies, COLLECTIONS.deliveries, COLLECTIONS.attempts] as const;
+
+/** The name of `family`'s collection for `month`: `deliveries_202611`. */
+export function bucketName(family: (typeof MONTHLY)[number], month: Month): string {
+  return `${family}_${month}`;
+}
+
+/** One month's collections: a message, its body, its deliveries and their attempts are in one month's. */
+export interface MonthBucket {
+  readonly month: Month;
+  readonly messages: Collection<MessageDoc>;
+  readonly messageBodies: Collection<MessageBodyDoc>;
+  readonly deliveries: Collection<DeliveryDoc>;
+  readonly attempts: Collection<AttemptDoc>;
+}
+
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
 // transactions both make (a consumer's endpoint count, a counter, an idempotency key)
 // makes one of them fail with a transient write conflict, which withTransaction retries.
@@ -70,6 +91,11 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
   writeConcern: { w: 'majority' },
   readPreference: 'primary',
 };
+
+/** `meta`'s document listing the months whose collections exist: `{ _id: 'months', months: ['202611', …] }`. */
+export const MONTHS_DOC = 'months';
+/** How long a process trusts its list of months before it reads `meta` again. */
+const MONTHS_TTL_MS = 60_000;
 
 /** The client, database and typed collections shared by the repos of one Mongo store. */
 export class MongoConnection {
@@ -80,9 +106,6 @@ export class MongoConnection {
   readonly consumers: Collection<ConsumerDoc>;
   readonly endpoints: Collection<EndpointDoc>;
   readonly eventTypes: Collection<EventTypeDoc>;
-  readonly messages: Collection<MessageDoc>;
-  readonly messageBodies: Collection<MessageBodyDoc>;
-  readonly deliveries: Collection<DeliveryDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
@@ -91,7 +114,6 @@ export class MongoConnection {
   readonly deliveryLanes: Collection<DeliveryLaneDoc>;
   readonly dueEndpoints: Collection<DueEndpointDoc>;
   readonly meta: Collection<MetaDoc>;
-  readonly attempts: Collection<AttemptDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
   readonly keyChecks: Collection<KeyCheckDoc>;
@@ -103,6 +125,10 @@ export class MongoConnection {
   readonly alertState: Collection<AlertStateDoc>;
   readonly alertNotices: Collection<AlertNoticeDoc>;
   readonly alertNoticeAttempts: Collection<AlertNoticeAttemptDoc>;
+
+  readonly #buckets = new Map<Month, MonthBucket>();
+  #months: { list: Month[]; readAt: number } | undefined;
+  #monthsRead: Promise<Month[]> | undefined;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -121,9 +147,6 @@ export class MongoConnection {
     this.alertState = db.collection(COLLECTIONS.alertState);
     this.alertNotices = db.collection(COLLECTIONS.alertNotices);
     this.alertNoticeAttempts = db.collection(COLLECTIONS.alertNoticeAttempts);
-    this.messages = db.collection(COLLECTIONS.messages);
-    this.messageBodies = db.collection(COLLECTIONS.messageBodies);
-    this.deliveries = db.collection(COLLECTIONS.deliveries);
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
@@ -132,9 +155,58 @@ export class MongoConnection {
     this.deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
     this.dueEndpoints = db.collection(COLLECTIONS.dueEndpoints);
     this.meta = db.collection(COLLECTIONS.meta);
-    this.attempts = db.collection(COLLECTIONS.attempts);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);
+  }
+
+  /** `month`'s collections (whether or not they exist yet: a read of one not made finds nothing). */
+  bucket(month: Month): MonthBucket {
+    let b = this.#buckets.get(month);
+    if (b === undefined) {
+      b = {
+        month,
+        messages: this.db.collection(bucketName(COLLECTIONS.messages, month)),
+        messageBodies: this.db.collection(bucketName(COLLECTIONS.messageBodies, month)),
+        deliveries: this.db.collection(bucketName(COLLECTIONS.deliveries, month)),
+        attempts: this.db.collection(bucketName(COLLECTIONS.attempts, month)),
+      };
+      this.#buckets.set(month, b);
+    }
+    return b;
+  }
+
+  /**
+   * The bucket of a message, a delivery or an attempt's delivery, by that id's month: a message
+   * and its deliveries are stamped with one time (newDeliveryId), so either id finds the bucket.
+   * @throws Error for an id that holds no time (ids reach the store checked).
+   */
+  bucketOf(id: string): MonthBucket {
+    return this.bucket(monthOfId(id));
+  }
+
+  /**
+   * The months whose collections exist (made ahead by provisionMonths, dropped by retention),
+   * oldest first: what a read across months walks. Read from `meta` at most every MONTHS_TTL_MS
+   * (a month is made at least a month before its first document, so a list this old misses
+   * nothing written; a month dropped meanwhile is read as empty).
+   */
+  async months(now: number = Date.now()): Promise<Month[]> {
+    if (this.#months !== undefined && now - this.#months.readAt < MONTHS_TTL_MS && now >= this.#months.readAt) return this.#months.list;
+    this.#monthsRead ??= this.meta
+      // plans/months.ts's `months.list`, spelled out: the plans import this module.
+      .findOne({ _id: MONTHS_DOC }, { hint: { _id: 1 }, comment: 'months.list' })
+      .then((doc) => {
+        const list = [...((doc as { months?: Month[] } | null)?.months ?? [])].sort();
+        this.#months = { list, readAt: now };
+        return list;
+      })
+      .finally(() => (this.#monthsRead = undefined));
+    return this.#monthsRead;
+  }
+
+  /** Forgets the cached month list (after this process made or dropped a month). */
+  forgetMonths(): void {
+    this.#months = undefined;
   }
 
   /**

@@ -2,6 +2,8 @@ import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } fr
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { ensureMonths } from './month-buckets.ts';
+import type { Month } from './months.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
 import { MESSAGES_PLANS as MESSAGE_PLANS } from './plans/messages.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
@@ -31,16 +33,20 @@ interface Entry {
   dueAt: number;
 }
 
+/** A due entry: one endpoint's deliveries in one month (due-queue.ts). */
 interface Queued {
   _id: string;
   orgId: string;
   env: Tenant['env'];
+  endpointId: string;
+  month: Month;
   dueAt: number;
 }
 
 /**
- * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint, in two
- * levels (due-queue.ts). Endpoints come in pages by their bound (a lower bound of their first
+ * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint and month
+ * (an endpoint with due work in two months — a retry from the month before — may give twice
+ * that), in two levels (due-queue.ts). Entries (an endpoint's deliveries in one month) come in pages by their bound (a lower bound of their first
  * due time), each taken for the sweep by compare-and-set, read (its first `perEndpoint + 1`
  * entries) and its bound moved to what was read. Pages go on until `limit` deliveries are found
  * and the next page's lowest bound is later than the last of them (so the answer is the oldest
@@ -114,7 +120,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
     )
   ).filter((e) => e !== null);
   if (won.length === 0) return [];
-  const statuses = P.endpointStatuses(won.map((e) => e._id));
+  const statuses = P.endpointStatuses([...new Set(won.map((e) => e.endpointId))]);
   const status = new Map(
     (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
   );
@@ -123,12 +129,13 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
   await Promise.all(
     won.map(async (queuedEndpoint) => {
       const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
-      const q = P.dueOfEndpoint(queuedEndpoint._id);
-      const entries = (await conn.deliveries
-        .find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
+      const q = P.dueOfEndpoint(queuedEndpoint.endpointId);
+      const entries = (await conn
+        .bucket(queuedEndpoint.month)
+        .deliveries.find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
         .limit(perEndpoint + 1)
         .toArray()) as Entry[];
-      const state = status.get(queuedEndpoint._id);
+      const state = status.get(queuedEndpoint.endpointId);
       const ready = entries.filter((d) => d.dueAt <= now);
       // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
       if (state === 'active') given.push(...ready.slice(0, perEndpoint));
@@ -139,7 +146,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
         await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
         return;
       }
-      await moveDue(conn, t, queuedEndpoint._id, held, next, entries[0]?.dueAt ?? DUE_NEVER);
+      await moveDue(conn, t, queuedEndpoint.endpointId, queuedEndpoint.month, held, next, entries[0]?.dueAt ?? DUE_NEVER);
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
@@ -163,37 +170,58 @@ export function nextBound(state: string | undefined, entries: readonly { dueAt: 
 
 /**
  * The healer (due-queue.ts), every STRANDED_PEEK_INTERVAL_MS: lowers the bounds of the
- * endpoints among the first STRANDED_PEEK entries of the store-wide due index, and of the next
- * HEAL_STEPS endpoints with open work after `cursor` in id order (one seek each on
- * deliveries_endpoint_due_queue), so a delivery whose noteDue was lost with its process is found
- * within a pass over the endpoints with open work, not only once the older backlog has drained.
- * Examines ≤ STRANDED_PEEK + 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
+ * endpoints among the first STRANDED_PEEK entries of each month's due index, and of the next
+ * HEAL_STEPS endpoints with open work after `cursor` (`<month>:<endpoint id>`: months oldest
+ * first, endpoints in id order; one seek each on deliveries_endpoint_due_queue), so a delivery
+ * whose noteDue was lost with its process is found within a pass over the endpoints with open
+ * work, not only once the older backlog has drained. Examines ≤ months × STRANDED_PEEK +
+ * 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
  */
 export async function healDueQueue(conn: MongoConnection, now: number, cursor: string): Promise<string> {
+  // Next month's collections exist well before its first message (a cached read until then).
+  await ensureMonths(conn, now);
   const q = P.dueHead(now);
-  const head = await conn.deliveries
-    .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1, dueAt: 1 } })
-    .limit(STRANDED_PEEK)
-    .toArray();
+  const months = await conn.months(now);
+  const heads = await Promise.all(
+    months.map(async (month) =>
+      (
+        await conn
+          .bucket(month)
+          .deliveries.find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1, dueAt: 1 } })
+          .limit(STRANDED_PEEK)
+          .toArray()
+      ).map((d) => ({ ...d, month })),
+    ),
+  );
+  const head = heads.flat();
   // An endpoint with a walk still to run (a disabling's fail walk: its backlog is often the
   // head) is left at the later bound a sweep gave it; the walk is what ends its deliveries.
   const w = P.walksOf([...new Set(head.map((d) => d.endpointId))]);
   const walking = new Set((await conn.endpointWalks.find(w.filter, { ...w.options, projection: { _id: 1 } }).toArray()).map((d) => d._id));
   const notes: DueNote[] = head
     .filter((d) => !walking.has(d.endpointId))
-    .map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt as number }));
-  let after = cursor;
-  for (let step = 0; step < HEAL_STEPS; step++) {
-    const next = await nextEndpointFirstDue(conn, after);
+    .map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: d.month, dueAt: d.dueAt as number }));
+  let { month, after } = parseHealCursor(cursor, months);
+  for (let step = 0; step < HEAL_STEPS && month !== undefined; step++) {
+    const next = await nextEndpointFirstDue(conn, month, after);
     if (next === null) {
+      // This month is done: the next one from its start.
+      month = months.find((m) => m > month!);
       after = '';
-      break;
+      continue;
     }
     after = next.endpointId;
     if (next.note !== null) notes.push(next.note);
   }
   await noteDue(conn, notes);
-  return after;
+  return month === undefined ? '' : `${month}:${after}`;
+}
+
+/** Where a healing goes on: `<month>:<endpoint id>`; '' (or a month no longer kept) starts at the oldest month. */
+export function parseHealCursor(cursor: string, months: readonly Month[]): { month: Month | undefined; after: string } {
+  const [month, after = ''] = cursor.split(':', 2) as [string, string | undefined];
+  if (cursor !== '' && months.includes(month)) return { month, after };
+  return { month: months[0], after: '' };
 }
 
 /** Endpoints with open work one healing looks at past its cursor. */
@@ -208,8 +236,9 @@ const HEAL_STEPS = 200;
  * @returns the job, or null when the delivery is not claimable now.
  */
 export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
+  const bucket = conn.bucketOf(id);
   const claim = P.claim(id, now);
-  const leased = await conn.deliveries.findOneAndUpdate(
+  const leased = await bucket.deliveries.findOneAndUpdate(
     claim.filter,
     { $set: { leaseUntil, dueAt: leaseUntil, resend: false }, $inc: { leaseToken: 1 } },
     { ...claim.options, returnDocument: 'after' },
@@ -223,16 +252,17 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   const body = MESSAGE_PLANS.body(tenant, leased.messageId);
   const [endpoint, message, stored] = await Promise.all([
     conn.endpoints.findOne(active.filter, active.options),
-    conn.messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
-    conn.messageBodies.findOne(body.filter, { ...body.options, projection: { payload: 1 } }),
+    // A message and its deliveries share a month (connection.ts, bucketOf).
+    bucket.messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
+    bucket.messageBodies.findOne(body.filter, { ...body.options, projection: { payload: 1 } }),
   ]);
   if (endpoint === null) {
     // Paused, disabled or deleted since it became due: not sent; due as it was (the sweep's
     // stranded repair holds or fails it).
     const own = P.current(tenant, id, leased.leaseToken ?? 0);
     const dueAt = leased.nextAttemptAt ?? now;
-    await conn.deliveries.updateOne(own.filter, { $set: { leaseUntil: null, dueAt } }, own.options);
-    await noteDue(conn, [{ ...tenant, endpointId: leased.endpointId, dueAt }]);
+    await bucket.deliveries.updateOne(own.filter, { $set: { leaseUntil: null, dueAt } }, own.options);
+    await noteDue(conn, [{ ...tenant, endpointId: leased.endpointId, month: bucket.month, dueAt }]);
     return null;
   }
   if (message === null) throw new Error(`delivery ${id} lost its message ${leased.messageId}`);

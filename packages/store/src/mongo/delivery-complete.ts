@@ -15,7 +15,8 @@ import { scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction of point writes by _id (the lane's hand-over
+ * the endpoint's failure streak, in one transaction of point writes by _id (the attempt and the
+ * delivery in the delivery's month: connection.ts, bucketOf; the lane's hand-over
  * and an alert event add one or two); the message's counts move by one (no
  * read of its other deliveries). The state is written only while the
  * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
@@ -29,8 +30,8 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
   const counts = outcome.countsTowardPolicy ? 1 : 0;
   const own = P.current(t, deliveryId, leaseToken);
+  const bucket = conn.bucketOf(deliveryId);
   const completed = await conn.transaction(async (session) => {
-    await conn.attempts.insertOne(attempt, { session });
     const e = P.byId(t, endpointId);
     const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
     const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
@@ -39,7 +40,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // only a paused endpoint's completions pay that.
     const held = endpoint?.status !== 'active';
     if (endpoint !== null && held) await markHeldWrite(conn, session, t, endpointId);
-    const before = await conn.deliveries.findOneAndUpdate(
+    const before = await bucket.deliveries.findOneAndUpdate(
       own.filter,
       [
         {
@@ -63,17 +64,24 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     );
     if (before === null) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint: the
-      // newer state stands. The attempt is on record and counted. (Deleted by retention
-      // meanwhile: nothing matches; the attempt goes with the next retention pass.)
+      // newer state stands. The attempt is on record and counted.
       const any = P.byId(t, deliveryId);
-      await conn.deliveries.updateOne(any.filter, { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: attempt.at } }, { ...any.options, session });
+      const { matchedCount } = await bucket.deliveries.updateOne(
+        any.filter,
+        { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: attempt.at } },
+        { ...any.options, session },
+      );
+      // Gone: its month was dropped by retention during the send. No attempt either: an insert
+      // would make the dropped collection again (without its indexes), outside any month kept.
+      if (matchedCount > 0) await bucket.attempts.insertOne(attempt, { session });
       return { applied: false, endpointDisabled: false, due: [] as DueNote[] };
     }
+    await bucket.attempts.insertOne(attempt, { session });
     const effects = attemptEffects(outcome, before.resend === true, endpoint);
     // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
     const written = before.resend === true ? 'retrying' : outcome.status;
     if (effects.status !== written) {
-      await conn.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
+      await bucket.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
     }
     await moveMessageCount(conn, session, t, before.messageId, before.status, effects.status);
     // Its end moves its ordered lane on (#31): the next is named to be woken at once.
@@ -81,7 +89,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
     const due: DueNote[] = [];
     if (effects.status === 'retrying' && !held)
-      due.push({ ...t, endpointId, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
+      due.push({ ...t, endpointId, month: bucket.month, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
     if (next?.due) due.push(next.due);
     return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due };
   });

@@ -1,13 +1,16 @@
 import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
-import type { MongoConnection } from './connection.ts';
+import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
 import { noteDue } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
+import type { AttemptDoc } from './documents.ts';
+import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
+import type { Month } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { checkedLimit } from './query.ts';
@@ -42,43 +45,18 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
+    const bucket = this.#conn.bucketOf(claim.deliveryId);
     const q = P.current(claim.tenant, claim.deliveryId, claim.leaseToken);
-    const { modifiedCount } = await this.#conn.deliveries.updateOne(q.filter, { $set: { leaseUntil: null, nextAttemptAt, dueAt: nextAttemptAt } }, q.options);
-    if (modifiedCount > 0) await noteDue(this.#conn, [{ ...claim.tenant, endpointId: claim.endpointId, dueAt: nextAttemptAt }]);
+    const { modifiedCount } = await bucket.deliveries.updateOne(q.filter, { $set: { leaseUntil: null, nextAttemptAt, dueAt: nextAttemptAt } }, q.options);
+    if (modifiedCount > 0) await noteDue(this.#conn, [{ ...claim.tenant, endpointId: claim.endpointId, month: bucket.month, dueAt: nextAttemptAt }]);
   }
 
   async releaseAll(now: number): Promise<number> {
     // Once, at a sole dispatcher's start. Leases expire by themselves (dueAt is the lease's
     // end): this frees those ending within RELEASE_ALL_HORIZON_MS, walking only that stretch of
-    // the due index; a longer one runs out.
-    // Batch by batch along the due index (a lease ending in the same millisecond as a batch's
-    // last is left to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH.
+    // each month's due index (releaseLeasesOf); a longer one runs out.
     let released = 0;
-    let after = now;
-    for (let batch = 0; batch < RELEASE_ALL_BATCHES; batch++) {
-      const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS, after);
-      const leased = await this.#conn.deliveries
-        .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1 } })
-        .limit(RELEASE_ALL_BATCH)
-        .toArray();
-      if (leased.length === 0) break;
-      after = leased[leased.length - 1]!.dueAt ?? after;
-      const ids = P.byIds(
-        leased.map((d) => d._id),
-        now,
-      );
-      const { modifiedCount } = await this.#conn.deliveries.updateMany(
-        ids.filter,
-        [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
-        ids.options,
-      );
-      released += modifiedCount;
-      await noteDue(
-        this.#conn,
-        leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.nextAttemptAt ?? now })),
-      );
-      if (leased.length < RELEASE_ALL_BATCH) break;
-    }
+    for (const month of await this.#conn.months(now)) released += await releaseLeasesOf(this.#conn, this.#conn.bucket(month), now);
     return released;
   }
 
@@ -88,7 +66,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async get(t: Tenant, id: DeliveryId): Promise<{ delivery: Delivery; endpointStatus: EndpointStatus | null } | null> {
     const q = P.byId(t, id);
-    const doc = await this.#conn.deliveries.findOne(q.filter, q.options);
+    const doc = await this.#conn.bucketOf(id).deliveries.findOne(q.filter, q.options);
     if (doc === null) return null;
     const e = P.byId(t, doc.endpointId);
     const endpoint = await this.#conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1 } });
@@ -96,11 +74,12 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
+    const bucket = this.#conn.bucketOf(id);
     const q = P.byId(t, id);
     const retried = await this.#conn.transaction(async (session) => {
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
       // its dueAt stays the lease's end: it is not claimable twice at once).
-      const doc = await this.#conn.deliveries.findOneAndUpdate(
+      const doc = await bucket.deliveries.findOneAndUpdate(
         q.filter,
         // Not held: a re-send is only asked for while the endpoint is active (intake checks).
         // Out of turn in its ordered lane too (#31: the user asked); it keeps its sequence.
@@ -126,7 +105,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       return doc;
     });
     if (retried === null) return null;
-    await noteDue(this.#conn, [{ ...t, endpointId: retried.endpointId, dueAt: retried.dueAt ?? now }]);
+    await noteDue(this.#conn, [{ ...t, endpointId: retried.endpointId, month: bucket.month, dueAt: retried.dueAt ?? now }]);
     return toDelivery(retried);
   }
 
@@ -171,30 +150,94 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Bounded on every scrape: index keys only (COUNT_SCAN), at most BACKLOG_COUNT_CAP each;
-    // beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age,
-    // which is one seek whatever the backlog).
+    // Bounded on every scrape: index keys only (COUNT_SCAN), at most BACKLOG_COUNT_CAP each over
+    // all months (countAcrossMonths); beyond it the gauges read the cap (docs/operations.md:
+    // alert on the oldest due's age, which is one seek per month whatever the backlog).
+    const months = await this.#conn.months(now);
     const due = P.dueHead(now);
     const retrying = P.retrying();
-    const [dueCount, oldest, retryingCount] = await Promise.all([
-      this.#conn.deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit: BACKLOG_COUNT_CAP }),
-      this.#conn.deliveries.findOne(due.filter, { ...due.options, projection: { _id: 0, dueAt: 1 } }),
-      this.#conn.deliveries.countDocuments(retrying.filter, { ...retrying.options, limit: BACKLOG_COUNT_CAP }),
+    const [dueCount, oldestDueAt, retryingCount] = await Promise.all([
+      countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
+        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit }),
+      ),
+      this.#oldestDueAt(now, months),
+      countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
+        this.#conn.bucket(month).deliveries.countDocuments(retrying.filter, { ...retrying.options, limit }),
+      ),
     ]);
-    return { due: dueCount, oldestDueAt: oldest?.dueAt ?? null, retrying: retryingCount };
+    return { due: dueCount, oldestDueAt, retrying: retryingCount };
+  }
+
+  /**
+   * The earliest dueAt among due deliveries: the least of each month's head (one seek each). Not
+   * the oldest month's alone: a retry of an older month's delivery may be due after a newer one's.
+   */
+  async #oldestDueAt(now: number, months: readonly Month[]): Promise<number | null> {
+    const q = P.dueHead(now);
+    const heads = await Promise.all(
+      months.map((month) => this.#conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 } })),
+    );
+    const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
+    return times.length === 0 ? null : Math.min(...times);
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
     const q = P.retryingOfEndpoint(t, endpointId);
-    return this.#conn.deliveries.countDocuments(q.filter, { ...q.options, limit: BACKLOG_COUNT_CAP });
+    return countAcrossMonths(await this.#conn.months(), BACKLOG_COUNT_CAP, (month, limit) =>
+      this.#conn.bucket(month).deliveries.countDocuments(q.filter, { ...q.options, limit }),
+    );
   }
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
     if (checkedLimit(limit, 'limit') === 0) return [];
+    // An attempt is in its delivery's month, so an older month may hold the newest (a retry of
+    // last month's delivery): each month's newest `limit`, merged (≤ limit × months read).
     const q = P.recentAttempts(t, endpointId);
-    const docs = await this.#conn.attempts.find(q.filter, q.options).limit(limit).toArray();
-    return docs.map(toAttempt);
+    const months = await this.#conn.months();
+    const perMonth = await Promise.all(months.map((month) => this.#conn.bucket(month).attempts.find(q.filter, q.options).limit(limit).toArray()));
+    return perMonth.flat().sort(newestFirst).slice(0, limit).map(toAttempt);
   }
+}
+
+/** Attempts newest first, as attempts_endpoint orders them (at, then _id, descending). */
+function newestFirst(a: AttemptDoc, b: AttemptDoc): number {
+  return b.at - a.at || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+}
+
+/**
+ * Frees the leases of one month's deliveries ending within RELEASE_ALL_HORIZON_MS, batch by
+ * batch along its due index (a lease ending in the same millisecond as a batch's last is left
+ * to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH.
+ * @returns the deliveries released.
+ */
+async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: number): Promise<number> {
+  let released = 0;
+  let after = now;
+  for (let batch = 0; batch < RELEASE_ALL_BATCHES; batch++) {
+    const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS, after);
+    const leased = await bucket.deliveries
+      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1 } })
+      .limit(RELEASE_ALL_BATCH)
+      .toArray();
+    if (leased.length === 0) break;
+    after = leased[leased.length - 1]!.dueAt ?? after;
+    const ids = P.byIds(
+      leased.map((d) => d._id),
+      now,
+    );
+    const { modifiedCount } = await bucket.deliveries.updateMany(
+      ids.filter,
+      [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
+      ids.options,
+    );
+    released += modifiedCount;
+    await noteDue(
+      conn,
+      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: bucket.month, dueAt: d.nextAttemptAt ?? now })),
+    );
+    if (leased.length < RELEASE_ALL_BATCH) break;
+  }
+  return released;
 }
 
 /**
@@ -203,7 +246,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
  */
 export const BACKLOG_COUNT_CAP = 100_000;
 
-/** Deliveries releaseAll reads a batch, and batches at most (the rest expire by themselves). */
+/** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
 const RELEASE_ALL_BATCH = 1_000;
 const RELEASE_ALL_BATCHES = 100;
 

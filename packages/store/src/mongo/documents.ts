@@ -254,15 +254,21 @@ export interface DeliveryLaneDoc extends TenantFields {
  * endpoint's first entry); DUE_NEVER when it has none.
  */
 export interface DueEndpointDoc extends TenantFields {
+  /** `<month>:<endpointId>` (dueEntryId): one entry per endpoint and month of its deliveries. */
   _id: string;
+  endpointId: string;
+  /** The month (`YYYYMM`) whose `deliveries_<month>` the entry stands for. */
+  month: string;
   dueAt: number;
 }
 
 /** `meta`: the store's own facts; `_id: 'schema'` holds the layout version (open-mongo-store.ts). */
 export interface MetaDoc {
   _id: string;
-  version: number;
-  at: number;
+  version?: number;
+  at?: number;
+  /** `_id: 'months'`: the months whose collections exist, `YYYYMM` (month-buckets.ts). */
+  months?: string[];
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */
@@ -314,6 +320,8 @@ export interface EndpointWalkDoc extends TenantFields {
   hold: 'hold' | 'release' | null;
   heldSince: number | null;
   failBefore: number | null;
+  /** The month (`YYYYMM`) the walk has reached, oldest first (absent: it starts at the oldest retained). */
+  month?: string | null;
   /** Bumped by every batch, so two writers of one walk conflict. */
   version?: number;
 }

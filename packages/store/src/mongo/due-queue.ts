@@ -1,9 +1,11 @@
 import type { Tenant } from '@wirehook/core';
 import type { MongoConnection } from './connection.ts';
+import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
-// The due queue's first level: `due_endpoints`, one document per endpoint, `dueAt` a lower
-// bound of the earliest `dueAt` among the endpoint's deliveries in the due index. A sweep reads
+// The due queue's first level: `due_endpoints`, one document per endpoint and month (#39:
+// deliveries live in monthly collections, and an entry addresses one of them), `dueAt` a lower
+// bound of the earliest `dueAt` among that endpoint's deliveries in that month's due index. A sweep reads
 // a page of endpoints whose bound has come, then each one's first entries (delivery-claim.ts):
 // O(page) documents whatever the backlog, and an endpoint's backlog takes its share, never the page.
 //
@@ -30,7 +32,14 @@ export interface DueNote {
   orgId: string;
   env: Tenant['env'];
   endpointId: string;
+  /** The month of the delivery (its id's: monthOfId), whose collection the entry stands for. */
+  month: Month;
   dueAt: number;
+}
+
+/** A due entry's `_id`: the month first, so a dropped month's entries are one range of `_id`. */
+export function dueEntryId(month: Month, endpointId: string): string {
+  return `${month}:${endpointId}`;
 }
 
 /**
@@ -46,18 +55,19 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
   unwritten.delete(conn);
   const earliest = new Map<string, DueNote>();
   for (const n of carried === undefined ? notes : [...carried, ...notes]) {
-    const seen = earliest.get(n.endpointId);
-    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(n.endpointId, n);
+    const id = dueEntryId(n.month, n.endpointId);
+    const seen = earliest.get(id);
+    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(id, n);
   }
   if (earliest.size === 0) return;
   try {
     await conn.dueEndpoints.bulkWrite(
       [...earliest.values()].map((n) => {
-        const q = P.dueEndpoint(n.endpointId);
+        const q = P.dueEndpoint(dueEntryId(n.month, n.endpointId));
         return {
           updateOne: {
             filter: q.filter,
-            update: { $min: { dueAt: n.dueAt }, $setOnInsert: { orgId: n.orgId, env: n.env } },
+            update: { $min: { dueAt: n.dueAt }, $setOnInsert: { orgId: n.orgId, env: n.env, endpointId: n.endpointId, month: n.month } },
             upsert: true,
             hint: q.options.hint,
           },
@@ -74,11 +84,11 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
 
 /** Notes a failed noteDue left, by connection. */
 const unwritten = new WeakMap<MongoConnection, DueNote[]>();
-/** Endpoints whose unwritten notes a connection keeps at most (one each: the earliest). */
+/** Entries whose unwritten notes a connection keeps at most (one each: the earliest). */
 const UNWRITTEN_CAP = 10_000;
 
 /**
- * Moves `endpointId`'s bound from `from` (the value this sweep set when it took the endpoint)
+ * Moves the bound of `endpointId`'s entry for `month` from `from` (the value this sweep set when it took the endpoint)
  * to `to` — up or down: its first entry's dueAt `first` (DUE_NEVER when none), or later for an
  * endpoint that is not active — then lowers it again to any entry earlier than `first` made due
  * meanwhile (a noteDue that ran before this move saw the sweep's value and lowered nothing).
@@ -87,45 +97,52 @@ export async function moveDue(
   conn: MongoConnection,
   t: { orgId: string; env: Tenant['env'] },
   endpointId: string,
+  month: Month,
   from: number,
   to: number,
   first: number = to,
 ): Promise<void> {
   if (to === from) return;
-  const q = P.dueEndpoint(endpointId, from);
+  const q = P.dueEndpoint(dueEntryId(month, endpointId), from);
   const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to } }, q.options);
   if (modifiedCount === 0) return; // a noteDue lowered it meanwhile: its value stands
-  const head = P.dueOfEndpoint(endpointId);
-  const [entry] = await conn.deliveries
-    .find(head.filter, { ...head.options, projection: { _id: 0, dueAt: 1 } })
-    .limit(1)
-    .toArray();
-  if (entry !== undefined && typeof entry.dueAt === 'number' && entry.dueAt < first) {
-    await noteDue(conn, [{ orgId: t.orgId, env: t.env, endpointId, dueAt: entry.dueAt }]);
-  }
+  const again = await firstDueOf(conn, t, endpointId, month);
+  if (again !== null && again.dueAt < first) await noteDue(conn, [again]);
 }
 
 /**
- * The next endpoint with open work after `after` in id order (one seek of
- * deliveries_endpoint_due_queue), with its earliest entry as a note (a second seek, of the
- * same index merged over both open statuses). @returns null past the last endpoint.
+ * The next endpoint with open work in `month` after `after` in id order (one seek of that
+ * month's deliveries_endpoint_due_queue), with its earliest entry as a note (a second seek, of
+ * the same index). @returns null past the month's last endpoint.
  */
-export async function nextEndpointFirstDue(conn: MongoConnection, after: string): Promise<{ endpointId: string; note: DueNote | null } | null> {
+export async function nextEndpointFirstDue(conn: MongoConnection, month: Month, after: string): Promise<{ endpointId: string; note: DueNote | null } | null> {
   const q = P.nextEndpointWithWork(after);
-  const [next] = await conn.deliveries
-    .find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
+  const [next] = await conn
+    .bucket(month)
+    .deliveries.find(q.filter, { ...q.options, projection: { _id: 0, endpointId: 1, orgId: 1, env: 1 } })
     .limit(1)
     .toArray();
   if (next === undefined) return null;
-  return { endpointId: next.endpointId, note: await firstDueOf(conn, next, next.endpointId) };
+  return { endpointId: next.endpointId, note: await firstDueOf(conn, next, next.endpointId, month) };
 }
 
-/** The endpoint's earliest entry in the due index as a note (one seek), or null when it has none. */
-export async function firstDueOf(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string): Promise<DueNote | null> {
+/** The endpoint's earliest entry in `month`'s due index as a note (one seek), or null when it has none there. */
+export async function firstDueOf(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string, month: Month): Promise<DueNote | null> {
   const f = P.dueOfEndpoint(endpointId);
-  const [first] = await conn.deliveries
-    .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+  const [first] = await conn
+    .bucket(month)
+    .deliveries.find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
     .limit(1)
     .toArray();
-  return first === undefined ? null : { orgId: t.orgId, env: t.env, endpointId, dueAt: first.dueAt as number };
+  return first === undefined ? null : { orgId: t.orgId, env: t.env, endpointId, month, dueAt: first.dueAt as number };
+}
+
+/**
+ * The endpoint's earliest entry in each month that has one (one seek per month): what a
+ * resume or an endpoint made active tells the due queue.
+ */
+export async function firstDueOfEachMonth(conn: MongoConnection, t: { orgId: string; env: Tenant['env'] }, endpointId: string): Promise<DueNote[]> {
+  const months = await conn.months();
+  const firsts = await Promise.all(months.map((month) => firstDueOf(conn, t, endpointId, month)));
+  return firsts.filter((n) => n !== null);
 }

@@ -12,7 +12,7 @@ import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { firstDueOf, noteDue, type DueNote } from './due-queue.ts';
+import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
@@ -112,8 +112,7 @@ export class MongoEndpointRepo implements EndpointRepo {
     // Active again: whatever of it is due and unheld (a hold walk left unfinished, a claim given
     // back meanwhile) is told to the due queue now, not when a sweep put it aside 5 s ends.
     if (doc !== null && patch.status === 'active') {
-      const first = await firstDueOf(this.#conn, t, id);
-      if (first !== null) await noteDue(this.#conn, [first]);
+      await noteDue(this.#conn, await firstDueOfEachMonth(this.#conn, t, id));
     }
     return doc === null ? null : toEndpoint(doc);
   }

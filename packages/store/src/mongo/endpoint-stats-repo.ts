@@ -16,6 +16,7 @@ import type { AnyBulkWriteOperation } from 'mongodb';
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { EndpointRollupDoc } from './documents.ts';
+import type { Month } from './months.ts';
 import { ENDPOINTS_PLANS as P, PENDING_COUNT_CAP } from './plans/endpoints.ts';
 import { checkedLimit, scope } from './query.ts';
 
@@ -164,17 +165,31 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   /**
-   * The count saturates at PENDING_COUNT_CAP (a COUNT over index keys stopped by its limit: an
-   * endpoint with a larger backlog reads as PENDING_COUNT_CAP, i.e. "at least"); the oldest is one seek.
+   * The count saturates at PENDING_COUNT_CAP in all (one covered count per month, newest first,
+   * each stopped at what the cap leaves: an endpoint with a larger backlog reads as
+   * PENDING_COUNT_CAP, i.e. "at least"); the oldest is one seek per month, oldest month first,
+   * up to the first month that has one (a delivery's createdAt is in its own month: months.ts).
    */
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
+    const months = await this.#conn.months();
     const open = P.openCount(t, endpointId);
-    const first = P.oldestOpen(t, endpointId);
-    const [count, oldest] = await Promise.all([
-      this.#conn.deliveries.countDocuments(open.filter, { ...open.options, limit: PENDING_COUNT_CAP }),
-      this.#conn.deliveries.findOne(first.filter, { ...first.options, projection: { _id: 0, createdAt: 1 } }),
+    const [count, oldestAt] = await Promise.all([
+      countAcrossMonths(months, PENDING_COUNT_CAP, (month, limit) =>
+        this.#conn.bucket(month).deliveries.countDocuments(open.filter, { ...open.options, limit }),
+      ),
+      this.#oldestOpenAt(t, endpointId, months),
     ]);
-    return { count, oldestAt: oldest?.createdAt ?? null };
+    return { count, oldestAt };
+  }
+
+  /** The createdAt of the endpoint's oldest open delivery: its oldest month's first entry. */
+  async #oldestOpenAt(t: Tenant, endpointId: EndpointId, months: readonly Month[]): Promise<number | null> {
+    const first = P.oldestOpen(t, endpointId);
+    for (const month of months) {
+      const oldest = await this.#conn.bucket(month).deliveries.findOne(first.filter, { ...first.options, projection: { _id: 0, createdAt: 1 } });
+      if (oldest !== null) return oldest.createdAt;
+    }
+    return null;
   }
 
   async prune(now: number, batch: number): Promise<number> {
@@ -189,6 +204,20 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
     const { deletedCount } = await this.#conn.endpointRollups.deleteMany(ids.filter, ids.options);
     return deletedCount;
   }
+}
+
+/**
+ * A count over monthly collections: `count` runs on each of `months` (ascending, as
+ * MongoConnection.months gives them) newest first — open work is mostly recent, so a cap is
+ * reached in the fewest months — each limited to what `cap` leaves, and the walk stops once the
+ * cap is reached. Index keys examined stay ≤ cap in all, plus a seek per month counted.
+ * @returns the sum, at most `cap`.
+ * @throws what `count` throws.
+ */
+export async function countAcrossMonths(months: readonly Month[], cap: number, count: (month: Month, limit: number) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = months.length - 1; i >= 0 && total < cap; i--) total += await count(months[i]!, cap - total);
+  return total;
 }
 
 function toRollup(doc: EndpointRollupDoc): EndpointRollup {

@@ -1,9 +1,11 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
-import type { MongoConnection } from './connection.ts';
-import { refreshMessageStatuses } from './message-status.ts';
+import type { MongoConnection, MonthBucket } from './connection.ts';
+import type { EndpointWalkDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
+import { refreshMessageStatuses } from './message-status.ts';
+import { type Month, monthStartOf } from './months.ts';
 import { handOver, type EndedDelivery } from './ordered-lanes.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
@@ -14,14 +16,20 @@ import { scope } from './query.ts';
 // endpoint whatever their `held` says, so sending never waits for it. Each batch reads a
 // partial index its own change takes the deliveries out of (deliveries_endpoint_due_queue for a
 // hold, deliveries_endpoint_held for a release, deliveries_endpoint_open_created for a fail), so
-// every batch reads at most `batch` entries from the front of its range.
+// every batch reads at most `batch` entries from the front of its range. A walk goes month by
+// month, oldest first (months.ts): a batch reads one month's range, and a month with fewer than
+// `batch` left moves the walk's `month` on; a fail skips the months from its bound on.
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
 // noteDue (due-queue.ts) AFTER the transaction has committed, never inside it.
 // A hold leaves a delivery waiting in its ordered lane (#31) as it is: it is not claimable
 // anyway, and a completion's hand-over while the endpoint is paused makes the next one held.
 // A fail hands each lane whose head it ended to the next (ordered-lanes.ts: no triggers here).
 
-/** Records an operation's walk in the caller's transaction (see the SQLite recordWalk). */
+/**
+ * Records an operation's walk in the caller's transaction (see the SQLite recordWalk). The walk
+ * starts again at the oldest month: what this operation holds, releases or fails may be in
+ * months it had passed (each month it walks again costs one seek when empty).
+ */
 export async function recordWalk(
   conn: MongoConnection,
   session: ClientSession | undefined,
@@ -37,13 +45,17 @@ export async function recordWalk(
     const q = P.walk(endpointId);
     await conn.endpointWalks.updateOne(
       q.filter,
-      { $max: { failBefore }, $setOnInsert: { ...base, hold: null, heldSince: null } },
+      { $max: { failBefore }, $set: { month: null }, $setOnInsert: { ...base, hold: null, heldSince: null } },
       { ...q.options, session, upsert: true },
     );
   } else {
     const { hold: _h, heldSince: _s, ...base } = insert;
     const q = P.walk(endpointId);
-    await conn.endpointWalks.updateOne(q.filter, { $set: { hold: mode, heldSince: bound }, $setOnInsert: base }, { ...q.options, session, upsert: true });
+    await conn.endpointWalks.updateOne(
+      q.filter,
+      { $set: { hold: mode, heldSince: bound, month: null }, $setOnInsert: base },
+      { ...q.options, session, upsert: true },
+    );
   }
 }
 
@@ -70,7 +82,13 @@ export interface WalkBatch {
   due: DueNote[];
 }
 
-/** One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold or release. */
+/**
+ * One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold
+ * or release, in the month the walk has reached (oldest first). A month with nothing left
+ * moves the walk to the next (recorded in its document); past the newest, that part is done.
+ * Reads ≤ `batch` deliveries of one month.
+ * @returns what it did, with the DueNotes to pass to noteDue after the commit.
+ */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
   const result: WalkBatch = { released: 0, failed: 0, held: 0, due: [] };
   // A write first: a resume's dropHold or another dispatcher's batch on this walk now conflicts
@@ -80,88 +98,155 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   const walk = await conn.endpointWalks.findOneAndUpdate(own.filter, { $inc: { version: 1 } }, { ...own.options, session, returnDocument: 'after' });
   if (walk === null) return result;
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
+  const months = await conn.months();
+  let more = false;
+  let next: Month | undefined;
+  let finished: Partial<EndpointWalkDoc> = {};
   if (walk.failBefore !== null) {
-    const q = P.failBatch(t, endpointId, walk.failBefore);
-    const rows = await conn.deliveries
-      .find(q.filter, { ...q.options, session, projection: LANE_FIELDS })
-      .limit(batch)
-      .toArray();
-    if (rows.length > 0) {
-      const ids = P.deliveriesByIds(rows.map((d) => d._id));
-      await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
-      // A next made head is left unheld: failed in turn by this walk, or found by due as stranded
-      // (stranded.ts), or sent when the endpoint was enabled again meanwhile.
-      result.due.push(...(await endLanes(conn, session, rows, false)));
-      await refreshMessageStatuses(
-        conn,
-        session,
-        t,
-        rows.map((d) => d.messageId),
-      );
-    }
-    result.failed = rows.length;
-    if (rows.length === batch) return result;
-    await conn.endpointWalks.updateOne(own.filter, { $set: { failBefore: null } }, { ...own.options, session });
+    const failBefore = walk.failBefore;
+    // A month that starts at or after the bound holds nothing it fails.
+    const at = walkMonths(
+      months.filter((m) => monthStartOf(m) < failBefore),
+      walk.month,
+    );
+    if (at.month !== undefined) more = await failMonth(conn, session, t, endpointId, conn.bucket(at.month), failBefore, batch, result);
+    next = at.next;
+    finished = { failBefore: null };
   } else if (walk.hold !== null) {
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1 } });
     const active = endpoint?.status === 'active';
-    let more = false;
-    if (walk.hold === 'hold' && endpoint !== null && !active) {
-      const q = P.holdBatch(endpointId);
-      const rows = await conn.deliveries
-        .find(q.filter, { ...q.options, session, projection: { _id: 1 } })
-        .limit(batch)
-        .toArray();
-      if (rows.length > 0) {
-        const ids = P.deliveriesByIds(rows.map((d) => d._id));
-        await conn.deliveries.updateMany(ids.filter, { $set: { held: true } }, { ...ids.options, session });
-      }
-      result.held = rows.length;
-      more = rows.length === batch;
-    } else if (walk.hold === 'release' && active) {
-      const heldSince = walk.heldSince ?? 0;
-      const q = P.releaseBatch(endpointId);
-      const rows = await conn.deliveries
-        .find(q.filter, { ...q.options, session, projection: { ...LANE_FIELDS, createdAt: 1 } })
-        .limit(batch)
-        .toArray();
-      const release = rows.filter((d) => d.createdAt >= heldSince);
-      const fail = rows.filter((d) => d.createdAt < heldSince);
-      if (release.length > 0) {
-        const ids = P.deliveriesByIds(release.map((d) => d._id));
-        // Due now, in the due index again: dueAt with nextAttemptAt, except one still leased
-        // (a send in flight when it was held), whose dueAt stays the lease's end (claimable once).
-        await conn.deliveries.updateMany(
-          ids.filter,
-          [{ $set: { held: false, nextAttemptAt: { $literal: now }, dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] } } }],
-          { ...ids.options, session },
-        );
-        // One waiting in its lane is not due (its hand-over notes it); `now` is a bound low enough for a leased one.
-        if (release.some((d) => d.laneWait !== true)) result.due.push({ orgId: t.orgId, env: t.env, endpointId, dueAt: now });
-      }
-      if (fail.length > 0) {
-        const ids = P.deliveriesByIds(fail.map((d) => d._id));
-        await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
-        result.due.push(...(await endLanes(conn, session, fail, false)));
-        await refreshMessageStatuses(
-          conn,
-          session,
-          t,
-          fail.map((d) => d.messageId),
-        );
-      }
-      result.released = release.length;
-      result.failed += fail.length;
-      more = rows.length === batch;
+    const at = walkMonths(months, walk.month);
+    if (at.month !== undefined && walk.hold === 'hold' && endpoint !== null && !active) {
+      more = await holdMonth(session, endpointId, conn.bucket(at.month), batch, result);
+      next = at.next;
+    } else if (at.month !== undefined && walk.hold === 'release' && active) {
+      more = await releaseMonth(conn, session, t, endpointId, conn.bucket(at.month), walk.heldSince ?? 0, now, batch, result);
+      next = at.next;
     }
-    if (more) return result;
-    await conn.endpointWalks.updateOne(own.filter, { $set: { hold: null, heldSince: null } }, { ...own.options, session });
+    finished = { hold: null, heldSince: null };
   }
+  if (more) return result;
+  if (next !== undefined) {
+    await conn.endpointWalks.updateOne(own.filter, { $set: { month: next } }, { ...own.options, session });
+    return result;
+  }
+  // This part done: the next (a hold or release after a fail) starts again at the oldest month.
+  await conn.endpointWalks.updateOne(own.filter, { $set: { ...finished, month: null } }, { ...own.options, session });
   // Nothing left of it: gone.
   const done = P.walkDone(endpointId);
   await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
   return result;
+}
+
+/** The month a walk works in (the first of `months` from its own, or the oldest) and the one after it. */
+function walkMonths(months: readonly Month[], reached: Month | null | undefined): { month: Month | undefined; next: Month | undefined } {
+  const at = months.findIndex((m) => reached === null || reached === undefined || m >= reached);
+  return at < 0 ? { month: undefined, next: undefined } : { month: months[at], next: months[at + 1] };
+}
+
+/** A fail's batch in one month: its open deliveries created before the bound. @returns whether the month may hold more. */
+async function failMonth(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  endpointId: EndpointId,
+  bucket: MonthBucket,
+  failBefore: number,
+  batch: number,
+  result: WalkBatch,
+): Promise<boolean> {
+  const q = P.failBatch(t, endpointId, failBefore);
+  const rows = await bucket.deliveries
+    .find(q.filter, { ...q.options, session, projection: LANE_FIELDS })
+    .limit(batch)
+    .toArray();
+  // A next made head is left unheld: failed in turn by this walk, or found by due as stranded
+  // (stranded.ts), or sent when the endpoint was enabled again meanwhile.
+  await failDeliveries(conn, session, t, bucket, rows, result);
+  return rows.length === batch;
+}
+
+/** A hold's batch in one month: its deliveries in the due index. @returns whether the month may hold more. */
+async function holdMonth(session: ClientSession, endpointId: EndpointId, bucket: MonthBucket, batch: number, result: WalkBatch): Promise<boolean> {
+  const q = P.holdBatch(endpointId);
+  const rows = await bucket.deliveries
+    .find(q.filter, { ...q.options, session, projection: { _id: 1 } })
+    .limit(batch)
+    .toArray();
+  if (rows.length > 0) {
+    const ids = P.deliveriesByIds(rows.map((d) => d._id));
+    await bucket.deliveries.updateMany(ids.filter, { $set: { held: true } }, { ...ids.options, session });
+  }
+  result.held += rows.length;
+  return rows.length === batch;
+}
+
+/**
+ * A release's batch in one month: its held deliveries, due now if created at or after
+ * `heldSince`, failed if before. @returns whether the month may hold more.
+ */
+async function releaseMonth(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  endpointId: EndpointId,
+  bucket: MonthBucket,
+  heldSince: number,
+  now: number,
+  batch: number,
+  result: WalkBatch,
+): Promise<boolean> {
+  const q = P.releaseBatch(endpointId);
+  const rows = await bucket.deliveries
+    .find(q.filter, { ...q.options, session, projection: { ...LANE_FIELDS, createdAt: 1 } })
+    .limit(batch)
+    .toArray();
+  const release = rows.filter((d) => d.createdAt >= heldSince);
+  if (release.length > 0) {
+    const ids = P.deliveriesByIds(release.map((d) => d._id));
+    // Due now, in the due index again: dueAt with nextAttemptAt, except one still leased
+    // (a send in flight when it was held), whose dueAt stays the lease's end (claimable once).
+    await bucket.deliveries.updateMany(
+      ids.filter,
+      [{ $set: { held: false, nextAttemptAt: { $literal: now }, dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] } } }],
+      { ...ids.options, session },
+    );
+    // One waiting in its lane is not due (its hand-over notes it); `now` is a bound low enough for a leased one.
+    if (release.some((d) => d.laneWait !== true)) result.due.push({ orgId: t.orgId, env: t.env, endpointId, month: bucket.month, dueAt: now });
+  }
+  result.released += release.length;
+  await failDeliveries(
+    conn,
+    session,
+    t,
+    bucket,
+    rows.filter((d) => d.createdAt < heldSince),
+    result,
+  );
+  return rows.length === batch;
+}
+
+/** Fails open deliveries a batch read in `bucket`, hands over the lanes they headed and refreshes their messages. */
+async function failDeliveries(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  bucket: MonthBucket,
+  rows: readonly (EndedDelivery & { messageId: string; laneWait?: boolean })[],
+  result: WalkBatch,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const ids = P.deliveriesByIds(rows.map((d) => d._id));
+  await bucket.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
+  result.due.push(...(await endLanes(conn, session, rows, false)));
+  await refreshMessageStatuses(
+    conn,
+    session,
+    t,
+    rows.map((d) => d.messageId),
+  );
+  result.failed += rows.length;
 }
 
 /** What a fail reads of each delivery: its message, and its lane for the hand-over. */

@@ -1,6 +1,6 @@
 import type { Db, IndexDescription } from 'mongodb';
 import { ATTEMPTS_KEPT_S, NOTICES_KEPT_S } from './alert-documents.ts';
-import { COLLECTIONS } from './connection.ts';
+import { COLLECTIONS, MONTHLY } from './connection.ts';
 
 /** Names of the unique indexes whose duplicate-key errors the repos turn into API errors. */
 export const UNIQUE_INDEX = {
@@ -26,7 +26,8 @@ export function dueWhere(range: { $lte?: number; $lt?: number; $gt?: number; $gt
 }
 
 /**
- * Every index the store needs, by collection: declared here, created at start-up. Change
+ * Every index the store needs, by collection (for a monthly family, every month's collection
+ * of it): declared here, created at start-up (a month's, when the month is made). Change
  * an index by adding one with a new name (and dropping the old by hand): createIndexes
  * refuses a different definition under an existing name.
  */
@@ -66,8 +67,6 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
       name: 'messages_idempotency',
       partialFilterExpression: { idempotencyKey: { $type: 'string' } },
     },
-    // Retention.
-    { key: { createdAt: 1 }, name: 'messages_created_at' },
   ],
   [COLLECTIONS.deliveries]: [
     // The due queue (delivery-claim.ts): open, not held, not waiting in an ordered lane, by
@@ -160,12 +159,16 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
 };
 
 /**
- * Creates every collection's indexes (and so the collections, which transactions need to
+ * Creates every collection's indexes (and so the collections; the monthly families' are made
+ * month by month: ensureMonths, which transactions need to
  * exist). Idempotent: an index that exists with the same definition is left alone.
  * @throws MongoServerError when an index exists under the same name with another definition.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
+  const monthly: readonly string[] = MONTHLY;
   for (const name of Object.values(COLLECTIONS)) {
+    // One collection per month, made ahead with these indexes by month-buckets.ts.
+    if (monthly.includes(name)) continue;
     const indexes = INDEXES[name] ?? [];
     if (indexes.length > 0) {
       await db.collection(name).createIndexes(indexes);

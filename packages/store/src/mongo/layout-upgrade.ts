@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Document } from 'mongodb';
-import { COLLECTIONS, type MongoConnection } from './connection.ts';
+import { bucketName, COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
-import { OPEN } from './indexes.ts';
+import { INDEXES, OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
+import { type Month, monthOfId } from './months.ts';
+import { MONTHS_PLANS } from './plans/months.ts';
 
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
@@ -15,7 +17,7 @@ import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 // older shape (docs/operations.md, "Upgrades": stop every process first).
 
 /** The layout this version reads and writes. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Documents one upgrade batch updates at most (a range of the _id index). */
 const UPGRADE_BATCH = 10_000;
@@ -36,7 +38,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
   for (;;) {
     const schema = await meta.findOne({ _id: 'schema' });
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
-    if (schema !== null && schema.version > SCHEMA_VERSION) {
+    if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
     }
     const now = Date.now();
@@ -47,6 +49,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       };
       log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       await migrateDocuments(conn.db, renew, log);
+      await moveToMonths(conn, renew, log);
       await backfillDueQueue(conn, renew);
       await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { upsert: true });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
@@ -65,7 +68,8 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
  *   `dueAt` (#39: the next attempt, or the lease's end while leased);
  * - ordered lanes: `lastUsedAt` (#31, their retention);
  * - finished alert notices: `doneAt` (their TTL index);
- * then drops the indexes this layout replaced.
+ * then drops the indexes this layout replaced. (Layouts before 4 kept messages, bodies,
+ * deliveries and attempts in one collection each, under the family's name: moveToMonths.)
  */
 async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
   // An endpoint that is not active holds its open deliveries: one indexed update each
@@ -152,17 +156,78 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
 }
 
 /**
- * Gives every endpoint with due work its `due_endpoints` bound (#39), one seek per endpoint on
- * deliveries_endpoint_due_queue (built by ensureIndexes before this runs), never the backlog.
+ * Layout 4 (#39): the single `messages`, `message_bodies`, `deliveries` and `attempts`
+ * collections of earlier layouts move into their months' (months.ts; an attempt to its
+ * delivery's month), UPGRADE_BATCH documents at a time by _id: each batch is inserted into its
+ * months' collections (made first, with their indexes), a document already there skipped (a
+ * crash repeats a batch), then deleted from the old collection, which is dropped once empty.
+ * Attempts go last, so a delivery is in its month before its attempts are.
+ */
+async function moveToMonths(conn: MongoConnection, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+  const made = new Set<Month>();
+  for (const family of MONTHLY) {
+    const old = conn.db.collection<{ _id: string } & Document>(family);
+    let moved = 0;
+    for (;;) {
+      const docs = await old
+        .find({}, { sort: { _id: 1 }, hint: { _id: 1 } })
+        .limit(UPGRADE_BATCH)
+        .toArray();
+      if (docs.length === 0) break;
+      const byMonth = new Map<Month, ({ _id: string } & Document)[]>();
+      for (const doc of docs) {
+        const month = monthOfId(family === COLLECTIONS.attempts ? String(doc['deliveryId']) : doc._id);
+        byMonth.set(month, [...(byMonth.get(month) ?? []), doc]);
+      }
+      for (const [month, inMonth] of byMonth) {
+        if (!made.has(month)) {
+          for (const f of MONTHLY) await conn.db.collection(bucketName(f, month)).createIndexes([...(INDEXES[f] ?? [])]);
+          const list = MONTHS_PLANS.list(MONTHS_DOC);
+          await conn.meta.updateOne(list.filter, { $addToSet: { months: month } }, { ...list.options, upsert: true });
+          made.add(month);
+        }
+        await conn.db
+          .collection<{ _id: string } & Document>(bucketName(family, month))
+          .insertMany(inMonth, { ordered: false })
+          .catch((err: unknown) => {
+            // Already moved by a run that crashed before its delete: every error a duplicate key.
+            const errors = (err as { writeErrors?: { code?: number }[] }).writeErrors;
+            if (errors === undefined || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
+          });
+      }
+      await old.deleteMany({ _id: { $in: docs.map((d) => d._id) } }, { hint: { _id: 1 } });
+      moved += docs.length;
+      await renew();
+    }
+    await conn.db.dropCollection(family).catch((err: unknown) => {
+      if ((err as { code?: unknown }).code !== NAMESPACE_NOT_FOUND) throw err;
+    });
+    if (moved > 0) log(`MongoDB layout upgrade: ${moved} documents of ${family} moved into their months`);
+  }
+  conn.forgetMonths();
+  // Entries of the single-collection queue (keyed by endpoint alone) give way to one per
+  // endpoint and month: once, a scan of one document per endpoint.
+  await conn.db.collection(COLLECTIONS.dueEndpoints).deleteMany({ month: { $exists: false } });
+}
+
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+
+/**
+ * Gives every endpoint with due work in a month its `due_endpoints` bound for that month (#39),
+ * one seek per endpoint on the month's deliveries_endpoint_due_queue, never the backlog.
  */
 async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>): Promise<void> {
-  let after = '';
-  for (let n = 1; ; n++) {
-    const next = await nextEndpointFirstDue(conn, after);
-    if (next === null) return;
-    after = next.endpointId;
-    if (next.note !== null) await noteDue(conn, [next.note]);
-    if (n % 1_000 === 0) await renew();
+  let n = 0;
+  for (const month of await conn.months()) {
+    let after = '';
+    for (;;) {
+      const next = await nextEndpointFirstDue(conn, month, after);
+      if (next === null) break;
+      after = next.endpointId;
+      if (next.note !== null) await noteDue(conn, [next.note]);
+      if (++n % 1_000 === 0) await renew();
+    }
   }
 }
 

@@ -8,8 +8,9 @@ import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
-import { joinLane } from './ordered-lanes.ts';
 import { pendingCounts } from './message-status.ts';
+import { type Month, monthOf, monthOfId } from './months.ts';
+import { joinLane } from './ordered-lanes.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { markHeldWrite } from './stranded.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
@@ -32,13 +33,23 @@ import { scope } from './query.ts';
 // Every delivery the send makes due (neither held nor waiting in its lane, and a lane's waiting
 // delivery a join made the head) is told to the due queue (noteDue) after the commit: never in
 // the transaction (due-queue.ts says why); a process killed in between is healed there.
+//
+// The message, its body and its deliveries go to the month of the message's id (months.ts), one
+// bucket: its deliveries' ids are stamped with its createdAt (newDeliveryId), so they must be
+// of the same month as its id, which createMessage checks first.
 
 // A send that creates a consumer can lose the race for its external id to another send
 // that committed it after this one's snapshot; running again then finds that consumer.
 const CONSUMER_RACE_TRIES = 3;
 
-/** Writes a message with its deliveries and counters, or returns the idempotent original. */
+/**
+ * Writes a message with its deliveries and counters, or returns the idempotent original.
+ * @returns the message written, or the earlier one with its key (`created: false`).
+ * @throws PlanLimitError when a counter is at its limit (nothing written).
+ * @throws Error when the message's id and createdAt are of different months (a bug of the caller).
+ */
 export async function createMessage(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
+  checkMonth(input);
   // A replay is answered without counting (at the limit too): look before taking a count.
   if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
     const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
@@ -76,8 +87,12 @@ async function createInTransaction(
 ): Promise<{ created: CreatedMessage; due: DueNote[] }> {
   const earlier = await findIdempotent(conn, session, t, input);
   if (earlier !== null) {
+    // Its deliveries are in its month (its id's), which may be the month before this send's.
     const q = P.deliveriesOf(t, [earlier._id]);
-    const deliveries = await conn.deliveries.find(q.filter, { ...q.options, session, projection: { _id: 1 } }).toArray();
+    const deliveries = await conn
+      .bucketOf(earlier._id)
+      .deliveries.find(q.filter, { ...q.options, session, projection: { _id: 1 } })
+      .toArray();
     const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
     const message = toMessage(earlier, await payloadOf(conn, t, earlier, session));
     return { created: { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) }, due: [] };
@@ -101,8 +116,9 @@ async function createInTransaction(
   };
   const { id: _id, payload, ...fields } = message;
   const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId, counts: pendingCounts(targets.length) };
-  await conn.messages.insertOne(doc, { session });
-  await conn.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
+  const bucket = conn.bucketOf(_id);
+  await bucket.messages.insertOne(doc, { session });
+  await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   const deliveries: DeliveryDoc[] = [];
   const due: DueNote[] = [];
   for (const endpoint of targets) {
@@ -116,7 +132,7 @@ async function createInTransaction(
     }
     deliveries.push(delivery);
   }
-  if (deliveries.length > 0) await conn.deliveries.insertMany(deliveries, { session });
+  if (deliveries.length > 0) await bucket.deliveries.insertMany(deliveries, { session });
   // A held delivery waits for the resume's walk. A resume committed after this transaction read
   // the endpoint as paused — its walk perhaps ended before this commits — would never see it:
   // held on an active endpoint for good. Writing the endpoint makes the two conflict, and the
@@ -126,7 +142,7 @@ async function createInTransaction(
   // No claim at create here (the port allows that): every delivery neither held nor waiting in
   // its lane is due, and intake wakes the dispatchers for it.
   const dueNow = deliveries.filter((d) => !d.held && !d.laneWait);
-  for (const d of dueNow) due.push({ orgId: t.orgId, env: t.env, endpointId: d.endpointId, dueAt: message.createdAt });
+  for (const d of dueNow) due.push({ orgId: t.orgId, env: t.env, endpointId: d.endpointId, month: bucket.month, dueAt: message.createdAt });
   const dueDeliveryIds = dueNow.map((d) => d._id as DeliveryId);
   return {
     created: { message, deliveryIds: deliveries.map((d) => d._id as DeliveryId), dueDeliveryIds, created: true, counters: { ...read, ...taken } },
@@ -160,13 +176,42 @@ function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; u
   };
 }
 
-/** The tenant's earliest message with the key created at or after `idempotencySince`. */
+/**
+ * The message's id and createdAt are of one month: its deliveries' ids are made from its
+ * createdAt, and the bucket from its id, so apart they would be filed in another month than it.
+ * @throws Error naming both months otherwise.
+ */
+function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
+  const created = monthOf(input.createdAt);
+  const ofId = monthOfId(input.id);
+  if (created !== ofId) throw new Error(`message ${input.id}: its id is of month ${ofId}, its createdAt (${input.createdAt}) of month ${created}`);
+}
+
+/**
+ * The tenant's earliest message with the key created at or after `idempotencySince`: the
+ * months it may be in, oldest first, the first found.
+ */
 async function findIdempotent(conn: MongoConnection, session: ClientSession | undefined, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
   if (input.idempotencyKey === null) return null;
   // messages_idempotency in its order (createdAt): no in-memory sort. The key's document
   // serialises the key's sends, so no two of its messages share a createdAt to tie on.
   const q = P.idempotent(t, input.idempotencyKey, input.idempotencySince);
-  return conn.messages.findOne(q.filter, { ...q.options, session });
+  for (const month of idempotencyMonths(await conn.months(), input)) {
+    const found = await conn.bucket(month).messages.findOne(q.filter, { ...q.options, session });
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The months, of those that exist (`months`, ascending), from `idempotencySince`'s to the
+ * send's, oldest first (so the earliest message is found first): the intake's window of 24 h
+ * spans at most two, one lookup each.
+ */
+function idempotencyMonths(months: readonly Month[], input: Pick<NewMessage, 'idempotencySince' | 'createdAt'>): Month[] {
+  const from = monthOf(input.idempotencySince);
+  const to = monthOf(input.createdAt);
+  return months.filter((month) => month >= from && month <= to);
 }
 
 async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {

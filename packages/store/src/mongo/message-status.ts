@@ -2,10 +2,12 @@ import { messageStatus, type DeliveryStatus, type Tenant } from '@wirehook/core'
 import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc, StatusCounts } from './documents.ts';
+import { idsByMonth, type Month, monthOfId } from './months.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
 // transaction, so a message's stored status and counts never disagree with its deliveries.
+// A message and its deliveries are in one month (months.ts): each is read and written there.
 
 /** A new message's counts: all of its `deliveries` pending. */
 export function pendingCounts(deliveries: number): StatusCounts {
@@ -15,13 +17,20 @@ export function pendingCounts(deliveries: number): StatusCounts {
 /**
  * Recounts each message of `t` from its deliveries and stores counts and status (with core's
  * `messageStatus`). For the writes that move many deliveries at once (walks, recoveries).
+ * One read and one bulk write per month the messages are of.
  */
 export async function refreshMessageStatuses(conn: MongoConnection, session: ClientSession, t: Tenant, messageIds: Iterable<string>): Promise<void> {
-  const ids = [...new Set(messageIds)];
-  if (ids.length === 0) return;
+  for (const [month, ids] of idsByMonth(messageIds)) await refreshInMonth(conn, session, t, month, ids);
+}
+
+/** refreshMessageStatuses for messages of one month. */
+async function refreshInMonth(conn: MongoConnection, session: ClientSession, t: Tenant, month: Month, ids: readonly string[]): Promise<void> {
   // ≤ MAX_ENDPOINTS_PER_CONSUMER deliveries per message (deliveries_message).
   const q = P.deliveriesOf(t, ids);
-  const deliveries = await conn.deliveries.find(q.filter, { ...q.options, session, projection: { messageId: 1, status: 1 } }).toArray();
+  const deliveries = await conn
+    .bucket(month)
+    .deliveries.find(q.filter, { ...q.options, session, projection: { messageId: 1, status: 1 } })
+    .toArray();
   const statuses = new Map<string, { status: DeliveryStatus }[]>(ids.map((id) => [id, []]));
   for (const d of deliveries) statuses.get(d.messageId)?.push({ status: d.status });
   // Always a write, even when the status is unchanged: two recounts of one message, each
@@ -34,7 +43,7 @@ export async function refreshMessageStatuses(conn: MongoConnection, session: Cli
     const m = P.byId(t, id);
     return { updateOne: { filter: m.filter, update: { $set: { status: messageStatus(of), counts }, $inc: { statusVersion: 1 } }, hint: m.options.hint } };
   });
-  await conn.messages.bulkWrite(updates, { session, ordered: false, comment: P.byId.planName });
+  await conn.bucket(month).messages.bulkWrite(updates, { session, ordered: false, comment: P.byId.planName });
 }
 
 /**
@@ -54,14 +63,16 @@ export async function moveMessageCount(
 ): Promise<void> {
   if (from === to) return;
   const q = P.withCounts(t, messageId);
-  const { matchedCount } = await conn.messages.updateOne(
-    q.filter,
-    [
-      { $set: { [`counts.${from}`]: { $add: [`$counts.${from}`, -1] }, [`counts.${to}`]: { $add: [`$counts.${to}`, 1] } } },
-      { $set: { status: STATUS_OF_COUNTS } },
-    ],
-    { ...q.options, session },
-  );
+  const { matchedCount } = await conn
+    .bucketOf(messageId)
+    .messages.updateOne(
+      q.filter,
+      [
+        { $set: { [`counts.${from}`]: { $add: [`$counts.${from}`, -1] }, [`counts.${to}`]: { $add: [`$counts.${to}`, 1] } } },
+        { $set: { status: STATUS_OF_COUNTS } },
+      ],
+      { ...q.options, session },
+    );
   if (matchedCount === 0) await refreshMessageStatuses(conn, session, t, [messageId]);
 }
 

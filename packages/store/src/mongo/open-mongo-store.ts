@@ -12,6 +12,7 @@ import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
+import { ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
 import { MongoPortalTokenRepo } from './portal-token-repo.ts';
@@ -70,6 +71,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await ensureIndexes(db);
     const conn = new MongoConnection(client, db);
     await upgradeLayout(conn, where, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+    // This month's and next month's collections, before anything is written to them.
+    await ensureMonths(conn, Date.now());
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
     return {

@@ -1,7 +1,9 @@
-import type { DeliveryId, Tenant } from '@wirehook/core';
-import type { ClientSession } from 'mongodb';
+import { type DeliveryId, firstIdAt, type Tenant } from '@wirehook/core';
+import type { ClientSession, Document, WithId } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
+import { idsByMonth, type Month, monthOf, monthOfId, monthStartOf, nextMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
@@ -10,10 +12,14 @@ import { OPEN_STATUSES, scope } from './query.ts';
 // document per (endpoint, key): the last sequence handed out and the head, the one delivery
 // of the lane that may be claimed; the others wait with `laneWait: true`, out of the due
 // indexes. MongoDB has no triggers, so every write that ends an open delivery calls
-// handOver in its own transaction: completion, the walks' fail, retention's delete. Every
-// change of a lane's head writes its lane document (a real change, never a no-op $set), so
-// two transactions that would both move one lane conflict and the driver runs one again on
-// the other's result: snapshot isolation cannot leave a lane with two heads or none.
+// handOver in its own transaction: completion, the walks' fail; retention hands over the lanes
+// whose head is in a month before it drops that month (handOverLanesOfMonth). Every change of
+// a lane's head writes its lane document (a real change, never a no-op $set), so two
+// transactions that would both move one lane conflict and the driver runs one again on the
+// other's result: snapshot isolation cannot leave a lane with two heads or none.
+// Lanes are one collection; their deliveries are in monthly ones (months.ts): a delivery by id
+// is read in its id's month, and a lane's next waiting delivery is sought in every month
+// (promoteNext says why).
 //
 // A delivery a lane lets go of (laneWait false, not held) enters the due index: the functions
 // that do it return its DueNote, and whoever awaits the enclosing transaction passes it to
@@ -52,10 +58,10 @@ export function laneId(endpointId: string, key: string): string {
 /**
  * Puts `deliveryId` (about to be inserted) at the end of its lane, in the message's
  * transaction: the lane's next sequence, and the head when the lane has no open head. A head
- * no longer open whose lane still has waiting deliveries (released by hand, or left by a crash
- * between a retention delete and its hand-over) gives the lane to the first of them instead
- * (`held`: the endpoint is not active; `due` names it for noteDue). The lane is used at `at`
- * (its message's creation; a clock that stepped back keeps the later time), for pruneLanes.
+ * no longer open whose lane still has waiting deliveries (released by hand, or in a month
+ * retention dropped) gives the lane to the first of them instead (`held`: the endpoint is not
+ * active; `due` names it for noteDue). The lane is used at `at` (its message's creation; a
+ * clock that stepped back keeps the later time), for pruneLanes.
  */
 export async function joinLane(
   conn: MongoConnection,
@@ -116,7 +122,7 @@ export async function rejoinLane(conn: MongoConnection, session: ClientSession, 
   const head = lane?.headId ?? null;
   if (head !== null && head !== deliveryId && (await isOpen(conn, session, head))) {
     const d = P.delivery(deliveryId);
-    await conn.deliveries.updateOne(d.filter, { $set: { laneWait: true } }, { ...d.options, session });
+    await conn.bucketOf(deliveryId).deliveries.updateOne(d.filter, { $set: { laneWait: true } }, { ...d.options, session });
     // Written although the head stays: a hand-over racing this one now conflicts with it.
     await conn.deliveryLanes.updateOne(q.filter, { $inc: { rejoins: 1 } }, { ...q.options, session });
     return true;
@@ -135,23 +141,30 @@ export interface ReleasedLanes {
 
 /**
  * The endpoint no longer orders (`ordering: none`), in the caller's transaction: up to `batch`
- * of its waiting deliveries become claimable, and when that was all of them up to `batch` of
- * its lanes forget their heads (delivery_lanes_endpoint_head: a lane let go of leaves it). Any
- * lane left naming a head lets go of it when that head ends (handOver: nothing waits behind
- * it), as do waiting deliveries beyond `batch` (each then made the head in turn). Examines
- * ≤ 2 × batch. @returns how many were released, and their DueNotes.
+ * of its waiting deliveries become claimable, month by month from the oldest, and when that was
+ * all of them up to `batch` of its lanes forget their heads (delivery_lanes_endpoint_head: a
+ * lane let go of leaves it). Any lane left naming a head lets go of it when that head ends
+ * (handOver: nothing waits behind it), as do waiting deliveries beyond `batch` (each then made
+ * the head in turn). Examines ≤ 2 × batch, and a seek of each month read.
+ * @returns how many were released, and their DueNotes.
  */
 export async function releaseLanes(conn: MongoConnection, session: ClientSession, endpointId: string, batch: number): Promise<ReleasedLanes> {
   const w = P.waitingOfEndpoint(endpointId);
-  const waiting = await conn.deliveries
-    .find(w.filter, { ...w.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 } })
-    .limit(batch)
-    .toArray();
-  if (waiting.length > 0) {
+  const result: ReleasedLanes = { released: 0, due: [] };
+  for (const month of await conn.months()) {
+    if (result.released >= batch) break;
+    const { deliveries } = conn.bucket(month);
+    const waiting = await deliveries
+      .find(w.filter, { ...w.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 } })
+      .limit(batch - result.released)
+      .toArray();
+    if (waiting.length === 0) continue;
     const ids = P.deliveries(waiting.map((d) => d._id));
-    await conn.deliveries.updateMany(ids.filter, { $set: { laneWait: false } }, { ...ids.options, session });
+    await deliveries.updateMany(ids.filter, { $set: { laneWait: false } }, { ...ids.options, session });
+    result.released += waiting.length;
+    result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d)));
   }
-  if (waiting.length < batch) {
+  if (result.released < batch) {
     const h = P.headedOfEndpoint(endpointId);
     const lanes = await conn.deliveryLanes
       .find(h.filter, { ...h.options, session, projection: { _id: 1 } })
@@ -162,18 +175,17 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
       await conn.deliveryLanes.updateMany(ids.filter, { $set: { headId: null } }, { ...ids.options, session });
     }
   }
-  const due = waiting.filter((d) => d.held !== true).map((d) => dueNote(d));
-  return { released: waiting.length, due };
+  return result;
 }
 
 /**
  * Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest
  * open head's creation. Bounded: the first LANE_STATS_LIMIT lanes with a head by head id (a
- * covered read of delivery_lanes_open), then their heads by id. Delivery ids are stamped with
- * their message's creation, so those are the oldest heads: oldestHeadAt is exact, and `open`
- * and `blocked` are exact below LANE_STATS_LIMIT lanes with a head and saturate there (a gauge
- * at the limit says "at least"). ≤ 2 × LANE_STATS_LIMIT keys and LANE_STATS_LIMIT documents
- * per scrape, whatever the number of lanes.
+ * covered read of delivery_lanes_open), then their heads by id, one `$in` per month they are in.
+ * Delivery ids are stamped with their message's creation, so those are the oldest heads:
+ * oldestHeadAt is exact, and `open` and `blocked` are exact below LANE_STATS_LIMIT lanes with a
+ * head and saturate there (a gauge at the limit says "at least"). ≤ 2 × LANE_STATS_LIMIT keys
+ * and LANE_STATS_LIMIT documents per scrape, whatever the number of lanes.
  */
 export async function laneStats(conn: MongoConnection): Promise<{ open: number; blocked: number; oldestHeadAt: number | null }> {
   const q = P.headed();
@@ -183,8 +195,7 @@ export async function laneStats(conn: MongoConnection): Promise<{ open: number; 
     .toArray();
   const ids = lanes.flatMap((l) => (typeof l.headId === 'string' ? [l.headId] : []));
   if (ids.length === 0) return { open: 0, blocked: 0, oldestHeadAt: null };
-  const h = P.openDeliveries(ids);
-  const heads = await conn.deliveries.find(h.filter, { ...h.options, projection: { status: 1, createdAt: 1 } }).toArray();
+  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 });
   // One head per lane: a delivery heads at most one lane (its own).
   let blocked = 0;
   let oldest: number | null = null;
@@ -203,20 +214,29 @@ export async function laneStats(conn: MongoConnection): Promise<{ open: number; 
  */
 export async function pruneLanes(conn: MongoConnection, before: number, batch: number): Promise<number> {
   const q = P.idle(before);
-  const idle = await conn.deliveryLanes.find(q.filter, { ...q.options, limit: batch, projection: { endpointId: 1, orderingKey: 1, headId: 1 } }).toArray();
+  const idle = await conn.deliveryLanes
+    .find(q.filter, { ...q.options, limit: batch, projection: { endpointId: 1, orderingKey: 1, headId: 1, lastUsedAt: 1 } })
+    .toArray();
   if (idle.length === 0) return 0;
   const heads = idle.flatMap((l) => (l.headId === null ? [] : [l.headId]));
-  const o = P.openDeliveries(heads);
-  const openHeads = new Set(
-    heads.length === 0 ? [] : (await conn.deliveries.find(o.filter, { ...o.options, projection: { _id: 1 } }).toArray()).map((d) => d._id),
-  );
-  // A waiting delivery of each lane (deliveries_lane_wait, one seek each, ≤ batch): normally
-  // none, as retention has deleted their messages by then.
+  const openHeads = new Set((await openOf(conn, heads, { _id: 1 })).map((d) => d._id));
+  // A waiting delivery of each lane (deliveries_lane_wait, a seek a month, ≤ batch × months):
+  // normally none, as their months are dropped by then. A lane's deliveries were created at
+  // or before its lastUsedAt (its joins' $max; a rejoin or a retry by hand is of an older
+  // one), so the months after it are not read.
+  const months = await conn.months();
   const held = new Set<string>();
   await Promise.all(
     idle.map(async (l) => {
-      const w = P.nextWaiting(l.endpointId, l.orderingKey);
-      if ((await conn.deliveries.findOne(w.filter, { ...w.options, projection: { _id: 1 } })) !== null) held.add(l._id);
+      const last = monthOf(l.lastUsedAt ?? before);
+      for (const month of months) {
+        if (month > last) break;
+        const w = P.nextWaiting(l.endpointId, l.orderingKey);
+        if ((await conn.bucket(month).deliveries.findOne(w.filter, { ...w.options, projection: { _id: 1 } })) !== null) {
+          held.add(l._id);
+          break;
+        }
+      }
     }),
   );
   const gone = idle.filter((l) => !(l.headId !== null && openHeads.has(l.headId)) && !held.has(l._id)).map((l) => l._id);
@@ -227,14 +247,83 @@ export async function pruneLanes(conn: MongoConnection, before: number, batch: n
 }
 
 /**
+ * The lanes whose head is a delivery of `month`, which retention is about to drop, each handed
+ * to its next waiting delivery in a LATER month (those waiting in `month` go with it), or to
+ * none: up to `batch` lanes, each in a transaction of its own (held as handOver's: its endpoint
+ * not active). Reads the month's range of delivery_lanes_open (delivery ids are time-ordered:
+ * the month's are one range of headId); each lane read leaves it. Call it until it returns
+ * `handed` < `batch`, then drop the month.
+ * @returns `handed`: the lanes read from the range (each now off the month, by this call or by
+ * a hand-over meanwhile); `due`: the new heads to pass to noteDue (their transactions committed).
+ * @throws the transaction's error (the lanes before it are handed over).
+ */
+export async function handOverLanesOfMonth(conn: MongoConnection, month: Month, batch: number): Promise<{ handed: number; due: DueNote[] }> {
+  if (batch <= 0) return { handed: 0, due: [] };
+  const range = { from: firstIdAt('delivery', monthStartOf(month)), to: firstIdAt('delivery', monthStartOf(nextMonth(month))) };
+  const q = P.headedBetween(range.from, range.to);
+  const lanes = await conn.deliveryLanes
+    .find(q.filter, { ...q.options, projection: { _id: 0, orgId: 1, env: 1, endpointId: 1, orderingKey: 1 } })
+    .limit(batch)
+    .toArray();
+  const due: DueNote[] = [];
+  for (const lane of lanes) {
+    const next = await conn.transaction((session) => handOverOutOf(conn, session, lane, month, range));
+    if (next?.due) due.push(next.due);
+  }
+  return { handed: lanes.length, due };
+}
+
+/** One lane of handOverLanesOfMonth, in its transaction: read again, so a head moved meanwhile is left as it is. */
+async function handOverOutOf(
+  conn: MongoConnection,
+  session: ClientSession,
+  lane: { orgId: string; env: Tenant['env']; endpointId: string; orderingKey: string },
+  month: Month,
+  range: { from: string; to: string },
+): Promise<HandedOver | null> {
+  const q = P.lane(lane.endpointId, lane.orderingKey);
+  const current = await conn.deliveryLanes.findOne(q.filter, { ...q.options, session, projection: { headId: 1 } });
+  const head = current?.headId;
+  if (typeof head !== 'string' || head < range.from || head >= range.to) return null;
+  const e = P.endpoint({ orgId: lane.orgId, env: lane.env }, lane.endpointId);
+  const endpoint = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1 } });
+  const next = await promoteNext(conn, session, lane.endpointId, lane.orderingKey, endpoint?.status !== 'active', month);
+  await setHead(conn, session, lane.endpointId, lane.orderingKey, next?.id ?? null);
+  return next;
+}
+
+/**
  * Makes the lane's first waiting delivery (by sequence) the one that may be claimed, and held
  * when its endpoint is not active (`held`); on an active endpoint its `held` is left to a
- * resume's walk, which releases or fails it as the resume said. @returns it with its DueNote
- * (null when held), or null when none waits.
+ * resume's walk, which releases or fails it as the resume said. Only months after `after` are
+ * looked at when given (retention's hand-over: `after` is being dropped). A seek per month,
+ * then one update. @returns it with its DueNote (null when held), or null when none waits.
  */
-async function promoteNext(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, held: boolean): Promise<HandedOver | null> {
+async function promoteNext(
+  conn: MongoConnection,
+  session: ClientSession,
+  endpointId: string,
+  key: string,
+  held: boolean,
+  after: Month | null = null,
+): Promise<HandedOver | null> {
   const q = P.nextWaiting(endpointId, key);
-  const next = await conn.deliveries.findOneAndUpdate(
+  // Every month's first by sequence, the smallest of them: sequences mostly follow creation,
+  // but a recovery rejoins old deliveries and a pruned lane starts again at 1, so the next
+  // may be in any month. In turn, not at once: the operations of a transaction are sequential.
+  let first: { month: Month; sequence: number } | null = null;
+  for (const month of await conn.months()) {
+    if (after !== null && month <= after) continue;
+    const d = await conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, session, projection: { _id: 0, sequence: 1 } });
+    const sequence = d?.sequence ?? null;
+    if (sequence !== null && (first === null || sequence < first.sequence)) first = { month, sequence };
+  }
+  if (first === null) return null;
+  // The same filter and sort in the transaction's snapshot: the delivery the seek found. A
+  // change to it committed since is a write conflict, and the driver runs the whole transaction
+  // again; so nothing here is retried, and a null (nothing matched) is "none waits".
+  const { deliveries } = conn.bucket(first.month);
+  const next = await deliveries.findOneAndUpdate(
     q.filter,
     { $set: held ? { laneWait: false, held: true } : { laneWait: false } },
     { ...q.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 }, returnDocument: 'after' },
@@ -244,9 +333,21 @@ async function promoteNext(conn: MongoConnection, session: ClientSession, endpoi
   return { id: next._id as DeliveryId, dueAt: due.dueAt, due: next.held === true ? null : due };
 }
 
-/** The note of a delivery just made due: at its dueAt (its next attempt's time while free). */
-function dueNote(d: { orgId: string; env: Tenant['env']; endpointId: string; dueAt?: number | null; nextAttemptAt?: number | null }): DueNote {
-  return { orgId: d.orgId, env: d.env, endpointId: d.endpointId, dueAt: d.dueAt ?? d.nextAttemptAt ?? 0 };
+/** The note of a delivery just made due: at its dueAt (its next attempt's time while free), in its id's month. */
+function dueNote(d: { _id: string; orgId: string; env: Tenant['env']; endpointId: string; dueAt?: number | null; nextAttemptAt?: number | null }): DueNote {
+  return { orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: monthOfId(d._id), dueAt: d.dueAt ?? d.nextAttemptAt ?? 0 };
+}
+
+/** The open ones of deliveries `ids` (any months), read by id: one `$in` per month, at once (no session). */
+async function openOf(conn: MongoConnection, ids: readonly string[], projection: Document): Promise<WithId<DeliveryDoc>[]> {
+  const found = await Promise.all(
+    [...idsByMonth(ids)].map(([month, monthIds]) => {
+      const q = P.openDeliveries(monthIds);
+      const { deliveries } = conn.bucket(month);
+      return deliveries.find(q.filter, { ...q.options, projection }).toArray();
+    }),
+  );
+  return found.flat();
 }
 
 async function setHead(conn: MongoConnection, session: ClientSession, endpointId: string, key: string, headId: string | null): Promise<void> {
@@ -256,7 +357,7 @@ async function setHead(conn: MongoConnection, session: ClientSession, endpointId
 
 async function isOpen(conn: MongoConnection, session: ClientSession, id: string): Promise<boolean> {
   const q = P.delivery(id);
-  const doc = await conn.deliveries.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
+  const doc = await conn.bucketOf(id).deliveries.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
   return doc !== null && OPEN_STATUSES.includes(doc.status);
 }
 
@@ -268,7 +369,7 @@ export async function takeLaneHead(conn: MongoConnection, session: ClientSession
   if (lane.headId !== null && lane.headId !== deliveryId) {
     // The displaced head waits (it leaves the due index: nothing to note).
     const h = P.openDelivery(lane.headId);
-    await conn.deliveries.updateOne(h.filter, { $set: { laneWait: true } }, { ...h.options, session });
+    await conn.bucketOf(lane.headId).deliveries.updateOne(h.filter, { $set: { laneWait: true } }, { ...h.options, session });
   }
   await setHead(conn, session, endpointId, key, deliveryId);
 }

@@ -14,6 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type Document } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
+import { bucketName, COLLECTIONS } from './connection.ts';
+import { dueEntryId } from './due-queue.ts';
+import { monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
 
@@ -150,6 +153,8 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
  */
 async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
   const now = Date.now();
+  // This month's collections: where the contract's own documents (made now) are too.
+  const month = monthOf(now);
   const statuses = ['pending', 'retrying', 'retrying', 'failed', 'success'] as const;
   const deliveries: Document[] = [];
   const attempts: Document[] = [];
@@ -171,7 +176,7 @@ async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
         createdAt: now,
         fixedIp: false,
       });
-      due.push({ _id: endpointId, orgId, env: 'live', dueAt: e % 3 === 0 ? now + 60_000 : now - e });
+      due.push({ _id: dueEntryId(month, endpointId), orgId, env: 'live', endpointId, month, dueAt: e % 3 === 0 ? now + 60_000 : now - e });
       for (let d = 0; d < 40; d++) {
         const status = statuses[d % statuses.length]!;
         const id = `dlv_seed${o}_${e}_${d}`;
@@ -214,6 +219,6 @@ async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
   }
   await db.collection('endpoints').insertMany(endpoints);
   await db.collection('due_endpoints').insertMany(due);
-  await db.collection('deliveries').insertMany(deliveries);
-  await db.collection('attempts').insertMany(attempts);
+  await db.collection(bucketName(COLLECTIONS.deliveries, month)).insertMany(deliveries);
+  await db.collection(bucketName(COLLECTIONS.attempts, month)).insertMany(attempts);
 }

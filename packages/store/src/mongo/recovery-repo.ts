@@ -10,12 +10,13 @@ import {
 } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
-import type { MongoConnection } from './connection.ts';
-import type { RecoveryDoc } from './documents.ts';
-import { noteDue } from './due-queue.ts';
+import type { MongoConnection, MonthBucket } from './connection.ts';
+import type { DeliveryDoc, RecoveryDoc } from './documents.ts';
+import { type DueNote, noteDue } from './due-queue.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
+import { monthOf, monthOfId } from './months.ts';
 import { rejoinLane } from './ordered-lanes.ts';
 import { RECOVERIES_PLANS as P } from './plans/recoveries.ts';
 import { scope } from './query.ts';
@@ -37,8 +38,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     // between the count and the commit is not in `total`; the step that ends the recovery sets
     // `queued` to `total` whatever it met (as before). The endpoint alone (the transaction
     // checks it is the tenant's before anything is written): the count reads the index only.
-    const count = P.targetsCount(input.endpointId, input.since);
-    const total = await this.#conn.deliveries.countDocuments(count.filter, count.options);
+    const total = await this.#countTargets(input.endpointId, input.since);
     try {
       return await this.#conn.transaction(async (session) => {
         const e = P.endpoint(t, input.endpointId);
@@ -98,12 +98,64 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   }
 
   async step(lease: RecoveryLease, now: number, batch: number, maxOutstanding: number, leaseUntil: number): Promise<RecoveryStep> {
-    const t = lease.tenant;
     const result = await this.#conn.transaction((session) => this.#step(session, lease, now, batch, maxOutstanding, leaseUntil));
     // Its re-queued deliveries not waiting in a lane are in the due index from the commit on:
-    // told to the due queue now, after it (due-queue.ts), at `now`, their dueAt.
-    if (result.due) await noteDue(this.#conn, [{ orgId: t.orgId, env: t.env, endpointId: result.due, dueAt: now }]);
+    // told to the due queue now, after it (due-queue.ts), at `now`, their dueAt: one note a month.
+    if (result.due.length > 0) await noteDue(this.#conn, result.due);
     return result.step;
+  }
+
+  /**
+   * A start's targets counted, month by month from `since`'s to the newest (a COUNT_SCAN of each
+   * month's deliveries_endpoint_failed, index keys only), summed; the months at once (no session).
+   */
+  async #countTargets(endpointId: string, since: number): Promise<number> {
+    const from = monthOf(since);
+    const q = P.targetsCount(endpointId, since);
+    const months = (await this.#conn.months()).filter((m) => m >= from);
+    const counts = await Promise.all(months.map((m) => this.#conn.bucket(m).deliveries.countDocuments(q.filter, q.options)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * The endpoint's due deliveries counted up to `cap`: month by month, newest first (where a
+   * backlog is), each count limited to what the cap leaves, stopped once it is reached.
+   */
+  async #countOutstanding(session: ClientSession, endpointId: string, now: number, cap: number): Promise<number> {
+    const q = P.outstanding(endpointId, now);
+    let outstanding = 0;
+    for (const month of [...(await this.#conn.months())].reverse()) {
+      if (outstanding >= cap) break;
+      outstanding += await this.#conn.bucket(month).deliveries.countDocuments(q.filter, { ...q.options, session, limit: cap - outstanding });
+    }
+    return outstanding;
+  }
+
+  /**
+   * A step's next targets after its cursor, oldest first: month by month from the cursor's (or
+   * `since`'s) to the start's (+ START_SKEW_MS), until `batch` are read.
+   * @returns them by month, in order.
+   */
+  async #targets(session: ClientSession, t: Tenant, current: RecoveryDoc, batch: number): Promise<{ bucket: MonthBucket; rows: Target[] }[]> {
+    // From the cursor (not from since: the range starts there); deliveries of one millisecond by id.
+    const cursorAt = current.cursorCreatedAt ?? current.since - 1;
+    const upTo = current.createdAt + START_SKEW_MS;
+    const q = P.targets(t, current.endpointId, Math.max(current.since, cursorAt), upTo, cursorAt, current.cursorId ?? '');
+    const from = typeof current.cursorId === 'string' ? monthOfId(current.cursorId) : monthOf(current.since);
+    const last = monthOf(upTo);
+    const found: { bucket: MonthBucket; rows: Target[] }[] = [];
+    let read = 0;
+    for (const month of await this.#conn.months()) {
+      if (month < from) continue;
+      if (month > last || read >= batch) break;
+      const bucket = this.#conn.bucket(month);
+      const rows = await bucket.deliveries
+        .find(q.filter, { ...q.options, session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1, orderingKey: 1 }, limit: batch - read })
+        .toArray();
+      if (rows.length > 0) found.push({ bucket, rows });
+      read += rows.length;
+    }
+    return found;
   }
 
   async #step(
@@ -113,8 +165,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     batch: number,
     maxOutstanding: number,
     leaseUntil: number,
-  ): Promise<{ step: RecoveryStep; due: string | null }> {
-    const none = (step: RecoveryStep) => ({ step, due: null });
+  ): Promise<{ step: RecoveryStep; due: DueNote[] }> {
+    const none = (step: RecoveryStep) => ({ step, due: [] });
     const c = P.leasedBy(lease.recovery.id, lease.leaseToken, true);
     const current = await this.#conn.recoveries.findOne(c.filter, { ...c.options, session });
     if (current === null) return none({ recovery: lease.recovery, queuedIds: [], applied: false });
@@ -127,77 +179,33 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     // a backlog of 10^5 due is not read to learn it is over the bound. Due is `dueAt` ≤ now:
     // a delivery being sent has its lease's end as its dueAt, so it is not counted here (the
     // pace between batches, lastBatchAt, spaces a recovery's batches instead).
-    const o = P.outstanding(current.endpointId, now);
-    const outstanding = await this.#conn.deliveries.countDocuments(o.filter, { ...o.options, session, limit: maxOutstanding });
+    const outstanding = await this.#countOutstanding(session, current.endpointId, now, maxOutstanding);
     const self = P.recovery(current._id);
     if (outstanding >= maxOutstanding) {
       await this.#conn.recoveries.updateOne(self.filter, { $set: { leaseUntil } }, { ...self.options, session });
       return none({ recovery: toRecovery(current), queuedIds: [], applied: true });
     }
-    // The next targets after the cursor, oldest first (deliveries of one millisecond by id),
-    // from the cursor (not from since: the range starts there) up to the start (START_SKEW_MS).
-    const cursorAt = current.cursorCreatedAt ?? current.since - 1;
-    const cursorId = current.cursorId ?? '';
-    const q = P.targets(t, current.endpointId, Math.max(current.since, cursorAt), current.createdAt + START_SKEW_MS, cursorAt, cursorId);
-    const rows = await this.#conn.deliveries
-      .find(q.filter, { ...q.options, session, projection: { _id: 1, messageId: 1, createdAt: 1, lastAttemptAt: 1, orderingKey: 1 }, limit: batch })
-      .toArray();
-    // Not attempted since the start (a re-send by hand that failed again is not targeted:
-    // spec, recover rule 4).
-    const failed = rows.filter((d) => !(d.lastAttemptAt !== null && d.lastAttemptAt > current.createdAt));
-    let due = false;
-    if (failed.length > 0) {
-      const r = P.requeue(
-        t,
-        failed.map((d) => d._id),
-      );
-      await this.#conn.deliveries.updateMany(
-        r.filter,
-        // A target failed by a walk while it was being sent still holds that lease: due at its
-        // end, not now, so it is not claimed twice at once (as retryNow and a release).
-        [
-          {
-            $set: {
-              status: 'retrying',
-              manual: false,
-              resend: false,
-              policyAttempts: 0,
-              nextAttemptAt: { $literal: now },
-              dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] },
-              held: false,
-              laneWait: false,
-            },
-          },
-        ],
-        { ...r.options, session },
-      );
-      // An ordered delivery goes back into its lane, in sequence order (the targets' order):
-      // now if the lane is free, else in turn.
-      for (const d of failed) {
-        const waits = typeof d.orderingKey === 'string' && (await rejoinLane(this.#conn, session, current.endpointId, d.orderingKey, d._id));
-        if (!waits) due = true;
-      }
-      await refreshMessageStatuses(
-        this.#conn,
-        session,
-        t,
-        failed.map((d) => d.messageId),
-      );
+    const found = await this.#targets(session, t, current, batch);
+    const queuedIds: DeliveryId[] = [];
+    const due: DueNote[] = [];
+    for (const { bucket, rows } of found) {
+      const requeued = await this.#requeue(session, t, current, bucket, rows, now);
+      queuedIds.push(...requeued.ids);
+      if (requeued.due) due.push({ orgId: t.orgId, env: t.env, endpointId: current.endpointId, month: bucket.month, dueAt: now });
     }
-    const queuedIds = failed.map((d) => d._id as DeliveryId);
-    const noted = due ? current.endpointId : null;
+    const read = found.flatMap((f) => f.rows);
     // A target gone through counts whether it went again or was skipped; one no longer failed
     // (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
-    if (rows.length < batch) {
+    if (read.length < batch) {
       await this.#conn.recoveries.updateOne(self.filter, { $set: { queued: current.total, lastBatchAt: now } }, { ...self.options, session });
-      return { step: { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true }, due: noted };
+      return { step: { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true }, due };
     }
-    const last = rows[rows.length - 1]!;
+    const last = read[read.length - 1]!;
     const doc = await this.#conn.recoveries.findOneAndUpdate(
       self.filter,
       {
         $set: {
-          queued: Math.min(current.total, current.queued + rows.length),
+          queued: Math.min(current.total, current.queued + read.length),
           cursorCreatedAt: last.createdAt,
           cursorId: last._id,
           lastBatchAt: now,
@@ -206,7 +214,63 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       },
       { ...self.options, session, returnDocument: 'after' },
     );
-    return { step: { recovery: toRecovery(doc!), queuedIds, applied: true }, due: noted };
+    return { step: { recovery: toRecovery(doc!), queuedIds, applied: true }, due };
+  }
+
+  /**
+   * Re-queues one month's targets of a step (those not attempted since the start) in its
+   * transaction. @returns their ids, and whether any is in the due index now (not waiting in a lane).
+   */
+  async #requeue(
+    session: ClientSession,
+    t: Tenant,
+    current: RecoveryDoc,
+    bucket: MonthBucket,
+    rows: readonly Target[],
+    now: number,
+  ): Promise<{ ids: DeliveryId[]; due: boolean }> {
+    // Not attempted since the start (a re-send by hand that failed again is not targeted:
+    // spec, recover rule 4).
+    const failed = rows.filter((d) => !(d.lastAttemptAt !== null && d.lastAttemptAt > current.createdAt));
+    if (failed.length === 0) return { ids: [], due: false };
+    const r = P.requeue(
+      t,
+      failed.map((d) => d._id),
+    );
+    await bucket.deliveries.updateMany(
+      r.filter,
+      // A target failed by a walk while it was being sent still holds that lease: due at its
+      // end, not now, so it is not claimed twice at once (as retryNow and a release).
+      [
+        {
+          $set: {
+            status: 'retrying',
+            manual: false,
+            resend: false,
+            policyAttempts: 0,
+            nextAttemptAt: { $literal: now },
+            dueAt: { $cond: [{ $gt: ['$leaseUntil', now] }, '$leaseUntil', { $literal: now }] },
+            held: false,
+            laneWait: false,
+          },
+        },
+      ],
+      { ...r.options, session },
+    );
+    // An ordered delivery goes back into its lane, in sequence order (the targets' order):
+    // now if the lane is free, else in turn.
+    let due = false;
+    for (const d of failed) {
+      const waits = typeof d.orderingKey === 'string' && (await rejoinLane(this.#conn, session, current.endpointId, d.orderingKey, d._id));
+      if (!waits) due = true;
+    }
+    await refreshMessageStatuses(
+      this.#conn,
+      session,
+      t,
+      failed.map((d) => d.messageId),
+    );
+    return { ids: failed.map((d) => d._id as DeliveryId), due };
   }
 
   async release(lease: RecoveryLease): Promise<void> {
@@ -242,6 +306,9 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     return toRecovery(doc!);
   }
 }
+
+/** What a step reads of a target. */
+type Target = Pick<DeliveryDoc, '_id' | 'messageId' | 'createdAt' | 'lastAttemptAt' | 'orderingKey'>;
 
 function toRecovery(doc: RecoveryDoc): Recovery {
   return {

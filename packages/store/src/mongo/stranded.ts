@@ -1,6 +1,7 @@
 import type { Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import { idsByMonth } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
@@ -62,31 +63,28 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
       if (endpoint?.status === 'active') return;
       // A walk of the endpoint still pending holds or fails them itself, in its order.
       if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, session, projection: { _id: 1 } })) !== null) return;
-      const open = P.stranded(
-        t,
-        of.map((d) => d._id),
-        now,
-      );
-      if (endpoint?.status === 'paused') {
-        await conn.deliveries.updateMany(open.filter, { $set: { held: true } }, { ...open.options, session });
-        return;
+      // A sweep's page may hold deliveries of several months (one collection each).
+      const messageIds: string[] = [];
+      for (const [month, ids] of idsByMonth(of.map((d) => d._id))) {
+        const deliveries = conn.bucket(month).deliveries;
+        const open = P.stranded(t, ids, now);
+        if (endpoint?.status === 'paused') {
+          await deliveries.updateMany(open.filter, { $set: { held: true } }, { ...open.options, session });
+          continue;
+        }
+        const rows = await deliveries.find(open.filter, { ...open.options, session, projection: { messageId: 1, endpointId: 1, orderingKey: 1 } }).toArray();
+        if (rows.length === 0) continue;
+        const found = P.deliveriesByIds(rows.map((d) => d._id));
+        await deliveries.updateMany(found.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...found.options, session });
+        // Due, so each ordered one was its lane's head (#31): the lane moves on. Its next is left
+        // unheld, so a later page finds it here too (a lane of a gone endpoint fails one a page).
+        for (const d of rows) {
+          const next = await handOver(conn, session, d, false);
+          if (next?.due) due.push(next.due);
+        }
+        messageIds.push(...rows.map((d) => d.messageId));
       }
-      const rows = await conn.deliveries.find(open.filter, { ...open.options, session, projection: { messageId: 1, endpointId: 1, orderingKey: 1 } }).toArray();
-      if (rows.length === 0) return;
-      const ids = P.deliveriesByIds(rows.map((d) => d._id));
-      await conn.deliveries.updateMany(ids.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...ids.options, session });
-      // Due, so each ordered one was its lane's head (#31): the lane moves on. Its next is left
-      // unheld, so a later page finds it here too (a lane of a gone endpoint fails one a page).
-      for (const d of rows) {
-        const next = await handOver(conn, session, d, false);
-        if (next?.due) due.push(next.due);
-      }
-      await refreshMessageStatuses(
-        conn,
-        session,
-        t,
-        rows.map((d) => d.messageId),
-      );
+      if (messageIds.length > 0) await refreshMessageStatuses(conn, session, t, messageIds);
     });
     // After the commit (due-queue.ts): the lanes' next heads.
     await noteDue(conn, due);

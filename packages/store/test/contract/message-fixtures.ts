@@ -33,7 +33,7 @@ export class MessageFixtures {
     clock.advance(SECOND);
     const createdAt = overrides.createdAt ?? clock.now();
     return {
-      id: newId('message', clock),
+      id: newId('message', { now: () => createdAt }), // stamped as its deliveries are (newDeliveryId): one month
       eventType: 'invoice.paid',
       payload: '{"invoice":"in_1","amount":4200}',
       createdAt,

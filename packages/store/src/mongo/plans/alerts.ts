@@ -169,22 +169,23 @@ export const ALERTS_PLANS = definePlans('alerts', {
     example: ['org_1', 0, 10, { failingSince: 5, endpointId: 'ep_1' }],
   }),
 
-  /** The next organization after a cursor with a retrying delivery: one seek of retryingCounts' walk (covered). */
+  /** A month's next organization after a cursor with a retrying delivery: one seek of retryingCounts' merged walk (covered). */
   nextRetryingOrg: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
-    examines: '1 index key: a seek past the cursor organization (its retrying deliveries are skipped, not read); no document',
+    examines:
+      '1 index key: a seek past the cursor organization in one month (its retrying deliveries are skipped, not read); no document. The walk runs it once per organization and month holding one, plus once per month at its end',
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
     build: (afterOrgId: string) => ({ filter: { status: 'retrying', orgId: { $gt: afterOrgId } }, sort: { orgId: 1, env: 1 } }),
     example: ['org_1'],
   }),
-  /** An environment's retrying deliveries, counted up to RETRYING_COUNT_CAP (covered). */
+  /** An environment's retrying deliveries, counted up to RETRYING_COUNT_CAP over the months holding its organization (covered). */
   retryingOfEnv: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
-    examines: `≤ ${RETRYING_COUNT_CAP} index keys (RETRYING_COUNT_CAP, the count's limit); no document`,
+    examines: `≤ ${RETRYING_COUNT_CAP} index keys over all months (RETRYING_COUNT_CAP: each month's count limited to what it leaves), and a seek per month; no document`,
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,

@@ -9,11 +9,12 @@ const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 
 export const DELIVERIES_PLANS = definePlans('deliveries', {
-  /** The store-wide head of the due queue: the healer's peek and the metrics' oldest due. */
+  /** A month's head of the due queue: the healer's peek, the metrics' oldest due and due count (each run once per month). */
   dueHead: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
-    examines: '≤ limit: a range walk of the due index from its start, stopped by the limit (leased deliveries are past `now` by their key)',
+    examines:
+      "≤ limit per month: a range walk of the month's due index from its start, stopped by the limit (leased deliveries are past `now` by their key); run on each month kept (≤ RETENTION_MONTHS + 1): the healer's peek ≤ months × STRANDED_PEEK, the metrics' oldest one seek per month, their count ≤ BACKLOG_COUNT_CAP index keys over all months",
     maxExamined: (n) => n + 1,
     build: (now: number) => ({ filter: dueWhere({ $lte: now }), sort: { dueAt: 1, _id: 1 } }),
     example: [1],
@@ -130,7 +131,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
-      '≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then. At the start of a sole dispatcher only (releaseLeasesAtStart)',
+      "≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then; ≤ RELEASE_ALL_BATCHES batches per month, each month's due index walked in turn. At the start of a sole dispatcher only (releaseLeasesAtStart)",
     maxExamined: (n) => n + 1_000,
     residual: { leaseUntil: "leased: dueAt is the lease's end" },
     build: (now: number, horizon: number, after: number = now) => ({
@@ -148,11 +149,11 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
     example: [['ep_1']],
   }),
-  /** Deliveries by id (a few, read just before): releaseAll's update. */
+  /** Deliveries by id (a few, read just before): releaseAll's update, in their month's collection. */
   byIds: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
-    examines: 'the ids given: point reads of the _id index',
+    examines: "the ids given (≤ RELEASE_ALL_BATCH, one month's): point reads of the _id index",
     maxExamined: (n) => n,
     residual: { leaseUntil: 'still leased (a check on each document found by _id)' },
     build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
@@ -162,7 +163,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   retryingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
-    examines: "≤ BACKLOG_COUNT_CAP index keys (the count's limit; covered: every filter field is a key): the endpoint's retrying deliveries",
+    examines:
+      "≤ BACKLOG_COUNT_CAP index keys over all months (each month's count limited to what the cap leaves, newest month first; covered: every filter field is a key), and a seek per month: the endpoint's retrying deliveries",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -173,7 +175,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   retrying: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
-    examines: '≤ BACKLOG_COUNT_CAP index keys (a COUNT_SCAN with a limit), no documents',
+    examines:
+      '≤ BACKLOG_COUNT_CAP index keys over all months (a COUNT_SCAN per month, limited to what the cap leaves, newest month first), and a seek per month; no documents',
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -198,11 +201,12 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (orgId: string) => ({ filter: { _id: `alert-events:${orgId}` } }),
     example: ['org_1'],
   }),
-  /** The endpoint's latest attempts, newest first. */
+  /** The endpoint's latest attempts, newest first: run on every month kept and merged (an attempt is in its delivery's month). */
   recentAttempts: planSpec({
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
-    examines: "≤ limit: the endpoint's range of attempts_endpoint from its newest",
+    examines:
+      "≤ limit per month, so ≤ limit × months (≤ RETENTION_MONTHS + 1): each month's range of attempts_endpoint for the endpoint from its newest, merged (an older month's delivery may have the newest attempt)",
     maxExamined: (n) => n,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId },

@@ -120,11 +120,11 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     example: ['ep_1'],
   }),
 
-  /** A fail walk's batch: the endpoint's open deliveries created before the bound, oldest first. */
+  /** A fail walk's batch in the month it has reached: the endpoint's open deliveries created before the bound, oldest first. */
   failBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_open_created',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's open range before the bound, from its start; each batch fails what it read, which leaves this partial index`,
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's open range before the bound in the walk's month, from its start; each batch fails what it read, which leaves this partial index (a month with fewer left moves the walk to the next)`,
     maxExamined: (n) => n + 1,
     build: (t: TenantArg, endpointId: string, before: number) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, createdAt: { $lt: before } },
@@ -132,29 +132,29 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     }),
     example: [T, 'ep_1', 1],
   }),
-  /** A hold walk's batch: the endpoint's deliveries in the due index (open, not held, not waiting in a lane). */
+  /** A hold walk's batch in the month it has reached: the endpoint's deliveries in the due index (open, not held, not waiting in a lane). */
   holdBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's range of the due index from its start; each batch holds what it read, which leaves the index`,
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's due index from its start; each batch holds what it read, which leaves the index (a month with fewer left moves the walk to the next)`,
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
     example: ['ep_1'],
   }),
-  /** A release walk's batch: the endpoint's held deliveries. */
+  /** A release walk's batch in the month it has reached: the endpoint's held deliveries. */
   releaseBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_held',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}): the endpoint's range of deliveries_endpoint_held from its start; each batch releases or fails what it read, which leaves the index`,
+    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's deliveries_endpoint_held from its start; each batch releases or fails what it read, which leaves the index (a month with fewer left moves the walk to the next)`,
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, held: true }, sort: { _id: 1 } }),
     example: ['ep_1'],
   }),
-  /** The deliveries a batch read, written by id. */
+  /** The deliveries a batch read, written by id in the month it read them from. */
   deliveriesByIds: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
-    examines: 'the ids given (≤ a batch or a peek): point reads of the _id index',
+    examines: "the ids given (≤ a batch or a peek, of one month): point reads of the month's _id index",
     maxExamined: (n) => n,
     build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
     example: [['dlv_1', 'dlv_2']],

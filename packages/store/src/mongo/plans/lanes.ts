@@ -1,10 +1,12 @@
 import { COLLECTIONS } from '../connection.ts';
 import { OPEN } from '../indexes.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { definePlans, planSpec, tenantById } from './plan.ts';
 
 // Ordered lanes (#31, ordered-lanes.ts): the lane documents (delivery_lanes, one per endpoint
 // and key, found by _id), a lane's waiting deliveries (deliveries_lane_wait), the metrics' read
-// of the lanes with a head, and retention's prune.
+// of the lanes with a head, retention's prune and its hand-over of a month's heads. The
+// deliveries' plans are sent to a month's collection (deliveries_YYYYMM): one by id to its id's
+// month, the others to each month they read.
 
 const laneId = (endpointId: string, key: string) => `${endpointId}:${key}`;
 
@@ -31,7 +33,7 @@ export const LANES_PLANS = definePlans('lanes', {
     build: (endpointId: string, key: string, headId: string) => ({ filter: { _id: laneId(endpointId, key), headId } }),
     example: ['ep_1', 'k', 'dlv_1'],
   }),
-  /** A delivery by id: whether a lane's head is still open; a rejoin's wait. */
+  /** A delivery by id (in its id's month): whether a lane's head is still open; a rejoin's wait. */
   delivery: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
@@ -40,7 +42,7 @@ export const LANES_PLANS = definePlans('lanes', {
     build: (id: string) => ({ filter: { _id: id } }),
     example: ['dlv_1'],
   }),
-  /** A delivery by id while it is open: the head a manual retry displaces. */
+  /** A delivery by id (in its id's month) while it is open: the head a manual retry displaces. */
   openDelivery: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
@@ -50,30 +52,38 @@ export const LANES_PLANS = definePlans('lanes', {
     build: (id: string) => ({ filter: { _id: id, ...OPEN } }),
     example: ['dlv_1'],
   }),
-  /** Deliveries by id: those releaseLanes has just read (≤ batch). */
+  /** Deliveries by id: those releaseLanes has just read in one month (≤ batch over all months). */
   deliveries: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
-    examines: 'the ids given (≤ batch): point reads of the _id index',
+    examines: "the ids given (one month's of ≤ batch): point reads of the _id index",
     maxExamined: (n) => n,
     build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
     example: [['dlv_1', 'dlv_2']],
   }),
-  /** The open ones of deliveries by id: the heads of the lanes pruneLanes read (≤ batch). */
+  /**
+   * The open ones of deliveries by id, sent to each month the ids are in: the heads of the lanes
+   * pruneLanes read (≤ batch) or laneStats read (≤ LANE_STATS_LIMIT).
+   */
   openDeliveries: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
-    examines: 'the ids given (≤ batch): point reads of the _id index',
+    examines: "the ids given (one month's of ≤ batch or LANE_STATS_LIMIT): point reads of the _id index",
     maxExamined: (n) => n,
     residual: { status: 'open: tested on each document an id found (≤ the ids given)' },
     build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] }, ...OPEN } }),
     example: [['dlv_1', 'dlv_2']],
   }),
-  /** The lane's first waiting delivery by sequence: a hand-over's (and a prune's) one seek. */
+  /**
+   * The lane's first waiting delivery by sequence in one month: a hand-over seeks every month
+   * (the next may be in any) and updates the smallest with it; a prune seeks the months up to
+   * the lane's last use.
+   */
   nextWaiting: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_lane_wait',
-    examines: "1: the first key of the lane's range of deliveries_lane_wait (findOne / limit 1), whatever the lane's length",
+    examines:
+      "1 a month: the first key of the lane's range of the month's deliveries_lane_wait (findOne / limit 1), whatever the lane's length; ≤ months (RETENTION_MONTHS + 1) seeks a hand-over, and 1 update",
     maxExamined: (n) => n,
     build: (endpointId: string, key: string) => ({
       filter: { endpointId, orderingKey: key, ...OPEN, laneWait: true },
@@ -85,7 +95,8 @@ export const LANES_PLANS = definePlans('lanes', {
   waitingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_lane_wait',
-    examines: "≤ batch (limit): the endpoint's range of deliveries_lane_wait; those released leave the index (laneWait false)",
+    examines:
+      "≤ batch (limit) over all months, oldest first, + a seek a month: the endpoint's range of each month's deliveries_lane_wait; those released leave the index (laneWait false)",
     maxExamined: (n) => n,
     build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, laneWait: true } }),
     example: ['ep_1'],
@@ -123,6 +134,20 @@ export const LANES_PLANS = definePlans('lanes', {
     build: () => ({ filter: { headId: { $type: 'string' } }, sort: { headId: 1 } }),
     example: [],
   }),
+  /**
+   * Lanes whose head is a delivery of one month (ids are time-ordered: `[firstIdAt(month's start),
+   * firstIdAt(next month's start))`), by head: retention hands them over before it drops the month.
+   */
+  headedBetween: planSpec({
+    collection: COLLECTIONS.deliveryLanes,
+    index: 'delivery_lanes_open',
+    examines: "≤ batch (limit): the month's range of delivery_lanes_open; a lane handed over leaves it (its head moves to a later month, or none)",
+    maxExamined: (n) => n,
+    build: (from: string, to: string) => ({ filter: { headId: { $type: 'string', $gte: from, $lt: to } }, sort: { headId: 1 } }),
+    example: ['dlv_01', 'dlv_02'],
+  }),
+  /** A lane's endpoint (its status: whether the next head is held), in the lane's tenant. */
+  endpoint: tenantById(COLLECTIONS.endpoints, 'ep_1'),
   /** Lanes last used before `before`, oldest first: retention's prune. */
   idle: planSpec({
     collection: COLLECTIONS.deliveryLanes,

@@ -5,8 +5,11 @@ import { COLLECTIONS } from '../connection.ts';
 import { definePlans, pipelineOf, planSpec, tenantById } from './plan.ts';
 
 // Messages (message-create.ts, message-repo.ts, message-list.ts, message-status.ts,
-// message-body.ts): a send's reads, a message's page, the message list, the status recounts
-// and retention's delete, with the consumers, endpoints, deliveries and attempts they read.
+// message-body.ts): a send's reads, a message's page, the message list and the status recounts,
+// with the consumers, endpoints, deliveries and attempts they read. Messages, bodies, deliveries
+// and attempts are kept one collection per month (months.ts): each plan below on them is sent
+// to one month's collection, that of the id it reads by, or once per month a read walks, and
+// what it examines is per collection sent to (10⁸ in that month's).
 
 type T = { orgId: string; env: string };
 const T_EX = { orgId: 'org_1', env: 'live' as const };
@@ -71,7 +74,7 @@ const LIST_EX: ListQuery = { consumerId: 'con_1', status: 'failed', eventType: '
  */
 const LIST_RESIDUAL_BUDGET = 1_000;
 const LIST_EXAMINES = (prefix: string) =>
-  `≤ limit + 1 when the query has no residual (a walk of ${prefix}'s _id range, newest first, stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
+  `once per month walked (newest first, from afterId's month down to since's, stopped once the page is full), each with the page's remaining limit: ≤ limit + months in all when the query has no residual (a walk of ${prefix}'s _id range, newest first, stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
 
 export const MESSAGES_PLANS = definePlans('messages', {
   /** A message of the tenant by id (its page; a recount's write, also in bulk). */
@@ -89,14 +92,15 @@ export const MESSAGES_PLANS = definePlans('messages', {
   /** A message's body by the message's id. */
   body: tenantById(COLLECTIONS.messageBodies, 'msg_1'),
   /**
-   * The tenant's earliest message with the Idempotency-Key created at or after `since`. The key
-   * document (idempotencyKey) serialises a key's sends, so two messages of one key never share
-   * a createdAt: createdAt alone orders them.
+   * The tenant's earliest message with the Idempotency-Key created at or after `since`, in one
+   * month. The key document (idempotencyKey) serialises a key's sends, so two messages of one
+   * key never share a createdAt: createdAt alone orders them.
    */
   idempotent: planSpec({
     collection: COLLECTIONS.messages,
     index: 'messages_idempotency',
-    examines: '1 (findOne): the first key of the (tenant, key) range from `since`',
+    examines:
+      "1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): the months from since's to the send's, oldest first, until found; ≤ 2 for the intake's window of 24 h",
     maxExamined: (n) => n,
     // A string key: the partial filter ({ $type: 'string' }) follows from it.
     build: (t: T, key: string, since: number) => ({
@@ -162,13 +166,14 @@ export const MESSAGES_PLANS = definePlans('messages', {
     }),
     example: [T_EX, 'con_1', 'ep_1'],
   }),
-  /** An endpoint of the tenant by id (its status): retention's hand-over of a deleted head. */
-  endpoint: tenantById(COLLECTIONS.endpoints, 'ep_1'),
-  /** Deliveries of the tenant's messages, by id (a message's page, a list page's, a recount's). */
+  /**
+   * Deliveries of the tenant's messages of one month, by id (a message's page, a list page's, a
+   * recount's): sent to that month's collection, once per month the ids are of.
+   */
   deliveriesOf: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message',
-    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (≤ MAX_PAGE_SIZE), each a key of deliveries_message`,
+    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (≤ MAX_PAGE_SIZE), each a key of deliveries_message; a page spanning months sends each month's ids to its month, the same total`,
     maxExamined: (n) => n,
     residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
     build: (t: T, messageIds: readonly string[]) => ({
@@ -178,11 +183,11 @@ export const MESSAGES_PLANS = definePlans('messages', {
     }),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
-  /** Each message's deliveries counted by status: one aggregate for a page of messages. */
+  /** Each message's deliveries counted by status: one aggregate per month of a page of messages. */
   statusesOf: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message',
-    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids`,
+    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids, summed over the months the ids are of`,
     maxExamined: () => MAX_ENDPOINTS_PER_CONSUMER * MAX_PAGE_SIZE,
     residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
     build: (t: T, messageIds: readonly string[]) =>
@@ -191,7 +196,7 @@ export const MESSAGES_PLANS = definePlans('messages', {
       ]),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
-  /** A message's deliveries' attempts, in time order. */
+  /** A message's deliveries' attempts, in time order: in the message's month (an attempt is in its delivery's). */
   attemptsOf: planSpec({
     collection: COLLECTIONS.attempts,
     index: 'attempts_delivery',
@@ -249,50 +254,5 @@ export const MESSAGES_PLANS = definePlans('messages', {
     residual: { createdAt: SINCE, $or: Q },
     build: (t: T, query: ListQuery) => ({ filter: listFilter(t, query, 'eventType'), sort: { _id: -1 } }),
     example: [T_EX, { eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' }],
-  }),
-  /** Messages created before `before`, oldest first: retention's next chunk, across tenants. */
-  retentionHead: planSpec({
-    collection: COLLECTIONS.messages,
-    index: 'messages_created_at',
-    examines: '≤ limit (RETENTION_CHUNK = 100): a range walk of messages_created_at from its oldest',
-    maxExamined: (n) => n + 1,
-    build: (before: number) => ({ filter: { createdAt: { $lt: before } }, sort: { createdAt: 1 } }),
-    example: [1],
-  }),
-  /** Messages by id, across tenants: retention's delete of a chunk it read. */
-  messagesByIds: planSpec({
-    collection: COLLECTIONS.messages,
-    index: '_id_',
-    examines: 'the ids given (≤ RETENTION_CHUNK): point reads of the _id index',
-    maxExamined: (n) => n,
-    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
-    example: [['msg_1', 'msg_2']],
-  }),
-  /** Bodies by their messages' ids: retention's delete. */
-  bodiesByIds: planSpec({
-    collection: COLLECTIONS.messageBodies,
-    index: '_id_',
-    examines: 'the ids given (≤ RETENTION_CHUNK): point reads of the _id index',
-    maxExamined: (n) => n,
-    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
-    example: [['msg_1', 'msg_2']],
-  }),
-  /** Deliveries of messages by id, across tenants: retention's read and delete of a chunk's. */
-  deliveriesOfOld: planSpec({
-    collection: COLLECTIONS.deliveries,
-    index: 'deliveries_message',
-    examines: `the chunk's deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × RETENTION_CHUNK (100)`,
-    maxExamined: (n) => n,
-    build: (messageIds: readonly string[]) => ({ filter: { messageId: { $in: [...messageIds] } } }),
-    example: [['msg_1', 'msg_2']],
-  }),
-  /** Attempts of deliveries by id, across tenants: retention's delete of a chunk's. */
-  attemptsOfOld: planSpec({
-    collection: COLLECTIONS.attempts,
-    index: 'attempts_delivery',
-    examines: "the chunk's deliveries' attempts, all deleted: each delivery's range of attempts_delivery",
-    maxExamined: (n) => n,
-    build: (deliveryIds: readonly string[]) => ({ filter: { deliveryId: { $in: [...deliveryIds] } } }),
-    example: [['dlv_1', 'dlv_2']],
   }),
 });

@@ -3,7 +3,8 @@ import { dueWhere } from '../indexes.ts';
 import { definePlans, planSpec, tenantById } from './plan.ts';
 
 // Recoveries (recovery-repo.ts): the recovery documents, and the deliveries a recovery counts,
-// walks and re-queues.
+// walks and re-queues. The deliveries' plans are sent to a month's collection (deliveries_YYYYMM),
+// once for each month they read.
 
 type T = { orgId: string; env: string };
 const T_EX = { orgId: 'org_1', env: 'live' as const };
@@ -95,37 +96,45 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     example: ['rcv_1', 1, true],
   }),
   /**
-   * A start's targets counted: the endpoint's failed deliveries created at or after `since`.
-   * Run before the start's transaction, not in it (a snapshot held open over the count).
+   * A start's targets counted: the endpoint's failed deliveries created at or after `since`, in
+   * each month from `since`'s to the newest, summed. Run before the start's transaction, not in
+   * it (a snapshot held open over the count).
    */
   targetsCount: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_failed',
     examines:
-      "the targets' index keys only (a COUNT_SCAN, no document fetched): the endpoint's failed deliveries since `since` (within retention). Once per start, an operator's action, outside any transaction",
+      "the targets' index keys only (a COUNT_SCAN a month, no document fetched): the endpoint's failed deliveries since `since` (within retention), + a seek or two a month. Once per start, an operator's action, outside any transaction",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
     build: (endpointId: string, since: number) => ({ filter: { endpointId, status: 'failed', createdAt: { $gte: since } } }),
     example: ['ep_1', 1],
   }),
-  /** The endpoint's due deliveries, counted up to the bound (`limit`): a step waits while there are that many. */
+  /**
+   * The endpoint's due deliveries, counted up to the bound: a step waits while there are that
+   * many. Month by month, newest first, each with the limit the bound leaves, stopped at it.
+   */
   outstanding: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: "≤ maxOutstanding index keys (a COUNT_SCAN with its limit, no document fetched): the endpoint's range of the due index up to now",
+    examines:
+      "≤ maxOutstanding index keys over all months, + a seek or two a month (a COUNT_SCAN a month with the limit left, no document fetched): the endpoint's range of each month's due index up to now",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
     build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $lte: now }), endpointId } }),
     example: ['ep_1', 1],
   }),
-  /** A step's next targets after its cursor, oldest first, up to its start (+ START_SKEW_MS). */
+  /**
+   * A step's next targets after its cursor, oldest first, up to its start (+ START_SKEW_MS):
+   * month by month from the cursor's (or `since`'s) to the start's, each with the limit left.
+   */
   targets: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_failed',
     examines:
-      "≤ batch (limit) + the endpoint's failed deliveries of the cursor's one millisecond: a range walk of the endpoint's failed deliveries from the cursor",
+      "≤ batch (the limit, shared by the months read) + the endpoint's failed deliveries of the cursor's one millisecond (in its month only) + a seek a month: a range walk of the endpoint's failed deliveries from the cursor",
     maxExamined: (n) => n + 1,
     residual: {
       $or: "after the cursor (createdAt, _id): the range starts at the cursor's millisecond, so it passes only that millisecond's targets already met",
@@ -145,11 +154,11 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     }),
     example: [T_EX, 'ep_1', 1, 2, 1, 'dlv_1'],
   }),
-  /** The step's targets by id, still failed: re-queued. */
+  /** The step's targets by id, still failed: re-queued, one month's at a time. */
   requeue: planSpec({
     collection: COLLECTIONS.deliveries,
     index: '_id_',
-    examines: 'the ids given (≤ batch): point reads of the _id index',
+    examines: "the ids given (one month's of ≤ batch): point reads of the month's _id index",
     maxExamined: (n) => n,
     residual: { orgId: TENANT, env: TENANT, status: 'still failed: tested on each document an id found' },
     build: (t: T, ids: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $in: [...ids] }, status: 'failed' } }),

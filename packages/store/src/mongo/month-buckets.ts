@@ -1,0 +1,98 @@
+import { bucketName, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
+import { noteDue } from './due-queue.ts';
+import { INDEXES } from './indexes.ts';
+import { isMonth, type Month, monthOf, nextMonth } from './months.ts';
+import { handOverLanesOfMonth } from './ordered-lanes.ts';
+import { MONTHS_PLANS as P } from './plans/months.ts';
+
+// The life of a month's collections (months.ts says what lives in them):
+// - made ahead: the current and the next month exist, with every index, before any document is
+//   written to them (a transaction cannot create a collection under snapshot reads, and an
+//   index built on an empty collection costs nothing), listed in `meta` (`_id: 'months'`), which
+//   every read across months walks;
+// - dropped whole once retention leaves them behind (dropMonthsBefore): the four collections
+//   go in four `drop` commands — no document deleted one by one, no index entry removed, one
+//   oplog entry per collection — after the few things that point into the month from outside
+//   it (ordered lanes whose head is there, the month's due entries) are let go of, batch by batch.
+
+/**
+ * Makes the current and next month's collections (with their indexes) when the list lacks
+ * them: one cached read otherwise. Every process calls it at start, and the healer every few
+ * seconds (delivery-claim.ts): a month exists from a month before its first document.
+ */
+export async function ensureMonths(conn: MongoConnection, now: number): Promise<void> {
+  const current = monthOf(now);
+  await ensureMonth(conn, current, now);
+  await ensureMonth(conn, nextMonth(current), now);
+}
+
+/**
+ * Makes `month`'s collections, with every index, unless the list has it (a cached read). A
+ * message of a month not made ahead (a clock far off, a test's time) calls it before its
+ * transaction, which cannot create a collection under snapshot reads.
+ */
+export async function ensureMonth(conn: MongoConnection, month: Month, now: number = Date.now()): Promise<void> {
+  if ((await conn.months(now)).includes(month)) return;
+  // createIndexes makes the collection; the same definitions again (another process, a retry) change nothing.
+  for (const family of MONTHLY) await conn.db.collection(bucketName(family, month)).createIndexes([...(INDEXES[family] ?? [])]);
+  const q = P.list(MONTHS_DOC);
+  await conn.meta.updateOne(q.filter, { $addToSet: { months: month } }, { ...q.options, upsert: true });
+  conn.forgetMonths();
+}
+
+/**
+ * Retention (the message port's deleteBefore): the oldest month wholly before `before` — its
+ * ordered lanes' heads handed over (≤ `batch` lanes a call), then its due entries deleted (≤
+ * `batch` a call), then its four collections dropped. One step a call, so the retention job
+ * paces it like any delete.
+ * @returns `batch` while the month's lanes or entries are still being let go of (call again),
+ * then the messages the dropped month held (the collection's count from its metadata, not a
+ * count of documents), 0 when no month is left before `before`.
+ */
+export async function dropMonthsBefore(conn: MongoConnection, before: number, batch: number): Promise<number> {
+  if (batch <= 0) return 0;
+  const month = (await monthsOnDisk(conn)).find((m) => m < monthOf(before));
+  if (month === undefined) return 0;
+  const lanes = await handOverLanesOfMonth(conn, month, batch);
+  await noteDue(conn, lanes.due);
+  if (lanes.handed >= batch) return batch;
+  const q = P.dueEntriesOfMonth(month);
+  const entries = await conn.dueEndpoints
+    .find(q.filter, { ...q.options, projection: { _id: 1 } })
+    .limit(batch)
+    .toArray();
+  if (entries.length > 0) {
+    const ids = P.dueEntriesByIds(entries.map((e) => e._id));
+    await conn.dueEndpoints.deleteMany(ids.filter, ids.options);
+    if (entries.length >= batch) return batch;
+  }
+  // Off the list first: a read across months that starts now skips it rather than read a
+  // collection going away (one that read the list before finds it empty, harmlessly).
+  const list = P.list(MONTHS_DOC);
+  await conn.meta.updateOne(list.filter, { $pull: { months: month } }, list.options);
+  conn.forgetMonths();
+  const messages = await conn.bucket(month).messages.estimatedDocumentCount();
+  for (const family of MONTHLY) await conn.db.dropCollection(bucketName(family, month)).catch(ignoreMissing);
+  return Math.max(messages, 1);
+}
+
+/**
+ * The months that have any collection on the server, oldest first — the catalog, not the list
+ * in `meta`: a collection a stray write re-created after its month was dropped (an attempt
+ * recorded for a delivery retention had just dropped) is found and dropped again.
+ */
+async function monthsOnDisk(conn: MongoConnection): Promise<Month[]> {
+  const pattern = new RegExp(`^(${MONTHLY.join('|')})_(\\d{6})$`);
+  const names = await conn.db.listCollections({ name: { $regex: pattern.source } }, { nameOnly: true }).toArray();
+  const months = new Set<Month>();
+  for (const { name } of names) {
+    const month = pattern.exec(name)?.[2];
+    if (month !== undefined && isMonth(month)) months.add(month);
+  }
+  return [...months].sort();
+}
+
+/** MongoDB's "ns not found": the collection went already (a drop is repeated after a crash). */
+function ignoreMissing(err: unknown): void {
+  if ((err as { code?: unknown }).code !== 26) throw err;
+}

@@ -1,0 +1,50 @@
+import { firstIdAt, newId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { parseHealCursor } from './delivery-claim.ts';
+import { dueEntryId } from './due-queue.ts';
+import { isMonth, monthOf, monthOfId, monthStartOf, nextMonth } from './months.ts';
+
+describe('months of the MongoDB layout', () => {
+  it('files a time in its UTC month, on both sides of each boundary', () => {
+    const newYear = Date.UTC(2027, 0, 1);
+    expect(monthOf(newYear - 1)).toBe('202612');
+    expect(monthOf(newYear)).toBe('202701');
+    const leapDay = Date.UTC(2028, 1, 29, 23, 59, 59, 999);
+    expect(monthOf(leapDay)).toBe('202802');
+    expect(monthOf(leapDay + 1)).toBe('202803');
+  });
+
+  it('reads the month from an id, as the id was stamped', () => {
+    const at = Date.UTC(2026, 10, 30, 23, 59, 59, 999);
+    expect(monthOfId(newId('delivery', { now: () => at }))).toBe('202611');
+    expect(monthOfId(newId('delivery', { now: () => at + 1 }))).toBe('202612');
+    expect(monthOfId(firstIdAt('message', Date.UTC(2026, 11, 1)))).toBe('202612');
+    expect(() => monthOfId('dlv_not-an-id')).toThrow(/not a time-ordered id/);
+  });
+
+  it('steps months across a year and back to their first instant', () => {
+    expect(nextMonth('202611')).toBe('202612');
+    expect(nextMonth('202612')).toBe('202701');
+    expect(monthStartOf('202701')).toBe(Date.UTC(2027, 0, 1));
+    expect(monthOf(monthStartOf('202603') - 1)).toBe('202602');
+    expect(isMonth('202612')).toBe(true);
+    expect(isMonth('202613')).toBe(false);
+    expect(isMonth('202600')).toBe(false);
+  });
+
+  it("keys a due entry month first, so a month's entries are one range of _id that no other month's enters", () => {
+    const entry = dueEntryId('202611', 'ep_01JD');
+    expect(entry).toBe('202611:ep_01JD');
+    expect(entry >= '202611:' && entry < '202611;').toBe(true);
+    const next = dueEntryId('202612', 'ep_01JD');
+    expect(next >= '202611:' && next < '202611;').toBe(false);
+  });
+
+  it('goes on healing where it stopped; a month no longer kept starts over at the oldest', () => {
+    const months = ['202610', '202611', '202612'];
+    expect(parseHealCursor('', months)).toEqual({ month: '202610', after: '' });
+    expect(parseHealCursor('202611:ep_5', months)).toEqual({ month: '202611', after: 'ep_5' });
+    expect(parseHealCursor('202609:ep_5', months)).toEqual({ month: '202610', after: '' });
+    expect(parseHealCursor('', [])).toEqual({ month: undefined, after: '' });
+  });
+});
