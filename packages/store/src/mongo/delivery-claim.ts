@@ -2,6 +2,7 @@ import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } fr
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
 import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
@@ -174,14 +175,17 @@ export function nextBound(state: string | undefined, entries: readonly { dueAt: 
  * HEAL_STEPS endpoints with open work after `cursor` (`<month>:<endpoint id>`: months oldest
  * first, endpoints in id order; one seek each on deliveries_endpoint_due_queue), so a delivery
  * whose noteDue was lost with its process is found within a pass over the endpoints with open
- * work, not only once the older backlog has drained. Examines ≤ months × STRANDED_PEEK +
- * 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
+ * work, not only once the older backlog has drained; and tells the messages of up to
+ * STRANDED_PEEK flagged completions a month their result (repairMessageStatuses). Examines ≤
+ * 2 × months × STRANDED_PEEK + 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
  */
 export async function healDueQueue(conn: MongoConnection, now: number, cursor: string): Promise<string> {
   // Next month's collections exist well before its first message (a cached read until then).
   await ensureMonths(conn, now);
   const q = P.dueHead(now);
   const months = await conn.months(now);
+  // Completions whose process died before their message heard of them (message-status.ts).
+  await repairMessageStatuses(conn, months, STRANDED_PEEK);
   const heads = await Promise.all(
     months.map(async (month) =>
       (

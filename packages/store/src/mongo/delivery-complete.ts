@@ -5,7 +5,7 @@ import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delive
 import type { MongoConnection } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
-import { moveMessageCount } from './message-status.ts';
+import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
@@ -14,11 +14,11 @@ import { markHeldWrite } from './stranded.ts';
 import { scope } from './query.ts';
 
 /**
- * DeliveryRepo.complete: the attempt, the delivery's new state, its message's status and
- * the endpoint's failure streak, in one transaction of point writes by _id (the attempt and the
- * delivery in the delivery's month: connection.ts, bucketOf; the lane's hand-over
- * and an alert event add one or two); the message's counts move by one (no
- * read of its other deliveries). The state is written only while the
+ * DeliveryRepo.complete: the attempt, the delivery's new state and the endpoint's failure
+ * streak, in one transaction of point writes by _id (the attempt and the delivery in the
+ * delivery's month: connection.ts, bucketOf; the lane's hand-over and an alert event add one or
+ * two); its message's status after the commit, by one update of the message
+ * (settleMessageStatus), so a fan-out's sibling completions do not conflict. The state is written only while the
  * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
  * happened) and the delivery's attempt count. A re-send asked for during the send
  * (`resend`) keeps the delivery due now, manual. The endpoint's rollups follow the
@@ -56,11 +56,13 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
             attemptCount: { $add: ['$attemptCount', 1] },
             policyAttempts: { $add: ['$policyAttempts', counts] },
             lastAttemptAt: { $max: ['$lastAttemptAt', { $literal: attempt.at }] },
+            // Until its message has the result (settleMessageStatus, after the commit).
+            messageStale: true,
           },
         },
       ],
       // Before: the status it leaves (the message's counts move from it) and whether a re-send was asked for.
-      { ...own.options, session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1 } },
+      { ...own.options, session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1, attemptCount: 1 } },
     );
     if (before === null) {
       // Claimed again since (this send outlived its lease), or failed with its endpoint: the
@@ -74,7 +76,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       // Gone: its month was dropped by retention during the send. No attempt either: an insert
       // would make the dropped collection again (without its indexes), outside any month kept.
       if (matchedCount > 0) await bucket.attempts.insertOne(attempt, { session });
-      return { applied: false, endpointDisabled: false, due: [] as DueNote[] };
+      return { applied: false, endpointDisabled: false, due: [] as DueNote[], settle: null };
     }
     await bucket.attempts.insertOne(attempt, { session });
     const effects = attemptEffects(outcome, before.resend === true, endpoint);
@@ -83,7 +85,6 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     if (effects.status !== written) {
       await bucket.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
     }
-    await moveMessageCount(conn, session, t, before.messageId, before.status, effects.status);
     // Its end moves its ordered lane on (#31): the next is named to be woken at once.
     const next = effects.handOver ? await handOver(conn, session, before, held) : null;
     await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
@@ -91,14 +92,17 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     if (effects.status === 'retrying' && !held)
       due.push({ ...t, endpointId, month: bucket.month, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
     if (next?.due) due.push(next.due);
-    return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due };
+    // Its message learns the result after the commit (settleMessageStatus says why).
+    const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
+    return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due, settle };
   });
-  const { due, ...result } = completed;
+  const { due, settle, ...result } = completed;
   // Committed: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
-  // failures are told as a process warning; the healer (delivery-claim.ts) and the walk
-  // (walkEndpoints) finish what they left.
+  // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
+  // the messages' statuses) and the walk (walkEndpoints) finish what they left.
   try {
+    if (settle !== null) await settleMessageStatus(conn, t, settle);
     // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue.
     await noteDue(conn, due);
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of

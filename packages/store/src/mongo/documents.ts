@@ -116,6 +116,18 @@ export interface MessageDoc extends TenantFields {
   counts?: StatusCounts;
   /** Bumped by every recount, so concurrent recounts of one message conflict (message-status.ts). */
   statusVersion?: number;
+  /**
+   * Each delivery's status by its id, with the attempt count that set it (a completion's,
+   * written after its commit: a later count wins, an equal one does not); `counts` and `status`
+   * are derived from it by the same write. Absent on messages written before (recounted).
+   */
+  statuses?: Record<string, StatusEntry>;
+}
+
+/** A delivery's entry in its message's `statuses`: its status, and its attempt count then. */
+export interface StatusEntry {
+  s: DeliveryStatus;
+  v: number;
 }
 
 /** How many of a message's deliveries are in each status. */
@@ -152,6 +164,12 @@ export interface DeliveryDoc extends TenantFields {
   leaseToken?: number;
   /** A manual re-send was asked for while the delivery was being sent: its completion keeps it due. */
   resend?: boolean;
+  /**
+   * Set by a completion's transaction, cleared once its message's `statuses` has the result
+   * (message-status.ts, settleMessageStatus): a process that dies in between leaves it for
+   * the repair (repairMessageStatuses) to find.
+   */
+  messageStale?: boolean;
   /** The lane (its message's ordering key) of an ordered delivery (#31); null or absent otherwise. */
   orderingKey?: string | null;
   /** Its place in the lane, from 1; null or absent when not ordered. */

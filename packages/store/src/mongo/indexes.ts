@@ -90,6 +90,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // counts read these entries only (a plain {status} match would scan the collection).
     { key: { status: 1, orgId: 1, env: 1 }, name: 'deliveries_retrying', partialFilterExpression: { status: 'retrying' } },
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
+    // Completions whose message has not been told their result yet (message-status.ts): normally
+    // empty, an entry living the milliseconds between a commit and the message's update.
+    { key: { _id: 1 }, name: 'deliveries_message_stale', partialFilterExpression: { messageStale: true } },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },

@@ -8,7 +8,7 @@ import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
-import { pendingCounts } from './message-status.ts';
+import { pendingCounts, pendingStatuses } from './message-status.ts';
 import { type Month, monthOf, monthOfId } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
@@ -115,14 +115,23 @@ async function createInTransaction(
     status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
   };
   const { id: _id, payload, ...fields } = message;
-  const doc: MessageDoc = { _id, ...scope(t), ...fields, consumerExternalId: consumer.externalId, counts: pendingCounts(targets.length) };
+  // Ids first: the message's status map names its deliveries (message-status.ts).
+  const deliveryIds = targets.map(() => newDeliveryId(input));
+  const doc: MessageDoc = {
+    _id,
+    ...scope(t),
+    ...fields,
+    consumerExternalId: consumer.externalId,
+    counts: pendingCounts(targets.length),
+    statuses: pendingStatuses(deliveryIds),
+  };
   const bucket = conn.bucketOf(_id);
   await bucket.messages.insertOne(doc, { session });
   await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   const deliveries: DeliveryDoc[] = [];
   const due: DueNote[] = [];
-  for (const endpoint of targets) {
-    const delivery = pendingDelivery(t, message, endpoint, newDeliveryId(input));
+  for (const [i, endpoint] of targets.entries()) {
+    const delivery = pendingDelivery(t, message, endpoint, deliveryIds[i]!);
     // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
     const key = endpoint.ordering === 'key' ? (message.orderingKey ?? null) : null;
     if (key !== null) {

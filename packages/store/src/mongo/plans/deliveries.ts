@@ -9,6 +9,25 @@ const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 
 export const DELIVERIES_PLANS = definePlans('deliveries', {
+  /** Completions whose message was not told their result (a process died after the commit): the repair's page, oldest first. */
+  messageStale: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_message_stale',
+    examines: '≤ limit: the partial index holds only deliveries flagged between a commit and their message’s update (normally none)',
+    maxExamined: (n) => n,
+    build: () => ({ filter: { messageStale: true }, sort: { _id: 1 } }),
+    example: [],
+  }),
+  /** One delivery's flag cleared once its message has its result — unless a later completion flagged it again. */
+  messageSettled: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { messageStale: 'the one document _id found', attemptCount: 'the one document _id found: a later completion (a higher count) keeps its flag' },
+    build: (id: string, attemptCount: number) => ({ filter: { _id: id, messageStale: true, attemptCount } }),
+    example: ['dlv_1', 1],
+  }),
   /** A month's head of the due queue: the healer's peek, the metrics' oldest due and due count (each run once per month). */
   dueHead: planSpec({
     collection: COLLECTIONS.deliveries,

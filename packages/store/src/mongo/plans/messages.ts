@@ -89,6 +89,16 @@ export const MESSAGES_PLANS = definePlans('messages', {
     build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, counts: { $exists: true } } }),
     example: [T_EX, 'msg_1'],
   }),
+  /** A message of the tenant by id when it has a status map: a completion's result set in it after its commit. */
+  withStatuses: planSpec({
+    collection: COLLECTIONS.messages,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, statuses: 'written before status maps existed: recounted instead (the one document _id found)' },
+    build: (t: T, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, statuses: { $type: 'object' } } }),
+    example: [T_EX, 'msg_1'],
+  }),
   /** A message's body by the message's id. */
   body: tenantById(COLLECTIONS.messageBodies, 'msg_1'),
   /**
