@@ -94,6 +94,11 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
 
 /** `meta`'s document listing the months whose collections exist: `{ _id: 'months', months: ['202611', …] }`. */
 export const MONTHS_DOC = 'months';
+/**
+ * plans/months.ts's `months.list`, spelled out here (the plans import this module);
+ * months.test.ts holds the two equal.
+ */
+export const MONTHS_LIST = { filter: { _id: MONTHS_DOC }, options: { hint: { _id: 1 }, comment: 'months.list' } } as const;
 /** How long a process trusts its list of months before it reads `meta` again. */
 const MONTHS_TTL_MS = 60_000;
 
@@ -159,16 +164,25 @@ export class MongoConnection {
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);
   }
 
+  /**
+   * The month whose bucket is the single collections of layouts before 4 (`messages`,
+   * `deliveries` …, adopted in place by layout-upgrade.ts), holding that month and every one
+   * before it; null for a database made in layout 4. Read once at open: it never changes.
+   */
+  legacyMonth: Month | null = null;
+
   /** `month`'s collections (whether or not they exist yet: a read of one not made finds nothing). */
   bucket(month: Month): MonthBucket {
     let b = this.#buckets.get(month);
     if (b === undefined) {
+      // The legacy month's bucket is the single collections, by the family's own name.
+      const name = (family: (typeof MONTHLY)[number]) => (month === this.legacyMonth ? family : bucketName(family, month));
       b = {
         month,
-        messages: this.db.collection(bucketName(COLLECTIONS.messages, month)),
-        messageBodies: this.db.collection(bucketName(COLLECTIONS.messageBodies, month)),
-        deliveries: this.db.collection(bucketName(COLLECTIONS.deliveries, month)),
-        attempts: this.db.collection(bucketName(COLLECTIONS.attempts, month)),
+        messages: this.db.collection(name(COLLECTIONS.messages)),
+        messageBodies: this.db.collection(name(COLLECTIONS.messageBodies)),
+        deliveries: this.db.collection(name(COLLECTIONS.deliveries)),
+        attempts: this.db.collection(name(COLLECTIONS.attempts)),
       };
       this.#buckets.set(month, b);
     }
@@ -181,7 +195,15 @@ export class MongoConnection {
    * @throws Error for an id that holds no time (ids reach the store checked).
    */
   bucketOf(id: string): MonthBucket {
-    return this.bucket(monthOfId(id));
+    const month = monthOfId(id);
+    return this.bucket(this.legacyMonth !== null && month < this.legacyMonth ? this.legacyMonth : month);
+  }
+
+  /** Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade). */
+  async readLegacyMonth(): Promise<void> {
+    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_LIST.options);
+    this.legacyMonth = doc?.legacyMonth ?? null;
+    this.#buckets.clear();
   }
 
   /**
@@ -193,8 +215,7 @@ export class MongoConnection {
   async months(now: number = Date.now()): Promise<Month[]> {
     if (this.#months !== undefined && now - this.#months.readAt < MONTHS_TTL_MS && now >= this.#months.readAt) return this.#months.list;
     this.#monthsRead ??= this.meta
-      // plans/months.ts's `months.list`, spelled out: the plans import this module.
-      .findOne({ _id: MONTHS_DOC }, { hint: { _id: 1 }, comment: 'months.list' })
+      .findOne(MONTHS_LIST.filter, MONTHS_LIST.options)
       .then((doc) => {
         const list = [...((doc as { months?: Month[] } | null)?.months ?? [])].sort();
         this.#months = { list, readAt: now };

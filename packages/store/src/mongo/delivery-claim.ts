@@ -45,9 +45,9 @@ interface Queued {
 }
 
 /**
- * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint and month
- * (an endpoint with due work in two months — a retry from the month before — may give twice
- * that), in two levels (due-queue.ts). Entries (an endpoint's deliveries in one month) come in pages by their bound (a lower bound of their first
+ * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint
+ * (sharePerEndpoint: each of its months' entries is read for that share), in two levels
+ * (due-queue.ts). Entries (an endpoint's deliveries in one month) come in pages by their bound (a lower bound of their first
  * due time), each taken for the sweep by compare-and-set, read (its first `perEndpoint + 1`
  * entries) and its bound moved to what was read. Pages go on until `limit` deliveries are found
  * and the next page's lowest bound is later than the last of them (so the answer is the oldest
@@ -74,10 +74,22 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
     due.push(...(await takeAndRead(conn, now, fresh, perEndpoint)));
     if (queued.length < DUE_ENDPOINTS_PAGE) break;
   }
-  return due
-    .sort(byDue)
+  return sharePerEndpoint(due.sort(byDue), perEndpoint)
     .slice(0, limit)
     .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
+}
+
+/**
+ * At most `perEndpoint` of each endpoint, oldest due first: an endpoint has an entry per month
+ * with due work (a retry from last month beside this month's), each read for its own share.
+ */
+export function sharePerEndpoint<E extends { endpointId: string }>(sorted: readonly E[], perEndpoint: number): E[] {
+  const taken = new Map<string, number>();
+  return sorted.filter((d) => {
+    const n = taken.get(d.endpointId) ?? 0;
+    taken.set(d.endpointId, n + 1);
+    return n < perEndpoint;
+  });
 }
 
 /** The next page of endpoints whose bound has come, after `last` (by bound, then id). */
@@ -111,13 +123,22 @@ function byDue(a: Entry, b: Entry): number {
  */
 async function takeAndRead(conn: MongoConnection, now: number, queued: readonly Queued[], perEndpoint: number): Promise<Entry[]> {
   const held = now + DUE_PAGE_LEASE_MS;
+  // An entry of a month retention has dropped (a late noteDue wrote it): deleted, not read.
+  const oldest = (await conn.months(now))[0];
+  const dropped = queued.filter((e) => oldest !== undefined && e.month < oldest);
+  for (const e of dropped) {
+    const q = P.dueEndpoint(e._id, e.dueAt);
+    await conn.dueEndpoints.deleteOne(q.filter, q.options);
+  }
   const won = (
     await Promise.all(
-      queued.map(async (e) => {
-        const q = P.dueEndpoint(e._id, e.dueAt);
-        const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
-        return modifiedCount === 1 ? e : null;
-      }),
+      queued
+        .filter((e) => !dropped.includes(e))
+        .map(async (e) => {
+          const q = P.dueEndpoint(e._id, e.dueAt);
+          const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
+          return modifiedCount === 1 ? e : null;
+        }),
     )
   ).filter((e) => e !== null);
   if (won.length === 0) return [];
@@ -181,7 +202,8 @@ export function nextBound(state: string | undefined, entries: readonly { dueAt: 
  */
 export async function healDueQueue(conn: MongoConnection, now: number, cursor: string): Promise<string> {
   // Next month's collections exist well before its first message (a cached read until then).
-  await ensureMonths(conn, now);
+  // Off the sweep's result: a failure here is told, and tried again at the next healing.
+  await ensureMonths(conn, now).catch((err: unknown) => process.emitWarning(`wirehook: making the next month's collections: ${String(err)}`));
   const q = P.dueHead(now);
   const months = await conn.months(now);
   // Completions whose process died before their message heard of them (message-status.ts).
@@ -256,9 +278,10 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   const body = MESSAGE_PLANS.body(tenant, leased.messageId);
   const [endpoint, message, stored] = await Promise.all([
     conn.endpoints.findOne(active.filter, active.options),
-    // A message and its deliveries share a month (connection.ts, bucketOf).
-    bucket.messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
-    bucket.messageBodies.findOne(body.filter, { ...body.options, projection: { payload: 1 } }),
+    // By the message's own id: the month of its deliveries too (connection.ts, bucketOf), read
+    // from the message's side so that a pair a clock split across a boundary still holds.
+    conn.bucketOf(leased.messageId).messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
+    conn.bucketOf(leased.messageId).messageBodies.findOne(body.filter, { ...body.options, projection: { payload: 1 } }),
   ]);
   if (endpoint === null) {
     // Paused, disabled or deleted since it became due: not sent; due as it was (the sweep's

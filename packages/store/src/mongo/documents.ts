@@ -287,6 +287,8 @@ export interface MetaDoc {
   at?: number;
   /** `_id: 'months'`: the months whose collections exist, `YYYYMM` (month-buckets.ts). */
   months?: string[];
+  /** `_id: 'months'`: the month whose bucket is the single collections of layouts before 4 (connection.ts, legacyMonth). */
+  legacyMonth?: string;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

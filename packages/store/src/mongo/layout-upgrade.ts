@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Document } from 'mongodb';
-import { bucketName, COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
+import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { INDEXES, OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
-import { type Month, monthOfId } from './months.ts';
+import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
 
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
@@ -36,7 +36,8 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
   const jobs = new MongoJobLeaseRepo(conn);
   const started = Date.now();
   for (;;) {
-    const schema = await meta.findOne({ _id: 'schema' });
+    const q = MONTHS_PLANS.meta('schema');
+    const schema = await meta.findOne(q.filter, q.options);
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
@@ -48,10 +49,13 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
         if (!(await jobs.take(LEASE, holder, at, at + LEASE_MS))) throw new Error('the layout upgrade lost its lease to another process');
       };
       log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
-      await migrateDocuments(conn.db, renew, log);
-      await moveToMonths(conn, renew, log);
+      // Layouts 1–2 only: layout 3 has these fields and indexes already.
+      if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
+      // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
+      const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
+      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), log);
       await backfillDueQueue(conn, renew);
-      await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { upsert: true });
+      await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
       return;
     }
@@ -157,61 +161,31 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
 
 /**
  * Layout 4 (#39): the single `messages`, `message_bodies`, `deliveries` and `attempts`
- * collections of earlier layouts move into their months' (months.ts; an attempt to its
- * delivery's month), UPGRADE_BATCH documents at a time by _id: each batch is inserted into its
- * months' collections (made first, with their indexes), a document already there skipped (a
- * crash repeats a batch), then deleted from the old collection, which is dropped once empty.
- * Attempts go last, so a delivery is in its month before its attempts are.
+ * collections of earlier layouts are adopted where they are, as the bucket of this month and
+ * every month before it (connection.ts, legacyMonth) — no document is copied or deleted, so the
+ * upgrade costs index builds, not a rewrite of the store with its oplog. New months get their
+ * own collections; retention drops the adopted ones whole once this month leaves the window.
+ * This layout's indexes are built on them (a new partial index on a field no document has yet
+ * costs one pass, without blocking writes), the index retention no longer uses is dropped, and
+ * the due queue's entries (keyed by endpoint alone) give way to one per endpoint and month.
  */
-async function moveToMonths(conn: MongoConnection, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
-  const made = new Set<Month>();
-  for (const family of MONTHLY) {
-    const old = conn.db.collection<{ _id: string } & Document>(family);
-    let moved = 0;
-    for (;;) {
-      const docs = await old
-        .find({}, { sort: { _id: 1 }, hint: { _id: 1 } })
-        .limit(UPGRADE_BATCH)
-        .toArray();
-      if (docs.length === 0) break;
-      const byMonth = new Map<Month, ({ _id: string } & Document)[]>();
-      for (const doc of docs) {
-        const month = monthOfId(family === COLLECTIONS.attempts ? String(doc['deliveryId']) : doc._id);
-        byMonth.set(month, [...(byMonth.get(month) ?? []), doc]);
-      }
-      for (const [month, inMonth] of byMonth) {
-        if (!made.has(month)) {
-          for (const f of MONTHLY) await conn.db.collection(bucketName(f, month)).createIndexes([...(INDEXES[f] ?? [])]);
-          const list = MONTHS_PLANS.list(MONTHS_DOC);
-          await conn.meta.updateOne(list.filter, { $addToSet: { months: month } }, { ...list.options, upsert: true });
-          made.add(month);
-        }
-        await conn.db
-          .collection<{ _id: string } & Document>(bucketName(family, month))
-          .insertMany(inMonth, { ordered: false })
-          .catch((err: unknown) => {
-            // Already moved by a run that crashed before its delete: every error a duplicate key.
-            const errors = (err as { writeErrors?: { code?: number }[] }).writeErrors;
-            if (errors === undefined || errors.some((e) => e.code !== DUPLICATE_KEY)) throw err;
-          });
-      }
-      await old.deleteMany({ _id: { $in: docs.map((d) => d._id) } }, { hint: { _id: 1 } });
-      moved += docs.length;
-      await renew();
-    }
-    await conn.db.dropCollection(family).catch((err: unknown) => {
-      if ((err as { code?: unknown }).code !== NAMESPACE_NOT_FOUND) throw err;
+async function adoptSingleCollections(conn: MongoConnection, now: number, log: (line: string) => void): Promise<void> {
+  const month = monthOf(now);
+  for (const family of MONTHLY) await conn.db.collection(family).createIndexes([...(INDEXES[family] ?? [])]);
+  await conn.db
+    .collection(COLLECTIONS.messages)
+    .dropIndex('messages_created_at')
+    .catch((err: unknown) => {
+      if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
     });
-    if (moved > 0) log(`MongoDB layout upgrade: ${moved} documents of ${family} moved into their months`);
-  }
+  const list = MONTHS_PLANS.list(MONTHS_DOC);
+  await conn.meta.updateOne(list.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...list.options, upsert: true });
   conn.forgetMonths();
-  // Entries of the single-collection queue (keyed by endpoint alone) give way to one per
-  // endpoint and month: once, a scan of one document per endpoint.
+  await conn.readLegacyMonth();
+  // Once, a scan of one document per endpoint.
   await conn.db.collection(COLLECTIONS.dueEndpoints).deleteMany({ month: { $exists: false } });
+  log(`MongoDB layout upgrade: messages, bodies, deliveries and attempts kept in place as the bucket of ${month} and the months before it`);
 }
-
-const DUPLICATE_KEY = 11000;
-const NAMESPACE_NOT_FOUND = 26;
 
 /**
  * Gives every endpoint with due work in a month its `due_endpoints` bound for that month (#39),

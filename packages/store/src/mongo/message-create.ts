@@ -9,7 +9,8 @@ import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { pendingCounts, pendingStatuses } from './message-status.ts';
-import { type Month, monthOf, monthOfId } from './months.ts';
+import { ensureMonth } from './month-buckets.ts';
+import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { markHeldWrite } from './stranded.ts';
@@ -50,6 +51,9 @@ const CONSUMER_RACE_TRIES = 3;
  */
 export async function createMessage(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
   checkMonth(input);
+  // Its month's collections with their indexes (a cached check: made ahead, unless a clock is
+  // far off); an insert in the transaction would make a missing one without them.
+  await ensureMonth(conn, monthOfId(input.id));
   // A replay is answered without counting (at the limit too): look before taking a count.
   if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
     const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
@@ -214,12 +218,14 @@ async function findIdempotent(conn: MongoConnection, session: ClientSession | un
 
 /**
  * The months, of those that exist (`months`, ascending), from `idempotencySince`'s to the
- * send's, oldest first (so the earliest message is found first): the intake's window of 24 h
- * spans at most two, one lookup each.
+ * send's and the one after, oldest first (so the earliest message is found first): the
+ * intake's window of 24 h spans at most two, plus the next month's (empty but for a clock a
+ * little ahead), one lookup each.
  */
 function idempotencyMonths(months: readonly Month[], input: Pick<NewMessage, 'idempotencySince' | 'createdAt'>): Month[] {
   const from = monthOf(input.idempotencySince);
-  const to = monthOf(input.createdAt);
+  // And the next month: an intake whose clock is a little ahead may have filed the original there.
+  const to = nextMonth(monthOf(input.createdAt));
   return months.filter((month) => month >= from && month <= to);
 }
 

@@ -2,7 +2,8 @@ import { bucketName, MONTHLY, MONTHS_DOC, type MongoConnection } from './connect
 import { noteDue } from './due-queue.ts';
 import { INDEXES } from './indexes.ts';
 import { isMonth, type Month, monthOf, nextMonth } from './months.ts';
-import { handOverLanesOfMonth } from './ordered-lanes.ts';
+import { handOverLanesBefore, handOverLanesOfMonth } from './ordered-lanes.ts';
+import type { Sent } from './plans/plan.ts';
 import { MONTHS_PLANS as P } from './plans/months.ts';
 
 // The life of a month's collections (months.ts says what lives in them):
@@ -41,53 +42,79 @@ export async function ensureMonth(conn: MongoConnection, month: Month, now: numb
 }
 
 /**
- * Retention (the message port's deleteBefore): the oldest month wholly before `before` — its
- * ordered lanes' heads handed over (≤ `batch` lanes a call), then its due entries deleted (≤
- * `batch` a call), then its four collections dropped. One step a call, so the retention job
- * paces it like any delete.
- * @returns `batch` while the month's lanes or entries are still being let go of (call again),
- * then the messages the dropped month held (the collection's count from its metadata, not a
- * count of documents), 0 when no month is left before `before`.
+ * A month is dropped only once the retention cutoff is this far past its end: a writer whose
+ * clock is behind the retention job's (RETENTION_MONTHS=1, the first seconds of a month) is
+ * not still filing messages into a month being dropped.
+ */
+const DROP_MARGIN_MS = 3_600_000;
+
+/**
+ * Retention (the message port's deleteBefore): the oldest month wholly before `before` (less
+ * DROP_MARGIN_MS) — its ordered lanes' heads handed over (≤ `batch` lanes a call), then its due
+ * entries deleted (≤ `batch` a call), then its four collections dropped. One step a call, so
+ * the retention job paces it like any delete. Once no such month is left, each call moves on
+ * the lanes a hand-over pointed back into a dropped month meanwhile and deletes the due entries
+ * a late noteDue wrote for one (handOverLanesBefore, dueEntriesBefore: ranges normally empty).
+ * @returns `batch` while there is more to do (call again), else the messages the month just
+ * dropped held (its collection's count from metadata, not a count of documents), 0 when done.
  */
 export async function dropMonthsBefore(conn: MongoConnection, before: number, batch: number): Promise<number> {
   if (batch <= 0) return 0;
-  const month = (await monthsOnDisk(conn)).find((m) => m < monthOf(before));
-  if (month === undefined) return 0;
+  const cutoff = monthOf(before - DROP_MARGIN_MS);
+  const onDisk = await monthsOnDisk(conn);
+  const old = onDisk.filter((m) => m < cutoff);
+  const month = old[0];
+  if (month === undefined) return tidyAfterDrops(conn, onDisk[0] ?? cutoff, batch);
   const lanes = await handOverLanesOfMonth(conn, month, batch);
   await noteDue(conn, lanes.due);
   if (lanes.handed >= batch) return batch;
-  const q = P.dueEntriesOfMonth(month);
-  const entries = await conn.dueEndpoints
-    .find(q.filter, { ...q.options, projection: { _id: 1 } })
-    .limit(batch)
-    .toArray();
-  if (entries.length > 0) {
-    const ids = P.dueEntriesByIds(entries.map((e) => e._id));
-    await conn.dueEndpoints.deleteMany(ids.filter, ids.options);
-    if (entries.length >= batch) return batch;
-  }
+  if ((await deleteDueEntries(conn, P.dueEntriesOfMonth(month), batch)) >= batch) return batch;
   // Off the list first: a read across months that starts now skips it rather than read a
   // collection going away (one that read the list before finds it empty, harmlessly).
   const list = P.list(MONTHS_DOC);
   await conn.meta.updateOne(list.filter, { $pull: { months: month } }, list.options);
   conn.forgetMonths();
-  const messages = await conn.bucket(month).messages.estimatedDocumentCount();
-  for (const family of MONTHLY) await conn.db.dropCollection(bucketName(family, month)).catch(ignoreMissing);
-  return Math.max(messages, 1);
+  const bucket = conn.bucket(month);
+  const messages = await bucket.messages.estimatedDocumentCount({ comment: 'months.drop' });
+  // Deliveries first: a claim that still finds one finds its message too, and a completion
+  // that finds it can still write its attempt into a collection that exists.
+  for (const c of [bucket.deliveries, bucket.attempts, bucket.messages, bucket.messageBodies]) await c.drop().catch(ignoreMissing);
+  // More months to go: call again (a small month must not read as caught up).
+  return old.length > 1 ? Math.max(messages, batch) : messages;
+}
+
+/** The tidying once no month is left to drop. @returns `batch` while there is more, else 0. */
+async function tidyAfterDrops(conn: MongoConnection, oldestKept: Month, batch: number): Promise<number> {
+  const lanes = await handOverLanesBefore(conn, oldestKept, batch);
+  await noteDue(conn, lanes.due);
+  if (lanes.handed >= batch) return batch;
+  return (await deleteDueEntries(conn, P.dueEntriesBefore(oldestKept), batch)) >= batch ? batch : 0;
+}
+
+/** Deletes up to `batch` due entries of the plan's range of `_id`. @returns how many went. */
+async function deleteDueEntries(conn: MongoConnection, range: Sent, batch: number): Promise<number> {
+  const entries = await conn.dueEndpoints
+    .find(range.filter, { ...range.options, projection: { _id: 1 } })
+    .limit(batch)
+    .toArray();
+  if (entries.length === 0) return 0;
+  const ids = P.dueEntriesByIds(entries.map((e) => e._id));
+  await conn.dueEndpoints.deleteMany(ids.filter, ids.options);
+  return entries.length;
 }
 
 /**
  * The months that have any collection on the server, oldest first — the catalog, not the list
- * in `meta`: a collection a stray write re-created after its month was dropped (an attempt
- * recorded for a delivery retention had just dropped) is found and dropped again.
+ * in `meta`: a collection a stray write re-created after its month was dropped is found and
+ * dropped again. The legacy month (connection.ts) counts while its single collections exist.
  */
 async function monthsOnDisk(conn: MongoConnection): Promise<Month[]> {
-  const pattern = new RegExp(`^(${MONTHLY.join('|')})_(\\d{6})$`);
+  const pattern = new RegExp(`^(${MONTHLY.join('|')})(?:_(\\d{6}))?$`);
   const names = await conn.db.listCollections({ name: { $regex: pattern.source } }, { nameOnly: true }).toArray();
   const months = new Set<Month>();
   for (const { name } of names) {
-    const month = pattern.exec(name)?.[2];
-    if (month !== undefined && isMonth(month)) months.add(month);
+    const month = pattern.exec(name)?.[2] ?? conn.legacyMonth;
+    if (month !== undefined && month !== null && isMonth(month)) months.add(month);
   }
   return [...months].sort();
 }

@@ -1,8 +1,10 @@
 import { firstIdAt, newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { parseHealCursor } from './delivery-claim.ts';
+import { MONTHS_DOC, MONTHS_LIST } from './connection.ts';
+import { parseHealCursor, sharePerEndpoint } from './delivery-claim.ts';
+import { MONTHS_PLANS } from './plans/months.ts';
 import { dueEntryId } from './due-queue.ts';
-import { isMonth, monthOf, monthOfId, monthStartOf, nextMonth } from './months.ts';
+import { idsByMonth, isMonth, monthOf, monthOfId, monthStartOf, nextMonth, previousMonth } from './months.ts';
 
 describe('months of the MongoDB layout', () => {
   it('files a time in its UTC month, on both sides of each boundary', () => {
@@ -25,6 +27,8 @@ describe('months of the MongoDB layout', () => {
   it('steps months across a year and back to their first instant', () => {
     expect(nextMonth('202611')).toBe('202612');
     expect(nextMonth('202612')).toBe('202701');
+    expect(previousMonth('202701')).toBe('202612');
+    expect(previousMonth('202612')).toBe('202611');
     expect(monthStartOf('202701')).toBe(Date.UTC(2027, 0, 1));
     expect(monthOf(monthStartOf('202603') - 1)).toBe('202602');
     expect(isMonth('202612')).toBe(true);
@@ -46,5 +50,30 @@ describe('months of the MongoDB layout', () => {
     expect(parseHealCursor('202611:ep_5', months)).toEqual({ month: '202611', after: 'ep_5' });
     expect(parseHealCursor('202609:ep_5', months)).toEqual({ month: '202610', after: '' });
     expect(parseHealCursor('', [])).toEqual({ month: undefined, after: '' });
+  });
+
+  it('gives an endpoint with due work in two months its share once, oldest due first', () => {
+    const due = [
+      { id: 'a1', endpointId: 'ep_a' },
+      { id: 'b1', endpointId: 'ep_b' },
+      { id: 'a2', endpointId: 'ep_a' },
+      { id: 'a3', endpointId: 'ep_a' },
+    ];
+    expect(sharePerEndpoint(due, 2).map((d) => d.id)).toEqual(['a1', 'b1', 'a2']);
+    expect(sharePerEndpoint(due, 3).map((d) => d.id)).toEqual(['a1', 'b1', 'a2', 'a3']);
+  });
+
+  it('groups ids by their month, each once', () => {
+    const nov = newId('delivery', { now: () => Date.UTC(2026, 10, 30, 23, 59) });
+    const dec = newId('delivery', { now: () => Date.UTC(2026, 11, 1) });
+    expect([...idsByMonth([nov, dec, nov])]).toEqual([
+      ['202611', [nov]],
+      ['202612', [dec]],
+    ]);
+  });
+
+  it('reads the list of months as its plan says (connection.ts spells it out)', () => {
+    const plan = MONTHS_PLANS.list(MONTHS_DOC);
+    expect(MONTHS_LIST).toEqual({ filter: plan.filter, options: plan.options });
   });
 });

@@ -32,6 +32,13 @@ export function nextMonth(month: Month): Month {
   return m === 12 ? `${y + 1}01` : `${y}${String(m + 1).padStart(2, '0')}`;
 }
 
+/** The month before `month`. */
+export function previousMonth(month: Month): Month {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(4, 6));
+  return m === 1 ? `${y - 1}12` : `${y}${String(m - 1).padStart(2, '0')}`;
+}
+
 /**
  * The month of a time-ordered id (`msg_…`, `dlv_…`). Ids reach the store already checked by
  * the API (shape and retention window), so a malformed one is a bug, not input.

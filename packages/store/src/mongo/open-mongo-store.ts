@@ -71,6 +71,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await ensureIndexes(db);
     const conn = new MongoConnection(client, db);
     await upgradeLayout(conn, where, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+    // The bucket of the collections layouts before 4 kept (layout-upgrade.ts), if any.
+    await conn.readLegacyMonth();
     // This month's and next month's collections, before anything is written to them.
     await ensureMonths(conn, Date.now());
     const onCommand = options.onCommand;

@@ -3,7 +3,7 @@ import type { ClientSession, Document, WithId } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
-import { idsByMonth, type Month, monthOf, monthOfId, monthStartOf, nextMonth } from './months.ts';
+import { idsByMonth, type Month, monthOf, monthOfId, monthStartOf, nextMonth, previousMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
@@ -250,16 +250,38 @@ export async function pruneLanes(conn: MongoConnection, before: number, batch: n
  * The lanes whose head is a delivery of `month`, which retention is about to drop, each handed
  * to its next waiting delivery in a LATER month (those waiting in `month` go with it), or to
  * none: up to `batch` lanes, each in a transaction of its own (held as handOver's: its endpoint
- * not active). Reads the month's range of delivery_lanes_open (delivery ids are time-ordered:
- * the month's are one range of headId); each lane read leaves it. Call it until it returns
+ * not active). The old head is failed in the same transaction, so it is not sent beside the new
+ * one meanwhile (a claim of it conflicts, or then finds it ended). Reads the month's range of
+ * delivery_lanes_open (delivery ids are time-ordered: the month's are one range of headId; the
+ * legacy month's, every id before its end); each lane read leaves it. Call it until it returns
  * `handed` < `batch`, then drop the month.
- * @returns `handed`: the lanes read from the range (each now off the month, by this call or by
- * a hand-over meanwhile); `due`: the new heads to pass to noteDue (their transactions committed).
+ * @returns `handed`: the lanes read from the range; `due`: the new heads to pass to noteDue
+ * (their transactions committed).
  * @throws the transaction's error (the lanes before it are handed over).
  */
 export async function handOverLanesOfMonth(conn: MongoConnection, month: Month, batch: number): Promise<{ handed: number; due: DueNote[] }> {
+  const from = month === conn.legacyMonth ? firstIdAt('delivery', 0) : firstIdAt('delivery', monthStartOf(month));
+  return handOverRange(conn, { from, to: firstIdAt('delivery', monthStartOf(nextMonth(month))) }, month, batch);
+}
+
+/**
+ * The lanes whose head is older than every month kept (`oldestKept`): a hand-over pointed one
+ * back into a month while its drop was under way (a process's month list is up to a minute
+ * old). Handed over as handOverLanesOfMonth does, to a delivery of a kept month or none.
+ */
+export async function handOverLanesBefore(conn: MongoConnection, oldestKept: Month, batch: number): Promise<{ handed: number; due: DueNote[] }> {
+  // Every id before the legacy month's end is in its bucket, kept.
+  if (oldestKept === conn.legacyMonth) return { handed: 0, due: [] };
+  return handOverRange(conn, { from: firstIdAt('delivery', 0), to: firstIdAt('delivery', monthStartOf(oldestKept)) }, previousMonth(oldestKept), batch);
+}
+
+async function handOverRange(
+  conn: MongoConnection,
+  range: { from: string; to: string },
+  last: Month,
+  batch: number,
+): Promise<{ handed: number; due: DueNote[] }> {
   if (batch <= 0) return { handed: 0, due: [] };
-  const range = { from: firstIdAt('delivery', monthStartOf(month)), to: firstIdAt('delivery', monthStartOf(nextMonth(month))) };
   const q = P.headedBetween(range.from, range.to);
   const lanes = await conn.deliveryLanes
     .find(q.filter, { ...q.options, projection: { _id: 0, orgId: 1, env: 1, endpointId: 1, orderingKey: 1 } })
@@ -267,27 +289,33 @@ export async function handOverLanesOfMonth(conn: MongoConnection, month: Month, 
     .toArray();
   const due: DueNote[] = [];
   for (const lane of lanes) {
-    const next = await conn.transaction((session) => handOverOutOf(conn, session, lane, month, range));
+    const next = await conn.transaction((session) => handOverOutOf(conn, session, lane, last, range));
     if (next?.due) due.push(next.due);
   }
   return { handed: lanes.length, due };
 }
 
-/** One lane of handOverLanesOfMonth, in its transaction: read again, so a head moved meanwhile is left as it is. */
+/**
+ * One lane of handOverRange, in its transaction: read again, so a head moved meanwhile is left
+ * as it is; the old head (if its collection is still there) failed; the next from a month after
+ * `last`.
+ */
 async function handOverOutOf(
   conn: MongoConnection,
   session: ClientSession,
   lane: { orgId: string; env: Tenant['env']; endpointId: string; orderingKey: string },
-  month: Month,
+  last: Month,
   range: { from: string; to: string },
 ): Promise<HandedOver | null> {
   const q = P.lane(lane.endpointId, lane.orderingKey);
   const current = await conn.deliveryLanes.findOne(q.filter, { ...q.options, session, projection: { headId: 1 } });
   const head = current?.headId;
   if (typeof head !== 'string' || head < range.from || head >= range.to) return null;
+  const h = P.openDelivery(head);
+  await conn.bucketOf(head).deliveries.updateOne(h.filter, { $set: { status: 'failed', nextAttemptAt: null, leaseUntil: null } }, { ...h.options, session });
   const e = P.endpoint({ orgId: lane.orgId, env: lane.env }, lane.endpointId);
   const endpoint = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1 } });
-  const next = await promoteNext(conn, session, lane.endpointId, lane.orderingKey, endpoint?.status !== 'active', month);
+  const next = await promoteNext(conn, session, lane.endpointId, lane.orderingKey, endpoint?.status !== 'active', last);
   await setHead(conn, session, lane.endpointId, lane.orderingKey, next?.id ?? null);
   return next;
 }

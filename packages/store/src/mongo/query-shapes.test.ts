@@ -72,11 +72,12 @@ describe('MongoDB query shapes', () => {
     // A call on a collection whose first argument is not a plan's filter or pipeline is a query
     // nobody checked. (Inserts need no plan: they read nothing.)
     const dir = import.meta.dirname;
-    // `conn.endpoints.find(`, `bucket.deliveries.find(`, `conn.bucketOf(id).messages.findOne(` …:
-    // any collection of the connection or of a month's bucket, by its property name.
+    // `conn.endpoints.find(`, `bucket.deliveries.find(`, `conn.bucketOf(id).messages.findOne(`,
+    // a destructured `deliveries.find(` …: any collection of the connection or of a month's
+    // bucket, by its property name.
     const collection = Object.keys(COLLECTIONS).join('|');
     const call = new RegExp(
-      `\\.\\s*(${collection})\\s*\\.\\s*(find|findOne|countDocuments|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|replaceOne|deleteOne|deleteMany|aggregate|distinct|bulkWrite)\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`,
+      `(?<![\\w$#])(${collection})\\s*\\.\\s*(find|findOne|countDocuments|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|replaceOne|deleteOne|deleteMany|aggregate|distinct|bulkWrite)\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`,
       'g',
     );
     const unplanned: string[] = [];

@@ -21,6 +21,13 @@ import { rejoinLane } from './ordered-lanes.ts';
 import { RECOVERIES_PLANS as P } from './plans/recoveries.ts';
 import { scope } from './query.ts';
 
+/**
+ * The most targets a start counts (index keys: a recovery of a month of failures at 5,000/s is
+ * 10⁹): beyond it `total` reads as "at least", and the walk goes on to the last target all the
+ * same (each step queues what it reads; the last sets `queued` to `total`).
+ */
+const TARGETS_COUNT_CAP = 1_000_000;
+
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
   readonly #conn: MongoConnection;
@@ -112,9 +119,12 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   async #countTargets(endpointId: string, since: number): Promise<number> {
     const from = monthOf(since);
     const q = P.targetsCount(endpointId, since);
-    const months = (await this.#conn.months()).filter((m) => m >= from);
-    const counts = await Promise.all(months.map((m) => this.#conn.bucket(m).deliveries.countDocuments(q.filter, q.options)));
-    return counts.reduce((a, b) => a + b, 0);
+    let total = 0;
+    for (const month of (await this.#conn.months()).filter((m) => m >= from)) {
+      if (total >= TARGETS_COUNT_CAP) break;
+      total += await this.#conn.bucket(month).deliveries.countDocuments(q.filter, { ...q.options, limit: TARGETS_COUNT_CAP - total });
+    }
+    return total;
   }
 
   /**

@@ -5,6 +5,15 @@ import { definePlans, planSpec } from './plan.ts';
 // the due entries of a month retention drops.
 
 export const MONTHS_PLANS = definePlans('months', {
+  /** A document of `meta` by id: the layout's version (`schema`). */
+  meta: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['schema'],
+  }),
   /** The list of months whose collections exist (one document). */
   list: planSpec({
     collection: COLLECTIONS.meta,
@@ -24,6 +33,15 @@ export const MONTHS_PLANS = definePlans('months', {
     examines: "≤ limit: a range walk of _id over one month's entries (';' follows ':' in every collation of ASCII)",
     maxExamined: (n) => n + 1,
     build: (month: string) => ({ filter: { _id: { $gte: `${month}:`, $lt: `${month};` } }, sort: { _id: 1 } }),
+    example: ['202611'],
+  }),
+  /** Due entries of every month before `month` (months dropped: written by a late noteDue), a range of _id. */
+  dueEntriesBefore: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: '_id_',
+    examines: '≤ limit: a range walk of _id below the oldest kept month (normally empty)',
+    maxExamined: (n) => n + 1,
+    build: (month: string) => ({ filter: { _id: { $lt: `${month}:` } }, sort: { _id: 1 } }),
     example: ['202611'],
   }),
   /** Due entries by id (the batch just read), to delete them. */
