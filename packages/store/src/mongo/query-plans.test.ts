@@ -43,6 +43,8 @@ const unnamed: string[] = [];
 
 function record(command: Document, commandName: string): void {
   if (!QUERY_COMMANDS.has(commandName)) return;
+  // estimatedDocumentCount (a month's drop): a count without a query reads the collection's metadata.
+  if (commandName === 'count' && command['query'] === undefined) return;
   const comment = command['comment'];
   if (typeof comment !== 'string') {
     unnamed.push(
