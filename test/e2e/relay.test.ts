@@ -29,7 +29,7 @@ async function setUp(wh: Harness, fixedIp: boolean, url = rx.url()) {
   const endpoint = (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url, fixed_ip: fixedIp })).body;
   expect(endpoint.fixed_ip).toBe(fixedIp);
   const send = async () => (await t.api.post('/v1/messages', { consumer, event_type: 'a.b', payload: {} })).body.id as string;
-  return { t, endpoint, send };
+  return { t, endpoint, send, consumer };
 }
 
 describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
@@ -99,6 +99,25 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     } finally {
       await failing.receiver.close();
     }
+  });
+
+  // #40 M2: 200 characters (the spec's longest ordering_key) of 3-byte UTF-8 percent-encode to
+  // 1,800; the relay refused more than 600, a relay error blocking the lane for the whole policy.
+  it('an ordered fixed_ip endpoint delivers the longest non-ASCII ordering_key (200 × €, a 1,800-character header) through the relay', async () => {
+    const e = await setUp(wh, true);
+    expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { ordering: 'key' })).status).toBe(200);
+    const key = '€'.repeat(200);
+    const sent = await e.t.api.post('/v1/messages', { consumer: e.consumer, event_type: 'a.b', payload: {}, ordering_key: key });
+    expect(sent.status).toBe(202);
+    const id = sent.body.id as string;
+    await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
+    const request = rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!;
+    expect(request.headers['webhook-ordering-key']).toHaveLength(1_800);
+    expect(decodeURIComponent(request.headers['webhook-ordering-key']!)).toBe(key);
+    expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({
+      status: 'success',
+      attempts: [{ via: 'relay', response_status: 200 }],
+    });
   });
 
   it('an endpoint without fixed_ip goes direct, from the host’s own address', async () => {

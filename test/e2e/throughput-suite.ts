@@ -115,6 +115,83 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       60_000,
     );
 
+    /**
+     * #40: an endpoint whose receiver answered its first request 429 with Retry-After: 3600, held
+     * (`held_until` an hour on), and a second message sent meanwhile, put off to the hold's end.
+     */
+    async function heldForAnHour() {
+      const rx = await receiver();
+      let first = true;
+      rx.receiver.respondWith(() => {
+        if (!first) return { status: 204 };
+        first = false;
+        return { status: 429, headers: { 'retry-after': '3600' } };
+      });
+      const ep = await endpoint({}, rx.url());
+      const answered = (await send(ep.consumer, { n: 0 })).body.id as string;
+      await eventually(() => expect(rx.receiver.requests).toHaveLength(1), 10_000, 20);
+      const answeredAt = rx.receiver.requests[0]!.receivedAt;
+      await eventually(async () => {
+        const held = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until as number | null;
+        expect(held).toBeGreaterThan(answeredAt + 3_500_000);
+      });
+      const putOff = (await send(ep.consumer, { n: 1 })).body.id as string;
+      // Claimed and put off to the hold's end (or not yet claimed): either way held, not sent.
+      await eventually(async () => expect((await suite.detail(putOff)).deliveries[0].status).toBe('pending'));
+      expect(rx.receiver.requests).toHaveLength(1);
+      return { rx, ep, answered, putOff };
+    }
+
+    /** Within 5 s of `from`, `r` gets `ids` (an hour's hold would keep them for the hour). */
+    async function arrivesSoon(r: NamedReceiver, ids: string[], from: number): Promise<void> {
+      await eventually(() => expect(ids.every((id) => suite.requestsFor(r, id).length > 0)).toBe(true), 5_000, 20);
+      for (const id of ids) expect(suite.requestsFor(r, id)[0]!.receivedAt - from).toBeLessThan(5_000);
+    }
+
+    it('a Retry-After hold ends with a PATCH to a new URL: the put-off message goes there at once', async () => {
+      const { ep, putOff } = await heldForAnHour();
+      const moved = await receiver();
+      const patchedAt = Date.now();
+      const res = await suite.t.api.patch(`/v1/endpoints/${ep.id}`, { url: moved.url() });
+      expect(res.status).toBe(200);
+      expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
+      await arrivesSoon(moved, [putOff], patchedAt);
+    }, 60_000);
+
+    it('a Retry-After hold ends with a pause and resume: the put-off message goes at once', async () => {
+      const { rx, ep, putOff } = await heldForAnHour();
+      expect((await suite.t.api.patch(`/v1/endpoints/${ep.id}`, { status: 'paused' })).status).toBe(200);
+      const resumedAt = Date.now();
+      expect((await suite.t.api.patch(`/v1/endpoints/${ep.id}`, { status: 'active' })).status).toBe(200);
+      expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
+      await arrivesSoon(rx, [putOff], resumedAt);
+    }, 60_000);
+
+    it('a Retry-After hold ends with a manual retry (202, next_attempt_at now): the retried delivery and the put-off message go at once', async () => {
+      const { rx, ep, answered, putOff } = await heldForAnHour();
+      const deliveryId = (await suite.detail(answered)).deliveries[0].id as string;
+      const retriedAt = Date.now();
+      const res = await suite.t.api.post(`/v1/deliveries/${deliveryId}/retry`, {});
+      expect(res.status).toBe(202);
+      expect(res.body.next_attempt_at).toBeLessThanOrEqual(Date.now());
+      expect((await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body.throughput.held_until).toBeNull();
+      await arrivesSoon(rx, [answered, putOff], retriedAt);
+      expect(suite.requestsFor(rx, answered)).toHaveLength(2);
+    }, 60_000);
+
+    it('40 messages at rate_limit 1, then the limit removed (PATCH null): the rest go at once, not a second apart', async () => {
+      const rx = await receiver();
+      const ep = await endpoint({ rate_limit: 1 }, rx.url());
+      const ids: string[] = [];
+      for (let i = 0; i < 40; i++) ids.push((await send(ep.consumer, { i })).body.id as string);
+      // The limit is at work: the second arrives about a second after the first.
+      await eventually(() => expect(rx.receiver.requests.length).toBeGreaterThanOrEqual(2), 10_000, 20);
+      const removedAt = Date.now();
+      expect((await suite.t.api.patch(`/v1/endpoints/${ep.id}`, { rate_limit: null })).status).toBe(200);
+      // At one a second the last would come ~37 s later.
+      await arrivesSoon(rx, ids, removedAt);
+    }, 60_000);
+
     it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429; a trickle then does not grow its limit', async () => {
       const rx = await receiver();
       const capacity = 4;

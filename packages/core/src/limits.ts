@@ -18,6 +18,13 @@ export const MAX_ENDPOINTS_PER_CONSUMER = 20;
 export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 /** Longest `ordering_key` of a message, characters (#31); longer is 422. */
 export const MAX_ORDERING_KEY_CHARS = 200;
+/**
+ * Longest `webhook-ordering-key` header value a key of MAX_ORDERING_KEY_CHARS can make. A key
+ * that is not plain printable ASCII goes percent-encoded (UTF-8, encodeURIComponent): one UTF-16
+ * unit (what the length counts) is at most 3 UTF-8 bytes, `%XX%XX%XX`, 9 characters; a
+ * surrogate pair is 4 bytes, 12 characters for 2 units. The egress relay refuses longer values.
+ */
+export const MAX_ORDERING_KEY_HEADER_CHARS = MAX_ORDERING_KEY_CHARS * 9;
 /** How long an Idempotency-Key returns the first message. */
 export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 /** Test-environment sends per environment per UTC day (then 402). */

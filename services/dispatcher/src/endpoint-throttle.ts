@@ -82,8 +82,11 @@ export class EndpointThrottle {
   readonly #successes = new Map<string, { of: string; n: number }>();
   /** Per endpoint, the change of its adaptive limit under way here (they run one after another). */
   readonly #updating = new Map<string, Promise<void>>();
-  /** Per rate-limited endpoint, the next free place of the spacing its put-off deliveries return at. */
-  readonly #nextSlot = new Map<string, number>();
+  /**
+   * Per rate-limited endpoint, the next free place of the spacing its put-off deliveries return
+   * at, and the limit that spaced them: another limit starts a new spacing (#40).
+   */
+  readonly #nextSlot = new Map<string, { limit: number; at: number }>();
 
   constructor(deps: EndpointThrottleDeps) {
     this.#deps = deps;
@@ -248,9 +251,11 @@ export class EndpointThrottle {
    * return finds the window with room.
    */
   #spread(endpointId: string, limit: number, now: number, earliest: number): number {
-    const last = this.#nextSlot.get(endpointId);
+    const slot = this.#nextSlot.get(endpointId);
+    // A spacing of an older limit is not this one's: PATCH made what it put off due again.
+    const last = slot?.limit === limit ? slot.at : undefined;
     const until = last === undefined || last < now ? earliest : Math.max(earliest, last);
-    this.#nextSlot.set(endpointId, until + WINDOW_MS / limit);
+    this.#nextSlot.set(endpointId, { limit, at: until + WINDOW_MS / limit });
     return Math.ceil(until);
   }
 

@@ -1,4 +1,4 @@
-import { compatSignatureSchema, endpointUrl, USER_AGENT } from '@wirehook/core';
+import { compatSignatureSchema, endpointUrl, MAX_ORDERING_KEY_HEADER_CHARS, USER_AGENT } from '@wirehook/core';
 
 /** The headers of every delivery (standardWebhookHeaders), in the order the errors list them. */
 const STANDARD_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent'] as const;
@@ -13,9 +13,13 @@ const VALUE_RULES: Record<StandardHeader, { test: (value: string) => boolean; er
   'user-agent': { test: (v) => v === USER_AGENT, error: `must be ${USER_AGENT}` },
 };
 
-/** An ordered delivery's headers (#31), sent only with each other: printable ASCII, and a whole number. */
+/**
+ * An ordered delivery's headers (#31), sent only with each other: printable ASCII as long as the
+ * dispatcher's encoding of the longest key can make it (orderingKeyHeader), and a whole number.
+ */
+const ORDERING_KEY_VALUE = new RegExp(`^[\\x20-\\x7e]{1,${MAX_ORDERING_KEY_HEADER_CHARS}}$`);
 const ORDERING_HEADERS: Record<string, (value: string) => boolean> = {
-  'webhook-ordering-key': (v) => /^[\x20-\x7e]{1,600}$/.test(v),
+  'webhook-ordering-key': (v) => ORDERING_KEY_VALUE.test(v),
   'webhook-sequence': (v) => /^[1-9]\d{0,15}$/.test(v),
 };
 

@@ -151,6 +151,8 @@ export class MessageIntake implements IntakePort {
 
   async #retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
     const { store, clock } = this.#deps;
+    // A quick answer for the common refusals; the store checks the endpoint again in the same
+    // step as the reopening (retryNow throws ConflictError), so a delete cannot come between.
     const found = await store.deliveries.get(tenant, id);
     if (!found) throw new NotFoundError(`delivery ${id} not found`);
     if (found.endpointStatus === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);

@@ -1,10 +1,21 @@
-import { ENDPOINT_WALK_BATCH, type Attempt, type Delivery, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  ENDPOINT_WALK_BATCH,
+  type Attempt,
+  type Delivery,
+  type DeliveryId,
+  type EndpointId,
+  type EndpointStatus,
+  type Tenant,
+} from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
 import { noteDue } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
+import { makePutOffDue } from './endpoint-put-off.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
@@ -77,6 +88,20 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const bucket = this.#conn.bucketOf(id);
     const q = P.byId(t, id);
     const retried = await this.#conn.transaction(async (session) => {
+      const found = await bucket.deliveries.findOne(q.filter, { ...q.options, session, projection: { endpointId: 1 } });
+      if (found === null) return null;
+      // Its endpoint in the same transaction, written (its hold ends; a delete racing this
+      // conflicts with the write, so it cannot come between the check and the reopening).
+      const e = EP.byId(t, found.endpointId);
+      const endpoint = await this.#conn.endpoints.findOneAndUpdate(
+        e.filter,
+        { $set: { heldUntil: null }, $inc: { heldWrites: 1 } },
+        { ...e.options, session, returnDocument: 'before', projection: { status: 1, heldUntil: 1 } },
+      );
+      if (endpoint === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
+      if (endpoint.status !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpoint.status}; resume it first`);
+      // What its Retry-After hold put off goes now too (#40).
+      const putOff = await makePutOffDue(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null);
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
       // its dueAt stays the lease's end: it is not claimable twice at once).
       const doc = await bucket.deliveries.findOneAndUpdate(
@@ -102,11 +127,12 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       // It takes its lane's head: the displaced head waits and comes next by sequence.
       if (doc.orderingKey) await takeLaneHead(this.#conn, session, doc.endpointId, doc.orderingKey, doc._id);
       await refreshMessageStatuses(this.#conn, session, t, [doc.messageId]);
-      return doc;
+      return { doc, putOff };
     });
     if (retried === null) return null;
-    await noteDue(this.#conn, [{ ...t, endpointId: retried.endpointId, month: bucket.month, dueAt: retried.dueAt ?? now }]);
-    return toDelivery(retried);
+    const { doc, putOff } = retried;
+    await noteDue(this.#conn, [...putOff, { ...t, endpointId: doc.endpointId, month: bucket.month, dueAt: doc.dueAt ?? now }]);
+    return toDelivery(doc);
   }
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {

@@ -12,6 +12,7 @@ import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import { makePutOffDue } from './endpoint-put-off.ts';
 import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
@@ -78,7 +79,9 @@ export class MongoEndpointRepo implements EndpointRepo {
   }
 
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
-    const set = endpointPatchSet(patch);
+    // #40: a hold ends (a new URL, a resume) and a changed limit re-spaces what it put off.
+    const putOffAt = patch.endHoldAt ?? (patch.rateLimit !== undefined ? patch.respaceAt : undefined);
+    const set = { ...endpointPatchSet(patch), ...(patch.endHoldAt !== undefined ? { heldUntil: null } : {}) };
     if (Object.keys(set).length === 0) return this.get(t, id);
     const q = P.byId(t, id);
     const write = (session?: ClientSession) =>
@@ -86,14 +89,20 @@ export class MongoEndpointRepo implements EndpointRepo {
     // What a walk's first batch made due, noted once its transaction has committed (due-queue.ts).
     let due: DueNote[] = [];
     const doc =
-      patch.status === undefined && patch.ordering !== 'none'
+      patch.status === undefined && patch.ordering !== 'none' && putOffAt === undefined
         ? await write()
         : // Open deliveries leave the due index while the endpoint is not active: the first batch
           // here, the rest by the walk (a claim wants an active endpoint meanwhile). Made
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             due = [];
+            // The hold's end as it stood: what it put off is due at exactly that time.
+            const heldUntil =
+              patch.endHoldAt === undefined
+                ? null
+                : ((await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { heldUntil: 1 } }))?.heldUntil ?? null);
             const updated = await write(session);
+            if (updated !== null && putOffAt !== undefined) due.push(...(await makePutOffDue(this.#conn, session, t, id, putOffAt, heldUntil)));
             // No longer ordered (#31): its lanes let go of their waiting deliveries (a first batch here).
             if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;

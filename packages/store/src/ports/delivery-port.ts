@@ -114,7 +114,10 @@ export interface DeliveryRepo {
   /**
    * Schedules a manual re-send now (`manual`, status retrying, due now). When the delivery
    * is being sent at `now` (leased), the re-send follows that send: its completion keeps it
-   * due. @returns the delivery, or null.
+   * due. Its endpoint's Retry-After hold ends (`heldUntil` null, what it put off due now, #40).
+   * The endpoint is checked in the same step as the reopening, so a delete cannot come between.
+   * @returns the delivery, or null when the tenant has none.
+   * @throws ConflictError when its endpoint was deleted or is not active (nothing changed).
    */
   retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
   /**

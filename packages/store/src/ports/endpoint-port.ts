@@ -26,6 +26,17 @@ export interface EndpointPatch {
    * or after this are released, older ones fail).
    */
   releaseHeldSince?: number;
+  /**
+   * #40: the Retry-After hold ends at this time (the caller's clock): `heldUntil` becomes null
+   * and the deliveries it put off are due at it (a new URL, a resume). Applied when the
+   * endpoint is found, whatever else the patch changes.
+   */
+  endHoldAt?: number;
+  /**
+   * #40, with `rateLimit`: the pending deliveries the old limit spaced out become due at this
+   * time, to be spaced by the new limit (or sent at once without one).
+   */
+  respaceAt?: number;
 }
 
 export interface EndpointRepo {

@@ -1,4 +1,5 @@
 import {
+  ConflictError,
   ENDPOINT_WALK_BATCH,
   type Attempt,
   type Delivery,
@@ -13,6 +14,7 @@ import {
 import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
+import { endHold } from './endpoint-put-off.ts';
 import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
@@ -142,6 +144,21 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 
   async retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null> {
     return this.#conn.immediate(() => {
+      // The endpoint is checked in the same transaction as the reopening: a delete between a
+      // check and the update left a delivery retrying, held, for an endpoint that is gone.
+      const found = this.#conn
+        .statement(
+          `SELECT d.endpoint_id, e.status AS endpoint_status FROM deliveries d
+           LEFT JOIN endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env
+           WHERE d.org_id = ? AND d.env = ? AND d.id = ?`,
+        )
+        .get(t.orgId, t.env, id);
+      if (found === undefined) return null;
+      const endpointStatus = textOrNull(found, 'endpoint_status');
+      if (endpointStatus === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
+      if (endpointStatus !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpointStatus}; resume it first`);
+      // Asked to send now, it goes now: the endpoint's Retry-After hold ends (#40).
+      endHold(this.#conn, text(found, 'endpoint_id') as EndpointId, now);
       const row = this.#conn
         .statement(
           `UPDATE deliveries SET status = 'retrying', manual = 1, next_attempt_at = ?, lane_wait = 0,

@@ -13,6 +13,7 @@ import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
 import { toEndpoint, toStoredSecret } from './mappers.ts';
+import { endHold, respace } from './endpoint-put-off.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
 import { int, toJsonOrNull } from './row.ts';
@@ -95,12 +96,19 @@ export class SqliteEndpointRepo implements EndpointRepo {
 
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
     const sets = endpointPatchAssignments(patch);
-    if (sets.length === 0) return this.get(t, id);
+    if (sets.length === 0 && patch.endHoldAt === undefined) return this.get(t, id);
     const assignments = sets.map(([column]) => `${column} = ?`).join(', ');
     return this.#conn.immediate(() => {
-      const row = this.#conn
-        .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
-        .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
+      if (!this.#exists(t, id)) return null;
+      // The hold ends before the row is read back, so the endpoint returned has none.
+      if (patch.endHoldAt !== undefined) endHold(this.#conn, id, patch.endHoldAt);
+      if (patch.respaceAt !== undefined && patch.rateLimit !== undefined) respace(this.#conn, id, patch.respaceAt);
+      const row =
+        sets.length === 0
+          ? this.#conn.statement(`SELECT * FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id)
+          : this.#conn
+              .statement(`UPDATE endpoints SET ${assignments} WHERE ${TENANT_ID} RETURNING *`)
+              .get(...sets.map(([, value]) => value), t.orgId, t.env, id);
       if (row === undefined) return null;
       // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
       if (patch.ordering === 'none') releaseLanes(this.#conn, id, ENDPOINT_WALK_BATCH);

@@ -6,6 +6,7 @@ import { describeConsumerContract } from './consumer-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
 import { describeEndpointContract } from './endpoint-contract.ts';
+import { describeEndpointHoldContract } from './endpoint-hold-contract.ts';
 import { describeEndpointStatsContract } from './endpoint-stats-contract.ts';
 import { describeEgressIpContract } from './egress-ip-contract.ts';
 import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
@@ -68,5 +69,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeMessageIsolationContract(f);
     describeEndpointStatsContract(f);
     describeEgressIpContract(f);
+    describeEndpointHoldContract(f);
   });
 }

@@ -9,6 +9,27 @@ const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 
 export const DELIVERIES_PLANS = definePlans('deliveries', {
+  /**
+   * One endpoint's entries in the due index due after `now`, soonest first: what a Retry-After
+   * hold or a rate limit may have put off (endpoint-put-off.ts filters them).
+   */
+  putOff: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_queue',
+    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's range of the due index after `now`",
+    maxExamined: (n) => n + 1,
+    build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $gt: now }), endpointId }, sort: { dueAt: 1, _id: 1 } }),
+    example: ['ep_1', 1],
+  }),
+  /** Deliveries by id (a batch just read in one month), to update them. */
+  deliveriesById: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: '_id_',
+    examines: 'the ids given (≤ PUT_OFF_BATCH): point reads of the _id index',
+    maxExamined: (n) => n,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['dlv_1']],
+  }),
   /** Completions whose message was not told their result (a process died after the commit): the repair's page, oldest first. */
   messageStale: planSpec({
     collection: COLLECTIONS.deliveries,

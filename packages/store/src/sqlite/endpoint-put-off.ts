@@ -1,0 +1,53 @@
+import type { EndpointId } from '@wirehook/core';
+import type { SqliteConnection } from './connection.ts';
+import { intOrNull } from './row.ts';
+
+// What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
+// reason goes (#40). A put-off delivery went back to the store unleased, open, not held by a
+// pause and not waiting in a lane, due later: at the hold's end (`next_attempt_at` equal to
+// `held_until`), or, still `pending` (never attempted, so nothing else sets it later), at its
+// place in a rate limit's spacing. A `retrying` delivery due later waits for its retry policy
+// and keeps its time. All of them go through the endpoint's due index.
+
+const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0
+  AND next_attempt_at > ? AND (lease_until IS NULL OR lease_until <= ?)`;
+
+/**
+ * Deliveries one hold's end or limit change makes due at most: a bounded write on the store's
+ * one writer, as every walk's batch is (another tenant's sends wait behind it). The rest keep
+ * their later time (a hold lasts an hour at most). The same number as MongoDB's.
+ */
+export const PUT_OFF_BATCH = 1_000;
+
+/**
+ * Ends the endpoint's Retry-After hold: `held_until` becomes NULL and the deliveries it put
+ * off (and pending ones spaced by the rate limit) are due at `now`, PUT_OFF_BATCH at most.
+ * Inside the caller's transaction. @returns how many became due.
+ */
+export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: number): number {
+  const row = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
+  const heldUntil = row === undefined ? null : intOrNull(row, 'held_until');
+  if (heldUntil !== null) conn.statement('UPDATE endpoints SET held_until = NULL WHERE id = ?').run(endpointId);
+  const { changes } = conn
+    .statement(
+      `UPDATE deliveries SET next_attempt_at = ? WHERE id IN
+        (SELECT id FROM deliveries WHERE ${PUT_OFF} AND (status = 'pending' OR next_attempt_at = ?) LIMIT ${PUT_OFF_BATCH})`,
+    )
+    .run(now, endpointId, now, now, heldUntil ?? -1);
+  return Number(changes);
+}
+
+/**
+ * The endpoint's rate limit changed: the pending deliveries the old one spaced out are due at
+ * `now`, to be spaced again by the new limit (or sent at once without one). A Retry-After hold
+ * still in force keeps them: the claim puts them off to its end again. Inside the caller's
+ * transaction. @returns how many became due.
+ */
+export function respace(conn: SqliteConnection, endpointId: EndpointId, now: number): number {
+  const { changes } = conn
+    .statement(
+      `UPDATE deliveries SET next_attempt_at = ? WHERE id IN (SELECT id FROM deliveries WHERE ${PUT_OFF} AND status = 'pending' LIMIT ${PUT_OFF_BATCH})`,
+    )
+    .run(now, endpointId, now, now);
+  return Number(changes);
+}

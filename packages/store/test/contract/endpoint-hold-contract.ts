@@ -1,0 +1,101 @@
+import { ConflictError, type DeliveryId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { claimRef } from '../../src/ports/delivery-port.ts';
+import type { Fixtures } from './fixtures.ts';
+import { HOUR, MessageFixtures, SECOND } from './message-fixtures.ts';
+
+/**
+ * Contract of what ends a Retry-After hold and re-spaces a rate limit's put-off deliveries
+ * (#40), and of manual retry's endpoint check made in the same step as the reopening.
+ */
+export function describeEndpointHoldContract(f: Fixtures): void {
+  const m = new MessageFixtures(f);
+
+  /**
+   * An endpoint held for an hour with three deliveries: `putOff` went back to the store until
+   * the hold's end (as the dispatcher does), `backoff` waits ten minutes for its retry policy,
+   * `failed` ran out of retries.
+   */
+  async function heldScene() {
+    const scene = await m.scene();
+    const { t, endpoint } = scene;
+    const [putOff, backoff, failed] = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))] as [DeliveryId, DeliveryId, DeliveryId];
+    const now = f.clock.now();
+    const heldUntil = now + HOUR;
+    await f.store.endpoints.hold(t, endpoint.id, heldUntil);
+    await f.store.deliveries.release(claimRef(await m.claim(putOff, now)), heldUntil);
+    const retried = await m.claim(backoff, now);
+    await f.store.deliveries.complete(claimRef(retried), m.failed(retried, now, now + 10 * 60 * SECOND));
+    const ended = await m.claim(failed, now);
+    await f.store.deliveries.complete(claimRef(ended), m.failed(ended, now));
+    return { ...scene, putOff, backoff, failed, now, heldUntil };
+  }
+
+  describe('endpoints: ending a hold and re-spacing (#40)', () => {
+    it('update with endHoldAt: heldUntil becomes null and what the hold put off is due then; a retry policy’s wait is kept', async () => {
+      const { t, endpoint, putOff, backoff, now } = await heldScene();
+      const at = now + SECOND;
+      const updated = await f.store.endpoints.update(t, endpoint.id, { url: 'https://new.acme.example/hook', endHoldAt: at });
+      expect(updated).toMatchObject({ url: 'https://new.acme.example/hook', heldUntil: null });
+      expect((await f.store.endpoints.get(t, endpoint.id))?.heldUntil).toBeNull();
+      expect(await m.delivery(t, putOff)).toMatchObject({ status: 'pending', nextAttemptAt: at });
+      expect(await m.dueOf(at, [putOff, backoff])).toEqual([putOff]);
+      // Alone too (a resume that changes nothing else still ends it).
+      await f.store.endpoints.hold(t, endpoint.id, at + HOUR);
+      expect(await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at })).toMatchObject({ heldUntil: null });
+    });
+
+    it('update without endHoldAt leaves the hold and what it put off as they are', async () => {
+      const { t, endpoint, putOff, heldUntil } = await heldScene();
+      expect(await f.store.endpoints.update(t, endpoint.id, { description: 'x' })).toMatchObject({ heldUntil });
+      expect(await m.delivery(t, putOff)).toMatchObject({ nextAttemptAt: heldUntil });
+    });
+
+    it('update with rateLimit and respaceAt: the pending deliveries the old limit spaced out are due then; retrying ones keep their time', async () => {
+      const { t, endpoint } = await m.scene();
+      const spaced: DeliveryId[] = [];
+      for (let i = 0; i < 5; i++) spaced.push(m.only(await m.send(t)));
+      const backoff = m.only(await m.send(t));
+      const now = f.clock.now();
+      for (const [i, id] of spaced.entries()) await f.store.deliveries.release(claimRef(await m.claim(id, now)), now + (i + 1) * SECOND);
+      const job = await m.claim(backoff, now);
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, now, now + 10 * 60 * SECOND));
+      await f.store.endpoints.update(t, endpoint.id, { rateLimit: null, respaceAt: now });
+      expect(await m.dueOf(now, [...spaced, backoff])).toEqual(spaced);
+      expect(await m.delivery(t, backoff)).toMatchObject({ nextAttemptAt: now + 10 * 60 * SECOND });
+    });
+
+    it('retryNow ends the endpoint’s hold: the retried delivery and what the hold put off are due now', async () => {
+      const { t, endpoint, putOff, backoff, failed, now } = await heldScene();
+      const at = now + SECOND;
+      expect(await f.store.deliveries.retryNow(t, failed, at)).toMatchObject({ status: 'retrying', nextAttemptAt: at });
+      expect((await f.store.endpoints.get(t, endpoint.id))?.heldUntil).toBeNull();
+      expect(await m.dueOf(at, [putOff, backoff, failed])).toEqual(expect.arrayContaining([putOff, failed]));
+      expect(await m.dueOf(at, [backoff])).toEqual([]);
+      const job = await m.claim(failed, at);
+      expect(job.endpoint.heldUntil).toBeNull();
+    });
+  });
+
+  describe('deliveries: retryNow checks the endpoint in the same step (#40)', () => {
+    it('a deleted endpoint’s delivery: ConflictError, and it stays failed (not retrying, held, for good)', async () => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      expect(await f.store.endpoints.delete(t, endpoint.id)).toBe(true);
+      await expect(f.store.deliveries.retryNow(t, deliveryId, f.clock.now())).rejects.toBeInstanceOf(ConflictError);
+      await expect(f.store.deliveries.retryNow(t, deliveryId, f.clock.now())).rejects.toThrow(`the endpoint of delivery ${deliveryId} was deleted`);
+      expect(await m.delivery(t, deliveryId)).toMatchObject({ status: 'failed', manual: false });
+    });
+
+    it('a paused endpoint’s delivery: ConflictError naming the status; nothing changes', async () => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      const job = await m.claim(deliveryId);
+      await f.store.deliveries.complete(claimRef(job), m.failed(job, f.clock.now()));
+      await f.store.endpoints.update(t, endpoint.id, { status: 'paused', changedAt: f.clock.now() });
+      const before = await m.delivery(t, deliveryId);
+      await expect(f.store.deliveries.retryNow(t, deliveryId, f.clock.now())).rejects.toThrow(
+        `the endpoint of delivery ${deliveryId} is paused; resume it first`,
+      );
+      expect(await m.delivery(t, deliveryId)).toEqual(before);
+    });
+  });
+}
