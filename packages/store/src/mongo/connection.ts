@@ -1,5 +1,5 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
-import { type Month, monthOfId } from './months.ts';
+import { idsByMonth, type Month, monthOfId } from './months.ts';
 import type {
   AlertConditionsDoc,
   AlertEventDoc,
@@ -195,8 +195,23 @@ export class MongoConnection {
    * @throws Error for an id that holds no time (ids reach the store checked).
    */
   bucketOf(id: string): MonthBucket {
+    return this.bucket(this.bucketMonthOf(id));
+  }
+
+  /**
+   * The month of the bucket that holds `id`'s document: its id's month, or the legacy month
+   * for an id of a month before it (every caller that groups or bounds by month uses this,
+   * never the raw monthOfId, so an id of an adopted month is never sent to a collection that
+   * was never made).
+   */
+  bucketMonthOf(id: string): Month {
     const month = monthOfId(id);
-    return this.bucket(this.legacyMonth !== null && month < this.legacyMonth ? this.legacyMonth : month);
+    return this.legacyMonth !== null && month < this.legacyMonth ? this.legacyMonth : month;
+  }
+
+  /** `ids` by the month of their bucket (bucketMonthOf), each once: one query per bucket. */
+  idsByBucket(ids: Iterable<string>): Map<Month, string[]> {
+    return idsByMonth(ids, (id) => this.bucketMonthOf(id));
   }
 
   /** Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade). */

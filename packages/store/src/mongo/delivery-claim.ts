@@ -207,7 +207,9 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
   const q = P.dueHead(now);
   const months = await conn.months(now);
   // Completions whose process died before their message heard of them (message-status.ts).
-  await repairMessageStatuses(conn, months, STRANDED_PEEK);
+  await repairMessageStatuses(conn, months, STRANDED_PEEK).catch((err: unknown) =>
+    process.emitWarning(`wirehook: repairing messages' statuses: ${err instanceof Error ? err.message : String(err)}`),
+  );
   const heads = await Promise.all(
     months.map(async (month) =>
       (

@@ -102,8 +102,8 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
   // the messages' statuses) and the walk (walkEndpoints) finish what they left.
   try {
-    if (settle !== null) await settleMessageStatus(conn, t, settle);
-    // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue.
+    // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue,
+    // first: the message's status below must not delay (or, failing, skip) a wake-up.
     await noteDue(conn, due);
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
@@ -113,6 +113,12 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     }
   } catch (err) {
     process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // Its message's status (the flag left on the delivery if this fails: the healer's repair).
+  if (settle !== null) {
+    await settleMessageStatus(conn, t, settle).catch((err: unknown) =>
+      process.emitWarning(`wirehook: telling the message of delivery ${deliveryId} its result: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
   // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not.
   await addToRollups(conn, t, outcome.attempt);

@@ -1,7 +1,13 @@
 import {
   ConflictError,
+  DELIVERY_ATTEMPTS_SHOWN,
   ENDPOINT_WALK_BATCH,
+  InvalidError,
+  MAX_ATTEMPTS_FOR_MANUAL_RETRY,
+  MAX_PAGE_SIZE,
   type Attempt,
+  type AttemptId,
+  type ConsumerId,
   type Delivery,
   type DeliveryId,
   type EndpointId,
@@ -9,13 +15,24 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
+import type {
+  AttemptOutcome,
+  AttemptPage,
+  ClaimRef,
+  CompletedAttempt,
+  DeliveryJob,
+  DeliveryRepo,
+  DeliveryView,
+  DueDelivery,
+  LaneStats,
+} from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
 import { noteDue } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
-import { makePutOffDue } from './endpoint-put-off.ts';
+import { MESSAGES_PLANS as MP } from './plans/messages.ts';
+import { endHold } from './endpoint-put-off.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
@@ -88,8 +105,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const bucket = this.#conn.bucketOf(id);
     const q = P.byId(t, id);
     const retried = await this.#conn.transaction(async (session) => {
-      const found = await bucket.deliveries.findOne(q.filter, { ...q.options, session, projection: { endpointId: 1 } });
+      const found = await bucket.deliveries.findOne(q.filter, { ...q.options, session, projection: { endpointId: 1, attemptCount: 1, leaseUntil: 1 } });
       if (found === null) return null;
+      // A send in flight counts: the re-send would follow it. (The reopening below writes this
+      // document, so two retries racing at the cap conflict rather than both pass.)
+      checkManualRetryCap(id, found.attemptCount + (found.leaseUntil !== null && found.leaseUntil > now ? 1 : 0));
       // Its endpoint in the same transaction, written (its hold ends; a delete racing this
       // conflicts with the write, so it cannot come between the check and the reopening).
       const e = EP.byId(t, found.endpointId);
@@ -101,7 +121,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       if (endpoint === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
       if (endpoint.status !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpoint.status}; resume it first`);
       // What its Retry-After hold put off goes now too (#40).
-      const putOff = await makePutOffDue(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null);
+      const putOff = await endHold(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null);
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
       // its dueAt stays the lease's end: it is not claimable twice at once).
       const doc = await bucket.deliveries.findOneAndUpdate(
@@ -133,6 +153,62 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const { doc, putOff } = retried;
     await noteDue(this.#conn, [...putOff, { ...t, endpointId: doc.endpointId, month: bucket.month, dueAt: doc.dueAt ?? now }]);
     return toDelivery(doc);
+  }
+
+  async show(t: Tenant, id: DeliveryId): Promise<DeliveryView | null> {
+    const bucket = this.#conn.bucketOf(id);
+    const q = P.byId(t, id);
+    const doc = await bucket.deliveries.findOne(q.filter, q.options);
+    if (doc === null) return null;
+    const [consumerId, newest] = await Promise.all([this.#consumerOf(t, doc.messageId), this.#newestAttempts(t, id, DELIVERY_ATTEMPTS_SHOWN + 1)]);
+    return {
+      delivery: toDelivery(doc),
+      consumerId,
+      attempts: newest.slice(0, DELIVERY_ATTEMPTS_SHOWN).reverse(),
+      olderAttempts: newest.length > DELIVERY_ATTEMPTS_SHOWN,
+    };
+  }
+
+  async attempts(t: Tenant, id: DeliveryId, page: { beforeId?: AttemptId; limit: number }): Promise<AttemptPage | null> {
+    if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > MAX_PAGE_SIZE + 1) {
+      throw new RangeError(`limit must be 1 to ${MAX_PAGE_SIZE + 1}, got ${page.limit}`);
+    }
+    const bucket = this.#conn.bucketOf(id);
+    const q = P.byId(t, id);
+    const doc = await bucket.deliveries.findOne(q.filter, { ...q.options, projection: { messageId: 1 } });
+    if (doc === null) return null;
+    const consumerId = await this.#consumerOf(t, doc.messageId);
+    if (page.beforeId === undefined) return { consumerId, attempts: await this.#newestAttempts(t, id, page.limit) };
+    const c = P.attemptOfDelivery(t, id, page.beforeId);
+    const before = await bucket.attempts.findOne(c.filter, { ...c.options, projection: { at: 1 } });
+    if (before === null) throw new InvalidError('cursor: not a cursor returned by this list');
+    const r = P.attemptsOfDeliveryBefore(t, id, before.at);
+    const attempts: Attempt[] = [];
+    const cursor = bucket.attempts.find(r.filter, r.options).batchSize(page.limit + 2);
+    try {
+      for await (const a of cursor) {
+        // The cursor's millisecond: only the attempts before it (by id) come after it.
+        if (a.at === before.at && a._id >= page.beforeId) continue;
+        attempts.push(toAttempt(a));
+        if (attempts.length === page.limit) break;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return { consumerId, attempts };
+  }
+
+  /** The consumer of the tenant's message `messageId` (a delivery's). */
+  async #consumerOf(t: Tenant, messageId: string): Promise<ConsumerId> {
+    const m = MP.byId(t, messageId);
+    const message = await this.#conn.bucketOf(messageId).messages.findOne(m.filter, { ...m.options, projection: { consumerId: 1 } });
+    if (message === null) throw new Error(`a delivery lost its message ${messageId}`);
+    return message.consumerId as ConsumerId;
+  }
+
+  /** The delivery's newest `limit` attempts, newest first. */
+  async #newestAttempts(t: Tenant, id: DeliveryId, limit: number): Promise<Attempt[]> {
+    return newestAttemptsOf(this.#conn, t, id, limit);
   }
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
@@ -223,6 +299,24 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const perMonth = await Promise.all(months.map((month) => this.#conn.bucket(month).attempts.find(q.filter, q.options).limit(limit).toArray()));
     return perMonth.flat().sort(newestFirst).slice(0, limit).map(toAttempt);
   }
+}
+
+/** A delivery's newest `limit` attempts, newest first, from its month's collection (#40: bounded). */
+export async function newestAttemptsOf(conn: MongoConnection, t: Tenant, deliveryId: string, limit: number): Promise<Attempt[]> {
+  const a = P.attemptsOfDelivery(t, deliveryId);
+  return (await conn.bucketOf(deliveryId).attempts.find(a.filter, a.options).limit(limit).toArray()).map(toAttempt);
+}
+
+/**
+ * Refuses a manual retry of a delivery with MAX_ATTEMPTS_FOR_MANUAL_RETRY attempts (`attempts`
+ * counts a send in flight). @throws ConflictError
+ */
+function checkManualRetryCap(id: string, attempts: number): void {
+  if (attempts < MAX_ATTEMPTS_FOR_MANUAL_RETRY) return;
+  throw new ConflictError(
+    `delivery ${id} has ${attempts} attempts, the most a manual retry can bring a delivery to (${MAX_ATTEMPTS_FOR_MANUAL_RETRY}); ` +
+      'send the payload as a new message to deliver it again',
+  );
 }
 
 /** Attempts newest first, as attempts_endpoint orders them (at, then _id, descending). */

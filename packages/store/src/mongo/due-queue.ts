@@ -32,7 +32,7 @@ export interface DueNote {
   orgId: string;
   env: Tenant['env'];
   endpointId: string;
-  /** The month of the delivery (its id's: monthOfId), whose collection the entry stands for. */
+  /** The month of the delivery's bucket (connection.ts, bucketMonthOf), whose collection the entry stands for. */
   month: Month;
   dueAt: number;
 }

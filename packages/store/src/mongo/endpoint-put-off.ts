@@ -3,6 +3,7 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import type { Sent } from './plans/plan.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
 // reason goes (#40): as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
@@ -17,13 +18,12 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 export const PUT_OFF_BATCH = 1_000;
 
 /**
- * Makes the endpoint's put-off deliveries due at `now`, in the caller's transaction: those at
- * `heldUntil` (the hold's end; null for a limit change) and the pending ones due later. Reads
- * each month's range of the endpoint's due index after `now`, soonest first, up to
- * PUT_OFF_BATCH in all; a leased delivery (its dueAt is its lease's end) is left.
+ * Makes what the endpoint's Retry-After hold put off (due at exactly `heldUntil`) due at `now`,
+ * in the caller's transaction; nothing without a hold. Each month's equality range of the
+ * endpoint's due index, newest month first, up to PUT_OFF_BATCH in all.
  * @returns the due notes to pass to noteDue after the commit.
  */
-export async function makePutOffDue(
+export function endHold(
   conn: MongoConnection,
   session: ClientSession,
   t: Tenant,
@@ -31,19 +31,33 @@ export async function makePutOffDue(
   now: number,
   heldUntil: number | null,
 ): Promise<DueNote[]> {
-  const q = P.putOff(endpointId, now);
+  if (heldUntil === null) return Promise.resolve([]);
+  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil));
+}
+
+/**
+ * Makes the endpoint's pending deliveries a rate limit spaced out (due after `now`) due at
+ * `now`, in the caller's transaction, for the new limit to space again. Up to PUT_OFF_BATCH.
+ * @returns the due notes to pass to noteDue after the commit.
+ */
+export function respace(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number): Promise<DueNote[]> {
+  return makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now));
+}
+
+async function makeDue(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number, q: Sent): Promise<DueNote[]> {
   const due: DueNote[] = [];
   let left = PUT_OFF_BATCH;
-  // Newest month first: what a hold put off is recent.
+  // Newest month first: what was put off is recent.
   for (const month of [...(await conn.months(now))].reverse()) {
     if (left <= 0) break;
     const { deliveries } = conn.bucket(month);
-    const later = await deliveries
-      .find(q.filter, { ...q.options, session, projection: { status: 1, dueAt: 1, leaseUntil: 1 } })
+    const found = await deliveries
+      .find(q.filter, { ...q.options, session, projection: { leaseUntil: 1 } })
       .limit(left)
       .toArray();
-    left -= later.length;
-    const ids = later.filter((d) => (d.leaseUntil ?? 0) <= now && (d.status === 'pending' || (heldUntil !== null && d.dueAt === heldUntil))).map((d) => d._id);
+    left -= found.length;
+    // A leased one's dueAt is its lease's end: being sent, not put off.
+    const ids = found.filter((d) => (d.leaseUntil ?? 0) <= now).map((d) => d._id);
     if (ids.length === 0) continue;
     const byIds = P.deliveriesById(ids);
     await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: now, dueAt: now } }, { ...byIds.options, session });

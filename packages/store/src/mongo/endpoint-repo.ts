@@ -12,7 +12,7 @@ import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { makePutOffDue } from './endpoint-put-off.ts';
+import { endHold, respace } from './endpoint-put-off.ts';
 import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
@@ -80,7 +80,8 @@ export class MongoEndpointRepo implements EndpointRepo {
 
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
     // #40: a hold ends (a new URL, a resume) and a changed limit re-spaces what it put off.
-    const putOffAt = patch.endHoldAt ?? (patch.rateLimit !== undefined ? patch.respaceAt : undefined);
+    const respaceAt = patch.rateLimit !== undefined ? patch.respaceAt : undefined;
+    const putOffAt = patch.endHoldAt ?? respaceAt;
     const set = { ...endpointPatchSet(patch), ...(patch.endHoldAt !== undefined ? { heldUntil: null } : {}) };
     if (Object.keys(set).length === 0) return this.get(t, id);
     const q = P.byId(t, id);
@@ -102,7 +103,8 @@ export class MongoEndpointRepo implements EndpointRepo {
                 ? null
                 : ((await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { heldUntil: 1 } }))?.heldUntil ?? null);
             const updated = await write(session);
-            if (updated !== null && putOffAt !== undefined) due.push(...(await makePutOffDue(this.#conn, session, t, id, putOffAt, heldUntil)));
+            if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
+            if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
             // No longer ordered (#31): its lanes let go of their waiting deliveries (a first batch here).
             if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;

@@ -106,7 +106,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     const failBefore = walk.failBefore;
     // A month that starts at or after the bound holds nothing it fails.
     const at = walkMonths(
-      months.filter((m) => monthStartOf(m) < failBefore),
+      months.filter((m) => m === conn.legacyMonth || monthStartOf(m) < failBefore),
       walk.month,
     );
     if (at.month !== undefined) more = await failMonth(conn, session, t, endpointId, conn.bucket(at.month), failBefore, batch, result);

@@ -53,7 +53,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
       // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
       const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
-      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), log);
+      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
       await backfillDueQueue(conn, renew);
       await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
@@ -169,17 +169,24 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
  * costs one pass, without blocking writes), the index retention no longer uses is dropped, and
  * the due queue's entries (keyed by endpoint alone) give way to one per endpoint and month.
  */
-async function adoptSingleCollections(conn: MongoConnection, now: number, log: (line: string) => void): Promise<void> {
-  const month = monthOf(now);
-  for (const family of MONTHLY) await conn.db.collection(family).createIndexes([...(INDEXES[family] ?? [])]);
+async function adoptSingleCollections(conn: MongoConnection, now: number, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+  const list = MONTHS_PLANS.list(MONTHS_DOC);
+  // The month a run that crashed after choosing it chose (a second run must not move it on).
+  const month = (await conn.meta.findOne(list.filter, list.options))?.legacyMonth ?? monthOf(now);
+  await conn.meta.updateOne(list.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...list.options, upsert: true });
+  // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run.
+  const renewing = setInterval(() => void renew().catch(() => undefined), LEASE_MS / 4);
+  try {
+    for (const family of MONTHLY) await conn.db.collection(family).createIndexes([...(INDEXES[family] ?? [])]);
+  } finally {
+    clearInterval(renewing);
+  }
   await conn.db
     .collection(COLLECTIONS.messages)
     .dropIndex('messages_created_at')
     .catch((err: unknown) => {
       if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
     });
-  const list = MONTHS_PLANS.list(MONTHS_DOC);
-  await conn.meta.updateOne(list.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...list.options, upsert: true });
   conn.forgetMonths();
   await conn.readLegacyMonth();
   // Once, a scan of one document per endpoint.

@@ -53,7 +53,7 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   checkMonth(input);
   // Its month's collections with their indexes (a cached check: made ahead, unless a clock is
   // far off); an insert in the transaction would make a missing one without them.
-  await ensureMonth(conn, monthOfId(input.id));
+  await ensureMonth(conn, conn.bucketMonthOf(input.id));
   // A replay is answered without counting (at the limit too): look before taking a count.
   if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
     const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));

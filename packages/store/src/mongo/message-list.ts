@@ -28,8 +28,9 @@ export function listPlan(t: Tenant, query: ListQuery) {
  * The months a page may hold messages of, newest first: of those that exist (`months`,
  * ascending), the cursor's and older, `since`'s and newer.
  */
-function listMonths(months: readonly Month[], query: Pick<ListQuery, 'since' | 'afterId'>): Month[] {
-  const newest = query.afterId === undefined ? undefined : monthOfId(query.afterId);
+function listMonths(conn: MongoConnection, months: readonly Month[], query: Pick<ListQuery, 'since' | 'afterId'>): Month[] {
+  // The cursor's bucket (an id of an adopted month is in the legacy one: connection.ts).
+  const newest = query.afterId === undefined ? undefined : conn.bucketMonthOf(query.afterId);
   // The plan's own bound on _id: an id may be stamped up to the margin before its createdAt
   // (messages written before #39 stamped both alike), so it may be of the month before since's.
   const oldest = query.since === undefined ? undefined : monthOf(query.since - SINCE_ID_MARGIN_MS);
@@ -71,7 +72,7 @@ export async function listMessages(conn: MongoConnection, t: Tenant, query: Mess
 async function pageOf(conn: MongoConnection, t: Tenant, query: MessageQuery): Promise<MessageDoc[]> {
   const q = listPlan(t, query);
   const page: MessageDoc[] = [];
-  for (const month of listMonths(await conn.months(), query)) {
+  for (const month of listMonths(conn, await conn.months(), query)) {
     // The rest of the page only: a month examines no more than the page still lacks (and its range's end).
     const found = await conn
       .bucket(month)
@@ -86,7 +87,7 @@ async function pageOf(conn: MongoConnection, t: Tenant, query: MessageQuery): Pr
 
 /** The deliveries of the page's messages, sorted by id per message: one query per month of the page. */
 async function deliveriesOf(conn: MongoConnection, t: Tenant, messages: readonly MessageDoc[]): Promise<DeliveryDoc[]> {
-  const ofMonths = [...idsByMonth(messages.map((m) => m._id))].map(([month, ids]) => {
+  const ofMonths = [...conn.idsByBucket(messages.map((m) => m._id))].map(([month, ids]) => {
     const d = P.deliveriesOf(t, ids);
     return conn
       .bucket(month)

@@ -1,12 +1,12 @@
-import { MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
+import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { toAttempt, toConsumerRef, toDelivery, toMessage } from './mappers.ts';
+import { newestAttemptsOf } from './delivery-repo.ts';
+import { toConsumerRef, toDelivery, toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
 import { createMessage } from './message-create.ts';
 import { listMessages } from './message-list.ts';
 import { dropMonthsBefore } from './month-buckets.ts';
-import { idsByMonth } from './months.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { checkedLimit } from './query.ts';
 import { counterValues } from './usage-counters.ts';
@@ -37,18 +37,16 @@ export class MongoMessageRepo implements MessageRepo {
     if (consumer === null) throw new Error(`message ${id} lost its consumer ${message.consumerId}`);
     const d = P.deliveriesOf(t, [id]);
     const deliveries = await this.#conn.bucketOf(id).deliveries.find(d.filter, d.options).toArray();
-    // An attempt is in its delivery's month: the message's.
-    const a = P.attemptsOf(
-      t,
-      deliveries.map((d) => d._id),
-    );
-    const attempts = deliveries.length === 0 ? [] : await this.#conn.bucketOf(id).attempts.find(a.filter, a.options).toArray();
+    // Each delivery's newest attempts only (#40: a delivery may have hundreds), oldest of them
+    // first; an attempt is in its delivery's month: the message's.
+    const newest = await Promise.all(deliveries.map((d) => newestAttemptsOf(this.#conn, t, d._id, DELIVERY_ATTEMPTS_SHOWN + 1)));
     return {
       message: toMessage(message, await payloadOf(this.#conn, t, message)),
       consumer: toConsumerRef(consumer),
-      deliveries: deliveries.map((d) => ({
+      deliveries: deliveries.map((d, i) => ({
         delivery: toDelivery(d),
-        attempts: attempts.filter((a) => a.deliveryId === d._id).map(toAttempt),
+        attempts: (newest[i] ?? []).slice(0, DELIVERY_ATTEMPTS_SHOWN).reverse(),
+        olderAttempts: (newest[i] ?? []).length > DELIVERY_ATTEMPTS_SHOWN,
       })),
     };
   }
@@ -61,7 +59,7 @@ export class MongoMessageRepo implements MessageRepo {
   async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
     if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);
     const counts: Record<string, Partial<Record<DeliveryStatus, number>>> = {};
-    for (const [month, ids] of idsByMonth(messageIds)) {
+    for (const [month, ids] of this.#conn.idsByBucket(messageIds)) {
       const q = P.statusesOf(t, ids);
       const groups = await this.#conn.bucket(month).deliveries.aggregate<StatusGroup>(q.pipeline!, q.options).toArray();
       for (const g of groups) (counts[g._id.messageId] ??= {})[g._id.status] = g.n;

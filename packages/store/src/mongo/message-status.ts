@@ -21,7 +21,7 @@ export function pendingCounts(deliveries: number): StatusCounts {
  * One read and one bulk write per month the messages are of.
  */
 export async function refreshMessageStatuses(conn: MongoConnection, session: ClientSession, t: Tenant, messageIds: Iterable<string>): Promise<void> {
-  for (const [month, ids] of idsByMonth(messageIds)) await refreshInMonth(conn, session, t, month, ids);
+  for (const [month, ids] of conn.idsByBucket(messageIds)) await refreshInMonth(conn, session, t, month, ids);
 }
 
 /** refreshMessageStatuses for messages of one month. */

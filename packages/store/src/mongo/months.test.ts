@@ -1,6 +1,7 @@
 import { firstIdAt, newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { MONTHS_DOC, MONTHS_LIST } from './connection.ts';
+import { MongoClient } from 'mongodb';
+import { MONTHS_DOC, MONTHS_LIST, MongoConnection } from './connection.ts';
 import { parseHealCursor, sharePerEndpoint } from './delivery-claim.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
 import { dueEntryId } from './due-queue.ts';
@@ -75,5 +76,23 @@ describe('months of the MongoDB layout', () => {
   it('reads the list of months as its plan says (connection.ts spells it out)', () => {
     const plan = MONTHS_PLANS.list(MONTHS_DOC);
     expect(MONTHS_LIST).toEqual({ filter: plan.filter, options: plan.options });
+  });
+
+  it('files an id of a month before the legacy month in the adopted single collections, and later ids in their own months', () => {
+    // No server is dialled: the driver connects on the first command, and none is sent.
+    const client = new MongoClient('mongodb://127.0.0.1:9');
+    const conn = new MongoConnection(client, client.db('months-test'));
+    const at = (y: number, m: number) => newId('delivery', { now: () => Date.UTC(y, m - 1, 15) });
+    const [sept, nov, dec] = [at(2026, 9), at(2026, 11), at(2026, 12)];
+    expect(conn.bucketOf(sept).deliveries.collectionName).toBe('deliveries_202609');
+    conn.legacyMonth = '202611';
+    expect(conn.bucketMonthOf(sept)).toBe('202611');
+    expect(conn.bucketOf(sept).deliveries.collectionName).toBe('deliveries');
+    expect(conn.bucketOf(nov).attempts.collectionName).toBe('attempts');
+    expect(conn.bucketOf(dec).messages.collectionName).toBe('messages_202612');
+    expect([...conn.idsByBucket([sept, nov, dec])]).toEqual([
+      ['202611', [sept, nov]],
+      ['202612', [dec]],
+    ]);
   });
 });

@@ -55,11 +55,14 @@ export function isMonth(value: string): value is Month {
   return /^\d{4}(0[1-9]|1[0-2])$/.test(value);
 }
 
-/** `ids` (each once) by the month of each: a batch of ids of any months, one query per month. */
-export function idsByMonth(ids: Iterable<string>): Map<Month, string[]> {
+/**
+ * `ids` (each once) by the month of each (`monthOfIt`: the bucket's, connection.ts
+ * idsByBucket, for queries): a batch of ids of any months, one query per month.
+ */
+export function idsByMonth(ids: Iterable<string>, monthOfIt: (id: string) => Month = monthOfId): Map<Month, string[]> {
   const byMonth = new Map<Month, string[]>();
   for (const id of new Set(ids)) {
-    const month = monthOfId(id);
+    const month = monthOfIt(id);
     const of = byMonth.get(month);
     if (of === undefined) byMonth.set(month, [id]);
     else of.push(id);

@@ -162,7 +162,7 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
     const ids = P.deliveries(waiting.map((d) => d._id));
     await deliveries.updateMany(ids.filter, { $set: { laneWait: false } }, { ...ids.options, session });
     result.released += waiting.length;
-    result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d)));
+    result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d, month)));
   }
   if (result.released < batch) {
     const h = P.headedOfEndpoint(endpointId);
@@ -357,19 +357,19 @@ async function promoteNext(
     { ...q.options, session, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, dueAt: 1, nextAttemptAt: 1, held: 1 }, returnDocument: 'after' },
   );
   if (next === null) return null;
-  const due = dueNote(next);
+  const due = dueNote(next, first.month);
   return { id: next._id as DeliveryId, dueAt: due.dueAt, due: next.held === true ? null : due };
 }
 
 /** The note of a delivery just made due: at its dueAt (its next attempt's time while free), in its id's month. */
-function dueNote(d: { _id: string; orgId: string; env: Tenant['env']; endpointId: string; dueAt?: number | null; nextAttemptAt?: number | null }): DueNote {
-  return { orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: monthOfId(d._id), dueAt: d.dueAt ?? d.nextAttemptAt ?? 0 };
+function dueNote(d: { orgId: string; env: Tenant['env']; endpointId: string; dueAt?: number | null; nextAttemptAt?: number | null }, month: Month): DueNote {
+  return { orgId: d.orgId, env: d.env, endpointId: d.endpointId, month, dueAt: d.dueAt ?? d.nextAttemptAt ?? 0 };
 }
 
 /** The open ones of deliveries `ids` (any months), read by id: one `$in` per month, at once (no session). */
 async function openOf(conn: MongoConnection, ids: readonly string[], projection: Document): Promise<WithId<DeliveryDoc>[]> {
   const found = await Promise.all(
-    [...idsByMonth(ids)].map(([month, monthIds]) => {
+    [...conn.idsByBucket(ids)].map(([month, monthIds]) => {
       const q = P.openDeliveries(monthIds);
       const { deliveries } = conn.bucket(month);
       return deliveries.find(q.filter, { ...q.options, projection }).toArray();

@@ -22,11 +22,11 @@ import { RECOVERIES_PLANS as P } from './plans/recoveries.ts';
 import { scope } from './query.ts';
 
 /**
- * The most targets a start counts (index keys: a recovery of a month of failures at 5,000/s is
- * 10⁹): beyond it `total` reads as "at least", and the walk goes on to the last target all the
+ * The most targets a start counts (index keys, ~30 ms: a recovery of a month of failures at
+ * 5,000/s is 10⁹): beyond it `total` reads as "at least", and the walk goes on to the last target all the
  * same (each step queues what it reads; the last sets `queued` to `total`).
  */
-const TARGETS_COUNT_CAP = 1_000_000;
+const TARGETS_COUNT_CAP = 100_000;
 
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
@@ -151,7 +151,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     const cursorAt = current.cursorCreatedAt ?? current.since - 1;
     const upTo = current.createdAt + START_SKEW_MS;
     const q = P.targets(t, current.endpointId, Math.max(current.since, cursorAt), upTo, cursorAt, current.cursorId ?? '');
-    const from = typeof current.cursorId === 'string' ? monthOfId(current.cursorId) : monthOf(current.since);
+    const from = typeof current.cursorId === 'string' ? this.#conn.bucketMonthOf(current.cursorId) : monthOf(current.since);
     const last = monthOf(upTo);
     const found: { bucket: MonthBucket; rows: Target[] }[] = [];
     let read = 0;

@@ -65,7 +65,7 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
       if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, session, projection: { _id: 1 } })) !== null) return;
       // A sweep's page may hold deliveries of several months (one collection each).
       const messageIds: string[] = [];
-      for (const [month, ids] of idsByMonth(of.map((d) => d._id))) {
+      for (const [month, ids] of conn.idsByBucket(of.map((d) => d._id))) {
         const deliveries = conn.bucket(month).deliveries;
         const open = P.stranded(t, ids, now);
         if (endpoint?.status === 'paused') {

@@ -21,19 +21,22 @@ export const PUT_OFF_BATCH = 1_000;
 
 /**
  * Ends the endpoint's Retry-After hold: `held_until` becomes NULL and the deliveries it put
- * off (and pending ones spaced by the rate limit) are due at `now`, PUT_OFF_BATCH at most.
+ * off (due at its end) are due at `now`, PUT_OFF_BATCH at most.
  * Inside the caller's transaction. @returns how many became due.
  */
 export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: number): number {
   const row = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
   const heldUntil = row === undefined ? null : intOrNull(row, 'held_until');
-  if (heldUntil !== null) conn.statement('UPDATE endpoints SET held_until = NULL WHERE id = ?').run(endpointId);
+  if (heldUntil === null) return 0;
+  conn.statement('UPDATE endpoints SET held_until = NULL WHERE id = ?').run(endpointId);
+  // Only what the hold put off (due at its end): a pending delivery due at another time was
+  // spaced by the rate limit, which the hold's end does not change.
   const { changes } = conn
     .statement(
       `UPDATE deliveries SET next_attempt_at = ? WHERE id IN
-        (SELECT id FROM deliveries WHERE ${PUT_OFF} AND (status = 'pending' OR next_attempt_at = ?) LIMIT ${PUT_OFF_BATCH})`,
+        (SELECT id FROM deliveries WHERE ${PUT_OFF} AND next_attempt_at = ? LIMIT ${PUT_OFF_BATCH})`,
     )
-    .run(now, endpointId, now, now, heldUntil ?? -1);
+    .run(now, endpointId, now, now, heldUntil);
   return Number(changes);
 }
 

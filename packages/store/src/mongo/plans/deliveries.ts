@@ -7,18 +7,25 @@ import { definePlans, planSpec, tenantById } from './plan.ts';
 
 const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
+const TENANT_OF_DELIVERY = "orgId and env: the tenant of the delivery's attempts (a check on the documents the range fetches, never a widening)";
 
 export const DELIVERIES_PLANS = definePlans('deliveries', {
-  /**
-   * One endpoint's entries in the due index due after `now`, soonest first: what a Retry-After
-   * hold or a rate limit may have put off (endpoint-put-off.ts filters them).
-   */
-  putOff: planSpec({
+  /** One endpoint's entries in the due index at exactly its Retry-After hold's end: what the hold put off (endpoint-put-off.ts). */
+  putOffByHold: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's range of the due index after `now`",
+    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's entries at one dueAt, an equality range of its due index",
     maxExamined: (n) => n + 1,
-    build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $gt: now }), endpointId }, sort: { dueAt: 1, _id: 1 } }),
+    build: (endpointId: string, heldUntil: number) => ({ filter: { ...DUE, endpointId, dueAt: heldUntil } }),
+    example: ['ep_1', 1],
+  }),
+  /** One endpoint's pending entries due after `now`: what a rate limit spaced out (endpoint-put-off.ts). */
+  putOffPending: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_due_queue',
+    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's pending range of its due index after `now`",
+    maxExamined: (n) => n + 1,
+    build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $gt: now }), status: 'pending', endpointId }, sort: { dueAt: 1, _id: 1 } }),
     example: ['ep_1', 1],
   }),
   /** Deliveries by id (a batch just read in one month), to update them. */
@@ -240,6 +247,51 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     maxExamined: () => 1,
     build: (orgId: string) => ({ filter: { _id: `alert-events:${orgId}` } }),
     example: ['org_1'],
+  }),
+  /**
+   * One delivery's newest attempts, newest first (#40: a page, never its whole history), in its
+   * month's collection (an attempt is in its delivery's): the delivery's range of
+   * attempts_delivery walked from its end, stopped by the limit (≤ DELIVERY_ATTEMPTS_SHOWN + 1
+   * or a page's MAX_PAGE_SIZE + 1).
+   */
+  attemptsOfDelivery: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_delivery',
+    examines: "≤ limit: the delivery's range of attempts_delivery from its newest",
+    maxExamined: (n) => n + 1,
+    residual: { orgId: TENANT_OF_DELIVERY, env: TENANT_OF_DELIVERY },
+    build: (t: { orgId: string; env: string }, deliveryId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, deliveryId },
+      sort: { at: -1, _id: -1 },
+    }),
+    example: [T, 'dlv_1'],
+  }),
+  /**
+   * A page of one delivery's attempts after a cursor's attempt (at `at`), newest first: the
+   * delivery's range of attempts_delivery from `at` down; the adapter skips the cursor's own
+   * millisecond's attempts at or after its id.
+   */
+  attemptsOfDeliveryBefore: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_delivery',
+    examines: "≤ limit + the delivery's attempts in the cursor's millisecond (one or two): a range of attempts_delivery from `at` down",
+    maxExamined: (n) => n + 2,
+    residual: { orgId: TENANT_OF_DELIVERY, env: TENANT_OF_DELIVERY },
+    build: (t: { orgId: string; env: string }, deliveryId: string, at: number) => ({
+      filter: { orgId: t.orgId, env: t.env, deliveryId, at: { $lte: at } },
+      sort: { at: -1, _id: -1 },
+    }),
+    example: [T, 'dlv_1', 1],
+  }),
+  /** A cursor's attempt, by id, of the delivery it must belong to: where the next page starts. */
+  attemptOfDelivery: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, deliveryId: 'the one document _id found: a cursor of another delivery is refused' },
+    build: (t: { orgId: string; env: string }, deliveryId: string, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, deliveryId } }),
+    example: [T, 'dlv_1', 'att_1'],
   }),
   /** The endpoint's latest attempts, newest first: run on every month kept and merged (an attempt is in its delivery's month). */
   recentAttempts: planSpec({

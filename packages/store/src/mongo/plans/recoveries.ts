@@ -104,7 +104,7 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_failed',
     examines:
-      "≤ 1,000,000 index keys (TARGETS_COUNT_CAP over all months, each count limited to what is left) and no document: the endpoint's failed deliveries since `since`, + a seek or two a month. Once per start, an operator's action, outside any transaction",
+      "≤ 100,000 index keys (TARGETS_COUNT_CAP over all months, each count limited to what is left) and no document: the endpoint's failed deliveries since `since`, + a seek or two a month. Once per start, an operator's action, outside any transaction",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
