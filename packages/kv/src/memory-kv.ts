@@ -97,13 +97,15 @@ export class MemoryKv implements Kv {
   async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
     this.#assertOpen();
     assertLog(limit, windowMs);
-    const log = this.#prunedLog(key, now - windowMs);
-    if (log.size < limit) {
+    // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
+    const log = this.#prunedLog(key, now - 2 * windowMs);
+    const inWindow = [...log.values()].filter((at) => at > now - windowMs);
+    if (inWindow.length < limit) {
       log.set(member, now);
       this.#logs.set(key, log);
       return 0;
     }
-    return Math.max(1, Math.min(...log.values()) + windowMs - now);
+    return Math.max(1, Math.min(...inWindow) + windowMs - now);
   }
 
   async logRemove(key: string, member: string): Promise<void> {

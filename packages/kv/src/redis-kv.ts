@@ -57,19 +57,22 @@ if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) else r
 return 1
 `;
 
-// A sliding log (#32): what left the window goes, then the member is added only while the log
-// holds fewer than the limit; else the wait until its oldest entry leaves. One script, so two
-// dispatchers admitting at once cannot both take the last place.
+// A sliding log (#32): the member is added only while fewer than the limit lie in the window
+// before the caller's `now` (and after it: another dispatcher's, stamped later, arrived first);
+// else the wait until the oldest of them leaves. One script, so two dispatchers admitting at
+// once cannot both take the last place. Entries are pruned a whole window late: a call stamped
+// earlier that arrives after one stamped later still counts what lies in its own window (#40:
+// pruning at the caller's own window let 11 into a second of the attempts' times).
 const LOG_ADMIT_LUA = `
 local now = tonumber(ARGV[4])
 local window = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * window)
+if redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf') < tonumber(ARGV[2]) then
   redis.call('ZADD', KEYS[1], now, ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], window)
+  redis.call('PEXPIRE', KEYS[1], 2 * window)
   return 0
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
 return math.max(1, tonumber(oldest[2]) + window - now)
 `;
 

@@ -259,6 +259,17 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         expect(await kv.logCount(key('log'), window, t0 + window)).toBe(1);
       });
 
+      it('counts its own window when a call stamped later arrived first (two dispatchers): never more than the limit in any window', async () => {
+        // Limit 2: a at t0, b at t0 + 1; then a call stamped t0 + window + 50 arrives first
+        // (a and b are out of its window: it is let in), then one stamped t0 + window - 5
+        // (a and b are in its window, with the later one: refused — letting it in would put 3
+        // in (t0 - 5, t0 + window - 5]).
+        await kv.logAdmit(key('log'), 'a', 2, window, t0);
+        await kv.logAdmit(key('log'), 'b', 2, window, t0 + 1);
+        expect(await kv.logAdmit(key('log'), 'late', 2, window, t0 + window + 50)).toBe(0);
+        expect(await kv.logAdmit(key('log'), 'early', 2, window, t0 + window - 5)).toBeGreaterThan(0);
+      });
+
       it('logRemove frees a place at once; a missing member is no error', async () => {
         await kv.logAdmit(key('log'), 'a', 1, window, t0);
         await kv.logRemove(key('log'), 'a');

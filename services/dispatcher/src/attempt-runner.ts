@@ -157,7 +157,8 @@ export class AttemptRunner {
 
   /** Sends a claimed delivery and records its attempt (unless the send was put off); it leaves the endpoint's flight as it is answered. */
   async #send(job: DeliveryJob, admitted: Admitted): Promise<void> {
-    const at = this.#deps.clock.now();
+    // At the time the throttle let it through (what its rate limit counted), not a few ms later.
+    const at = admitted.at;
     let result: Awaited<ReturnType<WebhookSender['send']>> = null;
     try {
       result = await this.#deps.webhooks.send(job, at);

@@ -26,6 +26,13 @@ export interface Admitted {
   endpointId: string;
   member: string;
   /**
+   * When it was let through: the time its endpoint's rate log counted it at (taken after any
+   * wait for a place in flight). The attempt is signed and recorded at this time, so its
+   * endpoint's attempts hold `rate_limit` in any second on their own times (#40); a time taken
+   * after the Kv's answer trails it by a round trip and any stall of the event loop.
+   */
+  at: number;
+  /**
    * The last cut of the adaptive limit it entered under (its `cutAt`; 0 while none was in
    * force): a congestion answer to a send let in under an earlier cut belongs to that cut's
    * episode. (A time taken at the send lost to races: a cut stamped before its write landed
@@ -147,7 +154,7 @@ export class EndpointThrottle {
         return { ok: false, until: this.#spread(endpoint.id, endpoint.rateLimit, at, at + wait), reason: 'rate' };
       }
     }
-    return { ok: true, endpointId: endpoint.id, member, cutSeen, atLimit: this.#reachedLimit(endpoint.id) };
+    return { ok: true, endpointId: endpoint.id, member, at, cutSeen, atLimit: this.#reachedLimit(endpoint.id) };
   }
 
   /**
