@@ -10,12 +10,13 @@ import { NatsBus } from '@wirehook/bus';
 import {
   connectWithRetry,
   describeStore,
+  checkNatsEnv,
   loadConfig,
+  natsBusOptions,
   natsEnv,
-  natsStreamSettings,
   openStore,
-  redactUrl,
   RetryDeadlineError,
+  StartupError,
   storeEnv,
   type RetryProgress,
 } from '@wirehook/platform';
@@ -34,7 +35,7 @@ const migrateEnv = {
     .min(0, { error: 'must be whole seconds, 0 or more' })
     .default(300),
 };
-const config = loadConfig(z.object({ ...storeEnv, ...natsEnv, ...migrateEnv }), process.env, 'migrate');
+const config = loadConfig(z.object({ ...storeEnv, ...natsEnv, ...migrateEnv }).superRefine(checkNatsEnv), process.env, 'migrate');
 const waitSeconds = config.MIGRATE_WAIT_SECONDS;
 const deadlineAt = Date.now() + waitSeconds * 1_000;
 const started = Date.now();
@@ -50,6 +51,11 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
   try {
     return await connectWithRetry(what, connect, quiet, { deadlineAt, onRetry });
   } catch (err) {
+    if (err instanceof StartupError) {
+      // Refused, not unreachable (a wrong NATS credential): waiting longer cures nothing.
+      process.stderr.write(`migrate: ${err.message}\n`);
+      process.exit(1);
+    }
     if (!(err instanceof RetryDeadlineError)) throw err;
     process.stderr.write(`migrate: gave up after MIGRATE_WAIT_SECONDS=${waitSeconds}: ${err.message}\n`);
     process.exit(1);
@@ -60,14 +66,13 @@ const store = await waitFor(`the store (${describeStore(config)})`, () => openSt
 await store.close();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
 if (!storeOnly) {
-  const url = redactUrl(config.NATS_URL);
+  const nats = natsBusOptions(config);
+  const url = nats.servers;
   const streamLogger = {
     info: (_: unknown, message: string) => process.stderr.write(`migrate: ${message}\n`),
     warn: (_: unknown, message: string) => process.stderr.write(`migrate: warning: ${message}\n`),
   };
-  const bus = await waitFor(`NATS at ${url}`, () =>
-    NatsBus.connect({ servers: config.NATS_URL, name: 'migrate', streamSettings: natsStreamSettings(config), streamLogger }),
-  );
+  const bus = await waitFor(`NATS at ${url}`, () => NatsBus.connect({ ...nats, name: 'migrate', streamLogger }));
   await bus.close();
   process.stderr.write(`migrate: JetStream streams at ${url} are current\n`);
 }

@@ -58,11 +58,13 @@ describe('service configuration', () => {
     expect(issues).toMatch(new RegExp(`^${variable}: ${message.source}`, 'm'));
   });
 
-  it('the NATS stream settings default to one file replica without an age limit', () => {
+  it('the NATS stream settings default to one file replica, bounded to a day and 64 MiB, under the prefix wirehook', () => {
     expect(intakeConfigSchema.parse({ INTERNAL_AUTH_TOKEN: TOKEN })).toMatchObject({
       NATS_STREAM_REPLICAS: 1,
       NATS_STREAM_STORAGE: 'file',
-      NATS_STREAM_MAX_AGE_SECONDS: 0,
+      NATS_STREAM_MAX_AGE_SECONDS: 86_400,
+      NATS_STREAM_MAX_BYTES: 64 * 1024 * 1024,
+      NATS_PREFIX: 'wirehook',
     });
     const set = { INTERNAL_AUTH_TOKEN: TOKEN, NATS_STREAM_REPLICAS: '3', NATS_STREAM_STORAGE: 'memory', NATS_STREAM_MAX_AGE_SECONDS: '86400' };
     expect(intakeConfigSchema.parse(set)).toMatchObject({ NATS_STREAM_REPLICAS: 3, NATS_STREAM_STORAGE: 'memory', NATS_STREAM_MAX_AGE_SECONDS: 86_400 });

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { StartupError } from './sealing-keys.ts';
 
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
 export const CONNECT_BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000] as const;
@@ -43,7 +44,9 @@ export class RetryDeadlineError extends Error {
  * before NATS (or while it restarts) waits, live and not ready, instead of exiting and
  * being restarted in a loop. Logs the first failure, then every tenth, naming `what`.
  * With `deadlineAt` (a one-shot command such as `wirehook migrate`) the wait is bounded.
- * @throws RetryDeadlineError once `deadlineAt` has passed.
+ * An error marked `retryable: false` (NATS refusing the credentials) ends the wait at once.
+ * @throws RetryDeadlineError once `deadlineAt` has passed; StartupError with the message of
+ *   an error no retry cures (runService prints it as one line).
  */
 export async function connectWithRetry<T>(
   what: string,
@@ -62,6 +65,7 @@ export async function connectWithRetry<T>(
       if (attempt > 1) logger.info({ attempts: attempt }, `${what} answered; starting`);
       return connected;
     } catch (err) {
+      if ((err as { retryable?: unknown } | undefined)?.retryable === false) throw new StartupError((err as Error).message, { cause: err });
       const left = deadline - performance.now();
       // The attempt a deadline cut off is the last, even when its timer fired a hair early.
       if (left <= 0 || err instanceof DeadlineReached) throw new RetryDeadlineError(what, attempt, err);

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { natsEnv, deliveryEnv, requireSharedKey, dispatchEnv, internalAuthEnv, logEnv, serveEnv, storeEnv, testClockEnv } from '@wirehook/platform';
+import {
+  checkNatsEnv,
+  natsEnv,
+  deliveryEnv,
+  requireSharedKey,
+  dispatchEnv,
+  internalAuthEnv,
+  logEnv,
+  serveEnv,
+  storeEnv,
+  testClockEnv,
+} from '@wirehook/platform';
 import { GRPC_TARGET_ERROR, isGrpcTarget } from '@wirehook/rpc';
 import { parseRedisUrl } from '@wirehook/kv';
 
@@ -33,4 +44,5 @@ export const dispatcherConfigSchema = z
     ...logEnv,
     ...testClockEnv,
   })
-  .superRefine(requireSharedKey);
+  .superRefine(requireSharedKey)
+  .superRefine(checkNatsEnv);

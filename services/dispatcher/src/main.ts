@@ -5,9 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
-const { connectWithRetry, loadConfig, redactUrl, openSealingKeys, natsCheck, natsStreamSettings, openStore, runService, storeCheck } = await import(
-  '@wirehook/platform'
-);
+const { connectWithRetry, loadConfig, openSealingKeys, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
@@ -20,11 +18,8 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
-  const bus = await connectWithRetry(
-    `NATS (${redactUrl(config.NATS_URL)})`,
-    () => NatsBus.connect({ servers: config.NATS_URL, name: 'dispatcher', streamSettings: natsStreamSettings(config), streamLogger: logger }),
-    logger,
-  );
+  const nats = natsBusOptions(config);
+  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }), logger);
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
   const relay = new RelayGrpcClient({

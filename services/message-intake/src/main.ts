@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { connectWithRetry, loadConfig, redactUrl, natsCheck, natsStreamSettings, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { createIntake } = await import('./create-intake.ts');
 
@@ -14,11 +14,8 @@ const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
 await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
-  const bus = await connectWithRetry(
-    `NATS (${redactUrl(config.NATS_URL)})`,
-    () => NatsBus.connect({ servers: config.NATS_URL, name: 'message-intake', streamSettings: natsStreamSettings(config), streamLogger: logger }),
-    logger,
-  );
+  const nats = natsBusOptions(config);
+  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }), logger);
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.
   readiness.push(storeCheck(store), natsCheck(bus, { gates: false }));
   const { grpc } = createIntake(config, { store, bus, clock, logger, registry });

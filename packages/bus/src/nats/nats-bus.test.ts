@@ -23,7 +23,7 @@ let streams = 0;
 /** A stream of its own for each test, configured like the dispatch stream unless told otherwise. */
 function testStream(overrides: Partial<StreamSpec> = {}): StreamSpec {
   streams++;
-  return { ...DISPATCH_STREAM, stream: `TEST_${streams}`, subject: `test.s${streams}`, consumer: `test-c${streams}`, ...overrides };
+  return { ...DISPATCH_STREAM, topic: `test.s${streams}`, stream: `TEST_${streams}`, subject: `test.s${streams}`, consumer: `test-c${streams}`, ...overrides };
 }
 
 const open = (spec: StreamSpec | undefined, options: Partial<NatsBusOptions> = {}) =>

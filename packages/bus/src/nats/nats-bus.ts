@@ -10,15 +10,22 @@ import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/t
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
 import { tracePublish } from '../bus-tracing.ts';
+import { natsAuthOptions, type NatsAuth, type NatsTls, redactNatsUrl, refusal } from './nats-auth.ts';
 import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
-import { applyStreams, DEFAULT_STREAM_SETTINGS, STREAMS, type StreamLogger, type StreamSettings, type StreamSpec } from './streams.ts';
+import { applyStreams, DEFAULT_NATS_PREFIX, DEFAULT_STREAM_SETTINGS, natsStreams, type StreamLogger, type StreamSettings, type StreamSpec } from './streams.ts';
 
 export interface NatsBusOptions {
-  /** NATS server URL(s), e.g. `nats://nats:4222`. */
+  /** NATS server URL(s), e.g. `nats://nats:4222`. User info in them is ignored (nats.js drops it): pass it as `auth`. */
   servers: string | string[];
   /** Connection name shown by the server's monitoring (the service's name). */
   name: string;
-  /** The topology to declare and use; default `STREAMS`. */
+  /** How to authenticate (plain data; the authenticator is built here); default none. */
+  auth?: NatsAuth;
+  /** TLS towards the server (CA, client certificate); a `tls://` URL turns TLS on by itself. */
+  tls?: NatsTls;
+  /** NATS_PREFIX: the first part of every stream, subject and consumer name; default `wirehook`. Ignored with `streams`. */
+  prefix?: string;
+  /** The topology to declare and use; default `natsStreams(prefix)`. */
   streams?: readonly StreamSpec[];
   /** Replicas, storage and age limit of the streams (NATS_STREAM_*); default one file replica, no age limit. */
   streamSettings?: StreamSettings;
@@ -64,27 +71,38 @@ export class NatsBus implements Bus {
   private constructor(nc: NatsConnection, specs: readonly StreamSpec[], settings: Settings) {
     this.#nc = nc;
     this.#js = jetstream(nc, { timeout: JS_API_TIMEOUT_MS });
-    this.#specs = new Map(specs.map((spec) => [spec.subject, spec]));
+    // Keyed by the Bus's subject (DISPATCH_SUBJECT); the spec names the prefixed NATS subject.
+    this.#specs = new Map(specs.map((spec) => [spec.topic ?? spec.subject, spec]));
     this.#settings = settings;
   }
 
   /**
    * Connects and applies the stream topology (create or update by streamUpdate's rules, so
    * every replica may do it and none undoes what an operator set on the server).
-   * @throws when no server answers, or when JetStream refuses the topology.
+   * @throws NatsConnectRefusedError (one line naming NATS and the URL, never a secret) when
+   *   the server refuses the credentials or its certificate is not trusted: no retry cures it;
+   *   another Error when no server answers, or when JetStream refuses the topology.
    */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
-    const nc = await connect({
-      servers: options.servers,
-      name: options.name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: options.reconnectWaitMs ?? 1_000,
-      pingInterval: 20_000,
-      // No Error (with its stack) made up front for every publish and pull: 10 % of
-      // message-intake's CPU in the cluster bench. Errors still say what failed.
-      noAsyncTraces: true,
-    });
-    const streams = options.streams ?? STREAMS;
+    const servers = (Array.isArray(options.servers) ? options.servers : [options.servers]).map(redactNatsUrl);
+    const auth = options.auth ?? { kind: 'none' };
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers,
+        name: options.name,
+        ...natsAuthOptions(auth, options.tls),
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: options.reconnectWaitMs ?? 1_000,
+        pingInterval: 20_000,
+        // No Error (with its stack) made up front for every publish and pull: 10 % of
+        // message-intake's CPU in the cluster bench. Errors still say what failed.
+        noAsyncTraces: true,
+      });
+    } catch (err) {
+      throw refusal(err, servers.join(','), auth, options.tls) ?? err;
+    }
+    const streams = options.streams ?? natsStreams(options.prefix ?? DEFAULT_NATS_PREFIX);
     try {
       await applyStreams(
         await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }),
@@ -110,9 +128,9 @@ export class NatsBus implements Bus {
    *   within `publishTimeoutMs` (server unreachable).
    */
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
-    this.#specFor(subject);
+    const natsSubject = this.#specFor(subject).subject;
     const msgId = options.msgId ?? randomUUID();
-    return await tracePublish('nats', subject, { ...options, msgId }, (headers) => this.#publish(subject, data, msgId, headers));
+    return await tracePublish('nats', natsSubject, { ...options, msgId }, (headers) => this.#publish(natsSubject, data, msgId, headers));
   }
 
   async #publish(subject: string, data: Uint8Array, msgID: string, sent: Record<string, string>): Promise<void> {
@@ -199,7 +217,7 @@ export class NatsBus implements Bus {
 
   #specFor(subject: string): StreamSpec {
     const spec = this.#specs.get(subject);
-    if (!spec) throw new Error(`no JetStream stream is declared for subject ${subject} (see STREAMS in nats/streams.ts)`);
+    if (!spec) throw new Error(`no JetStream stream is declared for subject ${subject} (see natsStreams in nats/streams.ts)`);
     return spec;
   }
 }

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NatsBus } from './nats-bus.ts';
 import { DISPATCH_STREAM, streamConfig, streamUpdate, type StreamSettings, type StreamSpec } from './streams.ts';
 
-const settings = (over: Partial<StreamSettings> = {}): StreamSettings => ({ replicas: 1, storage: 'file', maxAgeMs: 0, ...over });
+const settings = (over: Partial<StreamSettings> = {}): StreamSettings => ({ replicas: 1, storage: 'file', maxAgeMs: 0, maxBytes: 8 * 1024 * 1024, ...over });
 /** The server's view of a stream made from `s` (what streams.info reports, as far as the rules read it). */
 const onServer = (s: StreamSettings) => streamConfig(DISPATCH_STREAM, s) as StreamConfig;
 
@@ -71,7 +71,13 @@ describe('stream settings on a real nats-server', () => {
     return plain;
   };
   let n = 0;
-  const spec = (): StreamSpec => ({ ...DISPATCH_STREAM, stream: `SETTINGS_${++n}`, subject: `settings.s${n}`, consumer: `settings-c${n}` });
+  const spec = (): StreamSpec => ({
+    ...DISPATCH_STREAM,
+    stream: `SETTINGS_${++n}`,
+    subject: `settings.s${n}`,
+    topic: `settings.s${n}`,
+    consumer: `settings-c${n}`,
+  });
   const open = async (server: NatsServer, s: StreamSpec, streamSettings: StreamSettings, streamLogger?: { info: () => void; warn: () => void }) => {
     const bus = await NatsBus.connect({ servers: server.url, name: 'settings-test', streams: [s], streamSettings, streamLogger });
     buses.push(bus);

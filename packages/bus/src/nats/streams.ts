@@ -20,8 +20,10 @@ import { DISPATCH_SUBJECT } from '../subjects.ts';
 export interface StreamSpec {
   /** Stream name (upper case by convention). */
   readonly stream: string;
-  /** The one subject the stream stores. */
+  /** The one NATS subject the stream stores (carries NATS_PREFIX). */
   readonly subject: string;
+  /** The Bus's name for it (e.g. DISPATCH_SUBJECT), when it differs from `subject`; default `subject`. */
+  readonly topic?: string;
   /** Durable pull consumer shared by every replica of the consuming service: N replicas share the work. */
   readonly consumer: string;
   /** A second publish with the same `Nats-Msg-Id` inside this window is dropped. */
@@ -34,37 +36,76 @@ export interface StreamSpec {
 
 /**
  * How the operator runs the streams on their NATS (NATS_STREAM_REPLICAS, NATS_STREAM_STORAGE,
- * NATS_STREAM_MAX_AGE_SECONDS): the same for every stream. What an existing stream keeps is
- * decided by {@link streamUpdate}.
+ * NATS_STREAM_MAX_AGE_SECONDS, NATS_STREAM_MAX_BYTES): the same for every stream. What an
+ * existing stream keeps is decided by {@link streamUpdate}.
  */
 export interface StreamSettings {
   /** Replicas of each stream in a NATS cluster (1 for a single server); its consumer has as many. */
   readonly replicas: number;
   /** `memory` for a JetStream without file storage (jobs are lost with the server; the sweeper sends them anyway). */
   readonly storage: 'file' | 'memory';
-  /** A job older than this is dropped by JetStream (the store's sweeper still sends its delivery); 0: no limit. */
+  /** A job older than this is dropped by JetStream (the store's sweeper still sends its delivery); 0: no limit on a new stream, the server's kept on an existing one. */
   readonly maxAgeMs: number;
+  /** The most a stream stores; beyond it the oldest jobs are dropped (DiscardPolicy.Old, see streamConfig). */
+  readonly maxBytes: number;
 }
-
-/** One replica, file storage, no age limit: a single nats-server with a volume. */
-export const DEFAULT_STREAM_SETTINGS: StreamSettings = { replicas: 1, storage: 'file', maxAgeMs: 0 };
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
 
-/** Dispatch jobs: "delivery X may be due", consumed by the dispatchers. */
-export const DISPATCH_STREAM: StreamSpec = {
-  stream: 'WIREHOOK_DISPATCH',
-  subject: DISPATCH_SUBJECT,
-  consumer: 'wirehook-dispatchers',
-  duplicateWindowMs: 2 * MINUTE_MS,
-  // Longer than the 15 s send timeout, so a send in progress is never handed out twice.
-  ackWaitMs: 60 * SECOND_MS,
-  maxAckPending: 10_000,
+/** 64 MiB: about 300 000 pending wake-ups of ~200 bytes (id, Nats-Msg-Id, traceparent). */
+export const DEFAULT_STREAM_MAX_BYTES = 64 * 1024 * 1024;
+/** A day: a wake-up that old has long been found by the due sweep. */
+export const DEFAULT_STREAM_MAX_AGE_MS = 24 * 60 * MINUTE_MS;
+
+/** One replica, file storage, bounded by age and size: a single nats-server with a volume. */
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
+  replicas: 1,
+  storage: 'file',
+  maxAgeMs: DEFAULT_STREAM_MAX_AGE_MS,
+  maxBytes: DEFAULT_STREAM_MAX_BYTES,
 };
 
-/** Every stream Wirehook declares. */
-export const STREAMS: readonly StreamSpec[] = [DISPATCH_STREAM];
+/**
+ * NATS_PREFIX's default: the names Wirehook has always used (`WIREHOOK_DISPATCH`,
+ * `wirehook.dispatch`, `wirehook-dispatchers`), so an existing install keeps its stream.
+ */
+export const DEFAULT_NATS_PREFIX = 'wirehook';
+
+/**
+ * What NATS_PREFIX may be: lower case (stream names are its upper case, so `a` and `A` would
+ * share a stream under two subjects), digits, `-` and `_`, at most 32 characters; valid in a
+ * subject token, a stream, consumer and KV bucket name alike.
+ */
+export const NATS_PREFIX_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** The dispatch stream under `prefix`: stream `<PREFIX>_DISPATCH`, subject `<prefix>.dispatch`, consumer `<prefix>-dispatchers`. */
+export function dispatchStream(prefix: string = DEFAULT_NATS_PREFIX): StreamSpec {
+  if (!NATS_PREFIX_PATTERN.test(prefix)) {
+    throw new Error(`NATS_PREFIX ${JSON.stringify(prefix)} must be lower-case letters, digits, - and _ (at most 32, starting with a letter or digit)`);
+  }
+  return {
+    stream: `${prefix.toUpperCase()}_DISPATCH`,
+    subject: `${prefix}.dispatch`,
+    topic: DISPATCH_SUBJECT,
+    consumer: `${prefix}-dispatchers`,
+    duplicateWindowMs: 2 * MINUTE_MS,
+    // Longer than the 15 s send timeout, so a send in progress is never handed out twice.
+    ackWaitMs: 60 * SECOND_MS,
+    maxAckPending: 10_000,
+  };
+}
+
+/** Dispatch jobs: "delivery X may be due", consumed by the dispatchers (under the default prefix). */
+export const DISPATCH_STREAM: StreamSpec = dispatchStream(DEFAULT_NATS_PREFIX);
+
+/** Every stream Wirehook declares, under `prefix` (NATS_PREFIX). */
+export function natsStreams(prefix: string = DEFAULT_NATS_PREFIX): readonly StreamSpec[] {
+  return [dispatchStream(prefix)];
+}
+
+/** Every stream Wirehook declares under the default prefix. */
+export const STREAMS: readonly StreamSpec[] = natsStreams(DEFAULT_NATS_PREFIX);
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
@@ -75,13 +116,19 @@ export function streamConfig(spec: StreamSpec, settings: StreamSettings = DEFAUL
     subjects: [spec.subject],
     retention: RetentionPolicy.Workqueue,
     storage: settings.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    // Bounded (max_bytes, max_age), and when full the OLDEST jobs go, never a publish refused.
+    // The store is the truth and a job only says "delivery X may be due": a dropped job costs
+    // that delivery a delay until the next due sweep (SWEEP_INTERVAL_MS, 1 s by default), which
+    // finds it in the store and publishes it again. DiscardPolicy.New would instead refuse new
+    // publishes while full: message-intake's wake-ups and the sweep itself would retry for
+    // their publish timeout (10 s each) against a NATS that cannot take them, and the newest
+    // messages, the ones a live sender waits for, would wait longest.
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(spec.duplicateWindowMs),
     num_replicas: settings.replicas,
-    // No age limit unless configured: a job stays until a consumer acks it.
     max_age: nanos(settings.maxAgeMs),
     max_msgs: -1,
-    max_bytes: -1,
+    max_bytes: settings.maxBytes,
   };
 }
 

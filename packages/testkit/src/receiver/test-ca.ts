@@ -33,6 +33,36 @@ const DAY_MS = 86_400_000;
 
 let trusted: Promise<TestCa> | undefined;
 let untrusted: Promise<ServerCertificate> | undefined;
+let client: Promise<ClientCertificate> | undefined;
+/** The CAs' private keys by CA certificate, for issuing client certificates (kept out of the certificates handed out). */
+const caKeys = new Map<string, string>();
+
+/** A client certificate (`extKeyUsage: clientAuth`) the test CA issued, e.g. for nats-server's `--tlsverify`. */
+export interface ClientCertificate {
+  /** The client's private key, PEM. */
+  keyPem: string;
+  /** The client's certificate, PEM. */
+  certPem: string;
+}
+
+/** A client certificate (CN `wirehook-test-client`) issued by {@link testCa}, made once per process. */
+export function testClientCertificate(): Promise<ClientCertificate> {
+  client ??= testCa().then(async (ca) => {
+    const leaf = await generate([{ name: 'commonName', value: 'wirehook-test-client' }], {
+      ...KEY,
+      notBeforeDate: new Date(Date.now() - DAY_MS),
+      notAfterDate: new Date(Date.now() + 30 * DAY_MS),
+      ca: { key: caKeys.get(ca.caPem)!, cert: ca.caPem },
+      extensions: [
+        { name: 'basicConstraints', cA: false, critical: true },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: 'extKeyUsage', clientAuth: true },
+      ],
+    });
+    return { keyPem: leaf.private, certPem: leaf.cert };
+  });
+  return client;
+}
 
 /**
  * The test CA of this process and a `localhost` certificate it issued, made on first use
@@ -84,6 +114,7 @@ async function issue(caName: string): Promise<ServerCertificate> {
       },
     ],
   });
+  caKeys.set(ca.cert, ca.private);
   return { caPem: ca.cert, keyPem: leaf.private, certPem: leaf.cert };
 }
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
+import { testCa, testClientCertificate, type ClientCertificate } from '../receiver/test-ca.ts';
 import { startSupervised, type SupervisedServer } from './supervised-process.ts';
 
 /**
@@ -10,13 +11,26 @@ import { startSupervised, type SupervisedServer } from './supervised-process.ts'
  * the same store, so streams survive.
  */
 export interface NatsServer extends SupervisedServer {
-  /** `nats://127.0.0.1:<port>` */
+  /** `nats://127.0.0.1:<port>` (`tls://…` with `tls`); never with credentials in it. */
   readonly url: string;
+  /** With `tls.verifyClients`: a client certificate the server accepts (issued by the test CA). */
+  readonly clientCertificate?: ClientCertificate;
 }
 
 export interface NatsServerOptions {
   /** `true`: JetStream without file storage (`max_file_store: 0`), as some operators run it; only memory streams can be made. */
   memoryOnly?: boolean;
+  /** User/password authentication (`--user`/`--pass`). */
+  user?: { user: string; password: string };
+  /** Token authentication (`--auth`). */
+  token?: string;
+  /** Nkey users, by public key (`U…`), in a config file's `authorization.users`. */
+  nkeyUsers?: readonly string[];
+  /**
+   * TLS with the test CA's `localhost`/127.0.0.1 certificate (testCa(): trust its `caFile`);
+   * `verifyClients`: `--tlsverify`, a client must present a certificate of that CA.
+   */
+  tls?: { verifyClients?: boolean };
 }
 
 /**
@@ -25,29 +39,61 @@ export interface NatsServerOptions {
  * @throws Error when nats-server is not installed (`./dev test` installs it) or does not become ready.
  */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
+  const ca = options.tls ? await testCa() : undefined;
+  const clientCertificate = options.tls?.verifyClients ? await testClientCertificate() : undefined;
   const server = await startSupervised({
     binary: 'nats-server',
     fallbacks: ['/usr/sbin/nats-server', '/usr/bin/nats-server'],
     testsName: 'NATS',
     dirScope: 'server',
     dirPrefix: 'wirehook-nats-',
-    args: (port, storeDir) => [...(options.memoryOnly ? memoryOnlyConfig(storeDir) : []), '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)],
+    args: (port, storeDir) => [
+      ...configFile(storeDir, options),
+      ...authArgs(options),
+      ...(ca ? tlsArgs(storeDir, ca, options.tls?.verifyClients === true) : []),
+      '-js',
+      '-sd',
+      storeDir,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+    ],
     // "Server is ready" in the log, then an INFO greeting on the port.
     isReady: async (port, log) => log.includes('Server is ready') && (await expectInfo(port)),
     readyTimeoutMs: 15_000,
     stopGraceMs: 10_000,
   });
-  return { url: `nats://127.0.0.1:${server.port}`, ...server };
+  return { url: `${ca ? 'tls' : 'nats'}://127.0.0.1:${server.port}`, ...server, ...(clientCertificate ? { clientCertificate } : {}) };
 }
 
 /**
- * `-c <file>` of a config limiting JetStream to memory: the command line has no flag for the
- * file store's limit (flags still set the rest). Written into the server's dir, deleted with it.
+ * `-c <file>` of a config for what the command line has no flag for: JetStream limited to
+ * memory (flags still set the rest), nkey users. Written into the server's dir, deleted with it.
  */
-function memoryOnlyConfig(dir: string): string[] {
-  const file = join(dir, 'memory-only.conf');
-  writeFileSync(file, 'jetstream {\n  max_memory_store: 256MB\n  max_file_store: 0\n}\n');
+function configFile(dir: string, options: NatsServerOptions): string[] {
+  let text = '';
+  if (options.memoryOnly) text += 'jetstream {\n  max_memory_store: 256MB\n  max_file_store: 0\n}\n';
+  if (options.nkeyUsers?.length) text += `authorization {\n  users = [\n${options.nkeyUsers.map((nkey) => `    { nkey: ${nkey} }\n`).join('')}  ]\n}\n`;
+  if (text === '') return [];
+  const file = join(dir, 'server.conf');
+  writeFileSync(file, text);
   return ['-c', file];
+}
+
+function authArgs(options: NatsServerOptions): string[] {
+  if (options.user) return ['--user', options.user.user, '--pass', options.user.password];
+  if (options.token) return ['--auth', options.token];
+  return [];
+}
+
+/** `--tls` with the test CA's server certificate (files in the server's dir); `--tlsverify` checks clients against the CA. */
+function tlsArgs(dir: string, ca: { caFile: string; certPem: string; keyPem: string }, verifyClients: boolean): string[] {
+  const cert = join(dir, 'server-cert.pem');
+  const key = join(dir, 'server-key.pem');
+  writeFileSync(cert, ca.certPem);
+  writeFileSync(key, ca.keyPem, { mode: 0o600 });
+  return ['--tls', '--tlscert', cert, '--tlskey', key, ...(verifyClients ? ['--tlsverify', '--tlscacert', ca.caFile] : [])];
 }
 
 /** Resolves true when the port greets a new connection with nats-server's INFO line; rejects otherwise. */
