@@ -40,6 +40,7 @@ describe('MCP over HTTP', () => {
         'get_endpoint_health',
         'get_message',
         'get_recovery',
+        'list_delivery_attempts',
         'list_endpoints',
         'list_messages',
         'recover_endpoint',

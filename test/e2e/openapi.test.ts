@@ -53,6 +53,7 @@ describe('the OpenAPI document', () => {
       'GET /v1/messages logs:read',
       'GET /v1/messages/{id} logs:read',
       'GET /v1/deliveries/{id} logs:read', // issue #27: retry takes a delivery id, so it can be read
+      'GET /v1/deliveries/{id}/attempts logs:read', // issue #40: a delivery shows its newest 20 attempts; the rest paged
       'POST /v1/deliveries/{id}/retry messages:retry',
       'GET /v1/consumers logs:read',
       'POST /v1/consumers consumers:write',

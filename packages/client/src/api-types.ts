@@ -38,7 +38,7 @@ export type paths = {
         };
         /**
          * Get a message
-         * @description The payload, and each delivery with its attempts. An id outside the retention window is 404.
+         * @description The payload, and each delivery with its newest 20 attempts (oldest of them first); a delivery with more has an `attempts_next_cursor` for listDeliveryAttempts. An id outside the retention window is 404.
          *
          *     Scope: `logs:read`.
          */
@@ -60,11 +60,33 @@ export type paths = {
         };
         /**
          * Get a delivery
-         * @description One delivery of a message to one endpoint, with its attempts, as getMessage shows it (the id the retry operation takes). An unknown id, one of another environment, or one outside the retention window is 404.
+         * @description One delivery of a message to one endpoint, with its newest 20 attempts, as getMessage shows it (the id the retry operation takes); `attempts_next_cursor` pages the older ones (listDeliveryAttempts). An unknown id, one of another environment, or one outside the retention window is 404.
          *
          *     Scope: `logs:read`.
          */
         get: operations["getDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deliveries/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a delivery’s attempts
+         * @description Every attempt of one delivery, newest first, paged: the way to the attempts older than the 20 a delivery shows (start from its `attempts_next_cursor`, or without a cursor from the newest). An unknown delivery id, or one outside the retention window, is 404; a cursor of another list or outside the retention window is 422.
+         *
+         *     Scope: `logs:read`.
+         */
+        get: operations["listDeliveryAttempts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -84,7 +106,7 @@ export type paths = {
         put?: never;
         /**
          * Retry a delivery
-         * @description Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued (attempts empty). 409 conflict when its endpoint is paused, disabled or deleted.
+         * @description Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued (attempts empty). 409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): manual retries stop there; send the payload as a new message instead.
          *
          *     Scope: `messages:retry`.
          */
@@ -582,7 +604,10 @@ export type components = {
             ordering_key: string | null;
             /** @description its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered */
             sequence: number | null;
+            /** @description its newest attempts, at most 20, oldest of them first (older ones: GET /v1/deliveries/{id}/attempts with attempts_next_cursor) */
             attempts: components["schemas"]["AttemptRow"][];
+            /** @description null when `attempts` holds every attempt; otherwise the cursor of GET /v1/deliveries/{id}/attempts for the attempts older than those shown */
+            attempts_next_cursor: string | null;
         };
         MessageRow: {
             /** @description msg_… — also the webhook-id header of every delivery */
@@ -669,6 +694,11 @@ export type components = {
             ordering_key: string | null;
             payload: components["schemas"]["JsonValue"];
             deliveries: components["schemas"]["Delivery"][];
+        };
+        AttemptRowPage: {
+            items: components["schemas"]["AttemptRow"][];
+            /** @description pass as cursor for the next page; null on the last */
+            next_cursor: string | null;
         };
         ConsumerPage: {
             items: components["schemas"]["Consumer"][];
@@ -1517,6 +1547,160 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description the previous page's next_cursor */
+                cursor?: string;
+                /** @description items per page, 1 to 100 (default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description delivery id (dlv_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttemptRowPage"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

@@ -29,6 +29,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   listMessages: [{ limit: 2 }],
   getMessage: ['msg_1'],
   getDelivery: ['dlv_1'],
+  listDeliveryAttempts: ['dlv_1', { limit: 2 }],
   retryDelivery: ['dlv_1'],
   listConsumers: [{ limit: 2 }],
   createConsumer: [{ external_id: 'acme' }],
@@ -87,14 +88,14 @@ describe('OPERATION_METHODS', () => {
     expect(requests).toHaveLength(docOperations.length);
   });
 
-  it('every operation method of the client is in the map (iterate pages through a list operation)', () => {
+  it('every operation method of the client is in the map (iterate, iterateAttempts page through a list operation)', () => {
     const client = new Wirehook({ apiKey: 'sk_test_x' });
     const mapped = new Set<string>(Object.values(OPERATION_METHODS));
     const resources = ['messages', 'deliveries', 'consumers', 'endpoints', 'eventTypes', 'alerts'];
     const methods = resources.flatMap((r) => {
       const proto = Object.getPrototypeOf((client as unknown as Record<string, object>)[r]) as object;
       return Object.getOwnPropertyNames(proto)
-        .filter((m) => m !== 'constructor' && m !== 'iterate')
+        .filter((m) => m !== 'constructor' && !m.startsWith('iterate'))
         .map((m) => `${r}.${m}`);
     });
     expect(methods.sort()).toEqual([...mapped].sort());

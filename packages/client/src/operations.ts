@@ -20,6 +20,7 @@ export const OPERATION_METHODS = {
   listMessages: 'messages.list',
   getMessage: 'messages.get',
   getDelivery: 'deliveries.get',
+  listDeliveryAttempts: 'deliveries.attempts',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
   createConsumer: 'consumers.create',

@@ -26,6 +26,7 @@ export type MessageStatus = MessageRow['status'];
 export type Delivery = Schemas['Delivery'];
 /** One attempt of a delivery. */
 export type AttemptRow = Schemas['AttemptRow'];
+export type AttemptRowPage = Schemas['AttemptRowPage'];
 
 /** One of your customers. */
 export type Consumer = Schemas['Consumer'];
@@ -100,6 +101,8 @@ type Numeric<Q, K extends PropertyKey> = Omit<NonNullable<Q>, K & keyof NonNulla
 export type ListMessagesQuery = Numeric<operations['listMessages']['parameters']['query'], 'limit' | 'since'>;
 /** Query of `consumers.list`; `limit` 1–100. */
 export type ListConsumersQuery = Numeric<operations['listConsumers']['parameters']['query'], 'limit'>;
+/** Query of `deliveries.attempts`: `cursor` (a delivery's `attempts_next_cursor`, or a page's `next_cursor`) and `limit`. */
+export type ListDeliveryAttemptsQuery = Numeric<operations['listDeliveryAttempts']['parameters']['query'], 'limit'>;
 /** Query of `endpoints.list`. */
 export type ListEndpointsQuery = NonNullable<operations['listEndpoints']['parameters']['query']>;
 /** Query of `endpoints.stats`: `window` 1h, 24h (default) or 7d. */

@@ -114,7 +114,13 @@ export const deliveryResponse = z.object({
   next_attempt_at: nullableUnixMs('when the next attempt is due'),
   ordering_key: z.string().nullable().describe("the lane's key when the delivery is ordered (its endpoint had ordering key); null otherwise"),
   sequence: z.number().int().nullable().describe('its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered'),
-  attempts: z.array(attemptResponse),
+  attempts: z
+    .array(attemptResponse)
+    .describe('its newest attempts, at most 20, oldest of them first (older ones: GET /v1/deliveries/{id}/attempts with attempts_next_cursor)'),
+  attempts_next_cursor: z
+    .string()
+    .nullable()
+    .describe('null when `attempts` holds every attempt; otherwise the cursor of GET /v1/deliveries/{id}/attempts for the attempts older than those shown'),
 });
 
 const consumerRef = z.object({ id: z.string(), external_id: z.string(), name: z.string().nullable() });

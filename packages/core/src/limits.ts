@@ -81,3 +81,11 @@ export const MAX_RATE_LIMIT = 10_000;
 export const RATE_LIMIT_WINDOW_MS = 1_000;
 /** Longest hold a receiver's `Retry-After` (on a 429 or 503) puts on its endpoint; longer is cut to this. */
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
+/**
+ * Ours (#40): a manual retry (API, portal, MCP) is refused with 409 `conflict` once its delivery
+ * has this many attempts (a send in flight counted): what a caller can add to one delivery's
+ * history. The default policy makes 8; the retry schedule may still add its own after it.
+ */
+export const MAX_ATTEMPTS_FOR_MANUAL_RETRY = 100;
+/** Ours (#40): the newest attempts a Delivery shows in `attempts`; older ones are paged (GET /v1/deliveries/{id}/attempts). */
+export const DELIVERY_ATTEMPTS_SHOWN = 20;

@@ -17,6 +17,8 @@ interface DeliveryJson {
   endpoint_id?: string;
   url: string;
   status: string;
+  /** Every attempt made; `attempts` holds only the newest 20 (#40). Absent in older answers. */
+  attempt_count?: number;
   next_attempt_at: number | null;
   attempts: AttemptJson[];
 }
@@ -71,7 +73,9 @@ export function explainDelivery(message: MessageJson, deliveryId?: string, endpo
       ? `Message ${message.id} has no delivery ${deliveryId}.`
       : `Message ${message.id} went to no endpoint (none of its consumer’s endpoints took ${message.event_type}).`;
   const last = delivery.attempts.at(-1);
-  const lines = [`Delivery ${delivery.id} of message ${message.id} (${message.event_type}): ${delivery.status}, ${delivery.attempts.length} attempt(s).`];
+  const lines = [
+    `Delivery ${delivery.id} of message ${message.id} (${message.event_type}): ${delivery.status}, ${delivery.attempt_count ?? delivery.attempts.length} attempt(s).`,
+  ];
   const quoted: Record<string, string> = { url: delivery.url };
   if (!last) {
     lines.push('No attempt yet: it is waiting to be sent (or held while the endpoint is paused).');

@@ -99,6 +99,11 @@ describe('each tool is one call of the API, made from its arguments', () => {
     ],
     ['get_message', () => ({ message_id: fixture.message }), () => ({ method: 'GET', path: `/v1/messages/${fixture.message}`, body: undefined })],
     [
+      'list_delivery_attempts',
+      () => ({ delivery_id: fixture.delivery, limit: 5 }),
+      () => ({ method: 'GET', path: `/v1/deliveries/${fixture.delivery}/attempts?limit=5`, body: undefined }),
+    ],
+    [
       'get_endpoint_health',
       () => ({ endpoint_id: fixture.endpoint }),
       () => ({ method: 'GET', path: `/v1/endpoints/${fixture.endpoint}/stats`, body: undefined }),

@@ -113,8 +113,20 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
   );
   server.registerTool(
     'get_message',
-    { description: 'One message with its payload and every delivery’s attempts. Needs logs:read.', inputSchema: { message_id: id('msg', 'message') } },
+    {
+      description: 'One message with its payload and each delivery’s newest 20 attempts (list_delivery_attempts pages older ones). Needs logs:read.',
+      inputSchema: { message_id: id('msg', 'message') },
+    },
     ({ message_id }) => call('GET', `/v1/messages/${message_id}`, undefined, true),
+  );
+  server.registerTool(
+    'list_delivery_attempts',
+    {
+      description:
+        'A delivery’s attempts, newest first, with a cursor (start from the delivery’s attempts_next_cursor for those older than the 20 it shows). Needs logs:read.',
+      inputSchema: { delivery_id: id('dlv', 'delivery'), limit: z.number().int().min(1).max(100).optional(), cursor: z.string().optional() },
+    },
+    ({ delivery_id, ...args }) => call('GET', `/v1/deliveries/${delivery_id}/attempts${q(args)}`, undefined, true),
   );
   server.registerTool(
     'retry_delivery',

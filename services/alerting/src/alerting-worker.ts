@@ -18,6 +18,7 @@ import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide
 import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
+import { NoticePruner } from './notice-pruner.ts';
 import type { NoticeSenderPort } from './notice-sender.ts';
 
 /** How far past its N minutes a streak is still notified (an alerting outage up to this long loses nothing). */
@@ -67,6 +68,7 @@ export class AlertingWorker implements Component {
   readonly #o: AlertingWorkerOptions & { tickMs: number };
   readonly #outage: OutageLog;
   readonly #outbox: NoticeOutbox;
+  readonly #pruner: NoticePruner;
   /** Where each organization's walk over its failing endpoints stands (absent: from the start). */
   readonly #failingCursors = new Map<OrgId, FailingCursor>();
   /** The periodic totals not yet looked at, by organization. */
@@ -97,6 +99,7 @@ export class AlertingWorker implements Component {
       registry: options.registry,
       sendTimeoutMs: options.sendTimeoutMs,
     });
+    this.#pruner = new NoticePruner({ store: options.store, clock: options.clock, logger: options.logger });
   }
 
   async start(): Promise<void> {
@@ -111,6 +114,7 @@ export class AlertingWorker implements Component {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#ticking;
+    await this.#pruner.stop();
     await this.#outbox.idle();
   }
 
@@ -140,6 +144,8 @@ export class AlertingWorker implements Component {
           this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
         );
       }
+      // Done notices and old tries, at the retention job's pace, off the tick.
+      this.#pruner.maybeRun();
       this.#outage.succeeded();
     } catch (err) {
       this.#outage.failed(err);

@@ -2,11 +2,11 @@ import type { Clock, SecretBox } from '@wirehook/core';
 import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
-import { createTransport } from 'nodemailer';
 import type { Registry } from 'prom-client';
 import { AlertingWorker } from './alerting-worker.ts';
 import { DEFAULT_SEND_TIMEOUT_MS } from './notice-outbox.ts';
 import { NoticeSender } from './notice-sender.ts';
+import { SmtpMailer } from './smtp-mailer.ts';
 
 /**
  * The alerting engine, wired: its own egress for notices (the delivery rules), e-mail when
@@ -37,10 +37,9 @@ export function createAlerting(
     // The egress limits the wait for a connection and then the answer, each: half the bound apiece.
     timeoutMs: Math.max(1, Math.floor(sendTimeoutMs / 2)),
   });
-  // nodemailer waits 2 minutes for a connection and 10 for a socket by default: bounded like every send.
-  const mailTimeouts = { connectionTimeout: sendTimeoutMs, greetingTimeout: sendTimeoutMs, socketTimeout: sendTimeoutMs };
+  // A deadline on the whole SMTP transaction (the outbox's bound closes the connection), not only on silence.
   const mail = config.SMTP_URL
-    ? { transport: createTransport({ url: config.SMTP_URL, ...mailTimeouts }), from: config.ALERT_EMAIL_FROM ?? 'wirehook@localhost' }
+    ? { mailer: new SmtpMailer({ url: config.SMTP_URL, timeoutMs: sendTimeoutMs }), from: config.ALERT_EMAIL_FROM ?? 'wirehook@localhost' }
     : null;
   const worker = new AlertingWorker({
     store: deps.store,
@@ -56,7 +55,6 @@ export function createAlerting(
     start: async () => {},
     stop: async () => {
       await egress.close();
-      mail?.transport.close();
     },
   };
   return { worker, components: [close, worker] };

@@ -5,7 +5,11 @@ import { OWNER } from './notice-outbox.ts';
 
 /** Organizations told per step: each costs a seek and its targets' read. */
 export const EGRESS_ORGS_PER_STEP = 100;
-/** A step ends after the organization that brings its notices to this many (targets per organization are not capped). */
+/**
+ * A step ends after the organization that brings its notices to this many (targets are capped at
+ * 20 per environment, but those made before the cap are not). The outbox sends them fairly: an
+ * organization's fan-out takes only its own turns (notice-outbox.ts).
+ */
 export const EGRESS_NOTICES_PER_STEP = 200;
 
 /**

@@ -12,21 +12,31 @@ export const NOTICE_LEASE_MS = 60_000;
 /** The bound on one send to one target (webhook, chat or e-mail). */
 export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
 /** Sends in flight at once (per process); the rest wait in the store for the next tick. */
-const MAX_IN_FLIGHT = 50;
+export const MAX_IN_FLIGHT = 100;
+/**
+ * Sends of one organization in flight at once (per process): an organization whose targets
+ * hang holds at most this many of MAX_IN_FLIGHT, so the others' notices always find room.
+ */
+export const MAX_IN_FLIGHT_PER_ORG = 10;
 /** The notices' target for the owner's e-mail (not a stored target): the worker queues to it, the outbox sends to owner_email. */
 export const OWNER = 'owner' as AlertTargetId;
 
 /**
- * Sends queued notices: claims due ones under a claim id (a lease), starts each send on its
- * own — a slow or dead target holds only its own notices, never the tick or other targets —
- * bounds it in time, and records the try (retried later when it failed). A send that throws
- * (a secret the ring cannot open, a bug) is a failed try like any other, so it is recorded
- * and eventually given up, not re-claimed forever.
+ * Sends queued notices: claims due ones under a claim id (a lease), round-robin by
+ * organization and by target within one, at most MAX_IN_FLIGHT_PER_ORG of an organization in
+ * flight (a notice fanned out to many targets, and its retries, take that organization's turns
+ * only); starts each send on its own — a slow or dead target holds only its own notices, never
+ * the tick or other targets — cancels it at its bound and waits for it to end, and only then
+ * records the try (retried later when it failed): a retry never overlaps a send still going.
+ * A send that throws (a secret the ring cannot open, a bug) is a failed try like any other, so
+ * it is recorded and eventually given up, not re-claimed forever.
  */
 export class NoticeOutbox {
   readonly #o: { store: Store; clock: Clock; logger: Logger; sender: NoticeSenderPort; sendTimeoutMs: number };
   readonly #notices: Counter<'type' | 'outcome'>;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Sends in flight per organization (absent: none). */
+  readonly #orgInFlight = new Map<string, number>();
 
   constructor(options: {
     store: Store;
@@ -53,14 +63,24 @@ export class NoticeOutbox {
     const room = MAX_IN_FLIGHT - this.#inFlight.size;
     if (room <= 0) return false;
     const now = this.#o.clock.now();
-    const due = await this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), room);
+    const due = await this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), room, {
+      perOrg: MAX_IN_FLIGHT_PER_ORG,
+      inFlight: Object.fromEntries(this.#orgInFlight),
+    });
     for (const notice of due) {
+      const org = notice.orgId;
+      this.#orgInFlight.set(org, (this.#orgInFlight.get(org) ?? 0) + 1);
       const sending = this.#sendOne(notice, now + NOTICE_LEASE_MS).catch((err: unknown) =>
         // Recording failed (the store is down): the lease runs out and the notice is tried again.
         this.#o.logger.warn({ err, noticeId: notice.id }, 'alerting: a notice try could not be recorded'),
       );
       this.#inFlight.add(sending);
-      void sending.finally(() => this.#inFlight.delete(sending));
+      void sending.finally(() => {
+        this.#inFlight.delete(sending);
+        const left = (this.#orgInFlight.get(org) ?? 1) - 1;
+        if (left > 0) this.#orgInFlight.set(org, left);
+        else this.#orgInFlight.delete(org);
+      });
     }
     return due.length < room;
   }
@@ -79,11 +99,11 @@ export class NoticeOutbox {
     let final = false;
     if (notice.targetId === OWNER) {
       const owner = (await store.orgs.get(notice.orgId))?.ownerEmail;
-      if (owner) result = await this.#bounded(() => this.#o.sender.sendOwnerEmail(owner, notice));
+      if (owner) result = await this.#bounded((signal) => this.#o.sender.sendOwnerEmail(owner, notice, signal));
       else [result, final] = [{ ok: false, status: null, error: 'no owner_email', durationMs: 0 }, true];
     } else {
       const target = await store.alerts.target(notice.orgId, notice.targetId);
-      if (target) result = await this.#bounded(() => this.#o.sender.send(target, notice));
+      if (target) result = await this.#bounded((signal) => this.#o.sender.send(target, notice, signal));
       else [result, final] = [{ ok: false, status: null, error: 'target deleted', durationMs: 0 }, true];
     }
     if (!final) this.#notices.inc({ type: notice.type, outcome: result.ok ? 'sent' : 'failed' });
@@ -100,24 +120,38 @@ export class NoticeOutbox {
     );
   }
 
-  /** One send, never longer than the bound, never throwing. */
-  async #bounded(send: () => Promise<NoticeResult>): Promise<NoticeResult> {
+  /**
+   * One send, cancelled at the bound (its signal aborts), never throwing. Resolves once the send
+   * itself has ended — not merely when the bound passed — so the try is recorded, and its retry
+   * scheduled, only when nothing of it is still going. A sender that ignores the signal is
+   * waited for one more bound, then recorded as a try that did not stop (the slot is freed).
+   */
+  async #bounded(send: (signal: AbortSignal) => Promise<NoticeResult>): Promise<NoticeResult> {
     const started = performance.now();
     const ms = this.#o.sendTimeoutMs;
+    const abort = new AbortController();
+    const timedOut = `timeout: no answer within ${ms / 1000} s`;
+    const sending = send(abort.signal).catch(
+      (err: unknown): NoticeResult => ({
+        ok: false,
+        status: null,
+        error: abort.signal.aborted ? timedOut : `send failed: ${(err as Error).message}`,
+        durationMs: Math.round(performance.now() - started),
+      }),
+    );
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<NoticeResult>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, status: null, error: `timeout: no answer within ${ms / 1000} s`, durationMs: ms }), ms);
-    });
+    const after = (wait: number, then: () => void) =>
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => {
+          then();
+          resolve(null);
+        }, wait);
+      });
     try {
-      return await Promise.race([
-        send().catch((err: unknown) => ({
-          ok: false,
-          status: null,
-          error: `send failed: ${(err as Error).message}`,
-          durationMs: Math.round(performance.now() - started),
-        })),
-        timeout,
-      ]);
+      const result = (await Promise.race([sending, after(ms, () => abort.abort(new Error(timedOut)))])) ?? (await Promise.race([sending, after(ms, () => {})]));
+      if (result === null) return { ok: false, status: null, error: `${timedOut} (the send did not stop when cancelled)`, durationMs: 2 * ms };
+      if (abort.signal.aborted && !result.ok) return { ...result, error: timedOut };
+      return result;
     } finally {
       clearTimeout(timer);
     }

@@ -7,12 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { newSigningSecret, SecretBox, USER_AGENT, type AlertTargetId, type OrgId } from '@wirehook/core';
 import { AddressPolicy, HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
-import { createTransport } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { reachingReceivers, startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
 import { noticeContent, usageContent, type NoticeContent } from './notice-content.ts';
 import { NoticeSender } from './notice-sender.ts';
+import { SmtpMailer } from './smtp-mailer.ts';
 
 const T0 = Date.UTC(2026, 4, 12, 9, 0, 0);
 const box = SecretBox.fromBase64(SecretBox.generateKey());
@@ -96,7 +96,7 @@ function webhookTarget(): { target: AlertTarget; secret: string } {
   const t = target({ type: 'webhook', url: named.url('/alerts') });
   return { target: { ...t, sealedSecret: box.seal(secret, t.id) }, secret };
 }
-const mailer = (from = 'alerts@wirehook.test') => ({ transport: createTransport({ url: `smtp://127.0.0.1:${smtpPort}` }), from });
+const mailer = (from = 'alerts@wirehook.test') => ({ mailer: new SmtpMailer({ url: `smtp://127.0.0.1:${smtpPort}`, timeoutMs: 10_000 }), from });
 
 describe('webhook targets', () => {
   it('get the notice as a Standard Webhooks POST signed with the target’s secret, webhook-id the notice’s id', async () => {

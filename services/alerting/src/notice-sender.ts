@@ -1,9 +1,9 @@
 import { signingKeyObject, standardWebhookHeaders, USER_AGENT, type SecretBox } from '@wirehook/core';
 import type { HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
-import type { Transporter } from 'nodemailer';
 import { chatFormat, chatText } from './chat-text.ts';
 import type { NoticeContent } from './notice-content.ts';
+import type { SmtpMailer } from './smtp-mailer.ts';
 
 /** What one try at a target did (failures are data). */
 export interface NoticeResult {
@@ -26,9 +26,9 @@ export type NoticeSenderPort = Pick<NoticeSender, 'canEmail' | 'send' | 'sendOwn
 export class NoticeSender {
   readonly #egress: HttpEgress;
   readonly #secretBox: SecretBox;
-  readonly #mail: { transport: Transporter; from: string } | null;
+  readonly #mail: { mailer: SmtpMailer; from: string } | null;
 
-  constructor(deps: { egress: HttpEgress; secretBox: SecretBox; mail: { transport: Transporter; from: string } | null }) {
+  constructor(deps: { egress: HttpEgress; secretBox: SecretBox; mail: { mailer: SmtpMailer; from: string } | null }) {
     this.#egress = deps.egress;
     this.#secretBox = deps.secretBox;
     this.#mail = deps.mail;
@@ -40,13 +40,17 @@ export class NoticeSender {
   }
 
   /** The owner's usage e-mail (not a target: the organization's owner_email). */
-  sendOwnerEmail(to: string, notice: NoticeDelivery): Promise<NoticeResult> {
-    return this.#email(to, JSON.parse(notice.body) as NoticeContent);
+  sendOwnerEmail(to: string, notice: NoticeDelivery, signal?: AbortSignal): Promise<NoticeResult> {
+    return this.#email(to, JSON.parse(notice.body) as NoticeContent, signal);
   }
 
-  async send(target: AlertTarget, notice: NoticeDelivery): Promise<NoticeResult> {
+  /**
+   * One try at the target. `signal` cancels an e-mail's SMTP transaction (its connection is
+   * closed); webhook and chat sends are bounded by the egress's own limits.
+   */
+  async send(target: AlertTarget, notice: NoticeDelivery, signal?: AbortSignal): Promise<NoticeResult> {
     const content = JSON.parse(notice.body) as NoticeContent;
-    if (target.type === 'email') return this.#email(target.address!, content);
+    if (target.type === 'email') return this.#email(target.address!, content, signal);
     let request: { headers: Record<string, string>; body: string };
     if (target.type === 'webhook') {
       // Signed like a delivery; the receiver's clock judges the timestamp, so the real time.
@@ -63,7 +67,7 @@ export class NoticeSender {
     return { ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
   }
 
-  async #email(to: string, content: NoticeContent): Promise<NoticeResult> {
+  async #email(to: string, content: NoticeContent, signal?: AbortSignal): Promise<NoticeResult> {
     const started = performance.now();
     if (this.#mail === null) return { ok: false, status: null, error: 'smtp: no SMTP_URL configured', durationMs: 0 };
     try {
@@ -75,12 +79,15 @@ export class NoticeSender {
         'alert.egress_ips': 'The addresses fixed_ip webhooks are sent from changed',
         'alert.test': 'Test notice',
       }[content.type];
-      await this.#mail.transport.sendMail({
-        from: this.#mail.from,
-        to,
-        subject: `[Wirehook] ${subject}`,
-        text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}`,
-      });
+      await this.#mail.mailer.send(
+        {
+          from: this.#mail.from,
+          to,
+          subject: `[Wirehook] ${subject}`,
+          text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}`,
+        },
+        signal,
+      );
       return { ok: true, status: null, error: null, durationMs: Math.round(performance.now() - started) };
     } catch (err) {
       return { ok: false, status: null, error: `smtp: ${(err as Error).message}`, durationMs: Math.round(performance.now() - started) };

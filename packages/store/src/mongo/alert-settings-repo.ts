@@ -1,7 +1,8 @@
-import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
+import { ConflictError, InvalidError, type AlertConditions, type AlertTargetId, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
 import {
   alertStateDue,
   readAlertState,
+  targetCapMessage,
   type AlertEvent,
   type AlertSettingsRepo,
   type AlertState,
@@ -9,8 +10,10 @@ import {
   type ClaimedNotice,
   type FailingCursor,
   type NoticeAttempt,
+  type NoticeClaimFairness,
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
+import { NoticeTurns } from '../alert-notice-turns.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
@@ -30,6 +33,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: MongoConnection;
   /** Where eventOrgs' walk of the organizations with queued events goes on from ('' : the start). */
   #eventOrgsAfter = '';
+  /** Whose turn it is in the outbox: the organization and, per organization, the target last served. */
+  readonly #turns = new NoticeTurns();
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -46,7 +51,19 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     await this.#conn.alertConditions.updateOne(q.filter, { $set: { conditions, updatedAt: at } }, { ...q.options, upsert: true });
   }
 
-  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget> {
+  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>, max?: number): Promise<AlertTarget> {
+    if (max !== undefined) {
+      // Counted on the environment's range of its index (≤ max keys); two creates at once may
+      // both pass (one over the cap at most per concurrent request): the cap bounds work, not a bill.
+      const q = t.env === 'live' ? P.liveTargets(t.orgId) : P.testTargets(t.orgId);
+      const count = (
+        await this.#conn.alertTargets
+          .find(q.filter, { ...q.options, projection: { _id: 1 } })
+          .limit(max)
+          .toArray()
+      ).length;
+      if (count >= max) throw new InvalidError(targetCapMessage(t, count, max));
+    }
     await this.#conn.alertTargets.insertOne({
       _id: target.id,
       orgId: t.orgId,
@@ -250,26 +267,39 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     await this.#conn.alertNotices.insertOne(noticeDoc(n));
   }
 
-  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
-    const claimed: ClaimedNotice[] = [];
-    for (let i = 0; i < limit; i++) {
-      // Earliest first by alert_notices_due (hinted: notices with an attempt to come only; those
-      // done leave it, and the TTL index removes them NOTICES_KEPT_S after).
-      const q = P.claimNotice(now);
-      const d = await this.#conn.alertNotices.findOneAndUpdate(q.filter, { $set: { leaseUntil, claim } }, { ...q.options, returnDocument: 'after' });
-      if (d === null) break;
-      claimed.push({
-        id: d._id,
-        orgId: d.orgId as OrgId,
-        targetId: d.targetId as AlertTargetId,
-        type: d.type,
-        body: d.body,
-        createdAt: d.createdAt,
-        attempts: d.attempts,
-        claim,
-      });
-    }
-    return claimed;
+  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number, fair?: NoticeClaimFairness): Promise<ClaimedNotice[]> {
+    // Leased: nextAttemptAt moves to the lease's end, so a notice being sent is not due (and
+    // is due again, for another claim, once its lease ran out).
+    return this.#turns.claimAsync(limit, fair, {
+      nextOrg: async (after) => {
+        const q = P.nextNoticeOrg(after, now);
+        return (await this.#conn.alertNotices.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1 } }))?.orgId ?? null;
+      },
+      takeOf: async (orgId, afterTarget) => {
+        const q = P.claimNoticeOfOrg(orgId, afterTarget, now);
+        const d = await this.#conn.alertNotices.findOneAndUpdate(
+          q.filter,
+          { $set: { nextAttemptAt: leaseUntil, leaseUntil, claim } },
+          { ...q.options, returnDocument: 'after' },
+        );
+        if (d === null) return null;
+        return {
+          id: d._id,
+          orgId: d.orgId as OrgId,
+          targetId: d.targetId as AlertTargetId,
+          type: d.type,
+          body: d.body,
+          createdAt: d.createdAt,
+          attempts: d.attempts,
+          claim,
+        };
+      },
+    });
+  }
+
+  /** TTL indexes remove done notices and old tries here (alert-documents.ts): nothing to do. */
+  async pruneNotices(): Promise<number> {
+    return 0;
   }
 
   async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {

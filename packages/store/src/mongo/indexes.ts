@@ -143,10 +143,15 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   [COLLECTIONS.alertState]: [{ key: { windowEnd: 1 }, name: 'alert_state_due', partialFilterExpression: { hasPending: true } }],
   [COLLECTIONS.egressChanges]: [{ key: { at: 1, _id: 1 }, name: 'egress_changes_pending', partialFilterExpression: { done: false } }],
-  // Notices with an attempt to come, earliest first (a claim's seek); done ones go NOTICES_KEPT_S
-  // (a week) after they were done.
+  // Notices with an attempt to come by organization and target (a fair claim's seeks); done ones
+  // go NOTICES_KEPT_S (a week) after they were done.
   [COLLECTIONS.alertNotices]: [
-    { key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } },
+    // The fair claim's walk: organizations, then targets, each with notices to come (not done).
+    {
+      key: { orgId: 1, targetId: 1, nextAttemptAt: 1 },
+      name: 'alert_notices_org_due',
+      partialFilterExpression: { nextAttemptAt: { $type: 'number' } },
+    },
     { key: { doneAt: 1 }, name: 'alert_notices_done_ttl', expireAfterSeconds: NOTICES_KEPT_S },
   ],
   // A target's attempts newest first; each goes ATTEMPTS_KEPT_S (30 days) after it was made.

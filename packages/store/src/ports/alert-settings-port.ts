@@ -91,6 +91,22 @@ export interface ClaimedNotice extends NoticeDelivery {
   claim: string;
 }
 
+/** An organization's share of one claim (see AlertSettingsRepo.claimNotices); plain data. */
+export interface NoticeClaimFairness {
+  /** The most notices of one organization in flight at once. */
+  perOrg: number;
+  /** Notices of each organization (by id) the caller has in flight now. */
+  inFlight: Record<string, number>;
+}
+
+/** Alert targets one environment of an organization may have (spec style: 422 beyond, like the 20 endpoints per consumer). */
+export const MAX_ALERT_TARGETS_PER_ENV = 20;
+
+/** The refusal of a target past the cap (both adapters'), saying what is allowed. */
+export function targetCapMessage(t: Tenant, count: number, max: number): string {
+  return `the ${t.env} environment already has ${count} alert targets; the limit is ${max} per environment (delete one to add another)`;
+}
+
 /** One try at sending a notice. */
 export interface NoticeAttempt {
   at: number;
@@ -110,8 +126,11 @@ export interface AlertSettingsRepo {
   /** The conditions chosen, or null when the organization never chose (the defaults apply). */
   conditions(orgId: OrgId): Promise<AlertConditions | null>;
   setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
-  /** Adds a target to the tenant's environment. */
-  createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget>;
+  /**
+   * Adds a target to the tenant's environment.
+   * @throws InvalidError when the environment already has `max` targets (MAX_ALERT_TARGETS_PER_ENV at the API).
+   */
+  createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>, max?: number): Promise<AlertTarget>;
   /** The environment's targets, oldest first. */
   targets(t: Tenant): Promise<AlertTarget[]>;
   /** One target of the organization, whatever its environment (the sender's look-up); null when gone. */
@@ -150,8 +169,21 @@ export interface AlertSettingsRepo {
   commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
   /** Queues one notice, due at its `createdAt` (a sample a sender asked for: POST /v1/alert-targets/{id}/test). */
   queueNotice(notice: NoticeDelivery): Promise<void>;
-  /** Takes notices due at `now` (lease until `leaseUntil`, under the new claim `claim`), oldest first. */
-  claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]>;
+  /**
+   * Takes up to `limit` notices due at `now` (leased until `leaseUntil`, under the new claim
+   * `claim`: a leased notice is not due again before its lease ends), round-robin: one of each
+   * organization with a due notice in turn, from where the last claim stopped, and within one
+   * organization one of each target in turn. `fair` bounds an organization's share: at most
+   * `perOrg` in flight, counting `inFlight` (what the caller already sends of it). So a notice
+   * fanned out to many targets, or an organization's retries, take only its own turns.
+   */
+  claimNotices(now: number, leaseUntil: number, claim: string, limit: number, fair?: NoticeClaimFairness): Promise<ClaimedNotice[]>;
+  /**
+   * Removes up to `batch` done notices created before `before` and up to `batch` notice tries
+   * made before `attemptsBefore` (a store whose TTL indexes do it removes nothing here).
+   * @returns how many rows went.
+   */
+  pruneNotices(before: number, attemptsBefore: number, batch: number): Promise<number>;
   /**
    * Records a try; `next`: when to try again, or null when done (sent, or given up). The try
    * is listed whatever happens; the notice's schedule changes only while `claim` still holds

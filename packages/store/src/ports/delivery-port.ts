@@ -1,4 +1,16 @@
-import type { Attempt, Delivery, DeliveryId, DeliveryStatus, Endpoint, EndpointId, MessageId, StoredSecret, Tenant } from '@wirehook/core';
+import type {
+  Attempt,
+  AttemptId,
+  ConsumerId,
+  Delivery,
+  DeliveryId,
+  DeliveryStatus,
+  Endpoint,
+  EndpointId,
+  MessageId,
+  StoredSecret,
+  Tenant,
+} from '@wirehook/core';
 
 // The delivery side of the Store port: the dispatcher claims, sends and completes
 // deliveries; pauses, resumes and deletes walk an endpoint's open ones.
@@ -82,6 +94,25 @@ export interface LaneStats {
   oldestHeadAt: number | null;
 }
 
+/** A delivery as the API shows it (DeliveryRepo.show): bounded, whatever its history. */
+export interface DeliveryView {
+  delivery: Delivery;
+  /** The consumer of its message (a portal link sees only its own consumer's). */
+  consumerId: ConsumerId;
+  /** Its newest DELIVERY_ATTEMPTS_SHOWN attempts, oldest of them first. */
+  attempts: Attempt[];
+  /** Whether it has attempts older than those (read them with `attempts`). */
+  olderAttempts: boolean;
+}
+
+/** A page of one delivery's attempts (DeliveryRepo.attempts). */
+export interface AttemptPage {
+  /** The consumer of its message. */
+  consumerId: ConsumerId;
+  /** Newest first, strictly older than `beforeId`'s (by time, then id), at most `limit`. */
+  attempts: Attempt[];
+}
+
 export interface DeliveryRepo {
   /**
    * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
@@ -117,9 +148,22 @@ export interface DeliveryRepo {
    * due. Its endpoint's Retry-After hold ends (`heldUntil` null, what it put off due now, #40).
    * The endpoint is checked in the same step as the reopening, so a delete cannot come between.
    * @returns the delivery, or null when the tenant has none.
-   * @throws ConflictError when its endpoint was deleted or is not active (nothing changed).
+   * @throws ConflictError when its endpoint was deleted or is not active, or the delivery has
+   * MAX_ATTEMPTS_FOR_MANUAL_RETRY attempts, a send in flight counted (nothing changed).
    */
   retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
+  /**
+   * The delivery with its newest DELIVERY_ATTEMPTS_SHOWN attempts (#40: one read of bounded
+   * size, however many attempts it has). @returns null when the tenant has none.
+   */
+  show(t: Tenant, id: DeliveryId): Promise<DeliveryView | null>;
+  /**
+   * A page of the delivery's attempts, newest first: the `limit` (1–MAX_PAGE_SIZE + 1) after
+   * attempt `beforeId` of the same delivery (from the newest when absent).
+   * @returns null when the tenant has no such delivery.
+   * @throws InvalidError when `beforeId` is not an attempt of this delivery (a cursor of another list, or pruned).
+   */
+  attempts(t: Tenant, id: DeliveryId, page: { beforeId?: AttemptId; limit: number }): Promise<AttemptPage | null>;
   /**
    * On resume: held deliveries (pending or retrying) of the endpoint created at or after
    * `heldSince` become due; older held ones become `failed`. Bounded: the first

@@ -102,11 +102,12 @@ export interface MessageSummary {
   lastAttemptAt: number | null;
 }
 
-/** A message with everything about its deliveries. */
+/** A message with its deliveries, each with its newest attempts (bounded: #40). */
 export interface MessageDetail {
   message: Message;
   consumer: ConsumerRef;
-  deliveries: { delivery: Delivery; attempts: Attempt[] }[];
+  /** `attempts`: the newest DELIVERY_ATTEMPTS_SHOWN, oldest of them first; `olderAttempts`: whether there are more. */
+  deliveries: { delivery: Delivery; attempts: Attempt[]; olderAttempts: boolean }[];
 }
 
 /**
@@ -138,6 +139,7 @@ export interface MessageRepo {
    * @throws PlanLimitError when a counter with a limit is already at it (nothing written).
    */
   create(t: Tenant, input: NewMessage): Promise<CreatedMessage>;
+  /** The message with each delivery's newest DELIVERY_ATTEMPTS_SHOWN attempts (never the whole history). */
   get(t: Tenant, id: MessageId): Promise<MessageDetail | null>;
   /** Newest first. */
   list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]>;

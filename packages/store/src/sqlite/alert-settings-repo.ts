@@ -1,7 +1,17 @@
-import { ConflictError, type AlertConditions, type AlertTargetId, type EndpointId, type Environment, type OrgId, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  InvalidError,
+  type AlertConditions,
+  type AlertTargetId,
+  type EndpointId,
+  type Environment,
+  type OrgId,
+  type Tenant,
+} from '@wirehook/core';
 import {
   alertStateDue,
   readAlertState,
+  targetCapMessage,
   type AlertEvent,
   type AlertSettingsRepo,
   type AlertState,
@@ -9,14 +19,18 @@ import {
   type ClaimedNotice,
   type FailingCursor,
   type NoticeAttempt,
+  type NoticeClaimFairness,
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
+import { NoticeTurns } from '../alert-notice-turns.ts';
 import type { SqliteConnection } from './connection.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
 
 /** Alert conditions in SQLite, one JSON document per organization. */
 export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: SqliteConnection;
+  /** Whose turn it is in the outbox: the organization and, per organization, the target last served. */
+  readonly #turns = new NoticeTurns();
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -36,10 +50,17 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       .run(orgId, JSON.stringify(conditions), at);
   }
 
-  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>): Promise<AlertTarget> {
-    this.#conn
-      .statement('INSERT INTO alert_targets (id, org_id, env, type, url, address, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(target.id, t.orgId, t.env, target.type, target.url, target.address, target.sealedSecret, target.createdAt);
+  async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>, max?: number): Promise<AlertTarget> {
+    // Counted and inserted in one write transaction: concurrent creates cannot pass the cap together.
+    this.#conn.immediate(() => {
+      if (max !== undefined) {
+        const count = int(this.#conn.statement('SELECT count(*) AS n FROM alert_targets WHERE org_id = ? AND env = ?').get(t.orgId, t.env)!, 'n');
+        if (count >= max) throw new InvalidError(targetCapMessage(t, count, max));
+      }
+      this.#conn
+        .statement('INSERT INTO alert_targets (id, org_id, env, type, url, address, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(target.id, t.orgId, t.env, target.type, target.url, target.address, target.sealedSecret, target.createdAt);
+    });
     return { ...target, env: t.env };
   }
 
@@ -166,26 +187,50 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     insertNotice(this.#conn, n);
   }
 
-  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number): Promise<ClaimedNotice[]> {
-    return this.#conn.immediate(() =>
-      this.#conn
-        .statement(
-          `UPDATE alert_notices SET lease_until = ?, claim = ?
-            WHERE id IN (SELECT id FROM alert_notices WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at LIMIT ?)
-            RETURNING *`,
-        )
-        .all(leaseUntil, claim, now, now, limit)
-        .map((row) => ({
-          id: text(row, 'id'),
-          orgId: text(row, 'org_id') as OrgId,
-          targetId: text(row, 'target_id') as AlertTargetId,
-          type: text(row, 'type'),
-          body: text(row, 'body'),
-          createdAt: int(row, 'created_at'),
-          attempts: int(row, 'attempts'),
-          claim,
-        })),
+  async claimNotices(now: number, leaseUntil: number, claim: string, limit: number, fair?: NoticeClaimFairness): Promise<ClaimedNotice[]> {
+    // Both seeks read alert_notices_org_due only: the next organization after the cursor with a
+    // due notice (index keys of the organizations passed over: their notices not due), and that
+    // organization's next due notice of the target after its cursor.
+    const nextOrg = this.#conn.statement(
+      `SELECT org_id FROM alert_notices INDEXED BY alert_notices_org_due
+        WHERE org_id > ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY org_id, target_id LIMIT 1`,
     );
+    const nextOfOrg = this.#conn.statement(
+      `SELECT id, target_id FROM alert_notices INDEXED BY alert_notices_org_due
+        WHERE org_id = ? AND target_id > ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY target_id, next_attempt_at LIMIT 1`,
+    );
+    // Leased: not due again before the lease ends (then another claim may take it).
+    const take = this.#conn.statement(
+      'UPDATE alert_notices SET next_attempt_at = ?, lease_until = ?, claim = ? WHERE id = ? AND next_attempt_at <= ? RETURNING *',
+    );
+    return this.#conn.immediate(() =>
+      this.#turns.claim(limit, fair, {
+        nextOrg: (after) => {
+          const row = nextOrg.get(after, now);
+          return row === undefined ? null : text(row, 'org_id');
+        },
+        takeOf: (orgId, afterTarget) => {
+          const row = nextOfOrg.get(orgId, afterTarget, now);
+          if (row === undefined) return null;
+          const taken = take.get(leaseUntil, leaseUntil, claim, text(row, 'id'), now);
+          return taken === undefined ? null : toClaimed(taken, claim);
+        },
+      }),
+    );
+  }
+
+  async pruneNotices(before: number, attemptsBefore: number, batch: number): Promise<number> {
+    return this.#conn.immediate(() => {
+      const notices = this.#conn
+        .statement(
+          'DELETE FROM alert_notices WHERE id IN (SELECT id FROM alert_notices WHERE next_attempt_at IS NULL AND created_at < ? ORDER BY created_at LIMIT ?)',
+        )
+        .run(before, batch).changes;
+      const attempts = this.#conn
+        .statement('DELETE FROM alert_notice_attempts WHERE id IN (SELECT id FROM alert_notice_attempts WHERE at < ? ORDER BY at LIMIT ?)')
+        .run(attemptsBefore, batch).changes;
+      return Number(notices) + Number(attempts);
+    });
   }
 
   async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
@@ -220,6 +265,19 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
         durationMs: int(row, 'duration_ms'),
       }));
   }
+}
+
+function toClaimed(row: Row, claim: string): ClaimedNotice {
+  return {
+    id: text(row, 'id'),
+    orgId: text(row, 'org_id') as OrgId,
+    targetId: text(row, 'target_id') as AlertTargetId,
+    type: text(row, 'type'),
+    body: text(row, 'body'),
+    createdAt: int(row, 'created_at'),
+    attempts: int(row, 'attempts'),
+    claim,
+  };
 }
 
 function toTarget(row: Row): AlertTarget {

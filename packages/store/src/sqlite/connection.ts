@@ -36,6 +36,21 @@ export class SqliteConnection {
   }
 
   /**
+   * Runs the reads of `fn` on one snapshot (a deferred read transaction), so a read of several
+   * statements on the reader's connection sees one state; inside a transaction already open
+   * (the writer's group commit) it runs as it is.
+   */
+  snapshot<T>(fn: () => T): T {
+    if (this.db.isTransaction) return fn();
+    this.db.exec('BEGIN');
+    try {
+      return fn();
+    } finally {
+      this.db.exec('COMMIT');
+    }
+  }
+
+  /**
    * Runs `fn` in the next group commit (see GroupCommit): with the other writes of this
    * turn of the event loop, in one transaction, each in its own savepoint; settles once
    * the commit is on disk (`durable: false`: once committed; see GroupCommit.run). `fn`

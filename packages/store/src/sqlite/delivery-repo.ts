@@ -1,7 +1,13 @@
 import {
   ConflictError,
+  DELIVERY_ATTEMPTS_SHOWN,
   ENDPOINT_WALK_BATCH,
+  InvalidError,
+  MAX_ATTEMPTS_FOR_MANUAL_RETRY,
+  MAX_PAGE_SIZE,
   type Attempt,
+  type AttemptId,
+  type ConsumerId,
   type Delivery,
   type DeliveryId,
   type EndpointId,
@@ -11,7 +17,17 @@ import {
   type OrgId,
   type Tenant,
 } from '@wirehook/core';
-import type { AttemptOutcome, ClaimRef, CompletedAttempt, DeliveryJob, DeliveryRepo, DueDelivery, LaneStats } from '../ports/delivery-port.ts';
+import type {
+  AttemptOutcome,
+  AttemptPage,
+  ClaimRef,
+  CompletedAttempt,
+  DeliveryJob,
+  DeliveryRepo,
+  DeliveryView,
+  DueDelivery,
+  LaneStats,
+} from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { endHold } from './endpoint-put-off.ts';
@@ -148,12 +164,13 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       // check and the update left a delivery retrying, held, for an endpoint that is gone.
       const found = this.#conn
         .statement(
-          `SELECT d.endpoint_id, e.status AS endpoint_status FROM deliveries d
+          `SELECT d.endpoint_id, d.attempt_count, (d.lease_until IS NOT NULL AND d.lease_until > ?) AS in_flight, e.status AS endpoint_status FROM deliveries d
            LEFT JOIN endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env
            WHERE d.org_id = ? AND d.env = ? AND d.id = ?`,
         )
-        .get(t.orgId, t.env, id);
+        .get(now, t.orgId, t.env, id);
       if (found === undefined) return null;
+      checkManualRetryCap(id, int(found, 'attempt_count') + int(found, 'in_flight'));
       const endpointStatus = textOrNull(found, 'endpoint_status');
       if (endpointStatus === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
       if (endpointStatus !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpointStatus}; resume it first`);
@@ -173,6 +190,52 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       if (key !== null) takeLaneHead(this.#conn, delivery.endpointId, key, delivery.id);
       refreshMessageStatuses(this.#conn, [delivery.messageId]);
       return delivery;
+    });
+  }
+
+  async show(t: Tenant, id: DeliveryId): Promise<DeliveryView | null> {
+    return this.#conn.snapshot(() => {
+      const row = this.#conn
+        .statement(
+          `SELECT d.*, m.consumer_id FROM deliveries d JOIN messages m ON m.id = d.message_id
+           WHERE d.org_id = ? AND d.env = ? AND d.id = ?`,
+        )
+        .get(t.orgId, t.env, id);
+      if (row === undefined) return null;
+      const newest = newestAttempts(this.#conn, id, DELIVERY_ATTEMPTS_SHOWN + 1);
+      return {
+        delivery: toDelivery(row),
+        consumerId: text(row, 'consumer_id') as ConsumerId,
+        attempts: newest.slice(0, DELIVERY_ATTEMPTS_SHOWN).reverse(),
+        olderAttempts: newest.length > DELIVERY_ATTEMPTS_SHOWN,
+      };
+    });
+  }
+
+  async attempts(t: Tenant, id: DeliveryId, page: { beforeId?: AttemptId; limit: number }): Promise<AttemptPage | null> {
+    checkAttemptLimit(page.limit);
+    return this.#conn.snapshot(() => {
+      const row = this.#conn
+        .statement(
+          `SELECT m.consumer_id FROM deliveries d JOIN messages m ON m.id = d.message_id
+           WHERE d.org_id = ? AND d.env = ? AND d.id = ?`,
+        )
+        .get(t.orgId, t.env, id);
+      if (row === undefined) return null;
+      const consumerId = text(row, 'consumer_id') as ConsumerId;
+      if (page.beforeId === undefined) return { consumerId, attempts: newestAttempts(this.#conn, id, page.limit) };
+      const before = this.#conn.statement('SELECT at FROM attempts WHERE id = ? AND delivery_id = ?').get(page.beforeId, id);
+      if (before === undefined) throw new InvalidError('cursor: not a cursor returned by this list');
+      const at = int(before, 'at');
+      // A range of attempts_delivery (delivery_id, at) up to the cursor's time; ties on it by id.
+      const attempts = this.#conn
+        .statement(
+          `SELECT * FROM attempts WHERE delivery_id = ? AND at <= ? AND (at < ? OR id < ?)
+           ORDER BY at DESC, id DESC LIMIT ?`,
+        )
+        .all(id, at, at, page.beforeId, page.limit)
+        .map(toAttempt);
+      return { consumerId, attempts };
     });
   }
 
@@ -273,6 +336,31 @@ function messageOfJob(conn: SqliteConnection, id: MessageId): DeliveryJob['messa
   const row = conn.statement('SELECT id, event_type, payload, created_at FROM messages WHERE id = ?').get(id);
   if (row === undefined) return undefined;
   return { id: text(row, 'id') as MessageId, eventType: text(row, 'event_type'), payload: text(row, 'payload'), createdAt: int(row, 'created_at') };
+}
+
+/**
+ * The delivery's newest `limit` attempts, newest first: a range of attempts_delivery from its
+ * end, however many it has (#40).
+ */
+export function newestAttempts(conn: SqliteConnection, deliveryId: string, limit: number): Attempt[] {
+  return conn.statement('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY at DESC, id DESC LIMIT ?').all(deliveryId, limit).map(toAttempt);
+}
+
+/**
+ * Refuses a manual retry of a delivery with MAX_ATTEMPTS_FOR_MANUAL_RETRY attempts (`attempts`
+ * counts a send in flight: the retry would follow it). @throws ConflictError
+ */
+export function checkManualRetryCap(id: string, attempts: number): void {
+  if (attempts < MAX_ATTEMPTS_FOR_MANUAL_RETRY) return;
+  throw new ConflictError(
+    `delivery ${id} has ${attempts} attempts, the most a manual retry can bring a delivery to (${MAX_ATTEMPTS_FOR_MANUAL_RETRY}); ` +
+      'send the payload as a new message to deliver it again',
+  );
+}
+
+/** @throws RangeError unless 1 ≤ limit ≤ MAX_PAGE_SIZE + 1 (a page and the look-ahead that tells whether there is another). */
+export function checkAttemptLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE + 1) throw new RangeError(`limit must be 1 to ${MAX_PAGE_SIZE + 1}, got ${limit}`);
 }
 
 function checkCount(value: number, name: string): void {

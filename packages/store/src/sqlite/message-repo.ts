@@ -1,7 +1,8 @@
-import { MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
+import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
-import { toAttempt, toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
+import { newestAttempts } from './delivery-repo.ts';
+import { toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
 import { createMessage } from './message-create.ts';
 import { messageListQuery } from './message-list.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';
@@ -20,20 +21,30 @@ export class SqliteMessageRepo implements MessageRepo {
   }
 
   async get(t: Tenant, id: MessageId): Promise<MessageDetail | null> {
-    const row = this.#conn
-      .statement(
-        `SELECT m.*, c.external_id AS consumer_external_id, c.name AS consumer_name
-         FROM messages m JOIN consumers c ON c.org_id = m.org_id AND c.env = m.env AND c.id = m.consumer_id
-         WHERE m.org_id = ? AND m.env = ? AND m.id = ?`,
-      )
-      .get(t.orgId, t.env, id);
-    if (row === undefined) return null;
-    const attemptsOf = this.#conn.statement('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY at, id');
-    const deliveries = this.#conn
-      .statement('SELECT * FROM deliveries WHERE message_id = ? ORDER BY id')
-      .all(id)
-      .map((d) => ({ delivery: toDelivery(d), attempts: attemptsOf.all(text(d, 'id')).map(toAttempt) }));
-    return { message: toMessage(row), consumer: toConsumerRef(row), deliveries };
+    // One snapshot: on the reader's thread another commit may land between the statements.
+    return this.#conn.snapshot(() => {
+      const row = this.#conn
+        .statement(
+          `SELECT m.*, c.external_id AS consumer_external_id, c.name AS consumer_name
+           FROM messages m JOIN consumers c ON c.org_id = m.org_id AND c.env = m.env AND c.id = m.consumer_id
+           WHERE m.org_id = ? AND m.env = ? AND m.id = ?`,
+        )
+        .get(t.orgId, t.env, id);
+      if (row === undefined) return null;
+      // Each delivery's newest attempts only (#40: a delivery may have hundreds), oldest of them first.
+      const deliveries = this.#conn
+        .statement('SELECT * FROM deliveries WHERE message_id = ? ORDER BY id')
+        .all(id)
+        .map((d) => {
+          const newest = newestAttempts(this.#conn, text(d, 'id'), DELIVERY_ATTEMPTS_SHOWN + 1);
+          return {
+            delivery: toDelivery(d),
+            attempts: newest.slice(0, DELIVERY_ATTEMPTS_SHOWN).reverse(),
+            olderAttempts: newest.length > DELIVERY_ATTEMPTS_SHOWN,
+          };
+        });
+      return { message: toMessage(row), consumer: toConsumerRef(row), deliveries };
+    });
   }
 
   async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {

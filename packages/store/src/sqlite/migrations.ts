@@ -25,6 +25,7 @@ import { endpointOpenCounts } from './migrations/022-endpoint-open-counts.ts';
 import { laneLastUsed } from './migrations/023-lane-last-used.ts';
 import { egressChanges } from './migrations/024-egress-changes.ts';
 import { endpointCounts } from './migrations/025-endpoint-counts.ts';
+import { alertNoticesFair } from './migrations/026-alert-notices-fair.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly string[] = [
   laneLastUsed,
   egressChanges,
   endpointCounts,
+  alertNoticesFair,
 ];
 
 /**

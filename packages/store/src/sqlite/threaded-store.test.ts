@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, newId, type ApiKey, type Tenant } from '@wirehook/core';
+import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
+import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { openThreadedSqliteStore, READS } from './threaded-store.ts';
@@ -28,9 +29,19 @@ async function threadedWithTenant(name: string): Promise<{ path: string; store: 
 }
 
 /** One call per READS entry, with arguments that find something in the store `seed` made. */
-const READ_CALLS: Record<string, (store: Store, seeded: { hash: string; tenant: Tenant }) => Promise<unknown>> = {
+interface Seeded {
+  hash: string;
+  tenant: Tenant;
+  messageId: MessageId;
+  deliveryId: DeliveryId;
+}
+const READ_CALLS: Record<string, (store: Store, seeded: Seeded) => Promise<unknown>> = {
   'apiKeys.findByHash': (store, { hash }) => store.apiKeys.findByHash(hash),
   'eventTypes.list': (store, { tenant }) => store.eventTypes.list(tenant),
+  // The detail reads (#40): bounded by the attempt paging, off the writer.
+  'messages.get': (store, { tenant, messageId }) => store.messages.get(tenant, messageId),
+  'deliveries.show': (store, { tenant, deliveryId }) => store.deliveries.show(tenant, deliveryId),
+  'deliveries.attempts': (store, { tenant, deliveryId }) => store.deliveries.attempts(tenant, deliveryId, { limit: 50 }),
 };
 
 describe('the threaded store’s reader', () => {
@@ -42,6 +53,10 @@ describe('the threaded store’s reader', () => {
     const key = keyOf(tenant);
     await writer.apiKeys.create(key, 'hash-of-key');
     await writer.eventTypes.create(tenant, { name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() });
+    const m = new MessageFixtures(f);
+    await m.hook(tenant, await f.consumer(tenant, 'customer-1'));
+    const sent = await m.send(tenant);
+    const seeded: Seeded = { hash: 'hash-of-key', tenant, messageId: sent.message.id, deliveryId: m.only(sent) };
     await writer.close();
 
     const reader = openSqliteReader(path);
@@ -49,7 +64,7 @@ describe('the threaded store’s reader', () => {
       const routed = Object.entries(READS).flatMap(([repo, methods]) => [...methods!].map((m) => `${repo}.${m}`));
       // A call added to READS needs its line here: the reader must be able to answer it.
       expect(Object.keys(READ_CALLS).sort()).toEqual(routed.sort());
-      for (const name of routed) await expect(READ_CALLS[name]!(reader, { hash: 'hash-of-key', tenant }), name).resolves.toBeTruthy();
+      for (const name of routed) await expect(READ_CALLS[name]!(reader, seeded), name).resolves.toBeTruthy();
       await expect(reader.apiKeys.revoke(key.id, clock.now())).rejects.toThrow(/readonly/);
     } finally {
       await reader.close();

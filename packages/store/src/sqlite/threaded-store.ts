@@ -8,13 +8,17 @@ export type Reads = Partial<Record<RepoName, ReadonlySet<string>>>;
 /**
  * The calls a second, read-only connection answers on a thread of its own (WAL lets it read
  * beside the writer): the ones every API request makes, so that they do not wait behind the
- * writer's group commit (3–5 ms under load). Each is one statement, so it sees every write
- * committed before it started — and a write's promise settles after its commit, so a caller
- * that awaited a write reads it here too.
+ * writer's group commit (3–5 ms under load). Each is one statement or one read transaction
+ * (SqliteConnection.snapshot), so it sees every write committed before it started — and a
+ * write's promise settles after its commit, so a caller that awaited a write reads it here too.
  */
 export const READS: Reads = {
   apiKeys: new Set(['findByHash']),
   eventTypes: new Set(['list']),
+  // The detail reads (#40): bounded by the attempt paging, and off the writer, so six callers
+  // reading a long history do not queue another organisation's sends behind them.
+  messages: new Set(['get']),
+  deliveries: new Set(['show', 'attempts']),
 };
 
 /**

@@ -46,6 +46,16 @@ export function describeAlertContract(f: Fixtures): void {
   });
 
   describe('alert targets', () => {
+    it('at most max per environment: the last one fits, the next is refused (InvalidError), the other environment is apart', async () => {
+      const org = await f.org();
+      const live: Tenant = { orgId: org.id, env: 'live' };
+      for (let i = 0; i < 20; i++) await f.store.alerts.createTarget(live, target(newId('alertTarget', f.clock)), 20);
+      await expect(f.store.alerts.createTarget(live, target(newId('alertTarget', f.clock)), 20)).rejects.toThrow(
+        'the live environment already has 20 alert targets; the limit is 20 per environment',
+      );
+      await f.store.alerts.createTarget({ orgId: org.id, env: 'test' }, target(newId('alertTarget', f.clock)), 20);
+    });
+
     it('belong to an environment: listed and deleted only there; the sender finds one by organization and id', async () => {
       const org = await f.org();
       const live: Tenant = { orgId: org.id, env: 'live' };
@@ -137,6 +147,36 @@ export function describeAlertContract(f: Fixtures): void {
       expect(mine(await f.store.alerts.claimNotices(now + HOUR, now + HOUR + MINUTE, 'claim-3', 100_000))).toEqual([]); // sent: done
       const tries = await f.store.alerts.noticeAttempts(org.id, targetId, 10);
       expect(tries.map((a) => a.error).sort()).toEqual([null, 'timeout']);
+    });
+
+    it('claims round-robin: one of each organization in turn, one of each target within one, at most perOrg of one in flight', async () => {
+      const [a, b] = [await f.org(), await f.org()];
+      const now = f.clock.now();
+      const queue = async (orgId: OrgId, targetId: string, n: number) => {
+        const notices: NoticeDelivery[] = Array.from({ length: n }, () => ({
+          id: `ntc_${randomUUID()}`,
+          orgId,
+          targetId: targetId as AlertTargetId,
+          type: 'alert.test',
+          body: '{}',
+          createdAt: now - 1_000,
+        }));
+        for (const x of notices) await f.store.alerts.queueNotice(x);
+      };
+      // A: 30 notices to each of 2 targets, queued first (a FIFO would send all 60 before B's).
+      await queue(a.id, 'atg_a1', 30);
+      await queue(a.id, 'atg_a2', 30);
+      await queue(b.id, 'atg_b1', 1);
+      const ours = (claimed: { orgId: string; targetId: string }[]) => claimed.filter((n) => n.orgId === a.id || n.orgId === b.id);
+      const claimed = ours(await f.store.alerts.claimNotices(now, now + MINUTE, 'fair-1', 100_000, { perOrg: 5, inFlight: {} }));
+      expect(claimed.filter((n) => n.orgId === b.id)).toHaveLength(1); // B's first try is not behind A's 60
+      const ofA = claimed.filter((n) => n.orgId === a.id);
+      expect(ofA).toHaveLength(5); // A's share
+      const perTarget = (ns: { targetId: string }[], t: string) => ns.filter((n) => n.targetId === t).length;
+      expect(Math.abs(perTarget(ofA, 'atg_a1') - perTarget(ofA, 'atg_a2'))).toBeLessThanOrEqual(1); // A's targets in turn
+      // A with 5 in flight gets no more; with 3, two more.
+      expect(ours(await f.store.alerts.claimNotices(now, now + MINUTE, 'fair-2', 100_000, { perOrg: 5, inFlight: { [a.id]: 5 } }))).toEqual([]);
+      expect(ours(await f.store.alerts.claimNotices(now, now + MINUTE, 'fair-3', 100_000, { perOrg: 5, inFlight: { [a.id]: 3 } }))).toHaveLength(2);
     });
 
     it('the state: a version ahead of the stored one only; hours due when one with waiting endpoints ended', async () => {

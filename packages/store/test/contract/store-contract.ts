@@ -2,6 +2,7 @@ import { ManualClock } from '@wirehook/core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Store } from '../../src/store.ts';
 import { describeOrgAndKeyContract } from './org-contract.ts';
+import { describeAttemptHistoryContract } from './attempt-history-contract.ts';
 import { describeConsumerContract } from './consumer-contract.ts';
 import { describeDeliveryContract } from './delivery-contract.ts';
 import { describeDeliveryEndpointContract } from './delivery-endpoint-contract.ts';
@@ -68,6 +69,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeJobLeaseContract(f);
     describeMessageIsolationContract(f);
     describeEndpointStatsContract(f);
+    describeAttemptHistoryContract(f);
     describeEgressIpContract(f);
     describeEndpointHoldContract(f);
   });

@@ -20,7 +20,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
-import type { AlertTarget } from '@wirehook/store';
+import { MAX_ALERT_TARGETS_PER_ENV, type AlertTarget } from '@wirehook/store';
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 
@@ -73,14 +73,20 @@ export function alertsRouter(deps: GatewayDeps): Router {
     const id = newId('alertTarget', clock);
     // Webhook notices are signed like deliveries (Standard Webhooks): the secret is shown once, here.
     const secret = body.type === 'webhook' ? newSigningSecret() : null;
-    const target = await store.alerts.createTarget(tenant, {
-      id,
-      type: body.type,
-      url: body.type === 'email' ? null : body.url,
-      address: body.type === 'email' ? body.address : null,
-      sealedSecret: secret === null ? null : deps.secretBox.seal(secret, id),
-      createdAt: clock.now(),
-    });
+    // Capped per environment (422 beyond, like the 20 endpoints per consumer): each target is a
+    // send of every notice, and the outbox's fair share is per organization.
+    const target = await store.alerts.createTarget(
+      tenant,
+      {
+        id,
+        type: body.type,
+        url: body.type === 'email' ? null : body.url,
+        address: body.type === 'email' ? body.address : null,
+        sealedSecret: secret === null ? null : deps.secretBox.seal(secret, id),
+        createdAt: clock.now(),
+      },
+      MAX_ALERT_TARGETS_PER_ENV,
+    );
     // The one time a chat URL (its own credential) is shown whole.
     res.status(201).json({ ...targetJson(target), ...(target.type === 'chat' ? { url: target.url ?? '' } : {}), ...(secret === null ? {} : { secret }) });
   });

@@ -9,6 +9,7 @@ import {
   isRetained,
   listMessagesQuery,
   NotFoundError,
+  pageQuery,
   parseInput,
   sendMessageBody,
   DEFAULT_PAGE_SIZE,
@@ -17,7 +18,7 @@ import {
 import type { GatewayDeps } from '../deps.ts';
 import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
-import { deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
+import { attemptJson, deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
 /** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
 export function messagesRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
@@ -72,20 +73,35 @@ export function messagesRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'inta
     if (!detail || outOfScope(authOf(res), detail.consumer.id)) throw new NotFoundError(`message ${id} not found`);
     // Its deliveries go to endpoints of its consumer: one read gives every current URL.
     const endpoints = await store.endpoints.list(authOf(res).tenant, { consumerId: detail.consumer.id });
-    res.json(messageDetailJson(detail, new Map(endpoints.map((e) => [e.id, e.url]))));
+    res.json(messageDetailJson(detail, new Map(endpoints.map((e) => [e.id, e.url])), clock.now()));
   });
 
   // One delivery as the message view shows it (the retry operation takes its id). A portal
-  // link sees only its consumer's; another tenant's id is not found, like an unknown one.
+  // link sees only its consumer's; another tenant's id is not found, like an unknown one. One
+  // bounded read (its newest attempts, not its message's payload and every attempt: #40).
   router.get('/deliveries/:id', requireScope('logs:read'), async (req, res) => {
     const id = pathId(req);
     const auth = authOf(res);
-    const found = retainedId('delivery', id) ? await store.deliveries.get(auth.tenant, id as never) : null;
-    const message = found && (await store.messages.get(auth.tenant, found.delivery.messageId));
-    const entry = message?.deliveries.find((d) => d.delivery.id === id);
-    if (!message || !entry || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
-    const endpoint = await store.endpoints.get(auth.tenant, entry.delivery.endpointId);
-    res.json(deliveryJson(entry.delivery, entry.attempts, endpoint?.url));
+    const view = retainedId('delivery', id) ? await store.deliveries.show(auth.tenant, id as never) : null;
+    if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
+    const endpoint = await store.endpoints.get(auth.tenant, view.delivery.endpointId);
+    res.json(deliveryJson(view.delivery, view.attempts, endpoint?.url, { olderAttempts: view.olderAttempts, now: clock.now() }));
+  });
+
+  // A delivery's attempts, newest first, paged (#40): what its `attempts` leaves out.
+  router.get('/deliveries/:id/attempts', requireScope('logs:read'), async (req, res) => {
+    const id = pathId(req);
+    const auth = authOf(res);
+    const query = parseInput(pageQuery, req.query, 'query');
+    const now = clock.now();
+    if (!retainedId('delivery', id)) throw new NotFoundError(`delivery ${id} not found`);
+    const beforeId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.attempt, now, deps.retentionMonths) : undefined;
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const page = await store.deliveries.attempts(auth.tenant, id as never, { beforeId: beforeId as never, limit: limit + 1 });
+    if (!page || outOfScope(auth, page.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
+    const items = page.attempts.slice(0, limit);
+    const last = items.at(-1);
+    res.json({ items: items.map(attemptJson), next_cursor: page.attempts.length > limit && last ? encodeCursor(last.id, now) : null });
   });
 
   router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {
@@ -94,9 +110,8 @@ export function messagesRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'inta
     const auth = authOf(res);
     if (auth.consumerId !== null) {
       // A portal link re-sends only its consumer's deliveries.
-      const found = await store.deliveries.get(auth.tenant, id as never);
-      const message = found && (await store.messages.get(auth.tenant, found.delivery.messageId));
-      if (!message || outOfScope(auth, message.consumer.id)) throw new NotFoundError(`delivery ${id} not found`);
+      const view = await store.deliveries.show(auth.tenant, id as never);
+      if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
     }
     const delivery = await intake.retryDelivery(auth.tenant, id as never);
     const endpoint = await store.endpoints.get(auth.tenant, delivery.endpointId);

@@ -1,20 +1,21 @@
-import type {
-  Attempt,
-  AttemptResponse,
-  Consumer,
-  ConsumerResponse,
-  Delivery,
-  DeliveryResponse,
-  Endpoint,
-  EndpointResponse,
-  EndpointStats,
-  EndpointStatsResponse,
-  EventType,
-  EventTypeResponse,
-  MessageDetailResponse,
-  MessageRowResponse,
-  Recovery,
-  RecoveryResponse,
+import {
+  encodeCursor,
+  type Attempt,
+  type AttemptResponse,
+  type Consumer,
+  type ConsumerResponse,
+  type Delivery,
+  type DeliveryResponse,
+  type Endpoint,
+  type EndpointResponse,
+  type EndpointStats,
+  type EndpointStatsResponse,
+  type EventType,
+  type EventTypeResponse,
+  type MessageDetailResponse,
+  type MessageRowResponse,
+  type Recovery,
+  type RecoveryResponse,
 } from '@wirehook/core';
 import type { MessageDetail, MessageSummary } from '@wirehook/store';
 
@@ -75,12 +76,20 @@ export function attemptJson(a: Attempt): AttemptResponse {
   };
 }
 
+/** Whether a delivery has attempts older than those shown, and the time a cursor to them is issued at. */
+export interface OlderAttempts {
+  olderAttempts: boolean;
+  now: number;
+}
+
 /**
  * A delivery's `url` is its endpoint's current one (`currentUrl`: where its next attempt goes,
  * a PATCH of the endpoint's url included); without it (the endpoint is deleted) the URL its
- * last attempt went to, else the one it was made for. Each attempt shows its own.
+ * last attempt went to, else the one it was made for. Each attempt shows its own. `attempts`
+ * are its newest, oldest of them first; `older` gives the cursor to the ones before them (#40).
  */
-export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: string): DeliveryResponse {
+export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: string, older?: OlderAttempts): DeliveryResponse {
+  const oldestShown = attempts[0];
   return {
     id: d.id,
     endpoint_id: d.endpointId,
@@ -91,6 +100,7 @@ export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: stri
     ordering_key: d.orderingKey ?? null,
     sequence: d.sequence ?? null,
     attempts: attempts.map(attemptJson),
+    attempts_next_cursor: older?.olderAttempts && oldestShown ? encodeCursor(oldestShown.id, older.now) : null,
   };
 }
 
@@ -113,14 +123,16 @@ export function messageRowJson(row: MessageSummary): MessageRowResponse {
   };
 }
 
-/** `currentUrls`: the current URL of each endpoint that still exists, by id (see deliveryJson). */
-export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMap<string, string>): MessageDetailResponse {
+/** `currentUrls`: the current URL of each endpoint that still exists, by id (see deliveryJson); `now`: when cursors are issued. */
+export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMap<string, string>, now: number): MessageDetailResponse {
   return {
     ...messageHeadJson(detail),
     idempotency_key: detail.message.idempotencyKey,
     ordering_key: detail.message.orderingKey ?? null,
     payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
-    deliveries: detail.deliveries.map((d) => deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId))),
+    deliveries: detail.deliveries.map((d) =>
+      deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId), { olderAttempts: d.olderAttempts, now }),
+    ),
   };
 }
 

@@ -11,6 +11,7 @@ const CLIENT_METHODS: Record<string, string> = {
   listMessages: 'messages.list',
   getMessage: 'messages.get',
   getDelivery: 'deliveries.get',
+  listDeliveryAttempts: 'deliveries.attempts',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
   createConsumer: 'consumers.create',

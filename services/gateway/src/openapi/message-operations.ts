@@ -1,4 +1,13 @@
-import { deliveryResponse, listMessagesQuery, messageDetailResponse, messageRowResponse, sendMessageBody, sendMessageResponse } from '@wirehook/core';
+import {
+  attemptResponse,
+  deliveryResponse,
+  listMessagesQuery,
+  pageQuery,
+  messageDetailResponse,
+  messageRowResponse,
+  sendMessageBody,
+  sendMessageResponse,
+} from '@wirehook/core';
 import { idParam, pageSchema, type Operation } from './operation.ts';
 
 /** The operations under the 'Messages' tag, in the order the reference shows them. */
@@ -51,7 +60,9 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     path: '/v1/messages/{id}',
     tag: 'Messages',
     summary: 'Get a message',
-    description: 'The payload, and each delivery with its attempts. An id outside the retention window is 404.',
+    description:
+      'The payload, and each delivery with its newest 20 attempts (oldest of them first); a delivery with more has an `attempts_next_cursor` for listDeliveryAttempts. ' +
+      'An id outside the retention window is 404.',
     scope: 'logs:read',
     params: [idParam('message id (msg_…)')],
     success: { status: 200, description: 'The message', schema: { name: 'MessageDetail', schema: messageDetailResponse } },
@@ -64,11 +75,27 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'Get a delivery',
     description:
-      'One delivery of a message to one endpoint, with its attempts, as getMessage shows it (the id the retry operation takes). ' +
+      'One delivery of a message to one endpoint, with its newest 20 attempts, as getMessage shows it (the id the retry operation takes); ' +
+      '`attempts_next_cursor` pages the older ones (listDeliveryAttempts). ' +
       'An unknown id, one of another environment, or one outside the retention window is 404.',
     scope: 'logs:read',
     params: [idParam('delivery id (dlv_…)')],
     success: { status: 200, description: 'The delivery', schema: { name: 'Delivery', schema: deliveryResponse } },
+    errors: ['not_found'],
+  },
+  {
+    id: 'listDeliveryAttempts',
+    method: 'get',
+    path: '/v1/deliveries/{id}/attempts',
+    tag: 'Messages',
+    summary: 'List a delivery’s attempts',
+    description:
+      'Every attempt of one delivery, newest first, paged: the way to the attempts older than the 20 a delivery shows (start from its `attempts_next_cursor`, or without a cursor from the newest). ' +
+      'An unknown delivery id, or one outside the retention window, is 404; a cursor of another list or outside the retention window is 422.',
+    scope: 'logs:read',
+    params: [idParam('delivery id (dlv_…)')],
+    query: pageQuery,
+    success: { status: 200, description: 'A page of attempts, newest first', schema: pageSchema('AttemptRowPage', attemptResponse) },
     errors: ['not_found'],
   },
   {
@@ -79,7 +106,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     summary: 'Retry a delivery',
     description:
       'Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued (attempts empty). ' +
-      '409 conflict when its endpoint is paused, disabled or deleted.',
+      '409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): ' +
+      'manual retries stop there; send the payload as a new message instead.',
     scope: 'messages:retry',
     params: [idParam('delivery id (dlv_…)')],
     success: { status: 202, description: 'Queued', schema: { name: 'Delivery', schema: deliveryResponse } },

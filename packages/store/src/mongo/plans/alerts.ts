@@ -1,3 +1,4 @@
+import { MAX_ALERT_TARGETS_PER_ENV } from '../../ports/alert-settings-port.ts';
 import { COLLECTIONS } from '../connection.ts';
 import { definePlans, planSpec } from './plan.ts';
 
@@ -12,7 +13,7 @@ import { definePlans, planSpec } from './plan.ts';
  */
 export const RETRYING_COUNT_CAP = 10_000;
 
-const TARGETS = "the organization's targets (a handful each, made by hand in the dashboard)";
+const TARGETS = `the organization's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}, per environment; made before the cap, a handful each)`;
 const BY_ID = '1: by _id';
 
 export const ALERTS_PLANS = definePlans('alerts', {
@@ -58,7 +59,7 @@ export const ALERTS_PLANS = definePlans('alerts', {
   testTargets: planSpec({
     collection: COLLECTIONS.alertTargets,
     index: 'alert_targets_env',
-    examines: "the environment's targets (a handful, made by hand): its range of alert_targets_env",
+    examines: `the environment's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}): its range of alert_targets_env`,
     maxExamined: (n) => n,
     build: (orgId: string) => ({ filter: { orgId, env: 'test' }, sort: { _id: 1 } }),
     example: ['org_1'],
@@ -203,19 +204,33 @@ export const ALERTS_PLANS = definePlans('alerts', {
     example: ['1|'],
   }),
 
-  /** The next due notice not leased: a claim's `findOneAndUpdate`, earliest first. */
-  claimNotice: planSpec({
+  /**
+   * The next organization after a cursor with a due notice: one seek of the fair claim's walk
+   * (a leased notice is due at its lease's end, so due means not leased).
+   */
+  nextNoticeOrg: planSpec({
     collection: COLLECTIONS.alertNotices,
-    index: 'alert_notices_due',
+    index: 'alert_notices_org_due',
     examines:
-      "≤ 1 + notices leased and in flight (≤ the running workers' claims): a range walk of alert_notices_due (notices with an attempt to come only) from its start",
-    maxExamined: (n) => n + 100,
-    residual: { $or: 'not leased: the notices being sent now are read and skipped' },
-    build: (now: number) => ({
-      filter: { nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
-      sort: { nextAttemptAt: 1 },
+      '1 document, and ≤ 2 index keys per (organization, target) passed over (one whose notices are not due yet: the bound on nextAttemptAt skips its keys by seeks, no fetch): bounded by the targets with notices to come, never by their notices',
+    maxExamined: (n) => n,
+    build: (afterOrgId: string, now: number) => ({
+      filter: { orgId: { $gt: afterOrgId }, nextAttemptAt: { $lte: now } },
+      sort: { orgId: 1, targetId: 1, nextAttemptAt: 1 },
     }),
-    example: [1],
+    example: ['org_1', 1],
+  }),
+  /** A claim's `findOneAndUpdate` of the organization's next due notice of the first target after a cursor with one. */
+  claimNoticeOfOrg: planSpec({
+    collection: COLLECTIONS.alertNotices,
+    index: 'alert_notices_org_due',
+    examines: `1 document, and ≤ 2 index keys per target of the organization passed over (≤ 2 × ${MAX_ALERT_TARGETS_PER_ENV} targets and the owner's: MAX_ALERT_TARGETS_PER_ENV per environment)`,
+    maxExamined: (n) => n,
+    build: (orgId: string, afterTargetId: string, now: number) => ({
+      filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now } },
+      sort: { targetId: 1, nextAttemptAt: 1 },
+    }),
+    example: ['org_1', 'atg_1', 1],
   }),
   /** A notice by id. */
   notice: planSpec({

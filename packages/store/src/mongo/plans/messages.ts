@@ -206,20 +206,6 @@ export const MESSAGES_PLANS = definePlans('messages', {
       ]),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
-  /** A message's deliveries' attempts, in time order: in the message's month (an attempt is in its delivery's). */
-  attemptsOf: planSpec({
-    collection: COLLECTIONS.attempts,
-    index: 'attempts_delivery',
-    examines:
-      "the deliveries' attempts, all returned: each delivery's range of attempts_delivery (≤ its retry policy's attempts plus manual re-sends), merged in time order",
-    maxExamined: (n) => n,
-    residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
-    build: (t: T, deliveryIds: readonly string[]) => ({
-      filter: { orgId: t.orgId, env: t.env, deliveryId: { $in: [...deliveryIds] } },
-      sort: { at: 1, _id: 1 },
-    }),
-    example: [T_EX, ['dlv_1', 'dlv_2']],
-  }),
   /** The tenant's messages newest first (no consumer, status or event type asked). */
   listOfTenant: planSpec({
     collection: COLLECTIONS.messages,
