@@ -162,6 +162,15 @@ describe('@wirehook/client against embedded Wirehook', () => {
     expect(await client.deliveries.get(delivery.id)).toEqual(delivery);
   });
 
+  it("deliveries.attempts pages a delivery's attempts newest first; iterateAttempts reads them all", async () => {
+    const delivery = (await client.messages.get(firstMessage)).deliveries[0]!;
+    const page = await client.deliveries.attempts(delivery.id, { limit: 1 });
+    expect(page.items).toEqual(delivery.attempts.slice(-1));
+    const all: string[] = [];
+    for await (const a of client.deliveries.iterateAttempts(delivery.id, { limit: 1 })) all.push(a.id);
+    expect(all).toEqual(delivery.attempts.map((a) => a.id).reverse());
+  });
+
   it('deliveries.retry sends the message again with its webhook-id', async () => {
     const delivery = (await client.messages.get(firstMessage)).deliveries[0]!;
     const queued = await client.deliveries.retry(delivery.id);
