@@ -52,6 +52,23 @@ describe('sending', () => {
     expect((await tries(slow)).map((a) => a.responseStatus)).toEqual([200, null]);
   });
 
+  it('twelve organizations whose targets hang take 90 of the 100 places; a thirteenth still gets one of the 10 kept for newcomers', async () => {
+    const s = start();
+    s.sender.answer = () => never();
+    for (let i = 0; i < 12; i++) {
+      const noisy = await s.org();
+      for (let t = 0; t < 12; t++) await s.target(noisy);
+      await s.fail(live(noisy), await s.endpoint(live(noisy)));
+    }
+    const w = worker();
+    await w.tick(); // 12 × 13 = 156 due: 90 of them start, each organization at most 10
+    const quiet = await s.org();
+    const target = await s.target(quiet);
+    await s.fail(live(quiet), await s.endpoint(live(quiet)));
+    await w.tick(); // 10 places left: none for an organization already sending
+    await expect.poll(() => s.sender.to(target).length, { timeout: SEND_TIMEOUT_MS }).toBe(1);
+  });
+
   it('a send that throws (a secret the ring cannot open) is a failed try, recorded and retried, then given up', async () => {
     const s = start();
     const org = await s.org();

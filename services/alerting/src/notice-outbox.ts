@@ -18,6 +18,12 @@ export const MAX_IN_FLIGHT = 100;
  * hang holds at most this many of MAX_IN_FLIGHT, so the others' notices always find room.
  */
 export const MAX_IN_FLIGHT_PER_ORG = 10;
+/**
+ * Places kept for organizations with nothing in flight: once only these are left, an
+ * organization already sending takes none of them, so ten organizations whose targets hang
+ * (10 × MAX_IN_FLIGHT_PER_ORG = MAX_IN_FLIGHT) cannot hold every place from an eleventh.
+ */
+export const PLACES_FOR_NEWCOMERS = 10;
 /** The notices' target for the owner's e-mail (not a stored target): the worker queues to it, the outbox sends to owner_email. */
 export const OWNER = 'owner' as AlertTargetId;
 
@@ -63,10 +69,22 @@ export class NoticeOutbox {
     const room = MAX_IN_FLIGHT - this.#inFlight.size;
     if (room <= 0) return false;
     const now = this.#o.clock.now();
-    const due = await this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), room, {
-      perOrg: MAX_IN_FLIGHT_PER_ORG,
-      inFlight: Object.fromEntries(this.#orgInFlight),
-    });
+    const claim = async (limit: number, perOrg: number) =>
+      limit <= 0
+        ? []
+        : this.#o.store.alerts.claimNotices(now, now + NOTICE_LEASE_MS, randomUUID(), limit, { perOrg, inFlight: Object.fromEntries(this.#orgInFlight) });
+    // The places beyond the newcomers', shared as MAX_IN_FLIGHT_PER_ORG allows; then the
+    // newcomers' own, one each to organizations with nothing in flight.
+    const shared = await claim(room - PLACES_FOR_NEWCOMERS, MAX_IN_FLIGHT_PER_ORG);
+    this.#start(shared, now);
+    const kept = await claim(Math.min(room - shared.length, PLACES_FOR_NEWCOMERS), 1);
+    this.#start(kept, now);
+    // Keeping up: the shared places were not all needed (the newcomers' are kept either way).
+    return shared.length < room - PLACES_FOR_NEWCOMERS;
+  }
+
+  /** Starts each claimed notice's send on its own, counted against its organization. */
+  #start(due: readonly ClaimedNotice[], now: number): void {
     for (const notice of due) {
       const org = notice.orgId;
       this.#orgInFlight.set(org, (this.#orgInFlight.get(org) ?? 0) + 1);
@@ -82,7 +100,6 @@ export class NoticeOutbox {
         else this.#orgInFlight.delete(org);
       });
     }
-    return due.length < room;
   }
 
   /** Resolves when every send started so far is recorded. */

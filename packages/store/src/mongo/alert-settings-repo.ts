@@ -270,6 +270,9 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number, fair?: NoticeClaimFairness): Promise<ClaimedNotice[]> {
     // Leased: nextAttemptAt moves to the lease's end, so a notice being sent is not due (and
     // is due again, for another claim, once its lease ran out).
+    // Nothing due anywhere (the usual tick): one index key, no walk.
+    const any = P.anyNoticeDue(now);
+    if ((await this.#conn.alertNotices.findOne(any.filter, { ...any.options, projection: { _id: 1 } })) === null) return [];
     return this.#turns.claimAsync(limit, fair, {
       nextOrg: async (after) => {
         const q = P.nextNoticeOrg(after, now);

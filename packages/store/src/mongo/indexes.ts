@@ -146,6 +146,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   // Notices with an attempt to come by organization and target (a fair claim's seeks); done ones
   // go NOTICES_KEPT_S (a week) after they were done.
   [COLLECTIONS.alertNotices]: [
+    // Any notice due at all (one key): a claim with nothing due stops there, before the walk
+    // below would pass every (organization, target) with notices to come.
+    { key: { nextAttemptAt: 1 }, name: 'alert_notices_due', partialFilterExpression: { nextAttemptAt: { $type: 'number' } } },
     // The fair claim's walk: organizations, then targets, each with notices to come (not done).
     {
       key: { orgId: 1, targetId: 1, nextAttemptAt: 1 },

@@ -203,6 +203,11 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     const take = this.#conn.statement(
       'UPDATE alert_notices SET next_attempt_at = ?, lease_until = ?, claim = ? WHERE id = ? AND next_attempt_at <= ? RETURNING *',
     );
+    // Nothing due anywhere (the usual tick): one index key, and no write lock taken.
+    const anyDue = this.#conn.statement(
+      'SELECT 1 FROM alert_notices INDEXED BY alert_notices_due WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? LIMIT 1',
+    );
+    if (anyDue.get(now) === undefined) return [];
     return this.#conn.immediate(() =>
       this.#turns.claim(limit, fair, {
         nextOrg: (after) => {

@@ -204,6 +204,15 @@ export const ALERTS_PLANS = definePlans('alerts', {
     example: ['1|'],
   }),
 
+  /** Whether any notice is due (the claim's first seek: with none, it walks nothing). */
+  anyNoticeDue: planSpec({
+    collection: COLLECTIONS.alertNotices,
+    index: 'alert_notices_due',
+    examines: '≤ 1: the first entry of alert_notices_due, if it is due',
+    maxExamined: () => 1,
+    build: (now: number) => ({ filter: { nextAttemptAt: { $type: 'number', $lte: now } }, sort: { nextAttemptAt: 1 } }),
+    example: [1],
+  }),
   /**
    * The next organization after a cursor with a due notice: one seek of the fair claim's walk
    * (a leased notice is due at its lease's end, so due means not leased).
@@ -225,9 +234,12 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.alertNotices,
     index: 'alert_notices_org_due',
     examines: `1 document, and ≤ 2 index keys per target of the organization passed over (≤ 2 × ${MAX_ALERT_TARGETS_PER_ENV} targets and the owner's: MAX_ALERT_TARGETS_PER_ENV per environment)`,
-    maxExamined: (n) => n,
+    maxExamined: (n) => n + 1,
+    residual: {
+      $or: 'not leased: a notice an older replica leased (its lease without moving nextAttemptAt) is not claimed again until its lease ends; one document, the one the index gave',
+    },
     build: (orgId: string, afterTargetId: string, now: number) => ({
-      filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now } },
+      filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
       sort: { targetId: 1, nextAttemptAt: 1 },
     }),
     example: ['org_1', 'atg_1', 1],
