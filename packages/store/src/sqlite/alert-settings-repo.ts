@@ -26,6 +26,11 @@ import { NoticeTurns } from '../alert-notice-turns.ts';
 import type { SqliteConnection } from './connection.ts';
 import { int, intOrNull, json, text, textOrNull, type Row } from './row.ts';
 
+/** Pairs one lookup of a claim steps over at most (its seeks: 2 each); past it the walk moves on from there. */
+const PAIR_STEPS = 64;
+/** Sorts after every target id (`atg_…`, `owner`): the position past an organization's last target. */
+const LAST_TARGET = '\uffff';
+
 /** Alert conditions in SQLite, one JSON document per organization. */
 export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: SqliteConnection;
@@ -188,17 +193,31 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async claimNotices(now: number, leaseUntil: number, claim: string, limit: number, fair?: NoticeClaimFairness): Promise<ClaimedNotice[]> {
-    // Both seeks read alert_notices_org_due only: the next organization after the cursor with a
-    // due notice (index keys of the organizations passed over: their notices not due), and that
-    // organization's next due notice of the target after its cursor.
-    const nextOrg = this.#conn.statement(
-      `SELECT org_id FROM alert_notices INDEXED BY alert_notices_org_due
-        WHERE org_id > ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY org_id, target_id LIMIT 1`,
+    // Seeks of alert_notices_org_due only, each O(log n), never a scan: the next (organization,
+    // target) pair after a position that has notices to come (row values: one range seek), and
+    // whether that pair has one due (a seek into its own range). A pair whose notices are not
+    // due (retrying later, or leased) costs two seeks, not a read of its notices.
+    const nextPair = this.#conn.statement(
+      `SELECT org_id, target_id FROM alert_notices INDEXED BY alert_notices_org_due
+        WHERE next_attempt_at IS NOT NULL AND (org_id, target_id) > (?, ?) ORDER BY org_id, target_id LIMIT 1`,
     );
-    const nextOfOrg = this.#conn.statement(
-      `SELECT id, target_id FROM alert_notices INDEXED BY alert_notices_org_due
-        WHERE org_id = ? AND target_id > ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY target_id, next_attempt_at LIMIT 1`,
+    const dueOfPair = this.#conn.statement(
+      `SELECT id FROM alert_notices INDEXED BY alert_notices_org_due
+        WHERE org_id = ? AND target_id = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT 1`,
     );
+    /** The first pair from (org, target) on with a due notice, within PAIR_STEPS; or where the steps ran out. */
+    const stepPairs = (org: string, target: string, sameOrg: boolean): { org: string; target: string; id: string | null } | null => {
+      let at = { org, target };
+      for (let step = 0; step < PAIR_STEPS; step++) {
+        const pair = nextPair.get(at.org, at.target);
+        if (pair === undefined) return null;
+        at = { org: text(pair, 'org_id'), target: text(pair, 'target_id') };
+        if (sameOrg && at.org !== org) return null;
+        const due = dueOfPair.get(at.org, at.target, now);
+        if (due !== undefined) return { ...at, id: text(due, 'id') };
+      }
+      return { ...at, id: null };
+    };
     // Leased: not due again before the lease ends (then another claim may take it).
     const take = this.#conn.statement(
       'UPDATE alert_notices SET next_attempt_at = ?, lease_until = ?, claim = ? WHERE id = ? AND next_attempt_at <= ? RETURNING *',
@@ -210,14 +229,12 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     if (anyDue.get(now) === undefined) return [];
     return this.#conn.immediate(() =>
       this.#turns.claim(limit, fair, {
-        nextOrg: (after) => {
-          const row = nextOrg.get(after, now);
-          return row === undefined ? null : text(row, 'org_id');
-        },
+        // Past `after`'s every target: its last possible target id sorts after any real one.
+        nextOrg: (after) => stepPairs(after, LAST_TARGET, false)?.org ?? null,
         takeOf: (orgId, afterTarget) => {
-          const row = nextOfOrg.get(orgId, afterTarget, now);
-          if (row === undefined) return null;
-          const taken = take.get(leaseUntil, leaseUntil, claim, text(row, 'id'), now);
+          const found = stepPairs(orgId, afterTarget, true);
+          if (found?.id == null) return null;
+          const taken = take.get(leaseUntil, leaseUntil, claim, found.id, now);
           return taken === undefined ? null : toClaimed(taken, claim);
         },
       }),
