@@ -163,7 +163,12 @@ export function parseNatsEnv(config: NatsVars): { options: NatsConnectOptions; p
       servers = url.toString();
     }
   } catch {
-    // NATS_URL's own rule has said what is wrong with it.
+    // NATS_URL's own rule has said what is wrong with it, unless its user info is what failed
+    // (bad percent-encoding): then the URL, secret and all, must not reach a log line.
+    servers = config.NATS_URL.replace(/^([a-z]+:\/\/)[^/@]*@/i, '$1');
+    if (/^[a-z]+:\/\/[^/@]*@/i.test(config.NATS_URL)) {
+      problems.push({ variable: 'NATS_URL', message: 'its user info (before @) is not valid percent-encoding: encode % as %25' });
+    }
   }
   if (config.NATS_USER !== undefined || config.NATS_PASSWORD !== undefined) {
     if (config.NATS_USER === undefined) problems.push({ variable: 'NATS_PASSWORD', message: 'is set without NATS_USER: set both, or neither' });

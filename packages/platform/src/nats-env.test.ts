@@ -43,6 +43,12 @@ describe('NATS connection options from the environment', () => {
     });
   });
 
+  it('user info that is not valid percent-encoding is refused, naming NATS_URL, never showing the password', () => {
+    const { problems } = parse({ NATS_URL: 'nats://wh:s3cr%zz@nats:4222' });
+    expect(problems).toEqual(['NATS_URL its user info (before @) is not valid percent-encoding: encode % as %25']);
+    expect(JSON.stringify(problems)).not.toContain('s3cr');
+  });
+
   it('each variable gives its kind; files by path; TLS files', () => {
     expect(parse({ NATS_USER: 'a', NATS_PASSWORD: 'b' }).options?.auth).toEqual({ kind: 'user', user: 'a', password: 'b', fromUrl: false });
     expect(parse({ NATS_TOKEN: 't' }).options?.auth).toEqual({ kind: 'token', token: 't', fromUrl: false });
