@@ -87,17 +87,24 @@ export class PullWorker {
     this.#batch = batch;
     // The server ends every pull by its expiry. One lost in a server restart can leave the
     // client's iterator open for good (nats.js re-arms it only when a consumer lookup after the
-    // reconnect succeeds): past twice the expiry it is closed here and a new pull is made.
-    const watchdog = setTimeout(
-      () => {
-        logger?.warn({ stream: spec.stream, consumer: spec.consumer, pullExpiresMs }, 'a JetStream pull outlived its expiry; pulling again');
-        void batch.close();
-      },
-      2 * pullExpiresMs + 1_000,
-    );
+    // reconnect succeeds): idle past twice the expiry, it is closed here and a new pull is made.
+    // Re-armed by every message, so a batch still delivering (a stalled event loop) is not cut.
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(
+        () => {
+          logger?.warn({ stream: spec.stream, consumer: spec.consumer, pullExpiresMs }, 'a JetStream pull outlived its expiry; pulling again');
+          void batch.close();
+        },
+        2 * pullExpiresMs + 1_000,
+      );
+    };
+    arm();
     try {
       if (this.#stopped) await batch.close();
       for await (const msg of batch) {
+        arm();
         // Arrived as we stopped: hand it straight back to the other consumers.
         if (this.#stopped) this.#settle(msg, () => msg.nak());
         else this.#start(msg);

@@ -18,6 +18,8 @@ const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held 
  * their later time (a hold lasts an hour at most). The same number as MongoDB's.
  */
 export const PUT_OFF_BATCH = 1_000;
+/** Entries of an endpoint's due index a limit change reads at most to find what it spaced out. */
+const RESPACE_READ = 5 * PUT_OFF_BATCH;
 
 /**
  * Ends the endpoint's Retry-After hold: `held_until` becomes NULL and the deliveries it put
@@ -49,7 +51,13 @@ export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: num
 export function respace(conn: SqliteConnection, endpointId: EndpointId, now: number): number {
   const { changes } = conn
     .statement(
-      `UPDATE deliveries SET next_attempt_at = ? WHERE id IN (SELECT id FROM deliveries WHERE ${PUT_OFF} AND status = 'pending' LIMIT ${PUT_OFF_BATCH})`,
+      // The endpoint's soonest RESPACE_READ entries of its due index after now, then the pending
+      // ones among them: a bounded read on the one writer, whatever its retrying backlog (a
+      // limit's spacing puts pending deliveries off by seconds to minutes, ahead of retries).
+      `UPDATE deliveries SET next_attempt_at = ? WHERE id IN (
+        SELECT id FROM (SELECT id, status FROM deliveries INDEXED BY deliveries_endpoint_due WHERE ${PUT_OFF}
+          ORDER BY next_attempt_at LIMIT ${RESPACE_READ})
+        WHERE status = 'pending' LIMIT ${PUT_OFF_BATCH})`,
     )
     .run(now, endpointId, now, now);
   return Number(changes);
