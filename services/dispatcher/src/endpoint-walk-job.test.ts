@@ -1,6 +1,9 @@
 // The walk job against a real (SQLite) store: what a pause leaves past its first batch is
 // finished by the job's tick, not by the request, and a tick with nothing to do stops at once.
 import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId } from '@wirehook/core';
+
+// The numbers written out (#40): a test that read the code's constant would follow it anywhere.
+const BATCH = 1_000;
 import { openSqliteStore, type Store } from '@wirehook/store';
 import { silentLogger } from '@wirehook/platform';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -21,12 +24,13 @@ afterAll(() => store.close());
 it('a tick finishes a pause’s walk past the request’s batch, and resume’s release', async () => {
   const { t, endpoint } = await m.scene();
   const ids: DeliveryId[] = [];
-  for (let i = 0; i < ENDPOINT_WALK_BATCH + 7; i++) ids.push(...(await m.send(t)).deliveryIds);
+  expect(ENDPOINT_WALK_BATCH).toBe(BATCH); // a pause holds 1,000 in its request, the rest by the walk
+  for (let i = 0; i < BATCH + 7; i++) ids.push(...(await m.send(t)).deliveryIds);
   const job = new EndpointWalkJob({ store, clock, logger: silentLogger(), intervalMs: 60_000 });
   await store.endpoints.update(t, endpoint.id, { status: 'paused' });
   expect(await job.runOnce()).toBe(7); // the 7 past the request's batch
   expect(await job.runOnce()).toBe(0);
   await store.endpoints.update(t, endpoint.id, { status: 'active', changedAt: clock.now(), releaseHeldSince: 0 });
-  expect(await job.runOnce()).toBe(ENDPOINT_WALK_BATCH + 7); // released by the walk alone
+  expect(await job.runOnce()).toBe(1_007); // released by the walk alone
   expect(await m.dueOf(clock.now(), ids)).toHaveLength(ids.length);
 });
