@@ -87,6 +87,9 @@ export interface CompletedAttempt {
   laneNext?: DeliveryId;
 }
 
+/** Lanes with a head DeliveryRepo.laneStats reads at most (#40: a scrape counted every lane). */
+export const LANE_STATS_LIMIT = 1_000;
+
 /** DeliveryRepo.laneStats: the ordered lanes store-wide. */
 export interface LaneStats {
   open: number;
@@ -189,7 +192,10 @@ export interface DeliveryRepo {
   /**
    * The whole store's ordered lanes (#31), for the SRE's metrics (no tenant in it): lanes with
    * an open head, those whose head waits for a retry (blocked), the oldest open head's creation
-   * (null when none). Reads the lanes with a head only, not their waiting deliveries.
+   * (null when none). Reads the lanes with a head only, not their waiting deliveries, and of
+   * those the first LANE_STATS_LIMIT by head id (the oldest heads: ids are time-ordered), so a
+   * scrape costs the same at 10⁶ lanes as at 10: `open` and `blocked` saturate there (a gauge
+   * at the limit reads "at least"); `oldestHeadAt` is exact.
    */
   laneStats(): Promise<LaneStats>;
   /**

@@ -1,6 +1,7 @@
 import type { SqliteConnection } from './connection.ts';
 import { OPEN } from './message-status.ts';
 import { int, intOrNull, textOrNull } from './row.ts';
+import { LANE_STATS_LIMIT } from '../ports/delivery-port.ts';
 
 // Ordered delivery per key (#31), SQLite's side: a lane is a row of delivery_lanes (migration
 // 19 says why the store is the arbiter, and how a head that ends hands over to the next).
@@ -103,13 +104,14 @@ export function laneHead(conn: SqliteConnection, endpointId: string, key: string
   return row === undefined ? null : textOrNull(row, 'head_id');
 }
 
-/** Lanes of the whole store for the SRE's metrics: open (a head), blocked (head retrying), the oldest head's creation. */
+/** Lanes of the whole store for the SRE's metrics: open (a head), blocked (head retrying), the oldest head's creation; LANE_STATS_LIMIT heads at most. */
 export function laneStats(conn: SqliteConnection): { open: number; blocked: number; oldestHeadAt: number | null } {
   const row = conn
     .statement(
+      // The first LANE_STATS_LIMIT heads by id (delivery_lanes_open), not every lane's.
       `SELECT count(*) AS open, coalesce(sum(d.status = 'retrying'), 0) AS blocked, min(d.created_at) AS oldest
-       FROM delivery_lanes l JOIN deliveries d ON d.id = l.head_id AND d.${OPEN}
-       WHERE l.head_id IS NOT NULL`,
+       FROM (SELECT head_id FROM delivery_lanes INDEXED BY delivery_lanes_open WHERE head_id IS NOT NULL ORDER BY head_id LIMIT ${LANE_STATS_LIMIT}) l
+       JOIN deliveries d ON d.id = l.head_id AND d.${OPEN}`,
     )
     .get();
   return row === undefined

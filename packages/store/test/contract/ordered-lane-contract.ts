@@ -152,6 +152,18 @@ export function describeOrderedLaneContract(f: Fixtures): void {
       expect(await f.store.deliveries.laneStats()).toMatchObject({ open: before.open + 2, blocked: before.blocked + 1 });
     });
 
+    it('laneStats reads at most 1,000 lanes with a head: 999 are counted, a 1,001st is not (the gauge reads "at least")', async () => {
+      const before = (await f.store.deliveries.laneStats()).open;
+      const { t } = await orderedScene();
+      const keys = (n: number, from: number) => Array.from({ length: n }, (_, i) => `lane-${from + i}`);
+      if (before < 999) {
+        await sendAll(t, keys(999 - before, 0));
+        expect((await f.store.deliveries.laneStats()).open).toBe(999);
+      }
+      await sendAll(t, keys(2, 999));
+      expect((await f.store.deliveries.laneStats()).open).toBe(1_000);
+    });
+
     it('retention prunes lanes last used before the cutoff, not at it, nor one with an open head; a pruned key starts again at 1', async () => {
       const { t } = await orderedScene();
       const [a1, a2, c1] = await sendAll(t, ['a', 'a', 'c']);

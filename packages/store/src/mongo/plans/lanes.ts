@@ -11,7 +11,9 @@ import { definePlans, planSpec, tenantById } from './plan.ts';
 const laneId = (endpointId: string, key: string) => `${endpointId}:${key}`;
 
 /** How many lanes with a head laneStats reads (ordered-lanes.ts): its gauges saturate there. */
-export const LANE_STATS_LIMIT = 1_000;
+import { LANE_STATS_LIMIT } from '../../ports/delivery-port.ts';
+
+export { LANE_STATS_LIMIT };
 
 export const LANES_PLANS = definePlans('lanes', {
   /** A lane by its id (`endpointId:key`): a join's upsert, a head's change, a rejoin's read. */
