@@ -35,15 +35,31 @@ describe('the run queue', () => {
 
   it('samples the machine: more spinning threads than CPUs show as threads waiting', async () => {
     const cpus = cpuList().length;
-    const mark = markRunQueue();
-    const code = 'const end = Date.now() + 500; while (Date.now() < end);';
-    await Promise.all(
-      Array.from({ length: cpus + 2 }, () => {
-        const worker = new Worker(code, { eval: true });
+    // Every spinner starts, then waits at a barrier; the mark is taken once all wait, and they
+    // spin half a second together: no sample falls in a thread's start-up (a ramp that read as
+    // fewer waiting threads on a loaded machine).
+    const code = `const { workerData: gate } = require('node:worker_threads');
+      Atomics.add(gate, 0, 1); Atomics.notify(gate, 0);
+      Atomics.wait(gate, 1, 0);
+      const end = Date.now() + 500; while (Date.now() < end);`;
+    const spin = async (): Promise<ReturnType<typeof runQueueSince>> => {
+      const gate = new Int32Array(new SharedArrayBuffer(8));
+      const n = cpus + 2;
+      const exits = Array.from({ length: n }, () => {
+        const worker = new Worker(code, { eval: true, workerData: gate });
         return new Promise((resolve, reject) => worker.once('exit', resolve).once('error', reject));
-      }),
-    );
-    const busy = runQueueSince(mark);
+      });
+      while (Atomics.load(gate, 0) < n) await new Promise((resolve) => setTimeout(resolve, 5));
+      const from = markRunQueue();
+      Atomics.store(gate, 1, 1);
+      Atomics.notify(gate, 1);
+      await Promise.all(exits);
+      return runQueueSince(from);
+    };
+    // Measured again when the sampler (a thread of its own, which the spinners starve on a
+    // machine busy with more) took too few samples to say: five tries.
+    let busy = null as ReturnType<typeof runQueueSince>;
+    for (let round = 0; round < 5 && (busy === null || busy.samples <= 10); round++) busy = await spin();
     expect(busy).toMatchObject({ cpus, samples: expect.any(Number) });
     expect(busy!.samples).toBeGreaterThan(10);
     // The spinners alone keep two threads waiting; whatever else runs only adds.

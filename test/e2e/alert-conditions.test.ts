@@ -1,7 +1,10 @@
-// GET/PUT /v1/alert-conditions: defaults, partial updates, one set per organization (both
-// environments), input refused with the field named, scopes. And /v1/alert-targets, per environment.
+// GET/PUT /v1/alert-conditions: defaults, partial updates, one set per environment of an
+// organization (a test key cannot mute live alerting: the live endpoint stopped after 5 days
+// still notifies), input refused with the field named, scopes. And /v1/alert-targets, per environment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@wirehook/testkit';
 import { startWirehook, type Harness } from '../support/harness.ts';
+import { reachingReceivers, startReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 beforeAll(async () => {
@@ -10,14 +13,16 @@ beforeAll(async () => {
 afterAll(() => wh.close());
 
 describe('/v1/alert-conditions', () => {
-  it('defaults; a partial PUT changes only what it names; both environments see the same', async () => {
+  it('defaults; a partial PUT changes only what it names; each environment has its own', async () => {
     const t = await wh.tenant();
     expect((await t.api.get('/v1/alert-conditions')).body).toEqual({ delivery_failure: '60m', automatic_stop: true, pending_retries: 1000, usage: 80 });
     const put = await t.api.put('/v1/alert-conditions', { delivery_failure: '5m' });
     expect(put).toMatchObject({ status: 200, body: { delivery_failure: '5m', automatic_stop: true, pending_retries: 1000, usage: 80 } });
     await t.api.put('/v1/alert-conditions', { usage: 100, automatic_stop: false });
+    expect((await t.api.get('/v1/alert-conditions')).body).toEqual({ delivery_failure: '5m', automatic_stop: false, pending_retries: 1000, usage: 100 });
+    // The test environment never chose: its own defaults, not the live choice.
     const testKey = await wh.key(t.orgId, { env: 'test' });
-    expect((await testKey.api.get('/v1/alert-conditions')).body).toEqual({ delivery_failure: '5m', automatic_stop: false, pending_retries: 1000, usage: 100 });
+    expect((await testKey.api.get('/v1/alert-conditions')).body).toEqual({ delivery_failure: '60m', automatic_stop: true, pending_retries: 1000, usage: 80 });
     const other = await wh.tenant();
     expect((await other.api.get('/v1/alert-conditions')).body.delivery_failure).toBe('60m');
   });
@@ -40,6 +45,67 @@ describe('/v1/alert-conditions', () => {
     const reader = await wh.key(t.orgId, { scopes: ['logs:read'] });
     expect((await reader.api.get('/v1/alert-conditions')).status).toBe(200);
     expect((await reader.api.put('/v1/alert-conditions', { usage: 50 })).status).toBe(403);
+  });
+});
+
+describe('alert conditions per environment (#40 M4)', () => {
+  it("a test key's automatic_stop: false leaves the live conditions as they were: a live endpoint failing 5 days is disabled and its notice still sent", async () => {
+    const DAY = 24 * 3_600_000;
+    const own = await startWirehook(await reachingReceivers());
+    const [failing, hooks] = await Promise.all([startReceiver(), startReceiver()]);
+    failing.receiver.respondWith({ status: 500, body: 'boom' });
+    try {
+      const t = await own.tenant();
+      const testKey = await own.key(t.orgId, { env: 'test' });
+      // Each environment a webhook target of its own.
+      expect((await t.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url('/alerts/live') })).status).toBe(201);
+      expect((await testKey.api.post('/v1/alert-targets', { type: 'webhook', url: hooks.url('/alerts/test') })).status).toBe(201);
+
+      const muted = await testKey.api.put('/v1/alert-conditions', { automatic_stop: false });
+      expect(muted).toMatchObject({ status: 200, body: { automatic_stop: false } });
+      expect((await testKey.api.get('/v1/alert-conditions')).body.automatic_stop).toBe(false);
+      expect((await t.api.get('/v1/alert-conditions')).body).toEqual({ delivery_failure: '60m', automatic_stop: true, pending_retries: 1000, usage: 80 });
+
+      // An endpoint in each environment, failing for 5 days.
+      const endpointOf = async (api: typeof t.api, consumer: string) => {
+        const consumerId = (await api.post('/v1/consumers', { external_id: consumer })).body.id;
+        return (await api.post('/v1/endpoints', { consumer_id: consumerId, url: failing.url(`/${consumer}`), retry: { count: 0, interval: '1m' } })).body
+          .id as string;
+      };
+      const send = async (api: typeof t.api, consumer: string) => {
+        const id = (await api.post('/v1/messages', { consumer, event_type: 'order.created', payload: {} })).body.id;
+        await eventually(async () => expect((await api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts.length).toBeGreaterThan(0));
+      };
+      const liveEndpoint = await endpointOf(t.api, 'live-customer');
+      const testEndpoint = await endpointOf(testKey.api, 'test-customer');
+      await send(t.api, 'live-customer');
+      await send(testKey.api, 'test-customer');
+      own.clock.advance(5 * DAY + 60_000);
+      await send(t.api, 'live-customer');
+      await send(testKey.api, 'test-customer');
+      await eventually(async () => expect((await t.api.get(`/v1/endpoints/${liveEndpoint}`)).body.status).toBe('disabled'));
+      await eventually(async () => expect((await testKey.api.get(`/v1/endpoints/${testEndpoint}`)).body.status).toBe('disabled'));
+
+      const stopNotices = (path: string) =>
+        hooks.receiver.requests
+          .filter((r) => r.path === path)
+          .map((r) => JSON.parse(r.body) as { type: string; data: { endpoints: { id: string }[] } })
+          .filter((n) => n.type === 'alert.endpoint_disabled');
+      await eventually(async () => {
+        await own.embedded.alertingWorker.tick();
+        expect(stopNotices('/alerts/live').map((n) => n.data.endpoints.map((e) => e.id))).toEqual([[liveEndpoint]]);
+      });
+      // The test environment's own choice applies to its own stop: no notice there.
+      for (let i = 0; i < 3; i++) {
+        await own.embedded.alertingWorker.tick();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      expect(stopNotices('/alerts/test')).toEqual([]);
+      expect((await t.api.get('/v1/alert-conditions')).body.automatic_stop).toBe(true);
+    } finally {
+      await own.close();
+      await Promise.all([failing, hooks].map((r) => r.receiver.close()));
+    }
   });
 });
 

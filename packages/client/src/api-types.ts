@@ -368,14 +368,14 @@ export type paths = {
         };
         /**
          * Get the alert conditions
-         * @description The organization's failure-notification conditions (shared by both environments), or the defaults.
+         * @description The failure-notification conditions of the key's environment (each environment has its own), or the defaults.
          *
          *     Scope: `logs:read`.
          */
         get: operations["getAlertConditions"];
         /**
          * Change the alert conditions
-         * @description A partial body changes only what it names.
+         * @description A partial body changes only what it names, in the key's environment only (a test key cannot change live alerting).
          *
          *     Scope: `endpoints:write`.
          */
@@ -402,7 +402,7 @@ export type paths = {
         put?: never;
         /**
          * Add an alert target
-         * @description A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server).
+         * @description A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server). At most 20 per environment: the 21st is 422 `invalid`.
          *
          *     Scope: `endpoints:write`.
          */

@@ -1,7 +1,7 @@
 // The alerting engine against a real (SQLite) store with the injected clock: fairness between
 // organizations, a notice sent to nobody opens nothing, and the spec's numbers on both sides
 // of each edge (written here, not imported from the code under test).
-import type { Endpoint, OrgId, Tenant } from '@wirehook/core';
+import type { AlertConditions, Endpoint, OrgId, Tenant } from '@wirehook/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertingWorker } from './alerting-worker.ts';
 import { AlertScene } from './testing/alert-scene.ts';
@@ -27,6 +27,10 @@ async function round(): Promise<void> {
   await worker.idle();
 }
 const live = (orgId: OrgId): Tenant => ({ orgId, env: 'live' });
+/** The same conditions for both environments of the organization (each has its own). */
+async function choose(s: AlertScene, orgId: OrgId, conditions: AlertConditions): Promise<void> {
+  for (const env of ['live', 'test'] as const) await s.store.alerts.setConditions({ orgId, env }, conditions, s.clock.now());
+}
 const types = (notices: { type: string }[]) => notices.map((n) => n.type);
 
 describe('fairness between organizations', () => {
@@ -78,7 +82,7 @@ describe('a notice with no target', () => {
     await s.fail(live(org), x); // nobody to tell
     await round();
     s.clock.advance(MINUTE);
-    await s.store.alerts.setConditions(org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 1_000, usage: 80 }, s.clock.now());
+    await choose(s, org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 1_000, usage: 80 });
     const target = await s.target(org);
     s.clock.advance(MINUTE);
     await s.fail(live(org), x); // the same endpoint: not throttled by the notice nobody got
@@ -135,7 +139,7 @@ describe("the spec's numbers", () => {
     it(`'${choice}': none at ${minutes - 1}:59, one at ${minutes}:00, once per streak`, async () => {
       const s = start();
       const org = await s.org();
-      await s.store.alerts.setConditions(org, { delivery_failure: choice, automatic_stop: true, pending_retries: 1_000, usage: 80 }, s.clock.now());
+      await choose(s, org, { delivery_failure: choice, automatic_stop: true, pending_retries: 1_000, usage: 80 });
       const target = await s.target(org);
       const e = await s.endpoint(live(org), { count: 7, interval: 'progressive' });
       await s.fail(live(org), e, 'retrying');
@@ -155,7 +159,7 @@ describe("the spec's numbers", () => {
   it('pending retries: 100 none, 101 one (summed across endpoints, per environment), once a UTC day', async () => {
     const s = start(Date.UTC(2026, 4, 12, 23, 50, 0));
     const org = await s.org();
-    await s.store.alerts.setConditions(org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 }, s.clock.now());
+    await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 });
     const liveTarget = await s.target(org);
     const testTarget = await s.target(org, 'test');
     const retry = { count: 7, interval: 'progressive' } as const;
@@ -184,7 +188,7 @@ describe("the spec's numbers", () => {
   it('usage: 4,999 of 10,000 none at 50 %, 5,000 one; once a month, again the next month; 80 and 100 % likewise', async () => {
     const s = start(Date.UTC(2026, 4, 31, 23, 0, 0));
     const org = await s.org('free'); // 10,000 a month
-    await s.store.alerts.setConditions(org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 50 }, s.clock.now());
+    await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 50 });
     const target = await s.target(org);
     const usage = () => s.sender.to(target).filter((n) => n.type === 'alert.usage');
     s.setLiveUsage(org, 4_999);
@@ -208,7 +212,7 @@ describe("the spec's numbers", () => {
       [100, 9_999, 10_000],
     ] as const) {
       const other = await s.org('free');
-      await s.store.alerts.setConditions(other, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: share }, s.clock.now());
+      await choose(s, other, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: share });
       const t = await s.target(other);
       s.setLiveUsage(other, below);
       s.clock.advance(MINUTE);

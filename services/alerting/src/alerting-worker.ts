@@ -3,6 +3,7 @@ import {
   DEFAULT_ALERT_CONDITIONS,
   newNoticeId,
   utcMonth,
+  type AlertConditions,
   type AlertTargetId,
   type Clock,
   type DeliveryId,
@@ -188,7 +189,11 @@ export class AlertingWorker implements Component {
 
   async #decideFor(orgId: OrgId, periodic: OrgInput['periodic'], now: number): Promise<void> {
     const { store } = this.#o;
-    const conditions = (await store.alerts.conditions(orgId)) ?? DEFAULT_ALERT_CONDITIONS;
+    // Each environment's own conditions apply to its events (a test key cannot mute live alerting).
+    const conditions: Record<Environment, AlertConditions> = {
+      live: (await store.alerts.conditions({ orgId, env: 'live' })) ?? DEFAULT_ALERT_CONDITIONS,
+      test: (await store.alerts.conditions({ orgId, env: 'test' })) ?? DEFAULT_ALERT_CONDITIONS,
+    };
     const loaded = (await store.alerts.state(orgId)) ?? emptyState();
     const targets = new Map<Environment, AlertTargetId[]>();
     for (const env of ['live', 'test'] as const) {
@@ -199,12 +204,12 @@ export class AlertingWorker implements Component {
     const events: OrgInput['events'] = [];
     for (const event of queued) {
       // Only what may notify is described (a streak's start matters with 'first' alone).
-      const relevant = (event.kind !== 'failing' || conditions.delivery_failure === 'first') && targets.has(event.tenant.env);
+      const relevant = (event.kind !== 'failing' || conditions[event.tenant.env].delivery_failure === 'first') && targets.has(event.tenant.env);
       events.push({ event, endpoint: relevant ? await this.#describe(event.tenant, event.endpointId, event) : null });
     }
     const failing: NoticeEndpoint[] = [];
     for (const f of await this.#failingPage(orgId, now)) {
-      if (!targets.has(f.tenant.env) || !failureDue(conditions.delivery_failure, f.failingSince, now)) continue;
+      if (!targets.has(f.tenant.env) || !failureDue(conditions[f.tenant.env].delivery_failure, f.failingSince, now)) continue;
       if (loaded.notifiedStreaks[f.endpointId] === f.failingSince) continue;
       const endpoint = await this.#describe(f.tenant, f.endpointId, null);
       if (endpoint) failing.push(endpoint);

@@ -1,7 +1,7 @@
 // The decision rules as pure functions, table-driven, each edge on both sides with the spec's
 // numbers written here: "lasted 5, 15 or 60 minutes", "exceed 100, 1,000 or 10,000 (once a
 // day)", "reach 50 %, 80 % or 100 %".
-import type { EndpointId, OrgId } from '@wirehook/core';
+import type { AlertConditions, EndpointId, OrgId } from '@wirehook/core';
 import type { AlertEvent, NoticeEndpoint } from '@wirehook/store';
 import { describe, expect, it } from 'vitest';
 import { decideOrg, failureDue, pendingRetriesDue, usageReached, type OrgInput } from './decide.ts';
@@ -74,9 +74,12 @@ const event = (kind: AlertEvent['kind'], id: string): AlertEvent => ({
   responseStatus: 503,
   deliveryId: null,
 });
+const CHOSEN: AlertConditions = { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 80 };
+/** The same conditions for both environments, with `over` changed. */
+const both = (over: Partial<AlertConditions>): OrgInput['conditions'] => ({ live: { ...CHOSEN, ...over }, test: { ...CHOSEN, ...over } });
 const input = (over: Partial<OrgInput>): OrgInput => ({
   orgId: 'org_1' as OrgId,
-  conditions: { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 80 },
+  conditions: both({}),
   state: emptyState(),
   targetEnvs: new Set(['live']),
   events: [],
@@ -92,15 +95,34 @@ describe('decideOrg', () => {
   it("exhausted retries notify whatever the condition; a streak's start only with 'first'", () => {
     const start = { event: event('failing', 'a'), endpoint: endpoint('a') };
     expect(decideOrg(input({ events: [start] })).notices).toEqual([]);
-    expect(decideOrg(input({ events: [start], conditions: { ...input({}).conditions, delivery_failure: 'first' } })).notices).toHaveLength(1);
+    expect(decideOrg(input({ events: [start], conditions: both({ delivery_failure: 'first' }) })).notices).toHaveLength(1);
     expect(decideOrg(input({ events: [{ event: event('exhausted', 'a'), endpoint: endpoint('a') }] })).notices.map((n) => n.to)).toEqual([{ env: 'live' }]);
   });
 
   it('automatic stop notifies when chosen, not throttled; never when not chosen', () => {
     const stopped = [1, 2].map(() => ({ event: event('disabled', 'a'), endpoint: endpoint('a') }));
     expect(decideOrg(input({ events: stopped })).notices.map((n) => n.content.type)).toEqual(['alert.endpoint_disabled', 'alert.endpoint_disabled']);
-    const off = { ...input({}).conditions, automatic_stop: false };
-    expect(decideOrg(input({ events: stopped, conditions: off })).notices).toEqual([]);
+    expect(decideOrg(input({ events: stopped, conditions: both({ automatic_stop: false }) })).notices).toEqual([]);
+  });
+
+  it("each environment's own conditions apply to its events: the test environment's choice never mutes or changes the live one's", () => {
+    const testEndpoint = { ...endpoint('t'), env: 'test' as const };
+    const testEvent = (kind: AlertEvent['kind']) => ({
+      event: { ...event(kind, 't'), tenant: { orgId: 'org_1' as OrgId, env: 'test' as const } },
+      endpoint: testEndpoint,
+    });
+    const events = [
+      { event: event('disabled', 'a'), endpoint: endpoint('a') },
+      testEvent('disabled'),
+      { event: event('failing', 'b'), endpoint: endpoint('b') },
+      testEvent('failing'),
+    ];
+    const split = { live: { ...CHOSEN, automatic_stop: true }, test: { ...CHOSEN, automatic_stop: false, delivery_failure: 'first' as const } };
+    const decided = decideOrg(input({ events, conditions: split, targetEnvs: new Set(['live', 'test']) }));
+    expect(decided.notices.map((n) => [n.content.type, n.to])).toEqual([
+      ['alert.endpoint_disabled', { env: 'live' }],
+      ['alert.delivery_failure', { env: 'test' }],
+    ]);
   });
 
   it('no target in the environment: no notice, and the state records none (day, month, hour)', () => {
@@ -117,7 +139,7 @@ describe('decideOrg', () => {
   });
 
   it("owner's e-mail at 80 and 100 % whatever the condition; skipped (said why) without SMTP or owner", () => {
-    const at100 = input({ periodic: { retrying: [], used: 10_000 }, conditions: { ...input({}).conditions, usage: 50 } });
+    const at100 = input({ periodic: { retrying: [], used: 10_000 }, conditions: both({ usage: 50 }) });
     const decided = decideOrg(at100);
     expect(decided.notices.map((n) => [n.to, n.content.data.threshold])).toEqual([
       [{ env: 'live' }, 50],

@@ -34,7 +34,8 @@ export function usageReached(used: number, limit: number, share: number): boolea
 /** What one step of an organization is decided on. */
 export interface OrgInput {
   orgId: OrgId;
-  conditions: AlertConditions;
+  /** Each environment's conditions, applied to that environment's events and counts (usage: live's). */
+  conditions: Readonly<Record<Environment, AlertConditions>>;
   state: AlertState;
   /** Environments with at least one target: notices of the others go nowhere and are not recorded as sent. */
   targetEnvs: ReadonlySet<Environment>;
@@ -78,17 +79,17 @@ export function decideOrg(input: OrgInput): { state: AlertState; notices: Decide
   for (const { event, endpoint } of input.events) {
     if (event.kind === 'disabled') {
       // Automatic stops are not throttled: each is an action the customer must take.
-      if (conditions.automatic_stop && endpoint && deliverable(endpoint.env)) {
+      if (endpoint && conditions[endpoint.env].automatic_stop && deliverable(endpoint.env)) {
         notices.push({ content: noticeContent('alert.endpoint_disabled', [endpoint], now), to: { env: endpoint.env } });
       }
-    } else if (event.kind === 'exhausted' || conditions.delivery_failure === 'first') {
+    } else if (event.kind === 'exhausted' || conditions[event.tenant.env].delivery_failure === 'first') {
       // Retries exhausted always notify; a failure streak's start does with 'first'.
       failed(endpoint);
     }
   }
   // The failure has lasted the chosen time: once per streak.
   for (const endpoint of input.failing) {
-    if (endpoint.failingSince === null || !failureDue(conditions.delivery_failure, endpoint.failingSince, now)) continue;
+    if (endpoint.failingSince === null || !failureDue(conditions[endpoint.env].delivery_failure, endpoint.failingSince, now)) continue;
     if (state.notifiedStreaks[endpoint.endpointId] === endpoint.failingSince) continue;
     failed(endpoint);
   }
@@ -96,9 +97,10 @@ export function decideOrg(input: OrgInput): { state: AlertState; notices: Decide
   if (input.periodic) {
     const day = utcDay(now);
     for (const { env, count } of input.periodic.retrying) {
-      if (!deliverable(env) || !pendingRetriesDue(count, conditions.pending_retries, state.pendingRetriesDay?.[env], now)) continue;
+      const threshold = conditions[env].pending_retries;
+      if (!deliverable(env) || !pendingRetriesDue(count, threshold, state.pendingRetriesDay?.[env], now)) continue;
       state = { ...state, pendingRetriesDay: { ...state.pendingRetriesDay, [env]: day } };
-      notices.push({ content: pendingRetriesContent(env, count, conditions.pending_retries, now), to: { env } });
+      notices.push({ content: pendingRetriesContent(env, count, threshold, now), to: { env } });
     }
     const used = input.periodic.used;
     if (used !== null) {
@@ -106,10 +108,11 @@ export function decideOrg(input: OrgInput): { state: AlertState; notices: Decide
       const month = utcMonth(now);
       const sent = state.usage?.month === month ? state.usage.sent : [];
       const add: string[] = [];
-      // Usage counts live messages: the live targets are told.
-      if (usageReached(used, limit, conditions.usage) && !sent.includes(`target:${conditions.usage}`) && deliverable('live')) {
-        add.push(`target:${conditions.usage}`);
-        notices.push({ content: usageContent(used, limit, conditions.usage, now), to: { env: 'live' } });
+      // Usage counts live messages: the live targets are told, at the live environment's share.
+      const targetShare = conditions.live.usage;
+      if (usageReached(used, limit, targetShare) && !sent.includes(`target:${targetShare}`) && deliverable('live')) {
+        add.push(`target:${targetShare}`);
+        notices.push({ content: usageContent(used, limit, targetShare, now), to: { env: 'live' } });
       }
       for (const share of OWNER_USAGE_THRESHOLDS) {
         if (!usageReached(used, limit, share) || sent.includes(`owner:${share}`)) continue;

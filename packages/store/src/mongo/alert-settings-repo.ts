@@ -18,7 +18,7 @@ import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import type { Month } from './months.ts';
-import { ALERTS_PLANS as P, RETRYING_COUNT_CAP } from './plans/alerts.ts';
+import { ALERTS_PLANS as P, envConditionsId, RETRYING_COUNT_CAP } from './plans/alerts.ts';
 import { counterKey, shardIds } from './usage-counters.ts';
 
 /**
@@ -28,7 +28,11 @@ import { counterKey, shardIds } from './usage-counters.ts';
  */
 export const EVENT_ORGS_PEEK = 1_000;
 
-/** Alert conditions in MongoDB, one document per organization (`_id` = org id). */
+/**
+ * Alert conditions in MongoDB, one document per environment of an organization (`_id` =
+ * `<org id>:<env>`); an organization's document from before (`_id` = org id) stands for each
+ * environment until that environment's is first written.
+ */
 export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: MongoConnection;
   /** Where eventOrgs' walk of the organizations with queued events goes on from ('' : the start). */
@@ -40,14 +44,18 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     this.#conn = conn;
   }
 
-  async conditions(orgId: OrgId): Promise<AlertConditions | null> {
-    const q = P.conditions(orgId);
-    const doc = await this.#conn.alertConditions.findOne(q.filter, q.options);
-    return doc === null ? null : doc.conditions;
+  async conditions(t: Tenant): Promise<AlertConditions | null> {
+    // One read of at most 2 documents by _id: the environment's, and the organization's from
+    // before conditions were per environment, which stands for an environment never written since.
+    const q = P.conditions(t.orgId, t.env);
+    const docs = await this.#conn.alertConditions.find(q.filter, q.options).limit(2).toArray();
+    const doc = docs.find((d) => d._id === envConditionsId(t.orgId, t.env)) ?? docs.find((d) => d._id === t.orgId);
+    return doc === undefined ? null : doc.conditions;
   }
 
-  async setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void> {
-    const q = P.conditions(orgId);
+  async setConditions(t: Tenant, conditions: AlertConditions, at: number): Promise<void> {
+    // The environment's own document from now on; the organization's old one stays for the other environment.
+    const q = P.envConditions(t.orgId, t.env);
     await this.#conn.alertConditions.updateOne(q.filter, { $set: { conditions, updatedAt: at } }, { ...q.options, upsert: true });
   }
 

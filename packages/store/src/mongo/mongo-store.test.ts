@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
+import type { OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import type { Store } from '../store.ts';
@@ -25,6 +26,33 @@ describe.skipIf(url === undefined || url === '')('MongoDB store (MONGODB_URL)', 
       }
     },
   );
+});
+
+describe.skipIf(url === undefined || url === '')('MongoDB alert conditions from before they were per environment (MONGODB_URL)', () => {
+  it("an organization's old document stands for each environment until that environment's own is written", async () => {
+    const dbName = `wirehook_conditions_${randomUUID().replaceAll('-', '')}`;
+    const store = await openMongoStore({ url: url as string, dbName });
+    const client = new MongoClient(url as string);
+    try {
+      const chosen = { delivery_failure: '5m', automatic_stop: false, pending_retries: 100, usage: 50 } as const;
+      // As written before #40 M4: one document per organization, `_id` the org id.
+      await client
+        .db(dbName)
+        .collection<{ _id: string; conditions: unknown; updatedAt: number }>('alert_conditions')
+        .insertOne({ _id: 'org_old', conditions: chosen, updatedAt: 1 });
+      const live: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+      const test: Tenant = { orgId: 'org_old' as OrgId, env: 'test' };
+      expect(await store.alerts.conditions(live)).toEqual(chosen);
+      expect(await store.alerts.conditions(test)).toEqual(chosen);
+      await store.alerts.setConditions(test, { ...chosen, automatic_stop: true }, 2);
+      expect(await store.alerts.conditions(test)).toEqual({ ...chosen, automatic_stop: true });
+      expect(await store.alerts.conditions(live)).toEqual(chosen);
+    } finally {
+      await store.close();
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
+  });
 });
 
 describe('openMongoStore', () => {

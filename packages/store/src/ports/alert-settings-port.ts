@@ -121,11 +121,15 @@ export interface FailingCursor {
   endpointId: EndpointId;
 }
 
-/** An organization's alert conditions and targets, and the alerting engine's queues (spec: Failure notifications). */
+/** An organization's alert conditions and targets (each per environment), and the alerting engine's queues (spec: Failure notifications). */
 export interface AlertSettingsRepo {
-  /** The conditions chosen, or null when the organization never chose (the defaults apply). */
-  conditions(orgId: OrgId): Promise<AlertConditions | null>;
-  setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void>;
+  /**
+   * The environment's conditions, or null when never chosen for it (the defaults apply). Each
+   * environment has its own: a key of one never reads or changes the other's (#40 M4).
+   */
+  conditions(t: Tenant): Promise<AlertConditions | null>;
+  /** Sets the environment's conditions (the other environment's stay as they are). */
+  setConditions(t: Tenant, conditions: AlertConditions, at: number): Promise<void>;
   /**
    * Adds a target to the tenant's environment.
    * @throws InvalidError when the environment already has `max` targets (MAX_ALERT_TARGETS_PER_ENV at the API).

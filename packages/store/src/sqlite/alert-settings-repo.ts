@@ -31,7 +31,7 @@ const PAIR_STEPS = 64;
 /** Sorts after every target id (`atg_…`, `owner`): the position past an organization's last target. */
 const LAST_TARGET = '\uffff';
 
-/** Alert conditions in SQLite, one JSON document per organization. */
+/** Alert conditions in SQLite, one JSON document per environment of an organization (step 27). */
 export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   readonly #conn: SqliteConnection;
   /** Whose turn it is in the outbox: the organization and, per organization, the target last served. */
@@ -41,18 +41,18 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     this.#conn = conn;
   }
 
-  async conditions(orgId: OrgId): Promise<AlertConditions | null> {
-    const row = this.#conn.statement('SELECT conditions FROM alert_conditions WHERE org_id = ?').get(orgId);
+  async conditions(t: Tenant): Promise<AlertConditions | null> {
+    const row = this.#conn.statement('SELECT conditions FROM alert_env_conditions WHERE org_id = ? AND env = ?').get(t.orgId, t.env);
     return row === undefined ? null : json<AlertConditions>(row, 'conditions');
   }
 
-  async setConditions(orgId: OrgId, conditions: AlertConditions, at: number): Promise<void> {
+  async setConditions(t: Tenant, conditions: AlertConditions, at: number): Promise<void> {
     this.#conn
       .statement(
-        `INSERT INTO alert_conditions (org_id, conditions, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (org_id) DO UPDATE SET conditions = excluded.conditions, updated_at = excluded.updated_at`,
+        `INSERT INTO alert_env_conditions (org_id, env, conditions, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (org_id, env) DO UPDATE SET conditions = excluded.conditions, updated_at = excluded.updated_at`,
       )
-      .run(orgId, JSON.stringify(conditions), at);
+      .run(t.orgId, t.env, JSON.stringify(conditions), at);
   }
 
   async createTarget(t: Tenant, target: Omit<AlertTarget, 'env'>, max?: number): Promise<AlertTarget> {

@@ -126,6 +126,26 @@ describe('SQLite store', () => {
     raw.close();
   });
 
+  it("step 27 makes an organization's conditions both environments' own; a choice in one then leaves the other's", async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 26));
+    const chosen = { delivery_failure: '5m', automatic_stop: false, pending_retries: 100, usage: 50 } as const;
+    raw.exec(`INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1), ('org_none', 'None', 'free', NULL, 1)`);
+    raw.prepare(`INSERT INTO alert_conditions (org_id, conditions, updated_at) VALUES ('org_old', ?, 7)`).run(JSON.stringify(chosen));
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 26);
+    const live: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const test: Tenant = { orgId: 'org_old' as OrgId, env: 'test' };
+    expect(await store.alerts.conditions(live)).toEqual(chosen);
+    expect(await store.alerts.conditions(test)).toEqual(chosen);
+    expect(await store.alerts.conditions({ orgId: 'org_none' as OrgId, env: 'live' })).toBeNull(); // never chose: the defaults
+    await store.alerts.setConditions(test, { ...chosen, automatic_stop: true }, 8);
+    expect(await store.alerts.conditions(live)).toEqual(chosen);
+    expect(await store.alerts.conditions(test)).toEqual({ ...chosen, automatic_stop: true });
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

@@ -7,7 +7,7 @@ import type { Fixtures } from './fixtures.ts';
 import { HOUR, MessageFixtures, MINUTE } from './message-fixtures.ts';
 
 /**
- * Contract of AlertSettingsRepo: conditions per organization; targets per environment; the
+ * Contract of AlertSettingsRepo: conditions and targets per environment; the
  * outbox (one queued event per endpoint and kind, read per organization); failing endpoints
  * walked per organization; notices claimed under a claim that alone moves them on.
  */
@@ -32,16 +32,32 @@ export function describeAlertContract(f: Fixtures): void {
   });
 
   describe('alert conditions', () => {
-    it('null until chosen; then the last choice, per organization', async () => {
+    it('null until chosen; then the last choice, per environment of an organization', async () => {
       const org = await f.org();
       const other = await f.org();
-      expect(await f.store.alerts.conditions(org.id)).toBeNull();
+      const live: Tenant = { orgId: org.id, env: 'live' };
+      const test: Tenant = { orgId: org.id, env: 'test' };
+      expect(await f.store.alerts.conditions(live)).toBeNull();
       const chosen = { delivery_failure: '5m', automatic_stop: false, pending_retries: 100, usage: 50 } as const;
-      await f.store.alerts.setConditions(org.id, chosen, 1);
-      expect(await f.store.alerts.conditions(org.id)).toEqual(chosen);
-      await f.store.alerts.setConditions(org.id, { ...chosen, usage: 100 }, 2);
-      expect(await f.store.alerts.conditions(org.id)).toEqual({ ...chosen, usage: 100 });
-      expect(await f.store.alerts.conditions(other.id)).toBeNull();
+      await f.store.alerts.setConditions(live, chosen, 1);
+      expect(await f.store.alerts.conditions(live)).toEqual(chosen);
+      await f.store.alerts.setConditions(live, { ...chosen, usage: 100 }, 2);
+      expect(await f.store.alerts.conditions(live)).toEqual({ ...chosen, usage: 100 });
+      expect(await f.store.alerts.conditions({ orgId: other.id, env: 'live' })).toBeNull();
+      expect(await f.store.alerts.conditions(test)).toBeNull(); // the other environment never chose
+    });
+
+    it("each environment's own: a choice in one leaves the other's as it was (a test key cannot mute live alerting)", async () => {
+      const org = await f.org();
+      const live: Tenant = { orgId: org.id, env: 'live' };
+      const test: Tenant = { orgId: org.id, env: 'test' };
+      const chosen = { delivery_failure: '15m', automatic_stop: true, pending_retries: 1_000, usage: 80 } as const;
+      await f.store.alerts.setConditions(live, chosen, 1);
+      await f.store.alerts.setConditions(test, { ...chosen, automatic_stop: false, delivery_failure: 'first' }, 2);
+      expect(await f.store.alerts.conditions(live)).toEqual(chosen);
+      expect(await f.store.alerts.conditions(test)).toEqual({ ...chosen, automatic_stop: false, delivery_failure: 'first' });
+      await f.store.alerts.setConditions(live, { ...chosen, usage: 50 }, 3);
+      expect(await f.store.alerts.conditions(test)).toEqual({ ...chosen, automatic_stop: false, delivery_failure: 'first' });
     });
   });
 

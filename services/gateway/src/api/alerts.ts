@@ -25,11 +25,12 @@ import type { GatewayDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 
 /**
- * /v1/alert-conditions: the organization's failure-notification conditions (the spec leaves
- * them to a dashboard; this is its API). Keys of either environment see the same conditions
- * (spec: per organization). /v1/alert-targets: where notices go — each target belongs to the
- * environment of the key that made it and receives only that environment's notices; a key
- * reads and changes only its own environment's targets.
+ * /v1/alert-conditions: the failure-notification conditions (the spec leaves them to a
+ * dashboard; this is its API), one set per environment of the organization: a key reads and
+ * changes only its own environment's, and they apply to that environment's notices (#40 M4: a
+ * test key must not mute live alerting). /v1/alert-targets: where notices go — each target
+ * belongs to the environment of the key that made it and receives only that environment's
+ * notices; a key reads and changes only its own environment's targets.
  */
 /** How long a test notice's answer waits for the engine's first try (its sends are bounded at 10 s). */
 const TEST_WAIT_MS = 15_000;
@@ -48,17 +49,17 @@ export function alertsRouter(deps: GatewayDeps): Router {
   };
 
   router.get('/alert-conditions', requireScope('logs:read'), async (_req, res) => {
-    const { org } = orgOnly(res);
-    res.json((await store.alerts.conditions(org.id)) ?? DEFAULT_ALERT_CONDITIONS);
+    const { tenant } = orgOnly(res);
+    res.json((await store.alerts.conditions(tenant)) ?? DEFAULT_ALERT_CONDITIONS);
   });
 
   router.put('/alert-conditions', requireScope('endpoints:write'), async (req, res) => {
-    const { org } = orgOnly(res);
+    const { tenant } = orgOnly(res);
     const patch = parseInput(alertConditionsPatch, req.body, 'request body');
-    const current = (await store.alerts.conditions(org.id)) ?? DEFAULT_ALERT_CONDITIONS;
-    // A partial body changes only what it names.
+    const current = (await store.alerts.conditions(tenant)) ?? DEFAULT_ALERT_CONDITIONS;
+    // A partial body changes only what it names, in the key's environment only.
     const next = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
-    await store.alerts.setConditions(org.id, next, clock.now());
+    await store.alerts.setConditions(tenant, next, clock.now());
     res.json(next);
   });
 

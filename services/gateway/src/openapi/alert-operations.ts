@@ -17,7 +17,7 @@ export const ALERT_OPERATIONS: readonly Operation[] = [
     path: '/v1/alert-conditions',
     tag: 'Alerts',
     summary: 'Get the alert conditions',
-    description: "The organization's failure-notification conditions (shared by both environments), or the defaults.",
+    description: "The failure-notification conditions of the key's environment (each environment has its own), or the defaults.",
     scope: 'logs:read',
     success: { status: 200, description: 'The conditions', schema: { name: 'AlertConditions', schema: alertConditionsSchema } },
     errors: [],
@@ -28,7 +28,7 @@ export const ALERT_OPERATIONS: readonly Operation[] = [
     path: '/v1/alert-conditions',
     tag: 'Alerts',
     summary: 'Change the alert conditions',
-    description: 'A partial body changes only what it names.',
+    description: "A partial body changes only what it names, in the key's environment only (a test key cannot change live alerting).",
     scope: 'endpoints:write',
     body: { name: 'AlertConditionsUpdate', schema: alertConditionsPatch, required: true, example: { delivery_failure: '15m' } },
     success: { status: 200, description: 'The conditions as changed', schema: { name: 'AlertConditions', schema: alertConditionsSchema } },
@@ -41,7 +41,7 @@ export const ALERT_OPERATIONS: readonly Operation[] = [
     tag: 'Alerts',
     summary: 'Add an alert target',
     description:
-      'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server).',
+      'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server). At most 20 per environment: the 21st is 422 `invalid`.',
     scope: 'endpoints:write',
     body: {
       name: 'CreateAlertTargetRequest',

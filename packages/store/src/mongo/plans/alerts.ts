@@ -16,15 +16,32 @@ export const RETRYING_COUNT_CAP = 10_000;
 const TARGETS = `the organization's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}, per environment; made before the cap, a handful each)`;
 const BY_ID = '1: by _id';
 
+/** The `_id` of an environment's alert conditions (the organization's own from before #40 M4 is its org id). */
+export function envConditionsId(orgId: string, env: string): string {
+  return `${orgId}:${env}`;
+}
+
 export const ALERTS_PLANS = definePlans('alerts', {
-  /** An organization's conditions (`_id` the org id). */
+  /**
+   * An environment's conditions (`_id` `<org id>:<env>`) and the organization's from before they
+   * were per environment (`_id` the org id), read together: the caller prefers the first.
+   */
   conditions: planSpec({
+    collection: COLLECTIONS.alertConditions,
+    index: '_id_',
+    examines: '≤ 2: by _id, the two ids named',
+    maxExamined: () => 2,
+    build: (orgId: string, env: string) => ({ filter: { _id: { $in: [envConditionsId(orgId, env), orgId] } } }),
+    example: ['org_1', 'live'],
+  }),
+  /** An environment's conditions alone (`_id` `<org id>:<env>`): what a write sets. */
+  envConditions: planSpec({
     collection: COLLECTIONS.alertConditions,
     index: '_id_',
     examines: BY_ID,
     maxExamined: () => 1,
-    build: (orgId: string) => ({ filter: { _id: orgId } }),
-    example: ['org_1'],
+    build: (orgId: string, env: string) => ({ filter: { _id: envConditionsId(orgId, env) } }),
+    example: ['org_1', 'live'],
   }),
   /** An organization's throttle state (`_id` the org id). */
   state: planSpec({
