@@ -46,6 +46,13 @@ describe('request schemas', () => {
     expect(parseInput(sendMessageBody, { consumer: 'c', event_type: 'user.created:v1_x-y', payload: [1] }, 'body').payload).toEqual([1]);
   });
 
+  it('refuse an ordering_key with a lone surrogate (it cannot go in a header); a surrogate pair is one character and fits', () => {
+    const send = (ordering_key: string) => parseInput(sendMessageBody, { consumer: 'c', event_type: 'a', payload: {}, ordering_key }, 'body');
+    expect(messageOf(() => send('order-\ud800'))).toBe('ordering_key: must be well-formed Unicode (no lone surrogate such as \\ud800)');
+    expect(messageOf(() => send('\udc00'))).toBe('ordering_key: must be well-formed Unicode (no lone surrogate such as \\ud800)');
+    expect(send('order-\ud83d\ude00').ordering_key).toBe('order-😀');
+  });
+
   it('parse list queries: limit 1 to 100', () => {
     expect(parseInput(pageQuery, { limit: '100' }, 'query').limit).toBe(100);
     expect(messageOf(() => parseInput(pageQuery, { limit: '0' }, 'query'))).toBe('limit: must be from 1 to 100');

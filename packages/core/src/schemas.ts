@@ -72,9 +72,12 @@ export const endpointOrdering = z
   .enum(ENDPOINT_ORDERINGS, { error: 'must be none or key' })
   .describe('key: deliveries of messages with the same ordering_key are sent one at a time, in acceptance order');
 
-/** A message's `ordering_key` (#31): 1–200 characters, no control characters (it is sent as a header). */
+/** A message's `ordering_key` (#31): 1–200 characters, no control characters, well-formed Unicode (it is sent as a header). */
 export const orderingKey = requiredText(MAX_ORDERING_KEY_CHARS)
   .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
+  // A lone surrogate (\ud800 in the JSON) is no character: it cannot be encoded into the
+  // webhook-ordering-key header (#40), so it is refused here rather than fail every send.
+  .refine((key) => key.isWellFormed(), { error: 'must be well-formed Unicode (no lone surrogate such as \\ud800)' })
   .describe('the lane of an endpoint with ordering key: messages sharing it are delivered in acceptance order');
 
 /** An endpoint's `rate_limit` (#32): whole deliveries per second, 1–10,000; null (the default) is no limit. */
