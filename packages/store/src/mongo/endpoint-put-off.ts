@@ -1,3 +1,4 @@
+import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
@@ -10,12 +11,6 @@ import type { Sent } from './plans/plan.ts';
 // unleased, open, not held by a pause and not waiting in a lane, due later — at the hold's end
 // (`dueAt` equal to the endpoint's `heldUntil`), or, still `pending`, at its place in a rate
 // limit's spacing. A `retrying` delivery due later waits for its retry policy and keeps its time.
-
-/**
- * Deliveries one hold's end or limit change makes due at most, over all months: bounded, as
- * every walk's batch is. The rest keep their later time (a hold lasts an hour at most).
- */
-export const PUT_OFF_BATCH = 1_000;
 
 /**
  * Makes what the endpoint's Retry-After hold put off (due at exactly `heldUntil`) due at `now`,

@@ -1,5 +1,12 @@
 import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointOrdering, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
 
+/**
+ * Deliveries one hold's end or `rate_limit` change makes due at most (#40), in both stores: a
+ * bounded write, as every walk's batch is. The rest keep their later time (a hold lasts an hour
+ * at most).
+ */
+export const PUT_OFF_BATCH = 1_000;
+
 export interface EndpointPatch {
   url?: string;
   eventTypes?: string[] | null;

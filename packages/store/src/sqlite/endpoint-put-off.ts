@@ -1,3 +1,4 @@
+import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { EndpointId } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
 import { intOrNull } from './row.ts';
@@ -12,12 +13,6 @@ import { intOrNull } from './row.ts';
 const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0
   AND next_attempt_at > ? AND (lease_until IS NULL OR lease_until <= ?)`;
 
-/**
- * Deliveries one hold's end or limit change makes due at most: a bounded write on the store's
- * one writer, as every walk's batch is (another tenant's sends wait behind it). The rest keep
- * their later time (a hold lasts an hour at most). The same number as MongoDB's.
- */
-export const PUT_OFF_BATCH = 1_000;
 /** Entries of an endpoint's due index a limit change reads at most to find what it spaced out. */
 const RESPACE_READ = 5 * PUT_OFF_BATCH;
 
