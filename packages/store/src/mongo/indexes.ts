@@ -1,6 +1,6 @@
 import type { Db, IndexDescription } from 'mongodb';
 import { ATTEMPTS_KEPT_S, NOTICES_KEPT_S } from './alert-documents.ts';
-import { COLLECTIONS, MONTHLY } from './connection.ts';
+import { COLLECTIONS, MONTHLY, type MonthBucket } from './connection.ts';
 
 /** Names of the unique indexes whose duplicate-key errors the repos turn into API errors. */
 export const UNIQUE_INDEX = {
@@ -191,4 +191,19 @@ export async function ensureIndexes(db: Db): Promise<void> {
       if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err;
     });
   }
+}
+
+/**
+ * Creates a month's collections with their families' indexes (month-buckets.ts; the adopted
+ * single collections of older layouts, layout-upgrade.ts). The same definitions again (another
+ * process, a retry) change nothing.
+ */
+export async function ensureBucketIndexes(bucket: MonthBucket): Promise<void> {
+  const collections = {
+    [COLLECTIONS.messages]: bucket.messages,
+    [COLLECTIONS.messageBodies]: bucket.messageBodies,
+    [COLLECTIONS.deliveries]: bucket.deliveries,
+    [COLLECTIONS.attempts]: bucket.attempts,
+  };
+  for (const family of MONTHLY) await collections[family].createIndexes([...(INDEXES[family] ?? [])]);
 }

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Document } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
-import { INDEXES, OPEN } from './indexes.ts';
+import { ensureBucketIndexes, OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
@@ -174,10 +174,13 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
   // The month a run that crashed after choosing it chose (a second run must not move it on).
   const month = (await conn.meta.findOne(list.filter, list.options))?.legacyMonth ?? monthOf(now);
   await conn.meta.updateOne(list.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...list.options, upsert: true });
+  conn.forgetMonths();
+  // From here the legacy month's bucket is the single collections (connection.ts).
+  await conn.readLegacyMonth();
   // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run.
   const renewing = setInterval(() => void renew().catch(() => undefined), LEASE_MS / 4);
   try {
-    for (const family of MONTHLY) await conn.db.collection(family).createIndexes([...(INDEXES[family] ?? [])]);
+    await ensureBucketIndexes(conn.bucket(month));
   } finally {
     clearInterval(renewing);
   }
@@ -187,8 +190,6 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
     .catch((err: unknown) => {
       if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
     });
-  conn.forgetMonths();
-  await conn.readLegacyMonth();
   // Once, a scan of one document per endpoint.
   await conn.db.collection(COLLECTIONS.dueEndpoints).deleteMany({ month: { $exists: false } });
   log(`MongoDB layout upgrade: messages, bodies, deliveries and attempts kept in place as the bucket of ${month} and the months before it`);

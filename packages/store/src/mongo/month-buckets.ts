@@ -1,6 +1,6 @@
-import { bucketName, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
+import { MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { noteDue } from './due-queue.ts';
-import { INDEXES } from './indexes.ts';
+import { ensureBucketIndexes } from './indexes.ts';
 import { isMonth, type Month, monthOf, nextMonth } from './months.ts';
 import { handOverLanesBefore, handOverLanesOfMonth } from './ordered-lanes.ts';
 import type { Sent } from './plans/plan.ts';
@@ -34,8 +34,7 @@ export async function ensureMonths(conn: MongoConnection, now: number): Promise<
  */
 export async function ensureMonth(conn: MongoConnection, month: Month, now: number = Date.now()): Promise<void> {
   if ((await conn.months(now)).includes(month)) return;
-  // createIndexes makes the collection; the same definitions again (another process, a retry) change nothing.
-  for (const family of MONTHLY) await conn.db.collection(bucketName(family, month)).createIndexes([...(INDEXES[family] ?? [])]);
+  await ensureBucketIndexes(conn.bucket(month));
   const q = P.list(MONTHS_DOC);
   await conn.meta.updateOne(q.filter, { $addToSet: { months: month } }, { ...q.options, upsert: true });
   conn.forgetMonths();
