@@ -39,20 +39,30 @@ export function respace(conn: MongoConnection, session: ClientSession, t: Tenant
   return makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now));
 }
 
+/** Entries one hold's end or limit change reads at most, leased ones included (as SQLite's RESPACE_READ). */
+const PUT_OFF_READ = 5 * PUT_OFF_BATCH;
+
 async function makeDue(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number, q: Sent): Promise<DueNote[]> {
   const due: DueNote[] = [];
   let left = PUT_OFF_BATCH;
+  let read = PUT_OFF_READ;
   // Newest month first: what was put off is recent.
   for (const month of [...(await conn.months(now))].reverse()) {
-    if (left <= 0) break;
+    if (left <= 0 || read <= 0) break;
     const { deliveries } = conn.bucket(month);
     const found = await deliveries
       .find(q.filter, { ...q.options, session, projection: { leaseUntil: 1 } })
-      .limit(left)
+      .limit(read)
       .toArray();
-    left -= found.length;
-    // A leased one's dueAt is its lease's end: being sent, not put off.
-    const ids = found.filter((d) => (d.leaseUntil ?? 0) <= now).map((d) => d._id);
+    read -= found.length;
+    // A leased one's dueAt is its lease's end: being sent, not put off. Only what is made due
+    // counts against the batch (a busy endpoint's sends in flight, due at their leases' ends,
+    // come first in the range and must not use it up).
+    const ids = found
+      .filter((d) => (d.leaseUntil ?? 0) <= now)
+      .slice(0, left)
+      .map((d) => d._id);
+    left -= ids.length;
     if (ids.length === 0) continue;
     const byIds = P.deliveriesById(ids);
     await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: now, dueAt: now } }, { ...byIds.options, session });

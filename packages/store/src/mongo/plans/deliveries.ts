@@ -14,16 +14,17 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   putOffByHold: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's entries at one dueAt, an equality range of its due index",
+    examines: "≤ limit (5 × PUT_OFF_BATCH over all months, leased ones included): one endpoint's entries at one dueAt, a one-point range of its due index",
     maxExamined: (n) => n + 1,
-    build: (endpointId: string, heldUntil: number) => ({ filter: { ...DUE, endpointId, dueAt: heldUntil } }),
+    // dueWhere: the partial filter's `$type` repeated beside the bound, as every due-index query does.
+    build: (endpointId: string, heldUntil: number) => ({ filter: { ...dueWhere({ $gte: heldUntil, $lte: heldUntil }), endpointId } }),
     example: ['ep_1', 1],
   }),
   /** One endpoint's pending entries due after `now`: what a rate limit spaced out (endpoint-put-off.ts). */
   putOffPending: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: "≤ limit (PUT_OFF_BATCH over all months): one endpoint's pending range of its due index after `now`",
+    examines: "≤ limit (5 × PUT_OFF_BATCH over all months, leased ones included): one endpoint's pending range of its due index after `now`",
     maxExamined: (n) => n + 1,
     build: (endpointId: string, now: number) => ({ filter: { ...dueWhere({ $gt: now }), status: 'pending', endpointId }, sort: { dueAt: 1, _id: 1 } }),
     example: ['ep_1', 1],
