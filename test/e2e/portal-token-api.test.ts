@@ -63,6 +63,10 @@ describe('the token API: the /v1 routes, scoped to the link’s consumer', () =>
     expect((await portalApi(token, 'GET', `/messages/${m2}`)).status).toBe(404);
     const theirDelivery = (await t.api.get(`/v1/messages/${m2}`)).body.deliveries[0].id;
     expect((await portalApi(token, 'POST', `/deliveries/${theirDelivery}/retry`)).status).toBe(404);
+    // The attempts the page pages through ("Show older attempts"): its consumer's delivery, not another's.
+    const myDelivery = (await t.api.get(`/v1/messages/${m1}`)).body.deliveries[0].id;
+    expect((await portalApi(token, 'GET', `/deliveries/${myDelivery}/attempts`)).body).toEqual({ items: [], next_cursor: null });
+    expect((await portalApi(token, 'GET', `/deliveries/${theirDelivery}/attempts`)).status).toBe(404);
     expect((await portalApi(token, 'POST', '/messages', { consumer: 'scope-mine', event_type: 'order.created', payload: {} })).status).toBe(403);
 
     expect((await portalApi(token, 'DELETE', `/endpoints/${id}`)).status).toBe(204);

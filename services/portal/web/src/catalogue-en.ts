@@ -105,6 +105,7 @@ export const en: Catalogue = {
   attemptDuration: 'Duration',
   attemptVia: 'Sent from',
   attemptResponse: 'Response',
+  showOlderAttempts: 'Show older attempts',
   viaRelay: 'fixed IP {ip}',
   viaDirect: '{ip}',
   ms: '{n} ms',

@@ -105,6 +105,7 @@ export const ja: Catalogue = {
   attemptDuration: '所要時間',
   attemptVia: '送信元',
   attemptResponse: 'レスポンス',
+  showOlderAttempts: '以前の試行を表示',
   viaRelay: '固定 IP {ip}',
   viaDirect: '{ip}',
   ms: '{n} ミリ秒',

@@ -112,6 +112,7 @@ export type MessageKey =
   | 'attemptDuration'
   | 'attemptVia'
   | 'attemptResponse'
+  | 'showOlderAttempts'
   | 'viaRelay'
   | 'viaDirect'
   | 'ms'

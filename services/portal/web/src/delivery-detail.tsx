@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, type DeliveryDetail, type Endpoint, type MessageDetail } from './api.ts';
 import type { Ctx } from './app.tsx';
+import { AttemptsTable } from './attempts-table.tsx';
 import { CopyButton } from './copy-button.tsx';
 import './delivery.css';
 import type { Translator } from './i18n.ts';
-import { attemptResult, Pill, statusWord, Time } from './ui.tsx';
+import { Pill, statusWord, Time } from './ui.tsx';
 
 /** The request body Wirehook sends (core's webhookBody: type, timestamp, data), pretty-printed. */
 export function sentBody(m: Pick<MessageDetail, 'event_type' | 'created_at' | 'payload'>): string {
@@ -92,7 +93,7 @@ function NextTry({ t, delivery }: { t: Translator; delivery: DeliveryDetail }) {
   );
 }
 
-/** One delivery of a message: its endpoint and status, when it goes next, what it sent, each attempt, "Re-send". */
+/** One delivery of a message: its endpoint and status, when it goes next, what it sent, its attempts (newest first, older on demand), "Re-send". */
 export function DeliveryBlock({
   ctx,
   messageId,
@@ -117,37 +118,7 @@ export function DeliveryBlock({
       </div>
       <NextTry t={t} delivery={d} />
       <SentHeaders ctx={ctx} messageId={messageId} delivery={d} />
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t.t('attemptAt')}</th>
-              <th scope="col">{t.t('attemptResult')}</th>
-              <th scope="col">{t.t('attemptDuration')}</th>
-              <th scope="col">{t.t('attemptVia')}</th>
-              <th scope="col">{t.t('attemptResponse')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.attempts.map((a) => (
-              <tr key={a.id}>
-                <td>
-                  <Time t={t} at={a.at} />
-                </td>
-                <td>
-                  {attemptResult(t, a)}
-                  {a.error && <div class="muted small">{a.error}</div>}
-                </td>
-                <td>{t.t('ms', { n: a.duration_ms })}</td>
-                <td>{a.source_ip ? t.t(a.via === 'relay' ? 'viaRelay' : 'viaDirect', { ip: a.source_ip }) : '—'}</td>
-                <td>
-                  <code class="head">{a.response_head ?? t.t('noResponse')}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <AttemptsTable ctx={ctx} delivery={d} />
     </div>
   );
 }
