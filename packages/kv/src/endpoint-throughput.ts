@@ -34,7 +34,8 @@ const UNBOUNDED = 1_000_000;
  * Where an endpoint's throughput state lives (#32), the same for every dispatcher and the
  * gateway that reports it: its sends of the last second (a sliding log, for `rate_limit`),
  * its sends in flight (a log its sends leave as they end), its adaptive limit. Keys
- * `tp:rate:<endpoint>`, `tp:flight:<endpoint>`, `tp:conc:<endpoint>`.
+ * `tp:rate:<endpoint>`, `tp:flight:<endpoint>`, `tp:conc:<endpoint>`; a send leaving its flight
+ * signals on the channel `tp:freed:<endpoint>`.
  */
 export class EndpointThroughput {
   readonly #kv: Kv;
@@ -53,9 +54,14 @@ export class EndpointThroughput {
     return (await this.#kv.logAdmit(`tp:flight:${endpointId}`, member, limit ?? UNBOUNDED, FLIGHT_WINDOW_MS, now)) === 0;
   }
 
-  /** The send `member` ended. */
+  /** The send `member` ended: its place is free, and every dispatcher listening (`onFreed`) is told. */
   leaveFlight(endpointId: string, member: string): Promise<void> {
-    return this.#kv.logRemove(`tp:flight:${endpointId}`, member);
+    return this.#kv.logRemove(`tp:flight:${endpointId}`, member, `tp:freed:${endpointId}`);
+  }
+
+  /** Calls `onFreed` each time a send of the endpoint leaves its flight, in any process, until the returned function is called. */
+  onFreed(endpointId: string, onFreed: () => void): Promise<() => void> {
+    return this.#kv.listen(`tp:freed:${endpointId}`, onFreed);
   }
 
   /** The endpoint's sends in flight at `now`, across dispatchers. */

@@ -11,8 +11,8 @@
  * `set` to `SET key value PX ttl`, `get` to GET, `delete` to DEL, `deleteIfEquals` to GET,
  * compare and DEL in one Lua script, `compareAndSet` to GET, compare and SET PX (or DEL) in one
  * Lua script, `logAdmit` to one Lua script over a sorted set
- * (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), `logRemove` to ZREM, `logCount` to ZCOUNT,
- * `close` to QUIT.
+ * (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), `logRemove` to ZREM (and PUBLISH, one script, when it
+ * signals), `logCount` to ZCOUNT, `listen` to SUBSCRIBE on a second connection, `close` to QUIT.
  */
 export interface Kv {
   /**
@@ -66,8 +66,20 @@ export interface Kv {
    */
   logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
 
-  /** Removes `member` from the log at `key` (a send that ended); a missing one is not an error. */
-  logRemove(key: string, member: string): Promise<void>;
+  /**
+   * Removes `member` from the log at `key` (a send that ended); a missing one is not an error.
+   * With `signal`, in the same atomic step, tells every `listen`er of that channel, in any
+   * process, that a place may have freed (#40: waiters are woken by this, not by polling).
+   */
+  logRemove(key: string, member: string, signal?: string): Promise<void>;
+
+  /**
+   * Calls `onSignal` for each `logRemove` signal on `channel` from the moment this resolves
+   * until the function it resolves to is called. At most once: a signal sent while the
+   * listener's connection is down is lost, so a listener keeps a slower check of its own.
+   * Rejects when the store cannot be reached.
+   */
+  listen(channel: string, onSignal: () => void): Promise<() => void>;
 
   /** How many entries of the log at `key` are after `now - windowMs`. */
   logCount(key: string, windowMs: number, now: number): Promise<number>;

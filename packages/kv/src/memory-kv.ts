@@ -27,6 +27,8 @@ export class MemoryKv implements Kv {
   readonly #entries = new Map<string, Entry>();
   /** Sliding logs: member → the time it was added, in insertion order (times only grow per key). */
   readonly #logs = new Map<string, Map<string, number>>();
+  /** Who listens on each channel (`listen`); a signal reaches each on a later turn, as from Redis. */
+  readonly #listeners = new Map<string, Set<() => void>>();
   readonly #clock: Clock;
   readonly #sweepIntervalMs: number;
   #timer: NodeJS.Timeout | undefined;
@@ -108,9 +110,24 @@ export class MemoryKv implements Kv {
     return Math.max(1, Math.min(...inWindow) + windowMs - now);
   }
 
-  async logRemove(key: string, member: string): Promise<void> {
+  async logRemove(key: string, member: string, signal?: string): Promise<void> {
     this.#assertOpen();
     this.#logs.get(key)?.delete(member);
+    if (signal === undefined) return;
+    for (const onSignal of this.#listeners.get(signal) ?? []) queueMicrotask(onSignal);
+  }
+
+  async listen(channel: string, onSignal: () => void): Promise<() => void> {
+    this.#assertOpen();
+    // A wrapper per call: the same function listening twice is two listeners, each ended alone.
+    const listener = () => onSignal();
+    const set = this.#listeners.get(channel) ?? new Set();
+    set.add(listener);
+    this.#listeners.set(channel, set);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#listeners.get(channel) === set) this.#listeners.delete(channel);
+    };
   }
 
   async logCount(key: string, windowMs: number, now: number): Promise<number> {
@@ -123,6 +140,7 @@ export class MemoryKv implements Kv {
   async close(): Promise<void> {
     this.stop();
     this.#logs.clear();
+    this.#listeners.clear();
     this.#entries.clear();
     this.#closed = true;
   }

@@ -175,6 +175,19 @@ describe('RedisKv on one server', () => {
     expect(() => new RedisKv({ url: 'not a url' })).toThrow(RangeError);
   });
 
+  it("a signal from one client's logRemove reaches another client's listener, under the same keyPrefix only", async () => {
+    const sender = open({ keyPrefix: 'install-a:' });
+    const heard: string[] = [];
+    await open({ keyPrefix: 'install-a:' }).listen(`${ns}freed`, () => heard.push('a'));
+    await open({ keyPrefix: 'install-b:' }).listen(`${ns}freed`, () => heard.push('b'));
+    await sender.logAdmit(`${ns}log`, 'm', 1, 60_000, 1_000);
+    await sender.logRemove(`${ns}log`, 'm', `${ns}freed`);
+    await eventually(() => expect(heard).toEqual(['a']));
+    // Install b, on the same Redis, heard nothing: a second signal reaches a, still not b.
+    await sender.logRemove(`${ns}log`, 'm', `${ns}freed`);
+    await eventually(() => expect(heard).toEqual(['a', 'a']));
+  });
+
   it('counts one rate limit across two limiters on two clients (the 429 boundary)', async () => {
     const clock = new ManualClock();
     const limiters = [new RateLimiter({ kv: open(), clock }), new RateLimiter({ kv: open(), clock })];
@@ -219,6 +232,22 @@ describe('RedisKv when Redis goes away', () => {
     for (const call of calls) {
       expect(await unavailableAfterMs(call)).toBeLessThan(1_000);
     }
+    expect(await unavailableAfterMs(() => kv.listen('freed', () => undefined))).toBeLessThan(1_000);
+  });
+
+  it('a listener hears signals again after Redis is killed and restarted (subscribed anew)', async () => {
+    const kv = open({ url: flaky.url });
+    let heard = 0;
+    await kv.listen('freed', () => heard++);
+    await kv.logRemove('log', 'm', 'freed');
+    await eventually(() => expect(heard).toBe(1));
+    await flaky.kill();
+    await flaky.restart();
+    // Signals sent before the listener's connection is back are lost (at most once): send until one arrives.
+    await eventually(async () => {
+      await kv.logRemove('log', 'm', 'freed').catch(() => undefined);
+      expect(heard).toBeGreaterThan(1);
+    }, 10_000);
   });
 
   it('works again after Redis is killed and restarted, with the same client', async () => {

@@ -76,6 +76,15 @@ local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf
 return math.max(1, tonumber(oldest[2]) + window - now)
 `;
 
+// A send ended (#40): its place in flight is given back and, in the same step, everyone waiting
+// for a place of that endpoint is told, so no waiter has to poll. PUBLISH to a channel nobody
+// listens on costs one dictionary lookup.
+const LOG_REMOVE_SIGNAL_LUA = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[2], '')
+return 0
+`;
+
 // Replies that mean "this server cannot serve you right now", not "your command is wrong".
 const UNAVAILABLE_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
 
@@ -86,6 +95,7 @@ interface ScriptedRedis extends Redis {
   wirehookDeleteIfEquals(key: string, value: string): Promise<number>;
   wirehookCompareAndSet(key: string, hasExpected: string, expected: string, hasNext: string, next: string, ttlMs: number): Promise<number>;
   wirehookLogAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
+  wirehookLogRemoveSignal(key: string, member: string, channel: string): Promise<number>;
 }
 
 /**
@@ -104,6 +114,13 @@ export class RedisKv implements Kv {
   #lastError: Error | undefined;
   #connecting: Promise<void> | undefined;
   #closed = false;
+  /**
+   * The connection `listen` subscribes on, made at the first `listen` (a subscribed connection
+   * can send nothing else). ioredis subscribes its channels again after a reconnect.
+   */
+  #subscriber: Redis | undefined;
+  /** Listeners per channel (prefixed), subscribed while there is one. */
+  readonly #listeners = new Map<string, Set<() => void>>();
 
   constructor(options: RedisKvOptions) {
     this.#prefix = options.keyPrefix ?? '';
@@ -130,6 +147,7 @@ export class RedisKv implements Kv {
     this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     this.#client.defineCommand('wirehookCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.#client.defineCommand('wirehookLogAdmit', { numberOfKeys: 1, lua: LOG_ADMIT_LUA });
+    this.#client.defineCommand('wirehookLogRemoveSignal', { numberOfKeys: 1, lua: LOG_REMOVE_SIGNAL_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
     this.#client.on('error', (err: Error) => {
       this.#lastError = err;
@@ -177,8 +195,49 @@ export class RedisKv implements Kv {
     return this.#run('logAdmit', () => this.#client.wirehookLogAdmit(this.#prefix + key, member, limit, windowMs, now));
   }
 
-  async logRemove(key: string, member: string): Promise<void> {
-    await this.#run('logRemove', () => this.#client.zrem(this.#prefix + key, member));
+  async logRemove(key: string, member: string, signal?: string): Promise<void> {
+    if (signal === undefined) await this.#run('logRemove', () => this.#client.zrem(this.#prefix + key, member));
+    else await this.#run('logRemove', () => this.#client.wirehookLogRemoveSignal(this.#prefix + key, member, this.#prefix + signal));
+  }
+
+  async listen(channel: string, onSignal: () => void): Promise<() => void> {
+    if (this.#closed) throw new Error('kv: closed');
+    const name = this.#prefix + channel;
+    const subscriber = this.#subscriberConnection();
+    const listener = () => onSignal();
+    let listeners = this.#listeners.get(name);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.#listeners.set(name, listeners);
+    }
+    listeners.add(listener);
+    const stop = () => {
+      listeners.delete(listener);
+      if (listeners.size > 0 || this.#listeners.get(name) !== listeners) return;
+      this.#listeners.delete(name);
+      if (!this.#closed) subscriber.unsubscribe(name).catch(() => undefined); // gone with the connection anyway
+    };
+    try {
+      if (subscriber.status !== 'ready') await this.#waitForReady(subscriber);
+      await subscriber.subscribe(name);
+    } catch (err) {
+      stop();
+      throw err instanceof KvUnavailableError ? err : this.#unavailable('listen', err);
+    }
+    return stop;
+  }
+
+  #subscriberConnection(): Redis {
+    if (this.#subscriber !== undefined) return this.#subscriber;
+    const subscriber = this.#client.duplicate();
+    subscriber.on('error', (err: Error) => {
+      this.#lastError = err;
+    });
+    subscriber.on('message', (channel: string) => {
+      for (const listener of this.#listeners.get(channel) ?? []) listener();
+    });
+    this.#subscriber = subscriber;
+    return subscriber;
   }
 
   async logCount(key: string, windowMs: number, now: number): Promise<number> {
@@ -189,6 +248,8 @@ export class RedisKv implements Kv {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#listeners.clear();
+    this.#subscriber?.disconnect();
     if (this.#client.status === 'ready') {
       try {
         await this.#client.quit();
@@ -224,14 +285,13 @@ export class RedisKv implements Kv {
       throw this.#unavailable('connect', this.#lastError);
     }
     // Calls arriving during one attempt share one wait (and one set of listeners).
-    this.#connecting ??= this.#waitForReady().finally(() => {
+    this.#connecting ??= this.#waitForReady(client).finally(() => {
       this.#connecting = undefined;
     });
     await this.#connecting;
   }
 
-  #waitForReady(): Promise<void> {
-    const client = this.#client;
+  #waitForReady(client: Redis): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const finish = (err?: Error): void => {
         clearTimeout(timer);

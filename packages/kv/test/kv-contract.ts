@@ -1,7 +1,7 @@
 // The Kv contract: what every adapter must do, as one vitest suite, run by each adapter's test.
 // It lives in test/, outside src, so production code never loads vitest.
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Kv } from '../src/kv.ts';
 import { describeCompareAndSetContract } from './kv-cas-contract.ts';
 
@@ -277,6 +277,26 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         expect(await kv.logAdmit(key('log'), 'b', 1, window, t0 + 1)).toBe(0);
       });
 
+      it('logRemove with a signal frees the place and tells each listener of that channel once; without one, or once stopped, nobody', async () => {
+        const heard: string[] = [];
+        const stopA = await kv.listen(key('freed'), () => heard.push('a'));
+        await kv.listen(key('freed'), () => heard.push('b'));
+        await kv.listen(key('other'), () => heard.push('other'));
+        await kv.logAdmit(key('log'), 'm1', 1, window, t0);
+        await kv.logRemove(key('log'), 'm1'); // no signal
+        await kv.logAdmit(key('log'), 'm2', 1, window, t0 + 1);
+        await kv.logRemove(key('log'), 'm2', key('freed'));
+        expect(await kv.logAdmit(key('log'), 'm3', 1, window, t0 + 2)).toBe(0);
+        // Signals reach one listener in the order they were sent: when b hears this one, the
+        // unsignalled remove above would have been heard before it.
+        await vi.waitFor(() => expect(heard.toSorted()).toEqual(['a', 'b']));
+        stopA();
+        await kv.logRemove(key('log'), 'm3', key('freed'));
+        await vi.waitFor(() => expect(heard.filter((h) => h === 'b')).toHaveLength(2));
+        // a stopped before the second signal, which b has heard: a cannot still hear it.
+        expect(heard.toSorted()).toEqual(['a', 'b', 'b']);
+      });
+
       it('lets exactly the limit of 50 concurrent callers in', async () => {
         const waits = await Promise.all(Array.from({ length: 50 }, (_, i) => kv.logAdmit(key('log'), `m${i}`, 10, window, t0)));
         expect(waits.filter((w) => w === 0)).toHaveLength(10);
@@ -299,6 +319,7 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         await expect(kv.delete(key('k'))).rejects.toThrow();
         await expect(kv.set(key('k'), 'v', long)).rejects.toThrow();
         await expect(kv.deleteIfEquals(key('k'), 'v')).rejects.toThrow();
+        await expect(kv.listen(key('c'), () => undefined)).rejects.toThrow();
       });
     });
 

@@ -48,7 +48,8 @@ class RacingKv implements Kv {
   delete = (key: string) => this.kv.delete(key);
   deleteIfEquals = (key: string, value: string) => this.kv.deleteIfEquals(key, value);
   logAdmit = (key: string, member: string, limit: number, windowMs: number, now: number) => this.kv.logAdmit(key, member, limit, windowMs, now);
-  logRemove = (key: string, member: string) => this.kv.logRemove(key, member);
+  logRemove = (key: string, member: string, signal?: string) => this.kv.logRemove(key, member, signal);
+  listen = (channel: string, onSignal: () => void) => this.kv.listen(channel, onSignal);
   logCount = (key: string, windowMs: number, now: number) => this.kv.logCount(key, windowMs, now);
   close = () => this.kv.close();
 }

@@ -57,8 +57,11 @@ export interface PutOff {
 const READY_PER_PLACE = 2;
 /** A delivery that waited this long for a place in its endpoint's flight goes back to the store. */
 const FLIGHT_WAIT_MS = 1_000;
-/** How often a waiting delivery asks for a place while no send of its endpoint ends here. */
-const FLIGHT_POLL_MS = 5;
+/**
+ * How often a waiting delivery asks for a place when no send of its endpoint ended: a check for
+ * a lost signal (or a place that freed by its limit growing), not how it learns of a place.
+ */
+const FLIGHT_RECHECK_MS = 100;
 /** A delivery that found no place in its endpoint's flight within FLIGHT_WAIT_MS comes back this soon. */
 const CONCURRENCY_RETRY_MS = 100;
 const WINDOW_MS = 1_000;
@@ -109,7 +112,9 @@ export class EndpointThrottle {
     this.#waits = new FlightWaits({
       enter: (endpointId, member) => this.#enterFlight(endpointId, member),
       leave: (endpointId, member) => this.#call((t) => t.leaveFlight(endpointId, member), undefined),
-      pollMs: FLIGHT_POLL_MS,
+      // The shared Kv's signal: a send of the endpoint ended in any dispatcher.
+      listen: (endpointId, onFreed) => this.#shared.onFreed(endpointId, onFreed),
+      pollMs: FLIGHT_RECHECK_MS,
       maxWaitMs: FLIGHT_WAIT_MS,
     });
   }

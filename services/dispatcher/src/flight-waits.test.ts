@@ -1,11 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlightWaits } from './flight-waits.ts';
 
-/** A shared flight of `limit` places, as the Kv keeps it; `asks` counts the calls to enter. */
+/**
+ * A shared flight of `limit` places, as the Kv keeps it: `asks` counts the calls to enter;
+ * `free` is a send of another dispatcher ending, which signals every listener as the Kv does.
+ */
 function flight(limit: number) {
   const members = new Set<string>();
+  const listeners = new Set<() => void>();
   const f = {
     members,
+    listeners,
     asks: 0,
     enter: async (_endpointId: string, member: string) => {
       f.asks++;
@@ -16,6 +21,15 @@ function flight(limit: number) {
     leave: async (_endpointId: string, member: string) => {
       members.delete(member);
     },
+    listen: async (_endpointId: string, onFreed: () => void) => {
+      const listener = () => onFreed();
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    free(member: string) {
+      members.delete(member);
+      for (const listener of listeners) queueMicrotask(listener);
+    },
   };
   return f;
 }
@@ -23,10 +37,14 @@ function flight(limit: number) {
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('FlightWaits', () => {
-  it('waiters enter in arrival order as places free; a send ending here (kick) lets the head in without waiting for the poll', async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('waiters enter in arrival order as places free; a send ending here (kick) lets the head in without waiting for the recheck', async () => {
     const f = flight(1);
     f.members.add('other-dispatcher');
-    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, pollMs: 10_000, maxWaitMs: 20_000 });
+    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen: f.listen, pollMs: 10_000, maxWaitMs: 20_000 });
     const entered: string[] = [];
     const first = waits.wait('ep', 'a').then((at) => at !== null && entered.push('a'));
     const second = waits.wait('ep', 'b').then((at) => at !== null && entered.push('b'));
@@ -42,22 +60,67 @@ describe('FlightWaits', () => {
     expect(entered).toEqual(['a', 'b']);
   });
 
-  it('only the head asks, every pollMs, while nothing ends here', async () => {
+  it("woken by the signal of another dispatcher's send ending, not by polling: between signals the head asks once per pollMs (100), not every 5 ms", async () => {
+    vi.useFakeTimers();
     const f = flight(1);
     f.members.add('other-dispatcher');
-    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, pollMs: 10, maxWaitMs: 20_000 });
-    const both = Promise.all([waits.wait('ep', 'a'), waits.wait('ep', 'b')]);
-    await tick(105);
-    // One ask now and about one per 10 ms: not one per waiter.
-    expect(f.asks).toBeGreaterThanOrEqual(5);
-    expect(f.asks).toBeLessThanOrEqual(12);
-    await f.leave('ep', 'other-dispatcher');
-    await tick(30);
+    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen: f.listen, pollMs: 100, maxWaitMs: 1_000 });
+    const a = waits.wait('ep', 'a');
+    const b = waits.wait('ep', 'b');
+    await vi.advanceTimersByTimeAsync(99);
+    expect(f.asks).toBe(1); // the head's first ask, after it listens; b does not ask
+    await vi.advanceTimersByTimeAsync(1);
+    expect(f.asks).toBe(2); // the recheck at 100 ms
+    f.free('other-dispatcher');
+    await vi.advanceTimersByTimeAsync(0); // no time passes: the signal alone lets a in
+    expect(await a).toBe(3);
     expect(f.members).toEqual(new Set(['a']));
-    waits.stop();
-    const [a, b] = await both;
-    expect(a).toEqual(expect.any(Number)); // what enter answered
-    expect(b).toBeNull();
+    f.free('a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await b).toEqual(expect.any(Number));
+    expect(f.members).toEqual(new Set(['b']));
+    // The queue emptied: it stopped listening.
+    expect(f.listeners.size).toBe(0);
+  });
+
+  it('a signal that arrives while the head is asking is not lost: it asks again at once', async () => {
+    vi.useFakeTimers();
+    const f = flight(1);
+    f.members.add('other-dispatcher');
+    let answer: ((at: number | null) => void) | undefined;
+    let asks = 0;
+    const enter = (endpointId: string, member: string) => {
+      asks++;
+      // The second ask goes to the flight; the first is held, and answered "full" after the place freed.
+      if (asks > 1) return f.enter(endpointId, member);
+      return new Promise<number | null>((resolve) => {
+        answer = resolve;
+      });
+    };
+    const waits = new FlightWaits({ enter, leave: f.leave, listen: f.listen, pollMs: 10_000, maxWaitMs: 20_000 });
+    const a = waits.wait('ep', 'a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(answer).toBeDefined();
+    f.free('other-dispatcher'); // heard while the first ask is out
+    await vi.advanceTimersByTimeAsync(0);
+    answer!(null); // that ask was counted before the place freed
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await a).toEqual(expect.any(Number));
+    expect(asks).toBe(2);
+  });
+
+  it('while listening fails (the Kv is unreachable) the head still asks every pollMs', async () => {
+    vi.useFakeTimers();
+    const f = flight(1);
+    f.members.add('other-dispatcher');
+    const listen = () => Promise.reject(new Error('Redis is unavailable'));
+    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen, pollMs: 100, maxWaitMs: 1_000 });
+    const a = waits.wait('ep', 'a');
+    await vi.advanceTimersByTimeAsync(250);
+    expect(f.asks).toBe(3); // at 0, 100 and 200 ms
+    await f.leave('ep', 'other-dispatcher');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await a).toBe(4);
   });
 
   it('a waiter gives up after maxWaitMs (false), and one that gave up while asked gives its place back', async () => {
@@ -70,7 +133,8 @@ describe('FlightWaits', () => {
           resolve(1);
         };
       });
-    const waits = new FlightWaits({ enter: slowEnter, leave: async (_e, m) => void members.delete(m), pollMs: 5, maxWaitMs: 20 });
+    const f = flight(0);
+    const waits = new FlightWaits({ enter: slowEnter, leave: async (_e, m) => void members.delete(m), listen: f.listen, pollMs: 5, maxWaitMs: 20 });
     const gaveUp = waits.wait('ep', 'a');
     expect(await gaveUp).toBeNull();
     release?.();
@@ -80,7 +144,7 @@ describe('FlightWaits', () => {
 
   it('stop: every waiter and every later wait is refused at once', async () => {
     const f = flight(0);
-    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, pollMs: 5, maxWaitMs: 20_000 });
+    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen: f.listen, pollMs: 5, maxWaitMs: 20_000 });
     const waiting = waits.wait('ep', 'a');
     waits.stop();
     expect(await waiting).toBeNull();

@@ -9,7 +9,15 @@ export interface FlightWaitsOptions {
   enter: (endpointId: string, member: string) => Promise<number | null>;
   /** Gives back a place taken for a waiter that had given up meanwhile. */
   leave: (endpointId: string, member: string) => Promise<void>;
-  /** How often the head of an endpoint's queue asks again while no send of it ends here. */
+  /**
+   * Calls `onFreed` whenever a send of the endpoint ends in any dispatcher (the shared Kv's
+   * signal) until the function it resolves to is called. Rejects while the Kv is unreachable.
+   */
+  listen: (endpointId: string, onFreed: () => void) => Promise<() => void>;
+  /**
+   * How often the head of an endpoint's queue asks again when no signal came: only a check
+   * for signals lost (they are sent at most once), not how waiters learn of a place.
+   */
   pollMs: number;
   /** A delivery waiting longer than this gives up (it goes back to the store). */
   maxWaitMs: number;
@@ -25,16 +33,20 @@ interface Queue {
   waiters: Waiter[];
   /** Ends the current pause between asks early: a place may have freed. */
   kick: (() => void) | undefined;
+  /** A place may have freed while the head was asking: it asks again at once. */
+  kicked: boolean;
 }
 
 /**
  * Deliveries whose endpoint's adaptive in-flight limit is taken by sends of other
  * dispatchers wait here, in arrival order per endpoint, instead of going back to the store:
- * a round trip there costs far more than the wait for a send to end (issue 32: one of two
+ * a round trip there costs far more than the wait for a send to end (#32: one of two
  * cluster runs lost 18 % of a receiver's capacity to 100 ms requeues). Only the head of each
- * endpoint's queue asks the shared Kv, every `pollMs`, or at once when a send of the endpoint
- * ends here (`kick`). Each waiter holds its slot and place meanwhile, as a send would: at most
- * the endpoint's slots of them. Timers are real time (a wait, not a decision by the clock).
+ * endpoint's queue asks the shared Kv: once it listens, then each time a send of the endpoint
+ * ends, here (`kick`) or in another dispatcher (the Kv's signal, `listen`), and after `pollMs`
+ * without one. It used to ask every 5 ms (#40: two Redis calls each, CPU ×6 with 20 held
+ * endpoints). Each waiter holds its slot and place meanwhile, as a send would: at most the
+ * endpoint's slots of them. Timers are real time (a wait, not a decision by the clock).
  */
 export class FlightWaits {
   readonly #options: FlightWaitsOptions;
@@ -52,7 +64,7 @@ export class FlightWaits {
       let queue = this.#queues.get(endpointId);
       const waiter: Waiter = { member, resolve, timer: setTimeout(() => this.#giveUp(endpointId, waiter), this.#options.maxWaitMs) };
       if (queue === undefined) {
-        queue = { waiters: [waiter], kick: undefined };
+        queue = { waiters: [waiter], kick: undefined, kicked: false };
         this.#queues.set(endpointId, queue);
         void this.#run(endpointId, queue);
       } else {
@@ -61,9 +73,12 @@ export class FlightWaits {
     });
   }
 
-  /** A send of `endpointId` ended here: its queue's head asks again now. */
+  /** A send of `endpointId` ended (here, or in another dispatcher): its queue's head asks again now. */
   kick(endpointId: string): void {
-    this.#queues.get(endpointId)?.kick?.();
+    const queue = this.#queues.get(endpointId);
+    if (queue === undefined) return;
+    if (queue.kick !== undefined) queue.kick();
+    else queue.kicked = true;
   }
 
   /** Every waiter gives up now; later waits give up at once (the dispatcher is stopping). */
@@ -82,8 +97,19 @@ export class FlightWaits {
   }
 
   async #run(endpointId: string, queue: Queue): Promise<void> {
+    // Listening before the first ask: a place freed after that ask is always heard of.
+    const unlisten = await this.#options.listen(endpointId, () => this.kick(endpointId)).catch(() => undefined);
+    try {
+      await this.#serve(endpointId, queue);
+    } finally {
+      unlisten?.();
+    }
+  }
+
+  async #serve(endpointId: string, queue: Queue): Promise<void> {
     while (queue.waiters.length > 0) {
       const head = queue.waiters[0]!;
+      queue.kicked = false;
       let entered: number | null = null;
       try {
         entered = await this.#options.enter(endpointId, head.member);
@@ -101,6 +127,7 @@ export class FlightWaits {
         await this.#options.leave(endpointId, head.member).catch(() => undefined);
         continue;
       }
+      if (queue.kicked) continue;
       await new Promise<void>((resume) => {
         const timer = setTimeout(resume, this.#options.pollMs);
         queue.kick = () => {
