@@ -177,6 +177,18 @@ describe('e-mail', () => {
     expect(mails[0]!.raw).toContain('Environment: live');
   });
 
+  it('every try of one notice to one address has the same Message-ID (a late copy and its retry are one message); another address or notice, another', async () => {
+    const sender = new NoticeSender({ egress, secretBox: box, mail: mailer() });
+    await sender.send(target({ type: 'email', address: 'ops@acme.test' }), notice());
+    await sender.send(target({ type: 'email', address: 'ops@acme.test' }), notice()); // the retry
+    await sender.send(target({ type: 'email', address: 'oncall@acme.test' }), notice());
+    await sender.send(target({ type: 'email', address: 'ops@acme.test' }), { ...notice(), id: 'ntc_other' });
+    const ids = mails.map((m) => /^Message-ID: (<[^>]+>)\r?$/im.exec(m.raw)?.[1]);
+    expect(ids[0]).toMatch(/^<.+@wirehook\.test>$/);
+    expect(ids[1]).toBe(ids[0]);
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it('the owner’s usage e-mail names the percentage in its subject', async () => {
     const sender = new NoticeSender({ egress, secretBox: box, mail: mailer() });
     const usage = usageContent(200_000, 250_000, 80, T0);

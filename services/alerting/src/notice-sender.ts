@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { signingKeyObject, standardWebhookHeaders, USER_AGENT, type SecretBox } from '@wirehook/core';
 import type { HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
@@ -41,7 +42,7 @@ export class NoticeSender {
 
   /** The owner's usage e-mail (not a target: the organization's owner_email). */
   sendOwnerEmail(to: string, notice: NoticeDelivery, signal?: AbortSignal): Promise<NoticeResult> {
-    return this.#email(to, JSON.parse(notice.body) as NoticeContent, signal);
+    return this.#email(to, notice.id, JSON.parse(notice.body) as NoticeContent, signal);
   }
 
   /**
@@ -50,7 +51,7 @@ export class NoticeSender {
    */
   async send(target: AlertTarget, notice: NoticeDelivery, signal?: AbortSignal): Promise<NoticeResult> {
     const content = JSON.parse(notice.body) as NoticeContent;
-    if (target.type === 'email') return this.#email(target.address!, content, signal);
+    if (target.type === 'email') return this.#email(target.address!, notice.id, content, signal);
     let request: { headers: Record<string, string>; body: string };
     if (target.type === 'webhook') {
       // Signed like a delivery; the receiver's clock judges the timestamp, so the real time.
@@ -67,7 +68,7 @@ export class NoticeSender {
     return { ok: r.ok, status: r.status, error: r.error, durationMs: r.durationMs };
   }
 
-  async #email(to: string, content: NoticeContent, signal?: AbortSignal): Promise<NoticeResult> {
+  async #email(to: string, noticeId: string, content: NoticeContent, signal?: AbortSignal): Promise<NoticeResult> {
     const started = performance.now();
     if (this.#mail === null) return { ok: false, status: null, error: 'smtp: no SMTP_URL configured', durationMs: 0 };
     try {
@@ -85,6 +86,7 @@ export class NoticeSender {
           to,
           subject: `[Wirehook] ${subject}`,
           text: `${content.data.summary}\n\nEnvironment: ${content.data.environments.join(', ')}`,
+          messageId: noticeMessageId(noticeId, to, this.#mail.from),
         },
         signal,
       );
@@ -93,4 +95,15 @@ export class NoticeSender {
       return { ok: false, status: null, error: `smtp: ${(err as Error).message}`, durationMs: Math.round(performance.now() - started) };
     }
   }
+}
+
+/**
+ * The Message-ID of a notice's e-mail to `to`: the same on every try (a retry's copy of a try
+ * that arrived after its deadline is the same message), another for each address. The domain
+ * is the sender's, as RFC 5322 recommends for uniqueness.
+ */
+export function noticeMessageId(noticeId: string, to: string, from: string): string {
+  const domain = /@([^@>\s]+)>?\s*$/.exec(from)?.[1] ?? 'wirehook.invalid';
+  const recipient = createHash('sha256').update(to.toLowerCase()).digest('hex').slice(0, 16);
+  return `<${noticeId}.${recipient}@${domain}>`;
 }

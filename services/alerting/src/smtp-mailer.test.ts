@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const message = { from: 'alerts@wirehook.test', to: 'ops@acme.test', subject: '[Wirehook] Test notice', text: 'hello' };
+const message = { from: 'alerts@wirehook.test', to: 'ops@acme.test', subject: '[Wirehook] Test notice', text: 'hello', messageId: '<ntc_1.0@wirehook.test>' };
 
 it('a try cancelled at its 10 s bound closes the connection: the slow server never gets that mail', async () => {
   received = 0;

@@ -7,6 +7,12 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /**
+   * The same for every try of one notice to one address (#40): a try cut off after its data
+   * went out may still arrive, and its retry then brings a second copy that mail systems and
+   * readers can tell is the same message.
+   */
+  messageId: string;
 }
 
 /**
