@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,idempotency] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
@@ -28,6 +28,7 @@ import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
+import { runHistory } from './scenarios/history.ts';
 import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
 import { runNoisy } from './scenarios/noisy.ts';
@@ -48,6 +49,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   backlog: runBacklog,
   ordered: runOrdered,
   capacity: runCapacity,
+  history: runHistory,
   cluster: runCluster,
 };
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));

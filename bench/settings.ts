@@ -39,6 +39,8 @@ export interface BenchSettings {
    * `windowFromS` for `windowS`; `rateCount` each to a 10/s endpoint and an unlimited one.
    */
   capacity: { count: number; windowFromS: number; windowS: number; rateCount: number };
+  /** Issue 40: another org's sends, one at a time, `warmup` then `count` alone and `count` beside the readers of the largest attempt history. */
+  history: { warmup: number; count: number };
   /** Longest wait for a run's deliveries to arrive. */
   waitMs: number;
 }
@@ -64,6 +66,7 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
       idempotency: { keys: 40, warmup: 20, replays: 200, bursts: 3 },
       ordered: { keys: 10, count: 60, pacedCount: 40 },
       capacity: { count: 40, windowFromS: 0.5, windowS: 1, rateCount: 15 },
+      history: { warmup: 10, count: 40 },
       waitMs: 30_000,
     };
   }
@@ -83,6 +86,8 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     ordered: { keys: 1_000, count: 10_000, pacedCount: 4_000 },
     // 20 s at capacity (40/s) is 800: the window after the first 10 s stays busy.
     capacity: { count: 800, windowFromS: 10, windowS: 10, rateCount: 100 },
+    // 1,000 sends a phase: the p99 is the 10th slowest, not one outlier.
+    history: { warmup: 200, count: 1_000 },
     waitMs: 180_000,
   };
 }

@@ -3,6 +3,7 @@
 import { baselineFigures, clusterFigures, e2eFigures, fanoutFigures, intakeFigures } from './delivery-figures.ts';
 import { capacityFigures } from './capacity-figures.ts';
 import type { Figure } from './figure.ts';
+import { historyFigures } from './history-figures.ts';
 import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
 import { orderedFigures } from './ordered-figures.ts';
@@ -23,6 +24,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...backlogFigures(medians),
     ...orderedFigures(medians),
     ...capacityFigures(medians),
+    ...historyFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
   ];

@@ -71,16 +71,30 @@ export interface ScenarioResult {
  * In the order they run; `cluster` and `idempotency` last, as they replace the embedded
  * process with cluster mode.
  */
-export const SCENARIO_NAMES = ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'ordered', 'capacity', 'cluster', 'idempotency'] as const;
+export const SCENARIO_NAMES = [
+  'baseline',
+  'intake',
+  'e2e',
+  'fanout',
+  'storm',
+  'noisy',
+  'backlog',
+  'ordered',
+  'capacity',
+  'history',
+  'cluster',
+  'idempotency',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /**
  * What `pnpm bench` runs without `--only`. `idempotency` measures one feature (Redis in front
  * of the store for Idempotency-Keys) by starting cluster mode twice, `ordered` one feature
  * (ordered delivery per key), `capacity` one more (throughput control per endpoint, in real
- * seconds): ask for them by name.
+ * seconds), `history` one more (another org's sends beside readers of the largest attempt
+ * history, issue 40): ask for them by name.
  */
-const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity'];
+const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity', 'history'];
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIO_NAMES.filter((name) => !OPT_IN.includes(name));
 
 /** CPU µs per unit of work; null for none. */

@@ -93,6 +93,15 @@ export function checksOf(result: ScenarioResult): Check[] {
       ...('controlProbeFailed' in r.extra
         ? [check('control probes answered', r.extra['controlProbeFailed'] === 0, `${r.extra['controlProbeFailed']} probes of the bare server not answered 200`)]
         : []),
+      ...(result.name === 'history'
+        ? [
+            check(
+              'history reads answered',
+              (r.extra['reads'] ?? 0) > 0 && r.extra['readFailed'] === 0,
+              `${r.extra['reads']} reads answered 200, ${r.extra['readFailed']} not`,
+            ),
+          ]
+        : []),
       ...(result.name === 'ordered'
         ? [check('in order per key', r.extra['outOfOrder'] === 0, `${r.extra['outOfOrder']} webhooks below their key's last sequence`)]
         : []),

@@ -118,4 +118,28 @@ describe('bench --smoke', () => {
     expect(figure('capacity.limitedMaxPerSecond')).toMatchObject({ target: '≤ 12', value: expect.any(Number) });
     expect(figure('capacity.unlimitedSeconds').value).toEqual(expect.any(Number));
   }, 150_000);
+
+  it('runs the history scenario on request: another org’s sends alone and beside six readers of a 100-attempt delivery', () => {
+    const dir = mkdtempSync(join(out, 'history-'));
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'history', '--out', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    // The history reached the cap from outside: the next manual retry was refused.
+    expect(run.stderr).toMatch(/has 100 attempts; the next manual retry was refused 409/);
+    const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(Object.keys(report.scenarios)).toEqual(['history']);
+    expect(report.checks.map((c: { name: string }) => c.name)).toContain('history reads answered');
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
+    for (const id of ['quietP50', 'quietP99', 'sendP50', 'readsPerSecond']) expect(figure(`history.${id}`)?.value, id).toBeGreaterThan(0);
+    expect(figure('history.sendP99')).toMatchObject({
+      target: '< 100 ms (issue 40)',
+      value: expect.any(Number),
+      checked: expect.stringMatching(/ms \([\d.]+ × no readers\)$/),
+    });
+    const extra = report.scenarios.history.runs[0].extra;
+    expect(extra.p99VsQuiet).toBe(Math.round((extra.sendP99 / extra.quietP99) * 100) / 100);
+  }, 150_000);
 });

@@ -3,7 +3,7 @@
 // to the store — 100 manual retries through the API would take as long as 100 sends — the rest
 // through the API), six callers read it in a loop beside org B's POST /v1/messages, which all
 // succeed; their p99 is printed, not asserted (a real-time bound on a shared 2-core machine is a
-// benchmark's job: measured quiet, 26 ms alone and 35 ms beside six readers, the issue's bound
+// benchmark's job, `pnpm bench --only history`: measured quiet, 26 ms alone and 35 ms beside six readers, the issue's bound
 // being 100 ms). The readers run on a worker thread, as outside callers: their own request and
 // JSON work stays off the event loop that serves the sends. Both sides of the manual-retry cap,
 // and the paging.
