@@ -123,7 +123,8 @@ export function declarationIndex(root: string, path: string, name: string): numb
   const text = code(root, path);
   for (const re of patterns) {
     const m = re.exec(text);
-    if (m) return m.index;
+    // `^\s*` may start on a blank line above (a stripped comment leaves one): skip to the declaration.
+    if (m) return m.index + m[0].length - m[0].trimStart().length;
   }
   return -1;
 }

@@ -5,7 +5,9 @@
 //      entry (`@wirehook/<name>` or a subpath its package.json exports), never by a relative
 //      path or a deep `@wirehook/<name>/src/…` import;
 //   3. a service imports another service only along an edge listed below;
-//   4. production code never imports vitest or @wirehook/testkit.
+//   4. production code never imports vitest or @wirehook/testkit;
+//   5. production code imports of our packages only what the "may import" column of the tree
+//      table lists for its folder (may-import.ts reads it).
 // Test code is a `*.test.ts(x)` file, a file whose name has `test` or `fixture(s)` as a word
 // (`dispatch-test-scene.ts`, `idempotency-front-fixture.ts`), or a file under a `test/`, `test-support/` or `testing/` folder.
 // A regex scanner (doc-refs.ts), not the compiler API: the repository's TypeScript 7 ships none.
@@ -13,6 +15,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importSpecifiers } from './doc-refs.ts';
+import { type MayImport, mayImportColumn, rowOf } from './may-import.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -69,10 +72,17 @@ function code(path: string): string {
     .replace(/^\s*\/\/.*$/gm, '');
 }
 
+/** Whether a folder's "may import" row lets it import `spec` (of the folder `target`). */
+function listed(row: MayImport, target: Folder, spec: string): boolean {
+  if (row.names.has(spec) || row.names.has(target.name)) return true;
+  return target.kind === 'packages' ? row.packages : row.services;
+}
+
 /** The problems of one file's imports (empty: it keeps the rules). */
-export function importProblems(path: string, specs: string[], all: Folder[]): string[] {
+export function importProblems(path: string, specs: string[], all: Folder[], rows: readonly MayImport[]): string[] {
   const own = all.find((f) => path.startsWith(`${f.dir}/`));
   if (!own) return [];
+  const row = rowOf(rows, path);
   const test = isTestCode(path);
   const problems: string[] = [];
   for (const spec of specs) {
@@ -104,12 +114,18 @@ export function importProblems(path: string, specs: string[], all: Folder[]): st
     else if (deep && !test) problems.push(`${path}: imports ${spec}, not the public entry of ${target.name} (rule 2)`);
     else if (!test && own.kind === 'services' && target.kind === 'services' && !(SERVICE_IMPORTS[own.short] ?? []).includes(target.short)) {
       problems.push(`${path}: the service ${own.name} imports the service ${target.name}, an edge not listed in SERVICE_IMPORTS (rule 3)`);
+    } else if (!test && row !== undefined && !listed(row, target, spec)) {
+      problems.push(`${path}: imports ${spec}, not in the "may import" column of ${row.dir} (rule 5)`);
     }
   }
   return problems;
 }
 
 const all = folders();
+const rows = mayImportColumn(
+  readFileSync(join(root, 'docs/architecture.md'), 'utf8'),
+  all.filter((f) => f.kind === 'packages').map((f) => f.short),
+);
 
 describe('import rules (docs/architecture.md)', () => {
   const files = all.flatMap((f) => sourceFiles(f.dir));
@@ -121,7 +137,21 @@ describe('import rules (docs/architecture.md)', () => {
   });
 
   it('packages never import services; production code reaches other folders only by their public entry, services only along the listed edges, and never vitest or testkit', () => {
-    expect(files.flatMap((path) => importProblems(path, importSpecifiers(code(path)), all))).toEqual([]);
+    expect(files.flatMap((path) => importProblems(path, importSpecifiers(code(path)), all, rows))).toEqual([]);
+  });
+
+  it('every workspace folder has a "may import" row in docs/architecture.md', () => {
+    expect(all.filter((f) => !rows.some((r) => r.dir === f.dir)).map((f) => f.dir)).toEqual([]);
+  });
+
+  // SERVICE_IMPORTS may be narrower (embedded may import "every service's public entry", and
+  // takes all but the cluster launcher's), never wider than the column.
+  it('every edge of SERVICE_IMPORTS is in the "may import" column', () => {
+    const unlisted = Object.entries(SERVICE_IMPORTS).flatMap(([from, targets]) => {
+      const row = rows.find((r) => r.dir === `services/${from}`)!;
+      return targets.filter((to) => !listed(row, all.find((f) => f.dir === `services/${to}`)!, `@wirehook/${to}`)).map((to) => `${from} → ${to}`);
+    });
+    expect(unlisted).toEqual([]);
   });
 });
 
@@ -144,19 +174,29 @@ describe('the import scanner', () => {
         'packages/core/src/x.ts',
         ['@wirehook/gateway', 'vitest', '../../store/src/store.ts', '@wirehook/store/src/store.ts', '@wirehook/store'],
         all,
+        rows,
       ),
     ).toEqual([
       'packages/core/src/x.ts: a package imports the service @wirehook/gateway (@wirehook/gateway) (rule 1)',
       'packages/core/src/x.ts: production code imports vitest (rule 4)',
       'packages/core/src/x.ts: imports ../../store/src/store.ts, not the public entry of @wirehook/store (rule 2)',
       'packages/core/src/x.ts: imports @wirehook/store/src/store.ts, not the public entry of @wirehook/store (rule 2)',
+      'packages/core/src/x.ts: imports @wirehook/store, not in the "may import" column of packages/core (rule 5)',
     ]);
-    expect(importProblems('services/gateway/src/x.ts', ['@wirehook/portal', '@wirehook/testkit'], all)).toEqual([
+    expect(importProblems('packages/store/src/x.ts', ['@wirehook/core', '@wirehook/kv'], all, rows)).toEqual([
+      'packages/store/src/x.ts: imports @wirehook/kv, not in the "may import" column of packages/store (rule 5)',
+    ]);
+    expect(importProblems('services/portal/web/src/x.tsx', ['@wirehook/client/types', '@wirehook/client', '@wirehook/gateway'], all, rows)).toEqual([
+      'services/portal/web/src/x.tsx: imports @wirehook/client, not in the "may import" column of services/portal/web (rule 5)',
+      'services/portal/web/src/x.tsx: imports @wirehook/gateway, not in the "may import" column of services/portal/web (rule 5)',
+    ]);
+    expect(importProblems('packages/store/test/contract/x.ts', ['@wirehook/kv', '@wirehook/testkit'], all, rows)).toEqual([]);
+    expect(importProblems('services/gateway/src/x.ts', ['@wirehook/portal', '@wirehook/testkit'], all, rows)).toEqual([
       'services/gateway/src/x.ts: the service @wirehook/gateway imports the service @wirehook/portal, an edge not listed in SERVICE_IMPORTS (rule 3)',
       'services/gateway/src/x.ts: production code imports @wirehook/testkit (rule 4)',
     ]);
-    expect(importProblems('services/gateway/src/x.test.ts', ['@wirehook/portal', '@wirehook/testkit', 'vitest'], all)).toEqual([]);
-    expect(importProblems('services/portal/src/x.ts', ['@wirehook/gateway', '@wirehook/platform/tracing'], all)).toEqual([]);
+    expect(importProblems('services/gateway/src/x.test.ts', ['@wirehook/portal', '@wirehook/testkit', 'vitest'], all, rows)).toEqual([]);
+    expect(importProblems('services/portal/src/x.ts', ['@wirehook/gateway', '@wirehook/platform/tracing'], all, rows)).toEqual([]);
   });
 
   it('tells test code from production code', () => {
@@ -171,5 +211,25 @@ describe('the import scanner', () => {
       ].filter(isTestCode),
     ).toHaveLength(6);
     expect(['a/src/store-contract.ts', 'a/src/attestation.ts', 'a/src/testkit.ts', 'a/src/prefixture.ts'].filter(isTestCode)).toEqual([]);
+  });
+});
+
+describe('the "may import" column reader', () => {
+  const table = (cell: string) => `| folder | what lives there | may import |\n| --- | --- | --- |\n| \`packages/x\`, \`packages/y\` | things | ${cell} |\n`;
+
+  it('reads packages, services, package folder names, named entries and remarks', () => {
+    const [x, y] = mayImportColumn(table("packages; every service's public entry; core, `@wirehook/client/types` (why); imported by tests only"), ['core']);
+    expect(x).toEqual({ dir: 'packages/x', packages: true, services: true, names: new Set(['@wirehook/core', '@wirehook/client/types']) });
+    expect(y?.dir).toBe('packages/y');
+    expect(mayImportColumn(table('nothing of ours (published alone)'), ['core'])[0]).toEqual({
+      dir: 'packages/x',
+      packages: false,
+      services: false,
+      names: new Set(),
+    });
+  });
+
+  it('fails on a word it does not know rather than allowing anything', () => {
+    expect(() => mayImportColumn(table('core, most things'), ['core'])).toThrow('"most things" in the "may import" column of packages/x');
   });
 });

@@ -500,7 +500,7 @@ export type components = {
              * @description the error code
              * @enum {string}
              */
-            error: "unauthorized" | "plan_limit" | "forbidden" | "not_found" | "conflict" | "too_large" | "invalid" | "rate_limited" | "not_implemented" | "unavailable" | "internal";
+            error: "unauthorized" | "plan_limit" | "forbidden" | "not_found" | "conflict" | "too_large" | "invalid" | "rate_limited" | "unavailable" | "internal";
             /** @description what was wrong, in words a person understands */
             message: string;
         };

@@ -14,7 +14,6 @@ export const ERROR_STATUS = {
   too_large: 413,
   invalid: 422,
   rate_limited: 429,
-  not_implemented: 501,
   unavailable: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;

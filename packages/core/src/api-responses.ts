@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { STATS_ERROR_KINDS, STATS_WINDOWS } from './endpoint-stats.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
-import { compatSignatureSchema, jsonValue, retryPolicySchema } from './schemas.ts';
+import { compatSignatureSchema } from './compat-signature.ts';
+import { jsonValue, retryPolicySchema } from './schemas.ts';
 
 // Every response body of the public API, as zod schemas: the gateway's presenters are typed
 // by them, and the OpenAPI document is generated from them (with the request schemas in

@@ -29,17 +29,3 @@ export class ManualClock implements Clock {
     this.#now = ms;
   }
 }
-
-/** A clock `offsetMs` ahead of (or behind) another; lets tests shift a real server's time. */
-export class OffsetClock implements Clock {
-  offsetMs = 0;
-  readonly #base: Clock;
-
-  constructor(base: Clock = systemClock) {
-    this.#base = base;
-  }
-
-  now(): number {
-    return this.#base.now() + this.offsetMs;
-  }
-}

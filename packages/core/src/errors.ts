@@ -8,7 +8,6 @@ export const ERROR_STATUS = {
   too_large: 413,
   invalid: 422,
   rate_limited: 429,
-  not_implemented: 501,
   unavailable: 503,
   internal: 500,
 } as const;
@@ -109,8 +108,6 @@ const ERROR_OF_CODE: Readonly<Record<ErrorCode, (message: string, retryAfterSeco
   rate_limited: (m, s) => new RateLimitedError(m, s),
   unauthorized: (m) => new UnauthorizedError(m),
   forbidden: (m) => new ForbiddenError(m),
-  // No route answers 501 now; the code stays in the API for one whose service is not built.
-  not_implemented: (m) => new WirehookError('not_implemented', m),
   unavailable: (m) => new UnavailableError(m),
   internal: (m) => new WirehookError('internal', m),
 };

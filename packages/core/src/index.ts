@@ -1,4 +1,5 @@
 export * from './clock.ts';
+export * from './compat-signature.ts';
 export * from './cursor.ts';
 export * from './errors.ts';
 export * from './ids.ts';

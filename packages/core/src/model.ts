@@ -1,4 +1,4 @@
-import type { CompatSignature } from './schemas.ts';
+import type { CompatSignature } from './compat-signature.ts';
 import type { PlanName } from './plans.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { Environment, Scope } from './secrets.ts';

@@ -1,15 +1,14 @@
 import { z } from 'zod';
+import { compatSignatureSchema } from './compat-signature.ts';
 import { InvalidError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
+import { requiredText, text } from './text-fields.ts';
 
 // Every request body and query of the public API, as zod schemas. Types come from z.infer.
 // Objects are strict: an unknown field is refused (422) rather than silently dropped, so a
 // misspelt field never looks accepted.
-
-const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
-const requiredText = (max: number) => text(max).min(1, { error: 'must not be empty' });
 
 export const eventTypeName = requiredText(100).regex(/^[A-Za-z0-9_.:-]+$/, {
   error: 'may contain only letters, digits and _ . : -',
@@ -27,29 +26,6 @@ export const retryPolicySchema = z
       return `count ${p.count} with interval ${p.interval} spans more than 3 days from the first send to the last re-send`;
     },
   });
-
-/**
- * Header names a compat signature may not use: the ones Wirehook sends itself, and the
- * hop-by-hop and framing ones an HTTP client refuses to take from a caller (every send
- * would fail, and the endpoint would be disabled for it).
- */
-const RESERVED_HEADER =
-  /^(webhook-.*|content-.*|user-agent|host|connection|keep-alive|proxy-.*|transfer-encoding|te|trailer|upgrade|expect|authorization|cookie)$/i;
-
-export const compatSignatureSchema = z.strictObject({
-  header: requiredText(100)
-    .regex(/^[A-Za-z0-9-]+$/, { error: 'must be an HTTP header name (letters, digits and -)' })
-    .refine((h) => !RESERVED_HEADER.test(h), {
-      error: 'must not be a header Wirehook sends itself or a hop-by-hop header (Connection, Transfer-Encoding, Upgrade, Expect, TE, Host, …)',
-    }),
-  content: z.enum(['body', 'timestamp_body'], { error: 'must be body or timestamp_body' }),
-  encoding: z.enum(['hex', 'base64'], { error: 'must be hex or base64' }),
-  // A header value: visible ASCII and spaces only (no CR/LF, no text outside Latin-1 that
-  // a client cannot put on the wire).
-  prefix: text(50)
-    .regex(/^[\x20-\x7e]*$/, { error: 'may contain only printable ASCII characters (no line breaks)' })
-    .optional(),
-});
 
 /** Syntax of an endpoint URL; whether its host may be reached is checked by the egress policy. */
 export const endpointUrl = requiredText(2_000).superRefine((value, ctx) => {
@@ -210,7 +186,6 @@ export type PortalLinkBody = z.infer<typeof portalLinkBody>;
 export type RecoverBody = z.infer<typeof recoverBody>;
 export type PageQuery = z.infer<typeof pageQuery>;
 export type ListMessagesQuery = z.infer<typeof listMessagesQuery>;
-export type CompatSignature = z.infer<typeof compatSignatureSchema>;
 
 /**
  * Parses `value` with `schema`.

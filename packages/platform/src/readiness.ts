@@ -80,8 +80,3 @@ export function listenerCheck(server: { readonly name: string; listening(): bool
     },
   };
 }
-
-/** A service whose feature is not built yet is never ready, so no traffic or rollout counts on it. */
-export function notBuiltCheck(issue: string): ReadinessCheck {
-  return { name: 'service', gates: true, probe: async () => Promise.reject(new Error(`not built yet (${issue})`)) };
-}

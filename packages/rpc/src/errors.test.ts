@@ -35,7 +35,6 @@ describe('Wirehook errors over gRPC', () => {
     [new RateLimitedError('too many requests', 17), status.RESOURCE_EXHAUSTED],
     [new UnauthorizedError(), status.UNAUTHENTICATED],
     [new ForbiddenError('the key lacks the messages:write scope'), status.PERMISSION_DENIED],
-    [new WirehookError('not_implemented', 'not yet'), status.UNIMPLEMENTED],
     [new UnavailableError('the store is unavailable'), status.UNAVAILABLE],
     [new WirehookError('internal', 'shown as is'), status.INTERNAL],
   ])('%s travels as status %i and comes back as the same error', (sent, code) => {

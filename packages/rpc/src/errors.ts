@@ -19,7 +19,6 @@ export const GRPC_STATUS: Readonly<Record<ErrorCode, status>> = Object.freeze({
   rate_limited: status.RESOURCE_EXHAUSTED,
   unauthorized: status.UNAUTHENTICATED,
   forbidden: status.PERMISSION_DENIED,
-  not_implemented: status.UNIMPLEMENTED,
   unavailable: status.UNAVAILABLE,
   internal: status.INTERNAL,
 });

@@ -1,5 +1,3 @@
-import type { NoticeContent } from './notice-content.ts';
-
 /**
  * The longest chat text a notice makes: Slack's section block takes 3,000 characters (its
  * `text` 40,000), a Teams message about 28 KB; both fit.
@@ -29,8 +27,28 @@ export function escapeTeams(text: string): string {
   return escapeSlack(text).replace(/[\\`*_{}[\]()#+\-.!|~]/g, (c) => `\\${c}`);
 }
 
+/**
+ * What chatText reads of a notice (a NoticeContent is one). Declared here, not imported from
+ * notice-content.ts: that module builds on capLines, and the two would import each other.
+ */
+export interface ChatNotice {
+  data: {
+    summary: string;
+    endpoints: readonly {
+      url: string;
+      environment: string;
+      consumer: { external_id: string };
+      failing_since: number | null;
+      last_error: string | null;
+      last_status: number | null;
+      message_id?: string | null;
+      delivery_id?: string | null;
+    }[];
+  };
+}
+
 /** The notice as chat text in `format`: our words, every receiver-controlled field escaped and shortened, within MAX_CHAT_CHARS. */
-export function chatText(content: NoticeContent, format: ChatFormat): string {
+export function chatText(content: ChatNotice, format: ChatFormat): string {
   const esc = format === 'slack' ? escapeSlack : escapeTeams;
   const field = (text: string) => esc(text.length > MAX_FIELD_CHARS ? `${text.slice(0, MAX_FIELD_CHARS)}…` : text);
   const endpoints = content.data.endpoints;

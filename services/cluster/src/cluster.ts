@@ -2,20 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { ServiceSpec } from './service-spec.ts';
 import { OutputTail, startLive } from './start-wait.ts';
 
 const servicesDir = join(import.meta.dirname, '..', '..');
 
-/** One service process of the cluster. */
-export interface ServiceSpec {
-  /** Unique name, used as the log prefix ("dispatcher-2"). */
-  name: string;
-  /** Folder under services/ holding src/main.ts. */
-  service: string;
-  env: Record<string, string>;
-  /** Port of its /livez, /readyz and /metrics. */
-  metricsPort: number;
-}
+export type { ServiceSpec } from './service-spec.ts';
 
 export interface ClusterPorts {
   api: number;

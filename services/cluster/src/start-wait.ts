@@ -1,7 +1,7 @@
 // Waiting for a freshly spawned service to report live, and saying why when it does not.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { ServiceSpec } from './cluster.ts';
+import type { ServiceSpec } from './service-spec.ts';
 
 /** How long one /livez request of the start-up wait may take. */
 const LIVEZ_TIMEOUT_MS = 1_000;

@@ -39,8 +39,8 @@ export interface DeliveryShared {
   ca?: string;
   /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
   relay: Sender;
-  /** Where endpoints' throughput state is shared (#32): the process's Kv (embedded), Redis (cluster); absent: the dispatcher's own. */
-  kv?: Kv;
+  /** Where endpoints' throughput state is shared (#32): the process's Kv (embedded), Redis (cluster). */
+  kv: Kv;
 }
 
 /** The delivery side of a process: its egress client, dispatcher and retention job. */

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { context, type Context } from '@opentelemetry/api';
 import { MemoryBus } from '@wirehook/bus';
 import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { MemoryKv } from '@wirehook/kv';
 import { createLogger, type Logger } from '@wirehook/platform';
 import { openSqliteStore, type DeliveryJob, type Store } from '@wirehook/store';
 import { Registry } from 'prom-client';
@@ -12,17 +13,21 @@ import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
 import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
 import { createDispatcherMetrics } from './metrics.ts';
 import type { SendResult } from './outcome.ts';
+import { createThroughputMetrics } from './throughput-metrics.ts';
 import type { WebhookRequest } from './webhook-request.ts';
 
 /** A 200, as the egress client reports it. */
 export const OK: SendResult = { ok: true, status: 200, responseHead: 'HTTP/1.1 200 OK', error: null, durationMs: 5, sourceIp: null };
 
-/** One store, bus, clock, key and metrics registry; endpoints each in a tenant of their own. */
+/** One store, bus, Kv, clock, key and metrics registry; endpoints each in a tenant of their own. */
 export class DispatchScene {
   readonly clock = new ManualClock();
   readonly box = new SecretBox(Buffer.alloc(32, 7));
   readonly registry = new Registry();
   readonly metrics = createDispatcherMetrics(this.registry);
+  readonly throughputMetrics = createThroughputMetrics(this.registry);
+  /** The endpoints' shared throughput state, as the process's MemoryKv is in embedded mode. */
+  readonly kv = new MemoryKv({ clock: this.clock });
   readonly bus = new MemoryBus();
   readonly store: Store = openSqliteStore({ path: ':memory:' });
   readonly m = new MessageFixtures(new Fixtures(() => this.store, this.clock));
@@ -70,6 +75,7 @@ export class DispatchScene {
 
   async close(): Promise<void> {
     await this.bus.close();
+    await this.kv.close();
     await this.store.close();
   }
 }

@@ -34,6 +34,8 @@ async function started(config: Partial<DispatcherConfig> = {}): Promise<Dispatch
     clock: s.clock,
     logger: silentLogger(),
     metrics: s.metrics,
+    throughputMetrics: s.throughputMetrics,
+    kv: s.kv,
     config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false, ...config },
   });
   running.push(d);
@@ -64,6 +66,8 @@ describe('sweep and send', () => {
       clock: s.clock,
       logger: silentLogger(),
       metrics: s.metrics,
+      throughputMetrics: s.throughputMetrics,
+      kv: s.kv,
       config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false },
     });
     running.push(d);

@@ -1,6 +1,6 @@
 import type { Clock, DeliveryId, SecretBox } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, type Bus, type Subscription } from '@wirehook/bus';
-import { MemoryKv, type Kv } from '@wirehook/kv';
+import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
 import { AttemptPlaces } from './attempt-places.ts';
@@ -10,10 +10,8 @@ import { DeliveryLeases } from './delivery-leases.ts';
 import { DueSweep } from './due-sweep.ts';
 import { EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
-import { Registry } from 'prom-client';
 import { SendGate } from './send-gate.ts';
 import type { ThroughputMetrics } from './throughput-metrics.ts';
-import { createThroughputMetrics } from './throughput-metrics.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender, type Sender } from './webhook-sender.ts';
 
@@ -48,12 +46,10 @@ export interface DispatcherDeps {
   config: DispatcherConfig;
   /**
    * Where endpoints' throughput state is shared (#32: rate and in-flight limits), by every
-   * dispatcher: Redis in cluster mode, the process's MemoryKv in embedded mode. Default: a Kv
-   * of its own (one dispatcher).
+   * dispatcher: Redis in cluster mode, the process's MemoryKv in embedded mode.
    */
-  kv?: Kv;
-  /** Default: registered nowhere (tests). */
-  throughputMetrics?: ThroughputMetrics;
+  kv: Kv;
+  throughputMetrics: ThroughputMetrics;
 }
 
 /**
@@ -97,10 +93,10 @@ export class Dispatcher implements Component {
     // Deliveries on their way (published or waiting here): the sweep leaves them alone.
     const ledger = new WakeupLedger(config.leaseMs);
     const throttle = new EndpointThrottle({
-      kv: deps.kv ?? new MemoryKv({ clock }),
+      kv: deps.kv,
       clock,
       logger,
-      metrics: deps.throughputMetrics ?? createThroughputMetrics(new Registry()),
+      metrics: deps.throughputMetrics,
       slots: config.slotsPerEndpoint,
     });
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));

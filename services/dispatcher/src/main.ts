@@ -7,7 +7,7 @@ const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, openSealingKeys, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
-const { RedisKv } = await import('@wirehook/kv');
+const { MemoryKv, RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
 const { registerConsumerMetrics } = await import('./metrics.ts');
@@ -30,7 +30,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   });
   // Endpoints' rate and in-flight limits are shared through Redis when REDIS_URL is set (the
   // cluster launcher sets it); without it each replica counts alone.
-  const kv = config.REDIS_URL ? new RedisKv({ url: config.REDIS_URL }) : undefined;
+  const kv = config.REDIS_URL ? new RedisKv({ url: config.REDIS_URL }) : new MemoryKv({ clock });
   const delivery = createDispatcher(config, {
     kv,
     relay,
@@ -49,7 +49,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
     { name: 'store', start: async () => {}, stop: () => store.close() },
     { name: 'bus', start: async () => {}, stop: () => bus.close() },
     { name: 'relay-client', start: async () => {}, stop: async () => relay.close() },
-    { name: 'kv', start: async () => {}, stop: async () => kv?.close() },
+    { name: 'kv', start: async () => {}, stop: () => kv.close() },
     ...delivery.components,
   ];
 });

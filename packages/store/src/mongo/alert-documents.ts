@@ -1,5 +1,5 @@
 import type { AlertConditions, Environment } from '@wirehook/core';
-import type { TenantFields } from './documents.ts';
+import type { TenantFields } from './tenant-fields.ts';
 
 // The alerting engine's documents: conditions, targets, the outbox of events, the throttle
 // state and the notices with their attempts (alert-settings-repo.ts).

@@ -4,23 +4,19 @@ import type {
   DeliveryStatus,
   EndpointOrdering,
   EndpointStatus,
-  Environment,
   PlanName,
   RecoveryStatus,
   RetryPolicy,
   Scope,
   StatsErrorKind,
 } from '@wirehook/core';
+import type { TenantFields } from './tenant-fields.ts';
 
 // The documents the Mongo adapter stores, one collection per aggregate. Ids are the domain's
 // prefixed ids (plain strings here; the mappers brand them). These types never leave the
 // adapter: every repo maps them to the domain records of @wirehook/core.
 
-/** The fields every tenant-owned document carries; each query on one filters both. */
-export interface TenantFields {
-  orgId: string;
-  env: Environment;
-}
+export type { TenantFields } from './tenant-fields.ts';
 
 /** `orgs`: one per org; not tenant-owned. */
 export interface OrgDoc {
@@ -340,6 +336,11 @@ export interface EndpointWalkDoc extends TenantFields {
   hold: 'hold' | 'release' | null;
   heldSince: number | null;
   failBefore: number | null;
+  /**
+   * The old end of a Retry-After hold ended early (#40): what it put off beyond the first
+   * PUT_OFF_BATCH, due at exactly this time, is made due a batch at a time (absent: none).
+   */
+  putOffUntil?: number | null;
   /** The month (`YYYYMM`) the walk has reached, oldest first (absent: it starts at the oldest retained). */
   month?: string | null;
   /** Bumped by every batch, so two writers of one walk conflict. */

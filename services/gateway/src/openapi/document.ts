@@ -57,7 +57,6 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   too_large: 'The request body is larger than 1.1 MB',
   invalid: 'Invalid input: the message names the field and what is allowed',
   rate_limited: "The environment's requests per minute are used up; retry after `retry-after` seconds",
-  not_implemented: 'Not implemented',
   unavailable: 'A dependency is unavailable; retry later',
   internal: 'Unexpected server error',
 };
