@@ -1,15 +1,19 @@
 // Cluster mode against an authenticated nats-server: `wirehook migrate` makes the streams with
 // each way of giving credentials (user:password@ in NATS_URL, NATS_USER/NATS_PASSWORD,
-// NATS_TOKEN, NATS_NKEY_SEED_FILE, TLS with NATS_TLS_CA_FILE) under NATS_PREFIX; a service given a
-// wrong credential fails start-up at once with one line naming NATS and the URL, never the
-// secret; bad combinations are refused at load, naming the variable.
+// NATS_TOKEN, NATS_NKEY_SEED_FILE, NATS_CREDS_FILE against a server in operator mode, TLS with
+// NATS_TLS_CA_FILE, and a client certificate for a server that verifies clients) under
+// NATS_PREFIX; a service given a wrong credential fails start-up at once with one line naming
+// NATS and the URL, never the secret; bad combinations are refused at load, naming the variable.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { credsAuthenticator } from '@nats-io/transport-node';
 import { nkeys } from '@wirehook/bus';
 import { freePort, startNatsServer, testCa, type NatsServer } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { natsTopology } from '../support/nats-topology.ts';
+import { testOperator } from '../support/nats-operator.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-nats-auth-'));
@@ -77,6 +81,47 @@ describe('wirehook migrate against an authenticated nats-server', () => {
     const { caFile } = await testCa();
     const tls = await migrate({ NATS_URL: tlsServer.url, NATS_TLS_CA_FILE: caFile });
     expect(tls.code, tls.stderr).toBe(0);
+  });
+
+  it("NATS_CREDS_FILE against a nats-server in operator mode: the stream is made in the user's account; a user of an account the server does not know: exit 1, one line", async () => {
+    const operator = await testOperator();
+    const s = await server({ operator: operator.server });
+    const credsFile = join(dir, 'wirehook.creds');
+    writeFileSync(credsFile, operator.creds, { mode: 0o600 });
+    const ok = await migrate({ NATS_URL: s.url, NATS_CREDS_FILE: credsFile, NATS_PREFIX: 'op' });
+    expect(ok.stderr).toContain(`migrate: JetStream streams at ${s.url} are current`);
+    expect(ok.code).toBe(0);
+    const creds = { authenticator: credsAuthenticator(new TextEncoder().encode(operator.creds)) };
+    expect(await natsTopology(s.url, creds)).toEqual([
+      { name: 'OP_DISPATCH', subjects: ['op.dispatch'], consumers: ['op-dispatchers op.dispatch'], published: 0 },
+    ]);
+
+    const strangerFile = join(dir, 'stranger.creds');
+    writeFileSync(strangerFile, operator.strangerCreds, { mode: 0o600 });
+    const wrong = await migrate({ NATS_URL: s.url, NATS_CREDS_FILE: strangerFile });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(
+      `migrate: NATS at ${s.url}: authorization violation — check NATS_CREDS_FILE (${strangerFile}): is the user JWT valid and its account known to the server?\n`,
+    );
+    expect(wrong.stderr).not.toContain('waiting for');
+  });
+
+  it('a client certificate (NATS_TLS_CERT_FILE + NATS_TLS_KEY_FILE) for a server with tls verify; without one: exit 1 at once, one line', async () => {
+    const s = await server({ tls: { verifyClients: true } });
+    const { caFile } = await testCa();
+    const certFile = join(dir, 'client-cert.pem');
+    const keyFile = join(dir, 'client-key.pem');
+    writeFileSync(certFile, s.clientCertificate!.certPem);
+    writeFileSync(keyFile, s.clientCertificate!.keyPem, { mode: 0o600 });
+    const ok = await migrate({ NATS_URL: s.url, NATS_TLS_CA_FILE: caFile, NATS_TLS_CERT_FILE: certFile, NATS_TLS_KEY_FILE: keyFile });
+    expect(ok.code, ok.stderr).toBe(0);
+
+    const without = await migrate({ NATS_URL: s.url, NATS_TLS_CA_FILE: caFile });
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain(
+      `migrate: NATS at ${s.url}: the server verifies client certificates (tls verify) and none is configured — set NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE\n`,
+    );
+    expect(without.stderr).not.toContain('waiting for'); // refused, not retried
   });
 
   it('bad combinations are refused at load, naming the variable and the path, never a secret', async () => {

@@ -8,7 +8,7 @@ import { runAdminCommand } from '@wirehook/admin';
 import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
 import { openEmbeddedStore } from '@wirehook/store';
-import { ApiClient, freePortRun, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
+import { ApiClient, freePortRun, type NatsServer, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
 import type { TestTenant } from './harness.ts';
 import { hostFor, TEST_ALLOW_HOSTS } from './receivers.ts';
 
@@ -19,6 +19,8 @@ export interface ClusterHarnessOptions {
   env?: Record<string, string>;
   /** Print the services' log lines (debugging). */
   verbose?: boolean;
+  /** A nats-server to share with another harness (two installs on one NATS): used as given, never stopped here. */
+  nats?: NatsServer;
 }
 
 /** The test's view of the shared clock: the wall clock plus the offset in the file. */
@@ -45,7 +47,7 @@ export interface ClusterHarness {
   url: string;
   clock: ClockFile;
   cluster: Cluster;
-  nats: Awaited<ReturnType<typeof startNatsServer>>;
+  nats: NatsServer;
   redis: Awaited<ReturnType<typeof startRedisServer>>;
   dataDir: string;
   tenant(options?: { plan?: PlanName; env?: Environment; scopes?: Scope[] }): Promise<TestTenant>;
@@ -59,7 +61,8 @@ export interface ClusterHarness {
 /** Starts NATS, Redis and every Wirehook service for a test file. Close it in afterAll. */
 export async function startClusterHarness(options: ClusterHarnessOptions = {}): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-cluster-'));
-  const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
+  const [nats, redis] = await Promise.all([options.nats ?? startNatsServer(), startRedisServer()]);
+  const stopServers = () => Promise.all([options.nats ? undefined : nats.stop(), redis.stop()]);
   const clock = new ClockFile(join(dataDir, 'clock-offset'));
   const dispatchers = options.dispatchers ?? 1;
   // Every test receiver name (rN.receiver.wirehook.test → 127.0.0.N), like curl --resolve.
@@ -92,7 +95,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       onLine: options.verbose ? (name, line) => process.stderr.write(`[${name}] ${line}\n`) : () => {},
     });
   } catch (err) {
-    await Promise.all([nats.stop(), redis.stop()]);
+    await stopServers();
     throw err;
   }
   // The admin CLI's code against the same SQLite file the services share.
@@ -127,7 +130,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
     async close() {
       await cluster.stop();
       await store.close();
-      await Promise.all([nats.stop(), redis.stop()]);
+      await stopServers();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

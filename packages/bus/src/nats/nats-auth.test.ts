@@ -103,8 +103,12 @@ describe('NatsBus authenticates to a real nats-server', () => {
     const keyFile = join(dir, 'client-key.pem');
     writeFileSync(certFile, s.clientCertificate!.certPem);
     writeFileSync(keyFile, s.clientCertificate!.keyPem);
-    // Without the certificate the server ends the handshake (the connect fails after nats.js's 20 s timeout, too slow to wait for here).
     await roundTrip(s.url, { kind: 'none' }, { caFile, certFile, keyFile });
+    // Without one: refused before nats.js would wait out its 20 s connect timeout (client-cert-probe.ts).
+    const err = await refused(s.url, { kind: 'none' }, { caFile });
+    expect(err.message).toBe(
+      `NATS at ${s.url}: the server verifies client certificates (tls verify) and none is configured — set NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE`,
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/t
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
 import { tracePublish } from '../bus-tracing.ts';
+import { clientCertificateRefusal } from './client-cert-probe.ts';
 import { natsAuthOptions, type NatsAuth, type NatsTls, redactNatsUrl, refusal } from './nats-auth.ts';
 import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
 import { applyStreams, DEFAULT_NATS_PREFIX, DEFAULT_STREAM_SETTINGS, natsStreams, type StreamLogger, type StreamSettings, type StreamSpec } from './streams.ts';
@@ -80,12 +81,19 @@ export class NatsBus implements Bus {
    * Connects and applies the stream topology (create or update by streamUpdate's rules, so
    * every replica may do it and none undoes what an operator set on the server).
    * @throws NatsConnectRefusedError (one line naming NATS and the URL, never a secret) when
-   *   the server refuses the credentials or its certificate is not trusted: no retry cures it;
+   *   the server refuses the credentials, its certificate is not trusted, or it verifies client
+   *   certificates and none is configured: no retry cures it;
    *   another Error when no server answers, or when JetStream refuses the topology.
    */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const servers = (Array.isArray(options.servers) ? options.servers : [options.servers]).map(redactNatsUrl);
     const auth = options.auth ?? { kind: 'none' };
+    // TLS asked for without a client certificate: see clientCertificateRefusal for why it looks first.
+    const tlsAsked = servers.some((url) => url.startsWith('tls://')) || Boolean(options.tls?.caFile);
+    if (tlsAsked && !options.tls?.certFile) {
+      const refused = await clientCertificateRefusal(servers);
+      if (refused) throw refused;
+    }
     let nc: NatsConnection;
     try {
       nc = await connect({

@@ -31,6 +31,12 @@ export interface NatsServerOptions {
    * `verifyClients`: `--tlsverify`, a client must present a certificate of that CA.
    */
   tls?: { verifyClients?: boolean };
+  /**
+   * Operator (decentralized JWT) mode: the operator's JWT, the system account's public key and
+   * every account's JWT by public key, preloaded into a MEMORY resolver. Users then connect
+   * with a creds file (a user JWT an account signed, and the user's seed).
+   */
+  operator?: { jwt: string; systemAccount: string; accounts: Readonly<Record<string, string>> };
 }
 
 /**
@@ -69,16 +75,23 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
 
 /**
  * `-c <file>` of a config for what the command line has no flag for: JetStream limited to
- * memory (flags still set the rest), nkey users. Written into the server's dir, deleted with it.
+ * memory (flags still set the rest), nkey users, operator mode. Written into the server's dir,
+ * deleted with it.
  */
 function configFile(dir: string, options: NatsServerOptions): string[] {
   let text = '';
   if (options.memoryOnly) text += 'jetstream {\n  max_memory_store: 256MB\n  max_file_store: 0\n}\n';
   if (options.nkeyUsers?.length) text += `authorization {\n  users = [\n${options.nkeyUsers.map((nkey) => `    { nkey: ${nkey} }\n`).join('')}  ]\n}\n`;
+  if (options.operator) text += operatorConfig(options.operator);
   if (text === '') return [];
   const file = join(dir, 'server.conf');
   writeFileSync(file, text);
   return ['-c', file];
+}
+
+function operatorConfig(operator: NonNullable<NatsServerOptions['operator']>): string {
+  const preload = Object.entries(operator.accounts).map(([key, jwt]) => `  ${key}: ${jwt}\n`);
+  return `operator: ${operator.jwt}\nsystem_account: ${operator.systemAccount}\nresolver: MEMORY\nresolver_preload: {\n${preload.join('')}}\n`;
 }
 
 function authArgs(options: NatsServerOptions): string[] {
