@@ -4,7 +4,9 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { ENDPOINTS_PLANS as W } from './plans/endpoints.ts';
 import type { Sent } from './plans/plan.ts';
+import { scope } from './query.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
 // reason goes (#40): as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
@@ -15,10 +17,11 @@ import type { Sent } from './plans/plan.ts';
 /**
  * Makes what the endpoint's Retry-After hold put off (due at exactly `heldUntil`) due at `now`,
  * in the caller's transaction; nothing without a hold. Each month's equality range of the
- * endpoint's due index, newest month first, up to PUT_OFF_BATCH in all.
+ * endpoint's due index, newest month first, up to PUT_OFF_BATCH in all; beyond that, the
+ * endpoint's walk makes the rest due, a batch at a time (`releasePutOff`, #40).
  * @returns the due notes to pass to noteDue after the commit.
  */
-export function endHold(
+export async function endHold(
   conn: MongoConnection,
   session: ClientSession,
   t: Tenant,
@@ -26,8 +29,34 @@ export function endHold(
   now: number,
   heldUntil: number | null,
 ): Promise<DueNote[]> {
-  if (heldUntil === null) return Promise.resolve([]);
-  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil));
+  if (heldUntil === null) return [];
+  const { due, count } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, PUT_OFF_BATCH);
+  if (count === PUT_OFF_BATCH) {
+    // The rest is the walk's (endpoint-walk.ts): one document by _id, written in this transaction.
+    const q = W.walk(endpointId);
+    await conn.endpointWalks.updateOne(
+      q.filter,
+      { $set: { putOffUntil: heldUntil }, $setOnInsert: { ...scope(t), hold: null, heldSince: null, failBefore: null } },
+      { ...q.options, session, upsert: true },
+    );
+  }
+  return due;
+}
+
+/**
+ * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `now` (as endHold).
+ * @returns the due notes to pass to noteDue after the commit, and how many became due.
+ */
+export function releasePutOff(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  endpointId: string,
+  heldUntil: number,
+  now: number,
+  limit: number,
+): Promise<{ due: DueNote[]; count: number }> {
+  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit);
 }
 
 /**
@@ -35,17 +64,25 @@ export function endHold(
  * `now`, in the caller's transaction, for the new limit to space again. Up to PUT_OFF_BATCH.
  * @returns the due notes to pass to noteDue after the commit.
  */
-export function respace(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number): Promise<DueNote[]> {
-  return makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now));
+export async function respace(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number): Promise<DueNote[]> {
+  return (await makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now), PUT_OFF_BATCH)).due;
 }
 
-/** Entries one hold's end or limit change reads at most, leased ones included (as SQLite's RESPACE_READ). */
-const PUT_OFF_READ = 5 * PUT_OFF_BATCH;
+/** Entries one call reads at most per delivery it may make due, leased ones included (as SQLite's RESPACE_READ). */
+const READ_PER_PUT_OFF = 5;
 
-async function makeDue(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number, q: Sent): Promise<DueNote[]> {
+async function makeDue(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  endpointId: string,
+  now: number,
+  q: Sent,
+  limit: number,
+): Promise<{ due: DueNote[]; count: number }> {
   const due: DueNote[] = [];
-  let left = PUT_OFF_BATCH;
-  let read = PUT_OFF_READ;
+  let left = limit;
+  let read = READ_PER_PUT_OFF * limit;
   // Newest month first: what was put off is recent.
   for (const month of [...(await conn.months(now))].reverse()) {
     if (left <= 0 || read <= 0) break;
@@ -68,5 +105,5 @@ async function makeDue(conn: MongoConnection, session: ClientSession, t: Tenant,
     await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: now, dueAt: now } }, { ...byIds.options, session });
     due.push({ orgId: t.orgId, env: t.env, endpointId, month, dueAt: now });
   }
-  return due;
+  return { due, count: limit - left };
 }

@@ -4,6 +4,7 @@ import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import type { EndpointWalkDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
+import { releasePutOff } from './endpoint-put-off.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { type Month, monthStartOf } from './months.ts';
 import { handOver, type EndedDelivery } from './ordered-lanes.ts';
@@ -125,6 +126,16 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       next = at.next;
     }
     finished = { hold: null, heldSince: null };
+  } else if (walk.putOffUntil != null) {
+    // The rest of what an ended Retry-After hold put off (#40), newest month first, reading at
+    // most 5 × batch entries of the endpoint's due index. A call that releases nothing (a
+    // pause's or delete's first batch, `now` 0) leaves it for the walk's next batch.
+    if (now === 0) return result;
+    const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch);
+    result.released += made.count;
+    result.due.push(...made.due);
+    more = made.count === batch;
+    finished = { putOffUntil: null };
   }
   if (more) return result;
   if (next !== undefined) {

@@ -1,7 +1,7 @@
 import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
-import type { EndpointId } from '@wirehook/core';
+import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
-import { intOrNull } from './row.ts';
+import { intOrNull, text } from './row.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
 // reason goes (#40). A put-off delivery went back to the store unleased, open, not held by a
@@ -18,23 +18,46 @@ const RESPACE_READ = 5 * PUT_OFF_BATCH;
 
 /**
  * Ends the endpoint's Retry-After hold: `held_until` becomes NULL and the deliveries it put
- * off (due at its end) are due at `now`, PUT_OFF_BATCH at most.
- * Inside the caller's transaction. @returns how many became due.
+ * off (due at its end) are due at `now`, PUT_OFF_BATCH here; beyond that, the endpoint's walk
+ * makes the rest due, a batch at a time (`releasePutOff`). Inside the caller's transaction.
+ * @returns how many became due here.
  */
 export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: number): number {
-  const row = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
+  const row = conn.statement('SELECT held_until, org_id, env FROM endpoints WHERE id = ?').get(endpointId);
   const heldUntil = row === undefined ? null : intOrNull(row, 'held_until');
-  if (heldUntil === null) return 0;
+  if (row === undefined || heldUntil === null) return 0;
   conn.statement('UPDATE endpoints SET held_until = NULL WHERE id = ?').run(endpointId);
-  // Only what the hold put off (due at its end): a pending delivery due at another time was
-  // spaced by the rate limit, which the hold's end does not change.
+  const released = releasePutOff(conn, endpointId, heldUntil, now, PUT_OFF_BATCH);
+  if (released === PUT_OFF_BATCH) recordPutOffWalk(conn, { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, endpointId, heldUntil);
+  return released;
+}
+
+/**
+ * Makes up to `limit` of what a hold ending at `heldUntil` put off (open, due at exactly its
+ * end) due at `now`: only those, as a pending delivery due at another time was spaced by the
+ * rate limit, which the hold's end does not change. @returns how many became due.
+ */
+export function releasePutOff(conn: SqliteConnection, endpointId: EndpointId, heldUntil: number, now: number, limit: number): number {
   const { changes } = conn
     .statement(
       `UPDATE deliveries SET next_attempt_at = ? WHERE id IN
-        (SELECT id FROM deliveries WHERE ${PUT_OFF} AND next_attempt_at = ? LIMIT ${PUT_OFF_BATCH})`,
+        (SELECT id FROM deliveries WHERE ${PUT_OFF} AND next_attempt_at = ? LIMIT ?)`,
     )
-    .run(now, endpointId, now, now, heldUntil);
+    .run(now, endpointId, now, now, heldUntil, limit);
   return Number(changes);
+}
+
+/**
+ * Leaves the rest of what a Retry-After hold ending at `heldUntil` put off to the endpoint's
+ * walk (the hold's end made the first PUT_OFF_BATCH due): each batch makes the next ones due.
+ */
+export function recordPutOffWalk(conn: SqliteConnection, t: Tenant, endpointId: EndpointId, heldUntil: number): void {
+  conn
+    .statement(
+      `INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_until) VALUES (?, ?, ?, ?)
+       ON CONFLICT (endpoint_id) DO UPDATE SET put_off_until = excluded.put_off_until`,
+    )
+    .run(endpointId, t.orgId, t.env, heldUntil);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
+import { releasePutOff } from './endpoint-put-off.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';
 
@@ -40,10 +41,15 @@ export function recordWalk(conn: SqliteConnection, t: Tenant, endpointId: Endpoi
   }
 }
 
+/** Deletes the endpoint's walk row when nothing is left of it. */
+function dropIfDone(conn: SqliteConnection, endpointId: EndpointId): void {
+  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL AND put_off_until IS NULL').run(endpointId);
+}
+
 /** Forgets a hold the endpoint no longer needs (it is active again: nothing needs holding). */
 export function dropHold(conn: SqliteConnection, endpointId: EndpointId): void {
   conn.statement(`UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ? AND hold = 'hold'`).run(endpointId);
-  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL').run(endpointId);
+  dropIfDone(conn, endpointId);
 }
 
 /** What one batch of a walk did. */
@@ -65,6 +71,7 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
   const t = { orgId: text(walk, 'org_id'), env: text(walk, 'env') };
   const failBefore = intOrNull(walk, 'fail_before');
   const hold = textOrNull(walk, 'hold') as 'hold' | 'release' | null;
+  const putOffUntil = intOrNull(walk, 'put_off_until');
   if (failBefore !== null) {
     const rows = conn
       .statement(
@@ -118,9 +125,16 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     }
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
+  } else if (putOffUntil !== null) {
+    // The rest of what an ended Retry-After hold put off (#40). A call that releases nothing
+    // (a pause's or delete's first batch, `now` 0) leaves it for the walk's next batch.
+    if (now === 0) return result;
+    result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch);
+    if (result.released === batch) return result;
+    conn.statement('UPDATE endpoint_walks SET put_off_until = NULL WHERE endpoint_id = ?').run(endpointId);
   }
   // Nothing left of it: gone.
-  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL').run(endpointId);
+  dropIfDone(conn, endpointId);
   return result;
 }
 

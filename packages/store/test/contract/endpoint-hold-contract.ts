@@ -45,6 +45,29 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       expect(await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at })).toMatchObject({ heldUntil: null });
     });
 
+    it('ending a hold that put off 1,002: 1,000 due at once, the endpoint’s walk makes the other 2 due', async () => {
+      const { t, endpoint } = await m.scene();
+      const now = f.clock.now();
+      const heldUntil = now + HOUR;
+      await f.store.endpoints.hold(t, endpoint.id, heldUntil);
+      const putOff: DeliveryId[] = [];
+      for (let i = 0; i < 1_002; i++) {
+        const id = m.only(await m.send(t));
+        await f.store.deliveries.release(claimRef(await m.claim(id)), heldUntil);
+        putOff.push(id);
+      }
+      const at = f.clock.now() + SECOND; // a send moves the fixtures' clock: still within the hour
+      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      expect(await m.dueOf(at, putOff)).toHaveLength(1_000);
+      const walkedAt = at + SECOND;
+      expect((await f.store.deliveries.walkEndpoints(walkedAt, 1_000, 100)).changed).toBeGreaterThanOrEqual(2);
+      const due = await m.dueOf(walkedAt, putOff);
+      expect(due).toHaveLength(1_002);
+      // The last two were made due by the walk, at its time; nothing is left at the hold's old end.
+      const late = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).filter((d) => d.nextAttemptAt !== at);
+      expect(late.map((d) => d.nextAttemptAt)).toEqual([walkedAt, walkedAt]);
+    });
+
     it('update without endHoldAt leaves the hold and what it put off as they are', async () => {
       const { t, endpoint, putOff, heldUntil } = await heldScene();
       expect(await f.store.endpoints.update(t, endpoint.id, { description: 'x' })).toMatchObject({ heldUntil });
