@@ -16,7 +16,24 @@ import { Wirehook } from '@wirehook/client';
 import { eventually, freePort } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 import { reachingReceivers } from '../support/receivers.ts';
-import { codeBlock, listening, nodeOf, output, pack, REPO, type Ran, run, start, type TlsBridge, tlsBridge, userEnv } from './user-project.ts';
+import {
+  codeBlock,
+  listening,
+  nodeOf,
+  nodeVersions,
+  npmInstallFlags,
+  output,
+  pack,
+  REPO,
+  type Ran,
+  registryDependencies,
+  run,
+  start,
+  type TlsBridge,
+  testedNodeVersions,
+  tlsBridge,
+  userEnv,
+} from './user-project.ts';
 
 const PACKAGES = ['client', 'receiver'] as const;
 type Dir = (typeof PACKAGES)[number];
@@ -27,15 +44,8 @@ const bin = (name: string) => join(REPO, 'node_modules', '.bin', name);
 /** The tsc of the TypeScript that `from` (a package.json) depends on. */
 const tscOf = (from: string) => join(dirname(createRequire(join(REPO, from)).resolve('typescript/package.json')), 'bin', 'tsc');
 
-/** The Node.js versions a README says the package runs on: "runs it on Node.js 20 and 24". */
-function testedNodeVersions(text: string): number[] {
-  const match = /runs it on Node\.js (\d+) and (\d+)/.exec(text.replace(/\s+/g, ' '));
-  if (!match) throw new Error('the README names no Node.js versions ("runs it on Node.js N and M")');
-  return [Number(match[1]), Number(match[2])];
-}
-
 // Both READMEs name the same versions (checked below); these are what everything here runs on.
-const NODE_VERSIONS = testedNodeVersions(readme('client'));
+const NODE_VERSIONS = nodeVersions();
 
 /** The TypeScript sample (x-codeSamples) of every operation of docs/openapi.json, by operationId. */
 function documentSamples(): Record<string, string> {
@@ -132,8 +142,8 @@ beforeAll(async () => {
   writeFileSync(join(project, 'load.mjs'), LOAD_CHECK('import'));
   writeFileSync(join(project, 'load.cjs'), LOAD_CHECK('require'));
   // One install for both, from the tarballs, with what the examples import.
-  const deps = [tarballs.client, tarballs.receiver, 'express@5', '@types/express@5', 'fastify@5', `@types/node@${Math.min(...NODE_VERSIONS)}`];
-  installed = await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', ...deps], { cwd: project });
+  const deps = [tarballs.client, tarballs.receiver, ...registryDependencies(NODE_VERSIONS)];
+  installed = await run('npm', ['install', ...npmInstallFlags(), ...deps], { cwd: project });
 }, 240_000);
 
 afterAll(() => {

@@ -42,7 +42,9 @@ export const output = (ran: Ran) => `exit ${ran.code}\n${ran.stdout}\n${ran.stde
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const npm = ['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig', 'NPM_CONFIG_USERCONFIG'];
   const proxies = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
-  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', ...npm, ...proxies];
+  // A machine's own CA for its proxy (as a user's shell has it): npm fails TLS without it.
+  const tls = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'];
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'LANG', ...npm, ...proxies, ...tls];
   return { ...Object.fromEntries(keep.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]]))), ...extra };
 }
 
@@ -65,6 +67,35 @@ export async function pack(dir: string, destination: string): Promise<string> {
   if (!existsSync(join(destination, fileName))) throw new Error(`pnpm pack did not write ${fileName}\n${output(ran)}`);
   return join(destination, fileName);
 }
+
+/** The Node.js versions a README says the package runs on: "runs it on Node.js 20 and 24". */
+export function testedNodeVersions(text: string): number[] {
+  const match = /runs it on Node\.js (\d+) and (\d+)/.exec(text.replace(/\s+/g, ' '));
+  if (!match) throw new Error('the README names no Node.js versions ("runs it on Node.js N and M")');
+  return [Number(match[1]), Number(match[2])];
+}
+
+/** The Node.js versions the install test runs on: those @wirehook/client's README names. */
+export const nodeVersions = () => testedNodeVersions(readFileSync(join(REPO, 'packages', 'client', 'README.md'), 'utf8'));
+
+/**
+ * What the user's project installs from the registry beside the tarballs (the examples import
+ * them). `./dev test` fetches these into npm's cache before any test starts
+ * (scripts/test-downloads.ts), so the install inside the test's time limit reads only the cache.
+ */
+export const registryDependencies = (nodes: number[]) => ['express@5', '@types/express@5', 'fastify@5', `@types/node@${Math.min(...nodes)}`];
+
+/**
+ * npm install's flags for the user's project: `--offline` once ./dev has fetched everything
+ * (WIREHOOK_TEST_DOWNLOADS=cached), so a missing package fails at once, naming it, instead of
+ * downloading inside a test's time limit; otherwise the cache first, the registry for the rest.
+ */
+export const npmInstallFlags = () => [
+  '--no-audit',
+  '--no-fund',
+  '--loglevel=error',
+  process.env['WIREHOOK_TEST_DOWNLOADS'] === 'cached' ? '--offline' : '--prefer-offline',
+];
 
 /** The major version of the Node.js at `path`, or undefined when there is none. */
 async function majorOf(path: string): Promise<number | undefined> {
