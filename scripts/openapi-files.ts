@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { openApiDocument, openApiDocumentText } from '@wirehook/gateway';
+import { openApiDocument, openApiDocumentText } from '@wirehook/http-api';
 
 /** The generated API contract files: their paths and the text each must hold. */
 export const GENERATED = {

@@ -3,7 +3,7 @@
 // ratios by route can be computed.
 import { readMetric } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeLabel } from '../../services/gateway/src/http/route-label.ts';
+import { routeLabel } from '../../packages/http-api/src/http/route-label.ts';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 let wh: Harness;

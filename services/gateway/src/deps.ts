@@ -1,32 +1,4 @@
-import type { Clock, IntakePort, RecoveryPort, SecretBox } from '@wirehook/core';
-import type { AddressPolicy, LookupFn } from '@wirehook/egress';
-import type { EndpointThroughput, RateLimiter } from '@wirehook/kv';
-import type { HttpMetrics, Logger } from '@wirehook/platform';
-import type { Store } from '@wirehook/store';
+import type { PublicApiDeps } from '@wirehook/http-api';
 
-/** Everything the gateway needs, built by a composition root and handed in. */
-export interface GatewayDeps {
-  store: Store;
-  /** Accepting messages and re-sends (message-intake). */
-  intake: IntakePort;
-  /** Starting and reading recoveries (the recovery service). */
-  recovery: RecoveryPort;
-  rateLimiter: RateLimiter;
-  /** Endpoints' throughput as the dispatchers share it (#32: in flight, adaptive limit); absent: reported as none. */
-  throughput?: EndpointThroughput;
-  clock: Clock;
-  logger: Logger;
-  metrics: HttpMetrics;
-  /** Seals signing secrets before they reach the store. */
-  secretBox: SecretBox;
-  /** Which destination addresses endpoints may use (DELIVERY_ALLOW_HOSTS). */
-  addressPolicy: AddressPolicy;
-  /** DNS resolution for endpoint URL checks. */
-  lookup: LookupFn;
-  /** Months of messages kept; bounds cursors and message ids. */
-  retentionMonths: number;
-  /** Base of portal links (PORTAL_PUBLIC_URL). */
-  portalPublicUrl: string;
-  /** SMTP_URL is set: e-mail alert targets can be made. */
-  emailConfigured: boolean;
-}
+/** Everything the gateway needs: the public API's deps (packages/http-api), built by a composition root and handed in. */
+export type GatewayDeps = PublicApiDeps;

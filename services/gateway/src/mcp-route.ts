@@ -4,8 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { MAX_BODY_BYTES } from '@wirehook/core';
 import { createWirehookMcpServer, type WirehookApi } from '@wirehook/mcp';
 import type { GatewayDeps } from './deps.ts';
-import { authenticate } from './http/auth.ts';
-import { rateLimit } from './http/rate-limit.ts';
+import { authenticate, rateLimit } from '@wirehook/http-api';
 
 /**
  * POST /mcp: the MCP tools over Streamable HTTP (stateless: a server and transport per

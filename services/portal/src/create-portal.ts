@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { hashPortalToken } from '@wirehook/core';
-import { baseApp, errorHandler, notFound } from '@wirehook/gateway';
+import { baseApp, errorHandler, notFound } from '@wirehook/http-api';
 import type { PortalToken } from '@wirehook/store';
 import type { PortalDeps } from './deps.ts';
 import { goneHtml, pageHeaders, pageLocale, readAssets, shellHtml } from './page.ts';

@@ -1,9 +1,8 @@
-import type { GatewayDeps } from '@wirehook/gateway';
+import type { ApiDeps } from '@wirehook/http-api';
 
 /**
- * Everything the portal's server needs, built by a composition root and handed in. Its API
- * serves the gateway's /v1 routes under a link's token, so it needs what they read: the
- * gateway's deps (one definition) but the two only the gateway's own routes use — portal
- * links are made and e-mail targets set up through the gateway, never through the portal.
+ * Everything the portal's server needs, built by a composition root and handed in: the HTTP
+ * API's deps (packages/http-api), as its token API serves the very /v1 routes under a link's
+ * token. Portal links are made and e-mail targets set up through the gateway, never here.
  */
-export type PortalDeps = Omit<GatewayDeps, 'portalPublicUrl' | 'emailConfigured'>;
+export type PortalDeps = ApiDeps;

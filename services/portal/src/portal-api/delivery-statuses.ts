@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { DeliveryStatus, MessageId, MessageRowResponse, Tenant } from '@wirehook/core';
-import { authOf } from '@wirehook/gateway';
+import { authOf } from '@wirehook/http-api';
 import type { PortalDeps } from '../deps.ts';
 
 /** A message row of the portal's list: the API's, with how many of its deliveries are in each status. */

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { ConflictError, NotFoundError, parseInput, trialSendBody } from '@wirehook/core';
-import { authOf, endpointInScope, requireScope } from '@wirehook/gateway';
+import { authOf, endpointInScope, requireScope } from '@wirehook/http-api';
 import type { PortalDeps } from '../deps.ts';
 
 /**

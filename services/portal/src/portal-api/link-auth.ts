@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { hashPortalToken, NotFoundError, UnauthorizedError, type Scope } from '@wirehook/core';
-import { setAuth } from '@wirehook/gateway';
+import { setAuth } from '@wirehook/http-api';
 import type { PortalToken } from '@wirehook/store';
 import type { PortalDeps } from '../deps.ts';
 

@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { egressIpsRouter, endpointsRouter, eventTypesRouter, messagesRouter, notFound, rateLimit } from '@wirehook/gateway';
+import { egressIpsRouter, endpointsRouter, eventTypesRouter, messagesRouter, notFound, rateLimit } from '@wirehook/http-api';
 import type { PortalDeps } from '../deps.ts';
 import { deliveryStatusesOnRows } from './delivery-statuses.ts';
 import { endpointExtrasRouter } from './endpoint-extras.ts';

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { NotFoundError } from '@wirehook/core';
-import { authOf, consumerJson } from '@wirehook/gateway';
+import { authOf, consumerJson } from '@wirehook/http-api';
 import type { PortalDeps } from '../deps.ts';
 import { linkOf } from './link-auth.ts';
 

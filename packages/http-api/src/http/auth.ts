@@ -14,7 +14,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { Store } from '@wirehook/store';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** Who is calling: set by `authenticate` for every /v1 request (and the portal's token check, services/portal, for its API). */
 export interface AuthContext {
@@ -58,7 +58,7 @@ export function setAuth(res: Response, auth: AuthContext): void {
  * Resolves `Authorization: Bearer sk_…` to its key and org. Missing, malformed, unknown,
  * revoked and expired keys all get the same 401, so a caller learns nothing about which.
  */
-export function authenticate(deps: Pick<GatewayDeps, 'store' | 'clock'>) {
+export function authenticate(deps: Pick<ApiDeps, 'store' | 'clock'>) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     const token = match?.[1];

@@ -17,13 +17,13 @@ import {
   portalLinkBody,
   DEFAULT_PAGE_SIZE,
 } from '@wirehook/core';
-import type { GatewayDeps } from '../deps.ts';
+import type { PublicApiDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { consumerJson } from './presenters.ts';
 
 /** /v1/consumers */
-export function consumersRouter(deps: GatewayDeps): Router {
+export function consumersRouter(deps: PublicApiDeps): Router {
   const { store, clock } = deps;
   const router = Router();
 

@@ -2,7 +2,7 @@
 // hold from the store, its sends in flight and adaptive limit from the Kv the dispatchers share.
 import type { Endpoint } from '@wirehook/core';
 import type { ThroughputSnapshot } from '@wirehook/kv';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** The `throughput` object of an endpoint's detail. */
 export interface ThroughputJson {
@@ -16,7 +16,7 @@ export interface ThroughputJson {
  * What the dispatchers share of `endpointId` at `now`. The Kv failing (Redis down) is no
  * reason to fail the endpoint's page: it then reports nothing in flight and no cut.
  */
-export async function throughputNow(deps: Pick<GatewayDeps, 'throughput' | 'logger'>, endpointId: string, now: number): Promise<ThroughputSnapshot> {
+export async function throughputNow(deps: Pick<ApiDeps, 'throughput' | 'logger'>, endpointId: string, now: number): Promise<ThroughputSnapshot> {
   if (deps.throughput === undefined) return { concurrency: null, inFlight: 0 };
   try {
     return await deps.throughput.snapshot(endpointId, now);

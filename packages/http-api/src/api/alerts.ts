@@ -21,7 +21,7 @@ import {
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import { MAX_ALERT_TARGETS_PER_ENV, type AlertTarget } from '@wirehook/store';
-import type { GatewayDeps } from '../deps.ts';
+import type { PublicApiDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 
 /**
@@ -38,7 +38,7 @@ const TEST_POLL_MS = 250;
 const TESTS_PER_TARGET_PER_MINUTE = 5;
 const TESTS_PER_ENVIRONMENT_PER_MINUTE = 20;
 
-export function alertsRouter(deps: GatewayDeps): Router {
+export function alertsRouter(deps: PublicApiDeps): Router {
   const { store, clock } = deps;
   const router = Router();
   /** The environment's target `id`, read alone (not the list): another environment's is not found. */

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import type { EgressAddress, EgressIpResponse } from '@wirehook/core';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /** /v1/egress-ips: the addresses fixed_ip endpoints are sent from, as recorded by egressIpSync. */
-export function egressIpsRouter(deps: Pick<GatewayDeps, 'store' | 'clock'>): Router {
+export function egressIpsRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router {
   const router = Router();
   // Any key of the environment may read it (like GET /v1/event-types): the pool is the whole
   // installation's, the same for every tenant, and what a sender tells customers to allowlist.

@@ -23,7 +23,7 @@ import {
 } from '@wirehook/core';
 import { checkEndpointUrl } from '@wirehook/egress';
 import type { EndpointPatch } from '@wirehook/store';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { endpointStats } from './endpoint-stats.ts';
@@ -32,7 +32,7 @@ import { attemptJson, endpointJson, endpointStatsJson, recoveryJson } from './pr
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
 export function endpointsRouter(
-  deps: Pick<GatewayDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput'>,
+  deps: Pick<ApiDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput'>,
 ): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PLANS, PORTAL_REQUESTS_PER_MINUTE, RateLimitedError } from '@wirehook/core';
 import type { RateLimitDecision } from '@wirehook/kv';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authOf } from './auth.ts';
 
 /**
@@ -11,7 +11,7 @@ import { authOf } from './auth.ts';
  * are let through uncounted — webhooks keep flowing; the outage is logged and counted in
  * `wirehook_rate_limit_unavailable_total` — rather than refused.
  */
-export function rateLimit(deps: Pick<GatewayDeps, 'rateLimiter' | 'metrics' | 'logger' | 'clock'>) {
+export function rateLimit(deps: Pick<ApiDeps, 'rateLimiter' | 'metrics' | 'logger' | 'clock'>) {
   return async (_req: Request, res: Response, next: NextFunction) => {
     const { tenant, org, consumerId } = authOf(res);
     // A portal link counts against its own consumer's budget: one customer's page (or script)

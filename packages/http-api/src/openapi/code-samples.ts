@@ -1,5 +1,7 @@
 import type { Operation } from './operations.ts';
 
+/** The SDK the samples use, named in their text only (the server does not depend on it). */
+const CLIENT_PACKAGE = '@wirehook/client';
 /**
  * The @wirehook/client method of each operation: the client's OPERATION_METHODS, written out
  * here because the server does not depend on its SDK. packages/client's operations.test.ts fails
@@ -65,7 +67,7 @@ export function codeSamples(op: Operation): CodeSample[] {
   const path = op.path.replace(/\{[^}]+\}/g, () => ids.shift()!.value);
   return [
     { lang: 'Shell', label: 'curl', source: curl(op, path) },
-    { lang: 'TypeScript', label: '@wirehook/client', source: typescript(op, method) },
+    { lang: 'TypeScript', label: CLIENT_PACKAGE, source: typescript(op, method) },
   ];
 }
 
@@ -96,7 +98,7 @@ function typescript(op: Operation, method: string): string {
   if (op.idempotencyKey) args.push(`{ idempotencyKey: 'order-1001-paid' }`);
   const call = `await wirehook.${method}(${args.join(', ')})`;
   return [
-    `import { Wirehook } from '@wirehook/client';`,
+    `import { Wirehook } from '${CLIENT_PACKAGE}';`,
     '',
     `const wirehook = new Wirehook({ apiKey: process.env.WIREHOOK_API_KEY!, baseUrl: process.env.WIREHOOK_URL });`,
     op.success.schema ? `const answer = ${call};\nconsole.log(answer);` : `${call};`,

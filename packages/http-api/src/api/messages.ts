@@ -15,13 +15,13 @@ import {
   DEFAULT_PAGE_SIZE,
   SEARCH_WINDOW_MS,
 } from '@wirehook/core';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { attemptJson, deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
 /** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
-export function messagesRouter(deps: Pick<GatewayDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
+export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
   const { store, clock, intake } = deps;
   const router = Router();
 

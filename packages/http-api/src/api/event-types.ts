@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { createEventTypeBody, ForbiddenError, parseInput } from '@wirehook/core';
-import type { GatewayDeps } from '../deps.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
 import { eventTypeJson } from './presenters.ts';
 
 /** /v1/event-types; the portal serves it too, under its link's token (services/portal). */
-export function eventTypesRouter(deps: Pick<GatewayDeps, 'store' | 'clock'>): Router {
+export function eventTypesRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router {
   const { store, clock } = deps;
   const router = Router();
 
