@@ -14,7 +14,6 @@ import {
   parseInput,
   RateLimitedError,
   type AlertTargetId,
-  type AlertTargetResponse,
   type AlertTestResponse,
   type OrgId,
   type Tenant,
@@ -23,6 +22,7 @@ import { checkEndpointUrl } from '@wirehook/egress';
 import { MAX_ALERT_TARGETS_PER_ENV, type AlertTarget } from '@wirehook/store';
 import type { PublicApiDeps } from '../deps.ts';
 import { authOf, requireScope } from '../http/auth.ts';
+import { alertTargetJson } from './presenters.ts';
 
 /**
  * /v1/alert-conditions: the failure-notification conditions (the spec leaves them to a
@@ -89,12 +89,12 @@ export function alertsRouter(deps: PublicApiDeps): Router {
       MAX_ALERT_TARGETS_PER_ENV,
     );
     // The one time a chat URL (its own credential) is shown whole.
-    res.status(201).json({ ...targetJson(target), ...(target.type === 'chat' ? { url: target.url ?? '' } : {}), ...(secret === null ? {} : { secret }) });
+    res.status(201).json({ ...alertTargetJson(target), ...(target.type === 'chat' ? { url: target.url ?? '' } : {}), ...(secret === null ? {} : { secret }) });
   });
 
   router.get('/alert-targets', requireScope('logs:read'), async (_req, res) => {
     const { tenant } = orgOnly(res);
-    res.json({ items: (await store.alerts.targets(tenant)).map(targetJson) });
+    res.json({ items: (await store.alerts.targets(tenant)).map(alertTargetJson) });
   });
 
   router.get('/alert-targets/:id', requireScope('logs:read'), async (req, res) => {
@@ -103,7 +103,7 @@ export function alertsRouter(deps: PublicApiDeps): Router {
     const target = await envTarget(org.id, tenant, id);
     const recent = await store.alerts.noticeAttempts(org.id, target.id, 20);
     res.json({
-      ...targetJson(target),
+      ...alertTargetJson(target),
       recent: recent.map((a) => ({
         notice_id: a.noticeId,
         type: a.type,
@@ -175,20 +175,6 @@ export function alertsRouter(deps: PublicApiDeps): Router {
   });
 
   return router;
-}
-
-/** A target as read back: a chat URL is its own credential (anyone holding it can post), so it is redacted. */
-function targetJson(t: AlertTarget): AlertTargetResponse {
-  if (t.type === 'email') return { id: t.id, type: t.type, address: t.address ?? '', created_at: t.createdAt };
-  return { id: t.id, type: t.type, url: t.type === 'chat' ? redactedUrl(t.url ?? '') : (t.url ?? ''), created_at: t.createdAt };
-}
-
-/** `https://hooks.slack.com/…wxyz`: the origin and the path's last 4 characters, enough to tell two apart. */
-export function redactedUrl(url: string): string {
-  const parsed = URL.parse(url);
-  if (parsed === null) return '…';
-  const rest = `${parsed.pathname}${parsed.search}`;
-  return `${parsed.origin}/…${rest.length > 12 ? rest.slice(-4) : ''}`;
 }
 
 /** The organization's settings are the sender's: a portal link (one consumer) has none. */

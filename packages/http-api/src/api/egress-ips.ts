@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { EgressAddress, EgressIpResponse } from '@wirehook/core';
 import type { ApiDeps } from '../deps.ts';
+import { egressIpJson } from './presenters.ts';
 
 /** /v1/egress-ips: the addresses fixed_ip endpoints are sent from, as recorded by egressIpSync. */
 export function egressIpsRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router {
@@ -12,9 +12,4 @@ export function egressIpsRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router 
     res.json({ items: items.map(egressIpJson) });
   });
   return router;
-}
-
-/** An egress address as the API shows it (the one presenter of this route). */
-export function egressIpJson(a: EgressAddress): EgressIpResponse {
-  return { ip: a.ip, family: a.family, retiring_at: a.retiringAt };
 }

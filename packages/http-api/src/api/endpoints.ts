@@ -27,8 +27,8 @@ import type { ApiDeps } from '../deps.ts';
 import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
 import { endpointStats } from './endpoint-stats.ts';
-import { throughputJson, throughputNow } from './endpoint-throughput.ts';
-import { attemptJson, endpointJson, endpointStatsJson, recoveryJson } from './presenters.ts';
+import { throughputNow } from './endpoint-throughput.ts';
+import { attemptJson, endpointJson, endpointStatsJson, recoveryJson, throughputJson } from './presenters.ts';
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
 export function endpointsRouter(

@@ -1,11 +1,14 @@
 import {
   encodeCursor,
+  type AlertTargetResponse,
   type Attempt,
   type AttemptResponse,
   type Consumer,
   type ConsumerResponse,
   type Delivery,
   type DeliveryResponse,
+  type EgressAddress,
+  type EgressIpResponse,
   type Endpoint,
   type EndpointResponse,
   type EndpointStats,
@@ -17,7 +20,8 @@ import {
   type Recovery,
   type RecoveryResponse,
 } from '@wirehook/core';
-import type { MessageDetail, MessageSummary } from '@wirehook/store';
+import type { ThroughputSnapshot } from '@wirehook/kv';
+import type { AlertTarget, MessageDetail, MessageSummary } from '@wirehook/store';
 
 // Domain records → the spec's JSON shapes (snake_case, Unix ms). One function per type, each
 // typed by its response schema (core's api-responses.ts), which the OpenAPI document is made from.
@@ -152,4 +156,42 @@ export function endpointStatsJson(s: EndpointStats): EndpointStatsResponse {
     oldest_pending_at: s.oldestPendingAt,
     series: s.series.map((p) => ({ at: p.at, attempts: p.attempts, succeeded: p.succeeded, failed: p.failed, p95_ms: p.p95Ms })),
   };
+}
+
+/** The `throughput` object of an endpoint's detail (#32). */
+export interface ThroughputJson {
+  rate_limit: number | null;
+  concurrency: number | null;
+  in_flight: number;
+  held_until: number | null;
+}
+
+/** The `throughput` object: a hold that has ended reads as null. */
+export function throughputJson(endpoint: Endpoint, flow: ThroughputSnapshot, now: number): ThroughputJson {
+  const held = endpoint.heldUntil ?? null;
+  return {
+    rate_limit: endpoint.rateLimit ?? null,
+    concurrency: flow.concurrency,
+    in_flight: flow.inFlight,
+    held_until: held !== null && held > now ? held : null,
+  };
+}
+
+/** An egress address as the API shows it. */
+export function egressIpJson(a: EgressAddress): EgressIpResponse {
+  return { ip: a.ip, family: a.family, retiring_at: a.retiringAt };
+}
+
+/** A target as read back: a chat URL is its own credential (anyone holding it can post), so it is redacted. */
+export function alertTargetJson(t: AlertTarget): AlertTargetResponse {
+  if (t.type === 'email') return { id: t.id, type: t.type, address: t.address ?? '', created_at: t.createdAt };
+  return { id: t.id, type: t.type, url: t.type === 'chat' ? redactedUrl(t.url ?? '') : (t.url ?? ''), created_at: t.createdAt };
+}
+
+/** `https://hooks.slack.com/…wxyz`: the origin and the path's last 4 characters, enough to tell two apart. */
+export function redactedUrl(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed === null) return '…';
+  const rest = `${parsed.pathname}${parsed.search}`;
+  return `${parsed.origin}/…${rest.length > 12 ? rest.slice(-4) : ''}`;
 }
