@@ -2,7 +2,7 @@ import type { CompatSignature, EgressIpList } from '@wirehook/client/types';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type EndpointDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { Loading, Notice, Time } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
 

@@ -1,31 +1,14 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type EventType, type Session } from './api.ts';
+import type { Ctx, View } from './ctx.ts';
 import { Deliveries } from './deliveries.tsx';
 import { EndpointDetailView } from './endpoint-detail.tsx';
 import { EndpointsList } from './endpoints-list.tsx';
 import { Gone } from './gone.tsx';
 import { MessageView } from './message-view.tsx';
-import { translator, type Locale, type Translator } from './i18n.ts';
+import { translator, type Locale } from './i18n.ts';
 import { useRoute } from './routes.ts';
 import { Notice } from './ui.tsx';
-
-/** Where the viewer is: state, mirrored in the address's hash (routes.ts: ids only, never the token). */
-export type View =
-  | { name: 'endpoints' }
-  /** `secret`: the one just created, shown once on arrival. */
-  | { name: 'endpoint'; id: string; secret?: string }
-  | { name: 'new' }
-  | { name: 'deliveries' }
-  | { name: 'message'; id: string };
-
-export interface Ctx {
-  t: Translator;
-  session: Session;
-  eventTypes: EventType[];
-  go(view: View): void;
-  /** Shows an error from an action (the field's own errors are shown next to it). */
-  fail(err: unknown): void;
-}
 
 export function App({ initialLocale }: { initialLocale: Locale }) {
   const [session, setSession] = useState<Session | null>(null);

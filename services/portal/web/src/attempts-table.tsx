@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Attempt, type DeliveryDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { attemptResult, Time } from './ui.tsx';
 
 /** The older attempts read so far, for the delivery object they continue (a reload starts over). */

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type MessageDetail, type MessageRow } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
 import { MessageSearch } from './message-search.tsx';
 import { hashOf } from './routes.ts';

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type DeliveryDetail, type Endpoint, type MessageDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { AttemptsTable } from './attempts-table.tsx';
 import { CopyButton } from './copy-button.tsx';
 import './delivery.css';

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Endpoint, type EndpointDetail } from './api.ts';
 import { AdvancedPanel } from './advanced-panel.tsx';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
 import { HealthPanel } from './health-panel.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type EndpointDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { Sparkline } from './sparkline.tsx';
 import { attemptResult, Loading, Pill, statusWord, Time } from './ui.tsx';
 

@@ -1,7 +1,7 @@
 import type { EndpointStats } from '@wirehook/client/types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import './health.css';
 import { HealthChart, percent, WINDOW_KEYS } from './health-chart.tsx';
 import { Loading, Time } from './ui.tsx';

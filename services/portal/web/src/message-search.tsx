@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type MessageDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 
 /** Find one message by its id (msg_…, the webhook-id header): its page, or why not, under the field. */
 export function MessageSearch({ ctx }: { ctx: Ctx }) {

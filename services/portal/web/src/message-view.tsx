@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type MessageDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
 import { Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { EndpointDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { Notice } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
 

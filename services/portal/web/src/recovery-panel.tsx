@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type EndpointDetail, type Recovery } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 
 /** Re-send what failed since a time; progress is polled while it runs. */
 export function RecoveryPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: EndpointDetail; onChange: () => void }) {

@@ -2,7 +2,7 @@
 // work: a hash after /r/<session> (`#/endpoints/ep_…`, `#/messages/msg_…`). It holds ids
 // only: never the token (which lives in memory and this tab's storage) nor a new secret.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { View } from './app.tsx';
+import type { View } from './ctx.ts';
 
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { Notice } from './ui.tsx';
 
 /** The signing secret: hidden until revealed, copied with one button, rotated with the overlap explained. */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type EndpointDetail, type MessageDetail } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 import { attemptResult } from './ui.tsx';
 
 /** One message to this endpoint only; its attempt's result is shown inline when it comes. */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from './api.ts';
-import type { Ctx } from './app.tsx';
+import type { Ctx } from './ctx.ts';
 
 /**
  * A panel's own PATCH of its endpoint (ordering, rate limit, network and signature): busy while
