@@ -51,6 +51,7 @@ describe('the webhooks section', () => {
   let rx: NamedReceiver;
   let secret: string;
   let delivered: RecordedRequest;
+  let ordered: RecordedRequest;
 
   beforeAll(async () => {
     wh = await startWirehook(await reachingReceivers());
@@ -64,6 +65,20 @@ describe('the webhooks section', () => {
       expect(found).toBeDefined();
       return found!;
     });
+    // An ordered delivery: an endpoint with ordering key, a message with an ordering_key.
+    const globex = await t.api.post('/v1/consumers', { external_id: 'globex' });
+    await t.api.post('/v1/endpoints', { consumer_id: globex.body.id, url: rx.url('/ordered'), ordering: 'key' });
+    const sentOrdered = await t.api.post('/v1/messages', {
+      consumer: 'globex',
+      event_type: 'invoice.paid',
+      payload: { invoice: 1002 },
+      ordering_key: 'invoice-1002',
+    });
+    ordered = await eventually(() => {
+      const found = rx.receiver.requests.find((r) => r.headers['webhook-id'] === sentOrdered.body.id);
+      expect(found).toBeDefined();
+      return found!;
+    });
   });
   afterAll(async () => {
     await wh?.close();
@@ -73,13 +88,23 @@ describe('the webhooks section', () => {
   it('is a POST of JSON with every documented header, each as its schema says', () => {
     expect(delivered.method).toBe('POST');
     expect(delivered.headers['content-type']).toBe('application/json');
-    const headers = webhook.parameters!.filter((p) => p.in === 'header');
+    const headers = webhook.parameters!.filter((p) => p.in === 'header' && p.required);
     expect(headers.map((h) => h.name).sort()).toEqual(['user-agent', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
     for (const h of headers) {
-      expect(h.required).toBe(true);
       expect(delivered.headers[h.name], h.name).toBeDefined();
       expect(problems(h.schema, delivered.headers[h.name]), h.name).toEqual([]);
     }
+  });
+
+  it('documents the two headers only an ordered delivery carries, each as its schema says (#43)', () => {
+    const optional = webhook.parameters!.filter((p) => p.in === 'header' && !p.required);
+    expect(optional.map((h) => h.name).sort()).toEqual(['webhook-ordering-key', 'webhook-sequence']);
+    for (const h of optional) {
+      expect(delivered.headers[h.name], `${h.name} on an unordered delivery`).toBeUndefined();
+      expect(problems(h.schema, ordered.headers[h.name]), h.name).toEqual([]);
+    }
+    expect(ordered.headers['webhook-ordering-key']).toBe('invoice-1002');
+    expect(ordered.headers['webhook-sequence']).toBe('1');
   });
 
   it('carries the body the WebhookEvent schema describes, and a tampered one fails its schema', () => {
@@ -139,5 +164,24 @@ describe('x-codeSamples', () => {
       const example = op.requestBody?.content['application/json'].example;
       expect(data === undefined ? undefined : JSON.parse(data.replaceAll("'\\''", "'")), op.operationId).toEqual(example);
     }
+  });
+});
+
+describe('webhooks.failureNotice (#43)', () => {
+  const notice = doc.webhooks['failureNotice']!['post']!;
+  const schema = notice.requestBody!.content['application/json'].schema;
+
+  it('its example is a notice @wirehook/receiver accepts, and matches AlertNotice', () => {
+    const headers = Object.fromEntries(notice.parameters!.map((p) => [p.name, p.example]));
+    const body = JSON.stringify(notice.requestBody!.content['application/json'].example);
+    const verified = verify(body, headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { now: () => Number(headers['webhook-timestamp']) * 1000 });
+    expect(verified.id).toMatch(/^ntc_/);
+    expect(problems(schema, verified.event)).toEqual([]);
+  });
+
+  it("its timestamp is a delivery's ISO 8601 string: Unix milliseconds fail the schema", () => {
+    const example = notice.requestBody!.content['application/json'].example as Record<string, unknown>;
+    expect(problems(schema, { ...example, timestamp: Date.UTC(2026, 0, 1) })).not.toEqual([]);
+    expect(problems(schema, example)).toEqual([]);
   });
 });

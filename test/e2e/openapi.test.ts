@@ -35,11 +35,13 @@ describe('the OpenAPI document', () => {
     expect(lint.stdout + lint.stderr).toMatch(/valid/i);
   });
 
-  it('is served at GET /v1/openapi.json without a key, the same bytes as committed', async () => {
+  it('is served at GET /v1/openapi.json without a key: the committed document, its servers naming this Wirehook', async () => {
     const res = await fetch(`${wh.url}/v1/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.text()).toBe(committed(GENERATED.document));
+    const doc = JSON.parse(committed(GENERATED.document)) as Record<string, unknown>;
+    const served = `${JSON.stringify({ ...doc, servers: [{ url: wh.url.replace(/\/$/, ''), description: 'This Wirehook' }] }, null, 2)}\n`;
+    expect(await res.text()).toBe(served);
   });
 
   it('covers every route of the spec and the alerting routes, with the scope each needs', () => {

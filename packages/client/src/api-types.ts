@@ -478,11 +478,35 @@ export type webhooks = {
          *
          *     **Signature.** `webhook-signature` holds `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. During the 24 hours after a secret rotation it holds two signatures, separated by a space (new secret first): accept the request when any one matches. Compare in constant time, over the raw body bytes, and refuse a `webhook-timestamp` more than 5 minutes from your clock (replays).
          *
+         *     **Ordered deliveries.** An endpoint with `ordering: key` delivers the messages sharing an `ordering_key` one at a time, in acceptance order; each such delivery also carries `webhook-ordering-key` and `webhook-sequence` (unordered deliveries have neither header).
+         *
          *     **Compatible signature.** An endpoint with `compat_signature` also gets that header (its name is configured), carrying `prefix` + hex or base64 of HMAC-SHA256 over the body or `{webhook-timestamp}.{body}`.
          *
          *     **Retries.** `webhook-id` is the message id, the same on every attempt and retry of it: drop ids you have processed. `webhook-timestamp` is the send time of each attempt. A 2xx within 15 s ends the delivery as success; any other status, a redirect (never followed), a timeout or a connection failure is an attempt that failed, retried on the endpoint’s retry policy.
          */
         post: operations["receiveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    failureNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A failure notice, sent to your webhook alert target
+         * @description When an alert condition fires (`PUT /v1/alert-conditions`), Wirehook POSTs a notice to each `webhook` alert target of the environment, signed like a delivery with the target’s own secret (`whsec_…`, shown when the target was made), so the same Standard Webhooks libraries verify it.
+         *
+         *     `webhook-id` is the notice’s id (`ntc_…`), the same on every try of it. The body has a delivery’s envelope: `type` (`alert.…`), `timestamp` (ISO 8601 UTC, like a delivery’s) and `data`; the times inside `data` are Unix milliseconds, as everywhere in the API. A try that gets no 2xx within 10 s is repeated after 10 s, 1 min, 5 min and 30 min (a test notice is tried once).
+         */
+        post: operations["receiveFailureNotice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -522,19 +546,40 @@ export type components = {
             prefix?: string;
         };
         Consumer: {
-            /** @description con_… */
+            /**
+             * @description con_…
+             * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+             */
             id: string;
-            /** @description the sender's own id for the customer */
+            /**
+             * @description the sender's own id for the customer
+             * @example customer-42
+             */
             external_id: string;
+            /** @example Globex */
             name: string | null;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             endpoint_count: number;
         };
         Endpoint: {
-            /** @description ep_… */
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             id: string;
+            /**
+             * @description the consumer it belongs to (con_…)
+             * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+             */
             consumer_id: string;
+            /**
+             * @description the endpoint’s URL
+             * @example https://hooks.globex.example/wirehook
+             */
             url: string;
             description: string | null;
             /** @description null: every event type */
@@ -546,7 +591,10 @@ export type components = {
             /** @description why Wirehook stopped the endpoint, when disabled */
             disabled_reason: string | null;
             failing_since: number | null;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
@@ -559,8 +607,15 @@ export type components = {
             rate_limit: number | null;
         };
         AttemptRow: {
+            /**
+             * @description att_…
+             * @example att_01JH4Z6R1T4Y9Z5A7B1C2D3E4F
+             */
             id: string;
-            /** @description when the attempt was made (Unix milliseconds) */
+            /**
+             * @description when the attempt was made (Unix milliseconds)
+             * @example 1767259800000
+             */
             at: number;
             /** @description the receiver's HTTP status; null when none came */
             response_status: number | null;
@@ -571,15 +626,26 @@ export type components = {
             error: string | null;
             /** @enum {string} */
             via: "direct" | "relay";
+            /** @example 203.0.113.7 */
             source_ip: string | null;
             /** @description the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it */
             url: string | null;
         };
         Recovery: {
-            /** @description rec_… */
+            /**
+             * @description rcv_…
+             * @example rcv_01JH4Z7S2V5Z0A6B8C2D3E4F5G
+             */
             id: string;
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             endpoint_id: string;
-            /** @description messages created at or after it are targeted (Unix milliseconds) */
+            /**
+             * @description messages created at or after it are targeted (Unix milliseconds)
+             * @example 1767259800000
+             */
             since: number;
             /** @enum {string} */
             status: "running" | "done" | "stopped";
@@ -587,14 +653,28 @@ export type components = {
             total: number;
             /** @description queued so far */
             queued: number;
-            /** @description when it started (Unix milliseconds) */
+            /**
+             * @description when it started (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             finished_at: number | null;
         };
         Delivery: {
-            /** @description dlv_… — the id the retry operation takes */
+            /**
+             * @description dlv_… — the id the retry operation takes
+             * @example dlv_01JH4Z6Q8S3X8Y4Z6A0B1C2D3E
+             */
             id: string;
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             endpoint_id: string;
+            /**
+             * @description where its next attempt goes: its endpoint’s current URL
+             * @example https://hooks.globex.example/wirehook
+             */
             url: string;
             /** @enum {string} */
             status: "pending" | "retrying" | "success" | "failed";
@@ -610,15 +690,34 @@ export type components = {
             attempts_next_cursor: string | null;
         };
         MessageRow: {
-            /** @description msg_… — also the webhook-id header of every delivery */
+            /**
+             * @description msg_… — also the webhook-id header of every delivery
+             * @example msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D
+             */
             id: string;
+            /**
+             * @description the event type
+             * @example invoice.paid
+             */
             event_type: string;
             consumer: {
+                /**
+                 * @description con_…
+                 * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+                 */
                 id: string;
+                /**
+                 * @description the sender's own id for the customer
+                 * @example customer-42
+                 */
                 external_id: string;
+                /** @example Globex */
                 name: string | null;
             };
-            /** @description when it was accepted (Unix milliseconds) */
+            /**
+             * @description when it was accepted (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             /** @enum {string} */
             status: "pending" | "retrying" | "success" | "failed";
@@ -630,43 +729,142 @@ export type components = {
             endpoint_url: string | null;
         };
         EventType: {
+            /**
+             * @description the event type
+             * @example invoice.paid
+             */
             name: string;
+            /** @example An invoice was paid */
             description: string | null;
             archived_at: number | null;
         };
         AlertTarget: {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "webhook";
+            /** @example https://alerts.acme.example/wirehook */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "chat";
+            /** @example https://hooks.slack.example/services/T000/B000/XXXX */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "email";
+            /** @example oncall@acme.example */
             address: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
         };
         NoticeAttempt: {
+            /** @example ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718 */
             notice_id: string;
+            /** @example alert.delivery_failure */
             type: string;
-            /** @description when it was tried (Unix milliseconds) */
+            /**
+             * @description when it was tried (Unix milliseconds)
+             * @example 1767259800000
+             */
             at: number;
             response_status: number | null;
             error: string | null;
             duration_ms: number;
         };
+        /** @description A failure notice’s body: `{type, timestamp, data}`, the envelope a delivery has. */
+        AlertNotice: {
+            /**
+             * @description what the notice is about
+             * @enum {string}
+             */
+            type: "alert.delivery_failure" | "alert.endpoint_disabled" | "alert.pending_retries" | "alert.usage" | "alert.egress_ips" | "alert.test";
+            /**
+             * Format: date-time
+             * @description when the notice was made (ISO 8601 UTC, milliseconds), as a delivery’s `timestamp`: the same on every try
+             * @example 2026-01-01T09:30:00.000Z
+             */
+            timestamp: string;
+            data: {
+                /** @description the environments it concerns */
+                environments: ("live" | "test")[];
+                /** @description alert.delivery_failure and alert.endpoint_disabled: the endpoints concerned; empty for the other types */
+                endpoints: {
+                    /** @description ep_… */
+                    id: string;
+                    url: string;
+                    /** @enum {string} */
+                    environment: "live" | "test";
+                    consumer: {
+                        external_id: string;
+                    };
+                    /** @description the first failed attempt of the current streak (Unix milliseconds) */
+                    failing_since: number | null;
+                    last_error: string | null;
+                    last_status: number | null;
+                    /** @description msg_… of the last failed attempt, when known */
+                    message_id?: string | null;
+                    /** @description dlv_… of the last failed attempt, when known */
+                    delivery_id?: string | null;
+                }[];
+                /** @description the same in English words (what chat and e-mail targets get) */
+                summary: string;
+                /** @description alert.pending_retries: deliveries waiting to retry in the environment */
+                retrying?: number;
+                /** @description alert.pending_retries and alert.usage: the threshold crossed */
+                threshold?: number;
+                /** @description alert.usage: this month’s live messages */
+                used?: number;
+                /** @description alert.usage: the plan’s monthly limit */
+                limit?: number;
+                /** @description alert.usage: the percentage of the limit reached */
+                percent?: number;
+                /** @description alert.egress_ips: new addresses */
+                added?: string[];
+                /** @description alert.egress_ips: addresses taken out */
+                retiring?: string[];
+                /** @description alert.egress_ips: until when the taken-out addresses stay listed (Unix milliseconds) */
+                retiring_at?: number | null;
+                /** @description alert.egress_ips: the whole list as GET /v1/egress-ips gives it */
+                addresses?: {
+                    ip: string;
+                    family: 4 | 6;
+                    /** @description null: not retiring (Unix milliseconds) */
+                    retiring_at: number | null;
+                }[];
+            };
+        };
         MessageAccepted: {
-            /** @description msg_… */
+            /**
+             * @description msg_…
+             * @example msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D
+             */
             id: string;
             /** @description deliveries created (0 when the consumer has no matching endpoint) */
             deliveries: number;
@@ -677,15 +875,34 @@ export type components = {
             next_cursor: string | null;
         };
         MessageDetail: {
-            /** @description msg_… — also the webhook-id header of every delivery */
+            /**
+             * @description msg_… — also the webhook-id header of every delivery
+             * @example msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D
+             */
             id: string;
+            /**
+             * @description the event type
+             * @example invoice.paid
+             */
             event_type: string;
             consumer: {
+                /**
+                 * @description con_…
+                 * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+                 */
                 id: string;
+                /**
+                 * @description the sender's own id for the customer
+                 * @example customer-42
+                 */
                 external_id: string;
+                /** @example Globex */
                 name: string | null;
             };
-            /** @description when it was accepted (Unix milliseconds) */
+            /**
+             * @description when it was accepted (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             /** @enum {string} */
             status: "pending" | "retrying" | "success" | "failed";
@@ -706,8 +923,15 @@ export type components = {
             next_cursor: string | null;
         };
         PortalLink: {
+            /**
+             * @description the portal link to give the customer
+             * @example https://portal.wirehook.example/#token=pl_…
+             */
             url: string;
-            /** @description when the link stops working (Unix milliseconds) */
+            /**
+             * @description when the link stops working (Unix milliseconds)
+             * @example 1767259800000
+             */
             expires_at: number;
         };
         EndpointList: {
@@ -715,9 +939,20 @@ export type components = {
         };
         /** @description An endpoint with its signing secret, returned once at creation. */
         EndpointWithSecret: {
-            /** @description ep_… */
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             id: string;
+            /**
+             * @description the consumer it belongs to (con_…)
+             * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+             */
             consumer_id: string;
+            /**
+             * @description the endpoint’s URL
+             * @example https://hooks.globex.example/wirehook
+             */
             url: string;
             description: string | null;
             /** @description null: every event type */
@@ -729,7 +964,10 @@ export type components = {
             /** @description why Wirehook stopped the endpoint, when disabled */
             disabled_reason: string | null;
             failing_since: number | null;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
@@ -740,13 +978,27 @@ export type components = {
             ordering: "none" | "key";
             /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
             rate_limit: number | null;
-            /** @description whsec_… — shown only here; give it to the customer */
+            /**
+             * @description whsec_… — shown only here; give it to the customer
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret: string;
         };
         EndpointDetail: {
-            /** @description ep_… */
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             id: string;
+            /**
+             * @description the consumer it belongs to (con_…)
+             * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+             */
             consumer_id: string;
+            /**
+             * @description the endpoint’s URL
+             * @example https://hooks.globex.example/wirehook
+             */
             url: string;
             description: string | null;
             /** @description null: every event type */
@@ -758,7 +1010,10 @@ export type components = {
             /** @description why Wirehook stopped the endpoint, when disabled */
             disabled_reason: string | null;
             failing_since: number | null;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
@@ -786,12 +1041,22 @@ export type components = {
             };
         };
         EndpointStats: {
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
             endpoint_id: string;
             /** @enum {string} */
             window: "1h" | "24h" | "7d";
-            /** @description start of the first bucket (Unix milliseconds) */
+            /**
+             * @description start of the first bucket (Unix milliseconds)
+             * @example 1767259800000
+             */
             from: number;
-            /** @description end of the last bucket (the one holding now, still filling) (Unix milliseconds) */
+            /**
+             * @description end of the last bucket (the one holding now, still filling) (Unix milliseconds)
+             * @example 1767259800000
+             */
             to: number;
             /** @description attempts made in the window, every try counted */
             attempts: number;
@@ -825,7 +1090,10 @@ export type components = {
             oldest_pending_at: number | null;
             /** @description oldest first: 12 five-minute buckets (1h), 24 hourly (24h) or 28 six-hourly (7d); their counts add up to the totals */
             series: {
-                /** @description start of the bucket (Unix milliseconds) */
+                /**
+                 * @description start of the bucket (Unix milliseconds)
+                 * @example 1767259800000
+                 */
                 at: number;
                 attempts: number;
                 succeeded: number;
@@ -835,11 +1103,15 @@ export type components = {
             }[];
         };
         RotatedSecret: {
-            /** @description whsec_… — shown only here; give it to the customer */
+            /**
+             * @description whsec_… — shown only here; give it to the customer
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret: string;
         };
         EgressIpList: {
             items: {
+                /** @example 203.0.113.7 */
                 ip: string;
                 /** @description IPv4 or IPv6 */
                 family: 4 | 6;
@@ -857,66 +1129,126 @@ export type components = {
             usage: 50 | 80 | 100;
         };
         AlertTargetCreated: {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "webhook";
+            /** @example https://alerts.acme.example/wirehook */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
-            /** @description webhook targets: whsec_…, shown only here */
+            /**
+             * @description webhook targets: whsec_…, shown only here
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret?: string;
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "chat";
+            /** @example https://hooks.slack.example/services/T000/B000/XXXX */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
-            /** @description webhook targets: whsec_…, shown only here */
+            /**
+             * @description webhook targets: whsec_…, shown only here
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret?: string;
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "email";
+            /** @example oncall@acme.example */
             address: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
-            /** @description webhook targets: whsec_…, shown only here */
+            /**
+             * @description webhook targets: whsec_…, shown only here
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
             secret?: string;
         };
         AlertTargetList: {
             items: components["schemas"]["AlertTarget"][];
         };
         AlertTargetDetail: {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "webhook";
+            /** @example https://alerts.acme.example/wirehook */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             /** @description the latest notice attempts, newest first */
             recent: components["schemas"]["NoticeAttempt"][];
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "chat";
+            /** @example https://hooks.slack.example/services/T000/B000/XXXX */
             url: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             /** @description the latest notice attempts, newest first */
             recent: components["schemas"]["NoticeAttempt"][];
         } | {
+            /**
+             * @description atg_…
+             * @example atg_01JH4Z8T3W6A1B7C9D3E4F5G6H
+             */
             id: string;
             /** @constant */
             type: "email";
+            /** @example oncall@acme.example */
             address: string;
-            /** @description when it was created (Unix milliseconds) */
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
             created_at: number;
             /** @description the latest notice attempts, newest first */
             recent: components["schemas"]["NoticeAttempt"][];
         };
         AlertTest: {
-            /** @description the sample notice (its webhook-id for a webhook target) */
+            /**
+             * @description the sample notice (its webhook-id for a webhook target)
+             * @example ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718
+             */
             notice_id: string;
             /** @description its first try, or null when the alerting engine has not tried it within 15 seconds (it still will) */
             attempt: components["schemas"]["NoticeAttempt"] | null;
@@ -5129,6 +5461,16 @@ export interface operations {
                  * @example Wirehook/1
                  */
                 "user-agent": "Wirehook/1";
+                /**
+                 * @description Only on an ordered delivery (an endpoint with `ordering: key` and a message with an `ordering_key`): the message’s `ordering_key`. A key that is not printable ASCII, or has spaces at its ends, is sent percent-encoded as UTF-8 (`encodeURIComponent`).
+                 * @example invoice-1001
+                 */
+                "webhook-ordering-key"?: string;
+                /**
+                 * @description Only on an ordered delivery, with `webhook-ordering-key`: its place in the lane of that key, 1 for the first message and +1 per message. Delivery n+1 starts only once n has ended, so a receiver that has seen n and gets n+2 knows n+1 ended failed.
+                 * @example 2
+                 */
+                "webhook-sequence"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5165,6 +5507,78 @@ export interface operations {
             };
             /** @description A failed attempt, as is a timeout or a connection failure: retried on the endpoint’s retry policy. */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveFailureNotice: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The notice’s id (`ntc_…`): the same on every try.
+                 * @example ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this try was sent, in Unix seconds. Part of the signed content.
+                 * @example 1767259861
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` with the alert target’s secret.
+                 * @example v1,ek+PKTP1FYIFmMM1+Q/I306g6KfnQFD1P4v2irMwScQ=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "alert.delivery_failure",
+                 *       "timestamp": "2026-01-01T09:31:01.000Z",
+                 *       "data": {
+                 *         "environments": [
+                 *           "live"
+                 *         ],
+                 *         "endpoints": [
+                 *           {
+                 *             "id": "ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W",
+                 *             "url": "https://hooks.globex.example/wirehook",
+                 *             "environment": "live",
+                 *             "consumer": {
+                 *               "external_id": "customer-42"
+                 *             },
+                 *             "failing_since": 1767259801000,
+                 *             "last_error": "http_status: 500",
+                 *             "last_status": 500,
+                 *             "message_id": "msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D",
+                 *             "delivery_id": "dlv_01JH4Z6Q8S3X8Y4Z6A0B1C2D3E"
+                 *           }
+                 *         ],
+                 *         "summary": "Deliveries to an endpoint are failing:\n- https://hooks.globex.example/wirehook (live, customer customer-42), failing since 2026-01-01T09:30:01.000Z; last attempt: HTTP 500 (message msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D, delivery dlv_01JH4Z6Q8S3X8Y4Z6A0B1C2D3E)"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertNotice"];
+            };
+        };
+        responses: {
+            /** @description Received: the notice is done. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A failed try (as are a timeout or a connection failure): retried as described above, and listed on the target. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,7 +2,7 @@ import type { operations } from './api-types.ts';
 import type { Wirehook } from './client.ts';
 
 /** The document's operations the client calls: all but the webhooks, which Wirehook sends rather than answers. */
-type ApiOperation = Exclude<keyof operations, 'receiveMessage'>;
+type ApiOperation = Exclude<keyof operations, 'receiveMessage' | 'receiveFailureNotice'>;
 
 type Resource = 'messages' | 'deliveries' | 'consumers' | 'endpoints' | 'eventTypes' | 'alerts';
 type MethodOf<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T] & string;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STATS_ERROR_KINDS, STATS_WINDOWS } from './endpoint-stats.ts';
 import { ERROR_STATUS } from './errors.ts';
+import { ID_PREFIX, type IdKind } from './ids.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { jsonValue, retryPolicySchema } from './schemas.ts';
@@ -9,7 +10,47 @@ import { jsonValue, retryPolicySchema } from './schemas.ts';
 // by them, and the OpenAPI document is generated from them (with the request schemas in
 // schemas.ts), so the document, the code and the client's types have one source.
 
-const unixMs = (description: string) => z.number().int().describe(`${description} (Unix milliseconds)`);
+// Each field's `examples` (zod metadata, into the document's JSON Schema): the reference page
+// builds its response samples from them, so they show ids and times as Wirehook gives them.
+const EXAMPLE_MS = Date.UTC(2026, 0, 1, 9, 30);
+const EXAMPLE_ID_BODY: Partial<Record<IdKind, string>> = {
+  consumer: '01JH4Z3A7K2M3N4P5Q6R7S8T9V',
+  endpoint: '01JH4Z5K2M3N4P5Q6R7S8T9V0W',
+  message: '01JH4Z6Q8R2W7X3Y5Z9A0B1C2D',
+  delivery: '01JH4Z6Q8S3X8Y4Z6A0B1C2D3E',
+  attempt: '01JH4Z6R1T4Y9Z5A7B1C2D3E4F',
+  recovery: '01JH4Z7S2V5Z0A6B8C2D3E4F5G',
+  alertTarget: '01JH4Z8T3W6A1B7C9D3E4F5G6H',
+};
+/** An id of `kind` (`ep_…`), with an example. */
+const idOf = (kind: IdKind, description = `${ID_PREFIX[kind]}…`) =>
+  z
+    .string()
+    .describe(description)
+    .meta({ examples: [`${ID_PREFIX[kind]}${EXAMPLE_ID_BODY[kind]}`] });
+/** A URL of a customer's endpoint, with an example. */
+const endpointUrl = (description = 'the endpoint’s URL') =>
+  z
+    .string()
+    .describe(description)
+    .meta({ examples: ['https://hooks.globex.example/wirehook'] });
+const externalId = () =>
+  z
+    .string()
+    .describe("the sender's own id for the customer")
+    .meta({ examples: ['customer-42'] });
+const eventType = () =>
+  z
+    .string()
+    .describe('the event type')
+    .meta({ examples: ['invoice.paid'] });
+
+const unixMs = (description: string) =>
+  z
+    .number()
+    .int()
+    .describe(`${description} (Unix milliseconds)`)
+    .meta({ examples: [EXAMPLE_MS] });
 const nullableUnixMs = (description: string) => unixMs(description).nullable();
 
 export const errorResponse = z
@@ -20,17 +61,20 @@ export const errorResponse = z
   .describe('The body of every error response.');
 
 export const consumerResponse = z.object({
-  id: z.string().describe('con_…'),
-  external_id: z.string().describe("the sender's own id for the customer"),
-  name: z.string().nullable(),
+  id: idOf('consumer'),
+  external_id: externalId(),
+  name: z
+    .string()
+    .nullable()
+    .meta({ examples: ['Globex'] }),
   created_at: unixMs('when it was created'),
   endpoint_count: z.number().int(),
 });
 
 export const endpointResponse = z.object({
-  id: z.string().describe('ep_…'),
-  consumer_id: z.string(),
-  url: z.string(),
+  id: idOf('endpoint'),
+  consumer_id: idOf('consumer', 'the consumer it belongs to (con_…)'),
+  url: endpointUrl(),
   description: z.string().nullable(),
   event_types: z.array(z.string()).nullable().describe('null: every event type'),
   fixed_ip: z.boolean().describe('sent from the fixed source addresses (the egress relay)'),
@@ -64,27 +108,33 @@ export const endpointThroughputResponse = z
   })
   .describe('How fast Wirehook sends to the endpoint now.');
 
-export const signingSecret = z.string().describe('whsec_… — shown only here; give it to the customer');
+export const signingSecret = z
+  .string()
+  .describe('whsec_… — shown only here; give it to the customer')
+  .meta({ examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
 
 export const endpointWithSecretResponse = endpointResponse
   .extend({ secret: signingSecret })
   .describe('An endpoint with its signing secret, returned once at creation.');
 
 export const attemptResponse = z.object({
-  id: z.string(),
+  id: idOf('attempt'),
   at: unixMs('when the attempt was made'),
   response_status: z.number().int().nullable().describe("the receiver's HTTP status; null when none came"),
   response_head: z.string().nullable().describe("the start of the receiver's response"),
   duration_ms: z.number(),
   error: z.string().nullable().describe('why the attempt failed, e.g. "timeout: no response within 15 s"'),
   via: z.enum(ATTEMPT_VIA),
-  source_ip: z.string().nullable(),
-  url: z.string().nullable().describe('the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it'),
+  source_ip: z
+    .string()
+    .nullable()
+    .meta({ examples: ['203.0.113.7'] }),
+  url: endpointUrl().nullable().describe('the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it'),
 });
 
 export const recoveryResponse = z.object({
-  id: z.string().describe('rec_…'),
-  endpoint_id: z.string(),
+  id: idOf('recovery'),
+  endpoint_id: idOf('endpoint'),
   since: unixMs('messages created at or after it are targeted'),
   status: z.enum(RECOVERY_STATUSES),
   total: z.number().int().describe('deliveries to re-send'),
@@ -101,20 +151,32 @@ export const endpointDetailResponse = endpointResponse.extend({
 });
 
 export const eventTypeResponse = z.object({
-  name: z.string(),
-  description: z.string().nullable(),
+  name: eventType(),
+  description: z
+    .string()
+    .nullable()
+    .meta({ examples: ['An invoice was paid'] }),
   archived_at: nullableUnixMs('when it was archived'),
 });
 
 export const deliveryResponse = z.object({
-  id: z.string().describe('dlv_… — the id the retry operation takes'),
-  endpoint_id: z.string(),
-  url: z.string(),
+  id: idOf('delivery', 'dlv_… — the id the retry operation takes'),
+  endpoint_id: idOf('endpoint'),
+  url: endpointUrl('where its next attempt goes: its endpoint’s current URL'),
   status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number().int(),
   next_attempt_at: nullableUnixMs('when the next attempt is due'),
-  ordering_key: z.string().nullable().describe("the lane's key when the delivery is ordered (its endpoint had ordering key); null otherwise"),
-  sequence: z.number().int().nullable().describe('its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered'),
+  ordering_key: z
+    .string()
+    .meta({ examples: ['invoice-1001'] })
+    .nullable()
+    .describe("the lane's key when the delivery is ordered (its endpoint had ordering key); null otherwise"),
+  sequence: z
+    .number()
+    .int()
+    .meta({ examples: [2] })
+    .nullable()
+    .describe('its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered'),
   attempts: z
     .array(attemptResponse)
     .describe('its newest attempts, at most 20, oldest of them first (older ones: GET /v1/deliveries/{id}/attempts with attempts_next_cursor)'),
@@ -124,11 +186,18 @@ export const deliveryResponse = z.object({
     .describe('null when `attempts` holds every attempt; otherwise the cursor of GET /v1/deliveries/{id}/attempts for the attempts older than those shown'),
 });
 
-const consumerRef = z.object({ id: z.string(), external_id: z.string(), name: z.string().nullable() });
+const consumerRef = z.object({
+  id: idOf('consumer'),
+  external_id: externalId(),
+  name: z
+    .string()
+    .nullable()
+    .meta({ examples: ['Globex'] }),
+});
 
 const messageHead = {
-  id: z.string().describe('msg_… — also the webhook-id header of every delivery'),
-  event_type: z.string(),
+  id: idOf('message', 'msg_… — also the webhook-id header of every delivery'),
+  event_type: eventType(),
   consumer: consumerRef,
   created_at: unixMs('when it was accepted'),
   status: z.enum(DELIVERY_STATUSES),
@@ -137,7 +206,7 @@ const messageHead = {
 export const messageRowResponse = z.object({
   ...messageHead,
   attempts: z.object({ count: z.number().int(), last_at: nullableUnixMs('the latest attempt') }),
-  endpoint_url: z.string().nullable().describe("the first delivery's URL; null when it has none"),
+  endpoint_url: endpointUrl().nullable().describe("the first delivery's URL; null when it has none"),
 });
 
 export const messageDetailResponse = z.object({
@@ -149,17 +218,23 @@ export const messageDetailResponse = z.object({
 });
 
 export const sendMessageResponse = z.object({
-  id: z.string().describe('msg_…'),
+  id: idOf('message'),
   deliveries: z.number().int().describe('deliveries created (0 when the consumer has no matching endpoint)'),
 });
 
-export const portalLinkResponse = z.object({ url: z.string(), expires_at: unixMs('when the link stops working') });
+export const portalLinkResponse = z.object({
+  url: z
+    .string()
+    .describe('the portal link to give the customer')
+    .meta({ examples: ['https://portal.wirehook.example/#token=pl_…'] }),
+  expires_at: unixMs('when the link stops working'),
+});
 
 export const rotatedSecretResponse = z.object({ secret: signingSecret });
 
 export const noticeAttemptResponse = z.object({
-  notice_id: z.string(),
-  type: z.string(),
+  notice_id: z.string().meta({ examples: ['ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718'] }),
+  type: z.string().meta({ examples: ['alert.delivery_failure'] }),
   at: unixMs('when it was tried'),
   response_status: z.number().int().nullable(),
   error: z.string().nullable(),
@@ -169,9 +244,27 @@ export const noticeAttemptResponse = z.object({
 /** The three kinds of alert target, each with `extra` fields: one discriminated union. */
 const alertTargetOf = <E extends z.ZodRawShape>(extra: E) =>
   z.discriminatedUnion('type', [
-    z.object({ id: z.string(), type: z.literal('webhook'), url: z.string(), created_at: unixMs('when it was created'), ...extra }),
-    z.object({ id: z.string(), type: z.literal('chat'), url: z.string(), created_at: unixMs('when it was created'), ...extra }),
-    z.object({ id: z.string(), type: z.literal('email'), address: z.string(), created_at: unixMs('when it was created'), ...extra }),
+    z.object({
+      id: idOf('alertTarget'),
+      type: z.literal('webhook'),
+      url: z.string().meta({ examples: ['https://alerts.acme.example/wirehook'] }),
+      created_at: unixMs('when it was created'),
+      ...extra,
+    }),
+    z.object({
+      id: idOf('alertTarget'),
+      type: z.literal('chat'),
+      url: z.string().meta({ examples: ['https://hooks.slack.example/services/T000/B000/XXXX'] }),
+      created_at: unixMs('when it was created'),
+      ...extra,
+    }),
+    z.object({
+      id: idOf('alertTarget'),
+      type: z.literal('email'),
+      address: z.string().meta({ examples: ['oncall@acme.example'] }),
+      created_at: unixMs('when it was created'),
+      ...extra,
+    }),
   ]);
 
 export const alertTargetResponse = alertTargetOf({});
@@ -184,7 +277,10 @@ export const alertTargetDetailResponse = alertTargetOf({ recent: z.array(noticeA
 
 /** POST /v1/alert-targets/{id}/test: the sample notice and its first try. */
 export const alertTestResponse = z.object({
-  notice_id: z.string().describe('the sample notice (its webhook-id for a webhook target)'),
+  notice_id: z
+    .string()
+    .meta({ examples: ['ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718'] })
+    .describe('the sample notice (its webhook-id for a webhook target)'),
   attempt: noticeAttemptResponse.nullable().describe('its first try, or null when the alerting engine has not tried it within 15 seconds (it still will)'),
 });
 
@@ -193,7 +289,7 @@ const latencyMs = (what: string) =>
 
 /** GET /v1/endpoints/{id}/stats: an endpoint's health over a window, from rollups kept as attempts complete. */
 export const endpointStatsResponse = z.object({
-  endpoint_id: z.string(),
+  endpoint_id: idOf('endpoint'),
   window: z.enum(STATS_WINDOWS),
   from: unixMs('start of the first bucket'),
   to: unixMs('end of the last bucket (the one holding now, still filling)'),
@@ -222,7 +318,7 @@ export const endpointStatsResponse = z.object({
 
 /** GET /v1/egress-ips: one address fixed_ip endpoints are sent from. */
 export const egressIpResponse = z.object({
-  ip: z.string(),
+  ip: z.string().meta({ examples: ['203.0.113.7'] }),
   family: z.union([z.literal(4), z.literal(6)]).describe('IPv4 or IPv6'),
   retiring_at: nullableUnixMs('when a removed address stops being used for good: until then it stays listed (a notice period); null for a current one'),
 });

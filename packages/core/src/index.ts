@@ -14,6 +14,7 @@ export * from './intake-port.ts';
 export * from './limits.ts';
 export * from './recovery-port.ts';
 export * from './api-responses.ts';
+export * from './alert-notice.ts';
 export * from './span-recording.ts';
 export * from './utc-calendar.ts';
 export * from './endpoint-stats.ts';

@@ -39,4 +39,6 @@ export interface PublicApiDeps extends ApiDeps {
   portalPublicUrl: string;
   /** SMTP_URL is set: e-mail alert targets can be made. */
   emailConfigured: boolean;
+  /** API_PUBLIC_URL: the `servers` URL of the served OpenAPI document; absent: each request's own origin. */
+  apiPublicUrl?: string;
 }

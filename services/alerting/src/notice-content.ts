@@ -1,43 +1,11 @@
-import type { EgressAddress } from '@wirehook/core';
+import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp } from '@wirehook/core';
 import type { EgressChange, NoticeEndpoint } from '@wirehook/store';
 import { capLines, MAX_CHAT_CHARS } from './chat-text.ts';
 
 // What a notice says: the JSON of webhook notices, and the same in words for chat and e-mail.
 
-export interface NoticeContent {
-  type: 'alert.delivery_failure' | 'alert.endpoint_disabled' | 'alert.pending_retries' | 'alert.usage' | 'alert.egress_ips' | 'alert.test';
-  /** Unix ms. */
-  timestamp: number;
-  data: {
-    environments: string[];
-    endpoints: {
-      id: string;
-      url: string;
-      environment: string;
-      consumer: { external_id: string };
-      failing_since: number | null;
-      last_error: string | null;
-      last_status: number | null;
-      /** The message and delivery of the last failed attempt, when known. */
-      message_id?: string | null;
-      delivery_id?: string | null;
-    }[];
-    summary: string;
-    /** alert.pending_retries: deliveries waiting to retry in the environment, and the threshold crossed. */
-    retrying?: number;
-    threshold?: number;
-    /** alert.usage: this month's live messages, the plan's limit, the percentage reached. */
-    used?: number;
-    limit?: number;
-    percent?: number;
-    /** alert.egress_ips: the fixed IP pool's new addresses, those taken out, and until when those stay listed. */
-    added?: string[];
-    retiring?: string[];
-    retiring_at?: number | null;
-    /** alert.egress_ips: the whole list as GET /v1/egress-ips gives it when the notice was queued. */
-    addresses?: { ip: string; family: 4 | 6; retiring_at: number | null }[];
-  };
-}
+/** A notice's body (`{type, timestamp, data}`): core's alertNoticeSchema, which the OpenAPI `webhooks` describe. */
+export type NoticeContent = AlertNotice;
 
 /** alert.egress_ips: the addresses fixed_ip endpoints are sent from changed (the same words for every organization). */
 export function egressIpsContent(change: EgressChange, listed: readonly EgressAddress[], now: number): NoticeContent {
@@ -51,7 +19,7 @@ export function egressIpsContent(change: EgressChange, listed: readonly EgressAd
   lines.push(`Allow: ${current.join(', ') || 'none'} (GET /v1/egress-ips lists them).`);
   return {
     type: 'alert.egress_ips',
-    timestamp: now,
+    timestamp: noticeTimestamp(now),
     data: {
       environments: ['live', 'test'],
       endpoints: [],
@@ -65,10 +33,10 @@ export function egressIpsContent(change: EgressChange, listed: readonly EgressAd
 }
 
 /** alert.pending_retries: an environment's total of deliveries waiting to retry crossed the chosen number. */
-export function pendingRetriesContent(env: string, retrying: number, threshold: number, now: number): NoticeContent {
+export function pendingRetriesContent(env: Environment, retrying: number, threshold: number, now: number): NoticeContent {
   return {
     type: 'alert.pending_retries',
-    timestamp: now,
+    timestamp: noticeTimestamp(now),
     data: {
       environments: [env],
       endpoints: [],
@@ -84,7 +52,7 @@ export function usageContent(used: number, limit: number, threshold: number, now
   const percent = Math.floor((used / limit) * 100);
   return {
     type: 'alert.usage',
-    timestamp: now,
+    timestamp: noticeTimestamp(now),
     data: {
       environments: ['live'],
       endpoints: [],
@@ -101,7 +69,7 @@ export function noticeContent(type: 'alert.delivery_failure' | 'alert.endpoint_d
   const environments = [...new Set(endpoints.map((e) => e.env))].sort();
   return {
     type,
-    timestamp: now,
+    timestamp: noticeTimestamp(now),
     data: {
       environments,
       endpoints: endpoints.map((e) => ({

@@ -7,6 +7,7 @@ export const embeddedConfigSchema = z.object({
   PORT: portVar(8080), // public API
   PORTAL_PORT: portVar(8081), // customer settings page (portal service)
   PORTAL_PUBLIC_URL: z.url().default('http://localhost:8081'), // base of portal links
+  API_PUBLIC_URL: z.url().optional(), // the API's public base URL, the served OpenAPI document's `servers` (default: unset, each request's own origin)
   ...serveEnv(9464),
   ...storeEnv,
   ...deliveryEnv,

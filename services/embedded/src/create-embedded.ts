@@ -117,6 +117,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     lookup,
     retentionMonths: config.RETENTION_MONTHS,
     portalPublicUrl: config.PORTAL_PUBLIC_URL,
+    apiPublicUrl: config.API_PUBLIC_URL,
     emailConfigured: Boolean(config.SMTP_URL),
   };
   const api = httpComponent('api', createGateway(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });

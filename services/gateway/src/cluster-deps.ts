@@ -29,7 +29,13 @@ export async function clusterGatewayDeps(config: GatewayConfig, ctx: ServiceCont
           answerTtlMs: config.IDEMPOTENCY_FRONT_TTL_SECONDS * 1_000,
         })
       : api.deps.intake;
-  const deps: GatewayDeps = { ...api.deps, intake, portalPublicUrl: config.PORTAL_PUBLIC_URL, emailConfigured: Boolean(config.SMTP_URL) };
+  const deps: GatewayDeps = {
+    ...api.deps,
+    intake,
+    portalPublicUrl: config.PORTAL_PUBLIC_URL,
+    apiPublicUrl: config.API_PUBLIC_URL,
+    emailConfigured: Boolean(config.SMTP_URL),
+  };
   const sync = egressIpSync({ store: deps.store, clock, logger: logger.child({ component: 'egress-ips' }), pool: config.RELAY_SOURCE_IPS });
   const [store, ...rest] = api.components;
   return { deps, components: [store!, sync, ...rest] };

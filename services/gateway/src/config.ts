@@ -18,6 +18,7 @@ export const gatewayConfigSchema = z
   .object({
     PORT: portVar(8080), // public API
     PORTAL_PUBLIC_URL: z.url().default('http://localhost:8081'), // base of portal links (where the portal service is reached)
+    API_PUBLIC_URL: z.url().optional(), // the API's public base URL, the served OpenAPI document's `servers` (default: unset, each request's own origin)
     ...serveEnv(9464),
     ...storeEnv,
     ...deliveryEnv,

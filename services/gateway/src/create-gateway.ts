@@ -10,7 +10,7 @@ import { mcpRouter } from './mcp-route.ts';
 export function createGateway(deps: GatewayDeps): Express {
   const app = baseApp(deps);
   // Before /v1's authentication: the document and its reference page need no key.
-  app.use(apiDocsRouter());
+  app.use(apiDocsRouter({ publicUrl: deps.apiPublicUrl }));
   app.use('/v1', publicApi(deps));
   app.use('/mcp', mcpRouter(deps));
   app.use(notFound);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Router } from 'express';
 import {
   newNoticeId,
+  noticeTimestamp,
   alertConditionsPatch,
   createAlertTargetBody,
   DEFAULT_ALERT_CONDITIONS,
@@ -13,6 +14,7 @@ import {
   NotFoundError,
   parseInput,
   RateLimitedError,
+  type AlertNotice,
   type AlertTargetId,
   type AlertTestResponse,
   type OrgId,
@@ -138,9 +140,9 @@ export function alertsRouter(deps: PublicApiDeps): Router {
     req.on('close', () => (gone = true));
     const now = clock.now();
     const noticeId = newNoticeId();
-    const body = {
+    const body: AlertNotice = {
       type: 'alert.test',
-      timestamp: now,
+      timestamp: noticeTimestamp(now),
       data: {
         environments: [tenant.env],
         endpoints: [],

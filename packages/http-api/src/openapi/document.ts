@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  alertNoticeSchema,
   alertTargetResponse,
   attemptResponse,
   consumerResponse,
@@ -46,6 +47,7 @@ const SHARED_RESPONSES: Record<string, z.ZodType> = {
   EventType: eventTypeResponse,
   AlertTarget: alertTargetResponse,
   NoticeAttempt: noticeAttemptResponse,
+  AlertNotice: alertNoticeSchema,
 };
 
 const ERROR_MEANING: Record<ErrorCode, string> = {
@@ -109,7 +111,15 @@ export function openApiDocument(): Json {
         'This document is served by every Wirehook at `GET /v1/openapi.json` (no key needed), and as a reference page at `/docs`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '{base_url}', description: 'Your Wirehook', variables: { base_url: { default: 'http://localhost:8080' } } }],
+    // A placeholder: GET /v1/openapi.json replaces it with the server it is served from.
+    servers: [
+      {
+        url: '{base_url}',
+        description:
+          'Your Wirehook. A placeholder in this file: the document each Wirehook serves at `GET /v1/openapi.json` names that Wirehook (its `API_PUBLIC_URL`, else the origin the document was asked from).',
+        variables: { base_url: { default: 'http://localhost:8080', description: 'where your Wirehook’s API is reached' } },
+      },
+    ],
     security: [{ apiKey: [] }],
     tags: [
       { name: 'Messages', description: 'Send messages and read their deliveries and attempts.' },

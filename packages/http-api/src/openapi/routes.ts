@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Router } from 'express';
-import { openApiDocumentText } from './document.ts';
+import { openApiDocument } from './document.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -39,16 +39,23 @@ const CSP = [
  * GET /v1/openapi.json (no key: the document is public, like the spec it describes) and the
  * API reference page at /docs. Mounted before the /v1 authentication.
  */
-export function apiDocsRouter(): Router {
+export function apiDocsRouter(options: { publicUrl?: string | undefined } = {}): Router {
   const router = Router();
   // Both made on first use, not at start: most gateways never serve them, and the document
   // costs about 13 ms of zod-to-JSON-Schema work that every start (and test harness) would pay.
-  let document: string | undefined;
+  let document: Record<string, unknown> | undefined;
   let redoc: Buffer | undefined;
 
-  router.get('/v1/openapi.json', (_req, res) => {
-    document ??= openApiDocumentText();
-    res.type('application/json').set('cache-control', 'no-cache').send(document);
+  // `servers` names this Wirehook: API_PUBLIC_URL when set, else the origin the request came
+  // to (its Host, and its scheme as Express sees it); docs/openapi.json keeps the placeholder.
+  router.get('/v1/openapi.json', (req, res) => {
+    document ??= openApiDocument();
+    const url = (options.publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
+    const served = { ...document, servers: [{ url, description: 'This Wirehook' }] };
+    res
+      .type('application/json')
+      .set({ 'cache-control': 'no-cache', vary: 'host' })
+      .send(`${JSON.stringify(served, null, 2)}\n`);
   });
   router.get(['/docs', '/docs/'], (_req, res) => {
     res.type('html').set({ 'content-security-policy': CSP, 'cache-control': 'no-cache' }).send(PAGE);
