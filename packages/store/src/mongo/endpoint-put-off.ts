@@ -29,15 +29,19 @@ export async function endHold(
   now: number,
   heldUntil: number | null,
 ): Promise<DueNote[]> {
-  if (heldUntil === null) return [];
+  // A hold already over put nothing off that is not due by now (a backlog being drained would
+  // only be rewritten, and the walk left to rewrite the rest).
+  if (heldUntil === null || heldUntil <= now) return [];
+  // The walk document first: a walk batch on it conflicts at once, before this transaction's reads and writes.
+  const walk = W.walk(endpointId);
+  await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
   const { due, count } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, PUT_OFF_BATCH);
   if (count === PUT_OFF_BATCH) {
     // The rest is the walk's (endpoint-walk.ts): one document by _id, written in this transaction.
-    const q = W.walk(endpointId);
     await conn.endpointWalks.updateOne(
-      q.filter,
+      walk.filter,
       { $set: { putOffUntil: heldUntil }, $setOnInsert: { ...scope(t), hold: null, heldSince: null, failBefore: null } },
-      { ...q.options, session, upsert: true },
+      { ...walk.options, session, upsert: true },
     );
   }
   return due;
@@ -87,18 +91,22 @@ async function makeDue(
   for (const month of [...(await conn.months(now))].reverse()) {
     if (left <= 0 || read <= 0) break;
     const { deliveries } = conn.bucket(month);
-    const found = await deliveries
+    // Read as a cursor and stopped once `left` are found: the server fetches about what is
+    // made due, READ_PER_PUT_OFF × limit only when leased entries come first.
+    const cursor = deliveries
       .find(q.filter, { ...q.options, session, projection: { leaseUntil: 1 } })
       .limit(read)
-      .toArray();
-    read -= found.length;
+      .batchSize(Math.min(read, left + 16));
+    const ids: string[] = [];
     // A leased one's dueAt is its lease's end: being sent, not put off. Only what is made due
     // counts against the batch (a busy endpoint's sends in flight, due at their leases' ends,
     // come first in the range and must not use it up).
-    const ids = found
-      .filter((d) => (d.leaseUntil ?? 0) <= now)
-      .slice(0, left)
-      .map((d) => d._id);
+    for await (const d of cursor) {
+      read--;
+      if ((d.leaseUntil ?? 0) <= now) ids.push(d._id);
+      if (ids.length >= left) break;
+    }
+    await cursor.close();
     left -= ids.length;
     if (ids.length === 0) continue;
     const byIds = P.deliveriesById(ids);

@@ -127,14 +127,19 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     finished = { hold: null, heldSince: null };
   } else if (walk.putOffUntil != null) {
-    // The rest of what an ended Retry-After hold put off (#40), newest month first, reading at
-    // most 5 × batch entries of the endpoint's due index. A call that releases nothing (a
-    // pause's or delete's first batch, `now` 0) leaves it for the walk's next batch.
-    if (now === 0) return result;
-    const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch);
-    result.released += made.count;
-    result.due.push(...made.due);
-    more = made.count === batch;
+    // The rest of what an ended Retry-After hold put off (#40), newest month first. It stops
+    // when those are due by now anyway, or when a new hold is in force: what is left comes due
+    // at the old end, is claimed and goes back until the new one (one claim each), rather than
+    // made due here only to be claimed and put back at once.
+    const ep = P.byId(t, endpointId);
+    const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { heldUntil: 1 } });
+    const heldAgain = (endpoint?.heldUntil ?? 0) > now;
+    if (now > 0 && walk.putOffUntil > now && !heldAgain) {
+      const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch);
+      result.released += made.count;
+      result.due.push(...made.due);
+      more = made.count === batch;
+    }
     finished = { putOffUntil: null };
   }
   if (more) return result;

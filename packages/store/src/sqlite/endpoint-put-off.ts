@@ -27,6 +27,9 @@ export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: num
   const heldUntil = row === undefined ? null : intOrNull(row, 'held_until');
   if (row === undefined || heldUntil === null) return 0;
   conn.statement('UPDATE endpoints SET held_until = NULL WHERE id = ?').run(endpointId);
+  // A hold already over put nothing off that is not due by now (a backlog being drained would
+  // only be rewritten, and the walk left to rewrite the rest).
+  if (heldUntil <= now) return 0;
   const released = releasePutOff(conn, endpointId, heldUntil, now, PUT_OFF_BATCH);
   if (released === PUT_OFF_BATCH) recordPutOffWalk(conn, { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, endpointId, heldUntil);
   return released;

@@ -126,11 +126,16 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
   } else if (putOffUntil !== null) {
-    // The rest of what an ended Retry-After hold put off (#40). A call that releases nothing
-    // (a pause's or delete's first batch, `now` 0) leaves it for the walk's next batch.
-    if (now === 0) return result;
-    result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch);
-    if (result.released === batch) return result;
+    // The rest of what an ended Retry-After hold put off (#40). It stops when those are due by
+    // now anyway, or when a new hold is in force: what is left comes due at the old end, is
+    // claimed and goes back until the new one (one claim each), rather than made due here only
+    // to be claimed and put back at once.
+    const endpoint = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
+    const heldAgain = (endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0;
+    if (now > 0 && putOffUntil > now && heldAgain <= now) {
+      result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch);
+      if (result.released === batch) return result;
+    }
     conn.statement('UPDATE endpoint_walks SET put_off_until = NULL WHERE endpoint_id = ?').run(endpointId);
   }
   // Nothing left of it: gone.

@@ -68,6 +68,33 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       expect(late.map((d) => d.nextAttemptAt)).toEqual([walkedAt, walkedAt]);
     });
 
+    it('ending a hold that put off 1,002 while a new hold comes: the walk leaves the rest at the old end (claimed and put back then)', async () => {
+      const { t, endpoint } = await m.scene();
+      const heldUntil = f.clock.now() + HOUR;
+      await f.store.endpoints.hold(t, endpoint.id, heldUntil);
+      const putOff: DeliveryId[] = [];
+      for (let i = 0; i < 1_002; i++) {
+        const id = m.only(await m.send(t));
+        await f.store.deliveries.release(claimRef(await m.claim(id)), heldUntil);
+        putOff.push(id);
+      }
+      const at = f.clock.now() + SECOND;
+      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      await f.store.endpoints.hold(t, endpoint.id, at + 2 * HOUR); // a second 429 before the walk runs
+      await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
+      const times = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).map((d) => d.nextAttemptAt);
+      expect(times.filter((x) => x === at)).toHaveLength(1_000);
+      expect(times.filter((x) => x === heldUntil)).toHaveLength(2);
+    });
+
+    it('ending a hold already over rewrites nothing: what it put off is due by now, its times kept', async () => {
+      const { t, endpoint, putOff, heldUntil } = await heldScene();
+      const after = heldUntil + SECOND;
+      expect(await f.store.endpoints.update(t, endpoint.id, { url: 'https://new.acme.example/hook', endHoldAt: after })).toMatchObject({ heldUntil: null });
+      expect(await m.delivery(t, putOff)).toMatchObject({ nextAttemptAt: heldUntil });
+      expect(await m.dueOf(after, [putOff])).toEqual([putOff]);
+    });
+
     it('update without endHoldAt leaves the hold and what it put off as they are', async () => {
       const { t, endpoint, putOff, heldUntil } = await heldScene();
       expect(await f.store.endpoints.update(t, endpoint.id, { description: 'x' })).toMatchObject({ heldUntil });
