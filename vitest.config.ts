@@ -15,5 +15,7 @@ export default defineConfig({
     // No retries: a flaky test is a bug in the test or the code.
     retry: 0,
     env: { XDG_CONFIG_HOME: configHome },
+    // Ends, after each test file's own afterAll, every process the file started and left running.
+    setupFiles: ['test/support/end-test-processes.ts'],
   },
 });

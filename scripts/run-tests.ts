@@ -2,10 +2,13 @@
 // "N passed, N failed, N skipped" (read by CI) and exits non-zero on any failure or on no test
 // at all. The counts are vitest's own test counts; a test file that fails outside its tests
 // (it does not load, or a hook throws) adds one failure, since no test of it could report one.
+// Every process a test starts is recorded under this run's directory (testkit's
+// spawnTestProcess); one still alive after the suite is named, killed, and fails the run.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { leftoverProcesses, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { countTests, type Counts, type VitestReport } from './test-counts.ts';
 
 const args = process.argv.slice(2);
@@ -29,6 +32,9 @@ if (args.length === 0) {
 
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-vitest-'));
 const report = join(dir, 'report.json');
+const processes = join(dir, 'processes');
+mkdirSync(processes);
+process.env[TEST_PROCESSES_DIR_ENV] = processes;
 const code = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args]);
 
 let counts: Counts = { passed: 0, failed: 1, skipped: 0 }; // no report: vitest itself failed
@@ -37,6 +43,11 @@ try {
 } catch {
   // keep the one failure
 }
+const leftovers = leftoverProcesses(processes);
+for (const { record, pids } of leftovers) {
+  console.error(`left running by ${record.startedBy}: ${record.command} (pid ${pids.join(', ')}); killed`);
+}
 rmSync(dir, { recursive: true, force: true });
+if (leftovers.length > 0) counts = { ...counts, failed: counts.failed + 1 };
 console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(code !== 0 || counts.failed > 0 || counts.passed === 0 ? 1 : 0);

@@ -1,11 +1,12 @@
 // The bench's CPU by part against real processes and threads: children laid out as Wirehook's
 // (…/services/<name>/src/main.ts) burn known amounts of CPU, on named threads or as separate
-// services, while the snapshots are taken around them.
-import { spawn, type ChildProcess } from 'node:child_process';
+// services, while the snapshots are taken around them. Each test kills only children it
+// started (the processes themselves end with this file: test/support/end-test-processes.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuMeter } from '../../bench/report/proc-stats.ts';
 
@@ -14,26 +15,26 @@ const top = mkdtempSync(join(tmpdir(), 'wirehook-cpu-parts-'));
 const root = join(top, 'services', 'checkout');
 mkdirSync(root, { recursive: true });
 writeFileSync(join(root, 'package.json'), '{ "type": "module" }');
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  rmSync(top, { recursive: true, force: true });
-});
+let started = 0;
+afterAll(() => rmSync(top, { recursive: true, force: true }));
 
 /** Burns `ms` of the calling thread's own CPU (not of the wall clock: the machine may be busy). */
 const BURN =
   'const burn = (ms) => { const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; }; const end = cpu() + ms; while (cpu() < end); };';
 
-/** Starts `code` as services/<service>/src/main.ts; it says "ready", and on each line in runs `go` and says "done". */
-async function service(service: string, code: string): Promise<{ pid: number; go: () => Promise<void> }> {
-  const dir = join(root, `${service}-${children.length}`, 'services', service, 'src');
+/**
+ * Starts `code` as services/<service>/src/main.ts; it says "ready", and on each line in runs `go`
+ * and says "done". `kill()`: SIGKILL, resolved with the signal it died of.
+ */
+async function service(service: string, code: string): Promise<{ pid: number; go: () => Promise<void>; kill: () => Promise<NodeJS.Signals | null> }> {
+  const dir = join(root, `${service}-${started++}`, 'services', service, 'src');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'main.ts'),
     `${BURN}\n${code}\nprocess.stdout.write('ready\\n');\nprocess.stdin.on('data', async () => { await go(); process.stdout.write('done\\n'); });\n`,
   );
-  const child = spawn(process.execPath, [join(dir, 'main.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  children.push(child);
+  const child = spawnTestProcess(process.execPath, [join(dir, 'main.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async (want: string) => expect((await lines.next()).value).toBe(want);
   await next('ready');
@@ -42,6 +43,10 @@ async function service(service: string, code: string): Promise<{ pid: number; go
     go: async () => {
       child.stdin!.write('go\n');
       await next('done');
+    },
+    kill: () => {
+      child.kill('SIGKILL');
+      return exited;
     },
   };
 }
@@ -96,9 +101,9 @@ describe('CPU by part', () => {
     const gateway = await service('gateway', 'const go = async () => burn(200);');
     const meter = new CpuMeter({ wirehook: [a.pid, b.pid, gateway.pid], receiver: gateway.pid }, 20);
     await Promise.all([a.go(), b.go(), gateway.go()]);
-    await pause(100);
-    children[0]!.kill('SIGKILL'); // dispatcher a
-    await pause(60);
+    await pause(100); // samples (every 20 ms) after the burns
+    // Dispatcher a, this test's own replica, dies in the span: its 200 ms still count.
+    expect(await a.kill()).toBe('SIGKILL');
     const { parts, cpuSeconds } = meter.stop();
     expect(Object.keys(parts).sort()).toEqual(['dispatcher', 'gateway']);
     expect(parts['dispatcher']).toBeGreaterThanOrEqual(0.35 - 2 * TICKS);

@@ -2,7 +2,7 @@
 // nats-server that wants a password and a client certificate: the launcher hands NATS_USER,
 // NATS_PASSWORD, NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE and NATS_PREFIX to
 // every service it starts, and a message goes through to a receiver.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { usernamePasswordAuthenticator } from '@nats-io/transport-node';
 import { runAdminCommand } from '@wirehook/admin';
 import { systemClock } from '@wirehook/core';
 import { openEmbeddedStore } from '@wirehook/store';
-import { ApiClient, eventually, freePortRun, startNatsServer, testCa, type NatsServer } from '@wirehook/testkit';
+import { ApiClient, eventually, freePortRun, startNatsServer, testCa, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 import { natsTopology } from '../support/nats-topology.ts';
 import { startReceiver, TEST_ALLOW_HOSTS } from '../support/receivers.ts';
@@ -39,7 +39,7 @@ it('the cluster launcher passes the NATS auth and TLS variables to every service
   const rx = await startReceiver();
   const dataDir = join(dir, 'data');
   const base = await freePortRun(13); // 7 metrics ports (6 services and the dispatcher), API, 3 gRPC, portal, Redis
-  launcher = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
+  launcher = spawnTestProcess(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
     env: {
       ...process.env,
       METRICS_PORT: String(base),

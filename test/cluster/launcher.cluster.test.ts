@@ -1,13 +1,13 @@
 // `./dev start --cluster` as a user runs it (node scripts/start.ts --cluster), on free ports:
 // a crashed service is reported and the whole cluster stops; a port already taken is refused
 // with a message that says what to do; the broker's output is shown, prefixed.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, freePortRun } from '@wirehook/testkit';
+import { eventually, freePort, freePortRun, spawnTestProcess } from '@wirehook/testkit';
 
 const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -36,14 +36,13 @@ async function freePorts() {
 
 /**
  * `node scripts/start.ts --cluster` on free ports and a new DATA_DIR, unless `again` names
- * an earlier run's (the same ports and DATA_DIR); `detached`: its own process group.
+ * an earlier run's (the same ports and DATA_DIR); in its own process group.
  */
-async function launch(extra: Record<string, string> = {}, again?: { dataDir: string; ports: Ports }, detached = false) {
+async function launch(extra: Record<string, string> = {}, again?: { dataDir: string; ports: Ports }) {
   const dataDir = again?.dataDir ?? mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
   if (!again) dirs.push(dataDir);
   const ports = again?.ports ?? (await freePorts());
-  const child = spawn(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
-    detached,
+  const child = spawnTestProcess(process.execPath, [join(root, 'scripts/start.ts'), '--cluster'], {
     env: {
       ...process.env,
       PORT: String(ports.api),
@@ -148,7 +147,7 @@ describe('the cluster launcher', () => {
     mkdirSync(join(dataDir, 'run'));
     const pidFile = join(dataDir, 'run', 'nats-server.pid');
     // Nobody stops this one (no watchdog): it is given 10 s, then SIGTERM.
-    const leftover = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
+    const leftover = spawnTestProcess('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
     children.push(leftover);
     const leftoverExit = new Promise((resolve) => leftover.once('exit', (code, signal) => resolve(signal ?? code)));
     await eventually(() => expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid)));
@@ -180,7 +179,7 @@ describe('the cluster launcher', () => {
   }, 180_000);
 
   it('after SIGKILL of its whole process group, or of the launcher alone (kill -9 by a supervisor), an immediate start over the same DATA_DIR and ports comes up, every time', async () => {
-    let run = await launch({}, undefined, true);
+    let run = await launch();
     const again = { dataDir: run.dataDir, ports: run.ports };
     // Four restarts in a row (before the launcher took over its DATA_DIR's leftovers, 4 of 6
     // failed): the whole group killed, then the launcher alone (its services and servers are
@@ -189,7 +188,7 @@ describe('the cluster launcher', () => {
       await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
       process.kill(i % 2 === 0 ? -run.child.pid! : run.child.pid!, 'SIGKILL');
       await run.exited;
-      run = await launch({}, again, true);
+      run = await launch({}, again);
     }
     await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
     expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);

@@ -4,13 +4,12 @@
 // NATS_TLS_CA_FILE, and a client certificate for a server that verifies clients) under
 // NATS_PREFIX; a service given a wrong credential fails start-up at once with one line naming
 // NATS and the URL, never the secret; bad combinations are refused at load, naming the variable.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credsAuthenticator } from '@nats-io/transport-node';
 import { nkeys } from '@wirehook/bus';
-import { freePort, startNatsServer, testCa, type NatsServer } from '@wirehook/testkit';
+import { freePort, startNatsServer, testCa, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { natsTopology } from '../support/nats-topology.ts';
 import { testOperator } from '../support/nats-operator.ts';
@@ -31,7 +30,7 @@ async function server(options: Parameters<typeof startNatsServer>[0]): Promise<N
 
 /** Runs a process of the image (`migrate`, or a service's main) and resolves with its exit code and stderr. */
 function run(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, args, {
+  const child = spawnTestProcess(process.execPath, args, {
     env: { ...process.env, DATA_DIR: mkdtempSync(join(dir, 'data-')), MONGODB_URL: '', LOG_LEVEL: 'warn', MIGRATE_WAIT_SECONDS: '10', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

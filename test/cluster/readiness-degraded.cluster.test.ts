@@ -2,11 +2,11 @@
 // gateway stays in its Service (rate limits fail open), with NATS stopped message-intake
 // does (sends are stored and answered 202; the sweeper delivers). Both still name the
 // dependency that failed, in /readyz and in wirehook_readiness_check_up.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, startNatsServer, startRedisServer, type NatsServer, type RedisServer } from '@wirehook/testkit';
+import { eventually, freePort, startNatsServer, startRedisServer, type NatsServer, type RedisServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -24,7 +24,7 @@ afterAll(async () => {
 async function startService(service: string, env: Record<string, string>): Promise<string> {
   const metricsPort = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [join(root, 'services', service, 'src', 'main.ts')], {
+  const child = spawnTestProcess(process.execPath, [join(root, 'services', service, 'src', 'main.ts')], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

@@ -1,10 +1,10 @@
 // A service started while NATS is down does not exit: it is live, says it is not ready (and
 // why), retries with backoff, and becomes ready once NATS answers.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort, startNatsServer, type NatsServer } from '@wirehook/testkit';
+import { eventually, freePort, startNatsServer, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -24,7 +24,7 @@ it.each(['message-intake', 'dispatcher'])(
     await nats.kill(); // its port and store stay: restart() brings it back there
     const metricsPort = await freePort();
     let output = '';
-    const child = spawn(process.execPath, [join(root, 'services', service, 'src', 'main.ts')], {
+    const child = spawnTestProcess(process.execPath, [join(root, 'services', service, 'src', 'main.ts')], {
       env: {
         ...process.env,
         NATS_URL: nats.url,

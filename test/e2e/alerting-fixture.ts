@@ -67,9 +67,14 @@ export async function org(conditions: Record<string, unknown>): Promise<Org> {
 export const noticesOf = (o: Org) => hooks.receiver.requests.filter((r) => r.path === `/alerts/${o.t.orgId}`);
 /** Runs the alerting worker once. */
 export const tick = () => wh.embedded.alertingWorker.tick();
-/** Two ticks a moment apart: what is due now has been sent. */
+/**
+ * Two rounds, each followed by the recording of every send it started: what is due now (a
+ * retry the first round's answers made due included) has been sent, and nothing more will be
+ * until the clock moves. No sleep: a check for "no notice" after it is a check of the decision.
+ */
 export const settle = async () => {
-  await tick();
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  await tick();
+  for (let round = 0; round < 2; round++) {
+    await tick();
+    await wh.embedded.alertingWorker.idle();
+  }
 };

@@ -3,20 +3,24 @@
 // `./dev start` (scripts/start.ts) is a developer's machine: there the API and the portal
 // listen on loopback too unless HOST is set. Loopback is a /8, so a server bound to 0.0.0.0
 // also answers on 127.0.0.2 and one bound to 127.0.0.1 does not.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort } from '@wirehook/testkit';
+import { eventually, freePort, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-let child: ChildProcess | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-bind-'));
-afterAll(() => {
-  child?.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+// Every process started here ends with this file, timed out or failed (test/support/end-test-processes.ts).
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** SIGTERM, then resolves once it has exited. */
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
 
 const answers = async (url: string) => {
   try {
@@ -37,15 +41,18 @@ it('embedded mode: the API on every address, the metrics port on loopback only (
   };
   delete env['HOST'];
   delete env['METRICS_HOST'];
-  child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env, stdio: 'ignore' });
+  const first = spawnTestProcess(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env, stdio: 'ignore' });
   await eventually(async () => expect(await answers(`http://127.0.0.1:${metricsPort}/livez`)).toBe(200), 20_000);
   expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe(401);
   expect(await answers(`http://127.0.0.2:${metricsPort}/metrics`)).toBe('refused');
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child!.once('exit', resolve));
+  await stop(first);
 
-  child = spawn(process.execPath, [join(root, 'services/embedded/src/main.ts')], { env: { ...env, METRICS_HOST: '0.0.0.0' }, stdio: 'ignore' });
+  const second = spawnTestProcess(process.execPath, [join(root, 'services/embedded/src/main.ts')], {
+    env: { ...env, METRICS_HOST: '0.0.0.0' },
+    stdio: 'ignore',
+  });
   await eventually(async () => expect(await answers(`http://127.0.0.2:${metricsPort}/livez`)).toBe(200), 20_000);
+  await stop(second);
 }, 60_000);
 
 it('./dev start (scripts/start.ts): the API and the portal on loopback only unless HOST is set; HOST=0.0.0.0 opens them', async () => {
@@ -58,15 +65,15 @@ it('./dev start (scripts/start.ts): the API and the portal on loopback only unle
     DATA_DIR: dataDir,
   };
   delete env['HOST'];
-  child = spawn(process.execPath, [join(root, 'scripts/start.ts')], { env, stdio: 'ignore' });
+  const first = spawnTestProcess(process.execPath, [join(root, 'scripts/start.ts')], { env, stdio: 'ignore' });
   await eventually(async () => expect(await answers(`http://127.0.0.1:${port}/v1/consumers`)).toBe(401), 20_000);
   expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe('refused');
   expect(await answers(`http://127.0.0.1:${portalPort}/healthz`)).toBe(200);
   expect(await answers(`http://127.0.0.2:${portalPort}/healthz`)).toBe('refused');
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child!.once('exit', resolve));
+  await stop(first);
 
-  child = spawn(process.execPath, [join(root, 'scripts/start.ts')], { env: { ...env, HOST: '0.0.0.0' }, stdio: 'ignore' });
+  const second = spawnTestProcess(process.execPath, [join(root, 'scripts/start.ts')], { env: { ...env, HOST: '0.0.0.0' }, stdio: 'ignore' });
   await eventually(async () => expect(await answers(`http://127.0.0.2:${port}/v1/consumers`)).toBe(401), 20_000);
   expect(await answers(`http://127.0.0.2:${portalPort}/healthz`)).toBe(200);
+  await stop(second);
 }, 60_000);

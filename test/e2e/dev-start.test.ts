@@ -2,12 +2,12 @@
 // (WIREHOOK_NODE_FLAGS, the V8 heap growth that keeps the backlog's memory down —
 // docs/operations.md, Memory), a user's own value replaces them word by word, and a value
 // that is not a flag is refused with a message naming the variable instead of being run as a script.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, freePortRun } from '@wirehook/testkit';
+import { eventually, freePortRun, spawnTestProcess } from '@wirehook/testkit';
 
 const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -32,7 +32,7 @@ async function devStart(flags: string | undefined) {
     WIREHOOK_NODE_FLAGS: flags,
   };
   if (flags === undefined) delete env['WIREHOOK_NODE_FLAGS'];
-  const child = spawn('bash', [join(root, 'dev'), 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTestProcess('bash', [join(root, 'dev'), 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

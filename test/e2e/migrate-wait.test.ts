@@ -1,11 +1,10 @@
 // `wirehook migrate` waits for NATS (and the store), bounded by MIGRATE_WAIT_SECONDS: a Job
 // started before NATS succeeds once it answers; one whose NATS never answers exits 1 with one
 // line naming it. `--store-only` does not wait for NATS at all.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startNatsServer, type NatsServer } from '@wirehook/testkit';
+import { freePort, startNatsServer, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -19,7 +18,7 @@ afterAll(async () => {
 /** Runs `wirehook migrate` (the image's entry point); resolves with its exit code, stderr and run time. */
 function migrate(env: Record<string, string>, args: string[] = [], whileRunning: (stderrSoFar: () => string) => Promise<void> = async () => {}) {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'scripts/service.ts'), 'migrate', ...args], {
+  const child = spawnTestProcess(process.execPath, [join(root, 'scripts/service.ts'), 'migrate', ...args], {
     env: { ...process.env, DATA_DIR: dataDir, MONGODB_URL: '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

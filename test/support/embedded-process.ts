@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '@wirehook/testkit';
+import { freePort, spawnTestProcess } from '@wirehook/testkit';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'services/embedded/src/main.ts');
 
@@ -10,7 +10,7 @@ const MAIN = join(import.meta.dirname, '..', '..', 'services/embedded/src/main.t
  * in `dataDir`; `env` adds to or overrides the rest of the environment.
  */
 export async function spawnEmbedded(options: { port: number; dataDir: string; env?: Record<string, string>; stdio?: StdioOptions }): Promise<ChildProcess> {
-  return spawn(process.execPath, [MAIN], {
+  return spawnTestProcess(process.execPath, [MAIN], {
     env: {
       ...process.env,
       PORT: String(options.port),

@@ -6,6 +6,7 @@ export * from './receiver/verify-webhook.ts';
 export * from './servers/free-port.ts';
 export * from './servers/nats-server.ts';
 export * from './servers/redis-server.ts';
+export * from './servers/test-processes.ts';
 export * from './tracing/span-recorder.ts';
 export * from './tracing/otlp-collector.ts';
 export * from './metrics.ts';

@@ -174,12 +174,15 @@ describe('AttemptRunner', () => {
     await runner.admit(sending!);
     runner.stopAdmitting();
     await runner.admit(late!);
-    let settled = false;
-    const settling = runner.settled().then(() => (settled = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect([settled, sender.requests.length]).toEqual([false, 1]);
+    const events: string[] = [];
+    const settling = runner.settled().then(() => events.push('settled'));
+    // A store round trip (I/O: a settled() that did not wait has resolved by then), then the answer.
+    expect(await s.statusOf(t, sending!)).toBe('pending');
+    expect(sender.requests).toHaveLength(1); // the late one was not admitted
+    events.push('answered');
     sender.release();
     await settling;
+    expect(events).toEqual(['answered', 'settled']);
     expect(await s.statusOf(t, sending!)).toBe('success');
     expect(await s.dueAt(s.clock.now(), [late!])).toEqual([late]);
   });

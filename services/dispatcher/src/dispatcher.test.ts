@@ -226,12 +226,14 @@ describe('stop', () => {
     sender.hold();
     const d = await started();
     await until(() => sender.held() === 1);
-    let stopped = false;
-    const stopping = d.stop().then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(stopped).toBe(false);
+    const events: string[] = [];
+    const stopping = d.stop().then(() => events.push('stopped'));
+    // A store round trip (I/O: whatever stop() does without the send has run by then), then the answer.
+    expect(await s.statusOf(t, id!)).toBe('pending');
+    events.push('answered');
     sender.release();
     await stopping;
+    expect(events).toEqual(['answered', 'stopped']);
     expect(await s.statusOf(t, id!)).toBe('success');
   });
 });

@@ -5,7 +5,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { decodeDispatchJob, type Bus } from '@wirehook/bus';
 import type { DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './dispatch-test-scene.ts';
 import { DueSweep } from './due-sweep.ts';
@@ -121,14 +121,15 @@ describe('DueSweep', () => {
       places.take();
       ledger.sending(id);
     }
+    const sweeps = vi.spyOn(sweep, 'sweep');
     places.give();
     sweep.placeFreed(); // 3 of 4 taken
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(published).toHaveLength(4);
     places.give();
     sweep.placeFreed(); // 2 of 4: half
     await until(() => published.length === 6);
     expect(published.slice(4)).toEqual(ids.slice(4));
+    // Once that sweep has ended: it was the only one (the place freed at 3 of 4 swept nothing).
+    expect(sweeps).toHaveBeenCalledTimes(1);
   });
 
   it('an endpoint that filled its share of the page asks for a sweep once its queue is half drained, not at every freed place', async () => {
@@ -142,9 +143,12 @@ describe('DueSweep', () => {
     for (let i = 2; i < 10; i++) expect(gate.wait(entry(i), ROOT_CONTEXT)).toBe(true);
     places.take();
     places.give();
+    const sweeps = vi.spyOn(sweep, 'sweep');
     sweep.placeFreed(); // not behind: a freed place alone sweeps nothing
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(published).toHaveLength(10);
+    sweep.refill(); // what a half-drained queue asks for: one sweep, ended before the next call returns
+    await sweep.sweep();
+    expect(sweeps).toHaveBeenCalledTimes(2); // the refill's and ours, none of the freed place
+    expect(published).toHaveLength(10); // the endpoint's share is still full
     const refills: boolean[] = [];
     for (let i = 0; i < 4; i++) {
       refills.push(gate.ended(entry(i)).refill);
@@ -162,12 +166,12 @@ describe('DueSweep', () => {
     await s.due(t, 1); // written meanwhile; found by the next tick
     places.take();
     places.give();
+    const sweeps = vi.spyOn(sweep, 'sweep');
     sweep.placeFreed();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(published).toHaveLength(2);
     sweep.fellBehind();
     sweep.placeFreed();
     await until(() => published.length === 3);
+    expect(sweeps).toHaveBeenCalledTimes(1); // the second freed place's, behind; not the first's
   });
 
   it('refill sweeps at once; after stop, nothing is swept or published', async () => {

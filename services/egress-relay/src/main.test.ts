@@ -3,11 +3,11 @@
 // in bind mode, this host has; a value that is not an address, or a RELAY_EGRESS_MODE other
 // than bind or nat, stops the start in one line naming it; a Relay.Deliver call goes out from
 // the pool address (nat: is recorded as it), and the relay's /metrics counts it by that address.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { standardWebhookHeaders } from '@wirehook/core';
 import { RelayGrpcClient } from '@wirehook/rpc';
-import { eventually, freePort, readMetric } from '@wirehook/testkit';
+import { eventually, freePort, readMetric, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
 
@@ -59,7 +59,7 @@ async function readiness(metricsPort: string | undefined): Promise<{ status: num
 
 it('without RELAY_SOURCE_IPS it is live but not ready, and says which variable is missing', async () => {
   const env = await relayEnv({});
-  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
   await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
@@ -68,7 +68,7 @@ it('without RELAY_SOURCE_IPS it is live but not ready, and says which variable i
 
 it('with an address this host does not have, it is not ready and names that address', async () => {
   const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,203.0.113.7' });
-  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
   await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
@@ -89,7 +89,7 @@ it('RELAY_EGRESS_MODE=natt stops the start, naming the variable and what it may 
 it('in nat mode an address this host does not have (the NAT gateway’s) is ready, logged at start, and recorded as the send’s source', async () => {
   const env = await relayEnv({ RELAY_SOURCE_IPS: '198.51.100.20', RELAY_EGRESS_MODE: 'nat', LOG_FORMAT: 'json' });
   let out = '';
-  child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  child = spawnTestProcess(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'ignore'] });
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
   expect(out).toMatch(/"mode":"nat","sourceIps":\["198\.51\.100\.20"\],"msg":"egress relay in nat mode \(connections not bound[^"]*\): pool 198\.51\.100\.20"/);
@@ -109,7 +109,7 @@ it('in nat mode an address this host does not have (the NAT gateway’s) is read
 
 it('in nat mode without RELAY_SOURCE_IPS it is not ready either', async () => {
   const env = await relayEnv({ RELAY_EGRESS_MODE: 'nat' });
-  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
   await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
@@ -126,7 +126,7 @@ it('RELAY_SOURCE_IPS that is not a list of addresses stops the start, naming the
 
 it('with a pool it is ready; Relay.Deliver sends from the pool address, counted per source address in its /metrics', async () => {
   const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2' });
-  child = spawn(process.execPath, [main], { env, stdio: 'ignore' });
+  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
   await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from './free-port.ts';
+import { trackTestProcess, untrackTestProcess } from './test-processes.ts';
 
 /** How to run one kind of loopback server for the tests (see nats-server.ts, redis-server.ts). */
 export interface ServerSpec {
@@ -180,7 +181,10 @@ async function launch(spec: ServerSpec, binary: string, port: number, dir: strin
   let pid: number | undefined;
   void exited.then(() => {
     gone = true;
-    if (pid !== undefined) livePids.delete(pid);
+    if (pid !== undefined) {
+      livePids.delete(pid);
+      untrackTestProcess(pid);
+    }
     if (perRun) liveDirs.delete(dir); // the shell deleted it
     child.stdin.destroy();
   });
@@ -188,6 +192,7 @@ async function launch(spec: ServerSpec, binary: string, port: number, dir: strin
   try {
     pid = await readPid(child);
     livePids.add(pid);
+    trackTestProcess({ pid, group: false, command: [binary, ...args].join(' '), startedBy: `startSupervised(${spec.binary})` });
     const deadline = Date.now() + spec.readyTimeoutMs;
     while (!(await spec.isReady(port, output))) {
       if (gone) throw new Error(`${spec.binary} exited before it was ready`);
