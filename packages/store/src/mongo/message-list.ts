@@ -3,7 +3,7 @@ import { SINCE_ID_MARGIN_MS, type MessageQuery, type MessageSummary } from '../p
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { toConsumerRef, toMessageHead } from './mappers.ts';
-import { idsByMonth, type Month, monthOf, monthOfId } from './months.ts';
+import { type Month, monthOf } from './months.ts';
 import { MESSAGES_PLANS as P, type ListQuery } from './plans/messages.ts';
 import { checkedLimit } from './query.ts';
 

@@ -2,7 +2,7 @@ import { messageStatus, type DeliveryStatus, type Tenant } from '@wirehook/core'
 import type { AnyBulkWriteOperation, ClientSession, Document } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { MessageDoc, StatusCounts, StatusEntry } from './documents.ts';
-import { idsByMonth, type Month, monthOfId } from './months.ts';
+import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as DP } from './plans/deliveries.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 

@@ -3,7 +3,7 @@ import type { ClientSession, Document, WithId } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
-import { idsByMonth, type Month, monthOf, monthOfId, monthStartOf, nextMonth, previousMonth } from './months.ts';
+import { type Month, monthOf, monthStartOf, nextMonth, previousMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 

@@ -16,7 +16,7 @@ import { type DueNote, noteDue } from './due-queue.ts';
 import { isDuplicateKey } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { refreshMessageStatuses } from './message-status.ts';
-import { monthOf, monthOfId } from './months.ts';
+import { monthOf } from './months.ts';
 import { rejoinLane } from './ordered-lanes.ts';
 import { RECOVERIES_PLANS as P } from './plans/recoveries.ts';
 import { scope } from './query.ts';

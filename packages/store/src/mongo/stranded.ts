@@ -1,7 +1,6 @@
 import type { Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { idsByMonth } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
