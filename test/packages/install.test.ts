@@ -7,7 +7,7 @@
 // (x-codeSamples) of every operation in docs/openapi.json; and the README's send runs
 // against a real embedded Wirehook, which delivers to the README's receivers (Express, Node's
 // http), each verifying the signature, on each of those Node.js versions.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,7 +39,7 @@ const PACKAGES = ['client', 'receiver'] as const;
 type Dir = (typeof PACKAGES)[number];
 
 const readme = (dir: Dir) => readFileSync(join(REPO, 'packages', dir, 'README.md'), 'utf8');
-const manifest = (dir: Dir) => JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; engines: { node: string } };
+const manifest = (dir: Dir) => JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; engines: { node: string } };
 const bin = (name: string) => join(REPO, 'node_modules', '.bin', name);
 /** The tsc of the TypeScript that `from` (a package.json) depends on. */
 const tscOf = (from: string) => join(dirname(createRequire(join(REPO, from)).resolve('typescript/package.json')), 'bin', 'tsc');
@@ -164,9 +164,16 @@ describe('the READMEs', () => {
 });
 
 describe('the tarballs', () => {
-  it('install with npm into a project outside the repository', () => {
+  it.each(PACKAGES)('%s: installs with npm as a copy of the tarball in the project, not a link to the repository, and resolves there', (dir) => {
     expect(installed.code, output(installed)).toBe(0);
-    expect(project.startsWith(REPO)).toBe(false);
+    const { name, version } = manifest(dir);
+    const installedDir = join(project, 'node_modules', ...name.split('/'));
+    expect(lstatSync(installedDir).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8'))).toMatchObject({ name, version });
+    // What the project's code gets: this copy, not the workspace's package found by walking up.
+    const resolved = realpathSync(createRequire(join(project, 'index.js')).resolve(name));
+    expect(resolved.startsWith(`${realpathSync(installedDir)}/`), resolved).toBe(true);
+    expect(resolved.startsWith(`${REPO}/`), resolved).toBe(false);
   });
 
   it.each(PACKAGES)('%s: the build, the sources, README and package.json; no tests, no test-support', async (dir) => {
