@@ -39,7 +39,8 @@ const PACKAGES = ['client', 'receiver'] as const;
 type Dir = (typeof PACKAGES)[number];
 
 const readme = (dir: Dir) => readFileSync(join(REPO, 'packages', dir, 'README.md'), 'utf8');
-const manifest = (dir: Dir) => JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; engines: { node: string } };
+const manifest = (dir: Dir) =>
+  JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; engines: { node: string } };
 const bin = (name: string) => join(REPO, 'node_modules', '.bin', name);
 /** The tsc of the TypeScript that `from` (a package.json) depends on. */
 const tscOf = (from: string) => join(dirname(createRequire(join(REPO, from)).resolve('typescript/package.json')), 'bin', 'tsc');
