@@ -92,3 +92,66 @@ describe('GET /v1/deliveries/{id}', () => {
     expect(await other.json()).toEqual({ error: 'not_found', message: `delivery ${await idOf(theirs.messageId)} not found` });
   });
 });
+
+// #43: a waiting delivery says why (waiting_on), on GET /v1/deliveries/{id} and in the message
+// detail alike; the retry answers the delivery as GET shows it.
+describe('waiting_on and the retry answer (#43)', () => {
+  /** The delivery of `messageId` as GET /v1/deliveries/{id} shows it, after checking the message detail shows the same. */
+  async function shown(messageId: string) {
+    const inMessage = (await t.api.get(`/v1/messages/${messageId}`)).body.deliveries[0];
+    const res = await t.api.get(`/v1/deliveries/${inMessage.id}`);
+    expect(res.body.waiting_on).toEqual(inMessage.waiting_on);
+    return res.body;
+  }
+  async function endpointOf(externalId: string, extra: Record<string, unknown> = {}) {
+    const consumerId = (await t.api.post('/v1/consumers', { external_id: externalId })).body.id as string;
+    return (await t.api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url(), retry: { count: 3, interval: '1h' }, ...extra })).body.id as string;
+  }
+  const send = async (consumer: string, extra: Record<string, unknown> = {}) =>
+    (await t.api.post('/v1/messages', { consumer, event_type: 'a.b', payload: {}, ...extra })).body.id as string;
+
+  it('null for a retry waiting for its time; paused while its endpoint is paused', async () => {
+    const { messageId, endpointId } = await failedOnce('wait-1');
+    expect((await shown(messageId)).waiting_on).toBeNull();
+    await t.api.patch(`/v1/endpoints/${endpointId}`, { status: 'paused' });
+    const held = await send('wait-1');
+    expect(await shown(held)).toMatchObject({ status: 'pending', attempt_count: 0, waiting_on: { reason: 'paused' } });
+  });
+
+  it('lane: behind an earlier delivery of its ordering key, with its own sequence', async () => {
+    await endpointOf('wait-2', { ordering: 'key' });
+    rx.receiver.respondWith({ status: 503 });
+    const first = await send('wait-2', { ordering_key: 'order-7' });
+    await eventually(async () => expect((await shown(first)).attempt_count).toBe(1));
+    const second = await send('wait-2', { ordering_key: 'order-7' });
+    expect(await shown(second)).toMatchObject({ status: 'pending', sequence: 2, waiting_on: { reason: 'lane', sequence: 2 } });
+    expect((await shown(first)).waiting_on).toBeNull(); // the head waits only for its retry's time
+  });
+
+  it("hold: the receiver's Retry-After holds the endpoint", async () => {
+    await endpointOf('wait-3');
+    rx.receiver.respondWith({ status: 429, headers: { 'retry-after': '600' } });
+    const first = await send('wait-3');
+    await eventually(async () => expect((await shown(first)).attempt_count).toBe(1));
+    expect((await shown(first)).waiting_on).toEqual({ reason: 'hold' });
+    expect((await shown(await send('wait-3'))).waiting_on).toEqual({ reason: 'hold' });
+  });
+
+  it('POST /v1/deliveries/{id}/retry answers the delivery with the attempts it has, as GET does', async () => {
+    const { messageId } = await failedOnce('wait-4');
+    const before = await shown(messageId);
+    expect(before.attempts).toHaveLength(1);
+    const retried = await t.api.post(`/v1/deliveries/${before.id}/retry`, {});
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ id: before.id, attempt_count: 1, attempts: before.attempts, attempts_next_cursor: null });
+    expect(retried.body.next_attempt_at).toBeLessThanOrEqual(wh.clock.now());
+  });
+
+  it('PATCH /v1/endpoints/{id} answers with throughput, as GET does', async () => {
+    const endpointId = await endpointOf('wait-5');
+    const patched = await t.api.patch(`/v1/endpoints/${endpointId}`, { rate_limit: 7 });
+    expect(patched.status).toBe(200);
+    expect(patched.body.throughput).toEqual((await t.api.get(`/v1/endpoints/${endpointId}`)).body.throughput);
+    expect(patched.body.throughput).toMatchObject({ rate_limit: 7, held_until: null });
+  });
+});

@@ -106,7 +106,7 @@ export type paths = {
         put?: never;
         /**
          * Retry a delivery
-         * @description Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued (attempts empty). 409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): manual retries stop there; send the payload as a new message instead.
+         * @description Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued, as getDelivery shows it: its newest 20 attempts so far and `attempts_next_cursor` for older ones. 409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): manual retries stop there; send the payload as a new message instead.
          *
          *     Scope: `messages:retry`.
          */
@@ -684,6 +684,43 @@ export type components = {
             ordering_key: string | null;
             /** @description its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered */
             sequence: number | null;
+            /**
+             * @description why the delivery, open (pending or retrying), is not being sent now; null when it is done or only waits for the time next_attempt_at names (docs/semantics.md: waiting_on)
+             * @example {
+             *       "reason": "lane",
+             *       "sequence": 2
+             *     }
+             */
+            waiting_on: ({
+                /** @constant */
+                reason: "lane";
+                /** @description its own place in the lane: it waits for the earlier ones of its ordering_key */
+                sequence: number;
+            } | {
+                /**
+                 * @description the receiver’s Retry-After holds its endpoint (the endpoint’s throughput.held_until)
+                 * @constant
+                 */
+                reason: "hold";
+            } | {
+                /**
+                 * @description due, and spaced by its endpoint’s rate_limit
+                 * @constant
+                 */
+                reason: "rate_limit";
+            } | {
+                /**
+                 * @description its endpoint is paused or disabled
+                 * @constant
+                 */
+                reason: "paused";
+            } | {
+                /**
+                 * @description due, and waiting for one of its endpoint’s connection slots
+                 * @constant
+                 */
+                reason: "concurrency";
+            }) | null;
             /** @description its newest attempts, at most 20, oldest of them first (older ones: GET /v1/deliveries/{id}/attempts with attempts_next_cursor) */
             attempts: components["schemas"]["AttemptRow"][];
             /** @description null when `attempts` holds every attempt; otherwise the cursor of GET /v1/deliveries/{id}/attempts for the attempts older than those shown */
@@ -1101,6 +1138,57 @@ export type components = {
                 /** @description the bucket’s 95th percentile (ms; the bound of its latency-histogram bucket, at most ~41 % above the true value); null without attempts */
                 p95_ms: number | null;
             }[];
+        };
+        EndpointUpdated: {
+            /**
+             * @description ep_…
+             * @example ep_01JH4Z5K2M3N4P5Q6R7S8T9V0W
+             */
+            id: string;
+            /**
+             * @description the consumer it belongs to (con_…)
+             * @example con_01JH4Z3A7K2M3N4P5Q6R7S8T9V
+             */
+            consumer_id: string;
+            /**
+             * @description the endpoint’s URL
+             * @example https://hooks.globex.example/wirehook
+             */
+            url: string;
+            description: string | null;
+            /** @description null: every event type */
+            event_types: string[] | null;
+            /** @description sent from the fixed source addresses (the egress relay) */
+            fixed_ip: boolean;
+            /** @enum {string} */
+            status: "active" | "paused" | "disabled";
+            /** @description why Wirehook stopped the endpoint, when disabled */
+            disabled_reason: string | null;
+            failing_since: number | null;
+            /**
+             * @description when it was created (Unix milliseconds)
+             * @example 1767259800000
+             */
+            created_at: number;
+            retry: components["schemas"]["RetryPolicy"];
+            compat_signature: components["schemas"]["CompatSignature"] | null;
+            /**
+             * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
+             * @enum {string}
+             */
+            ordering: "none" | "key";
+            /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
+            rate_limit: number | null;
+            /** @description How fast Wirehook sends to the endpoint now. */
+            throughput: {
+                /** @description the endpoint’s rate_limit (deliveries per second); null: none */
+                rate_limit: number | null;
+                /** @description sends in flight allowed at once, cut by the receiver’s 429, 503 and timeouts and grown back by its successes; null: not cut (its connection slots) */
+                concurrency: number | null;
+                /** @description sends to the endpoint in flight now, across dispatchers */
+                in_flight: number;
+                held_until: number | null;
+            };
         };
         RotatedSecret: {
             /**
@@ -3403,7 +3491,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint as changed */
+            /** @description The endpoint as changed, with its throughput now */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3413,7 +3501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Endpoint"];
+                    "application/json": components["schemas"]["EndpointUpdated"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

@@ -150,6 +150,9 @@ export const endpointDetailResponse = endpointResponse.extend({
   throughput: endpointThroughputResponse,
 });
 
+/** PATCH /v1/endpoints/{id}: the endpoint as changed, with its throughput now (#43). */
+export const endpointUpdatedResponse = endpointResponse.extend({ throughput: endpointThroughputResponse });
+
 export const eventTypeResponse = z.object({
   name: eventType(),
   description: z
@@ -158,6 +161,24 @@ export const eventTypeResponse = z.object({
     .meta({ examples: ['An invoice was paid'] }),
   archived_at: nullableUnixMs('when it was archived'),
 });
+
+/** Why an open delivery is not being sent now (#43); null when it is not waiting on anything. */
+export const waitingOnResponse = z
+  .discriminatedUnion('reason', [
+    z.object({
+      reason: z.literal('lane'),
+      sequence: z.number().int().describe('its own place in the lane: it waits for the earlier ones of its ordering_key'),
+    }),
+    z.object({ reason: z.literal('hold').describe('the receiver’s Retry-After holds its endpoint (the endpoint’s throughput.held_until)') }),
+    z.object({ reason: z.literal('rate_limit').describe('due, and spaced by its endpoint’s rate_limit') }),
+    z.object({ reason: z.literal('paused').describe('its endpoint is paused or disabled') }),
+    z.object({ reason: z.literal('concurrency').describe('due, and waiting for one of its endpoint’s connection slots') }),
+  ])
+  .nullable()
+  .describe(
+    'why the delivery, open (pending or retrying), is not being sent now; null when it is done or only waits for the time next_attempt_at names (docs/semantics.md: waiting_on)',
+  )
+  .meta({ examples: [{ reason: 'lane', sequence: 2 }] });
 
 export const deliveryResponse = z.object({
   id: idOf('delivery', 'dlv_… — the id the retry operation takes'),
@@ -177,6 +198,7 @@ export const deliveryResponse = z.object({
     .meta({ examples: [2] })
     .nullable()
     .describe('its place in the lane (webhook-sequence): 1 for the first message, +1 per message; null when unordered'),
+  waiting_on: waitingOnResponse,
   attempts: z
     .array(attemptResponse)
     .describe('its newest attempts, at most 20, oldest of them first (older ones: GET /v1/deliveries/{id}/attempts with attempts_next_cursor)'),

@@ -15,6 +15,7 @@ export * from './limits.ts';
 export * from './recovery-port.ts';
 export * from './api-responses.ts';
 export * from './alert-notice.ts';
+export * from './waiting-on.ts';
 export * from './span-recording.ts';
 export * from './utc-calendar.ts';
 export * from './endpoint-stats.ts';

@@ -123,6 +123,10 @@ export interface Delivery {
   orderingKey?: string | null;
   /** Its place in the lane: 1 for the lane's first message, +1 per message after; null (or absent) when unordered. */
   sequence?: number | null;
+  /** Waiting behind an earlier open delivery of its lane (the store's lane_wait); absent: not read. */
+  laneWait?: boolean;
+  /** Held while its endpoint is paused or disabled (the store's held); absent: not read. */
+  held?: boolean;
 }
 
 export const RECOVERY_STATUSES = ['running', 'done', 'stopped'] as const;

@@ -114,3 +114,33 @@ describe('explain_delivery and the URL an attempt went to (#27)', () => {
     }
   });
 });
+
+describe('explain_delivery says what a waiting delivery waits on (#43)', () => {
+  const waiting = (waiting_on: unknown, attempts: unknown[] = []) => ({
+    id: 'msg_2',
+    event_type: 'order.created',
+    status: 'pending',
+    deliveries: [{ id: 'dlv_2', url: 'https://hooks.example.com/in', status: 'pending', next_attempt_at: AT, waiting_on, attempts }],
+  });
+
+  it.each([
+    [{ reason: 'lane', sequence: 4 }, /number 4 of its ordering_key/],
+    [{ reason: 'hold' }, /Retry-After/],
+    [{ reason: 'rate_limit' }, /rate_limit/],
+    [{ reason: 'paused' }, /paused or disabled/],
+    [{ reason: 'concurrency' }, /free connection/],
+  ] as const)('%o, before its first attempt', (w, words) => {
+    expect(ours(explainDelivery(waiting(w) as never))).toMatch(words);
+  });
+
+  it('after a failed attempt too, next to the attempt’s advice', () => {
+    const attempt = { at: AT - 1000, response_status: 503, response_head: null, duration_ms: 5, error: 'http_status: 503', via: 'direct', source_ip: null };
+    const text = ours(explainDelivery(waiting({ reason: 'hold' }, [attempt]) as never));
+    expect(text).toMatch(/failed after 5 ms/);
+    expect(text).toMatch(/Retry-After/);
+  });
+
+  it('says nothing of waiting when waiting_on is null', () => {
+    expect(ours(explainDelivery(waiting(null) as never))).toMatch(/No attempt yet/);
+  });
+});

@@ -20,7 +20,26 @@ interface DeliveryJson {
   /** Every attempt made; `attempts` holds only the newest 20 (#40). Absent in older answers. */
   attempt_count?: number;
   next_attempt_at: number | null;
+  /** Why it is not being sent now (#43); absent in older answers. */
+  waiting_on?: WaitingOnJson | null;
   attempts: AttemptJson[];
+}
+type WaitingOnJson = { reason: 'lane'; sequence: number } | { reason: 'hold' | 'rate_limit' | 'paused' | 'concurrency' };
+
+/** waiting_on in words: what holds the delivery, and what (if anything) to do. */
+export function waitingSentence(w: WaitingOnJson): string {
+  switch (w.reason) {
+    case 'lane':
+      return `It is waiting in its lane: it is number ${w.sequence} of its ordering_key and goes once every earlier delivery of that key has ended (succeeded, or failed after its retries).`;
+    case 'hold':
+      return 'It is waiting because the receiver answered 429 or 503 with Retry-After: nothing is sent to the endpoint until that time (get_endpoint shows throughput.held_until).';
+    case 'rate_limit':
+      return 'It is waiting for the endpoint’s rate_limit: deliveries beyond it are spaced out and sent as the limit allows.';
+    case 'paused':
+      return 'It is waiting because its endpoint is paused or disabled: nothing is sent until it is resumed (update_endpoint with status active).';
+    case 'concurrency':
+      return 'It is due and waiting for a free connection to the endpoint (its sends in flight are at their limit, which 429, 503 and timeouts lower).';
+  }
 }
 interface MessageJson {
   id: string;
@@ -77,8 +96,9 @@ export function explainDelivery(message: MessageJson, deliveryId?: string, endpo
     `Delivery ${delivery.id} of message ${message.id} (${message.event_type}): ${delivery.status}, ${delivery.attempt_count ?? delivery.attempts.length} attempt(s).`,
   ];
   const quoted: Record<string, string> = { url: delivery.url };
+  const waiting = delivery.waiting_on ? waitingSentence(delivery.waiting_on) : null;
   if (!last) {
-    lines.push('No attempt yet: it is waiting to be sent (or held while the endpoint is paused).');
+    lines.push(waiting ?? 'No attempt yet: it is waiting to be sent (or held while the endpoint is paused).');
     return withReceiverData(lines, quoted);
   }
   const when = new Date(last.at).toISOString();
@@ -104,6 +124,7 @@ export function explainDelivery(message: MessageJson, deliveryId?: string, endpo
     else lines.push(kind === 'http_status' && last.response_status !== null ? statusAdvice(last.response_status) : (ADVICE[kind] ?? ''));
   }
   if (delivery.next_attempt_at !== null) lines.push(`Next attempt: ${new Date(delivery.next_attempt_at).toISOString()}.`);
+  if (waiting !== null) lines.push(waiting);
   else if (delivery.status === 'failed') lines.push('No attempt is left: fix the receiver, then use retry_delivery (or recover_endpoint for many).');
   lines.push(...endpointHealth);
   return withReceiverData(lines, quoted);

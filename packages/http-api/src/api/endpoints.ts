@@ -161,7 +161,8 @@ export function endpointsRouter(
     if (body.status === 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
     // A pause stops the endpoint's recovery at once (its worker would also find out at its next step).
     if (updated.status === 'paused') await store.recoveries.stop(tenant, updated.id, clock.now());
-    res.json(endpointJson(updated));
+    // With its throughput, as GET shows it (#43): a changed rate_limit is seen at once.
+    res.json({ ...endpointJson(updated), throughput: throughputJson(updated, await throughputNow(deps, updated.id, clock.now()), clock.now()) });
   });
 
   router.delete('/:id', requireScope('endpoints:write'), async (req, res) => {

@@ -73,7 +73,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     if (!detail || outOfScope(authOf(res), detail.consumer.id)) throw new NotFoundError(`message ${id} not found`);
     // Its deliveries go to endpoints of its consumer: one read gives every current URL.
     const endpoints = await store.endpoints.list(authOf(res).tenant, { consumerId: detail.consumer.id });
-    res.json(messageDetailJson(detail, new Map(endpoints.map((e) => [e.id, e.url])), clock.now()));
+    res.json(messageDetailJson(detail, new Map(endpoints.map((e) => [e.id, e])), clock.now()));
   });
 
   // One delivery as the message view shows it (the retry operation takes its id). A portal
@@ -85,7 +85,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const view = retainedId('delivery', id) ? await store.deliveries.show(auth.tenant, id as never) : null;
     if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
     const endpoint = await store.endpoints.get(auth.tenant, view.delivery.endpointId);
-    res.json(deliveryJson(view.delivery, view.attempts, endpoint?.url, { olderAttempts: view.olderAttempts, now: clock.now() }));
+    res.json(deliveryJson(view.delivery, view.attempts, endpoint ?? undefined, { olderAttempts: view.olderAttempts, now: clock.now() }));
   });
 
   // A delivery's attempts, newest first, paged (#40): what its `attempts` leaves out.
@@ -113,9 +113,12 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
       const view = await store.deliveries.show(auth.tenant, id as never);
       if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
     }
-    const delivery = await intake.retryDelivery(auth.tenant, id as never);
-    const endpoint = await store.endpoints.get(auth.tenant, delivery.endpointId);
-    res.status(202).json(deliveryJson(delivery, [], endpoint?.url));
+    const queued = await intake.retryDelivery(auth.tenant, id as never);
+    // Answered as GET /v1/deliveries/{id} would now (#43): the delivery as queued with the
+    // attempts it has (newest 20, and the cursor to older ones), not an empty list.
+    const [view, endpoint] = await Promise.all([store.deliveries.show(auth.tenant, id as never), store.endpoints.get(auth.tenant, queued.endpointId)]);
+    const older = { olderAttempts: view?.olderAttempts ?? false, now: clock.now() };
+    res.status(202).json(deliveryJson(view?.delivery ?? queued, view?.attempts ?? [], endpoint ?? undefined, older));
   });
 
   return router;

@@ -1,5 +1,6 @@
 import {
   encodeCursor,
+  waitingOn,
   type AlertTargetResponse,
   type Attempt,
   type AttemptResponse,
@@ -87,13 +88,15 @@ export interface OlderAttempts {
 }
 
 /**
- * A delivery's `url` is its endpoint's current one (`currentUrl`: where its next attempt goes,
+ * A delivery's `url` is its endpoint's current one (`endpoint`: where its next attempt goes,
  * a PATCH of the endpoint's url included); without it (the endpoint is deleted) the URL its
  * last attempt went to, else the one it was made for. Each attempt shows its own. `attempts`
- * are its newest, oldest of them first; `older` gives the cursor to the ones before them (#40).
+ * are its newest, oldest of them first; `older` gives the cursor to the ones before them (#40)
+ * and the time `waiting_on` is told at (#43).
  */
-export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: string, older?: OlderAttempts): DeliveryResponse {
+export function deliveryJson(d: Delivery, attempts: Attempt[], endpoint: Endpoint | undefined, older: OlderAttempts): DeliveryResponse {
   const oldestShown = attempts[0];
+  const currentUrl = endpoint?.url;
   return {
     id: d.id,
     endpoint_id: d.endpointId,
@@ -103,8 +106,9 @@ export function deliveryJson(d: Delivery, attempts: Attempt[], currentUrl?: stri
     next_attempt_at: d.nextAttemptAt,
     ordering_key: d.orderingKey ?? null,
     sequence: d.sequence ?? null,
+    waiting_on: waitingOn(d, endpoint, older.now),
     attempts: attempts.map(attemptJson),
-    attempts_next_cursor: older?.olderAttempts && oldestShown ? encodeCursor(oldestShown.id, older.now) : null,
+    attempts_next_cursor: older.olderAttempts && oldestShown ? encodeCursor(oldestShown.id, older.now) : null,
   };
 }
 
@@ -127,15 +131,15 @@ export function messageRowJson(row: MessageSummary): MessageRowResponse {
   };
 }
 
-/** `currentUrls`: the current URL of each endpoint that still exists, by id (see deliveryJson); `now`: when cursors are issued. */
-export function messageDetailJson(detail: MessageDetail, currentUrls: ReadonlyMap<string, string>, now: number): MessageDetailResponse {
+/** `endpoints`: each endpoint that still exists, by id (see deliveryJson); `now`: when cursors are issued and waiting_on told. */
+export function messageDetailJson(detail: MessageDetail, endpoints: ReadonlyMap<string, Endpoint>, now: number): MessageDetailResponse {
   return {
     ...messageHeadJson(detail),
     idempotency_key: detail.message.idempotencyKey,
     ordering_key: detail.message.orderingKey ?? null,
     payload: JSON.parse(detail.message.payload) as MessageDetailResponse['payload'],
     deliveries: detail.deliveries.map((d) =>
-      deliveryJson(d.delivery, d.attempts, currentUrls.get(d.delivery.endpointId), { olderAttempts: d.olderAttempts, now }),
+      deliveryJson(d.delivery, d.attempts, endpoints.get(d.delivery.endpointId), { olderAttempts: d.olderAttempts, now }),
     ),
   };
 }

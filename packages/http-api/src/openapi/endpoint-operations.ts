@@ -5,6 +5,7 @@ import {
   endpointStatsQuery,
   endpointStatsResponse,
   endpointResponse,
+  endpointUpdatedResponse,
   endpointWithSecretResponse,
   listEndpointsQuery,
   patchEndpointBody,
@@ -92,7 +93,11 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     scope: 'endpoints:write',
     params: [idParam('endpoint id (ep_…)')],
     body: { name: 'UpdateEndpointRequest', schema: patchEndpointBody, required: true, example: { status: 'paused' } },
-    success: { status: 200, description: 'The endpoint as changed', schema: { name: 'Endpoint', schema: endpointResponse } },
+    success: {
+      status: 200,
+      description: 'The endpoint as changed, with its throughput now',
+      schema: { name: 'EndpointUpdated', schema: endpointUpdatedResponse },
+    },
     errors: ['not_found'],
   },
   {

@@ -105,7 +105,7 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'Retry a delivery',
     description:
-      'Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued (attempts empty). ' +
+      'Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued, as getDelivery shows it: its newest 20 attempts so far and `attempts_next_cursor` for older ones. ' +
       '409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): ' +
       'manual retries stop there; send the payload as a new message instead.',
     scope: 'messages:retry',

@@ -130,6 +130,8 @@ export function toDelivery(doc: DeliveryDoc): Delivery {
     createdAt: doc.createdAt,
     orderingKey: doc.orderingKey ?? null,
     sequence: doc.sequence ?? null,
+    laneWait: doc.laneWait ?? false,
+    held: doc.held ?? false,
   };
 }
 
