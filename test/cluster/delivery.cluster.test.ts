@@ -1,4 +1,4 @@
-import { describeDeliverySuite } from '../e2e/delivery-suite.ts';
+import { describeDeliverySuite } from '../e2e/delivery.test-suite.ts';
 import { startClusterHarness } from '../support/cluster-harness.ts';
 
 // The delivery suite again, with every service its own process over NATS, Redis and gRPC.

@@ -8,8 +8,10 @@
 //   4. production code never imports vitest or @wirehook/testkit;
 //   5. production code imports of our packages only what the "may import" column of the tree
 //      table lists for its folder (may-import.ts reads it).
-// Test code is a `*.test.ts(x)` file, a file whose name has `test` or `fixture(s)` as a word
-// (`dispatch-test-scene.ts`, `idempotency-front-fixture.ts`), or a file under a `test/`, `test-support/` or `testing/` folder.
+// Test code follows one convention (docs/architecture.md, "Test code"): a `*.test.ts(x)` file
+// (vitest runs it), a `*.test-suite.ts` file (a suite that test files run, e.g. in both modes),
+// or a file under a `test/` folder (a package's contract suites; the repository's test/) or a
+// `src/testing/` folder (support a package's or service's own tests share).
 // A regex scanner (doc-refs.ts), not the compiler API: the repository's TypeScript 7 ships none.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -61,7 +63,7 @@ function sourceFiles(dir: string): string[] {
 export function isTestCode(path: string): boolean {
   const parts = path.split('/');
   const file = parts.at(-1)!;
-  return /(^|[-.])(test|fixtures?)([-.]|$)/.test(file) || parts.slice(0, -1).some((p) => p === 'test' || p === 'test-support' || p === 'testing');
+  return /\.test(-suite)?\.tsx?$/.test(file) || parts.slice(0, -1).some((p) => p === 'test' || p === 'testing');
 }
 
 /** Strips comment lines and doc blocks, so an example in a comment is not an import. */
@@ -204,16 +206,28 @@ describe('the import scanner', () => {
 
   it('tells test code from production code', () => {
     expect(
+      ['a/src/x.test.ts', 'a/src/view.test.tsx', 'test/e2e/delivery.test-suite.ts', 'a/test/contract.ts', 'a/src/testing/s.ts'].filter(isTestCode),
+    ).toHaveLength(5);
+    // The old ways of saying "test" no longer make a file test code: such a file would be production code.
+    expect(
       [
-        'a/src/x.test.ts',
+        'a/src/store-contract.ts',
+        'a/src/attestation.ts',
+        'a/src/testkit.ts',
         'a/src/dispatch-test-scene.ts',
         'a/src/front-fixture.ts',
-        'a/test/contract.ts',
         'a/src/test-support/s.ts',
-        'a/src/testing/s.ts',
       ].filter(isTestCode),
-    ).toHaveLength(6);
-    expect(['a/src/store-contract.ts', 'a/src/attestation.ts', 'a/src/testkit.ts', 'a/src/prefixture.ts'].filter(isTestCode)).toEqual([]);
+    ).toEqual([]);
+  });
+
+  it('test support in src/ lives only in testing/ folders: no file or folder named like test support elsewhere', () => {
+    const stray = all
+      .flatMap((f) => sourceFiles(f.dir))
+      // packages/testkit is test support as a whole (production code may not import it: rule 4).
+      .filter((path) => /\/src\//.test(path) && !isTestCode(path) && !path.startsWith('packages/testkit/'))
+      .filter((path) => /(^|[-./])(tests?|fixtures?|test-support|test-scene|mocks?|fakes?)([-./]|$)/.test(path.split('/src/')[1] ?? ''));
+    expect(stray).toEqual([]);
   });
 });
 

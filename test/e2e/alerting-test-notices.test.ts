@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '@wirehook/testkit';
 import type { TestTenant } from '../support/harness.ts';
-import { hooks, noticesOf, org, settle, tick, useAlertingWirehook, wh } from './alerting-fixture.ts';
+import { hooks, noticesOf, org, settle, tick, useAlertingWirehook, wh } from '../support/alerting-fixture.ts';
 
 useAlertingWirehook();
 

@@ -11,7 +11,7 @@ import { createAlerting } from '@wirehook/alerting';
 import { silentLogger } from '@wirehook/platform';
 import { SecretBox } from '@wirehook/core';
 import { TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
-import { caPem, chat, failing, hooks, noticesOf, org, settle, tick, useAlertingWirehook, wh } from './alerting-fixture.ts';
+import { caPem, chat, failing, hooks, noticesOf, org, settle, tick, useAlertingWirehook, wh } from '../support/alerting-fixture.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

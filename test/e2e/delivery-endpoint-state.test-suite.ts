@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import type { TestTenant } from '../support/harness.ts';
 import type { NamedReceiver } from '../support/receivers.ts';
-import { M, H, DAY, type DeliveryHarness, type DeliverySuite } from './delivery-suite-context.ts';
+import { M, H, DAY, type DeliveryHarness, type DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** Registers the part in the calling describe. */
 export function describeEndpointState(suite: DeliverySuite): void {

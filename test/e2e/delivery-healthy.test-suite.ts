@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import type { TestTenant } from '../support/harness.ts';
 import { verifyAt, type NamedReceiver } from '../support/receivers.ts';
-import type { DeliveryHarness, DeliverySuite } from './delivery-suite-context.ts';
+import type { DeliveryHarness, DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** Registers the part in the calling describe. */
 export function describeHealthyEndpoint(suite: DeliverySuite): void {

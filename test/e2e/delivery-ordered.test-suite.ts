@@ -6,7 +6,7 @@ import { eventually } from '@wirehook/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '@wirehook/testkit';
 import type { NamedReceiver } from '../support/receivers.ts';
-import { S, type DeliveryHarness, type DeliverySuite } from './delivery-suite-context.ts';
+import { S, type DeliveryHarness, type DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** A deterministic stream of numbers in [0, 1) (mulberry32), so a failure is reproducible. */
 function seeded(seed: number): () => number {

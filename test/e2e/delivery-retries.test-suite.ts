@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import { refusingUrl, startReceiver, verifyAt, type NamedReceiver } from '../support/receivers.ts';
-import { S, M, H, type DeliveryHarness, type DeliverySuite } from './delivery-suite-context.ts';
+import { S, M, H, type DeliveryHarness, type DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** Registers the part in the calling describe. */
 export function describeRetries(suite: DeliverySuite): void {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import type { TestTenant } from '../support/harness.ts';
 import { verifyAt, type NamedReceiver } from '../support/receivers.ts';
-import { S, DAY, type DeliveryHarness, type DeliverySuite } from './delivery-suite-context.ts';
+import { S, DAY, type DeliveryHarness, type DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** Registers the part in the calling describe. */
 export function describeSignatures(suite: DeliverySuite): void {

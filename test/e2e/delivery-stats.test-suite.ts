@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
-import type { DeliveryHarness, DeliverySuite } from './delivery-suite-context.ts';
+import type { DeliveryHarness, DeliverySuite } from '../support/delivery-suite-context.ts';
 
 /** Registers the part in the calling describe. */
 export function describeEndpointStats(suite: DeliverySuite): void {

@@ -2,18 +2,18 @@
 // that verify every request with the official standardwebhooks library; retries driven by
 // moving the clock, never by sleeping. One suite, run in embedded mode (delivery.test.ts)
 // and in cluster mode (test/cluster/delivery.cluster.test.ts).
-// Its parts: delivery-suite-healthy.ts, -retries.ts, -signatures.ts, -endpoint-state.ts and
+// Its parts: delivery-healthy.test-suite.ts, -retries.ts, -signatures.ts, -endpoint-state.ts and
 // -stats.ts and -ordered.ts, sharing delivery-suite-context.ts.
 import { describe } from 'vitest';
-import { type DeliveryHarness, deliverySuiteContext } from './delivery-suite-context.ts';
-import { describeEndpointState } from './delivery-suite-endpoint-state.ts';
-import { describeHealthyEndpoint } from './delivery-suite-healthy.ts';
-import { describeOrderedLanes } from './delivery-suite-ordered.ts';
-import { describeRetries } from './delivery-suite-retries.ts';
-import { describeSignatures } from './delivery-suite-signatures.ts';
-import { describeEndpointStats } from './delivery-suite-stats.ts';
+import { type DeliveryHarness, deliverySuiteContext } from '../support/delivery-suite-context.ts';
+import { describeEndpointState } from './delivery-endpoint-state.test-suite.ts';
+import { describeHealthyEndpoint } from './delivery-healthy.test-suite.ts';
+import { describeOrderedLanes } from './delivery-ordered.test-suite.ts';
+import { describeRetries } from './delivery-retries.test-suite.ts';
+import { describeSignatures } from './delivery-signatures.test-suite.ts';
+import { describeEndpointStats } from './delivery-stats.test-suite.ts';
 
-export type { DeliveryHarness } from './delivery-suite-context.ts';
+export type { DeliveryHarness } from '../support/delivery-suite-context.ts';
 
 /** Registers the delivery suite against the Wirehook `start` brings up. */
 export function describeDeliverySuite(mode: string, start: () => Promise<DeliveryHarness>): void {

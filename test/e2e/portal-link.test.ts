@@ -11,7 +11,7 @@ import { createLogger } from '@wirehook/platform';
 import { jsonLines } from '@wirehook/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
-import { link, page, portalApi, spans, t, usePortalWirehook, wh } from './portal-link-fixture.ts';
+import { link, page, portalApi, spans, t, usePortalWirehook, wh } from '../support/portal-link-fixture.ts';
 
 usePortalWirehook();
 

@@ -3,7 +3,7 @@
 // 100 per customer per UTC day). Set-up in portal-link-fixture.ts.
 import { describe, expect, it } from 'vitest';
 import type { TestTenant } from '../support/harness.ts';
-import { link, portalApi, t, usePortalWirehook, wh } from './portal-link-fixture.ts';
+import { link, portalApi, t, usePortalWirehook, wh } from '../support/portal-link-fixture.ts';
 
 usePortalWirehook();
 

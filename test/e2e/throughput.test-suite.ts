@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually, maxInWindow } from '@wirehook/testkit';
 import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
-import { type DeliveryHarness, deliverySuiteContext } from './delivery-suite-context.ts';
+import { type DeliveryHarness, deliverySuiteContext } from '../support/delivery-suite-context.ts';
 
 /** Registers the suite against the Wirehook `start` brings up. */
 export function describeThroughputSuite(mode: string, start: () => Promise<DeliveryHarness>): void {

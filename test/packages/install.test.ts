@@ -177,7 +177,7 @@ describe('the tarballs', () => {
     expect(resolved.startsWith(`${REPO}/`), resolved).toBe(false);
   });
 
-  it.each(PACKAGES)('%s: the build, the sources, README and package.json; no tests, no test-support', async (dir) => {
+  it.each(PACKAGES)('%s: the build, the sources, README and package.json; no tests, no test support', async (dir) => {
     const listed = await run('tar', ['-tzf', tarballs[dir]], { cwd: project });
     const files = listed.stdout.trim().split('\n').sort();
     expect(files).toContain('package/dist/index.js');
@@ -186,7 +186,7 @@ describe('the tarballs', () => {
     expect(files).toContain('package/dist/cjs/index.js');
     expect(files).toContain('package/dist/cjs/package.json');
     expect(files).toContain('package/README.md');
-    expect(files.filter((f) => /\.test\.|test-support|tsconfig/.test(f))).toEqual([]);
+    expect(files.filter((f) => /\.test\.|testing|tsconfig/.test(f))).toEqual([]);
   });
 
   it.each(PACKAGES)('%s: publint --strict finds nothing', async (dir) => {

@@ -4,8 +4,8 @@
 // beforeAll (ES module bindings are live: importers see them once set).
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { eventually, testCa } from '@wirehook/testkit';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startWirehook, type Harness, type TestTenant } from './harness.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from './receivers.ts';
 
 export let wh: Harness;
 export let failing: NamedReceiver; // the customers' endpoints, answering 500

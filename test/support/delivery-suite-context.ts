@@ -1,8 +1,8 @@
 // What the delivery suite's parts share: the Wirehook under test, a tenant and a receiver,
 // started once for the whole suite, and the helpers that make endpoints and send messages.
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import type { Harness, TestTenant } from '../support/harness.ts';
-import { startReceiver, type NamedReceiver } from '../support/receivers.ts';
+import type { Harness, TestTenant } from './harness.ts';
+import { startReceiver, type NamedReceiver } from './receivers.ts';
 
 export const S = 1_000;
 export const M = 60 * S;

@@ -3,7 +3,7 @@
 // are set by usePortalWirehook's beforeAll (ES module bindings are live: importers see them once set).
 import { afterAll, beforeAll, expect } from 'vitest';
 import { recordSpans, type SpanRecorder } from '@wirehook/testkit';
-import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
+import { startWirehook, type Harness, type TestTenant } from './harness.ts';
 
 export let wh: Harness;
 export let t: TestTenant;

@@ -4,7 +4,7 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { Wirehook } from './client.ts';
 import { isWirehookApiError, WirehookApiError } from './errors.ts';
 import { idempotencyKey } from './idempotency-key.ts';
-import { fakeFetch, json, rateLimitHeaders } from './test-support/fake-fetch.ts';
+import { fakeFetch, json, rateLimitHeaders } from './testing/fake-fetch.ts';
 
 const message = { consumer: 'acme', event_type: 'order.created', payload: { order: 42 } };
 

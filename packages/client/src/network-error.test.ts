@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Wirehook } from './client.ts';
 import { WirehookApiError, WirehookNetworkError } from './errors.ts';
-import { fakeFetch } from './test-support/fake-fetch.ts';
+import { fakeFetch } from './testing/fake-fetch.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {

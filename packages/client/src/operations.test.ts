@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Wirehook } from './client.ts';
 import { OPERATION_METHODS, type OperationId } from './operations.ts';
-import { fakeFetch, json } from './test-support/fake-fetch.ts';
+import { fakeFetch, json } from './testing/fake-fetch.ts';
 
 interface DocOperation {
   operationId: string;

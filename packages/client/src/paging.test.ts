@@ -2,7 +2,7 @@
 // page, fetches lazily (breaking early stops), and passes errors through.
 import { describe, expect, it } from 'vitest';
 import { Wirehook } from './client.ts';
-import { fakeFetch, json } from './test-support/fake-fetch.ts';
+import { fakeFetch, json } from './testing/fake-fetch.ts';
 
 const row = (id: string) => ({
   id,

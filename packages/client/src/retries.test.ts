@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Wirehook } from './client.ts';
 import { WirehookApiError, WirehookNetworkError } from './errors.ts';
-import { fakeFetch, json } from './test-support/fake-fetch.ts';
+import { fakeFetch, json } from './testing/fake-fetch.ts';
 
 const message = { consumer: 'acme', event_type: 'order.created', payload: { order: 42 } };
 const accepted = (headers: Record<string, string> = {}) => json(202, { id: 'msg_1', deliveries: 1 }, { 'x-usage-month': '3', ...headers });

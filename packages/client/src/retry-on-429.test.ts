@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Wirehook } from './client.ts';
 import { WirehookApiError } from './errors.ts';
-import { fakeFetch, json, rateLimitHeaders } from './test-support/fake-fetch.ts';
+import { fakeFetch, json, rateLimitHeaders } from './testing/fake-fetch.ts';
 
 const tooMany = (seconds: string) =>
   json(

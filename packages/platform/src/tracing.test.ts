@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOtlpCollector, startRedisServer, type OtlpCollector, type RedisServer } from '@wirehook/testkit';
 
-const PROBE = join(import.meta.dirname, 'test-support', 'traced-process.ts');
+const PROBE = join(import.meta.dirname, 'testing', 'traced-process.ts');
 
 interface Run {
   code: number | null;

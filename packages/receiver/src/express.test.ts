@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import express, { type ErrorRequestHandler } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expressWebhook } from './express.ts';
-import { listen, newSecret, signedHeaders, wirehookBody } from './test-support/sender.ts';
+import { listen, newSecret, signedHeaders, wirehookBody } from './testing/sender.ts';
 import { WebhookVerificationError } from './verification-error.ts';
 
 const secret = newSecret();

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyWebhooks, type FastifyWebhookOptions } from './fastify.ts';
-import { newSecret, signedHeaders, wirehookBody } from './test-support/sender.ts';
+import { newSecret, signedHeaders, wirehookBody } from './testing/sender.ts';
 import { WebhookVerificationError } from './verification-error.ts';
 
 const secret = newSecret();

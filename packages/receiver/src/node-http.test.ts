@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type NodeRequestOptions, verifyNodeRequest } from './node-http.ts';
-import { listen, newSecret, signedHeaders, wirehookBody } from './test-support/sender.ts';
+import { listen, newSecret, signedHeaders, wirehookBody } from './testing/sender.ts';
 import { WebhookVerificationError } from './verification-error.ts';
 
 const secret = newSecret();

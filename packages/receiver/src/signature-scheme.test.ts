@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CompatSignatureOptions } from './signature-scheme.ts';
-import { refusal } from './test-support/refusal.ts';
-import { newSecret, wirehookBody } from './test-support/sender.ts';
+import { refusal } from './testing/refusal.ts';
+import { newSecret, wirehookBody } from './testing/sender.ts';
 import { verify } from './verify.ts';
 
 const T = 1_767_322_245;

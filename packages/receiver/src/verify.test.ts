@@ -1,7 +1,7 @@
 import { Webhook, WebhookVerificationError as OfficialError } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { refusal } from './test-support/refusal.ts';
-import { newSecret, signedHeaders, wirehookBody } from './test-support/sender.ts';
+import { refusal } from './testing/refusal.ts';
+import { newSecret, signedHeaders, wirehookBody } from './testing/sender.ts';
 import { WebhookVerificationError } from './verification-error.ts';
 import { verify, type VerifyOptions } from './verify.ts';
 

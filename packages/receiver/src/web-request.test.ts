@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newSecret, signedHeaders, wirehookBody } from './test-support/sender.ts';
+import { newSecret, signedHeaders, wirehookBody } from './testing/sender.ts';
 import { WebhookVerificationError } from './verification-error.ts';
 import { verifyRequest } from './web-request.ts';
 

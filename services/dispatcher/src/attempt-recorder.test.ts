@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptRecorder } from './attempt-recorder.ts';
 import type { DeliveryJob } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
-import { DispatchScene, OK, recordingLogger } from './dispatch-test-scene.ts';
+import { DispatchScene, OK, recordingLogger } from './testing/dispatch-scene.ts';
 
 const LEASE_MS = 17_000;
 let s: DispatchScene;

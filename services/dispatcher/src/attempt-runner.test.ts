@@ -14,7 +14,7 @@ import { EndpointThrottle } from './endpoint-throttle.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { MemoryKv } from '@wirehook/kv';
 import { Registry } from 'prom-client';
-import { DispatchScene, FakeSender, until } from './dispatch-test-scene.ts';
+import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
 import { SendGate } from './send-gate.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender } from './webhook-sender.ts';

@@ -4,7 +4,7 @@
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryLeases } from './delivery-leases.ts';
-import { DispatchScene, recordingLogger } from './dispatch-test-scene.ts';
+import { DispatchScene, recordingLogger } from './testing/dispatch-scene.ts';
 
 const LEASE_MS = 17_000;
 let s: DispatchScene;

@@ -4,7 +4,7 @@
 import { SecretBox } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DispatchScene, FakeSender, until } from './dispatch-test-scene.ts';
+import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
 import { Dispatcher, type DispatcherConfig } from './dispatcher.ts';
 
 const LEASE_MS = 17_000;

@@ -7,7 +7,7 @@ import type { DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
-import { DispatchScene, until } from './dispatch-test-scene.ts';
+import { DispatchScene, until } from './testing/dispatch-scene.ts';
 import { DueSweep } from './due-sweep.ts';
 import { SendGate } from './send-gate.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';

@@ -4,7 +4,7 @@ import { SecretBox } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryLeases } from './delivery-leases.ts';
-import { DispatchScene, FakeSender, OK } from './dispatch-test-scene.ts';
+import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
 import { WebhookSender, type Sender } from './webhook-sender.ts';
 
 let s: DispatchScene;

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { newId, PlanLimitError } from '@wirehook/core';
 import { eventually, jsonLines, startRedisServer, type RedisServer } from '@wirehook/testkit';
 import { frontKey } from './idempotency-front.ts';
-import { idempotencyFrontFixture, newTenant } from './idempotency-front-fixture.ts';
+import { idempotencyFrontFixture, newTenant } from './testing/idempotency-front-fixture.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

@@ -9,12 +9,12 @@ import { MemoryKv } from '@wirehook/kv';
 import { createLogger, type Logger } from '@wirehook/platform';
 import { openSqliteStore, type DeliveryJob, type Store } from '@wirehook/store';
 import { Registry } from 'prom-client';
-import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
-import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
-import { createDispatcherMetrics } from './metrics.ts';
-import type { SendResult } from './outcome.ts';
-import { createThroughputMetrics } from './throughput-metrics.ts';
-import type { WebhookRequest } from './webhook-request.ts';
+import { Fixtures } from '../../../../packages/store/test/contract/fixtures.ts';
+import { MessageFixtures } from '../../../../packages/store/test/contract/message-fixtures.ts';
+import { createDispatcherMetrics } from '../metrics.ts';
+import type { SendResult } from '../outcome.ts';
+import { createThroughputMetrics } from '../throughput-metrics.ts';
+import type { WebhookRequest } from '../webhook-request.ts';
 
 /** A 200, as the egress client reports it. */
 export const OK: SendResult = { ok: true, status: 200, responseHead: 'HTTP/1.1 200 OK', error: null, durationMs: 5, sourceIp: null };

@@ -20,7 +20,7 @@ import {
 import { RedisKv, type Kv } from '@wirehook/kv';
 import { createIdempotencyFrontMetrics, createRegistry, silentLogger, type Logger } from '@wirehook/platform';
 import { parseMetrics, startRedisServer, type RedisServer } from '@wirehook/testkit';
-import { IdempotencyFront } from './idempotency-front.ts';
+import { IdempotencyFront } from '../idempotency-front.ts';
 
 const DAY = 24 * 60 * 60_000;
 
