@@ -1,6 +1,6 @@
 // A stand-in Kubernetes API server for `helm template --dry-run=server`: Helm's lookups (the
-// chart's Secret) are answered from `secrets`, discovery lists the kinds the chart renders,
-// and nothing is stored. No cluster can run on the development machines; this is the smallest
+// chart's Secrets, the kube-dns Service, a 0.x install's Deployments) are answered from the
+// maps it holds, discovery lists the kinds the chart renders, and nothing is stored. No cluster can run on the development machines; this is the smallest
 // thing that lets the real Helm take the code path an install or an upgrade takes.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,17 +42,38 @@ export interface FakeKubeApi {
   kubeconfig: string;
   /** Secrets by namespace/name: `data` as Kubernetes holds it (base64 values). */
   secrets: Map<string, Record<string, string>>;
+  /** Services by namespace/name: their ClusterIP (the chart looks up kube-dns's). */
+  services: Map<string, string>;
+  /** Deployments and StatefulSets by `kind namespace/name`: their selector's matchLabels (an install made earlier). */
+  workloads: Map<string, Record<string, string>>;
+  /** Request paths answered 403 Forbidden (a deployer without read access there). */
+  forbidden: Set<string>;
+  /** Forgets every object and refusal. */
+  clear(): void;
   close(): Promise<void>;
 }
 
 export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const secrets = new Map<string, Record<string, string>>();
+  const services = new Map<string, string>();
+  const workloads = new Map<string, Record<string, string>>();
+  const forbidden = new Set<string>();
   const server: Server = createServer((req, res) => {
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (forbidden.has(path)) {
+      return send(403, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'Forbidden',
+        code: 403,
+        message: `${path} is forbidden: User "deployer" cannot get it`,
+      });
+    }
     const resources = (gv: string) => ({
       kind: 'APIResourceList',
       apiVersion: 'v1',
@@ -80,6 +101,17 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
     }
     const one = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
     if (one && secrets.has(`${one[1]}/${one[2]}`)) return send(200, secret(`${one[1]}/${one[2]}`, secrets.get(`${one[1]}/${one[2]}`)!));
+    const svc = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)$/.exec(path);
+    if (svc && services.has(`${svc[1]}/${svc[2]}`)) {
+      const metadata = { name: svc[2], namespace: svc[1] };
+      return send(200, { kind: 'Service', apiVersion: 'v1', metadata, spec: { clusterIP: services.get(`${svc[1]}/${svc[2]}`) } });
+    }
+    const apps = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/(deployments|statefulsets)\/([^/]+)$/.exec(path);
+    const kind = apps?.[2] === 'deployments' ? 'Deployment' : 'StatefulSet';
+    if (apps && workloads.has(`${kind} ${apps[1]}/${apps[3]}`)) {
+      const metadata = ownedBy(apps[3]!, apps[1]!);
+      return send(200, { kind, apiVersion: 'apps/v1', metadata, spec: { selector: { matchLabels: workloads.get(`${kind} ${apps[1]}/${apps[3]}`) } } });
+    }
     send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,17 +128,26 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
       'current-context: fake',
     ].join('\n'),
   );
-  return { kubeconfig, secrets, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const clear = () => {
+    secrets.clear();
+    services.clear();
+    workloads.clear();
+    forbidden.clear();
+  };
+  return { kubeconfig, secrets, services, workloads, forbidden, clear, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-function secret(key: string, data: Record<string, string>) {
-  const [namespace, name] = key.split('/');
-  // As the release made it: Helm adopts only objects that carry its ownership marks.
-  const metadata = {
+/** Metadata as the release made the object: Helm adopts only objects that carry its ownership marks. */
+function ownedBy(name: string, namespace: string) {
+  return {
     name,
     namespace,
     labels: { 'app.kubernetes.io/managed-by': 'Helm' },
     annotations: { 'meta.helm.sh/release-name': RELEASE, 'meta.helm.sh/release-namespace': namespace },
   };
-  return { kind: 'Secret', apiVersion: 'v1', metadata, type: 'Opaque', data };
+}
+
+function secret(key: string, data: Record<string, string>) {
+  const [namespace, name] = key.split('/') as [string, string];
+  return { kind: 'Secret', apiVersion: 'v1', metadata: ownedBy(name, namespace), type: 'Opaque', data };
 }

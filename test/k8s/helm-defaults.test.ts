@@ -1,7 +1,7 @@
 // The Helm chart rendered by the real Helm with its defaults (and an existing Secret): every
 // object valid against the Kubernetes schemas, and each blocker a platform engineer would hit
 // checked on the rendered manifests — PDBs that never block a drain, headless gRPC targets, each
-// service's environment, DNS egress, preStop, the migrate Job.
+// service's environment, DNS egress to the cluster's DNS only, preStop, the migrate Job.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,7 +64,7 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     }
   });
 
-  it('egress: DNS to any address (kube-dns, NodeLocal DNS in either mode), the cluster, the named external services; the senders the internet but no private or metadata range', async () => {
+  it('egress: DNS to the cluster’s DNS only (its pods, NodeLocal DNS’s address), the cluster, the named external services; the senders the internet but no private or metadata range', async () => {
     const policies = async (sets: string[]) => {
       const all = await template(['secrets.existingSecret=k', ...sets]);
       return { inside: named(all, 'NetworkPolicy', 'wh-egress')['spec'], senders: named(all, 'NetworkPolicy', 'wh-internet-egress')['spec'] };
@@ -72,12 +72,21 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     const { inside, senders } = await policies([]);
     for (const spec of [inside, senders]) {
       expect(spec.egress[0]).toEqual({
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+            podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+          },
+          { ipBlock: { cidr: '169.254.20.10/32' } },
+        ],
         ports: [
           { port: 53, protocol: 'UDP' },
           { port: 53, protocol: 'TCP' },
         ],
       });
       expect(spec.egress[1]).toEqual({ to: [{ namespaceSelector: {} }] });
+      // Port 53 is open in that one rule only: nowhere to any address.
+      expect(spec.egress.filter((r: { ports?: { port: number }[] }) => r.ports?.some((p) => p.port === 53))).toHaveLength(1);
     }
     expect(inside.egress).toHaveLength(2);
     expect(inside.podSelector.matchLabels['wirehook.dev/internet-egress']).toBe('false');
@@ -94,6 +103,20 @@ describe('rendered with its defaults (and an existing Secret)', () => {
         { port: 6379, protocol: 'TCP' },
       ],
     });
+    // Another cluster's DNS: OpenShift's pods, its Service's address listed.
+    const openshift = await policies([
+      'networkPolicy.dns.namespace=openshift-dns',
+      'networkPolicy.dns.podLabels.dns\\.operator\\.openshift\\.io/daemonset-dns=default',
+      'networkPolicy.dns.podLabels.k8s-app=null',
+      'networkPolicy.dns.addresses={172.30.0.10/32}',
+    ]);
+    expect(openshift.inside.egress[0].to).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' } },
+        podSelector: { matchLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' } },
+      },
+      { ipBlock: { cidr: '172.30.0.10/32' } },
+    ]);
   });
 
   it('pods keep serving a few seconds after they are told to stop (preStop), so endpoint updates catch up', async () => {

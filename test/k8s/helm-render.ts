@@ -22,9 +22,20 @@ export function helm(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ sta
   });
 }
 
-/** `helm template` of the chart with `--set` values; fails the test on a render error. */
-export async function template(sets: string[], options: { kubeconfig?: string; namespace?: string } = {}): Promise<Manifest[]> {
-  const args = ['template', 'wh', chart, '--namespace', options.namespace ?? 'wirehook', ...sets.flatMap((s) => ['--set', s])];
+/** `helm template` of the chart (release `wh` unless told) with `--set` (and `--set-string`) values; fails the test on a render error. */
+export async function template(
+  sets: string[],
+  options: { kubeconfig?: string; namespace?: string; release?: string; setString?: string[] } = {},
+): Promise<Manifest[]> {
+  const args = [
+    'template',
+    options.release ?? 'wh',
+    chart,
+    '--namespace',
+    options.namespace ?? 'wirehook',
+    ...sets.flatMap((s) => ['--set', s]),
+    ...(options.setString ?? []).flatMap((s) => ['--set-string', s]),
+  ];
   if (options.kubeconfig) args.push('--dry-run=server', '--disable-openapi-validation');
   const res = await helm(args, options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {});
   expect(res.status, res.stderr).toBe(0);
@@ -45,3 +56,21 @@ export const named = (objects: Manifest[], kind: string, name: string) => {
 export const container = (d: Manifest) => d['spec'].template.spec.containers[0];
 /** A workload's first container's literal environment variables. */
 export const envOf = (d: Manifest) => Object.fromEntries((container(d).env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value]));
+
+/** `helm template` that is expected to fail: its stderr (the test fails if it rendered). */
+export async function refused(sets: string[], options: { kubeconfig?: string } = {}): Promise<string> {
+  const args = ['template', 'wh', chart, '--namespace', 'wirehook', ...sets.flatMap((s) => ['--set', s])];
+  if (options.kubeconfig) args.push('--dry-run=server', '--disable-openapi-validation');
+  const res = await helm(args, options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {});
+  expect(res.status, `rendered with ${sets.join(' ')}`).not.toBe(0);
+  return res.stderr;
+}
+
+/** Every pod template of the rendered objects (Deployments, StatefulSets, Jobs) and bare Pods, by kind and name. */
+export function podsOf(objects: Manifest[]): { name: string; metadata: Record<string, any>; spec: Record<string, any> }[] {
+  return objects.flatMap((o) => {
+    if (o.kind === 'Pod') return [{ name: `Pod ${o.metadata.name}`, metadata: o.metadata, spec: o['spec'] }];
+    if (['Deployment', 'StatefulSet', 'Job'].includes(o.kind)) return [{ name: `${o.kind} ${o.metadata.name}`, ...o['spec'].template }];
+    return [];
+  });
+}

@@ -1,11 +1,13 @@
 // The Helm chart rendered by the real Helm (./dev test fetches it): lint, and the Secret holding
-// the sealing key — the generated key never replaced (lookups answered by a stand-in API server),
-// rendering without a cluster refused without an existing Secret. The rendered manifests are
+// the sealing key — generated once into a hook Secret no upgrade or rollback writes again, carried
+// over from chart 0.x (lookups answered by a stand-in API server), rendering without a cluster
+// refused without an existing Secret. The rendered manifests are
 // checked in helm-defaults.test.ts, helm-nats-relay.test.ts and helm-platform.test.ts. An install
 // into kind runs in .github/workflows/chart.yml.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeKubeApi, startFakeKubeApi } from './fake-kube-api.ts';
 import { byKind, chart, container, EXTERNAL, helm, named, template } from './helm-render.ts';
+import type { Manifest } from './manifests.ts';
 
 let kube: FakeKubeApi;
 beforeAll(async () => {
@@ -21,18 +23,49 @@ it('helm lint passes with external services, and with the bundled NATS', async (
 });
 
 describe('the Secret holding the sealing key', () => {
-  it('is generated once by an install: 32 random bytes, base64 (what WIREHOOK_SECRET_KEY takes)', async () => {
+  const keysOf = (secret: Manifest) =>
+    Object.fromEntries(Object.entries(secret['data'] as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+
+  it('is generated once by an install into <release>-keys: 32 random bytes, base64; a hook made before anything reads it, kept', async () => {
     const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig });
-    const secret = named(objects, 'Secret', 'wh-secrets');
-    const key = Buffer.from(secret['data'].WIREHOOK_SECRET_KEY, 'base64').toString('utf8');
-    expect(Buffer.from(key, 'base64')).toHaveLength(32);
-    expect(Buffer.from(secret['data'].INTERNAL_AUTH_TOKEN, 'base64').toString('utf8')).toMatch(/^[A-Za-z0-9]{48}$/);
-    // A plain resource kept on uninstall: not a hook, which before-hook-creation would delete and remake.
-    expect(secret.metadata).toMatchObject({ annotations: { 'helm.sh/resource-policy': 'keep' } });
-    expect(secret.metadata['annotations']['helm.sh/hook']).toBeUndefined();
+    const keys = named(objects, 'Secret', 'wh-keys');
+    const { WIREHOOK_SECRET_KEY, INTERNAL_AUTH_TOKEN } = keysOf(keys);
+    expect(Buffer.from(WIREHOOK_SECRET_KEY!, 'base64')).toHaveLength(32);
+    expect(INTERNAL_AUTH_TOKEN).toMatch(/^[A-Za-z0-9]{48}$/);
+    // A hook: in no release's manifest, so neither an upgrade nor a `helm rollback` re-applies
+    // it; made before the migrate Job (weight 0); never deleted by Helm.
+    expect(keys.metadata['annotations']).toEqual({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-weight': '-10',
+      'helm.sh/resource-policy': 'keep',
+    });
+    expect(Number(named(objects, 'Job', 'wh-migrate').metadata['annotations']['helm.sh/hook-weight'])).toBeGreaterThan(-10);
+    // The URLs follow the values in a Secret of their own, which holds no key.
+    expect(Object.keys(keysOf(named(objects, 'Secret', 'wh-secrets'))).sort()).toEqual(['MONGODB_URL', 'NATS_URL', 'REDIS_URL']);
+    for (const d of [...byKind(objects, 'Deployment'), named(objects, 'Job', 'wh-migrate')]) {
+      expect(container(d).envFrom, d.metadata.name).toEqual(
+        expect.arrayContaining([{ secretRef: { name: 'wh-secrets' } }, { secretRef: { name: 'wh-keys' } }]),
+      );
+    }
   });
 
-  it('is never replaced: an upgrade keeps the key and the token it finds', async () => {
+  it('is never written again: once <release>-keys exists no render makes it (an upgrade, or a rollback re-applying an older revision, cannot touch a rotated ring)', async () => {
+    kube.secrets.set('wirehook/wh-keys', {
+      WIREHOOK_SECRET_KEY: Buffer.from('rotated').toString('base64'),
+      INTERNAL_AUTH_TOKEN: Buffer.from('t'.repeat(48)).toString('base64'),
+    });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig });
+        expect(byKind(objects, 'Secret').map((o) => o.metadata.name)).toEqual(['wh-secrets']);
+        expect(container(named(objects, 'Deployment', 'wh-dispatcher')).envFrom).toContainEqual({ secretRef: { name: 'wh-keys' } });
+      }
+    } finally {
+      kube.clear();
+    }
+  });
+
+  it('an upgrade from chart 0.x carries the ring and token over from <release>-secrets, where 0.x kept them', async () => {
     const key = Buffer.alloc(32, 7).toString('base64');
     kube.secrets.set('wirehook/wh-secrets', {
       WIREHOOK_SECRET_KEY: Buffer.from(key).toString('base64'),
@@ -40,12 +73,11 @@ describe('the Secret holding the sealing key', () => {
     });
     try {
       for (let i = 0; i < 2; i++) {
-        const secret = named(await template(EXTERNAL, { kubeconfig: kube.kubeconfig }), 'Secret', 'wh-secrets');
-        expect(Buffer.from(secret['data'].WIREHOOK_SECRET_KEY, 'base64').toString('utf8')).toBe(key);
-        expect(Buffer.from(secret['data'].INTERNAL_AUTH_TOKEN, 'base64').toString('utf8')).toBe('t'.repeat(48));
+        const keys = keysOf(named(await template(EXTERNAL, { kubeconfig: kube.kubeconfig }), 'Secret', 'wh-keys'));
+        expect(keys).toEqual({ WIREHOOK_SECRET_KEY: key, INTERNAL_AUTH_TOKEN: 't'.repeat(48) });
       }
     } finally {
-      kube.secrets.clear();
+      kube.clear();
     }
   });
 
@@ -56,7 +88,45 @@ describe('the Secret holding the sealing key', () => {
     const objects = await template(['secrets.existingSecret=wirehook-keys']);
     expect(byKind(objects, 'Secret')).toEqual([]);
     for (const d of byKind(objects, 'Deployment')) {
-      expect(container(d).envFrom).toContainEqual({ secretRef: { name: 'wirehook-keys' } });
+      expect(container(d).envFrom).toEqual([{ configMapRef: { name: 'wh-config' } }, { secretRef: { name: 'wirehook-keys' } }]);
+    }
+  });
+});
+
+describe('DNS egress with a cluster to look at', () => {
+  const dnsRule = (objects: Manifest[]) => named(objects, 'NetworkPolicy', 'wh-egress')['spec'].egress[0];
+
+  it('the kube-dns Service’s ClusterIP is looked up and allowed on port 53 (NodeLocal DNS answers on it in iptables mode, without a pod behind it)', async () => {
+    kube.services.set('kube-system/kube-dns', '10.96.0.10');
+    try {
+      const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig });
+      for (const policy of ['wh-egress', 'wh-internet-egress']) {
+        expect(named(objects, 'NetworkPolicy', policy)['spec'].egress[0].to, policy).toEqual([
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } },
+          { ipBlock: { cidr: '169.254.20.10/32' } },
+          { ipBlock: { cidr: '10.96.0.10/32' } },
+        ]);
+      }
+      // Listed already: once.
+      const listed = await template([...EXTERNAL, 'networkPolicy.dns.addresses={10.96.0.10/32}'], { kubeconfig: kube.kubeconfig });
+      expect(dnsRule(listed).to.filter((t: { ipBlock?: unknown }) => t.ipBlock)).toEqual([{ ipBlock: { cidr: '10.96.0.10/32' } }]);
+    } finally {
+      kube.clear();
+    }
+  });
+
+  it('a deployer who may not read that Service is told which value skips the lookup; with it off the render goes on', async () => {
+    kube.forbidden.add('/api/v1/namespaces/kube-system/services/kube-dns');
+    try {
+      const res = await helm(['template', 'wh', chart, '--dry-run=server', '--disable-openapi-validation', ...EXTERNAL.flatMap((s) => ['--set', s])], {
+        KUBECONFIG: kube.kubeconfig,
+      });
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toContain('set networkPolicy.dns.lookupClusterIP=false if this lookup is forbidden');
+      const objects = await template([...EXTERNAL, 'networkPolicy.dns.lookupClusterIP=false'], { kubeconfig: kube.kubeconfig });
+      expect(dnsRule(objects).to).toHaveLength(2);
+    } finally {
+      kube.clear();
     }
   });
 });

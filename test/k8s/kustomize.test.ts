@@ -4,7 +4,8 @@
 // config accepts the environment its Deployment gets (drift: a variable a service requires and
 // the manifests forget fails here); and they keep the chart's shape: resources and the migrate
 // Job's bounds equal to charts/wirehook/values.yaml, headless gRPC targets, no replica count
-// fighting the autoscaler, PDBs that never block a drain.
+// fighting the autoscaler, PDBs that never block a drain, the senders' egress policy and preStop
+// (the prod overlay is compared with the chart object by object in kustomize-parity.test.ts).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,6 +147,20 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
     expect(policy['spec'].egress).toContainEqual({ to: [{ namespaceSelector: {} }] });
   });
 
+  it('the senders (dispatcher, relay, alerting) reach the internet but not the metadata or private ranges; every pod keeps serving 5 s after it is told to stop', async () => {
+    const objects = render(overlay);
+    const senders = named(objects, 'NetworkPolicy', 'wirehook-internet-egress')['spec'];
+    const selected = byKind(objects, 'Deployment')
+      .filter((d) => matches(senders.podSelector.matchLabels, d['spec'].template.metadata.labels))
+      .map((d) => d.metadata.name)
+      .sort();
+    expect(selected).toEqual(['alerting', 'dispatcher', 'egress-relay']);
+    const internet = senders.egress.find((r: { to?: { ipBlock?: { cidr: string } }[] }) => r.to?.some((t) => t.ipBlock?.cidr === '0.0.0.0/0'));
+    expect(internet.to[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']));
+    for (const d of byKind(objects, 'Deployment'))
+      expect(podOf(d).containers[0].lifecycle, d.metadata.name).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
+  });
+
   it('a PDB for exactly the services with two replicas or more, each one pod at a time and never blocking a drain', () => {
     const objects = render(overlay);
     const hpas = byKind(objects, 'HorizontalPodAutoscaler');
@@ -190,6 +205,31 @@ describe('k8s/overlays/prod', () => {
     expect(relay.tolerations).toEqual([{ key: 'wirehook.dev/static-egress', operator: 'Exists', effect: 'NoSchedule' }]);
     expect(relay.containers[0].env.filter((e: { name: string }) => e.name === 'RELAY_EGRESS_MODE')).toEqual([{ name: 'RELAY_EGRESS_MODE', value: 'nat' }]);
     expect(named(objects, 'ConfigMap', 'wirehook-config')['data']).toMatchObject({ NATS_STREAM_REPLICAS: '3', NATS_STREAM_STORAGE: 'file' });
+  });
+
+  it('with the nats-creds component: every service and the migrate Job read the .creds file of wirehook-nats (NATS_CREDS_FILE)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-k8s-'));
+    try {
+      cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
+      const kustomization = join(dir, 'k8s', 'overlays', 'prod', 'kustomization.yaml');
+      writeFileSync(kustomization, `${readFileSync(kustomization, 'utf8')}components:\n  - ../../components/nats-creds\n`);
+      const res = spawnSync('kubectl', ['kustomize', join(dir, 'k8s', 'overlays', 'prod')], { encoding: 'utf8' });
+      expect(res.status, res.stderr).toBe(0);
+      const objects = parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
+      await expectValid(objects);
+      const workloads = [...byKind(objects, 'Deployment'), ...byKind(objects, 'Job')];
+      expect(workloads).toHaveLength(8);
+      for (const w of workloads) {
+        const pod = podOf(w);
+        expect(pod.volumes, w.metadata.name).toEqual([
+          { name: 'nats-client', secret: { secretName: 'wirehook-nats', items: [{ key: 'user.creds', path: 'user.creds' }], defaultMode: 0o440 } },
+        ]);
+        expect(pod.containers[0].volumeMounts, w.metadata.name).toEqual([{ name: 'nats-client', mountPath: '/etc/wirehook/nats', readOnly: true }]);
+        expect(pod.containers[0].env, w.metadata.name).toContainEqual({ name: 'NATS_CREDS_FILE', value: '/etc/wirehook/nats/user.creds' });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('with the keda component: a ScaledObject on the backlog in place of the HPA, as the chart', async () => {
