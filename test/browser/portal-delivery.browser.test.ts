@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // What a delivery sent, on the portal, in a real browser against a real embedded Wirehook: the
-// body pretty-printed with a copy button, the headers the spec defines (the signature
+// body as sent (the exact bytes signed) or formatted, with a copy button (#43); what a waiting
+// delivery waits on (#43); the headers the spec defines (the signature
 // shortened; the ordering headers and the endpoint's extra signature header when it has
 // them) and when a retrying delivery goes next — English light and Japanese dark, axe-clean.
 import type { Browser, Locator } from 'playwright-core';
@@ -18,6 +19,7 @@ let browser: Browser;
 let consumerId: string;
 let messageId: string;
 let createdAt: number;
+let pausedConsumerId: string;
 const payload = { order: { id: 42, total: 1200, items: ['tea', 'cups'] } };
 
 beforeAll(async () => {
@@ -36,6 +38,12 @@ beforeAll(async () => {
   messageId = sent.body.id;
   await eventually(async () => expect((await t.api.get(`/v1/messages/${messageId}`)).body.status).toBe('retrying'));
   createdAt = (await t.api.get(`/v1/messages/${messageId}`)).body.created_at;
+  // A paused endpoint: its delivery waits, and says why (#43).
+  pausedConsumerId = (await t.api.post('/v1/consumers', { external_id: 'held', name: 'Held' })).body.id;
+  const paused = (await t.api.post('/v1/endpoints', { consumer_id: pausedConsumerId, url: rx.url('/held') })).body.id;
+  await t.api.patch(`/v1/endpoints/${paused}`, { status: 'paused' });
+  const held = (await t.api.post('/v1/messages', { consumer: 'held', event_type: 'order.created', payload })).body.id;
+  expect((await t.api.get(`/v1/messages/${held}`)).body.deliveries[0].waiting_on).toEqual({ reason: 'paused' });
 }, 60_000);
 afterAll(() => closePortalScene({ browser, rx, wh }));
 
@@ -47,19 +55,29 @@ const header = (scope: Locator, name: string) =>
     .locator('dd');
 
 describe('the portal: what a delivery sent', () => {
-  it('the body pretty-printed and copied; the headers with the signature shortened and the ordering headers; the next try (en, light)', async () => {
+  it('the body as sent (the bytes signed) and formatted, each copied; the headers with the signature shortened and the ordering headers; the next try (en, light)', async () => {
     const page = await openPortal(browser, await portalLink(wh, t, consumerId, 'en'), { theme: 'light', locale: 'en' });
     await page.getByRole('button', { name: 'Deliveries' }).click();
     await page.getByRole('button', { name: 'Show attempts' }).click();
-    const body = JSON.stringify({ type: 'order.created', timestamp: new Date(createdAt).toISOString(), data: payload }, null, 2);
-    const pre = page.locator('pre.payload');
-    expect(await pre.textContent()).toBe(body);
-    // The body as the receiver got it, re-indented: the same JSON.
-    expect(JSON.parse(rx.receiver.requests[0]!.body)).toEqual(JSON.parse(body));
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const pre = page.locator('pre.payload');
+    // As sent (the default): byte for byte the body the receiver got, the one the signature covers.
+    const asSent = rx.receiver.requests[0]!.rawBody.toString('utf8');
+    expect(await page.getByRole('button', { name: 'As sent' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await pre.textContent()).toBe(asSent);
+    await page.getByText('The exact bytes sent and signed', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Copy: Body' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(asSent);
+    // Formatted: the same JSON, indented for reading, and said not to be the signed bytes.
+    await page.getByRole('button', { name: 'Formatted' }).click();
+    const formatted = JSON.stringify({ type: 'order.created', timestamp: new Date(createdAt).toISOString(), data: payload }, null, 2);
+    expect(await pre.textContent()).toBe(formatted);
+    expect(JSON.parse(asSent)).toEqual(JSON.parse(formatted));
+    await page.getByText('Indented for reading: not the bytes that were signed.').waitFor();
+    await page.getByRole('button', { name: 'Copy: Body' }).click();
+    await eventually(async () => expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(formatted));
+    expect(await page.locator('.waiting').count()).toBe(0); // a retry waiting for its time: nothing to explain
 
     await page.getByText('Next try in 5 minutes').waitFor();
     const delivery = page.locator('.delivery');
@@ -86,8 +104,24 @@ describe('the portal: what a delivery sent', () => {
     await page.getByText('次の試行：5 分後').waitFor();
     await page.locator('.delivery').getByText('ヘッダー', { exact: true }).click();
     expect(await header(page.locator('.delivery'), 'webhook-id').textContent()).toBe(messageId);
+    await page.getByRole('button', { name: '整形' }).click();
+    expect(await page.getByRole('button', { name: '送信したまま' }).getAttribute('aria-pressed')).toBe('false');
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'delivery-sent-ja-dark');
     await page.context().close();
+  }, 60_000);
+
+  it('a waiting delivery says what it waits on: its endpoint is paused (en and ja, axe-clean)', async () => {
+    for (const [locale, tab, show, words] of [
+      ['en', 'Deliveries', 'Show attempts', 'Waiting: this endpoint is paused or stopped. Resume it and this delivery is sent.'],
+      ['ja', '配信履歴', '試行を表示', '待機中：このエンドポイントは一時停止または停止しています。再開するとこの配信が送られます。'],
+    ] as const) {
+      const page = await openPortal(browser, await portalLink(wh, t, pausedConsumerId, locale), { theme: 'light', locale });
+      await page.getByRole('button', { name: tab, exact: true }).click();
+      await page.getByRole('button', { name: show }).click();
+      expect(await page.locator('.delivery .waiting').textContent()).toBe(words);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    }
   }, 60_000);
 });

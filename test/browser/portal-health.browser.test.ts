@@ -93,4 +93,48 @@ describe('the portal: endpoint health', () => {
     await shot(page, 'endpoint-health-ja-dark');
     await page.context().close();
   }, 60_000);
+
+  it('the 24-hour and 7-day axes and tables give the date where a day changes (#43)', async () => {
+    const stats = (await t.api.get(`/v1/endpoints/${endpointId}/stats?window=24h`)).body as { series: { at: number }[] };
+    // A time zone where the window's last bucket starts at 12:00: its day began 12 buckets before.
+    const offset = 12 - new Date(stats.series.at(-1)!.at).getUTCHours();
+    const timezoneId = offset === 0 ? 'Etc/GMT' : offset > 0 ? `Etc/GMT-${offset}` : `Etc/GMT+${-offset}`;
+    const context = await browser.newContext({ locale: 'en-US', timezoneId, bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(await portalLink(wh, t, consumerId, 'en'));
+    await page.getByRole('button', { name: rx.url(), exact: true }).click();
+    const health = page.getByRole('region', { name: 'Health' });
+    await health.getByRole('img', { name: /^Last 24 hours: 5 attempts/ }).waitFor();
+    const dateOf = (at: number) => new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: timezoneId }).format(at);
+    const dayStart = stats.series.length - 1 - 12; // local 00:00
+
+    // The table: the first row, and the row where the day changes, carry the date; the others the time alone.
+    await health.getByText('Show as a table').click();
+    const labels = await health.locator('tbody tr th').allTextContents();
+    expect(labels).toHaveLength(24);
+    labels.forEach((label, i) => {
+      const at = stats.series[i]!.at;
+      expect(label.includes(dateOf(at)), `${i}: ${label}`).toBe(i === 0 || i === dayStart);
+    });
+    expect(labels[dayStart]).toMatch(/12:00\sAM$/); // local midnight
+
+    // The axis: the first label dated, the new day's date on the bucket that starts it, the last dated (another day).
+    const ticks = await health.locator('.axis.ticks span').allTextContents();
+    expect(ticks).toHaveLength(24);
+    expect(ticks[0]).toContain(dateOf(stats.series[0]!.at));
+    expect(ticks[dayStart]).toContain(dateOf(stats.series[dayStart]!.at));
+    expect(ticks.at(-1)).toContain(dateOf(stats.series.at(-1)!.at));
+    expect(ticks.filter((text, i) => text !== '' && i !== 0 && i !== dayStart && i !== 23)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'endpoint-health-axis-dates-en');
+
+    // 7 days: a date on each day's first bucket, away from the ends.
+    await health.getByRole('button', { name: 'Last 7 days' }).click();
+    await health.getByRole('img', { name: /^Last 7 days/ }).waitFor();
+    await eventually(async () => expect(await health.locator('.axis.ticks span').count()).toBe(28));
+    const week = (await health.locator('.axis.ticks span').allTextContents()).filter(Boolean);
+    expect(week.length).toBeGreaterThanOrEqual(5);
+    for (const text of week) expect(text).toMatch(/^[A-Z][a-z]{2} \d{1,2}/);
+    await context.close();
+  }, 60_000);
 });

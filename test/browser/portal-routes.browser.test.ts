@@ -104,4 +104,27 @@ describe('the portal: addresses, Back, and a message found by id', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   }, 60_000);
+
+  it('a still-valid deep link opened in another browser says what happened and what to do, not "expired" (#43; en and ja)', async () => {
+    for (const [locale, title, todo] of [
+      ['en', 'This link is not open in this browser', 'Open the link again from the email or app that gave it to you.'],
+      ['ja', 'このリンクはこのブラウザでは開かれていません', 'メールやアプリからリンクをもう一度開いてください。'],
+    ] as const) {
+      const first = await openPortal(browser, await portalLink(wh, t, consumerId, locale), { theme: 'light', locale, suffix: `#/messages/${mixed}` });
+      await first.getByRole('heading', { name: new RegExp(mixed) }).waitFor();
+      const deepLink = first.url(); // /r/<session>#/messages/…: what a customer copies from the address bar
+      // Another browser (a fresh context): the link is still valid, but this tab never had its token.
+      const other = await openPortal(browser, deepLink.replace(/\?theme=light.*$/, ''), { theme: 'light', locale, suffix: `#/messages/${mixed}` });
+      await other.getByRole('heading', { name: title }).waitFor();
+      expect(await other.locator('main.gone p').textContent()).toContain(todo);
+      expect(await other.getByRole('heading', { name: /expired|有効期限/ }).count()).toBe(0);
+      expect(await axeViolations(other)).toEqual([]);
+      if (locale === 'en') await shot(other, 'not-in-this-browser-en-light');
+      // The link itself still opens where it was opened first.
+      await first.reload();
+      await first.getByRole('heading', { name: new RegExp(mixed) }).waitFor();
+      await first.context().close();
+      await other.context().close();
+    }
+  }, 60_000);
 });

@@ -38,7 +38,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
     requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1, main h2')?.focus());
   }, []);
 
-  if (gone) return <Gone locale={t.locale} />;
+  if (gone) return <Gone locale={t.locale} reason="expired" />;
   if (!session)
     return (
       <main aria-busy="true">

@@ -7,22 +7,48 @@ import './delivery.css';
 import type { Translator } from './i18n.ts';
 import { Pill, statusWord, Time } from './ui.tsx';
 
-/** The request body Wirehook sends (core's webhookBody: type, timestamp, data), pretty-printed. */
+/**
+ * The request body Wirehook sends, byte for byte as core's webhookBody writes it (type,
+ * timestamp, data, compact): the payload the API returns is the stored JSON text parsed, and
+ * that text is JSON.stringify's own, so stringifying it again gives the same bytes.
+ */
 export function sentBody(m: Pick<MessageDetail, 'event_type' | 'created_at' | 'payload'>): string {
-  return JSON.stringify({ type: m.event_type, timestamp: new Date(m.created_at).toISOString(), data: m.payload }, null, 2);
+  return `{"type":${JSON.stringify(m.event_type)},"timestamp":"${new Date(m.created_at).toISOString()}","data":${JSON.stringify(m.payload)}}`;
 }
 
-/** What every delivery of a message carried: the body, pretty-printed, with a copy button. */
+/** The same body indented for reading (not the signed bytes). */
+export function formattedBody(m: Pick<MessageDetail, 'event_type' | 'created_at' | 'payload'>): string {
+  return JSON.stringify(JSON.parse(sentBody(m)), null, 2);
+}
+
+/**
+ * What every delivery of a message carried: the body as sent — the exact bytes signed, what a
+ * customer checking a signature needs — or formatted for reading (#43), with a copy button
+ * that copies what is shown.
+ */
 export function SentBody({ t, message }: { t: Translator; message: MessageDetail }) {
-  const body = sentBody(message);
+  const [asSent, setAsSent] = useState(true);
+  const body = asSent ? sentBody(message) : formattedBody(message);
   return (
     <div class="sent">
       <div class="row spread">
         <h3 id={`body-${message.id}`}>{t.t('requestBody')}</h3>
-        <CopyButton t={t} text={body} label={t.t('requestBody')} />
+        <span class="row">
+          <fieldset class="segmented">
+            <legend class="sr-only">{t.t('bodyView')}</legend>
+            <button type="button" aria-pressed={asSent} onClick={() => setAsSent(true)}>
+              {t.t('bodyAsSent')}
+            </button>
+            <button type="button" aria-pressed={!asSent} onClick={() => setAsSent(false)}>
+              {t.t('bodyFormatted')}
+            </button>
+          </fieldset>
+          <CopyButton t={t} text={body} label={t.t('requestBody')} />
+        </span>
       </div>
+      <p class="help">{t.t(asSent ? 'bodyAsSentNote' : 'bodyFormattedNote')}</p>
       {/* Focusable: a keyboard can scroll a long payload. */}
-      <pre class="payload" tabIndex={0}>
+      <pre class={asSent ? 'payload as-sent' : 'payload'} tabIndex={0} aria-labelledby={`body-${message.id}`}>
         <code>{body}</code>
       </pre>
     </div>
@@ -80,6 +106,16 @@ function SentHeaders({ ctx, messageId, delivery }: { ctx: Ctx; messageId: string
   );
 }
 
+const WAITING_KEYS = { hold: 'waitingHold', rate_limit: 'waitingRateLimit', paused: 'waitingPaused', concurrency: 'waitingConcurrency' } as const;
+
+/** What a waiting delivery waits on (#43: the API's waiting_on), in words; nothing when it is not waiting. */
+function WaitingOn({ t, delivery }: { t: Translator; delivery: DeliveryDetail }) {
+  const w = delivery.waiting_on;
+  if (w === null) return null;
+  const text = w.reason === 'lane' ? t.t('waitingLane', { sequence: w.sequence }) : t.t(WAITING_KEYS[w.reason]);
+  return <p class="waiting">{text}</p>;
+}
+
 /** When a waiting delivery goes next: "Next try in 4 minutes", or any moment when due. */
 function NextTry({ t, delivery }: { t: Translator; delivery: DeliveryDetail }) {
   const at = delivery.next_attempt_at;
@@ -116,6 +152,7 @@ export function DeliveryBlock({
           {t.t('resend')}
         </button>
       </div>
+      <WaitingOn t={t} delivery={d} />
       <NextTry t={t} delivery={d} />
       <SentHeaders ctx={ctx} messageId={messageId} delivery={d} />
       <AttemptsTable ctx={ctx} delivery={d} />

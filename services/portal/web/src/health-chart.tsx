@@ -15,11 +15,64 @@ export function statsSummary(t: Translator, s: EndpointStats): string {
 
 export const WINDOW_KEYS = { '1h': 'window1h', '24h': 'window24h', '7d': 'window7d' } as const;
 
-/** A bucket's start, as short as its window allows (a time; a day and time over 7 days). */
-function bucketLabel(t: Translator, window: EndpointStats['window'], at: number): string {
-  const options: Intl.DateTimeFormatOptions =
-    window === '7d' ? { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' } : { hour: '2-digit', minute: '2-digit' };
-  return new Intl.DateTimeFormat(t.locale, options).format(at);
+const TIME: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
+const DAY: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric' };
+
+/** A bucket's start: its time, with its date when `dated` (in the viewer's time zone). */
+function bucketLabel(t: Translator, at: number, dated: boolean): string {
+  return new Intl.DateTimeFormat(t.locale, dated ? { ...DAY, ...TIME } : TIME).format(at);
+}
+
+/** The viewer's calendar day of `at`, to tell where a day changes. */
+function dayOf(at: number): string {
+  return new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/**
+ * Which buckets start a day, by index (#43): a time alone says nothing of which day over 24
+ * hours or 7 days. Over 24 hours and 7 days the first bucket counts as one too (its date says
+ * which day the chart starts on); over an hour only a real change of day does.
+ */
+export function dayStarts(window: EndpointStats['window'], series: readonly { at: number }[]): Set<number> {
+  const starts = new Set<number>();
+  series.forEach((b, i) => {
+    const previous = series[i - 1];
+    if (previous === undefined ? window !== '1h' : dayOf(previous.at) !== dayOf(b.at)) starts.add(i);
+  });
+  return starts;
+}
+
+/**
+ * The axis under the bars: the first and last buckets' times, and the date where a day
+ * changes — on its bucket's column (one grid column per bucket), left out when it would
+ * crowd the first or last label.
+ */
+function TimeAxis({ t, stats }: { t: Translator; stats: EndpointStats }) {
+  const { series } = stats;
+  const starts = dayStarts(stats.window, series);
+  const last = series.length - 1;
+  const gap = Math.ceil(series.length / 6);
+  const label = (i: number, at: number): string | null => {
+    if (i === 0 || i === last) {
+      // The last bucket is dated when its day differs from the first label's.
+      const dated = starts.has(i) || (i === last && [...starts].some((s) => s > 0));
+      return bucketLabel(t, at, dated);
+    }
+    if (!starts.has(i) || i < gap || i > last - gap) return null;
+    return stats.window === '7d' ? new Intl.DateTimeFormat(t.locale, DAY).format(at) : bucketLabel(t, at, true);
+  };
+  return (
+    <div class={`axis ticks ticks-${series.length}`} aria-hidden="true">
+      {series.map((b, i) => {
+        const text = label(i, b.at);
+        return (
+          <span key={b.at} class={i === last ? 'tick tick-end' : 'tick'} data-day-start={starts.has(i) ? '' : undefined}>
+            {text ?? ''}
+          </span>
+        );
+      })}
+    </div>
+  );
 }
 
 const W = 600;
@@ -43,8 +96,7 @@ export function HealthChart({ t, stats }: { t: Translator; stats: EndpointStats 
     const py = H - ((H - TOP) * b.p95_ms) / maxP95;
     return [`${i * slot + slot * 0.1},${py}`, `${(i + 1) * slot - slot * 0.1},${py}`];
   });
-  const first = series[0];
-  const last = series[series.length - 1];
+  const starts = dayStarts(stats.window, series);
   return (
     <figure class="chart">
       <div class="axis" aria-hidden="true">
@@ -73,12 +125,7 @@ export function HealthChart({ t, stats }: { t: Translator; stats: EndpointStats 
         })}
         {points.length > 1 && <polyline class="p95-line" points={points.join(' ')} vector-effect="non-scaling-stroke" />}
       </svg>
-      {first && last && (
-        <div class="axis" aria-hidden="true">
-          <span>{bucketLabel(t, stats.window, first.at)}</span>
-          <span>{bucketLabel(t, stats.window, last.at)}</span>
-        </div>
-      )}
+      {series.length > 0 && <TimeAxis t={t} stats={stats} />}
       <figcaption>
         <ul class="legend">
           <li>
@@ -107,9 +154,9 @@ export function HealthChart({ t, stats }: { t: Translator; stats: EndpointStats 
                 </tr>
               </thead>
               <tbody>
-                {series.map((b) => (
+                {series.map((b, i) => (
                   <tr key={b.at}>
-                    <th scope="row">{bucketLabel(t, stats.window, b.at)}</th>
+                    <th scope="row">{bucketLabel(t, b.at, starts.has(i))}</th>
                     <td>{t.number(b.succeeded)}</td>
                     <td>{t.number(b.failed)}</td>
                     <td>{b.p95_ms === null ? '—' : t.t('ms', { n: b.p95_ms })}</td>
