@@ -1,5 +1,5 @@
 // `pnpm bench --only retention` (or `node bench/retention.ts [--messages N]`): does retention keep
-// pace with ingest without slowing another tenant? Issue #39's figures, each against a baseline
+// pace with ingest without slowing another tenant? The figures, each against a baseline
 // of the same run. Embedded Wirehook on a fresh DATA_DIR:
 // 1. the API probe's idle p99 (another org GETs its event types 50 times a second);
 // 2. the intake rate: 64 consumers of 16 Business orgs get messages for paused endpoints at concurrency 64

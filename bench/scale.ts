@@ -84,7 +84,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       ...failed.map((endpointId) => ({ endpointId, count: tenth, status: 'failed' as const })),
     ]);
     log(`scale: ${n} deliveries seeded in ${round((performance.now() - seedStarted) / 1000)} s`);
-    // #33: N attempts behind one endpoint over the last 7 days, on N/10 delivered deliveries of its own.
+    // N attempts behind one endpoint over the last 7 days, on N/10 delivered deliveries of its own.
     const attemptsStarted = performance.now();
     n = seed(file, big!.orgId, consumer.id, n, Date.now() - 8 * 24 * 3600 * 1000, [{ endpointId: statsEndpoint, count: tenth, status: 'success' }]);
     seedAttempts(file, { orgId: big!.orgId, endpointId: statsEndpoint, count: deliveries, from: Date.now() - 7 * 24 * 3600 * 1000, to: Date.now() });

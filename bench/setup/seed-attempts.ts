@@ -1,4 +1,4 @@
-// The scale scenario's endpoint with 10^6 attempts behind it (#33): attempts written straight
+// The scale scenario's endpoint with 10^6 attempts behind it: attempts written straight
 // into the store's SQLite file beside deliveries already seeded for the endpoint, then that
 // endpoint's rollup rows made from those very attempts (GROUP BY over them), so the stats the
 // API reads from the rollups are the attempts' own — checked against a count of the attempts.

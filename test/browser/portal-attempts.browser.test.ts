@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// A delivery's older attempts on the portal (#40), in a real browser against a real embedded
+// A delivery's older attempts on the portal, in a real browser against a real embedded
 // Wirehook: a delivery shows its newest 20 attempts, newest first; "Show older attempts" reads
 // the rest from the portal's /deliveries/{id}/attempts and adds them below, then goes away; a
 // delivery of exactly 20 has no button; a failed read shows the API's message like the page's

@@ -92,7 +92,7 @@ it('fixed_ip: sent by the egress relay process from the pool address; relay down
     30_000,
     100,
   );
-  // The gateway process lists the pool the relay process sent from (#33), to any key.
+  // The gateway process lists the pool the relay process sent from, to any key.
   const anyKey = await h.key(t.orgId, { scopes: ['messages:send'] });
   expect((await anyKey.api.get('/v1/egress-ips')).body).toEqual({ items: [{ ip: '127.0.0.2', family: 4, retiring_at: null }] });
 

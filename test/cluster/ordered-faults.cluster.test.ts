@@ -1,4 +1,4 @@
-// Ordered lanes (#31) under a fault in cluster mode: a dispatcher killed with SIGKILL in the
+// Ordered lanes under a fault in cluster mode: a dispatcher killed with SIGKILL in the
 // middle of a run of ordered sends. Its leased heads are claimed again when their leases run
 // out, so a receiver may get a head twice, but no key's order may break: per key, the
 // sequences in arrival order never go down and never skip, and every one arrives.

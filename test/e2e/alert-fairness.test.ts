@@ -1,4 +1,4 @@
-// One organization's hanging targets do not delay another's notices (#40 H1), end to end with
+// One organization's hanging targets do not delay another's notices, end to end with
 // the engine ticking on its own (1 s). Org A has 200 alert targets at a host that accepts the
 // connection and never answers (a real loopback server): 20 webhook targets made through the
 // API (the cap per environment) and 180 chat targets written to the store as if made before

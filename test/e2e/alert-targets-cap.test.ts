@@ -1,4 +1,4 @@
-// Alert targets are capped per environment (#40 H1): the 20th is added, the 21st is refused
+// Alert targets are capped per environment: the 20th is added, the 21st is refused
 // with 422 and the spec's error body; the other environment has its own 20, and a delete
 // makes room again.
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue #40 H2: one organisation's attempt history cannot slow another's sends. Org A makes the
+// Tenant isolation: one organisation's attempt history cannot slow another's sends. Org A makes the
 // largest history the API lets it (100 attempts on one delivery: the first 98 written straight
 // to the store — 100 manual retries through the API would take as long as 100 sends — the rest
 // through the API), six callers read it in a loop beside org B's POST /v1/messages, which all
@@ -110,7 +110,7 @@ async function retryAndWait(deliveryId: string, attempts: number): Promise<void>
   });
 }
 
-describe('bounded attempt history (#40)', () => {
+describe('bounded attempt history', () => {
   let history: { messageId: string; deliveryId: DeliveryId };
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 // Each attempt records the URL it was sent to; a delivery shows its endpoint's current URL
-// (issue #27: after a PATCH of an endpoint's url, the delivery showed the old URL next to a 204
+// (after a PATCH of an endpoint's url, the delivery showed the old URL next to a 204
 // from the new one — in the API, the portal and explain_delivery).
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The delivery suite's ordered lanes (#31): an endpoint with `ordering: key` delivers the
+// The delivery suite's ordered lanes: an endpoint with `ordering: key` delivers the
 // messages of each ordering_key one at a time, in acceptance order, with consecutive
 // webhook-sequence numbers; a head waiting for its retry holds only its own key.
 import { setTimeout as sleep } from 'node:timers/promises';

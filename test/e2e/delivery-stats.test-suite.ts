@@ -1,4 +1,4 @@
-// The delivery suite's endpoint health (#33): GET /v1/endpoints/{id}/stats after real sends,
+// The delivery suite's endpoint health: GET /v1/endpoints/{id}/stats after real sends,
 // its errors and its scope.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';

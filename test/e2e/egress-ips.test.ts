@@ -1,4 +1,4 @@
-// GET /v1/egress-ips (#33): the addresses fixed_ip endpoints are sent from, recorded from
+// GET /v1/egress-ips: the addresses fixed_ip endpoints are sent from, recorded from
 // RELAY_SOURCE_IPS at start, so a restart with a changed pool lists the removed addresses as
 // retiring for 30 days, and organizations with fixed_ip endpoints are told (alert.egress_ips).
 // Embedded mode over one DATA_DIR, restarted; cluster mode's listing is checked beside its

@@ -1,4 +1,4 @@
-// GET /v1/deliveries/{id} (issue #27: the retry operation takes a delivery id, so a delivery
+// GET /v1/deliveries/{id} (the retry operation takes a delivery id, so a delivery
 // can be read by it): the delivery as the message view shows it, scope logs:read, and 404
 // with the spec's error body for any id the key may not see. The portal's token API has the
 // same route, scoped to the link's consumer.

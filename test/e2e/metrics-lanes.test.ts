@@ -1,4 +1,4 @@
-// Ordered lanes (#31) as an SRE watches them, from embedded mode's /metrics: lanes with an
+// Ordered lanes as an SRE watches them, from embedded mode's /metrics: lanes with an
 // open head, lanes blocked by a head waiting for its retry, and the oldest head's age.
 import { eventually, readMetric } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';

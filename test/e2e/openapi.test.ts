@@ -54,8 +54,8 @@ describe('the OpenAPI document', () => {
       'POST /v1/messages messages:send',
       'GET /v1/messages logs:read',
       'GET /v1/messages/{id} logs:read',
-      'GET /v1/deliveries/{id} logs:read', // issue #27: retry takes a delivery id, so it can be read
-      'GET /v1/deliveries/{id}/attempts logs:read', // issue #40: a delivery shows its newest 20 attempts; the rest paged
+      'GET /v1/deliveries/{id} logs:read', // retry takes a delivery id, so it can be read
+      'GET /v1/deliveries/{id}/attempts logs:read', // a delivery shows its newest 20 attempts; the rest paged
       'POST /v1/deliveries/{id}/retry messages:retry',
       'GET /v1/consumers logs:read',
       'POST /v1/consumers consumers:write',
@@ -68,9 +68,9 @@ describe('the OpenAPI document', () => {
       'POST /v1/endpoints/{id}/rotate-secret endpoints:write',
       'POST /v1/endpoints/{id}/recover messages:retry',
       'GET /v1/endpoints/{id}/recoveries/{recovery_id} logs:read',
-      'GET /v1/endpoints/{id}/stats logs:read', // issue #33: an endpoint's health
+      'GET /v1/endpoints/{id}/stats logs:read', // an endpoint's health
       'GET /v1/event-types null',
-      'GET /v1/egress-ips null', // issue #33: the fixed source addresses, any key
+      'GET /v1/egress-ips null', // the fixed source addresses, any key
       'POST /v1/event-types endpoints:write',
       'GET /v1/alert-conditions logs:read',
       'PUT /v1/alert-conditions endpoints:write',

@@ -101,7 +101,7 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     }
   });
 
-  // #40 M2: 200 characters (the spec's longest ordering_key) of 3-byte UTF-8 percent-encode to
+  // 200 characters (the spec's longest ordering_key) of 3-byte UTF-8 percent-encode to
   // 1,800; the relay refused more than 600, a relay error blocking the lane for the whole policy.
   it('an ordered fixed_ip endpoint delivers the longest non-ASCII ordering_key (200 × €, a 1,800-character header) through the relay', async () => {
     const e = await setUp(wh, true);

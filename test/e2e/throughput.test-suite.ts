@@ -1,4 +1,4 @@
-// Throughput control per endpoint (#32) end to end, in real seconds: a rate limit holds an
+// Throughput control per endpoint end to end, in real seconds: a rate limit holds an
 // endpoint to its limit over any one-second window while an unlimited one beside it is not
 // slowed; a 429 with Retry-After holds every send to its endpoint (a fixed_ip one's too, whose
 // answer comes back through the egress relay); a receiver with a fixed capacity is kept near it
@@ -118,7 +118,7 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
     );
 
     /**
-     * #40: an endpoint whose receiver answered its first request 429 with Retry-After: 3600, held
+     * An endpoint whose receiver answered its first request 429 with Retry-After: 3600, held
      * (`held_until` an hour on), and a second message sent meanwhile, put off to the hold's end.
      */
     async function heldForAnHour() {

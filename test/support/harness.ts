@@ -25,7 +25,7 @@ export interface HarnessOptions {
   dispatchConcurrency?: number;
   /** Where the test's ManualClock starts (Unix ms); default: now. */
   startAt?: number;
-  /** The clock follows the wall clock (plus what `advance` adds): for rates and holds measured in real seconds (#32). */
+  /** The clock follows the wall clock (plus what `advance` adds): for rates and holds measured in real seconds. */
   realTime?: boolean;
   /** WIREHOOK_SECRET_KEY; default: the key file of the run's XDG_CONFIG_HOME. */
   secretKey?: string;

@@ -92,7 +92,7 @@ export const endpointResponse = z.object({
     .describe('deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit'),
 });
 
-/** An endpoint's throughput now (#32), on GET /v1/endpoints/{id}. */
+/** An endpoint's throughput now, on GET /v1/endpoints/{id}. */
 export const endpointThroughputResponse = z
   .object({
     rate_limit: z.number().int().nullable().describe('the endpoint’s rate_limit (deliveries per second); null: none'),

@@ -16,7 +16,7 @@ export const MAX_PAYLOAD_BYTES = 1_000_000;
 export const MAX_ENDPOINTS_PER_CONSUMER = 20;
 /** Longest Idempotency-Key, characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
-/** Longest `ordering_key` of a message, characters (#31); longer is 422. */
+/** Longest `ordering_key` of a message, characters; longer is 422. */
 export const MAX_ORDERING_KEY_CHARS = 200;
 /**
  * Longest `webhook-ordering-key` header value a key of MAX_ORDERING_KEY_CHARS can make. A key
@@ -74,7 +74,7 @@ export const RECOVERY_INTERVAL_MS = 10_000;
  */
 export const ENDPOINT_WALK_BATCH = 1_000;
 
-/** Lowest and highest `rate_limit` of an endpoint, deliveries per second (#32); outside is 422. */
+/** Lowest and highest `rate_limit` of an endpoint, deliveries per second; outside is 422. */
 export const MIN_RATE_LIMIT = 1;
 export const MAX_RATE_LIMIT = 10_000;
 /** The window a `rate_limit` counts over: any such span (sliding, not calendar seconds) holds at most the limit. */
@@ -82,10 +82,10 @@ export const RATE_LIMIT_WINDOW_MS = 1_000;
 /** Longest hold a receiver's `Retry-After` (on a 429 or 503) puts on its endpoint; longer is cut to this. */
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 /**
- * Ours (#40): a manual retry (API, portal, MCP) is refused with 409 `conflict` once its delivery
+ * Ours: a manual retry (API, portal, MCP) is refused with 409 `conflict` once its delivery
  * has this many attempts (a send in flight counted): what a caller can add to one delivery's
  * history. The default policy makes 8; the retry schedule may still add its own after it.
  */
 export const MAX_ATTEMPTS_FOR_MANUAL_RETRY = 100;
-/** Ours (#40): the newest attempts a Delivery shows in `attempts`; older ones are paged (GET /v1/deliveries/{id}/attempts). */
+/** Ours: the newest attempts a Delivery shows in `attempts`; older ones are paged (GET /v1/deliveries/{id}/attempts). */
 export const DELIVERY_ATTEMPTS_SHOWN = 20;

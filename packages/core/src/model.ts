@@ -41,7 +41,7 @@ export interface Consumer {
 
 export const ENDPOINT_STATUSES = ['active', 'paused', 'disabled'] as const;
 
-/** How an endpoint orders its deliveries (#31): `key` sends one delivery at a time per `ordering_key`. */
+/** How an endpoint orders its deliveries: `key` sends one delivery at a time per `ordering_key`. */
 export const ENDPOINT_ORDERINGS = ['none', 'key'] as const;
 export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
@@ -62,10 +62,10 @@ export interface Endpoint {
   compatSignature: CompatSignature | null;
   /**
    * `key`: deliveries of messages sharing an ordering key go one at a time, in acceptance order.
-   * Every store returns it; optional so an endpoint made before #31 (and a test's) reads as `none`.
+   * Every store returns it; optional so an endpoint made before ordered delivery (and a test's) reads as `none`.
    */
   ordering?: EndpointOrdering;
-  /** Deliveries per second at most (#32); null (or absent): no limit. */
+  /** Deliveries per second at most; null (or absent): no limit. */
   rateLimit?: number | null;
   /** Unix ms until which the receiver asked (429/503 with Retry-After) that nothing be sent; null (or absent): not held. */
   heldUntil?: number | null;

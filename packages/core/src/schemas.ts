@@ -43,20 +43,20 @@ export const endpointUrl = requiredText(2_000).superRefine((value, ctx) => {
   if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
 });
 
-/** An endpoint's `ordering` (#31): `none` (the default) or `key`. */
+/** An endpoint's `ordering`: `none` (the default) or `key`. */
 export const endpointOrdering = z
   .enum(ENDPOINT_ORDERINGS, { error: 'must be none or key' })
   .describe('key: deliveries of messages with the same ordering_key are sent one at a time, in acceptance order');
 
-/** A message's `ordering_key` (#31): 1–200 characters, no control characters, well-formed Unicode (it is sent as a header). */
+/** A message's `ordering_key`: 1–200 characters, no control characters, well-formed Unicode (it is sent as a header). */
 export const orderingKey = requiredText(MAX_ORDERING_KEY_CHARS)
   .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
   // A lone surrogate (\ud800 in the JSON) is no character: it cannot be encoded into the
-  // webhook-ordering-key header (#40), so it is refused here rather than fail every send.
+  // webhook-ordering-key header, so it is refused here rather than fail every send.
   .refine((key) => key.isWellFormed(), { error: 'must be well-formed Unicode (no lone surrogate such as \\ud800)' })
   .describe('the lane of an endpoint with ordering key: messages sharing it are delivered in acceptance order');
 
-/** An endpoint's `rate_limit` (#32): whole deliveries per second, 1–10,000; null (the default) is no limit. */
+/** An endpoint's `rate_limit`: whole deliveries per second, 1–10,000; null (the default) is no limit. */
 export const rateLimit = z
   .number({ error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })
   .int({ error: `must be a whole number from ${MIN_RATE_LIMIT} to ${MAX_RATE_LIMIT}, or null` })

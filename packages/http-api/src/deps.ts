@@ -15,7 +15,7 @@ export interface ApiDeps {
   /** Starting and reading recoveries (the recovery service). */
   recovery: RecoveryPort;
   rateLimiter: RateLimiter;
-  /** Endpoints' throughput as the dispatchers share it (#32: in flight, adaptive limit); absent: reported as none. */
+  /** Endpoints' throughput as the dispatchers share it (in flight, adaptive limit); absent: reported as none. */
   throughput?: EndpointThroughput;
   clock: Clock;
   logger: Logger;

@@ -2,7 +2,7 @@ import { RATE_LIMIT_WINDOW_MS } from '@wirehook/core';
 import type { Kv } from './kv.ts';
 
 /**
- * An endpoint's adaptive in-flight limit (#32, AIMD), shared by every dispatcher through the Kv.
+ * An endpoint's adaptive in-flight limit (AIMD), shared by every dispatcher through the Kv.
  * Absent: no congestion seen lately, the endpoint may use all its connection slots.
  */
 export interface ConcurrencyState {
@@ -31,7 +31,7 @@ const STATE_TTL_MS = 10 * 60_000;
 const UNBOUNDED = 1_000_000;
 
 /**
- * Where an endpoint's throughput state lives (#32), the same for every dispatcher and the
+ * Where an endpoint's throughput state lives, the same for every dispatcher and the
  * gateway that reports it: its sends of the last second (a sliding log, for `rate_limit`),
  * its sends in flight (a log its sends leave as they end), its adaptive limit. Keys
  * `tp:rate:<endpoint>`, `tp:flight:<endpoint>`, `tp:conc:<endpoint>`; a send leaving its flight

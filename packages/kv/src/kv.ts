@@ -51,14 +51,14 @@ export interface Kv {
   /**
    * Replaces the value at `key` only while it is exactly `expected` (null: the key is missing
    * or expired): with `next` and `ttlMs` as its expiry, or removes the key when `next` is null.
-   * A read-modify-write that loses to another writer in between changes nothing (#32: two
+   * A read-modify-write that loses to another writer in between changes nothing (two
    * dispatchers moving one endpoint's adaptive limit). @returns whether it replaced the value.
    * Rejects when `ttlMs` is not a positive integer.
    */
   compareAndSet(key: string, expected: string | null, next: string | null, ttlMs: number): Promise<boolean>;
 
   /**
-   * A sliding log at `key` (#32: an endpoint's sends of the last second, or its sends in
+   * A sliding log at `key` (an endpoint's sends of the last second, or its sends in
    * flight): forgets entries at or before `now - windowMs`; when fewer than `limit` remain,
    * adds `member` at `now` and returns 0; otherwise adds nothing and returns the ms until the
    * oldest entry leaves the window (at least 1). The key lives `windowMs` past its newest entry.
@@ -69,7 +69,7 @@ export interface Kv {
   /**
    * Removes `member` from the log at `key` (a send that ended); a missing one is not an error.
    * With `signal`, in the same atomic step, tells every `listen`er of that channel, in any
-   * process, that a place may have freed (#40: waiters are woken by this, not by polling).
+   * process, that a place may have freed (waiters are woken by this, not by polling).
    */
   logRemove(key: string, member: string, signal?: string): Promise<void>;
 

@@ -43,7 +43,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
-// Compare-and-set (#32): between a GET and a SET from the client another dispatcher could
+// Compare-and-set: between a GET and a SET from the client another dispatcher could
 // have written, so the comparison and the write run as one script. ARGV[1]/ARGV[3] say whether
 // an expected / next value is given at all (absent and empty differ).
 const COMPARE_AND_SET_LUA = `
@@ -57,11 +57,11 @@ if ARGV[3] == '1' then redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5]) else r
 return 1
 `;
 
-// A sliding log (#32): the member is added only while fewer than the limit lie in the window
+// A sliding log: the member is added only while fewer than the limit lie in the window
 // before the caller's `now` (and after it: another dispatcher's, stamped later, arrived first);
 // else the wait until the oldest of them leaves. One script, so two dispatchers admitting at
 // once cannot both take the last place. Entries are pruned a whole window late: a call stamped
-// earlier that arrives after one stamped later still counts what lies in its own window (#40:
+// earlier that arrives after one stamped later still counts what lies in its own window (
 // pruning at the caller's own window let 11 into a second of the attempts' times).
 const LOG_ADMIT_LUA = `
 local now = tonumber(ARGV[4])
@@ -76,7 +76,7 @@ local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf
 return math.max(1, tonumber(oldest[2]) + window - now)
 `;
 
-// A send ended (#40): its place in flight is given back and, in the same step, everyone waiting
+// A send ended: its place in flight is given back and, in the same step, everyone waiting
 // for a place of that endpoint is told, so no waiter has to poll. PUBLISH to a channel nobody
 // listens on costs one dictionary lookup.
 const LOG_REMOVE_SIGNAL_LUA = `

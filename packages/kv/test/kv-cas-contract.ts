@@ -1,4 +1,4 @@
-// The Kv contract's compareAndSet cases (#32), apart so kv-contract.ts stays short; that file runs them.
+// The Kv contract's compareAndSet cases, apart so kv-contract.ts stays short; that file runs them.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Kv } from '../src/kv.ts';
 

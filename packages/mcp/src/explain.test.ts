@@ -91,7 +91,7 @@ describe('explain_delivery marks what the receiver wrote as untrusted data', () 
   });
 });
 
-describe('explain_delivery and the URL an attempt went to (#27)', () => {
+describe('explain_delivery and the URL an attempt went to', () => {
   const inside = (text: string) => JSON.parse(text.slice(text.indexOf(UNTRUSTED_OPEN) + UNTRUSTED_OPEN.length, text.indexOf(UNTRUSTED_CLOSE)));
 
   it('quotes the attempt’s URL, as untrusted data, when the endpoint’s has changed since', () => {

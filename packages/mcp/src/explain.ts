@@ -17,7 +17,7 @@ interface DeliveryJson {
   endpoint_id?: string;
   url: string;
   status: string;
-  /** Every attempt made; `attempts` holds only the newest 20 (#40). Absent in older answers. */
+  /** Every attempt made; `attempts` holds only the newest 20. Absent in older answers. */
   attempt_count?: number;
   next_attempt_at: number | null;
   /** Why it is not being sent now (#43); absent in older answers. */

@@ -136,7 +136,7 @@ export function deliveryFromProto(delivery: DeliveryMessage | undefined): Delive
     nextAttemptAt: d.nextAttemptAtMs === undefined ? null : Number(d.nextAttemptAtMs),
     manual: d.manual,
     createdAt: Number(d.createdAtMs),
-    // Only an ordered delivery carries its lane (an unordered one reads as before #31).
+    // Only an ordered delivery carries its lane (an unordered one reads as before ordered delivery).
     ...(d.orderingKey === undefined ? {} : { orderingKey: d.orderingKey, sequence: d.sequence ?? null }),
   };
 }

@@ -45,7 +45,7 @@ export class RelayGrpcClient {
         error: r.error ?? null,
         durationMs: r.durationMs,
         sourceIp: r.sourceIp ?? null,
-        // As HttpEgress reports it: the dispatcher holds the endpoint on it (#32).
+        // As HttpEgress reports it: the dispatcher holds the endpoint on it.
         retryAfter: r.retryAfter ?? null,
       };
     } catch (err) {

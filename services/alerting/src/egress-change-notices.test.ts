@@ -4,7 +4,7 @@
 import type { OrgId } from '@wirehook/core';
 import { afterEach, expect, it } from 'vitest';
 import type { AlertingWorker } from './alerting-worker.ts';
-// The numbers written out (#40): a step is 100 organizations, ending at 200 notices.
+// The numbers written out: a step is 100 organizations, ending at 200 notices.
 const EGRESS_ORGS_PER_STEP = 100;
 const EGRESS_NOTICES_PER_STEP = 200;
 import type { NoticeContent } from './notice-content.ts';

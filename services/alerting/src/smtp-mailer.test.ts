@@ -1,4 +1,4 @@
-// A deadline on the whole SMTP transaction (#40 M1): a server that answers every command after
+// A deadline on the whole SMTP transaction: a server that answers every command after
 // 3 s — never silent long enough for nodemailer's socketTimeout — must not receive a mail whose
 // try already ended at its bound (the connection is closed then), and receives a mail that fits
 // its bound exactly once. A tiny SMTP server on a loopback port (node:net) counts what it got.

@@ -8,7 +8,7 @@ export interface MailMessage {
   subject: string;
   text: string;
   /**
-   * The same for every try of one notice to one address (#40): a try cut off after its data
+   * The same for every try of one notice to one address: a try cut off after its data
    * went out may still arrive, and its retry then brings a second copy that mail systems and
    * readers can tell is the same message.
    */

@@ -27,7 +27,7 @@ async function claimed() {
   return { t, id: id!, job: await s.claim(id!) };
 }
 
-describe('AttemptRecorder: a receiver asking to be slowed down (#32)', () => {
+describe('AttemptRecorder: a receiver asking to be slowed down', () => {
   const answer = (status: number, retryAfter: string | null) => ({
     ok: false,
     status,

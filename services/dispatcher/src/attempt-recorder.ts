@@ -14,11 +14,11 @@ export interface AttemptRecorderDeps {
   logger: Logger;
   metrics: DispatcherMetrics;
   /**
-   * Wakes a delivery at once: the next of an ordered lane (#31) whose head this completion
+   * Wakes a delivery at once: the next of an ordered lane whose head this completion
    * ended, so a lane moves at the pace of its sends, not of the sweep. Optional (tests).
    */
   wake?: (id: DeliveryId) => void;
-  /** Holds the job's endpoint until `until` (a receiver's Retry-After, #32), for every dispatcher. Optional (tests). */
+  /** Holds the job's endpoint until `until` (a receiver's Retry-After), for every dispatcher. Optional (tests). */
   hold?: (job: DeliveryJob, until: number) => Promise<void>;
 }
 

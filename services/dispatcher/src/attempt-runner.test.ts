@@ -69,7 +69,7 @@ function build(options: { places?: number; slots?: number } = {}) {
 const allSent = (t: Parameters<DispatchScene['statusOf']>[0], ids: DeliveryId[]) =>
   until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
 
-describe('AttemptRunner: throughput control (#32)', () => {
+describe('AttemptRunner: throughput control', () => {
   it('an endpoint held by a Retry-After: nothing sent, the delivery due again at the hold, its slot and place given back', async () => {
     const { t, endpoint } = await s.endpoint();
     const [id] = await s.due(t);

@@ -24,7 +24,7 @@ export interface AttemptRunnerDeps {
   due: Pick<DueSweep, 'fellBehind' | 'placeFreed' | 'refill' | 'wakeAt'>;
   leases: DeliveryLeases;
   gate: SendGate;
-  /** Holds, rate and adaptive in-flight limits per endpoint (#32), asked once the gate let a delivery in. */
+  /** Holds, rate and adaptive in-flight limits per endpoint, asked once the gate let a delivery in. */
   throttle: EndpointThrottle;
   webhooks: WebhookSender;
   recorder: AttemptRecorder;

@@ -1,4 +1,4 @@
-// The adaptive in-flight limit of an endpoint (#32), as a pure rule: AIMD on what sends answer.
+// The adaptive in-flight limit of an endpoint, as a pure rule: AIMD on what sends answer.
 import type { ConcurrencyState } from '@wirehook/kv';
 import type { SendResult } from './outcome.ts';
 

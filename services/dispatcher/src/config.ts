@@ -39,7 +39,7 @@ export const dispatcherConfigSchema = z
     REDIS_URL: z
       .string()
       .refine((v) => v === '' || isRedisUrl(v), { error: 'must be a redis://, rediss:// or redis+sentinel:// URL' })
-      .optional(), // endpoints' rate and in-flight limits shared by the replicas (#32); unset: each counts alone
+      .optional(), // endpoints' rate and in-flight limits shared by the replicas; unset: each counts alone
     ...internalAuthEnv,
     ...logEnv,
     ...testClockEnv,

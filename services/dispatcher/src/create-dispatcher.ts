@@ -39,7 +39,7 @@ export interface DeliveryShared {
   ca?: string;
   /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
   relay: Sender;
-  /** Where endpoints' throughput state is shared (#32): the process's Kv (embedded), Redis (cluster). */
+  /** Where endpoints' throughput state is shared: the process's Kv (embedded), Redis (cluster). */
   kv: Kv;
 }
 

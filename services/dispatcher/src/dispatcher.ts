@@ -45,7 +45,7 @@ export interface DispatcherDeps {
   metrics: DispatcherMetrics;
   config: DispatcherConfig;
   /**
-   * Where endpoints' throughput state is shared (#32: rate and in-flight limits), by every
+   * Where endpoints' throughput state is shared (rate and in-flight limits), by every
    * dispatcher: Redis in cluster mode, the process's MemoryKv in embedded mode.
    */
   kv: Kv;
@@ -105,7 +105,7 @@ export class Dispatcher implements Component {
     const webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases, clock, logger, metrics });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
-    // A receiver's Retry-After holds its endpoint in the store, for every dispatcher (#32).
+    // A receiver's Retry-After holds its endpoint in the store, for every dispatcher.
     const hold = (job: DeliveryJob, until: number) => store.endpoints.hold(job.tenant, job.endpoint.id, until);
     const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake, hold });
     this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });

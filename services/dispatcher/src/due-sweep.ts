@@ -45,7 +45,7 @@ export class DueSweep {
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
   #stopped = false;
-  /** Times deliveries were put off to (#32: held or throttled), earliest first; a timer sweeps at the first. */
+  /** Times deliveries were put off to (held or throttled), earliest first; a timer sweeps at the first. */
   #wakeTimes: number[] = [];
   #wakeTimer: NodeJS.Timeout | undefined;
 

@@ -10,7 +10,7 @@ export class EndpointSlots {
     this.perEndpoint = perEndpoint;
   }
 
-  /** Takes a slot; false when all are in use, or `cap` of them (an adaptive limit below the slots, #32). */
+  /** Takes a slot; false when all are in use, or `cap` of them (an adaptive limit below the slots). */
   tryTake(endpointId: string, cap = this.perEndpoint): boolean {
     const used = this.#inUse.get(endpointId) ?? 0;
     if (used >= Math.min(cap, this.perEndpoint)) return false;

@@ -1,4 +1,4 @@
-// Two dispatchers' EndpointThrottles over one real Redis (#32): a change of an endpoint's adaptive
+// Two dispatchers' EndpointThrottles over one real Redis: a change of an endpoint's adaptive
 // limit computed from a read the other dispatcher has written over since is not stored.
 import { randomUUID } from 'node:crypto';
 import { ManualClock, type Endpoint } from '@wirehook/core';
@@ -105,7 +105,7 @@ async function sendOnBothAtLimit() {
 
 const shared = () => new EndpointThroughput(redis).concurrency(endpoint.id);
 
-describe('EndpointThrottle: the adaptive limit shared by dispatchers (#32)', () => {
+describe('EndpointThrottle: the adaptive limit shared by dispatchers', () => {
   it("a cut written between A's read and A's growth survives: A's growth is dropped", async () => {
     await cutToTwo();
     const { onA, onB } = await sendOnBothAtLimit();

@@ -1,4 +1,4 @@
-// Throughput control per endpoint (#32): what the SendGate's slots do not decide — a receiver's
+// Throughput control per endpoint: what the SendGate's slots do not decide — a receiver's
 // Retry-After hold, the endpoint's rate limit, its adaptive in-flight limit — apart from the
 // gate (slots, waiting) and the runner (the order of an attempt's steps).
 import type { Clock, Endpoint } from '@wirehook/core';
@@ -28,7 +28,7 @@ export interface Admitted {
   /**
    * When it was let through: the time its endpoint's rate log counted it at (taken after any
    * wait for a place in flight). The attempt is signed and recorded at this time, so its
-   * endpoint's attempts hold `rate_limit` in any second on their own times (#40); a time taken
+   * endpoint's attempts hold `rate_limit` in any second on their own times; a time taken
    * after the Kv's answer trails it by a round trip and any stall of the event loop.
    */
   at: number;
@@ -94,7 +94,7 @@ export class EndpointThrottle {
   readonly #updating = new Map<string, Promise<void>>();
   /**
    * Per rate-limited endpoint, the next free place of the spacing its put-off deliveries return
-   * at, and the limit that spaced them: another limit starts a new spacing (#40).
+   * at, and the limit that spaced them: another limit starts a new spacing.
    */
   readonly #nextSlot = new Map<string, { limit: number; at: number }>();
 

@@ -2,7 +2,7 @@
 // finished by the job's tick, not by the request, and a tick with nothing to do stops at once.
 import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId } from '@wirehook/core';
 
-// The numbers written out (#40): a test that read the code's constant would follow it anywhere.
+// The numbers written out: a test that read the code's constant would follow it anywhere.
 const BATCH = 1_000;
 import { openSqliteStore, type Store } from '@wirehook/store';
 import { silentLogger } from '@wirehook/platform';

@@ -1,4 +1,4 @@
-// Deliveries of this dispatcher waiting for a place in their endpoint's shared flight (#32),
+// Deliveries of this dispatcher waiting for a place in their endpoint's shared flight,
 // apart from EndpointThrottle, which decides what may be sent.
 
 export interface FlightWaitsOptions {
@@ -40,11 +40,11 @@ interface Queue {
 /**
  * Deliveries whose endpoint's adaptive in-flight limit is taken by sends of other
  * dispatchers wait here, in arrival order per endpoint, instead of going back to the store:
- * a round trip there costs far more than the wait for a send to end (#32: one of two
+ * a round trip there costs far more than the wait for a send to end (one of two
  * cluster runs lost 18 % of a receiver's capacity to 100 ms requeues). Only the head of each
  * endpoint's queue asks the shared Kv: once it listens, then each time a send of the endpoint
  * ends, here (`kick`) or in another dispatcher (the Kv's signal, `listen`), and after `pollMs`
- * without one. It used to ask every 5 ms (#40: two Redis calls each, CPU ×6 with 20 held
+ * without one. It used to ask every 5 ms (two Redis calls each, CPU ×6 with 20 held
  * endpoints). Each waiter holds its slot and place meanwhile, as a send would: at most the
  * endpoint's slots of them. Timers are real time (a wait, not a decision by the clock).
  */

@@ -59,7 +59,7 @@ export function registerBacklogMetrics(
 }
 
 /**
- * Ordered lanes (#31) as an SRE watches them, read from the store at each scrape (store-wide,
+ * Ordered lanes as an SRE watches them, read from the store at each scrape (store-wide,
  * like the backlog: use max() across replicas): lanes with a head, lanes whose head waits for
  * a retry (each holds its key's later messages), and how old the oldest head is. No labels.
  */

@@ -47,7 +47,7 @@ export function isOurFault(result: Pick<SendResult, 'error'>): boolean {
 }
 
 /**
- * The outcome of an attempt answered 429 or 503 with a Retry-After naming `until` (#32): its
+ * The outcome of an attempt answered 429 or 503 with a Retry-After naming `until`: its
  * next attempt at the later of the policy's time and `until` (a delivery with no attempt left
  * still fails), and the endpoint's failure streak left as it is — the receiver asked to be
  * slowed down, which starts, ends and extends no streak and never disables it.

@@ -96,7 +96,7 @@ export class RetentionJob implements Component {
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
       if (removed.stopped) return total;
-      // Ordered lanes idle since before the cutoff (#31): only once no message before it is
+      // Ordered lanes idle since before the cutoff: only once no message before it is
       // left, so a pruned lane has no delivery left that a recovery could re-open.
       if (removed.caughtUp) {
         const lanes = await this.#paced(renew, () => store.deliveries.pruneLanes(before, size), size);

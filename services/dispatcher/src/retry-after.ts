@@ -1,6 +1,6 @@
 import { MAX_RETRY_AFTER_MS } from '@wirehook/core';
 
-/** Statuses whose `Retry-After` holds the endpoint (#32): the receiver asks to be slowed down. */
+/** Statuses whose `Retry-After` holds the endpoint: the receiver asks to be slowed down. */
 export const HOLDING_STATUSES: readonly number[] = [429, 503];
 
 /**

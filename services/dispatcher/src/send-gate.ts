@@ -43,7 +43,7 @@ export class SendGate {
   readonly #parked: ParkedWakeups;
   /** Endpoints whose freed turn a waiting delivery is taking over (being claimed), with how many. */
   readonly #passing = new Map<string, number>();
-  /** The slots of an endpoint usable now: fewer while its adaptive in-flight limit is cut (#32, EndpointThrottle). */
+  /** The slots of an endpoint usable now: fewer while its adaptive in-flight limit is cut (EndpointThrottle). */
   readonly #capOf: (endpointId: string) => number;
 
   constructor(slotsPerEndpoint: number, capOf: (endpointId: string) => number = () => slotsPerEndpoint) {

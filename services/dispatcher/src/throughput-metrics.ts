@@ -1,6 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 
-/** An endpoint's class for throughput metrics (#32): never its id (no per-endpoint labels). */
+/** An endpoint's class for throughput metrics: never its id (no per-endpoint labels). */
 export type EndpointClass = 'rate_limited' | 'unlimited';
 
 /** Throughput control's metrics, by endpoint class. */

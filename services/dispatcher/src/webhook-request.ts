@@ -24,7 +24,7 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   const headers = standardWebhookHeaders(keys, job.message.id, now, body);
   const compat = job.endpoint.compatSignature;
   if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
-  // An ordered delivery (#31) names its lane and place, so a receiver can tell a gap.
+  // An ordered delivery names its lane and place, so a receiver can tell a gap.
   const { orderingKey, sequence } = job.delivery;
   if (orderingKey != null && sequence != null) {
     headers['webhook-ordering-key'] = orderingKeyHeader(orderingKey);

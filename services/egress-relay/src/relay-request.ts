@@ -14,7 +14,7 @@ const VALUE_RULES: Record<StandardHeader, { test: (value: string) => boolean; er
 };
 
 /**
- * An ordered delivery's headers (#31), sent only with each other: printable ASCII as long as the
+ * An ordered delivery's headers, sent only with each other: printable ASCII as long as the
  * dispatcher's encoding of the longest key can make it (orderingKeyHeader), and a whole number.
  */
 const ORDERING_KEY_VALUE = new RegExp(`^[\\x20-\\x7e]{1,${MAX_ORDERING_KEY_HEADER_CHARS}}$`);

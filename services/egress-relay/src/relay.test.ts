@@ -183,7 +183,7 @@ describe('EgressRelay', () => {
     expect(await refused({ headers: { ...headers, 'webhook-timestamp': 'soon' } })).toMatch(/header webhook-timestamp is not whole seconds$/);
     expect(await refused({ headers: { ...headers, 'webhook-id': 'anything' } })).toMatch(/header webhook-id is not a message id$/);
     expect(await refused({ headers: { ...headers, 'Content-Type': 'application/json' } })).toMatch(/header content-type is given twice$/);
-    // An ordered delivery's two headers (#31) go together, with the values the dispatcher sends.
+    // An ordered delivery's two headers go together, with the values the dispatcher sends.
     expect(await refused({ headers: { ...headers, 'webhook-sequence': '3' } })).toMatch(/webhook-ordering-key and webhook-sequence go together$/);
     expect(await refused({ headers: { ...headers, 'webhook-ordering-key': 'a', 'webhook-sequence': '0' } })).toMatch(/header webhook-sequence is not/);
     expect(receiver().connections).toBe(before); // nothing reached the receiver
@@ -228,7 +228,7 @@ describe('Relay over gRPC', () => {
     gone.close();
   });
 
-  it('carries a 429’s or 503’s Retry-After (seconds or an HTTP date) as a direct send reports it, so a fixed_ip endpoint is held too (#32)', async () => {
+  it('carries a 429’s or 503’s Retry-After (seconds or an HTTP date) as a direct send reports it, so a fixed_ip endpoint is held too', async () => {
     const busy = await startReceiver();
     const inner = relay(busy.host);
     const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });

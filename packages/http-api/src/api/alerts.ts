@@ -29,7 +29,7 @@ import { alertTargetJson } from './presenters.ts';
 /**
  * /v1/alert-conditions: the failure-notification conditions (the spec leaves them to a
  * dashboard; this is its API), one set per environment of the organization: a key reads and
- * changes only its own environment's, and they apply to that environment's notices (#40 M4: a
+ * changes only its own environment's, and they apply to that environment's notices (a
  * test key must not mute live alerting). /v1/alert-targets: where notices go — each target
  * belongs to the environment of the key that made it and receives only that environment's
  * notices; a key reads and changes only its own environment's targets.

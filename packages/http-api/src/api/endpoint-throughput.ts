@@ -1,4 +1,4 @@
-// An endpoint's throughput now (#32) for GET /v1/endpoints/{id}: its rate limit and Retry-After
+// An endpoint's throughput now for GET /v1/endpoints/{id}: its rate limit and Retry-After
 // hold from the store, its sends in flight and adaptive limit from the Kv the dispatchers share.
 import type { ThroughputSnapshot } from '@wirehook/kv';
 import type { ApiDeps } from '../deps.ts';

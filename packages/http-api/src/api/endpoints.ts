@@ -138,7 +138,7 @@ export function endpointsRouter(
       fixedIp: body.fixed_ip,
       status: body.status,
     };
-    // #40: a Retry-After hold was the old address's, or is moot once resumed (docs/semantics.md);
+    // a Retry-After hold was the old address's, or is moot once resumed (docs/semantics.md);
     // a changed rate limit spaces again what the old one put off.
     if ((body.url !== undefined && body.url !== current.url) || (body.status === 'active' && current.status !== 'active')) patch.endHoldAt = clock.now();
     if (body.rate_limit !== undefined && body.rate_limit !== (current.rateLimit ?? null)) patch.respaceAt = clock.now();

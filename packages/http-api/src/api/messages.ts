@@ -78,7 +78,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
 
   // One delivery as the message view shows it (the retry operation takes its id). A portal
   // link sees only its consumer's; another tenant's id is not found, like an unknown one. One
-  // bounded read (its newest attempts, not its message's payload and every attempt: #40).
+  // bounded read (its newest attempts, not its message's payload and every attempt).
   router.get('/deliveries/:id', requireScope('logs:read'), async (req, res) => {
     const id = pathId(req);
     const auth = authOf(res);
@@ -88,7 +88,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     res.json(deliveryJson(view.delivery, view.attempts, endpoint ?? undefined, { olderAttempts: view.olderAttempts, now: clock.now() }));
   });
 
-  // A delivery's attempts, newest first, paged (#40): what its `attempts` leaves out.
+  // A delivery's attempts, newest first, paged: what its `attempts` leaves out.
   router.get('/deliveries/:id/attempts', requireScope('logs:read'), async (req, res) => {
     const id = pathId(req);
     const auth = authOf(res);

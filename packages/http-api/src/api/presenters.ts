@@ -91,7 +91,7 @@ export interface OlderAttempts {
  * A delivery's `url` is its endpoint's current one (`endpoint`: where its next attempt goes,
  * a PATCH of the endpoint's url included); without it (the endpoint is deleted) the URL its
  * last attempt went to, else the one it was made for. Each attempt shows its own. `attempts`
- * are its newest, oldest of them first; `older` gives the cursor to the ones before them (#40)
+ * are its newest, oldest of them first; `older` gives the cursor to the ones before them
  * and the time `waiting_on` is told at (#43).
  */
 export function deliveryJson(d: Delivery, attempts: Attempt[], endpoint: Endpoint | undefined, older: OlderAttempts): DeliveryResponse {
@@ -162,7 +162,7 @@ export function endpointStatsJson(s: EndpointStats): EndpointStatsResponse {
   };
 }
 
-/** The `throughput` object of an endpoint's detail (#32). */
+/** The `throughput` object of an endpoint's detail. */
 export interface ThroughputJson {
   rate_limit: number | null;
   concurrency: number | null;

@@ -85,7 +85,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     if (effects.status !== written) {
       await bucket.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
     }
-    // Its end moves its ordered lane on (#31): the next is named to be woken at once.
+    // Its end moves its ordered lane on: the next is named to be woken at once.
     const next = effects.handOver ? await handOver(conn, session, before, held) : null;
     await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
     const due: DueNote[] = [];

@@ -120,14 +120,14 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       );
       if (endpoint === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
       if (endpoint.status !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpoint.status}; resume it first`);
-      // What its Retry-After hold put off goes now too (#40).
+      // What its Retry-After hold put off goes now too.
       const putOff = await endHold(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null);
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
       // its dueAt stays the lease's end: it is not claimable twice at once).
       const doc = await bucket.deliveries.findOneAndUpdate(
         q.filter,
         // Not held: a re-send is only asked for while the endpoint is active (intake checks).
-        // Out of turn in its ordered lane too (#31: the user asked); it keeps its sequence.
+        // Out of turn in its ordered lane too (the user asked); it keeps its sequence.
         [
           {
             $set: {
@@ -301,7 +301,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 }
 
-/** A delivery's newest `limit` attempts, newest first, from its month's collection (#40: bounded). */
+/** A delivery's newest `limit` attempts, newest first, from its month's collection (bounded). */
 export async function newestAttemptsOf(conn: MongoConnection, t: Tenant, deliveryId: string, limit: number): Promise<Attempt[]> {
   const a = P.attemptsOfDelivery(t, deliveryId);
   return (await conn.bucketOf(deliveryId).attempts.find(a.filter, a.options).limit(limit).toArray()).map(toAttempt);

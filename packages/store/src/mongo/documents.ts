@@ -68,13 +68,13 @@ export interface EndpointDoc extends TenantFields {
   createdAt: number;
   retry: RetryPolicy;
   compatSignature: CompatSignature | null;
-  /** #31; absent on documents made before (read as `none`). */
+  /** Ordered delivery; absent on documents made before it (read as `none`). */
   ordering?: EndpointOrdering;
   /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
   strandedRepairs?: number;
   /** Bumped by a write that holds a delivery because the endpoint is paused (stranded.ts#markHeldWrite). */
   heldWrites?: number;
-  /** Deliveries per second at most (#32); null or absent (made before): no limit. */
+  /** Deliveries per second at most; null or absent (made before): no limit. */
   rateLimit?: number | null;
   /** Unix ms until which a receiver's Retry-After holds every send; null or absent: not held. */
   heldUntil?: number | null;
@@ -103,7 +103,7 @@ export interface MessageDoc extends TenantFields {
   /** Only on documents written before payloads moved to `message_bodies` (read from there first). */
   payload?: string;
   idempotencyKey: string | null;
-  /** The lane its ordered deliveries join (#31); absent on documents made before (read as null). */
+  /** The lane its ordered deliveries join; absent on documents made before (read as null). */
   orderingKey?: string | null;
   createdAt: number;
   /** core's messageStatus of its deliveries, derived from `counts` by the same write that moves them. */
@@ -166,7 +166,7 @@ export interface DeliveryDoc extends TenantFields {
    * the repair (repairMessageStatuses) to find.
    */
   messageStale?: boolean;
-  /** The lane (its message's ordering key) of an ordered delivery (#31); null or absent otherwise. */
+  /** The lane (its message's ordering key) of an ordered delivery; null or absent otherwise. */
   orderingKey?: string | null;
   /** Its place in the lane, from 1; null or absent when not ordered. */
   sequence?: number | null;
@@ -246,7 +246,7 @@ export interface EndpointRollupDoc extends TenantFields {
 }
 
 /**
- * `delivery_lanes`: one ordered lane (#31), `_id` `endpointId:orderingKey` (ordered-lanes.ts):
+ * `delivery_lanes`: one ordered lane, `_id` `endpointId:orderingKey` (ordered-lanes.ts):
  * the last sequence handed out and the head, the one delivery of the lane that may be claimed.
  */
 export interface DeliveryLaneDoc extends TenantFields {
@@ -337,7 +337,7 @@ export interface EndpointWalkDoc extends TenantFields {
   heldSince: number | null;
   failBefore: number | null;
   /**
-   * The old end of a Retry-After hold ended early (#40): what it put off beyond the first
+   * The old end of a Retry-After hold ended early: what it put off beyond the first
    * PUT_OFF_BATCH, due at exactly this time, is made due a batch at a time (absent: none).
    */
   putOffUntil?: number | null;

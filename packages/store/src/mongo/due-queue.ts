@@ -3,7 +3,7 @@ import type { MongoConnection } from './connection.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
-// The due queue's first level: `due_endpoints`, one document per endpoint and month (#39:
+// The due queue's first level: `due_endpoints`, one document per endpoint and month (
 // deliveries live in monthly collections, and an entry addresses one of them), `dueAt` a lower
 // bound of the earliest `dueAt` among that endpoint's deliveries in that month's due index. A sweep reads
 // a page of endpoints whose bound has come, then each one's first entries (delivery-claim.ts):

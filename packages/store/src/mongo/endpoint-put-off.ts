@@ -8,8 +8,8 @@ import { ENDPOINTS_PLANS as W } from './plans/endpoints.ts';
 import type { Sent } from './plans/plan.ts';
 import { scope } from './query.ts';
 
-// What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
-// reason goes (#40): as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
+// What a receiver's Retry-After hold and a rate limit put off, made due again when the
+// reason goes: as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
 // unleased, open, not held by a pause and not waiting in a lane, due later — at the hold's end
 // (`dueAt` equal to the endpoint's `heldUntil`), or, still `pending`, at its place in a rate
 // limit's spacing. A `retrying` delivery due later waits for its retry policy and keeps its time.
@@ -18,7 +18,7 @@ import { scope } from './query.ts';
  * Makes what the endpoint's Retry-After hold put off (due at exactly `heldUntil`) due at `now`,
  * in the caller's transaction; nothing without a hold. Each month's equality range of the
  * endpoint's due index, newest month first, up to PUT_OFF_BATCH in all; beyond that, the
- * endpoint's walk makes the rest due, a batch at a time (`releasePutOff`, #40).
+ * endpoint's walk makes the rest due, a batch at a time (`releasePutOff`).
  * @returns the due notes to pass to noteDue after the commit.
  */
 export async function endHold(

@@ -69,7 +69,7 @@ export class MongoEndpointRepo implements EndpointRepo {
 
   async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
     // Bounded: a consumer's endpoints by the cap create holds, a tenant's by ENDPOINTS_LIST_CAP
-    // (the first that many by id; TODO(#39): the port takes no page yet).
+    // (the first that many by id; TODO: the port takes no page yet).
     const q = filter.consumerId === undefined ? P.ofTenant(t) : P.ofConsumer(t, filter.consumerId);
     const docs = await this.#conn.endpoints
       .find(q.filter, { ...q.options, ...WITHOUT_SECRETS })
@@ -79,7 +79,7 @@ export class MongoEndpointRepo implements EndpointRepo {
   }
 
   async update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null> {
-    // #40: a hold ends (a new URL, a resume) and a changed limit re-spaces what it put off.
+    // a hold ends (a new URL, a resume) and a changed limit re-spaces what it put off.
     const respaceAt = patch.rateLimit !== undefined ? patch.respaceAt : undefined;
     const putOffAt = patch.endHoldAt ?? respaceAt;
     const set = { ...endpointPatchSet(patch), ...(patch.endHoldAt !== undefined ? { heldUntil: null } : {}) };
@@ -105,7 +105,7 @@ export class MongoEndpointRepo implements EndpointRepo {
             const updated = await write(session);
             if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
-            // No longer ordered (#31): its lanes let go of their waiting deliveries (a first batch here).
+            // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
             if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).

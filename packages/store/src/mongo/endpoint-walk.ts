@@ -22,7 +22,7 @@ import { scope } from './query.ts';
 // `batch` left moves the walk's `month` on; a fail skips the months from its bound on.
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
 // noteDue (due-queue.ts) AFTER the transaction has committed, never inside it.
-// A hold leaves a delivery waiting in its ordered lane (#31) as it is: it is not claimable
+// A hold leaves a delivery waiting in its ordered lane as it is: it is not claimable
 // anyway, and a completion's hand-over while the endpoint is paused makes the next one held.
 // A fail hands each lane whose head it ended to the next (ordered-lanes.ts: no triggers here).
 
@@ -127,7 +127,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     finished = { hold: null, heldSince: null };
   } else if (walk.putOffUntil != null) {
-    // The rest of what an ended Retry-After hold put off (#40), newest month first. It stops
+    // The rest of what an ended Retry-After hold put off, newest month first. It stops
     // when those are due by now anyway, or when a new hold is in force: what is left comes due
     // at the old end, is claimed and goes back until the new one (one claim each), rather than
     // made due here only to be claimed and put back at once.

@@ -37,7 +37,7 @@ export class MongoEventTypeRepo implements EventTypeRepo {
 
   async list(t: Tenant): Promise<EventType[]> {
     // Binary string order, as SQLite's default collation sorts the names. Bounded by
-    // EVENT_TYPES_LIST_CAP (the first that many by name; TODO(#39): the port takes no page yet).
+    // EVENT_TYPES_LIST_CAP (the first that many by name; TODO: the port takes no page yet).
     const q = P.eventTypes(t);
     const docs = await this.#conn.eventTypes.find(q.filter, q.options).limit(EVENT_TYPES_LIST_CAP).toArray();
     return docs.map(toEventType);

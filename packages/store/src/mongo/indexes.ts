@@ -14,7 +14,7 @@ export const UNIQUE_INDEX = {
 const NAMESPACE_EXISTS = 48;
 
 export const OPEN = { status: { $in: ['pending', 'retrying'] } };
-/** Open, not held, not waiting in an ordered lane (#31): what may be due. */
+/** Open, not held, not waiting in an ordered lane: what may be due. */
 export const DUE = { ...OPEN, held: false, laneWait: false, dueAt: { $type: 'number' } };
 
 /**
@@ -97,7 +97,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
   ],
-  // Ordered lanes (#31): an endpoint's that still name a head (a release when it stops
+  // Ordered lanes: an endpoint's that still name a head (a release when it stops
   // ordering lets go of them batch by batch; replaces delivery_lanes_endpoint, which walked
   // the lanes let go of already), those with a head (the metrics), and by last use
   // (retention's pruneLanes, oldest first).

@@ -68,9 +68,9 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
  * Brings documents of an earlier layout to this one, batch by batch over _id ranges (each
  * batch reads UPGRADE_BATCH ids from the _id index, then updates that range; every step is
  * idempotent, so a crash part-way repeats work, never undoes it):
- * - deliveries: `held` (open ones of an endpoint that is not active), `laneWait` (#31), and
- *   `dueAt` (#39: the next attempt, or the lease's end while leased);
- * - ordered lanes: `lastUsedAt` (#31, their retention);
+ * - deliveries: `held` (open ones of an endpoint that is not active), `laneWait`, and
+ *   `dueAt` (the next attempt, or the lease's end while leased);
+ * - ordered lanes: `lastUsedAt` (their retention);
  * - finished alert notices: `doneAt` (their TTL index);
  * then drops the indexes this layout replaced. (Layouts before 4 kept messages, bodies,
  * deliveries and attempts in one collection each, under the family's name: moveToMonths.)
@@ -160,7 +160,7 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
 }
 
 /**
- * Layout 4 (#39): the single `messages`, `message_bodies`, `deliveries` and `attempts`
+ * Layout 4: the single `messages`, `message_bodies`, `deliveries` and `attempts`
  * collections of earlier layouts are adopted where they are, as the bucket of this month and
  * every month before it (connection.ts, legacyMonth) — no document is copied or deleted, so the
  * upgrade costs index builds, not a rewrite of the store with its oplog. New months get their
@@ -196,7 +196,7 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
 }
 
 /**
- * Gives every endpoint with due work in a month its `due_endpoints` bound for that month (#39),
+ * Gives every endpoint with due work in a month its `due_endpoints` bound for that month,
  * one seek per endpoint on the month's deliveries_endpoint_due_queue, never the backlog.
  */
 async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>): Promise<void> {

@@ -32,7 +32,7 @@ function listMonths(conn: MongoConnection, months: readonly Month[], query: Pick
   // The cursor's bucket (an id of an adopted month is in the legacy one: connection.ts).
   const newest = query.afterId === undefined ? undefined : conn.bucketMonthOf(query.afterId);
   // The plan's own bound on _id: an id may be stamped up to the margin before its createdAt
-  // (messages written before #39 stamped both alike), so it may be of the month before since's.
+  // (messages written before the monthly collections stamped both alike), so it may be of the month before since's.
   const oldest = query.since === undefined ? undefined : monthOf(query.since - SINCE_ID_MARGIN_MS);
   return months.filter((month) => (newest === undefined || month <= newest) && (oldest === undefined || month >= oldest)).reverse();
 }

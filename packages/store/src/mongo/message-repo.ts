@@ -37,7 +37,7 @@ export class MongoMessageRepo implements MessageRepo {
     if (consumer === null) throw new Error(`message ${id} lost its consumer ${message.consumerId}`);
     const d = P.deliveriesOf(t, [id]);
     const deliveries = await this.#conn.bucketOf(id).deliveries.find(d.filter, d.options).toArray();
-    // Each delivery's newest attempts only (#40: a delivery may have hundreds), oldest of them
+    // Each delivery's newest attempts only (a delivery may have hundreds), oldest of them
     // first; an attempt is in its delivery's month: the message's.
     const newest = await Promise.all(deliveries.map((d) => newestAttemptsOf(this.#conn, t, d._id, DELIVERY_ATTEMPTS_SHOWN + 1)));
     return {

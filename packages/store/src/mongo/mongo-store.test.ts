@@ -35,7 +35,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB alert conditions from 
     const client = new MongoClient(url as string);
     try {
       const chosen = { delivery_failure: '5m', automatic_stop: false, pending_retries: 100, usage: 50 } as const;
-      // As written before #40 M4: one document per organization, `_id` the org id.
+      // As written before conditions were per environment: one document per organization, `_id` the org id.
       await client
         .db(dbName)
         .collection<{ _id: string; conditions: unknown; updatedAt: number }>('alert_conditions')

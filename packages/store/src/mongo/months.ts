@@ -1,6 +1,6 @@
 import { idTime } from '@wirehook/core';
 
-// Monthly buckets (#39): messages, their bodies, deliveries and attempts live in one collection
+// Monthly buckets: messages, their bodies, deliveries and attempts live in one collection
 // per UTC month — `messages_202611`, `deliveries_202611` … — so retention drops a month whole
 // (a collection drop: no per-document delete, no index entry removed one by one, no oplog entry
 // per document) instead of deleting faster than 5,000 deliveries/s arrive.

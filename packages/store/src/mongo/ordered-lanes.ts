@@ -7,7 +7,7 @@ import { type Month, monthOf, monthStartOf, nextMonth, previousMonth } from './m
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, scope } from './query.ts';
 
-// Ordered delivery per key (#31), MongoDB's side of the SQLite adapter's ordered-lanes.ts and
+// Ordered delivery per key, MongoDB's side of the SQLite adapter's ordered-lanes.ts and
 // its migration 19 (which say why the store is the arbiter). A lane is a `delivery_lanes`
 // document per (endpoint, key): the last sequence handed out and the head, the one delivery
 // of the lane that may be claimed; the others wait with `laneWait: true`, out of the due

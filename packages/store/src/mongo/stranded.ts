@@ -75,7 +75,7 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
         if (rows.length === 0) continue;
         const found = P.deliveriesByIds(rows.map((d) => d._id));
         await deliveries.updateMany(found.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...found.options, session });
-        // Due, so each ordered one was its lane's head (#31): the lane moves on. Its next is left
+        // Due, so each ordered one was its lane's head: the lane moves on. Its next is left
         // unheld, so a later page finds it here too (a lane of a gone endpoint fails one a page).
         for (const d of rows) {
           const next = await handOver(conn, session, d, false);

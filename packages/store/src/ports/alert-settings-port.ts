@@ -125,7 +125,7 @@ export interface FailingCursor {
 export interface AlertSettingsRepo {
   /**
    * The environment's conditions, or null when never chosen for it (the defaults apply). Each
-   * environment has its own: a key of one never reads or changes the other's (#40 M4).
+   * environment has its own: a key of one never reads or changes the other's.
    */
   conditions(t: Tenant): Promise<AlertConditions | null>;
   /** Sets the environment's conditions (the other environment's stay as they are). */

@@ -81,13 +81,13 @@ export interface CompletedAttempt {
   /** This call disabled the endpoint (true for exactly one call per disabling: send the automatic-stop notice). */
   endpointDisabled: boolean;
   /**
-   * The delivery this one's end made its lane's head (#31: ordered endpoints), claimable now:
+   * The delivery this one's end made its lane's head (ordered endpoints), claimable now:
    * the dispatcher may wake it at once rather than wait for a sweep. Absent when none.
    */
   laneNext?: DeliveryId;
 }
 
-/** Lanes with a head DeliveryRepo.laneStats reads at most (#40: a scrape counted every lane). */
+/** Lanes with a head DeliveryRepo.laneStats reads at most (a scrape counted every lane). */
 export const LANE_STATS_LIMIT = 1_000;
 
 /** DeliveryRepo.laneStats: the ordered lanes store-wide. */
@@ -148,7 +148,7 @@ export interface DeliveryRepo {
   /**
    * Schedules a manual re-send now (`manual`, status retrying, due now). When the delivery
    * is being sent at `now` (leased), the re-send follows that send: its completion keeps it
-   * due. Its endpoint's Retry-After hold ends (`heldUntil` null, what it put off due now, #40).
+   * due. Its endpoint's Retry-After hold ends (`heldUntil` null, what it put off due now).
    * The endpoint is checked in the same step as the reopening, so a delete cannot come between.
    * @returns the delivery, or null when the tenant has none.
    * @throws ConflictError when its endpoint was deleted or is not active, or the delivery has
@@ -156,7 +156,7 @@ export interface DeliveryRepo {
    */
   retryNow(t: Tenant, id: DeliveryId, now: number): Promise<Delivery | null>;
   /**
-   * The delivery with its newest DELIVERY_ATTEMPTS_SHOWN attempts (#40: one read of bounded
+   * The delivery with its newest DELIVERY_ATTEMPTS_SHOWN attempts (one read of bounded
    * size, however many attempts it has). @returns null when the tenant has none.
    */
   show(t: Tenant, id: DeliveryId): Promise<DeliveryView | null>;
@@ -190,7 +190,7 @@ export interface DeliveryRepo {
    */
   backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
   /**
-   * The whole store's ordered lanes (#31), for the SRE's metrics (no tenant in it): lanes with
+   * The whole store's ordered lanes, for the SRE's metrics (no tenant in it): lanes with
    * an open head, those whose head waits for a retry (blocked), the oldest open head's creation
    * (null when none). Reads the lanes with a head only, not their waiting deliveries, and of
    * those the first LANE_STATS_LIMIT by head id (the oldest heads: ids are time-ordered), so a
@@ -199,7 +199,7 @@ export interface DeliveryRepo {
    */
   laneStats(): Promise<LaneStats>;
   /**
-   * Retention of ordered lanes (#31): removes up to `batch` lanes whose last message was
+   * Retention of ordered lanes: removes up to `batch` lanes whose last message was
    * created before `before` (the retention cutoff), oldest first, except any with an open head
    * or a waiting delivery. A pruned key's next message starts its lane again at sequence 1.
    * @returns how many went. @throws RangeError when `batch` is not a non-negative integer.

@@ -1,7 +1,7 @@
 import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointOrdering, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
 
 /**
- * Deliveries one hold's end or `rate_limit` change makes due at most (#40), in both stores: a
+ * Deliveries one hold's end or `rate_limit` change makes due at most, in both stores: a
  * bounded write, as every walk's batch is. The rest keep their later time (a hold lasts an hour
  * at most).
  */
@@ -16,7 +16,7 @@ export interface EndpointPatch {
   compatSignature?: CompatSignature | null;
   /** `none` releases the endpoint's lanes: their waiting deliveries become claimable. */
   ordering?: EndpointOrdering;
-  /** Deliveries per second at most (#32); null clears it. */
+  /** Deliveries per second at most; null clears it. */
   rateLimit?: number | null;
   /** Send through the egress relay's fixed addresses from the next attempt on. */
   fixedIp?: boolean;
@@ -34,13 +34,13 @@ export interface EndpointPatch {
    */
   releaseHeldSince?: number;
   /**
-   * #40: the Retry-After hold ends at this time (the caller's clock): `heldUntil` becomes null
+   * The Retry-After hold ends at this time (the caller's clock): `heldUntil` becomes null
    * and the deliveries it put off are due at it (a new URL, a resume). Applied when the
    * endpoint is found, whatever else the patch changes.
    */
   endHoldAt?: number;
   /**
-   * #40, with `rateLimit`: the pending deliveries the old limit spaced out become due at this
+   * With `rateLimit`: the pending deliveries the old limit spaced out become due at this
    * time, to be spaced by the new limit (or sent at once without one).
    */
   respaceAt?: number;
@@ -72,7 +72,7 @@ export interface EndpointRepo {
    */
   rotateSecret(t: Tenant, id: EndpointId, secret: StoredSecret, now: number, oldValidUntil: number, maxLive: number): Promise<boolean>;
   /**
-   * Holds every send to the endpoint until `until` (a receiver's Retry-After, #32): its
+   * Holds every send to the endpoint until `until` (a receiver's Retry-After): its
    * `heldUntil` becomes `until` unless it already holds longer. No-op when there is no endpoint.
    */
   hold(t: Tenant, id: EndpointId, until: number): Promise<void>;

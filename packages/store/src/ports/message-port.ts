@@ -45,7 +45,7 @@ export interface NewMessage {
   idempotencyKey: string | null;
   idempotencySince: number;
   /**
-   * The message's lane (#31): on an endpoint with `ordering: key` its delivery gets the next
+   * The message's lane: on an endpoint with `ordering: key` its delivery gets the next
    * sequence of (endpoint, key) and is claimable only once the lane's earlier ones have ended.
    */
   orderingKey?: string | null;
@@ -102,7 +102,7 @@ export interface MessageSummary {
   lastAttemptAt: number | null;
 }
 
-/** A message with its deliveries, each with its newest attempts (bounded: #40). */
+/** A message with its deliveries, each with its newest attempts (bounded). */
 export interface MessageDetail {
   message: Message;
   consumer: ConsumerRef;

@@ -40,7 +40,7 @@ import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
-// Open, not held, not waiting in its lane (#31: only a lane's head is claimable), due, lease
+// Open, not held, not waiting in its lane (only a lane's head is claimable), due, lease
 // free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
 // use the partial indexes deliveries_due and deliveries_endpoint_due.
 const DUE_UNLEASED = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
@@ -174,7 +174,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       const endpointStatus = textOrNull(found, 'endpoint_status');
       if (endpointStatus === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
       if (endpointStatus !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpointStatus}; resume it first`);
-      // Asked to send now, it goes now: the endpoint's Retry-After hold ends (#40).
+      // Asked to send now, it goes now: the endpoint's Retry-After hold ends.
       endHold(this.#conn, text(found, 'endpoint_id') as EndpointId, now);
       const row = this.#conn
         .statement(
@@ -340,7 +340,7 @@ function messageOfJob(conn: SqliteConnection, id: MessageId): DeliveryJob['messa
 
 /**
  * The delivery's newest `limit` attempts, newest first: a range of attempts_delivery from its
- * end, however many it has (#40).
+ * end, however many it has.
  */
 export function newestAttempts(conn: SqliteConnection, deliveryId: string, limit: number): Attempt[] {
   return conn.statement('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY at DESC, id DESC LIMIT ?').all(deliveryId, limit).map(toAttempt);

@@ -3,8 +3,8 @@ import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
 import { intOrNull, text } from './row.ts';
 
-// What a receiver's Retry-After hold and a rate limit put off (#32), made due again when the
-// reason goes (#40). A put-off delivery went back to the store unleased, open, not held by a
+// What a receiver's Retry-After hold and a rate limit put off, made due again when the
+// reason goes. A put-off delivery went back to the store unleased, open, not held by a
 // pause and not waiting in a lane, due later: at the hold's end (`next_attempt_at` equal to
 // `held_until`), or, still `pending` (never attempted, so nothing else sets it later), at its
 // place in a rate limit's spacing. A `retrying` delivery due later waits for its retry policy

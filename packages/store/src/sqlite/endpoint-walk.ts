@@ -126,7 +126,7 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
   } else if (putOffUntil !== null) {
-    // The rest of what an ended Retry-After hold put off (#40). It stops when those are due by
+    // The rest of what an ended Retry-After hold put off. It stops when those are due by
     // now anyway, or when a new hold is in force: what is left comes due at the old end, is
     // claimed and goes back until the new one (one claim each), rather than made due here only
     // to be claimed and put back at once.

@@ -31,7 +31,7 @@ export class SqliteMessageRepo implements MessageRepo {
         )
         .get(t.orgId, t.env, id);
       if (row === undefined) return null;
-      // Each delivery's newest attempts only (#40: a delivery may have hundreds), oldest of them first.
+      // Each delivery's newest attempts only (a delivery may have hundreds), oldest of them first.
       const deliveries = this.#conn
         .statement('SELECT * FROM deliveries WHERE message_id = ? ORDER BY id')
         .all(id)

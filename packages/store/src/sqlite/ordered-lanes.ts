@@ -3,7 +3,7 @@ import { OPEN } from './message-status.ts';
 import { int, intOrNull, textOrNull } from './row.ts';
 import { LANE_STATS_LIMIT } from '../ports/delivery-port.ts';
 
-// Ordered delivery per key (#31), SQLite's side: a lane is a row of delivery_lanes (migration
+// Ordered delivery per key, SQLite's side: a lane is a row of delivery_lanes (migration
 // 19 says why the store is the arbiter, and how a head that ends hands over to the next).
 // Every function runs inside the caller's transaction and does a bounded number of index
 // seeks, whatever the length of the lane.

@@ -78,7 +78,7 @@ describe('SQLite query plans', () => {
   });
 });
 
-describe('SQLite query plans: ordered lanes (#31)', () => {
+describe('SQLite query plans: ordered lanes', () => {
   it('finds a lane’s next waiting delivery by one seek of deliveries_lane_wait, whatever the lane’s length', () => {
     const next = [...plans].filter(([sql]) => sql.includes('lane_wait = 1 ORDER BY sequence LIMIT 1'));
     expect(next.length).toBeGreaterThan(0);

@@ -38,7 +38,7 @@ interface Seeded {
 const READ_CALLS: Record<string, (store: Store, seeded: Seeded) => Promise<unknown>> = {
   'apiKeys.findByHash': (store, { hash }) => store.apiKeys.findByHash(hash),
   'eventTypes.list': (store, { tenant }) => store.eventTypes.list(tenant),
-  // The detail reads (#40): bounded by the attempt paging, off the writer.
+  // The detail reads: bounded by the attempt paging, off the writer.
   'messages.get': (store, { tenant, messageId }) => store.messages.get(tenant, messageId),
   'deliveries.show': (store, { tenant, deliveryId }) => store.deliveries.show(tenant, deliveryId),
   'deliveries.attempts': (store, { tenant, deliveryId }) => store.deliveries.attempts(tenant, deliveryId, { limit: 50 }),

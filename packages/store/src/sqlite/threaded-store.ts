@@ -15,7 +15,7 @@ export type Reads = Partial<Record<RepoName, ReadonlySet<string>>>;
 export const READS: Reads = {
   apiKeys: new Set(['findByHash']),
   eventTypes: new Set(['list']),
-  // The detail reads (#40): bounded by the attempt paging, and off the writer, so six callers
+  // The detail reads: bounded by the attempt paging, and off the writer, so six callers
   // reading a long history do not queue another organisation's sends behind them.
   messages: new Set(['get']),
   deliveries: new Set(['show', 'attempts']),

@@ -5,7 +5,7 @@ import type { Fixtures } from './fixtures.ts';
 import { MessageFixtures } from './message-fixtures.ts';
 
 /**
- * Contract of a delivery's bounded history (#40): reads show its newest 20 attempts and page
+ * Contract of a delivery's bounded history: reads show its newest 20 attempts and page
  * the rest; a manual retry is refused once it has 100 attempts. The numbers are the spec's
  * decisions written out (docs/semantics.md), not the constants.
  */
@@ -24,7 +24,7 @@ export function describeAttemptHistoryContract(f: Fixtures): void {
     return { t, id: deliveryId, delivery, start };
   }
 
-  describe('attempt history (#40)', () => {
+  describe('attempt history', () => {
     it('shows the newest 20 attempts, oldest of them first, in a message and a delivery, and says there are older ones', async () => {
       const { t, id, delivery, start } = await withAttempts(25);
       const detail = await f.store.messages.get(t, delivery.messageId);

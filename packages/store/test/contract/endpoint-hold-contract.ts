@@ -6,7 +6,7 @@ import { HOUR, MessageFixtures, SECOND } from './message-fixtures.ts';
 
 /**
  * Contract of what ends a Retry-After hold and re-spaces a rate limit's put-off deliveries
- * (#40), and of manual retry's endpoint check made in the same step as the reopening.
+ *, and of manual retry's endpoint check made in the same step as the reopening.
  */
 export function describeEndpointHoldContract(f: Fixtures): void {
   const m = new MessageFixtures(f);
@@ -31,7 +31,7 @@ export function describeEndpointHoldContract(f: Fixtures): void {
     return { ...scene, putOff, backoff, failed, now, heldUntil };
   }
 
-  describe('endpoints: ending a hold and re-spacing (#40)', () => {
+  describe('endpoints: ending a hold and re-spacing', () => {
     it('update with endHoldAt: heldUntil becomes null and what the hold put off is due then; a retry policy’s wait is kept', async () => {
       const { t, endpoint, putOff, backoff, now } = await heldScene();
       const at = now + SECOND;
@@ -127,7 +127,7 @@ export function describeEndpointHoldContract(f: Fixtures): void {
     });
   });
 
-  describe('deliveries: retryNow checks the endpoint in the same step (#40)', () => {
+  describe('deliveries: retryNow checks the endpoint in the same step', () => {
     it('a deleted endpoint’s delivery: ConflictError, and it stays failed (not retrying, held, for good)', async () => {
       const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
       expect(await f.store.endpoints.delete(t, endpoint.id)).toBe(true);

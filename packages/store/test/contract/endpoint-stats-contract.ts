@@ -4,7 +4,7 @@ import { claimRef, type AttemptOutcome } from '../../src/ports/delivery-port.ts'
 import type { Fixtures } from './fixtures.ts';
 import { DAY, HOUR, LEASE_MS, MessageFixtures, MINUTE, SECOND, type Scene } from './message-fixtures.ts';
 
-// The grains and retention written out (the spec of #33), not imported from the code under test.
+// The grains and retention written out (the endpoint-health spec), not imported from the code under test.
 const FIVE_MINUTES = 5 * MINUTE;
 const GRAINS: RollupGrainMs[] = [300_000, 3_600_000];
 

@@ -5,7 +5,7 @@ import type { Fixtures } from './fixtures.ts';
 import { HOUR, LEASE_MS, MessageFixtures, SECOND, type Scene } from './message-fixtures.ts';
 
 /**
- * Contract of ordered delivery per key (#31): an endpoint with `ordering: key` numbers the
+ * Contract of ordered delivery per key: an endpoint with `ordering: key` numbers the
  * deliveries of each ordering key, and only a lane's head is due and claimable, so every
  * dispatcher and the recovery worker keep the order with no coordination of their own.
  */

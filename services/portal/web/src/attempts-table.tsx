@@ -13,7 +13,7 @@ interface Older {
 /**
  * A delivery's attempts, newest first: the newest 20 it comes with, then "Show older attempts"
  * reads the next page (GET /deliveries/{id}/attempts from its cursor) and adds it below, until
- * no cursor is left (#40: a delivery no longer carries its whole history).
+ * no cursor is left (a delivery no longer carries its whole history).
  */
 export function AttemptsTable({ ctx, delivery }: { ctx: Ctx; delivery: DeliveryDetail }) {
   const { t } = ctx;

@@ -16,7 +16,7 @@ export const RETRYING_COUNT_CAP = 10_000;
 const TARGETS = `the organization's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}, per environment; made before the cap, a handful each)`;
 const BY_ID = '1: by _id';
 
-/** The `_id` of an environment's alert conditions (the organization's own from before #40 M4 is its org id). */
+/** The `_id` of an environment's alert conditions (the organization's own from before conditions were per environment is its org id). */
 export function envConditionsId(orgId: string, env: string): string {
   return `${orgId}:${env}`;
 }

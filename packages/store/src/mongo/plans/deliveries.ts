@@ -250,7 +250,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: ['org_1'],
   }),
   /**
-   * One delivery's newest attempts, newest first (#40: a page, never its whole history), in its
+   * One delivery's newest attempts, newest first (a page, never its whole history), in its
    * month's collection (an attempt is in its delivery's): the delivery's range of
    * attempts_delivery walked from its end, stopped by the limit (≤ DELIVERY_ATTEMPTS_SHOWN + 1
    * or a page's MAX_PAGE_SIZE + 1).

@@ -11,7 +11,7 @@ const TENANT = 'orgId and env: the tenant of a document found by its unique _id 
 
 /**
  * The most endpoints `endpoints.list` returns for a whole tenant (a consumer's are capped at
- * MAX_ENDPOINTS_PER_CONSUMER by create). The port has no page (TODO(#39): page it like consumers).
+ * MAX_ENDPOINTS_PER_CONSUMER by create). The port has no page (TODO: page it like consumers).
  */
 export const ENDPOINTS_LIST_CAP = 1_000;
 /**

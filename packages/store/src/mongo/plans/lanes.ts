@@ -2,7 +2,7 @@ import { COLLECTIONS } from '../connection.ts';
 import { OPEN } from '../indexes.ts';
 import { definePlans, planSpec, tenantById } from './plan.ts';
 
-// Ordered lanes (#31, ordered-lanes.ts): the lane documents (delivery_lanes, one per endpoint
+// Ordered lanes (ordered-lanes.ts): the lane documents (delivery_lanes, one per endpoint
 // and key, found by _id), a lane's waiting deliveries (deliveries_lane_wait), the metrics' read
 // of the lanes with a head, retention's prune and its hand-over of a month's heads. The
 // deliveries' plans are sent to a month's collection (deliveries_YYYYMM): one by id to its id's

@@ -9,7 +9,7 @@ const T = { orgId: 'org_1', env: 'live' as const };
 type TenantArg = { orgId: string; env: string };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 
-/** The most event types eventTypes.list returns (the port has no page: TODO(#39) page it like consumers). */
+/** The most event types eventTypes.list returns (the port has no page: TODO: page it like consumers). */
 export const EVENT_TYPES_LIST_CAP = 1_000;
 
 export const TENANCY_PLANS = definePlans('tenancy', {

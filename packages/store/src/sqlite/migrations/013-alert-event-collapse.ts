@@ -1,4 +1,4 @@
-// Alerting (#27): an endpoint's repeated events collapse into the one queued (the first
+// Alerting: an endpoint's repeated events collapse into the one queued (the first
 // stays; duplicates already queued go), each organization's events read apart (fairness),
 // the delivery an event came from, targets per environment (those made before: live),
 // notices claimed under a claim id (only its holder records the outcome), and failing

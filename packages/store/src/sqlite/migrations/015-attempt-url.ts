@@ -1,4 +1,4 @@
-// The URL each attempt was sent to (#27): an endpoint's url can change between attempts.
+// The URL each attempt was sent to: an endpoint's url can change between attempts.
 // Attempts recorded before have none (NULL), rather than a guess.
 /** Schema step 15 (user_version 14 → 15); shipped, so never edited. */
 export const attemptUrl = `

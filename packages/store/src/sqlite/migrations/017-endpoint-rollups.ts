@@ -1,4 +1,4 @@
-// Endpoint health (#33): each endpoint's attempts rolled up as they complete, one row per
+// Endpoint health: each endpoint's attempts rolled up as they complete, one row per
 // grain (5 minutes, 1 hour) and bucket: counts by class (core's STATS_ERROR_KINDS) and a
 // fixed latency histogram (l0 … l31, one column per LATENCY_BOUNDS_MS bucket), so a window
 // reads at most 168 rows. Keyed by endpoint first (unique on its own), like attempts_endpoint;

@@ -1,4 +1,4 @@
-// Ordered delivery per key (#31). An endpoint with `ordering = 'key'` sends the deliveries of
+// Ordered delivery per key. An endpoint with `ordering = 'key'` sends the deliveries of
 // messages sharing an ordering key one at a time, in acceptance order: a lane. The store is
 // the arbiter (every dispatcher process and the recovery worker claim through it), so the
 // rule lives here, not in a dispatcher's memory:

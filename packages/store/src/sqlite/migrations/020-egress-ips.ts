@@ -1,4 +1,4 @@
-// The fixed IP pool as last seen (#33: GET /v1/egress-ips): an address taken out of
+// The fixed IP pool as last seen (GET /v1/egress-ips): an address taken out of
 // RELAY_SOURCE_IPS stays listed with its retiring_at for a notice period.
 /** Schema step 20 (user_version 19 → 20); shipped, so never edited. */
 export const egressIps = `

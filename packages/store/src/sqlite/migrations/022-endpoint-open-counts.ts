@@ -1,5 +1,5 @@
 // How many open deliveries (pending or retrying, held ones too) each endpoint has, kept by
-// triggers like endpoint_retrying (step 18): an endpoint's stats (#33) read its `pending` from
+// triggers like endpoint_retrying (step 18): an endpoint's stats read its `pending` from
 // one row instead of counting a backlog that may be a million deliveries long. Every write that
 // makes, ends or deletes a delivery keeps the count without having to remember to.
 /** The step's count of what is there already (a test runs it alone). */

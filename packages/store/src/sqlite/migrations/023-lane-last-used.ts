@@ -1,4 +1,4 @@
-// Retention prunes ordered lanes (#31): a lane row lives on after its last delivery is gone,
+// Retention prunes ordered lanes: a lane row lives on after its last delivery is gone,
 // so without pruning delivery_lanes grows with every key ever used. `last_used_at` is the
 // creation time of the lane's last joining message (joinLane keeps the later of the two);
 // the retention job removes lanes idle since before the retention cutoff, oldest first, on

@@ -1,4 +1,4 @@
-// Notices of a fixed IP pool change (#33): the gateway's sync records what changed, and the
+// Notices of a fixed IP pool change: the gateway's sync records what changed, and the
 // alerting worker walks the organizations with fixed_ip endpoints from `cursor`, a page per
 // tick, queuing their notices with each step. `endpoints_fixed_ip` makes each organization of
 // that walk one index seek (a skip scan), whatever its number of endpoints.

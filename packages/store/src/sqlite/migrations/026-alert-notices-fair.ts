@@ -1,4 +1,4 @@
-// Fair notices and their pruning (#40). The outbox claims round-robin by organization, then by
+// Fair notices and their pruning. The outbox claims round-robin by organization, then by
 // target within one (alert-settings-repo.ts claimNotices): `alert_notices_org_due` finds the
 // next organization after a cursor with a due notice, and that organization's next target's.
 // A claim now moves a notice's next_attempt_at to the end of its lease (a leased notice is not

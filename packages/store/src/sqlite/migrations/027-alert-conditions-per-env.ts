@@ -1,4 +1,4 @@
-// Alert conditions per environment (#40 M4): a test key's choice no longer changes what the live
+// Alert conditions per environment: a test key's choice no longer changes what the live
 // environment is told. Each organization's conditions chosen so far become both environments'
 // (copied once, here). The old table is left as it was and no longer read: a process of the
 // previous build still running on the same file (a rolling upgrade) reads and writes it without

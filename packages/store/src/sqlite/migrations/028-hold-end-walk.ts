@@ -1,4 +1,4 @@
-// A Retry-After hold's end makes what it put off due 1,000 at a time (#40): the transaction that
+// A Retry-After hold's end makes what it put off due 1,000 at a time: the transaction that
 // ends it takes the first 1,000, and the endpoint's walk the rest, a batch at a time, instead of
 // leaving them to the hold's old end (up to an hour later). `put_off_until` is that old end: the
 // walk makes the deliveries due at exactly that time due now. A process of the previous build

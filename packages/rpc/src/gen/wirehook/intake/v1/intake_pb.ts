@@ -40,7 +40,7 @@ export type SendBody = Message<"wirehook.intake.v1.SendBody"> & {
   payloadJson: string;
 
   /**
-   * The message's lane on endpoints with ordering `key` (#31); absent: unordered.
+   * The message's lane on endpoints with ordering `key`; absent: unordered.
    *
    * @generated from field: optional string ordering_key = 4;
    */
@@ -296,7 +296,7 @@ export type Delivery = Message<"wirehook.intake.v1.Delivery"> & {
   createdAtMs: bigint;
 
   /**
-   * Its lane's key, when ordered (#31).
+   * Its lane's key, when ordered.
    *
    * @generated from field: optional string ordering_key = 11;
    */

@@ -96,7 +96,7 @@ export type DeliverResponse = Message<"wirehook.relay.v1.DeliverResponse"> & {
 
   /**
    * The response's `Retry-After` header as sent (its first value), unparsed: the dispatcher
-   * reads it as for a direct send, so a 429 or 503 holds a fixed_ip endpoint too (#32).
+   * reads it as for a direct send, so a 429 or 503 holds a fixed_ip endpoint too.
    *
    * @generated from field: optional string retry_after = 7;
    */
