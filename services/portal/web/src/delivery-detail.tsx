@@ -48,7 +48,7 @@ export function SentBody({ t, message }: { t: Translator; message: MessageDetail
       </div>
       <p class="help">{t.t(asSent ? 'bodyAsSentNote' : 'bodyFormattedNote')}</p>
       {/* Focusable: a keyboard can scroll a long payload. */}
-      <pre class={asSent ? 'payload as-sent' : 'payload'} tabIndex={0} aria-labelledby={`body-${message.id}`}>
+      <pre class={asSent ? 'payload as-sent' : 'payload'} tabIndex={0}>
         <code>{body}</code>
       </pre>
     </div>
