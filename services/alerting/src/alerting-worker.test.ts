@@ -48,7 +48,7 @@ describe('fairness between organizations', () => {
     await s.fail(live(b), await s.endpoint(live(b)));
     await round();
     expect(types(s.sender.to(bTarget))).toEqual(['alert.delivery_failure']);
-  });
+  }, 120_000); // 3,000 failures written through the store first: ~10 s quiet, 25 s on a busy 2-core machine
 
   it("a thousand failing endpoints elsewhere do not hide an older streak's 60-minute notice", async () => {
     const s = start();
