@@ -114,11 +114,14 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
       if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
     }
     const queued = await intake.retryDelivery(auth.tenant, id as never);
-    // Answered as GET /v1/deliveries/{id} would now (#43): the delivery as queued with the
-    // attempts it has (newest 20, and the cursor to older ones), not an empty list.
+    // Answered as GET /v1/deliveries/{id} shows it (#43): the delivery as queued, with the
+    // attempts it had (newest 20, and the cursor to older ones), not an empty list. A send the
+    // dispatcher already made since is left out, so `attempts` matches `attempt_count`.
     const [view, endpoint] = await Promise.all([store.deliveries.show(auth.tenant, id as never), store.endpoints.get(auth.tenant, queued.endpointId)]);
+    const since = view === null ? 0 : Math.max(0, view.delivery.attemptCount - queued.attemptCount);
+    const attempts = view === null ? [] : view.attempts.slice(0, view.attempts.length - since);
     const older = { olderAttempts: view?.olderAttempts ?? false, now: clock.now() };
-    res.status(202).json(deliveryJson(view?.delivery ?? queued, view?.attempts ?? [], endpoint ?? undefined, older));
+    res.status(202).json(deliveryJson(queued, attempts, endpoint ?? undefined, older));
   });
 
   return router;
