@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // What a delivery sent, on the portal, in a real browser against a real embedded Wirehook: the
-// body as sent (the exact bytes signed) or formatted, with a copy button (#43); what a waiting
-// delivery waits on (#43); the headers the spec defines (the signature
+// body as sent (the exact bytes signed) or formatted, with a copy button; what a waiting
+// delivery waits on; the headers the spec defines (the signature
 // shortened; the ordering headers and the endpoint's extra signature header when it has
 // them) and when a retrying delivery goes next — English light and Japanese dark, axe-clean.
 import type { Browser, Locator } from 'playwright-core';
@@ -38,7 +38,7 @@ beforeAll(async () => {
   messageId = sent.body.id;
   await eventually(async () => expect((await t.api.get(`/v1/messages/${messageId}`)).body.status).toBe('retrying'));
   createdAt = (await t.api.get(`/v1/messages/${messageId}`)).body.created_at;
-  // A paused endpoint: its delivery waits, and says why (#43).
+  // A paused endpoint: its delivery waits, and says why.
   pausedConsumerId = (await t.api.post('/v1/consumers', { external_id: 'held', name: 'Held' })).body.id;
   const paused = (await t.api.post('/v1/endpoints', { consumer_id: pausedConsumerId, url: rx.url('/held') })).body.id;
   await t.api.patch(`/v1/endpoints/${paused}`, { status: 'paused' });

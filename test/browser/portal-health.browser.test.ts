@@ -94,7 +94,7 @@ describe('the portal: endpoint health', () => {
     await page.context().close();
   }, 60_000);
 
-  it('the 24-hour and 7-day axes and tables give the date where a day changes (#43)', async () => {
+  it('the 24-hour and 7-day axes and tables give the date where a day changes', async () => {
     const stats = (await t.api.get(`/v1/endpoints/${endpointId}/stats?window=24h`)).body as { series: { at: number }[] };
     // A time zone where the window's last bucket starts at 12:00: its day began 12 buckets before.
     const offset = 12 - new Date(stats.series.at(-1)!.at).getUTCHours();

@@ -105,7 +105,7 @@ describe('the portal: addresses, Back, and a message found by id', () => {
     await page.context().close();
   }, 60_000);
 
-  it('a still-valid deep link opened in another browser says what happened and what to do, not "expired" (#43; en and ja)', async () => {
+  it('a still-valid deep link opened in another browser says what happened and what to do, not "expired" (en and ja)', async () => {
     for (const [locale, title, todo] of [
       ['en', 'This link is not open in this browser', 'Open the link again from the email or app that gave it to you.'],
       ['ja', 'このリンクはこのブラウザでは開かれていません', 'メールやアプリからリンクをもう一度開いてください。'],

@@ -30,7 +30,7 @@ describe('delivery failure notices', () => {
     const body = verifyWebhook(o.secret, notice) as any;
     expect(body).toMatchObject({
       type: 'alert.delivery_failure',
-      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), // ISO 8601, as a delivery's (#43)
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), // ISO 8601, as a delivery's
       data: {
         environments: ['live'],
         endpoints: [

@@ -174,7 +174,7 @@ describe('@wirehook/client against embedded Wirehook', () => {
   it('deliveries.retry sends the message again with its webhook-id', async () => {
     const delivery = (await client.messages.get(firstMessage)).deliveries[0]!;
     const queued = await client.deliveries.retry(delivery.id);
-    // As GET shows it (#43): the attempts it has so far, not an empty list.
+    // As GET shows it: the attempts it has so far, not an empty list.
     expect(queued).toMatchObject({ id: delivery.id, endpoint_id: endpoint.id, attempts: delivery.attempts, attempts_next_cursor: null });
     await eventually(() => expect(received(firstMessage)).toHaveLength(2));
     rx.receiver.verify(endpoint.secret, received(firstMessage)[1]);

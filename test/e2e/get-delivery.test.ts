@@ -93,9 +93,9 @@ describe('GET /v1/deliveries/{id}', () => {
   });
 });
 
-// #43: a waiting delivery says why (waiting_on), on GET /v1/deliveries/{id} and in the message
+// A waiting delivery says why (waiting_on), on GET /v1/deliveries/{id} and in the message
 // detail alike; the retry answers the delivery as GET shows it.
-describe('waiting_on and the retry answer (#43)', () => {
+describe('waiting_on and the retry answer', () => {
   /** The delivery of `messageId` as GET /v1/deliveries/{id} shows it, after checking the message detail shows the same. */
   async function shown(messageId: string) {
     const inMessage = (await t.api.get(`/v1/messages/${messageId}`)).body.deliveries[0];

@@ -96,7 +96,7 @@ describe('the webhooks section', () => {
     }
   });
 
-  it('documents the two headers only an ordered delivery carries, each as its schema says (#43)', () => {
+  it('documents the two headers only an ordered delivery carries, each as its schema says', () => {
     const optional = webhook.parameters!.filter((p) => p.in === 'header' && !p.required);
     expect(optional.map((h) => h.name).sort()).toEqual(['webhook-ordering-key', 'webhook-sequence']);
     for (const h of optional) {
@@ -167,7 +167,7 @@ describe('x-codeSamples', () => {
   });
 });
 
-describe('webhooks.failureNotice (#43)', () => {
+describe('webhooks.failureNotice', () => {
   const notice = doc.webhooks['failureNotice']!['post']!;
   const schema = notice.requestBody!.content['application/json'].schema;
 

@@ -150,7 +150,7 @@ export const endpointDetailResponse = endpointResponse.extend({
   throughput: endpointThroughputResponse,
 });
 
-/** PATCH /v1/endpoints/{id}: the endpoint as changed, with its throughput now (#43). */
+/** PATCH /v1/endpoints/{id}: the endpoint as changed, with its throughput now. */
 export const endpointUpdatedResponse = endpointResponse.extend({ throughput: endpointThroughputResponse });
 
 export const eventTypeResponse = z.object({
@@ -162,7 +162,7 @@ export const eventTypeResponse = z.object({
   archived_at: nullableUnixMs('when it was archived'),
 });
 
-/** Why an open delivery is not being sent now (#43); null when it is not waiting on anything. */
+/** Why an open delivery is not being sent now; null when it is not waiting on anything. */
 export const waitingOnResponse = z
   .discriminatedUnion('reason', [
     z.object({

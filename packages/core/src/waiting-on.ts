@@ -1,6 +1,6 @@
 import type { Delivery, Endpoint } from './model.ts';
 
-/** Why an open delivery is not being sent now (#43); see docs/semantics.md › Delivery and message status. */
+/** Why an open delivery is not being sent now; see docs/semantics.md › Delivery and message status. */
 export type WaitingOn = { reason: 'lane'; sequence: number } | { reason: 'hold' } | { reason: 'rate_limit' } | { reason: 'paused' } | { reason: 'concurrency' };
 
 /**

@@ -115,7 +115,7 @@ describe('explain_delivery and the URL an attempt went to', () => {
   });
 });
 
-describe('explain_delivery says what a waiting delivery waits on (#43)', () => {
+describe('explain_delivery says what a waiting delivery waits on', () => {
   const waiting = (waiting_on: unknown, attempts: unknown[] = []) => ({
     id: 'msg_2',
     event_type: 'order.created',

@@ -20,7 +20,7 @@ interface DeliveryJson {
   /** Every attempt made; `attempts` holds only the newest 20. Absent in older answers. */
   attempt_count?: number;
   next_attempt_at: number | null;
-  /** Why it is not being sent now (#43); absent in older answers. */
+  /** Why it is not being sent now; absent in older answers. */
   waiting_on?: WaitingOnJson | null;
   attempts: AttemptJson[];
 }

@@ -161,7 +161,7 @@ export function endpointsRouter(
     if (body.status === 'active' && updated.status === 'active') await deps.intake.releaseHeld(tenant, updated.id);
     // A pause stops the endpoint's recovery at once (its worker would also find out at its next step).
     if (updated.status === 'paused') await store.recoveries.stop(tenant, updated.id, clock.now());
-    // With its throughput, as GET shows it (#43): a changed rate_limit is seen at once.
+    // With its throughput, as GET shows it: a changed rate_limit is seen at once.
     res.json({ ...endpointJson(updated), throughput: throughputJson(updated, await throughputNow(deps, updated.id, clock.now()), clock.now()) });
   });
 

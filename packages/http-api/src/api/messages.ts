@@ -114,7 +114,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
       if (!view || outOfScope(auth, view.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
     }
     const queued = await intake.retryDelivery(auth.tenant, id as never);
-    // Answered as GET /v1/deliveries/{id} shows it (#43): the delivery as queued, with the
+    // Answered as GET /v1/deliveries/{id} shows it: the delivery as queued, with the
     // attempts it had (newest 20, and the cursor to older ones), not an empty list. A send the
     // dispatcher already made since is left out, so `attempts` matches `attempt_count`.
     const [view, endpoint] = await Promise.all([store.deliveries.show(auth.tenant, id as never), store.endpoints.get(auth.tenant, queued.endpointId)]);

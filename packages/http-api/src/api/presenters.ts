@@ -92,7 +92,7 @@ export interface OlderAttempts {
  * a PATCH of the endpoint's url included); without it (the endpoint is deleted) the URL its
  * last attempt went to, else the one it was made for. Each attempt shows its own. `attempts`
  * are its newest, oldest of them first; `older` gives the cursor to the ones before them
- * and the time `waiting_on` is told at (#43).
+ * and the time `waiting_on` is told at.
  */
 export function deliveryJson(d: Delivery, attempts: Attempt[], endpoint: Endpoint | undefined, older: OlderAttempts): DeliveryResponse {
   const oldestShown = attempts[0];

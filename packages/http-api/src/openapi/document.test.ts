@@ -1,4 +1,4 @@
-// The OpenAPI document (#43): the ordered-delivery headers in `webhooks.message`, failure notices
+// The OpenAPI document: the ordered-delivery headers in `webhooks.message`, failure notices
 // in `webhooks.failureNotice`, `servers` naming the Wirehook that serves it, and response
 // samples built from real examples (ids with their prefixes), not "string".
 import type { AddressInfo } from 'node:net';

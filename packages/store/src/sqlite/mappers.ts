@@ -148,7 +148,7 @@ export function toDelivery(row: Row): Delivery {
     createdAt: int(row, 'created_at'),
     orderingKey: textOrNull(row, 'ordering_key'),
     sequence: intOrNull(row, 'sequence'),
-    // Read when the query selected them (`SELECT *`, `d.*`): what waiting_on is told from (#43).
+    // Read when the query selected them (`SELECT *`, `d.*`): what waiting_on is told from.
     ...(row['lane_wait'] === undefined ? {} : { laneWait: row['lane_wait'] === 1 }),
     ...(row['held'] === undefined ? {} : { held: row['held'] === 1 }),
   };

@@ -23,7 +23,7 @@ export function formattedBody(m: Pick<MessageDetail, 'event_type' | 'created_at'
 
 /**
  * What every delivery of a message carried: the body as sent — the exact bytes signed, what a
- * customer checking a signature needs — or formatted for reading (#43), with a copy button
+ * customer checking a signature needs — or formatted for reading, with a copy button
  * that copies what is shown.
  */
 export function SentBody({ t, message }: { t: Translator; message: MessageDetail }) {
@@ -108,7 +108,7 @@ function SentHeaders({ ctx, messageId, delivery }: { ctx: Ctx; messageId: string
 
 const WAITING_KEYS = { hold: 'waitingHold', rate_limit: 'waitingRateLimit', paused: 'waitingPaused', concurrency: 'waitingConcurrency' } as const;
 
-/** What a waiting delivery waits on (#43: the API's waiting_on), in words; nothing when it is not waiting. */
+/** What a waiting delivery waits on (the API's waiting_on), in words; nothing when it is not waiting. */
 function WaitingOn({ t, delivery }: { t: Translator; delivery: DeliveryDetail }) {
   const w = delivery.waiting_on;
   if (w === null) return null;

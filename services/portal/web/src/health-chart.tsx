@@ -29,7 +29,7 @@ function dayOf(at: number): string {
 }
 
 /**
- * Which buckets start a day, by index (#43): a time alone says nothing of which day over 24
+ * Which buckets start a day, by index: a time alone says nothing of which day over 24
  * hours or 7 days. Over 24 hours and 7 days the first bucket counts as one too (its date says
  * which day the chart starts on); over an hour only a real change of day does.
  */

@@ -25,5 +25,5 @@ if (accent && /^#?[0-9a-fA-F]{6}$/.test(accent)) root.style.setProperty('--accen
 const locale = chooseLocale(null, root.lang);
 const app = document.getElementById('app')!;
 // The server serves this page only for a link still valid (an expired or unknown one gets its
-// own page): without a token here, the link was opened in another browser or tab (#43).
+// own page): without a token here, the link was opened in another browser or tab.
 render(token ? <App initialLocale={locale} /> : <Gone locale={locale} reason="not-here" />, app);
