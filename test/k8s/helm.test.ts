@@ -81,6 +81,24 @@ describe('the Secret holding the sealing key', () => {
     }
   });
 
+  it('an upgrade from chart 0.x under a release name too long for the new names still finds the ring in 0.x’s <release>-secrets', async () => {
+    // 46 characters: 0.x named its Secret after the whole release name; 1.0 cuts the fullname to 39.
+    const release = 'a-release-name-that-is-longer-than-thirty-nine';
+    const key = Buffer.alloc(32, 9).toString('base64');
+    kube.secrets.set(`wirehook/${release}-secrets`, {
+      WIREHOOK_SECRET_KEY: Buffer.from(key).toString('base64'),
+      INTERNAL_AUTH_TOKEN: Buffer.from('u'.repeat(48)).toString('base64'),
+    });
+    try {
+      const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig, release });
+      const keysSecret = byKind(objects, 'Secret').find((o) => o.metadata.name.endsWith('-keys'))!;
+      expect(keysSecret.metadata.name).not.toBe(`${release}-keys`); // the new, cut name
+      expect(keysOf(keysSecret)).toEqual({ WIREHOOK_SECRET_KEY: key, INTERNAL_AUTH_TOKEN: 'u'.repeat(48) });
+    } finally {
+      kube.clear();
+    }
+  });
+
   it('rendering without a cluster (helm template, Argo CD) is refused unless secrets.existingSecret is set', async () => {
     const res = await helm(['template', 'wh', chart, ...EXTERNAL.flatMap((s) => ['--set', s])]);
     expect(res.status).not.toBe(0);

@@ -67,8 +67,8 @@ with "field is immutable"; this stops the render first and says what to do. (A r
 a cluster cannot look: Argo CD users follow the same notes.)
 */}}
 {{- define "wirehook.selectorGuard" -}}
-{{- $fullname := include "wirehook.fullname" . -}}
-{{- $kinds := list (list "Deployment" (printf "%s-gateway" $fullname)) (list "StatefulSet" (printf "%s-nats" $fullname)) -}}
+{{- /* 0.x's names: <release>-<component>, uncut, whatever the overrides say now. */ -}}
+{{- $kinds := list (list "Deployment" (printf "%s-gateway" .Release.Name)) (list "StatefulSet" (printf "%s-nats" .Release.Name)) -}}
 {{- range $kinds -}}
 {{- $found := lookup "apps/v1" (index . 0) $.Release.Namespace (index . 1) -}}
 {{- if $found -}}
