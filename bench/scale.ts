@@ -171,11 +171,13 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
       (retention.probeP99Ms ?? 0) <= LIMITS.probeP99Ms &&
       rssGrowthMb < LIMITS.rssGrowthMb;
     const table = [
-      `scale: ${deliveries} deliveries; the other org's idle p99 ${idleP99} ms (${probeErrors} probes unanswered); RSS growth ${rssGrowthMb} MB (limit ${LIMITS.rssGrowthMb})`,
+      `scale: ${deliveries} deliveries; the other org's idle p99 ${idleP99} ms (${probeErrors} probes unanswered); ` +
+        `RSS growth ${rssGrowthMb} MB (limit ${LIMITS.rssGrowthMb})`,
       '| call | time (ms, ≤ 200) | other org p99 after it (ms, ≤ 250) |',
       '| --- | --- | --- |',
       ...figures.map((f) => `| ${f.call} | ${f.ms} | ${f.probeP99Ms} |`),
-      `| retention: ${retention.messages} old messages removed (${retention.remaining} left) | ${retention.seconds} s, ${retention.perSecond}/s | ${retention.probeP99Ms} |`,
+      `| retention: ${retention.messages} old messages removed (${retention.remaining} left) ` +
+        `| ${retention.seconds} s, ${retention.perSecond}/s | ${retention.probeP99Ms} |`,
     ].join('\n');
     process.stdout.write(`${table}\n`);
     if (outDir)
@@ -242,7 +244,8 @@ export function seed(
       ).run(from, from + size, stamp, orgId, consumerId, created, first, group.status);
       db.prepare(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
-         INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts, next_attempt_at, manual, lease_until, created_at, held)
+         INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                                 next_attempt_at, manual, lease_until, created_at, held)
          SELECT printf('dlv_%s%016d', ?, i), ?, 'live', printf('msg_%s%016d', ?, i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
       ).run(from, from + size, stamp, orgId, stamp, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created, first);
       db.exec('COMMIT');

@@ -10,13 +10,16 @@ export function renderReport(report: BenchReport): string {
   const { machine, settings } = report;
   const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;
   const lines = [
-    `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ${settings.payloadBytes}-byte payloads, ${report.durationSeconds} s`,
-    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}${machine.nodeFlags ? `, ${machine.nodeFlags}` : ''}`,
+    `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ` +
+      `${settings.payloadBytes}-byte payloads, ${report.durationSeconds} s`,
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, ` +
+      `load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}${machine.nodeFlags ? `, ${machine.nodeFlags}` : ''}`,
     '',
     ...table([...TABLE_COLUMNS], report.figures.map(figureRow)),
     '',
     'CPU, % of one core (others: the rest of the machine; steal: taken by the hypervisor), Wirehook CPU per delivery (intake: per message),',
-    `and the machine's runnable threads every ${RUN_QUEUE_SAMPLE_MS} ms (mean; % of samples with more than its ${report.machine.cpus} CPUs: a thread waiting) (medians):`,
+    `and the machine's runnable threads every ${RUN_QUEUE_SAMPLE_MS} ms ` +
+      `(mean; % of samples with more than its ${report.machine.cpus} CPUs: a thread waiting) (medians):`,
     ...table(
       ['scenario', 'wirehook', 'receiver', 'harness', 'others', 'steal', 'wirehook µs/unit', 'peak RSS', 'runnable', '> cpus'],
       Object.values(report.scenarios).map((s) => [
@@ -39,7 +42,8 @@ export function renderReport(report: BenchReport): string {
   lines.push(
     failed.length === 0
       ? `counts: all ${report.checks.length} checks add up`
-      : `counts: ${failed.length} of ${report.checks.length} checks FAILED:\n${failed.map((c) => `  ${c.scenario} run ${c.run}: ${c.name} — ${c.detail}`).join('\n')}`,
+      : `counts: ${failed.length} of ${report.checks.length} checks FAILED:\n` +
+          failed.map((c) => `  ${c.scenario} run ${c.run}: ${c.name} — ${c.detail}`).join('\n'),
   );
   const missed = report.figures.filter((f) => f.pass === false).map((f) => f.id);
   lines.push(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join(', ')}`);

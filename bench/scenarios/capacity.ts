@@ -39,7 +39,8 @@ export async function runCapacity(ctx: BenchContext): Promise<ScenarioResult> {
     ctx.log(
       `capacity run ${run}: goodput ${record.perSecond}/s (${record.extra['goodputPct']} % of ${(CAPACITY * 1000) / SERVICE_MS}/s), ` +
         `${record.extra['refusedPct']} % answered 429, limit ${record.extra['concurrency']}; ` +
-        `rate limit ${RATE_LIMIT}/s: at most ${limits.limitedMaxPerSecond} in a second over ${limits.limitedSeconds} s, unlimited done in ${limits.unlimitedSeconds} s`,
+        `rate limit ${RATE_LIMIT}/s: at most ${limits.limitedMaxPerSecond} in a second over ${limits.limitedSeconds} s, ` +
+        `unlimited done in ${limits.unlimitedSeconds} s`,
     );
     runs.push(record);
   }

@@ -56,7 +56,8 @@ export async function runNoisy(ctx: BenchContext): Promise<ScenarioResult> {
   return {
     name: 'noisy',
     deliveriesPerMessage: 1,
-    description: `e2e load of ${settings.noisy.healthyTenants} tenants beside one with ${settings.noisy.backlog.toLocaleString('en')} queued for a hung endpoint`,
+    description:
+      `e2e load of ${settings.noisy.healthyTenants} tenants beside one with ` + `${settings.noisy.backlog.toLocaleString('en')} queued for a hung endpoint`,
     runs,
   };
 }
