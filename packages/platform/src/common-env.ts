@@ -68,17 +68,21 @@ export const natsEnv = {
     .min(1, { error: 'must be a whole number from 1 to 5' })
     .max(5, { error: 'must be a whole number from 1 to 5 (JetStream allows no more)' })
     .default(1),
-  NATS_STREAM_STORAGE: z // file; memory for a JetStream without file storage (jobs lost on a NATS restart are sent by the sweeper); never changed on an existing stream
-    .enum(['file', 'memory'], { error: 'must be file or memory' })
-    .default('file'),
-  NATS_STREAM_MAX_AGE_SECONDS: z.coerce // jobs older are dropped (the sweeper still sends their deliveries); default a day; 0: none on a new stream, an existing stream's kept
+  // file; memory for a JetStream without file storage (jobs lost on a NATS restart are sent by the
+  // sweeper); never changed on an existing stream
+  NATS_STREAM_STORAGE: z.enum(['file', 'memory'], { error: 'must be file or memory' }).default('file'),
+  // jobs older are dropped (the sweeper still sends their deliveries); default a day; 0: none on a
+  // new stream, an existing stream's kept
+  NATS_STREAM_MAX_AGE_SECONDS: z.coerce
     .number({ error: `must be 0 (no limit) or whole seconds, at least ${STREAM_DUPLICATE_WINDOW_SECONDS}` })
     .int({ error: `must be 0 (no limit) or whole seconds, at least ${STREAM_DUPLICATE_WINDOW_SECONDS}` })
     .refine((s) => s === 0 || s >= STREAM_DUPLICATE_WINDOW_SECONDS, {
       error: `must be 0 (no limit) or at least ${STREAM_DUPLICATE_WINDOW_SECONDS} (the stream's duplicate window: JetStream refuses less)`,
     })
     .default(86_400),
-  NATS_STREAM_MAX_BYTES: z.coerce // the most each stream stores (default 64 MiB, ~300 000 wake-ups); when full the oldest jobs are dropped and the sweeper sends them
+  // the most each stream stores (default 64 MiB, ~300 000 wake-ups); when full the oldest jobs are
+  // dropped and the sweeper sends them
+  NATS_STREAM_MAX_BYTES: z.coerce
     .number({ error: 'must be whole bytes, at least 1048576 (1 MiB)' })
     .int({ error: 'must be whole bytes, at least 1048576 (1 MiB)' })
     .min(1_048_576, { error: 'must be whole bytes, at least 1048576 (1 MiB)' })
@@ -274,7 +278,8 @@ export const storeEnv = {
       }
     })
     .optional(),
-  WIREHOOK_SECRET_KEY_FILE: z.string().optional(), // without WIREHOOK_SECRET_KEY: a file holding the ring; default ~/.config/wirehook/secret.key, made on first start
+  // without WIREHOOK_SECRET_KEY: a file holding the ring; default ~/.config/wirehook/secret.key, made on first start
+  WIREHOOK_SECRET_KEY_FILE: z.string().optional(),
   RETENTION_MONTHS: z.coerce.number().int().min(1).max(24).default(DEFAULT_RETENTION_MONTHS), // months of messages kept
 };
 
@@ -299,7 +304,8 @@ export const serveEnv = (metricsPort: number) => ({
   METRICS_PORT: portVar(metricsPort), // Prometheus /metrics, /livez and /readyz
   // Internal, like gRPC's GRPC_HOST: loopback unless told (the chart sets 0.0.0.0 for probes and scrapes by pod IP).
   METRICS_HOST: z.string().default('127.0.0.1'),
-  WIREHOOK_EXIT_WITH_PARENT: z.stringbool().default(false), // set by the cluster launcher: stop when its stdin pipe closes (the launcher is gone, even SIGKILLed)
+  // Set by the cluster launcher: stop when its stdin pipe closes (the launcher is gone, even SIGKILLed).
+  WIREHOOK_EXIT_WITH_PARENT: z.stringbool().default(false),
 });
 
 export const deliveryEnv = {
@@ -309,7 +315,8 @@ export const deliveryEnv = {
 
 /** How a process that sends deliveries sends them (dispatcher replicas and embedded mode). */
 export const dispatchEnv = {
-  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(ATTEMPT_TIMEOUT_MS), // one attempt, from when the request is written to the response
+  // one attempt, from when the request is written to the response
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(ATTEMPT_TIMEOUT_MS),
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once per process
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for

@@ -82,7 +82,9 @@ export function createIdempotencyFrontMetrics(registry: Registry): IdempotencyFr
     }),
     waits: new Counter({
       name: 'wirehook_idempotency_waits_total',
-      help: 'Sends that waited for a concurrent send of the same Idempotency-Key, by outcome: answered (its answer), released (it failed; on to message-intake), timed_out and unavailable (Redis failed) (on to message-intake)',
+      help:
+        'Sends that waited for a concurrent send of the same Idempotency-Key, by outcome: answered (its answer), ' +
+        'released (it failed; on to message-intake), timed_out and unavailable (Redis failed) (on to message-intake)',
       labelNames: ['outcome'],
       registers: [registry],
     }),

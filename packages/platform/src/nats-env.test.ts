@@ -20,7 +20,9 @@ const file = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const CREDS = `-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.sig\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\nSUAFAKE\n------END USER NKEY SEED------\n`;
+const CREDS =
+  '-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.sig\n------END NATS USER JWT------\n\n' +
+  '-----BEGIN USER NKEY SEED-----\nSUAFAKE\n------END USER NKEY SEED------\n';
 
 describe('NATS connection options from the environment', () => {
   it('defaults: no auth, no TLS, prefix wirehook, streams bounded (a day, 64 MiB)', () => {
@@ -80,7 +82,8 @@ describe('NATS connection options from the environment', () => {
       'NATS_PASSWORD is set without NATS_USER: set both, or neither',
       `NATS_NKEY_SEED_FILE (${notSeed}) does not hold a user nkey seed (one line starting with SU, as nk -gen user prints)`,
       `NATS_CREDS_FILE (${notCreds}) is not a NATS credentials file (it needs a BEGIN NATS USER JWT block and a BEGIN USER NKEY SEED block)`,
-      'NATS_NKEY_SEED_FILE user:password in NATS_URL and NATS_NKEY_SEED_FILE and NATS_CREDS_FILE are set together: nats-server takes one way of authenticating per connection; keep one',
+      'NATS_NKEY_SEED_FILE user:password in NATS_URL and NATS_NKEY_SEED_FILE and NATS_CREDS_FILE are set together: ' +
+        'nats-server takes one way of authenticating per connection; keep one',
       `NATS_TLS_KEY_FILE names ${join(dir, 'missing.pem')}, which cannot be read (no such file)`,
       'NATS_TLS_KEY_FILE is set without NATS_TLS_CERT_FILE: a client certificate needs both',
     ]);

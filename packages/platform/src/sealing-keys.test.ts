@@ -56,7 +56,8 @@ describe('verifySealingKeys', () => {
     const refused = verifySealingKeys(store.sealing, wrong, clock);
     await expect(refused).rejects.toBeInstanceOf(StartupError);
     await expect(refused).rejects.toThrow(
-      `WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${right.box.sealingKeyId}, and the ring holds ${wrong.box.sealingKeyId}.`,
+      `WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${right.box.sealingKeyId}, ` +
+        `and the ring holds ${wrong.box.sealingKeyId}.`,
     );
     // A key with the right id and the wrong bytes.
     const impostor = ring(`${right.box.sealingKeyId}:${B}`);

@@ -62,7 +62,8 @@ export function loadSealingKeys(config: KeySource, env: NodeJS.ProcessEnv = proc
       createKeyFile(file);
     } catch (err) {
       throw new StartupError(
-        `cannot make the key file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): set WIREHOOK_SECRET_KEY, or WIREHOOK_SECRET_KEY_FILE to a writable place`,
+        `cannot make the key file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): ` +
+          'set WIREHOOK_SECRET_KEY, or WIREHOOK_SECRET_KEY_FILE to a writable place',
       );
     }
   }
@@ -202,7 +203,8 @@ export async function resealAll(sealing: SealingRepo, keys: LoadedKeys, clock: C
           plain = box.open(text, ownerId);
         } catch (err) {
           throw new StartupError(
-            `${SEALED_COLUMNS[column].boundTo} ${ownerId} has a signing secret the ring does not open (${(err as Error).message}); nothing after it was re-sealed`,
+            `${SEALED_COLUMNS[column].boundTo} ${ownerId} has a signing secret the ring does not open (${(err as Error).message}); ` +
+              'nothing after it was re-sealed',
           );
         }
         if (await sealing.reseal(column, ownerId, text, box.seal(plain, ownerId))) report.resealed += 1;

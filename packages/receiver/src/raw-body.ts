@@ -5,7 +5,8 @@ export type RawBody = string | Uint8Array | ArrayBuffer;
 
 /** How to get the raw body in each framework; appended to messages about a body that is not raw. */
 export const RAW_BODY_HOWTO =
-  'Express: mount express.raw({ type: "application/json", limit: "2mb" }) on the webhook route (its default limit, 100 kB, refuses larger payloads), or put expressWebhook() before express.json(); ' +
+  'Express: mount express.raw({ type: "application/json", limit: "2mb" }) on the webhook route ' +
+  '(its default limit, 100 kB, refuses larger payloads), or put expressWebhook() before express.json(); ' +
   "Fastify: call verifyWebhooks(scope) in the webhook routes' scope; " +
   'Next.js, Hono, Cloudflare Workers, Deno, Bun: verifyRequest(request) or await request.text(); ' +
   "Node's http: verifyNodeRequest(req).";

@@ -36,7 +36,10 @@ function misuse(secret: string): string | undefined {
   if (secret !== secret.trim()) return 'has leading or trailing whitespace (a newline from a file or .env?): trim it';
   if (/^["'`]|["'`]$/.test(secret)) return 'is wrapped in quotes: remove them (a .env file or JSON config often keeps them)';
   if (secret.startsWith('sk_')) {
-    return "is a Wirehook API key (sk_…), which authenticates calls to Wirehook's API; verifying webhooks needs the endpoint's signing secret (whsec_…), shown when the endpoint is created and when its secret is rotated";
+    return (
+      "is a Wirehook API key (sk_…), which authenticates calls to Wirehook's API; verifying webhooks needs the endpoint's signing secret " +
+      '(whsec_…), shown when the endpoint is created and when its secret is rotated'
+    );
   }
   if (/^v1a?,/.test(secret)) return 'is a signature (the value of the webhook-signature header), not the signing secret (whsec_…)';
   if (/^whs[kp]_/.test(secret)) return 'is an asymmetric (Ed25519) key; Wirehook signs with HMAC and a whsec_ secret';

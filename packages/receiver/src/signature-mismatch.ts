@@ -28,14 +28,18 @@ export function signatureMismatch(message: UnmatchedMessage): WebhookVerificatio
   if (compact !== undefined && scheme.matches(keys, signatures, message.id, message.timestamp, compact)) {
     return new WebhookVerificationError(
       'body_reencoded',
-      `no signature matches the body given, but one matches its compact JSON form: the body was re-encoded (parsed and re-serialized, e.g. pretty-printed) after it arrived. Verify the raw request body, byte for byte. ${RAW_BODY_HOWTO}`,
+      'no signature matches the body given, but one matches its compact JSON form: ' +
+        'the body was re-encoded (parsed and re-serialized, e.g. pretty-printed) after it arrived. ' +
+        `Verify the raw request body, byte for byte. ${RAW_BODY_HOWTO}`,
     );
   }
   const none = `none of the ${count(signatures.length, 'signature')} in ${scheme.header} matches this body with the ${count(keys.length, 'secret')} given`;
   const cause =
     compact === undefined
-      ? "check that the secret is this endpoint's own (each endpoint has its own whsec_ secret) and current (after a rotation, the new one), and that the body is the raw request body, unmodified"
-      : `the body is not compact JSON, which is how Wirehook sends it, so it was probably re-encoded (e.g. by a body parser): verify the raw request body. ${RAW_BODY_HOWTO} If it is raw, check the secret`;
+      ? "check that the secret is this endpoint's own (each endpoint has its own whsec_ secret) and current (after a rotation, the new one), " +
+        'and that the body is the raw request body, unmodified'
+      : 'the body is not compact JSON, which is how Wirehook sends it, so it was probably re-encoded (e.g. by a body parser): ' +
+        `verify the raw request body. ${RAW_BODY_HOWTO} If it is raw, check the secret`;
   return new WebhookVerificationError('no_matching_signature', `${none}: ${cause}`);
 }
 

@@ -65,7 +65,8 @@ function requiredHeader(headers: HeadersLike, name: string): string {
   const value = headerValue(headers, name);
   if (value !== undefined && value !== '') return value;
   const why = name.startsWith('webhook-')
-    ? 'Wirehook sends webhook-id, webhook-timestamp and webhook-signature with every request: is this request from Wirehook, and does every proxy in front of this server pass these headers on?'
+    ? 'Wirehook sends webhook-id, webhook-timestamp and webhook-signature with every request: ' +
+      'is this request from Wirehook, and does every proxy in front of this server pass these headers on?'
     : "is the endpoint's compat_signature configured in Wirehook with this header name?";
   throw new WebhookVerificationError('missing_header', `the ${name} header is missing: ${why}`);
 }
@@ -86,7 +87,8 @@ function checkTolerance(timestamp: number, options: VerifyOptions): void {
   if (age > tolerance) {
     throw new WebhookVerificationError(
       'timestamp_too_old',
-      `webhook-timestamp is ${age} s in the past, beyond the tolerance of ${tolerance} s: this server's clock is ahead (sync it with NTP), or the request is a replay (Wirehook signs every attempt, retries included, when it sends it)`,
+      `webhook-timestamp is ${age} s in the past, beyond the tolerance of ${tolerance} s: this server's clock is ahead (sync it with NTP), ` +
+        'or the request is a replay (Wirehook signs every attempt, retries included, when it sends it)',
     );
   }
   if (-age > tolerance) {

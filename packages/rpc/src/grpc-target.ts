@@ -2,7 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 /** Why a value is not a target {@link isGrpcTarget} takes: the error of a config variable that must be one. */
 export const GRPC_TARGET_ERROR =
-  'must be a gRPC target: host:port or dns:///host:port (calls spread over every address the name resolves to: name a headless Service), or ipv4:a.b.c.d:port,a.b.c.d:port';
+  'must be a gRPC target: host:port or dns:///host:port (calls spread over every address the name resolves to: name a headless Service), ' +
+  'or ipv4:a.b.c.d:port,a.b.c.d:port';
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 

@@ -120,7 +120,8 @@ it('a creds file (NATS_CREDS_FILE): the authenticator reads it at connect and si
   const credsFile = join(dir, 'user.creds');
   writeFileSync(
     credsFile,
-    `-----BEGIN NATS USER JWT-----\neyJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${seed}\n------END USER NKEY SEED------\n`,
+    '-----BEGIN NATS USER JWT-----\neyJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln\n------END NATS USER JWT------\n\n' +
+      `-----BEGIN USER NKEY SEED-----\n${seed}\n------END USER NKEY SEED------\n`,
   );
   const { authenticator } = natsAuthOptions({ kind: 'creds', credsFile }, undefined);
   const answer = authenticator!('nonce-123') as { jwt: string; sig: string };

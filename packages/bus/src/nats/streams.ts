@@ -44,7 +44,10 @@ export interface StreamSettings {
   readonly replicas: number;
   /** `memory` for a JetStream without file storage (jobs are lost with the server; the sweeper sends them anyway). */
   readonly storage: 'file' | 'memory';
-  /** A job older than this is dropped by JetStream (the store's sweeper still sends its delivery); 0: no limit on a new stream, the server's kept on an existing one. */
+  /**
+   * A job older than this is dropped by JetStream (the store's sweeper still sends its delivery);
+   * 0: no limit on a new stream, the server's kept on an existing one.
+   */
   readonly maxAgeMs: number;
   /** The most a stream stores; beyond it the oldest jobs are dropped (DiscardPolicy.Old, see streamConfig). */
   readonly maxBytes: number;
@@ -175,15 +178,19 @@ export function streamUpdate(declared: StreamDeclared, existing: StreamConfig): 
   const name = declared.name;
   const replicas = Math.max(declared.num_replicas, existing.num_replicas);
   if (existing.num_replicas > declared.num_replicas) {
+    const declaredReplicas = `NATS_STREAM_REPLICAS=${declared.num_replicas}`;
     notes.push({
       level: 'info',
-      message: `stream ${name} keeps its ${existing.num_replicas} replicas (NATS_STREAM_REPLICAS=${declared.num_replicas}): replicas are never lowered at start`,
+      message: `stream ${name} keeps its ${existing.num_replicas} replicas (${declaredReplicas}): replicas are never lowered at start`,
     });
   }
   if (existing.storage !== declared.storage) {
     notes.push({
       level: 'warn',
-      message: `stream ${name} is stored in ${existing.storage}, NATS_STREAM_STORAGE says ${declared.storage}: JetStream cannot change a stream's storage, so ${existing.storage} is kept (to move it, delete the stream while no job is pending and restart)`,
+      message:
+        `stream ${name} is stored in ${existing.storage}, NATS_STREAM_STORAGE says ${declared.storage}: ` +
+        `JetStream cannot change a stream's storage, so ${existing.storage} is kept ` +
+        '(to move it, delete the stream while no job is pending and restart)',
     });
   }
   const maxAge = declared.max_age === 0 ? existing.max_age : declared.max_age;
