@@ -235,6 +235,17 @@ describe('RedisKv when Redis goes away', () => {
     expect(await unavailableAfterMs(() => kv.listen('freed', () => undefined))).toBeLessThan(1_000);
   });
 
+  it('a listener stopped while Redis is down is unsubscribed once Redis is back; one still listening is subscribed again', async () => {
+    const kv = open({ url: flaky.url });
+    await kv.listen('kept', () => undefined);
+    const stop = await kv.listen('stopped', () => undefined);
+    await flaky.kill();
+    stop();
+    await flaky.restart();
+    const raw = rawClient(flaky.url);
+    await eventually(async () => expect(await raw.pubsub('NUMSUB', 'kept', 'stopped')).toEqual(['kept', 1, 'stopped', 0]), 10_000);
+  });
+
   it('a listener hears signals again after Redis is killed and restarted (subscribed anew)', async () => {
     const kv = open({ url: flaky.url });
     let heard = 0;

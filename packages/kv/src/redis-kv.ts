@@ -121,6 +121,8 @@ export class RedisKv implements Kv {
   #subscriber: Redis | undefined;
   /** Listeners per channel (prefixed), subscribed while there is one. */
   readonly #listeners = new Map<string, Set<() => void>>();
+  /** Channels stopped while the subscriber was down: ioredis subscribes them again on reconnecting. */
+  readonly #unwanted = new Set<string>();
 
   constructor(options: RedisKvOptions) {
     this.#prefix = options.keyPrefix ?? '';
@@ -215,27 +217,49 @@ export class RedisKv implements Kv {
       listeners.delete(listener);
       if (listeners.size > 0 || this.#listeners.get(name) !== listeners) return;
       this.#listeners.delete(name);
-      if (!this.#closed) subscriber.unsubscribe(name).catch(() => undefined); // gone with the connection anyway
+      if (!this.#closed) this.#unsubscribe(subscriber, [name]);
     };
     try {
       if (subscriber.status !== 'ready') await this.#waitForReady(subscriber);
       await subscriber.subscribe(name);
     } catch (err) {
       stop();
+      // Ready but silent (a half-open socket an idle timeout left): reconnect it, and ioredis
+      // subscribes its channels again; the caller asks again later.
+      if (subscriber.status === 'ready') subscriber.disconnect(true);
       throw err instanceof KvUnavailableError ? err : this.#unavailable('listen', err);
     }
     return stop;
   }
 
+  /**
+   * UNSUBSCRIBE; one that cannot be sent (the connection is down) is sent again once it is back:
+   * ioredis subscribes every channel it knew again on reconnecting, a stopped one included.
+   */
+  #unsubscribe(subscriber: Redis, names: string[]): void {
+    subscriber.unsubscribe(...names).catch(() => {
+      for (const name of names) this.#unwanted.add(name);
+    });
+  }
+
   #subscriberConnection(): Redis {
     if (this.#subscriber !== undefined) return this.#subscriber;
-    const subscriber = this.#client.duplicate();
+    const subscriber = this.#client.duplicate({ keepAlive: 10_000 });
     subscriber.on('error', (err: Error) => {
       this.#lastError = err;
     });
     subscriber.on('message', (channel: string) => {
       for (const listener of this.#listeners.get(channel) ?? []) listener();
     });
+    // After ioredis's own resubscribing (it runs as the connection turns ready): the channels
+    // stopped meanwhile are dropped again, those listened to again since are kept.
+    subscriber.on('ready', () =>
+      setImmediate(() => {
+        const names = [...this.#unwanted].filter((name) => !this.#listeners.has(name));
+        this.#unwanted.clear();
+        if (names.length > 0 && !this.#closed) this.#unsubscribe(subscriber, names);
+      }),
+    );
     this.#subscriber = subscriber;
     return subscriber;
   }

@@ -68,12 +68,12 @@ describe('FlightWaits', () => {
     const a = waits.wait('ep', 'a');
     const b = waits.wait('ep', 'b');
     await vi.advanceTimersByTimeAsync(99);
-    expect(f.asks).toBe(1); // the head's first ask, after it listens; b does not ask
+    expect(f.asks).toBe(2); // the head's first ask, and one more once it listens; b does not ask
     await vi.advanceTimersByTimeAsync(1);
-    expect(f.asks).toBe(2); // the recheck at 100 ms
+    expect(f.asks).toBe(3); // the recheck at 100 ms
     f.free('other-dispatcher');
     await vi.advanceTimersByTimeAsync(0); // no time passes: the signal alone lets a in
-    expect(await a).toBe(3);
+    expect(await a).toBe(4);
     expect(f.members).toEqual(new Set(['a']));
     f.free('a');
     await vi.advanceTimersByTimeAsync(0);
@@ -109,18 +109,38 @@ describe('FlightWaits', () => {
     expect(asks).toBe(2);
   });
 
-  it('while listening fails (the Kv is unreachable) the head still asks every pollMs', async () => {
+  it('a listen that fails (the Kv unreachable) is asked again at each recheck: polling meanwhile, woken by the signal once it holds', async () => {
     vi.useFakeTimers();
     const f = flight(1);
     f.members.add('other-dispatcher');
-    const listen = () => Promise.reject(new Error('Redis is unavailable'));
+    let listens = 0;
+    const listen = (endpointId: string, onFreed: () => void) =>
+      ++listens < 3 ? Promise.reject(new Error('Redis is unavailable')) : f.listen(endpointId, onFreed);
     const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen, pollMs: 100, maxWaitMs: 1_000 });
     const a = waits.wait('ep', 'a');
-    await vi.advanceTimersByTimeAsync(250);
-    expect(f.asks).toBe(3); // at 0, 100 and 200 ms
-    await f.leave('ep', 'other-dispatcher');
+    await vi.advanceTimersByTimeAsync(150);
+    expect([f.asks, listens]).toEqual([2, 2]); // at 0 and 100 ms, listening asked for at each
     await vi.advanceTimersByTimeAsync(100);
+    expect([f.asks, listens]).toEqual([3, 3]); // the recheck at 200 ms, listening (the third listen held) before it asked
+    f.free('other-dispatcher');
+    await vi.advanceTimersByTimeAsync(0); // woken by the signal, no time passing
     expect(await a).toBe(4);
+  });
+
+  it('a listen still under way when the queue empties ends itself when it resolves', async () => {
+    const f = flight(1);
+    let resolveListen: ((stop: () => void) => void) | undefined;
+    let stopped = false;
+    const listen = () =>
+      new Promise<() => void>((resolve) => {
+        resolveListen = resolve;
+      });
+    const waits = new FlightWaits({ enter: f.enter, leave: f.leave, listen, pollMs: 10_000, maxWaitMs: 20_000 });
+    expect(await waits.wait('ep', 'a')).toEqual(expect.any(Number)); // a place was free: in at the first ask
+    resolveListen!(() => {
+      stopped = true;
+    });
+    await vi.waitFor(() => expect(stopped).toBe(true));
   });
 
   it('a waiter gives up after maxWaitMs (false), and one that gave up while asked gives its place back', async () => {

@@ -97,16 +97,38 @@ export class FlightWaits {
   }
 
   async #run(endpointId: string, queue: Queue): Promise<void> {
-    // Listening before the first ask: a place freed after that ask is always heard of.
-    const unlisten = await this.#options.listen(endpointId, () => this.kick(endpointId)).catch(() => undefined);
+    // The head asks at once; the Kv's signal is listened for beside it (never waited for: a
+    // subscriber connection still starting, or lost, must not hold the first ask), and asked for
+    // again at each recheck until it is heard. Once listening, the head asks again: a place
+    // freed before the subscription took hold is not missed.
+    let unlisten: (() => void) | undefined;
+    let asking = false;
+    const listen = () => {
+      if (unlisten !== undefined || asking || this.#stopped) return;
+      asking = true;
+      this.#options
+        .listen(endpointId, () => this.kick(endpointId))
+        .then(
+          (stop) => {
+            asking = false;
+            if (this.#queues.get(endpointId) !== queue) return stop();
+            unlisten = stop;
+            this.kick(endpointId);
+          },
+          () => {
+            asking = false;
+          },
+        );
+    };
+    listen();
     try {
-      await this.#serve(endpointId, queue);
+      await this.#serve(endpointId, queue, listen);
     } finally {
-      unlisten?.();
+      unlisten?.(); // a listen still under way ends itself when it resolves: the queue is gone
     }
   }
 
-  async #serve(endpointId: string, queue: Queue): Promise<void> {
+  async #serve(endpointId: string, queue: Queue, recheck: () => void): Promise<void> {
     while (queue.waiters.length > 0) {
       const head = queue.waiters[0]!;
       queue.kicked = false;
@@ -129,7 +151,10 @@ export class FlightWaits {
       }
       if (queue.kicked) continue;
       await new Promise<void>((resume) => {
-        const timer = setTimeout(resume, this.#options.pollMs);
+        const timer = setTimeout(() => {
+          recheck();
+          resume();
+        }, this.#options.pollMs);
         queue.kick = () => {
           clearTimeout(timer);
           resume();
