@@ -5,17 +5,21 @@
 // the error goes unhandled), so the body is read whatever the status.
 
 const SECRET =
-  'No signature matched: the receiver verifies with another signing secret than this endpoint’s current one (each endpoint has its own whsec_ secret; after a rotation, the new one — both sign for 24 hours), or it verifies a body other than the exact bytes sent.';
+  'No signature matched: the receiver verifies with another signing secret than this endpoint’s current one ' +
+  '(each endpoint has its own whsec_ secret; after a rotation, the new one — both sign for 24 hours), or it verifies a body other than the exact bytes sent.';
 const CLOCK =
-  'The receiver refused the webhook-timestamp: its clock is more than 5 minutes off (the official libraries’ tolerance). Sync its clock with NTP. Wirehook signs every attempt, retries included, at the moment it sends it.';
+  'The receiver refused the webhook-timestamp: its clock is more than 5 minutes off (the official libraries’ tolerance). Sync its clock with NTP. ' +
+  'Wirehook signs every attempt, retries included, at the moment it sends it.';
 const HEADERS =
-  'The receiver did not get the webhook-id, webhook-timestamp and webhook-signature headers: a proxy or load balancer in front of it drops them, or the code reads other header names.';
+  'The receiver did not get the webhook-id, webhook-timestamp and webhook-signature headers: ' +
+  'a proxy or load balancer in front of it drops them, or the code reads other header names.';
 
 /** Advice by @wirehook/receiver reason code (packages/receiver/src/verification-error.ts). */
 const BY_REASON: Record<string, string> = {
   no_matching_signature: SECRET,
   body_reencoded:
-    'The receiver’s body was re-encoded (parsed and serialized again, e.g. by a JSON body parser) before verification: verify the raw request body, byte for byte.',
+    'The receiver’s body was re-encoded (parsed and serialized again, e.g. by a JSON body parser) before verification: ' +
+    'verify the raw request body, byte for byte.',
   timestamp_too_old: CLOCK,
   timestamp_in_future: CLOCK,
   missing_header: HEADERS,
