@@ -41,7 +41,9 @@ export const ALERT_OPERATIONS: readonly Operation[] = [
     tag: 'Alerts',
     summary: 'Add an alert target',
     description:
-      'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, or an e-mail address (needs SMTP_URL on the server). At most 20 per environment: the 21st is 422 `invalid`.',
+      'A webhook (signed like deliveries; its secret is shown only here), a Slack-compatible chat webhook, ' +
+      'or an e-mail address (needs SMTP_URL on the server). ' +
+      'At most 20 per environment: the 21st is 422 `invalid`.',
     scope: 'endpoints:write',
     body: {
       name: 'CreateAlertTargetRequest',
@@ -81,7 +83,8 @@ export const ALERT_OPERATIONS: readonly Operation[] = [
     tag: 'Alerts',
     summary: 'Send a test notice',
     description:
-      'Queues a sample notice (type alert.test) to the target and waits up to 15 seconds for its first try, which it returns: check a target without breaking an endpoint.',
+      'Queues a sample notice (type alert.test) to the target and waits up to 15 seconds for its first try, which it returns: ' +
+      'check a target without breaking an endpoint.',
     scope: 'endpoints:write',
     params: [idParam('alert target id')],
     success: { status: 200, description: 'The notice and its first try', schema: { name: 'AlertTest', schema: alertTestResponse } },

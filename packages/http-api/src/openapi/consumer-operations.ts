@@ -33,7 +33,8 @@ export const CONSUMER_OPERATIONS: readonly Operation[] = [
     tag: 'Consumers',
     summary: 'Create a portal link',
     description:
-      'A link to the customer settings page for this consumer, valid 15 minutes. Only `frame_origin` may embed it in an iframe. Not on the Free plan (402 plan_limit).',
+      'A link to the customer settings page for this consumer, valid 15 minutes. Only `frame_origin` may embed it in an iframe. ' +
+      'Not on the Free plan (402 plan_limit).',
     scope: 'endpoints:write',
     params: [idParam('consumer id (con_…)')],
     body: { name: 'PortalLinkRequest', schema: portalLinkBody, required: false, example: { frame_origin: 'https://dashboard.example.com', locale: 'ja' } },

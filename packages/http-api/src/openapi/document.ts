@@ -66,7 +66,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
 const HEADERS: Json = {
   'x-request-id': {
     description:
-      'The request’s id, on every response: yours when you sent an `x-request-id` of 1–128 letters, digits or `. _ : -`, else one Wirehook made. Quote it when asking about a request.',
+      'The request’s id, on every response: yours when you sent an `x-request-id` of 1–128 letters, digits or `. _ : -`, else one Wirehook made. ' +
+      'Quote it when asking about a request.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
   },
   'x-ratelimit-limit': { description: 'Requests per minute allowed for the environment (all its keys together)', schema: { type: 'integer' } },
@@ -105,7 +106,8 @@ export function openApiDocument(): Json {
       version: API_VERSION,
       summary: 'Webhook delivery: signed, retried, recorded.',
       description:
-        "Send messages; Wirehook delivers each as a signed HTTP POST (Standard Webhooks) to your customers' endpoints, retries what fails and records every attempt. " +
+        "Send messages; Wirehook delivers each as a signed HTTP POST (Standard Webhooks) to your customers' endpoints, " +
+        'retries what fails and records every attempt. ' +
         'Every request carries `Authorization: Bearer sk_live_…` or `sk_test_…`; a key reads and writes only its own environment. ' +
         'Times are Unix milliseconds. Every error is `{ "error": code, "message": text }`. ' +
         'This document is served by every Wirehook at `GET /v1/openapi.json` (no key needed), and as a reference page at `/docs`.',
@@ -116,7 +118,8 @@ export function openApiDocument(): Json {
       {
         url: '{base_url}',
         description:
-          'Your Wirehook. A placeholder in this file: the document each Wirehook serves at `GET /v1/openapi.json` names that Wirehook (its `API_PUBLIC_URL`, else the origin the document was asked from).',
+          'Your Wirehook. A placeholder in this file: the document each Wirehook serves at `GET /v1/openapi.json` names that Wirehook ' +
+          '(its `API_PUBLIC_URL`, else the origin the document was asked from).',
         variables: { base_url: { default: 'http://localhost:8080', description: 'where your Wirehook’s API is reached' } },
       },
     ],

@@ -59,7 +59,8 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     tag: 'Endpoints',
     summary: 'Get an endpoint',
     description:
-      'The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now (rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).',
+      'The endpoint with its recent attempts, the count of deliveries retrying, its latest recovery and its throughput now ' +
+      '(rate limit, adaptive concurrency, sends in flight, a receiver’s Retry-After hold).',
     scope: 'logs:read',
     params: [idParam('endpoint id (ep_…)')],
     success: { status: 200, description: 'The endpoint', schema: { name: 'EndpointDetail', schema: endpointDetailResponse } },
@@ -72,9 +73,12 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     tag: 'Endpoints',
     summary: 'Get an endpoint’s health',
     description:
-      'Attempts made to the endpoint in the window (every try counted), how many succeeded (2xx), the failures by class, latency percentiles and a series of buckets whose counts add up to the totals; ' +
-      'and, as of now, its deliveries waiting and the oldest one’s creation. Read from rollups kept as attempts complete, so it costs the same whatever the traffic. ' +
-      'The window ends at the end of the bucket holding now: `1h` is 12 five-minute buckets, `24h` (the default) 24 hourly ones, `7d` 28 six-hourly ones (UTC 00, 06, 12, 18 h). ' +
+      'Attempts made to the endpoint in the window (every try counted), how many succeeded (2xx), the failures by class, latency percentiles ' +
+      'and a series of buckets whose counts add up to the totals; ' +
+      'and, as of now, its deliveries waiting and the oldest one’s creation. ' +
+      'Read from rollups kept as attempts complete, so it costs the same whatever the traffic. ' +
+      'The window ends at the end of the bucket holding now: `1h` is 12 five-minute buckets, `24h` (the default) 24 hourly ones, ' +
+      '`7d` 28 six-hourly ones (UTC 00, 06, 12, 18 h). ' +
       'Percentiles are the bounds of a fixed log-spaced latency histogram (about √2 apart), so never below the true value and at most ~41 % above it.',
     scope: 'logs:read',
     params: [idParam('endpoint id (ep_…)')],
@@ -89,7 +93,8 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     tag: 'Endpoints',
     summary: 'Update an endpoint',
     description:
-      'Every field is optional. `retry: null` restores the default policy, `compat_signature: null` removes it. `status` pauses (messages are held) or resumes (held messages of this month and last month are sent).',
+      'Every field is optional. `retry: null` restores the default policy, `compat_signature: null` removes it. ' +
+      '`status` pauses (messages are held) or resumes (held messages of this month and last month are sent).',
     scope: 'endpoints:write',
     params: [idParam('endpoint id (ep_…)')],
     body: { name: 'UpdateEndpointRequest', schema: patchEndpointBody, required: true, example: { status: 'paused' } },
@@ -131,7 +136,8 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     tag: 'Endpoints',
     summary: 'Start a recovery',
     description:
-      'Re-sends the deliveries to this endpoint that had ended in failure, for messages created at or after `since`: 50 every 10 seconds, as the same messages. ' +
+      'Re-sends the deliveries to this endpoint that had ended in failure, for messages created at or after `since`: ' +
+      '50 every 10 seconds, as the same messages. ' +
       '409 conflict when the endpoint is not active or a recovery already runs.',
     scope: 'messages:retry',
     params: [idParam('endpoint id (ep_…)')],

@@ -20,7 +20,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     summary: 'Send a message',
     description:
       'Creates one delivery per matching endpoint of the consumer and answers 202 once the message and its deliveries are stored. ' +
-      'The same Idempotency-Key returns the same id for 24 hours (the first message wins); such a replay carries the header `idempotent-replayed: true`. An unknown consumer is created on the spot (0 deliveries). ' +
+      'The same Idempotency-Key returns the same id for 24 hours (the first message wins); such a replay carries the header `idempotent-replayed: true`. ' +
+      'An unknown consumer is created on the spot (0 deliveries). ' +
       'Test-environment messages are limited to 1,000 per environment per UTC day (402 plan_limit). ' +
       'The payload may be up to 1 MB of JSON (422 beyond); a request body over 1.1 MB is refused unread (413 too_large).',
     scope: 'messages:send',
@@ -47,7 +48,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'List messages',
     description:
-      '`q` matches part of the message id, event type, consumer external_id or Idempotency-Key. With `q`, `status` or `event_type` and no `since`, only the last 7 days are searched. ' +
+      '`q` matches part of the message id, event type, consumer external_id or Idempotency-Key. ' +
+      'With `q`, `status` or `event_type` and no `since`, only the last 7 days are searched. ' +
       'A cursor outside the retention window is refused (422).',
     scope: 'logs:read',
     query: listMessagesQuery,
@@ -61,7 +63,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'Get a message',
     description:
-      'The payload, and each delivery with its newest 20 attempts (oldest of them first); a delivery with more has an `attempts_next_cursor` for listDeliveryAttempts. ' +
+      'The payload, and each delivery with its newest 20 attempts (oldest of them first); ' +
+      'a delivery with more has an `attempts_next_cursor` for listDeliveryAttempts. ' +
       'An id outside the retention window is 404.',
     scope: 'logs:read',
     params: [idParam('message id (msg_…)')],
@@ -90,7 +93,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'List a delivery’s attempts',
     description:
-      'Every attempt of one delivery, newest first, paged: the way to the attempts older than the 20 a delivery shows (start from its `attempts_next_cursor`, or without a cursor from the newest). ' +
+      'Every attempt of one delivery, newest first, paged: the way to the attempts older than the 20 a delivery shows ' +
+      '(start from its `attempts_next_cursor`, or without a cursor from the newest). ' +
       'An unknown delivery id, or one outside the retention window, is 404; a cursor of another list or outside the retention window is 422.',
     scope: 'logs:read',
     params: [idParam('delivery id (dlv_…)')],
@@ -105,7 +109,8 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     tag: 'Messages',
     summary: 'Retry a delivery',
     description:
-      'Sends the delivery again at once, as the same message (same webhook-id). The answer is the delivery as queued, as getDelivery shows it: its newest 20 attempts so far and `attempts_next_cursor` for older ones. ' +
+      'Sends the delivery again at once, as the same message (same webhook-id). ' +
+      'The answer is the delivery as queued, as getDelivery shows it: its newest 20 attempts so far and `attempts_next_cursor` for older ones. ' +
       '409 conflict when its endpoint is paused, disabled or deleted, or when the delivery already has 100 attempts (a send in flight counted): ' +
       'manual retries stop there; send the payload as a new message instead.',
     scope: 'messages:retry',

@@ -36,7 +36,9 @@ const NOTICE_BODY = JSON.stringify({
       },
     ],
     summary:
-      'Deliveries to an endpoint are failing:\n- https://hooks.globex.example/wirehook (live, customer customer-42), failing since 2026-01-01T09:30:01.000Z; last attempt: HTTP 500 (message msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D, delivery dlv_01JH4Z6Q8S3X8Y4Z6A0B1C2D3E)',
+      'Deliveries to an endpoint are failing:\n' +
+      '- https://hooks.globex.example/wirehook (live, customer customer-42), failing since 2026-01-01T09:30:01.000Z; ' +
+      'last attempt: HTTP 500 (message msg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2D, delivery dlv_01JH4Z6Q8S3X8Y4Z6A0B1C2D3E)',
   },
 });
 const NOTICE_HEADERS = standardWebhookHeaders([signatureKey(EXAMPLE_SECRET)], NOTICE_ID, NOTICE_MS, NOTICE_BODY);
@@ -81,15 +83,22 @@ export function webhooksJson(): Json {
         tags: ['Webhooks'],
         summary: 'A message, delivered to your customer’s endpoint',
         description: [
-          'For each delivery attempt Wirehook sends one POST to the endpoint URL (https, port 443 or 8443), signed with the endpoint’s secret (`whsec_…`) as [Standard Webhooks](https://www.standardwebhooks.com/) specifies. ' +
+          'For each delivery attempt Wirehook sends one POST to the endpoint URL (https, port 443 or 8443), signed with the endpoint’s secret (`whsec_…`) ' +
+            'as [Standard Webhooks](https://www.standardwebhooks.com/) specifies. ' +
             'Any Standard Webhooks library verifies it; `@wirehook/receiver` does too, and says why when it refuses one.',
-          '**Signature.** `webhook-signature` holds `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. ' +
-            'During the 24 hours after a secret rotation it holds two signatures, separated by a space (new secret first): accept the request when any one matches. ' +
+          '**Signature.** `webhook-signature` holds `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}`, ' +
+            'keyed with the base64-decoded part of the secret after `whsec_`. ' +
+            'During the 24 hours after a secret rotation it holds two signatures, separated by a space (new secret first): ' +
+            'accept the request when any one matches. ' +
             'Compare in constant time, over the raw body bytes, and refuse a `webhook-timestamp` more than 5 minutes from your clock (replays).',
-          '**Ordered deliveries.** An endpoint with `ordering: key` delivers the messages sharing an `ordering_key` one at a time, in acceptance order; each such delivery also carries `webhook-ordering-key` and `webhook-sequence` (unordered deliveries have neither header).',
-          '**Compatible signature.** An endpoint with `compat_signature` also gets that header (its name is configured), carrying `prefix` + hex or base64 of HMAC-SHA256 over the body or `{webhook-timestamp}.{body}`.',
+          '**Ordered deliveries.** An endpoint with `ordering: key` delivers the messages sharing an `ordering_key` one at a time, in acceptance order; ' +
+            'each such delivery also carries `webhook-ordering-key` and `webhook-sequence` (unordered deliveries have neither header).',
+          '**Compatible signature.** An endpoint with `compat_signature` also gets that header (its name is configured), ' +
+            'carrying `prefix` + hex or base64 of HMAC-SHA256 over the body or `{webhook-timestamp}.{body}`.',
           '**Retries.** `webhook-id` is the message id, the same on every attempt and retry of it: drop ids you have processed. ' +
-            '`webhook-timestamp` is the send time of each attempt. A 2xx within 15 s ends the delivery as success; any other status, a redirect (never followed), a timeout or a connection failure is an attempt that failed, retried on the endpoint’s retry policy.',
+            '`webhook-timestamp` is the send time of each attempt. A 2xx within 15 s ends the delivery as success; ' +
+            'any other status, a redirect (never followed), a timeout or a connection failure is an attempt that failed, ' +
+            'retried on the endpoint’s retry policy.',
         ].join('\n\n'),
         security: [],
         parameters: [
@@ -134,8 +143,12 @@ export function webhooksJson(): Json {
         tags: ['Webhooks'],
         summary: 'A failure notice, sent to your webhook alert target',
         description: [
-          'When an alert condition fires (`PUT /v1/alert-conditions`), Wirehook POSTs a notice to each `webhook` alert target of the environment, signed like a delivery with the target’s own secret (`whsec_…`, shown when the target was made), so the same Standard Webhooks libraries verify it.',
-          '`webhook-id` is the notice’s id (`ntc_…`), the same on every try of it. The body has a delivery’s envelope: `type` (`alert.…`), `timestamp` (ISO 8601 UTC, like a delivery’s) and `data`; the times inside `data` are Unix milliseconds, as everywhere in the API. ' +
+          'When an alert condition fires (`PUT /v1/alert-conditions`), Wirehook POSTs a notice to each `webhook` alert target of the environment, ' +
+            'signed like a delivery with the target’s own secret (`whsec_…`, shown when the target was made), ' +
+            'so the same Standard Webhooks libraries verify it.',
+          '`webhook-id` is the notice’s id (`ntc_…`), the same on every try of it. ' +
+            'The body has a delivery’s envelope: `type` (`alert.…`), `timestamp` (ISO 8601 UTC, like a delivery’s) and `data`; ' +
+            'the times inside `data` are Unix milliseconds, as everywhere in the API. ' +
             'A try that gets no 2xx within 10 s is repeated after 10 s, 1 min, 5 min and 30 min (a test notice is tried once).',
         ].join('\n\n'),
         security: [],
