@@ -20,7 +20,9 @@ afterAll(() => rmSync(top, { recursive: true, force: true }));
 
 /** Burns `ms` of the calling thread's own CPU (not of the wall clock: the machine may be busy). */
 const BURN =
-  'const burn = (ms) => { const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; }; const end = cpu() + ms; while (cpu() < end); };';
+  'const burn = (ms) => { ' +
+  'const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; }; ' +
+  'const end = cpu() + ms; while (cpu() < end); };';
 
 /**
  * Starts `code` as services/<service>/src/main.ts; it says "ready", and on each line in runs `go`

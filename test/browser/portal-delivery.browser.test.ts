@@ -55,7 +55,7 @@ const header = (scope: Locator, name: string) =>
     .locator('dd');
 
 describe('the portal: what a delivery sent', () => {
-  it('the body as sent (the bytes signed) and formatted, each copied; the headers with the signature shortened and the ordering headers; the next try (en, light)', async () => {
+  it('the body as sent (the bytes signed) and formatted, each copied; headers, signature shortened, ordering ones too; the next try (en, light)', async () => {
     const page = await openPortal(browser, await portalLink(wh, t, consumerId, 'en'), { theme: 'light', locale: 'en' });
     await page.getByRole('button', { name: 'Deliveries' }).click();
     await page.getByRole('button', { name: 'Show attempts' }).click();

@@ -178,7 +178,7 @@ describe('the cluster launcher', () => {
     expect(await again.exited).toBe(0);
   }, 180_000);
 
-  it('after SIGKILL of its whole process group, or of the launcher alone (kill -9 by a supervisor), an immediate start over the same DATA_DIR and ports comes up, every time', async () => {
+  it('after SIGKILL of its whole process group or of the launcher alone, a start at once on the same DATA_DIR and ports comes up, every time', async () => {
     let run = await launch();
     const again = { dataDir: run.dataDir, ports: run.ports };
     // Four restarts in a row (before the launcher took over its DATA_DIR's leftovers, 4 of 6

@@ -82,7 +82,7 @@ describe('wirehook migrate against an authenticated nats-server', () => {
     expect(tls.code, tls.stderr).toBe(0);
   });
 
-  it("NATS_CREDS_FILE against a nats-server in operator mode: the stream is made in the user's account; a user of an account the server does not know: exit 1, one line", async () => {
+  it("NATS_CREDS_FILE, nats-server in operator mode: the stream is made in the user's account; a user of an unknown account: exit 1, one line", async () => {
     const operator = await testOperator();
     const s = await server({ operator: operator.server });
     const credsFile = join(dir, 'wirehook.creds');
@@ -100,7 +100,8 @@ describe('wirehook migrate against an authenticated nats-server', () => {
     const wrong = await migrate({ NATS_URL: s.url, NATS_CREDS_FILE: strangerFile });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(
-      `migrate: NATS at ${s.url}: authorization violation — check NATS_CREDS_FILE (${strangerFile}): is the user JWT valid and its account known to the server?\n`,
+      `migrate: NATS at ${s.url}: authorization violation — check NATS_CREDS_FILE (${strangerFile}): ` +
+        'is the user JWT valid and its account known to the server?\n',
     );
     expect(wrong.stderr).not.toContain('waiting for');
   });

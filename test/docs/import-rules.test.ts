@@ -21,7 +21,10 @@ import { type MayImport, mayImportColumn, rowOf } from './may-import.ts';
 
 const root = join(import.meta.dirname, '../..');
 
-/** Service → services it may import (their public entry). Embedded mode composes them all; what the gateway and the portal share is a package (packages/http-api). */
+/**
+ * Service → services it may import (their public entry). Embedded mode composes them all; what the
+ * gateway and the portal share is a package (packages/http-api).
+ */
 const SERVICE_IMPORTS: Record<string, readonly string[]> = {
   embedded: ['alerting', 'dispatcher', 'egress-relay', 'gateway', 'message-intake', 'portal', 'recovery'],
 };
@@ -137,7 +140,7 @@ describe('import rules (docs/architecture.md)', () => {
     expect(files.length).toBeGreaterThan(300);
   });
 
-  it('packages never import services; production code reaches other folders only by their public entry, services only along the listed edges, and never vitest or testkit', () => {
+  it('packages never import services; production code reaches other folders by public entries only, services along listed edges, never vitest/testkit', () => {
     expect(files.flatMap((path) => importProblems(path, importSpecifiers(code(path)), all, rows))).toEqual([]);
   });
 

@@ -52,9 +52,11 @@ describe('the map checker', () => {
     const problems = await checkRows(
       root,
       table(
-        '| 1 | r | `packages/core/src/limits.ts#MAX_BODY_BYTES` = `1_000_000` | `packages/core/src/limits.ts#MAX_PAYLOAD_BYTES` | `test/docs/spec-map.test.ts > the map checker > reads the notation` |',
+        '| 1 | r | `packages/core/src/limits.ts#MAX_BODY_BYTES` = `1_000_000` | `packages/core/src/limits.ts#MAX_PAYLOAD_BYTES` | ' +
+          '`test/docs/spec-map.test.ts > the map checker > reads the notation` |',
         '| 2 | r | `packages/core/src/limits.ts#MAX_PAGE_SIZE` = `100` | `packages/core/src/plans.ts#PLANS` | `test/docs/spec-map.test.ts > no such test` |',
-        '| 3 | r | `packages/core/src/plans.ts#PLANS.business.requestsPerMinute` = `20,000` | `packages/core/src/plans.ts#NOT_THERE` | `no/such/file.test.ts > x` |',
+        '| 3 | r | `packages/core/src/plans.ts#PLANS.business.requestsPerMinute` = `20,000` | ' +
+          '`packages/core/src/plans.ts#NOT_THERE` | `no/such/file.test.ts > x` |',
       ),
     );
     expect(problems).toEqual([

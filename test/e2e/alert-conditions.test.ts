@@ -49,7 +49,7 @@ describe('/v1/alert-conditions', () => {
 });
 
 describe('alert conditions per environment', () => {
-  it("a test key's automatic_stop: false leaves the live conditions as they were: a live endpoint failing 5 days is disabled and its notice still sent", async () => {
+  it("a test key's automatic_stop: false leaves live conditions unchanged: a live endpoint failing 5 days is disabled and its notice still sent", async () => {
     const DAY = 24 * 3_600_000;
     const own = await startWirehook(await reachingReceivers());
     const [failing, hooks] = await Promise.all([startReceiver(), startReceiver()]);

@@ -64,7 +64,10 @@ async function failedDelivery(externalId: string): Promise<{ messageId: string; 
   return { messageId, deliveryId };
 }
 
-/** Records `n` more failed attempts on the delivery straight in the store (a completion of a claim no longer current: recorded and counted, nothing else changes). */
+/**
+ * Records `n` more failed attempts on the delivery straight in the store (a completion of a claim
+ * no longer current: recorded and counted, nothing else changes).
+ */
 async function addAttempts(deliveryId: DeliveryId, n: number): Promise<void> {
   const t = tenantOf(a);
   const found = await wh.store.deliveries.get(t, deliveryId);
@@ -125,7 +128,9 @@ describe('bounded attempt history', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toEqual({
       error: 'conflict',
-      message: `delivery ${history.deliveryId} has 100 attempts, the most a manual retry can bring a delivery to (100); send the payload as a new message to deliver it again`,
+      message:
+        `delivery ${history.deliveryId} has 100 attempts, the most a manual retry can bring a delivery to (100); ` +
+        'send the payload as a new message to deliver it again',
     });
     expect((await a.api.get(`/v1/deliveries/${history.deliveryId}`)).body.attempt_count).toBe(100);
   });

@@ -139,7 +139,7 @@ describe('trial sends from the portal', () => {
     expect(after).toBe(usage + 1);
   }, 60_000);
 
-  it('a customer’s links send at most 100 trials per UTC day, so they cannot spend the sender’s own test sends; other customers’ links and the test key go on; the next UTC day starts afresh', async () => {
+  it('a customer’s links send at most 100 trials a UTC day (sparing the sender’s test sends); other links, the test key go on; a new day resets', async () => {
     nextNoon();
     const testKey = await wh.key(t.orgId, { env: 'test' });
     const first = await linked(testKey, 'trial-cap-1');

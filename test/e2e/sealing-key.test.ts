@@ -76,7 +76,8 @@ describe('the sealing key at start', () => {
     expect(wrong.first).toBe(1);
     const lines = wrong.stderr().trim().split('\n');
     expect(lines.at(-1)).toBe(
-      `wirehook: WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${idA}, and the ring holds ${keyFingerprint(Buffer.from(B, 'base64'))}. ` +
+      `wirehook: WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${idA}, ` +
+        `and the ring holds ${keyFingerprint(Buffer.from(B, 'base64'))}. ` +
         'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
     );
     expect(wrong.stderr()).not.toMatch(/\n\s+at /); // no stack

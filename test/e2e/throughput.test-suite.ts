@@ -40,7 +40,7 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       }
     });
 
-    it('100 messages to a 10/s endpoint are sent over about 10 s, at most 10 in any sliding second of the attempts’ own times; an unlimited endpoint beside it gets its 100 at once', async () => {
+    it('100 messages to a 10/s endpoint take ~10 s, at most 10 per sliding second (attempt times); an unlimited one beside it gets 100 at once', async () => {
       const limited = await receiver();
       const open = await receiver();
       const slow = await endpoint({ rate_limit: 10 }, limited.url());
@@ -194,7 +194,7 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       await arrivesSoon(rx, ids, removedAt);
     }, 60_000);
 
-    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput at least 90 % of it and under 5 % answered 429; a trickle then does not grow its limit', async () => {
+    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput ≥ 90 % of it, < 5 % answered 429; a trickle won’t grow its limit', async () => {
       const rx = await receiver();
       const capacity = 4;
       const serviceMs = 100;

@@ -64,7 +64,7 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     }
   });
 
-  it('egress: DNS to the cluster’s DNS only (its pods, NodeLocal DNS’s address), the cluster, the named external services; the senders the internet but no private or metadata range', async () => {
+  it('egress: DNS only to the cluster’s (pods, NodeLocal DNS’s address); the cluster; named external services; senders: internet, not private', async () => {
     const policies = async (sets: string[]) => {
       const all = await template(['secrets.existingSecret=k', ...sets]);
       return { inside: named(all, 'NetworkPolicy', 'wh-egress')['spec'], senders: named(all, 'NetworkPolicy', 'wh-internet-egress')['spec'] };

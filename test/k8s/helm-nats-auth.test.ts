@@ -61,7 +61,7 @@ function natsEnvironment(objects: Manifest[], workload: Manifest, dir: string, s
 }
 
 describe('the bundled NATS', () => {
-  it('requires credentials by default: generated once into <release>-nats-auth (a hook, kept), read by the server from its environment, given to every service and the migrate Job', async () => {
+  it('requires credentials by default: made once in <release>-nats-auth (a kept hook), read by the server from env, given to services, migrate', async () => {
     const objects = await template(BUNDLED, { kubeconfig: kube.kubeconfig });
     const secret = named(objects, 'Secret', 'wh-nats-auth');
     expect(secret.metadata['annotations']).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/resource-policy': 'keep' });
@@ -181,7 +181,7 @@ describe('the bundled NATS', () => {
     }
   });
 
-  it('pinned by digest, with GOMEMLIMIT and JetStream limits from its resources and volume; the exporter sidecar opens 7777 (never 8222) to monitoring only while it runs', async () => {
+  it('pinned by digest; GOMEMLIMIT, JetStream limits from resources and volume; the exporter opens 7777 (never 8222) to monitoring while it runs', async () => {
     const objects = await template(['secrets.existingSecret=k', 'nats.enabled=true']);
     const sts = named(objects, 'StatefulSet', 'wh-nats');
     expect(container(sts).image).toMatch(/^docker\.io\/library\/nats:2\.11\.\d+-alpine@sha256:[0-9a-f]{64}$/);
@@ -326,7 +326,7 @@ describe('an external NATS', () => {
 });
 
 describe('names in NATS and the streams’ bounds', () => {
-  it('NATS_PREFIX is <namespace>-<fullname> (two releases of one name in two namespaces differ), shortened with a hash past 32, or nats.prefix; the migrate Job has it too', async () => {
+  it('NATS_PREFIX is <namespace>-<fullname> (same-named releases in two namespaces differ), hashed past 32, or nats.prefix; the migrate Job too', async () => {
     const prefixOf = async (sets: string[], namespace = 'wirehook', release = 'wh') => {
       const objects = await template(['secrets.existingSecret=k', ...sets], { namespace, release });
       const prefix = named(objects, 'ConfigMap', `${release}-config`)['data'].NATS_PREFIX as string;

@@ -10,7 +10,7 @@ import { validateObject } from './manifests.ts';
 const ALL_PODS = ['secrets.existingSecret=k', 'nats.enabled=true', 'relay.mode=nat', 'relay.sourceIps={198.51.100.20}'];
 
 describe('scheduling and metadata on every pod', () => {
-  it('podDefaults reach every pod, hooks included; each pod’s own values add to them (labels, annotations, nodeSelector merged; tolerations appended; its affinity replaces)', async () => {
+  it('podDefaults reach all pods, hooks too; a pod’s own values add (labels, annotations, nodeSelector merge; tolerations append; affinity wins)', async () => {
     const objects = await template(
       [
         ...ALL_PODS,

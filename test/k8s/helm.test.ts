@@ -49,7 +49,7 @@ describe('the Secret holding the sealing key', () => {
     }
   });
 
-  it('is never written again: once <release>-keys exists no render makes it (an upgrade, or a rollback re-applying an older revision, cannot touch a rotated ring)', async () => {
+  it('is never written again: once <release>-keys exists no render makes it (no upgrade or rollback to an old revision can touch a rotated ring)', async () => {
     kube.secrets.set('wirehook/wh-keys', {
       WIREHOOK_SECRET_KEY: Buffer.from('rotated').toString('base64'),
       INTERNAL_AUTH_TOKEN: Buffer.from('t'.repeat(48)).toString('base64'),
@@ -114,7 +114,7 @@ describe('the Secret holding the sealing key', () => {
 describe('DNS egress with a cluster to look at', () => {
   const dnsRule = (objects: Manifest[]) => named(objects, 'NetworkPolicy', 'wh-egress')['spec'].egress[0];
 
-  it('the kube-dns Service’s ClusterIP is looked up and allowed on port 53 (NodeLocal DNS answers on it in iptables mode, without a pod behind it)', async () => {
+  it('kube-dns’s ClusterIP is looked up and allowed on port 53 (NodeLocal DNS answers on it in iptables mode, without a pod behind it)', async () => {
     kube.services.set('kube-system/kube-dns', '10.96.0.10');
     try {
       const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig });

@@ -44,7 +44,10 @@ function normalize(value: unknown): unknown {
   return value;
 }
 
-/** What a pod template is compared by: everything but its annotations; each container's env by name (its order means nothing here: no variable refers to another). */
+/**
+ * What a pod template is compared by: everything but its annotations; each container's env by name
+ * (its order means nothing here: no variable refers to another).
+ */
 function pod(template: { metadata: { labels: Record<string, string> }; spec: { containers: { env?: { name: string }[] }[] } }) {
   const containers = template.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? [])].sort((a, b) => a.name.localeCompare(b.name)) }));
   return normalize({ labels: template.metadata.labels, spec: { ...template.spec, containers } });
@@ -103,7 +106,7 @@ describe('k8s/overlays/prod is the chart rendered with the same settings', () =>
     }
   });
 
-  it('what the issue found missing is there on both sides: the senders’ egress policy without the metadata range, DNS to the cluster’s DNS only, preStop', async () => {
+  it('what the issue found missing is on both sides: the senders’ egress policy without the metadata range, DNS to cluster DNS only, preStop', async () => {
     const { chart, kustomize } = await both();
     for (const side of [chart, kustomize]) {
       const senders = side.get('NetworkPolicy wirehook-internet-egress')!['spec'];

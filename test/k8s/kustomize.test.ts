@@ -147,7 +147,7 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
     expect(policy['spec'].egress).toContainEqual({ to: [{ namespaceSelector: {} }] });
   });
 
-  it('the senders (dispatcher, relay, alerting) reach the internet but not the metadata or private ranges; every pod keeps serving 5 s after it is told to stop', async () => {
+  it('the senders (dispatcher, relay, alerting) reach the internet, not the metadata or private ranges; a pod serves on 5 s after told to stop', async () => {
     const objects = render(overlay);
     const senders = named(objects, 'NetworkPolicy', 'wirehook-internet-egress')['spec'];
     const selected = byKind(objects, 'Deployment')

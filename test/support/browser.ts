@@ -9,7 +9,8 @@ export async function launchChromium(): Promise<Browser> {
   const executablePath = CANDIDATES.find((p) => existsSync(p));
   if (!executablePath) {
     throw new Error(
-      'chromium was not found (/usr/bin/chromium). The portal browser tests need it: run them through `./dev test`, which installs it, or `sudo apt-get install -y chromium`.',
+      'chromium was not found (/usr/bin/chromium). The portal browser tests need it: ' +
+        'run them through `./dev test`, which installs it, or `sudo apt-get install -y chromium`.',
     );
   }
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
