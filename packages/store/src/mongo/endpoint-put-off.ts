@@ -48,7 +48,7 @@ export async function endHold(
 }
 
 /**
- * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `now` (as endHold).
+ * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `dueAt` (default `now`), as endHold.
  * @returns the due notes to pass to noteDue after the commit, and how many became due.
  */
 export function releasePutOff(
@@ -59,8 +59,9 @@ export function releasePutOff(
   heldUntil: number,
   now: number,
   limit: number,
+  dueAt = now,
 ): Promise<{ due: DueNote[]; count: number }> {
-  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit);
+  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt);
 }
 
 /**
@@ -83,6 +84,7 @@ async function makeDue(
   now: number,
   q: Sent,
   limit: number,
+  dueAt = now,
 ): Promise<{ due: DueNote[]; count: number }> {
   const due: DueNote[] = [];
   let left = limit;
@@ -110,8 +112,8 @@ async function makeDue(
     left -= ids.length;
     if (ids.length === 0) continue;
     const byIds = P.deliveriesById(ids);
-    await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: now, dueAt: now } }, { ...byIds.options, session });
-    due.push({ orgId: t.orgId, env: t.env, endpointId, month, dueAt: now });
+    await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: dueAt, dueAt } }, { ...byIds.options, session });
+    due.push({ orgId: t.orgId, env: t.env, endpointId, month, dueAt });
   }
   return { due, count: limit - left };
 }

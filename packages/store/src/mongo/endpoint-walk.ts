@@ -127,15 +127,14 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     finished = { hold: null, heldSince: null };
   } else if (walk.putOffUntil != null) {
-    // The rest of what an ended Retry-After hold put off, newest month first. It stops
-    // when those are due by now anyway, or when a new hold is in force: what is left comes due
-    // at the old end, is claimed and goes back until the new one (one claim each), rather than
-    // made due here only to be claimed and put back at once.
+    // The rest of what an ended Retry-After hold put off, newest month first (as the SQLite
+    // walk says: to a new hold's end when that is sooner, left alone under a later one).
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { heldUntil: 1 } });
-    const heldAgain = (endpoint?.heldUntil ?? 0) > now;
-    if (now > 0 && walk.putOffUntil > now && !heldAgain) {
-      const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch);
+    const heldAgain = endpoint?.heldUntil ?? 0;
+    const dueAt = heldAgain <= now ? now : heldAgain < walk.putOffUntil ? heldAgain : null;
+    if (now > 0 && walk.putOffUntil > now && dueAt !== null) {
+      const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch, dueAt);
       result.released += made.count;
       result.due.push(...made.due);
       more = made.count === batch;

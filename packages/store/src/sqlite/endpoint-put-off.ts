@@ -37,16 +37,16 @@ export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: num
 
 /**
  * Makes up to `limit` of what a hold ending at `heldUntil` put off (open, due at exactly its
- * end) due at `now`: only those, as a pending delivery due at another time was spaced by the
- * rate limit, which the hold's end does not change. @returns how many became due.
+ * end) due at `dueAt` (default `now`): only those, as a pending delivery due at another time was
+ * spaced by the rate limit, which the hold's end does not change. @returns how many it moved.
  */
-export function releasePutOff(conn: SqliteConnection, endpointId: EndpointId, heldUntil: number, now: number, limit: number): number {
+export function releasePutOff(conn: SqliteConnection, endpointId: EndpointId, heldUntil: number, now: number, limit: number, dueAt = now): number {
   const { changes } = conn
     .statement(
       `UPDATE deliveries SET next_attempt_at = ? WHERE id IN
         (SELECT id FROM deliveries WHERE ${PUT_OFF} AND next_attempt_at = ? LIMIT ?)`,
     )
-    .run(now, endpointId, now, now, heldUntil, limit);
+    .run(dueAt, endpointId, now, now, heldUntil, limit);
   return Number(changes);
 }
 

@@ -126,14 +126,15 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
   } else if (putOffUntil !== null) {
-    // The rest of what an ended Retry-After hold put off. It stops when those are due by
-    // now anyway, or when a new hold is in force: what is left comes due at the old end, is
-    // claimed and goes back until the new one (one claim each), rather than made due here only
-    // to be claimed and put back at once.
+    // The rest of what an ended Retry-After hold put off. Under a new hold that ends sooner it
+    // goes to that end (where the new hold's own end, early or not, finds it); under one that
+    // ends later it stays (claimed at its old end and put back, one claim each). It stops when
+    // those are due by now anyway.
     const endpoint = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
     const heldAgain = (endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0;
-    if (now > 0 && putOffUntil > now && heldAgain <= now) {
-      result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch);
+    const dueAt = heldAgain <= now ? now : heldAgain < putOffUntil ? heldAgain : null;
+    if (now > 0 && putOffUntil > now && dueAt !== null) {
+      result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch, dueAt);
       if (result.released === batch) return result;
     }
     conn.statement('UPDATE endpoint_walks SET put_off_until = NULL WHERE endpoint_id = ?').run(endpointId);

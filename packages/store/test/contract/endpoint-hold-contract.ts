@@ -87,6 +87,26 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       expect(times.filter((x) => x === heldUntil)).toHaveLength(2);
     });
 
+    it('ending a hold that put off 1,002 while a shorter new hold comes: the walk moves the rest to the new hold’s end', async () => {
+      const { t, endpoint } = await m.scene();
+      const heldUntil = f.clock.now() + HOUR;
+      await f.store.endpoints.hold(t, endpoint.id, heldUntil);
+      const putOff: DeliveryId[] = [];
+      for (let i = 0; i < 1_002; i++) {
+        const id = m.only(await m.send(t));
+        await f.store.deliveries.release(claimRef(await m.claim(id)), heldUntil);
+        putOff.push(id);
+      }
+      const at = f.clock.now() + SECOND;
+      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      const sooner = at + 10 * SECOND;
+      await f.store.endpoints.hold(t, endpoint.id, sooner); // a second 429, Retry-After: 10, before the walk runs
+      await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
+      const times = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).map((d) => d.nextAttemptAt);
+      expect(times.filter((x) => x === at)).toHaveLength(1_000);
+      expect(times.filter((x) => x === sooner)).toHaveLength(2);
+    });
+
     it('ending a hold already over rewrites nothing: what it put off is due by now, its times kept', async () => {
       const { t, endpoint, putOff, heldUntil } = await heldScene();
       const after = heldUntil + SECOND;
