@@ -83,7 +83,7 @@ async function round(alerting: ReturnType<typeof createAlerting>): Promise<void>
 const tries = (f: { org: OrgId; target: AlertTargetId }) => scene.store.alerts.noticeAttempts(f.org, f.target, 10);
 
 describe('createAlerting', () => {
-  it('webhook notices go through its egress, DELIVERY_RESOLVE and the CA honoured, signed with the target’s secret; the egress closes after the worker', async () => {
+  it('webhook notices go through its egress (DELIVERY_RESOLVE, CA honoured), signed with the target’s secret; the egress closes after the worker', async () => {
     const alerting = await build();
     expect(alerting.components.map((c) => c.name)).toEqual(['alerting-egress', 'alerting']);
     const secret = newSigningSecret();

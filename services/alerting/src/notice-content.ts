@@ -42,7 +42,9 @@ export function pendingRetriesContent(env: Environment, retrying: number, thresh
       endpoints: [],
       retrying,
       threshold,
-      summary: `${retrying.toLocaleString('en')} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). Some endpoints are failing: see the deliveries in retrying.`,
+      summary:
+        `${retrying.toLocaleString('en')} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). ` +
+        'Some endpoints are failing: see the deliveries in retrying.',
     },
   };
 }
@@ -60,7 +62,9 @@ export function usageContent(used: number, limit: number, threshold: number, now
       limit,
       percent,
       threshold,
-      summary: `This month's live messages reached ${percent} % of the plan's limit (${used.toLocaleString('en')} of ${limit.toLocaleString('en')}). At 100 % further sends are refused (402 plan_limit) until next month or a larger plan.`,
+      summary:
+        `This month's live messages reached ${percent} % of the plan's limit (${used.toLocaleString('en')} of ${limit.toLocaleString('en')}). ` +
+        'At 100 % further sends are refused (402 plan_limit) until next month or a larger plan.',
     },
   };
 }

@@ -177,7 +177,7 @@ describe('e-mail', () => {
     expect(mails[0]!.raw).toContain('Environment: live');
   });
 
-  it('every try of one notice to one address has the same Message-ID (a late copy and its retry are one message); another address or notice, another', async () => {
+  it('each try of one notice to one address has one Message-ID (a late copy and its retry are one message); another address or notice, another', async () => {
     const sender = new NoticeSender({ egress, secretBox: box, mail: mailer() });
     await sender.send(target({ type: 'email', address: 'ops@acme.test' }), notice());
     await sender.send(target({ type: 'email', address: 'ops@acme.test' }), notice()); // the retry

@@ -183,7 +183,8 @@ export class ClusterLauncher {
     const survivors = found.filter((_, i) => outcomes[i] === 'survived');
     if (survivors.length > 0) {
       await this.fail(
-        `could not stop ${survivors.map((f) => `${f.name} (pid ${f.pid})`).join(', ')}, left by an earlier run over this DATA_DIR: stop it, or set DATA_DIR to another directory`,
+        `could not stop ${survivors.map((f) => `${f.name} (pid ${f.pid})`).join(', ')}, left by an earlier run over this DATA_DIR: ` +
+          'stop it, or set DATA_DIR to another directory',
       );
     }
   }

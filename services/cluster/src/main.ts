@@ -20,6 +20,7 @@ const urls = await startServers(launcher);
 const cluster = await launcher.startServices(urls);
 if (!launcher.stopping) {
   process.stderr.write(
-    `\nWirehook (cluster mode): API on ${cluster.apiUrl}/v1 — ${cluster.specs.length} services, NATS ${withoutPassword(urls.natsUrl)}, Redis ${withoutPassword(urls.redisUrl)}\n\n`,
+    `\nWirehook (cluster mode): API on ${cluster.apiUrl}/v1 — ${cluster.specs.length} services, ` +
+      `NATS ${withoutPassword(urls.natsUrl)}, Redis ${withoutPassword(urls.redisUrl)}\n\n`,
   );
 }

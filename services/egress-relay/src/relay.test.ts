@@ -51,7 +51,7 @@ describe('EgressRelay', () => {
     await Promise.all([open.close(), strict.close()]);
   });
 
-  it('sticks: an endpoint’s address depends on its id alone (the same from another relay replica, or after a restart), and endpoints share the pool evenly', async () => {
+  it('sticks: an endpoint’s address depends on its id alone (same on another relay replica or after a restart); endpoints share the pool evenly', async () => {
     const keys = Array.from({ length: 8 }, (_, i) => `ep_sticky_${i}`);
     const [one, other] = [relay(named.host, '127.0.0.2,127.0.0.3'), relay(named.host, '127.0.0.2,127.0.0.3')];
     const seen = new Map<string, string>();
@@ -119,7 +119,7 @@ describe('EgressRelay', () => {
     expect(await addressesNotOnThisHost(relaySourceIpsVar.parse('127.0.0.2,203.0.113.7,::1,2001:db8::7'))).toEqual(['203.0.113.7', '2001:db8::7']);
   });
 
-  it('nat mode binds nothing: a pool of the NAT gateway’s addresses (not this host’s) sends, recorded as that address; bind mode cannot send from it', async () => {
+  it('nat mode binds nothing: a pool of the NAT’s addresses (not this host’s) sends, recorded as that address; bind mode cannot send from it', async () => {
     const url = named.url();
     const registry = new Registry();
     const nat = relay(named.host, '198.51.100.20', 'nat', registry);
@@ -150,7 +150,7 @@ describe('EgressRelay', () => {
     await Promise.all([nat.close(), v4only.close()]);
   });
 
-  it('sends only what the dispatcher sends: https on 443 or 8443, the Standard Webhooks headers and one compat signature header; refuses anything else before connecting, as a relay error', async () => {
+  it('sends only what the dispatcher sends: https to 443/8443, Standard Webhooks headers, a compat signature; else relay error before connecting', async () => {
     const r = relay(`${named.host},127.0.0.0/8`);
     const compat = { header: 'X-Shop-Hmac', content: 'body', encoding: 'hex', prefix: 'sha256=' } as const;
     const withCompat = { ...webhookHeaders(), 'x-shop-hmac': compatSignature(compat, [SECRET], Math.floor(Date.now() / 1000), '{}') };
@@ -170,7 +170,9 @@ describe('EgressRelay', () => {
     );
     expect(await refused({ url: `https://user:pw@${named.host}:8443/hook` })).toMatch(/^relay: refused .*: url must not contain credentials$/);
     expect(await refused({ headers: { ...headers, authorization: 'Bearer x' } })).toBe(
-      'relay: refused a request the dispatcher does not send: header authorization is not one Wirehook sends (content-type, webhook-id, webhook-timestamp, webhook-signature, user-agent, webhook-ordering-key and webhook-sequence, and one compat signature header)',
+      'relay: refused a request the dispatcher does not send: header authorization is not one Wirehook sends ' +
+        '(content-type, webhook-id, webhook-timestamp, webhook-signature, user-agent, webhook-ordering-key and webhook-sequence, ' +
+        'and one compat signature header)',
     );
     expect(await refused({ headers: { ...headers, host: 'internal.example' } })).toMatch(/header host is not one Wirehook sends/);
     expect(await refused({ headers: { ...withCompat, 'x-forwarded-for': '10.0.0.1' } })).toMatch(

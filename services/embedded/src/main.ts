@@ -22,7 +22,8 @@ const embedded = (() => {
 process.stderr.write(
   `${[
     '',
-    `Wirehook (embedded mode): API on http://localhost:${config.PORT}/v1, portal on :${config.PORTAL_PORT}, MCP on http://localhost:${config.PORT}/mcp, metrics on ${config.METRICS_HOST}:${config.METRICS_PORT}/metrics, data in ${config.DATA_DIR}`,
+    `Wirehook (embedded mode): API on http://localhost:${config.PORT}/v1, portal on :${config.PORTAL_PORT}, MCP on http://localhost:${config.PORT}/mcp, ` +
+      `metrics on ${config.METRICS_HOST}:${config.METRICS_PORT}/metrics, data in ${config.DATA_DIR}`,
     'First time? In another shell:',
     '  ./dev pnpm -s admin org create --name "My company"          # prints {"id":"org_…",…}',
     '  ./dev pnpm -s admin key create --org org_… --env test        # prints {"key":"sk_test_…",…}',

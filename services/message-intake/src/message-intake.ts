@@ -69,7 +69,9 @@ export class MessageIntake implements IntakePort {
     this.#wakeups = new Wakeups({ bus: deps.bus, clock: deps.clock, logger: deps.logger, registry: deps.registry, waitMs: deps.wakeupWaitMs });
     this.#messages = new Counter({
       name: 'wirehook_intake_messages_total',
-      help: 'Sends by outcome: accepted (written), replayed (an earlier message of the same Idempotency-Key), refused (plan_limit, invalid), failed (anything else)',
+      help:
+        'Sends by outcome: accepted (written), replayed (an earlier message of the same Idempotency-Key), ' +
+        'refused (plan_limit, invalid), failed (anything else)',
       labelNames: ['outcome'],
       registers: deps.registry ? [deps.registry] : [],
     });

@@ -61,7 +61,8 @@ export const en: Catalogue = {
   recoveryStopped: 'Stopped at {queued} of {total} (the endpoint was paused or deleted)',
   ordering: 'Delivery order',
   orderingHelp:
-    'In order per key: events the sender gives the same ordering key arrive one at a time, in the order they were sent, each with webhook-ordering-key and webhook-sequence headers. An event that keeps failing holds back only the later events of its key.',
+    'In order per key: events the sender gives the same ordering key arrive one at a time, in the order they were sent, ' +
+    'each with webhook-ordering-key and webhook-sequence headers. An event that keeps failing holds back only the later events of its key.',
   orderingNone: 'Any order (fastest)',
   orderingKey: 'In order per ordering key',
   orderingSave: 'Save delivery order',
@@ -142,7 +143,8 @@ export const en: Catalogue = {
   requestBody: 'Body',
   requestHeaders: 'Headers',
   headersNote:
-    'Sent with every attempt. webhook-timestamp is the attempt’s time (here the latest); webhook-signature holds one v1 signature per valid secret — not kept, so shown shortened.',
+    'Sent with every attempt. webhook-timestamp is the attempt’s time (here the latest); ' +
+    'webhook-signature holds one v1 signature per valid secret — not kept, so shown shortened.',
   signatureShort: 'v1,… (HMAC-SHA256 of id.timestamp.body)',
   setEachAttempt: 'the time of each attempt',
   compatHeaderValue: '… (extra signature, {encoding})',
@@ -152,7 +154,8 @@ export const en: Catalogue = {
   bodyAsSent: 'As sent',
   bodyFormatted: 'Formatted',
   bodyAsSentNote:
-    'The exact bytes sent and signed: webhook-signature covers webhook-id.webhook-timestamp.these bytes. Verify the raw body your server received, before parsing it as JSON.',
+    'The exact bytes sent and signed: webhook-signature covers webhook-id.webhook-timestamp.these bytes. ' +
+    'Verify the raw body your server received, before parsing it as JSON.',
   bodyFormattedNote: 'Indented for reading: not the bytes that were signed.',
   waitingLane: 'Waiting in its lane: it is number {sequence} of its ordering key and goes once the earlier ones have ended.',
   waitingHold: 'Waiting: your server answered 429 or 503 with Retry-After, so nothing is sent to this endpoint until then.',
@@ -161,7 +164,8 @@ export const en: Catalogue = {
   waitingConcurrency: 'Waiting for a free connection to this endpoint: its sends in flight are at their limit.',
   notInBrowserTitle: 'This link is not open in this browser',
   notInBrowserBody:
-    'For your security, a link works only in the browser tab where it was first opened, and this one does not have it. Open the link again from the email or app that gave it to you. If that link has expired, ask the company that sent it for a new one.',
+    'For your security, a link works only in the browser tab where it was first opened, and this one does not have it. ' +
+    'Open the link again from the email or app that gave it to you. If that link has expired, ask the company that sent it for a new one.',
   openMessage: 'Details',
   messageTitle: 'Message',
   perEndpoint: 'Deliveries to each endpoint',
