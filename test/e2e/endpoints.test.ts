@@ -36,6 +36,7 @@ describe('POST /v1/endpoints', () => {
       description: null,
       event_types: null,
       fixed_ip: false,
+      type: 'http',
       status: 'active',
       disabled_reason: null,
       failing_since: null,

@@ -586,6 +586,11 @@ export type components = {
             event_types: string[] | null;
             /** @description sent from the fixed source addresses (the egress relay) */
             fixed_ip: boolean;
+            /**
+             * @description http: webhooks are POSTed to url; listen: a `wirehook listen` connection receives them (url is where the CLI forwards them)
+             * @enum {string}
+             */
+            type: "http" | "listen";
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
             /** @description why Wirehook stopped the endpoint, when disabled */
@@ -625,7 +630,7 @@ export type components = {
             /** @description why the attempt failed, e.g. "timeout: no response within 15 s" */
             error: string | null;
             /** @enum {string} */
-            via: "direct" | "relay";
+            via: "direct" | "relay" | "listen";
             /** @example 203.0.113.7 */
             source_ip: string | null;
             /** @description the URL this attempt was sent to (the endpoint’s at the time); null for attempts recorded before Wirehook kept it */
@@ -996,6 +1001,11 @@ export type components = {
             event_types: string[] | null;
             /** @description sent from the fixed source addresses (the egress relay) */
             fixed_ip: boolean;
+            /**
+             * @description http: webhooks are POSTed to url; listen: a `wirehook listen` connection receives them (url is where the CLI forwards them)
+             * @enum {string}
+             */
+            type: "http" | "listen";
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
             /** @description why Wirehook stopped the endpoint, when disabled */
@@ -1042,6 +1052,11 @@ export type components = {
             event_types: string[] | null;
             /** @description sent from the fixed source addresses (the egress relay) */
             fixed_ip: boolean;
+            /**
+             * @description http: webhooks are POSTed to url; listen: a `wirehook listen` connection receives them (url is where the CLI forwards them)
+             * @enum {string}
+             */
+            type: "http" | "listen";
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
             /** @description why Wirehook stopped the endpoint, when disabled */
@@ -1160,6 +1175,11 @@ export type components = {
             event_types: string[] | null;
             /** @description sent from the fixed source addresses (the egress relay) */
             fixed_ip: boolean;
+            /**
+             * @description http: webhooks are POSTed to url; listen: a `wirehook listen` connection receives them (url is where the CLI forwards them)
+             * @enum {string}
+             */
+            type: "http" | "listen";
             /** @enum {string} */
             status: "active" | "paused" | "disabled";
             /** @description why Wirehook stopped the endpoint, when disabled */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { STATS_ERROR_KINDS, STATS_WINDOWS } from './endpoint-stats.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { ID_PREFIX, type IdKind } from './ids.ts';
-import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, RECOVERY_STATUSES } from './model.ts';
+import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, ENDPOINT_TYPES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { jsonValue, retryPolicySchema } from './schemas.ts';
 
@@ -78,6 +78,9 @@ export const endpointResponse = z.object({
   description: z.string().nullable(),
   event_types: z.array(z.string()).nullable().describe('null: every event type'),
   fixed_ip: z.boolean().describe('sent from the fixed source addresses (the egress relay)'),
+  type: z
+    .enum(ENDPOINT_TYPES)
+    .describe('http: webhooks are POSTed to url; listen: a `wirehook listen` connection receives them (url is where the CLI forwards them)'),
   status: z.enum(ENDPOINT_STATUSES),
   disabled_reason: z.string().nullable().describe('why Wirehook stopped the endpoint, when disabled'),
   failing_since: nullableUnixMs('since when its deliveries fail'),

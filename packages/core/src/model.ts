@@ -46,6 +46,13 @@ export const ENDPOINT_ORDERINGS = ['none', 'key'] as const;
 export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 
+/**
+ * `http`: webhooks are POSTed to its URL. `listen`: a listener endpoint, registered by a
+ * developer's `wirehook listen` connection; its webhooks go over that connection.
+ */
+export const ENDPOINT_TYPES = ['http', 'listen'] as const;
+export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+
 export interface Endpoint {
   id: EndpointId;
   consumerId: ConsumerId;
@@ -69,6 +76,8 @@ export interface Endpoint {
   rateLimit?: number | null;
   /** Unix ms until which the receiver asked (429/503 with Retry-After) that nothing be sent; null (or absent): not held. */
   heldUntil?: number | null;
+  /** Absent (an endpoint made before listener endpoints, a test's): `http`. */
+  type?: EndpointType;
 }
 
 /** A signing secret as stored: sealed by a SecretBox, valid until `expiresAt` (null: no end). */
@@ -147,7 +156,7 @@ export interface Recovery {
   finishedAt: number | null;
 }
 
-export const ATTEMPT_VIA = ['direct', 'relay'] as const;
+export const ATTEMPT_VIA = ['direct', 'relay', 'listen'] as const;
 export type AttemptVia = (typeof ATTEMPT_VIA)[number];
 
 export interface Attempt {

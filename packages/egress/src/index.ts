@@ -6,3 +6,4 @@ export * from './internal-host-name.ts';
 export * from './url-policy.ts';
 export * from './resolve-overrides.ts';
 export type { SourceAddresses } from './guarded-connector.ts';
+export * from './listen-hub.ts';

@@ -1,16 +1,18 @@
-import type { RequestListener, Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Component } from './lifecycle.ts';
 
 /**
  * A component serving `handler` (an Express app) on `port` and `host`: started, it listens
- * (a taken port is named with its variable); stopped, it drains the requests in flight.
+ * (a taken port is named with its variable); stopped, it drains the requests in flight. `upgrade`:
+ * its WebSocket upgrades (the API's GET /v1/listen).
  */
 export function httpComponent(
   name: string,
   handler: RequestListener,
-  listen: { port: number; host: string; variable: string },
+  listen: { port: number; host: string; variable: string; upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void },
 ): Component & { port(): number; listening(): boolean } {
   let server: Server | undefined;
   return {
@@ -18,6 +20,7 @@ export function httpComponent(
     start: () =>
       new Promise<void>((resolve, reject) => {
         server = createServer(handler);
+        if (listen.upgrade) server.on('upgrade', listen.upgrade);
         server.once('error', (err: NodeJS.ErrnoException) =>
           reject(new Error(`${listen.variable} ${listen.port} on ${listen.host} cannot be used: ${err.code ?? err.message}`, { cause: err })),
         );

@@ -38,7 +38,7 @@ export class AttemptRecorder {
   /** Records what the send of `job`, started at `at`, did. */
   async record(job: DeliveryJob, result: SendResult, at: number): Promise<void> {
     const { leases, clock, logger, metrics } = this.#deps;
-    const via = job.endpoint.fixedIp ? 'relay' : 'direct';
+    const via = job.endpoint.type === 'listen' ? 'listen' : job.endpoint.fixedIp ? 'relay' : 'direct';
     const decided = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
     // A 429 or 503 with Retry-After: every send to the endpoint waits until then (held first,
     // so sends claimed meanwhile see it), this delivery's next attempt too.

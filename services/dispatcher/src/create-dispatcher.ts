@@ -39,6 +39,8 @@ export interface DeliveryShared {
   ca?: string;
   /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
   relay: Sender;
+  /** Listener endpoints' connections (`wirehook listen`); absent: a send to one fails as `connection`. */
+  listen?: Sender;
   /** Where endpoints' throughput state is shared: the process's Kv (embedded), Redis (cluster). */
   kv: Kv;
 }
@@ -84,6 +86,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     bus,
     sender: egress,
     relay: shared.relay,
+    listen: shared.listen,
     secretBox,
     clock,
     logger: logger.child({ component: 'dispatcher' }),

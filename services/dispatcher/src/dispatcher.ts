@@ -39,6 +39,8 @@ export interface DispatcherDeps {
   sender: Sender;
   /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
   relay: Sender;
+  /** Sends of listener endpoints (`wirehook listen`). */
+  listen?: Sender;
   secretBox: SecretBox;
   clock: Clock;
   logger: Logger;
@@ -102,7 +104,16 @@ export class Dispatcher implements Component {
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
     const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
     const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs });
-    const webhooks = new WebhookSender({ sender: deps.sender, relay: deps.relay, secretBox: deps.secretBox, leases, clock, logger, metrics });
+    const webhooks = new WebhookSender({
+      sender: deps.sender,
+      relay: deps.relay,
+      listen: deps.listen,
+      secretBox: deps.secretBox,
+      leases,
+      clock,
+      logger,
+      metrics,
+    });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
     // A receiver's Retry-After holds its endpoint in the store, for every dispatcher.

@@ -21,6 +21,8 @@ export interface WebhookSenderDeps {
   sender: Sender;
   /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
   relay: Sender;
+  /** Sends of listener endpoints: over the `wirehook listen` connection; absent, they fail as `connection`. */
+  listen?: Sender;
   secretBox: SecretBox;
   /** Gives a put-off delivery back to the store. */
   leases: DeliveryLeases;
@@ -28,6 +30,18 @@ export interface WebhookSenderDeps {
   logger: Logger;
   metrics: DispatcherMetrics;
 }
+
+/** Where no listener connections are served (cluster mode, for now): a listener is never connected. */
+const NO_LISTENERS: Sender = {
+  send: async () => ({
+    ok: false,
+    status: null,
+    responseHead: null,
+    error: 'connection: no `wirehook listen` is connected here',
+    durationMs: 0,
+    sourceIp: null,
+  }),
+};
 
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
@@ -62,7 +76,9 @@ export class WebhookSender {
    */
   async send(job: DeliveryJob, at: number): Promise<SendResult | null> {
     try {
-      const violation = urlRuleViolation(job.endpoint.url);
+      // A listener's URL is where the developer's CLI forwards to (their own machine): never sent to from here.
+      const listener = job.endpoint.type === 'listen';
+      const violation = listener ? null : urlRuleViolation(job.endpoint.url);
       if (violation !== null) return { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
       let request: WebhookRequest;
       try {
@@ -74,7 +90,7 @@ export class WebhookSender {
       }
       this.#unsealOutage.succeeded();
       // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
-      const through = job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
+      const through = listener ? (this.#deps.listen ?? NO_LISTENERS) : job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
       return await traceSend(job, request.url, () => through.send(request));
     } catch (err) {
       this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');

@@ -2,9 +2,10 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
 import { createDispatcher, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
-import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import { AddressPolicy, ListenHub, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
 import { createGateway, egressIpSync, type GatewayDeps } from '@wirehook/gateway';
+import { ListenServer } from '@wirehook/http-api';
 import { createPortal } from '@wirehook/portal';
 import { EndpointThroughput, MemoryKv, RateLimiter } from '@wirehook/kv';
 import { createAlerting, type AlertingWorker } from '@wirehook/alerting';
@@ -32,6 +33,8 @@ export interface Embedded {
   store: Store;
   bus: Bus;
   dispatcher: Dispatcher;
+  /** The `wirehook listen` connections the API holds. */
+  listeners: ListenHub;
   retention: RetentionJob;
   /** Drives running recoveries (tests call its tick() with the clock moved). */
   recoveryWorker: RecoveryWorker;
@@ -77,8 +80,11 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     ca: deps.ca,
     registry: httpMetrics.registry,
   });
+  // Listener endpoints (`wirehook listen`): the API holds their connections, the dispatcher sends over them.
+  const listeners = new ListenHub({ clock, timeoutMs: config.DELIVERY_TIMEOUT_MS });
   const delivery = createDispatcher(config, {
     relay,
+    listen: listeners,
     store,
     bus,
     secretBox,
@@ -120,7 +126,8 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     apiPublicUrl: config.API_PUBLIC_URL,
     emailConfigured: Boolean(config.SMTP_URL),
   };
-  const api = httpComponent('api', createGateway(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  const listen = new ListenServer({ store, clock, logger: logger.child({ component: 'listen' }), secretBox, hub: listeners });
+  const api = httpComponent('api', createGateway(gatewayDeps), { port: config.PORT, host: config.HOST, variable: 'PORT', upgrade: listen.upgrade });
   // The customer portal, in-process: its page and token API on PORTAL_PORT.
   const portal = httpComponent('portal', createPortal({ ...gatewayDeps, logger: logger.child({ component: 'portal' }) }), {
     port: config.PORTAL_PORT,
@@ -144,6 +151,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     store,
     bus,
     dispatcher,
+    listeners,
     retention,
     recoveryWorker: recovery.worker,
     alertingWorker: alerting.worker,
@@ -180,6 +188,11 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
       metrics,
       portal,
       api,
+      // Stopped first: the listener connections close (as going away) before the API drains.
+      component('listen', async () => {
+        await listen.close();
+        listeners.close();
+      }),
     ],
     apiUrl: () => `http://127.0.0.1:${api.port()}`,
     portalUrl: () => `http://127.0.0.1:${portal.port()}`,

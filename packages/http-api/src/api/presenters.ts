@@ -39,6 +39,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
     description: e.description,
     event_types: e.eventTypes,
     fixed_ip: e.fixedIp,
+    type: e.type ?? 'http',
     status: e.status,
     disabled_reason: e.disabledReason,
     failing_since: e.failingSince,

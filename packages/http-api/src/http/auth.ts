@@ -60,17 +60,22 @@ export function setAuth(res: Response, auth: AuthContext): void {
  */
 export function authenticate(deps: Pick<ApiDeps, 'store' | 'clock'>) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
-    const token = match?.[1];
-    if (!token || !apiKeyEnvironment(token)) throw new UnauthorizedError();
-    const found = await deps.store.apiKeys.findByHash(hashApiKey(token));
-    const now = deps.clock.now();
-    if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt <= now)) {
-      throw new UnauthorizedError();
-    }
-    setAuth(res, { tenant: { orgId: found.org.id, env: found.key.env }, org: found.org, scopes: found.key.scopes, consumerId: null });
+    setAuth(res, await apiKeyAuth(deps, req.get('authorization')));
     next();
   };
+}
+
+/** The caller an `Authorization` header's API key names (`authenticate`, and the listener connection's upgrade). @throws UnauthorizedError */
+export async function apiKeyAuth(deps: Pick<ApiDeps, 'store' | 'clock'>, authorization: string | undefined): Promise<AuthContext> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  const token = match?.[1];
+  if (!token || !apiKeyEnvironment(token)) throw new UnauthorizedError();
+  const found = await deps.store.apiKeys.findByHash(hashApiKey(token));
+  const now = deps.clock.now();
+  if (!found || found.key.revokedAt !== null || (found.key.expiresAt !== null && found.key.expiresAt <= now)) {
+    throw new UnauthorizedError();
+  }
+  return { tenant: { orgId: found.org.id, env: found.key.env }, org: found.org, scopes: found.key.scopes, consumerId: null };
 }
 
 // Any content type is read as JSON: a client that forgets the header still gets a clear

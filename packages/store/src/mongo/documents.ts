@@ -4,6 +4,7 @@ import type {
   DeliveryStatus,
   EndpointOrdering,
   EndpointStatus,
+  EndpointType,
   PlanName,
   RecoveryStatus,
   RetryPolicy,
@@ -78,6 +79,8 @@ export interface EndpointDoc extends TenantFields {
   rateLimit?: number | null;
   /** Unix ms until which a receiver's Retry-After holds every send; null or absent: not held. */
   heldUntil?: number | null;
+  /** `listen`: a listener endpoint; absent on documents made before listener endpoints (read as `http`). */
+  type?: EndpointType;
   secrets: SecretDoc[];
 }
 

@@ -177,5 +177,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     ordering: e.ordering ?? 'none',
     rateLimit: e.rateLimit ?? null,
     heldUntil: null,
+    type: e.type ?? 'http',
   };
 }

@@ -75,6 +75,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     ordering: doc.ordering ?? 'none',
     rateLimit: doc.rateLimit ?? null,
     heldUntil: doc.heldUntil ?? null,
+    type: doc.type ?? 'http',
   };
 }
 

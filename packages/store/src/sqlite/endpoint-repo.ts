@@ -50,8 +50,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
                                   disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
-                                  rate_limit)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  rate_limit, type)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -70,6 +70,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           toJsonOrNull(endpoint.compatSignature),
           endpoint.ordering ?? 'none',
           endpoint.rateLimit ?? null,
+          endpoint.type ?? 'http',
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);

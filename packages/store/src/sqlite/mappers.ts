@@ -13,6 +13,7 @@ import type {
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
+  EndpointType,
   Environment,
   EventType,
   KeyId,
@@ -84,6 +85,7 @@ export function toEndpoint(row: Row): Endpoint {
     ordering: text(row, 'ordering') as EndpointOrdering,
     rateLimit: intOrNull(row, 'rate_limit'),
     heldUntil: intOrNull(row, 'held_until'),
+    type: text(row, 'type') as EndpointType,
   };
 }
 

@@ -35,6 +35,18 @@ export function describeEndpointContract(f: Fixtures): void {
       expect(await f.store.endpoints.get(t, endpoint.id)).toEqual(endpoint);
     });
 
+    it('keeps a listener endpoint’s type, and reads one made without a type as http', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const listener = f.endpoint(consumer.id, { type: 'listen', url: 'http://localhost:3000/webhook' });
+      await f.store.endpoints.create(t, listener, f.secret('v1.s'), 20);
+      const { type: _none, ...untyped } = f.endpoint(consumer.id);
+      await f.store.endpoints.create(t, untyped, f.secret('v1.s'), 20);
+      expect((await f.store.endpoints.get(t, listener.id))?.type).toBe('listen');
+      expect((await f.store.endpoints.get(t, untyped.id))?.type).toBe('http');
+      expect((await f.store.endpoints.list(t, { consumerId: consumer.id })).map((e) => e.type)).toEqual(['listen', 'http']);
+    });
+
     it('keeps null fields and fixedIp false', async () => {
       const t = await f.tenant();
       const consumer = await f.consumer(t);

@@ -98,6 +98,7 @@ export class Fixtures {
       ordering: 'none',
       rateLimit: 50,
       heldUntil: null,
+      type: 'http',
       ...overrides,
     };
   }

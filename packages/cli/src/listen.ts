@@ -1,0 +1,168 @@
+// `wirehook listen`: holds GET /v1/listen (a WebSocket) open; each webhook that comes over it is
+// POSTed to --forward-to, and the local server's answer goes back as the attempt's response.
+import WebSocket from 'ws';
+import { upgradeError, type Api } from './api.ts';
+
+export interface ListenOptions extends Api {
+  forwardTo: string;
+  /** Comma-separated event types; default every type. */
+  events: string | undefined;
+  /** A consumer's id (con_…) or external_id; default `wirehook-listen`. */
+  consumer: string | undefined;
+  /** Print each whole request (headers and body) as JSON, besides its line. */
+  printJson: boolean;
+}
+
+/** Bytes of the local response's body sent back: what an attempt keeps of a response. */
+const BODY_BYTES = 1024;
+/** The local server's time at most, as an endpoint's (Wirehook gives up at the same time). */
+const LOCAL_TIMEOUT_MS = 15_000;
+const MAX_RECONNECT_MS = 10_000;
+
+interface RequestFrame {
+  type: 'request';
+  id: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface ReadyFrame {
+  type: 'ready';
+  endpoint: { id: string; url: string; event_types: string[] | null };
+  consumer: { id: string; external_id: string };
+  secret: string;
+}
+
+/** Runs until Ctrl-C (exit 0) or a refusal (exit 1). */
+export function listen(options: ListenOptions): Promise<number> {
+  const query = new URLSearchParams({ forward_to: options.forwardTo });
+  if (options.events) query.set('events', options.events);
+  if (options.consumer) query.set('consumer', options.consumer);
+  const url = `${options.apiUrl.replace(/^http/, 'ws')}/v1/listen?${query}`;
+  return new Promise((resolve) => {
+    let socket: WebSocket | null = null;
+    let stopping = false;
+    let wasReady = false;
+    let retryMs = 500;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      if (socket === null || socket.readyState !== WebSocket.OPEN) return resolve(0);
+      socket.close(1000, 'wirehook listen stopped');
+      // The goodbye is answered at once; a Wirehook that went away is not waited for.
+      setTimeout(() => resolve(0), 2_000).unref();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+
+    const connect = () => {
+      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${options.apiKey}` } });
+      socket = ws;
+      ws.on('unexpected-response', (_req, res) => {
+        void upgradeError(res).then((problem) => {
+          console.error(`wirehook listen: ${problem}`);
+          stopping = true;
+          ws.terminate();
+          resolve(1);
+        });
+      });
+      ws.on('message', (data) => {
+        const frame = JSON.parse(data.toString()) as ReadyFrame | RequestFrame;
+        if (frame.type === 'ready') {
+          wasReady = true;
+          retryMs = 500;
+          ready(frame, options);
+        } else if (frame.type === 'request') {
+          void forward(frame, options).then((answer) => {
+            if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(answer));
+          });
+        }
+      });
+      ws.on('error', (err) => {
+        if (!wasReady && !stopping) {
+          console.error(`wirehook listen: cannot reach Wirehook at ${options.apiUrl}: ${err.message}`);
+          stopping = true;
+          resolve(1);
+        }
+      });
+      ws.on('close', (code) => {
+        if (stopping) return resolve(0);
+        if (!wasReady) return;
+        console.error(`connection to Wirehook lost (${code}); reconnecting in ${retryMs} ms (deliveries meanwhile are retried)`);
+        setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+      });
+    };
+    connect();
+  });
+}
+
+function ready(frame: ReadyFrame, options: ListenOptions): void {
+  const events = frame.endpoint.event_types?.join(', ') ?? 'every event type';
+  console.log(`Ready: forwarding webhooks of consumer ${frame.consumer.external_id} (${frame.consumer.id}) to ${options.forwardTo} (${events})`);
+  console.log(`Listener endpoint ${frame.endpoint.id}; its signing secret is ${frame.secret}`);
+  console.log('Ctrl-C to stop.');
+}
+
+interface Answer {
+  type: 'response';
+  id: string;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+  duration_ms: number;
+  error?: string;
+}
+
+/** POSTs one webhook to --forward-to; prints its line; @returns the answer for Wirehook. */
+async function forward(frame: RequestFrame, options: ListenOptions): Promise<Answer> {
+  const start = performance.now();
+  const { eventType, messageId } = described(frame);
+  if (options.printJson) console.log(JSON.stringify({ headers: frame.headers, body: parsed(frame.body) }, null, 2));
+  let answer: Answer;
+  try {
+    const res = await fetch(options.forwardTo, {
+      method: 'POST',
+      headers: frame.headers,
+      body: frame.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
+    });
+    const body = Buffer.from(await res.arrayBuffer())
+      .subarray(0, BODY_BYTES)
+      .toString('utf8');
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    answer = { type: 'response', id: frame.id, status: res.status, headers, body, duration_ms: Math.round(performance.now() - start) };
+    console.log(`→ ${res.status} ${eventType} ${messageId} ${answer.duration_ms} ms`);
+  } catch (err) {
+    const error = localError(err, options.forwardTo);
+    answer = { type: 'response', id: frame.id, error, duration_ms: Math.round(performance.now() - start) };
+    console.log(`→ ${error.split(':', 1)[0]} ${eventType} ${messageId} ${answer.duration_ms} ms (${error})`);
+  }
+  return answer;
+}
+
+/** Why the local server gave no answer, as an attempt's error (`connection: …`, `timeout: …`). */
+function localError(err: unknown, forwardTo: string): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timeout: ${forwardTo} gave no response within 15 s`;
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return `dns: ${new URL(forwardTo).hostname} not found`;
+  const detail = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return `connection: ${forwardTo} could not be reached (${detail})`;
+}
+
+function described(frame: RequestFrame): { eventType: string; messageId: string } {
+  const body = parsed(frame.body) as { type?: unknown } | null;
+  return { eventType: typeof body?.type === 'string' ? body.type : '?', messageId: frame.headers['webhook-id'] ?? '?' };
+}
+
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}

@@ -1,0 +1,42 @@
+// `wirehook trigger <event_type>`: sends one message to the listening consumer.
+import { apiError, type Api } from './api.ts';
+
+export interface TriggerOptions extends Api {
+  eventType: string;
+  /** JSON text; default a sample payload. */
+  payload: string | undefined;
+  /** A consumer's id (con_…) or external_id; default `wirehook-listen`. */
+  consumer: string | undefined;
+}
+
+export async function trigger(options: TriggerOptions): Promise<number> {
+  let payload: unknown;
+  try {
+    payload = options.payload === undefined ? { sample: true, sent_by: 'wirehook trigger' } : JSON.parse(options.payload);
+  } catch {
+    console.error('wirehook trigger: --payload is not valid JSON');
+    return 2;
+  }
+  const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
+  let externalId = options.consumer ?? 'wirehook-listen';
+  // Messages name their consumer by external_id: look an id up.
+  if (/^con_/.test(externalId)) {
+    const res = await fetch(`${options.apiUrl}/v1/consumers/${encodeURIComponent(externalId)}`, { headers });
+    if (!res.ok) return fail(await apiError(res));
+    externalId = ((await res.json()) as { external_id: string }).external_id;
+  }
+  const res = await fetch(`${options.apiUrl}/v1/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ consumer: externalId, event_type: options.eventType, payload }),
+  });
+  if (!res.ok) return fail(await apiError(res));
+  const message = (await res.json()) as { id: string };
+  console.log(`sent ${options.eventType} ${message.id} to consumer ${externalId}`);
+  return 0;
+}
+
+function fail(problem: string): number {
+  console.error(`wirehook trigger: ${problem}`);
+  return 1;
+}

@@ -1,0 +1,52 @@
+import { ManualClock } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import { type ListenRequestFrame, ListenHub } from './listen-hub.ts';
+
+function scene() {
+  const clock = new ManualClock(1_000_000);
+  const hub = new ListenHub({ clock, timeoutMs: 60_000 });
+  const sent: ListenRequestFrame[] = [];
+  const connection = { send: (frame: string) => void sent.push(JSON.parse(frame) as ListenRequestFrame) };
+  hub.attach('ep_1', connection);
+  return { clock, hub, sent, connection };
+}
+
+const request = { poolKey: 'ep_1', headers: { 'webhook-id': 'msg_1' }, body: '{"type":"invoice.paid"}' };
+
+describe('ListenHub', () => {
+  it('sends the signed request over the connection and reads the answer as an attempt, its body capped', async () => {
+    const { clock, hub, sent, connection } = scene();
+    const result = hub.send(request);
+    expect(sent).toEqual([{ type: 'request', id: expect.any(String), headers: request.headers, body: request.body }]);
+    clock.advance(12);
+    hub.answer(connection, { type: 'response', id: sent[0]!.id, status: 503, headers: { 'retry-after': '5' }, body: 'x'.repeat(5_000) });
+    expect(await result).toEqual({
+      ok: false,
+      status: 503,
+      responseHead: 'x'.repeat(1024),
+      error: 'http_status: 503',
+      durationMs: 12,
+      sourceIp: null,
+      retryAfter: '5',
+    });
+  });
+
+  it('fails as connection with no listener connected, or when its connection goes while it waits', async () => {
+    const { hub, connection } = scene();
+    expect((await hub.send({ ...request, poolKey: 'ep_2' })).error).toMatch(/^connection: /);
+    const waiting = hub.send(request);
+    hub.detach('ep_1', connection);
+    expect((await waiting).error).toMatch(/^connection: /);
+    expect(hub.connected('ep_1')).toBe(false);
+  });
+
+  it('keeps a reported failure’s kind, and reads any other as connection', async () => {
+    const { hub, sent, connection } = scene();
+    const timedOut = hub.send(request);
+    hub.answer(connection, { type: 'response', id: sent[0]!.id, error: 'timeout: no response within 15 s' });
+    expect((await timedOut).error).toBe('timeout: no response within 15 s');
+    const other = hub.send(request);
+    hub.answer(connection, { type: 'response', id: sent[1]!.id, error: 'http_status: 200' });
+    expect((await other).error).toBe('connection: http_status: 200');
+  });
+});

@@ -1,0 +1,245 @@
+// GET /v1/listen: the WebSocket a developer's `wirehook listen` holds open. It registers a
+// listener endpoint (`type: "listen"`) for a consumer; the dispatcher's sends to that endpoint
+// come over the socket (ListenHub) and the CLI answers with what its local server said.
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  ConflictError,
+  DEFAULT_RETRY_POLICY,
+  ForbiddenError,
+  InvalidError,
+  isId,
+  MAX_ENDPOINTS_PER_CONSUMER,
+  newId,
+  newSigningSecret,
+  NotFoundError,
+  toErrorResponse,
+  type Consumer,
+  type Endpoint,
+  type Tenant,
+} from '@wirehook/core';
+import type { ListenHub, ListenerConnection, ListenResponseFrame } from '@wirehook/egress';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ApiDeps } from '../deps.ts';
+import { apiKeyAuth, type AuthContext } from '../http/auth.ts';
+import { consumerJson, endpointJson } from '../api/presenters.ts';
+
+/** The consumer `listen` and `trigger` use when given none (created on first use). */
+export const LISTEN_CONSUMER = 'wirehook-listen';
+/** A listener endpoint whose connection dropped is kept this long for the CLI to reconnect, then removed. */
+export const LISTENER_GONE_AFTER_MS = 60_000;
+const PING_EVERY_MS = 20_000;
+/** A frame's size at most: a CLI's answer carries a capped body. */
+const MAX_FRAME_BYTES = 256 * 1024;
+
+export interface ListenServerDeps extends Pick<ApiDeps, 'store' | 'clock' | 'logger' | 'secretBox'> {
+  hub: ListenHub;
+  /** Default LISTENER_GONE_AFTER_MS. */
+  goneAfterMs?: number;
+}
+
+/** What `listen` was asked for: the query of GET /v1/listen. */
+interface ListenRequest {
+  forwardTo: string;
+  eventTypes: string[] | null;
+  consumer: string | null;
+}
+
+/**
+ * Serves GET /v1/listen (WebSocket, API key of the test environment, scope `endpoints:write`).
+ * A clean close (the CLI exits) removes the listener endpoint at once; a dropped connection
+ * leaves it for `goneAfterMs` (deliveries meanwhile fail as `connection` and retry), and a
+ * `listen` of the same consumer and `--forward-to` within that time takes it over, secret and
+ * retries included.
+ */
+export class ListenServer {
+  readonly #deps: ListenServerDeps;
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  /** Listener endpoints whose connection dropped, by id: the timer that removes them. */
+  readonly #gone = new Map<string, NodeJS.Timeout>();
+  readonly #ping: NodeJS.Timeout;
+
+  constructor(deps: ListenServerDeps) {
+    this.#deps = deps;
+    const alive = new WeakSet<WebSocket>();
+    this.#wss.on('connection', (ws: WebSocket) => {
+      alive.add(ws);
+      ws.on('pong', () => alive.add(ws));
+    });
+    // A connection whose peer vanished without a close (a laptop's lid shut) is found by its missing pong.
+    this.#ping = setInterval(() => {
+      for (const ws of this.#wss.clients) {
+        if (!alive.has(ws)) ws.terminate();
+        alive.delete(ws);
+        ws.ping();
+      }
+    }, PING_EVERY_MS);
+    this.#ping.unref();
+  }
+
+  /** The HTTP server's `upgrade` listener. */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => {});
+    this.#open(req, socket, head).catch((err: unknown) => {
+      const { status, body } = toErrorResponse(err);
+      if (status >= 500) this.#deps.logger.error({ err }, 'listen failed');
+      refuse(socket, status, JSON.stringify(body));
+    });
+  };
+
+  /** Closes every listener connection (as going away: their endpoints wait for a reconnect) and stops. */
+  async close(): Promise<void> {
+    clearInterval(this.#ping);
+    for (const ws of this.#wss.clients) ws.close(1001, 'Wirehook is stopping');
+    for (const timer of this.#gone.values()) clearTimeout(timer);
+    this.#gone.clear();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  async #open(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://listen');
+    if (url.pathname !== '/v1/listen') throw new NotFoundError(`no WebSocket is served at ${url.pathname}`);
+    const auth = await apiKeyAuth(this.#deps, headerValue(req.headers.authorization));
+    if (!auth.scopes.includes('endpoints:write')) throw new ForbiddenError('this API key lacks the scope endpoints:write');
+    if (auth.tenant.env !== 'test') throw new ForbiddenError('wirehook listen works with test-environment keys only (sk_test_…); this key is live');
+    const asked = listenRequest(url.searchParams);
+    const consumer = await this.#consumer(auth, asked.consumer);
+    const { endpoint, secret } = await this.#listener(auth.tenant, consumer, asked);
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#serve(ws, auth.tenant, endpoint, secret, consumer));
+  }
+
+  #serve(ws: WebSocket, tenant: Tenant, endpoint: Endpoint, secret: string, consumer: Consumer): void {
+    const { hub, logger } = this.#deps;
+    const connection: ListenerConnection = { send: (frame) => ws.send(frame) };
+    hub.attach(endpoint.id, connection);
+    this.#wss.emit('connection', ws);
+    ws.send(JSON.stringify({ type: 'ready', endpoint: endpointJson(endpoint), consumer: consumerJson(consumer), secret }));
+    ws.on('message', (data) => {
+      const frame = parseFrame(data.toString());
+      if (frame !== null) hub.answer(connection, frame);
+    });
+    ws.on('close', (code) => {
+      hub.detach(endpoint.id, connection);
+      if (hub.connected(endpoint.id)) return; // taken over by a newer connection
+      // 1000: the CLI said goodbye (it exits). Else it may come back: keep the endpoint a while.
+      const after = code === 1000 ? 0 : (this.#deps.goneAfterMs ?? LISTENER_GONE_AFTER_MS);
+      const timer = setTimeout(() => {
+        this.#gone.delete(endpoint.id);
+        if (hub.connected(endpoint.id)) return;
+        this.#deps.store.endpoints
+          .delete(tenant, endpoint.id)
+          .catch((err: unknown) => logger.error({ err, endpointId: endpoint.id }, 'removing a listener failed'));
+      }, after);
+      timer.unref();
+      this.#gone.set(endpoint.id, timer);
+    });
+  }
+
+  /** The consumer asked for (id or external_id, in the caller's tenant), or `wirehook-listen`, made when missing. */
+  async #consumer(auth: AuthContext, asked: string | null): Promise<Consumer> {
+    const { store, clock } = this.#deps;
+    if (asked !== null) {
+      const found = isId('consumer', asked) ? await store.consumers.get(auth.tenant, asked) : await store.consumers.getByExternalId(auth.tenant, asked);
+      if (found === null) throw new NotFoundError(`consumer ${asked} not found`);
+      return found;
+    }
+    const existing = await store.consumers.getByExternalId(auth.tenant, LISTEN_CONSUMER);
+    if (existing !== null) return existing;
+    try {
+      return await store.consumers.create(auth.tenant, {
+        id: newId('consumer', clock),
+        externalId: LISTEN_CONSUMER,
+        name: 'wirehook listen',
+        createdAt: clock.now(),
+      });
+    } catch (err) {
+      const made = err instanceof ConflictError ? await store.consumers.getByExternalId(auth.tenant, LISTEN_CONSUMER) : null;
+      if (made === null) throw err;
+      return made; // another listen made it first
+    }
+  }
+
+  /** The consumer's listener endpoint for `forwardTo` left by a dropped connection (taken over), or a new one. */
+  async #listener(tenant: Tenant, consumer: Consumer, asked: ListenRequest): Promise<{ endpoint: Endpoint; secret: string }> {
+    const { store, clock, secretBox, hub } = this.#deps;
+    const now = clock.now();
+    const left = (await store.endpoints.list(tenant, { consumerId: consumer.id })).find(
+      (e) => e.type === 'listen' && e.url === asked.forwardTo && !hub.connected(e.id),
+    );
+    const [current] = left === undefined ? [] : await store.endpoints.secrets(tenant, left.id, now);
+    if (left !== undefined && current !== undefined) {
+      clearTimeout(this.#gone.get(left.id));
+      this.#gone.delete(left.id);
+      const same = JSON.stringify(left.eventTypes) === JSON.stringify(asked.eventTypes);
+      const endpoint = same ? left : ((await store.endpoints.update(tenant, left.id, { eventTypes: asked.eventTypes })) ?? left);
+      return { endpoint, secret: secretBox.open(current.sealed, left.id) };
+    }
+    const secret = newSigningSecret();
+    const id = newId('endpoint', clock);
+    const endpoint = await store.endpoints.create(
+      tenant,
+      {
+        id,
+        consumerId: consumer.id,
+        url: asked.forwardTo,
+        description: 'wirehook listen',
+        eventTypes: asked.eventTypes,
+        fixedIp: false,
+        status: 'active',
+        disabledReason: null,
+        failingSince: null,
+        createdAt: now,
+        retry: { ...DEFAULT_RETRY_POLICY },
+        compatSignature: null,
+        ordering: 'none',
+        rateLimit: null,
+        type: 'listen',
+      },
+      { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
+      MAX_ENDPOINTS_PER_CONSUMER,
+    );
+    return { endpoint, secret };
+  }
+}
+
+/** GET /v1/listen?forward_to=…&events=a,b&consumer=… @throws InvalidError */
+function listenRequest(query: URLSearchParams): ListenRequest {
+  const forwardTo = query.get('forward_to') ?? '';
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(forwardTo);
+  } catch {}
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || forwardTo.length > 2_000) {
+    throw new InvalidError('forward_to must be an http or https URL (where the CLI forwards webhooks, e.g. http://localhost:3000/webhook)');
+  }
+  const events = (query.get('events') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  return { forwardTo, eventTypes: events.length === 0 ? null : [...new Set(events)], consumer: query.get('consumer') || null };
+}
+
+function parseFrame(text: string): ListenResponseFrame | null {
+  try {
+    const frame = JSON.parse(text) as Partial<ListenResponseFrame> | null;
+    return frame !== null && frame.type === 'response' && typeof frame.id === 'string' ? (frame as ListenResponseFrame) : null;
+  } catch {
+    return null;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Answers an upgrade that is not taken with a plain HTTP error (`{ error, message }`), and closes. */
+function refuse(socket: Duplex, status: number, body: string): void {
+  if (!socket.writable) return void socket.destroy();
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'content-type: application/json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
