@@ -19,7 +19,9 @@ import { scope } from './query.ts';
 // hold, deliveries_endpoint_held for a release, deliveries_endpoint_open_created for a fail), so
 // every batch reads at most `batch` entries from the front of its range. A walk goes month by
 // month, oldest first (months.ts): a batch reads one month's range, and a month with fewer than
-// `batch` left moves the walk's `month` on; a fail skips the months from its bound on.
+// `batch` left moves the walk's `month` on; a fail skips the months from its bound on. The rest
+// of an ended Retry-After hold (`putOffUntil`) is the exception: each batch reads newest month
+// first across all months, about what it moves (5 × batch at most), as endHold does.
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
 // noteDue (due-queue.ts) AFTER the transaction has committed, never inside it.
 // A hold leaves a delivery waiting in its ordered lane as it is: it is not claimable
@@ -129,11 +131,12 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   } else if (walk.putOffUntil != null) {
     // The rest of what an ended Retry-After hold put off, newest month first (as the SQLite
     // walk says: to a new hold's end when that is sooner, left alone under a later one).
+    if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { heldUntil: 1 } });
     const heldAgain = endpoint?.heldUntil ?? 0;
     const dueAt = heldAgain <= now ? now : heldAgain < walk.putOffUntil ? heldAgain : null;
-    if (now > 0 && walk.putOffUntil > now && dueAt !== null) {
+    if (walk.putOffUntil > now && dueAt !== null) {
       const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch, dueAt);
       result.released += made.count;
       result.due.push(...made.due);

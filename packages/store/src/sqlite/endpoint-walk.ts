@@ -130,10 +130,11 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     // goes to that end (where the new hold's own end, early or not, finds it); under one that
     // ends later it stays (claimed at its old end and put back, one claim each). It stops when
     // those are due by now anyway.
+    if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const endpoint = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
     const heldAgain = (endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0;
     const dueAt = heldAgain <= now ? now : heldAgain < putOffUntil ? heldAgain : null;
-    if (now > 0 && putOffUntil > now && dueAt !== null) {
+    if (putOffUntil > now && dueAt !== null) {
       result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch, dueAt);
       if (result.released === batch) return result;
     }
