@@ -45,10 +45,13 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       expect(await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at })).toMatchObject({ heldUntil: null });
     });
 
-    it('ending a hold that put off 1,002: 1,000 due at once, the endpoint’s walk makes the other 2 due', async () => {
+    /**
+     * 1,002 deliveries put off by an hour's hold (both sides of the 1,000 the ending transaction
+     * makes due), then the hold ended at `at`: 1,000 due then, 2 left to the endpoint's walk.
+     */
+    async function endedWithTwoLeft() {
       const { t, endpoint } = await m.scene();
-      const now = f.clock.now();
-      const heldUntil = now + HOUR;
+      const heldUntil = f.clock.now() + HOUR;
       await f.store.endpoints.hold(t, endpoint.id, heldUntil);
       const putOff: DeliveryId[] = [];
       for (let i = 0; i < 1_002; i++) {
@@ -58,53 +61,33 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       }
       const at = f.clock.now() + SECOND; // a send moves the fixtures' clock: still within the hour
       await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      const times = async () => (await Promise.all(putOff.map((id) => m.delivery(t, id)))).map((d) => d.nextAttemptAt);
+      return { t, endpoint, heldUntil, putOff, at, times };
+    }
+
+    it('ending a hold that put off 1,002: 1,000 due at once, the endpoint’s walk makes the other 2 due', async () => {
+      const { putOff, at, times } = await endedWithTwoLeft();
       expect(await m.dueOf(at, putOff)).toHaveLength(1_000);
       const walkedAt = at + SECOND;
       expect((await f.store.deliveries.walkEndpoints(walkedAt, 1_000, 100)).changed).toBeGreaterThanOrEqual(2);
-      const due = await m.dueOf(walkedAt, putOff);
-      expect(due).toHaveLength(1_002);
+      expect(await m.dueOf(walkedAt, putOff)).toHaveLength(1_002);
       // The last two were made due by the walk, at its time; nothing is left at the hold's old end.
-      const late = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).filter((d) => d.nextAttemptAt !== at);
-      expect(late.map((d) => d.nextAttemptAt)).toEqual([walkedAt, walkedAt]);
+      expect((await times()).filter((x) => x !== at)).toEqual([walkedAt, walkedAt]);
     });
 
     it('ending a hold that put off 1,002 while a new hold comes: the walk leaves the rest at the old end (claimed and put back then)', async () => {
-      const { t, endpoint } = await m.scene();
-      const heldUntil = f.clock.now() + HOUR;
-      await f.store.endpoints.hold(t, endpoint.id, heldUntil);
-      const putOff: DeliveryId[] = [];
-      for (let i = 0; i < 1_002; i++) {
-        const id = m.only(await m.send(t));
-        await f.store.deliveries.release(claimRef(await m.claim(id)), heldUntil);
-        putOff.push(id);
-      }
-      const at = f.clock.now() + SECOND;
-      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      const { t, endpoint, heldUntil, at, times } = await endedWithTwoLeft();
       await f.store.endpoints.hold(t, endpoint.id, at + 2 * HOUR); // a second 429 before the walk runs
       await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
-      const times = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).map((d) => d.nextAttemptAt);
-      expect(times.filter((x) => x === at)).toHaveLength(1_000);
-      expect(times.filter((x) => x === heldUntil)).toHaveLength(2);
+      expect((await times()).filter((x) => x !== at)).toEqual([heldUntil, heldUntil]);
     });
 
     it('ending a hold that put off 1,002 while a shorter new hold comes: the walk moves the rest to the new hold’s end', async () => {
-      const { t, endpoint } = await m.scene();
-      const heldUntil = f.clock.now() + HOUR;
-      await f.store.endpoints.hold(t, endpoint.id, heldUntil);
-      const putOff: DeliveryId[] = [];
-      for (let i = 0; i < 1_002; i++) {
-        const id = m.only(await m.send(t));
-        await f.store.deliveries.release(claimRef(await m.claim(id)), heldUntil);
-        putOff.push(id);
-      }
-      const at = f.clock.now() + SECOND;
-      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: at });
+      const { t, endpoint, at, times } = await endedWithTwoLeft();
       const sooner = at + 10 * SECOND;
       await f.store.endpoints.hold(t, endpoint.id, sooner); // a second 429, Retry-After: 10, before the walk runs
       await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
-      const times = (await Promise.all(putOff.map((id) => m.delivery(t, id)))).map((d) => d.nextAttemptAt);
-      expect(times.filter((x) => x === at)).toHaveLength(1_000);
-      expect(times.filter((x) => x === sooner)).toHaveLength(2);
+      expect((await times()).filter((x) => x !== at)).toEqual([sooner, sooner]);
     });
 
     it('ending a hold already over rewrites nothing: what it put off is due by now, its times kept', async () => {
