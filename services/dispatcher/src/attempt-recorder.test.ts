@@ -38,7 +38,7 @@ describe('AttemptRecorder: a receiver asking to be slowed down', () => {
     retryAfter,
   });
 
-  it('a 429 with Retry-After: 3600 holds the endpoint an hour, puts the next attempt there (the policy says 30 min), and starts no failure streak', async () => {
+  it('a 429 with Retry-After: 3600 holds the endpoint an hour, puts the next attempt there (the policy says 30 min), starts no failure streak', async () => {
     const { t, id, job } = await claimed();
     const at = s.clock.now();
     await recorder().record(job, answer(429, '3600'), at);

@@ -60,7 +60,7 @@ describe('FlightWaits', () => {
     expect(entered).toEqual(['a', 'b']);
   });
 
-  it("woken by the signal of another dispatcher's send ending, not by polling: between signals the head asks once per pollMs (100), not every 5 ms", async () => {
+  it("woken by the signal of another dispatcher's send ending, not polling: between signals the head asks once per pollMs (100), not every 5 ms", async () => {
     vi.useFakeTimers();
     const f = flight(1);
     f.members.add('other-dispatcher');

@@ -26,7 +26,8 @@ export const gatewayConfigSchema = z
     // Default redis: duplicates in flight wait for the first send's answer and replays are
     // answered from Redis (the store still decides every new key); off: all go to message-intake.
     IDEMPOTENCY_FRONT: z.enum(['redis', 'off']).default('redis'),
-    IDEMPOTENCY_FRONT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600), // how long the front remembers an answer (the store decides for 24 h)
+    // How long the front remembers an answer (the store decides for 24 h).
+    IDEMPOTENCY_FRONT_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
     // The egress relay's fixed IP pool (default empty): recorded at start and listed by
     // GET /v1/egress-ips (removed addresses stay listed, retiring, 30 days); empty records nothing.
     RELAY_SOURCE_IPS: relaySourceIpsVar,

@@ -23,7 +23,8 @@ export function egressIpSync(deps: { store: Pick<Store, 'egressIps'>; clock: Clo
           // The store recorded the change with the list: the alerting service tells the organizations.
           deps.logger.info(
             { added, restored, retiring, retiring_at: retiring.length > 0 ? now + EGRESS_IP_NOTICE_MS : null },
-            'the fixed IP pool changed: GET /v1/egress-ips lists the new addresses, and the removed ones as retiring; organizations with fixed_ip endpoints get an alert.egress_ips notice',
+            'the fixed IP pool changed: GET /v1/egress-ips lists the new addresses, and the removed ones as retiring; ' +
+              'organizations with fixed_ip endpoints get an alert.egress_ips notice',
           );
         }
       } catch (err) {

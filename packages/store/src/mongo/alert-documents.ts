@@ -11,7 +11,10 @@ export const NOTICES_KEPT_S = 7 * 24 * 3600;
 /** How long a notice attempt is kept (its `atDate`): 30 days of a target's history (noticeAttempts). */
 export const ATTEMPTS_KEPT_S = 30 * 24 * 3600;
 
-/** An environment's alert conditions; `_id` is `<org id>:<env>` (a document of the org id alone: an organization's from before, read as both environments' until one is changed). */
+/**
+ * An environment's alert conditions; `_id` is `<org id>:<env>` (a document of the org id alone: an
+ * organization's from before, read as both environments' until one is changed).
+ */
 export interface AlertConditionsDoc {
   _id: string;
   conditions: AlertConditions;

@@ -47,12 +47,8 @@ function record(command: Document, commandName: string): void {
   if (commandName === 'count' && command['query'] === undefined) return;
   const comment = command['comment'];
   if (typeof comment !== 'string') {
-    unnamed.push(
-      `${commandName} ${JSON.stringify(command[commandName])} ${JSON.stringify(command['filter'] ?? command['query'] ?? command['updates'] ?? command['pipeline'] ?? '')}`.slice(
-        0,
-        400,
-      ),
-    );
+    const query = command['filter'] ?? command['query'] ?? command['updates'] ?? command['pipeline'] ?? '';
+    unnamed.push(`${commandName} ${JSON.stringify(command[commandName])} ${JSON.stringify(query)}`.slice(0, 400));
     return;
   }
   // A bulk write of several statements is explained one statement at a time (explain takes one).

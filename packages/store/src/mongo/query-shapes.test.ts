@@ -77,7 +77,9 @@ describe('MongoDB query shapes', () => {
     // bucket, by its property name.
     const collection = Object.keys(COLLECTIONS).join('|');
     const call = new RegExp(
-      `(?<![\\w$#])(${collection})\\s*\\.\\s*(find|findOne|countDocuments|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|replaceOne|deleteOne|deleteMany|aggregate|distinct|bulkWrite)\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)`,
+      `(?<![\\w$#])(${collection})\\s*\\.\\s*` +
+        '(find|findOne|countDocuments|updateOne|updateMany|findOneAndUpdate|findOneAndDelete|replaceOne|deleteOne|deleteMany|aggregate|distinct|bulkWrite)' +
+        '\\s*(?:<[^>]*>)?\\s*\\(\\s*([^,)]*)',
       'g',
     );
     const unplanned: string[] = [];

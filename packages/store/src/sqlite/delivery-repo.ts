@@ -43,7 +43,8 @@ const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 // Open, not held, not waiting in its lane (only a lane's head is claimable), due, lease
 // free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
 // use the partial indexes deliveries_due and deliveries_endpoint_due.
-const DUE_UNLEASED = `d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)`;
+const DUE_UNLEASED =
+  "d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)";
 
 // Claimable: DUE_UNLEASED, and the endpoint of the same tenant still there and active. `due`
 // and `claim` share it, so whatever `due` lists, `claim` can take.
@@ -285,7 +286,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     // Both read partial indexes of open deliveries only (due: not held either).
     const due = this.#conn
       .statement(
-        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
+        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries ` +
+          `WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
       )
       .get(now);
     const retrying = this.#conn.statement('SELECT coalesce(sum(retrying), 0) AS n FROM endpoint_counts').get();

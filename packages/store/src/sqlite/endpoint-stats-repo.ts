@@ -69,7 +69,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
                 (SELECT min(m) FROM (
                    SELECT (SELECT min(created_at) FROM deliveries WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'pending') AS m
                    UNION ALL
-                   SELECT (SELECT min(created_at) FROM deliveries WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'retrying'))) AS oldest`,
+                   SELECT (SELECT min(created_at) FROM deliveries ` +
+          `WHERE org_id = ?1 AND env = ?2 AND endpoint_id = ?3 AND ${OPEN} AND status = 'retrying'))) AS oldest`,
       )
       .get(t.orgId, t.env, endpointId);
     return { count: row === undefined ? 0 : (intOrNull(row, 'n') ?? 0), oldestAt: row === undefined ? null : intOrNull(row, 'oldest') };

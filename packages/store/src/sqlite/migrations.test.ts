@@ -75,7 +75,8 @@ describe('SQLite store', () => {
     migrate(raw, MIGRATIONS.slice(0, 24));
     raw.exec('PRAGMA foreign_keys = OFF');
     const insert = raw.prepare(
-      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts, next_attempt_at, manual, lease_until, created_at, held)
+      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                               next_attempt_at, manual, lease_until, created_at, held)
        VALUES (?, 'org_a', 'live', 'msg_a', ?, 'https://hooks.example/a', ?, 0, 0, NULL, 0, NULL, 1, 0)`,
     );
     const statuses = ['pending', 'retrying', 'retrying', 'success', 'failed', 'pending'];

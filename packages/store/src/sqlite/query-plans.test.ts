@@ -70,7 +70,7 @@ describe('SQLite query plans', () => {
     expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
 
-  it('walks the organizations with fixed_ip endpoints one seek each (an organization’s other endpoints are not read), and a pool change’s pending row by its index', () => {
+  it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {
     const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
     expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');
     const pending = [...plans].find(([sql]) => sql.startsWith('SELECT * FROM egress_changes WHERE done = 0'));

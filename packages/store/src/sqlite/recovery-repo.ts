@@ -100,7 +100,8 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       // Counted only up to the bound: a backlog of 10^5 due is not read to learn it is over 50.
       const outstanding = this.#conn
         .statement(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ? LIMIT ?)`,
+          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? ` +
+            `AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ? LIMIT ?)`,
         )
         .get(t.orgId, t.env, recovery.endpointId, now, maxOutstanding);
       if (int(outstanding!, 'n') >= maxOutstanding) {
@@ -151,7 +152,8 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       const last = rows[rows.length - 1]!;
       const row = this.#conn
         .statement(
-          'UPDATE recoveries SET queued = min(total, queued + ?), cursor_created_at = ?, cursor_id = ?, last_batch_at = ?, lease_until = ? WHERE id = ? RETURNING *',
+          'UPDATE recoveries SET queued = min(total, queued + ?), cursor_created_at = ?, cursor_id = ?, last_batch_at = ?, lease_until = ? ' +
+            'WHERE id = ? RETURNING *',
         )
         .get(targets.length, int(last, 'created_at'), text(last, 'id'), now, leaseUntil, recovery.id);
       return { recovery: toRecovery(row!), queuedIds, applied: true };

@@ -99,7 +99,7 @@ export function describeEgressIpContract(f: Fixtures): void {
       ]);
     });
 
-    it('a change is recorded with what changed (a first pool is none, an address put back is added again); the newest supersedes one not yet told', async () => {
+    it('a change is recorded with what changed (first pool: none; an address put back: added again); the newest supersedes one not yet told', async () => {
       const now = await fresh();
       const pending = () => f.store.egressIps.pendingChange();
       await f.store.egressIps.sync([v4('192.0.2.10')], now, NOTICE);

@@ -107,7 +107,7 @@ export function describeRecoveryContract(f: Fixtures): void {
       ).toMatchObject({ total: 0 });
     });
 
-    it('a target re-sent by hand after the start and failed again is skipped: it is not re-queued, its policy not restarted (spec, recover rule 4)', async () => {
+    it('a target re-sent by hand after the start and failed again is skipped: not re-queued, its policy not restarted (spec, recover rule 4)', async () => {
       const scene = await m.scene();
       const ids = await failedDeliveries(scene, 3);
       const recovery = await start(scene.t, scene.endpoint.id, 0);

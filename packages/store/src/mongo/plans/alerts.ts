@@ -157,7 +157,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.endpoints,
     index: 'endpoints_failing_active',
     examines:
-      '1 document, and ≤ 2 index keys per organization passed over (one whose active failing endpoints all began outside the window: the bounds skip its keys by seeks, no fetch): bounded by the organizations with an active failing endpoint, never by their endpoints',
+      '1 document, and ≤ 2 index keys per organization passed over (one whose active failing endpoints all began outside the window: ' +
+      'the bounds skip its keys by seeks, no fetch): bounded by the organizations with an active failing endpoint, never by their endpoints',
     maxExamined: (n) => n,
     build: (afterOrgId: string, since: number, before: number) => ({
       filter: { orgId: { $gt: afterOrgId }, failingSince: { $gte: since, $lte: before }, status: 'active' },
@@ -192,7 +193,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
     examines:
-      '1 index key: a seek past the cursor organization in one month (its retrying deliveries are skipped, not read); no document. The walk runs it once per organization and month holding one, plus once per month at its end',
+      '1 index key: a seek past the cursor organization in one month (its retrying deliveries are skipped, not read); ' +
+      'no document. The walk runs it once per organization and month holding one, plus once per month at its end',
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -203,7 +205,9 @@ export const ALERTS_PLANS = definePlans('alerts', {
   retryingOfEnv: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
-    examines: `≤ ${RETRYING_COUNT_CAP} index keys over all months (RETRYING_COUNT_CAP: each month's count limited to what it leaves), and a seek per month; no document`,
+    examines:
+      `≤ ${RETRYING_COUNT_CAP} index keys over all months (RETRYING_COUNT_CAP: ` +
+      `each month's count limited to what it leaves), and a seek per month; no document`,
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -215,7 +219,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.counters,
     index: '_id_',
     examines:
-      "one shard's live month counters: ≤ one per organization with live sends per month still kept (the TTL index removes a month's once it is over), so ≤ 2 × organizations; once per PERIODIC_MS",
+      "one shard's live month counters: ≤ one per organization with live sends per month still kept (the TTL index removes a month's once it is " +
+      'over), so ≤ 2 × organizations; once per PERIODIC_MS',
     maxExamined: (n) => n,
     build: (prefix: string) => ({ filter: { _id: { $gte: `${prefix}live:`, $lt: `${prefix}live;` } }, sort: { _id: 1 } }),
     example: ['1|'],
@@ -238,7 +243,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.alertNotices,
     index: 'alert_notices_org_due',
     examines:
-      '1 document, and ≤ 2 index keys per (organization, target) passed over (one whose notices are not due yet: the bound on nextAttemptAt skips its keys by seeks, no fetch): bounded by the targets with notices to come, never by their notices',
+      '1 document, and ≤ 2 index keys per (organization, target) passed over (one whose notices are not due yet: ' +
+      'the bound on nextAttemptAt skips its keys by seeks, no fetch): bounded by the targets with notices to come, never by their notices',
     maxExamined: (n) => n,
     build: (afterOrgId: string, now: number) => ({
       filter: { orgId: { $gt: afterOrgId }, nextAttemptAt: { $lte: now } },
@@ -250,10 +256,14 @@ export const ALERTS_PLANS = definePlans('alerts', {
   claimNoticeOfOrg: planSpec({
     collection: COLLECTIONS.alertNotices,
     index: 'alert_notices_org_due',
-    examines: `1 document, and ≤ 2 index keys per target of the organization passed over (≤ 2 × ${MAX_ALERT_TARGETS_PER_ENV} targets and the owner's: MAX_ALERT_TARGETS_PER_ENV per environment)`,
+    examines:
+      `1 document, and ≤ 2 index keys per target of the organization passed over (≤ 2 × ${MAX_ALERT_TARGETS_PER_ENV} targets and the owner's: ` +
+      'MAX_ALERT_TARGETS_PER_ENV per environment)',
     maxExamined: (n) => n + 1,
     residual: {
-      $or: 'not leased: a notice an older replica leased (its lease without moving nextAttemptAt) is not claimed again until its lease ends; one document, the one the index gave',
+      $or:
+        'not leased: a notice an older replica leased (its lease without moving nextAttemptAt) is not claimed again until its lease ends; ' +
+        'one document, the one the index gave',
     },
     build: (orgId: string, afterTargetId: string, now: number) => ({
       filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },

@@ -62,7 +62,10 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
-      "≤ limit per month: a range walk of the month's due index from its start, stopped by the limit (leased deliveries are past `now` by their key); run on each month kept (≤ RETENTION_MONTHS + 1): the healer's peek ≤ months × STRANDED_PEEK, the metrics' oldest one seek per month, their count ≤ BACKLOG_COUNT_CAP index keys over all months",
+      "≤ limit per month: a range walk of the month's due index from its start, " +
+      'stopped by the limit (leased deliveries are past `now` by their key); run on each month kept (≤ RETENTION_MONTHS + 1): ' +
+      "the healer's peek ≤ months × STRANDED_PEEK, the metrics' oldest one seek per month, " +
+      'their count ≤ BACKLOG_COUNT_CAP index keys over all months',
     maxExamined: (n) => n + 1,
     build: (now: number) => ({ filter: dueWhere({ $lte: now }), sort: { dueAt: 1, _id: 1 } }),
     example: [1],
@@ -179,7 +182,9 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
-      "≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): leases ending then and retries scheduled then; ≤ RELEASE_ALL_BATCHES batches per month, each month's due index walked in turn. At the start of a sole dispatcher only (releaseLeasesAtStart)",
+      '≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): ' +
+      "leases ending then and retries scheduled then; ≤ RELEASE_ALL_BATCHES batches per month, each month's due index walked in turn. " +
+      'At the start of a sole dispatcher only (releaseLeasesAtStart)',
     maxExamined: (n) => n + 1_000,
     residual: { leaseUntil: "leased: dueAt is the lease's end" },
     build: (now: number, horizon: number, after: number = now) => ({
@@ -212,7 +217,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
     examines:
-      "≤ BACKLOG_COUNT_CAP index keys over all months (each month's count limited to what the cap leaves, newest month first; covered: every filter field is a key), and a seek per month: the endpoint's retrying deliveries",
+      "≤ BACKLOG_COUNT_CAP index keys over all months (each month's count limited to what the cap leaves, newest month first; " +
+      "covered: every filter field is a key), and a seek per month: the endpoint's retrying deliveries",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -224,7 +230,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
     examines:
-      '≤ BACKLOG_COUNT_CAP index keys over all months (a COUNT_SCAN per month, limited to what the cap leaves, newest month first), and a seek per month; no documents',
+      '≤ BACKLOG_COUNT_CAP index keys over all months (a COUNT_SCAN per month, limited to what the cap leaves, newest month first), ' +
+      'and a seek per month; no documents',
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -299,7 +306,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
     examines:
-      "≤ limit per month, so ≤ limit × months (≤ RETENTION_MONTHS + 1): each month's range of attempts_endpoint for the endpoint from its newest, merged (an older month's delivery may have the newest attempt)",
+      "≤ limit per month, so ≤ limit × months (≤ RETENTION_MONTHS + 1): each month's range of attempts_endpoint for the endpoint from its " +
+      "newest, merged (an older month's delivery may have the newest attempt)",
     maxExamined: (n) => n,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId },

@@ -46,7 +46,9 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
   ofConsumer: planSpec({
     collection: COLLECTIONS.endpoints,
     index: 'endpoints_tenant_consumer',
-    examines: `≤ ${MAX_ENDPOINTS_PER_CONSUMER} (a consumer's endpoints are capped at create; the find's limit holds it too): the consumer's range of endpoints_tenant_consumer`,
+    examines:
+      `≤ ${MAX_ENDPOINTS_PER_CONSUMER} (a consumer's endpoints are capped at create; ` +
+      `the find's limit holds it too): the consumer's range of endpoints_tenant_consumer`,
     maxExamined: (n) => n,
     build: (t: TenantArg, consumerId: string) => ({ filter: { orgId: t.orgId, env: t.env, consumerId }, sort: { _id: 1 } }),
     example: [T, 'con_1'],
@@ -124,7 +126,9 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
   failBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_open_created',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's open range before the bound in the walk's month, from its start; each batch fails what it read, which leaves this partial index (a month with fewer left moves the walk to the next)`,
+    examines:
+      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's open range before the bound in the walk's month, from its start; ` +
+      'each batch fails what it read, which leaves this partial index (a month with fewer left moves the walk to the next)',
     maxExamined: (n) => n + 1,
     build: (t: TenantArg, endpointId: string, before: number) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, createdAt: { $lt: before } },
@@ -136,7 +140,9 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
   holdBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's due index from its start; each batch holds what it read, which leaves the index (a month with fewer left moves the walk to the next)`,
+    examines:
+      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's due index from its start; ` +
+      'each batch holds what it read, which leaves the index (a month with fewer left moves the walk to the next)',
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
     example: ['ep_1'],
@@ -145,7 +151,9 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
   releaseBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_held',
-    examines: `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's deliveries_endpoint_held from its start; each batch releases or fails what it read, which leaves the index (a month with fewer left moves the walk to the next)`,
+    examines:
+      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's deliveries_endpoint_held from its start; ` +
+      'each batch releases or fails what it read, which leaves the index (a month with fewer left moves the walk to the next)',
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, held: true }, sort: { _id: 1 } }),
     example: ['ep_1'],
@@ -204,7 +212,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     collection: COLLECTIONS.endpointRollups,
     index: 'endpoint_rollups_endpoint',
     examines:
-      "≤ (to − from) / grain + 1, and never more than the grain keeps (289 five-minute, 193 hourly rollups: ROLLUP_RETENTION_MS / grain + 1): the endpoint's range of the grain",
+      '≤ (to − from) / grain + 1, and never more than the grain keeps (289 five-minute, 193 hourly rollups: ROLLUP_RETENTION_MS / grain + 1): ' +
+      "the endpoint's range of the grain",
     maxExamined: (n) => n,
     residual: { orgId: 'the tenant of the endpoint: every rollup of an endpoint has its tenant (a check, never a widening)', env: 'as orgId' },
     build: (t: TenantArg, endpointId: string, grainMs: number, from: number, to: number) => ({

@@ -85,7 +85,8 @@ export const LANES_PLANS = definePlans('lanes', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_lane_wait',
     examines:
-      "1 a month: the first key of the lane's range of the month's deliveries_lane_wait (findOne / limit 1), whatever the lane's length; ≤ months (RETENTION_MONTHS + 1) seeks a hand-over, and 1 update",
+      "1 a month: the first key of the lane's range of the month's deliveries_lane_wait (findOne / limit 1), whatever the lane's length; " +
+      '≤ months (RETENTION_MONTHS + 1) seeks a hand-over, and 1 update',
     maxExamined: (n) => n,
     build: (endpointId: string, key: string) => ({
       filter: { endpointId, orderingKey: key, ...OPEN, laneWait: true },
@@ -98,7 +99,8 @@ export const LANES_PLANS = definePlans('lanes', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_lane_wait',
     examines:
-      "≤ batch (limit) over all months, oldest first, + a seek a month: the endpoint's range of each month's deliveries_lane_wait; those released leave the index (laneWait false)",
+      "≤ batch (limit) over all months, oldest first, + a seek a month: the endpoint's range of each month's deliveries_lane_wait; " +
+      'those released leave the index (laneWait false)',
     maxExamined: (n) => n,
     build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, laneWait: true } }),
     example: ['ep_1'],

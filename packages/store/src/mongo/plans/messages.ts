@@ -64,9 +64,13 @@ export function containsIgnoringAsciiCase(q: string): string {
 // The residuals of the list, and why each fetches a bounded number of documents: the API sends
 // `since` (SEARCH_WINDOW_MS, 7 days, unless the caller gives one) with every q, status or
 // event_type, so a residual walks at most the index prefix's window back from `afterId`.
-const WINDOW = `the API sends since (at most SEARCH_WINDOW_MS = ${SEARCH_WINDOW_MS / 86_400_000} days back, unless the caller names an older one) with q, status and event_type`;
+const WINDOW =
+  `the API sends since (at most SEARCH_WINDOW_MS = ${SEARCH_WINDOW_MS / 86_400_000} days back, unless the caller names an older one) ` +
+  'with q, status and event_type';
 const SINCE = "createdAt ≥ since: _id is already bounded at since − SINCE_ID_MARGIN_MS, so this rejects only the margin's messages";
-const Q = `q, a contains-match on four fields (no index can serve it): each message of the walked range is fetched and tested; a page of a rare q walks the prefix's range back to since: ${WINDOW}`;
+const Q =
+  'q, a contains-match on four fields (no index can serve it): each message of the walked range is fetched and tested; ' +
+  `a page of a rare q walks the prefix's range back to since: ${WINDOW}`;
 const LIST_EX: ListQuery = { consumerId: 'con_1', status: 'failed', eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' };
 /**
  * Documents the seeded real-server run may fetch beyond a page for the list's residuals
@@ -74,7 +78,9 @@ const LIST_EX: ListQuery = { consumerId: 'con_1', status: 'failed', eventType: '
  */
 const LIST_RESIDUAL_BUDGET = 1_000;
 const LIST_EXAMINES = (prefix: string) =>
-  `once per month walked (newest first, from afterId's month down to since's, stopped once the page is full), each with the page's remaining limit: ≤ limit + months in all when the query has no residual (a walk of ${prefix}'s _id range, newest first, stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
+  `once per month walked (newest first, from afterId's month down to since's, stopped once the page is full), ` +
+  `each with the page's remaining limit: ≤ limit + months in all when the query has no residual (a walk of ${prefix}'s _id range, newest first, ` +
+  `stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
 
 export const MESSAGES_PLANS = definePlans('messages', {
   /** A message of the tenant by id (its page; a recount's write, also in bulk). */
@@ -110,7 +116,8 @@ export const MESSAGES_PLANS = definePlans('messages', {
     collection: COLLECTIONS.messages,
     index: 'messages_idempotency',
     examines:
-      "1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): the months from since's to the send's, oldest first, until found; ≤ 2 for the intake's window of 24 h",
+      '1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): ' +
+      "the months from since's to the send's, oldest first, until found; ≤ 2 for the intake's window of 24 h",
     maxExamined: (n) => n,
     // A string key: the partial filter ({ $type: 'string' }) follows from it.
     build: (t: T, key: string, since: number) => ({
@@ -183,7 +190,9 @@ export const MESSAGES_PLANS = definePlans('messages', {
   deliveriesOf: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message',
-    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (≤ MAX_PAGE_SIZE), each a key of deliveries_message; a page spanning months sends each month's ids to its month, the same total`,
+    examines:
+      `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (≤ MAX_PAGE_SIZE), ` +
+      `each a key of deliveries_message; a page spanning months sends each month's ids to its month, the same total`,
     maxExamined: (n) => n,
     residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
     build: (t: T, messageIds: readonly string[]) => ({
@@ -197,7 +206,9 @@ export const MESSAGES_PLANS = definePlans('messages', {
   statusesOf: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message',
-    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids, summed over the months the ids are of`,
+    examines:
+      `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × MAX_PAGE_SIZE (${MAX_PAGE_SIZE}) ids, ` +
+      'summed over the months the ids are of',
     maxExamined: () => MAX_ENDPOINTS_PER_CONSUMER * MAX_PAGE_SIZE,
     residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
     build: (t: T, messageIds: readonly string[]) =>

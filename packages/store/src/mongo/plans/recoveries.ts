@@ -57,7 +57,9 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
   claimable: planSpec({
     collection: COLLECTIONS.recoveries,
     index: 'recoveries_running_id',
-    examines: `≤ 1 + ${LIVE_LEASES}: running recoveries in id order (the partial index holds running ones only, ≤ one per endpoint), passing those leased and live`,
+    examines:
+      `≤ 1 + ${LIVE_LEASES}: running recoveries in id order (the partial index holds running ones only, ≤ one per endpoint), ` +
+      'passing those leased and live',
     maxExamined: (n) => n + 16,
     residual: { $or: `lease free or expired: tested on running recoveries in id order, passing at most the ${LIVE_LEASES}` },
     build: (now: number) => ({
@@ -104,7 +106,8 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_failed',
     examines:
-      "≤ 100,000 index keys (TARGETS_COUNT_CAP over all months, each count limited to what is left) and no document: the endpoint's failed deliveries since `since`, + a seek or two a month. Once per start, an operator's action, outside any transaction",
+      '≤ 100,000 index keys (TARGETS_COUNT_CAP over all months, each count limited to what is left) and no document: ' +
+      "the endpoint's failed deliveries since `since`, + a seek or two a month. Once per start, an operator's action, outside any transaction",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -119,7 +122,8 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
     examines:
-      "≤ maxOutstanding index keys over all months, + a seek or two a month (a COUNT_SCAN a month with the limit left, no document fetched): the endpoint's range of each month's due index up to now",
+      '≤ maxOutstanding index keys over all months, + a seek or two a month (a COUNT_SCAN a month with the limit left, no document fetched): ' +
+      "the endpoint's range of each month's due index up to now",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
@@ -134,7 +138,8 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_failed',
     examines:
-      "≤ batch (the limit, shared by the months read) + the endpoint's failed deliveries of the cursor's one millisecond (in its month only) + a seek a month: a range walk of the endpoint's failed deliveries from the cursor",
+      "≤ batch (the limit, shared by the months read) + the endpoint's failed deliveries of the cursor's one millisecond (in its month only) + a " +
+      "seek a month: a range walk of the endpoint's failed deliveries from the cursor",
     maxExamined: (n) => n + 1,
     residual: {
       $or: "after the cursor (createdAt, _id): the range starts at the cursor's millisecond, so it passes only that millisecond's targets already met",
