@@ -179,7 +179,8 @@ export const waitingOnResponse = z
   ])
   .nullable()
   .describe(
-    'why the delivery, open (pending or retrying), is not being sent now; null when it is done or only waits for the time next_attempt_at names (docs/semantics.md: waiting_on)',
+    'why the delivery, open (pending or retrying), is not being sent now; ' +
+      'null when it is done or only waits for the time next_attempt_at names (docs/semantics.md: waiting_on)',
   )
   .meta({ examples: [{ reason: 'lane', sequence: 2 }] });
 

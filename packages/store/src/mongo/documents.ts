@@ -157,7 +157,10 @@ export interface DeliveryDoc extends TenantFields {
    * Only open deliveries carry a meaningful one; the due indexes hold open ones only.
    */
   dueAt: number | null;
-  /** Held by an endpoint that is not active (paused): out of the due index, so sweeps do not walk it. Absent on documents made before the flag (treated as false once migrated at start). */
+  /**
+   * Held by an endpoint that is not active (paused): out of the due index, so sweeps do not walk
+   * it. Absent on documents made before the flag (treated as false once migrated at start).
+   */
   held?: boolean;
   /** The fence: every claim adds one; completions and releases act only with the current value (absent: never claimed). */
   leaseToken?: number;
