@@ -21,10 +21,26 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
     conn
       .statement(
         `INSERT INTO attempts (id, org_id, env, delivery_id, endpoint_id, at, response_status, response_head,
-                               duration_ms, error, via, source_ip, url)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+                               duration_ms, error, via, via_listen, source_ip, url)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.id, t.orgId, t.env, deliveryId, a.endpointId, a.at, a.responseStatus, a.responseHead, a.durationMs, a.error, a.via, a.sourceIp, a.url);
+      // `via` keeps its original CHECK: a listener's attempt is 'direct' with via_listen (schema step 29 says why).
+      .run(
+        a.id,
+        t.orgId,
+        t.env,
+        deliveryId,
+        a.endpointId,
+        a.at,
+        a.responseStatus,
+        a.responseHead,
+        a.durationMs,
+        a.error,
+        a.via === 'listen' ? 'direct' : a.via,
+        a.via === 'listen' ? 1 : 0,
+        a.sourceIp,
+        a.url,
+      );
     // Every attempt counts in the endpoint's health, whether or not its outcome applies.
     addToRollups(conn, t, a);
     const endpointRow = conn.statement('SELECT status, failing_since FROM endpoints WHERE org_id = ? AND env = ? AND id = ?').get(t.orgId, t.env, endpointId);

@@ -167,7 +167,8 @@ export function toAttempt(row: Row): Attempt {
     responseHead: textOrNull(row, 'response_head'),
     durationMs: int(row, 'duration_ms'),
     error: textOrNull(row, 'error'),
-    via: text(row, 'via') as AttemptVia,
+    // A listener's attempt is stored as 'direct' with via_listen (schema step 29).
+    via: intOrNull(row, 'via_listen') === 1 ? 'listen' : (text(row, 'via') as AttemptVia),
     sourceIp: textOrNull(row, 'source_ip'),
     url: textOrNull(row, 'url'),
   };
