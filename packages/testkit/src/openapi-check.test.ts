@@ -20,6 +20,7 @@ const endpoint = {
   compat_signature: null,
   ordering: 'none',
   rate_limit: null,
+  type: 'http',
 };
 
 describe('openApiCheck', () => {
