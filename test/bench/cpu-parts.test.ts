@@ -72,13 +72,13 @@ describe('CPU by part', () => {
        const go = async () => {
          first.postMessage(1);
          await answer(first);
-         await pause(150);
+         await pause(600); // long enough for a sample after its burn on a busy machine (the sampler is a timer)
          await first.terminate();
          // Its successor, under the same name: 100 ms, and it stays.
          const second = worker('store-writer', 'burn(100); parentPort.postMessage(1); setInterval(() => {}, 1000);');
          await answer(second);
          // A reader that starts and ends in the span: 150 ms.
-         const reader = worker('store-reader', 'burn(150); parentPort.postMessage(1); setTimeout(() => {}, 150);');
+         const reader = worker('store-reader', 'burn(150); parentPort.postMessage(1); setTimeout(() => {}, 600);');
          await answer(reader);
          await new Promise((resolve) => reader.once('exit', resolve));
          burn(100);
