@@ -106,9 +106,8 @@ async function makeDue(
     for await (const d of cursor) {
       read--;
       if ((d.leaseUntil ?? 0) <= now) ids.push(d._id);
-      if (ids.length >= left) break;
+      if (ids.length >= left) break; // leaving the loop closes the cursor (the driver's iterator does)
     }
-    await cursor.close();
     left -= ids.length;
     if (ids.length === 0) continue;
     const byIds = P.deliveriesById(ids);
