@@ -5,9 +5,7 @@ import {
   DEFAULT_RETRY_POLICY,
   isId,
   listEndpointsQuery,
-  MAX_ENDPOINTS_PER_CONSUMER,
   monthStart,
-  newId,
   newSigningSecret,
   InvalidError,
   NotFoundError,
@@ -28,6 +26,7 @@ import { authOf, endpointInScope, outOfScope, requireScope } from '../http/auth.
 import { pathId } from '../http/path-id.ts';
 import { endpointStats } from './endpoint-stats.ts';
 import { throughputNow } from './endpoint-throughput.ts';
+import { createEndpoint } from './new-endpoint.ts';
 import { attemptJson, endpointJson, endpointStatsJson, recoveryJson, throughputJson } from './presenters.ts';
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
@@ -64,30 +63,17 @@ export function endpointsRouter(
     const consumer = isId('consumer', body.consumer_id) && !outOfScope(auth, body.consumer_id) ? await store.consumers.get(tenant, body.consumer_id) : null;
     if (!consumer) throw new NotFoundError(`consumer ${body.consumer_id} not found`);
     await checkUrl(body.url);
-    const now = clock.now();
-    const secret = newSigningSecret();
-    const id = newId('endpoint', clock);
-    const endpoint = await store.endpoints.create(
-      tenant,
-      {
-        id,
-        consumerId: consumer.id,
-        url: body.url,
-        description: body.description ?? null,
-        eventTypes: body.event_types ? [...new Set(body.event_types)] : null,
-        fixedIp: body.fixed_ip ?? false,
-        status: 'active',
-        disabledReason: null,
-        failingSince: null,
-        createdAt: now,
-        retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
-        compatSignature: body.compat_signature ?? null,
-        ordering: body.ordering ?? 'none',
-        rateLimit: body.rate_limit ?? null,
-      },
-      { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
-      MAX_ENDPOINTS_PER_CONSUMER,
-    );
+    const { endpoint, secret } = await createEndpoint(deps, tenant, {
+      consumerId: consumer.id,
+      url: body.url,
+      description: body.description ?? null,
+      eventTypes: body.event_types ? [...new Set(body.event_types)] : null,
+      fixedIp: body.fixed_ip ?? false,
+      retry: body.retry ?? { ...DEFAULT_RETRY_POLICY },
+      compatSignature: body.compat_signature ?? null,
+      ordering: body.ordering ?? 'none',
+      rateLimit: body.rate_limit ?? null,
+    });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
 

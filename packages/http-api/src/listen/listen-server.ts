@@ -5,13 +5,10 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   ConflictError,
-  DEFAULT_RETRY_POLICY,
   ForbiddenError,
   InvalidError,
   isId,
-  MAX_ENDPOINTS_PER_CONSUMER,
   newId,
-  newSigningSecret,
   NotFoundError,
   toErrorResponse,
   type Consumer,
@@ -22,6 +19,7 @@ import type { ListenHub, ListenerConnection, ListenResponseFrame } from '@wireho
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiDeps } from '../deps.ts';
 import { apiKeyAuth, type AuthContext } from '../http/auth.ts';
+import { createEndpoint } from '../api/new-endpoint.ts';
 import { consumerJson, endpointJson } from '../api/presenters.ts';
 
 /** The consumer `listen` and `trigger` use when given none (created on first use). */
@@ -174,30 +172,13 @@ export class ListenServer {
       const endpoint = same ? left : ((await store.endpoints.update(tenant, left.id, { eventTypes: asked.eventTypes })) ?? left);
       return { endpoint, secret: secretBox.open(current.sealed, left.id) };
     }
-    const secret = newSigningSecret();
-    const id = newId('endpoint', clock);
-    const endpoint = await store.endpoints.create(
-      tenant,
-      {
-        id,
-        consumerId: consumer.id,
-        url: asked.forwardTo,
-        description: 'wirehook listen',
-        eventTypes: asked.eventTypes,
-        fixedIp: false,
-        status: 'active',
-        disabledReason: null,
-        failingSince: null,
-        createdAt: now,
-        retry: { ...DEFAULT_RETRY_POLICY },
-        compatSignature: null,
-        ordering: 'none',
-        rateLimit: null,
-        type: 'listen',
-      },
-      { sealed: secretBox.seal(secret, id), createdAt: now, expiresAt: null },
-      MAX_ENDPOINTS_PER_CONSUMER,
-    );
+    const { endpoint, secret } = await createEndpoint(this.#deps, tenant, {
+      consumerId: consumer.id,
+      url: asked.forwardTo,
+      description: 'wirehook listen',
+      eventTypes: asked.eventTypes,
+      type: 'listen',
+    });
     return { endpoint, secret };
   }
 }
