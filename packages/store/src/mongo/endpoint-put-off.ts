@@ -35,8 +35,8 @@ export async function endHold(
   // The walk document first: a walk batch on it conflicts at once, before this transaction's reads and writes.
   const walk = W.walk(endpointId);
   await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
-  const { due, count } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, PUT_OFF_BATCH);
-  if (count === PUT_OFF_BATCH) {
+  const { due, more } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, PUT_OFF_BATCH);
+  if (more) {
     // The rest is the walk's (endpoint-walk.ts): one document by _id, written in this transaction.
     await conn.endpointWalks.updateOne(
       walk.filter,
@@ -49,7 +49,7 @@ export async function endHold(
 
 /**
  * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `dueAt` (default `now`), as endHold.
- * @returns the due notes to pass to noteDue after the commit, and how many became due.
+ * @returns the due notes to pass to noteDue after the commit, how many became due, and whether more may be left.
  */
 export function releasePutOff(
   conn: MongoConnection,
@@ -60,7 +60,7 @@ export function releasePutOff(
   now: number,
   limit: number,
   dueAt = now,
-): Promise<{ due: DueNote[]; count: number }> {
+): Promise<PutOffBatch> {
   return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt);
 }
 
@@ -71,6 +71,13 @@ export function releasePutOff(
  */
 export async function respace(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number): Promise<DueNote[]> {
   return (await makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now), PUT_OFF_BATCH)).due;
+}
+
+/** What one call made due: the notes for noteDue after the commit, how many, and whether more may be left. */
+export interface PutOffBatch {
+  due: DueNote[];
+  count: number;
+  more: boolean;
 }
 
 /** Entries one call reads at most per delivery it may make due, leased ones included (as SQLite's RESPACE_READ). */
@@ -85,7 +92,7 @@ async function makeDue(
   q: Sent,
   limit: number,
   dueAt = now,
-): Promise<{ due: DueNote[]; count: number }> {
+): Promise<PutOffBatch> {
   const due: DueNote[] = [];
   let left = limit;
   let read = READ_PER_PUT_OFF * limit;
@@ -114,5 +121,6 @@ async function makeDue(
     await deliveries.updateMany(byIds.filter, { $set: { nextAttemptAt: dueAt, dueAt } }, { ...byIds.options, session });
     due.push({ orgId: t.orgId, env: t.env, endpointId, month, dueAt });
   }
-  return { due, count: limit - left };
+  // More may be left when the batch filled, or when the read ran out on leased entries first.
+  return { due, count: limit - left, more: left === 0 || read <= 0 };
 }

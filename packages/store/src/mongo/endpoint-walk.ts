@@ -140,7 +140,7 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch, dueAt);
       result.released += made.count;
       result.due.push(...made.due);
-      more = made.count === batch;
+      more = made.more;
     }
     finished = { putOffUntil: null };
   }
