@@ -50,17 +50,42 @@ async function burst(midway: () => Promise<void>): Promise<string[]> {
 
 async function expectAllArrive(name: string, ids: string[]): Promise<void> {
   const want = new Set(ids);
-  await eventually(
-    () => {
-      const got = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']).filter((id) => want.has(id!)));
-      expect(got.size).toBe(want.size);
-    },
-    90_000,
-    250,
-  );
+  try {
+    await eventually(
+      () => {
+        const got = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']).filter((id) => want.has(id!)));
+        expect(got.size).toBe(want.size);
+      },
+      90_000,
+      250,
+    );
+  } catch (err) {
+    console.error(`${name}: not all arrived; the dispatchers' view:\n${await dispatcherView()}`);
+    throw err;
+  }
   const received = rx.receiver.requests.filter((r) => want.has(r.headers['webhook-id']!)).length;
   console.log(`${name}: ${ids.length} messages, ${received} requests, ${received - ids.length} arrived more than once`);
   expect(received).toBeGreaterThanOrEqual(ids.length);
+}
+
+/** What each dispatcher says of its queue and JetStream's consumer (printed when deliveries do not arrive). */
+async function dispatcherView(): Promise<string> {
+  const shown = /^wirehook_(deliveries_due|dispatch_waiting|dispatch_in_flight|dispatch_store_errors|jetstream_consumer|delivery_attempts_total)/;
+  const views = await Promise.all(
+    h.cluster.specs
+      .filter((s) => s.service === 'dispatcher')
+      .map(async (s) => {
+        const text = await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`).then(
+          (r) => r.text(),
+          (e: Error) => e.message,
+        );
+        return `${s.name}:\n${text
+          .split('\n')
+          .filter((l) => shown.test(l))
+          .join('\n')}`;
+      }),
+  );
+  return views.join('\n');
 }
 
 const attemptsOn = (port: number) => readMetric(`http://127.0.0.1:${port}`, 'wirehook_delivery_attempts_total', { outcome: 'success' });

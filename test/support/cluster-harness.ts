@@ -1,9 +1,10 @@
 // Wirehook in cluster mode for tests: real nats-server (JetStream) and redis-server on free
 // loopback ports, every service its own process (services/cluster), SQLite shared through
 // DATA_DIR, and one clock offset file that moves the time of every process at once.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { expect } from 'vitest';
 import { runAdminCommand } from '@wirehook/admin';
 import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
@@ -58,6 +59,20 @@ export interface ClusterHarness {
   close(): Promise<void>;
 }
 
+/**
+ * Where the services' lines go: stderr when verbose; into a file of the directory named by
+ * WIREHOOK_TEST_SERVICE_LOGS when set (one file a harness, to read a failure after the run);
+ * else nowhere.
+ */
+function serviceLines(verbose: boolean | undefined, dataDir: string): (name: string, line: string) => void {
+  const dir = process.env['WIREHOOK_TEST_SERVICE_LOGS'];
+  if (verbose) return (name, line) => process.stderr.write(`[${name}] ${line}\n`);
+  if (!dir) return () => {};
+  const file = join(dir, `${basename(dataDir)}.log`);
+  appendFileSync(file, `${expect.getState().testPath ?? ''}\n`);
+  return (name, line) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${line}\n`);
+}
+
 /** Starts NATS, Redis and every Wirehook service for a test file. Close it in afterAll. */
 export async function startClusterHarness(options: ClusterHarnessOptions = {}): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-cluster-'));
@@ -92,7 +107,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       dispatchers,
       // Ten processes starting while the rest of the suite runs on two cores: be patient.
       startTimeoutMs: 90_000,
-      onLine: options.verbose ? (name, line) => process.stderr.write(`[${name}] ${line}\n`) : () => {},
+      onLine: serviceLines(options.verbose, dataDir),
     });
   } catch (err) {
     await stopServers();
