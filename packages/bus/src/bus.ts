@@ -47,7 +47,35 @@ export interface Bus {
    * The handler runs in a `process <subject>` span continuing the publisher's trace.
    */
   consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription;
+  /**
+   * Answers requests on `subject` (request/reply, not a work queue: nothing is stored, a
+   * request goes to whoever serves the subject at that moment). The handler's bytes are the
+   * answer; a handler that throws sends none (the requester's time runs out).
+   */
+  serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array>): Subscription;
+  /**
+   * Asks whoever serves `subject` and waits for its answer.
+   * @throws NoResponderError at once when nobody serves it; RequestTimeoutError when no answer
+   *   came within `timeoutMs` (the server, or the broker, is gone or slow).
+   */
+  request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array>;
   /** Resolves once the broker answers (a round trip); rejects when the connection is closed. For readiness probes. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Nobody serves the subject of a request (see Bus.serve). */
+export class NoResponderError extends Error {
+  constructor(subject: string) {
+    super(`nobody serves ${subject}`);
+    this.name = 'NoResponderError';
+  }
+}
+
+/** A request's answer did not come in time. */
+export class RequestTimeoutError extends Error {
+  constructor(subject: string, timeoutMs: number) {
+    super(`no answer on ${subject} within ${timeoutMs} ms`);
+    this.name = 'RequestTimeoutError';
+  }
 }

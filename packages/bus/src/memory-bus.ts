@@ -1,4 +1,13 @@
-import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from './bus.ts';
+import {
+  type Bus,
+  type BusMessage,
+  type ConsumeOptions,
+  type HandleResult,
+  NoResponderError,
+  type PublishOptions,
+  RequestTimeoutError,
+  type Subscription,
+} from './bus.ts';
 import { messageTraceContext, traceHandle, tracePublish } from './bus-tracing.ts';
 import { Fifo } from './fifo.ts';
 
@@ -23,6 +32,8 @@ export class MemoryBus implements Bus {
   /** msgId → when first seen, oldest first (Map keeps insertion order). */
   readonly #recentIds = new Map<string, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** Who serves each request/reply subject (the newest, as with one server). */
+  readonly #servers = new Map<string, (data: Uint8Array) => Promise<Uint8Array>>();
   #closed = false;
 
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
@@ -51,6 +62,30 @@ export class MemoryBus implements Bus {
     };
   }
 
+  serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array>): Subscription {
+    this.#servers.set(subject, handler);
+    return {
+      stop: async () => {
+        if (this.#servers.get(subject) === handler) this.#servers.delete(subject);
+      },
+    };
+  }
+
+  async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (this.#closed) throw new Error('bus is closed');
+    const handler = this.#servers.get(subject);
+    if (handler === undefined) throw new NoResponderError(subject);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RequestTimeoutError(subject, timeoutMs)), timeoutMs);
+    });
+    try {
+      return await Promise.race([handler(data), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** In-process: answers while open. */
   async ping(): Promise<void> {
     if (this.#closed) throw new Error('bus is closed');
@@ -58,6 +93,7 @@ export class MemoryBus implements Bus {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#servers.clear();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     await Promise.all(

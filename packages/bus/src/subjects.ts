@@ -7,6 +7,14 @@ import type { DeliveryId } from '@wirehook/core';
 /** "Delivery X may be due": wakes a dispatcher, which claims it from the store. */
 export const DISPATCH_SUBJECT = 'wirehook.dispatch';
 
+/**
+ * Request/reply to the `wirehook listen` connection of a listener endpoint: served by the
+ * gateway process that holds the connection, asked by the dispatcher that sends to it.
+ */
+export function listenSubject(endpointId: string): string {
+  return `wirehook.listen.${endpointId}`;
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

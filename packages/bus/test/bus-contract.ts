@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode, trace, type SpanContext } from '@opentelemetry/api';
 import { eventually, recordSpans, type SpanRecorder } from '@wirehook/testkit';
-import type { Bus, BusMessage, HandleResult } from '../src/bus.ts';
+import { type Bus, type BusMessage, type HandleResult, NoResponderError, RequestTimeoutError } from '../src/bus.ts';
 
 /** One broker under test, opened afresh for each test. */
 export interface ContractBroker {
@@ -265,6 +265,24 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
         expect(failed!.events.map((e) => e.name)).toEqual(['exception']);
         expect(retried).toMatchObject({ status: { code: SpanStatusCode.UNSET }, attributes: expect.objectContaining({ 'wirehook.bus.delivery_count': 2 }) });
       });
+    });
+
+    it('request/reply: a server on another connection answers; none serving is NoResponderError at once; a slow one RequestTimeoutError', async () => {
+      const { connect } = await setup();
+      const [server, client] = [await connect(), await connect()];
+      const subject = 'wirehook.listen.ep_contract';
+      await expect(client.request(subject, bytes('x'), 5_000)).rejects.toBeInstanceOf(NoResponderError);
+      let slow = false;
+      const served = server.serve(subject, async (data) => {
+        if (slow) await sleep(500);
+        return bytes(`echo ${text(data)}`);
+      });
+      // A subscription reaches the server a round trip after serve(): asked until it answers.
+      await eventually(async () => expect(text(await client.request(subject, bytes('hi'), 2_000))).toBe('echo hi'));
+      slow = true;
+      await expect(client.request(subject, bytes('late'), 100)).rejects.toBeInstanceOf(RequestTimeoutError);
+      await served.stop();
+      await eventually(() => expect(client.request(subject, bytes('x'), 2_000)).rejects.toBeInstanceOf(NoResponderError));
     });
 
     it('close() waits for running handlers, then refuses to publish', async () => {

@@ -40,6 +40,12 @@ export interface ListenSend {
   body: string;
 }
 
+/** What serving listener connections needs of a hub: attach and detach them, pass their answers on. */
+export interface ListenerRegistry extends Pick<ListenHub, 'attach' | 'detach' | 'connected' | 'answer'> {
+  /** Why no listener can be served now (cluster mode: NATS not reached yet), or null. */
+  unavailable?(): string | null;
+}
+
 interface Waiting {
   connection: ListenerConnection;
   start: number;

@@ -12,5 +12,6 @@ export * from './recovery-codec.ts';
 export * from './recovery-grpc-client.ts';
 export * as relayv1 from './gen/wirehook/relay/v1/relay_pb.ts';
 export * from './relay-grpc-client.ts';
+export * from './send-codec.ts';
 export * from './grpc-metrics.ts';
 export * from './grpc-target.ts';

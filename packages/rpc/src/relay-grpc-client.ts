@@ -1,10 +1,11 @@
-import type { SendRequest, SendResult } from '@wirehook/egress';
+import type { SendResult } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
 import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient } from './grpc-service.ts';
 import { relayCallError } from './relay-call-error.ts';
+import { deliverRequestOf, type ForwardedSend, sendResultOf } from './send-codec.ts';
 
 /** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
-export type RelayDeliverRequest = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
+export type RelayDeliverRequest = ForwardedSend;
 
 /**
  * The egress relay over gRPC: the dispatcher's sender for `fixed_ip` endpoints in cluster
@@ -32,22 +33,7 @@ export class RelayGrpcClient {
   async send(request: RelayDeliverRequest): Promise<SendResult> {
     const started = performance.now();
     try {
-      const r = await this.#client.rpc.deliver({
-        url: request.url,
-        poolKey: request.poolKey,
-        headers: request.headers,
-        body: Buffer.from(request.body, 'utf8'),
-      });
-      return {
-        ok: r.ok,
-        status: r.status ?? null,
-        responseHead: r.responseHead ?? null,
-        error: r.error ?? null,
-        durationMs: r.durationMs,
-        sourceIp: r.sourceIp ?? null,
-        // As HttpEgress reports it: the dispatcher holds the endpoint on it.
-        retryAfter: r.retryAfter ?? null,
-      };
+      return sendResultOf(await this.#client.rpc.deliver(deliverRequestOf(request)));
     } catch (err) {
       const error = relayCallError(err, this.#address, this.#deadlineMs);
       return { ok: false, status: null, responseHead: null, error, durationMs: Math.round(performance.now() - started), sourceIp: null };

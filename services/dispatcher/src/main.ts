@@ -10,6 +10,7 @@ const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { MemoryKv, RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
+const { ListenOverBus } = await import('./listen-over-bus.ts');
 const { registerConsumerMetrics } = await import('./metrics.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
@@ -34,6 +35,8 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   const delivery = createDispatcher(config, {
     kv,
     relay,
+    // Listener endpoints: the gateway pod holding the CLI's connection answers on NATS.
+    listen: new ListenOverBus(bus, config.DELIVERY_TIMEOUT_MS),
     store,
     bus,
     secretBox: keys.box,

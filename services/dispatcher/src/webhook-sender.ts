@@ -31,7 +31,7 @@ export interface WebhookSenderDeps {
   metrics: DispatcherMetrics;
 }
 
-/** Where no listener connections are served (cluster mode, for now): a listener is never connected. */
+/** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
 const NO_LISTENERS: Sender = {
   send: async () => ({
     ok: false,

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import {
   emailEnv,
   deliveryEnv,
+  dispatchEnv,
   requireSharedKey,
   internalAuthEnv,
   logEnv,
+  natsEnv,
   portVar,
   relaySourceIpsVar,
   serveEnv,
@@ -31,6 +33,11 @@ export const gatewayConfigSchema = z
     // The egress relay's fixed IP pool (default empty): recorded at start and listed by
     // GET /v1/egress-ips (removed addresses stay listed, retiring, 30 days); empty records nothing.
     RELAY_SOURCE_IPS: relaySourceIpsVar,
+    // NATS: only for `wirehook listen` (request/reply to the dispatchers; no JetStream). The API
+    // never waits for it: listen answers 503 until it is reached.
+    ...natsEnv,
+    // A listener's answer waits this long, as a send to any endpoint does (set it as the dispatchers').
+    DELIVERY_TIMEOUT_MS: dispatchEnv.DELIVERY_TIMEOUT_MS,
     ...internalAuthEnv,
     ...emailEnv,
     ...logEnv,

@@ -5,7 +5,11 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing starts before anything else loads, so ioredis is instrumented as it is imported:
 // everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'gateway' });
-const { httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
+const { connectWithRetry, httpComponent, listenerCheck, loadConfig, natsBusOptions, runService } = await import('@wirehook/platform');
+const { NatsBus } = await import('@wirehook/bus');
+const { ListenHub } = await import('@wirehook/egress');
+const { ListenServer } = await import('@wirehook/http-api');
+const { ListenBridge } = await import('./listen-bridge.ts');
 const { createGateway } = await import('./create-gateway.ts');
 const { clusterGatewayDeps } = await import('./cluster-deps.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
@@ -14,13 +18,23 @@ const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
 
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
-  const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT' });
+  // `wirehook listen`: the CLI's WebSocket on this pod, its webhooks from the dispatchers over NATS.
+  const nats = natsBusOptions(config);
+  const listeners = new ListenBridge({
+    hub: new ListenHub({ clock: ctx.clock, timeoutMs: config.DELIVERY_TIMEOUT_MS }),
+    connect: () => connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'gateway', streams: [] }), ctx.logger),
+    logger: ctx.logger.child({ component: 'listen' }),
+  });
+  const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners });
+  const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT', upgrade: listen.upgrade });
   // Ready while it listens (stopped first on SIGTERM: out of the Service while draining).
   ctx.readiness.push(listenerCheck(api));
   return [
     // Stopped last: it exports the spans of the requests drained before it.
     tracing,
     ...components,
+    listeners,
+    { name: 'listen', start: async () => {}, stop: () => listen.close() },
     api,
   ];
 });

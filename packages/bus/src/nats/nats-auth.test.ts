@@ -5,9 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nkeys } from '@nats-io/transport-node';
-import { startNatsServer, testCa, type NatsServer } from '@wirehook/testkit';
+import { eventually, startNatsServer, testCa, type NatsServer } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DISPATCH_SUBJECT } from '../subjects.ts';
+import { NoResponderError } from '../bus.ts';
+import { DISPATCH_SUBJECT, listenSubject } from '../subjects.ts';
 import { type NatsAuth, natsAuthOptions, NatsConnectRefusedError, type NatsTls } from './nats-auth.ts';
 import { NatsBus } from './nats-bus.ts';
 
@@ -149,6 +150,12 @@ describe('NATS_PREFIX: two installs share one nats-server', () => {
       expect(takenByA.sort()).toEqual([0, 1, 2, 3, 4].map((i) => `alpha.dispatch dlv_a${i}`));
       expect(takenByB).toEqual(['beta.dispatch dlv_b0']);
       expect(await a.consumerBacklog(DISPATCH_SUBJECT)).toMatchObject({ pending: 0 });
+      // Request/reply too: a listener served under alpha is nobody's under beta.
+      const subject = listenSubject('ep_shared');
+      const served = a.serve(subject, async () => new TextEncoder().encode('alpha'));
+      await eventually(async () => expect(new TextDecoder().decode(await a.request(subject, new Uint8Array(), 2_000))).toBe('alpha'));
+      await expect(b.request(subject, new Uint8Array(), 2_000)).rejects.toBeInstanceOf(NoResponderError);
+      await served.stop();
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -6,9 +6,18 @@
 // heartbeats, re-pulling after a reconnect) are what this adapter is built on. It speaks to
 // nats-server 2.9 (Debian's) as well as current servers.
 import { randomUUID } from 'node:crypto';
-import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { connect, errors as natsErrors, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
-import type { Bus, BusMessage, ConsumeOptions, HandleResult, PublishOptions, Subscription } from '../bus.ts';
+import {
+  type Bus,
+  type BusMessage,
+  type ConsumeOptions,
+  type HandleResult,
+  NoResponderError,
+  type PublishOptions,
+  RequestTimeoutError,
+  type Subscription,
+} from '../bus.ts';
 import { tracePublish } from '../bus-tracing.ts';
 import { clientCertificateRefusal } from './client-cert-probe.ts';
 import { natsAuthOptions, type NatsAuth, type NatsTls, redactNatsUrl, refusal } from './nats-auth.ts';
@@ -48,6 +57,8 @@ const DRAIN_TIMEOUT_MS = 5_000;
 const JS_API_TIMEOUT_MS = 5_000;
 
 interface Settings {
+  /** NATS_PREFIX: request/reply subjects (`wirehook.…` in the Bus) go under it. */
+  prefix: string;
   publishTimeoutMs: number;
   pullExpiresMs: number;
   retryAfterThrowMs: number;
@@ -112,17 +123,20 @@ export class NatsBus implements Bus {
     }
     const streams = options.streams ?? natsStreams(options.prefix ?? DEFAULT_NATS_PREFIX);
     try {
-      await applyStreams(
-        await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }),
-        streams,
-        options.streamSettings ?? DEFAULT_STREAM_SETTINGS,
-        options.streamLogger,
-      );
+      // A process that only serves and asks requests (the gateway) declares none: it needs no JetStream.
+      if (streams.length > 0)
+        await applyStreams(
+          await jetstreamManager(nc, { timeout: JS_API_TIMEOUT_MS }),
+          streams,
+          options.streamSettings ?? DEFAULT_STREAM_SETTINGS,
+          options.streamLogger,
+        );
     } catch (err) {
       await nc.close();
       throw err;
     }
     return new NatsBus(nc, streams, {
+      prefix: options.prefix ?? DEFAULT_NATS_PREFIX,
       publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
       pullExpiresMs: Math.max(1_000, options.pullExpiresMs ?? 10_000),
       retryAfterThrowMs: options.retryAfterThrowMs ?? 1_000,
@@ -189,6 +203,39 @@ export class NatsBus implements Bus {
         await worker.stop();
       },
     };
+  }
+
+  /** Core NATS request/reply under NATS_PREFIX (no JetStream: nothing is stored). */
+  serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array>): Subscription {
+    if (this.#closing) throw new Error('bus is closed');
+    const { logger } = this.#settings;
+    const sub = this.#nc.subscribe(this.#requestSubject(subject), {
+      callback: (err, msg) => {
+        if (err) return logger?.warn({ err, subject }, 'serving a NATS subject failed');
+        handler(msg.data).then(
+          (answer) => msg.respond(answer),
+          (handlerErr: unknown) => logger?.warn({ err: handlerErr, subject }, 'a request handler threw; no answer sent'),
+        );
+      },
+    });
+    return { stop: async () => sub.unsubscribe() };
+  }
+
+  async request(subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    if (this.#closing) throw new Error('bus is closed');
+    const natsSubject = this.#requestSubject(subject);
+    try {
+      return (await this.#nc.request(natsSubject, data, { timeout: timeoutMs })).data;
+    } catch (err) {
+      if (err instanceof natsErrors.RequestError && err.isNoResponders()) throw new NoResponderError(natsSubject);
+      if (err instanceof natsErrors.TimeoutError) throw new RequestTimeoutError(natsSubject, timeoutMs);
+      throw err;
+    }
+  }
+
+  /** `wirehook.listen.x` → `<prefix>.listen.x`: two installs on one NATS never answer each other. */
+  #requestSubject(subject: string): string {
+    return subject.startsWith('wirehook.') ? `${this.#settings.prefix}${subject.slice('wirehook'.length)}` : subject;
   }
 
   /**

@@ -14,8 +14,9 @@ import {
   type Consumer,
   type Endpoint,
   type Tenant,
+  UnavailableError,
 } from '@wirehook/core';
-import type { ListenHub, ListenerConnection, ListenResponseFrame } from '@wirehook/egress';
+import type { ListenerConnection, ListenerRegistry, ListenResponseFrame } from '@wirehook/egress';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiDeps } from '../deps.ts';
 import { apiKeyAuth, type AuthContext } from '../http/auth.ts';
@@ -31,7 +32,8 @@ const PING_EVERY_MS = 20_000;
 const MAX_FRAME_BYTES = 256 * 1024;
 
 export interface ListenServerDeps extends Pick<ApiDeps, 'store' | 'clock' | 'logger' | 'secretBox'> {
-  hub: ListenHub;
+  /** The connections this process holds (in cluster mode also served on the bus: see the gateway's ListenBridge). */
+  hub: ListenerRegistry;
   /** Default LISTENER_GONE_AFTER_MS. */
   goneAfterMs?: number;
 }
@@ -100,6 +102,8 @@ export class ListenServer {
     const auth = await apiKeyAuth(this.#deps, headerValue(req.headers.authorization));
     if (!auth.scopes.includes('endpoints:write')) throw new ForbiddenError('this API key lacks the scope endpoints:write');
     if (auth.tenant.env !== 'test') throw new ForbiddenError('wirehook listen works with test-environment keys only (sk_test_…); this key is live');
+    const unavailable = this.#deps.hub.unavailable?.() ?? null;
+    if (unavailable !== null) throw new UnavailableError(unavailable);
     const asked = listenRequest(url.searchParams);
     const consumer = await this.#consumer(auth, asked.consumer);
     const { endpoint, secret } = await this.#listener(auth.tenant, consumer, asked);

@@ -1,0 +1,63 @@
+// A signed webhook and what came of its send, as protobuf: `wirehook.relay.v1`'s DeliverRequest
+// and DeliverResponse. The relay's gRPC call carries them, and so does the request/reply of a
+// `wirehook listen` connection in cluster mode (dispatcher → the gateway pod holding it, over
+// NATS): one wire shape for "send this, here is what happened".
+import { create, fromBinary, type MessageInitShape, toBinary } from '@bufbuild/protobuf';
+import type { SendRequest, SendResult } from '@wirehook/egress';
+import { type DeliverRequest, DeliverRequestSchema, type DeliverResponse, DeliverResponseSchema } from './gen/wirehook/relay/v1/relay_pb.ts';
+
+/** A signed webhook to send elsewhere: the egress request, and whose connections (the endpoint id) to use. */
+export type ForwardedSend = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
+
+export function deliverRequestOf(send: ForwardedSend): MessageInitShape<typeof DeliverRequestSchema> {
+  return { url: send.url, poolKey: send.poolKey, headers: send.headers, body: Buffer.from(send.body, 'utf8') };
+}
+
+export function forwardedSendOf(request: Pick<DeliverRequest, 'url' | 'poolKey' | 'headers' | 'body'>): ForwardedSend {
+  return { url: request.url, poolKey: request.poolKey, headers: { ...request.headers }, body: Buffer.from(request.body).toString('utf8') };
+}
+
+export function deliverResponseOf(r: SendResult): MessageInitShape<typeof DeliverResponseSchema> {
+  return {
+    ok: r.ok,
+    durationMs: Math.max(0, Math.round(r.durationMs)),
+    ...(r.status === null ? {} : { status: r.status }),
+    ...(r.responseHead === null ? {} : { responseHead: r.responseHead }),
+    ...(r.error === null ? {} : { error: r.error }),
+    ...(r.sourceIp === null ? {} : { sourceIp: r.sourceIp }),
+    ...(r.retryAfter == null ? {} : { retryAfter: r.retryAfter }),
+  };
+}
+
+export function sendResultOf(r: DeliverResponse): SendResult {
+  return {
+    ok: r.ok,
+    status: r.status ?? null,
+    responseHead: r.responseHead ?? null,
+    error: r.error ?? null,
+    durationMs: r.durationMs,
+    sourceIp: r.sourceIp ?? null,
+    // As HttpEgress reports it: the dispatcher holds the endpoint on it.
+    retryAfter: r.retryAfter ?? null,
+  };
+}
+
+/** The bytes of `send` (a bus request's payload). */
+export function encodeForwardedSend(send: ForwardedSend): Uint8Array {
+  return toBinary(DeliverRequestSchema, create(DeliverRequestSchema, deliverRequestOf(send)));
+}
+
+/** @throws Error for bytes that are not a DeliverRequest. */
+export function decodeForwardedSend(bytes: Uint8Array): ForwardedSend {
+  return forwardedSendOf(fromBinary(DeliverRequestSchema, bytes));
+}
+
+/** The bytes of `result` (a bus reply's payload). */
+export function encodeSendResult(result: SendResult): Uint8Array {
+  return toBinary(DeliverResponseSchema, create(DeliverResponseSchema, deliverResponseOf(result)));
+}
+
+/** @throws Error for bytes that are not a DeliverResponse. */
+export function decodeSendResult(bytes: Uint8Array): SendResult {
+  return sendResultOf(fromBinary(DeliverResponseSchema, bytes));
+}

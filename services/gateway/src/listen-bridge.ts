@@ -1,0 +1,86 @@
+// `wirehook listen` in cluster mode: the CLI's WebSocket lands on one gateway pod, the
+// dispatcher that sends to its listener endpoint runs elsewhere. While this process holds a
+// listener's connection it serves the listener's subject on the bus (request/reply), so a
+// dispatcher's send reaches the CLI through it; once the connection is gone nobody serves the
+// subject and the dispatcher's send fails at once as `connection` (and retries).
+import { type Bus, listenSubject, type Subscription } from '@wirehook/bus';
+import type { ListenerConnection, ListenerRegistry, ListenHub, ListenResponseFrame } from '@wirehook/egress';
+import type { Component, Logger } from '@wirehook/platform';
+import { decodeForwardedSend, encodeSendResult } from '@wirehook/rpc';
+
+export interface ListenBridgeOptions {
+  hub: ListenHub;
+  /** Connects to NATS, retrying until it answers (connectWithRetry); run in the background. */
+  connect: () => Promise<Pick<Bus, 'serve' | 'close'>>;
+  logger: Logger;
+}
+
+/**
+ * The gateway's listener connections (a ListenHub), each served on the bus while connected.
+ * NATS is reached in the background: the public API never waits for it, and `listen` answers
+ * 503 until it is there. Stopping it stops serving, fails what waits on a connection, and
+ * closes the NATS connection.
+ */
+export class ListenBridge implements ListenerRegistry, Component {
+  readonly name = 'listen-bridge';
+  readonly #o: ListenBridgeOptions;
+  /** Listener endpoint id → its subject's subscription, while a connection of it is here. */
+  readonly #served = new Map<string, Subscription>();
+  #bus: Pick<Bus, 'serve' | 'close'> | undefined;
+  #stopped = false;
+
+  constructor(options: ListenBridgeOptions) {
+    this.#o = options;
+  }
+
+  async start(): Promise<void> {
+    this.#o
+      .connect()
+      .then(async (bus) => {
+        if (this.#stopped) return await bus.close();
+        this.#bus = bus;
+      })
+      .catch((err: unknown) => this.#o.logger.error({ err }, 'NATS was not reached: `wirehook listen` stays unavailable on this gateway'));
+  }
+
+  unavailable(): string | null {
+    return this.#bus === undefined ? 'wirehook listen needs NATS, which this gateway has not reached yet; try again in a moment' : null;
+  }
+
+  attach(endpointId: string, connection: ListenerConnection): void {
+    const { hub } = this.#o;
+    hub.attach(endpointId, connection);
+    if (this.#served.has(endpointId) || this.#bus === undefined) return; // a reconnect: served already
+    this.#served.set(
+      endpointId,
+      this.#bus.serve(listenSubject(endpointId), async (data) => {
+        // The subject names the endpoint; the payload's own key is not trusted over it.
+        return encodeSendResult(await hub.send({ ...decodeForwardedSend(data), poolKey: endpointId }));
+      }),
+    );
+  }
+
+  detach(endpointId: string, connection: ListenerConnection): void {
+    this.#o.hub.detach(endpointId, connection);
+    if (this.#o.hub.connected(endpointId)) return; // a newer connection of it is still here
+    const served = this.#served.get(endpointId);
+    this.#served.delete(endpointId);
+    served?.stop().catch((err: unknown) => this.#o.logger.warn({ err, endpointId }, 'could not stop serving a listener on NATS'));
+  }
+
+  connected(endpointId: string): boolean {
+    return this.#o.hub.connected(endpointId);
+  }
+
+  answer(connection: ListenerConnection, frame: ListenResponseFrame): void {
+    this.#o.hub.answer(connection, frame);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await Promise.allSettled([...this.#served.values()].map((s) => s.stop()));
+    this.#served.clear();
+    this.#o.hub.close();
+    await this.#bus?.close();
+  }
+}
