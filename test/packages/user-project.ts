@@ -86,6 +86,16 @@ export const nodeVersions = () => testedNodeVersions(readFileSync(join(REPO, 'pa
 export const registryDependencies = (nodes: number[]) => ['express@5', '@types/express@5', 'fastify@5', `@types/node@${Math.min(...nodes)}`];
 
 /**
+ * What installing the tarball of `packages/<dir>` itself fetches from the registry: its
+ * `dependencies`, as `name@range` (for @wirehook/cli, `ws`). Under `--offline` they too must be
+ * in npm's cache beforehand.
+ */
+export function packageRegistryDependencies(dir: string): string[] {
+  const { dependencies = {} } = JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.entries(dependencies).map(([name, range]) => `${name}@${range}`);
+}
+
+/**
  * npm install's flags for the user's project: `--offline` once ./dev has fetched everything
  * (WIREHOOK_TEST_DOWNLOADS=cached), so a missing package fails at once, naming it, instead of
  * downloading inside a test's time limit; otherwise the cache first, the registry for the rest.
