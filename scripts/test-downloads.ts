@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeOf, nodeVersions, output, REPO, registryDependencies, run } from '../test/packages/user-project.ts';
+import { nodeOf, nodeVersions, output, packageRegistryDependencies, REPO, registryDependencies, run } from '../test/packages/user-project.ts';
 
 const versions = nodeVersions();
 for (const major of versions) await nodeOf(major);
@@ -21,7 +21,10 @@ try {
   writeFileSync(join(project, 'package.json'), '{ "name": "test-downloads", "private": true }\n');
   // --ignore-scripts: only the cache is wanted; nothing of these packages needs to run here.
   const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', '--ignore-scripts', '--no-package-lock'];
-  const ran = await run('npm', ['install', ...flags, ...registryDependencies(versions)], { cwd: project, timeoutMs: 600_000 });
+  const ran = await run('npm', ['install', ...flags, ...registryDependencies(versions), ...packageRegistryDependencies('cli')], {
+    cwd: project,
+    timeoutMs: 600_000,
+  });
   if (ran.code !== 0) {
     console.error(`npm install of what the package-install test needs failed (from ${REPO})\n${output(ran)}`);
     process.exit(1);

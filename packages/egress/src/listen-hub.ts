@@ -44,6 +44,8 @@ export interface ListenSend {
 export interface ListenerRegistry extends Pick<ListenHub, 'attach' | 'detach' | 'connected' | 'answer'> {
   /** Why no listener can be served now (cluster mode: NATS not reached yet), or null. */
   unavailable?(): string | null;
+  /** Whether another process holds a connection of the listener (cluster mode); in doubt, true. */
+  servedElsewhere?(endpointId: string): Promise<boolean>;
 }
 
 interface Waiting {

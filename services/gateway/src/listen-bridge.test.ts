@@ -45,6 +45,14 @@ describe('ListenBridge (the gateway side of `wirehook listen` in cluster mode)',
     expect(cli.frames).toHaveLength(1);
     expect(JSON.parse(cli.frames[0]!)).toMatchObject({ type: 'request', headers: { 'webhook-id': 'msg_1' }, body: '{"a":1}' });
 
+    // Another gateway's janitor asks whether ep_a is held: yes, without a frame to the CLI.
+    const other = new ListenBridge({ hub: new ListenHub({ clock, timeoutMs: 1_000 }), connect: async () => bus, logger: silentLogger() });
+    await other.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await other.servedElsewhere('ep_a')).toBe(true);
+    expect(await other.servedElsewhere('ep_nobody')).toBe(false);
+    expect(cli.frames).toHaveLength(1);
+
     // A reconnect replaces the connection and keeps serving; the old one's close does not stop it.
     const again = cliConnection(() => bridge, 200);
     bridge.attach('ep_a', again);
@@ -53,6 +61,7 @@ describe('ListenBridge (the gateway side of `wirehook listen` in cluster mode)',
     // Its last connection gone: nobody serves it (the dispatcher records `connection` at once).
     bridge.detach('ep_a', again);
     await expect(bus.request(listenSubject('ep_a'), send('ep_a'), 2_000)).rejects.toBeInstanceOf(NoResponderError);
+    expect(await other.servedElsewhere('ep_a')).toBe(false);
     await bridge.stop();
   });
 });

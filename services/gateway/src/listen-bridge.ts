@@ -3,15 +3,18 @@
 // listener's connection it serves the listener's subject on the bus (request/reply), so a
 // dispatcher's send reaches the CLI through it; once the connection is gone nobody serves the
 // subject and the dispatcher's send fails at once as `connection` (and retries).
-import { type Bus, listenSubject, type Subscription } from '@wirehook/bus';
+import { type Bus, listenSubject, NoResponderError, type Subscription } from '@wirehook/bus';
 import type { ListenerConnection, ListenerRegistry, ListenHub, ListenResponseFrame } from '@wirehook/egress';
 import type { Component, Logger } from '@wirehook/platform';
 import { decodeForwardedSend, encodeSendResult } from '@wirehook/rpc';
 
+/** How long the janitor's probe waits for another gateway's answer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 export interface ListenBridgeOptions {
   hub: ListenHub;
   /** Connects to NATS, retrying until it answers (connectWithRetry); run in the background. */
-  connect: () => Promise<Pick<Bus, 'serve' | 'close'>>;
+  connect: () => Promise<Pick<Bus, 'serve' | 'request' | 'close'>>;
   logger: Logger;
 }
 
@@ -26,7 +29,7 @@ export class ListenBridge implements ListenerRegistry, Component {
   readonly #o: ListenBridgeOptions;
   /** Listener endpoint id → its subject's subscription, while a connection of it is here. */
   readonly #served = new Map<string, Subscription>();
-  #bus: Pick<Bus, 'serve' | 'close'> | undefined;
+  #bus: Pick<Bus, 'serve' | 'request' | 'close'> | undefined;
   #stopped = false;
 
   constructor(options: ListenBridgeOptions) {
@@ -54,6 +57,8 @@ export class ListenBridge implements ListenerRegistry, Component {
     this.#served.set(
       endpointId,
       this.#bus.serve(listenSubject(endpointId), async (data) => {
+        // An empty request is another gateway's janitor asking whether the listener is held: yes.
+        if (data.length === 0) return new Uint8Array();
         // The subject names the endpoint; the payload's own key is not trusted over it.
         return encodeSendResult(await hub.send({ ...decodeForwardedSend(data), poolKey: endpointId }));
       }),
@@ -66,6 +71,17 @@ export class ListenBridge implements ListenerRegistry, Component {
     const served = this.#served.get(endpointId);
     this.#served.delete(endpointId);
     served?.stop().catch((err: unknown) => this.#o.logger.warn({ err, endpointId }, 'could not stop serving a listener on NATS'));
+  }
+
+  /** Asks the bus whether a gateway serves the listener; no answer in time counts as yes (never remove in doubt). */
+  async servedElsewhere(endpointId: string): Promise<boolean> {
+    if (this.#bus === undefined) return true;
+    try {
+      await this.#bus.request(listenSubject(endpointId), new Uint8Array(), PROBE_TIMEOUT_MS);
+      return true;
+    } catch (err) {
+      return !(err instanceof NoResponderError);
+    }
   }
 
   connected(endpointId: string): boolean {

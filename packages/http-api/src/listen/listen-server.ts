@@ -13,6 +13,7 @@ import {
   toErrorResponse,
   type Consumer,
   type Endpoint,
+  type EndpointId,
   type Tenant,
   UnavailableError,
 } from '@wirehook/core';
@@ -28,6 +29,8 @@ export const LISTEN_CONSUMER = 'wirehook-listen';
 /** A listener endpoint whose connection dropped is kept this long for the CLI to reconnect, then removed. */
 export const LISTENER_GONE_AFTER_MS = 60_000;
 const PING_EVERY_MS = 20_000;
+/** Listener endpoints the janitor looks at a sweep (one sweep every LISTENER_GONE_AFTER_MS). */
+const JANITOR_PAGE = 100;
 /** A frame's size at most: a CLI's answer carries a capped body. */
 const MAX_FRAME_BYTES = 256 * 1024;
 
@@ -58,6 +61,9 @@ export class ListenServer {
   /** Listener endpoints whose connection dropped, by id: the timer that removes them. */
   readonly #gone = new Map<string, NodeJS.Timeout>();
   readonly #ping: NodeJS.Timeout;
+  readonly #janitor: NodeJS.Timeout;
+  /** Where the janitor's next sweep starts (null: from the first listener). */
+  #janitorAfter: EndpointId | null = null;
 
   constructor(deps: ListenServerDeps) {
     this.#deps = deps;
@@ -75,6 +81,48 @@ export class ListenServer {
       }
     }, PING_EVERY_MS);
     this.#ping.unref();
+    // Listeners whose process crashed (no close, no timer left to remove them): found by the
+    // janitor, at start and then every goneAfterMs, and removed unless connected again by then.
+    this.#janitor = setInterval(() => void this.sweep(), this.#goneAfterMs);
+    this.#janitor.unref();
+    void this.sweep();
+  }
+
+  get #goneAfterMs(): number {
+    return this.#deps.goneAfterMs ?? LISTENER_GONE_AFTER_MS;
+  }
+
+  /**
+   * One janitor step: a page of every tenant's listener endpoints (JANITOR_PAGE, by id, from
+   * where the last one ended); each with no connection here and no removal pending is given
+   * goneAfterMs to be connected again (here, or on another gateway), then removed. Never throws.
+   */
+  async sweep(): Promise<void> {
+    const { store, hub, logger } = this.#deps;
+    try {
+      const page = await store.endpoints.listeners(this.#janitorAfter, JANITOR_PAGE);
+      this.#janitorAfter = page.length < JANITOR_PAGE ? null : (page.at(-1)?.id ?? null);
+      for (const { tenant, id } of page) {
+        if (!hub.connected(id) && !this.#gone.has(id)) this.#removeLater(tenant, id, this.#goneAfterMs);
+      }
+    } catch (err) {
+      logger.warn({ err }, 'the listener janitor could not read listener endpoints; trying again at its next sweep');
+    }
+  }
+
+  /** Removes the listener endpoint `after` ms from now, unless a connection of it (here or on another gateway) is there then. */
+  #removeLater(tenant: Tenant, id: EndpointId, after: number): void {
+    const { store, hub, logger } = this.#deps;
+    const timer = setTimeout(() => {
+      this.#gone.delete(id);
+      if (hub.connected(id)) return;
+      void (async () => {
+        if (await hub.servedElsewhere?.(id)) return;
+        await store.endpoints.delete(tenant, id);
+      })().catch((err: unknown) => logger.error({ err, endpointId: id }, 'removing a listener failed'));
+    }, after);
+    timer.unref();
+    this.#gone.set(id, timer);
   }
 
   /** The HTTP server's `upgrade` listener. */
@@ -90,6 +138,7 @@ export class ListenServer {
   /** Closes every listener connection (as going away: their endpoints wait for a reconnect) and stops. */
   async close(): Promise<void> {
     clearInterval(this.#ping);
+    clearInterval(this.#janitor);
     for (const ws of this.#wss.clients) ws.close(1001, 'Wirehook is stopping');
     for (const timer of this.#gone.values()) clearTimeout(timer);
     this.#gone.clear();
@@ -124,16 +173,8 @@ export class ListenServer {
       hub.detach(endpoint.id, connection);
       if (hub.connected(endpoint.id)) return; // taken over by a newer connection
       // 1000: the CLI said goodbye (it exits). Else it may come back: keep the endpoint a while.
-      const after = code === 1000 ? 0 : (this.#deps.goneAfterMs ?? LISTENER_GONE_AFTER_MS);
-      const timer = setTimeout(() => {
-        this.#gone.delete(endpoint.id);
-        if (hub.connected(endpoint.id)) return;
-        this.#deps.store.endpoints
-          .delete(tenant, endpoint.id)
-          .catch((err: unknown) => logger.error({ err, endpointId: endpoint.id }, 'removing a listener failed'));
-      }, after);
-      timer.unref();
-      this.#gone.set(endpoint.id, timer);
+      clearTimeout(this.#gone.get(endpoint.id));
+      this.#removeLater(tenant, endpoint.id, code === 1000 ? 0 : this.#goneAfterMs);
     });
   }
 

@@ -5,6 +5,7 @@ import {
   type ConsumerId,
   type Endpoint,
   type EndpointId,
+  type OrgId,
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
@@ -21,7 +22,7 @@ import { toEndpoint, validSecrets } from './mappers.ts';
 import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
-import { scope } from './query.ts';
+import { checkedLimit, scope } from './query.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
@@ -59,6 +60,17 @@ export class MongoEndpointRepo implements EndpointRepo {
     const q = P.byId(t, id);
     const doc = await this.#conn.endpoints.findOne(q.filter, { ...q.options, ...WITHOUT_SECRETS });
     return doc === null ? null : toEndpoint(doc);
+  }
+
+  async listeners(after: EndpointId | null, limit: number): Promise<{ tenant: Tenant; id: EndpointId }[]> {
+    if (checkedLimit(limit) === 0) return [];
+    // Covered by endpoints_listeners (listeners only): no document, no http endpoint is read.
+    const q = P.listenersAfter(after);
+    const docs = await this.#conn.endpoints
+      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1 } })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, id: d._id as EndpointId }));
   }
 
   async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {

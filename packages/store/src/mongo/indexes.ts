@@ -53,6 +53,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'endpoints_tenant' },
     // The walk over organizations with fixed_ip endpoints (a pool change's notices): one seek each.
     { key: { orgId: 1 }, name: 'endpoints_fixed_ip', partialFilterExpression: { fixedIp: true } },
+    // The listener janitor's page (every tenant's `wirehook listen` endpoints by id): listeners
+    // only, a handful; covering, so a page reads no document.
+    { key: { type: 1, _id: 1, orgId: 1, env: 1 }, name: 'endpoints_listeners', partialFilterExpression: { type: 'listen' } },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [

@@ -78,4 +78,10 @@ export interface EndpointRepo {
   hold(t: Tenant, id: EndpointId, until: number): Promise<void>;
   /** Secrets valid at `now`, newest first (the current one first). */
   secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]>;
+  /**
+   * Listener endpoints (`type: 'listen'`) of every tenant, by id, after `after`, at most
+   * `limit`: the page of the janitor that removes listeners whose process crashed. Read by an
+   * index holding listeners alone (never the http endpoints).
+   */
+  listeners(after: EndpointId | null, limit: number): Promise<{ tenant: Tenant; id: EndpointId }[]>;
 }

@@ -5,6 +5,8 @@ import {
   type ConsumerId,
   type Endpoint,
   type EndpointId,
+  type Environment,
+  type OrgId,
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
@@ -16,7 +18,7 @@ import { toEndpoint, toStoredSecret } from './mappers.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
-import { int, toJsonOrNull } from './row.ts';
+import { int, text, toJsonOrNull } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
 /** A hold or fail walk makes nothing due: its batch needs no time. */
@@ -171,6 +173,14 @@ export class SqliteEndpointRepo implements EndpointRepo {
       this.#insertSecret(id, secret);
       return true;
     });
+  }
+
+  async listeners(after: EndpointId | null, limit: number): Promise<{ tenant: Tenant; id: EndpointId }[]> {
+    // endpoints_listeners (partial: listeners only, covering): no http endpoint is read.
+    return this.#conn
+      .statement(`SELECT id, org_id, env FROM endpoints WHERE type = 'listen' AND id > ? ORDER BY id LIMIT ?`)
+      .all(after ?? '', limit)
+      .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, id: text(row, 'id') as EndpointId }));
   }
 
   async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {

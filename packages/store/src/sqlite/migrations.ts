@@ -29,6 +29,7 @@ import { alertNoticesFair } from './migrations/026-alert-notices-fair.ts';
 import { alertConditionsPerEnv } from './migrations/027-alert-conditions-per-env.ts';
 import { holdEndWalk } from './migrations/028-hold-end-walk.ts';
 import { listenerEndpoints } from './migrations/029-listener-endpoints.ts';
+import { listenerJanitor } from './migrations/030-listener-janitor.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly string[] = [
   alertConditionsPerEnv,
   holdEndWalk,
   listenerEndpoints,
+  listenerJanitor,
 ];
 
 /**

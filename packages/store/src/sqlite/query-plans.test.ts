@@ -70,6 +70,11 @@ describe('SQLite query plans', () => {
     expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
 
+  it('pages listener endpoints by endpoints_listeners alone (covering; no http endpoint read)', () => {
+    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id, org_id, env FROM endpoints WHERE type = 'listen'"));
+    expect(page?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_listeners (id>?)');
+  });
+
   it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {
     const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
     expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');

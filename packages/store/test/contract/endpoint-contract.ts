@@ -47,6 +47,34 @@ export function describeEndpointContract(f: Fixtures): void {
       expect((await f.store.endpoints.list(t, { consumerId: consumer.id })).map((e) => e.type)).toEqual(['listen', 'http']);
     });
 
+    it('pages every tenant’s listener endpoints by id (the janitor’s walk), never an http endpoint', async () => {
+      const [t1, t2] = [await f.tenant(), await f.tenant()];
+      const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
+      const mine = new Map<string, unknown>();
+      for (const [t, c] of [
+        [t1, c1],
+        [t1, c1],
+        [t2, c2],
+      ] as const) {
+        const listener = await f.createEndpoint(t, c.id, { type: 'listen', url: 'http://localhost:3000/webhook' });
+        mine.set(listener.id, t);
+      }
+      const http = await f.createEndpoint(t1, c1.id, { type: 'http' });
+      const seen: { tenant: unknown; id: string }[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await f.store.endpoints.listeners(after as never, 2);
+        expect(page.length).toBeLessThanOrEqual(2);
+        if (page.length === 0) break;
+        seen.push(...page);
+        after = page.at(-1)!.id;
+      }
+      expect(seen.map((l) => l.id)).toEqual([...seen.map((l) => l.id)].sort());
+      expect(seen.map((l) => l.id)).not.toContain(http.id);
+      expect(seen.filter((l) => mine.has(l.id))).toEqual([...mine].map(([id, tenant]) => ({ id, tenant })).sort((a, b) => a.id.localeCompare(b.id)));
+      expect(await f.store.endpoints.listeners(null, 0)).toEqual([]);
+    });
+
     it('keeps null fields and fixedIp false', async () => {
       const t = await f.tenant();
       const consumer = await f.consumer(t);

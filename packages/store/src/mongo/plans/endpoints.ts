@@ -62,6 +62,18 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (after: string | null) => ({ filter: after === null ? {} : { _id: { $gt: after } }, sort: { _id: 1 } }),
     example: ['ep_1'],
   }),
+  /** Every tenant's listener endpoints by id after a cursor (the listener janitor's page; covered). */
+  listenersAfter: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_listeners',
+    examines:
+      '≤ limit index keys: endpoints_listeners (partial: type listen) from the cursor, stopped by the page; ' +
+      'no document (covered: _id, orgId, env), never an http endpoint',
+    maxExamined: () => 0,
+    maxKeysExamined: (n) => n + 1,
+    build: (after: string | null) => ({ filter: { type: 'listen', _id: { $gt: after ?? '' } }, sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
   /** A re-seal of one endpoint secret, conditional on the sealed value read. */
   sealedSecret: planSpec({
     collection: COLLECTIONS.endpoints,
