@@ -1,7 +1,7 @@
 import type { CompatSignature, EgressIpList } from '@wirehook/client/types';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type EndpointDetail } from './api.ts';
+import { api, type EndpointDetail, isListener } from './api.ts';
 import type { Ctx } from './ctx.ts';
 import { Loading, Notice, Time } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
@@ -13,7 +13,8 @@ const NO_COMPAT: CompatSignature = { header: '', content: 'body', encoding: 'hex
  * (GET /egress-ips; the ones being retired with their date: shown as soon as the box is
  * ticked, so the firewall can be opened before saving), and the extra signature header for
  * receivers of another webhook format (compat_signature; null turns it off), saved together
- * by one PATCH.
+ * by one PATCH. A listener (`wirehook listen`) is not sent from any address of Wirehook's: it
+ * gets the reason instead of the fixed-IP choice.
  */
 export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: EndpointDetail; onChange: () => void }) {
   const { t } = ctx;
@@ -34,13 +35,20 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
       <h2 id="advanced-title">{t.t('advanced')}</h2>
       <form class="form" onSubmit={save}>
         <h3>{t.t('fixedIp')}</h3>
-        <p id="fixed-ip-help" class="help">
-          {endpoint.fixed_ip ? t.t('fixedIpOn') : t.t('fixedIpOff')}
-        </p>
-        <label class="check">
-          <input type="checkbox" checked={fixedIp} aria-describedby="fixed-ip-help" onChange={(e) => setFixedIp(e.currentTarget.checked)} /> {t.t('fixedIp')}
-        </label>
-        {fixedIp && <EgressAddresses ctx={ctx} />}
+        {isListener(endpoint) ? (
+          <p class="help">{t.t('listenFixedIp')}</p>
+        ) : (
+          <>
+            <p id="fixed-ip-help" class="help">
+              {endpoint.fixed_ip ? t.t('fixedIpOn') : t.t('fixedIpOff')}
+            </p>
+            <label class="check">
+              <input type="checkbox" checked={fixedIp} aria-describedby="fixed-ip-help" onChange={(e) => setFixedIp(e.currentTarget.checked)} />{' '}
+              {t.t('fixedIp')}
+            </label>
+            {fixedIp && <EgressAddresses ctx={ctx} />}
+          </>
+        )}
 
         <h3>{t.t('compat')}</h3>
         <p id="compat-help" class="help">

@@ -51,7 +51,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 // The API's shapes: the types generated from docs/openapi.json (type-only: nothing of the
 // client package reaches the page's bundle). The portal-only session and row field are declared here.
-import type { MessageRow as ApiMessageRow } from '@wirehook/client/types';
+import type { Endpoint as ApiEndpoint, MessageRow as ApiMessageRow } from '@wirehook/client/types';
 export type {
   AttemptRow as Attempt,
   Delivery as DeliveryDetail,
@@ -61,6 +61,12 @@ export type {
   MessageDetail,
   Recovery,
 } from '@wirehook/client/types';
+
+/** How an endpoint receives its webhooks: `http` (POSTed to its URL) or `listen` (a `wirehook listen` connection forwards them to its URL). */
+export type EndpointType = ApiEndpoint['type'];
+
+/** Whether the endpoint is a `wirehook listen` connection (its URL is on a developer's machine, set by the CLI). */
+export const isListener = (endpoint: { type: EndpointType }): boolean => endpoint.type === 'listen';
 
 /** A row of the portal's message list: the API's, with its deliveries counted by status (portal-api/delivery-statuses.ts). */
 export type MessageRow = ApiMessageRow & { delivery_statuses?: Partial<Record<'pending' | 'retrying' | 'success' | 'failed', number>> };

@@ -191,6 +191,15 @@ export const en: Catalogue = {
   advancedSave: 'Save network and signature',
   fixedIpOn: 'This endpoint is sent from fixed IP addresses.',
   fixedIpOff: 'This endpoint is sent directly, not from fixed IP addresses. Ask the sender if your firewall needs fixed addresses.',
+  listenBadge: 'listen',
+  listenTitle: 'A wirehook listen connection: events go to a developer’s own machine, not to a public URL.',
+  forwardsTo: 'Forwards to',
+  listenHelp:
+    'This endpoint is a wirehook listen connection from a developer’s machine: events are sent over that connection and forwarded there to {url}, ' +
+    'which is not a public URL. It exists only while the CLI is connected, and for up to 60 seconds after the connection drops.',
+  listenUrlHelp: 'Set by wirehook listen --forward-to on the developer’s machine. To forward elsewhere, restart the CLI with another address.',
+  listenFixedIp: 'Not used by a wirehook listen endpoint: its events go over the CLI’s connection, not from Wirehook’s IP addresses.',
+  listenDeleteConfirm: 'Delete the listener endpoint {url}? The wirehook listen connection stops receiving events, and undelivered events will not be sent.',
   errors: {
     timeout: 'Your endpoint did not answer in time',
     connection: 'Could not connect to your endpoint',

@@ -184,6 +184,15 @@ export const ja: Catalogue = {
   advancedSave: 'ネットワークと署名を保存',
   fixedIpOn: 'このエンドポイントへは固定 IP アドレスから送信されます。',
   fixedIpOff: 'このエンドポイントへは固定 IP アドレスではなく直接送信されます。ファイアウォールで固定アドレスが必要な場合は送信元にお問い合わせください。',
+  listenBadge: 'listen',
+  listenTitle: 'wirehook listen の接続です。イベントは公開 URL ではなく、開発者のマシンへ届きます。',
+  forwardsTo: '転送先',
+  listenHelp:
+    'このエンドポイントは開発者のマシンからの wirehook listen 接続です。イベントはその接続で送られ、そのマシン上の {url} へ転送されます（公開 URL ではありません）。' +
+    'CLI が接続している間と、接続が切れてから最大 60 秒間だけ存在します。',
+  listenUrlHelp: '開発者のマシンで wirehook listen --forward-to により設定されます。転送先を変えるには、別のアドレスを指定して CLI を起動し直してください。',
+  listenFixedIp: 'wirehook listen のエンドポイントでは使われません。イベントは Wirehook の IP アドレスからではなく、CLI の接続を通じて届きます。',
+  listenDeleteConfirm: 'リスナーエンドポイント {url} を削除しますか？wirehook listen の接続はイベントを受け取らなくなり、未配信のイベントは送信されません。',
   errors: {
     timeout: 'エンドポイントが時間内に応答しませんでした',
     connection: 'エンドポイントに接続できませんでした',

@@ -187,4 +187,11 @@ export type MessageKey =
   | 'compatPrefix'
   | 'advancedSave'
   | 'fixedIpOn'
-  | 'fixedIpOff';
+  | 'fixedIpOff'
+  | 'listenBadge'
+  | 'listenTitle'
+  | 'forwardsTo'
+  | 'listenHelp'
+  | 'listenUrlHelp'
+  | 'listenFixedIp'
+  | 'listenDeleteConfirm';

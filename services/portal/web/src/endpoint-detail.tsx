@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Endpoint, type EndpointDetail } from './api.ts';
+import { api, ApiError, type Endpoint, type EndpointDetail, isListener } from './api.ts';
 import { AdvancedPanel } from './advanced-panel.tsx';
 import type { Ctx } from './ctx.ts';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
 import { HealthPanel } from './health-panel.tsx';
+import { ListenBadge } from './listen-badge.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';
 import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
@@ -28,7 +29,13 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     setBusy(true);
     setFieldErrors({});
     setNotice(null);
-    const body = { url: input.url, description: input.description || null, event_types: input.eventTypes, retry: input.retry };
+    const body = {
+      // A listener's URL is the CLI's --forward-to: never changed from here.
+      ...(endpoint !== null && isListener(endpoint) ? {} : { url: input.url }),
+      description: input.description || null,
+      event_types: input.eventTypes,
+      retry: input.retry,
+    };
     try {
       if (id === null) {
         const created = await api<Endpoint & { secret: string }>('POST', '/endpoints', {
@@ -70,6 +77,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     );
   }
   if (endpoint === null) return <Loading t={t} />;
+  const listener = isListener(endpoint);
 
   const setStatus = async (status: 'active' | 'paused') => {
     setBusy(true);
@@ -83,7 +91,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     }
   };
   const remove = async () => {
-    if (!confirm(t.t('deleteConfirm', { url: endpoint.url }))) return;
+    if (!confirm(t.t(listener ? 'listenDeleteConfirm' : 'deleteConfirm', { url: endpoint.url }))) return;
     try {
       await api('DELETE', `/endpoints/${endpoint.id}`);
       ctx.go({ name: 'endpoints' });
@@ -98,11 +106,16 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
         ← {t.t('back')}
       </button>
       <div class="row spread">
-        <h1 tabIndex={-1} class="url">
-          {endpoint.url}
+        <h1 tabIndex={-1}>
+          {listener && <span class="muted">{t.t('forwardsTo')} </span>}
+          <span class="url">{endpoint.url}</span>
         </h1>
-        <Pill kind={endpoint.status}>{statusWord(t, endpoint.status)}</Pill>
+        <span class="row">
+          {listener && <ListenBadge t={t} />}
+          <Pill kind={endpoint.status}>{statusWord(t, endpoint.status)}</Pill>
+        </span>
       </div>
+      {listener && <p class="help">{t.t('listenHelp', { url: endpoint.url })}</p>}
       {notice && <Notice kind="ok">{notice}</Notice>}
       {endpoint.status === 'disabled' && <Notice kind="error">{t.t('disabledBecause')}</Notice>}
       {endpoint.failing_since !== null && (

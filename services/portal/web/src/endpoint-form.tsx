@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Endpoint, EventType } from './api.ts';
+import { type Endpoint, type EventType, isListener } from './api.ts';
 import type { Translator } from './i18n.ts';
 
 export interface EndpointInput {
@@ -12,7 +12,10 @@ export interface EndpointInput {
 const COUNTS = [0, 1, 2, 3, 5, 7, 12];
 const INTERVALS = ['progressive', '1m', '5m', '30m', '1h', '6h'];
 
-/** URL, description, event types (from the sender's registry) and retries: create and edit. */
+/**
+ * URL, description, event types (from the sender's registry) and retries: create and edit. A
+ * listener's URL (where `wirehook listen` forwards) is shown, not offered for editing.
+ */
 export function EndpointForm(props: {
   t: Translator;
   eventTypes: EventType[];
@@ -32,6 +35,7 @@ export function EndpointForm(props: {
   const [count, setCount] = useState<number>(initial?.retry.count ?? 7);
   const [interval, setInterval] = useState<string>(initial?.retry.interval ?? 'progressive');
   const shown = eventTypes.filter((e) => `${e.name} ${e.description ?? ''}`.toLowerCase().includes(search.toLowerCase()));
+  const listener = initial !== null && isListener(initial);
   const toggle = (name: string) => setChosen((c) => ((c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]));
 
   return (
@@ -42,27 +46,35 @@ export function EndpointForm(props: {
         props.onSubmit({ url, description, eventTypes: chosen, retry: { count, interval } });
       }}
     >
-      <div class="field">
-        <label for="ep-url">{t.t('url')}</label>
-        <input
-          id="ep-url"
-          type="url"
-          required
-          value={url}
-          placeholder="https://"
-          aria-describedby="ep-url-help ep-url-error"
-          aria-invalid={fieldErrors['url'] ? 'true' : undefined}
-          onInput={(e) => setUrl(e.currentTarget.value)}
-        />
-        <p id="ep-url-help" class="help">
-          {t.t('urlHelp')}
-        </p>
-        {fieldErrors['url'] && (
-          <p id="ep-url-error" class="field-error">
-            {fieldErrors['url']}
+      {listener ? (
+        <div class="field">
+          <p class="field-name">{t.t('forwardsTo')}</p>
+          <code class="url">{url}</code>
+          <p class="help">{t.t('listenUrlHelp')}</p>
+        </div>
+      ) : (
+        <div class="field">
+          <label for="ep-url">{t.t('url')}</label>
+          <input
+            id="ep-url"
+            type="url"
+            required
+            value={url}
+            placeholder="https://"
+            aria-describedby="ep-url-help ep-url-error"
+            aria-invalid={fieldErrors['url'] ? 'true' : undefined}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+          <p id="ep-url-help" class="help">
+            {t.t('urlHelp')}
           </p>
-        )}
-      </div>
+          {fieldErrors['url'] && (
+            <p id="ep-url-error" class="field-error">
+              {fieldErrors['url']}
+            </p>
+          )}
+        </div>
+      )}
       <div class="field">
         <label for="ep-description">{t.t('description')}</label>
         <input

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type EndpointDetail } from './api.ts';
+import { api, type EndpointDetail, isListener } from './api.ts';
 import type { Ctx } from './ctx.ts';
+import { ListenBadge } from './listen-badge.tsx';
 import { Sparkline } from './sparkline.tsx';
 import { attemptResult, Loading, Pill, statusWord, Time } from './ui.tsx';
 
@@ -34,13 +35,20 @@ export function EndpointsList({ ctx }: { ctx: Ctx }) {
         <ul class="cards">
           {items.map((e) => {
             const last = e.recent[0];
+            const listener = isListener(e);
             return (
               <li key={e.id} class="card">
                 <div class="row spread">
-                  <button type="button" class="link url" onClick={() => ctx.go({ name: 'endpoint', id: e.id })}>
-                    {e.url}
-                  </button>
-                  <Pill kind={e.status}>{statusWord(t, e.status)}</Pill>
+                  <span>
+                    {listener && <span class="muted">{t.t('forwardsTo')} </span>}
+                    <button type="button" class="link url" onClick={() => ctx.go({ name: 'endpoint', id: e.id })}>
+                      {e.url}
+                    </button>
+                  </span>
+                  <span class="row">
+                    {listener && <ListenBadge t={t} />}
+                    <Pill kind={e.status}>{statusWord(t, e.status)}</Pill>
+                  </span>
                 </div>
                 {e.description && <p>{e.description}</p>}
                 <p class="muted">{e.event_types === null ? t.t('eventTypesAll') : e.event_types.join(', ')}</p>
