@@ -165,7 +165,7 @@ describe('the tarball', () => {
 });
 
 describe.each(NODE_VERSIONS)('the installed wirehook on Node.js %i', (major) => {
-  it('runs on that Node.js: --help prints the usage and exits 0; no command prints it and exits 2', async () => {
+  it('runs on that Node.js: --help prints the usage and exits 0; no command or an unknown option is a usage error, exit 2', async () => {
     // What the bin's `#!/usr/bin/env node` line starts, in this environment.
     const version = await run('/usr/bin/env', ['node', '--version'], { cwd: project, env: shellEnv(major) });
     expect(version.stdout).toMatch(new RegExp(`^v${major}\\.`));
@@ -175,9 +175,14 @@ describe.each(NODE_VERSIONS)('the installed wirehook on Node.js %i', (major) => 
     expect(help.out()).toMatch(/^usage:\n {2}wirehook listen --forward-to <local URL>.*\n {2}wirehook trigger <event_type>/);
     expect(help.err()).toBe('');
 
+    // Usage errors: what is wrong, then the usage, on stderr; exit 2.
     const bare = wirehook(major, []);
     expect(await bare.ended, printed(bare)).toEqual({ code: 2, signal: null });
-    expect(bare.out()).toBe(help.out());
+    expect(bare.out()).toBe('');
+    expect(bare.err()).toBe(`wirehook: no command: listen or trigger\n\n${help.out()}`);
+    const unknown = wirehook(major, ['listen', '--bogus']);
+    expect(await unknown.ended, printed(unknown)).toEqual({ code: 2, signal: null });
+    expect(unknown.err()).toMatch(/^wirehook: Unknown option '--bogus'/);
   }, 60_000);
 });
 

@@ -14,24 +14,20 @@ the API from WIREHOOK_API_URL (default http://localhost:8080). --consumer takes 
 id (con_…) or external_id; without it, the consumer with external_id wirehook-listen.`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'forward-to': { type: 'string' },
-      events: { type: 'string' },
-      consumer: { type: 'string' },
-      'print-json': { type: 'boolean' },
-      payload: { type: 'string' },
-      'api-key': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command, ...rest] = positionals;
-  if (values.help || command === undefined) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (err) {
+    // An unknown option or a missing value is a usage error like the others (exit 2).
+    return usage(err instanceof Error ? err.message : String(err));
   }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command === undefined) return usage('no command: listen or trigger');
   const apiKey = values['api-key'] ?? process.env['WIREHOOK_API_KEY'];
   if (!apiKey) return usage('no API key: set WIREHOOK_API_KEY or pass --api-key');
   const apiUrl = (process.env['WIREHOOK_API_URL'] || 'http://localhost:8080').replace(/\/+$/, '');
@@ -48,6 +44,23 @@ async function main(argv: string[]): Promise<number> {
   return usage(`unknown command ${command}`);
 }
 
+function parseOptions(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      consumer: { type: 'string' },
+      'print-json': { type: 'boolean' },
+      payload: { type: 'string' },
+      'api-key': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** A usage error: what is wrong and the usage, on stderr; exit 2. */
 function usage(problem: string): number {
   console.error(`wirehook: ${problem}\n\n${USAGE}`);
   return 2;
