@@ -29,8 +29,9 @@ export const LISTEN_CONSUMER = 'wirehook-listen';
 /** A listener endpoint whose connection dropped is kept this long for the CLI to reconnect, then removed. */
 export const LISTENER_GONE_AFTER_MS = 60_000;
 const PING_EVERY_MS = 20_000;
-/** Listener endpoints the janitor looks at a sweep (one sweep every LISTENER_GONE_AFTER_MS). */
+/** Listener endpoints a page of the janitor's read (covered, by index), and most pages a sweep (one every LISTENER_GONE_AFTER_MS). */
 const JANITOR_PAGE = 100;
+const JANITOR_PAGES = 100;
 /** A frame's size at most: a CLI's answer carries a capped body. */
 const MAX_FRAME_BYTES = 256 * 1024;
 
@@ -93,17 +94,21 @@ export class ListenServer {
   }
 
   /**
-   * One janitor step: a page of every tenant's listener endpoints (JANITOR_PAGE, by id, from
-   * where the last one ended); each with no connection here and no removal pending is given
+   * One janitor step: pages of every tenant's listener endpoints (JANITOR_PAGE each, at most
+   * JANITOR_PAGES, by id, from where the last sweep ended); each with no connection here and no removal pending is given
    * goneAfterMs to be connected again (here, or on another gateway), then removed. Never throws.
    */
   async sweep(): Promise<void> {
     const { store, hub, logger } = this.#deps;
     try {
-      const page = await store.endpoints.listeners(this.#janitorAfter, JANITOR_PAGE);
-      this.#janitorAfter = page.length < JANITOR_PAGE ? null : (page.at(-1)?.id ?? null);
-      for (const { tenant, id } of page) {
-        if (!hub.connected(id) && !this.#gone.has(id)) this.#removeLater(tenant, id, this.#goneAfterMs);
+      // Up to JANITOR_PAGES pages a sweep: 10,000 listeners are all looked at each minute.
+      for (let pages = 0; pages < JANITOR_PAGES; pages++) {
+        const page = await store.endpoints.listeners(this.#janitorAfter, JANITOR_PAGE);
+        this.#janitorAfter = page.length < JANITOR_PAGE ? null : (page.at(-1)?.id ?? null);
+        for (const { tenant, id } of page) {
+          if (!hub.connected(id) && !this.#gone.has(id)) this.#removeLater(tenant, id, this.#goneAfterMs);
+        }
+        if (this.#janitorAfter === null) break;
       }
     } catch (err) {
       logger.warn({ err }, 'the listener janitor could not read listener endpoints; trying again at its next sweep');

@@ -30,6 +30,13 @@ describe('MongoDB query shapes', () => {
     expect(problems(INDEXES)).toEqual([]);
   });
 
+  it('the listener janitor’s index holds listeners alone and covers the page (never an http endpoint, no document read)', () => {
+    const index = INDEXES[COLLECTIONS.endpoints]!.find((i) => i.name === 'endpoints_listeners');
+    expect(index?.partialFilterExpression).toEqual({ type: 'listen' });
+    // The page's filter (type, _id) and projection (_id, orgId, env) are all keys of it.
+    expect(Object.keys(index?.key ?? {})).toEqual(['type', '_id', 'orgId', 'env']);
+  });
+
   it('uses every index that is not there for uniqueness or expiry', () => {
     const used = new Set(plans.map((p) => `${p.spec.collection}.${p.spec.index}`));
     const unused = Object.entries(INDEXES).flatMap(([collection, list]) =>
