@@ -165,7 +165,7 @@ export class ListenServer {
   }
 
   #serve(ws: WebSocket, tenant: Tenant, endpoint: Endpoint, secret: string, consumer: Consumer): void {
-    const { hub, logger } = this.#deps;
+    const { hub } = this.#deps;
     const connection: ListenerConnection = { send: (frame) => ws.send(frame) };
     hub.attach(endpoint.id, connection);
     this.#wss.emit('connection', ws);
