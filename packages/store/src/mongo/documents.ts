@@ -2,6 +2,7 @@ import type {
   AttemptVia,
   CompatSignature,
   DeliveryStatus,
+  EndpointHeaders,
   EndpointOrdering,
   EndpointStatus,
   EndpointType,
@@ -81,6 +82,11 @@ export interface EndpointDoc extends TenantFields {
   heldUntil?: number | null;
   /** `listen`: a listener endpoint; absent on documents made before listener endpoints (read as `http`). */
   type?: EndpointType;
+  /**
+   * Custom headers: `sealed` (the values, sealed for the endpoint id) and `shown`; null: none.
+   * Absent on documents made before custom headers (read as null).
+   */
+  headers?: EndpointHeaders | null;
   secrets: SecretDoc[];
 }
 

@@ -190,5 +190,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     rateLimit: e.rateLimit ?? null,
     heldUntil: null,
     type: e.type ?? 'http',
+    headers: e.headers ?? null,
   };
 }

@@ -16,6 +16,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
   if (patch.compatSignature !== undefined) set.compatSignature = patch.compatSignature;
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
   if (patch.rateLimit !== undefined) set.rateLimit = patch.rateLimit;
+  if (patch.headers !== undefined) set.headers = patch.headers;
   if (patch.fixedIp !== undefined) set.fixedIp = patch.fixedIp;
   if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
   if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;

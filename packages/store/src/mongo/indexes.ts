@@ -56,6 +56,12 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // The listener janitor's page (every tenant's `wirehook listen` endpoints by id): listeners
     // only, a handful; covering, so a page reads no document.
     { key: { type: 1, _id: 1, orgId: 1, env: 1 }, name: 'endpoints_listeners', partialFilterExpression: { type: 'listen' } },
+    // The sealing walk over endpoints' custom headers (`secrets reseal`): those with headers only,
+    // by id, so a page reads no endpoint without them. Not covering: a copy of every sealed set
+    // (up to 4 KB of names and values each) in the index would serve only this rare walk, whose
+    // page reads each of its endpoints once. orgId is a key only so the pattern is not `{ _id: 1 }`
+    // alone: MongoDB refuses a partial index on the _id index's pattern, and plans hint `_id_` by it.
+    { key: { _id: 1, orgId: 1 }, name: 'endpoints_headers', partialFilterExpression: { 'headers.sealed': { $type: 'string' } } },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [

@@ -76,6 +76,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     rateLimit: doc.rateLimit ?? null,
     heldUntil: doc.heldUntil ?? null,
     type: doc.type ?? 'http',
+    headers: doc.headers ?? null,
   };
 }
 

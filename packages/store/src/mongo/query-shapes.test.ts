@@ -37,6 +37,12 @@ describe('MongoDB query shapes', () => {
     expect(Object.keys(index?.key ?? {})).toEqual(['type', '_id', 'orgId', 'env']);
   });
 
+  it('the header sealing walk’s index holds endpoints with headers alone, walked by _id', () => {
+    const index = INDEXES[COLLECTIONS.endpoints]!.find((i) => i.name === 'endpoints_headers');
+    expect(index?.partialFilterExpression).toEqual({ 'headers.sealed': { $type: 'string' } });
+    expect(Object.keys(index?.key ?? {})[0]).toBe('_id');
+  });
+
   it('uses every index that is not there for uniqueness or expiry', () => {
     const used = new Set(plans.map((p) => `${p.spec.collection}.${p.spec.index}`));
     const unused = Object.entries(INDEXES).flatMap(([collection, list]) =>

@@ -61,6 +61,22 @@ function walks(conn: MongoConnection): Record<
         return conn.endpoints.updateOne(q.filter, { $set: { 'secrets.$.sealed': sealed } }, q.options);
       },
     },
+    endpoint_headers: {
+      page: async (after, limit) => {
+        // endpoints_headers (endpoints with headers only): no endpoint without them is read.
+        const q = ENDPOINTS_PLANS.headersAfter(after);
+        const docs = await conn.endpoints
+          .find(q.filter, { ...q.options, projection: { _id: 1, 'headers.sealed': 1 } })
+          .limit(limit)
+          .toArray();
+        return docs.map((doc) => ({ ownerId: doc._id, sealed: [doc.headers?.sealed ?? ''] }));
+      },
+      reseal: (ownerId, expected, sealed) => {
+        // `shown` stays: only the sealed text changes, and only if it is still the one read.
+        const q = ENDPOINTS_PLANS.sealedHeaders(ownerId, expected);
+        return conn.endpoints.updateOne(q.filter, { $set: { 'headers.sealed': sealed } }, q.options);
+      },
+    },
     alert_target_secrets: {
       page: async (after, limit) => {
         const q = ALERTS_PLANS.sealedTargetsAfter(after);

@@ -1,4 +1,15 @@
-import type { CompatSignature, ConsumerId, Endpoint, EndpointId, EndpointOrdering, EndpointStatus, RetryPolicy, StoredSecret, Tenant } from '@wirehook/core';
+import type {
+  CompatSignature,
+  ConsumerId,
+  Endpoint,
+  EndpointHeaders,
+  EndpointId,
+  EndpointOrdering,
+  EndpointStatus,
+  RetryPolicy,
+  StoredSecret,
+  Tenant,
+} from '@wirehook/core';
 
 /**
  * Deliveries one hold's end or `rate_limit` change makes due at most, in both stores: a
@@ -18,6 +29,8 @@ export interface EndpointPatch {
   ordering?: EndpointOrdering;
   /** Deliveries per second at most; null clears it. */
   rateLimit?: number | null;
+  /** Custom headers: the whole set replaced; null removes them. */
+  headers?: EndpointHeaders | null;
   /** Send through the egress relay's fixed addresses from the next attempt on. */
   fixedIp?: boolean;
   disabledReason?: string | null;

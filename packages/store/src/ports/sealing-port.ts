@@ -16,6 +16,8 @@ export interface KeyCheck {
 export const SEALED_COLUMNS = {
   /** Endpoints' signing secrets (current and rotated-out), bound to the endpoint id. */
   endpoint_secrets: { sqlite: 'endpoint_secrets.sealed', mongo: 'endpoints.secrets.sealed', boundTo: 'endpoint id' },
+  /** Endpoints' custom headers (their values, sealed together), bound to the endpoint id. */
+  endpoint_headers: { sqlite: 'endpoints.headers', mongo: 'endpoints.headers.sealed', boundTo: 'endpoint id' },
   /** Webhook alert targets' signing secrets, bound to the target id. */
   alert_target_secrets: { sqlite: 'alert_targets.sealed_secret', mongo: 'alert_targets.sealedSecret', boundTo: 'alert target id' },
 } as const;

@@ -10,6 +10,7 @@ import type {
   DeliveryId,
   DeliveryStatus,
   Endpoint,
+  EndpointHeaders,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -86,6 +87,7 @@ export function toEndpoint(row: Row): Endpoint {
     rateLimit: intOrNull(row, 'rate_limit'),
     heldUntil: intOrNull(row, 'held_until'),
     type: text(row, 'type') as EndpointType,
+    headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
   };
 }
 

@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import type { OrgId, Tenant } from '@wirehook/core';
+import type { EndpointId, OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
@@ -145,6 +145,30 @@ describe('SQLite store', () => {
     await store.alerts.setConditions(test, { ...chosen, automatic_stop: true }, 8);
     expect(await store.alerts.conditions(live)).toEqual(chosen);
     expect(await store.alerts.conditions(test)).toEqual({ ...chosen, automatic_stop: true });
+  });
+
+  it('step 31: an endpoint made before custom headers has none, is not in their sealing walk, and takes headers later', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 30));
+    // The row as the previous build writes it (it knows no headers column).
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES ('con_old', 'org_old', 'live', 'old', NULL, 1);
+      INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason,
+                             failing_since, created_at, retry, compat_signature)
+      VALUES ('ep_old', 'org_old', 'live', 'con_old', 'https://hooks.example/old', NULL, NULL, 0, 'active', NULL, NULL, 1,
+              '{"count":0,"interval":"1m"}', NULL);`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 30);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const id = 'ep_old' as EndpointId;
+    expect((await store.endpoints.get(t, id))?.headers).toBeNull();
+    expect(await store.sealing.sealedSecrets('endpoint_headers', null, 10)).toEqual([]);
+    const headers = { sealed: 'v1.headers', shown: { 'x-api-key': '…c0de' } };
+    expect((await store.endpoints.update(t, id, { headers }))?.headers).toEqual(headers);
+    expect(await store.sealing.sealedSecrets('endpoint_headers', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.headers'] }]);
   });
 
   it('refuses a file made by a newer schema and leaves it untouched', () => {

@@ -51,6 +51,14 @@ const WALKS: Record<SealedColumn, { page: string; reseal: string }> = {
             ORDER BY s.endpoint_id, s.id`,
     reseal: 'UPDATE endpoint_secrets SET sealed = ? WHERE endpoint_id = ? AND sealed = ?',
   },
+  // endpoints_headers (partial: endpoints with headers only): a page reads no endpoint without
+  // them. The re-seal replaces `sealed` inside the JSON and keeps `shown`.
+  endpoint_headers: {
+    page: `SELECT id AS owner_id, json_extract(headers, '$.sealed') AS sealed FROM endpoints
+            WHERE id > ? AND headers IS NOT NULL ORDER BY id LIMIT ?`,
+    reseal: `UPDATE endpoints SET headers = json_set(headers, '$.sealed', ?)
+              WHERE id = ? AND headers IS NOT NULL AND json_extract(headers, '$.sealed') = ?`,
+  },
   alert_target_secrets: {
     page: 'SELECT id AS owner_id, sealed_secret AS sealed FROM alert_targets WHERE id > ? AND sealed_secret IS NOT NULL ORDER BY id LIMIT ?',
     reseal: 'UPDATE alert_targets SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?',

@@ -1,7 +1,8 @@
-import { InvalidError, newId, NotFoundError, type Endpoint } from '@wirehook/core';
+import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointHeaders } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { EndpointPatch } from '../../src/ports/endpoint-port.ts';
 import type { Fixtures } from './fixtures.ts';
+import { MessageFixtures } from './message-fixtures.ts';
 
 // Every patchable field, to a new value and (where allowed) to null. The fixture endpoint
 // has every field set, so each patch changes something.
@@ -22,7 +23,15 @@ const PATCHES: Array<[string, EndpointPatch]> = [
   ['rateLimit', { rateLimit: 10_000 }],
   ['rateLimit null', { rateLimit: null }],
   ['fixedIp', { fixedIp: false }],
+  // The fixture endpoint has none: from none to a set here; replaced and removed below.
+  ['headers', { headers: { sealed: 'v1.headers', shown: { 'x-api-key': '…c0de' } } }],
 ];
+
+/** Custom headers as stored: names may hold `.` (an RFC 9110 token), which a document store must keep as one name. */
+const HEADERS: EndpointHeaders = {
+  sealed: 'v1.sealed-headers',
+  shown: { 'x-api-key': '…c0de', authorization: '…9f3a', 'x.tenant': '…' },
+};
 
 /** Contract of EndpointRepo, apart from secrets. */
 export function describeEndpointContract(f: Fixtures): void {
@@ -30,9 +39,34 @@ export function describeEndpointContract(f: Fixtures): void {
     it('creates an endpoint and gets it back field for field', async () => {
       const t = await f.tenant();
       const consumer = await f.consumer(t);
-      const endpoint = f.endpoint(consumer.id);
+      const endpoint = f.endpoint(consumer.id, { headers: HEADERS });
       expect(await f.store.endpoints.create(t, endpoint, f.secret('v1.s'), 20)).toEqual(endpoint);
       expect(await f.store.endpoints.get(t, endpoint.id)).toEqual(endpoint);
+    });
+
+    it('keeps custom headers (sealed and shown) on create, get and list; one made without headers reads as none (null)', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const withHeaders = f.endpoint(consumer.id, { headers: HEADERS });
+      const { headers: _none, ...absent } = f.endpoint(consumer.id);
+      const none = f.endpoint(consumer.id, { headers: null });
+      expect((await f.store.endpoints.create(t, withHeaders, f.secret('v1.s'), 20)).headers).toEqual(HEADERS);
+      expect((await f.store.endpoints.create(t, absent, f.secret('v1.s'), 20)).headers).toBeNull();
+      expect((await f.store.endpoints.create(t, none, f.secret('v1.s'), 20)).headers).toBeNull();
+      expect(await f.store.endpoints.get(t, withHeaders.id)).toEqual(withHeaders);
+      expect((await f.store.endpoints.get(t, absent.id))?.headers).toBeNull();
+      expect((await f.store.endpoints.get(t, none.id))?.headers).toBeNull();
+      expect((await f.store.endpoints.list(t, { consumerId: consumer.id })).map((e) => e.headers)).toEqual([HEADERS, null, null]);
+      expect((await f.store.endpoints.list(t, {})).map((e) => e.headers)).toEqual([HEADERS, null, null]);
+    });
+
+    it('a claimed delivery’s job carries its endpoint’s headers', async () => {
+      const m = new MessageFixtures(f);
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      await m.hook(t, consumer, { headers: HEADERS });
+      const job = await m.claim(m.only(await m.send(t)));
+      expect(job.endpoint.headers).toEqual(HEADERS);
     });
 
     it('keeps a listener endpoint’s type, and reads one made without a type as http', async () => {
@@ -167,6 +201,28 @@ export function describeEndpointContract(f: Fixtures): void {
         expect(expected).not.toEqual(before);
         expect(await f.store.endpoints.update(t, before.id, patch)).toEqual(expected);
         expect(await f.store.endpoints.get(t, before.id)).toEqual(expected);
+      });
+
+      it('headers: left alone when not given, replaced as a whole set, removed by null; no other endpoint touched', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const target = await f.createEndpoint(t, consumer.id, { headers: HEADERS });
+        const bystander = await f.createEndpoint(t, consumer.id, { headers: HEADERS });
+        expect((await f.store.endpoints.update(t, target.id, { description: 'renamed' }))?.headers).toEqual(HEADERS);
+        expect((await f.store.endpoints.update(t, target.id, { headers: undefined, url: 'https://other.acme.example/hook' }))?.headers).toEqual(HEADERS);
+        // A smaller set replaces the whole: no name of the old set stays.
+        const fewer: EndpointHeaders = { sealed: 'v1.fewer', shown: { 'x-trace': '…' } };
+        expect(await f.store.endpoints.update(t, target.id, { headers: fewer })).toEqual({
+          ...target,
+          description: 'renamed',
+          url: 'https://other.acme.example/hook',
+          headers: fewer,
+        });
+        expect((await f.store.endpoints.get(t, target.id))?.headers).toEqual(fewer);
+        expect((await f.store.endpoints.update(t, target.id, { headers: null }))?.headers).toBeNull();
+        expect((await f.store.endpoints.get(t, target.id))?.headers).toBeNull();
+        expect((await f.store.endpoints.update(t, target.id, { headers: HEADERS }))?.headers).toEqual(HEADERS);
+        expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
       });
 
       it('sets several fields at once and touches no other endpoint', async () => {

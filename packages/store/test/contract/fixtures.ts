@@ -99,6 +99,9 @@ export class Fixtures {
       rateLimit: 50,
       heldUntil: null,
       type: 'http',
+      // None: a scene that sends (the services' tests) opens headers with its SecretBox, and a
+      // made-up sealed text would not open; the contract gives headers where it tests them.
+      headers: null,
       ...overrides,
     };
   }

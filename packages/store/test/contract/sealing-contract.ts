@@ -53,6 +53,54 @@ export function describeSealingContract(f: Fixtures): void {
       ]);
     });
 
+    it("walks endpoints' sealed headers across tenants (endpoints without headers are left out); reseal replaces only the expected text and keeps what is shown", async () => {
+      const [t1, t2] = [await f.tenant(), await f.tenant()];
+      const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
+      const shown = { 'x-api-key': '…c0de', 'x.tenant': '…' };
+      const first = await f.createEndpoint(t1, c1.id, { headers: { sealed: 'v3.a.headers', shown } });
+      const none = await f.createEndpoint(t1, c1.id, { headers: null });
+      const removed = await f.createEndpoint(t1, c1.id, { headers: { sealed: 'v3.a.removed', shown } });
+      await f.store.endpoints.update(t1, removed.id, { headers: null });
+      const other = await f.createEndpoint(t2, c2.id, { headers: { sealed: 'v3.a.other', shown: {} } });
+
+      const walk = async (pageSize: number): Promise<SealedSecrets[]> => {
+        const all: SealedSecrets[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await f.store.sealing.sealedSecrets('endpoint_headers', after, pageSize);
+          if (page.length === 0) return all;
+          expect(page.length).toBeLessThanOrEqual(pageSize);
+          all.push(...page);
+          after = page.at(-1)!.ownerId;
+        }
+      };
+      const mine = new Set<string>([first.id, none.id, removed.id, other.id]);
+      const visited = await walk(1);
+      const ids = visited.map((e) => e.ownerId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort()).toEqual(ids);
+      expect(visited.filter((e) => mine.has(e.ownerId))).toEqual([
+        { ownerId: first.id, sealed: ['v3.a.headers'] },
+        { ownerId: other.id, sealed: ['v3.a.other'] },
+      ]);
+      expect(await f.store.sealing.sealedSecrets('endpoint_headers', null, 0)).toEqual([]);
+
+      expect(await f.store.sealing.reseal('endpoint_headers', first.id, 'v3.a.headers', 'v3.b.headers')).toBe(true);
+      expect(await f.store.sealing.reseal('endpoint_headers', first.id, 'v3.a.headers', 'v3.c.headers')).toBe(false); // no longer what it was
+      expect(await f.store.sealing.reseal('endpoint_headers', none.id, 'v3.a.headers', 'v3.b.headers')).toBe(false); // it has none
+      expect(await f.store.sealing.reseal('endpoint_headers', removed.id, 'v3.a.removed', 'v3.b.removed')).toBe(false);
+      // The headers the API and the dispatcher read are the re-sealed ones, shown as before.
+      expect((await f.store.endpoints.get(t1, first.id))?.headers).toEqual({ sealed: 'v3.b.headers', shown });
+      expect((await f.store.endpoints.get(t1, none.id))?.headers).toBeNull();
+      expect((await f.store.endpoints.get(t1, removed.id))?.headers).toBeNull();
+      expect((await f.store.endpoints.get(t2, other.id))?.headers).toEqual({ sealed: 'v3.a.other', shown: {} });
+      expect((await walk(50)).filter((e) => mine.has(e.ownerId))).toEqual([
+        { ownerId: first.id, sealed: ['v3.b.headers'] },
+        { ownerId: other.id, sealed: ['v3.a.other'] },
+      ]);
+      // The endpoint's signing secrets are another column: untouched.
+      expect((await f.store.endpoints.secrets(t1, first.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.first']);
+    });
+
     it("walks alert targets' sealed secrets (targets without one are left out); reseal replaces only the expected text", async () => {
       const org = await f.org();
       f.clock.advance(1_000);

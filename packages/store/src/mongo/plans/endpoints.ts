@@ -74,6 +74,31 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (after: string | null) => ({ filter: { type: 'listen', _id: { $gt: after ?? '' } }, sort: { _id: 1 } }),
     example: ['ep_1'],
   }),
+  /** The sealing walk over endpoint headers: a page of the endpoints that have headers, by id after a cursor. */
+  headersAfter: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_headers',
+    examines:
+      '≤ limit: endpoints_headers (partial: endpoints with headers only) from the cursor, stopped by the page; ' +
+      'each key read fetches its endpoint for the sealed text, never an endpoint without headers',
+    maxExamined: (n) => n,
+    maxKeysExamined: (n) => n + 1,
+    build: (after: string | null) => ({
+      filter: after === null ? { 'headers.sealed': { $type: 'string' } } : { _id: { $gt: after }, 'headers.sealed': { $type: 'string' } },
+      sort: { _id: 1 },
+    }),
+    example: ['ep_1'],
+  }),
+  /** A re-seal of one endpoint's headers, conditional on the sealed value read. */
+  sealedHeaders: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { 'headers.sealed': 'the value the walk read: a compare-and-set on the one document _id found' },
+    build: (id: string, sealed: string) => ({ filter: { _id: id, 'headers.sealed': sealed } }),
+    example: ['ep_1', 'v1.x'],
+  }),
   /** A re-seal of one endpoint secret, conditional on the sealed value read. */
   sealedSecret: planSpec({
     collection: COLLECTIONS.endpoints,
