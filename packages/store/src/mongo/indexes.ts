@@ -101,7 +101,10 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { messageId: 1, _id: 1 }, name: 'deliveries_message' },
     // Completions whose message has not been told their result yet (message-status.ts): normally
     // empty, an entry living the milliseconds between a commit and the message's update.
-    { key: { _id: 1 }, name: 'deliveries_message_stale', partialFilterExpression: { messageStale: true } },
+    // messageStale leads only so the pattern is not `{ _id: 1 }` alone: the earlier one could never
+    // be created ("_id index cannot be a partial index": each month's createIndexes failed), so no
+    // server holds this name with it.
+    { key: { messageStale: 1, _id: 1 }, name: 'deliveries_message_stale', partialFilterExpression: { messageStale: true } },
     { key: { orgId: 1, env: 1, endpointId: 1, status: 1 }, name: 'deliveries_endpoint_status' },
     // An endpoint's open deliveries oldest first: its stats' oldest_pending_at is the first entry.
     { key: { orgId: 1, env: 1, endpointId: 1, createdAt: 1 }, name: 'deliveries_endpoint_open_created', partialFilterExpression: OPEN },
@@ -143,7 +146,10 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'alert_targets_env' },
     // Targets with a sealed secret by id: the sealing walk's pages read no target without one.
-    { key: { _id: 1 }, name: 'alert_targets_sealed', partialFilterExpression: { sealedSecret: { $type: 'string' } } },
+    // orgId is a key only so the pattern is not `{ _id: 1 }` alone (see endpoints_headers). The
+    // earlier `{ _id: 1 }` could never be created ("_id index cannot be a partial index": the
+    // collection's createIndexes failed at start), so no server holds this name with it.
+    { key: { _id: 1, orgId: 1 }, name: 'alert_targets_sealed', partialFilterExpression: { sealedSecret: { $type: 'string' } } },
   ],
   // Each organization's queued events in order; an endpoint's queued event of a kind found to collapse a repeat into it.
   [COLLECTIONS.alertEvents]: [

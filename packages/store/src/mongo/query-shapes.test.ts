@@ -43,6 +43,24 @@ describe('MongoDB query shapes', () => {
     expect(Object.keys(index?.key ?? {})[0]).toBe('_id');
   });
 
+  it('gives each index a key pattern of its own in its collection, never the _id index’s ({ _id: 1 } alone)', () => {
+    // Plans hint by key pattern, which must name one index: a pattern two indexes share matches
+    // both ("must hint by index name"). And MongoDB refuses a partial index on { _id: 1 } ("_id
+    // index cannot be a partial index"): its collection's whole createIndexes fails at start.
+    const faults = Object.entries(INDEXES).flatMap(([collection, list]) => {
+      const seen = new Set<string>();
+      return list.flatMap((i) => {
+        const fields = Object.entries(i.key);
+        const onId = fields.length === 1 && fields[0]![0] === '_id' && Math.abs(Number(fields[0]![1])) === 1;
+        const pattern = JSON.stringify(i.key);
+        const shared = seen.has(pattern);
+        seen.add(pattern);
+        return onId || shared ? [`${collection}.${i.name}`] : [];
+      });
+    });
+    expect(faults).toEqual([]);
+  });
+
   it('uses every index that is not there for uniqueness or expiry', () => {
     const used = new Set(plans.map((p) => `${p.spec.collection}.${p.spec.index}`));
     const unused = Object.entries(INDEXES).flatMap(([collection, list]) =>
