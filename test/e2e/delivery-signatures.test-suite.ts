@@ -50,5 +50,29 @@ export function describeSignatures(suite: DeliverySuite): void {
       const expected = prefix + createHmac('sha256', key).update(signed).digest(encoding);
       expect(req.headers['x-partner-signature']).toBe(expected);
     });
+
+    it('custom headers arrive as set beside a valid signature; shown redacted; a PATCH replaces the set, null removes it', async () => {
+      const ep = await endpoint({ headers: { 'X-Api-Key': 'gw-key-0123456789', 'X-Tenant': 'acme-corp', 'X-Short': 'abc' } });
+      const shown = { 'x-api-key': '…6789', 'x-tenant': '…corp', 'x-short': '…' };
+      expect((await t.api.get(`/v1/endpoints/${ep.id}`)).body.headers).toEqual(shown);
+      const first = (await send(ep.consumer)).body.id;
+      await eventually(() => expect(requestsFor(rx, first)).toHaveLength(1));
+      const req = requestsFor(rx, first)[0]!;
+      expect(req.headers).toMatchObject({ 'x-api-key': 'gw-key-0123456789', 'x-tenant': 'acme-corp', 'x-short': 'abc' });
+      expect(verifyAt(rx.receiver, ep.secret, req, wh.clock.now())).toBeTruthy();
+
+      const patched = await t.api.patch(`/v1/endpoints/${ep.id}`, { headers: { 'X-Api-Key': 'gw-key-rotated-9999' } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.headers).toEqual({ 'x-api-key': '…9999' });
+      const second = (await send(ep.consumer)).body.id;
+      await eventually(() => expect(requestsFor(rx, second)).toHaveLength(1));
+      expect(requestsFor(rx, second)[0]!.headers['x-api-key']).toBe('gw-key-rotated-9999');
+      expect(requestsFor(rx, second)[0]!.headers['x-tenant']).toBeUndefined();
+
+      expect((await t.api.patch(`/v1/endpoints/${ep.id}`, { headers: null })).body.headers).toBeNull();
+      const third = (await send(ep.consumer)).body.id;
+      await eventually(() => expect(requestsFor(rx, third)).toHaveLength(1));
+      expect(requestsFor(rx, third)[0]!.headers['x-api-key']).toBeUndefined();
+    });
   });
 }

@@ -43,6 +43,7 @@ describe('POST /v1/endpoints', () => {
       created_at: gw.clock.now(),
       retry: { count: 7, interval: 'progressive' },
       compat_signature: null,
+      headers: null,
       ordering: 'none',
       rate_limit: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
@@ -152,6 +153,67 @@ describe('POST /v1/endpoints', () => {
     expect(refused.map((r) => r.status)).toEqual([422, 422]);
     expect(refused[0]!.body.message).toMatch(/20 endpoints/);
     expect((await t.api.get(`/v1/endpoints?consumer_id=${c}`)).body.items).toHaveLength(20);
+  });
+});
+
+describe('custom headers (headers)', () => {
+  const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v']));
+  // 4,096 bytes of names and values: one header `X-Big` (5 bytes) and a value of 4,091.
+  const sized = (bytes: number) => ({ 'X-Big': 'v'.repeat(bytes - 5) });
+
+  it('takes 20 headers and 4,096 bytes; refuses 21 and 4,097 with 422', async () => {
+    expect((await create({ url: 'https://hooks.example.com/h20', headers: many(20) })).status).toBe(201);
+    const over = await create({ url: 'https://hooks.example.com/h21', headers: many(21) });
+    expect(over.status).toBe(422);
+    expect(over.body.message).toBe('headers: may have at most 20 headers, got 21');
+    expect((await create({ url: 'https://hooks.example.com/b1', headers: sized(4_096) })).status).toBe(201);
+    const big = await create({ url: 'https://hooks.example.com/b2', headers: sized(4_097) });
+    expect(big.status).toBe(422);
+    expect(big.body.message).toBe('headers: names and values may total at most 4096 bytes, got 4097');
+  });
+
+  it.each<[Record<string, unknown>, RegExp]>([
+    [{ 'webhook-id': 'x' }, /^headers\.webhook-id: webhook-id is set by Wirehook/],
+    [{ 'Webhook-Signature': 'x' }, /^headers\.Webhook-Signature: Webhook-Signature is set by Wirehook/],
+    [{ 'Content-Type': 'text/plain' }, /^headers\.Content-Type: Content-Type is set by Wirehook or by the connection/],
+    [{ host: 'evil.example' }, /^headers\.host: host is set by Wirehook or by the connection/],
+    [{ 'Transfer-Encoding': 'chunked' }, /^headers\.Transfer-Encoding: /],
+    [{ 'User-Agent': 'me' }, /^headers\.User-Agent: /],
+    [{ 'Bad Name': 'x' }, /^headers\.Bad Name: "Bad Name" is not a header name/],
+    [{ 'X-Split': 'a\r\nX-Injected: 1' }, /^headers\.X-Split: a header value may not hold line breaks/],
+    [{ 'X-Pad': ' padded' }, /^headers\.X-Pad: a header value may not hold line breaks or control characters, nor start or end with a space/],
+    [{ 'X-A': 'a', 'x-a': 'b' }, /^headers\.x-a: x-a is given twice/],
+    [{ 'X-N': 5 }, /^headers\.X-N: each header value must be a string/],
+  ])('refuses %j with 422 and leaves nothing made', async (headers, message) => {
+    const before = (await t.api.get('/v1/endpoints')).body.items.length;
+    const res = await create({ url: 'https://hooks.example.com/bad-h', headers });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+    expect((await t.api.get('/v1/endpoints')).body.items.length).toBe(before);
+  });
+
+  it('refuses the compat signature header’s own name, on create and on a PATCH of either field', async () => {
+    const compat = { header: 'X-Partner-Signature', content: 'body', encoding: 'hex' };
+    const res = await create({ url: 'https://hooks.example.com/c', compat_signature: compat, headers: { 'x-partner-signature': 'mine' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/^headers\.x-partner-signature: X-Partner-Signature is the endpoint's compat_signature header/);
+    const ok = await create({ url: 'https://hooks.example.com/c2', headers: { 'X-Partner-Signature': 'mine' } });
+    expect(ok.status).toBe(201);
+    expect((await t.api.patch(`/v1/endpoints/${ok.body.id}`, { compat_signature: compat })).status).toBe(422);
+  });
+
+  it('never returns a value: create, GET, list and PATCH show …last4', async () => {
+    const secret = 'sk-live-abcdefghijklmnop-TAIL';
+    const made = await create({ url: 'https://hooks.example.com/redact', headers: { Authorization: `Bearer ${secret}` } });
+    expect(made.status).toBe(201);
+    expect(made.body.headers).toEqual({ authorization: '…TAIL' });
+    const seen = [
+      made.body,
+      (await t.api.get(`/v1/endpoints/${made.body.id}`)).body,
+      (await t.api.get('/v1/endpoints')).body,
+      (await t.api.patch(`/v1/endpoints/${made.body.id}`, { description: 'still secret' })).body,
+    ];
+    for (const body of seen) expect(JSON.stringify(body)).not.toContain(secret.slice(0, 12));
   });
 });
 

@@ -120,6 +120,16 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     });
   });
 
+  it('a fixed_ip endpoint’s custom headers go through the relay as set', async () => {
+    const e = await setUp(wh, true);
+    expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { headers: { 'X-Gateway-Key': 'relay-key-0042' } })).status).toBe(200);
+    const sent = await e.t.api.post('/v1/messages', { consumer: e.consumer, event_type: 'a.b', payload: {} });
+    const id = sent.body.id as string;
+    await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
+    expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.headers['x-gateway-key']).toBe('relay-key-0042');
+    expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
+  });
+
   it('an endpoint without fixed_ip goes direct, from the host’s own address', async () => {
     const e = await setUp(wh, false);
     const id = await e.send();

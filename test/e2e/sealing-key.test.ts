@@ -65,7 +65,7 @@ describe('the sealing key at start', () => {
     const key = adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live').json;
     const api = first.api.as(key['key']);
     const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
-    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x' });
+    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x', headers: { 'X-Api-Key': 'gw-0042' } });
     expect(endpoint.status).toBe(201);
     expect(await first.stop()).toBe(0);
     // The data is owner-only: it holds every payload and the sealed secrets.
@@ -88,7 +88,17 @@ describe('the sealing key at start', () => {
     expect(rotated.first).toBe('ready');
     const report = adminIn(dataDir, ring, 'secrets', 'reseal');
     expect(report.code).toBe(0);
-    expect(report.json).toEqual({ key_id: 'new', endpoints: 1, alert_targets: 0, resealed: 1, skipped: 0, retired_keys: [idA], kept_keys: [] });
+    // The signing secret and the custom headers: both re-sealed, so the old key can leave.
+    expect(report.json).toEqual({
+      key_id: 'new',
+      endpoints: 1,
+      endpoint_headers: 1,
+      alert_targets: 0,
+      resealed: 2,
+      skipped: 0,
+      retired_keys: [idA],
+      kept_keys: [],
+    });
     expect(await rotated.stop()).toBe(0);
 
     // The old key alone is refused now; the new key alone starts.
@@ -111,7 +121,7 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
     try {
       const t = await before.tenant();
       const consumer = (await t.api.post('/v1/consumers', { external_id: 'c1' })).body.id;
-      const created = (await t.api.post('/v1/endpoints', { consumer_id: consumer, url: rx.url() })).body;
+      const created = (await t.api.post('/v1/endpoints', { consumer_id: consumer, url: rx.url(), headers: { 'X-Api-Key': 'rotating-5150' } })).body;
       const endpoint = created.id;
       const metrics = before.embedded.metricsUrl();
       expect((await fetch(`${metrics}/readyz`)).status).toBe(200);
@@ -132,14 +142,16 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
       expect(rx.receiver.requests).toHaveLength(0);
       await before.close();
 
-      // Restarted with the new ring: ready, and the message goes out after its minute.
-      const after = await startWirehook({ ...options, secretKey: `b:${B},${A}`, startAt: before.clock.now() });
+      // Restarted with the new key alone (the re-seal retired A): ready, and the message goes out after its minute.
+      const after = await startWirehook({ ...options, secretKey: `b:${B}`, startAt: before.clock.now() });
       try {
         expect((await fetch(`${after.embedded.metricsUrl()}/readyz`)).status).toBe(200);
         await after.advance(61_000);
         await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === sent.body.id)).toHaveLength(1));
         // Signed with the secret re-sealed under key B: the customer's secret did not change.
         expect(verifyWebhook(created.secret, rx.receiver.requests[0]!)).toMatchObject({ type: 'order.created' });
+        // And its custom headers, re-sealed under B too.
+        expect(rx.receiver.requests[0]!.headers['x-api-key']).toBe('rotating-5150');
       } finally {
         await after.close();
       }

@@ -110,6 +110,7 @@ export async function runAdminCommand(
       return {
         key_id: report.keyId,
         endpoints: report.walked.endpoint_secrets,
+        endpoint_headers: report.walked.endpoint_headers,
         alert_targets: report.walked.alert_target_secrets,
         resealed: report.resealed,
         skipped: report.skipped,

@@ -603,6 +603,10 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1018,6 +1022,10 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1069,6 +1077,10 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1192,6 +1204,10 @@ export type components = {
             created_at: number;
             retry: components["schemas"]["RetryPolicy"];
             compat_signature: components["schemas"]["CompatSignature"] | null;
+            /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
+            headers: {
+                [key: string]: string;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1407,6 +1423,9 @@ export type components = {
             ordering?: "none" | "key";
             /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
             rate_limit?: number | null;
+            headers?: {
+                [key: string]: string;
+            } | null;
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -1438,6 +1457,9 @@ export type components = {
             ordering?: "none" | "key";
             /** @description deliveries per second at most, over any one-second window (first attempts, retries and recovery together); null: no limit */
             rate_limit?: number | null;
+            headers?: {
+                [key: string]: string;
+            } | null;
             fixed_ip?: boolean;
         };
         RecoverRequest: {

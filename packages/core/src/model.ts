@@ -78,6 +78,19 @@ export interface Endpoint {
   heldUntil?: number | null;
   /** Absent (an endpoint made before listener endpoints, a test's): `http`. */
   type?: EndpointType;
+  /** Headers sent with every webhook to it (the API's `headers`); null (or absent): none. */
+  headers?: EndpointHeaders | null;
+}
+
+/**
+ * An endpoint's custom headers as stored: the values sealed together (they may be credentials),
+ * and what the API shows of each, so a read never opens them.
+ */
+export interface EndpointHeaders {
+  /** The JSON of `{ lower-case name: value }`, sealed by the SecretBox, bound to the endpoint id. */
+  sealed: string;
+  /** Lower-case name → `…` and the value's last 4 characters (`…` alone for a value of 4 or fewer). */
+  shown: Record<string, string>;
 }
 
 /** A signing secret as stored: sealed by a SecretBox, valid until `expiresAt` (null: no end). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compatSignatureSchema } from './compat-signature.ts';
+import { endpointHeadersInput } from './endpoint-headers.ts';
 import { InvalidError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
@@ -85,6 +86,7 @@ export const createEndpointBody = z.strictObject({
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),
   rate_limit: rateLimit.optional(),
+  headers: endpointHeadersInput.nullable().optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -96,6 +98,7 @@ export const patchEndpointBody = z.strictObject({
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),
   rate_limit: rateLimit.optional(),
+  headers: endpointHeadersInput.nullable().optional(),
   // Not among the spec's PATCH inputs: a customer who must allow-list the addresses switches it
   // (docs/semantics.md, "fixed_ip by PATCH").
   fixed_ip: z.boolean().optional(),

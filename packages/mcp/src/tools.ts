@@ -94,7 +94,9 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
       description:
         'Change an endpoint: pause or resume (status), retry policy, URL, event types, description, ' +
         'ordering (key: one delivery at a time per message ordering_key, in order; none releases waiting ones), ' +
-        'rate_limit (whole deliveries per second over any one-second window, 1–10000; null removes the limit). Needs endpoints:write.',
+        'rate_limit (whole deliveries per second over any one-second window, 1–10000; null removes the limit), ' +
+        'headers (custom headers sent with every webhook, at most 20; the whole set is replaced, null removes them; values are shown redacted). ' +
+        'Needs endpoints:write.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), ...patchEndpointBody.shape },
     },
     ({ endpoint_id, ...patch }) => call('PATCH', `/v1/endpoints/${endpoint_id}`, patch),

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { signingKeyObject, type SecretBox } from '@wirehook/core';
+import { type EndpointHeaders, openEndpointHeaders, signingKeyObject, type SecretBox } from '@wirehook/core';
 
 /** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
 const DEFAULT_CAPACITY = 10_000;
@@ -15,6 +15,8 @@ export class SigningKeys {
   readonly #secretBox: SecretBox;
   readonly #capacity: number;
   readonly #keys = new Map<string, KeyObject>();
+  /** Endpoints' custom headers, opened, by endpoint and sealed text (as the keys: a new set is a new text). */
+  readonly #headers = new Map<string, Readonly<Record<string, string>>>();
 
   constructor(secretBox: SecretBox, capacity = DEFAULT_CAPACITY) {
     this.#secretBox = secretBox;
@@ -36,5 +38,20 @@ export class SigningKeys {
       this.#keys.set(cacheKey, key);
     }
     return key;
+  }
+
+  /**
+   * The custom headers of endpoint `endpointId`, opened.
+   * @throws UnsealError when they do not open (as a signing secret that does not: the send is put off).
+   */
+  headersOf(endpointId: string, headers: EndpointHeaders): Readonly<Record<string, string>> {
+    const cacheKey = `${endpointId} ${headers.sealed}`;
+    let opened = this.#headers.get(cacheKey);
+    if (opened === undefined) {
+      opened = Object.freeze(openEndpointHeaders(this.#secretBox, endpointId, headers));
+      if (this.#headers.size >= this.#capacity) this.#headers.delete(this.#headers.keys().next().value!);
+      this.#headers.set(cacheKey, opened);
+    }
+    return opened;
   }
 }

@@ -12,7 +12,7 @@ export interface WebhookRequest {
 }
 
 /**
- * Builds the signed request for a claimed delivery at `now`: Standard Webhooks headers, one
+ * Builds the signed request for a claimed delivery at `now`: the endpoint's custom headers, Standard Webhooks headers, one
  * `v1,` signature per secret still valid (two during a rotation window), and the compat
  * signature header when the endpoint has one; an ordered delivery's `webhook-ordering-key` and
  * `webhook-sequence`. The body bytes are the ones signed.
@@ -21,7 +21,9 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   const timestamp = Math.floor(now / 1000);
   const body = webhookBody(job.message.eventType, job.message.createdAt, job.message.payload);
   const keys = job.secrets.map((s) => signingKeys.keyOf(s.sealed, job.endpoint.id));
-  const headers = standardWebhookHeaders(keys, job.message.id, now, body);
+  // The endpoint's custom headers first: none may take a name of Wirehook's (endpointHeadersInput), and these win anyway.
+  const custom = job.endpoint.headers ? signingKeys.headersOf(job.endpoint.id, job.endpoint.headers) : {};
+  const headers = { ...custom, ...standardWebhookHeaders(keys, job.message.id, now, body) };
   const compat = job.endpoint.compatSignature;
   if (compat) headers[compat.header.toLowerCase()] = compatSignature(compat, keys, timestamp, body);
   // An ordered delivery names its lane and place, so a receiver can tell a gap.

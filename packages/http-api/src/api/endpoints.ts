@@ -12,6 +12,8 @@ import {
   parseInput,
   patchEndpointBody,
   recoverBody,
+  sealEndpointHeaders,
+  type CompatSignature,
   type Endpoint,
   type RecoveryId,
   type Tenant,
@@ -63,6 +65,7 @@ export function endpointsRouter(
     const consumer = isId('consumer', body.consumer_id) && !outOfScope(auth, body.consumer_id) ? await store.consumers.get(tenant, body.consumer_id) : null;
     if (!consumer) throw new NotFoundError(`consumer ${body.consumer_id} not found`);
     await checkUrl(body.url);
+    checkHeaderNames(body.headers, body.compat_signature);
     const { endpoint, secret } = await createEndpoint(deps, tenant, {
       consumerId: consumer.id,
       url: body.url,
@@ -73,6 +76,7 @@ export function endpointsRouter(
       compatSignature: body.compat_signature ?? null,
       ordering: body.ordering ?? 'none',
       rateLimit: body.rate_limit ?? null,
+      headers: body.headers ?? null,
     });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
@@ -113,7 +117,12 @@ export function endpointsRouter(
     if (body.fixed_ip === true && !current.fixedIp && !(await store.egressIps.list(clock.now())).some((a) => a.retiringAt === null)) {
       throw new InvalidError('fixed_ip: no fixed source addresses are configured (GET /v1/egress-ips lists none), so it cannot be switched on');
     }
+    checkHeaderNames(
+      body.headers === undefined ? (current.headers?.shown ?? null) : body.headers,
+      body.compat_signature === undefined ? current.compatSignature : body.compat_signature,
+    );
     const patch: EndpointPatch = {
+      headers: body.headers === undefined ? undefined : body.headers && sealEndpointHeaders(secretBox, current.id, body.headers),
       url: body.url,
       description: body.description,
       eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],
@@ -196,4 +205,13 @@ export function endpointsRouter(
   });
 
   return router;
+}
+
+/** A custom header may not take the name of the endpoint's compatible-signature header: that one is Wirehook's. */
+function checkHeaderNames(headers: Readonly<Record<string, string>> | null | undefined, compat: CompatSignature | null | undefined): void {
+  if (!headers || !compat) return;
+  const taken = compat.header.toLowerCase();
+  if (Object.hasOwn(headers, taken)) {
+    throw new InvalidError(`headers.${taken}: ${compat.header} is the endpoint's compat_signature header, set by Wirehook`);
+  }
 }

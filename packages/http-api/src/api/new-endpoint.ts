@@ -1,9 +1,12 @@
-import { DEFAULT_RETRY_POLICY, MAX_ENDPOINTS_PER_CONSUMER, newId, newSigningSecret, type Endpoint, type Tenant } from '@wirehook/core';
+import { DEFAULT_RETRY_POLICY, MAX_ENDPOINTS_PER_CONSUMER, newId, newSigningSecret, sealEndpointHeaders, type Endpoint, type Tenant } from '@wirehook/core';
 import type { ApiDeps } from '../deps.ts';
 
 /** What a caller chooses of a new endpoint; the rest starts as every endpoint's does. */
 export type EndpointChoices = Pick<Endpoint, 'consumerId' | 'url'> &
-  Partial<Pick<Endpoint, 'description' | 'eventTypes' | 'fixedIp' | 'retry' | 'compatSignature' | 'ordering' | 'rateLimit' | 'type'>>;
+  Partial<Pick<Endpoint, 'description' | 'eventTypes' | 'fixedIp' | 'retry' | 'compatSignature' | 'ordering' | 'rateLimit' | 'type'>> & {
+    /** Custom headers in the clear (checked by endpointHeadersInput): sealed here, for the new id. */
+    headers?: Record<string, string> | null;
+  };
 
 /**
  * Stores a new endpoint with its first signing secret (sealed), within the consumer's endpoint
@@ -18,6 +21,7 @@ export async function createEndpoint(
   const now = deps.clock.now();
   const secret = newSigningSecret();
   const id = newId('endpoint', deps.clock);
+  const { headers, ...rest } = chosen;
   const endpoint = await deps.store.endpoints.create(
     tenant,
     {
@@ -29,7 +33,8 @@ export async function createEndpoint(
       compatSignature: null,
       ordering: 'none',
       rateLimit: null,
-      ...chosen,
+      ...rest,
+      headers: headers ? sealEndpointHeaders(deps.secretBox, id, headers) : null,
       status: 'active',
       disabledReason: null,
       failingSince: null,

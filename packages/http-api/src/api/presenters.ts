@@ -46,6 +46,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
     created_at: e.createdAt,
     retry: { count: e.retry.count, interval: e.retry.interval },
     compat_signature: e.compatSignature,
+    headers: e.headers?.shown ?? null,
     ordering: e.ordering ?? 'none',
     rate_limit: e.rateLimit ?? null,
   };

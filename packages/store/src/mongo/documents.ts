@@ -2,7 +2,6 @@ import type {
   AttemptVia,
   CompatSignature,
   DeliveryStatus,
-  EndpointHeaders,
   EndpointOrdering,
   EndpointStatus,
   EndpointType,
@@ -83,10 +82,12 @@ export interface EndpointDoc extends TenantFields {
   /** `listen`: a listener endpoint; absent on documents made before listener endpoints (read as `http`). */
   type?: EndpointType;
   /**
-   * Custom headers: `sealed` (the values, sealed for the endpoint id) and `shown`; null: none.
-   * Absent on documents made before custom headers (read as null).
+   * Custom headers: `sealed` (the values, sealed for the endpoint id) and `shown` as [name,
+   * redacted value] pairs — never names as field names: a header name may hold `.` or start
+   * with `$`, which MongoDB reads as paths and operators. null: none. Absent on documents made
+   * before custom headers (read as null).
    */
-  headers?: EndpointHeaders | null;
+  headers?: EndpointHeadersDoc | null;
   secrets: SecretDoc[];
 }
 
@@ -372,3 +373,9 @@ export interface PortalTokenDoc extends TenantFields {
 
 // The alerting engine's documents.
 export type * from './alert-documents.ts';
+
+/** An endpoint's custom headers as stored (see EndpointDoc.headers). */
+export interface EndpointHeadersDoc {
+  sealed: string;
+  shown: [name: string, shown: string][];
+}

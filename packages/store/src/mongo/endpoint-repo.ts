@@ -18,7 +18,7 @@ import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
 import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
-import { toEndpoint, validSecrets } from './mappers.ts';
+import { endpointHeadersDoc, toEndpoint, validSecrets } from './mappers.ts';
 import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
@@ -190,6 +190,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     rateLimit: e.rateLimit ?? null,
     heldUntil: null,
     type: e.type ?? 'http',
-    headers: e.headers ?? null,
+    headers: e.headers ? endpointHeadersDoc(e.headers) : null,
   };
 }

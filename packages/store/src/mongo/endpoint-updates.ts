@@ -2,6 +2,7 @@ import type { StoredSecret } from '@wirehook/core';
 import type { Document } from 'mongodb';
 import type { EndpointPatch } from '../ports/endpoint-port.ts';
 import type { EndpointDoc } from './documents.ts';
+import { endpointHeadersDoc } from './mappers.ts';
 
 type PatchableFields = Partial<Omit<EndpointDoc, '_id' | 'orgId' | 'env' | 'secrets' | 'consumerId' | 'createdAt'>>;
 
@@ -16,7 +17,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
   if (patch.compatSignature !== undefined) set.compatSignature = patch.compatSignature;
   if (patch.ordering !== undefined) set.ordering = patch.ordering;
   if (patch.rateLimit !== undefined) set.rateLimit = patch.rateLimit;
-  if (patch.headers !== undefined) set.headers = patch.headers;
+  if (patch.headers !== undefined) set.headers = patch.headers && endpointHeadersDoc(patch.headers);
   if (patch.fixedIp !== undefined) set.fixedIp = patch.fixedIp;
   if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
   if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;

@@ -7,6 +7,7 @@ import type {
   Delivery,
   DeliveryId,
   Endpoint,
+  EndpointHeaders,
   EndpointId,
   EventType,
   KeyId,
@@ -17,7 +18,18 @@ import type {
   StoredSecret,
 } from '@wirehook/core';
 import type { ConsumerRef, MessageHead } from '../ports/message-port.ts';
-import type { ApiKeyDoc, AttemptDoc, ConsumerDoc, DeliveryDoc, EndpointDoc, EventTypeDoc, MessageDoc, OrgDoc, SecretDoc } from './documents.ts';
+import type {
+  ApiKeyDoc,
+  AttemptDoc,
+  ConsumerDoc,
+  DeliveryDoc,
+  EndpointDoc,
+  EndpointHeadersDoc,
+  EventTypeDoc,
+  MessageDoc,
+  OrgDoc,
+  SecretDoc,
+} from './documents.ts';
 
 // Document → domain record, one function per collection. Each copies the domain fields
 // only, so adapter fields (_id naming, leases, tenant fields, counters) never leak out.
@@ -76,7 +88,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     rateLimit: doc.rateLimit ?? null,
     heldUntil: doc.heldUntil ?? null,
     type: doc.type ?? 'http',
-    headers: doc.headers ?? null,
+    headers: doc.headers ? { sealed: doc.headers.sealed, shown: Object.fromEntries(doc.headers.shown) } : null,
   };
 }
 
@@ -152,4 +164,9 @@ export function toAttempt(doc: AttemptDoc): Attempt {
     sourceIp: doc.sourceIp,
     url: doc.url ?? null,
   };
+}
+
+/** EndpointHeaders as a document stores them: the shown names as pair values, never as field names. */
+export function endpointHeadersDoc(headers: EndpointHeaders): EndpointHeadersDoc {
+  return { sealed: headers.sealed, shown: Object.entries(headers.shown) };
 }

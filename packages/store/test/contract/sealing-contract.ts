@@ -53,7 +53,7 @@ export function describeSealingContract(f: Fixtures): void {
       ]);
     });
 
-    it("walks endpoints' sealed headers across tenants (endpoints without headers are left out); reseal replaces only the expected text and keeps what is shown", async () => {
+    it("walks endpoints' sealed headers across tenants (none without headers); reseal replaces only the expected text, keeping what is shown", async () => {
       const [t1, t2] = [await f.tenant(), await f.tenant()];
       const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
       const shown = { 'x-api-key': '…c0de', 'x.tenant': '…' };
