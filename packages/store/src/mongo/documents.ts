@@ -4,6 +4,7 @@ import type {
   DeliveryStatus,
   EndpointOrdering,
   EndpointStatus,
+  EndpointTls,
   EndpointType,
   PlanName,
   RecoveryStatus,
@@ -88,6 +89,12 @@ export interface EndpointDoc extends TenantFields {
    * before custom headers (read as null).
    */
   headers?: EndpointHeadersDoc | null;
+  /**
+   * The client certificate (mutual TLS): core's EndpointTls as is (`certificate`, `sealedKey`
+   * sealed for the endpoint id, `serverCa`, `info`) — every field name is ours, none a user's.
+   * null: none. Absent on documents made before client certificates (read as null).
+   */
+  tls?: EndpointTls | null;
   secrets: SecretDoc[];
 }
 

@@ -191,5 +191,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     heldUntil: null,
     type: e.type ?? 'http',
     headers: e.headers ? endpointHeadersDoc(e.headers) : null,
+    tls: e.tls ?? null,
   };
 }

@@ -62,6 +62,14 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // page reads each of its endpoints once. orgId is a key only so the pattern is not `{ _id: 1 }`
     // alone: MongoDB refuses a partial index on the _id index's pattern, and plans hint `_id_` by it.
     { key: { _id: 1, orgId: 1 }, name: 'endpoints_headers', partialFilterExpression: { 'headers.sealed': { $type: 'string' } } },
+    // The sealing walk over endpoints' client certificate keys (`secrets reseal`): those with a
+    // certificate only, by id, so a page reads no endpoint without one. Not covering, as for
+    // headers: the sealed key is read from the document, once per endpoint of the page. env is a
+    // key only to give it a pattern of its own: `{ _id: 1 }` alone is the _id index's (MongoDB
+    // refuses a partial index on it), and `{ _id: 1, orgId: 1 }` is endpoints_headers' — plans
+    // hint by key pattern, which must name one index of the collection (two partial indexes of one
+    // pattern would make the hint ambiguous and the command fail).
+    { key: { _id: 1, env: 1 }, name: 'endpoints_tls', partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } } },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [

@@ -89,6 +89,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     heldUntil: doc.heldUntil ?? null,
     type: doc.type ?? 'http',
     headers: doc.headers ? { sealed: doc.headers.sealed, shown: Object.fromEntries(doc.headers.shown) } : null,
+    tls: doc.tls ?? null,
   };
 }
 

@@ -77,6 +77,22 @@ function walks(conn: MongoConnection): Record<
         return conn.endpoints.updateOne(q.filter, { $set: { 'headers.sealed': sealed } }, q.options);
       },
     },
+    endpoint_tls_keys: {
+      page: async (after, limit) => {
+        // endpoints_tls (endpoints with a client certificate only): no endpoint without one is read.
+        const q = ENDPOINTS_PLANS.tlsKeysAfter(after);
+        const docs = await conn.endpoints
+          .find(q.filter, { ...q.options, projection: { _id: 1, 'tls.sealedKey': 1 } })
+          .limit(limit)
+          .toArray();
+        return docs.map((doc) => ({ ownerId: doc._id, sealed: [doc.tls?.sealedKey ?? ''] }));
+      },
+      reseal: (ownerId, expected, sealed) => {
+        // The certificate, serverCa and info stay: only the sealed key changes, and only if it is still the one read.
+        const q = ENDPOINTS_PLANS.sealedTlsKey(ownerId, expected);
+        return conn.endpoints.updateOne(q.filter, { $set: { 'tls.sealedKey': sealed } }, q.options);
+      },
+    },
     alert_target_secrets: {
       page: async (after, limit) => {
         const q = ALERTS_PLANS.sealedTargetsAfter(after);

@@ -6,6 +6,7 @@ import type {
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
+  EndpointTls,
   RetryPolicy,
   StoredSecret,
   Tenant,
@@ -31,6 +32,8 @@ export interface EndpointPatch {
   rateLimit?: number | null;
   /** Custom headers: the whole set replaced; null removes them. */
   headers?: EndpointHeaders | null;
+  /** The client certificate (mutual TLS): replaced; null removes it. */
+  tls?: EndpointTls | null;
   /** Send through the egress relay's fixed addresses from the next attempt on. */
   fixedIp?: boolean;
   disabledReason?: string | null;

@@ -18,6 +18,8 @@ export const SEALED_COLUMNS = {
   endpoint_secrets: { sqlite: 'endpoint_secrets.sealed', mongo: 'endpoints.secrets.sealed', boundTo: 'endpoint id' },
   /** Endpoints' custom headers (their values, sealed together), bound to the endpoint id. */
   endpoint_headers: { sqlite: 'endpoints.headers', mongo: 'endpoints.headers.sealed', boundTo: 'endpoint id' },
+  /** Endpoints' client certificate keys (mutual TLS), bound to the endpoint id. */
+  endpoint_tls_keys: { sqlite: 'endpoints.tls', mongo: 'endpoints.tls.sealedKey', boundTo: 'endpoint id' },
   /** Webhook alert targets' signing secrets, bound to the target id. */
   alert_target_secrets: { sqlite: 'alert_targets.sealed_secret', mongo: 'alert_targets.sealedSecret', boundTo: 'alert target id' },
 } as const;

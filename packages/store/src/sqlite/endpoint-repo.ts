@@ -52,8 +52,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
                                   disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
-                                  rate_limit, type, headers)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  rate_limit, type, headers, tls)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -74,6 +74,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           endpoint.rateLimit ?? null,
           endpoint.type ?? 'http',
           toJsonOrNull(endpoint.headers ?? null),
+          toJsonOrNull(endpoint.tls ?? null),
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);

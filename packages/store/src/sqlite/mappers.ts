@@ -14,6 +14,7 @@ import type {
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
+  EndpointTls,
   EndpointType,
   Environment,
   EventType,
@@ -88,6 +89,7 @@ export function toEndpoint(row: Row): Endpoint {
     heldUntil: intOrNull(row, 'held_until'),
     type: text(row, 'type') as EndpointType,
     headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
+    tls: jsonOrNull<EndpointTls>(row, 'tls'),
   };
 }
 

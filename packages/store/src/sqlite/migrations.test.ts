@@ -171,6 +171,37 @@ describe('SQLite store', () => {
     expect(await store.sealing.sealedSecrets('endpoint_headers', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.headers'] }]);
   });
 
+  it('step 32: an endpoint made before client certificates has none, is not in their sealing walk, and takes one later', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 31));
+    // The row as the previous build writes it (headers, but no tls column).
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES ('con_old', 'org_old', 'live', 'old', NULL, 1);
+      INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason,
+                             failing_since, created_at, retry, compat_signature, headers)
+      VALUES ('ep_old', 'org_old', 'live', 'con_old', 'https://hooks.example/old', NULL, NULL, 0, 'active', NULL, NULL, 1,
+              '{"count":0,"interval":"1m"}', NULL, '{"sealed":"v1.headers","shown":{"x-api-key":"…c0de"}}');`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 31);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const id = 'ep_old' as EndpointId;
+    const before = await store.endpoints.get(t, id);
+    expect(before?.tls).toBeNull();
+    expect(before?.headers).toEqual({ sealed: 'v1.headers', shown: { 'x-api-key': '…c0de' } });
+    expect(await store.sealing.sealedSecrets('endpoint_tls_keys', null, 10)).toEqual([]);
+    const tls = {
+      certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      sealedKey: 'v1.key',
+      serverCa: null,
+      info: { subject: 'CN=client', issuer: 'CN=ca', notAfter: 1_900_000_000_000, fingerprintSha256: 'AB:CD', serverCaSubject: null },
+    };
+    expect(await store.endpoints.update(t, id, { tls })).toEqual({ ...before, tls });
+    expect(await store.sealing.sealedSecrets('endpoint_tls_keys', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.key'] }]);
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

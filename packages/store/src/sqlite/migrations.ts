@@ -31,6 +31,7 @@ import { holdEndWalk } from './migrations/028-hold-end-walk.ts';
 import { listenerEndpoints } from './migrations/029-listener-endpoints.ts';
 import { listenerJanitor } from './migrations/030-listener-janitor.ts';
 import { endpointHeaders } from './migrations/031-endpoint-headers.ts';
+import { endpointTls } from './migrations/032-endpoint-tls.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -68,6 +69,7 @@ export const MIGRATIONS: readonly string[] = [
   listenerEndpoints,
   listenerJanitor,
   endpointHeaders,
+  endpointTls,
 ];
 
 /**

@@ -83,6 +83,14 @@ describe('SQLite query plans', () => {
     expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
+  it('pages the endpoints with a client certificate by endpoints_tls (the sealing walk; no endpoint without one read), and re-seals one by its key', () => {
+    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id AS owner_id, json_extract(tls, '$.sealedKey') AS sealed FROM endpoints"));
+    expect(page?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls (id>?)');
+    const reseal = [...plans].find(([sql]) => sql.startsWith('UPDATE endpoints SET tls = json_set('));
+    // One seek by id (its primary key, or endpoints_tls: either reads one row).
+    expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
+  });
+
   it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {
     const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
     expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');

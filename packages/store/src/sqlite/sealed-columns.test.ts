@@ -9,10 +9,11 @@ import { migrate } from './migrations.ts';
 /** The key ring's own check values: sealed with a fixed binding, handled by keyChecks, not re-sealed. */
 const NOT_SECRETS = new Set(['sealing_key_checks.sealed']);
 /**
- * Columns of JSON holding sealed text in a `sealed` field, under a name that does not say so
- * (their other fields are not secret): endpoints' custom headers (`{ sealed, shown }`).
+ * Columns of JSON holding sealed text in a field, under a name that does not say so (their
+ * other fields are not secret): endpoints' custom headers (`{ sealed, shown }`) and client
+ * certificates (`{ certificate, sealedKey, serverCa, info }`).
  */
-const SEALED_IN_JSON = new Set(['endpoints.headers']);
+const SEALED_IN_JSON = new Set(['endpoints.headers', 'endpoints.tls']);
 
 describe('SEALED_COLUMNS', () => {
   it('names every column of the schema that holds sealed text', () => {

@@ -59,6 +59,15 @@ const WALKS: Record<SealedColumn, { page: string; reseal: string }> = {
     reseal: `UPDATE endpoints SET headers = json_set(headers, '$.sealed', ?)
               WHERE id = ? AND headers IS NOT NULL AND json_extract(headers, '$.sealed') = ?`,
   },
+  // endpoints_tls (partial: endpoints with a client certificate only): a page reads no endpoint
+  // without one. The re-seal replaces `sealedKey` inside the JSON and keeps the rest (the
+  // certificate, serverCa, info).
+  endpoint_tls_keys: {
+    page: `SELECT id AS owner_id, json_extract(tls, '$.sealedKey') AS sealed FROM endpoints
+            WHERE id > ? AND tls IS NOT NULL ORDER BY id LIMIT ?`,
+    reseal: `UPDATE endpoints SET tls = json_set(tls, '$.sealedKey', ?)
+              WHERE id = ? AND tls IS NOT NULL AND json_extract(tls, '$.sealedKey') = ?`,
+  },
   alert_target_secrets: {
     page: 'SELECT id AS owner_id, sealed_secret AS sealed FROM alert_targets WHERE id > ? AND sealed_secret IS NOT NULL ORDER BY id LIMIT ?',
     reseal: 'UPDATE alert_targets SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?',

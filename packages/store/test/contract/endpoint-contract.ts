@@ -1,4 +1,4 @@
-import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointHeaders } from '@wirehook/core';
+import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointHeaders, type EndpointTls } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { EndpointPatch } from '../../src/ports/endpoint-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -25,6 +25,8 @@ const PATCHES: Array<[string, EndpointPatch]> = [
   ['fixedIp', { fixedIp: false }],
   // The fixture endpoint has none: from none to a set here; replaced and removed below.
   ['headers', { headers: { sealed: 'v1.headers', shown: { 'x-api-key': '…c0de' } } }],
+  // None on the fixture either: from none to a certificate here; replaced and removed below.
+  ['tls', { tls: tlsOf('v1.tls-key', null) }],
 ];
 
 /** Custom headers as stored: names may hold `.` (an RFC 9110 token), which a document store must keep as one name. */
@@ -33,13 +35,31 @@ const HEADERS: EndpointHeaders = {
   shown: { 'x-api-key': '…c0de', authorization: '…9f3a', 'x.tenant': '…' },
 };
 
+/** A client certificate as stored (PEM text with line breaks; serverCa optional). */
+function tlsOf(sealedKey: string, serverCa: string | null): EndpointTls {
+  return {
+    certificate: '-----BEGIN CERTIFICATE-----\nMIIBclient\n-----END CERTIFICATE-----\n',
+    sealedKey,
+    serverCa,
+    info: {
+      subject: 'CN=wirehook-client,O=Acme',
+      issuer: 'CN=Acme Client CA',
+      notAfter: 1_900_000_000_000,
+      fingerprintSha256: 'AB:CD:EF:01',
+      serverCaSubject: serverCa === null ? null : 'CN=Acme Server CA',
+    },
+  };
+}
+
+const TLS: EndpointTls = tlsOf('v1.sealed-key', '-----BEGIN CERTIFICATE-----\nMIIBca\n-----END CERTIFICATE-----\n');
+
 /** Contract of EndpointRepo, apart from secrets. */
 export function describeEndpointContract(f: Fixtures): void {
   describe('endpoints', () => {
     it('creates an endpoint and gets it back field for field', async () => {
       const t = await f.tenant();
       const consumer = await f.consumer(t);
-      const endpoint = f.endpoint(consumer.id, { headers: HEADERS });
+      const endpoint = f.endpoint(consumer.id, { headers: HEADERS, tls: TLS });
       expect(await f.store.endpoints.create(t, endpoint, f.secret('v1.s'), 20)).toEqual(endpoint);
       expect(await f.store.endpoints.get(t, endpoint.id)).toEqual(endpoint);
     });
@@ -67,6 +87,35 @@ export function describeEndpointContract(f: Fixtures): void {
       await m.hook(t, consumer, { headers: HEADERS });
       const job = await m.claim(m.only(await m.send(t)));
       expect(job.endpoint.headers).toEqual(HEADERS);
+    });
+
+    it('keeps a client certificate (mutual TLS) on create, get and list; one made without reads as none (null)', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const withTls = f.endpoint(consumer.id, { tls: TLS });
+      const { tls: _none, ...absent } = f.endpoint(consumer.id);
+      const none = f.endpoint(consumer.id, { tls: null });
+      const noCa = f.endpoint(consumer.id, { tls: tlsOf('v1.other-key', null) });
+      expect((await f.store.endpoints.create(t, withTls, f.secret('v1.s'), 20)).tls).toEqual(TLS);
+      expect((await f.store.endpoints.create(t, absent, f.secret('v1.s'), 20)).tls).toBeNull();
+      expect((await f.store.endpoints.create(t, none, f.secret('v1.s'), 20)).tls).toBeNull();
+      expect((await f.store.endpoints.create(t, noCa, f.secret('v1.s'), 20)).tls).toEqual(noCa.tls);
+      expect(await f.store.endpoints.get(t, withTls.id)).toEqual(withTls);
+      expect((await f.store.endpoints.get(t, absent.id))?.tls).toBeNull();
+      expect((await f.store.endpoints.get(t, none.id))?.tls).toBeNull();
+      expect(await f.store.endpoints.get(t, noCa.id)).toEqual(noCa);
+      const all = [TLS, null, null, noCa.tls];
+      expect((await f.store.endpoints.list(t, { consumerId: consumer.id })).map((e) => e.tls)).toEqual(all);
+      expect((await f.store.endpoints.list(t, {})).map((e) => e.tls)).toEqual(all);
+    });
+
+    it('a claimed delivery’s job carries its endpoint’s client certificate', async () => {
+      const m = new MessageFixtures(f);
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      await m.hook(t, consumer, { tls: TLS });
+      const job = await m.claim(m.only(await m.send(t)));
+      expect(job.endpoint.tls).toEqual(TLS);
     });
 
     it('keeps a listener endpoint’s type, and reads one made without a type as http', async () => {
@@ -222,6 +271,23 @@ export function describeEndpointContract(f: Fixtures): void {
         expect((await f.store.endpoints.update(t, target.id, { headers: null }))?.headers).toBeNull();
         expect((await f.store.endpoints.get(t, target.id))?.headers).toBeNull();
         expect((await f.store.endpoints.update(t, target.id, { headers: HEADERS }))?.headers).toEqual(HEADERS);
+        expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
+      });
+
+      it('tls: left alone when not given, replaced as a whole, removed by null; headers and other endpoints untouched', async () => {
+        const t = await f.tenant();
+        const consumer = await f.consumer(t);
+        const target = await f.createEndpoint(t, consumer.id, { tls: TLS, headers: HEADERS });
+        const bystander = await f.createEndpoint(t, consumer.id, { tls: TLS });
+        expect((await f.store.endpoints.update(t, target.id, { description: 'renamed' }))?.tls).toEqual(TLS);
+        expect((await f.store.endpoints.update(t, target.id, { tls: undefined, headers: null }))?.tls).toEqual(TLS);
+        // Another certificate without a server CA replaces the whole: serverCa and its subject go.
+        const other = tlsOf('v1.new-key', null);
+        expect(await f.store.endpoints.update(t, target.id, { tls: other })).toEqual({ ...target, description: 'renamed', headers: null, tls: other });
+        expect((await f.store.endpoints.get(t, target.id))?.tls).toEqual(other);
+        expect((await f.store.endpoints.update(t, target.id, { tls: null }))?.tls).toBeNull();
+        expect((await f.store.endpoints.get(t, target.id))?.tls).toBeNull();
+        expect((await f.store.endpoints.update(t, target.id, { tls: TLS }))?.tls).toEqual(TLS);
         expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
       });
 

@@ -102,6 +102,8 @@ export class Fixtures {
       // None: a scene that sends (the services' tests) opens headers with its SecretBox, and a
       // made-up sealed text would not open; the contract gives headers where it tests them.
       headers: null,
+      // None, for the same reason: a made-up sealed key would not open; given where tested.
+      tls: null,
       ...overrides,
     };
   }

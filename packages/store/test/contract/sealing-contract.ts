@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newId } from '@wirehook/core';
+import { newId, type EndpointTls } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { SealedSecrets } from '../../src/ports/sealing-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -98,6 +98,66 @@ export function describeSealingContract(f: Fixtures): void {
         { ownerId: other.id, sealed: ['v3.a.other'] },
       ]);
       // The endpoint's signing secrets are another column: untouched.
+      expect((await f.store.endpoints.secrets(t1, first.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.first']);
+    });
+
+    it("walks endpoints' sealed client certificate keys across tenants (none without one); reseal replaces only the expected key, keeping the rest", async () => {
+      const [t1, t2] = [await f.tenant(), await f.tenant()];
+      const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
+      const tls = (sealedKey: string): EndpointTls => ({
+        certificate: '-----BEGIN CERTIFICATE-----\nMIIBclient\n-----END CERTIFICATE-----\n',
+        sealedKey,
+        serverCa: '-----BEGIN CERTIFICATE-----\nMIIBca\n-----END CERTIFICATE-----\n',
+        info: { subject: 'CN=client', issuer: 'CN=ca', notAfter: 1_900_000_000_000, fingerprintSha256: 'AB:CD', serverCaSubject: 'CN=ca' },
+      });
+      const headers = { sealed: 'v3.a.headers', shown: { 'x-api-key': '…c0de' } };
+      const first = await f.createEndpoint(t1, c1.id, { tls: tls('v3.a.key'), headers });
+      const none = await f.createEndpoint(t1, c1.id, { tls: null, headers });
+      const removed = await f.createEndpoint(t1, c1.id, { tls: tls('v3.a.removed') });
+      await f.store.endpoints.update(t1, removed.id, { tls: null });
+      const other = await f.createEndpoint(t2, c2.id, { tls: tls('v3.a.other') });
+      const second = await f.createEndpoint(t1, c1.id, { tls: tls('v3.a.second') });
+
+      const walk = async (pageSize: number): Promise<SealedSecrets[]> => {
+        const all: SealedSecrets[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await f.store.sealing.sealedSecrets('endpoint_tls_keys', after, pageSize);
+          if (page.length === 0) return all;
+          expect(page.length).toBeLessThanOrEqual(pageSize);
+          all.push(...page);
+          after = page.at(-1)!.ownerId;
+        }
+      };
+      const mine = new Set<string>([first.id, none.id, removed.id, other.id, second.id]);
+      for (const pageSize of [1, 2]) {
+        const visited = await walk(pageSize);
+        const ids = visited.map((e) => e.ownerId);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect([...ids].sort()).toEqual(ids);
+        expect(visited.filter((e) => mine.has(e.ownerId))).toEqual([
+          { ownerId: first.id, sealed: ['v3.a.key'] },
+          { ownerId: other.id, sealed: ['v3.a.other'] },
+          { ownerId: second.id, sealed: ['v3.a.second'] },
+        ]);
+      }
+      expect(await f.store.sealing.sealedSecrets('endpoint_tls_keys', null, 0)).toEqual([]);
+
+      expect(await f.store.sealing.reseal('endpoint_tls_keys', first.id, 'v3.a.key', 'v3.b.key')).toBe(true);
+      expect(await f.store.sealing.reseal('endpoint_tls_keys', first.id, 'v3.a.key', 'v3.c.key')).toBe(false); // no longer what it was
+      expect(await f.store.sealing.reseal('endpoint_tls_keys', none.id, 'v3.a.key', 'v3.b.key')).toBe(false); // it has none
+      expect(await f.store.sealing.reseal('endpoint_tls_keys', removed.id, 'v3.a.removed', 'v3.b.removed')).toBe(false);
+      // What the API and the dispatcher read: the re-sealed key, the certificate, serverCa and info as before.
+      expect((await f.store.endpoints.get(t1, first.id))?.tls).toEqual(tls('v3.b.key'));
+      expect((await f.store.endpoints.get(t1, none.id))?.tls).toBeNull();
+      expect((await f.store.endpoints.get(t1, removed.id))?.tls).toBeNull();
+      expect((await f.store.endpoints.get(t2, other.id))?.tls).toEqual(tls('v3.a.other'));
+      expect((await walk(50)).filter((e) => mine.has(e.ownerId))).toEqual([
+        { ownerId: first.id, sealed: ['v3.b.key'] },
+        { ownerId: other.id, sealed: ['v3.a.other'] },
+        { ownerId: second.id, sealed: ['v3.a.second'] },
+      ]);
+      // The endpoint's headers and signing secrets are other columns: untouched.
+      expect((await f.store.endpoints.get(t1, first.id))?.headers).toEqual(headers);
       expect((await f.store.endpoints.secrets(t1, first.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.first']);
     });
 

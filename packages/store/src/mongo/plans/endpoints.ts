@@ -99,6 +99,31 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (id: string, sealed: string) => ({ filter: { _id: id, 'headers.sealed': sealed } }),
     example: ['ep_1', 'v1.x'],
   }),
+  /** The sealing walk over endpoints' client certificate keys: a page of the endpoints that have one, by id after a cursor. */
+  tlsKeysAfter: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tls',
+    examines:
+      '≤ limit: endpoints_tls (partial: endpoints with a client certificate only) from the cursor, stopped by the page; ' +
+      'each key read fetches its endpoint for the sealed key, never an endpoint without a certificate',
+    maxExamined: (n) => n,
+    maxKeysExamined: (n) => n + 1,
+    build: (after: string | null) => ({
+      filter: after === null ? { 'tls.sealedKey': { $type: 'string' } } : { _id: { $gt: after }, 'tls.sealedKey': { $type: 'string' } },
+      sort: { _id: 1 },
+    }),
+    example: ['ep_1'],
+  }),
+  /** A re-seal of one endpoint's client certificate key, conditional on the sealed value read. */
+  sealedTlsKey: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { 'tls.sealedKey': 'the value the walk read: a compare-and-set on the one document _id found' },
+    build: (id: string, sealed: string) => ({ filter: { _id: id, 'tls.sealedKey': sealed } }),
+    example: ['ep_1', 'v1.x'],
+  }),
   /** A re-seal of one endpoint secret, conditional on the sealed value read. */
   sealedSecret: planSpec({
     collection: COLLECTIONS.endpoints,
