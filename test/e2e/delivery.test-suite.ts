@@ -10,6 +10,7 @@ import { describeEndpointState } from './delivery-endpoint-state.test-suite.ts';
 import { describeHealthyEndpoint } from './delivery-healthy.test-suite.ts';
 import { describeOrderedLanes } from './delivery-ordered.test-suite.ts';
 import { describeRetries } from './delivery-retries.test-suite.ts';
+import { describeMutualTls } from './delivery-mtls.test-suite.ts';
 import { describeSignatures } from './delivery-signatures.test-suite.ts';
 import { describeEndpointStats } from './delivery-stats.test-suite.ts';
 
@@ -22,6 +23,7 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
     describeHealthyEndpoint(suite);
     describeRetries(suite);
     describeSignatures(suite);
+    describeMutualTls(suite);
     describeEndpointState(suite);
     describeEndpointStats(suite);
     describeOrderedLanes(suite);

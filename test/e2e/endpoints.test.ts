@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { X509Certificate } from 'node:crypto';
 import { systemLookup, type LookupFn } from '@wirehook/egress';
+import { testClientCertificate, untrustedCertificate } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 // A resolver with a few fixed names (no outside DNS here); anything else resolves for real.
@@ -24,6 +26,10 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const create = (body: Record<string, unknown>) => t.api.post('/v1/endpoints', { consumer_id: consumerId, ...body });
+const pair = async () => {
+  const { certPem, keyPem } = await testClientCertificate();
+  return { client_certificate: certPem, client_key: keyPem };
+};
 
 describe('POST /v1/endpoints', () => {
   it('creates an endpoint with defaults and returns its secret only here', async () => {
@@ -44,6 +50,7 @@ describe('POST /v1/endpoints', () => {
       retry: { count: 7, interval: 'progressive' },
       compat_signature: null,
       headers: null,
+      tls: null,
       ordering: 'none',
       rate_limit: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
@@ -214,6 +221,54 @@ describe('custom headers (headers)', () => {
       (await t.api.patch(`/v1/endpoints/${made.body.id}`, { description: 'still secret' })).body,
     ];
     for (const body of seen) expect(JSON.stringify(body)).not.toContain(secret.slice(0, 12));
+  });
+});
+
+describe('client certificate (tls)', () => {
+  it.each<[string, () => Promise<Record<string, unknown>>, RegExp]>([
+    [
+      'no PEM certificate',
+      async () => ({ client_certificate: 'hello', client_key: (await testClientCertificate()).keyPem }),
+      /^tls\.client_certificate: no PEM certificate/,
+    ],
+    [
+      'a certificate that does not parse',
+      async () => ({ client_certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', client_key: (await testClientCertificate()).keyPem }),
+      /^tls\.client_certificate: certificate 1 is not a valid X\.509 certificate$/,
+    ],
+    [
+      'a key that is not PEM',
+      async () => ({ client_certificate: (await testClientCertificate()).certPem, client_key: 'nope' }),
+      /^tls\.client_key: not a PEM private key/,
+    ],
+    [
+      'a key of another certificate',
+      async () => ({ client_certificate: (await testClientCertificate()).certPem, client_key: (await untrustedCertificate()).keyPem }),
+      /^tls\.client_key: does not belong to the client certificate/,
+    ],
+    ['server_ca that holds no certificate', async () => ({ ...(await pair()), server_ca: 'not a CA' }), /^tls\.server_ca: no PEM certificate/],
+    ['no key', async () => ({ client_certificate: (await testClientCertificate()).certPem }), /^tls\.client_key: is required$/],
+  ])('refuses %s with 422 and makes nothing', async (_, tls, message) => {
+    const before = (await t.api.get('/v1/endpoints')).body.items.length;
+    const res = await create({ url: 'https://hooks.example.com/tls-bad', tls: await tls() });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(message);
+    expect((await t.api.get('/v1/endpoints')).body.items.length).toBe(before);
+  });
+
+  it('refuses a certificate expired at the clock’s time, and takes it while still valid', async () => {
+    const { certPem } = await testClientCertificate();
+    const notAfter = Date.parse(new X509Certificate(certPem).validTo);
+    const at = gw.clock.now();
+    gw.clock.set(notAfter + 1_000);
+    try {
+      const res = await create({ url: 'https://hooks.example.com/tls-expired', tls: await pair() });
+      expect(res.status).toBe(422);
+      expect(res.body.message).toBe(`tls.client_certificate: expired on ${new Date(notAfter).toISOString()}`);
+    } finally {
+      gw.clock.set(at);
+    }
+    expect((await create({ url: 'https://hooks.example.com/tls-valid', tls: await pair() })).status).toBe(201);
   });
 });
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISABLE_AFTER_MS } from '@wirehook/core';
 import { createLogger } from '@wirehook/platform';
-import { eventually, jsonLines, readMetric, testCa } from '@wirehook/testkit';
+import { eventually, jsonLines, readMetric, testCa, testClientCertificate } from '@wirehook/testkit';
 import { sourcesFor } from '@wirehook/egress-relay';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
@@ -128,6 +128,26 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
     expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.headers['x-gateway-key']).toBe('relay-key-0042');
     expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
+  });
+
+  it('a fixed_ip endpoint’s client certificate is presented through the relay (refused as tls without it)', async () => {
+    const mutual = await startReceiver({ clientCa: (await testCa()).caPem });
+    try {
+      const e = await setUp(wh, true, mutual.url());
+      const refused = await e.send();
+      await eventually(async () =>
+        expect((await e.t.api.get(`/v1/messages/${refused}`)).body.deliveries[0].attempts).toEqual([
+          expect.objectContaining({ via: 'relay', error: expect.stringMatching(/^tls: /) }),
+        ]),
+      );
+      const { certPem, keyPem } = await testClientCertificate();
+      expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { tls: { client_certificate: certPem, client_key: keyPem } })).status).toBe(200);
+      const id = await e.send();
+      await eventually(() => expect(mutual.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
+    } finally {
+      await mutual.receiver.close();
+    }
   });
 
   it('an endpoint without fixed_ip goes direct, from the host’s own address', async () => {

@@ -93,6 +93,7 @@ describe('the sealing key at start', () => {
       key_id: 'new',
       endpoints: 1,
       endpoint_headers: 1,
+      endpoint_tls_keys: 0,
       alert_targets: 0,
       resealed: 2,
       skipped: 0,

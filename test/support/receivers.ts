@@ -37,12 +37,12 @@ function freshIp(): string {
 }
 
 /** Starts a receiver on a free loopback address, port 8443. */
-export async function startReceiver(options: { untrusted?: boolean } = {}): Promise<NamedReceiver> {
+export async function startReceiver(options: { untrusted?: boolean; clientCa?: string } = {}): Promise<NamedReceiver> {
   const certificate = options.untrusted ? await untrustedCertificate() : undefined;
   for (let tries = 0; ; tries++) {
     const ip = freshIp();
     try {
-      const receiver = await TestReceiver.start({ host: ip, port: 8443, certificate });
+      const receiver = await TestReceiver.start({ host: ip, port: 8443, certificate, clientCa: options.clientCa });
       const host = hostFor(ip);
       return { receiver, ip, host, url: (path = '/hook') => `https://${host}:8443${path}` };
     } catch (err) {

@@ -111,6 +111,7 @@ export async function runAdminCommand(
         key_id: report.keyId,
         endpoints: report.walked.endpoint_secrets,
         endpoint_headers: report.walked.endpoint_headers,
+        endpoint_tls_keys: report.walked.endpoint_tls_keys,
         alert_targets: report.walked.alert_target_secrets,
         resealed: report.resealed,
         skipped: report.skipped,

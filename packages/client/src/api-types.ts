@@ -607,6 +607,17 @@ export type components = {
             headers: {
                 [key: string]: string;
             } | null;
+            /** @description the client certificate presented to this endpoint (mutual TLS); null: none */
+            tls: {
+                subject: string;
+                issuer: string;
+                /** @description when the certificate expires (Unix milliseconds) */
+                not_after: number;
+                /** @description SHA-256 of the certificate, colon-separated hex */
+                fingerprint_sha256: string;
+                /** @description the subject of the first server_ca certificate; null without one */
+                server_ca_subject: string | null;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1026,6 +1037,17 @@ export type components = {
             headers: {
                 [key: string]: string;
             } | null;
+            /** @description the client certificate presented to this endpoint (mutual TLS); null: none */
+            tls: {
+                subject: string;
+                issuer: string;
+                /** @description when the certificate expires (Unix milliseconds) */
+                not_after: number;
+                /** @description SHA-256 of the certificate, colon-separated hex */
+                fingerprint_sha256: string;
+                /** @description the subject of the first server_ca certificate; null without one */
+                server_ca_subject: string | null;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1080,6 +1102,17 @@ export type components = {
             /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
             headers: {
                 [key: string]: string;
+            } | null;
+            /** @description the client certificate presented to this endpoint (mutual TLS); null: none */
+            tls: {
+                subject: string;
+                issuer: string;
+                /** @description when the certificate expires (Unix milliseconds) */
+                not_after: number;
+                /** @description SHA-256 of the certificate, colon-separated hex */
+                fingerprint_sha256: string;
+                /** @description the subject of the first server_ca certificate; null without one */
+                server_ca_subject: string | null;
             } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
@@ -1207,6 +1240,17 @@ export type components = {
             /** @description custom headers sent with every webhook, each value redacted to its last 4 characters (…abcd); null: none */
             headers: {
                 [key: string]: string;
+            } | null;
+            /** @description the client certificate presented to this endpoint (mutual TLS); null: none */
+            tls: {
+                subject: string;
+                issuer: string;
+                /** @description when the certificate expires (Unix milliseconds) */
+                not_after: number;
+                /** @description SHA-256 of the certificate, colon-separated hex */
+                fingerprint_sha256: string;
+                /** @description the subject of the first server_ca certificate; null without one */
+                server_ca_subject: string | null;
             } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
@@ -1426,6 +1470,13 @@ export type components = {
             headers?: {
                 [key: string]: string;
             } | null;
+            tls?: {
+                client_certificate: string;
+                /** @description write-only: stored sealed, never returned */
+                client_key: string;
+                /** @description trusted for this endpoint only, besides the public roots */
+                server_ca?: string | null;
+            } | null;
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -1459,6 +1510,13 @@ export type components = {
             rate_limit?: number | null;
             headers?: {
                 [key: string]: string;
+            } | null;
+            tls?: {
+                client_certificate: string;
+                /** @description write-only: stored sealed, never returned */
+                client_key: string;
+                /** @description trusted for this endpoint only, besides the public roots */
+                server_ca?: string | null;
             } | null;
             fixed_ip?: boolean;
         };

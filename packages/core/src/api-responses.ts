@@ -5,6 +5,7 @@ import { ID_PREFIX, type IdKind } from './ids.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, ENDPOINT_TYPES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersShown } from './endpoint-headers.ts';
+import { endpointTlsShown } from './endpoint-tls.ts';
 import { jsonValue, retryPolicySchema } from './schemas.ts';
 
 // Every response body of the public API, as zod schemas: the gateway's presenters are typed
@@ -89,6 +90,7 @@ export const endpointResponse = z.object({
   retry: retryPolicySchema,
   compat_signature: compatSignatureSchema.nullable(),
   headers: endpointHeadersShown,
+  tls: endpointTlsShown,
   ordering: z.enum(ENDPOINT_ORDERINGS).describe('key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order'),
   rate_limit: z
     .number()

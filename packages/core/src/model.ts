@@ -80,6 +80,31 @@ export interface Endpoint {
   type?: EndpointType;
   /** Headers sent with every webhook to it (the API's `headers`); null (or absent): none. */
   headers?: EndpointHeaders | null;
+  /** The client certificate it is sent with (mutual TLS; the API's `tls`); null (or absent): none. */
+  tls?: EndpointTls | null;
+}
+
+/** An endpoint's client certificate (mutual TLS) as stored: the key sealed, the rest public. */
+export interface EndpointTls {
+  /** PEM of the client certificate (with its chain, if given). */
+  certificate: string;
+  /** PEM of its private key, sealed by the SecretBox, bound to the endpoint id. */
+  sealedKey: string;
+  /** PEM of CA certificates trusted for this endpoint besides the public roots; null: the public roots alone. */
+  serverCa: string | null;
+  /** What the API shows, read from the certificates when they were set. */
+  info: EndpointTlsInfo;
+}
+
+export interface EndpointTlsInfo {
+  subject: string;
+  issuer: string;
+  /** Unix ms: the certificate's notAfter. */
+  notAfter: number;
+  /** SHA-256 of the certificate's DER, colon-separated upper-case hex (as openssl prints it). */
+  fingerprintSha256: string;
+  /** The subject of the first `serverCa` certificate; null without one. */
+  serverCaSubject: string | null;
 }
 
 /**

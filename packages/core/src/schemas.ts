@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersInput } from './endpoint-headers.ts';
+import { endpointTlsInput } from './endpoint-tls.ts';
 import { InvalidError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
@@ -87,6 +88,7 @@ export const createEndpointBody = z.strictObject({
   ordering: endpointOrdering.optional(),
   rate_limit: rateLimit.optional(),
   headers: endpointHeadersInput.nullable().optional(),
+  tls: endpointTlsInput.nullable().optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -99,6 +101,7 @@ export const patchEndpointBody = z.strictObject({
   ordering: endpointOrdering.optional(),
   rate_limit: rateLimit.optional(),
   headers: endpointHeadersInput.nullable().optional(),
+  tls: endpointTlsInput.nullable().optional(),
   // Not among the spec's PATCH inputs: a customer who must allow-list the addresses switches it
   // (docs/semantics.md, "fixed_ip by PATCH").
   fixed_ip: z.boolean().optional(),

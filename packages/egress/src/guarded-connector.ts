@@ -70,6 +70,16 @@ export function trustContext(extraCa: string | Buffer | undefined): SecureContex
 }
 
 /**
+ * The TLS context of one endpoint's mutual TLS: its client certificate and key, and the
+ * receiver's own CAs trusted besides the public roots (and the extra CA every connection has).
+ * Made once per pool (a pool keeps its connections' context).
+ */
+export function clientContext(extraCa: string | Buffer | undefined, tls: { cert: string; key: string; ca: string | null }): SecureContext {
+  const ca = [...getCACertificates('default'), ...(extraCa === undefined ? [] : [extraCa.toString()]), ...(tls.ca === null ? [] : [tls.ca])];
+  return createSecureContext({ ca, cert: tls.cert, key: tls.key });
+}
+
+/**
  * With sources: the destination addresses of one family there is a source for (IPv4 first),
  * and that source to bind to (none when `bind` is false). @throws EgressError (`relay`)
  * when no destination family has a source.
@@ -164,11 +174,30 @@ function openSocket(
   const timer = setTimeout(() => {
     settle(new EgressError('timeout', `could not connect within ${timeoutMs / 1000} s`));
   }, timeoutMs);
+  if (secure) socket.on('error', (err) => noteTlsAlert(socket, err));
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 60_000);
   socket.once(secure ? 'secureConnect' : 'connect', () => settle(null));
   socket.on('error', (err) => settle(params.localAddress ? sourceBindError(err, params.localAddress) : err));
   socket.once('close', () => settle(new Error('connection closed before it was established')));
+}
+
+/**
+ * TLS alerts a receiver sent after the handshake, by socket. In TLS 1.3 a receiver refuses a
+ * client certificate (none, or one it does not trust) only after the client's handshake is
+ * done: the alert arrives as the request goes out, and undici reports the close that follows
+ * ("other side closed"). The send reads the alert from here and reports it as `tls`.
+ */
+const tlsAlerts = new WeakMap<object, Error>();
+
+function noteTlsAlert(socket: object, err: Error): void {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code?.startsWith('ERR_SSL_')) tlsAlerts.set(socket, err);
+}
+
+/** The TLS alert `socket` got from its receiver, if any (see noteTlsAlert). */
+export function tlsAlertOf(socket: object | null): Error | undefined {
+  return socket === null ? undefined : tlsAlerts.get(socket);
 }
 
 /**

@@ -2,7 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_HEAD_BYTES, systemClock, type Clock } from '@wirehook/core';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
-import { createGuardedConnector, type GuardedConnectorOptions, type SourceAddresses, trustContext } from './guarded-connector.ts';
+import { clientContext, createGuardedConnector, tlsAlertOf, type GuardedConnectorOptions, type SourceAddresses, trustContext } from './guarded-connector.ts';
 import type { LookupFn } from './resolve-host.ts';
 import { discardRest, headText, readHead } from './response-head.ts';
 import { probeSocket } from './socket-probe.ts';
@@ -44,8 +44,22 @@ export interface SendRequest {
    * families (the egress relay's fixed IP pool).
    */
   sources?: SourceAddresses;
+  /** A client certificate to present (mutual TLS), and CAs to trust for this receiver besides the public roots. */
+  tls?: ClientTls;
   headers: Record<string, string>;
   body: string;
+}
+
+/** An endpoint's mutual TLS, as a send uses it (the key opened). */
+export interface ClientTls {
+  /** Names this set-up (endpointTlsId): connections made with one are pooled apart from others. */
+  id: string;
+  /** PEM: the client certificate, with its chain. */
+  cert: string;
+  /** PEM: its private key. */
+  key: string;
+  /** PEM: CAs trusted for this receiver besides the public roots; null: the public roots alone. */
+  ca: string | null;
 }
 
 /** What happened to one POST. Failures are data, never exceptions. */
@@ -89,6 +103,7 @@ export class HttpEgress {
   readonly #pools = new Map<string, Pool>();
   readonly #connect: ReturnType<typeof createGuardedConnector>;
   readonly #connectorOptions: GuardedConnectorOptions;
+  readonly #extraCa: string | Buffer | undefined;
   readonly #connections: number;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
@@ -108,6 +123,7 @@ export class HttpEgress {
     if (!Number.isInteger(this.#connections) || this.#connections < 1) {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
+    this.#extraCa = options.ca;
     this.#connectorOptions = { policy: options.policy, lookup: options.lookup, timeoutMs: this.#timeoutMs, secureContext: trustContext(options.ca) };
     this.#connect = createGuardedConnector(this.#connectorOptions);
   }
@@ -135,7 +151,7 @@ export class HttpEgress {
     try {
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.#pool(target.origin, request.poolKey, request.sources).request({
+        response = await this.#pool(target.origin, request.poolKey, request.sources, request.tls).request({
           path: target.path,
           method: 'POST',
           headers: request.headers,
@@ -144,7 +160,9 @@ export class HttpEgress {
         });
       } catch (err) {
         if (isCallerError(err)) throw new TypeError(`cannot send: ${(err as Error).message}`);
-        const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(err, this.#timeoutMs);
+        // A receiver that refused the client certificate after the handshake: its alert, not the close.
+        const cause = tlsAlertOf(probe.socket) ?? err;
+        const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, this.#timeoutMs);
         return failed(failure, this.#clock.now() - start, probe.localAddress);
       }
       const head = await readHead(response.body, this.#headBytes);
@@ -180,11 +198,12 @@ export class HttpEgress {
   }
 
   /** The pool of `key` for `origin`, made on first use; the least recently used one goes past MAX_POOLS. */
-  #pool(origin: string, key = '', sources?: SourceAddresses): Pool {
+  #pool(origin: string, key = '', sources?: SourceAddresses, tls?: ClientTls): Pool {
     if (this.#closed) throw new Error('the egress client is closed');
-    // Bound connections are pooled apart: a socket from one source never carries another's request.
-    const id =
-      sources === undefined ? `${key} ${origin}` : `${key} ${origin} from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
+    // Bound connections are pooled apart: a socket from one source never carries another's
+    // request; nor one made with one client certificate a request meant for another.
+    const bound = sources === undefined ? '' : ` from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
+    const id = `${key} ${origin}${bound}${tls === undefined ? '' : ` tls ${tls.id}`}`;
     let pool = this.#pools.get(id);
     if (pool !== undefined) {
       // Most recently used last: Map keeps insertion order.
@@ -195,7 +214,14 @@ export class HttpEgress {
     pool = new Pool(origin, {
       connections: this.#connections,
       pipelining: 1,
-      connect: sources === undefined ? this.#connect : createGuardedConnector({ ...this.#connectorOptions, sources }),
+      connect:
+        sources === undefined && tls === undefined
+          ? this.#connect
+          : createGuardedConnector({
+              ...this.#connectorOptions,
+              sources,
+              ...(tls === undefined ? {} : { secureContext: clientContext(this.#extraCa, tls) }),
+            }),
       // A receiver's keep-alive hint (nginx 75 s, some minutes) would keep every connection a
       // burst ever opened: each holds about 85 KB of TLS buffers. Idle ones close within 4 s.
       keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,

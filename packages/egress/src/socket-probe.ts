@@ -4,6 +4,8 @@ import { subscribe } from 'node:diagnostics_channel';
 export interface SocketProbe {
   /** The local address of the socket that carried the request; null until it is sent. */
   localAddress: string | null;
+  /** The socket that carried it; null until it is sent. */
+  socket: object | null;
   /** Called once, when the request's headers are written to its socket. */
   onSent?: () => void;
 }
@@ -26,7 +28,7 @@ export function probeSocket(body: Buffer): SocketProbe {
     subscribe('undici:client:sendHeaders', onSendHeaders);
     subscribed = true;
   }
-  const probe: SocketProbe = { localAddress: null };
+  const probe: SocketProbe = { localAddress: null, socket: null };
   probes.set(body, probe);
   return probe;
 }
@@ -38,6 +40,7 @@ function onSendHeaders(message: unknown): void {
   const probe = probes.get(body);
   if (probe === undefined) return;
   probe.localAddress = socket?.localAddress ?? null;
+  probe.socket = socket ?? null;
   const sent = probe.onSent;
   probe.onSent = undefined;
   sent?.();

@@ -7,14 +7,17 @@ import type { SendRequest, SendResult } from '@wirehook/egress';
 import { type DeliverRequest, DeliverRequestSchema, type DeliverResponse, DeliverResponseSchema } from './gen/wirehook/relay/v1/relay_pb.ts';
 
 /** A signed webhook to send elsewhere: the egress request, and whose connections (the endpoint id) to use. */
-export type ForwardedSend = Pick<SendRequest, 'url' | 'headers' | 'body'> & { poolKey: string };
+export type ForwardedSend = Pick<SendRequest, 'url' | 'headers' | 'body' | 'tls'> & { poolKey: string };
 
 export function deliverRequestOf(send: ForwardedSend): MessageInitShape<typeof DeliverRequestSchema> {
-  return { url: send.url, poolKey: send.poolKey, headers: send.headers, body: Buffer.from(send.body, 'utf8') };
+  const tls = send.tls && { id: send.tls.id, cert: send.tls.cert, key: send.tls.key, ...(send.tls.ca === null ? {} : { ca: send.tls.ca }) };
+  return { url: send.url, poolKey: send.poolKey, headers: send.headers, body: Buffer.from(send.body, 'utf8'), ...(tls ? { tls } : {}) };
 }
 
-export function forwardedSendOf(request: Pick<DeliverRequest, 'url' | 'poolKey' | 'headers' | 'body'>): ForwardedSend {
-  return { url: request.url, poolKey: request.poolKey, headers: { ...request.headers }, body: Buffer.from(request.body).toString('utf8') };
+export function forwardedSendOf(request: Pick<DeliverRequest, 'url' | 'poolKey' | 'headers' | 'body' | 'tls'>): ForwardedSend {
+  const send: ForwardedSend = { url: request.url, poolKey: request.poolKey, headers: { ...request.headers }, body: Buffer.from(request.body).toString('utf8') };
+  if (request.tls) send.tls = { id: request.tls.id, cert: request.tls.cert, key: request.tls.key, ca: request.tls.ca ?? null };
+  return send;
 }
 
 export function deliverResponseOf(r: SendResult): MessageInitShape<typeof DeliverResponseSchema> {

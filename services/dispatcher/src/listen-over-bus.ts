@@ -41,7 +41,9 @@ export class ListenOverBus implements Sender {
       sourceIp: null,
     });
     try {
-      const answer = await this.#bus.request(listenSubject(request.poolKey), encodeForwardedSend(request), this.#timeoutMs + ANSWER_MARGIN_MS);
+      // A listener's CLI is the developer's own machine: no client certificate (nor its key) goes over the bus to it.
+      const { tls: _none, ...send } = request;
+      const answer = await this.#bus.request(listenSubject(request.poolKey), encodeForwardedSend(send), this.#timeoutMs + ANSWER_MARGIN_MS);
       return decodeSendResult(answer);
     } catch (err) {
       if (err instanceof NoResponderError) return failed('connection: no `wirehook listen` is connected for this listener endpoint');

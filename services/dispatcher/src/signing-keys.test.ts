@@ -1,4 +1,4 @@
-import { SecretBox } from '@wirehook/core';
+import { SecretBox, sealEndpointHeaders, UnsealError } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { SigningKeys } from './signing-keys.ts';
 
@@ -9,5 +9,30 @@ describe('SigningKeys', () => {
     const keys = new SigningKeys(box);
     expect(keys.keyOf(sealed, 'ep_victim').type).toBe('secret');
     expect(() => keys.keyOf(sealed, 'ep_attacker')).toThrow();
+  });
+
+  it('opens an endpoint’s custom headers and TLS key once; a new sealed text is opened again; another endpoint’s is refused', () => {
+    const box = new SecretBox(Buffer.alloc(32, 3));
+    let opened = 0;
+    const counting = Object.assign(Object.create(box) as SecretBox, {
+      open: (sealed: string, boundTo: string) => {
+        opened++;
+        return box.open(sealed, boundTo);
+      },
+    });
+    const keys = new SigningKeys(counting);
+    const first = sealEndpointHeaders(box, 'ep_1', { 'x-api-key': 'one' });
+    expect(keys.headersOf('ep_1', first)).toEqual({ 'x-api-key': 'one' });
+    expect(keys.headersOf('ep_1', { ...first })).toEqual({ 'x-api-key': 'one' });
+    expect(opened).toBe(1);
+    const second = sealEndpointHeaders(box, 'ep_1', { 'x-api-key': 'two' });
+    expect(keys.headersOf('ep_1', second)).toEqual({ 'x-api-key': 'two' });
+    expect(opened).toBe(2);
+    expect(() => keys.headersOf('ep_2', second)).toThrow(UnsealError);
+    const key = box.seal('-----BEGIN PRIVATE KEY-----', 'ep_1');
+    expect(keys.tlsKeyOf('ep_1', key)).toBe('-----BEGIN PRIVATE KEY-----');
+    expect(keys.tlsKeyOf('ep_1', key)).toBe('-----BEGIN PRIVATE KEY-----');
+    expect(opened).toBe(4); // the refused ep_2 headers were one try, the key one more
+    expect(() => keys.tlsKeyOf('ep_2', key)).toThrow(UnsealError);
   });
 });

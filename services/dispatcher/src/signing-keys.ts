@@ -15,8 +15,10 @@ export class SigningKeys {
   readonly #secretBox: SecretBox;
   readonly #capacity: number;
   readonly #keys = new Map<string, KeyObject>();
-  /** Endpoints' custom headers, opened, by endpoint and sealed text (as the keys: a new set is a new text). */
-  readonly #headers = new Map<string, Readonly<Record<string, string>>>();
+  /** Endpoints' client certificate keys (mutual TLS), opened, by endpoint (with the sealed text). */
+  readonly #tlsKeys = new Map<string, Opened<string>>();
+  /** Endpoints' custom headers, opened, by endpoint (with the sealed text they were opened from). */
+  readonly #headers = new Map<string, Opened<Readonly<Record<string, string>>>>();
 
   constructor(secretBox: SecretBox, capacity = DEFAULT_CAPACITY) {
     this.#secretBox = secretBox;
@@ -45,13 +47,36 @@ export class SigningKeys {
    * @throws UnsealError when they do not open (as a signing secret that does not: the send is put off).
    */
   headersOf(endpointId: string, headers: EndpointHeaders): Readonly<Record<string, string>> {
-    const cacheKey = `${endpointId} ${headers.sealed}`;
-    let opened = this.#headers.get(cacheKey);
-    if (opened === undefined) {
-      opened = Object.freeze(openEndpointHeaders(this.#secretBox, endpointId, headers));
-      if (this.#headers.size >= this.#capacity) this.#headers.delete(this.#headers.keys().next().value!);
-      this.#headers.set(cacheKey, opened);
-    }
+    // By endpoint (a sealed set is up to ~5.5 KB: as a key, 10,000 of them would hold ~100 MB); a new set replaces it.
+    const known = this.#headers.get(endpointId);
+    if (known !== undefined && known.sealed === headers.sealed) return known.opened;
+    const opened = Object.freeze(openEndpointHeaders(this.#secretBox, endpointId, headers));
+    remember(this.#headers, endpointId, { sealed: headers.sealed, opened }, this.#capacity);
     return opened;
   }
+
+  /**
+   * The private key of endpoint `endpointId`'s client certificate, opened.
+   * @throws UnsealError when it does not open (the send is put off, as for a signing secret).
+   */
+  tlsKeyOf(endpointId: string, sealedKey: string): string {
+    const known = this.#tlsKeys.get(endpointId);
+    if (known !== undefined && known.sealed === sealedKey) return known.opened;
+    const opened = this.#secretBox.open(sealedKey, endpointId);
+    remember(this.#tlsKeys, endpointId, { sealed: sealedKey, opened }, this.#capacity);
+    return opened;
+  }
+}
+
+/** Something opened, with the sealed text it came from (a changed text is opened again). */
+interface Opened<T> {
+  sealed: string;
+  opened: T;
+}
+
+/** Sets `key` last (most recent); drops the oldest past `capacity`. */
+function remember<T>(map: Map<string, T>, key: string, value: T, capacity: number): void {
+  map.delete(key);
+  if (map.size >= capacity) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }

@@ -1,4 +1,5 @@
-import { compatSignature, standardWebhookHeaders, webhookBody } from '@wirehook/core';
+import { compatSignature, endpointTlsId, standardWebhookHeaders, webhookBody } from '@wirehook/core';
+import type { ClientTls } from '@wirehook/egress';
 import type { DeliveryJob } from '@wirehook/store';
 import type { SigningKeys } from './signing-keys.ts';
 
@@ -9,6 +10,8 @@ export interface WebhookRequest {
   poolKey: string;
   headers: Record<string, string>;
   body: string;
+  /** The endpoint's client certificate (mutual TLS), its key opened; absent: none. */
+  tls?: ClientTls;
 }
 
 /**
@@ -32,7 +35,11 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
     headers['webhook-ordering-key'] = orderingKeyHeader(orderingKey);
     headers['webhook-sequence'] = String(sequence);
   }
-  return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
+  const tls = job.endpoint.tls;
+  if (!tls) return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
+  // Mutual TLS: the endpoint's client certificate, its key opened here (never stored in the clear).
+  const clientTls = { id: endpointTlsId(tls), cert: tls.certificate, key: signingKeys.tlsKeyOf(job.endpoint.id, tls.sealedKey), ca: tls.serverCa };
+  return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body, tls: clientTls };
 }
 
 /**

@@ -12,7 +12,9 @@ import {
   parseInput,
   patchEndpointBody,
   recoverBody,
+  readEndpointTls,
   sealEndpointHeaders,
+  sealEndpointTls,
   type CompatSignature,
   type Endpoint,
   type RecoveryId,
@@ -77,6 +79,7 @@ export function endpointsRouter(
       ordering: body.ordering ?? 'none',
       rateLimit: body.rate_limit ?? null,
       headers: body.headers ?? null,
+      tls: body.tls ? readEndpointTls(body.tls, clock.now()) : null,
     });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
@@ -123,6 +126,7 @@ export function endpointsRouter(
     );
     const patch: EndpointPatch = {
       headers: body.headers === undefined ? undefined : body.headers && sealEndpointHeaders(secretBox, current.id, body.headers),
+      tls: body.tls === undefined ? undefined : body.tls && sealEndpointTls(secretBox, current.id, readEndpointTls(body.tls, clock.now())),
       url: body.url,
       description: body.description,
       eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],

@@ -1,4 +1,14 @@
-import { DEFAULT_RETRY_POLICY, MAX_ENDPOINTS_PER_CONSUMER, newId, newSigningSecret, sealEndpointHeaders, type Endpoint, type Tenant } from '@wirehook/core';
+import {
+  DEFAULT_RETRY_POLICY,
+  MAX_ENDPOINTS_PER_CONSUMER,
+  newId,
+  newSigningSecret,
+  type readEndpointTls,
+  sealEndpointHeaders,
+  sealEndpointTls,
+  type Endpoint,
+  type Tenant,
+} from '@wirehook/core';
 import type { ApiDeps } from '../deps.ts';
 
 /** What a caller chooses of a new endpoint; the rest starts as every endpoint's does. */
@@ -6,6 +16,8 @@ export type EndpointChoices = Pick<Endpoint, 'consumerId' | 'url'> &
   Partial<Pick<Endpoint, 'description' | 'eventTypes' | 'fixedIp' | 'retry' | 'compatSignature' | 'ordering' | 'rateLimit' | 'type'>> & {
     /** Custom headers in the clear (checked by endpointHeadersInput): sealed here, for the new id. */
     headers?: Record<string, string> | null;
+    /** A client certificate as readEndpointTls read it: its key sealed here, for the new id. */
+    tls?: ReturnType<typeof readEndpointTls> | null;
   };
 
 /**
@@ -21,7 +33,7 @@ export async function createEndpoint(
   const now = deps.clock.now();
   const secret = newSigningSecret();
   const id = newId('endpoint', deps.clock);
-  const { headers, ...rest } = chosen;
+  const { headers, tls, ...rest } = chosen;
   const endpoint = await deps.store.endpoints.create(
     tenant,
     {
@@ -35,6 +47,7 @@ export async function createEndpoint(
       rateLimit: null,
       ...rest,
       headers: headers ? sealEndpointHeaders(deps.secretBox, id, headers) : null,
+      tls: tls ? sealEndpointTls(deps.secretBox, id, tls) : null,
       status: 'active',
       disabledReason: null,
       failingSince: null,

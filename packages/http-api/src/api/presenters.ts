@@ -47,6 +47,15 @@ export function endpointJson(e: Endpoint): EndpointResponse {
     retry: { count: e.retry.count, interval: e.retry.interval },
     compat_signature: e.compatSignature,
     headers: e.headers?.shown ?? null,
+    tls: e.tls
+      ? {
+          subject: e.tls.info.subject,
+          issuer: e.tls.info.issuer,
+          not_after: e.tls.info.notAfter,
+          fingerprint_sha256: e.tls.info.fingerprintSha256,
+          server_ca_subject: e.tls.info.serverCaSubject,
+        }
+      : null,
     ordering: e.ordering ?? 'none',
     rate_limit: e.rateLimit ?? null,
   };

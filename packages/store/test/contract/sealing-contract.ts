@@ -101,7 +101,7 @@ export function describeSealingContract(f: Fixtures): void {
       expect((await f.store.endpoints.secrets(t1, first.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.first']);
     });
 
-    it("walks endpoints' sealed client certificate keys across tenants (none without one); reseal replaces only the expected key, keeping the rest", async () => {
+    it("walks endpoints' sealed client certificate keys across tenants (none without one); reseal replaces only the expected key", async () => {
       const [t1, t2] = [await f.tenant(), await f.tenant()];
       const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
       const tls = (sealedKey: string): EndpointTls => ({

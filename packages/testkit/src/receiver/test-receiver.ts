@@ -47,6 +47,8 @@ export interface TestReceiverOptions {
   port?: number;
   /** Default: the process's `localhost` certificate from {@link testCa}. */
   certificate?: ServerCertificate;
+  /** Mutual TLS: refuse any client that does not present a certificate issued by this CA (PEM). */
+  clientCa?: string;
 }
 
 /**
@@ -93,7 +95,8 @@ export class TestReceiver {
   static async start(options: TestReceiverOptions = {}): Promise<TestReceiver> {
     const ca = await testCa();
     const cert = options.certificate ?? ca;
-    const server = createHttpsServer({ key: cert.keyPem, cert: cert.certPem });
+    const mutual = options.clientCa === undefined ? {} : { requestCert: true, rejectUnauthorized: true, ca: options.clientCa };
+    const server = createHttpsServer({ key: cert.keyPem, cert: cert.certPem, ...mutual });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

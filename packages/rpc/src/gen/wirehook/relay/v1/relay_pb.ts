@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wirehook/relay/v1/relay.proto.
  */
 export const file_wirehook_relay_v1_relay: GenFile = /*@__PURE__*/
-  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEirgEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMlkKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEi5gEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwSLgoDdGxzGAUgASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSACIAQEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3RscyJKCglDbGllbnRUbHMSCgoCaWQYASABKAkSDAoEY2VydBgCIAEoCRILCgNrZXkYAyABKAkSDwoCY2EYBCABKAlIAIgBAUIFCgNfY2Ei7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMlkKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message wirehook.relay.v1.DeliverRequest
@@ -43,6 +43,13 @@ export type DeliverRequest = Message<"wirehook.relay.v1.DeliverRequest"> & {
    * @generated from field: bytes body = 4;
    */
   body: Uint8Array;
+
+  /**
+   * The endpoint's client certificate (mutual TLS); absent: none.
+   *
+   * @generated from field: optional wirehook.relay.v1.ClientTls tls = 5;
+   */
+  tls?: ClientTls | undefined;
 };
 
 /**
@@ -51,6 +58,50 @@ export type DeliverRequest = Message<"wirehook.relay.v1.DeliverRequest"> & {
  */
 export const DeliverRequestSchema: GenMessage<DeliverRequest> = /*@__PURE__*/
   messageDesc(file_wirehook_relay_v1_relay, 0);
+
+/**
+ * A client certificate to present, with its key, and CAs the receiver is trusted by besides the
+ * public roots. The key travels only between Wirehook's own services (the call is authenticated
+ * with INTERNAL_AUTH_TOKEN); it is stored sealed.
+ *
+ * @generated from message wirehook.relay.v1.ClientTls
+ */
+export type ClientTls = Message<"wirehook.relay.v1.ClientTls"> & {
+  /**
+   * Names this set-up: connections made with one are pooled apart from others.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * PEM: the certificate, with its chain.
+   *
+   * @generated from field: string cert = 2;
+   */
+  cert: string;
+
+  /**
+   * PEM: its private key.
+   *
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * PEM: CAs trusted for this receiver besides the public roots.
+   *
+   * @generated from field: optional string ca = 4;
+   */
+  ca?: string | undefined;
+};
+
+/**
+ * Describes the message wirehook.relay.v1.ClientTls.
+ * Use `create(ClientTlsSchema)` to create a new message.
+ */
+export const ClientTlsSchema: GenMessage<ClientTls> = /*@__PURE__*/
+  messageDesc(file_wirehook_relay_v1_relay, 1);
 
 /**
  * @generated from message wirehook.relay.v1.DeliverResponse
@@ -108,7 +159,7 @@ export type DeliverResponse = Message<"wirehook.relay.v1.DeliverResponse"> & {
  * Use `create(DeliverResponseSchema)` to create a new message.
  */
 export const DeliverResponseSchema: GenMessage<DeliverResponse> = /*@__PURE__*/
-  messageDesc(file_wirehook_relay_v1_relay, 1);
+  messageDesc(file_wirehook_relay_v1_relay, 2);
 
 /**
  * The egress relay: the dispatcher hands it a signed webhook for a `fixed_ip` endpoint, and
