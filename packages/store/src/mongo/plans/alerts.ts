@@ -108,7 +108,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     examines: '≤ limit: alert_targets_sealed (targets with a secret only) from the cursor',
     maxExamined: (n) => n,
     build: (after: string | null) => ({
-      filter: after === null ? { sealedSecret: { $type: 'string' } } : { _id: { $gt: after }, sealedSecret: { $type: 'string' } },
+      // One shape for every page (the first one's cursor is ''): a bounded scan, never a whole-index one.
+      filter: { _id: { $gt: after ?? '' }, sealedSecret: { $type: 'string' } },
       sort: { _id: 1 },
     }),
     example: ['atg_1'],

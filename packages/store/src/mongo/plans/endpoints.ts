@@ -84,7 +84,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     maxExamined: (n) => n,
     maxKeysExamined: (n) => n + 1,
     build: (after: string | null) => ({
-      filter: after === null ? { 'headers.sealed': { $type: 'string' } } : { _id: { $gt: after }, 'headers.sealed': { $type: 'string' } },
+      // One shape for every page (the first one's cursor is ''): a bounded scan, never a whole-index one.
+      filter: { _id: { $gt: after ?? '' }, 'headers.sealed': { $type: 'string' } },
       sort: { _id: 1 },
     }),
     example: ['ep_1'],
@@ -109,7 +110,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     maxExamined: (n) => n,
     maxKeysExamined: (n) => n + 1,
     build: (after: string | null) => ({
-      filter: after === null ? { 'tls.sealedKey': { $type: 'string' } } : { _id: { $gt: after }, 'tls.sealedKey': { $type: 'string' } },
+      // One shape for every page (the first one's cursor is ''): a bounded scan, never a whole-index one.
+      filter: { _id: { $gt: after ?? '' }, 'tls.sealedKey': { $type: 'string' } },
       sort: { _id: 1 },
     }),
     example: ['ep_1'],
