@@ -256,6 +256,22 @@ describe('client certificate (tls)', () => {
     expect((await t.api.get('/v1/endpoints')).body.items.length).toBe(before);
   });
 
+  it('takes a certificate text of 12,288 characters and a key of 4,096; refuses 12,289 and 4,097 with 422', async () => {
+    const { certPem, keyPem } = await testClientCertificate();
+    const padded = (text: string, length: number) => text + '\n'.repeat(length - text.length);
+    const made = await create({
+      url: 'https://hooks.example.com/tls-max',
+      tls: { client_certificate: padded(certPem, 12_288), client_key: padded(keyPem, 4_096) },
+    });
+    expect(made.status).toBe(201);
+    const longCert = await create({ url: 'https://hooks.example.com/tls-c', tls: { client_certificate: padded(certPem, 12_289), client_key: keyPem } });
+    expect(longCert.status).toBe(422);
+    expect(longCert.body.message).toBe('tls.client_certificate: must be at most 12288 characters');
+    const longKey = await create({ url: 'https://hooks.example.com/tls-k', tls: { client_certificate: certPem, client_key: padded(keyPem, 4_097) } });
+    expect(longKey.status).toBe(422);
+    expect(longKey.body.message).toBe('tls.client_key: must be at most 4096 characters');
+  });
+
   it('refuses a certificate expired at the clock’s time, and takes it while still valid', async () => {
     const { certPem } = await testClientCertificate();
     const notAfter = Date.parse(new X509Certificate(certPem).validTo);

@@ -8,20 +8,25 @@ import { InvalidError } from './errors.ts';
 import type { EndpointTls, EndpointTlsInfo } from './model.ts';
 import type { SecretBox } from './secrets.ts';
 
-/** Most characters of a certificate chain, a key, or the CA certificates. */
-export const MAX_TLS_PEM_CHARS = 32_768;
+/**
+ * Most characters of a certificate chain or of the CA certificates (a leaf and two
+ * intermediates fit), and of a key (an RSA-4096 key is ~3,300): every claim of a delivery to
+ * the endpoint reads them with it, so they are kept small.
+ */
+export const MAX_TLS_PEM_CHARS = 12_288;
+export const MAX_TLS_KEY_CHARS = 4_096;
 
-const pem = (what: string) =>
+const pem = (what: string, max = MAX_TLS_PEM_CHARS) =>
   z
     .string({ error: `must be ${what} as PEM text` })
     .min(1, { error: `must be ${what} as PEM text` })
-    .max(MAX_TLS_PEM_CHARS, { error: `must be at most ${MAX_TLS_PEM_CHARS} characters` });
+    .max(max, { error: `must be at most ${max} characters` });
 
 /** `tls` on create and PATCH (checked further by readEndpointTls, which needs the time). */
 export const endpointTlsInput = z
   .strictObject({
     client_certificate: pem('the client certificate (with its chain, if any)'),
-    client_key: pem('the client certificate’s private key').describe('write-only: stored sealed, never returned'),
+    client_key: pem('the client certificate’s private key', MAX_TLS_KEY_CHARS).describe('write-only: stored sealed, never returned'),
     server_ca: pem('CA certificates').nullable().optional().describe('trusted for this endpoint only, besides the public roots'),
   })
   .describe('a client certificate presented on every connection to this endpoint (mutual TLS); null removes it');
