@@ -3,16 +3,18 @@ import { api, ApiError, type Endpoint, type EndpointDetail, isListener } from '.
 import { AdvancedPanel } from './advanced-panel.tsx';
 import type { Ctx } from './ctx.ts';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
+import { HeadersPanel } from './headers-panel.tsx';
 import { HealthPanel } from './health-panel.tsx';
 import { ListenBadge } from './listen-badge.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';
 import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
 import { HeldNotice, RateLimitPanel } from './throughput-panel.tsx';
+import { TlsPanel } from './tls-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
-/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery. */
+/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate. */
 export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
   const { t } = ctx;
   const [endpoint, setEndpoint] = useState<EndpointDetail | null>(null);
@@ -148,6 +150,8 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       <OrderingPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <RateLimitPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <AdvancedPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <HeadersPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <TlsPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
 
       <h2>{t.t('recentAttempts')}</h2>
       {endpoint.recent.length === 0 ? (

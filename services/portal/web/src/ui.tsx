@@ -25,7 +25,7 @@ export function Loading({ t }: { t: Translator }) {
 }
 
 /** A message the page shows after an action; errors are announced to screen readers at once. */
-export function Notice({ kind, children, onClose }: { kind: 'error' | 'ok'; children: ComponentChildren; onClose?: () => void }) {
+export function Notice({ kind, children, onClose }: { kind: 'error' | 'warn' | 'ok'; children: ComponentChildren; onClose?: () => void }) {
   return (
     <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       <span>{children}</span>
