@@ -40,7 +40,7 @@ async function openEndpoint(locale: 'en' | 'ja', theme: 'light' | 'dark'): Promi
 }
 
 describe('the portal: custom headers and the client certificate', () => {
-  it('sets two headers (a refused name first), removes one while the values are known, asks for the value again after a reload, removes all (en, light)', async () => {
+  it('sets two headers (a refused name first), removes one while values are known, asks for values after a reload, removes all (en, light)', async () => {
     const page = await openEndpoint('en', 'light');
     const panel = page.getByRole('region', { name: 'Custom headers' });
     await panel.getByText('No custom headers.').waitFor();

@@ -13,7 +13,13 @@ let api: ApiClient;
 let burstNo = 0;
 
 beforeAll(async () => {
-  h = await startClusterHarness({ dispatchers: 2 });
+  // A 10 s attempt limit, not the harness's 1 s: on a loaded machine (the whole suite) sends to
+  // the local receiver took over a second, each such timeout cut the endpoint's adaptive
+  // in-flight limit (to 1–3), and a delivery timed out twice waited for its 5-minute retry —
+  // so "128 of 2,000 arrived within 90 s" in CI, though nothing was lost. Shown on purpose with
+  // FAULTS_DELIVERY_TIMEOUT_MS=100 and CPU hogs: 76 cuts, the limit at 3, 5 of 2,000 waiting
+  // for their retry. These tests are about losing nothing, not about a receiver's speed.
+  h = await startClusterHarness({ dispatchers: 2, deliveryTimeoutMs: Number(process.env['FAULTS_DELIVERY_TIMEOUT_MS'] ?? 10_000) });
   rx = await startReceiver();
   const t = await h.tenant();
   api = t.api;
@@ -70,7 +76,7 @@ async function expectAllArrive(name: string, ids: string[]): Promise<void> {
 
 /** What each dispatcher says of its queue and JetStream's consumer (printed when deliveries do not arrive). */
 async function dispatcherView(): Promise<string> {
-  const shown = /^wirehook_(deliveries_due|dispatch_waiting|dispatch_in_flight|dispatch_store_errors|jetstream_consumer|delivery_attempts_total)/;
+  const shown = /^wirehook_(deliveries_due|dispatch_(waiting|in_flight|store_errors|throttled|concurrency_changes)|jetstream_consumer|delivery_attempts_total)/;
   const views = await Promise.all(
     h.cluster.specs
       .filter((s) => s.service === 'dispatcher')
@@ -85,7 +91,9 @@ async function dispatcherView(): Promise<string> {
           .join('\n')}`;
       }),
   );
-  return views.join('\n');
+  const endpoint = (await api.get('/v1/endpoints')).body.items[0];
+  const throughput = endpoint ? (await api.get(`/v1/endpoints/${endpoint.id}`)).body.throughput : null;
+  return `${views.join('\n')}\nthe endpoint's throughput: ${JSON.stringify(throughput)}`;
 }
 
 const attemptsOn = (port: number) => readMetric(`http://127.0.0.1:${port}`, 'wirehook_delivery_attempts_total', { outcome: 'success' });
@@ -127,11 +135,7 @@ describe('cluster faults', () => {
     await h.cluster.restart('dispatcher-1');
   }, 180_000);
 
-  // Retried once, on purpose and for now: on 2026-11-29 one CI run of three on this machine saw
-  // deliveries not arrive within 90 s after the restart (alone it passes in ~14 s). A dispatcher
-  // that stops taking work after a NATS restart is a defect to find, not a flake to keep: the
-  // retry keeps main landable while it is looked for (the closing note of that day says so).
-  it('nats-server restarted mid-burst loses nothing', { retry: 1, timeout: 180_000 }, async () => {
+  it('nats-server restarted mid-burst loses nothing', { timeout: 180_000 }, async () => {
     const ids = await burst(() => h.nats.restart());
     await expectAllArrive('nats restart', ids);
   });

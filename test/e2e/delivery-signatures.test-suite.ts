@@ -52,13 +52,13 @@ export function describeSignatures(suite: DeliverySuite): void {
     });
 
     it('custom headers arrive as set beside a valid signature; shown redacted; a PATCH replaces the set, null removes it', async () => {
-      const ep = await endpoint({ headers: { 'X-Api-Key': 'gw-key-0123456789', 'X-Tenant': 'acme-corp', 'X-Short': 'abc' } });
-      const shown = { 'x-api-key': '…6789', 'x-tenant': '…corp', 'x-short': '…' };
+      const ep = await endpoint({ headers: { 'X-Api-Key': 'gw-key-0123456789', 'X-Tenant': 'acme-corporation', 'X-Short': 'abc' } });
+      const shown = { 'x-api-key': '…6789', 'x-tenant': '…tion', 'x-short': '…' };
       expect((await t.api.get(`/v1/endpoints/${ep.id}`)).body.headers).toEqual(shown);
       const first = (await send(ep.consumer)).body.id;
       await eventually(() => expect(requestsFor(rx, first)).toHaveLength(1));
       const req = requestsFor(rx, first)[0]!;
-      expect(req.headers).toMatchObject({ 'x-api-key': 'gw-key-0123456789', 'x-tenant': 'acme-corp', 'x-short': 'abc' });
+      expect(req.headers).toMatchObject({ 'x-api-key': 'gw-key-0123456789', 'x-tenant': 'acme-corporation', 'x-short': 'abc' });
       expect(verifyAt(rx.receiver, ep.secret, req, wh.clock.now())).toBeTruthy();
 
       const patched = await t.api.patch(`/v1/endpoints/${ep.id}`, { headers: { 'X-Api-Key': 'gw-key-rotated-9999' } });

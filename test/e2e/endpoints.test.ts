@@ -182,15 +182,19 @@ describe('custom headers (headers)', () => {
   it.each<[Record<string, unknown>, RegExp]>([
     [{ 'webhook-id': 'x' }, /^headers\.webhook-id: webhook-id is set by Wirehook/],
     [{ 'Webhook-Signature': 'x' }, /^headers\.Webhook-Signature: Webhook-Signature is set by Wirehook/],
-    [{ 'Content-Type': 'text/plain' }, /^headers\.Content-Type: Content-Type is set by Wirehook or by the connection/],
+    [{ 'Content-Type': 'text/plain' }, /^headers\.Content-Type: Content-Type describes the body, which Wirehook sets/],
     [{ host: 'evil.example' }, /^headers\.host: host is set by Wirehook or by the connection/],
     [{ 'Transfer-Encoding': 'chunked' }, /^headers\.Transfer-Encoding: /],
     [{ 'User-Agent': 'me' }, /^headers\.User-Agent: /],
     [{ 'Bad Name': 'x' }, /^headers\.Bad Name: "Bad Name" is not a header name/],
-    [{ 'X-Split': 'a\r\nX-Injected: 1' }, /^headers\.X-Split: a header value may not hold line breaks/],
-    [{ 'X-Pad': ' padded' }, /^headers\.X-Pad: a header value may not hold line breaks or control characters, nor start or end with a space/],
+    [{ 'X-Split': 'a\r\nX-Injected: 1' }, /^headers\.X-Split: a header value is printable ASCII: no line breaks/],
+    [{ 'X-Pad': ' padded' }, /^headers\.X-Pad: a header value is printable ASCII: no line breaks, control or non-ASCII characters, no space at either end$/],
     [{ 'X-A': 'a', 'x-a': 'b' }, /^headers\.x-a: x-a is given twice/],
     [{ 'X-N': 5 }, /^headers\.X-N: each header value must be a string/],
+    [{ 'X-Euro': '5 €' }, /^headers\.X-Euro: a header value is printable ASCII/],
+    [{ 'Content-Encoding': 'gzip' }, /^headers\.Content-Encoding: Content-Encoding describes the body/],
+    [{ Cookie: 'a=1' }, /^headers\.Cookie: Cookie is set by Wirehook or by the connection/],
+    [JSON.parse('{"__proto__": "x"}'), /^headers\.__proto__: "__proto__" is not a header name/],
   ])('refuses %j with 422 and leaves nothing made', async (headers, message) => {
     const before = (await t.api.get('/v1/endpoints')).body.items.length;
     const res = await create({ url: 'https://hooks.example.com/bad-h', headers });
@@ -207,6 +211,11 @@ describe('custom headers (headers)', () => {
     const ok = await create({ url: 'https://hooks.example.com/c2', headers: { 'X-Partner-Signature': 'mine' } });
     expect(ok.status).toBe(201);
     expect((await t.api.patch(`/v1/endpoints/${ok.body.id}`, { compat_signature: compat })).status).toBe(422);
+  });
+
+  it('shows a value shorter than 12 characters as … alone', async () => {
+    const made = await create({ url: 'https://hooks.example.com/short', headers: { 'X-Eleven': '01234567890', 'X-Twelve': '012345678901' } });
+    expect(made.body.headers).toEqual({ 'x-eleven': '…', 'x-twelve': '…8901' });
   });
 
   it('never returns a value: create, GET, list and PATCH show …last4', async () => {
@@ -248,6 +257,14 @@ describe('client certificate (tls)', () => {
     ],
     ['server_ca that holds no certificate', async () => ({ ...(await pair()), server_ca: 'not a CA' }), /^tls\.server_ca: no PEM certificate/],
     ['no key', async () => ({ client_certificate: (await testClientCertificate()).certPem }), /^tls\.client_key: is required$/],
+    [
+      'a private key pasted into client_certificate (it would be stored unsealed)',
+      async () => ({
+        client_certificate: `${(await testClientCertificate()).certPem}\n${(await testClientCertificate()).keyPem}`,
+        client_key: (await testClientCertificate()).keyPem,
+      }),
+      /^tls\.client_certificate: holds a PRIVATE KEY block; only certificates belong here \(a private key goes in client_key, alone\)$/,
+    ],
   ])('refuses %s with 422 and makes nothing', async (_, tls, message) => {
     const before = (await t.api.get('/v1/endpoints')).body.items.length;
     const res = await create({ url: 'https://hooks.example.com/tls-bad', tls: await tls() });

@@ -120,13 +120,22 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     });
   });
 
-  it('a fixed_ip endpoint’s custom headers go through the relay as set', async () => {
+  it('a fixed_ip endpoint’s custom headers (Authorization among them) go through the relay as set, beside its compat signature', async () => {
     const e = await setUp(wh, true);
-    expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { headers: { 'X-Gateway-Key': 'relay-key-0042' } })).status).toBe(200);
+    const patch = {
+      headers: { 'X-Gateway-Key': 'relay-key-0042', Authorization: 'Bearer relay-token-77', 'X-Tenant': 'acme' },
+      compat_signature: { header: 'X-Partner-Signature', content: 'body', encoding: 'hex' },
+    };
+    expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, patch)).status).toBe(200);
     const sent = await e.t.api.post('/v1/messages', { consumer: e.consumer, event_type: 'a.b', payload: {} });
     const id = sent.body.id as string;
     await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
-    expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.headers['x-gateway-key']).toBe('relay-key-0042');
+    expect(rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!.headers).toMatchObject({
+      'x-gateway-key': 'relay-key-0042',
+      authorization: 'Bearer relay-token-77',
+      'x-tenant': 'acme',
+      'x-partner-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
   });
 

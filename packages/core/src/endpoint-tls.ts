@@ -3,6 +3,7 @@
 // matches the certificate, not expired) so a bad one is a 422 at create or PATCH, never a failed
 // send; the key is stored sealed and never returned (endpoints.ts seals it).
 import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
 import type { EndpointTls, EndpointTlsInfo } from './model.ts';
@@ -46,9 +47,19 @@ export const endpointTlsShown = z
   .describe('the client certificate presented to this endpoint (mutual TLS); null: none');
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]+)-----/g;
 
-/** The certificates of a PEM text, in order. @throws InvalidError naming `field` when there is none or one does not parse. */
+/**
+ * The certificates of a PEM text, in order. Nothing else may be in it: a private key pasted
+ * with its chain would be stored in the clear (only `client_key` is sealed).
+ * @throws InvalidError naming `field` when there is none, one does not parse, or another block is there.
+ */
 function certificates(text: string, field: string): X509Certificate[] {
+  const other = [...text.matchAll(PEM_BEGIN)].map((m) => m[1]).find((kind) => kind !== 'CERTIFICATE');
+  if (other !== undefined) {
+    const hint = other.includes('PRIVATE KEY') ? ' (a private key goes in client_key, alone)' : '';
+    throw new InvalidError(`tls.${field}: holds a ${other} block; only certificates belong here${hint}`);
+  }
   const blocks = text.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) throw new InvalidError(`tls.${field}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it`);
   return blocks.map((block, i) => {
@@ -69,7 +80,8 @@ const oneLine = (dn: string) => dn.split('\n').filter(Boolean).join(', ');
  * @throws InvalidError with a message a person can act on.
  */
 export function readEndpointTls(input: EndpointTlsInput, now: number): { key: string; certificate: string; serverCa: string | null; info: EndpointTlsInfo } {
-  const [leaf] = certificates(input.client_certificate, 'client_certificate');
+  const chain = certificates(input.client_certificate, 'client_certificate');
+  const leaf = chain[0];
   let key: ReturnType<typeof createPrivateKey>;
   try {
     key = createPrivateKey(input.client_key);
@@ -79,11 +91,20 @@ export function readEndpointTls(input: EndpointTlsInput, now: number): { key: st
   if (!leaf!.checkPrivateKey(key)) throw new InvalidError('tls.client_key: does not belong to the client certificate (their public keys differ)');
   const notAfter = Date.parse(leaf!.validTo);
   if (!(notAfter > now)) throw new InvalidError(`tls.client_certificate: expired on ${new Date(notAfter).toISOString()}`);
-  const serverCa = input.server_ca ?? null;
-  const [firstCa] = serverCa === null ? [] : certificates(serverCa, 'server_ca');
+  const cas = input.server_ca == null ? null : certificates(input.server_ca, 'server_ca');
+  // As each send will use them: Node's TLS refuses some a parser takes (an RSA key under 2,048 bits).
+  const certificate = chain.map((c) => c.toString()).join('');
+  const serverCa = cas === null ? null : cas.map((c) => c.toString()).join('');
+  try {
+    createSecureContext({ cert: certificate, key: input.client_key, ...(serverCa === null ? {} : { ca: serverCa }) });
+  } catch (err) {
+    throw new InvalidError(`tls: Node's TLS refuses this certificate and key (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const firstCa = cas?.[0];
   return {
     key: input.client_key,
-    certificate: input.client_certificate,
+    // Stored as the certificates alone, re-encoded: nothing else pasted around them is kept.
+    certificate,
     serverCa,
     info: {
       subject: oneLine(leaf!.subject),

@@ -114,7 +114,7 @@ export interface EndpointTlsInfo {
 export interface EndpointHeaders {
   /** The JSON of `{ lower-case name: value }`, sealed by the SecretBox, bound to the endpoint id. */
   sealed: string;
-  /** Lower-case name → `…` and the value's last 4 characters (`…` alone for a value of 4 or fewer). */
+  /** Lower-case name → `…` and the value's last 4 characters (`…` alone for a value shorter than 12). */
   shown: Record<string, string>;
 }
 

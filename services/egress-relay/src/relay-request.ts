@@ -1,4 +1,13 @@
-import { compatSignatureSchema, endpointUrl, MAX_ORDERING_KEY_HEADER_CHARS, USER_AGENT } from '@wirehook/core';
+import {
+  compatSignatureSchema,
+  endpointUrl,
+  isHeaderValue,
+  MAX_ENDPOINT_HEADER_BYTES,
+  MAX_ENDPOINT_HEADERS,
+  MAX_ORDERING_KEY_HEADER_CHARS,
+  reservedHeaderProblem,
+  USER_AGENT,
+} from '@wirehook/core';
 
 /** The headers of every delivery (standardWebhookHeaders), in the order the errors list them. */
 const STANDARD_HEADERS = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'user-agent'] as const;
@@ -23,7 +32,7 @@ const ORDERING_HEADERS: Record<string, (value: string) => boolean> = {
   'webhook-sequence': (v) => /^[1-9]\d{0,15}$/.test(v),
 };
 
-const ALLOWED = `${STANDARD_HEADERS.join(', ')}, webhook-ordering-key and webhook-sequence, and one compat signature header`;
+const ALLOWED = `${STANDARD_HEADERS.join(', ')}, webhook-ordering-key and webhook-sequence, an endpoint's custom headers and one compat signature header`;
 const compatHeaderName = compatSignatureSchema.shape.header;
 
 /**
@@ -31,8 +40,8 @@ const compatHeaderName = compatSignatureSchema.shape.header;
  * (services/dispatcher/src/webhook-request.ts): an endpoint URL by the endpoint rules (https,
  * port 443 or 8443, no credentials; DELIVERY_ALLOW_HOSTS lifts only the address rules), the
  * five Standard Webhooks headers with their fixed or well-formed values, an ordered delivery's
- * webhook-ordering-key and webhook-sequence, and at most one more
- * header, a valid compat signature header name with a printable ASCII value. The INTERNAL_AUTH_TOKEN
+ * webhook-ordering-key and webhook-sequence, and the endpoint's custom headers and compat
+ * signature header by the rules the API checks them with. The INTERNAL_AUTH_TOKEN
  * lets a caller in; this keeps the relay from being a general HTTP client from the fixed IPs
  * for whoever holds it. The message is `relay: refused …` (a relay error, ours).
  */
@@ -63,12 +72,22 @@ function headersReason(headers: Readonly<Record<string, string>>): string | null
     if (value !== undefined && !valid(value)) return `header ${name} is not what Wirehook sends`;
   }
   if (values.has('webhook-ordering-key') !== values.has('webhook-sequence')) return 'headers webhook-ordering-key and webhook-sequence go together';
+  // The rest: the endpoint's custom headers and one compat signature header, by the rules the API
+  // checked them with (endpointHeadersInput, compatSignatureSchema): at most that many, that
+  // size, never a name of Wirehook's, the body's or the connection's, printable ASCII values.
   const extra = [...values.keys()].filter((name) => !(STANDARD_HEADERS as readonly string[]).includes(name) && !(name in ORDERING_HEADERS));
-  if (extra.length > 1) return `headers ${extra.join(', ')}: at most one compat signature header is sent (${ALLOWED})`;
-  const [compat] = extra;
-  if (compat === undefined) return null;
-  if (!compatHeaderName.safeParse(compat).success) return `header ${compat} is not one Wirehook sends (${ALLOWED})`;
-  // A compat signature: its prefix (printable ASCII) and hex or base64 signatures, space-separated.
-  if (!/^[\x20-\x7e]{1,2000}$/.test(values.get(compat)!)) return `header ${compat} is not a compat signature value`;
+  if (extra.length > MAX_ENDPOINT_HEADERS + 1)
+    return `${extra.length} headers besides Wirehook's: at most ${MAX_ENDPOINT_HEADERS} custom and one compat signature (${ALLOWED})`;
+  let bytes = 0;
+  for (const name of extra) {
+    const value = values.get(name)!;
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+    if (reservedHeaderProblem(name) !== null && !compatHeaderName.safeParse(name).success) return `header ${name} is not one Wirehook sends (${ALLOWED})`;
+    if (value === '' || !isHeaderValue(value)) return `header ${name} is not printable ASCII`;
+  }
+  if (bytes > MAX_ENDPOINT_HEADER_BYTES + MAX_COMPAT_HEADER_BYTES) return `headers besides Wirehook's total ${bytes} bytes, more than an endpoint's can`;
   return null;
 }
+
+/** A compat signature header at most: its name, a prefix and one signature per valid secret. */
+const MAX_COMPAT_HEADER_BYTES = 2_100;

@@ -120,6 +120,9 @@ export function endpointsRouter(
     if (body.fixed_ip === true && !current.fixedIp && !(await store.egressIps.list(clock.now())).some((a) => a.retiringAt === null)) {
       throw new InvalidError('fixed_ip: no fixed source addresses are configured (GET /v1/egress-ips lists none), so it cannot be switched on');
     }
+    if (body.tls && current.type === 'listen') {
+      throw new InvalidError('tls: a listener endpoint is reached over the `wirehook listen` connection, never with a client certificate');
+    }
     checkHeaderNames(
       body.headers === undefined ? (current.headers?.shown ?? null) : body.headers,
       body.compat_signature === undefined ? current.compatSignature : body.compat_signature,

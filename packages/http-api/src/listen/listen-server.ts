@@ -211,9 +211,17 @@ export class ListenServer {
   async #listener(tenant: Tenant, consumer: Consumer, asked: ListenRequest): Promise<{ endpoint: Endpoint; secret: string }> {
     const { store, clock, secretBox, hub } = this.#deps;
     const now = clock.now();
-    const left = (await store.endpoints.list(tenant, { consumerId: consumer.id })).find(
+    const candidates = (await store.endpoints.list(tenant, { consumerId: consumer.id })).filter(
       (e) => e.type === 'listen' && e.url === asked.forwardTo && !hub.connected(e.id),
     );
+    // One held by another gateway is live, not left: a second `listen` gets its own endpoint (never two CLIs on one subject).
+    let left: Endpoint | undefined;
+    for (const candidate of candidates) {
+      if (!(await hub.servedElsewhere?.(candidate.id))) {
+        left = candidate;
+        break;
+      }
+    }
     const [current] = left === undefined ? [] : await store.endpoints.secrets(tenant, left.id, now);
     if (left !== undefined && current !== undefined) {
       clearTimeout(this.#gone.get(left.id));

@@ -202,7 +202,8 @@ export const en: Catalogue = {
   listenDeleteConfirm: 'Delete the listener endpoint {url}? The wirehook listen connection stops receiving events, and undelivered events will not be sent.',
   headers: 'Custom headers',
   headersHelp:
-    'Sent with every webhook to this endpoint, besides the signature — for example your API gateway’s key. Values are stored sealed and shown at most as their last 4 characters.',
+    'Sent with every webhook to this endpoint, besides the signature — for example your API gateway’s key. Values ' +
+    'are stored sealed and shown at most as their last 4 characters.',
   headersNone: 'No custom headers.',
   headersRedacted: 'value hidden: at most its last 4 characters are shown',
   headersOneAtATime:
@@ -215,7 +216,8 @@ export const en: Catalogue = {
   headerRemove: 'Remove',
   headerRemoved: 'Header {name} removed.',
   headersWriteOnly:
-    'Values are write-only: once saved they cannot be shown again, not even here. Saving replaces the whole set, so enter the value of every header you keep, including the ones you do not change.',
+    'Values are write-only: once saved they cannot be shown again, not even here. Saving replaces the whole set, ' +
+    'so enter the value of every header you keep, including the ones you do not change.',
   headerN: 'header {n}',
   headerName: 'Name',
   headerValue: 'Value',
@@ -231,7 +233,8 @@ export const en: Catalogue = {
   tls: 'Client certificate (mutual TLS)',
   tlsHelp: 'For receivers that accept only connections presenting a client certificate: it is presented on every connection to this endpoint.',
   tlsListen:
-    'A client certificate does not apply to a wirehook listen endpoint: its events go over the CLI’s connection to the developer’s machine, not over a TLS connection to a receiver.',
+    'A client certificate does not apply to a wirehook listen endpoint: its events go over the CLI’s connection to ' +
+    'the developer’s machine, not over a TLS connection to a receiver.',
   tlsNone: 'No client certificate.',
   tlsSubject: 'Subject',
   tlsIssuer: 'Issuer',
