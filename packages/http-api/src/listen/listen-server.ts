@@ -65,6 +65,7 @@ export class ListenServer {
   readonly #janitor: NodeJS.Timeout;
   /** Where the janitor's next sweep starts (null: from the first listener). */
   #janitorAfter: EndpointId | null = null;
+  #closed = false;
 
   constructor(deps: ListenServerDeps) {
     this.#deps = deps;
@@ -117,6 +118,8 @@ export class ListenServer {
 
   /** Removes the listener endpoint `after` ms from now, unless a connection of it (here or on another gateway) is there then. */
   #removeLater(tenant: Tenant, id: EndpointId, after: number): void {
+    // Stopping: the connections it closes come back to a process that is gone, or are found by the next one's janitor.
+    if (this.#closed) return;
     const { store, hub, logger } = this.#deps;
     const timer = setTimeout(() => {
       this.#gone.delete(id);
@@ -142,6 +145,7 @@ export class ListenServer {
 
   /** Closes every listener connection (as going away: their endpoints wait for a reconnect) and stops. */
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#ping);
     clearInterval(this.#janitor);
     for (const ws of this.#wss.clients) ws.close(1001, 'Wirehook is stopping');
