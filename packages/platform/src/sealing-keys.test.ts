@@ -91,7 +91,14 @@ describe('rotation', () => {
     await expect(verifySealingKeys(store.sealing, ring(`b:${B}`), clock)).rejects.toThrow(/sealed with key a/);
 
     const report = await resealAll(store.sealing, rotated, clock);
-    expect(report).toEqual({ keyId: 'b', walked: { endpoint_secrets: 5, alert_target_secrets: 0 }, resealed: 5, skipped: 0, retiredKeys: ['a'], keptKeys: [] });
+    expect(report).toEqual({
+      keyId: 'b',
+      walked: { endpoint_secrets: 5, endpoint_headers: 0, endpoint_tls_keys: 0, alert_target_secrets: 0 },
+      resealed: 5,
+      skipped: 0,
+      retiredKeys: ['a'],
+      keptKeys: [],
+    });
     for (const [i, { t, id }] of endpoints.entries()) {
       const [secret] = await store.endpoints.secrets(t, id, clock.now());
       expect(SecretBox.keyIdOf(secret!.sealed)).toBe('b');

@@ -18,6 +18,8 @@ const endpoint = {
   created_at: 1_767_225_600_000,
   retry: { count: 7, interval: 'progressive' },
   compat_signature: null,
+  headers: null,
+  tls: null,
   ordering: 'none',
   rate_limit: null,
   type: 'http',
