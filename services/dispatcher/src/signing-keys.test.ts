@@ -29,10 +29,10 @@ describe('SigningKeys', () => {
     expect(keys.headersOf('ep_1', second)).toEqual({ 'x-api-key': 'two' });
     expect(opened).toBe(2);
     expect(() => keys.headersOf('ep_2', second)).toThrow(UnsealError);
-    const key = box.seal('-----BEGIN PRIVATE KEY-----', 'ep_1');
-    expect(keys.tlsKeyOf('ep_1', key)).toBe('-----BEGIN PRIVATE KEY-----');
-    expect(keys.tlsKeyOf('ep_1', key)).toBe('-----BEGIN PRIVATE KEY-----');
+    const tls = { certificate: 'CERT', sealedKey: box.seal('-----BEGIN PRIVATE KEY-----', 'ep_1'), serverCa: null, info: {} as never };
+    expect(keys.clientTlsOf('ep_1', tls)).toMatchObject({ cert: 'CERT', key: '-----BEGIN PRIVATE KEY-----', ca: null });
+    expect(keys.clientTlsOf('ep_1', tls).key).toBe('-----BEGIN PRIVATE KEY-----');
     expect(opened).toBe(4); // the refused ep_2 headers were one try, the key one more
-    expect(() => keys.tlsKeyOf('ep_2', key)).toThrow(UnsealError);
+    expect(() => keys.clientTlsOf('ep_2', tls)).toThrow(UnsealError);
   });
 });

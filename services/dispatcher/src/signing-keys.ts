@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { type EndpointHeaders, openEndpointHeaders, signingKeyObject, type SecretBox } from '@wirehook/core';
+import { type EndpointHeaders, type EndpointTls, endpointTlsId, openEndpointHeaders, signingKeyObject, type SecretBox } from '@wirehook/core';
+import type { ClientTls } from '@wirehook/egress';
 
 /** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
 const DEFAULT_CAPACITY = 10_000;
@@ -15,8 +16,8 @@ export class SigningKeys {
   readonly #secretBox: SecretBox;
   readonly #capacity: number;
   readonly #keys = new Map<string, KeyObject>();
-  /** Endpoints' client certificate keys (mutual TLS), opened, by endpoint (with the sealed text). */
-  readonly #tlsKeys = new Map<string, Opened<string>>();
+  /** Endpoints' mutual TLS, the key opened, by endpoint (with the sealed key it came from). */
+  readonly #tls = new Map<string, Opened<ClientTls>>();
   /** Endpoints' custom headers, opened, by endpoint (with the sealed text they were opened from). */
   readonly #headers = new Map<string, Opened<Readonly<Record<string, string>>>>();
 
@@ -56,14 +57,15 @@ export class SigningKeys {
   }
 
   /**
-   * The private key of endpoint `endpointId`'s client certificate, opened.
-   * @throws UnsealError when it does not open (the send is put off, as for a signing secret).
+   * Endpoint `endpointId`'s mutual TLS as a send uses it: its key opened and the set-up's id
+   * (a hash of the certificates and sealed key), both made once per sealed key, not per send.
+   * @throws UnsealError when the key does not open (the send is put off, as for a signing secret).
    */
-  tlsKeyOf(endpointId: string, sealedKey: string): string {
-    const known = this.#tlsKeys.get(endpointId);
-    if (known !== undefined && known.sealed === sealedKey) return known.opened;
-    const opened = this.#secretBox.open(sealedKey, endpointId);
-    remember(this.#tlsKeys, endpointId, { sealed: sealedKey, opened }, this.#capacity);
+  clientTlsOf(endpointId: string, tls: EndpointTls): ClientTls {
+    const known = this.#tls.get(endpointId);
+    if (known !== undefined && known.sealed === tls.sealedKey) return known.opened;
+    const opened = { id: endpointTlsId(tls), cert: tls.certificate, key: this.#secretBox.open(tls.sealedKey, endpointId), ca: tls.serverCa };
+    remember(this.#tls, endpointId, { sealed: tls.sealedKey, opened }, this.#capacity);
     return opened;
   }
 }

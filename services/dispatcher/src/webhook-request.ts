@@ -1,4 +1,4 @@
-import { compatSignature, endpointTlsId, standardWebhookHeaders, webhookBody } from '@wirehook/core';
+import { compatSignature, standardWebhookHeaders, webhookBody } from '@wirehook/core';
 import type { ClientTls } from '@wirehook/egress';
 import type { DeliveryJob } from '@wirehook/store';
 import type { SigningKeys } from './signing-keys.ts';
@@ -38,8 +38,7 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
   const tls = job.endpoint.tls;
   if (!tls) return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body };
   // Mutual TLS: the endpoint's client certificate, its key opened here (never stored in the clear).
-  const clientTls = { id: endpointTlsId(tls), cert: tls.certificate, key: signingKeys.tlsKeyOf(job.endpoint.id, tls.sealedKey), ca: tls.serverCa };
-  return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body, tls: clientTls };
+  return { url: job.endpoint.url, poolKey: job.endpoint.id, headers, body, tls: signingKeys.clientTlsOf(job.endpoint.id, tls) };
 }
 
 /**
