@@ -268,7 +268,12 @@ function parseUrl(url: string): { origin: string; path: string } {
 }
 
 function failed(failure: EgressFailure, durationMs: number, sourceIp: string | null): SendResult {
-  return { ok: false, status: null, responseHead: null, error: failure.error, durationMs, sourceIp };
+  return noResponse(failure.error, durationMs, sourceIp);
+}
+
+/** A send that got no response: `error` is `<kind>: <detail>` (see EGRESS_ERROR_KINDS). */
+export function noResponse(error: string, durationMs: number, sourceIp: string | null = null): SendResult {
+  return { ok: false, status: null, responseHead: null, error, durationMs, sourceIp };
 }
 
 /** A header's first value, or null when absent. */

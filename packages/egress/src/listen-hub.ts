@@ -4,7 +4,7 @@ import { type Clock, RESPONSE_HEAD_BYTES } from '@wirehook/core';
 import { type EGRESS_ERROR_KINDS, timeoutError } from './egress-error.ts';
 import type { SendResult } from './http-egress.ts';
 import { headText } from './response-head.ts';
-import { statusError } from './http-egress.ts';
+import { noResponse, statusError } from './http-egress.ts';
 
 /** One listener's connection, as the hub uses it: frames out as JSON text. */
 export interface ListenerConnection {
@@ -132,7 +132,7 @@ export class ListenHub {
   }
 
   #failed(error: string, start: number): SendResult {
-    return { ok: false, status: null, responseHead: null, error, durationMs: this.#clock.now() - start, sourceIp: null };
+    return noResponse(error, this.#clock.now() - start);
   }
 
   #result(frame: ListenResponseFrame, start: number): SendResult {

@@ -1,4 +1,4 @@
-import type { SendResult } from '@wirehook/egress';
+import { noResponse, type SendResult } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
 import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient } from './grpc-service.ts';
 import { relayCallError } from './relay-call-error.ts';
@@ -36,7 +36,7 @@ export class RelayGrpcClient {
       return sendResultOf(await this.#client.rpc.deliver(deliverRequestOf(request)));
     } catch (err) {
       const error = relayCallError(err, this.#address, this.#deadlineMs);
-      return { ok: false, status: null, responseHead: null, error, durationMs: Math.round(performance.now() - started), sourceIp: null };
+      return noResponse(error, Math.round(performance.now() - started));
     }
   }
 

@@ -2,7 +2,7 @@
 // one gateway process, which serves `listenSubject(endpoint id)` on the bus while it holds it;
 // the dispatcher asks that subject and gets back what the CLI's local server said.
 import { type Bus, listenSubject, NoResponderError, RequestTimeoutError } from '@wirehook/bus';
-import { timeoutError } from '@wirehook/egress';
+import { noResponse, timeoutError } from '@wirehook/egress';
 import { decodeSendResult, encodeForwardedSend } from '@wirehook/rpc';
 import type { SendResult } from './outcome.ts';
 import type { Sender } from './webhook-sender.ts';
@@ -32,14 +32,7 @@ export class ListenOverBus implements Sender {
 
   async send(request: WebhookRequest): Promise<SendResult> {
     const started = performance.now();
-    const failed = (error: string): SendResult => ({
-      ok: false,
-      status: null,
-      responseHead: null,
-      error,
-      durationMs: Math.round(performance.now() - started),
-      sourceIp: null,
-    });
+    const failed = (error: string): SendResult => noResponse(error, Math.round(performance.now() - started));
     try {
       // A listener's CLI is the developer's own machine: no client certificate (nor its key) goes over the bus to it.
       const { tls: _none, ...send } = request;
