@@ -94,6 +94,7 @@ describe('the sealing key at start', () => {
       endpoints: 1,
       endpoint_headers: 1,
       endpoint_tls_keys: 0,
+      endpoint_auth_secrets: 0,
       alert_targets: 0,
       resealed: 2,
       skipped: 0,

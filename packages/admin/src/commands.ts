@@ -112,6 +112,7 @@ export async function runAdminCommand(
         endpoints: report.walked.endpoint_secrets,
         endpoint_headers: report.walked.endpoint_headers,
         endpoint_tls_keys: report.walked.endpoint_tls_keys,
+        endpoint_auth_secrets: report.walked.endpoint_auth_secrets,
         alert_targets: report.walked.alert_target_secrets,
         resealed: report.resealed,
         skipped: report.skipped,

@@ -618,6 +618,17 @@ export type components = {
                 /** @description the subject of the first server_ca certificate; null without one */
                 server_ca_subject: string | null;
             } | null;
+            /** @description the OAuth 2.0 client credentials a token is fetched with (the client secret is never returned); null: none */
+            auth: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                scope: string | null;
+                audience: string | null;
+                /** @enum {string} */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1048,6 +1059,17 @@ export type components = {
                 /** @description the subject of the first server_ca certificate; null without one */
                 server_ca_subject: string | null;
             } | null;
+            /** @description the OAuth 2.0 client credentials a token is fetched with (the client secret is never returned); null: none */
+            auth: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                scope: string | null;
+                audience: string | null;
+                /** @enum {string} */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1113,6 +1135,17 @@ export type components = {
                 fingerprint_sha256: string;
                 /** @description the subject of the first server_ca certificate; null without one */
                 server_ca_subject: string | null;
+            } | null;
+            /** @description the OAuth 2.0 client credentials a token is fetched with (the client secret is never returned); null: none */
+            auth: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                scope: string | null;
+                audience: string | null;
+                /** @enum {string} */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
@@ -1181,6 +1214,7 @@ export type components = {
                 dns: number;
                 refused: number;
                 relay: number;
+                auth: number;
             };
             /** @description deliveries waiting now (pending or retrying) */
             pending: number;
@@ -1251,6 +1285,17 @@ export type components = {
                 fingerprint_sha256: string;
                 /** @description the subject of the first server_ca certificate; null without one */
                 server_ca_subject: string | null;
+            } | null;
+            /** @description the OAuth 2.0 client credentials a token is fetched with (the client secret is never returned); null: none */
+            auth: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                token_url: string;
+                client_id: string;
+                scope: string | null;
+                audience: string | null;
+                /** @enum {string} */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
@@ -1477,6 +1522,22 @@ export type components = {
                 /** @description trusted for this endpoint only, besides the public roots */
                 server_ca?: string | null;
             } | null;
+            auth?: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                /** @description the token endpoint (https, port 443 or 8443): checked by the same address rules as endpoint URLs */
+                token_url: string;
+                client_id: string;
+                /** @description write-only: stored sealed, never returned; may be left out of a PATCH that keeps token_url and client_id */
+                client_secret?: string;
+                scope?: string | null;
+                audience?: string | null;
+                /**
+                 * @description client_secret_basic: HTTP Basic (RFC 6749 §2.3.1); client_secret_post: in the form body
+                 * @enum {string}
+                 */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
+            } | null;
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -1517,6 +1578,22 @@ export type components = {
                 client_key: string;
                 /** @description trusted for this endpoint only, besides the public roots */
                 server_ca?: string | null;
+            } | null;
+            auth?: {
+                /** @constant */
+                type: "oauth2_client_credentials";
+                /** @description the token endpoint (https, port 443 or 8443): checked by the same address rules as endpoint URLs */
+                token_url: string;
+                client_id: string;
+                /** @description write-only: stored sealed, never returned; may be left out of a PATCH that keeps token_url and client_id */
+                client_secret?: string;
+                scope?: string | null;
+                audience?: string | null;
+                /**
+                 * @description client_secret_basic: HTTP Basic (RFC 6749 §2.3.1); client_secret_post: in the form body
+                 * @enum {string}
+                 */
+                token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
             fixed_ip?: boolean;
         };

@@ -5,6 +5,7 @@ import { ID_PREFIX, type IdKind } from './ids.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, ENDPOINT_TYPES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersShown } from './endpoint-headers.ts';
+import { endpointAuthShown } from './endpoint-auth.ts';
 import { endpointTlsShown } from './endpoint-tls.ts';
 import { jsonValue, retryPolicySchema } from './schemas.ts';
 
@@ -91,6 +92,7 @@ export const endpointResponse = z.object({
   compat_signature: compatSignatureSchema.nullable(),
   headers: endpointHeadersShown,
   tls: endpointTlsShown,
+  auth: endpointAuthShown,
   ordering: z.enum(ENDPOINT_ORDERINGS).describe('key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order'),
   rate_limit: z
     .number()

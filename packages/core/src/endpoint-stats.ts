@@ -64,7 +64,7 @@ export function statsWindowSpan(window: StatsWindow, now: number): { from: numbe
 }
 
 /** The error classes the stats count failed attempts in; every failed attempt is in exactly one. */
-export const STATS_ERROR_KINDS = ['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay'] as const;
+export const STATS_ERROR_KINDS = ['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth'] as const;
 export type StatsErrorKind = (typeof STATS_ERROR_KINDS)[number];
 
 /**
@@ -73,7 +73,8 @@ export type StatsErrorKind = (typeof STATS_ERROR_KINDS)[number];
  * `http_5xx` from 500 up, `http_4xx` below (a rare 1xx or a 3xx without Location too);
  * `refused` is what Wirehook refused to do — send to an address that is not public
  * (`blocked`) or follow a redirect (`redirect`); `timeout`, `tls`, `dns`, `connection` and
- * `relay` are the egress's own kinds; any other (`internal`) counts as `connection`.
+ * `relay` are the egress's own kinds; `auth` an OAuth token that could not be had (the
+ * endpoint was not sent to); any other (`internal`) counts as `connection`.
  */
 export function attemptStatsKind(attempt: { responseStatus: number | null; error: string | null }): 'succeeded' | StatsErrorKind {
   const status = attempt.responseStatus;
@@ -89,6 +90,7 @@ export function attemptStatsKind(attempt: { responseStatus: number | null; error
     case 'tls':
     case 'dns':
     case 'relay':
+    case 'auth':
     case 'connection':
       return kind;
     default:

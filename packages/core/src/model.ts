@@ -82,6 +82,27 @@ export interface Endpoint {
   headers?: EndpointHeaders | null;
   /** The client certificate it is sent with (mutual TLS; the API's `tls`); null (or absent): none. */
   tls?: EndpointTls | null;
+  /** The OAuth 2.0 client credentials a token is fetched with (the API's `auth`); null (or absent): none. */
+  auth?: EndpointAuth | null;
+}
+
+/** How an OAuth 2.0 client authenticates to its token endpoint (RFC 6749 §2.3.1). */
+export const OAUTH_TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'] as const;
+export type OAuthTokenAuthMethod = (typeof OAUTH_TOKEN_AUTH_METHODS)[number];
+
+/**
+ * An endpoint's OAuth 2.0 client credentials as stored (RFC 6749 §4.4): the client secret sealed,
+ * bound to the endpoint id; the rest public (the API shows it).
+ */
+export interface EndpointAuth {
+  type: 'oauth2_client_credentials';
+  tokenUrl: string;
+  clientId: string;
+  /** The client secret, sealed by the SecretBox, bound to the endpoint id. */
+  sealedSecret: string;
+  scope: string | null;
+  audience: string | null;
+  tokenAuthMethod: OAuthTokenAuthMethod;
 }
 
 /** An endpoint's client certificate (mutual TLS) as stored: the key sealed, the rest public. */

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersInput } from './endpoint-headers.ts';
+import { endpointAuthInput } from './endpoint-auth.ts';
 import { endpointTlsInput } from './endpoint-tls.ts';
+import { endpointUrl } from './endpoint-url.ts';
 import { InvalidError } from './errors.ts';
 import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 import { requiredText, text } from './text-fields.ts';
+
+export { endpointUrl } from './endpoint-url.ts';
 
 // Every request body and query of the public API, as zod schemas. Types come from z.infer.
 // Objects are strict: an unknown field is refused (422) rather than silently dropped, so a
@@ -28,22 +32,6 @@ export const retryPolicySchema = z
       return `count ${p.count} with interval ${p.interval} spans more than 3 days from the first send to the last re-send`;
     },
   });
-
-/** Syntax of an endpoint URL; whether its host may be reached is checked by the egress policy. */
-export const endpointUrl = requiredText(2_000).superRefine((value, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
-    return;
-  }
-  if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use https' });
-  else if (url.port !== '' && url.port !== '8443') {
-    ctx.addIssue({ code: 'custom', message: 'must use port 443 or 8443' });
-  }
-  if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
-});
 
 /** An endpoint's `ordering`: `none` (the default) or `key`. */
 export const endpointOrdering = z
@@ -89,6 +77,7 @@ export const createEndpointBody = z.strictObject({
   rate_limit: rateLimit.optional(),
   headers: endpointHeadersInput.nullable().optional(),
   tls: endpointTlsInput.nullable().optional(),
+  auth: endpointAuthInput.nullable().optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -102,6 +91,7 @@ export const patchEndpointBody = z.strictObject({
   rate_limit: rateLimit.optional(),
   headers: endpointHeadersInput.nullable().optional(),
   tls: endpointTlsInput.nullable().optional(),
+  auth: endpointAuthInput.nullable().optional(),
   // Not among the spec's PATCH inputs: a customer who must allow-list the addresses switches it
   // (docs/semantics.md, "fixed_ip by PATCH").
   fixed_ip: z.boolean().optional(),

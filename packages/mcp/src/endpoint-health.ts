@@ -32,6 +32,7 @@ const CLASS_WORDS: Record<StatsErrorKind, string> = {
   dns: 'DNS failures',
   refused: 'sends refused by Wirehook (a private address, or a redirect)',
   relay: 'fixed-IP relay failures (on Wirehook’s side)',
+  auth: 'OAuth token failures (no access token from the token endpoint)',
 };
 
 const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;

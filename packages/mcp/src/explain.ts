@@ -64,6 +64,10 @@ const ADVICE: Record<string, string> = {
   blocked: 'The URL points at a private or internal address; webhooks go only to public addresses.',
   redirect: 'The receiver answered with a redirect, which is not followed: point the endpoint at the final URL.',
   relay: 'The fixed-IP relay could not send it: this is on Wirehook’s side, not the receiver’s; it is retried and does not count toward the automatic stop.',
+  auth:
+    'No OAuth access token could be had, so the receiver was not sent to: the error quotes the token endpoint’s answer. ' +
+    'Check the endpoint’s auth (token_url, client_id, scope, audience, token_auth_method) and set client_secret again if it was rotated; ' +
+    'a 401 from the token endpoint means the client credentials are refused. It is retried on the endpoint’s schedule.',
   internal: 'An error inside Wirehook; it is retried.',
 };
 

@@ -93,7 +93,7 @@ describe('rotation', () => {
     const report = await resealAll(store.sealing, rotated, clock);
     expect(report).toEqual({
       keyId: 'b',
-      walked: { endpoint_secrets: 5, endpoint_headers: 0, endpoint_tls_keys: 0, alert_target_secrets: 0 },
+      walked: { endpoint_secrets: 5, endpoint_headers: 0, endpoint_tls_keys: 0, endpoint_auth_secrets: 0, alert_target_secrets: 0 },
       resealed: 5,
       skipped: 0,
       retiredKeys: ['a'],

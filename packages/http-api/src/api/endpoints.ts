@@ -13,6 +13,7 @@ import {
   patchEndpointBody,
   recoverBody,
   readEndpointTls,
+  sealEndpointAuth,
   sealEndpointHeaders,
   sealEndpointTls,
   type CompatSignature,
@@ -39,7 +40,15 @@ export function endpointsRouter(
 ): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();
-  const checkUrl = (url: string) => checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });
+  /** The address rules of endpoint URLs, for `url` and for the token endpoint (`auth.token_url`): errors name the field. */
+  const checkUrl = async (url: string, field = 'url') => {
+    try {
+      await checkEndpointUrl(url, { policy: deps.addressPolicy, lookup: deps.lookup });
+    } catch (err) {
+      if (field !== 'url' && err instanceof InvalidError && err.message.startsWith('url ')) throw new InvalidError(`${field}${err.message.slice(3)}`);
+      throw err;
+    }
+  };
 
   async function load(_tenant: Tenant, res: Response, id: string): Promise<Endpoint> {
     const endpoint = await endpointInScope(store, authOf(res), id);
@@ -68,6 +77,8 @@ export function endpointsRouter(
     if (!consumer) throw new NotFoundError(`consumer ${body.consumer_id} not found`);
     await checkUrl(body.url);
     checkHeaderNames(body.headers, body.compat_signature);
+    checkAuthorizationHeader(body.headers, body.auth);
+    if (body.auth) await checkUrl(body.auth.token_url, 'auth.token_url');
     const { endpoint, secret } = await createEndpoint(deps, tenant, {
       consumerId: consumer.id,
       url: body.url,
@@ -80,6 +91,7 @@ export function endpointsRouter(
       rateLimit: body.rate_limit ?? null,
       headers: body.headers ?? null,
       tls: body.tls ? readEndpointTls(body.tls, clock.now()) : null,
+      auth: body.auth ?? null,
     });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
@@ -123,11 +135,15 @@ export function endpointsRouter(
     if (body.tls && current.type === 'listen') {
       throw new InvalidError('tls: a listener endpoint is reached over the `wirehook listen` connection, never with a client certificate');
     }
-    checkHeaderNames(
-      body.headers === undefined ? (current.headers?.shown ?? null) : body.headers,
-      body.compat_signature === undefined ? current.compatSignature : body.compat_signature,
-    );
+    if (body.auth && current.type === 'listen') {
+      throw new InvalidError('auth: a listener endpoint is reached over the `wirehook listen` connection, never with an OAuth token');
+    }
+    const headers = body.headers === undefined ? (current.headers?.shown ?? null) : body.headers;
+    checkHeaderNames(headers, body.compat_signature === undefined ? current.compatSignature : body.compat_signature);
+    checkAuthorizationHeader(headers, body.auth === undefined ? current.auth : body.auth);
+    if (body.auth && body.auth.token_url !== current.auth?.tokenUrl) await checkUrl(body.auth.token_url, 'auth.token_url');
     const patch: EndpointPatch = {
+      auth: body.auth === undefined ? undefined : body.auth && sealEndpointAuth(secretBox, current.id, body.auth, current.auth),
       headers: body.headers === undefined ? undefined : body.headers && sealEndpointHeaders(secretBox, current.id, body.headers),
       tls: body.tls === undefined ? undefined : body.tls && sealEndpointTls(secretBox, current.id, readEndpointTls(body.tls, clock.now())),
       url: body.url,
@@ -212,6 +228,13 @@ export function endpointsRouter(
   });
 
   return router;
+}
+
+/** With OAuth client credentials, Authorization carries the token: a custom header may not take it. */
+function checkAuthorizationHeader(headers: Readonly<Record<string, string>> | null | undefined, auth: unknown): void {
+  if (headers && auth && Object.hasOwn(headers, 'authorization')) {
+    throw new InvalidError('headers.authorization: the endpoint has OAuth client credentials (auth), whose access token is sent as Authorization');
+  }
 }
 
 /** A custom header may not take the name of the endpoint's compatible-signature header: that one is Wirehook's. */

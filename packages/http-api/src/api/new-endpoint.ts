@@ -3,7 +3,9 @@ import {
   MAX_ENDPOINTS_PER_CONSUMER,
   newId,
   newSigningSecret,
+  type EndpointAuthInput,
   type readEndpointTls,
+  sealEndpointAuth,
   sealEndpointHeaders,
   sealEndpointTls,
   type Endpoint,
@@ -18,6 +20,8 @@ export type EndpointChoices = Pick<Endpoint, 'consumerId' | 'url'> &
     headers?: Record<string, string> | null;
     /** A client certificate as readEndpointTls read it: its key sealed here, for the new id. */
     tls?: ReturnType<typeof readEndpointTls> | null;
+    /** OAuth client credentials as the API took them: the client secret sealed here, for the new id. */
+    auth?: EndpointAuthInput | null;
   };
 
 /**
@@ -33,7 +37,7 @@ export async function createEndpoint(
   const now = deps.clock.now();
   const secret = newSigningSecret();
   const id = newId('endpoint', deps.clock);
-  const { headers, tls, ...rest } = chosen;
+  const { headers, tls, auth, ...rest } = chosen;
   const endpoint = await deps.store.endpoints.create(
     tenant,
     {
@@ -48,6 +52,7 @@ export async function createEndpoint(
       ...rest,
       headers: headers ? sealEndpointHeaders(deps.secretBox, id, headers) : null,
       tls: tls ? sealEndpointTls(deps.secretBox, id, tls) : null,
+      auth: auth ? sealEndpointAuth(deps.secretBox, id, auth, null) : null,
       status: 'active',
       disabledReason: null,
       failingSince: null,

@@ -1,5 +1,6 @@
 import {
   encodeCursor,
+  endpointAuthJson,
   waitingOn,
   type AlertTargetResponse,
   type Attempt,
@@ -56,6 +57,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
           server_ca_subject: e.tls.info.serverCaSubject,
         }
       : null,
+    auth: endpointAuthJson(e.auth),
     ordering: e.ordering ?? 'none',
     rate_limit: e.rateLimit ?? null,
   };

@@ -2,6 +2,7 @@ import type {
   AttemptVia,
   CompatSignature,
   DeliveryStatus,
+  EndpointAuth,
   EndpointOrdering,
   EndpointStatus,
   EndpointTls,
@@ -95,6 +96,11 @@ export interface EndpointDoc extends TenantFields {
    * null: none. Absent on documents made before client certificates (read as null).
    */
   tls?: EndpointTls | null;
+  /**
+   * OAuth client credentials: core's EndpointAuth as is (`sealedSecret` sealed for the endpoint id;
+   * every field name ours). null: none. Absent on documents made before them (read as null).
+   */
+  auth?: EndpointAuth | null;
   secrets: SecretDoc[];
 }
 

@@ -9,7 +9,7 @@ import {
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
+import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
@@ -71,6 +71,30 @@ export class MongoEndpointRepo implements EndpointRepo {
       .limit(limit)
       .toArray();
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, id: d._id as EndpointId }));
+  }
+
+  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]> {
+    if (checkedLimit(limit) === 0) return [];
+    // endpoints_tls_expiry (endpoints with a certificate, by notAfter then _id): the window from the cursor only.
+    const q = P.certificatesExpiring(from, to, after);
+    const docs = await this.#conn.endpoints
+      .find(q.filter, {
+        ...q.options,
+        // Not the certificate text or the sealed key: the notice needs what the API shows.
+        projection: { _id: 1, orgId: 1, env: 1, consumerId: 1, url: 1, status: 1, 'tls.info': 1 },
+      })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => ({
+      tenant: { orgId: d.orgId as OrgId, env: d.env },
+      id: d._id as EndpointId,
+      consumerId: d.consumerId as ConsumerId,
+      url: d.url,
+      status: d.status,
+      subject: d.tls?.info.subject ?? '',
+      notAfter: d.tls?.info.notAfter ?? 0,
+      fingerprintSha256: d.tls?.info.fingerprintSha256 ?? '',
+    }));
   }
 
   async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {
@@ -192,5 +216,6 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     type: e.type ?? 'http',
     headers: e.headers ? endpointHeadersDoc(e.headers) : null,
     tls: e.tls ?? null,
+    auth: e.auth ?? null,
   };
 }

@@ -70,6 +70,16 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     // hint by key pattern, which must name one index of the collection (two partial indexes of one
     // pattern would make the hint ambiguous and the command fail).
     { key: { _id: 1, env: 1 }, name: 'endpoints_tls', partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } } },
+    // The sealing walk over endpoints' OAuth client secrets, as endpoints_tls: those with
+    // credentials only, by id; consumerId is a key only to give it a pattern of its own.
+    { key: { _id: 1, consumerId: 1 }, name: 'endpoints_auth', partialFilterExpression: { 'auth.sealedSecret': { $type: 'string' } } },
+    // The certificate-expiry notices' walk: endpoints with a client certificate by its notAfter,
+    // then id (the walk's cursor), so a walk reads the certificates expiring in its window only.
+    {
+      key: { 'tls.info.notAfter': 1, _id: 1 },
+      name: 'endpoints_tls_expiry',
+      partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } },
+    },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [

@@ -90,6 +90,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     type: doc.type ?? 'http',
     headers: doc.headers ? { sealed: doc.headers.sealed, shown: Object.fromEntries(doc.headers.shown) } : null,
     tls: doc.tls ?? null,
+    auth: doc.auth ?? null,
   };
 }
 

@@ -93,6 +93,22 @@ function walks(conn: MongoConnection): Record<
         return conn.endpoints.updateOne(q.filter, { $set: { 'tls.sealedKey': sealed } }, q.options);
       },
     },
+    endpoint_auth_secrets: {
+      page: async (after, limit) => {
+        // endpoints_auth (endpoints with OAuth client credentials only): no endpoint without them is read.
+        const q = ENDPOINTS_PLANS.authSecretsAfter(after);
+        const docs = await conn.endpoints
+          .find(q.filter, { ...q.options, projection: { _id: 1, 'auth.sealedSecret': 1 } })
+          .limit(limit)
+          .toArray();
+        return docs.map((doc) => ({ ownerId: doc._id, sealed: [doc.auth?.sealedSecret ?? ''] }));
+      },
+      reseal: (ownerId, expected, sealed) => {
+        // Only the sealed secret changes, and only if it is still the one read.
+        const q = ENDPOINTS_PLANS.sealedAuthSecret(ownerId, expected);
+        return conn.endpoints.updateOne(q.filter, { $set: { 'auth.sealedSecret': sealed } }, q.options);
+      },
+    },
     alert_target_secrets: {
       page: async (after, limit) => {
         const q = ALERTS_PLANS.sealedTargetsAfter(after);

@@ -3,6 +3,7 @@ import type {
   ConsumerId,
   Endpoint,
   EndpointHeaders,
+  EndpointAuth,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -34,6 +35,8 @@ export interface EndpointPatch {
   headers?: EndpointHeaders | null;
   /** The client certificate (mutual TLS): replaced; null removes it. */
   tls?: EndpointTls | null;
+  /** OAuth client credentials: replaced; null removes them. */
+  auth?: EndpointAuth | null;
   /** Send through the egress relay's fixed addresses from the next attempt on. */
   fixedIp?: boolean;
   disabledReason?: string | null;
@@ -100,4 +103,29 @@ export interface EndpointRepo {
    * index holding listeners alone (never the http endpoints).
    */
   listeners(after: EndpointId | null, limit: number): Promise<{ tenant: Tenant; id: EndpointId }[]>;
+  /**
+   * Endpoints of every tenant whose client certificate expires in [from, to), by (notAfter, id)
+   * after `after`, at most `limit`: the certificate-expiry notices' walk. Read by an index of
+   * endpoints with a certificate by its expiry, so a page reads only certificates in the window.
+   */
+  certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]>;
+}
+
+/** Where a walk of expiring certificates stopped. */
+export interface ExpiryCursor {
+  notAfter: number;
+  id: EndpointId;
+}
+
+/** An endpoint whose client certificate expires soon, with what its notice says. */
+export interface ExpiringCertificate {
+  tenant: Tenant;
+  id: EndpointId;
+  consumerId: ConsumerId;
+  url: string;
+  status: EndpointStatus;
+  /** The certificate's subject, notAfter (Unix ms) and SHA-256 fingerprint. */
+  subject: string;
+  notAfter: number;
+  fingerprintSha256: string;
 }

@@ -20,6 +20,8 @@ export const SEALED_COLUMNS = {
   endpoint_headers: { sqlite: 'endpoints.headers', mongo: 'endpoints.headers.sealed', boundTo: 'endpoint id' },
   /** Endpoints' client certificate keys (mutual TLS), bound to the endpoint id. */
   endpoint_tls_keys: { sqlite: 'endpoints.tls', mongo: 'endpoints.tls.sealedKey', boundTo: 'endpoint id' },
+  /** Endpoints' OAuth client secrets, bound to the endpoint id. */
+  endpoint_auth_secrets: { sqlite: 'endpoints.auth', mongo: 'endpoints.auth.sealedSecret', boundTo: 'endpoint id' },
   /** Webhook alert targets' signing secrets, bound to the target id. */
   alert_target_secrets: { sqlite: 'alert_targets.sealed_secret', mongo: 'alert_targets.sealedSecret', boundTo: 'alert target id' },
 } as const;

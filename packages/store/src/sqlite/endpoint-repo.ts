@@ -5,12 +5,13 @@ import {
   type ConsumerId,
   type Endpoint,
   type EndpointId,
+  type EndpointStatus,
   type Environment,
   type OrgId,
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { EndpointPatch, EndpointRepo } from '../ports/endpoint-port.ts';
+import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
@@ -52,8 +53,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
                                   disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
-                                  rate_limit, type, headers, tls)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  rate_limit, type, headers, tls, auth)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -75,6 +76,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           endpoint.type ?? 'http',
           toJsonOrNull(endpoint.headers ?? null),
           toJsonOrNull(endpoint.tls ?? null),
+          toJsonOrNull(endpoint.auth ?? null),
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);
@@ -183,6 +185,32 @@ export class SqliteEndpointRepo implements EndpointRepo {
       .statement(`SELECT id, org_id, env FROM endpoints WHERE type = 'listen' AND id > ? ORDER BY id LIMIT ?`)
       .all(after ?? '', limit)
       .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, id: text(row, 'id') as EndpointId }));
+  }
+
+  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]> {
+    // endpoints_tls_expiry (partial: endpoints with a certificate, by notAfter then id): a range
+    // from the cursor to `to`, never a certificate outside the window. The expression is the index's own.
+    // The cursor's own millisecond is read again and its ties at or before the cursor's id skipped (the residual OR).
+    const expiry = "json_extract(tls, '$.info.notAfter')";
+    return this.#conn
+      .statement(
+        `SELECT id, org_id, env, consumer_id, url, status, ${expiry} AS not_after,
+                json_extract(tls, '$.info.subject') AS subject, json_extract(tls, '$.info.fingerprintSha256') AS fingerprint
+           FROM endpoints
+          WHERE tls IS NOT NULL AND ${expiry} >= ? AND ${expiry} < ? AND (${expiry} > ? OR id > ?)
+          ORDER BY ${expiry}, id LIMIT ?`,
+      )
+      .all(Math.max(from, after?.notAfter ?? from), to, after?.notAfter ?? from - 1, after?.id ?? '', limit)
+      .map((row) => ({
+        tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+        id: text(row, 'id') as EndpointId,
+        consumerId: text(row, 'consumer_id') as ConsumerId,
+        url: text(row, 'url'),
+        status: text(row, 'status') as EndpointStatus,
+        subject: text(row, 'subject'),
+        notAfter: Number(row['not_after']),
+        fingerprintSha256: text(row, 'fingerprint'),
+      }));
   }
 
   async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {

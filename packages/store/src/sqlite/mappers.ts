@@ -11,6 +11,7 @@ import type {
   DeliveryStatus,
   Endpoint,
   EndpointHeaders,
+  EndpointAuth,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -90,6 +91,7 @@ export function toEndpoint(row: Row): Endpoint {
     type: text(row, 'type') as EndpointType,
     headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
     tls: jsonOrNull<EndpointTls>(row, 'tls'),
+    auth: jsonOrNull<EndpointAuth>(row, 'auth'),
   };
 }
 

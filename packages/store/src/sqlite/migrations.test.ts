@@ -202,6 +202,42 @@ describe('SQLite store', () => {
     expect(await store.sealing.sealedSecrets('endpoint_tls_keys', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.key'] }]);
   });
 
+  it('step 33: an endpoint made before OAuth has no credentials and its certificate is found by expiry; older rollups count no auth', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 32));
+    // The rows as the previous build writes them (tls, but no auth column; a rollup without auth).
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES ('con_old', 'org_old', 'live', 'old', NULL, 1);
+      INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason,
+                             failing_since, created_at, retry, compat_signature, tls)
+      VALUES ('ep_old', 'org_old', 'live', 'con_old', 'https://hooks.example/old', NULL, NULL, 0, 'active', NULL, NULL, 1,
+              '{"count":0,"interval":"1m"}', NULL,
+              '{"certificate":"c","sealedKey":"v1.key","serverCa":null,
+                "info":{"subject":"CN=client","issuer":"CN=ca","notAfter":1900000000000,"fingerprintSha256":"AB:CD","serverCaSubject":null}}');`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 32);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const id = 'ep_old' as EndpointId;
+    const before = await store.endpoints.get(t, id);
+    expect(before?.auth).toBeNull();
+    expect(await store.sealing.sealedSecrets('endpoint_auth_secrets', null, 10)).toEqual([]);
+    expect((await store.endpoints.certificatesExpiring(1_800_000_000_000, 2_000_000_000_000, null, 10)).map((c) => c.id)).toEqual([id]);
+    const auth = {
+      type: 'oauth2_client_credentials' as const,
+      tokenUrl: 'https://auth.example/token',
+      clientId: 'c',
+      sealedSecret: 'v1.secret',
+      scope: null,
+      audience: null,
+      tokenAuthMethod: 'client_secret_basic' as const,
+    };
+    expect(await store.endpoints.update(t, id, { auth })).toEqual({ ...before, auth });
+    expect(await store.sealing.sealedSecrets('endpoint_auth_secrets', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.secret'] }]);
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

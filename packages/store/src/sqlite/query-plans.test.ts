@@ -91,6 +91,18 @@ describe('SQLite query plans', () => {
     expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
+  it('pages the endpoints with OAuth credentials by endpoints_auth (the sealing walk), and re-seals one by its key', () => {
+    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id AS owner_id, json_extract(auth, '$.sealedSecret') AS sealed FROM endpoints"));
+    expect(page?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_auth (id>?)');
+    const reseal = [...plans].find(([sql]) => sql.startsWith('UPDATE endpoints SET auth = json_set('));
+    expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
+  });
+
+  it('walks the certificates expiring in a window by endpoints_tls_expiry (a range on the expiry; no other endpoint read, no sort)', () => {
+    const walk = [...plans].find(([sql]) => sql.startsWith('SELECT id, org_id, env, consumer_id, url, status, json_extract(tls'));
+    expect(walk?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls_expiry (<expr>>? AND <expr><?)');
+  });
+
   it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {
     const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
     expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');

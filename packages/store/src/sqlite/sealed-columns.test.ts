@@ -13,7 +13,7 @@ const NOT_SECRETS = new Set(['sealing_key_checks.sealed']);
  * other fields are not secret): endpoints' custom headers (`{ sealed, shown }`) and client
  * certificates (`{ certificate, sealedKey, serverCa, info }`).
  */
-const SEALED_IN_JSON = new Set(['endpoints.headers', 'endpoints.tls']);
+const SEALED_IN_JSON = new Set(['endpoints.headers', 'endpoints.tls', 'endpoints.auth']);
 
 describe('SEALED_COLUMNS', () => {
   it('names every column of the schema that holds sealed text', () => {

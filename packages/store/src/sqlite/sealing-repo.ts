@@ -68,6 +68,14 @@ const WALKS: Record<SealedColumn, { page: string; reseal: string }> = {
     reseal: `UPDATE endpoints SET tls = json_set(tls, '$.sealedKey', ?)
               WHERE id = ? AND tls IS NOT NULL AND json_extract(tls, '$.sealedKey') = ?`,
   },
+  // endpoints_auth (partial: endpoints with OAuth client credentials only). The re-seal replaces
+  // `sealedSecret` inside the JSON and keeps the rest.
+  endpoint_auth_secrets: {
+    page: `SELECT id AS owner_id, json_extract(auth, '$.sealedSecret') AS sealed FROM endpoints
+            WHERE id > ? AND auth IS NOT NULL ORDER BY id LIMIT ?`,
+    reseal: `UPDATE endpoints SET auth = json_set(auth, '$.sealedSecret', ?)
+              WHERE id = ? AND auth IS NOT NULL AND json_extract(auth, '$.sealedSecret') = ?`,
+  },
   alert_target_secrets: {
     page: 'SELECT id AS owner_id, sealed_secret AS sealed FROM alert_targets WHERE id > ? AND sealed_secret IS NOT NULL ORDER BY id LIMIT ?',
     reseal: 'UPDATE alert_targets SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?',

@@ -1,4 +1,4 @@
-import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointHeaders, type EndpointTls } from '@wirehook/core';
+import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointAuth, type EndpointHeaders, type EndpointId, type EndpointTls } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { EndpointPatch } from '../../src/ports/endpoint-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -27,7 +27,24 @@ const PATCHES: Array<[string, EndpointPatch]> = [
   ['headers', { headers: { sealed: 'v1.headers', shown: { 'x-api-key': '…c0de' } } }],
   // None on the fixture either: from none to a certificate here; replaced and removed below.
   ['tls', { tls: tlsOf('v1.tls-key', null) }],
+  // None on the fixture either: from none to credentials here; replaced and removed below.
+  ['auth', { auth: authOf('v1.client-secret', null) }],
 ];
+
+/** OAuth client credentials as stored (the secret sealed; scope and audience optional). */
+function authOf(sealedSecret: string, audience: string | null): EndpointAuth {
+  return {
+    type: 'oauth2_client_credentials',
+    tokenUrl: 'https://auth.acme.example/oauth/token',
+    clientId: 'wirehook-client',
+    sealedSecret,
+    scope: 'webhooks:write orders.read',
+    audience,
+    tokenAuthMethod: 'client_secret_basic',
+  };
+}
+
+const AUTH: EndpointAuth = authOf('v1.sealed-secret', 'https://api.acme.example');
 
 /** Custom headers as stored: names may hold `.` (an RFC 9110 token), which a document store must keep as one name. */
 const HEADERS: EndpointHeaders = {
@@ -116,6 +133,81 @@ export function describeEndpointContract(f: Fixtures): void {
       await m.hook(t, consumer, { tls: TLS });
       const job = await m.claim(m.only(await m.send(t)));
       expect(job.endpoint.tls).toEqual(TLS);
+    });
+
+    it('keeps OAuth client credentials on create, get, list and a claimed job; one made without reads as none (null)', async () => {
+      const m = new MessageFixtures(f);
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const withAuth = f.endpoint(consumer.id, { auth: AUTH });
+      const { auth: _none, ...absent } = f.endpoint(consumer.id);
+      const post: EndpointAuth = { ...authOf('v1.other', null), scope: null, tokenAuthMethod: 'client_secret_post' };
+      const other = f.endpoint(consumer.id, { auth: post });
+      expect((await f.store.endpoints.create(t, withAuth, f.secret('v1.s'), 20)).auth).toEqual(AUTH);
+      expect((await f.store.endpoints.create(t, absent, f.secret('v1.s'), 20)).auth).toBeNull();
+      expect((await f.store.endpoints.create(t, other, f.secret('v1.s'), 20)).auth).toEqual(post);
+      expect(await f.store.endpoints.get(t, withAuth.id)).toEqual(withAuth);
+      expect((await f.store.endpoints.get(t, absent.id))?.auth).toBeNull();
+      expect((await f.store.endpoints.list(t, {})).map((e) => e.auth)).toEqual([AUTH, null, post]);
+      const t2 = await f.tenant();
+      await m.hook(t2, await f.consumer(t2), { auth: AUTH });
+      expect((await m.claim(m.only(await m.send(t2)))).endpoint.auth).toEqual(AUTH);
+    });
+
+    it('auth: left alone when not given, replaced as a whole, removed by null; other endpoints untouched', async () => {
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const target = await f.createEndpoint(t, consumer.id, { auth: AUTH });
+      const bystander = await f.createEndpoint(t, consumer.id, { auth: AUTH });
+      expect((await f.store.endpoints.update(t, target.id, { description: 'renamed' }))?.auth).toEqual(AUTH);
+      const other = authOf('v1.new-secret', null);
+      expect(await f.store.endpoints.update(t, target.id, { auth: other })).toEqual({ ...target, description: 'renamed', auth: other });
+      expect((await f.store.endpoints.update(t, target.id, { auth: null }))?.auth).toBeNull();
+      expect((await f.store.endpoints.get(t, target.id))?.auth).toBeNull();
+      expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
+    });
+
+    it('walks the client certificates expiring in [from, to) of every tenant by expiry then id, a page at a time, ties across pages kept', async () => {
+      const t1 = await f.tenant();
+      const t2 = await f.tenant();
+      const c1 = await f.consumer(t1);
+      const c2 = await f.consumer(t2);
+      const base = 4_000_000_000_000 + Math.floor(Math.random() * 1e9) * 1_000;
+      const at = (days: number, id: string) => ({ ...tlsOf(`v1.${id}`, null), info: { ...tlsOf('x', null).info, notAfter: base + days * 86_400_000 } });
+      const make = async (t: typeof t1, consumerId: typeof c1.id, days: number | null, name: string) => {
+        const e = f.endpoint(consumerId, days === null ? {} : { tls: at(days, name) });
+        await f.store.endpoints.create(t, e, f.secret('v1.s'), 20);
+        return e;
+      };
+      await make(t1, c1.id, -1, 'before'); // expired before the window: not read
+      const a = await make(t1, c1.id, 3, 'a');
+      const b = await make(t2, c2.id, 3, 'b'); // the same millisecond as a: a tie
+      const c = await make(t2, c2.id, 13, 'c');
+      await make(t1, c1.id, 14, 'edge'); // at `to`: outside [from, to)
+      await make(t1, c1.id, null, 'none'); // no certificate
+      const from = base;
+      const to = base + 14 * 86_400_000;
+      const ids = (rows: { id: EndpointId }[]) => rows.map((r) => r.id);
+      const tieOrder = [a.id, b.id].sort();
+      const all = await f.store.endpoints.certificatesExpiring(from, to, null, 100);
+      expect(ids(all)).toEqual([...tieOrder, c.id]);
+      expect(all.find((r) => r.id === a.id)).toEqual({
+        tenant: t1,
+        id: a.id,
+        consumerId: c1.id,
+        url: a.url,
+        status: 'active',
+        subject: 'CN=wirehook-client,O=Acme',
+        notAfter: base + 3 * 86_400_000,
+        fingerprintSha256: 'AB:CD:EF:01',
+      });
+      // One a page: the tie's second comes on the next page, after the cursor's id.
+      const first = await f.store.endpoints.certificatesExpiring(from, to, null, 1);
+      const second = await f.store.endpoints.certificatesExpiring(from, to, { notAfter: first[0]!.notAfter, id: first[0]!.id }, 1);
+      const third = await f.store.endpoints.certificatesExpiring(from, to, { notAfter: second[0]!.notAfter, id: second[0]!.id }, 1);
+      const done = await f.store.endpoints.certificatesExpiring(from, to, { notAfter: third[0]!.notAfter, id: third[0]!.id }, 1);
+      expect([...ids(first), ...ids(second), ...ids(third)]).toEqual([...tieOrder, c.id]);
+      expect(done).toEqual([]);
     });
 
     it('keeps a listener endpoint’s type, and reads one made without a type as http', async () => {

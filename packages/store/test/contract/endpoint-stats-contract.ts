@@ -47,20 +47,21 @@ export function describeEndpointStatsContract(f: Fixtures): void {
       await attemptAt(scene, hour + 7 * MINUTE, { responseStatus: 404, error: 'http_status: 404', durationMs: 40 });
       await attemptAt(scene, hour + 8 * MINUTE, { responseStatus: null, error: 'timeout: no response within 15 s', durationMs: 15_000 });
       await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: 'blocked: 10.0.0.1 is a private address', durationMs: 2 });
+      await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: 'auth: token endpoint answered 401: invalid_client', durationMs: 3 });
       f.clock.set(hour + 10 * MINUTE);
 
       const fine = await rollups(scene.t, scene, 300_000, hour, hour + HOUR);
       expect(fine.map((r) => [r.at, r.attempts, r.succeeded])).toEqual([
         [hour, 2, 1],
-        [hour + FIVE_MINUTES, 3, 0],
+        [hour + FIVE_MINUTES, 4, 0],
       ]);
-      expect(fine[0]?.errors).toEqual({ http_4xx: 0, http_5xx: 1, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0 });
-      expect(fine[1]?.errors).toEqual({ http_4xx: 1, http_5xx: 0, timeout: 1, connection: 0, tls: 0, dns: 0, refused: 1, relay: 0 });
+      expect(fine[0]?.errors).toEqual({ http_4xx: 0, http_5xx: 1, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0, auth: 0 });
+      expect(fine[1]?.errors).toEqual({ http_4xx: 1, http_5xx: 0, timeout: 1, connection: 0, tls: 0, dns: 0, refused: 1, relay: 0, auth: 1 });
 
       const [hourly] = await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR);
-      expect(hourly).toMatchObject({ at: hour, attempts: 5, succeeded: 1 });
+      expect(hourly).toMatchObject({ at: hour, attempts: 6, succeeded: 1 });
       const latency = LATENCY_BOUNDS_MS.map(() => 0);
-      for (const ms of [40, 90, 40, 15_000, 2]) latency[bucket(ms)]! += 1;
+      for (const ms of [40, 90, 40, 15_000, 2, 3]) latency[bucket(ms)]! += 1;
       expect(hourly?.latency).toEqual(latency);
       expect(latency[bucket(40)]).toBe(2);
     });

@@ -104,6 +104,8 @@ export class Fixtures {
       headers: null,
       // None, for the same reason: a made-up sealed key would not open; given where tested.
       tls: null,
+      // None, for the same reason: a made-up sealed secret would not open; given where tested.
+      auth: null,
       ...overrides,
     };
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newId, type EndpointTls } from '@wirehook/core';
+import { newId, type EndpointAuth, type EndpointTls } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { SealedSecrets } from '../../src/ports/sealing-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -159,6 +159,50 @@ export function describeSealingContract(f: Fixtures): void {
       // The endpoint's headers and signing secrets are other columns: untouched.
       expect((await f.store.endpoints.get(t1, first.id))?.headers).toEqual(headers);
       expect((await f.store.endpoints.secrets(t1, first.id, f.clock.now())).map((s) => s.sealed)).toEqual(['v1.first']);
+    });
+
+    it("walks endpoints' sealed OAuth client secrets across tenants (none without credentials); reseal replaces only the expected secret", async () => {
+      const [t1, t2] = [await f.tenant(), await f.tenant()];
+      const [c1, c2] = [await f.consumer(t1), await f.consumer(t2)];
+      const auth = (sealedSecret: string): EndpointAuth => ({
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.example/token',
+        clientId: 'client-1',
+        sealedSecret,
+        scope: 'hooks',
+        audience: null,
+        tokenAuthMethod: 'client_secret_post',
+      });
+      const first = await f.createEndpoint(t1, c1.id, { auth: auth('v3.a.secret') });
+      const none = await f.createEndpoint(t1, c1.id, { auth: null });
+      const removed = await f.createEndpoint(t1, c1.id, { auth: auth('v3.a.removed') });
+      await f.store.endpoints.update(t1, removed.id, { auth: null });
+      const other = await f.createEndpoint(t2, c2.id, { auth: auth('v3.a.other') });
+      const walk = async (pageSize: number): Promise<SealedSecrets[]> => {
+        const all: SealedSecrets[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await f.store.sealing.sealedSecrets('endpoint_auth_secrets', after, pageSize);
+          if (page.length === 0) return all;
+          expect(page.length).toBeLessThanOrEqual(pageSize);
+          all.push(...page);
+          after = page.at(-1)!.ownerId;
+        }
+      };
+      const mine = new Set<string>([first.id, none.id, removed.id, other.id]);
+      for (const pageSize of [1, 3]) {
+        expect((await walk(pageSize)).filter((e) => mine.has(e.ownerId))).toEqual([
+          { ownerId: first.id, sealed: ['v3.a.secret'] },
+          { ownerId: other.id, sealed: ['v3.a.other'] },
+        ]);
+      }
+      expect(await f.store.sealing.reseal('endpoint_auth_secrets', first.id, 'v3.a.secret', 'v3.b.secret')).toBe(true);
+      expect(await f.store.sealing.reseal('endpoint_auth_secrets', first.id, 'v3.a.secret', 'v3.c.secret')).toBe(false); // no longer what it was
+      expect(await f.store.sealing.reseal('endpoint_auth_secrets', none.id, 'v3.a.secret', 'v3.b.secret')).toBe(false); // it has none
+      expect(await f.store.sealing.reseal('endpoint_auth_secrets', removed.id, 'v3.a.removed', 'v3.b.removed')).toBe(false);
+      // The rest of the credentials stay as they were.
+      expect((await f.store.endpoints.get(t1, first.id))?.auth).toEqual(auth('v3.b.secret'));
+      expect((await f.store.endpoints.get(t1, removed.id))?.auth).toBeNull();
+      expect((await f.store.endpoints.get(t2, other.id))?.auth).toEqual(auth('v3.a.other'));
     });
 
     it("walks alert targets' sealed secrets (targets without one are left out); reseal replaces only the expected text", async () => {

@@ -126,6 +126,57 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (id: string, sealed: string) => ({ filter: { _id: id, 'tls.sealedKey': sealed } }),
     example: ['ep_1', 'v1.x'],
   }),
+  /** The sealing walk over endpoints' OAuth client secrets: a page of the endpoints that have credentials, by id after a cursor. */
+  authSecretsAfter: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_auth',
+    examines:
+      '≤ limit: endpoints_auth (partial: endpoints with OAuth client credentials only) from the cursor, stopped by the page; ' +
+      'each key read fetches its endpoint for the sealed secret, never an endpoint without credentials',
+    maxExamined: (n) => n,
+    maxKeysExamined: (n) => n + 1,
+    build: (after: string | null) => ({
+      filter: { _id: { $gt: after ?? '' }, 'auth.sealedSecret': { $type: 'string' } },
+      sort: { _id: 1 },
+    }),
+    example: ['ep_1'],
+  }),
+  /** A re-seal of one endpoint's OAuth client secret, conditional on the sealed value read. */
+  sealedAuthSecret: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { 'auth.sealedSecret': 'the value the walk read: a compare-and-set on the one document _id found' },
+    build: (id: string, sealed: string) => ({ filter: { _id: id, 'auth.sealedSecret': sealed } }),
+    example: ['ep_1', 'v1.x'],
+  }),
+  /**
+   * The certificate-expiry notices' walk: endpoints whose client certificate's notAfter is in
+   * [from, to), by (notAfter, id) after a cursor.
+   */
+  certificatesExpiring: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tls_expiry',
+    examines:
+      "≤ limit, plus the cursor's ties (certificates expiring in the same millisecond, id at or before the cursor's): " +
+      'endpoints_tls_expiry (partial: endpoints with a client certificate) over [from, to), never one expiring outside it',
+    maxExamined: (n) => n + 1,
+    maxKeysExamined: (n) => n + 2,
+    residual: { $or: "after the cursor: the bound on notAfter already starts at the cursor's, so only its millisecond's ties are read and skipped" },
+    build: (from: number, to: number, after: { notAfter: number; id: string } | null) => ({
+      filter:
+        after === null
+          ? { 'tls.info.notAfter': { $gte: from, $lt: to }, 'tls.sealedKey': { $type: 'string' } }
+          : {
+              'tls.info.notAfter': { $gte: Math.max(from, after.notAfter), $lt: to },
+              'tls.sealedKey': { $type: 'string' },
+              $or: [{ 'tls.info.notAfter': { $gt: after.notAfter } }, { _id: { $gt: after.id } }],
+            },
+      sort: { 'tls.info.notAfter': 1, _id: 1 },
+    }),
+    example: [0, 10, { notAfter: 5, id: 'ep_1' }],
+  }),
   /** A re-seal of one endpoint secret, conditional on the sealed value read. */
   sealedSecret: planSpec({
     collection: COLLECTIONS.endpoints,

@@ -1,0 +1,197 @@
+// An endpoint's OAuth 2.0 client credentials (`auth`, RFC 6749 §4.4): receivers that refuse a
+// request without an access token, whatever its signature says. The rules, the token request and
+// the reading of the token response live here, once, for the API, the dispatcher and the egress
+// relay (which builds the request itself rather than sending whatever it is handed).
+import { z } from 'zod';
+import { endpointUrl } from './endpoint-url.ts';
+import { InvalidError } from './errors.ts';
+import { type EndpointAuth, OAUTH_TOKEN_AUTH_METHODS, type OAuthTokenAuthMethod } from './model.ts';
+import type { SecretBox } from './secrets.ts';
+import { USER_AGENT } from './signing.ts';
+
+/** RFC 6749 Appendix A: client_id and client_secret are VSCHAR (printable ASCII and space). */
+const VSCHAR = /^[\x20-\x7e]+$/;
+/** RFC 6749 §3.3: scope tokens (no `"` or `\`) separated by single spaces. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+
+const MAX_CLIENT_ID_CHARS = 256;
+const MAX_CLIENT_SECRET_CHARS = 1_024;
+const MAX_SCOPE_CHARS = 1_024;
+const MAX_AUDIENCE_CHARS = 1_024;
+
+const printable = (what: string, max: number, pattern = VSCHAR, rule = 'printable ASCII') =>
+  z
+    .string({ error: `must be ${what}` })
+    .min(1, { error: `must be ${what}, not empty` })
+    .max(max, { error: `must be at most ${max} characters` })
+    .regex(pattern, { error: `must be ${rule}` });
+
+/** `auth` on create and PATCH. `client_secret` may be left out of a PATCH that keeps the token URL and client id. */
+export const endpointAuthInput = z
+  .strictObject({
+    type: z.literal('oauth2_client_credentials', { error: 'must be oauth2_client_credentials' }),
+    token_url: endpointUrl.describe('the token endpoint (https, port 443 or 8443): checked by the same address rules as endpoint URLs'),
+    client_id: printable('the client id', MAX_CLIENT_ID_CHARS),
+    client_secret: printable('the client secret', MAX_CLIENT_SECRET_CHARS)
+      .optional()
+      .describe('write-only: stored sealed, never returned; may be left out of a PATCH that keeps token_url and client_id'),
+    scope: printable('space-separated scopes', MAX_SCOPE_CHARS, SCOPE, 'scope tokens (printable ASCII without " or \\) separated by single spaces')
+      .nullable()
+      .optional(),
+    audience: printable('the audience', MAX_AUDIENCE_CHARS).nullable().optional(),
+    token_auth_method: z
+      .enum(OAUTH_TOKEN_AUTH_METHODS, { error: 'must be client_secret_basic or client_secret_post' })
+      .describe('client_secret_basic: HTTP Basic (RFC 6749 §2.3.1); client_secret_post: in the form body'),
+  })
+  .describe('OAuth 2.0 client credentials: a Bearer token is fetched, cached and sent as Authorization with every webhook; null removes them');
+
+export type EndpointAuthInput = z.output<typeof endpointAuthInput>;
+
+/** `auth` in responses: everything but the client secret. */
+export const endpointAuthShown = z
+  .object({
+    type: z.literal('oauth2_client_credentials'),
+    token_url: z.string(),
+    client_id: z.string(),
+    scope: z.string().nullable(),
+    audience: z.string().nullable(),
+    token_auth_method: z.enum(OAUTH_TOKEN_AUTH_METHODS),
+  })
+  .nullable()
+  .describe('the OAuth 2.0 client credentials a token is fetched with (the client secret is never returned); null: none');
+
+export function endpointAuthJson(auth: EndpointAuth | null | undefined): z.output<typeof endpointAuthShown> {
+  if (!auth) return null;
+  const { type, tokenUrl, clientId, scope, audience, tokenAuthMethod } = auth;
+  return { type, token_url: tokenUrl, client_id: clientId, scope, audience, token_auth_method: tokenAuthMethod };
+}
+
+/**
+ * What an endpoint stores of `input`: the client secret sealed for `endpointId`. Without a
+ * `client_secret`, the stored one is kept — only while token_url and client_id stay the same: a
+ * secret must never be sent to a token endpoint other than the one it was given for.
+ * @throws InvalidError when no secret is given and none may be kept.
+ */
+export function sealEndpointAuth(
+  box: Pick<SecretBox, 'seal'>,
+  endpointId: string,
+  input: EndpointAuthInput,
+  current: EndpointAuth | null | undefined,
+): EndpointAuth {
+  let sealedSecret: string;
+  if (input.client_secret !== undefined) sealedSecret = box.seal(input.client_secret, endpointId);
+  else if (current && current.tokenUrl === input.token_url && current.clientId === input.client_id) sealedSecret = current.sealedSecret;
+  else {
+    throw new InvalidError(
+      current
+        ? 'auth.client_secret: required when token_url or client_id changes (the stored secret is never sent to another token endpoint)'
+        : 'auth.client_secret: required',
+    );
+  }
+  return {
+    type: 'oauth2_client_credentials',
+    tokenUrl: input.token_url,
+    clientId: input.client_id,
+    sealedSecret,
+    scope: input.scope ?? null,
+    audience: input.audience ?? null,
+    tokenAuthMethod: input.token_auth_method,
+  };
+}
+
+/** The client credentials as a token request uses them: the secret opened. */
+export interface OAuthClientCredentials {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string | null;
+  audience: string | null;
+  tokenAuthMethod: OAuthTokenAuthMethod;
+}
+
+/** Most bytes of a token response read: a JWT with many claims fits; a larger answer is not a token response. */
+export const TOKEN_RESPONSE_MAX_BYTES = 16_384;
+
+/**
+ * The token request of RFC 6749 §4.4.2: a form POST of `grant_type=client_credentials` (and the
+ * scope and audience), the client authenticated by HTTP Basic with the form-encoded id and secret
+ * (§2.3.1) or by both in the body.
+ */
+export function oauthTokenRequest(c: OAuthClientCredentials): { url: string; headers: Record<string, string>; body: string } {
+  const form = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (c.scope !== null) form.set('scope', c.scope);
+  if (c.audience !== null) form.set('audience', c.audience);
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  if (c.tokenAuthMethod === 'client_secret_basic') {
+    const pair = `${formEncode(c.clientId)}:${formEncode(c.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+  } else {
+    form.set('client_id', c.clientId);
+    form.set('client_secret', c.clientSecret);
+  }
+  return { url: c.tokenUrl, headers, body: form.toString() };
+}
+
+/** application/x-www-form-urlencoded of one value (spaces as +), as §2.3.1 asks of the Basic pair. */
+function formEncode(value: string): string {
+  return new URLSearchParams({ v: value }).toString().slice(2);
+}
+
+/** A token that lives less than this is used for half its life instead of until 60 s before it ends. */
+const SHORT_TOKEN_S = 120;
+/** How long before its expiry a token stops being used. */
+export const TOKEN_EXPIRY_MARGIN_S = 60;
+/** A token response without `expires_in`: used this long (a 401 fetches a new one sooner). */
+export const TOKEN_DEFAULT_LIFETIME_S = 300;
+/** Most characters of the token endpoint's answer quoted in an attempt's error. */
+const QUOTED_BODY_CHARS = 300;
+
+/** A token as the dispatcher keeps it. */
+export interface AccessToken {
+  token: string;
+  /** Unix ms after which it is not used (60 s before it expires). */
+  usableUntil: number;
+}
+
+/**
+ * Reads the token endpoint's answer (RFC 6749 §5.1, §5.2) at `now`: the access token and until
+ * when to use it, or an attempt error `auth: …` a person can act on — the status and the start of
+ * the body for a refusal (never the body of a 2xx answer: it may hold a token).
+ */
+export function readTokenResponse(answer: { status: number; body: string }, now: number): AccessToken | { error: string } {
+  if (answer.status < 200 || answer.status >= 300) {
+    const body = answer.body.replace(/\s+/g, ' ').trim();
+    const quoted = body.length > QUOTED_BODY_CHARS ? `${body.slice(0, QUOTED_BODY_CHARS)}…` : body;
+    return { error: `auth: token endpoint answered ${answer.status}${quoted === '' ? '' : `: ${quoted}`}` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    return { error: `auth: token endpoint answered ${answer.status} without a JSON token response (or one over ${TOKEN_RESPONSE_MAX_BYTES} bytes)` };
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const token = fields['access_token'];
+  if (typeof token !== 'string' || token === '' || !/^[\x21-\x7e]+$/.test(token)) {
+    return { error: 'auth: the token response has no access_token a header can carry (printable ASCII)' };
+  }
+  const type = fields['token_type'];
+  if (typeof type === 'string' && type.toLowerCase() !== 'bearer') return { error: `auth: the token is of type ${JSON.stringify(type.slice(0, 40))}, not Bearer` };
+  const expiresIn = Number(fields['expires_in'] ?? TOKEN_DEFAULT_LIFETIME_S);
+  if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { error: 'auth: the token response has an expires_in that is not a positive number' };
+  const usableS = expiresIn >= SHORT_TOKEN_S ? expiresIn - TOKEN_EXPIRY_MARGIN_S : expiresIn / 2;
+  return { token, usableUntil: now + Math.floor(usableS * 1000) };
+}
+
+/** Whether the two URLs name one host: the endpoint's client certificate is presented to its token endpoint on that host too. */
+export function sameHost(a: string, b: string): boolean {
+  try {
+    return new URL(a).hostname === new URL(b).hostname;
+  } catch {
+    return false;
+  }
+}
