@@ -263,10 +263,46 @@ export const en: Catalogue = {
   tlsRemoveConfirm:
     'Remove the client certificate {subject}? Connections to this endpoint will no longer present it, and a receiver that requires one will refuse them.',
   tlsRemoved: 'Certificate removed.',
+  oauth: 'OAuth 2.0',
+  oauthHelp:
+    'For receivers that require an access token: Wirehook gets one from your token server with these client credentials and sends it as ' +
+    'Authorization: Bearer with every webhook to this endpoint. A custom Authorization header cannot be set at the same time.',
+  oauthListen:
+    'OAuth 2.0 does not apply to a wirehook listen endpoint: its events go over the CLI’s connection to the developer’s machine, ' +
+    'not to a receiver that asks for an access token.',
+  oauthNone: 'No OAuth 2.0 client credentials.',
+  oauthTokenUrl: 'Token URL',
+  oauthTokenUrlHelp: 'Your token server’s token endpoint: https, port 443 or 8443.',
+  oauthClientId: 'Client ID',
+  oauthClientSecret: 'Client secret',
+  oauthSecretHelp: 'Write-only: stored and never shown again, not to you and not to the sender.',
+  oauthSecretKeep:
+    'Leave empty to keep the stored secret. That works only while the token URL and client ID stay unchanged: if you change either, enter the secret too.',
+  oauthSecretStored: 'Stored, never shown again',
+  oauthScope: 'Scope',
+  oauthScopeInput: 'Scope (optional)',
+  oauthScopeHelp: 'Space-separated scopes to ask for, if your token server needs them.',
+  oauthAudience: 'Audience',
+  oauthAudienceInput: 'Audience (optional)',
+  oauthAudienceHelp: 'The API identifier to ask a token for, if your token server needs one.',
+  oauthMethod: 'Client authentication',
+  oauthMethodBasic: 'HTTP Basic header (client_secret_basic)',
+  oauthMethodPost: 'In the request body (client_secret_post)',
+  oauthNotSet: 'Not set',
+  oauthAdd: 'Set up OAuth 2.0',
+  oauthEdit: 'Change OAuth 2.0 settings',
+  oauthSave: 'Save OAuth 2.0 settings',
+  oauthSaved: 'OAuth 2.0 settings saved.',
+  oauthRemove: 'Remove OAuth 2.0',
+  oauthRemoveConfirm:
+    'Remove the OAuth 2.0 client credentials for {url}? Webhooks to this endpoint are then sent without an access token, ' +
+    'and a receiver that requires one will refuse them.',
+  oauthRemoved: 'OAuth 2.0 removed.',
   errors: {
     timeout: 'Your endpoint did not answer in time',
     connection: 'Could not connect to your endpoint',
     tls: 'The TLS (HTTPS) handshake failed',
+    auth: 'Getting an access token from your token server failed (OAuth 2.0 sign-in)',
     dns: 'The host name does not resolve',
     blocked: 'The address is not allowed (private or internal)',
     http_status: 'Your endpoint answered with an error status',

@@ -7,7 +7,10 @@ export type Plural = { one?: string; other: string };
 export type Entry = string | Plural;
 
 /** Every key of the page; each language's catalogue has them all (the compiler checks). */
-export type Catalogue = Record<MessageKey, Entry> & { errors: Record<string, string> };
+export type Catalogue = Record<MessageKey, Entry> & { errors: Record<AttemptErrorKind, string> };
+
+/** An attempt's error kind, the first word of its `error` (`auth: token endpoint answered 401: …`); each is explained in words. */
+export type AttemptErrorKind = 'timeout' | 'connection' | 'tls' | 'auth' | 'dns' | 'blocked' | 'http_status' | 'redirect' | 'relay' | 'internal';
 
 /** The key of every string of the page. */
 export type MessageKey =
@@ -246,4 +249,32 @@ export type MessageKey =
   | 'tlsSaved'
   | 'tlsRemove'
   | 'tlsRemoveConfirm'
-  | 'tlsRemoved';
+  | 'tlsRemoved'
+  | 'oauth'
+  | 'oauthHelp'
+  | 'oauthListen'
+  | 'oauthNone'
+  | 'oauthTokenUrl'
+  | 'oauthTokenUrlHelp'
+  | 'oauthClientId'
+  | 'oauthClientSecret'
+  | 'oauthSecretHelp'
+  | 'oauthSecretKeep'
+  | 'oauthSecretStored'
+  | 'oauthScope'
+  | 'oauthScopeInput'
+  | 'oauthScopeHelp'
+  | 'oauthAudience'
+  | 'oauthAudienceInput'
+  | 'oauthAudienceHelp'
+  | 'oauthMethod'
+  | 'oauthMethodBasic'
+  | 'oauthMethodPost'
+  | 'oauthNotSet'
+  | 'oauthAdd'
+  | 'oauthEdit'
+  | 'oauthSave'
+  | 'oauthSaved'
+  | 'oauthRemove'
+  | 'oauthRemoveConfirm'
+  | 'oauthRemoved';

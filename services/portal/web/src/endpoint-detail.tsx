@@ -6,6 +6,7 @@ import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
 import { HeadersPanel } from './headers-panel.tsx';
 import { HealthPanel } from './health-panel.tsx';
 import { ListenBadge } from './listen-badge.tsx';
+import { OAuthPanel } from './oauth-panel.tsx';
 import { OrderingPanel } from './ordering-panel.tsx';
 import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
@@ -14,7 +15,7 @@ import { TlsPanel } from './tls-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
-/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate. */
+/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate, OAuth 2.0. */
 export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
   const { t } = ctx;
   const [endpoint, setEndpoint] = useState<EndpointDetail | null>(null);
@@ -152,6 +153,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       <AdvancedPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <HeadersPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <TlsPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <OAuthPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
 
       <h2>{t.t('recentAttempts')}</h2>
       {endpoint.recent.length === 0 ? (

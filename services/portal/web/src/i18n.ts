@@ -38,7 +38,8 @@ export function translator(locale: Locale): Translator {
       const form = plurals.select(n) as keyof Plural;
       return fill(entry[form] ?? entry.other, vars);
     },
-    errorKind: (kind) => catalogue.errors[kind] ?? kind,
+    // A kind this page does not know yet is shown as the API wrote it.
+    errorKind: (kind) => (catalogue.errors as Partial<Record<string, string>>)[kind] ?? kind,
     number: (n) => numbers.format(n),
     dateTime: (ms) => dates.format(ms),
     relative(ms, now = Date.now()) {
