@@ -78,23 +78,21 @@ export class MongoEndpointRepo implements EndpointRepo {
     // endpoints_tls_expiry (endpoints with a certificate, by notAfter then _id): the window from the cursor only.
     const q = P.certificatesExpiring(from, to, after);
     const docs = await this.#conn.endpoints
-      .find(q.filter, {
-        ...q.options,
-        // Not the certificate text or the sealed key: the notice needs what the API shows.
-        projection: { _id: 1, orgId: 1, env: 1, consumerId: 1, url: 1, status: 1, 'tls.info': 1 },
-      })
+      .find(q.filter, { ...q.options, projection: EXPIRING_FIELDS })
       .limit(limit)
       .toArray();
-    return docs.map((d) => ({
-      tenant: { orgId: d.orgId as OrgId, env: d.env },
-      id: d._id as EndpointId,
-      consumerId: d.consumerId as ConsumerId,
-      url: d.url,
-      status: d.status,
-      subject: d.tls?.info.subject ?? '',
-      notAfter: d.tls?.info.notAfter ?? 0,
-      fingerprintSha256: d.tls?.info.fingerprintSha256 ?? '',
-    }));
+    return docs.map(toExpiringCertificate);
+  }
+
+  async certificatesExpiringOf(t: Tenant, from: number, to: number, limit: number): Promise<ExpiringCertificate[]> {
+    if (checkedLimit(limit) === 0) return [];
+    // endpoints_tls_tenant_expiry (the tenant's endpoints with a certificate, by notAfter then _id): its window only.
+    const q = P.certificatesExpiringOf(t, from, to);
+    const docs = await this.#conn.endpoints
+      .find(q.filter, { ...q.options, projection: EXPIRING_FIELDS })
+      .limit(limit)
+      .toArray();
+    return docs.map(toExpiringCertificate);
   }
 
   async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {
@@ -217,5 +215,22 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     headers: e.headers ? endpointHeadersDoc(e.headers) : null,
     tls: e.tls ?? null,
     auth: e.auth ?? null,
+  };
+}
+
+/** What a certificate-expiry read takes of an endpoint: not the certificate text or the sealed key, only what the API shows. */
+const EXPIRING_FIELDS = { _id: 1, orgId: 1, env: 1, consumerId: 1, url: 1, status: 1, failingSince: 1, 'tls.info': 1 } as const;
+
+function toExpiringCertificate(d: Pick<EndpointDoc, '_id' | 'orgId' | 'env' | 'consumerId' | 'url' | 'status' | 'failingSince' | 'tls'>): ExpiringCertificate {
+  return {
+    tenant: { orgId: d.orgId as OrgId, env: d.env },
+    id: d._id as EndpointId,
+    consumerId: d.consumerId as ConsumerId,
+    url: d.url,
+    status: d.status,
+    failingSince: d.failingSince ?? null,
+    subject: d.tls?.info.subject ?? '',
+    notAfter: d.tls?.info.notAfter ?? 0,
+    fingerprintSha256: d.tls?.info.fingerprintSha256 ?? '',
   };
 }

@@ -80,6 +80,13 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
       name: 'endpoints_tls_expiry',
       partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } },
     },
+    // One certificate-expiry notice's list: a tenant's endpoints with a client certificate by its
+    // notAfter, then id, so the notice reads that tenant's certificates in the window and no other.
+    {
+      key: { orgId: 1, env: 1, 'tls.info.notAfter': 1, _id: 1 },
+      name: 'endpoints_tls_tenant_expiry',
+      partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } },
+    },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
   [COLLECTIONS.messages]: [

@@ -68,6 +68,8 @@ export interface AlertState {
   notifiedStreaks: Record<string, number>;
   /** The UTC day each environment's pending-retries notice last went (once a day). */
   pendingRetriesDay?: Record<string, string>;
+  /** The UTC day each environment's certificate-expiry notice last went (once a day). */
+  certificatesDay?: Record<string, string>;
   /** The usage notices of a month that went: `target:80`, `owner:100`, … (once each per month). */
   usage?: { month: string; sent: string[] };
 }

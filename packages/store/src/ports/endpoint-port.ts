@@ -109,6 +109,12 @@ export interface EndpointRepo {
    * endpoints with a certificate by its expiry, so a page reads only certificates in the window.
    */
   certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]>;
+  /**
+   * The tenant's endpoints whose client certificate expires in [from, to), by (notAfter, id), at
+   * most `limit`: what one certificate-expiry notice lists. Read by an index of the tenant's
+   * endpoints with a certificate by its expiry, so it reads only the tenant's certificates in the window.
+   */
+  certificatesExpiringOf(t: Tenant, from: number, to: number, limit: number): Promise<ExpiringCertificate[]>;
 }
 
 /** Where a walk of expiring certificates stopped. */
@@ -124,6 +130,8 @@ export interface ExpiringCertificate {
   consumerId: ConsumerId;
   url: string;
   status: EndpointStatus;
+  /** The endpoint's current failure streak's start (Unix ms); null: not failing. */
+  failingSince: number | null;
   /** The certificate's subject, notAfter (Unix ms) and SHA-256 fingerprint. */
   subject: string;
   notAfter: number;

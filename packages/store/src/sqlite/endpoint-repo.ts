@@ -19,9 +19,11 @@ import { toEndpoint, toStoredSecret } from './mappers.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
-import { int, text, toJsonOrNull } from './row.ts';
+import { int, intOrNull, text, toJsonOrNull, type Row } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
+/** A certificate's expiry as endpoints_tls_expiry and endpoints_tls_tenant_expiry index it (the same expression, or SQLite uses neither). */
+const EXPIRY = "json_extract(tls, '$.info.notAfter')";
 /** A hold or fail walk makes nothing due: its batch needs no time. */
 const NO_RELEASE = 0;
 
@@ -191,26 +193,31 @@ export class SqliteEndpointRepo implements EndpointRepo {
     // endpoints_tls_expiry (partial: endpoints with a certificate, by notAfter then id): a range
     // from the cursor to `to`, never a certificate outside the window. The expression is the index's own.
     // The cursor's own millisecond is read again and its ties at or before the cursor's id skipped (the residual OR).
-    const expiry = "json_extract(tls, '$.info.notAfter')";
     return this.#conn
       .statement(
-        `SELECT id, org_id, env, consumer_id, url, status, ${expiry} AS not_after,
-                json_extract(tls, '$.info.subject') AS subject, json_extract(tls, '$.info.fingerprintSha256') AS fingerprint
+        `SELECT id, org_id, env, consumer_id, url, status, ${EXPIRY} AS not_after,
+                json_extract(tls, '$.info.subject') AS subject, json_extract(tls, '$.info.fingerprintSha256') AS fingerprint, failing_since
            FROM endpoints
-          WHERE tls IS NOT NULL AND ${expiry} >= ? AND ${expiry} < ? AND (${expiry} > ? OR id > ?)
-          ORDER BY ${expiry}, id LIMIT ?`,
+          WHERE tls IS NOT NULL AND ${EXPIRY} >= ? AND ${EXPIRY} < ? AND (${EXPIRY} > ? OR id > ?)
+          ORDER BY ${EXPIRY}, id LIMIT ?`,
       )
       .all(Math.max(from, after?.notAfter ?? from), to, after?.notAfter ?? from - 1, after?.id ?? '', limit)
-      .map((row) => ({
-        tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
-        id: text(row, 'id') as EndpointId,
-        consumerId: text(row, 'consumer_id') as ConsumerId,
-        url: text(row, 'url'),
-        status: text(row, 'status') as EndpointStatus,
-        subject: text(row, 'subject'),
-        notAfter: Number(row['not_after']),
-        fingerprintSha256: text(row, 'fingerprint'),
-      }));
+      .map(toExpiringCertificate);
+  }
+
+  async certificatesExpiringOf(t: Tenant, from: number, to: number, limit: number): Promise<ExpiringCertificate[]> {
+    // endpoints_tls_tenant_expiry (partial: endpoints with a certificate, by tenant, notAfter, id):
+    // the tenant's range [from, to) in order, so its other endpoints and certificates are never read.
+    return this.#conn
+      .statement(
+        `SELECT id, org_id, env, consumer_id, url, status, ${EXPIRY} AS not_after,
+                json_extract(tls, '$.info.subject') AS subject, json_extract(tls, '$.info.fingerprintSha256') AS fingerprint, failing_since
+           FROM endpoints
+          WHERE org_id = ? AND env = ? AND tls IS NOT NULL AND ${EXPIRY} >= ? AND ${EXPIRY} < ?
+          ORDER BY ${EXPIRY}, id LIMIT ?`,
+      )
+      .all(t.orgId, t.env, from, to, limit)
+      .map(toExpiringCertificate);
   }
 
   async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {
@@ -233,4 +240,19 @@ export class SqliteEndpointRepo implements EndpointRepo {
       .statement('INSERT INTO endpoint_secrets (endpoint_id, sealed, created_at, expires_at) VALUES (?, ?, ?, ?)')
       .run(endpointId, secret.sealed, secret.createdAt, secret.expiresAt);
   }
+}
+
+/** A row of the certificate-expiry reads. */
+function toExpiringCertificate(row: Row): ExpiringCertificate {
+  return {
+    tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+    id: text(row, 'id') as EndpointId,
+    consumerId: text(row, 'consumer_id') as ConsumerId,
+    url: text(row, 'url'),
+    status: text(row, 'status') as EndpointStatus,
+    failingSince: intOrNull(row, 'failing_since'),
+    subject: text(row, 'subject'),
+    notAfter: Number(row['not_after']),
+    fingerprintSha256: text(row, 'fingerprint'),
+  };
 }

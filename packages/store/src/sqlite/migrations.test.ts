@@ -238,6 +238,40 @@ describe('SQLite store', () => {
     expect(await store.sealing.sealedSecrets('endpoint_auth_secrets', null, 10)).toEqual([{ ownerId: id, sealed: ['v1.secret'] }]);
   });
 
+  it('step 34: a certificate stored before it is listed for its tenant by endpoints_tls_tenant_expiry', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 33));
+    // The row as the previous build writes it (a certificate, OAuth absent).
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES ('con_old', 'org_old', 'live', 'old', NULL, 1);
+      INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason,
+                             failing_since, created_at, retry, compat_signature, tls, auth)
+      VALUES ('ep_old', 'org_old', 'live', 'con_old', 'https://hooks.example/old', NULL, NULL, 0, 'active', NULL, NULL, 1,
+              '{"count":0,"interval":"1m"}', NULL,
+              '{"certificate":"c","sealedKey":"v1.key","serverCa":null,
+                "info":{"subject":"CN=client","issuer":"CN=ca","notAfter":1900000000000,"fingerprintSha256":"AB:CD","serverCaSubject":null}}', NULL);`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 33);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    expect(await store.endpoints.certificatesExpiringOf(t, 1_800_000_000_000, 2_000_000_000_000, 10)).toEqual([
+      {
+        tenant: t,
+        id: 'ep_old',
+        consumerId: 'con_old',
+        url: 'https://hooks.example/old',
+        status: 'active',
+        failingSince: null,
+        subject: 'CN=client',
+        notAfter: 1_900_000_000_000,
+        fingerprintSha256: 'AB:CD',
+      },
+    ]);
+    expect(await store.endpoints.certificatesExpiringOf({ ...t, env: 'test' }, 1_800_000_000_000, 2_000_000_000_000, 10)).toEqual([]);
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

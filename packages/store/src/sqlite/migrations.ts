@@ -33,6 +33,7 @@ import { listenerJanitor } from './migrations/030-listener-janitor.ts';
 import { endpointHeaders } from './migrations/031-endpoint-headers.ts';
 import { endpointTls } from './migrations/032-endpoint-tls.ts';
 import { endpointAuth } from './migrations/033-endpoint-auth.ts';
+import { certificateNotices } from './migrations/034-certificate-notices.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly string[] = [
   endpointHeaders,
   endpointTls,
   endpointAuth,
+  certificateNotices,
 ];
 
 /**

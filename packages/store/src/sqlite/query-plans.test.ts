@@ -99,8 +99,17 @@ describe('SQLite query plans', () => {
   });
 
   it('walks the certificates expiring in a window by endpoints_tls_expiry (a range on the expiry; no other endpoint read, no sort)', () => {
-    const walk = [...plans].find(([sql]) => sql.startsWith('SELECT id, org_id, env, consumer_id, url, status, json_extract(tls'));
+    const walk = [...plans].find(
+      ([sql]) => sql.startsWith('SELECT id, org_id, env, consumer_id, url, status, json_extract(tls') && sql.includes('WHERE tls IS'),
+    );
     expect(walk?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls_expiry (<expr>>? AND <expr><?)');
+  });
+
+  it('lists a tenant’s certificates expiring in a window by endpoints_tls_tenant_expiry (its range alone; no other endpoint read, no sort)', () => {
+    const list = [...plans].find(
+      ([sql]) => sql.startsWith('SELECT id, org_id, env, consumer_id, url, status, json_extract(tls') && sql.includes('WHERE org_id = ?'),
+    );
+    expect(list?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls_tenant_expiry (org_id=? AND env=? AND <expr>>? AND <expr><?)');
   });
 
   it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {

@@ -197,6 +197,7 @@ export function describeEndpointContract(f: Fixtures): void {
         consumerId: c1.id,
         url: a.url,
         status: 'active',
+        failingSince: a.failingSince,
         subject: 'CN=wirehook-client,O=Acme',
         notAfter: base + 3 * 86_400_000,
         fingerprintSha256: 'AB:CD:EF:01',
@@ -208,6 +209,49 @@ export function describeEndpointContract(f: Fixtures): void {
       const done = await f.store.endpoints.certificatesExpiring(from, to, { notAfter: third[0]!.notAfter, id: third[0]!.id }, 1);
       expect([...ids(first), ...ids(second), ...ids(third)]).toEqual([...tieOrder, c.id]);
       expect(done).toEqual([]);
+    });
+
+    it('lists one tenant’s client certificates expiring in [from, to) by expiry then id, at most limit: no other tenant’s or environment’s', async () => {
+      const t = await f.tenant();
+      const other = await f.tenant();
+      const test = { ...t, env: 'test' as const };
+      const [c, co, ct] = [await f.consumer(t), await f.consumer(other), await f.consumer(test)];
+      const base = 4_100_000_000_000 + Math.floor(Math.random() * 1e9) * 1_000;
+      const DAY = 86_400_000;
+      const expiring = (days: number) => ({ ...tlsOf('v1.k', null), info: { ...tlsOf('x', null).info, notAfter: base + days * DAY } });
+      const make = async (tenant: typeof t, consumerId: typeof c.id, days: number | null, overrides: Partial<Endpoint> = {}) =>
+        f.createEndpoint(tenant, consumerId, { ...(days === null ? {} : { tls: expiring(days) }), ...overrides });
+      await make(t, c.id, -1); // expired before the window
+      const late = await make(t, c.id, 10);
+      const soon = await make(t, c.id, 2, { status: 'paused', failingSince: null });
+      const tie = await make(t, c.id, 10); // the same millisecond as `late`, a later id
+      await make(t, c.id, 14); // at `to`: outside [from, to)
+      await make(t, c.id, null); // no certificate
+      await make(other, co.id, 3); // another organization
+      const inTest = await make(test, ct.id, 3); // the same organization's other environment
+      const from = base;
+      const to = base + 14 * DAY;
+      const mine = await f.store.endpoints.certificatesExpiringOf(t, from, to, 100);
+      expect(mine.map((r) => r.id)).toEqual([soon.id, late.id, tie.id]);
+      expect(mine[0]).toEqual({
+        tenant: t,
+        id: soon.id,
+        consumerId: c.id,
+        url: soon.url,
+        status: 'paused',
+        failingSince: null,
+        subject: 'CN=wirehook-client,O=Acme',
+        notAfter: base + 2 * DAY,
+        fingerprintSha256: 'AB:CD:EF:01',
+      });
+      expect(mine[1]?.failingSince).toBe(late.failingSince);
+      expect((await f.store.endpoints.certificatesExpiringOf(t, from, to, 2)).map((r) => r.id)).toEqual([soon.id, late.id]);
+      expect((await f.store.endpoints.certificatesExpiringOf(test, from, to, 100)).map((r) => r.id)).toEqual([inTest.id]);
+      // A certificate removed (tls null) is no longer listed; an endpoint deleted neither.
+      await f.store.endpoints.update(t, late.id, { tls: null });
+      await f.store.endpoints.delete(t, tie.id);
+      expect((await f.store.endpoints.certificatesExpiringOf(t, from, to, 100)).map((r) => r.id)).toEqual([soon.id]);
+      expect(await f.store.endpoints.certificatesExpiringOf(t, from, to, 0)).toEqual([]);
     });
 
     it('keeps a listener endpoint’s type, and reads one made without a type as http', async () => {

@@ -177,6 +177,24 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     }),
     example: [0, 10, { notAfter: 5, id: 'ep_1' }],
   }),
+  /**
+   * One certificate-expiry notice's list: the tenant's endpoints whose client certificate's
+   * notAfter is in [from, to), by (notAfter, id), the first `limit`.
+   */
+  certificatesExpiringOf: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tls_tenant_expiry',
+    examines:
+      '≤ limit: endpoints_tls_tenant_expiry (partial: endpoints with a client certificate) over the tenant and [from, to), ' +
+      'stopped by the limit; never another tenant’s, an endpoint without a certificate or one expiring outside the window',
+    maxExamined: (n) => n,
+    maxKeysExamined: (n) => n + 1,
+    build: (t: { orgId: string; env: string }, from: number, to: number) => ({
+      filter: { orgId: t.orgId, env: t.env, 'tls.info.notAfter': { $gte: from, $lt: to }, 'tls.sealedKey': { $type: 'string' } },
+      sort: { 'tls.info.notAfter': 1, _id: 1 },
+    }),
+    example: [{ orgId: 'org_1', env: 'live' }, 0, 10],
+  }),
   /** A re-seal of one endpoint secret, conditional on the sealed value read. */
   sealedSecret: planSpec({
     collection: COLLECTIONS.endpoints,
