@@ -180,7 +180,8 @@ export function readTokenResponse(answer: { status: number; body: string }, now:
     return { error: 'auth: the token response has no access_token a header can carry (printable ASCII)' };
   }
   const type = fields['token_type'];
-  if (typeof type === 'string' && type.toLowerCase() !== 'bearer') return { error: `auth: the token is of type ${JSON.stringify(type.slice(0, 40))}, not Bearer` };
+  if (typeof type === 'string' && type.toLowerCase() !== 'bearer')
+    return { error: `auth: the token is of type ${JSON.stringify(type.slice(0, 40))}, not Bearer` };
   const expiresIn = Number(fields['expires_in'] ?? TOKEN_DEFAULT_LIFETIME_S);
   if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { error: 'auth: the token response has an expires_in that is not a positive number' };
   const usableS = expiresIn >= SHORT_TOKEN_S ? expiresIn - TOKEN_EXPIRY_MARGIN_S : expiresIn / 2;

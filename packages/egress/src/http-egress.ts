@@ -1,5 +1,13 @@
 import { Pool, type Dispatcher } from 'undici';
-import { ATTEMPT_TIMEOUT_MS, RESPONSE_HEAD_BYTES, systemClock, type Clock } from '@wirehook/core';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  oauthTokenRequest,
+  RESPONSE_HEAD_BYTES,
+  systemClock,
+  TOKEN_RESPONSE_MAX_BYTES,
+  type Clock,
+  type OAuthClientCredentials,
+} from '@wirehook/core';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
 import { clientContext, createGuardedConnector, tlsAlertOf, type GuardedConnectorOptions, type SourceAddresses, trustContext } from './guarded-connector.ts';
@@ -48,6 +56,34 @@ export interface SendRequest {
   tls?: ClientTls;
   headers: Record<string, string>;
   body: string;
+  /** How many bytes of the response body to keep, instead of the client's `responseHeadBytes` (a token response). */
+  responseHeadBytes?: number;
+}
+
+/**
+ * An OAuth 2.0 token request (client credentials) of an endpoint: plain data, built into a POST by
+ * {@link tokenSendRequest} — by the dispatcher for a direct send, and by the egress relay itself
+ * for a fixed_ip endpoint (the relay sends only requests it builds or checks).
+ */
+export interface TokenFetch {
+  /** The endpoint id: its token requests have connections of their own, apart from its webhooks'. */
+  poolKey: string;
+  credentials: OAuthClientCredentials;
+  /** The endpoint's client certificate, when the token endpoint is on the endpoint's host. */
+  tls?: ClientTls;
+}
+
+/** The POST of `fetch` (RFC 6749 §4.4.2), its answer read up to TOKEN_RESPONSE_MAX_BYTES. */
+export function tokenSendRequest(fetch: TokenFetch): SendRequest {
+  const { url, headers, body } = oauthTokenRequest(fetch.credentials);
+  return {
+    url,
+    poolKey: `${fetch.poolKey} token`,
+    headers,
+    body,
+    responseHeadBytes: TOKEN_RESPONSE_MAX_BYTES,
+    ...(fetch.tls === undefined ? {} : { tls: fetch.tls }),
+  };
 }
 
 /** An endpoint's mutual TLS, as a send uses it (the key opened). */
@@ -165,7 +201,7 @@ export class HttpEgress {
         const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, this.#timeoutMs);
         return failed(failure, this.#clock.now() - start, probe.localAddress);
       }
-      const head = await readHead(response.body, this.#headBytes);
+      const head = await readHead(response.body, request.responseHeadBytes ?? this.#headBytes);
       const durationMs = this.#clock.now() - start;
       await discardRest(response.body, DISCARD_CAP_BYTES);
       const status = response.statusCode;
@@ -182,6 +218,11 @@ export class HttpEgress {
       clearTimeout(timer);
       probe.onSent = undefined;
     }
+  }
+
+  /** Fetches an OAuth access token for an endpoint (its answer is read as a token response: see core's readTokenResponse). */
+  fetchToken(fetch: TokenFetch): Promise<SendResult> {
+    return this.send(tokenSendRequest(fetch));
   }
 
   /** How many connection pools are kept (one per endpoint and origin sent to lately). */

@@ -1,8 +1,8 @@
-import { noResponse, type SendResult } from '@wirehook/egress';
+import { noResponse, type SendResult, type TokenFetch } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
 import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient } from './grpc-service.ts';
 import { relayCallError } from './relay-call-error.ts';
-import { deliverRequestOf, type ForwardedSend, sendResultOf } from './send-codec.ts';
+import { deliverRequestOf, type ForwardedSend, sendResultOf, tokenRequestOf } from './send-codec.ts';
 
 /** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
 export type RelayDeliverRequest = ForwardedSend;
@@ -37,6 +37,17 @@ export class RelayGrpcClient {
     } catch (err) {
       const error = relayCallError(err, this.#address, this.#deadlineMs);
       return noResponse(error, Math.round(performance.now() - started));
+    }
+  }
+
+  /** An OAuth token for a fixed_ip endpoint, fetched by the relay from the fixed IP pool; a failed call is a `relay:` result, as for send. */
+  async fetchToken(fetch: TokenFetch): Promise<SendResult> {
+    const started = performance.now();
+    try {
+      const { answer } = await this.#client.rpc.fetchToken(tokenRequestOf(fetch));
+      return answer ? sendResultOf(answer) : noResponse('relay: the relay answered a token request with nothing', Math.round(performance.now() - started));
+    } catch (err) {
+      return noResponse(relayCallError(err, this.#address, this.#deadlineMs), Math.round(performance.now() - started));
     }
   }
 

@@ -3,21 +3,73 @@
 // `wirehook listen` connection in cluster mode (dispatcher → the gateway pod holding it, over
 // NATS): one wire shape for "send this, here is what happened".
 import { create, fromBinary, type MessageInitShape, toBinary } from '@bufbuild/protobuf';
-import type { SendRequest, SendResult } from '@wirehook/egress';
-import { type DeliverRequest, DeliverRequestSchema, type DeliverResponse, DeliverResponseSchema } from './gen/wirehook/relay/v1/relay_pb.ts';
+import type { ClientTls, SendRequest, SendResult, TokenFetch } from '@wirehook/egress';
+import type { OAuthTokenAuthMethod } from '@wirehook/core';
+import {
+  type ClientTls as ClientTlsMessage,
+  type DeliverRequest,
+  DeliverRequestSchema,
+  type DeliverResponse,
+  DeliverResponseSchema,
+  type FetchTokenRequest,
+  type FetchTokenRequestSchema,
+} from './gen/wirehook/relay/v1/relay_pb.ts';
 
 /** A signed webhook to send elsewhere: the egress request, and whose connections (the endpoint id) to use. */
 export type ForwardedSend = Pick<SendRequest, 'url' | 'headers' | 'body' | 'tls'> & { poolKey: string };
 
+function clientTlsMessage(tls: ClientTls): MessageInitShape<typeof DeliverRequestSchema>['tls'] {
+  return { id: tls.id, cert: tls.cert, key: tls.key, ...(tls.ca === null ? {} : { ca: tls.ca }) };
+}
+
+function clientTlsOf(tls: ClientTlsMessage): ClientTls {
+  return { id: tls.id, cert: tls.cert, key: tls.key, ca: tls.ca ?? null };
+}
+
 export function deliverRequestOf(send: ForwardedSend): MessageInitShape<typeof DeliverRequestSchema> {
-  const tls = send.tls && { id: send.tls.id, cert: send.tls.cert, key: send.tls.key, ...(send.tls.ca === null ? {} : { ca: send.tls.ca }) };
-  return { url: send.url, poolKey: send.poolKey, headers: send.headers, body: Buffer.from(send.body, 'utf8'), ...(tls ? { tls } : {}) };
+  return {
+    url: send.url,
+    poolKey: send.poolKey,
+    headers: send.headers,
+    body: Buffer.from(send.body, 'utf8'),
+    ...(send.tls ? { tls: clientTlsMessage(send.tls) } : {}),
+  };
 }
 
 export function forwardedSendOf(request: Pick<DeliverRequest, 'url' | 'poolKey' | 'headers' | 'body' | 'tls'>): ForwardedSend {
   const send: ForwardedSend = { url: request.url, poolKey: request.poolKey, headers: { ...request.headers }, body: Buffer.from(request.body).toString('utf8') };
-  if (request.tls) send.tls = { id: request.tls.id, cert: request.tls.cert, key: request.tls.key, ca: request.tls.ca ?? null };
+  if (request.tls) send.tls = clientTlsOf(request.tls);
   return send;
+}
+
+export function tokenRequestOf(fetch: TokenFetch): MessageInitShape<typeof FetchTokenRequestSchema> {
+  const c = fetch.credentials;
+  return {
+    poolKey: fetch.poolKey,
+    tokenUrl: c.tokenUrl,
+    clientId: c.clientId,
+    clientSecret: c.clientSecret,
+    tokenAuthMethod: c.tokenAuthMethod,
+    ...(c.scope === null ? {} : { scope: c.scope }),
+    ...(c.audience === null ? {} : { audience: c.audience }),
+    ...(fetch.tls ? { tls: clientTlsMessage(fetch.tls) } : {}),
+  };
+}
+
+/** The token fetch a FetchTokenRequest asks for; its method is checked by the relay (relayTokenViolation), as every field. */
+export function tokenFetchOf(request: FetchTokenRequest): TokenFetch {
+  return {
+    poolKey: request.poolKey,
+    credentials: {
+      tokenUrl: request.tokenUrl,
+      clientId: request.clientId,
+      clientSecret: request.clientSecret,
+      scope: request.scope ?? null,
+      audience: request.audience ?? null,
+      tokenAuthMethod: request.tokenAuthMethod as OAuthTokenAuthMethod,
+    },
+    ...(request.tls ? { tls: clientTlsOf(request.tls) } : {}),
+  };
 }
 
 export function deliverResponseOf(r: SendResult): MessageInitShape<typeof DeliverResponseSchema> {

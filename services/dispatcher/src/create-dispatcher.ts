@@ -5,7 +5,7 @@ import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
-import { Dispatcher, type Sender } from './dispatcher.ts';
+import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
 import { createDispatcherMetrics, registerBacklogMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
@@ -38,7 +38,7 @@ export interface DeliveryShared {
   /** Extra CA certificates trusted for deliveries (tests; production uses NODE_EXTRA_CA_CERTS). */
   ca?: string;
   /** The egress relay for `fixed_ip` endpoints: in-process (embedded) or its gRPC client (cluster). */
-  relay: Sender;
+  relay: TokenSender;
   /** Listener endpoints' connections (`wirehook listen`); absent: a send to one fails as `connection`. */
   listen?: Sender;
   /** Where endpoints' throughput state is shared: the process's Kv (embedded), Redis (cluster). */
@@ -101,6 +101,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
       sweepBatch: SWEEP_BATCH,
       // With replicas, expired leases are taken over and live ones respected.
       releaseLeasesAtStart: shared.soleDispatcher,
+      timeoutMs: settings.DELIVERY_TIMEOUT_MS,
     },
   });
   registerBacklogMetrics(

@@ -36,7 +36,16 @@ async function started(config: Partial<DispatcherConfig> = {}): Promise<Dispatch
     metrics: s.metrics,
     throughputMetrics: s.throughputMetrics,
     kv: s.kv,
-    config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false, ...config },
+    config: {
+      concurrency: 10,
+      slotsPerEndpoint: 2,
+      leaseMs: LEASE_MS,
+      sweepIntervalMs: 3_600_000,
+      sweepBatch: 100,
+      releaseLeasesAtStart: false,
+      timeoutMs: 1_000,
+      ...config,
+    },
   });
   running.push(d);
   await d.start();
@@ -68,7 +77,15 @@ describe('sweep and send', () => {
       metrics: s.metrics,
       throughputMetrics: s.throughputMetrics,
       kv: s.kv,
-      config: { concurrency: 10, slotsPerEndpoint: 2, leaseMs: LEASE_MS, sweepIntervalMs: 3_600_000, sweepBatch: 100, releaseLeasesAtStart: false },
+      config: {
+        concurrency: 10,
+        slotsPerEndpoint: 2,
+        leaseMs: LEASE_MS,
+        sweepIntervalMs: 3_600_000,
+        sweepBatch: 100,
+        releaseLeasesAtStart: false,
+        timeoutMs: 1_000,
+      },
     });
     running.push(d);
     await d.start();

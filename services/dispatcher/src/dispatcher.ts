@@ -13,9 +13,9 @@ import type { DispatcherMetrics } from './metrics.ts';
 import { SendGate } from './send-gate.ts';
 import type { ThroughputMetrics } from './throughput-metrics.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
-import { WebhookSender, type Sender } from './webhook-sender.ts';
+import { WebhookSender, type Sender, type TokenSender } from './webhook-sender.ts';
 
-export type { Sender } from './webhook-sender.ts';
+export type { Sender, TokenSender } from './webhook-sender.ts';
 
 export interface DispatcherConfig {
   /** Deliveries this dispatcher claims and sends at once; wake-ups beyond it are left to the sweeper. */
@@ -30,15 +30,17 @@ export interface DispatcherConfig {
   sweepBatch: number;
   /** Free every lease at start: only when no other dispatcher shares the store (embedded mode). */
   releaseLeasesAtStart: boolean;
+  /** The attempt's limit (DELIVERY_TIMEOUT_MS): an OAuth token request's too. */
+  timeoutMs: number;
 }
 
 export interface DispatcherDeps {
   store: Store;
   bus: Bus;
-  /** Direct sends. */
-  sender: Sender;
-  /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
-  relay: Sender;
+  /** Direct sends (and OAuth token requests). */
+  sender: TokenSender;
+  /** Sends of `fixed_ip` endpoints (and their token requests): the egress relay (in-process, or over gRPC). */
+  relay: TokenSender;
   /** Sends of listener endpoints (`wirehook listen`). */
   listen?: Sender;
   secretBox: SecretBox;
@@ -113,6 +115,8 @@ export class Dispatcher implements Component {
       clock,
       logger,
       metrics,
+      kv: deps.kv,
+      timeoutMs: config.timeoutMs,
     });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));

@@ -1,5 +1,14 @@
 import type { KeyObject } from 'node:crypto';
-import { type EndpointHeaders, type EndpointTls, endpointTlsId, openEndpointHeaders, signingKeyObject, type SecretBox } from '@wirehook/core';
+import {
+  type EndpointAuth,
+  type EndpointHeaders,
+  type EndpointTls,
+  endpointTlsId,
+  type OAuthClientCredentials,
+  openEndpointHeaders,
+  signingKeyObject,
+  type SecretBox,
+} from '@wirehook/core';
 import type { ClientTls } from '@wirehook/egress';
 
 /** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
@@ -20,6 +29,8 @@ export class SigningKeys {
   readonly #tls = new Map<string, Opened<ClientTls>>();
   /** Endpoints' custom headers, opened, by endpoint (with the sealed text they were opened from). */
   readonly #headers = new Map<string, Opened<Readonly<Record<string, string>>>>();
+  /** Endpoints' OAuth client secrets, opened, by endpoint (with the sealed secret they came from). */
+  readonly #credentials = new Map<string, Opened<OAuthClientCredentials>>();
 
   constructor(secretBox: SecretBox, capacity = DEFAULT_CAPACITY) {
     this.#secretBox = secretBox;
@@ -68,6 +79,24 @@ export class SigningKeys {
     remember(this.#tls, endpointId, { sealed: tls.sealedKey, opened }, this.#capacity);
     return opened;
   }
+
+  /**
+   * Endpoint `endpointId`'s OAuth client credentials with the secret opened, once per sealed secret.
+   * @throws UnsealError when the secret does not open (the send is put off, as for a signing secret).
+   */
+  credentialsOf(endpointId: string, auth: EndpointAuth): OAuthClientCredentials {
+    const known = this.#credentials.get(endpointId);
+    // The rest of the credentials can change with the same secret (a PATCH keeping it): compared too.
+    if (known !== undefined && known.sealed === auth.sealedSecret && sameCredentials(known.opened, auth)) return known.opened;
+    const { tokenUrl, clientId, scope, audience, tokenAuthMethod } = auth;
+    const opened = { tokenUrl, clientId, clientSecret: this.#secretBox.open(auth.sealedSecret, endpointId), scope, audience, tokenAuthMethod };
+    remember(this.#credentials, endpointId, { sealed: auth.sealedSecret, opened }, this.#capacity);
+    return opened;
+  }
+}
+
+function sameCredentials(a: OAuthClientCredentials, b: EndpointAuth): boolean {
+  return a.tokenUrl === b.tokenUrl && a.clientId === b.clientId && a.scope === b.scope && a.audience === b.audience && a.tokenAuthMethod === b.tokenAuthMethod;
 }
 
 /** Something opened, with the sealed text it came from (a changed text is opened again). */

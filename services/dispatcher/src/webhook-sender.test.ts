@@ -1,11 +1,11 @@
 // WebhookSender: which way a POST goes, what a send that cannot be made answers, and the
 // one case with no attempt — a signing secret this process's key ring does not open.
-import { SecretBox } from '@wirehook/core';
+import { SecretBox, type EndpointAuth } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
-import { WebhookSender, type Sender } from './webhook-sender.ts';
+import { WebhookSender, type TokenSender } from './webhook-sender.ts';
 
 let s: DispatchScene;
 let direct: FakeSender;
@@ -18,9 +18,9 @@ beforeEach(() => {
 });
 afterEach(() => s.close());
 
-function webhooks(sender: Sender = direct): WebhookSender {
+function webhooks(sender: TokenSender = direct): WebhookSender {
   const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
-  return new WebhookSender({ sender, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics });
+  return new WebhookSender({ sender, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, kv: s.kv, timeoutMs: 1_000 });
 }
 
 async function claimed(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, box?: SecretBox) {
@@ -53,7 +53,7 @@ describe('WebhookSender', () => {
 
   it('a sender that throws is an internal failure, not a crash', async () => {
     const job = await claimed();
-    const broken: Sender = { send: () => Promise.reject(new Error('bug')) };
+    const broken: TokenSender = { send: () => Promise.reject(new Error('bug')), fetchToken: () => Promise.reject(new Error('bug')) };
     expect(await webhooks(broken).send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: 'internal: the send failed inside Wirehook' });
   });
 
@@ -65,5 +65,124 @@ describe('WebhookSender', () => {
     expect(await s.metric('wirehook_dispatch_unseal_errors_total')).toBe(1);
     expect(await s.dueAt(now + 59_999, [job.delivery.id])).toEqual([]);
     expect(await s.dueAt(now + 60_000, [job.delivery.id])).toEqual([job.delivery.id]);
+  });
+
+  describe('OAuth client credentials (auth)', () => {
+    /** A claimed delivery of an endpoint with credentials whose secret is sealed for it. */
+    async function withAuth(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, auth: Partial<EndpointAuth> = {}) {
+      const { t, endpoint } = await s.endpoint(overrides);
+      await s.store.endpoints.update(t, endpoint.id, {
+        auth: {
+          type: 'oauth2_client_credentials',
+          tokenUrl: 'https://auth.acme.example/oauth/token',
+          clientId: 'wirehook',
+          sealedSecret: s.box.seal('s3cret', endpoint.id),
+          scope: 'hooks',
+          audience: null,
+          tokenAuthMethod: 'client_secret_post',
+          ...auth,
+        },
+      });
+      const [id] = await s.due(t);
+      return s.claim(id!);
+    }
+
+    it('sends the token as Authorization: Bearer, fetched once with the opened secret and reused', async () => {
+      const job = await withAuth();
+      const sender = webhooks();
+      expect(await sender.send(job, s.clock.now())).toEqual(OK);
+      expect(await sender.send(job, s.clock.now())).toEqual(OK);
+      expect(direct.tokenFetches).toEqual([
+        {
+          poolKey: job.endpoint.id,
+          credentials: {
+            tokenUrl: 'https://auth.acme.example/oauth/token',
+            clientId: 'wirehook',
+            clientSecret: 's3cret',
+            scope: 'hooks',
+            audience: null,
+            tokenAuthMethod: 'client_secret_post',
+          },
+        },
+      ]);
+      expect(direct.requests.map((r) => r.headers['authorization'])).toEqual(['Bearer token-1', 'Bearer token-1']);
+      expect(direct.requests[0]!.headers['webhook-signature']).toMatch(/^v1,/);
+    });
+
+    it('a 401 drops the token: one new one, and the same webhook sent once more in the same attempt', async () => {
+      const job = await withAuth();
+      const refusing: TokenSender = {
+        fetchToken: (fetch) => direct.fetchToken(fetch),
+        send: async (request) => {
+          await direct.send(request);
+          const ok = request.headers['authorization'] === 'Bearer token-2';
+          return ok ? OK : { ok: false, status: 401, responseHead: 'expired', error: 'http_status: 401', durationMs: 5, sourceIp: '127.0.0.1' };
+        },
+      };
+      expect(await webhooks(refusing).send(job, s.clock.now())).toMatchObject({ ok: true, status: 200 });
+      expect(direct.tokenFetches).toHaveLength(2);
+      expect(direct.requests.map((r) => r.headers['authorization'])).toEqual(['Bearer token-1', 'Bearer token-2']);
+      expect(direct.requests[1]!.body).toBe(direct.requests[0]!.body);
+    });
+
+    it('a 401 for the new token too is the attempt’s answer: no third send, no third token', async () => {
+      const job = await withAuth();
+      const refusing: TokenSender = {
+        fetchToken: (fetch) => direct.fetchToken(fetch),
+        send: async (request) => {
+          await direct.send(request);
+          return { ok: false, status: 401, responseHead: 'no', error: 'http_status: 401', durationMs: 5, sourceIp: '127.0.0.1' };
+        },
+      };
+      const result = await webhooks(refusing).send(job, s.clock.now());
+      expect(result).toMatchObject({ ok: false, status: 401, error: 'http_status: 401' });
+      // Both sends' time (5 ms each) and the token request's: the attempt's whole duration.
+      expect(result?.durationMs).toBeGreaterThanOrEqual(10);
+      expect([direct.tokenFetches.length, direct.requests.length]).toEqual([2, 2]);
+    });
+
+    it('no token: the attempt fails as auth with the token endpoint’s answer, and the endpoint is not sent to', async () => {
+      const job = await withAuth();
+      direct.tokenAnswer = () => ({
+        ok: false,
+        status: 400,
+        responseHead: '{"error":"invalid_scope"}',
+        error: 'http_status: 400',
+        durationMs: 4,
+        sourceIp: null,
+      });
+      expect(await webhooks().send(job, s.clock.now())).toMatchObject({
+        ok: false,
+        status: null,
+        error: 'auth: token endpoint answered 400: {"error":"invalid_scope"}',
+      });
+      expect(direct.requests).toHaveLength(0);
+    });
+
+    it('a fixed_ip endpoint’s token comes through the relay too, never directly', async () => {
+      const job = await withAuth({ fixedIp: true });
+      expect(await webhooks().send(job, s.clock.now())).toEqual(OK);
+      expect([relay.tokenFetches.length, direct.tokenFetches.length]).toEqual([1, 0]);
+      expect(relay.requests[0]!.headers['authorization']).toBe('Bearer token-1');
+    });
+
+    it('a client secret this key ring does not open: put off like a signing secret, no token request', async () => {
+      const { t, endpoint } = await s.endpoint();
+      const other = new SecretBox(Buffer.alloc(32, 9));
+      await s.store.endpoints.update(t, endpoint.id, {
+        auth: {
+          type: 'oauth2_client_credentials',
+          tokenUrl: 'https://auth.acme.example/t',
+          clientId: 'c',
+          sealedSecret: other.seal('x', endpoint.id),
+          scope: null,
+          audience: null,
+          tokenAuthMethod: 'client_secret_basic',
+        },
+      });
+      const job = await s.claim((await s.due(t))[0]!);
+      expect(await webhooks().send(job, s.clock.now())).toBeNull();
+      expect([direct.tokenFetches.length, direct.requests.length]).toEqual([0, 0]);
+    });
   });
 });

@@ -1,11 +1,14 @@
 // Sending: one claimed delivery's signed POST, directly or through the relay — the one step
 // that talks to a customer's endpoint.
-import { UnsealError, type Clock, type SecretBox } from '@wirehook/core';
+import { sameHost, UnsealError, type Clock, type OAuthClientCredentials, type SecretBox } from '@wirehook/core';
+import { noResponse, type TokenFetch } from '@wirehook/egress';
+import type { Kv } from '@wirehook/kv';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import type { DeliveryLeases } from './delivery-leases.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import type { SendResult } from './outcome.ts';
+import { OAuthTokens } from './oauth-tokens.ts';
 import { traceSend } from './send-span.ts';
 import { urlRuleViolation } from './send-time-rules.ts';
 import { SigningKeys } from './signing-keys.ts';
@@ -16,11 +19,16 @@ export interface Sender {
   send(request: WebhookRequest): Promise<SendResult>;
 }
 
+/** A sender that also fetches endpoints' OAuth tokens, from where it sends their webhooks. */
+export interface TokenSender extends Sender {
+  fetchToken(fetch: TokenFetch): Promise<SendResult>;
+}
+
 export interface WebhookSenderDeps {
   /** Direct sends. */
-  sender: Sender;
+  sender: TokenSender;
   /** Sends of `fixed_ip` endpoints: the egress relay (in-process, or over gRPC). */
-  relay: Sender;
+  relay: TokenSender;
   /** Sends of listener endpoints: over the `wirehook listen` connection; absent, they fail as `connection`. */
   listen?: Sender;
   secretBox: SecretBox;
@@ -29,6 +37,10 @@ export interface WebhookSenderDeps {
   clock: Clock;
   logger: Logger;
   metrics: DispatcherMetrics;
+  /** Where OAuth tokens are shared between dispatchers (Redis in cluster mode). */
+  kv: Kv;
+  /** The attempt's limit (DELIVERY_TIMEOUT_MS): a token request has the same. */
+  timeoutMs: number;
 }
 
 /** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
@@ -57,10 +69,12 @@ export class WebhookSender {
   readonly #signingKeys: SigningKeys;
   /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
   readonly #unsealOutage: OutageLog;
+  readonly #tokens: OAuthTokens;
 
   constructor(deps: WebhookSenderDeps) {
     this.#deps = deps;
     this.#signingKeys = new SigningKeys(deps.secretBox);
+    this.#tokens = new OAuthTokens({ kv: deps.kv, secretBox: deps.secretBox, clock: deps.clock, logger: deps.logger, fetchTimeoutMs: deps.timeoutMs });
     this.#unsealOutage = new OutageLog({
       logger: deps.logger,
       clock: deps.clock,
@@ -81,8 +95,10 @@ export class WebhookSender {
       const violation = listener ? null : urlRuleViolation(job.endpoint.url);
       if (violation !== null) return { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
       let request: WebhookRequest;
+      let credentials: OAuthClientCredentials | null;
       try {
         request = buildWebhookRequest(job, this.#signingKeys, at);
+        credentials = job.endpoint.auth && !listener ? this.#signingKeys.credentialsOf(job.endpoint.id, job.endpoint.auth) : null;
       } catch (err) {
         if (!(err instanceof UnsealError)) throw err;
         await this.#putOff(job, err);
@@ -90,12 +106,38 @@ export class WebhookSender {
       }
       this.#unsealOutage.succeeded();
       // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
-      const through = listener ? (this.#deps.listen ?? NO_LISTENERS) : job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
-      return await traceSend(job, request.url, () => through.send(request));
+      if (listener) return await traceSend(job, request.url, () => (this.#deps.listen ?? NO_LISTENERS).send(request));
+      const through = job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
+      if (credentials === null) return await traceSend(job, request.url, () => through.send(request));
+      return await this.#sendWithToken(job, request, credentials, through);
     } catch (err) {
       this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       return { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
     }
+  }
+
+  /**
+   * A send to an endpoint with OAuth client credentials: its access token as `Authorization:
+   * Bearer`, fetched (or shared) by OAuthTokens from where the webhook goes (the relay for a
+   * fixed_ip endpoint), with the endpoint's client certificate when the token endpoint is on its
+   * host. A 401 drops the token and the webhook is sent once more with a new one, in the same
+   * attempt. No token: the attempt fails as `auth` and the endpoint is not sent to.
+   */
+  async #sendWithToken(job: DeliveryJob, request: WebhookRequest, credentials: OAuthClientCredentials, through: TokenSender): Promise<SendResult> {
+    const endpoint = job.endpoint;
+    const auth = endpoint.auth!;
+    const fetch: TokenFetch = { poolKey: endpoint.id, credentials };
+    if (request.tls !== undefined && sameHost(credentials.tokenUrl, endpoint.url)) fetch.tls = request.tls;
+    const fetchToken = () => through.fetchToken(fetch);
+    const first = await this.#tokens.token(endpoint.id, auth, fetchToken);
+    if ('error' in first) return noResponse(first.error, first.durationMs);
+    const sent = await traceSend(job, request.url, () => through.send(withToken(request, first.token)));
+    if (sent.status !== 401) return sent;
+    // The receiver refused the token (revoked, or expired early): one new one, then one more send.
+    const again = await this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token);
+    if ('error' in again) return noResponse(again.error, sent.durationMs + again.durationMs);
+    const resent = await traceSend(job, request.url, () => through.send(withToken(request, again.token)));
+    return { ...resent, durationMs: sent.durationMs + again.durationMs + resent.durationMs };
   }
 
   /**
@@ -109,4 +151,9 @@ export class WebhookSender {
     this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
     await this.#deps.leases.release(job, this.#deps.clock.now() + UNSEAL_RETRY_MS);
   }
+}
+
+/** `request` with the access token: custom headers never carry Authorization beside `auth` (the API refuses it). */
+function withToken(request: WebhookRequest, token: string): WebhookRequest {
+  return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
 }

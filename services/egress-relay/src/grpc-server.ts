@@ -1,6 +1,16 @@
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
-import { bindService, deliverResponseOf, forwardedSendOf, grpcMetrics, relayv1, startGrpcServer, type GrpcServerHandle, type ServiceImpl } from '@wirehook/rpc';
+import {
+  bindService,
+  deliverResponseOf,
+  forwardedSendOf,
+  grpcMetrics,
+  relayv1,
+  startGrpcServer,
+  tokenFetchOf,
+  type GrpcServerHandle,
+  type ServiceImpl,
+} from '@wirehook/rpc';
 import type { EgressRelay } from './relay.ts';
 
 /** Serves `relay` as `wirehook.relay.v1.Relay` (with health) on `address`. */
@@ -14,6 +24,7 @@ export function startRelayGrpcServer(options: {
   const { relay, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof relayv1.Relay> = {
     deliver: async (request) => deliverResponseOf(await relay.send(forwardedSendOf(request))),
+    fetchToken: async (request) => ({ answer: deliverResponseOf(await relay.fetchToken(tokenFetchOf(request))) }),
   };
   return startGrpcServer({
     address,

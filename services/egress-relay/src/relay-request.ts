@@ -1,5 +1,6 @@
 import {
   compatSignatureSchema,
+  endpointAuthInput,
   endpointUrl,
   isHeaderValue,
   MAX_ENDPOINT_HEADER_BYTES,
@@ -7,6 +8,7 @@ import {
   MAX_ORDERING_KEY_HEADER_CHARS,
   reservedHeaderProblem,
   USER_AGENT,
+  type OAuthClientCredentials,
 } from '@wirehook/core';
 
 /** The headers of every delivery (standardWebhookHeaders), in the order the errors list them. */
@@ -48,6 +50,26 @@ const compatHeaderName = compatSignatureSchema.shape.header;
 export function relayRequestViolation(request: { url: string; headers: Readonly<Record<string, string>> }): string | null {
   const reason = urlReason(request.url) ?? headersReason(request.headers);
   return reason === null ? null : `relay: refused a request the dispatcher does not send: ${reason}`;
+}
+
+/**
+ * Why the relay refuses to fetch a token with `credentials`, or null: the API's rules for an
+ * endpoint's `auth` (endpointAuthInput: the token URL by the endpoint URL rules, printable
+ * client id and secret, scope tokens, a known method). `relay: refused …`, as for a webhook.
+ */
+export function relayTokenViolation(credentials: OAuthClientCredentials): string | null {
+  const checked = endpointAuthInput.safeParse({
+    type: 'oauth2_client_credentials',
+    token_url: credentials.tokenUrl,
+    client_id: credentials.clientId,
+    client_secret: credentials.clientSecret,
+    scope: credentials.scope,
+    audience: credentials.audience,
+    token_auth_method: credentials.tokenAuthMethod,
+  });
+  if (checked.success) return null;
+  const issue = checked.error.issues[0]!;
+  return `relay: refused a token request the dispatcher does not send: ${issue.path.join('.')} ${issue.message}`;
 }
 
 function urlReason(url: string): string | null {

@@ -257,6 +257,47 @@ describe('Relay over gRPC', () => {
     }
   });
 
+  it('fetches an OAuth token from the pool address: the request built by the relay itself, its 16 KB answer carried back', async () => {
+    const tokens = await startReceiver();
+    const inner = relay(tokens.host);
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 5_000 });
+    // A token response larger than a webhook answer's 1 KB head: a JWT with claims.
+    const body = JSON.stringify({ access_token: `eyJ${'a'.repeat(4_000)}`, token_type: 'Bearer', expires_in: 3600 });
+    tokens.receiver.respondWith({ status: 200, body, headers: { 'content-type': 'application/json' } });
+    const credentials = {
+      tokenUrl: tokens.url('/oauth/token'),
+      clientId: 'client one',
+      clientSecret: 's3cret:+',
+      scope: 'hooks orders',
+      audience: null,
+      tokenAuthMethod: 'client_secret_basic' as const,
+    };
+    try {
+      const answer = await client.fetchToken({ poolKey: 'ep_test', credentials });
+      expect(answer).toMatchObject({ ok: true, status: 200, sourceIp: '127.0.0.2', responseHead: body });
+      const sent = tokens.receiver.requests.at(-1)!;
+      expect(sent).toMatchObject({ path: '/oauth/token', remoteAddress: '127.0.0.2', body: 'grant_type=client_credentials&scope=hooks+orders' });
+      // RFC 6749 §2.3.1: the id and secret form-encoded, then Basic.
+      expect(sent.headers['authorization']).toBe(`Basic ${Buffer.from('client+one:s3cret%3A%2B').toString('base64')}`);
+      expect(sent.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      // It is no general HTTP client: a token URL the endpoint rules refuse is refused before any request.
+      const before = tokens.receiver.requests.length;
+      const refused = await client.fetchToken({ poolKey: 'ep_test', credentials: { ...credentials, tokenUrl: `http://${tokens.host}/oauth/token` } });
+      expect(refused).toMatchObject({
+        ok: false,
+        status: null,
+        error: 'relay: refused a token request the dispatcher does not send: token_url must use https',
+      });
+      const badMethod = await client.fetchToken({ poolKey: 'ep_test', credentials: { ...credentials, tokenAuthMethod: 'private_key_jwt' as never } });
+      expect(badMethod.error).toMatch(/^relay: refused a token request the dispatcher does not send: token_auth_method /);
+      expect(tokens.receiver.requests.length).toBe(before);
+    } finally {
+      client.close();
+      await Promise.all([server.stop(), inner.close(), tokens.receiver.close()]);
+    }
+  });
+
   it('a relay that refuses the call (another INTERNAL_AUTH_TOKEN) or does not answer in time is a relay error saying which', async () => {
     const hanging = await startReceiver();
     hanging.receiver.respondWith({ hang: true });

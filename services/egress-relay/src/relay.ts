@@ -1,7 +1,16 @@
-import { HttpEgress, type AddressPolicy, type LookupFn, type SendResult } from '@wirehook/egress';
+import {
+  HttpEgress,
+  noResponse,
+  tokenSendRequest,
+  type AddressPolicy,
+  type LookupFn,
+  type SendRequest,
+  type SendResult,
+  type TokenFetch,
+} from '@wirehook/egress';
 import type { RelayDeliverRequest as RelayRequest } from '@wirehook/rpc';
 import { Counter, type Registry } from 'prom-client';
-import { relayRequestViolation } from './relay-request.ts';
+import { relayRequestViolation, relayTokenViolation } from './relay-request.ts';
 import { natSourceIp, natSources, poolSize, sourcesFor, type RelayEgressMode, type RelayPool } from './relay-sources.ts';
 
 export interface EgressRelayOptions {
@@ -61,10 +70,23 @@ export class EgressRelay {
   }
 
   async send(request: RelayRequest): Promise<SendResult> {
-    const refused = relayRequestViolation(request);
-    if (refused !== null) {
+    return this.#sendFromPool(request, relayRequestViolation(request));
+  }
+
+  /**
+   * An OAuth token request of a fixed_ip endpoint, from the same pool address as its webhooks
+   * (a token endpoint may allowlist them too). The request is built here from the credentials,
+   * checked by the API's rules (relayTokenViolation): the relay sends no body it did not make.
+   */
+  async fetchToken(fetch: TokenFetch): Promise<SendResult> {
+    const refused = relayTokenViolation(fetch.credentials);
+    return this.#sendFromPool(refused === null ? { ...tokenSendRequest(fetch), poolKey: fetch.poolKey } : null, refused);
+  }
+
+  async #sendFromPool(request: (SendRequest & { poolKey: string }) | null, refused: string | null): Promise<SendResult> {
+    if (refused !== null || request === null) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
-      return { ok: false, status: null, responseHead: null, error: refused, durationMs: 0, sourceIp: null };
+      return noResponse(refused ?? 'relay: refused', 0);
     }
     if (!this.hasSources) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
@@ -84,7 +106,7 @@ export class EgressRelay {
     return result;
   }
 
-  async #sendThroughNat(request: RelayRequest): Promise<SendResult> {
+  async #sendThroughNat(request: SendRequest): Promise<SendResult> {
     const result = await this.#egress.send({ ...request, sources: natSources(this.#pool) });
     return result.sourceIp === null ? result : { ...result, sourceIp: natSourceIp(this.#pool, result.sourceIp) };
   }

@@ -6,6 +6,7 @@ import { context, type Context } from '@opentelemetry/api';
 import { MemoryBus } from '@wirehook/bus';
 import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { MemoryKv } from '@wirehook/kv';
+import type { TokenFetch } from '@wirehook/egress';
 import { createLogger, type Logger } from '@wirehook/platform';
 import { openSqliteStore, type DeliveryJob, type Store } from '@wirehook/store';
 import { Registry } from 'prom-client';
@@ -112,6 +113,15 @@ export class FakeSender {
     for (const h of this.#held.splice(0)) h.answer(OK);
   }
 
+  /** OAuth token requests, in order; each answered by `tokenAnswer` (default: a token for an hour). */
+  readonly tokenFetches: TokenFetch[] = [];
+  tokenAnswer: (fetch: TokenFetch, n: number) => SendResult = (_fetch, n) => tokenResult(`token-${n}`, 3_600);
+
+  fetchToken(fetch: TokenFetch): Promise<SendResult> {
+    this.tokenFetches.push(fetch);
+    return Promise.resolve(this.tokenAnswer(fetch, this.tokenFetches.length));
+  }
+
   send(request: WebhookRequest): Promise<SendResult> {
     this.requests.push(request);
     this.contexts.push(context.active());
@@ -119,6 +129,12 @@ export class FakeSender {
     if (!holds) return Promise.resolve(OK);
     return new Promise((answer) => this.#held.push({ request, answer }));
   }
+}
+
+/** A token endpoint's 200 with `token`, valid `expiresIn` seconds. */
+export function tokenResult(token: string, expiresIn: number): SendResult {
+  const body = JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: expiresIn });
+  return { ok: true, status: 200, responseHead: body, error: null, durationMs: 1, sourceIp: '127.0.0.1' };
 }
 
 /** Waits until `check` passes (it throws or returns false until then); fails after `ms`. */

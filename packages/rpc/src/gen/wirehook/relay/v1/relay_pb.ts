@@ -10,7 +10,88 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wirehook/relay/v1/relay.proto.
  */
 export const file_wirehook_relay_v1_relay: GenFile = /*@__PURE__*/
-  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEi5gEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwSLgoDdGxzGAUgASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSACIAQEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3RscyJKCglDbGllbnRUbHMSCgoCaWQYASABKAkSDAoEY2VydBgCIAEoCRILCgNrZXkYAyABKAkSDwoCY2EYBCABKAlIAIgBAUIFCgNfY2Ei7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMlkKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEi9wEKEUZldGNoVG9rZW5SZXF1ZXN0EhAKCHBvb2xfa2V5GAEgASgJEhEKCXRva2VuX3VybBgCIAEoCRIRCgljbGllbnRfaWQYAyABKAkSFQoNY2xpZW50X3NlY3JldBgEIAEoCRISCgVzY29wZRgFIAEoCUgAiAEBEhUKCGF1ZGllbmNlGAYgASgJSAGIAQESGQoRdG9rZW5fYXV0aF9tZXRob2QYByABKAkSLgoDdGxzGAggASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSAKIAQFCCAoGX3Njb3BlQgsKCV9hdWRpZW5jZUIGCgRfdGxzIkgKEkZldGNoVG9rZW5SZXNwb25zZRIyCgZhbnN3ZXIYASABKAsyIi53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVzcG9uc2Ui5gEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwSLgoDdGxzGAUgASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSACIAQEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3RscyJKCglDbGllbnRUbHMSCgoCaWQYASABKAkSDAoEY2VydBgCIAEoCRILCgNrZXkYAyABKAkSDwoCY2EYBCABKAlIAIgBAUIFCgNfY2Ei7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMrQBCgVSZWxheRJQCgdEZWxpdmVyEiEud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QaIi53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVzcG9uc2USWQoKRmV0Y2hUb2tlbhIkLndpcmVob29rLnJlbGF5LnYxLkZldGNoVG9rZW5SZXF1ZXN0GiUud2lyZWhvb2sucmVsYXkudjEuRmV0Y2hUb2tlblJlc3BvbnNlYgZwcm90bzM");
+
+/**
+ * @generated from message wirehook.relay.v1.FetchTokenRequest
+ */
+export type FetchTokenRequest = Message<"wirehook.relay.v1.FetchTokenRequest"> & {
+  /**
+   * Whose connections (and source address) to use: the endpoint id.
+   *
+   * @generated from field: string pool_key = 1;
+   */
+  poolKey: string;
+
+  /**
+   * The token endpoint: an endpoint URL by the same rules (https, port 443 or 8443).
+   *
+   * @generated from field: string token_url = 2;
+   */
+  tokenUrl: string;
+
+  /**
+   * @generated from field: string client_id = 3;
+   */
+  clientId: string;
+
+  /**
+   * The client secret, opened for this call (stored sealed); it travels only between Wirehook's own services.
+   *
+   * @generated from field: string client_secret = 4;
+   */
+  clientSecret: string;
+
+  /**
+   * @generated from field: optional string scope = 5;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: optional string audience = 6;
+   */
+  audience?: string | undefined;
+
+  /**
+   * client_secret_basic or client_secret_post.
+   *
+   * @generated from field: string token_auth_method = 7;
+   */
+  tokenAuthMethod: string;
+
+  /**
+   * The endpoint's client certificate, when the token endpoint is on the endpoint's host.
+   *
+   * @generated from field: optional wirehook.relay.v1.ClientTls tls = 8;
+   */
+  tls?: ClientTls | undefined;
+};
+
+/**
+ * Describes the message wirehook.relay.v1.FetchTokenRequest.
+ * Use `create(FetchTokenRequestSchema)` to create a new message.
+ */
+export const FetchTokenRequestSchema: GenMessage<FetchTokenRequest> = /*@__PURE__*/
+  messageDesc(file_wirehook_relay_v1_relay, 0);
+
+/**
+ * @generated from message wirehook.relay.v1.FetchTokenResponse
+ */
+export type FetchTokenResponse = Message<"wirehook.relay.v1.FetchTokenResponse"> & {
+  /**
+   * What the token endpoint answered, as for a webhook's send (its body in response_head).
+   *
+   * @generated from field: wirehook.relay.v1.DeliverResponse answer = 1;
+   */
+  answer?: DeliverResponse | undefined;
+};
+
+/**
+ * Describes the message wirehook.relay.v1.FetchTokenResponse.
+ * Use `create(FetchTokenResponseSchema)` to create a new message.
+ */
+export const FetchTokenResponseSchema: GenMessage<FetchTokenResponse> = /*@__PURE__*/
+  messageDesc(file_wirehook_relay_v1_relay, 1);
 
 /**
  * @generated from message wirehook.relay.v1.DeliverRequest
@@ -57,7 +138,7 @@ export type DeliverRequest = Message<"wirehook.relay.v1.DeliverRequest"> & {
  * Use `create(DeliverRequestSchema)` to create a new message.
  */
 export const DeliverRequestSchema: GenMessage<DeliverRequest> = /*@__PURE__*/
-  messageDesc(file_wirehook_relay_v1_relay, 0);
+  messageDesc(file_wirehook_relay_v1_relay, 2);
 
 /**
  * A client certificate to present, with its key, and CAs the receiver is trusted by besides the
@@ -101,7 +182,7 @@ export type ClientTls = Message<"wirehook.relay.v1.ClientTls"> & {
  * Use `create(ClientTlsSchema)` to create a new message.
  */
 export const ClientTlsSchema: GenMessage<ClientTls> = /*@__PURE__*/
-  messageDesc(file_wirehook_relay_v1_relay, 1);
+  messageDesc(file_wirehook_relay_v1_relay, 3);
 
 /**
  * @generated from message wirehook.relay.v1.DeliverResponse
@@ -159,7 +240,7 @@ export type DeliverResponse = Message<"wirehook.relay.v1.DeliverResponse"> & {
  * Use `create(DeliverResponseSchema)` to create a new message.
  */
 export const DeliverResponseSchema: GenMessage<DeliverResponse> = /*@__PURE__*/
-  messageDesc(file_wirehook_relay_v1_relay, 2);
+  messageDesc(file_wirehook_relay_v1_relay, 4);
 
 /**
  * The egress relay: the dispatcher hands it a signed webhook for a `fixed_ip` endpoint, and
@@ -176,6 +257,19 @@ export const Relay: GenService<{
     methodKind: "unary";
     input: typeof DeliverRequestSchema;
     output: typeof DeliverResponseSchema;
+  },
+  /**
+   * An OAuth 2.0 access token for a `fixed_ip` endpoint, fetched from the fixed IP pool too (its
+   * token endpoint may allowlist the same addresses). The relay builds the token request itself
+   * from these fields: it is never a general HTTP client. The answer's body is in response_head
+   * (up to 16 KB), for the dispatcher to read as a token response.
+   *
+   * @generated from rpc wirehook.relay.v1.Relay.FetchToken
+   */
+  fetchToken: {
+    methodKind: "unary";
+    input: typeof FetchTokenRequestSchema;
+    output: typeof FetchTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wirehook_relay_v1_relay, 0);

@@ -1,0 +1,182 @@
+// OAuth access tokens of endpoints with client credentials (`auth`): fetched once per token
+// lifetime for every dispatcher, not once per delivery. A receiver's token endpoint is often
+// rate-limited, and 1,000 deliveries in flight must not become 1,000 token requests.
+import { createHash, randomUUID } from 'node:crypto';
+import { readTokenResponse, type AccessToken, type Clock, type EndpointAuth, type SecretBox } from '@wirehook/core';
+import type { SendResult } from '@wirehook/egress';
+import type { Kv } from '@wirehook/kv';
+import type { Logger } from '@wirehook/platform';
+
+/** A token, or why none could be had (`auth: …`, an attempt error), with the time spent. */
+export type TokenOutcome = { token: string; durationMs: number } | { error: string; durationMs: number };
+
+export interface OAuthTokensDeps {
+  /** Shared between dispatchers (Redis in cluster mode; the process's MemoryKv embedded). */
+  kv: Kv;
+  /** Tokens are credentials: sealed in the shared store, bound to their endpoint. */
+  secretBox: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  /** How long a token request may take (the attempt's limit): a fetch lock outlives it. */
+  fetchTimeoutMs: number;
+}
+
+/** After a failed token request, this process asks again no sooner (each delivery meanwhile fails as `auth`). */
+export const FAILURE_HOLD_MS = 5_000;
+/** How often a dispatcher waiting on another's fetch looks for its token. */
+const WAIT_POLL_MS = 50;
+
+/**
+ * Each endpoint's current access token. Where a token is looked for, in order: this process's
+ * memory; the shared store (`oauth:token:<endpoint>:<credentials>`, sealed); else one fetch for
+ * all dispatchers — the first to take `oauth:fetch:…` (SET NX with a lease as long as a fetch
+ * may take) fetches, the others wait for its token. A token is used until 60 s before it expires
+ * (readTokenResponse). Changed credentials are another key: a token is never used with other
+ * credentials than those that fetched it.
+ *
+ * `refresh` is the 401 path: the receiver refused a token, so it is dropped (here and, only
+ * while it is still the shared one, there) and one new one is fetched — by one dispatcher,
+ * however many deliveries got the 401 at once. A shared store that cannot be reached does not
+ * stop deliveries: each process then fetches for itself.
+ */
+export class OAuthTokens {
+  readonly #deps: OAuthTokensDeps;
+  /** Endpoint id → the token this process uses, with the credentials' key it was fetched with. */
+  readonly #local = new Map<string, { key: string; token: AccessToken }>();
+  /** Endpoint id → a recent failure, held for FAILURE_HOLD_MS. */
+  readonly #failed = new Map<string, { key: string; error: string; until: number }>();
+  /** One look-up per endpoint and credentials at a time in this process. */
+  readonly #pending = new Map<string, Promise<TokenOutcome>>();
+  readonly #owner = randomUUID();
+  #kvDown = false;
+
+  constructor(deps: OAuthTokensDeps) {
+    this.#deps = deps;
+  }
+
+  /** The token to send to endpoint `endpointId`; `fetch` asks its token endpoint (direct or through the relay). */
+  token(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>): Promise<TokenOutcome> {
+    return this.#get(endpointId, auth, fetch, null);
+  }
+
+  /** The receiver refused `refused` (401): another token, fetched once for every dispatcher, unless one already replaced it. */
+  refresh(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string): Promise<TokenOutcome> {
+    return this.#get(endpointId, auth, fetch, refused);
+  }
+
+  #get(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string | null): Promise<TokenOutcome> {
+    const key = credentialsKey(auth);
+    const now = this.#deps.clock.now();
+    const local = this.#local.get(endpointId);
+    if (local !== undefined && local.key === key && local.token.usableUntil > now && local.token.token !== refused) {
+      return Promise.resolve({ token: local.token.token, durationMs: 0 });
+    }
+    const failed = this.#failed.get(endpointId);
+    if (failed !== undefined && failed.key === key && failed.until > now) return Promise.resolve({ error: failed.error, durationMs: 0 });
+    const flight = `${endpointId} ${key} ${refused ?? ''}`;
+    let pending = this.#pending.get(flight);
+    if (pending === undefined) {
+      pending = this.#lookUp(endpointId, key, fetch, refused).finally(() => this.#pending.delete(flight));
+      this.#pending.set(flight, pending);
+    }
+    return pending;
+  }
+
+  async #lookUp(endpointId: string, key: string, fetch: () => Promise<SendResult>, refused: string | null): Promise<TokenOutcome> {
+    const started = performance.now();
+    const tokenKey = `oauth:token:${endpointId}:${key}`;
+    const lockKey = `oauth:fetch:${endpointId}:${key}`;
+    const lockMs = this.#deps.fetchTimeoutMs * 2 + 2_000;
+    for (;;) {
+      const shared = await this.#shared(endpointId, tokenKey);
+      if (shared !== null && shared.token.token !== refused) return this.#keep(endpointId, key, shared.token, started);
+      // The refused token is still the shared one: drop it, unless another dispatcher replaced it meanwhile.
+      if (shared !== null) await this.#kv((kv) => kv.deleteIfEquals(tokenKey, shared.stored), false);
+      const taken = await this.#kv(async (kv) => (await kv.setIfAbsent(lockKey, this.#owner, lockMs)) === null, true);
+      if (taken) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started);
+      // Another dispatcher is fetching: wait for its token, or for its lease to end.
+      if (!(await this.#waitForOther(endpointId, tokenKey, lockKey, refused, performance.now() + lockMs))) continue;
+      const fetched = await this.#shared(endpointId, tokenKey);
+      if (fetched !== null && fetched.token.token !== refused) return this.#keep(endpointId, key, fetched.token, started);
+    }
+  }
+
+  async #fetch(endpointId: string, key: string, fetch: () => Promise<SendResult>, tokenKey: string, lockKey: string, started: number): Promise<TokenOutcome> {
+    const { clock, secretBox } = this.#deps;
+    try {
+      const result = await fetch();
+      const now = clock.now();
+      const read =
+        result.status === null
+          ? { error: `auth: token endpoint unreachable (${result.error ?? 'no response'})` }
+          : readTokenResponse({ status: result.status, body: result.responseHead ?? '' }, now);
+      if ('error' in read) {
+        this.#failed.set(endpointId, { key, error: read.error, until: now + FAILURE_HOLD_MS });
+        return { error: read.error, durationMs: Math.round(performance.now() - started) };
+      }
+      const ttl = Math.floor(read.usableUntil - now);
+      if (ttl > 0) await this.#kv((kv) => kv.set(tokenKey, secretBox.seal(JSON.stringify(read), endpointId), ttl), undefined);
+      return this.#keep(endpointId, key, read, started);
+    } finally {
+      await this.#kv((kv) => kv.deleteIfEquals(lockKey, this.#owner), false);
+    }
+  }
+
+  /** Waits until the shared token is there (true) or the fetch lock is gone without one (false: try again). */
+  async #waitForOther(endpointId: string, tokenKey: string, lockKey: string, refused: string | null, until: number): Promise<boolean> {
+    // Real time, not the clock's: the lease it waits on ends in the shared store's time.
+    while (performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+      const shared = await this.#shared(endpointId, tokenKey);
+      if (shared !== null && shared.token.token !== refused) return true;
+      if ((await this.#kv((kv) => kv.get(lockKey), null)) === null) return false;
+    }
+    return false;
+  }
+
+  /** The shared token of `tokenKey` (and the stored text, for a compare-and-delete), or null. */
+  async #shared(endpointId: string, tokenKey: string): Promise<{ token: AccessToken; stored: string } | null> {
+    const stored = await this.#kv((kv) => kv.get(tokenKey), null);
+    if (stored === null) return null;
+    try {
+      const token = JSON.parse(this.#deps.secretBox.open(stored, endpointId)) as AccessToken;
+      return token.usableUntil > this.#deps.clock.now() ? { token, stored } : null;
+    } catch {
+      return null; // sealed with a key this process lacks: fetch one of its own
+    }
+  }
+
+  #keep(endpointId: string, key: string, token: AccessToken, started: number): TokenOutcome {
+    this.#failed.delete(endpointId);
+    this.#local.delete(endpointId);
+    this.#local.set(endpointId, { key, token });
+    // Endpoints' tokens age out by capacity, oldest first, as the other per-endpoint caches.
+    if (this.#local.size > LOCAL_CAPACITY) this.#local.delete(this.#local.keys().next().value!);
+    if (this.#failed.size > LOCAL_CAPACITY) this.#failed.delete(this.#failed.keys().next().value!);
+    return { token: token.token, durationMs: Math.round(performance.now() - started) };
+  }
+
+  /** A shared-store call; when the store cannot be reached, `fallback` (each process then fetches for itself). */
+  async #kv<T>(call: (kv: Kv) => Promise<T>, fallback: T): Promise<T> {
+    try {
+      const value = await call(this.#deps.kv);
+      this.#kvDown = false;
+      return value;
+    } catch (err) {
+      if (!this.#kvDown) this.#deps.logger.warn({ err }, 'OAuth tokens: the shared store is unreachable; each dispatcher fetches its own tokens');
+      this.#kvDown = true;
+      return fallback;
+    }
+  }
+}
+
+/** Tokens kept in this process's memory, one per endpoint. */
+const LOCAL_CAPACITY = 10_000;
+
+/** Names the credentials a token was fetched with: the token URL, client, sealed secret, scope, audience and method. */
+function credentialsKey(auth: EndpointAuth): string {
+  return createHash('sha256')
+    .update([auth.tokenUrl, auth.clientId, auth.sealedSecret, auth.scope ?? '', auth.audience ?? '', auth.tokenAuthMethod].join('\0'))
+    .digest('base64url')
+    .slice(0, 16);
+}
