@@ -11,6 +11,7 @@ import { describeHealthyEndpoint } from './delivery-healthy.test-suite.ts';
 import { describeOrderedLanes } from './delivery-ordered.test-suite.ts';
 import { describeRetries } from './delivery-retries.test-suite.ts';
 import { describeMutualTls } from './delivery-mtls.test-suite.ts';
+import { describeOAuth } from './delivery-oauth.test-suite.ts';
 import { describeSignatures } from './delivery-signatures.test-suite.ts';
 import { describeEndpointStats } from './delivery-stats.test-suite.ts';
 
@@ -24,6 +25,7 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
     describeRetries(suite);
     describeSignatures(suite);
     describeMutualTls(suite);
+    describeOAuth(suite);
     describeEndpointState(suite);
     describeEndpointStats(suite);
     describeOrderedLanes(suite);

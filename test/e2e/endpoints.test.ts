@@ -51,6 +51,7 @@ describe('POST /v1/endpoints', () => {
       compat_signature: null,
       headers: null,
       tls: null,
+      auth: null,
       ordering: 'none',
       rate_limit: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
@@ -302,6 +303,90 @@ describe('client certificate (tls)', () => {
       gw.clock.set(at);
     }
     expect((await create({ url: 'https://hooks.example.com/tls-valid', tls: await pair() })).status).toBe(201);
+  });
+});
+
+describe('OAuth client credentials (auth)', () => {
+  // A consumer of its own: the cases make more endpoints than one consumer may have beside the others'.
+  let owner: string;
+  beforeAll(async () => {
+    owner = (await t.api.post('/v1/consumers', { external_id: 'oauth-owner' })).body.id;
+  });
+  const create = (body: Record<string, unknown>) => t.api.post('/v1/endpoints', { consumer_id: owner, ...body });
+  const auth = (extra: Record<string, unknown> = {}) => ({
+    type: 'oauth2_client_credentials',
+    token_url: 'https://hooks.example.com/oauth/token',
+    client_id: 'wirehook',
+    client_secret: 'cs_super_secret_value',
+    token_auth_method: 'client_secret_post',
+    ...extra,
+  });
+
+  it('takes the issue’s shape, shows it without the client secret, and keeps the secret on a PATCH that keeps token_url and client_id', async () => {
+    const made = await create({ url: 'https://hooks.example.com/oauth', auth: auth({ scope: 'a b', audience: 'https://api.example.com' }) });
+    expect(made.status).toBe(201);
+    expect(made.body.auth).toEqual({
+      type: 'oauth2_client_credentials',
+      token_url: 'https://hooks.example.com/oauth/token',
+      client_id: 'wirehook',
+      scope: 'a b',
+      audience: 'https://api.example.com',
+      token_auth_method: 'client_secret_post',
+    });
+    const id = made.body.id as string;
+    const { client_secret: _kept, ...withoutSecret } = auth();
+    const patched = await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, scope: 'c', token_auth_method: 'client_secret_basic' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.auth).toMatchObject({ scope: 'c', audience: null, token_auth_method: 'client_secret_basic' });
+    // Another token endpoint or client needs the secret again: the stored one never goes to another.
+    const moved = await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, token_url: 'https://v6.example.com/token' } });
+    expect(moved.status).toBe(422);
+    expect(moved.body.message).toBe(
+      'auth.client_secret: required when token_url or client_id changes (the stored secret is never sent to another token endpoint)',
+    );
+    expect((await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, client_id: 'other' } })).status).toBe(422);
+    for (const body of [made.body, patched.body, (await t.api.get(`/v1/endpoints/${id}`)).body, (await t.api.get('/v1/endpoints')).body]) {
+      expect(JSON.stringify(body)).not.toContain('cs_super_secret_value');
+    }
+    expect((await t.api.patch(`/v1/endpoints/${id}`, { auth: null })).body.auth).toBeNull();
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no client secret on create', { client_secret: undefined }, 'auth.client_secret: required'],
+    ['an http token URL', { token_url: 'http://hooks.example.com/token' }, 'auth.token_url: must use https'],
+    ['a token URL on port 9443', { token_url: 'https://hooks.example.com:9443/token' }, 'auth.token_url: must use port 443 or 8443'],
+    [
+      'a token URL at a private address',
+      { token_url: 'https://private.example.com/token' },
+      'auth.token_url host "private.example.com" resolves to 10.0.0.5, a private address',
+    ],
+    [
+      'a token URL at the cloud metadata address',
+      { token_url: 'https://metadata.example.com/token' },
+      'auth.token_url host "metadata.example.com" resolves to 169.254.169.254, a link-local (cloud metadata) address',
+    ],
+    ['an unknown method', { token_auth_method: 'private_key_jwt' }, 'auth.token_auth_method: must be client_secret_basic or client_secret_post'],
+    ['a scope with a double space', { scope: 'a  b' }, 'auth.scope: must be scope tokens'],
+    ['a client id of 257 characters', { client_id: 'x'.repeat(257) }, 'auth.client_id: must be at most 256 characters'],
+  ])('refuses %s with 422 naming the field, and makes nothing', async (_, extra, message) => {
+    const before = (await t.api.get('/v1/endpoints')).body.items.length;
+    const res = await create({ url: 'https://hooks.example.com/oauth-bad', auth: auth(extra) });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain(message);
+    expect((await t.api.get('/v1/endpoints')).body.items.length).toBe(before);
+  });
+
+  it('Authorization is refused as a custom header beside auth (create, or a PATCH of either), and taken without auth', async () => {
+    const both = await create({ url: 'https://hooks.example.com/oauth-h', auth: auth(), headers: { Authorization: 'Bearer static' } });
+    expect(both.status).toBe(422);
+    expect(both.body.message).toMatch(/^headers\.authorization: the endpoint has OAuth client credentials \(auth\)/);
+    const headerOnly = await create({ url: 'https://hooks.example.com/oauth-h', headers: { Authorization: 'Bearer static' } });
+    expect(headerOnly.status).toBe(201);
+    expect((await t.api.patch(`/v1/endpoints/${headerOnly.body.id}`, { auth: auth() })).status).toBe(422);
+    const authOnly = await create({ url: 'https://hooks.example.com/oauth-h', auth: auth() });
+    expect((await t.api.patch(`/v1/endpoints/${authOnly.body.id}`, { headers: { authorization: 'Bearer x' } })).status).toBe(422);
+    // Replacing both at once: auth removed, Authorization taken.
+    expect((await t.api.patch(`/v1/endpoints/${authOnly.body.id}`, { auth: null, headers: { authorization: 'Bearer x' } })).status).toBe(200);
   });
 });
 

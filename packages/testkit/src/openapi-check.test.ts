@@ -20,6 +20,7 @@ const endpoint = {
   compat_signature: null,
   headers: null,
   tls: null,
+  auth: null,
   ordering: 'none',
   rate_limit: null,
   type: 'http',
