@@ -10,6 +10,7 @@ import { eventually, jsonLines, readMetric, testCa, testClientCertificate } from
 import { sourcesFor } from '@wirehook/egress-relay';
 import { startWirehook, type Harness } from '../support/harness.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { TokenServer } from '../support/token-server.ts';
 
 const HOUR = 3_600_000;
 
@@ -156,6 +157,28 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
     } finally {
       await mutual.receiver.close();
+    }
+  });
+
+  it('a fixed_ip endpoint’s OAuth token is fetched through the relay from its pool address, with its client certificate on the same host', async () => {
+    // One host requiring a client certificate serves both the token endpoint and the webhook path.
+    const tokens = await TokenServer.start({ on: await startReceiver({ clientCa: (await testCa()).caPem }), method: 'client_secret_post' });
+    tokens.otherwise = tokens.requireBearer({ status: 204 });
+    try {
+      const e = await setUp(wh, true, tokens.named.url('/hook'));
+      const { certPem, keyPem } = await testClientCertificate();
+      const patch = { tls: { client_certificate: certPem, client_key: keyPem }, auth: tokens.auth() };
+      expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, patch)).status).toBe(200);
+      const id = await e.send();
+      const webhooks = () => tokens.named.receiver.requests.filter((r) => r.headers['webhook-id'] === id);
+      await eventually(() => expect(webhooks()).toHaveLength(1));
+      const from = sourcesFor(POOL, e.endpoint.id).v4;
+      expect(tokens.requests).toHaveLength(1);
+      expect(tokens.requests[0]!.remoteAddress).toBe(from);
+      expect(webhooks()[0]).toMatchObject({ remoteAddress: from, headers: { authorization: `Bearer ${tokens.issued[0]!.token}` } });
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 204 }] });
+    } finally {
+      await tokens.close();
     }
   });
 

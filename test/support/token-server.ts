@@ -27,6 +27,8 @@ export class TokenServer {
   readonly #revoked = new Set<string>();
   /** While set, every token request is answered with it. */
   failWith: ReceiverAnswer | null = null;
+  /** Answers requests to other paths than the token endpoint's (a receiver on the same host); default 404. */
+  otherwise: Responder = () => ({ status: 404 });
 
   private constructor(named: NamedReceiver, options: TokenServerOptions) {
     this.named = named;
@@ -59,7 +61,7 @@ export class TokenServer {
 
   /** Token requests received (each issued a token, or not). */
   get requests(): readonly RecordedRequest[] {
-    return this.named.receiver.requests;
+    return this.named.receiver.requests.filter((r) => r.path.startsWith('/oauth/token'));
   }
 
   revoke(token: string): void {
@@ -84,7 +86,8 @@ export class TokenServer {
     return this.named.receiver.close();
   }
 
-  #answer(request: RecordedRequest): ReceiverAnswer {
+  #answer(request: RecordedRequest): ReceiverAnswer | Promise<ReceiverAnswer> {
+    if (!request.path.startsWith('/oauth/token')) return this.otherwise(request);
     if (this.failWith !== null) return this.failWith;
     const form = new URLSearchParams(request.body);
     if (request.method !== 'POST' || !(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
