@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFingerprint, SecretBox } from '@wirehook/core';
 import { resealAll } from '@wirehook/platform';
-import { ApiClient, eventually, freePort, readMetric, testCa, verifyWebhook } from '@wirehook/testkit';
+import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertificate, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
 import { spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+import { TokenServer } from '../support/token-server.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const A = SecretBox.generateKey();
@@ -65,7 +66,14 @@ describe('the sealing key at start', () => {
     const key = adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live').json;
     const api = first.api.as(key['key']);
     const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
-    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x', headers: { 'X-Api-Key': 'gw-0042' } });
+    const auth = {
+      type: 'oauth2_client_credentials',
+      token_url: 'https://localhost:8443/oauth/token',
+      client_id: 'c',
+      client_secret: 's3cret',
+      token_auth_method: 'client_secret_basic',
+    };
+    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x', headers: { 'X-Api-Key': 'gw-0042' }, auth });
     expect(endpoint.status).toBe(201);
     expect(await first.stop()).toBe(0);
     // The data is owner-only: it holds every payload and the sealed secrets.
@@ -88,15 +96,15 @@ describe('the sealing key at start', () => {
     expect(rotated.first).toBe('ready');
     const report = adminIn(dataDir, ring, 'secrets', 'reseal');
     expect(report.code).toBe(0);
-    // The signing secret and the custom headers: both re-sealed, so the old key can leave.
+    // The signing secret, the custom headers and the OAuth client secret: all re-sealed, so the old key can leave.
     expect(report.json).toEqual({
       key_id: 'new',
       endpoints: 1,
       endpoint_headers: 1,
       endpoint_tls_keys: 0,
-      endpoint_auth_secrets: 0,
+      endpoint_auth_secrets: 1,
       alert_targets: 0,
-      resealed: 2,
+      resealed: 3,
       skipped: 0,
       retired_keys: [idA],
       kept_keys: [],
@@ -116,14 +124,26 @@ describe('the sealing key at start', () => {
 describe('a process whose key was retired by a re-seal elsewhere', () => {
   it('reports not-ready naming the key, puts sends off without an attempt, and delivers once restarted with the new ring', async () => {
     const ca = (await testCa()).caPem;
-    const rx = await startReceiver();
+    // A receiver that takes only a client certificate of its CA and a Bearer token of its token endpoint.
+    const rx = await startReceiver({ clientCa: ca });
+    const tokens = await TokenServer.start();
+    rx.receiver.respondWith(tokens.requireBearer());
+    const { certPem, keyPem } = await testClientCertificate();
     const dataDir = newDataDir();
     const options = { allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, dataDir };
     const before = await startWirehook({ ...options, secretKey: A });
     try {
       const t = await before.tenant();
       const consumer = (await t.api.post('/v1/consumers', { external_id: 'c1' })).body.id;
-      const created = (await t.api.post('/v1/endpoints', { consumer_id: consumer, url: rx.url(), headers: { 'X-Api-Key': 'rotating-5150' } })).body;
+      const created = (
+        await t.api.post('/v1/endpoints', {
+          consumer_id: consumer,
+          url: rx.url(),
+          headers: { 'X-Api-Key': 'rotating-5150' },
+          tls: { client_certificate: certPem, client_key: keyPem },
+          auth: tokens.auth(),
+        })
+      ).body;
       const endpoint = created.id;
       const metrics = before.embedded.metricsUrl();
       expect((await fetch(`${metrics}/readyz`)).status).toBe(200);
@@ -142,6 +162,7 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
       expect(detail.status).toBe('pending');
       expect((await t.api.get(`/v1/endpoints/${endpoint}`)).body.status).toBe('active');
       expect(rx.receiver.requests).toHaveLength(0);
+      expect(tokens.requests).toHaveLength(0); // the client secret did not open either: no token request
       await before.close();
 
       // Restarted with the new key alone (the re-seal retired A): ready, and the message goes out after its minute.
@@ -152,13 +173,15 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
         await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === sent.body.id)).toHaveLength(1));
         // Signed with the secret re-sealed under key B: the customer's secret did not change.
         expect(verifyWebhook(created.secret, rx.receiver.requests[0]!)).toMatchObject({ type: 'order.created' });
-        // And its custom headers, re-sealed under B too.
+        // And its custom headers, client key (the receiver took the handshake) and OAuth secret, re-sealed under B too.
         expect(rx.receiver.requests[0]!.headers['x-api-key']).toBe('rotating-5150');
+        expect(rx.receiver.requests[0]!.headers['authorization']).toBe(`Bearer ${tokens.issued[0]!.token}`);
+        expect(tokens.requests).toHaveLength(1);
       } finally {
         await after.close();
       }
     } finally {
-      await rx.receiver.close();
+      await Promise.all([rx.receiver.close(), tokens.close()]);
     }
   }, 60_000);
 });

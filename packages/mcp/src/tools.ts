@@ -82,7 +82,7 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
     {
       description:
         'An endpoint’s health over a window (1h, 24h — the default — or 7d): attempts, how many succeeded, ' +
-        'failures by class (http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay), ' +
+        'failures by class (http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay, auth), ' +
         'latency percentiles, deliveries waiting now and the oldest’s age, and a series of buckets. Needs logs:read.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), window: endpointStatsQuery.shape.window.unwrap().optional() },
     },
@@ -95,7 +95,10 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
         'Change an endpoint: pause or resume (status), retry policy, URL, event types, description, ' +
         'ordering (key: one delivery at a time per message ordering_key, in order; none releases waiting ones), ' +
         'rate_limit (whole deliveries per second over any one-second window, 1–10000; null removes the limit), ' +
-        'headers (custom headers sent with every webhook, at most 20; the whole set is replaced, null removes them; values are shown redacted). ' +
+        'headers (custom headers sent with every webhook, at most 20; the whole set is replaced, null removes them; values are shown redacted), ' +
+        'tls (a client certificate for mutual TLS; the key is write-only), ' +
+        'auth (OAuth 2.0 client credentials: token_url, client_id, client_secret, scope, audience, token_auth_method; a Bearer token is ' +
+        'fetched and sent with every webhook; client_secret is write-only and may be left out while token_url and client_id stay). ' +
         'Needs endpoints:write.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), ...patchEndpointBody.shape },
     },
