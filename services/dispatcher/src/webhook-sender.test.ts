@@ -67,6 +67,25 @@ describe('WebhookSender', () => {
     expect(await s.dueAt(now + 60_000, [job.delivery.id])).toEqual([job.delivery.id]);
   });
 
+  it('an endpoint whose client certificate expired is not sent to: a tls attempt saying when (one ms before, it is sent)', async () => {
+    const notAfter = s.clock.now() + 1_000;
+    const tls = {
+      certificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      sealedKey: 'v1.unused',
+      serverCa: null,
+      info: { subject: 'CN=c', issuer: 'CN=ca', notAfter, fingerprintSha256: 'AB', serverCaSubject: null },
+    };
+    const job = await claimed({ tls });
+    expect(await webhooks().send(job, notAfter)).toMatchObject({
+      ok: false,
+      status: null,
+      error: `tls: the endpoint's client certificate expired on ${new Date(notAfter).toISOString()}; set a new one (tls)`,
+    });
+    expect(direct.requests).toHaveLength(0);
+    // Still valid one millisecond earlier: it goes on to be sent (here its made-up key does not open: put off).
+    expect(await webhooks().send(job, notAfter - 1)).toBeNull();
+  });
+
   describe('OAuth client credentials (auth)', () => {
     /** A claimed delivery of an endpoint with credentials whose secret is sealed for it. */
     async function withAuth(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, auth: Partial<EndpointAuth> = {}) {

@@ -92,7 +92,7 @@ export class WebhookSender {
     try {
       // A listener's URL is where the developer's CLI forwards to (their own machine): never sent to from here.
       const listener = job.endpoint.type === 'listen';
-      const violation = listener ? null : urlRuleViolation(job.endpoint.url);
+      const violation = listener ? null : (urlRuleViolation(job.endpoint.url) ?? expiredCertificate(job, at));
       if (violation !== null) return { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
       let request: WebhookRequest;
       let credentials: OAuthClientCredentials | null;
@@ -156,4 +156,14 @@ export class WebhookSender {
 /** `request` with the access token: custom headers never carry Authorization beside `auth` (the API refuses it). */
 function withToken(request: WebhookRequest, token: string): WebhookRequest {
   return { ...request, headers: { ...request.headers, authorization: `Bearer ${token}` } };
+}
+
+/**
+ * An endpoint whose client certificate has expired is not sent to: the attempt fails as `tls`
+ * saying so (a receiver would refuse it, or worse, one that does not check would take it).
+ */
+function expiredCertificate(job: DeliveryJob, at: number): string | null {
+  const notAfter = job.endpoint.tls?.info.notAfter;
+  if (notAfter === undefined || notAfter > at) return null;
+  return `tls: the endpoint's client certificate expired on ${new Date(notAfter).toISOString()}; set a new one (tls)`;
 }
