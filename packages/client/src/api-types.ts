@@ -872,7 +872,7 @@ export type components = {
              * @description what the notice is about
              * @enum {string}
              */
-            type: "alert.delivery_failure" | "alert.endpoint_disabled" | "alert.pending_retries" | "alert.usage" | "alert.egress_ips" | "alert.test";
+            type: "alert.delivery_failure" | "alert.endpoint_disabled" | "alert.pending_retries" | "alert.usage" | "alert.egress_ips" | "alert.certificate_expiring" | "alert.test";
             /**
              * Format: date-time
              * @description when the notice was made (ISO 8601 UTC, milliseconds), as a delivery’s `timestamp`: the same on every try
@@ -882,7 +882,7 @@ export type components = {
             data: {
                 /** @description the environments it concerns */
                 environments: ("live" | "test")[];
-                /** @description alert.delivery_failure and alert.endpoint_disabled: the endpoints concerned; empty for the other types */
+                /** @description alert.delivery_failure, alert.endpoint_disabled and alert.certificate_expiring: the endpoints concerned (alert.certificate_expiring: last_error and last_status null); empty for the other types */
                 endpoints: {
                     /** @description ep_… */
                     id: string;
@@ -925,6 +925,26 @@ export type components = {
                     family: 4 | 6;
                     /** @description null: not retiring (Unix milliseconds) */
                     retiring_at: number | null;
+                }[];
+                /** @description alert.certificate_expiring: the client certificates (mutual TLS) expiring within 14 days, soonest first (at most 100) */
+                certificates?: {
+                    /** @description ep_… */
+                    endpoint_id: string;
+                    /** @enum {string} */
+                    environment: "live" | "test";
+                    url: string;
+                    /** @description the endpoint’s customer; absent when it could not be read */
+                    consumer?: {
+                        external_id: string;
+                    };
+                    /** @description the client certificate’s subject, as the endpoint’s `tls.subject` */
+                    subject: string;
+                    /** @description when the certificate expires (Unix milliseconds), as the endpoint’s `tls.not_after` */
+                    not_after: number;
+                    /** @description SHA-256 of the certificate, colon-separated hex, as the endpoint’s `tls.fingerprint_sha256` */
+                    fingerprint_sha256: string;
+                    /** @description days until `not_after` when the notice was made, rounded up (1: less than a day left) */
+                    days_left: number;
                 }[];
             };
         };

@@ -11,6 +11,7 @@ export const ALERT_NOTICE_TYPES = [
   'alert.pending_retries',
   'alert.usage',
   'alert.egress_ips',
+  'alert.certificate_expiring',
   'alert.test',
 ] as const;
 export type AlertNoticeType = (typeof ALERT_NOTICE_TYPES)[number];
@@ -40,7 +41,10 @@ export const alertNoticeSchema = z
             delivery_id: z.string().nullable().optional().describe('dlv_… of the last failed attempt, when known'),
           }),
         )
-        .describe('alert.delivery_failure and alert.endpoint_disabled: the endpoints concerned; empty for the other types'),
+        .describe(
+          'alert.delivery_failure, alert.endpoint_disabled and alert.certificate_expiring: the endpoints concerned ' +
+            '(alert.certificate_expiring: last_error and last_status null); empty for the other types',
+        ),
       summary: z.string().describe('the same in English words (what chat and e-mail targets get)'),
       retrying: z.number().int().optional().describe('alert.pending_retries: deliveries waiting to retry in the environment'),
       threshold: z.number().int().optional().describe('alert.pending_retries and alert.usage: the threshold crossed'),
@@ -54,6 +58,21 @@ export const alertNoticeSchema = z
         .array(z.object({ ip: z.string(), family: z.union([z.literal(4), z.literal(6)]), retiring_at: unixMs('null: not retiring') }))
         .optional()
         .describe('alert.egress_ips: the whole list as GET /v1/egress-ips gives it'),
+      certificates: z
+        .array(
+          z.object({
+            endpoint_id: z.string().describe('ep_…'),
+            environment: z.enum(ENVIRONMENTS),
+            url: z.string(),
+            consumer: z.object({ external_id: z.string() }).optional().describe('the endpoint’s customer; absent when it could not be read'),
+            subject: z.string().describe('the client certificate’s subject, as the endpoint’s `tls.subject`'),
+            not_after: z.number().int().describe('when the certificate expires (Unix milliseconds), as the endpoint’s `tls.not_after`'),
+            fingerprint_sha256: z.string().describe('SHA-256 of the certificate, colon-separated hex, as the endpoint’s `tls.fingerprint_sha256`'),
+            days_left: z.number().int().describe('days until `not_after` when the notice was made, rounded up (1: less than a day left)'),
+          }),
+        )
+        .optional()
+        .describe('alert.certificate_expiring: the client certificates (mutual TLS) expiring within 14 days, soonest first (at most 100)'),
     }),
   })
   .describe('A failure notice’s body: `{type, timestamp, data}`, the envelope a delivery has.');

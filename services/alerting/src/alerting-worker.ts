@@ -15,6 +15,7 @@ import {
 import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
+import { CertificateNotices } from './certificate-notices.ts';
 import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
 import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
@@ -62,7 +63,8 @@ const DEFAULT_TICK_MS = 1_000;
  * against its throttle state, committed with the queued notices in one transaction, so a
  * restart loses and doubles nothing. Then queued notices are handed to the outbox, which
  * sends each on its own, bounded in time, without holding the tick; and when it had room, a
- * change of the fixed IP pool is told to a page of organizations (egress-change-notices.ts).
+ * change of the fixed IP pool is told to a page of organizations (egress-change-notices.ts), and
+ * a page of the client certificates expiring within 14 days to their organizations (certificate-notices.ts).
  */
 export class AlertingWorker implements Component {
   readonly name = 'alerting';
@@ -70,6 +72,7 @@ export class AlertingWorker implements Component {
   readonly #outage: OutageLog;
   readonly #outbox: NoticeOutbox;
   readonly #pruner: NoticePruner;
+  readonly #certificates: CertificateNotices;
   /** Where each organization's walk over its failing endpoints stands (absent: from the start). */
   readonly #failingCursors = new Map<OrgId, FailingCursor>();
   /** The periodic totals not yet looked at, by organization. */
@@ -101,6 +104,7 @@ export class AlertingWorker implements Component {
       sendTimeoutMs: options.sendTimeoutMs,
     });
     this.#pruner = new NoticePruner({ store: options.store, clock: options.clock, logger: options.logger });
+    this.#certificates = new CertificateNotices({ store: options.store, clock: options.clock, logger: options.logger, canEmail: options.sender.canEmail });
   }
 
   async start(): Promise<void> {
@@ -145,6 +149,8 @@ export class AlertingWorker implements Component {
           this.#o.logger.error({ err }, 'alerting: queuing the notices of a fixed IP pool change failed'),
         );
       }
+      // Certificates expiring soon, paced the same way; its failure holds back only its own notices.
+      await this.#certificates.maybeStep(room).catch((err: unknown) => this.#o.logger.error({ err }, 'alerting: queuing certificate-expiry notices failed'));
       // Done notices and old tries, at the retention job's pace, off the tick.
       this.#pruner.maybeRun();
       this.#outage.succeeded();

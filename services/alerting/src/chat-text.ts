@@ -44,7 +44,33 @@ export interface ChatNotice {
       message_id?: string | null;
       delivery_id?: string | null;
     }[];
+    /** alert.certificate_expiring: the certificates, told in their own lines. */
+    certificates?: readonly ChatCertificate[];
   };
+}
+
+/** What a certificate line reads of an alert.certificate_expiring notice's `certificates` entry. */
+export interface ChatCertificate {
+  environment: string;
+  url: string;
+  consumer?: { external_id: string };
+  subject: string;
+  not_after: number;
+  fingerprint_sha256: string;
+  days_left: number;
+}
+
+/**
+ * One certificate in words: `theirs` for what a tenant, its customer or a certificate wrote (URL,
+ * customer id, subject, fingerprint), `ours` for the rest (plain text: both identity).
+ */
+export function certificateLine(c: ChatCertificate, theirs: (text: string) => string = (t) => t, ours: (text: string) => string = (t) => t): string {
+  const left = c.days_left === 1 ? '1 day' : `${c.days_left} days`;
+  const customer = c.consumer === undefined ? '' : `${ours(', customer ')}${theirs(c.consumer.external_id)}`;
+  return (
+    `- ${theirs(c.url)}${ours(` (${c.environment}`)}${customer}${ours('): ')}${theirs(c.subject)}` +
+    `${ours(`, expires ${new Date(c.not_after).toISOString()} (${left} left), SHA-256 `)}${theirs(c.fingerprint_sha256)}`
+  );
 }
 
 /** The notice as chat text in `format`: our words, every receiver-controlled field escaped and shortened, within MAX_CHAT_CHARS. */
@@ -54,6 +80,13 @@ export function chatText(content: ChatNotice, format: ChatFormat): string {
   const endpoints = content.data.endpoints;
   if (endpoints.length === 0) return capLines(esc(content.data.summary).split('\n'), [], MAX_CHAT_CHARS);
   const head = esc(content.data.summary.split('\n')[0] ?? '');
+  const certificates = content.data.certificates;
+  if (certificates !== undefined)
+    return capLines(
+      [head],
+      certificates.map((c) => certificateLine(c, field, esc)),
+      MAX_CHAT_CHARS,
+    );
   const lines = endpoints.map((e) => {
     const since = e.failing_since === null ? '' : `, failing since ${new Date(e.failing_since).toISOString()}`;
     const last = e.last_error ?? (e.last_status === null ? 'no response' : `HTTP ${e.last_status}`);

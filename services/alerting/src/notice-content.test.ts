@@ -3,7 +3,7 @@
 import { alertNoticeSchema, webhookBody } from '@wirehook/core';
 import type { NoticeEndpoint } from '@wirehook/store';
 import { describe, expect, it } from 'vitest';
-import { egressIpsContent, noticeContent, pendingRetriesContent, usageContent } from './notice-content.ts';
+import { certificateExpiringContent, egressIpsContent, noticeContent, pendingRetriesContent, usageContent } from './notice-content.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 9, 30, 0, 123);
 const ENDPOINT = {
@@ -24,6 +24,27 @@ describe('notice content', () => {
     endpoint_disabled: noticeContent('alert.endpoint_disabled', [ENDPOINT], NOW),
     pending_retries: pendingRetriesContent('live', 101, 100, NOW),
     usage: usageContent(8_000, 10_000, 80, NOW),
+    certificate_expiring: certificateExpiringContent(
+      [
+        {
+          certificate: {
+            tenant: { orgId: 'org_1', env: 'live' },
+            id: 'ep_1',
+            consumerId: 'con_1',
+            url: 'https://hooks.example.com/a',
+            status: 'paused',
+            failingSince: null,
+            subject: 'CN=client',
+            notAfter: NOW + 86_400_000,
+            fingerprintSha256: 'AB:CD',
+          } as never,
+          consumerExternalId: null,
+        },
+      ],
+      false,
+      14,
+      NOW,
+    ),
     egress_ips: egressIpsContent({ added: ['192.0.2.1'], retiring: [], retiringAt: null } as never, [{ ip: '192.0.2.1', family: 4, retiringAt: null }], NOW),
   };
 

@@ -1,6 +1,6 @@
 import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp } from '@wirehook/core';
-import type { EgressChange, NoticeEndpoint } from '@wirehook/store';
-import { capLines, MAX_CHAT_CHARS } from './chat-text.ts';
+import type { EgressChange, ExpiringCertificate, NoticeEndpoint } from '@wirehook/store';
+import { capLines, certificateLine, MAX_CHAT_CHARS } from './chat-text.ts';
 
 // What a notice says: the JSON of webhook notices, and the same in words for chat and e-mail.
 
@@ -28,6 +28,68 @@ export function egressIpsContent(change: EgressChange, listed: readonly EgressAd
       retiring_at: change.retiringAt,
       addresses: listed.map((a) => ({ ip: a.ip, family: a.family, retiring_at: a.retiringAt })),
       summary: lines.join('\n'),
+    },
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A certificate an alert.certificate_expiring notice lists: as read, with its endpoint's customer (null: not found). */
+export interface NoticeCertificate {
+  certificate: ExpiringCertificate;
+  consumerExternalId: string | null;
+}
+
+/**
+ * alert.certificate_expiring: endpoints' client certificates (mutual TLS) expire within the
+ * window (`windowDays`). `more`: the organization has more expiring than `certificates` lists
+ * (the soonest are listed). Each certificate is in `certificates` and its endpoint in `endpoints`.
+ */
+export function certificateExpiringContent(certificates: readonly NoticeCertificate[], more: boolean, windowDays: number, now: number): NoticeContent {
+  const environments = [...new Set(certificates.map((c) => c.certificate.tenant.env))].sort();
+  const listed = certificates.map(({ certificate: c, consumerExternalId }) => ({
+    endpoint_id: c.id,
+    environment: c.tenant.env,
+    url: c.url,
+    ...(consumerExternalId === null ? {} : { consumer: { external_id: consumerExternalId } }),
+    subject: c.subject,
+    not_after: c.notAfter,
+    fingerprint_sha256: c.fingerprintSha256,
+    // Rounded up, as the portal shows it: 13 days and an hour left is 14; less than a day is 1.
+    days_left: Math.max(1, Math.ceil((c.notAfter - now) / DAY_MS)),
+  }));
+  const first = listed[0];
+  const head = more
+    ? `More than ${listed.length} endpoints' client certificates expire within ${windowDays} days (the ${listed.length} soonest are listed).`
+    : listed.length === 1 && first !== undefined
+      ? `An endpoint's client certificate expires in ${first.days_left === 1 ? '1 day' : `${first.days_left} days`}.`
+      : `The client certificates of ${listed.length} endpoints expire within ${windowDays} days.`;
+  const how = "(the endpoint's tls, by PATCH or in the portal)";
+  const action =
+    listed.length === 1
+      ? ` Give it a new certificate before then ${how}: once it expires, every delivery to the endpoint fails (tls).`
+      : ` Give each a new certificate before it expires ${how}: from then on every delivery to its endpoint fails (tls).`;
+  return {
+    type: 'alert.certificate_expiring',
+    timestamp: noticeTimestamp(now),
+    data: {
+      environments,
+      endpoints: certificates.map(({ certificate: c, consumerExternalId }) => ({
+        id: c.id,
+        url: c.url,
+        environment: c.tenant.env,
+        consumer: { external_id: consumerExternalId ?? '' },
+        failing_since: c.failingSince,
+        last_error: null,
+        last_status: null,
+      })),
+      certificates: listed,
+      // Every certificate is in `data.certificates`; the words stop at MAX_CHAT_CHARS ("…and 37 more endpoints").
+      summary: capLines(
+        [head + action],
+        listed.map((c) => certificateLine(c)),
+        MAX_CHAT_CHARS,
+      ),
     },
   };
 }

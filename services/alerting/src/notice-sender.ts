@@ -78,6 +78,7 @@ export class NoticeSender {
         'alert.pending_retries': 'Many webhook deliveries are waiting to retry',
         'alert.usage': `Webhook usage at ${content.data.percent ?? ''} % of the plan`,
         'alert.egress_ips': 'The addresses fixed_ip webhooks are sent from changed',
+        'alert.certificate_expiring': 'Client certificates of webhook endpoints expire soon',
         'alert.test': 'Test notice',
       }[content.type];
       await this.#mail.mailer.send(

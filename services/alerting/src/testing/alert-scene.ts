@@ -83,12 +83,12 @@ export class AlertScene {
     return new AlertingWorker({ store: this.store, clock: this.clock, logger: silentLogger(), sender: this.sender, tickMs: 60_000, ...options });
   }
 
-  async org(plan: PlanName = 'starter'): Promise<OrgId> {
+  async org(plan: PlanName = 'starter', ownerEmail: string | null = 'owner@acme.test'): Promise<OrgId> {
     const org = await this.store.orgs.create({
       id: newId('org', this.clock),
       name: `org ${++this.#n}`,
       plan,
-      ownerEmail: 'owner@acme.test',
+      ownerEmail,
       createdAt: this.clock.now(),
     });
     return org.id;
