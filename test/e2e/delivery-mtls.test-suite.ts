@@ -50,7 +50,8 @@ export function describeMutualTls(suite: DeliverySuite): void {
       const id = (await send(ep.consumer)).body.id;
       await eventually(() => expect(requestsFor(mutual, id)).toHaveLength(1));
       expect(verifyAt(mutual.receiver, ep.secret, requestsFor(mutual, id)[0]!, wh.clock.now())).toBeTruthy();
-      expect((await detail(id)).deliveries[0]).toMatchObject({ status: 'success' });
+      // The attempt is recorded after the receiver answered: wait for it, not only for the request.
+      await eventually(async () => expect((await detail(id)).deliveries[0]).toMatchObject({ status: 'success' }));
     });
 
     it('a receiver with a private CA’s server certificate is reached with that CA as server_ca (and refused as tls without it)', async () => {

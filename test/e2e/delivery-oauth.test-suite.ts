@@ -42,7 +42,10 @@ export function describeOAuth(suite: DeliverySuite): void {
       const request = requestsFor(protectedRx, id)[0]!;
       expect(tokens.isLive(/^Bearer (\S+)$/.exec(request.headers['authorization'] ?? '')![1]!)).toBe(true);
       expect(verifyAt(protectedRx.receiver, ep.secret, request, wh.clock.now())).toBeTruthy();
-      expect((await detail(id)).deliveries[0]).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ response_status: 204 })] });
+      // The attempt is recorded after the receiver answered: wait for it, not only for the request.
+      await eventually(async () =>
+        expect((await detail(id)).deliveries[0]).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ response_status: 204 })] }),
+      );
       expect(tokens.requests.length - before).toBe(1);
       expect(new URLSearchParams(tokens.requests.at(-1)!.body).get('scope')).toBe('webhooks:write');
     });
@@ -111,7 +114,7 @@ export function describeOAuth(suite: DeliverySuite): void {
       // The token endpoint recovers: the retry a minute later gets a token and delivers.
       await wh.advance(61_000);
       await eventually(() => expect(requestsFor(rx, id)).toHaveLength(1), 30_000);
-      expect((await detail(id)).deliveries[0].status).toBe('success');
+      await eventually(async () => expect((await detail(id)).deliveries[0].status).toBe('success'));
     }, 90_000);
   });
 }

@@ -176,7 +176,9 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       expect(tokens.requests).toHaveLength(1);
       expect(tokens.requests[0]!.remoteAddress).toBe(from);
       expect(webhooks()[0]).toMatchObject({ remoteAddress: from, headers: { authorization: `Bearer ${tokens.issued[0]!.token}` } });
-      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 204 }] });
+      await eventually(async () =>
+        expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 204 }] }),
+      );
     } finally {
       await tokens.close();
     }
