@@ -4,6 +4,7 @@
 // that the walk loses no organization across its pages and tells none twice.
 import { alertNoticeSchema, ConflictError, type EndpointTls, type OrgId, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
+import { Registry } from 'prom-client';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { AlertingWorker } from './alerting-worker.ts';
 import { CertificateNotices } from './certificate-notices.ts';
@@ -97,6 +98,18 @@ it('a certificate expiring in 13 days: one notice to each target of its environm
   expect(content.data.summary).toContain(
     `- ${endpoint.url} (live, customer ${consumer!.externalId}): CN=wirehook-client,O=Acme, expires ${new Date(at + 13 * DAY).toISOString()} (13 days left)`,
   );
+});
+
+it('counted as sent in wirehook_alert_notices_total by its type', async () => {
+  const s = start();
+  const orgId = await s.org();
+  await s.target(orgId);
+  await s.endpoint({ orgId, env: 'live' }, undefined, { tls: tls(s.clock.now() + 13 * DAY) });
+  const registry = new Registry();
+  const w = s.worker({ registry });
+  workers.push(w);
+  await tickAndSend(w);
+  expect(await registry.metrics()).toContain('wirehook_alert_notices_total{type="alert.certificate_expiring",outcome="sent"} 1');
 });
 
 it('14 days: told a millisecond inside (1,209,599,999 ms left), not at 1,209,600,000 ms, not at 15 days, not once expired', async () => {

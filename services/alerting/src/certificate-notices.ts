@@ -95,7 +95,9 @@ export class CertificateNotices {
       return;
     }
     this.#walking = false;
-    this.#o.logger.info({ ...this.#told }, 'alerting: certificate-expiry walk done');
+    // A walk that told no one (the usual hour) is not worth a line at info.
+    if (this.#told.organizations > 0) this.#o.logger.info({ ...this.#told }, 'alerting: certificate-expiry walk done');
+    else this.#o.logger.debug({ ...this.#told }, 'alerting: certificate-expiry walk done');
   }
 
   /** The certificates the organization's notices list; null when another worker committed its state meanwhile (looked at again next step). */

@@ -9,6 +9,7 @@ import { ManualClock, newId, type AlertTargetId, type Endpoint, type Environment
 import { silentLogger } from '@wirehook/platform';
 import { claimRef, openSqliteStore, type AlertTarget, type NoticeDelivery, type SqliteStore } from '@wirehook/store';
 import { plainEndpoint } from '../../../../packages/store/test/contract/fixtures.ts';
+import type { Registry } from 'prom-client';
 import { AlertingWorker } from '../alerting-worker.ts';
 import type { NoticeContent } from '../notice-content.ts';
 import type { NoticeResult, NoticeSenderPort } from '../notice-sender.ts';
@@ -79,7 +80,7 @@ export class AlertScene {
     }
   }
 
-  worker(options: { sendTimeoutMs?: number } = {}): AlertingWorker {
+  worker(options: { sendTimeoutMs?: number; registry?: Registry } = {}): AlertingWorker {
     return new AlertingWorker({ store: this.store, clock: this.clock, logger: silentLogger(), sender: this.sender, tickMs: 60_000, ...options });
   }
 
