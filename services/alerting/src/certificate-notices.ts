@@ -1,6 +1,6 @@
 import { ConflictError, newNoticeId, utcDay, type AlertTargetId, type Clock, type ConsumerId, type Environment, type OrgId } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
-import type { ExpiringCertificate, ExpiryCursor, NoticeDelivery, Store } from '@wirehook/store';
+import type { ExpiringCertificate, ExpiryCursor, ExpiryWalkRow, NoticeDelivery, Store } from '@wirehook/store';
 import { emptyState } from './failure-throttle.ts';
 import { certificateExpiringContent, type NoticeCertificate } from './notice-content.ts';
 import { OWNER } from './notice-outbox.ts';
@@ -180,6 +180,6 @@ export class CertificateNotices {
   }
 }
 
-function cursorOf(c: ExpiringCertificate): ExpiryCursor {
+function cursorOf(c: ExpiryWalkRow): ExpiryCursor {
   return { notAfter: c.notAfter, id: c.id };
 }

@@ -9,7 +9,7 @@ import {
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor } from '../ports/endpoint-port.ts';
+import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor, ExpiryWalkRow } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
@@ -73,15 +73,26 @@ export class MongoEndpointRepo implements EndpointRepo {
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, id: d._id as EndpointId }));
   }
 
-  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]> {
+  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiryWalkRow[]> {
     if (checkedLimit(limit) === 0) return [];
-    // endpoints_tls_expiry (endpoints with a certificate, by notAfter then _id): the window from the cursor only.
-    const q = P.certificatesExpiring(from, to, after);
-    const docs = await this.#conn.endpoints
-      .find(q.filter, { ...q.options, projection: EXPIRING_FIELDS })
-      .limit(limit)
-      .toArray();
-    return docs.map(toExpiringCertificate);
+    // Covered by endpoints_tls_expiry (notAfter, _id, orgId, env): keys only, never a document.
+    const projection = { _id: 1, orgId: 1, env: 1, 'tls.info.notAfter': 1 };
+    const read = async (q: { filter: object; options: object }, n: number) =>
+      (
+        await this.#conn.endpoints
+          .find(q.filter, { ...q.options, projection })
+          .limit(n)
+          .toArray()
+      ).map((d) => ({
+        tenant: { orgId: d.orgId as OrgId, env: d.env },
+        id: d._id as EndpointId,
+        notAfter: d.tls?.info.notAfter ?? 0,
+      }));
+    // The cursor's own millisecond first (a seek of its ties), then the range after it.
+    const ties = after !== null && after.notAfter >= from && after.notAfter < to ? await read(P.certificatesExpiringTies(after.notAfter, after.id), limit) : [];
+    if (ties.length >= limit) return ties;
+    const start = after === null ? from : Math.max(from, after.notAfter + 1);
+    return [...ties, ...(await read(P.certificatesExpiringFrom(start, to), limit - ties.length))];
   }
 
   async certificatesExpiringOf(t: Tenant, from: number, to: number, limit: number): Promise<ExpiringCertificate[]> {

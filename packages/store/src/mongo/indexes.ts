@@ -75,10 +75,11 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { _id: 1, consumerId: 1 }, name: 'endpoints_auth', partialFilterExpression: { 'auth.sealedSecret': { $type: 'string' } } },
     // The certificate-expiry notices' walk: endpoints with a client certificate by its notAfter,
     // then id (the walk's cursor), so a walk reads the certificates expiring in its window only.
+    // Covering (orgId, env): the walk reads no document, only the keys of certificates in its window.
     {
-      key: { 'tls.info.notAfter': 1, _id: 1 },
+      key: { 'tls.info.notAfter': 1, _id: 1, orgId: 1, env: 1 },
       name: 'endpoints_tls_expiry',
-      partialFilterExpression: { 'tls.sealedKey': { $type: 'string' } },
+      partialFilterExpression: { 'tls.info.notAfter': { $type: 'number' } },
     },
     // One certificate-expiry notice's list: a tenant's endpoints with a client certificate by its
     // notAfter, then id, so the notice reads that tenant's certificates in the window and no other.

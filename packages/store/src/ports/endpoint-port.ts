@@ -105,10 +105,11 @@ export interface EndpointRepo {
   listeners(after: EndpointId | null, limit: number): Promise<{ tenant: Tenant; id: EndpointId }[]>;
   /**
    * Endpoints of every tenant whose client certificate expires in [from, to), by (notAfter, id)
-   * after `after`, at most `limit`: the certificate-expiry notices' walk. Read by an index of
-   * endpoints with a certificate by its expiry, so a page reads only certificates in the window.
+   * after `after`, at most `limit`: the certificate-expiry notices' walk (which organizations to
+   * look at; a notice's list is certificatesExpiringOf). Read from an index of endpoints with a
+   * certificate by its expiry, covering: the cursor's ties by a seek of their own, then the range.
    */
-  certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]>;
+  certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiryWalkRow[]>;
   /**
    * The tenant's endpoints whose client certificate expires in [from, to), by (notAfter, id), at
    * most `limit`: what one certificate-expiry notice lists. Read by an index of the tenant's
@@ -121,6 +122,13 @@ export interface EndpointRepo {
 export interface ExpiryCursor {
   notAfter: number;
   id: EndpointId;
+}
+
+/** A step of the certificate-expiry walk: whose certificate, and when it expires. */
+export interface ExpiryWalkRow {
+  tenant: Tenant;
+  id: EndpointId;
+  notAfter: number;
 }
 
 /** An endpoint whose client certificate expires soon, with what its notice says. */

@@ -11,7 +11,7 @@ import {
   type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor } from '../ports/endpoint-port.ts';
+import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor, ExpiryWalkRow } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
@@ -189,20 +189,35 @@ export class SqliteEndpointRepo implements EndpointRepo {
       .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, id: text(row, 'id') as EndpointId }));
   }
 
-  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiringCertificate[]> {
-    // endpoints_tls_expiry (partial: endpoints with a certificate, by notAfter then id): a range
-    // from the cursor to `to`, never a certificate outside the window. The expression is the index's own.
-    // The cursor's own millisecond is read again and its ties at or before the cursor's id skipped (the residual OR).
-    return this.#conn
+  async certificatesExpiring(from: number, to: number, after: ExpiryCursor | null, limit: number): Promise<ExpiryWalkRow[]> {
+    // endpoints_tls_expiry (partial: endpoints with a certificate, by notAfter then id): the cursor's
+    // own millisecond by a seek of its ties, then the range after it — no tie is read twice. Each row
+    // found is read for its tenant (SQLite takes no expression index as covering). The expression is the index's own.
+    const row = (r: Row): ExpiryWalkRow => ({
+      tenant: { orgId: text(r, 'org_id') as OrgId, env: text(r, 'env') as Environment },
+      id: text(r, 'id') as EndpointId,
+      notAfter: Number(r['not_after']),
+    });
+    const ties =
+      after !== null && after.notAfter >= from && after.notAfter < to
+        ? this.#conn
+            .statement(
+              `SELECT id, org_id, env, ${EXPIRY} AS not_after FROM endpoints
+                WHERE tls IS NOT NULL AND ${EXPIRY} = ? AND id > ? ORDER BY id LIMIT ?`,
+            )
+            .all(after.notAfter, after.id, limit)
+            .map(row)
+        : [];
+    if (ties.length >= limit) return ties;
+    const start = after === null ? from : Math.max(from, after.notAfter + 1);
+    const rest = this.#conn
       .statement(
-        `SELECT id, org_id, env, consumer_id, url, status, ${EXPIRY} AS not_after,
-                json_extract(tls, '$.info.subject') AS subject, json_extract(tls, '$.info.fingerprintSha256') AS fingerprint, failing_since
-           FROM endpoints
-          WHERE tls IS NOT NULL AND ${EXPIRY} >= ? AND ${EXPIRY} < ? AND (${EXPIRY} > ? OR id > ?)
-          ORDER BY ${EXPIRY}, id LIMIT ?`,
+        `SELECT id, org_id, env, ${EXPIRY} AS not_after FROM endpoints
+          WHERE tls IS NOT NULL AND ${EXPIRY} >= ? AND ${EXPIRY} < ? ORDER BY ${EXPIRY}, id LIMIT ?`,
       )
-      .all(Math.max(from, after?.notAfter ?? from), to, after?.notAfter ?? from - 1, after?.id ?? '', limit)
-      .map(toExpiringCertificate);
+      .all(start, to, limit - ties.length)
+      .map(row);
+    return [...ties, ...rest];
   }
 
   async certificatesExpiringOf(t: Tenant, from: number, to: number, limit: number): Promise<ExpiringCertificate[]> {

@@ -98,11 +98,12 @@ describe('SQLite query plans', () => {
     expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
-  it('walks the certificates expiring in a window by endpoints_tls_expiry (a range on the expiry; no other endpoint read, no sort)', () => {
-    const walk = [...plans].find(
-      ([sql]) => sql.startsWith('SELECT id, org_id, env, consumer_id, url, status, json_extract(tls') && sql.includes('WHERE tls IS'),
-    );
-    expect(walk?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls_expiry (<expr>>? AND <expr><?)');
+  it('walks the certificates expiring in a window by endpoints_tls_expiry: the cursor’s ties by a seek, then a range; no sort', () => {
+    const walk = [...plans].filter(([sql]) => sql.startsWith("SELECT id, org_id, env, json_extract(tls, '$.info.notAfter') AS not_after FROM endpoints"));
+    expect(walk.map(([, plan]) => plan).sort()).toEqual([
+      'SEARCH endpoints USING INDEX endpoints_tls_expiry (<expr>=? AND id>?)',
+      'SEARCH endpoints USING INDEX endpoints_tls_expiry (<expr>>? AND <expr><?)',
+    ]);
   });
 
   it('lists a tenant’s certificates expiring in a window by endpoints_tls_tenant_expiry (its range alone; no other endpoint read, no sort)', () => {

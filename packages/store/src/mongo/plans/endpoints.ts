@@ -152,30 +152,39 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     example: ['ep_1', 'v1.x'],
   }),
   /**
-   * The certificate-expiry notices' walk: endpoints whose client certificate's notAfter is in
-   * [from, to), by (notAfter, id) after a cursor.
+   * The certificate-expiry notices' walk, its first part after a cursor: the certificates expiring
+   * in the cursor's own millisecond with a later id (certificates are whole seconds, and one is
+   * often shared by many endpoints: ties are routine, so they are a seek of their own, never re-read).
    */
-  certificatesExpiring: planSpec({
+  certificatesExpiringTies: planSpec({
     collection: COLLECTIONS.endpoints,
     index: 'endpoints_tls_expiry',
-    examines:
-      "≤ limit, plus the cursor's ties (certificates expiring in the same millisecond, id at or before the cursor's): " +
-      'endpoints_tls_expiry (partial: endpoints with a client certificate) over [from, to), never one expiring outside it',
-    maxExamined: (n) => n + 1,
-    maxKeysExamined: (n) => n + 2,
-    residual: { $or: "after the cursor: the bound on notAfter already starts at the cursor's, so only its millisecond's ties are read and skipped" },
-    build: (from: number, to: number, after: { notAfter: number; id: string } | null) => ({
-      filter:
-        after === null
-          ? { 'tls.info.notAfter': { $gte: from, $lt: to }, 'tls.sealedKey': { $type: 'string' } }
-          : {
-              'tls.info.notAfter': { $gte: Math.max(from, after.notAfter), $lt: to },
-              'tls.sealedKey': { $type: 'string' },
-              $or: [{ 'tls.info.notAfter': { $gt: after.notAfter } }, { _id: { $gt: after.id } }],
-            },
+    examines: "≤ limit index keys: endpoints_tls_expiry at the cursor's notAfter from its id; no document (covered: _id, orgId, env)",
+    maxExamined: () => 0,
+    maxKeysExamined: (n) => n + 1,
+    build: (notAfter: number, afterId: string) => ({
+      // A number's equality implies the partial filter's `$type: 'number'`.
+      filter: { 'tls.info.notAfter': notAfter, _id: { $gt: afterId } },
+      sort: { _id: 1 },
+    }),
+    example: [5, 'ep_1'],
+  }),
+  /**
+   * The walk's range: certificates whose notAfter is in [from, to), by (notAfter, id) — after a
+   * cursor, `from` is the millisecond after the cursor's (its ties were read by the plan above).
+   */
+  certificatesExpiringFrom: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: 'endpoints_tls_expiry',
+    examines: '≤ limit index keys: endpoints_tls_expiry over [from, to), stopped by the page; no document (covered), never one outside the window',
+    maxExamined: () => 0,
+    maxKeysExamined: (n) => n + 1,
+    build: (from: number, to: number) => ({
+      // $type repeated from the partial filter: the range alone does not imply it to the planner.
+      filter: { 'tls.info.notAfter': { $gte: from, $lt: to, $type: 'number' } },
       sort: { 'tls.info.notAfter': 1, _id: 1 },
     }),
-    example: [0, 10, { notAfter: 5, id: 'ep_1' }],
+    example: [0, 10],
   }),
   /**
    * One certificate-expiry notice's list: the tenant's endpoints whose client certificate's

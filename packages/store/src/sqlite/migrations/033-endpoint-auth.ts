@@ -3,8 +3,8 @@
 // SecretBox, bound to the endpoint id; the rest public); NULL: none. endpoints_auth is the sealing
 // walk's (`secrets reseal`, column endpoint_auth_secrets): endpoints with credentials only, by id.
 // endpoints_tls_expiry is the certificate-expiry notices' walk: endpoints with a client
-// certificate by its notAfter, so a walk reads the certificates expiring in its window and no
-// other. endpoint_rollups gains the `auth` class (an attempt whose token could not be had); the
+// certificate by its notAfter, then id, so a walk reads the certificates expiring in its window
+// and no other. endpoint_rollups gains the `auth` class (an attempt whose token could not be had); the
 // rows of earlier buckets count none. ADD COLUMN rewrites no row; the indexes are built once here.
 /** Schema step 33 (user_version 32 → 33); shipped, so never edited. */
 export const endpointAuth = `
