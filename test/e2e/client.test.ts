@@ -55,15 +55,22 @@ let firstMessage: string;
 
 describe('@wirehook/client against embedded Wirehook', () => {
   it('eventTypes: create and list; a name taken is a typed conflict', async () => {
-    expect(await client.eventTypes.create({ name: 'order.created', description: 'An order was placed' })).toEqual({
+    expect(await client.eventTypes.create({ name: 'order.created', description: 'An order was placed' })).toMatchObject({
       name: 'order.created',
       description: 'An order was placed',
       archived_at: null,
+      version: 1,
+      schema: null,
     });
     await client.eventTypes.create({ name: 'order.paid' });
     expect((await client.eventTypes.list()).items.map((e) => e.name)).toEqual(['order.created', 'order.paid']);
     const err = await caught(client.eventTypes.create({ name: 'order.created' }));
     expect(err).toMatchObject({ status: 409, code: 'conflict', message: 'an event type named "order.created" already exists' });
+    // The catalog: a schema, a new version, the earlier one listed, the export.
+    expect(await client.eventTypes.update('order.created', { schema: { type: 'object' } })).toMatchObject({ version: 2 });
+    expect((await client.eventTypes.get('order.created')).schema).toEqual({ type: 'object' });
+    expect((await client.eventTypes.versions('order.created')).items).toEqual([expect.objectContaining({ version: 1, schema: null })]);
+    expect((await client.eventTypes.exportOpenApi())['openapi']).toBe('3.1.0');
   });
 
   it('consumers: create, list one page, iterate over every page', async () => {

@@ -11,16 +11,20 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 describe('event types', () => {
+  // The spec's fields, and the catalog's (issue 45) as a type without a catalog entry has them.
+  const CATALOG_DEFAULTS = { archived_at: null, validation: 'none', deprecated: false, version: 1, schema: null, examples: [] };
+
   it('creates (201) and lists ordered by name, without paging', async () => {
     for (const name of ['user.deleted', 'invoice.paid', 'user.created']) {
       const res = await t.api.post('/v1/event-types', { name, description: `${name} happened` });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ name, description: `${name} happened`, archived_at: null });
+      expect(res.body).toEqual({ ...CATALOG_DEFAULTS, name, description: `${name} happened`, updated_at: expect.any(Number) });
     }
     expect((await t.api.post('/v1/event-types', { name: 'a:b_c-d.e' })).body).toEqual({
+      ...CATALOG_DEFAULTS,
       name: 'a:b_c-d.e',
       description: null,
-      archived_at: null,
+      updated_at: expect.any(Number),
     });
     const list = await t.api.get('/v1/event-types');
     expect(list.status).toBe(200);

@@ -72,6 +72,11 @@ describe('the OpenAPI document', () => {
       'GET /v1/event-types null',
       'GET /v1/egress-ips null', // the fixed source addresses, any key
       'POST /v1/event-types endpoints:write',
+      // The event catalog (issue 45): reads for any key, changes with endpoints:write.
+      'GET /v1/event-types/openapi.json null',
+      'GET /v1/event-types/{name} null',
+      'PATCH /v1/event-types/{name} endpoints:write',
+      'GET /v1/event-types/{name}/versions null',
       'GET /v1/alert-conditions logs:read',
       'PUT /v1/alert-conditions endpoints:write',
       'GET /v1/alert-targets logs:read',

@@ -342,7 +342,7 @@ export type paths = {
         };
         /**
          * List event types
-         * @description Ordered by name, without paging. Any key of the environment may list them.
+         * @description Ordered by name, without paging; each without its schema and examples (get one for them). Any key of the environment may list them.
          *
          *     Any key of the environment (no scope).
          */
@@ -350,9 +350,83 @@ export type paths = {
         put?: never;
         /**
          * Register an event type
-         * @description Scope: `endpoints:write`.
+         * @description With an optional catalog entry: a JSON Schema (draft 2020-12, at most 64 KB) of the payload, up to 5 examples valid against it, `validation: enforce` to refuse messages whose payload does not match, and `deprecated`.
+         *
+         *     Scope: `endpoints:write`.
          */
         post: operations["createEventType"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-types/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the event catalog as OpenAPI
+         * @description An OpenAPI 3.1 document with one `webhooks` entry per event type: the webhook envelope with the event type’s schema as `data`, its examples and the signature headers — for generating a receiver’s types. Any key of the environment may read it.
+         *
+         *     Any key of the environment (no scope).
+         */
+        get: operations["exportEventCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-types/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event type
+         * @description With its schema and examples.
+         *
+         *     Any key of the environment (no scope).
+         */
+        get: operations["getEventType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an event type’s catalog entry
+         * @description Description, schema, examples, validation and deprecated; absent fields stay. A changed schema makes a new version (the earlier one is kept: list them with the versions route). Examples must match the schema the event type will have; `enforce` needs a schema. Enforcement follows within 5 seconds on every gateway.
+         *
+         *     Scope: `endpoints:write`.
+         */
+        patch: operations["updateEventType"];
+        trace?: never;
+    };
+    "/v1/event-types/{name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event type’s earlier schemas
+         * @description Newest first, the 100 most recent; the current schema is the event type’s own.
+         *
+         *     Any key of the environment (no scope).
+         */
+        get: operations["listEventTypeVersions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -805,6 +879,25 @@ export type components = {
             /** @example An invoice was paid */
             description: string | null;
             archived_at: number | null;
+            /**
+             * @description enforce: a message whose payload does not match the schema is refused (422)
+             * @enum {string}
+             */
+            validation: "none" | "enforce";
+            deprecated: boolean;
+            /** @description 1 at registration; one more each time the schema changes */
+            version: number;
+            /**
+             * @description when its catalog entry last changed (Unix milliseconds)
+             * @example 1767259800000
+             */
+            updated_at: number;
+            /** @description the payload’s JSON Schema (draft 2020-12); null: none */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /** @description example payloads, each valid against the schema */
+            examples: unknown[];
         };
         AlertTarget: {
             /**
@@ -1352,7 +1445,52 @@ export type components = {
             }[];
         };
         EventTypeList: {
-            items: components["schemas"]["EventType"][];
+            items: {
+                /**
+                 * @description the event type
+                 * @example invoice.paid
+                 */
+                name: string;
+                /** @example An invoice was paid */
+                description: string | null;
+                archived_at: number | null;
+                /**
+                 * @description enforce: a message whose payload does not match the schema is refused (422)
+                 * @enum {string}
+                 */
+                validation: "none" | "enforce";
+                deprecated: boolean;
+                /** @description 1 at registration; one more each time the schema changes */
+                version: number;
+                /** @description whether it has a schema (GET /v1/event-types/{name} returns it) */
+                has_schema: boolean;
+                /**
+                 * @description when its catalog entry last changed (Unix milliseconds)
+                 * @example 1767259800000
+                 */
+                updated_at: number;
+            }[];
+        };
+        EventCatalogDocument: {
+            [key: string]: unknown;
+        };
+        EventTypeVersionList: {
+            items: {
+                version: number;
+                schema: {
+                    [key: string]: unknown;
+                } | null;
+                /**
+                 * @description when this version became current (Unix milliseconds)
+                 * @example 1767259800000
+                 */
+                created_at: number;
+                /**
+                 * @description when the next version replaced it (Unix milliseconds)
+                 * @example 1767259800000
+                 */
+                retired_at: number;
+            }[];
         };
         AlertConditions: {
             /** @enum {string} */
@@ -1623,6 +1761,31 @@ export type components = {
         CreateEventTypeRequest: {
             name: string;
             description?: string;
+            schema?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            /** @description up to 5 example payloads (each at most 16384 bytes), each valid against the schema */
+            examples?: components["schemas"]["JsonValue"][];
+            /**
+             * @description enforce: POST /v1/messages refuses a payload that does not match the schema (422); none (the default): not checked
+             * @enum {string}
+             */
+            validation?: "none" | "enforce";
+            deprecated?: boolean;
+        };
+        UpdateEventTypeRequest: {
+            description?: string | null;
+            schema?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            /** @description up to 5 example payloads (each at most 16384 bytes), each valid against the schema */
+            examples?: components["schemas"]["JsonValue"][];
+            /**
+             * @description enforce: POST /v1/messages refuses a payload that does not match the schema (422); none (the default): not checked
+             * @enum {string}
+             */
+            validation?: "none" | "enforce";
+            deprecated?: boolean;
         };
         AlertConditionsUpdate: {
             /** @enum {string} */
@@ -4606,7 +4769,29 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "invoice.paid",
-                 *       "description": "An invoice was paid"
+                 *       "description": "An invoice was paid",
+                 *       "schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "invoice": {
+                 *             "type": "integer"
+                 *           },
+                 *           "amount": {
+                 *             "type": "integer",
+                 *             "minimum": 0
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "invoice",
+                 *           "amount"
+                 *         ]
+                 *       },
+                 *       "examples": [
+                 *         {
+                 *           "invoice": 1001,
+                 *           "amount": 4200
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["CreateEventTypeRequest"];
@@ -4713,6 +4898,438 @@ export interface operations {
                      * @example {
                      *       "error": "invalid",
                      *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportEventCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCatalogDocument"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event type’s name (invoice.paid) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event type */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventType"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEventType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event type’s name (invoice.paid) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "validation": "enforce",
+                 *       "deprecated": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEventTypeRequest"];
+            };
+        };
+        responses: {
+            /** @description The event type as updated */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventType"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with existing data */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "conflict",
+                     *       "message": "Conflicts with existing data"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEventTypeVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the event type’s name (invoice.paid) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The earlier versions */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeVersionList"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -46,6 +46,10 @@ const ARGS: Record<OperationId, unknown[]> = {
   listEgressIps: [],
   listEventTypes: [],
   createEventType: [{ name: 'order.created' }],
+  exportEventCatalog: [],
+  getEventType: ['order.created'],
+  updateEventType: ['order.created', { deprecated: true }],
+  listEventTypeVersions: ['order.created'],
   getAlertConditions: [],
   updateAlertConditions: [{ usage: 50 }],
   createAlertTarget: [{ type: 'email', address: 'ops@example.com' }],
@@ -78,7 +82,10 @@ describe('OPERATION_METHODS', () => {
       expect(typeof fn, `${op.operationId} → ${methodPath}`).toBe('function');
       await (fn as (...args: unknown[]) => Promise<unknown>).apply(target, ARGS[op.operationId as OperationId]);
       const sent = requests.at(-1)!;
-      const matching = docOperations.filter((o) => o.method === sent.method && templateMatches(o.path, sent.url.pathname));
+      const candidates = docOperations.filter((o) => o.method === sent.method && templateMatches(o.path, sent.url.pathname));
+      // As OpenAPI says: a concrete path wins over a templated one (/v1/event-types/openapi.json over /v1/event-types/{name}).
+      const concrete = candidates.filter((o) => o.path === sent.url.pathname);
+      const matching = concrete.length > 0 ? concrete : candidates;
       expect(
         matching.map((o) => o.operationId),
         `${methodPath} sent ${sent.method} ${sent.url.pathname}`,

@@ -60,6 +60,8 @@ export type Recovery = Schemas['Recovery'];
 export type EventType = Schemas['EventType'];
 /** Every registered event type, by name. */
 export type EventTypeList = Schemas['EventTypeList'];
+export type EventTypeVersionList = Schemas['EventTypeVersionList'];
+export type EventCatalogDocument = Schemas['EventCatalogDocument'];
 
 /** When the organization's alert targets are notified. */
 export type AlertConditions = Schemas['AlertConditions'];
@@ -89,6 +91,7 @@ export type UpdateEndpointRequest = Schemas['UpdateEndpointRequest'];
 export type RecoverRequest = Schemas['RecoverRequest'];
 /** Body of `eventTypes.create`. */
 export type CreateEventTypeRequest = Schemas['CreateEventTypeRequest'];
+export type UpdateEventTypeRequest = Schemas['UpdateEventTypeRequest'];
 /** Body of `alerts.updateConditions`: only the fields given change. */
 export type AlertConditionsUpdate = Schemas['AlertConditionsUpdate'];
 /** Body of `alerts.createTarget`. */

@@ -162,13 +162,33 @@ export const endpointDetailResponse = endpointResponse.extend({
 /** PATCH /v1/endpoints/{id}: the endpoint as changed, with its throughput now. */
 export const endpointUpdatedResponse = endpointResponse.extend({ throughput: endpointThroughputResponse });
 
-export const eventTypeResponse = z.object({
+/** An event type in a list: its catalog entry without the schema and examples (GET /v1/event-types/{name} has them). */
+export const eventTypeSummaryResponse = z.object({
   name: eventType(),
   description: z
     .string()
     .nullable()
     .meta({ examples: ['An invoice was paid'] }),
   archived_at: nullableUnixMs('when it was archived'),
+  validation: z.enum(['none', 'enforce']).describe('enforce: a message whose payload does not match the schema is refused (422)'),
+  deprecated: z.boolean(),
+  version: z.number().int().describe('1 at registration; one more each time the schema changes'),
+  has_schema: z.boolean().describe('whether it has a schema (GET /v1/event-types/{name} returns it)'),
+  updated_at: unixMs('when its catalog entry last changed'),
+});
+
+/** An event type with its schema and examples. */
+export const eventTypeResponse = eventTypeSummaryResponse.omit({ has_schema: true }).extend({
+  schema: z.record(z.string(), z.unknown()).nullable().describe('the payload’s JSON Schema (draft 2020-12); null: none'),
+  examples: z.array(z.unknown()).describe('example payloads, each valid against the schema'),
+});
+
+/** GET /v1/event-types/{name}/versions: the earlier schemas, newest first. */
+export const eventTypeVersionResponse = z.object({
+  version: z.number().int(),
+  schema: z.record(z.string(), z.unknown()).nullable(),
+  created_at: unixMs('when this version became current'),
+  retired_at: unixMs('when the next version replaced it'),
 });
 
 /** Why an open delivery is not being sent now; null when it is not waiting on anything. */
@@ -367,6 +387,8 @@ export type EndpointResponse = z.infer<typeof endpointResponse>;
 export type AttemptResponse = z.infer<typeof attemptResponse>;
 export type RecoveryResponse = z.infer<typeof recoveryResponse>;
 export type EventTypeResponse = z.infer<typeof eventTypeResponse>;
+export type EventTypeSummaryResponse = z.infer<typeof eventTypeSummaryResponse>;
+export type EventTypeVersionResponse = z.infer<typeof eventTypeVersionResponse>;
 export type DeliveryResponse = z.infer<typeof deliveryResponse>;
 export type MessageRowResponse = z.infer<typeof messageRowResponse>;
 export type MessageDetailResponse = z.infer<typeof messageDetailResponse>;

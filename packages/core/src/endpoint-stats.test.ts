@@ -28,6 +28,7 @@ describe('attemptStatsKind', () => {
     [null, 'tls: CERT_HAS_EXPIRED', 'tls'],
     [null, 'dns: ENOTFOUND (getaddrinfo ENOTFOUND nowhere.example)', 'dns'],
     [null, 'relay: no source address configured (RELAY_SOURCE_IPS is empty)', 'relay'],
+    [null, 'auth: token endpoint answered 401: {"error":"invalid_client"}', 'auth'],
     [null, 'internal: the send failed inside Wirehook', 'connection'],
     [null, 'something odd', 'connection'],
     [200, 'relay: the relay answered but the call failed', 'relay'],
@@ -35,8 +36,8 @@ describe('attemptStatsKind', () => {
     expect(attemptStatsKind({ responseStatus, error })).toBe(kind);
   });
 
-  it('has eight error classes, the contract’s', () => {
-    expect(STATS_ERROR_KINDS).toEqual(['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay']);
+  it('has nine error classes: the contract’s eight and auth (no OAuth token)', () => {
+    expect(STATS_ERROR_KINDS).toEqual(['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth']);
   });
 });
 

@@ -151,6 +151,30 @@ export interface EventType {
   description: string | null;
   archivedAt: number | null;
   createdAt: number;
+  /** The event catalog (issue 45): the payload's JSON Schema (draft 2020-12); null: none. Absent on a list's items. */
+  schema: Record<string, unknown> | null;
+  /** Up to 5 example payloads, each valid against the schema. */
+  examples: unknown[];
+  /** `enforce`: POST /v1/messages refuses a payload the schema does not take. */
+  validation: 'none' | 'enforce';
+  deprecated: boolean;
+  /** 1 at create; one more each time the schema changes (the earlier ones are kept: versions). */
+  version: number;
+  /** When the description, schema, examples, validation or deprecated last changed (Unix ms). */
+  updatedAt: number;
+}
+
+/** An event type as a list gives it: without its schema and examples (up to ~144 KB each). */
+export type EventTypeSummary = Omit<EventType, 'schema' | 'examples'> & { hasSchema: boolean };
+
+/** An earlier schema of an event type: the one its `version` had until `retiredAt`. */
+export interface EventTypeVersion {
+  version: number;
+  schema: Record<string, unknown> | null;
+  /** When this version became current (the event type's create, or the PATCH that set it). */
+  createdAt: number;
+  /** When the next version replaced it. */
+  retiredAt: number;
 }
 
 /** Status of a delivery, and of a message (derived from its deliveries). */

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointAuthInput } from './endpoint-auth.ts';
+import { eventTypeExamplesInput, eventTypeSchemaInput, eventTypeValidationInput } from './event-catalog.ts';
 import { endpointTlsInput } from './endpoint-tls.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { InvalidError } from './errors.ts';
+import { jsonValue } from './json-value.ts';
 import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
@@ -98,12 +100,25 @@ export const patchEndpointBody = z.strictObject({
 });
 
 export const createEventTypeBody = z.strictObject({
-  name: eventTypeName,
+  // GET /v1/event-types/openapi.json is the catalog's export: no event type may take that name.
+  name: eventTypeName.refine((name) => name !== 'openapi.json', { error: 'openapi.json is reserved (GET /v1/event-types/openapi.json is the catalog export)' }),
   description: text(200).optional(),
+  schema: eventTypeSchemaInput.nullable().optional(),
+  examples: eventTypeExamplesInput.optional(),
+  validation: eventTypeValidationInput.optional(),
+  deprecated: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
-/** Any JSON value: a message's payload. */
-export const jsonValue = z.json({ error: 'is required and must be JSON' });
+/** PATCH /v1/event-types/{name}: the catalog's fields; absent ones stay. */
+export const patchEventTypeBody = z.strictObject({
+  description: text(200).nullable().optional(),
+  schema: eventTypeSchemaInput.nullable().optional(),
+  examples: eventTypeExamplesInput.optional(),
+  validation: eventTypeValidationInput.optional(),
+  deprecated: z.boolean({ error: 'must be true or false' }).optional(),
+});
+
+export { jsonValue } from './json-value.ts';
 
 export const sendMessageBody = z.strictObject({
   consumer: externalId,
@@ -177,6 +192,7 @@ export type CreateConsumerBody = z.infer<typeof createConsumerBody>;
 export type CreateEndpointBody = z.infer<typeof createEndpointBody>;
 export type PatchEndpointBody = z.infer<typeof patchEndpointBody>;
 export type CreateEventTypeBody = z.infer<typeof createEventTypeBody>;
+export type PatchEventTypeBody = z.infer<typeof patchEventTypeBody>;
 export type SendMessageBody = z.infer<typeof sendMessageBody>;
 export type PortalLinkBody = z.infer<typeof portalLinkBody>;
 export type RecoverBody = z.infer<typeof recoverBody>;

@@ -12,6 +12,7 @@ export { routeLabel } from './http/route-label.ts';
 // The routers the portal serves under its link's token, besides the whole /v1 (publicApi).
 export { egressIpsRouter } from './api/egress-ips.ts';
 export { endpointsRouter } from './api/endpoints.ts';
+export { catalogRulesOf } from './api/catalog-rules.ts';
 export { eventTypesRouter } from './api/event-types.ts';
 export { messagesRouter } from './api/messages.ts';
 export { consumerJson } from './api/presenters.ts';

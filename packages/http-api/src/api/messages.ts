@@ -18,12 +18,14 @@ import {
 import type { ApiDeps } from '../deps.ts';
 import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
+import { catalogRulesOf } from './catalog-rules.ts';
 import { attemptJson, deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
 /** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
 export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
   const { store, clock, intake } = deps;
   const router = Router();
+  const catalog = catalogRulesOf(store, clock);
 
   /** True when `id` is an id of `kind` made inside the retention window. */
   const retainedId = (kind: 'message' | 'delivery', id: string) => {
@@ -36,6 +38,8 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const header = req.get('idempotency-key');
     const key = header === undefined ? null : parseInput(idempotencyKey, header, 'Idempotency-Key');
     const body = parseInput(sendMessageBody, req.body, 'request body');
+    // An event type with validation: enforce refuses a payload its schema does not take; nothing is stored.
+    await catalog.check(tenant, body.event_type, body.payload);
     const result = await intake.send({ tenant, org, body, idempotencyKey: key });
     res.set('x-usage-month', String(result.usageMonth));
     if (result.replayed) res.set('idempotent-replayed', 'true');

@@ -16,6 +16,8 @@ import {
   type EndpointStats,
   type EndpointStatsResponse,
   type EventType,
+  type EventTypeSummary,
+  type EventTypeSummaryResponse,
   type EventTypeResponse,
   type MessageDetailResponse,
   type MessageRowResponse,
@@ -76,8 +78,22 @@ export function recoveryJson(r: Recovery): RecoveryResponse {
   };
 }
 
+export function eventTypeSummaryJson(t: EventTypeSummary): EventTypeSummaryResponse {
+  return {
+    name: t.name,
+    description: t.description,
+    archived_at: t.archivedAt,
+    validation: t.validation,
+    deprecated: t.deprecated,
+    version: t.version,
+    has_schema: t.hasSchema,
+    updated_at: t.updatedAt,
+  };
+}
+
 export function eventTypeJson(t: EventType): EventTypeResponse {
-  return { name: t.name, description: t.description, archived_at: t.archivedAt };
+  const { has_schema: _has, ...summary } = eventTypeSummaryJson({ ...t, hasSchema: t.schema !== null });
+  return { ...summary, schema: t.schema, examples: t.examples };
 }
 
 export function attemptJson(a: Attempt): AttemptResponse {

@@ -30,6 +30,10 @@ const CLIENT_METHODS: Record<string, string> = {
   listEgressIps: 'endpoints.egressIps',
   listEventTypes: 'eventTypes.list',
   createEventType: 'eventTypes.create',
+  exportEventCatalog: 'eventTypes.exportOpenApi',
+  getEventType: 'eventTypes.get',
+  updateEventType: 'eventTypes.update',
+  listEventTypeVersions: 'eventTypes.versions',
   getAlertConditions: 'alerts.getConditions',
   updateAlertConditions: 'alerts.updateConditions',
   createAlertTarget: 'alerts.createTarget',
@@ -47,6 +51,7 @@ const SAMPLE_IDS: Record<string, string> = {
   endpoints: 'ep_01JH4Z6Q8R2W7X3Y5Z9A0B1C2G',
   recoveries: 'rcv_01JH4Z6Q8R2W7X3Y5Z9A0B1C2H',
   'alert-targets': 'atg_01JH4Z6Q8R2W7X3Y5Z9A0B1C2J',
+  'event-types': 'invoice.paid',
 };
 
 /** One entry of Redoc's `x-codeSamples`. */

@@ -22,6 +22,7 @@ import type {
   JobLeaseDoc,
   EndpointDoc,
   EventTypeDoc,
+  EventTypeVersionDoc,
   IdempotencyKeyDoc,
   KeyCheckDoc,
   PortalTokenDoc,
@@ -41,6 +42,7 @@ export const COLLECTIONS = {
   consumers: 'consumers',
   endpoints: 'endpoints',
   eventTypes: 'event_types',
+  eventTypeVersions: 'event_type_versions',
   messages: 'messages',
   messageBodies: 'message_bodies',
   deliveries: 'deliveries',
@@ -111,6 +113,7 @@ export class MongoConnection {
   readonly consumers: Collection<ConsumerDoc>;
   readonly endpoints: Collection<EndpointDoc>;
   readonly eventTypes: Collection<EventTypeDoc>;
+  readonly eventTypeVersions: Collection<EventTypeVersionDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
@@ -143,6 +146,7 @@ export class MongoConnection {
     this.consumers = db.collection(COLLECTIONS.consumers);
     this.endpoints = db.collection(COLLECTIONS.endpoints);
     this.eventTypes = db.collection(COLLECTIONS.eventTypes);
+    this.eventTypeVersions = db.collection(COLLECTIONS.eventTypeVersions);
     this.keyChecks = db.collection(COLLECTIONS.keyChecks);
     this.recoveries = db.collection(COLLECTIONS.recoveries);
     this.portalTokens = db.collection(COLLECTIONS.portalTokens);

@@ -110,6 +110,26 @@ export interface EventTypeDoc extends TenantFields {
   description: string | null;
   archivedAt: number | null;
   createdAt: number;
+  /**
+   * The catalog (absent on documents made before it: no schema, no examples, none, not
+   * deprecated, version 1). The schema and examples are kept as JSON text: a JSON Schema's keys
+   * (`$schema`, `$ref`, `$defs`) would be field names starting with `$` in a document.
+   */
+  schemaJson?: string | null;
+  examplesJson?: string;
+  validation?: 'none' | 'enforce';
+  deprecated?: boolean;
+  version?: number;
+  updatedAt?: number;
+}
+
+/** `event_type_versions`: an earlier schema of an event type (unique by tenant, name and version). */
+export interface EventTypeVersionDoc extends TenantFields {
+  name: string;
+  version: number;
+  schemaJson: string | null;
+  createdAt: number;
+  retiredAt: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { COLLECTIONS, MONTHLY, type MonthBucket } from './connection.ts';
 export const UNIQUE_INDEX = {
   consumerExternalId: 'consumers_external_id',
   eventTypeName: 'event_types_name',
+  eventTypeVersion: 'event_type_versions_key',
   apiKeyHash: 'api_keys_key_hash',
   recoveryRunning: 'recoveries_one_running',
 } as const;
@@ -90,6 +91,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     },
   ],
   [COLLECTIONS.eventTypes]: [{ key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true }],
+  // An event type's earlier schemas, newest first: a page is one range of the key. Unique, so a
+  // PATCH retried after a crash between its two writes keeps one copy of the version it replaced.
+  [COLLECTIONS.eventTypeVersions]: [{ key: { orgId: 1, env: 1, name: 1, version: -1 }, name: UNIQUE_INDEX.eventTypeVersion, unique: true }],
   [COLLECTIONS.messages]: [
     { key: { orgId: 1, env: 1, _id: -1 }, name: 'messages_tenant' },
     { key: { orgId: 1, env: 1, status: 1, _id: -1 }, name: 'messages_tenant_status' },

@@ -10,6 +10,7 @@ import type {
   EndpointHeaders,
   EndpointId,
   EventType,
+  EventTypeSummary,
   KeyId,
   Message,
   MessageId,
@@ -110,7 +111,29 @@ export function validSecrets(secrets: readonly SecretDoc[], now: number): Stored
 
 /** An `event_types` document. */
 export function toEventType(doc: EventTypeDoc): EventType {
-  return { name: doc.name, description: doc.description, archivedAt: doc.archivedAt, createdAt: doc.createdAt };
+  return {
+    ...eventTypeFields(doc),
+    schema: doc.schemaJson == null ? null : (JSON.parse(doc.schemaJson) as Record<string, unknown>),
+    examples: doc.examplesJson === undefined ? [] : (JSON.parse(doc.examplesJson) as unknown[]),
+  };
+}
+
+/** A list's document (projected without the schema and examples text). */
+export function toEventTypeSummary(doc: Omit<EventTypeDoc, 'schemaJson' | 'examplesJson'> & { hasSchema?: boolean }): EventTypeSummary {
+  return { ...eventTypeFields(doc), hasSchema: doc.hasSchema === true };
+}
+
+function eventTypeFields(doc: Omit<EventTypeDoc, 'schemaJson' | 'examplesJson'>): Omit<EventType, 'schema' | 'examples'> {
+  return {
+    name: doc.name,
+    description: doc.description,
+    archivedAt: doc.archivedAt,
+    createdAt: doc.createdAt,
+    validation: doc.validation ?? 'none',
+    deprecated: doc.deprecated ?? false,
+    version: doc.version ?? 1,
+    updatedAt: doc.updatedAt ?? doc.createdAt,
+  };
 }
 
 /** A `messages` document without its payload (the list never reads it). */

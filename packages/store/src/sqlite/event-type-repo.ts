@@ -1,8 +1,13 @@
-import { ConflictError, type EventType, type Tenant } from '@wirehook/core';
-import type { EventTypeRepo } from '../ports/event-type-port.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { ConflictError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
+import { EVENT_TYPE_VERSIONS_PAGE, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
-import { toEventType } from './mappers.ts';
+import { toEventType, toEventTypeSummary } from './mappers.ts';
+import { int, type Row } from './row.ts';
+
+/** The columns of a list: everything but the schema and examples, and whether there is a schema. */
+const SUMMARY = 'name, description, archived_at, created_at, validation, deprecated, version, updated_at, schema IS NOT NULL AS has_schema';
 
 /** Event types in SQLite, scoped by tenant. */
 export class SqliteEventTypeRepo implements EventTypeRepo {
@@ -12,25 +17,114 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
     this.#conn = conn;
   }
 
-  async create(t: Tenant, eventType: EventType): Promise<EventType> {
+  async create(t: Tenant, e: EventType): Promise<EventType> {
     try {
       const row = this.#conn
         .statement(
-          `INSERT INTO event_types (org_id, env, name, description, archived_at, created_at)
-           VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
+          `INSERT INTO event_types (org_id, env, name, description, archived_at, created_at, schema, examples, validation, deprecated, version, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
-        .get(t.orgId, t.env, eventType.name, eventType.description, eventType.archivedAt, eventType.createdAt);
+        .get(
+          t.orgId,
+          t.env,
+          e.name,
+          e.description,
+          e.archivedAt,
+          e.createdAt,
+          e.schema === null ? null : JSON.stringify(e.schema),
+          JSON.stringify(e.examples),
+          e.validation,
+          e.deprecated ? 1 : 0,
+          e.version,
+          e.updatedAt,
+        );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       return toEventType(row);
     } catch (err) {
       if (isUniqueViolation(err, 'event_types', ['org_id', 'env', 'name'])) {
-        throw new ConflictError(`an event type named ${JSON.stringify(eventType.name)} already exists`);
+        throw new ConflictError(`an event type named ${JSON.stringify(e.name)} already exists`);
       }
       throw err;
     }
   }
 
-  async list(t: Tenant): Promise<EventType[]> {
-    return this.#conn.statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? ORDER BY name').all(t.orgId, t.env).map(toEventType);
+  async list(t: Tenant): Promise<EventTypeSummary[]> {
+    return this.#conn.statement(`SELECT ${SUMMARY} FROM event_types WHERE org_id = ? AND env = ? ORDER BY name`).all(t.orgId, t.env).map(toEventTypeSummary);
   }
+
+  async get(t: Tenant, name: string): Promise<EventType | null> {
+    const row = this.#conn.statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name = ?').get(t.orgId, t.env, name);
+    return row === undefined ? null : toEventType(row);
+  }
+
+  async update(t: Tenant, name: string, patch: EventTypePatch, now: number): Promise<EventType | null> {
+    return this.#conn.immediate(() => {
+      const row = this.#conn.statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name = ?').get(t.orgId, t.env, name);
+      if (row === undefined) return null;
+      const current = toEventType(row);
+      const next: EventType = {
+        ...current,
+        ...definedOf(patch),
+        updatedAt: now,
+      };
+      if (patch.schema !== undefined && !isDeepStrictEqual(patch.schema, current.schema)) {
+        // The version it replaces is kept, with when it became current and when it was replaced.
+        this.#conn
+          .statement(
+            `INSERT INTO event_type_versions (org_id, env, name, version, schema, created_at, retired_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(t.orgId, t.env, name, current.version, jsonOrNull(current.schema), current.updatedAt, now);
+        next.version = current.version + 1;
+      }
+      const updated = this.#conn
+        .statement(
+          `UPDATE event_types SET description = ?, schema = ?, examples = ?, validation = ?, deprecated = ?, version = ?, updated_at = ?
+            WHERE org_id = ? AND env = ? AND name = ? AND version = ? RETURNING *`,
+        )
+        .get(
+          next.description,
+          jsonOrNull(next.schema),
+          JSON.stringify(next.examples),
+          next.validation,
+          next.deprecated ? 1 : 0,
+          next.version,
+          now,
+          t.orgId,
+          t.env,
+          name,
+          current.version,
+        );
+      if (updated === undefined) throw new ConflictError(`event type ${JSON.stringify(name)} changed meanwhile; read it and try again`);
+      return toEventType(updated);
+    });
+  }
+
+  async versions(t: Tenant, name: string): Promise<EventTypeVersion[]> {
+    return this.#conn
+      .statement('SELECT * FROM event_type_versions WHERE org_id = ? AND env = ? AND name = ? ORDER BY version DESC LIMIT ?')
+      .all(t.orgId, t.env, name, EVENT_TYPE_VERSIONS_PAGE)
+      .map((row: Row) => ({
+        version: int(row, 'version'),
+        schema: row['schema'] === null ? null : (JSON.parse(String(row['schema'])) as Record<string, unknown>),
+        createdAt: int(row, 'created_at'),
+        retiredAt: int(row, 'retired_at'),
+      }));
+  }
+
+  async page(t: Tenant, after: string | null, limit: number): Promise<EventType[]> {
+    return this.#conn
+      .statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name > ? ORDER BY name LIMIT ?')
+      .all(t.orgId, t.env, after ?? '', limit)
+      .map(toEventType);
+  }
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+/** The patch's fields that are set (undefined leaves a field as it is). */
+function definedOf(patch: EventTypePatch): Partial<EventType> {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<EventType>;
 }

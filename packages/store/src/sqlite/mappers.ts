@@ -19,6 +19,7 @@ import type {
   EndpointType,
   Environment,
   EventType,
+  EventTypeSummary,
   KeyId,
   Message,
   MessageId,
@@ -106,11 +107,31 @@ export function toStoredSecret(row: Row): StoredSecret {
 
 /** An `event_types` row. */
 export function toEventType(row: Row): EventType {
+  const schema = textOrNull(row, 'schema');
+  return {
+    ...eventTypeFields(row),
+    schema: schema === null ? null : (JSON.parse(schema) as Record<string, unknown>),
+    examples: JSON.parse(text(row, 'examples')) as unknown[],
+  };
+}
+
+/** A list's row (no schema or examples read). */
+export function toEventTypeSummary(row: Row): EventTypeSummary {
+  return { ...eventTypeFields(row), hasSchema: int(row, 'has_schema') === 1 };
+}
+
+function eventTypeFields(row: Row): Omit<EventType, 'schema' | 'examples'> {
+  const createdAt = int(row, 'created_at');
   return {
     name: text(row, 'name'),
     description: textOrNull(row, 'description'),
     archivedAt: intOrNull(row, 'archived_at'),
-    createdAt: int(row, 'created_at'),
+    createdAt,
+    validation: text(row, 'validation') as EventType['validation'],
+    deprecated: int(row, 'deprecated') === 1,
+    version: int(row, 'version'),
+    // An event type made before the catalog last changed when it was made.
+    updatedAt: intOrNull(row, 'updated_at') ?? createdAt,
   };
 }
 

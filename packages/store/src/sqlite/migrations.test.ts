@@ -272,6 +272,24 @@ describe('SQLite store', () => {
     expect(await store.endpoints.certificatesExpiringOf({ ...t, env: 'test' }, 1_800_000_000_000, 2_000_000_000_000, 10)).toEqual([]);
   });
 
+  it('step 35: an event type made before the catalog reads with no schema, version 1, and takes a schema (version 2, the first kept)', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 34));
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO event_types (org_id, env, name, description, archived_at, created_at) VALUES ('org_old', 'live', 'invoice.paid', 'paid', NULL, 5);`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 34);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const old = { name: 'invoice.paid', description: 'paid', archivedAt: null, createdAt: 5, validation: 'none', deprecated: false, version: 1, updatedAt: 5 };
+    expect(await store.eventTypes.get(t, 'invoice.paid')).toEqual({ ...old, schema: null, examples: [] });
+    expect(await store.eventTypes.list(t)).toEqual([{ ...old, hasSchema: false }]);
+    expect(await store.eventTypes.update(t, 'invoice.paid', { schema: { type: 'object' } }, 10)).toMatchObject({ version: 2, schema: { type: 'object' } });
+    expect(await store.eventTypes.versions(t, 'invoice.paid')).toEqual([{ version: 1, schema: null, createdAt: 5, retiredAt: 10 }]);
+  });
+
   it('refuses a file made by a newer schema and leaves it untouched', () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

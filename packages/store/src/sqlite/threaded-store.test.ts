@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
+import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type Tenant, newEventType } from '@wirehook/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
@@ -52,7 +52,7 @@ describe('the threaded store’s reader', () => {
     const tenant = await f.tenant();
     const key = keyOf(tenant);
     await writer.apiKeys.create(key, 'hash-of-key');
-    await writer.eventTypes.create(tenant, { name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() });
+    await writer.eventTypes.create(tenant, newEventType({ name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() }));
     const m = new MessageFixtures(f);
     await m.hook(tenant, await f.consumer(tenant, 'customer-1'));
     const sent = await m.send(tenant);
@@ -83,8 +83,11 @@ describe('the threaded store’s reader', () => {
       await store.apiKeys.revoke(key.id, clock.now());
       // A revoked key is refused from the next request on: the reader sees the revocation at once.
       expect((await store.apiKeys.findByHash('hash-new'))?.key.revokedAt).toBe(clock.now());
-      const created = await store.eventTypes.create(tenant, { name: 'order.shipped', description: 'shipped', archivedAt: null, createdAt: clock.now() });
-      expect(await store.eventTypes.list(tenant)).toEqual([created]);
+      const created = await store.eventTypes.create(
+        tenant,
+        newEventType({ name: 'order.shipped', description: 'shipped', archivedAt: null, createdAt: clock.now() }),
+      );
+      expect((await store.eventTypes.list(tenant)).map((e) => e.name)).toEqual([created.name]);
     } finally {
       await store.close();
     }
@@ -104,7 +107,7 @@ describe('the threaded store’s reader', () => {
 
   it('closes with the write-ahead log folded into the database file', async () => {
     const { path, store, tenant } = await threadedWithTenant('checkpointed.sqlite');
-    await store.eventTypes.create(tenant, { name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() });
+    await store.eventTypes.create(tenant, newEventType({ name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() }));
     await store.eventTypes.list(tenant); // the reader is open, holding the file too
     await store.close();
     // A copy of the database file alone (a backup after a stop) has every commit.
@@ -135,7 +138,9 @@ describe('the threaded store’s reader', () => {
     const read = store.eventTypes.list(tenant).catch((err: unknown) => err);
     await store.close();
     await read;
-    await expect(store.eventTypes.create(tenant, { name: 'too.late', description: null, archivedAt: null, createdAt: clock.now() })).rejects.toThrow(/closed/);
+    await expect(
+      store.eventTypes.create(tenant, newEventType({ name: 'too.late', description: null, archivedAt: null, createdAt: clock.now() })),
+    ).rejects.toThrow(/closed/);
   });
 
   it('refuses calls once closed, readers and writers alike', async () => {

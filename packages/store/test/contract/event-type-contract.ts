@@ -1,25 +1,30 @@
-import { ConflictError, type EventType } from '@wirehook/core';
+import { ConflictError, newEventType, type EventType, type EventTypeSummary } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';
+
+/** A list's view of `e`: no schema or examples, whether it has a schema. */
+function summary(e: EventType): EventTypeSummary {
+  const { schema, examples: _examples, ...rest } = e;
+  return { ...rest, hasSchema: schema !== null };
+}
+
+const SCHEMA = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
 
 /** Contract of EventTypeRepo. */
 export function describeEventTypeContract(f: Fixtures): void {
   describe('event types', () => {
-    const eventType = (name: string, overrides: Partial<EventType> = {}): EventType => ({
-      name,
-      description: `${name} happened`,
-      archivedAt: null,
-      createdAt: f.clock.now(),
-      ...overrides,
-    });
+    const eventType = (name: string, overrides: Partial<EventType> = {}): EventType =>
+      newEventType({ name, description: `${name} happened`, createdAt: f.clock.now(), ...overrides });
 
-    it('creates event types and lists them by name', async () => {
+    it('creates event types and lists them by name, without schemas and examples', async () => {
       const t = await f.tenant();
-      const paid = eventType('invoice.paid');
-      const archived = eventType('user.created', { description: null, archivedAt: f.clock.now() + 1 });
+      const paid = eventType('invoice.paid', { schema: SCHEMA, examples: [{ id: 'in_1' }], validation: 'enforce' });
+      const archived = eventType('user.created', { description: null, archivedAt: f.clock.now() + 1, deprecated: true });
       const shipped = eventType('order.shipped');
       for (const e of [archived, paid, shipped]) expect(await f.store.eventTypes.create(t, e)).toEqual(e);
-      expect(await f.store.eventTypes.list(t)).toEqual([paid, shipped, archived]);
+      expect(await f.store.eventTypes.list(t)).toEqual([summary(paid), summary(shipped), summary(archived)]);
+      expect(await f.store.eventTypes.get(t, 'invoice.paid')).toEqual(paid);
+      expect(await f.store.eventTypes.get(t, 'no.such')).toBeNull();
     });
 
     it('rejects a duplicate name with ConflictError', async () => {
@@ -27,11 +32,47 @@ export function describeEventTypeContract(f: Fixtures): void {
       const first = eventType('user.deleted');
       await f.store.eventTypes.create(t, first);
       await expect(f.store.eventTypes.create(t, eventType('user.deleted', { description: 'again' }))).rejects.toBeInstanceOf(ConflictError);
-      expect(await f.store.eventTypes.list(t)).toEqual([first]);
+      expect(await f.store.eventTypes.list(t)).toEqual([summary(first)]);
     });
 
     it('lists nothing for a tenant without event types', async () => {
       expect(await f.store.eventTypes.list(await f.tenant())).toEqual([]);
+    });
+
+    it('a PATCH that changes the schema makes a new version and keeps the old one; other changes keep the version', async () => {
+      const t = await f.tenant();
+      const created = await f.store.eventTypes.create(t, eventType('order.paid', { schema: SCHEMA }));
+      const t1 = created.createdAt + 1_000;
+      const described = await f.store.eventTypes.update(t, 'order.paid', { description: 'paid', deprecated: true, validation: 'enforce' }, t1);
+      expect(described).toEqual({ ...created, description: 'paid', deprecated: true, validation: 'enforce', updatedAt: t1 });
+      // The same schema again is no change of version.
+      expect((await f.store.eventTypes.update(t, 'order.paid', { schema: { ...SCHEMA } }, t1 + 1))?.version).toBe(1);
+      expect(await f.store.eventTypes.versions(t, 'order.paid')).toEqual([]);
+      const v2 = { ...SCHEMA, required: ['id', 'amount'] };
+      const second = await f.store.eventTypes.update(t, 'order.paid', { schema: v2, examples: [{ id: 'o', amount: 1 }] }, t1 + 2);
+      expect(second).toMatchObject({ schema: v2, examples: [{ id: 'o', amount: 1 }], version: 2, updatedAt: t1 + 2, description: 'paid' });
+      await f.store.eventTypes.update(t, 'order.paid', { schema: null }, t1 + 3);
+      expect((await f.store.eventTypes.get(t, 'order.paid'))?.version).toBe(3);
+      expect(await f.store.eventTypes.versions(t, 'order.paid')).toEqual([
+        { version: 2, schema: v2, createdAt: t1 + 2, retiredAt: t1 + 3 },
+        { version: 1, schema: SCHEMA, createdAt: t1 + 1, retiredAt: t1 + 2 },
+      ]);
+      expect(await f.store.eventTypes.update(t, 'no.such', { description: 'x' }, t1)).toBeNull();
+      // Another tenant's event type of the same name has none of it.
+      const other = await f.tenant();
+      await f.store.eventTypes.create(other, eventType('order.paid'));
+      expect(await f.store.eventTypes.versions(other, 'order.paid')).toEqual([]);
+    });
+
+    it('pages the event types with their schemas by name after a cursor (the catalog export)', async () => {
+      const t = await f.tenant();
+      const made = [];
+      for (const name of ['c.one', 'a.one', 'b.one']) made.push(await f.store.eventTypes.create(t, eventType(name, { schema: SCHEMA })));
+      const first = await f.store.eventTypes.page(t, null, 2);
+      expect(first.map((e) => e.name)).toEqual(['a.one', 'b.one']);
+      expect(first[0]?.schema).toEqual(SCHEMA);
+      expect((await f.store.eventTypes.page(t, 'b.one', 2)).map((e) => e.name)).toEqual(['c.one']);
+      expect(await f.store.eventTypes.page(t, 'c.one', 2)).toEqual([]);
     });
   });
 }

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import { ConflictError, NotFoundError, parseInput, trialSendBody } from '@wirehook/core';
-import { authOf, endpointInScope, requireScope } from '@wirehook/http-api';
+import { authOf, catalogRulesOf, endpointInScope, requireScope } from '@wirehook/http-api';
 import type { PortalDeps } from '../deps.ts';
 
 /**
@@ -26,6 +26,8 @@ export function endpointExtrasRouter(deps: Pick<PortalDeps, 'store' | 'clock' | 
     const endpoint = await endpointInScope(store, auth, String(req.params['id']));
     if (endpoint.status === 'disabled') throw new ConflictError(`endpoint ${endpoint.id} is disabled; resume it first`);
     const body = parseInput(trialSendBody, req.body, 'request body');
+    // A trial send is a message too: an enforcing event type's schema holds for it.
+    await catalogRulesOf(store, clock).check(auth.tenant, body.event_type, body.payload);
     const consumer = await store.consumers.get(auth.tenant, endpoint.consumerId);
     if (!consumer) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
     const result = await deps.intake.send({

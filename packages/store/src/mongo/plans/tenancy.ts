@@ -1,3 +1,4 @@
+import { EVENT_TYPE_VERSIONS_PAGE } from '../../ports/event-type-port.ts';
 import { MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
 import { COLLECTIONS } from '../connection.ts';
 import { UNIQUE_INDEX } from '../indexes.ts';
@@ -81,6 +82,40 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     maxExamined: (n) => n,
     build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env }, sort: { name: 1 } }),
     example: [T],
+  }),
+  /** One event type by name (get, and an update's compare-and-set on the version it read). */
+  eventTypeByName: planSpec({
+    collection: COLLECTIONS.eventTypes,
+    index: UNIQUE_INDEX.eventTypeName,
+    examines: '1: the unique key (orgId, env, name)',
+    maxExamined: () => 1,
+    residual: { version: 'the version the update read: a compare-and-set on the one document the key found' },
+    build: (t: TenantArg, name: string, version?: number) => ({
+      // Version 1 is also a document made before the catalog (no version field).
+      filter:
+        version === undefined
+          ? { orgId: t.orgId, env: t.env, name }
+          : { orgId: t.orgId, env: t.env, name, version: version === 1 ? { $in: [1, null] } : version },
+    }),
+    example: [T, 'invoice.paid', 2],
+  }),
+  /** The catalog's export: the tenant's event types by name after a cursor, a page at a time. */
+  eventTypesAfter: planSpec({
+    collection: COLLECTIONS.eventTypes,
+    index: UNIQUE_INDEX.eventTypeName,
+    examines: '≤ limit: the tenant’s range of event_types_name from the cursor, stopped by the page',
+    maxExamined: (n) => n,
+    build: (t: TenantArg, after: string) => ({ filter: { orgId: t.orgId, env: t.env, name: { $gt: after } }, sort: { name: 1 } }),
+    example: [T, 'a'],
+  }),
+  /** An event type's earlier versions, newest first, stopped at EVENT_TYPE_VERSIONS_PAGE. */
+  eventTypeVersions: planSpec({
+    collection: COLLECTIONS.eventTypeVersions,
+    index: UNIQUE_INDEX.eventTypeVersion,
+    examines: `≤ ${EVENT_TYPE_VERSIONS_PAGE} (the find's limit): the event type's range of event_type_versions_key, newest first`,
+    maxExamined: (n) => n,
+    build: (t: TenantArg, name: string) => ({ filter: { orgId: t.orgId, env: t.env, name }, sort: { version: -1 } }),
+    example: [T, 'invoice.paid'],
   }),
   /** A portal token by its hash. */
   portalToken: planSpec({

@@ -1,0 +1,161 @@
+// The event catalog: an event type's JSON Schema (draft 2020-12), its examples, whether the
+// API enforces it, and the validators the intake runs. One module, so the API's checks at
+// create/PATCH and the intake's at POST /v1/messages compile a schema the same way, once.
+import { createHash } from 'node:crypto';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import { InvalidError } from './errors.ts';
+import { jsonValue } from './json-value.ts';
+import type { EventType } from './model.ts';
+
+/** Most bytes of an event type's schema, as JSON (UTF-8). */
+export const MAX_SCHEMA_BYTES = 65_536;
+/** Most examples an event type has. */
+export const MAX_EXAMPLES = 5;
+/** Most bytes of one example, as JSON: a message's payload is at most 256 KB, an example far less. */
+export const MAX_EXAMPLE_BYTES = 16_384;
+/** A schema whose compilation takes longer than this is refused: every intake that enforces it compiles it once. */
+export const MAX_COMPILE_MS = 250;
+
+export const EVENT_TYPE_VALIDATIONS = ['none', 'enforce'] as const;
+export type EventTypeValidation = (typeof EVENT_TYPE_VALIDATIONS)[number];
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+/** `schema` on create and PATCH: a JSON object (a JSON Schema), at most MAX_SCHEMA_BYTES; compiled by checkedSchema. */
+export const eventTypeSchemaInput = z
+  .record(z.string(), jsonValue, { error: 'must be a JSON Schema (an object), or null' })
+  .refine((schema) => bytes(schema) <= MAX_SCHEMA_BYTES, { error: `must be at most ${MAX_SCHEMA_BYTES} bytes as JSON` })
+  .describe(`a JSON Schema (draft 2020-12) of the payload, at most ${MAX_SCHEMA_BYTES} bytes; null removes it`);
+
+/** `examples`: up to MAX_EXAMPLES payloads, each at most MAX_EXAMPLE_BYTES; each must match the schema (checked with it). */
+export const eventTypeExamplesInput = z
+  .array(jsonValue, { error: 'must be an array of example payloads' })
+  .max(MAX_EXAMPLES, { error: `may have at most ${MAX_EXAMPLES} examples` })
+  .superRefine((examples, ctx) => {
+    examples.forEach((example, i) => {
+      if (bytes(example) > MAX_EXAMPLE_BYTES) ctx.addIssue({ code: 'custom', path: [i], message: `must be at most ${MAX_EXAMPLE_BYTES} bytes as JSON` });
+    });
+  })
+  .describe(`up to ${MAX_EXAMPLES} example payloads (each at most ${MAX_EXAMPLE_BYTES} bytes), each valid against the schema`);
+
+export const eventTypeValidationInput = z
+  .enum(EVENT_TYPE_VALIDATIONS, { error: 'must be none or enforce' })
+  .describe('enforce: POST /v1/messages refuses a payload that does not match the schema (422); none (the default): not checked');
+
+/** One compiled schema: its validator and the id of the schema text it was made from. */
+interface Compiled {
+  validate: ValidateFunction;
+}
+
+/**
+ * Compiled validators by a hash of the schema's JSON: the intake checks every message of an
+ * enforcing event type, and compiling costs far more than validating. Bounded (least recently
+ * used out): a schema changed by a PATCH is a new entry, the old one ages out.
+ */
+export class SchemaValidators {
+  readonly #compiled = new Map<string, Compiled>();
+  readonly #capacity: number;
+  // One Ajv per cache: its own schemas are kept by it too, so it is replaced when the cache turns over.
+  #ajv = newAjv();
+  #added = 0;
+
+  constructor(capacity = 1_000) {
+    this.#capacity = capacity;
+  }
+
+  /**
+   * The first way `payload` fails `schema`, as `payload<path>: <message> (<rule>)`, or null when it matches.
+   * @throws InvalidError when the schema does not compile (a stored schema always did).
+   */
+  check(schema: object, payload: unknown): string | null {
+    const { validate } = this.#get(schema);
+    if (validate(payload)) return null;
+    return describeError(validate.errors?.[0]);
+  }
+
+  #get(schema: object): Compiled {
+    const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
+    let compiled = this.#compiled.get(key);
+    if (compiled !== undefined) {
+      this.#compiled.delete(key);
+      this.#compiled.set(key, compiled);
+      return compiled;
+    }
+    if (this.#added >= this.#capacity * 4) {
+      // Ajv keeps every schema it compiled: a fresh one bounds it, as the map is bounded below.
+      this.#ajv = newAjv();
+      this.#added = 0;
+      this.#compiled.clear();
+    }
+    compiled = { validate: compile(this.#ajv, schema) };
+    this.#added++;
+    this.#compiled.set(key, compiled);
+    if (this.#compiled.size > this.#capacity) this.#compiled.delete(this.#compiled.keys().next().value!);
+    return compiled;
+  }
+}
+
+function newAjv(): Ajv2020 {
+  // allErrors off: the first failure is all a 422 names, and stopping there bounds the work.
+  // strictSchema: an unknown keyword (a typo such as `requried`) is refused at PATCH rather than
+  // silently never checked; the other strict rules (types beside keywords, required properties
+  // declared) would refuse ordinary schemas, so they are off.
+  return new Ajv2020({
+    allErrors: false,
+    strictSchema: true,
+    strictNumbers: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    validateFormats: false,
+    code: { optimize: 1 },
+  });
+}
+
+function compile(ajv: Ajv2020, schema: object): ValidateFunction {
+  try {
+    return ajv.compile(structuredClone(schema));
+  } catch (err) {
+    throw new InvalidError(`schema: not a JSON Schema Wirehook can use (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** `payload<instancePath>: <message> (<keyword>)`: the path as JSON Pointer after `payload`. */
+function describeError(error: ErrorObject | undefined): string {
+  if (error === undefined) return 'payload: does not match the schema';
+  const path = `payload${error.instancePath}`;
+  const extra = error.keyword === 'additionalProperties' ? ` ${JSON.stringify((error.params as { additionalProperty?: string }).additionalProperty)}` : '';
+  return `${path}: ${error.message ?? 'does not match'}${extra} (${error.keyword})`;
+}
+
+/**
+ * Checks a schema and its examples as a create or PATCH stores them: it compiles within
+ * MAX_COMPILE_MS, and every example matches it.
+ * @throws InvalidError naming what is wrong (`schema: …`, `examples.2: payload/price: must be number (type)`).
+ */
+export function checkCatalogEntry(schema: object | null, examples: readonly unknown[]): void {
+  if (schema === null) return;
+  const started = performance.now();
+  const validate = compile(newAjv(), schema);
+  const took = performance.now() - started;
+  if (took > MAX_COMPILE_MS) throw new InvalidError(`schema: compiling it took ${Math.round(took)} ms, more than ${MAX_COMPILE_MS} ms; simplify it`);
+  for (const [i, example] of examples.entries()) {
+    if (!validate(example)) throw new InvalidError(`examples.${i}: ${describeError(validate.errors?.[0])}`);
+  }
+}
+
+/** A new event type with `fields` and the catalog's defaults: no schema, no examples, not enforced, version 1. */
+export function newEventType(fields: Pick<EventType, 'name' | 'createdAt'> & Partial<EventType>): EventType {
+  return {
+    description: null,
+    archivedAt: null,
+    schema: null,
+    examples: [],
+    validation: 'none',
+    deprecated: false,
+    version: 1,
+    updatedAt: fields.createdAt,
+    ...fields,
+  };
+}
