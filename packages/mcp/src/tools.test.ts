@@ -125,6 +125,23 @@ describe('each tool is one call of the API, made from its arguments', () => {
     }
   });
 
+  it('list_event_types gives the catalog with the schemas and examples of those that have one (one read each), or of those named', async () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+    await t.api.post('/v1/event-types', { name: 'catalog.with', schema, examples: [{ id: 'x' }], validation: 'enforce' });
+    await t.api.post('/v1/event-types', { name: 'catalog.without', deprecated: true });
+    const session = await tools();
+    try {
+      const all = json(await session.call('list_event_types', {})) as { items: Record<string, unknown>[] };
+      expect(all.items.find((e) => e['name'] === 'catalog.with')).toMatchObject({ schema, examples: [{ id: 'x' }], validation: 'enforce', version: 1 });
+      expect(all.items.find((e) => e['name'] === 'catalog.without')).toMatchObject({ deprecated: true, has_schema: false });
+      expect(session.calls.filter((c) => c.path.startsWith('/v1/event-types/')).map((c) => c.path)).toEqual(['/v1/event-types/catalog.with']);
+      const named = json(await session.call('list_event_types', { names: ['catalog.without'] })) as { items: { name: string }[] };
+      expect(named.items.map((e) => e.name)).toEqual(['catalog.without']);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('explain_delivery reads the message, then its endpoint’s stats of 24 hours and latest attempts', async () => {
     const session = await tools();
     try {
