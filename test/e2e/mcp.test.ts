@@ -42,6 +42,7 @@ describe('MCP over HTTP', () => {
         'get_recovery',
         'list_delivery_attempts',
         'list_endpoints',
+        'list_event_types',
         'list_messages',
         'recover_endpoint',
         'retry_delivery',
