@@ -1,0 +1,163 @@
+import { Worker } from 'node:worker_threads';
+import type { SandboxJob, SandboxOutcome } from './run-in-quickjs.ts';
+import { cpuBudgetError } from './transform-errors.ts';
+import type { SandboxLimits } from './transform-types.ts';
+
+/** A run sent to a sandbox thread. */
+export type SandboxRequest = SandboxJob & { id: number };
+/** A sandbox thread's messages: ready once, then one answer per run (`fatal`: end the thread). */
+export type SandboxReply = { ready: true } | ({ id: number; memoryBytes: number; fatal?: boolean } & SandboxOutcome);
+
+/** Options for {@link SandboxThread}. */
+export interface SandboxThreadOptions {
+  limits: SandboxLimits;
+  /** How long past its CPU budget a run may go before its thread is ended from outside. */
+  watchdogGraceMs: number;
+}
+
+interface Running {
+  id: number;
+  resolve: (outcome: SandboxOutcome) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+const WORKER_MAIN = new URL('./sandbox-worker.ts', import.meta.url);
+/** The thread's own heap holds a run's JSON texts only (the payload ≤ 1 MB in, the code's output out). */
+const WORKER_OLD_GENERATION_MB = 64;
+const WORKER_YOUNG_GENERATION_MB = 8;
+/**
+ * The thread's native stack for a QuickJS stack limit: QuickJS counts its frames on the
+ * WebAssembly shadow stack, while each of them also takes V8's native stack, more of it than
+ * the shadow stack. The parser is the greediest measured (eval of 200,000 nested parentheses):
+ * a 256 KiB limit needed 6-7 MB, 1 MiB needed 20-26 MB; JSON.stringify of nested arrays,
+ * recursion, regular expressions and 30 other probes less. Twice that, as 2 MB + 48 × the
+ * limit (14 MB for the default 256 KiB): reserved address space, touched only when used.
+ */
+const NATIVE_STACK_BASE_MB = 2;
+const NATIVE_STACK_PER_QUICKJS_BYTE = 48;
+
+/**
+ * One worker thread running transformations one at a time, and the caller's side of it.
+ * The thread is started on the first run and again after it was ended: by the watchdog (a run
+ * still going `watchdogGraceMs` past its budget, inside a built-in that never polls QuickJS's
+ * interrupt), after a run that broke the WebAssembly module, or when it exited on its own.
+ */
+export class SandboxThread {
+  readonly #options: SandboxThreadOptions;
+  #worker: Worker | undefined;
+  #starting: Promise<Worker> | undefined;
+  #running: Running | undefined;
+  #nextId = 0;
+  #memoryBytes = 0;
+  #closed = false;
+
+  constructor(options: SandboxThreadOptions) {
+    this.#options = options;
+  }
+
+  /** WebAssembly memory of the thread's QuickJS module at its last answer (it grows to a run's peak, never shrinks). */
+  get memoryBytes(): number {
+    return this.#worker ? this.#memoryBytes : 0;
+  }
+
+  /**
+   * Runs `job`. One run at a time: the runner's queue sees to it. Resolves with the outcome,
+   * failures of the code included.
+   * @throws Error when the thread cannot be started, or the runner is closed meanwhile.
+   */
+  async run(job: SandboxJob): Promise<SandboxOutcome> {
+    if (this.#running) throw new Error('SandboxThread.run: a run is already in flight');
+    const worker = await this.#start();
+    return new Promise((resolve, reject) => {
+      if (this.#closed) return reject(new Error('TransformRunner is closed'));
+      const id = ++this.#nextId;
+      const { cpuBudgetMs } = this.#options.limits;
+      const timer = setTimeout(() => this.#expire(worker, id), cpuBudgetMs + this.#options.watchdogGraceMs);
+      this.#running = { id, resolve, reject, timer };
+      // The thread keeps the process alive only while a run waits for it.
+      worker.ref();
+      worker.postMessage({ id, ...job } satisfies SandboxRequest);
+    });
+  }
+
+  /** Ends the thread; a run in flight is rejected. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker ?? (await this.#starting?.catch(() => undefined));
+    this.#worker = undefined;
+    this.#finish(undefined)?.reject(new Error('TransformRunner is closed'));
+    await worker?.terminate();
+  }
+
+  #start(): Promise<Worker> {
+    if (this.#closed) return Promise.reject(new Error('TransformRunner is closed'));
+    if (this.#worker) return Promise.resolve(this.#worker);
+    this.#starting ??= new Promise<Worker>((resolve, reject) => {
+      const stackSizeMb = Math.ceil(NATIVE_STACK_BASE_MB + (NATIVE_STACK_PER_QUICKJS_BYTE * this.#options.limits.stackLimitBytes) / 2 ** 20);
+      const worker = new Worker(WORKER_MAIN, {
+        // Named, so its CPU shows apart in /proc (top -H).
+        name: 'transform-sandbox',
+        workerData: this.#options.limits,
+        // Room on the thread's own stack for QuickJS to reach its stack limit: past the thread's
+        // stack, V8 throws inside the WebAssembly and the module is lost (see NATIVE_STACK_*).
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, stackSizeMb },
+      });
+      let ready = false;
+      let lastError: Error | undefined;
+      worker.on('message', (reply: SandboxReply) => {
+        if ('ready' in reply) {
+          ready = true;
+          this.#starting = undefined;
+          if (this.#closed) {
+            void worker.terminate();
+            return reject(new Error('TransformRunner is closed'));
+          }
+          this.#worker = worker;
+          if (!this.#running) worker.unref();
+          resolve(worker);
+        } else if (reply.id === this.#running?.id && worker === this.#worker) {
+          this.#memoryBytes = reply.memoryBytes;
+          if (reply.fatal) this.#discard(worker);
+          this.#finish(worker)?.resolve(reply.ok ? { ok: true, output: reply.output } : { ok: false, error: reply.error });
+        }
+      });
+      worker.on('error', (err) => {
+        lastError = err;
+      });
+      worker.on('exit', (code) => {
+        if (!ready) {
+          this.#starting = undefined;
+          return reject(new Error(`the transformation sandbox thread did not start: ${lastError?.message ?? `exit code ${code}`}`, { cause: lastError }));
+        }
+        if (worker !== this.#worker) return;
+        this.#worker = undefined;
+        const why = lastError?.message ?? `exit code ${code}`;
+        this.#finish(undefined)?.resolve({ ok: false, error: `transformation: the sandbox stopped while running this code (${why})` });
+      });
+    });
+    return this.#starting;
+  }
+
+  /** The watchdog: the run is still going well past its budget, inside code that does not poll the interrupt. */
+  #expire(worker: Worker, id: number): void {
+    if (this.#running?.id !== id) return;
+    this.#discard(worker);
+    this.#finish(undefined)?.resolve({ ok: false, error: cpuBudgetError(this.#options.limits.cpuBudgetMs) });
+  }
+
+  #discard(worker: Worker): void {
+    if (this.#worker === worker) this.#worker = undefined;
+    void worker.terminate();
+  }
+
+  /** Takes the run in flight (if any), its watchdog stopped and `worker` let go of the process. */
+  #finish(worker: Worker | undefined): Running | undefined {
+    const running = this.#running;
+    if (!running) return undefined;
+    clearTimeout(running.timer);
+    this.#running = undefined;
+    worker?.unref();
+    return running;
+  }
+}

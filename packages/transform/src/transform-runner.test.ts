@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransformRunner } from './transform-runner.ts';
+import type { TransformInput } from './transform-types.ts';
+
+const NOW = Date.UTC(2026, 10, 30, 23, 59, 59, 999);
+const input: TransformInput = {
+  event_type: 'invoice.paid',
+  payload: { invoice_id: 'in_1', amount_cents: 1250, customer: { id: 'cus_7', email: 'ada@example.com' } },
+  headers: { 'x-source': 'billing' },
+  url: 'https://hooks.example.com/in',
+};
+
+let runner: TransformRunner;
+beforeAll(async () => {
+  runner = new TransformRunner();
+  // The thread starts on the first run: later timings do not include it.
+  await runner.run('function handler(w) { return w }', input, NOW);
+});
+afterAll(() => runner.close());
+
+describe('TransformRunner: what the code returns', () => {
+  it('renames a field of the payload', async () => {
+    const code = `function handler(webhook) {
+      const { invoice_id, ...rest } = webhook.payload;
+      webhook.payload = { ...rest, invoiceId: invoice_id };
+      return webhook;
+    }`;
+    expect(await runner.run(code, input, NOW)).toEqual({
+      ok: true,
+      cancel: false,
+      payload: { invoiceId: 'in_1', amount_cents: 1250, customer: { id: 'cus_7', email: 'ada@example.com' } },
+      headers: { 'x-source': 'billing' },
+      url: 'https://hooks.example.com/in',
+    });
+  });
+
+  it('adds a header, keeping the others', async () => {
+    const code = `function handler(webhook) { webhook.headers['x-tenant'] = webhook.payload.customer.id; return webhook; }`;
+    const result = await runner.run(code, input, NOW);
+    expect(result).toMatchObject({ ok: true, cancel: false, headers: { 'x-source': 'billing', 'x-tenant': 'cus_7' } });
+  });
+
+  it('changes the url (returned as is: the caller applies its URL rules)', async () => {
+    const code = `function handler(webhook) { webhook.url = 'http://10.0.0.1/' + webhook.event_type; return webhook; }`;
+    expect(await runner.run(code, input, NOW)).toMatchObject({ ok: true, url: 'http://10.0.0.1/invoice.paid' });
+  });
+
+  it('cancels', async () => {
+    expect(await runner.run('function handler(webhook) { return { cancel: true } }', input, NOW)).toEqual({ ok: true, cancel: true });
+    const notCancelled = await runner.run('function handler(webhook) { webhook.cancel = false; return webhook }', input, NOW);
+    expect(notCancelled).toMatchObject({ ok: true, cancel: false, payload: input.payload });
+  });
+
+  it("keeps the input's headers and url when the code leaves them out", async () => {
+    const result = await runner.run('function handler(webhook) { return { payload: [1, 2] } }', input, NOW);
+    expect(result).toEqual({ ok: true, cancel: false, payload: [1, 2], headers: { 'x-source': 'billing' }, url: 'https://hooks.example.com/in' });
+  });
+
+  it('takes handler declared with let, const or class syntax, and null as a payload', async () => {
+    expect(await runner.run('const handler = (w) => ({ ...w, payload: null });', input, NOW)).toMatchObject({ ok: true, payload: null });
+  });
+
+  it('normalises the payload as JSON.stringify does', async () => {
+    const code = 'function handler(w) { return { payload: { a: undefined, b: NaN, c: new Date(0), d: [undefined] } } }';
+    expect(await runner.run(code, input, NOW)).toMatchObject({ ok: true, payload: { b: null, c: '1970-01-01T00:00:00.000Z', d: [null] } });
+  });
+});
+
+describe('TransformRunner: failures of the code are results', () => {
+  it('an exception, with its line and column', async () => {
+    const code = ['function handler(webhook) {', '  if (!webhook.payload.customer.vat) {', "    throw new Error('no VAT number');", '  }', '}'].join('\n');
+    expect(await runner.run(code, input, NOW)).toEqual({ ok: false, error: 'transformation: Error: no VAT number (line 3, column 20)' });
+  });
+
+  it('a TypeError raised by the engine, with its position', async () => {
+    const code = 'function handler(webhook) {\n  return webhook.payload.missing.field;\n}';
+    expect(await runner.run(code, input, NOW)).toEqual({
+      ok: false,
+      error: "transformation: TypeError: cannot read property 'field' of undefined (line 2, column 33)",
+    });
+  });
+
+  it('a syntax error, with its line and column', async () => {
+    const code = 'function handler(webhook) {\n  return { payload: webhook.payload, };\n  let x = ;\n}';
+    expect(await runner.run(code, input, NOW)).toEqual({
+      ok: false,
+      error: "transformation: SyntaxError: unexpected token in expression: ';' (line 3, column 11)",
+    });
+  });
+
+  it('values thrown that are not errors', async () => {
+    expect(await runner.run("function handler() { throw 'nope' }", input, NOW)).toEqual({ ok: false, error: 'transformation: threw "nope"' });
+    expect(await runner.run('function handler() { throw { code: 7 } }', input, NOW)).toEqual({ ok: false, error: 'transformation: threw {"code":7}' });
+  });
+
+  it('a long message is cut at 500 characters', async () => {
+    const result = await runner.run("function handler() { throw new Error('x'.repeat(100000)) }", input, NOW);
+    expect(result).toEqual({ ok: false, error: `transformation: Error: ${'x'.repeat(493)}… (line 1, column 37)` });
+  });
+
+  it('no handler', async () => {
+    expect(await runner.run('function transform(webhook) { return webhook }', input, NOW)).toEqual({
+      ok: false,
+      error: 'transformation: the code defines no function handler(webhook)',
+    });
+    expect(await runner.run('var handler = 42;', input, NOW)).toEqual({
+      ok: false,
+      error: 'transformation: handler is a number, not a function: define function handler(webhook)',
+    });
+  });
+
+  it.each([
+    ['42', 'handler(webhook) returned a number; it must return an object: the webhook, changed, or {cancel: true}'],
+    ['null', 'handler(webhook) returned null; it must return an object: the webhook, changed, or {cancel: true}'],
+    ['[webhook]', 'handler(webhook) returned an array; it must return an object: the webhook, changed, or {cancel: true}'],
+    ['undefined', 'handler(webhook) returned undefined; it must return an object: the webhook, changed, or {cancel: true}'],
+    ['{ cancel: "yes" }', 'cancel must be true or false; it is a string'],
+    ['{ url: webhook.url }', 'the returned object has no payload: return the webhook with its payload, or {cancel: true}'],
+    ['{ payload: 10n }', 'the returned payload is not JSON-serialisable (TypeError: Do not know how to serialize a BigInt)'],
+    ['{ payload: (() => { const a = {}; a.self = a; return a })() }', 'the returned payload is not JSON-serialisable (TypeError: circular reference)'],
+    ['{ payload: () => 1 }', 'the returned payload is a function, which JSON cannot represent'],
+    ['{ payload: 1, headers: { "x-count": 1 } }', 'the returned header "x-count" must be a string; it is a number'],
+    ['{ payload: 1, headers: [["x-a", "1"]] }', 'the returned headers must be an object of header names to strings; it is an array'],
+    ['{ payload: 1, headers: null }', 'the returned headers must be an object of header names to strings; it is null'],
+    ['{ payload: 1, url: 443 }', 'the returned url must be a string; it is a number'],
+  ])('a return value of %s', async (returned, error) => {
+    expect(await runner.run(`function handler(webhook) { return ${returned} }`, input, NOW)).toEqual({ ok: false, error: `transformation: ${error}` });
+  });
+
+  it('an async handler (transformations are synchronous)', async () => {
+    expect(await runner.run('async function handler(webhook) { return webhook }', input, NOW)).toEqual({
+      ok: false,
+      error: 'transformation: handler(webhook) returned a Promise; transformations are synchronous (no async or await)',
+    });
+  });
+
+  it('code over 32,768 bytes is refused; exactly 32,768 runs', async () => {
+    const code = 'function handler(w) { return w }\n//';
+    const exact = code + 'x'.repeat(32_768 - code.length);
+    expect(Buffer.byteLength(exact)).toBe(32_768);
+    expect(await runner.run(exact, input, NOW)).toMatchObject({ ok: true, cancel: false });
+    expect(await runner.run(`${exact}x`, input, NOW)).toEqual({
+      ok: false,
+      error: 'transformation: the code must be at most 32,768 bytes (UTF-8); it is 32,769',
+    });
+  });
+});
+
+describe('TransformRunner: the sandbox', () => {
+  it('has no require, process, fetch, timers or WebAssembly', async () => {
+    const code = `function handler() {
+      return { payload: [typeof require, typeof process, typeof globalThis.fetch, typeof setTimeout, typeof setInterval,
+        typeof queueMicrotask, typeof XMLHttpRequest, typeof WebAssembly, typeof Buffer, typeof module, typeof os, typeof std] };
+    }`;
+    expect(await runner.run(code, input, NOW)).toMatchObject({ ok: true, payload: Array(12).fill('undefined') });
+  });
+
+  it("require('fs') fails as a ReferenceError at its position", async () => {
+    const code = "function handler(webhook) {\n  const fs = require('fs');\n  return webhook;\n}";
+    expect(await runner.run(code, input, NOW)).toEqual({ ok: false, error: "transformation: ReferenceError: 'require' is not defined (line 2, column 14)" });
+  });
+
+  it('import is a syntax error, and import() a promise never settled', async () => {
+    expect(await runner.run("import fs from 'fs';\nfunction handler(w) { return w }", input, NOW)).toEqual({
+      ok: false,
+      error: "transformation: SyntaxError: expecting '(' (line 1, column 8)",
+    });
+    expect(await runner.run("function handler(w) { return import('fs') }", input, NOW)).toEqual({
+      ok: false,
+      error: 'transformation: handler(webhook) returned a Promise; transformations are synchronous (no async or await)',
+    });
+  });
+
+  it('Date.now() and new Date() are the run’s now; dates with arguments are real', async () => {
+    const code = `function handler() {
+      return { payload: [Date.now(), new Date().getTime(), new Date().toISOString(), Date(), new Date(0).getTime(), new Date(2020, 0, 1).toISOString(),
+        Date.UTC(2020, 0, 1), new Date() instanceof Date, new Date().constructor === Date] };
+    }`;
+    expect(await runner.run(code, input, NOW)).toMatchObject({
+      ok: true,
+      payload: [NOW, NOW, '2026-11-30T23:59:59.999Z', 'Mon Nov 30 2026 23:59:59 GMT+0000', 0, '2020-01-01T00:00:00.000Z', Date.UTC(2020, 0, 1), true, true],
+    });
+    // Top-level code sees the same clock.
+    expect(await runner.run('const at = Date.now();\nfunction handler() { return { payload: at } }', input, 1_000)).toMatchObject({ payload: 1_000 });
+  });
+
+  it('Math.random is there (QuickJS seeds it per context)', async () => {
+    const result = await runner.run('function handler() { return { payload: Math.random() } }', input, NOW);
+    expect(result).toMatchObject({ ok: true });
+    const value = (result as { payload: number }).payload;
+    expect(value >= 0 && value < 1).toBe(true);
+  });
+
+  it('console exists and prints nothing', async () => {
+    expect(await runner.run("function handler(w) { console.log('hi', w); console.error('e'); return w }", input, NOW)).toMatchObject({ ok: true });
+  });
+});

@@ -1,0 +1,105 @@
+import { SandboxThread } from './sandbox-thread.ts';
+import { codeSizeProblem } from './transformation-code.ts';
+import { toTransformResult } from './transform-result.ts';
+import type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';
+
+/** Options for {@link TransformRunner}; each limit applies to every run on its own. */
+export interface TransformRunnerOptions {
+  /** CPU time a run may take on its thread, from its start in the sandbox to its result. Default 50. */
+  cpuBudgetMs?: number | undefined;
+  /** The run's heap (its context and input included). Default 16 MiB; at least 1 MiB. */
+  memoryLimitBytes?: number | undefined;
+  /** QuickJS's stack: deeper recursion fails as InternalError. Default 256 KiB; 16 KiB to 1 MiB. */
+  stackLimitBytes?: number | undefined;
+  /** Sandbox threads, each running one transformation at a time; runs beyond them wait in order. Default 1. */
+  threads?: number | undefined;
+  /**
+   * How long past its budget a run may go inside a built-in that never polls QuickJS's
+   * interrupt (a long `indexOf`) before its thread is ended and replaced. Default 250: such
+   * a run has failed either way; this bounds how long it holds a thread.
+   */
+  watchdogGraceMs?: number | undefined;
+}
+
+const DEFAULTS = { cpuBudgetMs: 50, memoryLimitBytes: 16 * 2 ** 20, stackLimitBytes: 256 * 2 ** 10, threads: 1, watchdogGraceMs: 250 };
+
+interface Waiter {
+  resolve: (thread: SandboxThread) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Runs endpoint transformations (issue #45) in QuickJS sandboxes on worker threads: each run
+ * in a fresh runtime with its CPU budget, memory limit and fixed clock, its data passed in and
+ * out as JSON text. The event loop is never blocked by a run (only the input's JSON.stringify
+ * and the output's JSON.parse happen on it); `run` answers within the budget plus
+ * `watchdogGraceMs` however the code behaves, plus any wait for a free thread (or a new one
+ * starting: 150-350 ms, at the first run and after a thread was ended).
+ */
+export class TransformRunner {
+  readonly #limits: SandboxLimits;
+  readonly #threads: SandboxThread[];
+  readonly #idle: SandboxThread[];
+  readonly #waiting: Waiter[] = [];
+  #closed = false;
+
+  /** @throws RangeError for a limit out of its range. */
+  constructor(options: TransformRunnerOptions = {}) {
+    const cpuBudgetMs = options.cpuBudgetMs ?? DEFAULTS.cpuBudgetMs;
+    const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULTS.memoryLimitBytes;
+    const stackLimitBytes = options.stackLimitBytes ?? DEFAULTS.stackLimitBytes;
+    const threads = options.threads ?? DEFAULTS.threads;
+    const watchdogGraceMs = options.watchdogGraceMs ?? DEFAULTS.watchdogGraceMs;
+    if (!(cpuBudgetMs > 0 && cpuBudgetMs <= 60_000)) throw new RangeError('cpuBudgetMs must be above 0 and at most 60000');
+    if (!Number.isInteger(memoryLimitBytes) || memoryLimitBytes < 2 ** 20) throw new RangeError('memoryLimitBytes must be an integer of at least 1 MiB');
+    if (!Number.isInteger(stackLimitBytes) || stackLimitBytes < 16 * 2 ** 10 || stackLimitBytes > 2 ** 20) {
+      throw new RangeError('stackLimitBytes must be an integer from 16 KiB to 1 MiB');
+    }
+    if (!Number.isInteger(threads) || threads < 1) throw new RangeError('threads must be a positive integer');
+    if (!(watchdogGraceMs >= 0 && watchdogGraceMs <= 60_000)) throw new RangeError('watchdogGraceMs must be from 0 to 60000');
+    this.#limits = { cpuBudgetMs, memoryLimitBytes, stackLimitBytes };
+    this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs }));
+    this.#idle = [...this.#threads];
+  }
+
+  /** The limits every run has. */
+  get limits(): Readonly<SandboxLimits> {
+    return this.#limits;
+  }
+
+  /** WebAssembly memory the sandbox threads hold: each grows to its largest run's and is not given back. */
+  get wasmMemoryBytes(): number {
+    return this.#threads.reduce((sum, thread) => sum + thread.memoryBytes, 0);
+  }
+
+  /**
+   * Runs `code`'s `handler(webhook)` on `input`, with `Date.now()` equal to `now`. Every
+   * failure of the code (syntax, exceptions, no handler, budget, memory, what it returned, code
+   * over 32,768 bytes) is a result with `ok: false`, never an exception.
+   * @throws RangeError when `now` is not a finite number; Error when the runner is closed or
+   * no sandbox thread can be started (nothing to do with the code).
+   */
+  async run(code: string, input: TransformInput, now: number): Promise<TransformResult> {
+    if (this.#closed) throw new Error('TransformRunner is closed');
+    if (!Number.isFinite(now)) throw new RangeError('now must be a finite number of milliseconds since the epoch');
+    const tooLong = codeSizeProblem(code);
+    if (tooLong !== null) return { ok: false, error: `transformation: the code ${tooLong}` };
+    // Only these four fields, as text: no host object (nor its prototype) reaches the sandbox.
+    const inputJson = JSON.stringify({ event_type: input.event_type, payload: input.payload, headers: input.headers, url: input.url });
+    const thread = this.#idle.pop() ?? (await new Promise<SandboxThread>((resolve, reject) => this.#waiting.push({ resolve, reject })));
+    try {
+      return toTransformResult(await thread.run({ code, inputJson, now }), input);
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next.resolve(thread);
+      else this.#idle.push(thread);
+    }
+  }
+
+  /** Ends the sandbox threads. Runs in flight or waiting are rejected; later runs throw. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiter of this.#waiting.splice(0)) waiter.reject(new Error('TransformRunner is closed'));
+    await Promise.all(this.#threads.map((thread) => thread.close()));
+  }
+}
