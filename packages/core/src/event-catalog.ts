@@ -69,9 +69,16 @@ export class SchemaValidators {
    * @throws InvalidError when the schema does not compile (a stored schema always did).
    */
   check(schema: object, payload: unknown): string | null {
+    return this.validatorFor(schema)(payload);
+  }
+
+  /**
+   * `schema` compiled, as a function of a payload: null, or the first way it fails. Keep it to
+   * check many payloads: finding the compiled schema hashes its text, which costs more than a check.
+   */
+  validatorFor(schema: object): (payload: unknown) => string | null {
     const { validate } = this.#get(schema);
-    if (validate(payload)) return null;
-    return describeError(validate.errors?.[0]);
+    return (payload) => (validate(payload) ? null : describeError(validate.errors?.[0]));
   }
 
   #get(schema: object): Compiled {
@@ -156,6 +163,8 @@ export function newEventType(fields: Pick<EventType, 'name' | 'createdAt'> & Par
     deprecated: false,
     version: 1,
     updatedAt: fields.createdAt,
+    versionAt: fields.createdAt,
+    rev: 0,
     ...fields,
   };
 }

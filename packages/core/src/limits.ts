@@ -14,6 +14,8 @@ export const MAX_BODY_BYTES = 1_100_000;
 export const MAX_PAYLOAD_BYTES = 1_000_000;
 /** Most endpoints one consumer may have (the 21st is 422). */
 export const MAX_ENDPOINTS_PER_CONSUMER = 20;
+/** Most event types an environment has: the catalog's export and the unpaged list stay bounded. */
+export const MAX_EVENT_TYPES = 1_000;
 /** Longest Idempotency-Key, characters. */
 export const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 /** Longest `ordering_key` of a message, characters; longer is 422. */

@@ -162,6 +162,10 @@ export interface EventType {
   version: number;
   /** When the description, schema, examples, validation or deprecated last changed (Unix ms). */
   updatedAt: number;
+  /** When `version` became current (the create, or the PATCH that changed the schema). */
+  versionAt: number;
+  /** One more on every change: what an update compares, so two PATCHes never both apply to one state. */
+  rev: number;
 }
 
 /** An event type as a list gives it: without its schema and examples (up to ~144 KB each). */

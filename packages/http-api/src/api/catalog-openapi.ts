@@ -1,7 +1,7 @@
 // The event catalog as an OpenAPI 3.1 document a customer can generate receiver types from:
 // one `webhooks` entry per event type, its request body the webhook envelope with the event
-// type's schema as `data`, its examples, and the Standard Webhooks headers. Read a page of event
-// types at a time (the list is capped, the schemas are not small): memory is one page's.
+// type's schema as `data`, its examples, and the Standard Webhooks headers. Read 50 event types a
+// store call; the document holds them all — bounded by MAX_EVENT_TYPES (1,000) an environment.
 import type { EventType, Tenant } from '@wirehook/core';
 import type { Store } from '@wirehook/store';
 

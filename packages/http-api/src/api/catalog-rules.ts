@@ -1,21 +1,34 @@
 // Enforcing the event catalog on POST /v1/messages: a message of an event type with
-// `validation: "enforce"` must match its schema. The rule of each event type is read from the
-// store at most once per CATALOG_RULES_TTL_MS per process (unregistered types too), and each
-// schema is compiled once (core's SchemaValidators): a message costs a map read and the
-// validation itself, never a store read.
+// `validation: "enforce"` must match its schema. Which of a tenant's event types enforce is read
+// at most once per CATALOG_RULES_TTL_MS per process (one covered index read of those alone);
+// an enforcing type's schema once per version; each schema compiled once (core's
+// SchemaValidators). A message of any other name costs a map read: a tenant sending made-up
+// event types causes no store read, and pushes no other tenant's rules out.
 import { InvalidError, SchemaValidators, type Clock, type Tenant } from '@wirehook/core';
 import type { Store } from '@wirehook/store';
 
-/** How long a process uses an event type's rule before reading it again: a PATCH elsewhere takes effect within it. */
+/** How long a process uses a tenant's enforcing types before reading them again: a PATCH elsewhere takes effect within it. */
 export const CATALOG_RULES_TTL_MS = 5_000;
-const CAPACITY = 10_000;
+/** Tenants whose rules a process keeps (least recently used out). */
+const TENANTS = 10_000;
 
-type Rule = { schema: Record<string, unknown> } | null;
+/** An enforcing event type's rule: its version, and once read, its compiled schema (null: nothing to check). */
+interface Rule {
+  version: number;
+  validate?: ((payload: unknown) => string | null) | null;
+}
+
+interface TenantRules {
+  until: number;
+  types: Map<string, Rule>;
+}
 
 export class CatalogRules {
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #rules = new Map<string, { until: number; rule: Rule }>();
+  readonly #tenants = new Map<string, TenantRules>();
+  /** Reads under way, one per tenant: messages arriving together share it. */
+  readonly #loading = new Map<string, Promise<TenantRules>>();
   readonly #validators = new SchemaValidators();
 
   constructor(store: Store, clock: Clock) {
@@ -25,35 +38,58 @@ export class CatalogRules {
 
   /**
    * Refuses `payload` when `eventType` enforces a schema it does not match.
-   * @throws InvalidError `payload/items/0/price: must be number (type)` — the first failing path and rule.
+   * @throws InvalidError `payload/items/0/price: must be number (type): …` — the first failing path and rule.
    */
   async check(t: Tenant, eventType: string, payload: unknown): Promise<void> {
-    const rule = await this.#rule(t, eventType);
-    if (rule === null) return;
-    const problem = this.#validators.check(rule.schema, payload);
+    const rules = await this.#rulesOf(t);
+    const rule = rules.types.get(eventType);
+    if (rule === undefined) return;
+    if (rule.validate === undefined) {
+      const found = await this.#store.eventTypes.get(t, eventType);
+      // Read at the version listed or a later one; a later schema is the one to enforce.
+      rule.validate = found !== null && found.validation === 'enforce' && found.schema !== null ? this.#validators.validatorFor(found.schema) : null;
+    }
+    if (rule.validate === null) return;
+    const problem = rule.validate(payload);
     if (problem !== null) throw new InvalidError(`${problem}: the payload does not match event type ${eventType}'s schema (validation: enforce)`);
   }
 
-  /** A PATCH or create in this process: its next message reads the rule again. */
-  forget(t: Tenant, eventType: string): void {
-    this.#rules.delete(key(t, eventType));
+  /** A create or PATCH in this process: the tenant's next message reads its rules again. */
+  forget(t: Tenant): void {
+    this.#tenants.delete(key(t));
+    this.#loading.delete(key(t));
   }
 
-  async #rule(t: Tenant, eventType: string): Promise<Rule> {
-    const k = key(t, eventType);
+  #rulesOf(t: Tenant): Promise<TenantRules> | TenantRules {
+    const k = key(t);
+    const known = this.#tenants.get(k);
+    if (known !== undefined && known.until > this.#clock.now()) return known;
+    let loading = this.#loading.get(k);
+    if (loading === undefined) {
+      loading = this.#load(t, k, known).finally(() => this.#loading.delete(k));
+      this.#loading.set(k, loading);
+    }
+    return loading;
+  }
+
+  async #load(t: Tenant, k: string, known: TenantRules | undefined): Promise<TenantRules> {
     const now = this.#clock.now();
-    const known = this.#rules.get(k);
-    if (known !== undefined && known.until > now) return known.rule;
-    const found = await this.#store.eventTypes.get(t, eventType);
-    const rule = found !== null && found.validation === 'enforce' && found.schema !== null ? { schema: found.schema } : null;
-    this.#rules.delete(k);
-    this.#rules.set(k, { until: now + CATALOG_RULES_TTL_MS, rule });
-    if (this.#rules.size > CAPACITY) this.#rules.delete(this.#rules.keys().next().value!);
-    return rule;
+    const listed = await this.#store.eventTypes.enforcing(t);
+    const types = new Map<string, Rule>();
+    for (const { name, version } of listed) {
+      // A schema already read at the same version is kept: only a changed type is read again.
+      const before = known?.types.get(name);
+      types.set(name, before !== undefined && before.version === version ? before : { version });
+    }
+    const rules = { until: now + CATALOG_RULES_TTL_MS, types };
+    this.#tenants.delete(k);
+    this.#tenants.set(k, rules);
+    if (this.#tenants.size > TENANTS) this.#tenants.delete(this.#tenants.keys().next().value!);
+    return rules;
   }
 }
 
-const key = (t: Tenant, eventType: string) => `${t.orgId} ${t.env} ${eventType}`;
+const key = (t: Tenant) => `${t.orgId} ${t.env}`;
 
 /** One CatalogRules per store: the API's routes of a process share it (a PATCH is seen by the next message at once). */
 const shared = new WeakMap<Store, CatalogRules>();

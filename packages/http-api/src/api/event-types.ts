@@ -5,6 +5,7 @@ import {
   eventTypeName,
   ForbiddenError,
   InvalidError,
+  MAX_EVENT_TYPES,
   newEventType,
   NotFoundError,
   parseInput,
@@ -58,8 +59,9 @@ export function eventTypesRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router
         validation: body.validation ?? 'none',
         deprecated: body.deprecated ?? false,
       }),
+      MAX_EVENT_TYPES,
     );
-    rules.forget(authOf(res).tenant, created.name);
+    rules.forget(authOf(res).tenant);
     res.status(201).json(eventTypeJson(created));
   });
 
@@ -89,9 +91,9 @@ export function eventTypesRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router
     // What it will be: the examples must match the schema it will have, and enforce needs one.
     const schema = body.schema === undefined ? current.schema : body.schema;
     checkRules(schema, body.examples ?? current.examples, body.validation ?? current.validation);
-    const updated = await store.eventTypes.update(tenant, current.name, body, clock.now());
+    const updated = await store.eventTypes.update(tenant, current.name, body, clock.now(), current.rev);
     if (updated === null) throw new NotFoundError(`event type ${JSON.stringify(current.name)} not found`);
-    rules.forget(tenant, current.name);
+    rules.forget(tenant);
     res.json(eventTypeJson(updated));
   });
 

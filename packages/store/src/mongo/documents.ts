@@ -121,6 +121,10 @@ export interface EventTypeDoc extends TenantFields {
   deprecated?: boolean;
   version?: number;
   updatedAt?: number;
+  /** When `version` became current. */
+  versionAt?: number;
+  /** One more on every change: an update's compare-and-set. */
+  rev?: number;
 }
 
 /** `event_type_versions`: an earlier schema of an event type (unique by tenant, name and version). */

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
-import { EVENT_TYPE_VERSIONS_PAGE, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
+import { ConflictError, InvalidError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
+import { EVENT_TYPE_VERSIONS_PAGE, EVENT_TYPES_ENFORCING_CAP, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { EventTypeDoc } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -21,6 +21,8 @@ const SUMMARY = {
   deprecated: 1,
   version: 1,
   updatedAt: 1,
+  versionAt: 1,
+  rev: 1,
   hasSchema: { $ne: [{ $ifNull: ['$schemaJson', null] }, null] },
 };
 
@@ -32,7 +34,12 @@ export class MongoEventTypeRepo implements EventTypeRepo {
     this.#conn = conn;
   }
 
-  async create(t: Tenant, e: EventType): Promise<EventType> {
+  async create(t: Tenant, e: EventType, max: number): Promise<EventType> {
+    // Bounded by the cap itself (at most `max` keys of event_types_name). Two creates racing at the
+    // cap may both pass: the cap is a bound on the catalog's size, not an exact count.
+    const c = P.eventTypes(t);
+    const count = await this.#conn.eventTypes.countDocuments(c.filter, { ...c.options, limit: max });
+    if (count >= max) throw new InvalidError(`this environment already has ${count} event types; the limit is ${max}`);
     const doc: EventTypeDoc = {
       ...scope(t),
       name: e.name,
@@ -45,6 +52,8 @@ export class MongoEventTypeRepo implements EventTypeRepo {
       deprecated: e.deprecated,
       version: e.version,
       updatedAt: e.updatedAt,
+      versionAt: e.versionAt,
+      rev: e.rev,
     };
     try {
       await this.#conn.eventTypes.insertOne(doc);
@@ -75,43 +84,53 @@ export class MongoEventTypeRepo implements EventTypeRepo {
     return doc === null ? null : toEventType(doc);
   }
 
-  async update(t: Tenant, name: string, patch: EventTypePatch, now: number): Promise<EventType | null> {
+  async update(t: Tenant, name: string, patch: EventTypePatch, now: number, expectedRev: number): Promise<EventType | null> {
     const current = await this.get(t, name);
     if (current === null) return null;
-    const set: Partial<EventTypeDoc> = { updatedAt: now };
+    if (current.rev !== expectedRev) throw new ConflictError(`event type ${JSON.stringify(name)} changed meanwhile; read it and try again`);
+    const set: Partial<EventTypeDoc> = { updatedAt: now, rev: current.rev + 1 };
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.examples !== undefined) set.examplesJson = JSON.stringify(patch.examples);
     if (patch.validation !== undefined) set.validation = patch.validation;
     if (patch.deprecated !== undefined) set.deprecated = patch.deprecated;
-    if (patch.schema !== undefined && !isDeepStrictEqual(patch.schema, current.schema)) {
-      // The version it replaces is kept first (unique by version: a retry after a crash here keeps
-      // one copy), then the event type moves on from the version read. No transaction: a version
-      // kept whose move did not happen is the current one, which versions() never lists.
+    const newVersion = patch.schema !== undefined && !isDeepStrictEqual(patch.schema, current.schema);
+    const kept = {
+      ...scope(t),
+      name,
+      version: current.version,
+      schemaJson: current.schema === null ? null : JSON.stringify(current.schema),
+      createdAt: current.versionAt,
+      retiredAt: now,
+    };
+    if (newVersion) {
+      // The version it replaces is kept first (unique by version), so a crash after the move below
+      // loses no schema. No transaction: a version kept whose move did not happen is the current
+      // one, which versions() never lists; its times are set again by the move that does happen.
       try {
-        await this.#conn.eventTypeVersions.insertOne({
-          ...scope(t),
-          name,
-          version: current.version,
-          schemaJson: current.schema === null ? null : JSON.stringify(current.schema),
-          createdAt: current.updatedAt,
-          retiredAt: now,
-        });
+        await this.#conn.eventTypeVersions.insertOne(kept);
       } catch (err) {
         if (!isDuplicateKey(err, UNIQUE_INDEX.eventTypeVersion)) throw err;
       }
       set.schemaJson = patch.schema === null ? null : JSON.stringify(patch.schema);
       set.version = current.version + 1;
+      set.versionAt = now;
     }
-    // Only from the version read (documents made before the catalog have none: version 1).
-    const q = P.eventTypeByName(t, name, current.version);
+    // Only from the state read (rev): another PATCH in between answers a conflict, never a mix of both.
+    const q = P.eventTypeUpdate(t, name, current.rev);
     const updated = await this.#conn.eventTypes.findOneAndUpdate(q.filter, { $set: set }, { ...q.options, returnDocument: 'after' });
     if (updated === null) throw new ConflictError(`event type ${JSON.stringify(name)} changed meanwhile; read it and try again`);
+    if (newVersion) {
+      // The winner's times on the kept version (an earlier attempt that lost, or crashed, wrote its own).
+      const v = P.eventTypeVersion(t, name, current.version);
+      await this.#conn.eventTypeVersions.updateOne(v.filter, { $set: { createdAt: kept.createdAt, retiredAt: now } }, v.options);
+    }
     return toEventType(updated);
   }
 
   async versions(t: Tenant, name: string): Promise<EventTypeVersion[]> {
     const q = P.eventTypeVersions(t, name);
-    const current = (await this.get(t, name))?.version ?? 0;
+    const c = P.eventTypeByName(t, name);
+    const current = (await this.#conn.eventTypes.findOne(c.filter, { ...c.options, projection: { version: 1 } }))?.version ?? 1;
     const docs = await this.#conn.eventTypeVersions.find(q.filter, q.options).limit(EVENT_TYPE_VERSIONS_PAGE).toArray();
     return docs
       .filter((d) => d.version < current)
@@ -121,6 +140,16 @@ export class MongoEventTypeRepo implements EventTypeRepo {
         createdAt: d.createdAt,
         retiredAt: d.retiredAt,
       }));
+  }
+
+  async enforcing(t: Tenant): Promise<{ name: string; version: number }[]> {
+    // Covered by event_types_enforcing (enforcing types only): no document, no schema text read.
+    const q = P.enforcingEventTypes(t);
+    const docs = await this.#conn.eventTypes
+      .find(q.filter, { ...q.options, projection: { _id: 0, name: 1, version: 1 } })
+      .limit(EVENT_TYPES_ENFORCING_CAP)
+      .toArray();
+    return docs.map((d) => ({ name: d.name, version: d.version ?? 1 }));
   }
 
   async page(t: Tenant, after: string | null, limit: number): Promise<EventType[]> {

@@ -133,6 +133,8 @@ function eventTypeFields(doc: Omit<EventTypeDoc, 'schemaJson' | 'examplesJson'>)
     deprecated: doc.deprecated ?? false,
     version: doc.version ?? 1,
     updatedAt: doc.updatedAt ?? doc.createdAt,
+    versionAt: doc.versionAt ?? doc.createdAt,
+    rev: doc.rev ?? 0,
   };
 }
 

@@ -10,25 +10,36 @@ export interface EventTypePatch {
   deprecated?: boolean;
 }
 
+/** Most enforcing event types `enforcing` returns (a tenant with more has the first that many by name enforced). */
+export const EVENT_TYPES_ENFORCING_CAP = 1_000;
+
 /** Most earlier versions `versions` returns. */
 export const EVENT_TYPE_VERSIONS_PAGE = 100;
 
 export interface EventTypeRepo {
-  /** @throws ConflictError when the name exists in the tenant. */
-  create(t: Tenant, eventType: EventType): Promise<EventType>;
+  /**
+   * @throws ConflictError when the name exists in the tenant; InvalidError when the tenant
+   * already has `max` event types.
+   */
+  create(t: Tenant, eventType: EventType, max: number): Promise<EventType>;
   /** Ordered by name; without schemas and examples (get has them). */
   list(t: Tenant): Promise<EventTypeSummary[]>;
   /** One event type by name, with its schema and examples; null when there is none. */
   get(t: Tenant, name: string): Promise<EventType | null>;
   /**
-   * Applies `patch` at `now` and returns the event type as it is then; null when there is none.
-   * A schema that differs from the current one (as JSON) is a new version: the current one is
-   * kept among the versions first, then the event type moves on — only from the version it was
-   * read at, so two PATCHes never both make version n+1 (the second answers ConflictError).
+   * Applies `patch` at `now` to the event type as the caller read it (`expectedRev`) and
+   * returns it as it is then; null when there is none. A schema that differs from the current one
+   * (as JSON) is a new version: the current one is kept among the versions. Any change in between
+   * (another PATCH) answers ConflictError: what the caller checked is what is stored.
    */
-  update(t: Tenant, name: string, patch: EventTypePatch, now: number): Promise<EventType | null>;
+  update(t: Tenant, name: string, patch: EventTypePatch, now: number, expectedRev: number): Promise<EventType | null>;
   /** Earlier versions of the event type, newest first, at most EVENT_TYPE_VERSIONS_PAGE (never the current one). */
   versions(t: Tenant, name: string): Promise<EventTypeVersion[]>;
+  /**
+   * The tenant's event types with `validation: enforce` (name and version), at most
+   * EVENT_TYPES_ENFORCING_CAP: which names the intake checks, read from an index of those alone.
+   */
+  enforcing(t: Tenant): Promise<{ name: string; version: number }[]>;
   /** Event types with their schemas, by name after `after`, at most `limit`: the catalog's OpenAPI export, a page at a time. */
   page(t: Tenant, after: string | null, limit: number): Promise<EventType[]>;
 }

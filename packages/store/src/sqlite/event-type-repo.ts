@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
-import { EVENT_TYPE_VERSIONS_PAGE, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
+import { ConflictError, InvalidError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
+import { EVENT_TYPE_VERSIONS_PAGE, EVENT_TYPES_ENFORCING_CAP, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
 import { toEventType, toEventTypeSummary } from './mappers.ts';
 import { int, type Row } from './row.ts';
 
 /** The columns of a list: everything but the schema and examples, and whether there is a schema. */
-const SUMMARY = 'name, description, archived_at, created_at, validation, deprecated, version, updated_at, schema IS NOT NULL AS has_schema';
+const SUMMARY = 'name, description, archived_at, created_at, validation, deprecated, version, updated_at, version_at, rev, schema IS NOT NULL AS has_schema';
 
 /** Event types in SQLite, scoped by tenant. */
 export class SqliteEventTypeRepo implements EventTypeRepo {
@@ -17,35 +17,46 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
     this.#conn = conn;
   }
 
-  async create(t: Tenant, e: EventType): Promise<EventType> {
-    try {
-      const row = this.#conn
-        .statement(
-          `INSERT INTO event_types (org_id, env, name, description, archived_at, created_at, schema, examples, validation, deprecated, version, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        )
-        .get(
-          t.orgId,
-          t.env,
-          e.name,
-          e.description,
-          e.archivedAt,
-          e.createdAt,
-          e.schema === null ? null : JSON.stringify(e.schema),
-          JSON.stringify(e.examples),
-          e.validation,
-          e.deprecated ? 1 : 0,
-          e.version,
-          e.updatedAt,
-        );
-      if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-      return toEventType(row);
-    } catch (err) {
-      if (isUniqueViolation(err, 'event_types', ['org_id', 'env', 'name'])) {
-        throw new ConflictError(`an event type named ${JSON.stringify(e.name)} already exists`);
+  async create(t: Tenant, e: EventType, max: number): Promise<EventType> {
+    return this.#conn.immediate(() => {
+      // Bounded by the cap itself: at most `max` keys of event_types_name are counted.
+      const count = int(
+        this.#conn.statement('SELECT count(*) AS n FROM (SELECT 1 FROM event_types WHERE org_id = ? AND env = ? LIMIT ?)').get(t.orgId, t.env, max)!,
+        'n',
+      );
+      if (count >= max) throw new InvalidError(`this environment already has ${count} event types; the limit is ${max}`);
+      try {
+        const row = this.#conn
+          .statement(
+            `INSERT INTO event_types (org_id, env, name, description, archived_at, created_at, schema, examples, validation, deprecated, version,
+                                      updated_at, version_at, rev)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+          )
+          .get(
+            t.orgId,
+            t.env,
+            e.name,
+            e.description,
+            e.archivedAt,
+            e.createdAt,
+            jsonOrNull(e.schema),
+            JSON.stringify(e.examples),
+            e.validation,
+            e.deprecated ? 1 : 0,
+            e.version,
+            e.updatedAt,
+            e.versionAt,
+            e.rev,
+          );
+        if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+        return toEventType(row);
+      } catch (err) {
+        if (isUniqueViolation(err, 'event_types', ['org_id', 'env', 'name'])) {
+          throw new ConflictError(`an event type named ${JSON.stringify(e.name)} already exists`);
+        }
+        throw err;
       }
-      throw err;
-    }
+    });
   }
 
   async list(t: Tenant): Promise<EventTypeSummary[]> {
@@ -57,16 +68,13 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
     return row === undefined ? null : toEventType(row);
   }
 
-  async update(t: Tenant, name: string, patch: EventTypePatch, now: number): Promise<EventType | null> {
+  async update(t: Tenant, name: string, patch: EventTypePatch, now: number, expectedRev: number): Promise<EventType | null> {
     return this.#conn.immediate(() => {
       const row = this.#conn.statement('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name = ?').get(t.orgId, t.env, name);
       if (row === undefined) return null;
       const current = toEventType(row);
-      const next: EventType = {
-        ...current,
-        ...definedOf(patch),
-        updatedAt: now,
-      };
+      if (current.rev !== expectedRev) throw new ConflictError(`event type ${JSON.stringify(name)} changed meanwhile; read it and try again`);
+      const next: EventType = { ...current, ...definedOf(patch), updatedAt: now, rev: current.rev + 1 };
       if (patch.schema !== undefined && !isDeepStrictEqual(patch.schema, current.schema)) {
         // The version it replaces is kept, with when it became current and when it was replaced.
         this.#conn
@@ -74,13 +82,15 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
             `INSERT INTO event_type_versions (org_id, env, name, version, schema, created_at, retired_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(t.orgId, t.env, name, current.version, jsonOrNull(current.schema), current.updatedAt, now);
+          .run(t.orgId, t.env, name, current.version, jsonOrNull(current.schema), current.versionAt, now);
         next.version = current.version + 1;
+        next.versionAt = now;
       }
       const updated = this.#conn
         .statement(
-          `UPDATE event_types SET description = ?, schema = ?, examples = ?, validation = ?, deprecated = ?, version = ?, updated_at = ?
-            WHERE org_id = ? AND env = ? AND name = ? AND version = ? RETURNING *`,
+          `UPDATE event_types SET description = ?, schema = ?, examples = ?, validation = ?, deprecated = ?, version = ?, updated_at = ?,
+                                  version_at = ?, rev = ?
+            WHERE org_id = ? AND env = ? AND name = ? RETURNING *`,
         )
         .get(
           next.description,
@@ -90,12 +100,13 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
           next.deprecated ? 1 : 0,
           next.version,
           now,
+          next.versionAt,
+          next.rev,
           t.orgId,
           t.env,
           name,
-          current.version,
         );
-      if (updated === undefined) throw new ConflictError(`event type ${JSON.stringify(name)} changed meanwhile; read it and try again`);
+      if (updated === undefined) throw new Error('UPDATE … RETURNING gave no row');
       return toEventType(updated);
     });
   }
@@ -110,6 +121,14 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
         createdAt: int(row, 'created_at'),
         retiredAt: int(row, 'retired_at'),
       }));
+  }
+
+  async enforcing(t: Tenant): Promise<{ name: string; version: number }[]> {
+    // event_types_enforcing (partial: enforcing types only, covering): no schema is read.
+    return this.#conn
+      .statement(`SELECT name, version FROM event_types WHERE org_id = ? AND env = ? AND validation = 'enforce' ORDER BY name LIMIT ?`)
+      .all(t.orgId, t.env, EVENT_TYPES_ENFORCING_CAP)
+      .map((row: Row) => ({ name: String(row['name']), version: int(row, 'version') }));
   }
 
   async page(t: Tenant, after: string | null, limit: number): Promise<EventType[]> {

@@ -130,8 +130,10 @@ function eventTypeFields(row: Row): Omit<EventType, 'schema' | 'examples'> {
     validation: text(row, 'validation') as EventType['validation'],
     deprecated: int(row, 'deprecated') === 1,
     version: int(row, 'version'),
-    // An event type made before the catalog last changed when it was made.
+    // An event type made before the catalog last changed, and has had its version, since it was made.
     updatedAt: intOrNull(row, 'updated_at') ?? createdAt,
+    versionAt: intOrNull(row, 'version_at') ?? createdAt,
+    rev: int(row, 'rev'),
   };
 }
 

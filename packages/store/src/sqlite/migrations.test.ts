@@ -283,10 +283,21 @@ describe('SQLite store', () => {
     const store = openFile(path);
     expect(store.migrationsApplied).toBe(MIGRATIONS.length - 34);
     const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
-    const old = { name: 'invoice.paid', description: 'paid', archivedAt: null, createdAt: 5, validation: 'none', deprecated: false, version: 1, updatedAt: 5 };
+    const old = {
+      name: 'invoice.paid',
+      description: 'paid',
+      archivedAt: null,
+      createdAt: 5,
+      validation: 'none',
+      deprecated: false,
+      version: 1,
+      updatedAt: 5,
+      versionAt: 5,
+      rev: 0,
+    };
     expect(await store.eventTypes.get(t, 'invoice.paid')).toEqual({ ...old, schema: null, examples: [] });
     expect(await store.eventTypes.list(t)).toEqual([{ ...old, hasSchema: false }]);
-    expect(await store.eventTypes.update(t, 'invoice.paid', { schema: { type: 'object' } }, 10)).toMatchObject({ version: 2, schema: { type: 'object' } });
+    expect(await store.eventTypes.update(t, 'invoice.paid', { schema: { type: 'object' } }, 10, 0)).toMatchObject({ version: 2, schema: { type: 'object' } });
     expect(await store.eventTypes.versions(t, 'invoice.paid')).toEqual([{ version: 1, schema: null, createdAt: 5, retiredAt: 10 }]);
   });
 

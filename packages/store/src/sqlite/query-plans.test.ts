@@ -98,6 +98,28 @@ describe('SQLite query plans', () => {
     expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
+  it('reads event types by their key: one by name, a page by name, the count at create stopped by the cap; versions by theirs', () => {
+    const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
+    expect(planOf('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name = ?')).toBe(
+      'SEARCH event_types USING INDEX event_types_name (org_id=? AND env=? AND name=?)',
+    );
+    expect(planOf('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name > ?')).toBe(
+      'SEARCH event_types USING INDEX event_types_name (org_id=? AND env=? AND name>?)',
+    );
+    expect(planOf('SELECT name, description, archived_at')).toBe('SEARCH event_types USING INDEX event_types_name (org_id=? AND env=?)');
+    const count = planOf('SELECT count(*) AS n FROM (SELECT 1 FROM event_types');
+    expect(count).toMatch(/SEARCH event_types USING COVERING INDEX event_types_name \(org_id=\? AND env=\?\)/);
+    expect(planOf('SELECT * FROM event_type_versions')).toBe(
+      'SEARCH event_type_versions USING INDEX sqlite_autoindex_event_type_versions_1 (org_id=? AND env=? AND name=?)',
+    );
+    expect([...plans].filter(([, plan]) => /SCAN event_type/.test(plan))).toEqual([]);
+  });
+
+  it('reads a tenant’s enforcing event types from event_types_enforcing alone (covering: no schema read)', () => {
+    const read = [...plans].find(([sql]) => sql.startsWith("SELECT name, version FROM event_types WHERE org_id = ? AND env = ? AND validation = 'enforce'"));
+    expect(read?.[1]).toBe('SEARCH event_types USING COVERING INDEX event_types_enforcing (org_id=? AND env=?)');
+  });
+
   it('walks the certificates expiring in a window by endpoints_tls_expiry: the cursor’s ties by a seek, then a range; no sort', () => {
     const walk = [...plans].filter(([sql]) => sql.startsWith("SELECT id, org_id, env, json_extract(tls, '$.info.notAfter') AS not_after FROM endpoints"));
     expect(walk.map(([, plan]) => plan).sort()).toEqual([

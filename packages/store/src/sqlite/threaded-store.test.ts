@@ -52,7 +52,7 @@ describe('the threaded store’s reader', () => {
     const tenant = await f.tenant();
     const key = keyOf(tenant);
     await writer.apiKeys.create(key, 'hash-of-key');
-    await writer.eventTypes.create(tenant, newEventType({ name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() }));
+    await writer.eventTypes.create(tenant, newEventType({ name: 'invoice.paid', description: null, archivedAt: null, createdAt: clock.now() }), 1_000);
     const m = new MessageFixtures(f);
     await m.hook(tenant, await f.consumer(tenant, 'customer-1'));
     const sent = await m.send(tenant);
@@ -86,6 +86,7 @@ describe('the threaded store’s reader', () => {
       const created = await store.eventTypes.create(
         tenant,
         newEventType({ name: 'order.shipped', description: 'shipped', archivedAt: null, createdAt: clock.now() }),
+        1_000,
       );
       expect((await store.eventTypes.list(tenant)).map((e) => e.name)).toEqual([created.name]);
     } finally {
@@ -107,7 +108,7 @@ describe('the threaded store’s reader', () => {
 
   it('closes with the write-ahead log folded into the database file', async () => {
     const { path, store, tenant } = await threadedWithTenant('checkpointed.sqlite');
-    await store.eventTypes.create(tenant, newEventType({ name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() }));
+    await store.eventTypes.create(tenant, newEventType({ name: 'user.created', description: null, archivedAt: null, createdAt: clock.now() }), 1_000);
     await store.eventTypes.list(tenant); // the reader is open, holding the file too
     await store.close();
     // A copy of the database file alone (a backup after a stop) has every commit.
@@ -139,7 +140,7 @@ describe('the threaded store’s reader', () => {
     await store.close();
     await read;
     await expect(
-      store.eventTypes.create(tenant, newEventType({ name: 'too.late', description: null, archivedAt: null, createdAt: clock.now() })),
+      store.eventTypes.create(tenant, newEventType({ name: 'too.late', description: null, archivedAt: null, createdAt: clock.now() }), 1_000),
     ).rejects.toThrow(/closed/);
   });
 

@@ -16,7 +16,7 @@ export function describeIsolationContract(f: Fixtures): void {
       const other = await otherOf(home);
       const consumer = await f.consumer(home, 'shared-ext');
       const endpoint = await f.createEndpoint(home, consumer.id, {}, 'v1.home');
-      await f.store.eventTypes.create(home, newEventType({ name: 'invoice.paid', description: null, archivedAt: null, createdAt: 1 }));
+      await f.store.eventTypes.create(home, newEventType({ name: 'invoice.paid', description: null, archivedAt: null, createdAt: 1 }), 1_000);
       const now = f.clock.now();
       const { consumers, endpoints, eventTypes } = f.store;
 
@@ -45,7 +45,7 @@ export function describeIsolationContract(f: Fixtures): void {
       const made = [];
       for (const t of tenants) {
         made.push(await f.consumer(t, 'same-ext'));
-        await f.store.eventTypes.create(t, newEventType({ name: 'same.name', description: null, archivedAt: null, createdAt: 1 }));
+        await f.store.eventTypes.create(t, newEventType({ name: 'same.name', description: null, archivedAt: null, createdAt: 1 }), 1_000);
       }
       for (const [i, t] of tenants.entries()) {
         expect(await f.store.consumers.getByExternalId(t, 'same-ext')).toEqual(made[i]);

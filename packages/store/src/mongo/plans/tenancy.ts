@@ -1,4 +1,4 @@
-import { EVENT_TYPE_VERSIONS_PAGE } from '../../ports/event-type-port.ts';
+import { EVENT_TYPE_VERSIONS_PAGE, EVENT_TYPES_ENFORCING_CAP } from '../../ports/event-type-port.ts';
 import { MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
 import { COLLECTIONS } from '../connection.ts';
 import { UNIQUE_INDEX } from '../indexes.ts';
@@ -83,21 +83,46 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env }, sort: { name: 1 } }),
     example: [T],
   }),
-  /** One event type by name (get, and an update's compare-and-set on the version it read). */
+  /** One event type by name. */
   eventTypeByName: planSpec({
     collection: COLLECTIONS.eventTypes,
     index: UNIQUE_INDEX.eventTypeName,
     examines: '1: the unique key (orgId, env, name)',
     maxExamined: () => 1,
-    residual: { version: 'the version the update read: a compare-and-set on the one document the key found' },
-    build: (t: TenantArg, name: string, version?: number) => ({
-      // Version 1 is also a document made before the catalog (no version field).
-      filter:
-        version === undefined
-          ? { orgId: t.orgId, env: t.env, name }
-          : { orgId: t.orgId, env: t.env, name, version: version === 1 ? { $in: [1, null] } : version },
+    build: (t: TenantArg, name: string) => ({ filter: { orgId: t.orgId, env: t.env, name } }),
+    example: [T, 'invoice.paid'],
+  }),
+  /** An update's compare-and-set: the event type by name, only at the revision read. */
+  eventTypeUpdate: planSpec({
+    collection: COLLECTIONS.eventTypes,
+    index: UNIQUE_INDEX.eventTypeName,
+    examines: '1: the unique key (orgId, env, name)',
+    maxExamined: () => 1,
+    residual: { rev: 'the revision the update read: a compare-and-set on the one document the key found' },
+    build: (t: TenantArg, name: string, rev: number) => ({
+      // Revision 0 is also a document made before the catalog (no rev field).
+      filter: { orgId: t.orgId, env: t.env, name, rev: rev === 0 ? { $in: [0, null] } : rev },
     }),
-    example: [T, 'invoice.paid', 2],
+    example: [T, 'invoice.paid', 0],
+  }),
+  /** One kept version (its times set by the update that replaced it). */
+  eventTypeVersion: planSpec({
+    collection: COLLECTIONS.eventTypeVersions,
+    index: UNIQUE_INDEX.eventTypeVersion,
+    examines: '1: the unique key (orgId, env, name, version)',
+    maxExamined: () => 1,
+    build: (t: TenantArg, name: string, version: number) => ({ filter: { orgId: t.orgId, env: t.env, name, version } }),
+    example: [T, 'invoice.paid', 1],
+  }),
+  /** The tenant's enforcing event types (name and version; covered), stopped at EVENT_TYPES_ENFORCING_CAP. */
+  enforcingEventTypes: planSpec({
+    collection: COLLECTIONS.eventTypes,
+    index: 'event_types_enforcing',
+    examines: `≤ ${EVENT_TYPES_ENFORCING_CAP} index keys: the tenant's range of event_types_enforcing (partial: validation enforce); no document`,
+    maxExamined: () => 0,
+    maxKeysExamined: (n) => n + 1,
+    build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env, validation: 'enforce' }, sort: { name: 1 } }),
+    example: [T],
   }),
   /** The catalog's export: the tenant's event types by name after a cursor, a page at a time. */
   eventTypesAfter: planSpec({
