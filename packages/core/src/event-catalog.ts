@@ -56,9 +56,6 @@ interface Compiled {
 export class SchemaValidators {
   readonly #compiled = new Map<string, Compiled>();
   readonly #capacity: number;
-  // One Ajv per cache: its own schemas are kept by it too, so it is replaced when the cache turns over.
-  #ajv = newAjv();
-  #added = 0;
 
   constructor(capacity = 1_000) {
     this.#capacity = capacity;
@@ -89,14 +86,9 @@ export class SchemaValidators {
       this.#compiled.set(key, compiled);
       return compiled;
     }
-    if (this.#added >= this.#capacity * 4) {
-      // Ajv keeps every schema it compiled: a fresh one bounds it, as the map is bounded below.
-      this.#ajv = newAjv();
-      this.#added = 0;
-      this.#compiled.clear();
-    }
-    compiled = { validate: compile(this.#ajv, schema) };
-    this.#added++;
+    // Each schema in an Ajv of its own: schemas of different tenants may use one `$id`, and in a
+    // shared instance one's would clash with, or be referred to by, another's.
+    compiled = { validate: compile(newAjv(), schema) };
     this.#compiled.set(key, compiled);
     if (this.#compiled.size > this.#capacity) this.#compiled.delete(this.#compiled.keys().next().value!);
     return compiled;
