@@ -3,6 +3,7 @@
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
+//                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
@@ -92,6 +93,14 @@ if (only.includes('retention')) {
     process.stderr.write(`bench ${line}\n`),
   );
   only.splice(only.indexOf('retention'), 1);
+  if (only.length === 0) process.exit(ok ? 0 : 1);
+}
+// Transformations (issue 45) run on their own, in this process: a run's cost against a baseline of the same run (bench/transform.ts).
+if (only.includes('transform')) {
+  const { runTransformBench } = await import('./transform.ts');
+  const counts = args.smoke ? { runs: 1, count: 200 } : { runs: 3, count: 5_000 };
+  const ok = await runTransformBench(counts, resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR)), (line) => process.stderr.write(`bench ${line}\n`));
+  only.splice(only.indexOf('transform'), 1);
   if (only.length === 0) process.exit(ok ? 0 : 1);
 }
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
