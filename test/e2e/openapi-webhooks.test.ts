@@ -158,7 +158,9 @@ describe('x-codeSamples', () => {
       const source = op['x-codeSamples']![0]!.source;
       const line = /^curl -X (\w+) "\$WIREHOOK_URL([^"]+)"/.exec(source);
       expect(line?.[1], op.operationId).toBe(method.toUpperCase());
-      expect(line?.[2], op.operationId).toMatch(new RegExp(`^${path.replace(/\{[^}]+\}/g, '[a-z]+_[0-9A-Z]{26}')}$`));
+      // Ids filled in as ids; an event type's {name} as a name.
+      const filled = path.replace('{name}', '[a-z]+\\.[a-z]+').replace(/\{[^}]+\}/g, '[a-z]+_[0-9A-Z]{26}');
+      expect(line?.[2], op.operationId).toMatch(new RegExp(`^${filled}$`));
       expect(source).toContain('-H "Authorization: Bearer $WIREHOOK_API_KEY"');
       const data = /-d '(.*)'$/m.exec(source)?.[1];
       const example = op.requestBody?.content['application/json'].example;
