@@ -3,7 +3,6 @@
 // create/PATCH and the intake's at POST /v1/messages compile a schema the same way, once.
 import { createHash } from 'node:crypto';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
 import { jsonValue } from './json-value.ts';
@@ -140,12 +139,15 @@ function describeError(error: ErrorObject | undefined): string {
  */
 export function checkCatalogEntry(schema: object | null, examples: readonly unknown[]): void {
   if (schema === null) return;
-  // The intake runs every pattern on every payload of an enforcing type: one that backtracks
-  // exponentially ((a+)+$) would stall the API for every tenant, so it is refused here.
-  for (const pattern of patternsOf(schema)) {
-    if (!safeRegex(pattern)) {
-      throw new InvalidError(`schema: pattern ${JSON.stringify(pattern)} can take exponential time on some text (nested repetition); simplify it`);
-    }
+  // The intake runs every pattern on every payload of an enforcing type, on the API's thread, and
+  // a JavaScript regular expression can take exponential time ((a|a)*$, a*a*a*b$): no heuristic
+  // tells every such one apart, so patterns are refused, wherever a `$ref` could reach them.
+  const pattern = regexKeywordIn(schema);
+  if (pattern !== null) {
+    throw new InvalidError(
+      `schema: ${pattern} is not supported (a regular expression can take exponential time on some payloads, on the thread that accepts every ` +
+        'message); use enum, const, format or length limits instead',
+    );
   }
   const ajv = newAjv();
   const started = performance.now();
@@ -174,23 +176,25 @@ export function newEventType(fields: Pick<EventType, 'name' | 'createdAt'> & Par
   };
 }
 
-/** Keywords whose value is a subschema, or an object or array of subschemas (draft 2020-12). */
-const ONE = ['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
-const MANY = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'allOf', 'anyOf', 'oneOf', 'prefixItems'];
-
-/** Every regular expression of `schema`: `pattern` values and `patternProperties` keys, keyword-aware (a property named pattern is no pattern). */
-export function patternsOf(schema: unknown): string[] {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return [];
-  const s = schema as Record<string, unknown>;
-  const found: string[] = [];
-  if (typeof s['pattern'] === 'string') found.push(s['pattern']);
-  const pp = s['patternProperties'];
-  if (pp !== null && typeof pp === 'object' && !Array.isArray(pp)) found.push(...Object.keys(pp));
-  for (const k of ONE) found.push(...patternsOf(s[k]));
-  for (const k of MANY) {
-    const v = s[k];
-    const subs = Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.values(v) : [];
-    for (const sub of subs) found.push(...patternsOf(sub));
+/**
+ * `pattern` or `patternProperties` anywhere in `schema` — in any object, under any key (a `$ref`
+ * can reach a subschema kept under `default` or an unknown keyword), except a `properties` map's
+ * own keys (a property may be named pattern). null: none.
+ */
+export function regexKeywordIn(schema: unknown, namesOnly = false): string | null {
+  if (Array.isArray(schema)) {
+    for (const item of schema) {
+      const found = regexKeywordIn(item);
+      if (found !== null) return found;
+    }
+    return null;
   }
-  return found;
+  if (schema === null || typeof schema !== 'object') return null;
+  for (const [key, value] of Object.entries(schema)) {
+    if (!namesOnly && key === 'pattern' && typeof value === 'string') return `pattern ${JSON.stringify(value)}`;
+    if (!namesOnly && key === 'patternProperties' && value !== null && typeof value === 'object') return 'patternProperties';
+    const found = regexKeywordIn(value, !namesOnly && key === 'properties');
+    if (found !== null) return found;
+  }
+  return null;
 }
