@@ -335,14 +335,17 @@ describe('OAuth client credentials (auth)', () => {
     });
     const id = made.body.id as string;
     const { client_secret: _kept, ...withoutSecret } = auth();
-    const patched = await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, scope: 'c', token_auth_method: 'client_secret_basic' } });
+    const same = { ...withoutSecret, scope: 'a b', audience: 'https://api.example.com', token_auth_method: 'client_secret_basic' };
+    const patched = await t.api.patch(`/v1/endpoints/${id}`, { auth: same });
     expect(patched.status).toBe(200);
-    expect(patched.body.auth).toMatchObject({ scope: 'c', audience: null, token_auth_method: 'client_secret_basic' });
+    expect(patched.body.auth).toMatchObject({ scope: 'a b', token_auth_method: 'client_secret_basic' });
+    // Another scope asks for another grant: the secret again (a stored secret never asks for more than it was given for).
+    expect((await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...same, scope: 'admin' } })).status).toBe(422);
     // Another token endpoint or client needs the secret again: the stored one never goes to another.
     const moved = await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, token_url: 'https://v6.example.com/token' } });
     expect(moved.status).toBe(422);
     expect(moved.body.message).toBe(
-      'auth.client_secret: required when token_url or client_id changes (the stored secret is never sent to another token endpoint)',
+      'auth.client_secret: required when token_url, client_id, scope or audience changes (the stored secret never asks for another grant)',
     );
     expect((await t.api.patch(`/v1/endpoints/${id}`, { auth: { ...withoutSecret, client_id: 'other' } })).status).toBe(422);
     for (const body of [made.body, patched.body, (await t.api.get(`/v1/endpoints/${id}`)).body, (await t.api.get('/v1/endpoints')).body]) {

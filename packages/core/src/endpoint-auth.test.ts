@@ -15,6 +15,17 @@ describe('readTokenResponse', () => {
     expect(readTokenResponse(ok({ access_token: 'a', token_type: 'Bearer' }), NOW)).toEqual({ token: 'a', usableUntil: NOW + 240_000 });
     // A string expires_in (some servers send "3600").
     expect(readTokenResponse(ok({ access_token: 'a', expires_in: '3600' }), NOW)).toEqual({ token: 'a', usableUntil: NOW + 3_540_000 });
+    // A day at most, whatever it says.
+    expect(readTokenResponse(ok({ access_token: 'a', expires_in: 1e303 }), NOW)).toEqual({ token: 'a', usableUntil: NOW + 86_340_000 });
+  });
+
+  it('a refusal quotes error and error_description of a JSON body, never the client secret in any form it could be echoed in', () => {
+    const echoed = JSON.stringify({ error: 'invalid_client', error_description: 'bad secret s3cret:+', client_secret: 's3cret:+' });
+    expect(readTokenResponse({ status: 401, body: echoed }, NOW, ['s3cret:+'])).toEqual({
+      error: 'auth: token endpoint answered 401: {"error":"invalid_client","error_description":"bad secret …"}',
+    });
+    const form = readTokenResponse({ status: 400, body: 'got client_secret=s3cret%3A%2B and Basic Y2xpZW50OnMzY3JldA==' }, NOW, ['s3cret:+']);
+    expect(form).toEqual({ error: 'auth: token endpoint answered 400: got client_secret=… and Basic …' });
   });
 
   it('a refusal quotes its status and at most 300 characters of the body, on one line', () => {
@@ -98,15 +109,18 @@ describe('auth input', () => {
     expect(endpointAuthInput.safeParse({ ...input, client_id: 'x'.repeat(256), client_secret: 'x'.repeat(1_024) }).success).toBe(true);
   });
 
-  it('keeps the stored secret on a PATCH without one only while token_url and client_id stay', () => {
+  it('keeps the stored secret on a PATCH without one only while token_url, client_id, scope and audience stay', () => {
     const box = { seal: (text: string, to: string) => `sealed(${text},${to})` };
     const current: EndpointAuth = sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse(input), null);
     expect(current.sealedSecret).toBe('sealed(s,ep_1)');
     const { client_secret: _s, ...withoutSecret } = input;
-    expect(sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse({ ...withoutSecret, scope: 'x' }), current)).toMatchObject({
+    expect(sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse({ ...withoutSecret, token_auth_method: 'client_secret_post' }), current)).toMatchObject({
       sealedSecret: 'sealed(s,ep_1)',
-      scope: 'x',
+      tokenAuthMethod: 'client_secret_post',
     });
+    // Another grant (scope, audience) needs the secret again: a stored secret never asks for more than it was given for.
+    expect(() => sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse({ ...withoutSecret, scope: 'admin' }), current)).toThrow(/client_secret: required/);
+    expect(() => sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse({ ...withoutSecret, audience: 'other' }), current)).toThrow(/client_secret: required/);
     expect(() => sealEndpointAuth(box, 'ep_1', endpointAuthInput.parse({ ...withoutSecret, token_url: 'https://evil.example/t' }), current)).toThrow(
       InvalidError,
     );

@@ -80,11 +80,11 @@ export function sealEndpointAuth(
 ): EndpointAuth {
   let sealedSecret: string;
   if (input.client_secret !== undefined) sealedSecret = box.seal(input.client_secret, endpointId);
-  else if (current && current.tokenUrl === input.token_url && current.clientId === input.client_id) sealedSecret = current.sealedSecret;
+  else if (current && sameGrant(current, input)) sealedSecret = current.sealedSecret;
   else {
     throw new InvalidError(
       current
-        ? 'auth.client_secret: required when token_url or client_id changes (the stored secret is never sent to another token endpoint)'
+        ? 'auth.client_secret: required when token_url, client_id, scope or audience changes (the stored secret never asks for another grant)'
         : 'auth.client_secret: required',
     );
   }
@@ -97,6 +97,16 @@ export function sealEndpointAuth(
     audience: input.audience ?? null,
     tokenAuthMethod: input.token_auth_method,
   };
+}
+
+/** Whether `input` asks the same token endpoint for the same grant as `current` (only the method may change without the secret). */
+function sameGrant(current: EndpointAuth, input: EndpointAuthInput): boolean {
+  return (
+    current.tokenUrl === input.token_url &&
+    current.clientId === input.client_id &&
+    current.scope === (input.scope ?? null) &&
+    current.audience === (input.audience ?? null)
+  );
 }
 
 /** The client credentials as a token request uses them: the secret opened. */
@@ -145,6 +155,8 @@ function formEncode(value: string): string {
 const SHORT_TOKEN_S = 120;
 /** How long before its expiry a token stops being used. */
 export const TOKEN_EXPIRY_MARGIN_S = 60;
+/** The longest a token is used, whatever its expires_in. */
+export const TOKEN_MAX_LIFETIME_S = 86_400;
 /** A token response without `expires_in`: used this long (a 401 fetches a new one sooner). */
 export const TOKEN_DEFAULT_LIFETIME_S = 300;
 /** Most characters of the token endpoint's answer quoted in an attempt's error. */
@@ -162,10 +174,9 @@ export interface AccessToken {
  * when to use it, or an attempt error `auth: …` a person can act on — the status and the start of
  * the body for a refusal (never the body of a 2xx answer: it may hold a token).
  */
-export function readTokenResponse(answer: { status: number; body: string }, now: number): AccessToken | { error: string } {
+export function readTokenResponse(answer: { status: number; body: string }, now: number, secrets: readonly string[] = []): AccessToken | { error: string } {
   if (answer.status < 200 || answer.status >= 300) {
-    const body = answer.body.replace(/\s+/g, ' ').trim();
-    const quoted = body.length > QUOTED_BODY_CHARS ? `${body.slice(0, QUOTED_BODY_CHARS)}…` : body;
+    const quoted = quotedRefusal(answer.body, secrets);
     return { error: `auth: token endpoint answered ${answer.status}${quoted === '' ? '' : `: ${quoted}`}` };
   }
   let parsed: unknown;
@@ -182,10 +193,35 @@ export function readTokenResponse(answer: { status: number; body: string }, now:
   const type = fields['token_type'];
   if (typeof type === 'string' && type.toLowerCase() !== 'bearer')
     return { error: `auth: the token is of type ${JSON.stringify(type.slice(0, 40))}, not Bearer` };
-  const expiresIn = Number(fields['expires_in'] ?? TOKEN_DEFAULT_LIFETIME_S);
-  if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { error: 'auth: the token response has an expires_in that is not a positive number' };
+  const given = Number(fields['expires_in'] ?? TOKEN_DEFAULT_LIFETIME_S);
+  if (!Number.isFinite(given) || given <= 0) return { error: 'auth: the token response has an expires_in that is not a positive number' };
+  // A day at most: a token "valid for ever" is still fetched again daily (and a 401 sooner).
+  const expiresIn = Math.min(given, TOKEN_MAX_LIFETIME_S);
   const usableS = expiresIn >= SHORT_TOKEN_S ? expiresIn - TOKEN_EXPIRY_MARGIN_S : expiresIn / 2;
   return { token, usableUntil: now + Math.floor(usableS * 1000) };
+}
+
+/**
+ * What an attempt's error quotes of a refusal: RFC 6749 §5.2's `error` and `error_description`
+ * when the body is JSON, else its start on one line — never the client secret, in any of the
+ * forms a token endpoint could echo (as given, form-encoded, inside the Basic header's base64).
+ */
+function quotedRefusal(body: string, secrets: readonly string[]): string {
+  let text: string;
+  try {
+    const parsed = JSON.parse(body) as Record<string, unknown>;
+    const error = typeof parsed['error'] === 'string' ? parsed['error'] : null;
+    const description = typeof parsed['error_description'] === 'string' ? parsed['error_description'] : null;
+    text = error === null ? body : JSON.stringify(description === null ? { error } : { error, error_description: description });
+  } catch {
+    text = body;
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  for (const secret of secrets.filter((s) => s.length > 0)) {
+    for (const form of [secret, formEncode(secret), encodeURIComponent(secret)]) text = text.split(form).join('…');
+  }
+  text = text.replace(/Basic [A-Za-z0-9+/=]{8,}/g, 'Basic …');
+  return text.length > QUOTED_BODY_CHARS ? `${text.slice(0, QUOTED_BODY_CHARS)}…` : text;
 }
 
 /** Whether the two URLs name one host: the endpoint's client certificate is presented to its token endpoint on that host too. */

@@ -32,7 +32,9 @@ const fetch = async (): Promise<SendResult> => {
   await new Promise((resolve) => setTimeout(resolve, 20));
   return answer();
 };
-const tokens = (store: Kv = kv) => new OAuthTokens({ kv: store, secretBox: box, clock, logger: silentLogger(), fetchTimeoutMs: 1_000 });
+let monotonic = 0;
+const tokens = (store: Kv = kv) =>
+  new OAuthTokens({ kv: store, secretBox: box, clock, logger: silentLogger(), fetchTimeoutMs: 1_000, monotonic: () => monotonic });
 
 beforeEach(() => {
   clock = new ManualClock(1_700_000_000_000);
@@ -61,11 +63,24 @@ describe('OAuthTokens', () => {
     expect(fetches).toBe(2);
   });
 
+  it('a 401 for a token under 30 s old fetches nothing (the receiver refuses fresh tokens): the refused one comes back', async () => {
+    const t = tokens();
+    await t.token(EP, auth(), fetch);
+    clock.advance(29_999);
+    expect(await t.refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-1' });
+    expect(await tokens().refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-1' });
+    expect(fetches).toBe(1);
+    clock.advance(1);
+    expect(await t.refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-2' });
+    expect(fetches).toBe(2);
+  });
+
   it('a 401 on many deliveries of two dispatchers fetches one new token; a later refresh of the old one fetches nothing', async () => {
     const [a, b] = [tokens(), tokens()];
     await a.token(EP, auth(), fetch);
     await b.token(EP, auth(), fetch);
     expect(fetches).toBe(1);
+    clock.advance(30_000);
     const renewed = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).refresh(EP, auth(), fetch, 'token-1')));
     expect(fetches).toBe(2);
     expect(new Set(renewed.map((r) => ('token' in r ? r.token : r.error)))).toEqual(new Set(['token-2']));
@@ -80,10 +95,12 @@ describe('OAuthTokens', () => {
     const t = tokens();
     const refused = { error: 'auth: token endpoint answered 401: {"error":"invalid_client"}' };
     expect(await t.token(EP, auth(), fetch)).toMatchObject(refused);
-    clock.advance(FAILURE_HOLD_MS - 1);
+    // Held by monotonic time: the clock stepping back an hour changes nothing.
+    clock.advance(-3_600_000);
+    monotonic += FAILURE_HOLD_MS - 1;
     expect(await t.token(EP, auth(), fetch)).toMatchObject(refused);
     expect(fetches).toBe(1);
-    clock.advance(1);
+    monotonic += 1;
     answer = () => tokenResult('token-ok', 3_600);
     expect(await t.token(EP, auth(), fetch)).toMatchObject({ token: 'token-ok' });
     expect(fetches).toBe(2);
@@ -120,7 +137,7 @@ describe('OAuthTokens', () => {
     await tokens(recording).token(EP, auth(), fetch);
     expect(sets).toHaveLength(1);
     expect(sets[0]!.value).not.toContain('token-1');
-    expect(JSON.parse(box.open(sets[0]!.value, EP))).toEqual({ token: 'token-1', usableUntil: clock.now() + 3_540_000 });
+    expect(JSON.parse(box.open(sets[0]!.value, EP))).toEqual({ token: 'token-1', usableUntil: clock.now() + 3_540_000, fetchedAt: clock.now() });
     expect(sets[0]!.ttl).toBe(3_540_000);
     expect(() => box.open(sets[0]!.value, 'ep_other')).toThrow();
   });

@@ -19,10 +19,17 @@ export interface OAuthTokensDeps {
   logger: Logger;
   /** How long a token request may take (the attempt's limit): a fetch lock outlives it. */
   fetchTimeoutMs: number;
+  /** Monotonic milliseconds for holds and waits (a clock stepping back must not lengthen them); default performance.now. */
+  monotonic?: () => number;
 }
 
 /** After a failed token request, this process asks again no sooner (each delivery meanwhile fails as `auth`). */
 export const FAILURE_HOLD_MS = 5_000;
+/**
+ * A token fetched less than this long ago is not replaced on a 401: a receiver that refuses every
+ * token (another audience, a clock skew) would otherwise cost a token request per delivery.
+ */
+export const MIN_TOKEN_AGE_FOR_REFRESH_MS = 30_000;
 /** How often a dispatcher waiting on another's fetch looks for its token. */
 const WAIT_POLL_MS = 50;
 
@@ -42,8 +49,8 @@ const WAIT_POLL_MS = 50;
 export class OAuthTokens {
   readonly #deps: OAuthTokensDeps;
   /** Endpoint id → the token this process uses, with the credentials' key it was fetched with. */
-  readonly #local = new Map<string, { key: string; token: AccessToken }>();
-  /** Endpoint id → a recent failure, held for FAILURE_HOLD_MS. */
+  readonly #local = new Map<string, { key: string; token: SharedToken }>();
+  /** Endpoint id → a recent failure, held for FAILURE_HOLD_MS (monotonic time: a clock stepping back holds no longer). */
   readonly #failed = new Map<string, { key: string; error: string; until: number }>();
   /** One look-up per endpoint and credentials at a time in this process. */
   readonly #pending = new Map<string, Promise<TokenOutcome>>();
@@ -54,54 +61,76 @@ export class OAuthTokens {
     this.#deps = deps;
   }
 
+  #now(): number {
+    return (this.#deps.monotonic ?? performance.now.bind(performance))();
+  }
+
   /** The token to send to endpoint `endpointId`; `fetch` asks its token endpoint (direct or through the relay). */
-  token(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>): Promise<TokenOutcome> {
-    return this.#get(endpointId, auth, fetch, null);
+  token(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, secrets: readonly string[] = []): Promise<TokenOutcome> {
+    return this.#get(endpointId, auth, fetch, null, secrets);
   }
 
-  /** The receiver refused `refused` (401): another token, fetched once for every dispatcher, unless one already replaced it. */
-  refresh(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string): Promise<TokenOutcome> {
-    return this.#get(endpointId, auth, fetch, refused);
+  /**
+   * The receiver refused `refused` (401): another token, fetched once for every dispatcher, unless
+   * one already replaced it — or `refused` itself when it is younger than 30 s (the receiver refuses
+   * fresh tokens: asking for more would not help), which the caller takes as "no new token".
+   */
+  refresh(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string, secrets: readonly string[] = []): Promise<TokenOutcome> {
+    return this.#get(endpointId, auth, fetch, refused, secrets);
   }
 
-  #get(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string | null): Promise<TokenOutcome> {
+  #get(endpointId: string, auth: EndpointAuth, fetch: () => Promise<SendResult>, refused: string | null, secrets: readonly string[]): Promise<TokenOutcome> {
     const key = credentialsKey(auth);
     const now = this.#deps.clock.now();
     const local = this.#local.get(endpointId);
-    if (local !== undefined && local.key === key && local.token.usableUntil > now && local.token.token !== refused) {
-      return Promise.resolve({ token: local.token.token, durationMs: 0 });
+    if (local !== undefined && local.key === key && local.token.usableUntil > now) {
+      if (local.token.token !== refused) return Promise.resolve({ token: local.token.token, durationMs: 0 });
+      if (young(local.token, now)) return Promise.resolve({ token: refused, durationMs: 0 });
     }
     const failed = this.#failed.get(endpointId);
-    if (failed !== undefined && failed.key === key && failed.until > now) return Promise.resolve({ error: failed.error, durationMs: 0 });
+    if (failed !== undefined && failed.key === key && failed.until > this.#now()) return Promise.resolve({ error: failed.error, durationMs: 0 });
     const flight = `${endpointId} ${key} ${refused ?? ''}`;
     let pending = this.#pending.get(flight);
     if (pending === undefined) {
-      pending = this.#lookUp(endpointId, key, fetch, refused).finally(() => this.#pending.delete(flight));
+      pending = this.#lookUp(endpointId, key, fetch, refused, secrets).finally(() => this.#pending.delete(flight));
       this.#pending.set(flight, pending);
     }
     return pending;
   }
 
-  async #lookUp(endpointId: string, key: string, fetch: () => Promise<SendResult>, refused: string | null): Promise<TokenOutcome> {
+  async #lookUp(endpointId: string, key: string, fetch: () => Promise<SendResult>, refused: string | null, secrets: readonly string[]): Promise<TokenOutcome> {
     const started = performance.now();
     const tokenKey = `oauth:token:${endpointId}:${key}`;
     const lockKey = `oauth:fetch:${endpointId}:${key}`;
-    const lockMs = this.#deps.fetchTimeoutMs * 2 + 2_000;
+    // Longer than a fetch can take, directly (connect and answer, each the attempt's limit) or
+    // through the relay (whose call deadline adds its own margin): a lock never ends mid-fetch.
+    const lockMs = this.#deps.fetchTimeoutMs * 2 + 10_000;
+    // However the locks turn over, a delivery waits no longer than one lock for its token.
+    const deadline = started + lockMs;
     for (;;) {
       const shared = await this.#shared(endpointId, tokenKey);
       if (shared !== null && shared.token.token !== refused) return this.#keep(endpointId, key, shared.token, started);
+      if (shared !== null && young(shared.token, this.#deps.clock.now())) return this.#keep(endpointId, key, shared.token, started);
       // The refused token is still the shared one: drop it, unless another dispatcher replaced it meanwhile.
       if (shared !== null) await this.#kv((kv) => kv.deleteIfEquals(tokenKey, shared.stored), false);
-      const taken = await this.#kv(async (kv) => (await kv.setIfAbsent(lockKey, this.#owner, lockMs)) === null, true);
-      if (taken) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started);
+      const taken = performance.now() > deadline || (await this.#kv(async (kv) => (await kv.setIfAbsent(lockKey, this.#owner, lockMs)) === null, true));
+      if (taken) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started, secrets);
       // Another dispatcher is fetching: wait for its token, or for its lease to end.
-      if (!(await this.#waitForOther(endpointId, tokenKey, lockKey, refused, performance.now() + lockMs))) continue;
+      if (!(await this.#waitForOther(endpointId, tokenKey, lockKey, refused, deadline))) continue;
       const fetched = await this.#shared(endpointId, tokenKey);
       if (fetched !== null && fetched.token.token !== refused) return this.#keep(endpointId, key, fetched.token, started);
     }
   }
 
-  async #fetch(endpointId: string, key: string, fetch: () => Promise<SendResult>, tokenKey: string, lockKey: string, started: number): Promise<TokenOutcome> {
+  async #fetch(
+    endpointId: string,
+    key: string,
+    fetch: () => Promise<SendResult>,
+    tokenKey: string,
+    lockKey: string,
+    started: number,
+    secrets: readonly string[],
+  ): Promise<TokenOutcome> {
     const { clock, secretBox } = this.#deps;
     try {
       const result = await fetch();
@@ -109,14 +138,15 @@ export class OAuthTokens {
       const read =
         result.status === null
           ? { error: `auth: token endpoint unreachable (${result.error ?? 'no response'})` }
-          : readTokenResponse({ status: result.status, body: result.responseHead ?? '' }, now);
+          : readTokenResponse({ status: result.status, body: result.responseHead ?? '' }, now, secrets);
       if ('error' in read) {
-        this.#failed.set(endpointId, { key, error: read.error, until: now + FAILURE_HOLD_MS });
+        this.#failed.set(endpointId, { key, error: read.error, until: this.#now() + FAILURE_HOLD_MS });
         return { error: read.error, durationMs: Math.round(performance.now() - started) };
       }
+      const token: SharedToken = { ...read, fetchedAt: now };
       const ttl = Math.floor(read.usableUntil - now);
-      if (ttl > 0) await this.#kv((kv) => kv.set(tokenKey, secretBox.seal(JSON.stringify(read), endpointId), ttl), undefined);
-      return this.#keep(endpointId, key, read, started);
+      if (ttl > 0) await this.#kv((kv) => kv.set(tokenKey, secretBox.seal(JSON.stringify(token), endpointId), ttl), undefined);
+      return this.#keep(endpointId, key, token, started);
     } finally {
       await this.#kv((kv) => kv.deleteIfEquals(lockKey, this.#owner), false);
     }
@@ -135,18 +165,18 @@ export class OAuthTokens {
   }
 
   /** The shared token of `tokenKey` (and the stored text, for a compare-and-delete), or null. */
-  async #shared(endpointId: string, tokenKey: string): Promise<{ token: AccessToken; stored: string } | null> {
+  async #shared(endpointId: string, tokenKey: string): Promise<{ token: SharedToken; stored: string } | null> {
     const stored = await this.#kv((kv) => kv.get(tokenKey), null);
     if (stored === null) return null;
     try {
-      const token = JSON.parse(this.#deps.secretBox.open(stored, endpointId)) as AccessToken;
+      const token = JSON.parse(this.#deps.secretBox.open(stored, endpointId)) as SharedToken;
       return token.usableUntil > this.#deps.clock.now() ? { token, stored } : null;
     } catch {
       return null; // sealed with a key this process lacks: fetch one of its own
     }
   }
 
-  #keep(endpointId: string, key: string, token: AccessToken, started: number): TokenOutcome {
+  #keep(endpointId: string, key: string, token: SharedToken, started: number): TokenOutcome {
     this.#failed.delete(endpointId);
     this.#local.delete(endpointId);
     this.#local.set(endpointId, { key, token });
@@ -168,6 +198,14 @@ export class OAuthTokens {
       return fallback;
     }
   }
+}
+
+/** A token as kept here and in the shared store: when it was fetched too (the clock's time). */
+type SharedToken = AccessToken & { fetchedAt?: number };
+
+/** Fetched less than MIN_TOKEN_AGE_FOR_REFRESH_MS ago (a time ahead of the clock, after it stepped back, counts as young). */
+function young(token: SharedToken, now: number): boolean {
+  return token.fetchedAt !== undefined && now - token.fetchedAt < MIN_TOKEN_AGE_FOR_REFRESH_MS;
 }
 
 /** Tokens kept in this process's memory, one per endpoint. */

@@ -138,7 +138,13 @@ describe('WebhookSender', () => {
           return ok ? OK : { ok: false, status: 401, responseHead: 'expired', error: 'http_status: 401', durationMs: 5, sourceIp: '127.0.0.1' };
         },
       };
-      expect(await webhooks(refusing).send(job, s.clock.now())).toMatchObject({ ok: true, status: 200 });
+      const sender = webhooks(refusing);
+      // A token under 30 s old is not replaced on a 401 (the receiver refuses fresh ones): the 401 is the answer.
+      expect(await sender.send(job, s.clock.now())).toMatchObject({ ok: false, status: 401 });
+      expect(direct.tokenFetches).toHaveLength(1);
+      s.clock.advance(30_000);
+      direct.requests.length = 0;
+      expect(await sender.send(job, s.clock.now())).toMatchObject({ ok: true, status: 200 });
       expect(direct.tokenFetches).toHaveLength(2);
       expect(direct.requests.map((r) => r.headers['authorization'])).toEqual(['Bearer token-1', 'Bearer token-2']);
       expect(direct.requests[1]!.body).toBe(direct.requests[0]!.body);
@@ -153,7 +159,11 @@ describe('WebhookSender', () => {
           return { ok: false, status: 401, responseHead: 'no', error: 'http_status: 401', durationMs: 5, sourceIp: '127.0.0.1' };
         },
       };
-      const result = await webhooks(refusing).send(job, s.clock.now());
+      const sender = webhooks(refusing);
+      await sender.send(job, s.clock.now()); // token-1, refused, too young to replace
+      s.clock.advance(30_000);
+      direct.requests.length = 0;
+      const result = await sender.send(job, s.clock.now());
       expect(result).toMatchObject({ ok: false, status: 401, error: 'http_status: 401' });
       // Both sends' time (5 ms each) and the token request's: the attempt's whole duration.
       expect(result?.durationMs).toBeGreaterThanOrEqual(10);

@@ -128,14 +128,21 @@ export class WebhookSender {
     const auth = endpoint.auth!;
     const fetch: TokenFetch = { poolKey: endpoint.id, credentials };
     if (request.tls !== undefined && sameHost(credentials.tokenUrl, endpoint.url)) fetch.tls = request.tls;
+    // The token endpoint is checked by the URL rules at send time, as the endpoint is: a token URL
+    // stored around the API never gets the secret.
+    const tokenUrlViolation = urlRuleViolation(credentials.tokenUrl);
+    if (tokenUrlViolation !== null) return noResponse(`auth: token_url refused (${tokenUrlViolation})`, 0);
     const fetchToken = () => through.fetchToken(fetch);
-    const first = await this.#tokens.token(endpoint.id, auth, fetchToken);
+    const secrets = [credentials.clientSecret];
+    const first = await this.#tokens.token(endpoint.id, auth, fetchToken, secrets);
     if ('error' in first) return noResponse(first.error, first.durationMs);
     const sent = await traceSend(job, request.url, () => through.send(withToken(request, first.token)));
     if (sent.status !== 401) return sent;
     // The receiver refused the token (revoked, or expired early): one new one, then one more send.
-    const again = await this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token);
+    const again = await this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token, secrets);
     if ('error' in again) return noResponse(again.error, sent.durationMs + again.durationMs);
+    // No newer token (the refused one is under 30 s old): the 401 is the attempt's answer.
+    if (again.token === first.token) return sent;
     const resent = await traceSend(job, request.url, () => through.send(withToken(request, again.token)));
     return { ...resent, durationMs: sent.durationMs + again.durationMs + resent.durationMs };
   }
