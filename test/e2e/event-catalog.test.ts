@@ -124,6 +124,8 @@ describe('catalog entries', () => {
 
 describe('the OpenAPI export', () => {
   it('has one webhook per event type, lints clean with Redocly and gives types with openapi-typescript', async () => {
+    // A name that folds onto another's operationId (order.created, order_created): each keeps one of its own.
+    await t.api.post('/v1/event-types', { name: 'order_created' });
     const res = await t.api.get('/v1/event-types/openapi.json');
     expect(res.status).toBe(200);
     const doc = res.body;
@@ -135,6 +137,10 @@ describe('the OpenAPI export', () => {
     expect(doc.components.schemas['order.created'].properties.items.items).toEqual({ $ref: '#/components/schemas/order.created/$defs/item' });
     expect(doc.webhooks['user.signed_up'].post.deprecated).toBe(true);
     expect(doc.webhooks['not.registered']).toBeUndefined();
+    expect([doc.webhooks['order.created'].post.operationId, doc.webhooks['order_created'].post.operationId].sort()).toEqual([
+      'on_order_created',
+      'on_order_created_2',
+    ]);
 
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-catalog-'));
     const file = join(dir, 'catalog.json');

@@ -9,17 +9,30 @@ type Json = Record<string, unknown>;
 
 /** Event types read per store call. */
 const PAGE = 50;
+/** Most bytes of schemas and examples the document holds; past it, event types are listed without them. */
+export const CATALOG_EXPORT_MAX_BYTES = 16 * 1024 * 1024;
 
 export async function catalogOpenApi(store: Store, t: Tenant): Promise<Json> {
   const webhooks: Json = {};
   const schemas: Json = {};
   const taken = new Set<string>();
+  const operationIds = new Set<string>();
+  let bytes = 0;
+  let left = 0;
   for (let after: string | null = null; ; ) {
     const page: EventType[] = await store.eventTypes.page(t, after, PAGE);
     for (const e of page) {
       const key = componentKey(e.name, taken);
-      if (e.schema !== null) schemas[key] = rebase(e.schema, `#/components/schemas/${key}`) as Json;
-      webhooks[e.name] = { post: operation(e, e.schema === null ? null : key) };
+      // A bounded document: past CATALOG_EXPORT_MAX_BYTES an event type is listed without its schema and examples.
+      const size = Buffer.byteLength(JSON.stringify(e.schema) ?? '') + Buffer.byteLength(JSON.stringify(e.examples));
+      const whole = bytes + size <= CATALOG_EXPORT_MAX_BYTES;
+      if (whole) bytes += size;
+      else left++;
+      const shown = whole ? e : { ...e, schema: null, examples: [] };
+      if (shown.schema !== null) schemas[key] = rebase(shown.schema, `#/components/schemas/${key}`) as Json;
+      webhooks[e.name] = {
+        post: operation(shown, shown.schema === null ? null : key, componentKey(`on_${e.name.replace(/[^A-Za-z0-9_]/g, '_')}`, operationIds)),
+      };
     }
     if (page.length < PAGE) break;
     after = page.at(-1)!.name;
@@ -31,7 +44,10 @@ export async function catalogOpenApi(store: Store, t: Tenant): Promise<Json> {
       version: '1',
       description:
         'The webhooks this sender delivers, one per event type. Each is a signed POST (Standard Webhooks): verify webhook-signature over the raw body ' +
-        'with your endpoint’s secret before parsing it.',
+        'with your endpoint’s secret before parsing it.' +
+        (left > 0
+          ? ` ${left} event types are listed without their schemas (the document is kept under 16 MB): read them with GET /v1/event-types/{name}.`
+          : ''),
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     // Webhooks are sent to each endpoint's own URL: this server stands for the receiver's.
@@ -41,14 +57,14 @@ export async function catalogOpenApi(store: Store, t: Tenant): Promise<Json> {
   };
 }
 
-function operation(e: EventType, schemaKey: string | null): Json {
+function operation(e: EventType, schemaKey: string | null, operationId: string): Json {
   const data =
     schemaKey === null ? { description: 'The payload (no schema is registered for this event type).' } : { $ref: `#/components/schemas/${schemaKey}` };
   const examples = Object.fromEntries(
     e.examples.map((example, i) => [`example${i + 1}`, { value: { type: e.name, timestamp: '2026-01-01T09:30:00.000Z', data: example } }]),
   );
   return {
-    operationId: `on_${e.name.replace(/[^A-Za-z0-9_]/g, '_')}`,
+    operationId,
     // No credentials: a receiver checks webhook-signature (HMAC of the body with its endpoint's secret).
     security: [],
     summary: e.description ?? e.name,

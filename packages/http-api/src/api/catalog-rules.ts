@@ -29,6 +29,8 @@ export class CatalogRules {
   readonly #tenants = new Map<string, TenantRules>();
   /** Reads under way, one per tenant: messages arriving together share it. */
   readonly #loading = new Map<string, Promise<TenantRules>>();
+  /** Per tenant, one more at each forget(): a read that began before it is used once, not kept. */
+  readonly #generation = new Map<string, number>();
   readonly #validators = new SchemaValidators();
 
   constructor(store: Store, clock: Clock) {
@@ -58,6 +60,8 @@ export class CatalogRules {
   forget(t: Tenant): void {
     this.#tenants.delete(key(t));
     this.#loading.delete(key(t));
+    // A read under way began before the change: what it brings is not kept.
+    this.#generation.set(key(t), (this.#generation.get(key(t)) ?? 0) + 1);
   }
 
   #rulesOf(t: Tenant): Promise<TenantRules> | TenantRules {
@@ -74,6 +78,7 @@ export class CatalogRules {
 
   async #load(t: Tenant, k: string, known: TenantRules | undefined): Promise<TenantRules> {
     const now = this.#clock.now();
+    const generation = this.#generation.get(k) ?? 0;
     const listed = await this.#store.eventTypes.enforcing(t);
     const types = new Map<string, Rule>();
     for (const { name, version } of listed) {
@@ -82,6 +87,7 @@ export class CatalogRules {
       types.set(name, before !== undefined && before.version === version ? before : { version });
     }
     const rules = { until: now + CATALOG_RULES_TTL_MS, types };
+    if ((this.#generation.get(k) ?? 0) !== generation) return rules;
     this.#tenants.delete(k);
     this.#tenants.set(k, rules);
     if (this.#tenants.size > TENANTS) this.#tenants.delete(this.#tenants.keys().next().value!);
