@@ -51,16 +51,20 @@ export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: 
 
 // The API's shapes: the types generated from docs/openapi.json (type-only: nothing of the
 // client package reaches the page's bundle). The portal-only session and row field are declared here.
-import type { Endpoint as ApiEndpoint, MessageRow as ApiMessageRow } from '@wirehook/client/types';
+import type { Endpoint as ApiEndpoint, EventTypeList, MessageRow as ApiMessageRow } from '@wirehook/client/types';
 export type {
   AttemptRow as Attempt,
   Delivery as DeliveryDetail,
   Endpoint,
   EndpointDetail,
   EventType,
+  EventTypeList,
   MessageDetail,
   Recovery,
 } from '@wirehook/client/types';
+
+/** An event type as the list has it: no schema or examples (`has_schema` says whether it has one; GET /event-types/{name} reads them). */
+export type EventTypeSummary = EventTypeList['items'][number];
 
 /** How an endpoint receives its webhooks: `http` (POSTed to its URL) or `listen` (a `wirehook listen` connection forwards them to its URL). */
 export type EndpointType = ApiEndpoint['type'];

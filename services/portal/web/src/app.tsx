@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type EventType, type Session } from './api.ts';
+import { api, ApiError, type EventTypeList, type EventTypeSummary, type Session } from './api.ts';
 import type { Ctx, View } from './ctx.ts';
 import { Deliveries } from './deliveries.tsx';
 import { EndpointDetailView } from './endpoint-detail.tsx';
 import { EndpointsList } from './endpoints-list.tsx';
+import { EventCatalog } from './event-catalog.tsx';
 import { Gone } from './gone.tsx';
 import { MessageView } from './message-view.tsx';
 import { translator, type Locale } from './i18n.ts';
@@ -12,7 +13,7 @@ import { Notice } from './ui.tsx';
 
 export function App({ initialLocale }: { initialLocale: Locale }) {
   const [session, setSession] = useState<Session | null>(null);
-  const [eventTypes, setEventTypes] = useState<EventType[]>([]);
+  const [eventTypes, setEventTypes] = useState<EventTypeSummary[]>([]);
   const [gone, setGone] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [view, setView] = useRoute();
@@ -24,7 +25,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
   }, []);
 
   useEffect(() => {
-    Promise.all([api<Session>('GET', '/session'), api<{ items: EventType[] }>('GET', '/event-types')]).then(([s, types]) => {
+    Promise.all([api<Session>('GET', '/session'), api<EventTypeList>('GET', '/event-types')]).then(([s, types]) => {
       setSession(s);
       setEventTypes(types.items.filter((e) => e.archived_at === null));
       if (s.locale) document.documentElement.lang = s.locale;
@@ -46,7 +47,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
       </main>
     );
   const ctx: Ctx = { t, session, eventTypes, go, fail };
-  const tab = view.name === 'deliveries' || view.name === 'message' ? 'deliveries' : 'endpoints';
+  const tab = view.name === 'deliveries' || view.name === 'message' ? 'deliveries' : view.name === 'catalog' ? 'catalog' : 'endpoints';
   return (
     <div class="page">
       <header class="top">
@@ -74,6 +75,14 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
           >
             {t.t('tabDeliveries')}
           </button>
+          <button
+            type="button"
+            class={`tab${tab === 'catalog' ? ' current' : ''}`}
+            aria-current={tab === 'catalog' ? 'page' : undefined}
+            onClick={() => go({ name: 'catalog' })}
+          >
+            {t.t('tabCatalog')}
+          </button>
         </nav>
       </header>
       {error && (
@@ -87,6 +96,7 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
         {view.name === 'endpoint' && <EndpointDetailView key={view.id} ctx={ctx} id={view.id} fresh={view.secret ?? null} />}
         {view.name === 'deliveries' && <Deliveries ctx={ctx} />}
         {view.name === 'message' && <MessageView key={view.id} ctx={ctx} id={view.id} />}
+        {view.name === 'catalog' && <EventCatalog ctx={ctx} entry={view.entry ?? null} />}
       </main>
     </div>
   );

@@ -1,4 +1,4 @@
-import type { EventType, Session } from './api.ts';
+import type { EventTypeSummary, Session } from './api.ts';
 import type { Translator } from './i18n.ts';
 
 // What every view of the page is handed (the App makes it): kept apart from app.tsx, which
@@ -11,12 +11,15 @@ export type View =
   | { name: 'endpoint'; id: string; secret?: string }
   | { name: 'new' }
   | { name: 'deliveries' }
-  | { name: 'message'; id: string };
+  | { name: 'message'; id: string }
+  /** The event catalog; `entry`: the event type opened (a deep link from an endpoint's picker). */
+  | { name: 'catalog'; entry?: string };
 
 export interface Ctx {
   t: Translator;
   session: Session;
-  eventTypes: EventType[];
+  /** The sender's event types, archived ones left out (the list: no schemas or examples). */
+  eventTypes: EventTypeSummary[];
   go(view: View): void;
   /** Shows an error from an action (the field's own errors are shown next to it). */
   fail(err: unknown): void;

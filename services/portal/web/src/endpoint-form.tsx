@@ -1,6 +1,9 @@
 import { useState } from 'preact/hooks';
-import { type Endpoint, type EventType, isListener } from './api.ts';
+import { type Endpoint, type EventTypeSummary, isListener } from './api.ts';
+import './event-catalog.css';
 import type { Translator } from './i18n.ts';
+import { hashOf } from './routes.ts';
+import { Pill } from './ui.tsx';
 
 export interface EndpointInput {
   url: string;
@@ -13,12 +16,12 @@ const COUNTS = [0, 1, 2, 3, 5, 7, 12];
 const INTERVALS = ['progressive', '1m', '5m', '30m', '1h', '6h'];
 
 /**
- * URL, description, event types (from the sender's registry) and retries: create and edit. A
+ * URL, description, event types (from the sender's registry, each linked to its catalog entry) and retries: create and edit. A
  * listener's URL (where `wirehook listen` forwards) is shown, not offered for editing.
  */
 export function EndpointForm(props: {
   t: Translator;
-  eventTypes: EventType[];
+  eventTypes: EventTypeSummary[];
   initial: Endpoint | null;
   busy: boolean;
   /** The API's message per field (422), shown next to it. */
@@ -115,13 +118,26 @@ export function EndpointForm(props: {
                   />
                 )}
                 {shown.map((e) => (
-                  <label key={e.name} class="check">
-                    <input type="checkbox" checked={chosen.includes(e.name)} onChange={() => toggle(e.name)} />
-                    <span>
-                      <code>{e.name}</code>
-                      {e.description && <span class="muted"> — {e.description}</span>}
-                    </span>
-                  </label>
+                  <div key={e.name} class="type-choice">
+                    <label class="check">
+                      <input type="checkbox" checked={chosen.includes(e.name)} onChange={() => toggle(e.name)} />
+                      <span>
+                        <code>{e.name}</code>
+                        {e.deprecated && (
+                          <>
+                            {' '}
+                            <Pill kind="deprecated">{t.t('catalogDeprecated')}</Pill>
+                          </>
+                        )}
+                        {e.description && <span class="muted"> — {e.description}</span>}
+                      </span>
+                    </label>
+                    {/* Which type, for a screen reader's list of links (said after the visible words, WCAG 2.5.3). */}
+                    <a href={hashOf({ name: 'catalog', entry: e.name })}>
+                      {t.t('catalogWhatsIn')}
+                      <span class="sr-only">{t.t('catalogWhatsInWhich', { name: e.name })}</span>
+                    </a>
+                  </div>
                 ))}
               </div>
             )}
