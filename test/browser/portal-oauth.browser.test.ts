@@ -105,16 +105,16 @@ describe('the portal: OAuth 2.0 client credentials', () => {
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'endpoint-oauth-en-light');
 
-    // A change that keeps the token URL and client id needs no secret: the stored one is sent.
+    // A change that keeps the token URL, client id, scope and audience needs no secret: the stored one is sent.
     await panel.getByRole('button', { name: 'Change OAuth 2.0 settings' }).click();
     expect(await panel.getByLabel('Token URL').inputValue()).toBe(rx.url('/token'));
     expect(await panel.getByLabel('Client authentication').inputValue()).toBe('client_secret_post');
     expect(await panel.getByLabel('Client secret').inputValue()).toBe('');
     await panel.getByText('Leave empty to keep the stored secret').waitFor();
-    await panel.getByLabel('Scope (optional)').fill('webhooks:write events:read');
+    await panel.getByLabel('Client authentication').selectOption('client_secret_basic');
     await panel.getByRole('button', { name: 'Save OAuth 2.0 settings' }).click();
     await panel.getByText('OAuth 2.0 settings saved.').waitFor();
-    expect((await e.shown()).auth?.scope).toBe('webhooks:write events:read');
+    expect((await e.shown()).auth?.token_auth_method).toBe('client_secret_basic');
 
     rx.receiver.clear();
     rx.receiver.respondWith((req) =>
@@ -125,14 +125,16 @@ describe('the portal: OAuth 2.0 client credentials', () => {
     await e.send({ n: 1 });
     await eventually(() => expect(rx.receiver.requests.map((r) => r.path)).toEqual(['/token', '/hook']));
     const form = new URLSearchParams(rx.receiver.requests[0]!.body);
-    expect([form.get('client_id'), form.get('client_secret'), form.get('scope')]).toEqual(['portal-client', SECRET, 'webhooks:write events:read']);
+    expect(form.get('scope')).toBe('webhooks:write');
+    const basic = Buffer.from(rx.receiver.requests[0]!.headers['authorization']!.replace(/^Basic /, ''), 'base64').toString('utf8');
+    expect(basic.split(':').map((v) => decodeURIComponent(v.replace(/\+/g, ' ')))).toEqual(['portal-client', SECRET]);
     expect(rx.receiver.requests[1]!.headers['authorization']).toBe('Bearer tok-1');
 
     // Another client id without a secret: the API's 422 under the secret's field; nothing changed.
     await panel.getByRole('button', { name: 'Change OAuth 2.0 settings' }).click();
     await panel.getByLabel('Client ID').fill('another-client');
     await panel.getByRole('button', { name: 'Save OAuth 2.0 settings' }).click();
-    await panel.locator('#oauth-client_secret-error', { hasText: /^required when token_url or client_id changes/ }).waitFor();
+    await panel.locator('#oauth-client_secret-error', { hasText: /^required when token_url, client_id, scope or audience changes/ }).waitFor();
     expect(await panel.getByLabel('Client secret').getAttribute('aria-invalid')).toBe('true');
     expect((await e.shown()).auth?.client_id).toBe('portal-client');
     expect(await axeViolations(page)).toEqual([]);
