@@ -140,7 +140,7 @@ describe('the portal: OAuth 2.0 client credentials', () => {
     expect(await axeViolations(page)).toEqual([]);
     await panel.getByRole('button', { name: 'Cancel' }).click();
     // The refusal of a cancelled form is not left under the buttons.
-    expect(await panel.getByText('required when token_url or client_id changes').count()).toBe(0);
+    expect(await panel.getByText('required when token_url, client_id, scope or audience changes').count()).toBe(0);
 
     const asked: string[] = [];
     page.on('dialog', (dialog) => void asked.push(dialog.message()));
