@@ -277,7 +277,8 @@ export const en: Catalogue = {
   oauthClientSecret: 'Client secret',
   oauthSecretHelp: 'Write-only: stored and never shown again, not to you and not to the sender.',
   oauthSecretKeep:
-    'Leave empty to keep the stored secret. That works only while the token URL, client ID, scope and audience stay unchanged: if you change any, enter the secret too.',
+    'Leave empty to keep the stored secret. That works only while the token URL, client ID, scope and audience stay unchanged: ' +
+    'if you change any, enter the secret too.',
   oauthSecretStored: 'Stored, never shown again',
   oauthScope: 'Scope',
   oauthScopeInput: 'Scope (optional)',
