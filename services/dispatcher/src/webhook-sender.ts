@@ -44,16 +44,7 @@ export interface WebhookSenderDeps {
 }
 
 /** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
-const NO_LISTENERS: Sender = {
-  send: async () => ({
-    ok: false,
-    status: null,
-    responseHead: null,
-    error: 'connection: no `wirehook listen` is connected here',
-    durationMs: 0,
-    sourceIp: null,
-  }),
-};
+const NO_LISTENERS: Sender = { send: async () => noResponse('connection: no `wirehook listen` is connected here', 0) };
 
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
@@ -93,7 +84,7 @@ export class WebhookSender {
       // A listener's URL is where the developer's CLI forwards to (their own machine): never sent to from here.
       const listener = job.endpoint.type === 'listen';
       const violation = listener ? null : (urlRuleViolation(job.endpoint.url) ?? expiredCertificate(job, at));
-      if (violation !== null) return { ok: false, status: null, responseHead: null, error: violation, durationMs: 0, sourceIp: null };
+      if (violation !== null) return noResponse(violation, 0);
       let request: WebhookRequest;
       let credentials: OAuthClientCredentials | null;
       try {
@@ -112,7 +103,7 @@ export class WebhookSender {
       return await this.#sendWithToken(job, request, credentials, through);
     } catch (err) {
       this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
-      return { ok: false, status: null, responseHead: null, error: 'internal: the send failed inside Wirehook', durationMs: 0, sourceIp: null };
+      return noResponse('internal: the send failed inside Wirehook', 0);
     }
   }
 

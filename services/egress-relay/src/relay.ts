@@ -90,14 +90,7 @@ export class EgressRelay {
     }
     if (!this.hasSources) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
-      return {
-        ok: false,
-        status: null,
-        responseHead: null,
-        error: 'relay: no source address configured (RELAY_SOURCE_IPS is empty)',
-        durationMs: 0,
-        sourceIp: null,
-      };
+      return noResponse('relay: no source address configured (RELAY_SOURCE_IPS is empty)', 0);
     }
     const result = await (this.#mode === 'nat'
       ? this.#sendThroughNat(request)
