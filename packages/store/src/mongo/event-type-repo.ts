@@ -128,18 +128,16 @@ export class MongoEventTypeRepo implements EventTypeRepo {
   }
 
   async versions(t: Tenant, name: string): Promise<EventTypeVersion[]> {
-    const q = P.eventTypeVersions(t, name);
     const c = P.eventTypeByName(t, name);
     const current = (await this.#conn.eventTypes.findOne(c.filter, { ...c.options, projection: { version: 1 } }))?.version ?? 1;
+    const q = P.eventTypeVersions(t, name, current);
     const docs = await this.#conn.eventTypeVersions.find(q.filter, q.options).limit(EVENT_TYPE_VERSIONS_PAGE).toArray();
-    return docs
-      .filter((d) => d.version < current)
-      .map((d) => ({
-        version: d.version,
-        schema: d.schemaJson === null ? null : (JSON.parse(d.schemaJson) as Record<string, unknown>),
-        createdAt: d.createdAt,
-        retiredAt: d.retiredAt,
-      }));
+    return docs.map((d) => ({
+      version: d.version,
+      schema: d.schemaJson === null ? null : (JSON.parse(d.schemaJson) as Record<string, unknown>),
+      createdAt: d.createdAt,
+      retiredAt: d.retiredAt,
+    }));
   }
 
   async enforcing(t: Tenant): Promise<{ name: string; version: number }[]> {

@@ -139,8 +139,12 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     index: UNIQUE_INDEX.eventTypeVersion,
     examines: `≤ ${EVENT_TYPE_VERSIONS_PAGE} (the find's limit): the event type's range of event_type_versions_key, newest first`,
     maxExamined: (n) => n,
-    build: (t: TenantArg, name: string) => ({ filter: { orgId: t.orgId, env: t.env, name }, sort: { version: -1 } }),
-    example: [T, 'invoice.paid'],
+    // Older than the current version: a kept copy of the current one (a PATCH that lost, or crashed) takes no place in the page.
+    build: (t: TenantArg, name: string, current: number) => ({
+      filter: { orgId: t.orgId, env: t.env, name, version: { $lt: current } },
+      sort: { version: -1 },
+    }),
+    example: [T, 'invoice.paid', 3],
   }),
   /** A portal token by its hash. */
   portalToken: planSpec({
