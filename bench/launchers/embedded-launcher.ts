@@ -44,6 +44,7 @@ export const embeddedLauncher: Launcher = {
     return {
       apiUrl,
       pids: [child.pid!],
+      metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
       admin: (args) => runAdmin(args, options.dataDir),
       stop: () => stopChild(child),
     };

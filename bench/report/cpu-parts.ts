@@ -5,6 +5,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { readStat } from './proc-stat.ts';
 
+/** An endpoint transformation sandbox thread's `comm`: its name `transform-sandbox` cut to Linux's 15 characters. */
+export const SANDBOX_COMM = 'transform-sandb';
+
 /** The report's name of each thread name (Linux `comm`, 15 characters at most): Node's own, and the store's (store-thread.ts). */
 const THREAD_PARTS: Record<string, string> = {
   MainThread: 'main thread',
@@ -13,6 +16,8 @@ const THREAD_PARTS: Record<string, string> = {
   // GC work, and also concurrent compilation: not told apart.
   V8Worker: 'V8 helpers',
   'libuv-worker': 'libuv pool',
+  // @wirehook/transform's sandbox threads ('transform-sandbox', cut to 15 characters): endpoint transformations (issue 45).
+  [SANDBOX_COMM]: 'transform sandbox',
 };
 
 /**
@@ -82,6 +87,21 @@ export function processPart(pid: number): string {
     // gone meanwhile
   }
   return 'other';
+}
+
+/** How many threads of the processes `pids` are named `comm` now (e.g. SANDBOX_COMM: the sandbox threads started). */
+export function threadsNamed(pids: readonly number[], comm: string): number {
+  let count = 0;
+  for (const pid of pids) {
+    for (const tid of tasks(pid)) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === comm) count++;
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return count;
 }
 
 function tasks(pid: number): string[] {

@@ -81,7 +81,7 @@ function figureRow(f: Figure): string[] {
 
 function fmt(n: number | null): string {
   if (n === null) return '—';
-  return n >= 100 ? Math.round(n).toLocaleString('en') : String(n);
+  return Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en') : String(n);
 }
 
 /** Rows padded into columns under a header and a rule. */

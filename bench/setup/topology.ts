@@ -30,6 +30,8 @@ export interface TopologySpec {
   group(consumer: number, endpoint: number): string;
   /** Pause every endpoint right after it is made. */
   paused?: boolean;
+  /** More fields of each endpoint's POST /v1/endpoints body (e.g. `transformation`). */
+  endpointFields?: Record<string, unknown>;
 }
 
 export interface Topology {
@@ -61,6 +63,7 @@ export async function buildTopology(ctx: BenchContext, spec: TopologySpec): Prom
       const endpoint = await api.expect(201, 'POST', '/v1/endpoints', target.tenant.key, {
         consumer_id: created.id,
         url: receiver.url(route),
+        ...spec.endpointFields,
       });
       routes.push({ id: route, secret: endpoint.secret, mode: 'ok', group });
       target.endpoints.push({ id: endpoint.id, tenant: target.tenant, route, group });
