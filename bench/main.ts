@@ -4,6 +4,7 @@
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
+//                      [--only transformed]              (scenarios/transformed.ts: a transformation's cost per delivery, e2e, against none)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
@@ -35,6 +36,7 @@ import { runIntake } from './scenarios/intake.ts';
 import { runNoisy } from './scenarios/noisy.ts';
 import { runOrdered } from './scenarios/ordered.ts';
 import { runStorm } from './scenarios/storm.ts';
+import { runTransformed } from './scenarios/transformed.ts';
 import { FANOUT_ENDPOINTS, settingsFor } from './settings.ts';
 import { payloadJson } from './setup/payload.ts';
 import { createTenants } from './setup/tenants.ts';
@@ -51,6 +53,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   ordered: runOrdered,
   capacity: runCapacity,
   history: runHistory,
+  transformed: runTransformed,
   cluster: runCluster,
 };
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));

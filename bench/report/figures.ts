@@ -8,6 +8,7 @@ import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
 import { orderedFigures } from './ordered-figures.ts';
 import { backlogFigures, noisyFigures, stormFigures } from './stress-figures.ts';
+import { transformedFigures } from './transformed-figures.ts';
 
 export type { Figure } from './figure.ts';
 export { type Medians, mediansOf } from './medians.ts';
@@ -25,6 +26,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...orderedFigures(medians),
     ...capacityFigures(medians),
     ...historyFigures(medians),
+    ...transformedFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
   ];

@@ -82,6 +82,7 @@ export const SCENARIO_NAMES = [
   'ordered',
   'capacity',
   'history',
+  'transformed',
   'cluster',
   'idempotency',
 ] as const;
@@ -92,9 +93,10 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
  * of the store for Idempotency-Keys) by starting cluster mode twice, `ordered` one feature
  * (ordered delivery per key), `capacity` one more (throughput control per endpoint, in real
  * seconds), `history` one more (another org's sends beside readers of the largest attempt
- * history, issue 40): ask for them by name.
+ * history, issue 40), `transformed` one more (endpoint transformations' cost per delivery,
+ * issue 45): ask for them by name.
  */
-const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity', 'history'];
+const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity', 'history', 'transformed'];
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIO_NAMES.filter((name) => !OPT_IN.includes(name));
 
 /** CPU µs per unit of work; null for none. */

@@ -102,11 +102,47 @@ export function checksOf(result: ScenarioResult): Check[] {
             ),
           ]
         : []),
+      ...(result.name === 'transformed' ? transformedChecks(r, check) : []),
       ...(result.name === 'ordered'
         ? [check('in order per key', r.extra['outOfOrder'] === 0, `${r.extra['outOfOrder']} webhooks below their key's last sequence`)]
         : []),
     ];
   });
+}
+
+/**
+ * The transformed scenario: its transformation ran for every delivery of the transformed phase
+ * (Wirehook's wirehook_transformations_total), never in the others, and without failing; the
+ * other phases' counts add up; no sandbox thread was started before the first transformed send.
+ */
+function transformedChecks(r: RunRecord, check: (name: string, ok: boolean, detail: string) => Check): Check[] {
+  const { transformedRuns = 0, transformedExpected = 0, transformFailures = 0, untransformedRuns = 0, otherPhasesShort = 0 } = r.extra;
+  return [
+    check(
+      'transformed every delivery',
+      transformedRuns >= transformedExpected && transformFailures === 0,
+      `${transformedRuns} transformations sent for ${transformedExpected} deliveries (warm-up included), ${transformFailures} cancelled or failed`,
+    ),
+    check(
+      'no transformation ran without one enabled',
+      untransformedRuns === 0,
+      `${untransformedRuns} transformations in the none, none again and disabled phases`,
+    ),
+    check(
+      'other phases add up',
+      otherPhasesShort === 0,
+      `${otherPhasesShort} sends refused, deliveries missing or invalid in the none, none again and disabled phases`,
+    ),
+    ...('threadsBeforeFirstEnabled' in r.extra
+      ? [
+          check(
+            'no sandbox thread before a transformation',
+            r.extra['threadsBeforeFirstEnabled'] === 0,
+            `${r.extra['threadsBeforeFirstEnabled']} sandbox threads alive before the first transformed phase (after none and disabled ones)`,
+          ),
+        ]
+      : []),
+  ];
 }
 
 /** One message per key, whatever the duplicates; every replay answered with the original id. */
