@@ -142,4 +142,34 @@ describe('bench --smoke', () => {
     const extra = report.scenarios.history.runs[0].extra;
     expect(extra.p99VsQuiet).toBe(Math.round((extra.sendP99 / extra.quietP99) * 100) / 100);
   }, 150_000);
+
+  it('runs the transformed scenario on request: none, the rename enabled, none again and disabled; the sandbox thread’s CPU apart', () => {
+    const dir = mkdtempSync(join(out, 'transformed-'));
+    const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'transformed', '--out', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+    expect(Object.keys(report.scenarios)).toEqual(['transformed']);
+    // Wirehook's own counter: the transformation ran for every transformed delivery, never for the others; no thread before the first.
+    expect(report.checks.map((c: { name: string }) => c.name)).toEqual(
+      expect.arrayContaining([
+        'transformed every delivery',
+        'no transformation ran without one enabled',
+        'other phases add up',
+        'no sandbox thread before a transformation',
+      ]),
+    );
+    expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+    const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
+    for (const id of ['noneRate', 'rate', 'disabledRate', 'noneCpu', 'cpu']) expect(figure(`transformed.${id}`)?.value, id).toBeGreaterThan(0);
+    for (const id of ['costCpu', 'mainThreadCost', 'noiseCpu']) expect(figure(`transformed.${id}`)?.value, id).toEqual(expect.any(Number));
+    expect(figure('transformed.disabledCpu')).toMatchObject({ target: '|Δ| ≤ none-vs-none noise', value: expect.any(Number) });
+    // The sandbox thread is a part of Wirehook's CPU of its own, and only the transformed phase has it.
+    const extra = report.scenarios.transformed.runs[0].extra;
+    expect(extra.transformedRuns).toBeGreaterThanOrEqual(extra.transformedExpected);
+    expect(extra.threadsAfterWarmup).toBe(0);
+    expect(Object.keys(report.scenarios.transformed.runs[0].wirehookCpuUsByPart)).toContain('transform sandbox');
+  }, 150_000);
 });
