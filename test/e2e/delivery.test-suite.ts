@@ -13,6 +13,7 @@ import { describeRetries } from './delivery-retries.test-suite.ts';
 import { describeMutualTls } from './delivery-mtls.test-suite.ts';
 import { describeOAuth } from './delivery-oauth.test-suite.ts';
 import { describeSignatures } from './delivery-signatures.test-suite.ts';
+import { describeTransformations } from './delivery-transformation.test-suite.ts';
 import { describeEndpointStats } from './delivery-stats.test-suite.ts';
 
 export type { DeliveryHarness } from '../support/delivery-suite-context.ts';
@@ -26,6 +27,7 @@ export function describeDeliverySuite(mode: string, start: () => Promise<Deliver
     describeSignatures(suite);
     describeMutualTls(suite);
     describeOAuth(suite);
+    describeTransformations(suite);
     describeEndpointState(suite);
     describeEndpointStats(suite);
     describeOrderedLanes(suite);

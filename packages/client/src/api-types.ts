@@ -269,6 +269,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/endpoints/{id}/transformation/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a transformation
+         * @description Runs `code` (or the endpoint’s stored transformation) on a webhook of `event_type` with `payload`, as a send would — the same sandbox, budget and checks of what it returns — and answers the request that would be sent, a cancel, or the error an attempt would record. Nothing is sent or stored. The code is given the endpoint’s custom headers as responses show them (redacted). 422 when no code is given and the endpoint has no transformation.
+         *
+         *     Scope: `endpoints:write`.
+         */
+        post: operations["simulateEndpointTransformation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints/{id}/recover": {
         parameters: {
             query?: never;
@@ -702,6 +724,11 @@ export type components = {
                 audience: string | null;
                 /** @enum {string} */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
+            } | null;
+            /** @description the JavaScript run on each webhook before it is sent here (see POST /v1/endpoints/{id}/transformation/simulate); null: none */
+            transformation: {
+                code: string;
+                enabled: boolean;
             } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
@@ -1183,6 +1210,11 @@ export type components = {
                 /** @enum {string} */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
+            /** @description the JavaScript run on each webhook before it is sent here (see POST /v1/endpoints/{id}/transformation/simulate); null: none */
+            transformation: {
+                code: string;
+                enabled: boolean;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1260,6 +1292,11 @@ export type components = {
                 /** @enum {string} */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
+            /** @description the JavaScript run on each webhook before it is sent here (see POST /v1/endpoints/{id}/transformation/simulate); null: none */
+            transformation: {
+                code: string;
+                enabled: boolean;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1328,6 +1365,7 @@ export type components = {
                 refused: number;
                 relay: number;
                 auth: number;
+                transformation: number;
             };
             /** @description deliveries waiting now (pending or retrying) */
             pending: number;
@@ -1410,6 +1448,11 @@ export type components = {
                 /** @enum {string} */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
+            /** @description the JavaScript run on each webhook before it is sent here (see POST /v1/endpoints/{id}/transformation/simulate); null: none */
+            transformation: {
+                code: string;
+                enabled: boolean;
+            } | null;
             /**
              * @description key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order
              * @enum {string}
@@ -1434,6 +1477,40 @@ export type components = {
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
+        };
+        /**
+         * @example {
+         *       "cancel": false,
+         *       "request": {
+         *         "url": "https://hooks.example.com/in",
+         *         "headers": {
+         *           "content-type": "application/json",
+         *           "x-tenant": "cus_7"
+         *         },
+         *         "body": "{\"type\":\"invoice.paid\",\"timestamp\":\"2026-11-29T12:00:00.000Z\",\"data\":{\"invoiceId\":\"in_1\"}}"
+         *       },
+         *       "error": null,
+         *       "duration_ms": 2
+         *     }
+         */
+        TransformationSimulation: {
+            /** @description true: the code returned {cancel: true}, so nothing would be sent to this endpoint */
+            cancel: boolean;
+            /** @description the request that would be sent; null when cancelled or failed */
+            request: {
+                /** @description where it would be POSTed (the endpoint URL rules apply to a changed one) */
+                url: string;
+                /** @description the headers it would carry besides webhook-id, webhook-timestamp, webhook-signature and user-agent (made at the send): content-type and the custom headers as the code left them (a stored value the code was given is shown redacted, as it was given) */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description the exact body, {type, timestamp, data} with data the returned payload (timestamp: now) */
+                body: string;
+            } | null;
+            /** @description why the attempt would fail (kind transformation, with line and column where known); null when it would be sent or cancelled */
+            error: string | null;
+            /** @description how long the run took, its wait for a sandbox included */
+            duration_ms: number;
         };
         EgressIpList: {
             items: {
@@ -1696,6 +1773,11 @@ export type components = {
                  */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
+            transformation?: {
+                code: string;
+                /** @default true */
+                enabled: boolean;
+            } | null;
         };
         UpdateEndpointRequest: {
             url?: string;
@@ -1753,7 +1835,18 @@ export type components = {
                  */
                 token_auth_method: "client_secret_basic" | "client_secret_post";
             } | null;
+            transformation?: {
+                code: string;
+                /** @default true */
+                enabled: boolean;
+            } | null;
             fixed_ip?: boolean;
+        };
+        SimulateTransformationRequest: {
+            event_type: string;
+            payload: components["schemas"]["JsonValue"];
+            /** @description the code to try; omitted: the endpoint's stored transformation (run even when not enabled) */
+            code?: string;
         };
         RecoverRequest: {
             since: number;
@@ -4163,6 +4256,168 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateEndpointTransformation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description endpoint id (ep_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "invoice.paid",
+                 *       "payload": {
+                 *         "invoice_id": "in_1"
+                 *       },
+                 *       "code": "function handler(webhook) {\n  const { invoice_id, ...rest } = webhook.payload;\n  webhook.payload = { ...rest, invoiceId: invoice_id };\n  return webhook;\n}"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SimulateTransformationRequest"];
+            };
+        };
+        responses: {
+            /** @description What a send would do */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransformationSimulation"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

@@ -41,6 +41,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   updateEndpoint: ['ep_1', { status: 'paused' }],
   deleteEndpoint: ['ep_1'],
   rotateEndpointSecret: ['ep_1'],
+  simulateEndpointTransformation: ['ep_1', { event_type: 'order.created', payload: {} }],
   recoverEndpoint: ['ep_1', { since: 1 }],
   getRecovery: ['ep_1', 'rcv_1'],
   listEgressIps: [],

@@ -32,6 +32,7 @@ export const OPERATION_METHODS = {
   updateEndpoint: 'endpoints.update',
   deleteEndpoint: 'endpoints.delete',
   rotateEndpointSecret: 'endpoints.rotateSecret',
+  simulateEndpointTransformation: 'endpoints.simulateTransformation',
   recoverEndpoint: 'endpoints.recover',
   getRecovery: 'endpoints.getRecovery',
   listEgressIps: 'endpoints.egressIps',

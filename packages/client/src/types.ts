@@ -51,6 +51,8 @@ export type RetryPolicy = Schemas['RetryPolicy'];
 export type CompatSignature = Schemas['CompatSignature'];
 /** A new signing secret (`whsec_…`). */
 export type RotatedSecret = Schemas['RotatedSecret'];
+export type SimulateTransformationRequest = Schemas['SimulateTransformationRequest'];
+export type TransformationSimulation = Schemas['TransformationSimulation'];
 /** The addresses fixed_ip endpoints are sent from; removed ones listed with `retiring_at` for 30 days. */
 export type EgressIpList = Schemas['EgressIpList'];
 /** A bulk re-send of an endpoint's failed deliveries. */

@@ -5,6 +5,7 @@ import { ID_PREFIX, type IdKind } from './ids.ts';
 import { ATTEMPT_VIA, DELIVERY_STATUSES, ENDPOINT_ORDERINGS, ENDPOINT_STATUSES, ENDPOINT_TYPES, RECOVERY_STATUSES } from './model.ts';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersShown } from './endpoint-headers.ts';
+import { endpointTransformationShown } from './endpoint-transformation.ts';
 import { endpointAuthShown } from './endpoint-auth.ts';
 import { endpointTlsShown } from './endpoint-tls.ts';
 import { jsonValue, retryPolicySchema } from './schemas.ts';
@@ -93,6 +94,7 @@ export const endpointResponse = z.object({
   headers: endpointHeadersShown,
   tls: endpointTlsShown,
   auth: endpointAuthShown,
+  transformation: endpointTransformationShown,
   ordering: z.enum(ENDPOINT_ORDERINGS).describe('key: deliveries of messages sharing an ordering_key go one at a time, in acceptance order'),
   rate_limit: z
     .number()
@@ -284,6 +286,43 @@ export const portalLinkResponse = z.object({
 
 export const rotatedSecretResponse = z.object({ secret: signingSecret });
 
+export const transformationSimulationResponse = z
+  .object({
+    cancel: z.boolean().describe('true: the code returned {cancel: true}, so nothing would be sent to this endpoint'),
+    request: z
+      .object({
+        url: z.string().describe('where it would be POSTed (the endpoint URL rules apply to a changed one)'),
+        headers: z
+          .record(z.string(), z.string())
+          .describe(
+            'the headers it would carry besides webhook-id, webhook-timestamp, webhook-signature and user-agent (made at the send): ' +
+              'content-type and the custom headers as the code left them (a stored value the code was given is shown redacted, as it was given)',
+          ),
+        body: z.string().describe('the exact body, {type, timestamp, data} with data the returned payload (timestamp: now)'),
+      })
+      .nullable()
+      .describe('the request that would be sent; null when cancelled or failed'),
+    error: z
+      .string()
+      .nullable()
+      .describe('why the attempt would fail (kind transformation, with line and column where known); null when it would be sent or cancelled'),
+    duration_ms: z.number().int().describe('how long the run took, its wait for a sandbox included'),
+  })
+  .meta({
+    examples: [
+      {
+        cancel: false,
+        request: {
+          url: 'https://hooks.example.com/in',
+          headers: { 'content-type': 'application/json', 'x-tenant': 'cus_7' },
+          body: '{"type":"invoice.paid","timestamp":"2026-11-29T12:00:00.000Z","data":{"invoiceId":"in_1"}}',
+        },
+        error: null,
+        duration_ms: 2,
+      },
+    ],
+  });
+
 export const noticeAttemptResponse = z.object({
   notice_id: z.string().meta({ examples: ['ntc_3f1c2a9b8d7e4f60a1b2c3d4e5f60718'] }),
   type: z.string().meta({ examples: ['alert.delivery_failure'] }),
@@ -384,6 +423,7 @@ export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.arra
 
 export type ConsumerResponse = z.infer<typeof consumerResponse>;
 export type EndpointResponse = z.infer<typeof endpointResponse>;
+export type TransformationSimulationResponse = z.infer<typeof transformationSimulationResponse>;
 export type AttemptResponse = z.infer<typeof attemptResponse>;
 export type RecoveryResponse = z.infer<typeof recoveryResponse>;
 export type EventTypeResponse = z.infer<typeof eventTypeResponse>;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { attemptStatsKind, rollupStart, statsWindowSpan, STATS_ERROR_KINDS, type EndpointRollup, type StatsErrorKind } from './endpoint-stats.ts';
+import {
+  attemptStatsKind,
+  CANCELLED_ATTEMPT_ERROR,
+  rollupIncrement,
+  rollupStart,
+  statsWindowSpan,
+  STATS_ERROR_KINDS,
+  type EndpointRollup,
+  type StatsErrorKind,
+} from './endpoint-stats.ts';
 import { summarizeEndpointStats } from './endpoint-stats-summary.ts';
 import { histogramQuantile, LATENCY_BOUNDS_MS, latencyBucket } from './latency-histogram.ts';
 
@@ -29,6 +38,7 @@ describe('attemptStatsKind', () => {
     [null, 'dns: ENOTFOUND (getaddrinfo ENOTFOUND nowhere.example)', 'dns'],
     [null, 'relay: no source address configured (RELAY_SOURCE_IPS is empty)', 'relay'],
     [null, 'auth: token endpoint answered 401: {"error":"invalid_client"}', 'auth'],
+    [null, 'transformation: InternalError: interrupted (the CPU budget of 50 ms ran out) (line 2, column 9)', 'transformation'],
     [null, 'internal: the send failed inside Wirehook', 'connection'],
     [null, 'something odd', 'connection'],
     [200, 'relay: the relay answered but the call failed', 'relay'],
@@ -36,8 +46,15 @@ describe('attemptStatsKind', () => {
     expect(attemptStatsKind({ responseStatus, error })).toBe(kind);
   });
 
-  it('has nine error classes: the contract’s eight and auth (no OAuth token)', () => {
-    expect(STATS_ERROR_KINDS).toEqual(['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth']);
+  it('has ten error classes: the contract’s eight, auth (no OAuth token) and transformation (the endpoint’s code failed)', () => {
+    expect(STATS_ERROR_KINDS).toEqual(['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth', 'transformation']);
+  });
+
+  it('a cancel by the endpoint’s transformation adds nothing to the rollups (nothing was sent); a failed one is its class', () => {
+    expect(rollupIncrement({ responseStatus: null, error: CANCELLED_ATTEMPT_ERROR, durationMs: 2 })).toBeNull();
+    expect(rollupIncrement({ responseStatus: null, error: 'transformation: handler is not a function (line 1, column 1)', durationMs: 2 })).toMatchObject({
+      kind: 'transformation',
+    });
   });
 });
 

@@ -64,7 +64,7 @@ export function statsWindowSpan(window: StatsWindow, now: number): { from: numbe
 }
 
 /** The error classes the stats count failed attempts in; every failed attempt is in exactly one. */
-export const STATS_ERROR_KINDS = ['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth'] as const;
+export const STATS_ERROR_KINDS = ['http_4xx', 'http_5xx', 'timeout', 'connection', 'tls', 'dns', 'refused', 'relay', 'auth', 'transformation'] as const;
 export type StatsErrorKind = (typeof STATS_ERROR_KINDS)[number];
 
 /**
@@ -74,7 +74,9 @@ export type StatsErrorKind = (typeof STATS_ERROR_KINDS)[number];
  * `refused` is what Wirehook refused to do — send to an address that is not public
  * (`blocked`) or follow a redirect (`redirect`); `timeout`, `tls`, `dns`, `connection` and
  * `relay` are the egress's own kinds; `auth` an OAuth token that could not be had (the
- * endpoint was not sent to); any other (`internal`) counts as `connection`.
+ * endpoint was not sent to); `transformation` the endpoint's transformation failed (nothing
+ * was sent); any other (`internal`) counts as `connection`. A cancelled attempt (see
+ * isCancelledAttempt) is in no class: rollupIncrement leaves it out.
  */
 export function attemptStatsKind(attempt: { responseStatus: number | null; error: string | null }): 'succeeded' | StatsErrorKind {
   const status = attempt.responseStatus;
@@ -91,6 +93,7 @@ export function attemptStatsKind(attempt: { responseStatus: number | null; error
     case 'dns':
     case 'relay':
     case 'auth':
+    case 'transformation':
     case 'connection':
       return kind;
     default:
@@ -124,7 +127,22 @@ export interface RollupIncrement {
   latencyBucket: number;
 }
 
-/** The increment an attempt makes (see attemptStatsKind and latencyBucket). */
-export function rollupIncrement(attempt: { responseStatus: number | null; error: string | null; durationMs: number }): RollupIncrement {
+/**
+ * The `error` of an attempt whose endpoint's transformation returned `{cancel: true}`: nothing
+ * was sent, and the delivery ended `success` (docs/semantics.md, "Transformations").
+ */
+export const CANCELLED_ATTEMPT_ERROR = "cancelled: the endpoint's transformation returned {cancel: true}; nothing was sent";
+
+/** Whether an attempt was cancelled by its endpoint's transformation (nothing sent: not an attempt on the receiver). */
+export function isCancelledAttempt(attempt: { error: string | null }): boolean {
+  return attempt.error?.startsWith('cancelled:') === true;
+}
+
+/**
+ * The increment an attempt makes (see attemptStatsKind and latencyBucket); null for a cancelled
+ * one, which says nothing about the receiver (it was not sent to) and so is not counted.
+ */
+export function rollupIncrement(attempt: { responseStatus: number | null; error: string | null; durationMs: number }): RollupIncrement | null {
+  if (isCancelledAttempt(attempt)) return null;
   return { kind: attemptStatsKind(attempt), latencyBucket: latencyBucket(attempt.durationMs) };
 }

@@ -84,6 +84,15 @@ export interface Endpoint {
   tls?: EndpointTls | null;
   /** The OAuth 2.0 client credentials a token is fetched with (the API's `auth`); null (or absent): none. */
   auth?: EndpointAuth | null;
+  /** The JavaScript run on each webhook before it is sent (the API's `transformation`); null (or absent): none. */
+  transformation?: EndpointTransformation | null;
+}
+
+/** An endpoint's transformation as stored and shown (issue 45; endpoint-transformation.ts): the code, and whether it runs. */
+export interface EndpointTransformation {
+  code: string;
+  /** False: kept, not run (webhooks go as if there were none). */
+  enabled: boolean;
 }
 
 /** How an OAuth 2.0 client authenticates to its token endpoint (RFC 6749 §2.3.1). */

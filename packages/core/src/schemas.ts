@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compatSignatureSchema } from './compat-signature.ts';
 import { endpointHeadersInput } from './endpoint-headers.ts';
+import { endpointTransformationInput, transformationCode } from './endpoint-transformation.ts';
 import { endpointAuthInput } from './endpoint-auth.ts';
 import { eventTypeExamplesInput, eventTypeSchemaInput, eventTypeValidationInput } from './event-catalog.ts';
 import { endpointTlsInput } from './endpoint-tls.ts';
@@ -80,6 +81,7 @@ export const createEndpointBody = z.strictObject({
   headers: endpointHeadersInput.nullable().optional(),
   tls: endpointTlsInput.nullable().optional(),
   auth: endpointAuthInput.nullable().optional(),
+  transformation: endpointTransformationInput.nullable().optional(),
 });
 
 export const patchEndpointBody = z.strictObject({
@@ -94,6 +96,7 @@ export const patchEndpointBody = z.strictObject({
   headers: endpointHeadersInput.nullable().optional(),
   tls: endpointTlsInput.nullable().optional(),
   auth: endpointAuthInput.nullable().optional(),
+  transformation: endpointTransformationInput.nullable().optional(),
   // Not among the spec's PATCH inputs: a customer who must allow-list the addresses switches it
   // (docs/semantics.md, "fixed_ip by PATCH").
   fixed_ip: z.boolean().optional(),
@@ -125,6 +128,16 @@ export const sendMessageBody = z.strictObject({
   event_type: eventTypeName,
   payload: jsonValue,
   ordering_key: orderingKey.optional(),
+});
+
+/**
+ * POST /v1/endpoints/{id}/transformation/simulate: a webhook of `event_type` with `payload`, run
+ * through `code` (else the endpoint's stored transformation), nothing sent.
+ */
+export const simulateTransformationBody = z.strictObject({
+  event_type: eventTypeName,
+  payload: jsonValue,
+  code: transformationCode.optional().describe("the code to try; omitted: the endpoint's stored transformation (run even when not enabled)"),
 });
 
 /** A trial send from the portal: to one endpoint of the link's consumer. */

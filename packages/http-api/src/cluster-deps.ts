@@ -2,6 +2,7 @@ import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup
 import { EndpointThroughput, RateLimiter, RedisKv } from '@wirehook/kv';
 import { createHttpMetrics, openSealingKeys, openStore, redisCheck, storeCheck, type Component, type ServiceContext } from '@wirehook/platform';
 import { grpcMetrics, IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
+import { TransformRunner } from '@wirehook/transform';
 import type { ApiConfig } from './config.ts';
 import type { ApiDeps } from './deps.ts';
 
@@ -31,6 +32,7 @@ export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Pr
   const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) };
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, ...grpc });
   const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, ...grpc });
+  const transforms = new TransformRunner({ threads: 1 });
   const deps: ApiDeps = {
     store,
     intake,
@@ -44,6 +46,8 @@ export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Pr
     addressPolicy: new AddressPolicy({ allowHosts: config.DELIVERY_ALLOW_HOSTS }),
     lookup: lookupWithOverrides(parseResolveOverrides(config.DELIVERY_RESOLVE), systemLookup),
     retentionMonths: config.RETENTION_MONTHS,
+    // Simulations only (sends run in the dispatchers): one sandbox thread, started at the first.
+    transforms,
   };
   return {
     deps,
@@ -53,6 +57,7 @@ export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Pr
       { name: 'kv', start: async () => {}, stop: () => kv.close() },
       { name: 'intake-client', start: async () => {}, stop: async () => intake.close() },
       { name: 'recovery-client', start: async () => {}, stop: async () => recovery.close() },
+      { name: 'transforms', start: async () => {}, stop: () => transforms.close() },
     ],
   };
 }

@@ -1,4 +1,4 @@
-import type { Clock, IntakePort, RecoveryPort, SecretBox } from '@wirehook/core';
+import type { Clock, IntakePort, RecoveryPort, SecretBox, Transformer } from '@wirehook/core';
 import type { AddressPolicy, LookupFn } from '@wirehook/egress';
 import type { EndpointThroughput, RateLimiter } from '@wirehook/kv';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
@@ -28,6 +28,8 @@ export interface ApiDeps {
   lookup: LookupFn;
   /** Months of messages kept; bounds cursors and message ids. */
   retentionMonths: number;
+  /** Runs endpoints' transformations for POST /v1/endpoints/{id}/transformation/simulate (@wirehook/transform's TransformRunner). */
+  transforms: Transformer;
 }
 
 /**

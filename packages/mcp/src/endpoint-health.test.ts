@@ -4,7 +4,7 @@ import { explainDelivery, UNTRUSTED_OPEN } from './explain.ts';
 
 const T = Date.UTC(2026, 2, 1, 14, 2);
 const MIN = 60_000;
-const errors = { http_4xx: 0, http_5xx: 0, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0, auth: 0 };
+const errors = { http_4xx: 0, http_5xx: 0, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0, auth: 0, transformation: 0 };
 const stats = (over: Partial<EndpointStatsJson> = {}): EndpointStatsJson => ({
   window: '24h',
   attempts: 50,

@@ -1,6 +1,6 @@
 // An endpoint's health in a few sentences, for explain_delivery: from its stats
 // (GET /v1/endpoints/{id}/stats) and its latest attempts (GET /v1/endpoints/{id}'s `recent`).
-import { attemptStatsKind, STATS_ERROR_KINDS, type StatsErrorKind } from '@wirehook/core';
+import { attemptStatsKind, isCancelledAttempt, STATS_ERROR_KINDS, type StatsErrorKind } from '@wirehook/core';
 
 /** The part of GET /v1/endpoints/{id}/stats read here. */
 export interface EndpointStatsJson {
@@ -33,6 +33,7 @@ const CLASS_WORDS: Record<StatsErrorKind, string> = {
   refused: 'sends refused by Wirehook (a private address, or a redirect)',
   relay: 'fixed-IP relay failures (on Wirehook’s side)',
   auth: 'OAuth token failures (no access token from the token endpoint)',
+  transformation: 'transformation failures (the endpoint’s code threw, ran out of time or memory, or returned what cannot be sent)',
 };
 
 const hhmm = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`;
@@ -47,6 +48,8 @@ const day = (at: number) => new Date(at).toISOString().slice(0, 16).replace('T',
  */
 export function describeEndpointHealth(stats: EndpointStatsJson, recent: readonly RecentAttemptJson[]): string[] {
   const lines: string[] = [];
+  // Attempts a transformation cancelled sent nothing: they say nothing about the endpoint.
+  recent = recent.filter((a) => !isCancelledAttempt(a));
   if (recent.length > 0) {
     const kinds = recent.map((a) => attemptStatsKind({ responseStatus: a.response_status, error: a.error }));
     const ok = kinds.filter((k) => k === 'succeeded').length;

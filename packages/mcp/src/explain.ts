@@ -68,6 +68,10 @@ const ADVICE: Record<string, string> = {
     'No OAuth access token could be had, so the receiver was not sent to: the error quotes the token endpoint’s answer. ' +
     'Check the endpoint’s auth (token_url, client_id, scope, audience, token_auth_method) and set client_secret again if it was rotated; ' +
     'a 401 from the token endpoint means the client credentials are refused. It is retried on the endpoint’s schedule.',
+  transformation:
+    'The endpoint’s transformation failed, so nothing was sent: the error gives the line and column. Try the code with ' +
+    'POST /v1/endpoints/{id}/transformation/simulate and fix it, or set transformation.enabled to false; it is retried on the endpoint’s schedule.',
+  cancelled: 'The endpoint’s transformation returned {cancel: true}: nothing was sent to it, by its own rule, and the delivery counts as done (success).',
   internal: 'An error inside Wirehook; it is retried.',
 };
 

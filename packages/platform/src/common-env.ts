@@ -320,6 +320,7 @@ export const dispatchEnv = {
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once per process
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
+  TRANSFORM_THREADS: z.coerce.number().int().min(1).max(16).default(1), // sandbox threads running endpoints' transformations per process (started at the first)
   RETENTION_INTERVAL_MS: z.coerce
     .number()
     .int()

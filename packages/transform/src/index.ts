@@ -54,6 +54,5 @@
  * Not here (the caller's): the endpoint URL rules for a returned `url`, the header denylist
  * for returned `headers`, the payload size limit on the returned payload.
  */
-export { checkTransformationCode, MAX_TRANSFORMATION_CODE_BYTES } from './transformation-code.ts';
 export { TransformRunner, type TransformRunnerOptions } from './transform-runner.ts';
 export type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';

@@ -195,3 +195,18 @@ describe('TransformRunner: the sandbox', () => {
     expect(await runner.run("function handler(w) { console.log('hi', w); console.error('e'); return w }", input, NOW)).toMatchObject({ ok: true });
   });
 });
+
+describe('TransformRunner: runs waiting for a thread take turns by key', () => {
+  it("one key's queue delays another key's run by one run, not by the whole queue", async () => {
+    // The shared runner has one thread: ten runs of endpoint A queued, then one of endpoint B.
+    const done: string[] = [];
+    const tag = (code: string, key: string, name: string) => runner.run(code, input, NOW, key).then(() => done.push(name));
+    const spin = 'function handler(w) { let n = 0; for (let i = 0; i < 2e5; i++) n += i; return w }';
+    const runs = Array.from({ length: 10 }, (_, i) => tag(spin, 'ep_a', `a${i}`));
+    runs.push(tag('function handler(w) { return w }', 'ep_b', 'b'));
+    await Promise.all(runs);
+    // a0 took the idle thread; a1 waited first, then b's turn came (FIFO would put b last, at 10).
+    expect(done.indexOf('b')).toBe(2);
+    expect(done.filter((name) => name.startsWith('a'))).toEqual(Array.from({ length: 10 }, (_, i) => `a${i}`));
+  });
+});

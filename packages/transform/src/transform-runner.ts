@@ -1,5 +1,5 @@
+import { transformationCodeSizeProblem, type Transformer } from '@wirehook/core';
 import { SandboxThread } from './sandbox-thread.ts';
-import { codeSizeProblem } from './transformation-code.ts';
 import { toTransformResult } from './transform-result.ts';
 import type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';
 
@@ -36,11 +36,16 @@ interface Waiter {
  * `watchdogGraceMs` however the code behaves, plus any wait for a free thread (or a new one
  * starting: 150-350 ms, at the first run and after a thread was ended).
  */
-export class TransformRunner {
+export class TransformRunner implements Transformer {
   readonly #limits: SandboxLimits;
   readonly #threads: SandboxThread[];
   readonly #idle: SandboxThread[];
-  readonly #waiting: Waiter[] = [];
+  /**
+   * Runs waiting for a thread, by key (an endpoint): served one key at a time in turn, so a
+   * key with many runs queued (or slow ones) delays another key's by one run at most per
+   * thread, not by its whole queue. A Map keeps insertion order: a key served goes to the back.
+   */
+  readonly #waiting = new Map<string, Waiter[]>();
   #closed = false;
 
   /** @throws RangeError for a limit out of its range. */
@@ -76,30 +81,49 @@ export class TransformRunner {
    * Runs `code`'s `handler(webhook)` on `input`, with `Date.now()` equal to `now`. Every
    * failure of the code (syntax, exceptions, no handler, budget, memory, what it returned, code
    * over 32,768 bytes) is a result with `ok: false`, never an exception.
+   * `key` (an endpoint id): whose turn the run waits in when every thread is busy (see #waiting).
    * @throws RangeError when `now` is not a finite number; Error when the runner is closed or
    * no sandbox thread can be started (nothing to do with the code).
    */
-  async run(code: string, input: TransformInput, now: number): Promise<TransformResult> {
+  async run(code: string, input: TransformInput, now: number, key = ''): Promise<TransformResult> {
     if (this.#closed) throw new Error('TransformRunner is closed');
     if (!Number.isFinite(now)) throw new RangeError('now must be a finite number of milliseconds since the epoch');
-    const tooLong = codeSizeProblem(code);
+    const tooLong = transformationCodeSizeProblem(code);
     if (tooLong !== null) return { ok: false, error: `transformation: the code ${tooLong}` };
     // Only these four fields, as text: no host object (nor its prototype) reaches the sandbox.
     const inputJson = JSON.stringify({ event_type: input.event_type, payload: input.payload, headers: input.headers, url: input.url });
-    const thread = this.#idle.pop() ?? (await new Promise<SandboxThread>((resolve, reject) => this.#waiting.push({ resolve, reject })));
+    const thread = this.#idle.pop() ?? (await new Promise<SandboxThread>((resolve, reject) => this.#wait(key, { resolve, reject })));
     try {
       return toTransformResult(await thread.run({ code, inputJson, now }), input);
     } finally {
-      const next = this.#waiting.shift();
+      const next = this.#nextWaiter();
       if (next) next.resolve(thread);
       else this.#idle.push(thread);
     }
   }
 
+  #wait(key: string, waiter: Waiter): void {
+    const queue = this.#waiting.get(key);
+    if (queue) queue.push(waiter);
+    else this.#waiting.set(key, [waiter]);
+  }
+
+  /** The first waiter of the key whose turn it is; that key goes to the back of the turns. */
+  #nextWaiter(): Waiter | undefined {
+    for (const [key, queue] of this.#waiting) {
+      const waiter = queue.shift();
+      this.#waiting.delete(key);
+      if (queue.length > 0) this.#waiting.set(key, queue);
+      return waiter;
+    }
+    return undefined;
+  }
+
   /** Ends the sandbox threads. Runs in flight or waiting are rejected; later runs throw. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const waiter of this.#waiting.splice(0)) waiter.reject(new Error('TransformRunner is closed'));
+    for (const queue of this.#waiting.values()) for (const waiter of queue) waiter.reject(new Error('TransformRunner is closed'));
+    this.#waiting.clear();
     await Promise.all(this.#threads.map((thread) => thread.close()));
   }
 }

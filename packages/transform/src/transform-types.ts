@@ -1,26 +1,4 @@
-/** What a transformation's `handler(webhook)` is given: the webhook about to be sent. */
-export interface TransformInput {
-  event_type: string;
-  /** The message's payload (any JSON). */
-  payload: unknown;
-  /** The headers the caller would send besides its own (the endpoint's custom headers). */
-  headers: Record<string, string>;
-  /** The endpoint's URL. */
-  url: string;
-}
-
-/**
- * What a run came to, as plain data. `ok: true` with `cancel: true`: the code asked for the
- * webhook not to be sent. `ok: true` with `cancel: false`: what the code returned, normalised —
- * `payload` as JSON.stringify made it, `headers` and `url` as returned (the input's when the
- * code left them out); the caller still applies its URL rules and header denylist. `ok: false`:
- * `error` is `transformation: <what went wrong>`, ending in `(line L, column C)` when a place
- * in the code is known.
- */
-export type TransformResult =
-  | { ok: true; cancel: true }
-  | { ok: true; cancel: false; payload: unknown; headers: Record<string, string>; url: string }
-  | { ok: false; error: string };
+export type { TransformInput, TransformResult } from '@wirehook/core';
 
 /** A run's limits, as a sandbox thread applies them. */
 export interface SandboxLimits {

@@ -72,6 +72,7 @@ export class AttemptRecorder {
       endpointDisabled: completed.endpointDisabled,
     };
     if (result.ok) logger.debug(fields, 'delivered');
+    else if (outcome.status === 'success') logger.debug(fields, "cancelled by the endpoint's transformation; nothing sent");
     else logger.info(fields, outcome.status === 'failed' ? 'delivery failed; no attempt left' : 'attempt failed; retrying');
   }
 

@@ -18,6 +18,10 @@ import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
 import { SendGate } from './send-gate.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender } from './webhook-sender.ts';
+import { TransformRunner } from '@wirehook/transform';
+
+/** Threads start at a first run: the tests without a transformation start none. */
+const transforms = new TransformRunner();
 
 const LEASE_MS = 17_000;
 const WAKE_UP = createContextKey('wake-up');
@@ -60,7 +64,7 @@ function build(options: { places?: number; slots?: number } = {}) {
     wakeAt: (at: number) => told.wakeAt.push(at),
   };
   const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: LEASE_MS });
-  const webhooks = new WebhookSender({ sender, relay: sender, secretBox: s.box, leases, clock, logger, metrics, kv: s.kv, timeoutMs: 1_000 });
+  const webhooks = new WebhookSender({ sender, relay: sender, secretBox: s.box, leases, clock, logger, metrics, kv: s.kv, timeoutMs: 1_000, transforms });
   const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
   const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
   return { runner, places, ledger, gate, told };

@@ -1,5 +1,6 @@
 import type { Bus } from '@wirehook/bus';
 import type { Clock, SecretBox } from '@wirehook/core';
+import { TransformRunner } from '@wirehook/transform';
 import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
@@ -19,6 +20,7 @@ export interface DeliverySettings {
   DISPATCH_CONCURRENCY: number;
   ENDPOINT_SLOTS: number;
   SWEEP_INTERVAL_MS: number;
+  TRANSFORM_THREADS: number;
   RETENTION_MONTHS: number;
   RETENTION_INTERVAL_MS: number;
 }
@@ -51,6 +53,8 @@ export interface DeliveryComponents {
   addressPolicy: AddressPolicy;
   lookup: LookupFn;
   dispatcher: Dispatcher;
+  /** Runs endpoints' transformations: the dispatcher's before its sends (embedded mode's API simulates with it too). */
+  transforms: TransformRunner;
   retention: RetentionJob;
   /** Finishes endpoints' walks (pause, resume, disable, delete) batch by batch. */
   walks: EndpointWalkJob;
@@ -81,7 +85,10 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     connectionsPerOrigin: settings.ENDPOINT_SLOTS,
     ca: shared.ca,
   });
+  // Sandbox threads start at the first transformation: endpoints without one cost nothing.
+  const transforms = new TransformRunner({ threads: settings.TRANSFORM_THREADS });
   const dispatcher = new Dispatcher({
+    transforms,
     store,
     bus,
     sender: egress,
@@ -125,5 +132,16 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   // What pauses, resumes, disables and deletes leave of an endpoint's backlog, in bounded batches.
   const walks = new EndpointWalkJob({ store, clock, logger: logger.child({ component: 'endpoint-walks' }), intervalMs: settings.SWEEP_INTERVAL_MS });
   const egressComponent: Component = { name: 'egress', start: async () => {}, stop: () => egress.close() };
-  return { egress, addressPolicy, lookup, dispatcher, retention, walks, components: [egressComponent, retention, walks, dispatcher] };
+  // Stopped after the dispatcher (components stop in reverse): its sends in flight finish their runs first.
+  const transformsComponent: Component = { name: 'transforms', start: async () => {}, stop: () => transforms.close() };
+  return {
+    egress,
+    addressPolicy,
+    lookup,
+    dispatcher,
+    transforms,
+    retention,
+    walks,
+    components: [egressComponent, transformsComponent, retention, walks, dispatcher],
+  };
 }

@@ -6,6 +6,10 @@ import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
 import { Dispatcher, type DispatcherConfig } from './dispatcher.ts';
+import { TransformRunner } from '@wirehook/transform';
+
+/** Threads start at a first run: the tests without a transformation start none. */
+const transforms = new TransformRunner();
 
 const LEASE_MS = 17_000;
 let s: DispatchScene;
@@ -36,6 +40,7 @@ async function started(config: Partial<DispatcherConfig> = {}): Promise<Dispatch
     metrics: s.metrics,
     throughputMetrics: s.throughputMetrics,
     kv: s.kv,
+    transforms,
     config: {
       concurrency: 10,
       slotsPerEndpoint: 2,
@@ -77,6 +82,7 @@ describe('sweep and send', () => {
       metrics: s.metrics,
       throughputMetrics: s.throughputMetrics,
       kv: s.kv,
+      transforms,
       config: {
         concurrency: 10,
         slotsPerEndpoint: 2,

@@ -1,4 +1,4 @@
-import type { Clock, DeliveryId, SecretBox } from '@wirehook/core';
+import type { Clock, DeliveryId, SecretBox, Transformer } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, type Bus, type Subscription } from '@wirehook/bus';
 import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
@@ -54,6 +54,8 @@ export interface DispatcherDeps {
    */
   kv: Kv;
   throughputMetrics: ThroughputMetrics;
+  /** Runs endpoints' transformations before their sends (@wirehook/transform's TransformRunner). */
+  transforms: Transformer;
 }
 
 /**
@@ -117,6 +119,7 @@ export class Dispatcher implements Component {
       metrics,
       kv: deps.kv,
       timeoutMs: config.timeoutMs,
+      transforms: deps.transforms,
     });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));

@@ -11,6 +11,8 @@ export interface DispatcherMetrics {
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
   unsealErrors: Counter;
+  transformations: Counter<'result'>;
+  transformationDuration: Histogram;
 }
 
 /**
@@ -87,7 +89,9 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   return {
     attempts: new Counter({
       name: 'wirehook_delivery_attempts_total',
-      help: 'Delivery attempts by outcome (success, http_3xx/4xx/5xx, timeout, connection, tls, dns, blocked, relay, internal) and via (direct, relay)',
+      help:
+        'Delivery attempts by outcome (success, http_3xx/4xx/5xx, timeout, connection, tls, dns, blocked, relay, auth, transformation, cancelled, ' +
+        'internal) and via (direct, relay, listen)',
       labelNames: ['outcome', 'via'],
       registers: [registry],
     }),
@@ -127,6 +131,18 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     unsealErrors: new Counter({
       name: 'wirehook_dispatch_unseal_errors_total',
       help: "Sends put off because this process's key ring (WIREHOOK_SECRET_KEY) does not open the endpoint's signing secret; no attempt is recorded",
+      registers: [registry],
+    }),
+    transformations: new Counter({
+      name: 'wirehook_transformations_total',
+      help: 'Endpoint transformations run before a send, by result: send (sent as transformed), cancel (the code returned {cancel: true}), error (failed)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    transformationDuration: new Histogram({
+      name: 'wirehook_transformation_duration_seconds',
+      help: 'One endpoint transformation: its wait for a sandbox thread, the run (at most its 50 ms CPU budget) and the checks of what it returned',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, newId, type RetryPolicy } from '@wirehook/core';
+import { CANCELLED_ATTEMPT_ERROR, ManualClock, newId, type RetryPolicy } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
 import { decideOutcome, type SendResult } from './outcome.ts';
 
@@ -69,6 +69,25 @@ describe('decideOutcome', () => {
     expect(out.nextAttemptAt).toBe(delay === null ? null : at + delay);
     // The spec's 5 days, written out rather than imported from the code under test.
     expect(out.endpoint).toEqual({ succeeded: false, disableIfFailingSince: at - 5 * 24 * 60 * 60 * 1000, disabledReason: 'failing_5_days' });
+  });
+
+  it('a cancel by the endpoint’s transformation ends the delivery success, moves no streak and records the cancel', () => {
+    const cancelled: SendResult = { ok: false, status: null, responseHead: null, error: CANCELLED_ATTEMPT_ERROR, durationMs: 1, sourceIp: null };
+    const out = decideOutcome(job({ count: 7, interval: 'progressive' }, 0), cancelled, attempt);
+    expect(out).toMatchObject({ status: 'success', nextAttemptAt: null, endpoint: { succeeded: null } });
+    expect(out.attempt).toMatchObject({ responseStatus: null, error: CANCELLED_ATTEMPT_ERROR });
+  });
+
+  it('a failed transformation is retried as any failure, and counts toward the endpoint’s streak (the code is its owner’s)', () => {
+    const failed: SendResult = { ok: false, status: null, responseHead: null, error: 'transformation: boom (line 1, column 1)', durationMs: 2, sourceIp: null };
+    const out = decideOutcome(job({ count: 7, interval: 'progressive' }, 0), failed, attempt);
+    expect(out).toMatchObject({ status: 'retrying', nextAttemptAt: at + 5 * S, endpoint: { succeeded: false } });
+  });
+
+  it('the attempt records where the webhook went when a transformation moved it', () => {
+    const moved = decideOutcome(job({ count: 7, interval: 'progressive' }, 0), { ...ok, url: 'https://elsewhere.example.com/in' }, attempt);
+    expect(moved.attempt.url).toBe('https://elsewhere.example.com/in');
+    expect(decideOutcome(job({ count: 7, interval: 'progressive' }, 0), ok, attempt).attempt.url).toBe('https://hooks.example.com/');
   });
 
   it('a failed manual re-send does not use up the policy', () => {

@@ -1,21 +1,24 @@
-import { DISABLE_AFTER_MS, nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
-import type { SendResult } from '@wirehook/egress';
+import { DISABLE_AFTER_MS, isCancelledAttempt, nextAttemptAt, type AttemptId, type AttemptVia } from '@wirehook/core';
+import type { SendResult as EgressResult } from '@wirehook/egress';
 import type { AttemptOutcome, DeliveryJob } from '@wirehook/store';
 
 export const DISABLED_REASON_FAILING = 'failing_5_days';
 
-/** What one POST did, as the egress client reports it. */
-export type { SendResult } from '@wirehook/egress';
+/** What one POST did, as the egress client reports it; `url`: where it went, when a transformation moved it from the endpoint's. */
+export type SendResult = EgressResult & { url?: string };
 
 /**
- * The pure decision after an attempt: success on 2xx; otherwise the next policy re-send,
- * or `failed` when none is left. A manual re-send does not use up the policy: when it
+ * The pure decision after an attempt: success on 2xx, and on a cancel by the endpoint's
+ * transformation (nothing was to be sent; the endpoint's failure streak is left as it is);
+ * otherwise the next policy re-send, or `failed` when none is left. A manual re-send does not use up the policy: when it
  * fails, the delivery falls back to where its schedule stood.
  */
 export function decideOutcome(job: DeliveryJob, result: SendResult, attempt: { id: AttemptId; at: number; via: AttemptVia }): AttemptOutcome {
   const countsTowardPolicy = !job.delivery.manual;
   const policyAttempts = job.delivery.policyAttempts + (countsTowardPolicy ? 1 : 0);
-  const next = result.ok ? null : nextAttemptAt(job.endpoint.retry, Math.max(policyAttempts, 1), attempt.at);
+  const cancelled = isCancelledAttempt(result);
+  const done = result.ok || cancelled;
+  const next = done ? null : nextAttemptAt(job.endpoint.retry, Math.max(policyAttempts, 1), attempt.at);
   return {
     attempt: {
       id: attempt.id,
@@ -28,15 +31,15 @@ export function decideOutcome(job: DeliveryJob, result: SendResult, attempt: { i
       error: result.error,
       via: attempt.via,
       sourceIp: result.sourceIp,
-      url: job.endpoint.url,
+      url: result.url ?? job.endpoint.url,
     },
-    status: result.ok ? 'success' : next === null ? 'failed' : 'retrying',
+    status: done ? 'success' : next === null ? 'failed' : 'retrying',
     nextAttemptAt: next,
     countsTowardPolicy,
     endpoint: result.ok
       ? { succeeded: true }
-      : isOurFault(result)
-        ? { succeeded: null } // retried as usual, but not toward the endpoint's 5-day stop
+      : cancelled || isOurFault(result)
+        ? { succeeded: null } // a cancel (nothing sent), or our fault (retried as usual): neither moves the endpoint's 5-day stop
         : { succeeded: false, disableIfFailingSince: attempt.at - DISABLE_AFTER_MS, disabledReason: DISABLED_REASON_FAILING },
   };
 }

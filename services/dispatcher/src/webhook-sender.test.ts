@@ -1,11 +1,15 @@
 // WebhookSender: which way a POST goes, what a send that cannot be made answers, and the
 // one case with no attempt — a signing secret this process's key ring does not open.
-import { SecretBox, type EndpointAuth } from '@wirehook/core';
+import { CANCELLED_ATTEMPT_ERROR, SecretBox, type EndpointAuth } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
 import { WebhookSender, type TokenSender } from './webhook-sender.ts';
+import { TransformRunner } from '@wirehook/transform';
+
+/** Threads start at a first run: the tests without a transformation start none. */
+const transforms = new TransformRunner();
 
 let s: DispatchScene;
 let direct: FakeSender;
@@ -20,7 +24,18 @@ afterEach(() => s.close());
 
 function webhooks(sender: TokenSender = direct): WebhookSender {
   const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
-  return new WebhookSender({ sender, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, kv: s.kv, timeoutMs: 1_000 });
+  return new WebhookSender({
+    sender,
+    relay,
+    secretBox: s.box,
+    leases,
+    clock: s.clock,
+    logger: silentLogger(),
+    metrics: s.metrics,
+    kv: s.kv,
+    timeoutMs: 1_000,
+    transforms,
+  });
 }
 
 async function claimed(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, box?: SecretBox) {
@@ -212,6 +227,59 @@ describe('WebhookSender', () => {
       const job = await s.claim((await s.due(t))[0]!);
       expect(await webhooks().send(job, s.clock.now())).toBeNull();
       expect([direct.tokenFetches.length, direct.requests.length]).toEqual([0, 0]);
+    });
+  });
+});
+
+describe('WebhookSender: an endpoint’s transformation', () => {
+  afterAll(() => transforms.close());
+  const RENAME = `function handler(webhook) {
+    webhook.payload = { renamed: true, was: webhook.payload };
+    webhook.headers['x-tenant'] = 'acme';
+    webhook.url = webhook.url + '?v=2';
+    return webhook;
+  }`;
+
+  it('sends what the code returned: the payload as the body’s data, signed over it; its headers and URL', async () => {
+    const job = await claimed({ transformation: { code: RENAME, enabled: true } });
+    expect(await webhooks().send(job, s.clock.now())).toEqual({ ...OK, url: `${job.endpoint.url}?v=2` });
+    const sent = direct.requests[0]!;
+    expect(JSON.parse(sent.body).data).toEqual({ renamed: true, was: JSON.parse(job.message.payload) });
+    expect(sent.url).toBe(`${job.endpoint.url}?v=2`);
+    expect(sent.headers).toMatchObject({ 'x-tenant': 'acme', 'webhook-id': job.message.id });
+    expect(await s.metric('wirehook_transformations_total', { result: 'send' })).toBe(1);
+  });
+
+  it('enabled: false sends the webhook as if there were none', async () => {
+    const job = await claimed({ transformation: { code: RENAME, enabled: false } });
+    expect(await webhooks().send(job, s.clock.now())).toEqual(OK);
+    expect(JSON.parse(direct.requests[0]!.body).data).toEqual(JSON.parse(job.message.payload));
+  });
+
+  it('a cancel sends nothing: the cancelled result', async () => {
+    const job = await claimed({ transformation: { code: 'function handler() { return { cancel: true } }', enabled: true } });
+    expect(await webhooks().send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: CANCELLED_ATTEMPT_ERROR });
+    expect(direct.requests).toHaveLength(0);
+  });
+
+  it('code that throws, or returns a URL or header the rules refuse, is a transformation failure and sends nothing', async () => {
+    const cases: [string, RegExp][] = [
+      ['function handler(w) {\n  throw new Error("no");\n}', /^transformation: Error: no \(line 2, column \d+\)$/],
+      ["function handler(w) { w.url = 'http://hooks.acme.example/'; return w }", /^transformation: the returned url .* is refused: .*https/],
+      ["function handler(w) { w.headers['Webhook-Signature'] = 'v1,x'; return w }", /^transformation: the returned headers are refused: /],
+    ];
+    for (const [code, error] of cases) {
+      const job = await claimed({ transformation: { code, enabled: true } });
+      expect(await webhooks().send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: expect.stringMatching(error) });
+    }
+    expect(direct.requests).toHaveLength(0);
+  });
+
+  it('a listener endpoint’s code may not move its URL', async () => {
+    const job = await claimed({ type: 'listen', transformation: { code: RENAME, enabled: true } });
+    expect(await webhooks().send(job, s.clock.now())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^transformation: a listener endpoint's url cannot be changed/),
     });
   });
 });

@@ -1,6 +1,16 @@
 // Sending: one claimed delivery's signed POST, directly or through the relay — the one step
 // that talks to a customer's endpoint.
-import { sameHost, UnsealError, type Clock, type OAuthClientCredentials, type SecretBox } from '@wirehook/core';
+import {
+  CANCELLED_ATTEMPT_ERROR,
+  runTransformation,
+  sameHost,
+  UnsealError,
+  type CheckedTransformation,
+  type Clock,
+  type OAuthClientCredentials,
+  type SecretBox,
+  type Transformer,
+} from '@wirehook/core';
 import { noResponse, type TokenFetch } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
 import { OutageLog, type Logger } from '@wirehook/platform';
@@ -12,7 +22,7 @@ import { OAuthTokens } from './oauth-tokens.ts';
 import { traceSend } from './send-span.ts';
 import { urlRuleViolation } from './send-time-rules.ts';
 import { SigningKeys } from './signing-keys.ts';
-import { buildWebhookRequest, type WebhookRequest } from './webhook-request.ts';
+import { buildWebhookRequest, customHeaders, type WebhookRequest } from './webhook-request.ts';
 
 /** The outbound HTTP client, as the dispatcher uses it. */
 export interface Sender {
@@ -41,6 +51,8 @@ export interface WebhookSenderDeps {
   kv: Kv;
   /** The attempt's limit (DELIVERY_TIMEOUT_MS): a token request has the same. */
   timeoutMs: number;
+  /** Runs endpoints' transformations (@wirehook/transform's TransformRunner). */
+  transforms: Transformer;
 }
 
 /** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
@@ -87,8 +99,15 @@ export class WebhookSender {
       if (violation !== null) return noResponse(violation, 0);
       let request: WebhookRequest;
       let credentials: OAuthClientCredentials | null;
+      let transformed: CheckedTransformation | undefined;
       try {
-        request = buildWebhookRequest(job, this.#signingKeys, at);
+        const transformation = job.endpoint.transformation;
+        if (transformation?.enabled) {
+          const ran = await this.#transform(job, transformation.code, at);
+          if ('result' in ran) return ran.result; // cancelled, or failed: nothing is sent
+          transformed = ran.request;
+        }
+        request = buildWebhookRequest(job, this.#signingKeys, at, transformed);
         credentials = job.endpoint.auth && !listener ? this.#signingKeys.credentialsOf(job.endpoint.id, job.endpoint.auth) : null;
       } catch (err) {
         if (!(err instanceof UnsealError)) throw err;
@@ -97,14 +116,44 @@ export class WebhookSender {
       }
       this.#unsealOutage.succeeded();
       // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
-      if (listener) return await traceSend(job, request.url, () => (this.#deps.listen ?? NO_LISTENERS).send(request));
-      const through = job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
-      if (credentials === null) return await traceSend(job, request.url, () => through.send(request));
-      return await this.#sendWithToken(job, request, credentials, through);
+      const sent = await this.#post(job, request, credentials, listener);
+      // A transformation that moved the URL: the attempt records where it went.
+      return request.url === job.endpoint.url ? sent : { ...sent, url: request.url };
     } catch (err) {
       this.#deps.logger.error({ err, deliveryId: job.delivery.id }, 'send failed unexpectedly');
       return noResponse('internal: the send failed inside Wirehook', 0);
     }
+  }
+
+  /** The POST itself: over a listener's connection, through the relay (fixed_ip), or directly; with a token when the endpoint has `auth`. */
+  async #post(job: DeliveryJob, request: WebhookRequest, credentials: OAuthClientCredentials | null, listener: boolean): Promise<SendResult> {
+    if (listener) return traceSend(job, request.url, () => (this.#deps.listen ?? NO_LISTENERS).send(request));
+    const through = job.endpoint.fixedIp ? this.#deps.relay : this.#deps.sender;
+    if (credentials === null) return traceSend(job, request.url, () => through.send(request));
+    return this.#sendWithToken(job, request, credentials, through);
+  }
+
+  /**
+   * Runs the endpoint's transformation on the webhook (its payload as the sender gave it, its
+   * custom headers opened, its URL), at the attempt's time. @returns the checked request to
+   * send, or the attempt's result when nothing is to be sent: `cancelled: …` (the delivery ends
+   * success) or `transformation: …` (the attempt failed; the delivery is retried as any).
+   * @throws UnsealError when the custom headers do not open here (the send is put off).
+   */
+  async #transform(job: DeliveryJob, code: string, at: number): Promise<{ request: CheckedTransformation } | { result: SendResult }> {
+    const started = performance.now();
+    const input = {
+      event_type: job.message.eventType,
+      payload: JSON.parse(job.message.payload) as unknown,
+      headers: { ...customHeaders(job, this.#signingKeys) },
+      url: job.endpoint.url,
+    };
+    const ran = await runTransformation(this.#deps.transforms, code, input, at, { id: job.endpoint.id, listener: job.endpoint.type === 'listen' });
+    const seconds = (performance.now() - started) / 1000;
+    this.#deps.metrics.transformations.inc({ result: ran.kind });
+    this.#deps.metrics.transformationDuration.observe(seconds);
+    if (ran.kind === 'send') return { request: ran.request };
+    return { result: noResponse(ran.kind === 'cancel' ? CANCELLED_ATTEMPT_ERROR : ran.error, Math.round(seconds * 1000)) };
   }
 
   /**
@@ -118,7 +167,7 @@ export class WebhookSender {
     const endpoint = job.endpoint;
     const auth = endpoint.auth!;
     const fetch: TokenFetch = { poolKey: endpoint.id, credentials };
-    if (request.tls !== undefined && sameHost(credentials.tokenUrl, endpoint.url)) fetch.tls = request.tls;
+    if (request.tls !== undefined && sameHost(credentials.tokenUrl, request.url)) fetch.tls = request.tls;
     // The token endpoint is checked by the URL rules at send time, as the endpoint is: a token URL
     // stored around the API never gets the secret.
     const tokenUrlViolation = urlRuleViolation(credentials.tokenUrl);

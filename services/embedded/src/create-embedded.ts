@@ -97,7 +97,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     lookup: deps.lookup,
     ca: deps.ca,
   });
-  const { dispatcher, retention, addressPolicy, lookup } = delivery;
+  const { dispatcher, retention, addressPolicy, lookup, transforms } = delivery;
   // New deliveries are claimed as they are written and handed to the dispatcher in-process.
   const intake = new MessageIntake({
     store,
@@ -122,6 +122,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     addressPolicy,
     lookup,
     retentionMonths: config.RETENTION_MONTHS,
+    transforms,
     portalPublicUrl: config.PORTAL_PUBLIC_URL,
     apiPublicUrl: config.API_PUBLIC_URL,
     emailConfigured: Boolean(config.SMTP_URL),

@@ -22,6 +22,7 @@ import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, jsonLines, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { createGateway } from './create-gateway.ts';
+import { TransformRunner } from '@wirehook/transform';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const SEND = 'wirehook.intake.v1.MessageIntake/Send';
@@ -61,6 +62,7 @@ async function startFlow(): Promise<Flow> {
     // Endpoint URLs are checked by resolving them: every name is one public address here.
     lookup: async () => [{ address: '93.184.215.14', family: 4 }],
     retentionMonths: 3,
+    transforms: new TransformRunner(),
     portalPublicUrl: 'http://localhost:8081',
     emailConfigured: false,
   });

@@ -12,6 +12,8 @@ import type {
   RecoverRequest,
   Recovery,
   RotatedSecret,
+  SimulateTransformationRequest,
+  TransformationSimulation,
   UpdateEndpointRequest,
 } from '../types.ts';
 
@@ -69,6 +71,15 @@ export class Endpoints {
    */
   async rotateSecret(id: string, options: RequestOptions = {}): Promise<RotatedSecret> {
     return (await this.#t.request<RotatedSecret>({ method: 'POST', path: path`/v1/endpoints/${id}/rotate-secret` }, options)).body;
+  }
+
+  /**
+   * Runs a transformation on a webhook as a send would, sending nothing
+   * (`POST /v1/endpoints/{id}/transformation/simulate`, scope endpoints:write): `body.code`, or the
+   * endpoint's stored one. Answers the request that would be sent, a cancel, or the attempt's error.
+   */
+  async simulateTransformation(id: string, body: SimulateTransformationRequest, options: RequestOptions = {}): Promise<TransformationSimulation> {
+    return (await this.#t.request<TransformationSimulation>({ method: 'POST', path: path`/v1/endpoints/${id}/transformation/simulate`, body }, options)).body;
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   parseInput,
   patchEndpointBody,
   recoverBody,
+  simulateTransformationBody,
   readEndpointTls,
   sealEndpointAuth,
   sealEndpointHeaders,
@@ -32,11 +33,12 @@ import { pathId } from '../http/path-id.ts';
 import { endpointStats } from './endpoint-stats.ts';
 import { throughputNow } from './endpoint-throughput.ts';
 import { createEndpoint } from './new-endpoint.ts';
+import { simulateTransformation } from './transformation-simulation.ts';
 import { attemptJson, endpointJson, endpointStatsJson, recoveryJson, throughputJson } from './presenters.ts';
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
 export function endpointsRouter(
-  deps: Pick<ApiDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput'>,
+  deps: Pick<ApiDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput' | 'transforms'>,
 ): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();
@@ -92,6 +94,7 @@ export function endpointsRouter(
       headers: body.headers ?? null,
       tls: body.tls ? readEndpointTls(body.tls, clock.now()) : null,
       auth: body.auth ?? null,
+      transformation: body.transformation ?? null,
     });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
@@ -146,6 +149,7 @@ export function endpointsRouter(
       auth: body.auth === undefined ? undefined : body.auth && sealEndpointAuth(secretBox, current.id, body.auth, current.auth),
       headers: body.headers === undefined ? undefined : body.headers && sealEndpointHeaders(secretBox, current.id, body.headers),
       tls: body.tls === undefined ? undefined : body.tls && sealEndpointTls(secretBox, current.id, readEndpointTls(body.tls, clock.now())),
+      transformation: body.transformation,
       url: body.url,
       description: body.description,
       eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],
@@ -190,6 +194,15 @@ export function endpointsRouter(
     if (!(await store.endpoints.delete(tenant, endpoint.id))) throw new NotFoundError(`endpoint ${endpoint.id} not found`);
     await store.recoveries.stop(tenant, endpoint.id, clock.now());
     res.status(204).end();
+  });
+
+  // Runs code (the endpoint's, or the caller's) as a send would, sending nothing: part of editing it.
+  router.post('/:id/transformation/simulate', requireScope('endpoints:write'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const endpoint = await load(tenant, res, pathId(req));
+    const body = parseInput(simulateTransformationBody, req.body, 'request body');
+    const started = performance.now();
+    res.json(await simulateTransformation(deps.transforms, endpoint, body, clock.now(), () => performance.now() - started));
   });
 
   // Scope before body: the body is read only once the key may recover.

@@ -15,7 +15,7 @@ import type { ApiDeps } from '../deps.ts';
 
 /** What a caller chooses of a new endpoint; the rest starts as every endpoint's does. */
 export type EndpointChoices = Pick<Endpoint, 'consumerId' | 'url'> &
-  Partial<Pick<Endpoint, 'description' | 'eventTypes' | 'fixedIp' | 'retry' | 'compatSignature' | 'ordering' | 'rateLimit' | 'type'>> & {
+  Partial<Pick<Endpoint, 'description' | 'eventTypes' | 'fixedIp' | 'retry' | 'compatSignature' | 'ordering' | 'rateLimit' | 'type' | 'transformation'>> & {
     /** Custom headers in the clear (checked by endpointHeadersInput): sealed here, for the new id. */
     headers?: Record<string, string> | null;
     /** A client certificate as readEndpointTls read it: its key sealed here, for the new id. */

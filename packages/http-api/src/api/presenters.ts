@@ -60,6 +60,7 @@ export function endpointJson(e: Endpoint): EndpointResponse {
         }
       : null,
     auth: endpointAuthJson(e.auth),
+    transformation: e.transformation ? { code: e.transformation.code, enabled: e.transformation.enabled } : null,
     ordering: e.ordering ?? 'none',
     rate_limit: e.rateLimit ?? null,
   };

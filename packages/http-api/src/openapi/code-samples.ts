@@ -25,6 +25,7 @@ const CLIENT_METHODS: Record<string, string> = {
   updateEndpoint: 'endpoints.update',
   deleteEndpoint: 'endpoints.delete',
   rotateEndpointSecret: 'endpoints.rotateSecret',
+  simulateEndpointTransformation: 'endpoints.simulateTransformation',
   recoverEndpoint: 'endpoints.recover',
   getRecovery: 'endpoints.getRecovery',
   listEgressIps: 'endpoints.egressIps',

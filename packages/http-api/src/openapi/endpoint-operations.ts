@@ -12,6 +12,8 @@ import {
   recoverBody,
   recoveryResponse,
   rotatedSecretResponse,
+  simulateTransformationBody,
+  transformationSimulationResponse,
 } from '@wirehook/core';
 import { idParam, listSchema, type Operation } from './operation.ts';
 
@@ -127,6 +129,42 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     scope: 'endpoints:write',
     params: [idParam('endpoint id (ep_…)')],
     success: { status: 200, description: 'The new secret', schema: { name: 'RotatedSecret', schema: rotatedSecretResponse } },
+    errors: ['not_found'],
+  },
+  {
+    id: 'simulateEndpointTransformation',
+    method: 'post',
+    path: '/v1/endpoints/{id}/transformation/simulate',
+    tag: 'Endpoints',
+    summary: 'Try a transformation',
+    description:
+      'Runs `code` (or the endpoint’s stored transformation) on a webhook of `event_type` with `payload`, as a send would — the same sandbox, ' +
+      'budget and checks of what it returns — and answers the request that would be sent, a cancel, or the error an attempt would record. ' +
+      'Nothing is sent or stored. The code is given the endpoint’s custom headers as responses show them (redacted). ' +
+      '422 when no code is given and the endpoint has no transformation.',
+    scope: 'endpoints:write',
+    params: [idParam('endpoint id (ep_…)')],
+    body: {
+      name: 'SimulateTransformationRequest',
+      schema: simulateTransformationBody,
+      required: true,
+      example: {
+        event_type: 'invoice.paid',
+        payload: { invoice_id: 'in_1' },
+        code: [
+          'function handler(webhook) {',
+          '  const { invoice_id, ...rest } = webhook.payload;',
+          '  webhook.payload = { ...rest, invoiceId: invoice_id };',
+          '  return webhook;',
+          '}',
+        ].join('\n'),
+      },
+    },
+    success: {
+      status: 200,
+      description: 'What a send would do',
+      schema: { name: 'TransformationSimulation', schema: transformationSimulationResponse },
+    },
     errors: ['not_found'],
   },
   {

@@ -3,6 +3,7 @@ import type {
   CompatSignature,
   DeliveryStatus,
   EndpointAuth,
+  EndpointTransformation,
   EndpointOrdering,
   EndpointStatus,
   EndpointTls,
@@ -101,6 +102,8 @@ export interface EndpointDoc extends TenantFields {
    * every field name ours). null: none. Absent on documents made before them (read as null).
    */
   auth?: EndpointAuth | null;
+  /** The transformation: core's EndpointTransformation as is. null: none; absent on documents made before them. */
+  transformation?: EndpointTransformation | null;
   secrets: SecretDoc[];
 }
 

@@ -226,6 +226,7 @@ function endpointFields(e: Endpoint): Omit<EndpointDoc, '_id' | 'orgId' | 'env' 
     headers: e.headers ? endpointHeadersDoc(e.headers) : null,
     tls: e.tls ?? null,
     auth: e.auth ?? null,
+    transformation: e.transformation ?? null,
   };
 }
 

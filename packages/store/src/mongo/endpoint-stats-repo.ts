@@ -123,7 +123,9 @@ export async function addToRollups(
   t: Tenant,
   attempt: Pick<Attempt, 'endpointId' | 'at' | 'responseStatus' | 'error' | 'durationMs'>,
 ): Promise<void> {
-  const { kind, latencyBucket } = rollupIncrement(attempt);
+  const increment = rollupIncrement(attempt);
+  if (increment === null) return; // cancelled by a transformation: nothing was sent
+  const { kind, latencyBucket } = increment;
   const inc: Record<string, number> = { attempts: 1, [`latency.${latencyBucket}`]: 1 };
   if (kind === 'succeeded') inc['succeeded'] = 1;
   else inc[`errors.${kind}`] = 1;

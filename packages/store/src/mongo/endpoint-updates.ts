@@ -20,6 +20,7 @@ export function endpointPatchSet(patch: EndpointPatch): PatchableFields {
   if (patch.headers !== undefined) set.headers = patch.headers && endpointHeadersDoc(patch.headers);
   if (patch.tls !== undefined) set.tls = patch.tls;
   if (patch.auth !== undefined) set.auth = patch.auth;
+  if (patch.transformation !== undefined) set.transformation = patch.transformation;
   if (patch.fixedIp !== undefined) set.fixedIp = patch.fixedIp;
   if (patch.disabledReason !== undefined) set.disabledReason = patch.disabledReason;
   if (patch.failingSince !== undefined) set.failingSince = patch.failingSince;

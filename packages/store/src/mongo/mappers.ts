@@ -92,6 +92,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     headers: doc.headers ? { sealed: doc.headers.sealed, shown: Object.fromEntries(doc.headers.shown) } : null,
     tls: doc.tls ?? null,
     auth: doc.auth ?? null,
+    transformation: doc.transformation ?? null,
   };
 }
 

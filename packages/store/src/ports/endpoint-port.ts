@@ -4,6 +4,7 @@ import type {
   Endpoint,
   EndpointHeaders,
   EndpointAuth,
+  EndpointTransformation,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -37,6 +38,8 @@ export interface EndpointPatch {
   tls?: EndpointTls | null;
   /** OAuth client credentials: replaced; null removes them. */
   auth?: EndpointAuth | null;
+  /** The transformation: replaced; null removes it. */
+  transformation?: EndpointTransformation | null;
   /** Send through the egress relay's fixed addresses from the next attempt on. */
   fixedIp?: boolean;
   disabledReason?: string | null;

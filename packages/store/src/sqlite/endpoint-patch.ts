@@ -19,6 +19,7 @@ export function endpointPatchAssignments(patch: EndpointPatch): Array<[column: s
   if (patch.headers !== undefined) sets.push(['headers', toJsonOrNull(patch.headers)]);
   if (patch.tls !== undefined) sets.push(['tls', toJsonOrNull(patch.tls)]);
   if (patch.auth !== undefined) sets.push(['auth', toJsonOrNull(patch.auth)]);
+  if (patch.transformation !== undefined) sets.push(['transformation', toJsonOrNull(patch.transformation)]);
   if (patch.fixedIp !== undefined) sets.push(['fixed_ip', patch.fixedIp ? 1 : 0]);
   if (patch.disabledReason !== undefined) sets.push(['disabled_reason', patch.disabledReason]);
   if (patch.failingSince !== undefined) sets.push(['failing_since', patch.failingSince]);

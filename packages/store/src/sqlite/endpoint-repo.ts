@@ -55,8 +55,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
                                   disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
-                                  rate_limit, type, headers, tls, auth)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  rate_limit, type, headers, tls, auth, transformation)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -79,6 +79,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           toJsonOrNull(endpoint.headers ?? null),
           toJsonOrNull(endpoint.tls ?? null),
           toJsonOrNull(endpoint.auth ?? null),
+          toJsonOrNull(endpoint.transformation ?? null),
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);

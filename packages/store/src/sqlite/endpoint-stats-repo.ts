@@ -31,7 +31,9 @@ const ADD = `INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, en
  * transaction: the completion's, so the rollups never disagree with the attempts.
  */
 export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<Attempt, 'endpointId' | 'at' | 'responseStatus' | 'error' | 'durationMs'>): void {
-  const { kind, latencyBucket } = rollupIncrement(attempt);
+  const increment = rollupIncrement(attempt);
+  if (increment === null) return; // cancelled by a transformation: nothing was sent
+  const { kind, latencyBucket } = increment;
   const counts = COUNT_COLUMNS.map((column) => {
     if (column === 'attempts') return 1;
     if (column === 'succeeded') return kind === 'succeeded' ? 1 : 0;

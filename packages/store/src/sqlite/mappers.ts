@@ -12,6 +12,7 @@ import type {
   Endpoint,
   EndpointHeaders,
   EndpointAuth,
+  EndpointTransformation,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -93,6 +94,7 @@ export function toEndpoint(row: Row): Endpoint {
     headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
     tls: jsonOrNull<EndpointTls>(row, 'tls'),
     auth: jsonOrNull<EndpointAuth>(row, 'auth'),
+    transformation: jsonOrNull<EndpointTransformation>(row, 'transformation'),
   };
 }
 

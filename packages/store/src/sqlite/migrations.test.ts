@@ -272,6 +272,33 @@ describe('SQLite store', () => {
     expect(await store.endpoints.certificatesExpiringOf({ ...t, env: 'test' }, 1_800_000_000_000, 2_000_000_000_000, 10)).toEqual([]);
   });
 
+  it('step 36: an endpoint made before transformations has none and takes one later; its rollups count no transformation failure', async () => {
+    const path = tempFile();
+    const raw = new DatabaseSync(path);
+    migrate(raw, MIGRATIONS.slice(0, 35));
+    // The row as the previous build writes it (no transformation column), and a rollup of its.
+    raw.exec(`
+      INSERT INTO orgs (id, name, plan, owner_email, created_at) VALUES ('org_old', 'Old', 'free', NULL, 1);
+      INSERT INTO consumers (id, org_id, env, external_id, name, created_at) VALUES ('con_old', 'org_old', 'live', 'old', NULL, 1);
+      INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason,
+                             failing_since, created_at, retry, compat_signature)
+      VALUES ('ep_old', 'org_old', 'live', 'con_old', 'https://hooks.example/old', NULL, NULL, 0, 'active', NULL, NULL, 1,
+              '{"count":0,"interval":"1m"}', NULL);
+      INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, env, attempts, succeeded, auth, http_4xx, http_5xx, timeout, connection, tls, dns,
+                                    refused, relay, ${Array.from({ length: 32 }, (_, i) => `l${i}`).join(', ')})
+      VALUES ('ep_old', 3600000, 0, 'org_old', 'live', 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, ${Array.from({ length: 32 }, () => '0').join(', ')});`);
+    raw.close();
+    const store = openFile(path);
+    expect(store.migrationsApplied).toBe(MIGRATIONS.length - 35);
+    const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
+    const id = 'ep_old' as EndpointId;
+    expect((await store.endpoints.get(t, id))?.transformation).toBeNull();
+    const transformation = { code: 'function handler(w) { return w }', enabled: true };
+    expect((await store.endpoints.update(t, id, { transformation }))?.transformation).toEqual(transformation);
+    const [rollup] = await store.endpointStats.rollups(t, id, 3_600_000, 0, 3_600_000);
+    expect(rollup).toMatchObject({ attempts: 3, succeeded: 2, errors: expect.objectContaining({ auth: 1, transformation: 0 }) });
+  });
+
   it('step 35: an event type made before the catalog reads with no schema, version 1, and takes a schema (version 2, the first kept)', async () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

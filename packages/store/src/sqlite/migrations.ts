@@ -35,6 +35,7 @@ import { endpointTls } from './migrations/032-endpoint-tls.ts';
 import { endpointAuth } from './migrations/033-endpoint-auth.ts';
 import { certificateNotices } from './migrations/034-certificate-notices.ts';
 import { eventCatalog } from './migrations/035-event-catalog.ts';
+import { endpointTransformation } from './migrations/036-endpoint-transformation.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -76,6 +77,7 @@ export const MIGRATIONS: readonly string[] = [
   endpointAuth,
   certificateNotices,
   eventCatalog,
+  endpointTransformation,
 ];
 
 /**

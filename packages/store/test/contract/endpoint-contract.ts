@@ -167,6 +167,28 @@ export function describeEndpointContract(f: Fixtures): void {
       expect(await f.store.endpoints.get(t, bystander.id)).toEqual(bystander);
     });
 
+    it('keeps a transformation on create, get, list, update and a claimed job; null removes it; one made without reads as none (null)', async () => {
+      const m = new MessageFixtures(f);
+      const t = await f.tenant();
+      const consumer = await f.consumer(t);
+      const code = `function handler(webhook) {\n  webhook.payload = { renamed: webhook.payload.n, note: 'ünïcode ✓' };\n  return webhook;\n}`;
+      const transformation = { code, enabled: true };
+      const withCode = f.endpoint(consumer.id, { transformation });
+      const { transformation: _none, ...absent } = f.endpoint(consumer.id);
+      expect((await f.store.endpoints.create(t, withCode, f.secret('v1.s'), 20)).transformation).toEqual(transformation);
+      expect((await f.store.endpoints.create(t, absent, f.secret('v1.s'), 20)).transformation).toBeNull();
+      expect(await f.store.endpoints.get(t, withCode.id)).toEqual(withCode);
+      expect((await f.store.endpoints.list(t, {})).map((e) => e.transformation)).toEqual([transformation, null]);
+      const disabled = { code: 'function handler(w) { return { cancel: true } }', enabled: false };
+      expect((await f.store.endpoints.update(t, withCode.id, { description: 'renamed' }))?.transformation).toEqual(transformation);
+      expect((await f.store.endpoints.update(t, withCode.id, { transformation: disabled }))?.transformation).toEqual(disabled);
+      expect((await f.store.endpoints.get(t, absent.id))?.transformation).toBeNull();
+      expect((await f.store.endpoints.update(t, withCode.id, { transformation: null }))?.transformation).toBeNull();
+      const t2 = await f.tenant();
+      await m.hook(t2, await f.consumer(t2), { transformation });
+      expect((await m.claim(m.only(await m.send(t2)))).endpoint.transformation).toEqual(transformation);
+    });
+
     it('walks the client certificates expiring in [from, to) of every tenant by expiry then id, a page at a time, ties across pages kept', async () => {
       const t1 = await f.tenant();
       const t2 = await f.tenant();

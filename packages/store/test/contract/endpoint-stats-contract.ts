@@ -1,4 +1,12 @@
-import { LATENCY_BOUNDS_MS, type Attempt, type DeliveryId, type EndpointRollup, type RollupGrainMs, type Tenant } from '@wirehook/core';
+import {
+  CANCELLED_ATTEMPT_ERROR,
+  LATENCY_BOUNDS_MS,
+  type Attempt,
+  type DeliveryId,
+  type EndpointRollup,
+  type RollupGrainMs,
+  type Tenant,
+} from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { claimRef, type AttemptOutcome } from '../../src/ports/delivery-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -48,6 +56,8 @@ export function describeEndpointStatsContract(f: Fixtures): void {
       await attemptAt(scene, hour + 8 * MINUTE, { responseStatus: null, error: 'timeout: no response within 15 s', durationMs: 15_000 });
       await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: 'blocked: 10.0.0.1 is a private address', durationMs: 2 });
       await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: 'auth: token endpoint answered 401: invalid_client', durationMs: 3 });
+      // A cancel by the endpoint's transformation sent nothing: in no row, no class, no latency.
+      await attemptAt(scene, hour + 9 * MINUTE, { responseStatus: null, error: CANCELLED_ATTEMPT_ERROR, durationMs: 1 }, 'success');
       f.clock.set(hour + 10 * MINUTE);
 
       const fine = await rollups(scene.t, scene, 300_000, hour, hour + HOUR);
@@ -55,8 +65,30 @@ export function describeEndpointStatsContract(f: Fixtures): void {
         [hour, 2, 1],
         [hour + FIVE_MINUTES, 4, 0],
       ]);
-      expect(fine[0]?.errors).toEqual({ http_4xx: 0, http_5xx: 1, timeout: 0, connection: 0, tls: 0, dns: 0, refused: 0, relay: 0, auth: 0 });
-      expect(fine[1]?.errors).toEqual({ http_4xx: 1, http_5xx: 0, timeout: 1, connection: 0, tls: 0, dns: 0, refused: 1, relay: 0, auth: 1 });
+      expect(fine[0]?.errors).toEqual({
+        http_4xx: 0,
+        http_5xx: 1,
+        timeout: 0,
+        connection: 0,
+        tls: 0,
+        dns: 0,
+        refused: 0,
+        relay: 0,
+        auth: 0,
+        transformation: 0,
+      });
+      expect(fine[1]?.errors).toEqual({
+        http_4xx: 1,
+        http_5xx: 0,
+        timeout: 1,
+        connection: 0,
+        tls: 0,
+        dns: 0,
+        refused: 1,
+        relay: 0,
+        auth: 1,
+        transformation: 0,
+      });
 
       const [hourly] = await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR);
       expect(hourly).toMatchObject({ at: hour, attempts: 6, succeeded: 1 });

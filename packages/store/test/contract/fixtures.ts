@@ -106,6 +106,8 @@ export class Fixtures {
       tls: null,
       // None, for the same reason: a made-up sealed secret would not open; given where tested.
       auth: null,
+      // None: a scene that sends would run it; given where tested.
+      transformation: null,
       ...overrides,
     };
   }

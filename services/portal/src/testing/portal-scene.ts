@@ -30,6 +30,7 @@ import { openSqliteStore, type PortalToken, type SqliteStore, type Store } from 
 import { jsonLines } from '@wirehook/testkit';
 import { createPortal } from '../create-portal.ts';
 import type { PortalDeps } from '../deps.ts';
+import { TransformRunner } from '@wirehook/transform';
 
 /** An intake that records each send and answers one delivery; nothing is written. */
 export class RecordingIntake implements IntakePort {
@@ -131,6 +132,7 @@ export class PortalScene {
       // Endpoint URLs are checked by resolving them: every name is one public address here.
       lookup: async () => [{ address: '93.184.215.14', family: 4 }],
       retentionMonths: 3,
+      transforms: new TransformRunner(),
     };
     const app = createPortal(deps, { distDir });
     const server = await new Promise<Server>((resolve) => {

@@ -1,0 +1,10 @@
+import { chromium } from 'playwright-core';
+import { writeFileSync } from 'node:fs';
+const [src, out, x, y, w, h] = process.argv.slice(2);
+writeFileSync('/tmp/crop.html', `<body style="margin:0"><img src="file://${src}" style="display:block"></body>`);
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--allow-file-access-from-files'] });
+const p = await b.newPage({ viewport: { width: +w, height: +h } });
+await p.goto('file:///tmp/crop.html');
+await p.waitForLoadState('load');
+await p.screenshot({ path: out, clip: { x: +x, y: +y, width: +w, height: +h }, fullPage: true });
+await b.close();

@@ -1,0 +1,40 @@
+import { InvalidError, runTransformation, webhookBody, type Endpoint, type TransformationSimulationResponse, type Transformer } from '@wirehook/core';
+
+/** What POST /v1/endpoints/{id}/transformation/simulate was given (simulateTransformationBody). */
+export interface SimulationInput {
+  event_type: string;
+  payload: unknown;
+  code?: string | undefined;
+}
+
+/**
+ * The request a webhook of `input` would become for `endpoint`, through `input.code` or else the
+ * endpoint's stored transformation — the same run and checks as a send (runTransformation), at
+ * `now`, nothing sent. The code is given the endpoint's custom headers as the API shows them
+ * (redacted): a simulation never opens a sealed value, so it can never echo one.
+ * @throws InvalidError (422) when there is no code to run.
+ */
+export async function simulateTransformation(
+  transformer: Transformer,
+  endpoint: Endpoint,
+  input: SimulationInput,
+  now: number,
+  elapsed: () => number,
+): Promise<TransformationSimulationResponse> {
+  const code = input.code ?? endpoint.transformation?.code;
+  if (code === undefined) throw new InvalidError('code: the endpoint has no transformation; give the code to try');
+  const headers = { ...(endpoint.headers?.shown ?? {}) };
+  const webhook = { event_type: input.event_type, payload: input.payload, headers, url: endpoint.url };
+  const listener = endpoint.type === 'listen';
+  const ran = await runTransformation(transformer, code, webhook, now, { id: endpoint.id, listener }, new Set(Object.values(headers)));
+  const duration_ms = Math.round(elapsed());
+  if (ran.kind === 'cancel') return { cancel: true, request: null, error: null, duration_ms };
+  if (ran.kind === 'error') return { cancel: false, request: null, error: ran.error, duration_ms };
+  const body = webhookBody(input.event_type, now, ran.request.payloadJson);
+  return {
+    cancel: false,
+    request: { url: ran.request.url, headers: { ...ran.request.headers, 'content-type': 'application/json' }, body },
+    error: null,
+    duration_ms,
+  };
+}
