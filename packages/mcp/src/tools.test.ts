@@ -160,6 +160,30 @@ describe('each tool is one call of the API, made from its arguments', () => {
     }
   });
 
+  it('simulate_transformation runs code as a send would and answers the request, sending nothing; a bad payload of code is the API’s 422', async () => {
+    const session = await tools();
+    try {
+      const code = 'function handler(w) { w.payload = { id: w.payload.order_id }; return w; }';
+      const result = json(
+        await session.call('simulate_transformation', { endpoint_id: fixture.endpoint, event_type: 'order.created', payload: { order_id: 7 }, code }),
+      );
+      expect(result).toMatchObject({ cancel: false, error: null, request: { url: rx.url() } });
+      expect(JSON.parse((result as { request: { body: string } }).request.body)).toMatchObject({ type: 'order.created', data: { id: 7 } });
+      expect(session.calls).toEqual([
+        {
+          method: 'POST',
+          path: `/v1/endpoints/${fixture.endpoint}/transformation/simulate`,
+          body: { event_type: 'order.created', payload: { order_id: 7 }, code },
+        },
+      ]);
+      const refused = await session.call('simulate_transformation', { endpoint_id: fixture.endpoint, event_type: 'order.created', payload: {} });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/code: the endpoint has no transformation/);
+    } finally {
+      await session.close();
+    }
+  });
+
   it('the writing tools send only what they were given: the id goes in the path, the rest in the body', async () => {
     const message = await failedMessage();
     const delivery = (await t.api.get(`/v1/messages/${message}`)).body.deliveries[0].id;

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { alertConditionsPatch, endpointStatsQuery, patchEndpointBody, recoverBody } from '@wirehook/core';
+import { alertConditionsPatch, endpointStatsQuery, patchEndpointBody, simulateTransformationBody, recoverBody } from '@wirehook/core';
 import { z } from 'zod';
 import { describeEndpointHealth, type EndpointStatsJson, type RecentAttemptJson } from './endpoint-health.ts';
 import { explainDelivery, pickDelivery } from './explain.ts';
@@ -111,7 +111,7 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
     {
       description:
         'An endpoint’s health over a window (1h, 24h — the default — or 7d): attempts, how many succeeded, ' +
-        'failures by class (http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay, auth), ' +
+        'failures by class (http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay, auth, transformation), ' +
         'latency percentiles, deliveries waiting now and the oldest’s age, and a series of buckets. Needs logs:read.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), window: endpointStatsQuery.shape.window.unwrap().optional() },
     },
@@ -127,11 +127,23 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
         'headers (custom headers sent with every webhook, at most 20; the whole set is replaced, null removes them; values are shown redacted), ' +
         'tls (a client certificate for mutual TLS; the key is write-only), ' +
         'auth (OAuth 2.0 client credentials: token_url, client_id, client_secret, scope, audience, token_auth_method; a Bearer token is ' +
-        'fetched and sent with every webhook; client_secret is write-only and may be left out while token_url and client_id stay). ' +
-        'Needs endpoints:write.',
+        'fetched and sent with every webhook; client_secret is write-only and may be left out while token_url and client_id stay), ' +
+        'transformation ({code, enabled}: JavaScript function handler(webhook) run on each webhook before it is sent; null removes it — ' +
+        'try it first with simulate_transformation). Needs endpoints:write.',
       inputSchema: { endpoint_id: id('ep', 'endpoint'), ...patchEndpointBody.shape },
     },
     ({ endpoint_id, ...patch }) => call('PATCH', `/v1/endpoints/${endpoint_id}`, patch),
+  );
+  server.registerTool(
+    'simulate_transformation',
+    {
+      description:
+        'Runs a transformation (code, or the endpoint’s stored one) on a webhook of event_type with payload, exactly as a send would, and answers ' +
+        'the request that would be sent (url, headers, body), a cancel, or the error an attempt would record (with line and column). ' +
+        'Nothing is sent or stored. Needs endpoints:write.',
+      inputSchema: { endpoint_id: id('ep', 'endpoint'), ...simulateTransformationBody.shape },
+    },
+    ({ endpoint_id, ...body }) => call('POST', `/v1/endpoints/${endpoint_id}/transformation/simulate`, body),
   );
   server.registerTool(
     'list_messages',
