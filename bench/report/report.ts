@@ -111,17 +111,18 @@ export function checksOf(result: ScenarioResult): Check[] {
 }
 
 /**
- * The transformed scenario: its transformation ran for every delivery of the transformed phase
- * (Wirehook's wirehook_transformations_total), never in the others, and without failing; the
- * other phases' counts add up; no sandbox thread was started before the first transformed send.
+ * The transformed scenario: its transformation ran for every delivery of the transformed phases
+ * (Wirehook's wirehook_transformations_total; a run that failed is retried and sent, so failures
+ * are a figure), never in the others; the other phases' counts add up; no sandbox thread was
+ * started before the first transformed send.
  */
 function transformedChecks(r: RunRecord, check: (name: string, ok: boolean, detail: string) => Check): Check[] {
   const { transformedRuns = 0, transformedExpected = 0, transformFailures = 0, untransformedRuns = 0, otherPhasesShort = 0 } = r.extra;
   return [
     check(
       'transformed every delivery',
-      transformedRuns >= transformedExpected && transformFailures === 0,
-      `${transformedRuns} transformations sent for ${transformedExpected} deliveries (warm-up included), ${transformFailures} cancelled or failed`,
+      transformedRuns >= transformedExpected,
+      `${transformedRuns} transformations sent for ${transformedExpected} deliveries (warm-ups included); ${transformFailures} cancelled or failed (retried; a figure, not a count)`,
     ),
     check(
       'no transformation ran without one enabled',
