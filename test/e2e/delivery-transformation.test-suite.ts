@@ -148,14 +148,26 @@ export function describeTransformations(suite: DeliverySuite): void {
       const baseline = await latencies(60);
       // The noisy tenant: every webhook's run spends its whole 50 ms budget.
       const noisy = await endpoint({ transformation: { code: 'function handler(w) { while (true) {} }' }, retry: { count: 1, interval: '30m' } });
-      // 100 runs of 50 ms: about 5 s of one sandbox thread, longer than the measurement below.
-      const noisyIds = (await Promise.all(Array.from({ length: 100 }, (_, i) => send(noisy.consumer, { i })))).map((r) => r.body.id as string);
+      // The noisy tenant's backlog: 300 webhooks, each a 50 ms run, about 15 s of one sandbox thread —
+      // more than its dispatchers finish before the measurement below ends (sent first, so the
+      // measurement sees the sandbox's load and not the noisy tenant's API calls).
+      const noisyIds: string[] = [];
+      for (let batch = 0; batch < 30; batch++) {
+        noisyIds.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => send(noisy.consumer, { i })))).map((r) => r.body.id as string));
+      }
       const from = wh.clock.now();
       const during = await latencies(60);
       const to = wh.clock.now();
       // The loops ran meanwhile: attempts of the noisy endpoint inside the measured span.
-      const attemptsAt = (await Promise.all(noisyIds.map(detail))).flatMap((m) => m.deliveries[0].attempts.map((a: { at: number }) => a.at));
-      expect(attemptsAt.filter((at) => at >= from && at <= to).length).toBeGreaterThanOrEqual(5);
+      // (Every 10th of them read, not all 300: the sandbox runs about 20 a second, so a span of a
+      // second or more holds several of the sample's.)
+      const sample = noisyIds.filter((_, i) => i % 10 === 0);
+      await eventually(async () => {
+        const attemptsAt = (await Promise.all(sample.map(detail))).flatMap((m) => m.deliveries[0].attempts.map((a: { at: number }) => a.at));
+        expect(attemptsAt.filter((at) => at >= from && at <= to).length).toBeGreaterThanOrEqual(2);
+      }, 60_000);
+      // Its backlog ends with it (the suite's other parts do not share the machine with it).
+      expect((await suite.t.api.delete(`/v1/endpoints/${noisy.id}`)).status).toBe(204);
       const [p99Base, p99During] = [percentile(baseline, 99), percentile(during, 99)];
       // No real-time bound of its own: the other organisation's p99 against its own, measured here.
       expect(p99During, `p99 ${p99During} ms while looping vs ${p99Base} ms before`).toBeLessThanOrEqual(Math.max(3 * p99Base, p99Base + 250));
