@@ -123,6 +123,9 @@ export class MongoEventTypeRepo implements EventTypeRepo {
       // The winner's times on the kept version (an earlier attempt that lost, or crashed, wrote its own).
       const v = P.eventTypeVersion(t, name, current.version);
       await this.#conn.eventTypeVersions.updateOne(v.filter, { $set: { createdAt: kept.createdAt, retiredAt: now } }, v.options);
+      // The newest EVENT_TYPE_VERSIONS_PAGE are kept: the one past them goes.
+      const past = P.eventTypeVersionsPast(t, name, current.version - EVENT_TYPE_VERSIONS_PAGE);
+      await this.#conn.eventTypeVersions.deleteMany(past.filter, past.options);
     }
     return toEventType(updated);
   }

@@ -13,7 +13,11 @@ export interface EventTypePatch {
 /** Most enforcing event types `enforcing` returns (a tenant with more has the first that many by name enforced). */
 export const EVENT_TYPES_ENFORCING_CAP = 1_000;
 
-/** Most earlier versions `versions` returns. */
+/**
+ * Most earlier versions `versions` returns, and most kept: an update that keeps one more removes
+ * those past it (one, in the steady state), so an event type's history is bounded however often
+ * its schema changes.
+ */
 export const EVENT_TYPE_VERSIONS_PAGE = 100;
 
 export interface EventTypeRepo {
@@ -29,7 +33,8 @@ export interface EventTypeRepo {
   /**
    * Applies `patch` at `now` to the event type as the caller read it (`expectedRev`) and
    * returns it as it is then; null when there is none. A schema that differs from the current one
-   * (as JSON) is a new version: the current one is kept among the versions. Any change in between
+   * (as JSON) is a new version: the current one is kept among the versions (the newest
+   * EVENT_TYPE_VERSIONS_PAGE of them; older ones are removed). Any change in between
    * (another PATCH) answers ConflictError: what the caller checked is what is stored.
    */
   update(t: Tenant, name: string, patch: EventTypePatch, now: number, expectedRev: number): Promise<EventType | null>;

@@ -83,6 +83,10 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(t.orgId, t.env, name, current.version, jsonOrNull(current.schema), current.versionAt, now);
+        // The newest EVENT_TYPE_VERSIONS_PAGE are kept: the one past them goes (a range of the primary key).
+        this.#conn
+          .statement('DELETE FROM event_type_versions WHERE org_id = ? AND env = ? AND name = ? AND version <= ?')
+          .run(t.orgId, t.env, name, current.version - EVENT_TYPE_VERSIONS_PAGE);
         next.version = current.version + 1;
         next.versionAt = now;
       }

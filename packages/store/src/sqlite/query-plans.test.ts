@@ -112,6 +112,10 @@ describe('SQLite query plans', () => {
     expect(planOf('SELECT * FROM event_type_versions')).toBe(
       'SEARCH event_type_versions USING INDEX sqlite_autoindex_event_type_versions_1 (org_id=? AND env=? AND name=?)',
     );
+    // The versions past the kept 100: a range of the key, never a scan of the type's history.
+    expect(planOf('DELETE FROM event_type_versions')).toBe(
+      'SEARCH event_type_versions USING INDEX sqlite_autoindex_event_type_versions_1 (org_id=? AND env=? AND name=? AND version<?)',
+    );
     expect([...plans].filter(([, plan]) => /SCAN event_type/.test(plan))).toEqual([]);
   });
 

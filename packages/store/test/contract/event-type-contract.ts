@@ -84,6 +84,23 @@ export function describeEventTypeContract(f: Fixtures): void {
       expect(await f.store.eventTypes.versions(other, 'order.paid')).toEqual([]);
     });
 
+    it('keeps the newest 100 earlier versions: the 102nd schema change removes version 1, then 2; the current one is never among them', async () => {
+      const t = await f.tenant();
+      await f.store.eventTypes.create(t, eventType('order.churn', { schema: SCHEMA }), 1_000);
+      let at = 2_000;
+      const change = (n: number) => update(t, 'order.churn', { schema: { ...SCHEMA, description: `v${n}` } }, at++);
+      for (let n = 2; n <= 101; n++) await change(n);
+      // Version 101 is current; 1…100 are kept: exactly the cap.
+      const full = await f.store.eventTypes.versions(t, 'order.churn');
+      expect(full.map((v) => v.version)).toEqual(Array.from({ length: 100 }, (_, i) => 100 - i));
+      await change(102);
+      expect((await f.store.eventTypes.versions(t, 'order.churn')).map((v) => v.version)).toEqual(Array.from({ length: 100 }, (_, i) => 101 - i));
+      await change(103);
+      const kept = await f.store.eventTypes.versions(t, 'order.churn');
+      expect([kept[0]?.version, kept.at(-1)?.version, kept.length]).toEqual([102, 3, 100]);
+      expect(kept[0]?.schema).toEqual({ ...SCHEMA, description: 'v102' });
+    });
+
     it('lists the tenant’s enforcing event types (name and version) by name, no other', async () => {
       const t = await f.tenant();
       await f.store.eventTypes.create(t, eventType('b.enforced', { schema: SCHEMA, validation: 'enforce' }), 1_000);

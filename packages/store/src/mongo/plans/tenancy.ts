@@ -146,6 +146,18 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     }),
     example: [T, 'invoice.paid', 3],
   }),
+  /**
+   * An event type's versions past the newest EVENT_TYPE_VERSIONS_PAGE (removed as an update keeps
+   * one more): 1 in the steady state, each update keeping one and removing one.
+   */
+  eventTypeVersionsPast: planSpec({
+    collection: COLLECTIONS.eventTypeVersions,
+    index: UNIQUE_INDEX.eventTypeVersion,
+    examines: '≤ 1 a change in the steady state: the event type’s range of event_type_versions_key at or below the cut',
+    maxExamined: () => 1,
+    build: (t: TenantArg, name: string, cut: number) => ({ filter: { orgId: t.orgId, env: t.env, name, version: { $lte: cut } } }),
+    example: [T, 'invoice.paid', 1],
+  }),
   /** A portal token by its hash. */
   portalToken: planSpec({
     collection: COLLECTIONS.portalTokens,
