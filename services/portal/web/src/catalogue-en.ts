@@ -299,6 +299,54 @@ export const en: Catalogue = {
     'Remove the OAuth 2.0 client credentials for {url}? Webhooks to this endpoint are then sent without an access token, ' +
     'and a receiver that requires one will refuse them.',
   oauthRemoved: 'OAuth 2.0 removed.',
+  transformation: 'Transformation',
+  transformationHelp:
+    'JavaScript that reshapes each webhook before it is sent to this endpoint. Define function handler(webhook): it is given ' +
+    '{event_type, payload, headers, url} and returns the webhook changed (its payload, headers or url), or {cancel: true} to send nothing. ' +
+    'The payload it returns is the body’s data, signed as always.',
+  transformationSandbox:
+    'It runs in a sandbox without require, import, fetch, timers or files, with 50 ms of CPU and 16 MiB of memory a run. ' +
+    'If it fails, that attempt fails and is retried like any other.',
+  transformationListen: 'On a wirehook listen endpoint the code may change the payload and headers, not the url: that is where wirehook listen forwards.',
+  transformationNone: 'No transformation: webhooks are sent as they are.',
+  transformationOn: 'Enabled',
+  transformationOnHelp: 'Runs on every webhook sent to this endpoint.',
+  transformationOff: 'Not enabled',
+  transformationOffHelp: 'Kept but not run: webhooks are sent as they are.',
+  transformationCode: 'Code (JavaScript)',
+  transformationBytes: '{bytes} of {max} bytes',
+  transformationBytesOver: { one: '{bytes} of {max} bytes: {count} byte too many', other: '{bytes} of {max} bytes: {count} bytes too many' },
+  transformationEnabled: 'Enabled: run it on every webhook',
+  transformationUnsaved: 'Unsaved changes',
+  transformationSave: 'Save transformation',
+  transformationSaved: 'Transformation saved.',
+  transformationRemove: 'Remove transformation',
+  transformationRemoveConfirm: 'Remove this endpoint’s transformation? Webhooks to it are then sent as they are, and the code is not kept.',
+  transformationRemoved: 'Transformation removed.',
+  tryIt: 'Try it',
+  tryItHelp:
+    'Runs the code in the editor, saved or not, on a webhook of this event type and payload, and shows the request it would make. ' +
+    'Nothing is sent or saved.',
+  tryEventType: 'Event type to try',
+  tryPayload: 'JSON payload to try',
+  tryUseExample: 'Use the example of {name}',
+  tryRun: 'Try it',
+  tryRunning: 'Running…',
+  tryBadJson: 'The payload is not valid JSON ({message}). Nothing was run.',
+  tryEventTypeMissing: 'Enter an event type.',
+  trySent: 'This request would be sent.',
+  tryDuration: 'Ran in {n} ms.',
+  tryUrl: 'URL',
+  tryHeaders: 'Headers',
+  tryHeadersNote:
+    'A send also carries webhook-id, webhook-timestamp, webhook-signature and user-agent. Here the code is given stored header values ' +
+    'redacted, as this page shows them; a send gives it the real ones.',
+  tryBody: 'Body',
+  tryCancelled: 'Cancelled: nothing would be sent.',
+  tryFailed: 'It failed: an attempt would record this error, and nothing would be sent.',
+  tryAt: 'At line {line}, column {column}.',
+  tryShowLine: 'Show line {line} in the editor',
+  tryStale: 'The code has changed since this run.',
   tabCatalog: 'Event catalog',
   catalogHelp: 'The events the sender can send to your endpoints, and what each one’s payload contains.',
   catalogEmpty: 'The sender has not registered event types yet.',
@@ -360,6 +408,8 @@ export const en: Catalogue = {
     http_status: 'Your endpoint answered with an error status',
     redirect: 'Your endpoint answered with a redirect, which is not followed',
     relay: 'Our fixed-IP relay could not send it (not your endpoint’s fault)',
+    transformation: 'Your transformation failed, so nothing was sent',
+    cancelled: 'Cancelled by your transformation: nothing was sent',
     internal: 'An error on our side',
   },
 };

@@ -282,6 +282,53 @@ export const ja: Catalogue = {
   oauthRemoveConfirm:
     '{url} の OAuth 2.0 クライアント認証情報を削除しますか？このエンドポイントへの Webhook はアクセストークンなしで送信され、トークンを必須とする受信側は拒否します。',
   oauthRemoved: 'OAuth 2.0 を削除しました。',
+  transformation: '変換',
+  transformationHelp:
+    '各 Webhook をこのエンドポイントに送る前に書き換える JavaScript です。function handler(webhook) を定義してください。' +
+    '{event_type, payload, headers, url} を受け取り、書き換えた webhook（payload、headers、url）を返します。何も送らないときは {cancel: true} を返します。' +
+    '返した payload が本文の data になり、いつもどおり署名されます。',
+  transformationSandbox:
+    'サンドボックスで実行され、require、import、fetch、タイマー、ファイルは使えません。1 回の実行につき CPU 50 ms、メモリ 16 MiB までです。' +
+    '失敗するとその試行が失敗になり、ほかの失敗と同じく再試行されます。',
+  transformationListen: 'wirehook listen のエンドポイントでは、コードは payload と headers を変更できますが、url（wirehook listen の転送先）は変更できません。',
+  transformationNone: '変換はありません。Webhook はそのまま送られます。',
+  transformationOn: '有効',
+  transformationOnHelp: 'このエンドポイントに送るすべての Webhook で実行されます。',
+  transformationOff: '無効',
+  transformationOffHelp: '保存されていますが実行されません。Webhook はそのまま送られます。',
+  transformationCode: 'コード（JavaScript）',
+  transformationBytes: '{bytes} / {max} バイト',
+  transformationBytesOver: '{bytes} / {max} バイト: {count} バイト超過',
+  transformationEnabled: '有効にする（すべての Webhook で実行）',
+  transformationUnsaved: '未保存の変更があります',
+  transformationSave: '変換を保存',
+  transformationSaved: '変換を保存しました。',
+  transformationRemove: '変換を削除',
+  transformationRemoveConfirm: 'このエンドポイントの変換を削除しますか？ 以後 Webhook はそのまま送られ、コードは残りません。',
+  transformationRemoved: '変換を削除しました。',
+  tryIt: '試す',
+  tryItHelp:
+    'エディターのコード（未保存でも可）を、このイベントタイプとペイロードの Webhook で実行し、送られるリクエストを表示します。何も送信・保存されません。',
+  tryEventType: '試すイベントタイプ',
+  tryPayload: '試す JSON ペイロード',
+  tryUseExample: '{name} の例を使う',
+  tryRun: '試す',
+  tryRunning: '実行中…',
+  tryBadJson: 'ペイロードが正しい JSON ではありません（{message}）。実行していません。',
+  tryEventTypeMissing: 'イベントタイプを入力してください。',
+  trySent: 'このリクエストが送られます。',
+  tryDuration: '実行時間 {n} ms。',
+  tryUrl: 'URL',
+  tryHeaders: 'ヘッダー',
+  tryHeadersNote:
+    '送信時にはこのほか webhook-id、webhook-timestamp、webhook-signature、user-agent が付きます。' +
+    'ここでは保存済みのヘッダーの値が、このページの表示と同じくマスクされてコードに渡されます（実際の送信では本来の値）。',
+  tryBody: '本文',
+  tryCancelled: 'キャンセル: 何も送られません。',
+  tryFailed: '失敗しました。試行にはこのエラーが記録され、何も送られません。',
+  tryAt: '{line} 行目、{column} 列目。',
+  tryShowLine: 'エディターで {line} 行目を表示',
+  tryStale: 'この実行のあとでコードが変更されています。',
   tabCatalog: 'イベントカタログ',
   catalogHelp: '送信元がエンドポイントに送るイベントと、それぞれのペイロードの内容です。',
   catalogEmpty: '送信元はまだイベントタイプを登録していません。',
@@ -343,6 +390,8 @@ export const ja: Catalogue = {
     http_status: 'エンドポイントがエラーステータスを返しました',
     redirect: 'エンドポイントがリダイレクトを返しました（追跡しません）',
     relay: '固定 IP リレーが送信できませんでした（エンドポイントの問題ではありません）',
+    transformation: 'エンドポイントの変換が失敗したため、何も送られていません',
+    cancelled: 'エンドポイントの変換がキャンセルしたため、何も送られていません',
     internal: '当社側のエラー',
   },
 };

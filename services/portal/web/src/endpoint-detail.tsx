@@ -12,10 +12,11 @@ import { RecoveryPanel } from './recovery-panel.tsx';
 import { SecretPanel } from './secret-panel.tsx';
 import { HeldNotice, RateLimitPanel } from './throughput-panel.tsx';
 import { TlsPanel } from './tls-panel.tsx';
+import { TransformationPanel } from './transformation-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
-/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate, OAuth 2.0. */
+/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate, OAuth 2.0, transformation. */
 export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
   const { t } = ctx;
   const [endpoint, setEndpoint] = useState<EndpointDetail | null>(null);
@@ -154,6 +155,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       <HeadersPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <TlsPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
       <OAuthPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
+      <TransformationPanel ctx={ctx} endpoint={endpoint} onChange={() => reload(endpoint.id)} />
 
       <h2>{t.t('recentAttempts')}</h2>
       {endpoint.recent.length === 0 ? (
