@@ -277,11 +277,8 @@ describe('the portal: an endpoint’s transformation', () => {
     });
   }, 90_000);
 
-  // Known API defect (packages/core runTransformation): after checking that a listener's url is
-  // unchanged it still checks it by the endpoint URL rules, so a listener forwarding to
-  // http://localhost gets "the returned url … is refused: must use https" for any code, in a
-  // simulation and in a send. `it.fails` until that is fixed: then this fails, and `.fails` goes.
-  it.fails('tries a listener’s renaming code: the request to its own url, the body renamed (en)', async () => {
+  // A listener's url (http://localhost…) is where `wirehook listen` forwards: not checked as an endpoint URL, only kept.
+  it('tries a listener’s renaming code: the request to its own url, the body renamed (en)', async () => {
     await withListener('listen-tf-try', async ({ page }) => {
       const panel = page.getByRole('region', { name: 'Transformation' });
       await panel.getByLabel('Code (JavaScript)').fill(RENAME);

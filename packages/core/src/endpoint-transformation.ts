@@ -2,10 +2,12 @@
 // that reshapes each webhook before it goes to this endpoint. The code runs in
 // @wirehook/transform's sandbox; the rules here are the ones every way in (API, portal, MCP) and
 // every way out (a send, a simulation) share: what may be stored, and what a run may send.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { MAX_PAYLOAD_BYTES } from './limits.ts';
+import type { EndpointTransformation } from './model.ts';
 
 /** The longest transformation code, in UTF-8 bytes (issue #45). */
 export const MAX_TRANSFORMATION_CODE_BYTES = 32_768;
@@ -29,6 +31,16 @@ export const endpointTransformationInput = z
     'JavaScript defining function handler(webhook) run on each webhook before it is sent to this endpoint ' +
       `(code at most ${MAX_TRANSFORMATION_CODE_BYTES.toLocaleString('en-US')} bytes); enabled: false keeps it without running it; null removes it`,
   );
+
+/** The stored form of a transformation the API took: its code's hash beside it (see TransformationRef). */
+export function storedTransformation(input: { code: string; enabled: boolean }): EndpointTransformation {
+  return { code: input.code, enabled: input.enabled, sha256: transformationHash(input.code) };
+}
+
+/** SHA-256 of `code`'s UTF-8, hex. */
+export function transformationHash(code: string): string {
+  return createHash('sha256').update(code, 'utf8').digest('hex');
+}
 
 /** `transformation` in responses. */
 export const endpointTransformationShown = z
@@ -93,13 +105,21 @@ export interface CheckedTransformation {
  * anyway: `url` by the endpoint URL rules (https, port 443 or 8443, no credentials; addresses are
  * the egress's at connect time), `headers` by the custom-header rules (never webhook-*, content-*,
  * host or hop-by-hop; 20 at most, 4,096 bytes), the payload at most MAX_PAYLOAD_BYTES of JSON
- * (what the API takes from a sender). `redacted`: header values a simulation gave the code in
+ * (what the API takes from a sender); a listener's (`listenerUrl`) must stay as it is, and is no
+ * endpoint URL (it is where `wirehook listen` forwards). `redacted`: header values a simulation gave the code in
  * place of stored ones (`…abcd`, not header-safe text): a header left with one is checked as a
  * stored value would be (it was, when stored), and returned as given. @returns the checked
  * request, or the attempt's `transformation: …` error.
  */
-export function checkTransformedWebhook(result: TransformedWebhook, redacted: ReadonlySet<string> = new Set()): CheckedTransformation | { error: string } {
-  const url = endpointUrl.safeParse(result.url);
+export function checkTransformedWebhook(
+  result: TransformedWebhook,
+  redacted: ReadonlySet<string> = new Set(),
+  listenerUrl?: string,
+): CheckedTransformation | { error: string } {
+  // A listener's URL is where `wirehook listen` forwards on the developer's machine (http, any
+  // port): not an endpoint URL, and the code may not change it at all.
+  if (listenerUrl !== undefined && result.url !== listenerUrl) return { error: LISTENER_URL_ERROR };
+  const url = listenerUrl !== undefined ? { success: true as const, data: listenerUrl } : endpointUrl.safeParse(result.url);
   if (!url.success) return { error: `transformation: the returned url ${result.url.slice(0, 200)} is refused: ${issuesOf(url.error)}` };
   // A redacted stand-in is checked as the stored value it stands for was (header-safe text).
   const asStored = redacted.size === 0 ? result.headers : mapValues(result.headers, (value) => (redacted.has(value) ? 'stored-value' : value));
@@ -151,7 +171,6 @@ export async function runTransformation(
   const result = await transformer.run(code, input, now, endpoint.id);
   if (!result.ok) return { kind: 'error', error: result.error };
   if (result.cancel) return { kind: 'cancel' };
-  if (endpoint.listener && result.url !== input.url) return { kind: 'error', error: LISTENER_URL_ERROR };
-  const checked = checkTransformedWebhook(result, redacted);
+  const checked = checkTransformedWebhook(result, redacted, endpoint.listener ? input.url : undefined);
   return 'error' in checked ? { kind: 'error', error: checked.error } : { kind: 'send', request: checked };
 }

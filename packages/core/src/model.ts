@@ -88,11 +88,20 @@ export interface Endpoint {
   transformation?: EndpointTransformation | null;
 }
 
-/** An endpoint's transformation as stored and shown (issue 45; endpoint-transformation.ts): the code, and whether it runs. */
-export interface EndpointTransformation {
+/** An endpoint's transformation as stored (issue 45; endpoint-transformation.ts): the code, whether it runs, the code's hash. */
+export interface EndpointTransformation extends TransformationRef {
   code: string;
+}
+
+/**
+ * What a claimed delivery's job carries of its endpoint's transformation: not the code (up to
+ * 32 KB, read once per change by each dispatcher, by its hash), only whether it runs and which.
+ */
+export interface TransformationRef {
   /** False: kept, not run (webhooks go as if there were none). */
   enabled: boolean;
+  /** SHA-256 of the code's UTF-8, hex: which code, so a dispatcher's copy is known current. */
+  sha256: string;
 }
 
 /** How an OAuth 2.0 client authenticates to its token endpoint (RFC 6749 §2.3.1). */

@@ -64,7 +64,19 @@ function build(options: { places?: number; slots?: number } = {}) {
     wakeAt: (at: number) => told.wakeAt.push(at),
   };
   const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: LEASE_MS });
-  const webhooks = new WebhookSender({ sender, relay: sender, secretBox: s.box, leases, clock, logger, metrics, kv: s.kv, timeoutMs: 1_000, transforms });
+  const webhooks = new WebhookSender({
+    sender,
+    relay: sender,
+    secretBox: s.box,
+    leases,
+    clock,
+    logger,
+    metrics,
+    kv: s.kv,
+    timeoutMs: 1_000,
+    transforms,
+    store: s.store,
+  });
   const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
   const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
   return { runner, places, ledger, gate, told };

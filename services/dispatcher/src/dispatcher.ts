@@ -120,6 +120,7 @@ export class Dispatcher implements Component {
       kv: deps.kv,
       timeoutMs: config.timeoutMs,
       transforms: deps.transforms,
+      store,
     });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
     const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));

@@ -1,10 +1,10 @@
 // Throughput control per endpoint: what the SendGate's slots do not decide — a receiver's
 // Retry-After hold, the endpoint's rate limit, its adaptive in-flight limit — apart from the
 // gate (slots, waiting) and the runner (the order of an attempt's steps).
-import type { Clock, Endpoint } from '@wirehook/core';
+import type { Clock } from '@wirehook/core';
 import { EndpointThroughput, MemoryKv, type ConcurrencyState, type Kv } from '@wirehook/kv';
 import { OutageLog, type Logger } from '@wirehook/platform';
-import type { DeliveryJob } from '@wirehook/store';
+import type { DeliveryJob, JobEndpoint } from '@wirehook/store';
 import { loadSignal, nextConcurrency } from './concurrency-control.ts';
 import { FlightWaits } from './flight-waits.ts';
 import type { SendResult } from './outcome.ts';
@@ -181,7 +181,7 @@ export class EndpointThrottle {
   }
 
   /** A send let in by `admit` ended with `result`: it leaves the flight, and its answer moves the adaptive limit. */
-  async ended(admitted: Admitted, endpoint: Endpoint, result: SendResult | null): Promise<void> {
+  async ended(admitted: Admitted, endpoint: JobEndpoint, result: SendResult | null): Promise<void> {
     const { endpointId, member } = admitted;
     await this.#call((t) => t.leaveFlight(endpointId, member), undefined);
     this.#waits.kick(endpointId);
@@ -206,7 +206,7 @@ export class EndpointThrottle {
    * shared limit unless another dispatcher changed it meanwhile. A congestion signal cuts the
    * shared limit as the Kv has it now.
    */
-  async #update(admitted: Admitted, endpoint: Endpoint, signal: 'success' | 'congestion'): Promise<void> {
+  async #update(admitted: Admitted, endpoint: JobEndpoint, signal: 'success' | 'congestion'): Promise<void> {
     const { endpointId, cutSeen } = admitted;
     const now = this.#deps.clock.now();
     if (signal === 'congestion') {
@@ -235,7 +235,7 @@ export class EndpointThrottle {
    */
   async #change(
     endpointId: string,
-    endpoint: Endpoint,
+    endpoint: JobEndpoint,
     rule: (shared: ConcurrencyState | null) => ConcurrencyState | null | undefined,
     change: 'cut' | 'grown',
   ): Promise<void> {
@@ -288,6 +288,6 @@ export class EndpointThrottle {
   }
 }
 
-function endpointClass(endpoint: Endpoint): EndpointClass {
+function endpointClass(endpoint: JobEndpoint): EndpointClass {
   return endpoint.rateLimit != null ? 'rate_limited' : 'unlimited';
 }

@@ -1,8 +1,9 @@
 // WebhookSender: which way a POST goes, what a send that cannot be made answers, and the
 // one case with no attempt — a signing secret this process's key ring does not open.
-import { CANCELLED_ATTEMPT_ERROR, SecretBox, type EndpointAuth } from '@wirehook/core';
+import { CANCELLED_ATTEMPT_ERROR, SecretBox, storedTransformation, type EndpointAuth } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
 import { WebhookSender, type TokenSender } from './webhook-sender.ts';
@@ -21,6 +22,7 @@ beforeEach(() => {
   relay = new FakeSender();
 });
 afterEach(() => s.close());
+afterAll(() => transforms.close());
 
 function webhooks(sender: TokenSender = direct): WebhookSender {
   const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
@@ -35,6 +37,7 @@ function webhooks(sender: TokenSender = direct): WebhookSender {
     kv: s.kv,
     timeoutMs: 1_000,
     transforms,
+    store: s.store,
   });
 }
 
@@ -232,7 +235,6 @@ describe('WebhookSender', () => {
 });
 
 describe('WebhookSender: an endpoint’s transformation', () => {
-  afterAll(() => transforms.close());
   const RENAME = `function handler(webhook) {
     webhook.payload = { renamed: true, was: webhook.payload };
     webhook.headers['x-tenant'] = 'acme';
@@ -241,7 +243,7 @@ describe('WebhookSender: an endpoint’s transformation', () => {
   }`;
 
   it('sends what the code returned: the payload as the body’s data, signed over it; its headers and URL', async () => {
-    const job = await claimed({ transformation: { code: RENAME, enabled: true } });
+    const job = await claimed({ transformation: storedTransformation({ code: RENAME, enabled: true }) });
     expect(await webhooks().send(job, s.clock.now())).toEqual({ ...OK, url: `${job.endpoint.url}?v=2` });
     const sent = direct.requests[0]!;
     expect(JSON.parse(sent.body).data).toEqual({ renamed: true, was: JSON.parse(job.message.payload) });
@@ -251,13 +253,13 @@ describe('WebhookSender: an endpoint’s transformation', () => {
   });
 
   it('enabled: false sends the webhook as if there were none', async () => {
-    const job = await claimed({ transformation: { code: RENAME, enabled: false } });
+    const job = await claimed({ transformation: storedTransformation({ code: RENAME, enabled: false }) });
     expect(await webhooks().send(job, s.clock.now())).toEqual(OK);
     expect(JSON.parse(direct.requests[0]!.body).data).toEqual(JSON.parse(job.message.payload));
   });
 
   it('a cancel sends nothing: the cancelled result', async () => {
-    const job = await claimed({ transformation: { code: 'function handler() { return { cancel: true } }', enabled: true } });
+    const job = await claimed({ transformation: storedTransformation({ code: 'function handler() { return { cancel: true } }', enabled: true }) });
     expect(await webhooks().send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: CANCELLED_ATTEMPT_ERROR });
     expect(direct.requests).toHaveLength(0);
   });
@@ -269,17 +271,77 @@ describe('WebhookSender: an endpoint’s transformation', () => {
       ["function handler(w) { w.headers['Webhook-Signature'] = 'v1,x'; return w }", /^transformation: the returned headers are refused: /],
     ];
     for (const [code, error] of cases) {
-      const job = await claimed({ transformation: { code, enabled: true } });
+      const job = await claimed({ transformation: storedTransformation({ code, enabled: true }) });
       expect(await webhooks().send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: expect.stringMatching(error) });
     }
     expect(direct.requests).toHaveLength(0);
   });
 
-  it('a listener endpoint’s code may not move its URL', async () => {
-    const job = await claimed({ type: 'listen', transformation: { code: RENAME, enabled: true } });
+  it('a listener endpoint’s code changes its payload (its http URL is not refused), and may not move its URL', async () => {
+    const keep = await claimed({
+      type: 'listen',
+      url: 'http://localhost:3000/webhook',
+      transformation: storedTransformation({ code: 'function handler(w) { w.payload = { ok: 1 }; return w }', enabled: true }),
+    });
+    const listenSender = new FakeSender();
+    const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
+    const deps = { sender: direct, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, kv: s.kv, timeoutMs: 1_000 };
+    const sender = new WebhookSender({ ...deps, listen: listenSender, transforms, store: s.store });
+    expect(await sender.send(keep, s.clock.now())).toMatchObject({ error: null });
+    expect(JSON.parse(listenSender.requests[0]!.body).data).toEqual({ ok: 1 });
+    const job = await claimed({ type: 'listen', transformation: storedTransformation({ code: RENAME, enabled: true }) });
     expect(await webhooks().send(job, s.clock.now())).toMatchObject({
       ok: false,
       error: expect.stringMatching(/^transformation: a listener endpoint's url cannot be changed/),
     });
+  });
+});
+
+describe('WebhookSender: a transformation’s code is read once per change, not carried by each job', () => {
+  it('reads the code at the first send and again only when its hash changes; a removed one sends untransformed', async () => {
+    const first = storedTransformation({ code: 'function handler(w) { w.payload = { v: 1 }; return w }', enabled: true });
+    const { t, endpoint } = await s.endpoint({ transformation: first });
+    const reads: string[] = [];
+    // The store as the sender reads it: only a transformation's code, counted.
+    const endpoints = s.store.endpoints;
+    const store = {
+      endpoints: {
+        transformation: (tenant: typeof t, id: typeof endpoint.id) => {
+          reads.push(id);
+          return endpoints.transformation(tenant, id);
+        },
+      },
+    } as unknown as Pick<Store, 'endpoints'>;
+    const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
+    const sender = new WebhookSender({
+      sender: direct,
+      relay,
+      secretBox: s.box,
+      leases,
+      clock: s.clock,
+      logger: silentLogger(),
+      metrics: s.metrics,
+      kv: s.kv,
+      timeoutMs: 1_000,
+      transforms,
+      store,
+    });
+    const sendNext = async () => {
+      const [id] = await s.due(t);
+      const sent = await sender.send(await s.claim(id!), s.clock.now());
+      expect(sent?.error ?? null).toBeNull();
+      return JSON.parse(direct.requests.at(-1)!.body).data;
+    };
+    expect(await sendNext()).toEqual({ v: 1 });
+    expect(await sendNext()).toEqual({ v: 1 });
+    expect(reads).toEqual([endpoint.id]);
+    await s.store.endpoints.update(t, endpoint.id, {
+      transformation: storedTransformation({ code: 'function handler(w) { w.payload = { v: 2 }; return w }', enabled: true }),
+    });
+    expect(await sendNext()).toEqual({ v: 2 });
+    expect(await sendNext()).toEqual({ v: 2 });
+    expect(reads).toEqual([endpoint.id, endpoint.id]);
+    await s.store.endpoints.update(t, endpoint.id, { transformation: null });
+    expect(await sendNext()).not.toHaveProperty('v');
   });
 });

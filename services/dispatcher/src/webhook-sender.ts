@@ -14,12 +14,13 @@ import {
 import { noResponse, type TokenFetch } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
 import { OutageLog, type Logger } from '@wirehook/platform';
-import type { DeliveryJob } from '@wirehook/store';
+import type { DeliveryJob, Store } from '@wirehook/store';
 import type { DeliveryLeases } from './delivery-leases.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import type { SendResult } from './outcome.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import { traceSend } from './send-span.ts';
+import { TransformationCodes } from './transformation-codes.ts';
 import { urlRuleViolation } from './send-time-rules.ts';
 import { SigningKeys } from './signing-keys.ts';
 import { buildWebhookRequest, customHeaders, type WebhookRequest } from './webhook-request.ts';
@@ -53,6 +54,8 @@ export interface WebhookSenderDeps {
   timeoutMs: number;
   /** Runs endpoints' transformations (@wirehook/transform's TransformRunner). */
   transforms: Transformer;
+  /** Where a transformation's code is read once per change (a job carries only its hash). */
+  store: Pick<Store, 'endpoints'>;
 }
 
 /** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
@@ -73,10 +76,12 @@ export class WebhookSender {
   /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
   readonly #unsealOutage: OutageLog;
   readonly #tokens: OAuthTokens;
+  readonly #codes: TransformationCodes;
 
   constructor(deps: WebhookSenderDeps) {
     this.#deps = deps;
     this.#signingKeys = new SigningKeys(deps.secretBox);
+    this.#codes = new TransformationCodes(deps.store);
     this.#tokens = new OAuthTokens({ kv: deps.kv, secretBox: deps.secretBox, clock: deps.clock, logger: deps.logger, fetchTimeoutMs: deps.timeoutMs });
     this.#unsealOutage = new OutageLog({
       logger: deps.logger,
@@ -101,9 +106,9 @@ export class WebhookSender {
       let credentials: OAuthClientCredentials | null;
       let transformed: CheckedTransformation | undefined;
       try {
-        const transformation = job.endpoint.transformation;
-        if (transformation?.enabled) {
-          const ran = await this.#transform(job, transformation.code, at);
+        const code = job.endpoint.transformation?.enabled ? await this.#codes.codeOf(job) : null;
+        if (code !== null) {
+          const ran = await this.#transform(job, code, at);
           if ('result' in ran) return ran.result; // cancelled, or failed: nothing is sent
           transformed = ran.request;
         }

@@ -13,6 +13,7 @@ import {
   patchEndpointBody,
   recoverBody,
   simulateTransformationBody,
+  storedTransformation,
   readEndpointTls,
   sealEndpointAuth,
   sealEndpointHeaders,
@@ -94,7 +95,7 @@ export function endpointsRouter(
       headers: body.headers ?? null,
       tls: body.tls ? readEndpointTls(body.tls, clock.now()) : null,
       auth: body.auth ?? null,
-      transformation: body.transformation ?? null,
+      transformation: body.transformation ? storedTransformation(body.transformation) : null,
     });
     res.status(201).json({ ...endpointJson(endpoint), secret });
   });
@@ -149,7 +150,7 @@ export function endpointsRouter(
       auth: body.auth === undefined ? undefined : body.auth && sealEndpointAuth(secretBox, current.id, body.auth, current.auth),
       headers: body.headers === undefined ? undefined : body.headers && sealEndpointHeaders(secretBox, current.id, body.headers),
       tls: body.tls === undefined ? undefined : body.tls && sealEndpointTls(secretBox, current.id, readEndpointTls(body.tls, clock.now())),
-      transformation: body.transformation,
+      transformation: body.transformation === undefined ? undefined : body.transformation && storedTransformation(body.transformation),
       url: body.url,
       description: body.description,
       eventTypes: body.event_types === undefined ? undefined : body.event_types && [...new Set(body.event_types)],

@@ -5,7 +5,7 @@ import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from 
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
-import { toDelivery, toEndpoint, validSecrets } from './mappers.ts';
+import { toDelivery, toJobEndpoint, validSecrets } from './mappers.ts';
 import { MESSAGES_PLANS as MESSAGE_PLANS } from './plans/messages.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { repairStranded, STRANDED_PEEK, STRANDED_PEEK_INTERVAL_MS, type Stranded } from './stranded.ts';
@@ -279,7 +279,8 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   // messages stored before bodies moved out: then the body read finds nothing, harmlessly).
   const body = MESSAGE_PLANS.body(tenant, leased.messageId);
   const [endpoint, message, stored] = await Promise.all([
-    conn.endpoints.findOne(active.filter, active.options),
+    // Without the transformation's code (up to 32 KB a claim): a dispatcher reads it once per change (endpoints.transformation).
+    conn.endpoints.findOne(active.filter, { ...active.options, projection: { 'transformation.code': 0 } }),
     // By the message's own id: the month of its deliveries too (connection.ts, bucketOf), read
     // from the message's side so that a pair a clock split across a boundary still holds.
     conn.bucketOf(leased.messageId).messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
@@ -301,7 +302,7 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
     tenant,
     delivery: toDelivery(leased),
     message: { id: message._id as MessageId, eventType: message.eventType, payload, createdAt: message.createdAt },
-    endpoint: toEndpoint(endpoint),
+    endpoint: toJobEndpoint(endpoint),
     secrets: validSecrets(endpoint.secrets, now),
     leaseToken: leased.leaseToken ?? 0,
   };

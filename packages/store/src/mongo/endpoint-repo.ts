@@ -5,6 +5,7 @@ import {
   type ConsumerId,
   type Endpoint,
   type EndpointId,
+  type EndpointTransformation,
   type OrgId,
   type StoredSecret,
   type Tenant,
@@ -196,6 +197,13 @@ export class MongoEndpointRepo implements EndpointRepo {
     const q = P.byId(t, id);
     const result = await this.#conn.endpoints.updateOne(q.filter, rotateSecretsUpdate(secret, now, oldValidUntil, maxLive), q.options);
     return result.matchedCount > 0;
+  }
+
+  async transformation(t: Tenant, id: EndpointId): Promise<EndpointTransformation | null> {
+    // Plan endpoints.byId (_id_, 1 document), the transformation alone: once per change of the code per dispatcher.
+    const q = P.byId(t, id);
+    const doc = await this.#conn.endpoints.findOne(q.filter, { ...q.options, projection: { transformation: 1 } });
+    return doc?.transformation ?? null;
   }
 
   async secrets(t: Tenant, id: EndpointId, now: number): Promise<StoredSecret[]> {

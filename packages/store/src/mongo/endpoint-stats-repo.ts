@@ -222,7 +222,8 @@ export async function countAcrossMonths(months: readonly Month[], cap: number, c
   return total;
 }
 
-function toRollup(doc: EndpointRollupDoc): EndpointRollup {
+/** A rollup document as core's EndpointRollup: a class or bucket it never counted (one made before the class existed too) is 0. */
+export function toRollup(doc: EndpointRollupDoc): EndpointRollup {
   return {
     at: doc.at,
     attempts: doc.attempts,

@@ -1,3 +1,4 @@
+import type { JobEndpoint } from '../ports/delivery-port.ts';
 import type {
   ApiKey,
   Attempt,
@@ -94,6 +95,16 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     auth: doc.auth ?? null,
     transformation: doc.transformation ?? null,
   };
+}
+
+/**
+ * An endpoint document read for a claimed delivery's job, without its transformation's code
+ * (ACTIVE_ENDPOINT_PROJECTION): its transformation as a TransformationRef.
+ */
+export function toJobEndpoint(doc: Omit<EndpointDoc, 'secrets'>): JobEndpoint {
+  const { transformation: _none, ...endpoint } = toEndpoint({ ...doc, transformation: null });
+  const ref = doc.transformation;
+  return { ...endpoint, transformation: ref ? { enabled: ref.enabled, sha256: ref.sha256 } : null };
 }
 
 /** One entry of an endpoint's `secrets`. */

@@ -10,17 +10,25 @@ import type {
   MessageId,
   StoredSecret,
   Tenant,
+  TransformationRef,
 } from '@wirehook/core';
 
 // The delivery side of the Store port: the dispatcher claims, sends and completes
 // deliveries; pauses, resumes and deletes walk an endpoint's open ones.
 
 /** Everything the dispatcher needs to send one claimed delivery. */
+/**
+ * The endpoint as a claimed job carries it: its transformation without the code (up to 32 KB a
+ * claim, at thousands of claims a second), only whether it runs and its hash; a dispatcher reads
+ * the code once per change (EndpointRepo.transformation).
+ */
+export type JobEndpoint = Omit<Endpoint, 'transformation'> & { transformation?: TransformationRef | null };
+
 export interface DeliveryJob {
   tenant: Tenant;
   delivery: Delivery;
   message: { id: MessageId; eventType: string; payload: string; createdAt: number };
-  endpoint: Endpoint;
+  endpoint: JobEndpoint;
   /** Secrets valid at claim time, newest first. */
   secrets: StoredSecret[];
   /**

@@ -76,6 +76,11 @@ export interface EndpointRepo {
    */
   create(t: Tenant, endpoint: Endpoint, secret: StoredSecret, maxPerConsumer: number): Promise<Endpoint>;
   get(t: Tenant, id: EndpointId): Promise<Endpoint | null>;
+  /**
+   * The endpoint's transformation with its code (what a claimed job leaves out): one point read,
+   * which a dispatcher makes once per change of the code. null: no such endpoint, or none.
+   */
+  transformation(t: Tenant, id: EndpointId): Promise<EndpointTransformation | null>;
   /** Oldest first; all of the tenant's endpoints, or one consumer's. */
   list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]>;
   /** @returns the updated endpoint, or null when there is none. */

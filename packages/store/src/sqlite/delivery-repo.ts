@@ -31,7 +31,7 @@ import type {
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { endHold } from './endpoint-put-off.ts';
-import { toAttempt, toDelivery, toEndpoint, toStoredSecret } from './mappers.ts';
+import { JOB_ENDPOINT_COLUMNS, toAttempt, toDelivery, toEndpoint, toJobEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
@@ -315,7 +315,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 export function deliveryJob(conn: SqliteConnection, row: Row, now: number, known?: { message: DeliveryJob['message']; endpoint: Row }): DeliveryJob {
   const delivery = toDelivery(row);
   const message = known?.message ?? messageOfJob(conn, delivery.messageId);
-  const endpoint = known?.endpoint ?? conn.statement('SELECT * FROM endpoints WHERE id = ?').get(delivery.endpointId);
+  const endpoint = known?.endpoint ?? conn.statement(`SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`).get(delivery.endpointId);
   if (message === undefined || endpoint === undefined) throw new Error(`delivery ${delivery.id} lost its message or endpoint`);
   const secrets = conn
     .statement(
@@ -328,7 +328,7 @@ export function deliveryJob(conn: SqliteConnection, row: Row, now: number, known
     tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
     delivery,
     message,
-    endpoint: toEndpoint(endpoint),
+    endpoint: toJobEndpoint(endpoint),
     secrets,
     leaseToken: int(row, 'lease_token'),
   };

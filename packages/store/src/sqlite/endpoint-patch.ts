@@ -1,5 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
 import type { EndpointPatch } from '../ports/endpoint-port.ts';
+import { transformationColumns } from './mappers.ts';
 import { toJsonOrNull } from './row.ts';
 
 /**
@@ -19,7 +20,10 @@ export function endpointPatchAssignments(patch: EndpointPatch): Array<[column: s
   if (patch.headers !== undefined) sets.push(['headers', toJsonOrNull(patch.headers)]);
   if (patch.tls !== undefined) sets.push(['tls', toJsonOrNull(patch.tls)]);
   if (patch.auth !== undefined) sets.push(['auth', toJsonOrNull(patch.auth)]);
-  if (patch.transformation !== undefined) sets.push(['transformation', toJsonOrNull(patch.transformation)]);
+  if (patch.transformation !== undefined) {
+    const [ref, code] = transformationColumns(patch.transformation);
+    sets.push(['transformation_ref', ref], ['transformation_code', code]);
+  }
   if (patch.fixedIp !== undefined) sets.push(['fixed_ip', patch.fixedIp ? 1 : 0]);
   if (patch.disabledReason !== undefined) sets.push(['disabled_reason', patch.disabledReason]);
   if (patch.failingSince !== undefined) sets.push(['failing_since', patch.failingSince]);

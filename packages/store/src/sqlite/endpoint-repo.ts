@@ -5,6 +5,7 @@ import {
   type ConsumerId,
   type Endpoint,
   type EndpointId,
+  type EndpointTransformation,
   type EndpointStatus,
   type Environment,
   type OrgId,
@@ -15,7 +16,7 @@ import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor, Ex
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { endpointPatchAssignments } from './endpoint-patch.ts';
-import { toEndpoint, toStoredSecret } from './mappers.ts';
+import { toEndpoint, toStoredSecret, transformationColumns, transformationOf } from './mappers.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
@@ -55,8 +56,8 @@ export class SqliteEndpointRepo implements EndpointRepo {
         .statement(
           `INSERT INTO endpoints (id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status,
                                   disabled_reason, failing_since, created_at, retry, compat_signature, ordering,
-                                  rate_limit, type, headers, tls, auth, transformation)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                                  rate_limit, type, headers, tls, auth, transformation_ref, transformation_code)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         )
         .get(
           endpoint.id,
@@ -79,7 +80,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
           toJsonOrNull(endpoint.headers ?? null),
           toJsonOrNull(endpoint.tls ?? null),
           toJsonOrNull(endpoint.auth ?? null),
-          toJsonOrNull(endpoint.transformation ?? null),
+          ...transformationColumns(endpoint.transformation ?? null),
         );
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
       this.#insertSecret(endpoint.id, secret);
@@ -90,6 +91,11 @@ export class SqliteEndpointRepo implements EndpointRepo {
   async get(t: Tenant, id: EndpointId): Promise<Endpoint | null> {
     const row = this.#conn.statement(`SELECT * FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id);
     return row === undefined ? null : toEndpoint(row);
+  }
+
+  async transformation(t: Tenant, id: EndpointId): Promise<EndpointTransformation | null> {
+    const row = this.#conn.statement(`SELECT transformation_ref, transformation_code FROM endpoints WHERE ${TENANT_ID}`).get(t.orgId, t.env, id);
+    return row === undefined ? null : transformationOf(row);
   }
 
   async hold(t: Tenant, id: EndpointId, until: number): Promise<void> {

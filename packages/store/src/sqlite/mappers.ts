@@ -1,3 +1,4 @@
+import type { JobEndpoint } from '../ports/delivery-port.ts';
 import type {
   ApiKey,
   Attempt,
@@ -13,6 +14,7 @@ import type {
   EndpointHeaders,
   EndpointAuth,
   EndpointTransformation,
+  TransformationRef,
   EndpointId,
   EndpointOrdering,
   EndpointStatus,
@@ -94,8 +96,35 @@ export function toEndpoint(row: Row): Endpoint {
     headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
     tls: jsonOrNull<EndpointTls>(row, 'tls'),
     auth: jsonOrNull<EndpointAuth>(row, 'auth'),
-    transformation: jsonOrNull<EndpointTransformation>(row, 'transformation'),
+    transformation: transformationOf(row),
   };
+}
+
+/**
+ * The columns of an `endpoints` row a claimed delivery's job reads: every one but
+ * transformation_code (the last: a record's trailing column in overflow pages is not read).
+ */
+export const JOB_ENDPOINT_COLUMNS =
+  'id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason, failing_since, created_at, retry, ' +
+  'compat_signature, ordering, rate_limit, held_until, type, headers, tls, auth, transformation_ref';
+
+/** An `endpoints` row read with JOB_ENDPOINT_COLUMNS (or all): the endpoint, its transformation without the code. */
+export function toJobEndpoint(row: Row): JobEndpoint {
+  const { transformation: _code, ...endpoint } = toEndpoint({ ...row, transformation_code: null });
+  return { ...endpoint, transformation: jsonOrNull<TransformationRef>(row, 'transformation_ref') };
+}
+
+/** A row's transformation (its transformation_ref and transformation_code), or null for none. */
+export function transformationOf(row: Row): EndpointTransformation | null {
+  const ref = jsonOrNull<TransformationRef>(row, 'transformation_ref');
+  const code = row['transformation_code'];
+  return ref === null || typeof code !== 'string' ? null : { ...ref, code };
+}
+
+/** The two columns of a transformation (ref, code): both NULL for none. */
+export function transformationColumns(transformation: EndpointTransformation | null): [string | null, string | null] {
+  if (transformation === null) return [null, null];
+  return [JSON.stringify({ enabled: transformation.enabled, sha256: transformation.sha256 }), transformation.code];
 }
 
 /** An `endpoint_secrets` row. */

@@ -3,7 +3,7 @@ import type { DeliveryJob } from '../ports/delivery-port.ts';
 import { newDeliveryId, type CreatedMessage, type NewMessage, type UsageCounter } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob } from './delivery-repo.ts';
-import { toMessage } from './mappers.ts';
+import { toMessage, JOB_ENDPOINT_COLUMNS } from './mappers.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { int, text, type Row } from './row.ts';
 
@@ -160,16 +160,18 @@ function matchingEndpoints(
   eventType: string,
   onlyEndpointId?: string,
 ): { id: string; url: string; status: string; ordering: string; row: Row }[] {
-  // The whole row: a delivery claimed in the same transaction is sent with it.
+  // The job's columns (no transformation code): a delivery claimed in the same transaction is sent with them.
   const rows =
     onlyEndpointId !== undefined
       ? // A trial goes to the one endpoint asked for, whatever event types it takes.
         conn
-          .statement(`SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id = ? AND status IN ('active', 'paused')`)
+          .statement(
+            `SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id = ? AND status IN ('active', 'paused')`,
+          )
           .all(t.orgId, t.env, consumerId, onlyEndpointId)
       : conn
           .statement(
-            `SELECT * FROM endpoints
+            `SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints
              WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
                AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
              ORDER BY id`,

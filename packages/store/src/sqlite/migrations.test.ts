@@ -293,7 +293,7 @@ describe('SQLite store', () => {
     const t: Tenant = { orgId: 'org_old' as OrgId, env: 'live' };
     const id = 'ep_old' as EndpointId;
     expect((await store.endpoints.get(t, id))?.transformation).toBeNull();
-    const transformation = { code: 'function handler(w) { return w }', enabled: true };
+    const transformation = { code: 'function handler(w) { return w }', enabled: true, sha256: 'ab'.repeat(32) };
     expect((await store.endpoints.update(t, id, { transformation }))?.transformation).toEqual(transformation);
     const [rollup] = await store.endpointStats.rollups(t, id, 3_600_000, 0, 3_600_000);
     expect(rollup).toMatchObject({ attempts: 3, succeeded: 2, errors: expect.objectContaining({ auth: 1, transformation: 0 }) });

@@ -1,4 +1,14 @@
-import { InvalidError, newId, NotFoundError, type Endpoint, type EndpointAuth, type EndpointHeaders, type EndpointId, type EndpointTls } from '@wirehook/core';
+import {
+  InvalidError,
+  newId,
+  NotFoundError,
+  storedTransformation,
+  type Endpoint,
+  type EndpointAuth,
+  type EndpointHeaders,
+  type EndpointId,
+  type EndpointTls,
+} from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { EndpointPatch } from '../../src/ports/endpoint-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -172,21 +182,27 @@ export function describeEndpointContract(f: Fixtures): void {
       const t = await f.tenant();
       const consumer = await f.consumer(t);
       const code = `function handler(webhook) {\n  webhook.payload = { renamed: webhook.payload.n, note: 'ünïcode ✓' };\n  return webhook;\n}`;
-      const transformation = { code, enabled: true };
+      const transformation = storedTransformation({ code, enabled: true });
       const withCode = f.endpoint(consumer.id, { transformation });
       const { transformation: _none, ...absent } = f.endpoint(consumer.id);
       expect((await f.store.endpoints.create(t, withCode, f.secret('v1.s'), 20)).transformation).toEqual(transformation);
       expect((await f.store.endpoints.create(t, absent, f.secret('v1.s'), 20)).transformation).toBeNull();
       expect(await f.store.endpoints.get(t, withCode.id)).toEqual(withCode);
       expect((await f.store.endpoints.list(t, {})).map((e) => e.transformation)).toEqual([transformation, null]);
-      const disabled = { code: 'function handler(w) { return { cancel: true } }', enabled: false };
+      const disabled = storedTransformation({ code: 'function handler(w) { return { cancel: true } }', enabled: false });
       expect((await f.store.endpoints.update(t, withCode.id, { description: 'renamed' }))?.transformation).toEqual(transformation);
       expect((await f.store.endpoints.update(t, withCode.id, { transformation: disabled }))?.transformation).toEqual(disabled);
       expect((await f.store.endpoints.get(t, absent.id))?.transformation).toBeNull();
       expect((await f.store.endpoints.update(t, withCode.id, { transformation: null }))?.transformation).toBeNull();
       const t2 = await f.tenant();
       await m.hook(t2, await f.consumer(t2), { transformation });
-      expect((await m.claim(m.only(await m.send(t2)))).endpoint.transformation).toEqual(transformation);
+      // A claimed job carries whether it runs and its hash, never the code (read once per change: transformation()).
+      const job = await m.claim(m.only(await m.send(t2)));
+      expect(job.endpoint.transformation).toEqual({ enabled: true, sha256: transformation.sha256 });
+      expect(JSON.stringify(job)).not.toContain('handler');
+      expect(await f.store.endpoints.transformation(t2, job.endpoint.id)).toEqual(transformation);
+      expect(await f.store.endpoints.transformation(t, absent.id)).toBeNull();
+      expect(await f.store.endpoints.transformation(t2, withCode.id)).toBeNull(); // another tenant's
     });
 
     it('walks the client certificates expiring in [from, to) of every tenant by expiry then id, a page at a time, ties across pages kept', async () => {
