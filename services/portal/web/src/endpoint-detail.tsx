@@ -16,7 +16,10 @@ import { TransformationPanel } from './transformation-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
-/** Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client certificate, OAuth 2.0, transformation. */
+/**
+ * Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client
+ * certificate, OAuth 2.0, transformation.
+ */
 export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | null; fresh: string | null }) {
   const { t } = ctx;
   const [endpoint, setEndpoint] = useState<EndpointDetail | null>(null);
