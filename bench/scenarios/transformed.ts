@@ -10,8 +10,8 @@ import { measureDeliveries } from './delivery-run.ts';
 /** What the endpoints of a phase have: no transformation, the rename enabled, or the rename stored with `enabled: false`. */
 export type Variant = 'none' | 'enabled' | 'disabled';
 /** A round's flat-out phases, then its paced ones; each round starts one further along each (see runTransformed). */
-const FLAT: readonly Variant[] = ['none', 'enabled'];
-const PACED: readonly Variant[] = ['none', 'enabled', 'none', 'disabled'];
+const FLAT: readonly Variant[] = ['none', 'enabled', 'none', 'disabled'];
+const PACED: readonly Variant[] = ['none', 'enabled', 'none'];
 /** The paced phases' rate: this share of the round's flat-out rate with the transformation (below saturation in every phase). */
 const PACED_SHARE = 0.5;
 /** The report's part of Wirehook's CPU that is the sandbox threads (cpu-parts.ts). */
@@ -39,26 +39,29 @@ interface Phase {
   threadsAtEnd: number;
 }
 
+/** A round's phases by label: the second `none` of a list is `noneAgain`. */
+type Phases = Partial<Record<'none' | 'noneAgain' | 'enabled' | 'disabled', Phase>>;
+
 /**
  * An endpoint transformation's cost per delivery (issue 45), on the e2e load (`settings.e2e`:
  * its warm-up, count, paced count and consumers, one endpoint each). Each round, every phase on
  * fresh endpoints:
  * - flat out (closed loop at the bench's concurrency, as e2e): endpoints without a
- *   transformation (`none`) and the same with the rename (setup/transformation.ts) `enabled`:
- *   deliveries/s of each;
- * - paced, open loop at half the round's flat-out `enabled` rate (below saturation in all four,
- *   so the store's batches are alike and CPU per delivery compares the work, not the batching):
- *   `none`, `enabled`, none again (`noneAgain`: the noise of two identical phases) and the rename
- *   stored with `enabled: false` (`disabled`). Wirehook's CPU per delivery (all its threads, from
- *   /proc), the sandbox thread's, the main thread's and the store writer's apart; what a
- *   transformed delivery adds over the mean of the two `none` phases; `disabled` against that
- *   mean, beside the none-vs-none difference.
- * Each round starts one phase further along FLAT and PACED, so no variant always runs first.
- * Wirehook's `wirehook_transformations_total` is read around each phase: once per delivery in
- * `enabled`, never in the others. Before the rounds, one unmeasured flat-out phase of `disabled`
- * endpoints warms the process; the sandbox threads alive after it and before the first
- * `enabled` phase show that neither path starts one (TransformRunner starts its thread at the
- * first run). The run's record is the paced `enabled` phase's, the rest in its `extra`.
+ *   transformation (`none`), the same with the rename (setup/transformation.ts) `enabled`, none
+ *   again (`noneAgain`: the noise of two identical phases) and the rename stored with
+ *   `enabled: false` (`disabled`): deliveries/s and Wirehook's CPU per delivery of each —
+ *   `disabled` against the none phases, beside none again against none;
+ * - paced, open loop at half the round's flat-out `enabled` rate (below saturation in each, so
+ *   the three run at one rate: Wirehook's CPU per delivery depends on the rate, as its batches
+ *   do): `none`, `enabled`, `noneAgain`. What a transformed delivery adds over the mean of the
+ *   two none phases, by thread (the sandbox's, the main thread's, the store writer's).
+ * CPU is Wirehook's process, all its threads, from /proc (CpuMeter). Each round starts one phase
+ * further along FLAT and PACED, so no variant always runs first. Wirehook's
+ * `wirehook_transformations_total` is read around each phase: once per delivery in `enabled`,
+ * never in the others. Before the rounds, one unmeasured flat-out phase of `disabled` endpoints
+ * warms the process; the sandbox threads alive after it and before the first `enabled` phase
+ * show that neither path starts one (TransformRunner starts its thread at the first run). The
+ * run's record is the paced `enabled` phase's, the rest in its `extra`.
  */
 export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult> {
   const { settings, wirehook } = ctx;
@@ -68,91 +71,101 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
   ctx.log(`transformed warm-up (disabled): ${warm.record.perSecond}/s; sandbox threads after it: ${warm.threadsAtEnd}`);
   let threadsBeforeFirstEnabled: number | undefined;
   const runs: RunRecord[] = [];
-  const noise: number[] = [];
+  const flatNoise: number[] = [];
+  const pacedNoise: number[] = [];
   let failures = 0;
   for (let n = 1; n <= settings.runs; n++) {
-    const rotated = <T>(list: readonly T[]) => list.map((_, i) => list[(i + n - 1) % list.length]!);
-    const run = async (label: string, variant: Variant, perSecond?: number) => {
-      const done = await phase(ctx, metricsUrls, `transformed${n}${label.toLowerCase()}`, variant, perSecond);
-      if (variant === 'enabled' && threadsBeforeFirstEnabled === undefined) threadsBeforeFirstEnabled = done.threadsAtStart;
-      ctx.log(
-        `transformed round ${n} ${label}: ${done.record.perSecond}/s, ${done.record.wirehookCpuUs} µs CPU a delivery ` +
-          `(sandbox ${part(done.record, SANDBOX_PART)} µs); ${done.runs.send} transformations${Number.isFinite(done.meanMs) ? `, mean ${done.meanMs} ms` : ''}; sandbox threads ${done.threadsAtStart} → ${done.threadsAtEnd}`,
-      );
-      return done;
+    const phases = async (list: readonly Variant[], prefix: string, perSecond?: number): Promise<Required<Phases>> => {
+      const done: Phases = {};
+      for (const variant of list.map((_, i) => list[(i + n - 1) % list.length]!)) {
+        const label = variant === 'none' && done.none ? 'noneAgain' : variant;
+        const result = await phase(ctx, metricsUrls, `transformed${n}${prefix}${label.toLowerCase()}`, variant, perSecond);
+        if (variant === 'enabled' && threadsBeforeFirstEnabled === undefined) threadsBeforeFirstEnabled = result.threadsAtStart;
+        ctx.log(
+          `transformed round ${n} ${prefix} ${label}: ${result.record.perSecond}/s, ${result.record.wirehookCpuUs} µs CPU a delivery (sandbox ` +
+            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
+            `sandbox threads ${result.threadsAtStart} → ${result.threadsAtEnd}`,
+        );
+        done[label] = result;
+      }
+      return done as Required<Phases>;
     };
-    const flat: Partial<Record<Variant, Phase>> = {};
-    for (const variant of rotated(FLAT)) flat[variant] = await run(`flat${variant}`, variant);
-    const perSecond = Math.max(1, Math.round(flat.enabled!.record.perSecond * PACED_SHARE));
-    const paced: Partial<Record<'none' | 'noneAgain' | 'enabled' | 'disabled', Phase>> = {};
-    for (const variant of rotated(PACED)) {
-      const label = variant === 'none' && paced.none ? 'noneAgain' : variant;
-      paced[label] = await run(label, variant, perSecond);
-    }
-    const { none, noneAgain, enabled, disabled } = paced as Required<typeof paced>;
+    const flat = await phases(FLAT, 'flat');
+    const perSecond = Math.max(1, Math.round(flat.enabled.record.perSecond * PACED_SHARE));
+    const paced = await phases(PACED, 'paced', perSecond);
     const cpu = (p: Phase) => p.record.wirehookCpuUs ?? Number.NaN;
-    const noneMean = (name: string) => (part(none.record, name) + part(noneAgain.record, name)) / 2;
-    const base = (cpu(none) + cpu(noneAgain)) / 2;
-    const cost = cpu(enabled) - base;
-    const others = [flat.none!, none, noneAgain, disabled];
-    const record = enabled.record;
+    const rate = (p: Phase) => p.record.perSecond;
+    /** The mean of a round's two none phases. */
+    const none = (of: Required<Phases>, pick: (p: Phase) => number) => (pick(of.none) + pick(of.noneAgain)) / 2;
+    const record = paced.enabled.record;
+    const base = none(paced, cpu);
+    const cost = cpu(paced.enabled) - base;
+    const untransformed = [flat.none, flat.noneAgain, flat.disabled, paced.none, paced.noneAgain];
     Object.assign(record.extra, {
       rotation: n - 1,
-      nonePerSecond: flat.none!.record.perSecond,
-      enabledPerSecond: flat.enabled!.record.perSecond,
-      rateVsNone: round2(flat.enabled!.record.perSecond / flat.none!.record.perSecond),
-      flatNoneCpuUs: cpu(flat.none!),
-      flatEnabledCpuUs: cpu(flat.enabled!),
-      flatSandboxCpuUs: part(flat.enabled!.record, SANDBOX_PART),
-      flatTransformMeanMs: flat.enabled!.meanMs,
+      // Flat out.
+      nonePerSecond: round(none(flat, rate)),
+      enabledPerSecond: rate(flat.enabled),
+      disabledPerSecond: rate(flat.disabled),
+      rateVsNone: round2(rate(flat.enabled) / none(flat, rate)),
+      disabledRateVsNone: round2(rate(flat.disabled) / none(flat, rate)),
+      noneAgainRateVsNone: round2(rate(flat.noneAgain) / rate(flat.none)),
+      flatNoneCpuUs: round(none(flat, cpu)),
+      flatEnabledCpuUs: cpu(flat.enabled),
+      flatDisabledCpuUs: cpu(flat.disabled),
+      flatSandboxCpuUs: part(flat.enabled.record, SANDBOX_PART),
+      flatTransformMeanMs: flat.enabled.meanMs,
+      flatNoiseCpuUs: cpu(flat.noneAgain) - cpu(flat.none),
+      disabledDeltaCpuUs: round(cpu(flat.disabled) - none(flat, cpu)),
+      // Paced, one rate.
       offeredPerSecond: perSecond,
-      noneCpuUs: cpu(none),
-      noneAgainCpuUs: cpu(noneAgain),
-      disabledCpuUs: cpu(disabled),
-      baseCpuUs: round(base),
+      noneCpuUs: round(base),
       costCpuUs: round(cost),
-      costRatio: round2(cpu(enabled) / base),
+      costRatio: round2(cpu(paced.enabled) / base),
       sandboxCpuUs: part(record, SANDBOX_PART),
       sandboxShare: round2(part(record, SANDBOX_PART) / cost),
-      mainThreadCostUs: round(part(record, MAIN_PART) - noneMean(MAIN_PART)),
-      storeWriterCostUs: round(part(record, WRITER_PART) - noneMean(WRITER_PART)),
-      noiseCpuUs: cpu(noneAgain) - cpu(none),
-      disabledDeltaCpuUs: round(cpu(disabled) - base),
-      disabledRatio: round2(cpu(disabled) / base),
+      mainThreadCostUs: round(part(record, MAIN_PART) - none(paced, (p) => part(p.record, MAIN_PART))),
+      storeWriterCostUs: round(part(record, WRITER_PART) - none(paced, (p) => part(p.record, WRITER_PART))),
+      pacedNoiseCpuUs: cpu(paced.noneAgain) - cpu(paced.none),
+      noneP50: paced.none.record.latencyMs?.p50 ?? Number.NaN,
+      noneP99: paced.none.record.latencyMs?.p99 ?? Number.NaN,
+      nonePeakRssMb: paced.none.record.peakRssMb,
+      transformMeanMs: paced.enabled.meanMs,
       // An idle sandbox thread (started by an earlier enabled phase) in the phases that run none.
-      idleSandboxCpuUs: Math.max(...others.map((p) => part(p.record, SANDBOX_PART))),
-      noneP50: none.record.latencyMs?.p50 ?? Number.NaN,
-      noneP99: none.record.latencyMs?.p99 ?? Number.NaN,
-      nonePeakRssMb: none.record.peakRssMb,
-      transformMeanMs: enabled.meanMs,
-      transformedRuns: enabled.runs.send + flat.enabled!.runs.send,
-      transformedExpected: 2 * settings.e2e.warmup + record.delivered + flat.enabled!.record.delivered,
-      transformFailures: enabled.runs.cancel + enabled.runs.error + flat.enabled!.runs.cancel + flat.enabled!.runs.error,
-      untransformedRuns: sum(others.map((p) => p.runs.send + p.runs.cancel + p.runs.error)),
+      idleSandboxCpuUs: Math.max(...untransformed.map((p) => part(p.record, SANDBOX_PART))),
+      // Counts.
+      transformedRuns: paced.enabled.runs.send + flat.enabled.runs.send,
+      transformedExpected: 2 * settings.e2e.warmup + record.delivered + flat.enabled.record.delivered,
+      transformFailures: sum([paced.enabled, flat.enabled].map((p) => p.runs.cancel + p.runs.error)),
+      untransformedRuns: sum(untransformed.map((p) => p.runs.send + p.runs.cancel + p.runs.error)),
       otherPhasesShort: sum(
-        [flat.enabled!, ...others].map(
+        [flat.enabled, ...untransformed].map(
           ({ record: r }) => r.sent - r.accepted + (r.accepted - r.deliveriesCreated) + (r.expectedDelivered - r.delivered) + r.invalid,
         ),
       ),
     });
     if (n === 1) Object.assign(record.extra, { threadsAfterWarmup: warm.threadsAtEnd, threadsBeforeFirstEnabled: threadsBeforeFirstEnabled ?? Number.NaN });
-    noise.push(Math.abs(cpu(noneAgain) - cpu(none)));
+    flatNoise.push(Math.abs(record.extra['flatNoiseCpuUs']!));
+    pacedNoise.push(Math.abs(record.extra['pacedNoiseCpuUs']!));
     failures += record.extra['transformFailures']!;
+    const x = record.extra as Record<string, number>;
     ctx.log(
-      `transformed round ${n}: flat out ${flat.enabled!.record.perSecond}/s against ${flat.none!.record.perSecond}/s; at ${perSecond}/s ` +
-        `${signed(cost)} µs CPU a transformed delivery (${record.extra['costRatio']} × none; sandbox ${record.extra['sandboxCpuUs']} µs, ` +
-        `main thread ${signed(record.extra['mainThreadCostUs']!)} µs, store writer ${signed(record.extra['storeWriterCostUs']!)} µs); ` +
-        `disabled ${signed(record.extra['disabledDeltaCpuUs']!)} µs vs none, none again ${signed(record.extra['noiseCpuUs']!)} µs`,
+      `transformed round ${n}: flat out ${x['enabledPerSecond']}/s with the rename, ${x['disabledPerSecond']}/s disabled, against ${x['nonePerSecond']}/s ` +
+        `(none again ${x['noneAgainRateVsNone']} × none); CPU disabled ${signed(x['disabledDeltaCpuUs']!)} µs vs none, none again ${signed(x['flatNoiseCpuUs']!)} µs. ` +
+        `At ${perSecond}/s: ${signed(cost)} µs CPU a transformed delivery (${x['costRatio']} × none; sandbox ${x['sandboxCpuUs']} µs, main thread ` +
+        `${signed(x['mainThreadCostUs']!)} µs, store writer ${signed(x['storeWriterCostUs']!)} µs), none again ${signed(x['pacedNoiseCpuUs']!)} µs`,
     );
     runs.push(record);
   }
-  // Of the whole bench, on every run (their median is itself): the largest none-vs-none difference, and the transformations that failed.
-  for (const record of runs) Object.assign(record.extra, { noiseMaxCpuUs: Math.max(...noise), transformFailuresTotal: failures });
+  // Of the whole bench, on every run (their median is itself): the largest none-vs-none differences, and the transformations that failed.
+  for (const record of runs) {
+    Object.assign(record.extra, { flatNoiseMaxCpuUs: Math.max(...flatNoise), pacedNoiseMaxCpuUs: Math.max(...pacedNoise), transformFailuresTotal: failures });
+  }
   return {
     name: 'transformed',
     deliveriesPerMessage: 1,
     description:
-      'e2e load: flat out to endpoints with no transformation and with a rename; then paced at half the transformed rate: none, rename, none again, rename disabled (record: the paced rename)',
+      'e2e load, flat out: no transformation, a rename, none again, the rename disabled; paced at half the rename rate: none, rename, none again (record: the paced rename)',
     runs,
   };
 }

@@ -143,7 +143,7 @@ describe('bench --smoke', () => {
     expect(extra.p99VsQuiet).toBe(Math.round((extra.sendP99 / extra.quietP99) * 100) / 100);
   }, 150_000);
 
-  it('runs the transformed scenario on request: flat out none and rename, then paced none, rename, none again and disabled; the sandbox thread’s CPU apart', () => {
+  it('runs the transformed scenario on request: none, rename, none again and disabled flat out, then none, rename and none again paced; the sandbox thread’s CPU apart', () => {
     const dir = mkdtempSync(join(out, 'transformed-'));
     const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'transformed', '--out', dir], {
       encoding: 'utf8',
@@ -163,9 +163,11 @@ describe('bench --smoke', () => {
     );
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
-    for (const id of ['noneRate', 'rate', 'flatNoneCpu', 'flatCpu', 'offered', 'noneCpu', 'cpu'])
+    for (const id of ['noneRate', 'rate', 'disabledRate', 'flatNoneCpu', 'flatCpu', 'offered', 'noneCpu', 'cpu']) {
       expect(figure(`transformed.${id}`)?.value, id).toBeGreaterThan(0);
-    for (const id of ['costCpu', 'mainThreadCost', 'storeWriterCost', 'noiseCpu']) expect(figure(`transformed.${id}`)?.value, id).toEqual(expect.any(Number));
+    }
+    for (const id of ['flatNoiseCpu', 'costCpu', 'mainThreadCost', 'storeWriterCost', 'pacedNoiseCpu'])
+      expect(figure(`transformed.${id}`)?.value, id).toEqual(expect.any(Number));
     expect(figure('transformed.failures')).toMatchObject({ target: '0', value: expect.any(Number) });
     expect(figure('transformed.disabledCpu')).toMatchObject({ target: '|Δ| ≤ none-vs-none noise', value: expect.any(Number) });
     // The sandbox thread is a part of Wirehook's CPU of its own, and only the transformed phase has it.
