@@ -24,11 +24,13 @@ beforeEach(() => {
 afterEach(() => s.close());
 afterAll(() => transforms.close());
 
-function webhooks(sender: TokenSender = direct): WebhookSender {
+/** A sender over the scene; `more`: listener connections, or the store a transformation's code is read from. */
+function webhooks(sender: TokenSender = direct, more: { listen?: FakeSender; store?: Pick<Store, 'endpoints'> } = {}): WebhookSender {
   const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
   return new WebhookSender({
     sender,
     relay,
+    listen: more.listen,
     secretBox: s.box,
     leases,
     clock: s.clock,
@@ -37,7 +39,7 @@ function webhooks(sender: TokenSender = direct): WebhookSender {
     kv: s.kv,
     timeoutMs: 1_000,
     transforms,
-    store: s.store,
+    store: more.store ?? s.store,
   });
 }
 
@@ -284,9 +286,7 @@ describe('WebhookSender: an endpoint’s transformation', () => {
       transformation: storedTransformation({ code: 'function handler(w) { w.payload = { ok: 1 }; return w }', enabled: true }),
     });
     const listenSender = new FakeSender();
-    const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
-    const deps = { sender: direct, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, kv: s.kv, timeoutMs: 1_000 };
-    const sender = new WebhookSender({ ...deps, listen: listenSender, transforms, store: s.store });
+    const sender = webhooks(direct, { listen: listenSender });
     expect(await sender.send(keep, s.clock.now())).toMatchObject({ error: null });
     expect(JSON.parse(listenSender.requests[0]!.body).data).toEqual({ ok: 1 });
     const job = await claimed({ type: 'listen', transformation: storedTransformation({ code: RENAME, enabled: true }) });
@@ -312,20 +312,7 @@ describe('WebhookSender: a transformation’s code is read once per change, not 
         },
       },
     } as unknown as Pick<Store, 'endpoints'>;
-    const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
-    const sender = new WebhookSender({
-      sender: direct,
-      relay,
-      secretBox: s.box,
-      leases,
-      clock: s.clock,
-      logger: silentLogger(),
-      metrics: s.metrics,
-      kv: s.kv,
-      timeoutMs: 1_000,
-      transforms,
-      store,
-    });
+    const sender = webhooks(direct, { store });
     const sendNext = async () => {
       const [id] = await s.due(t);
       const sent = await sender.send(await s.claim(id!), s.clock.now());
