@@ -90,6 +90,18 @@ export interface Transformer {
   run(code: string, input: TransformInput, now: number, key?: string): Promise<TransformResult>;
 }
 
+/**
+ * A run that could not be made, for a reason of Wirehook's, not the code's: no sandbox thread
+ * free within the caller's wait, the sandbox closed or not starting. The send is put off (no
+ * attempt: the endpoint is not at fault).
+ */
+export class TransformerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransformerUnavailableError';
+  }
+}
+
 /** What a run returned, ok and not cancelled. */
 export type TransformedWebhook = Omit<Extract<TransformResult, { cancel: false }>, 'ok' | 'cancel'>;
 

@@ -1,7 +1,7 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { LoadedQuickJs } from './quickjs-module.ts';
 import { CODE_FILE_NAME, DESCRIBE_FILE_NAME, DESCRIBE_SOURCE, PRELUDE_FILE_NAME, PRELUDE_SOURCE } from './sandbox-prelude.ts';
-import { cpuBudgetError, memoryLimitError, thrownError } from './transform-errors.ts';
+import { cpuBudgetError, memoryLimitError, runBudgetMs, thrownError } from './transform-errors.ts';
 import type { SandboxLimits } from './transform-types.ts';
 
 /** One run, as a sandbox thread is given it: the webhook as JSON text, never as objects. */
@@ -17,6 +17,8 @@ export type SandboxOutcome = { ok: true; output: string } | { ok: false; error: 
 /** What a failing run is judged by, besides what was thrown. */
 interface RunState {
   limits: SandboxLimits;
+  /** The run's CPU budget: the limits' and the JSON allowance of its input (runBudgetMs). */
+  budgetMs: number;
   interrupted: boolean;
   /** The heap was refused growth during this run: it reached the memory cap. */
   outOfMemory: () => boolean;
@@ -29,10 +31,12 @@ interface RunState {
  * @throws whatever the WebAssembly module throws (a trap or abort): the module is then unusable.
  */
 export function runInQuickJs(quickJs: LoadedQuickJs, job: SandboxJob, limits: SandboxLimits): SandboxOutcome {
-  // The budget counts from here: runtime and context creation are part of what a run costs.
-  const overBudget = cpuBudget(limits.cpuBudgetMs);
+  // The budget counts from here: runtime and context creation are part of what a run costs;
+  // reading the input in and writing the answer out have an allowance by the input's size.
+  const budgetMs = runBudgetMs(limits.cpuBudgetMs, job.inputJson.length);
+  const overBudget = cpuBudget(budgetMs);
   const refusedBefore = quickJs.refusedGrowths();
-  const state: RunState = { limits, interrupted: false, outOfMemory: () => quickJs.refusedGrowths() !== refusedBefore };
+  const state: RunState = { limits, budgetMs, interrupted: false, outOfMemory: () => quickJs.refusedGrowths() !== refusedBefore };
   const runtime = quickJs.module.newRuntime();
   try {
     // QuickJS's own limit refuses single allocations over it (it cannot count the rest in
@@ -49,7 +53,7 @@ export function runInQuickJs(quickJs: LoadedQuickJs, job: SandboxJob, limits: Sa
     const context = runtime.newContext();
     try {
       const outcome = evaluate(context, job, state);
-      if (outcome.ok && overBudget()) return { ok: false, error: cpuBudgetError(limits.cpuBudgetMs) };
+      if (outcome.ok && overBudget()) return { ok: false, error: cpuBudgetError(budgetMs) };
       return outcome;
     } finally {
       context.dispose();
@@ -107,8 +111,8 @@ function evaluate(context: QuickJSContext, job: SandboxJob, state: RunState): Sa
 
 /** Out of time or out of memory: the two ways a run is stopped rather than failing by itself. */
 function stopped(state: RunState): SandboxOutcome {
-  const { cpuBudgetMs, memoryLimitBytes } = state.limits;
-  return { ok: false, error: state.interrupted && !state.outOfMemory() ? cpuBudgetError(cpuBudgetMs) : memoryLimitError(memoryLimitBytes) };
+  const { memoryLimitBytes } = state.limits;
+  return { ok: false, error: state.interrupted && !state.outOfMemory() ? cpuBudgetError(state.budgetMs) : memoryLimitError(memoryLimitBytes) };
 }
 
 /** The prelude is ours and cannot fail but by running out of time or memory before the code starts. */
@@ -151,10 +155,21 @@ interface Description {
   isNull: boolean;
 }
 
-/** DESCRIBE_SOURCE's answer, or null when it is not there (lost copying it out: no memory left). */
+/**
+ * DESCRIBE_SOURCE's answer, or null when it is not there (lost copying it out: no memory left).
+ * Text that is not the expected JSON (code that set Object.prototype.toJSON made the prelude's
+ * stringify answer `undefined`) describes nothing: an exception with no name or message — a
+ * failure of that run, never of the thread.
+ */
 function parseDescription(text: string): Description | null {
   if (text === '') return null;
-  const parsed = JSON.parse(text) as Description;
+  let parsed: Partial<Description>;
+  try {
+    parsed = JSON.parse(text) as Partial<Description>;
+  } catch {
+    parsed = {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) parsed = {};
   const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
   return { name: textOrNull(parsed.name), message: textOrNull(parsed.message), stack: textOrNull(parsed.stack), isNull: parsed.isNull === true };
 }

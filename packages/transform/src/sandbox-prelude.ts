@@ -31,10 +31,33 @@ export const PRELUDE_SOURCE = `(function (fixedNow) {
   const stringify = JSON.stringify;
   const toText = String;
   const OutOfMemory = InternalError;
+  // Local time is UTC whatever the host's zone (QuickJS asks the host's): a dispatcher in Tokyo
+  // and a gateway in Berlin give the code the same month at a month's end.
+  const proto = RealDate.prototype;
+  for (const name of ['FullYear', 'Month', 'Date', 'Day', 'Hours', 'Minutes', 'Seconds', 'Milliseconds']) {
+    defineProperty(proto, 'get' + name, { value: proto['getUTC' + name], writable: true, configurable: true });
+    if (name !== 'Day') defineProperty(proto, 'set' + name, { value: proto['setUTC' + name], writable: true, configurable: true });
+  }
+  defineProperty(proto, 'getTimezoneOffset', { value: () => 0, writable: true, configurable: true });
+  // QuickJS's own format, in UTC: "Mon Nov 30 2026 23:59:59 GMT+0000".
+  const utcText = function () {
+    const text = proto.toUTCString.call(this);
+    const parts = text.replace(',', '').split(' ');
+    return parts.length === 6 ? parts[0] + ' ' + parts[2] + ' ' + parts[1] + ' ' + parts[3] + ' ' + parts[4] + ' GMT+0000' : text;
+  };
+  for (const name of ['toString', 'toLocaleString']) defineProperty(proto, name, { value: utcText, writable: true, configurable: true });
+  for (const name of ['toDateString', 'toLocaleDateString']) {
+    defineProperty(proto, name, { value: function () { return proto.toISOString.call(this).slice(0, 10); }, writable: true, configurable: true });
+  }
+  for (const name of ['toTimeString', 'toLocaleTimeString']) {
+    defineProperty(proto, name, { value: function () { return proto.toISOString.call(this).slice(11, 23) + 'Z'; }, writable: true, configurable: true });
+  }
   const FixedDate = {
     Date: function (...args) {
-      if (new.target === undefined) return new RealDate(fixedNow).toString();
-      return construct(RealDate, args.length === 0 ? [fixedNow] : args, new.target);
+      if (new.target === undefined) return utcText.call(new RealDate(fixedNow));
+      // Components (year, month, …) are read as UTC, as every local time is here.
+      const at = args.length === 0 ? [fixedNow] : args.length >= 2 ? [RealDate.UTC(...args)] : args;
+      return construct(RealDate, at, new.target);
     },
   }.Date;
   defineProperty(FixedDate, 'length', { value: 7 });

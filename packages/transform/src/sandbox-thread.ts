@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SandboxJob, SandboxOutcome } from './run-in-quickjs.ts';
-import { cpuBudgetError } from './transform-errors.ts';
+import { cpuBudgetError, runBudgetMs } from './transform-errors.ts';
 import type { SandboxLimits } from './transform-types.ts';
 
 /** A run sent to a sandbox thread. */
@@ -72,8 +72,8 @@ export class SandboxThread {
     return new Promise((resolve, reject) => {
       if (this.#closed) return reject(new Error('TransformRunner is closed'));
       const id = ++this.#nextId;
-      const { cpuBudgetMs } = this.#options.limits;
-      const timer = setTimeout(() => this.#expire(worker, id), cpuBudgetMs + this.#options.watchdogGraceMs);
+      const budgetMs = runBudgetMs(this.#options.limits.cpuBudgetMs, job.inputJson.length);
+      const timer = setTimeout(() => this.#expire(worker, id, budgetMs), budgetMs + this.#options.watchdogGraceMs);
       this.#running = { id, resolve, reject, timer };
       // The thread keeps the process alive only while a run waits for it.
       worker.ref();
@@ -140,10 +140,10 @@ export class SandboxThread {
   }
 
   /** The watchdog: the run is still going well past its budget, inside code that does not poll the interrupt. */
-  #expire(worker: Worker, id: number): void {
+  #expire(worker: Worker, id: number, budgetMs: number): void {
     if (this.#running?.id !== id) return;
     this.#discard(worker);
-    this.#finish(undefined)?.resolve({ ok: false, error: cpuBudgetError(this.#options.limits.cpuBudgetMs) });
+    this.#finish(undefined)?.resolve({ ok: false, error: cpuBudgetError(budgetMs) });
   }
 
   #discard(worker: Worker): void {

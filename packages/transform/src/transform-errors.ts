@@ -5,6 +5,18 @@ const MAX_MESSAGE_CHARS = 500;
 const POSITION = new RegExp(`${CODE_FILE_NAME.replace('.', '\\.')}:(\\d+):(\\d+)`);
 
 /** The run went past its CPU budget (the interrupt handler stopped it, or the watchdog ended its thread). */
+/**
+ * CPU time a run gets besides its budget for reading its input in and writing its answer out
+ * (QuickJS's JSON, ~100 ms a megabyte on the development machine, twice that here): a 1 MB
+ * payload passed through unchanged must not fail for its size. Per byte of the input's JSON.
+ */
+export const JSON_MS_PER_MB = 200;
+
+/** A run's CPU budget for an input of `inputChars` characters of JSON: the budget, and the JSON's allowance. */
+export function runBudgetMs(cpuBudgetMs: number, inputChars: number): number {
+  return cpuBudgetMs + Math.round((inputChars / 1_000_000) * JSON_MS_PER_MB);
+}
+
 export function cpuBudgetError(cpuBudgetMs: number): string {
   return `transformation: ran longer than ${cpuBudgetMs} ms (CPU budget)`;
 }

@@ -23,10 +23,9 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 describe('CPU budget (50 ms by default)', () => {
   it('stops an endless loop at the budget, then runs the next code as usual', async () => {
-    const [result, ms] = await timed(() => runner.run('function handler(w) { while (true) {} }', input, NOW));
+    // Stopped by the interrupt (the budget is the thread's CPU time: no wall-clock bound here, a busy machine would break it).
+    const result = await runner.run('function handler(w) { while (true) {} }', input, NOW);
     expect(result).toEqual({ ok: false, error: 'transformation: ran longer than 50 ms (CPU budget)' });
-    // A bound on our own code (interrupt, thread, messages): 10 × the budget.
-    expect(ms).toBeLessThan(500);
     expect(await runner.run(IDENTITY, input, NOW)).toMatchObject(ok);
   });
 
@@ -60,7 +59,8 @@ describe('CPU budget (50 ms by default)', () => {
       const code = "function handler(w) { 'a'.repeat(300000).indexOf('a'.repeat(100000) + 'b'); return w }";
       const [result, ms] = await timed(() => guarded.run(code, input, NOW));
       expect(result).toEqual({ ok: false, error: 'transformation: ran longer than 50 ms (CPU budget)' });
-      expect(ms).toBeLessThan(2_000);
+      // Not the 18 s of the search: ended by the watchdog (a bound far from both, for a busy machine).
+      expect(ms).toBeLessThan(9_000);
       expect(await guarded.run(IDENTITY, input, NOW)).toMatchObject(ok);
     } finally {
       await guarded.close();

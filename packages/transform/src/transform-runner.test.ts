@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransformerUnavailableError } from '@wirehook/core';
 import { TransformRunner } from './transform-runner.ts';
 import type { TransformInput } from './transform-types.ts';
 
@@ -208,5 +209,64 @@ describe('TransformRunner: runs waiting for a thread take turns by key', () => {
     // a0 took the idle thread; a1 waited first, then b's turn came (FIFO would put b last, at 10).
     expect(done.indexOf('b')).toBe(2);
     expect(done.filter((name) => name.startsWith('a'))).toEqual(Array.from({ length: 10 }, (_, i) => `a${i}`));
+  });
+});
+
+describe('TransformRunner: a large payload and a poisoned prototype', () => {
+  it('passes a payload of 1,000,000 bytes through unchanged: reading it in and out has its own allowance beside the 50 ms', async () => {
+    // The largest payload the API takes (MAX_PAYLOAD_BYTES), as JSON text: one long string and many small fields.
+    const fields = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`f${i}`, i]));
+    const filler = 'x'.repeat(1_000_000 - JSON.stringify({ fields, text: '' }).length);
+    const payload = { fields, text: filler };
+    expect(JSON.stringify(payload).length).toBe(1_000_000);
+    const result = await runner.run('function handler(w) { return w }', { ...input, payload }, NOW);
+    expect(result).toMatchObject({ ok: true, cancel: false });
+    expect(result.ok && !result.cancel && JSON.stringify(result.payload).length).toBe(1_000_000);
+  });
+
+  it('code that sets Object.prototype.toJSON and throws fails that run, in words; the thread runs the next', async () => {
+    const poisoned = await runner.run("Object.prototype.toJSON = () => undefined;\nfunction handler() { throw new Error('x') }", input, NOW);
+    expect(poisoned).toMatchObject({ ok: false, error: expect.stringMatching(/^transformation: /) });
+    expect(await runner.run('function handler(w) { return w }', input, NOW)).toMatchObject({ ok: true });
+  });
+});
+
+describe('TransformRunner: the wait for a thread is bounded', () => {
+  it('refuses a run past maxWaitingPerKey waiting, or past maxWaitMs, as unavailable (not a failure of the code)', async () => {
+    const bounded = new TransformRunner({ maxWaitMs: 200, maxWaitingPerKey: 2 });
+    try {
+      const spin = 'function handler(w) { while (true) {} }';
+      // One run holds the thread (50 ms of CPU), two wait for it; a third of the same endpoint is refused at once.
+      const runs = [bounded.run(spin, input, NOW, 'ep_a'), bounded.run(spin, input, NOW, 'ep_a'), bounded.run(spin, input, NOW, 'ep_a')];
+      await expect(bounded.run(spin, input, NOW, 'ep_a')).rejects.toBeInstanceOf(TransformerUnavailableError);
+      // Another endpoint still gets its place in line.
+      const other = bounded.run('function handler(w) { return w }', input, NOW, 'ep_b');
+      const settled = await Promise.allSettled([...runs, other]);
+      // Each either ran (its budget's failure, or ok) or was refused for its wait: never anything else.
+      for (const s of settled) {
+        if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(TransformerUnavailableError);
+        else expect(s.value.ok ? 'ok' : s.value.error).toMatch(/^ok$|^transformation: ran longer than/);
+      }
+    } finally {
+      await bounded.close();
+    }
+    await expect(bounded.run('function handler(w) { return w }', input, NOW)).rejects.toBeInstanceOf(TransformerUnavailableError);
+  });
+});
+
+describe('TransformRunner: the sandbox’s local time is UTC', () => {
+  it('at a month’s last UTC half hour, whatever the host’s zone: getMonth, getDate, components and getTimezoneOffset', async () => {
+    const endOfJanuary = Date.UTC(2026, 0, 31, 23, 30);
+    const code = `function handler(w) {
+      const d = new Date();
+      w.payload = { month: d.getMonth(), date: d.getDate(), hours: d.getHours(), offset: d.getTimezoneOffset(),
+        made: new Date(2026, 1, 1).toISOString(), text: Date(), day: d.toDateString() };
+      return w;
+    }`;
+    const result = await runner.run(code, input, endOfJanuary);
+    expect(result).toMatchObject({
+      ok: true,
+      payload: { month: 0, date: 31, hours: 23, offset: 0, made: '2026-02-01T00:00:00.000Z', text: 'Sat Jan 31 2026 23:30:00 GMT+0000', day: '2026-01-31' },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { transformationCodeSizeProblem, type Transformer } from '@wirehook/core';
+import { TransformerUnavailableError, transformationCodeSizeProblem, type Transformer } from '@wirehook/core';
 import { SandboxThread } from './sandbox-thread.ts';
 import { toTransformResult } from './transform-result.ts';
 import type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';
@@ -14,6 +14,14 @@ export interface TransformRunnerOptions {
   /** Sandbox threads, each running one transformation at a time; runs beyond them wait in order. Default 1. */
   threads?: number | undefined;
   /**
+   * Longest a run waits for a thread; past it, or with `maxWaitingPerKey` runs of its key (or
+   * `maxWaiting` in all) already waiting, it is refused with TransformerUnavailableError — the
+   * caller puts its work off instead of holding what it holds meanwhile. Default: no limit.
+   */
+  maxWaitMs?: number | undefined;
+  maxWaitingPerKey?: number | undefined;
+  maxWaiting?: number | undefined;
+  /**
    * How long past its budget a run may go inside a built-in that never polls QuickJS's
    * interrupt (a long `indexOf`) before its thread is ended and replaced. Default 250: such
    * a run has failed either way; this bounds how long it holds a thread.
@@ -26,6 +34,13 @@ const DEFAULTS = { cpuBudgetMs: 50, memoryLimitBytes: 16 * 2 ** 20, stackLimitBy
 interface Waiter {
   resolve: (thread: SandboxThread) => void;
   reject: (err: Error) => void;
+}
+
+/** How long and how many runs may wait for a thread (see TransformRunnerOptions). */
+interface WaitLimits {
+  maxWaitMs: number;
+  maxWaitingPerKey: number;
+  maxWaiting: number;
 }
 
 /**
@@ -46,6 +61,8 @@ export class TransformRunner implements Transformer {
    * thread, not by its whole queue. A Map keeps insertion order: a key served goes to the back.
    */
   readonly #waiting = new Map<string, Waiter[]>();
+  readonly #waitLimits: WaitLimits;
+  #waitingCount = 0;
   #closed = false;
 
   /** @throws RangeError for a limit out of its range. */
@@ -63,6 +80,11 @@ export class TransformRunner implements Transformer {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError('threads must be a positive integer');
     if (!(watchdogGraceMs >= 0 && watchdogGraceMs <= 60_000)) throw new RangeError('watchdogGraceMs must be from 0 to 60000');
     this.#limits = { cpuBudgetMs, memoryLimitBytes, stackLimitBytes };
+    this.#waitLimits = {
+      maxWaitMs: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
+      maxWaitingPerKey: options.maxWaitingPerKey ?? Number.POSITIVE_INFINITY,
+      maxWaiting: options.maxWaiting ?? Number.POSITIVE_INFINITY,
+    };
     this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs }));
     this.#idle = [...this.#threads];
   }
@@ -82,19 +104,24 @@ export class TransformRunner implements Transformer {
    * failure of the code (syntax, exceptions, no handler, budget, memory, what it returned, code
    * over 32,768 bytes) is a result with `ok: false`, never an exception.
    * `key` (an endpoint id): whose turn the run waits in when every thread is busy (see #waiting).
-   * @throws RangeError when `now` is not a finite number; Error when the runner is closed or
-   * no sandbox thread can be started (nothing to do with the code).
+   * @throws RangeError when `now` is not a finite number; TransformerUnavailableError when the
+   * runner is closed, no sandbox thread can be started, or the wait limits refuse the run
+   * (nothing to do with the code).
    */
   async run(code: string, input: TransformInput, now: number, key = ''): Promise<TransformResult> {
-    if (this.#closed) throw new Error('TransformRunner is closed');
+    if (this.#closed) throw new TransformerUnavailableError('TransformRunner is closed');
     if (!Number.isFinite(now)) throw new RangeError('now must be a finite number of milliseconds since the epoch');
     const tooLong = transformationCodeSizeProblem(code);
     if (tooLong !== null) return { ok: false, error: `transformation: the code ${tooLong}` };
     // Only these four fields, as text: no host object (nor its prototype) reaches the sandbox.
     const inputJson = JSON.stringify({ event_type: input.event_type, payload: input.payload, headers: input.headers, url: input.url });
-    const thread = this.#idle.pop() ?? (await new Promise<SandboxThread>((resolve, reject) => this.#wait(key, { resolve, reject })));
+    const thread = this.#idle.pop() ?? (await this.#waitForThread(key));
     try {
       return toTransformResult(await thread.run({ code, inputJson, now }), input);
+    } catch (err) {
+      // Not the code's failure (those are results): the thread would not start, or was closed.
+      if (err instanceof TransformerUnavailableError) throw err;
+      throw new TransformerUnavailableError(`the sandbox failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     } finally {
       const next = this.#nextWaiter();
       if (next) next.resolve(thread);
@@ -102,16 +129,56 @@ export class TransformRunner implements Transformer {
     }
   }
 
-  #wait(key: string, waiter: Waiter): void {
+  /** A thread once one is free and it is `key`'s turn; refused past the wait limits (TransformerUnavailableError). */
+  #waitForThread(key: string): Promise<SandboxThread> {
+    const { maxWaitMs, maxWaitingPerKey, maxWaiting } = this.#waitLimits;
+    const queue = this.#waiting.get(key) ?? [];
+    if (queue.length >= maxWaitingPerKey || this.#waitingCount >= maxWaiting) {
+      return Promise.reject(
+        new TransformerUnavailableError(`every sandbox thread is busy (${queue.length} runs of this endpoint waiting, ${this.#waitingCount} in all)`),
+      );
+    }
+    return new Promise<SandboxThread>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        resolve: (thread) => {
+          clearTimeout(timer);
+          resolve(thread);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      if (Number.isFinite(maxWaitMs)) {
+        timer = setTimeout(() => {
+          if (!this.#forget(key, waiter)) return;
+          reject(new TransformerUnavailableError(`no sandbox thread was free within ${maxWaitMs} ms`));
+        }, maxWaitMs);
+        timer.unref();
+      }
+      queue.push(waiter);
+      this.#waitingCount++;
+      this.#waiting.set(key, queue);
+    });
+  }
+
+  /** Takes `waiter` out of `key`'s queue: false when it was no longer waiting. */
+  #forget(key: string, waiter: Waiter): boolean {
     const queue = this.#waiting.get(key);
-    if (queue) queue.push(waiter);
-    else this.#waiting.set(key, [waiter]);
+    const at = queue?.indexOf(waiter) ?? -1;
+    if (queue === undefined || at < 0) return false;
+    queue.splice(at, 1);
+    this.#waitingCount--;
+    if (queue.length === 0) this.#waiting.delete(key);
+    return true;
   }
 
   /** The first waiter of the key whose turn it is; that key goes to the back of the turns. */
   #nextWaiter(): Waiter | undefined {
     for (const [key, queue] of this.#waiting) {
       const waiter = queue.shift();
+      this.#waitingCount--;
       this.#waiting.delete(key);
       if (queue.length > 0) this.#waiting.set(key, queue);
       return waiter;
@@ -122,8 +189,9 @@ export class TransformRunner implements Transformer {
   /** Ends the sandbox threads. Runs in flight or waiting are rejected; later runs throw. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const queue of this.#waiting.values()) for (const waiter of queue) waiter.reject(new Error('TransformRunner is closed'));
+    for (const queue of this.#waiting.values()) for (const waiter of queue) waiter.reject(new TransformerUnavailableError('TransformRunner is closed'));
     this.#waiting.clear();
+    this.#waitingCount = 0;
     await Promise.all(this.#threads.map((thread) => thread.close()));
   }
 }

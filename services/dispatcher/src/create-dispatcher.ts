@@ -86,7 +86,10 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     ca: shared.ca,
   });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
-  const transforms = new TransformRunner({ threads: settings.TRANSFORM_THREADS });
+  // A send waits for a sandbox thread at most a second, and at most 4 of an endpoint's (64 in
+  // all) wait: the wait holds a dispatcher place and an endpoint slot, so one tenant's slow code
+  // must not hold them all (past the limits a send is put off for a second, no attempt).
+  const transforms = new TransformRunner({ threads: settings.TRANSFORM_THREADS, maxWaitMs: 1_000, maxWaitingPerKey: 4, maxWaiting: 64 });
   const dispatcher = new Dispatcher({
     transforms,
     store,

@@ -135,7 +135,7 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     }),
     transformations: new Counter({
       name: 'wirehook_transformations_total',
-      help: 'Endpoint transformations run before a send, by result: send (sent as transformed), cancel (the code returned {cancel: true}), error (failed)',
+      help: 'Endpoint transformations before a send, by result: send, cancel ({cancel: true}), error (failed), put_off (no sandbox free soon enough)',
       labelNames: ['result'],
       registers: [registry],
     }),

@@ -1,7 +1,7 @@
 // Endpoints' transformation code, as this dispatcher has it: a claimed job carries only the
 // transformation's hash (its code is up to 32 KB, and thousands of claims a second would carry
 // it), so the code is read once per change of it — one point read — and kept by endpoint.
-import type { EndpointId } from '@wirehook/core';
+import { TransformerUnavailableError, type EndpointId } from '@wirehook/core';
 import type { DeliveryJob, Store } from '@wirehook/store';
 
 /** Most endpoints' code kept (32 KB at most each: 32 MB at the very most). */
@@ -24,13 +24,16 @@ export class TransformationCodes {
   }
 
   /**
-   * The code to run for `job`, or null when its endpoint has no enabled transformation now (it
-   * was removed or disabled since the claim: the webhook goes as the endpoint stands). A code
-   * changed since the claim is the newer one: what the endpoint says when it is sent.
+   * The code to run for `job` (claimed with an enabled transformation). A code changed since the
+   * claim is the newer one: what the endpoint says when it is sent.
+   * @throws TransformerUnavailableError when the code cannot be read (the store failed), or the
+   * endpoint has no enabled transformation any more (removed, disabled or deleted since the
+   * claim): the send is put off, and claimed again as the endpoint stands — never sent
+   * untransformed on the strength of a claim that said otherwise.
    */
-  async codeOf(job: DeliveryJob): Promise<string | null> {
+  async codeOf(job: DeliveryJob): Promise<string> {
     const ref = job.endpoint.transformation;
-    if (!ref?.enabled) return null;
+    if (!ref?.enabled) throw new TransformerUnavailableError('the delivery was claimed without a transformation to run');
     const id = job.endpoint.id;
     const known = this.#known.get(id);
     if (known?.sha256 === ref.sha256) {
@@ -39,8 +42,14 @@ export class TransformationCodes {
       this.#known.set(id, known);
       return known.code;
     }
-    const read = await this.#read(job, id);
-    return read?.code ?? null;
+    let read: Known | null;
+    try {
+      read = await this.#read(job, id);
+    } catch (err) {
+      throw new TransformerUnavailableError(`the transformation's code could not be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    if (read === null) throw new TransformerUnavailableError("the endpoint's transformation was removed or disabled since the delivery was claimed");
+    return read.code;
   }
 
   #read(job: DeliveryJob, id: EndpointId): Promise<Known | null> {

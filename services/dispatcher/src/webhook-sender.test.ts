@@ -24,23 +24,15 @@ beforeEach(() => {
 afterEach(() => s.close());
 afterAll(() => transforms.close());
 
+/** What every sender over the scene has. */
+function senderDeps(sender: TokenSender = direct) {
+  const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
+  return { sender, relay, secretBox: s.box, leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, kv: s.kv, timeoutMs: 1_000 };
+}
+
 /** A sender over the scene; `more`: listener connections, or the store a transformation's code is read from. */
 function webhooks(sender: TokenSender = direct, more: { listen?: FakeSender; store?: Pick<Store, 'endpoints'> } = {}): WebhookSender {
-  const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: 17_000 });
-  return new WebhookSender({
-    sender,
-    relay,
-    listen: more.listen,
-    secretBox: s.box,
-    leases,
-    clock: s.clock,
-    logger: silentLogger(),
-    metrics: s.metrics,
-    kv: s.kv,
-    timeoutMs: 1_000,
-    transforms,
-    store: more.store ?? s.store,
-  });
+  return new WebhookSender({ ...senderDeps(sender), listen: more.listen, transforms, store: more.store ?? s.store });
 }
 
 async function claimed(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, box?: SecretBox) {
@@ -330,5 +322,31 @@ describe('WebhookSender: a transformation’s code is read once per change, not 
     expect(reads).toEqual([endpoint.id, endpoint.id]);
     await s.store.endpoints.update(t, endpoint.id, { transformation: null });
     expect(await sendNext()).not.toHaveProperty('v');
+  });
+});
+
+describe('WebhookSender: a transformation that cannot be run for a reason of ours is put off, never an attempt', () => {
+  it('the store failing to give the code, the sandbox closed, or the transformation gone since the claim: null, due a second later', async () => {
+    const transformation = storedTransformation({ code: 'function handler(w) { return w }', enabled: true });
+    const failing = { endpoints: { transformation: () => Promise.reject(new Error('store down')) } } as unknown as Pick<Store, 'endpoints'>;
+    const closed = new TransformRunner();
+    await closed.close();
+    const cases: [string, () => WebhookSender, (t: Awaited<ReturnType<typeof s.endpoint>>) => Promise<void>][] = [
+      ['store', () => webhooks(direct, { store: failing }), async () => {}],
+      ['closed', () => new WebhookSender({ ...senderDeps(), transforms: closed, store: s.store }), async () => {}],
+      ['removed', () => webhooks(), async ({ t, endpoint }) => void (await s.store.endpoints.update(t, endpoint.id, { transformation: null }))],
+    ];
+    for (const [name, make, meanwhile] of cases) {
+      const scene = await s.endpoint({ transformation });
+      const [id] = await s.due(scene.t);
+      const job = await s.claim(id!);
+      await meanwhile(scene);
+      const now = s.clock.now();
+      expect(await make().send(job, now), name).toBeNull();
+      expect(await s.dueAt(now + 999, [job.delivery.id]), name).toEqual([]);
+      expect(await s.dueAt(now + 1_000, [job.delivery.id]), name).toEqual([job.delivery.id]);
+    }
+    expect(direct.requests).toHaveLength(0);
+    expect(await s.metric('wirehook_transformations_total', { result: 'put_off' })).toBe(3);
   });
 });

@@ -3,6 +3,7 @@
 import {
   CANCELLED_ATTEMPT_ERROR,
   runTransformation,
+  TransformerUnavailableError,
   sameHost,
   UnsealError,
   type CheckedTransformation,
@@ -61,6 +62,9 @@ export interface WebhookSenderDeps {
 /** A dispatcher wired without listener connections (no `listen` sender): a listener is never connected. */
 const NO_LISTENERS: Sender = { send: async () => noResponse('connection: no `wirehook listen` is connected here', 0) };
 
+/** A send whose transformation could not be run (for a reason of ours) is tried again this much later. */
+const TRANSFORMATION_RETRY_MS = 1_000;
+
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
 
@@ -106,15 +110,18 @@ export class WebhookSender {
       let credentials: OAuthClientCredentials | null;
       let transformed: CheckedTransformation | undefined;
       try {
-        const code = job.endpoint.transformation?.enabled ? await this.#codes.codeOf(job) : null;
-        if (code !== null) {
-          const ran = await this.#transform(job, code, at);
+        if (job.endpoint.transformation?.enabled) {
+          const ran = await this.#transform(job, await this.#codes.codeOf(job), at);
           if ('result' in ran) return ran.result; // cancelled, or failed: nothing is sent
           transformed = ran.request;
         }
         request = buildWebhookRequest(job, this.#signingKeys, at, transformed);
         credentials = job.endpoint.auth && !listener ? this.#signingKeys.credentialsOf(job.endpoint.id, job.endpoint.auth) : null;
       } catch (err) {
+        if (err instanceof TransformerUnavailableError) {
+          await this.#putOffTransformation(job, err);
+          return null;
+        }
         if (!(err instanceof UnsealError)) throw err;
         await this.#putOff(job, err);
         return null;
@@ -190,6 +197,18 @@ export class WebhookSender {
     if (again.token === first.token) return sent;
     const resent = await traceSend(job, request.url, () => through.send(withToken(request, again.token)));
     return { ...resent, durationMs: sent.durationMs + again.durationMs + resent.durationMs };
+  }
+
+  /**
+   * A transformation that could not be run for a reason of ours — no sandbox thread free soon
+   * enough (the wait holds a dispatcher place and an endpoint slot), the sandbox or the store
+   * failing, the transformation changed since the claim: no attempt (it would count against the
+   * endpoint), the delivery back in the store for TRANSFORMATION_RETRY_MS.
+   */
+  async #putOffTransformation(job: DeliveryJob, err: TransformerUnavailableError): Promise<void> {
+    this.#deps.metrics.transformations.inc({ result: 'put_off' });
+    this.#deps.logger.debug({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, reason: err.message }, 'transformation put off');
+    await this.#deps.leases.release(job, this.#deps.clock.now() + TRANSFORMATION_RETRY_MS);
   }
 
   /**
