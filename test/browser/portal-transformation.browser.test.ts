@@ -150,7 +150,8 @@ describe('the portal: an endpoint’s transformation', () => {
     await page.context().close();
   }, 90_000);
 
-  it('tries code: the example filled in, a rename shows the renamed body, require its line and column, a cancel, bad JSON refused in the page (en)', async () => {
+  // The example filled in, a rename's renamed body, require's line and column, a cancel, and bad JSON refused in the page.
+  it('tries code: example, rename, require’s position, cancel, bad JSON (en)', async () => {
     const e = await scene('tf-try');
     const page = await e.open('en', 'light');
     const calls = simulateCalls(page);

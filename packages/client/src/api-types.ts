@@ -280,7 +280,7 @@ export type paths = {
         put?: never;
         /**
          * Try a transformation
-         * @description Runs `code` (or the endpoint’s stored transformation) on a webhook of `event_type` with `payload`, as a send would — the same sandbox, budget and checks of what it returns — and answers the request that would be sent, a cancel, or the error an attempt would record. Nothing is sent or stored. The code is given the endpoint’s custom headers as responses show them (redacted). 422 when no code is given and the endpoint has no transformation.
+         * @description Runs `code` (or the endpoint’s stored transformation) on a webhook of `event_type` with `payload`, as a send would — the same sandbox, budget and checks of what it returns — and answers the request that would be sent, a cancel, or the error an attempt would record. Nothing is sent or stored. The code is given the endpoint’s custom headers as responses show them (redacted). 422 when no code is given and the endpoint has no transformation; 503 when the sandbox is busy (try again shortly).
          *
          *     Scope: `endpoints:write`.
          */
@@ -4527,6 +4527,25 @@ export interface operations {
                      * @example {
                      *       "error": "rate_limited",
                      *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable; retry later */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unavailable",
+                     *       "message": "A dependency is unavailable; retry later"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

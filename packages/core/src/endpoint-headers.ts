@@ -19,6 +19,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * the others as Latin-1: a value the API took must be one every send carries unchanged.
  */
 export function isHeaderValue(value: string): boolean {
+  // Empty is refused too: the relay (fixed_ip endpoints) never sends one, so neither may a direct send.
+  if (value.length === 0) return false;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     const blank = code === 0x20 || code === 0x09;
@@ -90,7 +92,7 @@ export const endpointHeadersInput = z
             ctx.addIssue({
               code: 'custom',
               path: [name],
-              message: 'a header value is printable ASCII: no line breaks, control or non-ASCII characters, no space at either end',
+              message: 'a header value is printable ASCII: no line breaks, control or non-ASCII characters, no space at either end, not empty',
             });
           }
         }

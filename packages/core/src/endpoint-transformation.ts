@@ -149,7 +149,8 @@ export function checkTransformedWebhook(
       };
     }
   }
-  return { payloadJson, headers, url: url.data };
+  // Sent and recorded as the URL parser reads it (whitespace and line breaks a parser drops are gone).
+  return { payloadJson, headers, url: listenerUrl ?? new URL(url.data).href };
 }
 
 function mapValues(record: Record<string, string>, change: (value: string) => string): Record<string, string> {

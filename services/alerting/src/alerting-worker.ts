@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DEFAULT_ALERT_CONDITIONS,
+  isCancelledAttempt,
   newNoticeId,
   utcMonth,
   type AlertConditions,
@@ -32,6 +33,8 @@ const PERIODIC_MS = 60_000;
 /** Fairness: organizations taken per source per tick, in turn, and the work read for each. */
 const ORGS_PER_TICK = 100;
 const EVENTS_PER_ORG = 100;
+/** Attempts read for a failing endpoint's last error: the newest that was a send among them (cancels skipped). */
+const RECENT_FOR_LAST_ERROR = 20;
 const FAILING_PER_ORG = 100;
 /** A pool change's notices take a step at least this often, even while the outbox is full. */
 const EGRESS_STEP_AT_LEAST_MS = 60_000;
@@ -270,7 +273,8 @@ export class AlertingWorker implements Component {
     const endpoint = await store.endpoints.get(t, endpointId);
     if (!endpoint) return null;
     const consumer = await store.consumers.get(t, endpoint.consumerId);
-    const attempt = event ? null : (await store.deliveries.recentAttempts(t, endpointId, 1))[0];
+    // The newest attempt that was a send: one its transformation cancelled sent nothing, and says nothing of the failure.
+    const attempt = event ? null : (await store.deliveries.recentAttempts(t, endpointId, RECENT_FOR_LAST_ERROR)).find((a) => !isCancelledAttempt(a));
     const last = event ?? { error: attempt?.error ?? null, responseStatus: attempt?.responseStatus ?? null, deliveryId: attempt?.deliveryId ?? null };
     const delivery = last.deliveryId ? await store.deliveries.get(t, last.deliveryId as DeliveryId) : null;
     return {

@@ -1,4 +1,13 @@
-import { InvalidError, runTransformation, webhookBody, type Endpoint, type TransformationSimulationResponse, type Transformer } from '@wirehook/core';
+import {
+  InvalidError,
+  runTransformation,
+  TransformerUnavailableError,
+  UnavailableError,
+  webhookBody,
+  type Endpoint,
+  type TransformationSimulationResponse,
+  type Transformer,
+} from '@wirehook/core';
 
 /** What POST /v1/endpoints/{id}/transformation/simulate was given (simulateTransformationBody). */
 export interface SimulationInput {
@@ -12,7 +21,7 @@ export interface SimulationInput {
  * endpoint's stored transformation — the same run and checks as a send (runTransformation), at
  * `now`, nothing sent. The code is given the endpoint's custom headers as the API shows them
  * (redacted): a simulation never opens a sealed value, so it can never echo one.
- * @throws InvalidError (422) when there is no code to run.
+ * @throws InvalidError (422) when there is no code to run; UnavailableError (503) when the sandbox is busy past its wait limits or down.
  */
 export async function simulateTransformation(
   transformer: Transformer,
@@ -26,7 +35,14 @@ export async function simulateTransformation(
   const headers = { ...(endpoint.headers?.shown ?? {}) };
   const webhook = { event_type: input.event_type, payload: input.payload, headers, url: endpoint.url };
   const listener = endpoint.type === 'listen';
-  const ran = await runTransformation(transformer, code, webhook, now, { id: endpoint.id, listener }, new Set(Object.values(headers)));
+  let ran: Awaited<ReturnType<typeof runTransformation>>;
+  try {
+    ran = await runTransformation(transformer, code, webhook, now, { id: endpoint.id, listener }, new Set(Object.values(headers)));
+  } catch (err) {
+    // The sandbox is busy (its wait limits) or down: ours, and passing — 503, try again.
+    if (err instanceof TransformerUnavailableError) throw new UnavailableError(`transformation: ${err.message}; try again shortly`);
+    throw err;
+  }
   const duration_ms = Math.round(elapsed());
   if (ran.kind === 'cancel') return { cancel: true, request: null, error: null, duration_ms };
   if (ran.kind === 'error') return { cancel: false, request: null, error: ran.error, duration_ms };

@@ -141,7 +141,7 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
       'Runs `code` (or the endpoint’s stored transformation) on a webhook of `event_type` with `payload`, as a send would — the same sandbox, ' +
       'budget and checks of what it returns — and answers the request that would be sent, a cancel, or the error an attempt would record. ' +
       'Nothing is sent or stored. The code is given the endpoint’s custom headers as responses show them (redacted). ' +
-      '422 when no code is given and the endpoint has no transformation.',
+      '422 when no code is given and the endpoint has no transformation; 503 when the sandbox is busy (try again shortly).',
     scope: 'endpoints:write',
     params: [idParam('endpoint id (ep_…)')],
     body: {
@@ -165,7 +165,7 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
       description: 'What a send would do',
       schema: { name: 'TransformationSimulation', schema: transformationSimulationResponse },
     },
-    errors: ['not_found'],
+    errors: ['not_found', 'unavailable'],
   },
   {
     id: 'recoverEndpoint',
