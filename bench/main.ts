@@ -1,6 +1,7 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
+//                      [--receiver-port 8443|443]        (443: beside another bench holding 8443 on a shared machine)
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
@@ -71,12 +72,18 @@ const { values: args } = parseArgs({
     'node-args': { type: 'string' },
     keep: { type: 'boolean', default: false },
     deliveries: { type: 'string' },
+    'receiver-port': { type: 'string' },
   },
 });
 
 const settings = settingsFor(args.smoke ? 'smoke' : 'full');
 if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
+// Endpoint URLs may use 443 or 8443 only; 8443 is the default, which another bench on the machine may hold.
+if (args['receiver-port']) {
+  if (!['443', '8443'].includes(args['receiver-port'])) fail('--receiver-port must be 443 or 8443 (the ports endpoint URLs may use)');
+  settings.receiver.port = Number(args['receiver-port']);
+}
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
 const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
 // Scale (issue 26) runs on its own: a store of --deliveries (default 10^6) and an API probe (bench/scale.ts).
