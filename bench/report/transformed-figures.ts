@@ -83,6 +83,14 @@ export function transformedFigures({ baseline: b, transformed: t }: ScenarioMedi
     ratioToBaseline: ratio(t.latencyP99, b?.latencyP99),
     checked: t.latencyP99 === null || v('noneP99') === null ? null : `none: ${v('noneP99')} ms`,
   });
+  add({
+    id: 'transformed.putOffs',
+    scenario: 'transformed',
+    measure: 'sends put off, no sandbox thread free within its wait (a round)',
+    value: v('transformPutOffs'),
+    unit: '',
+    ratioToBaseline: null,
+  });
   const failures = v('transformFailuresTotal');
   add({
     id: 'transformed.failures',

@@ -30,8 +30,8 @@ const FIELDS: Record<Variant, Record<string, unknown>> = {
 /** One phase: its record, and what Wirehook's transformation counters and threads did in it. */
 interface Phase {
   record: RunRecord;
-  /** `wirehook_transformations_total` over the phase, its warm-up included, by result. */
-  runs: { send: number; cancel: number; error: number };
+  /** `wirehook_transformations_total` over the phase, its warm-up included, by result (put_off: no sandbox thread free soon enough; sent later). */
+  runs: { send: number; cancel: number; error: number; putOff: number };
   /** Mean `wirehook_transformation_duration_seconds` over the phase (a thread's wait, the run, the checks), ms; NaN: none ran. */
   meanMs: number;
   /** Sandbox threads alive in Wirehook's processes at the phase's start and at its end. */
@@ -83,7 +83,7 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
         if (variant === 'enabled' && threadsBeforeFirstEnabled === undefined) threadsBeforeFirstEnabled = result.threadsAtStart;
         ctx.log(
           `transformed round ${n} ${prefix} ${label}: ${result.record.perSecond}/s, ${result.record.wirehookCpuUs} µs CPU a delivery (sandbox ` +
-            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
+            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${result.runs.putOff > 0 ? ` (${result.runs.putOff} put off)` : ''}${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
             `sandbox threads ${result.threadsAtStart} → ${result.threadsAtEnd}`,
         );
         done[label] = result;
@@ -137,7 +137,9 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
       transformedRuns: paced.enabled.runs.send + flat.enabled.runs.send,
       transformedExpected: 2 * settings.e2e.warmup + record.delivered + flat.enabled.record.delivered,
       transformFailures: sum([paced.enabled, flat.enabled].map((p) => p.runs.cancel + p.runs.error)),
-      untransformedRuns: sum(untransformed.map((p) => p.runs.send + p.runs.cancel + p.runs.error)),
+      transformPutOffs: sum([paced.enabled, flat.enabled].map((p) => p.runs.putOff)),
+      flatPutOffs: flat.enabled.runs.putOff,
+      untransformedRuns: sum(untransformed.map((p) => p.runs.send + p.runs.cancel + p.runs.error + p.runs.putOff)),
       otherPhasesShort: sum(
         [flat.enabled, ...untransformed].map(
           ({ record: r }) => r.sent - r.accepted + (r.accepted - r.deliveriesCreated) + (r.expectedDelivered - r.delivered) + r.invalid,
@@ -190,7 +192,7 @@ async function phase(ctx: BenchContext, metricsUrls: string[], name: string, var
   const ran = after.count - before.count;
   return {
     record,
-    runs: { send: after.send - before.send, cancel: after.cancel - before.cancel, error: after.error - before.error },
+    runs: { send: after.send - before.send, cancel: after.cancel - before.cancel, error: after.error - before.error, putOff: after.putOff - before.putOff },
     meanMs: ran > 0 ? round(((after.seconds - before.seconds) / ran) * 1000, 3) : Number.NaN,
     threadsAtStart,
     threadsAtEnd,
@@ -204,6 +206,7 @@ async function counters(metricsUrls: string[]) {
     send: await read('wirehook_transformations_total', { result: 'send' }),
     cancel: await read('wirehook_transformations_total', { result: 'cancel' }),
     error: await read('wirehook_transformations_total', { result: 'error' }),
+    putOff: await read('wirehook_transformations_total', { result: 'put_off' }),
     seconds: await read('wirehook_transformation_duration_seconds_sum'),
     count: await read('wirehook_transformation_duration_seconds_count'),
   };
