@@ -231,6 +231,18 @@ describe('@wirehook/client against embedded Wirehook', () => {
     endpoint.secret = rotated.secret;
   });
 
+  it('endpoints.simulateTransformation: the request a send would make, nothing sent', async () => {
+    const before = rx.receiver.requests.length;
+    const simulated = await client.endpoints.simulateTransformation(endpoint.id, {
+      event_type: 'order.created',
+      payload: { order: 4 },
+      code: 'function handler(w) { w.payload = { id: w.payload.order }; return w }',
+    });
+    expect(simulated).toMatchObject({ cancel: false, error: null });
+    expect(JSON.parse(simulated.request!.body)).toMatchObject({ type: 'order.created', data: { id: 4 } });
+    expect(rx.receiver.requests.length).toBe(before);
+  });
+
   it('consumers.portalLink: a link valid 15 minutes', async () => {
     const link = await client.consumers.portalLink(acme.id, { locale: 'en' });
     expect(link.url).toMatch(/^https?:\/\//);

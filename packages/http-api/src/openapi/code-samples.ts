@@ -119,6 +119,7 @@ function tsValue(value: unknown): string {
     const entries = Object.entries(value).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `'${k}'`}: ${tsValue(v)}`);
     return entries.length ? `{ ${entries.join(', ')} }` : '{}';
   }
-  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+  // Line breaks escaped too: a sample's code (a transformation) spans lines.
+  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\n', '\\n')}'`;
   return JSON.stringify(value);
 }
