@@ -16,6 +16,8 @@ export interface MeasureOptions {
   failing?: FailingGroups;
   /** Open loop at this many messages per second (at most the bench's concurrency in flight). */
   perSecond?: number;
+  /** Called once the warm-up is delivered, before the measured span (e.g. to read Wirehook's counters). */
+  afterWarmup?: () => Promise<void>;
 }
 
 /** What one measured phase saw. */
@@ -35,12 +37,13 @@ export interface MeasuredPhase {
  */
 export async function measureDeliveries(ctx: BenchContext, targets: Target[], options: MeasureOptions): Promise<MeasuredPhase> {
   const { api, receiver, settings } = ctx;
-  const { warmup, count, failing = new Set(), perSecond } = options;
+  const { warmup, count, failing = new Set(), perSecond, afterWarmup } = options;
   if (warmup > 0) {
     await receiver.reset();
     await sendMessages(api, targets, 0, warmup, settings.concurrency);
     await waitForDeliveries(ctx, expectedByGroup(targets, 0, warmup), failing, 'the warm-up');
   }
+  await afterWarmup?.();
   await receiver.reset();
   const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
   const startedAt = nowMs();

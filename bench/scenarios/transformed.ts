@@ -32,6 +32,8 @@ interface Phase {
   record: RunRecord;
   /** `wirehook_transformations_total` over the phase, its warm-up included, by result (put_off: no sandbox thread free soon enough; sent later). */
   runs: { send: number; cancel: number; error: number; putOff: number };
+  /** Of the put-offs, those after the warm-up was delivered (the measured span's). */
+  measuredPutOffs: number;
   /** Mean `wirehook_transformation_duration_seconds` over the phase (a thread's wait, the run, the checks), ms; NaN: none ran. */
   meanMs: number;
   /** Sandbox threads alive in Wirehook's processes at the phase's start and at its end. */
@@ -83,7 +85,7 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
         if (variant === 'enabled' && threadsBeforeFirstEnabled === undefined) threadsBeforeFirstEnabled = result.threadsAtStart;
         ctx.log(
           `transformed round ${n} ${prefix} ${label}: ${result.record.perSecond}/s, ${result.record.wirehookCpuUs} µs CPU a delivery (sandbox ` +
-            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${result.runs.putOff > 0 ? ` (${result.runs.putOff} put off)` : ''}${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
+            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${result.runs.putOff > 0 ? ` (${result.runs.putOff} put off, ${result.measuredPutOffs} after the warm-up)` : ''}${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
             `sandbox threads ${result.threadsAtStart} → ${result.threadsAtEnd}`,
         );
         done[label] = result;
@@ -137,8 +139,10 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
       transformedRuns: paced.enabled.runs.send + flat.enabled.runs.send,
       transformedExpected: 2 * settings.e2e.warmup + record.delivered + flat.enabled.record.delivered,
       transformFailures: sum([paced.enabled, flat.enabled].map((p) => p.runs.cancel + p.runs.error)),
-      transformPutOffs: sum([paced.enabled, flat.enabled].map((p) => p.runs.putOff)),
-      flatPutOffs: flat.enabled.runs.putOff,
+      // Put off for want of a sandbox thread in the measured spans (warm-ups apart), per delivery.
+      flatPutOffs: round2(flat.enabled.measuredPutOffs / Math.max(1, flat.enabled.record.delivered)),
+      pacedPutOffs: round2(paced.enabled.measuredPutOffs / Math.max(1, record.delivered)),
+      warmupPutOffs: flat.enabled.runs.putOff - flat.enabled.measuredPutOffs + paced.enabled.runs.putOff - paced.enabled.measuredPutOffs,
       untransformedRuns: sum(untransformed.map((p) => p.runs.send + p.runs.cancel + p.runs.error + p.runs.putOff)),
       otherPhasesShort: sum(
         [flat.enabled, ...untransformed].map(
@@ -184,8 +188,12 @@ async function phase(ctx: BenchContext, metricsUrls: string[], name: string, var
   });
   const threadsAtStart = threadsNamed(wirehook.pids, SANDBOX_COMM);
   const before = await counters(metricsUrls);
+  let warmedPutOffs = 0;
+  const afterWarmup = async () => {
+    warmedPutOffs = (await counters(metricsUrls)).putOff;
+  };
   const count = perSecond === undefined ? settings.e2e.count : settings.e2e.pacedCount;
-  const { record } = await measureDeliveries(ctx, topology.targets, { warmup: settings.e2e.warmup, count, perSecond });
+  const { record } = await measureDeliveries(ctx, topology.targets, { warmup: settings.e2e.warmup, count, perSecond, afterWarmup });
   const after = await counters(metricsUrls);
   const threadsAtEnd = threadsNamed(wirehook.pids, SANDBOX_COMM);
   await removeEndpoints(ctx, topology.endpoints);
@@ -193,6 +201,7 @@ async function phase(ctx: BenchContext, metricsUrls: string[], name: string, var
   return {
     record,
     runs: { send: after.send - before.send, cancel: after.cancel - before.cancel, error: after.error - before.error, putOff: after.putOff - before.putOff },
+    measuredPutOffs: after.putOff - warmedPutOffs,
     meanMs: ran > 0 ? round(((after.seconds - before.seconds) / ran) * 1000, 3) : Number.NaN,
     threadsAtStart,
     threadsAtEnd,
