@@ -122,7 +122,8 @@ function transformedChecks(r: RunRecord, check: (name: string, ok: boolean, deta
     check(
       'transformed every delivery',
       transformedRuns >= transformedExpected,
-      `${transformedRuns} transformations sent for ${transformedExpected} deliveries (warm-ups included); ${transformFailures} cancelled or failed (retried; a figure, not a count)`,
+      `${transformedRuns} transformations sent for ${transformedExpected} deliveries (warm-ups included); ` +
+        `${transformFailures} cancelled or failed (retried; a figure, not a count)`,
     ),
     check(
       'no transformation ran without one enabled',

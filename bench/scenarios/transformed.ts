@@ -85,7 +85,9 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
         if (variant === 'enabled' && threadsBeforeFirstEnabled === undefined) threadsBeforeFirstEnabled = result.threadsAtStart;
         ctx.log(
           `transformed round ${n} ${prefix} ${label}: ${result.record.perSecond}/s, ${result.record.wirehookCpuUs} µs CPU a delivery (sandbox ` +
-            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations${result.runs.putOff > 0 ? ` (${result.runs.putOff} put off, ${result.measuredPutOffs} after the warm-up)` : ''}${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
+            `${part(result.record, SANDBOX_PART)} µs); ${result.runs.send} transformations` +
+            (result.runs.putOff > 0 ? ` (${result.runs.putOff} put off, ${result.measuredPutOffs} after the warm-up)` : '') +
+            `${Number.isFinite(result.meanMs) ? `, mean ${result.meanMs} ms` : ''}; ` +
             `sandbox threads ${result.threadsAtStart} → ${result.threadsAtEnd}`,
         );
         done[label] = result;
@@ -157,7 +159,8 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
     const x = record.extra as Record<string, number>;
     ctx.log(
       `transformed round ${n}: flat out ${x['enabledPerSecond']}/s with the rename, ${x['disabledPerSecond']}/s disabled, against ${x['nonePerSecond']}/s ` +
-        `(none again ${x['noneAgainRateVsNone']} × none); CPU disabled ${signed(x['disabledDeltaCpuUs']!)} µs vs none, none again ${signed(x['flatNoiseCpuUs']!)} µs. ` +
+        `(none again ${x['noneAgainRateVsNone']} × none); CPU disabled ${signed(x['disabledDeltaCpuUs']!)} µs vs none, ` +
+        `none again ${signed(x['flatNoiseCpuUs']!)} µs. ` +
         `At ${perSecond}/s: ${signed(cost)} µs CPU a transformed delivery (${x['costRatio']} × none; sandbox ${x['sandboxCpuUs']} µs, main thread ` +
         `${signed(x['mainThreadCostUs']!)} µs, store writer ${signed(x['storeWriterCostUs']!)} µs), none again ${signed(x['pacedNoiseCpuUs']!)} µs`,
     );
@@ -171,12 +174,16 @@ export async function runTransformed(ctx: BenchContext): Promise<ScenarioResult>
     name: 'transformed',
     deliveriesPerMessage: 1,
     description:
-      'e2e load, flat out: no transformation, a rename, none again, the rename disabled; paced at half the rename rate: none, rename, none again (record: the paced rename)',
+      'e2e load, flat out: no transformation, a rename, none again, the rename disabled; ' +
+      'paced at half the rename rate: none, rename, none again (record: the paced rename)',
     runs,
   };
 }
 
-/** One phase on fresh endpoints of `variant`: the e2e warm-up, then its count flat out or `pacedCount` at `perSecond`, measured; its endpoints deleted after. */
+/**
+ * One phase on fresh endpoints of `variant`: the e2e warm-up, then its count flat out or
+ * `pacedCount` at `perSecond`, measured; its endpoints deleted after.
+ */
 async function phase(ctx: BenchContext, metricsUrls: string[], name: string, variant: Variant, perSecond?: number): Promise<Phase> {
   const { settings, wirehook } = ctx;
   const topology = await buildTopology(ctx, {

@@ -143,7 +143,8 @@ describe('bench --smoke', () => {
     expect(extra.p99VsQuiet).toBe(Math.round((extra.sendP99 / extra.quietP99) * 100) / 100);
   }, 150_000);
 
-  it('runs the transformed scenario on request: none, rename, none again and disabled flat out, then none, rename and none again paced; the sandbox thread’s CPU apart', () => {
+  // None, rename, none again and disabled flat out, then none, rename and none again paced; the sandbox thread's CPU apart.
+  it('runs the transformed scenario on request: flat out and paced phases', () => {
     const dir = mkdtempSync(join(out, 'transformed-'));
     const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'transformed', '--out', dir], {
       encoding: 'utf8',

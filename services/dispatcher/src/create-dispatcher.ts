@@ -86,10 +86,16 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     ca: shared.ca,
   });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
-  // A send waits for a sandbox thread at most a second, and at most 4 of an endpoint's (64 in
-  // all) wait: the wait holds a dispatcher place and an endpoint slot, so one tenant's slow code
-  // must not hold them all (past the limits a send is put off for a second, no attempt).
-  const transforms = new TransformRunner({ threads: settings.TRANSFORM_THREADS, maxWaitMs: 1_000, maxWaitingPerKey: 4, maxWaiting: 64 });
+  // A send waits for a sandbox thread at most a second, and at most half the dispatcher's places
+  // wait (an endpoint's slots bound its own share): the wait holds a place and a slot, so one
+  // tenant's slow code cannot hold them all, nor for long. Past the limits a send is put off for a
+  // second, no attempt. (Tighter per-endpoint caps put healthy load off: bench, transformed.)
+  const transforms = new TransformRunner({
+    threads: settings.TRANSFORM_THREADS,
+    maxWaitMs: 1_000,
+    maxWaitingPerKey: settings.ENDPOINT_SLOTS,
+    maxWaiting: Math.max(1, Math.floor(settings.DISPATCH_CONCURRENCY / 2)),
+  });
   const dispatcher = new Dispatcher({
     transforms,
     store,

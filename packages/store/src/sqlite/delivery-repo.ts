@@ -31,7 +31,7 @@ import type {
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { endHold } from './endpoint-put-off.ts';
-import { JOB_ENDPOINT_COLUMNS, toAttempt, toDelivery, toEndpoint, toJobEndpoint, toStoredSecret } from './mappers.ts';
+import { JOB_ENDPOINT_COLUMNS, toAttempt, toDelivery, toJobEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
