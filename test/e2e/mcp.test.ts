@@ -46,6 +46,7 @@ describe('MCP over HTTP', () => {
         'list_messages',
         'recover_endpoint',
         'retry_delivery',
+        'simulate_transformation',
         'update_alert_conditions',
         'update_endpoint',
       ].sort(),

@@ -69,6 +69,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/endpoints/{id}/recover messages:retry',
       'GET /v1/endpoints/{id}/recoveries/{recovery_id} logs:read',
       'GET /v1/endpoints/{id}/stats logs:read', // an endpoint's health
+      'POST /v1/endpoints/{id}/transformation/simulate endpoints:write', // runs code as a send would, sends nothing
       'GET /v1/event-types null',
       'GET /v1/egress-ips null', // the fixed source addresses, any key
       'POST /v1/event-types endpoints:write',
