@@ -21,6 +21,7 @@ const endpoint = {
   headers: null,
   tls: null,
   auth: null,
+  transformation: null,
   ordering: 'none',
   rate_limit: null,
   type: 'http',
