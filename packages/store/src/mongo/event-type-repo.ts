@@ -144,7 +144,7 @@ export class MongoEventTypeRepo implements EventTypeRepo {
   }
 
   async enforcing(t: Tenant): Promise<{ name: string; version: number }[]> {
-    // Covered by event_types_enforcing (enforcing types only): no document, no schema text read.
+    // Covered by event_types_enforcing_keys (enforcing types only): no document, no schema text read.
     const q = P.enforcingEventTypes(t);
     const docs = await this.#conn.eventTypes
       .find(q.filter, { ...q.options, projection: { _id: 0, name: 1, version: 1 } })

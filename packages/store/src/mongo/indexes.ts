@@ -93,7 +93,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.eventTypes]: [
     { key: { orgId: 1, env: 1, name: 1 }, name: UNIQUE_INDEX.eventTypeName, unique: true },
     // Which of a tenant's event types the intake checks: the enforcing ones alone, covering (name, version).
-    { key: { orgId: 1, env: 1, validation: 1, name: 1, version: 1 }, name: 'event_types_enforcing', partialFilterExpression: { validation: 'enforce' } },
+    { key: { orgId: 1, env: 1, validation: 1, name: 1, version: 1 }, name: 'event_types_enforcing_keys', partialFilterExpression: { validation: 'enforce' } },
   ],
   // An event type's earlier schemas, newest first: a page is one range of the key. Unique, so a
   // PATCH retried after a crash between its two writes keeps one copy of the version it replaced.

@@ -117,8 +117,8 @@ export const TENANCY_PLANS = definePlans('tenancy', {
   /** The tenant's enforcing event types (name and version; covered), stopped at EVENT_TYPES_ENFORCING_CAP. */
   enforcingEventTypes: planSpec({
     collection: COLLECTIONS.eventTypes,
-    index: 'event_types_enforcing',
-    examines: `≤ ${EVENT_TYPES_ENFORCING_CAP} index keys: the tenant's range of event_types_enforcing (partial: validation enforce); no document`,
+    index: 'event_types_enforcing_keys',
+    examines: `≤ ${EVENT_TYPES_ENFORCING_CAP} index keys: the tenant's range of event_types_enforcing_keys (partial: validation enforce); no document`,
     maxExamined: () => 0,
     maxKeysExamined: (n) => n + 1,
     build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env, validation: 'enforce' }, sort: { name: 1 } }),
@@ -153,7 +153,8 @@ export const TENANCY_PLANS = definePlans('tenancy', {
   eventTypeVersionsPast: planSpec({
     collection: COLLECTIONS.eventTypeVersions,
     index: UNIQUE_INDEX.eventTypeVersion,
-    examines: '≤ 1 a change in the steady state: the event type’s range of event_type_versions_key at or below the cut',
+    examines:
+      '≤ 1 a change in the steady state (once, the backlog of a type with more than 100 kept): the event type’s range of event_type_versions_key at or below the cut',
     maxExamined: () => 1,
     build: (t: TenantArg, name: string, cut: number) => ({ filter: { orgId: t.orgId, env: t.env, name, version: { $lte: cut } } }),
     example: [T, 'invoice.paid', 1],
