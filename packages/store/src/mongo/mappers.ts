@@ -73,6 +73,20 @@ export function toConsumerRef(doc: Pick<ConsumerDoc, '_id' | 'externalId' | 'nam
 
 /** An endpoint without its secrets. */
 export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
+  return Object.assign(endpointFields(doc), { transformation: doc.transformation ?? null });
+}
+
+/**
+ * An endpoint document read for a claimed delivery's job, its transformation's code projected
+ * away (delivery-claim.ts): the transformation as a TransformationRef.
+ */
+export function toJobEndpoint(doc: Omit<EndpointDoc, 'secrets'>): JobEndpoint {
+  const ref = doc.transformation;
+  return Object.assign(endpointFields(doc), { transformation: ref ? { enabled: ref.enabled, sha256: ref.sha256 } : null });
+}
+
+/** Every field of an endpoint document but its secrets and transformation (toEndpoint's and toJobEndpoint's). */
+function endpointFields(doc: Omit<EndpointDoc, 'secrets'>): Omit<Endpoint, 'transformation'> {
   return {
     id: doc._id as EndpointId,
     consumerId: doc.consumerId as ConsumerId,
@@ -93,18 +107,7 @@ export function toEndpoint(doc: Omit<EndpointDoc, 'secrets'>): Endpoint {
     headers: doc.headers ? { sealed: doc.headers.sealed, shown: Object.fromEntries(doc.headers.shown) } : null,
     tls: doc.tls ?? null,
     auth: doc.auth ?? null,
-    transformation: doc.transformation ?? null,
   };
-}
-
-/**
- * An endpoint document read for a claimed delivery's job, without its transformation's code
- * (ACTIVE_ENDPOINT_PROJECTION): its transformation as a TransformationRef.
- */
-export function toJobEndpoint(doc: Omit<EndpointDoc, 'secrets'>): JobEndpoint {
-  const { transformation: _none, ...endpoint } = toEndpoint({ ...doc, transformation: null });
-  const ref = doc.transformation;
-  return { ...endpoint, transformation: ref ? { enabled: ref.enabled, sha256: ref.sha256 } : null };
 }
 
 /** One entry of an endpoint's `secrets`. */

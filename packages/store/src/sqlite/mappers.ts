@@ -74,8 +74,18 @@ export function toConsumer(row: Row): Consumer {
   };
 }
 
-/** An `endpoints` row. */
+/** An `endpoints` row, its transformation with the code. */
 export function toEndpoint(row: Row): Endpoint {
+  return Object.assign(endpointFields(row), { transformation: transformationOf(row) });
+}
+
+/** An `endpoints` row read with JOB_ENDPOINT_COLUMNS (or all): the endpoint, its transformation without the code. */
+export function toJobEndpoint(row: Row): JobEndpoint {
+  return Object.assign(endpointFields(row), { transformation: jsonOrNull<TransformationRef>(row, 'transformation_ref') });
+}
+
+/** Every field of an `endpoints` row but its transformation (toEndpoint's and toJobEndpoint's). */
+function endpointFields(row: Row): Omit<Endpoint, 'transformation'> {
   return {
     id: text(row, 'id') as EndpointId,
     consumerId: text(row, 'consumer_id') as ConsumerId,
@@ -96,7 +106,6 @@ export function toEndpoint(row: Row): Endpoint {
     headers: jsonOrNull<EndpointHeaders>(row, 'headers'),
     tls: jsonOrNull<EndpointTls>(row, 'tls'),
     auth: jsonOrNull<EndpointAuth>(row, 'auth'),
-    transformation: transformationOf(row),
   };
 }
 
@@ -107,12 +116,6 @@ export function toEndpoint(row: Row): Endpoint {
 export const JOB_ENDPOINT_COLUMNS =
   'id, org_id, env, consumer_id, url, description, event_types, fixed_ip, status, disabled_reason, failing_since, created_at, retry, ' +
   'compat_signature, ordering, rate_limit, held_until, type, headers, tls, auth, transformation_ref';
-
-/** An `endpoints` row read with JOB_ENDPOINT_COLUMNS (or all): the endpoint, its transformation without the code. */
-export function toJobEndpoint(row: Row): JobEndpoint {
-  const { transformation: _code, ...endpoint } = toEndpoint({ ...row, transformation_code: null });
-  return { ...endpoint, transformation: jsonOrNull<TransformationRef>(row, 'transformation_ref') };
-}
 
 /** A row's transformation (its transformation_ref and transformation_code), or null for none. */
 export function transformationOf(row: Row): EndpointTransformation | null {
