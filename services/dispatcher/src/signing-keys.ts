@@ -10,6 +10,7 @@ import {
   type SecretBox,
 } from '@wirehook/core';
 import type { ClientTls } from '@wirehook/egress';
+import { remember } from './recent-map.ts';
 
 /** How many endpoint secrets stay opened; beyond it the oldest opened is dropped. */
 const DEFAULT_CAPACITY = 10_000;
@@ -103,11 +104,4 @@ function sameCredentials(a: OAuthClientCredentials, b: EndpointAuth): boolean {
 interface Opened<T> {
   sealed: string;
   opened: T;
-}
-
-/** Sets `key` last (most recent); drops the oldest past `capacity`. */
-function remember<T>(map: Map<string, T>, key: string, value: T, capacity: number): void {
-  map.delete(key);
-  if (map.size >= capacity) map.delete(map.keys().next().value!);
-  map.set(key, value);
 }

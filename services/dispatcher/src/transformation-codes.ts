@@ -3,6 +3,7 @@
 // it), so the code is read once per change of it — one point read — and kept by endpoint.
 import { TransformerUnavailableError, type EndpointId } from '@wirehook/core';
 import type { DeliveryJob, Store } from '@wirehook/store';
+import { remember } from './recent-map.ts';
 
 /** Most endpoints' code kept (32 KB at most each: 32 MB at the very most). */
 const CAPACITY = 1_000;
@@ -37,9 +38,7 @@ export class TransformationCodes {
     const id = job.endpoint.id;
     const known = this.#known.get(id);
     if (known?.sha256 === ref.sha256) {
-      // Most recently used last: the first in the map is the one to drop.
-      this.#known.delete(id);
-      this.#known.set(id, known);
+      remember(this.#known, id, known, CAPACITY); // most recently used last: the first is the one to drop
       return known.code;
     }
     let read: Known | null;
@@ -63,9 +62,7 @@ export class TransformationCodes {
             return null;
           }
           const known = { sha256: stored.sha256, code: stored.code };
-          this.#known.delete(id);
-          if (this.#known.size >= CAPACITY) this.#known.delete(this.#known.keys().next().value!);
-          this.#known.set(id, known);
+          remember(this.#known, id, known, CAPACITY);
           return known;
         })
         .finally(() => this.#reading.delete(id));
