@@ -154,7 +154,8 @@ export const TENANCY_PLANS = definePlans('tenancy', {
     collection: COLLECTIONS.eventTypeVersions,
     index: UNIQUE_INDEX.eventTypeVersion,
     examines:
-      '≤ 1 a change in the steady state (once, the backlog of a type with more than 100 kept): the event type’s range of event_type_versions_key at or below the cut',
+      '≤ 1 a change in the steady state (once, the backlog of a type with more than 100 kept): ' +
+      'the event type’s range of event_type_versions_key at or below the cut',
     maxExamined: () => 1,
     build: (t: TenantArg, name: string, cut: number) => ({ filter: { orgId: t.orgId, env: t.env, name, version: { $lte: cut } } }),
     example: [T, 'invoice.paid', 1],
