@@ -50,7 +50,7 @@ describe('the portal: delivery order', () => {
     expect(await page.getByRole('button', { name: 'Save delivery order' }).isDisabled()).toBe(true);
     await page.getByLabel('In order per ordering key').check();
     await page.getByRole('button', { name: 'Save delivery order' }).click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText('Saved.', { exact: true }).waitFor();
     expect((await t.api.get(`/v1/endpoints/${endpointId}`)).body.ordering).toBe('key');
 
     // Kept: the page read again (the tab keeps its token, the address the endpoint's route) shows it chosen.

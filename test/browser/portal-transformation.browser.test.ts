@@ -90,7 +90,7 @@ describe('the portal: an endpoint’s transformation', () => {
     const panel = page.getByRole('region', { name: 'Transformation' });
     await panel.getByText('No transformation: webhooks are sent as they are.').waitFor();
     const code = panel.getByLabel('Code (JavaScript)');
-    expect(await code.inputValue()).toBe(STARTER);
+    await expect.poll(() => code.inputValue()).toBe(STARTER);
     await panel.getByText(`${Buffer.byteLength(STARTER)} of 32,768 bytes`).waitFor();
     const enabled = panel.getByRole('checkbox', { name: 'Enabled: run it on every webhook' });
     expect(await enabled.isChecked()).toBe(true);
@@ -144,7 +144,7 @@ describe('the portal: an endpoint’s transformation', () => {
     await panel.getByText('No transformation: webhooks are sent as they are.').waitFor();
     expect(asked).toEqual([expect.stringContaining('Remove this endpoint’s transformation?')]);
     expect((await e.shown()).transformation).toBeNull();
-    expect(await code.inputValue()).toBe(STARTER);
+    await expect.poll(() => code.inputValue()).toBe(STARTER);
     expect(await enabled.isChecked()).toBe(true);
     expect(await panel.getByRole('button', { name: 'Remove transformation' }).count()).toBe(0);
     await page.context().close();

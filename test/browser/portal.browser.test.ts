@@ -125,7 +125,7 @@ describe('the portal in a browser', () => {
 
     await page.getByLabel('Description').fill('Orders and refunds');
     await page.getByRole('button', { name: 'Save changes' }).first().click();
-    await page.getByText('Saved.').waitFor();
+    await page.getByText('Saved.', { exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Delete endpoint' }).click();
     await page.getByText('No endpoints yet').waitFor();

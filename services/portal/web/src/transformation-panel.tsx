@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type EndpointDetail, isListener } from './api.ts';
 import { CodeEditor, showLine } from './code-editor.tsx';
 import type { Ctx } from './ctx.ts';
@@ -31,7 +31,9 @@ export function TransformationPanel({ ctx, endpoint, onChange }: { ctx: Ctx; end
   const [enabled, setEnabled] = useState(stored?.enabled ?? true);
   // What is stored changed (saved or removed here, or read again): the editor shows it. Other
   // panels' reloads leave both values as they were, and so the customer's unsaved edits too.
-  useEffect(() => {
+  // A layout effect: the reset lands in the same task as the render, so no frame shows the new
+  // state ("No transformation") beside the old code.
+  useLayoutEffect(() => {
     setCode(stored?.code ?? STARTER_CODE);
     setEnabled(stored?.enabled ?? true);
   }, [stored?.code, stored?.enabled]);
