@@ -1,7 +1,6 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
-//                      [--receiver-port 8443|443]        (443: beside another bench holding 8443 on a shared machine)
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
@@ -72,18 +71,12 @@ const { values: args } = parseArgs({
     'node-args': { type: 'string' },
     keep: { type: 'boolean', default: false },
     deliveries: { type: 'string' },
-    'receiver-port': { type: 'string' },
   },
 });
 
 const settings = settingsFor(args.smoke ? 'smoke' : 'full');
 if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
-// Endpoint URLs may use 443 or 8443 only; 8443 is the default, which another bench on the machine may hold.
-if (args['receiver-port']) {
-  if (!['443', '8443'].includes(args['receiver-port'])) fail('--receiver-port must be 443 or 8443 (the ports endpoint URLs may use)');
-  settings.receiver.port = Number(args['receiver-port']);
-}
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
 const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
 // Scale (issue 26) runs on its own: a store of --deliveries (default 10^6) and an API probe (bench/scale.ts).
@@ -133,12 +126,12 @@ let wirehook: RunningWirehook | undefined;
 let api: WirehookApi | undefined;
 let exitCode = 0;
 try {
-  receiver = await BenchReceiver.start({ ...settings.receiver, waitForAddressMs: 120_000, execArgv: profileArgs('receiver') });
-  log(`receiver (pid ${receiver.pid}) on ${receiver.origin}`);
+  receiver = await BenchReceiver.start({ execArgv: profileArgs('receiver') });
+  log(`receiver (pid ${receiver.pid}) on ${receiver.origin} (${receiver.ip})`);
   const launchOptions: LaunchOptions = {
     dataDir: join(workDir, 'data'),
     logFile: join(workDir, 'wirehook.log'),
-    env: { DELIVERY_ALLOW_HOSTS: settings.receiver.host, NODE_EXTRA_CA_CERTS: receiver.ca.caFile },
+    env: { ...receiver.wirehookEnv, NODE_EXTRA_CA_CERTS: receiver.ca.caFile },
     execArgv: [...profileArgs('wirehook'), ...(args['node-args']?.split(' ').filter(Boolean) ?? [])],
   };
   wirehook = await launcher.launch(launchOptions);

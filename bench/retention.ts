@@ -23,6 +23,7 @@ import { ApiProbe } from './load/api-probe.ts';
 import { nowMs, sendMessages } from './load/send-messages.ts';
 import { round } from './report/stats.ts';
 import { seed } from './scale.ts';
+import { REFUSING_ENDPOINT } from './settings.ts';
 import { payloadJson, sendBody } from './setup/payload.ts';
 import { createTenants } from './setup/tenants.ts';
 import type { Target } from './setup/topology.ts';
@@ -52,7 +53,7 @@ export async function runRetention(messages: number, intakeCount: number, outDir
   const dataDir = join(workDir, 'data');
   const wirehook = await embeddedLauncher.launch({
     dataDir,
-    env: { DELIVERY_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', RETENTION_INTERVAL_MS: '1000' },
+    env: { ...REFUSING_ENDPOINT.wirehookEnv, LOG_LEVEL: 'warn', RETENTION_INTERVAL_MS: '1000' },
     logFile: join(workDir, 'wirehook.log'),
     execArgv: [],
   });
@@ -72,7 +73,7 @@ export async function runRetention(messages: number, intakeCount: number, outDir
       const tenant = senders[i % senders.length]!;
       const consumer = `retention-c${i}`;
       const created = await api.expect(201, 'POST', '/v1/consumers', tenant.key, { external_id: consumer });
-      const endpoint = await api.expect(201, 'POST', '/v1/endpoints', tenant.key, { consumer_id: created.id, url: 'https://127.0.0.1:8443/intake' });
+      const endpoint = await api.expect(201, 'POST', '/v1/endpoints', tenant.key, { consumer_id: created.id, url: `${REFUSING_ENDPOINT.origin}/intake` });
       await api.expect(200, 'PATCH', `/v1/endpoints/${endpoint.id}`, tenant.key, { status: 'paused' });
       targets.push({ tenant, consumer, endpoints: [], body: sendBody(consumer, payload) });
     }
@@ -84,7 +85,7 @@ export async function runRetention(messages: number, intakeCount: number, outDir
 
     // N messages five months old at once, then the job walks them away.
     const oldConsumer = await api.expect(201, 'POST', '/v1/consumers', old!.key, { external_id: 'old' });
-    const oldEndpoint = await api.expect(201, 'POST', '/v1/endpoints', old!.key, { consumer_id: oldConsumer.id, url: 'https://127.0.0.1:8443/old' });
+    const oldEndpoint = await api.expect(201, 'POST', '/v1/endpoints', old!.key, { consumer_id: oldConsumer.id, url: `${REFUSING_ENDPOINT.origin}/old` });
     const file = join(dataDir, 'wirehook.sqlite');
     const fiveMonthsAgo = Date.now() - 150 * 24 * 3600 * 1000;
     seed(file, old!.orgId, oldConsumer.id, 0, fiveMonthsAgo, [{ endpointId: oldEndpoint.id, count: messages, status: 'success' }]);

@@ -26,6 +26,7 @@ import { tail } from './launchers/processes.ts';
 import { rssBytes } from './report/proc-stats.ts';
 import { round } from './report/stats.ts';
 import { countAttempts, seedAttempts } from './setup/seed-attempts.ts';
+import { REFUSING_ENDPOINT } from './settings.ts';
 import { createTenants } from './setup/tenants.ts';
 import { ApiProbe } from './load/api-probe.ts';
 import { nowMs } from './load/send-messages.ts';
@@ -52,7 +53,7 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
   const dataDir = join(workDir, 'data');
   const wirehook = await embeddedLauncher.launch({
     dataDir,
-    env: { DELIVERY_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'warn', RETENTION_INTERVAL_MS: String(RETENTION_INTERVAL_MS) },
+    env: { ...REFUSING_ENDPOINT.wirehookEnv, LOG_LEVEL: 'warn', RETENTION_INTERVAL_MS: String(RETENTION_INTERVAL_MS) },
     logFile: join(workDir, 'wirehook.log'),
     execArgv: [],
   });
@@ -62,9 +63,9 @@ export async function runScale(deliveries: number, outDir: string | undefined, l
     const [big, other] = await createTenants(wirehook, 2);
     const key = big!.key;
     const consumer = await api.expect(201, 'POST', '/v1/consumers', key, { external_id: 'big', name: 'Big customer' });
-    // Nothing listens on port 9: sends fail at once (ECONNREFUSED), no network, no waiting.
+    // Nothing listens there: sends fail at once (ECONNREFUSED), no network, no waiting.
     const endpoint = async (name: string) =>
-      (await api.expect(201, 'POST', '/v1/endpoints', key, { consumer_id: consumer.id, url: `https://127.0.0.1:8443/${name}`, description: name }))
+      (await api.expect(201, 'POST', '/v1/endpoints', key, { consumer_id: consumer.id, url: `${REFUSING_ENDPOINT.origin}/${name}`, description: name }))
         .id as string;
     const retrying: string[] = [];
     const failed: string[] = [];
@@ -246,8 +247,20 @@ export function seed(
         `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
          INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
                                  next_attempt_at, manual, lease_until, created_at, held)
-         SELECT printf('dlv_%s%016d', ?, i), ?, 'live', printf('msg_%s%016d', ?, i), ?, 'https://127.0.0.1:8443/', ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
-      ).run(from, from + size, stamp, orgId, stamp, group.endpointId, group.status, group.status === 'retrying' ? farFuture : null, created, first);
+         SELECT printf('dlv_%s%016d', ?, i), ?, 'live', printf('msg_%s%016d', ?, i), ?, ?, ?, 1, 1, ?, 0, NULL, ? + i - ?, 0 FROM seq`,
+      ).run(
+        from,
+        from + size,
+        stamp,
+        orgId,
+        stamp,
+        group.endpointId,
+        `${REFUSING_ENDPOINT.origin}/`,
+        group.status,
+        group.status === 'retrying' ? farFuture : null,
+        created,
+        first,
+      );
       db.exec('COMMIT');
     }
   }

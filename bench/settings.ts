@@ -9,8 +9,6 @@ export interface BenchSettings {
   runs: number;
   /** Business-plan orgs the load is spread over (20,000 requests a minute each). */
   orgs: number;
-  /** Where the receiver listens; endpoint URLs must use 443 or 8443. */
-  receiver: { host: string; port: number };
   baseline: { warmup: number; count: number };
   /** Messages to consumers whose only endpoint is paused: everything of intake, nothing sent. */
   intake: { warmup: number; count: number; consumers: number };
@@ -49,7 +47,7 @@ const FANOUT = 20;
 
 /** The settings of a mode. */
 export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
-  const common = { concurrency: 64, payloadBytes: 1024, receiver: { host: '127.0.0.1', port: 8443 } };
+  const common = { concurrency: 64, payloadBytes: 1024 };
   if (mode === 'smoke') {
     return {
       ...common,
@@ -94,3 +92,14 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
 
 /** Endpoints per consumer in the fan-out and backlog scenarios (the spec's cap). */
 export const FANOUT_ENDPOINTS = FANOUT;
+
+/**
+ * Endpoints whose sends are meant to fail at once (scale, retention): a name in the test
+ * certificate mapped to a loopback address where nothing of ours listens (bench receivers use
+ * 127.0.1.N, the suite's 127.0.0.N), so a send is refused on connect and never reaches another
+ * run's receiver. `wirehookEnv` goes to the launched Wirehook.
+ */
+export const REFUSING_ENDPOINT = {
+  origin: 'https://refused.receiver.wirehook.test:8443',
+  wirehookEnv: { DELIVERY_RESOLVE: 'refused.receiver.wirehook.test:127.0.2.1', DELIVERY_ALLOW_HOSTS: '127.0.2.1' },
+} as const;

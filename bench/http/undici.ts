@@ -23,17 +23,20 @@ export interface UndiciPool {
   close(): Promise<void>;
 }
 
+/** TLS of a pool's connections: CAs trusted beside Node's, and the name checked (SNI) when the origin is an address. */
+export interface PoolTls {
+  ca?: string;
+  servername?: string;
+}
+
 interface UndiciModule {
-  Pool: new (origin: string, options: { connections: number; pipelining?: number; connect?: { ca?: string; rejectUnauthorized?: boolean } }) => UndiciPool;
+  Pool: new (origin: string, options: { connections: number; pipelining?: number; connect?: PoolTls }) => UndiciPool;
 }
 
 const require = createRequire(new URL('../../packages/egress/package.json', import.meta.url));
 const undici = require('undici') as UndiciModule;
 
-/**
- * A keep-alive pool of `connections` to `origin` (no pipelining), trusting `ca` in
- * addition to Node's default CAs when given.
- */
-export function createPool(origin: string, connections: number, ca?: string): UndiciPool {
-  return new undici.Pool(origin, { connections, pipelining: 1, ...(ca ? { connect: { ca } } : {}) });
+/** A keep-alive pool of `connections` to `origin` (no pipelining), its TLS as `tls` says. */
+export function createPool(origin: string, connections: number, tls?: PoolTls): UndiciPool {
+  return new undici.Pool(origin, { connections, pipelining: 1, ...(tls ? { connect: tls } : {}) });
 }

@@ -2,16 +2,22 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { testCa, type TestCa } from '@wirehook/testkit';
 import type { AnswerTimes, HarnessMessage, ReceiverMessage, ReceiverStats, RouteMode, RouteSpec } from './protocol.ts';
 
-/** Where the receiver listens. The test certificate covers 127.0.0.1 (and `localhost`). */
+/**
+ * How the receiver starts. It listens on port 8443 (endpoint URLs may use 443 or 8443) of a
+ * loopback address of its own, 127.0.1.N, drawn until one is free, and is reached by the name
+ * bN.receiver.wirehook.test — in the test certificate (*.receiver.wirehook.test) and mapped to
+ * its address through Wirehook's DELIVERY_RESOLVE. So two benches, or a bench and the test
+ * suite's receivers (127.0.0.N), never wait for each other's address.
+ */
 export interface ReceiverOptions {
-  host: string;
-  /** Endpoint URLs must use 443 or 8443. */
-  port: number;
-  /** How long to wait for the address to be free (another bench holding it). */
-  waitForAddressMs: number;
   /** Extra node flags for the receiver process (e.g. --cpu-prof). */
   execArgv?: string[];
 }
+
+/** The port every bench receiver listens on (one the endpoint URL rules allow). */
+const PORT = 8443;
+/** Addresses drawn before giving up: each is taken only by another receiver of this machine. */
+const ADDRESS_TRIES = 64;
 
 type Request = HarnessMessage extends infer M ? (M extends { seq: number } ? Omit<M, 'seq'> : never) : never;
 
@@ -20,51 +26,63 @@ const RECEIVER_MAIN = new URL('./receiver-process.ts', import.meta.url);
 /** The harness's handle on the receiver process: routes, modes and counters over IPC. */
 export class BenchReceiver {
   readonly ca: TestCa;
-  readonly host: string;
-  readonly port: number;
+  readonly port = PORT;
+  /** N of its address, once it listens. */
+  #n = 0;
   readonly #child: ChildProcess;
   readonly #pending = new Map<number, (reply: ReceiverMessage) => void>();
   #seq = 0;
 
-  private constructor(child: ChildProcess, ca: TestCa, host: string, port: number) {
+  private constructor(child: ChildProcess, ca: TestCa) {
     this.#child = child;
     this.ca = ca;
-    this.host = host;
-    this.port = port;
     child.on('message', (reply: ReceiverMessage) => {
       this.#pending.get(reply.seq)?.(reply);
       this.#pending.delete(reply.seq);
     });
   }
 
-  /** Forks the receiver and makes it listen, waiting while another process holds the address. */
-  static async start(options: ReceiverOptions): Promise<BenchReceiver> {
+  /** Forks the receiver and makes it listen on a free loopback address of its own. */
+  static async start(options: ReceiverOptions = {}): Promise<BenchReceiver> {
     const ca = await testCa();
     const child = fork(RECEIVER_MAIN, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: options.execArgv ?? [] });
-    const receiver = new BenchReceiver(child, ca, options.host, options.port);
-    const deadline = Date.now() + options.waitForAddressMs;
-    let warned = false;
-    for (;;) {
-      const reply = await receiver.#call({ type: 'listen', host: options.host, port: options.port, keyPem: ca.keyPem, certPem: ca.certPem });
-      if (reply.type === 'ok') return receiver;
-      if (reply.type === 'error' && reply.code === 'EADDRINUSE' && Date.now() < deadline) {
-        if (!warned) process.stderr.write(`bench: ${options.host}:${options.port} is in use (another bench?); waiting…\n`);
-        warned = true;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        continue;
+    const receiver = new BenchReceiver(child, ca);
+    for (let tries = 1; ; tries++) {
+      const n = 1 + Math.floor(Math.random() * 254);
+      const ip = `127.0.1.${n}`;
+      const reply = await receiver.#call({ type: 'listen', host: ip, port: PORT, keyPem: ca.keyPem, certPem: ca.certPem });
+      if (reply.type === 'ok') {
+        receiver.#n = n;
+        return receiver;
       }
+      if (reply.type === 'error' && reply.code === 'EADDRINUSE' && tries < ADDRESS_TRIES) continue;
       child.kill();
-      throw new Error(`receiver could not listen on ${options.host}:${options.port}: ${reply.type === 'error' ? reply.message : reply.type}`);
+      throw new Error(`receiver could not listen on ${ip}:${PORT}: ${reply.type === 'error' ? reply.message : reply.type}`);
     }
+  }
+
+  /** The loopback address it listens on (`127.0.1.N`). */
+  get ip(): string {
+    return `127.0.1.${this.#n}`;
+  }
+
+  /** The name endpoint URLs use (`bN.receiver.wirehook.test`). */
+  get host(): string {
+    return `b${this.#n}.receiver.wirehook.test`;
   }
 
   get pid(): number {
     return this.#child.pid!;
   }
 
-  /** `https://host:port` */
+  /** `https://bN.receiver.wirehook.test:8443` */
   get origin(): string {
     return `https://${this.host}:${this.port}`;
+  }
+
+  /** What Wirehook needs to reach it: the name mapped to the address, and the address allowed. */
+  get wirehookEnv(): { DELIVERY_RESOLVE: string; DELIVERY_ALLOW_HOSTS: string } {
+    return { DELIVERY_RESOLVE: `${this.host}:${this.ip}`, DELIVERY_ALLOW_HOSTS: this.ip };
   }
 
   /** The URL of a route, for an endpoint. */
