@@ -297,6 +297,54 @@ describe('an external NATS', () => {
     }
   });
 
+  // Every Secret the migrate Job reads exists before it runs: made outside the release, or a hook
+  // of a lower weight. Release objects (<release>-secrets, -nats-client) are applied only after
+  // the pre-upgrade hooks: the Job would read the last release's values (a rotated password, the
+  // old one), or on Argo CD's first sync wait for a Secret that does not exist yet.
+  it.each([
+    ['NATS user and TLS as values, URLs as values', ['nats.auth.type=user', 'nats.auth.user=acme', 'nats.auth.password=n3w-pass'], true],
+    [
+      'an nkey seed as values, everything else in secrets.existingSecret',
+      ['secrets.existingSecret=k', 'nats.auth.type=nkey', 'nats.auth.nkeySeed=SUAC'],
+      false,
+    ],
+  ])('%s: the migrate Job reads only Secrets made before it (a copy of the values, deleted once the hooks succeed)', async (_, sets, urls) => {
+    const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const base = urls
+      ? ['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=tls://connect.ngs.global']
+      : ['natsUrl=tls://connect.ngs.global'];
+    const objects = await template([...base, ...sets], { kubeconfig: kube.kubeconfig, setString: [`nats.tls.ca=${CA}`] });
+    const job = named(objects, 'Job', 'wh-migrate');
+    const jobWeight = Number(job.metadata['annotations']['helm.sh/hook-weight']);
+    const spec = job['spec'].template.spec;
+    const read = new Set<string>([
+      ...(container(job).envFrom as { secretRef?: { name: string } }[]).flatMap((e) => (e.secretRef ? [e.secretRef.name] : [])),
+      ...(container(job).env as { valueFrom?: { secretKeyRef?: { name: string } } }[]).flatMap((e) =>
+        e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : [],
+      ),
+      ...(spec.volumes ?? []).flatMap((v: { projected?: { sources: { secret: { name: string } }[] } }) => v.projected?.sources.map((x) => x.secret.name) ?? []),
+    ]);
+    expect(read).toContain('wh-migrate');
+    for (const name of read) {
+      if (name === 'k') continue; // secrets.existingSecret: made outside the release
+      const secret = named(objects, 'Secret', name);
+      const hook = secret.metadata['annotations'] ?? {};
+      expect(hook['helm.sh/hook'], name).toMatch(/pre-upgrade/);
+      expect(Number(hook['helm.sh/hook-weight']), name).toBeLessThan(jobWeight);
+    }
+    const copy = named(objects, 'Secret', 'wh-migrate');
+    expect(copy.metadata['annotations']['helm.sh/hook-delete-policy']).toBe('before-hook-creation,hook-succeeded');
+    // It holds what the release's own Secrets hold: this release's values, not the last one's.
+    const copied = decoded(copy);
+    expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-nats-client')));
+    if (urls) expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-secrets')));
+    else expect(Object.keys(copied).filter((k) => k.endsWith('_URL'))).toEqual([]);
+    // The services keep reading the release's own Secret.
+    const dispatcher = named(objects, 'Deployment', 'wh-dispatcher');
+    expect(JSON.stringify(dispatcher)).not.toContain('wh-migrate');
+    expect(JSON.stringify(dispatcher)).toContain('wh-nats-client');
+  });
+
   it('credentials in natsUrl alone (the default type none): nothing added', async () => {
     const objects = await template(['secrets.existingSecret=k', 'natsUrl=nats://u:p@nats:4222']);
     for (const w of wirehookWorkloads(objects)) {

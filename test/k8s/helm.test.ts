@@ -42,11 +42,17 @@ describe('the Secret holding the sealing key', () => {
     expect(Number(named(objects, 'Job', 'wh-migrate').metadata['annotations']['helm.sh/hook-weight'])).toBeGreaterThan(-10);
     // The URLs follow the values in a Secret of their own, which holds no key.
     expect(Object.keys(keysOf(named(objects, 'Secret', 'wh-secrets'))).sort()).toEqual(['MONGODB_URL', 'NATS_URL', 'REDIS_URL']);
-    for (const d of [...byKind(objects, 'Deployment'), named(objects, 'Job', 'wh-migrate')]) {
+    for (const d of byKind(objects, 'Deployment')) {
       expect(container(d).envFrom, d.metadata.name).toEqual(
         expect.arrayContaining([{ secretRef: { name: 'wh-secrets' } }, { secretRef: { name: 'wh-keys' } }]),
       );
     }
+    // The migrate Job reads the same URLs from a copy made just before it (wh-secrets, a release
+    // object, is applied only after the pre-upgrade hooks: the Job would get the last release's).
+    expect(container(named(objects, 'Job', 'wh-migrate')).envFrom).toEqual(
+      expect.arrayContaining([{ secretRef: { name: 'wh-migrate' } }, { secretRef: { name: 'wh-keys' } }]),
+    );
+    expect(keysOf(named(objects, 'Secret', 'wh-migrate'))).toEqual(keysOf(named(objects, 'Secret', 'wh-secrets')));
   });
 
   it('is never written again: once <release>-keys exists no render makes it (no upgrade or rollback to an old revision can touch a rotated ring)', async () => {
@@ -57,7 +63,7 @@ describe('the Secret holding the sealing key', () => {
     try {
       for (let i = 0; i < 2; i++) {
         const objects = await template(EXTERNAL, { kubeconfig: kube.kubeconfig });
-        expect(byKind(objects, 'Secret').map((o) => o.metadata.name)).toEqual(['wh-secrets']);
+        expect(byKind(objects, 'Secret').map((o) => o.metadata.name)).toEqual(['wh-secrets', 'wh-migrate']);
         expect(container(named(objects, 'Deployment', 'wh-dispatcher')).envFrom).toContainEqual({ secretRef: { name: 'wh-keys' } });
       }
     } finally {

@@ -85,6 +85,20 @@ a cluster cannot look: Argo CD users follow the same notes.)
 {{- default (printf "%s-secrets" (include "wirehook.fullname" .)) .Values.secrets.existingSecret -}}
 {{- end -}}
 
+{{/* What <fullname>-secrets holds (the data: block's lines): the URLs the values give. */}}
+{{- define "wirehook.urlSecretData" -}}
+MONGODB_URL: {{ required "mongodbUrl is required (or secrets.existingSecret)" .Values.mongodbUrl | b64enc }}
+REDIS_URL: {{ required "redisUrl is required (or secrets.existingSecret)" .Values.redisUrl | b64enc }}
+{{- if .Values.natsUrl }}
+NATS_URL: {{ .Values.natsUrl | b64enc }}
+{{- else if not .Values.nats.enabled }}
+{{- fail "natsUrl is required (or nats.enabled=true for NATS in the release, or secrets.existingSecret)" }}
+{{- end }}
+{{- with .Values.email.smtpUrl }}
+SMTP_URL: {{ . | b64enc }}
+{{- end }}
+{{- end -}}
+
 {{/* The Secret of the generated key ring and token: made once, never changed by Helm (templates/keys.yaml). */}}
 {{- define "wirehook.keysSecretName" -}}
 {{- printf "%s-keys" (include "wirehook.fullname" .) -}}

@@ -36,13 +36,49 @@ common-env.ts) and refuses two kinds at once.
 {{- if and (include "wirehook.bundledNatsOn" .) (has $type (list "user" "token")) (not .Values.nats.auth.existingSecret) (not (include "wirehook.natsAuthValuesGiven" .)) (not .Values.secrets.existingSecret) -}}true{{- end -}}
 {{- end -}}
 
+{{/*
+The Secret of what nats.auth and nats.tls give as values: <fullname>-nats-client, or for the
+migrate Job the copy made with it (a context with natsClientSecret: templates/migrate-job.yaml).
+*/}}
+{{- define "wirehook.natsClientSecretName" -}}
+{{- default (printf "%s-nats-client" (include "wirehook.fullname" .)) .natsClientSecret -}}
+{{- end -}}
+
+{{/* What that Secret holds (the data: block's lines). */}}
+{{- define "wirehook.natsClientData" -}}
+{{- $a := .Values.nats.auth -}}
+{{- $t := .Values.nats.tls -}}
+{{- if $a.password }}
+NATS_USER: {{ $a.user | b64enc }}
+NATS_PASSWORD: {{ $a.password | b64enc }}
+{{- end }}
+{{- with $a.token }}
+NATS_TOKEN: {{ . | b64enc }}
+{{- end }}
+{{- with $a.nkeySeed }}
+user.nk: {{ . | b64enc }}
+{{- end }}
+{{- with $a.creds }}
+user.creds: {{ . | b64enc }}
+{{- end }}
+{{- with $t.ca }}
+ca.crt: {{ . | b64enc }}
+{{- end }}
+{{- with $t.cert }}
+tls.crt: {{ . | b64enc }}
+{{- end }}
+{{- with $t.key }}
+tls.key: {{ . | b64enc }}
+{{- end }}
+{{- end -}}
+
 {{/* The Secret holding the credentials of the kind in use; empty for none. */}}
 {{- define "wirehook.natsAuthSecret" -}}
 {{- $type := include "wirehook.natsAuthType" . -}}
 {{- $fullname := include "wirehook.fullname" . -}}
 {{- if eq $type "none" -}}
 {{- else if .Values.nats.auth.existingSecret -}}{{ .Values.nats.auth.existingSecret }}
-{{- else if include "wirehook.natsAuthValuesGiven" . -}}{{ printf "%s-nats-client" $fullname }}
+{{- else if include "wirehook.natsAuthValuesGiven" . -}}{{ include "wirehook.natsClientSecretName" . }}
 {{- else if and (has $type (list "user" "token")) .Values.secrets.existingSecret -}}{{ .Values.secrets.existingSecret }}
 {{- else if include "wirehook.natsAuthGenerated" . -}}{{ printf "%s-nats-auth" $fullname }}
 {{- end -}}
@@ -54,7 +90,7 @@ common-env.ts) and refuses two kinds at once.
 {{- if $t.existingSecret -}}
 {{ toYaml (dict "name" $t.existingSecret "ca" $t.existingSecretKeys.ca "cert" $t.existingSecretKeys.cert "key" $t.existingSecretKeys.key) }}
 {{- else if or $t.ca $t.cert $t.key -}}
-{{ toYaml (dict "name" (printf "%s-nats-client" (include "wirehook.fullname" .)) "ca" (ternary "ca.crt" "" (not (empty $t.ca))) "cert" (ternary "tls.crt" "" (not (empty $t.cert))) "key" (ternary "tls.key" "" (not (empty $t.key)))) }}
+{{ toYaml (dict "name" (include "wirehook.natsClientSecretName" .) "ca" (ternary "ca.crt" "" (not (empty $t.ca))) "cert" (ternary "tls.crt" "" (not (empty $t.cert))) "key" (ternary "tls.key" "" (not (empty $t.key)))) }}
 {{- end -}}
 {{- end -}}
 
