@@ -2,7 +2,7 @@
 // replicas, delivery.allowHosts) and with the egress relay given a pool (bind on the host
 // network, or nat on a NAT node pool).
 import { describe, expect, it } from 'vitest';
-import { chart, container, envOf, helm, named, template } from './helm-render.ts';
+import { chart, container, envOf, helm, named, template, UNCONNECTED } from './helm-render.ts';
 
 describe('the bundled NATS', () => {
   it('renders a 3-server JetStream cluster whose stream gets 3 replicas; migrate leaves the stream to the services', async () => {
@@ -17,7 +17,19 @@ describe('the bundled NATS', () => {
     expect(named(all, 'PodDisruptionBudget', 'wh-nats')['spec'].unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
     // Its own pull policy: a kind cluster with image.pullPolicy=Never still pulls NATS.
     expect(container(sts).imagePullPolicy).toBe('IfNotPresent');
-    const refused = await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k', '--set', 'nats.enabled=true', '--set', 'jetstream.replicas=3']);
+    const refused = await helm([
+      'template',
+      'wh',
+      chart,
+      '--set',
+      'secrets.existingSecret=k',
+      '--set',
+      UNCONNECTED,
+      '--set',
+      'nats.enabled=true',
+      '--set',
+      'jetstream.replicas=3',
+    ]);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toContain('cannot exceed the bundled NATS');
   });

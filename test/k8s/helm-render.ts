@@ -8,6 +8,14 @@ import { type Manifest, root } from './manifests.ts';
 
 /** The chart's directory. */
 export const chart = join(root, 'charts', 'wirehook');
+/**
+ * What a render without a cluster must say (helm template, Argo CD): the kube-dns ClusterIP
+ * cannot be looked up there, and the chart refuses to leave it out silently.
+ */
+export const UNCONNECTED = 'networkPolicy.dns.lookupClusterIP=false';
+/** The sets, with UNCONNECTED unless they say something of the lookup themselves. */
+const unconnected = (sets: string[]) => (sets.some((s) => s.includes('lookupClusterIP')) ? sets : [...sets, UNCONNECTED]);
+
 /** Values naming external MongoDB, Redis and NATS. */
 export const EXTERNAL = ['mongodbUrl=mongodb://mongo:27017/wirehook?replicaSet=rs0', 'redisUrl=redis://redis:6379', 'natsUrl=nats://nats:4222'];
 
@@ -33,7 +41,7 @@ export async function template(
     chart,
     '--namespace',
     options.namespace ?? 'wirehook',
-    ...sets.flatMap((s) => ['--set', s]),
+    ...(options.kubeconfig ? sets : unconnected(sets)).flatMap((s) => ['--set', s]),
     ...(options.setString ?? []).flatMap((s) => ['--set-string', s]),
   ];
   if (options.kubeconfig) args.push('--dry-run=server', '--disable-openapi-validation');
@@ -59,7 +67,7 @@ export const envOf = (d: Manifest) => Object.fromEntries((container(d).env ?? []
 
 /** `helm template` that is expected to fail: its stderr (the test fails if it rendered). */
 export async function refused(sets: string[], options: { kubeconfig?: string } = {}): Promise<string> {
-  const args = ['template', 'wh', chart, '--namespace', 'wirehook', ...sets.flatMap((s) => ['--set', s])];
+  const args = ['template', 'wh', chart, '--namespace', 'wirehook', ...(options.kubeconfig ? sets : unconnected(sets)).flatMap((s) => ['--set', s])];
   if (options.kubeconfig) args.push('--dry-run=server', '--disable-openapi-validation');
   const res = await helm(args, options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {});
   expect(res.status, `rendered with ${sets.join(' ')}`).not.toBe(0);

@@ -6,7 +6,7 @@
 // into kind runs in .github/workflows/chart.yml.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeKubeApi, startFakeKubeApi } from './fake-kube-api.ts';
-import { byKind, chart, container, EXTERNAL, helm, named, template } from './helm-render.ts';
+import { byKind, chart, container, EXTERNAL, helm, named, template, UNCONNECTED } from './helm-render.ts';
 import type { Manifest } from './manifests.ts';
 
 let kube: FakeKubeApi;
@@ -17,7 +17,7 @@ afterAll(() => kube?.close());
 
 it('helm lint passes with external services, and with the bundled NATS', async () => {
   for (const sets of [EXTERNAL, [...EXTERNAL.slice(0, 2), 'nats.enabled=true']]) {
-    const res = await helm(['lint', chart, '--strict', ...sets.flatMap((s) => ['--set', s])]);
+    const res = await helm(['lint', chart, '--strict', ...[...sets, UNCONNECTED].flatMap((s) => ['--set', s])]);
     expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
   }
 });
@@ -106,7 +106,7 @@ describe('the Secret holding the sealing key', () => {
   });
 
   it('rendering without a cluster (helm template, Argo CD) is refused unless secrets.existingSecret is set', async () => {
-    const res = await helm(['template', 'wh', chart, ...EXTERNAL.flatMap((s) => ['--set', s])]);
+    const res = await helm(['template', 'wh', chart, ...[...EXTERNAL, UNCONNECTED].flatMap((s) => ['--set', s])]);
     expect(res.status).not.toBe(0);
     expect(res.stderr).toContain('secrets.existingSecret is required when the chart is rendered without a cluster');
     const objects = await template(['secrets.existingSecret=wirehook-keys']);
@@ -137,6 +137,24 @@ describe('DNS egress with a cluster to look at', () => {
     } finally {
       kube.clear();
     }
+  });
+
+  it('rendered without a cluster, the lookup is refused by name rather than left out; with the address listed and it off, the render goes on', async () => {
+    const res = await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k']);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('networkPolicy.dns.lookupClusterIP: rendered without a cluster (helm template, Argo CD)');
+    expect(res.stderr).toContain('list it in networkPolicy.dns.addresses');
+    const objects = await template([
+      'secrets.existingSecret=k',
+      'networkPolicy.dns.lookupClusterIP=false',
+      'networkPolicy.dns.addresses={169.254.20.10/32,10.96.0.10/32}',
+    ]);
+    expect(dnsRule(objects).to.filter((t: { ipBlock?: unknown }) => t.ipBlock)).toEqual([
+      { ipBlock: { cidr: '169.254.20.10/32' } },
+      { ipBlock: { cidr: '10.96.0.10/32' } },
+    ]);
+    // No NetworkPolicy, nothing to look up.
+    expect((await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k', '--set', 'networkPolicy.enabled=false'])).status).toBe(0);
   });
 
   it('a deployer who may not read that Service is told which value skips the lookup; with it off the render goes on', async () => {
