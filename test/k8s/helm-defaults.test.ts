@@ -84,11 +84,15 @@ describe('rendered with its defaults (and an existing Secret)', () => {
           { port: 53, protocol: 'TCP' },
         ],
       });
-      expect(spec.egress[1]).toEqual({ to: [{ namespaceSelector: {} }] });
       // Port 53 is open in that one rule only: nowhere to any address.
       expect(spec.egress.filter((r: { ports?: { port: number }[] }) => r.ports?.some((p) => p.port === 53))).toHaveLength(1);
     }
+    // In the cluster: every pod for the pods that never send to customers; for those that do,
+    // the release's own pods only (networkPolicy.clusterServices adds others, each on its ports).
+    expect(inside.egress[1]).toEqual({ to: [{ namespaceSelector: {} }] });
     expect(inside.egress).toHaveLength(2);
+    expect(senders.egress[1]).toEqual({ to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'wirehook', 'app.kubernetes.io/instance': 'wh' } } }] });
+    expect(JSON.stringify(senders.egress)).not.toContain('"namespaceSelector":{}');
     expect(inside.podSelector.matchLabels['wirehook.dev/internet-egress']).toBe('false');
     expect(senders.podSelector.matchLabels['wirehook.dev/internet-egress']).toBe('true');
     const internet = senders.egress[2].to;
@@ -96,6 +100,7 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     expect(internet[0].ipBlock.except).toEqual(expect.arrayContaining(['169.254.0.0/16', '10.0.0.0/8']));
     expect(internet[1].ipBlock.cidr).toBe('::/0');
     const managed = await policies(['networkPolicy.externalServices[0].cidr=10.20.0.0/16', 'networkPolicy.externalServices[0].ports={27017,6379}']);
+    expect(managed.senders.egress[2]).toEqual(managed.inside.egress[2]);
     expect(managed.inside.egress[2]).toEqual({
       to: [{ ipBlock: { cidr: '10.20.0.0/16' } }],
       ports: [
@@ -103,6 +108,26 @@ describe('rendered with its defaults (and an existing Secret)', () => {
         { port: 6379, protocol: 'TCP' },
       ],
     });
+    const inCluster = await policies([
+      'networkPolicy.clusterServices[0].namespace=databases',
+      'networkPolicy.clusterServices[0].podLabels.app=mongo',
+      'networkPolicy.clusterServices[0].ports={27017}',
+      'networkPolicy.clusterServices[1].ports={4317,4318}',
+    ]);
+    expect(inCluster.senders.egress.slice(2, 4)).toEqual([
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'databases' } }, podSelector: { matchLabels: { app: 'mongo' } } }],
+        ports: [{ port: 27017, protocol: 'TCP' }],
+      },
+      {
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'wirehook' } }, podSelector: {} }],
+        ports: [
+          { port: 4317, protocol: 'TCP' },
+          { port: 4318, protocol: 'TCP' },
+        ],
+      },
+    ]);
+    expect(inCluster.inside.egress).toHaveLength(2); // the other pods reach every pod already
     // Another cluster's DNS: OpenShift's pods, its Service's address listed.
     const openshift = await policies([
       'networkPolicy.dns.namespace=openshift-dns',

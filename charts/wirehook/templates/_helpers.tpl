@@ -287,15 +287,42 @@ the deployer may not read it: Helm's "forbidden" error quotes the template's nam
 {{- if regexMatch "^[0-9a-fA-F.:]+$" $ip -}}{{ $ip }}{{- end -}}
 {{- end -}}
 
-{{/* Egress every Wirehook pod has: the cluster's DNS, pods in the cluster, the named external services. */}}
-{{- define "wirehook.egressCommon" -}}
-{{ include "wirehook.dnsEgress" . }}
-- to:
-    - namespaceSelector: {}
+{{/* Egress to the external services the values name (networkPolicy.externalServices). */}}
+{{- define "wirehook.externalEgress" -}}
 {{- range .Values.networkPolicy.externalServices }}
 - to:
     - ipBlock:
         cidr: {{ .cidr }}
+  ports:
+    {{- range .ports }}
+    - { port: {{ . }}, protocol: TCP }
+    {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+In the cluster, for the pods that send to customers: the release's own pods, and the in-cluster
+services networkPolicy.clusterServices names (a MongoDB, Redis, NATS, OTLP collector or SMTP
+relay running as pods), each on its ports. Not every pod: a customer's URL that reaches a pod is
+refused by the code's guard, and this keeps it refused if the guard ever lets one through.
+*/}}
+{{- define "wirehook.senderClusterEgress" -}}
+- to:
+    - podSelector:
+        matchLabels:
+          {{- include "wirehook.releasePods" . | nindent 10 }}
+{{- $namespace := .Release.Namespace }}
+{{- range .Values.networkPolicy.clusterServices }}
+- to:
+    - namespaceSelector:
+        matchLabels:
+          kubernetes.io/metadata.name: {{ default $namespace .namespace }}
+      podSelector:
+        {{- if .podLabels }}
+        matchLabels:
+          {{- toYaml .podLabels | nindent 10 }}
+        {{- else }} {}
+        {{- end }}
   ports:
     {{- range .ports }}
     - { port: {{ . }}, protocol: TCP }
