@@ -231,8 +231,28 @@ describe('the bundled NATS', () => {
   it('is not rendered when natsUrl names another NATS, even with nats.enabled', async () => {
     const objects = await template(['secrets.existingSecret=k', 'nats.enabled=true', 'natsUrl=nats://shared-nats.nats:4222']);
     expect(objects.filter((o) => o.metadata['labels']?.['app.kubernetes.io/component'] === 'nats')).toEqual([]);
-    expect(named(objects, 'ConfigMap', 'wh-config')['data'].NATS_URL).toBeUndefined();
-    expect(container(named(objects, 'Job', 'wh-migrate')).args).toEqual(['migrate']);
+    // Beside the existing Secret, natsUrl reaches the pods through the ConfigMap (a NATS_URL in the Secret, later in envFrom, wins).
+    expect(named(objects, 'ConfigMap', 'wh-config')['data'].NATS_URL).toBe('nats://shared-nats.nats:4222');
+    expect(container(named(objects, 'Deployment', 'wh-dispatcher')).envFrom).toEqual([{ configMapRef: { name: 'wh-config' } }, { secretRef: { name: 'k' } }]);
+    const job = named(objects, 'Job', 'wh-migrate');
+    expect(job.metadata['annotations']['helm.sh/hook']).toBe('pre-upgrade');
+    expect(container(job).args).toEqual(['migrate']);
+    // The Job's first PreSync runs without the ConfigMap: its copy carries natsUrl, before the Secret.
+    expect(container(job).envFrom).toEqual([
+      { configMapRef: { name: 'wh-config', optional: true } },
+      { secretRef: { name: 'wh-migrate' } },
+      { secretRef: { name: 'k' } },
+    ]);
+    expect(decoded(named(objects, 'Secret', 'wh-migrate'))).toEqual({ NATS_URL: 'nats://shared-nats.nats:4222' });
+  });
+
+  it('beside secrets.existingSecret, URL values that would be ignored are refused, and natsUrl with credentials (it would show in the ConfigMap)', async () => {
+    for (const set of ['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'email.smtpUrl=smtp://mail:25']) {
+      expect(await refused(['secrets.existingSecret=k', 'natsUrl=nats://n:4222', set]), set).toContain(
+        'mongodbUrl, redisUrl and email.smtpUrl are read from secrets.existingSecret (k: MONGODB_URL, REDIS_URL, SMTP_URL)',
+      );
+    }
+    expect(await refused(['secrets.existingSecret=k', 'natsUrl=nats://u:p@n:4222'])).toContain('natsUrl carries credentials and secrets.existingSecret is set');
   });
 });
 
@@ -338,7 +358,7 @@ describe('an external NATS', () => {
     const copied = decoded(copy);
     expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-nats-client')));
     if (urls) expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-secrets')));
-    else expect(Object.keys(copied).filter((k) => k.endsWith('_URL'))).toEqual([]);
+    else expect(Object.keys(copied).filter((k) => k.endsWith('_URL'))).toEqual(['NATS_URL']); // natsUrl beside the existing Secret
     // The services keep reading the release's own Secret.
     const dispatcher = named(objects, 'Deployment', 'wh-dispatcher');
     expect(JSON.stringify(dispatcher)).not.toContain('wh-migrate');
@@ -346,7 +366,7 @@ describe('an external NATS', () => {
   });
 
   it('credentials in natsUrl alone (the default type none): nothing added', async () => {
-    const objects = await template(['secrets.existingSecret=k', 'natsUrl=nats://u:p@nats:4222']);
+    const objects = await template(['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=nats://u:p@nats:4222'], { kubeconfig: kube.kubeconfig });
     for (const w of wirehookWorkloads(objects)) {
       expect(
         (container(w).env as { name: string }[]).filter((e) => e.name.startsWith('NATS_') && !e.name.startsWith('NATS_STREAM') && e.name !== 'NATS_PREFIX'),

@@ -89,6 +89,8 @@ describe('refused at render', () => {
     [['nats.goMemLimit=1.5Gi'], "'/nats/goMemLimit'"],
     // A bind relay in a pod's own network namespace never holds the pool's addresses: never ready.
     [['relay.sourceIps={203.0.113.7}'], 'relay.mode=bind binds the pool’s addresses'.replace('’', "'")],
+    // On the host network with policies on, the dispatchers reach it only through relay.nodeCidrs: every fixed_ip send would fail.
+    [['relay.sourceIps={203.0.113.7}', 'relay.hostNetwork=true'], 'relay.hostNetwork=true with NetworkPolicies on needs relay.nodeCidrs'],
     [['metrics.serviceMonitor.enabled=true', 'metrics.serviceMonitor.interval=15s', 'metrics.serviceMonitor.scrapeTimeout=30s'], 'longer than its interval'],
     [['metrics.prometheusRule.enabled=true', 'metrics.prometheusRule.disabledRules={WirehookRelayDown}'], 'no alert is called WirehookRelayDown'],
   ])('%j', async (sets, message) => {
@@ -96,7 +98,7 @@ describe('refused at render', () => {
   });
 
   it('valid addresses pass: IPv4 and IPv6 sources, and a bind relay on the host network', async () => {
-    const objects = await template(['secrets.existingSecret=k', 'relay.sourceIps={203.0.113.7,2001:db8::7}', 'relay.hostNetwork=true']);
+    const objects = await template(['secrets.existingSecret=k', 'relay.sourceIps={203.0.113.7,2001:db8::7}', 'relay.hostNetwork=true', 'relay.nodeCidrs={10.0.5.0/24}']);
     expect(named(objects, 'ConfigMap', 'wh-config')['data'].RELAY_SOURCE_IPS).toBe('203.0.113.7,2001:db8::7');
   });
 });
