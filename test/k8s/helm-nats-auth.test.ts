@@ -366,7 +366,9 @@ describe('an external NATS', () => {
   });
 
   it('credentials in natsUrl alone (the default type none): nothing added', async () => {
-    const objects = await template(['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=nats://u:p@nats:4222'], { kubeconfig: kube.kubeconfig });
+    const objects = await template(['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=nats://u:p@nats:4222'], {
+      kubeconfig: kube.kubeconfig,
+    });
     for (const w of wirehookWorkloads(objects)) {
       expect(
         (container(w).env as { name: string }[]).filter((e) => e.name.startsWith('NATS_') && !e.name.startsWith('NATS_STREAM') && e.name !== 'NATS_PREFIX'),

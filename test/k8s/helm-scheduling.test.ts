@@ -98,7 +98,12 @@ describe('refused at render', () => {
   });
 
   it('valid addresses pass: IPv4 and IPv6 sources, and a bind relay on the host network', async () => {
-    const objects = await template(['secrets.existingSecret=k', 'relay.sourceIps={203.0.113.7,2001:db8::7}', 'relay.hostNetwork=true', 'relay.nodeCidrs={10.0.5.0/24}']);
+    const objects = await template([
+      'secrets.existingSecret=k',
+      'relay.sourceIps={203.0.113.7,2001:db8::7}',
+      'relay.hostNetwork=true',
+      'relay.nodeCidrs={10.0.5.0/24}',
+    ]);
     expect(named(objects, 'ConfigMap', 'wh-config')['data'].RELAY_SOURCE_IPS).toBe('203.0.113.7,2001:db8::7');
   });
 });
