@@ -79,11 +79,15 @@ cmd_package_chart() {
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
   cp -R "$chart" "$work/$name"
-  # Only image: block's own two keys (the first `repository:` and `tag:` indented under it).
+  # Only image: block's own keys (`repository:`, `tag:` and `digest:` indented under it). The
+  # digest in its own key, the tag the appVersion: a user's --set image.digest replaces ours
+  # instead of making <tag>@<ours>@<theirs>.
   sed -i -E "/^image:/,/^[^ #]/{
     s|^(  repository:).*|\1 $repository|
-    s|^(  tag:).*|\1 \"$app@$digest\"|
+    s|^(  tag:).*|\1 \"$app\"|
+    s|^(  digest:).*|\1 \"$digest\"|
   }" "$work/$name/values.yaml"
+  grep -qE "^  digest: \"$digest\"" "$work/$name/values.yaml" || fail "values.yaml of $chart has no image.digest to pin"
   mkdir -p "$out"
   local packaged
   packaged="$(helm package "$work/$name" --destination "$out" | sed -nE 's/^Successfully packaged chart and saved it to: //p')"

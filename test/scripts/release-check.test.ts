@@ -136,6 +136,19 @@ describe('package-chart: the packaged chart installs the image by its digest', (
       .filter((image) => image.startsWith(repository));
     expect(images.length).toBeGreaterThan(1);
     expect(new Set(images)).toEqual(new Set([`${repository}:${appVersion}@${digest}`]));
+
+    // The digest in image.digest, not in the tag: a user's own digest replaces it, never follows it.
+    const own = `sha256:${'f'.repeat(64)}`;
+    const pinned = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'helm',
+        ['template', 'r', tgz, '--set', 'secrets.existingSecret=s', '--set', 'networkPolicy.dns.lookupClusterIP=false', '--set', `image.digest=${own}`],
+        { maxBuffer: 64 << 20 },
+        (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
+      ),
+    );
+    expect(pinned).toContain(`${repository}:${appVersion}@${own}`);
+    expect(pinned).not.toContain(digest);
   });
 
   it('refuses a digest that is not sha256:<64 hex>', async () => {

@@ -108,6 +108,9 @@ describe('release.yml', () => {
       expect(step.packageChart).toBeLessThan(step.chartPush);
       // The chart pushed is the one packaged with the digest, not charts/wirehook itself.
       expect(job.steps[step.chartPush]!.run).toMatch(/helm push "\$CHART_TGZ"/);
+      // A command inside an echo's $(…) fails silently (echo succeeds under bash -e): none does.
+      for (const s of job.steps) expect(s.run ?? '', s.name).not.toMatch(/echo [^\n]*\$\([^)]*release-check/);
+      expect(job.steps[step.packageChart]!.run).toMatch(/^\s*tgz=\$\(scripts\/release-check\.sh package-chart /m);
     });
 
     it("records the chart's digest and attests it", () => {
