@@ -79,15 +79,14 @@ cmd_package_chart() {
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
   cp -R "$chart" "$work/$name"
-  # Only image: block's own keys (`repository:`, `tag:` and `digest:` indented under it). The
-  # digest in its own key, the tag the appVersion: a user's --set image.digest replaces ours
-  # instead of making <tag>@<ours>@<theirs>.
+  # The repository in values (image: block's own `repository:`); the digest as the chart's
+  # annotation wirehook.dev/image-digest, which the templates use for the appVersion's image
+  # only: a user's image.digest replaces it, and a user's image.tag is pulled by that tag.
   sed -i -E "/^image:/,/^[^ #]/{
     s|^(  repository:).*|\1 $repository|
-    s|^(  tag:).*|\1 \"$app\"|
-    s|^(  digest:).*|\1 \"$digest\"|
   }" "$work/$name/values.yaml"
-  grep -qE "^  digest: \"$digest\"" "$work/$name/values.yaml" || fail "values.yaml of $chart has no image.digest to pin"
+  grep -q '^annotations:' "$work/$name/Chart.yaml" && fail "Chart.yaml of $chart has annotations: add wirehook.dev/image-digest to them here"
+  printf 'annotations:\n  wirehook.dev/image-digest: "%s"\n' "$digest" >> "$work/$name/Chart.yaml"
   mkdir -p "$out"
   local packaged
   packaged="$(helm package "$work/$name" --destination "$out" | sed -nE 's/^Successfully packaged chart and saved it to: //p')"

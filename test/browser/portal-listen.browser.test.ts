@@ -79,7 +79,7 @@ describe('the portal: listener endpoints', () => {
       // Its other settings still save, and its address stays the CLI's.
       await page.getByLabel('Description').fill('My laptop');
       await page.getByRole('button', { name: 'Save changes' }).click();
-      await page.getByText('Saved.').first().waitFor();
+      await page.getByText('Saved.', { exact: true }).first().waitFor();
       expect((await testEnv.api.get(`/v1/endpoints/${listener.endpointId}`)).body).toMatchObject({ description: 'My laptop', url: FORWARD_TO });
 
       // The http endpoint's page: its URL heading and field, no badge.

@@ -96,7 +96,7 @@ describe('the portal: throughput control', () => {
 
     await field.fill('25');
     await save.click();
-    await page.getByText('Saved.').first().waitFor(); // another element may say it too while it is shown
+    await page.getByText('Saved.', { exact: true }).first().waitFor(); // another element may say it too while it is shown
     expect((await t.api.get(`/v1/endpoints/${endpointId}`)).body.rate_limit).toBe(25);
     expect(await page.getByText(/must be a whole number/).count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);

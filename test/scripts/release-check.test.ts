@@ -137,18 +137,25 @@ describe('package-chart: the packaged chart installs the image by its digest', (
     expect(images.length).toBeGreaterThan(1);
     expect(new Set(images)).toEqual(new Set([`${repository}:${appVersion}@${digest}`]));
 
-    // The digest in image.digest, not in the tag: a user's own digest replaces it, never follows it.
+    // The pin is the appVersion's: a user's own digest replaces it (never follows it), and a
+    // user's own tag is pulled by that tag, not by our build's digest.
+    const renderWith = (set: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(
+          'helm',
+          ['template', 'r', tgz, '--set', 'secrets.existingSecret=s', '--set', 'networkPolicy.dns.lookupClusterIP=false', '--set', set],
+          { maxBuffer: 64 << 20 },
+          (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
+        ),
+      );
     const own = `sha256:${'f'.repeat(64)}`;
-    const pinned = await new Promise<string>((resolve, reject) =>
-      execFile(
-        'helm',
-        ['template', 'r', tgz, '--set', 'secrets.existingSecret=s', '--set', 'networkPolicy.dns.lookupClusterIP=false', '--set', `image.digest=${own}`],
-        { maxBuffer: 64 << 20 },
-        (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
-      ),
-    );
-    expect(pinned).toContain(`${repository}:${appVersion}@${own}`);
-    expect(pinned).not.toContain(digest);
+    const theirs = await renderWith(`image.digest=${own}`);
+    expect(theirs).toContain(`${repository}:${appVersion}@${own}`);
+    expect(theirs).not.toContain(digest);
+    const tagged = await renderWith('image.tag=9.9.9');
+    expect(tagged).toMatch(new RegExp(`image: "?${repository}:9\\.9\\.9"?\\n`));
+    expect(tagged).not.toContain(digest);
+    expect(await renderWith(`image.tag=${appVersion}`)).toContain(`${repository}:${appVersion}@${digest}`);
   });
 
   it('refuses a digest that is not sha256:<64 hex>', async () => {

@@ -129,7 +129,16 @@ path part when it is a host: it has a dot or a port, or is localhost); a Docker 
 
 {{/* The Wirehook image: image.*, its tag the appVersion by default. */}}
 {{- define "wirehook.image" -}}
-{{- $image := dict "repository" .Values.image.repository "tag" (default .Chart.AppVersion .Values.image.tag) "digest" .Values.image.digest -}}
+{{- /*
+The digest: image.digest, else the one the release pinned for the appVersion's image
+(Chart.yaml's wirehook.dev/image-digest, written by scripts/release-check.sh) while no other tag
+is asked for: a tag of the user's own is pulled by that tag, not by our build's digest.
+*/ -}}
+{{- $pinned := "" -}}
+{{- if or (not .Values.image.tag) (eq .Values.image.tag .Chart.AppVersion) -}}
+{{- with .Chart.Annotations -}}{{- $pinned = default "" (index . "wirehook.dev/image-digest") -}}{{- end -}}
+{{- end -}}
+{{- $image := dict "repository" .Values.image.repository "tag" (default .Chart.AppVersion .Values.image.tag) "digest" (default $pinned .Values.image.digest) -}}
 {{- include "wirehook.imageRef" (dict "root" . "image" $image) -}}
 {{- end -}}
 

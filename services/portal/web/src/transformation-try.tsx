@@ -1,6 +1,6 @@
 import type { TransformationSimulation } from '@wirehook/client/types';
 import { Fragment } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { api, ApiError, type EndpointDetail, type EventType } from './api.ts';
 import type { Ctx } from './ctx.ts';
 import { CopyButton } from './copy-button.tsx';
@@ -73,7 +73,9 @@ export function TryIt(props: {
     setPayload(text);
     setFilled(text);
   };
-  useEffect(() => {
+  // A layout effect: it runs in the render's own task, so the customer's next keystroke cannot
+  // come between the render and this check and then be overwritten by a stale "not edited".
+  useLayoutEffect(() => {
     // Only a payload the customer has not edited is replaced by the chosen type's example.
     if (payload === filled) fill(example ?? NO_EXAMPLE);
   }, [eventType, example]);
