@@ -42,20 +42,24 @@ export interface FakeKubeApi {
   kubeconfig: string;
   /** Secrets by namespace/name: `data` as Kubernetes holds it (base64 values). */
   secrets: Map<string, Record<string, string>>;
-  /** Services by namespace/name: their ClusterIP (the chart looks up kube-dns's). */
+  /** Services by namespace/name: their ClusterIP (the chart looks up kube-dns's; kube-system/kube-dns is 10.96.0.10, as kubeadm's, until cleared or deleted). */
   services: Map<string, string>;
   /** Deployments and StatefulSets by `kind namespace/name`: their selector's matchLabels (an install made earlier). */
   workloads: Map<string, Record<string, string>>;
   /** Request paths answered 403 Forbidden (a deployer without read access there). */
   forbidden: Set<string>;
-  /** Forgets every object and refusal. */
+  /** Forgets every object and refusal (the cluster's kube-dns Service stays). */
   clear(): void;
   close(): Promise<void>;
 }
 
+/** Every cluster has its DNS Service; kubeadm's and kind's answers on this address. */
+const KUBE_DNS = 'kube-system/kube-dns';
+export const KUBE_DNS_IP = '10.96.0.10';
+
 export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const secrets = new Map<string, Record<string, string>>();
-  const services = new Map<string, string>();
+  const services = new Map<string, string>([[KUBE_DNS, KUBE_DNS_IP]]);
   const workloads = new Map<string, Record<string, string>>();
   const forbidden = new Set<string>();
   const server: Server = createServer((req, res) => {
@@ -131,6 +135,7 @@ export async function startFakeKubeApi(): Promise<FakeKubeApi> {
   const clear = () => {
     secrets.clear();
     services.clear();
+    services.set(KUBE_DNS, KUBE_DNS_IP);
     workloads.clear();
     forbidden.clear();
   };

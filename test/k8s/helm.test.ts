@@ -142,7 +142,9 @@ describe('DNS egress with a cluster to look at', () => {
   it('rendered without a cluster, the lookup is refused by name rather than left out; with the address listed and it off, the render goes on', async () => {
     const res = await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k']);
     expect(res.status).not.toBe(0);
-    expect(res.stderr).toContain('networkPolicy.dns.lookupClusterIP: rendered without a cluster (helm template, Argo CD)');
+    expect(res.stderr).toContain(
+      'networkPolicy.dns.lookupClusterIP: the ClusterIP of the Service kube-system/kube-dns was not found (rendered without a cluster',
+    );
     expect(res.stderr).toContain('list it in networkPolicy.dns.addresses');
     const objects = await template([
       'secrets.existingSecret=k',
@@ -153,6 +155,17 @@ describe('DNS egress with a cluster to look at', () => {
       { ipBlock: { cidr: '169.254.20.10/32' } },
       { ipBlock: { cidr: '10.96.0.10/32' } },
     ]);
+    // A cluster whose DNS Service has another name (OpenShift's openshift-dns/dns-default): the same refusal, naming the value.
+    kube.services.delete('kube-system/kube-dns');
+    try {
+      const elsewhere = await helm(['template', 'wh', chart, '--dry-run=server', '--disable-openapi-validation', ...EXTERNAL.flatMap((s) => ['--set', s])], {
+        KUBECONFIG: kube.kubeconfig,
+      });
+      expect(elsewhere.status).not.toBe(0);
+      expect(elsewhere.stderr).toContain('or the DNS Service has another name: networkPolicy.dns.service');
+    } finally {
+      kube.clear();
+    }
     // No NetworkPolicy, nothing to look up.
     expect((await helm(['template', 'wh', chart, '--set', 'secrets.existingSecret=k', '--set', 'networkPolicy.enabled=false'])).status).toBe(0);
   });

@@ -261,13 +261,12 @@ The DNS egress rule: port 53 to the cluster's DNS pods and to networkPolicy.dns.
 {{- $dns := .Values.networkPolicy.dns -}}
 {{- $addresses := default list $dns.addresses -}}
 {{- if $dns.lookupClusterIP -}}
-{{- /* Rendered without a cluster (helm template, Argo CD) the lookup finds nothing: not silently one address less. */ -}}
-{{- if not (lookup "v1" "Secret" .Release.Namespace "") -}}
-{{- fail (printf "networkPolicy.dns.lookupClusterIP: rendered without a cluster (helm template, Argo CD), the ClusterIP of %s/%s cannot be looked up, and with NodeLocal DNS in iptables mode DNS answers on it: list it in networkPolicy.dns.addresses (kubectl -n %s get svc %s -o jsonpath='{.spec.clusterIP}') and set networkPolicy.dns.lookupClusterIP=false" $dns.service.namespace $dns.service.name $dns.service.namespace $dns.service.name) -}}
+{{- $ip := include "set networkPolicy.dns.lookupClusterIP=false if this lookup is forbidden" . -}}
+{{- /* Nothing found (rendered without a cluster: helm template, Argo CD; or no such Service): not silently one address less. */ -}}
+{{- if not $ip -}}
+{{- fail (printf "networkPolicy.dns.lookupClusterIP: the ClusterIP of the Service %s/%s was not found (rendered without a cluster, e.g. helm template or Argo CD, or the DNS Service has another name: networkPolicy.dns.service), and with NodeLocal DNS in iptables mode DNS answers on it: list it in networkPolicy.dns.addresses (kubectl -n %s get svc %s -o jsonpath='{.spec.clusterIP}') and set networkPolicy.dns.lookupClusterIP=false" $dns.service.namespace $dns.service.name $dns.service.namespace $dns.service.name) -}}
 {{- end -}}
-{{- with include "set networkPolicy.dns.lookupClusterIP=false if this lookup is forbidden" . -}}
-{{- $addresses = append $addresses (printf "%s/%s" . (ternary "128" "32" (contains ":" .))) -}}
-{{- end -}}
+{{- $addresses = append $addresses (printf "%s/%s" $ip (ternary "128" "32" (contains ":" $ip))) -}}
 {{- end -}}
 - to:
     - namespaceSelector:
