@@ -42,7 +42,7 @@ export interface FakeKubeApi {
   kubeconfig: string;
   /** Secrets by namespace/name: `data` as Kubernetes holds it (base64 values). */
   secrets: Map<string, Record<string, string>>;
-  /** Services by namespace/name: their ClusterIP (the chart looks up kube-dns's; kube-system/kube-dns is 10.96.0.10, as kubeadm's, until cleared or deleted). */
+  /** Services by namespace/name: their ClusterIP (the chart looks up kube-dns's; kube-system/kube-dns is 10.96.0.10, as kubeadm's). */
   services: Map<string, string>;
   /** Deployments and StatefulSets by `kind namespace/name`: their selector's matchLabels (an install made earlier). */
   workloads: Map<string, Record<string, string>>;

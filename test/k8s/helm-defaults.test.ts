@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { byKind, chart, container, envOf, named, template } from './helm-render.ts';
+import { byKind, chart, container, envOf, named, refused, template } from './helm-render.ts';
 import { SCHEMAS, validateObject } from './manifests.ts';
 
 describe('rendered with its defaults (and an existing Secret)', () => {
@@ -52,9 +52,9 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     const secret = {
       WIREHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
       INTERNAL_AUTH_TOKEN: 'x'.repeat(48),
-      MONGODB_URL: 'mongodb://mongo:27017/wirehook?replicaSet=rs0',
-      REDIS_URL: 'redis://redis:6379',
-      NATS_URL: 'nats://nats:4222',
+      MONGODB_URL: 'mongodb://mongo.example.net:27017/wirehook?replicaSet=rs0',
+      REDIS_URL: 'redis://redis.example.net:6379',
+      NATS_URL: 'nats://nats.example.net:4222',
     };
     for (const d of byKind(all, 'Deployment')) {
       const name = d.metadata.name.replace(/^wh-/, '') as keyof typeof SCHEMAS;
@@ -128,6 +128,16 @@ describe('rendered with its defaults (and an existing Secret)', () => {
       },
     ]);
     expect(inCluster.inside.egress).toHaveLength(2); // the other pods reach every pod already
+    // A URL naming a Service of the cluster while nothing is listed would be cut off the moment the policy applies: refused.
+    for (const url of ['nats://nats:4222', 'nats://nats.messaging.svc:4222', 'tls://nats.messaging.svc.cluster.local:4222']) {
+      expect(await refused(['secrets.existingSecret=k', `natsUrl=${url}`]), url).toMatch(
+        /^Error: .*natsUrl names nats[\w.]*, a Service of the cluster: .*networkPolicy\.clusterServices/m,
+      );
+    }
+    // Listed (or the policies off), or a name outside the cluster: rendered.
+    await template(['secrets.existingSecret=k', 'natsUrl=nats://nats:4222', 'networkPolicy.clusterServices[0].ports={4222}']);
+    await template(['secrets.existingSecret=k', 'natsUrl=nats://nats:4222', 'networkPolicy.enabled=false']);
+    await template(['secrets.existingSecret=k', 'natsUrl=tls://connect.ngs.global']);
     // Another cluster's DNS: OpenShift's pods, its Service's address listed.
     const openshift = await policies([
       'networkPolicy.dns.namespace=openshift-dns',

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => kube?.close());
 
-const BUNDLED = ['mongodbUrl=mongodb://mongo:27017/wirehook?replicaSet=rs0', 'redisUrl=redis://redis:6379', 'nats.enabled=true'];
+const BUNDLED = ['mongodbUrl=mongodb://mongo.example.net:27017/wirehook?replicaSet=rs0', 'redisUrl=redis://redis.example.net:6379', 'nats.enabled=true'];
 const EXTERNAL_KEYS = ['secrets.existingSecret=k', 'natsUrl=tls://connect.ngs.global'];
 
 /** The Wirehook workloads: every service's Deployment and the migrate Job. */
@@ -247,7 +247,7 @@ describe('the bundled NATS', () => {
   });
 
   it('beside secrets.existingSecret, URL values that would be ignored are refused, and natsUrl with credentials (it would show in the ConfigMap)', async () => {
-    for (const set of ['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'email.smtpUrl=smtp://mail:25']) {
+    for (const set of ['mongodbUrl=mongodb://m.example.net:27017/w', 'redisUrl=redis://r.example.net:6379', 'email.smtpUrl=smtp://mail:25']) {
       expect(await refused(['secrets.existingSecret=k', 'natsUrl=nats://n:4222', set]), set).toContain(
         'mongodbUrl, redisUrl and email.smtpUrl are read from secrets.existingSecret (k: MONGODB_URL, REDIS_URL, SMTP_URL)',
       );
@@ -331,7 +331,7 @@ describe('an external NATS', () => {
   ])('%s: the migrate Job reads only Secrets made before it (a copy of the values, deleted once the hooks succeed)', async (_, sets, urls) => {
     const CA = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     const base = urls
-      ? ['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=tls://connect.ngs.global']
+      ? ['mongodbUrl=mongodb://m.example.net:27017/w', 'redisUrl=redis://r.example.net:6379', 'natsUrl=tls://connect.ngs.global']
       : ['natsUrl=tls://connect.ngs.global'];
     const objects = await template([...base, ...sets], { kubeconfig: kube.kubeconfig, setString: [`nats.tls.ca=${CA}`] });
     const job = named(objects, 'Job', 'wh-migrate');
@@ -366,9 +366,12 @@ describe('an external NATS', () => {
   });
 
   it('credentials in natsUrl alone (the default type none): nothing added', async () => {
-    const objects = await template(['mongodbUrl=mongodb://m:27017/w', 'redisUrl=redis://r:6379', 'natsUrl=nats://u:p@nats:4222'], {
-      kubeconfig: kube.kubeconfig,
-    });
+    const objects = await template(
+      ['mongodbUrl=mongodb://m.example.net:27017/w', 'redisUrl=redis://r.example.net:6379', 'natsUrl=nats://u:p@nats.example.net:4222'],
+      {
+        kubeconfig: kube.kubeconfig,
+      },
+    );
     for (const w of wirehookWorkloads(objects)) {
       expect(
         (container(w).env as { name: string }[]).filter((e) => e.name.startsWith('NATS_') && !e.name.startsWith('NATS_STREAM') && e.name !== 'NATS_PREFIX'),

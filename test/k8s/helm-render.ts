@@ -17,7 +17,11 @@ export const UNCONNECTED = 'networkPolicy.dns.lookupClusterIP=false';
 const unconnected = (sets: string[]) => (sets.some((s) => s.includes('lookupClusterIP')) ? sets : [...sets, UNCONNECTED]);
 
 /** Values naming external MongoDB, Redis and NATS. */
-export const EXTERNAL = ['mongodbUrl=mongodb://mongo:27017/wirehook?replicaSet=rs0', 'redisUrl=redis://redis:6379', 'natsUrl=nats://nats:4222'];
+export const EXTERNAL = [
+  'mongodbUrl=mongodb://mongo.example.net:27017/wirehook?replicaSet=rs0',
+  'redisUrl=redis://redis.example.net:6379',
+  'natsUrl=nats://nats.example.net:4222',
+];
 
 /** Runs helm without blocking: the stand-in API server answers from this process. */
 export function helm(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {

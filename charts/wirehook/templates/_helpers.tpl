@@ -339,6 +339,29 @@ refused by the code's guard, and this keeps it refused if the guard ever lets on
 {{- end -}}
 
 {{/*
+Refuses URL values that name a Service of the cluster (a name without a dot, or one under .svc
+or .cluster.local) while networkPolicy.clusterServices is empty: the pods that send to
+customers would lose it the moment the policy applies. Names like mongo-0.mongo are not
+recognised; the upgrade notes say to list those too.
+*/}}
+{{- define "wirehook.inClusterUrlCheck" -}}
+{{- $np := .Values.networkPolicy -}}
+{{- if and $np.enabled (not $np.clusterServices) -}}
+{{- range $name, $url := dict "mongodbUrl" .Values.mongodbUrl "redisUrl" .Values.redisUrl "natsUrl" .Values.natsUrl "email.smtpUrl" .Values.email.smtpUrl -}}
+{{- if $url -}}
+{{- $hosts := regexReplaceAll "^[A-Za-z0-9+.-]+://([^@/]*@)?([^/?#]*).*$" $url "${2}" -}}
+{{- range splitList "," $hosts -}}
+{{- $host := lower (regexReplaceAll ":[0-9]+$" . "") -}}
+{{- if and $host (not (hasPrefix "[" $host)) (ne $host "localhost") (or (not (contains "." $host)) (regexMatch "\\.(svc|cluster\\.local)\\.?$" $host)) -}}
+{{- fail (printf "%s names %s, a Service of the cluster: the dispatcher, the relay and alerting reach in the cluster only the release's own pods and networkPolicy.clusterServices, so list it there ([{ namespace, podLabels, ports }])" $name $host) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 A pod template's labels: the pod's own and podDefaults' (from wirehook.scheduling), then the
 chart's and `extra` over them (the selector's labels cannot be overridden). Takes { root, place, extra }.
 */}}
