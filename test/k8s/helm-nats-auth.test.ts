@@ -344,7 +344,6 @@ describe('an external NATS', () => {
       ),
       ...(spec.volumes ?? []).flatMap((v: { projected?: { sources: { secret: { name: string } }[] } }) => v.projected?.sources.map((x) => x.secret.name) ?? []),
     ]);
-    expect(read).toContain('wh-migrate');
     for (const name of read) {
       if (name === 'k') continue; // secrets.existingSecret: made outside the release
       const secret = named(objects, 'Secret', name);
@@ -352,13 +351,19 @@ describe('an external NATS', () => {
       expect(hook['helm.sh/hook'], name).toMatch(/pre-upgrade/);
       expect(Number(hook['helm.sh/hook-weight']), name).toBeLessThan(jobWeight);
     }
+    // Two copies, each deleted once the hooks succeed: the URLs (read as environment) and the
+    // NATS material (read key by key and as files: a seed or a key never becomes a variable).
     const copy = named(objects, 'Secret', 'wh-migrate');
-    expect(copy.metadata['annotations']['helm.sh/hook-delete-policy']).toBe('before-hook-creation,hook-succeeded');
-    // It holds what the release's own Secrets hold: this release's values, not the last one's.
+    const natsCopy = named(objects, 'Secret', 'wh-migrate-nats');
+    for (const c of [copy, natsCopy]) expect(c.metadata['annotations']['helm.sh/hook-delete-policy']).toBe('before-hook-creation,hook-succeeded');
+    expect(container(job).envFrom).toContainEqual({ secretRef: { name: 'wh-migrate' } });
+    expect(container(job).envFrom).not.toContainEqual({ secretRef: { name: 'wh-migrate-nats' } });
+    expect(read).toContain('wh-migrate-nats');
+    // They hold what the release's own Secrets hold: this release's values, not the last one's.
+    expect(decoded(natsCopy)).toEqual(decoded(named(objects, 'Secret', 'wh-nats-client')));
     const copied = decoded(copy);
-    expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-nats-client')));
-    if (urls) expect(copied).toMatchObject(decoded(named(objects, 'Secret', 'wh-secrets')));
-    else expect(Object.keys(copied).filter((k) => k.endsWith('_URL'))).toEqual(['NATS_URL']); // natsUrl beside the existing Secret
+    if (urls) expect(copied).toEqual(decoded(named(objects, 'Secret', 'wh-secrets')));
+    else expect(copied).toEqual({ NATS_URL: 'tls://connect.ngs.global' }); // natsUrl beside the existing Secret
     // The services keep reading the release's own Secret.
     const dispatcher = named(objects, 'Deployment', 'wh-dispatcher');
     expect(JSON.stringify(dispatcher)).not.toContain('wh-migrate');
