@@ -139,12 +139,25 @@ describe('the portal: an endpoint’s transformation', () => {
     // Removed after a confirmation; the editor shows the starter again.
     const asked: string[] = [];
     page.on('dialog', (dialog) => void asked.push(dialog.message()));
+    // Every DOM change is watched (a MutationObserver runs right after each one, before any later
+    // task): no state ever shows "No transformation" beside the old code, not even for a frame.
+    await page.evaluate(() => {
+      const w = window as unknown as { staleFrames: number };
+      w.staleFrames = 0;
+      const region = document.querySelector('section[aria-labelledby="transformation-title"]')!;
+      new MutationObserver(() => {
+        const none = region.textContent?.includes('No transformation: webhooks are sent as they are.');
+        const editor = region.querySelector('textarea') as HTMLTextAreaElement;
+        if (none && !editor.value.startsWith('function handler(webhook) {\n  return webhook;')) w.staleFrames++;
+      }).observe(region, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     await panel.getByRole('button', { name: 'Remove transformation' }).click(); // the confirmation is accepted
     await panel.getByText('Transformation removed.').waitFor();
     await panel.getByText('No transformation: webhooks are sent as they are.').waitFor();
     expect(asked).toEqual([expect.stringContaining('Remove this endpoint’s transformation?')]);
     expect((await e.shown()).transformation).toBeNull();
     await expect.poll(() => code.inputValue()).toBe(STARTER);
+    expect(await page.evaluate(() => (window as unknown as { staleFrames: number }).staleFrames)).toBe(0);
     expect(await enabled.isChecked()).toBe(true);
     expect(await panel.getByRole('button', { name: 'Remove transformation' }).count()).toBe(0);
     await page.context().close();
