@@ -4,10 +4,12 @@
 // refused without an existing Secret. The rendered manifests are
 // checked in helm-defaults.test.ts, helm-nats-relay.test.ts and helm-platform.test.ts. An install
 // into kind runs in .github/workflows/chart.yml.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { type FakeKubeApi, startFakeKubeApi } from './fake-kube-api.ts';
 import { byKind, chart, container, EXTERNAL, helm, named, template, UNCONNECTED } from './helm-render.ts';
-import type { Manifest } from './manifests.ts';
+import { type Manifest, root } from './manifests.ts';
 
 let kube: FakeKubeApi;
 beforeAll(async () => {
@@ -19,6 +21,38 @@ it('helm lint passes with external services, and with the bundled NATS', async (
   for (const sets of [EXTERNAL, [...EXTERNAL.slice(0, 2), 'nats.enabled=true']]) {
     const res = await helm(['lint', chart, '--strict', ...[...sets, UNCONNECTED].flatMap((s) => ['--set', s])]);
     expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
+  }
+});
+
+it('the kind job’s values (.github/kind/values.yaml, which CI installs on a real cluster) render, their senders reaching MongoDB, Redis and the receiver', async () => {
+  const res = await helm(
+    [
+      'template',
+      'wirehook',
+      chart,
+      '--namespace',
+      'wirehook',
+      '-f',
+      join(root, '.github/kind/values.yaml'),
+      '--dry-run=server',
+      '--disable-openapi-validation',
+    ],
+    { KUBECONFIG: kube.kubeconfig },
+  );
+  expect(res.status, res.stderr).toBe(0);
+  const objects = parseAllDocuments(res.stdout)
+    .map((d) => d.toJS() as Manifest)
+    .filter(Boolean);
+  const senders = named(objects, 'NetworkPolicy', 'wirehook-internet-egress')['spec'].egress as { to: unknown[]; ports?: { port: number }[] }[];
+  for (const [app, port] of [
+    ['mongo', 27017],
+    ['redis', 6379],
+    ['receiver', 8443],
+  ] as const) {
+    expect(senders, app).toContainEqual({
+      to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'wirehook' } }, podSelector: { matchLabels: { app } } }],
+      ports: [{ port, protocol: 'TCP' }],
+    });
   }
 });
 
