@@ -24,7 +24,7 @@ it('helm lint passes with external services, and with the bundled NATS', async (
   }
 });
 
-it('the kind job’s values (.github/kind/values.yaml, which CI installs on a real cluster) render, their senders reaching MongoDB, Redis and the receiver', async () => {
+it('the kind job’s values (.github/kind/values.yaml, installed by CI on a real cluster) render; its senders reach MongoDB, Redis, the receiver', async () => {
   const res = await helm(
     [
       'template',
