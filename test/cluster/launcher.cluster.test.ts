@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, freePort, freePortRun, spawnTestProcess } from '@wirehook/testkit';
 
 const root = join(import.meta.dirname, '..', '..');
+/** How long a start may take: the launcher's own bound (CLUSTER_START_TIMEOUT_MS below) and a margin, on a machine shared with another suite. */
+const UP_MS = 120_000;
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -90,29 +92,33 @@ function pidWithMetricsPort(port: number): number {
 }
 
 describe('the cluster launcher', () => {
-  it('shows the broker output prefixed; a crashed service is reported at once and the whole cluster stops (exit 1)', async () => {
-    const run = await launch();
-    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-    expect(run.out()).toMatch(/^\[nats-server\] .*Server is ready/m);
-    // The API and the portal on loopback only (HOST unset), as in embedded mode.
-    expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
-    await expect(fetch(`http://127.0.0.2:${run.ports.api}/v1/consumers`)).rejects.toThrow();
-    await expect(fetch(`http://127.0.0.2:${run.ports.portal}/healthz`)).rejects.toThrow();
-    // message-intake is the first service: metrics base + 1.
-    process.kill(pidWithMetricsPort(run.ports.metrics + 1), 'SIGKILL');
-    expect(await run.exited).toBe(1);
-    expect(run.err()).toContain('cluster: message-intake exited (SIGKILL); stopping the cluster');
-    // Nothing of it is left listening.
-    await eventually(async () => {
-      const api = await fetch(`http://127.0.0.1:${run.ports.api}/livez`).then(
-        () => 'up',
-        () => 'down',
-      );
-      expect(api).toBe('down');
-      expect(await listening(run.ports.nats)).toBe(false);
-      expect(await listening(run.ports.redis)).toBe(false);
-    }, 15_000);
-  }, 120_000);
+  it(
+    'shows the broker output prefixed; a crashed service is reported at once and the whole cluster stops (exit 1)',
+    async () => {
+      const run = await launch();
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      expect(run.out()).toMatch(/^\[nats-server\] .*Server is ready/m);
+      // The API and the portal on loopback only (HOST unset), as in embedded mode.
+      expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
+      await expect(fetch(`http://127.0.0.2:${run.ports.api}/v1/consumers`)).rejects.toThrow();
+      await expect(fetch(`http://127.0.0.2:${run.ports.portal}/healthz`)).rejects.toThrow();
+      // message-intake is the first service: metrics base + 1.
+      process.kill(pidWithMetricsPort(run.ports.metrics + 1), 'SIGKILL');
+      expect(await run.exited).toBe(1);
+      expect(run.err()).toContain('cluster: message-intake exited (SIGKILL); stopping the cluster');
+      // Nothing of it is left listening.
+      await eventually(async () => {
+        const api = await fetch(`http://127.0.0.1:${run.ports.api}/livez`).then(
+          () => 'up',
+          () => 'down',
+        );
+        expect(api).toBe('down');
+        expect(await listening(run.ports.nats)).toBe(false);
+        expect(await listening(run.ports.redis)).toBe(false);
+      }, 15_000);
+    },
+    UP_MS + 60_000,
+  );
 
   it.each([
     ['SIGTERM', 0],
@@ -121,7 +127,7 @@ describe('the cluster launcher', () => {
     '%s of the launcher leaves no orphan: every service, nats-server and redis-server ends, every port is free',
     async (signal, code) => {
       const run = await launch();
-      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
       const servicePids = Array.from({ length: 7 }, (_, i) => pidWithMetricsPort(run.ports.metrics + i));
       run.child.kill(signal);
       expect(await run.exited).toBe(code);
@@ -138,63 +144,71 @@ describe('the cluster launcher', () => {
         200,
       );
     },
-    120_000,
+    UP_MS + 60_000,
   );
 
-  it('ends a nats-server an earlier run over the same DATA_DIR left running (by its pid file), even on another port, then starts', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
-    dirs.push(dataDir);
-    mkdirSync(join(dataDir, 'run'));
-    const pidFile = join(dataDir, 'run', 'nats-server.pid');
-    // Nobody stops this one (no watchdog): it is given 10 s, then SIGTERM.
-    const leftover = spawnTestProcess('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
-    children.push(leftover);
-    const leftoverExit = new Promise((resolve) => leftover.once('exit', (code, signal) => resolve(signal ?? code)));
-    await eventually(() => expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid)));
-    const started = Date.now();
-    const run = await launch({ DATA_DIR: dataDir });
-    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-    expect(run.err()).toContain(
-      `cluster: an earlier run over this DATA_DIR left nats-server (pid ${leftover.pid}) running; stopping them (10 s to end, then SIGTERM, then SIGKILL)`,
-    );
-    expect(await leftoverExit).not.toBeUndefined();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
+  it(
+    'ends a nats-server an earlier run over the same DATA_DIR left running (by its pid file), even on another port, then starts',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-launcher-'));
+      dirs.push(dataDir);
+      mkdirSync(join(dataDir, 'run'));
+      const pidFile = join(dataDir, 'run', 'nats-server.pid');
+      // Nobody stops this one (no watchdog): it is given 10 s, then SIGTERM.
+      const leftover = spawnTestProcess('nats-server', ['-a', '127.0.0.1', '-p', String(await freePort()), '-P', pidFile], { stdio: 'ignore' });
+      children.push(leftover);
+      const leftoverExit = new Promise((resolve) => leftover.once('exit', (code, signal) => resolve(signal ?? code)));
+      await eventually(() => expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid)));
+      const started = Date.now();
+      const run = await launch({ DATA_DIR: dataDir });
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      expect(run.err()).toContain(
+        `cluster: an earlier run over this DATA_DIR left nats-server (pid ${leftover.pid}) running; stopping them (10 s to end, then SIGTERM, then SIGKILL)`,
+      );
+      expect(await leftoverExit).not.toBeUndefined();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(10_000);
 
-    // A second launcher over the same DATA_DIR is refused: the first one's processes are no leftovers.
-    const second = await launch({ DATA_DIR: dataDir });
-    expect(await second.exited).toBe(1);
-    expect(second.err()).toBe(
-      `cluster: another launcher (pid ${run.child.pid}) runs over this DATA_DIR (${dataDir}); stop it, or set DATA_DIR to another directory\n`,
-    );
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+      // A second launcher over the same DATA_DIR is refused: the first one's processes are no leftovers.
+      const second = await launch({ DATA_DIR: dataDir });
+      expect(await second.exited).toBe(1);
+      expect(second.err()).toBe(
+        `cluster: another launcher (pid ${run.child.pid}) runs over this DATA_DIR (${dataDir}); stop it, or set DATA_DIR to another directory\n`,
+      );
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
 
-    // A stale pid file (or a pid reused by another program) is no obstacle, and is not touched.
-    writeFileSync(pidFile, `${process.pid}\n`); // alive, but not a nats-server
-    const again = await launch({ DATA_DIR: dataDir });
-    await eventually(() => expect(again.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-    expect(again.err()).not.toContain('earlier run');
-    again.child.kill('SIGTERM');
-    expect(await again.exited).toBe(0);
-  }, 180_000);
+      // A stale pid file (or a pid reused by another program) is no obstacle, and is not touched.
+      writeFileSync(pidFile, `${process.pid}\n`); // alive, but not a nats-server
+      const again = await launch({ DATA_DIR: dataDir });
+      await eventually(() => expect(again.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      expect(again.err()).not.toContain('earlier run');
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    },
+    2 * UP_MS + 60_000,
+  );
 
-  it('after SIGKILL of its whole process group or of the launcher alone, a start at once on the same DATA_DIR and ports comes up, every time', async () => {
-    let run = await launch();
-    const again = { dataDir: run.dataDir, ports: run.ports };
-    // Four restarts in a row (before the launcher took over its DATA_DIR's leftovers, 4 of 6
-    // failed): the whole group killed, then the launcher alone (its services and servers are
-    // still on their way out when the next one starts).
-    for (let i = 0; i < 4; i++) {
-      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-      process.kill(i % 2 === 0 ? -run.child.pid! : run.child.pid!, 'SIGKILL');
-      await run.exited;
-      run = await launch({}, again);
-    }
-    await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), 60_000, 100);
-    expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-  }, 300_000);
+  it(
+    'after SIGKILL of its whole process group or of the launcher alone, a start at once on the same DATA_DIR and ports comes up, every time',
+    async () => {
+      let run = await launch();
+      const again = { dataDir: run.dataDir, ports: run.ports };
+      // Four restarts in a row (before the launcher took over its DATA_DIR's leftovers, 4 of 6
+      // failed): the whole group killed, then the launcher alone (its services and servers are
+      // still on their way out when the next one starts).
+      for (let i = 0; i < 4; i++) {
+        await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+        process.kill(i % 2 === 0 ? -run.child.pid! : run.child.pid!, 'SIGKILL');
+        await run.exited;
+        run = await launch({}, again);
+      }
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      expect((await fetch(`http://127.0.0.1:${run.ports.api}/v1/consumers`)).status).toBe(401);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    },
+    5 * UP_MS + 60_000,
+  );
 
   it('NATS_URL that is no URL: one line naming NATS_URL and what it must be, exit 1, nothing started or left running', async () => {
     const run = await launch({ NATS_URL: 'nonsense' });
