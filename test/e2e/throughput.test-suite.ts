@@ -204,16 +204,17 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       const capacity = 4;
       const serviceMs = 100;
       let inFlight = 0;
-      const log: { at: number; ok: boolean }[] = [];
+      const log: { at: number; ok: boolean; tookMs?: number }[] = [];
       rx.receiver.respondWith(async () => {
         if (inFlight >= capacity) {
           log.push({ at: Date.now(), ok: false });
           return { status: 429 };
         }
         inFlight++;
+        const began = Date.now();
         await new Promise((resolve) => setTimeout(resolve, serviceMs));
         inFlight--;
-        log.push({ at: Date.now(), ok: true });
+        log.push({ at: Date.now(), ok: true, tookMs: Date.now() - began });
         return { status: 204 };
       });
       const ep = await endpoint({ retry: { count: 0, interval: '1m' } }, rx.url());
@@ -225,8 +226,13 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       const windowS = 10;
       const goodput = settled.filter((r) => r.ok).length / windowS;
       const refused = settled.filter((r) => !r.ok).length / settled.length;
-      // Capacity: 4 in flight of 100 ms each, 40 per second.
-      expect(goodput).toBeGreaterThanOrEqual(0.9 * 40);
+      // Capacity: 4 in flight of 100 ms each, 40 per second — as the receiver served them: on a
+      // busy machine its timers run late and each takes longer, and it can take fewer than 40.
+      const served = settled.filter((r) => r.ok);
+      const meanServiceMs = served.reduce((sum, r) => sum + r.tookMs!, 0) / Math.max(1, served.length);
+      const receiverCapacity = Math.min(40, (capacity * 1000) / meanServiceMs);
+      expect(receiverCapacity).toBeGreaterThan(0.75 * 40); // the receiver itself kept most of its speed
+      expect(goodput, `goodput ${goodput}/s, the receiver's capacity ${receiverCapacity.toFixed(1)}/s`).toBeGreaterThanOrEqual(0.9 * receiverCapacity);
       expect(refused).toBeLessThan(0.05);
       // Then 80 more at 20/s, about 2 in flight: the limit must not grow on successes of an
       // endpoint that does not use it (it would climb toward the slots and overload the receiver).
