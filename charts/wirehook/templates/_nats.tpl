@@ -94,6 +94,11 @@ tls.key: {{ . | b64enc }}
 {{- end -}}
 {{- end -}}
 
+{{/* "true" when natsUrl carries credentials (user info before the host). */}}
+{{- define "wirehook.natsUrlHasCredentials" -}}
+{{- if and .Values.natsUrl (regexMatch "^[a-z]+://[^/]*@" .Values.natsUrl) -}}true{{- end -}}
+{{- end -}}
+
 {{/* Refuses a nats.auth / nats.tls combination the application or the bundled NATS could not use. */}}
 {{- define "wirehook.natsAuthCheck" -}}
 {{- $a := .Values.nats.auth -}}
@@ -106,7 +111,7 @@ tls.key: {{ . | b64enc }}
 {{- if and $bundled (or $t.ca $t.cert $t.key $t.existingSecret) -}}
 {{- fail "nats.tls is for an external NATS (natsUrl): the bundled NATS is reached inside the cluster, without TLS" -}}
 {{- end -}}
-{{- if and .Values.natsUrl (regexMatch "^[a-z]+://[^/]*@" .Values.natsUrl) (ne $type "none") -}}
+{{- if and (include "wirehook.natsUrlHasCredentials" .) (ne $type "none") -}}
 {{- fail (printf "natsUrl carries credentials (user info before @) and nats.auth.type is %s: Wirehook takes one way of authenticating; leave nats.auth.type empty or move them into nats.auth" $type) -}}
 {{- end -}}
 {{- $given := dict "user" (or $a.user $a.password) "token" $a.token "nkey" $a.nkeySeed "creds" $a.creds -}}
