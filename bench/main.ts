@@ -1,5 +1,6 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
+//                      [--senders N]                     (requests in flight from the harness; 64 unless given)
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
@@ -71,12 +72,14 @@ const { values: args } = parseArgs({
     'node-args': { type: 'string' },
     keep: { type: 'boolean', default: false },
     deliveries: { type: 'string' },
+    senders: { type: 'string' },
   },
 });
 
 const settings = settingsFor(args.smoke ? 'smoke' : 'full');
 if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
+if (args.senders) settings.concurrency = positiveInt(args.senders, '--senders');
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
 const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
 // Scale (issue 26) runs on its own: a store of --deliveries (default 10^6) and an API probe (bench/scale.ts).
