@@ -1,7 +1,8 @@
 // The order of .github/workflows/release.yml, which cannot run here: the whole suite before any
 // push, the version checks before the image push, the image before the chart that pins its
 // digest, and provenance for both. Moving a step, or dropping a `needs:`, fails this.
-import { readFileSync } from 'node:fs';
+// Also, for every workflow: each action is pinned to a commit (a tag such as @v4 can be moved).
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -121,5 +122,24 @@ describe('release.yml', () => {
       );
       expect(attest).toBeGreaterThan(step.chartPush);
     });
+  });
+});
+
+// Every `uses:` of every workflow names its action's commit, the tag it was taken from in a
+// comment: `owner/name@<40 hex> # v4.4.0`. Local actions (./…) are the repository's own.
+describe('every workflow', () => {
+  const dir = join(root, '.github/workflows');
+  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+
+  it.each(files)('%s pins each action to a commit SHA, its version in a comment', (file) => {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const lines = [...text.matchAll(/^\s*(?:-\s+)?uses:\s*(.*?)\s*$/gm)].map((m) => m[1]!);
+    // The YAML's own count, so a `uses:` the pattern above misses cannot pass unchecked.
+    const parsed = parse(text) as { jobs: Record<string, { uses?: string; steps?: Step[] }> };
+    const declared = Object.values(parsed.jobs).flatMap((job) => [job.uses, ...(job.steps ?? []).map((s) => s.uses)].filter((u) => u !== undefined));
+    expect(lines).toHaveLength(declared.length);
+    for (const uses of lines.filter((u) => !u.startsWith('./'))) {
+      expect(uses, file).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    }
   });
 });
