@@ -57,12 +57,20 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       const ids = [await e.send(), await e.send(), await e.send()];
       await eventually(() => expect(rx.receiver.requests.filter((r) => ids.includes(r.headers['webhook-id']!))).toHaveLength(3));
       for (const r of rx.receiver.requests.filter((q) => ids.includes(q.headers['webhook-id']!))) expect(r.remoteAddress).toBe(expected);
-      const detail = (await e.t.api.get(`/v1/messages/${ids[0]}`)).body;
-      expect(detail.deliveries[0].attempts[0]).toMatchObject({ via: 'relay', source_ip: expected, response_status: 200 });
+      // Received is not yet recorded: the attempt is written after the receiver's answer.
+      await eventually(async () =>
+        expect((await e.t.api.get(`/v1/messages/${ids[0]}`)).body.deliveries[0].attempts[0]).toMatchObject({
+          via: 'relay',
+          source_ip: expected,
+          response_status: 200,
+        }),
+      );
     }
     // /metrics: the attempts by via, and the relay's sends by source address.
     const from = (ip: string) => 3 * endpoints.filter((e) => sourcesFor(POOL, e.endpoint.id).v4 === ip).length;
-    expect(await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' })).toBe(before.relayed + 3 * endpoints.length);
+    await eventually(async () =>
+      expect(await metric('wirehook_delivery_attempts_total', { via: 'relay', outcome: 'success' })).toBe(before.relayed + 3 * endpoints.length),
+    );
     expect(await sentFrom('127.0.0.2')).toBe(before.v2 + from('127.0.0.2'));
     expect(await sentFrom('127.0.0.3')).toBe(before.v3 + from('127.0.0.3'));
   });
@@ -115,10 +123,12 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     const request = rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!;
     expect(request.headers['webhook-ordering-key']).toHaveLength(1_800);
     expect(decodeURIComponent(request.headers['webhook-ordering-key']!)).toBe(key);
-    expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({
-      status: 'success',
-      attempts: [{ via: 'relay', response_status: 200 }],
-    });
+    await eventually(async () =>
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({
+        status: 'success',
+        attempts: [{ via: 'relay', response_status: 200 }],
+      }),
+    );
   });
 
   it('a fixed_ip endpoint’s custom headers (Authorization among them) go through the relay as set, beside its compat signature', async () => {
@@ -137,7 +147,9 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       'x-tenant': 'acme',
       'x-partner-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
+    await eventually(async () =>
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] }),
+    );
   });
 
   it('a fixed_ip endpoint’s client certificate is presented through the relay (refused as tls without it)', async () => {
@@ -154,7 +166,9 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
       expect((await e.t.api.patch(`/v1/endpoints/${e.endpoint.id}`, { tls: { client_certificate: certPem, client_key: keyPem } })).status).toBe(200);
       const id = await e.send();
       await eventually(() => expect(mutual.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
-      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] });
+      await eventually(async () =>
+        expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0]).toMatchObject({ attempts: [{ via: 'relay', response_status: 200 }] }),
+      );
     } finally {
       await mutual.receiver.close();
     }
@@ -190,8 +204,9 @@ describe('with RELAY_SOURCE_IPS=127.0.0.2,127.0.0.3', () => {
     await eventually(() => expect(rx.receiver.requests.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1));
     const request = rx.receiver.requests.find((r) => r.headers['webhook-id'] === id)!;
     expect(POOL.v4).not.toContain(request.remoteAddress);
-    const attempt = (await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
-    expect(attempt).toMatchObject({ via: 'direct', source_ip: request.remoteAddress });
+    await eventually(async () =>
+      expect((await e.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0]).toMatchObject({ via: 'direct', source_ip: request.remoteAddress }),
+    );
   });
 });
 
