@@ -104,7 +104,8 @@ describe('cluster faults', () => {
     await expectAllArrive('two replicas', ids);
     const dispatchers = h.cluster.specs.filter((s) => s.service === 'dispatcher');
     expect(dispatchers).toHaveLength(2);
-    for (const d of dispatchers) expect(await attemptsOn(d.metricsPort)).toBeGreaterThan(0);
+    // Received is not yet counted: an attempt is counted after the receiver's answer.
+    for (const d of dispatchers) await eventually(async () => expect(await attemptsOn(d.metricsPort)).toBeGreaterThan(0));
   }, 180_000);
 
   it('every series carries its service; the API series are only where the API is served (gateway, portal); promtool check metrics passes', async () => {

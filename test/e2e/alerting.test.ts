@@ -138,8 +138,11 @@ describe('notice delivery', () => {
     expect(noticesOf(o)[0]!.headers['webhook-id']).toBe(noticesOf(o)[1]!.headers['webhook-id']); // the same notice
     const targets = (await o.t.api.get('/v1/alert-targets')).body.items;
     const hook = targets.find((x: { type: string }) => x.type === 'webhook');
-    const detail = (await o.t.api.get(`/v1/alert-targets/${hook.id}`)).body;
-    expect(detail.recent.map((a: { response_status: number }) => a.response_status)).toEqual([200, 503]);
+    // The second try was received, and is recorded only after the target's answer.
+    await eventually(async () => {
+      const detail = (await o.t.api.get(`/v1/alert-targets/${hook.id}`)).body;
+      expect(detail.recent.map((a: { response_status: number }) => a.response_status)).toEqual([200, 503]);
+    });
   });
 });
 

@@ -84,6 +84,9 @@ it('the README’s first webhook arrives at the local server through wirehook li
   await eventually(() => expect(listen!.out()).toMatch(new RegExp(`→ 200 invoice\\.paid ${messageId} \\d+ ms`)), 30_000);
   await eventually(() => expect(server!.out()).toContain(`${messageId} {"type":"invoice.paid","timestamp":"`), 30_000);
   expect(server!.out()).toContain('"data":{"invoice":1001}}');
-  const attempts = (await t.api.get(`/v1/deliveries/${(await t.api.get(`/v1/messages/${messageId}`)).body.deliveries[0].id}`)).body.attempts;
-  expect(attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200 })]);
+  // The CLI has the local server's answer before Wirehook does: the attempt is written after it.
+  await eventually(async () => {
+    const attempts = (await t.api.get(`/v1/deliveries/${(await t.api.get(`/v1/messages/${messageId}`)).body.deliveries[0].id}`)).body.attempts;
+    expect(attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200 })]);
+  });
 }, 120_000);

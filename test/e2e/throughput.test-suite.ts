@@ -69,7 +69,20 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       // delay admissions, never pack their times. In cluster mode that needs Redis to run the two
       // dispatchers' calls in the order of their times (the log forgets by the caller's time).
       // Without the limit all 100 go within a second.
-      const starts = await Promise.all(slowIds.map(async (id) => (await suite.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0].at as number));
+      // Received is not yet recorded: an attempt is written after the receiver's answer, so the
+      // last ones to arrive may have none yet.
+      const starts = await eventually(
+        () =>
+          Promise.all(
+            slowIds.map(async (id) => {
+              const attempt = (await suite.t.api.get(`/v1/messages/${id}`)).body.deliveries[0].attempts[0];
+              expect(attempt, id).toBeDefined();
+              return attempt.at as number;
+            }),
+          ),
+        10_000,
+        100,
+      );
       expect(
         maxInWindow(
           starts.sort((a, b) => a - b),
@@ -97,7 +110,8 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
         const detail = (await suite.t.api.get(`/v1/endpoints/${ep.id}`)).body;
         expect(detail.throughput.held_until).toBeGreaterThan(answeredAt);
       });
-      expect((await suite.detail(answered)).deliveries[0].attempts[0]).toMatchObject({ via, response_status: 429 });
+      // The hold is written before the attempt, which is written after the receiver's answer.
+      await eventually(async () => expect((await suite.detail(answered)).deliveries[0].attempts[0]).toMatchObject({ via, response_status: 429 }));
       for (let i = 1; i <= 10; i++) await send(ep.consumer, { n: i });
       await eventually(() => expect(rx.receiver.requests).toHaveLength(12), 20_000, 50);
       const later = rx.receiver.requests.slice(1).map((r) => r.receivedAt - answeredAt);
