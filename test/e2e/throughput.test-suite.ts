@@ -158,10 +158,13 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       return { rx, ep, answered, putOff };
     }
 
-    /** Within 5 s of `from`, `r` gets `ids` (an hour's hold would keep them for the hour). */
+    /**
+     * Within 15 s of `from`, `r` gets `ids`: an hour's hold would keep them for the hour, a rate
+     * limit of 1/s the last of 38 for 37 s. (5 s was missed in cluster mode beside another suite.)
+     */
     async function arrivesSoon(r: NamedReceiver, ids: string[], from: number): Promise<void> {
-      await eventually(() => expect(ids.every((id) => suite.requestsFor(r, id).length > 0)).toBe(true), 5_000, 20);
-      for (const id of ids) expect(suite.requestsFor(r, id)[0]!.receivedAt - from).toBeLessThan(5_000);
+      await eventually(() => expect(ids.every((id) => suite.requestsFor(r, id).length > 0)).toBe(true), 15_000, 20);
+      for (const id of ids) expect(suite.requestsFor(r, id)[0]!.receivedAt - from).toBeLessThan(15_000);
     }
 
     it('a Retry-After hold ends with a PATCH to a new URL: the put-off message goes there at once', async () => {
@@ -203,14 +206,16 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       // The limit is at work: the second arrives about a second after the first.
       await eventually(() => expect(rx.receiver.requests.length).toBeGreaterThanOrEqual(2), 10_000, 20);
       const removedAt = Date.now();
+      const left = 40 - rx.receiver.requests.length;
       expect((await suite.t.api.patch(`/v1/endpoints/${ep.id}`, { rate_limit: null })).status).toBe(200);
-      // At one a second the last would come ~37 s later.
+      // At one a second the last would come a second per message left later: more than arrivesSoon's 15 s.
+      expect(left).toBeGreaterThan(16);
       await arrivesSoon(rx, ids, removedAt);
     }, 60_000);
 
-    // Retried once: a real-time goodput bound (90 % of 40/s) that one CI run measured at 35.1/s, passing alone; its
+    // Retried once: a real-time goodput bound (90 % of 40/s at first) that one CI run measured at 35.1/s, passing alone; its
     // figure belongs in `pnpm bench` (it is the capacity scenario there), the bound here only catches a collapse.
-    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput ≥ 90 % of it, < 5 % answered 429; a trickle won’t grow its limit', {
+    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput ≥ 80 % of it, < 5 % answered 429; a trickle won’t grow its limit', {
       retry: 1,
       timeout: 120_000,
     }, async () => {
@@ -246,7 +251,9 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       const meanServiceMs = served.reduce((sum, r) => sum + r.tookMs!, 0) / Math.max(1, served.length);
       const receiverCapacity = Math.min(40, (capacity * 1000) / meanServiceMs);
       expect(receiverCapacity).toBeGreaterThan(0.75 * 40); // the receiver itself kept most of its speed
-      expect(goodput, `goodput ${goodput}/s, the receiver's capacity ${receiverCapacity.toFixed(1)}/s`).toBeGreaterThanOrEqual(0.9 * receiverCapacity);
+      // 80 %: a limit one below the capacity (3 in flight) would give at most 75 %. (Cluster mode beside another
+      // suite measured 82–88 % of it: each send's turn there waits for Redis and the store; `pnpm bench` holds 90 %.)
+      expect(goodput, `goodput ${goodput}/s, the receiver's capacity ${receiverCapacity.toFixed(1)}/s`).toBeGreaterThanOrEqual(0.8 * receiverCapacity);
       expect(refused).toBeLessThan(0.05);
       // Then 80 more at 20/s, about 2 in flight: the limit must not grow on successes of an
       // endpoint that does not use it (it would climb toward the slots and overload the receiver).
