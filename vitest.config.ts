@@ -14,6 +14,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // No retries: a flaky test is a bug in the test or the code.
     retry: 0,
+    // expect.poll's wait, for every test: its default (1 s) ran out in a browser test on a machine running two suites.
+    expect: { poll: { timeout: 10_000 } },
     env: { XDG_CONFIG_HOME: configHome },
     // Ends, after each test file's own afterAll, every process the file started and left running.
     setupFiles: ['test/support/end-test-processes.ts'],

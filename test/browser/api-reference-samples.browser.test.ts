@@ -7,9 +7,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.ts';
 import { startWirehook, type Harness } from '../support/harness.ts';
 
-/** expect.poll's wait: its default (1 s) ran out on a machine running two suites. */
-const POLL_MS = 10_000;
-
 interface Doc {
   paths: Record<string, Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>>;
   webhooks: Record<string, Record<string, { summary: string }>>;
@@ -43,9 +40,7 @@ it('every operation shows its curl and @wirehook/client samples', async () => {
     for (const sample of op['x-codeSamples']) {
       await section.getByRole('tab', { name: sample.label, exact: true }).click();
       const firstCall = sample.source.split('\n').find((line) => line.startsWith('curl') || line.includes('await wirehook.'))!;
-      await expect
-        .poll(() => section.textContent(), { message: `${op.operationId} ${sample.label}`, timeout: POLL_MS })
-        .toContain(firstCall.replace(/ \\$/, ''));
+      await expect.poll(() => section.textContent(), { message: `${op.operationId} ${sample.label}` }).toContain(firstCall.replace(/ \\$/, ''));
     }
   }
 });

@@ -14,9 +14,6 @@ import { axeViolations, openPortal, portalLink, shot } from '../support/portal-p
 import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import type { NamedReceiver } from '../support/receivers.ts';
 
-/** expect.poll's wait: its default (1 s) ran out on a machine running two suites. */
-const POLL_MS = 10_000;
-
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;
@@ -204,7 +201,7 @@ describe('the portal: the event catalog', () => {
     await legacyAgain.getByText('The sender has not described this payload.').waitFor();
     await legacyAgain.getByText('No example.').waitFor();
     expect(await legacyAgain.getByRole('button', { name: 'Hide the schema and example' }).getAttribute('aria-expanded')).toBe('true');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: POLL_MS }).toBe('order.legacy');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('order.legacy');
     // Back returns to the endpoint.
     await page.goBack();
     await page.getByRole('group', { name: 'Event types' }).waitFor();
@@ -235,7 +232,7 @@ describe('the portal: the event catalog', () => {
     ]);
     await created.getByText('Customer の繰り返し: フィールドは上に表示されています。').waitFor();
     expect(await created.locator('pre.catalog-json').textContent()).toBe(JSON.stringify(ORDER_EXAMPLE, null, 2));
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: POLL_MS }).toBe('order.created');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('order.created');
     expect(await page.evaluate(() => document.documentElement.dataset['theme'])).toBe('dark');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     expect(await axeViolations(page)).toEqual([]);

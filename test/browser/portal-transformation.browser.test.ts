@@ -15,9 +15,6 @@ import { axeViolations, openPortal, portalLink, shot } from '../support/portal-p
 import { closePortalScene, openPortalScene } from '../support/portal-scene.ts';
 import type { NamedReceiver } from '../support/receivers.ts';
 
-/** expect.poll's wait: its default (1 s) ran out on a machine running two suites. */
-const POLL_MS = 10_000;
-
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;
@@ -93,7 +90,7 @@ describe('the portal: an endpoint’s transformation', () => {
     const panel = page.getByRole('region', { name: 'Transformation' });
     await panel.getByText('No transformation: webhooks are sent as they are.').waitFor();
     const code = panel.getByLabel('Code (JavaScript)');
-    await expect.poll(() => code.inputValue(), { timeout: POLL_MS }).toBe(STARTER);
+    await expect.poll(() => code.inputValue()).toBe(STARTER);
     await panel.getByText(`${Buffer.byteLength(STARTER)} of 32,768 bytes`).waitFor();
     const enabled = panel.getByRole('checkbox', { name: 'Enabled: run it on every webhook' });
     expect(await enabled.isChecked()).toBe(true);
@@ -128,7 +125,7 @@ describe('the portal: an endpoint’s transformation', () => {
     expect(await code.getAttribute('aria-invalid')).toBeNull();
     await panel.getByRole('button', { name: 'Save transformation' }).click();
     await panel.getByText('Transformation saved.').waitFor();
-    await expect.poll(async () => (await e.shown()).transformation?.code, { timeout: POLL_MS }).toBe(codeOf(32_768));
+    await expect.poll(async () => (await e.shown()).transformation?.code).toBe(codeOf(32_768));
     expect(await panel.locator('#transformation-code-error').count()).toBe(0);
 
     // Kept, not run.
@@ -159,7 +156,7 @@ describe('the portal: an endpoint’s transformation', () => {
     await panel.getByText('No transformation: webhooks are sent as they are.').waitFor();
     expect(asked).toEqual([expect.stringContaining('Remove this endpoint’s transformation?')]);
     expect((await e.shown()).transformation).toBeNull();
-    await expect.poll(() => code.inputValue(), { timeout: POLL_MS }).toBe(STARTER);
+    await expect.poll(() => code.inputValue()).toBe(STARTER);
     expect(await page.evaluate(() => (window as unknown as { staleFrames: number }).staleFrames)).toBe(0);
     expect(await enabled.isChecked()).toBe(true);
     expect(await panel.getByRole('button', { name: 'Remove transformation' }).count()).toBe(0);
@@ -176,7 +173,7 @@ describe('the portal: an endpoint’s transformation', () => {
     const tryIt = panel.getByRole('button', { name: 'Try it', exact: true });
     const result = panel.locator('.try-result');
     expect(await panel.getByLabel('Event type to try').inputValue()).toBe('order.created');
-    await expect.poll(() => payload.inputValue(), { timeout: POLL_MS }).toBe(JSON.stringify(ORDER_EXAMPLE, null, 2));
+    await expect.poll(() => payload.inputValue()).toBe(JSON.stringify(ORDER_EXAMPLE, null, 2));
 
     // The editor's code, not saved: the request it would make, the body renamed.
     await panel.getByLabel('Code (JavaScript)').fill(RENAME);
@@ -237,7 +234,7 @@ describe('the portal: an endpoint’s transformation', () => {
     await panel.getByRole('button', { name: 'Use the example of order.created' }).click();
     expect(await payload.inputValue()).toBe(JSON.stringify(ORDER_EXAMPLE, null, 2));
     await panel.getByLabel('Event type to try').selectOption('invoice.paid');
-    await expect.poll(() => payload.inputValue(), { timeout: POLL_MS }).toBe(NO_EXAMPLE);
+    await expect.poll(() => payload.inputValue()).toBe(NO_EXAMPLE);
     await tryIt.click();
     await result.getByText('Cancelled: nothing would be sent.').waitFor();
     expect(calls.count).toBe(before + 1);
