@@ -134,10 +134,10 @@ describe('every workflow', () => {
   it.each(files)('%s pins each action to a commit SHA, its version in a comment', (file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const lines = [...text.matchAll(/^\s*(?:-\s+)?uses:\s*(.*?)\s*$/gm)].map((m) => m[1]!);
-    // The YAML's own count, so a `uses:` the pattern above misses cannot pass unchecked.
+    // The YAML's own values, so a `uses:` the pattern above misses (or reads wrong) cannot pass unchecked.
     const parsed = parse(text) as { jobs: Record<string, { uses?: string; steps?: Step[] }> };
     const declared = Object.values(parsed.jobs).flatMap((job) => [job.uses, ...(job.steps ?? []).map((s) => s.uses)].filter((u) => u !== undefined));
-    expect(lines).toHaveLength(declared.length);
+    expect(lines.map((u) => u.replace(/\s+#.*$/, ''))).toEqual(declared);
     for (const uses of lines.filter((u) => !u.startsWith('./'))) {
       expect(uses, file).toMatch(/^[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
     }
