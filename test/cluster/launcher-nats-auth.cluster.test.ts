@@ -95,9 +95,13 @@ it('the cluster launcher passes the NATS auth and TLS variables to every service
 
     // The wake-up went through the authenticated server, under the launcher's NATS_PREFIX.
     const auth = { authenticator: usernamePasswordAuthenticator('wh', 'launch-secret'), tls: { caFile, certFile, keyFile } };
-    expect(await natsTopology(nats.url, auth)).toEqual([
-      { name: 'LAUNCHED_DISPATCH', subjects: ['launched.dispatch'], consumers: ['launched-dispatchers launched.dispatch'], published: 1 },
+    // At least one job: the intake's wake-up, and the due sweep's too when its tick read the new
+    // delivery before that wake-up was taken (wake-ups are at least once; the claim takes one).
+    const topology = await natsTopology(nats.url, auth);
+    expect(topology).toEqual([
+      { name: 'LAUNCHED_DISPATCH', subjects: ['launched.dispatch'], consumers: ['launched-dispatchers launched.dispatch'], published: expect.any(Number) },
     ]);
+    expect(topology[0]!.published).toBeGreaterThanOrEqual(1);
   } finally {
     await rx.receiver.close();
   }

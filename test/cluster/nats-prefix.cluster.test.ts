@@ -52,10 +52,14 @@ it('two installs with different NATS_PREFIX on one nats-server deliver independe
 
     // Everything on the server is one install's: its stream, subject and consumer (KV buckets
     // would be streams named KV_…: there are none), and each stream carried its install's jobs.
-    expect(await natsTopology(nats.url)).toEqual([
-      { name: 'ALPHA_DISPATCH', subjects: ['alpha.dispatch'], consumers: ['alpha-dispatchers alpha.dispatch'], published: 3 },
-      { name: 'BETA_DISPATCH', subjects: ['beta.dispatch'], consumers: ['beta-dispatchers beta.dispatch'], published: 2 },
+    // Each stream carried at least its install's jobs: a due sweep whose tick reads a new delivery
+    // before the intake's wake-up is taken publishes it too (wake-ups are at least once).
+    const topology = await natsTopology(nats.url);
+    expect(topology).toEqual([
+      { name: 'ALPHA_DISPATCH', subjects: ['alpha.dispatch'], consumers: ['alpha-dispatchers alpha.dispatch'], published: expect.any(Number) },
+      { name: 'BETA_DISPATCH', subjects: ['beta.dispatch'], consumers: ['beta-dispatchers beta.dispatch'], published: expect.any(Number) },
     ]);
+    expect(topology.map((s) => s.published >= (s.name === 'ALPHA_DISPATCH' ? 3 : 2))).toEqual([true, true]);
   } finally {
     await Promise.all([rxA.receiver.close(), rxB.receiver.close()]);
   }
