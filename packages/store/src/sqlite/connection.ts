@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, type BatchTally } from './group-commit.ts';
 
 /** How long a write waits for another connection's lock (the admin CLI vs the server; cluster mode's processes). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -58,6 +58,15 @@ export class SqliteConnection {
    */
   batched<T>(fn: () => T, options?: { durable?: boolean }): Promise<T> {
     return this.#groupCommit.run(fn, options);
+  }
+
+  /**
+   * Inside a batched write: adds to the batch's tally of `kind` (`open`ed on this connection on
+   * first use), written once before the batch commits (GroupCommit.stage). `kind` is the
+   * tally's opener, so every caller of one kind shares its tally.
+   */
+  stage<T extends BatchTally>(open: (conn: SqliteConnection) => T, merge: (tally: T) => void): void {
+    this.#groupCommit.stage(open, () => open(this), merge);
   }
 
   /** Closes the connection, committing queued writes first; a second call does nothing. */

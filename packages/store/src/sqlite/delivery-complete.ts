@@ -4,13 +4,14 @@ import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
-import { OPEN, refreshMessageStatuses } from './message-status.ts';
+import { OPEN, refreshAtBatchEnd } from './message-status.ts';
 import { laneHead } from './ordered-lanes.ts';
 import { intOrNull, text, textOrNull } from './row.ts';
 
 /**
  * DeliveryRepo.complete: the attempt (and its endpoint's rollups), the delivery's new state,
- * its message's status and the endpoint's failure streak, in one transaction (a group commit, in its own savepoint).
+ * its message's status and the endpoint's failure streak, in one transaction (a group commit, in its own savepoint;
+ * the rollups and the message's status written once for the whole batch at its end).
  * The state is written only while the claim is current and the delivery open; otherwise
  * only the attempt (it happened) and the delivery's attempt count.
  */
@@ -81,7 +82,7 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
     // `manual` after the update is the re-send asked for during the send (`resend`).
     const effects = attemptEffects(outcome, Number(updated['manual']) === 1, endpoint);
     carryOut(conn, t, endpointId, a, effects, outcome.endpoint.disabledReason ?? null);
-    refreshMessageStatuses(conn, [text(updated, 'message_id')]);
+    refreshAtBatchEnd(conn, text(updated, 'message_id'));
     // Its end moved its lane on (trigger deliveries_lane_end): name the new head to wake it.
     const key = textOrNull(updated, 'ordering_key');
     const next = key === null || !effects.handOver ? null : laneHead(conn, endpointId, key);

@@ -14,6 +14,7 @@ import {
 } from '@wirehook/core';
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { SqliteConnection } from './connection.ts';
+import type { BatchTally } from './group-commit.ts';
 import { OPEN } from './message-status.ts';
 import { int, intOrNull, type Row } from './row.ts';
 
@@ -27,8 +28,10 @@ const ADD = `INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, en
   ON CONFLICT (endpoint_id, grain_ms, at) DO UPDATE SET ${COUNT_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
 
 /**
- * Adds one attempt to its endpoint's rollup rows (one per grain), inside the caller's
- * transaction: the completion's, so the rollups never disagree with the attempts.
+ * Adds one attempt to its endpoint's rollup rows (one per grain), inside the caller's batched
+ * write: the batch's attempts are summed per row and written once before it commits (a batch
+ * of 64 completions to one endpoint: 2 upserts, not 128), in the completions' transaction, so
+ * the rollups never disagree with the attempts.
  */
 export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<Attempt, 'endpointId' | 'at' | 'responseStatus' | 'error' | 'durationMs'>): void {
   const increment = rollupIncrement(attempt);
@@ -39,9 +42,37 @@ export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<At
     if (column === 'succeeded') return kind === 'succeeded' ? 1 : 0;
     return column === kind || column === `l${latencyBucket}` ? 1 : 0;
   });
-  const add = conn.statement(ADD);
-  for (const grain of ROLLUP_GRAINS_MS) add.run(attempt.endpointId, grain, rollupStart(attempt.at, grain), t.orgId, t.env, ...counts);
+  conn.stage(openRollupTally, (tally) => {
+    for (const grain of ROLLUP_GRAINS_MS) tally.add([attempt.endpointId, grain, rollupStart(attempt.at, grain), t.orgId, t.env], counts);
+  });
 }
+
+/** A rollup row's key: endpoint, grain, start, org, env (ADD's first parameters). */
+type RollupKey = [string, number, number, string, string];
+
+/** One batch's rollup increments, summed per row. */
+class RollupTally implements BatchTally {
+  readonly #conn: SqliteConnection;
+  readonly #rows = new Map<string, { key: RollupKey; counts: number[] }>();
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  add(key: RollupKey, counts: readonly number[]): void {
+    const id = key.join('\u0000');
+    const row = this.#rows.get(id);
+    if (row === undefined) this.#rows.set(id, { key, counts: [...counts] });
+    else for (let i = 0; i < counts.length; i++) row.counts[i]! += counts[i]!;
+  }
+
+  flush(): void {
+    const add = this.#conn.statement(ADD);
+    for (const { key, counts } of this.#rows.values()) add.run(...key, ...counts);
+  }
+}
+
+const openRollupTally = (conn: SqliteConnection): RollupTally => new RollupTally(conn);
 
 /** Endpoint health in SQLite: rollup rows written by completeDelivery (addToRollups), read and pruned here. */
 export class SqliteEndpointStatsRepo implements EndpointStatsRepo {

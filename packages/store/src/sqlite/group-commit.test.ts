@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, type BatchTally } from './group-commit.ts';
 
 let dir: string;
 let db: DatabaseSync;
@@ -86,6 +86,81 @@ describe('GroupCommit', () => {
     other.exec('ROLLBACK');
     other.close();
     expect(keys()).toEqual([]);
+  });
+
+  describe("stage: what a batch's writes add up, written once before it commits", () => {
+    /** Sums what the writes merge, writes it as one row per flush ('sum:<total>'), and counts its flushes. */
+    class SumTally implements BatchTally {
+      static flushes = 0;
+      total = 0;
+      flush(): void {
+        SumTally.flushes++;
+        db.prepare('INSERT INTO t (k) VALUES (?)').run(`sum:${this.total}`);
+      }
+    }
+    const kind = Symbol('sum');
+    const open = () => new SumTally();
+    /** A write that inserts `k` and adds `n` to the batch's sum; it throws after staging when `fail`. */
+    const adding =
+      (k: string, n: number, fail = false) =>
+      () => {
+        insert(k)();
+        commit.stage(kind, open, (tally) => (tally.total += n));
+        if (fail) throw new Error(`write ${k} failed after staging`);
+        return n;
+      };
+    beforeEach(() => {
+      SumTally.flushes = 0;
+    });
+
+    it('merges the writes of one batch and flushes once, in its transaction; a write that throws adds nothing', async () => {
+      const results = await Promise.allSettled([commit.run(adding('a', 1)), commit.run(adding('b', 10, true)), commit.run(adding('c', 100))]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      // 1 + 100: b's 10 went with its savepoint, and one flush wrote the batch's sum.
+      expect(keys()).toEqual(['a', 'c', 'sum:101']);
+      expect(SumTally.flushes).toBe(1);
+    });
+
+    it('gives each batch its own tally: the next batch starts from nothing', async () => {
+      await Promise.all([commit.run(adding('a', 1)), commit.run(adding('b', 2))]);
+      await commit.run(adding('c', 4));
+      expect(keys()).toEqual(['a', 'b', 'c', 'sum:3', 'sum:4']);
+      expect(SumTally.flushes).toBe(2);
+    });
+
+    it('a batch whose writes all throw flushes nothing', async () => {
+      await expect(commit.run(adding('a', 1, true))).rejects.toThrow(/failed after staging/);
+      expect(keys()).toEqual([]);
+      expect(SumTally.flushes).toBe(0);
+    });
+
+    it('a flush that throws fails the whole batch, and nothing of it reaches the next one', async () => {
+      const failing = Symbol('failing');
+      const openFailing = (): BatchTally => ({
+        flush: () => {
+          throw new Error('tally could not be written');
+        },
+      });
+      const first = Promise.allSettled([
+        commit.run(adding('a', 1)),
+        commit.run(() => {
+          commit.stage(failing, openFailing, () => {});
+          return 0;
+        }),
+      ]);
+      expect((await first).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(keys()).toEqual([]);
+      await commit.run(adding('b', 2));
+      expect(keys()).toEqual(['b', 'sum:2']);
+    });
+
+    it('outside a batch: merged and flushed at once', () => {
+      db.exec('BEGIN');
+      commit.stage(kind, open, (tally) => (tally.total += 7));
+      db.exec('COMMIT');
+      expect(keys()).toEqual(['sum:7']);
+      expect(SumTally.flushes).toBe(1);
+    });
   });
 
   it('commits what is queued when closed', async () => {

@@ -11,6 +11,22 @@ interface QueuedWrite {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/**
+ * What the writes of one batch add up, written once at the batch's end (GroupCommit.stage):
+ * e.g. 64 completions' rollup increments as one upsert per endpoint and grain.
+ */
+export interface BatchTally {
+  /** Writes what was merged into it; runs inside the batch's transaction, before `COMMIT`. */
+  flush(): void;
+}
+
+/** A write's merge into the tally of `kind`, applied once the write's savepoint is released. */
+interface StagedMerge {
+  kind: unknown;
+  open: () => BatchTally;
+  merge: (tally: BatchTally) => void;
+}
+
 /** SQLite's result code for a lock another connection holds. */
 const SQLITE_BUSY = 5;
 /** How often a batch tries again for the write lock another connection holds. */
@@ -49,6 +65,10 @@ export class GroupCommit {
   readonly #busyTimeoutMs: number;
   /** Since when the queued batch has found the write lock taken. */
   #lockedSince: number | undefined;
+  /** While a batch runs: its tallies by kind; undefined between batches. */
+  #tallies: Map<unknown, BatchTally> | undefined;
+  /** The merges of the write now running, applied if it succeeds. */
+  #staged: StagedMerge[] = [];
 
   constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number) {
     this.#db = db;
@@ -116,6 +136,29 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Inside a batched write: `merge` is applied to the batch's tally of `kind` (opened by `open`
+   * on first use) once the write's savepoint is released — a write that throws adds nothing —
+   * and each tally is flushed once, after the batch's last write, in the same transaction: a
+   * crash loses or doubles nothing. Outside a batch: opened, merged and flushed now.
+   */
+  stage<T extends BatchTally>(kind: unknown, open: () => T, merge: (tally: T) => void): void {
+    const entry = { kind, open, merge: merge as (tally: BatchTally) => void };
+    if (this.#tallies === undefined) this.#apply([entry]).flush();
+    else this.#staged.push(entry);
+  }
+
+  /** Merges `staged` into the running batch's tallies (or into a fresh one outside a batch); @returns the last tally. */
+  #apply(staged: StagedMerge[], tallies = new Map<unknown, BatchTally>()): BatchTally {
+    let tally: BatchTally | undefined;
+    for (const { kind, open, merge } of staged) {
+      tally = tallies.get(kind);
+      if (tally === undefined) tallies.set(kind, (tally = open()));
+      merge(tally);
+    }
+    return tally!;
+  }
+
   /** Commits what is queued and closes the WAL file descriptor (before the database closes). */
   close(): void {
     if (this.#db.isOpen) this.flush({ wait: true });
@@ -162,22 +205,31 @@ export class GroupCommit {
   /** Runs the batch inside the transaction #begin opened, each write in a savepoint, and commits. */
   #commit(batch: QueuedWrite[]): Outcome[] {
     const outcomes: Outcome[] = [];
+    const tallies = new Map<unknown, BatchTally>();
+    this.#tallies = tallies;
     try {
       for (const write of batch) {
         this.#db.exec('SAVEPOINT group_write');
+        this.#staged = [];
         try {
           outcomes.push({ ok: true, value: write.fn() });
           this.#db.exec('RELEASE group_write');
+          if (this.#staged.length > 0) this.#apply(this.#staged, tallies);
         } catch (err) {
           this.#db.exec('ROLLBACK TO group_write');
           this.#db.exec('RELEASE group_write');
           outcomes.push({ ok: false, err });
         }
       }
+      // A tally that fails to write fails the whole batch: nothing of it is committed.
+      for (const tally of tallies.values()) tally.flush();
       this.#db.exec('COMMIT');
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw err;
+    } finally {
+      this.#tallies = undefined;
+      this.#staged = [];
     }
     return outcomes;
   }

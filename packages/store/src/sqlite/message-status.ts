@@ -1,5 +1,6 @@
 import { messageStatus, type DeliveryStatus, type MessageId } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
+import type { BatchTally } from './group-commit.ts';
 import { text } from './row.ts';
 
 // Writes that change delivery statuses, shared by the repos. Each runs inside the caller's
@@ -20,3 +21,28 @@ export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Itera
     conn.statement('UPDATE messages SET status = ? WHERE id = ? AND status <> ?').run(status, id as MessageId, status);
   }
 }
+
+/**
+ * Inside a batched write: the status of each message is recomputed once at the end of the batch
+ * (GroupCommit.stage), from its deliveries as the batch leaves them — the fan-out's deliveries
+ * completed in one batch cost one read and at most one write of their message, not one each.
+ * Nothing outside the batch reads in between, and it commits with the batch.
+ */
+export function refreshAtBatchEnd(conn: SqliteConnection, messageId: string): void {
+  conn.stage(openStatusTally, (tally) => tally.ids.add(messageId));
+}
+
+class StatusTally implements BatchTally {
+  readonly ids = new Set<string>();
+  readonly #conn: SqliteConnection;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  flush(): void {
+    refreshMessageStatuses(this.#conn, this.ids);
+  }
+}
+
+const openStatusTally = (conn: SqliteConnection): StatusTally => new StatusTally(conn);

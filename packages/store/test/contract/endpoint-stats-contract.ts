@@ -109,6 +109,27 @@ export function describeEndpointStatsContract(f: Fixtures): void {
       expect(await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR)).toMatchObject([{ attempts: 1, succeeded: 0, errors: { http_4xx: 0, http_5xx: 1 } }]);
     });
 
+    it('counts each of 64 attempts completed at once (one group commit in SQLite) once, across two 5-minute rows', async () => {
+      const scene = await m.scene();
+      const hour = freshHour();
+      const sent = [];
+      for (let i = 0; i < 64; i++) sent.push(m.only(await m.send(scene.t, { createdAt: hour })));
+      const jobs = await Promise.all(sent.map((id) => m.claim(id, hour)));
+      // 40 in the first five minutes (30 successes, 10 500s), 24 in the next (all 500s).
+      await Promise.all(
+        jobs.map((job, i) => {
+          const at = hour + (i < 40 ? MINUTE : 6 * MINUTE);
+          return f.store.deliveries.complete(claimRef(job), i < 30 ? m.succeeded(job, at) : m.failed(job, at));
+        }),
+      );
+      const fine = await rollups(scene.t, scene, 300_000, hour, hour + HOUR);
+      expect(fine.map((r) => [r.at, r.attempts, r.succeeded, r.errors.http_5xx])).toEqual([
+        [hour, 40, 30, 10],
+        [hour + FIVE_MINUTES, 24, 0, 24],
+      ]);
+      expect((await rollups(scene.t, scene, 3_600_000, hour, hour + HOUR)).map((r) => [r.attempts, r.succeeded, r.errors.http_5xx])).toEqual([[64, 30, 34]]);
+    });
+
     it('reads rows whose bucket starts in [from, to) only, oldest first, and only the tenant’s', async () => {
       const scene = await m.scene();
       const hour = freshHour();
