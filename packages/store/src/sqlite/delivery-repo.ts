@@ -317,12 +317,12 @@ export function deliveryJob(conn: SqliteConnection, row: Row, now: number, known
   const message = known?.message ?? messageOfJob(conn, delivery.messageId);
   const endpoint = known?.endpoint ?? conn.statement(`SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`).get(delivery.endpointId);
   if (message === undefined || endpoint === undefined) throw new Error(`delivery ${delivery.id} lost its message or endpoint`);
+  // Newest first (created_at, then id, descending), sorted here: a sort in SQLite is a temporary
+  // b-tree for the one or two rows of each claim.
   const secrets = conn
-    .statement(
-      `SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)
-       ORDER BY created_at DESC, id DESC`,
-    )
+    .statement('SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
     .all(delivery.endpointId, now)
+    .sort((a, b) => int(b, 'created_at') - int(a, 'created_at') || int(b, 'id') - int(a, 'id'))
     .map(toStoredSecret);
   return {
     tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },

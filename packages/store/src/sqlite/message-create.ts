@@ -5,7 +5,7 @@ import type { SqliteConnection } from './connection.ts';
 import { deliveryJob } from './delivery-repo.ts';
 import { toMessage, JOB_ENDPOINT_COLUMNS } from './mappers.ts';
 import { joinLane } from './ordered-lanes.ts';
-import { int, text, type Row } from './row.ts';
+import { compareText, int, text, type Row } from './row.ts';
 
 // MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
 // the other writes of the moment, in its own savepoint), so the idempotency lookup, the
@@ -173,9 +173,11 @@ function matchingEndpoints(
           .statement(
             `SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints
              WHERE org_id = ? AND env = ? AND consumer_id = ? AND status IN ('active', 'paused')
-               AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))
-             ORDER BY id`,
+               AND (event_types IS NULL OR EXISTS (SELECT 1 FROM json_each(event_types) WHERE value = ?))`,
           )
           .all(t.orgId, t.env, consumerId, eventType);
+  // In id order, sorted here: an ORDER BY, even one the index already satisfies, cost each send
+  // ~5–15 µs more in SQLite 3.54 (the statement run alone: 5 µs without, 20 with).
+  if (rows.length > 1) rows.sort((a, b) => compareText(text(a, 'id'), text(b, 'id')));
   return rows.map((row) => ({ id: text(row, 'id'), url: text(row, 'url'), status: text(row, 'status'), ordering: text(row, 'ordering'), row }));
 }

@@ -18,6 +18,14 @@ export function textOrNull(row: Row, column: string): string | null {
   return row[column] === null ? null : text(row, column);
 }
 
+/**
+ * SQLite's BINARY order of two texts, for rows sorted in JavaScript: the same as UTF-16 code-unit
+ * order for the ASCII the ids and keys it sorts are made of.
+ */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** The integer in `column`. @throws TypeError when it is not a number. */
 export function int(row: Row, column: string): number {
   const value = row[column];
