@@ -5,6 +5,7 @@
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
+//                      [--only store]                    (bench/store-writes.ts: the SQLite store's CPU a delivery against a bare pipeline's writes)
 //                      [--only transformed]              (scenarios/transformed.ts: a transformation's cost per delivery, e2e, against none)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
@@ -107,6 +108,14 @@ if (only.includes('transform')) {
   const counts = args.smoke ? { runs: 1, count: 200 } : { runs: 3, count: 5_000 };
   const ok = await runTransformBench(counts, resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR)), (line) => process.stderr.write(`bench ${line}\n`));
   only.splice(only.indexOf('transform'), 1);
+  if (only.length === 0) process.exit(ok ? 0 : 1);
+}
+// The store's CPU per delivery (issue 46) runs on its own too, in this process: create, claim and complete against a bare pipeline's writes (bench/store-writes.ts).
+if (only.includes('store')) {
+  const { runStoreBench } = await import('./store-writes.ts');
+  const options = args.smoke ? { runs: 1, deliveries: 2_000 } : { runs: 3, deliveries: 20_000 };
+  const ok = await runStoreBench(options, resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR)), (line) => process.stderr.write(`bench ${line}\n`));
+  only.splice(only.indexOf('store'), 1);
   if (only.length === 0) process.exit(ok ? 0 : 1);
 }
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);

@@ -167,6 +167,28 @@ describe('bench --smoke', () => {
     TEST_MS,
   );
 
+  // In this process, no Wirehook: the store's create, claim and complete against a bare pipeline's writes, both shapes.
+  it(
+    'runs the store bench on request: each step of each shape measured, the store against its baseline',
+    () => {
+      const dir = mkdtempSync(join(out, 'store-'));
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'store', '--out', dir], { encoding: 'utf8', timeout: RUN_MS });
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('store-'))!), 'utf8'));
+      expect(report.figures.map((f: { shape: string; endpoints: number }) => [f.shape, f.endpoints])).toEqual([
+        ['e2e', 1],
+        ['fan-out', 20],
+      ]);
+      for (const f of report.figures) {
+        for (const side of [f.store, f.baseline])
+          for (const step of ['create', 'claim', 'complete']) expect(side[step], `${f.shape} ${step}`).toBeGreaterThan(0);
+        expect(f.ratio).toBeCloseTo(f.store.total / f.baseline.total, 0);
+      }
+      expect(run.stdout).toContain('| e2e (1 endpoint) | store |');
+    },
+    TEST_MS,
+  );
+
   // None, rename, none again and disabled flat out, then none, rename and none again paced; the sandbox thread's CPU apart.
   it(
     'runs the transformed scenario on request: flat out and paced phases',

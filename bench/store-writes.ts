@@ -1,0 +1,244 @@
+// `pnpm bench --only store` (or `node bench/store-writes.ts [--runs N] [--deliveries N] [--out DIR]`):
+// the embedded store's CPU per delivery (issue 46), against a baseline of the same run. In this
+// process, no Wirehook started: the SQLite store on a fresh file creates messages with the bench's
+// 1 KB payload (200 at once), claims each delivery and completes it with a 200 (64 at once: one
+// group commit each), as the API and the dispatcher call it. The baseline is the least a durable
+// pipeline writes for the same: a message row, a delivery row with its due index, an attempt row
+// and the delivery's status, on node:sqlite in WAL mode, batched the same way, no tenant, no
+// rollup, no status, no lanes. Two shapes: one endpoint (e2e) and twenty (fan-out).
+// Reported, each the median of the runs: µs of CPU per delivery for create (per message ÷ its
+// deliveries), claim and complete, and the store's total ÷ the baseline's.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ManualClock, newId, type DeliveryId } from '@wirehook/core';
+import { Fixtures } from '../packages/store/test/contract/fixtures.ts';
+import { claimRef, type DeliveryJob } from '../packages/store/src/ports/delivery-port.ts';
+import { openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
+import { median, round } from './report/stats.ts';
+import { payloadJson } from './setup/payload.ts';
+
+const CREATE_BATCH = 200;
+const COMPLETE_BATCH = 64;
+const SHAPES = [
+  { name: 'e2e', endpoints: 1 },
+  { name: 'fan-out', endpoints: 20 },
+] as const;
+
+/** µs of CPU per delivery, by step. */
+interface StepCosts {
+  create: number;
+  claim: number;
+  complete: number;
+}
+
+export interface StoreShapeFigures {
+  shape: string;
+  endpoints: number;
+  deliveries: number;
+  store: StepCosts & { total: number };
+  baseline: StepCosts & { total: number };
+  /** store.total ÷ baseline.total. */
+  ratio: number;
+}
+
+export async function runStoreBench(options: { runs: number; deliveries: number }, outDir: string | undefined, log: (line: string) => void): Promise<boolean> {
+  const loadAverage = round(loadavg()[0] ?? 0, 2);
+  const payload = payloadJson(1024);
+  const figures: StoreShapeFigures[] = [];
+  for (const shape of SHAPES) {
+    const samples: { store: StepCosts; baseline: StepCosts }[] = [];
+    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload); // warm: V8 compiles the first
+    for (let run = 0; run < options.runs; run++) {
+      // Alternated, each on its own fresh file.
+      const baseline = baselineRun(shape.endpoints, options.deliveries, payload);
+      const store = await storeRun(shape.endpoints, options.deliveries, payload);
+      samples.push({ store, baseline });
+      log(`store: ${shape.name} run ${run + 1}: ${round(sum(store))} µs a delivery against ${round(sum(baseline))} µs`);
+    }
+    const m = (pick: (s: (typeof samples)[number]) => number) => round(median(samples.map(pick)) ?? Number.NaN);
+    const steps = (side: 'store' | 'baseline') => ({
+      create: m((s) => s[side].create),
+      claim: m((s) => s[side].claim),
+      complete: m((s) => s[side].complete),
+      total: m((s) => sum(s[side])),
+    });
+    figures.push({
+      shape: shape.name,
+      endpoints: shape.endpoints,
+      deliveries: options.deliveries,
+      store: steps('store'),
+      baseline: steps('baseline'),
+      ratio: round(median(samples.map((s) => sum(s.store) / sum(s.baseline))) ?? Number.NaN, 2),
+    });
+  }
+  process.stdout.write(
+    [
+      `store: µs of CPU a delivery, ${options.deliveries} deliveries a run, median of ${options.runs}; ${availableParallelism()} CPUs, load ${loadAverage}`,
+      '| shape | side | create | claim | complete | total | store ÷ baseline |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+      ...figures.flatMap((f) => [
+        `| ${f.shape} (${f.endpoints} endpoint${f.endpoints === 1 ? '' : 's'}) | store | ${f.store.create} | ${f.store.claim} | ${f.store.complete} | ${f.store.total} | ${f.ratio} × |`,
+        `| | baseline | ${f.baseline.create} | ${f.baseline.claim} | ${f.baseline.complete} | ${f.baseline.total} | |`,
+      ]),
+      '',
+    ].join('\n'),
+  );
+  if (outDir) writeFileSync(join(outDir, `store-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ loadAverage, figures }, null, 2));
+  return true;
+}
+
+const sum = (c: StepCosts) => c.create + c.claim + c.complete;
+
+/** CPU µs since `since`, per `count`. */
+function cpuPer(since: NodeJS.CpuUsage, count: number): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / count;
+}
+
+/** The store's steps, as the API and the dispatcher call them. */
+async function storeRun(endpoints: number, deliveries: number, payload: string): Promise<StepCosts> {
+  const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-bench-'));
+  const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
+  try {
+    const clock = new ManualClock();
+    clock.set(Date.UTC(2026, 10, 30));
+    const f = new Fixtures(() => store, clock);
+    const t = await f.tenant();
+    const consumer = await f.consumer(t, 'bench');
+    const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
+    for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+    const messages = Math.ceil(deliveries / endpoints);
+    const ids: DeliveryId[] = [];
+    let since = process.cpuUsage();
+    for (let i = 0; i < messages; i += CREATE_BATCH) {
+      const made = await Promise.all(
+        Array.from({ length: Math.min(CREATE_BATCH, messages - i) }, () => {
+          clock.advance(1);
+          const createdAt = clock.now();
+          return store.messages.create(t, {
+            id: newId('message', { now: () => createdAt }),
+            eventType: 'bench.event',
+            payload,
+            createdAt,
+            consumerExternalId: 'bench',
+            newConsumerId: newId('consumer', clock),
+            idempotencyKey: null,
+            idempotencySince: createdAt - 86_400_000,
+            counters: [],
+          });
+        }),
+      );
+      for (const m of made) ids.push(...m.deliveryIds);
+    }
+    const create = cpuPer(since, ids.length);
+    const now = clock.now() + 1_000;
+    const jobs: DeliveryJob[] = [];
+    since = process.cpuUsage();
+    for (let i = 0; i < ids.length; i += COMPLETE_BATCH) {
+      const claimed = await Promise.all(ids.slice(i, i + COMPLETE_BATCH).map((id) => store.deliveries.claim(id, now, now + 60_000)));
+      for (const job of claimed) if (job !== null) jobs.push(job);
+    }
+    const claim = cpuPer(since, ids.length);
+    if (jobs.length !== ids.length) throw new Error(`claimed ${jobs.length} of ${ids.length} deliveries`);
+    since = process.cpuUsage();
+    for (let i = 0; i < jobs.length; i += COMPLETE_BATCH) {
+      await Promise.all(
+        jobs.slice(i, i + COMPLETE_BATCH).map((job, k) =>
+          store.deliveries.complete(claimRef(job), {
+            attempt: {
+              id: newId('attempt', clock),
+              deliveryId: job.delivery.id,
+              endpointId: job.delivery.endpointId,
+              at: now + i + k,
+              responseStatus: 200,
+              responseHead: 'HTTP/1.1 200 OK',
+              durationMs: 12,
+              error: null,
+              via: 'direct',
+              sourceIp: '127.0.0.1',
+              url: job.delivery.url,
+            },
+            status: 'success',
+            nextAttemptAt: null,
+            countsTowardPolicy: true,
+            endpoint: { succeeded: true },
+          }),
+        ),
+      );
+    }
+    const complete = cpuPer(since, jobs.length);
+    return { create, claim, complete };
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The least a durable pipeline writes for the same work, batched the same way. */
+function baselineRun(endpoints: number, deliveries: number, payload: string): StepCosts {
+  const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-baseline-'));
+  const db = new DatabaseSync(join(dir, 'baseline.sqlite'));
+  try {
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+      CREATE TABLE messages (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL);
+      CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
+                               next_attempt_at INTEGER, lease_until INTEGER);
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
+      CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER);`);
+    const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
+    const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
+    const claimOne = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' RETURNING message_id");
+    const readPayload = db.prepare('SELECT payload FROM messages WHERE id = ?');
+    const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status) VALUES (?, ?, ?, 200)');
+    const finish = db.prepare("UPDATE deliveries SET status = 'success', next_attempt_at = NULL, lease_until = NULL WHERE id = ?");
+    const clock = { now: () => Date.UTC(2026, 10, 30) };
+    const batched = (from: number, count: number, each: (i: number) => void) => {
+      db.exec('BEGIN IMMEDIATE');
+      for (let i = from; i < from + count; i++) each(i);
+      db.exec('COMMIT');
+    };
+    const messages = Math.ceil(deliveries / endpoints);
+    const ids: string[] = [];
+    let since = process.cpuUsage();
+    for (let i = 0; i < messages; i += CREATE_BATCH)
+      batched(i, Math.min(CREATE_BATCH, messages - i), (n) => {
+        const id = newId('message', clock);
+        insertMessage.run(id, payload, n);
+        for (let e = 0; e < endpoints; e++) {
+          const deliveryId = newId('delivery', clock);
+          insertDelivery.run(deliveryId, id, `endpoint-${e}`, n);
+          ids.push(deliveryId);
+        }
+      });
+    const create = cpuPer(since, ids.length);
+    since = process.cpuUsage();
+    for (let i = 0; i < ids.length; i += COMPLETE_BATCH)
+      batched(i, Math.min(COMPLETE_BATCH, ids.length - i), (n) => {
+        const row = claimOne.get(1, ids[n]!);
+        if (row === undefined || readPayload.get(row['message_id'] as string) === undefined) throw new Error('baseline: no claim');
+      });
+    const claim = cpuPer(since, ids.length);
+    since = process.cpuUsage();
+    for (let i = 0; i < ids.length; i += COMPLETE_BATCH)
+      batched(i, Math.min(COMPLETE_BATCH, ids.length - i), (n) => {
+        insertAttempt.run(newId('attempt', clock), ids[n]!, n);
+        finish.run(ids[n]!);
+      });
+    const complete = cpuPer(since, ids.length);
+    return { create, claim, complete };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { runs: { type: 'string' }, deliveries: { type: 'string' }, out: { type: 'string' } } });
+  await runStoreBench({ runs: Number(values.runs ?? 3), deliveries: Number(values.deliveries ?? 20_000) }, values.out, (line) =>
+    process.stderr.write(`bench ${line}\n`),
+  );
+}
