@@ -110,7 +110,8 @@ if (only.includes('transform')) {
   only.splice(only.indexOf('transform'), 1);
   if (only.length === 0) process.exit(ok ? 0 : 1);
 }
-// The store's CPU per delivery (issue 46) runs on its own too, in this process: create, claim and complete against a bare pipeline's writes (bench/store-writes.ts).
+// The store's CPU per delivery (issue 46) runs on its own too, in this process: create, claim and
+// complete against a bare pipeline's writes (bench/store-writes.ts).
 if (only.includes('store')) {
   const { runStoreBench } = await import('./store-writes.ts');
   const options = args.smoke ? { runs: 1, deliveries: 2_000 } : { runs: 3, deliveries: 20_000 };

@@ -80,10 +80,11 @@ export async function runStoreBench(options: { runs: number; deliveries: number 
       `store: µs of CPU a delivery, ${options.deliveries} deliveries a run, median of ${options.runs}; ${availableParallelism()} CPUs, load ${loadAverage}`,
       '| shape | side | create | claim | complete | total | store ÷ baseline |',
       '| --- | --- | --- | --- | --- | --- | --- |',
-      ...figures.flatMap((f) => [
-        `| ${f.shape} (${f.endpoints} endpoint${f.endpoints === 1 ? '' : 's'}) | store | ${f.store.create} | ${f.store.claim} | ${f.store.complete} | ${f.store.total} | ${f.ratio} × |`,
-        `| | baseline | ${f.baseline.create} | ${f.baseline.claim} | ${f.baseline.complete} | ${f.baseline.total} | |`,
-      ]),
+      ...figures.flatMap((f) => {
+        const cells = (c: StepCosts & { total: number }) => `${c.create} | ${c.claim} | ${c.complete} | ${c.total}`;
+        const shape = `${f.shape} (${f.endpoints} endpoint${f.endpoints === 1 ? '' : 's'})`;
+        return [`| ${shape} | store | ${cells(f.store)} | ${f.ratio} × |`, `| | baseline | ${cells(f.baseline)} | |`];
+      }),
       '',
     ].join('\n'),
   );

@@ -26,7 +26,9 @@ export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Itera
  * Inside a batched write: the status of each message is recomputed once at the end of the batch
  * (GroupCommit.stage), from its deliveries as the batch leaves them — the fan-out's deliveries
  * completed in one batch cost one read and at most one write of their message, not one each.
- * Nothing outside the batch reads in between, and it commits with the batch.
+ * Nothing outside the batch reads in between, and it commits with the batch. A write later in
+ * the same batch that reads the message (an idempotent replay's original) sees the status the
+ * batch began with, as if it had come just before the completion.
  */
 export function refreshAtBatchEnd(conn: SqliteConnection, messageId: string): void {
   conn.stage(openStatusTally, (tally) => tally.ids.add(messageId));
