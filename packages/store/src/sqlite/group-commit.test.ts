@@ -154,6 +154,37 @@ describe('GroupCommit', () => {
       expect(keys()).toEqual(['b', 'sum:2']);
     });
 
+    it('a merge that throws fails the whole batch with its own error', async () => {
+      const results = await Promise.allSettled([
+        commit.run(adding('a', 1)),
+        commit.run(() => {
+          insert('b')();
+          commit.stage(kind, open, () => {
+            throw new Error('merge failed');
+          });
+          return 0;
+        }),
+      ]);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(['Error: merge failed', 'Error: merge failed']);
+      expect(keys()).toEqual([]);
+    });
+
+    it('a flush that stages more writes it in the same transaction', async () => {
+      const nested = Symbol('nested');
+      const openNested = (): BatchTally => ({ flush: () => commit.stage(kind, open, (tally) => (tally.total += 5)) });
+      await commit.run(() => {
+        commit.stage(nested, openNested, () => {});
+        return adding('a', 1)();
+      });
+      // a's 1 flushed with the batch's sum tally; the nested flush's 5 in a tally of its own, at once.
+      expect(keys().sort()).toEqual(['a', 'sum:1', 'sum:5']);
+    });
+
+    it('with no transaction open: refused, nothing written', () => {
+      expect(() => commit.stage(kind, open, (tally) => (tally.total += 7))).toThrow(/no transaction is open/);
+      expect(keys()).toEqual([]);
+    });
+
     it('outside a batch: merged and flushed at once', () => {
       db.exec('BEGIN');
       commit.stage(kind, open, (tally) => (tally.total += 7));

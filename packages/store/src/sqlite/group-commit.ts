@@ -140,12 +140,18 @@ export class GroupCommit {
    * Inside a batched write: `merge` is applied to the batch's tally of `kind` (opened by `open`
    * on first use) once the write's savepoint is released — a write that throws adds nothing —
    * and each tally is flushed once, after the batch's last write, in the same transaction: a
-   * crash loses or doubles nothing. Outside a batch: opened, merged and flushed now.
+   * crash loses or doubles nothing. Outside a batch but inside a transaction (a tally's flush
+   * staging more): opened, merged and flushed now, in that transaction.
+   * @throws Error when no transaction is open: the tally's rows would each commit alone.
    */
   stage<T extends BatchTally>(kind: unknown, open: () => T, merge: (tally: T) => void): void {
     const entry = { kind, open, merge: merge as (tally: BatchTally) => void };
-    if (this.#tallies === undefined) this.#apply([entry]).flush();
-    else this.#staged.push(entry);
+    if (this.#tallies !== undefined) {
+      this.#staged.push(entry);
+      return;
+    }
+    if (!this.#db.isTransaction) throw new Error('GroupCommit.stage: no transaction is open (stage inside a batched write)');
+    this.#apply([entry]).flush();
   }
 
   /** Merges `staged` into the running batch's tallies (or into a fresh one outside a batch); @returns the last tally. */
@@ -211,17 +217,24 @@ export class GroupCommit {
       for (const write of batch) {
         this.#db.exec('SAVEPOINT group_write');
         this.#staged = [];
+        let value: unknown;
         try {
-          outcomes.push({ ok: true, value: write.fn() });
+          value = write.fn();
           this.#db.exec('RELEASE group_write');
-          if (this.#staged.length > 0) this.#apply(this.#staged, tallies);
         } catch (err) {
           this.#db.exec('ROLLBACK TO group_write');
           this.#db.exec('RELEASE group_write');
           outcomes.push({ ok: false, err });
+          continue;
         }
+        outcomes.push({ ok: true, value });
+        // Outside the write's try: a merge that throws fails the whole batch with its own error
+        // (the write's savepoint is gone, and the tallies may hold part of its merges).
+        if (this.#staged.length > 0) this.#apply(this.#staged, tallies);
       }
-      // A tally that fails to write fails the whole batch: nothing of it is committed.
+      // A tally that fails to write fails the whole batch: nothing of it is committed. A flush
+      // that stages more writes it at once, in this transaction (stage outside a batch).
+      this.#tallies = undefined;
       for (const tally of tallies.values()) tally.flush();
       this.#db.exec('COMMIT');
     } catch (err) {

@@ -56,6 +56,16 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
     });
 
+    it('claim lists two secrets made in the same millisecond the later added first', async () => {
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      const first = await f.store.endpoints.secrets(t, endpoint.id, f.clock.now());
+      expect(first.map((s) => s.sealed)).toEqual(['v1.first']);
+      const sameMs = first[0]!.createdAt;
+      const second = { sealed: 'v1.same-ms', createdAt: sameMs, expiresAt: null };
+      await f.store.endpoints.rotateSecret(t, endpoint.id, second, sameMs, sameMs + HOUR, 3);
+      expect((await m.claim(deliveryId)).secrets.map((s) => s.sealed)).toEqual(['v1.same-ms', 'v1.first']);
+    });
+
     it('create with a claim: each due delivery is claimed (leased, a job like a claim’s) or left due; the held one neither', async () => {
       const { t, consumer } = await m.scene();
       await m.hook(t, consumer);
