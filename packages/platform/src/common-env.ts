@@ -317,7 +317,9 @@ export const deliveryEnv = {
 export const dispatchEnv = {
   // one attempt, from when the request is written to the response
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(ATTEMPT_TIMEOUT_MS),
-  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(256), // deliveries sent at once per process
+  // deliveries sent at once per process: 512 kept delivery at intake's pace with 256 senders where
+  // 256 let a backlog grow, and bounds in-flight 1 MB payloads to half the chart's 1 GiB (docs/benchmarks.md)
+  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(512),
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
   TRANSFORM_THREADS: z.coerce.number().int().min(1).max(16).default(1), // sandbox threads running endpoints' transformations per process (started at the first)
