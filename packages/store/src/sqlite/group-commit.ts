@@ -145,24 +145,23 @@ export class GroupCommit {
    * @throws Error when no transaction is open: the tally's rows would each commit alone.
    */
   stage<T extends BatchTally>(kind: unknown, open: () => T, merge: (tally: T) => void): void {
-    const entry = { kind, open, merge: merge as (tally: BatchTally) => void };
     if (this.#tallies !== undefined) {
-      this.#staged.push(entry);
+      this.#staged.push({ kind, open, merge: merge as (tally: BatchTally) => void });
       return;
     }
     if (!this.#db.isTransaction) throw new Error('GroupCommit.stage: no transaction is open (stage inside a batched write)');
-    this.#apply([entry]).flush();
+    const tally = open();
+    merge(tally);
+    tally.flush();
   }
 
-  /** Merges `staged` into the running batch's tallies (or into a fresh one outside a batch); @returns the last tally. */
-  #apply(staged: StagedMerge[], tallies = new Map<unknown, BatchTally>()): BatchTally {
-    let tally: BatchTally | undefined;
+  /** Merges a write's `staged` merges into the running batch's tallies, opening each kind's on first use. */
+  #apply(staged: StagedMerge[], tallies: Map<unknown, BatchTally>): void {
     for (const { kind, open, merge } of staged) {
-      tally = tallies.get(kind);
+      let tally = tallies.get(kind);
       if (tally === undefined) tallies.set(kind, (tally = open()));
       merge(tally);
     }
-    return tally!;
   }
 
   /** Commits what is queued and closes the WAL file descriptor (before the database closes). */
