@@ -57,6 +57,20 @@ describe('RedisKv on one server', () => {
     ns = `redis-kv-test:${randomUUID()}:`;
   });
 
+  it('sends the calls of one turn of the event loop to Redis in one write (auto-pipelining), each answered', async () => {
+    const kv = open();
+    const raw = rawClient();
+    await kv.set(`${ns}k`, 'v', 60_000); // connected, scripts aside
+    const reads = async () => Number(/total_reads_processed:(\d+)/.exec(await raw.info('stats'))?.[1]);
+    const before = await reads();
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? kv.get(`${ns}k`) : kv.incr(`${ns}n`, 60_000))));
+    const after = await reads();
+    expect(answers.filter((a) => a === 'v')).toHaveLength(100);
+    expect(answers.filter((a) => typeof a === 'number').sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // 200 calls, one read of them (two: a socket may split a long write); the INFO reads are the other two.
+    expect(after - before).toBeLessThanOrEqual(4);
+  });
+
   it('shares counters and values between two clients', async () => {
     const a = open();
     const b = open();

@@ -134,6 +134,10 @@ export class RedisKv implements Kv {
     this.#where = target.where;
     const behaviour = {
       enableOfflineQueue: false,
+      // The calls of one turn of the event loop go in one write, and Redis reads them in one:
+      // a dispatcher's sends each make two to three calls, hundreds at once (issue 46: −40 %
+      // of redis-server's CPU a delivery, −6 % of the dispatcher's). Scripts are pipelined too.
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       commandTimeout: this.#timeoutMs,
       connectTimeout: Math.max(this.#timeoutMs, 2_000),
