@@ -44,8 +44,8 @@ export class RpcError extends Error {
  */
 export function toStatus(err: unknown): Partial<StatusObject> {
   if (!(err instanceof WirehookError)) return { code: status.INTERNAL, details: 'internal error' };
-  const body: Record<string, unknown> = { error: err.code, message: err.message };
-  if (err instanceof RateLimitedError) body.retry_after_seconds = err.retryAfterSeconds;
+  const { retryAfterSeconds, ...carried } = carriedError(err);
+  const body = { error: carried.code, message: carried.message, ...(retryAfterSeconds === undefined ? {} : { retry_after_seconds: retryAfterSeconds }) };
   const metadata = new Metadata();
   metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(body)));
   return { code: GRPC_STATUS[err.code], details: err.message, metadata };
@@ -70,6 +70,30 @@ export function fromServiceError(err: ServiceError, path: string, service: strin
   return new RpcError(path, err.code, err.details, { cause: err });
 }
 
+/** A Wirehook error as data (a batched call's outcome carries it: intake.proto `CallError`). */
+export interface CarriedError {
+  code: ErrorCode;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/** What a batched call's item answers for `err`: as toStatus, a WirehookError exactly and anything else opaque. */
+export function carriedError(err: unknown): CarriedError {
+  if (!(err instanceof WirehookError)) return { code: 'internal', message: 'internal error' };
+  return { code: err.code, message: err.message, ...(err instanceof RateLimitedError ? { retryAfterSeconds: err.retryAfterSeconds } : {}) };
+}
+
+/** The WirehookError a carried error stands for; an unknown code is an internal error (a newer server's). */
+export function errorOfCarried(carried: { code: string; message: string; retryAfterSeconds?: number | undefined }): WirehookError {
+  return errorForCode(carried.code, carried.message, carried.retryAfterSeconds ?? 1);
+}
+
+/** The gRPC status `err` travels as (GRPC_STATUS; an RpcError's own), INTERNAL for anything else: a batched item's span. */
+export function grpcStatusOf(err: unknown): status {
+  if (err instanceof WirehookError) return GRPC_STATUS[err.code];
+  return err instanceof RpcError ? err.code : status.INTERNAL;
+}
+
 function readWirehookError(metadata: Metadata | undefined): WirehookError | undefined {
   const [value] = metadata?.get(ERROR_METADATA_KEY) ?? [];
   if (value === undefined) return undefined;
@@ -82,5 +106,5 @@ function readWirehookError(metadata: Metadata | undefined): WirehookError | unde
   if (typeof body !== 'object' || body === null) return undefined;
   const { error, message, retry_after_seconds: retryAfter } = body as Record<string, unknown>;
   if (typeof error !== 'string' || !Object.hasOwn(ERROR_STATUS, error) || typeof message !== 'string') return undefined;
-  return errorForCode(error, message, typeof retryAfter === 'number' ? retryAfter : 1);
+  return errorOfCarried({ code: error, message, retryAfterSeconds: typeof retryAfter === 'number' ? retryAfter : undefined });
 }

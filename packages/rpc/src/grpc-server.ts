@@ -17,9 +17,17 @@ export interface ServiceBinding {
   register(server: Server, options: AddServiceOptions): void;
 }
 
-/** Pairs a generated service descriptor with its implementation. */
-export function bindService<S extends DescService>(desc: S, impl: ServiceImpl<S>): ServiceBinding {
-  return { typeName: desc.typeName, register: (server, options) => addService(server, desc, impl, options) };
+/**
+ * Pairs a generated service descriptor with its implementation. `tracedByItem`: its batched
+ * methods, whose handlers trace each item (AddServiceOptions).
+ */
+export function bindService<S extends DescService>(
+  desc: S,
+  impl: ServiceImpl<S>,
+  tracedByItem: ReadonlyArray<keyof ServiceImpl<S> & string> = [],
+): ServiceBinding {
+  const traced = new Set<string>(tracedByItem);
+  return { typeName: desc.typeName, register: (server, options) => addService(server, desc, impl, { ...options, tracedByItem: traced }) };
 }
 
 export interface StartGrpcServerOptions extends AddServiceOptions {

@@ -7,14 +7,14 @@ import {
   type MethodDefinition,
   type Server,
   type ServerUnaryCall,
-  type Metadata,
+  Metadata,
   type ServiceDefinition,
   type ServiceError,
   type UntypedHandleCall,
   type handleUnaryCall,
 } from '@grpc/grpc-js';
 import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
-import { context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { WirehookError } from '@wirehook/core';
 import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
 import { fromServiceError, toStatus } from './errors.ts';
@@ -78,6 +78,11 @@ export interface AddServiceOptions {
   onUnauthenticated?: (path: string, peer: string) => void;
   /** Where calls handled are counted (grpc_server_handled_total, grpc_server_handling_seconds). */
   metrics?: GrpcMetrics;
+  /**
+   * Methods (local names) whose calls make no span of their own: batched calls, whose handler
+   * continues each item's own trace (grpc-tracing.ts `startItemServerCall`).
+   */
+  tracedByItem?: ReadonlySet<string>;
 }
 
 /**
@@ -97,7 +102,7 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
         callback({ code: grpcStatus.UNAUTHENTICATED, details: "this service takes calls only with the cluster's INTERNAL_AUTH_TOKEN" });
         return;
       }
-      const traced = startServerCall(path, call.metadata);
+      const traced = options.tracedByItem?.has(method.localName) ? UNTRACED_SERVER_CALL : startServerCall(path, call.metadata);
       const started = performance.now();
       const done = (code: number) => options.metrics?.observe('server', path, code, (performance.now() - started) / 1000);
       context.with(traced.context, () =>
@@ -123,6 +128,8 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
   }
   server.addService(serviceDefinition(desc), handlers);
 }
+
+const UNTRACED_SERVER_CALL = { context: ROOT_CONTEXT, end: () => {} };
 
 /**
  * What every client's channel starts from (a caller's `channelOptions` override each).
@@ -171,6 +178,8 @@ export interface CallOptions {
   /** This call's deadline, instead of the client's. */
   deadlineMs?: number;
   metadata?: Metadata;
+  /** No span for the call, and no trace context in its metadata: a batched call, whose items carry their own (startItemClientCall). */
+  untraced?: boolean;
 }
 
 /** A typed client of `S`: one promise-returning function per method. */
@@ -202,7 +211,9 @@ export function createClient<S extends DescService>(desc: S, options: ClientOpti
     const def = methodDefinition(method);
     rpc[method.localName] = (request, callOptions = {}) => {
       const deadlineMs = callOptions.deadlineMs ?? defaultDeadlineMs;
-      const traced = startClientCall(def.path, options.address, callOptions.metadata);
+      const traced = callOptions.untraced
+        ? { metadata: callOptions.metadata?.clone() ?? new Metadata(), end: () => {} }
+        : startClientCall(def.path, options.address, callOptions.metadata);
       const started = performance.now();
       traced.metadata.set(AUTH_METADATA_KEY, bearer(options.authToken));
       return new Promise((resolve, reject) => {

@@ -21,6 +21,7 @@ import {
   RPC_SYSTEM_NAME_VALUE_GRPC,
 } from '@opentelemetry/semantic-conventions';
 import { spansRecorded } from '@wirehook/core';
+import { grpcStatusOf } from './errors.ts';
 
 // Trace context across gRPC, by hand: `traceparent` travels in the call metadata, the client
 // and the server each make a span (RPC semantic conventions). The grpc-js auto-instrumentation
@@ -88,6 +89,47 @@ export function startClientCall(path: string, address: string, metadata: Metadat
     metadata: outgoing,
     end: (code, message) => endSpan(span, code, code !== grpcStatus.OK, message),
   };
+}
+
+/** A started item of a batched call: the trace context to send with it, and how to end its span. */
+export interface ItemCallTrace {
+  /** `traceparent` (and `tracestate`): the item's own field (intake.proto `BatchedSend.trace_context`). */
+  readonly traceContext: Record<string, string>;
+  end(code: number, message?: string): void;
+}
+
+/**
+ * The client side of one item of a batched call (`path`): a CLIENT span, child of the active
+ * span, whose context travels with the item, not in the call's metadata — the items of one
+ * call come from different requests, each continuing its own trace.
+ */
+export function startItemClientCall(path: string, address: string): ItemCallTrace {
+  const call = startClientCall(path, address, undefined);
+  const traceContext: Record<string, string> = {};
+  for (const key of propagation.fields()) {
+    const [value] = call.metadata.get(key);
+    if (value !== undefined) traceContext[key] = String(value);
+  }
+  return { traceContext, end: call.end };
+}
+
+/**
+ * Runs one item of a batched call (`path`) in a SERVER span that continues the item's own
+ * trace context, ended with the gRPC status its outcome would have had as a call of its own.
+ */
+export async function serveItem<T>(path: string, traceContext: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T> {
+  const metadata = new Metadata();
+  const fields = propagation.fields();
+  for (const [key, value] of Object.entries(traceContext)) if (fields.includes(key)) metadata.set(key, value);
+  const traced = startServerCall(path, metadata);
+  try {
+    const value = await context.with(traced.context, work);
+    traced.end(grpcStatus.OK);
+    return value;
+  } catch (err) {
+    traced.end(grpcStatusOf(err), err instanceof Error ? err.message : String(err), err);
+    throw err;
+  }
 }
 
 /** A started server call: the context to run the handler in, and how to end the span. */

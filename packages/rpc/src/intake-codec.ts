@@ -1,3 +1,4 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   DELIVERY_STATUSES,
@@ -17,17 +18,24 @@ import {
 import { Environment, type Org as OrgMessage, type OrgSchema, type Tenant as TenantMessage, type TenantSchema } from './gen/wirehook/common/v1/tenant_pb.ts';
 import {
   DeliveryStatus as DeliveryStatusEnum,
+  MessageIntake,
   type Delivery as DeliveryMessage,
   type DeliverySchema,
+  type SendOutcome,
+  type SendOutcomeSchema,
   type SendRequest,
   type SendRequestSchema,
   type SendResponse,
   type SendResponseSchema,
 } from './gen/wirehook/intake/v1/intake_pb.ts';
+import { carriedError, errorOfCarried, RpcError } from './errors.ts';
+import { methodPath } from './grpc-service.ts';
 
 // proto ⇄ domain for message-intake, one function per type and direction. A message that
 // lacks a required part is a bug in the caller: a plain Error, answered as INTERNAL.
 // Times travel as int64 Unix ms (bigint in protobuf-es) and are numbers in the domain.
+
+const SEND_BATCH_PATH = methodPath(MessageIntake.method.sendBatch);
 
 const ENV_TO_PROTO = { live: Environment.LIVE, test: Environment.TEST } as const;
 const STATUS_TO_PROTO: Readonly<Record<DeliveryStatus, DeliveryStatusEnum>> = {
@@ -101,6 +109,25 @@ export function sendResultToProto(result: SendMessageResult): MessageInitShape<t
 
 export function sendResultFromProto(response: SendResponse): SendMessageResult {
   return { id: response.id, deliveries: response.deliveries, usageMonth: response.usageMonth, replayed: response.replayed };
+}
+
+/** One send of a batch, settled: its result, or the error Send would have failed with (a non-Wirehook one opaque). */
+export function sendOutcomeToProto(settled: PromiseSettledResult<SendMessageResult>): MessageInitShape<typeof SendOutcomeSchema> {
+  if (settled.status === 'fulfilled') return { outcome: { case: 'sent', value: sendResultToProto(settled.value) } };
+  return { outcome: { case: 'error', value: carriedError(settled.reason) } };
+}
+
+/**
+ * @returns the send's result
+ * @throws the WirehookError it failed with; Error for an outcome with neither (a malformed answer)
+ */
+export function sendOutcomeFromProto(outcome: SendOutcome | undefined): SendMessageResult {
+  const answer = outcome?.outcome;
+  if (answer?.case === 'sent') return sendResultFromProto(answer.value);
+  // A failure that was no Wirehook error (a bug, logged by the server) is opaque, as a failed Send call's is.
+  if (answer?.case === 'error' && answer.value.code === 'internal') throw new RpcError(SEND_BATCH_PATH, grpcStatus.INTERNAL, answer.value.message);
+  if (answer?.case === 'error') throw errorOfCarried(answer.value);
+  throw new Error('malformed gRPC message: a batched send has no outcome');
 }
 
 export function deliveryToProto(delivery: Delivery): MessageInitShape<typeof DeliverySchema> {

@@ -25,7 +25,7 @@ import { createGateway } from './create-gateway.ts';
 import { TransformRunner } from '@wirehook/transform';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
-const SEND = 'wirehook.intake.v1.MessageIntake/Send';
+const SEND = 'wirehook.intake.v1.MessageIntake/SendBatch';
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The gateway, a real gRPC hop to message-intake, SQLite and the in-process bus, wired as cluster mode wires them. */

@@ -18,8 +18,9 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
-import { checkHealth, IntakeGrpcClient, RpcError, type GrpcServerHandle } from '@wirehook/rpc';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { checkHealth, createClient, grpcMetrics, IntakeGrpcClient, intakev1, RpcError, sendInputToProto, type GrpcServerHandle } from '@wirehook/rpc';
+import { Registry } from 'prom-client';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startIntakeGrpcServer } from './grpc-server.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
@@ -193,6 +194,111 @@ describe('IntakeGrpcClient without a server', () => {
       });
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('SendBatch: the sends of one turn of the event loop in one call', () => {
+  const intake = fakeIntake();
+  const logger = { error: vi.fn(), warn: vi.fn() };
+  let registry: Registry;
+  let server: GrpcServerHandle;
+  let client: IntakeGrpcClient;
+  const input = (payload: SendMessageInput['body']['payload']): SendMessageInput => ({
+    tenant,
+    org,
+    body: { consumer: 'cus_42', event_type: 'invoice.paid', payload },
+    idempotencyKey: null,
+  });
+  const calls = async (side: 'server' | 'client', method: string, code = 'OK') => {
+    const metric = await registry.getSingleMetric(`grpc_${side}_handled_total`)!.get();
+    return metric.values.find((v) => v.labels['grpc_method'] === method && v.labels['grpc_code'] === code)?.value ?? 0;
+  };
+
+  beforeEach(async () => {
+    vi.resetAllMocks();
+    registry = new Registry();
+    server = await startIntakeGrpcServer({ intake, address: '127.0.0.1:0', logger: logger as unknown as Logger, authToken: TOKEN, registry });
+    client = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, metrics: grpcMetrics(registry) });
+  });
+  afterEach(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  it('one call for five sends; each gets its own answer, and a bug in one is logged and opaque to that one only', async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
+    const limit = new PlanLimitError("the starter plan's 250,000 live messages this month are used up");
+    intake.send.mockImplementation(async ({ body }) => {
+      if (body.payload === 'over') throw limit;
+      if (body.payload === 'bug') throw bug;
+      return { id: `msg_01KEEEEEEEEEEEEEEEEEEEEE0${body.payload}` as MessageId, deliveries: Number(body.payload), usageMonth: 7 };
+    });
+    const settled = await Promise.allSettled(['1', 'over', '2', 'bug', '3'].map((p) => client.send(input(p))));
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.deliveries : (s.reason as Error).constructor.name))).toEqual([
+      1,
+      'PlanLimitError',
+      2,
+      'RpcError',
+      3,
+    ]);
+    expect(settled[1]).toMatchObject({ reason: { code: 'plan_limit', message: limit.message } });
+    expect(toErrorResponse((settled[3] as PromiseRejectedResult).reason).status).toBe(500);
+    expect(((settled[3] as PromiseRejectedResult).reason as Error).message).not.toContain('reading');
+    expect(intake.send).toHaveBeenCalledTimes(5);
+    expect(await calls('server', 'SendBatch')).toBe(1);
+    expect(await calls('server', 'Send')).toBe(0);
+    expect(logger.error).toHaveBeenCalledExactlyOnceWith({ err: bug, path: '/wirehook.intake.v1.MessageIntake/SendBatch' }, 'gRPC call failed');
+  });
+
+  it.each([
+    [64, 1],
+    [65, 2],
+    [129, 3],
+  ])('%i sends at once go in %i calls (64 at most a call)', async (sends, expected) => {
+    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 1, usageMonth: 1 });
+    const results = await Promise.all(Array.from({ length: sends }, (_, i) => client.send(input(i))));
+    expect(results).toHaveLength(sends);
+    expect(intake.send).toHaveBeenCalledTimes(sends);
+    expect(await calls('client', 'SendBatch')).toBe(expected);
+  });
+
+  it.each([
+    // A string payload's JSON text is its length + 2 (the quotes): 2 × 524,288 = 1,048,576 (1 MiB) fit one call.
+    [524_286, 1],
+    [524_287, 2],
+  ])('two payloads of %i characters go in %i call(s) (1 MiB of payload text at most a call)', async (length, expected) => {
+    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 1, usageMonth: 1 });
+    await Promise.all([client.send(input('a'.repeat(length))), client.send(input('b'.repeat(length)))]);
+    expect(intake.send.mock.calls.map(([i]) => (i.body.payload as string).length)).toEqual([length, length]);
+    expect(await calls('client', 'SendBatch')).toBe(expected);
+  });
+
+  it('a failed call (deadline) fails each of its sends as unavailable', async () => {
+    let answer!: () => void;
+    const late = new Promise<void>((resolve) => (answer = resolve));
+    intake.send.mockImplementation(async () => {
+      await late;
+      return { id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 1, usageMonth: 1 };
+    });
+    const hasty = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, deadlineMs: 200, authToken: TOKEN });
+    try {
+      const caught = await Promise.all([1, 2].map((p) => hasty.send(input(p)).catch((err: unknown) => err)));
+      for (const err of caught) expect(err).toMatchObject({ code: 'unavailable', message: 'MessageIntake did not answer within 200 ms; try again' });
+    } finally {
+      answer();
+      hasty.close();
+    }
+  });
+
+  it('the unary Send is still served (a gateway of the previous version, mid-upgrade)', async () => {
+    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 4, usageMonth: 9 });
+    const old = createClient(intakev1.MessageIntake, { address: `127.0.0.1:${server.port}`, authToken: TOKEN });
+    try {
+      await expect(old.rpc.send(sendInputToProto(input({ n: 1 })))).resolves.toMatchObject({ deliveries: 4, usageMonth: 9 });
+      expect(await calls('server', 'Send')).toBe(1);
+    } finally {
+      old.close();
     }
   });
 });

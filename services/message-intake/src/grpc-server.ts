@@ -1,4 +1,4 @@
-import type { DeliveryId, EndpointId, IntakePort } from '@wirehook/core';
+import { WirehookError, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -6,7 +6,10 @@ import {
   grpcMetrics,
   deliveryToProto,
   intakev1,
+  methodPath,
   sendInputFromProto,
+  sendOutcomeToProto,
+  serveItem,
   sendResultToProto,
   startGrpcServer,
   tenantFromProto,
@@ -36,7 +39,7 @@ export function startIntakeGrpcServer(options: IntakeGrpcServerOptions): Promise
   const { intake, address, logger, authToken } = options;
   return startGrpcServer({
     address,
-    services: [bindService(intakev1.MessageIntake, intakeHandlers(intake))],
+    services: [bindService(intakev1.MessageIntake, intakeHandlers(intake, logger), ['sendBatch'])],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
@@ -44,9 +47,26 @@ export function startIntakeGrpcServer(options: IntakeGrpcServerOptions): Promise
   });
 }
 
-function intakeHandlers(intake: IntakePort): ServiceImpl<typeof intakev1.MessageIntake> {
+const SEND_BATCH = methodPath(intakev1.MessageIntake.method.sendBatch);
+
+function intakeHandlers(intake: IntakePort, logger: Logger | undefined): ServiceImpl<typeof intakev1.MessageIntake> {
   return {
     send: async (request) => sendResultToProto(await intake.send(sendInputFromProto(request))),
+    // Each send on its own, all at once (they share the store's next group commit), each
+    // answered with its result or its error: one send's failure is not another's.
+    sendBatch: async ({ sends }) => {
+      const settled = await Promise.allSettled(
+        sends.map(({ send, traceContext }) =>
+          serveItem(SEND_BATCH, traceContext, async () => {
+            if (send === undefined) throw new Error('malformed gRPC message: a batched send is missing');
+            return intake.send(sendInputFromProto(send));
+          }),
+        ),
+      );
+      for (const s of settled)
+        if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
+      return { outcomes: settled.map(sendOutcomeToProto) };
+    },
     retryDelivery: async ({ tenant, deliveryId }) => ({
       delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)),
     }),

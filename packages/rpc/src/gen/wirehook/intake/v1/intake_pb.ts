@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file wirehook/intake/v1/intake.proto.
  */
 export const file_wirehook_intake_v1_intake: GenFile = /*@__PURE__*/
-  fileDesc("Ch93aXJlaG9vay9pbnRha2UvdjEvaW50YWtlLnByb3RvEhJ3aXJlaG9vay5pbnRha2UudjEicgoIU2VuZEJvZHkSEAoIY29uc3VtZXIYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIUCgxwYXlsb2FkX2pzb24YAyABKAkSGQoMb3JkZXJpbmdfa2V5GAQgASgJSACIAQFCDwoNX29yZGVyaW5nX2tleSLzAQoLU2VuZFJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBIkCgNvcmcYAiABKAsyFy53aXJlaG9vay5jb21tb24udjEuT3JnEioKBGJvZHkYAyABKAsyHC53aXJlaG9vay5pbnRha2UudjEuU2VuZEJvZHkSHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQESHgoRdHJpYWxfZW5kcG9pbnRfaWQYBSABKAlIAYgBAUISChBfaWRlbXBvdGVuY3lfa2V5QhQKEl90cmlhbF9lbmRwb2ludF9pZCJVCgxTZW5kUmVzcG9uc2USCgoCaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoDRITCgt1c2FnZV9tb250aBgDIAEoDRIQCghyZXBsYXllZBgEIAEoCCJXChRSZXRyeURlbGl2ZXJ5UmVxdWVzdBIqCgZ0ZW5hbnQYASABKAsyGi53aXJlaG9vay5jb21tb24udjEuVGVuYW50EhMKC2RlbGl2ZXJ5X2lkGAIgASgJIkcKFVJldHJ5RGVsaXZlcnlSZXNwb25zZRIuCghkZWxpdmVyeRgBIAEoCzIcLndpcmVob29rLmludGFrZS52MS5EZWxpdmVyeSJVChJSZWxlYXNlSGVsZFJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBITCgtlbmRwb2ludF9pZBgCIAEoCSInChNSZWxlYXNlSGVsZFJlc3BvbnNlEhAKCHJlbGVhc2VkGAEgASgNIt8CCghEZWxpdmVyeRIKCgJpZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEhMKC2VuZHBvaW50X2lkGAMgASgJEgsKA3VybBgEIAEoCRIyCgZzdGF0dXMYBSABKA4yIi53aXJlaG9vay5pbnRha2UudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgGIAEoDRIXCg9wb2xpY3lfYXR0ZW1wdHMYByABKA0SHwoSbmV4dF9hdHRlbXB0X2F0X21zGAggASgDSACIAQESDgoGbWFudWFsGAkgASgIEhUKDWNyZWF0ZWRfYXRfbXMYCiABKAMSGQoMb3JkZXJpbmdfa2V5GAsgASgJSAGIAQESFQoIc2VxdWVuY2UYDCABKA1IAogBAUIVChNfbmV4dF9hdHRlbXB0X2F0X21zQg8KDV9vcmRlcmluZ19rZXlCCwoJX3NlcXVlbmNlKqUBCg5EZWxpdmVyeVN0YXR1cxIfChtERUxJVkVSWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdERUxJVkVSWV9TVEFUVVNfUEVORElORxABEhwKGERFTElWRVJZX1NUQVRVU19SRVRSWUlORxACEhsKF0RFTElWRVJZX1NUQVRVU19TVUNDRVNTEAMSGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBAEMqACCg1NZXNzYWdlSW50YWtlEkkKBFNlbmQSHy53aXJlaG9vay5pbnRha2UudjEuU2VuZFJlcXVlc3QaIC53aXJlaG9vay5pbnRha2UudjEuU2VuZFJlc3BvbnNlEmQKDVJldHJ5RGVsaXZlcnkSKC53aXJlaG9vay5pbnRha2UudjEuUmV0cnlEZWxpdmVyeVJlcXVlc3QaKS53aXJlaG9vay5pbnRha2UudjEuUmV0cnlEZWxpdmVyeVJlc3BvbnNlEl4KC1JlbGVhc2VIZWxkEiYud2lyZWhvb2suaW50YWtlLnYxLlJlbGVhc2VIZWxkUmVxdWVzdBonLndpcmVob29rLmludGFrZS52MS5SZWxlYXNlSGVsZFJlc3BvbnNlYgZwcm90bzM", [file_wirehook_common_v1_tenant]);
+  fileDesc("Ch93aXJlaG9vay9pbnRha2UvdjEvaW50YWtlLnByb3RvEhJ3aXJlaG9vay5pbnRha2UudjEicgoIU2VuZEJvZHkSEAoIY29uc3VtZXIYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIUCgxwYXlsb2FkX2pzb24YAyABKAkSGQoMb3JkZXJpbmdfa2V5GAQgASgJSACIAQFCDwoNX29yZGVyaW5nX2tleSLzAQoLU2VuZFJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBIkCgNvcmcYAiABKAsyFy53aXJlaG9vay5jb21tb24udjEuT3JnEioKBGJvZHkYAyABKAsyHC53aXJlaG9vay5pbnRha2UudjEuU2VuZEJvZHkSHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQESHgoRdHJpYWxfZW5kcG9pbnRfaWQYBSABKAlIAYgBAUISChBfaWRlbXBvdGVuY3lfa2V5QhQKEl90cmlhbF9lbmRwb2ludF9pZCJVCgxTZW5kUmVzcG9uc2USCgoCaWQYASABKAkSEgoKZGVsaXZlcmllcxgCIAEoDRITCgt1c2FnZV9tb250aBgDIAEoDRIQCghyZXBsYXllZBgEIAEoCCJCChBTZW5kQmF0Y2hSZXF1ZXN0Ei4KBXNlbmRzGAEgAygLMh8ud2lyZWhvb2suaW50YWtlLnYxLkJhdGNoZWRTZW5kIrsBCgtCYXRjaGVkU2VuZBItCgRzZW5kGAEgASgLMh8ud2lyZWhvb2suaW50YWtlLnYxLlNlbmRSZXF1ZXN0EkgKDXRyYWNlX2NvbnRleHQYAiADKAsyMS53aXJlaG9vay5pbnRha2UudjEuQmF0Y2hlZFNlbmQuVHJhY2VDb250ZXh0RW50cnkaMwoRVHJhY2VDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJGChFTZW5kQmF0Y2hSZXNwb25zZRIxCghvdXRjb21lcxgBIAMoCzIfLndpcmVob29rLmludGFrZS52MS5TZW5kT3V0Y29tZSJ6CgtTZW5kT3V0Y29tZRIwCgRzZW50GAEgASgLMiAud2lyZWhvb2suaW50YWtlLnYxLlNlbmRSZXNwb25zZUgAEi4KBWVycm9yGAIgASgLMh0ud2lyZWhvb2suaW50YWtlLnYxLkNhbGxFcnJvckgAQgkKB291dGNvbWUiZAoJQ2FsbEVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIgChNyZXRyeV9hZnRlcl9zZWNvbmRzGAMgASgNSACIAQFCFgoUX3JldHJ5X2FmdGVyX3NlY29uZHMiVwoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSKgoGdGVuYW50GAEgASgLMhoud2lyZWhvb2suY29tbW9uLnYxLlRlbmFudBITCgtkZWxpdmVyeV9pZBgCIAEoCSJHChVSZXRyeURlbGl2ZXJ5UmVzcG9uc2USLgoIZGVsaXZlcnkYASABKAsyHC53aXJlaG9vay5pbnRha2UudjEuRGVsaXZlcnkiVQoSUmVsZWFzZUhlbGRSZXF1ZXN0EioKBnRlbmFudBgBIAEoCzIaLndpcmVob29rLmNvbW1vbi52MS5UZW5hbnQSEwoLZW5kcG9pbnRfaWQYAiABKAkiJwoTUmVsZWFzZUhlbGRSZXNwb25zZRIQCghyZWxlYXNlZBgBIAEoDSLfAgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRITCgtlbmRwb2ludF9pZBgDIAEoCRILCgN1cmwYBCABKAkSMgoGc3RhdHVzGAUgASgOMiIud2lyZWhvb2suaW50YWtlLnYxLkRlbGl2ZXJ5U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYBiABKA0SFwoPcG9saWN5X2F0dGVtcHRzGAcgASgNEh8KEm5leHRfYXR0ZW1wdF9hdF9tcxgIIAEoA0gAiAEBEg4KBm1hbnVhbBgJIAEoCBIVCg1jcmVhdGVkX2F0X21zGAogASgDEhkKDG9yZGVyaW5nX2tleRgLIAEoCUgBiAEBEhUKCHNlcXVlbmNlGAwgASgNSAKIAQFCFQoTX25leHRfYXR0ZW1wdF9hdF9tc0IPCg1fb3JkZXJpbmdfa2V5QgsKCV9zZXF1ZW5jZSqlAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIcChhERUxJVkVSWV9TVEFUVVNfUkVUUllJTkcQAhIbChdERUxJVkVSWV9TVEFUVVNfU1VDQ0VTUxADEhoKFkRFTElWRVJZX1NUQVRVU19GQUlMRUQQBDL6AgoNTWVzc2FnZUludGFrZRJJCgRTZW5kEh8ud2lyZWhvb2suaW50YWtlLnYxLlNlbmRSZXF1ZXN0GiAud2lyZWhvb2suaW50YWtlLnYxLlNlbmRSZXNwb25zZRJYCglTZW5kQmF0Y2gSJC53aXJlaG9vay5pbnRha2UudjEuU2VuZEJhdGNoUmVxdWVzdBolLndpcmVob29rLmludGFrZS52MS5TZW5kQmF0Y2hSZXNwb25zZRJkCg1SZXRyeURlbGl2ZXJ5Eigud2lyZWhvb2suaW50YWtlLnYxLlJldHJ5RGVsaXZlcnlSZXF1ZXN0Gikud2lyZWhvb2suaW50YWtlLnYxLlJldHJ5RGVsaXZlcnlSZXNwb25zZRJeCgtSZWxlYXNlSGVsZBImLndpcmVob29rLmludGFrZS52MS5SZWxlYXNlSGVsZFJlcXVlc3QaJy53aXJlaG9vay5pbnRha2UudjEuUmVsZWFzZUhlbGRSZXNwb25zZWIGcHJvdG8z", [file_wirehook_common_v1_tenant]);
 
 /**
  * The body of POST /v1/messages, already validated by the gateway.
@@ -138,6 +138,131 @@ export const SendResponseSchema: GenMessage<SendResponse> = /*@__PURE__*/
   messageDesc(file_wirehook_intake_v1_intake, 2);
 
 /**
+ * @generated from message wirehook.intake.v1.SendBatchRequest
+ */
+export type SendBatchRequest = Message<"wirehook.intake.v1.SendBatchRequest"> & {
+  /**
+   * @generated from field: repeated wirehook.intake.v1.BatchedSend sends = 1;
+   */
+  sends: BatchedSend[];
+};
+
+/**
+ * Describes the message wirehook.intake.v1.SendBatchRequest.
+ * Use `create(SendBatchRequestSchema)` to create a new message.
+ */
+export const SendBatchRequestSchema: GenMessage<SendBatchRequest> = /*@__PURE__*/
+  messageDesc(file_wirehook_intake_v1_intake, 3);
+
+/**
+ * @generated from message wirehook.intake.v1.BatchedSend
+ */
+export type BatchedSend = Message<"wirehook.intake.v1.BatchedSend"> & {
+  /**
+   * @generated from field: wirehook.intake.v1.SendRequest send = 1;
+   */
+  send?: SendRequest | undefined;
+
+  /**
+   * The W3C trace context (`traceparent`, `tracestate`) of the request it came from: each
+   * message continues its own caller's trace, as a Send call's metadata does.
+   *
+   * @generated from field: map<string, string> trace_context = 2;
+   */
+  traceContext: { [key: string]: string };
+};
+
+/**
+ * Describes the message wirehook.intake.v1.BatchedSend.
+ * Use `create(BatchedSendSchema)` to create a new message.
+ */
+export const BatchedSendSchema: GenMessage<BatchedSend> = /*@__PURE__*/
+  messageDesc(file_wirehook_intake_v1_intake, 4);
+
+/**
+ * @generated from message wirehook.intake.v1.SendBatchResponse
+ */
+export type SendBatchResponse = Message<"wirehook.intake.v1.SendBatchResponse"> & {
+  /**
+   * One a send, in their order.
+   *
+   * @generated from field: repeated wirehook.intake.v1.SendOutcome outcomes = 1;
+   */
+  outcomes: SendOutcome[];
+};
+
+/**
+ * Describes the message wirehook.intake.v1.SendBatchResponse.
+ * Use `create(SendBatchResponseSchema)` to create a new message.
+ */
+export const SendBatchResponseSchema: GenMessage<SendBatchResponse> = /*@__PURE__*/
+  messageDesc(file_wirehook_intake_v1_intake, 5);
+
+/**
+ * @generated from message wirehook.intake.v1.SendOutcome
+ */
+export type SendOutcome = Message<"wirehook.intake.v1.SendOutcome"> & {
+  /**
+   * @generated from oneof wirehook.intake.v1.SendOutcome.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: wirehook.intake.v1.SendResponse sent = 1;
+     */
+    value: SendResponse;
+    case: "sent";
+  } | {
+    /**
+     * What Send would have failed with.
+     *
+     * @generated from field: wirehook.intake.v1.CallError error = 2;
+     */
+    value: CallError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message wirehook.intake.v1.SendOutcome.
+ * Use `create(SendOutcomeSchema)` to create a new message.
+ */
+export const SendOutcomeSchema: GenMessage<SendOutcome> = /*@__PURE__*/
+  messageDesc(file_wirehook_intake_v1_intake, 6);
+
+/**
+ * A Wirehook error, as a failed call carries it in `wirehook-error-bin`.
+ *
+ * @generated from message wirehook.intake.v1.CallError
+ */
+export type CallError = Message<"wirehook.intake.v1.CallError"> & {
+  /**
+   * The error code (`plan_limit`, `invalid`, …): packages/core/src/errors.ts.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * For `rate_limited`.
+   *
+   * @generated from field: optional uint32 retry_after_seconds = 3;
+   */
+  retryAfterSeconds?: number | undefined;
+};
+
+/**
+ * Describes the message wirehook.intake.v1.CallError.
+ * Use `create(CallErrorSchema)` to create a new message.
+ */
+export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
+  messageDesc(file_wirehook_intake_v1_intake, 7);
+
+/**
  * @generated from message wirehook.intake.v1.RetryDeliveryRequest
  */
 export type RetryDeliveryRequest = Message<"wirehook.intake.v1.RetryDeliveryRequest"> & {
@@ -159,7 +284,7 @@ export type RetryDeliveryRequest = Message<"wirehook.intake.v1.RetryDeliveryRequ
  * Use `create(RetryDeliveryRequestSchema)` to create a new message.
  */
 export const RetryDeliveryRequestSchema: GenMessage<RetryDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 3);
+  messageDesc(file_wirehook_intake_v1_intake, 8);
 
 /**
  * @generated from message wirehook.intake.v1.RetryDeliveryResponse
@@ -176,7 +301,7 @@ export type RetryDeliveryResponse = Message<"wirehook.intake.v1.RetryDeliveryRes
  * Use `create(RetryDeliveryResponseSchema)` to create a new message.
  */
 export const RetryDeliveryResponseSchema: GenMessage<RetryDeliveryResponse> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 4);
+  messageDesc(file_wirehook_intake_v1_intake, 9);
 
 /**
  * @generated from message wirehook.intake.v1.ReleaseHeldRequest
@@ -200,7 +325,7 @@ export type ReleaseHeldRequest = Message<"wirehook.intake.v1.ReleaseHeldRequest"
  * Use `create(ReleaseHeldRequestSchema)` to create a new message.
  */
 export const ReleaseHeldRequestSchema: GenMessage<ReleaseHeldRequest> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 5);
+  messageDesc(file_wirehook_intake_v1_intake, 10);
 
 /**
  * @generated from message wirehook.intake.v1.ReleaseHeldResponse
@@ -219,7 +344,7 @@ export type ReleaseHeldResponse = Message<"wirehook.intake.v1.ReleaseHeldRespons
  * Use `create(ReleaseHeldResponseSchema)` to create a new message.
  */
 export const ReleaseHeldResponseSchema: GenMessage<ReleaseHeldResponse> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 6);
+  messageDesc(file_wirehook_intake_v1_intake, 11);
 
 /**
  * One message to one endpoint, as the store records it.
@@ -315,7 +440,7 @@ export type Delivery = Message<"wirehook.intake.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_wirehook_intake_v1_intake, 7);
+  messageDesc(file_wirehook_intake_v1_intake, 12);
 
 /**
  * @generated from enum wirehook.intake.v1.DeliveryStatus
@@ -377,6 +502,18 @@ export const MessageIntake: GenService<{
     methodKind: "unary";
     input: typeof SendRequestSchema;
     output: typeof SendResponseSchema;
+  },
+  /**
+   * Accepts several messages in one call, each as Send would, each answered on its own: the
+   * gateway's sends of one turn of its event loop (a call costs both sides more than its
+   * message: issue 46). Fails as a whole only for what fails the call (auth, deadline, unreachable).
+   *
+   * @generated from rpc wirehook.intake.v1.MessageIntake.SendBatch
+   */
+  sendBatch: {
+    methodKind: "unary";
+    input: typeof SendBatchRequestSchema;
+    output: typeof SendBatchResponseSchema;
   },
   /**
    * Sends a delivery again now, same webhook-id.
