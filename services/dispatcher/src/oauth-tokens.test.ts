@@ -6,7 +6,7 @@ import type { SendResult } from '@wirehook/egress';
 import { type Kv, MemoryKv } from '@wirehook/kv';
 import { silentLogger } from '@wirehook/platform';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { FAILURE_HOLD_MS, OAuthTokens } from './oauth-tokens.ts';
+import { credentialsKey, FAILURE_HOLD_MS, OAuthTokens } from './oauth-tokens.ts';
 import { tokenResult } from './testing/dispatch-scene.ts';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -73,6 +73,28 @@ describe('OAuthTokens', () => {
     clock.advance(1);
     expect(await t.refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-2' });
     expect(fetches).toBe(2);
+  });
+
+  it('a 401: a dispatcher that read the shared token just before another stored the new one and unlocked takes that one, no fetch of its own', async () => {
+    const a = tokens();
+    await a.token(EP, auth(), fetch);
+    clock.advance(30_000);
+    expect(await a.refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-2' });
+    // B's first read of the shared token lands between A's delete of token-1 and its write of
+    // token-2 (it sees none); by B's lock, A has stored token-2 and unlocked.
+    let stale = true;
+    const lagging: Kv = Object.assign(Object.create(kv) as MemoryKv, {
+      get: async (key: string) => {
+        if (stale && key.startsWith('oauth:token:')) {
+          stale = false;
+          return null;
+        }
+        return kv.get(key);
+      },
+    });
+    expect(await tokens(lagging).refresh(EP, auth(), fetch, 'token-1')).toMatchObject({ token: 'token-2' });
+    expect(fetches).toBe(2);
+    expect(await kv.get(`oauth:fetch:${EP}:${credentialsKey(auth())}`)).toBeNull(); // B let its lock go
   });
 
   it('a 401 on many deliveries of two dispatchers fetches one new token; a later refresh of the old one fetches nothing', async () => {

@@ -114,7 +114,14 @@ export class OAuthTokens {
       // The refused token is still the shared one: drop it, unless another dispatcher replaced it meanwhile.
       if (shared !== null) await this.#kv((kv) => kv.deleteIfEquals(tokenKey, shared.stored), false);
       const taken = performance.now() > deadline || (await this.#kv(async (kv) => (await kv.setIfAbsent(lockKey, this.#owner, lockMs)) === null, true));
-      if (taken) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started, secrets);
+      if (taken) {
+        // Another dispatcher may have fetched, stored and unlocked between the read above and
+        // this lock: its token is the new one, and a second fetch would be one too many.
+        const stored = await this.#shared(endpointId, tokenKey);
+        if (stored === null || stored.token.token === refused) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started, secrets);
+        await this.#kv((kv) => kv.deleteIfEquals(lockKey, this.#owner), false);
+        return this.#keep(endpointId, key, stored.token, started);
+      }
       // Another dispatcher is fetching: wait for its token, or for its lease to end.
       if (!(await this.#waitForOther(endpointId, tokenKey, lockKey, refused, deadline))) continue;
       const fetched = await this.#shared(endpointId, tokenKey);
@@ -212,7 +219,7 @@ function young(token: SharedToken, now: number): boolean {
 const LOCAL_CAPACITY = 10_000;
 
 /** Names the credentials a token was fetched with: the token URL, client, sealed secret, scope, audience and method. */
-function credentialsKey(auth: EndpointAuth): string {
+export function credentialsKey(auth: EndpointAuth): string {
   return createHash('sha256')
     .update([auth.tokenUrl, auth.clientId, auth.sealedSecret, auth.scope ?? '', auth.audience ?? '', auth.tokenAuthMethod].join('\0'))
     .digest('base64url')
