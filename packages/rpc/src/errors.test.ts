@@ -12,7 +12,7 @@ import {
   WirehookError,
 } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { ERROR_METADATA_KEY, fromServiceError, RpcError, toStatus } from './errors.ts';
+import { carriedError, ERROR_METADATA_KEY, errorOfCarried, fromServiceError, RpcError, toStatus } from './errors.ts';
 
 const PATH = '/wirehook.intake.v1.MessageIntake/Send';
 
@@ -80,5 +80,31 @@ describe('Wirehook errors over gRPC', () => {
     metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify({ error: 'teapot', message: 'x' })));
     const err = Object.assign(new Error('x'), { code: status.INVALID_ARGUMENT, details: 'x', metadata });
     expect(fromServiceError(err, PATH, 'MessageIntake', 5_000)).toBeInstanceOf(RpcError);
+  });
+});
+
+describe('Wirehook errors carried in a batched call’s outcome (CallError)', () => {
+  it.each([
+    new RateLimitedError('test-environment sends are limited to 1,000 per UTC day', 30),
+    new PlanLimitError("the starter plan's 250,000 live messages this month are used up"),
+    new WirehookError('internal', 'shown as it is: a Wirehook error'),
+  ])('%s crosses as the same class, code, message and Retry-After', (thrown) => {
+    const back = errorOfCarried(carriedError(thrown), PATH);
+    expect(back.constructor).toBe(thrown.constructor);
+    expect(back).toMatchObject({ code: thrown.code, message: thrown.message });
+    if (thrown instanceof RateLimitedError) expect(back).toMatchObject({ retryAfterSeconds: 30 });
+  });
+
+  it('a failure that was no Wirehook error crosses opaque: code "", an RpcError (INTERNAL) at the client', () => {
+    const carried = carriedError(new TypeError("Cannot read properties of undefined (reading 'id')"));
+    expect(carried).toEqual({ code: '', message: 'internal error' });
+    expect(errorOfCarried(carried, PATH)).toMatchObject({ name: 'RpcError', code: status.INTERNAL, path: PATH });
+    expect(errorOfCarried(carried, PATH)).not.toBeInstanceOf(WirehookError);
+  });
+
+  it('a code this version does not know (a newer server’s) is an RpcError, its message never shown', () => {
+    const back = errorOfCarried({ code: 'teapot', message: 'short and stout' }, PATH);
+    expect(back).toBeInstanceOf(RpcError);
+    expect(back).not.toBeInstanceOf(WirehookError);
   });
 });

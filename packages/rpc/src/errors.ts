@@ -70,21 +70,29 @@ export function fromServiceError(err: ServiceError, path: string, service: strin
   return new RpcError(path, err.code, err.details, { cause: err });
 }
 
-/** A Wirehook error as data (a batched call's outcome carries it: intake.proto `CallError`). */
+/**
+ * A Wirehook error as data (a batched call's outcome carries it: intake.proto `CallError`);
+ * code '' for a failure that was no Wirehook error (a bug: the server logs it).
+ */
 export interface CarriedError {
-  code: ErrorCode;
+  code: ErrorCode | '';
   message: string;
   retryAfterSeconds?: number;
 }
 
 /** What a batched call's item answers for `err`: as toStatus, a WirehookError exactly and anything else opaque. */
 export function carriedError(err: unknown): CarriedError {
-  if (!(err instanceof WirehookError)) return { code: 'internal', message: 'internal error' };
+  if (!(err instanceof WirehookError)) return { code: '', message: 'internal error' };
   return { code: err.code, message: err.message, ...(err instanceof RateLimitedError ? { retryAfterSeconds: err.retryAfterSeconds } : {}) };
 }
 
-/** The WirehookError a carried error stands for; an unknown code is an internal error (a newer server's). */
-export function errorOfCarried(carried: { code: string; message: string; retryAfterSeconds?: number | undefined }): WirehookError {
+/**
+ * What a client throws for a carried error, as fromServiceError for a failed call: the
+ * WirehookError it stands for; for an opaque failure, or a code this version does not know
+ * (a newer server's), an RpcError of `path` (INTERNAL), whose message the caller never sees.
+ */
+export function errorOfCarried(carried: { code: string; message: string; retryAfterSeconds?: number | undefined }, path: string): Error {
+  if (!Object.hasOwn(ERROR_STATUS, carried.code)) return new RpcError(path, status.INTERNAL, carried.message);
   return errorForCode(carried.code, carried.message, carried.retryAfterSeconds ?? 1);
 }
 
@@ -106,5 +114,5 @@ function readWirehookError(metadata: Metadata | undefined): WirehookError | unde
   if (typeof body !== 'object' || body === null) return undefined;
   const { error, message, retry_after_seconds: retryAfter } = body as Record<string, unknown>;
   if (typeof error !== 'string' || !Object.hasOwn(ERROR_STATUS, error) || typeof message !== 'string') return undefined;
-  return errorOfCarried({ code: error, message, retryAfterSeconds: typeof retryAfter === 'number' ? retryAfter : undefined });
+  return errorForCode(error, message, typeof retryAfter === 'number' ? retryAfter : 1);
 }

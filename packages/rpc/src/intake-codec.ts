@@ -1,4 +1,3 @@
-import { status as grpcStatus } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   DELIVERY_STATUSES,
@@ -28,7 +27,7 @@ import {
   type SendResponse,
   type SendResponseSchema,
 } from './gen/wirehook/intake/v1/intake_pb.ts';
-import { carriedError, errorOfCarried, RpcError } from './errors.ts';
+import { carriedError, errorOfCarried } from './errors.ts';
 import { methodPath } from './grpc-service.ts';
 
 // proto ⇄ domain for message-intake, one function per type and direction. A message that
@@ -124,9 +123,7 @@ export function sendOutcomeToProto(settled: PromiseSettledResult<SendMessageResu
 export function sendOutcomeFromProto(outcome: SendOutcome | undefined): SendMessageResult {
   const answer = outcome?.outcome;
   if (answer?.case === 'sent') return sendResultFromProto(answer.value);
-  // A failure that was no Wirehook error (a bug, logged by the server) is opaque, as a failed Send call's is.
-  if (answer?.case === 'error' && answer.value.code === 'internal') throw new RpcError(SEND_BATCH_PATH, grpcStatus.INTERNAL, answer.value.message);
-  if (answer?.case === 'error') throw errorOfCarried(answer.value);
+  if (answer?.case === 'error') throw errorOfCarried(answer.value, SEND_BATCH_PATH);
   throw new Error('malformed gRPC message: a batched send has no outcome');
 }
 

@@ -5,6 +5,7 @@ import {
   PlanLimitError,
   RateLimitedError,
   toErrorResponse,
+  TooLargeError,
   UnavailableError,
   WirehookError,
   type Delivery,
@@ -21,7 +22,7 @@ import type { Logger } from '@wirehook/platform';
 import { checkHealth, createClient, grpcMetrics, IntakeGrpcClient, intakev1, RpcError, sendInputToProto, type GrpcServerHandle } from '@wirehook/rpc';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startIntakeGrpcServer } from './grpc-server.ts';
+import { answerWithinMs, startIntakeGrpcServer } from './grpc-server.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const orgId = 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId;
@@ -183,6 +184,19 @@ describe('MessageIntake over gRPC (IntakeGrpcClient → startIntakeGrpcServer �
 });
 
 describe('IntakeGrpcClient without a server', () => {
+  it('fails each send of a batch as unavailable when nothing listens', async () => {
+    const gone = await startIntakeGrpcServer({ intake: fakeIntake(), address: '127.0.0.1:0', authToken: TOKEN });
+    await gone.stop();
+    const client = new IntakeGrpcClient({ address: `127.0.0.1:${gone.port}`, deadlineMs: 2_000, authToken: TOKEN });
+    const send = (payload: number) => client.send({ tenant, org, body: { consumer: 'c', event_type: 'a.b', payload }, idempotencyKey: null });
+    try {
+      const caught = await Promise.all([send(1), send(2)].map((p) => p.catch((err: unknown) => err)));
+      for (const err of caught) expect(err).toMatchObject({ code: 'unavailable', message: 'MessageIntake is unavailable; try again' });
+    } finally {
+      client.close();
+    }
+  });
+
   it('fails as unavailable when nothing listens', async () => {
     const gone = await startIntakeGrpcServer({ intake: fakeIntake(), address: '127.0.0.1:0', authToken: TOKEN });
     await gone.stop();
@@ -274,20 +288,62 @@ describe('SendBatch: the sends of one turn of the event loop in one call', () =>
     expect(await calls('client', 'SendBatch')).toBe(expected);
   });
 
-  it('a failed call (deadline) fails each of its sends as unavailable', async () => {
-    let answer!: () => void;
-    const late = new Promise<void>((resolve) => (answer = resolve));
-    intake.send.mockImplementation(async () => {
-      await late;
+  it('a send that outlasts the call is answered unavailable shortly before its deadline; the others in the call get their own answers', async () => {
+    intake.send.mockImplementation(async ({ body }) => {
+      if (body.payload === 'slow') return new Promise<never>(() => {}); // never answers
       return { id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 1, usageMonth: 1 };
     });
-    const hasty = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, deadlineMs: 200, authToken: TOKEN });
+    const hasty = new IntakeGrpcClient({ address: `127.0.0.1:${server.port}`, deadlineMs: 1_000, authToken: TOKEN });
     try {
-      const caught = await Promise.all([1, 2].map((p) => hasty.send(input(p)).catch((err: unknown) => err)));
-      for (const err of caught) expect(err).toMatchObject({ code: 'unavailable', message: 'MessageIntake did not answer within 200 ms; try again' });
+      const [fast, slow] = await Promise.allSettled([hasty.send(input('fast')), hasty.send(input('slow'))]);
+      expect(fast).toMatchObject({ status: 'fulfilled', value: { deliveries: 1 } });
+      expect(slow.status === 'rejected' && slow.reason).toBeInstanceOf(UnavailableError);
+      expect(slow).toMatchObject({ reason: { message: 'MessageIntake did not finish this send before the call’s deadline; try again' } });
+      expect(await calls('server', 'SendBatch')).toBe(1); // the call itself answered
     } finally {
-      answer();
       hasty.close();
+    }
+  });
+
+  it.each([
+    // deadline − now (ms), then how long its sends may run: the answer leaves a quarter of the time left, or 250 ms, before it
+    [5_000, 4_750],
+    [1_000, 750],
+    [600, 450],
+    [100, 75],
+    [0, 0],
+    [-50, 0],
+  ])('a call with %i ms left lets its sends run %i ms', (left, expected) => {
+    expect(answerWithinMs(1_700_000_000_000 + left, 1_700_000_000_000)).toBe(expected);
+    expect(answerWithinMs(new Date(1_700_000_000_000 + left), 1_700_000_000_000)).toBe(expected);
+  });
+
+  it('a call without a deadline lets its sends run as long as a timer can', () => {
+    expect(answerWithinMs(Number.POSITIVE_INFINITY, Date.now())).toBe(2 ** 31 - 1);
+  });
+
+  it.each([
+    new PlanLimitError("the starter plan's 250,000 live messages this month are used up"),
+    new InvalidError('payload: is 1,000,001 bytes of JSON; at most 1,000,000 (1 MB)'),
+    new TooLargeError('the body is 1,100,001 bytes; at most 1,100,000'),
+    new NotFoundError('consumer cus_9 not found'),
+    new ConflictError('the endpoint is paused; resume it first'),
+    new RateLimitedError('test-environment sends are limited to 1,000 per UTC day', 30),
+    new UnavailableError('the store is unavailable'),
+    new WirehookError('internal', 'the store answered something it never writes'),
+    new TypeError("Cannot read properties of undefined (reading 'id')"),
+  ])('a send that throws %s fails the same way batched as in a Send call of its own', async (thrown) => {
+    intake.send.mockRejectedValue(thrown);
+    const unary = createClient(intakev1.MessageIntake, { address: `127.0.0.1:${server.port}`, authToken: TOKEN });
+    try {
+      const alone = await unary.rpc.send(sendInputToProto(input(1))).catch((err: unknown) => err);
+      const batched = await client.send(input(1)).catch((err: unknown) => err);
+      expect((batched as Error).constructor).toBe((alone as Error).constructor);
+      expect(toErrorResponse(batched)).toEqual(toErrorResponse(alone));
+      expect(batched instanceof RateLimitedError && batched.retryAfterSeconds).toBe(alone instanceof RateLimitedError && alone.retryAfterSeconds);
+      expect(toErrorResponse(batched).status).toBe(thrown instanceof WirehookError ? thrown.status : 500);
+    } finally {
+      unary.close();
     }
   });
 

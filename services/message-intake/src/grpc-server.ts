@@ -1,4 +1,4 @@
-import { WirehookError, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
+import { UnavailableError, WirehookError, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -48,24 +48,47 @@ export function startIntakeGrpcServer(options: IntakeGrpcServerOptions): Promise
 }
 
 const SEND_BATCH = methodPath(intakev1.MessageIntake.method.sendBatch);
+const LATE_SEND = 'MessageIntake did not finish this send before the call’s deadline; try again';
+/** How long before a call's deadline its answer leaves, at most: time for it to reach the caller. */
+const ANSWER_MARGIN_MS = 250;
+
+/** How long a batch's sends may run: until its deadline less a margin (a quarter of the time left, ANSWER_MARGIN_MS at most). */
+export function answerWithinMs(deadline: Date | number, now: number): number {
+  const left = (deadline instanceof Date ? deadline.getTime() : deadline) - now;
+  if (!Number.isFinite(left)) return 2 ** 31 - 1; // no deadline: setTimeout's longest
+  return Math.max(0, Math.floor(left - Math.min(ANSWER_MARGIN_MS, left / 4)));
+}
 
 function intakeHandlers(intake: IntakePort, logger: Logger | undefined): ServiceImpl<typeof intakev1.MessageIntake> {
   return {
     send: async (request) => sendResultToProto(await intake.send(sendInputFromProto(request))),
     // Each send on its own, all at once (they share the store's next group commit), each
-    // answered with its result or its error: one send's failure is not another's.
-    sendBatch: async ({ sends }) => {
-      const settled = await Promise.allSettled(
-        sends.map(({ send, traceContext }) =>
-          serveItem(SEND_BATCH, traceContext, async () => {
-            if (send === undefined) throw new Error('malformed gRPC message: a batched send is missing');
-            return intake.send(sendInputFromProto(send));
+    // answered with its result or its error: one send's failure is not another's. A send still
+    // running shortly before the call's deadline is answered unavailable, so that one slow send
+    // does not take the others' answers down with the call; as a Send call of its own would, it
+    // may still be written (the sender's Idempotency-Key makes the retry safe).
+    sendBatch: async ({ sends }, call) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new UnavailableError(LATE_SEND)), answerWithinMs(call.getDeadline(), Date.now()));
+      });
+      try {
+        const settled = await Promise.allSettled(
+          sends.map(({ send, traceContext }) => {
+            const sent = serveItem(SEND_BATCH, traceContext, async () => {
+              if (send === undefined) throw new Error('malformed gRPC message: a batched send is missing');
+              return intake.send(sendInputFromProto(send));
+            });
+            return Promise.race([sent, late]);
           }),
-        ),
-      );
-      for (const s of settled)
-        if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
-      return { outcomes: settled.map(sendOutcomeToProto) };
+        );
+        for (const s of settled) {
+          if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
+        }
+        return { outcomes: settled.map(sendOutcomeToProto) };
+      } finally {
+        clearTimeout(timer);
+      }
     },
     retryDelivery: async ({ tenant, deliveryId }) => ({
       delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)),

@@ -236,7 +236,8 @@ export const SendOutcomeSchema: GenMessage<SendOutcome> = /*@__PURE__*/
  */
 export type CallError = Message<"wirehook.intake.v1.CallError"> & {
   /**
-   * The error code (`plan_limit`, `invalid`, …): packages/core/src/errors.ts.
+   * The error code (`plan_limit`, `invalid`, …): packages/core/src/errors.ts; empty for a
+   * failure that was no Wirehook error (a bug: message-intake logs it, the caller gets a 500).
    *
    * @generated from field: string code = 1;
    */
