@@ -80,7 +80,7 @@ export interface AddServiceOptions {
   metrics?: GrpcMetrics;
   /**
    * Methods (local names) whose calls make no span of their own: batched calls, whose handler
-   * continues each item's own trace (grpc-tracing.ts `startItemServerCall`).
+   * continues each item's own trace (grpc-tracing.ts `serveItem`).
    */
   tracedByItem?: ReadonlySet<string>;
 }

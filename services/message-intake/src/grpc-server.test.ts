@@ -347,6 +347,14 @@ describe('SendBatch: the sends of one turn of the event loop in one call', () =>
     }
   });
 
+  it('a send gathered when the client is closed fails as a Send call made then would: unavailable (503), not a 500', async () => {
+    intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 1, usageMonth: 1 });
+    await client.send(input(1));
+    const sent = client.send(input(5)).catch((err: unknown) => err);
+    client.close();
+    expect(await sent).toBeInstanceOf(UnavailableError);
+  });
+
   it('the unary Send is still served (a gateway of the previous version, mid-upgrade)', async () => {
     intake.send.mockResolvedValue({ id: 'msg_01KEEEEEEEEEEEEEEEEEEEEEEE' as MessageId, deliveries: 4, usageMonth: 9 });
     const old = createClient(intakev1.MessageIntake, { address: `127.0.0.1:${server.port}`, authToken: TOKEN });
