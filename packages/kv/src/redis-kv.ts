@@ -137,6 +137,8 @@ export class RedisKv implements Kv {
       // The calls of one turn of the event loop go in one write, and Redis reads them in one:
       // a dispatcher's sends each make two to three calls, hundreds at once (issue 46: −40 %
       // of redis-server's CPU a delivery, −6 % of the dispatcher's). Scripts are pipelined too.
+      // The cost: OpenTelemetry's ioredis spans of one pipeline all sit in the trace of the call
+      // that opened it (the pipeline is written in its context), as README › Tracing says.
       enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       commandTimeout: this.#timeoutMs,
