@@ -1,3 +1,4 @@
+import { within } from '@wirehook/core';
 import {
   type Bus,
   type BusMessage,
@@ -75,15 +76,7 @@ export class MemoryBus implements Bus {
     if (this.#closed) throw new Error('bus is closed');
     const handler = this.#servers.get(subject);
     if (handler === undefined) throw new NoResponderError(subject);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RequestTimeoutError(subject, timeoutMs)), timeoutMs);
-    });
-    try {
-      return await Promise.race([handler(data), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(handler(data), timeoutMs, () => new RequestTimeoutError(subject, timeoutMs));
   }
 
   /** In-process: answers while open. */

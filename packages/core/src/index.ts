@@ -27,3 +27,4 @@ export * from './endpoint-stats.ts';
 export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
 export * from './egress-ips.ts';
+export * from './within.ts';

@@ -1,4 +1,4 @@
-import { UnavailableError } from '@wirehook/core';
+import { UnavailableError, within } from '@wirehook/core';
 // ioredis is pinned to ^5: OpenTelemetry's ioredis instrumentation supports only < 6.
 import { Redis, ReplyError } from 'ioredis';
 import { assertLog, assertTtlMs, type Kv } from './kv.ts';
@@ -298,15 +298,7 @@ export class RedisKv implements Kv {
    */
   async #run<T>(op: string, command: () => Promise<T>): Promise<T> {
     if (this.#closed) throw new Error('kv: closed');
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(this.#unavailable(op, new Error(`no answer within ${this.#timeoutMs} ms`))), this.#timeoutMs);
-    });
-    try {
-      return await Promise.race([this.#attempt(op, command), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(this.#attempt(op, command), this.#timeoutMs, () => this.#unavailable(op, new Error(`no answer within ${this.#timeoutMs} ms`)));
   }
 
   async #attempt<T>(op: string, command: () => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { within } from '@wirehook/core';
 import { StartupError } from './sealing-keys.ts';
 
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
@@ -81,12 +82,7 @@ export async function connectWithRetry<T>(
 
 /** `attempt`, or a rejection when `deadline` (performance.now()) comes first (a connect that hangs counts as failed). */
 function beforeDeadline<T>(attempt: Promise<T>, deadline: number): Promise<T> {
-  if (deadline === Number.POSITIVE_INFINITY) return attempt;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineReached()), Math.max(0, deadline - performance.now()));
-  });
-  return Promise.race([attempt, late]).finally(() => clearTimeout(timer));
+  return within(attempt, deadline - performance.now(), () => new DeadlineReached());
 }
 
 /** An attempt still running when the deadline came. */

@@ -1,3 +1,4 @@
+import { within } from '@wirehook/core';
 /**
  * One thing `/readyz` checks: `probe` resolves when it answers, throws (or hangs) when not.
  * `gates` says whether a failure takes the pod out of its Service. Only what the pod needs to
@@ -28,17 +29,11 @@ export const PROBE_TIMEOUT_MS = 1_000;
 export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutMs = PROBE_TIMEOUT_MS): Promise<Readiness> {
   const results = await Promise.all(
     checks.map(async (check): Promise<[ReadinessCheck, string]> => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
       try {
-        await Promise.race([check.probe(), late]);
+        await within(check.probe(), timeoutMs, () => new Error(`no answer within ${timeoutMs} ms`));
         return [check, 'ok'];
       } catch (err) {
         return [check, err instanceof Error ? err.message : String(err)];
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );

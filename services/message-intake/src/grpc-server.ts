@@ -1,4 +1,4 @@
-import { UnavailableError, WirehookError, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
+import { UnavailableError, WirehookError, within, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -68,27 +68,23 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
     // does not take the others' answers down with the call; as a Send call of its own would, it
     // may still be written (the sender's Idempotency-Key makes the retry safe).
     sendBatch: async ({ sends }, call) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new UnavailableError(LATE_SEND)), answerWithinMs(call.getDeadline(), Date.now()));
-      });
-      try {
-        const settled = await Promise.allSettled(
-          sends.map(({ send, traceContext }) => {
-            const sent = serveItem(SEND_BATCH, traceContext, async () => {
+      const runMs = answerWithinMs(call.getDeadline(), Date.now());
+      const settled = await Promise.allSettled(
+        sends.map(({ send, traceContext }) =>
+          within(
+            serveItem(SEND_BATCH, traceContext, async () => {
               if (send === undefined) throw new Error('malformed gRPC message: a batched send is missing');
               return intake.send(sendInputFromProto(send));
-            });
-            return Promise.race([sent, late]);
-          }),
-        );
-        for (const s of settled) {
-          if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
-        }
-        return { outcomes: settled.map(sendOutcomeToProto) };
-      } finally {
-        clearTimeout(timer);
+            }),
+            runMs,
+            () => new UnavailableError(LATE_SEND),
+          ),
+        ),
+      );
+      for (const s of settled) {
+        if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
       }
+      return { outcomes: settled.map(sendOutcomeToProto) };
     },
     retryDelivery: async ({ tenant, deliveryId }) => ({
       delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)),
