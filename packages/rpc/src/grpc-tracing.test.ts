@@ -5,6 +5,8 @@ import { createLogger } from '@wirehook/platform';
 import { eventually, jsonLines, recordSpans, type SpanRecorder } from '@wirehook/testkit';
 import { MessageIntake } from './gen/wirehook/intake/v1/intake_pb.ts';
 import { bindService, startGrpcServer, type GrpcServerHandle } from './grpc-server.ts';
+import { serveItem } from './grpc-tracing.ts';
+import { IntakeGrpcClient } from './intake-grpc-client.ts';
 import { createClient, type GrpcClient, type ServiceImpl } from './grpc-service.ts';
 import { tenantToProto } from './intake-codec.ts';
 
@@ -88,6 +90,56 @@ describe('trace context over gRPC (real loopback server)', () => {
     expect(serverSpan.attributes).toEqual({ 'rpc.system.name': 'grpc', 'rpc.method': METHOD, 'rpc.status_code': 'OK' });
     expect(server.active).toMatchObject({ traceId: request.traceId, spanId: serverSpan.spanContext().spanId });
     expect([clientSpan.status.code, serverSpan.status.code]).toEqual([SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
+  });
+
+  it('the items of one batched call each continue their own caller’s trace; the call itself makes no span', async () => {
+    const BATCH = 'wirehook.intake.v1.MessageIntake/SendBatch';
+    const seen: Array<SpanContext | undefined> = [];
+    let calls = 0;
+    const batchImpl = {
+      sendBatch: async ({ sends }: { sends: Array<{ traceContext: Record<string, string> }> }) => {
+        calls++;
+        const outcomes = await Promise.all(
+          sends.map(({ traceContext }, i) =>
+            serveItem(`/${BATCH}`, traceContext, async () => {
+              seen.push(trace.getActiveSpan()?.spanContext());
+              return { outcome: { case: 'sent' as const, value: { id: `msg_${i}`, deliveries: 1, usageMonth: 1, replayed: false } } };
+            }),
+          ),
+        );
+        return { outcomes };
+      },
+    } as unknown as ServiceImpl<typeof MessageIntake>;
+    const batchServer = await startGrpcServer({ address: '127.0.0.1:0', services: [bindService(MessageIntake, batchImpl, ['sendBatch'])], authToken: TOKEN });
+    const intake = new IntakeGrpcClient({ address: `127.0.0.1:${batchServer.port}`, authToken: TOKEN });
+    try {
+      const input = { tenant: { orgId: 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId, env: 'live' as const }, idempotencyKey: null };
+      const org = { id: input.tenant.orgId, name: 'Acme', plan: 'starter' as const, ownerEmail: null, createdAt: 0 };
+      const requests = await Promise.all(
+        ['a', 'b'].map((name) =>
+          trace.getTracer('rpc-test').startActiveSpan(name, async (span) => {
+            await intake.send({ ...input, org, body: { consumer: 'c', event_type: 'e', payload: name } });
+            span.end();
+            return span.spanContext();
+          }),
+        ),
+      );
+      expect(calls).toBe(1); // both sends in one call
+      for (const request of requests) {
+        const spans = recorder.trace(request.traceId).filter((s) => s.name === BATCH);
+        const client = spans.find((s) => s.kind === SpanKind.CLIENT);
+        const server = spans.find((s) => s.kind === SpanKind.SERVER);
+        expect(spans).toHaveLength(2);
+        expect(client?.parentSpanContext?.spanId).toBe(request.spanId);
+        expect(server?.parentSpanContext).toMatchObject({ spanId: client?.spanContext().spanId, isRemote: true });
+        expect(seen).toContainEqual(expect.objectContaining({ traceId: request.traceId, spanId: server?.spanContext().spanId }));
+      }
+      // Nothing else: no span of the call itself, in a trace of its own.
+      expect(recorder.spans().filter((s) => s.name === BATCH)).toHaveLength(4);
+    } finally {
+      intake.close();
+      await batchServer.stop();
+    }
   });
 
   it('a call made outside any span starts a trace the server continues', async () => {

@@ -66,29 +66,10 @@ export interface ClientCallTrace {
  * child of the active span, and returns a copy of `metadata` carrying its trace context.
  */
 export function startClientCall(path: string, address: string, metadata: Metadata | undefined): ClientCallTrace {
-  if (!spansRecorded()) {
-    // Nothing records: the caller's trace context travels on, without a span of its own.
-    const outgoing = metadata?.clone() ?? new Metadata();
-    propagation.inject(context.active(), outgoing, metadataSetter);
-    return { metadata: outgoing, end: () => {} };
-  }
-  const method = path.slice(1);
-  const { host, port } = splitAddress(address);
-  const span = trace.getTracer(TRACER).startSpan(method, {
-    kind: SpanKind.CLIENT,
-    attributes: {
-      [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC,
-      [ATTR_RPC_METHOD]: method,
-      [ATTR_SERVER_ADDRESS]: host,
-      ...(port === undefined ? {} : { [ATTR_SERVER_PORT]: port }),
-    },
-  });
+  const started = clientSpan(path, address);
   const outgoing = metadata?.clone() ?? new Metadata();
-  propagation.inject(trace.setSpan(context.active(), span), outgoing, metadataSetter);
-  return {
-    metadata: outgoing,
-    end: (code, message) => endSpan(span, code, code !== grpcStatus.OK, message),
-  };
+  propagation.inject(started.context, outgoing, metadataSetter);
+  return { metadata: outgoing, end: started.end };
 }
 
 /** A started item of a batched call: the trace context to send with it, and how to end its span. */
@@ -104,13 +85,31 @@ export interface ItemCallTrace {
  * call come from different requests, each continuing its own trace.
  */
 export function startItemClientCall(path: string, address: string): ItemCallTrace {
-  const call = startClientCall(path, address, undefined);
+  const started = clientSpan(path, address);
   const traceContext: Record<string, string> = {};
-  for (const key of propagation.fields()) {
-    const [value] = call.metadata.get(key);
-    if (value !== undefined) traceContext[key] = String(value);
-  }
-  return { traceContext, end: call.end };
+  propagation.inject(started.context, traceContext);
+  return { traceContext, end: started.end };
+}
+
+/**
+ * The CLIENT span of a call (or of one item of a batched call) and the context to propagate:
+ * the active one with the span in it; the active one as it is when nothing records (the
+ * caller's trace context travels on, without a span of its own).
+ */
+function clientSpan(path: string, address: string): { context: Context; end(code: number, message?: string): void } {
+  if (!spansRecorded()) return { context: context.active(), end: () => {} };
+  const method = path.slice(1);
+  const { host, port } = splitAddress(address);
+  const span = trace.getTracer(TRACER).startSpan(method, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC,
+      [ATTR_RPC_METHOD]: method,
+      [ATTR_SERVER_ADDRESS]: host,
+      ...(port === undefined ? {} : { [ATTR_SERVER_PORT]: port }),
+    },
+  });
+  return { context: trace.setSpan(context.active(), span), end: (code, message) => endSpan(span, code, code !== grpcStatus.OK, message) };
 }
 
 /**
@@ -118,10 +117,7 @@ export function startItemClientCall(path: string, address: string): ItemCallTrac
  * trace context, ended with the gRPC status its outcome would have had as a call of its own.
  */
 export async function serveItem<T>(path: string, traceContext: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T> {
-  const metadata = new Metadata();
-  const fields = propagation.fields();
-  for (const [key, value] of Object.entries(traceContext)) if (fields.includes(key)) metadata.set(key, value);
-  const traced = startServerCall(path, metadata);
+  const traced = serverSpan(path, propagation.extract(ROOT_CONTEXT, traceContext));
   try {
     const value = await context.with(traced.context, work);
     traced.end(grpcStatus.OK);
@@ -142,9 +138,13 @@ export interface ServerCallTrace {
 
 /** Starts the SERVER span of a call to `path`, continuing the trace the caller's metadata carries. */
 export function startServerCall(path: string, metadata: Metadata): ServerCallTrace {
-  const method = path.slice(1);
-  const parent = propagation.extract(ROOT_CONTEXT, metadata, metadataGetter);
+  return serverSpan(path, propagation.extract(ROOT_CONTEXT, metadata, metadataGetter));
+}
+
+/** The SERVER span of a call (or of one item of a batched call) to `path`, a child of `parent`. */
+function serverSpan(path: string, parent: Context): ServerCallTrace {
   if (!spansRecorded()) return { context: parent, end: () => {} };
+  const method = path.slice(1);
   const span = trace
     .getTracer(TRACER)
     .startSpan(method, { kind: SpanKind.SERVER, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: method } }, parent);

@@ -15,4 +15,4 @@ export * from './relay-grpc-client.ts';
 export * from './send-codec.ts';
 export * from './grpc-metrics.ts';
 export * from './grpc-target.ts';
-export { serveItem, startItemClientCall } from './grpc-tracing.ts';
+export { serveItem } from './grpc-tracing.ts';
