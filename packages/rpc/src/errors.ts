@@ -92,8 +92,12 @@ export function carriedError(err: unknown): CarriedError {
  * (a newer server's), an RpcError of `path` (INTERNAL), whose message the caller never sees.
  */
 export function errorOfCarried(carried: { code: string; message: string; retryAfterSeconds?: number | undefined }, path: string): Error {
-  if (!Object.hasOwn(ERROR_STATUS, carried.code)) return new RpcError(path, status.INTERNAL, carried.message);
-  return errorForCode(carried.code, carried.message, carried.retryAfterSeconds ?? 1);
+  return knownError(carried.code, carried.message, carried.retryAfterSeconds) ?? new RpcError(path, status.INTERNAL, carried.message);
+}
+
+/** The WirehookError of a code this version knows; undefined for any other (never trusted as one). */
+function knownError(code: string, message: string, retryAfterSeconds: number | undefined): WirehookError | undefined {
+  return Object.hasOwn(ERROR_STATUS, code) ? errorForCode(code, message, retryAfterSeconds ?? 1) : undefined;
 }
 
 /** The gRPC status `err` travels as (GRPC_STATUS; an RpcError's own), INTERNAL for anything else: a batched item's span. */
@@ -113,6 +117,6 @@ function readWirehookError(metadata: Metadata | undefined): WirehookError | unde
   }
   if (typeof body !== 'object' || body === null) return undefined;
   const { error, message, retry_after_seconds: retryAfter } = body as Record<string, unknown>;
-  if (typeof error !== 'string' || !Object.hasOwn(ERROR_STATUS, error) || typeof message !== 'string') return undefined;
-  return errorForCode(error, message, typeof retryAfter === 'number' ? retryAfter : 1);
+  if (typeof error !== 'string' || typeof message !== 'string') return undefined;
+  return knownError(error, message, typeof retryAfter === 'number' ? retryAfter : undefined);
 }

@@ -12,12 +12,12 @@ import { deliveryFromProto, sendInputToProto, sendOutcomeFromProto, sendResultFr
 export type IntakeGrpcClientOptions = ClientOptions;
 
 /** Most sends one SendBatch call carries. */
-export const MAX_BATCH_SENDS = 64;
+const MAX_BATCH_SENDS = 64;
 /**
  * Most payload text (UTF-16 units, ≤ 3 bytes each in UTF-8) one SendBatch call carries, so a
  * call stays under grpc-js' 4 MiB message limit; a larger payload goes in a call of its own.
  */
-export const MAX_BATCH_PAYLOAD_CHARS = 1_048_576;
+const MAX_BATCH_PAYLOAD_CHARS = 1_048_576;
 /** After a message-intake answered UNIMPLEMENTED (an older version, mid-upgrade), sends go one a call for this long. */
 const BATCH_RETRY_AFTER_MS = 30_000;
 
@@ -27,7 +27,6 @@ interface Waiting {
   request: MessageInitShape<typeof SendRequestSchema>;
   /** The caller's trace context (a fallback Send call is made in it). */
   context: Context;
-  chars: number;
   trace: ItemCallTrace;
   resolve: (result: SendMessageResult) => void;
   reject: (err: unknown) => void;
@@ -58,15 +57,20 @@ export class IntakeGrpcClient implements IntakePort {
   }
 
   async send(input: SendMessageInput): Promise<SendMessageResult> {
-    if (performance.now() < this.#oneByOneUntil) return sendResultFromProto(await this.#client.rpc.send(sendInputToProto(input)));
     const request = sendInputToProto(input);
+    if (performance.now() < this.#oneByOneUntil) return this.#sendAlone(request);
     const chars = request.body?.payloadJson?.length ?? 0;
     return new Promise((resolve, reject) => {
       if (this.#batch.length > 0 && (this.#batch.length >= MAX_BATCH_SENDS || this.#batchChars + chars > MAX_BATCH_PAYLOAD_CHARS)) this.#flush();
       if (this.#batch.length === 0) setImmediate(() => this.#flush());
-      this.#batch.push({ request, context: context.active(), chars, trace: startItemClientCall(SEND_BATCH, this.#address), resolve, reject });
+      this.#batch.push({ request, context: context.active(), trace: startItemClientCall(SEND_BATCH, this.#address), resolve, reject });
       this.#batchChars += chars;
     });
+  }
+
+  /** One send in a Send call of its own (a message-intake without SendBatch). */
+  async #sendAlone(request: MessageInitShape<typeof SendRequestSchema>): Promise<SendMessageResult> {
+    return sendResultFromProto(await this.#client.rpc.send(request));
   }
 
   async retryDelivery(tenant: Tenant, id: DeliveryId): Promise<Delivery> {
@@ -92,36 +96,35 @@ export class IntakeGrpcClient implements IntakePort {
     this.#batchChars = 0;
     const sends = batch.map(({ request, trace }) => ({ send: request, traceContext: trace.traceContext }));
     this.#client.rpc.sendBatch({ sends }, { untraced: true }).then(
-      ({ outcomes }) => batch.forEach((waiting, i) => answer(waiting, () => sendOutcomeFromProto(outcomes[i]))),
-      (err: unknown) => {
-        if (!(err instanceof RpcError && err.code === grpcStatus.UNIMPLEMENTED)) {
-          for (const waiting of batch) {
-            answer(waiting, () => {
-              throw err;
-            });
+      ({ outcomes }) =>
+        batch.forEach((waiting, i) => {
+          try {
+            succeed(waiting, sendOutcomeFromProto(outcomes[i]));
+          } catch (err) {
+            fail(waiting, err);
           }
-          return;
-        }
+        }),
+      (err: unknown) => {
+        if (!(err instanceof RpcError && err.code === grpcStatus.UNIMPLEMENTED)) return batch.forEach((waiting) => fail(waiting, err));
         this.#oneByOneUntil = performance.now() + BATCH_RETRY_AFTER_MS;
         for (const waiting of batch) {
           waiting.trace.end(grpcStatus.UNIMPLEMENTED, err.message);
           // As if sent one a call from the start: in the trace of the request it came from.
-          const sent = context.with(waiting.context, () => this.#client.rpc.send(waiting.request));
-          sent.then((response) => waiting.resolve(sendResultFromProto(response)), waiting.reject);
+          context.with(waiting.context, () => this.#sendAlone(waiting.request)).then(waiting.resolve, waiting.reject);
         }
       },
     );
   }
 }
 
-/** Settles a batched send with its outcome, ending its span with the status a call of its own would have had. */
-function answer(waiting: Waiting, outcome: () => SendMessageResult): void {
-  try {
-    const result = outcome();
-    waiting.trace.end(grpcStatus.OK);
-    waiting.resolve(result);
-  } catch (err) {
-    waiting.trace.end(grpcStatusOf(err), err instanceof Error ? err.message : String(err));
-    waiting.reject(err);
-  }
+/** Settles a batched send with its result, ending its span OK. */
+function succeed(waiting: Waiting, result: SendMessageResult): void {
+  waiting.trace.end(grpcStatus.OK);
+  waiting.resolve(result);
+}
+
+/** Settles a batched send with its error, ending its span with the status a call of its own would have had. */
+function fail(waiting: Waiting, err: unknown): void {
+  waiting.trace.end(grpcStatusOf(err), err instanceof Error ? err.message : String(err));
+  waiting.reject(err);
 }
