@@ -86,7 +86,7 @@ const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT
 // The benches that run on their own, each with its results directory and a log line sink: when
 // asked for, run; when nothing else was asked for, exit with its outcome.
 const standaloneLog = (line: string) => process.stderr.write(`bench ${line}\n`);
-const standaloneOut = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
+const outDir = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
 async function runStandalone(name: string, run: () => Promise<boolean>): Promise<void> {
   if (!only.includes(name)) return;
   const ok = await run();
@@ -95,28 +95,23 @@ async function runStandalone(name: string, run: () => Promise<boolean>): Promise
 }
 // Scale (issue 26): a store of --deliveries (default 10^6) and an API probe (bench/scale.ts).
 await runStandalone('scale', async () =>
-  (await import('./scale.ts')).runScale(positiveInt(args.deliveries ?? '1000000', '--deliveries'), standaloneOut, standaloneLog),
+  (await import('./scale.ts')).runScale(positiveInt(args.deliveries ?? '1000000', '--deliveries'), outDir, standaloneLog),
 );
 // Retention (issue 39): N old messages removed beside the intake rate and an API probe (bench/retention.ts).
 await runStandalone('retention', async () =>
-  (await import('./retention.ts')).runRetention(args.smoke ? 20_000 : 200_000, args.smoke ? 2_000 : 16_000, standaloneOut, standaloneLog),
+  (await import('./retention.ts')).runRetention(args.smoke ? 20_000 : 200_000, args.smoke ? 2_000 : 16_000, outDir, standaloneLog),
 );
 // Transformations (issue 45), in this process: a run's cost against a baseline of the same run (bench/transform.ts).
 await runStandalone('transform', async () =>
-  (await import('./transform.ts')).runTransformBench(args.smoke ? { runs: 1, count: 200 } : { runs: 3, count: 5_000 }, standaloneOut, standaloneLog),
+  (await import('./transform.ts')).runTransformBench(args.smoke ? { runs: 1, count: 200 } : { runs: 3, count: 5_000 }, outDir, standaloneLog),
 );
 // The store's CPU per delivery (issue 46), in this process: create, claim and complete against a
 // bare pipeline's writes (bench/store-writes.ts).
 await runStandalone('store', async () =>
-  (await import('./store-writes.ts')).runStoreBench(
-    args.smoke ? { runs: 1, deliveries: 2_000 } : { runs: 3, deliveries: 20_000 },
-    standaloneOut,
-    standaloneLog,
-  ),
+  (await import('./store-writes.ts')).runStoreBench(args.smoke ? { runs: 1, deliveries: 2_000 } : { runs: 3, deliveries: 20_000 }, outDir, standaloneLog),
 );
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
-const outDir = standaloneOut;
 const profileDir = args.profile ? resolve(args.profile) : undefined;
 
 // Ctrl-C or a kill: exit, so the launcher's exit hook takes Wirehook down too.
