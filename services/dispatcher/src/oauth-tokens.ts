@@ -114,14 +114,7 @@ export class OAuthTokens {
       // The refused token is still the shared one: drop it, unless another dispatcher replaced it meanwhile.
       if (shared !== null) await this.#kv((kv) => kv.deleteIfEquals(tokenKey, shared.stored), false);
       const taken = performance.now() > deadline || (await this.#kv(async (kv) => (await kv.setIfAbsent(lockKey, this.#owner, lockMs)) === null, true));
-      if (taken) {
-        // Another dispatcher may have fetched, stored and unlocked between the read above and
-        // this lock: its token is the new one, and a second fetch would be one too many.
-        const stored = await this.#shared(endpointId, tokenKey);
-        if (stored === null || stored.token.token === refused) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, started, secrets);
-        await this.#kv((kv) => kv.deleteIfEquals(lockKey, this.#owner), false);
-        return this.#keep(endpointId, key, stored.token, started);
-      }
+      if (taken) return this.#fetch(endpointId, key, fetch, tokenKey, lockKey, refused, started, secrets);
       // Another dispatcher is fetching: wait for its token, or for its lease to end.
       if (!(await this.#waitForOther(endpointId, tokenKey, lockKey, refused, deadline))) continue;
       const fetched = await this.#shared(endpointId, tokenKey);
@@ -135,11 +128,16 @@ export class OAuthTokens {
     fetch: () => Promise<SendResult>,
     tokenKey: string,
     lockKey: string,
+    refused: string | null,
     started: number,
     secrets: readonly string[],
   ): Promise<TokenOutcome> {
     const { clock, secretBox } = this.#deps;
     try {
+      // Under the lock, the shared token first: another dispatcher may have fetched, stored and
+      // unlocked between this one's read and its lock, and a second fetch would be one too many.
+      const stored = await this.#shared(endpointId, tokenKey);
+      if (stored !== null && stored.token.token !== refused) return this.#keep(endpointId, key, stored.token, started);
       const result = await fetch();
       const now = clock.now();
       const read =
