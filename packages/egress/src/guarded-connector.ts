@@ -44,13 +44,21 @@ export interface SourceAddresses {
  * or as the socket's own error (`ECONNREFUSED`, TLS codes...).
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
+  const sessions = new TlsSessions();
   return (params, callback) => {
     const deadline = Date.now() + options.timeoutMs;
     checkedAddresses(params.hostname, options).then(
       (checked) => {
         try {
           const { addresses, localAddress } = bindable(checked, params.hostname, options.sources);
-          openSocket({ ...params, ...(localAddress ? { localAddress } : {}) }, addresses, Math.max(1, deadline - Date.now()), options.secureContext, callback);
+          openSocket(
+            { ...params, ...(localAddress ? { localAddress } : {}) },
+            addresses,
+            Math.max(1, deadline - Date.now()),
+            options.secureContext,
+            sessions,
+            callback,
+          );
         } catch (err) {
           callback(err as Error, null);
         }
@@ -138,6 +146,7 @@ function openSocket(
   addresses: ResolvedAddress[],
   timeoutMs: number,
   secureContext: SecureContext,
+  sessions: TlsSessions,
   callback: buildConnector.Callback,
 ): void {
   const secure = params.protocol === 'https:';
@@ -151,14 +160,17 @@ function openSocket(
     autoSelectFamily: true,
     ...(params.localAddress ? { localAddress: params.localAddress } : {}),
   };
+  const servername = params.servername || (isIP(host) === 0 ? host : undefined);
+  const sessionKey = `${servername ?? host}:${port}`;
   const socket: Socket = secure
     ? tlsConnect({
         ...common,
         // SNI and certificate identity use the name from the URL, not the address.
-        servername: params.servername || (isIP(host) === 0 ? host : undefined),
+        servername,
         ALPNProtocols: ['http/1.1'],
         secureContext,
-      })
+        session: sessions.get(sessionKey),
+      }).on('session', (session: Buffer) => sessions.set(sessionKey, session))
     : netConnect(common);
 
   let settled = false;
@@ -176,12 +188,48 @@ function openSocket(
   const timer = setTimeout(() => {
     settle(new EgressError('timeout', `could not connect within ${timeoutMs / 1000} s`));
   }, timeoutMs);
-  if (secure) socket.on('error', (err) => noteTlsAlert(socket, err));
+  if (secure)
+    socket.on('error', (err) => {
+      noteTlsAlert(socket, err);
+      sessions.drop(sessionKey);
+    });
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 60_000);
   socket.once(secure ? 'secureConnect' : 'connect', () => settle(null));
   socket.on('error', (err) => settle(params.localAddress ? sourceBindError(err, params.localAddress) : err));
   socket.once('close', () => settle(new Error('connection closed before it was established')));
+}
+
+/** Sessions kept per connector: receivers (name and port) sent to lately. */
+const MAX_TLS_SESSIONS = 1_000;
+
+/**
+ * The last TLS session of each receiver, by server name and port, so a new connection resumes
+ * it instead of a full handshake: no certificate chain to send and verify, no signature to
+ * check. Each endpoint has its own pool, so a receiver behind many endpoints, or an endpoint
+ * whose idle connections closed, gets new connections all the time (a fan-out of 20 endpoints
+ * made one for 6 % of its deliveries). undici's own connector, which ours replaces, keeps such
+ * a cache too. One per connector, so per TLS context: a session made with one client
+ * certificate never serves a connection meant to present another. A session the receiver no
+ * longer accepts costs nothing: the handshake falls back to a full one.
+ */
+class TlsSessions {
+  readonly #sessions = new Map<string, Buffer>();
+
+  get(key: string): Buffer | undefined {
+    return this.#sessions.get(key);
+  }
+
+  set(key: string, session: Buffer): void {
+    // Most recent last: Map keeps insertion order; the oldest goes first past the bound.
+    this.#sessions.delete(key);
+    this.#sessions.set(key, session);
+    if (this.#sessions.size > MAX_TLS_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
+  }
+
+  drop(key: string): void {
+    this.#sessions.delete(key);
+  }
 }
 
 /**

@@ -1,9 +1,9 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
-import { closedPort, RECEIVER_TEST_HOST, TestReceiver, untrustedReceiver } from '@wirehook/testkit';
+import { closedPort, RECEIVER_TEST_HOST, TestReceiver, testClientCertificate, untrustedReceiver } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
-import { HttpEgress, type HttpEgressOptions } from './http-egress.ts';
+import { HttpEgress, type ClientTls, type HttpEgressOptions } from './http-egress.ts';
 import type { LookupFn } from './resolve-host.ts';
 
 interface CountingLookup extends LookupFn {
@@ -246,6 +246,53 @@ describe('HttpEgress: connections', () => {
     expect(results.every((r) => r.ok)).toBe(true);
     expect(receiver.requests).toHaveLength(20);
     expect(receiver.connections - before).toBe(3);
+  });
+});
+
+describe('HttpEgress: TLS sessions', () => {
+  // Each endpoint has a pool of its own: a second endpoint on the same receiver opens a new connection.
+  const send = (client: HttpEgress, poolKey: string, tls?: ClientTls) =>
+    client.send({ url: `${receiver.url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
+
+  it('resumes the session of a receiver it has talked to when it opens a new connection', async () => {
+    const client = egress();
+    for (const endpoint of ['ep_1', 'ep_2', 'ep_3']) expect((await send(client, endpoint)).ok).toBe(true);
+    const [first, second, third] = receiver.requests;
+    expect(new Set([first?.connection, second?.connection, third?.connection]).size).toBe(3);
+    expect([first?.tlsResumed, second?.tlsResumed, third?.tlsResumed]).toEqual([false, true, true]);
+  });
+
+  it('never resumes a session made with another client certificate, or with none', async () => {
+    const client = egress();
+    const cert = await testClientCertificate();
+    const mtls: ClientTls = { id: 'etls_1', cert: cert.certPem, key: cert.keyPem, ca: null };
+    expect((await send(client, 'ep_1')).ok).toBe(true);
+    expect((await send(client, 'ep_2', mtls)).ok).toBe(true);
+    expect((await send(client, 'ep_3', { ...mtls, id: 'etls_2' })).ok).toBe(true);
+    expect(receiver.requests.map((r) => r.tlsResumed)).toEqual([false, false, false]);
+  });
+
+  it('makes a full handshake when the receiver no longer knows the session (restarted)', async () => {
+    const client = egress();
+    const first = await TestReceiver.start();
+    try {
+      const sendTo = (r: TestReceiver, poolKey: string) => client.send({ url: `${r.url}/s`, poolKey, headers: HEADERS, body: '{}' });
+      expect((await sendTo(first, 'ep_1')).ok).toBe(true);
+      expect((await sendTo(first, 'ep_2')).ok).toBe(true);
+      expect(first.requests.map((r) => r.tlsResumed)).toEqual([false, true]);
+      // A new process on the same port: new session ticket keys, the cached session refused.
+      await first.close();
+      const again = await TestReceiver.start({ port: first.port });
+      try {
+        const result = await sendTo(again, 'ep_3');
+        expect(result.ok).toBe(true);
+        expect(again.requests.map((r) => r.tlsResumed)).toEqual([false]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await first.close();
+    }
   });
 });
 

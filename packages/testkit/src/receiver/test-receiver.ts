@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { testCa, untrustedCertificate, type ServerCertificate } from './test-ca.ts';
 import { verifyWebhook } from './verify-webhook.ts';
 
@@ -19,6 +20,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** Which TLS connection carried it: 1 for the first established, and so on. */
   connection: number;
+  /** Whether that connection resumed an earlier TLS session instead of a full handshake. */
+  tlsResumed: boolean;
   /** The sender's address as this receiver saw it (the source a relay bound its connection to). */
   remoteAddress: string;
 }
@@ -156,6 +159,7 @@ export class TestReceiver {
       body: rawBody.toString('utf8'),
       receivedAt: Date.now(),
       connection: this.#connectionIds.get(req.socket) ?? 0,
+      tlsResumed: (req.socket as TLSSocket).isSessionReused(),
       remoteAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
     };
     this.#requests.push(recorded);
