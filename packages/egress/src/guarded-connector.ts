@@ -1,5 +1,6 @@
 import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { createSecureContext, getCACertificates, type SecureContext, connect as tlsConnect } from 'node:tls';
+import { systemClock, type Clock } from '@wirehook/core';
 import type { buildConnector } from 'undici';
 import { describeAddress } from './address-class.ts';
 import type { AddressPolicy } from './address-policy.ts';
@@ -15,6 +16,8 @@ export interface GuardedConnectorOptions {
   timeoutMs: number;
   /** The TLS context every connection uses (see trustContext). */
   secureContext: SecureContext;
+  /** How old a TLS session may be (see TlsSessions). Default the system clock. */
+  clock?: Clock | undefined;
   /**
    * Source addresses to bind connections to, by family (the egress relay's fixed IP pool):
    * only destination addresses of a family with a source are used. Absent: the system's.
@@ -44,7 +47,7 @@ export interface SourceAddresses {
  * or as the socket's own error (`ECONNREFUSED`, TLS codes...).
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
-  const sessions = new TlsSessions();
+  const sessions = new TlsSessions(options.clock ?? systemClock);
   return (params, callback) => {
     const deadline = Date.now() + options.timeoutMs;
     checkedAddresses(params.hostname, options).then(
@@ -162,16 +165,22 @@ function openSocket(
   };
   const servername = params.servername || (isIP(host) === 0 ? host : undefined);
   const sessionKey = `${servername ?? host}:${port}`;
-  const socket: Socket = secure
-    ? tlsConnect({
-        ...common,
-        // SNI and certificate identity use the name from the URL, not the address.
-        servername,
-        ALPNProtocols: ['http/1.1'],
-        secureContext,
-        session: sessions.get(sessionKey),
-      }).on('session', (session: Buffer) => sessions.set(sessionKey, session))
-    : netConnect(common);
+  const offered = secure ? sessions.offer(sessionKey) : undefined;
+  let socket: Socket;
+  if (secure) {
+    const tls = tlsConnect({
+      ...common,
+      // SNI and certificate identity use the name from the URL, not the address.
+      servername,
+      ALPNProtocols: ['http/1.1'],
+      secureContext,
+      session: offered?.session,
+    });
+    tls.on('session', (session: Buffer) => sessions.keep(sessionKey, session, tls.isSessionReused() ? offered : undefined));
+    socket = tls;
+  } else {
+    socket = netConnect(common);
+  }
 
   let settled = false;
   const settle = (err: Error | null) => {
@@ -181,6 +190,8 @@ function openSocket(
     if (err === null) {
       callback(null, socket);
     } else {
+      // Whatever failed, the session offered is not offered again (a connection that ends later, idle or refused, keeps it).
+      if (offered !== undefined) sessions.drop(sessionKey);
       socket.destroy();
       callback(err, null);
     }
@@ -188,11 +199,7 @@ function openSocket(
   const timer = setTimeout(() => {
     settle(new EgressError('timeout', `could not connect within ${timeoutMs / 1000} s`));
   }, timeoutMs);
-  if (secure)
-    socket.on('error', (err) => {
-      noteTlsAlert(socket, err);
-      sessions.drop(sessionKey);
-    });
+  if (secure) socket.on('error', (err) => noteTlsAlert(socket, err));
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 60_000);
   socket.once(secure ? 'secureConnect' : 'connect', () => settle(null));
@@ -202,6 +209,19 @@ function openSocket(
 
 /** Sessions kept per connector: receivers (name and port) sent to lately. */
 const MAX_TLS_SESSIONS = 1_000;
+/** A larger session is not kept: a receiver picks its ticket's size (up to 64 KB), an mTLS endpoint its CAs'. */
+export const MAX_TLS_SESSION_BYTES = 8 * 1024;
+/**
+ * How long after its certificate was last verified a session is offered. A resumed handshake
+ * checks no certificate: a receiver's new or revoked certificate is seen at the next full one.
+ */
+export const MAX_TLS_SESSION_AGE_MS = 60 * 60 * 1000;
+
+/** A session, and when the full handshake it descends from verified the receiver's certificate. */
+interface KeptSession {
+  session: Buffer;
+  verifiedAt: number;
+}
 
 /**
  * The last TLS session of each receiver, by server name and port, so a new connection resumes
@@ -213,22 +233,42 @@ const MAX_TLS_SESSIONS = 1_000;
  * certificate never serves a connection meant to present another. A session the receiver no
  * longer accepts costs nothing: the handshake falls back to a full one.
  */
-class TlsSessions {
-  readonly #sessions = new Map<string, Buffer>();
+export class TlsSessions {
+  readonly #sessions = new Map<string, KeptSession>();
+  readonly #clock: Clock;
 
-  get(key: string): Buffer | undefined {
-    return this.#sessions.get(key);
+  constructor(clock: Clock) {
+    this.#clock = clock;
   }
 
-  set(key: string, session: Buffer): void {
+  /** The session to offer a new connection to `key`: none past MAX_TLS_SESSION_AGE_MS since its certificate was verified. */
+  offer(key: string): KeptSession | undefined {
+    const kept = this.#sessions.get(key);
+    if (kept === undefined || this.#clock.now() - kept.verifiedAt < MAX_TLS_SESSION_AGE_MS) return kept;
+    this.#sessions.delete(key);
+    return undefined;
+  }
+
+  /**
+   * Keeps `session`, a ticket the receiver sent on a connection to `key`. `resumedFrom`: the
+   * session that connection resumed, if it did — its tickets (OpenSSL's servers send new ones
+   * on resumption, Node's do not) are as old as that session's certificate check.
+   */
+  keep(key: string, session: Buffer, resumedFrom?: KeptSession): void {
+    if (session.length > MAX_TLS_SESSION_BYTES) return;
+    const verifiedAt = resumedFrom?.verifiedAt ?? this.#clock.now();
     // Most recent last: Map keeps insertion order; the oldest goes first past the bound.
     this.#sessions.delete(key);
-    this.#sessions.set(key, session);
+    this.#sessions.set(key, { session, verifiedAt });
     if (this.#sessions.size > MAX_TLS_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
   }
 
   drop(key: string): void {
     this.#sessions.delete(key);
+  }
+
+  get size(): number {
+    return this.#sessions.size;
   }
 }
 

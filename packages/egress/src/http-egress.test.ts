@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
+import { ManualClock } from '@wirehook/core';
 import { closedPort, RECEIVER_TEST_HOST, TestReceiver, testClientCertificate, untrustedReceiver } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
+import { MAX_TLS_SESSION_AGE_MS, MAX_TLS_SESSION_BYTES, TlsSessions } from './guarded-connector.ts';
 import { HttpEgress, type ClientTls, type HttpEgressOptions } from './http-egress.ts';
 import type { LookupFn } from './resolve-host.ts';
 
@@ -251,48 +254,109 @@ describe('HttpEgress: connections', () => {
 
 describe('HttpEgress: TLS sessions', () => {
   // Each endpoint has a pool of its own: a second endpoint on the same receiver opens a new connection.
-  const send = (client: HttpEgress, poolKey: string, tls?: ClientTls) =>
-    client.send({ url: `${receiver.url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
+  const sendTo = (client: HttpEgress, poolKey: string, { url = receiver.url, tls }: { url?: string; tls?: ClientTls } = {}) =>
+    client.send({ url: `${url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
+  const resumed = (r: TestReceiver = receiver) => r.requests.map((request) => request.tlsResumed);
 
   it('resumes the session of a receiver it has talked to when it opens a new connection', async () => {
     const client = egress();
-    for (const endpoint of ['ep_1', 'ep_2', 'ep_3']) expect((await send(client, endpoint)).ok).toBe(true);
-    const [first, second, third] = receiver.requests;
-    expect(new Set([first?.connection, second?.connection, third?.connection]).size).toBe(3);
-    expect([first?.tlsResumed, second?.tlsResumed, third?.tlsResumed]).toEqual([false, true, true]);
+    for (const endpoint of ['ep_1', 'ep_2', 'ep_3']) expect((await sendTo(client, endpoint)).ok).toBe(true);
+    expect(new Set(receiver.requests.map((r) => r.connection)).size).toBe(3);
+    expect(resumed()).toEqual([false, true, true]);
+  });
+
+  it('resumes it after the receiver closed the connections (an idle timeout)', async () => {
+    const client = egress();
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    receiver.closeConnections();
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    expect(new Set(receiver.requests.map((r) => r.connection)).size).toBe(2);
+    expect(resumed()).toEqual([false, true]);
+  });
+
+  // Sessions are kept by name and port; a Node receiver also refuses a session made for another name (SNI).
+  it('makes a full handshake for another name on the same receiver', async () => {
+    const lookup = tableLookup({ localhost: [['127.0.0.1']], [RECEIVER_TEST_HOST]: [['127.0.0.1']] });
+    const client = egress({ policy: new AddressPolicy({ allowHosts: '127.0.0.1' }), lookup });
+    const other = `https://${RECEIVER_TEST_HOST}:${receiver.port}`;
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    expect((await sendTo(client, 'ep_2', { url: other })).ok).toBe(true);
+    expect((await sendTo(client, 'ep_3', { url: other })).ok).toBe(true);
+    expect(resumed()).toEqual([false, false, true]);
   });
 
   it('never resumes a session made with another client certificate, or with none', async () => {
     const client = egress();
     const cert = await testClientCertificate();
     const mtls: ClientTls = { id: 'etls_1', cert: cert.certPem, key: cert.keyPem, ca: null };
-    expect((await send(client, 'ep_1')).ok).toBe(true);
-    expect((await send(client, 'ep_2', mtls)).ok).toBe(true);
-    expect((await send(client, 'ep_3', { ...mtls, id: 'etls_2' })).ok).toBe(true);
-    expect(receiver.requests.map((r) => r.tlsResumed)).toEqual([false, false, false]);
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    expect((await sendTo(client, 'ep_2', { tls: mtls })).ok).toBe(true);
+    expect((await sendTo(client, 'ep_3', { tls: { ...mtls, id: 'etls_2' } })).ok).toBe(true);
+    expect(resumed()).toEqual([false, false, false]);
   });
 
-  it('makes a full handshake when the receiver no longer knows the session (restarted)', async () => {
+  it(`offers a session for ${MAX_TLS_SESSION_AGE_MS / 60_000} minutes from the full handshake, however often it was resumed since`, async () => {
+    const clock = new ManualClock();
+    const client = egress({ clock });
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    clock.advance(MAX_TLS_SESSION_AGE_MS - 1);
+    expect((await sendTo(client, 'ep_2')).ok).toBe(true); // resumed, a millisecond before the bound
+    clock.advance(1);
+    expect((await sendTo(client, 'ep_3')).ok).toBe(true); // a full handshake again
+    expect((await sendTo(client, 'ep_4')).ok).toBe(true);
+    expect(resumed()).toEqual([false, true, false, true]);
+  });
+
+  it('resumes across a receiver’s restart with the same ticket keys, and makes a full handshake with new ones', async () => {
+    const ticketKeys = randomBytes(48);
     const client = egress();
-    const first = await TestReceiver.start();
+    const restart = async (r: TestReceiver, keys?: Buffer) => {
+      await r.close();
+      return TestReceiver.start({ port: r.port, ...(keys === undefined ? {} : { ticketKeys: keys }) });
+    };
+    let r = await TestReceiver.start({ ticketKeys });
     try {
-      const sendTo = (r: TestReceiver, poolKey: string) => client.send({ url: `${r.url}/s`, poolKey, headers: HEADERS, body: '{}' });
-      expect((await sendTo(first, 'ep_1')).ok).toBe(true);
-      expect((await sendTo(first, 'ep_2')).ok).toBe(true);
-      expect(first.requests.map((r) => r.tlsResumed)).toEqual([false, true]);
-      // A new process on the same port: new session ticket keys, the cached session refused.
-      await first.close();
-      const again = await TestReceiver.start({ port: first.port });
-      try {
-        const result = await sendTo(again, 'ep_3');
-        expect(result.ok).toBe(true);
-        expect(again.requests.map((r) => r.tlsResumed)).toEqual([false]);
-      } finally {
-        await again.close();
-      }
+      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
+      r = await restart(r, ticketKeys);
+      expect((await sendTo(client, 'ep_2', { url: r.url })).ok).toBe(true);
+      expect(resumed(r)).toEqual([true]);
+      r = await restart(r);
+      // The session it offers is refused: a full handshake, and the send goes through.
+      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
+      expect((await sendTo(client, 'ep_4', { url: r.url })).ok).toBe(true);
+      expect(resumed(r)).toEqual([false, true]);
     } finally {
-      await first.close();
+      await r.close();
     }
+  });
+});
+
+describe('TlsSessions', () => {
+  it(`keeps a session of ${MAX_TLS_SESSION_BYTES} bytes, not one of ${MAX_TLS_SESSION_BYTES + 1}`, () => {
+    const sessions = new TlsSessions(new ManualClock());
+    sessions.keep('a:443', Buffer.alloc(MAX_TLS_SESSION_BYTES));
+    sessions.keep('b:443', Buffer.alloc(MAX_TLS_SESSION_BYTES + 1));
+    expect(sessions.offer('a:443')?.session.length).toBe(MAX_TLS_SESSION_BYTES);
+    expect(sessions.offer('b:443')).toBeUndefined();
+  });
+
+  it('dates a ticket from a resumed connection from the full handshake it descends from', () => {
+    const clock = new ManualClock();
+    const sessions = new TlsSessions(clock);
+    sessions.keep('a:443', Buffer.from('first'));
+    clock.advance(MAX_TLS_SESSION_AGE_MS - 1);
+    sessions.keep('a:443', Buffer.from('second'), sessions.offer('a:443'));
+    expect(sessions.offer('a:443')?.session.toString()).toBe('second');
+    clock.advance(1);
+    expect(sessions.offer('a:443')).toBeUndefined();
+  });
+
+  it('keeps the 1,000 receivers sent to last', () => {
+    const sessions = new TlsSessions(new ManualClock());
+    for (let i = 0; i <= 1_000; i++) sessions.keep(`r${i}:443`, Buffer.alloc(16));
+    expect(sessions.size).toBe(1_000);
+    expect(sessions.offer('r0:443')).toBeUndefined();
+    expect(sessions.offer('r1:443')).toBeDefined();
   });
 });
 

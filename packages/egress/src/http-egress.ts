@@ -37,7 +37,7 @@ export interface HttpEgressOptions {
   connectionsPerOrigin?: number | undefined;
   /** An extra trusted CA certificate (PEM), added to Node's default ones; for tests. */
   ca?: string | Buffer | undefined;
-  /** Measures `durationMs`. Default the system clock. */
+  /** Measures `durationMs`, and how old a TLS session is. Default the system clock. */
   clock?: Clock | undefined;
 }
 
@@ -160,7 +160,13 @@ export class HttpEgress {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
     this.#extraCa = options.ca;
-    this.#connectorOptions = { policy: options.policy, lookup: options.lookup, timeoutMs: this.#timeoutMs, secureContext: trustContext(options.ca) };
+    this.#connectorOptions = {
+      policy: options.policy,
+      lookup: options.lookup,
+      timeoutMs: this.#timeoutMs,
+      secureContext: trustContext(options.ca),
+      clock: this.#clock,
+    };
     this.#connect = createGuardedConnector(this.#connectorOptions);
   }
 

@@ -36,14 +36,16 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // busy_timeout first: switching to WAL and migrating already take locks.
     db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     db.exec('PRAGMA foreign_keys = ON');
+    db.exec('PRAGMA journal_mode = WAL');
+    const migrationsApplied = migrate(db);
     // Each write of a group commit runs in its own savepoint, and SQLite copies every page a
     // savepoint first changes to a sub-journal, a temp file once past 64 KiB: a batch of
     // message creates wrote 79 KB a message to disk, 6 KB with it in memory, where each copy
-    // is a memcpy (docs/benchmarks.md, round four: the store writer −26 %). It also
-    // keeps this connection's sorts in memory; lists are index-ordered, so those are small.
+    // is a memcpy (docs/benchmarks.md, round four: the store writer −26 %). In memory too:
+    // statement journals, sorts and temporary tables, each bounded by what one statement or
+    // write changes or sorts (batches of ≤ 1,000 rows; lists read in index order). Set after
+    // migrating: a step that rebuilds an index or rewrites a table keeps its journal on disk.
     db.exec('PRAGMA temp_store = MEMORY');
-    db.exec('PRAGMA journal_mode = WAL');
-    const migrationsApplied = migrate(db);
     const wal = options.path !== ':memory:' && options.path !== '' && journalMode(db) === 'wal';
     const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined);
     return {

@@ -52,6 +52,8 @@ export interface TestReceiverOptions {
   certificate?: ServerCertificate;
   /** Mutual TLS: refuse any client that does not present a certificate issued by this CA (PEM). */
   clientCa?: string;
+  /** The keys its TLS session tickets are sealed with (48 bytes): a receiver restarted with the same ones resumes earlier sessions. Default: new ones. */
+  ticketKeys?: Buffer;
 }
 
 /**
@@ -99,7 +101,8 @@ export class TestReceiver {
     const ca = await testCa();
     const cert = options.certificate ?? ca;
     const mutual = options.clientCa === undefined ? {} : { requestCert: true, rejectUnauthorized: true, ca: options.clientCa };
-    const server = createHttpsServer({ key: cert.keyPem, cert: cert.certPem, ...mutual });
+    const tickets = options.ticketKeys === undefined ? {} : { ticketKeys: options.ticketKeys };
+    const server = createHttpsServer({ key: cert.keyPem, cert: cert.certPem, ...mutual, ...tickets });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -138,6 +141,11 @@ export class TestReceiver {
   verify(secret: string, request: RecordedRequest | undefined = this.#requests.at(-1)): unknown {
     if (request === undefined) throw new Error('the receiver has no request to verify');
     return verifyWebhook(secret, request);
+  }
+
+  /** Closes every connection it has, and keeps listening (a receiver's idle timeout, or a load balancer's). */
+  closeConnections(): void {
+    this.#server.closeAllConnections();
   }
 
   /** Stops listening and drops every connection, hung ones included. */
