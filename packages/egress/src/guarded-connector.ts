@@ -183,6 +183,9 @@ function openSocket(
   }
 
   let settled = false;
+  // Whether TCP connected: a failure after that is the TLS handshake's.
+  let reached = false;
+  socket.once('connect', () => (reached = true));
   const settle = (err: Error | null) => {
     if (settled) return;
     settled = true;
@@ -190,8 +193,9 @@ function openSocket(
     if (err === null) {
       callback(null, socket);
     } else {
-      // Whatever failed, the session offered is not offered again (a connection that ends later, idle or refused, keeps it).
-      if (offered !== undefined) sessions.drop(sessionKey);
+      // The handshake that offered it failed: not offered again (one refused before TLS, or
+      // a connection that ends once open, idle or not, keeps it).
+      if (offered !== undefined && reached) sessions.drop(sessionKey, offered);
       socket.destroy();
       callback(err, null);
     }
@@ -230,7 +234,8 @@ interface KeptSession {
  * whose idle connections closed, gets new connections all the time (a fan-out of 20 endpoints
  * made one for 6 % of its deliveries). undici's own connector, which ours replaces, keeps such
  * a cache too. One per connector, so per TLS context: a session made with one client
- * certificate never serves a connection meant to present another. A session the receiver no
+ * certificate never serves a connection meant to present another (an endpoint with a client
+ * certificate or fixed source addresses has a connector, and so sessions, of its own). A session the receiver no
  * longer accepts costs nothing: the handshake falls back to a full one.
  */
 export class TlsSessions {
@@ -241,12 +246,19 @@ export class TlsSessions {
     this.#clock = clock;
   }
 
-  /** The session to offer a new connection to `key`: none past MAX_TLS_SESSION_AGE_MS since its certificate was verified. */
+  /**
+   * The session to offer a new connection to `key`: none MAX_TLS_SESSION_AGE_MS or more after
+   * its certificate was verified, nor one verified "later" than now (a clock stepped back).
+   */
   offer(key: string): KeptSession | undefined {
     const kept = this.#sessions.get(key);
-    if (kept === undefined || this.#clock.now() - kept.verifiedAt < MAX_TLS_SESSION_AGE_MS) return kept;
+    if (kept === undefined) return undefined;
     this.#sessions.delete(key);
-    return undefined;
+    const age = this.#clock.now() - kept.verifiedAt;
+    if (age < 0 || age >= MAX_TLS_SESSION_AGE_MS) return undefined;
+    // Most recently used last (see keep).
+    this.#sessions.set(key, kept);
+    return kept;
   }
 
   /**
@@ -263,8 +275,9 @@ export class TlsSessions {
     if (this.#sessions.size > MAX_TLS_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
   }
 
-  drop(key: string): void {
-    this.#sessions.delete(key);
+  /** Forgets `session` of `key`, unless another connection has kept a newer one since. */
+  drop(key: string, session: KeptSession): void {
+    if (this.#sessions.get(key) === session) this.#sessions.delete(key);
   }
 
   get size(): number {

@@ -307,6 +307,51 @@ describe('HttpEgress: TLS sessions', () => {
     expect(resumed()).toEqual([false, true, false, true]);
   });
 
+  it('offers no session verified "after" now: a clock stepped back makes a full handshake', async () => {
+    const clock = new ManualClock();
+    clock.set(Date.UTC(2026, 10, 30, 12));
+    const client = egress({ clock });
+    expect((await sendTo(client, 'ep_1')).ok).toBe(true);
+    clock.set(Date.UTC(2026, 10, 30, 12) - 1);
+    expect((await sendTo(client, 'ep_2')).ok).toBe(true);
+    expect((await sendTo(client, 'ep_3')).ok).toBe(true);
+    expect(resumed()).toEqual([false, false, true]);
+  });
+
+  it('keeps the session when a connection is refused before TLS (the receiver restarting), and resumes it after', async () => {
+    const ticketKeys = randomBytes(48);
+    const client = egress();
+    let r = await TestReceiver.start({ ticketKeys });
+    try {
+      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
+      await r.close();
+      expect((await sendTo(client, 'ep_2', { url: r.url })).error).toMatch(/^connection: ECONNREFUSED\b/);
+      r = await TestReceiver.start({ port: r.port, ticketKeys });
+      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
+      expect(resumed(r)).toEqual([true]);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('dates the tickets of a full handshake made after its offer was refused from that handshake', async () => {
+    const clock = new ManualClock();
+    const client = egress({ clock });
+    let r = await TestReceiver.start();
+    try {
+      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
+      clock.advance(MAX_TLS_SESSION_AGE_MS - 60_000);
+      await r.close();
+      r = await TestReceiver.start({ port: r.port }); // new ticket keys: the offer is refused
+      expect((await sendTo(client, 'ep_2', { url: r.url })).ok).toBe(true);
+      clock.advance(120_000); // past the hour since the first handshake, two minutes after the second
+      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
+      expect(resumed(r)).toEqual([false, true]);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('resumes across a receiver’s restart with the same ticket keys, and makes a full handshake with new ones', async () => {
     const ticketKeys = randomBytes(48);
     const client = egress();
@@ -351,12 +396,25 @@ describe('TlsSessions', () => {
     expect(sessions.offer('a:443')).toBeUndefined();
   });
 
-  it('keeps the 1,000 receivers sent to last', () => {
+  it('keeps the 1,000 receivers connected to last', () => {
     const sessions = new TlsSessions(new ManualClock());
-    for (let i = 0; i <= 1_000; i++) sessions.keep(`r${i}:443`, Buffer.alloc(16));
+    for (let i = 0; i < 1_000; i++) sessions.keep(`r${i}:443`, Buffer.alloc(16));
+    expect(sessions.offer('r0:443')).toBeDefined(); // used: now the most recent
+    sessions.keep('r1000:443', Buffer.alloc(16));
     expect(sessions.size).toBe(1_000);
-    expect(sessions.offer('r0:443')).toBeUndefined();
-    expect(sessions.offer('r1:443')).toBeDefined();
+    expect(sessions.offer('r1:443')).toBeUndefined();
+    expect(sessions.offer('r0:443')).toBeDefined();
+  });
+
+  it('drops a failed offer only while it is still the one kept', () => {
+    const sessions = new TlsSessions(new ManualClock());
+    sessions.keep('a:443', Buffer.from('first'));
+    const offered = sessions.offer('a:443')!;
+    sessions.keep('a:443', Buffer.from('newer')); // another connection's ticket, meanwhile
+    sessions.drop('a:443', offered);
+    expect(sessions.offer('a:443')?.session.toString()).toBe('newer');
+    sessions.drop('a:443', sessions.offer('a:443')!);
+    expect(sessions.offer('a:443')).toBeUndefined();
   });
 });
 

@@ -42,9 +42,11 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // savepoint first changes to a sub-journal, a temp file once past 64 KiB: a batch of
     // message creates wrote 79 KB a message to disk, 6 KB with it in memory, where each copy
     // is a memcpy (docs/benchmarks.md, round four: the store writer −26 %). In memory too:
-    // statement journals, sorts and temporary tables, each bounded by what one statement or
-    // write changes or sorts (batches of ≤ 1,000 rows; lists read in index order). Set after
-    // migrating: a step that rebuilds an index or rewrites a table keeps its journal on disk.
+    // statement journals, sorts and temporary tables, each as large as what one statement or
+    // write changes or sorts: walks of ≤ 1,000 deliveries; lists read in index order; a
+    // retention batch's 250 messages with their deliveries and attempts (15 MB at a fan-out
+    // of 200 with 3 attempts each), freed when it commits. Set after migrating: a step that
+    // rebuilds an index (the sorter) or rewrites a table spills to disk as before.
     db.exec('PRAGMA temp_store = MEMORY');
     const wal = options.path !== ':memory:' && options.path !== '' && journalMode(db) === 'wal';
     const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined);
