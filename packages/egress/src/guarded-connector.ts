@@ -235,8 +235,8 @@ interface KeptSession {
  * made one for 6 % of its deliveries). undici's own connector, which ours replaces, keeps such
  * a cache too. One per connector, so per TLS context: a session made with one client
  * certificate never serves a connection meant to present another (an endpoint with a client
- * certificate or fixed source addresses has a connector, and so sessions, of its own). A session the receiver no
- * longer accepts costs nothing: the handshake falls back to a full one.
+ * certificate or fixed source addresses has a connector, and so sessions, of its own). A
+ * session the receiver no longer accepts costs nothing: the handshake falls back to a full one.
  */
 export class TlsSessions {
   readonly #sessions = new Map<string, KeptSession>();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
 import { ManualClock } from '@wirehook/core';
-import { closedPort, RECEIVER_TEST_HOST, TestReceiver, testClientCertificate, untrustedReceiver } from '@wirehook/testkit';
+import { closedPort, RECEIVER_TEST_HOST, TestReceiver, testClientCertificate, untrustedCertificate, untrustedReceiver } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { MAX_TLS_SESSION_AGE_MS, MAX_TLS_SESSION_BYTES, TlsSessions } from './guarded-connector.ts';
@@ -329,6 +329,26 @@ describe('HttpEgress: TLS sessions', () => {
       r = await TestReceiver.start({ port: r.port, ticketKeys });
       expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
       expect(resumed(r)).toEqual([true]);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('forgets a session whose handshake failed: the receiver behind the name changed', async () => {
+    const ticketKeys = randomBytes(48);
+    const client = egress();
+    let r = await TestReceiver.start({ ticketKeys });
+    try {
+      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
+      await r.close();
+      // Another server on the port: new ticket keys (the offer refused), a certificate not trusted.
+      r = await TestReceiver.start({ port: r.port, certificate: await untrustedCertificate() });
+      expect((await sendTo(client, 'ep_2', { url: r.url })).error).toMatch(/^tls: /);
+      await r.close();
+      // The first one back: it would resume the session, had it been offered.
+      r = await TestReceiver.start({ port: r.port, ticketKeys });
+      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
+      expect(resumed(r)).toEqual([false]);
     } finally {
       await r.close();
     }
