@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
 import { ManualClock } from '@wirehook/core';
-import { closedPort, RECEIVER_TEST_HOST, TestReceiver, testClientCertificate, untrustedCertificate, untrustedReceiver } from '@wirehook/testkit';
+import {
+  closedPort,
+  RECEIVER_TEST_HOST,
+  TestReceiver,
+  testClientCertificate,
+  untrustedCertificate,
+  untrustedReceiver,
+  type TestReceiverOptions,
+} from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { MAX_TLS_SESSION_AGE_MS, MAX_TLS_SESSION_BYTES, TlsSessions } from './guarded-connector.ts';
@@ -257,6 +265,21 @@ describe('HttpEgress: TLS sessions', () => {
   const sendTo = (client: HttpEgress, poolKey: string, { url = receiver.url, tls }: { url?: string; tls?: ClientTls } = {}) =>
     client.send({ url: `${url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
   const resumed = (r: TestReceiver = receiver) => r.requests.map((request) => request.tlsResumed);
+  // Receivers of the test's own, restarted on their port (with the same `ticketKeys`, one resumes
+  // the sessions the one before gave); closed after the test.
+  const own: TestReceiver[] = [];
+  afterEach(async () => {
+    await Promise.all(own.splice(0).map((r) => r.close()));
+  });
+  const ownReceiver = async (options: TestReceiverOptions = {}) => {
+    const r = await TestReceiver.start(options);
+    own.push(r);
+    return r;
+  };
+  const restart = async (r: TestReceiver, options: TestReceiverOptions = {}) => {
+    await r.close();
+    return ownReceiver({ ...options, port: r.port });
+  };
 
   it('resumes the session of a receiver it has talked to when it opens a new connection', async () => {
     const client = egress();
@@ -321,78 +344,55 @@ describe('HttpEgress: TLS sessions', () => {
   it('keeps the session when a connection is refused before TLS (the receiver restarting), and resumes it after', async () => {
     const ticketKeys = randomBytes(48);
     const client = egress();
-    let r = await TestReceiver.start({ ticketKeys });
-    try {
-      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
-      await r.close();
-      expect((await sendTo(client, 'ep_2', { url: r.url })).error).toMatch(/^connection: ECONNREFUSED\b/);
-      r = await TestReceiver.start({ port: r.port, ticketKeys });
-      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
-      expect(resumed(r)).toEqual([true]);
-    } finally {
-      await r.close();
-    }
+    const r = await ownReceiver({ ticketKeys });
+    expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
+    await r.close();
+    expect((await sendTo(client, 'ep_2', { url: r.url })).error).toMatch(/^connection: ECONNREFUSED\b/);
+    const back = await ownReceiver({ port: r.port, ticketKeys });
+    expect((await sendTo(client, 'ep_3', { url: back.url })).ok).toBe(true);
+    expect(resumed(back)).toEqual([true]);
   });
 
   it('forgets a session whose handshake failed: the receiver behind the name changed', async () => {
     const ticketKeys = randomBytes(48);
     const client = egress();
-    let r = await TestReceiver.start({ ticketKeys });
-    try {
-      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
-      await r.close();
-      // Another server on the port: new ticket keys (the offer refused), a certificate not trusted.
-      r = await TestReceiver.start({ port: r.port, certificate: await untrustedCertificate() });
-      expect((await sendTo(client, 'ep_2', { url: r.url })).error).toMatch(/^tls: /);
-      await r.close();
-      // The first one back: it would resume the session, had it been offered.
-      r = await TestReceiver.start({ port: r.port, ticketKeys });
-      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
-      expect(resumed(r)).toEqual([false]);
-    } finally {
-      await r.close();
-    }
+    const first = await ownReceiver({ ticketKeys });
+    expect((await sendTo(client, 'ep_1', { url: first.url })).ok).toBe(true);
+    // Another server on the port: new ticket keys (the offer refused), a certificate not trusted.
+    const other = await restart(first, { certificate: await untrustedCertificate() });
+    expect((await sendTo(client, 'ep_2', { url: other.url })).error).toMatch(/^tls: /);
+    // The first one back: it would resume the session, had it been offered.
+    const back = await restart(other, { ticketKeys });
+    expect((await sendTo(client, 'ep_3', { url: back.url })).ok).toBe(true);
+    expect(resumed(back)).toEqual([false]);
   });
 
   it('dates the tickets of a full handshake made after its offer was refused from that handshake', async () => {
     const clock = new ManualClock();
     const client = egress({ clock });
-    let r = await TestReceiver.start();
-    try {
-      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
-      clock.advance(MAX_TLS_SESSION_AGE_MS - 60_000);
-      await r.close();
-      r = await TestReceiver.start({ port: r.port }); // new ticket keys: the offer is refused
-      expect((await sendTo(client, 'ep_2', { url: r.url })).ok).toBe(true);
-      clock.advance(120_000); // past the hour since the first handshake, two minutes after the second
-      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
-      expect(resumed(r)).toEqual([false, true]);
-    } finally {
-      await r.close();
-    }
+    const first = await ownReceiver();
+    expect((await sendTo(client, 'ep_1', { url: first.url })).ok).toBe(true);
+    clock.advance(MAX_TLS_SESSION_AGE_MS - 60_000);
+    const r = await restart(first); // new ticket keys: the offer is refused
+    expect((await sendTo(client, 'ep_2', { url: r.url })).ok).toBe(true);
+    clock.advance(120_000); // past the hour since the first handshake, two minutes after the second
+    expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
+    expect(resumed(r)).toEqual([false, true]);
   });
 
   it('resumes across a receiver’s restart with the same ticket keys, and makes a full handshake with new ones', async () => {
     const ticketKeys = randomBytes(48);
     const client = egress();
-    const restart = async (r: TestReceiver, keys?: Buffer) => {
-      await r.close();
-      return TestReceiver.start({ port: r.port, ...(keys === undefined ? {} : { ticketKeys: keys }) });
-    };
-    let r = await TestReceiver.start({ ticketKeys });
-    try {
-      expect((await sendTo(client, 'ep_1', { url: r.url })).ok).toBe(true);
-      r = await restart(r, ticketKeys);
-      expect((await sendTo(client, 'ep_2', { url: r.url })).ok).toBe(true);
-      expect(resumed(r)).toEqual([true]);
-      r = await restart(r);
-      // The session it offers is refused: a full handshake, and the send goes through.
-      expect((await sendTo(client, 'ep_3', { url: r.url })).ok).toBe(true);
-      expect((await sendTo(client, 'ep_4', { url: r.url })).ok).toBe(true);
-      expect(resumed(r)).toEqual([false, true]);
-    } finally {
-      await r.close();
-    }
+    const first = await ownReceiver({ ticketKeys });
+    expect((await sendTo(client, 'ep_1', { url: first.url })).ok).toBe(true);
+    const same = await restart(first, { ticketKeys });
+    expect((await sendTo(client, 'ep_2', { url: same.url })).ok).toBe(true);
+    expect(resumed(same)).toEqual([true]);
+    const renewed = await restart(same);
+    // The session it offers is refused: a full handshake, and the send goes through.
+    expect((await sendTo(client, 'ep_3', { url: renewed.url })).ok).toBe(true);
+    expect((await sendTo(client, 'ep_4', { url: renewed.url })).ok).toBe(true);
+    expect(resumed(renewed)).toEqual([false, true]);
   });
 });
 
