@@ -1,7 +1,7 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
 //   node bench/main.ts [--smoke] [--runs N] [--only e2e,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--senders N]                     (requests in flight from the harness; 64 unless given)
-//                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--node-args "--trace-gc …"] [--keep]
+//                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--alloc DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
 //                      [--only retention]                (bench/retention.ts: retention's rate against intake, another org's p99)
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
@@ -10,7 +10,7 @@
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     launcher: { type: 'string', default: 'embedded' },
     profile: { type: 'string' },
+    alloc: { type: 'string' },
     'node-args': { type: 'string' },
     keep: { type: 'boolean', default: false },
     deliveries: { type: 'string' },
@@ -113,6 +114,7 @@ await runStandalone('store', async () =>
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
 const profileDir = args.profile ? resolve(args.profile) : undefined;
+const allocDir = args.alloc ? resolve(args.alloc) : undefined;
 
 // Ctrl-C or a kill: exit, so the launcher's exit hook takes Wirehook down too.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
@@ -123,6 +125,9 @@ const log = (line: string) => process.stderr.write(`bench [${((Date.now() - star
 const workDir = mkdtempSync(join(tmpdir(), 'wirehook-bench-'));
 // One directory per process: a process writes one profile per thread (main, store worker).
 const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : []);
+// Wirehook's main thread only (embedded mode: the API and the dispatcher), allocations by function.
+const allocArgs = allocDir ? [`--import=${fileURLToPath(new URL('./alloc/sampler.ts', import.meta.url))}`] : [];
+if (allocDir) mkdirSync(allocDir, { recursive: true });
 
 let receiver: BenchReceiver | undefined;
 let wirehook: RunningWirehook | undefined;
@@ -134,8 +139,8 @@ try {
   const launchOptions: LaunchOptions = {
     dataDir: join(workDir, 'data'),
     logFile: join(workDir, 'wirehook.log'),
-    env: { ...receiver.wirehookEnv, NODE_EXTRA_CA_CERTS: receiver.ca.caFile },
-    execArgv: [...profileArgs('wirehook'), ...(args['node-args']?.split(' ').filter(Boolean) ?? [])],
+    env: { ...receiver.wirehookEnv, NODE_EXTRA_CA_CERTS: receiver.ca.caFile, ...(allocDir ? { WIREHOOK_ALLOC_DIR: allocDir } : {}) },
+    execArgv: [...profileArgs('wirehook'), ...allocArgs, ...(args['node-args']?.split(' ').filter(Boolean) ?? [])],
   };
   wirehook = await launcher.launch(launchOptions);
   log(`wirehook ${launcher.name} (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}; data in ${workDir}`);
@@ -230,6 +235,7 @@ try {
   if (args.keep || exitCode !== 0) log(`kept ${workDir} (wirehook.log, data/)`);
   else rmSync(workDir, { recursive: true, force: true });
   if (profileDir) log(`CPU profiles in ${profileDir}/{wirehook,receiver}/; summarise one with: node bench/profile-summary.ts FILE`);
+  if (allocDir) log(`heap sampling profiles in ${allocDir}/; summarise one with: node bench/alloc/summary.ts FILE [deliveries]`);
 }
 process.exitCode = exitCode;
 

@@ -1,0 +1,123 @@
+// WAL pages per delivery, by b-tree and step (issue 46 diagnostic). The store creates messages
+// (claiming their deliveries, as embedded intake does) and completes them, on a fresh file,
+// while a reader holds a snapshot so no frame is overwritten: every page each step's commits
+// wrote is read back from the WAL and named by dbstat.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ManualClock, newId } from '@wirehook/core';
+import { Fixtures } from '../packages/store/test/contract/fixtures.ts';
+import { claimRef, type DeliveryJob } from '../packages/store/src/ports/delivery-port.ts';
+import { openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
+import { payloadJson } from './setup/payload.ts';
+
+const endpoints = Number(process.argv[2] ?? 1);
+const deliveries = Number(process.argv[3] ?? 4_000);
+const createBatch = Number(process.argv[4] ?? 32);
+const completeBatch = Number(process.argv[5] ?? 64);
+const dir = mkdtempSync(join(tmpdir(), 'wirehook-wal-pages-'));
+const path = join(dir, 'store.sqlite');
+const store = openSqliteStore({ path });
+const clock = new ManualClock();
+clock.set(Date.UTC(2026, 10, 30));
+const f = new Fixtures(() => store, clock);
+const t = await f.tenant();
+const consumer = await f.consumer(t, 'bench');
+const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
+for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+const reader = new DatabaseSync(path);
+reader.exec('BEGIN');
+reader.prepare('SELECT count(*) FROM messages').get();
+const wal = `${path}-wal`;
+const marks: number[] = [statSync(wal).size];
+const payload = payloadJson(1024);
+const messages = Math.ceil(deliveries / endpoints);
+const jobs: DeliveryJob[] = [];
+for (let i = 0; i < messages; i += createBatch) {
+  const made = await Promise.all(
+    Array.from({ length: Math.min(createBatch, messages - i) }, () => {
+      clock.advance(1);
+      const createdAt = clock.now();
+      return store.messages.create(t, {
+        id: newId('message', { now: () => createdAt }),
+        eventType: 'bench.event',
+        payload,
+        createdAt,
+        consumerExternalId: 'bench',
+        newConsumerId: newId('consumer', clock),
+        idempotencyKey: null,
+        idempotencySince: createdAt - 86_400_000,
+        counters: [],
+        claim: { max: 1_000, leaseUntil: createdAt + 60_000 },
+      });
+    }),
+  );
+  for (const m of made) jobs.push(...(m.claimed ?? []));
+}
+marks.push(statSync(wal).size);
+const owners = [pageOwners()];
+const now = clock.now() + 10;
+for (let i = 0; i < jobs.length; i += completeBatch) {
+  await Promise.all(
+    jobs.slice(i, i + completeBatch).map((job, k) =>
+      store.deliveries.complete(claimRef(job), {
+        attempt: {
+          id: newId('attempt', clock),
+          deliveryId: job.delivery.id,
+          endpointId: job.delivery.endpointId,
+          at: now + i + k,
+          responseStatus: 200,
+          responseHead: 'HTTP/1.1 200 OK',
+          durationMs: 12,
+          error: null,
+          via: 'direct',
+          sourceIp: '127.0.0.1',
+          url: job.delivery.url,
+        },
+        status: 'success',
+        nextAttemptAt: null,
+        countsTowardPolicy: true,
+        endpoint: { succeeded: true },
+      }),
+    ),
+  );
+}
+marks.push(statSync(wal).size);
+const bytes = readFileSync(wal);
+owners.push(pageOwners());
+reader.exec('COMMIT');
+const pageSize = bytes.readUInt32BE(8);
+const frame = 24 + pageSize;
+const steps = ['create (claimed)', 'complete'];
+console.log(`${endpoints} endpoint(s), ${jobs.length} deliveries, creates ${createBatch} a commit, completions ${completeBatch}`);
+for (let s = 0; s < steps.length; s++) {
+  const from = Math.max(32, marks[s]!);
+  const by = new Map<string, number>();
+  let frames = 0;
+  let commits = 0;
+  let stale = 0;
+  for (let o = from; o + frame <= marks[s + 1]!; o += frame) {
+    const page = bytes.readUInt32BE(o);
+    if (bytes.readUInt32BE(o + 8) !== bytes.readUInt32BE(16)) stale++;
+    if (bytes.readUInt32BE(o + 4) !== 0) commits++;
+    frames++;
+    const name = owners[s]!.get(page) ?? `page ${page}?`;
+    by.set(name, (by.get(name) ?? 0) + 1);
+  }
+  console.log(`\n${steps[s]}: ${frames} pages in ${commits} commits, ${(frames / jobs.length).toFixed(2)} a delivery (stale ${stale})`);
+  for (const [name, n] of [...by].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / jobs.length).toFixed(3)}  ${name}`);
+}
+await store.close();
+reader.close();
+rmSync(dir, { recursive: true, force: true });
+
+/** Each page's b-tree as of now; the reader's snapshot is taken again at once (the WAL is kept). */
+function pageOwners(): Map<number, string> {
+  reader.exec('COMMIT');
+  const names = new Map<number, string>();
+  for (const row of reader.prepare('SELECT name, pageno FROM dbstat').all()) names.set(Number(row['pageno']), String(row['name']));
+  reader.exec('BEGIN');
+  reader.prepare('SELECT count(*) FROM messages').get();
+  return names;
+}
