@@ -22,11 +22,13 @@ import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
 export function publicApi(deps: PublicApiDeps): Router {
   const v1 = express.Router();
   v1.use(authenticate(deps), rateLimit(deps));
+  // First: POST /v1/messages is the request of nearly every call, and each router passed on the
+  // way costs a path match (no path here is in two routers, so the order decides nothing else).
+  v1.use(messagesRouter(deps));
   v1.use('/consumers', consumersRouter(deps));
   v1.use('/endpoints', endpointsRouter(deps));
   v1.use('/event-types', eventTypesRouter(deps));
   v1.use('/egress-ips', egressIpsRouter(deps));
-  v1.use(messagesRouter(deps));
   v1.use(alertsRouter(deps));
   v1.use(notFound);
   return v1;

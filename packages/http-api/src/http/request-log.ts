@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
 import { routeLabel } from './route-label.ts';
@@ -6,14 +7,18 @@ import { routeLabel } from './route-label.ts';
 export function requestLog(logger: Logger, metrics: HttpMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = routeLabel(req.originalUrl);
-      metrics.requests.inc({ method: req.method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
-      metrics.duration.observe({ method: req.method, route }, seconds);
-      const requestId = res.locals['requestId'] as string | undefined;
-      logger.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000), request_id: requestId }, 'request');
-    });
+    // Bound: 'finish' comes from the socket's context, and the log line carries the request's trace.
+    res.on(
+      'finish',
+      context.bind(context.active(), () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const route = routeLabel(req.originalUrl);
+        metrics.requests.inc({ method: req.method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
+        metrics.duration.observe({ method: req.method, route }, seconds);
+        const requestId = res.locals['requestId'] as string | undefined;
+        logger.debug({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000), request_id: requestId }, 'request');
+      }),
+    );
     next();
   };
 }
