@@ -54,6 +54,16 @@ export class EndpointThroughput {
     return (await this.#kv.logAdmit(`tp:flight:${endpointId}`, member, limit ?? UNBOUNDED, FLIGHT_WINDOW_MS, now)) === 0;
   }
 
+  /**
+   * Takes a place in flight within the endpoint's adaptive limit (none in force: not limited), the
+   * limit read in the same atomic Kv step: one round trip, not `concurrency()` then `enterFlight()`.
+   * @returns whether a place was taken (false: they are all taken), and the limit as `concurrency()` reads it.
+   */
+  async enterFlightLimited(endpointId: string, member: string, now: number): Promise<{ entered: boolean; state: ConcurrencyState | null }> {
+    const { wait, limitValue } = await this.#kv.logAdmitLimitedBy(`tp:flight:${endpointId}`, member, `tp:conc:${endpointId}`, UNBOUNDED, FLIGHT_WINDOW_MS, now);
+    return { entered: wait === 0, state: parsed(limitValue) };
+  }
+
   /** The send `member` ended: its place is free, and every dispatcher listening (`onFreed`) is told. */
   leaveFlight(endpointId: string, member: string): Promise<void> {
     return this.#kv.logRemove(`tp:flight:${endpointId}`, member, `tp:freed:${endpointId}`);
@@ -71,16 +81,12 @@ export class EndpointThroughput {
 
   /** The endpoint's adaptive limit, or null when none is in force. */
   async concurrency(endpointId: string): Promise<ConcurrencyState | null> {
-    const text = await this.#kv.get(`tp:conc:${endpointId}`);
-    if (text === null) return null;
-    const state = JSON.parse(text) as ConcurrencyState;
-    storedText.set(state, text);
-    return state;
+    return parsed(await this.#kv.get(`tp:conc:${endpointId}`));
   }
 
   /**
    * Stores `next` as the endpoint's adaptive limit (null: none, back to the slots) only while the Kv still holds
-   * `seen`, as `concurrency()` read it: a change computed from a read another dispatcher has
+   * `seen`, as `concurrency()` or `enterFlightLimited()` read it: a change computed from a read another dispatcher has
    * written over since (a cut) is refused, not written over it. @returns whether it was stored.
    */
   async replaceConcurrency(endpointId: string, seen: ConcurrencyState | null, next: ConcurrencyState | null): Promise<boolean> {
@@ -96,8 +102,16 @@ export class EndpointThroughput {
   }
 }
 
-/** The text each state `concurrency()` returned was read from: what a compare-and-set expects. */
+/** The text each state `concurrency()` or `enterFlightLimited()` returned was read from: what a compare-and-set expects. */
 const storedText = new WeakMap<ConcurrencyState, string>();
+
+/** The state stored as `text` (null: none), its text remembered for `replaceConcurrency`. Throws when it is not JSON. */
+function parsed(text: string | null): ConcurrencyState | null {
+  if (text === null) return null;
+  const state = JSON.parse(text) as ConcurrencyState;
+  storedText.set(state, text);
+  return state;
+}
 
 /**
  * The stored text of a state, its fields in a fixed order: `replaceConcurrency` compares what it

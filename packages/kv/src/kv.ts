@@ -11,7 +11,8 @@
  * `set` to `SET key value PX ttl`, `get` to GET, `delete` to DEL, `deleteIfEquals` to GET,
  * compare and DEL in one Lua script, `compareAndSet` to GET, compare and SET PX (or DEL) in one
  * Lua script, `logAdmit` to one Lua script over a sorted set
- * (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), `logRemove` to ZREM (and PUBLISH, one script, when it
+ * (ZREMRANGEBYSCORE, ZCARD, ZADD, PEXPIRE), `logAdmitLimitedBy` to one Lua script that GETs the
+ * limit's key and then admits as `logAdmit`, `logRemove` to ZREM (and PUBLISH, one script, when it
  * signals), `logCount` to ZCOUNT, `listen` to SUBSCRIBE on a second connection, `close` to QUIT.
  */
 export interface Kv {
@@ -65,6 +66,23 @@ export interface Kv {
    * Rejects when `limit` or `windowMs` is not a positive integer.
    */
   logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
+
+  /**
+   * `logAdmit` with its limit read in the same atomic step from the value at `limitKey` (an
+   * endpoint's adaptive limit beside its flight: one round trip, and no change of the limit between
+   * the read and the admit): that value's `limit` when it is a JSON object whose `limit` is a
+   * positive safe integer, else `defaultLimit` (missing or expired, not JSON, no such field).
+   * @returns `wait`, as `logAdmit` answers, and `limitValue`, the value at `limitKey` as read
+   * (null: missing or expired). Rejects when `defaultLimit` or `windowMs` is not a positive integer.
+   */
+  logAdmitLimitedBy(
+    key: string,
+    member: string,
+    limitKey: string,
+    defaultLimit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<{ wait: number; limitValue: string | null }>;
 
   /**
    * Removes `member` from the log at `key` (a send that ended); a missing one is not an error.

@@ -99,15 +99,21 @@ export class MemoryKv implements Kv {
   async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
     this.#assertOpen();
     assertLog(limit, windowMs);
-    // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
-    const log = this.#prunedLog(key, now - 2 * windowMs);
-    const inWindow = [...log.values()].filter((at) => at > now - windowMs);
-    if (inWindow.length < limit) {
-      log.set(member, now);
-      this.#logs.set(key, log);
-      return 0;
-    }
-    return Math.max(1, Math.min(...inWindow) + windowMs - now);
+    return this.#admit(key, member, limit, windowMs, now);
+  }
+
+  async logAdmitLimitedBy(
+    key: string,
+    member: string,
+    limitKey: string,
+    defaultLimit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<{ wait: number; limitValue: string | null }> {
+    this.#assertOpen();
+    assertLog(defaultLimit, windowMs);
+    const limitValue = this.#live(limitKey)?.value ?? null;
+    return { wait: this.#admit(key, member, limitIn(limitValue) ?? defaultLimit, windowMs, now), limitValue };
   }
 
   async logRemove(key: string, member: string, signal?: string): Promise<void> {
@@ -187,6 +193,19 @@ export class MemoryKv implements Kv {
     return entry;
   }
 
+  /** `logAdmit`'s admit, its arguments checked. */
+  #admit(key: string, member: string, limit: number, windowMs: number, now: number): number {
+    // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
+    const log = this.#prunedLog(key, now - 2 * windowMs);
+    const inWindow = [...log.values()].filter((at) => at > now - windowMs);
+    if (inWindow.length < limit) {
+      log.set(member, now);
+      this.#logs.set(key, log);
+      return 0;
+    }
+    return Math.max(1, Math.min(...inWindow) + windowMs - now);
+  }
+
   /** The log at `key` without its entries at or before `after`. */
   #prunedLog(key: string, after: number): Map<string, number> {
     const log = this.#logs.get(key) ?? new Map<string, number>();
@@ -197,4 +216,17 @@ export class MemoryKv implements Kv {
   #assertOpen(): void {
     if (this.#closed) throw new Error('kv: closed');
   }
+}
+
+/** The `limit` of a JSON object's text when it is a positive safe integer, as RedisKv's script reads it; else undefined. */
+function limitIn(text: string | null): number | undefined {
+  if (text === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // a bad value never fails the admit
+  }
+  const limit: unknown = typeof value === 'object' && value !== null ? (value as { limit?: unknown }).limit : undefined;
+  return typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }

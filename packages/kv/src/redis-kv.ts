@@ -63,17 +63,45 @@ return 1
 // once cannot both take the last place. Entries are pruned a whole window late: a call stamped
 // earlier that arrives after one stamped later still counts what lies in its own window (
 // pruning at the caller's own window let 11 into a second of the attempts' times).
-const LOG_ADMIT_LUA = `
+// Both log scripts share this admit (KEYS[1] the log; ARGV member, limit or default, window,
+// now): they set `limit` before it and answer `wait` after it.
+const ADMIT_LUA = `
 local now = tonumber(ARGV[4])
 local window = tonumber(ARGV[3])
+local wait = 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * window)
-if redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf') < tonumber(ARGV[2]) then
+if redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf') < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[1])
   redis.call('PEXPIRE', KEYS[1], 2 * window)
-  return 0
+else
+  local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  wait = math.max(1, tonumber(oldest[2]) + window - now)
 end
-local oldest = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now - window), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-return math.max(1, tonumber(oldest[2]) + window - now)
+`;
+
+const LOG_ADMIT_LUA = `
+local limit = tonumber(ARGV[2])
+${ADMIT_LUA}
+return wait
+`;
+
+// The admit with its limit read from KEYS[2] in the same script (an endpoint's adaptive limit
+// beside its flight: one round trip, not a GET and then an admit, and no cut in between). A
+// value that is not JSON, or has no positive integer `limit`, leaves ARGV[2]: pcall, so a bad
+// value never fails the admit. The value goes back as read (false: nil, the key is missing).
+// Both keys must hash to one slot in a Redis Cluster; RedisKv takes one server or a Sentinel group.
+const LOG_ADMIT_LIMITED_BY_LUA = `
+local value = redis.call('GET', KEYS[2])
+local limit = tonumber(ARGV[2])
+if value then
+  local ok, decoded = pcall(cjson.decode, value)
+  if ok and type(decoded) == 'table' then
+    local stored = decoded['limit']
+    if type(stored) == 'number' and stored >= 1 and stored <= 9007199254740991 and stored == math.floor(stored) then limit = stored end
+  end
+end
+${ADMIT_LUA}
+return {wait, value}
 `;
 
 // A send ended: its place in flight is given back and, in the same step, everyone waiting
@@ -95,6 +123,14 @@ interface ScriptedRedis extends Redis {
   wirehookDeleteIfEquals(key: string, value: string): Promise<number>;
   wirehookCompareAndSet(key: string, hasExpected: string, expected: string, hasNext: string, next: string, ttlMs: number): Promise<number>;
   wirehookLogAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number>;
+  wirehookLogAdmitLimitedBy(
+    key: string,
+    limitKey: string,
+    member: string,
+    defaultLimit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<[number, string | null]>;
   wirehookLogRemoveSignal(key: string, member: string, channel: string): Promise<number>;
 }
 
@@ -155,6 +191,7 @@ export class RedisKv implements Kv {
     this.#client.defineCommand('wirehookDeleteIfEquals', { numberOfKeys: 1, lua: DELETE_IF_EQUALS_LUA });
     this.#client.defineCommand('wirehookCompareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET_LUA });
     this.#client.defineCommand('wirehookLogAdmit', { numberOfKeys: 1, lua: LOG_ADMIT_LUA });
+    this.#client.defineCommand('wirehookLogAdmitLimitedBy', { numberOfKeys: 2, lua: LOG_ADMIT_LIMITED_BY_LUA });
     this.#client.defineCommand('wirehookLogRemoveSignal', { numberOfKeys: 1, lua: LOG_REMOVE_SIGNAL_LUA });
     // Connection errors surface as rejected calls; without a listener ioredis prints them.
     this.#client.on('error', (err: Error) => {
@@ -201,6 +238,20 @@ export class RedisKv implements Kv {
   async logAdmit(key: string, member: string, limit: number, windowMs: number, now: number): Promise<number> {
     assertLog(limit, windowMs);
     return this.#run('logAdmit', () => this.#client.wirehookLogAdmit(this.#prefix + key, member, limit, windowMs, now));
+  }
+
+  async logAdmitLimitedBy(
+    key: string,
+    member: string,
+    limitKey: string,
+    defaultLimit: number,
+    windowMs: number,
+    now: number,
+  ): Promise<{ wait: number; limitValue: string | null }> {
+    assertLog(defaultLimit, windowMs);
+    const run = () => this.#client.wirehookLogAdmitLimitedBy(this.#prefix + key, this.#prefix + limitKey, member, defaultLimit, windowMs, now);
+    const [wait, limitValue] = await this.#run('logAdmitLimitedBy', run);
+    return { wait, limitValue };
   }
 
   async logRemove(key: string, member: string, signal?: string): Promise<void> {

@@ -307,6 +307,61 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         await expect(kv.logAdmit(key('log'), 'a', 0, window, t0)).rejects.toThrow(RangeError);
         await expect(kv.logAdmit(key('log'), 'a', 1.5, window, t0)).rejects.toThrow(RangeError);
       });
+
+      describe('logAdmitLimitedBy', () => {
+        const state = '{"limit":2,"ceiling":4,"successes":0,"cutAt":5}';
+
+        it('admits within defaultLimit while the limit key is missing, and answers its value null', async () => {
+          expect(await kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), 2, window, t0)).toEqual({ wait: 0, limitValue: null });
+          expect(await kv.logAdmitLimitedBy(key('log'), 'b', key('limit'), 2, window, t0 + 10)).toEqual({ wait: 0, limitValue: null });
+          expect(await kv.logAdmitLimitedBy(key('log'), 'c', key('limit'), 2, window, t0 + 30)).toEqual({ wait: window - 30, limitValue: null });
+          expect(await kv.logCount(key('log'), window, t0 + 30)).toBe(2);
+        });
+
+        it("admits within the stored value's limit, not the default, and answers the value exactly as stored", async () => {
+          await kv.set(key('limit'), state, long);
+          expect(await kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), 10, window, t0)).toEqual({ wait: 0, limitValue: state });
+          expect(await kv.logAdmitLimitedBy(key('log'), 'b', key('limit'), 10, window, t0 + 10)).toEqual({ wait: 0, limitValue: state });
+          expect(await kv.logAdmitLimitedBy(key('log'), 'c', key('limit'), 10, window, t0 + 20)).toEqual({ wait: window - 20, limitValue: state });
+          expect(await kv.logCount(key('log'), window, t0 + 20)).toBe(2);
+        });
+
+        it('reads the limit at each call: a limit raised between two calls lets the next one in', async () => {
+          await kv.set(key('limit'), '{"limit":1}', long);
+          expect((await kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), 10, window, t0)).wait).toBe(0);
+          expect((await kv.logAdmitLimitedBy(key('log'), 'b', key('limit'), 10, window, t0 + 1)).wait).toBe(window - 1);
+          await kv.set(key('limit'), '{"limit":2}', long);
+          expect(await kv.logAdmitLimitedBy(key('log'), 'b', key('limit'), 10, window, t0 + 2)).toEqual({ wait: 0, limitValue: '{"limit":2}' });
+        });
+
+        it.each(['not json', '{"x":1}', '{"limit":0}', '{"limit":1.5}', '{"limit":-2}', '{"limit":"1"}', '[1]', 'null', '7'])(
+          'takes defaultLimit when the limit key holds %s',
+          async (bad) => {
+            await kv.set(key('limit'), bad, long);
+            // Default 2: a value read as limit 1 (or 0, or a rejection) would refuse the second.
+            for (const [i, member] of ['a', 'b'].entries()) {
+              expect(await kv.logAdmitLimitedBy(key('log'), member, key('limit'), 2, window, t0 + i)).toEqual({ wait: 0, limitValue: bad });
+            }
+            expect((await kv.logAdmitLimitedBy(key('log'), 'c', key('limit'), 2, window, t0 + 2)).wait).toBe(window - 2);
+          },
+        );
+
+        it('adds nothing when it refuses', async () => {
+          await kv.set(key('limit'), '{"limit":1}', long);
+          await kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), 10, window, t0);
+          expect((await kv.logAdmitLimitedBy(key('log'), 'b', key('limit'), 10, window, t0 + 1)).wait).toBeGreaterThan(0);
+          expect(await kv.logCount(key('log'), window, t0 + 1)).toBe(1);
+          // Had the refused `b` been added, removing `a` would leave no place for `c`.
+          await kv.logRemove(key('log'), 'a');
+          expect((await kv.logAdmitLimitedBy(key('log'), 'c', key('limit'), 10, window, t0 + 2)).wait).toBe(0);
+        });
+
+        it.each([0, -1, 1.5, Number.NaN])('rejects %s as defaultLimit or as windowMs', async (bad) => {
+          await expect(kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), bad, window, t0)).rejects.toThrow(RangeError);
+          await expect(kv.logAdmitLimitedBy(key('log'), 'a', key('limit'), 1, bad, t0)).rejects.toThrow(RangeError);
+          expect(await kv.logCount(key('log'), window, t0)).toBe(0);
+        });
+      });
     });
 
     describe('close', () => {

@@ -7,12 +7,12 @@ import { silentLogger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import { startRedisServer, type RedisServer } from '@wirehook/testkit';
 import { Registry } from 'prom-client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EndpointThrottle } from './endpoint-throttle.ts';
 import type { SendResult } from './outcome.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 
-/** A's Kv: stops A right after its next read of an adaptive limit (the stale read of a race), or refuses every compare-and-set. */
+/** A's Kv: stops A right after its next `get` of an adaptive limit (the stale read of a race), or refuses every compare-and-set. */
 class RacingKv implements Kv {
   readonly kv: Kv;
   refuseEveryCas = false;
@@ -48,6 +48,8 @@ class RacingKv implements Kv {
   delete = (key: string) => this.kv.delete(key);
   deleteIfEquals = (key: string, value: string) => this.kv.deleteIfEquals(key, value);
   logAdmit = (key: string, member: string, limit: number, windowMs: number, now: number) => this.kv.logAdmit(key, member, limit, windowMs, now);
+  logAdmitLimitedBy = (key: string, member: string, limitKey: string, defaultLimit: number, windowMs: number, now: number) =>
+    this.kv.logAdmitLimitedBy(key, member, limitKey, defaultLimit, windowMs, now);
   logRemove = (key: string, member: string, signal?: string) => this.kv.logRemove(key, member, signal);
   listen = (channel: string, onSignal: () => void) => this.kv.listen(channel, onSignal);
   logCount = (key: string, windowMs: number, now: number) => this.kv.logCount(key, windowMs, now);
@@ -139,5 +141,50 @@ describe('EndpointThrottle: the adaptive limit shared by dispatchers', () => {
     await a.ended(onA, endpoint, answer(429));
     expect(racing.casCalls).toBe(3);
     expect(await shared()).toEqual(before);
+  });
+});
+
+/** `kv` with each call it passes on recorded as `method key`. */
+function recorded(kv: Kv): { kv: Kv; calls: string[] } {
+  const calls: string[] = [];
+  const wrapper = new Proxy(kv, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(`${String(name)} ${String(args[0])}`);
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { kv: wrapper, calls };
+}
+
+describe('EndpointThrottle: one Kv round trip to take a place in flight', () => {
+  it('reads the adaptive limit and takes the place in one logAdmitLimitedBy, no get, and that limit still caps the flight', async () => {
+    const state = await cutToTwo();
+    await new EndpointThroughput(redis).replaceConcurrency(endpoint.id, state, { ...state, limit: 1 });
+    const { kv, calls } = recorded(redis);
+    const c = new EndpointThrottle({ kv, clock, logger: silentLogger(), metrics: createThroughputMetrics(new Registry()), slots: SLOTS });
+    try {
+      const first = await c.admit(job(1), clock.now());
+      if (!first.ok) throw new Error('the first send should be let in');
+      expect(first.cutSeen).toBe(state.cutAt); // the limit read in the same call
+      expect(await first.atLimit).toBe(true);
+      expect(calls).toEqual([`logAdmitLimitedBy tp:flight:${endpoint.id}`, `logCount tp:flight:${endpoint.id}`]);
+      expect(c.capOf(endpoint.id)).toBe(2);
+
+      // Limit 1, taken: the second waits for a place (it listens for one), and enters once the first ends.
+      let settled = false;
+      const second = c.admit(job(2), clock.now()).finally(() => (settled = true));
+      await vi.waitFor(() => expect(calls).toContain(`listen tp:freed:${endpoint.id}`));
+      expect(settled).toBe(false);
+      expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(1);
+      await c.ended(first, endpoint, null);
+      expect(await second).toMatchObject({ ok: true, cutSeen: state.cutAt });
+      expect(calls.filter((call) => call.startsWith('get '))).toEqual([]);
+    } finally {
+      c.stop();
+    }
   });
 });

@@ -163,13 +163,14 @@ export class EndpointThrottle {
   }
 
   /**
-   * Takes a place in the endpoint's flight within its adaptive limit as the Kv has it now.
+   * Takes a place in the endpoint's flight within its adaptive limit as the Kv has it now, read
+   * and taken in one atomic Kv call (issue 46: a read of the limit and then the admit were two
+   * Redis round trips a send, and a cut could land between them). While both Kvs fail: let in, no limit.
    * @returns that limit's last cut (0: none in force), or null while the places are all taken.
    */
   async #enterFlight(endpointId: string, member: string): Promise<number | null> {
-    const state = await this.#call((t) => t.concurrency(endpointId), null);
+    const { entered, state } = await this.#call((t) => t.enterFlightLimited(endpointId, member, this.#deps.clock.now()), { entered: true, state: null });
     this.#remember(endpointId, state);
-    const entered = await this.#call((t) => t.enterFlight(endpointId, member, state?.limit ?? null, this.#deps.clock.now()), true);
     return entered ? (state?.cutAt ?? 0) : null;
   }
 

@@ -89,6 +89,8 @@ export class CountingKv implements Kv {
   delete = (key: string) => this.#count(this.kv.delete(key));
   deleteIfEquals = (key: string, value: string) => this.#count(this.kv.deleteIfEquals(key, value));
   logAdmit = (key: string, member: string, limit: number, windowMs: number, now: number) => this.#count(this.kv.logAdmit(key, member, limit, windowMs, now));
+  logAdmitLimitedBy = (key: string, member: string, limitKey: string, defaultLimit: number, windowMs: number, now: number) =>
+    this.#count(this.kv.logAdmitLimitedBy(key, member, limitKey, defaultLimit, windowMs, now));
   logRemove = (key: string, member: string, signal?: string) => this.#count(this.kv.logRemove(key, member, signal));
   listen = (channel: string, onSignal: () => void) => this.#count(this.kv.listen(channel, onSignal));
   logCount = (key: string, windowMs: number, now: number) => this.#count(this.kv.logCount(key, windowMs, now));
