@@ -1,4 +1,4 @@
-import { apiDocsRouter, baseApp, errorHandler, notFound, publicApi } from '@wirehook/http-api';
+import { addApiDocsRoutes, baseApp, errorHandler, notFound, publicApi } from '@wirehook/http-api';
 import type { Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
 import { mcpRouter } from './mcp-route.ts';
@@ -10,7 +10,7 @@ import { mcpRouter } from './mcp-route.ts';
 export function createGateway(deps: GatewayDeps): Express {
   const app = baseApp(deps);
   // Before /v1's authentication: the document and its reference page need no key.
-  app.use(apiDocsRouter({ publicUrl: deps.apiPublicUrl }));
+  addApiDocsRoutes(app, { publicUrl: deps.apiPublicUrl });
   app.use('/v1', publicApi(deps));
   app.use('/mcp', mcpRouter(deps));
   app.use(notFound);
