@@ -3,6 +3,7 @@
 // the result or the error.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
+import { withoutEchoedPayload } from './echoed-payload.ts';
 import { serializeError } from './remote-error.ts';
 import type { StoreCall, StoreReply, StoreThreadRole } from './store-thread.ts';
 
@@ -41,7 +42,7 @@ port.on('message', (calls: StoreCall[]) => {
       continue;
     }
     run(call).then(
-      (value) => reply({ id: call.id, ok: true, value }),
+      (value) => reply({ id: call.id, ok: true, value: withoutEchoedPayload(call, value) }),
       (err: unknown) => reply({ id: call.id, ok: false, error: serializeError(err) }),
     );
   }

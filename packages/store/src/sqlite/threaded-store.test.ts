@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import type { Store } from '../store.ts';
+import { withEchoedPayload, withoutEchoedPayload } from './echoed-payload.ts';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { openThreadedSqliteStore, READS } from './threaded-store.ts';
 
@@ -149,5 +150,64 @@ describe('the threaded store’s reader', () => {
     await store.close();
     await expect(store.apiKeys.findByHash('any')).rejects.toThrow(/closed/);
     await expect(store.orgs.get('org_none' as never)).rejects.toThrow(/closed/);
+  });
+});
+
+describe('a created message’s payload through the threaded store', () => {
+  const send = (payload: string, idempotencyKey: string | null) => {
+    clock.advance(1);
+    const createdAt = clock.now();
+    return {
+      id: newId('message', { now: () => createdAt }),
+      eventType: 'invoice.paid',
+      payload,
+      createdAt,
+      consumerExternalId: 'customer-1',
+      newConsumerId: newId('consumer', clock),
+      idempotencyKey,
+      idempotencySince: createdAt - 86_400_000,
+      counters: [],
+      claim: { max: 10, leaseUntil: createdAt + 60_000 },
+    };
+  };
+
+  it('comes back as sent, in the message and each claimed job, and a replay answers the earlier message’s own', async () => {
+    const { store, tenant } = await threadedWithTenant('echoed-payload.sqlite');
+    try {
+      const f = new Fixtures(() => store, clock);
+      const consumer = await f.consumer(tenant);
+      for (let e = 0; e < 3; e++) await f.createEndpoint(tenant, consumer.id);
+      const payload = JSON.stringify({ n: 1, pad: 'x'.repeat(2_000) });
+      const created = await store.messages.create(tenant, send(payload, 'key-1'));
+      expect(created.created).toBe(true);
+      expect(created.message.payload).toBe(payload);
+      expect(created.claimed?.map((job) => job.message.payload)).toEqual([payload, payload, payload]);
+      // The store holds it whole: what the caller's side put back is what was written.
+      expect((await store.messages.get(tenant, created.message.id))?.message.payload).toBe(payload);
+      const replay = await store.messages.create(tenant, send('{"n":2}', 'key-1'));
+      expect(replay).toMatchObject({ created: false, message: { id: created.message.id, payload } });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is left out of the created message’s answer on the store thread’s side, and only there', () => {
+    const call = { id: 1, repo: 'messages', method: 'create', args: [{}, { payload: '{"sent":true}' }] };
+    const answer = () => ({
+      created: true,
+      message: { id: 'msg_1', payload: '{"sent":true}' },
+      claimed: [{ message: { payload: '{"sent":true}' } }],
+    });
+    const stripped = withoutEchoedPayload(call, answer()) as ReturnType<typeof answer>;
+    expect([stripped.message.payload, stripped.claimed[0]!.message.payload]).toEqual(['', '']);
+    const restored = withEchoedPayload(call, stripped) as ReturnType<typeof answer>;
+    expect([restored.message.payload, restored.claimed[0]!.message.payload]).toEqual(['{"sent":true}', '{"sent":true}']);
+    // A replay's answer is the earlier message: kept as it is, both ways.
+    const replay = { created: false, message: { id: 'msg_0', payload: '{"earlier":true}' } };
+    expect(withoutEchoedPayload(call, replay)).toEqual({ created: false, message: { id: 'msg_0', payload: '{"earlier":true}' } });
+    expect(withEchoedPayload(call, replay)).toEqual({ created: false, message: { id: 'msg_0', payload: '{"earlier":true}' } });
+    // Another call's answer is never touched.
+    const other = { ...call, method: 'get' };
+    expect((withoutEchoedPayload(other, answer()) as ReturnType<typeof answer>).message.payload).toBe('{"sent":true}');
   });
 });

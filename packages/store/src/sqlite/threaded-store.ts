@@ -1,3 +1,4 @@
+import { withEchoedPayload } from './echoed-payload.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
 import { SQLITE_REPOS, type RepoName } from './repos.ts';
 import { StoreThread } from './store-thread.ts';
@@ -64,7 +65,9 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      methods[method] = reads[repo]?.has(method) ? (...args) => read({ repo, method, args }) : (...args) => writer.send({ repo, method, args });
+      methods[method] = reads[repo]?.has(method)
+        ? (...args) => read({ repo, method, args })
+        : (...args) => writer.send({ repo, method, args }).then((value) => withEchoedPayload({ repo, method, args }, value));
     }
     return methods;
   };
