@@ -61,7 +61,15 @@ export class EndpointThroughput {
    */
   async enterFlightLimited(endpointId: string, member: string, now: number): Promise<{ entered: boolean; state: ConcurrencyState | null }> {
     const { wait, limitValue } = await this.#kv.logAdmitLimitedBy(`tp:flight:${endpointId}`, member, `tp:conc:${endpointId}`, UNBOUNDED, FLIGHT_WINDOW_MS, now);
-    return { entered: wait === 0, state: parsed(limitValue) };
+    // The place is taken by now: a value that is not a state reads as none in force (as the Kv
+    // took it), not as a failure, which would take a second place in the process's own Kv.
+    let state: ConcurrencyState | null = null;
+    try {
+      state = parsed(limitValue);
+    } catch {
+      // not JSON, or not an object: none in force
+    }
+    return { entered: wait === 0, state };
   }
 
   /** The send `member` ended: its place is free, and every dispatcher listening (`onFreed`) is told. */
@@ -105,10 +113,11 @@ export class EndpointThroughput {
 /** The text each state `concurrency()` or `enterFlightLimited()` returned was read from: what a compare-and-set expects. */
 const storedText = new WeakMap<ConcurrencyState, string>();
 
-/** The state stored as `text` (null: none), its text remembered for `replaceConcurrency`. Throws when it is not JSON. */
+/** The state stored as `text` (null: none), its text remembered for `replaceConcurrency`. Throws when it is not a JSON object. */
 function parsed(text: string | null): ConcurrencyState | null {
   if (text === null) return null;
   const state = JSON.parse(text) as ConcurrencyState;
+  if (typeof state !== 'object' || state === null) throw new TypeError(`not an adaptive limit: ${text.slice(0, 40)}`);
   storedText.set(state, text);
   return state;
 }

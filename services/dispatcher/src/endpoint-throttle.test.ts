@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock, type Endpoint } from '@wirehook/core';
 import { EndpointThroughput, RedisKv, type ConcurrencyState, type Kv } from '@wirehook/kv';
-import { silentLogger } from '@wirehook/platform';
+import { createLogger, silentLogger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
-import { startRedisServer, type RedisServer } from '@wirehook/testkit';
+import { jsonLines, startRedisServer, type RedisServer } from '@wirehook/testkit';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EndpointThrottle } from './endpoint-throttle.ts';
@@ -185,6 +185,26 @@ describe('EndpointThrottle: one Kv round trip to take a place in flight', () => 
       expect(calls.filter((call) => call.startsWith('get '))).toEqual([]);
     } finally {
       c.stop();
+    }
+  });
+
+  it.each(['not json', 'null', '7'])('takes one place, in the shared Kv alone, when the stored limit is %s, and gives it back', async (stored) => {
+    await redis.set(`tp:conc:${endpoint.id}`, stored, 60_000);
+    const { destination, lines } = jsonLines();
+    const logger = createLogger({ name: 'dispatcher', level: 'info', destination });
+    const c = new EndpointThrottle({ kv: redis, clock, logger, metrics: createThroughputMetrics(new Registry()), slots: SLOTS });
+    try {
+      const admitted = await c.admit(job(1), clock.now());
+      if (!admitted.ok) throw new Error('the send should be let in');
+      expect(admitted.cutSeen).toBe(0); // no limit in force
+      expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(1);
+      await c.ended(admitted, endpoint, null);
+      expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(0);
+      // Not taken for a Kv outage: nothing fell back to the process's own Kv.
+      expect(lines.filter((line) => Number(line['level']) >= 40)).toEqual([]);
+    } finally {
+      c.stop();
+      await redis.delete(`tp:conc:${endpoint.id}`);
     }
   });
 });
