@@ -93,3 +93,32 @@ describe('idempotent-replayed', () => {
     expect((await send()).headers.get('idempotent-replayed')).toBeNull();
   });
 });
+
+describe('OPTIONS', () => {
+  // Express answers OPTIONS on a path its routes know with 200 and the methods in `Allow`; the
+  // way routers are mounted (issue 46 keeps the hot POST out of the docs' router) must not change it.
+  const options = (path: string, headers: Record<string, string> = {}) => fetch(`${wh.url}${path}`, { method: 'OPTIONS', headers });
+
+  it('names the methods of a path the API serves: the message routes, the documents, another router’s', async () => {
+    const bearer = { authorization: `Bearer ${t.key}` };
+    const answers = await Promise.all([
+      options('/v1/messages', bearer),
+      options('/v1/deliveries/dlv_0000000000000000000000000/retry', bearer),
+      options('/docs'),
+      options('/v1/openapi.json'),
+      options('/v1/consumers', bearer),
+    ]);
+    expect(answers.map((r) => [r.status, r.headers.get('allow')])).toEqual([
+      [200, 'GET, HEAD, POST'],
+      [200, 'POST'],
+      [200, 'GET, HEAD'],
+      [200, 'GET, HEAD'],
+      [200, 'GET, HEAD, POST'],
+    ]);
+  });
+
+  it('is a 404 on a path nothing serves, and a POST to the documents is a 404 as before', async () => {
+    const answers = [await options('/v1/no-such-route', { authorization: `Bearer ${t.key}` }), await fetch(`${wh.url}/docs`, { method: 'POST' })];
+    expect(answers.map((r) => r.status)).toEqual([404, 404]);
+  });
+});

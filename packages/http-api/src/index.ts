@@ -18,5 +18,5 @@ export { messagesRouter } from './api/messages.ts';
 export { consumerJson } from './api/presenters.ts';
 export { openApiDocument, openApiDocumentText } from './openapi/document.ts';
 export { OPERATIONS, type Operation } from './openapi/operations.ts';
-export { addApiDocsRoutes, apiDocsRouter } from './openapi/routes.ts';
+export { apiDocsRouter } from './openapi/routes.ts';
 export { LISTEN_CONSUMER, LISTENER_GONE_AFTER_MS, ListenServer, type ListenServerDeps } from './listen/listen-server.ts';

@@ -21,21 +21,10 @@ import { pathId } from '../http/path-id.ts';
 import { catalogRulesOf } from './catalog-rules.ts';
 import { attemptJson, deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
-type MessageDeps = Pick<ApiDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>;
-
-/** /v1/messages and /v1/deliveries as a router of their own; the portal serves them too, under its link's token (services/portal). */
-export function messagesRouter(deps: MessageDeps): Router {
-  const router = Router();
-  addMessageRoutes(router, deps);
-  return router;
-}
-
-/**
- * The same routes added to `router` itself: /v1's, where POST /v1/messages, nearly every call,
- * then enters one router fewer (each entered costs allocations and a path match: issue 46).
- */
-export function addMessageRoutes(router: Router, deps: MessageDeps): void {
+/** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
+export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
   const { store, clock, intake } = deps;
+  const router = Router();
   const catalog = catalogRulesOf(store, clock);
 
   /** True when `id` is an id of `kind` made inside the retention window. */
@@ -138,4 +127,6 @@ export function addMessageRoutes(router: Router, deps: MessageDeps): void {
     const older = { olderAttempts: view?.olderAttempts ?? false, now: clock.now() };
     res.status(202).json(deliveryJson(queued, attempts, endpoint ?? undefined, older));
   });
+
+  return router;
 }

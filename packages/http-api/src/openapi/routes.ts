@@ -41,15 +41,6 @@ const CSP = [
  */
 export function apiDocsRouter(options: { publicUrl?: string | undefined } = {}): Router {
   const router = Router();
-  addApiDocsRoutes(router, options);
-  return router;
-}
-
-/**
- * The same routes added to `router` itself (the gateway's app): every request passes them, and
- * passing three routes costs less than entering a router and leaving it (issue 46).
- */
-export function addApiDocsRoutes(router: Pick<Router, 'get'>, options: { publicUrl?: string | undefined } = {}): void {
   // Both made on first use, not at start: most gateways never serve them, and the document
   // costs about 13 ms of zod-to-JSON-Schema work that every start (and test harness) would pay.
   let document: Record<string, unknown> | undefined;
@@ -73,4 +64,5 @@ export function addApiDocsRoutes(router: Pick<Router, 'get'>, options: { publicU
     redoc ??= readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
     res.type('text/javascript').set('cache-control', 'public, max-age=3600').send(redoc);
   });
+  return router;
 }
