@@ -5,9 +5,11 @@
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const dir = process.env['WIREHOOK_ALLOC_DIR'];
-if (dir) {
+// --import runs in every worker thread too (they inherit the process's flags): the main thread's only.
+if (dir && isMainThread) {
   const session = new Session();
   session.connect();
   session.post('HeapProfiler.enable');

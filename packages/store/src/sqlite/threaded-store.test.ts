@@ -5,9 +5,11 @@ import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type 
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
+import type { CreatedMessage } from '../ports/message-port.ts';
 import type { Store } from '../store.ts';
 import { withEchoedPayload, withoutEchoedPayload } from './echoed-payload.ts';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
+import { StoreThread } from './store-thread.ts';
 import { openThreadedSqliteStore, READS } from './threaded-store.ts';
 
 // The threaded store's reader: a read-only connection on a thread of its own answers the
@@ -188,6 +190,25 @@ describe('a created message’s payload through the threaded store', () => {
       expect(replay).toMatchObject({ created: false, message: { id: created.message.id, payload } });
     } finally {
       await store.close();
+    }
+  });
+
+  it('does not cross back from the writer’s thread: its raw answer carries none, the caller’s side puts it back', async () => {
+    const path = join(dir, 'echoed-raw.sqlite');
+    const store = openThreadedSqliteStore({ path });
+    const tenant = await new Fixtures(() => store, clock).tenant();
+    const f = new Fixtures(() => store, clock);
+    await f.createEndpoint(tenant, (await f.consumer(tenant)).id);
+    await store.close();
+    // The writer's thread as the threaded store talks to it, without the caller's side.
+    const thread = new StoreThread(path, 'writer');
+    try {
+      const payload = '{"raw":true}';
+      const raw = (await thread.send({ repo: 'messages', method: 'create', args: [tenant, send(payload, null)] })) as CreatedMessage;
+      expect(raw.created).toBe(true);
+      expect([raw.message.payload, ...(raw.claimed ?? []).map((job) => job.message.payload)]).toEqual(['', '']);
+    } finally {
+      await thread.close(new Error('closed'));
     }
   });
 

@@ -65,9 +65,10 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      methods[method] = reads[repo]?.has(method)
-        ? (...args) => read({ repo, method, args })
-        : (...args) => writer.send({ repo, method, args }).then((value) => withEchoedPayload({ repo, method, args }, value));
+      if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
+      else if (repo === 'messages' && method === 'create') {
+        methods[method] = (...args) => writer.send({ repo, method, args }).then((value) => withEchoedPayload({ repo, method, args }, value));
+      } else methods[method] = (...args) => writer.send({ repo, method, args });
     }
     return methods;
   };
