@@ -14,10 +14,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ManualClock, newId, type DeliveryId } from '@wirehook/core';
+import { ManualClock, newId, type DeliveryId, type Tenant } from '@wirehook/core';
 import { Fixtures } from '../packages/store/test/contract/fixtures.ts';
-import { claimRef, type DeliveryJob } from '../packages/store/src/ports/delivery-port.ts';
+import { claimRef, type AttemptOutcome, type DeliveryJob } from '../packages/store/src/ports/delivery-port.ts';
+import type { NewMessage } from '../packages/store/src/ports/message-port.ts';
 import { openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
+import type { Store } from '../packages/store/src/store.ts';
 import { median, round } from './report/stats.ts';
 import { payloadJson } from './setup/payload.ts';
 
@@ -105,13 +107,7 @@ async function storeRun(endpoints: number, deliveries: number, payload: string):
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-bench-'));
   const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
   try {
-    const clock = new ManualClock();
-    clock.set(Date.UTC(2026, 10, 30));
-    const f = new Fixtures(() => store, clock);
-    const t = await f.tenant();
-    const consumer = await f.consumer(t, 'bench');
-    const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
-    for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+    const { clock, t } = await benchTenant(store, endpoints);
     const messages = Math.ceil(deliveries / endpoints);
     const ids: DeliveryId[] = [];
     let since = process.cpuUsage();
@@ -119,18 +115,7 @@ async function storeRun(endpoints: number, deliveries: number, payload: string):
       const made = await Promise.all(
         Array.from({ length: Math.min(CREATE_BATCH, messages - i) }, () => {
           clock.advance(1);
-          const createdAt = clock.now();
-          return store.messages.create(t, {
-            id: newId('message', { now: () => createdAt }),
-            eventType: 'bench.event',
-            payload,
-            createdAt,
-            consumerExternalId: 'bench',
-            newConsumerId: newId('consumer', clock),
-            idempotencyKey: null,
-            idempotencySince: createdAt - 86_400_000,
-            counters: [],
-          });
+          return store.messages.create(t, benchMessage(clock, payload));
         }),
       );
       for (const m of made) ids.push(...m.deliveryIds);
@@ -147,29 +132,7 @@ async function storeRun(endpoints: number, deliveries: number, payload: string):
     if (jobs.length !== ids.length) throw new Error(`claimed ${jobs.length} of ${ids.length} deliveries`);
     since = process.cpuUsage();
     for (let i = 0; i < jobs.length; i += COMPLETE_BATCH) {
-      await Promise.all(
-        jobs.slice(i, i + COMPLETE_BATCH).map((job, k) =>
-          store.deliveries.complete(claimRef(job), {
-            attempt: {
-              id: newId('attempt', clock),
-              deliveryId: job.delivery.id,
-              endpointId: job.delivery.endpointId,
-              at: now + i + k,
-              responseStatus: 200,
-              responseHead: 'HTTP/1.1 200 OK',
-              durationMs: 12,
-              error: null,
-              via: 'direct',
-              sourceIp: '127.0.0.1',
-              url: job.delivery.url,
-            },
-            status: 'success',
-            nextAttemptAt: null,
-            countsTowardPolicy: true,
-            endpoint: { succeeded: true },
-          }),
-        ),
-      );
+      await Promise.all(jobs.slice(i, i + COMPLETE_BATCH).map((job, k) => store.deliveries.complete(claimRef(job), successOutcome(job, now + i + k, clock))));
     }
     const complete = cpuPer(since, jobs.length);
     return { create, claim, complete };
@@ -177,6 +140,58 @@ async function storeRun(endpoints: number, deliveries: number, payload: string):
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A fresh tenant on `store` with `endpoints` open endpoints of one consumer (the bench's), and the clock it was made at. */
+export async function benchTenant(store: Store, endpoints: number): Promise<{ clock: ManualClock; t: Tenant }> {
+  const clock = new ManualClock();
+  clock.set(Date.UTC(2026, 10, 30));
+  const f = new Fixtures(() => store, clock);
+  const t = await f.tenant();
+  const consumer = await f.consumer(t, 'bench');
+  const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
+  for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+  return { clock, t };
+}
+
+/** A bench message created at the clock's time (the bench's event type and consumer, no counters), as intake sends it. */
+export function benchMessage(clock: ManualClock, payload: string, claim?: NewMessage['claim']): NewMessage {
+  const createdAt = clock.now();
+  return {
+    id: newId('message', { now: () => createdAt }),
+    eventType: 'bench.event',
+    payload,
+    createdAt,
+    consumerExternalId: 'bench',
+    newConsumerId: newId('consumer', clock),
+    idempotencyKey: null,
+    idempotencySince: createdAt - 86_400_000,
+    counters: [],
+    ...(claim === undefined ? {} : { claim }),
+  };
+}
+
+/** A 200 answered to `job` at `at`, as the dispatcher records it. */
+export function successOutcome(job: DeliveryJob, at: number, clock: ManualClock): AttemptOutcome {
+  return {
+    attempt: {
+      id: newId('attempt', clock),
+      deliveryId: job.delivery.id,
+      endpointId: job.delivery.endpointId,
+      at,
+      responseStatus: 200,
+      responseHead: 'HTTP/1.1 200 OK',
+      durationMs: 12,
+      error: null,
+      via: 'direct',
+      sourceIp: '127.0.0.1',
+      url: job.delivery.url,
+    },
+    status: 'success',
+    nextAttemptAt: null,
+    countsTowardPolicy: true,
+    endpoint: { succeeded: true },
+  };
 }
 
 /** The least a durable pipeline writes for the same work, batched the same way. */

@@ -6,11 +6,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ManualClock, newId } from '@wirehook/core';
-import { Fixtures } from '../packages/store/test/contract/fixtures.ts';
 import { claimRef, type DeliveryJob } from '../packages/store/src/ports/delivery-port.ts';
 import { openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
 import { payloadJson } from './setup/payload.ts';
+import { benchMessage, benchTenant, successOutcome } from './store-writes.ts';
 
 const endpoints = Number(process.argv[2] ?? 1);
 const deliveries = Number(process.argv[3] ?? 4_000);
@@ -19,13 +18,7 @@ const completeBatch = Number(process.argv[5] ?? 64);
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-wal-pages-'));
 const path = join(dir, 'store.sqlite');
 const store = openSqliteStore({ path });
-const clock = new ManualClock();
-clock.set(Date.UTC(2026, 10, 30));
-const f = new Fixtures(() => store, clock);
-const t = await f.tenant();
-const consumer = await f.consumer(t, 'bench');
-const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
-for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+const { clock, t } = await benchTenant(store, endpoints);
 const reader = new DatabaseSync(path);
 reader.exec('BEGIN');
 reader.prepare('SELECT count(*) FROM messages').get();
@@ -38,19 +31,7 @@ for (let i = 0; i < messages; i += createBatch) {
   const made = await Promise.all(
     Array.from({ length: Math.min(createBatch, messages - i) }, () => {
       clock.advance(1);
-      const createdAt = clock.now();
-      return store.messages.create(t, {
-        id: newId('message', { now: () => createdAt }),
-        eventType: 'bench.event',
-        payload,
-        createdAt,
-        consumerExternalId: 'bench',
-        newConsumerId: newId('consumer', clock),
-        idempotencyKey: null,
-        idempotencySince: createdAt - 86_400_000,
-        counters: [],
-        claim: { max: 1_000, leaseUntil: createdAt + 60_000 },
-      });
+      return store.messages.create(t, benchMessage(clock, payload, { max: 1_000, leaseUntil: clock.now() + 60_000 }));
     }),
   );
   for (const m of made) jobs.push(...(m.claimed ?? []));
@@ -59,29 +40,7 @@ marks.push(statSync(wal).size);
 const owners = [pageOwners()];
 const now = clock.now() + 10;
 for (let i = 0; i < jobs.length; i += completeBatch) {
-  await Promise.all(
-    jobs.slice(i, i + completeBatch).map((job, k) =>
-      store.deliveries.complete(claimRef(job), {
-        attempt: {
-          id: newId('attempt', clock),
-          deliveryId: job.delivery.id,
-          endpointId: job.delivery.endpointId,
-          at: now + i + k,
-          responseStatus: 200,
-          responseHead: 'HTTP/1.1 200 OK',
-          durationMs: 12,
-          error: null,
-          via: 'direct',
-          sourceIp: '127.0.0.1',
-          url: job.delivery.url,
-        },
-        status: 'success',
-        nextAttemptAt: null,
-        countsTowardPolicy: true,
-        endpoint: { succeeded: true },
-      }),
-    ),
-  );
+  await Promise.all(jobs.slice(i, i + completeBatch).map((job, k) => store.deliveries.complete(claimRef(job), successOutcome(job, now + i + k, clock))));
 }
 marks.push(statSync(wal).size);
 const bytes = readFileSync(wal);
