@@ -7,11 +7,15 @@ import { eventTypesRouter } from './api/event-types.ts';
 import { messagesRouter } from './api/messages.ts';
 import type { ApiDeps, PublicApiDeps } from './deps.ts';
 import { authenticate } from './http/auth.ts';
+import { enteredFor } from './http/entered-for.ts';
 import { notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
 import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
+
+/** The paths of messagesRouter's routes, under /v1. */
+export const MESSAGE_PATHS = /^\/(messages|deliveries)(\/|$)/i;
 
 /**
  * The public API's /v1 routes, behind an API key. Checks run in a fixed order — key (401),
@@ -22,9 +26,9 @@ import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
 export function publicApi(deps: PublicApiDeps): Router {
   const v1 = express.Router();
   v1.use(authenticate(deps), rateLimit(deps));
-  // First: POST /v1/messages is the request of nearly every call, and each router passed on the
-  // way costs a path match (no path here is in two routers, so the order decides nothing else).
-  v1.use(messagesRouter(deps));
+  // First: POST /v1/messages is nearly every call (no path here is in two routers, so the order
+  // decides nothing else). Entered only for its own paths: a request for another passes it by.
+  v1.use(enteredFor(MESSAGE_PATHS, messagesRouter(deps)));
   v1.use('/consumers', consumersRouter(deps));
   v1.use('/endpoints', endpointsRouter(deps));
   v1.use('/event-types', eventTypesRouter(deps));

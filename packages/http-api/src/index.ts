@@ -18,5 +18,6 @@ export { messagesRouter } from './api/messages.ts';
 export { consumerJson } from './api/presenters.ts';
 export { openApiDocument, openApiDocumentText } from './openapi/document.ts';
 export { OPERATIONS, type Operation } from './openapi/operations.ts';
-export { apiDocsRouter } from './openapi/routes.ts';
+export { API_DOCS_PATHS, apiDocsRouter } from './openapi/routes.ts';
+export { enteredFor } from './http/entered-for.ts';
 export { LISTEN_CONSUMER, LISTENER_GONE_AFTER_MS, ListenServer, type ListenServerDeps } from './listen/listen-server.ts';

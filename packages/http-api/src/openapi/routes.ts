@@ -35,6 +35,9 @@ const CSP = [
   "base-uri 'none'",
 ].join('; ');
 
+/** The paths apiDocsRouter serves (from the app's root), for `enteredFor`. */
+export const API_DOCS_PATHS = /^\/(docs(\/|$)|v1\/openapi\.json\/?$)/i;
+
 /**
  * GET /v1/openapi.json (no key: the document is public, like the spec it describes) and the
  * API reference page at /docs. Mounted before the /v1 authentication.
