@@ -39,6 +39,11 @@ const UNBOUNDED = 1_000_000;
  */
 export class EndpointThroughput {
   readonly #kv: Kv;
+  /**
+   * Per endpoint, the value last read that is not a state (not written by `encode`: corrupt, or
+   * another version's): read as none in force, and replaced by the next change as if it were none.
+   */
+  readonly #unreadable = new Map<string, string>();
 
   constructor(kv: Kv) {
     this.#kv = kv;
@@ -63,13 +68,7 @@ export class EndpointThroughput {
     const { wait, limitValue } = await this.#kv.logAdmitLimitedBy(`tp:flight:${endpointId}`, member, `tp:conc:${endpointId}`, UNBOUNDED, FLIGHT_WINDOW_MS, now);
     // The place is taken by now: a value that is not a state reads as none in force (as the Kv
     // took it), not as a failure, which would take a second place in the process's own Kv.
-    let state: ConcurrencyState | null = null;
-    try {
-      state = parsed(limitValue);
-    } catch {
-      // not JSON, or not an object: none in force
-    }
-    return { entered: wait === 0, state };
+    return { entered: wait === 0, state: this.#read(endpointId, limitValue) };
   }
 
   /** The send `member` ended: its place is free, and every dispatcher listening (`onFreed`) is told. */
@@ -89,7 +88,7 @@ export class EndpointThroughput {
 
   /** The endpoint's adaptive limit, or null when none is in force. */
   async concurrency(endpointId: string): Promise<ConcurrencyState | null> {
-    return parsed(await this.#kv.get(`tp:conc:${endpointId}`));
+    return this.#read(endpointId, await this.#kv.get(`tp:conc:${endpointId}`));
   }
 
   /**
@@ -98,9 +97,20 @@ export class EndpointThroughput {
    * written over since (a cut) is refused, not written over it. @returns whether it was stored.
    */
   async replaceConcurrency(endpointId: string, seen: ConcurrencyState | null, next: ConcurrencyState | null): Promise<boolean> {
-    // Compared as the text read (fields another version wrote included), else as encoded.
-    const expected = seen === null ? null : (storedText.get(seen) ?? encode(seen));
-    return this.#kv.compareAndSet(`tp:conc:${endpointId}`, expected, next === null ? null : encode(next), STATE_TTL_MS);
+    // Compared as the text read (fields another version wrote included), else as encoded; none
+    // as what was read that is not a state, if anything.
+    const expected = seen === null ? (this.#unreadable.get(endpointId) ?? null) : (storedText.get(seen) ?? encode(seen));
+    const replaced = await this.#kv.compareAndSet(`tp:conc:${endpointId}`, expected, next === null ? null : encode(next), STATE_TTL_MS);
+    if (replaced) this.#unreadable.delete(endpointId);
+    return replaced;
+  }
+
+  /** The state stored as `text` (null: none, or not a state), its text remembered for `replaceConcurrency`. */
+  #read(endpointId: string, text: string | null): ConcurrencyState | null {
+    const state = text === null ? null : stateOf(text);
+    if (text !== null && state === null) this.#unreadable.set(endpointId, text);
+    else this.#unreadable.delete(endpointId);
+    return state;
   }
 
   /** The endpoint's adaptive limit and sends in flight at `now`. */
@@ -113,11 +123,21 @@ export class EndpointThroughput {
 /** The text each state `concurrency()` or `enterFlightLimited()` returned was read from: what a compare-and-set expects. */
 const storedText = new WeakMap<ConcurrencyState, string>();
 
-/** The state stored as `text` (null: none), its text remembered for `replaceConcurrency`. Throws when it is not a JSON object. */
-function parsed(text: string | null): ConcurrencyState | null {
-  if (text === null) return null;
-  const state = JSON.parse(text) as ConcurrencyState;
-  if (typeof state !== 'object' || state === null) throw new TypeError(`not an adaptive limit: ${text.slice(0, 40)}`);
+/**
+ * The state `text` holds, its text remembered (`storedText`); null when it is not one: not JSON, or
+ * a `limit` that is not a positive integer (the Kv's admit ignores it too) or a field not a number.
+ */
+function stateOf(text: string): ConcurrencyState | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const state = value as ConcurrencyState;
+  const numbers = [state.ceiling, state.successes, state.cutAt].every((n) => typeof n === 'number' && Number.isFinite(n));
+  if (!Number.isSafeInteger(state.limit) || state.limit < 1 || !numbers) return null;
   storedText.set(state, text);
   return state;
 }

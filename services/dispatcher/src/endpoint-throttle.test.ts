@@ -188,23 +188,29 @@ describe('EndpointThrottle: one Kv round trip to take a place in flight', () => 
     }
   });
 
-  it.each(['not json', 'null', '7'])('takes one place, in the shared Kv alone, when the stored limit is %s, and gives it back', async (stored) => {
-    await redis.set(`tp:conc:${endpoint.id}`, stored, 60_000);
-    const { destination, lines } = jsonLines();
-    const logger = createLogger({ name: 'dispatcher', level: 'info', destination });
-    const c = new EndpointThrottle({ kv: redis, clock, logger, metrics: createThroughputMetrics(new Registry()), slots: SLOTS });
-    try {
-      const admitted = await c.admit(job(1), clock.now());
-      if (!admitted.ok) throw new Error('the send should be let in');
-      expect(admitted.cutSeen).toBe(0); // no limit in force
-      expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(1);
-      await c.ended(admitted, endpoint, null);
-      expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(0);
-      // Not taken for a Kv outage: nothing fell back to the process's own Kv.
-      expect(lines.filter((line) => Number(line['level']) >= 40)).toEqual([]);
-    } finally {
-      c.stop();
-      await redis.delete(`tp:conc:${endpoint.id}`);
-    }
-  });
+  it.each(['not json', 'null', '7', '{"limit":0,"ceiling":4,"successes":0,"cutAt":1}', '{"limit":"2"}'])(
+    'when the stored limit is %s: one place, in the shared Kv alone, given back; none in force; a 429 cuts it to a real one',
+    async (stored) => {
+      await redis.set(`tp:conc:${endpoint.id}`, stored, 60_000);
+      const { destination, lines } = jsonLines();
+      const logger = createLogger({ name: 'dispatcher', level: 'info', destination });
+      const c = new EndpointThrottle({ kv: redis, clock, logger, metrics: createThroughputMetrics(new Registry()), slots: SLOTS });
+      try {
+        const admitted = await c.admit(job(1), clock.now());
+        if (!admitted.ok) throw new Error('the send should be let in');
+        expect(admitted.cutSeen).toBe(0); // no limit in force
+        expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(1);
+        expect(c.capOf(endpoint.id)).toBe(SLOTS);
+        await c.ended(admitted, endpoint, answer(429));
+        expect(await new EndpointThroughput(redis).inFlight(endpoint.id, clock.now())).toBe(0);
+        // The congestion replaced the value with a limit below the slots.
+        expect((await shared())?.limit).toBeLessThan(SLOTS);
+        // Not taken for a Kv outage: nothing fell back to the process's own Kv.
+        expect(lines.filter((line) => Number(line['level']) >= 40)).toEqual([]);
+      } finally {
+        c.stop();
+        await redis.delete(`tp:conc:${endpoint.id}`);
+      }
+    },
+  );
 });

@@ -193,13 +193,14 @@ describe('a created message’s payload through the threaded store', () => {
     }
   });
 
-  it('does not cross back from the writer’s thread: its raw answer carries none, the caller’s side puts it back', async () => {
-    const path = join(dir, 'echoed-raw.sqlite');
-    const store = openThreadedSqliteStore({ path });
-    const tenant = await new Fixtures(() => store, clock).tenant();
-    const f = new Fixtures(() => store, clock);
-    await f.createEndpoint(tenant, (await f.consumer(tenant)).id);
-    await store.close();
+  it('does not cross back from the writer’s thread: its raw answer carries none', async () => {
+    const { path, store, tenant } = await threadedWithTenant('echoed-raw.sqlite');
+    try {
+      const f = new Fixtures(() => store, clock);
+      await f.createEndpoint(tenant, (await f.consumer(tenant)).id);
+    } finally {
+      await store.close();
+    }
     // The writer's thread as the threaded store talks to it, without the caller's side.
     const thread = new StoreThread(path, 'writer');
     try {
