@@ -54,14 +54,9 @@ export class EndpointThroughput {
     return this.#kv.logAdmit(`tp:rate:${endpointId}`, member, limit, RATE_LIMIT_WINDOW_MS, now);
   }
 
-  /** Takes a place in flight, within `limit` (null: not limited). @returns false when they are all taken. */
-  async enterFlight(endpointId: string, member: string, limit: number | null, now: number): Promise<boolean> {
-    return (await this.#kv.logAdmit(`tp:flight:${endpointId}`, member, limit ?? UNBOUNDED, FLIGHT_WINDOW_MS, now)) === 0;
-  }
-
   /**
    * Takes a place in flight within the endpoint's adaptive limit (none in force: not limited), the
-   * limit read in the same atomic Kv step: one round trip, not `concurrency()` then `enterFlight()`.
+   * limit read in the same atomic Kv step: one round trip, not a read of `concurrency()` then an admit.
    * @returns whether a place was taken (false: they are all taken), and the limit as `concurrency()` reads it.
    */
   async enterFlightLimited(endpointId: string, member: string, now: number): Promise<{ entered: boolean; state: ConcurrencyState | null }> {
