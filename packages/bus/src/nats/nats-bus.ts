@@ -21,6 +21,7 @@ import {
 import { tracePublish } from '../bus-tracing.ts';
 import { clientCertificateRefusal } from './client-cert-probe.ts';
 import { natsAuthOptions, type NatsAuth, type NatsTls, redactNatsUrl, refusal } from './nats-auth.ts';
+import { PublishBatcher } from './publish-batcher.ts';
 import { PullWorker, type NatsBusLogger } from './pull-worker.ts';
 import { applyStreams, DEFAULT_NATS_PREFIX, DEFAULT_STREAM_SETTINGS, natsStreams, type StreamLogger, type StreamSettings, type StreamSpec } from './streams.ts';
 
@@ -69,8 +70,10 @@ interface Settings {
  * The Bus of cluster mode, on NATS JetStream: one work-queue stream per subject and one
  * durable pull consumer per stream shared by every replica, so N dispatchers share the work
  * and a job is removed once acked. Publishes carry `Nats-Msg-Id` (the `msgId`, or a random
- * one so this adapter's own retries are de-duplicated). The connection reconnects forever;
- * a publish during an outage retries until `publishTimeoutMs`, then rejects.
+ * one so this adapter's own retries are de-duplicated). On a `batched` stream (dispatch),
+ * publishes without a msgId made while one is in flight go together as one JetStream message
+ * (PublishBatcher); the PullWorker hands each out on its own. The connection reconnects
+ * forever; a publish during an outage retries until `publishTimeoutMs`, then rejects.
  */
 export class NatsBus implements Bus {
   readonly #nc: NatsConnection;
@@ -78,6 +81,8 @@ export class NatsBus implements Bus {
   readonly #specs: ReadonlyMap<string, StreamSpec>;
   readonly #settings: Settings;
   readonly #workers = new Set<PullWorker>();
+  /** Group publishing, per NATS subject of a batched stream (see PublishBatcher). */
+  readonly #batchers = new Map<string, PublishBatcher>();
   #closing: Promise<void> | undefined;
 
   private constructor(nc: NatsConnection, specs: readonly StreamSpec[], settings: Settings) {
@@ -150,16 +155,37 @@ export class NatsBus implements Bus {
    *   within `publishTimeoutMs` (server unreachable).
    */
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
-    const natsSubject = this.#specFor(subject).subject;
+    const spec = this.#specFor(subject);
+    const natsSubject = spec.subject;
+    // A publish with its own msgId is de-duplicated by that id, so it travels alone.
+    if (spec.batched && options.msgId === undefined) {
+      const batcher = this.#batcherOf(spec);
+      return await tracePublish('nats', natsSubject, options, (headers) => batcher.add(data, headers));
+    }
     const msgId = options.msgId ?? randomUUID();
-    return await tracePublish('nats', natsSubject, { ...options, msgId }, (headers) => this.#publish(natsSubject, data, msgId, headers));
+    const deadline = Date.now() + this.#settings.publishTimeoutMs;
+    return await tracePublish('nats', natsSubject, { ...options, msgId }, (headers) => this.#publish(natsSubject, data, msgId, headers, deadline));
   }
 
-  async #publish(subject: string, data: Uint8Array, msgID: string, sent: Record<string, string>): Promise<void> {
+  #batcherOf(spec: StreamSpec): PublishBatcher {
+    let batcher = this.#batchers.get(spec.subject);
+    if (batcher === undefined) {
+      const { publishTimeoutMs } = this.#settings;
+      batcher = new PublishBatcher({
+        subject: spec.subject,
+        timeoutMs: publishTimeoutMs,
+        // A fresh id per message: this adapter's own retries of it are de-duplicated.
+        send: (data, headers, deadline) => this.#publish(spec.subject, data, randomUUID(), headers, deadline),
+      });
+      this.#batchers.set(spec.subject, batcher);
+    }
+    return batcher;
+  }
+
+  async #publish(subject: string, data: Uint8Array, msgID: string, sent: Record<string, string>, deadline: number): Promise<void> {
     const headers = natsHeaders();
     for (const [key, value] of Object.entries(sent)) headers.set(key, value);
     const { publishTimeoutMs } = this.#settings;
-    const deadline = Date.now() + publishTimeoutMs;
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
       if (this.#closing) throw new Error('bus is closed');

@@ -1,6 +1,7 @@
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { BusMessage, HandleResult } from '../bus.ts';
 import { messageTraceContext, traceHandle } from '../bus-tracing.ts';
+import { BATCH_HEADER, decodeBatch } from './batch-codec.ts';
 import type { StreamSpec } from './streams.ts';
 
 /** Where the NATS adapter reports trouble it recovers from by itself (a pino logger fits). */
@@ -31,10 +32,23 @@ const MAX_BACKOFF_MS = 5_000;
  * `concurrency` unacknowledged ones: the rest stay on the server for the other replicas.
  * While a handler runs, an in-progress signal is sent every third of the ack wait so a long
  * send is not handed out twice.
+ *
+ * A batch (several bus messages in one JetStream message, see PublishBatcher) is handed to
+ * the handler message by message, each in its own trace, and at most `concurrency` handlers
+ * run at once, batched or not; the batch's messages beyond that wait here for a slot. The
+ * JetStream message is acked once all of them are handled, or handed out again, whole, after
+ * the shortest delay any of them asked for.
  */
 export class PullWorker {
   readonly #o: PullWorkerOptions;
+  /** One per JetStream message held (pulled, not yet acked or nak'ed). */
   readonly #running = new Set<Promise<void>>();
+  /** Bus messages held: handled now, or waiting for a slot. */
+  #held = 0;
+  /** Handlers running. */
+  #handling = 0;
+  /** Bus messages waiting for a handler slot, first come first served. */
+  readonly #waiting: (() => void)[] = [];
   readonly #loop: Promise<void>;
   #batch: ConsumerMessages | undefined;
   #stopped = false;
@@ -65,11 +79,11 @@ export class PullWorker {
     while (!this.#done) {
       try {
         consumer ??= await js.consumers.get(spec.stream, spec.consumer);
-        if (this.#running.size >= concurrency) {
+        if (this.#held >= concurrency) {
           await Promise.race(this.#running);
           continue;
         }
-        await this.#pull(consumer, concurrency - this.#running.size);
+        await this.#pull(consumer, concurrency - this.#held);
         failures = 0;
       } catch (err) {
         if (this.#done) break;
@@ -121,19 +135,45 @@ export class PullWorker {
   }
 
   async #handle(msg: JsMsg): Promise<void> {
-    const { handler, spec, retryAfterThrowMs, logger } = this.#o;
-    const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
-    let result: HandleResult;
+    const { spec, logger } = this.#o;
+    let messages: BusMessage[];
     try {
-      result = await traceHandle('nats', toBusMessage(msg), handler);
+      messages = busMessages(msg);
     } catch (err) {
-      logger?.warn({ err, subject: msg.subject }, 'bus handler threw; the message is handed out again');
-      result = { retryInMs: retryAfterThrowMs };
+      // It can never be read: handing it out again would loop forever. (A dispatch job's delivery is still due in the store.)
+      logger?.warn({ err, subject: msg.subject }, 'a JetStream message is not a readable batch; dropped');
+      this.#settle(msg, () => msg.term());
+      return;
+    }
+    const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
+    this.#held += messages.length;
+    let results: HandleResult[];
+    try {
+      results = await Promise.all(messages.map((message) => this.#handleOne(message)));
     } finally {
       clearInterval(inProgress);
     }
-    const retryInMs = result === 'ack' ? undefined : Math.max(0, Math.round(result.retryInMs));
-    this.#settle(msg, () => (retryInMs === undefined ? msg.ack() : msg.nak(retryInMs)));
+    const retries = results.flatMap((result) => (result === 'ack' ? [] : [Math.max(0, Math.round(result.retryInMs))]));
+    this.#settle(msg, () => (retries.length === 0 ? msg.ack() : msg.nak(Math.min(...retries))));
+  }
+
+  /** Runs the handler on one bus message once a slot is free; a throw is a retry. */
+  async #handleOne(message: BusMessage): Promise<HandleResult> {
+    const { handler, retryAfterThrowMs, logger } = this.#o;
+    if (this.#handling >= this.#o.concurrency) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#handling++;
+    try {
+      return await traceHandle('nats', message, handler);
+    } catch (err) {
+      logger?.warn({ err, subject: message.subject }, 'bus handler threw; the message is handed out again');
+      return { retryInMs: retryAfterThrowMs };
+    } finally {
+      this.#held--;
+      // The slot passes to the next waiting message, or is freed.
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#handling--;
+    }
   }
 
   /** Acks are fire-and-forget; one that cannot be sent only means a redelivery after the ack wait. */
@@ -156,11 +196,27 @@ export class PullWorker {
   }
 }
 
+/** The bus messages of a JetStream message: the items of a batch, or the message itself. */
+function busMessages(msg: JsMsg): BusMessage[] {
+  const { deliveryCount } = msg.info;
+  if (msg.headers?.has(BATCH_HEADER)) {
+    return decodeBatch(msg.data).map(({ data, headers }) => ({
+      subject: msg.subject,
+      data,
+      headers,
+      deliveryCount,
+      traceContext: messageTraceContext(headers),
+    }));
+  }
+  const headers = publishedHeaders(msg);
+  return [{ subject: msg.subject, data: msg.data, headers, deliveryCount, traceContext: messageTraceContext(headers) }];
+}
+
 /** Headers as published: the `Nats-` ones (message id, status) are the transport's, not the sender's. */
-function toBusMessage(msg: JsMsg): BusMessage {
+function publishedHeaders(msg: JsMsg): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const key of msg.headers?.keys() ?? []) {
     if (!/^nats-/i.test(key)) headers[key] = msg.headers!.get(key);
   }
-  return { subject: msg.subject, data: msg.data, headers, deliveryCount: msg.info.deliveryCount, traceContext: messageTraceContext(headers) };
+  return headers;
 }

@@ -32,6 +32,12 @@ export interface StreamSpec {
   readonly ackWaitMs: number;
   /** Messages handed out and not yet acknowledged, over all replicas. */
   readonly maxAckPending: number;
+  /**
+   * Publishes made while one is in flight share a JetStream message (see PublishBatcher);
+   * each is still handled on its own. For streams whose consumers are idempotent: a batch
+   * comes back whole when any of its messages asks to be handed out again.
+   */
+  readonly batched?: boolean;
 }
 
 /**
@@ -96,6 +102,8 @@ export function dispatchStream(prefix: string = DEFAULT_NATS_PREFIX): StreamSpec
     // Longer than the 15 s send timeout, so a send in progress is never handed out twice.
     ackWaitMs: 60 * SECOND_MS,
     maxAckPending: 10_000,
+    // A wake-up is a hint and a claim takes a delivery once, however often it is woken.
+    batched: true,
   };
 }
 

@@ -1,0 +1,198 @@
+// Batched publishing on a real nats-server: publishes made together travel as one JetStream
+// message, and each is still handed out on its own, in its own trace.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { trace } from '@opentelemetry/api';
+import { connect, headers as natsHeaders } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { eventually, recordSpans, startNatsServer, type NatsServer, type SpanRecorder } from '@wirehook/testkit';
+import type { BusMessage } from '../bus.ts';
+import { BATCH_HEADER, encodeBatch } from './batch-codec.ts';
+import { NatsBus } from './nats-bus.ts';
+import { MAX_BATCH_MESSAGES } from './publish-batcher.ts';
+import { DISPATCH_STREAM, type StreamSpec } from './streams.ts';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+let server: NatsServer;
+let recorder: SpanRecorder;
+beforeAll(async () => {
+  server = await startNatsServer();
+  recorder = await recordSpans();
+});
+afterAll(async () => {
+  recorder?.stop();
+  await server?.stop();
+});
+
+let streams = 0;
+/** A stream of its own for each test, batched like the dispatch stream. */
+function batchedStream(): StreamSpec {
+  streams++;
+  return { ...DISPATCH_STREAM, topic: `batch.s${streams}`, stream: `BATCH_${streams}`, subject: `batch.s${streams}`, consumer: `batch-c${streams}` };
+}
+
+/** The stream's state as the server reports it: `last_seq` counts the JetStream messages stored. */
+async function streamState(spec: StreamSpec) {
+  const nc = await connect({ servers: server.url });
+  try {
+    return (await (await jetstreamManager(nc)).streams.info(spec.stream)).state;
+  } finally {
+    await nc.close();
+  }
+}
+
+describe('NatsBus on a batched stream', () => {
+  const opened: NatsBus[] = [];
+  const open = async (spec: StreamSpec, warnings: string[] = []) => {
+    const bus = await NatsBus.connect({
+      servers: server.url,
+      name: 'batch-test',
+      streams: [spec],
+      logger: { warn: (_fields, message) => warnings.push(message) },
+    });
+    opened.push(bus);
+    return bus;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((bus) => bus.close()));
+  });
+
+  it('publishes made in one turn are one JetStream message; each is handed out on its own, in its own trace', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    const tracer = trace.getTracer('batch-test');
+    // Ten requests, each publishing inside its own span, all in the same turn.
+    const requests = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        tracer.startActiveSpan(`request ${i}`, async (span) => {
+          await bus.publish(spec.subject, bytes(String(i)));
+          span.end();
+          return span.spanContext();
+        }),
+      ),
+    );
+    expect((await streamState(spec)).last_seq).toBe(1);
+
+    const seen: BusMessage[] = [];
+    bus.consume(spec.subject, async (m) => (seen.push(m), 'ack'), { concurrency: 10 });
+    await eventually(() => expect(seen).toHaveLength(10));
+    expect(seen.map((m) => text(m.data)).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    for (const [i, request] of requests.entries()) {
+      const message = seen.find((m) => text(m.data) === String(i))!;
+      expect(message.deliveryCount).toBe(1);
+      expect(message.headers).not.toHaveProperty(BATCH_HEADER);
+      expect(trace.getSpanContext(message.traceContext)?.traceId).toBe(request.traceId);
+      // The request's own trace: its publish span, and a process span under it.
+      await eventually(() => expect(recorder.trace(request.traceId).map((s) => s.name)).toContain(`process ${spec.subject}`));
+      const spans = recorder.trace(request.traceId);
+      const publish = spans.find((s) => s.name === `publish ${spec.subject}`)!;
+      expect(publish.parentSpanContext?.spanId).toBe(request.spanId);
+      expect(spans.find((s) => s.name === `process ${spec.subject}`)!.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
+    }
+    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+  });
+
+  it(`carries at most ${MAX_BATCH_MESSAGES} publishes a message: 64 take one, 65 two`, async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all(Array.from({ length: 64 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
+    expect((await streamState(spec)).last_seq).toBe(1);
+    await Promise.all(Array.from({ length: 65 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
+    expect((await streamState(spec)).last_seq).toBe(3);
+    const seen = new Set<string>();
+    bus.consume(spec.subject, async (m) => (seen.add(text(m.data)), 'ack'), { concurrency: 8 });
+    await eventually(() => expect(seen.size).toBe(129));
+  });
+
+  it('a publish with a msgId travels alone and is de-duplicated by it', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all([
+      bus.publish(spec.subject, bytes('a'), { msgId: 'one' }),
+      bus.publish(spec.subject, bytes('a'), { msgId: 'one' }),
+      bus.publish(spec.subject, bytes('b'), { msgId: 'two' }),
+    ]);
+    const state = await streamState(spec);
+    expect(state.messages).toBe(2);
+  });
+
+  it('runs no more handlers at once than its concurrency, however many a batch brings', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publish(spec.subject, bytes(String(i)))));
+    expect((await streamState(spec)).last_seq).toBe(1);
+    let running = 0;
+    let most = 0;
+    const done: string[] = [];
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        done.push(text(m.data));
+        return 'ack';
+      },
+      { concurrency: 3 },
+    );
+    await eventually(() => expect(done).toHaveLength(12));
+    expect(most).toBe(3);
+    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+  });
+
+  it('a batch comes back whole after the shortest delay any of its messages asked for', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all(['ok', 'again', 'thrown'].map((body) => bus.publish(spec.subject, bytes(body))));
+    const handled: string[] = [];
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        const body = text(m.data);
+        handled.push(`${body} ${m.deliveryCount}`);
+        if (m.deliveryCount > 1) return 'ack';
+        if (body === 'again') return { retryInMs: 200 };
+        if (body === 'thrown') throw new Error('handler failed');
+        return 'ack';
+      },
+      { concurrency: 3 },
+    );
+    await eventually(() => expect(handled).toHaveLength(6), 10_000);
+    // The message that was handled is handed out again too: consumers of a batched stream are idempotent.
+    expect(handled.sort()).toEqual(['again 1', 'again 2', 'ok 1', 'ok 2', 'thrown 1', 'thrown 2']);
+    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+  });
+
+  it('drops a message marked as a batch that is not one, with a warning, and goes on', async () => {
+    const spec = batchedStream();
+    const warnings: string[] = [];
+    const bus = await open(spec, warnings);
+    const nc = await connect({ servers: server.url });
+    try {
+      const js = jetstream(nc);
+      const marked = natsHeaders();
+      marked.set(BATCH_HEADER, '2');
+      await js.publish(spec.subject, bytes('not protobuf at all'), { headers: marked });
+      const good = natsHeaders();
+      good.set(BATCH_HEADER, '2');
+      await js.publish(
+        spec.subject,
+        encodeBatch([
+          { data: bytes('x'), headers: {} },
+          { data: bytes('y'), headers: {} },
+        ]),
+        { headers: good },
+      );
+      // A plain message, as published before batches: read as one bus message.
+      await js.publish(spec.subject, bytes('plain'));
+    } finally {
+      await nc.close();
+    }
+    const seen: string[] = [];
+    bus.consume(spec.subject, async (m) => (seen.push(text(m.data)), 'ack'), { concurrency: 4 });
+    await eventually(() => expect(seen.sort()).toEqual(['plain', 'x', 'y']));
+    expect(warnings).toContain('a JetStream message is not a readable batch; dropped');
+    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+  });
+});
