@@ -44,7 +44,10 @@ export interface Bus {
   /**
    * Work-queue consumption: each message goes to one consumer of the subject, is removed on
    * `ack`, and is handed out again after `retryInMs` (or a short default when the handler throws).
-   * The handler runs in a `process <subject>` span continuing the publisher's trace.
+   * The handler runs in a `process <subject>` span continuing the publisher's trace. On a
+   * subject whose messages an adapter carries in batches (NATS: the dispatch stream), one that
+   * asks to be handed out again brings back those that travelled with it, after the longest
+   * delay any of them asked for: that subject's handlers must be idempotent.
    */
   consume(subject: string, handler: (message: BusMessage) => Promise<HandleResult>, options: ConsumeOptions): Subscription;
   /**

@@ -138,6 +138,22 @@ export function describeBusContract(name: string, open: () => Promise<ContractBr
       expect(deliveries).toHaveLength(3);
     });
 
+    it('hands out each of the messages published together once (an adapter may carry them as one)', async () => {
+      const { subject, connect } = await setup();
+      const bus = await connect();
+      const seen: string[] = [];
+      const handler = async (m: BusMessage): Promise<HandleResult> => (seen.push(text(m.data)), 'ack');
+      bus.consume(subject, handler, { concurrency: 3 });
+      bus.consume(subject, handler, { concurrency: 2 });
+      await Promise.all(Array.from({ length: 20 }, (_, i) => bus.publish(subject, bytes(String(i)))));
+      await eventually(() => expect(seen).toHaveLength(20), 10_000);
+      expect(new Set(seen).size).toBe(20);
+      // A marker published last arrives after anything still queued: nothing else is.
+      await bus.publish(subject, bytes('marker'));
+      await eventually(() => expect(seen).toContain('marker'));
+      expect(seen).toHaveLength(21);
+    });
+
     it('drops a second publish with the same msgId', async () => {
       const { subject, connect } = await setup();
       const bus = await connect();

@@ -1,4 +1,4 @@
-import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import { DISPATCH_SUBJECT, encodeDispatchJob, PublishQueueFullError, type Bus } from '@wirehook/bus';
 import type { Clock, DeliveryId } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import { Counter, type Registry } from 'prom-client';
@@ -57,8 +57,10 @@ export class Wakeups {
 
   #account(results: PromiseSettledResult<void>[]): void {
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failures.length === 0) return this.#outage.succeeded();
-    this.#missed.inc(failures.length);
-    this.#outage.failed(failures[0]!.reason, failures.length);
+    if (failures.length > 0) this.#missed.inc(failures.length);
+    // Refused because too many wait (NATS answers, slower than sends come): missed, not an outage.
+    const lost = failures.filter((f) => !(f.reason instanceof PublishQueueFullError));
+    if (lost.length > 0) this.#outage.failed(lost[0]!.reason, lost.length);
+    else if (failures.length === 0) this.#outage.succeeded();
   }
 }

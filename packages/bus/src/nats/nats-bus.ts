@@ -70,10 +70,11 @@ interface Settings {
  * The Bus of cluster mode, on NATS JetStream: one work-queue stream per subject and one
  * durable pull consumer per stream shared by every replica, so N dispatchers share the work
  * and a job is removed once acked. Publishes carry `Nats-Msg-Id` (the `msgId`, or a random
- * one so this adapter's own retries are de-duplicated). On a `batched` stream (dispatch),
- * publishes without a msgId made while one is in flight go together as one JetStream message
- * (PublishBatcher); the PullWorker hands each out on its own. The connection reconnects
- * forever; a publish during an outage retries until `publishTimeoutMs`, then rejects.
+ * one so this adapter's own retries are de-duplicated). On a `batched` stream (dispatch), the
+ * publishes without a msgId of one turn, and those made while others await their ack, go
+ * together as one JetStream message (PublishBatcher); the PullWorker hands each out on its
+ * own. The connection reconnects forever; a publish during an outage retries until
+ * `publishTimeoutMs`, then rejects. close() sends what was published before it first.
  */
 export class NatsBus implements Bus {
   readonly #nc: NatsConnection;
@@ -84,6 +85,8 @@ export class NatsBus implements Bus {
   /** Group publishing, per NATS subject of a batched stream (see PublishBatcher). */
   readonly #batchers = new Map<string, PublishBatcher>();
   #closing: Promise<void> | undefined;
+  /** Set once what close() found queued is sent: publishes still retrying then give up. */
+  #closed = false;
 
   private constructor(nc: NatsConnection, specs: readonly StreamSpec[], settings: Settings) {
     this.#nc = nc;
@@ -155,6 +158,7 @@ export class NatsBus implements Bus {
    *   within `publishTimeoutMs` (server unreachable).
    */
   async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<void> {
+    if (this.#closing) throw new Error('bus is closed');
     const spec = this.#specFor(subject);
     const natsSubject = spec.subject;
     // A publish with its own msgId is de-duplicated by that id, so it travels alone.
@@ -188,7 +192,7 @@ export class NatsBus implements Bus {
     const { publishTimeoutMs } = this.#settings;
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
-      if (this.#closing) throw new Error('bus is closed');
+      if (this.#closed) throw new Error('bus is closed');
       const left = deadline - Date.now();
       if (left <= 0) {
         const cause = lastError instanceof Error ? lastError.message : String(lastError);
@@ -197,7 +201,9 @@ export class NatsBus implements Bus {
         });
       }
       try {
-        await this.#js.publish(subject, data, { msgID, headers, timeout: Math.min(PUBLISH_ATTEMPT_MS, Math.max(left, 100)) });
+        // Half of what is left at most: a request whose answer is lost (sent as the client
+        // reconnected) leaves time for another attempt.
+        await this.#js.publish(subject, data, { msgID, headers, timeout: Math.min(PUBLISH_ATTEMPT_MS, Math.max(left / 2, 100)) });
         return;
       } catch (err) {
         lastError = err;
@@ -289,6 +295,10 @@ export class NatsBus implements Bus {
   }
 
   async #close(): Promise<void> {
+    // What was published before close() is sent first (within the drain's bound).
+    const batchers = [...this.#batchers.values()];
+    await Promise.race([Promise.all(batchers.map((batcher) => batcher.drained())), delay(DRAIN_TIMEOUT_MS, { unref: true })]);
+    this.#closed = true;
     await Promise.all([...this.#workers].map((worker) => worker.stop()));
     this.#workers.clear();
     // Draining flushes the last acks; a connection that cannot reach a server is just closed.

@@ -1,70 +1,123 @@
 import { describe, expect, it } from 'vitest';
 import { BATCH_HEADER, decodeBatch } from './batch-codec.ts';
-import { MAX_WAITING_PUBLISHES, PublishBatcher } from './publish-batcher.ts';
+import { MAX_IN_FLIGHT, MAX_WAITING_PUBLISHES, PublishBatcher, PublishQueueFullError } from './publish-batcher.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A send that records what it was given and settles when the test says. */
 function heldSends() {
   const sends: { data: Uint8Array; headers: Record<string, string>; deadline: number; ok(): void; fail(err: Error): void }[] = [];
   const send = (data: Uint8Array, headers: Record<string, string>, deadline: number) =>
     new Promise<void>((ok, fail) => sends.push({ data, headers, deadline, ok, fail }));
-  return { sends, send };
+  /** What each send carried: a plain message's payload, or a batch's payloads. */
+  const carried = () => sends.map((s) => (s.headers[BATCH_HEADER] ? decodeBatch(s.data).map((m) => text(m.data)) : [text(s.data)]));
+  return { sends, send, carried };
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A batcher with MAX_IN_FLIGHT sends out, one publish each, none answered. */
+async function full(timeoutMs = 60_000) {
+  const held = heldSends();
+  const batcher = new PublishBatcher({ subject: 'wirehook.dispatch', timeoutMs, send: held.send });
+  const inFlight = [];
+  for (let i = 0; i < MAX_IN_FLIGHT; i++) {
+    inFlight.push(batcher.add(bytes(`f${i}`), {}));
+    await turn();
+  }
+  expect(held.sends).toHaveLength(MAX_IN_FLIGHT);
+  return { ...held, batcher, inFlight };
+}
+
 describe('PublishBatcher', () => {
-  it('sends one message at a time; what is published meanwhile goes together next', async () => {
-    const { sends, send } = heldSends();
+  it('sends the publishes of one turn as one message; a lone one as a plain message with its own headers', async () => {
+    const { sends, send, carried } = heldSends();
     const batcher = new PublishBatcher({ subject: 's', timeoutMs: 60_000, send });
-    const first = batcher.add(bytes('a'), { traceparent: 'tp-a' });
+    const pair = [batcher.add(bytes('a'), { traceparent: 'tp-a' }), batcher.add(bytes('b'), {})];
     await turn();
-    expect(sends).toHaveLength(1);
-    // A batch of one is a plain message with its own headers.
-    expect(text(sends[0]!.data)).toBe('a');
-    expect(sends[0]!.headers).toEqual({ traceparent: 'tp-a' });
-    const later = [batcher.add(bytes('b'), { traceparent: 'tp-b' }), batcher.add(bytes('c'), {})];
+    expect(sends[0]!.headers).toEqual({ [BATCH_HEADER]: '2' });
+    expect(decodeBatch(sends[0]!.data).map((m) => m.headers)).toEqual([{ traceparent: 'tp-a' }, {}]);
+    const lone = batcher.add(bytes('c'), { traceparent: 'tp-c' });
     await turn();
-    expect(sends).toHaveLength(1);
+    expect(carried()).toEqual([['a', 'b'], ['c']]);
+    expect(sends[1]!.headers).toEqual({ traceparent: 'tp-c' });
     sends[0]!.ok();
-    await first;
+    sends[1]!.fail(new Error('bus is closed'));
+    await Promise.all(pair);
+    await expect(lone).rejects.toThrow('bus is closed');
+  });
+
+  it(`with ${MAX_IN_FLIGHT} messages out, what is published meanwhile waits and goes together in the next`, async () => {
+    const { sends, carried, batcher } = await full();
+    const waiting = [batcher.add(bytes('x'), {})];
+    await turn();
+    waiting.push(batcher.add(bytes('y'), {}));
+    await turn();
+    expect(sends).toHaveLength(MAX_IN_FLIGHT);
+    sends[0]!.ok();
     await turn();
     await turn();
-    expect(sends).toHaveLength(2);
-    expect(sends[1]!.headers).toEqual({ [BATCH_HEADER]: '2' });
-    expect(decodeBatch(sends[1]!.data).map((m) => [text(m.data), m.headers])).toEqual([
-      ['b', { traceparent: 'tp-b' }],
-      ['c', {}],
-    ]);
-    sends[1]!.fail(new Error('no ack'));
-    await expect(Promise.all(later)).rejects.toThrow('no ack');
+    expect(carried().slice(MAX_IN_FLIGHT)).toEqual([['x', 'y']]);
+    sends[MAX_IN_FLIGHT]!.ok();
+    await Promise.all(waiting);
+  });
+
+  it('a message failed at its deadline puts back the publishes with time left; one failed before it fails them all', async () => {
+    const { sends, carried, batcher } = await full(300);
+    const older = batcher.add(bytes('older'), {});
+    await sleep(150);
+    const younger = batcher.add(bytes('younger'), {});
+    sends[0]!.ok();
+    await turn();
+    await turn();
+    const batch = sends[MAX_IN_FLIGHT]!;
+    expect(carried()[MAX_IN_FLIGHT]).toEqual(['older', 'younger']);
+    // The send's deadline is the older one's; at it, the send fails.
+    await sleep(Math.max(0, batch.deadline - Date.now()) + 10);
+    batch.fail(new Error('no acknowledgement'));
+    await expect(older).rejects.toThrow('no acknowledgement');
+    await turn();
+    await turn();
+    expect(carried()[MAX_IN_FLIGHT + 1]).toEqual(['younger']);
+    // Failed before its deadline (the bus closed): no time left helps.
+    sends[MAX_IN_FLIGHT + 1]!.fail(new Error('bus is closed'));
+    await expect(younger).rejects.toThrow('bus is closed');
+    await turn();
+    expect(sends).toHaveLength(MAX_IN_FLIGHT + 2);
   });
 
   it('gives up a publish that waited past its time without sending it', async () => {
-    const { sends, send } = heldSends();
-    const batcher = new PublishBatcher({ subject: 'wirehook.dispatch', timeoutMs: 50, send });
-    const first = batcher.add(bytes('a'), {});
-    await turn();
-    const waiting = batcher.add(bytes('b'), {});
-    // Past the waiting one's deadline, the first is answered.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { sends, batcher } = await full(50);
+    const waiting = batcher.add(bytes('late'), {});
+    await sleep(100);
     sends[0]!.ok();
-    await first;
     await expect(waiting).rejects.toThrow('could not publish to wirehook.dispatch: no acknowledgement from NATS JetStream within 50 ms');
     await turn();
-    expect(sends).toHaveLength(1);
+    expect(sends).toHaveLength(MAX_IN_FLIGHT);
   });
 
   it(`refuses a publish at once when ${MAX_WAITING_PUBLISHES.toLocaleString('en')} wait already`, async () => {
-    const { send } = heldSends();
-    const batcher = new PublishBatcher({ subject: 's', timeoutMs: 60_000, send });
-    void batcher.add(bytes('in flight'), {});
-    await turn();
+    const { batcher } = await full();
     let refused = 0;
     for (let i = 0; i < MAX_WAITING_PUBLISHES; i++) void batcher.add(bytes(String(i)), {}).catch(() => refused++);
     await turn();
     expect(refused).toBe(0);
-    await expect(batcher.add(bytes('one more'), {})).rejects.toThrow('could not publish to s: 10000 publishes already wait for NATS JetStream');
+    const oneMore = batcher.add(bytes('one more'), {});
+    await expect(oneMore).rejects.toThrow(PublishQueueFullError);
+    await expect(oneMore).rejects.toThrow('could not publish to wirehook.dispatch: 10000 publishes already wait for NATS JetStream');
+  });
+
+  it('drained() resolves once every publish is settled', async () => {
+    const { sends, batcher, inFlight } = await full();
+    let drained = false;
+    void batcher.drained().then(() => (drained = true));
+    for (const s of sends.slice(0, -1)) s.ok();
+    await turn();
+    expect(drained).toBe(false);
+    sends.at(-1)!.ok();
+    await Promise.all(inFlight);
+    await turn();
+    expect(drained).toBe(true);
   });
 });

@@ -1,9 +1,23 @@
 import { BATCH_HEADER, type BatchedMessage, encodeBatch } from './batch-codec.ts';
 
 /** Most bus messages one JetStream message carries (about 100 bytes each for a dispatch job). */
-export const MAX_BATCH_MESSAGES = 64;
-/** Most publishes waiting behind the one in flight; beyond it a publish is refused at once. */
+export const MAX_BATCH_MESSAGES = 16;
+/**
+ * JetStream messages in flight at once per subject. More than one, so a message whose
+ * acknowledgement is lost (a server restarting, a leader moving) holds up only its own
+ * publishes while the others go on; few, so that under load publishes gather while they wait.
+ */
+export const MAX_IN_FLIGHT = 4;
+/** Most publishes waiting to be sent; beyond it a publish is refused at once. */
 export const MAX_WAITING_PUBLISHES = 10_000;
+
+/** A publish refused because MAX_WAITING_PUBLISHES already wait: NATS answers, but slower than publishes come. */
+export class PublishQueueFullError extends Error {
+  constructor(subject: string) {
+    super(`could not publish to ${subject}: ${MAX_WAITING_PUBLISHES} publishes already wait for NATS JetStream`);
+    this.name = 'PublishQueueFullError';
+  }
+}
 
 export interface PublishBatcherOptions {
   /** The NATS subject, for error messages. */
@@ -24,62 +38,111 @@ interface Waiting extends BatchedMessage {
 }
 
 /**
- * Group publishing for one subject, as a store's group commit: one JetStream message is in
- * flight at a time, and the publishes made meanwhile go together in the next one (up to
- * MAX_BATCH_MESSAGES, encoded by batch-codec). An idle subject sends at the end of the
- * current event-loop turn, so what one turn publishes (a fan-out message's wake-ups, the
- * messages of one store commit) shares a message. Under load, a batch grows with the time an
- * acknowledgement takes, so the broker's work — a store, a hand-out and an ack per message —
- * is shared by more publishes exactly when it costs most; idle, a publish waits for nothing.
- * A batch of one is sent as a plain message. Every publish settles by its deadline.
+ * Group publishing for one subject, as a store's group commit: the publishes of one
+ * event-loop turn (a fan-out message's wake-ups, the messages of one store commit) go as one
+ * JetStream message, up to MAX_BATCH_MESSAGES, encoded by batch-codec; and while
+ * MAX_IN_FLIGHT messages await their acknowledgement, what is published meanwhile waits and
+ * goes together in the next. So the broker's work — a store, a hand-out and an ack per
+ * message — is shared by more publishes as the load grows. A batch of one is sent as a plain
+ * message. A message that fails puts back the publishes that still have time; every publish
+ * settles by its own deadline.
  */
 export class PublishBatcher {
   readonly #o: PublishBatcherOptions;
   #queue: Waiting[] = [];
-  #busy = false;
+  #inFlight = 0;
+  #scheduled = false;
+  #drained: (() => void)[] = [];
 
   constructor(options: PublishBatcherOptions) {
     this.#o = options;
   }
 
-  /** Resolves once the message carrying it is acknowledged by JetStream. */
+  /**
+   * Resolves once the message carrying it is acknowledged by JetStream.
+   * @throws PublishQueueFullError (rejects at once) when MAX_WAITING_PUBLISHES already wait.
+   */
   add(data: Uint8Array, headers: Record<string, string>): Promise<void> {
-    const { subject, timeoutMs } = this.#o;
-    if (this.#queue.length >= MAX_WAITING_PUBLISHES) {
-      return Promise.reject(new Error(`could not publish to ${subject}: ${MAX_WAITING_PUBLISHES} publishes already wait for NATS JetStream`));
-    }
+    if (this.#queue.length >= MAX_WAITING_PUBLISHES) return Promise.reject(new PublishQueueFullError(this.#o.subject));
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ data, headers, deadline: Date.now() + timeoutMs, resolve, reject });
-      if (!this.#busy) {
-        this.#busy = true;
-        setImmediate(() => this.#next());
-      }
+      this.#queue.push({ data, headers, deadline: Date.now() + this.#o.timeoutMs, resolve, reject });
+      this.#schedule();
     });
   }
 
-  /** Sends what waits (after failing what waited past its deadline), then again on the answer. */
-  #next(): void {
-    const now = Date.now();
-    while (this.#queue.length > 0 && this.#queue[0]!.deadline <= now) {
-      const { subject, timeoutMs } = this.#o;
-      this.#queue.shift()!.reject(new Error(`could not publish to ${subject}: no acknowledgement from NATS JetStream within ${timeoutMs} ms`));
-    }
-    if (this.#queue.length === 0) {
-      this.#busy = false;
-      return;
-    }
-    const batch = this.#queue.splice(0, MAX_BATCH_MESSAGES);
-    // The oldest's deadline: each publish settles within its own time.
+  /** Resolves once nothing waits and nothing is in flight (each publish settled). */
+  drained(): Promise<void> {
+    if (this.#queue.length === 0 && this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /** Sends at the end of this turn, so the turn's publishes share a message. */
+  #schedule(): void {
+    if (this.#scheduled || this.#queue.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#sendWaiting();
+    });
+  }
+
+  #sendWaiting(): void {
+    this.#expire();
+    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) this.#send(this.#queue.splice(0, MAX_BATCH_MESSAGES));
+    this.#settleDrained();
+  }
+
+  #send(batch: Waiting[]): void {
+    this.#inFlight++;
+    // The oldest's deadline: no publish waits past its own.
     const deadline = batch[0]!.deadline;
-    const sent =
-      batch.length === 1
-        ? this.#o.send(batch[0]!.data, { ...batch[0]!.headers }, deadline)
-        : this.#o.send(encodeBatch(batch), { [BATCH_HEADER]: String(batch.length) }, deadline);
+    let sent: Promise<void>;
+    try {
+      sent =
+        batch.length === 1
+          ? this.#o.send(batch[0]!.data, { ...batch[0]!.headers }, deadline)
+          : this.#o.send(encodeBatch(batch), { [BATCH_HEADER]: String(batch.length) }, deadline);
+    } catch (err) {
+      sent = Promise.reject(err);
+    }
     sent.then(
-      () => batch.forEach((w) => w.resolve()),
-      (err: unknown) => batch.forEach((w) => w.reject(err)),
+      () => {
+        for (const w of batch) w.resolve();
+        this.#done();
+      },
+      (err: unknown) => {
+        // Failed at its deadline: those with time left go back to the front (the message may
+        // have been stored after all: a second wake-up is harmless), the others fail with its
+        // error. Failed before it (the bus closed): all fail, nothing would cure it.
+        const now = Date.now();
+        const retry = now >= deadline ? batch.filter((w) => w.deadline > now) : [];
+        this.#queue.unshift(...retry);
+        for (const w of batch) if (!retry.includes(w)) w.reject(err);
+        this.#done();
+      },
     );
-    // What was published meanwhile goes next, gathered until the end of that turn too.
-    void sent.catch(() => undefined).finally(() => setImmediate(() => this.#next()));
+  }
+
+  #done(): void {
+    this.#inFlight--;
+    this.#schedule();
+    this.#settleDrained();
+  }
+
+  /** Fails what waited past its deadline without being sent. */
+  #expire(): void {
+    const now = Date.now();
+    if (!this.#queue.some((w) => w.deadline <= now)) return;
+    const { subject, timeoutMs } = this.#o;
+    const expired = new Error(`could not publish to ${subject}: no acknowledgement from NATS JetStream within ${timeoutMs} ms`);
+    for (const w of this.#queue) if (w.deadline <= now) w.reject(expired);
+    this.#queue = this.#queue.filter((w) => w.deadline > now);
+  }
+
+  #settleDrained(): void {
+    if (this.#queue.length > 0 || this.#inFlight > 0) return;
+    const drained = this.#drained;
+    this.#drained = [];
+    for (const resolve of drained) resolve();
   }
 }

@@ -42,6 +42,16 @@ async function streamState(spec: StreamSpec) {
   }
 }
 
+/** The shared consumer as the server reports it. */
+async function inspectConsumer(spec: StreamSpec) {
+  const nc = await connect({ servers: server.url });
+  try {
+    return await (await jetstreamManager(nc)).consumers.info(spec.stream, spec.consumer);
+  } finally {
+    await nc.close();
+  }
+}
+
 describe('NatsBus on a batched stream', () => {
   const opened: NatsBus[] = [];
   const open = async (spec: StreamSpec, warnings: string[] = []) => {
@@ -93,16 +103,16 @@ describe('NatsBus on a batched stream', () => {
     await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
   });
 
-  it(`carries at most ${MAX_BATCH_MESSAGES} publishes a message: 64 take one, 65 two`, async () => {
+  it(`carries at most ${MAX_BATCH_MESSAGES} publishes a message: 16 take one, 17 two`, async () => {
     const spec = batchedStream();
     const bus = await open(spec);
-    await Promise.all(Array.from({ length: 64 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
+    await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
     expect((await streamState(spec)).last_seq).toBe(1);
-    await Promise.all(Array.from({ length: 65 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
+    await Promise.all(Array.from({ length: 17 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
     expect((await streamState(spec)).last_seq).toBe(3);
     const seen = new Set<string>();
     bus.consume(spec.subject, async (m) => (seen.add(text(m.data)), 'ack'), { concurrency: 8 });
-    await eventually(() => expect(seen.size).toBe(129));
+    await eventually(() => expect(seen.size).toBe(33));
   });
 
   it('a publish with a msgId travels alone and is de-duplicated by it', async () => {
@@ -141,7 +151,7 @@ describe('NatsBus on a batched stream', () => {
     await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
   });
 
-  it('a batch comes back whole after the shortest delay any of its messages asked for', async () => {
+  it('a batch comes back whole when any of its messages asks to', async () => {
     const spec = batchedStream();
     const bus = await open(spec);
     await Promise.all(['ok', 'again', 'thrown'].map((body) => bus.publish(spec.subject, bytes(body))));
@@ -162,6 +172,139 @@ describe('NatsBus on a batched stream', () => {
     // The message that was handled is handed out again too: consumers of a batched stream are idempotent.
     expect(handled.sort()).toEqual(['again 1', 'again 2', 'ok 1', 'ok 2', 'thrown 1', 'thrown 2']);
     await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+  });
+
+  /** Consumes with `handler` after two batches of 16 are handled: each pull then asks for one JetStream message (see PullWorker). */
+  const warmedUp = async (bus: NatsBus, spec: StreamSpec, concurrency: number, handler: (m: BusMessage) => Promise<'ack'>) => {
+    let warmups = 0;
+    bus.consume(spec.subject, async (m) => (text(m.data).startsWith('warm') ? (warmups++, 'ack') : handler(m)), { concurrency });
+    for (const round of [1, 2]) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`warm${round}.${i}`))));
+    await eventually(() => expect(warmups).toBe(32));
+  };
+
+  it('a slow message of a batch holds its own slot only: the worker pulls on for the slots the others free', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const done: string[] = [];
+    await warmedUp(bus, spec, 2, async (m) => {
+      if (text(m.data) === '0') await released;
+      done.push(text(m.data));
+      return 'ack';
+    });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => bus.publish(spec.subject, bytes(String(i)))));
+    try {
+      await eventually(() => expect(done).toHaveLength(7));
+      // Published after the batch, while its message "0" still runs: taken by the slot the others freed.
+      await bus.publish(spec.subject, bytes('later'));
+      await eventually(() => expect(done).toContain('later'));
+    } finally {
+      release();
+    }
+    await eventually(() => expect(done).toHaveLength(9));
+  });
+
+  it('runs no more handlers at once than its concurrency, over several batches', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    let running = 0;
+    let most = 0;
+    const done: string[] = [];
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        running--;
+        done.push(text(m.data));
+        return 'ack';
+      },
+      { concurrency: 3 },
+    );
+    await Promise.all(Array.from({ length: 6 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
+    // The second batch arrives while the first's last messages run (handed their slots one by one).
+    await eventually(() => expect(done.length).toBeGreaterThanOrEqual(3));
+    await Promise.all(Array.from({ length: 6 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
+    await eventually(() => expect(done).toHaveLength(12));
+    expect(most).toBe(3);
+  });
+
+  it('pulls for the bus messages a JetStream message carried lately: about its concurrency, the rest left to the other replicas', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const done: string[] = [];
+    await warmedUp(bus, spec, 2, async (m) => {
+      await released;
+      done.push(text(m.data));
+      return 'ack';
+    });
+    for (const tag of ['x', 'y']) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`${tag}${i}`))));
+    try {
+      await eventually(async () => expect((await inspectConsumer(spec)).num_ack_pending).toBe(1));
+      expect((await inspectConsumer(spec)).num_pending).toBe(1);
+    } finally {
+      release();
+    }
+    await eventually(() => expect(done).toHaveLength(32));
+  });
+
+  it('hands the whole batch out again no sooner than the longest delay any of its messages asked for', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all(['short', 'long'].map((body) => bus.publish(spec.subject, bytes(body))));
+    const seen: { body: string; count: number; at: number }[] = [];
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        const body = text(m.data);
+        seen.push({ body, count: m.deliveryCount, at: Date.now() });
+        if (m.deliveryCount > 1) return 'ack';
+        return { retryInMs: body === 'short' ? 100 : 1_500 };
+      },
+      { concurrency: 2 },
+    );
+    await eventually(() => expect(seen).toHaveLength(4), 10_000);
+    const first = Math.max(...seen.filter((s) => s.count === 1).map((s) => s.at));
+    for (const again of seen.filter((s) => s.count === 2)) expect(again.at - first).toBeGreaterThanOrEqual(1_400);
+  });
+
+  it('a consumer stopping hands back the messages of a batch it has not started, with their batch', async () => {
+    const spec = batchedStream();
+    const bus = await open(spec);
+    await Promise.all(['a0', 'a1', 'a2'].map((body) => bus.publish(spec.subject, bytes(body))));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const first: string[] = [];
+    const subscription = bus.consume(
+      spec.subject,
+      async (m) => {
+        first.push(text(m.data));
+        await released;
+        return 'ack';
+      },
+      { concurrency: 1 },
+    );
+    await eventually(() => expect(first).toEqual(['a0']));
+    const stopping = subscription.stop();
+    release();
+    await stopping;
+    expect(first).toEqual(['a0']);
+    const second: string[] = [];
+    bus.consume(spec.subject, async (m) => (second.push(`${text(m.data)} ${m.deliveryCount}`), 'ack'), { concurrency: 3 });
+    await eventually(() => expect(second.sort()).toEqual(['a0 2', 'a1 2', 'a2 2']));
+  });
+
+  it('close() sends what was published before it', async () => {
+    const spec = batchedStream();
+    const bus = await NatsBus.connect({ servers: server.url, name: 'batch-test', streams: [spec] });
+    const published = Array.from({ length: 5 }, (_, i) => bus.publish(spec.subject, bytes(String(i))));
+    await bus.close();
+    await Promise.all(published);
+    expect((await streamState(spec)).messages).toBe(1);
+    await expect(bus.publish(spec.subject, bytes('after'))).rejects.toThrow('bus is closed');
   });
 
   it('drops a message marked as a batch that is not one, with a warning, and goes on', async () => {

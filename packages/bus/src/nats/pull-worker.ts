@@ -35,9 +35,13 @@ const MAX_BACKOFF_MS = 5_000;
  *
  * A batch (several bus messages in one JetStream message, see PublishBatcher) is handed to
  * the handler message by message, each in its own trace, and at most `concurrency` handlers
- * run at once, batched or not; the batch's messages beyond that wait here for a slot. The
- * JetStream message is acked once all of them are handled, or handed out again, whole, after
- * the shortest delay any of them asked for.
+ * run at once, batched or not; the batch's messages beyond that wait here for a slot. A pull
+ * asks for as many JetStream messages as free slots at the bus messages a JetStream message
+ * has carried lately, so a worker holds about `concurrency` bus messages, batched or not, and
+ * leaves the rest to the other replicas. The JetStream message is acked once all of its bus
+ * messages are handled, or handed out again, whole, after the longest delay any of them asked
+ * for (so none comes back sooner than it asked). Bus messages not yet started when the worker
+ * stops are handed back at once, with their batch.
  */
 export class PullWorker {
   readonly #o: PullWorkerOptions;
@@ -49,6 +53,10 @@ export class PullWorker {
   #handling = 0;
   /** Bus messages waiting for a handler slot, first come first served. */
   readonly #waiting: (() => void)[] = [];
+  /** Wakes the pull loop when a bus message is done (a slot may be free to pull for). */
+  #freed: (() => void) | undefined;
+  /** Bus messages a JetStream message carried lately (a moving average; 1 before any batch). */
+  #perMessage = 1;
   readonly #loop: Promise<void>;
   #batch: ConsumerMessages | undefined;
   #stopped = false;
@@ -63,6 +71,7 @@ export class PullWorker {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
+    this.#freed?.();
     await this.#batch?.close();
     await this.#loop;
     await Promise.all(this.#running);
@@ -80,10 +89,11 @@ export class PullWorker {
       try {
         consumer ??= await js.consumers.get(spec.stream, spec.consumer);
         if (this.#held >= concurrency) {
-          await Promise.race(this.#running);
+          // Any bus message done, not a whole JetStream message: one slow message of a batch must not stop the pulls.
+          await new Promise<void>((resolve) => (this.#freed = resolve));
           continue;
         }
-        await this.#pull(consumer, concurrency - this.#held);
+        await this.#pull(consumer, Math.max(1, Math.floor((concurrency - this.#held) / this.#perMessage)));
         failures = 0;
       } catch (err) {
         if (this.#done) break;
@@ -116,7 +126,8 @@ export class PullWorker {
     };
     arm();
     try {
-      if (this.#stopped) await batch.close();
+      // Not awaited: the iterator below is what runs the close (awaiting it first would wait for ever).
+      if (this.#stopped) void batch.close();
       for await (const msg of batch) {
         arm();
         // Arrived as we stopped: hand it straight back to the other consumers.
@@ -147,6 +158,7 @@ export class PullWorker {
     }
     const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
     this.#held += messages.length;
+    this.#perMessage += (messages.length - this.#perMessage) / 4;
     let results: HandleResult[];
     try {
       results = await Promise.all(messages.map((message) => this.#handleOne(message)));
@@ -154,7 +166,7 @@ export class PullWorker {
       clearInterval(inProgress);
     }
     const retries = results.flatMap((result) => (result === 'ack' ? [] : [Math.max(0, Math.round(result.retryInMs))]));
-    this.#settle(msg, () => (retries.length === 0 ? msg.ack() : msg.nak(Math.min(...retries))));
+    this.#settle(msg, () => (retries.length === 0 ? msg.ack() : msg.nak(Math.max(...retries))));
   }
 
   /** Runs the handler on one bus message once a slot is free; a throw is a retry. */
@@ -163,6 +175,8 @@ export class PullWorker {
     if (this.#handling >= this.#o.concurrency) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     else this.#handling++;
     try {
+      // Stopped while it waited: handed back to the other consumers, never started.
+      if (this.#stopped) return { retryInMs: 0 };
       return await traceHandle('nats', message, handler);
     } catch (err) {
       logger?.warn({ err, subject: message.subject }, 'bus handler threw; the message is handed out again');
@@ -173,6 +187,8 @@ export class PullWorker {
       const next = this.#waiting.shift();
       if (next) next();
       else this.#handling--;
+      this.#freed?.();
+      this.#freed = undefined;
     }
   }
 

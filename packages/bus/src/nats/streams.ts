@@ -33,8 +33,8 @@ export interface StreamSpec {
   /** Messages handed out and not yet acknowledged, over all replicas. */
   readonly maxAckPending: number;
   /**
-   * Publishes made while one is in flight share a JetStream message (see PublishBatcher);
-   * each is still handled on its own. For streams whose consumers are idempotent: a batch
+   * Publishes made together (in one turn, or while others await their ack) share a JetStream
+   * message (see PublishBatcher); each is still handled on its own. For streams whose consumers are idempotent: a batch
    * comes back whole when any of its messages asks to be handed out again.
    */
   readonly batched?: boolean;
