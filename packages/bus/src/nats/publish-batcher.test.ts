@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BATCH_HEADER, decodeBatch } from './batch-codec.ts';
-import { MAX_IN_FLIGHT, MAX_WAITING_PUBLISHES, PublishBatcher, PublishQueueFullError } from './publish-batcher.ts';
+import { MAX_BATCH_MESSAGES, MAX_IN_FLIGHT, MAX_WAITING_PUBLISHES, PublishBatcher, PublishQueueFullError, SLOW_ACK_MS } from './publish-batcher.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -8,25 +8,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A send that records what it was given and settles when the test says. */
 function heldSends() {
-  const sends: { data: Uint8Array; headers: Record<string, string>; deadline: number; ok(): void; fail(err: Error): void }[] = [];
+  const sends: { data: Uint8Array; headers: Record<string, string>; deadline: number; at: number; ok(): void; fail(err: Error): void }[] = [];
   const send = (data: Uint8Array, headers: Record<string, string>, deadline: number) =>
-    new Promise<void>((ok, fail) => sends.push({ data, headers, deadline, ok, fail }));
+    new Promise<void>((ok, fail) => sends.push({ data, headers, deadline, at: performance.now(), ok, fail }));
   /** What each send carried: a plain message's payload, or a batch's payloads. */
   const carried = () => sends.map((s) => (s.headers[BATCH_HEADER] ? decodeBatch(s.data).map((m) => text(m.data)) : [text(s.data)]));
   return { sends, send, carried };
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A batcher with MAX_IN_FLIGHT sends out, one publish each, none answered. */
+/** A batcher with MAX_IN_FLIGHT sends out, one publish each, none answered (each next one goes once the oldest is slow). */
 async function full(timeoutMs = 60_000) {
   const held = heldSends();
   const batcher = new PublishBatcher({ subject: 'wirehook.dispatch', timeoutMs, send: held.send });
   const inFlight = [];
   for (let i = 0; i < MAX_IN_FLIGHT; i++) {
     inFlight.push(batcher.add(bytes(`f${i}`), {}));
-    await turn();
+    await vi.waitFor(() => expect(held.sends).toHaveLength(i + 1), { timeout: 5_000, interval: 5 });
   }
-  expect(held.sends).toHaveLength(MAX_IN_FLIGHT);
   return { ...held, batcher, inFlight };
 }
 
@@ -38,14 +37,53 @@ describe('PublishBatcher', () => {
     await turn();
     expect(sends[0]!.headers).toEqual({ [BATCH_HEADER]: '2' });
     expect(decodeBatch(sends[0]!.data).map((m) => m.headers)).toEqual([{ traceparent: 'tp-a' }, {}]);
+    sends[0]!.ok();
+    await Promise.all(pair);
     const lone = batcher.add(bytes('c'), { traceparent: 'tp-c' });
     await turn();
     expect(carried()).toEqual([['a', 'b'], ['c']]);
     expect(sends[1]!.headers).toEqual({ traceparent: 'tp-c' });
-    sends[0]!.ok();
     sends[1]!.fail(new Error('bus is closed'));
-    await Promise.all(pair);
     await expect(lone).rejects.toThrow('bus is closed');
+  });
+
+  it('while one message awaits its ack, what is published meanwhile waits and goes together in the next', async () => {
+    const { sends, send, carried } = heldSends();
+    const batcher = new PublishBatcher({ subject: 's', timeoutMs: 60_000, send });
+    const first = batcher.add(bytes('a'), {});
+    await turn();
+    const waiting = [batcher.add(bytes('b'), {})];
+    await turn();
+    waiting.push(batcher.add(bytes('c'), {}));
+    await turn();
+    expect(sends).toHaveLength(1);
+    sends[0]!.ok();
+    await first;
+    await turn();
+    await turn();
+    expect(carried()).toEqual([['a'], ['b', 'c']]);
+    sends[1]!.ok();
+    await Promise.all(waiting);
+  });
+
+  it(`an ack slower than ${SLOW_ACK_MS} ms lets the next message go beside it, up to ${MAX_IN_FLIGHT} in flight`, async () => {
+    const { sends, carried, batcher } = await full();
+    expect(carried()).toEqual([['f0'], ['f1'], ['f2'], ['f3']]);
+    // The second went only once the first had waited SLOW_ACK_MS for its ack.
+    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(SLOW_ACK_MS - 1);
+    void batcher.add(bytes('fifth'), {}).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 3 * SLOW_ACK_MS));
+    expect(sends).toHaveLength(MAX_IN_FLIGHT);
+  });
+
+  it(`a full batch (${MAX_BATCH_MESSAGES}) goes at once beside the message in flight`, async () => {
+    const { sends, send, carried } = heldSends();
+    const batcher = new PublishBatcher({ subject: 's', timeoutMs: 60_000, send });
+    void batcher.add(bytes('a'), {});
+    await turn();
+    for (let i = 0; i < MAX_BATCH_MESSAGES + 1; i++) void batcher.add(bytes(`b${i}`), {});
+    await turn();
+    expect(carried().map((c) => c.length)).toEqual([1, MAX_BATCH_MESSAGES]);
   });
 
   it(`with ${MAX_IN_FLIGHT} messages out, what is published meanwhile waits and goes together in the next`, async () => {
@@ -56,9 +94,8 @@ describe('PublishBatcher', () => {
     await turn();
     expect(sends).toHaveLength(MAX_IN_FLIGHT);
     sends[0]!.ok();
-    await turn();
-    await turn();
-    expect(carried().slice(MAX_IN_FLIGHT)).toEqual([['x', 'y']]);
+    // Beside the three still out once the oldest of them is slow.
+    await vi.waitFor(() => expect(carried().slice(MAX_IN_FLIGHT)).toEqual([['x', 'y']]), { timeout: 5_000, interval: 5 });
     sends[MAX_IN_FLIGHT]!.ok();
     await Promise.all(waiting);
   });

@@ -3,11 +3,14 @@ import { BATCH_HEADER, type BatchedMessage, encodeBatch } from './batch-codec.ts
 /** Most bus messages one JetStream message carries (about 100 bytes each for a dispatch job). */
 export const MAX_BATCH_MESSAGES = 16;
 /**
- * JetStream messages in flight at once per subject. More than one, so a message whose
- * acknowledgement is lost (a server restarting, a leader moving) holds up only its own
- * publishes while the others go on; few, so that under load publishes gather while they wait.
+ * JetStream messages in flight at once per subject. One as a rule: what is published while it
+ * awaits its ack gathers for the next. More once the oldest has waited SLOW_ACK_MS (an ack
+ * lost as a server restarts, a leader moving), or when a full batch waits: a slow message then
+ * holds up only its own publishes.
  */
 export const MAX_IN_FLIGHT = 4;
+/** How long the oldest message in flight may await its ack before a second one goes beside it. */
+export const SLOW_ACK_MS = 20;
 /** Most publishes waiting to be sent; beyond it a publish is refused at once. */
 export const MAX_WAITING_PUBLISHES = 10_000;
 
@@ -40,18 +43,20 @@ interface Waiting extends BatchedMessage {
 /**
  * Group publishing for one subject, as a store's group commit: the publishes of one
  * event-loop turn (a fan-out message's wake-ups, the messages of one store commit) go as one
- * JetStream message, up to MAX_BATCH_MESSAGES, encoded by batch-codec; and while
- * MAX_IN_FLIGHT messages await their acknowledgement, what is published meanwhile waits and
- * goes together in the next. So the broker's work — a store, a hand-out and an ack per
- * message — is shared by more publishes as the load grows. A batch of one is sent as a plain
- * message. A message that fails puts back the publishes that still have time; every publish
- * settles by its own deadline.
+ * JetStream message, up to MAX_BATCH_MESSAGES, encoded by batch-codec; and while a message
+ * awaits its acknowledgement, what is published meanwhile waits and goes together in the next
+ * (see MAX_IN_FLIGHT). So the broker's work — a store, a hand-out and an ack per message — is
+ * shared by more publishes as the load grows, for the price of at most one acknowledgement's
+ * wait. A batch of one is sent as a plain message. A message that fails puts back the
+ * publishes that still have time; every publish settles by its own deadline.
  */
 export class PublishBatcher {
   readonly #o: PublishBatcherOptions;
   #queue: Waiting[] = [];
-  #inFlight = 0;
+  /** When each message in flight was sent, oldest first. */
+  #inFlight: number[] = [];
   #scheduled = false;
+  #slowTimer: NodeJS.Timeout | undefined;
   #drained: (() => void)[] = [];
 
   constructor(options: PublishBatcherOptions) {
@@ -72,13 +77,13 @@ export class PublishBatcher {
 
   /** Resolves once nothing waits and nothing is in flight (each publish settled). */
   drained(): Promise<void> {
-    if (this.#queue.length === 0 && this.#inFlight === 0) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#inFlight.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
   /** Sends at the end of this turn, so the turn's publishes share a message. */
   #schedule(): void {
-    if (this.#scheduled || this.#queue.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
+    if (this.#scheduled || this.#queue.length === 0 || this.#inFlight.length >= MAX_IN_FLIGHT) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
@@ -88,12 +93,32 @@ export class PublishBatcher {
 
   #sendWaiting(): void {
     this.#expire();
-    while (this.#queue.length > 0 && this.#inFlight < MAX_IN_FLIGHT) this.#send(this.#queue.splice(0, MAX_BATCH_MESSAGES));
+    while (this.#queue.length > 0 && this.#mayAddMessage()) this.#send(this.#queue.splice(0, MAX_BATCH_MESSAGES));
+    // Waiting behind a message that may be slow: look again once it is.
+    if (this.#queue.length > 0 && this.#inFlight.length > 0 && this.#inFlight.length < MAX_IN_FLIGHT && this.#slowTimer === undefined) {
+      this.#slowTimer = setTimeout(
+        () => {
+          this.#slowTimer = undefined;
+          this.#schedule();
+        },
+        Math.max(0, this.#inFlight[0]! + SLOW_ACK_MS - Date.now()),
+      );
+      this.#slowTimer.unref();
+    }
     this.#settleDrained();
   }
 
+  /** See MAX_IN_FLIGHT: none in flight, a full batch waiting, or the oldest in flight slow. */
+  #mayAddMessage(): boolean {
+    const inFlight = this.#inFlight.length;
+    if (inFlight === 0) return true;
+    if (inFlight >= MAX_IN_FLIGHT) return false;
+    return this.#queue.length >= MAX_BATCH_MESSAGES || Date.now() - this.#inFlight[0]! >= SLOW_ACK_MS;
+  }
+
   #send(batch: Waiting[]): void {
-    this.#inFlight++;
+    const sentAt = Date.now();
+    this.#inFlight.push(sentAt);
     // The oldest's deadline: no publish waits past its own.
     const deadline = batch[0]!.deadline;
     let sent: Promise<void>;
@@ -108,7 +133,7 @@ export class PublishBatcher {
     sent.then(
       () => {
         for (const w of batch) w.resolve();
-        this.#done();
+        this.#done(sentAt);
       },
       (err: unknown) => {
         // Failed at its deadline: those with time left go back to the front (the message may
@@ -118,13 +143,13 @@ export class PublishBatcher {
         const retry = now >= deadline ? batch.filter((w) => w.deadline > now) : [];
         this.#queue.unshift(...retry);
         for (const w of batch) if (!retry.includes(w)) w.reject(err);
-        this.#done();
+        this.#done(sentAt);
       },
     );
   }
 
-  #done(): void {
-    this.#inFlight--;
+  #done(sentAt: number): void {
+    this.#inFlight.splice(this.#inFlight.indexOf(sentAt), 1);
     this.#schedule();
     this.#settleDrained();
   }
@@ -140,7 +165,7 @@ export class PublishBatcher {
   }
 
   #settleDrained(): void {
-    if (this.#queue.length > 0 || this.#inFlight > 0) return;
+    if (this.#queue.length > 0 || this.#inFlight.length > 0) return;
     const drained = this.#drained;
     this.#drained = [];
     for (const resolve of drained) resolve();
