@@ -158,11 +158,19 @@ export function outcomeLabel(result: { ok: boolean; status: number | null; error
 /** JetStream's view of the dispatch consumer (cluster mode): pending, unacknowledged, redelivered. */
 export function registerConsumerMetrics(registry: Registry, backlog: () => Promise<{ pending: number; ackPending: number; redelivered: number }>): void {
   scrapedGauges(registry, backlog, [
-    { name: 'wirehook_jetstream_consumer_pending', help: 'Dispatch jobs in JetStream not yet handed to a dispatcher', value: (b) => b.pending },
-    { name: 'wirehook_jetstream_consumer_ack_pending', help: 'Dispatch jobs handed out and not yet acknowledged', value: (b) => b.ackPending },
+    {
+      name: 'wirehook_jetstream_consumer_pending',
+      help: 'JetStream messages of dispatch jobs (one or a batch of up to 16) not yet handed to a dispatcher',
+      value: (b) => b.pending,
+    },
+    {
+      name: 'wirehook_jetstream_consumer_ack_pending',
+      help: 'JetStream messages of dispatch jobs handed out and not yet acknowledged',
+      value: (b) => b.ackPending,
+    },
     {
       name: 'wirehook_jetstream_consumer_redelivered',
-      help: 'Dispatch jobs handed out more than once (a dispatcher died or was slow)',
+      help: 'JetStream messages of dispatch jobs handed out more than once (a dispatcher died or was slow)',
       value: (b) => b.redelivered,
     },
   ]);

@@ -1,7 +1,7 @@
 // Wake-ups while NATS is away: a send never waits past its bound, never fails for them,
 // and the log gets one line, a summary per 30 s and the recovery — not a line per request.
 import { ManualClock, newId } from '@wirehook/core';
-import { DISPATCH_STREAM, NatsBus } from '@wirehook/bus';
+import { DISPATCH_STREAM, NatsBus, PublishQueueFullError, type Bus } from '@wirehook/bus';
 import { startNatsServer, type NatsServer } from '@wirehook/testkit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -55,6 +55,22 @@ describe('Wakeups', () => {
       { timeout: 10_000, interval: 200 },
     );
   }, 30_000);
+});
+
+describe('Wakeups refused because too many wait', () => {
+  it('are missed wake-ups, logged as NATS being slow, not as NATS unreachable', async () => {
+    const clock = new ManualClock();
+    const logger = { warn: vi.fn(), info: vi.fn() };
+    const registry = new Registry();
+    const full = { publish: async () => Promise.reject(new PublishQueueFullError('wirehook.dispatch')) } as unknown as Bus;
+    const wakeups = new Wakeups({ bus: full, clock, logger: logger as never, registry, waitMs: 150 });
+    await wakeups.publish([newId('delivery', clock), newId('delivery', clock)]);
+    await vi.waitFor(async () => expect(await missed(registry)).toBe(2));
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(logger.warn.mock.calls[0]![1]).toBe(
+      'NATS slower than the sends: too many dispatch wake-ups wait for NATS; the sweeper delivers the messages of those refused',
+    );
+  });
 });
 
 async function missed(registry: Registry): Promise<number> {

@@ -26,6 +26,7 @@ export class Wakeups {
   readonly #o: Required<Omit<WakeupsOptions, 'registry'>>;
   readonly #missed: Counter;
   readonly #outage: OutageLog;
+  readonly #behind: OutageLog;
 
   constructor(options: WakeupsOptions) {
     this.#o = { ...options, waitMs: options.waitMs ?? DEFAULT_WAKEUP_WAIT_MS };
@@ -40,6 +41,13 @@ export class Wakeups {
       what: 'NATS unreachable',
       deferred: 'wake-ups deferred to the sweeper',
       consequence: 'could not publish dispatch wake-ups; messages are accepted, the sweeper delivers them',
+    });
+    this.#behind = new OutageLog({
+      logger: options.logger,
+      clock: options.clock,
+      what: 'NATS slower than the sends',
+      deferred: 'wake-ups deferred to the sweeper',
+      consequence: 'too many dispatch wake-ups wait for NATS; the sweeper delivers the messages of those refused',
     });
   }
 
@@ -57,10 +65,16 @@ export class Wakeups {
 
   #account(results: PromiseSettledResult<void>[]): void {
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failures.length > 0) this.#missed.inc(failures.length);
-    // Refused because too many wait (NATS answers, slower than sends come): missed, not an outage.
-    const lost = failures.filter((f) => !(f.reason instanceof PublishQueueFullError));
-    if (lost.length > 0) this.#outage.failed(lost[0]!.reason, lost.length);
-    else if (failures.length === 0) this.#outage.succeeded();
+    if (failures.length === 0) {
+      this.#outage.succeeded();
+      this.#behind.succeeded();
+      return;
+    }
+    this.#missed.inc(failures.length);
+    // Refused because too many wait: an outage when NATS failed some too (they count in its
+    // summary), else NATS answers slower than sends come, said apart.
+    const unreachable = failures.find((f) => !(f.reason instanceof PublishQueueFullError));
+    if (unreachable !== undefined) this.#outage.failed(unreachable.reason, failures.length);
+    else this.#behind.failed(failures[0]!.reason, failures.length);
   }
 }

@@ -36,6 +36,8 @@ export interface PublishBatcherOptions {
 
 interface Waiting extends BatchedMessage {
   deadline: number;
+  /** Put back after a failed message: sent apart, its little time left would cut a fresh batch's. */
+  putBack?: boolean;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -93,7 +95,7 @@ export class PublishBatcher {
 
   #sendWaiting(): void {
     this.#expire();
-    while (this.#queue.length > 0 && this.#mayAddMessage()) this.#send(this.#queue.splice(0, MAX_BATCH_MESSAGES));
+    while (this.#queue.length > 0 && this.#mayAddMessage()) this.#send(this.#queue.splice(0, this.#nextBatchSize()));
     // Waiting behind a message that may be slow: look again once it is.
     if (this.#queue.length > 0 && this.#inFlight.length > 0 && this.#inFlight.length < MAX_IN_FLIGHT && this.#slowTimer === undefined) {
       this.#slowTimer = setTimeout(
@@ -101,11 +103,18 @@ export class PublishBatcher {
           this.#slowTimer = undefined;
           this.#schedule();
         },
-        Math.max(0, this.#inFlight[0]! + SLOW_ACK_MS - Date.now()),
+        Math.max(0, this.#inFlight[0]! + SLOW_ACK_MS - performance.now()),
       );
       this.#slowTimer.unref();
     }
     this.#settleDrained();
+  }
+
+  /** Up to MAX_BATCH_MESSAGES; the publishes put back after a failure (at the front) go on their own. */
+  #nextBatchSize(): number {
+    const putBack = this.#queue[0]!.putBack === true;
+    const end = this.#queue.findIndex((w) => (w.putBack === true) !== putBack);
+    return Math.min(MAX_BATCH_MESSAGES, end === -1 ? this.#queue.length : end);
   }
 
   /** See MAX_IN_FLIGHT: none in flight, a full batch waiting, or the oldest in flight slow. */
@@ -113,11 +122,12 @@ export class PublishBatcher {
     const inFlight = this.#inFlight.length;
     if (inFlight === 0) return true;
     if (inFlight >= MAX_IN_FLIGHT) return false;
-    return this.#queue.length >= MAX_BATCH_MESSAGES || Date.now() - this.#inFlight[0]! >= SLOW_ACK_MS;
+    return this.#queue.length >= MAX_BATCH_MESSAGES || performance.now() - this.#inFlight[0]! >= SLOW_ACK_MS;
   }
 
   #send(batch: Waiting[]): void {
-    const sentAt = Date.now();
+    // Monotonic: a clock stepping back must not make every message in flight look young.
+    const sentAt = performance.now();
     this.#inFlight.push(sentAt);
     // The oldest's deadline: no publish waits past its own.
     const deadline = batch[0]!.deadline;
@@ -141,6 +151,7 @@ export class PublishBatcher {
         // error. Failed before it (the bus closed): all fail, nothing would cure it.
         const now = Date.now();
         const retry = now >= deadline ? batch.filter((w) => w.deadline > now) : [];
+        for (const w of retry) w.putBack = true;
         this.#queue.unshift(...retry);
         for (const w of batch) if (!retry.includes(w)) w.reject(err);
         this.#done(sentAt);

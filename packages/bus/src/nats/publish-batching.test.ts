@@ -174,26 +174,22 @@ describe('NatsBus on a batched stream', () => {
     await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
   });
 
-  /** Consumes with `handler` after two batches of 16 are handled: each pull then asks for one JetStream message (see PullWorker). */
-  const warmedUp = async (bus: NatsBus, spec: StreamSpec, concurrency: number, handler: (m: BusMessage) => Promise<'ack'>) => {
-    let warmups = 0;
-    bus.consume(spec.subject, async (m) => (text(m.data).startsWith('warm') ? (warmups++, 'ack') : handler(m)), { concurrency });
-    for (const round of [1, 2]) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`warm${round}.${i}`))));
-    await eventually(() => expect(warmups).toBe(32));
-  };
-
   it('a slow message of a batch holds its own slot only: the worker pulls on for the slots the others free', async () => {
     const spec = batchedStream();
     const bus = await open(spec);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const done: string[] = [];
-    await warmedUp(bus, spec, 2, async (m) => {
-      if (text(m.data) === '0') await released;
-      done.push(text(m.data));
-      return 'ack';
-    });
     await Promise.all(Array.from({ length: 8 }, (_, i) => bus.publish(spec.subject, bytes(String(i)))));
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        if (text(m.data) === '0') await released;
+        done.push(text(m.data));
+        return 'ack';
+      },
+      { concurrency: 2 },
+    );
     try {
       await eventually(() => expect(done).toHaveLength(7));
       // Published after the batch, while its message "0" still runs: taken by the slot the others freed.
@@ -230,25 +226,30 @@ describe('NatsBus on a batched stream', () => {
     expect(most).toBe(3);
   });
 
-  it('pulls for the bus messages a JetStream message carried lately: about its concurrency, the rest left to the other replicas', async () => {
+  it('a worker holds at most its concurrency and 15 more bus messages, the rest left to the other replicas', async () => {
     const spec = batchedStream();
     const bus = await open(spec);
+    // Three batches of 16 wait before any consumer: no history of what a message carries.
+    for (const tag of ['x', 'y', 'z']) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`${tag}${i}`))));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const done: string[] = [];
-    await warmedUp(bus, spec, 2, async (m) => {
-      await released;
-      done.push(text(m.data));
-      return 'ack';
-    });
-    for (const tag of ['x', 'y']) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`${tag}${i}`))));
+    bus.consume(
+      spec.subject,
+      async (m) => {
+        await released;
+        done.push(text(m.data));
+        return 'ack';
+      },
+      { concurrency: 4 },
+    );
     try {
       await eventually(async () => expect((await inspectConsumer(spec)).num_ack_pending).toBe(1));
-      expect((await inspectConsumer(spec)).num_pending).toBe(1);
+      expect((await inspectConsumer(spec)).num_pending).toBe(2);
     } finally {
       release();
     }
-    await eventually(() => expect(done).toHaveLength(32));
+    await eventually(() => expect(done).toHaveLength(48));
   });
 
   it('hands the whole batch out again no sooner than the longest delay any of its messages asked for', async () => {
@@ -301,7 +302,10 @@ describe('NatsBus on a batched stream', () => {
     const spec = batchedStream();
     const bus = await NatsBus.connect({ servers: server.url, name: 'batch-test', streams: [spec] });
     const published = Array.from({ length: 5 }, (_, i) => bus.publish(spec.subject, bytes(String(i))));
-    await bus.close();
+    const closing = bus.close();
+    // Refused at once while close() sends the others.
+    await expect(bus.publish(spec.subject, bytes('during'))).rejects.toThrow('bus is closed');
+    await closing;
     await Promise.all(published);
     expect((await streamState(spec)).messages).toBe(1);
     await expect(bus.publish(spec.subject, bytes('after'))).rejects.toThrow('bus is closed');

@@ -2,6 +2,7 @@ import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-i
 import type { BusMessage, HandleResult } from '../bus.ts';
 import { messageTraceContext, traceHandle } from '../bus-tracing.ts';
 import { BATCH_HEADER, decodeBatch } from './batch-codec.ts';
+import { MAX_BATCH_MESSAGES } from './publish-batcher.ts';
 import type { StreamSpec } from './streams.ts';
 
 /** Where the NATS adapter reports trouble it recovers from by itself (a pino logger fits). */
@@ -36,12 +37,12 @@ const MAX_BACKOFF_MS = 5_000;
  * A batch (several bus messages in one JetStream message, see PublishBatcher) is handed to
  * the handler message by message, each in its own trace, and at most `concurrency` handlers
  * run at once, batched or not; the batch's messages beyond that wait here for a slot. A pull
- * asks for as many JetStream messages as free slots at the bus messages a JetStream message
- * has carried lately, so a worker holds about `concurrency` bus messages, batched or not, and
- * leaves the rest to the other replicas. The JetStream message is acked once all of its bus
- * messages are handled, or handed out again, whole, after the longest delay any of them asked
- * for (so none comes back sooner than it asked). Bus messages not yet started when the worker
- * stops are handed back at once, with their batch.
+ * on a batched stream asks for the free slots ÷ MAX_BATCH_MESSAGES JetStream messages (at
+ * least one), so a worker holds at most `concurrency` + 15 bus messages and leaves the rest to
+ * the other replicas. The JetStream message is acked once all of its bus messages are handled,
+ * or handed out again, whole, after the longest delay any of them asked for (so none comes
+ * back sooner than it asked). Bus messages not yet started when the worker stops are not
+ * started: their batch is handed back once those running end.
  */
 export class PullWorker {
   readonly #o: PullWorkerOptions;
@@ -55,8 +56,7 @@ export class PullWorker {
   readonly #waiting: (() => void)[] = [];
   /** Wakes the pull loop when a bus message is done (a slot may be free to pull for). */
   #freed: (() => void) | undefined;
-  /** Bus messages a JetStream message carried lately (a moving average; 1 before any batch). */
-  #perMessage = 1;
+
   readonly #loop: Promise<void>;
   #batch: ConsumerMessages | undefined;
   #stopped = false;
@@ -72,6 +72,11 @@ export class PullWorker {
     this.#stopped = true;
     this.#wake?.();
     this.#freed?.();
+    // Bus messages waiting for a slot are handed back now, each in a slot of its own (see #handleOne).
+    for (const start of this.#waiting.splice(0)) {
+      this.#handling++;
+      start();
+    }
     await this.#batch?.close();
     await this.#loop;
     await Promise.all(this.#running);
@@ -93,7 +98,9 @@ export class PullWorker {
           await new Promise<void>((resolve) => (this.#freed = resolve));
           continue;
         }
-        await this.#pull(consumer, Math.max(1, Math.floor((concurrency - this.#held) / this.#perMessage)));
+        // As if every message were a full batch: a worker holds at most its concurrency and 15 more.
+        const perMessage = this.#o.spec.batched ? MAX_BATCH_MESSAGES : 1;
+        await this.#pull(consumer, Math.max(1, Math.floor((concurrency - this.#held) / perMessage)));
         failures = 0;
       } catch (err) {
         if (this.#done) break;
@@ -158,7 +165,6 @@ export class PullWorker {
     }
     const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
     this.#held += messages.length;
-    this.#perMessage += (messages.length - this.#perMessage) / 4;
     let results: HandleResult[];
     try {
       results = await Promise.all(messages.map((message) => this.#handleOne(message)));
