@@ -127,30 +127,6 @@ describe('NatsBus on a batched stream', () => {
     expect(state.messages).toBe(2);
   });
 
-  it('runs no more handlers at once than its concurrency, however many a batch brings', async () => {
-    const spec = batchedStream();
-    const bus = await open(spec);
-    await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publish(spec.subject, bytes(String(i)))));
-    expect((await streamState(spec)).last_seq).toBe(1);
-    let running = 0;
-    let most = 0;
-    const done: string[] = [];
-    bus.consume(
-      spec.subject,
-      async (m) => {
-        most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        running--;
-        done.push(text(m.data));
-        return 'ack';
-      },
-      { concurrency: 3 },
-    );
-    await eventually(() => expect(done).toHaveLength(12));
-    expect(most).toBe(3);
-    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
-  });
-
   it('a batch comes back whole when any of its messages asks to', async () => {
     const spec = batchedStream();
     const bus = await open(spec);
