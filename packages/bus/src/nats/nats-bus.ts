@@ -186,7 +186,7 @@ export class NatsBus implements Bus {
     return batcher;
   }
 
-  async #publish(subject: string, data: Uint8Array, msgID: string, sent: Record<string, string>, deadline: number): Promise<void> {
+  async #publish(subject: string, data: Uint8Array, msgID: string, sent: Readonly<Record<string, string>>, deadline: number): Promise<void> {
     const headers = natsHeaders();
     for (const [key, value] of Object.entries(sent)) headers.set(key, value);
     const { publishTimeoutMs } = this.#settings;

@@ -31,7 +31,7 @@ export interface PublishBatcherOptions {
    * Publishes one JetStream message and resolves on its acknowledgement; retries (a fresh
    * `Nats-Msg-Id` per message) until `deadline` (epoch ms), then rejects.
    */
-  send(data: Uint8Array, headers: Record<string, string>, deadline: number): Promise<void>;
+  send(data: Uint8Array, headers: Readonly<Record<string, string>>, deadline: number): Promise<void>;
 }
 
 interface Waiting extends BatchedMessage {
@@ -69,7 +69,7 @@ export class PublishBatcher {
    * Resolves once the message carrying it is acknowledged by JetStream.
    * @throws PublishQueueFullError (rejects at once) when MAX_WAITING_PUBLISHES already wait.
    */
-  add(data: Uint8Array, headers: Record<string, string>): Promise<void> {
+  add(data: Uint8Array, headers: Readonly<Record<string, string>>): Promise<void> {
     if (this.#queue.length >= MAX_WAITING_PUBLISHES) return Promise.reject(new PublishQueueFullError(this.#o.subject));
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ data, headers, deadline: Date.now() + this.#o.timeoutMs, resolve, reject });
@@ -135,7 +135,7 @@ export class PublishBatcher {
     try {
       sent =
         batch.length === 1
-          ? this.#o.send(batch[0]!.data, { ...batch[0]!.headers }, deadline)
+          ? this.#o.send(batch[0]!.data, batch[0]!.headers, deadline)
           : this.#o.send(encodeBatch(batch), { [BATCH_HEADER]: String(batch.length) }, deadline);
     } catch (err) {
       sent = Promise.reject(err);

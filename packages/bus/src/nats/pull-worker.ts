@@ -48,8 +48,6 @@ export class PullWorker {
   readonly #o: PullWorkerOptions;
   /** One per JetStream message held (pulled, not yet acked or nak'ed). */
   readonly #running = new Set<Promise<void>>();
-  /** Bus messages held: handled now, or waiting for a slot. */
-  #held = 0;
   /** Handlers running. */
   #handling = 0;
   /** Bus messages waiting for a handler slot, first come first served. */
@@ -80,6 +78,11 @@ export class PullWorker {
     await this.#batch?.close();
     await this.#loop;
     await Promise.all(this.#running);
+  }
+
+  /** Bus messages held: handled now, or waiting for a slot (each of a message started is one or the other from the start). */
+  get #held(): number {
+    return this.#handling + this.#waiting.length;
   }
 
   get #done(): boolean {
@@ -164,7 +167,6 @@ export class PullWorker {
       return;
     }
     const inProgress = setInterval(() => this.#settle(msg, () => msg.working()), Math.max(100, spec.ackWaitMs / 3));
-    this.#held += messages.length;
     let results: HandleResult[];
     try {
       results = await Promise.all(messages.map((message) => this.#handleOne(message)));
@@ -188,7 +190,6 @@ export class PullWorker {
       logger?.warn({ err, subject: message.subject }, 'bus handler threw; the message is handed out again');
       return { retryInMs: retryAfterThrowMs };
     } finally {
-      this.#held--;
       // The slot passes to the next waiting message, or is freed.
       const next = this.#waiting.shift();
       if (next) next();
