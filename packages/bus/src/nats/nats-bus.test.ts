@@ -3,6 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually, startNatsServer, type NatsServer } from '@wirehook/testkit';
 import { describeBusContract } from '../../test/bus-contract.ts';
+import { inspect as inspectStream, testStream } from '../../test/nats-streams.ts';
 import type { BusMessage } from '../bus.ts';
 import { NatsBus, type NatsBusOptions } from './nats-bus.ts';
 import { DISPATCH_STREAM, type StreamSpec } from './streams.ts';
@@ -19,13 +20,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-let streams = 0;
-/** A stream of its own for each test, configured like the dispatch stream unless told otherwise. */
-function testStream(overrides: Partial<StreamSpec> = {}): StreamSpec {
-  streams++;
-  return { ...DISPATCH_STREAM, topic: `test.s${streams}`, stream: `TEST_${streams}`, subject: `test.s${streams}`, consumer: `test-c${streams}`, ...overrides };
-}
-
 const open = (spec: StreamSpec | undefined, options: Partial<NatsBusOptions> = {}) =>
   NatsBus.connect({ servers: server.url, name: 'bus-test', reconnectWaitMs: 100, ...(spec ? { streams: [spec] } : {}), ...options });
 
@@ -34,16 +28,7 @@ describeBusContract('NatsBus', async () => {
   return { subject: spec.subject, connect: () => open(spec) };
 });
 
-/** The stream and consumer as the server reports them, through a connection of its own. */
-async function inspect(spec: StreamSpec) {
-  const nc = await connect({ servers: server.url });
-  try {
-    const jsm = await jetstreamManager(nc);
-    return { stream: await jsm.streams.info(spec.stream), consumer: await jsm.consumers.info(spec.stream, spec.consumer) };
-  } finally {
-    await nc.close();
-  }
-}
+const inspect = (spec: StreamSpec) => inspectStream(server.url, spec);
 
 describe('NatsBus on nats-server', () => {
   const opened: NatsBus[] = [];

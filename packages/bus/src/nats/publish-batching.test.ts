@@ -3,13 +3,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { trace } from '@opentelemetry/api';
 import { connect, headers as natsHeaders } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { eventually, recordSpans, startNatsServer, type NatsServer, type SpanRecorder } from '@wirehook/testkit';
+import { inspect as inspectStream, testStream } from '../../test/nats-streams.ts';
 import type { BusMessage } from '../bus.ts';
 import { BATCH_HEADER, encodeBatch } from './batch-codec.ts';
 import { NatsBus } from './nats-bus.ts';
 import { MAX_BATCH_MESSAGES } from './publish-batcher.ts';
-import { DISPATCH_STREAM, type StreamSpec } from './streams.ts';
+import type { StreamSpec } from './streams.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -25,32 +26,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-let streams = 0;
-/** A stream of its own for each test, batched like the dispatch stream. */
-function batchedStream(): StreamSpec {
-  streams++;
-  return { ...DISPATCH_STREAM, topic: `batch.s${streams}`, stream: `BATCH_${streams}`, subject: `batch.s${streams}`, consumer: `batch-c${streams}` };
-}
+/** `count` publishes made in one turn (so one batch, up to 16), their payloads `<tag>0`, `<tag>1`, … */
+const publishTogether = (bus: NatsBus, spec: StreamSpec, count: number, tag = '') =>
+  Promise.all(Array.from({ length: count }, (_, i) => bus.publish(spec.subject, bytes(`${tag}${i}`))));
 
-/** The stream's state as the server reports it: `last_seq` counts the JetStream messages stored. */
-async function streamState(spec: StreamSpec) {
-  const nc = await connect({ servers: server.url });
-  try {
-    return (await (await jetstreamManager(nc)).streams.info(spec.stream)).state;
-  } finally {
-    await nc.close();
-  }
-}
-
-/** The shared consumer as the server reports it. */
-async function inspectConsumer(spec: StreamSpec) {
-  const nc = await connect({ servers: server.url });
-  try {
-    return await (await jetstreamManager(nc)).consumers.info(spec.stream, spec.consumer);
-  } finally {
-    await nc.close();
-  }
-}
+/** What the server says of the stream and its consumer (`stream.state.last_seq`: the JetStream messages stored). */
+const inspect = (spec: StreamSpec) => inspectStream(server.url, spec);
 
 describe('NatsBus on a batched stream', () => {
   const opened: NatsBus[] = [];
@@ -69,7 +50,7 @@ describe('NatsBus on a batched stream', () => {
   });
 
   it('publishes made in one turn are one JetStream message; each is handed out on its own, in its own trace', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     const tracer = trace.getTracer('batch-test');
     // Ten requests, each publishing inside its own span, all in the same turn.
@@ -82,7 +63,7 @@ describe('NatsBus on a batched stream', () => {
         }),
       ),
     );
-    expect((await streamState(spec)).last_seq).toBe(1);
+    expect((await inspect(spec)).stream.state.last_seq).toBe(1);
 
     const seen: BusMessage[] = [];
     bus.consume(spec.subject, async (m) => (seen.push(m), 'ack'), { concurrency: 10 });
@@ -100,35 +81,35 @@ describe('NatsBus on a batched stream', () => {
       expect(publish.parentSpanContext?.spanId).toBe(request.spanId);
       expect(spans.find((s) => s.name === `process ${spec.subject}`)!.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
     }
-    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+    await eventually(async () => expect((await inspect(spec)).stream.state.messages).toBe(0));
   });
 
   it(`carries at most ${MAX_BATCH_MESSAGES} publishes a message: 16 take one, 17 two`, async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
-    await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
-    expect((await streamState(spec)).last_seq).toBe(1);
-    await Promise.all(Array.from({ length: 17 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
-    expect((await streamState(spec)).last_seq).toBe(3);
+    await publishTogether(bus, spec, 16, 'a');
+    expect((await inspect(spec)).stream.state.last_seq).toBe(1);
+    await publishTogether(bus, spec, 17, 'b');
+    expect((await inspect(spec)).stream.state.last_seq).toBe(3);
     const seen = new Set<string>();
     bus.consume(spec.subject, async (m) => (seen.add(text(m.data)), 'ack'), { concurrency: 8 });
     await eventually(() => expect(seen.size).toBe(33));
   });
 
   it('a publish with a msgId travels alone and is de-duplicated by it', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     await Promise.all([
       bus.publish(spec.subject, bytes('a'), { msgId: 'one' }),
       bus.publish(spec.subject, bytes('a'), { msgId: 'one' }),
       bus.publish(spec.subject, bytes('b'), { msgId: 'two' }),
     ]);
-    const state = await streamState(spec);
+    const state = (await inspect(spec)).stream.state;
     expect(state.messages).toBe(2);
   });
 
   it('a batch comes back whole when any of its messages asks to', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     await Promise.all(['ok', 'again', 'thrown'].map((body) => bus.publish(spec.subject, bytes(body))));
     const handled: string[] = [];
@@ -147,16 +128,16 @@ describe('NatsBus on a batched stream', () => {
     await eventually(() => expect(handled).toHaveLength(6), 10_000);
     // The message that was handled is handed out again too: consumers of a batched stream are idempotent.
     expect(handled.sort()).toEqual(['again 1', 'again 2', 'ok 1', 'ok 2', 'thrown 1', 'thrown 2']);
-    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+    await eventually(async () => expect((await inspect(spec)).stream.state.messages).toBe(0));
   });
 
   it('a slow message of a batch holds its own slot only: the worker pulls on for the slots the others free', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const done: string[] = [];
-    await Promise.all(Array.from({ length: 8 }, (_, i) => bus.publish(spec.subject, bytes(String(i)))));
+    await publishTogether(bus, spec, 8);
     bus.consume(
       spec.subject,
       async (m) => {
@@ -178,7 +159,7 @@ describe('NatsBus on a batched stream', () => {
   });
 
   it('runs no more handlers at once than its concurrency, over several batches', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     let running = 0;
     let most = 0;
@@ -194,19 +175,19 @@ describe('NatsBus on a batched stream', () => {
       },
       { concurrency: 3 },
     );
-    await Promise.all(Array.from({ length: 6 }, (_, i) => bus.publish(spec.subject, bytes(`a${i}`))));
+    await publishTogether(bus, spec, 6, 'a');
     // The second batch arrives while the first's last messages run (handed their slots one by one).
     await eventually(() => expect(done.length).toBeGreaterThanOrEqual(3));
-    await Promise.all(Array.from({ length: 6 }, (_, i) => bus.publish(spec.subject, bytes(`b${i}`))));
+    await publishTogether(bus, spec, 6, 'b');
     await eventually(() => expect(done).toHaveLength(12));
     expect(most).toBe(3);
   });
 
   it('a worker holds at most its concurrency and 15 more bus messages, the rest left to the other replicas', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
-    // Three batches of 16 wait before any consumer: no history of what a message carries.
-    for (const tag of ['x', 'y', 'z']) await Promise.all(Array.from({ length: 16 }, (_, i) => bus.publish(spec.subject, bytes(`${tag}${i}`))));
+    // Three batches of 16 wait before any consumer.
+    for (const tag of ['x', 'y', 'z']) await publishTogether(bus, spec, 16, tag);
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const done: string[] = [];
@@ -220,8 +201,8 @@ describe('NatsBus on a batched stream', () => {
       { concurrency: 4 },
     );
     try {
-      await eventually(async () => expect((await inspectConsumer(spec)).num_ack_pending).toBe(1));
-      expect((await inspectConsumer(spec)).num_pending).toBe(2);
+      await eventually(async () => expect((await inspect(spec)).consumer.num_ack_pending).toBe(1));
+      expect((await inspect(spec)).consumer.num_pending).toBe(2);
     } finally {
       release();
     }
@@ -229,7 +210,7 @@ describe('NatsBus on a batched stream', () => {
   });
 
   it('hands the whole batch out again no sooner than the longest delay any of its messages asked for', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     await Promise.all(['short', 'long'].map((body) => bus.publish(spec.subject, bytes(body))));
     const seen: { body: string; count: number; at: number }[] = [];
@@ -249,7 +230,7 @@ describe('NatsBus on a batched stream', () => {
   });
 
   it('a consumer stopping hands back the messages of a batch it has not started, with their batch', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await open(spec);
     await Promise.all(['a0', 'a1', 'a2'].map((body) => bus.publish(spec.subject, bytes(body))));
     let release!: () => void;
@@ -275,7 +256,7 @@ describe('NatsBus on a batched stream', () => {
   });
 
   it('close() sends what was published before it', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const bus = await NatsBus.connect({ servers: server.url, name: 'batch-test', streams: [spec] });
     const published = Array.from({ length: 5 }, (_, i) => bus.publish(spec.subject, bytes(String(i))));
     const closing = bus.close();
@@ -283,12 +264,12 @@ describe('NatsBus on a batched stream', () => {
     await expect(bus.publish(spec.subject, bytes('during'))).rejects.toThrow('bus is closed');
     await closing;
     await Promise.all(published);
-    expect((await streamState(spec)).messages).toBe(1);
+    expect((await inspect(spec)).stream.state.messages).toBe(1);
     await expect(bus.publish(spec.subject, bytes('after'))).rejects.toThrow('bus is closed');
   });
 
   it('drops a message marked as a batch that is not one, with a warning, and goes on', async () => {
-    const spec = batchedStream();
+    const spec = testStream();
     const warnings: string[] = [];
     const bus = await open(spec, warnings);
     const nc = await connect({ servers: server.url });
@@ -316,6 +297,6 @@ describe('NatsBus on a batched stream', () => {
     bus.consume(spec.subject, async (m) => (seen.push(text(m.data)), 'ack'), { concurrency: 4 });
     await eventually(() => expect(seen.sort()).toEqual(['plain', 'x', 'y']));
     expect(warnings).toContain('a JetStream message is not a readable batch; dropped');
-    await eventually(async () => expect((await streamState(spec)).messages).toBe(0));
+    await eventually(async () => expect((await inspect(spec)).stream.state.messages).toBe(0));
   });
 });
