@@ -1,6 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually, startNatsServer, type NatsServer } from '@wirehook/testkit';
 import { describeBusContract } from '../../test/bus-contract.ts';
 import { inspect as inspectStream, testStream } from '../../test/nats-streams.ts';

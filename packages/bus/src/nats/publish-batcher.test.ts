@@ -77,7 +77,7 @@ describe('PublishBatcher', () => {
   });
 
   it(`a full batch (${MAX_BATCH_MESSAGES}) goes at once beside the message in flight`, async () => {
-    const { sends, send, carried } = heldSends();
+    const { send, carried } = heldSends();
     const batcher = new PublishBatcher({ subject: 's', timeoutMs: 60_000, send });
     void batcher.add(bytes('a'), {});
     await turn();
