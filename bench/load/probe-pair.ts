@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../context.ts';
 import { createTenants } from '../setup/tenants.ts';
 import { ApiProbe, PROBE_PER_SECOND } from './api-probe.ts';
-import { ControlServer } from './control-server.ts';
+import { startControlServer } from './control-server.ts';
+import type { ForkedServer } from './forked-server.ts';
 import { nowMs } from './send-messages.ts';
 
 type Window = Awaited<ReturnType<ApiProbe['windowOf']>>;
@@ -24,12 +25,12 @@ export interface ProbeFigures {
 export class ProbePair {
   readonly #api: ApiProbe;
   readonly #control: ApiProbe;
-  readonly #server: ControlServer;
+  readonly #server: ForkedServer;
   #idle: { api: Window; control: Window } | undefined;
   /** The idle window's failures are counted once, with the first span. */
   #idleFailuresCounted = false;
 
-  private constructor(api: ApiProbe, control: ApiProbe, server: ControlServer) {
+  private constructor(api: ApiProbe, control: ApiProbe, server: ForkedServer) {
     this.#api = api;
     this.#control = control;
     this.#server = server;
@@ -48,7 +49,7 @@ export class ProbePair {
   /** Starts both probes on warm connections (the first probe opens one: not a figure). */
   static async #start(ctx: BenchContext, label: string): Promise<ProbePair> {
     const [prober] = await createTenants(ctx.wirehook, 1, `${label} probe`);
-    const server = await ControlServer.start();
+    const server = await startControlServer();
     const started: ApiProbe[] = [];
     try {
       // On slots half an interval apart, so the control's requests do not land as the API's do.

@@ -38,7 +38,7 @@ export class CpuUnits {
 
   constructor(pids: readonly number[]) {
     this.#processes = pids.map((pid) => ({ pid, part: processPart(pid) }));
-    this.#byThread = this.#processes.length === 1 && this.#processes[0]!.part === 'embedded';
+    this.#byThread = this.#processes.length === 1 && BY_THREAD.has(this.#processes[0]!.part);
     this.sample();
     this.#spanStarted = true;
   }
@@ -73,13 +73,17 @@ export class CpuUnits {
   }
 }
 
-/** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), nats-server, redis-server, or `other`. */
+/** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
+const BY_THREAD = new Set(['embedded', 'floor']);
+
+/** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor, nats-server, redis-server, or `other`. */
 export function processPart(pid: number): string {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     for (const arg of args) {
       const service = /\/services\/([^/]+)\/src\/main\.ts$/.exec(arg)?.[1];
       if (service) return service;
+      if (arg.endsWith('/bench/floor/floor-process.ts')) return 'floor';
     }
     // Redis rewrites its command line ("redis-server 127.0.0.1:6379"): the program's name leads it.
     for (const server of ['nats-server', 'redis-server']) if (args[0]?.split(/[\s/]/).includes(server)) return server;

@@ -75,6 +75,7 @@ export const SCENARIO_NAMES = [
   'baseline',
   'intake',
   'e2e',
+  'floor',
   'fanout',
   'storm',
   'noisy',

@@ -31,21 +31,34 @@ describe('bench --smoke', () => {
       expect(files).toHaveLength(1);
       const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
       expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
-      expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'intake', 'noisy', 'storm']);
+      expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'floor', 'intake', 'noisy', 'storm']);
       expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({
         target: expect.stringContaining('80%'),
         value: expect.any(Number),
       });
       expect(report.figures.find((f: { id: string }) => f.id === 'cluster.rate')).toMatchObject({ target: '≥ 0.8 × embedded e2e', value: expect.any(Number) });
+      // Issue 46's bounds: CPU a delivery in both modes, e2e's set against the pipeline floor of the same run.
+      expect(report.figures.find((f: { id: string }) => f.id === 'cluster.cpu')).toMatchObject({ target: '≤ 650 µs', value: expect.any(Number) });
+      expect(report.figures.find((f: { id: string }) => f.id === 'e2e.cpu')).toMatchObject({
+        target: '≤ 300 µs',
+        checked: expect.stringMatching(/^[\d.]+ × floor$/),
+      });
+      expect(report.figures.find((f: { id: string }) => f.id === 'floor.cpu')?.value).toBeGreaterThan(0);
+      // The floor delivered every message, signed as Wirehook signs (the receiver checks each), and is split by thread.
+      expect(report.scenarios.floor.runs[0]).toMatchObject({ invalid: 0, duplicates: 0, delivered: report.scenarios.floor.runs[0].expectedDelivered });
+      expect(Object.keys(report.scenarios.floor.runs[0].wirehookCpuUsByPart)).toContain('main thread');
       // The idle-rate API probe ran beside e2e, cluster mode and the backlog's drain, idle first (at least one probe each).
       for (const scenario of ['e2e', 'cluster', 'backlog']) {
-        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({ target: '≤ 2 × idle', value: expect.any(Number) });
+        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({
+          target: "rise ≤ 2 × the control's",
+          value: expect.any(Number),
+        });
         expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeIdleP99`)?.value).toBeGreaterThan(0);
         // Its control, a bare server probed alike in the same windows, and the target's check naming it.
         for (const id of ['controlProbeIdleP99', 'controlProbeP99']) {
           expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.${id}`)?.value).toBeGreaterThan(0);
         }
-        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)?.checked).toMatch(/× idle \(control [\d.]+ ×\)$/);
+        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)?.checked).toMatch(/× idle \(control [\d.]+ ×\): [\d.]+ ×$/);
       }
       // Wirehook's CPU by part: embedded mode's threads (its API's main thread), cluster mode's services.
       expect(run.stdout).toMatch(/^Wirehook CPU per unit by part/m);

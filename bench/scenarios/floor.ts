@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchContext } from '../context.ts';
+import type { FloorOptions } from '../floor/floor-process.ts';
+import { WirehookApi } from '../http/wirehook-api.ts';
+import { ForkedServer } from '../load/forked-server.ts';
+import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import { buildTopology, removeEndpoints } from '../setup/topology.ts';
+import { measureDeliveries } from './delivery-run.ts';
+
+const FLOOR_MAIN = new URL('../floor/floor-process.ts', import.meta.url);
+/** Sends in flight at most: Wirehook's `DISPATCH_CONCURRENCY` default. */
+const FLOOR_IN_FLIGHT = 512;
+
+/**
+ * The pipeline floor (issue 46): e2e's load — the same senders, consumers, payload and
+ * receiver — against the least a durable webhook service does per delivery
+ * (bench/floor/floor-process.ts: accept, store with an fsync before the 202, sign, POST,
+ * record; one thread). Its CPU a delivery, measured in the same run, is what e2e's is set
+ * against: the part of Wirehook's cost that is Wirehook's, whatever the machine's speed.
+ */
+export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  const { receiver, settings } = ctx;
+  const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-floor-'));
+  const options: FloorOptions = { dataDir, resolve: { [receiver.host]: receiver.ip }, caPem: receiver.ca.caPem, inFlight: FLOOR_IN_FLIGHT };
+  const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor');
+  const api = new WirehookApi(floor.url, settings.concurrency + 8);
+  // The scenarios' helpers measure `wirehook.pids`: here the floor's one process.
+  const floorCtx: BenchContext = {
+    ...ctx,
+    api,
+    wirehook: { apiUrl: floor.url, pids: [floor.pid], admin: () => Promise.reject(new Error('the floor has no admin CLI')), stop: () => floor.stop() },
+  };
+  const runs: RunRecord[] = [];
+  try {
+    for (let run = 1; run <= settings.runs; run++) {
+      const topology = await buildTopology(floorCtx, { name: `floor${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => 'floor' });
+      const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count: settings.e2e.count });
+      await removeEndpoints(floorCtx, topology.endpoints);
+      ctx.log(`floor run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
+      runs.push(record);
+    }
+  } finally {
+    await api.close();
+    await floor.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    name: 'floor',
+    deliveriesPerMessage: 1,
+    description: 'the least durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread',
+    runs,
+  };
+}
