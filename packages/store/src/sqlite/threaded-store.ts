@@ -74,10 +74,13 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     // A read is safe to repeat: one the reader's thread took down with it goes to the writer.
     return thread.send(call).catch((err: unknown) => (thread.failure && !closing ? writer.send(call) : Promise.reject(err)));
   };
-  const keys = new KeyCache(canRead ? openAuthEpoch(path) : memoryAuthEpoch(), (hash) => {
-    const call = { repo: 'apiKeys', method: 'findByHash', args: [hash] };
-    return (reads.apiKeys?.has('findByHash') ? read(call) : writer.send(call)) as Promise<KeyWithOrg | null>;
-  });
+  const keys = new KeyCache(
+    canRead ? openAuthEpoch(path) : memoryAuthEpoch(),
+    (hash) => {
+      const call = { repo: 'apiKeys', method: 'findByHash', args: [hash] };
+      return (reads.apiKeys?.has('findByHash') ? read(call) : writer.send(call)) as Promise<KeyWithOrg | null>;
+    },
+  );
   const remote = (repo: RepoName) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
