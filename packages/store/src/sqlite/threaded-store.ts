@@ -1,6 +1,4 @@
-import type { KeyWithOrg } from '../ports/api-key-port.ts';
 import { withEchoedPayload } from './echoed-payload.ts';
-import { fileAuthEpoch, KeyCache, memoryAuthEpoch, type AuthEpoch } from './key-cache.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
 import { SQLITE_REPOS, type RepoName } from './repos.ts';
 import { StoreThread } from './store-thread.ts';
@@ -25,17 +23,6 @@ export const READS: Reads = {
 };
 
 /**
- * Per repo, the writes that change what `apiKeys.findByHash` returns: each moves the auth
- * epoch once it has committed, so that no process serves the lookup it kept (KeyCache).
- * Every other method of those repos must leave the lookup as it was (a test holds the list
- * to the repos' methods).
- */
-export const AUTH_WRITES: Reads = {
-  apiKeys: new Set(['revoke']),
-  orgs: new Set(['setPlan']),
-};
-
-/**
  * The SQLite store with its connection on a worker thread. node:sqlite is synchronous, so
  * in-thread every statement, commit and checkpoint stops the event loop: HTTP parsing, TLS
  * and signing wait behind the database. Here the caller's thread only posts calls and
@@ -44,8 +31,7 @@ export const AUTH_WRITES: Reads = {
  * together); arguments and results are copied (structured clone) both ways, and errors are
  * rebuilt with their class. The schema is migrated here, before the worker starts, so a
  * database that cannot be opened throws at once, as `openSqliteStore` does. `reads`: the calls
- * the reader answers (READS; a test widens it to see where a call goes). Key lookups are kept
- * on the caller's thread while no key or org changes (KeyCache).
+ * the reader answers (READS; a test widens it to see where a call goes).
  */
 export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Reads = READS): SqliteStore {
   const local = openSqliteStore(options);
@@ -74,25 +60,15 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     // A read is safe to repeat: one the reader's thread took down with it goes to the writer.
     return thread.send(call).catch((err: unknown) => (thread.failure && !closing ? writer.send(call) : Promise.reject(err)));
   };
-  const keys = new KeyCache(
-    canRead ? openAuthEpoch(path) : memoryAuthEpoch(),
-    (hash) => {
-      const call = { repo: 'apiKeys', method: 'findByHash', args: [hash] };
-      return (reads.apiKeys?.has('findByHash') ? read(call) : writer.send(call)) as Promise<KeyWithOrg | null>;
-    },
-  );
   const remote = (repo: RepoName) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
-      if (repo === 'apiKeys' && method === 'findByHash') {
-        methods[method] = (hash) => (closing ? writer.send({ repo, method, args: [hash] }) : keys.findByHash(hash as string));
-      } else if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
+      if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
       else if (repo === 'messages' && method === 'create') {
         methods[method] = (...args) => writer.send({ repo, method, args }).then((value) => withEchoedPayload({ repo, method, args }, value));
       } else methods[method] = (...args) => writer.send({ repo, method, args });
-      if (AUTH_WRITES[repo]?.has(method)) methods[method] = afterwardsMoveEpoch(methods[method]!, keys);
     }
     return methods;
   };
@@ -111,38 +87,10 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
         // A reader that failed has nothing to commit: its error must not keep the writer open.
         await reader?.close(reason).catch(() => {});
         await writer.close(reason);
-        keys.close();
       })();
       return closed;
     },
   };
   for (const repo of Object.keys(SQLITE_REPOS) as RepoName[]) store[repo] = remote(repo);
   return store as unknown as SqliteStore;
-}
-
-/** `write`, then the auth epoch moved, whether it committed or failed (a failure may have been the commit's loss). */
-function afterwardsMoveEpoch(write: (...args: unknown[]) => Promise<unknown>, keys: KeyCache): (...args: unknown[]) => Promise<unknown> {
-  return (...args) =>
-    write(...args).then(
-      (value) => {
-        keys.changed();
-        return value;
-      },
-      (err: unknown) => {
-        keys.changed();
-        throw err;
-      },
-    );
-}
-
-/** The database's auth epoch; one that cannot be opened fails each use, so the cache stands aside. */
-function openAuthEpoch(path: string): AuthEpoch {
-  try {
-    return fileAuthEpoch(path);
-  } catch (err) {
-    const fail = () => {
-      throw err;
-    };
-    return { read: fail, bump: fail, close: () => {} };
-  }
 }
