@@ -16,9 +16,12 @@ export class ForkedServer {
     this.url = `http://127.0.0.1:${port}`;
   }
 
-  /** Forks `main` with `args`; @returns once it said its port. @throws if it exits or stays silent first (`what` names it). */
-  static async start(main: URL, args: string[], what: string): Promise<ForkedServer> {
-    const child = fork(main, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /**
+   * Forks `main` with `args` (and `nodeFlags` after the harness's own); @returns once it said its
+   * port. @throws if it exits or stays silent first (`what` names it).
+   */
+  static async start(main: URL, args: string[], what: string, nodeFlags: string[] = []): Promise<ForkedServer> {
+    const child = fork(main, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...nodeFlags] });
     let port: number;
     try {
       [port] = (await Promise.race([

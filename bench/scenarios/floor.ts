@@ -24,7 +24,9 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
   const { receiver, settings } = ctx;
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-floor-'));
   const options: FloorOptions = { dataDir, resolve: { [receiver.host]: receiver.ip }, caPem: receiver.ca.caPem, inFlight: FLOOR_IN_FLIGHT };
-  const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor');
+  // The flags Wirehook's process gets (the embedded launcher's WIREHOOK_NODE_FLAGS; NODE_OPTIONS both inherit).
+  const nodeFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? [];
+  const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
   const api = new WirehookApi(floor.url, settings.concurrency + 8);
   // The scenarios' helpers measure `wirehook.pids`: here the floor's one process.
   const floorCtx: BenchContext = {
