@@ -133,7 +133,8 @@ describe('store faults', () => {
 
 describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
   it('deliveries claimed at intake beyond the dispatcher’s room go back to the store and are all sent once', async () => {
-    // Every send sees room for its deliveries; the dispatcher takes 2 at once and gives the rest back.
+    // Every send sees room for its deliveries; the dispatcher takes 2 at once, keeps 2 waiting for
+    // their places, and gives the rest back.
     const small = await startWirehook({
       allowHosts: TEST_ALLOW_HOSTS,
       lookup: testLookup,

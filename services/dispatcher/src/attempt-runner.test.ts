@@ -43,7 +43,7 @@ afterEach(async () => {
   await s.close();
 });
 
-function build(options: { places?: number; slots?: number } = {}) {
+function build(options: { places?: number; slots?: number; heldOverPayloadBytes?: number } = {}) {
   const { store, clock, metrics } = s;
   const logger = silentLogger();
   const places = new AttemptPlaces(options.places ?? 10);
@@ -78,7 +78,20 @@ function build(options: { places?: number; slots?: number } = {}) {
     store: s.store,
   });
   const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
-  const runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
+  const runner = new AttemptRunner({
+    clock,
+    logger,
+    metrics,
+    places,
+    ledger,
+    due,
+    leases,
+    gate,
+    throttle,
+    webhooks,
+    recorder,
+    ...(options.heldOverPayloadBytes === undefined ? {} : { heldOverPayloadBytes: options.heldOverPayloadBytes }),
+  });
   return { runner, places, ledger, gate, told };
 }
 
@@ -201,5 +214,43 @@ describe('AttemptRunner', () => {
     expect(events).toEqual(['answered', 'settled']);
     expect(await s.statusOf(t, sending!)).toBe('success');
     expect(await s.dueAt(s.clock.now(), [late!])).toEqual([late]);
+  });
+});
+
+describe('AttemptRunner: jobs handed over with every place taken', () => {
+  it('waits for a place within its payload bound; the job beyond it goes back to the store', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 3);
+    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    sender.hold();
+    // One place; room for one payload's bytes to wait.
+    const { runner, told } = build({ places: 1, slots: 4, heldOverPayloadBytes: jobs[1]!.message.payload.length });
+    for (const job of jobs) runner.takeHandedOver(job, s.clock.now());
+    await until(() => sender.held() === 1);
+    expect(runner.heldOver).toBe(1);
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual([ids[2]]);
+    expect(told.fellBehind).toBe(1);
+    sender.release();
+    await allSent(t, ids.slice(0, 2));
+    expect(sender.requests).toHaveLength(2);
+  });
+
+  it('a job that waited past 5 s since its message was written is given back at its turn, not sent (its lease may be short)', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 2);
+    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    sender.hold();
+    const { runner, told } = build({ places: 1, slots: 4 });
+    for (const job of jobs) runner.takeHandedOver(job, s.clock.now());
+    await until(() => sender.held() === 1);
+    s.clock.advance(5_001);
+    sender.release();
+    await allSent(t, ids.slice(0, 1));
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual([ids[1]]);
+    expect(sender.requests).toHaveLength(1);
+    expect(runner.heldOver).toBe(0);
+    expect(told.fellBehind).toBe(1);
   });
 });

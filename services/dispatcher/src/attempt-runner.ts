@@ -28,7 +28,22 @@ export interface AttemptRunnerDeps {
   throttle: EndpointThrottle;
   webhooks: WebhookSender;
   recorder: AttemptRecorder;
+  /** The payload handed-over jobs waiting for a place may hold; default HELD_OVER_PAYLOAD_BYTES. */
+  heldOverPayloadBytes?: number;
 }
+
+/**
+ * A job intake handed over this long after its lease was set is not sent but released for a
+ * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
+ */
+export const HANDOFF_MAX_AGE_MS = 5_000;
+
+/**
+ * Handed-over jobs kept for a place when every place is taken hold this much payload at most
+ * (a job carries its message's), and no more jobs than there are places: the places bound
+ * what sends hold in memory, this what waits for them.
+ */
+export const HELD_OVER_PAYLOAD_BYTES = 32 * 2 ** 20;
 
 /**
  * The path of one attempt, whatever woke it: a place taken (AttemptPlaces), the delivery
@@ -40,6 +55,17 @@ export interface AttemptRunnerDeps {
 export class AttemptRunner {
   readonly #deps: AttemptRunnerDeps;
   readonly #inFlight = new Set<Promise<void>>();
+  /**
+   * Jobs intake claimed for this dispatcher when every place was taken (creates written at
+   * once each see the same free places): each starts in the next place freed, in order. Kept
+   * rather than released: a release and a fresh claim would be two more writes per delivery
+   * (a fan-out's burst is mostly these). Bounded (places, HELD_OVER_PAYLOAD_BYTES); beyond,
+   * given back to the store.
+   */
+  readonly #heldOver: DeliveryJob[] = [];
+  #heldOverBytes = 0;
+  /** Releases of handed-over jobs not started (settled() waits for them too). */
+  readonly #releasing = new Set<Promise<void>>();
   #stopped = false;
 
   constructor(deps: AttemptRunnerDeps) {
@@ -50,11 +76,44 @@ export class AttemptRunner {
   stopAdmitting(): void {
     this.#stopped = true;
     this.#deps.throttle.stop(); // those waiting for a place in their endpoint's flight go back
+    const now = this.#deps.clock.now();
+    for (const job of this.#heldOver.splice(0)) this.#giveBack(job, now);
+    this.#heldOverBytes = 0;
   }
 
-  /** Resolves once the sends in flight now have ended. */
+  /** Resolves once the sends in flight now have ended, and the hand-offs given back are written. */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#inFlight, ...this.#releasing]);
+  }
+
+  /** Handed-over jobs waiting for a place. */
+  get heldOver(): number {
+    return this.#heldOver.length;
+  }
+
+  /**
+   * A job intake claimed for this dispatcher (embedded mode): started now when there is a
+   * place, kept for the next place freed when there is none (within bounds); otherwise — or
+   * once stopped, or too late for its lease — given back to the store, due now.
+   */
+  takeHandedOver(job: DeliveryJob, now: number): void {
+    if (this.#stopped || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) this.#giveBack(job, now);
+    else if (!this.#deps.places.full) this.startHandedOver(job, now);
+    else if (
+      this.#heldOver.length < this.#deps.places.size &&
+      this.#heldOverBytes + job.message.payload.length <= (this.#deps.heldOverPayloadBytes ?? HELD_OVER_PAYLOAD_BYTES)
+    ) {
+      this.#heldOver.push(job);
+      this.#heldOverBytes += job.message.payload.length;
+    } else this.#giveBack(job, now);
+  }
+
+  /** Due again at once, for the sweeper (the store is the truth: its lease would run out anyway). */
+  #giveBack(job: DeliveryJob, now: number): void {
+    this.#deps.due.fellBehind();
+    const release = this.#deps.leases.release(job, now);
+    this.#releasing.add(release);
+    void release.finally(() => this.#releasing.delete(release));
   }
 
   /**
@@ -89,9 +148,19 @@ export class AttemptRunner {
     }
   }
 
-  /** One admitted attempt is over: room for the next. */
+  /** One admitted attempt is over: room for the next — a job held over first, in order. */
   #finished(): void {
     this.#deps.places.give();
+    const now = this.#deps.clock.now();
+    for (let job = this.#heldOver.shift(); job !== undefined; job = this.#heldOver.shift()) {
+      this.#heldOverBytes -= job.message.payload.length;
+      if (now - job.message.createdAt > HANDOFF_MAX_AGE_MS) {
+        this.#giveBack(job, now);
+        continue;
+      }
+      this.startHandedOver(job, now);
+      return;
+    }
     this.#deps.due.placeFreed();
   }
 

@@ -154,6 +154,20 @@ describe('sweep and send', () => {
   });
 });
 
+/** Counts the store's calls of `methods` on deliveries from now on. */
+function countCalls(methods: readonly ('claim' | 'release')[]): Record<string, number> {
+  const calls: Record<string, number> = Object.fromEntries(methods.map((m) => [m, 0]));
+  for (const method of methods) {
+    const deliveries = s.store.deliveries as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = deliveries[method]!.bind(s.store.deliveries);
+    deliveries[method] = (...args: unknown[]) => {
+      calls[method]!++;
+      return original(...args);
+    };
+  }
+  return calls;
+}
+
 describe('the hand-off from intake (take and room)', () => {
   it('room is the free places and a lease from now; none once stopped', async () => {
     const d = await started({ concurrency: 3 });
@@ -162,20 +176,55 @@ describe('the hand-off from intake (take and room)', () => {
     expect(d.room(1_000).max).toBe(0);
   });
 
-  it('jobs beyond the room are given back due now, and the sweeper sends them once', async () => {
+  it('jobs beyond the free places wait for the next ones and are sent once, with no claim or release of their own', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 4);
     sender.hold();
     // Claimed as intake claims them, before the dispatcher's first sweep could.
     const jobs = await Promise.all(ids.map((id) => s.claim(id)));
-    const d = await started({ concurrency: 2 });
+    const d = await started({ concurrency: 2, slotsPerEndpoint: 4 });
+    const calls = countCalls(['claim', 'release']);
     d.take(jobs);
     await until(() => sender.held() === 2);
     expect(d.room(s.clock.now()).max).toBe(0);
-    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 2);
+    // The two waiting keep their lease: nothing is due in the store for a sweep to find.
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual([]);
     sender.release();
     await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
     expect(sender.requests).toHaveLength(4);
+    expect(calls).toEqual({ claim: 0, release: 0 });
+  });
+
+  it('beyond as many waiting as it has places, hand-offs are given back due now, and the sweeper sends them once', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 4);
+    sender.hold();
+    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    // 1 place: one sent, one waits for it, two go back to the store.
+    const d = await started({ concurrency: 1, slotsPerEndpoint: 4 });
+    d.take(jobs);
+    await until(() => sender.held() === 1);
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 2);
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(2));
+    sender.release();
+    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(4);
+  });
+
+  it('jobs still waiting for a place when it stops are given back, due now', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 3);
+    sender.hold();
+    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    const d = await started({ concurrency: 1, slotsPerEndpoint: 4 });
+    d.take(jobs);
+    await until(() => sender.held() === 1);
+    const stopping = d.stop();
+    sender.release();
+    await stopping;
+    // The one sent is done; the one that waited and the one beyond are due again, not leased.
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(1));
+    expect(sender.requests).toHaveLength(1);
   });
 
   it('a job handed over more than 5 s after its message was written is given back, not sent (5 s: sent)', async () => {

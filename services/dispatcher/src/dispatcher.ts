@@ -59,12 +59,6 @@ export interface DispatcherDeps {
 }
 
 /**
- * A job intake handed over this long after its lease was set is not sent but released for a
- * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
- */
-const HANDOFF_MAX_AGE_MS = 5_000;
-
-/**
  * Sends deliveries, at least once. The store is the truth: a delivery is claimed with a lease
  * before it is sent, and its attempt and new state are written in one step after. This class
  * holds what wakes an attempt — wake-ups on the bus, published by the sweep of the store
@@ -75,7 +69,9 @@ const HANDOFF_MAX_AGE_MS = 5_000;
  *
  * A wake-up holds its bus slot only while the delivery is claimed, not while it is sent.
  * When every place is taken, a wake-up is dropped: the delivery stays due in the store, and
- * the sweeper brings it back, in due order, as sends finish. So a backlog of any size waits
+ * the sweeper brings it back, in due order, as sends finish. Jobs intake claimed for it
+ * beyond its places (creates written together each saw the same free places) wait for the
+ * next places instead, as many as it has places and within a payload bound; the rest go back. So a backlog of any size waits
  * in the store (indexed), not in memory; and since a sweep fetches at most what the gate can
  * hold of one endpoint, a slow endpoint's backlog never hides another endpoint's deliveries.
  * No store or bus error ends the process: the delivery keeps its lease until it runs out.
@@ -87,8 +83,6 @@ export class Dispatcher implements Component {
   readonly #due: DueSweep;
   readonly #leases: DeliveryLeases;
   readonly #runner: AttemptRunner;
-  /** Releases of handed-over jobs it had no room for (stop() waits for them too). */
-  readonly #releasing = new Set<Promise<void>>();
   #subscription: Subscription | undefined;
   #stopped = false;
 
@@ -155,7 +149,7 @@ export class Dispatcher implements Component {
     this.#runner.stopAdmitting();
     await this.#due.stop();
     await this.#subscription?.stop();
-    await Promise.allSettled([this.#runner.settled(), ...this.#releasing]);
+    await this.#runner.settled();
   }
 
   /** Publishes the due deliveries not already on their way. Runs on a timer; tests may call it. */
@@ -172,26 +166,12 @@ export class Dispatcher implements Component {
     return { max: this.#stopped ? 0 : this.#places.free, leaseUntil: now + this.#deps.config.leaseMs };
   }
 
-  /** Starts the sends of `jobs` (claimed for it); what it has no room for goes back to the store, due now. */
+  /**
+   * Starts the sends of `jobs` (claimed for it); those it has no place for wait for the next
+   * places freed, within bounds, and the rest go back to the store, due now (AttemptRunner).
+   */
   take(jobs: readonly DeliveryJob[]): void {
     const now = this.#deps.clock.now();
-    for (const job of jobs) {
-      // The lease was set before the message's (durable) write: after a long stall there, too
-      // little of it may be left for a whole send. Such a job goes back for a fresh claim.
-      const late = now - job.message.createdAt > HANDOFF_MAX_AGE_MS;
-      if (this.#stopped || late || this.#places.full) {
-        // Other sends took the room meanwhile: due again at once, for the sweeper.
-        this.#due.fellBehind();
-        this.#keepUntilStop(this.#leases.release(job, now));
-        continue;
-      }
-      this.#runner.startHandedOver(job, now);
-    }
-  }
-
-  /** Keeps `work` (a release) among what stop() waits for: the store closes after it. */
-  #keepUntilStop(work: Promise<void>): void {
-    this.#releasing.add(work);
-    void work.finally(() => this.#releasing.delete(work));
+    for (const job of jobs) this.#runner.takeHandedOver(job, now);
   }
 }
