@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsServer, type NatsServer } from '@wirehook/testkit';
 import { inspect, testStream } from '../../test/nats-streams.ts';
 import type { BusMessage } from '../bus.ts';
-import { NatsBus, type NatsBusOptions } from './nats-bus.ts';
+import { NatsBus, publishAttemptMs, type NatsBusOptions } from './nats-bus.ts';
 import type { StreamSpec } from './streams.ts';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
@@ -47,7 +47,8 @@ describe('NatsBus faults', () => {
 
   it('stop() of a consumer stopped while its pull is being made resolves', async () => {
     const spec = testStream();
-    const bus = await open(spec);
+    // Pulls that expire long after the test's timeout: only closing the pull ends it in time.
+    const bus = await open(spec, { pullExpiresMs: 60_000 });
     const handled: BusMessage[] = [];
     const subscription = bus.consume(spec.subject, async (m) => (handled.push(m), 'ack'), { concurrency: 1 });
     // Stopped in the same turn: the worker is still looking its consumer up, so its fetch
@@ -56,4 +57,14 @@ describe('NatsBus faults', () => {
     await subscription.stop();
     expect(handled).toEqual([]);
   }, 10_000);
+});
+
+describe('a publish attempt’s wait for its acknowledgement', () => {
+  it('is half the time left, 2 s at most and 100 ms at least', () => {
+    expect(publishAttemptMs(10_000)).toBe(2_000);
+    expect(publishAttemptMs(4_000)).toBe(2_000);
+    expect(publishAttemptMs(3_000)).toBe(1_500);
+    expect(publishAttemptMs(201)).toBe(100.5);
+    expect(publishAttemptMs(150)).toBe(100);
+  });
 });

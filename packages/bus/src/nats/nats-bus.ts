@@ -54,6 +54,15 @@ export interface NatsBusOptions {
 }
 
 const PUBLISH_ATTEMPT_MS = 2_000;
+
+/**
+ * How long one publish attempt waits for its acknowledgement with `leftMs` of the publish's
+ * time left: half of it at most (a request whose answer is lost, sent as the client
+ * reconnected, leaves time for another attempt), PUBLISH_ATTEMPT_MS at most, 100 ms at least.
+ */
+export function publishAttemptMs(leftMs: number): number {
+  return Math.min(PUBLISH_ATTEMPT_MS, Math.max(leftMs / 2, 100));
+}
 const DRAIN_TIMEOUT_MS = 5_000;
 const JS_API_TIMEOUT_MS = 5_000;
 
@@ -201,9 +210,7 @@ export class NatsBus implements Bus {
         });
       }
       try {
-        // Half of what is left at most: a request whose answer is lost (sent as the client
-        // reconnected) leaves time for another attempt.
-        await this.#js.publish(subject, data, { msgID, headers, timeout: Math.min(PUBLISH_ATTEMPT_MS, Math.max(left / 2, 100)) });
+        await this.#js.publish(subject, data, { msgID, headers, timeout: publishAttemptMs(left) });
         return;
       } catch (err) {
         lastError = err;
