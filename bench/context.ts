@@ -11,6 +11,8 @@ export interface BenchContext {
   receiver: BenchReceiver;
   api: WirehookApi;
   tenants: Tenant[];
+  /** The Node flags `--node-args` gave Wirehook's processes (a process measured beside them gets them too). */
+  nodeArgs: readonly string[];
   /** The message payload (JSON text of `settings.payloadBytes`). */
   payload: string;
   /** Progress on stderr. */

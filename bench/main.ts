@@ -131,6 +131,7 @@ const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-d
 const allocArgs = allocDir ? [`--import=${fileURLToPath(new URL('./alloc/sampler.ts', import.meta.url))}`] : [];
 if (allocDir) mkdirSync(allocDir, { recursive: true });
 
+const nodeArgs = args['node-args']?.split(' ').filter(Boolean) ?? [];
 let receiver: BenchReceiver | undefined;
 let wirehook: RunningWirehook | undefined;
 let api: WirehookApi | undefined;
@@ -142,14 +143,14 @@ try {
     dataDir: join(workDir, 'data'),
     logFile: join(workDir, 'wirehook.log'),
     env: { ...receiver.wirehookEnv, NODE_EXTRA_CA_CERTS: receiver.ca.caFile, ...(allocDir ? { WIREHOOK_ALLOC_DIR: allocDir } : {}) },
-    execArgv: [...profileArgs('wirehook'), ...allocArgs, ...(args['node-args']?.split(' ').filter(Boolean) ?? [])],
+    execArgv: [...profileArgs('wirehook'), ...allocArgs, ...nodeArgs],
   };
   wirehook = await launcher.launch(launchOptions);
   log(`wirehook ${launcher.name} (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}; data in ${workDir}`);
   const tenants = await createTenants(wirehook, settings.orgs);
   log(`${tenants.length} Business orgs with a live key each`);
   api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
-  let ctx: BenchContext = { settings, wirehook, receiver, api, tenants, payload: payloadJson(settings.payloadBytes), log };
+  let ctx: BenchContext = { settings, wirehook, receiver, api, tenants, nodeArgs, payload: payloadJson(settings.payloadBytes), log };
   /** Stops the running Wirehook and launches `using` with `options` in its place. */
   const relaunch = async (using: Launcher, options: LaunchOptions) => {
     await api!.close();

@@ -1,23 +1,28 @@
-// The pipeline floor (issue 46): the least a durable webhook service does per delivery, in
-// one process and one thread, so that `pnpm bench` can set Wirehook's CPU a delivery against
-// it in the same run. It does the work Wirehook does and nothing around it:
+// The pipeline floor (issue 46): a bare durable webhook pipeline in one process and one
+// thread, so that `pnpm bench` can set Wirehook's CPU a delivery against it in the same run.
+// It does each step Wirehook does for a delivery, each in its plainest form:
 //
-//   accept  POST /v1/messages (JSON parsed, three fields checked), a bearer key required;
+//   accept  POST /v1/messages: a bearer key hashed (SHA-256) and looked up, the JSON parsed,
+//           three fields checked, the payload re-serialised (as intake stores it);
 //   store   the message and its delivery in SQLite (WAL, synchronous = FULL: the 202 is sent
 //           after its fsync), the writes of one event-loop turn in one transaction;
 //   sign    the Standard Webhooks envelope and its HMAC-SHA256, as Wirehook signs;
-//   POST    it over a keep-alive HTTPS pool (undici, the version Wirehook sends with);
-//   record  the attempt and the delivery's status, again one transaction a turn.
+//   POST    it over a keep-alive HTTPS pool of the endpoint's own (16 connections, idle ones
+//           closed after 4 s, 15 s for an answer: Wirehook's egress defaults), 512 in flight;
+//   record  the attempt with the answer's first 1 KB, and the delivery's status, again one
+//           transaction a turn; a 5xx, 429 or no answer tried again 1, 2, 4, 8 s later, then
+//           failed, as any other answer fails it at once; a deleted endpoint's fail unsent.
 //
-// The same schema as the store bench's baseline (bench/store-writes.ts): a message row, a
-// delivery row with its due index, an attempt row. Left out on purpose, as a floor does: auth
-// beyond "a key is given", rate limits, usage, health, retries' policy, observability, and
-// recovery at restart (consumers and endpoints live in memory: setup, not the measured path).
-// A send that fails is tried again a second later, so the bench's counts still add up.
+// The store bench's baseline schema (bench/store-writes.ts): a message row, a delivery row
+// with its due index, an attempt row. Left out: what Wirehook adds around the pipeline —
+// tenants, scopes and plans, rate limits, throughput control, endpoint health, usage, the
+// indexes of the API's lists, ordered lanes, transformations, the retry schedule, traces and
+// metrics, recovery at restart (consumers, endpoints and keys live in memory: setup, not the
+// measured path). docs/benchmarks.md lists what else differs in the measurement.
 //
 // Forked by the floor scenario (bench/scenarios/floor.ts) with its options as JSON in argv[2];
 // says its port over IPC (bench/load/forked-server.ts).
-import { createHmac, createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -36,10 +41,10 @@ export interface FloorOptions {
 
 interface Endpoint {
   id: string;
-  consumerId: string;
   origin: string;
   path: string;
   key: KeyObject;
+  pool: UndiciPool | undefined;
   removed: boolean;
 }
 
@@ -48,8 +53,16 @@ interface Delivery {
   messageId: string;
   endpoint: Endpoint;
   body: string;
-  createdAt: number;
+  attempts: number;
 }
+
+/** Wirehook's egress defaults: connections per endpoint, idle connection life, the attempt's limit, the response head kept. */
+const CONNECTIONS_PER_ENDPOINT = 16;
+const KEEP_ALIVE_MAX_MS = 4_000;
+const ATTEMPT_TIMEOUT_MS = 15_000;
+const RESPONSE_HEAD_BYTES = 1_024;
+/** Tries after the first, 1 s apart and doubling; then the delivery fails. */
+const RETRIES = 4;
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FloorOptions;
 const db = new DatabaseSync(join(options.dataDir, 'floor.sqlite'));
@@ -58,11 +71,17 @@ db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
   CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
     next_attempt_at INTEGER NOT NULL);
   CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
-  CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER);`);
+  CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER,
+    response_head TEXT);`);
 const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
 const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
-const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status) VALUES (?, ?, ?, ?)');
-const markDelivered = db.prepare("UPDATE deliveries SET status = 'delivered' WHERE id = ?");
+const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
+const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ? WHERE id = ?');
+/** What the connection runs with, for the scenario to record: 2 is FULL. */
+const durability = {
+  journalMode: String(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']),
+  synchronous: Number(db.prepare('PRAGMA synchronous').get()?.['synchronous']),
+};
 
 // Group commit: every write of one turn of the event loop in one transaction, its callers
 // answered after the COMMIT (and so after its fsync).
@@ -82,37 +101,49 @@ function commit(): void {
   for (const w of batch) w.done();
 }
 
-const consumers = new Map<string, { id: string; endpoints: Endpoint[] }>();
-const consumersById = new Map<string, { id: string; endpoints: Endpoint[] }>();
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** Key hashes, each with its consumers by external id: a key is registered by its first consumer. */
+const keys = new Map<string, Map<string, Endpoint[]>>();
+const consumersById = new Map<string, Endpoint[]>();
 const endpoints = new Map<string, Endpoint>();
-const pools = new Map<string, UndiciPool>();
 
-function poolFor(origin: string): UndiciPool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    const url = new URL(origin);
+function poolOf(endpoint: Endpoint): UndiciPool {
+  if (endpoint.pool === undefined) {
+    const url = new URL(endpoint.origin);
     const address = options.resolve[url.hostname] ?? url.hostname;
-    pool = createPool(`https://${address}:${url.port || 443}`, options.inFlight, { ca: options.caPem, servername: url.hostname });
-    pools.set(origin, pool);
+    endpoint.pool = createPool(
+      `https://${address}:${url.port || 443}`,
+      CONNECTIONS_PER_ENDPOINT,
+      { ca: options.caPem, servername: url.hostname },
+      { keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS },
+    );
   }
-  return pool;
+  return endpoint.pool;
 }
 
 // Sends: at most `inFlight` at once, the rest in order behind them.
 const waiting: Delivery[] = [];
 let sending = 0;
-function enqueue(delivery: Delivery): void {
-  waiting.push(delivery);
+function pump(): void {
   while (sending < options.inFlight && waiting.length > 0) void send(waiting.shift()!);
 }
+function enqueue(delivery: Delivery): void {
+  waiting.push(delivery);
+  pump();
+}
 async function send(delivery: Delivery): Promise<void> {
+  const now = Date.now();
+  if (delivery.endpoint.removed) {
+    await write(() => setStatus.run('failed', now, delivery.id));
+    return;
+  }
   sending++;
   let status: number | null = null;
+  let head: string | null = null;
   try {
-    if (delivery.endpoint.removed) return;
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(now / 1000);
     const signature = createHmac('sha256', delivery.endpoint.key).update(`${delivery.messageId}.${timestamp}.${delivery.body}`).digest('base64');
-    const res = await poolFor(delivery.endpoint.origin).request({
+    const res = await poolOf(delivery.endpoint).request({
       method: 'POST',
       path: delivery.endpoint.path,
       body: delivery.body,
@@ -124,36 +155,39 @@ async function send(delivery: Delivery): Promise<void> {
         'user-agent': 'Wirehook/1',
       },
     });
-    await res.body.dump();
     status = res.statusCode;
+    head = (await res.body.text()).slice(0, RESPONSE_HEAD_BYTES);
   } catch {
-    // A failed connection: tried again below, as a 5xx is.
+    // No answer, or its body cut off: the status (if any) is what counts.
   } finally {
     sending--;
   }
-  const now = Date.now();
+  const retry = (status === null || status === 429 || status >= 500) && delivery.attempts < RETRIES;
+  const next = retry ? now + 1_000 * 2 ** delivery.attempts : now;
+  const outcome = status !== null && status < 300 ? 'delivered' : retry ? 'pending' : 'failed';
   await write(() => {
-    insertAttempt.run(randomUUID(), delivery.id, now, status);
-    if (status !== null && status < 300) markDelivered.run(delivery.id);
+    insertAttempt.run(randomUUID(), delivery.id, now, status, head);
+    setStatus.run(outcome, next, delivery.id);
   });
-  if (status === null || status >= 300) setTimeout(() => enqueue(delivery), 1_000);
-  while (sending < options.inFlight && waiting.length > 0) void send(waiting.shift()!);
+  if (outcome === 'pending') {
+    delivery.attempts++;
+    setTimeout(() => enqueue(delivery), next - now);
+  }
+  pump();
 }
 
-async function createMessage(key: string, input: Record<string, unknown>): Promise<[number, unknown]> {
+async function createMessage(endpointsOf: Map<string, Endpoint[]>, input: Record<string, unknown>): Promise<[number, unknown]> {
   const { consumer: external, event_type: eventType, payload } = input;
   if (typeof external !== 'string' || typeof eventType !== 'string' || typeof payload !== 'object' || payload === null) {
     return [400, { error: { code: 'validation_failed', message: 'consumer, event_type and payload are required' } }];
   }
-  const consumer = consumers.get(`${key} ${external}`);
+  const consumer = endpointsOf.get(external);
   if (!consumer) return [404, { error: { code: 'not_found', message: 'no such consumer' } }];
   const messageId = `msg_${randomUUID()}`;
   const createdAt = Date.now();
   const payloadJson = JSON.stringify(payload);
   const body = `{"type":${JSON.stringify(eventType)},"timestamp":"${new Date(createdAt).toISOString()}","data":${payloadJson}}`;
-  const deliveries = consumer.endpoints
-    .filter((e) => !e.removed)
-    .map((endpoint) => ({ id: randomUUID(), messageId, endpoint, body, createdAt }) satisfies Delivery);
+  const deliveries: Delivery[] = consumer.filter((e) => !e.removed).map((endpoint) => ({ id: randomUUID(), messageId, endpoint, body, attempts: 0 }));
   await write(() => {
     insertMessage.run(messageId, payloadJson, createdAt);
     for (const d of deliveries) insertDelivery.run(d.id, messageId, d.endpoint.id, createdAt);
@@ -162,41 +196,47 @@ async function createMessage(key: string, input: Record<string, unknown>): Promi
   return [202, { id: messageId, deliveries: deliveries.length }];
 }
 
-function route(req: IncomingMessage, key: string, input: Record<string, unknown>): Promise<[number, unknown]> | [number, unknown] {
+const notFound = (what: string): [number, unknown] => [404, { error: { code: 'not_found', message: `no such ${what}` } }];
+
+function route(req: IncomingMessage, keyHash: string, input: Record<string, unknown>): Promise<[number, unknown]> | [number, unknown] {
   const path = req.url ?? '';
-  if (req.method === 'POST' && path === '/v1/messages') return createMessage(key, input);
   if (req.method === 'POST' && path === '/v1/consumers') {
-    const consumer = { id: `con_${randomUUID()}`, endpoints: [] };
-    consumers.set(`${key} ${String(input['external_id'])}`, consumer);
-    consumersById.set(consumer.id, consumer);
-    return [201, { id: consumer.id }];
+    const id = `con_${randomUUID()}`;
+    const consumer: Endpoint[] = [];
+    if (!keys.has(keyHash)) keys.set(keyHash, new Map());
+    keys.get(keyHash)!.set(String(input['external_id']), consumer);
+    consumersById.set(id, consumer);
+    return [201, { id }];
   }
+  const endpointsOf = keys.get(keyHash);
+  if (endpointsOf === undefined) return [401, { error: { code: 'unauthorized', message: 'unknown key' } }];
+  if (req.method === 'POST' && path === '/v1/messages') return createMessage(endpointsOf, input);
   if (req.method === 'POST' && path === '/v1/endpoints') {
     const consumer = consumersById.get(String(input['consumer_id']));
-    if (!consumer) return [404, { error: { code: 'not_found', message: 'no such consumer' } }];
+    if (!consumer) return notFound('consumer');
     const url = new URL(String(input['url']));
     const secret = randomBytes(24);
     const endpoint: Endpoint = {
       id: `ep_${randomUUID()}`,
-      consumerId: consumer.id,
       origin: url.origin,
       path: url.pathname,
       key: createSecretKey(secret),
+      pool: undefined,
       removed: false,
     };
-    consumer.endpoints.push(endpoint);
+    consumer.push(endpoint);
     endpoints.set(endpoint.id, endpoint);
     return [201, { id: endpoint.id, secret: `whsec_${secret.toString('base64')}` }];
   }
   const removed = req.method === 'DELETE' && /^\/v1\/endpoints\/([^/]+)$/.exec(path);
   if (removed) {
     const endpoint = endpoints.get(removed[1]!);
-    if (!endpoint) return [404, { error: { code: 'not_found', message: 'no such endpoint' } }];
+    if (!endpoint) return notFound('endpoint');
     endpoint.removed = true;
+    void endpoint.pool?.close();
     return [204, undefined];
   }
-  if (req.method === 'GET' && path === '/healthz') return [200, { status: 'ok' }];
-  return [404, { error: { code: 'not_found', message: 'no such route' } }];
+  return notFound('route');
 }
 
 function answer(res: ServerResponse, [status, body]: [number, unknown]): void {
@@ -212,15 +252,20 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
+    if (req.method === 'GET' && req.url === '/healthz') return answer(res, [200, { status: 'ok', ...durability }]);
     const auth = req.headers.authorization;
-    if (req.url !== '/healthz' && !auth?.startsWith('Bearer ')) return answer(res, [401, { error: { code: 'unauthorized', message: 'a key is required' } }]);
-    let input: Record<string, unknown> = {};
+    if (!auth?.startsWith('Bearer ')) return answer(res, [401, { error: { code: 'unauthorized', message: 'a key is required' } }]);
+    let input: unknown = {};
     try {
-      if (chunks.length > 0) input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      if (chunks.length > 0) input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
       return answer(res, [400, { error: { code: 'invalid_json', message: 'the body is not JSON' } }]);
     }
-    void Promise.resolve(route(req, auth?.slice(7) ?? '', input)).then(
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return answer(res, [400, { error: { code: 'invalid_json', message: 'the body is not a JSON object' } }]);
+    }
+    // Whatever route throws (a bad URL, say), at once or later, is a 500 for this request alone.
+    new Promise<[number, unknown]>((resolve) => resolve(route(req, sha256(auth.slice(7)), input as Record<string, unknown>))).then(
       (result) => answer(res, result),
       (err: unknown) => answer(res, [500, { error: { code: 'internal', message: String(err) } }]),
     );

@@ -29,14 +29,23 @@ export interface PoolTls {
   servername?: string;
 }
 
+/** How long a pool's connections and requests may take, as Wirehook's egress sets them (the floor's pools). */
+export interface PoolTimeouts {
+  /** Longest an idle connection is kept, ms. */
+  keepAliveMaxTimeout?: number;
+  /** Longest wait for a response's head, and between its body's chunks, ms. */
+  headersTimeout?: number;
+  bodyTimeout?: number;
+}
+
 interface UndiciModule {
-  Pool: new (origin: string, options: { connections: number; pipelining?: number; connect?: PoolTls }) => UndiciPool;
+  Pool: new (origin: string, options: { connections: number; pipelining?: number; connect?: PoolTls } & PoolTimeouts) => UndiciPool;
 }
 
 const require = createRequire(new URL('../../packages/egress/package.json', import.meta.url));
 const undici = require('undici') as UndiciModule;
 
 /** A keep-alive pool of `connections` to `origin` (no pipelining), its TLS as `tls` says. */
-export function createPool(origin: string, connections: number, tls?: PoolTls): UndiciPool {
-  return new undici.Pool(origin, { connections, pipelining: 1, ...(tls ? { connect: tls } : {}) });
+export function createPool(origin: string, connections: number, tls?: PoolTls, timeouts: PoolTimeouts = {}): UndiciPool {
+  return new undici.Pool(origin, { connections, pipelining: 1, ...(tls ? { connect: tls } : {}), ...timeouts });
 }

@@ -17,8 +17,10 @@ export function probeFigures(scenario: 'e2e' | 'cluster' | 'backlog', m: Medians
   const add = adder(figures);
   const vsIdle = ratio(busy, idle);
   const controlVsIdle = ratio(controlBusy, controlIdle);
-  // Issue 46: the probe's rise against its control's in the same span (without a control, against none).
-  const vsControl = controlVsIdle === null ? vsIdle : ratio(vsIdle, controlVsIdle);
+  // Issue 46: the probe's rise against its control's in the same span. A control that fell
+  // under load (its idle window caught an outlier) counts as no rise, not as a tighter bound;
+  // without a control there is nothing to check against.
+  const vsControl = controlVsIdle === null ? null : ratio(vsIdle, Math.max(1, controlVsIdle));
   add({ id: `${scenario}.probeIdleP99`, scenario, measure: 'API probe p99 (idle)', value: idle, unit: 'ms', ratioToBaseline: ratio(idle, baselineP99) });
   add({
     id: `${scenario}.probeP99`,
