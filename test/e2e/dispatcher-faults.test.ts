@@ -132,9 +132,9 @@ describe('store faults', () => {
 });
 
 describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
-  it('deliveries claimed at intake beyond the dispatcher’s room go back to the store and are all sent once', async () => {
-    // Every send sees room for its deliveries; the dispatcher takes 2 at once, keeps 2 waiting for
-    // their places, and gives the rest back.
+  it('deliveries claimed at intake beyond the dispatcher’s room wait for places or go back to the store, and are all sent once', async () => {
+    // Sends at once each see room for their deliveries; the dispatcher takes 2, keeps up to 2
+    // waiting for their places, and gives the rest back (how many of each depends on timing).
     const small = await startWirehook({
       allowHosts: TEST_ALLOW_HOSTS,
       lookup: testLookup,
@@ -166,14 +166,15 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
           return res.body.id as string;
         }),
       );
-      // Well inside the lease (17 s): the surplus was released, not left leased.
+      // Well inside the lease (17 s): the surplus was released or sent, not left leased.
       await eventually(() => ids.forEach((id) => expect(arrived(rx, id)).toBe(1)), 10_000);
       await eventually(async () => {
         for (const id of ids) expect((await tenant.api.get(`/v1/messages/${id}`)).body.status).toBe('success');
       });
       expect(await readMetric(small.embedded.metricsUrl(), 'wirehook_delivery_attempts_total', { outcome: 'success', via: 'direct' })).toBe(20);
-      expect(calls.release).toBeGreaterThan(0);
-      // Every delivery released was claimed again by the dispatcher; the ones it took at once never were.
+      // Every delivery released was claimed again by the dispatcher (as were those no create claimed);
+      // the ones it took or kept never were.
+      expect(calls.claim).toBeGreaterThanOrEqual(calls.release);
       expect(calls.claim).toBeLessThan(20);
     } finally {
       await small.close();

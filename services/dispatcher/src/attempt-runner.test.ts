@@ -218,33 +218,64 @@ describe('AttemptRunner', () => {
 });
 
 describe('AttemptRunner: jobs handed over with every place taken', () => {
-  it('waits for a place within its payload bound; the job beyond it goes back to the store', async () => {
+  /** `count` due deliveries of one endpoint, each of its own message, claimed as intake claims them. */
+  async function claimed(count: number) {
     const { t } = await s.endpoint();
-    const ids = await s.due(t, 3);
-    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+    const ids = await s.due(t, count);
+    return { t, ids, jobs: await Promise.all(ids.map((id) => s.claim(id))) };
+  }
+  const inTrace = (name: string, fn: () => void) => context.with(ROOT_CONTEXT.setValue(WAKE_UP, name), fn);
+
+  it('wait for the next places in order, each in its own trace, one place each, with no claim of their own', async () => {
+    const { t, ids, jobs } = await claimed(4);
     sender.hold();
-    // One place; room for one payload's bytes to wait.
-    const { runner, told } = build({ places: 1, slots: 4, heldOverPayloadBytes: jobs[1]!.message.payload.length });
-    for (const job of jobs) runner.takeHandedOver(job, s.clock.now());
-    await until(() => sender.held() === 1);
+    // Two places: two sent, two wait (as many as the places).
+    const { runner, places, told } = build({ places: 2, slots: 4 });
+    jobs.forEach((job, i) => inTrace(`hand-off ${i}`, () => runner.takeHandedOver(job, s.clock.now())));
+    await until(() => sender.held() === 2);
+    expect(runner.heldOver).toBe(2);
+    expect(places.taken).toBe(2);
+    // Leased while they wait: nothing due for a sweep.
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual([]);
+    sender.answer();
+    await until(() => sender.requests.length === 3);
+    expect(places.taken).toBe(2);
     expect(runner.heldOver).toBe(1);
-    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
-    expect(await s.dueAt(s.clock.now(), ids)).toEqual([ids[2]]);
-    expect(told.fellBehind).toBe(1);
     sender.release();
-    await allSent(t, ids.slice(0, 2));
-    expect(sender.requests).toHaveLength(2);
+    await allSent(t, ids);
+    expect(sender.requests.map((r) => r.headers['webhook-id'])).toEqual(jobs.map((j) => j.message.id));
+    expect(sender.contexts.map((c) => c.getValue(WAKE_UP))).toEqual(['hand-off 0', 'hand-off 1', 'hand-off 2', 'hand-off 3']);
+    expect(told.fellBehind).toBe(0);
+    await until(() => places.taken === 0);
   });
 
-  it('a job that waited past 5 s since its message was written is given back at its turn, not sent (its lease may be short)', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 2);
-    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
+  it('hold one payload’s bytes at most (2 a character, once a message); the job beyond goes back, and the bytes come back as jobs start', async () => {
+    const { t, ids, jobs } = await claimed(5);
+    sender.hold();
+    // Two places; room for one payload to wait.
+    const { runner, told } = build({ places: 2, slots: 4, heldOverPayloadBytes: 2 * jobs[0]!.message.payload.length });
+    for (const job of jobs.slice(0, 4)) runner.takeHandedOver(job, s.clock.now());
+    await until(() => sender.held() === 2);
+    expect(runner.heldOver).toBe(1);
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual([ids[3]]);
+    expect(told.fellBehind).toBe(1);
+    // One send ends: the held job takes its place, and its bytes are free for another.
+    sender.answer();
+    await until(() => runner.heldOver === 0 && sender.held() === 2);
+    runner.takeHandedOver(jobs[4]!, s.clock.now());
+    expect(runner.heldOver).toBe(1);
+    sender.release();
+    await allSent(t, [ids[0]!, ids[1]!, ids[2]!, ids[4]!]);
+  });
+
+  it('a job that waited past 1 s for a place, or 5 s since its message was written, is given back at its turn, not sent', async () => {
+    const { t, ids, jobs } = await claimed(2);
     sender.hold();
     const { runner, told } = build({ places: 1, slots: 4 });
     for (const job of jobs) runner.takeHandedOver(job, s.clock.now());
     await until(() => sender.held() === 1);
-    s.clock.advance(5_001);
+    s.clock.advance(1_001);
     sender.release();
     await allSent(t, ids.slice(0, 1));
     await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
@@ -252,5 +283,35 @@ describe('AttemptRunner: jobs handed over with every place taken', () => {
     expect(sender.requests).toHaveLength(1);
     expect(runner.heldOver).toBe(0);
     expect(told.fellBehind).toBe(1);
+  });
+
+  it('a job taken 5 s after its message was written is given back at once', async () => {
+    const { ids, jobs } = await claimed(1);
+    const { runner, places } = build({ places: 1 });
+    s.clock.advance(5_001);
+    runner.takeHandedOver(jobs[0]!, s.clock.now());
+    expect(places.taken).toBe(0);
+    await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 1);
+    expect(sender.requests).toHaveLength(0);
+  });
+
+  it('at stop, gives back the jobs still waiting; settled() resolves once their releases are written', async () => {
+    const { ids, jobs } = await claimed(3);
+    sender.hold();
+    const { runner } = build({ places: 1, slots: 4 });
+    for (const job of jobs) runner.takeHandedOver(job, s.clock.now());
+    await until(() => sender.held() === 1);
+    // One sent, one waiting, one given back at once (beyond as many as the places). Releases
+    // that take a while from here: settled() must wait for them.
+    const release = s.store.deliveries.release.bind(s.store.deliveries);
+    s.store.deliveries.release = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return release(...args);
+    };
+    runner.stopAdmitting();
+    sender.release();
+    await runner.settled();
+    expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(1));
+    expect(sender.requests).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 // The order of one attempt's steps — place, claim, gate, send, record, turn handed on — apart
 // from dispatcher.ts, which holds what wakes attempts (bus, sweep, intake) and the lifecycle.
-import { context } from '@opentelemetry/api';
+import { context, type Context } from '@opentelemetry/api';
 import type { Clock, DeliveryId } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
@@ -28,7 +28,7 @@ export interface AttemptRunnerDeps {
   throttle: EndpointThrottle;
   webhooks: WebhookSender;
   recorder: AttemptRecorder;
-  /** The payload handed-over jobs waiting for a place may hold; default HELD_OVER_PAYLOAD_BYTES. */
+  /** The payload handed-over jobs waiting for a place may hold, in bytes; default HELD_OVER_PAYLOAD_BYTES. */
   heldOverPayloadBytes?: number;
 }
 
@@ -40,10 +40,17 @@ export const HANDOFF_MAX_AGE_MS = 5_000;
 
 /**
  * Handed-over jobs kept for a place when every place is taken hold this much payload at most
- * (a job carries its message's), and no more jobs than there are places: the places bound
- * what sends hold in memory, this what waits for them.
+ * (counted once per message, whose jobs share it, at 2 bytes a UTF-16 code unit), and no more
+ * jobs than there are places: the places bound what sends hold in memory, this what waits.
  */
 export const HELD_OVER_PAYLOAD_BYTES = 32 * 2 ** 20;
+
+/**
+ * A held-over job waits this long at most, then goes back to the store: the next freed places
+ * go to held-over jobs before the sweep's due deliveries (retries, other endpoints' backlogs),
+ * so a burst of creates may put those behind it for this long, and no longer.
+ */
+export const HELD_OVER_MAX_WAIT_MS = 1_000;
 
 /**
  * The path of one attempt, whatever woke it: a place taken (AttemptPlaces), the delivery
@@ -57,12 +64,14 @@ export class AttemptRunner {
   readonly #inFlight = new Set<Promise<void>>();
   /**
    * Jobs intake claimed for this dispatcher when every place was taken (creates written at
-   * once each see the same free places): each starts in the next place freed, in order. Kept
-   * rather than released: a release and a fresh claim would be two more writes per delivery
-   * (a fan-out's burst is mostly these). Bounded (places, HELD_OVER_PAYLOAD_BYTES); beyond,
-   * given back to the store.
+   * once each see the same free places): each starts in the next place freed, in order, in its
+   * own trace. Kept rather than released: a release and a fresh claim would be two more writes
+   * per delivery (a fan-out's burst is mostly these). Bounded (places, HELD_OVER_PAYLOAD_BYTES,
+   * HELD_OVER_MAX_WAIT_MS); beyond, given back to the store.
    */
-  readonly #heldOver: DeliveryJob[] = [];
+  readonly #heldOver: { job: DeliveryJob; trace: Context; heldAt: number }[] = [];
+  /** The held-over jobs of each message (one payload for them all), and those payloads' bytes. */
+  readonly #heldMessages = new Map<string, number>();
   #heldOverBytes = 0;
   /** Releases of handed-over jobs not started (settled() waits for them too). */
   readonly #releasing = new Set<Promise<void>>();
@@ -77,7 +86,8 @@ export class AttemptRunner {
     this.#stopped = true;
     this.#deps.throttle.stop(); // those waiting for a place in their endpoint's flight go back
     const now = this.#deps.clock.now();
-    for (const job of this.#heldOver.splice(0)) this.#giveBack(job, now);
+    for (const held of this.#heldOver.splice(0)) this.#giveBack(held.job, now);
+    this.#heldMessages.clear();
     this.#heldOverBytes = 0;
   }
 
@@ -99,13 +109,30 @@ export class AttemptRunner {
   takeHandedOver(job: DeliveryJob, now: number): void {
     if (this.#stopped || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) this.#giveBack(job, now);
     else if (!this.#deps.places.full) this.startHandedOver(job, now);
-    else if (
-      this.#heldOver.length < this.#deps.places.size &&
-      this.#heldOverBytes + job.message.payload.length <= (this.#deps.heldOverPayloadBytes ?? HELD_OVER_PAYLOAD_BYTES)
-    ) {
-      this.#heldOver.push(job);
-      this.#heldOverBytes += job.message.payload.length;
-    } else this.#giveBack(job, now);
+    else if (this.#heldOver.length < this.#deps.places.size && this.#hold(job)) this.#heldOver.push({ job, trace: context.active(), heldAt: now });
+    else this.#giveBack(job, now);
+  }
+
+  /** Counts `job`'s payload among those held (once per message) if it fits. @returns whether it did. */
+  #hold(job: DeliveryJob): boolean {
+    const id = job.message.id;
+    const jobs = this.#heldMessages.get(id) ?? 0;
+    const bytes = jobs === 0 ? 2 * job.message.payload.length : 0;
+    if (this.#heldOverBytes + bytes > (this.#deps.heldOverPayloadBytes ?? HELD_OVER_PAYLOAD_BYTES)) return false;
+    this.#heldMessages.set(id, jobs + 1);
+    this.#heldOverBytes += bytes;
+    return true;
+  }
+
+  /** `job` is no longer held: its message's payload no longer counted once its last job goes. */
+  #unhold(job: DeliveryJob): void {
+    const id = job.message.id;
+    const jobs = (this.#heldMessages.get(id) ?? 1) - 1;
+    if (jobs > 0) this.#heldMessages.set(id, jobs);
+    else {
+      this.#heldMessages.delete(id);
+      this.#heldOverBytes -= 2 * job.message.payload.length;
+    }
   }
 
   /** Due again at once, for the sweeper (the store is the truth: its lease would run out anyway). */
@@ -152,13 +179,15 @@ export class AttemptRunner {
   #finished(): void {
     this.#deps.places.give();
     const now = this.#deps.clock.now();
-    for (let job = this.#heldOver.shift(); job !== undefined; job = this.#heldOver.shift()) {
-      this.#heldOverBytes -= job.message.payload.length;
-      if (now - job.message.createdAt > HANDOFF_MAX_AGE_MS) {
+    for (let held = this.#heldOver.shift(); held !== undefined; held = this.#heldOver.shift()) {
+      const { job, trace, heldAt } = held;
+      this.#unhold(job);
+      if (now - heldAt > HELD_OVER_MAX_WAIT_MS || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) {
         this.#giveBack(job, now);
         continue;
       }
-      this.startHandedOver(job, now);
+      // In its own trace, not that of the send whose end freed the place.
+      context.with(trace, () => this.startHandedOver(job, now));
       return;
     }
     this.#deps.due.placeFreed();
