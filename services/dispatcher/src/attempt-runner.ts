@@ -107,6 +107,8 @@ export class AttemptRunner {
    * once stopped, or too late for its lease — given back to the store, due now.
    */
   takeHandedOver(job: DeliveryJob, now: number): void {
+    // The lease was set before the message's (durable) write: after a long stall there, too
+    // little of it may be left for a whole send. Such a job goes back for a fresh claim.
     if (this.#stopped || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) this.#giveBack(job, now);
     else if (!this.#deps.places.full) this.startHandedOver(job, now);
     else if (this.#heldOver.length < this.#deps.places.size && this.#hold(job)) this.#heldOver.push({ job, trace: context.active(), heldAt: now });

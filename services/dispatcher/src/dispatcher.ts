@@ -69,11 +69,11 @@ export interface DispatcherDeps {
  *
  * A wake-up holds its bus slot only while the delivery is claimed, not while it is sent.
  * When every place is taken, a wake-up is dropped: the delivery stays due in the store, and
- * the sweeper brings it back, in due order, as sends finish. Jobs intake claimed for it
- * beyond its places (creates written together each saw the same free places) wait for the
- * next places instead, as many as it has places and within a payload bound; the rest go back. So a backlog of any size waits
+ * the sweeper brings it back, in due order, as sends finish. So a backlog of any size waits
  * in the store (indexed), not in memory; and since a sweep fetches at most what the gate can
  * hold of one endpoint, a slow endpoint's backlog never hides another endpoint's deliveries.
+ * Jobs intake claimed for it beyond its places (creates written together each saw the same
+ * free places) wait briefly for the next places instead, within bounds (AttemptRunner).
  * No store or bus error ends the process: the delivery keeps its lease until it runs out.
  */
 export class Dispatcher implements Component {
