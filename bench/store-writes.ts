@@ -22,6 +22,7 @@ import { openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.
 import type { Store } from '../packages/store/src/store.ts';
 import { median, round } from './report/stats.ts';
 import { payloadJson } from './setup/payload.ts';
+import { BARE_PIPELINE_SCHEMA } from './setup/bare-schema.ts';
 
 const CREATE_BATCH = 200;
 const COMPLETE_BATCH = 64;
@@ -199,12 +200,7 @@ function baselineRun(endpoints: number, deliveries: number, payload: string): St
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-baseline-'));
   const db = new DatabaseSync(join(dir, 'baseline.sqlite'));
   try {
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
-      CREATE TABLE messages (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL);
-      CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
-                               next_attempt_at INTEGER, lease_until INTEGER);
-      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
-      CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER);`);
+    db.exec(BARE_PIPELINE_SCHEMA);
     const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
     const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
     const claimOne = db.prepare("UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' RETURNING message_id");

@@ -6,15 +6,15 @@
 //           three fields checked, the payload re-serialised (as intake stores it);
 //   store   the message and its delivery in SQLite (WAL, synchronous = FULL: the 202 is sent
 //           after its fsync), the writes of one event-loop turn in one transaction;
-//   sign    the Standard Webhooks envelope and its HMAC-SHA256, as Wirehook signs;
+//   sign    the Standard Webhooks envelope and its HMAC-SHA256 with Wirehook's own functions;
 //   POST    it over a keep-alive HTTPS pool of the endpoint's own (16 connections, idle ones
 //           closed after 4 s, 15 s for an answer: Wirehook's egress defaults), 512 in flight;
 //   record  the attempt with the answer's first 1 KB, and the delivery's status, again one
 //           transaction a turn; a 5xx, 429 or no answer tried again 1, 2, 4, 8 s later, then
 //           failed, as any other answer fails it at once; a deleted endpoint's fail unsent.
 //
-// The store bench's baseline schema (bench/store-writes.ts): a message row, a delivery row
-// with its due index, an attempt row. Left out: what Wirehook adds around the pipeline —
+// The store bench's baseline schema (bench/setup/bare-schema.ts): a message row, a delivery
+// row with its due index, an attempt row. Left out: what Wirehook adds around the pipeline —
 // tenants, scopes and plans, rate limits, throughput control, endpoint health, usage, the
 // indexes of the API's lists, ordered lanes, transformations, the retry schedule, traces and
 // metrics, recovery at restart (consumers, endpoints and keys live in memory: setup, not the
@@ -22,11 +22,13 @@
 //
 // Forked by the floor scenario (bench/scenarios/floor.ts) with its options as JSON in argv[2];
 // says its port over IPC (bench/load/forked-server.ts).
-import { createHash, createHmac, createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, webhookBody } from '@wirehook/core';
 import { createPool, type UndiciPool } from '../http/undici.ts';
+import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
 
 /** What the floor scenario passes. */
 export interface FloorOptions {
@@ -56,23 +58,15 @@ interface Delivery {
   attempts: number;
 }
 
-/** Wirehook's egress defaults: connections per endpoint, idle connection life, the attempt's limit, the response head kept. */
+/** Wirehook's egress defaults: connections per endpoint (ENDPOINT_SLOTS), idle connection life (http-egress.ts). */
 const CONNECTIONS_PER_ENDPOINT = 16;
 const KEEP_ALIVE_MAX_MS = 4_000;
-const ATTEMPT_TIMEOUT_MS = 15_000;
-const RESPONSE_HEAD_BYTES = 1_024;
 /** Tries after the first, 1 s apart and doubling; then the delivery fails. */
 const RETRIES = 4;
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FloorOptions;
 const db = new DatabaseSync(join(options.dataDir, 'floor.sqlite'));
-db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
-  CREATE TABLE messages (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL);
-  CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
-    next_attempt_at INTEGER NOT NULL);
-  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
-  CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER,
-    response_head TEXT);`);
+db.exec(BARE_PIPELINE_SCHEMA);
 const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
 const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
 const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
@@ -101,7 +95,6 @@ function commit(): void {
   for (const w of batch) w.done();
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** Key hashes, each with its consumers by external id: a key is registered by its first consumer. */
 const keys = new Map<string, Map<string, Endpoint[]>>();
 const consumersById = new Map<string, Endpoint[]>();
@@ -141,19 +134,11 @@ async function send(delivery: Delivery): Promise<void> {
   let status: number | null = null;
   let head: string | null = null;
   try {
-    const timestamp = Math.floor(now / 1000);
-    const signature = createHmac('sha256', delivery.endpoint.key).update(`${delivery.messageId}.${timestamp}.${delivery.body}`).digest('base64');
     const res = await poolOf(delivery.endpoint).request({
       method: 'POST',
       path: delivery.endpoint.path,
       body: delivery.body,
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': delivery.messageId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': `v1,${signature}`,
-        'user-agent': 'Wirehook/1',
-      },
+      headers: standardWebhookHeaders([delivery.endpoint.key], delivery.messageId, now, delivery.body),
     });
     status = res.statusCode;
     head = (await res.body.text()).slice(0, RESPONSE_HEAD_BYTES);
@@ -186,7 +171,7 @@ async function createMessage(endpointsOf: Map<string, Endpoint[]>, input: Record
   const messageId = `msg_${randomUUID()}`;
   const createdAt = Date.now();
   const payloadJson = JSON.stringify(payload);
-  const body = `{"type":${JSON.stringify(eventType)},"timestamp":"${new Date(createdAt).toISOString()}","data":${payloadJson}}`;
+  const body = webhookBody(eventType, createdAt, payloadJson);
   const deliveries: Delivery[] = consumer.filter((e) => !e.removed).map((endpoint) => ({ id: randomUUID(), messageId, endpoint, body, attempts: 0 }));
   await write(() => {
     insertMessage.run(messageId, payloadJson, createdAt);
@@ -265,7 +250,7 @@ const server = createServer((req, res) => {
       return answer(res, [400, { error: { code: 'invalid_json', message: 'the body is not a JSON object' } }]);
     }
     // Whatever route throws (a bad URL, say), at once or later, is a 500 for this request alone.
-    new Promise<[number, unknown]>((resolve) => resolve(route(req, sha256(auth.slice(7)), input as Record<string, unknown>))).then(
+    new Promise<[number, unknown]>((resolve) => resolve(route(req, hashApiKey(auth.slice(7)), input as Record<string, unknown>))).then(
       (result) => answer(res, result),
       (err: unknown) => answer(res, [500, { error: { code: 'internal', message: String(err) } }]),
     );

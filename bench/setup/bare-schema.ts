@@ -1,0 +1,13 @@
+/**
+ * The tables of a bare durable webhook pipeline, for the store bench's baseline
+ * (bench/store-writes.ts) and the pipeline floor (bench/floor/floor-process.ts): a message row,
+ * a delivery row with its due index (and a lease, for a claim step), an attempt row with the
+ * answer's head. WAL with an fsync at each commit, as Wirehook's store.
+ */
+export const BARE_PIPELINE_SCHEMA = `PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+  CREATE TABLE messages (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL);
+  CREATE TABLE deliveries (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
+                           next_attempt_at INTEGER, lease_until INTEGER);
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE TABLE attempts (id TEXT PRIMARY KEY, delivery_id TEXT NOT NULL, at INTEGER NOT NULL, response_status INTEGER,
+                         response_head TEXT);`;
