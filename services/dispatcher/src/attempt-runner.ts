@@ -36,21 +36,21 @@ export interface AttemptRunnerDeps {
  * A job intake handed over this long after its lease was set is not sent but released for a
  * fresh claim: the lease (two timeouts and a margin) must outlast the whole send.
  */
-export const HANDOFF_MAX_AGE_MS = 5_000;
+const HANDOFF_MAX_AGE_MS = 5_000;
 
 /**
  * Handed-over jobs kept for a place when every place is taken hold this much payload at most
  * (counted once per message, whose jobs share it, at 2 bytes a UTF-16 code unit), and no more
  * jobs than there are places: the places bound what sends hold in memory, this what waits.
  */
-export const HELD_OVER_PAYLOAD_BYTES = 32 * 2 ** 20;
+const HELD_OVER_PAYLOAD_BYTES = 32 * 2 ** 20;
 
 /**
  * A held-over job waits this long at most, then goes back to the store: the next freed places
  * go to held-over jobs before the sweep's due deliveries (retries, other endpoints' backlogs),
  * so a burst of creates may put those behind it for this long, and no longer.
  */
-export const HELD_OVER_MAX_WAIT_MS = 1_000;
+const HELD_OVER_MAX_WAIT_MS = 1_000;
 
 /**
  * The path of one attempt, whatever woke it: a place taken (AttemptPlaces), the delivery
@@ -66,7 +66,10 @@ export class AttemptRunner {
    * Jobs intake claimed for this dispatcher when every place was taken (creates written at
    * once each see the same free places): each starts in the next place freed, in order, in its
    * own trace. Kept rather than released: a release and a fresh claim would be two more writes
-   * per delivery (a fan-out's burst is mostly these). Bounded (places, HELD_OVER_PAYLOAD_BYTES,
+   * per delivery (a fan-out's burst is mostly these). Not prevented by room() reserving its
+   * places instead: a create's deliveries are known only once the store has written them, so
+   * each would have to reserve a whole fan-out's worth (20) and the one-delivery sends of e2e
+   * would find the places reserved and go by wake-up and claim. Bounded (places, HELD_OVER_PAYLOAD_BYTES,
    * HELD_OVER_MAX_WAIT_MS); beyond, given back to the store.
    */
   readonly #heldOver: { job: DeliveryJob; trace: Context; heldAt: number }[] = [];
@@ -180,9 +183,9 @@ export class AttemptRunner {
   /** One admitted attempt is over: room for the next — a job held over first, in order. */
   #finished(): void {
     this.#deps.places.give();
-    const now = this.#deps.clock.now();
     for (let held = this.#heldOver.shift(); held !== undefined; held = this.#heldOver.shift()) {
       const { job, trace, heldAt } = held;
+      const now = this.#deps.clock.now();
       this.#unhold(job);
       if (now - heldAt > HELD_OVER_MAX_WAIT_MS || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) {
         this.#giveBack(job, now);

@@ -1,7 +1,7 @@
 // The dispatcher as its callers see it (start, sweep, room, take, stop) against a real SQLite
 // store and the in-process bus: what is due is sent once, an endpoint never has more than its
 // slots, hand-offs beyond the room go back to the store, and faults leave the delivery to its lease.
-import { SecretBox } from '@wirehook/core';
+import { SecretBox, type DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
@@ -176,49 +176,47 @@ describe('the hand-off from intake (take and room)', () => {
     expect(d.room(1_000).max).toBe(0);
   });
 
-  it('jobs beyond the free places wait for the next ones and are sent once, with no claim or release of their own', async () => {
+  /**
+   * `count` due deliveries of one endpoint, claimed as intake claims them, handed to a started
+   * dispatcher of `concurrency` places (4 slots) with every send held; resolves once its places are all sending.
+   */
+  async function handedOver(count: number, concurrency: number) {
     const { t } = await s.endpoint();
-    const ids = await s.due(t, 4);
+    const ids = await s.due(t, count);
     sender.hold();
-    // Claimed as intake claims them, before the dispatcher's first sweep could.
     const jobs = await Promise.all(ids.map((id) => s.claim(id)));
-    const d = await started({ concurrency: 2, slotsPerEndpoint: 4 });
+    const d = await started({ concurrency, slotsPerEndpoint: 4 });
     const calls = countCalls(['claim', 'release']);
     d.take(jobs);
-    await until(() => sender.held() === 2);
+    await until(() => sender.held() === concurrency);
+    return { t, ids, d, calls };
+  }
+  const allDelivered = (t: Parameters<DispatchScene['statusOf']>[0], ids: readonly DeliveryId[]) =>
+    until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+
+  it('jobs beyond the free places wait for the next ones and are sent once, with no claim or release of their own', async () => {
+    const { t, ids, d, calls } = await handedOver(4, 2);
     expect(d.room(s.clock.now()).max).toBe(0);
     // The two waiting keep their lease: nothing is due in the store for a sweep to find.
     expect(await s.dueAt(s.clock.now(), ids)).toEqual([]);
     sender.release();
-    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    await allDelivered(t, ids);
     expect(sender.requests).toHaveLength(4);
     expect(calls).toEqual({ claim: 0, release: 0 });
   });
 
   it('beyond as many waiting as it has places, hand-offs are given back due now, and the sweeper sends them once', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 4);
-    sender.hold();
-    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
     // 1 place: one sent, one waits for it, two go back to the store.
-    const d = await started({ concurrency: 1, slotsPerEndpoint: 4 });
-    d.take(jobs);
-    await until(() => sender.held() === 1);
+    const { t, ids } = await handedOver(4, 1);
     await until(async () => (await s.dueAt(s.clock.now(), ids)).length === 2);
     expect(await s.dueAt(s.clock.now(), ids)).toEqual(ids.slice(2));
     sender.release();
-    await until(async () => (await Promise.all(ids.map((id) => s.statusOf(t, id)))).every((st) => st === 'success'));
+    await allDelivered(t, ids);
     expect(sender.requests).toHaveLength(4);
   });
 
   it('jobs still waiting for a place when it stops are given back, due now', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 3);
-    sender.hold();
-    const jobs = await Promise.all(ids.map((id) => s.claim(id)));
-    const d = await started({ concurrency: 1, slotsPerEndpoint: 4 });
-    d.take(jobs);
-    await until(() => sender.held() === 1);
+    const { ids, d } = await handedOver(3, 1);
     const stopping = d.stop();
     sender.release();
     await stopping;
