@@ -1,7 +1,7 @@
 export * from './bus.ts';
 export * from './memory-bus.ts';
 export * from './nats/nats-bus.ts';
-export { PublishQueueFullError } from './nats/publish-batcher.ts';
+export { MAX_BATCH_MESSAGES, PublishQueueFullError } from './nats/publish-batcher.ts';
 export * from './nats/streams.ts';
 export type { NatsBusLogger } from './nats/pull-worker.ts';
 export * from './subjects.ts';

@@ -1,5 +1,6 @@
 import type { LaneStats } from '@wirehook/store';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { MAX_BATCH_MESSAGES } from '@wirehook/bus';
 
 /** The dispatcher's metrics; no per-org, per-endpoint or per-URL labels. */
 export interface DispatcherMetrics {
@@ -160,7 +161,7 @@ export function registerConsumerMetrics(registry: Registry, backlog: () => Promi
   scrapedGauges(registry, backlog, [
     {
       name: 'wirehook_jetstream_consumer_pending',
-      help: 'JetStream messages of dispatch jobs (one or a batch of up to 16) not yet handed to a dispatcher',
+      help: `JetStream messages of dispatch jobs (one or a batch of up to ${MAX_BATCH_MESSAGES}) not yet handed to a dispatcher`,
       value: (b) => b.pending,
     },
     {

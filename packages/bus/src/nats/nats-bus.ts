@@ -54,6 +54,8 @@ export interface NatsBusOptions {
 }
 
 const PUBLISH_ATTEMPT_MS = 2_000;
+const DRAIN_TIMEOUT_MS = 5_000;
+const JS_API_TIMEOUT_MS = 5_000;
 
 /**
  * How long one publish attempt waits for its acknowledgement with `leftMs` of the publish's
@@ -63,8 +65,6 @@ const PUBLISH_ATTEMPT_MS = 2_000;
 export function publishAttemptMs(leftMs: number): number {
   return Math.min(PUBLISH_ATTEMPT_MS, Math.max(leftMs / 2, 100));
 }
-const DRAIN_TIMEOUT_MS = 5_000;
-const JS_API_TIMEOUT_MS = 5_000;
 
 interface Settings {
   /** NATS_PREFIX: request/reply subjects (`wirehook.…` in the Bus) go under it. */

@@ -34,8 +34,9 @@ export interface StreamSpec {
   readonly maxAckPending: number;
   /**
    * Publishes made together (in one turn, or while others await their ack) share a JetStream
-   * message (see PublishBatcher); each is still handled on its own. For streams whose consumers are idempotent: a batch
-   * comes back whole when any of its messages asks to be handed out again.
+   * message (see PublishBatcher); each is still handled on its own. For streams whose
+   * consumers are idempotent: a batch comes back whole when any of its messages asks to be
+   * handed out again.
    */
   readonly batched?: boolean;
 }
