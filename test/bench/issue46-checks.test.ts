@@ -1,0 +1,67 @@
+// The report's checks of issue 46's bounds, on both sides of each: e2e's CPU a delivery (≤ 300
+// µs, shown over the pipeline floor), cluster mode's over all its processes (≤ 650 µs), and the
+// API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
+import { describe, expect, it } from 'vitest';
+import { clusterFigures, e2eFigures, floorFigures } from '../../bench/report/delivery-figures.ts';
+import type { Medians } from '../../bench/report/medians.ts';
+import { probeFigures } from '../../bench/report/probe-figures.ts';
+
+function medians(over: Partial<Medians>): Medians {
+  return {
+    perSecond: 1_000,
+    seconds: 1,
+    latencyP50: null,
+    latencyP99: null,
+    intakePerSecond: null,
+    intakeP50: null,
+    intakeP99: null,
+    cpuWirehook: null,
+    cpuReceiver: null,
+    cpuHarness: null,
+    cpuOthers: null,
+    cpuSteal: null,
+    wirehookCpuUs: null,
+    wirehookCpuUsByPart: {},
+    peakRssMb: null,
+    runQueueMean: null,
+    runQueueOverCpus: null,
+    extra: {},
+    ...over,
+  };
+}
+const figure = (figures: { id: string }[], id: string) => figures.find((f) => f.id === id) as { checked: string | null; pass: boolean | null };
+
+describe('issue 46’s checks in the bench report', () => {
+  it('e2e CPU a delivery: 300 µs passes, 301 does not; its check shows the ratio to the floor of the same run', () => {
+    const floor = medians({ wirehookCpuUs: 150 });
+    expect(figure(e2eFigures({ e2e: medians({ wirehookCpuUs: 300 }), floor }), 'e2e.cpu')).toMatchObject({ pass: true, checked: '2 × floor' });
+    expect(figure(e2eFigures({ e2e: medians({ wirehookCpuUs: 301 }), floor }), 'e2e.cpu')).toMatchObject({ pass: false, checked: '2.01 × floor' });
+    // Without the floor in the run: the bound alone.
+    expect(figure(e2eFigures({ e2e: medians({ wirehookCpuUs: 301 }) }), 'e2e.cpu')).toMatchObject({ pass: false, checked: null });
+    expect(figure(floorFigures({ e2e: medians({ wirehookCpuUs: 450 }), floor }), 'floor.cpu').checked).toBe('e2e 3 × this');
+  });
+
+  it('cluster CPU a delivery over all processes: 650 µs passes, 651 does not', () => {
+    expect(figure(clusterFigures({ cluster: medians({ wirehookCpuUs: 650 }) }), 'cluster.cpu').pass).toBe(true);
+    expect(figure(clusterFigures({ cluster: medians({ wirehookCpuUs: 651 }) }), 'cluster.cpu').pass).toBe(false);
+  });
+
+  it('the API probe: a rise of twice its control’s passes, more does not; a control that fell counts as 1 ×; none, no verdict', () => {
+    const probe = (probeP99: number, control?: [number, number]) =>
+      figure(
+        probeFigures(
+          'e2e',
+          medians({ extra: { probeIdleP99: 2, probeP99, ...(control && { controlProbeIdleP99: control[0], controlProbeP99: control[1] }) } }),
+          1,
+        ),
+        'e2e.probeP99',
+      );
+    // The control rose 3 ×: the probe may rise 6 ×.
+    expect(probe(12, [1, 3])).toMatchObject({ pass: true, checked: '6 × idle (control 3 ×): 2 ×' });
+    expect(probe(12.2, [1, 3])).toMatchObject({ pass: false, checked: '6.1 × idle (control 3 ×): 2.03 ×' });
+    // The control fell under load (0.5 ×): the probe's rise is held to 2 ×, not to 1 ×.
+    expect(probe(4, [2, 1])).toMatchObject({ pass: true, checked: '2 × idle (control 0.5 ×): 2 ×' });
+    expect(probe(4.2, [2, 1]).pass).toBe(false);
+    expect(probe(12)).toMatchObject({ pass: null, checked: '6 × idle' });
+  });
+});
