@@ -3,6 +3,7 @@
 // API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
 import { describe, expect, it } from 'vitest';
 import { clusterFigures, e2eFigures, floorFigures } from '../../bench/report/delivery-figures.ts';
+import type { Figure } from '../../bench/report/figure.ts';
 import type { Medians } from '../../bench/report/medians.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
 
@@ -29,7 +30,11 @@ function medians(over: Partial<Medians>): Medians {
     ...over,
   };
 }
-const figure = (figures: { id: string }[], id: string) => figures.find((f) => f.id === id) as { checked: string | null; pass: boolean | null };
+function figure(figures: Figure[], id: string): Figure {
+  const found = figures.find((f) => f.id === id);
+  if (!found) throw new Error(`no figure ${id}`);
+  return found;
+}
 
 describe('issue 46’s checks in the bench report', () => {
   it('e2e CPU a delivery: 300 µs passes, 301 does not; its check shows the ratio to the floor of the same run', () => {
