@@ -1,8 +1,9 @@
 // `pnpm bench --only store` (or `node bench/store-writes.ts [--runs N] [--deliveries N] [--out DIR]`):
 // the embedded store's CPU per delivery (issue 46), against a baseline of the same run. In this
 // process, no Wirehook started: the SQLite store on a fresh file creates messages with the bench's
-// 1 KB payload (200 at once), claims each delivery and completes it with a 200 (64 at once: one
-// group commit each), as the API and the dispatcher call it. The baseline is the least a durable
+// 1 KB payload (200 at once), claims the deliveries (64 a claimMany call, as a dispatcher claims a
+// turn's wake-ups) and completes each with a 200 (64 at once: one group commit each), as the API
+// and the dispatcher call it. The baseline is the least a durable
 // pipeline writes for the same: a message row, a delivery row with its due index, an attempt row
 // and the delivery's status, on node:sqlite in WAL mode, batched the same way, no tenant, no
 // rollup, no status, no lanes. Two shapes: one endpoint (e2e) and twenty (fan-out).
@@ -126,7 +127,8 @@ async function storeRun(endpoints: number, deliveries: number, payload: string):
     const jobs: DeliveryJob[] = [];
     since = process.cpuUsage();
     for (let i = 0; i < ids.length; i += COMPLETE_BATCH) {
-      const claimed = await Promise.all(ids.slice(i, i + COMPLETE_BATCH).map((id) => store.deliveries.claim(id, now, now + 60_000)));
+      // As a dispatcher claims the wake-ups of one turn: in one call (MAX_CLAIM_BATCH, 64, a call).
+      const claimed = await store.deliveries.claimMany(ids.slice(i, i + COMPLETE_BATCH), now, now + 60_000);
       for (const job of claimed) if (job !== null) jobs.push(job);
     }
     const claim = cpuPer(since, ids.length);

@@ -96,13 +96,23 @@ describe('store faults', () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await send(consumer));
     const before = await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' });
-    failNext(wh.store.deliveries, 'claim', 5, busy);
+    // The dispatcher claims a turn's wake-ups in one call: the first call fails, each of its claims counted.
+    const failed: number[] = [];
+    const deliveries = wh.store.deliveries;
+    const claimMany = deliveries.claimMany.bind(deliveries);
+    deliveries.claimMany = (claimIds, now, leaseUntil) => {
+      if (failed.length > 0) return claimMany(claimIds, now, leaseUntil);
+      failed.push(claimIds.length);
+      return Promise.reject(busy());
+    };
+    undo.push(() => (deliveries.claimMany = claimMany));
     expect((await t.api.patch(`/v1/endpoints/${endpointId}`, { status: 'active' })).status).toBe(200);
     await eventually(async () => {
       for (const id of ids) expect(await statusOf(id)).toBe('success');
     });
     for (const id of ids) expect(arrived(rx, id)).toBe(1);
-    expect(await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' })).toBe(before + 5);
+    expect(failed[0]).toBeGreaterThan(0);
+    expect(await metric('wirehook_dispatch_store_errors_total', { operation: 'claim' })).toBe(before + failed[0]!);
   });
 
   it('a release that fails keeps the lease until it runs out; then the delivery is sent', async () => {
@@ -141,15 +151,19 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
       ca: (await testCa()).caPem,
       dispatchConcurrency: 2,
     });
-    // Counts the store calls: handed-over jobs need no claim of their own; the surplus is released.
+    // Counts the claims and releases: handed-over jobs need no claim of their own; the surplus is released.
     const calls = { claim: 0, release: 0 };
-    for (const method of ['claim', 'release'] as const) {
-      const original = small.store.deliveries[method].bind(small.store.deliveries) as (...args: unknown[]) => Promise<never>;
-      (small.store.deliveries as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        calls[method]++;
-        return original(...args);
-      };
-    }
+    const deliveries = small.store.deliveries;
+    const claimMany = deliveries.claimMany.bind(deliveries);
+    deliveries.claimMany = (ids, now, leaseUntil) => {
+      calls.claim += ids.length;
+      return claimMany(ids, now, leaseUntil);
+    };
+    const release = deliveries.release.bind(deliveries);
+    deliveries.release = (claim, at) => {
+      calls.release++;
+      return release(claim, at);
+    };
     try {
       const tenant = await small.tenant();
       rx.receiver.respondWith({ delayMs: 50 });

@@ -187,12 +187,12 @@ describe('AttemptRunner', () => {
     const { t } = await s.endpoint();
     const [id] = await s.due(t);
     const job = await s.claim(id!);
-    const claim = s.store.deliveries.claim;
-    s.store.deliveries.claim = () => Promise.reject(new Error('a hand-off is claimed already'));
+    const claimMany = s.store.deliveries.claimMany;
+    s.store.deliveries.claimMany = () => Promise.reject(new Error('a hand-off is claimed already'));
     const { runner } = build();
     runner.startHandedOver(job, s.clock.now());
     await allSent(t, [id!]);
-    s.store.deliveries.claim = claim;
+    s.store.deliveries.claimMany = claimMany;
   });
 
   it('stopped, it admits nothing; settled waits for the sends in flight', async () => {

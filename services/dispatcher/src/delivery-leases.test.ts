@@ -3,6 +3,7 @@
 // happened" — logged once as an outage, which only a written completion ends.
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_CLAIM_BATCH } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, recordingLogger } from './testing/dispatch-scene.ts';
 
@@ -16,6 +17,17 @@ afterEach(() => s.close());
 
 const leases = (logger = silentLogger()) => new DeliveryLeases({ store: s.store, clock: s.clock, logger, metrics: s.metrics, leaseMs: LEASE_MS });
 const busy = () => Promise.reject(new Error('database is locked'));
+
+/** The sizes of the store's claimMany calls from here on. */
+function countClaimCalls(): number[] {
+  const calls: number[] = [];
+  const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+  s.store.deliveries.claimMany = (ids, now, leaseUntil) => {
+    calls.push(ids.length);
+    return claimMany(ids, now, leaseUntil);
+  };
+  return calls;
+}
 const errors = (operation: string) => s.metric('wirehook_dispatch_store_errors_total', { operation });
 
 describe('claim', () => {
@@ -30,12 +42,48 @@ describe('claim', () => {
     expect(await s.dueAt(now + LEASE_MS, [id!])).toEqual([id]);
   });
 
-  it('a claim that fails is counted and answers null', async () => {
+  it('claims that fail are each counted and answer null', async () => {
     const { t } = await s.endpoint();
-    const [id] = await s.due(t);
-    s.store.deliveries.claim = busy;
-    expect(await leases().claim(id!, s.clock.now())).toBeNull();
-    expect(await errors('claim')).toBe(1);
+    const [a, b] = await s.due(t, 2);
+    s.store.deliveries.claimMany = busy;
+    const l = leases();
+    const now = s.clock.now();
+    expect(await Promise.all([l.claim(a!, now), l.claim(b!, now)])).toEqual([null, null]);
+    expect(await errors('claim')).toBe(2);
+  });
+
+  it('the claims of one turn go in one store call, each answered with its own job (null when not claimable)', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 3);
+    const calls = countClaimCalls();
+    const l = leases();
+    const now = s.clock.now();
+    const jobs = await Promise.all([...ids, ids[0]!].map((id) => l.claim(id, now)));
+    expect(jobs.map((job) => job?.delivery.id ?? null)).toEqual([...ids, null]);
+    expect(calls).toEqual([4]);
+  });
+
+  it(`takes at most MAX_CLAIM_BATCH (${MAX_CLAIM_BATCH}) a store call: ${MAX_CLAIM_BATCH + 1} claims of one turn are two calls`, async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, MAX_CLAIM_BATCH + 1);
+    const calls = countClaimCalls();
+    const l = leases();
+    const now = s.clock.now();
+    const jobs = await Promise.all(ids.map((id) => l.claim(id, now)));
+    expect(jobs.every((job) => job !== null)).toBe(true);
+    expect(calls).toEqual([MAX_CLAIM_BATCH, 1]);
+  });
+
+  it('claims asked at different moments of one turn are made as of the latest: due by then, leased from then', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const now = s.clock.now();
+    const l = leases();
+    // A minute ago `a` was not due yet; asked together with a claim as of now, it is claimed as of now.
+    const [early, late] = await Promise.all([l.claim(a!, now - 60_000), l.claim(b!, now)]);
+    expect([early?.delivery.id, late?.delivery.id]).toEqual([a, b]);
+    expect(await s.dueAt(now + LEASE_MS - 1, [a!])).toEqual([]);
+    expect(await s.dueAt(now + LEASE_MS, [a!])).toEqual([a]);
   });
 });
 

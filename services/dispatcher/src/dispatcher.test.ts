@@ -276,9 +276,9 @@ describe('faults', () => {
   it('a claim that fails is counted and the delivery left for the sweeper', async () => {
     const { t } = await s.endpoint();
     const [id] = await s.due(t);
-    const claim = s.store.deliveries.claim.bind(s.store.deliveries);
+    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
     let failures = 1;
-    s.store.deliveries.claim = (...args) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : claim(...args));
+    s.store.deliveries.claimMany = (...args) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : claimMany(...args));
     const d = await started();
     await until(() => s.metric('wirehook_dispatch_store_errors_total', { operation: 'claim' }).then((n) => n === 1));
     expect(sender.requests).toHaveLength(0);

@@ -81,7 +81,6 @@ export class Dispatcher implements Component {
   readonly #deps: DispatcherDeps;
   readonly #places: AttemptPlaces;
   readonly #due: DueSweep;
-  readonly #leases: DeliveryLeases;
   readonly #runner: AttemptRunner;
   #subscription: Subscription | undefined;
   #stopped = false;
@@ -124,7 +123,6 @@ export class Dispatcher implements Component {
     this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
     this.#places = places;
     this.#due = due;
-    this.#leases = leases;
   }
 
   async start(): Promise<void> {

@@ -15,16 +15,17 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import type {
-  AttemptOutcome,
-  AttemptPage,
-  ClaimRef,
-  CompletedAttempt,
-  DeliveryJob,
-  DeliveryRepo,
-  DeliveryView,
-  DueDelivery,
-  LaneStats,
+import {
+  checkClaimBatch,
+  type AttemptOutcome,
+  type AttemptPage,
+  type ClaimRef,
+  type CompletedAttempt,
+  type DeliveryJob,
+  type DeliveryRepo,
+  type DeliveryView,
+  type DueDelivery,
+  type LaneStats,
 } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
@@ -70,6 +71,25 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
     return claimDelivery(this.#conn, id, now, leaseUntil);
+  }
+
+  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<(DeliveryJob | null)[]> {
+    checkClaimBatch(ids);
+    // Each as `claim` (the same queries and indexes: claimDelivery's plans), at once on the
+    // pool; no transaction across them. Settled together, so a failure is thrown only once every
+    // claim has ended: those that succeeded keep their lease until it runs out (at least once).
+    // An id listed twice is claimed once (the second finds the lease taken, as in SQLite).
+    const unique = [...new Set(ids)];
+    const settled = await Promise.allSettled(unique.map((id) => claimDelivery(this.#conn, id, now, leaseUntil)));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    const jobs = new Map(unique.map((id, i) => [id, (settled[i] as PromiseFulfilledResult<DeliveryJob | null>).value]));
+    const seen = new Set<DeliveryId>();
+    return ids.map((id) => {
+      if (seen.has(id)) return null;
+      seen.add(id);
+      return jobs.get(id) ?? null;
+    });
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {

@@ -39,6 +39,17 @@ export interface DeliveryJob {
   leaseToken: number;
 }
 
+/**
+ * Most ids one `claimMany` takes: a dispatcher's wake-ups of one turn of its event loop, in
+ * one store call of bounded size (64 claims hold SQLite's writer ≈ 2 ms).
+ */
+export const MAX_CLAIM_BATCH = 64;
+
+/** @throws RangeError when `ids` is more than one claimMany takes. */
+export function checkClaimBatch(ids: readonly DeliveryId[]): void {
+  if (ids.length > MAX_CLAIM_BATCH) throw new RangeError(`claimMany takes at most ${MAX_CLAIM_BATCH} ids, got ${ids.length}`);
+}
+
 /** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
 export interface DueDelivery {
   id: DeliveryId;
@@ -136,6 +147,18 @@ export interface DeliveryRepo {
    * or expired) until `leaseUntil`. @returns null when it is not claimable now.
    */
   claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null>;
+  /**
+   * Claims each of `ids` as `claim` would (the same checks, the same lease), in one store call:
+   * the claims a dispatcher makes together (a sweep's page, a pull of wake-ups). Jobs of one
+   * message may share one `message` object, those of one endpoint one `endpoint` and `secrets`
+   * (read once, and copied once across a thread): a fan-out's claims carry its payload once.
+   * Callers must not change a job. At most MAX_CLAIM_BATCH ids; one listed twice is claimed once.
+   * @returns per id, in the order of `ids`, its job or null (not claimable now).
+   * @throws RangeError beyond MAX_CLAIM_BATCH ids; the store's error when it fails: in SQLite
+   * nothing is claimed then, in MongoDB (no transaction) claims made before it keep their
+   * lease until it runs out, as a claim whose answer was lost.
+   */
+  claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<(DeliveryJob | null)[]>;
   /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
   release(claim: ClaimRef, nextAttemptAt: number): Promise<void>;
   /**

@@ -15,18 +15,20 @@ import {
   type Environment,
   type MessageId,
   type OrgId,
+  type StoredSecret,
   type Tenant,
 } from '@wirehook/core';
-import type {
-  AttemptOutcome,
-  AttemptPage,
-  ClaimRef,
-  CompletedAttempt,
-  DeliveryJob,
-  DeliveryRepo,
-  DeliveryView,
-  DueDelivery,
-  LaneStats,
+import {
+  checkClaimBatch,
+  type AttemptOutcome,
+  type AttemptPage,
+  type ClaimRef,
+  type CompletedAttempt,
+  type DeliveryJob,
+  type DeliveryRepo,
+  type DeliveryView,
+  type DueDelivery,
+  type LaneStats,
 } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
@@ -113,18 +115,26 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
+    const [job] = await this.claimMany([id], now, leaseUntil);
+    return job ?? null;
+  }
+
+  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<(DeliveryJob | null)[]> {
+    checkClaimBatch(ids);
     // Claims of the moment share one group commit. A lease need not wait for the disk: lost
     // in a crash, the delivery is only claimed (and sent) again — at least once.
     return this.#conn.batched(() => {
       // The WHERE decides: of two processes claiming one delivery, the second finds the
-      // lease taken once the first commits.
-      const row = this.#conn
-        .statement(
-          `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
-           WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
-        )
-        .get(leaseUntil, id, now, now);
-      return row === undefined ? null : deliveryJob(this.#conn, row, now);
+      // lease taken once the first commits (and an id listed twice, its first claim's).
+      const lease = this.#conn.statement(
+        `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
+         WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
+      );
+      const reads = newJobReads();
+      return ids.map((id) => {
+        const row = lease.get(leaseUntil, id, now, now);
+        return row === undefined ? null : deliveryJob(this.#conn, row, now, reads);
+      });
     }, NOT_DURABLE);
   }
 
@@ -308,30 +318,56 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
 }
 
 /**
- * The job of a delivery row just leased (the claim's `RETURNING *`): its message, endpoint
- * and secrets valid at `now`. `known` spares the reads of what the caller already has (a
- * create claiming the deliveries it wrote).
+ * What the jobs built in one store call share: each message (its payload) and each endpoint
+ * with its secrets, read once — and, being one object, copied once across the store's thread.
  */
-export function deliveryJob(conn: SqliteConnection, row: Row, now: number, known?: { message: DeliveryJob['message']; endpoint: Row }): DeliveryJob {
+export interface JobReads {
+  messages: Map<string, DeliveryJob['message']>;
+  endpoints: Map<string, Pick<DeliveryJob, 'endpoint' | 'secrets'>>;
+}
+
+export function newJobReads(): JobReads {
+  return { messages: new Map(), endpoints: new Map() };
+}
+
+/**
+ * The job of a delivery row just leased (a claim's `RETURNING *`): its message, endpoint and
+ * secrets valid at `now`, from `reads` when an earlier job of the call read them. `endpointRow`
+ * spares the endpoint's read when the caller has it (a create claiming the deliveries it wrote).
+ */
+export function deliveryJob(conn: SqliteConnection, row: Row, now: number, reads: JobReads, endpointRow?: Row): DeliveryJob {
   const delivery = toDelivery(row);
-  const message = known?.message ?? messageOfJob(conn, delivery.messageId);
-  const endpoint = known?.endpoint ?? conn.statement(`SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`).get(delivery.endpointId);
+  let message = reads.messages.get(delivery.messageId);
+  if (message === undefined) {
+    message = messageOfJob(conn, delivery.messageId);
+    if (message !== undefined) reads.messages.set(delivery.messageId, message);
+  }
+  let endpoint = reads.endpoints.get(delivery.endpointId);
+  if (endpoint === undefined) {
+    const found = endpointRow ?? conn.statement(`SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`).get(delivery.endpointId);
+    if (found !== undefined)
+      reads.endpoints.set(delivery.endpointId, (endpoint = { endpoint: toJobEndpoint(found), secrets: secretsAt(conn, delivery.endpointId, now) }));
+  }
   if (message === undefined || endpoint === undefined) throw new Error(`delivery ${delivery.id} lost its message or endpoint`);
-  // Newest first (created_at, then id, descending), sorted here: a sort in SQLite is a temporary
-  // b-tree for the one or two rows of each claim.
-  const secrets = conn
-    .statement('SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
-    .all(delivery.endpointId, now)
-    .sort((a, b) => int(b, 'created_at') - int(a, 'created_at') || int(b, 'id') - int(a, 'id'))
-    .map(toStoredSecret);
   return {
     tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
     delivery,
     message,
-    endpoint: toJobEndpoint(endpoint),
-    secrets,
+    endpoint: endpoint.endpoint,
+    secrets: endpoint.secrets,
     leaseToken: int(row, 'lease_token'),
   };
+}
+
+/** The endpoint's secrets valid at `now`, newest first. */
+function secretsAt(conn: SqliteConnection, endpointId: string, now: number): StoredSecret[] {
+  // Newest first (created_at, then id, descending), sorted here: a sort in SQLite is a temporary
+  // b-tree for the one or two rows of each claim.
+  return conn
+    .statement('SELECT * FROM endpoint_secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?)')
+    .all(endpointId, now)
+    .sort((a, b) => int(b, 'created_at') - int(a, 'created_at') || int(b, 'id') - int(a, 'id'))
+    .map(toStoredSecret);
 }
 
 function messageOfJob(conn: SqliteConnection, id: MessageId): DeliveryJob['message'] | undefined {

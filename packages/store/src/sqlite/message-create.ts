@@ -2,7 +2,7 @@ import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type M
 import type { DeliveryJob } from '../ports/delivery-port.ts';
 import { newDeliveryId, type CreatedMessage, type NewMessage, type UsageCounter } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
-import { deliveryJob } from './delivery-repo.ts';
+import { deliveryJob, newJobReads } from './delivery-repo.ts';
 import { toMessage, JOB_ENDPOINT_COLUMNS } from './mappers.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { compareText, int, text, type Row } from './row.ts';
@@ -62,7 +62,8 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
                                next_attempt_at, manual, lease_until, lease_token, created_at, held, ordering_key, sequence, lane_wait)
        VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
-    const jobMessage = { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt };
+    const reads = newJobReads();
+    reads.messages.set(message.id, { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt });
     const claimed: DeliveryJob[] = [];
     const dueDeliveryIds: DeliveryId[] = [];
     for (const target of targets) {
@@ -81,7 +82,7 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
       }
       const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0, ...laneColumns);
       if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-      claimed.push(deliveryJob(conn, row, input.createdAt, { message: jobMessage, endpoint: target.row }));
+      claimed.push(deliveryJob(conn, row, input.createdAt, reads, target.row));
     }
     const deliveryIds = targets.map((target) => target.deliveryId);
     const counters = { ...values, ...incrementCounters(conn, input.counters) };

@@ -5,6 +5,7 @@ import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type 
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
+import type { DeliveryJob } from '../ports/delivery-port.ts';
 import type { CreatedMessage } from '../ports/message-port.ts';
 import type { Store } from '../store.ts';
 import { withEchoedPayload, withoutEchoedPayload } from './echoed-payload.ts';
@@ -231,5 +232,36 @@ describe('a created message’s payload through the threaded store', () => {
     // Another call's answer is never touched.
     const other = { ...call, method: 'get' };
     expect((withoutEchoedPayload(other, answer()) as ReturnType<typeof answer>).message.payload).toBe('{"sent":true}');
+  });
+});
+
+describe('claims made together through the threaded store', () => {
+  it('carry each message’s payload once: the jobs of one message share one message object', async () => {
+    const { store, tenant } = await threadedWithTenant('claim-many.sqlite');
+    try {
+      const f = new Fixtures(() => store, clock);
+      const m = new MessageFixtures(f);
+      const consumer = await f.consumer(tenant, 'customer-1');
+      for (let e = 0; e < 3; e++) await f.createEndpoint(tenant, consumer.id);
+      clock.advance(1);
+      const fanOut = await m.send(tenant, { payload: JSON.stringify({ pad: 'x'.repeat(2_000) }) });
+      clock.advance(1);
+      const other = await m.send(tenant);
+      const now = clock.now();
+      const jobs = await store.deliveries.claimMany([...fanOut.deliveryIds, ...other.deliveryIds], now, now + 60_000);
+      const [a, b, c, d] = jobs.map((job) => {
+        if (job === null) throw new Error('every delivery should be claimable');
+        return job;
+      }) as [DeliveryJob, DeliveryJob, DeliveryJob, DeliveryJob];
+      // One object across the thread: the structured clone copied the payload once, not three times.
+      expect(a.message).toBe(b.message);
+      expect(b.message).toBe(c.message);
+      expect(a.message.payload).toBe(fanOut.message.payload);
+      expect(d.message).not.toBe(a.message);
+      expect(d.message.id).toBe(other.message.id);
+      expect(new Set([a, b, c].map((job) => job.endpoint.id)).size).toBe(3);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { claimRef } from '../../src/ports/delivery-port.ts';
+import { claimRef, MAX_CLAIM_BATCH } from '../../src/ports/delivery-port.ts';
 import { newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';
@@ -54,6 +54,33 @@ export function describeDeliveryContract(f: Fixtures): void {
         leaseToken: expect.any(Number),
       });
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
+    });
+
+    it(`claimMany claims each as claim would, in order: a job, or null when not claimable (leased, not due, unknown, listed twice); at most ${MAX_CLAIM_BATCH} ids`, async () => {
+      const { t, endpoint } = await m.scene();
+      const [leased, due, late] = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
+      const now = f.clock.now();
+      await m.claim(leased, now);
+      const before = await m.delivery(t, due);
+      const unknown = newId('delivery', f.clock);
+      // `late` is due from now: claimed as of a moment before, it is not; as of now, it is.
+      expect(await f.store.deliveries.claimMany([late], now - 1, now + LEASE_MS)).toEqual([null]);
+      const jobs = await f.store.deliveries.claimMany([leased, due, unknown, late, due], now, now + LEASE_MS);
+      expect(jobs.map((job) => job?.delivery.id ?? null)).toEqual([null, due, null, late, null]);
+      expect(jobs[1]).toEqual({
+        tenant: t,
+        delivery: before,
+        message: expect.objectContaining({ payload: expect.any(String) }),
+        endpoint: await f.store.endpoints.get(t, endpoint.id),
+        secrets: [{ sealed: 'v1.first', createdAt: expect.any(Number), expiresAt: null }],
+        leaseToken: expect.any(Number),
+      });
+      // Leased for the lease's length, as a claim.
+      expect(await m.dueOf(now + LEASE_MS - 1, [due, late])).toEqual([]);
+      expect(await m.dueOf(now + LEASE_MS, [due, late])).toEqual([due, late]);
+      const tooMany = Array.from({ length: MAX_CLAIM_BATCH + 1 }, () => newId('delivery', f.clock));
+      await expect(f.store.deliveries.claimMany(tooMany, now, now + LEASE_MS)).rejects.toThrow(RangeError);
+      expect(await f.store.deliveries.claimMany(tooMany.slice(1), now, now + LEASE_MS)).toEqual(Array(MAX_CLAIM_BATCH).fill(null));
     });
 
     it('claim lists two secrets made in the same millisecond the later added first', async () => {
