@@ -52,6 +52,30 @@ describe('claim', () => {
     expect(await errors('claim')).toBe(2);
   });
 
+  it('a claim the store fails alone answers null and is counted; the others of its call get their jobs', async () => {
+    const { t } = await s.endpoint();
+    const [a, b, c] = await s.due(t, 3);
+    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = async (ids, now, leaseUntil) =>
+      (await claimMany(ids, now, leaseUntil)).map((result, i) => (ids[i] === b ? { failed: 'the row did not read back' } : result));
+    const l = leases();
+    const now = s.clock.now();
+    const jobs = await Promise.all([a, b, c].map((id) => l.claim(id!, now)));
+    expect(jobs.map((job) => job?.delivery.id ?? null)).toEqual([a, null, c]);
+    expect(await errors('claim')).toBe(1);
+  });
+
+  it('an answer that does not add up (fewer results than claims) answers every claim null, each counted', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = async (ids, now, leaseUntil) => (await claimMany(ids, now, leaseUntil)).slice(1);
+    const l = leases();
+    const now = s.clock.now();
+    expect(await Promise.all([l.claim(a!, now), l.claim(b!, now)])).toEqual([null, null]);
+    expect(await errors('claim')).toBe(2);
+  });
+
   it('the claims of one turn go in one store call, each answered with its own job (null when not claimable)', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 3);

@@ -18,6 +18,7 @@ import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import {
   checkClaimBatch,
   type AttemptOutcome,
+  type ClaimResult,
   type AttemptPage,
   type ClaimRef,
   type CompletedAttempt,
@@ -73,23 +74,23 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return claimDelivery(this.#conn, id, now, leaseUntil);
   }
 
-  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<(DeliveryJob | null)[]> {
+  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]> {
     checkClaimBatch(ids);
     // Each as `claim` (the same queries and indexes: claimDelivery's plans), at once on the
-    // pool; no transaction across them. Settled together, so a failure is thrown only once every
-    // claim has ended: those that succeeded keep their lease until it runs out (at least once).
-    // An id listed twice is claimed once (the second finds the lease taken, as in SQLite).
+    // pool, as the dispatcher's single claims of one turn went before; no transaction across
+    // them, and none needed: each stands alone, and one that fails is answered `{ failed }`
+    // (a lease it took runs out, as for a claim whose answer was lost). An id listed twice is
+    // claimed once. Nothing is shared between jobs here: each claim reads its own message.
     const unique = [...new Set(ids)];
     const settled = await Promise.allSettled(unique.map((id) => claimDelivery(this.#conn, id, now, leaseUntil)));
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-    const jobs = new Map(unique.map((id, i) => [id, (settled[i] as PromiseFulfilledResult<DeliveryJob | null>).value]));
-    const seen = new Set<DeliveryId>();
-    return ids.map((id) => {
-      if (seen.has(id)) return null;
-      seen.add(id);
-      return jobs.get(id) ?? null;
-    });
+    const results = new Map<DeliveryId, ClaimResult>(
+      unique.map((id, i) => {
+        const s = settled[i]!;
+        if (s.status === 'fulfilled') return [id, s.value];
+        return [id, { failed: s.reason instanceof Error ? s.reason.message : String(s.reason) }];
+      }),
+    );
+    return ids.map((id, i) => (ids.indexOf(id) === i ? (results.get(id) ?? null) : null));
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {

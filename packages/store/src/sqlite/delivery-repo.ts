@@ -21,6 +21,7 @@ import {
 import {
   checkClaimBatch,
   type AttemptOutcome,
+  type ClaimResult,
   type AttemptPage,
   type ClaimRef,
   type CompletedAttempt,
@@ -115,27 +116,48 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
-    const [job] = await this.claimMany([id], now, leaseUntil);
-    return job ?? null;
-  }
-
-  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<(DeliveryJob | null)[]> {
-    checkClaimBatch(ids);
     // Claims of the moment share one group commit. A lease need not wait for the disk: lost
     // in a crash, the delivery is only claimed (and sent) again — at least once.
+    return this.#conn.batched(() => this.#claimOne(id, now, leaseUntil, newJobReads()), NOT_DURABLE);
+  }
+
+  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]> {
+    checkClaimBatch(ids);
     return this.#conn.batched(() => {
-      // The WHERE decides: of two processes claiming one delivery, the second finds the
-      // lease taken once the first commits (and an id listed twice, its first claim's).
-      const lease = this.#conn.statement(
-        `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
-         WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
-      );
       const reads = newJobReads();
-      return ids.map((id) => {
-        const row = lease.get(leaseUntil, id, now, now);
-        return row === undefined ? null : deliveryJob(this.#conn, row, now, reads);
+      const seen = new Set<DeliveryId>();
+      return ids.map((id): ClaimResult => {
+        if (seen.has(id)) return null;
+        seen.add(id);
+        // Each in a savepoint of its own: a job that cannot be built (a row that does not read
+        // back) gives its lease back and fails alone, not the page it came with — else the
+        // sweep would list it first again, with the same page, and nothing would be claimed.
+        const { db } = this.#conn;
+        db.exec('SAVEPOINT claim_one');
+        try {
+          const job = this.#claimOne(id, now, leaseUntil, reads);
+          db.exec('RELEASE claim_one');
+          return job;
+        } catch (err) {
+          db.exec('ROLLBACK TO claim_one');
+          db.exec('RELEASE claim_one');
+          return { failed: err instanceof Error ? err.message : String(err) };
+        }
       });
     }, NOT_DURABLE);
+  }
+
+  /** Leases `id` when it is claimable: its job (with what `reads` already read), or null. */
+  #claimOne(id: DeliveryId, now: number, leaseUntil: number, reads: JobReads): DeliveryJob | null {
+    // The WHERE decides: of two processes claiming one delivery, the second finds the lease
+    // taken once the first commits.
+    const row = this.#conn
+      .statement(
+        `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
+         WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
+      )
+      .get(leaseUntil, id, now, now);
+    return row === undefined ? null : deliveryJob(this.#conn, row, now, reads);
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, newId, type ApiKey, type DeliveryId, type MessageId, type Tenant, newEventType } from '@wirehook/core';
@@ -260,6 +261,34 @@ describe('claims made together through the threaded store', () => {
       expect(d.message).not.toBe(a.message);
       expect(d.message.id).toBe(other.message.id);
       expect(new Set([a, b, c].map((job) => job.endpoint.id)).size).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+  it('fail one by one: a job that cannot be built is answered failed, left due, and the others are claimed', async () => {
+    const path = join(dir, 'claim-many-failed.sqlite');
+    const store = openSqliteStore({ path });
+    try {
+      const f = new Fixtures(() => store, clock);
+      const tenant = await f.tenant();
+      const consumer = await f.consumer(tenant, 'customer-1');
+      const [good, bad] = [await f.createEndpoint(tenant, consumer.id), await f.createEndpoint(tenant, consumer.id)];
+      clock.advance(1);
+      const sent = await new MessageFixtures(f).send(tenant);
+      // The second endpoint's row no longer reads back (a column that is not JSON any more).
+      const raw = new DatabaseSync(path);
+      raw.prepare('UPDATE endpoints SET retry = ? WHERE id = ?').run('{not json', bad.id);
+      raw.close();
+      const now = clock.now();
+      const byEndpoint = new Map(
+        (await Promise.all(sent.deliveryIds.map((id) => store.deliveries.get(tenant, id)))).map((d) => [d!.delivery.endpointId, d!.delivery.id]),
+      );
+      const ids = [byEndpoint.get(bad.id)!, byEndpoint.get(good.id)!];
+      const [failed, claimed] = await store.deliveries.claimMany(ids, now, now + 60_000);
+      expect(failed).toEqual({ failed: expect.any(String) });
+      expect(claimed && 'delivery' in claimed ? claimed.delivery.id : claimed).toBe(ids[1]);
+      // Its lease given back: due now, for the sweep (and a fixed row) to take.
+      expect((await store.deliveries.due(now, 10, 10)).map((d) => d.id)).toEqual([ids[0]]);
     } finally {
       await store.close();
     }

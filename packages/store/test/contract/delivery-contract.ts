@@ -66,7 +66,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       // `late` is due from now: claimed as of a moment before, it is not; as of now, it is.
       expect(await f.store.deliveries.claimMany([late], now - 1, now + LEASE_MS)).toEqual([null]);
       const jobs = await f.store.deliveries.claimMany([leased, due, unknown, late, due], now, now + LEASE_MS);
-      expect(jobs.map((job) => job?.delivery.id ?? null)).toEqual([null, due, null, late, null]);
+      expect(jobs.map((job) => (job !== null && 'delivery' in job ? job.delivery.id : job))).toEqual([null, due, null, late, null]);
       expect(jobs[1]).toEqual({
         tenant: t,
         delivery: before,
