@@ -56,7 +56,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
     });
 
-    it(`claimMany claims each as claim would, in order: a job, or null when not claimable (leased, not due, unknown, listed twice); at most ${MAX_CLAIM_BATCH} ids`, async () => {
+    it(`claimMany claims each as claim would, in order: a job, or null (leased, not due, unknown, twice); at most ${MAX_CLAIM_BATCH} ids`, async () => {
       const { t, endpoint } = await m.scene();
       const [leased, due, late] = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
       const now = f.clock.now();
