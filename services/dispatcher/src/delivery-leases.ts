@@ -24,9 +24,10 @@ export interface DeliveryLeasesDeps {
 /**
  * The dispatcher's store calls on a delivery's lease: claim it, give it back, complete it.
  * Their faults are handled here, once: no store error ends the process. A failed call is
- * counted (`wirehook_dispatch_store_errors_total`), logged as part of an outage (its first
- * error, then summaries, not a line per delivery) and answered as "nothing happened": the
- * delivery keeps its lease until it runs out and the sweeper finds it again (at least once).
+ * counted (`wirehook_dispatch_store_errors_total`, a delivery each), logged as part of an
+ * outage (its first error, then summaries, not a line per delivery) and answered as "nothing
+ * happened": the sweeper finds the delivery again — once its lease runs out when the store may
+ * have kept one, at once when it gave it back (a SQLite claim that failed alone).
  */
 export class DeliveryLeases {
   readonly #deps: DeliveryLeasesDeps;

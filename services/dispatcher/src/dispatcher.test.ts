@@ -154,14 +154,15 @@ describe('sweep and send', () => {
   });
 });
 
-/**
- * Counts the claims (each id of a claimMany call: SQLite's claim is one of those) and the
- * releases on deliveries from now on.
- */
+/** Counts the claims (a claim call, or each id of a claimMany call) and the releases on deliveries from now on. */
 function countCalls(): { claim: number; release: number } {
   const calls = { claim: 0, release: 0 };
   const deliveries = s.store.deliveries;
-  const [claimMany, release] = [deliveries.claimMany.bind(deliveries), deliveries.release.bind(deliveries)];
+  const [claim, claimMany, release] = [deliveries.claim.bind(deliveries), deliveries.claimMany.bind(deliveries), deliveries.release.bind(deliveries)];
+  deliveries.claim = (...args) => {
+    calls.claim++;
+    return claim(...args);
+  };
   deliveries.claimMany = (ids, ...rest) => {
     calls.claim += ids.length;
     return claimMany(ids, ...rest);

@@ -120,7 +120,7 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     }),
     storeErrors: new Counter({
       name: 'wirehook_dispatch_store_errors_total',
-      help: 'Store calls of the dispatcher that failed (claim, release, complete); the delivery is found again after its lease',
+      help: 'Deliveries whose store call of the dispatcher failed (claim: each claim of a failed call, release, complete); each is found again by the sweep',
       labelNames: ['operation'],
       registers: [registry],
     }),

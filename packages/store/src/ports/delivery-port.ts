@@ -165,9 +165,10 @@ export interface DeliveryRepo {
    * fan-out's claims carry its payload once. Callers must not change a job. At most
    * MAX_CLAIM_BATCH ids; one listed twice is claimed once (null the second time).
    * @returns per id, in the order of `ids`: its job, null (not claimable now), or `{ failed }`.
+   * A claim that failed after taking its lease (MongoDB has no transaction across a claim's
+   * reads) keeps it until it runs out, as a claim whose answer was lost; SQLite gives it back.
    * @throws RangeError beyond MAX_CLAIM_BATCH ids; the store's error when the call fails as a
-   * whole (nothing claimed in SQLite; in MongoDB, without a transaction, claims made before it
-   * keep their lease until it runs out, as a claim whose answer was lost).
+   * whole (SQLite: its transaction ended, a full disk; nothing is claimed).
    */
   claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]>;
   /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */

@@ -139,6 +139,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
           db.exec('RELEASE claim_one');
           return job;
         } catch (err) {
+          // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails, with this error.
+          if (!db.isTransaction) throw err;
           db.exec('ROLLBACK TO claim_one');
           db.exec('RELEASE claim_one');
           return { failed: err instanceof Error ? err.message : String(err) };

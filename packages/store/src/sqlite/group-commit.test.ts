@@ -35,6 +35,19 @@ const keys = () =>
     .map((r) => r['k']);
 
 describe('GroupCommit', () => {
+  it('a write that ends the whole transaction (a full disk) fails the batch with its own error, not "no such savepoint"', async () => {
+    await commit.run(insert('a'));
+    // No page more than the file has: the next write that needs one fills the disk.
+    const pages = Number(db.prepare('PRAGMA page_count').get()!['page_count']);
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = () => db.prepare('INSERT INTO t (k) VALUES (?)').run('x'.repeat(64 * 1024)).changes;
+    const results = await Promise.allSettled([commit.run(insert('b')), commit.run(big)]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/full/);
+    expect(db.isTransaction).toBe(false);
+    expect(keys()).toEqual(['a']);
+  });
+
   it('commits the writes of one turn together; a failing write is undone and rejected alone', async () => {
     const results = await Promise.allSettled([commit.run(insert('a')), commit.run(insert('a')), commit.run(insert('b'))]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

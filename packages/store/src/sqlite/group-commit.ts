@@ -221,6 +221,9 @@ export class GroupCommit {
           value = write.fn();
           this.#db.exec('RELEASE group_write');
         } catch (err) {
+          // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails with
+          // this error, not with the "no such savepoint" that rolling back to it would throw.
+          if (!this.#db.isTransaction) throw err;
           this.#db.exec('ROLLBACK TO group_write');
           this.#db.exec('RELEASE group_write');
           outcomes.push({ ok: false, err });

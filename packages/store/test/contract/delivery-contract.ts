@@ -78,6 +78,9 @@ export function describeDeliveryContract(f: Fixtures): void {
       // Leased for the lease's length, as a claim.
       expect(await m.dueOf(now + LEASE_MS - 1, [due, late])).toEqual([]);
       expect(await m.dueOf(now + LEASE_MS, [due, late])).toEqual([due, late]);
+      // Listed twice with a lease that ends at once (claimable again as of `now`): still claimed once.
+      const [once, twice] = await f.store.deliveries.claimMany([leased, leased], now + 2 * LEASE_MS, now + 2 * LEASE_MS);
+      expect([once && 'delivery' in once ? once.delivery.id : once, twice]).toEqual([leased, null]);
       const tooMany = Array.from({ length: MAX_CLAIM_BATCH + 1 }, () => newId('delivery', f.clock));
       await expect(f.store.deliveries.claimMany(tooMany, now, now + LEASE_MS)).rejects.toThrow(RangeError);
       expect(await f.store.deliveries.claimMany(tooMany.slice(1), now, now + LEASE_MS)).toEqual(Array(MAX_CLAIM_BATCH).fill(null));
