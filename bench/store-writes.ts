@@ -1,4 +1,5 @@
-// `pnpm bench --only store` (or `node bench/store-writes.ts [--runs N] [--deliveries N] [--out DIR]`):
+// `pnpm bench --only store` (or `node bench/store-writes.ts [--runs N] [--deliveries N] [--out DIR]
+// [--without INDEX_OR_TRIGGER,…]`, which measures the store with those dropped: what each costs):
 // the embedded store's CPU per delivery (issue 46), against a baseline of the same run. In this
 // process, no Wirehook started: the SQLite store on a fresh file creates messages with the bench's
 // 1 KB payload (200 at once), claims the deliveries (64 a claimMany call, as a dispatcher claims a
@@ -49,17 +50,21 @@ export interface StoreShapeFigures {
   ratio: number;
 }
 
-export async function runStoreBench(options: { runs: number; deliveries: number }, outDir: string | undefined, log: (line: string) => void): Promise<boolean> {
+export async function runStoreBench(
+  options: { runs: number; deliveries: number; without?: readonly string[] },
+  outDir: string | undefined,
+  log: (line: string) => void,
+): Promise<boolean> {
   const loadAverage = round(loadavg()[0] ?? 0, 2);
   const payload = payloadJson(1024);
   const figures: StoreShapeFigures[] = [];
   for (const shape of SHAPES) {
     const samples: { store: StepCosts; baseline: StepCosts }[] = [];
-    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload); // warm: V8 compiles the first
+    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload, options.without); // warm: V8 compiles the first
     for (let run = 0; run < options.runs; run++) {
       // Alternated, each on its own fresh file.
       const baseline = baselineRun(shape.endpoints, options.deliveries, payload);
-      const store = await storeRun(shape.endpoints, options.deliveries, payload);
+      const store = await storeRun(shape.endpoints, options.deliveries, payload, options.without);
       samples.push({ store, baseline });
       log(`store: ${shape.name} run ${run + 1}: ${round(sum(store))} µs a delivery against ${round(sum(baseline))} µs`);
     }
@@ -105,9 +110,10 @@ function cpuPer(since: NodeJS.CpuUsage, count: number): number {
 }
 
 /** The store's steps, as the API and the dispatcher call them. */
-async function storeRun(endpoints: number, deliveries: number, payload: string): Promise<StepCosts> {
+async function storeRun(endpoints: number, deliveries: number, payload: string, without: readonly string[] = []): Promise<StepCosts> {
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-bench-'));
   const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
+  if (without.length > 0) dropFromSchema(join(dir, 'store.sqlite'), without);
   try {
     const { clock, t } = await benchTenant(store, endpoints);
     const messages = Math.ceil(deliveries / endpoints);
@@ -250,9 +256,28 @@ function baselineRun(endpoints: number, deliveries: number, payload: string): St
   }
 }
 
+/**
+ * Drops indexes and triggers of the store's schema from the file at `path` (`--without`): what
+ * each costs the writes, measured as the difference. The store then answers some reads slower
+ * or wrongly (its counts, its lists): a measurement, never a setting.
+ */
+function dropFromSchema(path: string, names: readonly string[]): void {
+  const raw = new DatabaseSync(path);
+  try {
+    for (const name of names) {
+      const found = raw.prepare("SELECT type FROM sqlite_master WHERE name = ? AND type IN ('index', 'trigger')").get(name);
+      if (found === undefined) throw new Error(`--without ${name}: the store's schema has no index or trigger of that name`);
+      raw.exec(`DROP ${found['type'] === 'index' ? 'INDEX' : 'TRIGGER'} "${name}"`);
+    }
+  } finally {
+    raw.close();
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { runs: { type: 'string' }, deliveries: { type: 'string' }, out: { type: 'string' } } });
-  await runStoreBench({ runs: Number(values.runs ?? 3), deliveries: Number(values.deliveries ?? 20_000) }, values.out, (line) =>
+  const { values } = parseArgs({ options: { runs: { type: 'string' }, deliveries: { type: 'string' }, out: { type: 'string' }, without: { type: 'string' } } });
+  const without = values.without?.split(',').filter(Boolean) ?? [];
+  await runStoreBench({ runs: Number(values.runs ?? 3), deliveries: Number(values.deliveries ?? 20_000), without }, values.out, (line) =>
     process.stderr.write(`bench ${line}\n`),
   );
 }
