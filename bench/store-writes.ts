@@ -57,14 +57,15 @@ export async function runStoreBench(
 ): Promise<boolean> {
   const loadAverage = round(loadavg()[0] ?? 0, 2);
   const payload = payloadJson(1024);
+  const without = options.without ?? [];
   const figures: StoreShapeFigures[] = [];
   for (const shape of SHAPES) {
     const samples: { store: StepCosts; baseline: StepCosts }[] = [];
-    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload, options.without); // warm: V8 compiles the first
+    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload, without); // warm: V8 compiles the first
     for (let run = 0; run < options.runs; run++) {
       // Alternated, each on its own fresh file.
       const baseline = baselineRun(shape.endpoints, options.deliveries, payload);
-      const store = await storeRun(shape.endpoints, options.deliveries, payload, options.without);
+      const store = await storeRun(shape.endpoints, options.deliveries, payload, without);
       samples.push({ store, baseline });
       log(`store: ${shape.name} run ${run + 1}: ${round(sum(store))} µs a delivery against ${round(sum(baseline))} µs`);
     }
@@ -86,7 +87,8 @@ export async function runStoreBench(
   }
   process.stdout.write(
     [
-      `store: µs of CPU a delivery, ${options.deliveries} deliveries a run, median of ${options.runs}; ${availableParallelism()} CPUs, load ${loadAverage}`,
+      `store: µs of CPU a delivery, ${options.deliveries} deliveries a run, median of ${options.runs}; ${availableParallelism()} CPUs, load ${loadAverage}` +
+        (without.length > 0 ? `; WITHOUT ${without.join(', ')}` : ''),
       '| shape | side | create | claim | complete | total | store ÷ baseline |',
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...figures.flatMap((f) => {
@@ -97,7 +99,11 @@ export async function runStoreBench(
       '',
     ].join('\n'),
   );
-  if (outDir) writeFileSync(join(outDir, `store-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ loadAverage, figures }, null, 2));
+  if (outDir)
+    writeFileSync(
+      join(outDir, `store-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+      JSON.stringify({ loadAverage, ...(without.length > 0 ? { without } : {}), figures }, null, 2),
+    );
   return true;
 }
 
@@ -113,8 +119,8 @@ function cpuPer(since: NodeJS.CpuUsage, count: number): number {
 async function storeRun(endpoints: number, deliveries: number, payload: string, without: readonly string[] = []): Promise<StepCosts> {
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-bench-'));
   const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
-  if (without.length > 0) dropFromSchema(join(dir, 'store.sqlite'), without);
   try {
+    if (without.length > 0) dropFromSchema(join(dir, 'store.sqlite'), without);
     const { clock, t } = await benchTenant(store, endpoints);
     const messages = Math.ceil(deliveries / endpoints);
     const ids: DeliveryId[] = [];

@@ -159,8 +159,8 @@ describe('complete', () => {
     expect(lines).toHaveLength(1);
     expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toMatchObject({ applied: true });
     expect(lines.map((line) => line['msg'])).toEqual([
-      'store calls failing: the delivery is left for its lease to run out and the sweeper',
-      'store calls failing no more, after 0 s: 2 store calls failed (those deliveries are sent again once their lease runs out)',
+      'store calls failing: the delivery is left to the sweeper (once any lease it holds runs out)',
+      "store calls failing no more, after 0 s: 2 deliveries' store calls failed (the sweeper finds them again, once any lease they hold runs out)",
     ]);
   });
 });

@@ -27,7 +27,7 @@ export interface DeliveryLeasesDeps {
  * counted (`wirehook_dispatch_store_errors_total`, a delivery each), logged as part of an
  * outage (its first error, then summaries, not a line per delivery) and answered as "nothing
  * happened": the sweeper finds the delivery again — once its lease runs out when the store may
- * have kept one, at once when it gave it back (a SQLite claim that failed alone).
+ * have kept one, at once when it kept none (SQLite keeps no lease of a claim that failed).
  */
 export class DeliveryLeases {
   readonly #deps: DeliveryLeasesDeps;
@@ -42,8 +42,8 @@ export class DeliveryLeases {
       logger: deps.logger,
       clock: deps.clock,
       what: 'store calls failing',
-      deferred: 'store calls failed (those deliveries are sent again once their lease runs out)',
-      consequence: 'the delivery is left for its lease to run out and the sweeper',
+      deferred: "deliveries' store calls failed (the sweeper finds them again, once any lease they hold runs out)",
+      consequence: 'the delivery is left to the sweeper (once any lease it holds runs out)',
     });
   }
 

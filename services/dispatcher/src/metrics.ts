@@ -120,7 +120,7 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     }),
     storeErrors: new Counter({
       name: 'wirehook_dispatch_store_errors_total',
-      help: 'Deliveries whose store call of the dispatcher failed (claim: each claim of a failed call, release, complete); each is found again by the sweep',
+      help: 'Deliveries whose store call of the dispatcher failed (claim, alone or with its call; release; complete); the sweep finds each again',
       labelNames: ['operation'],
       registers: [registry],
     }),

@@ -168,7 +168,8 @@ export interface DeliveryRepo {
    * A claim that failed after taking its lease (MongoDB has no transaction across a claim's
    * reads) keeps it until it runs out, as a claim whose answer was lost; SQLite gives it back.
    * @throws RangeError beyond MAX_CLAIM_BATCH ids; the store's error when the call fails as a
-   * whole (SQLite: its transaction ended, a full disk; nothing is claimed).
+   * whole (e.g. a full disk, the write lock past its busy timeout, a closed store; in SQLite
+   * nothing is claimed then).
    */
   claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]>;
   /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
