@@ -17,6 +17,7 @@ import {
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import {
   checkClaimBatch,
+  failedClaim,
   type AttemptOutcome,
   type ClaimResult,
   type AttemptPage,
@@ -81,16 +82,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // them, and none needed: each stands alone, and one that fails is answered `{ failed }`
     // (a lease it took runs out, as for a claim whose answer was lost). An id listed twice is
     // claimed once. Nothing is shared between jobs here: each claim reads its own message.
-    const unique = [...new Set(ids)];
-    const settled = await Promise.allSettled(unique.map((id) => claimDelivery(this.#conn, id, now, leaseUntil)));
-    const results = new Map<DeliveryId, ClaimResult>(
-      unique.map((id, i) => {
-        const s = settled[i]!;
-        if (s.status === 'fulfilled') return [id, s.value];
-        return [id, { failed: s.reason instanceof Error ? s.reason.message : String(s.reason) }];
-      }),
-    );
-    return ids.map((id, i) => (ids.indexOf(id) === i ? (results.get(id) ?? null) : null));
+    const claims = new Map([...new Set(ids)].map((id) => [id, claimDelivery(this.#conn, id, now, leaseUntil).catch(failedClaim)]));
+    return Promise.all(ids.map((id, i) => (ids.indexOf(id) === i ? claims.get(id)! : null)));
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {

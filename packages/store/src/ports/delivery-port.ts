@@ -54,6 +54,11 @@ export type ClaimResult = DeliveryJob | FailedClaim | null;
  */
 export const MAX_CLAIM_BATCH = 64;
 
+/** The answer for a claim that failed on its own, from what it threw. */
+export function failedClaim(err: unknown): FailedClaim {
+  return { failed: err instanceof Error ? err.message : String(err) };
+}
+
 /** @throws RangeError when `ids` is more than one claimMany takes. */
 export function checkClaimBatch(ids: readonly DeliveryId[]): void {
   if (ids.length > MAX_CLAIM_BATCH) throw new RangeError(`claimMany takes at most ${MAX_CLAIM_BATCH} ids, got ${ids.length}`);

@@ -20,6 +20,7 @@ import {
 } from '@wirehook/core';
 import {
   checkClaimBatch,
+  failedClaim,
   type AttemptOutcome,
   type ClaimResult,
   type AttemptPage,
@@ -143,7 +144,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
           if (!db.isTransaction) throw err;
           db.exec('ROLLBACK TO claim_one');
           db.exec('RELEASE claim_one');
-          return { failed: err instanceof Error ? err.message : String(err) };
+          return failedClaim(err);
         }
       });
     }, NOT_DURABLE);
