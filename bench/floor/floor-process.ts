@@ -27,6 +27,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, webhookBody } from '@wirehook/core';
+// Wirehook's egress defaults: connections per endpoint, idle connection life.
+import { EGRESS_CONNECTIONS, EGRESS_KEEP_ALIVE_MAX_MS } from '@wirehook/egress';
 import { createPool, type UndiciPool } from '../http/undici.ts';
 import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
 
@@ -58,9 +60,6 @@ interface Delivery {
   attempts: number;
 }
 
-/** Wirehook's egress defaults: connections per endpoint (ENDPOINT_SLOTS), idle connection life (http-egress.ts). */
-const CONNECTIONS_PER_ENDPOINT = 16;
-const KEEP_ALIVE_MAX_MS = 4_000;
 /** Tries after the first, 1 s apart and doubling; then the delivery fails. */
 const RETRIES = 4;
 
@@ -106,9 +105,9 @@ function poolOf(endpoint: Endpoint): UndiciPool {
     const address = options.resolve[url.hostname] ?? url.hostname;
     endpoint.pool = createPool(
       `https://${address}:${url.port || 443}`,
-      CONNECTIONS_PER_ENDPOINT,
+      EGRESS_CONNECTIONS,
       { ca: options.caPem, servername: url.hostname },
-      { keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS },
+      { keepAliveMaxTimeout: EGRESS_KEEP_ALIVE_MAX_MS, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS },
     );
   }
   return endpoint.pool;

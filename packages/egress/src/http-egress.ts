@@ -118,12 +118,13 @@ export interface SendResult {
 
 const DEFAULT_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS;
 const DEFAULT_HEAD_BYTES = RESPONSE_HEAD_BYTES;
-const DEFAULT_CONNECTIONS = 16;
+/** Connections an endpoint's pool opens at most, unless told otherwise (ENDPOINT_SLOTS' default). */
+export const EGRESS_CONNECTIONS = 16;
 // Past the head, up to this much more body is read and dropped to keep the connection.
 const DISCARD_CAP_BYTES = 64 * 1024;
 const MAX_LOCATION_CHARS = 500;
 /** Longest a connection stays open idle, whatever the receiver's keep-alive hint says. */
-const KEEP_ALIVE_MAX_MS = 4_000;
+export const EGRESS_KEEP_ALIVE_MAX_MS = 4_000;
 
 /** Pools kept at once; each holds only keep-alive sockets, closed by undici when idle. */
 const MAX_POOLS = 10_000;
@@ -151,7 +152,7 @@ export class HttpEgress {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#headBytes = options.responseHeadBytes ?? DEFAULT_HEAD_BYTES;
     this.#clock = options.clock ?? systemClock;
-    this.#connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS;
+    this.#connections = options.connectionsPerOrigin ?? EGRESS_CONNECTIONS;
     if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     if (!Number.isInteger(this.#headBytes) || this.#headBytes < 0) {
       throw new RangeError('responseHeadBytes must be a non-negative integer');
@@ -271,7 +272,7 @@ export class HttpEgress {
             }),
       // A receiver's keep-alive hint (nginx 75 s, some minutes) would keep every connection a
       // burst ever opened: each holds about 85 KB of TLS buffers. Idle ones close within 4 s.
-      keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
+      keepAliveMaxTimeout: EGRESS_KEEP_ALIVE_MAX_MS,
       // Backstops: the limits in send() are the ones that normally fire.
       headersTimeout: 2 * this.#timeoutMs,
       bodyTimeout: 2 * this.#timeoutMs,

@@ -38,6 +38,9 @@ export interface AttemptRunnerDeps {
  */
 const HANDOFF_MAX_AGE_MS = 5_000;
 
+/** Whether a handed-over job is past HANDOFF_MAX_AGE_MS at `now`: given back, never sent. */
+const tooOldToSend = (job: DeliveryJob, now: number) => now - job.message.createdAt > HANDOFF_MAX_AGE_MS;
+
 /**
  * Handed-over jobs kept for a place when every place is taken hold this much payload at most
  * (counted once per message, whose jobs share it, at 2 bytes a UTF-16 code unit), and no more
@@ -112,7 +115,7 @@ export class AttemptRunner {
   takeHandedOver(job: DeliveryJob, now: number): void {
     // The lease was set before the message's (durable) write: after a long stall there, too
     // little of it may be left for a whole send. Such a job goes back for a fresh claim.
-    if (this.#stopped || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) this.#giveBack(job, now);
+    if (this.#stopped || tooOldToSend(job, now)) this.#giveBack(job, now);
     else if (!this.#deps.places.full) this.startHandedOver(job, now);
     else if (this.#heldOver.length < this.#deps.places.size && this.#hold(job)) this.#heldOver.push({ job, trace: context.active(), heldAt: now });
     else this.#giveBack(job, now);
@@ -187,7 +190,7 @@ export class AttemptRunner {
       const { job, trace, heldAt } = held;
       const now = this.#deps.clock.now();
       this.#unhold(job);
-      if (now - heldAt > HELD_OVER_MAX_WAIT_MS || now - job.message.createdAt > HANDOFF_MAX_AGE_MS) {
+      if (now - heldAt > HELD_OVER_MAX_WAIT_MS || tooOldToSend(job, now)) {
         this.#giveBack(job, now);
         continue;
       }
