@@ -140,7 +140,7 @@ async function storeRun(endpoints: number, deliveries: number, payload: string, 
     since = process.cpuUsage();
     for (let i = 0; i < ids.length; i += COMPLETE_BATCH) {
       // As a dispatcher claims the wake-ups of one turn: in one call (MAX_CLAIM_BATCH, 64, a call).
-      const claimed = await store.deliveries.claimMany(ids.slice(i, i + COMPLETE_BATCH), now, now + 60_000);
+      const claimed = await store.deliveries.claimMany!(ids.slice(i, i + COMPLETE_BATCH), now, now + 60_000);
       for (const job of claimed) if (job !== null && !('failed' in job)) jobs.push(job);
     }
     const claim = cpuPer(since, ids.length);

@@ -99,7 +99,7 @@ describe('store faults', () => {
     // The dispatcher claims a turn's wake-ups in one call: the first call fails, each of its claims counted.
     const failed: number[] = [];
     const deliveries = wh.store.deliveries;
-    const claimMany = deliveries.claimMany.bind(deliveries);
+    const claimMany = deliveries.claimMany!.bind(deliveries);
     deliveries.claimMany = (claimIds, now, leaseUntil) => {
       if (failed.length > 0) return claimMany(claimIds, now, leaseUntil);
       failed.push(claimIds.length);
@@ -154,7 +154,7 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
     // Counts the claims and releases: handed-over jobs need no claim of their own; the surplus is released.
     const calls = { claim: 0, release: 0 };
     const deliveries = small.store.deliveries;
-    const claimMany = deliveries.claimMany.bind(deliveries);
+    const claimMany = deliveries.claimMany!.bind(deliveries);
     deliveries.claimMany = (ids, now, leaseUntil) => {
       calls.claim += ids.length;
       return claimMany(ids, now, leaseUntil);

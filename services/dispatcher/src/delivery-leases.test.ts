@@ -21,7 +21,7 @@ const busy = () => Promise.reject(new Error('database is locked'));
 /** The sizes of the store's claimMany calls from here on. */
 function countClaimCalls(): number[] {
   const calls: number[] = [];
-  const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+  const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
   s.store.deliveries.claimMany = (ids, now, leaseUntil) => {
     calls.push(ids.length);
     return claimMany(ids, now, leaseUntil);
@@ -55,7 +55,7 @@ describe('claim', () => {
   it('a claim the store fails alone answers null and is counted; the others of its call get their jobs', async () => {
     const { t } = await s.endpoint();
     const [a, b, c] = await s.due(t, 3);
-    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
     s.store.deliveries.claimMany = async (ids, now, leaseUntil) =>
       (await claimMany(ids, now, leaseUntil)).map((result, i) => (ids[i] === b ? { failed: 'the row did not read back' } : result));
     const l = leases();
@@ -68,12 +68,28 @@ describe('claim', () => {
   it('an answer that does not add up (fewer results than claims) answers every claim null, each counted', async () => {
     const { t } = await s.endpoint();
     const [a, b] = await s.due(t, 2);
-    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
     s.store.deliveries.claimMany = async (ids, now, leaseUntil) => (await claimMany(ids, now, leaseUntil)).slice(1);
     const l = leases();
     const now = s.clock.now();
     expect(await Promise.all([l.claim(a!, now), l.claim(b!, now)])).toEqual([null, null]);
     expect(await errors('claim')).toBe(2);
+  });
+
+  it('with a store that has no claimMany (MongoDB), claims one at a time, each answered as it ends; a failure counted', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const deliveries = s.store.deliveries;
+    const claim = deliveries.claim.bind(deliveries);
+    const asked: string[] = [];
+    deliveries.claimMany = undefined;
+    deliveries.claim = (id, now, leaseUntil) => (asked.push(id), id === b ? busy() : claim(id, now, leaseUntil));
+    const l = leases();
+    const now = s.clock.now();
+    const jobs = await Promise.all([l.claim(a!, now), l.claim(b!, now)]);
+    expect(jobs.map((job) => job?.delivery.id ?? null)).toEqual([a, null]);
+    expect(asked).toEqual([a, b]);
+    expect(await errors('claim')).toBe(1);
   });
 
   it('the claims of one turn go in one store call, each answered with its own job (null when not claimable)', async () => {

@@ -53,6 +53,8 @@ export class DeliveryLeases {
    * claimed elsewhere) or the claim failed.
    */
   claim(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
+    // A store without claimMany (MongoDB) claims one at a time, each answered as it ends.
+    if (this.#deps.store.deliveries.claimMany === undefined) return this.#claimOne(id, now);
     return new Promise((resolve) => {
       // The claims of one turn of the event loop (a sweep's page, a pull of wake-ups) go in
       // store calls of MAX_CLAIM_BATCH: one write of the group commit, and a fan-out's claims
@@ -61,6 +63,15 @@ export class DeliveryLeases {
       if (this.#claims.length === 0) setImmediate(() => context.with(ROOT_CONTEXT, () => this.#claimQueued()));
       this.#claims.push({ id, now, resolve });
     });
+  }
+
+  async #claimOne(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
+    try {
+      return await this.#deps.store.deliveries.claim(id, now, now + this.#deps.leaseMs);
+    } catch (err) {
+      this.#failed('claim', err, 1, { deliveryId: id });
+      return null;
+    }
   }
 
   #claimQueued(): void {
@@ -77,7 +88,7 @@ export class DeliveryLeases {
     try {
       // Asked a moment ago: claimed as of the latest of those moments (due by then, leased from then).
       const now = Math.max(...claims.map((c) => c.now));
-      const results = await this.#deps.store.deliveries.claimMany(
+      const results = await this.#deps.store.deliveries.claimMany!(
         claims.map((c) => c.id),
         now,
         now + this.#deps.leaseMs,

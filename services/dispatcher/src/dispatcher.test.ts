@@ -158,7 +158,7 @@ describe('sweep and send', () => {
 function countCalls(): { claim: number; release: number } {
   const calls = { claim: 0, release: 0 };
   const deliveries = s.store.deliveries;
-  const [claim, claimMany, release] = [deliveries.claim.bind(deliveries), deliveries.claimMany.bind(deliveries), deliveries.release.bind(deliveries)];
+  const [claim, claimMany, release] = [deliveries.claim.bind(deliveries), deliveries.claimMany!.bind(deliveries), deliveries.release.bind(deliveries)];
   deliveries.claim = (...args) => {
     calls.claim++;
     return claim(...args);
@@ -282,7 +282,7 @@ describe('faults', () => {
   it('a claim that fails is counted and the delivery left for the sweeper', async () => {
     const { t } = await s.endpoint();
     const [id] = await s.due(t);
-    const claimMany = s.store.deliveries.claimMany.bind(s.store.deliveries);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
     let failures = 1;
     s.store.deliveries.claimMany = (...args) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : claimMany(...args));
     const d = await started();

@@ -15,19 +15,16 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import {
-  checkClaimBatch,
-  failedClaim,
-  type AttemptOutcome,
-  type ClaimResult,
-  type AttemptPage,
-  type ClaimRef,
-  type CompletedAttempt,
-  type DeliveryJob,
-  type DeliveryRepo,
-  type DeliveryView,
-  type DueDelivery,
-  type LaneStats,
+import type {
+  AttemptOutcome,
+  AttemptPage,
+  ClaimRef,
+  CompletedAttempt,
+  DeliveryJob,
+  DeliveryRepo,
+  DeliveryView,
+  DueDelivery,
+  LaneStats,
 } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
@@ -73,17 +70,6 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
     return claimDelivery(this.#conn, id, now, leaseUntil);
-  }
-
-  async claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]> {
-    checkClaimBatch(ids);
-    // Each as `claim` (the same queries and indexes: claimDelivery's plans), at once on the
-    // pool, as the dispatcher's single claims of one turn went before; no transaction across
-    // them, and none needed: each stands alone, and one that fails is answered `{ failed }`
-    // (a lease it took runs out, as for a claim whose answer was lost). An id listed twice is
-    // claimed once. Nothing is shared between jobs here: each claim reads its own message.
-    const claims = new Map([...new Set(ids)].map((id) => [id, claimDelivery(this.#conn, id, now, leaseUntil).catch(failedClaim)]));
-    return Promise.all(ids.map((id, i) => (ids.indexOf(id) === i ? claims.get(id)! : null)));
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {

@@ -170,13 +170,15 @@ export interface DeliveryRepo {
    * fan-out's claims carry its payload once. Callers must not change a job. At most
    * MAX_CLAIM_BATCH ids; one listed twice is claimed once (null the second time).
    * @returns per id, in the order of `ids`: its job, null (not claimable now), or `{ failed }`.
-   * A claim that failed after taking its lease (MongoDB has no transaction across a claim's
-   * reads) keeps it until it runs out, as a claim whose answer was lost; SQLite gives it back.
    * @throws RangeError beyond MAX_CLAIM_BATCH ids; the store's error when the call fails as a
    * whole (e.g. a full disk, the write lock past its busy timeout, a closed store; in SQLite
    * nothing is claimed then).
+   * Optional: a store that cannot claim several in one step leaves it out, and its callers claim
+   * one at a time. MongoDB does: its claims are separate operations, and one call answering for
+   * all would hold every job of it back until the slowest claim (a failover: up to the server
+   * selection's 30 s, past the lease's margin) and put 64 claims' reads on the pool at once.
    */
-  claimMany(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]>;
+  claimMany?(ids: readonly DeliveryId[], now: number, leaseUntil: number): Promise<ClaimResult[]>;
   /** Gives a lease back without an attempt, due again at `nextAttemptAt` (no-op when the claim is no longer current). */
   release(claim: ClaimRef, nextAttemptAt: number): Promise<void>;
   /**

@@ -249,7 +249,7 @@ describe('claims made together through the threaded store', () => {
       clock.advance(1);
       const other = await m.send(tenant);
       const now = clock.now();
-      const jobs = await store.deliveries.claimMany([...fanOut.deliveryIds, ...other.deliveryIds], now, now + 60_000);
+      const jobs = await store.deliveries.claimMany!([...fanOut.deliveryIds, ...other.deliveryIds], now, now + 60_000);
       const [a, b, c, d] = jobs.map((job) => {
         if (job === null) throw new Error('every delivery should be claimable');
         return job;
@@ -284,7 +284,7 @@ describe('claims made together through the threaded store', () => {
         (await Promise.all(sent.deliveryIds.map((id) => store.deliveries.get(tenant, id)))).map((d) => [d!.delivery.endpointId, d!.delivery.id]),
       );
       const ids = [byEndpoint.get(bad.id)!, byEndpoint.get(good.id)!];
-      const [failed, claimed] = await store.deliveries.claimMany(ids, now, now + 60_000);
+      const [failed, claimed] = await store.deliveries.claimMany!(ids, now, now + 60_000);
       expect(failed).toEqual({ failed: expect.any(String) });
       expect(claimed && 'delivery' in claimed ? claimed.delivery.id : claimed).toBe(ids[1]);
       // Its lease given back: due now, for the sweep (and a fixed row) to take.

@@ -56,7 +56,9 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect((await m.claim(later, rotatedAt + HOUR)).secrets).toEqual([fresh]);
     });
 
-    it(`claimMany claims each as claim would, in order: a job, or null (leased, not due, unknown, twice); at most ${MAX_CLAIM_BATCH} ids`, async () => {
+    it(`claimMany claims each as claim would, in order: a job, or null (leased, not due, unknown, twice); at most ${MAX_CLAIM_BATCH} ids`, async (ctx) => {
+      // Optional: a store without it (MongoDB) claims one at a time, and this is skipped there.
+      if (f.store.deliveries.claimMany === undefined) ctx.skip();
       const { t, endpoint } = await m.scene();
       const [leased, due, late] = [m.only(await m.send(t)), m.only(await m.send(t)), m.only(await m.send(t))];
       const now = f.clock.now();
@@ -64,8 +66,8 @@ export function describeDeliveryContract(f: Fixtures): void {
       const before = await m.delivery(t, due);
       const unknown = newId('delivery', f.clock);
       // `late` is due from now: claimed as of a moment before, it is not; as of now, it is.
-      expect(await f.store.deliveries.claimMany([late], now - 1, now + LEASE_MS)).toEqual([null]);
-      const jobs = await f.store.deliveries.claimMany([leased, due, unknown, late, due], now, now + LEASE_MS);
+      expect(await f.store.deliveries.claimMany!([late], now - 1, now + LEASE_MS)).toEqual([null]);
+      const jobs = await f.store.deliveries.claimMany!([leased, due, unknown, late, due], now, now + LEASE_MS);
       expect(jobs.map((job) => (job !== null && 'delivery' in job ? job.delivery.id : job))).toEqual([null, due, null, late, null]);
       expect(jobs[1]).toEqual({
         tenant: t,
@@ -79,11 +81,11 @@ export function describeDeliveryContract(f: Fixtures): void {
       expect(await m.dueOf(now + LEASE_MS - 1, [due, late])).toEqual([]);
       expect(await m.dueOf(now + LEASE_MS, [due, late])).toEqual([due, late]);
       // Listed twice with a lease that ends at once (claimable again as of `now`): still claimed once.
-      const [once, twice] = await f.store.deliveries.claimMany([leased, leased], now + 2 * LEASE_MS, now + 2 * LEASE_MS);
+      const [once, twice] = await f.store.deliveries.claimMany!([leased, leased], now + 2 * LEASE_MS, now + 2 * LEASE_MS);
       expect([once && 'delivery' in once ? once.delivery.id : once, twice]).toEqual([leased, null]);
       const tooMany = Array.from({ length: MAX_CLAIM_BATCH + 1 }, () => newId('delivery', f.clock));
-      await expect(f.store.deliveries.claimMany(tooMany, now, now + LEASE_MS)).rejects.toThrow(RangeError);
-      expect(await f.store.deliveries.claimMany(tooMany.slice(1), now, now + LEASE_MS)).toEqual(Array(MAX_CLAIM_BATCH).fill(null));
+      await expect(f.store.deliveries.claimMany!(tooMany, now, now + LEASE_MS)).rejects.toThrow(RangeError);
+      expect(await f.store.deliveries.claimMany!(tooMany.slice(1), now, now + LEASE_MS)).toEqual(Array(MAX_CLAIM_BATCH).fill(null));
     });
 
     it('claim lists two secrets made in the same millisecond the later added first', async () => {
