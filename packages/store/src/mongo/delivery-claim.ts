@@ -274,7 +274,7 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   if (leased === null) return null;
   const tenant: Tenant = { orgId: leased.orgId as OrgId, env: leased.env as Environment };
   const active = P.activeEndpoint(tenant, leased.endpointId);
-  const byId = P.byId(tenant, leased.messageId);
+  const byId = MESSAGE_PLANS.byId(tenant, leased.messageId);
   // The body by the message's id, read beside the message (the message's own payload only for
   // messages stored before bodies moved out: then the body read finds nothing, harmlessly).
   const body = MESSAGE_PLANS.body(tenant, leased.messageId);

@@ -8,6 +8,7 @@ import { addToRollups } from './endpoint-stats-repo.ts';
 import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { markHeldWrite } from './stranded.ts';
@@ -32,7 +33,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const own = P.current(t, deliveryId, leaseToken);
   const bucket = conn.bucketOf(deliveryId);
   const completed = await conn.transaction(async (session) => {
-    const e = P.byId(t, endpointId);
+    const e = EP.byId(t, endpointId);
     const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
     const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
     // Paused during the send: a retry waits, held, out of the due index. A retry held on a
@@ -144,7 +145,7 @@ async function carryOut(
     await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
   }
   if (effects.streak === 'clear') {
-    const q = P.byId(t, endpointId);
+    const q = EP.byId(t, endpointId);
     await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
   }
   if (effects.disable) {

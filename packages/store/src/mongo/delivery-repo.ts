@@ -96,7 +96,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     const q = P.byId(t, id);
     const doc = await this.#conn.bucketOf(id).deliveries.findOne(q.filter, q.options);
     if (doc === null) return null;
-    const e = P.byId(t, doc.endpointId);
+    const e = EP.byId(t, doc.endpointId);
     const endpoint = await this.#conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1 } });
     return { delivery: toDelivery(doc), endpointStatus: endpoint?.status ?? null };
   }
@@ -213,7 +213,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number> {
     const done = await this.#conn.transaction(async (session) => {
-      const q = P.byId(t, endpointId);
+      const q = EP.byId(t, endpointId);
       const endpoint = await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
       if (endpoint?.status !== 'active') return { released: 0, due: [] };
       await recordWalk(this.#conn, session, t, endpointId, 'release', heldSince);

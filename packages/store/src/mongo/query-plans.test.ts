@@ -9,7 +9,8 @@
 // What makes it fail, one mutation each: a plan whose hint is dropped and whose filter suits
 // another index (index name differs); an index with its sort key reordered (SORT stage); a
 // removed index (the hint fails: the command errors); a filter that leaves its index (COLLSCAN
-// or docsExamined beyond the bound); a query sent without a plan (no comment).
+// or docsExamined beyond the bound); a query sent without a plan (no comment); a plan sent to
+// another collection than its own (plan-collections.test.ts checks that without a server).
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Document } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,11 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         if (plan === undefined) {
           faults.push(`${name}: no such plan`);
           continue;
+        }
+        // Its own collection, or a month's of its family (`deliveries_202611`): never another's.
+        const collection = String(command[commandName]);
+        if (collection !== plan.spec.collection && !new RegExp(`^${plan.spec.collection}_\\d{6}$`).test(collection)) {
+          faults.push(`${name} (${commandName}): sent to ${collection}, a plan of ${plan.spec.collection}`);
         }
         const sent = Object.fromEntries(Object.entries(command).filter(([k]) => !SESSION_FIELDS.includes(k)));
         const explained = await db.command({ explain: sent, verbosity: 'executionStats' });

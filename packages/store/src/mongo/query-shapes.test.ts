@@ -7,6 +7,7 @@ import type { IndexDescription } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './connection.ts';
 import { INDEXES } from './indexes.ts';
+import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
 import type { AnyPlan } from './plans/plan.ts';
@@ -59,6 +60,13 @@ describe('MongoDB query shapes', () => {
       });
     });
     expect(faults).toEqual([]);
+  });
+
+  it('sends a claim to be acknowledged by a majority, and pins no other write (a transaction has its own)', () => {
+    // One rolled back in a failover would let a second dispatcher claim the delivery while the first sends it.
+    expect(plans.filter((p) => p.spec.writeConcern !== undefined).map((p) => p.planName)).toEqual(['deliveries.claim']);
+    expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });
+    expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
   });
 
   it('uses every index that is not there for uniqueness or expiry', () => {

@@ -9,6 +9,12 @@ const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 const TENANT_OF_DELIVERY = "orgId and env: the tenant of the delivery's attempts (a check on the documents the range fetches, never a widening)";
 
+/**
+ * How long a claim waits for a majority to hold it: well within the dispatcher's lease margin
+ * (15 s beyond twice the send's timeout), so a claim answered is one whose lease has time to run.
+ */
+export const CLAIM_MAJORITY_WAIT_MS = 5_000;
+
 export const DELIVERIES_PLANS = definePlans('deliveries', {
   /** One endpoint's entries in the due index at exactly its Retry-After hold's end: what the hold put off (endpoint-put-off.ts). */
   putOffByHold: planSpec({
@@ -150,6 +156,13 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
       laneWait: "not waiting behind its lane's head",
       dueAt: 'due, and not leased (a lease moves dueAt to its end)',
     },
+    // A claim acknowledged by the primary alone and rolled back in a failover leaves the
+    // delivery due again while its first holder sends: a second dispatcher claims it and the
+    // endpoint gets it twice. Taken from a majority, a claim outlives the failover. A majority
+    // that does not answer within CLAIM_MAJORITY_WAIT_MS fails the claim (nothing is sent; the
+    // delivery is due again at its lease's end): a claim answered later than the lease's margin
+    // could send while a second holder does.
+    writeConcern: { w: 'majority', wtimeoutMS: CLAIM_MAJORITY_WAIT_MS },
     build: (id: string, now: number) => ({ filter: { _id: id, ...dueWhere({ $lte: now }) } }),
     example: ['dlv_1', 1],
   }),

@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import type { Document, WriteConcernSettings } from 'mongodb';
 import { INDEXES } from '../indexes.ts';
 
 // Every query the MongoDB adapter sends is a named plan: the filter it sends (built here, so
@@ -44,6 +44,12 @@ export interface PlanSpec<A extends unknown[]> {
    * repeat its partial filter exactly.
    */
   residual?: Record<string, string>;
+  /**
+   * A write whose loss in a failover would break an invariant, acknowledged only once a
+   * majority holds it, whatever the cluster's default or the URL's `w=` says (never inside a
+   * transaction: a transaction has its own).
+   */
+  writeConcern?: WriteConcernSettings;
   build: (...args: A) => PlanShape;
   /** Arguments to build a representative instance for the shape check. */
   example: A;
@@ -56,7 +62,7 @@ export interface Sent extends PlanShape {
    * `hint` (the index's key pattern: findAndModify's options take no name) and `comment` (and a
    * find's `sort`): pass to the driver's call as its options.
    */
-  options: { hint: Document; comment: string; sort?: Record<string, 1 | -1> };
+  options: { hint: Document; comment: string; sort?: Record<string, 1 | -1>; writeConcern?: WriteConcernSettings };
 }
 
 /** A declared plan: call it with its arguments for the command to send. */
@@ -80,7 +86,8 @@ export function definePlans<S extends Record<string, PlanSpec<any>>>(area: strin
       const shape = spec.build(...args);
       // An aggregate sorts in its pipeline; its options take no sort.
       const sort = shape.sort && !shape.pipeline ? { sort: shape.sort } : {};
-      return { name, ...shape, options: { hint: keyOf(spec.collection, spec.index), comment: name, ...sort } };
+      const durable = spec.writeConcern === undefined ? {} : { writeConcern: spec.writeConcern };
+      return { name, ...shape, options: { hint: keyOf(spec.collection, spec.index), comment: name, ...sort, ...durable } };
     };
     plans[key] = Object.assign(plan, { planName: name, spec });
   }

@@ -1,0 +1,121 @@
+// Each named query is sent to the collection its plan is for, read from the adapter's source
+// without a server. A plan's `_id_` hint suits any collection, so a plan of one collection sent
+// to another runs, but under the wrong name: the slow-query log, the profiler, `$currentOp` and
+// query-plans.test.ts then speak of a query that did not happen. query-plans.test.ts checks the
+// same on a real server where MONGODB_URL is set.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COLLECTIONS } from './connection.ts';
+import { ALERTS_PLANS } from './plans/alerts.ts';
+import { DELIVERIES_PLANS } from './plans/deliveries.ts';
+import { ENDPOINTS_PLANS } from './plans/endpoints.ts';
+import { LANES_PLANS } from './plans/lanes.ts';
+import { MESSAGES_PLANS } from './plans/messages.ts';
+import { MONTHS_PLANS } from './plans/months.ts';
+import { OPERATIONS_PLANS } from './plans/operations.ts';
+import type { AnyPlan } from './plans/plan.ts';
+import { RECOVERIES_PLANS } from './plans/recoveries.ts';
+import { TENANCY_PLANS } from './plans/tenancy.ts';
+
+const AREAS: Record<string, Record<string, AnyPlan>> = {
+  ALERTS_PLANS,
+  DELIVERIES_PLANS,
+  ENDPOINTS_PLANS,
+  LANES_PLANS,
+  MESSAGES_PLANS,
+  MONTHS_PLANS,
+  OPERATIONS_PLANS,
+  RECOVERIES_PLANS,
+  TENANCY_PLANS,
+};
+
+const METHODS =
+  'find|findOne|findOneAndUpdate|findOneAndDelete|findOneAndReplace|updateOne|updateMany|deleteOne|deleteMany|replaceOne|countDocuments|aggregate';
+/** `<receiver>.<method>(<plan>.filter` (or `.pipeline`), across lines: the receiver's last name is its collection's. */
+const SENT = new RegExp(`([A-Za-z]+)\\s*\\.(?:${METHODS})\\(\\s*([A-Za-z]+)\\.(?:filter|pipeline)\\b`, 'g');
+
+interface Sending {
+  at: string;
+  plan: string;
+  planCollection: string;
+  sentTo: string;
+}
+
+/** Every sending in `source` whose filter comes from a plan bound just before it (`const q = P.byId(…)`). */
+export function sendings(file: string, source: string): { checked: Sending[]; unresolved: string[] } {
+  const aliases = new Map<string, Record<string, AnyPlan>>();
+  for (const m of source.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\/plans\/[a-z-]+\.ts'/g)) {
+    for (const part of m[1]!.split(',')) {
+      const [name, alias = name] = part.trim().split(/\s+as\s+/) as [string, string | undefined];
+      if (AREAS[name] !== undefined) aliases.set(alias, AREAS[name]);
+    }
+  }
+  const checked: Sending[] = [];
+  const unresolved: string[] = [];
+  for (const m of source.matchAll(SENT)) {
+    const [, receiver, variable] = m as unknown as [string, string, string];
+    const line = source.slice(0, m.index).split('\n').length;
+    const at = `${file}:${line}`;
+    const sentTo = (COLLECTIONS as Record<string, string>)[receiver];
+    // The nearest binding of the variable before the sending (names like `q` are reused per
+    // function), to its statement's end: each plan it may hold (`a ? P.x(…) : P.y(…)`) is checked.
+    const bindings = [...source.slice(0, m.index).matchAll(new RegExp(`\\b${variable}\\s*=(?!=)([^;]*);`, 'g'))];
+    const bound = bindings[bindings.length - 1]?.[1] ?? '';
+    const plans = [...bound.matchAll(/\b([A-Za-z_]+)\.([A-Za-z]+)\(/g)].flatMap(([, alias, key]) => {
+      const plan = aliases.get(alias!)?.[key!];
+      return plan === undefined ? [] : [plan];
+    });
+    if (sentTo === undefined || plans.length === 0) {
+      unresolved.push(`${at}: ${receiver} ← ${variable}`);
+      continue;
+    }
+    for (const plan of plans) checked.push({ at, plan: plan.planName, planCollection: plan.spec.collection, sentTo });
+  }
+  return { checked, unresolved };
+}
+
+/**
+ * Sendings whose plan comes in as an argument, `file: receiver ← variable`, with the plans it
+ * can be: each of them is of the receiver's collection.
+ */
+const PASSED_IN: Record<string, string> = {
+  'endpoint-put-off.ts: deliveries ← q': 'deliveries.putOffByHold or deliveries.putOffPending, as its callers choose',
+  'message-list.ts: messages ← q': "listPlan: one of messages.listOf…, by the page's filters",
+  'month-buckets.ts: dueEndpoints ← range': 'deliveries.dueEntriesOfMonth or deliveries.dueEntriesBefore (of due_endpoints)',
+};
+
+const DIR = import.meta.dirname;
+const SOURCES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+  .map((f) => ({ file: f, source: readFileSync(join(DIR, f), 'utf8') }));
+
+describe('MongoDB plans and their collections', () => {
+  it('sends each named query to the collection its plan names', () => {
+    const all = SOURCES.map(({ file, source }) => sendings(file, source));
+    const checked = all.flatMap((s) => s.checked);
+    // The adapter sends about two hundred of them this way; a handful would mean the reading broke.
+    expect(checked.length).toBeGreaterThan(150);
+    const unresolved = all.flatMap((s) => s.unresolved).map((u) => u.replace(/:\d+:/, ':'));
+    expect(unresolved.sort()).toEqual(Object.keys(PASSED_IN).sort());
+    const wrong = checked.filter((s) => s.planCollection !== s.sentTo).map((s) => `${s.at}: ${s.plan} (${s.planCollection}) sent to ${s.sentTo}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('tells a plan sent to another collection', () => {
+    const source = [
+      "import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';",
+      "import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';",
+      'const e = P.byId(t, endpointId);',
+      'await conn.endpoints.findOne(e.filter, e.options);',
+      'const f = ok ? EP.byId(t, endpointId) : P.byId(t, endpointId);',
+      'await conn\n  .endpoints.findOne(\n    f.filter, f.options);',
+    ].join('\n');
+    const { checked } = sendings('x.ts', source);
+    expect(checked.map((s) => [s.plan, s.sentTo])).toEqual([
+      ['deliveries.byId', 'endpoints'],
+      ['endpoints.byId', 'endpoints'],
+      ['deliveries.byId', 'endpoints'],
+    ]);
+  });
+});
