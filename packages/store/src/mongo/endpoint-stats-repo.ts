@@ -196,6 +196,8 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
 
   async prune(now: number, batch: number): Promise<number> {
     if (checkedLimit(batch, 'batch') === 0) return 0;
+    // This process's pending increments first: a document it would write later is pruned with the others.
+    await flushRollups(this.#conn);
     const q = P.rollupsExpired(now);
     const expired = await this.#conn.endpointRollups.find(q.filter, { ...q.options, limit: batch, projection: { _id: 1 } }).toArray();
     if (expired.length === 0) return 0;

@@ -9,6 +9,7 @@ export class SqliteConnection {
   readonly db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   readonly #groupCommit: GroupCommit;
+  readonly #beforeClose: (() => void)[] = [];
 
   /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. */
   constructor(db: DatabaseSync, walFile?: string) {
@@ -69,8 +70,14 @@ export class SqliteConnection {
     this.#groupCommit.stage(open, () => open(this), merge);
   }
 
+  /** Runs `fn` when the connection closes, before its last group commit: what it queues then is committed. */
+  beforeClose(fn: () => void): void {
+    this.#beforeClose.push(fn);
+  }
+
   /** Closes the connection, committing queued writes first; a second call does nothing. */
   close(): void {
+    for (const fn of this.#beforeClose.splice(0)) fn();
     this.#groupCommit.close();
     this.#statements.clear();
     if (this.db.isOpen) this.db.close();

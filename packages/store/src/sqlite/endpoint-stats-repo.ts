@@ -28,10 +28,24 @@ const ADD = `INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, en
   ON CONFLICT (endpoint_id, grain_ms, at) DO UPDATE SET ${COUNT_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
 
 /**
+ * How long a connection keeps the rollup increments of committed batches before writing them
+ * (at most: a stats read, and the connection's close, write them at once).
+ */
+export const ROLLUP_FLUSH_MS = 1_000;
+/** Rollup rows a connection keeps at most: past this many, the next batch writes them. */
+export const ROLLUP_FLUSH_ROWS = 5_000;
+
+/**
  * Adds one attempt to its endpoint's rollup rows (one per grain), inside the caller's batched
- * write: the batch's attempts are summed per row and written once before it commits (a batch
- * of 64 completions to one endpoint: 2 upserts, not 128), in the completions' transaction, so
- * the rollups never disagree with the attempts.
+ * write. Rollups are written once per ROLLUP_FLUSH_MS, not with every batch: under load each
+ * batch's completions touched most endpoints, and the upsert of a row of 44 counts per endpoint
+ * and grain was the largest cost of a completion (issue 46: 38 µs a delivery with 64
+ * endpoints). A batch's increments, summed per row, join the connection's carry once the batch
+ * commits (a batch rolled back adds nothing); the first batch to end ROLLUP_FLUSH_MS after the
+ * last write writes the carry and its own in its transaction, and the carry empties once that
+ * commits (rolled back, it stays). So nothing is ever counted twice, and what a crash loses is
+ * the stats of the attempts of the last ROLLUP_FLUSH_MS (the attempts themselves are on
+ * record) — as the MongoDB store's ROLLUP_FLUSH_MS. A timer writes a carry no batch came for.
  */
 export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<Attempt, 'endpointId' | 'at' | 'responseStatus' | 'error' | 'durationMs'>): void {
   const increment = rollupIncrement(attempt);
@@ -47,28 +61,114 @@ export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<At
   });
 }
 
+/**
+ * Writes the connection's carried rollups now (resolves once committed): a stats read's own
+ * completions are counted in what it reads.
+ */
+export function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
+  const carry = carries.get(conn);
+  if (carry === undefined || carry.rows.size === 0) return Promise.resolve();
+  return carry.writeNow();
+}
+
 /** A rollup row's key: endpoint, grain, start, org, env (ADD's first parameters). */
 type RollupKey = [string, number, number, string, string];
+type RollupRows = Map<string, { key: RollupKey; counts: number[] }>;
 
-/** One batch's rollup increments, summed per row. */
+/** Adds `counts` to the row `key` of `rows`. */
+function addRow(rows: RollupRows, key: RollupKey, counts: readonly number[]): void {
+  const id = key.join('\u0000');
+  const row = rows.get(id);
+  if (row === undefined) rows.set(id, { key, counts: [...counts] });
+  else for (let i = 0; i < counts.length; i++) row.counts[i]! += counts[i]!;
+}
+
+/** The increments of committed batches a connection has not written yet. */
+class RollupCarry {
+  readonly #conn: SqliteConnection;
+  rows: RollupRows = new Map();
+  /** When the carry was last written (performance.now: a wall clock stepping back changes nothing). */
+  writtenAt = performance.now();
+  /** Written by the next batch, due or not (a read, the timer, the close asked). */
+  force = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+    conn.beforeClose(() => {
+      clearTimeout(this.#timer);
+      if (this.rows.size > 0) void this.writeNow().catch(() => {});
+    });
+  }
+
+  get due(): boolean {
+    return this.force || this.rows.size >= ROLLUP_FLUSH_ROWS || performance.now() - this.writtenAt >= ROLLUP_FLUSH_MS;
+  }
+
+  /** Keeps a committed batch's rows; the timer writes them if no batch does first. */
+  keep(rows: RollupRows): void {
+    for (const { key, counts } of rows.values()) addRow(this.rows, key, counts);
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      void this.writeNow().catch((err: unknown) =>
+        process.emitWarning(`wirehook: writing endpoint rollups: ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }, ROLLUP_FLUSH_MS).unref();
+  }
+
+  /** The carry was written by a batch that committed. */
+  written(): void {
+    this.rows = new Map();
+    this.writtenAt = performance.now();
+    this.force = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** A batch of its own that writes the carry. */
+  writeNow(): Promise<void> {
+    this.force = true;
+    return this.#conn.batched(() => this.#conn.stage(openRollupTally, () => {}));
+  }
+}
+
+const carries = new WeakMap<SqliteConnection, RollupCarry>();
+
+function carryOf(conn: SqliteConnection): RollupCarry {
+  let carry = carries.get(conn);
+  if (carry === undefined) carries.set(conn, (carry = new RollupCarry(conn)));
+  return carry;
+}
+
+/** One batch's rollup increments, summed per row: written with the carry when it is due, else carried once the batch commits. */
 class RollupTally implements BatchTally {
   readonly #conn: SqliteConnection;
-  readonly #rows = new Map<string, { key: RollupKey; counts: number[] }>();
+  readonly #rows: RollupRows = new Map();
+  #wrote = false;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
   }
 
   add(key: RollupKey, counts: readonly number[]): void {
-    const id = key.join('\u0000');
-    const row = this.#rows.get(id);
-    if (row === undefined) this.#rows.set(id, { key, counts: [...counts] });
-    else for (let i = 0; i < counts.length; i++) row.counts[i]! += counts[i]!;
+    addRow(this.#rows, key, counts);
   }
 
   flush(): void {
+    const carry = carryOf(this.#conn);
+    if (!carry.due) return;
+    // The carry and this batch's rows, summed per row; the carry itself changes only once this commits.
+    const all: RollupRows = new Map();
+    for (const rows of [carry.rows, this.#rows]) for (const { key, counts } of rows.values()) addRow(all, key, counts);
     const add = this.#conn.statement(ADD);
-    for (const { key, counts } of this.#rows.values()) add.run(...key, ...counts);
+    for (const { key, counts } of all.values()) add.run(...key, ...counts);
+    this.#wrote = true;
+  }
+
+  committed(): void {
+    const carry = carryOf(this.#conn);
+    if (this.#wrote) carry.written();
+    else if (this.#rows.size > 0) carry.keep(this.#rows);
   }
 }
 
@@ -83,6 +183,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   async rollups(t: Tenant, endpointId: EndpointId, grainMs: RollupGrainMs, from: number, to: number): Promise<EndpointRollup[]> {
+    // This connection's completions not yet written first (another process's arrive within ROLLUP_FLUSH_MS).
+    await writeCarriedRollups(this.#conn);
     return this.#conn
       .statement(
         `SELECT * FROM endpoint_rollups
@@ -111,6 +213,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
 
   async prune(now: number, batch: number): Promise<number> {
     if (!Number.isInteger(batch) || batch < 0) throw new RangeError(`batch must be a non-negative integer, got ${batch}`);
+    // What this connection carries first: a row it would write later is pruned with the others.
+    await writeCarriedRollups(this.#conn);
     return this.#conn.batched(() => {
       let removed = 0;
       for (const grain of ROLLUP_GRAINS_MS) {

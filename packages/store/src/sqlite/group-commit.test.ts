@@ -193,6 +193,29 @@ describe('GroupCommit', () => {
       expect(keys().sort()).toEqual(['a', 'sum:1', 'sum:5']);
     });
 
+    it('tells a tally its batch committed, and never a tally of a batch that rolled back', async () => {
+      const told: string[] = [];
+      const telling = Symbol('telling');
+      const openTelling = (name: string, fail: boolean) => (): BatchTally => ({
+        flush: () => {
+          if (fail) throw new Error(`${name} could not be written`);
+        },
+        committed: () => told.push(name),
+      });
+      const stageTelling =
+        (name: string, fail = false) =>
+        () => {
+          commit.stage(`${String(telling)}:${name}`, openTelling(name, fail), () => {});
+          return insert(name)();
+        };
+      await commit.run(stageTelling('a'));
+      // The second batch's tally fails at its flush: the batch rolls back, and neither of its tallies hears of a commit.
+      const second = await Promise.allSettled([commit.run(stageTelling('b')), commit.run(stageTelling('c', true))]);
+      expect(second.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(told).toEqual(['a']);
+      expect(keys()).toEqual(['a']);
+    });
+
     it('with no transaction open: refused, nothing written', () => {
       expect(() => commit.stage(kind, open, (tally) => (tally.total += 7))).toThrow(/no transaction is open/);
       expect(keys()).toEqual([]);

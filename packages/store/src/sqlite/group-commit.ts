@@ -18,6 +18,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 export interface BatchTally {
   /** Writes what was merged into it; runs inside the batch's transaction, before `COMMIT`. */
   flush(): void;
+  /** Told once the batch's `COMMIT` succeeded (never when it rolled back): what it wrote, or kept back, now stands. */
+  committed?(): void;
 }
 
 /** A write's merge into the tally of `kind`, applied once the write's savepoint is released. */
@@ -245,6 +247,14 @@ export class GroupCommit {
     } finally {
       this.#tallies = undefined;
       this.#staged = [];
+    }
+    // Committed: the batch's writes stand whatever a tally does now.
+    for (const tally of tallies.values()) {
+      try {
+        tally.committed?.();
+      } catch (err) {
+        process.emitWarning(`wirehook: after a commit: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     return outcomes;
   }

@@ -1,0 +1,105 @@
+// The SQLite store's endpoint rollups are written once per ROLLUP_FLUSH_MS, not with each
+// batch (endpoint-stats-repo.ts): what a commit leaves on disk, what a timer, a stats read and
+// the close write, and that no attempt is counted twice. Time is vitest's (performance.now and
+// setTimeout), so nothing here depends on how fast the machine is.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { ManualClock } from '@wirehook/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Fixtures } from '../../test/contract/fixtures.ts';
+import { HOUR, MessageFixtures, type Scene } from '../../test/contract/message-fixtures.ts';
+import { claimRef } from '../ports/delivery-port.ts';
+import { ROLLUP_FLUSH_MS } from './endpoint-stats-repo.ts';
+import { openSqliteStore, type SqliteStore } from './open-sqlite-store.ts';
+
+let dir: string;
+let path: string;
+let store: SqliteStore;
+let m: MessageFixtures;
+let clock: ManualClock;
+let hour: number;
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['performance', 'setTimeout', 'clearTimeout'] });
+  dir = mkdtempSync(join(tmpdir(), 'wirehook-rollup-carry-'));
+  path = join(dir, 'store.sqlite');
+  store = openSqliteStore({ path });
+  clock = new ManualClock();
+  hour = Date.UTC(2026, 10, 30, 12);
+  clock.set(hour);
+  m = new MessageFixtures(new Fixtures(() => store, clock));
+});
+
+afterEach(async () => {
+  await store.close();
+  vi.useRealTimers();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Attempts counted in the hourly rows on disk, as another connection reads them (what is committed). */
+function attemptsOnDisk(): number {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    return Number(db.prepare('SELECT coalesce(sum(attempts), 0) AS n FROM endpoint_rollups WHERE grain_ms = 3600000').get()!['n']);
+  } finally {
+    db.close();
+  }
+}
+
+/** One message to the scene's endpoint, claimed and answered 200: a batch of its own each step. */
+async function deliver(scene: Scene): Promise<void> {
+  clock.advance(1);
+  const job = await m.claim(m.only(await m.send(scene.t)));
+  await store.deliveries.complete(claimRef(job), m.succeeded(job, clock.now()));
+}
+
+const hourly = async (scene: Scene) => (await store.endpointStats.rollups(scene.t, scene.endpoint.id, 3_600_000, hour, hour + HOUR))[0]?.attempts ?? 0;
+
+describe('SQLite endpoint rollups, written once a second', () => {
+  it('keeps committed completions’ rollups back, and a timer writes them 1 s later, each attempt once', async () => {
+    expect(ROLLUP_FLUSH_MS).toBe(1_000);
+    const scene = await m.scene();
+    for (let i = 0; i < 3; i++) await deliver(scene);
+    // Three commits, no rollup row yet: each batch's increments joined the carry.
+    expect(attemptsOnDisk()).toBe(0);
+    vi.advanceTimersByTime(999);
+    expect(attemptsOnDisk()).toBe(0);
+    vi.advanceTimersByTime(1);
+    await vi.waitFor(() => expect(attemptsOnDisk()).toBe(3));
+    // Written, the carry starts again from nothing: the next one is not counted twice with them.
+    await deliver(scene);
+    vi.advanceTimersByTime(ROLLUP_FLUSH_MS);
+    await vi.waitFor(() => expect(attemptsOnDisk()).toBe(4));
+  });
+
+  it('a stats read writes what is carried first, so it counts every completion before it', async () => {
+    const scene = await m.scene();
+    await deliver(scene);
+    await deliver(scene);
+    expect(attemptsOnDisk()).toBe(0);
+    expect(await hourly(scene)).toBe(2);
+    expect(attemptsOnDisk()).toBe(2);
+    // Nothing carried: a read writes nothing, and the timer armed before finds nothing to add.
+    expect(await hourly(scene)).toBe(2);
+    vi.advanceTimersByTime(ROLLUP_FLUSH_MS);
+    expect(attemptsOnDisk()).toBe(2);
+  });
+
+  it('the close writes what is carried', async () => {
+    const scene = await m.scene();
+    await deliver(scene);
+    expect(attemptsOnDisk()).toBe(0);
+    await store.close();
+    expect(attemptsOnDisk()).toBe(1);
+    store = openSqliteStore({ path });
+  });
+
+  it('pruning writes what is carried before it removes expired rows', async () => {
+    const scene = await m.scene();
+    await deliver(scene);
+    expect(await store.endpointStats.prune(hour + 30 * 24 * HOUR, 10)).toBe(2);
+    expect(attemptsOnDisk()).toBe(0);
+  });
+});
