@@ -28,9 +28,13 @@ import { BARE_PIPELINE_SCHEMA } from './setup/bare-schema.ts';
 
 const CREATE_BATCH = 200;
 const COMPLETE_BATCH = 64;
+// `consumers`: the endpoints are spread over that many, one message to each in turn (the e2e
+// bench's 64 consumers of one endpoint each: a batch of completions touches many endpoints,
+// each with its own rollup rows and index entries, where one endpoint's share them).
 const SHAPES = [
-  { name: 'e2e', endpoints: 1 },
-  { name: 'fan-out', endpoints: 20 },
+  { name: 'e2e', endpoints: 1, consumers: 1 },
+  { name: 'e2e over 64 endpoints', endpoints: 64, consumers: 64 },
+  { name: 'fan-out', endpoints: 20, consumers: 1 },
 ] as const;
 
 /** µs of CPU per delivery, by step. */
@@ -61,11 +65,11 @@ export async function runStoreBench(
   const figures: StoreShapeFigures[] = [];
   for (const shape of SHAPES) {
     const samples: { store: StepCosts; baseline: StepCosts }[] = [];
-    await storeRun(shape.endpoints, Math.min(2_000, options.deliveries), payload, without); // warm: V8 compiles the first
+    await storeRun(shape, Math.min(2_000, options.deliveries), payload, without); // warm: V8 compiles the first
     for (let run = 0; run < options.runs; run++) {
       // Alternated, each on its own fresh file.
-      const baseline = baselineRun(shape.endpoints, options.deliveries, payload);
-      const store = await storeRun(shape.endpoints, options.deliveries, payload, without);
+      const baseline = baselineRun(shape.endpoints / shape.consumers, options.deliveries, payload);
+      const store = await storeRun(shape, options.deliveries, payload, without);
       samples.push({ store, baseline });
       log(`store: ${shape.name} run ${run + 1}: ${round(sum(store))} µs a delivery against ${round(sum(baseline))} µs`);
     }
@@ -93,7 +97,7 @@ export async function runStoreBench(
       '| --- | --- | --- | --- | --- | --- | --- |',
       ...figures.flatMap((f) => {
         const cells = (c: StepCosts & { total: number }) => `${c.create} | ${c.claim} | ${c.complete} | ${c.total}`;
-        const shape = `${f.shape} (${f.endpoints} endpoint${f.endpoints === 1 ? '' : 's'})`;
+        const shape = f.shape.includes('endpoints') ? f.shape : `${f.shape} (${f.endpoints} endpoint${f.endpoints === 1 ? '' : 's'})`;
         return [`| ${shape} | store | ${cells(f.store)} | ${f.ratio} × |`, `| | baseline | ${cells(f.baseline)} | |`];
       }),
       '',
@@ -116,20 +120,25 @@ function cpuPer(since: NodeJS.CpuUsage, count: number): number {
 }
 
 /** The store's steps, as the API and the dispatcher call them. */
-async function storeRun(endpoints: number, deliveries: number, payload: string, without: readonly string[] = []): Promise<StepCosts> {
+async function storeRun(
+  { endpoints, consumers }: { endpoints: number; consumers: number },
+  deliveries: number,
+  payload: string,
+  without: readonly string[] = [],
+): Promise<StepCosts> {
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-bench-'));
   const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
   try {
     if (without.length > 0) dropFromSchema(join(dir, 'store.sqlite'), without);
-    const { clock, t } = await benchTenant(store, endpoints);
-    const messages = Math.ceil(deliveries / endpoints);
+    const { clock, t } = await benchTenant(store, endpoints, consumers);
+    const messages = Math.ceil(deliveries / (endpoints / consumers));
     const ids: DeliveryId[] = [];
     let since = process.cpuUsage();
     for (let i = 0; i < messages; i += CREATE_BATCH) {
       const made = await Promise.all(
-        Array.from({ length: Math.min(CREATE_BATCH, messages - i) }, () => {
+        Array.from({ length: Math.min(CREATE_BATCH, messages - i) }, (_, k) => {
           clock.advance(1);
-          return store.messages.create(t, benchMessage(clock, payload));
+          return store.messages.create(t, benchMessage(clock, payload, undefined, consumerName((i + k) % consumers, consumers)));
         }),
       );
       for (const m of made) ids.push(...m.deliveryIds);
@@ -157,27 +166,35 @@ async function storeRun(endpoints: number, deliveries: number, payload: string, 
   }
 }
 
-/** A fresh tenant on `store` with `endpoints` open endpoints of one consumer (the bench's), and the clock it was made at. */
-export async function benchTenant(store: Store, endpoints: number): Promise<{ clock: ManualClock; t: Tenant }> {
+/** The bench's consumer `c` of `consumers`: `bench` when there is one. */
+const consumerName = (c: number, consumers: number) => (consumers === 1 ? 'bench' : `bench${c}`);
+
+/**
+ * A fresh tenant on `store` with `endpoints` open endpoints spread over `consumers` consumers
+ * (the bench's: `bench`, or `bench0` …), and the clock it was made at.
+ */
+export async function benchTenant(store: Store, endpoints: number, consumers = 1): Promise<{ clock: ManualClock; t: Tenant }> {
   const clock = new ManualClock();
   clock.set(Date.UTC(2026, 10, 30));
   const f = new Fixtures(() => store, clock);
   const t = await f.tenant();
-  const consumer = await f.consumer(t, 'bench');
   const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
-  for (let e = 0; e < endpoints; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+  for (let c = 0; c < consumers; c++) {
+    const consumer = await f.consumer(t, consumerName(c, consumers));
+    for (let e = 0; e < endpoints / consumers; e++) await f.createEndpoint(t, consumer.id, open, 'v1.bench', endpoints);
+  }
   return { clock, t };
 }
 
 /** A bench message created at the clock's time (the bench's event type and consumer, no counters), as intake sends it. */
-export function benchMessage(clock: ManualClock, payload: string, claim?: NewMessage['claim']): NewMessage {
+export function benchMessage(clock: ManualClock, payload: string, claim?: NewMessage['claim'], consumer = 'bench'): NewMessage {
   const createdAt = clock.now();
   return {
     id: newId('message', { now: () => createdAt }),
     eventType: 'bench.event',
     payload,
     createdAt,
-    consumerExternalId: 'bench',
+    consumerExternalId: consumer,
     newConsumerId: newId('consumer', clock),
     idempotencyKey: null,
     idempotencySince: createdAt - 86_400_000,
