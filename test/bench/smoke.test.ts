@@ -191,6 +191,7 @@ describe('bench --smoke', () => {
       const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('store-'))!), 'utf8'));
       expect(report.figures.map((f: { shape: string; endpoints: number }) => [f.shape, f.endpoints])).toEqual([
         ['e2e', 1],
+        ['e2e over 64 endpoints', 64],
         ['fan-out', 20],
       ]);
       for (const f of report.figures) {
@@ -199,6 +200,7 @@ describe('bench --smoke', () => {
         expect(f.ratio).toBeCloseTo(f.store.total / f.baseline.total, 0);
       }
       expect(run.stdout).toContain('| e2e (1 endpoint) | store |');
+      expect(run.stdout).toContain('| e2e over 64 endpoints | store |');
     },
     TEST_MS,
   );
