@@ -488,6 +488,16 @@ describe('HttpEgress: the attempt limit counts from when the request is written'
     expect(receiver.connections - before).toBe(2);
   });
 
+  it('close() waits for the sends in flight, those waiting for a slot included; a send after it is refused as data', async () => {
+    receiver.respondWith({ delayMs: 100 });
+    const client = new HttpEgress({ policy: allowLocalhost, ca: receiver.caPem, connectionsPerOrigin: 1 });
+    const sends = [post(client, `${receiver.url}/first`), post(client, `${receiver.url}/waited`)];
+    await client.close();
+    expect((await Promise.all(sends)).map((r) => r.ok)).toEqual([true, true]);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/first', '/waited']);
+    expect(await post(client, `${receiver.url}/late`)).toMatchObject({ ok: false, status: null, error: 'connection: the egress client is closed' });
+  });
+
   it('an endpoint waits for its own slots, not for its neighbours’', async () => {
     receiver.respondWith((req) => (req.path === '/busy/1' ? { hang: true } : {}));
     const client = egress({ connectionsPerOrigin: 1, timeoutMs: 500 });

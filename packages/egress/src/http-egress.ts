@@ -144,6 +144,10 @@ export class HttpEgress {
   readonly #connectorOptions: GuardedConnectorOptions;
   readonly #extraCa: string | Buffer | undefined;
   readonly #slots: SendSlots;
+  /** Sends begun and not ended (waiting for a slot included): close() waits for them. */
+  #sending = 0;
+  #drained: (() => void) | undefined;
+  #closing = false;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
   readonly #clock: Clock;
@@ -182,6 +186,8 @@ export class HttpEgress {
    */
   async send(request: SendRequest): Promise<SendResult> {
     const target = parseTarget(request.url);
+    // A send begun after close() started: refused as data, as every failure is.
+    if (this.#closing) return failed(classifyError(new Error('the egress client is closed')), 0, null);
     const start = this.#clock.now();
     const body = Buffer.from(request.body, 'utf8');
     const probe = probeSocket(body);
@@ -194,9 +200,9 @@ export class HttpEgress {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs)), this.#timeoutMs);
     };
-    const pool = this.#pool(target.origin, request.sources, request.tls);
     // The endpoint's share of the origin's connections: a send past it waits, under the same bound.
-    const slot = `${request.poolKey ?? ''}\n${pool.id}`;
+    const slot = `${request.poolKey ?? ''}\n${poolIdOf(target.origin, request.sources, request.tls)}`;
+    this.#sending++;
     try {
       const waiting = this.#slots.take(slot, abort.signal);
       if (waiting !== undefined) {
@@ -207,7 +213,7 @@ export class HttpEgress {
         }
       }
       try {
-        return await this.#sendOn(pool.pool, target.path, request, body, abort, probe, start);
+        return await this.#sendOn(target, request, body, abort, probe, start);
       } finally {
         // Given back once undici has put the connection back among the free ones (it does so
         // after the answer's end, a tick later): the send the slot goes to finds it free
@@ -217,13 +223,13 @@ export class HttpEgress {
     } finally {
       clearTimeout(timer);
       probe.onSent = undefined;
+      if (--this.#sending === 0) this.#drained?.();
     }
   }
 
-  /** The POST on `pool`, once the endpoint has a slot: its answer's status and head, or the failure. */
+  /** The POST, once the endpoint has a slot: its answer's status and head, or the failure. */
   async #sendOn(
-    pool: Pool,
-    path: string,
+    target: { origin: string; path: string },
     request: SendRequest,
     body: Buffer,
     abort: AbortController,
@@ -232,8 +238,9 @@ export class HttpEgress {
   ): Promise<SendResult> {
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request({
-        path,
+      // The pool taken once the slot is: one evicted or made meanwhile is the one used.
+      response = await this.#pool(target.origin, request.sources, request.tls).request({
+        path: target.path,
         method: 'POST',
         headers: request.headers,
         body,
@@ -278,8 +285,10 @@ export class HttpEgress {
     return open;
   }
 
-  /** Closes every connection; waits for sends in flight. */
+  /** Closes every connection; waits for sends in flight, those waiting for a slot included. A send begun after is refused. */
   async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#sending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#closed = true;
     const pools = [...this.#pools.values()];
     this.#pools.clear();
@@ -291,20 +300,20 @@ export class HttpEgress {
    * Its endpoints share its connections, which it opens as their sends need them: how many
    * each endpoint uses at once is bounded by its slots (send), not here.
    */
-  #pool(origin: string, sources?: SourceAddresses, tls?: ClientTls): { id: string; pool: Pool } {
+  #pool(origin: string, sources?: SourceAddresses, tls?: ClientTls): Pool {
     if (this.#closed) throw new Error('the egress client is closed');
-    // Bound connections are pooled apart: a socket from one source never carries another's
-    // request; nor one made with one client certificate (or trusting other CAs) a request meant for another.
-    const bound = sources === undefined ? '' : ` from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
-    const id = `${origin}${bound}${tls === undefined ? '' : ` tls ${tls.id}`}`;
+    const id = poolIdOf(origin, sources, tls);
     let pool = this.#pools.get(id);
     if (pool !== undefined) {
       // Most recently used last: Map keeps insertion order.
       this.#pools.delete(id);
       this.#pools.set(id, pool);
-      return { id, pool };
+      return pool;
     }
     pool = new Pool(origin, {
+      // Our connector offers http/1.1 alone: no first connection held as an HTTP/2 probe that
+      // every other request of the origin would wait behind.
+      allowH2: false,
       // As many as the sends in flight need (null: no bound of the pool's own).
       connections: null,
       pipelining: 1,
@@ -330,8 +339,18 @@ export class HttpEgress {
       // Sends in flight on it finish; its idle connections close.
       void oldest.close().catch(() => {});
     }
-    return { id, pool };
+    return pool;
   }
+}
+
+/**
+ * The pool of a send: its origin, and its source addresses and client TLS identity, pooled
+ * apart — a socket from one source never carries another's request, nor one made with one
+ * client certificate (or trusting other CAs) a request meant for another.
+ */
+function poolIdOf(origin: string, sources?: SourceAddresses, tls?: ClientTls): string {
+  const bound = sources === undefined ? '' : ` from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
+  return `${origin}${bound}${tls === undefined ? '' : ` tls ${tls.id}`}`;
 }
 
 /** Parsed targets of recent URLs: an endpoint's URL is sent to again and again. */

@@ -65,6 +65,39 @@ describe('claim', () => {
     expect(await errors('claim')).toBe(1);
   });
 
+  // A lease of 17 s and sends of up to 10 s: a claim answered more than 7 s after it was asked is not sent.
+  it('a claim answered too late for its send to end within the lease answers null, counted; one just in time is sent', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
+    let delayMs = 7_000;
+    s.store.deliveries.claimMany = async (ids, now, leaseUntil) => {
+      const results = await claimMany(ids, now, leaseUntil);
+      s.clock.advance(delayMs); // the store took this long to answer
+      return results;
+    };
+    const l = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: LEASE_MS, sendMs: 10_000 });
+    expect((await l.claim(a!, s.clock.now()))?.delivery.id).toBe(a);
+    expect(await errors('claim')).toBe(0);
+    delayMs = 7_001;
+    expect(await l.claim(b!, s.clock.now())).toBeNull();
+    expect(await errors('claim')).toBe(1);
+  });
+
+  it('with a store without claimMany, a claim answered after its lease ended is not sent either', async () => {
+    const { t } = await s.endpoint();
+    const [a] = await s.due(t, 1);
+    const claim = s.store.deliveries.claim.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = undefined;
+    s.store.deliveries.claim = async (id, now, leaseUntil) => {
+      const job = await claim(id, now, leaseUntil);
+      s.clock.advance(LEASE_MS + 1);
+      return job;
+    };
+    expect(await leases().claim(a!, s.clock.now())).toBeNull();
+    expect(await errors('claim')).toBe(1);
+  });
+
   it('an answer that does not add up (fewer results than claims) answers every claim null, each counted', async () => {
     const { t } = await s.endpoint();
     const [a, b] = await s.due(t, 2);

@@ -19,6 +19,12 @@ export interface DeliveryLeasesDeps {
   metrics: DispatcherMetrics;
   /** How long a claim holds a delivery; longer than the send timeout. */
   leaseMs: number;
+  /**
+   * The longest a claimed delivery's send takes (its wait for a connection and its answer, a
+   * timeout each): a claim answered so late that its send could outlive the lease is not sent.
+   * Default 0: only a claim answered after its lease ended.
+   */
+  sendMs?: number;
 }
 
 /**
@@ -67,7 +73,8 @@ export class DeliveryLeases {
 
   async #claimOne(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
     try {
-      return await this.#deps.store.deliveries.claim(id, now, now + this.#deps.leaseMs);
+      const job = await this.#deps.store.deliveries.claim(id, now, now + this.#deps.leaseMs);
+      return job === null ? null : this.#inTime(job, now + this.#deps.leaseMs);
     } catch (err) {
       this.#failed('claim', err, 1, { deliveryId: id });
       return null;
@@ -99,7 +106,7 @@ export class DeliveryLeases {
       results.forEach((result: ClaimResult, i) => {
         if (result === null) return;
         if ('failed' in result) this.#failed('claim', new Error(result.failed), 1, { deliveryId: claims[i]!.id });
-        else answers.set(i, result);
+        else if (this.#inTime(result, now + this.#deps.leaseMs) !== null) answers.set(i, result);
       });
     } catch (err) {
       answers.clear(); // an answer that does not add up is no answer: their leases run out
@@ -108,6 +115,19 @@ export class DeliveryLeases {
       // A claim without an answer would hold its attempt's place for ever.
       claims.forEach((claim, i) => claim.resolve(answers.get(i) ?? null));
     }
+  }
+
+  /**
+   * `job` when its claim was answered in time for its send to end within the lease, else null,
+   * counted as a failed claim: nothing is sent, and the delivery is due again when the lease
+   * runs out. A claim the store was slow to answer (MongoDB: a failover, a majority slow to
+   * hold it, a queue for the pool) must not send while a second dispatcher may hold it.
+   */
+  #inTime(job: DeliveryJob, leaseUntil: number): DeliveryJob | null {
+    const over = this.#deps.clock.now() + (this.#deps.sendMs ?? 0) - leaseUntil;
+    if (over <= 0) return job;
+    this.#failed('claim', new Error(`claim answered too late to send within its lease (${over} ms over)`), 1, { deliveryId: job.delivery.id });
+    return null;
   }
 
   /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */

@@ -100,7 +100,8 @@ export class Dispatcher implements Component {
     });
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
     const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
-    const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs });
+    // A send takes at most a timeout for its connection and one for its answer (HttpEgress).
+    const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs });
     const webhooks = new WebhookSender({
       sender: deps.sender,
       relay: deps.relay,

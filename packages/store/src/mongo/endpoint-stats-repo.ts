@@ -196,7 +196,8 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
 
   async prune(now: number, batch: number): Promise<number> {
     if (checkedLimit(batch, 'batch') === 0) return 0;
-    // This process's pending increments first: a document it would write later is pruned with the others.
+    // This process's pending increments first: in production they are of current buckets, never
+    // expired, but a prune as of a later time (a clock far ahead, the contract's) prunes them too.
     await flushRollups(this.#conn);
     const q = P.rollupsExpired(now);
     const expired = await this.#conn.endpointRollups.find(q.filter, { ...q.options, limit: batch, projection: { _id: 1 } }).toArray();

@@ -62,9 +62,15 @@ describe('MongoDB query shapes', () => {
     expect(faults).toEqual([]);
   });
 
-  it('sends a claim to be acknowledged by a majority, and pins no other write (a transaction has its own)', () => {
-    // One rolled back in a failover would let a second dispatcher claim the delivery while the first sends it.
-    expect(plans.filter((p) => p.spec.writeConcern !== undefined).map((p) => p.planName)).toEqual(['deliveries.claim']);
+  it('sends each claim to be acknowledged by a majority within 5 s, and pins no other write (a transaction has its own)', () => {
+    // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
+    // sent twice, an alert notice sent twice, a job run by two holders.
+    expect(
+      plans
+        .filter((p) => p.spec.writeConcern !== undefined)
+        .map((p) => p.planName)
+        .sort(),
+    ).toEqual(['alerts.claimNoticeOfOrg', 'deliveries.claim', 'operations.jobLease']);
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
   });

@@ -1,6 +1,6 @@
 import { MAX_ALERT_TARGETS_PER_ENV } from '../../ports/alert-settings-port.ts';
 import { COLLECTIONS } from '../connection.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 
 /** The named queries of the alerting engine's collections. */
 
@@ -266,6 +266,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
         'not leased: a notice an older replica leased (its lease without moving nextAttemptAt) is not claimed again until its lease ends; ' +
         'one document, the one the index gave',
     },
+    // Rolled back in a failover, a claim would let a second sender send the notice too.
+    writeConcern: CLAIMED_BY_MAJORITY,
     build: (orgId: string, afterTargetId: string, now: number) => ({
       filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
       sort: { targetId: 1, nextAttemptAt: 1 },

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, dueWhere, OPEN } from '../indexes.ts';
-import { definePlans, planSpec, tenantById } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, tenantById } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
 // completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
@@ -8,12 +8,6 @@ import { definePlans, planSpec, tenantById } from './plan.ts';
 const T = { orgId: 'org_1', env: 'live' as const };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 const TENANT_OF_DELIVERY = "orgId and env: the tenant of the delivery's attempts (a check on the documents the range fetches, never a widening)";
-
-/**
- * How long a claim waits for a majority to hold it: well within the dispatcher's lease margin
- * (15 s beyond twice the send's timeout), so a claim answered is one whose lease has time to run.
- */
-export const CLAIM_MAJORITY_WAIT_MS = 5_000;
 
 export const DELIVERIES_PLANS = definePlans('deliveries', {
   /** One endpoint's entries in the due index at exactly its Retry-After hold's end: what the hold put off (endpoint-put-off.ts). */
@@ -159,10 +153,11 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     // A claim acknowledged by the primary alone and rolled back in a failover leaves the
     // delivery due again while its first holder sends: a second dispatcher claims it and the
     // endpoint gets it twice. Taken from a majority, a claim outlives the failover. A majority
-    // that does not answer within CLAIM_MAJORITY_WAIT_MS fails the claim (nothing is sent; the
-    // delivery is due again at its lease's end): a claim answered later than the lease's margin
-    // could send while a second holder does.
-    writeConcern: { w: 'majority', wtimeoutMS: CLAIM_MAJORITY_WAIT_MS },
+    // that does not answer within 5 s fails the claim (nothing is sent; the delivery is due again
+    // at its lease's end). That bounds the wait for replication, not the whole answer (the pool's
+    // queue, an election): the dispatcher sends no job whose claim came back too late for its
+    // send to end within the lease (DeliveryLeases).
+    writeConcern: CLAIMED_BY_MAJORITY,
     build: (id: string, now: number) => ({ filter: { _id: id, ...dueWhere({ $lte: now }) } }),
     example: ['dlv_1', 1],
   }),
@@ -176,7 +171,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, status: 'active' } }),
     example: [T, 'ep_1'],
   }),
-  /** A document of the tenant by id: an endpoint's, a message's or a delivery's (the collection is the caller's). */
+  /** A delivery of the tenant by id (an endpoint's or a message's: ENDPOINTS_PLANS.byId, MESSAGES_PLANS.byId; plan-collections.test.ts). */
   byId: tenantById(COLLECTIONS.deliveries, 'dlv_1'),
   /** A claim's own delivery while its lease token is current and it is open: release, complete. */
   current: planSpec({

@@ -1,5 +1,5 @@
 import { COLLECTIONS } from '../connection.ts';
-import { definePlans, planSpec } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 
 /** The named queries of job leases, sealing key checks, the egress IP pool and usage counters. */
 
@@ -14,6 +14,8 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     examines: BY_ID,
     maxExamined: () => 1,
     residual: { $or: "free, this holder's, or held longer: a condition on the one document _id found" },
+    // Rolled back in a failover, a lease would let a second holder run the job (retention, a layout upgrade) beside it.
+    writeConcern: CLAIMED_BY_MAJORITY,
     build: (name: string, holder: string, now: number, until: number) => ({
       filter: { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }, { leaseUntil: { $gt: until } }] },
     }),

@@ -10,6 +10,13 @@ import { INDEXES } from '../indexes.ts';
 // plan-check.ts holds each plan's shape against its index; query-shapes.test.ts runs that
 // check on every plan in `./dev test`, and query-plans.test.ts asks a real server.
 
+/**
+ * The write concern of a claim (a delivery's, an alert notice's, a job's lease): held by a
+ * majority, so a failover cannot roll it back and hand the same thing to a second claimant;
+ * a majority that does not answer within 5 s fails it (the claimant's lease margin is longer).
+ */
+export const CLAIMED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 5_000 } as const satisfies WriteConcernSettings;
+
 /** What a plan sends, built from its arguments. */
 export interface PlanShape {
   /** The filter (a find's, count's, update's, delete's) or the pipeline's first `$match`. */
