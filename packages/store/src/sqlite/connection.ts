@@ -10,6 +10,7 @@ export class SqliteConnection {
   readonly #statements = new Map<string, StatementSync>();
   readonly #groupCommit: GroupCommit;
   readonly #beforeClose: (() => void)[] = [];
+  #closing = false;
 
   /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. */
   constructor(db: DatabaseSync, walFile?: string) {
@@ -75,8 +76,14 @@ export class SqliteConnection {
     this.#beforeClose.push(fn);
   }
 
+  /** Whether close() has begun: the writes queued before it commit now, with nothing left for later. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
   /** Closes the connection, committing queued writes first; a second call does nothing. */
   close(): void {
+    this.#closing = true;
     for (const fn of this.#beforeClose.splice(0)) fn();
     this.#groupCommit.close();
     this.#statements.clear();

@@ -87,9 +87,9 @@ function addRow(rows: RollupRows, key: RollupKey, counts: readonly number[]): vo
 class RollupCarry {
   readonly #conn: SqliteConnection;
   rows: RollupRows = new Map();
-  /** When the carry was last written (performance.now: a wall clock stepping back changes nothing). */
+  /** When the carry was last written out (performance.now: a wall clock stepping back changes nothing). */
   writtenAt = performance.now();
-  /** Written by the next batch, due or not (a read, the timer, the close asked). */
+  /** Written by the next batch, due or not (the timer asked, or a part is still to write). */
   force = false;
   #timer: NodeJS.Timeout | undefined;
 
@@ -97,28 +97,30 @@ class RollupCarry {
     this.#conn = conn;
     conn.beforeClose(() => {
       clearTimeout(this.#timer);
+      this.#timer = undefined;
       if (this.rows.size > 0) void this.writeNow().catch(() => {});
     });
   }
 
+  /** Whether the next batch writes (part of) the carry: always once the connection closes (its last batches commit then). */
   get due(): boolean {
-    return this.force || this.rows.size >= ROLLUP_FLUSH_ROWS || performance.now() - this.writtenAt >= ROLLUP_FLUSH_MS;
+    return this.#conn.closing || this.force || this.rows.size >= ROLLUP_FLUSH_ROWS || performance.now() - this.writtenAt >= ROLLUP_FLUSH_MS;
   }
 
   /** Keeps a committed batch's rows; the timer writes them if no batch does first. */
   keep(rows: RollupRows): void {
     for (const { key, counts } of rows.values()) addRow(this.rows, key, counts);
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      void this.writeNow().catch((err: unknown) =>
-        process.emitWarning(`wirehook: writing endpoint rollups: ${err instanceof Error ? err.message : String(err)}`),
-      );
-    }, ROLLUP_FLUSH_MS).unref();
+    this.#arm();
   }
 
-  /** The carry was written by a batch that committed. */
-  written(): void {
-    this.rows = new Map();
+  /** A batch that committed wrote the carried rows `ids`: the rest, if any, go with the next batch. */
+  written(ids: readonly string[]): void {
+    for (const id of ids) this.rows.delete(id);
+    if (this.rows.size > 0) {
+      this.force = true;
+      this.#arm();
+      return;
+    }
     this.writtenAt = performance.now();
     this.force = false;
     clearTimeout(this.#timer);
@@ -130,6 +132,18 @@ class RollupCarry {
     this.force = true;
     return this.#conn.batched(() => this.#conn.stage(openRollupTally, () => {}));
   }
+
+  /** Writes the carry ROLLUP_FLUSH_MS from now unless a batch does first; a write that fails is tried again as long. */
+  #arm(): void {
+    if (this.#timer !== undefined || this.#conn.closing) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.writeNow().catch((err: unknown) => {
+        process.emitWarning(`wirehook: writing endpoint rollups: ${err instanceof Error ? err.message : String(err)}`);
+        this.#arm();
+      });
+    }, ROLLUP_FLUSH_MS).unref();
+  }
 }
 
 const carries = new WeakMap<SqliteConnection, RollupCarry>();
@@ -140,11 +154,18 @@ function carryOf(conn: SqliteConnection): RollupCarry {
   return carry;
 }
 
-/** One batch's rollup increments, summed per row: written with the carry when it is due, else carried once the batch commits. */
+/**
+ * Carried rows a batch writes at most besides its own: a carry of thousands of endpoints is
+ * written over several batches, not in one that holds back every write queued behind it.
+ */
+const CARRIED_ROWS_PER_BATCH = 512;
+
+/** One batch's rollup increments, summed per row: written with (part of) the carry when it is due, else carried once the batch commits. */
 class RollupTally implements BatchTally {
   readonly #conn: SqliteConnection;
   readonly #rows: RollupRows = new Map();
-  #wrote = false;
+  /** The carried rows this batch wrote; undefined when it wrote none (its own rows are then carried). */
+  #wroteCarried: string[] | undefined;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -157,19 +178,63 @@ class RollupTally implements BatchTally {
   flush(): void {
     const carry = carryOf(this.#conn);
     if (!carry.due) return;
-    // The carry and this batch's rows, summed per row; the carry itself changes only once this commits.
+    // Part of the carry and this batch's rows, summed per row; the carry itself changes only once this commits.
     const all: RollupRows = new Map();
-    for (const rows of [carry.rows, this.#rows]) for (const { key, counts } of rows.values()) addRow(all, key, counts);
+    const carried: string[] = [];
+    for (const [id, { key, counts }] of carry.rows) {
+      if (carried.length >= CARRIED_ROWS_PER_BATCH && !this.#conn.closing) break;
+      carried.push(id);
+      addRow(all, key, counts);
+    }
+    for (const { key, counts } of this.#rows.values()) addRow(all, key, counts);
     const add = this.#conn.statement(ADD);
     for (const { key, counts } of all.values()) add.run(...key, ...counts);
-    this.#wrote = true;
+    this.#wroteCarried = carried;
   }
 
   committed(): void {
     const carry = carryOf(this.#conn);
-    if (this.#wrote) carry.written();
+    if (this.#wroteCarried !== undefined) carry.written(this.#wroteCarried);
     else if (this.#rows.size > 0) carry.keep(this.#rows);
   }
+}
+
+/**
+ * `rows` (an endpoint's, of one grain, `from` ≤ at < `to`, ordered by at) with what this
+ * connection carries for them added: a stats read counts its own process's completions
+ * without writing them first.
+ */
+function withCarried(
+  rows: EndpointRollup[],
+  conn: SqliteConnection,
+  t: Tenant,
+  endpointId: string,
+  grainMs: number,
+  from: number,
+  to: number,
+): EndpointRollup[] {
+  const carry = carries.get(conn);
+  if (carry === undefined || carry.rows.size === 0) return rows;
+  const byAt = new Map(rows.map((r) => [r.at, r]));
+  for (const { key, counts } of carry.rows.values()) {
+    const [endpoint, grain, at, orgId, env] = key;
+    if (endpoint !== endpointId || grain !== grainMs || at < from || at >= to || orgId !== t.orgId || env !== t.env) continue;
+    const row = byAt.get(at) ?? {
+      at,
+      attempts: 0,
+      succeeded: 0,
+      errors: Object.fromEntries(STATS_ERROR_KINDS.map((k) => [k, 0])),
+      latency: LATENCY_COLUMNS.map(() => 0),
+    };
+    byAt.set(at, {
+      at,
+      attempts: row.attempts + counts[0]!,
+      succeeded: row.succeeded + counts[1]!,
+      errors: Object.fromEntries(STATS_ERROR_KINDS.map((k, i) => [k, row.errors[k] + counts[2 + i]!])) as Record<StatsErrorKind, number>,
+      latency: row.latency.map((n, i) => n + counts[2 + STATS_ERROR_KINDS.length + i]!),
+    });
+  }
+  return [...byAt.values()].sort((a, b) => a.at - b.at);
 }
 
 const openRollupTally = (conn: SqliteConnection): RollupTally => new RollupTally(conn);
@@ -183,15 +248,15 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   async rollups(t: Tenant, endpointId: EndpointId, grainMs: RollupGrainMs, from: number, to: number): Promise<EndpointRollup[]> {
-    // This connection's completions not yet written first (another process's arrive within ROLLUP_FLUSH_MS).
-    await writeCarriedRollups(this.#conn);
-    return this.#conn
+    // With what this connection carries (another process's arrive within ROLLUP_FLUSH_MS).
+    const rows = this.#conn
       .statement(
         `SELECT * FROM endpoint_rollups
          WHERE endpoint_id = ? AND grain_ms = ? AND at >= ? AND at < ? AND org_id = ? AND env = ? ORDER BY at`,
       )
       .all(endpointId, grainMs, from, to, t.orgId, t.env)
       .map(toRollup);
+    return withCarried(rows, this.#conn, t, endpointId, grainMs, from, to);
   }
 
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
@@ -213,7 +278,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
 
   async prune(now: number, batch: number): Promise<number> {
     if (!Number.isInteger(batch) || batch < 0) throw new RangeError(`batch must be a non-negative integer, got ${batch}`);
-    // What this connection carries first: a row it would write later is pruned with the others.
+    // What this connection carries first: in production, rows of current buckets, never expired;
+    // but a prune as of a later time (a clock far ahead, the contract's) prunes them too.
     await writeCarriedRollups(this.#conn);
     return this.#conn.batched(() => {
       let removed = 0;

@@ -214,6 +214,14 @@ describe('GroupCommit', () => {
       expect(second.map((r) => r.status)).toEqual(['rejected', 'rejected']);
       expect(told).toEqual(['a']);
       expect(keys()).toEqual(['a']);
+      // Its tallies flushed, the batch fails at COMMIT itself (a deferred foreign key): none told either.
+      db.exec('PRAGMA foreign_keys = ON; CREATE TABLE child (k TEXT REFERENCES t (k) DEFERRABLE INITIALLY DEFERRED)');
+      const orphan = () => {
+        commit.stage(`${String(telling)}:d`, openTelling('d', false), () => {});
+        return db.prepare('INSERT INTO child (k) VALUES (?)').run('no such parent').changes;
+      };
+      await expect(commit.run(orphan)).rejects.toThrow(/FOREIGN KEY/);
+      expect(told).toEqual(['a']);
     });
 
     it('with no transaction open: refused, nothing written', () => {

@@ -153,6 +153,8 @@ export class GroupCommit {
     }
     if (!this.#db.isTransaction) throw new Error('GroupCommit.stage: no transaction is open (stage inside a batched write)');
     const tally = open();
+    // Nothing here tells it of the commit: a tally that waits for one is staged in batches only.
+    if (tally.committed !== undefined) throw new Error('GroupCommit.stage: a tally told of its commit is staged inside a batched write');
     merge(tally);
     tally.flush();
   }
