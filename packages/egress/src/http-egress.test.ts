@@ -492,7 +492,8 @@ describe('HttpEgress: the attempt limit counts from when the request is written'
     receiver.respondWith({ delayMs: 100 });
     const client = new HttpEgress({ policy: allowLocalhost, ca: receiver.caPem, connectionsPerOrigin: 1 });
     const sends = [post(client, `${receiver.url}/first`), post(client, `${receiver.url}/waited`)];
-    await client.close();
+    // Twice: the second call waits for the first's work.
+    await Promise.all([client.close(), client.close()]);
     expect((await Promise.all(sends)).map((r) => r.ok)).toEqual([true, true]);
     expect(receiver.requests.map((r) => r.path)).toEqual(['/first', '/waited']);
     expect(await post(client, `${receiver.url}/late`)).toMatchObject({ ok: false, status: null, error: 'connection: the egress client is closed' });

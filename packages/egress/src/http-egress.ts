@@ -148,6 +148,8 @@ export class HttpEgress {
   #sending = 0;
   #drained: (() => void) | undefined;
   #closing = false;
+  /** close()'s work, once: a second call waits for the first. */
+  #closed_: Promise<void> | undefined;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
   readonly #clock: Clock;
@@ -286,7 +288,12 @@ export class HttpEgress {
   }
 
   /** Closes every connection; waits for sends in flight, those waiting for a slot included. A send begun after is refused. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.#closed_ ??= this.#close();
+    return this.#closed_;
+  }
+
+  async #close(): Promise<void> {
     this.#closing = true;
     if (this.#sending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#closed = true;

@@ -2,7 +2,7 @@
 // make the delivery due again, and a failing store call is counted and answered as "nothing
 // happened" — logged once as an outage, which only a written completion ends.
 import { silentLogger } from '@wirehook/platform';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_CLAIM_BATCH } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, recordingLogger } from './testing/dispatch-scene.ts';
@@ -82,6 +82,8 @@ describe('claim', () => {
     delayMs = 7_001;
     expect(await l.claim(b!, s.clock.now())).toBeNull();
     expect(await errors('claim')).toBe(1);
+    // Its lease given back: due again now, not when the lease ends.
+    await vi.waitFor(async () => expect(await s.dueAt(s.clock.now(), [b!])).toEqual([b]));
   });
 
   it('with a store without claimMany, a claim answered after its lease ended is not sent either', async () => {

@@ -20,9 +20,9 @@ export interface DeliveryLeasesDeps {
   /** How long a claim holds a delivery; longer than the send timeout. */
   leaseMs: number;
   /**
-   * The longest a claimed delivery's send takes (its wait for a connection and its answer, a
-   * timeout each): a claim answered so late that its send could outlive the lease is not sent.
-   * Default 0: only a claim answered after its lease ended.
+   * How long a claimed delivery's send may take (its wait for a connection and its answer, a
+   * timeout each, and the waits before it): a claim answered so late that its send could
+   * outlive the lease is not sent. Default 0: only a claim answered after its lease ended.
    */
   sendMs?: number;
 }
@@ -119,14 +119,17 @@ export class DeliveryLeases {
 
   /**
    * `job` when its claim was answered in time for its send to end within the lease, else null,
-   * counted as a failed claim: nothing is sent, and the delivery is due again when the lease
-   * runs out. A claim the store was slow to answer (MongoDB: a failover, a majority slow to
+   * counted as a failed claim: nothing is sent, and its lease is given back. A claim the store was slow to answer (MongoDB: a failover, a majority slow to
    * hold it, a queue for the pool) must not send while a second dispatcher may hold it.
    */
   #inTime(job: DeliveryJob, leaseUntil: number): DeliveryJob | null {
-    const over = this.#deps.clock.now() + (this.#deps.sendMs ?? 0) - leaseUntil;
+    const now = this.#deps.clock.now();
+    const over = now + (this.#deps.sendMs ?? 0) - leaseUntil;
     if (over <= 0) return job;
     this.#failed('claim', new Error(`claim answered too late to send within its lease (${over} ms over)`), 1, { deliveryId: job.delivery.id });
+    // Due again now rather than at the lease's end (a release under this claim's token: one
+    // that lost a race changes nothing).
+    void this.release(job, now);
     return null;
   }
 

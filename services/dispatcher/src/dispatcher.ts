@@ -17,6 +17,13 @@ import { WebhookSender, type Sender, type TokenSender } from './webhook-sender.t
 
 export type { Sender, TokenSender } from './webhook-sender.ts';
 
+/**
+ * What a claimed delivery may wait before its send begins: a place in its endpoint's flight
+ * (FLIGHT_WAIT_MS, 1 s), a transformation's thread (≤ 1 s), and a margin for dispatchers'
+ * clocks. A claim answered later than its lease's end less this and the send is not sent.
+ */
+const SEND_WAITS_MS = 5_000;
+
 export interface DispatcherConfig {
   /** Deliveries this dispatcher claims and sends at once; wake-ups beyond it are left to the sweeper. */
   concurrency: number;
@@ -100,8 +107,9 @@ export class Dispatcher implements Component {
     });
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
     const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
-    // A send takes at most a timeout for its connection and one for its answer (HttpEgress).
-    const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs });
+    // A send takes at most a timeout for its connection and one for its answer (HttpEgress),
+    // after waits of its own (a place in the endpoint's flight, a transformation's thread).
+    const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs + SEND_WAITS_MS });
     const webhooks = new WebhookSender({
       sender: deps.sender,
       relay: deps.relay,

@@ -7,28 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './connection.ts';
-import { ALERTS_PLANS } from './plans/alerts.ts';
-import { DELIVERIES_PLANS } from './plans/deliveries.ts';
-import { ENDPOINTS_PLANS } from './plans/endpoints.ts';
-import { LANES_PLANS } from './plans/lanes.ts';
-import { MESSAGES_PLANS } from './plans/messages.ts';
-import { MONTHS_PLANS } from './plans/months.ts';
-import { OPERATIONS_PLANS } from './plans/operations.ts';
+import { PLAN_AREAS as AREAS } from './plans/index.ts';
 import type { AnyPlan } from './plans/plan.ts';
-import { RECOVERIES_PLANS } from './plans/recoveries.ts';
-import { TENANCY_PLANS } from './plans/tenancy.ts';
-
-const AREAS: Record<string, Record<string, AnyPlan>> = {
-  ALERTS_PLANS,
-  DELIVERIES_PLANS,
-  ENDPOINTS_PLANS,
-  LANES_PLANS,
-  MESSAGES_PLANS,
-  MONTHS_PLANS,
-  OPERATIONS_PLANS,
-  RECOVERIES_PLANS,
-  TENANCY_PLANS,
-};
 
 const METHODS =
   'find|findOne|findOneAndUpdate|findOneAndDelete|findOneAndReplace|updateOne|updateMany|deleteOne|deleteMany|replaceOne|countDocuments|aggregate';
@@ -50,7 +30,7 @@ interface Sending {
 
 /** Every sending in `source` whose filter comes from a plan bound just before it (`const q = P.byId(…)`). */
 export function sendings(file: string, source: string): { checked: Sending[]; unresolved: string[] } {
-  const aliases = new Map<string, Record<string, AnyPlan>>();
+  const aliases = new Map<string, Readonly<Record<string, AnyPlan>>>();
   for (const m of source.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\.\/plans\/[a-z-]+\.ts'/g)) {
     for (const part of m[1]!.split(',')) {
       const [name, alias = name] = part.trim().split(/\s+as\s+/) as [string, string | undefined];

@@ -29,7 +29,7 @@ const ADD = `INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, en
 
 /**
  * How long a connection keeps the rollup increments of committed batches before writing them
- * (at most: a stats read, and the connection's close, write them at once).
+ * (at most: a prune and the connection's close write them at once; a stats read adds them).
  */
 export const ROLLUP_FLUSH_MS = 1_000;
 /** Rollup rows a connection keeps at most: past this many, the next batch writes them. */
@@ -61,14 +61,13 @@ export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<At
   });
 }
 
-/**
- * Writes the connection's carried rollups now (resolves once committed): a stats read's own
- * completions are counted in what it reads.
- */
-export function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
+/** Writes all the connection's carried rollups now, a batch per CARRIED_ROWS_PER_BATCH rows (resolves once committed). */
+export async function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
   const carry = carries.get(conn);
-  if (carry === undefined || carry.rows.size === 0) return Promise.resolve();
-  return carry.writeNow();
+  // Each batch writes up to CARRIED_ROWS_PER_BATCH and removes them: bounded, whatever is added meanwhile.
+  for (let left = Math.ceil((carry?.rows.size ?? 0) / CARRIED_ROWS_PER_BATCH) + 1; carry !== undefined && carry.rows.size > 0 && left > 0; left--) {
+    await carry.writeNow();
+  }
 }
 
 /** A rollup row's key: endpoint, grain, start, org, env (ADD's first parameters). */
@@ -92,6 +91,8 @@ class RollupCarry {
   /** Written by the next batch, due or not (the timer asked, or a part is still to write). */
   force = false;
   #timer: NodeJS.Timeout | undefined;
+  /** A batch for the rest of a carry written in parts is queued. */
+  #continuing = false;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -113,12 +114,19 @@ class RollupCarry {
     this.#arm();
   }
 
-  /** A batch that committed wrote the carried rows `ids`: the rest, if any, go with the next batch. */
+  /** A batch that committed wrote the carried rows `ids`: the rest, if any, go with the next batch, at once. */
   written(ids: readonly string[]): void {
     for (const id of ids) this.rows.delete(id);
     if (this.rows.size > 0) {
       this.force = true;
-      this.#arm();
+      // A batch of its own if none comes first: the rest is as late as the part just written.
+      if (!this.#continuing && !this.#conn.closing) {
+        this.#continuing = true;
+        setImmediate(() => {
+          this.#continuing = false;
+          if (this.rows.size > 0) this.writeNow().catch(() => this.#arm());
+        });
+      }
       return;
     }
     this.writtenAt = performance.now();

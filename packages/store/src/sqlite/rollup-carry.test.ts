@@ -6,12 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ManualClock } from '@wirehook/core';
+import { ManualClock, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { HOUR, MessageFixtures, type Scene } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
-import { ROLLUP_FLUSH_MS } from './endpoint-stats-repo.ts';
+import { SqliteConnection } from './connection.ts';
+import { addToRollups, ROLLUP_FLUSH_MS, SqliteEndpointStatsRepo } from './endpoint-stats-repo.ts';
+import { migrate } from './migrations.ts';
 import { openSqliteStore, type SqliteStore } from './open-sqlite-store.ts';
 
 let dir: string;
@@ -117,5 +119,56 @@ describe('SQLite endpoint rollups, written once a second', () => {
     await deliver(scene);
     expect(await store.endpointStats.prune(hour + 30 * 24 * HOUR, 10)).toBe(2);
     expect(attemptsOnDisk()).toBe(0);
+  });
+
+  describe('a carry of more rows than one batch writes (512)', () => {
+    const t: Tenant = { orgId: 'org_carry' as OrgId, env: 'live' };
+    const FIVE_MINUTES = 300_000;
+    /** 700 attempts of one endpoint, each in a 5-minute bucket of its own (700 + 59 hourly rows), committed in one batch. */
+    async function carry700(conn: SqliteConnection): Promise<void> {
+      await conn.batched(() => {
+        for (let i = 0; i < 700; i++) {
+          addToRollups(conn, t, { endpointId: 'ep_carry' as EndpointId, at: hour + i * FIVE_MINUTES, responseStatus: 200, error: null, durationMs: 5 });
+        }
+      });
+    }
+    const fineOnDisk = () => {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return Number(db.prepare('SELECT coalesce(sum(attempts), 0) AS n FROM endpoint_rollups WHERE grain_ms = 300000').get()!['n']);
+      } finally {
+        db.close();
+      }
+    };
+    let conn: SqliteConnection;
+    beforeEach(async () => {
+      // A connection of the test's own on the store's file (its schema migrated by the store).
+      await store.close();
+      const db = new DatabaseSync(path);
+      migrate(db);
+      conn = new SqliteConnection(db, `${path}-wal`);
+    });
+    afterEach(() => {
+      conn.close();
+      store = openSqliteStore({ path });
+    });
+
+    it('is written in parts, one batch after the other, not a part a second; a read counts it all meanwhile', async () => {
+      await carry700(conn);
+      expect(fineOnDisk()).toBe(0);
+      const stats = new SqliteEndpointStatsRepo(conn);
+      const read = async () => (await stats.rollups(t, 'ep_carry' as EndpointId, 300_000, hour, hour + 700 * FIVE_MINUTES)).reduce((n, r) => n + r.attempts, 0);
+      expect(await read()).toBe(700);
+      vi.advanceTimersByTime(ROLLUP_FLUSH_MS);
+      // The timer's batch writes 512 rows, the next batch the rest at once (no second timer).
+      await vi.waitFor(() => expect(fineOnDisk()).toBe(700));
+      expect(await read()).toBe(700);
+    });
+
+    it('the close writes it all', async () => {
+      await carry700(conn);
+      conn.close();
+      expect(fineOnDisk()).toBe(700);
+    });
   });
 });

@@ -20,6 +20,7 @@ export const READS: Reads = {
   // reading a long history do not queue another organisation's sends behind them.
   messages: new Set(['get']),
   deliveries: new Set(['show', 'attempts']),
+  // Not endpointStats.rollups: the writer adds the rollups it carries, not yet written (endpoint-stats-repo.ts).
 };
 
 /**
