@@ -119,8 +119,9 @@ export class DeliveryLeases {
 
   /**
    * `job` when its claim was answered in time for its send to end within the lease, else null,
-   * counted as a failed claim: nothing is sent, and its lease is given back. A claim the store was slow to answer (MongoDB: a failover, a majority slow to
-   * hold it, a queue for the pool) must not send while a second dispatcher may hold it.
+   * counted as a failed claim: nothing is sent, and its lease is given back. A claim the store
+   * was slow to answer (MongoDB: a failover, a majority slow to hold it, a queue for the pool)
+   * must not send while a second dispatcher may hold it.
    */
   #inTime(job: DeliveryJob, leaseUntil: number): DeliveryJob | null {
     const now = this.#deps.clock.now();

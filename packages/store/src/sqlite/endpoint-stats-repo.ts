@@ -64,10 +64,9 @@ export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<At
 /** Writes all the connection's carried rollups now, a batch per CARRIED_ROWS_PER_BATCH rows (resolves once committed). */
 export async function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
   const carry = carries.get(conn);
-  // Each batch writes up to CARRIED_ROWS_PER_BATCH and removes them: bounded, whatever is added meanwhile.
-  for (let left = Math.ceil((carry?.rows.size ?? 0) / CARRIED_ROWS_PER_BATCH) + 1; carry !== undefined && carry.rows.size > 0 && left > 0; left--) {
-    await carry.writeNow();
-  }
+  // Each batch writes up to CARRIED_ROWS_PER_BATCH of it; meanwhile every batch is due (force)
+  // and writes its own rows rather than carrying them, so the carry only shrinks.
+  while (carry !== undefined && carry.rows.size > 0) await carry.writeNow();
 }
 
 /** A rollup row's key: endpoint, grain, start, org, env (ADD's first parameters). */
@@ -208,41 +207,21 @@ class RollupTally implements BatchTally {
 }
 
 /**
- * `rows` (an endpoint's, of one grain, `from` ≤ at < `to`, ordered by at) with what this
- * connection carries for them added: a stats read counts its own process's completions
- * without writing them first.
+ * `rows` (an endpoint's, of one grain, `from` ≤ at < `to`) with what this connection carries
+ * for them added, ordered by at: a stats read counts its own process's completions without
+ * writing them first.
  */
-function withCarried(
-  rows: EndpointRollup[],
-  conn: SqliteConnection,
-  t: Tenant,
-  endpointId: string,
-  grainMs: number,
-  from: number,
-  to: number,
-): EndpointRollup[] {
+function withCarried(rows: Row[], conn: SqliteConnection, t: Tenant, endpointId: string, grainMs: number, from: number, to: number): Row[] {
   const carry = carries.get(conn);
   if (carry === undefined || carry.rows.size === 0) return rows;
-  const byAt = new Map(rows.map((r) => [r.at, r]));
+  const byAt = new Map(rows.map((r) => [int(r, 'at'), r]));
   for (const { key, counts } of carry.rows.values()) {
     const [endpoint, grain, at, orgId, env] = key;
     if (endpoint !== endpointId || grain !== grainMs || at < from || at >= to || orgId !== t.orgId || env !== t.env) continue;
-    const row = byAt.get(at) ?? {
-      at,
-      attempts: 0,
-      succeeded: 0,
-      errors: Object.fromEntries(STATS_ERROR_KINDS.map((k) => [k, 0])),
-      latency: LATENCY_COLUMNS.map(() => 0),
-    };
-    byAt.set(at, {
-      at,
-      attempts: row.attempts + counts[0]!,
-      succeeded: row.succeeded + counts[1]!,
-      errors: Object.fromEntries(STATS_ERROR_KINDS.map((k, i) => [k, row.errors[k] + counts[2 + i]!])) as Record<StatsErrorKind, number>,
-      latency: row.latency.map((n, i) => n + counts[2 + STATS_ERROR_KINDS.length + i]!),
-    });
+    const row = byAt.get(at);
+    byAt.set(at, { at, ...Object.fromEntries(COUNT_COLUMNS.map((c, i) => [c, (row === undefined ? 0 : int(row, c)) + counts[i]!])) });
   }
-  return [...byAt.values()].sort((a, b) => a.at - b.at);
+  return [...byAt.values()].sort((a, b) => int(a, 'at') - int(b, 'at'));
 }
 
 const openRollupTally = (conn: SqliteConnection): RollupTally => new RollupTally(conn);
@@ -262,9 +241,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
         `SELECT * FROM endpoint_rollups
          WHERE endpoint_id = ? AND grain_ms = ? AND at >= ? AND at < ? AND org_id = ? AND env = ? ORDER BY at`,
       )
-      .all(endpointId, grainMs, from, to, t.orgId, t.env)
-      .map(toRollup);
-    return withCarried(rows, this.#conn, t, endpointId, grainMs, from, to);
+      .all(endpointId, grainMs, from, to, t.orgId, t.env);
+    return withCarried(rows, this.#conn, t, endpointId, grainMs, from, to).map(toRollup);
   }
 
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
