@@ -49,20 +49,29 @@ export class NoticeTurns {
     return lap.claimed;
   }
 
-  /** Asynchronous seeks (MongoDB). */
+  /**
+   * Asynchronous seeks (MongoDB): each claim a write of its own, so one that fails (a majority
+   * not answering in time) ends the walk but not the claims before it, which stand and are
+   * returned to be sent; it throws only when nothing was claimed.
+   */
   async claimAsync(limit: number, fair: NoticeClaimFairness | undefined, ops: AsyncNoticeTurnOps): Promise<ClaimedNotice[]> {
     const lap = this.#lap(limit, fair);
-    while (lap.going()) {
-      const orgId = await ops.nextOrg(lap.cursor);
-      if (orgId === null) {
-        lap.wrap();
-        continue;
+    try {
+      while (lap.going()) {
+        const orgId = await ops.nextOrg(lap.cursor);
+        if (orgId === null) {
+          lap.wrap();
+          continue;
+        }
+        if (!lap.visit(orgId)) continue;
+        const after = this.#targetAfter.get(orgId) ?? '';
+        let notice = await ops.takeOf(orgId, after);
+        if (notice === null && after !== '') notice = await ops.takeOf(orgId, '');
+        lap.took(orgId, this.#served(orgId, notice));
       }
-      if (!lap.visit(orgId)) continue;
-      const after = this.#targetAfter.get(orgId) ?? '';
-      let notice = await ops.takeOf(orgId, after);
-      if (notice === null && after !== '') notice = await ops.takeOf(orgId, '');
-      lap.took(orgId, this.#served(orgId, notice));
+    } catch (err) {
+      if (lap.claimed.length === 0) throw err;
+      process.emitWarning(`wirehook: claiming alert notices stopped after ${lap.claimed.length}: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.#orgAfter = lap.cursor;
     return lap.claimed;

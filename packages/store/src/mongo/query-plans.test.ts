@@ -98,6 +98,15 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       const faults: string[] = [];
       for (const { name, commandName, command } of recorded.values()) {
         const plan = plans.get(name);
+        // A pinned write concern reaches the server as the plan says (a call that builds its
+        // own options, or runs in a session, would drop it).
+        const pinned = plan?.spec.writeConcern;
+        if (pinned !== undefined) {
+          const sentConcern = command['writeConcern'] as Document | undefined;
+          if (sentConcern?.['w'] !== pinned.w || sentConcern?.['wtimeout'] !== pinned.wtimeoutMS) {
+            faults.push(`${name} (${commandName}): sent with write concern ${JSON.stringify(sentConcern)}, not ${JSON.stringify(pinned)}`);
+          }
+        }
         if (plan === undefined) {
           faults.push(`${name}: no such plan`);
           continue;

@@ -54,7 +54,7 @@ export interface PlanSpec<A extends unknown[]> {
   /**
    * A write whose loss in a failover would break an invariant, acknowledged only once a
    * majority holds it, whatever the cluster's default or the URL's `w=` says (never inside a
-   * transaction: a transaction has its own).
+   * transaction: the driver drops a call's write concern there, and the commit's applies, unbounded).
    */
   writeConcern?: WriteConcernSettings;
   build: (...args: A) => PlanShape;
