@@ -129,6 +129,8 @@ describe('notice delivery', () => {
       await tick();
       expect(noticesOf(o)).toHaveLength(1);
     });
+    // Received is not yet recorded: the retry is set 10 s after the record, so the clock moves only after it.
+    await wh.embedded.alertingWorker.idle();
     hooks.receiver.respondWith({});
     wh.clock.advance(10_000);
     await eventually(async () => {
