@@ -230,9 +230,8 @@ interface KeptSession {
 /**
  * The last TLS session of each receiver, by server name and port, so a new connection resumes
  * it instead of a full handshake: no certificate chain to send and verify, no signature to
- * check. Each endpoint has its own pool, so a receiver behind many endpoints, or an endpoint
- * whose idle connections closed, gets new connections all the time (a fan-out of 20 endpoints
- * made one for 6 % of its deliveries). undici's own connector, which ours replaces, keeps such
+ * check. An origin's pool opens connections as its sends need them and closes idle ones
+ * within seconds, so a receiver sent to in bursts gets new connections all the time. undici's own connector, which ours replaces, keeps such
  * a cache too. One per connector, so per TLS context: a session made with one client
  * certificate never serves a connection meant to present another (an endpoint with a client
  * certificate or fixed source addresses has a connector, and so sessions, of its own). A

@@ -11,7 +11,7 @@ import {
   untrustedReceiver,
   type TestReceiverOptions,
 } from '@wirehook/testkit';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { MAX_TLS_SESSION_AGE_MS, MAX_TLS_SESSION_BYTES, TlsSessions } from './guarded-connector.ts';
 import { HttpEgress, type ClientTls, type HttpEgressOptions } from './http-egress.ts';
@@ -258,12 +258,28 @@ describe('HttpEgress: connections', () => {
     expect(receiver.requests).toHaveLength(20);
     expect(receiver.connections - before).toBe(3);
   });
+
+  it('a new endpoint on an origin reuses the connections its neighbours opened: no handshake of its own', async () => {
+    const before = receiver.connections;
+    const client = egress();
+    for (let i = 1; i <= 6; i++) {
+      expect((await client.send({ url: `${receiver.url}/n/${i}`, poolKey: `ep_${i}`, headers: HEADERS, body: '{}' })).ok).toBe(true);
+    }
+    // Six endpoints, one after another, on one or two connections (a send that follows an answer
+    // at once may find its connection not yet put back, as 'reuses keep-alive connections' does).
+    expect(receiver.connections - before).toBeLessThanOrEqual(2);
+    expect(client.poolCount).toBe(1);
+  });
 });
 
 describe('HttpEgress: TLS sessions', () => {
-  // Each endpoint has a pool of its own: a second endpoint on the same receiver opens a new connection.
-  const sendTo = (client: HttpEgress, poolKey: string, { url = receiver.url, tls }: { url?: string; tls?: ClientTls } = {}) =>
-    client.send({ url: `${url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
+  // Each send on a connection of its own: the receiver closes those open, and the send waits
+  // until the client has seen them go (endpoints share their origin's connections).
+  const sendTo = async (client: HttpEgress, poolKey: string, { url = receiver.url, tls }: { url?: string; tls?: ClientTls } = {}) => {
+    for (const r of [receiver, ...own]) r.closeConnections();
+    await vi.waitFor(() => expect(client.connections).toBe(0));
+    return client.send({ url: `${url}/s/${poolKey}`, poolKey, headers: HEADERS, body: '{}', ...(tls === undefined ? {} : { tls }) });
+  };
   const resumed = (r: TestReceiver = receiver) => r.requests.map((request) => request.tlsResumed);
   // Receivers of the test's own, restarted on their port (with the same `ticketKeys`, one resumes
   // the sessions the one before gave); closed after the test.
@@ -457,8 +473,9 @@ describe('HttpEgress: the attempt limit counts from when the request is written'
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hangs']);
   });
 
-  it('endpoints on one origin have their own connections: one that hangs does not time the other out', async () => {
+  it('endpoints on one origin each have their own share of its connections: one that hangs does not time the other out', async () => {
     receiver.respondWith((req) => (req.path === '/stuck' ? { hang: true } : {}));
+    const before = receiver.connections;
     const client = egress({ connectionsPerOrigin: 1, timeoutMs: 500 });
     const stuck = client.send({ url: `${receiver.url}/stuck`, poolKey: 'ep_stuck', headers: HEADERS, body: '{}' });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -466,7 +483,32 @@ describe('HttpEgress: the attempt limit counts from when the request is written'
     expect(healthy).toMatchObject({ ok: true, status: 200 });
     expect(healthy.durationMs).toBeLessThan(400);
     expect((await stuck).error).toBe('timeout: no response within 0.5 s');
-    expect(client.poolCount).toBe(2);
+    // One pool for the origin, which opened a second connection for the second endpoint.
+    expect(client.poolCount).toBe(1);
+    expect(receiver.connections - before).toBe(2);
+  });
+
+  it('close() waits for the sends in flight, those waiting for a slot included; a send after it is refused as data', async () => {
+    receiver.respondWith({ delayMs: 100 });
+    const client = new HttpEgress({ policy: allowLocalhost, ca: receiver.caPem, connectionsPerOrigin: 1 });
+    const sends = [post(client, `${receiver.url}/first`), post(client, `${receiver.url}/waited`)];
+    // Twice: the second call waits for the first's work.
+    await Promise.all([client.close(), client.close()]);
+    expect((await Promise.all(sends)).map((r) => r.ok)).toEqual([true, true]);
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/first', '/waited']);
+    expect(await post(client, `${receiver.url}/late`)).toMatchObject({ ok: false, status: null, error: 'connection: the egress client is closed' });
+  });
+
+  it('an endpoint waits for its own slots, not for its neighbours’', async () => {
+    receiver.respondWith((req) => (req.path === '/busy/1' ? { hang: true } : {}));
+    const client = egress({ connectionsPerOrigin: 1, timeoutMs: 500 });
+    const send = (poolKey: string, path: string) => client.send({ url: `${receiver.url}${path}`, poolKey, headers: HEADERS, body: '{}' });
+    const [first, second, other] = await Promise.all([send('ep_busy', '/busy/1'), send('ep_busy', '/busy/2'), send('ep_other', '/other')]);
+    expect(first.error).toBe('timeout: no response within 0.5 s');
+    // Its one slot taken: the busy endpoint's second send waited, and was never written.
+    expect(second.error).toBe('timeout: no connection within 0.5 s');
+    expect(other).toMatchObject({ ok: true, status: 200 });
+    expect(receiver.requests.map((r) => r.path).sort()).toEqual(['/busy/1', '/other']);
   });
 });
 

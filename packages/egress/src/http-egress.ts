@@ -13,6 +13,7 @@ import { classifyError, timeoutError, type EgressFailure } from './egress-error.
 import { clientContext, createGuardedConnector, tlsAlertOf, type GuardedConnectorOptions, type SourceAddresses, trustContext } from './guarded-connector.ts';
 import type { LookupFn } from './resolve-host.ts';
 import { discardRest, headText, readHead } from './response-head.ts';
+import { SendSlots } from './send-slots.ts';
 import { probeSocket } from './socket-probe.ts';
 
 /** Options for {@link HttpEgress}. */
@@ -30,9 +31,10 @@ export interface HttpEgressOptions {
   /** How many bytes of the response body to keep. Default 1024. */
   responseHeadBytes?: number | undefined;
   /**
-   * Keep-alive connections per endpoint and origin. Default 16. Each endpoint has its own
-   * pool, so the connections to one origin grow with the endpoints sharing it, and endpoints
-   * behind one big receiver do not queue behind each other.
+   * Sends in flight at once per endpoint and origin (`poolKey`; those without one share their
+   * origin's). Default 16. The connections are the origin's, shared by its endpoints and
+   * opened as its sends need them, so endpoints behind one big receiver do not queue behind
+   * each other, and a new endpoint there reuses the connections its neighbours opened.
    */
   connectionsPerOrigin?: number | undefined;
   /** An extra trusted CA certificate (PEM), added to Node's default ones; for tests. */
@@ -45,7 +47,7 @@ export interface HttpEgressOptions {
 export interface SendRequest {
   /** Absolute http(s) URL; userinfo and fragment are not sent. */
   url: string;
-  /** Whose connections to use (the endpoint id); requests without one share a pool per origin. */
+  /** Whose share of the origin's connections (the endpoint id); requests without one share their origin's. */
   poolKey?: string;
   /**
    * Bind the connection to these local addresses, or with `bind: false` only keep to their
@@ -118,7 +120,7 @@ export interface SendResult {
 
 const DEFAULT_TIMEOUT_MS = ATTEMPT_TIMEOUT_MS;
 const DEFAULT_HEAD_BYTES = RESPONSE_HEAD_BYTES;
-/** Connections an endpoint's pool opens at most, unless told otherwise (ENDPOINT_SLOTS' default). */
+/** Sends in flight per endpoint and origin, unless told otherwise (ENDPOINT_SLOTS' default). */
 export const EGRESS_CONNECTIONS = 16;
 // Past the head, up to this much more body is read and dropped to keep the connection.
 const DISCARD_CAP_BYTES = 64 * 1024;
@@ -141,7 +143,13 @@ export class HttpEgress {
   readonly #connect: ReturnType<typeof createGuardedConnector>;
   readonly #connectorOptions: GuardedConnectorOptions;
   readonly #extraCa: string | Buffer | undefined;
-  readonly #connections: number;
+  readonly #slots: SendSlots;
+  /** Sends begun and not ended (waiting for a slot included): close() waits for them. */
+  #sending = 0;
+  #drained: (() => void) | undefined;
+  #closing = false;
+  /** close()'s work, once: a second call waits for the first. */
+  #closed_: Promise<void> | undefined;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
   readonly #clock: Clock;
@@ -152,14 +160,15 @@ export class HttpEgress {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#headBytes = options.responseHeadBytes ?? DEFAULT_HEAD_BYTES;
     this.#clock = options.clock ?? systemClock;
-    this.#connections = options.connectionsPerOrigin ?? EGRESS_CONNECTIONS;
+    const connections = options.connectionsPerOrigin ?? EGRESS_CONNECTIONS;
     if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be positive');
     if (!Number.isInteger(this.#headBytes) || this.#headBytes < 0) {
       throw new RangeError('responseHeadBytes must be a non-negative integer');
     }
-    if (!Number.isInteger(this.#connections) || this.#connections < 1) {
+    if (!Number.isInteger(connections) || connections < 1) {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
+    this.#slots = new SendSlots(connections);
     this.#extraCa = options.ca;
     this.#connectorOptions = {
       policy: options.policy,
@@ -179,6 +188,8 @@ export class HttpEgress {
    */
   async send(request: SendRequest): Promise<SendResult> {
     const target = parseTarget(request.url);
+    // A send begun after close() started: refused as data, as every failure is.
+    if (this.#closing) return failed(classifyError(new Error('the egress client is closed')), 0, null);
     const start = this.#clock.now();
     const body = Buffer.from(request.body, 'utf8');
     const probe = probeSocket(body);
@@ -191,40 +202,72 @@ export class HttpEgress {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs)), this.#timeoutMs);
     };
+    // The endpoint's share of the origin's connections: a send past it waits, under the same bound.
+    const slot = `${request.poolKey ?? ''}\n${poolIdOf(target.origin, request.sources, request.tls)}`;
+    this.#sending++;
     try {
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await this.#pool(target.origin, request.poolKey, request.sources, request.tls).request({
-          path: target.path,
-          method: 'POST',
-          headers: request.headers,
-          body,
-          signal: abort.signal,
-        });
-      } catch (err) {
-        if (isCallerError(err)) throw new TypeError(`cannot send: ${(err as Error).message}`);
-        // A receiver that refused the client certificate after the handshake: its alert, not the close.
-        const cause = tlsAlertOf(probe.socket) ?? err;
-        const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, this.#timeoutMs);
-        return failed(failure, this.#clock.now() - start, probe.localAddress);
+      const waiting = this.#slots.take(slot, abort.signal);
+      if (waiting !== undefined) {
+        try {
+          await waiting;
+        } catch {
+          return failed(classifyError(abort.signal.reason), this.#clock.now() - start, null);
+        }
       }
-      const head = await readHead(response.body, request.responseHeadBytes ?? this.#headBytes);
-      const durationMs = this.#clock.now() - start;
-      await discardRest(response.body, DISCARD_CAP_BYTES);
-      const status = response.statusCode;
-      return {
-        ok: status >= 200 && status < 300,
-        status,
-        responseHead: headText(head),
-        error: statusError(status, response.headers.location),
-        durationMs,
-        sourceIp: probe.localAddress,
-        retryAfter: firstHeader(response.headers['retry-after']),
-      };
+      try {
+        return await this.#sendOn(target, request, body, abort, probe, start);
+      } finally {
+        // Given back once undici has put the connection back among the free ones (it does so
+        // after the answer's end, a tick later): the send the slot goes to finds it free
+        // instead of opening another.
+        setImmediate(() => this.#slots.give(slot));
+      }
     } finally {
       clearTimeout(timer);
       probe.onSent = undefined;
+      if (--this.#sending === 0) this.#drained?.();
     }
+  }
+
+  /** The POST, once the endpoint has a slot: its answer's status and head, or the failure. */
+  async #sendOn(
+    target: { origin: string; path: string },
+    request: SendRequest,
+    body: Buffer,
+    abort: AbortController,
+    probe: ReturnType<typeof probeSocket>,
+    start: number,
+  ): Promise<SendResult> {
+    let response: Dispatcher.ResponseData;
+    try {
+      // The pool taken once the slot is: one evicted or made meanwhile is the one used.
+      response = await this.#pool(target.origin, request.sources, request.tls).request({
+        path: target.path,
+        method: 'POST',
+        headers: request.headers,
+        body,
+        signal: abort.signal,
+      });
+    } catch (err) {
+      if (isCallerError(err)) throw new TypeError(`cannot send: ${(err as Error).message}`);
+      // A receiver that refused the client certificate after the handshake: its alert, not the close.
+      const cause = tlsAlertOf(probe.socket) ?? err;
+      const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, this.#timeoutMs);
+      return failed(failure, this.#clock.now() - start, probe.localAddress);
+    }
+    const head = await readHead(response.body, request.responseHeadBytes ?? this.#headBytes);
+    const durationMs = this.#clock.now() - start;
+    await discardRest(response.body, DISCARD_CAP_BYTES);
+    const status = response.statusCode;
+    return {
+      ok: status >= 200 && status < 300,
+      status,
+      responseHead: headText(head),
+      error: statusError(status, response.headers.location),
+      durationMs,
+      sourceIp: probe.localAddress,
+      retryAfter: firstHeader(response.headers['retry-after']),
+    };
   }
 
   /** Fetches an OAuth access token for an endpoint (its answer is read as a token response: see core's readTokenResponse). */
@@ -232,26 +275,41 @@ export class HttpEgress {
     return this.send(tokenSendRequest(fetch));
   }
 
-  /** How many connection pools are kept (one per endpoint and origin sent to lately). */
+  /** How many connection pools are kept (one per origin sent to lately, and per source or client certificate used there). */
   get poolCount(): number {
     return this.#pools.size;
   }
 
-  /** Closes every connection; waits for sends in flight. */
-  async close(): Promise<void> {
+  /** Connections open now, over every pool. */
+  get connections(): number {
+    let open = 0;
+    for (const pool of this.#pools.values()) open += pool.stats.connected;
+    return open;
+  }
+
+  /** Closes every connection; waits for sends in flight, those waiting for a slot included. A send begun after is refused. */
+  close(): Promise<void> {
+    this.#closed_ ??= this.#close();
+    return this.#closed_;
+  }
+
+  async #close(): Promise<void> {
+    this.#closing = true;
+    if (this.#sending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#closed = true;
     const pools = [...this.#pools.values()];
     this.#pools.clear();
     await Promise.all(pools.map((pool) => pool.close()));
   }
 
-  /** The pool of `key` for `origin`, made on first use; the least recently used one goes past MAX_POOLS. */
-  #pool(origin: string, key = '', sources?: SourceAddresses, tls?: ClientTls): Pool {
+  /**
+   * The pool for `origin`, made on first use; the least recently used one goes past MAX_POOLS.
+   * Its endpoints share its connections, which it opens as their sends need them: how many
+   * each endpoint uses at once is bounded by its slots (send), not here.
+   */
+  #pool(origin: string, sources?: SourceAddresses, tls?: ClientTls): Pool {
     if (this.#closed) throw new Error('the egress client is closed');
-    // Bound connections are pooled apart: a socket from one source never carries another's
-    // request; nor one made with one client certificate a request meant for another.
-    const bound = sources === undefined ? '' : ` from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
-    const id = `${key} ${origin}${bound}${tls === undefined ? '' : ` tls ${tls.id}`}`;
+    const id = poolIdOf(origin, sources, tls);
     let pool = this.#pools.get(id);
     if (pool !== undefined) {
       // Most recently used last: Map keeps insertion order.
@@ -260,7 +318,11 @@ export class HttpEgress {
       return pool;
     }
     pool = new Pool(origin, {
-      connections: this.#connections,
+      // Our connector offers http/1.1 alone: no first connection held as an HTTP/2 probe that
+      // every other request of the origin would wait behind.
+      allowH2: false,
+      // As many as the sends in flight need (null: no bound of the pool's own).
+      connections: null,
       pipelining: 1,
       connect:
         sources === undefined && tls === undefined
@@ -286,6 +348,16 @@ export class HttpEgress {
     }
     return pool;
   }
+}
+
+/**
+ * The pool of a send: its origin, and its source addresses and client TLS identity, pooled
+ * apart — a socket from one source never carries another's request, nor one made with one
+ * client certificate (or trusting other CAs) a request meant for another.
+ */
+function poolIdOf(origin: string, sources?: SourceAddresses, tls?: ClientTls): string {
+  const bound = sources === undefined ? '' : ` from ${sources.v4 ?? ''}/${sources.v6 ?? ''}${sources.bind === false ? ' via NAT' : ''}`;
+  return `${origin}${bound}${tls === undefined ? '' : ` tls ${tls.id}`}`;
 }
 
 /** Parsed targets of recent URLs: an endpoint's URL is sent to again and again. */
