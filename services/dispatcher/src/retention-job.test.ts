@@ -38,6 +38,20 @@ it('one replica at a time: the other does nothing while the lease is held, and t
   expect(await a.runOnce()).toBe(1); // b stopped renewing: a takes over
 });
 
+it('a replica that stops gives the lease up: another takes over at once, not after it lapses', async () => {
+  const { t } = await m.scene();
+  clock.advance(3 * DAY); // past the earlier tests' leases (two days at most)
+  const job = (holder: string) => new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder });
+  const [a, b] = [job('handing'), job('taking')];
+  expect(await a.runOnce()).toBe(0); // a holds the lease (2 minutes)
+  clock.set(clock.now() - 4 * 31 * DAY);
+  await m.send(t); // past the window once the clock is back
+  clock.advance(4 * 31 * DAY);
+  expect(await b.runOnce()).toBe(0);
+  await a.stop();
+  expect(await b.runOnce()).toBe(1);
+});
+
 it("deletes everything past the window in one run, resting three times each batch's time after it", async () => {
   const { t } = await m.scene();
   const batch = 2;

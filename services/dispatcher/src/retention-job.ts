@@ -67,10 +67,14 @@ export class RetentionJob implements Component {
     void this.runOnce();
   }
 
+  /** Stops the timer and the run under way, then gives the lease up: another replica takes over at once, not after it lapses. */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     this.#stopping.abort();
     await this.#running;
+    await this.#deps.store.jobs
+      .release(LEASE, this.#holder)
+      .catch((err: unknown) => this.#deps.logger.warn({ err }, 'retention could not give its lease up; another replica takes over when it lapses'));
   }
 
   /** Deletes everything before the oldest retained month. @returns how many messages went. */

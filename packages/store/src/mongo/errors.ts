@@ -1,4 +1,4 @@
-import { MongoServerError } from 'mongodb';
+import { MongoServerError, MongoWriteConcernError } from 'mongodb';
 
 // MongoDB's error code for a unique index violation (E11000 duplicate key).
 const DUPLICATE_KEY = 11000;
@@ -10,4 +10,12 @@ const DUPLICATE_KEY = 11000;
  */
 export function isDuplicateKey(err: unknown, indexName: string): boolean {
   return err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.message.includes(` index: ${indexName} `);
+}
+
+/**
+ * True when `err` says a majority did not confirm a write in time: the write may stand on the
+ * primary or be rolled back in a failover; only a later read (or the same write again) tells.
+ */
+export function isWriteConcernError(err: unknown): boolean {
+  return err instanceof MongoWriteConcernError;
 }

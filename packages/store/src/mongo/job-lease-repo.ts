@@ -13,9 +13,9 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
 
   async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
     try {
-      // Matches when free (expired) or already this holder's; otherwise the upsert collides
-      // with the holder's document on _id, which means someone else holds it.
-      // Free, this holder's, or held past what this holder would set (see the SQLite adapter).
+      // Matches when free (expired), already this holder's, or held over a lease past what this
+      // holder sets (a clock that ran ahead: see the port); otherwise the upsert collides with
+      // the holder's document on _id, which means someone else holds it.
       const q = P.jobLease(name, holder, now, until);
       const doc = await this.#conn.jobLeases.findOneAndUpdate(
         q.filter,
@@ -27,5 +27,11 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
       if (isDuplicateKey(err, '_id_')) return false;
       throw err;
     }
+  }
+
+  async release(name: string, holder: string): Promise<void> {
+    // Not held by a majority: a release rolled back in a failover only makes the next holder wait for the expiry.
+    const q = P.jobLeaseRelease(name, holder);
+    await this.#conn.jobLeases.updateOne(q.filter, { $set: { leaseUntil: 0 } }, q.options);
   }
 }

@@ -7,6 +7,7 @@ import { ensureBucketIndexes, OPEN } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
+import { UpgradeLease } from './upgrade-lease.ts';
 
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
@@ -33,7 +34,7 @@ const WAIT_MS = 24 * 3600_000;
 export async function upgradeLayout(conn: MongoConnection, where: string, log: (line: string) => void): Promise<void> {
   const meta = conn.meta;
   const holder = randomUUID();
-  const jobs = new MongoJobLeaseRepo(conn);
+  const lease = new UpgradeLease(new MongoJobLeaseRepo(conn), { name: LEASE, holder, leaseMs: LEASE_MS, log });
   const started = Date.now();
   for (;;) {
     const q = MONTHS_PLANS.meta('schema');
@@ -42,22 +43,23 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
     }
-    const now = Date.now();
-    if (await jobs.take(LEASE, holder, now, now + LEASE_MS)) {
-      const renew = async () => {
-        const at = Date.now();
-        if (!(await jobs.take(LEASE, holder, at, at + LEASE_MS))) throw new Error('the layout upgrade lost its lease to another process');
-      };
-      log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
-      // Layouts 1–2 only: layout 3 has these fields and indexes already.
-      if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
-      // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
-      const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
-      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
-      await backfillDueQueue(conn, renew);
-      await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
-      log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
-      return;
+    if (await lease.take()) {
+      const renew = () => lease.renew();
+      try {
+        log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+        // Layouts 1–2 only: layout 3 has these fields and indexes already.
+        if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
+        // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
+        const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
+        if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
+        await backfillDueQueue(conn, renew);
+        await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
+        log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+        return;
+      } finally {
+        // Done, or failed (this start fails with the error): either way another need not wait for the lease to run out.
+        await lease.release();
+      }
     }
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
     await sleep(2_000);

@@ -1,4 +1,4 @@
-import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
+import { beyondOneLease, type JobLeaseRepo } from '../ports/job-lease-port.ts';
 import type { SqliteConnection } from './connection.ts';
 
 /** Named job leases in SQLite: one row per job, taken with one upsert. */
@@ -11,18 +11,23 @@ export class SqliteJobLeaseRepo implements JobLeaseRepo {
 
   async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
     return this.#conn.immediate(() => {
-      // Inserted, or taken over when expired, already this holder's, or held further into the
-      // future than this holder would ever set (a holder whose clock ran ahead, then died, must
-      // not keep the job for as long as its clock was off); else left alone.
+      // Inserted, or taken over when expired, already this holder's, or held more than one lease
+      // beyond what this holder sets (a clock that ran that far ahead: see the port); else left alone.
       this.#conn
         .statement(
           `INSERT INTO job_leases (name, holder, lease_until) VALUES (?, ?, ?)
            ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
-           WHERE job_leases.lease_until <= ? OR job_leases.holder = excluded.holder OR job_leases.lease_until > excluded.lease_until`,
+           WHERE job_leases.lease_until <= ? OR job_leases.holder = excluded.holder OR job_leases.lease_until > ?`,
         )
-        .run(name, holder, until, now);
+        .run(name, holder, until, now, beyondOneLease(now, until));
       const row = this.#conn.statement('SELECT holder FROM job_leases WHERE name = ?').get(name);
       return row !== undefined && row['holder'] === holder;
+    });
+  }
+
+  async release(name: string, holder: string): Promise<void> {
+    this.#conn.immediate(() => {
+      this.#conn.statement('UPDATE job_leases SET lease_until = 0 WHERE name = ? AND holder = ?').run(name, holder);
     });
   }
 }

@@ -1,3 +1,4 @@
+import { beyondOneLease } from '../../ports/job-lease-port.ts';
 import { COLLECTIONS } from '../connection.ts';
 import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 
@@ -7,19 +8,29 @@ const BY_ID = '1: by _id';
 const POOL = "the fixed IP pool: a handful of addresses (the egress relay's, configured by operators), never more than tens";
 
 export const OPERATIONS_PLANS = definePlans('operations', {
-  /** A job's lease, taken when free, already the holder's, or held past what the holder would set. */
+  /** A job's lease, taken when free, already the holder's, or held more than one lease past what the holder would set. */
   jobLease: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
     examines: BY_ID,
     maxExamined: () => 1,
-    residual: { $or: "free, this holder's, or held longer: a condition on the one document _id found" },
+    residual: { $or: "free, this holder's, or held over a lease longer: a condition on the one document _id found" },
     // Rolled back in a failover, a lease would let a second holder run the job (retention, a layout upgrade) beside it.
     writeConcern: CLAIMED_BY_MAJORITY,
     build: (name: string, holder: string, now: number, until: number) => ({
-      filter: { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }, { leaseUntil: { $gt: until } }] },
+      filter: { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }, { leaseUntil: { $gt: beyondOneLease(now, until) } }] },
     }),
     example: ['retention', 'host-1', 1, 2],
+  }),
+  /** A job's lease ended by its holder (set to expire), if it still holds it. */
+  jobLeaseRelease: planSpec({
+    collection: COLLECTIONS.jobLeases,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    residual: { holder: 'the holder: a condition on the one document _id found' },
+    build: (name: string, holder: string) => ({ filter: { _id: name, holder } }),
+    example: ['retention', 'host-1'],
   }),
 
   /** The key ring's check values, oldest first. */
