@@ -49,6 +49,7 @@ it('a replica that stops gives the lease up: another takes over at once, not aft
   clock.advance(4 * 31 * DAY);
   expect(await b.runOnce()).toBe(0);
   await a.stop();
+  expect(await a.runOnce()).toBe(0); // stopped: takes no lease again
   expect(await b.runOnce()).toBe(1);
 });
 

@@ -95,7 +95,8 @@ export class RetentionJob implements Component {
         const now = clock.now();
         return store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs);
       };
-      if (!(await renew())) return 0;
+      // A run begun after stop() takes no lease (stop has given it up, and would not again).
+      if (this.#stopping.signal.aborted || !(await renew())) return 0;
       const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');

@@ -30,7 +30,7 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
   }
 
   async release(name: string, holder: string): Promise<void> {
-    // Not held by a majority: a release rolled back in a failover only makes the next holder wait for the expiry.
+    // The primary's acknowledgement alone (RELEASED_BY_PRIMARY): rolled back, it only makes the next holder wait for the expiry.
     const q = P.jobLeaseRelease(name, holder);
     await this.#conn.jobLeases.updateOne(q.filter, { $set: { leaseUntil: 0 } }, q.options);
   }

@@ -43,24 +43,20 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
     }
-    if (await lease.take()) {
-      const renew = () => lease.renew();
-      try {
-        log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
-        // Layouts 1–2 only: layout 3 has these fields and indexes already.
-        if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
-        // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
-        const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
-        if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
-        await backfillDueQueue(conn, renew);
-        await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
-        log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
-        return;
-      } finally {
-        // Done, or failed (this start fails with the error): either way another need not wait for the lease to run out.
-        await lease.release();
-      }
-    }
+    // Given up when the upgrade ends or fails (this start then fails with the error): another
+    // need not wait for the lease to run out.
+    const upgraded = await lease.runIfTaken(async (renew) => {
+      log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+      // Layouts 1–2 only: layout 3 has these fields and indexes already.
+      if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
+      // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
+      const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
+      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
+      await backfillDueQueue(conn, renew);
+      await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
+      log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+    });
+    if (upgraded) return;
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
     await sleep(2_000);
   }

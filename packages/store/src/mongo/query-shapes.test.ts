@@ -7,6 +7,7 @@ import type { IndexDescription } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './connection.ts';
 import { INDEXES } from './indexes.ts';
+import { OPERATIONS_PLANS } from './plans/operations.ts';
 import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
@@ -62,17 +63,35 @@ describe('MongoDB query shapes', () => {
     expect(faults).toEqual([]);
   });
 
-  it('sends each claim to be acknowledged by a majority within 5 s, and pins no other write (a transaction has its own)', () => {
+  it("has each claim acknowledged by a majority within 5 s, a lease's release by the primary alone, and no other write pinned", () => {
+    // (A transaction has its own.)
     // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
-    // sent twice, an alert notice sent twice, a job run by two holders.
+    // sent twice, an alert notice sent twice, a job run by two holders. A release waiting for a
+    // majority with no time limit (the server's default) would hang a failing upgrade's end.
     expect(
-      plans
-        .filter((p) => p.spec.writeConcern !== undefined)
-        .map((p) => p.planName)
-        .sort(),
-    ).toEqual(['alerts.claimNoticeOfOrg', 'deliveries.claim', 'operations.jobLease']);
+      Object.fromEntries(
+        plans
+          .filter((p) => p.spec.writeConcern !== undefined)
+          .map((p) => [p.planName, p.spec.writeConcern])
+          .sort(([a], [b]) => String(a).localeCompare(String(b))),
+      ),
+    ).toEqual({
+      'alerts.claimNoticeOfOrg': { w: 'majority', wtimeoutMS: 5_000 },
+      'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
+      'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },
+      'operations.jobLeaseRelease': { w: 1 },
+    });
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
+  });
+
+  it("takes a job's lease when free, the holder's own, or ending over one lease past the taker's (a clock far ahead), and releases only the holder's", () => {
+    // Taken at 0 for 120 s: over one lease past its end is after 240 s.
+    expect(OPERATIONS_PLANS.jobLease('retention', 'h1', 0, 120_000).filter).toEqual({
+      _id: 'retention',
+      $or: [{ leaseUntil: { $lte: 0 } }, { holder: 'h1' }, { leaseUntil: { $gt: 240_000 } }],
+    });
+    expect(OPERATIONS_PLANS.jobLeaseRelease('retention', 'h1').filter).toEqual({ _id: 'retention', holder: 'h1' });
   });
 
   it('uses every index that is not there for uniqueness or expiry', () => {

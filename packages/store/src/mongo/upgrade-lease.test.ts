@@ -1,16 +1,20 @@
-// The layout upgrade's lease against a write a majority did not confirm, without a server: a
-// JobLeaseRepo that answers from a script, and the driver's own error class.
-import { MongoWriteConcernError } from 'mongodb';
+// The layout upgrade's lease against writes whose outcome is unknown (an election, a majority
+// that does not confirm in time), without a server: a JobLeaseRepo that answers from a script,
+// and the driver's own error classes.
+import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
-import { RENEW_TRIES, UpgradeLease } from './upgrade-lease.ts';
+import { RENEW_TRIES, UNKNOWN_TAKES_MS, UpgradeLease } from './upgrade-lease.ts';
 
 const notConfirmed = () =>
   new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } } } as never);
+const steppedDown = () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+const duplicateKey = () => new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: job_leases index: _id_ dup key' });
 
 /** Answers each take with the next of `answers` (an Error is thrown); records takes and releases. */
 function scripted(answers: (boolean | Error)[], releases: Error[] = []) {
   const calls: string[] = [];
+  let clock = 1_000;
   const jobs: JobLeaseRepo = {
     async take(name, holder, now, until) {
       calls.push(`take ${name} ${holder} ${until - now}`);
@@ -32,28 +36,42 @@ function scripted(answers: (boolean | Error)[], releases: Error[] = []) {
     holder: 'h1',
     leaseMs: 120_000,
     log: (line) => log.push(line),
-    now: () => 1_000,
+    now: () => clock,
     wait: async (ms) => void waits.push(ms),
   });
-  return { lease, calls, log, waits };
+  return { lease, calls, log, waits, advance: (ms: number) => (clock += ms) };
 }
 
 describe('UpgradeLease', () => {
-  it('a take a majority did not confirm is no lease, and no failed start: the same holder asks again', async () => {
-    const s = scripted([notConfirmed(), true]);
+  it('a take whose outcome is unknown (not confirmed, a primary stepping down, a lost connection) is no lease and no failed start', async () => {
+    const s = scripted([notConfirmed(), steppedDown(), new MongoNetworkError('connection reset'), true]);
     expect(await s.lease.take()).toBe(false);
-    expect(s.log.join('\n')).toContain('not confirmed by a majority');
-    expect(await s.lease.take()).toBe(true);
-    expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'take schema-upgrade h1 120000']);
+    expect(await s.lease.take()).toBe(false);
+    expect(await s.lease.take()).toBe(false);
+    expect(s.log.join('\n')).toContain('not confirmed (waiting for replication timed out); asking again');
+    expect(await s.lease.take()).toBe(true); // the same holder asks again
+    expect(s.calls).toEqual(Array(4).fill('take schema-upgrade h1 120000'));
   });
 
-  it('any other error of a take fails the start', async () => {
-    const s = scripted([new Error('not authorized on wirehook')]);
-    await expect(s.lease.take()).rejects.toThrow('not authorized');
+  it('any other error of a take fails the start at once', async () => {
+    await expect(scripted([new Error('not authorized on wirehook')]).lease.take()).rejects.toThrow('not authorized');
+    await expect(scripted([duplicateKey()]).lease.take()).rejects.toThrow('E11000');
   });
 
-  it(`a renewal not confirmed is asked again, up to ${RENEW_TRIES} tries, a wait between`, async () => {
-    const confirmed = scripted([notConfirmed(), notConfirmed(), true]);
+  it(`unknown outcomes for ${UNKNOWN_TAKES_MS / 60_000} minutes in a row fail the start with the cause; an answer starts the count over`, async () => {
+    const s = scripted([notConfirmed(), false, notConfirmed(), notConfirmed(), notConfirmed()]);
+    expect(await s.lease.take()).toBe(false);
+    s.advance(UNKNOWN_TAKES_MS);
+    expect(await s.lease.take()).toBe(false); // answered: another holds it
+    expect(await s.lease.take()).toBe(false); // unknown since now
+    s.advance(UNKNOWN_TAKES_MS - 1);
+    expect(await s.lease.take()).toBe(false);
+    s.advance(1);
+    await expect(s.lease.take()).rejects.toThrow('its lease has not been confirmed for 5 minutes (waiting for replication timed out)');
+  });
+
+  it(`a renewal whose outcome is unknown is asked again, up to ${RENEW_TRIES} tries, a wait between`, async () => {
+    const confirmed = scripted([notConfirmed(), steppedDown(), true]);
     await confirmed.lease.renew();
     expect(confirmed.calls).toHaveLength(3);
     expect(confirmed.waits).toEqual([2_000, 2_000]);
@@ -61,17 +79,37 @@ describe('UpgradeLease', () => {
     const never = scripted([notConfirmed(), notConfirmed(), notConfirmed(), true]);
     await expect(never.lease.renew()).rejects.toBeInstanceOf(MongoWriteConcernError);
     expect(never.calls).toHaveLength(3);
+
+    await expect(scripted([duplicateKey(), true]).lease.renew()).rejects.toThrow('E11000');
   });
 
-  it('a renewal that finds the lease another holder’s ends the upgrade', async () => {
-    const s = scripted([false]);
-    await expect(s.lease.renew()).rejects.toThrow('lost its lease to another process');
+  it("a renewal that finds the lease another holder's ends the upgrade", async () => {
+    await expect(scripted([false]).lease.renew()).rejects.toThrow('lost its lease to another process');
   });
 
-  it('release gives the holder’s lease up; a release that fails is logged, not thrown', async () => {
-    const s = scripted([], [new Error('connection closed')]);
-    await s.lease.release();
-    expect(s.calls).toEqual(['release schema-upgrade h1']);
+  it('runs the work only when taken, and gives the lease up after it, whether it ended or failed', async () => {
+    const notTaken = scripted([false]);
+    let ran = false;
+    expect(await notTaken.lease.runIfTaken(async () => void (ran = true))).toBe(false);
+    expect(ran).toBe(false);
+    expect(notTaken.calls).toEqual(['take schema-upgrade h1 120000']);
+
+    const done = scripted([true, true]);
+    expect(await done.lease.runIfTaken((renew) => renew())).toBe(true);
+    expect(done.calls).toEqual(['take schema-upgrade h1 120000', 'take schema-upgrade h1 120000', 'release schema-upgrade h1']);
+
+    const failed = scripted([true]);
+    await expect(
+      failed.lease.runIfTaken(async () => {
+        throw new Error('a batch failed');
+      }),
+    ).rejects.toThrow('a batch failed');
+    expect(failed.calls.at(-1)).toBe('release schema-upgrade h1');
+  });
+
+  it('a release that fails is logged, not thrown: the lease then runs out', async () => {
+    const s = scripted([true], [new Error('connection closed')]);
+    expect(await s.lease.runIfTaken(async () => {})).toBe(true);
     expect(s.log.join('\n')).toContain('could not be given up (connection closed); it runs out in 120 s');
   });
 });

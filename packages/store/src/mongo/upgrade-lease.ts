@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
-import { isWriteConcernError } from './errors.ts';
+import { isUnknownWriteOutcome } from './errors.ts';
 
-/** Tries of one renewal that a majority did not confirm, before the upgrade gives up. */
+/** Tries of one renewal whose outcome is unknown, before the upgrade gives up. */
 export const RENEW_TRIES = 3;
 /** The wait between them: a majority that lags catches up, or an election ends. */
 const RENEW_RETRY_MS = 2_000;
+/** How long takes may go on ending with an unknown outcome before the start fails (a majority that cannot confirm). */
+export const UNKNOWN_TAKES_MS = 5 * 60_000;
 
 /** What an {@link UpgradeLease} needs. */
 export interface UpgradeLeaseOptions {
@@ -18,43 +20,72 @@ export interface UpgradeLeaseOptions {
 }
 
 /**
- * The layout upgrade's lease, for one holder. A take or a renewal that a majority did not
- * confirm in time (a write-concern error) may stand on the primary or be rolled back: it is
- * neither a failed start nor a lease held. The same holder's next take tells: a write that
- * stood is renewed by it, one rolled back is taken again or found another's. So `take` answers
- * false and the caller waits and asks again; `renew` asks again itself, up to RENEW_TRIES.
- * `release` ends the lease when the upgrade ends or fails, so the others need not wait for
- * its expiry (LEASE_MS) before one of them starts over.
+ * The layout upgrade's lease, for one holder. A take or a renewal whose outcome is unknown (a
+ * majority that did not confirm it in time, an election: isUnknownWriteOutcome) may stand on
+ * the primary or be rolled back: it is neither a failed start nor a lease held. The same
+ * holder's next take tells: a write that stood is renewed by it, one rolled back is taken again
+ * or found another's. So `take` answers false and the caller waits and asks again — for up to
+ * UNKNOWN_TAKES_MS, then the start fails with the cause — and `renew` asks again itself, up to
+ * RENEW_TRIES. `runIfTaken` gives the lease up when the upgrade ends or fails, so the others
+ * need not wait for its expiry before one of them starts over.
  */
 export class UpgradeLease {
   readonly #jobs: JobLeaseRepo;
   readonly #o: UpgradeLeaseOptions;
+  /** When the takes began to end with an unknown outcome (undefined: the last one answered). */
+  #unknownSince: number | undefined;
 
   constructor(jobs: JobLeaseRepo, options: UpgradeLeaseOptions) {
     this.#jobs = jobs;
     this.#o = options;
   }
 
-  /** Whether this holder holds the lease now (false, too, when a majority did not confirm it). */
-  async take(): Promise<boolean> {
+  /**
+   * Runs `work` under the lease when this holder takes it, then gives the lease up, whether
+   * `work` succeeded or threw (its error is thrown after). @returns whether it ran.
+   */
+  async runIfTaken(work: (renew: () => Promise<void>) => Promise<void>): Promise<boolean> {
+    if (!(await this.take())) return false;
     try {
-      return await this.#takeOnce();
+      await work(() => this.renew());
+    } finally {
+      await this.release();
+    }
+    return true;
+  }
+
+  /**
+   * Whether this holder holds the lease now (false, too, when the outcome is unknown).
+   * @throws the cause when outcomes have been unknown for UNKNOWN_TAKES_MS, or any other error.
+   */
+  async take(): Promise<boolean> {
+    const now = this.#now();
+    try {
+      const held = await this.#takeAt(now);
+      this.#unknownSince = undefined;
+      return held;
     } catch (err) {
-      if (!isWriteConcernError(err)) throw err;
-      this.#o.log(`MongoDB layout upgrade: its lease was not confirmed by a majority in time (${(err as Error).message}); asking again`);
+      if (!isUnknownWriteOutcome(err)) throw err;
+      this.#unknownSince ??= now;
+      if (now - this.#unknownSince >= UNKNOWN_TAKES_MS) {
+        throw new Error(`MongoDB layout upgrade: its lease has not been confirmed for ${UNKNOWN_TAKES_MS / 60_000} minutes (${(err as Error).message})`, {
+          cause: err,
+        });
+      }
+      this.#o.log(`MongoDB layout upgrade: its lease was not confirmed (${(err as Error).message}); asking again`);
       return false;
     }
   }
 
-  /** Renews the lease. @throws Error when another holder has it, or a majority did not confirm RENEW_TRIES renewals. */
+  /** Renews the lease. @throws Error when another holder has it, or RENEW_TRIES renewals in a row had an unknown outcome. */
   async renew(): Promise<void> {
     for (let tries = 1; ; tries++) {
       let held: boolean;
       try {
-        held = await this.#takeOnce();
+        held = await this.#takeAt(this.#now());
       } catch (err) {
-        if (!isWriteConcernError(err) || tries >= RENEW_TRIES) throw err;
-        this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed by a majority in time; try ${tries + 1} of ${RENEW_TRIES}`);
+        if (!isUnknownWriteOutcome(err) || tries >= RENEW_TRIES) throw err;
+        this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
         await (this.#o.wait ?? sleep)(RENEW_RETRY_MS);
         continue;
       }
@@ -72,8 +103,11 @@ export class UpgradeLease {
     }
   }
 
-  #takeOnce(): Promise<boolean> {
-    const now = (this.#o.now ?? Date.now)();
+  #now(): number {
+    return (this.#o.now ?? Date.now)();
+  }
+
+  #takeAt(now: number): Promise<boolean> {
     return this.#jobs.take(this.#o.name, this.#o.holder, now, now + this.#o.leaseMs);
   }
 }

@@ -1,6 +1,6 @@
 import { beyondOneLease } from '../../ports/job-lease-port.ts';
 import { COLLECTIONS } from '../connection.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY } from './plan.ts';
 
 /** The named queries of job leases, sealing key checks, the egress IP pool and usage counters. */
 
@@ -29,6 +29,7 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     examines: BY_ID,
     maxExamined: () => 1,
     residual: { holder: 'the holder: a condition on the one document _id found' },
+    writeConcern: RELEASED_BY_PRIMARY,
     build: (name: string, holder: string) => ({ filter: { _id: name, holder } }),
     example: ['retention', 'host-1'],
   }),

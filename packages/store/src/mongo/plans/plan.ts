@@ -17,6 +17,14 @@ import { INDEXES } from '../indexes.ts';
  */
 export const CLAIMED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 5_000 } as const satisfies WriteConcernSettings;
 
+/**
+ * The write concern of a lease given up: the primary's acknowledgement alone. The server's
+ * default (a majority, with no time limit, from MongoDB 5.0) would hang the release where it is
+ * most needed — an upgrade failing because a majority does not answer — while a release rolled
+ * back in a failover costs only a wait for the lease's expiry.
+ */
+export const RELEASED_BY_PRIMARY = { w: 1 } as const satisfies WriteConcernSettings;
+
 /** What a plan sends, built from its arguments. */
 export interface PlanShape {
   /** The filter (a find's, count's, update's, delete's) or the pipeline's first `$match`. */
