@@ -11,6 +11,7 @@ import { MongoEgressIpRepo } from './egress-ip-repo.ts';
 import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
+import { withUnavailableErrors } from './unavailable-errors.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
 import { ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
@@ -77,7 +78,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await ensureMonths(conn, Date.now());
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
-    return {
+    // A failover's errors as 503s (try again), not opaque 500s.
+    return withUnavailableErrors({
       dbName,
       orgs: new MongoOrgRepo(conn),
       apiKeys: new MongoApiKeyRepo(conn),
@@ -98,7 +100,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
         await flushRollups(conn);
         await conn.close();
       },
-    };
+    });
   } catch (err) {
     await client.close();
     throw err;

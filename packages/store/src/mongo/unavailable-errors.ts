@@ -1,0 +1,55 @@
+import { UnavailableError } from '@wirehook/core';
+import type { Store } from '../store.ts';
+import { isUnknownWriteOutcome } from './errors.ts';
+
+/**
+ * The store with every repo call's failover errors as core's UnavailableError (503 at the API,
+ * UNAVAILABLE across gRPC): a primary stepping down, no primary to reach, a connection lost,
+ * a majority not confirming in time (isUnknownWriteOutcome). The caller can do nothing but try
+ * again — with the same Idempotency-Key a message sent before is not sent twice — where an
+ * opaque 500 would say the request itself is at fault. Every other error passes as it is, the
+ * driver's own included (a duplicate key is the repo's to read, inside it).
+ */
+export function withUnavailableErrors<S extends Store>(store: S): S {
+  const out: Record<string, unknown> = {};
+  for (const [name, part] of Object.entries(store)) {
+    out[name] = typeof part === 'function' ? translated(part, store) : typeof part === 'object' && part !== null ? repoWith(part) : part;
+  }
+  return out as S;
+}
+
+/** `err` as UnavailableError when it is a failover's, else itself. */
+export function asUnavailable(err: unknown): unknown {
+  if (!isUnknownWriteOutcome(err)) return err;
+  return new UnavailableError(`MongoDB did not answer in time or is failing over (${(err as Error).message}); try again`, { cause: err });
+}
+
+/** A repo whose methods (its prototype's, bound to it) translate their errors. */
+function repoWith(repo: object): object {
+  const methods: Record<string, unknown> = {};
+  for (let proto = Object.getPrototypeOf(repo); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const value = (repo as Record<string, unknown>)[key];
+      if (key !== 'constructor' && !(key in methods) && typeof value === 'function') methods[key] = translated(value as (...a: unknown[]) => unknown, repo);
+    }
+  }
+  // Own properties (a repo built as a plain object) go through as well.
+  for (const [key, value] of Object.entries(repo)) if (!(key in methods)) methods[key] = typeof value === 'function' ? translated(value, repo) : value;
+  return methods;
+}
+
+function translated(fn: (...args: unknown[]) => unknown, self: unknown): (...args: unknown[]) => unknown {
+  return (...args) => {
+    let result: unknown;
+    try {
+      result = fn.apply(self, args);
+    } catch (err) {
+      throw asUnavailable(err);
+    }
+    return result instanceof Promise
+      ? result.catch((err: unknown) => {
+          throw asUnavailable(err);
+        })
+      : result;
+  };
+}
