@@ -82,7 +82,8 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
         ),
       );
       for (const s of settled) {
-        if (s.status === 'rejected' && !(s.reason instanceof WirehookError)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
+        if (s.status === 'rejected' && (!(s.reason instanceof WirehookError) || s.reason.status >= 500))
+          logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
       }
       return { outcomes: settled.map(sendOutcomeToProto) };
     },

@@ -85,12 +85,23 @@ export interface MonthBucket {
   readonly attempts: Collection<AttemptDoc>;
 }
 
+/**
+ * Every write's wait for a majority, at most (the client's default, a transaction's commit): the
+ * server's own default waits without a limit, so a majority that cannot answer (an arbiter's
+ * set with a data member down) would hold each request and pooled connection for ever. Past
+ * it the write fails as a failover's (503); it may still stand, as after any lost answer.
+ */
+export const MAJORITY_WAIT_MS = 10_000;
+/** The write concern of every write that pins none (plans/plan.ts pins the claims' 5 s). */
+export const WRITTEN_BY_MAJORITY = { w: 'majority', wtimeoutMS: MAJORITY_WAIT_MS } as const;
+
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
 // transactions both make (a consumer's endpoint count, a counter, an idempotency key)
-// makes one of them fail with a transient write conflict, which withTransaction retries.
-const TRANSACTION_OPTIONS: TransactionOptions = {
+// makes one of them fail with a transient write conflict, which withTransaction retries (and
+// a commit not confirmed within MAJORITY_WAIT_MS, until its 120 s are spent).
+export const TRANSACTION_OPTIONS: TransactionOptions = {
   readConcern: { level: 'snapshot' },
-  writeConcern: { w: 'majority' },
+  writeConcern: WRITTEN_BY_MAJORITY,
   readPreference: 'primary',
 };
 

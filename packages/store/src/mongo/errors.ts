@@ -12,27 +12,39 @@ export function isDuplicateKey(err: unknown, indexName: string): boolean {
   return err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.message.includes(` index: ${indexName} `);
 }
 
-// Server codes of a primary going away mid-write: the write's fate is not known to the client.
-const PRIMARY_GONE = new Set([
+// Server codes of a replica set or shard without a usable primary, or a member unreachable or
+// too slow: what a failover answers (the driver retries a retryable write once, then throws).
+const FAILOVER_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  64, // WriteConcernFailed (a majority did not confirm in time; a bulk write carries it too)
+  89, // NetworkTimeout
   91, // ShutdownInProgress
+  133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
+  134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10058, // LegacyNotPrimary
   10107, // NotWritablePrimary
   11600, // InterruptedAtShutdown
   11602, // InterruptedDueToReplStateChange
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
 ]);
+// Labels of the same, and of a transaction that withTransaction gave up on (its 120 s spent on
+// conflicts or an unconfirmed commit).
+const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult'];
 
 /**
- * True when `err` leaves a write's outcome unknown to the client, as in an election: a
- * majority that did not confirm it in time (it may stand on the primary or be rolled back),
- * a primary that stepped down or shut down, no primary to send it to, or a connection lost
- * before the answer (each after the driver's one retry of a retryable write). The same write
- * again, or a read, tells; an error of the request itself (a duplicate key, a bad query,
- * authorization) is not one of these.
+ * True when `err` is a failover's, as an election or a lost member gives: a majority that did
+ * not confirm a write in time (it may stand on the primary or be rolled back), a primary that
+ * stepped down or shut down, no primary to send to, a connection lost before the answer, a
+ * transaction given up. A write's outcome is then unknown: the same write again, or a read,
+ * tells. An error of the request itself (a duplicate key, a bad query, authorization) is not one.
  */
-export function isUnknownWriteOutcome(err: unknown): boolean {
+export function isFailoverError(err: unknown): boolean {
   if (err instanceof MongoWriteConcernError || err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
   if (!(err instanceof MongoServerError)) return false;
-  return err.hasErrorLabel('RetryableWriteError') || (typeof err.code === 'number' && PRIMARY_GONE.has(err.code));
+  return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
 }

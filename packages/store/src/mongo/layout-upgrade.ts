@@ -46,9 +46,12 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     // Given up when the upgrade ends or fails (this start then fails with the error): another
     // need not wait for the lease to run out.
     const upgraded = await lease.runIfTaken(async (renew) => {
-      log(`MongoDB at ${where}: upgrading the layout from ${schema?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+      // Read again under the lease: another process may have upgraded it, and given the lease up, since.
+      const current = await meta.findOne(q.filter, q.options);
+      if (current !== null && (current.version ?? 0) >= SCHEMA_VERSION) return;
+      log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
-      if (schema === null || (schema.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
+      if (current === null || (current.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
       // Layout 1 kept no version: whether the single collections exist says if there is data to adopt.
       const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);

@@ -12,6 +12,7 @@ import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
 import { withUnavailableErrors } from './unavailable-errors.ts';
+import { clientOptions } from './client-options.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
 import { ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
@@ -59,8 +60,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   const where = redact(options.url);
   let client: MongoClient;
   try {
-    // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
-    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook', monitorCommands: options.onCommand !== undefined });
+    client = new MongoClient(options.url, clientOptions(options.url, options.onCommand !== undefined));
     await client.connect();
   } catch (err) {
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
@@ -78,33 +78,40 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await ensureMonths(conn, Date.now());
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
-    // A failover's errors as 503s (try again), not opaque 500s.
-    return withUnavailableErrors({
-      dbName,
-      orgs: new MongoOrgRepo(conn),
-      apiKeys: new MongoApiKeyRepo(conn),
-      consumers: new MongoConsumerRepo(conn),
-      endpoints: new MongoEndpointRepo(conn),
-      eventTypes: new MongoEventTypeRepo(conn),
-      messages: new MongoMessageRepo(conn),
-      deliveries: new MongoDeliveryRepo(conn),
-      sealing: new MongoSealingRepo(conn),
-      recoveries: new MongoRecoveryRepo(conn),
-      portalTokens: new MongoPortalTokenRepo(conn),
-      alerts: new MongoAlertSettingsRepo(conn),
-      jobs: new MongoJobLeaseRepo(conn),
-      endpointStats: new MongoEndpointStatsRepo(conn),
-      egressIps: new MongoEgressIpRepo(conn),
-      close: async () => {
-        // This process's rollups not yet written (endpoint-stats-repo.ts), then the client.
-        await flushRollups(conn);
-        await conn.close();
-      },
-    });
+    return mongoStoreOn(conn, dbName);
   } catch (err) {
     await client.close();
     throw err;
   }
+}
+
+/**
+ * The store's repos on `conn`, ready (indexes, layout and months already made): a failover's
+ * errors leave them as 503s (withUnavailableErrors), not opaque 500s.
+ */
+export function mongoStoreOn(conn: MongoConnection, dbName: string): MongoStore {
+  return withUnavailableErrors({
+    dbName,
+    orgs: new MongoOrgRepo(conn),
+    apiKeys: new MongoApiKeyRepo(conn),
+    consumers: new MongoConsumerRepo(conn),
+    endpoints: new MongoEndpointRepo(conn),
+    eventTypes: new MongoEventTypeRepo(conn),
+    messages: new MongoMessageRepo(conn),
+    deliveries: new MongoDeliveryRepo(conn),
+    sealing: new MongoSealingRepo(conn),
+    recoveries: new MongoRecoveryRepo(conn),
+    portalTokens: new MongoPortalTokenRepo(conn),
+    alerts: new MongoAlertSettingsRepo(conn),
+    jobs: new MongoJobLeaseRepo(conn),
+    endpointStats: new MongoEndpointStatsRepo(conn),
+    egressIps: new MongoEgressIpRepo(conn),
+    close: async () => {
+      // This process's rollups not yet written (endpoint-stats-repo.ts), then the client.
+      await flushRollups(conn);
+      await conn.close();
+    },
+  });
 }
 
 /** @throws Error when the server is standalone (no transactions) or older than 6.0. */

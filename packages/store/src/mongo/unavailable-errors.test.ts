@@ -4,7 +4,9 @@ import { UnavailableError, toErrorResponse } from '@wirehook/core';
 import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../store.ts';
-import { withUnavailableErrors } from './unavailable-errors.ts';
+import type { MongoConnection } from './connection.ts';
+import { mongoStoreOn } from './open-mongo-store.ts';
+import { FAILOVER_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
 
 class FakeRepo {
   readonly #fail: () => Error;
@@ -33,6 +35,11 @@ describe('withUnavailableErrors', () => {
     ['a primary stepping down', () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' })],
     ['a lost connection', () => new MongoNetworkError('connection 4 to db-0:27017 closed')],
     ['a write the driver labels retryable', () => new MongoServerError({ code: 6, errmsg: 'host unreachable', errorLabels: ['RetryableWriteError'] })],
+    ['a shard without a primary (mongos)', () => new MongoServerError({ code: 133, errmsg: 'Could not find host matching read preference' })],
+    [
+      'a transaction withTransaction gave up on',
+      () => new MongoServerError({ code: 112, errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }),
+    ],
   ])('%s: 503, unavailable, with the cause', async (_what, fail) => {
     const store = open(fail);
     const err = await orgs(store)
@@ -40,7 +47,7 @@ describe('withUnavailableErrors', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);
     expect(toErrorResponse(err).status).toBe(503);
-    expect((err as Error).message).toMatch(/^MongoDB did not answer in time or is failing over \(.+\); try again$/);
+    expect((err as Error).message).toBe(FAILOVER_MESSAGE);
     expect((err as Error).cause).toBeInstanceOf(Error);
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });
@@ -54,5 +61,18 @@ describe('withUnavailableErrors', () => {
     expect(await orgs(store).get('o1')).toBe('got o1');
     expect((store as unknown as { dbName: string }).dbName).toBe('db');
     await expect(store.close()).resolves.toBeUndefined();
+  });
+
+  it("is how openMongoStore's store answers: a connection lost under a repo's read is a 503", async () => {
+    // Every collection of this connection answers any call with a lost connection.
+    const lost = new MongoNetworkError('connection 4 to 10.0.3.7:27017 closed');
+    const collection = new Proxy({}, { get: () => () => Promise.reject(lost) });
+    const conn = new Proxy({}, { get: () => collection }) as unknown as MongoConnection;
+    const err = await mongoStoreOn(conn, 'wirehook')
+      .orgs.get('org_1' as never)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(toErrorResponse(err).body).toEqual({ error: 'unavailable', message: FAILOVER_MESSAGE }); // no address of a member
+    expect((err as Error).cause).toBe(lost);
   });
 });

@@ -1,13 +1,13 @@
 import { UnavailableError } from '@wirehook/core';
 import type { Store } from '../store.ts';
-import { isUnknownWriteOutcome } from './errors.ts';
+import { isFailoverError } from './errors.ts';
 
 /**
  * The store with every repo call's failover errors as core's UnavailableError (503 at the API,
  * UNAVAILABLE across gRPC): a primary stepping down, no primary to reach, a connection lost,
- * a majority not confirming in time (isUnknownWriteOutcome). The caller can do nothing but try
- * again — with the same Idempotency-Key a message sent before is not sent twice — where an
- * opaque 500 would say the request itself is at fault. Every other error passes as it is, the
+ * a majority not confirming in time (isFailoverError). The caller can only try again later —
+ * a message with its Idempotency-Key is not sent twice — where an opaque 500 would say the
+ * request itself was at fault. Every other error passes as it is, the
  * driver's own included (a duplicate key is the repo's to read, inside it).
  */
 export function withUnavailableErrors<S extends Store>(store: S): S {
@@ -18,10 +18,17 @@ export function withUnavailableErrors<S extends Store>(store: S): S {
   return out as S;
 }
 
+/**
+ * What a failover answers: the driver's message (a member's address, a connection's number)
+ * stays in the cause, which is logged, not sent. A write's outcome is unknown then.
+ */
+export const FAILOVER_MESSAGE =
+  'the database is failing over or cannot be reached; a write may or may not have been made: ' +
+  'repeat a message with its Idempotency-Key, and look before repeating another write';
+
 /** `err` as UnavailableError when it is a failover's, else itself. */
 export function asUnavailable(err: unknown): unknown {
-  if (!isUnknownWriteOutcome(err)) return err;
-  return new UnavailableError(`MongoDB did not answer in time or is failing over (${(err as Error).message}); try again`, { cause: err });
+  return isFailoverError(err) ? new UnavailableError(FAILOVER_MESSAGE, { cause: err }) : err;
 }
 
 /** A repo whose methods (its prototype's, bound to it) translate their errors. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
-import { isUnknownWriteOutcome } from './errors.ts';
+import { isFailoverError } from './errors.ts';
 
 /** Tries of one renewal whose outcome is unknown, before the upgrade gives up. */
 export const RENEW_TRIES = 3;
@@ -21,7 +21,7 @@ export interface UpgradeLeaseOptions {
 
 /**
  * The layout upgrade's lease, for one holder. A take or a renewal whose outcome is unknown (a
- * majority that did not confirm it in time, an election: isUnknownWriteOutcome) may stand on
+ * majority that did not confirm it in time, an election: isFailoverError) may stand on
  * the primary or be rolled back: it is neither a failed start nor a lease held. The same
  * holder's next take tells: a write that stood is renewed by it, one rolled back is taken again
  * or found another's. So `take` answers false and the caller waits and asks again — for up to
@@ -65,9 +65,11 @@ export class UpgradeLease {
       this.#unknownSince = undefined;
       return held;
     } catch (err) {
-      if (!isUnknownWriteOutcome(err)) throw err;
+      if (!isFailoverError(err)) throw err;
       this.#unknownSince ??= now;
       if (now - this.#unknownSince >= UNKNOWN_TAKES_MS) {
+        // One of those takes may have stood: given up, so that it does not hold the others back.
+        await this.release();
         throw new Error(`MongoDB layout upgrade: its lease has not been confirmed for ${UNKNOWN_TAKES_MS / 60_000} minutes (${(err as Error).message})`, {
           cause: err,
         });
@@ -84,7 +86,7 @@ export class UpgradeLease {
       try {
         held = await this.#takeAt(this.#now());
       } catch (err) {
-        if (!isUnknownWriteOutcome(err) || tries >= RENEW_TRIES) throw err;
+        if (!isFailoverError(err) || tries >= RENEW_TRIES) throw err;
         this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
         await (this.#o.wait ?? sleep)(RENEW_RETRY_MS);
         continue;

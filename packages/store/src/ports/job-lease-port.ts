@@ -9,8 +9,7 @@ export interface JobLeaseRepo {
    * clock ran that far ahead, then died, must not keep the job for as long as its clock was off,
    * while one whose clock is off by less keeps it. Clocks further apart than one lease cannot
    * share a lease timed by them: each then finds the other's lease expired, and both run the job
-   * (keep them synchronised); so can a replica whose lease is shorter than its holder's by more
-   * than the holder's clock is ahead (a rollout changing the interval), for one renewal.
+   * (keep them synchronised).
    * @returns whether `holder` holds it now.
    */
   take(name: string, holder: string, now: number, until: number): Promise<boolean>;
