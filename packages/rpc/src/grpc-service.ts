@@ -116,8 +116,8 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
             },
             (err: unknown) => {
               const answer = toStatus(err);
-              // A fault, or a dependency down (a store failing over): logged here, where its cause is still whole.
-              if (!(err instanceof WirehookError) || err.status >= 500) options.onError?.(err, path);
+              // A fault, or a dependency down (a store failing over, its cause kept): logged here, where the cause is whole.
+              if (!(err instanceof WirehookError) || (err.status >= 500 && err.cause !== undefined)) options.onError?.(err, path);
               traced.end(answer.code ?? grpcStatus.UNKNOWN, answer.details, err);
               done(answer.code ?? grpcStatus.UNKNOWN);
               callback(answer);

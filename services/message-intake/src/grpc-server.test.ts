@@ -116,6 +116,7 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
     new ConflictError(`the endpoint of delivery ${deliveryId} is paused; resume it first`),
     new RateLimitedError('test-environment sends are limited to 1,000 per UTC day', 30),
     new UnavailableError('the store is unavailable'),
+    new UnavailableError('the store is unavailable', { cause: new Error('connection 4 to db-0:27017 closed') }),
   ])('a thrown %s reaches the gateway as the same error and HTTP body; logged here only when a dependency is down', async (thrown) => {
     intake.retryDelivery.mockRejectedValue(thrown);
     const caught = await client.retryDelivery(tenant, deliveryId).catch((err: unknown) => err);
@@ -123,7 +124,7 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
     expect(caught).toMatchObject({ code: thrown.code, message: thrown.message });
     expect(toErrorResponse(caught)).toEqual(toErrorResponse(thrown));
     // A 503's cause (a store failing over) is whole only here: the gateway gets its code and message.
-    expect(logger.error).toHaveBeenCalledTimes(thrown.status >= 500 ? 1 : 0);
+    expect(logger.error).toHaveBeenCalledTimes(thrown.cause === undefined ? 0 : 1);
   });
 
   it('an unexpected failure is logged by the server and reaches the gateway as an opaque 500', async () => {

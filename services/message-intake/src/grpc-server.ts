@@ -82,7 +82,7 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
         ),
       );
       for (const s of settled) {
-        if (s.status === 'rejected' && (!(s.reason instanceof WirehookError) || s.reason.status >= 500))
+        if (s.status === 'rejected' && (!(s.reason instanceof WirehookError) || (s.reason.status >= 500 && s.reason.cause !== undefined)))
           logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
       }
       return { outcomes: settled.map(sendOutcomeToProto) };

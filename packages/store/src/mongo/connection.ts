@@ -85,23 +85,14 @@ export interface MonthBucket {
   readonly attempts: Collection<AttemptDoc>;
 }
 
-/**
- * Every write's wait for a majority, at most (the client's default, a transaction's commit): the
- * server's own default waits without a limit, so a majority that cannot answer (an arbiter's
- * set with a data member down) would hold each request and pooled connection for ever. Past
- * it the write fails as a failover's (503); it may still stand, as after any lost answer.
- */
-export const MAJORITY_WAIT_MS = 10_000;
-/** The write concern of every write that pins none (plans/plan.ts pins the claims' 5 s). */
-export const WRITTEN_BY_MAJORITY = { w: 'majority', wtimeoutMS: MAJORITY_WAIT_MS } as const;
-
 // Snapshot reads and majority writes: a transaction sees one state, and a write that two
 // transactions both make (a consumer's endpoint count, a counter, an idempotency key)
-// makes one of them fail with a transient write conflict, which withTransaction retries (and
-// a commit not confirmed within MAJORITY_WAIT_MS, until its 120 s are spent).
-export const TRANSACTION_OPTIONS: TransactionOptions = {
+// makes one of them fail with a transient write conflict, which withTransaction retries. (The
+// driver gives a commit's majority 10 s, and tries a commit not confirmed again until the
+// transaction's 120 s are spent: a failover's 503 can take that long.)
+const TRANSACTION_OPTIONS: TransactionOptions = {
   readConcern: { level: 'snapshot' },
-  writeConcern: WRITTEN_BY_MAJORITY,
+  writeConcern: { w: 'majority' },
   readPreference: 'primary',
 };
 

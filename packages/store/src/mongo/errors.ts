@@ -9,7 +9,17 @@ const DUPLICATE_KEY = 11000;
  * mistaken for it.
  */
 export function isDuplicateKey(err: unknown, indexName: string): boolean {
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.message.includes(` index: ${indexName} `);
+  if (err instanceof MongoServerError && err.code === DUPLICATE_KEY && err.message.includes(` index: ${indexName} `)) return true;
+  // A refused write whose answer also says the majority did not confirm in time: the driver
+  // throws the write-concern error, the duplicate key inside its answer's write errors.
+  return writeErrorsOf(err).some((e) => e.code === DUPLICATE_KEY && String(e.errmsg ?? '').includes(` index: ${indexName} `));
+}
+
+/** The write errors carried by a write-concern error's answer (a write refused, as well as unconfirmed). */
+function writeErrorsOf(err: unknown): { code?: number; errmsg?: string }[] {
+  if (!(err instanceof MongoWriteConcernError)) return [];
+  const found = (err.result as { writeErrors?: unknown } | undefined)?.writeErrors;
+  return Array.isArray(found) ? found : [];
 }
 
 // Server codes of a replica set or shard without a usable primary, or a member unreachable or
@@ -23,7 +33,6 @@ const FAILOVER_CODES = new Set([
   133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
   134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
-  262, // ExceededTimeLimit
   9001, // SocketException
   10058, // LegacyNotPrimary
   10107, // NotWritablePrimary
@@ -44,7 +53,9 @@ const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'Un
  * tells. An error of the request itself (a duplicate key, a bad query, authorization) is not one.
  */
 export function isFailoverError(err: unknown): boolean {
-  if (err instanceof MongoWriteConcernError || err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
+  // Refused as well (a duplicate key): the request's own error, which the repo answers.
+  if (err instanceof MongoWriteConcernError) return writeErrorsOf(err).length === 0;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
   if (!(err instanceof MongoServerError)) return false;
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
 }

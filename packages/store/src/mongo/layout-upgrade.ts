@@ -41,14 +41,15 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     const schema = await meta.findOne(q.filter, q.options);
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
-      throw new Error(`MongoDB at ${where} holds layout ${schema.version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
+      throw newerLayout(where, schema.version);
     }
     // Given up when the upgrade ends or fails (this start then fails with the error): another
     // need not wait for the lease to run out.
     const upgraded = await lease.runIfTaken(async (renew) => {
       // Read again under the lease: another process may have upgraded it, and given the lease up, since.
       const current = await meta.findOne(q.filter, q.options);
-      if (current !== null && (current.version ?? 0) >= SCHEMA_VERSION) return;
+      if (current?.version === SCHEMA_VERSION) return;
+      if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
       log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
       if (current === null || (current.version ?? 1) < 3) await migrateDocuments(conn.db, renew, log);
@@ -63,6 +64,10 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
     await sleep(2_000);
   }
+}
+
+function newerLayout(where: string, version: unknown): Error {
+  return new Error(`MongoDB at ${where} holds layout ${version}, written by a newer Wirehook; this one reads layout ${SCHEMA_VERSION}`);
 }
 
 /**

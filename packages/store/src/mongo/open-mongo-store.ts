@@ -12,7 +12,6 @@ import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
 import { withUnavailableErrors } from './unavailable-errors.ts';
-import { clientOptions } from './client-options.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
 import { ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
@@ -60,7 +59,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   const where = redact(options.url);
   let client: MongoClient;
   try {
-    client = new MongoClient(options.url, clientOptions(options.url, options.onCommand !== undefined));
+    // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
+    // No default write concern of ours: the deployment's own (or MONGODB_URL's `w`, `wtimeoutMS`)
+    // holds for the writes that pin none (plans/plan.ts pins the claims').
+    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook', monitorCommands: options.onCommand !== undefined });
     await client.connect();
   } catch (err) {
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
 import { mongoStoreOn } from './open-mongo-store.ts';
+import { isDuplicateKey } from './errors.ts';
 import { FAILOVER_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
 
 class FakeRepo {
@@ -74,5 +75,17 @@ describe('withUnavailableErrors', () => {
     expect(err).toBeInstanceOf(UnavailableError);
     expect(toErrorResponse(err).body).toEqual({ error: 'unavailable', message: FAILOVER_MESSAGE }); // no address of a member
     expect((err as Error).cause).toBe(lost);
+  });
+
+  it('a duplicate key whose answer also says the majority did not confirm in time is the duplicate key, not a 503', async () => {
+    const refused = new MongoWriteConcernError({
+      ok: 1,
+      n: 0,
+      writeErrors: [{ index: 0, code: 11000, errmsg: 'E11000 duplicate key error collection: wirehook.consumers index: consumers_external_id dup key' }],
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+    } as never);
+    expect(isDuplicateKey(refused, 'consumers_external_id')).toBe(true);
+    expect(isDuplicateKey(refused, '_id_')).toBe(false);
+    await expect(orgs(open(() => refused)).get('fail')).rejects.toBe(refused);
   });
 });
