@@ -267,6 +267,17 @@ describe('SendBatch: the sends of one turn of the event loop in one call', () =>
     expect(logger.error).toHaveBeenCalledExactlyOnceWith({ err: bug, path: '/wirehook.intake.v1.MessageIntake/SendBatch' }, 'gRPC call failed');
   });
 
+  it("a send whose store is failing over is answered 503 and logged with its cause; one refused for the caller's fault is not logged", async () => {
+    const down = new UnavailableError('the database is failing over', { cause: new Error('connection 4 to db-0:27017 closed') });
+    const limit = new PlanLimitError("the starter plan's 250,000 live messages this month are used up");
+    intake.send.mockImplementation(async ({ body }) => {
+      throw body.payload === 'down' ? down : limit;
+    });
+    const settled = await Promise.allSettled(['down', 'over'].map((p) => client.send(input(p))));
+    expect(settled.map((s) => (s.status === 'rejected' ? toErrorResponse(s.reason).status : 200))).toEqual([503, 402]);
+    expect(logger.error).toHaveBeenCalledExactlyOnceWith({ err: down, path: '/wirehook.intake.v1.MessageIntake/SendBatch' }, 'gRPC call failed');
+  });
+
   it.each([
     [64, 1],
     [65, 2],

@@ -53,8 +53,13 @@ const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'Un
  * tells. An error of the request itself (a duplicate key, a bad query, authorization) is not one.
  */
 export function isFailoverError(err: unknown): boolean {
-  // Refused as well (a duplicate key): the request's own error, which the repo answers.
-  if (err instanceof MongoWriteConcernError) return writeErrorsOf(err).length === 0;
+  // Refused as well (a duplicate key): the request's own error, which the repo answers. And a
+  // write concern the set cannot satisfy at all (a bad `w` in MONGODB_URL) is a setting to fix,
+  // not a failover: only a wait that ran out, or a primary going away during it, is one.
+  if (err instanceof MongoWriteConcernError) {
+    const wtimeout = (err.errInfo as { wtimeout?: unknown } | undefined)?.wtimeout === true;
+    return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code)));
+  }
   if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
   if (!(err instanceof MongoServerError)) return false;
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));

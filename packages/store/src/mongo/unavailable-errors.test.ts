@@ -53,6 +53,11 @@ describe('withUnavailableErrors', () => {
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });
 
+  it("a write concern the replica set cannot satisfy (a bad w in MONGODB_URL) is a setting's error, not a failover", async () => {
+    const unsatisfiable = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' } } as never);
+    await expect(orgs(open(() => unsatisfiable)).get('fail')).rejects.toBe(unsatisfiable);
+  });
+
   it('passes every other error as it is, and answers as the repo does', async () => {
     const duplicate = new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error' });
     await expect(orgs(open(() => duplicate)).get('fail')).rejects.toBe(duplicate);
