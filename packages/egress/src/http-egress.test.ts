@@ -488,6 +488,28 @@ describe('HttpEgress: the attempt limit counts from when the request is written'
     expect(receiver.connections - before).toBe(2);
   });
 
+  it("a new endpoint on an origin is not held behind another's first connection, still being made (no HTTP/2 probe)", async () => {
+    // The first connection's lookup is held until the second endpoint's send has its answer: a
+    // pool that queued the second request behind that connection (undici's HTTP/2 probe,
+    // allowH2) would wait here until the test timed out.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let lookups = 0;
+    const lookup: LookupFn = async () => {
+      if (lookups++ === 0) await held;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const client = egress({ policy: new AddressPolicy({ allowHosts: '127.0.0.1' }), lookup });
+    const url = (path: string) => `https://${RECEIVER_TEST_HOST}:${receiver.port}${path}`;
+    const first = client.send({ url: url('/first'), poolKey: 'ep_first', headers: HEADERS, body: '{}' });
+    await vi.waitFor(() => expect(lookups).toBe(1));
+    const second = await client.send({ url: url('/second'), poolKey: 'ep_second', headers: HEADERS, body: '{}' });
+    expect(second).toMatchObject({ ok: true, status: 200 });
+    release();
+    expect(await first).toMatchObject({ ok: true, status: 200 });
+    expect(client.poolCount).toBe(1);
+  });
+
   it('close() waits for the sends in flight, those waiting for a slot included; a send after it is refused as data', async () => {
     receiver.respondWith({ delayMs: 100 });
     const client = new HttpEgress({ policy: allowLocalhost, ca: receiver.caPem, connectionsPerOrigin: 1 });
