@@ -147,9 +147,8 @@ export class HttpEgress {
   /** Sends begun and not ended (waiting for a slot included): close() waits for them. */
   #sending = 0;
   #drained: (() => void) | undefined;
-  #closing = false;
-  /** close()'s work, once: a second call waits for the first. */
-  #closed_: Promise<void> | undefined;
+  /** close()'s work, begun once (a second call waits for the first): from then on a send is refused. */
+  #closing: Promise<void> | undefined;
   readonly #timeoutMs: number;
   readonly #headBytes: number;
   readonly #clock: Clock;
@@ -189,7 +188,7 @@ export class HttpEgress {
   async send(request: SendRequest): Promise<SendResult> {
     const target = parseTarget(request.url);
     // A send begun after close() started: refused as data, as every failure is.
-    if (this.#closing) return failed(classifyError(new Error('the egress client is closed')), 0, null);
+    if (this.#closing !== undefined) return failed(classifyError(new Error('the egress client is closed')), 0, null);
     const start = this.#clock.now();
     const body = Buffer.from(request.body, 'utf8');
     const probe = probeSocket(body);
@@ -289,12 +288,11 @@ export class HttpEgress {
 
   /** Closes every connection; waits for sends in flight, those waiting for a slot included. A send begun after is refused. */
   close(): Promise<void> {
-    this.#closed_ ??= this.#close();
-    return this.#closed_;
+    this.#closing ??= this.#close();
+    return this.#closing;
   }
 
   async #close(): Promise<void> {
-    this.#closing = true;
     if (this.#sending > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#closed = true;
     const pools = [...this.#pools.values()];

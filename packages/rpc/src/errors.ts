@@ -39,6 +39,15 @@ export class RpcError extends Error {
 }
 
 /**
+ * Whether a service logs `err` where it was thrown: a fault (not a WirehookError), or a
+ * dependency down whose cause it keeps (a store failing over) — the caller gets only the code
+ * and message. An answer for the caller's request (4xx, or a 503 of the service's own) is not.
+ */
+export function loggedWhereThrown(err: unknown): boolean {
+  return !(err instanceof WirehookError) || (err.status >= 500 && err.cause !== undefined);
+}
+
+/**
  * What a server answers for `err`: a WirehookError as its gRPC status with the exact code and
  * message in metadata; anything else as INTERNAL with an opaque message (the server logs it).
  */

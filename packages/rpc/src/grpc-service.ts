@@ -15,9 +15,8 @@ import {
 } from '@grpc/grpc-js';
 import { create, fromBinary, toBinary, type DescMethod, type DescService, type Message, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { WirehookError } from '@wirehook/core';
 import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
-import { fromServiceError, toStatus } from './errors.ts';
+import { fromServiceError, loggedWhereThrown, toStatus } from './errors.ts';
 import type { GrpcMetrics } from './grpc-metrics.ts';
 import { startClientCall, startServerCall } from './grpc-tracing.ts';
 
@@ -66,7 +65,7 @@ export type ServiceImpl<S extends DescService> = {
 };
 
 export interface AddServiceOptions {
-  /** Called with anything a handler throws that is not a WirehookError (answered as an opaque INTERNAL). */
+  /** Called with what a handler throws that loggedWhereThrown: a fault (answered as an opaque INTERNAL), or a dependency down with its cause. */
   onError?: (err: unknown, path: string) => void;
   /**
    * The shared secret every call must carry (`authorization: Bearer …`); a call without it
@@ -116,8 +115,7 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
             },
             (err: unknown) => {
               const answer = toStatus(err);
-              // A fault, or a dependency down (a store failing over, its cause kept): logged here, where the cause is whole.
-              if (!(err instanceof WirehookError) || (err.status >= 500 && err.cause !== undefined)) options.onError?.(err, path);
+              if (loggedWhereThrown(err)) options.onError?.(err, path);
               traced.end(answer.code ?? grpcStatus.UNKNOWN, answer.details, err);
               done(answer.code ?? grpcStatus.UNKNOWN);
               callback(answer);

@@ -1,4 +1,4 @@
-import { UnavailableError, WirehookError, within, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
+import { UnavailableError, within, type DeliveryId, type EndpointId, type IntakePort } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -6,6 +6,7 @@ import {
   grpcMetrics,
   deliveryToProto,
   intakev1,
+  loggedWhereThrown,
   methodPath,
   sendInputFromProto,
   sendOutcomeToProto,
@@ -21,7 +22,7 @@ export interface IntakeGrpcServerOptions {
   intake: IntakePort;
   /** `host:port`; port 0 picks a free one. */
   address: string;
-  /** Where handler failures that are not WirehookErrors, and refused callers, are logged. */
+  /** Where handler failures (faults, and dependencies down: loggedWhereThrown) and refused callers are logged. */
   logger?: Logger;
   /** The shared secret every caller must send (INTERNAL_AUTH_TOKEN). */
   authToken: string;
@@ -82,8 +83,7 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
         ),
       );
       for (const s of settled) {
-        if (s.status === 'rejected' && (!(s.reason instanceof WirehookError) || (s.reason.status >= 500 && s.reason.cause !== undefined)))
-          logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
+        if (s.status === 'rejected' && loggedWhereThrown(s.reason)) logger?.error({ err: s.reason, path: SEND_BATCH }, 'gRPC call failed');
       }
       return { outcomes: settled.map(sendOutcomeToProto) };
     },

@@ -7,8 +7,8 @@ import { isFailoverError } from './errors.ts';
  * UNAVAILABLE across gRPC): a primary stepping down, no primary to reach, a connection lost,
  * a majority not confirming in time (isFailoverError). The caller can only try again later —
  * a message with its Idempotency-Key is not sent twice — where an opaque 500 would say the
- * request itself was at fault. Every other error passes as it is, the
- * driver's own included (a duplicate key is the repo's to read, inside it).
+ * request itself was at fault. Every other error passes as it is, the driver's own included (a
+ * duplicate key is the repo's to read, inside it).
  */
 export function withUnavailableErrors<S extends Store>(store: S): S {
   const out: Record<string, unknown> = {};
@@ -27,11 +27,11 @@ export const FAILOVER_MESSAGE =
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
 /** `err` as UnavailableError when it is a failover's, else itself. */
-export function asUnavailable(err: unknown): unknown {
+function asUnavailable(err: unknown): unknown {
   return isFailoverError(err) ? new UnavailableError(FAILOVER_MESSAGE, { cause: err }) : err;
 }
 
-/** A repo whose methods (its prototype's, bound to it) translate their errors. */
+/** A repo (a class: its state private) whose methods, bound to it, translate their errors. */
 function repoWith(repo: object): object {
   const methods: Record<string, unknown> = {};
   for (let proto = Object.getPrototypeOf(repo); proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -40,8 +40,6 @@ function repoWith(repo: object): object {
       if (key !== 'constructor' && !(key in methods) && typeof value === 'function') methods[key] = translated(value as (...a: unknown[]) => unknown, repo);
     }
   }
-  // Own properties (a repo built as a plain object) go through as well.
-  for (const [key, value] of Object.entries(repo)) if (!(key in methods)) methods[key] = typeof value === 'function' ? translated(value, repo) : value;
   return methods;
 }
 

@@ -33,7 +33,7 @@ const ADD = `INSERT INTO endpoint_rollups (endpoint_id, grain_ms, at, org_id, en
  */
 export const ROLLUP_FLUSH_MS = 1_000;
 /** Rollup rows a connection keeps at most: past this many, the next batch writes them. */
-export const ROLLUP_FLUSH_ROWS = 5_000;
+const ROLLUP_FLUSH_ROWS = 5_000;
 
 /**
  * Adds one attempt to its endpoint's rollup rows (one per grain), inside the caller's batched
@@ -62,7 +62,7 @@ export function addToRollups(conn: SqliteConnection, t: Tenant, attempt: Pick<At
 }
 
 /** Writes all the connection's carried rollups now, a batch per CARRIED_ROWS_PER_BATCH rows (resolves once committed). */
-export async function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
+async function writeCarriedRollups(conn: SqliteConnection): Promise<void> {
   const carry = carries.get(conn);
   // Each batch writes up to CARRIED_ROWS_PER_BATCH of it; meanwhile every batch is due (force)
   // and writes its own rows rather than carrying them, so the carry only shrinks.

@@ -60,9 +60,10 @@ export interface PlanSpec<A extends unknown[]> {
    */
   residual?: Record<string, string>;
   /**
-   * A write whose loss in a failover would break an invariant, acknowledged only once a
-   * majority holds it, whatever the cluster's default or the URL's `w=` says (never inside a
-   * transaction: the driver drops a call's write concern there, and the commit's applies, unbounded).
+   * The write's own write concern, whatever the cluster's default or the URL's `w=` says: a
+   * claim's (CLAIMED_BY_MAJORITY), whose loss in a failover would break an invariant, or a lease
+   * given up (RELEASED_BY_PRIMARY). Never inside a transaction: the driver drops a call's write
+   * concern there, and the commit's applies.
    */
   writeConcern?: WriteConcernSettings;
   build: (...args: A) => PlanShape;
