@@ -17,6 +17,8 @@ export interface NoticeTurnOps {
 export interface AsyncNoticeTurnOps {
   nextOrg(after: string): Promise<string | null>;
   takeOf(orgId: string, afterTarget: string): Promise<ClaimedNotice | null>;
+  /** Whether a seek's error is the store's (a failover), which ends the walk with what it claimed; any other is thrown. */
+  interrupts(err: unknown): boolean;
 }
 
 /**
@@ -50,9 +52,10 @@ export class NoticeTurns {
   }
 
   /**
-   * Asynchronous seeks (MongoDB): each claim a write of its own, so one that fails (a majority
-   * not answering in time) ends the walk but not the claims before it, which stand and are
-   * returned to be sent; it throws only when nothing was claimed.
+   * Asynchronous seeks (MongoDB): each claim a write of its own, so one that fails with the
+   * store's error (`interrupts`: a majority not answering in time) ends the walk but not the
+   * claims before it, which stand and are returned to be sent; it throws when nothing was
+   * claimed, and for any other error (a fault is told, not passed over).
    */
   async claimAsync(limit: number, fair: NoticeClaimFairness | undefined, ops: AsyncNoticeTurnOps): Promise<ClaimedNotice[]> {
     const lap = this.#lap(limit, fair);
@@ -70,7 +73,7 @@ export class NoticeTurns {
         lap.took(orgId, this.#served(orgId, notice));
       }
     } catch (err) {
-      if (lap.claimed.length === 0) throw err;
+      if (lap.claimed.length === 0 || !ops.interrupts(err)) throw err;
       process.emitWarning(`wirehook: claiming alert notices stopped after ${lap.claimed.length}: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.#orgAfter = lap.cursor;

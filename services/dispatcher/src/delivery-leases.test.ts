@@ -82,8 +82,9 @@ describe('claim', () => {
     delayMs = 7_001;
     expect(await l.claim(b!, s.clock.now())).toBeNull();
     expect(await errors('claim')).toBe(1);
-    // Its lease given back: due again now, not when the lease ends.
-    await vi.waitFor(async () => expect(await s.dueAt(s.clock.now(), [b!])).toEqual([b]));
+    // Its lease given back, due again 1 ms from now (as late as the answer was), not at the lease's end.
+    await vi.waitFor(async () => expect(await s.dueAt(s.clock.now() + 1, [b!])).toEqual([b]));
+    expect(await s.dueAt(s.clock.now(), [b!])).toEqual([]);
   });
 
   it('with a store without claimMany, a claim answered after its lease ended is not sent either', async () => {

@@ -119,7 +119,7 @@ export class DeliveryLeases {
 
   /**
    * `job` when its claim was answered in time for its send to end within the lease, else null,
-   * counted as a failed claim: nothing is sent, and its lease is given back. A claim the store
+   * counted as a failed claim: nothing is sent, and its lease is given back, due again later. A claim the store
    * was slow to answer (MongoDB: a failover, a majority slow to hold it, a queue for the pool)
    * must not send while a second dispatcher may hold it.
    */
@@ -128,9 +128,10 @@ export class DeliveryLeases {
     const over = now + (this.#deps.sendMs ?? 0) - leaseUntil;
     if (over <= 0) return job;
     this.#failed('claim', new Error(`claim answered too late to send within its lease (${over} ms over)`), 1, { deliveryId: job.delivery.id });
-    // Due again now rather than at the lease's end (a release under this claim's token: one
-    // that lost a race changes nothing).
-    void this.release(job, now);
+    // Given back (under this claim's token: one that lost a race changes nothing), due again as
+    // long from now as the answer was late: a store that slow is not asked for the same claim
+    // at every sweep, and the delivery need not wait for the whole lease either.
+    void this.release(job, now + over);
     return null;
   }
 

@@ -14,6 +14,7 @@ import {
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
 import { NoticeTurns } from '../alert-notice-turns.ts';
+import { isFailoverError } from './errors.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
@@ -282,6 +283,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     const any = P.anyNoticeDue(now);
     if ((await this.#conn.alertNotices.findOne(any.filter, { ...any.options, projection: { _id: 1 } })) === null) return [];
     return this.#turns.claimAsync(limit, fair, {
+      interrupts: isFailoverError,
       nextOrg: async (after) => {
         const q = P.nextNoticeOrg(after, now);
         return (await this.#conn.alertNotices.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1 } }))?.orgId ?? null;

@@ -184,12 +184,15 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
   // From here the legacy month's bucket is the single collections (connection.ts).
   await conn.readLegacyMonth();
   // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run.
-  const renewing = setInterval(() => void renew().catch(() => undefined), LEASE_MS / 4);
+  // A renewal that failed (the lease lost) fails the upgrade once the builds end.
+  let lost: unknown;
+  const renewing = setInterval(() => void renew().catch((err: unknown) => (lost ??= err)), LEASE_MS / 4);
   try {
     await ensureBucketIndexes(conn.bucket(month));
   } finally {
     clearInterval(renewing);
   }
+  if (lost !== undefined) throw lost;
   await conn.db
     .collection(COLLECTIONS.messages)
     .dropIndex('messages_created_at')
