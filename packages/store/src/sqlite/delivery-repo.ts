@@ -46,7 +46,7 @@ const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
 // Open, not held, not waiting in its lane (only a lane's head is claimable), due, lease
 // free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
-// use the partial indexes deliveries_due and deliveries_endpoint_due.
+// use the partial index deliveries_due, and seek (endpoint, 0, 0, due) in deliveries_endpoint_queue.
 const DUE_UNLEASED =
   "d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)";
 
@@ -56,13 +56,23 @@ const CLAIMABLE = `${DUE_UNLEASED}
   AND EXISTS (SELECT 1 FROM endpoints e
               WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
 
-/** The endpoints with open deliveries not held, by a skip scan of deliveries_endpoint_due. */
+/**
+ * The endpoints with open deliveries, by a skip scan of deliveries_endpoint_queue: one seek per
+ * endpoint, whatever its backlog. All open ones, not only those not held or waiting in a lane:
+ * the index leads with the endpoint, then `held` and `lane_wait`, so asking for the next
+ * endpoint with a claimable delivery would read every held or waiting delivery of an endpoint
+ * that has only those. Each endpoint's claimable ones are then one more seek.
+ */
 const OPEN_ENDPOINTS = `WITH RECURSIVE eps(ep) AS (
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND lane_wait = 0)
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN})
   UNION ALL
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND lane_wait = 0 AND endpoint_id > eps.ep)
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND endpoint_id > eps.ep)
   FROM eps WHERE eps.ep IS NOT NULL
 )`;
+
+/** How many endpoints have open deliveries neither held nor waiting in a lane (a seek each). */
+const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
+  WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE endpoint_id = eps.ep AND ${OPEN} AND held = 0 AND lane_wait = 0)`;
 
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
 // most `each` (3rd parameter) of every endpoint, the oldest due `limit` (4th) of those.
@@ -100,13 +110,13 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     if (oldest.length < limit || capped.length === oldest.length) return capped;
     // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind
     // it. Take the oldest few of each endpoint with open deliveries (a skip scan of
-    // deliveries_endpoint_due: one seek per such endpoint, not a row per backlogged delivery).
+    // deliveries_endpoint_queue: a seek or two per such endpoint, not a row per backlogged delivery).
     // "Few" is the page spread over those endpoints; when that leaves the page short while an
     // endpoint had more, a second pass takes up to `perEndpoint` of each (at most two passes:
     // an endpoint counted for a retry due later must not make it loop). Measured on a
     // 60,000-delivery backlog over 159 endpoints, taking `perEndpoint` (80) of each at once
     // read 12,700 rows to return 2,256, and the drain spent half the store thread here.
-    const endpoints = int(this.#conn.statement(`${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps WHERE ep IS NOT NULL`).get()!, 'n');
+    const endpoints = int(this.#conn.statement(UNHELD_ENDPOINT_COUNT).get()!, 'n');
     const each = Math.min(perEndpoint, Math.ceil(limit / Math.max(1, endpoints)));
     const statement = this.#conn.statement(DUE_OF_EACH_ENDPOINT);
     const spread = statement.all(now, now, each, limit);

@@ -8,7 +8,8 @@ import { intOrNull, text } from './row.ts';
 // pause and not waiting in a lane, due later: at the hold's end (`next_attempt_at` equal to
 // `held_until`), or, still `pending` (never attempted, so nothing else sets it later), at its
 // place in a rate limit's spacing. A `retrying` delivery due later waits for its retry policy
-// and keeps its time. All of them go through the endpoint's due index.
+// and keeps its time. All of them go through the endpoint's (endpoint, 0, 0, due) range of
+// deliveries_endpoint_queue.
 
 const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0
   AND next_attempt_at > ? AND (lease_until IS NULL OR lease_until <= ?)`;
@@ -76,7 +77,7 @@ export function respace(conn: SqliteConnection, endpointId: EndpointId, now: num
       // ones among them: a bounded read on the one writer, whatever its retrying backlog (a
       // limit's spacing puts pending deliveries off by seconds to minutes, ahead of retries).
       `UPDATE deliveries SET next_attempt_at = ? WHERE id IN (
-        SELECT id FROM (SELECT id, status FROM deliveries INDEXED BY deliveries_endpoint_due WHERE ${PUT_OFF}
+        SELECT id FROM (SELECT id, status FROM deliveries INDEXED BY deliveries_endpoint_queue WHERE ${PUT_OFF}
           ORDER BY next_attempt_at LIMIT ${RESPACE_READ})
         WHERE status = 'pending' LIMIT ${PUT_OFF_BATCH})`,
     )

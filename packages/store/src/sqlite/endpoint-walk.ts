@@ -10,11 +10,12 @@ import { int, intOrNull, text, textOrNull } from './row.ts';
 // transaction grows with an endpoint's backlog). Sending never waits for it: a claim takes
 // only deliveries of an active endpoint (CLAIMABLE), whatever their `held` says. The walk
 // keeps the due index small (hold), makes held deliveries due (release), and ends a deleted
-// or disabled endpoint's deliveries (fail). Each batch reads a partial index of the
-// endpoint's open deliveries that the batch's own change takes them out of, so no batch
-// re-reads what an earlier one did. The hold and release reads name the endpoint alone (its
-// id is unique; the walk row holds the tenant): with the tenant columns SQLite picks the
-// endpoint's open index instead and re-reads every delivery already held or released. A fail
+// or disabled endpoint's deliveries (fail). Each batch reads a range of
+// deliveries_endpoint_queue (endpoint, held, lane_wait, due) that the batch's own change takes
+// its deliveries out of: a hold reads (endpoint, 0) and moves them to (endpoint, 1), a release
+// the reverse, a fail the endpoint's open ones and ends them. So no batch re-reads what an
+// earlier one did, but for a fail's: it passes over the endpoint's deliveries created at or
+// after its bound each batch (what the endpoint gained since it was disabled). A fail
 // and a hold or release are kept apart (a disabled endpoint paused and resumed still fails
 // what it had), the fail done first.
 

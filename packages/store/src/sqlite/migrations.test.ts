@@ -299,6 +299,57 @@ describe('SQLite store', () => {
     expect(rollup).toMatchObject({ attempts: 3, succeeded: 2, errors: expect.objectContaining({ auth: 1, transformation: 0 }) });
   });
 
+  it('step 37: the open deliveries already there are in the endpoint queue and aged indexes: found due, oldest named, walked', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t, endpoint } = await m.scene();
+    const now = Date.now();
+    const retrying = m.only(await m.send(t, { createdAt: now - 3_000 }));
+    const fresh = m.only(await m.send(t, { createdAt: now - 2_000 }));
+    const job = await m.claim(retrying, now - 3_000);
+    await store.deliveries.complete(claimRef(job), m.failed(job, now - 3_000, now - 1_000));
+    await store.close();
+    // The file as step 36 left it: its three indexes by endpoint instead of step 37's two.
+    const raw = new DatabaseSync(path);
+    raw.exec(`
+      DROP INDEX deliveries_endpoint_queue;
+      DROP INDEX deliveries_endpoint_aged;
+      CREATE INDEX deliveries_endpoint_open ON deliveries (org_id, env, endpoint_id, status, created_at) WHERE status IN ('pending', 'retrying');
+      CREATE INDEX deliveries_endpoint_due ON deliveries (endpoint_id, next_attempt_at)
+        WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0;
+      CREATE INDEX deliveries_endpoint_held ON deliveries (endpoint_id) WHERE status IN ('pending', 'retrying') AND held = 1;
+      PRAGMA user_version = 36;`);
+    raw.close();
+    const reopened = openFile(path);
+    expect(reopened.migrationsApplied).toBe(MIGRATIONS.length - 36);
+    // Both in the queue (the retrying one due first), the retrying one in the aged index too.
+    const queue = new DatabaseSync(path);
+    const entries = (index: string) =>
+      queue.prepare(`SELECT id FROM deliveries INDEXED BY ${index} WHERE endpoint_id = ? AND status IN ('pending', 'retrying') ORDER BY rowid`);
+    expect(
+      entries('deliveries_endpoint_queue')
+        .all(endpoint.id)
+        .map((row) => row['id']),
+    ).toEqual([retrying, fresh]);
+    const aged = `SELECT id FROM deliveries INDEXED BY deliveries_endpoint_aged WHERE endpoint_id = ? AND status IN ('pending', 'retrying')
+      AND (status = 'retrying' OR held = 1 OR lane_wait = 1 OR next_attempt_at IS NOT created_at)`;
+    expect(
+      queue
+        .prepare(aged)
+        .all(endpoint.id)
+        .map((row) => row['id']),
+    ).toEqual([retrying]);
+    queue.close();
+    expect((await reopened.deliveries.due(now, 10, 10)).map((d) => d.id).sort()).toEqual([retrying, fresh].sort());
+    expect(await reopened.endpointStats.pending(t, endpoint.id)).toEqual({ count: 2, oldestAt: now - 3_000 });
+    // A pause's walk holds both (the queue's (endpoint, 0) range): none due.
+    await reopened.endpoints.update(t, endpoint.id, { status: 'paused' });
+    await reopened.deliveries.walkEndpoints(now, 10, 10);
+    expect(await reopened.deliveries.due(now, 10, 10)).toEqual([]);
+    expect(await reopened.endpointStats.pending(t, endpoint.id)).toEqual({ count: 2, oldestAt: now - 3_000 });
+  });
+
   it('step 35: an event type made before the catalog reads with no schema, version 1, and takes a schema (version 2, the first kept)', async () => {
     const path = tempFile();
     const raw = new DatabaseSync(path);

@@ -36,6 +36,7 @@ import { endpointAuth } from './migrations/033-endpoint-auth.ts';
 import { certificateNotices } from './migrations/034-certificate-notices.ts';
 import { eventCatalog } from './migrations/035-event-catalog.ts';
 import { endpointTransformation } from './migrations/036-endpoint-transformation.ts';
+import { oneEndpointIndex } from './migrations/037-one-endpoint-index.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -78,6 +79,7 @@ export const MIGRATIONS: readonly string[] = [
   certificateNotices,
   eventCatalog,
   endpointTransformation,
+  oneEndpointIndex,
 ];
 
 /**

@@ -88,10 +88,13 @@ export function rejoinLane(conn: SqliteConnection, endpointId: string, key: stri
  * were released (`batch`: there may be more, released as their lanes' heads end).
  */
 export function releaseLanes(conn: SqliteConnection, endpointId: string, batch: number): number {
+  // deliveries_lane_wait holds only waiting deliveries, and a batch's change takes them out of
+  // it. Named: SQLite may otherwise seek deliveries_endpoint_aged by the endpoint too, which
+  // keeps a released delivery that is retrying, and re-reads it in every later batch.
   const { changes } = conn
     .statement(
       `UPDATE deliveries SET lane_wait = 0 WHERE rowid IN (
-         SELECT rowid FROM deliveries WHERE endpoint_id = ? AND ${OPEN} AND lane_wait = 1 LIMIT ?)`,
+         SELECT rowid FROM deliveries INDEXED BY deliveries_lane_wait WHERE endpoint_id = ? AND ${OPEN} AND lane_wait = 1 LIMIT ?)`,
     )
     .run(endpointId, batch);
   if (Number(changes) < batch) conn.statement('UPDATE delivery_lanes SET head_id = NULL WHERE endpoint_id = ?').run(endpointId);

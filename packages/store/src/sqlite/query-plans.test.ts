@@ -11,7 +11,7 @@ import { SqliteConnection } from './connection.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 
 /** Indexes over open or failed deliveries only: scanning one of them reads no history. */
-const PARTIAL_INDEXES = ['deliveries_due', 'deliveries_endpoint_due', 'deliveries_endpoint_open', 'deliveries_endpoint_failed'];
+const PARTIAL_INDEXES = ['deliveries_due', 'deliveries_endpoint_queue', 'deliveries_endpoint_aged', 'deliveries_endpoint_failed'];
 /** Run once at start, when the process that held the leases is gone: a scan is its price. */
 const ALLOWED = new Set(['UPDATE deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL']);
 /** The growing tables, by name or by the aliases the repos give them. */
@@ -55,12 +55,40 @@ describe('SQLite query plans', () => {
     expect(scans).toEqual([]);
   });
 
-  it('reads an endpoint’s open deliveries (its stats’ pending) from its counted row, and the oldest by one seek of deliveries_endpoint_open per status', () => {
+  it('reads an endpoint’s open deliveries (its stats’ pending) from its counted row, and the oldest by one seek of each endpoint index', () => {
     const pending = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT open FROM endpoint_counts'));
     const steps = pending?.[1].split(' | ') ?? [];
     expect(steps).toContain('SEARCH endpoint_counts USING PRIMARY KEY (endpoint_id=?)');
     const seeks = steps.filter((s) => s.startsWith('SEARCH deliveries'));
-    expect(seeks).toEqual(Array(2).fill('SEARCH deliveries USING COVERING INDEX deliveries_endpoint_open (org_id=? AND env=? AND endpoint_id=? AND status=?)'));
+    expect(seeks).toEqual([
+      'SEARCH deliveries USING INDEX deliveries_endpoint_aged (endpoint_id=?)',
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=?)',
+    ]);
+  });
+
+  it('walks an endpoint’s open deliveries by deliveries_endpoint_queue, each batch in the range its own change empties', () => {
+    const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
+    // Hold: (endpoint, held 0) → (endpoint, 1); release: the reverse; fail: out of the index.
+    expect(planOf('UPDATE deliveries SET held = 1 WHERE rowid IN (')).toContain(
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=?)',
+    );
+    expect(planOf('SELECT rowid AS r, created_at, message_id FROM deliveries WHERE endpoint_id = ?')).toBe(
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=?)',
+    );
+    expect(planOf("UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE rowid IN (")).toContain(
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=?)',
+    );
+    // An endpoint no longer ordering: its waiting deliveries by deliveries_lane_wait, which the release empties.
+    expect(planOf('UPDATE deliveries SET lane_wait = 0 WHERE rowid IN (')).toContain('SEARCH deliveries USING INDEX deliveries_lane_wait (endpoint_id=?)');
+  });
+
+  it('finds every endpoint’s oldest due deliveries (the fairness walk) by a seek per endpoint: a skip scan, then (endpoint, 0, 0, due)', () => {
+    const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT d.id, d.endpoint_id FROM eps'));
+    const steps = walk?.[1].split(' | ') ?? [];
+    expect(steps).toContain('SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id>?)');
+    expect(steps).toContain('SEARCH d USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=? AND next_attempt_at<?)');
+    const count = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT count(*) AS n FROM eps'));
+    expect(count?.[1]).toContain('SEARCH deliveries EXISTS USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=?)');
   });
 
   it('reads an endpoint’s rollups of a window, and prunes old ones, by index', () => {

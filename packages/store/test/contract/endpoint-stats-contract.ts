@@ -159,6 +159,29 @@ export function describeEndpointStatsContract(f: Fixtures): void {
       expect(await f.store.endpointStats.pending(scene.t, scene.endpoint.id)).toEqual({ count: 2, oldestAt: second.message.createdAt });
       expect(await f.store.endpointStats.pending(await f.tenant(), scene.endpoint.id)).toEqual({ count: 0, oldestAt: null });
     });
+
+    it('names the oldest open delivery’s creation however its deliveries wait: due at creation, put off, retrying due before a younger one', async () => {
+      const base = f.clock.now();
+      const oldestAt = async (scene: Scene) => (await f.store.endpointStats.pending(scene.t, scene.endpoint.id)).oldestAt;
+      // Put off (a claim given back, due in an hour): older than a delivery due at its creation.
+      const putOffScene = await m.scene();
+      const putOff = await m.claim(m.only(await m.send(putOffScene.t, { createdAt: base - 3 * MINUTE })), base);
+      await f.store.deliveries.release(claimRef(putOff), base + HOUR);
+      await m.send(putOffScene.t, { createdAt: base - MINUTE });
+      expect(await oldestAt(putOffScene)).toBe(base - 3 * MINUTE);
+      // Due at its creation, older than one retrying (due in an hour).
+      const freshScene = await m.scene();
+      await m.send(freshScene.t, { createdAt: base - 3 * MINUTE });
+      const retrying = await m.claim(m.only(await m.send(freshScene.t, { createdAt: base - 2 * MINUTE })), base);
+      await f.store.deliveries.complete(claimRef(retrying), m.failed(retrying, base, base + HOUR));
+      expect(await oldestAt(freshScene)).toBe(base - 3 * MINUTE);
+      // Retrying since before a younger delivery was created, due again before that: still the oldest, by its creation.
+      const retriedScene = await m.scene();
+      const retried = await m.claim(m.only(await m.send(retriedScene.t, { createdAt: base - 3 * MINUTE })), base - 3 * MINUTE);
+      await f.store.deliveries.complete(claimRef(retried), m.failed(retried, base - 3 * MINUTE, base - 2 * MINUTE));
+      await m.send(retriedScene.t, { createdAt: base - MINUTE });
+      expect(await oldestAt(retriedScene)).toBe(base - 3 * MINUTE);
+    });
   });
 
   describe('endpoint stats: prune', () => {
