@@ -46,7 +46,7 @@ const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
 // Open, not held, not waiting in its lane (only a lane's head is claimable), due, lease
 // free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
-// use the partial index deliveries_due, and seek (endpoint, 0, 0, due) in deliveries_endpoint_queue.
+// use the partial index deliveries_due, and seek (0, endpoint, 0, due) in deliveries_endpoint_queue.
 const DUE_UNLEASED =
   "d.status IN ('pending', 'retrying') AND d.held = 0 AND d.lane_wait = 0 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)";
 
@@ -57,22 +57,22 @@ const CLAIMABLE = `${DUE_UNLEASED}
               WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
 
 /**
- * The endpoints with open deliveries, by a skip scan of deliveries_endpoint_queue: one seek per
- * endpoint, whatever its backlog. All open ones, not only those not held or waiting in a lane:
- * the index leads with the endpoint, then `held` and `lane_wait`, so asking for the next
- * endpoint with a claimable delivery would read every held or waiting delivery of an endpoint
- * that has only those. Each endpoint's claimable ones are then one more seek.
+ * The endpoints with open deliveries not held, by a skip scan of deliveries_endpoint_queue's
+ * (0, endpoint) ranges: one seek per such endpoint, whatever its backlog; a paused endpoint's
+ * held deliveries are in the (1, …) ranges, never read. Not `lane_wait = 0` here: the walk would
+ * then read every waiting delivery of an endpoint whose lanes' heads are all leased. Each
+ * endpoint's claimable ones are then one more seek, of (0, endpoint, 0, due).
  */
 const OPEN_ENDPOINTS = `WITH RECURSIVE eps(ep) AS (
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN})
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0)
   UNION ALL
-  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND endpoint_id > eps.ep)
+  SELECT (SELECT min(endpoint_id) FROM deliveries WHERE ${OPEN} AND held = 0 AND endpoint_id > eps.ep)
   FROM eps WHERE eps.ep IS NOT NULL
 )`;
 
 /** How many endpoints have open deliveries neither held nor waiting in a lane (a seek each). */
 const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
-  WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE endpoint_id = eps.ep AND ${OPEN} AND held = 0 AND lane_wait = 0)`;
+  WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE held = 0 AND endpoint_id = eps.ep AND ${OPEN} AND lane_wait = 0)`;
 
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
 // most `each` (3rd parameter) of every endpoint, the oldest due `limit` (4th) of those.
@@ -104,7 +104,9 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     if (limit === 0 || perEndpoint === 0) return [];
     // Usually no endpoint has a backlog: the oldest due, capped per endpoint, is the answer.
     const oldest = this.#conn
-      .statement(`SELECT d.id, d.endpoint_id FROM deliveries d WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
+      // Named: `held = 0` is also deliveries_endpoint_queue's first column, and SQLite would read
+      // all of that index's (0, …) range and sort it rather than the first `limit` by due time.
+      .statement(`SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
       .all(now, now, limit);
     const capped = capPerEndpoint(oldest, perEndpoint);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
@@ -328,10 +330,10 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Both read partial indexes of open deliveries only (due: not held either).
+    // Both read partial indexes of open deliveries only (due: not held either; named, as in `due`).
     const due = this.#conn
       .statement(
-        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries ` +
+        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries INDEXED BY deliveries_due ` +
           `WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
       )
       .get(now);

@@ -8,7 +8,7 @@ import { intOrNull, text } from './row.ts';
 // pause and not waiting in a lane, due later: at the hold's end (`next_attempt_at` equal to
 // `held_until`), or, still `pending` (never attempted, so nothing else sets it later), at its
 // place in a rate limit's spacing. A `retrying` delivery due later waits for its retry policy
-// and keeps its time. All of them go through the endpoint's (endpoint, 0, 0, due) range of
+// and keeps its time. All of them go through the endpoint's (0, endpoint, 0, due) range of
 // deliveries_endpoint_queue.
 
 const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0

@@ -15,11 +15,8 @@ import {
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';
-import { OPEN } from './message-status.ts';
+import { AGED, OPEN } from './message-status.ts';
 import { int, intOrNull, type Row } from './row.ts';
-
-/** deliveries_endpoint_aged's condition (schema 37), as SQLite must see it to read that index. */
-const AGED = `${OPEN} AND (status = 'retrying' OR held = 1 OR lane_wait = 1 OR next_attempt_at IS NOT created_at)`;
 
 // Column names come from core's fixed lists (never from input), so they are safe to splice.
 const LATENCY_COLUMNS = LATENCY_BOUNDS_MS.map((_, i) => `l${i}`);
@@ -251,8 +248,8 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
     // The count from the endpoint's row kept by triggers (schema 25); the oldest from two seeks,
     // neither growing with the backlog (schema 37): the first entry of deliveries_endpoint_aged
-    // (by creation: the open deliveries retrying, held, waiting in a lane or due later than
-    // created), and the created_at of the first of (endpoint, 0, 0) in deliveries_endpoint_queue
+    // (by creation: the open deliveries retrying, held, waiting in a lane or due at another time
+    // than created), and the created_at of the first of (0, endpoint, 0) in deliveries_endpoint_queue
     // by due time. Every open delivery outside the first is pending and due at its creation, so
     // it was created no earlier than that first entry is due, which is no earlier than that
     // entry was created (a due time is never before its creation while the clock does not step
@@ -263,7 +260,7 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
                 (SELECT min(m) FROM (
                    SELECT (SELECT min(created_at) FROM deliveries WHERE endpoint_id = ?3 AND ${AGED} AND org_id = ?1 AND env = ?2) AS m
                    UNION ALL
-                   SELECT (SELECT created_at FROM deliveries WHERE endpoint_id = ?3 AND ${OPEN} AND held = 0 AND lane_wait = 0 ` +
+                   SELECT (SELECT created_at FROM deliveries WHERE held = 0 AND endpoint_id = ?3 AND ${OPEN} AND lane_wait = 0 ` +
           `AND org_id = ?1 AND env = ?2 ORDER BY next_attempt_at LIMIT 1))) AS oldest`,
       )
       .get(t.orgId, t.env, endpointId);

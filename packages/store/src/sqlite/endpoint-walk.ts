@@ -2,7 +2,7 @@ import type { EndpointId, Tenant } from '@wirehook/core';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { releasePutOff } from './endpoint-put-off.ts';
-import { OPEN, refreshMessageStatuses } from './message-status.ts';
+import { AGED, OPEN, refreshMessageStatuses } from './message-status.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';
 
 // An endpoint's walk: the bookkeeping a pause, resume, disable or delete leaves on its open
@@ -10,12 +10,12 @@ import { int, intOrNull, text, textOrNull } from './row.ts';
 // transaction grows with an endpoint's backlog). Sending never waits for it: a claim takes
 // only deliveries of an active endpoint (CLAIMABLE), whatever their `held` says. The walk
 // keeps the due index small (hold), makes held deliveries due (release), and ends a deleted
-// or disabled endpoint's deliveries (fail). Each batch reads a range of
-// deliveries_endpoint_queue (endpoint, held, lane_wait, due) that the batch's own change takes
-// its deliveries out of: a hold reads (endpoint, 0) and moves them to (endpoint, 1), a release
-// the reverse, a fail the endpoint's open ones and ends them. So no batch re-reads what an
-// earlier one did, but for a fail's: it passes over the endpoint's deliveries created at or
-// after its bound each batch (what the endpoint gained since it was disabled). A fail
+// or disabled endpoint's deliveries (fail). Each batch reads ranges that the batch's own change
+// takes its deliveries out of, so no batch re-reads what an earlier one did: a hold reads
+// deliveries_endpoint_queue's (0, endpoint) and moves them to (1, endpoint), a release the
+// reverse; a fail, bounded by creation, reads deliveries_endpoint_aged (endpoint, created
+// before the bound) and the queue's (0, endpoint, 0, due before the bound) — every open
+// delivery outside the first is due at its creation — and ends them. A fail
 // and a hold or release are kept apart (a disabled endpoint paused and resumed still fails
 // what it had), the fail done first.
 
@@ -77,7 +77,12 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     const rows = conn
       .statement(
         `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE rowid IN (
-           SELECT rowid FROM deliveries WHERE org_id = ? AND env = ? AND endpoint_id = ? AND ${OPEN} AND created_at < ? LIMIT ?)
+           SELECT rowid FROM (SELECT rowid FROM deliveries WHERE endpoint_id = ?3 AND ${AGED} AND created_at < ?4 AND org_id = ?1 AND env = ?2 LIMIT ?5)
+           UNION
+           SELECT rowid FROM (SELECT rowid FROM deliveries
+             WHERE held = 0 AND endpoint_id = ?3 AND ${OPEN} AND lane_wait = 0 AND next_attempt_at < ?4
+               AND created_at < ?4 AND org_id = ?1 AND env = ?2 LIMIT ?5)
+           LIMIT ?5)
          RETURNING message_id`,
       )
       .all(t.orgId, t.env, endpointId, failBefore, batch);

@@ -9,6 +9,13 @@ import { text } from './row.ts';
 /** The statuses a delivery still has work in; the partial indexes on open deliveries cover exactly these. */
 export const OPEN = `status IN ('pending', 'retrying')`;
 
+/**
+ * deliveries_endpoint_aged's condition (schema 37), as SQLite must see it to read that index:
+ * the open deliveries due at another time than their creation, retrying, held or waiting in a
+ * lane. Every other open delivery is pending and due at its creation.
+ */
+export const AGED = `${OPEN} AND (status = 'retrying' OR held = 1 OR lane_wait = 1 OR next_attempt_at IS NOT created_at)`;
+
 /** Recomputes (with core's `messageStatus`) and stores the status of each message. */
 export function refreshMessageStatuses(conn: SqliteConnection, messageIds: Iterable<string>): void {
   for (const id of new Set(messageIds)) {

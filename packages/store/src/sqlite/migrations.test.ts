@@ -343,7 +343,7 @@ describe('SQLite store', () => {
     queue.close();
     expect((await reopened.deliveries.due(now, 10, 10)).map((d) => d.id).sort()).toEqual([retrying, fresh].sort());
     expect(await reopened.endpointStats.pending(t, endpoint.id)).toEqual({ count: 2, oldestAt: now - 3_000 });
-    // A pause's walk holds both (the queue's (endpoint, 0) range): none due.
+    // A pause's walk holds both (the queue's (0, endpoint) range): none due.
     await reopened.endpoints.update(t, endpoint.id, { status: 'paused' });
     await reopened.deliveries.walkEndpoints(now, 10, 10);
     expect(await reopened.deliveries.due(now, 10, 10)).toEqual([]);

@@ -57,38 +57,80 @@ describe('SQLite query plans', () => {
 
   it('reads an endpoint’s open deliveries (its stats’ pending) from its counted row, and the oldest by one seek of each endpoint index', () => {
     const pending = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT open FROM endpoint_counts'));
-    const steps = pending?.[1].split(' | ') ?? [];
-    expect(steps).toContain('SEARCH endpoint_counts USING PRIMARY KEY (endpoint_id=?)');
-    const seeks = steps.filter((s) => s.startsWith('SEARCH deliveries'));
-    expect(seeks).toEqual([
-      'SEARCH deliveries USING INDEX deliveries_endpoint_aged (endpoint_id=?)',
-      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=?)',
-    ]);
+    // The whole plan: a sort (USE TEMP B-TREE) would read the endpoint's whole range.
+    expect(pending?.[1]).toBe(
+      [
+        'SCAN CONSTANT ROW',
+        'SCALAR SUBQUERY 1',
+        'SEARCH endpoint_counts USING PRIMARY KEY (endpoint_id=?)',
+        'SCALAR SUBQUERY 6',
+        'CO-ROUTINE (subquery-5)',
+        'COMPOUND QUERY',
+        'LEFT-MOST SUBQUERY',
+        'SCAN CONSTANT ROW',
+        'SCALAR SUBQUERY 2',
+        'SEARCH deliveries USING INDEX deliveries_endpoint_aged (endpoint_id=?)',
+        'UNION ALL',
+        'SCAN CONSTANT ROW',
+        'SCALAR SUBQUERY 4',
+        'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=?)',
+        'SEARCH (subquery-5)',
+      ].join(' | '),
+    );
   });
 
-  it('walks an endpoint’s open deliveries by deliveries_endpoint_queue, each batch in the range its own change empties', () => {
+  it('walks an endpoint’s open deliveries in ranges each batch’s own change empties: held or not by the queue index, a fail bounded by creation', () => {
     const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
-    // Hold: (endpoint, held 0) → (endpoint, 1); release: the reverse; fail: out of the index.
-    expect(planOf('UPDATE deliveries SET held = 1 WHERE rowid IN (')).toContain(
-      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=?)',
+    // Hold: (0, endpoint) → (1, endpoint); release: the reverse.
+    expect(planOf('UPDATE deliveries SET held = 1 WHERE rowid IN (')).toBe(
+      [
+        'SEARCH deliveries USING INTEGER PRIMARY KEY (rowid=?)',
+        'LIST SUBQUERY 1',
+        'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=?)',
+      ].join(' | '),
     );
     expect(planOf('SELECT rowid AS r, created_at, message_id FROM deliveries WHERE endpoint_id = ?')).toBe(
-      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=?)',
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=?)',
     );
-    expect(planOf("UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE rowid IN (")).toContain(
-      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id=?)',
-    );
+    // Fail: the aged ones created before the bound, and the rest (due at their creation) due before it; each a batch at most.
+    const fail = planOf("UPDATE deliveries SET status = 'failed', next_attempt_at = NULL WHERE rowid IN (")?.split(' | ') ?? [];
+    expect(fail.filter((step) => step.startsWith('SEARCH deliveries USING INDEX'))).toEqual([
+      'SEARCH deliveries USING INDEX deliveries_endpoint_aged (endpoint_id=? AND created_at<?)',
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=? AND next_attempt_at<?)',
+    ]);
     // An endpoint no longer ordering: its waiting deliveries by deliveries_lane_wait, which the release empties.
-    expect(planOf('UPDATE deliveries SET lane_wait = 0 WHERE rowid IN (')).toContain('SEARCH deliveries USING INDEX deliveries_lane_wait (endpoint_id=?)');
+    expect(planOf('UPDATE deliveries SET lane_wait = 0 WHERE rowid IN (')).toBe(
+      'SEARCH deliveries USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY 1 | SEARCH deliveries USING INDEX deliveries_lane_wait (endpoint_id=?)',
+    );
   });
 
-  it('finds every endpoint’s oldest due deliveries (the fairness walk) by a seek per endpoint: a skip scan, then (endpoint, 0, 0, due)', () => {
+  it('finds every endpoint’s oldest due deliveries (the fairness walk): a skip scan of the endpoints not held, then (0, endpoint, 0, due)', () => {
     const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT d.id, d.endpoint_id FROM eps'));
-    const steps = walk?.[1].split(' | ') ?? [];
-    expect(steps).toContain('SEARCH deliveries USING INDEX deliveries_endpoint_queue (endpoint_id>?)');
-    expect(steps).toContain('SEARCH d USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=? AND next_attempt_at<?)');
+    const skip = [
+      'CO-ROUTINE eps',
+      'SETUP',
+      'SCAN CONSTANT ROW',
+      'SCALAR SUBQUERY 1',
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=?)',
+      'RECURSIVE STEP',
+      'SCAN eps',
+      'CORRELATED SCALAR SUBQUERY 3',
+      'SEARCH deliveries USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id>?)',
+      'SCAN eps',
+    ];
+    expect(walk?.[1]).toBe(
+      [
+        ...skip,
+        'SEARCH e USING INDEX sqlite_autoindex_endpoints_1 (id=?)',
+        'SEARCH d USING INTEGER PRIMARY KEY (rowid=?)',
+        'CORRELATED LIST SUBQUERY 5',
+        'SEARCH d USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=? AND next_attempt_at<?)',
+        // The page's rows (at most `each` an endpoint, `limit` in all) sorted by due time.
+        'USE TEMP B-TREE FOR ORDER BY',
+      ].join(' | '),
+    );
     const count = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT count(*) AS n FROM eps'));
-    expect(count?.[1]).toContain('SEARCH deliveries EXISTS USING INDEX deliveries_endpoint_queue (endpoint_id=? AND held=? AND lane_wait=?)');
+    expect(count?.[1]).toBe([...skip, 'SEARCH deliveries EXISTS USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=?)'].join(' | '));
   });
 
   it('reads an endpoint’s rollups of a window, and prunes old ones, by index', () => {
@@ -189,8 +231,12 @@ describe('SQLite query plans: ordered lanes', () => {
     expect(prune?.[1]).not.toContain('SCAN');
   });
 
-  it('keeps waiting deliveries out of the due scan: due reads deliveries_due', () => {
-    const due = [...plans].find(([sql]) => sql.startsWith('SELECT d.id, d.endpoint_id FROM deliveries d WHERE'));
-    expect(due?.[1]).toContain('deliveries_due');
+  it('keeps waiting deliveries out of the due scan: due and the backlog gauge read deliveries_due by due time (no sort)', () => {
+    const due = [...plans].find(([sql]) => sql.startsWith('SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE'));
+    expect(due?.[1]).toBe(
+      'SEARCH d USING INDEX deliveries_due (next_attempt_at<?) | SEARCH e EXISTS USING INDEX endpoints_tenant (org_id=? AND env=? AND id=?)',
+    );
+    const backlog = [...plans].find(([sql]) => sql.startsWith('SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries'));
+    expect(backlog?.[1]).toBe('SEARCH deliveries USING INDEX deliveries_due (next_attempt_at<?)');
   });
 });

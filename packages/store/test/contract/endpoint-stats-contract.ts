@@ -181,6 +181,13 @@ export function describeEndpointStatsContract(f: Fixtures): void {
       await f.store.deliveries.complete(claimRef(retried), m.failed(retried, base - 3 * MINUTE, base - 2 * MINUTE));
       await m.send(retriedScene.t, { createdAt: base - MINUTE });
       expect(await oldestAt(retriedScene)).toBe(base - 3 * MINUTE);
+      // Held (its endpoint paused), due at its creation, older than one retrying.
+      const heldScene = await m.scene();
+      await m.send(heldScene.t, { createdAt: base - 3 * MINUTE });
+      const later = await m.claim(m.only(await m.send(heldScene.t, { createdAt: base - 2 * MINUTE })), base);
+      await f.store.deliveries.complete(claimRef(later), m.failed(later, base, base + HOUR));
+      await f.store.endpoints.update(heldScene.t, heldScene.endpoint.id, { status: 'paused' });
+      expect(await oldestAt(heldScene)).toBe(base - 3 * MINUTE);
     });
   });
 
