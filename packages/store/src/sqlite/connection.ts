@@ -54,7 +54,7 @@ export class SqliteConnection {
 
   /**
    * Runs `fn` in the next group commit (see GroupCommit): with the other writes of this
-   * turn of the event loop, in one transaction, each in its own savepoint; settles once
+   * turn of the event loop, in one transaction (one that throws is undone alone); settles once
    * the commit is on disk (`durable: false`: once committed; see GroupCommit.run). `fn`
    * must not begin a transaction itself.
    */

@@ -10,7 +10,7 @@ import { intOrNull, text, textOrNull } from './row.ts';
 
 /**
  * DeliveryRepo.complete: the attempt (and its endpoint's rollups), the delivery's new state,
- * its message's status and the endpoint's failure streak, in one transaction (a group commit, in its own savepoint;
+ * its message's status and the endpoint's failure streak, in one transaction (a group commit, undone alone if it throws;
  * the rollups and the message's status written once for the whole batch at its end).
  * The state is written only while the claim is current and the delivery open; otherwise
  * only the attempt (it happened) and the delivery's attempt count.

@@ -55,6 +55,27 @@ describe('GroupCommit', () => {
     expect(keys()).toEqual(['a', 'b']);
   });
 
+  it('runs a batch once when its failing write changed nothing; again, a savepoint a write, when it had changed rows', async () => {
+    const calls: string[] = [];
+    const write = (k: string, fail?: 'before writing' | 'after writing') => () => {
+      calls.push(k);
+      if (fail === 'before writing') throw new Error(`${k} refused`);
+      const changes = insert(k)();
+      if (fail === 'after writing') throw new Error(`${k} failed after writing`);
+      return changes;
+    };
+    const once = await Promise.allSettled([commit.run(write('a')), commit.run(write('b', 'before writing')), commit.run(write('c'))]);
+    expect(once.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    calls.length = 0;
+    const again = await Promise.allSettled([commit.run(write('d')), commit.run(write('e', 'after writing')), commit.run(write('f'))]);
+    expect(again.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((again[1] as PromiseRejectedResult).reason.message).toBe('e failed after writing');
+    // Stopped at e (its row cannot be undone alone), then the batch from its start, each write in a savepoint.
+    expect(calls).toEqual(['d', 'e', 'd', 'e', 'f']);
+    expect(keys()).toEqual(['a', 'c', 'd', 'f']);
+  });
+
   it('settles a durable write after the fsync, a durable: false one as soon as it is committed', async () => {
     const order: string[] = [];
     const durable = commit.run(insert('durable')).then(() => order.push('durable'));
@@ -129,7 +150,7 @@ describe('GroupCommit', () => {
     it('merges the writes of one batch and flushes once, in its transaction; a write that throws adds nothing', async () => {
       const results = await Promise.allSettled([commit.run(adding('a', 1)), commit.run(adding('b', 10, true)), commit.run(adding('c', 100))]);
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-      // 1 + 100: b's 10 went with its savepoint, and one flush wrote the batch's sum.
+      // 1 + 100: b's 10 went with its savepoint (the batch's second run), and one flush wrote the batch's sum.
       expect(keys()).toEqual(['a', 'c', 'sum:101']);
       expect(SumTally.flushes).toBe(1);
     });

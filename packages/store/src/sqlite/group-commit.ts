@@ -1,5 +1,5 @@
 import { closeSync, fsync, openSync } from 'node:fs';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 interface QueuedWrite {
   fn: () => unknown;
@@ -10,6 +10,12 @@ interface QueuedWrite {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
+/** A batch's writes run: each one's outcome, and the tallies they merged into. */
+interface BatchRun {
+  outcomes: Outcome[];
+  tallies: Map<unknown, BatchTally>;
+}
 
 /**
  * What the writes of one batch add up, written once at the batch's end (GroupCommit.stage):
@@ -22,7 +28,7 @@ export interface BatchTally {
   committed?(): void;
 }
 
-/** A write's merge into the tally of `kind`, applied once the write's savepoint is released. */
+/** A write's merge into the tally of `kind`, applied once the write has run without throwing. */
 interface StagedMerge {
   kind: unknown;
   open: () => BatchTally;
@@ -36,8 +42,8 @@ const LOCK_RETRY_MS = 1;
 
 /**
  * Group commit for one SQLite connection in WAL mode. Writes queued during one turn of the
- * event loop run in one `BEGIN IMMEDIATE … COMMIT`, each in its own savepoint (a write that
- * throws is undone and rejected alone). The commit itself does not fsync
+ * event loop run in one `BEGIN IMMEDIATE … COMMIT` (a write that throws is undone and
+ * rejected alone: #commit says how). The commit itself does not fsync
  * (`synchronous = NORMAL` for that transaction only); the WAL file is fsynced afterwards on
  * libuv's thread pool, and the writes' promises settle only once it is on disk. So a
  * resolved write is as durable as with `synchronous = FULL`, but the event loop never
@@ -71,6 +77,8 @@ export class GroupCommit {
   #tallies: Map<unknown, BatchTally> | undefined;
   /** The merges of the write now running, applied if it succeeds. */
   #staged: StagedMerge[] = [];
+  /** `SELECT total_changes()`, prepared on first use. */
+  #changes: StatementSync | undefined;
 
   constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number) {
     this.#db = db;
@@ -211,54 +219,94 @@ export class GroupCommit {
     }
   }
 
-  /** Runs the batch inside the transaction #begin opened, each write in a savepoint, and commits. */
+  /**
+   * Runs the batch inside the transaction #begin opened, and commits. First with no savepoint
+   * around each write: SQLite copies every page a savepoint first changes (its sub-journal),
+   * about a tenth of the store's CPU a delivery (docs/benchmarks.md, eleventh session). A write
+   * that throws having changed no row fails alone: a plan's limit reached, a row not found, a
+   * failed statement (SQLite undoes a failed statement by itself). One that throws after
+   * changing rows cannot be undone alone: the whole batch is rolled back and run again with a
+   * savepoint around each write, as a batch always ran before. Its writes run twice then, which
+   * they may: each is a function of the database alone, and what it returned the first time is
+   * dropped. Between the two runs the write lock is given up and taken again (waiting up to the
+   * busy timeout for another process's).
+   */
   #commit(batch: QueuedWrite[]): Outcome[] {
-    const outcomes: Outcome[] = [];
-    const tallies = new Map<unknown, BatchTally>();
-    this.#tallies = tallies;
+    let run: BatchRun | undefined;
     try {
-      for (const write of batch) {
-        this.#db.exec('SAVEPOINT group_write');
-        this.#staged = [];
-        let value: unknown;
-        try {
-          value = write.fn();
-          this.#db.exec('RELEASE group_write');
-        } catch (err) {
-          // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails with
-          // this error, not with the "no such savepoint" that rolling back to it would throw.
-          if (!this.#db.isTransaction) throw err;
-          this.#db.exec('ROLLBACK TO group_write');
-          this.#db.exec('RELEASE group_write');
-          outcomes.push({ ok: false, err });
-          continue;
-        }
-        outcomes.push({ ok: true, value });
-        // Outside the write's try: a merge that throws fails the whole batch with its own error
-        // (the write's savepoint is gone, and the tallies may hold part of its merges).
-        if (this.#staged.length > 0) this.#apply(this.#staged, tallies);
+      run = this.#run(batch, false);
+      if (run === undefined) {
+        this.#db.exec('ROLLBACK');
+        this.#db.exec('BEGIN IMMEDIATE');
+        run = this.#run(batch, true)!;
       }
-      // A tally that fails to write fails the whole batch: nothing of it is committed. A flush
-      // that stages more writes it at once, in this transaction (stage outside a batch).
-      this.#tallies = undefined;
-      for (const tally of tallies.values()) tally.flush();
       this.#db.exec('COMMIT');
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw err;
-    } finally {
-      this.#tallies = undefined;
-      this.#staged = [];
     }
     // Committed: the batch's writes stand whatever a tally does now.
-    for (const tally of tallies.values()) {
+    for (const tally of run.tallies.values()) {
       try {
         tally.committed?.();
       } catch (err) {
         process.emitWarning(`wirehook: after a commit: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return outcomes;
+    return run.outcomes;
+  }
+
+  /**
+   * Runs each write of the batch, then flushes its tallies (not committing). `savepoints`: each
+   * write in one, so one that throws is undone alone. @returns undefined, without savepoints,
+   * when a write threw after changing rows (the batch must be undone).
+   */
+  #run(batch: QueuedWrite[], savepoints: boolean): BatchRun | undefined {
+    const outcomes: Outcome[] = [];
+    const tallies = new Map<unknown, BatchTally>();
+    this.#tallies = tallies;
+    try {
+      for (const write of batch) {
+        this.#staged = [];
+        const changesBefore = savepoints ? 0 : this.#totalChanges();
+        if (savepoints) this.#db.exec('SAVEPOINT group_write');
+        let value: unknown;
+        try {
+          value = write.fn();
+          if (savepoints) this.#db.exec('RELEASE group_write');
+        } catch (err) {
+          // SQLite ended the whole transaction (a full disk, an I/O error): the batch fails with
+          // this error, not with the "no such savepoint" that rolling back to it would throw.
+          if (!this.#db.isTransaction) throw err;
+          if (savepoints) {
+            this.#db.exec('ROLLBACK TO group_write');
+            this.#db.exec('RELEASE group_write');
+          } else if (this.#totalChanges() !== changesBefore) {
+            return undefined;
+          }
+          outcomes.push({ ok: false, err });
+          continue;
+        }
+        outcomes.push({ ok: true, value });
+        // Outside the write's try: a merge that throws fails the whole batch with its own error
+        // (the write's changes stand, and the tallies may hold part of its merges).
+        if (this.#staged.length > 0) this.#apply(this.#staged, tallies);
+      }
+      // A tally that fails to write fails the whole batch: nothing of it is committed. A flush
+      // that stages more writes it at once, in this transaction (stage outside a batch).
+      this.#tallies = undefined;
+      for (const tally of tallies.values()) tally.flush();
+      return { outcomes, tallies };
+    } finally {
+      this.#tallies = undefined;
+      this.#staged = [];
+    }
+  }
+
+  /** Rows inserted, updated or deleted on this connection so far, triggers' included (SQLite's total_changes()). */
+  #totalChanges(): number {
+    this.#changes ??= this.#db.prepare('SELECT total_changes() AS n');
+    return Number(this.#changes.get()!['n']);
   }
 
   #afterSync(settle: (err: Error | null) => void): void {

@@ -8,7 +8,7 @@ import { joinLane } from './ordered-lanes.ts';
 import { compareText, int, text, type Row } from './row.ts';
 
 // MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
-// the other writes of the moment, in its own savepoint), so the idempotency lookup, the
+// the other writes of the moment, undone alone if it throws), so the idempotency lookup, the
 // counter checks and the writes see one state, whichever process sends next.
 
 /** Writes a message with its deliveries and counters, or returns the idempotent original (in the next group commit). */

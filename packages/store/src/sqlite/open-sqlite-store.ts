@@ -38,8 +38,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA journal_mode = WAL');
     const migrationsApplied = migrate(db);
-    // Each write of a group commit runs in its own savepoint, and SQLite copies every page a
-    // savepoint first changes to a sub-journal, a temp file once past 64 KiB: a batch of
+    // A savepoint (a claim of a batch, a group commit's writes run again after one failed
+    // having written) makes SQLite copy every page it first changes to a sub-journal, a temp
+    // file once past 64 KiB: with a savepoint a write, a batch of
     // message creates wrote 79 KB a message to disk, 6 KB with it in memory, where each copy
     // is a memcpy (docs/benchmarks.md, round four: the store writer −26 %). In memory too:
     // statement journals, sorts and temporary tables, each as large as what one statement or
