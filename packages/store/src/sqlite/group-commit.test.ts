@@ -76,6 +76,72 @@ describe('GroupCommit', () => {
     expect(keys()).toEqual(['a', 'c', 'd', 'f']);
   });
 
+  it('runs a rolled-back batch again through the lock’s usual wait: another connection holding it meanwhile stops no thread', async () => {
+    // The other connection takes the lock the moment the batch is rolled back, for 30 ms.
+    const other = new DatabaseSync(join(dir, 'db.sqlite'));
+    let timerRan = false;
+    const proxied = new Proxy(db, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (key !== 'exec') return typeof value === 'function' ? value.bind(target) : value;
+        return (sql: string) => {
+          target.exec(sql);
+          if (sql !== 'ROLLBACK') return;
+          other.exec('BEGIN IMMEDIATE');
+          setTimeout(() => {
+            timerRan = true;
+            other.exec('COMMIT');
+          }, 30);
+        };
+      },
+    });
+    const gc = new GroupCommit(proxied as DatabaseSync, undefined, 5_000);
+    let runs = 0;
+    const failing = () => {
+      runs++;
+      insert('e')();
+      throw new Error('e failed after writing');
+    };
+    const results = await Promise.allSettled([gc.run(insert('d')), gc.run(failing), gc.run(insert('f'))]);
+    other.close();
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(runs).toBe(2);
+    expect(timerRan).toBe(true);
+    expect(keys()).toEqual(['d', 'f']);
+  });
+
+  it('settles each write of a batch run again with its second run’s value, and tells its tallies of the commit once', async () => {
+    let failures = 0;
+    const committed: number[] = [];
+    class CountTally implements BatchTally {
+      n = 0;
+      flush(): void {}
+      committed(): void {
+        committed.push(this.n);
+      }
+    }
+    const kind = Symbol('count');
+    const counting = (k: string) => () => {
+      insert(k)();
+      commit.stage(
+        kind,
+        () => new CountTally(),
+        (tally) => tally.n++,
+      );
+      return `${k} after ${failures} failures`;
+    };
+    const failing = () => {
+      failures++;
+      insert('x')();
+      throw new Error('x failed after writing');
+    };
+    const results = await Promise.allSettled([commit.run(counting('a')), commit.run(failing), commit.run(counting('b'))]);
+    // The first run (a, then x) rolled back: a's value and count from it are dropped.
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual(['a after 1 failures', 'rejected', 'b after 2 failures']);
+    expect(committed).toEqual([2]);
+    expect(keys()).toEqual(['a', 'b']);
+  });
+
   it('settles a durable write after the fsync, a durable: false one as soon as it is committed', async () => {
     const order: string[] = [];
     const durable = commit.run(insert('durable')).then(() => order.push('durable'));
@@ -153,6 +219,19 @@ describe('GroupCommit', () => {
       // 1 + 100: b's 10 went with its savepoint (the batch's second run), and one flush wrote the batch's sum.
       expect(keys()).toEqual(['a', 'c', 'sum:101']);
       expect(SumTally.flushes).toBe(1);
+    });
+
+    it('drops what a write staged when it throws having changed nothing, without running the batch again', async () => {
+      let calls = 0;
+      const refusing = () => {
+        calls++;
+        commit.stage(kind, open, (tally) => (tally.total += 10));
+        throw new Error('refused before writing');
+      };
+      const results = await Promise.allSettled([commit.run(adding('a', 1)), commit.run(refusing), commit.run(adding('c', 100))]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(calls).toBe(1);
+      expect(keys()).toEqual(['a', 'c', 'sum:101']);
     });
 
     it('gives each batch its own tally: the next batch starts from nothing', async () => {

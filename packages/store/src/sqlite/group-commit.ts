@@ -77,6 +77,8 @@ export class GroupCommit {
   #tallies: Map<unknown, BatchTally> | undefined;
   /** The merges of the write now running, applied if it succeeds. */
   #staged: StagedMerge[] = [];
+  /** Whether the next batch runs a savepoint a write: the last one was rolled back (#commit). */
+  #savepoints = false;
   /** `SELECT total_changes()`, prepared on first use. */
   #changes: StatementSync | undefined;
 
@@ -90,7 +92,10 @@ export class GroupCommit {
    * Queues `fn` for the next group commit; @returns its result once committed and on disk
    * — or, with `durable: false`, once committed: for writes whose loss in a crash costs
    * nothing but a repeat (a delivery's lease: lost, the delivery is claimed again). They
-   * still reach the disk with the next fsync. `fn` must not begin a transaction.
+   * still reach the disk with the next fsync. `fn` must not begin a transaction, and must change
+   * the database by INSERT, UPDATE and DELETE statements run to their end only (no schema change,
+   * no PRAGMA, no statement left half-iterated): SQLite's count of changed rows tells whether one
+   * that throws changed anything (#commit). It may run twice; what it returns the first time is dropped.
    */
   run<T>(fn: () => T, { durable = true }: { durable?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -111,7 +116,7 @@ export class GroupCommit {
   flush({ wait = false }: { wait?: boolean } = {}): void {
     this.#flushScheduled = false;
     if (this.#queued.length === 0) return;
-    let outcomes: Outcome[];
+    let outcomes: Outcome[] | undefined;
     let batch: QueuedWrite[] = [];
     const onDisk = this.#walFile !== undefined;
     try {
@@ -121,8 +126,10 @@ export class GroupCommit {
       if (!this.#begin(wait)) return;
       batch = this.#queued;
       this.#queued = [];
-      outcomes = this.#commit(batch);
+      outcomes = this.#commit(batch, this.#savepoints);
+      this.#savepoints = outcomes === undefined;
     } catch (err) {
+      this.#savepoints = false;
       if (batch.length === 0) {
         batch = this.#queued;
         this.#queued = [];
@@ -132,6 +139,12 @@ export class GroupCommit {
       return;
     } finally {
       if (onDisk && this.#db.isOpen) this.#db.exec('PRAGMA synchronous = FULL');
+    }
+    if (outcomes === undefined) {
+      // Rolled back: again, a savepoint a write, first in the queue, taking the lock as any batch does.
+      this.#queued = [...batch, ...this.#queued];
+      this.flush({ wait });
+      return;
     }
     const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
       if (err) write.reject(err);
@@ -220,31 +233,26 @@ export class GroupCommit {
   }
 
   /**
-   * Runs the batch inside the transaction #begin opened, and commits. First with no savepoint
-   * around each write: SQLite copies every page a savepoint first changes (its sub-journal),
-   * about a tenth of the store's CPU a delivery (docs/benchmarks.md, eleventh session). A write
-   * that throws having changed no row fails alone: a plan's limit reached, a row not found, a
-   * failed statement (SQLite undoes a failed statement by itself). One that throws after
-   * changing rows cannot be undone alone: the whole batch is rolled back and run again with a
-   * savepoint around each write, as a batch always ran before. Its writes run twice then, which
-   * they may: each is a function of the database alone, and what it returned the first time is
-   * dropped. Between the two runs the write lock is given up and taken again (waiting up to the
-   * busy timeout for another process's).
+   * Runs the batch inside the transaction #begin opened, and commits. Without `savepoints`, no
+   * savepoint around each write: SQLite copies every page a savepoint first changes (its
+   * sub-journal), about a tenth of the store's CPU a delivery (docs/benchmarks.md, eleventh
+   * session). A write that throws having changed no row fails alone: a plan's limit reached, a
+   * row not found, a failed statement (SQLite undoes a failed statement by itself). One that
+   * throws after changing rows cannot be undone alone: the transaction is rolled back and
+   * @returns undefined, for flush to run the batch again with `savepoints`, each write undone
+   * alone if it throws, as every batch once ran. Its writes run twice then, which they may: each
+   * is a function of the database alone, and what it returned the first time is dropped.
    */
-  #commit(batch: QueuedWrite[]): Outcome[] {
+  #commit(batch: QueuedWrite[], savepoints: boolean): Outcome[] | undefined {
     let run: BatchRun | undefined;
     try {
-      run = this.#run(batch, false);
-      if (run === undefined) {
-        this.#db.exec('ROLLBACK');
-        this.#db.exec('BEGIN IMMEDIATE');
-        run = this.#run(batch, true)!;
-      }
-      this.#db.exec('COMMIT');
+      run = this.#run(batch, savepoints);
+      this.#db.exec(run === undefined ? 'ROLLBACK' : 'COMMIT');
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw err;
     }
+    if (run === undefined) return undefined;
     // Committed: the batch's writes stand whatever a tally does now.
     for (const tally of run.tallies.values()) {
       try {
