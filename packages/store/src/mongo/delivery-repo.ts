@@ -15,16 +15,17 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import type {
-  AttemptOutcome,
-  AttemptPage,
-  ClaimRef,
-  CompletedAttempt,
-  DeliveryJob,
-  DeliveryRepo,
-  DeliveryView,
-  DueDelivery,
-  LaneStats,
+import {
+  BACKLOG_COUNT_CAP,
+  type AttemptOutcome,
+  type AttemptPage,
+  type ClaimRef,
+  type CompletedAttempt,
+  type DeliveryJob,
+  type DeliveryRepo,
+  type DeliveryView,
+  type DueDelivery,
+  type LaneStats,
 } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
@@ -359,12 +360,6 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
   }
   return released;
 }
-
-/**
- * The most a store-wide count reads on a scrape (index keys, no documents): the metrics show it
- * as a floor beyond (`wirehook_deliveries_due` of 100,000 means "at least").
- */
-export const BACKLOG_COUNT_CAP = 100_000;
 
 /** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
 const RELEASE_ALL_BATCH = 1_000;

@@ -64,6 +64,12 @@ export function checkClaimBatch(ids: readonly DeliveryId[]): void {
   if (ids.length > MAX_CLAIM_BATCH) throw new RangeError(`claimMany takes at most ${MAX_CLAIM_BATCH} ids, got ${ids.length}`);
 }
 
+/**
+ * The most a store-wide count reads on a scrape (index keys, no rows or documents): the metrics
+ * show it as a floor beyond (`wirehook_deliveries_due` of 100,000 means "at least").
+ */
+export const BACKLOG_COUNT_CAP = 100_000;
+
 /** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
 export interface DueDelivery {
   id: DeliveryId;
@@ -237,7 +243,8 @@ export interface DeliveryRepo {
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
   /**
    * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
-   * (not held), the oldest due time (null when none), deliveries in `retrying`.
+   * (not held), the oldest due time (null when none), deliveries in `retrying`. Each count reads
+   * at most BACKLOG_COUNT_CAP index entries on a scrape, and is that cap beyond it.
    */
   backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
   /**

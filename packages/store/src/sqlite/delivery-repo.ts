@@ -19,6 +19,7 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import {
+  BACKLOG_COUNT_CAP,
   checkClaimBatch,
   failedClaim,
   type AttemptOutcome,
@@ -330,13 +331,14 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Both read partial indexes of open deliveries only (due: not held either; named, as in `due`).
+    // Bounded on every scrape, as MongoDB's: at most BACKLOG_COUNT_CAP entries of deliveries_due
+    // counted (named, as in `due`), and the oldest one seek. (Retrying: a sum of the endpoints' counted rows.)
+    const dueNow = `FROM deliveries INDEXED BY deliveries_due WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?1`;
     const due = this.#conn
       .statement(
-        `SELECT count(*) AS n, min(next_attempt_at) AS oldest FROM deliveries INDEXED BY deliveries_due ` +
-          `WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?`,
+        `SELECT (SELECT count(*) FROM (SELECT 1 ${dueNow} LIMIT ?2)) AS n, (SELECT next_attempt_at ${dueNow} ORDER BY next_attempt_at LIMIT 1) AS oldest`,
       )
-      .get(now);
+      .get(now, BACKLOG_COUNT_CAP);
     const retrying = this.#conn.statement('SELECT coalesce(sum(retrying), 0) AS n FROM endpoint_counts').get();
     return {
       due: due === undefined ? 0 : int(due, 'n'),

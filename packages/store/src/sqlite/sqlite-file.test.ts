@@ -143,6 +143,36 @@ describe('SQLite store', () => {
     expect(perMessage).toBeLessThan(12 * 1_024);
   });
 
+  it('counts the due backlog for the metrics up to 100,000 (each scrape’s cap), and reads 100,000 beyond', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t } = await m.scene();
+    const first = m.only(await m.send(t, { createdAt: 1_000 }));
+    // Copies of that due delivery, written by a second connection as another process would.
+    const raw = new DatabaseSync(path);
+    const copy = (from: number, count: number) =>
+      raw
+        .prepare(
+          `WITH RECURSIVE c(x) AS (SELECT ?1 UNION ALL SELECT x + 1 FROM c WHERE x < ?1 + ?2 - 1)
+           INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                                   next_attempt_at, manual, created_at)
+           SELECT 'dlv_copy_' || x, org_id, env, message_id, endpoint_id, url, 'pending', 0, 0, next_attempt_at, 0, created_at
+           FROM deliveries, c WHERE id = ?3`,
+        )
+        .run(from, count, first);
+    try {
+      copy(1, 99_998);
+      expect(await store.deliveries.backlog(2_000)).toMatchObject({ due: 99_999, oldestDueAt: 1_000 });
+      copy(99_999, 2);
+      expect(await store.deliveries.backlog(2_000)).toMatchObject({ due: 100_000, oldestDueAt: 1_000 });
+      // Not yet due: none.
+      expect(await store.deliveries.backlog(999)).toMatchObject({ due: 0, oldestDueAt: null });
+    } finally {
+      raw.close();
+    }
+  });
+
   it('openEmbeddedStore creates the data directory and its database file', async () => {
     const dataDir = join(tempDir(), 'nested', 'data');
     const store = track(openEmbeddedStore(dataDir));
