@@ -243,8 +243,9 @@ export interface DeliveryRepo {
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
   /**
    * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
-   * (not held), the oldest due time (null when none), deliveries in `retrying`. Each count reads
-   * at most BACKLOG_COUNT_CAP index entries on a scrape, and is that cap beyond it.
+   * (not held), the oldest due time (null when none), deliveries in `retrying`. A count that
+   * reads index entries (the due ones; MongoDB's retrying ones too) reads at most
+   * BACKLOG_COUNT_CAP on a scrape, and is that cap beyond it.
    */
   backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
   /**

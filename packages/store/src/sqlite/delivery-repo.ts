@@ -61,7 +61,8 @@ const CLAIMABLE = `${DUE_UNLEASED}
  * The endpoints with open deliveries not held, by a skip scan of deliveries_endpoint_queue's
  * (0, endpoint) ranges: one seek per such endpoint, whatever its backlog; a paused endpoint's
  * held deliveries are in the (1, …) ranges, never read. Not `lane_wait = 0` here: the walk would
- * then read every waiting delivery of an endpoint whose lanes' heads are all leased. Each
+ * then read through every waiting delivery of an endpoint whose open deliveries all wait in a
+ * lane (their heads held or ended). Each
  * endpoint's claimable ones are then one more seek, of (0, endpoint, 0, due).
  */
 const OPEN_ENDPOINTS = `WITH RECURSIVE eps(ep) AS (

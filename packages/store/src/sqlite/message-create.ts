@@ -18,11 +18,12 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
     if (earlier !== null) {
       return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters: readCounters(conn, input) };
     }
-    // Counter keys carry their period, so an expired row is garbage; clearing it here also
-    // means the reads below never see a stale value.
-    conn.statement('DELETE FROM usage_counters WHERE expires_at <= ?').run(input.createdAt);
+    // The limits first (the reads pass over expired rows): a send refused at its limit changes
+    // no row, so its group commit does not run again (GroupCommit's #commit).
     const values = readCounters(conn, input);
     for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
+    // Counter keys carry their period, so an expired row is garbage, cleared by a send that is taken.
+    conn.statement('DELETE FROM usage_counters WHERE expires_at <= ?').run(input.createdAt);
 
     const consumerId = findOrCreateConsumer(conn, t, input);
     const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint) => ({

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ManualClock, newId, type DeliveryId, type Tenant } from '@wirehook/core';
+import { ManualClock, newId, PlanLimitError, type DeliveryId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { openEmbeddedStore } from './open-embedded-store.ts';
@@ -171,6 +171,32 @@ describe('SQLite store', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it('refuses a send at its plan limit without running its group commit again, an expired counter present', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t } = await m.scene();
+    const raw = new DatabaseSync(path);
+    raw.prepare("INSERT INTO usage_counters (key, value, expires_at) VALUES ('live:old:2026-10', 7, 1)").run();
+    raw.close();
+    const atLimit = { key: 'live:full:2026-12', limit: 0, increment: true, expiresAt: Date.now() + 86_400_000 };
+    const rollbacks: string[] = [];
+    const exec = DatabaseSync.prototype.exec;
+    DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string) {
+      if (sql === 'ROLLBACK') rollbacks.push(sql);
+      return exec.call(this, sql);
+    };
+    try {
+      // One batch: the refused send, and another that is taken.
+      const results = await Promise.allSettled([m.send(t, { counters: [atLimit] }), m.send(t)]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+      expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(PlanLimitError);
+    } finally {
+      DatabaseSync.prototype.exec = exec;
+    }
+    expect(rollbacks).toEqual([]);
   });
 
   it('openEmbeddedStore creates the data directory and its database file', async () => {
