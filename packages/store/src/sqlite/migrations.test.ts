@@ -5,6 +5,7 @@ import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { countEndpoints } from './migrations/025-endpoint-counts.ts';
+import { AGED } from './message-status.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
@@ -332,8 +333,7 @@ describe('SQLite store', () => {
         .all(endpoint.id)
         .map((row) => row['id']),
     ).toEqual([retrying, fresh]);
-    const aged = `SELECT id FROM deliveries INDEXED BY deliveries_endpoint_aged WHERE endpoint_id = ? AND status IN ('pending', 'retrying')
-      AND (status = 'retrying' OR held = 1 OR lane_wait = 1 OR next_attempt_at IS NOT created_at)`;
+    const aged = `SELECT id FROM deliveries INDEXED BY deliveries_endpoint_aged WHERE endpoint_id = ? AND ${AGED}`;
     expect(
       queue
         .prepare(aged)

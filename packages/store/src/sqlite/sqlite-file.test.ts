@@ -118,26 +118,33 @@ describe('SQLite store', () => {
     const t = await f.tenant();
     await f.createEndpoint(t, (await f.consumer(t, 'bench')).id, { eventTypes: null });
     const payload = JSON.stringify({ data: 'x'.repeat(1_000) });
+    const message = (i: number, consumerExternalId = 'bench') => ({
+      id: newId('message', { now: () => 1_000 + i }),
+      eventType: 'bench.event',
+      payload,
+      createdAt: 1_000 + i,
+      consumerExternalId,
+      newConsumerId: newId('consumer', { now: () => 1_000 }),
+      idempotencyKey: null,
+      idempotencySince: 0,
+      counters: [],
+    });
+    const first = await store.messages.create(t, message(0));
     const bytesWritten = () => Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
     const before = bytesWritten();
-    // 200 creates at once: one group commit, each create in its own savepoint. With the
-    // sub-journal spilled to a temp file this wrote 45 KB a message; in memory 2.5 KB.
-    const created = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        store.messages.create(t, {
-          id: newId('message', { now: () => 1_000 + i }),
-          eventType: 'bench.event',
-          payload,
-          createdAt: 1_000 + i,
-          consumerExternalId: 'bench',
-          newConsumerId: newId('consumer', { now: () => 1_000 }),
-          idempotencyKey: null,
-          idempotencySince: 0,
-          counters: [],
-        }),
+    // 200 creates at once, and last one that fails after writing (a new consumer, then the
+    // message's id taken): one group commit run again with each create in its own savepoint.
+    // With the sub-journal spilled to a temp file this wrote 45 KB a message; in memory 2.5 KB.
+    const [created, failed] = await Promise.all([
+      Promise.all(Array.from({ length: 200 }, (_, i) => store.messages.create(t, message(i + 1)))),
+      store.messages.create(t, { ...message(201, 'newcomer'), id: first.message.id }).then(
+        () => null,
+        (err: unknown) => err,
       ),
-    );
+    ]);
     const perMessage = (bytesWritten() - before) / created.length;
+    expect(String(failed)).toMatch(/UNIQUE/);
+    expect(await store.consumers.getByExternalId(t, 'newcomer')).toBeNull(); // undone alone, in its savepoint
     expect(created.flatMap((m) => m.deliveryIds)).toHaveLength(200);
     expect(perMessage).toBeGreaterThan(1_024); // the payload itself reached the WAL
     expect(perMessage).toBeLessThan(12 * 1_024);
