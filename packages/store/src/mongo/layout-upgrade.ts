@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isFailoverError } from './errors.ts';
 import type { Db, Document } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
@@ -183,16 +184,24 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
   conn.forgetMonths();
   // From here the legacy month's bucket is the single collections (connection.ts).
   await conn.readLegacyMonth();
-  // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run.
-  // A renewal that failed (the lease lost) fails the upgrade once the builds end.
+  // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run. A
+  // renewal that found the lease another's fails the upgrade once the builds end; one that an
+  // election left unanswered does not (the next may hold it): the renewal after them decides.
   let lost: unknown;
-  const renewing = setInterval(() => void renew().catch((err: unknown) => (lost ??= err)), LEASE_MS / 4);
+  let renewal: Promise<void> = Promise.resolve();
+  const renewing = setInterval(() => {
+    renewal = renew().catch((err: unknown) => {
+      if (!isFailoverError(err)) lost ??= err;
+    });
+  }, LEASE_MS / 4);
   try {
     await ensureBucketIndexes(conn.bucket(month));
   } finally {
     clearInterval(renewing);
+    await renewal;
   }
   if (lost !== undefined) throw lost;
+  await renew();
   await conn.db
     .collection(COLLECTIONS.messages)
     .dropIndex('messages_created_at')

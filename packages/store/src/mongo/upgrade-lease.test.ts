@@ -12,7 +12,7 @@ const steppedDown = () => new MongoServerError({ code: 189, errmsg: 'primary ste
 const duplicateKey = () => new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: job_leases index: _id_ dup key' });
 
 /** Answers each take with the next of `answers` (an Error is thrown); records takes and releases. */
-function scripted(answers: (boolean | Error)[], releases: Error[] = []) {
+function scripted(answers: (boolean | Error)[], releases: Error[] = [], wait?: (ms: number) => Promise<void>) {
   const calls: string[] = [];
   let clock = 1_000;
   const jobs: JobLeaseRepo = {
@@ -37,7 +37,10 @@ function scripted(answers: (boolean | Error)[], releases: Error[] = []) {
     leaseMs: 120_000,
     log: (line) => log.push(line),
     now: () => clock,
-    wait: async (ms) => void waits.push(ms),
+    wait: async (ms) => {
+      waits.push(ms);
+      await wait?.(ms);
+    },
   });
   return { lease, calls, log, waits, advance: (ms: number) => (clock += ms) };
 }
@@ -82,6 +85,20 @@ describe('UpgradeLease', () => {
     expect(never.calls).toHaveLength(3);
 
     await expect(scripted([duplicateKey(), true]).lease.renew()).rejects.toThrow('E11000');
+  });
+
+  it('a renewal still asking again when the lease is given up does not take it back', async () => {
+    let endWait = () => {};
+    const waiting = new Promise<void>((resolve) => (endWait = resolve));
+    const s = scripted([true, notConfirmed(), true], [], () => waiting);
+    expect(await s.lease.take()).toBe(true);
+    const renewal = s.lease.renew(); // its first try unknown: it waits to ask again
+    await s.lease.release();
+    endWait();
+    await expect(renewal).rejects.toThrow('given its lease up');
+    expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'take schema-upgrade h1 120000', 'release schema-upgrade h1']);
+    expect(await s.lease.take()).toBe(true); // taken again later: renewed as before
+    await expect(s.lease.renew()).rejects.toThrow('no answer scripted');
   });
 
   it("a renewal that finds the lease another holder's ends the upgrade", async () => {

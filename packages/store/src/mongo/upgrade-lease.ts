@@ -34,6 +34,8 @@ export class UpgradeLease {
   readonly #o: UpgradeLeaseOptions;
   /** When the takes began to end with an unknown outcome (undefined: the last one answered). */
   #unknownSince: number | undefined;
+  /** Given up (release), and not taken since: a renewal still asking again must not take it back. */
+  #released = false;
 
   constructor(jobs: JobLeaseRepo, options: UpgradeLeaseOptions) {
     this.#jobs = jobs;
@@ -63,6 +65,7 @@ export class UpgradeLease {
     try {
       const held = await this.#takeAt(now);
       this.#unknownSince = undefined;
+      if (held) this.#released = false;
       return held;
     } catch (err) {
       if (!isFailoverError(err)) throw err;
@@ -82,6 +85,8 @@ export class UpgradeLease {
   /** Renews the lease. @throws Error when another holder has it, or RENEW_TRIES renewals in a row had an unknown outcome. */
   async renew(): Promise<void> {
     for (let tries = 1; ; tries++) {
+      // A renewal begun before the lease was given up (the index builds' timer) ends here.
+      if (this.#released) throw new Error('the layout upgrade has given its lease up');
       let held: boolean;
       try {
         held = await this.#takeAt(this.#now());
@@ -98,6 +103,7 @@ export class UpgradeLease {
 
   /** Ends the lease if this holder still has it; a failure is logged, not thrown (the lease then runs out). */
   async release(): Promise<void> {
+    this.#released = true;
     try {
       await this.#jobs.release(this.#o.name, this.#o.holder);
     } catch (err) {
