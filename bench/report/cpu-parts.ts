@@ -13,6 +13,8 @@ const THREAD_PARTS: Record<string, string> = {
   MainThread: 'main thread',
   'store-writer': 'store writer',
   'store-reader': 'store reader',
+  // Embedded mode's sends (@wirehook/egress's EgressThread): undici, TLS, the sockets' writes.
+  egress: 'egress thread',
   // GC work, and also concurrent compilation: not told apart.
   V8Worker: 'V8 helpers',
   'libuv-worker': 'libuv pool',

@@ -15,6 +15,9 @@ import { createEmbedded, type Embedded } from '../../services/embedded/src/creat
 export interface HarnessOptions {
   /** DELIVERY_ALLOW_HOSTS; default "localhost". */
   allowHosts?: string;
+  /** DELIVERY_RESOLVE: names answered before DNS (the receivers', reachingReceivers). */
+  resolve?: string;
+  /** A resolver of the test's own: the dispatcher then sends on the test's thread, not the egress thread (a function cannot cross). */
   lookup?: LookupFn;
   retentionMonths?: number;
   /** CA trusted for deliveries (the TestReceiver's). */
@@ -78,6 +81,7 @@ export async function startWirehook(options: HarnessOptions = {}): Promise<Harne
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     DELIVERY_ALLOW_HOSTS: options.allowHosts ?? 'localhost',
+    ...(options.resolve === undefined ? {} : { DELIVERY_RESOLVE: options.resolve }),
     RETENTION_MONTHS: String(options.retentionMonths ?? 3),
     DELIVERY_TIMEOUT_MS: String(options.deliveryTimeoutMs ?? 2_000),
     ENDPOINT_SLOTS: String(options.endpointSlots ?? 16),

@@ -7,9 +7,13 @@ import { vi } from 'vitest';
 import { systemLookup, type LookupFn } from '@wirehook/egress';
 import { testCa, TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
 
-/** Harness options that let deliveries reach the receivers: allowed, resolved and trusted. */
-export async function reachingReceivers(): Promise<{ allowHosts: string; lookup: LookupFn; ca: string }> {
-  return { allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem };
+/**
+ * Harness options that let deliveries reach the receivers: allowed, resolved and trusted. The
+ * names go as DELIVERY_RESOLVE (data), not as a lookup function: a function cannot cross to
+ * the egress thread, and with one the harness would send on the test's own thread instead.
+ */
+export async function reachingReceivers(): Promise<{ allowHosts: string; resolve: string; ca: string }> {
+  return { allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: (await testCa()).caPem };
 }
 
 /** A receiver on `https://<name>:8443`. */
@@ -24,6 +28,8 @@ export interface NamedReceiver {
 const TEST_NAME = /^r(\d{1,3})\.receiver\.wirehook\.test$/i;
 /** DELIVERY_ALLOW_HOSTS for harnesses that deliver to test receivers. */
 export const TEST_ALLOW_HOSTS = 'localhost,127.0.0.0/8';
+/** The receivers' names as DELIVERY_RESOLVE: rN.receiver.wirehook.test is 127.0.0.N, N = 2 … 254 (freshIp's). */
+export const TEST_RESOLVE = Array.from({ length: 253 }, (_, i) => `r${i + 2}.receiver.wirehook.test:127.0.0.${i + 2}`).join(',');
 const usedIps = new Set<string>();
 
 function freshIp(): string {

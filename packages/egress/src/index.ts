@@ -7,3 +7,4 @@ export * from './url-policy.ts';
 export * from './resolve-overrides.ts';
 export type { SourceAddresses } from './guarded-connector.ts';
 export * from './listen-hub.ts';
+export * from './egress-thread.ts';

@@ -9,7 +9,7 @@ import { AddressPolicy, HttpEgress } from '@wirehook/egress';
 import type { AlertTarget, NoticeDelivery } from '@wirehook/store';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { reachingReceivers, startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
+import { reachingReceivers, startReceiver, testLookup, type NamedReceiver } from '../../../test/support/receivers.ts';
 import { noticeContent, usageContent, type NoticeContent } from './notice-content.ts';
 import { NoticeSender } from './notice-sender.ts';
 import { SmtpMailer } from './smtp-mailer.ts';
@@ -27,7 +27,7 @@ const refusedRecipients = new Set<string>();
 beforeAll(async () => {
   named = await startReceiver();
   const reach = await reachingReceivers();
-  egress = new HttpEgress({ policy: new AddressPolicy({ allowHosts: reach.allowHosts }), lookup: reach.lookup, ca: reach.ca, timeoutMs: 5_000 });
+  egress = new HttpEgress({ policy: new AddressPolicy({ allowHosts: reach.allowHosts }), lookup: testLookup, ca: reach.ca, timeoutMs: 5_000 });
   smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],

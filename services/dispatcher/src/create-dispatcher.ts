@@ -1,7 +1,7 @@
 import type { Bus } from '@wirehook/bus';
 import type { Clock, SecretBox } from '@wirehook/core';
 import { TransformRunner } from '@wirehook/transform';
-import { AddressPolicy, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
+import { AddressPolicy, EgressThread, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
@@ -45,11 +45,20 @@ export interface DeliveryShared {
   listen?: Sender;
   /** Where endpoints' throughput state is shared: the process's Kv (embedded), Redis (cluster). */
   kv: Kv;
+  /**
+   * Sends on a thread of their own (EgressThread): embedded mode, whose main thread serves the
+   * API. Not with a `lookup` of the caller's (a function cannot cross to a thread): those sends
+   * stay on the caller's thread.
+   */
+  egressThread?: boolean;
 }
+
+/** The delivery egress as the dispatcher uses it: HttpEgress, on the caller's thread or its own. */
+export type DeliveryEgress = TokenSender & { close(): Promise<void> };
 
 /** The delivery side of a process: its egress client, dispatcher and retention job. */
 export interface DeliveryComponents {
-  egress: HttpEgress;
+  egress: DeliveryEgress;
   addressPolicy: AddressPolicy;
   lookup: LookupFn;
   dispatcher: Dispatcher;
@@ -78,13 +87,22 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   const { store, bus, secretBox, clock, logger } = shared;
   const addressPolicy = new AddressPolicy({ allowHosts: settings.DELIVERY_ALLOW_HOSTS });
   const lookup = lookupWithOverrides(parseResolveOverrides(settings.DELIVERY_RESOLVE), shared.lookup ?? systemLookup);
-  const egress = new HttpEgress({
-    policy: addressPolicy,
-    lookup,
-    timeoutMs: settings.DELIVERY_TIMEOUT_MS,
-    connectionsPerOrigin: settings.ENDPOINT_SLOTS,
-    ca: shared.ca,
-  });
+  const egress: DeliveryEgress =
+    shared.egressThread && shared.lookup === undefined
+      ? new EgressThread({
+          allowHosts: settings.DELIVERY_ALLOW_HOSTS,
+          resolve: settings.DELIVERY_RESOLVE,
+          timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+          connectionsPerOrigin: settings.ENDPOINT_SLOTS,
+          ca: shared.ca,
+        })
+      : new HttpEgress({
+          policy: addressPolicy,
+          lookup,
+          timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+          connectionsPerOrigin: settings.ENDPOINT_SLOTS,
+          ca: shared.ca,
+        });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
   // A send waits for a sandbox thread at most a second, and at most half the dispatcher's places
   // wait (an endpoint's slots bound its own share): the wait holds a place and a slot, so one

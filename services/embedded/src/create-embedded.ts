@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@wirehook/core';
 import { MemoryBus, type Bus } from '@wirehook/bus';
-import { createDispatcher, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
+import { createDispatcher, type DeliveryEgress, type Dispatcher, type RetentionJob } from '@wirehook/dispatcher';
 import { AddressPolicy, ListenHub, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { addressesNotOnThisHost, EgressRelay } from '@wirehook/egress-relay';
 import { createGateway, egressIpSync, type GatewayDeps } from '@wirehook/gateway';
@@ -33,6 +33,8 @@ export interface Embedded {
   store: Store;
   bus: Bus;
   dispatcher: Dispatcher;
+  /** Where the dispatcher's sends go: the egress thread (EgressThread), or HttpEgress on this thread with a test's own lookup. */
+  egress: DeliveryEgress;
   /** The `wirehook listen` connections the API holds. */
   listeners: ListenHub;
   retention: RetentionJob;
@@ -93,6 +95,8 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     registry: httpMetrics.registry,
     // One process owns this store: a lease found at start belongs to a run that died.
     soleDispatcher: true,
+    // The API's thread keeps to the API: undici, TLS and their garbage go to the egress thread.
+    egressThread: true,
     kv,
     lookup: deps.lookup,
     ca: deps.ca,
@@ -152,6 +156,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     store,
     bus,
     dispatcher,
+    egress: delivery.egress,
     listeners,
     retention,
     recoveryWorker: recovery.worker,

@@ -1,0 +1,47 @@
+// The egress thread (see egress-thread.ts): one HttpEgress, sending what it is posted and
+// answering each send with its result — failures are data here too.
+import { parentPort, workerData } from 'node:worker_threads';
+import { AddressPolicy } from './address-policy.ts';
+import type { EgressCall, EgressReply, EgressThreadOptions } from './egress-thread.ts';
+import { HttpEgress } from './http-egress.ts';
+import { systemLookup } from './resolve-host.ts';
+import { lookupWithOverrides, parseResolveOverrides } from './resolve-overrides.ts';
+
+const port = parentPort!;
+const options = workerData as EgressThreadOptions;
+const egress = new HttpEgress({
+  policy: new AddressPolicy({ allowHosts: options.allowHosts }),
+  lookup: lookupWithOverrides(parseResolveOverrides(options.resolve), systemLookup),
+  timeoutMs: options.timeoutMs,
+  connectionsPerOrigin: options.connectionsPerOrigin,
+  ca: options.ca,
+});
+
+// Answers settled during one turn of the event loop go back in one message.
+let outbox: EgressReply[] = [];
+const reply = (answer: EgressReply) => {
+  if (outbox.length === 0) {
+    setImmediate(() => {
+      const answers = outbox;
+      outbox = [];
+      port.postMessage(answers);
+    });
+  }
+  outbox.push(answer);
+};
+const failed = (id: number, err: unknown): EgressReply => ({
+  id,
+  ok: false,
+  name: err instanceof Error ? err.name : 'Error',
+  message: err instanceof Error ? err.message : String(err),
+});
+
+port.on('message', (calls: EgressCall[]) => {
+  for (const call of calls) {
+    const done = 'close' in call ? egress.close() : egress.send(call.request);
+    done.then(
+      (value) => reply({ id: call.id, ok: true, value: value ?? undefined }),
+      (err: unknown) => reply(failed(call.id, err)),
+    );
+  }
+});
