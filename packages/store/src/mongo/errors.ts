@@ -1,4 +1,4 @@
-import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
 
 // MongoDB's error code for a unique index violation (E11000 duplicate key).
 const DUPLICATE_KEY = 11000;
@@ -33,6 +33,7 @@ const FAILOVER_CODES = new Set([
   133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
   134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
+  262, // ExceededTimeLimit (a lock or a shard not answering in time, as during a step-down)
   9001, // SocketException
   10058, // LegacyNotPrimary
   10107, // NotWritablePrimary
@@ -44,13 +45,18 @@ const FAILOVER_CODES = new Set([
 // Labels of the same, and of a transaction that withTransaction gave up on (its 120 s spent on
 // conflicts or an unconfirmed commit).
 const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult'];
+// The driver's own, by name (the class is not exported): no connection of the pool came free
+// within waitQueueTimeoutMS, as when every one waits on a primary that is going away.
+const WAIT_QUEUE_TIMEOUT = 'MongoWaitQueueTimeoutError';
 
 /**
  * True when `err` is a failover's, as an election or a lost member gives: a majority that did
  * not confirm a write in time (it may stand on the primary or be rolled back), a primary that
  * stepped down or shut down, no primary to send to, a connection lost before the answer, a
- * transaction given up. A write's outcome is then unknown: the same write again, or a read,
- * tells. An error of the request itself (a duplicate key, a bad query, authorization) is not one.
+ * transaction given up, and the waits that run out meanwhile: a connection of the pool, a
+ * lock, an operation's `timeoutMS` (MONGODB_URL's). A write's outcome is then unknown: the same
+ * write again, or a read, tells. An error of the request itself (a duplicate key, a bad query,
+ * authorization) is not one.
  */
 export function isFailoverError(err: unknown): boolean {
   // Refused as well (a duplicate key): the request's own error, which the repo answers. And a
@@ -60,7 +66,8 @@ export function isFailoverError(err: unknown): boolean {
     const wtimeout = (err.errInfo as { wtimeout?: unknown } | undefined)?.wtimeout === true;
     return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code)));
   }
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return true;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
+  if (err instanceof MongoDriverError && err.name === WAIT_QUEUE_TIMEOUT) return true;
   if (!(err instanceof MongoServerError)) return false;
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
 }

@@ -1,13 +1,22 @@
 // A failover's errors leave the MongoDB store as 503s, without a server: repos that throw the
 // driver's own error classes.
 import { UnavailableError, toErrorResponse } from '@wirehook/core';
-import { MongoNetworkError, MongoServerError, MongoWriteConcernError } from 'mongodb';
+import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
 import { mongoStoreOn } from './open-mongo-store.ts';
 import { isDuplicateKey } from './errors.ts';
 import { FAILOVER_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
+
+/** The driver's pool wait running out: its class is not exported, so one of its name (its class's getter). */
+function waitQueueTimeout(): Error {
+  return new (class extends MongoDriverError {
+    override get name(): string {
+      return 'MongoWaitQueueTimeoutError';
+    }
+  })('Timed out while checking out a connection from connection pool');
+}
 
 class FakeRepo {
   readonly #fail: () => Error;
@@ -37,6 +46,9 @@ describe('withUnavailableErrors', () => {
     ['a lost connection', () => new MongoNetworkError('connection 4 to db-0:27017 closed')],
     ['a write the driver labels retryable', () => new MongoServerError({ code: 6, errmsg: 'host unreachable', errorLabels: ['RetryableWriteError'] })],
     ['a shard without a primary (mongos)', () => new MongoServerError({ code: 133, errmsg: 'Could not find host matching read preference' })],
+    ['a lock or a shard not answering in time (ExceededTimeLimit)', () => new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' })],
+    ['an operation past its timeoutMS (MONGODB_URL)', () => new MongoOperationTimeoutError('Timed out during socket read (500ms)')],
+    ['no connection of the pool free in time', () => waitQueueTimeout()],
     [
       'a transaction withTransaction gave up on',
       () => new MongoServerError({ code: 112, errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }),
@@ -61,6 +73,9 @@ describe('withUnavailableErrors', () => {
   it('passes every other error as it is, and answers as the repo does', async () => {
     const duplicate = new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error' });
     await expect(orgs(open(() => duplicate)).get('fail')).rejects.toBe(duplicate);
+    // Another of the driver's own errors (a bad option, a cursor used after close) is a bug of ours.
+    const misuse = new MongoDriverError('Cursor is closed');
+    await expect(orgs(open(() => misuse)).get('fail')).rejects.toBe(misuse);
     const plain = new Error('a bug');
     await expect(orgs(open(() => plain)).get('fail')).rejects.toBe(plain);
     const store = open(() => plain);
