@@ -12,7 +12,7 @@ import { eventually, testCa } from '@wirehook/testkit';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 /** Six callers reading paths in a loop until told to stop; answers how many reads and how many failed. */
 const READERS = `
@@ -39,7 +39,7 @@ let failing: NamedReceiver;
 let ok: NamedReceiver;
 
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem, startAt: Date.UTC(2026, 5, 10, 12) });
+  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: (await testCa()).caPem, startAt: Date.UTC(2026, 5, 10, 12) });
   a = await wh.tenant({ plan: 'starter' });
   b = await wh.tenant({ plan: 'business' });
   failing = await startReceiver();

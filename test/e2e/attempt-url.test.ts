@@ -8,7 +8,7 @@ import { SQLITE_FILE_NAME } from '@wirehook/store';
 import { eventually, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
@@ -16,7 +16,7 @@ let before: NamedReceiver;
 let after: NamedReceiver;
 
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem });
+  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: (await testCa()).caPem });
   t = await wh.tenant({ plan: 'starter' });
   [before, after] = [await startReceiver(), await startReceiver()];
   before.receiver.respondWith({ status: 503 });

@@ -4,7 +4,7 @@ import { createLogger } from '@wirehook/platform';
 import { eventually, jsonLines, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWirehook, type Harness } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let rx: NamedReceiver;
@@ -13,7 +13,7 @@ const { destination: out, lines } = jsonLines();
 beforeAll(async () => {
   wh = await startWirehook({
     allowHosts: TEST_ALLOW_HOSTS,
-    lookup: testLookup,
+    resolve: TEST_RESOLVE,
     ca: (await testCa()).caPem,
     logger: createLogger({ name: 'wirehook', instance: 'test-1', level: 'info', format: 'json', destination: out }),
   });

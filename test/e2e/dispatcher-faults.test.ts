@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, readMetric, testCa } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 const DELIVERY_TIMEOUT_MS = 1_000;
 const LEASE_MS = 2 * DELIVERY_TIMEOUT_MS + 15_000; // a connection wait and an attempt, each bounded, and a margin
@@ -17,7 +17,7 @@ const undo: (() => void)[] = [];
 beforeAll(async () => {
   wh = await startWirehook({
     allowHosts: TEST_ALLOW_HOSTS,
-    lookup: testLookup,
+    resolve: TEST_RESOLVE,
     ca: (await testCa()).caPem,
     deliveryTimeoutMs: DELIVERY_TIMEOUT_MS,
     endpointSlots: 2,
@@ -147,7 +147,7 @@ describe('the hand-off from intake to the dispatcher (embedded mode)', () => {
     // waiting for their places, and gives the rest back (how many of each depends on timing).
     const small = await startWirehook({
       allowHosts: TEST_ALLOW_HOSTS,
-      lookup: testLookup,
+      resolve: TEST_RESOLVE,
       ca: (await testCa()).caPem,
       dispatchConcurrency: 2,
     });

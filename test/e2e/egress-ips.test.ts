@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, testCa, verifyWebhook } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-egress-ips-'));
@@ -28,7 +28,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 const start = (options: { relaySourceIps?: string; startAt?: number }) =>
-  startWirehook({ dataDir, allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: caPem, ...options });
+  startWirehook({ dataDir, allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: caPem, ...options });
 
 /** An organization's webhook alert target and one endpoint, sent from the pool or not; the target's secret. */
 async function withTargetAndEndpoint(t: TestTenant, fixedIp: boolean): Promise<string> {

@@ -5,14 +5,14 @@
 import { eventually, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let t: TestTenant;
 let rx: NamedReceiver;
 
 beforeAll(async () => {
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem, startAt: Date.UTC(2026, 5, 10, 12) });
+  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: (await testCa()).caPem, startAt: Date.UTC(2026, 5, 10, 12) });
   t = await wh.tenant({ plan: 'starter' });
   rx = await startReceiver();
 });

@@ -12,7 +12,7 @@ import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertific
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
 import { spawnEmbedded } from '../support/embedded-process.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE } from '../support/receivers.ts';
 import { TokenServer } from '../support/token-server.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -130,7 +130,7 @@ describe('a process whose key was retired by a re-seal elsewhere', () => {
     rx.receiver.respondWith(tokens.requireBearer());
     const { certPem, keyPem } = await testClientCertificate();
     const dataDir = newDataDir();
-    const options = { allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca, dataDir };
+    const options = { allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca, dataDir };
     const before = await startWirehook({ ...options, secretKey: A });
     try {
       const t = await before.tenant();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '@wirehook/platform';
 import { eventually, jsonLines, recordSpans, type SpanRecorder, testCa, testClientCertificate } from '@wirehook/testkit';
 import { startWirehook, type Harness } from '../support/harness.ts';
-import { type NamedReceiver, startReceiver, TEST_ALLOW_HOSTS, testLookup } from '../support/receivers.ts';
+import { type NamedReceiver, startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE } from '../support/receivers.ts';
 import { TokenServer } from '../support/token-server.ts';
 
 const HEADER_VALUE = 'hv-7f3a91c2-never-shown-b8e4';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   const logger = createLogger({ name: 'wirehook', instance: 'secrets', level: 'debug', format: 'json', destination: logs.destination });
   rx = await startReceiver({ clientCa: (await testCa()).caPem });
   tokens = await TokenServer.start({ clientSecret: 'cs-5e1c0d-never-shown-a7b2' });
-  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: (await testCa()).caPem, logger });
+  wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: (await testCa()).caPem, logger });
 }, 60_000);
 
 afterAll(async () => {

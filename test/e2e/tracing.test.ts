@@ -10,7 +10,7 @@ import { silentLogger } from '@wirehook/platform';
 import { ApiClient, eventually, recordSpans, SpanKind, SpanStatusCode, testCa, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { embeddedConfigSchema } from '../../services/embedded/src/config.ts';
 import { createEmbedded, type Embedded } from '../../services/embedded/src/create-embedded.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from '../support/receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from '../support/receivers.ts';
 
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -30,12 +30,13 @@ describe('tracing (embedded): the webhook POST joins the message’s trace', () 
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS,
+      DELIVERY_RESOLVE: TEST_RESOLVE,
       DELIVERY_TIMEOUT_MS: '2000',
       // Only the intake's dispatch job sends: a sweep could take the job first, in a trace of its own.
       SWEEP_INTERVAL_MS: '60000',
     });
     const clock = new ManualClock(Date.now());
-    embedded = createEmbedded(config, { clock, logger: silentLogger(), lookup: testLookup, ca: (await testCa()).caPem });
+    embedded = createEmbedded(config, { clock, logger: silentLogger(), ca: (await testCa()).caPem });
     for (const c of embedded.components) await c.start();
     rx = await startReceiver();
     const org = await runAdminCommand(['org', 'create', '--name', 'Traced', '--plan', 'business'], { store: embedded.store, clock });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { eventually, testCa } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from './harness.ts';
-import { startReceiver, TEST_ALLOW_HOSTS, testLookup, type NamedReceiver } from './receivers.ts';
+import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE, type NamedReceiver } from './receivers.ts';
 
 export let wh: Harness;
 export let failing: NamedReceiver; // the customers' endpoints, answering 500
@@ -17,7 +17,7 @@ export let caPem: string;
 export function useAlertingWirehook(): void {
   beforeAll(async () => {
     caPem = (await testCa()).caPem;
-    wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, lookup: testLookup, ca: caPem });
+    wh = await startWirehook({ allowHosts: TEST_ALLOW_HOSTS, resolve: TEST_RESOLVE, ca: caPem });
     [failing, hooks, chat] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
     failing.receiver.respondWith({ status: 500, body: 'boom' });
   });

@@ -1,6 +1,6 @@
 import { RECEIVER_TEST_HOST, TestReceiver, closedPort } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EgressThread, type EgressThreadOptions } from './egress-thread.ts';
+import { EgressThread, EgressUnavailableError, type EgressThreadOptions } from './egress-thread.ts';
 
 const HEADERS = { 'content-type': 'application/json', 'webhook-id': 'msg_thread' };
 const BODY = '{"type":"invoice.paid","data":{"note":"café ☕"}}';
@@ -8,11 +8,10 @@ const BODY = '{"type":"invoice.paid","data":{"note":"café ☕"}}';
 let receiver: TestReceiver;
 const threads: EgressThread[] = [];
 
-function thread(options: Partial<EgressThreadOptions> = {}, workerUrl?: URL): EgressThread {
-  const created = new EgressThread(
-    { allowHosts: 'localhost', resolve: '', timeoutMs: 15_000, connectionsPerOrigin: 16, ca: receiver.caPem, ...options },
-    workerUrl,
-  );
+const STAND_IN = new URL('./egress-thread.fixture.ts', import.meta.url);
+
+function thread(options: Partial<EgressThreadOptions> = {}, test: ConstructorParameters<typeof EgressThread>[1] = {}): EgressThread {
+  const created = new EgressThread({ allowHosts: 'localhost', resolve: '', timeoutMs: 15_000, connectionsPerOrigin: 16, ca: receiver.caPem, ...options }, test);
   threads.push(created);
   return created;
 }
@@ -41,7 +40,39 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     expect(receiver.requests[0]!.body).toBe(BODY);
     expect(receiver.requests[0]!.headers).toMatchObject(HEADERS);
     expect(egress.starts).toBe(1);
-    expect(egress.threadId).toBeGreaterThan(0);
+  });
+
+  it('moves a long body to the thread as bytes: it arrives whole, as the short one does', async () => {
+    const egress = thread();
+    const long = `{"data":"${'é☕x'.repeat(40_000)}"}`; // 240 KB of UTF-8, past MOVED_BODY_BYTES (64 KiB)
+    const results = await Promise.all([long, BODY].map((body) => egress.send({ url: receiver.url, headers: HEADERS, body })));
+    expect(results.map((r) => r.status)).toEqual([200, 200]);
+    expect(receiver.requests.map((r) => r.body).sort((a, b) => b.length - a.length)).toEqual([long, BODY]);
+    // As bytes (moved, not copied) only past 64 KiB.
+    const standIn = thread({}, { workerUrl: STAND_IN });
+    expect((await standIn.send({ url: 'https://localhost/ok', headers: HEADERS, body: long })).responseHead).toBe(`1 bytes ${Buffer.byteLength(long)}`);
+    const edge = 'x'.repeat(64 * 1024);
+    expect((await standIn.send({ url: 'https://localhost/ok', headers: HEADERS, body: edge })).responseHead).toBe(`1 bytes ${64 * 1024}`);
+    expect((await standIn.send({ url: 'https://localhost/ok', headers: HEADERS, body: edge.slice(1) })).responseHead).toBe('1');
+  });
+
+  it('start() brings the thread up before any send; a thread that cannot start fails it', async () => {
+    const egress = thread();
+    await egress.start();
+    await egress.start();
+    expect(egress.starts).toBe(1);
+    expect(await egress.send({ url: receiver.url, headers: HEADERS, body: BODY })).toMatchObject({ ok: true });
+    expect(egress.starts).toBe(1);
+    const broken = thread({}, { workerUrl: new URL('./no-such-worker.ts', import.meta.url) });
+    await expect(broken.start()).rejects.toThrow(/^the egress thread did not start: /);
+  });
+
+  it('sends of one turn cross in one message, a later turn’s in another', async () => {
+    const egress = thread({}, { workerUrl: STAND_IN });
+    const send = () => egress.send({ url: 'https://localhost/ok', headers: HEADERS, body: BODY });
+    const turn = await Promise.all([send(), send(), send()]);
+    expect(turn.map((r) => r.responseHead)).toEqual(['3', '3', '3']);
+    expect((await send()).responseHead).toBe('1');
   });
 
   it('keeps its failures as data: the address rules, refused connections, DELIVERY_RESOLVE', async () => {
@@ -65,6 +96,19 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     await expect(thread().send({ url: 'ftp://localhost/x', headers: HEADERS, body: BODY })).rejects.toThrow(
       new TypeError('cannot send: url scheme ftp: is not http(s)'),
     );
+  });
+
+  it('a value that cannot cross to the thread fails its own send alone, as a TypeError', async () => {
+    const egress = thread();
+    const bad = { ...HEADERS, 'x-bad': (() => 'no') as unknown as string };
+    const [refused, sent] = await Promise.allSettled([
+      egress.send({ url: receiver.url, headers: bad, body: BODY }),
+      egress.send({ url: receiver.url, headers: HEADERS, body: BODY }),
+    ]);
+    expect(refused.status === 'rejected' && refused.reason).toBeInstanceOf(TypeError);
+    expect(refused.status === 'rejected' && (refused.reason as Error).message).toMatch(/^cannot send: .*could not be cloned/);
+    expect(sent).toMatchObject({ status: 'fulfilled', value: { ok: true, status: 200 } });
+    expect(receiver.requests).toHaveLength(1);
   });
 
   it('close() waits for the send in flight; a send after it fails as data and starts no thread', async () => {
@@ -95,20 +139,36 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
       error: 'connection: the egress client is closed',
     });
     expect(egress.starts).toBe(1);
-    expect(egress.threadId).toBeUndefined();
   });
 
-  it('a thread that dies fails the sends it held, and the next send starts another', async () => {
-    const egress = thread({}, new URL('./egress-thread-dies.fixture.ts', import.meta.url));
-    expect(await egress.send({ url: 'https://localhost/ok', headers: HEADERS, body: BODY })).toMatchObject({ ok: true, status: 200 });
-    const first = egress.threadId;
-    const lost = [
-      egress.send({ url: 'https://localhost/die', headers: HEADERS, body: BODY }),
-      egress.send({ url: 'https://localhost/ok', headers: HEADERS, body: BODY }),
-    ];
-    for (const send of lost) await expect(send).rejects.toThrow(/^the egress thread ended during the send: the egress thread exited \(code 3\)$/);
-    expect(await egress.send({ url: 'https://localhost/ok', headers: HEADERS, body: BODY })).toMatchObject({ ok: true, status: 200 });
+  it('a thread that dies fails the sends it held as EgressUnavailableError; none starts for a second, then one does', async () => {
+    const send = (egress: EgressThread, path: string) => egress.send({ url: `https://localhost${path}`, headers: HEADERS, body: BODY });
+    const egress = thread({}, { workerUrl: STAND_IN, restartDelayMs: 0 });
+    expect(await send(egress, '/ok')).toMatchObject({ ok: true, status: 200 });
+    const lost = await Promise.allSettled([send(egress, '/die'), send(egress, '/ok')]);
+    for (const send of lost) {
+      expect(send.status === 'rejected' && send.reason).toBeInstanceOf(EgressUnavailableError);
+      expect(send.status === 'rejected' && (send.reason as Error).message).toBe('the egress thread ended during the send: the egress thread exited (code 3)');
+    }
+    expect(await send(egress, '/ok')).toMatchObject({ ok: true, status: 200 });
     expect(egress.starts).toBe(2);
-    expect(egress.threadId).not.toBe(first);
+    // With the default wait, a send just after the loss fails at once and starts no thread.
+    const waiting = thread({}, { workerUrl: STAND_IN });
+    await expect(send(waiting, '/die')).rejects.toBeInstanceOf(EgressUnavailableError);
+    await expect(send(waiting, '/ok')).rejects.toThrow(/^the egress thread is starting again: the egress thread exited \(code 3\)$/);
+    expect(waiting.starts).toBe(1);
+  });
+
+  it('a send held past both of its limits ends the thread: its sends fail, and the next goes to a new one', async () => {
+    // timeoutMs 100: an answer is owed within 2 × 100 + 1,000 ms.
+    const egress = thread({ timeoutMs: 100 }, { workerUrl: STAND_IN, restartDelayMs: 0 });
+    const send = (path: string) => egress.send({ url: `https://localhost${path}`, headers: HEADERS, body: BODY });
+    const held = await Promise.allSettled([send('/hang'), send('/hang')]);
+    for (const one of held) {
+      expect(one.status === 'rejected' && one.reason).toBeInstanceOf(EgressUnavailableError);
+      expect(one.status === 'rejected' && (one.reason as Error).message).toBe('the egress thread ended during the send: no answer within 1200 ms');
+    }
+    expect(await send('/ok')).toMatchObject({ ok: true, status: 200 });
+    expect(egress.starts).toBe(2);
   });
 });

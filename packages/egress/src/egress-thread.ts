@@ -14,17 +14,39 @@ export interface EgressThreadOptions {
 }
 
 /** One send posted to the thread (in an array: the sends of one turn of the event loop), or the close. */
-export type EgressCall = { id: number; request: SendRequest } | { id: number; close: true };
+export type EgressCall = { id: number; request: SendRequest; encoded?: Uint8Array } | { id: number; close: true };
 /** Its answer (in an array, likewise): the result, or the error a caller's bug threw (a TypeError). */
 export type EgressReply = { id: number; ok: true; value: SendResult | undefined } | { id: number; ok: false; name: string; message: string };
 
+/**
+ * The egress thread could not take or finish the send: it ended, stopped answering, or is
+ * being started again. Ours, not the receiver's: the dispatcher puts the delivery off without
+ * an attempt (WebhookSender). Whether a send it held reached its receiver is unknown, so the
+ * later one may deliver it twice: at least once, as everywhere.
+ */
+export class EgressUnavailableError extends Error {
+  override readonly name = 'EgressUnavailableError';
+}
+
+/** What the thread posts once its HttpEgress is built. */
+export const EGRESS_READY = 'ready';
 const WORKER_MAIN = new URL('./egress-worker.ts', import.meta.url);
 /** A send's objects live for one send: a small young generation keeps the thread's scavenges short. */
 const WORKER_YOUNG_GENERATION_MB = 8;
+/** A thread that ended is started again no sooner than this: one that dies at once is not restarted at every send. */
+const RESTART_DELAY_MS = 1_000;
+/**
+ * Bodies at least this long cross as bytes moved to the thread, not copied: a turn's sends of
+ * 1 MB payloads would otherwise hold the caller's thread for the copies (and the heap for both).
+ */
+const MOVED_BODY_BYTES = 64 * 1024;
+/** Beyond HttpEgress's two limits (a connection, then the answer), how long an answer may take before the thread counts as stuck. */
+const ANSWER_MARGIN_MS = 1_000;
 
 interface Pending {
   resolve: (value: SendResult | undefined) => void;
   reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -33,58 +55,70 @@ interface Pending {
  * thread, which in embedded mode serves the API (issue 46: the API's latency while delivering).
  * Sends posted during one turn of the event loop go in one message, as their results come back
  * (a message costs more than copying its contents). Failures stay data; a caller's bug (a
- * header undici refuses) rejects with a TypeError, as HttpEgress throws it.
+ * header undici refuses, a value that cannot cross) rejects with a TypeError, as HttpEgress throws.
  *
- * A thread that dies (a fault of ours, not the receiver's) rejects the sends it held — the
- * dispatcher records each as an `internal` attempt and retries it, as with any bug of ours —
- * and the next send starts a new one. Whether a lost send reached its receiver is unknown,
- * so the retry may deliver it twice: at least once, as everywhere.
+ * A thread that ends, or holds a send past both of HttpEgress's limits, fails the sends it held
+ * with EgressUnavailableError (the thread is ended, so none is answered late); the next send a
+ * second later or more starts another, and until then sends fail the same way at once.
  */
 export class EgressThread {
   readonly #options: EgressThreadOptions;
   readonly #workerUrl: URL;
+  readonly #restartDelayMs: number;
+  readonly #answerWithinMs: number;
   readonly #pending = new Map<number, Pending>();
   #worker: Worker | undefined;
+  /** Settles when the running thread says it is ready (EGRESS_READY), or ended before. */
+  #ready: Promise<void> = Promise.resolve();
   #nextId = 0;
   #outbox: EgressCall[] = [];
+  #moved: ArrayBuffer[] = [];
   #closing: Promise<void> | undefined;
-  /** Threads started, the first included (a test reads it after killing one). */
+  /** Why the last thread ended, and until when no other is started. */
+  #lost: { err: Error; until: number } | undefined;
+  /** Threads started, the first included. */
   #starts = 0;
 
-  /** `workerUrl`: the thread's code; a test puts a stand-in there to end a thread mid-send. */
-  constructor(options: EgressThreadOptions, workerUrl: URL = WORKER_MAIN) {
+  /**
+   * `workerUrl`: the thread's code (a test puts a stand-in there to end a thread mid-send);
+   * `restartDelayMs`: the wait before another thread after one ended (RESTART_DELAY_MS).
+   */
+  constructor(options: EgressThreadOptions, test: { workerUrl?: URL; restartDelayMs?: number } = {}) {
     this.#options = options;
-    this.#workerUrl = workerUrl;
+    this.#workerUrl = test.workerUrl ?? WORKER_MAIN;
+    this.#restartDelayMs = test.restartDelayMs ?? RESTART_DELAY_MS;
+    this.#answerWithinMs = 2 * options.timeoutMs + ANSWER_MARGIN_MS;
   }
 
-  /** POSTs `request` on the thread: HttpEgress.send's result. @throws TypeError as HttpEgress.send does. */
+  /** Starts the thread and waits until it is ready to send: a thread that cannot start fails the process's start, not its sends. */
+  async start(): Promise<void> {
+    if (this.#worker === undefined) this.#start();
+    await this.#ready;
+  }
+
+  /** POSTs `request` on the thread: HttpEgress.send's result. @throws TypeError as HttpEgress.send does; EgressUnavailableError. */
   async send(request: SendRequest): Promise<SendResult> {
-    // After close(), refused as data, as HttpEgress refuses it (and no thread is started again).
-    if (this.#closing !== undefined && this.#worker === undefined) return noResponse('connection: the egress client is closed', 0);
-    return (await this.#call({ request })) as SendResult;
+    // Once close() began, refused as data, as HttpEgress refuses it (and no thread is started again).
+    if (this.#closing !== undefined) return noResponse('connection: the egress client is closed', 0);
+    return (await this.#call(this.#movable(request))) as SendResult;
   }
 
   fetchToken(fetch: TokenFetch): Promise<SendResult> {
     return this.send(tokenSendRequest(fetch));
   }
 
-  /** How many threads were started (a new one after each that died). */
+  /** How many threads were started (another after each that ended). */
   get starts(): number {
     return this.#starts;
   }
 
-  /** The running thread's id (tests end it to show a lost thread is replaced); undefined before the first send. */
-  get threadId(): number | undefined {
-    return this.#worker?.threadId;
-  }
-
-  /** Waits for the sends in flight (HttpEgress.close), then ends the thread. A send begun after fails as data. */
+  /** Waits for the sends in flight (HttpEgress.close; at most as long as a send), then ends the thread. A send after fails as data. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const worker = this.#worker;
       if (worker === undefined) return;
       try {
-        // A thread that dies while closing has nothing left to wait for.
+        // A thread that dies or sticks while closing has nothing left to wait for.
         await this.#call({ close: true }).catch(() => {});
       } finally {
         await worker.terminate();
@@ -94,15 +128,32 @@ export class EgressThread {
     return this.#closing;
   }
 
-  #call(call: { request: SendRequest } | { close: true }): Promise<SendResult | undefined> {
+  #call(call: { request: SendRequest; encoded?: Uint8Array } | { close: true }): Promise<SendResult | undefined> {
+    if (this.#worker === undefined && this.#lost !== undefined && performance.now() < this.#lost.until) {
+      return Promise.reject(new EgressUnavailableError(`the egress thread is starting again: ${this.#lost.err.message}`, { cause: this.#lost.err }));
+    }
     const worker = this.#worker ?? this.#start();
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) worker.ref();
-      this.#pending.set(id, { resolve, reject });
+      // An answer past both of the send's limits: the thread is stuck, and ended (#ended fails what it held).
+      const timer = setTimeout(() => {
+        if (this.#worker === worker) void this.#end(worker, new Error(`no answer within ${this.#answerWithinMs} ms`));
+      }, this.#answerWithinMs);
+      timer.unref();
+      this.#pending.set(id, { resolve, reject, timer });
       if (this.#outbox.length === 0) setImmediate(() => this.#flush());
       this.#outbox.push({ ...call, id } as EgressCall);
     });
+  }
+
+  /** A long body as bytes of its own, moved to the thread with its message (MOVED_BODY_BYTES). */
+  #movable(request: SendRequest): { request: SendRequest; encoded?: Uint8Array } {
+    if (request.body.length < MOVED_BODY_BYTES / 3) return { request };
+    const encoded = new TextEncoder().encode(request.body);
+    if (encoded.byteLength < MOVED_BODY_BYTES) return { request };
+    this.#moved.push(encoded.buffer);
+    return { request: { ...request, body: '' }, encoded };
   }
 
   #start(): Worker {
@@ -115,39 +166,77 @@ export class EgressThread {
     });
     // The thread keeps the process alive only while a send waits for it.
     worker.unref();
-    worker.on('message', (replies: EgressReply[]) => {
-      for (const reply of replies) this.#settle(reply);
+    let ready!: () => void;
+    let failed!: (err: Error) => void;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      ready = resolve;
+      failed = (err) => reject(new Error(`the egress thread did not start: ${err.message}`, { cause: err }));
     });
-    const lost = (err: Error) => this.#lost(worker, err);
-    worker.on('error', lost);
-    worker.on('exit', (code) => lost(new Error(`the egress thread exited (code ${code})`)));
+    this.#ready.catch(() => {}); // awaited by start() alone
+    worker.on('message', (replies: EgressReply[] | typeof EGRESS_READY) => {
+      if (replies === EGRESS_READY) ready();
+      else for (const reply of replies) this.#settle(reply);
+    });
+    worker.once('error', (err) => failed(err));
+    worker.once('exit', (code) => failed(new Error(`exit code ${code}`)));
+    worker.on('error', (err) => this.#ended(worker, err));
+    worker.on('exit', (code) => this.#ended(worker, new Error(`the egress thread exited (code ${code})`)));
+    // An answer that could not be read: which send it was is unknown, so the thread goes (and its sends with it).
+    worker.on('messageerror', (err) => void this.#end(worker, err));
     this.#worker = worker;
     return worker;
   }
 
   #flush(): void {
     const calls = this.#outbox;
+    const moved = this.#moved;
     this.#outbox = [];
-    // Empty when the thread died meanwhile (#lost rejected its calls) and a new one took the next.
-    if (calls.length > 0) this.#worker?.postMessage(calls);
+    this.#moved = [];
+    const worker = this.#worker;
+    // Empty when the thread ended meanwhile (#ended failed its calls) and a new one took the next.
+    if (calls.length === 0 || worker === undefined) return;
+    try {
+      worker.postMessage(calls, moved);
+    } catch {
+      // A value that cannot cross (a caller's bug): each call alone, so only its own fails.
+      for (const call of calls) {
+        try {
+          worker.postMessage([call], 'encoded' in call && call.encoded !== undefined ? [call.encoded.buffer as ArrayBuffer] : []);
+        } catch (err) {
+          this.#settle({ id: call.id, ok: false, name: 'TypeError', message: `cannot send: ${(err as Error).message}` });
+        }
+      }
+    }
   }
 
   #settle(reply: EgressReply): void {
     const call = this.#pending.get(reply.id);
     if (!call) return;
     this.#pending.delete(reply.id);
+    clearTimeout(call.timer);
     if (this.#pending.size === 0) this.#worker?.unref();
     if (reply.ok) call.resolve(reply.value);
     else call.reject(reply.name === 'TypeError' ? new TypeError(reply.message) : new Error(reply.message));
   }
 
-  /** The thread ended: what it held fails, and the next send starts another (unless closing). */
-  #lost(worker: Worker, err: Error): void {
+  /** Ends `worker` for `err`: its sends fail now, not when it has exited. */
+  async #end(worker: Worker, err: Error): Promise<void> {
+    this.#ended(worker, err);
+    await worker.terminate();
+  }
+
+  /** The thread ended (or is being ended): what it held fails, and no other starts for a while. */
+  #ended(worker: Worker, err: Error): void {
     if (worker !== this.#worker) return;
     this.#worker = undefined;
+    this.#lost = { err, until: performance.now() + this.#restartDelayMs };
     const held = [...this.#pending.values()];
     this.#pending.clear();
     this.#outbox = [];
-    for (const call of held) call.reject(new Error(`the egress thread ended during the send: ${err.message}`));
+    this.#moved = [];
+    for (const call of held) {
+      clearTimeout(call.timer);
+      call.reject(new EgressUnavailableError(`the egress thread ended during the send: ${err.message}`, { cause: err }));
+    }
   }
 }

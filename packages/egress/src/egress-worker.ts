@@ -2,7 +2,7 @@
 // answering each send with its result — failures are data here too.
 import { parentPort, workerData } from 'node:worker_threads';
 import { AddressPolicy } from './address-policy.ts';
-import type { EgressCall, EgressReply, EgressThreadOptions } from './egress-thread.ts';
+import { EGRESS_READY, type EgressCall, type EgressReply, type EgressThreadOptions } from './egress-thread.ts';
 import { HttpEgress } from './http-egress.ts';
 import { systemLookup } from './resolve-host.ts';
 import { lookupWithOverrides, parseResolveOverrides } from './resolve-overrides.ts';
@@ -36,12 +36,16 @@ const failed = (id: number, err: unknown): EgressReply => ({
   message: err instanceof Error ? err.message : String(err),
 });
 
+// A message that could not be read: which sends it held is unknown, so the thread ends and the caller fails them all.
+port.on('messageerror', () => process.exit(1));
 port.on('message', (calls: EgressCall[]) => {
   for (const call of calls) {
-    const done = 'close' in call ? egress.close() : egress.send(call.request);
+    const done = 'close' in call ? egress.close() : egress.send(call.request, call.encoded);
     done.then(
       (value) => reply({ id: call.id, ok: true, value: value ?? undefined }),
       (err: unknown) => reply(failed(call.id, err)),
     );
   }
 });
+
+port.postMessage(EGRESS_READY);

@@ -183,14 +183,15 @@ export class HttpEgress {
    * POSTs `body` to `url`. Resolves with the outcome for every receiver-side failure
    * (status, redirect, timeout, DNS, blocked address, connection, TLS).
    * @throws TypeError when `url` is not an absolute http(s) URL or a header is one
-   * undici refuses to send (caller bugs, not receiver faults).
+   * undici refuses to send (caller bugs, not receiver faults). `encoded`: the body as UTF-8
+   * bytes already (EgressThread moves a long one so), sent instead of `request.body`.
    */
-  async send(request: SendRequest): Promise<SendResult> {
+  async send(request: SendRequest, encoded?: Uint8Array): Promise<SendResult> {
     const target = parseTarget(request.url);
     // A send begun after close() started: refused as data, as every failure is.
     if (this.#closing !== undefined) return failed(classifyError(new Error('the egress client is closed')), 0, null);
     const start = this.#clock.now();
-    const body = Buffer.from(request.body, 'utf8');
+    const body = encoded === undefined ? Buffer.from(request.body, 'utf8') : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
     const probe = probeSocket(body);
     const abort = new AbortController();
     // First the wait for a connection; once the request is written, the attempt's own limit.

@@ -54,7 +54,7 @@ export interface DeliveryShared {
 }
 
 /** The delivery egress as the dispatcher uses it: HttpEgress, on the caller's thread or its own. */
-export type DeliveryEgress = TokenSender & { close(): Promise<void> };
+export type DeliveryEgress = TokenSender & { start?(): Promise<void>; close(): Promise<void> };
 
 /** The delivery side of a process: its egress client, dispatcher and retention job. */
 export interface DeliveryComponents {
@@ -158,7 +158,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   });
   // What pauses, resumes, disables and deletes leave of an endpoint's backlog, in bounded batches.
   const walks = new EndpointWalkJob({ store, clock, logger: logger.child({ component: 'endpoint-walks' }), intervalMs: settings.SWEEP_INTERVAL_MS });
-  const egressComponent: Component = { name: 'egress', start: async () => {}, stop: () => egress.close() };
+  // The egress thread starts with the process: one that cannot start fails the start, not every send.
+  const egressComponent: Component = { name: 'egress', start: async () => egress.start?.(), stop: () => egress.close() };
   // Stopped after the dispatcher (components stop in reverse): its sends in flight finish their runs first.
   const transformsComponent: Component = { name: 'transforms', start: async () => {}, stop: () => transforms.close() };
   return {

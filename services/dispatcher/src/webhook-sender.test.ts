@@ -7,6 +7,7 @@ import type { Store } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
 import { WebhookSender, type TokenSender } from './webhook-sender.ts';
+import { EgressUnavailableError } from '@wirehook/egress';
 import { TransformRunner } from '@wirehook/transform';
 
 /** Threads start at a first run: the tests without a transformation start none. */
@@ -67,6 +68,15 @@ describe('WebhookSender', () => {
     const job = await claimed();
     const broken: TokenSender = { send: () => Promise.reject(new Error('bug')), fetchToken: () => Promise.reject(new Error('bug')) };
     expect(await webhooks(broken).send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: 'internal: the send failed inside Wirehook' });
+  });
+
+  it('the egress thread lost with the send: no attempt (null), and due again a second later', async () => {
+    const job = await claimed();
+    const lost = () => Promise.reject(new EgressUnavailableError('the egress thread ended during the send: the egress thread exited (code 1)'));
+    const now = s.clock.now();
+    expect(await webhooks({ send: lost, fetchToken: lost }).send(job, now)).toBeNull();
+    expect(await s.dueAt(now + 999, [job.delivery.id])).toEqual([]);
+    expect(await s.dueAt(now + 1_000, [job.delivery.id])).toEqual([job.delivery.id]);
   });
 
   it('a secret this key ring does not open: no request, null, counted, and due again a minute later', async () => {

@@ -12,7 +12,7 @@ import {
   type SecretBox,
   type Transformer,
 } from '@wirehook/core';
-import { noResponse, type TokenFetch } from '@wirehook/egress';
+import { EgressUnavailableError, noResponse, type TokenFetch } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
@@ -65,6 +65,9 @@ const NO_LISTENERS: Sender = { send: async () => noResponse('connection: no `wir
 /** A send whose transformation could not be run (for a reason of ours) is tried again this much later. */
 const TRANSFORMATION_RETRY_MS = 1_000;
 
+/** A send the egress thread could not take (it ended, or is starting again) is tried again this much later. */
+const EGRESS_RETRY_MS = 1_000;
+
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
 
@@ -79,6 +82,7 @@ export class WebhookSender {
   readonly #signingKeys: SigningKeys;
   /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
   readonly #unsealOutage: OutageLog;
+  readonly #egressOutage: OutageLog;
   readonly #tokens: OAuthTokens;
   readonly #codes: TransformationCodes;
 
@@ -93,6 +97,13 @@ export class WebhookSender {
       what: 'signing secrets do not open with this process’s WIREHOOK_SECRET_KEY',
       deferred: 'sends put off (not attempts: the endpoint is not at fault)',
       consequence: 'sends are put off until a process with the right key ring takes them (see /readyz)',
+    });
+    this.#egressOutage = new OutageLog({
+      logger: deps.logger,
+      clock: deps.clock,
+      what: 'the egress thread ended or stopped answering',
+      deferred: 'sends put off (not attempts: the endpoints are not at fault)',
+      consequence: 'sends are put off a second at a time while it starts again',
     });
   }
 
@@ -128,7 +139,15 @@ export class WebhookSender {
       }
       this.#unsealOutage.succeeded();
       // fixed_ip endpoints go out through the relay, from the fixed IP pool; never directly.
-      const sent = await this.#post(job, request, credentials, listener);
+      let sent: SendResult;
+      try {
+        sent = await this.#post(job, request, credentials, listener);
+        this.#egressOutage.succeeded();
+      } catch (err) {
+        if (!(err instanceof EgressUnavailableError)) throw err;
+        await this.#putOffEgress(job, err);
+        return null;
+      }
       // A transformation that moved the URL: the attempt records where it went.
       return request.url === job.endpoint.url ? sent : { ...sent, url: request.url };
     } catch (err) {
@@ -209,6 +228,16 @@ export class WebhookSender {
     this.#deps.metrics.transformations.inc({ result: 'put_off' });
     this.#deps.logger.debug({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, reason: err.message }, 'transformation put off');
     await this.#deps.leases.release(job, this.#deps.clock.now() + TRANSFORMATION_RETRY_MS);
+  }
+
+  /**
+   * The egress thread ended or stuck with this send (or is starting again): ours, not the
+   * endpoint's, so no attempt (it would count toward the retries and the automatic stop); the
+   * delivery is due again a second later. Logged once an outage, with its cause.
+   */
+  async #putOffEgress(job: DeliveryJob, err: EgressUnavailableError): Promise<void> {
+    this.#egressOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
+    await this.#deps.leases.release(job, this.#deps.clock.now() + EGRESS_RETRY_MS);
   }
 
   /**
