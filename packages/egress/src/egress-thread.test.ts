@@ -1,5 +1,5 @@
 import { RECEIVER_TEST_HOST, TestReceiver, closedPort } from '@wirehook/testkit';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EgressThread, EgressUnavailableError, type EgressThreadOptions } from './egress-thread.ts';
 
 const HEADERS = { 'content-type': 'application/json', 'webhook-id': 'msg_thread' };
@@ -8,7 +8,7 @@ const BODY = '{"type":"invoice.paid","data":{"note":"café ☕"}}';
 let receiver: TestReceiver;
 const threads: EgressThread[] = [];
 
-const STAND_IN = new URL('./egress-thread.fixture.ts', import.meta.url);
+const STAND_IN = new URL('./testing/egress-thread-stand-in.ts', import.meta.url);
 
 function thread(options: Partial<EgressThreadOptions> = {}, test: ConstructorParameters<typeof EgressThread>[1] = {}): EgressThread {
   const created = new EgressThread({ allowHosts: 'localhost', resolve: '', timeoutMs: 15_000, connectionsPerOrigin: 16, ca: receiver.caPem, ...options }, test);
@@ -159,14 +159,28 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     expect(waiting.starts).toBe(1);
   });
 
+  it('an answered send’s deadline is cleared: the thread outlives it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const egress = thread({ timeoutMs: 50 }, { workerUrl: STAND_IN, restartDelayMs: 0 });
+      const send = () => egress.send({ url: 'https://localhost/ok', headers: HEADERS, body: BODY });
+      expect(await send()).toMatchObject({ ok: true });
+      vi.advanceTimersByTime(60_000); // far past 2 × 50 + 5,000 ms
+      expect(await send()).toMatchObject({ ok: true });
+      expect(egress.starts).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a send held past both of its limits ends the thread: its sends fail, and the next goes to a new one', async () => {
-    // timeoutMs 100: an answer is owed within 2 × 100 + 1,000 ms.
+    // timeoutMs 100: an answer is owed within 2 × 100 + 5,000 ms.
     const egress = thread({ timeoutMs: 100 }, { workerUrl: STAND_IN, restartDelayMs: 0 });
     const send = (path: string) => egress.send({ url: `https://localhost${path}`, headers: HEADERS, body: BODY });
     const held = await Promise.allSettled([send('/hang'), send('/hang')]);
     for (const one of held) {
       expect(one.status === 'rejected' && one.reason).toBeInstanceOf(EgressUnavailableError);
-      expect(one.status === 'rejected' && (one.reason as Error).message).toBe('the egress thread ended during the send: no answer within 1200 ms');
+      expect(one.status === 'rejected' && (one.reason as Error).message).toBe('the egress thread ended during the send: no answer within 5200 ms');
     }
     expect(await send('/ok')).toMatchObject({ ok: true, status: 200 });
     expect(egress.starts).toBe(2);

@@ -26,6 +26,13 @@ export type EgressReply = { id: number; ok: true; value: SendResult | undefined 
  */
 export class EgressUnavailableError extends Error {
   override readonly name = 'EgressUnavailableError';
+  /** True when a thread held the send as it ended (it may have been the cause); false when none took it. */
+  readonly held: boolean;
+
+  constructor(message: string, options: { cause: Error; held: boolean }) {
+    super(message, { cause: options.cause });
+    this.held = options.held;
+  }
 }
 
 /** What the thread posts once its HttpEgress is built. */
@@ -40,8 +47,12 @@ const RESTART_DELAY_MS = 1_000;
  * 1 MB payloads would otherwise hold the caller's thread for the copies (and the heap for both).
  */
 const MOVED_BODY_BYTES = 64 * 1024;
-/** Beyond HttpEgress's two limits (a connection, then the answer), how long an answer may take before the thread counts as stuck. */
-const ANSWER_MARGIN_MS = 1_000;
+/**
+ * Beyond HttpEgress's two limits (a connection, then the answer), how long an answer may take
+ * before the thread counts as stuck: ending it fails every send it holds, so the margin is wide
+ * (a busy machine's lag, a thread starting), for a thread that truly stopped.
+ */
+const ANSWER_MARGIN_MS = 5_000;
 
 interface Pending {
   resolve: (value: SendResult | undefined) => void;
@@ -92,6 +103,7 @@ export class EgressThread {
 
   /** Starts the thread and waits until it is ready to send: a thread that cannot start fails the process's start, not its sends. */
   async start(): Promise<void> {
+    if (this.#closing !== undefined) return;
     if (this.#worker === undefined) this.#start();
     await this.#ready;
   }
@@ -130,7 +142,9 @@ export class EgressThread {
 
   #call(call: { request: SendRequest; encoded?: Uint8Array } | { close: true }): Promise<SendResult | undefined> {
     if (this.#worker === undefined && this.#lost !== undefined && performance.now() < this.#lost.until) {
-      return Promise.reject(new EgressUnavailableError(`the egress thread is starting again: ${this.#lost.err.message}`, { cause: this.#lost.err }));
+      return Promise.reject(
+        new EgressUnavailableError(`the egress thread is starting again: ${this.#lost.err.message}`, { cause: this.#lost.err, held: false }),
+      );
     }
     const worker = this.#worker ?? this.#start();
     const id = ++this.#nextId;
@@ -236,7 +250,7 @@ export class EgressThread {
     this.#moved = [];
     for (const call of held) {
       clearTimeout(call.timer);
-      call.reject(new EgressUnavailableError(`the egress thread ended during the send: ${err.message}`, { cause: err }));
+      call.reject(new EgressUnavailableError(`the egress thread ended during the send: ${err.message}`, { cause: err, held: true }));
     }
   }
 }

@@ -1,12 +1,13 @@
 // WebhookSender: which way a POST goes, what a send that cannot be made answers, and the
-// one case with no attempt — a signing secret this process's key ring does not open.
+// cases with no attempt — a signing secret this process's key ring does not open, a sandbox
+// or an egress thread that could not take the send.
 import { CANCELLED_ATTEMPT_ERROR, SecretBox, storedTransformation, type EndpointAuth } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
 import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
-import { WebhookSender, type TokenSender } from './webhook-sender.ts';
+import { EGRESS_LOSSES_BEFORE_ATTEMPT, WebhookSender, type TokenSender } from './webhook-sender.ts';
 import { EgressUnavailableError } from '@wirehook/egress';
 import { TransformRunner } from '@wirehook/transform';
 
@@ -72,11 +73,28 @@ describe('WebhookSender', () => {
 
   it('the egress thread lost with the send: no attempt (null), and due again a second later', async () => {
     const job = await claimed();
-    const lost = () => Promise.reject(new EgressUnavailableError('the egress thread ended during the send: the egress thread exited (code 1)'));
+    const cause = new Error('the egress thread exited (code 1)');
+    const lost = () => Promise.reject(new EgressUnavailableError('the egress thread ended during the send', { cause, held: true }));
     const now = s.clock.now();
     expect(await webhooks({ send: lost, fetchToken: lost }).send(job, now)).toBeNull();
     expect(await s.dueAt(now + 999, [job.delivery.id])).toEqual([]);
     expect(await s.dueAt(now + 1_000, [job.delivery.id])).toEqual([job.delivery.id]);
+  });
+
+  it(`a send held by ${EGRESS_LOSSES_BEFORE_ATTEMPT} threads as they ended is an internal attempt; a thread still starting counts none`, async () => {
+    const job = await claimed();
+    const cause = new Error('the egress thread exited (code 1)');
+    let held = true;
+    const lost = () => Promise.reject(new EgressUnavailableError('lost', { cause, held }));
+    const sender = webhooks({ send: lost, fetchToken: lost });
+    // Refused while a thread starts again: never the send's doing, put off every time.
+    held = false;
+    for (let i = 0; i < 5; i++) expect(await sender.send(job, s.clock.now())).toBeNull();
+    held = true;
+    for (let i = 1; i < EGRESS_LOSSES_BEFORE_ATTEMPT; i++) expect(await sender.send(job, s.clock.now())).toBeNull();
+    expect(await sender.send(job, s.clock.now())).toMatchObject({ ok: false, status: null, error: 'internal: 3 sending threads ended with this send' });
+    // Counted again from nothing after the attempt; and another delivery's count is its own.
+    expect(await sender.send(job, s.clock.now())).toBeNull();
   });
 
   it('a secret this key ring does not open: no request, null, counted, and due again a minute later', async () => {

@@ -67,6 +67,15 @@ const TRANSFORMATION_RETRY_MS = 1_000;
 
 /** A send the egress thread could not take (it ended, or is starting again) is tried again this much later. */
 const EGRESS_RETRY_MS = 1_000;
+/**
+ * A delivery whose sends were held by this many threads as they ended is recorded as an
+ * `internal` attempt, not put off again: were it the cause (an answer that ends the thread),
+ * its retries and the policy's end bound it, where put-offs would end a thread every second
+ * for ever, and every send in flight with it.
+ */
+export const EGRESS_LOSSES_BEFORE_ATTEMPT = 3;
+/** Deliveries whose losses are counted at once; past it the oldest count is dropped (a bound, not a loss of sends). */
+const EGRESS_LOSSES_TRACKED = 10_000;
 
 /** A send whose secret does not open here waits this long before it is tried again. */
 const UNSEAL_RETRY_MS = 60_000;
@@ -75,7 +84,9 @@ const UNSEAL_RETRY_MS = 60_000;
  * The POST of one claimed delivery: the URL rules checked again, the request signed, sent
  * directly or through the relay, in a CLIENT span. Every way it can go is a result to record
  * (a forbidden URL is a `blocked` attempt, a bug here an `internal` one), except a signing
- * secret this process cannot open: that fault is ours, so the send is put off instead.
+ * secret this process cannot open, or a sandbox or egress thread that could not take the send:
+ * those faults are ours, so the send is put off instead (an egress thread lost with the same
+ * send EGRESS_LOSSES_BEFORE_ATTEMPT times is an attempt after all).
  */
 export class WebhookSender {
   readonly #deps: WebhookSenderDeps;
@@ -83,6 +94,8 @@ export class WebhookSender {
   /** Secrets this process's key ring does not open (a re-seal with a key it lacks). */
   readonly #unsealOutage: OutageLog;
   readonly #egressOutage: OutageLog;
+  /** Per delivery, how many threads ended holding its send (EGRESS_LOSSES_BEFORE_ATTEMPT). */
+  readonly #egressLosses = new Map<string, number>();
   readonly #tokens: OAuthTokens;
   readonly #codes: TransformationCodes;
 
@@ -109,7 +122,8 @@ export class WebhookSender {
 
   /**
    * Sends `job`, signed at `at`. @returns what the POST did, or null when it was put off (no
-   * attempt to record: the delivery is back in the store, due a minute later).
+   * attempt to record: the delivery is back in the store, due a minute later when its secret
+   * does not open here, a second later when the sandbox or the egress thread could not take it).
    */
   async send(job: DeliveryJob, at: number): Promise<SendResult | null> {
     try {
@@ -143,8 +157,10 @@ export class WebhookSender {
       try {
         sent = await this.#post(job, request, credentials, listener);
         this.#egressOutage.succeeded();
+        if (this.#egressLosses.size > 0) this.#egressLosses.delete(job.delivery.id);
       } catch (err) {
         if (!(err instanceof EgressUnavailableError)) throw err;
+        if (this.#lostTooOften(job, err)) return noResponse(`internal: ${EGRESS_LOSSES_BEFORE_ATTEMPT} sending threads ended with this send`, 0);
         await this.#putOffEgress(job, err);
         return null;
       }
@@ -235,6 +251,17 @@ export class WebhookSender {
    * endpoint's, so no attempt (it would count toward the retries and the automatic stop); the
    * delivery is due again a second later. Logged once an outage, with its cause.
    */
+  #lostTooOften(job: DeliveryJob, err: EgressUnavailableError): boolean {
+    if (!err.held) return false;
+    const id = job.delivery.id;
+    const losses = (this.#egressLosses.get(id) ?? 0) + 1;
+    this.#egressLosses.delete(id);
+    if (losses >= EGRESS_LOSSES_BEFORE_ATTEMPT) return true;
+    if (this.#egressLosses.size >= EGRESS_LOSSES_TRACKED) this.#egressLosses.delete(this.#egressLosses.keys().next().value!);
+    this.#egressLosses.set(id, losses);
+    return false;
+  }
+
   async #putOffEgress(job: DeliveryJob, err: EgressUnavailableError): Promise<void> {
     this.#egressOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
     await this.#deps.leases.release(job, this.#deps.clock.now() + EGRESS_RETRY_MS);

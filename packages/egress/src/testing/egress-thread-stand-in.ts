@@ -3,7 +3,7 @@
 // answered 200 with, as its response head, how many calls came in its message (and, for a body
 // that came as bytes, how many).
 import { parentPort } from 'node:worker_threads';
-import type { EgressCall, EgressReply } from './egress-thread.ts';
+import type { EgressCall, EgressReply } from '../egress-thread.ts';
 
 parentPort!.on('message', (calls: EgressCall[]) => {
   if (calls.some((call) => 'request' in call && call.request.url.includes('/die'))) process.exit(3);
