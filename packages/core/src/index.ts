@@ -28,3 +28,4 @@ export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
 export * from './egress-ips.ts';
 export * from './within.ts';
+export * from './turn-outbox.ts';

@@ -1,6 +1,7 @@
 // The egress thread (see egress-thread.ts): one HttpEgress, sending what it is posted and
 // answering each send with its result — failures are data here too.
 import { parentPort, workerData } from 'node:worker_threads';
+import { turnOutbox } from '@wirehook/core';
 import { AddressPolicy } from './address-policy.ts';
 import { EGRESS_READY, type EgressCall, type EgressReply, type EgressThreadOptions } from './egress-thread.ts';
 import { HttpEgress } from './http-egress.ts';
@@ -18,17 +19,7 @@ const egress = new HttpEgress({
 });
 
 // Answers settled during one turn of the event loop go back in one message.
-let outbox: EgressReply[] = [];
-const reply = (answer: EgressReply) => {
-  if (outbox.length === 0) {
-    setImmediate(() => {
-      const answers = outbox;
-      outbox = [];
-      port.postMessage(answers);
-    });
-  }
-  outbox.push(answer);
-};
+const reply = turnOutbox<EgressReply>((answers) => port.postMessage(answers));
 const failed = (id: number, err: unknown): EgressReply => ({
   id,
   ok: false,

@@ -2,6 +2,7 @@
 // writer's, or the read-only reader's. It runs every store call it is sent and answers with
 // the result or the error.
 import { parentPort, workerData } from 'node:worker_threads';
+import { turnOutbox } from '@wirehook/core';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { withoutEchoedPayload } from './echoed-payload.ts';
 import { serializeError } from './remote-error.ts';
@@ -20,17 +21,7 @@ async function run(call: Exclude<StoreCall, { close: true }>): Promise<unknown> 
 }
 
 // Answers settled during one turn of the event loop go back in one message.
-let outbox: StoreReply[] = [];
-const reply = (answer: StoreReply) => {
-  if (outbox.length === 0) {
-    setImmediate(() => {
-      const answers = outbox;
-      outbox = [];
-      port.postMessage(answers);
-    });
-  }
-  outbox.push(answer);
-};
+const reply = turnOutbox<StoreReply>((answers) => port.postMessage(answers));
 
 port.on('message', (calls: StoreCall[]) => {
   for (const call of calls) {
