@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { RECEIVER_TEST_HOST, TestReceiver, closedPort } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EgressThread, EgressUnavailableError, type EgressThreadOptions } from './egress-thread.ts';
@@ -48,7 +49,13 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     const results = await Promise.all([long, BODY].map((body) => egress.send({ url: receiver.url, headers: HEADERS, body })));
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect(receiver.requests.map((r) => r.body).sort((a, b) => b.length - a.length)).toEqual([long, BODY]);
-    // As bytes (moved, not copied) only past 64 KiB.
+    // As bytes (moved, not copied) only past 64 KiB: the long body's buffer went in the transfer list.
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    await egress.send({ url: receiver.url, headers: HEADERS, body: long });
+    const moved = posted.mock.calls.at(-1)![1] as ArrayBuffer[];
+    posted.mockRestore();
+    expect(moved).toHaveLength(1);
+    expect(moved[0]!.detached).toBe(true);
     const standIn = thread({}, { workerUrl: STAND_IN });
     expect((await standIn.send({ url: 'https://localhost/ok', headers: HEADERS, body: long })).responseHead).toBe(`1 bytes ${Buffer.byteLength(long)}`);
     const edge = 'x'.repeat(64 * 1024);

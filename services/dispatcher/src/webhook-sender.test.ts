@@ -168,6 +168,17 @@ describe('WebhookSender', () => {
       expect(direct.requests[0]!.headers['webhook-signature']).toMatch(/^v1,/);
     });
 
+    it('the egress thread lost with the token request: put off like the webhook, nothing sent, due a second later', async () => {
+      const job = await withAuth();
+      const lost = () => Promise.reject(new EgressUnavailableError('lost', { cause: new Error('the egress thread exited (code 1)'), held: true }));
+      const sending: TokenSender = { fetchToken: lost, send: (request) => direct.send(request) };
+      const now = s.clock.now();
+      expect(await webhooks(sending).send(job, now)).toBeNull();
+      expect(direct.requests).toHaveLength(0);
+      expect(await s.dueAt(now + 999, [job.delivery.id])).toEqual([]);
+      expect(await s.dueAt(now + 1_000, [job.delivery.id])).toEqual([job.delivery.id]);
+    });
+
     it('a 401 drops the token: one new one, and the same webhook sent once more in the same attempt', async () => {
       const job = await withAuth();
       const refusing: TokenSender = {
