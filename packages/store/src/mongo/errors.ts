@@ -1,4 +1,12 @@
-import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoDriverError,
+  MongoNetworkError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 
 // MongoDB's error code for a unique index violation (E11000 duplicate key).
 const DUPLICATE_KEY = 11000;
@@ -33,7 +41,8 @@ const FAILOVER_CODES = new Set([
   133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
   134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
-  262, // ExceededTimeLimit (a lock or a shard not answering in time, as during a step-down)
+  244, // TransactionCoordinatorReachedAbortDecision (a sharded transaction aborted: safe to run again)
+  262, // ExceededTimeLimit (mongos or an internal request not answered in time, as during a step-down)
   9001, // SocketException
   10058, // LegacyNotPrimary
   10107, // NotWritablePrimary
@@ -44,10 +53,12 @@ const FAILOVER_CODES = new Set([
 ]);
 // Labels of the same, and of a transaction that withTransaction gave up on (its 120 s spent on
 // conflicts or an unconfirmed commit).
-const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult'];
-// The driver's own, by name (the class is not exported): no connection of the pool came free
-// within waitQueueTimeoutMS, as when every one waits on a primary that is going away.
-const WAIT_QUEUE_TIMEOUT = 'MongoWaitQueueTimeoutError';
+// Newer servers refuse work they are too loaded to take (the driver retries them with backoff first).
+const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'SystemOverloadedError', 'RetryableError'];
+// The driver's own, by name (their classes are not exported): no connection of the pool came
+// free within waitQueueTimeoutMS, as when every one waits on a primary that is going away; a
+// member's pool closed (it left the topology: a reconfig) between choosing it and sending.
+const POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
 
 /**
  * True when `err` is a failover's, as an election or a lost member gives: a majority that did
@@ -67,7 +78,9 @@ export function isFailoverError(err: unknown): boolean {
     return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code)));
   }
   if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
-  if (err instanceof MongoDriverError && err.name === WAIT_QUEUE_TIMEOUT) return true;
+  // A member that left the topology between being chosen and being sent to: nothing was sent.
+  if (err instanceof MongoServerClosedError) return true;
+  if (err instanceof MongoDriverError && POOL_ERRORS.has(err.name)) return true;
   if (!(err instanceof MongoServerError)) return false;
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
 }

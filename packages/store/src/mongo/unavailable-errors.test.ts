@@ -1,7 +1,8 @@
 // A failover's errors leave the MongoDB store as 503s, without a server: repos that throw the
 // driver's own error classes.
 import { UnavailableError, toErrorResponse } from '@wirehook/core';
-import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoWriteConcernError } from 'mongodb';
+import { createRequire } from 'node:module';
+import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerClosedError, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
@@ -9,14 +10,11 @@ import { mongoStoreOn } from './open-mongo-store.ts';
 import { isDuplicateKey } from './errors.ts';
 import { FAILOVER_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
 
-/** The driver's pool wait running out: its class is not exported, so one of its name (its class's getter). */
-function waitQueueTimeout(): Error {
-  return new (class extends MongoDriverError {
-    override get name(): string {
-      return 'MongoWaitQueueTimeoutError';
-    }
-  })('Timed out while checking out a connection from connection pool');
-}
+// The driver's pool errors, as it makes them: their classes are not exported, so a rename in a
+// driver upgrade fails here rather than turning them into 500s.
+const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
+const waitQueueTimeout = () => new poolErrors['WaitQueueTimeoutError']!('Timed out while checking out a connection from connection pool', 'db-0:27017');
+const poolClosed = () => new (poolErrors['PoolClosedError'] as unknown as new (pool: object) => Error)({ address: 'db-0:27017' });
 
 class FakeRepo {
   readonly #fail: () => Error;
@@ -49,6 +47,13 @@ describe('withUnavailableErrors', () => {
     ['a lock or a shard not answering in time (ExceededTimeLimit)', () => new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' })],
     ['an operation past its timeoutMS (MONGODB_URL)', () => new MongoOperationTimeoutError('Timed out during socket read (500ms)')],
     ['no connection of the pool free in time', () => waitQueueTimeout()],
+    ['a member’s pool closed as it left the topology', () => poolClosed()],
+    ['a member closed between being chosen and sent to', () => new MongoServerClosedError()],
+    [
+      'a server too loaded to take the work (a newer server’s label)',
+      () => new MongoServerError({ code: 462, errmsg: 'overloaded', errorLabels: ['SystemOverloadedError', 'RetryableError'] }),
+    ],
+    ['a sharded transaction its coordinator aborted', () => new MongoServerError({ code: 244, errmsg: 'TransactionCoordinatorReachedAbortDecision' })],
     [
       'a transaction withTransaction gave up on',
       () => new MongoServerError({ code: 112, errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }),
