@@ -147,6 +147,8 @@ export class EgressThread {
       );
     }
     const worker = this.#worker ?? this.#start();
+    // Moved with the message that carries it (none when the call is refused above).
+    if ('encoded' in call && call.encoded !== undefined) this.#moved.push(call.encoded.buffer as ArrayBuffer);
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) worker.ref();
@@ -166,7 +168,6 @@ export class EgressThread {
     if (request.body.length < MOVED_BODY_BYTES / 3) return { request };
     const encoded = new TextEncoder().encode(request.body);
     if (encoded.byteLength < MOVED_BODY_BYTES) return { request };
-    this.#moved.push(encoded.buffer);
     return { request: { ...request, body: '' }, encoded };
   }
 
