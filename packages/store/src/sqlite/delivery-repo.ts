@@ -37,7 +37,7 @@ import type { SqliteConnection } from './connection.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import { endHold } from './endpoint-put-off.ts';
 import { JOB_ENDPOINT_COLUMNS, toAttempt, toDelivery, toJobEndpoint, toStoredSecret } from './mappers.ts';
-import { OPEN, refreshMessageStatuses } from './message-status.ts';
+import { OPEN, refreshMessageStatuses, SENDABLE } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
@@ -74,7 +74,7 @@ const OPEN_ENDPOINTS = `WITH RECURSIVE eps(ep) AS (
 
 /** How many endpoints have open deliveries neither held nor waiting in a lane (a seek each). */
 const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
-  WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE held = 0 AND endpoint_id = eps.ep AND ${OPEN} AND lane_wait = 0)`;
+  WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE endpoint_id = eps.ep AND ${SENDABLE})`;
 
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
 // most `each` (3rd parameter) of every endpoint, the oldest due `limit` (4th) of those.
@@ -334,7 +334,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
     // Bounded on every scrape, as MongoDB's: at most BACKLOG_COUNT_CAP entries of deliveries_due
     // counted (named, as in `due`), and the oldest one seek. (Retrying: a sum of the endpoints' counted rows.)
-    const dueNow = `FROM deliveries INDEXED BY deliveries_due WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ?1`;
+    const dueNow = `FROM deliveries INDEXED BY deliveries_due WHERE ${SENDABLE} AND next_attempt_at <= ?1`;
     const due = this.#conn
       .statement(
         `SELECT (SELECT count(*) FROM (SELECT 1 ${dueNow} LIMIT ?2)) AS n, (SELECT next_attempt_at ${dueNow} ORDER BY next_attempt_at LIMIT 1) AS oldest`,

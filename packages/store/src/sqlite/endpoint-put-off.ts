@@ -2,6 +2,7 @@ import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
 import { intOrNull, text } from './row.ts';
+import { SENDABLE } from './message-status.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off, made due again when the
 // reason goes. A put-off delivery went back to the store unleased, open, not held by a
@@ -11,7 +12,7 @@ import { intOrNull, text } from './row.ts';
 // and keeps its time. All of them go through the endpoint's (0, endpoint, 0, due) range of
 // deliveries_endpoint_queue.
 
-const PUT_OFF = `endpoint_id = ? AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0
+const PUT_OFF = `endpoint_id = ? AND ${SENDABLE}
   AND next_attempt_at > ? AND (lease_until IS NULL OR lease_until <= ?)`;
 
 /** Entries of an endpoint's due index a limit change reads at most to find what it spaced out. */

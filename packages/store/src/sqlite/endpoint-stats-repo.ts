@@ -15,7 +15,7 @@ import {
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';
-import { AGED, OPEN } from './message-status.ts';
+import { AGED, OPEN, SENDABLE } from './message-status.ts';
 import { int, intOrNull, type Row } from './row.ts';
 
 // Column names come from core's fixed lists (never from input), so they are safe to splice.
@@ -260,7 +260,7 @@ export class SqliteEndpointStatsRepo implements EndpointStatsRepo {
                 (SELECT min(m) FROM (
                    SELECT (SELECT min(created_at) FROM deliveries WHERE endpoint_id = ?3 AND ${AGED} AND org_id = ?1 AND env = ?2) AS m
                    UNION ALL
-                   SELECT (SELECT created_at FROM deliveries WHERE held = 0 AND endpoint_id = ?3 AND ${OPEN} AND lane_wait = 0 ` +
+                   SELECT (SELECT created_at FROM deliveries WHERE endpoint_id = ?3 AND ${SENDABLE} ` +
           `AND org_id = ?1 AND env = ?2 ORDER BY next_attempt_at LIMIT 1))) AS oldest`,
       )
       .get(t.orgId, t.env, endpointId);

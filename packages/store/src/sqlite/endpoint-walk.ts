@@ -2,7 +2,7 @@ import type { EndpointId, Tenant } from '@wirehook/core';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { releasePutOff } from './endpoint-put-off.ts';
-import { AGED, OPEN, refreshMessageStatuses } from './message-status.ts';
+import { AGED, OPEN, refreshMessageStatuses, SENDABLE } from './message-status.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';
 
 // An endpoint's walk: the bookkeeping a pause, resume, disable or delete leaves on its open
@@ -80,7 +80,7 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
            SELECT rowid FROM (SELECT rowid FROM deliveries WHERE endpoint_id = ?3 AND ${AGED} AND created_at < ?4 AND org_id = ?1 AND env = ?2 LIMIT ?5)
            UNION
            SELECT rowid FROM (SELECT rowid FROM deliveries
-             WHERE held = 0 AND endpoint_id = ?3 AND ${OPEN} AND lane_wait = 0 AND next_attempt_at < ?4
+             WHERE endpoint_id = ?3 AND ${SENDABLE} AND next_attempt_at < ?4
                AND created_at < ?4 AND org_id = ?1 AND env = ?2 LIMIT ?5)
            LIMIT ?5)
          RETURNING message_id`,

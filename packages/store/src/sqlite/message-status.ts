@@ -10,6 +10,12 @@ import { text } from './row.ts';
 export const OPEN = `status IN ('pending', 'retrying')`;
 
 /**
+ * Open, not held, not waiting in a lane: what deliveries_due keeps, and the (0, endpoint, 0)
+ * ranges of deliveries_endpoint_queue — the deliveries a send may take once they are due.
+ */
+export const SENDABLE = `${OPEN} AND held = 0 AND lane_wait = 0`;
+
+/**
  * deliveries_endpoint_aged's condition (schema 37), as SQLite must see it to read that index:
  * the open deliveries due at another time than their creation, retrying, held or waiting in a
  * lane. Every other open delivery is pending and due at its creation.

@@ -20,6 +20,8 @@ const GROWING = /^SCAN (deliveries|messages|attempts|endpoint_rollups|d|m|a)\b/;
 const checked = new Set<string>();
 /** Each statement's plan, by its SQL with whitespace folded. */
 const plans = new Map<string, string>();
+/** The plan of the statement that starts with `prefix` (whitespace folded, as recorded). */
+const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
 const scans: { sql: string; plan: string }[] = [];
 const prepare = SqliteConnection.prototype.statement;
 SqliteConnection.prototype.statement = function (this: SqliteConnection, sql: string) {
@@ -56,9 +58,9 @@ describe('SQLite query plans', () => {
   });
 
   it('reads an endpoint’s open deliveries (its stats’ pending) from its counted row, and the oldest by one seek of each endpoint index', () => {
-    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT open FROM endpoint_counts'));
+    const pending = planOf('SELECT (SELECT open FROM endpoint_counts');
     // The whole plan: a sort (USE TEMP B-TREE) would read the endpoint's whole range.
-    expect(pending?.[1]).toBe(
+    expect(pending).toBe(
       [
         'SCAN CONSTANT ROW',
         'SCALAR SUBQUERY 1',
@@ -80,7 +82,6 @@ describe('SQLite query plans', () => {
   });
 
   it('walks an endpoint’s open deliveries in ranges each batch’s own change empties: held or not by the queue index, a fail bounded by creation', () => {
-    const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
     // Hold: (0, endpoint) → (1, endpoint); release: the reverse.
     expect(planOf('UPDATE deliveries SET held = 1 WHERE rowid IN (')).toBe(
       [
@@ -134,42 +135,41 @@ describe('SQLite query plans', () => {
   });
 
   it('reads an endpoint’s rollups of a window, and prunes old ones, by index', () => {
-    const read = [...plans].find(([sql]) => sql.startsWith('SELECT * FROM endpoint_rollups'));
-    expect(read?.[1]).toMatch(/^SEARCH endpoint_rollups USING PRIMARY KEY \(endpoint_id=\? AND grain_ms=\? AND at>\? AND at<\?\)/);
-    const prune = [...plans].find(([sql]) => sql.startsWith('DELETE FROM endpoint_rollups'));
-    expect(prune?.[1]).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
+    const read = planOf('SELECT * FROM endpoint_rollups');
+    expect(read).toMatch(/^SEARCH endpoint_rollups USING PRIMARY KEY \(endpoint_id=\? AND grain_ms=\? AND at>\? AND at<\?\)/);
+    const prune = planOf('DELETE FROM endpoint_rollups');
+    expect(prune).toContain('USING COVERING INDEX endpoint_rollups_age (grain_ms=? AND at<?)');
   });
 
   it('pages listener endpoints by endpoints_listeners alone (covering; no http endpoint read)', () => {
-    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id, org_id, env FROM endpoints WHERE type = 'listen'"));
-    expect(page?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_listeners (id>?)');
+    const page = planOf("SELECT id, org_id, env FROM endpoints WHERE type = 'listen'");
+    expect(page).toBe('SEARCH endpoints USING COVERING INDEX endpoints_listeners (id>?)');
   });
 
   it('pages the endpoints with headers by endpoints_headers (the sealing walk; no endpoint without headers read), and re-seals one by its key', () => {
-    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id AS owner_id, json_extract(headers, '$.sealed') AS sealed FROM endpoints"));
-    expect(page?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_headers (id>?)');
-    const reseal = [...plans].find(([sql]) => sql.startsWith('UPDATE endpoints SET headers = json_set('));
+    const page = planOf("SELECT id AS owner_id, json_extract(headers, '$.sealed') AS sealed FROM endpoints");
+    expect(page).toBe('SEARCH endpoints USING INDEX endpoints_headers (id>?)');
+    const reseal = planOf('UPDATE endpoints SET headers = json_set(');
     // One seek by id (its primary key, or endpoints_headers: either reads one row).
-    expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
+    expect(reseal).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
   it('pages the endpoints with a client certificate by endpoints_tls (the sealing walk; no endpoint without one read), and re-seals one by its key', () => {
-    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id AS owner_id, json_extract(tls, '$.sealedKey') AS sealed FROM endpoints"));
-    expect(page?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_tls (id>?)');
-    const reseal = [...plans].find(([sql]) => sql.startsWith('UPDATE endpoints SET tls = json_set('));
+    const page = planOf("SELECT id AS owner_id, json_extract(tls, '$.sealedKey') AS sealed FROM endpoints");
+    expect(page).toBe('SEARCH endpoints USING INDEX endpoints_tls (id>?)');
+    const reseal = planOf('UPDATE endpoints SET tls = json_set(');
     // One seek by id (its primary key, or endpoints_tls: either reads one row).
-    expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
+    expect(reseal).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
   it('pages the endpoints with OAuth credentials by endpoints_auth (the sealing walk), and re-seals one by its key', () => {
-    const page = [...plans].find(([sql]) => sql.startsWith("SELECT id AS owner_id, json_extract(auth, '$.sealedSecret') AS sealed FROM endpoints"));
-    expect(page?.[1]).toBe('SEARCH endpoints USING INDEX endpoints_auth (id>?)');
-    const reseal = [...plans].find(([sql]) => sql.startsWith('UPDATE endpoints SET auth = json_set('));
-    expect(reseal?.[1]).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
+    const page = planOf("SELECT id AS owner_id, json_extract(auth, '$.sealedSecret') AS sealed FROM endpoints");
+    expect(page).toBe('SEARCH endpoints USING INDEX endpoints_auth (id>?)');
+    const reseal = planOf('UPDATE endpoints SET auth = json_set(');
+    expect(reseal).toMatch(/^SEARCH endpoints USING INDEX \w+ \(id=\?\)$/);
   });
 
   it('reads event types by their key: one by name, a page by name, the count at create stopped by the cap; versions by theirs', () => {
-    const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
     expect(planOf('SELECT * FROM event_types WHERE org_id = ? AND env = ? AND name = ?')).toBe(
       'SEARCH event_types USING INDEX event_types_name (org_id=? AND env=? AND name=?)',
     );
@@ -190,8 +190,8 @@ describe('SQLite query plans', () => {
   });
 
   it('reads a tenant’s enforcing event types from event_types_enforcing alone (covering: no schema read)', () => {
-    const read = [...plans].find(([sql]) => sql.startsWith("SELECT name, version FROM event_types WHERE org_id = ? AND env = ? AND validation = 'enforce'"));
-    expect(read?.[1]).toBe('SEARCH event_types USING COVERING INDEX event_types_enforcing (org_id=? AND env=?)');
+    const read = planOf("SELECT name, version FROM event_types WHERE org_id = ? AND env = ? AND validation = 'enforce'");
+    expect(read).toBe('SEARCH event_types USING COVERING INDEX event_types_enforcing (org_id=? AND env=?)');
   });
 
   it('walks the certificates expiring in a window by endpoints_tls_expiry: the cursor’s ties by a seek, then a range; no sort', () => {
@@ -210,10 +210,10 @@ describe('SQLite query plans', () => {
   });
 
   it('walks the organizations with fixed_ip endpoints one seek each (their other endpoints unread), and a pool change’s pending row by its index', () => {
-    const next = [...plans].find(([sql]) => sql.startsWith('SELECT org_id FROM endpoints WHERE fixed_ip = 1'));
-    expect(next?.[1]).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');
-    const pending = [...plans].find(([sql]) => sql.startsWith('SELECT * FROM egress_changes WHERE done = 0'));
-    expect(pending?.[1]).toContain('egress_changes_pending');
+    const next = planOf('SELECT org_id FROM endpoints WHERE fixed_ip = 1');
+    expect(next).toBe('SEARCH endpoints USING COVERING INDEX endpoints_fixed_ip (org_id>?)');
+    const pending = planOf('SELECT * FROM egress_changes WHERE done = 0');
+    expect(pending).toContain('egress_changes_pending');
   });
 });
 
@@ -225,20 +225,18 @@ describe('SQLite query plans: ordered lanes', () => {
   });
 
   it('prunes idle lanes oldest first by delivery_lanes_idle, with one seek each for an open head and a waiting delivery', () => {
-    const prune = [...plans].find(([sql]) => sql.startsWith('DELETE FROM delivery_lanes'));
-    expect(prune?.[1]).toContain('delivery_lanes_idle (last_used_at<?)');
-    expect(prune?.[1]).toContain('deliveries_lane_wait (endpoint_id=? AND ordering_key=?)');
-    expect(prune?.[1]).not.toContain('SCAN');
+    const prune = planOf('DELETE FROM delivery_lanes');
+    expect(prune).toContain('delivery_lanes_idle (last_used_at<?)');
+    expect(prune).toContain('deliveries_lane_wait (endpoint_id=? AND ordering_key=?)');
+    expect(prune).not.toContain('SCAN');
   });
 
   it('keeps waiting deliveries out of the due scan: due and the backlog gauge read deliveries_due by due time (no sort)', () => {
-    const due = [...plans].find(([sql]) => sql.startsWith('SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE'));
-    expect(due?.[1]).toBe(
-      'SEARCH d USING INDEX deliveries_due (next_attempt_at<?) | SEARCH e EXISTS USING INDEX endpoints_tenant (org_id=? AND env=? AND id=?)',
-    );
+    const due = planOf('SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE');
+    expect(due).toBe('SEARCH d USING INDEX deliveries_due (next_attempt_at<?) | SEARCH e EXISTS USING INDEX endpoints_tenant (org_id=? AND env=? AND id=?)');
     // The gauge: a count of at most BACKLOG_COUNT_CAP entries (sqlite-file.test.ts), and one seek for the oldest.
-    const backlog = [...plans].find(([sql]) => sql.startsWith('SELECT (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_due'));
-    expect(backlog?.[1]).toBe(
+    const backlog = planOf('SELECT (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_due');
+    expect(backlog).toBe(
       [
         'SCAN CONSTANT ROW',
         'SCALAR SUBQUERY 2',

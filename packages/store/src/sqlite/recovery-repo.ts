@@ -11,7 +11,7 @@ import {
 import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';
-import { refreshMessageStatuses } from './message-status.ts';
+import { refreshMessageStatuses, SENDABLE } from './message-status.ts';
 import { rejoinLane } from './ordered-lanes.ts';
 import { int, intOrNull, text, textOrNull, type Row } from './row.ts';
 
@@ -100,8 +100,7 @@ export class SqliteRecoveryRepo implements RecoveryRepo {
       // Counted only up to the bound: a backlog of 10^5 due is not read to learn it is over 50.
       const outstanding = this.#conn
         .statement(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? ` +
-            `AND status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0 AND next_attempt_at <= ? LIMIT ?)`,
+          `SELECT count(*) AS n FROM (SELECT 1 FROM deliveries WHERE ${TENANT} AND endpoint_id = ? ` + `AND ${SENDABLE} AND next_attempt_at <= ? LIMIT ?)`,
         )
         .get(t.orgId, t.env, recovery.endpointId, now, maxOutstanding);
       if (int(outstanding!, 'n') >= maxOutstanding) {
