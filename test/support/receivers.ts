@@ -4,7 +4,7 @@
 // (*.receiver.wirehook.test) that `testLookup` maps to 127.0.0.N. Harnesses allow
 // 127.0.0.0/8 through DELIVERY_ALLOW_HOSTS.
 import { vi } from 'vitest';
-import { systemLookup, type LookupFn } from '@wirehook/egress';
+import { lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import { testCa, TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
 
 /**
@@ -25,7 +25,6 @@ export interface NamedReceiver {
   url(path?: string): string;
 }
 
-const TEST_NAME = /^r(\d{1,3})\.receiver\.wirehook\.test$/i;
 /** DELIVERY_ALLOW_HOSTS for harnesses that deliver to test receivers. */
 export const TEST_ALLOW_HOSTS = 'localhost,127.0.0.0/8';
 /** The receivers' names as DELIVERY_RESOLVE: rN.receiver.wirehook.test is 127.0.0.N, N = 2 … 254 (freshIp's). */
@@ -67,11 +66,8 @@ export function refusingUrl(): string {
   return `https://${hostFor(freshIp())}:8443/hook`;
 }
 
-/** Maps rN.receiver.wirehook.test to 127.0.0.N; resolves anything else for real. */
-export const testLookup: LookupFn = async (host) => {
-  const n = TEST_NAME.exec(host)?.[1];
-  return n ? [{ address: `127.0.0.${n}`, family: 4 }] : systemLookup(host);
-};
+/** TEST_RESOLVE as a lookup function (for an HttpEgress of a test's own); anything else is resolved for real. */
+export const testLookup: LookupFn = lookupWithOverrides(parseResolveOverrides(TEST_RESOLVE), systemLookup);
 
 /**
  * Verifies a recorded webhook with the official standardwebhooks library as a receiver whose

@@ -83,7 +83,6 @@ export class EgressThread {
   #ready: Promise<void> = Promise.resolve();
   #nextId = 0;
   #outbox: EgressCall[] = [];
-  #moved: ArrayBuffer[] = [];
   #closing: Promise<void> | undefined;
   /** Why the last thread ended, and until when no other is started. */
   #lost: { err: Error; until: number } | undefined;
@@ -147,8 +146,6 @@ export class EgressThread {
       );
     }
     const worker = this.#worker ?? this.#start();
-    // Moved with the message that carries it (none when the call is refused above).
-    if ('encoded' in call && call.encoded !== undefined) this.#moved.push(call.encoded.buffer as ArrayBuffer);
     const id = ++this.#nextId;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) worker.ref();
@@ -182,20 +179,23 @@ export class EgressThread {
     // The thread keeps the process alive only while a send waits for it.
     worker.unref();
     let ready!: () => void;
-    let failed!: (err: Error) => void;
+    let notStarted!: (err: Error) => void;
     this.#ready = new Promise<void>((resolve, reject) => {
       ready = resolve;
-      failed = (err) => reject(new Error(`the egress thread did not start: ${err.message}`, { cause: err }));
+      notStarted = (err) => reject(new Error(`the egress thread did not start: ${err.message}`, { cause: err }));
     });
     this.#ready.catch(() => {}); // awaited by start() alone
     worker.on('message', (replies: EgressReply[] | typeof EGRESS_READY) => {
       if (replies === EGRESS_READY) ready();
       else for (const reply of replies) this.#settle(reply);
     });
-    worker.once('error', (err) => failed(err));
-    worker.once('exit', (code) => failed(new Error(`exit code ${code}`)));
-    worker.on('error', (err) => this.#ended(worker, err));
-    worker.on('exit', (code) => this.#ended(worker, new Error(`the egress thread exited (code ${code})`)));
+    // An end before ready fails start() too (after it, the rejection is nothing: #ready settled).
+    const ended = (err: Error) => {
+      notStarted(err);
+      this.#ended(worker, err);
+    };
+    worker.on('error', ended);
+    worker.on('exit', (code) => ended(new Error(`the egress thread exited (code ${code})`)));
     // An answer that could not be read: which send it was is unknown, so the thread goes (and its sends with it).
     worker.on('messageerror', (err) => void this.#end(worker, err));
     this.#worker = worker;
@@ -204,19 +204,17 @@ export class EgressThread {
 
   #flush(): void {
     const calls = this.#outbox;
-    const moved = this.#moved;
     this.#outbox = [];
-    this.#moved = [];
     const worker = this.#worker;
     // Empty when the thread ended meanwhile (#ended failed its calls) and a new one took the next.
     if (calls.length === 0 || worker === undefined) return;
     try {
-      worker.postMessage(calls, moved);
+      worker.postMessage(calls, movedOf(calls));
     } catch {
       // A value that cannot cross (a caller's bug): each call alone, so only its own fails.
       for (const call of calls) {
         try {
-          worker.postMessage([call], 'encoded' in call && call.encoded !== undefined ? [call.encoded.buffer as ArrayBuffer] : []);
+          worker.postMessage([call], movedOf([call]));
         } catch (err) {
           this.#settle({ id: call.id, ok: false, name: 'TypeError', message: `cannot send: ${(err as Error).message}` });
         }
@@ -248,10 +246,14 @@ export class EgressThread {
     const held = [...this.#pending.values()];
     this.#pending.clear();
     this.#outbox = [];
-    this.#moved = [];
     for (const call of held) {
       clearTimeout(call.timer);
       call.reject(new EgressUnavailableError(`the egress thread ended during the send: ${err.message}`, { cause: err, held: true }));
     }
   }
+}
+
+/** The long bodies' bytes of `calls`, moved with the message that carries them (MOVED_BODY_BYTES). */
+function movedOf(calls: readonly EgressCall[]): ArrayBuffer[] {
+  return calls.flatMap((call) => ('encoded' in call && call.encoded !== undefined ? [call.encoded.buffer as ArrayBuffer] : []));
 }

@@ -87,22 +87,11 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   const { store, bus, secretBox, clock, logger } = shared;
   const addressPolicy = new AddressPolicy({ allowHosts: settings.DELIVERY_ALLOW_HOSTS });
   const lookup = lookupWithOverrides(parseResolveOverrides(settings.DELIVERY_RESOLVE), shared.lookup ?? systemLookup);
+  const limits = { timeoutMs: settings.DELIVERY_TIMEOUT_MS, connectionsPerOrigin: settings.ENDPOINT_SLOTS, ca: shared.ca };
   const egress: DeliveryEgress =
     shared.egressThread && shared.lookup === undefined
-      ? new EgressThread({
-          allowHosts: settings.DELIVERY_ALLOW_HOSTS,
-          resolve: settings.DELIVERY_RESOLVE,
-          timeoutMs: settings.DELIVERY_TIMEOUT_MS,
-          connectionsPerOrigin: settings.ENDPOINT_SLOTS,
-          ca: shared.ca,
-        })
-      : new HttpEgress({
-          policy: addressPolicy,
-          lookup,
-          timeoutMs: settings.DELIVERY_TIMEOUT_MS,
-          connectionsPerOrigin: settings.ENDPOINT_SLOTS,
-          ca: shared.ca,
-        });
+      ? new EgressThread({ allowHosts: settings.DELIVERY_ALLOW_HOSTS, resolve: settings.DELIVERY_RESOLVE, ...limits })
+      : new HttpEgress({ policy: addressPolicy, lookup, ...limits });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
   // A send waits for a sandbox thread at most a second, and at most half the dispatcher's places
   // wait (an endpoint's slots bound its own share): the wait holds a place and a slot, so one

@@ -246,11 +246,7 @@ export class WebhookSender {
     await this.#deps.leases.release(job, this.#deps.clock.now() + TRANSFORMATION_RETRY_MS);
   }
 
-  /**
-   * The egress thread ended or stuck with this send (or is starting again): ours, not the
-   * endpoint's, so no attempt (it would count toward the retries and the automatic stop); the
-   * delivery is due again a second later. Logged once an outage, with its cause.
-   */
+  /** Whether this loss is the delivery's EGRESS_LOSSES_BEFORE_ATTEMPT-th held by an ending thread (its count then starts again). */
   #lostTooOften(job: DeliveryJob, err: EgressUnavailableError): boolean {
     if (!err.held) return false;
     const id = job.delivery.id;
@@ -262,6 +258,11 @@ export class WebhookSender {
     return false;
   }
 
+  /**
+   * The egress thread ended or stuck with this send (or is starting again): ours, not the
+   * endpoint's, so no attempt (it would count toward the retries and the automatic stop); the
+   * delivery is due again a second later. Logged once an outage, with its cause.
+   */
   async #putOffEgress(job: DeliveryJob, err: EgressUnavailableError): Promise<void> {
     this.#egressOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
     await this.#deps.leases.release(job, this.#deps.clock.now() + EGRESS_RETRY_MS);
