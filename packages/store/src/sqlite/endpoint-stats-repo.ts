@@ -15,7 +15,7 @@ import {
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';
-import { AGED, OPEN, SENDABLE } from './message-status.ts';
+import { AGED, SENDABLE } from './message-status.ts';
 import { int, intOrNull, type Row } from './row.ts';
 
 // Column names come from core's fixed lists (never from input), so they are safe to splice.
