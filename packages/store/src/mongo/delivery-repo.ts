@@ -253,7 +253,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Bounded on every scrape: index keys only (COUNT_SCAN), at most BACKLOG_COUNT_CAP each over
+    // Bounded on every scrape: index keys only (covered: a COUNT_SCAN for retrying, an IXSCAN over
+    // the two statuses' intervals for due; no document fetched), at most BACKLOG_COUNT_CAP each over
     // all months (countAcrossMonths); beyond it the gauges read the cap (docs/operations.md:
     // alert on the oldest due's age, which is one seek per month whatever the backlog).
     const months = await this.#conn.months(now);

@@ -35,10 +35,13 @@ function writeErrorsOf(err: unknown): { code?: number; errmsg?: string }[] {
 const FAILOVER_CODES = new Set([
   6, // HostUnreachable
   7, // HostNotFound
+  63, // StaleShardVersion (mongos: a chunk migrating, its own retries spent)
   64, // WriteConcernFailed (a majority did not confirm in time; a bulk write carries it too)
   89, // NetworkTimeout
   91, // ShutdownInProgress
   133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
+  150, // StaleEpoch (mongos: a collection's sharding changed under the request)
+  202, // NetworkInterfaceExceededTimeLimit (mongos: a shard not answering in time)
   134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
   244, // TransactionCoordinatorReachedAbortDecision (a sharded transaction aborted: safe to run again)
@@ -48,6 +51,7 @@ const FAILOVER_CODES = new Set([
   10107, // NotWritablePrimary
   11600, // InterruptedAtShutdown
   11602, // InterruptedDueToReplStateChange
+  13388, // StaleConfig (mongos: a chunk migrating, its own retries spent)
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
 ]);

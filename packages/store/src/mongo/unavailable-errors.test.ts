@@ -53,6 +53,10 @@ describe('withUnavailableErrors', () => {
       'a server too loaded to take the work (a newer server’s label)',
       () => new MongoServerError({ code: 462, errmsg: 'overloaded', errorLabels: ['SystemOverloadedError', 'RetryableError'] }),
     ],
+    ['mongos: a shard not answering in time (202)', () => new MongoServerError({ code: 202, errmsg: 'NetworkInterfaceExceededTimeLimit' })],
+    ['mongos: a chunk migrating, its retries spent (13388)', () => new MongoServerError({ code: 13388, errmsg: 'StaleConfig' })],
+    ['mongos: a stale shard version, its retries spent (63)', () => new MongoServerError({ code: 63, errmsg: 'StaleShardVersion' })],
+    ['mongos: sharding changed under the request (150)', () => new MongoServerError({ code: 150, errmsg: 'StaleEpoch' })],
     ['a sharded transaction its coordinator aborted', () => new MongoServerError({ code: 244, errmsg: 'TransactionCoordinatorReachedAbortDecision' })],
     [
       'a transaction withTransaction gave up on',
