@@ -7,7 +7,7 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
-import { createDispatcherMetrics, registerBacklogMetrics, registerLaneMetrics } from './metrics.ts';
+import { BACKLOG_REUSE_MS, createDispatcherMetrics, registerBacklogMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
@@ -127,10 +127,12 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
       timeoutMs: settings.DELIVERY_TIMEOUT_MS,
     },
   });
+  // Replicas sharing one store reuse a read for BACKLOG_REUSE_MS; the sole dispatcher reads at each scrape.
   registerBacklogMetrics(
     shared.registry,
     () => store.deliveries.backlog(clock.now()),
     () => clock.now(),
+    shared.soleDispatcher ? undefined : { ms: BACKLOG_REUSE_MS, now: () => clock.now() },
   );
   registerLaneMetrics(
     shared.registry,

@@ -16,17 +16,61 @@ export interface DispatcherMetrics {
   transformationDuration: Histogram;
 }
 
+/** How long one read of a scraped source answers the scrapes after it, by which clock. */
+export interface Reuse {
+  ms: number;
+  now: () => number;
+}
+
+/** Scrapes that arrive together (one per gauge, two Prometheus servers) share a read. */
+const SCRAPE_REUSE: Reuse = { ms: 100, now: () => performance.now() };
+
 /**
- * Gauges read from one source at each scrape: the source is asked once per scrape however
- * many gauges read it, and a source that fails keeps the last values (the dependency's own
- * readiness says it is down): /metrics itself keeps answering.
+ * How long a dispatcher that shares its store with others (cluster mode) reuses one read of
+ * the store-wide backlog, however often it is scraped: each read counts up to
+ * BACKLOG_COUNT_CAP index keys a count, and every replica reads the same numbers. Prometheus
+ * scrapes every 15 s or more, so a scrape still sees a fresh read. (Embedded mode, one
+ * process on its own SQLite file, reads at each scrape.)
  */
-function scrapedGauges<T>(registry: Registry, read: () => Promise<T>, gauges: { name: string; help: string; value: (t: T) => number }[]): void {
-  let last: Promise<T | null> | undefined;
-  const once = () =>
-    (last ??= read()
-      .catch(() => null)
-      .finally(() => setTimeout(() => (last = undefined), 100)));
+export const BACKLOG_REUSE_MS = 5_000;
+
+/**
+ * Gauges read from one source at each scrape: a read answers every gauge and scrape for
+ * `reuse.ms` after it ended (or while it runs), and a clock that stepped back reads again. A
+ * read that fails answers with the last good one (the dependency's own readiness says it is
+ * down): /metrics itself keeps answering.
+ */
+function scrapedGauges<T>(
+  registry: Registry,
+  read: () => Promise<T>,
+  gauges: { name: string; help: string; value: (t: T) => number }[],
+  reuse: Reuse = SCRAPE_REUSE,
+): void {
+  type Read = { endedAt: number | null; value: Promise<T | null> };
+  let last: Read | undefined;
+  // A failed read answers with the last good one (an age gauge goes on growing from it).
+  let good: T | null = null;
+  const fresh = (r: Read): boolean => {
+    if (r.endedAt === null) return true;
+    const age = reuse.now() - r.endedAt;
+    return age >= 0 && age < reuse.ms;
+  };
+  const once = (): Promise<T | null> => {
+    if (last === undefined || !fresh(last)) {
+      const r: Read = {
+        endedAt: null,
+        value: read().then(
+          (t) => (good = t),
+          () => good,
+        ),
+      };
+      r.value = r.value.finally(() => {
+        r.endedAt = reuse.now();
+      });
+      last = r;
+    }
+    return last.value;
+  };
   for (const g of gauges) {
     new Gauge({
       name: g.name,
@@ -41,24 +85,30 @@ function scrapedGauges<T>(registry: Registry, read: () => Promise<T>, gauges: { 
 }
 
 /**
- * The queue as an SRE pages on it, read from the store at each scrape (every replica reports
- * the same store-wide numbers: use max() across replicas): deliveries due now, how late the
- * oldest is, deliveries waiting to retry. No tenant or endpoint labels.
+ * The queue as an SRE pages on it, read from the store at each scrape, or once per `reuse`
+ * (every replica reports the same store-wide numbers: use max() across replicas): deliveries
+ * due now, how late the oldest is, deliveries waiting to retry. No tenant or endpoint labels.
  */
 export function registerBacklogMetrics(
   registry: Registry,
   backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>,
   now: () => number,
+  reuse: Reuse = SCRAPE_REUSE,
 ): void {
-  scrapedGauges(registry, backlog, [
-    { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
-    {
-      name: 'wirehook_deliveries_oldest_due_age_seconds',
-      help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
-      value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000)),
-    },
-    { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide', value: (b) => b.retrying },
-  ]);
+  scrapedGauges(
+    registry,
+    backlog,
+    [
+      { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
+      {
+        name: 'wirehook_deliveries_oldest_due_age_seconds',
+        help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
+        value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000)),
+      },
+      { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide', value: (b) => b.retrying },
+    ],
+    reuse,
+  );
 }
 
 /**

@@ -31,7 +31,7 @@ import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
 import { noteDue } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
-import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
+import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { MESSAGES_PLANS as MP } from './plans/messages.ts';
 import { endHold } from './endpoint-put-off.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
@@ -256,17 +256,20 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // Bounded on every scrape: index keys only (covered: a COUNT_SCAN for retrying, an IXSCAN over
     // the two statuses' intervals for due; no document fetched), at most BACKLOG_COUNT_CAP each over
     // all months (countAcrossMonths); beyond it the gauges read the cap (docs/operations.md:
-    // alert on the oldest due's age, which is one seek per month whatever the backlog).
+    // alert on the oldest due's age, which is one seek per month whatever the backlog). Off the
+    // primary and within BACKLOG_READ_MS in all (backlogReadOptions): a gauge's read never
+    // competes with the writes it measures, nor outlasts a scrape.
     const months = await this.#conn.months(now);
+    const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
     const due = P.dueHead(now);
     const retrying = P.retrying();
     const [dueCount, oldestDueAt, retryingCount] = await Promise.all([
       countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
-        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit }),
+        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit, ...read() }),
       ),
-      this.#oldestDueAt(now, months),
+      this.#oldestDueAt(now, months, read),
       countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
-        this.#conn.bucket(month).deliveries.countDocuments(retrying.filter, { ...retrying.options, limit }),
+        this.#conn.bucket(month).deliveries.countDocuments(retrying.filter, { ...retrying.options, limit, ...read() }),
       ),
     ]);
     return { due: dueCount, oldestDueAt, retrying: retryingCount };
@@ -276,18 +279,19 @@ export class MongoDeliveryRepo implements DeliveryRepo {
    * The earliest dueAt among due deliveries: the least of each month's head (one seek each). Not
    * the oldest month's alone: a retry of an older month's delivery may be due after a newer one's.
    */
-  async #oldestDueAt(now: number, months: readonly Month[]): Promise<number | null> {
+  async #oldestDueAt(now: number, months: readonly Month[], read: () => BacklogRead): Promise<number | null> {
     const q = P.dueHead(now);
     const heads = await Promise.all(
-      months.map((month) => this.#conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 } })),
+      months.map((month) => this.#conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read() })),
     );
     const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
     return times.length === 0 ? null : Math.min(...times);
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {
+    // On a request (the endpoint's page): capped as endpointStats.pending is, "at least" beyond.
     const q = P.retryingOfEndpoint(t, endpointId);
-    return countAcrossMonths(await this.#conn.months(), BACKLOG_COUNT_CAP, (month, limit) =>
+    return countAcrossMonths(await this.#conn.months(), ENDPOINT_COUNT_CAP, (month, limit) =>
       this.#conn.bucket(month).deliveries.countDocuments(q.filter, { ...q.options, limit }),
     );
   }
@@ -363,6 +367,26 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
 }
 
 /** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
+/**
+ * The most one backlog read (the metrics' counts and seeks, all months) may take: a count that
+ * runs out fails the read, and the gauges keep the last good one (services/dispatcher's
+ * metrics). Under Prometheus's default scrape timeout of 10 s.
+ */
+export const BACKLOG_READ_MS = 5_000;
+
+/** What each of a backlog read's operations is given: a secondary if one is up, and the time left. */
+type BacklogRead = { readPreference: 'secondaryPreferred'; maxTimeMS: number };
+
+/**
+ * A backlog read's options, each operation's `maxTimeMS` the time left to `deadline` (a
+ * performance.now() time; at least 1 ms, as 0 would mean no limit). Store-wide counts for a
+ * gauge may lag a secondary's replication by a moment; the writes they would compete with on
+ * the primary may not wait for them.
+ */
+export function backlogReadOptions(deadline: number): () => BacklogRead {
+  return () => ({ readPreference: 'secondaryPreferred', maxTimeMS: Math.max(1, Math.ceil(deadline - performance.now())) });
+}
+
 const RELEASE_ALL_BATCH = 1_000;
 const RELEASE_ALL_BATCHES = 100;
 

@@ -17,7 +17,7 @@ import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { EndpointRollupDoc } from './documents.ts';
 import type { Month } from './months.ts';
-import { ENDPOINTS_PLANS as P, PENDING_COUNT_CAP } from './plans/endpoints.ts';
+import { ENDPOINTS_PLANS as P, ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
 import { checkedLimit, scope } from './query.ts';
 
 // Rollups are aggregated in process. Every completion adds to each grain's rollup of its
@@ -167,16 +167,16 @@ export class MongoEndpointStatsRepo implements EndpointStatsRepo {
   }
 
   /**
-   * The count saturates at PENDING_COUNT_CAP in all (one covered count per month, newest first,
+   * The count saturates at ENDPOINT_COUNT_CAP in all (one covered count per month, newest first,
    * each stopped at what the cap leaves: an endpoint with a larger backlog reads as
-   * PENDING_COUNT_CAP, i.e. "at least"); the oldest is one seek per month, oldest month first,
+   * ENDPOINT_COUNT_CAP, i.e. "at least"); the oldest is one seek per month, oldest month first,
    * up to the first month that has one (a delivery's createdAt is in its own month: months.ts).
    */
   async pending(t: Tenant, endpointId: EndpointId): Promise<{ count: number; oldestAt: number | null }> {
     const months = await this.#conn.months();
     const open = P.openCount(t, endpointId);
     const [count, oldestAt] = await Promise.all([
-      countAcrossMonths(months, PENDING_COUNT_CAP, (month, limit) =>
+      countAcrossMonths(months, ENDPOINT_COUNT_CAP, (month, limit) =>
         this.#conn.bucket(month).deliveries.countDocuments(open.filter, { ...open.options, limit }),
       ),
       this.#oldestOpenAt(t, endpointId, months),

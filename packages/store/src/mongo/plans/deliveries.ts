@@ -220,12 +220,12 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
     example: [['dlv_1'], 1],
   }),
-  /** The endpoint's retrying deliveries, counted (the endpoint's page). */
+  /** The endpoint's retrying deliveries, counted up to ENDPOINT_COUNT_CAP (the endpoint's page, a request). */
   retryingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
     examines:
-      "≤ BACKLOG_COUNT_CAP index keys over all months (each month's count limited to what the cap leaves, newest month first; " +
+      "≤ ENDPOINT_COUNT_CAP (10,000) index keys over all months (each month's count limited to what the cap leaves, newest month first; " +
       "covered: every filter field is a key), and a seek per month: the endpoint's retrying deliveries",
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.

@@ -15,10 +15,11 @@ const TENANT = 'orgId and env: the tenant of a document found by its unique _id 
  */
 export const ENDPOINTS_LIST_CAP = 1_000;
 /**
- * The most open deliveries endpointStats.pending counts (a COUNT over index keys, stopped by this
- * limit): an endpoint with a larger backlog reads as this many ("at least").
+ * The most deliveries a count of one endpoint's reads, on a request (a COUNT over index keys,
+ * stopped by this limit): endpointStats.pending (its open ones) and the endpoint page's
+ * `retrying_count`. An endpoint with more reads as this many ("at least").
  */
-export const PENDING_COUNT_CAP = 10_000;
+export const ENDPOINT_COUNT_CAP = 10_000;
 
 export const ENDPOINTS_PLANS = definePlans('endpoints', {
   /** An endpoint of the tenant by id: get, hold, update, delete, rotate, secrets, a walk's or a repair's read. */
@@ -328,11 +329,11 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     example: [T, ['dlv_1'], 1],
   }),
 
-  /** The endpoint's open deliveries, counted up to PENDING_COUNT_CAP (endpointStats.pending). */
+  /** The endpoint's open deliveries, counted up to ENDPOINT_COUNT_CAP (endpointStats.pending). */
   openCount: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
-    examines: `≤ ${PENDING_COUNT_CAP} index keys (PENDING_COUNT_CAP, the count's limit; no document: the count is covered), two status ranges of one endpoint`,
+    examines: `≤ ${ENDPOINT_COUNT_CAP} index keys (ENDPOINT_COUNT_CAP, the count's limit; no document: the count is covered), two status ranges of an endpoint`,
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
