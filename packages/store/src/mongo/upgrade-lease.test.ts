@@ -11,8 +11,8 @@ const notConfirmed = () =>
 const steppedDown = () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
 const duplicateKey = () => new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: job_leases index: _id_ dup key' });
 
-/** Answers each take with the next of `answers` (an Error is thrown); records takes and releases. */
-function scripted(answers: (boolean | Error)[], releases: Error[] = [], wait?: (ms: number) => Promise<void>) {
+/** Answers each take with the next of `answers` (an Error is thrown, a promise awaited); records takes and releases. */
+function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Error[] = [], wait?: (ms: number) => Promise<void>) {
   const calls: string[] = [];
   let clock = 1_000;
   const jobs: JobLeaseRepo = {
@@ -21,7 +21,10 @@ function scripted(answers: (boolean | Error)[], releases: Error[] = [], wait?: (
       const answer = answers.shift();
       if (answer === undefined) throw new Error('no answer scripted');
       if (answer instanceof Error) throw answer;
-      return answer;
+      if (typeof answer === 'boolean') return answer;
+      const held = await answer;
+      calls.push(`answered ${held}`);
+      return held;
     },
     async release(name, holder) {
       calls.push(`release ${name} ${holder}`);
@@ -99,6 +102,21 @@ describe('UpgradeLease', () => {
     expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'take schema-upgrade h1 120000', 'release schema-upgrade h1']);
     expect(await s.lease.take()).toBe(true); // taken again later: renewed as before
     await expect(s.lease.renew()).rejects.toThrow('no answer scripted');
+  });
+
+  it('a release waits for a renewal’s take still on its way, so that take cannot stand after it', async () => {
+    let answer = (_held: boolean) => {};
+    const onItsWay = new Promise<boolean>((resolve) => (answer = resolve));
+    const s = scripted([true, onItsWay]);
+    expect(await s.lease.take()).toBe(true);
+    const renewal = s.lease.renew();
+    const released = s.lease.release();
+    await Promise.resolve();
+    expect(s.calls.at(-1)).toBe('take schema-upgrade h1 120000'); // not released yet
+    answer(true);
+    await released;
+    await renewal;
+    expect(s.calls.slice(-2)).toEqual(['answered true', 'release schema-upgrade h1']);
   });
 
   it("a renewal that finds the lease another holder's ends the upgrade", async () => {

@@ -36,6 +36,8 @@ export class UpgradeLease {
   #unknownSince: number | undefined;
   /** Given up (release), and not taken since: a renewal still asking again must not take it back. */
   #released = false;
+  /** A renewal's take on its way to the server: the release waits for it, or that take would stand after it. */
+  #renewing: Promise<boolean> | undefined;
 
   constructor(jobs: JobLeaseRepo, options: UpgradeLeaseOptions) {
     this.#jobs = jobs;
@@ -89,7 +91,8 @@ export class UpgradeLease {
       if (this.#released) throw new Error('the layout upgrade has given its lease up');
       let held: boolean;
       try {
-        held = await this.#takeAt(this.#now());
+        this.#renewing = this.#takeAt(this.#now());
+        held = await this.#renewing;
       } catch (err) {
         if (!isFailoverError(err) || tries >= RENEW_TRIES) throw err;
         this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
@@ -104,6 +107,9 @@ export class UpgradeLease {
   /** Ends the lease if this holder still has it; a failure is logged, not thrown (the lease then runs out). */
   async release(): Promise<void> {
     this.#released = true;
+    // A renewal sent before this (the index builds' timer) would otherwise take the lease back
+    // after the release below, and hold the others off until it ran out.
+    await this.#renewing?.catch(() => false);
     try {
       await this.#jobs.release(this.#o.name, this.#o.holder);
     } catch (err) {
