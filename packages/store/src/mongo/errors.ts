@@ -88,3 +88,20 @@ export function isFailoverError(err: unknown): boolean {
   if (!(err instanceof MongoServerError)) return false;
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
 }
+
+// Of those, the ones that say the database is busy, not changing hands: a wait that ran out
+// (the pool's, an operation's timeoutMS, mongos's or a shard's time limit) or work refused.
+const OVERLOAD_CODES = new Set([202, 262]);
+
+/**
+ * True when a failover error (isFailoverError) says the database is overloaded or slow rather
+ * than failing over: the operator looks at load (tickets, cache, slow queries), not at the
+ * replica set's members.
+ */
+export function isOverloadError(err: unknown): boolean {
+  if (!isFailoverError(err)) return false;
+  if (err instanceof MongoOperationTimeoutError) return true;
+  if (err instanceof MongoDriverError && err.name === 'MongoWaitQueueTimeoutError') return true;
+  if (!(err instanceof MongoServerError) || err instanceof MongoWriteConcernError) return false;
+  return err.hasErrorLabel('SystemOverloadedError') || (typeof err.code === 'number' && OVERLOAD_CODES.has(err.code));
+}

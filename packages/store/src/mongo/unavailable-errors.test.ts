@@ -8,7 +8,7 @@ import type { Store } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
 import { mongoStoreOn } from './open-mongo-store.ts';
 import { isDuplicateKey } from './errors.ts';
-import { FAILOVER_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
+import { FAILOVER_MESSAGE, OVERLOAD_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
 
 // The driver's pool errors, as it makes them: their classes are not exported, so a rename in a
 // driver upgrade fails here rather than turning them into 500s.
@@ -39,37 +39,52 @@ describe('withUnavailableErrors', () => {
     [
       'a majority not confirming in time',
       () => new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never),
+      'failover',
     ],
-    ['a primary stepping down', () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' })],
-    ['a lost connection', () => new MongoNetworkError('connection 4 to db-0:27017 closed')],
-    ['a write the driver labels retryable', () => new MongoServerError({ code: 6, errmsg: 'host unreachable', errorLabels: ['RetryableWriteError'] })],
-    ['a shard without a primary (mongos)', () => new MongoServerError({ code: 133, errmsg: 'Could not find host matching read preference' })],
-    ['a lock or a shard not answering in time (ExceededTimeLimit)', () => new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' })],
-    ['an operation past its timeoutMS (MONGODB_URL)', () => new MongoOperationTimeoutError('Timed out during socket read (500ms)')],
-    ['no connection of the pool free in time', () => waitQueueTimeout()],
-    ['a member’s pool closed as it left the topology', () => poolClosed()],
-    ['a member closed between being chosen and sent to', () => new MongoServerClosedError()],
+    ['a primary stepping down', () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' }), 'failover'],
+    ['a lost connection', () => new MongoNetworkError('connection 4 to db-0:27017 closed'), 'failover'],
+    [
+      'a write the driver labels retryable',
+      () => new MongoServerError({ code: 6, errmsg: 'host unreachable', errorLabels: ['RetryableWriteError'] }),
+      'failover',
+    ],
+    ['a shard without a primary (mongos)', () => new MongoServerError({ code: 133, errmsg: 'Could not find host matching read preference' }), 'failover'],
+    [
+      'a lock or a shard not answering in time (ExceededTimeLimit)',
+      () => new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' }),
+      'overload',
+    ],
+    ['an operation past its timeoutMS (MONGODB_URL)', () => new MongoOperationTimeoutError('Timed out during socket read (500ms)'), 'overload'],
+    ['no connection of the pool free in time', () => waitQueueTimeout(), 'overload'],
+    ['a member’s pool closed as it left the topology', () => poolClosed(), 'failover'],
+    ['a member closed between being chosen and sent to', () => new MongoServerClosedError(), 'failover'],
     [
       'a server too loaded to take the work (a newer server’s label)',
       () => new MongoServerError({ code: 462, errmsg: 'overloaded', errorLabels: ['SystemOverloadedError', 'RetryableError'] }),
+      'overload',
     ],
-    ['mongos: a shard not answering in time (202)', () => new MongoServerError({ code: 202, errmsg: 'NetworkInterfaceExceededTimeLimit' })],
-    ['mongos: a chunk migrating, its retries spent (13388)', () => new MongoServerError({ code: 13388, errmsg: 'StaleConfig' })],
-    ['mongos: a stale shard version, its retries spent (63)', () => new MongoServerError({ code: 63, errmsg: 'StaleShardVersion' })],
-    ['mongos: sharding changed under the request (150)', () => new MongoServerError({ code: 150, errmsg: 'StaleEpoch' })],
-    ['a sharded transaction its coordinator aborted', () => new MongoServerError({ code: 244, errmsg: 'TransactionCoordinatorReachedAbortDecision' })],
+    ['mongos: a shard not answering in time (202)', () => new MongoServerError({ code: 202, errmsg: 'NetworkInterfaceExceededTimeLimit' }), 'overload'],
+    ['mongos: a chunk migrating, its retries spent (13388)', () => new MongoServerError({ code: 13388, errmsg: 'StaleConfig' }), 'failover'],
+    ['mongos: a stale shard version, its retries spent (63)', () => new MongoServerError({ code: 63, errmsg: 'StaleShardVersion' }), 'failover'],
+    ['mongos: sharding changed under the request (150)', () => new MongoServerError({ code: 150, errmsg: 'StaleEpoch' }), 'failover'],
+    [
+      'a sharded transaction its coordinator aborted',
+      () => new MongoServerError({ code: 244, errmsg: 'TransactionCoordinatorReachedAbortDecision' }),
+      'failover',
+    ],
     [
       'a transaction withTransaction gave up on',
       () => new MongoServerError({ code: 112, errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }),
+      'failover',
     ],
-  ])('%s: 503, unavailable, with the cause', async (_what, fail) => {
+  ] as const)('%s: 503, unavailable, with the cause, as a %s', async (_what, fail, kind) => {
     const store = open(fail);
     const err = await orgs(store)
       .get('fail')
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnavailableError);
     expect(toErrorResponse(err).status).toBe(503);
-    expect((err as Error).message).toBe(FAILOVER_MESSAGE);
+    expect((err as Error).message).toBe(kind === 'overload' ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE);
     expect((err as Error).cause).toBeInstanceOf(Error);
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });

@@ -1,6 +1,6 @@
 import { UnavailableError } from '@wirehook/core';
 import type { Store } from '../store.ts';
-import { isFailoverError } from './errors.ts';
+import { isFailoverError, isOverloadError } from './errors.ts';
 
 /**
  * The store with every repo call's failover errors as core's UnavailableError (503 at the API,
@@ -26,9 +26,15 @@ export const FAILOVER_MESSAGE =
   'the database is failing over or cannot be reached; a write may or may not have been made: ' +
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
-/** `err` as UnavailableError when it is a failover's, else itself. */
+/** What an overloaded or slow database answers (isOverloadError): the outcome is as unknown. */
+export const OVERLOAD_MESSAGE =
+  'the database is overloaded or did not answer in time; a write may or may not have been made: ' +
+  'repeat a message with its Idempotency-Key, and look before repeating another write';
+
+/** `err` as UnavailableError when it is a failover's (an overload's its own message), else itself. */
 function asUnavailable(err: unknown): unknown {
-  return isFailoverError(err) ? new UnavailableError(FAILOVER_MESSAGE, { cause: err }) : err;
+  if (!isFailoverError(err)) return err;
+  return new UnavailableError(isOverloadError(err) ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE, { cause: err });
 }
 
 /** A repo (a class: its state private) whose methods, bound to it, translate their errors. */
