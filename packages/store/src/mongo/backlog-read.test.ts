@@ -47,7 +47,7 @@ describe('the MongoDB backlog read (the metrics)', () => {
     }
     // Counts name their index and are capped; the newest month is counted first.
     const counts = calls.filter((c) => c.op === 'count');
-    expect(counts.map((c) => c.options.comment)).toEqual(['deliveries.dueHead', 'deliveries.retrying', 'deliveries.dueHead', 'deliveries.retrying']);
+    expect(counts.map((c) => c.options.comment)).toEqual(['deliveries.dueCount', 'deliveries.retrying', 'deliveries.dueCount', 'deliveries.retrying']);
     expect(counts.every((c) => typeof c.options.hint === 'object')).toBe(true);
     expect(counts.map((c) => [c.month, c.options.limit])).toEqual([
       ['202612', BACKLOG_COUNT_CAP],

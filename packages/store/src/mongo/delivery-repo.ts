@@ -261,11 +261,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // competes with the writes it measures, nor outlasts a scrape.
     const months = await this.#conn.months(now);
     const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
-    const due = P.dueHead(now);
+    const due = P.dueCount(now);
     const retrying = P.retrying();
     const [dueCount, oldestDueAt, retryingCount] = await Promise.all([
       countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
-        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { hint: due.options.hint, comment: due.name, limit, ...read() }),
+        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { ...due.options, limit, ...read() }),
       ),
       this.#oldestDueAt(now, months, read),
       countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>

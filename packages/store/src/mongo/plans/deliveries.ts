@@ -57,17 +57,35 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (id: string, attemptCount: number) => ({ filter: { _id: id, messageStale: true, attemptCount } }),
     example: ['dlv_1', 1],
   }),
-  /** A month's head of the due queue: the healer's peek, the metrics' oldest due and due count (each run once per month). */
+  /** A month's head of the due queue: the healer's peek, the metrics' oldest due (each run once per month). */
   dueHead: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
       "≤ limit per month: a range walk of the month's due index from its start, " +
       'stopped by the limit (leased deliveries are past `now` by their key); run on each month kept (≤ RETENTION_MONTHS + 1): ' +
-      "the healer's peek ≤ months × STRANDED_PEEK, the metrics' oldest one seek per month, " +
-      'their count ≤ BACKLOG_COUNT_CAP index keys over all months',
+      "the healer's peek ≤ months × STRANDED_PEEK, the metrics' oldest one seek per month",
     maxExamined: (n) => n + 1,
+    // The keys walked: two status ranges merged by dueAt (a SORT_MERGE), each at most what is
+    // returned and one past it (the limit's) or past its range's end.
+    maxKeysExamined: (n) => 2 * n + 2,
     build: (now: number) => ({ filter: dueWhere({ $lte: now }), sort: { dueAt: 1, _id: 1 } }),
+    example: [1],
+  }),
+  /**
+   * Deliveries due now store-wide, counted by index keys up to a cap (the metrics' queue depth):
+   * apart from dueHead so that the profiler and the plan check tell the count from the finds.
+   */
+  dueCount: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_due_queue',
+    examines:
+      "≤ BACKLOG_COUNT_CAP index keys over all months (each month's count limited to what the cap leaves, newest month first; " +
+      'covered: held, laneWait, status and dueAt are keys, the `$type` a bound), two status ranges a month; no documents',
+    maxExamined: () => 0,
+    // Index keys only: the entries it matched, and a seek or two at each of its two ranges' ends.
+    maxKeysExamined: (n) => n + 4,
+    build: (now: number) => ({ filter: dueWhere({ $lte: now }) }),
     example: [1],
   }),
   /** One endpoint's first entries in the due queue, due or not: a page of its due work and its next due time. */
