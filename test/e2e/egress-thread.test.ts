@@ -42,6 +42,7 @@ describe('embedded mode: the egress thread', () => {
     await deliverOne(wh, rx);
     expect((egress as EgressThread).starts).toBe(1);
     expect(threadNames()).toContain('egress');
+    expect(await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text()).toMatch(/^wirehook_egress_thread_restarts_total({[^}]*})? 0$/m);
     await wh.close();
     wh = undefined;
     // Closed with the rest: no thread left behind.
@@ -55,5 +56,7 @@ describe('embedded mode: the egress thread', () => {
     expect(wh.embedded.egress).toBeInstanceOf(HttpEgress);
     await deliverOne(wh, rx);
     expect(threadNames()).not.toContain('egress');
+    // No thread, no restart counter.
+    expect(await (await fetch(`${wh.embedded.metricsUrl()}/metrics`)).text()).not.toContain('wirehook_egress_thread_restarts_total');
   });
 });

@@ -192,4 +192,28 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     expect(await send('/ok')).toMatchObject({ ok: true, status: 200 });
     expect(egress.starts).toBe(2);
   });
+
+  it('a send still waiting to cross when the thread ends fails as not held (the thread never had it), and the next goes to a new one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const egress = thread({ timeoutMs: 100 }, { workerUrl: STAND_IN, restartDelayMs: 0 });
+      const send = (path: string) => egress.send({ url: `https://localhost${path}`, headers: HEADERS, body: BODY });
+      await egress.start();
+      const hung = send('/hang').catch((err: unknown) => err);
+      await new Promise((resolve) => setImmediate(resolve)); // its turn's message has crossed
+      const waiting = send('/ok').catch((err: unknown) => err); // this turn's has not
+      vi.advanceTimersByTime(5_200); // the hung send's 2 × 100 + 5,000 ms: the thread is ended
+      const [held, unsent] = (await Promise.all([hung, waiting])) as EgressUnavailableError[];
+      expect(held).toBeInstanceOf(EgressUnavailableError);
+      expect(held!.held).toBe(true);
+      expect(unsent).toBeInstanceOf(EgressUnavailableError);
+      expect(unsent!.held).toBe(false);
+      expect(unsent!.message).toBe('the egress thread ended before the send: no answer within 5200 ms');
+      // The new thread's first message carries its own send alone: the lost outbox was emptied.
+      expect(await send('/ok')).toMatchObject({ ok: true, status: 200, responseHead: '1' });
+      expect(egress.starts).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -238,17 +238,21 @@ export class EgressThread {
     await worker.terminate();
   }
 
-  /** The thread ended (or is being ended): what it held fails, and no other starts for a while. */
+  /** The thread ended (or is being ended): what it held, and what waited to go to it, fails, and no other starts for a while. */
   #ended(worker: Worker, err: Error): void {
     if (worker !== this.#worker) return;
     this.#worker = undefined;
     this.#lost = { err, until: performance.now() + this.#restartDelayMs };
-    const held = [...this.#pending.values()];
+    // Calls still in the outbox never reached the thread: it did not hold them (they cannot have caused its end).
+    const unsent = new Set(this.#outbox.map((call) => call.id));
+    const calls = [...this.#pending];
     this.#pending.clear();
     this.#outbox = [];
-    for (const call of held) {
+    for (const [id, call] of calls) {
       clearTimeout(call.timer);
-      call.reject(new EgressUnavailableError(`the egress thread ended during the send: ${err.message}`, { cause: err, held: true }));
+      const held = !unsent.has(id);
+      const message = held ? `the egress thread ended during the send: ${err.message}` : `the egress thread ended before the send: ${err.message}`;
+      call.reject(new EgressUnavailableError(message, { cause: err, held }));
     }
   }
 }

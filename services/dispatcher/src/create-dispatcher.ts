@@ -7,7 +7,7 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
-import { BACKLOG_REUSE_MS, createDispatcherMetrics, registerBacklogMetrics, registerLaneMetrics } from './metrics.ts';
+import { BACKLOG_REUSE_MS, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
@@ -88,10 +88,12 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   const addressPolicy = new AddressPolicy({ allowHosts: settings.DELIVERY_ALLOW_HOSTS });
   const lookup = lookupWithOverrides(parseResolveOverrides(settings.DELIVERY_RESOLVE), shared.lookup ?? systemLookup);
   const limits = { timeoutMs: settings.DELIVERY_TIMEOUT_MS, connectionsPerOrigin: settings.ENDPOINT_SLOTS, ca: shared.ca };
-  const egress: DeliveryEgress =
+  const thread =
     shared.egressThread && shared.lookup === undefined
       ? new EgressThread({ allowHosts: settings.DELIVERY_ALLOW_HOSTS, resolve: settings.DELIVERY_RESOLVE, ...limits })
-      : new HttpEgress({ policy: addressPolicy, lookup, ...limits });
+      : undefined;
+  if (thread) registerEgressThreadMetrics(shared.registry, () => thread.starts);
+  const egress: DeliveryEgress = thread ?? new HttpEgress({ policy: addressPolicy, lookup, ...limits });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
   // A send waits for a sandbox thread at most a second, and at most half the dispatcher's places
   // wait (an endpoint's slots bound its own share): the wait holds a place and a slot, so one

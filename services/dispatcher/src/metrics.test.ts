@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { BACKLOG_REUSE_MS, registerBacklogMetrics } from './metrics.ts';
+import { BACKLOG_REUSE_MS, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
 
 type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
 
@@ -78,5 +78,20 @@ describe('the backlog gauges', () => {
     clock.at += BACKLOG_REUSE_MS;
     expect(await due()).toBe(0);
     expect(source.reads).toBe(3);
+  });
+});
+
+describe('wirehook_egress_thread_restarts_total', () => {
+  it('counts the threads started after the first', async () => {
+    const registry = new Registry();
+    let starts = 0;
+    registerEgressThreadMetrics(registry, () => starts);
+    const restarts = async () => (await registry.getSingleMetric('wirehook_egress_thread_restarts_total')!.get()).values[0]?.value;
+    expect(await restarts()).toBe(0); // none started yet
+    starts = 1;
+    expect(await restarts()).toBe(0);
+    starts = 3;
+    expect(await restarts()).toBe(2);
+    expect(await registry.metrics()).toContain('wirehook_egress_thread_restarts_total 2');
   });
 });

@@ -136,6 +136,22 @@ export function registerLaneMetrics(registry: Registry, lanes: () => Promise<Lan
   ]);
 }
 
+/**
+ * The egress thread's restarts (embedded mode): each means a thread ended or stopped answering
+ * and its sends were put off (docs/operations.md). Read from the thread's own count at a scrape.
+ */
+export function registerEgressThreadMetrics(registry: Registry, starts: () => number): void {
+  new Counter({
+    name: 'wirehook_egress_thread_restarts_total',
+    help: 'Egress threads started again after one ended or stopped answering (embedded mode); the sends it held were put off',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(Math.max(0, starts() - 1));
+    },
+  });
+}
+
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   return {
     attempts: new Counter({
