@@ -69,7 +69,7 @@ const POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError
  * not confirm a write in time (it may stand on the primary or be rolled back), a primary that
  * stepped down or shut down, no primary to send to, a connection lost before the answer, a
  * transaction given up, and the waits that run out meanwhile: a connection of the pool, a
- * lock, an operation's `timeoutMS` (MONGODB_URL's). A write's outcome is then unknown: the same
+ * lock, an operation's time limit. A write's outcome is then unknown: the same
  * write again, or a read, tells. An error of the request itself (a duplicate key, a bad query,
  * authorization) is not one.
  */
@@ -90,7 +90,8 @@ export function isFailoverError(err: unknown): boolean {
 }
 
 // Of those, the ones that say the database is busy, not changing hands: a wait that ran out
-// (the pool's, an operation's timeoutMS, mongos's or a shard's time limit) or work refused.
+// (the pool's, mongos's or a shard's time limit) or work refused. (MongoOperationTimeoutError,
+// of the driver's `timeoutMS`, which 7.x ignores, is kept for a driver that honours it again.)
 const OVERLOAD_CODES = new Set([202, 262]);
 
 /**

@@ -187,7 +187,7 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
   // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run. A
   // renewal that found the lease another's fails the upgrade once the builds end; one that an
   // election left unanswered does not (the next may hold it): the renewal after them decides.
-  // One renewal at a time: a slow one (MONGODB_URL's timeoutMS, asked again) is not overtaken,
+  // One renewal at a time: a slow one (a majority slow to confirm, asked again) is not overtaken,
   // so the one awaited below is the last, and what it found is read after it.
   let lost: unknown;
   let renewal: Promise<void> | undefined;
