@@ -150,9 +150,9 @@ function testRules(file: string): Promise<{ passed: boolean; output: string }> {
 it('every threshold and `for:` of every rule is pinned: moved a step either way, `promtool test rules` fails', async () => {
   const text = readFileSync(alertsFile, 'utf8');
   const all = mutations(text);
-  // 8 rules, 13 comparisons (26 moves: > 0.5, > 1; > 5; > 1000, > 0, >= 100000; > 600; < 1,
-  // == 1, == 1; > 0; > 0; > 10) and 8 `for:` (16 moves).
-  expect(all.length).toBe(42);
+  // 9 rules, 14 comparisons (28 moves: > 0.5, > 1; > 5; > 1000, > 0, >= 100000; > 600; > 600;
+  // < 1, == 1, == 1; > 0; > 0; > 10) and 9 `for:` (18 moves).
+  expect(all.length).toBe(46);
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-rules-mutations-'));
   try {
     // Per mutation, a copy of the rules file changed, and of each test file pointed at it. A

@@ -1,12 +1,13 @@
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
-import { BACKLOG_REUSE_MS, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { BACKLOG_REUSE_MS, BACKLOG_WAIT_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
 
 type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
 
 /** A backlog source that counts its reads, answers `next`, and a registry scraped at `clock.at`. */
 function scraped() {
   const clock = { at: 1_000_000 };
+  const failed: string[] = [];
   const source = { reads: 0, next: { due: 1, oldestDueAt: null, retrying: 0 } as Backlog | Error, gate: null as Promise<void> | null };
   const registry = new Registry();
   registerBacklogMetrics(
@@ -18,10 +19,11 @@ function scraped() {
       return source.next;
     },
     () => clock.at,
-    { ms: BACKLOG_REUSE_MS, now: () => clock.at },
+    { reuse: { ms: BACKLOG_REUSE_MS, now: () => clock.at }, failed: (err) => failed.push(err.message) },
   );
-  const due = async () => (await registry.getSingleMetric('wirehook_deliveries_due')!.get()).values[0]?.value;
-  return { clock, source, registry, due };
+  const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
+  const due = () => value('wirehook_deliveries_due');
+  return { clock, source, registry, due, value, failed };
 }
 
 describe('the backlog gauges', () => {
@@ -78,6 +80,52 @@ describe('the backlog gauges', () => {
     clock.at += BACKLOG_REUSE_MS;
     expect(await due()).toBe(0);
     expect(source.reads).toBe(3);
+  });
+});
+
+describe('the backlog gauges’ failed reads', () => {
+  it(`a read that fails at start leaves the read time at 0 and counts the failure`, async () => {
+    const { source, value, failed } = scraped();
+    source.next = new Error('connection refused');
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(0);
+    expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(1);
+    expect(failed).toEqual(['connection refused']);
+    source.next = { due: 2, oldestDueAt: null, retrying: 0 };
+  });
+
+  it(`a read that takes longer than ${BACKLOG_WAIT_MS} ms fails, and the scrape answers with the last good values`, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      expect(BACKLOG_WAIT_MS).toBe(6_000);
+      const { clock, source, registry, due, value, failed } = scraped();
+      source.next = { due: 5, oldestDueAt: null, retrying: 0 };
+      await registry.metrics();
+      expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(clock.at / 1000);
+      const readAt = clock.at / 1000;
+      source.gate = new Promise(() => {}); // never answers
+      source.next = { due: 9, oldestDueAt: null, retrying: 0 };
+      clock.at += BACKLOG_REUSE_MS;
+      const scrape = due();
+      await vi.advanceTimersByTimeAsync(BACKLOG_WAIT_MS - 1);
+      let answered = false;
+      void scrape.then(() => (answered = true));
+      await Promise.resolve();
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await scrape).toBe(5);
+      expect(failed).toEqual([`no answer within ${BACKLOG_WAIT_MS} ms`]);
+      expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(1);
+      expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(readAt);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('backlogReuse', () => {
+  it(`reuses a read for ${BACKLOG_REUSE_MS} ms where dispatchers share the store, and per scrape for the sole one`, () => {
+    expect(backlogReuse(false).ms).toBe(BACKLOG_REUSE_MS);
+    expect(backlogReuse(true).ms).toBe(100);
   });
 });
 

@@ -34,18 +34,23 @@ const SCRAPE_REUSE: Reuse = { ms: 100, now: () => performance.now() };
  */
 export const BACKLOG_REUSE_MS = 5_000;
 
+/** How a dispatcher reuses its backlog reads: once per BACKLOG_REUSE_MS when it shares the store, else per scrape. */
+export function backlogReuse(soleDispatcher: boolean): Reuse {
+  return soleDispatcher ? SCRAPE_REUSE : { ms: BACKLOG_REUSE_MS, now: () => performance.now() };
+}
+
 /**
  * Gauges read from one source at each scrape: a read answers every gauge and scrape for
  * `reuse.ms` after it ended (or while it runs), and a clock that stepped back reads again. A
  * read that fails answers with the last good one (the dependency's own readiness says it is
- * down): /metrics itself keeps answering.
+ * down): /metrics itself keeps answering. @returns the shared read, for metrics about it.
  */
 function scrapedGauges<T>(
   registry: Registry,
   read: () => Promise<T>,
   gauges: { name: string; help: string; value: (t: T) => number }[],
   reuse: Reuse = SCRAPE_REUSE,
-): void {
+): () => Promise<T | null> {
   type Read = { endedAt: number | null; value: Promise<T | null> };
   let last: Read | undefined;
   // A failed read answers with the last good one (an age gauge goes on growing from it).
@@ -82,22 +87,47 @@ function scrapedGauges<T>(
       },
     });
   }
+  return once;
 }
+
+/**
+ * The longest a scrape waits for the backlog's read: the store bounds its own (MongoDB: 5 s
+ * of server time); this bounds the rest (choosing a member, a pooled connection, the network),
+ * under Prometheus's default scrape timeout of 10 s. A read past it counts as failed.
+ */
+export const BACKLOG_WAIT_MS = 6_000;
 
 /**
  * The queue as an SRE pages on it, read from the store at each scrape, or once per `reuse`
  * (every replica reports the same store-wide numbers: use max() across replicas): deliveries
  * due now, how late the oldest is, deliveries waiting to retry. No tenant or endpoint labels.
+ * A read that fails or takes longer than BACKLOG_WAIT_MS leaves the last good values (the age
+ * growing from them), counts in wirehook_deliveries_backlog_read_failures_total and goes to
+ * `failed`; wirehook_deliveries_backlog_read_timestamp_seconds says when the last good one
+ * was (0: none yet), so that gauges that stopped moving are told from a quiet queue.
  */
 export function registerBacklogMetrics(
   registry: Registry,
   backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>,
   now: () => number,
-  reuse: Reuse = SCRAPE_REUSE,
+  options: { reuse?: Reuse; failed?: (err: Error) => void } = {},
 ): void {
-  scrapedGauges(
+  let lastReadAt = 0;
+  let failures = 0;
+  const read = async () => {
+    try {
+      const b = await within(backlog(), BACKLOG_WAIT_MS);
+      lastReadAt = now() / 1000;
+      return b;
+    } catch (err) {
+      failures += 1;
+      options.failed?.(err as Error);
+      throw err;
+    }
+  };
+  const once = scrapedGauges(
     registry,
-    backlog,
+    read,
     [
       { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
       {
@@ -107,8 +137,38 @@ export function registerBacklogMetrics(
       },
       { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide', value: (b) => b.retrying },
     ],
-    reuse,
+    options.reuse,
   );
+  // Collected after the scrape's read, so a scrape shows the read it made.
+  new Gauge({
+    name: 'wirehook_deliveries_backlog_read_timestamp_seconds',
+    help: 'When the backlog gauges were last read from the store (Unix seconds; 0: not yet)',
+    registers: [registry],
+    async collect() {
+      await once();
+      this.set(lastReadAt);
+    },
+  });
+  new Counter({
+    name: 'wirehook_deliveries_backlog_read_failures_total',
+    help: `Reads of the backlog gauges that failed or took longer than ${BACKLOG_WAIT_MS / 1000} s (the gauges kept their last values)`,
+    registers: [registry],
+    async collect() {
+      await once();
+      this.reset();
+      this.inc(failures);
+    },
+  });
+}
+
+/** `work`'s value, or a rejection once `ms` have passed without one (the work itself goes on, unheard). */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { BACKLOG_READ_MS, backlogReadOptions, MongoDeliveryRepo } from './delivery-repo.ts';
+import { BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, backlogReadOptions } from './backlog-read.ts';
+import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
 import type { Month } from './months.ts';
@@ -11,8 +12,9 @@ import type { Month } from './months.ts';
 type Call = { op: 'count' | 'findOne'; month: Month; options: Record<string, unknown> };
 
 /** A connection of two months whose deliveries count `counts[month]` (up to the limit asked) and have no due head. */
-function connection(counts: Record<string, number>): { conn: MongoConnection; calls: Call[] } {
+function connection(counts: Record<string, number>, firstCountMs = 0): { conn: MongoConnection; calls: Call[] } {
   const calls: Call[] = [];
+  let first = true;
   const months = Object.keys(counts) as Month[];
   const conn = {
     months: async () => months,
@@ -20,6 +22,8 @@ function connection(counts: Record<string, number>): { conn: MongoConnection; ca
       deliveries: {
         countDocuments: async (_filter: unknown, options: Record<string, unknown>) => {
           calls.push({ op: 'count', month, options });
+          if (first && firstCountMs > 0) await new Promise((resolve) => setTimeout(resolve, firstCountMs));
+          first = false;
           return Math.min(counts[month]!, options.limit as number);
         },
         findOne: async (_filter: unknown, options: Record<string, unknown>) => {
@@ -41,7 +45,7 @@ describe('the MongoDB backlog read (the metrics)', () => {
     expect(backlog).toEqual({ due: 7, retrying: 7, oldestDueAt: 1_000 + 202611 });
     expect(calls).toHaveLength(6);
     for (const { options } of calls) {
-      expect(options.readPreference).toBe('secondaryPreferred');
+      expect(options.readPreference).toBe(BACKLOG_READ_PREFERENCE);
       expect(options.maxTimeMS).toBeGreaterThan(0);
       expect(options.maxTimeMS).toBeLessThanOrEqual(BACKLOG_READ_MS);
     }
@@ -57,12 +61,23 @@ describe('the MongoDB backlog read (the metrics)', () => {
     ]);
   });
 
-  it('gives each operation the time left to one deadline, never 0 (which would mean no limit)', () => {
+  it('gives each operation the time left to one deadline, and none once it has passed (0 would mean no limit)', () => {
+    expect(BACKLOG_READ_PREFERENCE.mode).toBe('secondaryPreferred');
+    expect(BACKLOG_READ_PREFERENCE.maxStalenessSeconds).toBe(90);
     const now = performance.now();
-    expect(backlogReadOptions(now + 5_000)().maxTimeMS).toBeGreaterThan(4_900);
-    expect(backlogReadOptions(now + 5_000)().maxTimeMS).toBeLessThanOrEqual(5_000);
-    expect(backlogReadOptions(now - 1)().maxTimeMS).toBe(1);
-    expect(backlogReadOptions(now - 60_000)()).toEqual({ readPreference: 'secondaryPreferred', maxTimeMS: 1 });
+    const read = backlogReadOptions(now + 5_000);
+    expect(read().maxTimeMS).toBeGreaterThan(4_900);
+    expect(read().maxTimeMS).toBeLessThanOrEqual(5_000);
+    expect(() => backlogReadOptions(now - 1)()).toThrow('the backlog read ran past its 5000 ms');
+  });
+
+  it('shares one deadline among the read’s operations: a slow first one leaves the later ones less', async () => {
+    // The newest month's first count takes 300 ms: every operation sent after it has that much less.
+    const { conn, calls } = connection({ '202611': 3, '202612': 4 }, 300);
+    await new MongoDeliveryRepo(conn).backlog(2_000_000);
+    const later = calls.filter((c) => c.op === 'count' && c.month === '202611');
+    expect(later).toHaveLength(2);
+    for (const c of later) expect(c.options.maxTimeMS).toBeLessThanOrEqual(BACKLOG_READ_MS - 250);
   });
 });
 

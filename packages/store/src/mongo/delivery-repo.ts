@@ -38,6 +38,7 @@ import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
+import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions } from './backlog-read.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import type { Month } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
@@ -259,8 +260,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // alert on the oldest due's age, which is one seek per month whatever the backlog). Off the
     // primary and within BACKLOG_READ_MS in all (backlogReadOptions): a gauge's read never
     // competes with the writes it measures, nor outlasts a scrape.
-    const months = await this.#conn.months(now);
     const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
+    const months = await this.#conn.months(now);
     const due = P.dueCount(now);
     const retrying = P.retrying();
     const [dueCount, oldestDueAt, retryingCount] = await Promise.all([
@@ -367,26 +368,6 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
 }
 
 /** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
-/**
- * The most one backlog read (the metrics' counts and seeks, all months) may take: a count that
- * runs out fails the read, and the gauges keep the last good one (services/dispatcher's
- * metrics). Under Prometheus's default scrape timeout of 10 s.
- */
-export const BACKLOG_READ_MS = 5_000;
-
-/** What each of a backlog read's operations is given: a secondary if one is up, and the time left. */
-type BacklogRead = { readPreference: 'secondaryPreferred'; maxTimeMS: number };
-
-/**
- * A backlog read's options, each operation's `maxTimeMS` the time left to `deadline` (a
- * performance.now() time; at least 1 ms, as 0 would mean no limit). Store-wide counts for a
- * gauge may lag a secondary's replication by a moment; the writes they would compete with on
- * the primary may not wait for them.
- */
-export function backlogReadOptions(deadline: number): () => BacklogRead {
-  return () => ({ readPreference: 'secondaryPreferred', maxTimeMS: Math.max(1, Math.ceil(deadline - performance.now())) });
-}
-
 const RELEASE_ALL_BATCH = 1_000;
 const RELEASE_ALL_BATCHES = 100;
 

@@ -54,7 +54,11 @@ describe('withUnavailableErrors', () => {
       () => new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' }),
       'overload',
     ],
-    ['an operation past a driver's timeoutMS (ignored by 7.x, kept for one that honours it)', () => new MongoOperationTimeoutError('Timed out during socket read (500ms)'), 'overload'],
+    [
+      'an operation past a driver’s timeoutMS (ignored by 7.x, kept for one that honours it)',
+      () => new MongoOperationTimeoutError('Timed out during socket read (500ms)'),
+      'overload',
+    ],
     ['no connection of the pool free in time', () => waitQueueTimeout(), 'overload'],
     ['a member’s pool closed as it left the topology', () => poolClosed(), 'failover'],
     ['a member closed between being chosen and sent to', () => new MongoServerClosedError(), 'failover'],
