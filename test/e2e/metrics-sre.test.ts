@@ -42,6 +42,9 @@ it('queue depth and lag, retrying, intake outcomes; standard Node names; promtoo
   wh.clock.advance(3 * 60_000);
   await eventually(async () => expect(await readMetric(metrics, 'wirehook_deliveries_due')).toBe(2));
   expect(await readMetric(metrics, 'wirehook_deliveries_oldest_due_age_seconds')).toBeGreaterThanOrEqual(60);
+  // What WirehookBacklogUnread reads: the last good read's time (the clock's, in seconds), and no failure.
+  expect(await readMetric(metrics, 'wirehook_deliveries_backlog_read_timestamp_seconds')).toBeGreaterThanOrEqual(Math.floor(wh.clock.now() / 1000) - 1);
+  expect(await readMetric(metrics, 'wirehook_deliveries_backlog_read_failures_total')).toBe(0);
 
   const text = await (await fetch(`${metrics}/metrics`)).text();
   const names = new Set(parseMetrics(text).map((s) => s.name));

@@ -7,7 +7,7 @@ import type { Component, Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
-import { backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
+import { atMostEvery, backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
@@ -130,8 +130,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     },
   });
   // Replicas sharing one store reuse a read for BACKLOG_REUSE_MS; the sole dispatcher reads at each scrape.
-  const backlogLog = logger.child({ component: 'metrics' });
-  let backlogLoggedAt = Number.NEGATIVE_INFINITY;
+  const metricsLog = logger.child({ component: 'metrics' });
   registerBacklogMetrics(
     shared.registry,
     () => store.deliveries.backlog(clock.now()),
@@ -139,11 +138,11 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     {
       reuse: backlogReuse(shared.soleDispatcher),
       // Once a minute at most: a database that is down fails every scrape.
-      failed: (err) => {
-        if (performance.now() - backlogLoggedAt < 60_000) return;
-        backlogLoggedAt = performance.now();
-        backlogLog.warn({ err: err.message }, 'the backlog gauges could not be read; they keep their last values');
-      },
+      failed: atMostEvery(
+        60_000,
+        () => performance.now(),
+        (err: Error) => metricsLog.warn({ err: err.message }, 'the backlog gauges could not be read; they read NaN until a read succeeds'),
+      ),
     },
   );
   registerLaneMetrics(

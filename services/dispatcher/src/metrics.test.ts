@@ -1,10 +1,11 @@
 import { Registry } from 'prom-client';
-import { describe, expect, it, vi } from 'vitest';
-import { BACKLOG_REUSE_MS, BACKLOG_WAIT_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { atMostEvery, BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
+import { SCRAPE_WAIT_MS } from './scraped-source.ts';
 
 type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
 
-/** A backlog source that counts its reads, answers `next`, and a registry scraped at `clock.at`. */
+/** A backlog source that counts its reads and answers `next` (an Error is thrown), and a registry scraped at `clock.at`. */
 function scraped() {
   const clock = { at: 1_000_000 };
   const failed: string[] = [];
@@ -22,103 +23,72 @@ function scraped() {
     { reuse: { ms: BACKLOG_REUSE_MS, now: () => clock.at }, failed: (err) => failed.push(err.message) },
   );
   const value = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
-  const due = () => value('wirehook_deliveries_due');
-  return { clock, source, registry, due, value, failed };
+  return { clock, source, registry, value, failed };
 }
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('the backlog gauges', () => {
-  it(`read the store once per ${BACKLOG_REUSE_MS} ms however often they are scraped, by the clock given`, async () => {
+  it(`read the store once per ${BACKLOG_REUSE_MS} ms however often they are scraped, and show that read`, async () => {
     expect(BACKLOG_REUSE_MS).toBe(5_000);
-    const { clock, source, registry, due } = scraped();
+    const { clock, source, registry, value } = scraped();
+    source.next = { due: 3, oldestDueAt: clock.at - 2_000, retrying: 4 };
     await registry.metrics();
     expect(source.reads).toBe(1);
+    expect(await value('wirehook_deliveries_due')).toBe(3);
+    expect(await value('wirehook_deliveries_retrying')).toBe(4);
+    expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBe(2);
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(clock.at / 1000);
     source.next = { due: 7, oldestDueAt: null, retrying: 0 };
     clock.at += 4_999;
     await registry.metrics();
     expect(source.reads).toBe(1);
-    expect(await due()).toBe(1);
     clock.at += 1;
-    expect(await due()).toBe(7);
+    expect(await value('wirehook_deliveries_due')).toBe(7);
+    expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBe(0);
     expect(source.reads).toBe(2);
   });
 
-  it('read again when the clock steps back', async () => {
-    const { clock, source, registry } = scraped();
-    await registry.metrics();
-    clock.at -= 60_000;
-    await registry.metrics();
-    expect(source.reads).toBe(2);
-    // And that read answers for the window after it, by the clock as it now reads.
-    clock.at += 4_999;
-    await registry.metrics();
-    expect(source.reads).toBe(2);
-  });
-
-  it('share a read still running among the scrapes that arrive meanwhile', async () => {
-    const { source, registry } = scraped();
-    let open = () => {};
-    source.gate = new Promise((resolve) => {
-      open = resolve;
-    });
-    const scrapes = [registry.metrics(), registry.metrics(), registry.metrics()];
-    open();
-    await Promise.all(scrapes);
-    expect(source.reads).toBe(1);
-  });
-
-  it('keep the last values when a read fails, and read again after the window', async () => {
-    const { clock, source, registry, due } = scraped();
-    source.next = { due: 3, oldestDueAt: clock.at - 2_000, retrying: 4 };
-    await registry.metrics();
-    source.next = new Error('operation exceeded time limit');
-    clock.at += BACKLOG_REUSE_MS;
-    expect(await due()).toBe(3);
-    // The age goes on from the last oldest due time read.
-    const age = (await registry.getSingleMetric('wirehook_deliveries_oldest_due_age_seconds')!.get()).values[0]?.value;
-    expect(age).toBe(7);
-    source.next = { due: 0, oldestDueAt: null, retrying: 0 };
-    clock.at += BACKLOG_REUSE_MS;
-    expect(await due()).toBe(0);
-    expect(source.reads).toBe(3);
-  });
-});
-
-describe('the backlog gauges’ failed reads', () => {
-  it(`a read that fails at start leaves the read time at 0 and counts the failure`, async () => {
-    const { source, value, failed } = scraped();
+  it('read NaN (unknown), not 0, before a read succeeds and after one fails; the failures are counted and dated', async () => {
+    const { clock, source, registry, value, failed } = scraped();
     source.next = new Error('connection refused');
-    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(0);
+    clock.at += 1_000; // dated from the start, not from this scrape
+    await registry.metrics();
+    expect(await value('wirehook_deliveries_due')).toBeNaN();
+    expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBeNaN();
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 1_000) / 1000); // the start
     expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(1);
     expect(failed).toEqual(['connection refused']);
-    source.next = { due: 2, oldestDueAt: null, retrying: 0 };
+    // A good read, then a failed one: its values go (a stale lag would page through max()), its time stays.
+    source.next = { due: 2, oldestDueAt: clock.at - 700_000, retrying: 0 };
+    clock.at += BACKLOG_REUSE_MS;
+    await registry.metrics();
+    const readAt = clock.at / 1000;
+    expect(await value('wirehook_deliveries_due')).toBe(2);
+    source.next = new Error('operation exceeded time limit');
+    clock.at += BACKLOG_REUSE_MS;
+    await registry.metrics();
+    expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBeNaN();
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(readAt);
+    expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(2);
+    expect(await registry.metrics()).toMatch(/^wirehook_deliveries_due nan$/im);
   });
 
-  it(`a read that takes longer than ${BACKLOG_WAIT_MS} ms fails, and the scrape answers with the last good values`, async () => {
+  it(`a read that outlasts ${SCRAPE_WAIT_MS} ms is a failure: the scrape answers, with NaN, and the read is counted once`, async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      expect(BACKLOG_WAIT_MS).toBe(6_000);
-      const { clock, source, registry, due, value, failed } = scraped();
-      source.next = { due: 5, oldestDueAt: null, retrying: 0 };
-      await registry.metrics();
-      expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(clock.at / 1000);
-      const readAt = clock.at / 1000;
-      source.gate = new Promise(() => {}); // never answers
-      source.next = { due: 9, oldestDueAt: null, retrying: 0 };
-      clock.at += BACKLOG_REUSE_MS;
-      const scrape = due();
-      await vi.advanceTimersByTimeAsync(BACKLOG_WAIT_MS - 1);
-      let answered = false;
-      void scrape.then(() => (answered = true));
-      await Promise.resolve();
-      expect(answered).toBe(false);
-      await vi.advanceTimersByTimeAsync(1);
-      expect(await scrape).toBe(5);
-      expect(failed).toEqual([`no answer within ${BACKLOG_WAIT_MS} ms`]);
-      expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(1);
-      expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe(readAt);
-    } finally {
-      vi.useRealTimers();
-    }
+    const { clock, source, registry, value, failed } = scraped();
+    await registry.metrics();
+    source.gate = new Promise(() => {}); // never answers
+    clock.at += BACKLOG_REUSE_MS;
+    const scrape = registry.metrics();
+    await vi.advanceTimersByTimeAsync(SCRAPE_WAIT_MS);
+    expect(await scrape).toMatch(/^wirehook_deliveries_due nan$/im);
+    expect(failed).toEqual([`no answer within ${SCRAPE_WAIT_MS} ms`]);
+    // The read still runs: the next scrape answers at once (no second read), and counts it once.
+    expect(await value('wirehook_deliveries_backlog_read_failures_total')).toBe(1);
+    expect(source.reads).toBe(2);
   });
 });
 
@@ -126,6 +96,26 @@ describe('backlogReuse', () => {
   it(`reuses a read for ${BACKLOG_REUSE_MS} ms where dispatchers share the store, and per scrape for the sole one`, () => {
     expect(backlogReuse(false).ms).toBe(BACKLOG_REUSE_MS);
     expect(backlogReuse(true).ms).toBe(100);
+  });
+});
+
+describe('atMostEvery', () => {
+  it('calls through once per window, and again when the clock steps back', () => {
+    let at = 0;
+    const calls: number[] = [];
+    const log = atMostEvery(
+      60_000,
+      () => at,
+      (n: number) => calls.push(n),
+    );
+    log(1);
+    at = 59_999;
+    log(2);
+    at = 60_000;
+    log(3);
+    at = 1_000;
+    log(4);
+    expect(calls).toEqual([1, 3, 4]);
   });
 });
 

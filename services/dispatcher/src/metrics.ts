@@ -1,6 +1,7 @@
 import type { LaneStats } from '@wirehook/store';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { MAX_BATCH_MESSAGES } from '@wirehook/bus';
+import { type Reuse, SCRAPE_REUSE, SCRAPE_WAIT_MS, ScrapedSource, type ScrapedSourceOptions } from './scraped-source.ts';
 
 /** The dispatcher's metrics; no per-org, per-endpoint or per-URL labels. */
 export interface DispatcherMetrics {
@@ -15,15 +16,6 @@ export interface DispatcherMetrics {
   transformations: Counter<'result'>;
   transformationDuration: Histogram;
 }
-
-/** How long one read of a scraped source answers the scrapes after it, by which clock. */
-export interface Reuse {
-  ms: number;
-  now: () => number;
-}
-
-/** Scrapes that arrive together (one per gauge, two Prometheus servers) share a read. */
-const SCRAPE_REUSE: Reuse = { ms: 100, now: () => performance.now() };
 
 /**
  * How long a dispatcher that shares its store with others (cluster mode) reuses one read of
@@ -40,71 +32,42 @@ export function backlogReuse(soleDispatcher: boolean): Reuse {
 }
 
 /**
- * Gauges read from one source at each scrape: a read answers every gauge and scrape for
- * `reuse.ms` after it ended (or while it runs), and a clock that stepped back reads again. A
- * read that fails answers with the last good one (the dependency's own readiness says it is
- * down): /metrics itself keeps answering. @returns the shared read, for metrics about it.
+ * Gauges read from one source at each scrape (ScrapedSource: one read at a time, shared, and a
+ * scrape that waits for it at most SCRAPE_WAIT_MS). A source with no answer leaves a gauge as
+ * it was, or NaN with `onFailure: 'unknown'` (never a made-up 0). @returns the source.
  */
 function scrapedGauges<T>(
   registry: Registry,
   read: () => Promise<T>,
   gauges: { name: string; help: string; value: (t: T) => number }[],
-  reuse: Reuse = SCRAPE_REUSE,
-): () => Promise<T | null> {
-  type Read = { endedAt: number | null; value: Promise<T | null> };
-  let last: Read | undefined;
-  // A failed read answers with the last good one (an age gauge goes on growing from it).
-  let good: T | null = null;
-  const fresh = (r: Read): boolean => {
-    if (r.endedAt === null) return true;
-    const age = reuse.now() - r.endedAt;
-    return age >= 0 && age < reuse.ms;
-  };
-  const once = (): Promise<T | null> => {
-    if (last === undefined || !fresh(last)) {
-      const r: Read = {
-        endedAt: null,
-        value: read().then(
-          (t) => (good = t),
-          () => good,
-        ),
-      };
-      r.value = r.value.finally(() => {
-        r.endedAt = reuse.now();
-      });
-      last = r;
-    }
-    return last.value;
-  };
+  options: ScrapedSourceOptions<T> = {},
+): ScrapedSource<T> {
+  const source = new ScrapedSource(read, options);
+  const unknown = options.onFailure === 'unknown';
   for (const g of gauges) {
     new Gauge({
       name: g.name,
       help: g.help,
       registers: [registry],
       async collect() {
-        const t = await once();
+        const t = await source.get();
         if (t !== null) this.set(g.value(t));
+        else if (unknown) this.set(Number.NaN);
       },
     });
   }
-  return once;
+  return source;
 }
-
-/**
- * The longest a scrape waits for the backlog's read: the store bounds its own (MongoDB: 5 s
- * of server time); this bounds the rest (choosing a member, a pooled connection, the network),
- * under Prometheus's default scrape timeout of 10 s. A read past it counts as failed.
- */
-export const BACKLOG_WAIT_MS = 6_000;
 
 /**
  * The queue as an SRE pages on it, read from the store at each scrape, or once per `reuse`
  * (every replica reports the same store-wide numbers: use max() across replicas): deliveries
  * due now, how late the oldest is, deliveries waiting to retry. No tenant or endpoint labels.
- * A read that fails or takes longer than BACKLOG_WAIT_MS leaves the last good values (the age
- * growing from them), counts in wirehook_deliveries_backlog_read_failures_total and goes to
- * `failed`; wirehook_deliveries_backlog_read_timestamp_seconds says when the last good one
- * was (0: none yet), so that gauges that stopped moving are told from a quiet queue.
+ * Until a read succeeds, and after one fails or outlasts SCRAPE_WAIT_MS, the three read NaN
+ * (unknown: max() across replicas takes the others', and a stale lag pages no one);
+ * wirehook_deliveries_backlog_read_failures_total counts those reads and
+ * wirehook_deliveries_backlog_read_timestamp_seconds dates the last good one (or the start,
+ * before one), for WirehookBacklogUnread. `failed` hears each failure (the log).
  */
 export function registerBacklogMetrics(
   registry: Registry,
@@ -112,63 +75,64 @@ export function registerBacklogMetrics(
   now: () => number,
   options: { reuse?: Reuse; failed?: (err: Error) => void } = {},
 ): void {
-  let lastReadAt = 0;
+  // From the start until a read succeeds, the start: "not read for N minutes" counts from it.
+  let lastReadAt = now() / 1000;
   let failures = 0;
-  const read = async () => {
-    try {
-      const b = await within(backlog(), BACKLOG_WAIT_MS);
-      lastReadAt = now() / 1000;
-      return b;
-    } catch (err) {
-      failures += 1;
-      options.failed?.(err as Error);
-      throw err;
-    }
-  };
-  const once = scrapedGauges(
+  const source = scrapedGauges(
     registry,
-    read,
+    backlog,
     [
-      { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide', value: (b) => b.due },
+      { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide; NaN: unknown', value: (b) => b.due },
       {
         name: 'wirehook_deliveries_oldest_due_age_seconds',
-        help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due',
+        help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due; NaN: unknown',
         value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000)),
       },
-      { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide', value: (b) => b.retrying },
+      { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide; NaN: unknown', value: (b) => b.retrying },
     ],
-    options.reuse,
+    {
+      reuse: options.reuse,
+      onFailure: 'unknown',
+      succeeded: () => {
+        lastReadAt = now() / 1000;
+      },
+      failed: (err, again) => {
+        if (!again) failures += 1;
+        options.failed?.(err);
+      },
+    },
   );
   // Collected after the scrape's read, so a scrape shows the read it made.
   new Gauge({
     name: 'wirehook_deliveries_backlog_read_timestamp_seconds',
-    help: 'When the backlog gauges were last read from the store (Unix seconds; 0: not yet)',
+    help: 'When the backlog gauges were last read from the store, or the dispatcher started if none was yet (Unix seconds)',
     registers: [registry],
     async collect() {
-      await once();
+      await source.get();
       this.set(lastReadAt);
     },
   });
   new Counter({
     name: 'wirehook_deliveries_backlog_read_failures_total',
-    help: `Reads of the backlog gauges that failed or took longer than ${BACKLOG_WAIT_MS / 1000} s (the gauges kept their last values)`,
+    help: `Reads of the backlog gauges that failed or took longer than ${SCRAPE_WAIT_MS / 1000} s (the gauges read NaN until one succeeds)`,
     registers: [registry],
     async collect() {
-      await once();
+      await source.get();
       this.reset();
       this.inc(failures);
     },
   });
 }
 
-/** `work`'s value, or a rejection once `ms` have passed without one (the work itself goes on, unheard). */
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+/** `fn`, called at most once per `ms` by `now` (a clock stepping back calls it again): a log line for a fault that repeats each scrape. */
+export function atMostEvery<A extends unknown[]>(ms: number, now: () => number, fn: (...args: A) => void): (...args: A) => void {
+  let last: number | undefined;
+  return (...args) => {
+    const at = now();
+    if (last !== undefined && at - last >= 0 && at - last < ms) return;
+    last = at;
+    fn(...args);
+  };
 }
 
 /**

@@ -95,9 +95,10 @@ export function isFailoverError(err: unknown): boolean {
 const OVERLOAD_CODES = new Set([202, 262]);
 
 /**
- * True when a failover error (isFailoverError) says the database is overloaded or slow rather
- * than failing over: the operator looks at load (tickets, cache, slow queries), not at the
- * replica set's members.
+ * True when a failover error (isFailoverError) is a wait that ran out or work refused: the
+ * database too slow to answer, overloaded or with a primary going away (an election makes these
+ * too), rather than a member known gone. Its 503 says so, for the operator to check the members
+ * and then the load (docs/operations.md).
  */
 export function isOverloadError(err: unknown): boolean {
   if (!isFailoverError(err)) return false;

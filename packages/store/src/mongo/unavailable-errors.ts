@@ -26,9 +26,9 @@ export const FAILOVER_MESSAGE =
   'the database is failing over or cannot be reached; a write may or may not have been made: ' +
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
-/** What an overloaded or slow database answers (isOverloadError): the outcome is as unknown. */
+/** What a database too slow to answer says (isOverloadError: overloaded, or a primary going away); the outcome is as unknown. */
 export const OVERLOAD_MESSAGE =
-  'the database is overloaded or did not answer in time; a write may or may not have been made: ' +
+  'the database did not answer in time (overloaded, or a primary going away); a write may or may not have been made: ' +
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
 /** `err` as UnavailableError when it is a failover's (an overload's its own message), else itself. */
