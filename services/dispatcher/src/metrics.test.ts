@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { atMostEvery, BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
 import { SCRAPE_WAIT_MS } from './scraped-source.ts';
 
-type Backlog = { due: number; oldestDueAt: number | null; retrying: number };
+type Backlog = { due: number; oldestDueAt: number | null; retrying: number; countedAt?: number };
 
 /** A backlog source that counts its reads and answers `next` (an Error is thrown), and a registry scraped at `clock.at`. */
 function scraped() {
@@ -49,6 +49,12 @@ describe('the backlog gauges', () => {
     expect(await value('wirehook_deliveries_due')).toBe(7);
     expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBe(0);
     expect(source.reads).toBe(2);
+  });
+
+  it('date a count another process made and shared by when it was made, not by when it was read', async () => {
+    const { clock, source, value } = scraped();
+    source.next = { due: 1, oldestDueAt: null, retrying: 0, countedAt: clock.at - 12_000 } as Backlog;
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 12_000) / 1000);
   });
 
   it('read NaN (unknown), not 0, before a read succeeds and after one fails; the failures are counted and dated', async () => {

@@ -1,4 +1,4 @@
-import type { LaneStats } from '@wirehook/store';
+import type { Backlog, LaneStats } from '@wirehook/store';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { MAX_BATCH_MESSAGES } from '@wirehook/bus';
 import { type Reuse, SCRAPE_REUSE, SCRAPE_WAIT_MS, ScrapedSource, type ScrapedSourceOptions } from './scraped-source.ts';
@@ -71,7 +71,7 @@ function scrapedGauges<T>(
  */
 export function registerBacklogMetrics(
   registry: Registry,
-  backlog: () => Promise<{ due: number; oldestDueAt: number | null; retrying: number }>,
+  backlog: () => Promise<Backlog>,
   now: () => number,
   options: { reuse?: Reuse; failed?: (err: Error) => void } = {},
 ): void {
@@ -93,8 +93,9 @@ export function registerBacklogMetrics(
     {
       reuse: options.reuse,
       onFailure: 'unknown',
-      succeeded: () => {
-        lastReadAt = now() / 1000;
+      // A count another process made and shared is as old as when it was made.
+      succeeded: (b) => {
+        lastReadAt = (b.countedAt ?? now()) / 1000;
       },
       failed: (err, again) => {
         if (!again) failures += 1;
@@ -105,7 +106,7 @@ export function registerBacklogMetrics(
   // Collected after the scrape's read, so a scrape shows the read it made.
   new Gauge({
     name: 'wirehook_deliveries_backlog_read_timestamp_seconds',
-    help: 'When the backlog gauges were last read from the store, or the dispatcher started if none was yet (Unix seconds)',
+    help: 'When the backlog the gauges show was counted (Unix seconds; before the first count read, when the dispatcher started)',
     registers: [registry],
     async collect() {
       await source.get();

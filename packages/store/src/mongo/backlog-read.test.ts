@@ -1,9 +1,19 @@
-// The metrics' backlog read and the capped counts beneath it, without a server: what each
-// operation is asked (where it reads, how long it may take, how many keys it may count).
+// The metrics' backlog read and the capped counts beneath it, without a server: which process
+// counts, and what each operation is asked (where it reads, how long it may take, how many keys
+// it may count).
 import { describe, expect, it } from 'vitest';
 import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, backlogReadOptions } from './backlog-read.ts';
+import { MongoServerError } from 'mongodb';
+import {
+  BACKLOG_COUNT_EVERY_MS,
+  BACKLOG_COUNT_LEASE,
+  BACKLOG_READ_MS,
+  BACKLOG_READ_PREFERENCE,
+  BACKLOG_SNAPSHOT_ID,
+  BACKLOG_STALE_MS,
+  backlogReadOptions,
+} from './backlog-read.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
@@ -11,12 +21,56 @@ import type { Month } from './months.ts';
 
 type Call = { op: 'count' | 'findOne'; month: Month; options: Record<string, unknown> };
 
+/** `meta` and `job_leases` in memory: the shared count's document and the leases, as the server would answer. */
+function sharedState() {
+  const meta = new Map<string, Record<string, unknown>>();
+  const leases = new Map<string, { holder: string; leaseUntil: number }>();
+  const log: string[] = [];
+  return {
+    meta,
+    leases,
+    log,
+    collections: {
+      meta: {
+        findOne: async (filter: { _id: string }, options: Record<string, unknown>) => {
+          log.push(`read ${options.comment}`);
+          return meta.get(filter._id) ?? null;
+        },
+        updateOne: async (filter: { _id: string }, update: { $set: Record<string, unknown> }, options: Record<string, unknown>) => {
+          log.push(`write ${options.comment}`);
+          meta.set(filter._id, { _id: filter._id, ...update.$set });
+        },
+      },
+      jobLeases: {
+        // MongoJobLeaseRepo.take's conditional upsert: matched (free, the holder's, or held too far ahead), or a duplicate _id.
+        findOneAndUpdate: async (
+          filter: { _id: string; $or: [{ leaseUntil: { $lte: number } }, { holder: string }, { leaseUntil: { $gt: number } }] },
+          update: { $set: { holder: string; leaseUntil: number } },
+        ) => {
+          const now = filter.$or[0].leaseUntil.$lte;
+          const held = leases.get(filter._id);
+          const free = held === undefined || held.leaseUntil <= now || held.holder === filter.$or[1].holder || held.leaseUntil > filter.$or[2].leaseUntil.$gt;
+          log.push(`take ${update.$set.holder}: ${free ? 'taken' : 'held'}`);
+          if (!free)
+            throw new MongoServerError({
+              code: 11000,
+              errmsg: `E11000 duplicate key error collection: job_leases index: _id_ dup key: { _id: "${filter._id}" }`,
+            });
+          leases.set(filter._id, update.$set);
+          return update.$set;
+        },
+      },
+    },
+  };
+}
+
 /** A connection of two months whose deliveries count `counts[month]` (up to the limit asked) and have no due head. */
-function connection(counts: Record<string, number>, firstCountMs = 0): { conn: MongoConnection; calls: Call[] } {
+function connection(counts: Record<string, number>, firstCountMs = 0, shared = sharedState()): { conn: MongoConnection; calls: Call[] } {
   const calls: Call[] = [];
   let first = true;
   const months = Object.keys(counts) as Month[];
   const conn = {
+    ...shared.collections,
     months: async () => months,
     bucket: (month: Month) => ({
       deliveries: {
@@ -36,13 +90,63 @@ function connection(counts: Record<string, number>, firstCountMs = 0): { conn: M
   return { conn, calls };
 }
 
+describe('the shared backlog count (one process counts, the others read it)', () => {
+  const T0 = 2_000_000;
+
+  it(`counts when no count is fresh and it takes the lease, and shares it; one under ${BACKLOG_COUNT_EVERY_MS} ms old is read, not made`, async () => {
+    expect([BACKLOG_COUNT_EVERY_MS, BACKLOG_STALE_MS]).toEqual([15_000, 60_000]);
+    const shared = sharedState();
+    const a = connection({ '202612': 4 }, 0, shared);
+    const b = connection({ '202612': 4 }, 0, shared);
+    const first = await new MongoDeliveryRepo(a.conn).backlog(T0);
+    expect(first).toEqual({ due: 4, retrying: 4, oldestDueAt: 1_000 + 202612, countedAt: T0 });
+    expect(shared.meta.get(BACKLOG_SNAPSHOT_ID)).toMatchObject({ due: 4, countedAt: T0 });
+    // Another process, 14.999 s on: one point read, no count.
+    expect(await new MongoDeliveryRepo(b.conn).backlog(T0 + BACKLOG_COUNT_EVERY_MS - 1)).toEqual(first);
+    expect(b.calls).toEqual([]);
+    expect(shared.log).toEqual([
+      'read deliveries.backlogSnapshot',
+      `take ${[...shared.leases.values()][0]!.holder}: taken`,
+      'write deliveries.backlogSnapshot',
+      'read deliveries.backlogSnapshot',
+    ]);
+  });
+
+  it('while another process holds the count, shows the last count until it is stale, then fails; with none yet, fails', async () => {
+    const shared = sharedState();
+    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
+    // Another process took the count's lease a moment before `at`.
+    const atOtherCounting = (at: number) => {
+      shared.leases.set(BACKLOG_COUNT_LEASE, { holder: 'other', leaseUntil: at + 10_000 });
+      return repo.backlog(at);
+    };
+    await expect(atOtherCounting(T0)).rejects.toThrow('the backlog has not been counted yet (another process holds the count)');
+    shared.meta.set(BACKLOG_SNAPSHOT_ID, { _id: BACKLOG_SNAPSHOT_ID, due: 9, oldestDueAt: null, retrying: 1, countedAt: T0 - 20_000 });
+    expect(await atOtherCounting(T0)).toEqual({ due: 9, oldestDueAt: null, retrying: 1, countedAt: T0 - 20_000 });
+    expect(await atOtherCounting(T0 - 20_000 + BACKLOG_STALE_MS - 1)).toMatchObject({ due: 9 });
+    await expect(atOtherCounting(T0 - 20_000 + BACKLOG_STALE_MS)).rejects.toThrow('the backlog was last counted 60 s ago');
+    // A count from the future (a clock stepped back) is no fresh count either.
+    await expect(atOtherCounting(T0 - 30_000)).rejects.toThrow('the backlog was last counted -10 s ago');
+  });
+
+  it('counts again once the shared count is due, and when the count it finds is from the future and the lease is free', async () => {
+    const shared = sharedState();
+    const a = connection({ '202612': 4 }, 0, shared);
+    const repo = new MongoDeliveryRepo(a.conn);
+    await repo.backlog(T0);
+    expect((await repo.backlog(T0 + BACKLOG_COUNT_EVERY_MS)).countedAt).toBe(T0 + BACKLOG_COUNT_EVERY_MS);
+    expect((await repo.backlog(T0)).countedAt).toBe(T0); // stepped back: its own lease, counted again
+    expect(a.calls.filter((c) => c.op === 'count')).toHaveLength(6);
+  });
+});
+
 describe('the MongoDB backlog read (the metrics)', () => {
   it(`reads a secondary when one is up, every operation within what is left of ${BACKLOG_READ_MS} ms`, async () => {
     expect(BACKLOG_READ_MS).toBe(5_000);
     const { conn, calls } = connection({ '202611': 3, '202612': 4 });
     const backlog = await new MongoDeliveryRepo(conn).backlog(2_000_000);
     // Both counts over both months (each 3 + 4), and the least of the months' heads.
-    expect(backlog).toEqual({ due: 7, retrying: 7, oldestDueAt: 1_000 + 202611 });
+    expect(backlog).toEqual({ due: 7, retrying: 7, oldestDueAt: 1_000 + 202611, countedAt: 2_000_000 });
     expect(calls).toHaveLength(6);
     for (const { options } of calls) {
       expect(options.readPreference).toBe(BACKLOG_READ_PREFERENCE);

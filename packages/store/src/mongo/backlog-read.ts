@@ -1,7 +1,56 @@
 import { ReadPreference } from 'mongodb';
+import type { Backlog } from '../ports/delivery-port.ts';
+import type { MongoConnection } from './connection.ts';
+import { MongoJobLeaseRepo } from './job-lease-repo.ts';
+import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
-// How the metrics' backlog read (MongoDeliveryRepo.backlog: two capped counts and a seek per
-// month) is sent: off the primary, and within one time limit for all its operations.
+// The metrics' backlog (MongoDeliveryRepo.backlog): two capped counts and a seek per month,
+// counted by one process of all that share the database at a time, at most every
+// BACKLOG_COUNT_EVERY_MS, and kept in `meta` for the others (one point read a scrape). The
+// count is sent off the primary, within one time limit for all its operations.
+
+/** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt }`. */
+export const BACKLOG_SNAPSHOT_ID = 'backlog';
+/** The job lease whose holder counts (one process at a time, for one interval). */
+export const BACKLOG_COUNT_LEASE = 'backlog-count';
+/** How old a count may be before a process counts again (Prometheus scrapes every 15 s or more). */
+export const BACKLOG_COUNT_EVERY_MS = 15_000;
+/** A count older than this is not shown, whoever was to count again (its counter stopped): the read fails. */
+export const BACKLOG_STALE_MS = 60_000;
+
+/** What a count is, as `meta` keeps it. */
+export interface BacklogSnapshot extends Backlog {
+  countedAt: number;
+}
+
+/**
+ * The store's backlog as of `now`: the shared count when it is fresh; else counted here by
+ * `count` if this process takes the count's lease (and shared), else the shared count while it
+ * is not stale (another process is counting). A count from the future (a clock stepped back, or
+ * another process's clock ahead) is not fresh. @throws Error when none is recent enough.
+ */
+export async function sharedBacklog(conn: MongoConnection, holder: string, now: number, count: () => Promise<Backlog>): Promise<BacklogSnapshot> {
+  const q = P.backlogSnapshot();
+  const shared = await conn.meta.findOne(q.filter, q.options);
+  const snapshot = shared === null || typeof shared.countedAt !== 'number' ? null : toSnapshot(shared as BacklogSnapshot & { _id: string });
+  const age = snapshot === null ? Number.POSITIVE_INFINITY : now - snapshot.countedAt;
+  if (snapshot !== null && age >= 0 && age < BACKLOG_COUNT_EVERY_MS) return snapshot;
+  if (await new MongoJobLeaseRepo(conn).take(BACKLOG_COUNT_LEASE, holder, now, now + BACKLOG_COUNT_EVERY_MS)) {
+    const counted: BacklogSnapshot = { ...(await count()), countedAt: now };
+    await conn.meta.updateOne(q.filter, { $set: counted }, { ...q.options, upsert: true });
+    return counted;
+  }
+  if (snapshot !== null && age >= 0 && age < BACKLOG_STALE_MS) return snapshot;
+  throw new Error(
+    snapshot === null
+      ? 'the backlog has not been counted yet (another process holds the count)'
+      : `the backlog was last counted ${Math.round(age / 1000)} s ago`,
+  );
+}
+
+function toSnapshot(doc: BacklogSnapshot): BacklogSnapshot {
+  return { due: doc.due, oldestDueAt: doc.oldestDueAt, retrying: doc.retrying, countedAt: doc.countedAt };
+}
 
 /**
  * The most one backlog read's operations may take on the server, together: a count that runs

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ConflictError,
   DELIVERY_ATTEMPTS_SHOWN,
@@ -17,6 +18,7 @@ import {
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 import {
   BACKLOG_COUNT_CAP,
+  type Backlog,
   type AttemptOutcome,
   type AttemptPage,
   type ClaimRef,
@@ -38,7 +40,7 @@ import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions } from './backlog-read.ts';
+import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions, sharedBacklog } from './backlog-read.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import type { Month } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
@@ -54,6 +56,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   #healedAt = Number.NEGATIVE_INFINITY;
   /** The endpoint the healer's walk stopped at. */
   #healCursor = '';
+  /** This process, as the holder of the backlog count's lease. */
+  readonly #holder = randomUUID();
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -253,8 +257,12 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return pruneLanes(this.#conn, before, batch);
   }
 
-  async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }> {
-    // Bounded on every scrape: index keys only (covered: a COUNT_SCAN for retrying, an IXSCAN over
+  async backlog(now: number): Promise<Backlog> {
+    return sharedBacklog(this.#conn, this.#holder, now, () => this.#countBacklog(now));
+  }
+
+  async #countBacklog(now: number): Promise<Backlog> {
+    // Bounded on every count: index keys only (covered: a COUNT_SCAN for retrying, an IXSCAN over
     // the two statuses' intervals for due; no document fetched), at most BACKLOG_COUNT_CAP each over
     // all months (countAcrossMonths); beyond it the gauges read the cap (docs/operations.md:
     // alert on the oldest due's age, which is one seek per month whatever the backlog). Off the

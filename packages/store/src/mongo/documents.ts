@@ -338,6 +338,11 @@ export interface MetaDoc {
   months?: string[];
   /** `_id: 'months'`: the month whose bucket is the single collections of layouts before 4 (connection.ts, legacyMonth). */
   legacyMonth?: string;
+  /** `_id: 'backlog'`: the last shared count of the store's backlog (backlog-read.ts). */
+  due?: number;
+  oldestDueAt?: number | null;
+  retrying?: number;
+  countedAt?: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -70,6 +70,15 @@ export function checkClaimBatch(ids: readonly DeliveryId[]): void {
  */
 export const BACKLOG_COUNT_CAP = 100_000;
 
+/** The whole store's queue, as the metrics show it (DeliveryRepo.backlog). */
+export interface Backlog {
+  due: number;
+  oldestDueAt: number | null;
+  retrying: number;
+  /** When it was counted, when that was not now (a count another process made and shared). */
+  countedAt?: number;
+}
+
 /** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
 export interface DueDelivery {
   id: DeliveryId;
@@ -245,9 +254,12 @@ export interface DeliveryRepo {
    * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
    * (not held), the oldest due time (null when none), deliveries in `retrying`. A count that
    * reads index entries (the due ones; MongoDB's retrying ones too) reads at most
-   * BACKLOG_COUNT_CAP on a scrape, and is that cap beyond it.
+   * BACKLOG_COUNT_CAP, and is that cap beyond it. A store whose processes share one count (MongoDB:
+   * one of them counts every BACKLOG_COUNT_EVERY_MS, the others read what it wrote) says when it
+   * was counted; without `countedAt` it was counted now. @throws Error when no count recent
+   * enough can be had.
    */
-  backlog(now: number): Promise<{ due: number; oldestDueAt: number | null; retrying: number }>;
+  backlog(now: number): Promise<Backlog>;
   /**
    * The whole store's ordered lanes, for the SRE's metrics (no tenant in it): lanes with
    * an open head, those whose head waits for a retry (blocked), the oldest open head's creation

@@ -238,6 +238,15 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
     example: [['dlv_1'], 1],
   }),
+  /** The shared backlog count in `meta` (backlog-read.ts): read at a scrape, written by the process that counted. */
+  backlogSnapshot: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: () => ({ filter: { _id: 'backlog' } }),
+    example: [],
+  }),
   /** The endpoint's retrying deliveries, counted up to ENDPOINT_COUNT_CAP (the endpoint's page, a request). */
   retryingOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
