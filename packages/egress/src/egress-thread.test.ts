@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { RECEIVER_TEST_HOST, TestReceiver, closedPort } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -215,5 +216,15 @@ describe('EgressThread: HttpEgress on a thread of its own', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('holds its process open while it starts and while a send waits, and lets it end otherwise', () => {
+    const alone = (...paths: string[]) =>
+      spawnSync(process.execPath, [new URL('./testing/egress-thread-alone.ts', import.meta.url).pathname, ...paths], { encoding: 'utf8', timeout: 20_000 });
+    // Started, no send: the process ends (it had stayed for ever: spawnSync's 20 s kill, status null).
+    expect(alone()).toMatchObject({ stdout: 'started\n', stderr: '', status: 0 });
+    // One send answered, then one left waiting: the process stays for its answer (without ref()
+    // it would end before it), then ends (without unref() it would stay).
+    expect(alone('/ok', '/slow')).toMatchObject({ stdout: 'started\n/ok answered 200\n/slow answered 200\n', stderr: '', status: 0 });
   });
 });

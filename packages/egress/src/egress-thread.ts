@@ -176,8 +176,6 @@ export class EgressThread {
       workerData: this.#options,
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
-    // The thread keeps the process alive only while a send waits for it.
-    worker.unref();
     let ready!: () => void;
     let notStarted!: (err: Error) => void;
     this.#ready = new Promise<void>((resolve, reject) => {
@@ -186,8 +184,12 @@ export class EgressThread {
     });
     this.#ready.catch(() => {}); // awaited by start() alone
     worker.on('message', (replies: EgressReply[] | typeof EGRESS_READY) => {
-      if (replies === EGRESS_READY) ready();
-      else for (const reply of replies) this.#settle(reply);
+      if (replies === EGRESS_READY) {
+        ready();
+        // The thread keeps the process alive only while it starts and while a send waits for it
+        // (unref'd here, once its listeners are on: adding a 'message' listener refs it again).
+        if (this.#pending.size === 0) worker.unref();
+      } else for (const reply of replies) this.#settle(reply);
     });
     // An end before ready fails start() too (after it, the rejection is nothing: #ready settled).
     const ended = (err: Error) => {
