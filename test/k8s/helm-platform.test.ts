@@ -67,7 +67,9 @@ describe('what platform teams set', () => {
     const all = await template(['secrets.existingSecret=k', 'services.dispatcher.autoscaling.keda.enabled=true']);
     expect(byKind(all, 'HorizontalPodAutoscaler')).toEqual([]);
     const scaled = named(all, 'ScaledObject', 'wh-dispatcher');
-    expect(scaled['spec'].triggers[0].metadata.query).toContain('wirehook_deliveries_oldest_due_age_seconds');
+    expect(scaled['spec'].triggers[0].metadata.query).toBe('max(wirehook_deliveries_oldest_due_age_seconds{namespace="wirehook",container="dispatcher"} >= 0)');
+    // The backlog unknown (every dispatcher's gauge NaN) is an error that keeps the replicas, not a 0 that scales them down.
+    expect(scaled['spec'].triggers[0].metadata.ignoreNullValues).toBe('false');
     expect(scaled['spec'].minReplicaCount).toBe(2);
     expect(named(all, 'Deployment', 'wh-dispatcher')['spec'].replicas).toBeUndefined();
     // With the CPU autoscaler the Deployment has no replica count either (Helm would fight the HPA on upgrade).

@@ -143,7 +143,7 @@ describe('monitoring', () => {
     const names = rules.map((r: { alert: string }) => r.alert);
     expect(names).not.toContain('WirehookRedisUnreachable');
     expect(names).toContain('WirehookRelaySendsFailing');
-    expect(names).toHaveLength(7);
+    expect(names).toHaveLength(8);
     for (const r of rules) expect(r.labels.team, r.alert).toBe('payments');
     expect(rules.find((r: { alert: string }) => r.alert === 'WirehookDispatchersDown').labels.severity).toBe('critical');
   });

@@ -250,8 +250,10 @@ describe('k8s/overlays/prod', () => {
       const [prometheus, cpu] = scaled['spec'].triggers;
       // The query's namespace is the one the overlay installs into (kustomize does not rewrite it).
       expect(prometheus.metadata.query).toBe(
-        `max(wirehook_deliveries_oldest_due_age_seconds{namespace="${scaled.metadata['namespace']}",container="dispatcher"})`,
+        `max(wirehook_deliveries_oldest_due_age_seconds{namespace="${scaled.metadata['namespace']}",container="dispatcher"} >= 0)`,
       );
+      // The backlog unknown (every dispatcher's gauge NaN) is an error that keeps the replicas, not a 0 that scales them down.
+      expect(prometheus.metadata.ignoreNullValues).toBe('false');
       expect(prometheus.metadata.threshold).toBe(String(auto.keda.oldestDueAgeSeconds));
       expect(prometheus.metadata.serverAddress).toBe(auto.keda.prometheusServerAddress);
       expect(cpu).toEqual({ type: 'cpu', metricType: 'Utilization', metadata: { value: String(auto.targetCPUUtilizationPercentage) } });

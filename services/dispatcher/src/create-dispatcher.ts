@@ -11,6 +11,7 @@ import { atMostEvery, backlogReuse, createDispatcherMetrics, registerBacklogMetr
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
+import { BacklogCountJob } from './backlog-count-job.ts';
 
 /** The settings the delivery side reads, as both the dispatcher's and embedded mode's config schemas define them. */
 export interface DeliverySettings {
@@ -158,6 +159,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     retentionMonths: settings.RETENTION_MONTHS,
     intervalMs: settings.RETENTION_INTERVAL_MS,
   });
+  // The store-wide backlog counted off the scrapes, where the store shares one count (MongoDB).
+  const backlogCount = new BacklogCountJob({ store, clock, logger: logger.child({ component: 'backlog-count' }) });
   // What pauses, resumes, disables and deletes leave of an endpoint's backlog, in bounded batches.
   const walks = new EndpointWalkJob({ store, clock, logger: logger.child({ component: 'endpoint-walks' }), intervalMs: settings.SWEEP_INTERVAL_MS });
   // The egress thread starts with the process: one that cannot start fails the start, not every send.
@@ -172,6 +175,6 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     transforms,
     retention,
     walks,
-    components: [egressComponent, transformsComponent, retention, walks, dispatcher],
+    components: [egressComponent, transformsComponent, retention, walks, backlogCount, dispatcher],
   };
 }

@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { MongoServerError } from 'mongodb';
-import {
-  BACKLOG_COUNT_EVERY_MS,
-  BACKLOG_COUNT_LEASE,
-  BACKLOG_READ_MS,
-  BACKLOG_READ_PREFERENCE,
-  BACKLOG_SNAPSHOT_ID,
-  BACKLOG_STALE_MS,
-  backlogReadOptions,
-} from './backlog-read.ts';
+import { BACKLOG_COUNT_EVERY_MS, BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, BACKLOG_STALE_MS, backlogReadOptions } from './backlog-read.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
@@ -21,43 +13,64 @@ import type { Month } from './months.ts';
 
 type Call = { op: 'count' | 'findOne'; month: Month; options: Record<string, unknown> };
 
-/** `meta` and `job_leases` in memory: the shared count's document and the leases, as the server would answer. */
+/** `meta` and `job_leases` in memory, answering the shared count's operations as the server would, by `server.now` ($$NOW). */
 function sharedState() {
+  const server = { now: 5_000_000 };
   const meta = new Map<string, Record<string, unknown>>();
   const leases = new Map<string, { holder: string; leaseUntil: number }>();
   const log: string[] = [];
+  const duplicate = (id: string) =>
+    new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: x index: _id_ dup key: { _id: "${id}" }` });
+  const concern = (o: Record<string, unknown>) => JSON.stringify(o.writeConcern ?? o.readPreference ?? null);
   return {
+    server,
     meta,
     leases,
     log,
     collections: {
-      meta: {
-        findOne: async (filter: { _id: string }, options: Record<string, unknown>) => {
-          log.push(`read ${options.comment}`);
-          return meta.get(filter._id) ?? null;
+      jobLeases: {
+        insertOne: async (doc: { _id: string; holder: string; leaseUntil: number }, o: Record<string, unknown>) => {
+          log.push(`make lease ${concern(o)}`);
+          if (leases.has(doc._id)) throw duplicate(doc._id);
+          leases.set(doc._id, { holder: doc.holder, leaseUntil: doc.leaseUntil });
         },
-        updateOne: async (filter: { _id: string }, update: { $set: Record<string, unknown> }, options: Record<string, unknown>) => {
-          log.push(`write ${options.comment}`);
-          meta.set(filter._id, { _id: filter._id, ...update.$set });
+        findOneAndUpdate: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, unknown>) => {
+          const holder = filter.$expr.$or[1].$eq[1] as string;
+          const doc = leases.get(filter._id);
+          const free = doc !== undefined && (doc.leaseUntil <= server.now || doc.holder === holder);
+          log.push(`take ${holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
+          if (!free) return null;
+          doc.holder = holder;
+          doc.leaseUntil = server.now + (pipeline[0]!.$set.leaseUntil.$add[1] as number);
+          return { leaseUntil: doc.leaseUntil };
         },
       },
-      jobLeases: {
-        // MongoJobLeaseRepo.take's conditional upsert: matched (free, the holder's, or held too far ahead), or a duplicate _id.
-        findOneAndUpdate: async (
-          filter: { _id: string; $or: [{ leaseUntil: { $lte: number } }, { holder: string }, { leaseUntil: { $gt: number } }] },
-          update: { $set: { holder: string; leaseUntil: number } },
-        ) => {
-          const now = filter.$or[0].leaseUntil.$lte;
-          const held = leases.get(filter._id);
-          const free = held === undefined || held.leaseUntil <= now || held.holder === filter.$or[1].holder || held.leaseUntil > filter.$or[2].leaseUntil.$gt;
-          log.push(`take ${update.$set.holder}: ${free ? 'taken' : 'held'}`);
-          if (!free)
-            throw new MongoServerError({
-              code: 11000,
-              errmsg: `E11000 duplicate key error collection: job_leases index: _id_ dup key: { _id: "${filter._id}" }`,
-            });
-          leases.set(filter._id, update.$set);
-          return update.$set;
+      meta: {
+        insertOne: async (doc: { _id: string }, o: Record<string, unknown>) => {
+          log.push(`make snapshot ${concern(o)}`);
+          if (meta.has(doc._id)) throw duplicate(doc._id);
+          meta.set(doc._id, { ...doc });
+        },
+        updateOne: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, unknown>) => {
+          const startedAt = filter.$expr.$lt[1] as number;
+          const doc = meta.get(filter._id);
+          const newer = doc !== undefined && ((doc.startedAt as number | undefined) ?? 0) < startedAt;
+          log.push(`write ${startedAt} ${concern(o)}: ${newer ? 'written' : 'dropped'}`);
+          if (newer) Object.assign(doc, pipeline[0]!.$set, { countedAt: server.now });
+          return { matchedCount: newer ? 1 : 0 };
+        },
+        findOne: async (filter: { _id: string }, o: Record<string, any>) => {
+          log.push(`read ${o.comment} ${concern(o)}`);
+          const doc = meta.get(filter._id);
+          if (doc === undefined) return null;
+          const countedAt = doc.countedAt as number | undefined;
+          return {
+            due: doc.due,
+            oldestDueAt: doc.oldestDueAt,
+            retrying: doc.retrying,
+            countedAt,
+            ageMs: countedAt === undefined ? null : server.now - countedAt,
+          };
         },
       },
     },
@@ -91,52 +104,62 @@ function connection(counts: Record<string, number>, firstCountMs = 0, shared = s
 }
 
 describe('the shared backlog count (one process counts, the others read it)', () => {
-  const T0 = 2_000_000;
-
-  it(`counts when no count is fresh and it takes the lease, and shares it; one under ${BACKLOG_COUNT_EVERY_MS} ms old is read, not made`, async () => {
+  it(`one process counts per ${BACKLOG_COUNT_EVERY_MS} ms of the server's clock, whatever the processes' clocks say; scrapes read it`, async () => {
     expect([BACKLOG_COUNT_EVERY_MS, BACKLOG_STALE_MS]).toEqual([15_000, 60_000]);
     const shared = sharedState();
     const a = connection({ '202612': 4 }, 0, shared);
     const b = connection({ '202612': 4 }, 0, shared);
-    const first = await new MongoDeliveryRepo(a.conn).backlog(T0);
-    expect(first).toEqual({ due: 4, retrying: 4, oldestDueAt: 1_000 + 202612, countedAt: T0 });
-    expect(shared.meta.get(BACKLOG_SNAPSHOT_ID)).toMatchObject({ due: 4, countedAt: T0 });
-    // Another process, 14.999 s on: one point read, no count.
-    expect(await new MongoDeliveryRepo(b.conn).backlog(T0 + BACKLOG_COUNT_EVERY_MS - 1)).toEqual(first);
+    const [repoA, repoB] = [new MongoDeliveryRepo(a.conn), new MongoDeliveryRepo(b.conn)];
+    await expect(repoB.backlog(0)).rejects.toThrow('the backlog has not been counted yet');
+    expect(await repoA.countBacklog(2_000_000)).toBe(true);
+    // B's clock is an hour ahead: the lease is the server's to time, held 15 s.
+    expect(await repoB.countBacklog(2_000_000 + 3_600_000)).toBe(false);
     expect(b.calls).toEqual([]);
-    expect(shared.log).toEqual([
-      'read deliveries.backlogSnapshot',
-      `take ${[...shared.leases.values()][0]!.holder}: taken`,
-      'write deliveries.backlogSnapshot',
-      'read deliveries.backlogSnapshot',
+    shared.server.now += 10_000;
+    expect(await repoB.backlog(0)).toEqual({ due: 4, retrying: 4, oldestDueAt: 1_000 + 202612, countedAt: 5_000_000 });
+    shared.server.now += BACKLOG_COUNT_EVERY_MS - 10_000;
+    expect(await repoB.countBacklog(0)).toBe(true);
+    expect(b.calls.filter((c) => c.op === 'count')).toHaveLength(2);
+    // Each process makes the two documents once, and only by insert: no conditional upsert that fails.
+    expect(shared.log.filter((l) => l.startsWith('make'))).toEqual([
+      'make lease {"w":1}',
+      'make snapshot {"w":1}',
+      'make lease {"w":1}',
+      'make snapshot {"w":1}',
+    ]);
+    // The take and the write need the primary alone; the read takes any member (its age is the server's).
+    expect(shared.log.filter((l) => l.startsWith('take') || l.startsWith('write') || l.startsWith('read'))).toEqual([
+      'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
+      expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
+      'write 5000000 {"w":1}: written',
+      expect.stringMatching(/^take [\w-]+ \{"w":1\}: held$/),
+      'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
+      expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
+      'write 5015000 {"w":1}: written',
     ]);
   });
 
-  it('while another process holds the count, shows the last count until it is stale, then fails; with none yet, fails', async () => {
+  it(`a count ${BACKLOG_STALE_MS} ms old by the server's clock is not shown: its counter stopped`, async () => {
     const shared = sharedState();
     const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
-    // Another process took the count's lease a moment before `at`.
-    const atOtherCounting = (at: number) => {
-      shared.leases.set(BACKLOG_COUNT_LEASE, { holder: 'other', leaseUntil: at + 10_000 });
-      return repo.backlog(at);
-    };
-    await expect(atOtherCounting(T0)).rejects.toThrow('the backlog has not been counted yet (another process holds the count)');
-    shared.meta.set(BACKLOG_SNAPSHOT_ID, { _id: BACKLOG_SNAPSHOT_ID, due: 9, oldestDueAt: null, retrying: 1, countedAt: T0 - 20_000 });
-    expect(await atOtherCounting(T0)).toEqual({ due: 9, oldestDueAt: null, retrying: 1, countedAt: T0 - 20_000 });
-    expect(await atOtherCounting(T0 - 20_000 + BACKLOG_STALE_MS - 1)).toMatchObject({ due: 9 });
-    await expect(atOtherCounting(T0 - 20_000 + BACKLOG_STALE_MS)).rejects.toThrow('the backlog was last counted 60 s ago');
-    // A count from the future (a clock stepped back) is no fresh count either.
-    await expect(atOtherCounting(T0 - 30_000)).rejects.toThrow('the backlog was last counted -10 s ago');
+    await repo.countBacklog(0);
+    shared.server.now += BACKLOG_STALE_MS - 1;
+    expect(await repo.backlog(0)).toMatchObject({ due: 4 });
+    shared.server.now += 1;
+    await expect(repo.backlog(0)).rejects.toThrow('the backlog was last counted 60 s ago');
   });
 
-  it('counts again once the shared count is due, and when the count it finds is from the future and the lease is free', async () => {
+  it('a count begun before the one written is dropped (a slow counter whose lease ran out)', async () => {
     const shared = sharedState();
-    const a = connection({ '202612': 4 }, 0, shared);
-    const repo = new MongoDeliveryRepo(a.conn);
-    await repo.backlog(T0);
-    expect((await repo.backlog(T0 + BACKLOG_COUNT_EVERY_MS)).countedAt).toBe(T0 + BACKLOG_COUNT_EVERY_MS);
-    expect((await repo.backlog(T0)).countedAt).toBe(T0); // stepped back: its own lease, counted again
-    expect(a.calls.filter((c) => c.op === 'count')).toHaveLength(6);
+    const slow = connection({ '202612': 4 }, 300, shared);
+    const fast = connection({ '202612': 9 }, 0, shared);
+    const late = new MongoDeliveryRepo(slow.conn).countBacklog(0); // takes the lease, counts for 300 ms
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    shared.server.now += BACKLOG_COUNT_EVERY_MS; // its lease runs out meanwhile
+    expect(await new MongoDeliveryRepo(fast.conn).countBacklog(0)).toBe(true);
+    expect(await late).toBe(true);
+    expect(shared.log.filter((l) => l.startsWith('write'))).toEqual(['write 5015000 {"w":1}: written', 'write 5000000 {"w":1}: dropped']);
+    expect(await new MongoDeliveryRepo(fast.conn).backlog(0)).toMatchObject({ due: 9 });
   });
 });
 
@@ -144,9 +167,11 @@ describe('the MongoDB backlog read (the metrics)', () => {
   it(`reads a secondary when one is up, every operation within what is left of ${BACKLOG_READ_MS} ms`, async () => {
     expect(BACKLOG_READ_MS).toBe(5_000);
     const { conn, calls } = connection({ '202611': 3, '202612': 4 });
-    const backlog = await new MongoDeliveryRepo(conn).backlog(2_000_000);
+    const repo = new MongoDeliveryRepo(conn);
+    expect(await repo.countBacklog(2_000_000)).toBe(true);
+    const backlog = await repo.backlog(2_000_000);
     // Both counts over both months (each 3 + 4), and the least of the months' heads.
-    expect(backlog).toEqual({ due: 7, retrying: 7, oldestDueAt: 1_000 + 202611, countedAt: 2_000_000 });
+    expect(backlog).toEqual({ due: 7, retrying: 7, oldestDueAt: 1_000 + 202611, countedAt: 5_000_000 });
     expect(calls).toHaveLength(6);
     for (const { options } of calls) {
       expect(options.readPreference).toBe(BACKLOG_READ_PREFERENCE);
@@ -178,7 +203,7 @@ describe('the MongoDB backlog read (the metrics)', () => {
   it('shares one deadline among the read’s operations: a slow first one leaves the later ones less', async () => {
     // The newest month's first count takes 300 ms: every operation sent after it has that much less.
     const { conn, calls } = connection({ '202611': 3, '202612': 4 }, 300);
-    await new MongoDeliveryRepo(conn).backlog(2_000_000);
+    await new MongoDeliveryRepo(conn).countBacklog(2_000_000);
     const later = calls.filter((c) => c.op === 'count' && c.month === '202611');
     expect(later).toHaveLength(2);
     for (const c of later) expect(c.options.maxTimeMS).toBeLessThanOrEqual(BACKLOG_READ_MS - 250);

@@ -1,54 +1,81 @@
 import { ReadPreference } from 'mongodb';
 import type { Backlog } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { MongoJobLeaseRepo } from './job-lease-repo.ts';
+import { isDuplicateKey } from './errors.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
-// The metrics' backlog (MongoDeliveryRepo.backlog): two capped counts and a seek per month,
-// counted by one process of all that share the database at a time, at most every
-// BACKLOG_COUNT_EVERY_MS, and kept in `meta` for the others (one point read a scrape). The
-// count is sent off the primary, within one time limit for all its operations.
+// The metrics' backlog in MongoDB. One process of all that share the database counts it (two
+// capped counts and a seek per month, MongoDeliveryRepo.countBacklog), at most every
+// BACKLOG_COUNT_EVERY_MS, off its scrapes (the dispatcher's BacklogCountJob), and keeps it in
+// `meta`; every scrape of every process is one point read of that document. Times are the
+// server's ($$NOW): the processes' clocks may disagree. The count is sent off the primary, within
+// one time limit for all its operations.
 
-/** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt }`. */
+/** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt, startedAt }`. */
 export const BACKLOG_SNAPSHOT_ID = 'backlog';
 /** The job lease whose holder counts (one process at a time, for one interval). */
 export const BACKLOG_COUNT_LEASE = 'backlog-count';
-/** How old a count may be before a process counts again (Prometheus scrapes every 15 s or more). */
+/** How often a process tries to count (the dispatcher's BacklogCountJob), and how long its lease holds. */
 export const BACKLOG_COUNT_EVERY_MS = 15_000;
-/** A count older than this is not shown, whoever was to count again (its counter stopped): the read fails. */
+/** A count older than this is not shown (its counter stopped): the read fails, and the gauges read NaN. */
 export const BACKLOG_STALE_MS = 60_000;
 
-/** What a count is, as `meta` keeps it. */
-export interface BacklogSnapshot extends Backlog {
-  countedAt: number;
+/** The documents `meta` and `job_leases` must hold before their conditional updates can match (made once a process). */
+async function ensureDocuments(conn: MongoConnection): Promise<void> {
+  const made = [
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0 }, { writeConcern: { w: 1 } }),
+    conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, startedAt: 0 }, { writeConcern: { w: 1 } }),
+  ];
+  for (const made_ of await Promise.allSettled(made)) {
+    if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
+  }
 }
 
 /**
- * The store's backlog as of `now`: the shared count when it is fresh; else counted here by
- * `count` if this process takes the count's lease (and shared), else the shared count while it
- * is not stale (another process is counting). A count from the future (a clock stepped back, or
- * another process's clock ahead) is not fresh. @throws Error when none is recent enough.
+ * Counts the backlog with `count` and shares it, when this process takes the count's lease (by
+ * the server's clock, BACKLOG_COUNT_EVERY_MS long); a conditional update, never an upsert that
+ * fails (the server logs each). A count begun before the one written is dropped.
+ * @returns whether this process counted.
  */
-export async function sharedBacklog(conn: MongoConnection, holder: string, now: number, count: () => Promise<Backlog>): Promise<BacklogSnapshot> {
-  const q = P.backlogSnapshot();
-  const shared = await conn.meta.findOne(q.filter, q.options);
-  const snapshot = shared === null || typeof shared.countedAt !== 'number' ? null : toSnapshot(shared as BacklogSnapshot & { _id: string });
-  const age = snapshot === null ? Number.POSITIVE_INFINITY : now - snapshot.countedAt;
-  if (snapshot !== null && age >= 0 && age < BACKLOG_COUNT_EVERY_MS) return snapshot;
-  if (await new MongoJobLeaseRepo(conn).take(BACKLOG_COUNT_LEASE, holder, now, now + BACKLOG_COUNT_EVERY_MS)) {
-    const counted: BacklogSnapshot = { ...(await count()), countedAt: now };
-    await conn.meta.updateOne(q.filter, { $set: counted }, { ...q.options, upsert: true });
-    return counted;
+export async function countAndShare(conn: MongoConnection, holder: string, count: () => Promise<Backlog>, state: { ready: boolean }): Promise<boolean> {
+  if (!state.ready) {
+    await ensureDocuments(conn);
+    state.ready = true;
   }
-  if (snapshot !== null && age >= 0 && age < BACKLOG_STALE_MS) return snapshot;
-  throw new Error(
-    snapshot === null
-      ? 'the backlog has not been counted yet (another process holds the count)'
-      : `the backlog was last counted ${Math.round(age / 1000)} s ago`,
+  const lease = P.backlogCountLease(holder);
+  const taken = await conn.jobLeases.findOneAndUpdate(
+    lease.filter,
+    [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] } } }],
+    { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1 } },
   );
+  if (taken === null) return false;
+  const startedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
+  const counted = await count();
+  const write = P.backlogSnapshotWrite(startedAt);
+  await conn.meta.updateOne(
+    write.filter,
+    [{ $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, startedAt, countedAt: { $toLong: '$$NOW' } } }],
+    write.options,
+  );
+  return true;
 }
 
-function toSnapshot(doc: BacklogSnapshot): BacklogSnapshot {
+/** The shared count as a scrape reads it: its age by the server's clock. Any member: an old copy is refused by its age. */
+const SNAPSHOT_READ = new ReadPreference('primaryPreferred');
+
+/**
+ * The shared count (one point read). @throws Error when there is none yet, or it is
+ * BACKLOG_STALE_MS old or older (the process that counts has stopped).
+ */
+export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { countedAt: number }> {
+  const q = P.backlogSnapshot();
+  const doc = (await conn.meta.findOne(q.filter, {
+    ...q.options,
+    readPreference: SNAPSHOT_READ,
+    projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [{ $toLong: '$$NOW' }, '$countedAt'] } },
+  })) as (Backlog & { countedAt?: number; ageMs?: number }) | null;
+  if (doc === null || typeof doc.countedAt !== 'number' || typeof doc.ageMs !== 'number') throw new Error('the backlog has not been counted yet');
+  if (doc.ageMs >= BACKLOG_STALE_MS) throw new Error(`the backlog was last counted ${Math.round(doc.ageMs / 1000)} s ago`);
   return { due: doc.due, oldestDueAt: doc.oldestDueAt, retrying: doc.retrying, countedAt: doc.countedAt };
 }
 

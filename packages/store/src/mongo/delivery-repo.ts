@@ -40,7 +40,7 @@ import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions, sharedBacklog } from './backlog-read.ts';
+import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions, countAndShare, sharedBacklog } from './backlog-read.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
 import type { Month } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
@@ -58,6 +58,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   #healCursor = '';
   /** This process, as the holder of the backlog count's lease. */
   readonly #holder = randomUUID();
+  /** Whether the shared count's two documents are known to exist (countAndShare makes them once). */
+  readonly #backlogDocs = { ready: false };
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -257,8 +259,12 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return pruneLanes(this.#conn, before, batch);
   }
 
-  async backlog(now: number): Promise<Backlog> {
-    return sharedBacklog(this.#conn, this.#holder, now, () => this.#countBacklog(now));
+  async backlog(_now: number): Promise<Backlog> {
+    return sharedBacklog(this.#conn);
+  }
+
+  async countBacklog(now: number): Promise<boolean> {
+    return countAndShare(this.#conn, this.#holder, () => this.#countBacklog(now), this.#backlogDocs);
   }
 
   async #countBacklog(now: number): Promise<Backlog> {

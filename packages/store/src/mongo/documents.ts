@@ -343,6 +343,7 @@ export interface MetaDoc {
   oldestDueAt?: number | null;
   retrying?: number;
   countedAt?: number;
+  startedAt?: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

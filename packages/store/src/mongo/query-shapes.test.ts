@@ -63,11 +63,12 @@ describe('MongoDB query shapes', () => {
     expect(faults).toEqual([]);
   });
 
-  it("has each claim acknowledged by a majority within 5 s, a lease's release by the primary alone, and no other write pinned", () => {
+  it('has each claim acknowledged by a majority within 5 s, a release and the shared backlog count by the primary alone, no other pinned', () => {
     // (A transaction has its own.)
     // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
     // sent twice, an alert notice sent twice, a job run by two holders. A release waiting for a
-    // majority with no time limit (the server's default) would hang a failing upgrade's end.
+    // majority with no time limit (the server's default) would hang a failing upgrade's end. The
+    // backlog count's lease and its write: lost, a second process counts once (backlog-read.ts).
     expect(
       Object.fromEntries(
         plans
@@ -77,6 +78,8 @@ describe('MongoDB query shapes', () => {
       ),
     ).toEqual({
       'alerts.claimNoticeOfOrg': { w: 'majority', wtimeoutMS: 5_000 },
+      'deliveries.backlogCountLease': { w: 1 },
+      'deliveries.backlogSnapshotWrite': { w: 1 },
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLeaseRelease': { w: 1 },

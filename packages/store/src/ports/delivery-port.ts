@@ -254,12 +254,18 @@ export interface DeliveryRepo {
    * The whole store's queue, for the SRE's metrics (no tenant in it): deliveries due now
    * (not held), the oldest due time (null when none), deliveries in `retrying`. A count that
    * reads index entries (the due ones; MongoDB's retrying ones too) reads at most
-   * BACKLOG_COUNT_CAP, and is that cap beyond it. A store whose processes share one count (MongoDB:
-   * one of them counts every BACKLOG_COUNT_EVERY_MS, the others read what it wrote) says when it
-   * was counted; without `countedAt` it was counted now. @throws Error when no count recent
-   * enough can be had.
+   * BACKLOG_COUNT_CAP, and is that cap beyond it. A store whose processes share one count
+   * (countBacklog) reads that count, and says when it was made; without `countedAt` it was
+   * counted now. @throws Error when no count recent enough can be had.
    */
   backlog(now: number): Promise<Backlog>;
+  /**
+   * Optional, for a store many processes share (MongoDB): counts the backlog and shares it for
+   * every process's `backlog`, when it is this process's turn (one at a time, store-wide). Called
+   * on a timer of its own (the dispatcher's BacklogCountJob), never on a scrape.
+   * @returns whether this process counted.
+   */
+  countBacklog?(now: number): Promise<boolean>;
   /**
    * The whole store's ordered lanes, for the SRE's metrics (no tenant in it): lanes with
    * an open head, those whose head waits for a retry (blocked), the oldest open head's creation

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, dueWhere, OPEN } from '../indexes.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec, tenantById } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, tenantById } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
 // completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
@@ -238,7 +238,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
     example: [['dlv_1'], 1],
   }),
-  /** The shared backlog count in `meta` (backlog-read.ts): read at a scrape, written by the process that counted. */
+  /** The shared backlog count in `meta` (backlog-read.ts): read at a scrape, its age by the server's clock. */
   backlogSnapshot: planSpec({
     collection: COLLECTIONS.meta,
     index: '_id_',
@@ -246,6 +246,32 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     maxExamined: () => 1,
     build: () => ({ filter: { _id: 'backlog' } }),
     example: [],
+  }),
+  /** The shared count written, unless a count begun later was written first. */
+  backlogSnapshotWrite: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { $expr: 'begun before this count: a condition on the one document _id found' },
+    // The primary's acknowledgement alone: lost in a failover, the next count (15 s on) replaces it.
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: (startedAt: number) => ({ filter: { _id: 'backlog', $expr: { $lt: [{ $ifNull: ['$startedAt', 0] }, startedAt] } } }),
+    example: [1],
+  }),
+  /** The count's lease taken, by the server's clock: when free or already this holder's. */
+  backlogCountLease: planSpec({
+    collection: COLLECTIONS.jobLeases,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { $expr: "free or this holder's, by the server's clock: a condition on the one document _id found" },
+    // The primary's acknowledgement alone: a take rolled back in a failover lets a second process count once, which costs a count.
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: (holder: string) => ({
+      filter: { _id: 'backlog-count', $expr: { $or: [{ $lte: ['$leaseUntil', { $toLong: '$$NOW' }] }, { $eq: ['$holder', holder] }] } },
+    }),
+    example: ['host-1'],
   }),
   /** The endpoint's retrying deliveries, counted up to ENDPOINT_COUNT_CAP (the endpoint's page, a request). */
   retryingOfEndpoint: planSpec({

@@ -1,0 +1,69 @@
+import type { Clock } from '@wirehook/core';
+import type { Component, Logger } from '@wirehook/platform';
+import type { Store } from '@wirehook/store';
+import { atMostEvery } from './metrics.ts';
+
+/** How often a dispatcher offers to count the store's backlog (MongoDB: BACKLOG_COUNT_EVERY_MS, the count's lease). */
+export const BACKLOG_COUNT_INTERVAL_MS = 15_000;
+
+export interface BacklogCountJobDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+}
+
+/**
+ * Counts the store-wide backlog for the metrics off their scrapes, where the store shares one
+ * count among its processes (DeliveryRepo.countBacklog: MongoDB; one process of all counts each
+ * interval, by the store's lease): a scrape then reads that count, one point read. One run at a
+ * time; a run still going at the next tick skips it. Nothing to do for a store without it
+ * (SQLite: embedded mode's one process counts at its scrape, on its reader thread).
+ */
+export class BacklogCountJob implements Component {
+  readonly name = 'backlog-count';
+  readonly #deps: BacklogCountJobDeps;
+  readonly #failed: (err: unknown) => void;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(deps: BacklogCountJobDeps) {
+    this.#deps = deps;
+    // Once a minute at most: a database that is down fails every tick.
+    this.#failed = atMostEvery(
+      60_000,
+      () => performance.now(),
+      (err: unknown) =>
+        deps.logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'the backlog could not be counted; the gauges read NaN once the last count is 60 s old',
+        ),
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.#deps.store.deliveries.countBacklog === undefined) return;
+    this.#timer = setInterval(() => void this.runOnce(), this.#deps.intervalMs ?? BACKLOG_COUNT_INTERVAL_MS);
+    this.#timer.unref();
+    void this.runOnce();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  /** One offer to count (the run under way, if one is). */
+  runOnce(): Promise<void> {
+    const count = this.#deps.store.deliveries.countBacklog;
+    if (count === undefined) return Promise.resolve();
+    this.#running ??= count
+      .call(this.#deps.store.deliveries, this.#deps.clock.now())
+      .then(
+        () => {},
+        (err: unknown) => this.#failed(err),
+      )
+      .finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+}
