@@ -34,7 +34,9 @@ async function ensureDocuments(conn: MongoConnection): Promise<void> {
 /**
  * Counts the backlog with `count` and shares it, when this process takes the count's lease (by
  * the server's clock, BACKLOG_COUNT_EVERY_MS long); a conditional update, never an upsert that
- * fails (the server logs each). A count begun before the one written is dropped.
+ * fails (the server logs each). A count begun before the one written is dropped. `state.ready`:
+ * the two documents are known to exist (a miss makes them again at the next try, an insert
+ * that finds them there).
  * @returns whether this process counted.
  */
 export async function countAndShare(conn: MongoConnection, holder: string, count: () => Promise<Backlog>, state: { ready: boolean }): Promise<boolean> {
@@ -48,15 +50,20 @@ export async function countAndShare(conn: MongoConnection, holder: string, count
     [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] } } }],
     { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1 } },
   );
-  if (taken === null) return false;
+  // Held by another, or its document gone (an operator's cleanup): made again at the next try.
+  if (taken === null) {
+    state.ready = false;
+    return false;
+  }
   const startedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
   const counted = await count();
   const write = P.backlogSnapshotWrite(startedAt);
-  await conn.meta.updateOne(
+  const { matchedCount } = await conn.meta.updateOne(
     write.filter,
     [{ $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, startedAt, countedAt: { $toLong: '$$NOW' } } }],
     write.options,
   );
+  if (matchedCount === 0) state.ready = false;
   return true;
 }
 
@@ -80,9 +87,8 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
 }
 
 /**
- * The most one backlog read's operations may take on the server, together: a count that runs
- * out fails the read, and the gauges keep the last good one (services/dispatcher's metrics
- * wait 6 s in all, under Prometheus's default scrape timeout of 10 s).
+ * The most one count's operations may take on the server, together: a count that runs out fails,
+ * and the shared count stays as it was (read as unknown once 60 s old).
  */
 export const BACKLOG_READ_MS = 5_000;
 
