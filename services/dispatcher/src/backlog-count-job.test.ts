@@ -2,7 +2,7 @@ import { ManualClock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BACKLOG_COUNT_INTERVAL_MS, BacklogCountJob } from './backlog-count-job.ts';
+import { BACKLOG_COUNT_INTERVAL_MS, BacklogCountJob, STOP_WAIT_MS } from './backlog-count-job.ts';
 
 /** A store whose countBacklog records its calls and waits for the test to answer each. */
 function counting() {
@@ -52,6 +52,22 @@ describe('BacklogCountJob', () => {
     await stopping;
     await vi.advanceTimersByTimeAsync(3 * BACKLOG_COUNT_INTERVAL_MS);
     expect(calls).toHaveLength(2);
+  });
+
+  it(`stop() waits for a count that hangs ${STOP_WAIT_MS} ms at most: a shutdown is not held up by it`, async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    expect(STOP_WAIT_MS).toBe(1_000);
+    const { store, calls } = counting();
+    const job = new BacklogCountJob({ store, clock: new ManualClock(0), logger: logged().logger });
+    await job.start();
+    expect(calls).toHaveLength(1); // never answered
+    let stopped = false;
+    const stopping = job.stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(STOP_WAIT_MS - 1);
+    expect(stopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await stopping;
+    expect(stopped).toBe(true);
   });
 
   it('logs a failed count once a minute at most, and goes on offering', async () => {

@@ -5,6 +5,8 @@ import { atMostEvery } from './metrics.ts';
 
 /** How often a dispatcher offers to count the store's backlog (MongoDB: BACKLOG_COUNT_EVERY_MS, the count's lease). */
 export const BACKLOG_COUNT_INTERVAL_MS = 15_000;
+/** How long stop() waits for a count under way (one held up by a pool or a failover must not hold the shutdown). */
+export const STOP_WAIT_MS = 1_000;
 
 export interface BacklogCountJobDeps {
   store: Store;
@@ -48,9 +50,17 @@ export class BacklogCountJob implements Component {
     void this.runOnce();
   }
 
+  /** Stops the timer; waits for a count under way STOP_WAIT_MS at most (a count may be thrown away: it is shared, not owed). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    await this.#running;
+    const running = this.#running;
+    if (running === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([running, waited]).finally(() => clearTimeout(timer));
   }
 
   /** One offer to count (the run under way, if one is). */

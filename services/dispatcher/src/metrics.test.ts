@@ -57,6 +57,13 @@ describe('the backlog gauges', () => {
     expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 12_000) / 1000);
   });
 
+  it('date a count too old to show by when it was made, even before this process read one (a new dispatcher)', async () => {
+    const { clock, source, value } = scraped();
+    source.next = Object.assign(new Error('the backlog was last counted 700 s ago'), { countedAt: clock.at - 700_000 });
+    expect(await value('wirehook_deliveries_due')).toBeNaN();
+    expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 700_000) / 1000);
+  });
+
   it('read NaN (unknown), not 0, before a read succeeds and after one fails; the failures are counted and dated', async () => {
     const { clock, source, registry, value, failed } = scraped();
     source.next = new Error('connection refused');

@@ -99,6 +99,9 @@ export function registerBacklogMetrics(
       },
       failed: (err, again) => {
         if (!again) failures += 1;
+        // A count too old to show tells when it was made: dated by it, not by this process's start.
+        const countedAt = (err as { countedAt?: unknown }).countedAt;
+        if (typeof countedAt === 'number') lastReadAt = countedAt / 1000;
         options.failed?.(err);
       },
     },

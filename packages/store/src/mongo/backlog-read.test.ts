@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { MongoServerError } from 'mongodb';
-import { BACKLOG_COUNT_EVERY_MS, BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, BACKLOG_STALE_MS, backlogReadOptions } from './backlog-read.ts';
+import { BACKLOG_COUNT_EVERY_MS, BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, BACKLOG_STALE_MS, backlogReadOptions, StaleBacklogError } from './backlog-read.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
@@ -17,7 +17,7 @@ type Call = { op: 'count' | 'findOne'; month: Month; options: Record<string, unk
 function sharedState() {
   const server = { now: 5_000_000 };
   const meta = new Map<string, Record<string, unknown>>();
-  const leases = new Map<string, { holder: string; leaseUntil: number }>();
+  const leases = new Map<string, { holder: string; leaseUntil: number; seq: number }>();
   const log: string[] = [];
   const duplicate = (id: string) =>
     new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: x index: _id_ dup key: { _id: "${id}" }` });
@@ -29,20 +29,30 @@ function sharedState() {
     log,
     collections: {
       jobLeases: {
-        insertOne: async (doc: { _id: string; holder: string; leaseUntil: number }, o: Record<string, unknown>) => {
+        insertOne: async (doc: { _id: string; holder: string; leaseUntil: number; seq: number }, o: Record<string, unknown>) => {
           log.push(`make lease ${concern(o)}`);
           if (leases.has(doc._id)) throw duplicate(doc._id);
-          leases.set(doc._id, { holder: doc.holder, leaseUntil: doc.leaseUntil });
+          leases.set(doc._id, { holder: doc.holder, leaseUntil: doc.leaseUntil, seq: doc.seq });
         },
-        findOneAndUpdate: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, unknown>) => {
-          const holder = filter.$expr.$or[1].$eq[1] as string;
+        // The take: matched only once the lease has run out by the server's clock (`$lte: [leaseUntil, $$NOW]`).
+        findOneAndUpdate: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, any>) => {
+          expect(filter.$expr).toEqual({ $lte: ['$leaseUntil', { $toLong: '$$NOW' }] });
+          expect(o).toMatchObject({ returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: 5_000 });
+          const set = pipeline[0]!.$set;
           const doc = leases.get(filter._id);
-          const free = doc !== undefined && (doc.leaseUntil <= server.now || doc.holder === holder);
-          log.push(`take ${holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
+          const free = doc !== undefined && doc.leaseUntil <= server.now;
+          log.push(`take ${set.holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
           if (!free) return null;
-          doc.holder = holder;
-          doc.leaseUntil = server.now + (pipeline[0]!.$set.leaseUntil.$add[1] as number);
-          return { leaseUntil: doc.leaseUntil };
+          Object.assign(doc, { holder: set.holder, leaseUntil: server.now + (set.leaseUntil.$add[1] as number), seq: doc.seq + 1 });
+          return { leaseUntil: doc.leaseUntil, seq: doc.seq };
+        },
+        findOne: async (filter: { _id: string }) => (leases.has(filter._id) ? { _id: filter._id } : null),
+        updateOne: async (filter: { _id: string; holder: string }, update: { $set: { leaseUntil: number } }, o: Record<string, unknown>) => {
+          const doc = leases.get(filter._id);
+          const mine = doc?.holder === filter.holder;
+          log.push(`release ${concern(o)}: ${mine ? 'released' : 'not held'}`);
+          if (mine) doc!.leaseUntil = update.$set.leaseUntil;
+          return { matchedCount: mine ? 1 : 0 };
         },
       },
       meta: {
@@ -51,15 +61,17 @@ function sharedState() {
           if (meta.has(doc._id)) throw duplicate(doc._id);
           meta.set(doc._id, { ...doc });
         },
-        updateOne: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, unknown>) => {
-          const startedAt = filter.$expr.$lt[1] as number;
+        // The write: matched only when the document's take number is lower than this count's.
+        updateOne: async (filter: Record<string, any>, update: { $set: Record<string, unknown> }, o: Record<string, unknown>) => {
+          const seq = filter.$expr.$lt[1] as number;
           const doc = meta.get(filter._id);
-          const newer = doc !== undefined && ((doc.startedAt as number | undefined) ?? 0) < startedAt;
-          log.push(`write ${startedAt} ${concern(o)}: ${newer ? 'written' : 'dropped'}`);
-          if (newer) Object.assign(doc, pipeline[0]!.$set, { countedAt: server.now });
+          const newer = doc !== undefined && ((doc.seq as number | undefined) ?? 0) < seq;
+          log.push(`write ${seq} ${concern(o)}: ${newer ? 'written' : 'dropped'}`);
+          if (newer) Object.assign(doc, update.$set);
           return { matchedCount: newer ? 1 : 0 };
         },
         findOne: async (filter: { _id: string }, o: Record<string, any>) => {
+          if (o.projection?._id === 1) return meta.has(filter._id) ? { _id: filter._id } : null;
           log.push(`read ${o.comment} ${concern(o)}`);
           const doc = meta.get(filter._id);
           if (doc === undefined) return null;
@@ -120,18 +132,18 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     shared.server.now += BACKLOG_COUNT_EVERY_MS - 10_000;
     expect(await repoB.countBacklog(0)).toBe(true);
     expect(b.calls.filter((c) => c.op === 'count')).toHaveLength(2);
-    // The two documents are made by insert (no conditional upsert that fails): by each process at
-    // its first try, and after a try that missed (B's, held by A), in case they had gone.
-    expect(shared.log.filter((l) => l.startsWith('make'))).toEqual(Array(3).fill(['make lease {"w":1}', 'make snapshot {"w":1}']).flat());
+    // The two documents are made by insert (no conditional upsert that fails), by each process at
+    // its first try; a try that found the lease held makes nothing (it is there).
+    expect(shared.log.filter((l) => l.startsWith('make'))).toEqual(Array(2).fill(['make lease {"w":1}', 'make snapshot {"w":1}']).flat());
     // The take and the write need the primary alone; the read takes any member (its age is the server's).
     expect(shared.log.filter((l) => l.startsWith('take') || l.startsWith('write') || l.startsWith('read'))).toEqual([
       'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
-      'write 5000000 {"w":1}: written',
+      'write 1 {"w":1}: written',
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: held$/),
       'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
-      'write 5015000 {"w":1}: written',
+      'write 2 {"w":1}: written',
     ]);
   });
 
@@ -145,6 +157,36 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     await expect(repo.backlog(0)).rejects.toThrow('the backlog was last counted 60 s ago');
   });
 
+  it('a failed count gives the lease up for another process; a holder retakes it only once it has run out', async () => {
+    const shared = sharedState();
+    const failing = connection({ '202612': 4 }, 0, shared);
+    const repo = new MongoDeliveryRepo(failing.conn);
+    expect(await repo.countBacklog(0)).toBe(true);
+    expect(await repo.countBacklog(0)).toBe(false); // its own lease, not run out: no second count
+    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    const broken = new MongoDeliveryRepo({
+      ...failing.conn,
+      months: async () => {
+        throw new Error('pool wait timed out');
+      },
+    } as unknown as MongoConnection);
+    await expect(broken.countBacklog(0)).rejects.toThrow('pool wait timed out');
+    expect(shared.log.at(-1)).toBe('release {"w":1}: released');
+    expect(await new MongoDeliveryRepo(connection({ '202612': 6 }, 0, shared).conn).countBacklog(0)).toBe(true);
+    expect(await repo.backlog(0)).toMatchObject({ due: 6, countedAt: shared.server.now });
+  });
+
+  it('a stale count tells when it was made, for the metrics to date it', async () => {
+    const shared = sharedState();
+    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
+    await repo.countBacklog(0);
+    const countedAt = shared.server.now;
+    shared.server.now += BACKLOG_STALE_MS;
+    const stale = await repo.backlog(0).catch((err: unknown) => err);
+    expect(stale).toBeInstanceOf(StaleBacklogError);
+    expect((stale as StaleBacklogError).countedAt).toBe(countedAt);
+  });
+
   it('makes its documents again when they are gone (an operator deleted them), and counts', async () => {
     const shared = sharedState();
     const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
@@ -156,7 +198,7 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     expect(await repo.backlog(0)).toMatchObject({ due: 4 });
   });
 
-  it('a count begun before the one written is dropped (a slow counter whose lease ran out)', async () => {
+  it('a count of an earlier take than the one written is dropped (a slow counter whose lease ran out)', async () => {
     const shared = sharedState();
     const slow = connection({ '202612': 4 }, 300, shared);
     const fast = connection({ '202612': 9 }, 0, shared);
@@ -165,7 +207,7 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     shared.server.now += BACKLOG_COUNT_EVERY_MS; // its lease runs out meanwhile
     expect(await new MongoDeliveryRepo(fast.conn).countBacklog(0)).toBe(true);
     expect(await late).toBe(true);
-    expect(shared.log.filter((l) => l.startsWith('write'))).toEqual(['write 5015000 {"w":1}: written', 'write 5000000 {"w":1}: dropped']);
+    expect(shared.log.filter((l) => l.startsWith('write'))).toEqual(['write 2 {"w":1}: written', 'write 1 {"w":1}: dropped']);
     expect(await new MongoDeliveryRepo(fast.conn).backlog(0)).toMatchObject({ due: 9 });
   });
 });

@@ -20,23 +20,27 @@ export const BACKLOG_COUNT_EVERY_MS = 15_000;
 /** A count older than this is not shown (its counter stopped): the read fails, and the gauges read NaN. */
 export const BACKLOG_STALE_MS = 60_000;
 
-/** The documents `meta` and `job_leases` must hold before their conditional updates can match (made once a process). */
+/** The documents `meta` and `job_leases` must hold before their conditional updates can match. */
 async function ensureDocuments(conn: MongoConnection): Promise<void> {
   const made = [
-    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0 }, { writeConcern: { w: 1 } }),
-    conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, startedAt: 0 }, { writeConcern: { w: 1 } }),
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: 0 }, { writeConcern: { w: 1 } }),
+    conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { writeConcern: { w: 1 } }),
   ];
   for (const made_ of await Promise.allSettled(made)) {
     if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
   }
 }
 
+/** How long a lease take or the count's write may run on the server (each a point write by _id). */
+const POINT_WRITE_MS = 5_000;
+
 /**
- * Counts the backlog with `count` and shares it, when this process takes the count's lease (by
- * the server's clock, BACKLOG_COUNT_EVERY_MS long); a conditional update, never an upsert that
- * fails (the server logs each). A count begun before the one written is dropped. `state.ready`:
- * the two documents are known to exist (a miss makes them again at the next try, an insert
- * that finds them there).
+ * Counts the backlog with `count` and shares it, when this process takes the count's lease:
+ * once it has run out by the server's clock, for BACKLOG_COUNT_EVERY_MS, each take numbered
+ * (`seq`). A conditional update, never an upsert that fails (the server logs each); the two
+ * documents are made by insert at a process's first try, and again when a try finds one gone
+ * (an operator's cleanup). A count of an earlier take than the one written is dropped; one that
+ * fails gives the lease up, so that another process counts at its next try.
  * @returns whether this process counted.
  */
 export async function countAndShare(conn: MongoConnection, holder: string, count: () => Promise<Backlog>, state: { ready: boolean }): Promise<boolean> {
@@ -44,35 +48,59 @@ export async function countAndShare(conn: MongoConnection, holder: string, count
     await ensureDocuments(conn);
     state.ready = true;
   }
-  const lease = P.backlogCountLease(holder);
+  const lease = P.backlogCountLease();
   const taken = await conn.jobLeases.findOneAndUpdate(
     lease.filter,
-    [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] } } }],
-    { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1 } },
+    [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
+    { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: POINT_WRITE_MS },
   );
-  // Held by another, or its document gone (an operator's cleanup): made again at the next try.
   if (taken === null) {
-    state.ready = false;
+    const byId = P.backlogCountLeaseById();
+    if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, projection: { _id: 1 } })) === null) state.ready = false;
     return false;
   }
-  const startedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
-  const counted = await count();
-  const write = P.backlogSnapshotWrite(startedAt);
+  let counted: Backlog;
+  try {
+    counted = await count();
+  } catch (err) {
+    const release = P.backlogCountRelease(holder);
+    await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
+    throw err;
+  }
+  // Dated by the take (when the count began), not by the write (which a failover may hold up).
+  const countedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
+  const seq = taken.seq ?? 0;
+  const write = P.backlogSnapshotWrite(seq);
   const { matchedCount } = await conn.meta.updateOne(
     write.filter,
-    [{ $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, startedAt, countedAt: { $toLong: '$$NOW' } } }],
-    write.options,
+    { $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, countedAt, seq } },
+    { ...write.options, maxTimeMS: POINT_WRITE_MS },
   );
-  if (matchedCount === 0) state.ready = false;
+  if (matchedCount === 0) {
+    const snapshot = P.backlogSnapshot();
+    if ((await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { _id: 1 } })) === null) state.ready = false;
+  }
   return true;
 }
 
 /** The shared count as a scrape reads it: its age by the server's clock. Any member: an old copy is refused by its age. */
 const SNAPSHOT_READ = new ReadPreference('primaryPreferred');
 
+/** The shared count is too old to show: its counter stopped. `countedAt`: when it was made (the server's clock). */
+export class StaleBacklogError extends Error {
+  override readonly name = 'StaleBacklogError';
+  readonly countedAt: number;
+
+  constructor(countedAt: number, ageMs: number) {
+    super(`the backlog was last counted ${Math.round(ageMs / 1000)} s ago`);
+    this.countedAt = countedAt;
+  }
+}
+
 /**
- * The shared count (one point read). @throws Error when there is none yet, or it is
- * BACKLOG_STALE_MS old or older (the process that counts has stopped).
+ * The shared count (one point read). Its age is the reading member's clock against the
+ * counting primary's: a member behind makes it look younger by as much. @throws Error when there
+ * is none yet; StaleBacklogError when it is BACKLOG_STALE_MS old or older.
  */
 export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { countedAt: number }> {
   const q = P.backlogSnapshot();
@@ -82,7 +110,7 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
     projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [{ $toLong: '$$NOW' }, '$countedAt'] } },
   })) as (Backlog & { countedAt?: number; ageMs?: number }) | null;
   if (doc === null || typeof doc.countedAt !== 'number' || typeof doc.ageMs !== 'number') throw new Error('the backlog has not been counted yet');
-  if (doc.ageMs >= BACKLOG_STALE_MS) throw new Error(`the backlog was last counted ${Math.round(doc.ageMs / 1000)} s ago`);
+  if (doc.ageMs >= BACKLOG_STALE_MS) throw new StaleBacklogError(doc.countedAt, doc.ageMs);
   return { due: doc.due, oldestDueAt: doc.oldestDueAt, retrying: doc.retrying, countedAt: doc.countedAt };
 }
 

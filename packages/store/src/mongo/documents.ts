@@ -277,6 +277,8 @@ export interface JobLeaseDoc {
   _id: string;
   holder: string;
   leaseUntil: number;
+  /** The backlog count's lease only: its takes, numbered (backlog-read.ts). */
+  seq?: number;
 }
 
 /**
@@ -343,7 +345,8 @@ export interface MetaDoc {
   oldestDueAt?: number | null;
   retrying?: number;
   countedAt?: number;
-  startedAt?: number;
+  /** `_id: 'backlog'`: the take of the count's lease it came from (backlog-read.ts). */
+  seq?: number;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -247,31 +247,52 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: () => ({ filter: { _id: 'backlog' } }),
     example: [],
   }),
-  /** The shared count written, unless a count begun later was written first. */
+  /** The shared count written, unless one of a later take (a higher `seq`) was written first. */
   backlogSnapshotWrite: planSpec({
     collection: COLLECTIONS.meta,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { $expr: 'begun before this count: a condition on the one document _id found' },
+    residual: { $expr: 'of an earlier take: a condition on the one document _id found' },
     // The primary's acknowledgement alone: lost in a failover, the next count (15 s on) replaces it.
     writeConcern: RELEASED_BY_PRIMARY,
-    build: (startedAt: number) => ({ filter: { _id: 'backlog', $expr: { $lt: [{ $ifNull: ['$startedAt', 0] }, startedAt] } } }),
+    build: (seq: number) => ({ filter: { _id: 'backlog', $expr: { $lt: [{ $ifNull: ['$seq', 0] }, seq] } } }),
     example: [1],
   }),
-  /** The count's lease taken, by the server's clock: when free or already this holder's. */
+  /**
+   * The count's lease taken once it has run out, by the server's clock: by any process, its last
+   * holder too, so one whose counts keep failing holds it no longer than the others.
+   */
   backlogCountLease: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { $expr: "free or this holder's, by the server's clock: a condition on the one document _id found" },
+    residual: { $expr: "run out, by the server's clock: a condition on the one document _id found" },
     // The primary's acknowledgement alone: a take rolled back in a failover lets a second process count once, which costs a count.
     writeConcern: RELEASED_BY_PRIMARY,
-    build: (holder: string) => ({
-      filter: { _id: 'backlog-count', $expr: { $or: [{ $lte: ['$leaseUntil', { $toLong: '$$NOW' }] }, { $eq: ['$holder', holder] }] } },
-    }),
+    build: () => ({ filter: { _id: 'backlog-count', $expr: { $lte: ['$leaseUntil', { $toLong: '$$NOW' }] } } }),
+    example: [],
+  }),
+  /** The count's lease given up by its holder (its count failed): another may count at its next try. */
+  backlogCountRelease: planSpec({
+    collection: COLLECTIONS.jobLeases,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { holder: 'the holder: a condition on the one document _id found' },
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: (holder: string) => ({ filter: { _id: 'backlog-count', holder } }),
     example: ['host-1'],
+  }),
+  /** The count's lease by id, to learn whether its document exists (a take that matched nothing). */
+  backlogCountLeaseById: planSpec({
+    collection: COLLECTIONS.jobLeases,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: () => ({ filter: { _id: 'backlog-count' } }),
+    example: [],
   }),
   /** The endpoint's retrying deliveries, counted up to ENDPOINT_COUNT_CAP (the endpoint's page, a request). */
   retryingOfEndpoint: planSpec({
