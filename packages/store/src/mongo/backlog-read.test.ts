@@ -5,13 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { MongoServerError } from 'mongodb';
-import { BACKLOG_COUNT_EVERY_MS, BACKLOG_READ_MS, BACKLOG_READ_PREFERENCE, BACKLOG_STALE_MS, backlogReadOptions, StaleBacklogError } from './backlog-read.ts';
+import {
+  BACKLOG_COUNT_EVERY_MS,
+  BACKLOG_READ_MS,
+  BACKLOG_READ_PREFERENCE,
+  BACKLOG_STALE_MS,
+  BACKLOG_TAKE_SLACK_MS,
+  backlogReadOptions,
+  StaleBacklogError,
+} from './backlog-read.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
 import type { Month } from './months.ts';
 
-type Call = { op: 'count' | 'findOne'; month: Month; options: Record<string, unknown> };
+type Call = { op: 'count' | 'findOne'; month: Month; filter: Record<string, any>; options: Record<string, unknown> };
 
 /** `meta` and `job_leases` in memory, answering the shared count's operations as the server would, by `server.now` ($$NOW). */
 function sharedState() {
@@ -30,26 +38,34 @@ function sharedState() {
     collections: {
       jobLeases: {
         insertOne: async (doc: { _id: string; holder: string; leaseUntil: number; seq: number }, o: Record<string, unknown>) => {
-          log.push(`make lease ${concern(o)}`);
+          log.push(`make lease ${doc.seq} ${concern(o)}`);
           if (leases.has(doc._id)) throw duplicate(doc._id);
           leases.set(doc._id, { holder: doc.holder, leaseUntil: doc.leaseUntil, seq: doc.seq });
         },
-        // The take: matched only once the lease has run out by the server's clock (`$lte: [leaseUntil, $$NOW]`).
+        // The take: matched once the lease has run out, but for a second's slack, by the server's clock.
         findOneAndUpdate: async (filter: Record<string, any>, pipeline: Record<string, any>[], o: Record<string, any>) => {
-          expect(filter.$expr).toEqual({ $lte: ['$leaseUntil', { $toLong: '$$NOW' }] });
+          expect(filter.$expr).toEqual({ $lte: ['$leaseUntil', { $add: [{ $toLong: '$$NOW' }, BACKLOG_TAKE_SLACK_MS] }] });
           expect(o).toMatchObject({ returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: 5_000 });
           const set = pipeline[0]!.$set;
+          // Held 15 s from the server's now, and numbered on from the document's own seq.
+          expect(set.leaseUntil).toEqual({ $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] });
+          expect(set.seq).toEqual({ $add: [{ $ifNull: ['$seq', 0] }, 1] });
           const doc = leases.get(filter._id);
-          const free = doc !== undefined && doc.leaseUntil <= server.now;
+          const free = doc !== undefined && doc.leaseUntil <= server.now + BACKLOG_TAKE_SLACK_MS;
           log.push(`take ${set.holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
           if (!free) return null;
-          Object.assign(doc, { holder: set.holder, leaseUntil: server.now + (set.leaseUntil.$add[1] as number), seq: doc.seq + 1 });
+          Object.assign(doc, { holder: set.holder, leaseUntil: server.now + BACKLOG_COUNT_EVERY_MS, seq: doc.seq + 1 });
           return { leaseUntil: doc.leaseUntil, seq: doc.seq };
         },
         findOne: async (filter: { _id: string }) => (leases.has(filter._id) ? { _id: filter._id } : null),
-        updateOne: async (filter: { _id: string; holder: string }, update: { $set: { leaseUntil: number } }, o: Record<string, unknown>) => {
+        updateOne: async (filter: Record<string, any>, update: Record<string, any>, o: Record<string, unknown>) => {
           const doc = leases.get(filter._id);
-          const mine = doc?.holder === filter.holder;
+          if (update.$max) {
+            log.push(`raise seq to ${update.$max.seq}`);
+            if (doc) doc.seq = Math.max(doc.seq, update.$max.seq);
+            return { matchedCount: doc ? 1 : 0 };
+          }
+          const mine = doc?.holder === filter.holder && doc?.seq === filter.seq;
           log.push(`release ${concern(o)}: ${mine ? 'released' : 'not held'}`);
           if (mine) doc!.leaseUntil = update.$set.leaseUntil;
           return { matchedCount: mine ? 1 : 0 };
@@ -71,7 +87,7 @@ function sharedState() {
           return { matchedCount: newer ? 1 : 0 };
         },
         findOne: async (filter: { _id: string }, o: Record<string, any>) => {
-          if (o.projection?._id === 1) return meta.has(filter._id) ? { _id: filter._id } : null;
+          if (o.projection?.ageMs === undefined) return meta.has(filter._id) ? { seq: meta.get(filter._id)!.seq } : null;
           log.push(`read ${o.comment} ${concern(o)}`);
           const doc = meta.get(filter._id);
           if (doc === undefined) return null;
@@ -99,14 +115,14 @@ function connection(counts: Record<string, number>, firstCountMs = 0, shared = s
     months: async () => months,
     bucket: (month: Month) => ({
       deliveries: {
-        countDocuments: async (_filter: unknown, options: Record<string, unknown>) => {
-          calls.push({ op: 'count', month, options });
+        countDocuments: async (filter: Record<string, any>, options: Record<string, unknown>) => {
+          calls.push({ op: 'count', month, filter, options });
           if (first && firstCountMs > 0) await new Promise((resolve) => setTimeout(resolve, firstCountMs));
           first = false;
           return Math.min(counts[month]!, options.limit as number);
         },
-        findOne: async (_filter: unknown, options: Record<string, unknown>) => {
-          calls.push({ op: 'findOne', month, options });
+        findOne: async (filter: Record<string, any>, options: Record<string, unknown>) => {
+          calls.push({ op: 'findOne', month, filter, options });
           return { dueAt: 1_000 + Number(month) };
         },
       },
@@ -117,85 +133,69 @@ function connection(counts: Record<string, number>, firstCountMs = 0, shared = s
 
 describe('the shared backlog count (one process counts, the others read it)', () => {
   it(`one process counts per ${BACKLOG_COUNT_EVERY_MS} ms of the server's clock, whatever the processes' clocks say; scrapes read it`, async () => {
-    expect([BACKLOG_COUNT_EVERY_MS, BACKLOG_STALE_MS]).toEqual([15_000, 60_000]);
+    expect([BACKLOG_COUNT_EVERY_MS, BACKLOG_STALE_MS, BACKLOG_TAKE_SLACK_MS]).toEqual([15_000, 60_000, 1_000]);
     const shared = sharedState();
     const a = connection({ '202612': 4 }, 0, shared);
     const b = connection({ '202612': 4 }, 0, shared);
     const [repoA, repoB] = [new MongoDeliveryRepo(a.conn), new MongoDeliveryRepo(b.conn)];
     await expect(repoB.backlog(0)).rejects.toThrow('the backlog has not been counted yet');
     expect(await repoA.countBacklog(2_000_000)).toBe(true);
+    // Counted as of the server's time at the take, not A's (2,000,000).
+    expect(a.calls.find((c) => c.op === 'count')!.filter.dueAt.$lte).toBe(5_000_000);
     // B's clock is an hour ahead: the lease is the server's to time, held 15 s.
     expect(await repoB.countBacklog(2_000_000 + 3_600_000)).toBe(false);
     expect(b.calls).toEqual([]);
     shared.server.now += 10_000;
     expect(await repoB.backlog(0)).toEqual({ due: 4, retrying: 4, oldestDueAt: 1_000 + 202612, countedAt: 5_000_000 });
-    shared.server.now += BACKLOG_COUNT_EVERY_MS - 10_000;
+    // A second before the lease runs out, it may be taken: a tick as long as the lease still counts each time.
+    shared.server.now += BACKLOG_COUNT_EVERY_MS - BACKLOG_TAKE_SLACK_MS - 10_000 - 1;
+    expect(await repoB.countBacklog(0)).toBe(false);
+    shared.server.now += 1;
     expect(await repoB.countBacklog(0)).toBe(true);
     expect(b.calls.filter((c) => c.op === 'count')).toHaveLength(2);
-    // The two documents are made by insert (no conditional upsert that fails), by each process at
-    // its first try; a try that found the lease held makes nothing (it is there).
-    expect(shared.log.filter((l) => l.startsWith('make'))).toEqual(Array(2).fill(['make lease {"w":1}', 'make snapshot {"w":1}']).flat());
+    // The documents are made by insert (no conditional upsert that fails), at each process's first
+    // try: B's lease insert, numbered from the count's seq, finds A's there (a duplicate, ignored).
+    expect(shared.log.filter((l) => l.startsWith('make'))).toEqual(['make lease 0 {"w":1}', 'make snapshot {"w":1}', 'make lease 1 {"w":1}']);
     // The take and the write need the primary alone; the read takes any member (its age is the server's).
-    expect(shared.log.filter((l) => l.startsWith('take') || l.startsWith('write') || l.startsWith('read'))).toEqual([
+    expect(shared.log.filter((l) => /^(take|write|read)/.test(l))).toEqual([
       'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
       'write 1 {"w":1}: written',
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: held$/),
       'read deliveries.backlogSnapshot {"mode":"primaryPreferred"}',
+      expect.stringMatching(/^take [\w-]+ \{"w":1\}: held$/),
       expect.stringMatching(/^take [\w-]+ \{"w":1\}: taken$/),
       'write 2 {"w":1}: written',
     ]);
   });
 
-  it(`a count ${BACKLOG_STALE_MS} ms old by the server's clock is not shown: its counter stopped`, async () => {
+  it(`a count ${BACKLOG_STALE_MS} ms old by the server's clock is not shown: its counter stopped; the error says when it was made`, async () => {
     const shared = sharedState();
     const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
     await repo.countBacklog(0);
+    const countedAt = shared.server.now;
     shared.server.now += BACKLOG_STALE_MS - 1;
     expect(await repo.backlog(0)).toMatchObject({ due: 4 });
     shared.server.now += 1;
-    await expect(repo.backlog(0)).rejects.toThrow('the backlog was last counted 60 s ago');
+    const stale = await repo.backlog(0).catch((err: unknown) => err);
+    expect(stale).toBeInstanceOf(StaleBacklogError);
+    expect((stale as StaleBacklogError).message).toBe('the backlog was last counted 60 s ago');
+    expect((stale as StaleBacklogError).countedAt).toBe(countedAt);
   });
 
-  it('a failed count gives the lease up for another process; a holder retakes it only once it has run out', async () => {
+  it('a failed count gives its take of the lease up for another process', async () => {
     const shared = sharedState();
-    const failing = connection({ '202612': 4 }, 0, shared);
-    const repo = new MongoDeliveryRepo(failing.conn);
-    expect(await repo.countBacklog(0)).toBe(true);
-    expect(await repo.countBacklog(0)).toBe(false); // its own lease, not run out: no second count
-    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    const ok = connection({ '202612': 4 }, 0, shared);
     const broken = new MongoDeliveryRepo({
-      ...failing.conn,
+      ...ok.conn,
       months: async () => {
         throw new Error('pool wait timed out');
       },
     } as unknown as MongoConnection);
     await expect(broken.countBacklog(0)).rejects.toThrow('pool wait timed out');
     expect(shared.log.at(-1)).toBe('release {"w":1}: released');
-    expect(await new MongoDeliveryRepo(connection({ '202612': 6 }, 0, shared).conn).countBacklog(0)).toBe(true);
-    expect(await repo.backlog(0)).toMatchObject({ due: 6, countedAt: shared.server.now });
-  });
-
-  it('a stale count tells when it was made, for the metrics to date it', async () => {
-    const shared = sharedState();
-    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
-    await repo.countBacklog(0);
-    const countedAt = shared.server.now;
-    shared.server.now += BACKLOG_STALE_MS;
-    const stale = await repo.backlog(0).catch((err: unknown) => err);
-    expect(stale).toBeInstanceOf(StaleBacklogError);
-    expect((stale as StaleBacklogError).countedAt).toBe(countedAt);
-  });
-
-  it('makes its documents again when they are gone (an operator deleted them), and counts', async () => {
-    const shared = sharedState();
-    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
-    expect(await repo.countBacklog(0)).toBe(true);
-    shared.leases.clear();
-    shared.meta.clear();
-    expect(await repo.countBacklog(0)).toBe(false); // the lease's document is gone: nothing to take
-    expect(await repo.countBacklog(0)).toBe(true); // made again, taken
-    expect(await repo.backlog(0)).toMatchObject({ due: 4 });
+    expect(await new MongoDeliveryRepo(ok.conn).countBacklog(0)).toBe(true);
+    expect(await new MongoDeliveryRepo(ok.conn).backlog(0)).toMatchObject({ due: 4, countedAt: shared.server.now });
   });
 
   it('a count of an earlier take than the one written is dropped (a slow counter whose lease ran out)', async () => {
@@ -206,9 +206,42 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     await new Promise((resolve) => setTimeout(resolve, 50));
     shared.server.now += BACKLOG_COUNT_EVERY_MS; // its lease runs out meanwhile
     expect(await new MongoDeliveryRepo(fast.conn).countBacklog(0)).toBe(true);
-    expect(await late).toBe(true);
+    expect(await late).toBe(false);
     expect(shared.log.filter((l) => l.startsWith('write'))).toEqual(['write 2 {"w":1}: written', 'write 1 {"w":1}: dropped']);
     expect(await new MongoDeliveryRepo(fast.conn).backlog(0)).toMatchObject({ due: 9 });
+  });
+
+  it('a lease deleted alone (an operator unsticking jobs) is made again numbered on from the count: the next count is written', async () => {
+    const shared = sharedState();
+    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
+    for (let i = 0; i < 3; i++) {
+      expect(await repo.countBacklog(0)).toBe(true);
+      shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    }
+    shared.leases.clear();
+    expect(await repo.countBacklog(0)).toBe(false); // nothing to take: made again at the next try
+    expect(await repo.countBacklog(0)).toBe(true);
+    expect(shared.log.filter((l) => l.startsWith('make lease'))).toEqual(['make lease 0 {"w":1}', 'make lease 3 {"w":1}']);
+    expect(shared.log.filter((l) => l.startsWith('write')).at(-1)).toBe('write 4 {"w":1}: written');
+  });
+
+  it('a count document deleted alone is made again, and a lease behind it is raised to its seq', async () => {
+    const shared = sharedState();
+    const repo = new MongoDeliveryRepo(connection({ '202612': 4 }, 0, shared).conn);
+    expect(await repo.countBacklog(0)).toBe(true);
+    shared.meta.clear();
+    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    expect(await repo.countBacklog(0)).toBe(false); // its write found no document
+    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    expect(await repo.countBacklog(0)).toBe(true);
+    expect(await repo.backlog(0)).toMatchObject({ due: 4 });
+    // A lease made again by hand with a low seq, behind the count's: raised at the first dropped write.
+    shared.leases.set('backlog-count', { holder: '', leaseUntil: 0, seq: 0 });
+    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    expect(await repo.countBacklog(0)).toBe(false);
+    expect(shared.log.at(-1)).toBe('raise seq to 3');
+    shared.server.now += BACKLOG_COUNT_EVERY_MS;
+    expect(await repo.countBacklog(0)).toBe(true);
   });
 });
 

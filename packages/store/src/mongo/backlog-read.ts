@@ -20,35 +20,53 @@ export const BACKLOG_COUNT_EVERY_MS = 15_000;
 /** A count older than this is not shown (its counter stopped): the read fails, and the gauges read NaN. */
 export const BACKLOG_STALE_MS = 60_000;
 
-/** The documents `meta` and `job_leases` must hold before their conditional updates can match. */
+/** How long a lease take or the count's write may run on the server (each a point write by _id). */
+const POINT_WRITE_MS = 5_000;
+/**
+ * How long before the lease runs out another take may have it: a tick as long as the lease
+ * would otherwise find it unexpired about half the time (its round trip shorter than the last),
+ * and count every 30 s, not 15.
+ */
+export const BACKLOG_TAKE_SLACK_MS = 1_000;
+
+/**
+ * The documents `meta` and `job_leases` must hold before their conditional updates can match.
+ * A lease made again (an operator deleted it) numbers its takes on from the count's `seq`, or
+ * every count would be dropped until its takes caught up.
+ */
 async function ensureDocuments(conn: MongoConnection): Promise<void> {
+  const snapshot = P.backlogSnapshot();
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
   const made = [
-    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: 0 }, { writeConcern: { w: 1 } }),
-    conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { writeConcern: { w: 1 } }),
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { writeConcern: { w: 1 } }),
+    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { writeConcern: { w: 1 } }) : Promise.resolve(),
   ];
   for (const made_ of await Promise.allSettled(made)) {
     if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
   }
 }
 
-/** How long a lease take or the count's write may run on the server (each a point write by _id). */
-const POINT_WRITE_MS = 5_000;
-
 /**
- * Counts the backlog with `count` and shares it, when this process takes the count's lease:
- * once it has run out by the server's clock, for BACKLOG_COUNT_EVERY_MS, each take numbered
- * (`seq`). A conditional update, never an upsert that fails (the server logs each); the two
- * documents are made by insert at a process's first try, and again when a try finds one gone
- * (an operator's cleanup). A count of an earlier take than the one written is dropped; one that
- * fails gives the lease up, so that another process counts at its next try.
- * @returns whether this process counted.
+ * Counts the backlog with `count` (given the server's time) and shares it, when this process
+ * takes the count's lease: once it has run out, or is within BACKLOG_TAKE_SLACK_MS of it, by the
+ * server's clock, for BACKLOG_COUNT_EVERY_MS, each take numbered (`seq`). A conditional update,
+ * never an upsert that fails (the server logs each); the two documents are made by insert at a
+ * process's first try, and again when a try finds one gone (an operator's cleanup). A count of
+ * an earlier take than the one written is dropped; one that fails gives the lease up, so that
+ * another process counts at its next try.
+ * @returns whether this process's count was written.
  */
-export async function countAndShare(conn: MongoConnection, holder: string, count: () => Promise<Backlog>, state: { ready: boolean }): Promise<boolean> {
+export async function countAndShare(
+  conn: MongoConnection,
+  holder: string,
+  count: (now: number) => Promise<Backlog>,
+  state: { ready: boolean },
+): Promise<boolean> {
   if (!state.ready) {
     await ensureDocuments(conn);
     state.ready = true;
   }
-  const lease = P.backlogCountLease();
+  const lease = P.backlogCountLease(BACKLOG_TAKE_SLACK_MS);
   const taken = await conn.jobLeases.findOneAndUpdate(
     lease.filter,
     [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
@@ -59,28 +77,35 @@ export async function countAndShare(conn: MongoConnection, holder: string, count
     if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, projection: { _id: 1 } })) === null) state.ready = false;
     return false;
   }
+  // The server's time at the take: what is due is counted by it, and the count dated by it (not
+  // by the write, which a failover may hold up).
+  const countedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
+  const seq = taken.seq ?? 0;
   let counted: Backlog;
   try {
-    counted = await count();
+    counted = await count(countedAt);
   } catch (err) {
-    const release = P.backlogCountRelease(holder);
+    const release = P.backlogCountRelease(holder, seq);
     await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
     throw err;
   }
-  // Dated by the take (when the count began), not by the write (which a failover may hold up).
-  const countedAt = taken.leaseUntil - BACKLOG_COUNT_EVERY_MS;
-  const seq = taken.seq ?? 0;
   const write = P.backlogSnapshotWrite(seq);
   const { matchedCount } = await conn.meta.updateOne(
     write.filter,
     { $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, countedAt, seq } },
     { ...write.options, maxTimeMS: POINT_WRITE_MS },
   );
-  if (matchedCount === 0) {
-    const snapshot = P.backlogSnapshot();
-    if ((await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { _id: 1 } })) === null) state.ready = false;
+  if (matchedCount === 1) return true;
+  // Dropped: a later take's count is there (nothing to do), or the document is gone, or the
+  // lease was made again behind it (numbered on from the count's seq, the next take writes).
+  const snapshot = P.backlogSnapshot();
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
+  if (shared === null) state.ready = false;
+  else if (typeof shared.seq === 'number' && shared.seq >= seq) {
+    const byId = P.backlogCountLeaseById();
+    await conn.jobLeases.updateOne(byId.filter, { $max: { seq: shared.seq } }, { writeConcern: { w: 1 }, maxTimeMS: POINT_WRITE_MS });
   }
-  return true;
+  return false;
 }
 
 /** The shared count as a scrape reads it: its age by the server's clock. Any member: an old copy is refused by its age. */

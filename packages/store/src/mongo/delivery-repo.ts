@@ -263,8 +263,9 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return sharedBacklog(this.#conn);
   }
 
-  async countBacklog(now: number): Promise<boolean> {
-    return countAndShare(this.#conn, this.#holder, () => this.#countBacklog(now), this.#backlogDocs);
+  async countBacklog(_now: number): Promise<boolean> {
+    // Counted as of the server's time at the take (countAndShare), whatever this process's clock says.
+    return countAndShare(this.#conn, this.#holder, (serverNow) => this.#countBacklog(serverNow), this.#backlogDocs);
   }
 
   async #countBacklog(now: number): Promise<Backlog> {

@@ -262,8 +262,9 @@ export interface DeliveryRepo {
   /**
    * Optional, for a store many processes share (MongoDB): counts the backlog and shares it for
    * every process's `backlog`, when it is this process's turn (one at a time, store-wide). Called
-   * on a timer of its own (the dispatcher's BacklogCountJob), never on a scrape.
-   * @returns whether this process counted.
+   * on a timer of its own (the dispatcher's BacklogCountJob), never on a scrape. `now` is the
+   * caller's; a store with a clock of its own (MongoDB's server) may count by that instead.
+   * @returns whether this process's count was written.
    */
   countBacklog?(now: number): Promise<boolean>;
   /**

@@ -268,11 +268,11 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { $expr: "run out, by the server's clock: a condition on the one document _id found" },
+    residual: { $expr: "run out (but for `slackMs`), by the server's clock: a condition on the one document _id found" },
     // The primary's acknowledgement alone: a take rolled back in a failover lets a second process count once, which costs a count.
     writeConcern: RELEASED_BY_PRIMARY,
-    build: () => ({ filter: { _id: 'backlog-count', $expr: { $lte: ['$leaseUntil', { $toLong: '$$NOW' }] } } }),
-    example: [],
+    build: (slackMs: number) => ({ filter: { _id: 'backlog-count', $expr: { $lte: ['$leaseUntil', { $add: [{ $toLong: '$$NOW' }, slackMs] }] } } }),
+    example: [1_000],
   }),
   /** The count's lease given up by its holder (its count failed): another may count at its next try. */
   backlogCountRelease: planSpec({
@@ -280,12 +280,12 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { holder: 'the holder: a condition on the one document _id found' },
+    residual: { holder: 'the holder: a condition on the one document _id found', seq: 'its take: a condition on the same document' },
     writeConcern: RELEASED_BY_PRIMARY,
-    build: (holder: string) => ({ filter: { _id: 'backlog-count', holder } }),
-    example: ['host-1'],
+    build: (holder: string, seq: number) => ({ filter: { _id: 'backlog-count', holder, seq } }),
+    example: ['host-1', 1],
   }),
-  /** The count's lease by id, to learn whether its document exists (a take that matched nothing). */
+  /** The count's lease by id: whether it exists (a take that matched nothing), its seq raised (a count dropped behind one made again). */
   backlogCountLeaseById: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
