@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { turnOutbox } from '@wirehook/core';
 import { noResponse, tokenSendRequest, type SendRequest, type SendResult, type TokenFetch } from './http-egress.ts';
 
 /** What the thread's HttpEgress is built from: plain data, since nothing else crosses to a worker. */
@@ -58,6 +59,8 @@ interface Pending {
   resolve: (value: SendResult | undefined) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
+  /** Posted to the thread (false while it waits for the turn's message): a thread that ends held it. */
+  posted: boolean;
 }
 
 /**
@@ -82,7 +85,8 @@ export class EgressThread {
   /** Settles when the running thread says it is ready (EGRESS_READY), or ended before. */
   #ready: Promise<void> = Promise.resolve();
   #nextId = 0;
-  #outbox: EgressCall[] = [];
+  /** The calls of this turn of the event loop, posted together once it ends (#post). */
+  readonly #outbox = turnOutbox<EgressCall>((calls) => this.#post(calls));
   #closing: Promise<void> | undefined;
   /** Why the last thread ended, and until when no other is started. */
   #lost: { err: Error; until: number } | undefined;
@@ -154,9 +158,8 @@ export class EgressThread {
         if (this.#worker === worker) void this.#end(worker, new Error(`no answer within ${this.#answerWithinMs} ms`));
       }, this.#answerWithinMs);
       timer.unref();
-      this.#pending.set(id, { resolve, reject, timer });
-      if (this.#outbox.length === 0) setImmediate(() => this.#flush());
-      this.#outbox.push({ ...call, id } as EgressCall);
+      this.#pending.set(id, { resolve, reject, timer, posted: false });
+      this.#outbox({ ...call, id } as EgressCall);
     });
   }
 
@@ -204,12 +207,12 @@ export class EgressThread {
     return worker;
   }
 
-  #flush(): void {
-    const calls = this.#outbox;
-    this.#outbox = [];
+  /** Posts a turn's calls to the thread, but those a thread that ended meanwhile has failed (#ended). */
+  #post(outbox: EgressCall[]): void {
+    const calls = outbox.filter((call) => this.#pending.has(call.id));
     const worker = this.#worker;
-    // Empty when the thread ended meanwhile (#ended failed its calls) and a new one took the next.
     if (calls.length === 0 || worker === undefined) return;
+    for (const call of calls) this.#pending.get(call.id)!.posted = true;
     try {
       worker.postMessage(calls, movedOf(calls));
     } catch {
@@ -245,14 +248,12 @@ export class EgressThread {
     if (worker !== this.#worker) return;
     this.#worker = undefined;
     this.#lost = { err, until: performance.now() + this.#restartDelayMs };
-    // Calls still in the outbox never reached the thread: it did not hold them (they cannot have caused its end).
-    const unsent = new Set(this.#outbox.map((call) => call.id));
-    const calls = [...this.#pending];
+    // Calls not yet posted never reached the thread: it did not hold them (they cannot have caused its end).
+    const calls = [...this.#pending.values()];
     this.#pending.clear();
-    this.#outbox = [];
-    for (const [id, call] of calls) {
+    for (const call of calls) {
       clearTimeout(call.timer);
-      const held = !unsent.has(id);
+      const held = call.posted;
       const message = held ? `the egress thread ended during the send: ${err.message}` : `the egress thread ended before the send: ${err.message}`;
       call.reject(new EgressUnavailableError(message, { cause: err, held }));
     }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { turnOutbox } from '@wirehook/core';
 import { deserializeError, type SerializedError } from './remote-error.ts';
 
 /** One store call sent to a store thread (in an array: the calls of one turn of the event loop). */
@@ -21,7 +22,10 @@ export class StoreThread {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>();
   #nextId = 0;
-  #outbox: StoreCall[] = [];
+  /** The calls of this turn of the event loop, posted together once it ends (refused once the thread failed). */
+  readonly #post = turnOutbox<StoreCall>((calls) => {
+    if (!this.#failure) this.#worker.postMessage(calls);
+  });
   #failure: Error | undefined;
 
   constructor(path: string, role: StoreThreadRole) {
@@ -33,11 +37,12 @@ export class StoreThread {
       workerData: { path, role },
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
-    // The worker keeps the process alive only while a call is waiting for it.
-    this.#worker.unref();
     this.#worker.on('message', (replies: StoreReply[]) => replies.forEach((reply) => this.#settle(reply)));
     this.#worker.on('error', (err) => this.#failAll(err));
     this.#worker.on('exit', (code) => this.#failAll(new Error(`the SQLite store's ${role} thread exited (code ${code})`)));
+    // The worker keeps the process alive only while a call is waiting for it. After the listeners:
+    // adding a 'message' listener refs a worker again.
+    this.#worker.unref();
   }
 
   /** Whether the thread has failed (or was closed): every call is then refused with that error. */
@@ -51,8 +56,7 @@ export class StoreThread {
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      if (this.#outbox.length === 0) setImmediate(() => this.#flush());
-      this.#outbox.push({ ...call, id } as StoreCall);
+      this.#post({ ...call, id } as StoreCall);
     });
   }
 
@@ -67,12 +71,6 @@ export class StoreThread {
       this.#failure ??= reason;
       await this.#worker.terminate();
     }
-  }
-
-  #flush(): void {
-    const calls = this.#outbox;
-    this.#outbox = [];
-    if (!this.#failure) this.#worker.postMessage(calls);
   }
 
   #settle(reply: StoreReply): void {
