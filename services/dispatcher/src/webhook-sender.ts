@@ -25,6 +25,7 @@ import { TransformationCodes } from './transformation-codes.ts';
 import { urlRuleViolation } from './send-time-rules.ts';
 import { SigningKeys } from './signing-keys.ts';
 import { buildWebhookRequest, customHeaders, type WebhookRequest } from './webhook-request.ts';
+import { remember } from './recent-map.ts';
 
 /** The outbound HTTP client, as the dispatcher uses it. */
 export interface Sender {
@@ -251,11 +252,12 @@ export class WebhookSender {
     if (!err.held) return false;
     const id = job.delivery.id;
     const losses = (this.#egressLosses.get(id) ?? 0) + 1;
+    if (losses < EGRESS_LOSSES_BEFORE_ATTEMPT) {
+      remember(this.#egressLosses, id, losses, EGRESS_LOSSES_TRACKED);
+      return false;
+    }
     this.#egressLosses.delete(id);
-    if (losses >= EGRESS_LOSSES_BEFORE_ATTEMPT) return true;
-    if (this.#egressLosses.size >= EGRESS_LOSSES_TRACKED) this.#egressLosses.delete(this.#egressLosses.keys().next().value!);
-    this.#egressLosses.set(id, losses);
-    return false;
+    return true;
   }
 
   /**
