@@ -30,8 +30,8 @@ function writeErrorsOf(err: unknown): { code?: number; errmsg?: string }[] {
   return Array.isArray(found) ? found : [];
 }
 
-// Server codes of a replica set or shard without a usable primary, or a member unreachable or
-// too slow: what a failover answers (the driver retries a retryable write once, then throws).
+// Server codes of a replica set or shard without a usable primary, or a member unreachable:
+// what a failover answers (the driver retries a retryable write once, then throws).
 const FAILOVER_CODES = new Set([
   6, // HostUnreachable
   7, // HostNotFound
@@ -41,11 +41,9 @@ const FAILOVER_CODES = new Set([
   91, // ShutdownInProgress
   133, // FailedToSatisfyReadPreference (mongos: a shard without a primary)
   150, // StaleEpoch (mongos: a collection's sharding changed under the request)
-  202, // NetworkInterfaceExceededTimeLimit (mongos: a shard not answering in time)
   134, // ReadConcernMajorityNotAvailableYet
   189, // PrimarySteppedDown
   244, // TransactionCoordinatorReachedAbortDecision (a sharded transaction aborted: safe to run again)
-  262, // ExceededTimeLimit (mongos or an internal request not answered in time, as during a step-down)
   9001, // SocketException
   10058, // LegacyNotPrimary
   10107, // NotWritablePrimary
@@ -55,55 +53,51 @@ const FAILOVER_CODES = new Set([
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
 ]);
-// Labels of the same, and of a transaction that withTransaction gave up on (its 120 s spent on
-// conflicts or an unconfirmed commit).
-// Newer servers refuse work they are too loaded to take (the driver retries them with backoff first).
-const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'SystemOverloadedError', 'RetryableError'];
-// The driver's own, by name (their classes are not exported): no connection of the pool came
-// free within waitQueueTimeoutMS, as when every one waits on a primary that is going away; a
-// member's pool closed (it left the topology: a reconfig) between choosing it and sending.
-const POOL_ERRORS = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClosedError']);
+// Codes of a wait that ran out: the database too slow to answer, overloaded or with a primary
+// going away (an election makes these too).
+const OVERLOAD_CODES = new Set([
+  202, // NetworkInterfaceExceededTimeLimit (mongos: a shard not answering in time)
+  262, // ExceededTimeLimit (mongos or an internal request not answered in time, as during a step-down)
+]);
+// Labels of a failover, and of a transaction that withTransaction gave up on (its 120 s spent on
+// conflicts or an unconfirmed commit); `RetryableError`: a newer server's work refused, retried first.
+const FAILOVER_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'RetryableError'];
+// A newer server refusing work it is too loaded to take (the driver retries it with backoff first).
+const OVERLOAD_LABEL = 'SystemOverloadedError';
 
 /**
- * True when `err` is a failover's, as an election or a lost member gives: a majority that did
- * not confirm a write in time (it may stand on the primary or be rolled back), a primary that
- * stepped down or shut down, no primary to send to, a connection lost before the answer, a
- * transaction given up, and the waits that run out meanwhile: a connection of the pool, a
- * lock, an operation's time limit. A write's outcome is then unknown: the same
- * write again, or a read, tells. An error of the request itself (a duplicate key, a bad query,
- * authorization) is not one.
+ * What a store call's error says of the database, when it says the call can only be tried
+ * again later (its outcome unknown: the same write again, or a read, tells):
+ * - `failover`: an election or a lost member: a majority that did not confirm a write in time
+ *   (it may stand on the primary or be rolled back), a primary that stepped down or shut down,
+ *   no primary to send to, a connection lost before the answer, a member gone from the topology,
+ *   a transaction given up;
+ * - `overload`: a wait that ran out, or work refused: no connection of the pool free in time
+ *   (waitQueueTimeoutMS), mongos's or a shard's time limit, an operation's `timeoutMS` (of a
+ *   driver that honours it: 7.x ignores it), a server too loaded.
+ * null for an error of the request itself (a duplicate key, a bad query, authorization) or a
+ * setting to fix (a write concern the set cannot satisfy at all).
  */
-export function isFailoverError(err: unknown): boolean {
-  // Refused as well (a duplicate key): the request's own error, which the repo answers. And a
-  // write concern the set cannot satisfy at all (a bad `w` in MONGODB_URL) is a setting to fix,
-  // not a failover: only a wait that ran out, or a primary going away during it, is one.
+export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
+  // Refused as well (a duplicate key): the request's own error, which the repo answers. Only a
+  // wait that ran out, or a primary going away during it, is a failover's.
   if (err instanceof MongoWriteConcernError) {
     const wtimeout = (err.errInfo as { wtimeout?: unknown } | undefined)?.wtimeout === true;
-    return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code)));
+    return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code))) ? 'failover' : null;
   }
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
-  // A member that left the topology between being chosen and being sent to: nothing was sent.
-  if (err instanceof MongoServerClosedError) return true;
-  if (err instanceof MongoDriverError && POOL_ERRORS.has(err.name)) return true;
-  if (!(err instanceof MongoServerError)) return false;
-  return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code));
+  if (err instanceof MongoOperationTimeoutError) return 'overload';
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoServerClosedError) return 'failover';
+  // The driver's own pool errors, by name (their classes are not exported): no connection came
+  // free in time; a member's pool closed (it left the topology) between choosing it and sending.
+  if (err instanceof MongoDriverError && err.name === 'MongoWaitQueueTimeoutError') return 'overload';
+  if (err instanceof MongoDriverError && err.name === 'MongoPoolClosedError') return 'failover';
+  if (!(err instanceof MongoServerError)) return null;
+  const code = typeof err.code === 'number' ? err.code : undefined;
+  if (err.hasErrorLabel(OVERLOAD_LABEL) || (code !== undefined && OVERLOAD_CODES.has(code))) return 'overload';
+  return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (code !== undefined && FAILOVER_CODES.has(code)) ? 'failover' : null;
 }
 
-// Of those, the ones that say the database is busy, not changing hands: a wait that ran out
-// (the pool's, mongos's or a shard's time limit) or work refused. (MongoOperationTimeoutError,
-// of the driver's `timeoutMS`, which 7.x ignores, is kept for a driver that honours it again.)
-const OVERLOAD_CODES = new Set([202, 262]);
-
-/**
- * True when a failover error (isFailoverError) is a wait that ran out or work refused: the
- * database too slow to answer, overloaded or with a primary going away (an election makes these
- * too), rather than a member known gone. Its 503 says so, for the operator to check the members
- * and then the load (docs/operations.md).
- */
-export function isOverloadError(err: unknown): boolean {
-  if (!isFailoverError(err)) return false;
-  if (err instanceof MongoOperationTimeoutError) return true;
-  if (err instanceof MongoDriverError && err.name === 'MongoWaitQueueTimeoutError') return true;
-  if (!(err instanceof MongoServerError) || err instanceof MongoWriteConcernError) return false;
-  return err.hasErrorLabel('SystemOverloadedError') || (typeof err.code === 'number' && OVERLOAD_CODES.has(err.code));
+/** Whether the call can only be tried again later, its outcome unknown (unavailableKind): a 503, not a 500. */
+export function isFailoverError(err: unknown): boolean {
+  return unavailableKind(err) !== null;
 }

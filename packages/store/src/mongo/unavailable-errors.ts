@@ -1,6 +1,6 @@
 import { UnavailableError } from '@wirehook/core';
 import type { Store } from '../store.ts';
-import { isFailoverError, isOverloadError } from './errors.ts';
+import { unavailableKind } from './errors.ts';
 
 /**
  * The store with every repo call's failover errors as core's UnavailableError (503 at the API,
@@ -26,15 +26,16 @@ export const FAILOVER_MESSAGE =
   'the database is failing over or cannot be reached; a write may or may not have been made: ' +
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
-/** What a database too slow to answer says (isOverloadError: overloaded, or a primary going away); the outcome is as unknown. */
+/** What a database too slow to answer says (unavailableKind `overload`: overloaded, or a primary going away); the outcome is as unknown. */
 export const OVERLOAD_MESSAGE =
   'the database did not answer in time (overloaded, or a primary going away); a write may or may not have been made: ' +
   'repeat a message with its Idempotency-Key, and look before repeating another write';
 
 /** `err` as UnavailableError when it is a failover's (an overload's its own message), else itself. */
 function asUnavailable(err: unknown): unknown {
-  if (!isFailoverError(err)) return err;
-  return new UnavailableError(isOverloadError(err) ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE, { cause: err });
+  const kind = unavailableKind(err);
+  if (kind === null) return err;
+  return new UnavailableError(kind === 'overload' ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE, { cause: err });
 }
 
 /** A repo (a class: its state private) whose methods, bound to it, translate their errors. */
