@@ -19,7 +19,10 @@ function counting() {
 
 function logged() {
   const lines: string[] = [];
-  const logger = { warn: (fields: { err: string }, message: string) => lines.push(`${message}: ${fields.err}`) } as unknown as Logger;
+  const logger = {
+    warn: (fields: { err: Error }, message: string) => lines.push(`${message}: ${fields.err.message}`),
+    info: (_fields: unknown, message: string) => lines.push(message),
+  } as unknown as Logger;
   return { logger, lines };
 }
 
@@ -70,7 +73,7 @@ describe('BacklogCountJob', () => {
     expect(stopped).toBe(true);
   });
 
-  it('logs a failed count once a minute at most, and goes on offering', async () => {
+  it('logs a count that keeps failing once an outage, goes on offering, and says when it counts again', async () => {
     const { store, calls, answers } = counting();
     const { logger, lines } = logged();
     const job = new BacklogCountJob({ store, clock: new ManualClock(0), logger });
@@ -81,7 +84,11 @@ describe('BacklogCountJob', () => {
     answers[1]!.reject(new Error('not primary'));
     await second;
     expect(calls).toHaveLength(2);
-    expect(lines).toEqual(['the backlog could not be counted; the gauges read NaN once the last count is 60 s old: not primary']);
+    expect(lines).toEqual(['the backlog could not be counted: the gauges read NaN once the last count is 60 s old: not primary']);
+    const third = job.runOnce();
+    answers[2]!.resolve(true);
+    await third;
+    expect(lines[1]).toBe('the backlog could not be counted no more, after 0 s: 2 counts failed');
   });
 
   it('does nothing for a store that counts at its scrapes (no countBacklog: SQLite)', async () => {

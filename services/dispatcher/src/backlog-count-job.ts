@@ -1,7 +1,6 @@
-import type { Clock } from '@wirehook/core';
-import type { Component, Logger } from '@wirehook/platform';
+import { type Clock, within } from '@wirehook/core';
+import { type Component, type Logger, OutageLog } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
-import { atMostEvery } from './metrics.ts';
 
 /** How often a dispatcher offers to count the store's backlog (MongoDB: BACKLOG_COUNT_EVERY_MS, the count's lease). */
 export const BACKLOG_COUNT_INTERVAL_MS = 15_000;
@@ -25,22 +24,20 @@ export interface BacklogCountJobDeps {
 export class BacklogCountJob implements Component {
   readonly name = 'backlog-count';
   readonly #deps: BacklogCountJobDeps;
-  readonly #failed: (err: unknown) => void;
+  /** A count that keeps failing (a database down fails every tick): its first failure, a summary every 30 s, the recovery. */
+  readonly #outage: OutageLog;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
   constructor(deps: BacklogCountJobDeps) {
     this.#deps = deps;
-    // Once a minute at most: a database that is down fails every tick.
-    this.#failed = atMostEvery(
-      60_000,
-      () => performance.now(),
-      (err: unknown) =>
-        deps.logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'the backlog could not be counted; the gauges read NaN once the last count is 60 s old',
-        ),
-    );
+    this.#outage = new OutageLog({
+      logger: deps.logger,
+      clock: deps.clock,
+      what: 'the backlog could not be counted',
+      deferred: 'counts failed',
+      consequence: 'the gauges read NaN once the last count is 60 s old',
+    });
   }
 
   async start(): Promise<void> {
@@ -53,14 +50,8 @@ export class BacklogCountJob implements Component {
   /** Stops the timer; waits for a count under way STOP_WAIT_MS at most (a count may be thrown away: it is shared, not owed). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
-    const running = this.#running;
-    if (running === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, STOP_WAIT_MS);
-      timer.unref();
-    });
-    await Promise.race([running, waited]).finally(() => clearTimeout(timer));
+    if (this.#running === undefined) return;
+    await within(this.#running, STOP_WAIT_MS, () => new Error('the count goes on')).catch(() => {});
   }
 
   /** One offer to count (the run under way, if one is). */
@@ -70,8 +61,8 @@ export class BacklogCountJob implements Component {
     this.#running ??= count
       .call(this.#deps.store.deliveries, this.#deps.clock.now())
       .then(
-        () => {},
-        (err: unknown) => this.#failed(err),
+        () => this.#outage.succeeded(),
+        (err: unknown) => this.#outage.failed(err),
       )
       .finally(() => (this.#running = undefined));
     return this.#running;

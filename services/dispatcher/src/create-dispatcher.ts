@@ -3,11 +3,11 @@ import type { Clock, SecretBox } from '@wirehook/core';
 import { TransformRunner } from '@wirehook/transform';
 import { AddressPolicy, EgressThread, HttpEgress, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Kv } from '@wirehook/kv';
-import type { Component, Logger } from '@wirehook/platform';
+import { type Component, type Logger, OutageLog } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
-import { atMostEvery, backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
+import { backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
 import { EndpointWalkJob } from './endpoint-walk-job.ts';
@@ -131,20 +131,19 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     },
   });
   // Replicas sharing one store reuse a read for BACKLOG_REUSE_MS; the sole dispatcher reads at each scrape.
-  const metricsLog = logger.child({ component: 'metrics' });
+  // The first failed read, a summary every 30 s, the recovery: a database down fails every scrape.
+  const backlogReads = new OutageLog({
+    logger: logger.child({ component: 'metrics' }),
+    clock,
+    what: 'the backlog gauges could not be read',
+    deferred: 'reads failed',
+    consequence: 'they read NaN until a read succeeds',
+  });
   registerBacklogMetrics(
     shared.registry,
     () => store.deliveries.backlog(clock.now()),
     () => clock.now(),
-    {
-      reuse: backlogReuse(shared.soleDispatcher),
-      // Once a minute at most: a database that is down fails every scrape.
-      failed: atMostEvery(
-        60_000,
-        () => performance.now(),
-        (err: Error) => metricsLog.warn({ err: err.message }, 'the backlog gauges could not be read; they read NaN until a read succeeds'),
-      ),
-    },
+    { reuse: backlogReuse(shared.soleDispatcher), failed: (err) => backlogReads.failed(err), succeeded: () => backlogReads.succeeded() },
   );
   registerLaneMetrics(
     shared.registry,

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { atMostEvery, BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
+import { BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
 import { SCRAPE_WAIT_MS } from './scraped-source.ts';
 
 type Backlog = { due: number; oldestDueAt: number | null; retrying: number; countedAt?: number };
@@ -109,26 +109,6 @@ describe('backlogReuse', () => {
   it(`reuses a read for ${BACKLOG_REUSE_MS} ms where dispatchers share the store, and per scrape for the sole one`, () => {
     expect(backlogReuse(false).ms).toBe(BACKLOG_REUSE_MS);
     expect(backlogReuse(true).ms).toBe(100);
-  });
-});
-
-describe('atMostEvery', () => {
-  it('calls through once per window, and again when the clock steps back', () => {
-    let at = 0;
-    const calls: number[] = [];
-    const log = atMostEvery(
-      60_000,
-      () => at,
-      (n: number) => calls.push(n),
-    );
-    log(1);
-    at = 59_999;
-    log(2);
-    at = 60_000;
-    log(3);
-    at = 1_000;
-    log(4);
-    expect(calls).toEqual([1, 3, 4]);
   });
 });
 

@@ -73,7 +73,7 @@ export function registerBacklogMetrics(
   registry: Registry,
   backlog: () => Promise<Backlog>,
   now: () => number,
-  options: { reuse?: Reuse; failed?: (err: Error) => void } = {},
+  options: { reuse?: Reuse; failed?: (err: Error) => void; succeeded?: () => void } = {},
 ): void {
   // From the start until a read succeeds, the start: "not read for N minutes" counts from it.
   let lastReadAt = now() / 1000;
@@ -96,6 +96,7 @@ export function registerBacklogMetrics(
       // A count another process made and shared is as old as when it was made.
       succeeded: (b) => {
         lastReadAt = (b.countedAt ?? now()) / 1000;
+        options.succeeded?.();
       },
       failed: (err, again) => {
         if (!again) failures += 1;
@@ -126,17 +127,6 @@ export function registerBacklogMetrics(
       this.inc(failures);
     },
   });
-}
-
-/** `fn`, called at most once per `ms` by `now` (a clock stepping back calls it again): a log line for a fault that repeats each scrape. */
-export function atMostEvery<A extends unknown[]>(ms: number, now: () => number, fn: (...args: A) => void): (...args: A) => void {
-  let last: number | undefined;
-  return (...args) => {
-    const at = now();
-    if (last !== undefined && at - last >= 0 && at - last < ms) return;
-    last = at;
-    fn(...args);
-  };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { within } from '@wirehook/core';
+
 /** How long one read of a scraped source answers the scrapes after it, by which clock. */
 export interface Reuse {
   ms: number;
@@ -61,7 +63,13 @@ export class ScrapedSource<T> {
     if (this.#running === undefined && !this.#fresh()) this.#start();
     const running = this.#running;
     // A read already known to be late is not waited for again: the scrape answers at once.
-    if (running !== undefined && !this.#late && !(await endsWithin(running, this.#waitMs)) && this.#running === running && !this.#late) {
+    if (running === undefined || this.#late) return this.#answer;
+    const ended = await within(running, this.#waitMs, () => new Error('late')).then(
+      () => true,
+      () => false,
+    );
+    // Told once a read, by the first scrape to give up on it.
+    if (!ended && this.#running === running && !this.#late) {
       this.#late = true;
       this.#fail(new Error(`no answer within ${this.#waitMs} ms`), false);
     }
@@ -100,14 +108,4 @@ export class ScrapedSource<T> {
     if (!this.#keep) this.#answer = null;
     this.#events.failed?.(err, again);
   }
-}
-
-/** Whether `work` settles within `ms` (its outcome is the caller's to read elsewhere). */
-function endsWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  return Promise.race([work.then(() => true), late]).finally(() => clearTimeout(timer));
 }
