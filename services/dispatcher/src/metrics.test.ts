@@ -53,8 +53,10 @@ describe('the backlog gauges', () => {
 
   it('date a count another process made and shared by when it was made, not by when it was read', async () => {
     const { clock, source, value } = scraped();
-    source.next = { due: 1, oldestDueAt: null, retrying: 0, countedAt: clock.at - 12_000 } as Backlog;
+    source.next = { due: 1, oldestDueAt: clock.at - 17_000, retrying: 0, countedAt: clock.at - 12_000 } as Backlog;
     expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 12_000) / 1000);
+    // Its lag as of the count (5 s), not aged by the 12 s since: its oldest may have gone out.
+    expect(await value('wirehook_deliveries_oldest_due_age_seconds')).toBe(5);
   });
 
   it('date a count too old to show by when it was made, even before this process read one (a new dispatcher)', async () => {

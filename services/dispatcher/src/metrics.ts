@@ -85,8 +85,10 @@ export function registerBacklogMetrics(
       { name: 'wirehook_deliveries_due', help: 'Deliveries due now and not yet sent (the queue depth), store-wide; NaN: unknown', value: (b) => b.due },
       {
         name: 'wirehook_deliveries_oldest_due_age_seconds',
-        help: 'How long the oldest due delivery has been due (the queue lag); 0 when none is due; NaN: unknown',
-        value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, (now() - b.oldestDueAt) / 1000)),
+        help: 'How long the oldest due delivery had been due when counted (the queue lag); 0 when none is due; NaN: unknown',
+        // As of the count: one shared and up to a minute old would otherwise age by the wait,
+        // though its oldest may have gone out since (the timestamp gauge tells the count's age).
+        value: (b) => (b.oldestDueAt === null ? 0 : Math.max(0, ((b.countedAt ?? now()) - b.oldestDueAt) / 1000)),
       },
       { name: 'wirehook_deliveries_retrying', help: 'Deliveries waiting for their next retry, store-wide; NaN: unknown', value: (b) => b.retrying },
     ],

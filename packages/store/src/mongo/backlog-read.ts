@@ -1,8 +1,11 @@
 import { ReadPreference } from 'mongodb';
-import type { Backlog } from '../ports/delivery-port.ts';
+import { BACKLOG_COUNT_CAP, type Backlog } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { isDuplicateKey } from './errors.ts';
+import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
 
 // The metrics' backlog in MongoDB. One process of all that share the database counts it (two
 // capped counts and a seek per month, MongoDeliveryRepo.countBacklog), at most every
@@ -19,6 +22,9 @@ export const BACKLOG_COUNT_LEASE = 'backlog-count';
 export const BACKLOG_COUNT_EVERY_MS = 15_000;
 /** A count older than this is not shown (its counter stopped): the read fails, and the gauges read NaN. */
 export const BACKLOG_STALE_MS = 60_000;
+
+/** The two documents' inserts: named for the profiler, the primary's acknowledgement alone (a lost one is made again). */
+const MADE = { writeConcern: RELEASED_BY_PRIMARY, comment: 'deliveries.backlogDocuments' } as const;
 
 /** How long a lease take or the count's write may run on the server (each a point write by _id). */
 const POINT_WRITE_MS = 5_000;
@@ -38,8 +44,8 @@ async function ensureDocuments(conn: MongoConnection): Promise<void> {
   const snapshot = P.backlogSnapshot();
   const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
   const made = [
-    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { writeConcern: { w: 1 } }),
-    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { writeConcern: { w: 1 } }) : Promise.resolve(),
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, MADE),
+    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, MADE) : Promise.resolve(),
   ];
   for (const made_ of await Promise.allSettled(made)) {
     if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
@@ -56,12 +62,7 @@ async function ensureDocuments(conn: MongoConnection): Promise<void> {
  * another process counts at its next try.
  * @returns whether this process's count was written.
  */
-export async function countAndShare(
-  conn: MongoConnection,
-  holder: string,
-  count: (now: number) => Promise<Backlog>,
-  state: { ready: boolean },
-): Promise<boolean> {
+export async function countAndShare(conn: MongoConnection, holder: string, state: { ready: boolean }): Promise<boolean> {
   if (!state.ready) {
     await ensureDocuments(conn);
     state.ready = true;
@@ -83,7 +84,7 @@ export async function countAndShare(
   const seq = taken.seq ?? 0;
   let counted: Backlog;
   try {
-    counted = await count(countedAt);
+    counted = await countBacklog(conn, countedAt);
   } catch (err) {
     const release = P.backlogCountRelease(holder, seq);
     await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
@@ -102,8 +103,8 @@ export async function countAndShare(
   const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
   if (shared === null) state.ready = false;
   else if (typeof shared.seq === 'number' && shared.seq >= seq) {
-    const byId = P.backlogCountLeaseById();
-    await conn.jobLeases.updateOne(byId.filter, { $max: { seq: shared.seq } }, { writeConcern: { w: 1 }, maxTimeMS: POINT_WRITE_MS });
+    const raise = P.backlogCountLeaseRaise();
+    await conn.jobLeases.updateOne(raise.filter, { $max: { seq: shared.seq } }, { ...raise.options, maxTimeMS: POINT_WRITE_MS });
   }
   return false;
 }
@@ -167,4 +168,47 @@ export function backlogReadOptions(deadline: number): () => BacklogRead {
     if (left <= 0) throw new Error(`the backlog read ran past its ${BACKLOG_READ_MS} ms`);
     return { readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: left };
   };
+}
+
+/**
+ * The store's backlog as of `now` (the server's time at the count's take). Bounded: index keys
+ * only (covered: a COUNT_SCAN for retrying, an IXSCAN over the two statuses' intervals for due;
+ * no document fetched), at most BACKLOG_COUNT_CAP each over all months (countAcrossMonths);
+ * beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age). The
+ * counts read a secondary, within BACKLOG_READ_MS in all (backlogReadOptions): they never compete
+ * with the writes they measure. The oldest due is a seek a month on the primary: a secondary
+ * behind would show deliveries the primary has claimed since as still due, and their age.
+ */
+async function countBacklog(conn: MongoConnection, now: number): Promise<Backlog> {
+  const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
+  // The list of months is cached by this process's clock: `now` (the server's) is not for it.
+  const months = await conn.months();
+  const due = P.dueCount(now);
+  const retrying = P.retrying();
+  const [dueCount, oldestDue, retryingCount] = await Promise.all([
+    countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
+      conn.bucket(month).deliveries.countDocuments(due.filter, { ...due.options, limit, ...read() }),
+    ),
+    oldestDueAt(conn, now, months, read),
+    countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
+      conn.bucket(month).deliveries.countDocuments(retrying.filter, { ...retrying.options, limit, ...read() }),
+    ),
+  ]);
+  return { due: dueCount, oldestDueAt: oldestDue, retrying: retryingCount };
+}
+
+/**
+ * The earliest dueAt among due deliveries: the least of each month's head (one seek each, on the
+ * primary, within the count's time). Not the oldest month's alone: a retry of an older month's
+ * delivery may be due after a newer one's.
+ */
+async function oldestDueAt(conn: MongoConnection, now: number, months: readonly Month[], read: () => BacklogRead): Promise<number | null> {
+  const q = P.dueHead(now);
+  const heads = await Promise.all(
+    months.map((month) =>
+      conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read(), readPreference: ReadPreference.primary }),
+    ),
+  );
+  const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
+  return times.length === 0 ? null : Math.min(...times);
 }

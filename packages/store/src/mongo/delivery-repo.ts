@@ -16,18 +16,17 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
-import {
-  BACKLOG_COUNT_CAP,
-  type Backlog,
-  type AttemptOutcome,
-  type AttemptPage,
-  type ClaimRef,
-  type CompletedAttempt,
-  type DeliveryJob,
-  type DeliveryRepo,
-  type DeliveryView,
-  type DueDelivery,
-  type LaneStats,
+import type {
+  Backlog,
+  AttemptOutcome,
+  AttemptPage,
+  ClaimRef,
+  CompletedAttempt,
+  DeliveryJob,
+  DeliveryRepo,
+  DeliveryView,
+  DueDelivery,
+  LaneStats,
 } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
@@ -40,9 +39,8 @@ import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { BACKLOG_READ_MS, type BacklogRead, backlogReadOptions, countAndShare, sharedBacklog } from './backlog-read.ts';
+import { countAndShare, sharedBacklog } from './backlog-read.ts';
 import { toAttempt, toDelivery } from './mappers.ts';
-import type { Month } from './months.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { checkedLimit } from './query.ts';
@@ -264,44 +262,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async countBacklog(_now: number): Promise<boolean> {
-    // Counted as of the server's time at the take (countAndShare), whatever this process's clock says.
-    return countAndShare(this.#conn, this.#holder, (serverNow) => this.#countBacklog(serverNow), this.#backlogDocs);
-  }
-
-  async #countBacklog(now: number): Promise<Backlog> {
-    // Bounded on every count: index keys only (covered: a COUNT_SCAN for retrying, an IXSCAN over
-    // the two statuses' intervals for due; no document fetched), at most BACKLOG_COUNT_CAP each over
-    // all months (countAcrossMonths); beyond it the gauges read the cap (docs/operations.md:
-    // alert on the oldest due's age, which is one seek per month whatever the backlog). Off the
-    // primary and within BACKLOG_READ_MS in all (backlogReadOptions): a gauge's read never
-    // competes with the writes it measures, nor outlasts a scrape.
-    const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
-    const months = await this.#conn.months(now);
-    const due = P.dueCount(now);
-    const retrying = P.retrying();
-    const [dueCount, oldestDueAt, retryingCount] = await Promise.all([
-      countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
-        this.#conn.bucket(month).deliveries.countDocuments(due.filter, { ...due.options, limit, ...read() }),
-      ),
-      this.#oldestDueAt(now, months, read),
-      countAcrossMonths(months, BACKLOG_COUNT_CAP, (month, limit) =>
-        this.#conn.bucket(month).deliveries.countDocuments(retrying.filter, { ...retrying.options, limit, ...read() }),
-      ),
-    ]);
-    return { due: dueCount, oldestDueAt, retrying: retryingCount };
-  }
-
-  /**
-   * The earliest dueAt among due deliveries: the least of each month's head (one seek each). Not
-   * the oldest month's alone: a retry of an older month's delivery may be due after a newer one's.
-   */
-  async #oldestDueAt(now: number, months: readonly Month[], read: () => BacklogRead): Promise<number | null> {
-    const q = P.dueHead(now);
-    const heads = await Promise.all(
-      months.map((month) => this.#conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read() })),
-    );
-    const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
-    return times.length === 0 ? null : Math.min(...times);
+    // Counted as of the server's time at the take (backlog-read.ts), whatever this process's clock says.
+    return countAndShare(this.#conn, this.#holder, this.#backlogDocs);
   }
 
   async retryingCount(t: Tenant, endpointId: EndpointId): Promise<number> {

@@ -79,6 +79,7 @@ describe('MongoDB query shapes', () => {
     ).toEqual({
       'alerts.claimNoticeOfOrg': { w: 'majority', wtimeoutMS: 5_000 },
       'deliveries.backlogCountLease': { w: 1 },
+      'deliveries.backlogCountLeaseRaise': { w: 1 },
       'deliveries.backlogCountRelease': { w: 1 },
       'deliveries.backlogSnapshotWrite': { w: 1 },
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },

@@ -285,7 +285,17 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (holder: string, seq: number) => ({ filter: { _id: 'backlog-count', holder, seq } }),
     example: ['host-1', 1],
   }),
-  /** The count's lease by id: whether it exists (a take that matched nothing), its seq raised (a count dropped behind one made again). */
+  /** The count's lease's takes numbered on from the shared count's (a lease made again behind it: backlog-read.ts). */
+  backlogCountLeaseRaise: planSpec({
+    collection: COLLECTIONS.jobLeases,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: () => ({ filter: { _id: 'backlog-count' } }),
+    example: [],
+  }),
+  /** The count's lease by id: whether it exists (a take that matched nothing). */
   backlogCountLeaseById: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
