@@ -32,6 +32,12 @@ describe('MongoDB query shapes', () => {
     expect(problems(INDEXES)).toEqual([]);
   });
 
+  it('holds a plan that examines no document to filter on its index’s keys alone (a covered count)', () => {
+    // Without dueAt in deliveries_due_queue's key, the metrics' due count would read each document's.
+    const withoutDueAt = withIndex('deliveries_due_queue', (i) => ({ ...i, key: Object.fromEntries(Object.entries(i.key).filter(([k]) => k !== 'dueAt')) }));
+    expect(problems(withoutDueAt)).toContain('deliveries.dueCount: examines no document, yet filters on dueAt, not a key of deliveries_due_queue');
+  });
+
   it('the listener janitor’s index holds listeners alone and covers the page (never an http endpoint, no document read)', () => {
     const index = INDEXES[COLLECTIONS.endpoints]!.find((i) => i.name === 'endpoints_listeners');
     expect(index?.partialFilterExpression).toEqual({ type: 'listen' });

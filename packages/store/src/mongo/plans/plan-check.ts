@@ -129,5 +129,14 @@ export function checkPlan(sent: Sent, spec: PlanSpec<any>, indexes: Readonly<Rec
   for (const field of Object.keys(residual)) {
     if (!(field in filter)) fail(`declares ${field} residual but does not filter on it`);
   }
+  // A plan that examines no document (a count answered from the index) has no residual: a field
+  // tested on the document is read from each one, a fetch per key counted. (A partial filter's
+  // field repeated exactly, outside the key, is left to query-plans.test.ts's server to judge.)
+  if (spec.maxExamined(1) === 0) {
+    for (const field of Object.keys(filter)) {
+      const partialOnly = field in partial && isDeepStrictEqual(filter[field], partial[field]);
+      if (!isKey(field) && !partialOnly) fail(`examines no document, yet filters on ${field}, not a key of ${index.name}`);
+    }
+  }
   return errors;
 }
