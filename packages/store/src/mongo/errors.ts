@@ -83,7 +83,9 @@ export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
   // wait that ran out, or a primary going away during it, is a failover's.
   if (err instanceof MongoWriteConcernError) {
     const wtimeout = (err.errInfo as { wtimeout?: unknown } | undefined)?.wtimeout === true;
-    return writeErrorsOf(err).length === 0 && (wtimeout || (typeof err.code === 'number' && FAILOVER_CODES.has(err.code))) ? 'failover' : null;
+    const code = typeof err.code === 'number' ? err.code : undefined;
+    const waited = wtimeout || (code !== undefined && (FAILOVER_CODES.has(code) || OVERLOAD_CODES.has(code)));
+    return writeErrorsOf(err).length === 0 && waited ? 'failover' : null;
   }
   if (err instanceof MongoOperationTimeoutError) return 'overload';
   if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoServerClosedError) return 'failover';

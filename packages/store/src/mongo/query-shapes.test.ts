@@ -36,6 +36,9 @@ describe('MongoDB query shapes', () => {
     // Without dueAt in deliveries_due_queue's key, the metrics' due count would read each document's.
     const withoutDueAt = withIndex('deliveries_due_queue', (i) => ({ ...i, key: Object.fromEntries(Object.entries(i.key).filter(([k]) => k !== 'dueAt')) }));
     expect(problems(withoutDueAt)).toContain('deliveries.dueCount: examines no document, yet filters on dueAt, not a key of deliveries_due_queue');
+    // A key tested in a way its bounds cannot hold ($exists) is read from each document too.
+    const tests = checkPlan({ ...DELIVERIES_PLANS.retrying(), filter: { status: { $exists: true } } }, DELIVERIES_PLANS.retrying.spec, INDEXES);
+    expect(tests).toContain("deliveries.retrying: examines no document, yet tests status in a way deliveries_retrying's bounds cannot");
   });
 
   it('the listener janitor’s index holds listeners alone and covers the page (never an http endpoint, no document read)', () => {

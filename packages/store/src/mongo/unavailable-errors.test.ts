@@ -93,6 +93,15 @@ describe('withUnavailableErrors', () => {
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });
 
+  it.each([202, 262])('a majority that did not answer in time (write concern %i, mongos or a step-down) is a failover’s 503', async (code) => {
+    const late = new MongoWriteConcernError({ ok: 1, writeConcernError: { code, errmsg: 'exceeded time limit' } } as never);
+    const err = await orgs(open(() => late))
+      .get('fail')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).toBe(FAILOVER_MESSAGE);
+  });
+
   it("a write concern the replica set cannot satisfy (a bad w in MONGODB_URL) is a setting's error, not a failover", async () => {
     const unsatisfiable = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' } } as never);
     await expect(orgs(open(() => unsatisfiable)).get('fail')).rejects.toBe(unsatisfiable);
