@@ -28,14 +28,15 @@ const THREAD_PARTS: Record<string, string> = {
  * reader, V8's helper threads, libuv's pool), cluster mode's processes by service (replicas
  * under one name, NATS and Redis as theirs). Read at construction and at each `sample()`, each
  * thread or process against itself, by `pid[/tid]@start`: one that began in the span counts
- * whole, one that ended counts up to its last sample, and a name is read once, when its
- * thread or process is first seen.
+ * whole, one that ended counts up to its last sample, and a name is read when its thread or
+ * process is first seen. A thread seen before Node names it (a new worker's first moments)
+ * reads as 'other threads': its name is read again at its next few samples, then no more.
  */
 export class CpuUnits {
   /** Named once: a process's command line does not change. */
   readonly #processes: readonly { pid: number; part: string }[];
   readonly #byThread: boolean;
-  readonly #units = new Map<string, { part: string; first: number; last: number }>();
+  readonly #units = new Map<string, { part: string; first: number; last: number; looks: number }>();
   #spanStarted = false;
 
   constructor(pids: readonly number[]) {
@@ -48,8 +49,15 @@ export class CpuUnits {
   sample(): void {
     for (const { key, seconds, part } of this.#read()) {
       const unit = this.#units.get(key);
-      if (unit) unit.last = seconds;
-      else this.#units.set(key, { part: part(), first: this.#spanStarted ? 0 : seconds, last: seconds });
+      if (!unit) {
+        this.#units.set(key, { part: part(), first: this.#spanStarted ? 0 : seconds, last: seconds, looks: 1 });
+        continue;
+      }
+      unit.last = seconds;
+      if (unit.part === UNNAMED && unit.looks < NAME_LOOKS) {
+        unit.looks++;
+        unit.part = part();
+      }
     }
   }
 
@@ -74,6 +82,11 @@ export class CpuUnits {
     }
   }
 }
+
+/** A thread's part while its name is none of THREAD_PARTS (V8's and libuv's own threads stay so). */
+const UNNAMED = 'other threads';
+/** How many samples read an unnamed thread's name: a worker's comes a moment after its thread starts. */
+const NAME_LOOKS = 5;
 
 /** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
 const BY_THREAD = new Set(['embedded', 'floor']);
@@ -120,8 +133,8 @@ function tasks(pid: number): string[] {
 
 function threadPart(pid: number, tid: string): string {
   try {
-    return THREAD_PARTS[readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()] ?? 'other threads';
+    return THREAD_PARTS[readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()] ?? UNNAMED;
   } catch {
-    return 'other threads';
+    return UNNAMED;
   }
 }

@@ -77,8 +77,9 @@ describe('CPU by part', () => {
          // Its successor, under the same name: 100 ms, and it stays.
          const second = worker('store-writer', 'burn(100); parentPort.postMessage(1); setInterval(() => {}, 1000);');
          await answer(second);
-         // A reader that starts and ends in the span: 150 ms.
-         const reader = worker('store-reader', 'burn(150); parentPort.postMessage(1); setTimeout(() => {}, 600);');
+         // A reader that starts and ends in the span: 150 ms. It stays 1.5 s after, for a sample
+         // on a busy machine (one CI run saw none in 0.6 s).
+         const reader = worker('store-reader', 'burn(150); parentPort.postMessage(1); setTimeout(() => {}, 1500);');
          await answer(reader);
          await new Promise((resolve) => reader.once('exit', resolve));
          burn(100);
