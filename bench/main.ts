@@ -32,7 +32,7 @@ import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
-import { runFloor } from './scenarios/floor.ts';
+import { runClusterFloor, runFloor } from './scenarios/floor.ts';
 import { runHistory } from './scenarios/history.ts';
 import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
@@ -50,6 +50,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   intake: runIntake,
   e2e: runE2e,
   floor: runFloor,
+  'cluster-floor': runClusterFloor,
   fanout: runFanout,
   storm: runStorm,
   noisy: runNoisy,

@@ -91,7 +91,7 @@ const NAME_LOOKS = 5;
 /** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
 const BY_THREAD = new Set(['embedded', 'floor']);
 
-/** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor, nats-server, redis-server, or `other`. */
+/** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor, the cluster floor's by role, nats-server, redis-server, or `other`. */
 export function processPart(pid: number): string {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
@@ -99,6 +99,8 @@ export function processPart(pid: number): string {
       const service = /\/services\/([^/]+)\/src\/main\.ts$/.exec(arg)?.[1];
       if (service) return service;
       if (arg.endsWith('/bench/floor/floor-process.ts')) return 'floor';
+      // The cluster floor's processes by role (its next argument): gateway, intake, dispatcher.
+      if (arg.endsWith('/bench/floor/cluster-floor-process.ts')) return `floor ${args[args.indexOf(arg) + 1]}`;
     }
     // Redis rewrites its command line ("redis-server 127.0.0.1:6379"): the program's name leads it.
     for (const server of ['nats-server', 'redis-server']) if (args[0]?.split(/[\s/]/).includes(server)) return server;

@@ -157,6 +157,39 @@ export function floorFigures({ baseline: b, e2e: e, floor: f }: ScenarioMedians)
   return figures;
 }
 
+/**
+ * The cluster floor (bench/floor/cluster-floor-process.ts): the floor's pipeline over cluster
+ * mode's processes and hops. Its CPU a delivery is what cluster mode's is set against
+ * (`cluster.cpu`'s check); against the pipeline floor's, what the hops alone cost.
+ */
+export function clusterFloorFigures({ baseline: b, cluster: c, 'cluster-floor': cf, floor: f }: ScenarioMedians): Figure[] {
+  if (!cf) return [];
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  const vsFloorRate = ratio(cf.perSecond, f?.perSecond);
+  add({
+    id: 'cluster-floor.rate',
+    scenario: 'cluster-floor',
+    measure: 'deliveries/s',
+    value: cf.perSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(cf.perSecond, b?.perSecond),
+    checked: vsFloorRate === null ? null : `${vsFloorRate} × floor`,
+  });
+  const vsFloor = ratio(cf.wirehookCpuUs, f?.wirehookCpuUs);
+  const cluster = ratio(c?.wirehookCpuUs, cf.wirehookCpuUs);
+  add({
+    id: 'cluster-floor.cpu',
+    scenario: 'cluster-floor',
+    measure: 'CPU per delivery, all processes',
+    value: cf.wirehookCpuUs,
+    unit: 'µs',
+    ratioToBaseline: null,
+    checked: [vsFloor === null ? null : `${vsFloor} × floor`, cluster === null ? null : `cluster ${cluster} × this`].filter(Boolean).join('; ') || null,
+  });
+  return figures;
+}
+
 /** Fan-out: deliveries per second against e2e. */
 export function fanoutFigures({ baseline: b, e2e: e, fanout: f }: ScenarioMedians): Figure[] {
   if (!f) return [];
@@ -179,7 +212,7 @@ export function fanoutFigures({ baseline: b, e2e: e, fanout: f }: ScenarioMedian
 }
 
 /** Cluster mode: e2e deliveries per second against embedded mode, its latency. */
-export function clusterFigures({ baseline: b, e2e: e, cluster: c }: ScenarioMedians): Figure[] {
+export function clusterFigures({ baseline: b, e2e: e, cluster: c, 'cluster-floor': cf, floor: f }: ScenarioMedians): Figure[] {
   if (!c) return [];
   const rate = b?.perSecond ?? null;
   const figures: Figure[] = [];
@@ -193,7 +226,8 @@ export function clusterFigures({ baseline: b, e2e: e, cluster: c }: ScenarioMedi
     unit: '/s',
     ratioToBaseline: ratio(c.perSecond, rate),
     target: '≥ 0.8 × embedded e2e',
-    checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded`,
+    // Beside it, the cluster floor's rate against the pipeline floor's, of the same run: what the hops alone allow.
+    checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded${floorsRatio(cf?.perSecond, f?.perSecond)}`,
     pass: atLeast(vsEmbedded, 0.8),
   });
   add({
@@ -204,6 +238,7 @@ export function clusterFigures({ baseline: b, e2e: e, cluster: c }: ScenarioMedi
     unit: 'µs',
     ratioToBaseline: null,
     target: '≤ 650 µs',
+    checked: ratio(c.wirehookCpuUs, cf?.wirehookCpuUs) === null ? null : `${ratio(c.wirehookCpuUs, cf?.wirehookCpuUs)} × cluster floor`,
     pass: atMost(c.wirehookCpuUs, 650),
   });
   add({
@@ -224,4 +259,10 @@ export function clusterFigures({ baseline: b, e2e: e, cluster: c }: ScenarioMedi
   });
   figures.push(...probeFigures('cluster', c, b?.latencyP99));
   return figures;
+}
+
+/** The cluster floor's rate against the pipeline floor's, as the cluster's rate check shows it ('' without both). */
+function floorsRatio(clusterFloor: number | null | undefined, floor: number | null | undefined): string {
+  const r = ratio(clusterFloor, floor);
+  return r === null ? '' : ` (floors ${r} ×)`;
 }

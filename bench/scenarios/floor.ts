@@ -1,15 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { startNatsServer } from '@wirehook/testkit';
 import type { BenchContext } from '../context.ts';
+import { CLUSTER_FLOOR_FILE, type ClusterFloorOptions, type ClusterFloorRole, type FloorReceiver } from '../floor/floor-parts.ts';
 import type { FloorOptions } from '../floor/floor-process.ts';
+import { descendants } from '../launchers/processes.ts';
 import { WirehookApi } from '../http/wirehook-api.ts';
 import { ForkedServer } from '../load/forked-server.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import { CLUSTER_FLOOR_SCHEMA } from '../setup/bare-schema.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { measureDeliveries } from './delivery-run.ts';
 
 const FLOOR_MAIN = new URL('../floor/floor-process.ts', import.meta.url);
+const CLUSTER_FLOOR_MAIN = new URL('../floor/cluster-floor-process.ts', import.meta.url);
 /** Sends in flight at most: Wirehook's `DISPATCH_CONCURRENCY` default. */
 const FLOOR_IN_FLIGHT = 512;
 /**
@@ -27,45 +33,120 @@ const COUNT_PER_E2E_COUNT = 2;
  * with an fsync at each commit (`fsyncEachCommit`, 1: WAL and synchronous = FULL).
  */
 export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
-  const { receiver, settings } = ctx;
+  return {
+    name: 'floor',
+    deliveriesPerMessage: 1,
+    description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread',
+    runs: await measureFloor(ctx, 'floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
+      const options: FloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
+      const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
+      return { url: floor.url, pids: [floor.pid], stop: () => floor.stop() };
+    }),
+  };
+}
+
+/**
+ * The cluster floor (issue 46): the pipeline floor's steps over the processes and hops cluster
+ * mode's architecture fixes (bench/floor/cluster-floor-process.ts: gateway → gRPC → intake →
+ * JetStream → dispatcher, one SQLite file shared; nats-server counted, as cluster mode's is),
+ * under e2e's load. Its CPU a delivery, measured in the same run, is what cluster mode's is set
+ * against: the part of cluster mode's cost that the hops themselves cost.
+ */
+export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  return {
+    name: 'cluster-floor',
+    deliveriesPerMessage: 1,
+    description: "the floor's pipeline over gateway → gRPC → intake → JetStream → dispatcher, one SQLite file; e2e load",
+    runs: await measureFloor(ctx, 'cluster-floor', 1, async (dataDir, nodeFlags) => {
+      const before = new Set(descendants(process.pid));
+      const nats = await startNatsServer();
+      const started: ForkedServer[] = [];
+      try {
+        const store = new DatabaseSync(join(dataDir, CLUSTER_FLOOR_FILE));
+        store.exec(CLUSTER_FLOOR_SCHEMA);
+        store.close();
+        const options: ClusterFloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT, natsUrl: nats.url };
+        const start = async (role: ClusterFloorRole, extra: Partial<ClusterFloorOptions> = {}) => {
+          const server = await ForkedServer.start(
+            CLUSTER_FLOOR_MAIN,
+            [role, JSON.stringify({ ...options, ...extra })],
+            `the cluster floor's ${role}`,
+            nodeFlags,
+          );
+          started.push(server);
+          return server;
+        };
+        // The dispatcher makes the stream intake publishes to; the gateway calls intake.
+        await start('dispatcher');
+        const intake = await start('intake');
+        const gateway = await start('gateway', { intakeAddress: new URL(intake.url).host });
+        const pids = descendants(process.pid).filter((pid) => !before.has(pid));
+        return {
+          url: gateway.url,
+          pids,
+          stop: async () => {
+            await Promise.all(started.map((s) => s.stop()));
+            await nats.stop();
+          },
+        };
+      } catch (err) {
+        await Promise.all(started.map((s) => s.stop()));
+        await nats.stop();
+        throw err;
+      }
+    }),
+  };
+}
+
+/** The receiver as a floor process is given it. */
+function receiverOf({ receiver }: BenchContext): FloorReceiver {
+  return { resolve: { [receiver.host]: receiver.ip }, caPem: receiver.ca.caPem };
+}
+
+/**
+ * e2e's load against a floor `start` starts on a fresh data directory: `settings.runs` runs of
+ * `countPerE2eCount` × e2e's count, each on consumers and endpoints of its own. Each run records
+ * whether the floor's store ran with an fsync at each commit (`fsyncEachCommit`, 1: WAL and
+ * synchronous = FULL, as its /healthz reports).
+ */
+async function measureFloor(
+  ctx: BenchContext,
+  name: string,
+  countPerE2eCount: number,
+  start: (dataDir: string, nodeFlags: string[]) => Promise<{ url: string; pids: number[]; stop: () => Promise<void> }>,
+): Promise<RunRecord[]> {
+  const { settings } = ctx;
   const runs: RunRecord[] = [];
-  let dataDir: string | undefined;
-  let floor: ForkedServer | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), `wirehook-${name}-`));
+  let floor: { url: string; pids: number[]; stop: () => Promise<void> } | undefined;
   let api: WirehookApi | undefined;
   try {
-    dataDir = mkdtempSync(join(tmpdir(), 'wirehook-floor-'));
-    const options: FloorOptions = { dataDir, resolve: { [receiver.host]: receiver.ip }, caPem: receiver.ca.caPem, inFlight: FLOOR_IN_FLIGHT };
     // The flags Wirehook's process gets: the embedded launcher's WIREHOOK_NODE_FLAGS and --node-args (NODE_OPTIONS both inherit).
     const nodeFlags = [...(process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? []), ...ctx.nodeArgs];
-    floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
+    floor = await start(dataDir, nodeFlags);
     const health = (await (await fetch(`${floor.url}/healthz`)).json()) as { journalMode: string; synchronous: number };
     const fsyncEachCommit = health.journalMode === 'wal' && health.synchronous === 2 ? 1 : 0;
     api = new WirehookApi(floor.url, settings.concurrency + 8);
     const running = floor;
-    // The scenarios' helpers measure `wirehook.pids`: here the floor's one process.
+    // The scenarios' helpers measure `wirehook.pids`: here the floor's processes.
     const floorCtx: BenchContext = {
       ...ctx,
       api,
-      wirehook: { apiUrl: floor.url, pids: [floor.pid], admin: () => Promise.reject(new Error('the floor has no admin CLI')), stop: () => running.stop() },
+      wirehook: { apiUrl: floor.url, pids: floor.pids, admin: () => Promise.reject(new Error('a floor has no admin CLI')), stop: () => running.stop() },
     };
     for (let run = 1; run <= settings.runs; run++) {
-      const topology = await buildTopology(floorCtx, { name: `floor${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => 'floor' });
-      const count = settings.e2e.count * COUNT_PER_E2E_COUNT;
+      const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
+      const count = settings.e2e.count * countPerE2eCount;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
       await removeEndpoints(floorCtx, topology.endpoints);
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
-      ctx.log(`floor run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
+      ctx.log(`${name} run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       runs.push(record);
     }
   } finally {
     await api?.close();
     await floor?.stop();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   }
-  return {
-    name: 'floor',
-    deliveriesPerMessage: 1,
-    description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread',
-    runs,
-  };
+  return runs;
 }

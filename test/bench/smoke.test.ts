@@ -31,7 +31,18 @@ describe('bench --smoke', () => {
       expect(files).toHaveLength(1);
       const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
       expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
-      expect(Object.keys(report.scenarios).sort()).toEqual(['backlog', 'baseline', 'cluster', 'e2e', 'fanout', 'floor', 'intake', 'noisy', 'storm']);
+      expect(Object.keys(report.scenarios).sort()).toEqual([
+        'backlog',
+        'baseline',
+        'cluster',
+        'cluster-floor',
+        'e2e',
+        'fanout',
+        'floor',
+        'intake',
+        'noisy',
+        'storm',
+      ]);
       expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({
         target: expect.stringContaining('80%'),
         value: expect.any(Number),

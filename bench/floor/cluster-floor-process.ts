@@ -1,0 +1,301 @@
+// The cluster floor (issue 46): the pipeline floor's steps (floor-process.ts) laid over the
+// processes and hops that cluster mode's architecture fixes, each hop in its plainest form, so
+// that `pnpm bench` can set cluster mode's CPU a delivery against it in the same run:
+//
+//   gateway     the HTTP API: the key hashed and looked up, the JSON parsed and checked; the
+//               sends of one event-loop turn to intake in one unary gRPC call (Wirehook's
+//               SendBatch), JSON in the call's bytes; endpoints written to the store;
+//   intake      the gRPC server: each message's endpoints matched (from the store, once a
+//               consumer), the message and its deliveries written (one transaction a turn, the
+//               answer after its fsync), then one JetStream message of the call's delivery ids
+//               published (a wake-up: the store is the truth), not waited for;
+//   dispatcher  a durable JetStream pull consumer: each wake-up's deliveries claimed with a
+//               lease in one transaction (the message and the endpoint read with the claim),
+//               the wake-up acked after it; signed and POSTed as the floor does, 512 in flight;
+//               the attempt and the status written one transaction a turn; retried as the floor.
+//
+// All three share one SQLite file in WAL (CLUSTER_FLOOR_SCHEMA, made by the scenario), as
+// cluster mode's services share theirs here. Left out, beyond what the floor leaves out: gRPC's
+// authentication, protobuf, Redis (rate limits, idempotency, throughput state), traces, metrics,
+// a sweeper, more than one dispatcher. docs/benchmarks.md says what it measures.
+//
+// Forked by the floor scenario with its role in argv[2] (the CPU by part names it) and its
+// options as JSON in argv[3]; says its port (HTTP or gRPC) over IPC.
+import { createSecretKey, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Client, credentials, Server, ServerCredentials, type ServiceError, status as grpcStatus } from '@grpc/grpc-js';
+import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { webhookBody } from '@wirehook/core';
+import type { UndiciPool } from '../http/undici.ts';
+import {
+  afterAttempt,
+  type Answer,
+  CLUSTER_FLOOR_FILE,
+  type ClusterFloorOptions,
+  type ClusterFloorRole,
+  durabilityOf,
+  endpointPool,
+  groupCommit,
+  listenAndSay,
+  messageInput,
+  notFound,
+  postWebhook,
+  sendQueue,
+  serveApi,
+} from './floor-parts.ts';
+
+/** One send of a batch, gateway → intake, and its answer. */
+interface Send {
+  consumerId: string;
+  eventType: string;
+  payloadJson: string;
+}
+type Sent = { id: string; deliveries: number } | { error: string };
+
+const STREAM = 'FLOOR_DISPATCH';
+const SUBJECT = 'floor.dispatch';
+const SEND_BATCH = '/floor.Intake/SendBatch';
+/** Most sends one SendBatch call carries (Wirehook's MAX_BATCH_SENDS). */
+const MAX_BATCH_SENDS = 64;
+/** A claim's lease: long enough for a send's two limits. */
+const LEASE_MS = 60_000;
+const bytes = (value: Buffer) => value;
+
+const role = process.argv[2] as ClusterFloorRole;
+const options = JSON.parse(process.argv[3] ?? '{}') as ClusterFloorOptions;
+const db = new DatabaseSync(join(options.dataDir, CLUSTER_FLOOR_FILE));
+db.exec('PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;');
+const write = groupCommit(db);
+
+if (role === 'gateway') gateway();
+else if (role === 'intake') intake();
+else if (role === 'dispatcher') await dispatcher();
+else throw new Error(`no such role: ${String(role)}`);
+
+function gateway(): void {
+  const insertEndpoint = db.prepare('INSERT INTO endpoints (id, consumer_id, url, secret) VALUES (?, ?, ?, ?)');
+  const removeEndpoint = db.prepare('UPDATE endpoints SET removed = 1 WHERE id = ?');
+  const client = new Client(options.intakeAddress!, credentials.createInsecure());
+  /** Key hashes, each with its consumers' ids by external id: a key is registered by its first consumer. */
+  const keys = new Map<string, Map<string, string>>();
+  const consumers = new Set<string>();
+
+  // The sends of one turn, in one call.
+  let batch: { send: Send; answer: (sent: Sent) => void }[] = [];
+  const call = () => {
+    const calls = batch;
+    batch = [];
+    client.makeUnaryRequest(
+      SEND_BATCH,
+      (v: Buffer) => v,
+      bytes,
+      Buffer.from(JSON.stringify(calls.map((c) => c.send))),
+      (err, reply) => {
+        const answers = err ? calls.map(() => ({ error: err.message })) : (JSON.parse(reply!.toString('utf8')) as Sent[]);
+        calls.forEach((c, i) => c.answer(answers[i]!));
+      },
+    );
+  };
+  const send = (s: Send) =>
+    new Promise<Sent>((answer) => {
+      if (batch.length === 0) setImmediate(call);
+      batch.push({ send: s, answer });
+      if (batch.length === MAX_BATCH_SENDS) call();
+    });
+
+  const route = async (req: IncomingMessage, keyHash: string, input: Record<string, unknown>): Promise<Answer> => {
+    const path = req.url ?? '';
+    if (req.method === 'POST' && path === '/v1/consumers') {
+      const id = `con_${randomUUID()}`;
+      if (!keys.has(keyHash)) keys.set(keyHash, new Map());
+      keys.get(keyHash)!.set(String(input['external_id']), id);
+      consumers.add(id);
+      return [201, { id }];
+    }
+    const consumersOf = keys.get(keyHash);
+    if (consumersOf === undefined) return [401, { error: { code: 'unauthorized', message: 'unknown key' } }];
+    if (req.method === 'POST' && path === '/v1/messages') {
+      const fields = messageInput(input);
+      if (Array.isArray(fields)) return fields;
+      const consumerId = consumersOf.get(fields.consumer);
+      if (consumerId === undefined) return notFound('consumer');
+      const sent = await send({ consumerId, eventType: fields.eventType, payloadJson: fields.payloadJson });
+      return 'error' in sent ? [503, { error: { code: 'unavailable', message: sent.error } }] : [202, sent];
+    }
+    if (req.method === 'POST' && path === '/v1/endpoints') {
+      const consumerId = String(input['consumer_id']);
+      if (!consumers.has(consumerId)) return notFound('consumer');
+      const id = `ep_${randomUUID()}`;
+      const secret = randomBytes(24);
+      await write(() => insertEndpoint.run(id, consumerId, String(input['url']), secret));
+      return [201, { id, secret: `whsec_${secret.toString('base64')}` }];
+    }
+    const removed = req.method === 'DELETE' && /^\/v1\/endpoints\/([^/]+)$/.exec(path);
+    if (removed) {
+      const changed = await write(() => removeEndpoint.run(removed[1]!).changes);
+      return changed === 0 ? notFound('endpoint') : [204, undefined];
+    }
+    return notFound('route');
+  };
+  serveApi(route, durabilityOf(db));
+}
+
+function intake(): void {
+  const endpointsOf = db.prepare('SELECT id FROM endpoints WHERE consumer_id = ? AND removed = 0');
+  const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at, event_type) VALUES (?, ?, ?, ?)');
+  const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
+  /** Each consumer's endpoints, read once (the bench adds none to a consumer once it sends). */
+  const matched = new Map<string, string[]>();
+  const js = connect({ servers: options.natsUrl }).then((nc) => jetstream(nc));
+
+  const server = new Server();
+  server.addService(
+    {
+      sendBatch: {
+        path: SEND_BATCH,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: bytes,
+        requestDeserialize: bytes,
+        responseSerialize: bytes,
+        responseDeserialize: bytes,
+      },
+    },
+    {
+      sendBatch: (call: { request: Buffer }, callback: (err: Partial<ServiceError> | null, reply?: Buffer) => void) => {
+        const sends = JSON.parse(call.request.toString('utf8')) as Send[];
+        const createdAt = Date.now();
+        const ids: string[] = [];
+        const answers: Sent[] = [];
+        write(() => {
+          for (const s of sends) {
+            let endpoints = matched.get(s.consumerId);
+            if (endpoints === undefined) {
+              endpoints = endpointsOf.all(s.consumerId).map((row) => String(row['id']));
+              matched.set(s.consumerId, endpoints);
+            }
+            const messageId = `msg_${randomUUID()}`;
+            insertMessage.run(messageId, s.payloadJson, createdAt, s.eventType);
+            for (const endpointId of endpoints) {
+              const id = randomUUID();
+              insertDelivery.run(id, messageId, endpointId, createdAt);
+              ids.push(id);
+            }
+            answers.push({ id: messageId, deliveries: endpoints.length });
+          }
+        }).then(
+          () => {
+            callback(null, Buffer.from(JSON.stringify(answers)));
+            if (ids.length > 0) void js.then((client) => client.publish(SUBJECT, JSON.stringify(ids))).catch(() => {});
+          },
+          (err: Error) => callback({ code: grpcStatus.INTERNAL, details: err.message }),
+        );
+      },
+    },
+  );
+  // grpc-js binds with a callback of its own: adapted to listenAndSay's listen/address.
+  let port = 0;
+  listenAndSay({
+    listen: (_port, host, ready) =>
+      server.bindAsync(`${host}:0`, ServerCredentials.createInsecure(), (err, bound) => {
+        if (err) throw err;
+        port = bound;
+        ready();
+      }),
+    address: () => ({ port }),
+  });
+}
+
+async function dispatcher(): Promise<void> {
+  const claim = db.prepare(
+    "UPDATE deliveries SET lease_until = ? WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until < ?) RETURNING message_id, endpoint_id",
+  );
+  const messageOf = db.prepare('SELECT payload, created_at, event_type FROM messages WHERE id = ?');
+  const endpointOf = db.prepare('SELECT url, secret, removed FROM endpoints WHERE id = ?');
+  const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
+  const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?');
+
+  interface Endpoint {
+    path: string;
+    key: KeyObject;
+    pool: UndiciPool;
+  }
+  interface Delivery {
+    id: string;
+    messageId: string;
+    endpointId: string;
+    body: string;
+    attempts: number;
+    removed: boolean;
+  }
+  /** Each endpoint's key and pool, made at its first delivery (its row is read at each claim). */
+  const endpoints = new Map<string, Endpoint>();
+
+  const enqueue = sendQueue(options.inFlight, async (delivery: Delivery) => {
+    const now = Date.now();
+    if (delivery.removed) {
+      void write(() => setStatus.run('failed', now, delivery.id));
+      return;
+    }
+    const endpoint = endpoints.get(delivery.endpointId)!;
+    const { status, head } = await postWebhook(endpoint.pool, endpoint.path, endpoint.key, delivery.messageId, delivery.body, now);
+    void record(delivery, status, head, now);
+  });
+  const record = async (delivery: Delivery, status: number | null, head: string | null, now: number) => {
+    const { outcome, next } = afterAttempt(status, delivery.attempts, now);
+    await write(() => {
+      insertAttempt.run(randomUUID(), delivery.id, now, status, head);
+      setStatus.run(outcome, next, delivery.id);
+    });
+    if (outcome === 'pending') {
+      delivery.attempts++;
+      setTimeout(() => enqueue(delivery), next - now);
+    }
+  };
+
+  /** Claims a wake-up's deliveries in one transaction: those still pending and not leased. */
+  const claimAll = (ids: string[]) =>
+    write(() => {
+      const now = Date.now();
+      const claimed: Delivery[] = [];
+      for (const id of ids) {
+        const row = claim.get(now + LEASE_MS, id, now);
+        if (row === undefined) continue;
+        const messageId = String(row['message_id']);
+        const endpointId = String(row['endpoint_id']);
+        const message = messageOf.get(messageId)!;
+        const endpoint = endpointOf.get(endpointId)!;
+        if (!endpoints.has(endpointId)) {
+          const url = String(endpoint['url']);
+          endpoints.set(endpointId, {
+            path: new URL(url).pathname,
+            key: createSecretKey(endpoint['secret'] as Uint8Array),
+            pool: endpointPool(url, options),
+          });
+        }
+        const body = webhookBody(String(message['event_type']), Number(message['created_at']), String(message['payload']));
+        claimed.push({ id, messageId, endpointId, body, attempts: 0, removed: Number(endpoint['removed']) === 1 });
+      }
+      return claimed;
+    });
+
+  const nc = await connect({ servers: options.natsUrl });
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: STREAM, subjects: [SUBJECT], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
+  await jsm.consumers.add(STREAM, { durable_name: 'dispatcher', ack_policy: AckPolicy.Explicit, max_ack_pending: 1_000 });
+  const consumer = await jetstream(nc).consumers.get(STREAM, 'dispatcher');
+  const wakeUps = await consumer.consume({ max_messages: 64 });
+  process.send?.(0);
+  process.on('disconnect', () => process.exit(0));
+  for await (const wakeUp of wakeUps) {
+    const ids = wakeUp.json<string[]>();
+    // Acked once the claims stand: a dispatcher that dies before leaves them to the next pull.
+    void claimAll(ids).then((claimed) => {
+      wakeUp.ack();
+      for (const delivery of claimed) enqueue(delivery);
+    });
+  }
+}

@@ -1,0 +1,202 @@
+// The steps both pipeline floors share (bench/floor/floor-process.ts in one process,
+// bench/floor/cluster-floor-process.ts over three), each in its plainest form: the group
+// commit, the HTTP API's frame, the POST with Wirehook's egress defaults and the retry rule.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { DatabaseSync } from 'node:sqlite';
+import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, type SigningKey } from '@wirehook/core';
+// Wirehook's egress defaults: connections per endpoint, idle connection life.
+import { EGRESS_CONNECTIONS, EGRESS_KEEP_ALIVE_MAX_MS } from '@wirehook/egress';
+import { createPool, type UndiciPool } from '../http/undici.ts';
+
+/** What a floor process is given: where its data is, and the receiver's name, address and CA. */
+export interface FloorReceiver {
+  /** Host name → address, as Wirehook's DELIVERY_RESOLVE. */
+  resolve: Record<string, string>;
+  /** The receiver's CA, trusted beside Node's. */
+  caPem: string;
+}
+
+/** What the cluster floor's scenario passes each of its processes (each reads what its role needs). */
+export interface ClusterFloorOptions extends FloorReceiver {
+  dataDir: string;
+  /** Sends in flight at most (Wirehook's DISPATCH_CONCURRENCY default). */
+  inFlight: number;
+  natsUrl: string;
+  /** Intake's gRPC address (`127.0.0.1:<port>`): the gateway's. */
+  intakeAddress?: string;
+}
+
+export const CLUSTER_FLOOR_ROLES = ['dispatcher', 'intake', 'gateway'] as const;
+export type ClusterFloorRole = (typeof CLUSTER_FLOOR_ROLES)[number];
+/** The cluster floor's SQLite file in its data directory (CLUSTER_FLOOR_SCHEMA). */
+export const CLUSTER_FLOOR_FILE = 'cluster-floor.sqlite';
+
+/** An API answer: its status and JSON body (none for a 204). */
+export type Answer = [number, unknown];
+
+/** Tries after the first, 1 s apart and doubling; then the delivery fails. */
+const RETRIES = 4;
+
+/** What the connection runs with, for the scenario to record (synchronous 2 is FULL). */
+export function durabilityOf(db: DatabaseSync): { journalMode: string; synchronous: number } {
+  return {
+    journalMode: String(db.prepare('PRAGMA journal_mode').get()?.['journal_mode']),
+    synchronous: Number(db.prepare('PRAGMA synchronous').get()?.['synchronous']),
+  };
+}
+
+/**
+ * Group commit: every write of one turn of the event loop in one transaction, its callers
+ * answered after the COMMIT (and so after its fsync). `run`'s value is its caller's.
+ */
+export function groupCommit(db: DatabaseSync): <T>(run: () => T) => Promise<T> {
+  let pending: { run: () => unknown; done: (value: unknown) => void; fail: (err: unknown) => void }[] = [];
+  const commit = () => {
+    const batch = pending;
+    pending = [];
+    // IMMEDIATE: the write lock first, so a second process's writer waits (busy_timeout) rather than deadlocks.
+    db.exec('BEGIN IMMEDIATE');
+    const outcomes = batch.map((w) => {
+      try {
+        return { value: w.run() };
+      } catch (err) {
+        return { err };
+      }
+    });
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      db.exec('ROLLBACK');
+      for (const w of batch) w.fail(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const outcome = outcomes[i]!;
+      if ('err' in outcome) w.fail(outcome.err);
+      else w.done(outcome.value);
+    });
+  };
+  return <T>(run: () => T) =>
+    new Promise<T>((done, fail) => {
+      if (pending.length === 0) setImmediate(commit);
+      pending.push({ run, done: done as (value: unknown) => void, fail });
+    });
+}
+
+/**
+ * The HTTP API's frame: a bearer key hashed (SHA-256), the body parsed as a JSON object,
+ * `route` asked for the answer (whatever it throws is a 500 for that request alone);
+ * GET /healthz answers `health`. Says its port over IPC once it listens, and ends with the
+ * harness (its IPC channel closes however the harness exits).
+ */
+export function serveApi(route: (req: IncomingMessage, keyHash: string, input: Record<string, unknown>) => Promise<Answer> | Answer, health: object): Server {
+  const server = createServer((req, res) => {
+    const answer = ([status, body]: Answer) => {
+      if (body === undefined) return void res.writeHead(status).end();
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    };
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/healthz') return answer([200, { status: 'ok', ...health }]);
+      const auth = req.headers.authorization;
+      if (!auth?.startsWith('Bearer ')) return answer([401, { error: { code: 'unauthorized', message: 'a key is required' } }]);
+      let input: unknown = {};
+      try {
+        if (chunks.length > 0) input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return answer([400, { error: { code: 'invalid_json', message: 'the body is not JSON' } }]);
+      }
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+        return answer([400, { error: { code: 'invalid_json', message: 'the body is not a JSON object' } }]);
+      }
+      new Promise<Answer>((resolve) => resolve(route(req, hashApiKey(auth.slice(7)), input as Record<string, unknown>))).then(answer, (err: unknown) =>
+        answer([500, { error: { code: 'internal', message: String(err) } }]),
+      );
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  listenAndSay(server);
+  return server;
+}
+
+/** Listens on a free loopback port and says it to the harness over IPC; the process ends with the harness. */
+export function listenAndSay(server: { listen: (port: number, host: string, ready: () => void) => unknown; address: () => unknown }): void {
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send?.(typeof address === 'object' && address !== null && 'port' in address ? address.port : 0);
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** The message's fields the API checks, or its 400. */
+export function messageInput(input: Record<string, unknown>): { consumer: string; eventType: string; payloadJson: string } | Answer {
+  const { consumer, event_type: eventType, payload } = input;
+  if (typeof consumer !== 'string' || typeof eventType !== 'string' || typeof payload !== 'object' || payload === null) {
+    return [400, { error: { code: 'validation_failed', message: 'consumer, event_type and payload are required' } }];
+  }
+  return { consumer, eventType, payloadJson: JSON.stringify(payload) };
+}
+
+export const notFound = (what: string): Answer => [404, { error: { code: 'not_found', message: `no such ${what}` } }];
+
+/** An endpoint's keep-alive pool with Wirehook's egress defaults, to the address `receiver.resolve` gives its host. */
+export function endpointPool(url: string, receiver: FloorReceiver): UndiciPool {
+  const { hostname, port } = new URL(url);
+  const address = receiver.resolve[hostname] ?? hostname;
+  return createPool(
+    `https://${address}:${port || 443}`,
+    EGRESS_CONNECTIONS,
+    { ca: receiver.caPem, servername: hostname },
+    { keepAliveMaxTimeout: EGRESS_KEEP_ALIVE_MAX_MS, headersTimeout: ATTEMPT_TIMEOUT_MS, bodyTimeout: ATTEMPT_TIMEOUT_MS },
+  );
+}
+
+/** What an attempt got: the status (null: no answer) and the answer's first RESPONSE_HEAD_BYTES. */
+export interface Sent {
+  status: number | null;
+  head: string | null;
+}
+
+/** POSTs the signed webhook `body` of `messageId`. Failures are data: no answer is a null status. */
+export async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
+  let status: number | null = null;
+  let head: string | null = null;
+  try {
+    const res = await pool.request({ method: 'POST', path, body, headers: standardWebhookHeaders([key], messageId, now, body) });
+    status = res.statusCode;
+    head = (await res.body.text()).slice(0, RESPONSE_HEAD_BYTES);
+  } catch {
+    // No answer, or its body cut off: the status (if any) is what counts.
+  }
+  return { status, head };
+}
+
+/** The delivery's status after an attempt, and when it is tried again (its `attempts` before this one). */
+export function afterAttempt(status: number | null, attempts: number, now: number): { outcome: 'delivered' | 'pending' | 'failed'; next: number } {
+  const retry = (status === null || status === 429 || status >= 500) && attempts < RETRIES;
+  return { outcome: status !== null && status < 300 ? 'delivered' : retry ? 'pending' : 'failed', next: retry ? now + 1_000 * 2 ** attempts : now };
+}
+
+/**
+ * Sends at most `limit` at once, the rest in order behind them: `send` is called for each
+ * in turn, and another starts as one ends.
+ */
+export function sendQueue<T>(limit: number, send: (item: T) => Promise<void>): (item: T) => void {
+  const waiting: T[] = [];
+  let sending = 0;
+  const pump = () => {
+    while (sending < limit && waiting.length > 0) {
+      sending++;
+      void send(waiting.shift()!).finally(() => {
+        sending--;
+        pump();
+      });
+    }
+  };
+  return (item) => {
+    waiting.push(item);
+    pump();
+  };
+}
