@@ -91,7 +91,10 @@ const NAME_LOOKS = 5;
 /** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
 const BY_THREAD = new Set(['embedded', 'floor']);
 
-/** A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor, the cluster floor's by role, nats-server, redis-server, or `other`. */
+/**
+ * A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor,
+ * the cluster floor's by role, nats-server, redis-server, or `other`.
+ */
 export function processPart(pid: number): string {
   try {
     const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');

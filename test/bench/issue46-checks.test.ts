@@ -2,7 +2,7 @@
 // µs, shown over the pipeline floor), cluster mode's over all its processes (≤ 650 µs), and the
 // API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
 import { describe, expect, it } from 'vitest';
-import { clusterFigures, e2eFigures, floorFigures } from '../../bench/report/delivery-figures.ts';
+import { clusterFigures, clusterFloorFigures, e2eFigures, floorFigures } from '../../bench/report/delivery-figures.ts';
 import type { Figure } from '../../bench/report/figure.ts';
 import type { Medians } from '../../bench/report/medians.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
@@ -49,6 +49,24 @@ describe('issue 46’s checks in the bench report', () => {
   it('cluster CPU a delivery over all processes: 650 µs passes, 651 does not', () => {
     expect(figure(clusterFigures({ cluster: medians({ wirehookCpuUs: 650 }) }), 'cluster.cpu').pass).toBe(true);
     expect(figure(clusterFigures({ cluster: medians({ wirehookCpuUs: 651 }) }), 'cluster.cpu').pass).toBe(false);
+  });
+
+  it('cluster mode beside the cluster floor: its CPU as a multiple of the floor’s, the floors’ rates beside its own ratio', () => {
+    const run = {
+      floor: medians({ perSecond: 5_000, wirehookCpuUs: 200 }),
+      'cluster-floor': medians({ perSecond: 3_500, wirehookCpuUs: 350 }),
+      e2e: medians({ perSecond: 2_500 }),
+      cluster: medians({ perSecond: 1_400, wirehookCpuUs: 1_050 }),
+    };
+    // The bound is cluster mode's own, whatever the floors: 0.56 × embedded misses 0.8 ×.
+    expect(figure(clusterFigures(run), 'cluster.cpu')).toMatchObject({ pass: false, checked: '3 × cluster floor' });
+    expect(figure(clusterFigures(run), 'cluster.rate')).toMatchObject({ pass: false, checked: '0.56 × embedded (floors 0.7 ×)' });
+    expect(figure(clusterFloorFigures(run), 'cluster-floor.rate').checked).toBe('0.7 × floor');
+    expect(figure(clusterFloorFigures(run), 'cluster-floor.cpu').checked).toBe('1.75 × floor; cluster 3 × this');
+    // Without the floors in the run: the bounds alone.
+    expect(figure(clusterFigures({ e2e: run.e2e, cluster: run.cluster }), 'cluster.rate').checked).toBe('0.56 × embedded');
+    expect(figure(clusterFigures({ e2e: run.e2e, cluster: run.cluster }), 'cluster.cpu').checked).toBeNull();
+    expect(clusterFloorFigures({ floor: run.floor })).toEqual([]);
   });
 
   it('the API probe: a rise of twice its control’s passes, more does not; a control that fell counts as 1 ×; none, no verdict', () => {
