@@ -33,9 +33,6 @@ import type { UndiciPool } from '../http/undici.ts';
 import {
   afterAttempt,
   type Answer,
-  CLUSTER_FLOOR_FILE,
-  type ClusterFloorOptions,
-  type ClusterFloorRole,
   durabilityOf,
   endpointPool,
   groupCommit,
@@ -46,6 +43,7 @@ import {
   sendQueue,
   serveApi,
 } from './floor-parts.ts';
+import { CLUSTER_FLOOR_FILE, CLUSTER_FLOOR_ROLES, type ClusterFloorOptions, type ClusterFloorRole } from './cluster-floor-options.ts';
 
 /** One send of a batch, gateway → intake, and its answer. */
 interface Send {
@@ -62,9 +60,14 @@ const SEND_BATCH = '/floor.Intake/SendBatch';
 const MAX_BATCH_SENDS = 64;
 /** A claim's lease: long enough for a send's two limits. */
 const LEASE_MS = 60_000;
+/** A call's deadline, as Wirehook's intake client's. */
+const CALL_DEADLINE_MS = 5_000;
 const bytes = (value: Buffer) => value;
 
 const role = process.argv[2] as ClusterFloorRole;
+if (!CLUSTER_FLOOR_ROLES.includes(role)) throw new Error(`no such role: ${String(role)}`);
+// Ends with the harness, whatever it is doing then (the dispatcher's start waits on NATS).
+process.on('disconnect', () => process.exit(0));
 const options = JSON.parse(process.argv[3] ?? '{}') as ClusterFloorOptions;
 const db = new DatabaseSync(join(options.dataDir, CLUSTER_FLOOR_FILE));
 db.exec('PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;');
@@ -72,8 +75,7 @@ const write = groupCommit(db);
 
 if (role === 'gateway') gateway();
 else if (role === 'intake') intake();
-else if (role === 'dispatcher') await dispatcher();
-else throw new Error(`no such role: ${String(role)}`);
+else await dispatcher();
 
 function gateway(): void {
   const insertEndpoint = db.prepare('INSERT INTO endpoints (id, consumer_id, url, secret) VALUES (?, ?, ?, ?)');
@@ -86,18 +88,16 @@ function gateway(): void {
   // The sends of one turn, in one call.
   let batch: { send: Send; answer: (sent: Sent) => void }[] = [];
   const call = () => {
+    // A full batch went early: the turn's scheduled call has nothing left (none is made, as Wirehook's client makes none).
+    if (batch.length === 0) return;
     const calls = batch;
     batch = [];
-    client.makeUnaryRequest(
-      SEND_BATCH,
-      (v: Buffer) => v,
-      bytes,
-      Buffer.from(JSON.stringify(calls.map((c) => c.send))),
-      (err, reply) => {
-        const answers = err ? calls.map(() => ({ error: err.message })) : (JSON.parse(reply!.toString('utf8')) as Sent[]);
-        calls.forEach((c, i) => c.answer(answers[i]!));
-      },
-    );
+    const payload = Buffer.from(JSON.stringify(calls.map((c) => c.send)));
+    // Wirehook's deadline for an intake call: 5 s.
+    client.makeUnaryRequest(SEND_BATCH, bytes, bytes, payload, { deadline: Date.now() + CALL_DEADLINE_MS }, (err, reply) => {
+      const answers = err ? calls.map(() => ({ error: err.message })) : (JSON.parse(reply!.toString('utf8')) as Sent[]);
+      calls.forEach((c, i) => c.answer(answers[i]!));
+    });
   };
   const send = (s: Send) =>
     new Promise<Sent>((answer) => {
@@ -150,6 +150,7 @@ function intake(): void {
   /** Each consumer's endpoints, read once (the bench adds none to a consumer once it sends). */
   const matched = new Map<string, string[]>();
   const js = connect({ servers: options.natsUrl }).then((nc) => jetstream(nc));
+  js.catch(() => {}); // each publish says its own failure
 
   const server = new Server();
   server.addService(
@@ -189,7 +190,9 @@ function intake(): void {
         }).then(
           () => {
             callback(null, Buffer.from(JSON.stringify(answers)));
-            if (ids.length > 0) void js.then((client) => client.publish(SUBJECT, JSON.stringify(ids))).catch(() => {});
+            // A lost wake-up loses its deliveries here (no sweeper): said, so a run that waits for them shows why.
+            if (ids.length > 0)
+              js.then((client) => client.publish(SUBJECT, JSON.stringify(ids))).catch((err: Error) => console.error(`publish failed: ${err.message}`));
           },
           (err: Error) => callback({ code: grpcStatus.INTERNAL, details: err.message }),
         );
@@ -289,7 +292,6 @@ async function dispatcher(): Promise<void> {
   const consumer = await jetstream(nc).consumers.get(STREAM, 'dispatcher');
   const wakeUps = await consumer.consume({ max_messages: 64 });
   process.send?.(0);
-  process.on('disconnect', () => process.exit(0));
   for await (const wakeUp of wakeUps) {
     const ids = wakeUp.json<string[]>();
     // Acked once the claims stand: a dispatcher that dies before leaves them to the next pull.

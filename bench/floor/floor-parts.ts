@@ -16,21 +16,6 @@ export interface FloorReceiver {
   caPem: string;
 }
 
-/** What the cluster floor's scenario passes each of its processes (each reads what its role needs). */
-export interface ClusterFloorOptions extends FloorReceiver {
-  dataDir: string;
-  /** Sends in flight at most (Wirehook's DISPATCH_CONCURRENCY default). */
-  inFlight: number;
-  natsUrl: string;
-  /** Intake's gRPC address (`127.0.0.1:<port>`): the gateway's. */
-  intakeAddress?: string;
-}
-
-export const CLUSTER_FLOOR_ROLES = ['dispatcher', 'intake', 'gateway'] as const;
-export type ClusterFloorRole = (typeof CLUSTER_FLOOR_ROLES)[number];
-/** The cluster floor's SQLite file in its data directory (CLUSTER_FLOOR_SCHEMA). */
-export const CLUSTER_FLOOR_FILE = 'cluster-floor.sqlite';
-
 /** An API answer: its status and JSON body (none for a 204). */
 export type Answer = [number, unknown];
 

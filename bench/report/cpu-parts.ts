@@ -3,6 +3,7 @@
 // start time, so one replaced under the same name (a restarted worker) is never subtracted
 // from another, and one that ends in a span counts up to its last sample.
 import { readdirSync, readFileSync } from 'node:fs';
+import { CLUSTER_FLOOR_ROLES } from '../floor/cluster-floor-options.ts';
 import { readStat } from './proc-stat.ts';
 
 /** An endpoint transformation sandbox thread's `comm`: its name `transform-sandbox` cut to Linux's 15 characters. */
@@ -28,9 +29,9 @@ const THREAD_PARTS: Record<string, string> = {
  * reader, V8's helper threads, libuv's pool), cluster mode's processes by service (replicas
  * under one name, NATS and Redis as theirs). Read at construction and at each `sample()`, each
  * thread or process against itself, by `pid[/tid]@start`: one that began in the span counts
- * whole, one that ended counts up to its last sample, and a name is read when its thread or
- * process is first seen. A thread seen before Node names it (a new worker's first moments)
- * reads as 'other threads': its name is read again at its next few samples, then no more.
+ * whole, one that ended counts up to its last sample. A process is named when first seen; a
+ * thread at each of its first NAME_LOOKS samples: a new thread bears its creator's name (a
+ * worker seen in its first moments reads as the main thread) until it names itself.
  */
 export class CpuUnits {
   /** Named once: a process's command line does not change. */
@@ -39,8 +40,12 @@ export class CpuUnits {
   readonly #units = new Map<string, { part: string; first: number; last: number; looks: number }>();
   #spanStarted = false;
 
-  constructor(pids: readonly number[]) {
-    this.#processes = pids.map((pid) => ({ pid, part: processPart(pid) }));
+  readonly #proc: Proc;
+
+  /** `proc`: how /proc is read (a test's stand-in). */
+  constructor(pids: readonly number[], proc: Proc = SYSTEM_PROC) {
+    this.#proc = proc;
+    this.#processes = pids.map((pid) => ({ pid, part: processPart(pid, proc) }));
     this.#byThread = this.#processes.length === 1 && BY_THREAD.has(this.#processes[0]!.part);
     this.sample();
     this.#spanStarted = true;
@@ -54,7 +59,7 @@ export class CpuUnits {
         continue;
       }
       unit.last = seconds;
-      if (unit.part === UNNAMED && unit.looks < NAME_LOOKS) {
+      if (unit.looks < NAME_LOOKS) {
         unit.looks++;
         unit.part = part();
       }
@@ -71,22 +76,29 @@ export class CpuUnits {
   *#read(): Iterable<{ key: string; seconds: number; part: () => string }> {
     for (const { pid, part } of this.#processes) {
       if (!this.#byThread) {
-        const stat = readStat(`/proc/${pid}/stat`);
+        const stat = readStat(`/proc/${pid}/stat`, this.#proc.read);
         if (stat) yield { key: `${pid}@${stat.startTicks}`, seconds: stat.cpuSeconds, part: () => part };
         continue;
       }
-      for (const tid of tasks(pid)) {
-        const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
-        if (stat) yield { key: `${pid}/${tid}@${stat.startTicks}`, seconds: stat.cpuSeconds, part: () => threadPart(pid, tid) };
+      for (const tid of tasks(pid, this.#proc)) {
+        const stat = readStat(`/proc/${pid}/task/${tid}/stat`, this.#proc.read);
+        if (stat) yield { key: `${pid}/${tid}@${stat.startTicks}`, seconds: stat.cpuSeconds, part: () => threadPart(pid, tid, this.#proc) };
       }
     }
   }
 }
 
-/** A thread's part while its name is none of THREAD_PARTS (V8's and libuv's own threads stay so). */
+/** A thread's part while its name is none of THREAD_PARTS. */
 const UNNAMED = 'other threads';
-/** How many samples read an unnamed thread's name: a worker's comes a moment after its thread starts. */
+/** How many samples read a thread's name: a worker names itself a moment after its thread starts. */
 const NAME_LOOKS = 5;
+
+/** How /proc is read: a file's text (throws when gone), a directory's entries. */
+export interface Proc {
+  read(path: string): string;
+  list(path: string): string[];
+}
+const SYSTEM_PROC: Proc = { read: (path) => readFileSync(path, 'utf8'), list: (path) => readdirSync(path) };
 
 /** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
 const BY_THREAD = new Set(['embedded', 'floor']);
@@ -95,15 +107,18 @@ const BY_THREAD = new Set(['embedded', 'floor']);
  * A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor,
  * the cluster floor's by role, nats-server, redis-server, or `other`.
  */
-export function processPart(pid: number): string {
+export function processPart(pid: number, proc: Proc = SYSTEM_PROC): string {
   try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    for (const arg of args) {
+    const args = proc.read(`/proc/${pid}/cmdline`).split('\0');
+    for (const [i, arg] of args.entries()) {
       const service = /\/services\/([^/]+)\/src\/main\.ts$/.exec(arg)?.[1];
       if (service) return service;
       if (arg.endsWith('/bench/floor/floor-process.ts')) return 'floor';
-      // The cluster floor's processes by role (its next argument): gateway, intake, dispatcher.
-      if (arg.endsWith('/bench/floor/cluster-floor-process.ts')) return `floor ${args[args.indexOf(arg) + 1]}`;
+      // The cluster floor's processes by role, its next argument.
+      if (arg.endsWith('/bench/floor/cluster-floor-process.ts')) {
+        const role = args[i + 1];
+        return role !== undefined && (CLUSTER_FLOOR_ROLES as readonly string[]).includes(role) ? `floor ${role}` : 'other';
+      }
     }
     // Redis rewrites its command line ("redis-server 127.0.0.1:6379"): the program's name leads it.
     for (const server of ['nats-server', 'redis-server']) if (args[0]?.split(/[\s/]/).includes(server)) return server;
@@ -128,17 +143,17 @@ export function threadsNamed(pids: readonly number[], comm: string): number {
   return count;
 }
 
-function tasks(pid: number): string[] {
+function tasks(pid: number, proc: Proc = SYSTEM_PROC): string[] {
   try {
-    return readdirSync(`/proc/${pid}/task`);
+    return proc.list(`/proc/${pid}/task`);
   } catch {
     return [];
   }
 }
 
-function threadPart(pid: number, tid: string): string {
+function threadPart(pid: number, tid: string, proc: Proc): string {
   try {
-    return THREAD_PARTS[readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()] ?? UNNAMED;
+    return THREAD_PARTS[proc.read(`/proc/${pid}/task/${tid}/comm`).trim()] ?? UNNAMED;
   } catch {
     return UNNAMED;
   }

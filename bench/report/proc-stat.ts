@@ -5,9 +5,12 @@ import { readFileSync } from 'node:fs';
 export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** CPU seconds so far and start time (clock ticks since boot) of a process or thread; undefined when gone. */
-export function readStat(path: string): { cpuSeconds: number; startTicks: number } | undefined {
+export function readStat(
+  path: string,
+  read: (path: string) => string = (file) => readFileSync(file, 'utf8'),
+): { cpuSeconds: number; startTicks: number } | undefined {
   try {
-    const stat = readFileSync(path, 'utf8');
+    const stat = read(path);
     // Fields after the command name, which is in parentheses and may hold spaces: state is [0], utime [11], stime [12], starttime [19].
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND, startTicks: Number(fields[19]) };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CpuUnits, type Proc } from '../../bench/report/cpu-parts.ts';
 import { CpuMeter } from '../../bench/report/proc-stats.ts';
 
 const top = mkdtempSync(join(tmpdir(), 'wirehook-cpu-parts-'));
@@ -115,4 +116,47 @@ describe('CPU by part', () => {
     expect(parts['gateway']).toBeLessThan(0.3);
     expect(cpuSeconds.wirehook).toBeGreaterThanOrEqual(0.55 - 3 * TICKS);
   }, 20_000);
+});
+
+describe('CPU by part, names read from a stand-in of /proc', () => {
+  /** One process (embedded mode) whose threads' stat and comm the test sets; `cpu` in clock ticks. */
+  function fakeProc() {
+    const threads = new Map<string, { comm: string; ticks: number; start: number }>();
+    const proc: Proc = {
+      read: (path) => {
+        if (path === '/proc/7/cmdline') return ['node', '/x/services/embedded/src/main.ts'].join('\0');
+        const [, tid, file] = /^\/proc\/7\/task\/(\d+)\/(stat|comm)$/.exec(path) ?? [];
+        const thread = tid === undefined ? undefined : threads.get(tid);
+        if (thread === undefined) throw new Error(`ENOENT ${path}`);
+        // stat: "pid (comm) state" then fields; utime is the 14th field, stime the 15th, starttime the 22nd.
+        const fields = ['S', ...Array(10).fill('0'), String(thread.ticks), '0', ...Array(6).fill('0'), String(thread.start)];
+        return file === 'comm' ? `${thread.comm}\n` : `${tid} (${thread.comm}) ${fields.join(' ')}`;
+      },
+      list: (path) => (path === '/proc/7/task' ? [...threads.keys()] : []),
+    };
+    return { proc, threads };
+  }
+
+  it('a worker seen before it names itself (its creator’s name) is counted under its own name once it has one', () => {
+    const { proc, threads } = fakeProc();
+    threads.set('7', { comm: 'MainThread', ticks: 100, start: 1 });
+    const units = new CpuUnits([7], proc);
+    // A new thread, sampled while it still bears the main thread's name.
+    threads.set('8', { comm: 'MainThread', ticks: 0, start: 50 });
+    units.sample();
+    threads.get('8')!.comm = 'store-reader';
+    threads.get('8')!.ticks = 15;
+    units.sample();
+    expect(units.used()).toEqual({ 'main thread': 0, 'store reader': 0.15 });
+  });
+
+  it('a thread’s name is read at its first five samples, then no more', () => {
+    const { proc, threads } = fakeProc();
+    const units = new CpuUnits([7], proc);
+    threads.set('9', { comm: 'V8Worker', ticks: 10, start: 50 });
+    for (let i = 0; i < 5; i++) units.sample(); // read at each: its name stands
+    threads.get('9')!.comm = 'store-writer';
+    units.sample();
+    expect(units.used()).toEqual({ 'V8 helpers': 0.1 });
+  });
 });

@@ -59,6 +59,12 @@ describe('bench --smoke', () => {
       // (A floor that signs wrongly never has its deliveries counted: the bench fails waiting for them.)
       expect(report.scenarios.floor.runs[0].extra.fsyncEachCommit).toBe(1);
       expect(Object.keys(report.scenarios.floor.runs[0].wirehookCpuUsByPart)).toContain('main thread');
+      // The cluster floor likewise, its CPU by role beside its nats-server's, and cluster mode's check set against it.
+      expect(report.scenarios['cluster-floor'].runs[0].extra.fsyncEachCommit).toBe(1);
+      expect(Object.keys(report.scenarios['cluster-floor'].runs[0].wirehookCpuUsByPart)).toEqual(
+        expect.arrayContaining(['floor gateway', 'floor intake', 'floor dispatcher', 'nats-server']),
+      );
+      expect(report.figures.find((f: { id: string }) => f.id === 'cluster.cpu')?.checked).toMatch(/^[\d.]+ × cluster floor$/);
       // The idle-rate API probe ran beside e2e, cluster mode and the backlog's drain, idle first (at least one probe each).
       for (const scenario of ['e2e', 'cluster', 'backlog']) {
         expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)).toMatchObject({
