@@ -31,7 +31,6 @@ import { connect } from '@nats-io/transport-node';
 import { webhookBody } from '@wirehook/core';
 import type { UndiciPool } from '../http/undici.ts';
 import {
-  afterAttempt,
   type Answer,
   durabilityOf,
   endpointPool,
@@ -39,9 +38,9 @@ import {
   listenAndSay,
   messageInput,
   notFound,
-  postWebhook,
-  sendQueue,
   serveApi,
+  type FloorDelivery,
+  floorSender,
 } from './floor-parts.ts';
 import { CLUSTER_FLOOR_FILE, CLUSTER_FLOOR_ROLES, type ClusterFloorOptions, type ClusterFloorRole } from './cluster-floor-options.ts';
 
@@ -69,9 +68,10 @@ if (!CLUSTER_FLOOR_ROLES.includes(role)) throw new Error(`no such role: ${String
 // Ends with the harness, whatever it is doing then (the dispatcher's start waits on NATS).
 process.on('disconnect', () => process.exit(0));
 const options = JSON.parse(process.argv[3] ?? '{}') as ClusterFloorOptions;
-const db = new DatabaseSync(join(options.dataDir, CLUSTER_FLOOR_FILE));
-db.exec('PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;');
-const write = groupCommit(db);
+const file = join(options.dataDir, CLUSTER_FLOOR_FILE);
+const db = new DatabaseSync(file);
+db.exec('PRAGMA synchronous = FULL');
+const write = groupCommit(db, file);
 
 if (role === 'gateway') gateway();
 else if (role === 'intake') intake();
@@ -172,6 +172,9 @@ function intake(): void {
         const ids: string[] = [];
         const answers: Sent[] = [];
         write(() => {
+          // A batch run again (GroupCommit's savepoint round) starts these over.
+          ids.length = 0;
+          answers.length = 0;
           for (const s of sends) {
             let endpoints = matched.get(s.consumerId);
             if (endpoints === undefined) {
@@ -218,72 +221,50 @@ async function dispatcher(): Promise<void> {
   );
   const messageOf = db.prepare('SELECT payload, created_at, event_type FROM messages WHERE id = ?');
   const endpointOf = db.prepare('SELECT url, secret, removed FROM endpoints WHERE id = ?');
-  const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
-  const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?');
 
   interface Endpoint {
     path: string;
     key: KeyObject;
     pool: UndiciPool;
   }
-  interface Delivery {
-    id: string;
-    messageId: string;
+  interface Delivery extends FloorDelivery {
     endpointId: string;
-    body: string;
-    attempts: number;
     removed: boolean;
   }
   /** Each endpoint's key and pool, made at its first delivery (its row is read at each claim). */
   const endpoints = new Map<string, Endpoint>();
 
-  const enqueue = sendQueue(options.inFlight, async (delivery: Delivery) => {
-    const now = Date.now();
-    if (delivery.removed) {
-      void write(() => setStatus.run('failed', now, delivery.id));
-      return;
-    }
-    const endpoint = endpoints.get(delivery.endpointId)!;
-    const { status, head } = await postWebhook(endpoint.pool, endpoint.path, endpoint.key, delivery.messageId, delivery.body, now);
-    void record(delivery, status, head, now);
-  });
-  const record = async (delivery: Delivery, status: number | null, head: string | null, now: number) => {
-    const { outcome, next } = afterAttempt(status, delivery.attempts, now);
-    await write(() => {
-      insertAttempt.run(randomUUID(), delivery.id, now, status, head);
-      setStatus.run(outcome, next, delivery.id);
-    });
-    if (outcome === 'pending') {
-      delivery.attempts++;
-      setTimeout(() => enqueue(delivery), next - now);
-    }
-  };
+  const enqueue = floorSender<Delivery>(db, write, options.inFlight, (delivery) => (delivery.removed ? null : endpoints.get(delivery.endpointId)!));
 
   /** Claims a wake-up's deliveries in one transaction: those still pending and not leased. */
   const claimAll = (ids: string[]) =>
-    write(() => {
-      const now = Date.now();
-      const claimed: Delivery[] = [];
-      for (const id of ids) {
-        const row = claim.get(now + LEASE_MS, id, now);
-        if (row === undefined) continue;
-        const messageId = String(row['message_id']);
-        const endpointId = String(row['endpoint_id']);
-        const message = messageOf.get(messageId)!;
-        const endpoint = endpointOf.get(endpointId)!;
-        if (!endpoints.has(endpointId)) {
-          const url = String(endpoint['url']);
-          endpoints.set(endpointId, {
-            path: new URL(url).pathname,
-            key: createSecretKey(endpoint['secret'] as Uint8Array),
-            pool: endpointPool(url, options),
-          });
+    write(
+      () => {
+        const now = Date.now();
+        const claimed: Delivery[] = [];
+        for (const id of ids) {
+          const row = claim.get(now + LEASE_MS, id, now);
+          if (row === undefined) continue;
+          const messageId = String(row['message_id']);
+          const endpointId = String(row['endpoint_id']);
+          const message = messageOf.get(messageId)!;
+          const endpoint = endpointOf.get(endpointId)!;
+          if (!endpoints.has(endpointId)) {
+            const url = String(endpoint['url']);
+            endpoints.set(endpointId, {
+              path: new URL(url).pathname,
+              key: createSecretKey(endpoint['secret'] as Uint8Array),
+              pool: endpointPool(url, options),
+            });
+          }
+          const body = webhookBody(String(message['event_type']), Number(message['created_at']), String(message['payload']));
+          claimed.push({ id, messageId, endpointId, body, attempts: 0, removed: Number(endpoint['removed']) === 1 });
         }
-        const body = webhookBody(String(message['event_type']), Number(message['created_at']), String(message['payload']));
-        claimed.push({ id, messageId, endpointId, body, attempts: 0, removed: Number(endpoint['removed']) === 1 });
-      }
-      return claimed;
-    });
+        return claimed;
+      },
+      // A lease lost in a crash costs a repeat, not a delivery: no fsync waited for, as Wirehook's claims.
+      { durable: false },
+    );
 
   const nc = await connect({ servers: options.natsUrl });
   const jsm = await jetstreamManager(nc);

@@ -30,7 +30,6 @@ import { webhookBody } from '@wirehook/core';
 import type { UndiciPool } from '../http/undici.ts';
 import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
 import {
-  afterAttempt,
   type Answer,
   durabilityOf,
   endpointPool,
@@ -38,9 +37,9 @@ import {
   groupCommit,
   messageInput,
   notFound,
-  postWebhook,
-  sendQueue,
   serveApi,
+  type FloorDelivery,
+  floorSender,
 } from './floor-parts.ts';
 
 /** What the floor scenario passes. */
@@ -59,52 +58,28 @@ interface Endpoint {
   removed: boolean;
 }
 
-interface Delivery {
-  id: string;
-  messageId: string;
+interface Delivery extends FloorDelivery {
   endpoint: Endpoint;
-  body: string;
-  attempts: number;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FloorOptions;
-const db = new DatabaseSync(join(options.dataDir, 'floor.sqlite'));
+const file = join(options.dataDir, 'floor.sqlite');
+const db = new DatabaseSync(file);
 db.exec(BARE_PIPELINE_SCHEMA);
 const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
 const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
-const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
-const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ? WHERE id = ?');
-const write = groupCommit(db);
+const write = groupCommit(db, file);
 
 /** Key hashes, each with its consumers by external id: a key is registered by its first consumer. */
 const keys = new Map<string, Map<string, Endpoint[]>>();
 const consumersById = new Map<string, Endpoint[]>();
 const endpoints = new Map<string, Endpoint>();
 
-// Sends: at most `inFlight` at once (a slot is the POST's), the rest in order behind them.
-const enqueue = sendQueue(options.inFlight, send);
-async function send(delivery: Delivery): Promise<void> {
-  const now = Date.now();
-  const { endpoint } = delivery;
-  if (endpoint.removed) {
-    void write(() => setStatus.run('failed', now, delivery.id));
-    return;
-  }
+const enqueue = floorSender<Delivery>(db, write, options.inFlight, ({ endpoint }) => {
+  if (endpoint.removed) return null;
   endpoint.pool ??= endpointPool(endpoint.url, options);
-  const { status, head } = await postWebhook(endpoint.pool, endpoint.path, endpoint.key, delivery.messageId, delivery.body, now);
-  void record(delivery, status, head, now);
-}
-async function record(delivery: Delivery, status: number | null, head: string | null, now: number): Promise<void> {
-  const { outcome, next } = afterAttempt(status, delivery.attempts, now);
-  await write(() => {
-    insertAttempt.run(randomUUID(), delivery.id, now, status, head);
-    setStatus.run(outcome, next, delivery.id);
-  });
-  if (outcome === 'pending') {
-    delivery.attempts++;
-    setTimeout(() => enqueue(delivery), next - now);
-  }
-}
+  return { pool: endpoint.pool, path: endpoint.path, key: endpoint.key };
+});
 
 async function createMessage(endpointsOf: Map<string, Endpoint[]>, input: Record<string, unknown>): Promise<Answer> {
   const fields = messageInput(input);
