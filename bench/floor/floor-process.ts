@@ -4,8 +4,8 @@
 //
 //   accept  POST /v1/messages: a bearer key hashed (SHA-256) and looked up, the JSON parsed,
 //           three fields checked, the payload re-serialised (as intake stores it);
-//   store   the message and its delivery in SQLite (WAL, synchronous = FULL: the 202 is sent
-//           after its fsync), the writes of one event-loop turn in one transaction;
+//   store   the message and its delivery in SQLite (WAL), the writes of one event-loop turn in
+//           one transaction by Wirehook's GroupCommit: the 202 is sent after the WAL's fsync;
 //   sign    the Standard Webhooks envelope and its HMAC-SHA256 with Wirehook's own functions;
 //   POST    it over a keep-alive HTTPS pool of the endpoint's own (16 connections, idle ones
 //           closed after 4 s, 15 s for an answer: Wirehook's egress defaults), 512 in flight;
