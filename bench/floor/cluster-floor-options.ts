@@ -1,13 +1,10 @@
 // What the cluster floor's scenario (bench/scenarios/floor.ts) and its processes
 // (cluster-floor-process.ts) agree on; apart, so the bench's report names the roles without
 // loading a floor's code.
-import type { FloorReceiver } from './floor-parts.ts';
+import type { FloorProcessOptions } from './floor-parts.ts';
 
 /** What the cluster floor's scenario passes each of its processes (each reads what its role needs). */
-export interface ClusterFloorOptions extends FloorReceiver {
-  dataDir: string;
-  /** Sends in flight at most (Wirehook's DISPATCH_CONCURRENCY default). */
-  inFlight: number;
+export interface ClusterFloorOptions extends FloorProcessOptions {
   natsUrl: string;
   /** Intake's gRPC address (`127.0.0.1:<port>`): the gateway's. */
   intakeAddress?: string;

@@ -28,11 +28,15 @@ import { DatabaseSync } from 'node:sqlite';
 import { Client, credentials, Server, ServerCredentials, type ServiceError, status as grpcStatus } from '@grpc/grpc-js';
 import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { webhookBody } from '@wirehook/core';
+import { turnOutbox, webhookBody } from '@wirehook/core';
+// Wirehook's own limits for a gateway's calls to intake: a call's deadline, the sends one call carries.
+import { DEFAULT_DEADLINE_MS } from '../../packages/rpc/src/grpc-service.ts';
+import { MAX_BATCH_SENDS } from '../../packages/rpc/src/intake-grpc-client.ts';
 import type { UndiciPool } from '../http/undici.ts';
 import {
   type Answer,
   durabilityOf,
+  endWithHarness,
   endpointPool,
   groupCommit,
   listenAndSay,
@@ -55,18 +59,14 @@ type Sent = { id: string; deliveries: number } | { error: string };
 const STREAM = 'FLOOR_DISPATCH';
 const SUBJECT = 'floor.dispatch';
 const SEND_BATCH = '/floor.Intake/SendBatch';
-/** Most sends one SendBatch call carries (Wirehook's MAX_BATCH_SENDS). */
-const MAX_BATCH_SENDS = 64;
 /** A claim's lease: long enough for a send's two limits. */
 const LEASE_MS = 60_000;
-/** A call's deadline, as Wirehook's intake client's. */
-const CALL_DEADLINE_MS = 5_000;
 const bytes = (value: Buffer) => value;
 
 const role = process.argv[2] as ClusterFloorRole;
 if (!CLUSTER_FLOOR_ROLES.includes(role)) throw new Error(`no such role: ${String(role)}`);
 // Ends with the harness, whatever it is doing then (the dispatcher's start waits on NATS).
-process.on('disconnect', () => process.exit(0));
+endWithHarness();
 const options = JSON.parse(process.argv[3] ?? '{}') as ClusterFloorOptions;
 const file = join(options.dataDir, CLUSTER_FLOOR_FILE);
 const db = new DatabaseSync(file);
@@ -85,26 +85,18 @@ function gateway(): void {
   const keys = new Map<string, Map<string, string>>();
   const consumers = new Set<string>();
 
-  // The sends of one turn, in one call.
-  let batch: { send: Send; answer: (sent: Sent) => void }[] = [];
-  const call = () => {
-    // A full batch went early: the turn's scheduled call has nothing left (none is made, as Wirehook's client makes none).
-    if (batch.length === 0) return;
-    const calls = batch;
-    batch = [];
-    const payload = Buffer.from(JSON.stringify(calls.map((c) => c.send)));
-    // Wirehook's deadline for an intake call: 5 s.
-    client.makeUnaryRequest(SEND_BATCH, bytes, bytes, payload, { deadline: Date.now() + CALL_DEADLINE_MS }, (err, reply) => {
-      const answers = err ? calls.map(() => ({ error: err.message })) : (JSON.parse(reply!.toString('utf8')) as Sent[]);
-      calls.forEach((c, i) => c.answer(answers[i]!));
-    });
-  };
-  const send = (s: Send) =>
-    new Promise<Sent>((answer) => {
-      if (batch.length === 0) setImmediate(call);
-      batch.push({ send: s, answer });
-      if (batch.length === MAX_BATCH_SENDS) call();
-    });
+  // The sends of one turn in calls of MAX_BATCH_SENDS at most, as Wirehook's intake client sends them.
+  const send = (s: Send) => new Promise<Sent>((answer) => outbox({ send: s, answer }));
+  const outbox = turnOutbox<{ send: Send; answer: (sent: Sent) => void }>((sends) => {
+    for (let at = 0; at < sends.length; at += MAX_BATCH_SENDS) {
+      const calls = sends.slice(at, at + MAX_BATCH_SENDS);
+      const payload = Buffer.from(JSON.stringify(calls.map((c) => c.send)));
+      client.makeUnaryRequest(SEND_BATCH, bytes, bytes, payload, { deadline: Date.now() + DEFAULT_DEADLINE_MS }, (err, reply) => {
+        const answers = err ? calls.map(() => ({ error: err.message })) : (JSON.parse(reply!.toString('utf8')) as Sent[]);
+        calls.forEach((c, k) => c.answer(answers[k]!));
+      });
+    }
+  });
 
   const route = async (req: IncomingMessage, keyHash: string, input: Record<string, unknown>): Promise<Answer> => {
     const path = req.url ?? '';
@@ -128,9 +120,10 @@ function gateway(): void {
     if (req.method === 'POST' && path === '/v1/endpoints') {
       const consumerId = String(input['consumer_id']);
       if (!consumers.has(consumerId)) return notFound('consumer');
+      const url = new URL(String(input['url'])).href; // a bad URL is this request's 500, not the dispatcher's crash
       const id = `ep_${randomUUID()}`;
       const secret = randomBytes(24);
-      await write(() => insertEndpoint.run(id, consumerId, String(input['url']), secret));
+      await write(() => insertEndpoint.run(id, consumerId, url, secret));
       return [201, { id, secret: `whsec_${secret.toString('base64')}` }];
     }
     const removed = req.method === 'DELETE' && /^\/v1\/endpoints\/([^/]+)$/.exec(path);
@@ -231,34 +224,28 @@ async function dispatcher(): Promise<void> {
     endpointId: string;
     removed: boolean;
   }
-  /** Each endpoint's key and pool, made at its first delivery (its row is read at each claim). */
+  /** Each endpoint's key and pool, made at its first delivery; its row (`removed`) is read at each claim, as Wirehook's claims read it. */
   const endpoints = new Map<string, Endpoint>();
 
   const enqueue = floorSender<Delivery>(db, write, options.inFlight, (delivery) => (delivery.removed ? null : endpoints.get(delivery.endpointId)!));
 
-  /** Claims a wake-up's deliveries in one transaction: those still pending and not leased. */
+  /** Claims a wake-up's deliveries in one transaction: those still pending and not leased, with what their sends need. */
   const claimAll = (ids: string[]) =>
     write(
       () => {
         const now = Date.now();
-        const claimed: Delivery[] = [];
+        const claimed: { delivery: Delivery; url: string; secret: Uint8Array }[] = [];
         for (const id of ids) {
           const row = claim.get(now + LEASE_MS, id, now);
           if (row === undefined) continue;
           const messageId = String(row['message_id']);
           const endpointId = String(row['endpoint_id']);
-          const message = messageOf.get(messageId)!;
-          const endpoint = endpointOf.get(endpointId)!;
-          if (!endpoints.has(endpointId)) {
-            const url = String(endpoint['url']);
-            endpoints.set(endpointId, {
-              path: new URL(url).pathname,
-              key: createSecretKey(endpoint['secret'] as Uint8Array),
-              pool: endpointPool(url, options),
-            });
-          }
+          const message = messageOf.get(messageId);
+          const endpoint = endpointOf.get(endpointId);
+          if (message === undefined || endpoint === undefined) throw new Error(`delivery ${id}: its message or endpoint is gone`);
           const body = webhookBody(String(message['event_type']), Number(message['created_at']), String(message['payload']));
-          claimed.push({ id, messageId, endpointId, body, attempts: 0, removed: Number(endpoint['removed']) === 1 });
+          const delivery = { id, messageId, endpointId, body, attempts: 0, removed: Number(endpoint['removed']) === 1 };
+          claimed.push({ delivery, url: String(endpoint['url']), secret: endpoint['secret'] as Uint8Array });
         }
         return claimed;
       },
@@ -269,16 +256,31 @@ async function dispatcher(): Promise<void> {
   const nc = await connect({ servers: options.natsUrl });
   const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: STREAM, subjects: [SUBJECT], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
-  await jsm.consumers.add(STREAM, { durable_name: 'dispatcher', ack_policy: AckPolicy.Explicit, max_ack_pending: 1_000 });
+  // A wake-up unacked past its lease is pulled again once the lease has run out (ack_wait in ns).
+  await jsm.consumers.add(STREAM, { durable_name: 'dispatcher', ack_policy: AckPolicy.Explicit, max_ack_pending: 1_000, ack_wait: 2 * LEASE_MS * 1e6 });
   const consumer = await jetstream(nc).consumers.get(STREAM, 'dispatcher');
   const wakeUps = await consumer.consume({ max_messages: 64 });
-  process.send?.(0);
+  process.send?.(0); // ready: a dispatcher serves no port (the scenario reads none from it)
   for await (const wakeUp of wakeUps) {
     const ids = wakeUp.json<string[]>();
-    // Acked once the claims stand: a dispatcher that dies before leaves them to the next pull.
-    void claimAll(ids).then((claimed) => {
-      wakeUp.ack();
-      for (const delivery of claimed) enqueue(delivery);
-    });
+    // Acked once the claims are committed (not yet on disk, as Wirehook's). The floor has no
+    // sweeper: a dispatcher that dies before the ack leaves the wake-up to the next pull, after it
+    // the deliveries are lost to this run (it waits for them, and says so by timing out).
+    claimAll(ids).then(
+      (claimed) => {
+        wakeUp.ack();
+        for (const { delivery, url, secret } of claimed) {
+          // Each endpoint's key and pool made at its first delivery, off the write lock.
+          if (!endpoints.has(delivery.endpointId)) {
+            endpoints.set(delivery.endpointId, { path: new URL(url).pathname, key: createSecretKey(secret), pool: endpointPool(url, options) });
+          }
+          enqueue(delivery);
+        }
+      },
+      (err: Error) => {
+        console.error(`claim failed: ${err.message}`);
+        wakeUp.nak();
+      },
+    );
   }
 }

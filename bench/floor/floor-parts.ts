@@ -7,6 +7,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, type SigningKey } from '@wirehook/core';
 // Wirehook's egress defaults: connections per endpoint, idle connection life.
 import { EGRESS_CONNECTIONS, EGRESS_KEEP_ALIVE_MAX_MS } from '@wirehook/egress';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../../packages/store/src/sqlite/connection.ts';
 import { GroupCommit } from '../../packages/store/src/sqlite/group-commit.ts';
 import { createPool, type UndiciPool } from '../http/undici.ts';
 
@@ -16,6 +17,13 @@ export interface FloorReceiver {
   resolve: Record<string, string>;
   /** The receiver's CA, trusted beside Node's. */
   caPem: string;
+}
+
+/** What either floor's scenario passes its processes. */
+export interface FloorProcessOptions extends FloorReceiver {
+  dataDir: string;
+  /** Sends in flight at most (Wirehook's DISPATCH_CONCURRENCY default). */
+  inFlight: number;
 }
 
 /** An API answer: its status and JSON body (none for a 204). */
@@ -32,9 +40,6 @@ export function durabilityOf(db: DatabaseSync): { journalMode: string; synchrono
   };
 }
 
-/** How long a commit waits for another process's write lock (Wirehook's SQLITE_BUSY_TIMEOUT_MS is 5 s). */
-const BUSY_TIMEOUT_MS = 10_000;
-
 /**
  * Group commit as Wirehook's store commits (its GroupCommit): every write of one turn of the
  * event loop in one `BEGIN IMMEDIATE` transaction; the WAL fsynced on libuv's pool, each caller
@@ -43,15 +48,14 @@ const BUSY_TIMEOUT_MS = 10_000;
  * A floor cheaper than Wirehook only by what it leaves out, not by how it commits.
  */
 export function groupCommit(db: DatabaseSync, file: string): <T>(run: () => T, options?: { durable?: boolean }) => Promise<T> {
-  const commits = new GroupCommit(db, `${file}-wal`, BUSY_TIMEOUT_MS);
+  const commits = new GroupCommit(db, `${file}-wal`, SQLITE_BUSY_TIMEOUT_MS);
   return (run, options) => commits.run(run, options);
 }
 
 /**
  * The HTTP API's frame: a bearer key hashed (SHA-256), the body parsed as a JSON object,
  * `route` asked for the answer (whatever it throws is a 500 for that request alone);
- * GET /healthz answers `health`. Says its port over IPC once it listens, and ends with the
- * harness (its IPC channel closes however the harness exits).
+ * GET /healthz answers `health`. Says its port over IPC once it listens.
  */
 export function serveApi(route: (req: IncomingMessage, keyHash: string, input: Record<string, unknown>) => Promise<Answer> | Answer, health: object): Server {
   const server = createServer((req, res) => {
@@ -85,12 +89,16 @@ export function serveApi(route: (req: IncomingMessage, keyHash: string, input: R
   return server;
 }
 
-/** Listens on a free loopback port and says it to the harness over IPC; the process ends with the harness. */
+/** Listens on a free loopback port and says it to the harness over IPC. */
 export function listenAndSay(server: { listen: (port: number, host: string, ready: () => void) => unknown; address: () => unknown }): void {
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
     process.send?.(typeof address === 'object' && address !== null && 'port' in address ? address.port : 0);
   });
+}
+
+/** Ends the process with the harness: its IPC channel closes however the harness exits. */
+export function endWithHarness(): void {
   process.on('disconnect', () => process.exit(0));
 }
 
@@ -178,6 +186,11 @@ export interface FloorDelivery {
 /** Where a delivery goes: its endpoint's pool, path and signing key; null when the endpoint is gone (it fails unsent). */
 export type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
 
+/** A floor's write that failed: said, and the delivery left unrecorded (the run waits for it, and times out saying so). */
+function failed(err: Error): void {
+  console.error(`a floor's write failed: ${err.message}`);
+}
+
 /**
  * The floors' send and record: at most `inFlight` POSTs at once (a slot is the POST's), the rest
  * in order behind them; each attempt with the delivery's status written in one group commit;
@@ -206,11 +219,11 @@ export function floorSender<D extends FloorDelivery>(
     const now = Date.now();
     const to = target(delivery);
     if (to === null) {
-      void write(() => setStatus.run('failed', now, delivery.id));
+      write(() => setStatus.run('failed', now, delivery.id)).catch(failed);
       return;
     }
     const sent = await postWebhook(to.pool, to.path, to.key, delivery.messageId, delivery.body, now);
-    void record(delivery, sent, now);
+    record(delivery, sent, now).catch(failed);
   });
   return enqueue;
 }

@@ -32,8 +32,9 @@ import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
 import {
   type Answer,
   durabilityOf,
+  endWithHarness,
   endpointPool,
-  type FloorReceiver,
+  type FloorProcessOptions,
   groupCommit,
   messageInput,
   notFound,
@@ -43,11 +44,7 @@ import {
 } from './floor-parts.ts';
 
 /** What the floor scenario passes. */
-export interface FloorOptions extends FloorReceiver {
-  dataDir: string;
-  /** Sends in flight at most (Wirehook's DISPATCH_CONCURRENCY default). */
-  inFlight: number;
-}
+export type FloorOptions = FloorProcessOptions;
 
 interface Endpoint {
   id: string;
@@ -132,4 +129,5 @@ function route(req: IncomingMessage, keyHash: string, input: Record<string, unkn
   return notFound('route');
 }
 
+endWithHarness();
 serveApi(route, durabilityOf(db));

@@ -20,24 +20,24 @@ const CLUSTER_FLOOR_MAIN = new URL('../floor/cluster-floor-process.ts', import.m
 /** Sends in flight at most: Wirehook's `DISPATCH_CONCURRENCY` default. */
 const FLOOR_IN_FLIGHT = 512;
 /**
- * The floor delivers 2–2.5 × e2e's rate: twice e2e's count makes its measured span about as
- * long as e2e's, so a major GC of its heap lands in a run's span about as often.
+ * The floors deliver 2–2.5 × the rate of the mode they are set against: twice e2e's count makes
+ * their measured spans about as long as e2e's and cluster mode's, so a major GC of a heap lands in
+ * a run's span about as often.
  */
 const COUNT_PER_E2E_COUNT = 2;
 
 /**
  * The pipeline floor (issue 46): e2e's load — the same senders, consumers, payload and
  * receiver — against a bare durable webhook pipeline (bench/floor/floor-process.ts: accept,
- * store with an fsync before the 202, sign, POST, record; one thread). Its CPU a delivery,
- * measured in the same run, is what e2e's is set against: the part of Wirehook's cost that is
- * Wirehook's, whatever the machine's speed. Each run records whether the floor's store ran
- * with an fsync at each commit (`fsyncEachCommit`, 1: WAL and synchronous = FULL).
+ * store with an fsync before the 202, sign, POST, record; one thread, its fsyncs on libuv's
+ * pool). Its CPU a delivery, measured in the same run, is what e2e's is set against: the part
+ * of Wirehook's cost that is Wirehook's, whatever the machine's speed.
  */
 export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
   return {
     name: 'floor',
     deliveriesPerMessage: 1,
-    description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread',
+    description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread and its fsyncs',
     runs: await measureFloor(ctx, 'floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
       const options: FloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
       const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
@@ -58,7 +58,7 @@ export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult
     name: 'cluster-floor',
     deliveriesPerMessage: 1,
     description: "the floor's pipeline over gateway → gRPC → intake → JetStream → dispatcher, one SQLite file; e2e load",
-    runs: await measureFloor(ctx, 'cluster-floor', 1, async (dataDir, nodeFlags) => {
+    runs: await measureFloor(ctx, 'cluster-floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
       const before = new Set(descendants(process.pid));
       const nats = await startNatsServer();
       const started: ForkedServer[] = [];
@@ -107,8 +107,9 @@ function receiverOf({ receiver }: BenchContext): FloorReceiver {
 /**
  * e2e's load against a floor `start` starts on a fresh data directory: `settings.runs` runs of
  * `countPerE2eCount` × e2e's count, each on consumers and endpoints of its own. Each run records
- * whether the floor's store ran with an fsync at each commit (`fsyncEachCommit`, 1: WAL and
- * synchronous = FULL, as its /healthz reports).
+ * whether the floor's store ran in WAL with synchronous = FULL between commits
+ * (`fsyncEachCommit`, 1, as its /healthz reports; its GroupCommit fsyncs the WAL before a durable
+ * write is answered).
  */
 async function measureFloor(
   ctx: BenchContext,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CpuUnits, type Proc } from '../../bench/report/cpu-parts.ts';
+import { CpuUnits, type Proc, processPart } from '../../bench/report/cpu-parts.ts';
 import { CpuMeter } from '../../bench/report/proc-stats.ts';
 
 const top = mkdtempSync(join(tmpdir(), 'wirehook-cpu-parts-'));
@@ -158,5 +158,14 @@ describe('CPU by part, names read from a stand-in of /proc', () => {
     threads.get('9')!.comm = 'store-writer';
     units.sample();
     expect(units.used()).toEqual({ 'V8 helpers': 0.1 });
+  });
+
+  it('the cluster floor’s processes are named by role; one with no role it knows is other', () => {
+    const proc = (args: string[]): Proc => ({ read: () => args.join('\0'), list: () => [] });
+    const floor = '/x/bench/floor/cluster-floor-process.ts';
+    expect(processPart(1, proc(['node', floor, 'dispatcher', '{}']))).toBe('floor dispatcher');
+    expect(processPart(1, proc(['node', floor, 'gateway', '{}']))).toBe('floor gateway');
+    expect(processPart(1, proc(['node', floor, 'sweeper', '{}']))).toBe('other');
+    expect(processPart(1, proc(['node', floor]))).toBe('other');
   });
 });

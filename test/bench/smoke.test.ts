@@ -22,7 +22,7 @@ describe('bench --smoke', () => {
     () => {
       const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: RUN_MS });
       expect(run.status, run.stderr).toBe(0);
-      for (const scenario of ['baseline', 'intake', 'e2e', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
+      for (const scenario of ['baseline', 'intake', 'e2e', 'floor', 'cluster-floor', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
         expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
       }
       expect(run.stdout).toMatch(/counts: all \d+ checks add up/);

@@ -12,7 +12,7 @@ import { deliveryFromProto, sendInputToProto, sendOutcomeFromProto, sendResultFr
 export type IntakeGrpcClientOptions = ClientOptions;
 
 /** Most sends one SendBatch call carries. */
-const MAX_BATCH_SENDS = 64;
+export const MAX_BATCH_SENDS = 64;
 /**
  * Most payload text (UTF-16 units, ≤ 3 bytes each in UTF-8) one SendBatch call carries, so a
  * call stays under grpc-js' 4 MiB message limit; a larger payload goes in a call of its own.
