@@ -186,9 +186,14 @@ export interface FloorDelivery {
 /** Where a delivery goes: its endpoint's pool, path and signing key; null when the endpoint is gone (it fails unsent). */
 export type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
 
-/** A floor's write that failed: said, and the delivery left unrecorded (the run waits for it, and times out saying so). */
+/**
+ * A floor's write that failed: a delivery recorded wrong, though its receiver may have counted it.
+ * Said, and the process ends, so the bench sees the floor gone (measureFloor) instead of a run
+ * that passed with its store wrong.
+ */
 function failed(err: Error): void {
   console.error(`a floor's write failed: ${err.message}`);
+  process.exit(70);
 }
 
 /**

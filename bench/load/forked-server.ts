@@ -42,6 +42,11 @@ export class ForkedServer {
     return this.#child.pid!;
   }
 
+  /** Whether it still runs: neither exited nor killed. */
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
   async stop(): Promise<void> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
     const exited = once(this.#child, 'exit');

@@ -41,7 +41,7 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
     runs: await measureFloor(ctx, 'floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
       const options: FloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
       const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
-      return { url: floor.url, pids: [floor.pid], stop: () => floor.stop() };
+      return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
     }),
   };
 }
@@ -85,6 +85,7 @@ export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult
         return {
           url: gateway.url,
           pids,
+          running: () => started.every((s) => s.running),
           stop: async () => {
             await Promise.all(started.map((s) => s.stop()));
             await nats.stop();
@@ -97,6 +98,14 @@ export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult
       }
     }),
   };
+}
+
+/** A floor as measureFloor runs it: its API's URL, its processes, whether they all still run. */
+interface RunningFloor {
+  url: string;
+  pids: number[];
+  running: () => boolean;
+  stop: () => Promise<void>;
 }
 
 /** The receiver as a floor process is given it. */
@@ -115,12 +124,12 @@ async function measureFloor(
   ctx: BenchContext,
   name: string,
   countPerE2eCount: number,
-  start: (dataDir: string, nodeFlags: string[]) => Promise<{ url: string; pids: number[]; stop: () => Promise<void> }>,
+  start: (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor>,
 ): Promise<RunRecord[]> {
   const { settings } = ctx;
   const runs: RunRecord[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), `wirehook-${name}-`));
-  let floor: { url: string; pids: number[]; stop: () => Promise<void> } | undefined;
+  let floor: RunningFloor | undefined;
   let api: WirehookApi | undefined;
   try {
     // The flags Wirehook's process gets: the embedded launcher's WIREHOOK_NODE_FLAGS and --node-args (NODE_OPTIONS both inherit).
@@ -140,6 +149,8 @@ async function measureFloor(
       const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
       const count = settings.e2e.count * countPerE2eCount;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
+      // A floor process that ended (a write failed: floor-parts.ts) fails the run, whatever its receiver counted.
+      if (!running.running()) throw new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);
       await removeEndpoints(floorCtx, topology.endpoints);
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
       ctx.log(`${name} run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);

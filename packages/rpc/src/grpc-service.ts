@@ -17,14 +17,14 @@ import { create, fromBinary, toBinary, type DescMethod, type DescService, type M
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { AUTH_METADATA_KEY, bearer, callAuthorized } from './call-auth.ts';
 import { fromServiceError, loggedWhereThrown, toStatus } from './errors.ts';
+import { DEFAULT_DEADLINE_MS } from './call-limits.ts';
 import type { GrpcMetrics } from './grpc-metrics.ts';
 import { startClientCall, startServerCall } from './grpc-tracing.ts';
 
 // protobuf-es v2 has no grpc-js generator: the grpc-js definitions are built here from the
 // generated service descriptors. Unary RPCs only (all our services are unary).
 
-/** The deadline of every call unless the client or the call says otherwise. */
-export const DEFAULT_DEADLINE_MS = 5_000;
+export { DEFAULT_DEADLINE_MS } from './call-limits.ts';
 
 /** `/wirehook.intake.v1.MessageIntake/Send` */
 export function methodPath(method: DescMethod): string {

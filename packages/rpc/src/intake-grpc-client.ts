@@ -2,6 +2,7 @@ import type { Delivery, DeliveryId, EndpointId, IntakePort, SendMessageInput, Se
 import { status as grpcStatus } from '@grpc/grpc-js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { context, type Context } from '@opentelemetry/api';
+import { MAX_BATCH_PAYLOAD_CHARS, MAX_BATCH_SENDS } from './call-limits.ts';
 import { grpcStatusOf, RpcError } from './errors.ts';
 import { MessageIntake, type SendRequestSchema } from './gen/wirehook/intake/v1/intake_pb.ts';
 import { startItemClientCall, type ItemCallTrace } from './grpc-tracing.ts';
@@ -11,13 +12,6 @@ import { deliveryFromProto, sendInputToProto, sendOutcomeFromProto, sendResultFr
 /** Where message-intake listens, and the default deadline of each call (5 s). */
 export type IntakeGrpcClientOptions = ClientOptions;
 
-/** Most sends one SendBatch call carries. */
-export const MAX_BATCH_SENDS = 64;
-/**
- * Most payload text (UTF-16 units, ≤ 3 bytes each in UTF-8) one SendBatch call carries, so a
- * call stays under grpc-js' 4 MiB message limit; a larger payload goes in a call of its own.
- */
-const MAX_BATCH_PAYLOAD_CHARS = 1_048_576;
 /** After a message-intake answered UNIMPLEMENTED (an older version, mid-upgrade), sends go one a call for this long. */
 const BATCH_RETRY_AFTER_MS = 30_000;
 
