@@ -126,13 +126,13 @@ export function endpointPool(url: string, receiver: FloorReceiver): UndiciPool {
 }
 
 /** What an attempt got: the status (null: no answer) and the answer's first RESPONSE_HEAD_BYTES. */
-export interface Sent {
+interface Sent {
   status: number | null;
   head: string | null;
 }
 
 /** POSTs the signed webhook `body` of `messageId`. Failures are data: no answer is a null status. */
-export async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
+async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
   let status: number | null = null;
   let head: string | null = null;
   try {
@@ -146,7 +146,7 @@ export async function postWebhook(pool: UndiciPool, path: string, key: SigningKe
 }
 
 /** The delivery's status after an attempt, and when it is tried again (its `attempts` before this one). */
-export function afterAttempt(status: number | null, attempts: number, now: number): { outcome: 'delivered' | 'pending' | 'failed'; next: number } {
+function afterAttempt(status: number | null, attempts: number, now: number): { outcome: 'delivered' | 'pending' | 'failed'; next: number } {
   const retry = (status === null || status === 429 || status >= 500) && attempts < RETRIES;
   return { outcome: status !== null && status < 300 ? 'delivered' : retry ? 'pending' : 'failed', next: retry ? now + 1_000 * 2 ** attempts : now };
 }
@@ -155,7 +155,7 @@ export function afterAttempt(status: number | null, attempts: number, now: numbe
  * Sends at most `limit` at once, the rest in order behind them: `send` is called for each
  * in turn, and another starts as one ends.
  */
-export function sendQueue<T>(limit: number, send: (item: T) => Promise<void>): (item: T) => void {
+function sendQueue<T>(limit: number, send: (item: T) => Promise<void>): (item: T) => void {
   const waiting: T[] = [];
   let sending = 0;
   const pump = () => {
@@ -184,7 +184,7 @@ export interface FloorDelivery {
 }
 
 /** Where a delivery goes: its endpoint's pool, path and signing key; null when the endpoint is gone (it fails unsent). */
-export type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
+type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
 
 /**
  * A floor's write that failed: a delivery recorded wrong, though its receiver may have counted it.

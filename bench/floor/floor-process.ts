@@ -43,9 +43,6 @@ import {
   floorSender,
 } from './floor-parts.ts';
 
-/** What the floor scenario passes. */
-export type FloorOptions = FloorProcessOptions;
-
 interface Endpoint {
   id: string;
   url: string;
@@ -59,7 +56,7 @@ interface Delivery extends FloorDelivery {
   endpoint: Endpoint;
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as FloorOptions;
+const options = JSON.parse(process.argv[2] ?? '{}') as FloorProcessOptions;
 const file = join(options.dataDir, 'floor.sqlite');
 const db = new DatabaseSync(file);
 db.exec(BARE_PIPELINE_SCHEMA);

@@ -48,7 +48,7 @@ export class ForkedServer {
   }
 
   async stop(): Promise<void> {
-    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    if (!this.running) return;
     const exited = once(this.#child, 'exit');
     this.#child.kill();
     await exited;

@@ -5,8 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { startNatsServer } from '@wirehook/testkit';
 import type { BenchContext } from '../context.ts';
 import { CLUSTER_FLOOR_FILE, type ClusterFloorOptions, type ClusterFloorRole } from '../floor/cluster-floor-options.ts';
-import type { FloorReceiver } from '../floor/floor-parts.ts';
-import type { FloorOptions } from '../floor/floor-process.ts';
+import type { FloorProcessOptions, FloorReceiver } from '../floor/floor-parts.ts';
 import { descendants } from '../launchers/processes.ts';
 import { WirehookApi } from '../http/wirehook-api.ts';
 import { ForkedServer } from '../load/forked-server.ts';
@@ -38,8 +37,8 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
     name: 'floor',
     deliveriesPerMessage: 1,
     description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread and its fsyncs',
-    runs: await measureFloor(ctx, 'floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
-      const options: FloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
+    runs: await measureFloor(ctx, 'floor', async (dataDir, nodeFlags) => {
+      const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
       const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
       return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
     }),
@@ -58,10 +57,14 @@ export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult
     name: 'cluster-floor',
     deliveriesPerMessage: 1,
     description: "the floor's pipeline over gateway → gRPC → intake → JetStream → dispatcher, one SQLite file; e2e load",
-    runs: await measureFloor(ctx, 'cluster-floor', COUNT_PER_E2E_COUNT, async (dataDir, nodeFlags) => {
+    runs: await measureFloor(ctx, 'cluster-floor', async (dataDir, nodeFlags) => {
       const before = new Set(descendants(process.pid));
       const nats = await startNatsServer();
       const started: ForkedServer[] = [];
+      const stopAll = async () => {
+        await Promise.all(started.map((s) => s.stop()));
+        await nats.stop();
+      };
       try {
         const store = new DatabaseSync(join(dataDir, CLUSTER_FLOOR_FILE));
         store.exec(CLUSTER_FLOOR_SCHEMA);
@@ -86,14 +89,10 @@ export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult
           url: gateway.url,
           pids,
           running: () => started.every((s) => s.running),
-          stop: async () => {
-            await Promise.all(started.map((s) => s.stop()));
-            await nats.stop();
-          },
+          stop: stopAll,
         };
       } catch (err) {
-        await Promise.all(started.map((s) => s.stop()));
-        await nats.stop();
+        await stopAll();
         throw err;
       }
     }),
@@ -115,17 +114,12 @@ function receiverOf({ receiver }: BenchContext): FloorReceiver {
 
 /**
  * e2e's load against a floor `start` starts on a fresh data directory: `settings.runs` runs of
- * `countPerE2eCount` × e2e's count, each on consumers and endpoints of its own. Each run records
+ * COUNT_PER_E2E_COUNT × e2e's count, each on consumers and endpoints of its own. Each run records
  * whether the floor's store ran in WAL with synchronous = FULL between commits
  * (`fsyncEachCommit`, 1, as its /healthz reports; its GroupCommit fsyncs the WAL before a durable
  * write is answered).
  */
-async function measureFloor(
-  ctx: BenchContext,
-  name: string,
-  countPerE2eCount: number,
-  start: (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor>,
-): Promise<RunRecord[]> {
+async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor>): Promise<RunRecord[]> {
   const { settings } = ctx;
   const runs: RunRecord[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), `wirehook-${name}-`));
@@ -147,7 +141,7 @@ async function measureFloor(
     };
     for (let run = 1; run <= settings.runs; run++) {
       const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
-      const count = settings.e2e.count * countPerE2eCount;
+      const count = settings.e2e.count * COUNT_PER_E2E_COUNT;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
       // A floor process that ended (a write failed: floor-parts.ts) fails the run, whatever its receiver counted.
       if (!running.running()) throw new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);

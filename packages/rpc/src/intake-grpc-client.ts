@@ -50,6 +50,7 @@ export class IntakeGrpcClient implements IntakePort {
     this.#address = options.address;
   }
 
+  // The same rule, bare, stands in the bench's cluster floor (bench/floor/cluster-floor-process.ts): a change reaches both.
   async send(input: SendMessageInput): Promise<SendMessageResult> {
     const request = sendInputToProto(input);
     if (performance.now() < this.#oneByOneUntil) return this.#sendAlone(request);

@@ -11,7 +11,6 @@ export interface BacklogCountJobDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  intervalMs?: number;
 }
 
 /**
@@ -42,7 +41,7 @@ export class BacklogCountJob implements Component {
 
   async start(): Promise<void> {
     if (this.#deps.store.deliveries.countBacklog === undefined) return;
-    this.#timer = setInterval(() => void this.runOnce(), this.#deps.intervalMs ?? BACKLOG_COUNT_INTERVAL_MS);
+    this.#timer = setInterval(() => void this.runOnce(), BACKLOG_COUNT_INTERVAL_MS);
     this.#timer.unref();
     void this.runOnce();
   }

@@ -143,7 +143,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     shared.registry,
     () => store.deliveries.backlog(clock.now()),
     () => clock.now(),
-    { reuse: backlogReuse(shared.soleDispatcher), failed: (err) => backlogReads.failed(err), succeeded: () => backlogReads.succeeded() },
+    { reuse: backlogReuse(shared.soleDispatcher), failed: (err, again) => backlogReads.failed(err, again ? 0 : 1), succeeded: () => backlogReads.succeeded() },
   );
   registerLaneMetrics(
     shared.registry,

@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StaleBacklogError } from '@wirehook/store';
 import { BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
 import { SCRAPE_WAIT_MS } from './scraped-source.ts';
 
@@ -61,7 +62,7 @@ describe('the backlog gauges', () => {
 
   it('date a count too old to show by when it was made, even before this process read one (a new dispatcher)', async () => {
     const { clock, source, value } = scraped();
-    source.next = Object.assign(new Error('the backlog was last counted 700 s ago'), { countedAt: clock.at - 700_000 });
+    source.next = new StaleBacklogError(clock.at - 700_000, 700_000);
     expect(await value('wirehook_deliveries_due')).toBeNaN();
     expect(await value('wirehook_deliveries_backlog_read_timestamp_seconds')).toBe((clock.at - 700_000) / 1000);
   });

@@ -1,4 +1,4 @@
-import type { Backlog, LaneStats } from '@wirehook/store';
+import { type Backlog, type LaneStats, StaleBacklogError } from '@wirehook/store';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { MAX_BATCH_MESSAGES } from '@wirehook/bus';
 import { type Reuse, SCRAPE_REUSE, SCRAPE_WAIT_MS, ScrapedSource, type ScrapedSourceOptions } from './scraped-source.ts';
@@ -19,8 +19,9 @@ export interface DispatcherMetrics {
 
 /**
  * How long a dispatcher that shares its store with others (cluster mode) reuses one read of
- * the store-wide backlog, however often it is scraped: each read counts up to
- * BACKLOG_COUNT_CAP index keys a count, and every replica reads the same numbers. Prometheus
+ * the store-wide backlog, however often it is scraped: every replica reads the same numbers
+ * (MongoDB: one point read of the shared count; SQLite shared by processes: a count of up to
+ * BACKLOG_COUNT_CAP index keys). Prometheus
  * scrapes every 15 s or more, so a scrape still sees a fresh read. (Embedded mode, one
  * process on its own SQLite file, reads at each scrape.)
  */
@@ -28,7 +29,7 @@ export const BACKLOG_REUSE_MS = 5_000;
 
 /** How a dispatcher reuses its backlog reads: once per BACKLOG_REUSE_MS when it shares the store, else per scrape. */
 export function backlogReuse(soleDispatcher: boolean): Reuse {
-  return soleDispatcher ? SCRAPE_REUSE : { ms: BACKLOG_REUSE_MS, now: () => performance.now() };
+  return soleDispatcher ? SCRAPE_REUSE : { ...SCRAPE_REUSE, ms: BACKLOG_REUSE_MS };
 }
 
 /**
@@ -73,7 +74,7 @@ export function registerBacklogMetrics(
   registry: Registry,
   backlog: () => Promise<Backlog>,
   now: () => number,
-  options: { reuse?: Reuse; failed?: (err: Error) => void; succeeded?: () => void } = {},
+  options: { reuse?: Reuse; failed?: (err: Error, again: boolean) => void; succeeded?: () => void } = {},
 ): void {
   // From the start until a read succeeds, the start: "not read for N minutes" counts from it.
   let lastReadAt = now() / 1000;
@@ -103,9 +104,8 @@ export function registerBacklogMetrics(
       failed: (err, again) => {
         if (!again) failures += 1;
         // A count too old to show tells when it was made: dated by it, not by this process's start.
-        const countedAt = (err as { countedAt?: unknown }).countedAt;
-        if (typeof countedAt === 'number') lastReadAt = countedAt / 1000;
-        options.failed?.(err);
+        if (err instanceof StaleBacklogError) lastReadAt = err.countedAt / 1000;
+        options.failed?.(err, again);
       },
     },
   );

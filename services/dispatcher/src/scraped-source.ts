@@ -14,17 +14,15 @@ export const SCRAPE_WAIT_MS = 6_000;
 
 export interface ScrapedSourceOptions<T> {
   reuse?: Reuse;
-  /** How long a scrape waits for a read that runs (SCRAPE_WAIT_MS); past it the scrape answers without it. */
-  waitMs?: number;
   /**
-   * What a scrape shows once a read failed or ran past `waitMs`: the last good answer (`keep`), or
+   * What a scrape shows once a read failed or ran past SCRAPE_WAIT_MS: the last good answer (`keep`), or
    * none (`unknown`: the gauges read NaN until a read succeeds, as before the first one).
    */
   onFailure?: 'keep' | 'unknown';
   /** A read that succeeded, and its answer. */
   succeeded?: (t: T) => void;
   /**
-   * A read that failed or ran past `waitMs`; `again` when that read was told of before (it ran
+   * A read that failed or ran past SCRAPE_WAIT_MS; `again` when that read was told of before (it ran
    * late, then failed: told again for its error, to be counted once).
    */
   failed?: (err: Error, again: boolean) => void;
@@ -35,13 +33,12 @@ export interface ScrapedSourceOptions<T> {
  * One read at a time: it answers every scrape for `reuse.ms` after it ended (a clock that
  * stepped back reads again), and while it runs no other starts, however long it takes (a pool
  * that is saturated gets one read from here, not one a scrape). A scrape waits for a running
- * read at most `waitMs` (and not at all once it is known to be late), so /metrics answers
+ * read at most SCRAPE_WAIT_MS (and not at all once it is known to be late), so /metrics answers
  * whatever the source does.
  */
 export class ScrapedSource<T> {
   readonly #read: () => Promise<T>;
   readonly #reuse: Reuse;
-  readonly #waitMs: number;
   readonly #keep: boolean;
   readonly #events: Pick<ScrapedSourceOptions<T>, 'succeeded' | 'failed'>;
   #answer: T | null = null;
@@ -53,7 +50,6 @@ export class ScrapedSource<T> {
   constructor(read: () => Promise<T>, options: ScrapedSourceOptions<T> = {}) {
     this.#read = read;
     this.#reuse = options.reuse ?? SCRAPE_REUSE;
-    this.#waitMs = options.waitMs ?? SCRAPE_WAIT_MS;
     this.#keep = (options.onFailure ?? 'keep') === 'keep';
     this.#events = options;
   }
@@ -64,14 +60,14 @@ export class ScrapedSource<T> {
     const running = this.#running;
     // A read already known to be late is not waited for again: the scrape answers at once.
     if (running === undefined || this.#late) return this.#answer;
-    const ended = await within(running, this.#waitMs, () => new Error('late')).then(
+    const ended = await within(running, SCRAPE_WAIT_MS, () => new Error('late')).then(
       () => true,
       () => false,
     );
     // Told once a read, by the first scrape to give up on it.
     if (!ended && this.#running === running && !this.#late) {
       this.#late = true;
-      this.#fail(new Error(`no answer within ${this.#waitMs} ms`), false);
+      this.#fail(new Error(`no answer within ${SCRAPE_WAIT_MS} ms`));
     }
     return this.#answer;
   }
@@ -94,7 +90,7 @@ export class ScrapedSource<T> {
           const error = err instanceof Error ? err : new Error(String(err));
           // Already counted when it ran late: told again for its error, not counted twice.
           if (this.#late) this.#events.failed?.(error, true);
-          else this.#fail(error, false);
+          else this.#fail(error);
         },
       )
       .finally(() => {
@@ -104,8 +100,8 @@ export class ScrapedSource<T> {
     this.#running = run;
   }
 
-  #fail(err: Error, again: boolean): void {
+  #fail(err: Error): void {
     if (!this.#keep) this.#answer = null;
-    this.#events.failed?.(err, again);
+    this.#events.failed?.(err, false);
   }
 }

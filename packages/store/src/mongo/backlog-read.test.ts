@@ -12,8 +12,8 @@ import {
   BACKLOG_STALE_MS,
   BACKLOG_TAKE_SLACK_MS,
   backlogReadOptions,
-  StaleBacklogError,
 } from './backlog-read.ts';
+import { StaleBacklogError } from '../ports/delivery-port.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';

@@ -1,5 +1,5 @@
 import { ReadPreference } from 'mongodb';
-import { BACKLOG_COUNT_CAP, type Backlog } from '../ports/delivery-port.ts';
+import { BACKLOG_COUNT_CAP, type Backlog, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -111,17 +111,6 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
 
 /** The shared count as a scrape reads it: its age by the server's clock. Any member: an old copy is refused by its age. */
 const SNAPSHOT_READ = new ReadPreference('primaryPreferred');
-
-/** The shared count is too old to show: its counter stopped. `countedAt`: when it was made (the server's clock). */
-export class StaleBacklogError extends Error {
-  override readonly name = 'StaleBacklogError';
-  readonly countedAt: number;
-
-  constructor(countedAt: number, ageMs: number) {
-    super(`the backlog was last counted ${Math.round(ageMs / 1000)} s ago`);
-    this.countedAt = countedAt;
-  }
-}
 
 /**
  * The shared count (one point read). Its age is the reading member's clock against the

@@ -79,6 +79,17 @@ export interface Backlog {
   countedAt?: number;
 }
 
+/** The shared count is too old to show: its counter stopped. `countedAt`: when it was made (the store's clock). */
+export class StaleBacklogError extends Error {
+  override readonly name = 'StaleBacklogError';
+  readonly countedAt: number;
+
+  constructor(countedAt: number, ageMs: number) {
+    super(`the backlog was last counted ${Math.round(ageMs / 1000)} s ago`);
+    this.countedAt = countedAt;
+  }
+}
+
 /** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
 export interface DueDelivery {
   id: DeliveryId;
