@@ -14,7 +14,7 @@ import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
 // server's ($$NOW): the processes' clocks may disagree. The count is sent off the primary, within
 // one time limit for all its operations.
 
-/** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt, startedAt }`. */
+/** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt, seq }`. */
 export const BACKLOG_SNAPSHOT_ID = 'backlog';
 /** The job lease whose holder counts (one process at a time, for one interval). */
 export const BACKLOG_COUNT_LEASE = 'backlog-count';
@@ -26,7 +26,7 @@ export const BACKLOG_STALE_MS = 60_000;
 /** The two documents' inserts: named for the profiler, the primary's acknowledgement alone (a lost one is made again). */
 const MADE = { writeConcern: RELEASED_BY_PRIMARY, comment: 'deliveries.backlogDocuments' } as const;
 
-/** How long a lease take or the count's write may run on the server (each a point write by _id). */
+/** How long each point read or write by _id (the lease, the shared count, a scrape's read) may run on the server. */
 const POINT_WRITE_MS = 5_000;
 /**
  * How long before the lease runs out another take may have it: a tick as long as the lease
@@ -42,10 +42,10 @@ export const BACKLOG_TAKE_SLACK_MS = 1_000;
  */
 async function ensureDocuments(conn: MongoConnection): Promise<void> {
   const snapshot = P.backlogSnapshot();
-  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 }, maxTimeMS: POINT_WRITE_MS });
   const made = [
-    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, MADE),
-    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, MADE) : Promise.resolve(),
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }),
+    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }) : Promise.resolve(),
   ];
   for (const made_ of await Promise.allSettled(made)) {
     if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
@@ -75,7 +75,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   );
   if (taken === null) {
     const byId = P.backlogCountLeaseById();
-    if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, projection: { _id: 1 } })) === null) state.ready = false;
+    if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, projection: { _id: 1 }, maxTimeMS: POINT_WRITE_MS })) === null) state.ready = false;
     return false;
   }
   // The server's time at the take: what is due is counted by it, and the count dated by it (not
@@ -100,7 +100,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   // Dropped: a later take's count is there (nothing to do), or the document is gone, or the
   // lease was made again behind it (numbered on from the count's seq, the next take writes).
   const snapshot = P.backlogSnapshot();
-  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 } });
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 }, maxTimeMS: POINT_WRITE_MS });
   if (shared === null) state.ready = false;
   else if (typeof shared.seq === 'number' && shared.seq >= seq) {
     const raise = P.backlogCountLeaseRaise();
@@ -122,6 +122,7 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
   const doc = (await conn.meta.findOne(q.filter, {
     ...q.options,
     readPreference: SNAPSHOT_READ,
+    maxTimeMS: POINT_WRITE_MS,
     projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [{ $toLong: '$$NOW' }, '$countedAt'] } },
   })) as (Backlog & { countedAt?: number; ageMs?: number }) | null;
   if (doc === null || typeof doc.countedAt !== 'number' || typeof doc.ageMs !== 'number') throw new Error('the backlog has not been counted yet');
@@ -136,12 +137,13 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
 export const BACKLOG_READ_MS = 5_000;
 
 /**
- * A secondary when one is up and no more than 90 s behind (the least maxStalenessSeconds the
- * driver takes), else the primary: store-wide counts for a gauge may lag replication by a
- * moment, and the writes they would compete with on the primary need not wait for them; a
- * secondary far behind (a write burst: when the backlog grows) would show an old queue.
+ * The primary: the counts filter by the take's time (`dueAt <= now`) and are dated by it, so they
+ * must read the queue as of then. A secondary may be up to 90 s behind (the least
+ * maxStalenessSeconds the driver takes), most in a write burst, when the backlog grows: it would
+ * count retries claimed since as due and miss a burst's new deliveries. Two covered counts of at
+ * most BACKLOG_COUNT_CAP keys, once per 15 s store-wide, cost the primary little.
  */
-export const BACKLOG_READ_PREFERENCE = new ReadPreference('secondaryPreferred', undefined, { maxStalenessSeconds: 90 });
+export const BACKLOG_READ_PREFERENCE = ReadPreference.primary;
 
 /** What each of a backlog read's operations is given: where it reads, and its share of the time left. */
 export type BacklogRead = { readPreference: ReadPreference; maxTimeMS: number };
@@ -163,10 +165,10 @@ export function backlogReadOptions(deadline: number): () => BacklogRead {
  * The store's backlog as of `now` (the server's time at the count's take). Bounded: index keys
  * only (covered: a COUNT_SCAN for retrying, an IXSCAN over the two statuses' intervals for due;
  * no document fetched), at most BACKLOG_COUNT_CAP each over all months (countAcrossMonths);
- * beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age). The
- * counts read a secondary, within BACKLOG_READ_MS in all (backlogReadOptions): they never compete
- * with the writes they measure. The oldest due is a seek a month on the primary: a secondary
- * behind would show deliveries the primary has claimed since as still due, and their age.
+ * beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age). All on
+ * the primary (BACKLOG_READ_PREFERENCE), within BACKLOG_READ_MS in all (backlogReadOptions); the
+ * oldest due is a seek a month. `dueAt` is the writing process's clock, compared with the
+ * server's: skew between them (NTP keeps it small) shifts both gauges by as much.
  */
 async function countBacklog(conn: MongoConnection, now: number): Promise<Backlog> {
   const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
@@ -194,9 +196,7 @@ async function countBacklog(conn: MongoConnection, now: number): Promise<Backlog
 async function oldestDueAt(conn: MongoConnection, now: number, months: readonly Month[], read: () => BacklogRead): Promise<number | null> {
   const q = P.dueHead(now);
   const heads = await Promise.all(
-    months.map((month) =>
-      conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read(), readPreference: ReadPreference.primary }),
-    ),
+    months.map((month) => conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read() })),
   );
   const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
   return times.length === 0 ? null : Math.min(...times);

@@ -131,8 +131,9 @@ export const LANES_PLANS = definePlans('lanes', {
   headed: planSpec({
     collection: COLLECTIONS.deliveryLanes,
     index: 'delivery_lanes_open',
-    examines: `≤ LANE_STATS_LIMIT (${LANE_STATS_LIMIT}) index keys from the start of delivery_lanes_open, covered (no document fetched)`,
-    maxExamined: () => 0,
+    // A `$type: 'string'` range is not exact on the server (symbols share it): each key's document is fetched and checked.
+    examines: `≤ LANE_STATS_LIMIT (${LANE_STATS_LIMIT}) index keys from the start of delivery_lanes_open, and their documents`,
+    maxExamined: (n) => n,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
     maxKeysExamined: (n) => n + 2,
     build: () => ({ filter: { headId: { $type: 'string' } }, sort: { headId: 1 } }),

@@ -28,11 +28,14 @@ function kindOf(condition: unknown): Kind {
   return 'other';
 }
 
-/** Whether `condition` is a `$type` alone whose index bounds are exact (a number's or a string's range of keys). */
+/**
+ * Whether `condition` is a `$type` alone whose index bounds are exact: numbers only (the server
+ * fetches and re-checks a string's range, which symbols share).
+ */
 function exactTypeBounds(condition: unknown): boolean {
   if (condition === null || typeof condition !== 'object') return false;
   const ops = Object.entries(condition as Document);
-  return ops.length === 1 && ops[0]![0] === '$type' && (ops[0]![1] === 'number' || ops[0]![1] === 'string');
+  return ops.length === 1 && ops[0]![0] === '$type' && ops[0]![1] === 'number';
 }
 
 /** Whether a query's condition on a field implies the partial filter's condition on it. */
