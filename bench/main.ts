@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,floor,cluster-floor,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,floor,threaded-floor,cluster-floor,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
 //                      [--senders N]                     (requests in flight from the harness; 64 unless given)
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--alloc DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)
@@ -32,7 +32,7 @@ import { runCluster } from './scenarios/cluster.ts';
 import { runBaseline } from './scenarios/baseline.ts';
 import { runE2e } from './scenarios/e2e.ts';
 import { runFanout } from './scenarios/fanout.ts';
-import { runClusterFloor, runFloor } from './scenarios/floor.ts';
+import { runClusterFloor, runFloor, runThreadedFloor } from './scenarios/floor.ts';
 import { runHistory } from './scenarios/history.ts';
 import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
@@ -50,6 +50,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext
   intake: runIntake,
   e2e: runE2e,
   floor: runFloor,
+  'threaded-floor': runThreadedFloor,
   'cluster-floor': runClusterFloor,
   fanout: runFanout,
   storm: runStorm,

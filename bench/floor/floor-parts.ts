@@ -126,17 +126,22 @@ export function endpointPool(url: string, receiver: FloorReceiver): UndiciPool {
 }
 
 /** What an attempt got: the status (null: no answer) and the answer's first RESPONSE_HEAD_BYTES. */
-interface Sent {
+export interface Sent {
   status: number | null;
   head: string | null;
 }
 
 /** POSTs the signed webhook `body` of `messageId`. Failures are data: no answer is a null status. */
 async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
+  return postSigned(pool, path, standardWebhookHeaders([key], messageId, now, body), body);
+}
+
+/** POSTs a webhook already signed (`headers`). Failures are data: no answer is a null status. */
+export async function postSigned(pool: UndiciPool, path: string, headers: Record<string, string>, body: string): Promise<Sent> {
   let status: number | null = null;
   let head: string | null = null;
   try {
-    const res = await pool.request({ method: 'POST', path, body, headers: standardWebhookHeaders([key], messageId, now, body) });
+    const res = await pool.request({ method: 'POST', path, body, headers });
     status = res.statusCode;
     head = (await res.body.text()).slice(0, RESPONSE_HEAD_BYTES);
   } catch {
@@ -145,10 +150,37 @@ async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, mess
   return { status, head };
 }
 
+/** An attempt as a floor records it, with the delivery's status after it and when it is due again. */
+export interface FloorAttempt extends Sent {
+  id: string;
+  at: number;
+  outcome: 'delivered' | 'pending' | 'failed';
+  next: number;
+}
+
 /** The delivery's status after an attempt, and when it is tried again (its `attempts` before this one). */
-function afterAttempt(status: number | null, attempts: number, now: number): { outcome: 'delivered' | 'pending' | 'failed'; next: number } {
+function afterAttempt(status: number | null, attempts: number, now: number): { outcome: FloorAttempt['outcome']; next: number } {
   const retry = (status === null || status === 429 || status >= 500) && attempts < RETRIES;
   return { outcome: status !== null && status < 300 ? 'delivered' : retry ? 'pending' : 'failed', next: retry ? now + 1_000 * 2 ** attempts : now };
+}
+
+/**
+ * The floors' two writes after a send, as statements on `db` (run inside a group commit's
+ * write): an attempt with its delivery's new status, and a delivery failed unsent.
+ */
+export function recordStatements(db: DatabaseSync): {
+  record: (deliveryId: string, attempt: FloorAttempt) => void;
+  fail: (deliveryId: string, at: number) => void;
+} {
+  const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
+  const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?');
+  return {
+    record: (deliveryId, { id, at, status, head, outcome, next }) => {
+      insertAttempt.run(id, deliveryId, at, status, head);
+      setStatus.run(outcome, next, deliveryId);
+    },
+    fail: (deliveryId, at) => void setStatus.run('failed', at, deliveryId),
+  };
 }
 
 /**
@@ -191,30 +223,31 @@ type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
  * Said, and the process ends, so the bench sees the floor gone (measureFloor) instead of a run
  * that passed with its store wrong.
  */
-function failed(err: Error): void {
+export function failed(err: Error): void {
   console.error(`a floor's write failed: ${err.message}`);
   process.exit(70);
 }
 
+/** How a floor sends a delivery and writes what came of it: in its own thread (floorSender), or across threads (the threaded floor). */
+export interface FloorSteps<D extends FloorDelivery, T> {
+  /** Where `delivery` goes; null when its endpoint is gone. */
+  target(delivery: D): T | null;
+  post(target: T, delivery: D, now: number): Promise<Sent>;
+  /** The attempt and the delivery's new status, in one durable write. */
+  record(delivery: D, attempt: FloorAttempt): Promise<void>;
+  /** The delivery failed unsent. */
+  fail(delivery: D, now: number): Promise<void>;
+}
+
 /**
  * The floors' send and record: at most `inFlight` POSTs at once (a slot is the POST's), the rest
- * in order behind them; each attempt with the delivery's status written in one group commit;
- * a failure tried again as afterAttempt says. @returns the queue a delivery joins to be sent.
+ * in order behind them; each attempt written with the delivery's status; a failure tried again
+ * as afterAttempt says. @returns the queue a delivery joins to be sent.
  */
-export function floorSender<D extends FloorDelivery>(
-  db: DatabaseSync,
-  write: ReturnType<typeof groupCommit>,
-  inFlight: number,
-  target: (delivery: D) => FloorTarget,
-): (delivery: D) => void {
-  const insertAttempt = db.prepare('INSERT INTO attempts (id, delivery_id, at, response_status, response_head) VALUES (?, ?, ?, ?, ?)');
-  const setStatus = db.prepare('UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?');
+export function sendAndRecord<D extends FloorDelivery, T>(inFlight: number, steps: FloorSteps<D, T>): (delivery: D) => void {
   const record = async (delivery: D, { status, head }: Sent, now: number) => {
     const { outcome, next } = afterAttempt(status, delivery.attempts, now);
-    await write(() => {
-      insertAttempt.run(randomUUID(), delivery.id, now, status, head);
-      setStatus.run(outcome, next, delivery.id);
-    });
+    await steps.record(delivery, { id: randomUUID(), at: now, status, head, outcome, next });
     if (outcome === 'pending') {
       delivery.attempts++;
       setTimeout(() => enqueue(delivery), next - now);
@@ -222,13 +255,29 @@ export function floorSender<D extends FloorDelivery>(
   };
   const enqueue = sendQueue(inFlight, async (delivery: D) => {
     const now = Date.now();
-    const to = target(delivery);
+    const to = steps.target(delivery);
     if (to === null) {
-      write(() => setStatus.run('failed', now, delivery.id)).catch(failed);
+      steps.fail(delivery, now).catch(failed);
       return;
     }
-    const sent = await postWebhook(to.pool, to.path, to.key, delivery.messageId, delivery.body, now);
+    const sent = await steps.post(to, delivery, now);
     record(delivery, sent, now).catch(failed);
   });
   return enqueue;
+}
+
+/** sendAndRecord in one thread: the POST from `target`'s pool, the writes on `db` by `write` (its group commit). */
+export function floorSender<D extends FloorDelivery>(
+  db: DatabaseSync,
+  write: ReturnType<typeof groupCommit>,
+  inFlight: number,
+  target: (delivery: D) => FloorTarget,
+): (delivery: D) => void {
+  const statements = recordStatements(db);
+  return sendAndRecord<D, NonNullable<FloorTarget>>(inFlight, {
+    target,
+    post: (to, delivery, now) => postWebhook(to.pool, to.path, to.key, delivery.messageId, delivery.body, now),
+    record: (delivery, attempt) => write(() => statements.record(delivery.id, attempt)),
+    fail: (delivery, now) => write(() => statements.fail(delivery.id, now)),
+  });
 }

@@ -100,8 +100,8 @@ export interface Proc {
 }
 const SYSTEM_PROC: Proc = { read: (path) => readFileSync(path, 'utf8'), list: (path) => readdirSync(path) };
 
-/** The processes split by thread when measured alone: embedded mode, and the pipeline floor beside it. */
-const BY_THREAD = new Set(['embedded', 'floor']);
+/** The processes split by thread when measured alone: embedded mode, and the pipeline floors of one process beside it. */
+const BY_THREAD = new Set(['embedded', 'floor', 'threaded floor']);
 
 /**
  * A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor,
@@ -114,6 +114,7 @@ export function processPart(pid: number, proc: Proc = SYSTEM_PROC): string {
       const service = /\/services\/([^/]+)\/src\/main\.ts$/.exec(arg)?.[1];
       if (service) return service;
       if (arg.endsWith('/bench/floor/floor-process.ts')) return 'floor';
+      if (arg.endsWith('/bench/floor/threaded-floor-process.ts')) return 'threaded floor';
       // The cluster floor's processes by role, its next argument.
       if (arg.endsWith('/bench/floor/cluster-floor-process.ts')) {
         const role = args[i + 1];

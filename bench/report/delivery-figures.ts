@@ -158,6 +158,39 @@ export function floorFigures({ baseline: b, e2e: e, floor: f }: ScenarioMedians)
 }
 
 /**
+ * The threaded floor (bench/floor/threaded-floor-process.ts): the pipeline floor over embedded
+ * mode's threads. Against the pipeline floor, what the threads cost; e2e's CPU against it, what
+ * Wirehook adds on the same threads.
+ */
+export function threadedFloorFigures({ baseline: b, e2e: e, floor: f, 'threaded-floor': tf }: ScenarioMedians): Figure[] {
+  if (!tf) return [];
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  const vsFloorRate = ratio(tf.perSecond, f?.perSecond);
+  add({
+    id: 'threaded-floor.rate',
+    scenario: 'threaded-floor',
+    measure: 'deliveries/s',
+    value: tf.perSecond,
+    unit: '/s',
+    ratioToBaseline: ratio(tf.perSecond, b?.perSecond),
+    checked: vsFloorRate === null ? null : `${vsFloorRate} × floor`,
+  });
+  const vsFloor = ratio(tf.wirehookCpuUs, f?.wirehookCpuUs);
+  const e2e = ratio(e?.wirehookCpuUs, tf.wirehookCpuUs);
+  add({
+    id: 'threaded-floor.cpu',
+    scenario: 'threaded-floor',
+    measure: 'CPU per delivery',
+    value: tf.wirehookCpuUs,
+    unit: 'µs',
+    ratioToBaseline: null,
+    checked: [vsFloor === null ? null : `${vsFloor} × floor`, e2e === null ? null : `e2e ${e2e} × this`].filter(Boolean).join('; ') || null,
+  });
+  return figures;
+}
+
+/**
  * The cluster floor (bench/floor/cluster-floor-process.ts): the floor's pipeline over cluster
  * mode's processes and hops. Its CPU a delivery is what cluster mode's is set against
  * (`cluster.cpu`'s check); against the pipeline floor's, what the hops alone cost.
@@ -212,7 +245,7 @@ export function fanoutFigures({ baseline: b, e2e: e, fanout: f }: ScenarioMedian
 }
 
 /** Cluster mode: e2e deliveries per second against embedded mode, its latency. */
-export function clusterFigures({ baseline: b, e2e: e, cluster: c, 'cluster-floor': cf, floor: f }: ScenarioMedians): Figure[] {
+export function clusterFigures({ baseline: b, e2e: e, cluster: c, 'cluster-floor': cf, floor: f, 'threaded-floor': tf }: ScenarioMedians): Figure[] {
   if (!c) return [];
   const rate = b?.perSecond ?? null;
   const figures: Figure[] = [];
@@ -227,8 +260,8 @@ export function clusterFigures({ baseline: b, e2e: e, cluster: c, 'cluster-floor
     unit: '/s',
     ratioToBaseline: ratio(c.perSecond, rate),
     target: '≥ 0.8 × embedded e2e',
-    // Beside it, the cluster floor's rate against the pipeline floor's, of the same run: what the hops alone allow.
-    checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded${floorsRatio(cf?.perSecond, f?.perSecond)}`,
+    // Beside it, the cluster floor's rate against the pipeline floor's and the threaded floor's, of the same run: what the hops alone allow.
+    checked: vsEmbedded === null ? null : `${vsEmbedded} × embedded${floorsRatio(cf?.perSecond, f?.perSecond, tf?.perSecond)}`,
     pass: atLeast(vsEmbedded, 0.8),
   });
   add({
@@ -262,8 +295,11 @@ export function clusterFigures({ baseline: b, e2e: e, cluster: c, 'cluster-floor
   return figures;
 }
 
-/** The cluster floor's rate against the pipeline floor's, as the cluster's rate check shows it ('' without both). */
-function floorsRatio(clusterFloor: number | null | undefined, floor: number | null | undefined): string {
-  const r = ratio(clusterFloor, floor);
-  return r === null ? '' : ` (floors ${r} ×)`;
+/** The cluster floor's rate against the pipeline floor's and the threaded floor's, as the cluster's rate check shows them ('' without them). */
+function floorsRatio(clusterFloor: number | null | undefined, floor: number | null | undefined, threadedFloor: number | null | undefined): string {
+  const against = [
+    [ratio(clusterFloor, floor), 'floor'],
+    [ratio(clusterFloor, threadedFloor), 'threaded floor'],
+  ].flatMap(([r, name]) => (r === null ? [] : [`${r} × ${name}`]));
+  return against.length === 0 ? '' : ` (cluster floor ${against.join(', ')})`;
 }

@@ -1,6 +1,15 @@
 // The report's figures: each scenario's in its own module (delivery-, stress-, idempotency-figures.ts),
 // joined here in the report's order; the medians they are made from in medians.ts.
-import { baselineFigures, clusterFigures, clusterFloorFigures, e2eFigures, fanoutFigures, floorFigures, intakeFigures } from './delivery-figures.ts';
+import {
+  baselineFigures,
+  clusterFigures,
+  clusterFloorFigures,
+  e2eFigures,
+  fanoutFigures,
+  floorFigures,
+  intakeFigures,
+  threadedFloorFigures,
+} from './delivery-figures.ts';
 import { capacityFigures } from './capacity-figures.ts';
 import type { Figure } from './figure.ts';
 import { historyFigures } from './history-figures.ts';
@@ -20,6 +29,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...intakeFigures(medians),
     ...e2eFigures(medians),
     ...floorFigures(medians),
+    ...threadedFloorFigures(medians),
     ...clusterFloorFigures(medians),
     ...fanoutFigures(medians),
     ...stormFigures(medians),

@@ -76,6 +76,7 @@ export const SCENARIO_NAMES = [
   'intake',
   'e2e',
   'floor',
+  'threaded-floor',
   'cluster-floor',
   'fanout',
   'storm',

@@ -15,6 +15,7 @@ import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { measureDeliveries } from './delivery-run.ts';
 
 const FLOOR_MAIN = new URL('../floor/floor-process.ts', import.meta.url);
+const THREADED_FLOOR_MAIN = new URL('../floor/threaded-floor-process.ts', import.meta.url);
 const CLUSTER_FLOOR_MAIN = new URL('../floor/cluster-floor-process.ts', import.meta.url);
 /** Sends in flight at most: Wirehook's `DISPATCH_CONCURRENCY` default. */
 const FLOOR_IN_FLIGHT = 512;
@@ -40,6 +41,26 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
     runs: await measureFloor(ctx, 'floor', async (dataDir, nodeFlags) => {
       const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
       const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
+      return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
+    }),
+  };
+}
+
+/**
+ * The threaded floor (issue 46): the pipeline floor's steps over the threads embedded mode runs on
+ * (bench/floor/threaded-floor-process.ts: accept and sign on the main thread, SQLite and its
+ * group commit on a `store-writer` thread, the POSTs on an `egress` thread, each crossing one
+ * turn's calls), under e2e's load. Against the pipeline floor, what those threads cost; against
+ * the cluster floor's rate, what two cores allow each mode's architecture.
+ */
+export async function runThreadedFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  return {
+    name: 'threaded-floor',
+    deliveriesPerMessage: 1,
+    description: "the floor's pipeline on embedded mode's threads: accept and sign, a store thread (fsync), an egress thread; e2e load",
+    runs: await measureFloor(ctx, 'threaded-floor', async (dataDir, nodeFlags) => {
+      const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
+      const floor = await ForkedServer.start(THREADED_FLOOR_MAIN, [JSON.stringify(options)], 'the threaded floor', nodeFlags);
       return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
     }),
   };

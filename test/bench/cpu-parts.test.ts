@@ -119,12 +119,12 @@ describe('CPU by part', () => {
 });
 
 describe('CPU by part, names read from a stand-in of /proc', () => {
-  /** One process (embedded mode) whose threads' stat and comm the test sets; `cpu` in clock ticks. */
-  function fakeProc() {
+  /** One process (embedded mode, or the `main` given) whose threads' stat and comm the test sets; `cpu` in clock ticks. */
+  function fakeProc(main = '/x/services/embedded/src/main.ts') {
     const threads = new Map<string, { comm: string; ticks: number; start: number }>();
     const proc: Proc = {
       read: (path) => {
-        if (path === '/proc/7/cmdline') return ['node', '/x/services/embedded/src/main.ts'].join('\0');
+        if (path === '/proc/7/cmdline') return ['node', main, '{}'].join('\0');
         const [, tid, file] = /^\/proc\/7\/task\/(\d+)\/(stat|comm)$/.exec(path) ?? [];
         const thread = tid === undefined ? undefined : threads.get(tid);
         if (thread === undefined) throw new Error(`ENOENT ${path}`);
@@ -158,6 +158,29 @@ describe('CPU by part, names read from a stand-in of /proc', () => {
     threads.get('9')!.comm = 'store-writer';
     units.sample();
     expect(units.used()).toEqual({ 'V8 helpers': 0.1 });
+  });
+
+  it('the threaded floor is split by thread, as embedded mode; the pipeline floor too; a process of neither is one part', () => {
+    for (const [main, split] of [
+      ['/x/bench/floor/threaded-floor-process.ts', true],
+      ['/x/bench/floor/floor-process.ts', true],
+      ['/x/bench/floor/cluster-floor-process.ts', false],
+    ] as const) {
+      const { proc, threads } = fakeProc(main);
+      threads.set('7', { comm: 'MainThread', ticks: 0, start: 1 });
+      threads.set('8', { comm: 'store-writer', ticks: 0, start: 2 });
+      threads.set('9', { comm: 'egress', ticks: 0, start: 3 });
+      const units = new CpuUnits([7], proc);
+      threads.get('8')!.ticks = 20;
+      threads.get('9')!.ticks = 10;
+      units.sample();
+      if (split) expect(units.used(), main).toEqual({ 'main thread': 0, 'store writer': 0.2, 'egress thread': 0.1 });
+      // Not split: the whole process read from its stat (none in this stand-in), under its part's name.
+      else expect(Object.keys(units.used()), main).not.toContain('store writer');
+    }
+    const cmdline = (main: string): Proc => ({ read: () => ['node', main, '{}'].join('\0'), list: () => [] });
+    expect(processPart(1, cmdline('/x/bench/floor/threaded-floor-process.ts'))).toBe('threaded floor');
+    expect(processPart(1, cmdline('/x/bench/floor/floor-process.ts'))).toBe('floor');
   });
 
   it('the cluster floor’s processes are named by role; one with no role it knows is other', () => {

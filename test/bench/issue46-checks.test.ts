@@ -2,7 +2,7 @@
 // µs, shown over the pipeline floor), cluster mode's over all its processes (≤ 650 µs), and the
 // API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
 import { describe, expect, it } from 'vitest';
-import { clusterFigures, clusterFloorFigures, e2eFigures, floorFigures } from '../../bench/report/delivery-figures.ts';
+import { clusterFigures, clusterFloorFigures, e2eFigures, floorFigures, threadedFloorFigures } from '../../bench/report/delivery-figures.ts';
 import type { Figure } from '../../bench/report/figure.ts';
 import type { Medians } from '../../bench/report/medians.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
@@ -60,13 +60,31 @@ describe('issue 46’s checks in the bench report', () => {
     };
     // Each bound is cluster mode's own, whatever the floors: 1,050 µs misses 650; 0.56 × embedded misses 0.8 ×.
     expect(figure(clusterFigures(run), 'cluster.cpu')).toMatchObject({ pass: false, checked: '3 × cluster floor' });
-    expect(figure(clusterFigures(run), 'cluster.rate')).toMatchObject({ pass: false, checked: '0.56 × embedded (floors 0.7 ×)' });
+    expect(figure(clusterFigures(run), 'cluster.rate')).toMatchObject({ pass: false, checked: '0.56 × embedded (cluster floor 0.7 × floor)' });
     expect(figure(clusterFloorFigures(run), 'cluster-floor.rate').checked).toBe('0.7 × floor');
     expect(figure(clusterFloorFigures(run), 'cluster-floor.cpu').checked).toBe('1.75 × floor; cluster 3 × this');
     // Without the floors in the run: the bounds alone.
     expect(figure(clusterFigures({ e2e: run.e2e, cluster: run.cluster }), 'cluster.rate').checked).toBe('0.56 × embedded');
     expect(figure(clusterFigures({ e2e: run.e2e, cluster: run.cluster }), 'cluster.cpu').checked).toBeNull();
     expect(clusterFloorFigures({ floor: run.floor })).toEqual([]);
+  });
+
+  it('the threaded floor beside the pipeline floor and e2e; the cluster floor’s rate against it beside cluster mode’s', () => {
+    const run = {
+      floor: medians({ perSecond: 4_000, wirehookCpuUs: 200 }),
+      'threaded-floor': medians({ perSecond: 5_000, wirehookCpuUs: 250 }),
+      'cluster-floor': medians({ perSecond: 3_000, wirehookCpuUs: 400 }),
+      e2e: medians({ perSecond: 2_500, wirehookCpuUs: 500 }),
+      cluster: medians({ perSecond: 1_500, wirehookCpuUs: 1_000 }),
+    };
+    expect(figure(threadedFloorFigures(run), 'threaded-floor.rate')).toMatchObject({ value: 5_000, checked: '1.25 × floor' });
+    expect(figure(threadedFloorFigures(run), 'threaded-floor.cpu')).toMatchObject({ value: 250, checked: '1.25 × floor; e2e 2 × this' });
+    expect(figure(clusterFigures(run), 'cluster.rate').checked).toBe('0.6 × embedded (cluster floor 0.75 × floor, 0.6 × threaded floor)');
+    // Without the pipeline floor or e2e: what can be said.
+    expect(figure(threadedFloorFigures({ 'threaded-floor': run['threaded-floor'] }), 'threaded-floor.cpu').checked).toBeNull();
+    const { floor: _floor, ...noFloor } = run;
+    expect(figure(clusterFigures(noFloor), 'cluster.rate').checked).toBe('0.6 × embedded (cluster floor 0.6 × threaded floor)');
+    expect(threadedFloorFigures({ floor: run.floor })).toEqual([]);
   });
 
   it('the API probe: a rise of twice its control’s passes, more does not; a control that fell counts as 1 ×; none, no verdict', () => {

@@ -22,7 +22,7 @@ describe('bench --smoke', () => {
     () => {
       const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: RUN_MS });
       expect(run.status, run.stderr).toBe(0);
-      for (const scenario of ['baseline', 'intake', 'e2e', 'floor', 'cluster-floor', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
+      for (const scenario of ['baseline', 'intake', 'e2e', 'floor', 'threaded-floor', 'cluster-floor', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
         expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
       }
       expect(run.stdout).toMatch(/counts: all \d+ checks add up/);
@@ -42,6 +42,7 @@ describe('bench --smoke', () => {
         'intake',
         'noisy',
         'storm',
+        'threaded-floor',
       ]);
       expect(report.figures.find((f: { id: string }) => f.id === 'noisy.healthyRate')).toMatchObject({
         target: expect.stringContaining('80%'),
@@ -59,6 +60,12 @@ describe('bench --smoke', () => {
       // (A floor that signs wrongly never has its deliveries counted: the bench fails waiting for them.)
       expect(report.scenarios.floor.runs[0].extra.fsyncEachCommit).toBe(1);
       expect(Object.keys(report.scenarios.floor.runs[0].wirehookCpuUsByPart)).toContain('main thread');
+      // The threaded floor likewise, split by thread as embedded mode: its store and egress threads by their names.
+      expect(report.scenarios['threaded-floor'].runs[0].extra.fsyncEachCommit).toBe(1);
+      expect(Object.keys(report.scenarios['threaded-floor'].runs[0].wirehookCpuUsByPart)).toEqual(
+        expect.arrayContaining(['main thread', 'store writer', 'egress thread']),
+      );
+      expect(report.figures.find((f: { id: string }) => f.id === 'threaded-floor.cpu')?.checked).toMatch(/^[\d.]+ × floor; e2e [\d.]+ × this$/);
       // The cluster floor likewise, its CPU by role beside its nats-server's, and cluster mode's check set against it.
       expect(report.scenarios['cluster-floor'].runs[0].extra.fsyncEachCommit).toBe(1);
       expect(Object.keys(report.scenarios['cluster-floor'].runs[0].wirehookCpuUsByPart)).toEqual(

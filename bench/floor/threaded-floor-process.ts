@@ -1,0 +1,52 @@
+// The threaded floor (issue 46): the pipeline floor (bench/floor/floor-process.ts) laid over the
+// threads embedded Wirehook runs on, so that `pnpm bench` can tell what those threads cost apart
+// from what Wirehook adds. The main thread accepts (the API's frame, the message's checks) and
+// signs, as Wirehook's does; the SQLite file and its group commit are on a thread of their own
+// (`store-writer`, as Wirehook's store writer), the POSTs on another (`egress`, as Wirehook's
+// egress thread). Each crossing carries one turn's calls, and its answers one turn's. The steps,
+// schema, egress defaults, retries and in-memory setup are the pipeline floor's; Wirehook's
+// store reader has no counterpart (a floor's key lookup is a Map's).
+//
+// Forked by the threaded-floor scenario (bench/scenarios/floor.ts) with its options as JSON in
+// argv[2]; says its port over IPC.
+import { join } from 'node:path';
+import { standardWebhookHeaders } from '@wirehook/core';
+import { endWithHarness, failed, type FloorProcessOptions, type Sent, sendAndRecord, serveApi } from './floor-parts.ts';
+import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
+import { FloorThread } from './floor-thread.ts';
+import type { EgressCall } from './threaded-floor-egress.ts';
+import type { StoreCall } from './threaded-floor-store.ts';
+
+const options = JSON.parse(process.argv[2] ?? '{}') as FloorProcessOptions;
+endWithHarness();
+const store = new FloorThread<StoreCall, unknown>(new URL('./threaded-floor-store.ts', import.meta.url), 'store-writer', {
+  file: join(options.dataDir, 'floor.sqlite'),
+});
+const egress = new FloorThread<EgressCall, Sent | null>(new URL('./threaded-floor-egress.ts', import.meta.url), 'egress', {
+  resolve: options.resolve,
+  caPem: options.caPem,
+});
+
+type Delivery = RoutedDelivery<FloorEndpoint>;
+const enqueue = sendAndRecord<Delivery, FloorEndpoint>(options.inFlight, {
+  target: ({ endpoint }) => (endpoint.removed ? null : endpoint),
+  post: async (endpoint, delivery, now) => {
+    const headers = standardWebhookHeaders([endpoint.key], delivery.messageId, now, delivery.body);
+    const call: EgressCall = { op: 'post', endpointId: endpoint.id, url: endpoint.url, path: endpoint.path, headers, body: delivery.body };
+    return (await egress.call(call))!;
+  },
+  record: async (delivery, attempt) => void (await store.call({ op: 'record', deliveryId: delivery.id, attempt })),
+  fail: async (delivery, at) => void (await store.call({ op: 'fail', deliveryId: delivery.id, at })),
+});
+
+const route = floorRoutes<FloorEndpoint>({
+  endpoint: (registered) => registered,
+  write: async (message, deliveries) => {
+    const rows = deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id }));
+    await store.call({ op: 'create', messageId: message.id, payloadJson: message.payloadJson, createdAt: message.createdAt, deliveries: rows });
+  },
+  enqueue,
+  removed: (endpoint) => void egress.call({ op: 'close', endpointId: endpoint.id }).catch(failed),
+});
+
+serveApi(route, (await store.call({ op: 'durability' })) as object);
