@@ -1,5 +1,6 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,floor,threaded-floor,cluster-floor,fanout,…,ordered,capacity,history,idempotency] [--orgs N] [--backlog DELIVERIES]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,floor,threaded-floor,cluster-floor,…,ordered,capacity,history,idempotency]
+//                      [--orgs N] [--backlog DELIVERIES]
 //                      [--senders N]                     (requests in flight from the harness; 64 unless given)
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--alloc DIR] [--node-args "--trace-gc …"] [--keep]
 //                      [--only scale [--deliveries N]]   (bench/scale.ts: the cost of calls on a store of N deliveries)

@@ -1,6 +1,7 @@
-// The steps both pipeline floors share (bench/floor/floor-process.ts in one process,
-// bench/floor/cluster-floor-process.ts over three), each in its plainest form: the group
-// commit, the HTTP API's frame, the POST with Wirehook's egress defaults and the retry rule.
+// The steps the pipeline floors share (bench/floor/floor-process.ts in one thread,
+// bench/floor/threaded-floor-process.ts over three, bench/floor/cluster-floor-process.ts over
+// three processes), each in its plainest form: the group commit, the HTTP API's frame, the POST
+// with Wirehook's egress defaults, the send-and-record with its retry rule.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
