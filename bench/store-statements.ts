@@ -4,8 +4,9 @@
 // payload, each with its delivery claimed as intake's create claims it (the dispatcher's places
 // free), `--batch` at once (25: e2e's writes a commit), then completes each with a 200, as many
 // at once. node:sqlite's statements (run, get, all) and execs (COMMIT, BEGIN, the pragmas) are
-// timed on the wall clock around each call, by SQL text; printed per delivery, largest first,
-// beside the steps' CPU a delivery. A warm pass first, untimed. A measurement, not a test.
+// timed on the wall clock around each call, by SQL text (its key made after the clock stops, once
+// a statement); printed per delivery, largest first, beside the steps' CPU a delivery and what the
+// timing itself costs a call. A warm pass first, untimed. A measurement, not a test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
@@ -29,19 +30,26 @@ const timed = <T>(key: () => string, call: () => T): T => {
   try {
     return call();
   } finally {
+    const ns = process.hrtime.bigint() - start;
     const k = key();
     const entry = times.get(k) ?? { calls: 0, ns: 0n };
     entry.calls++;
-    entry.ns += process.hrtime.bigint() - start;
+    entry.ns += ns;
     times.set(k, entry);
   }
 };
 const sqlKey = (sql: string, length: number) => sql.replace(/\s+/g, ' ').trim().slice(0, length);
+const statementKeys = new WeakMap<StatementSync, string>();
+const statementKey = (statement: StatementSync) => {
+  let key = statementKeys.get(statement);
+  if (key === undefined) statementKeys.set(statement, (key = sqlKey(statement.sourceSQL, 100)));
+  return key;
+};
 for (const method of ['run', 'get', 'all'] as const) {
   const original = StatementSync.prototype[method] as (...args: unknown[]) => unknown;
   (StatementSync.prototype as unknown as Record<string, unknown>)[method] = function (this: StatementSync, ...args: unknown[]) {
     return timed(
-      () => sqlKey(this.sourceSQL, 100),
+      () => statementKey(this),
       () => original.apply(this, args),
     );
   };
@@ -53,6 +61,23 @@ DatabaseSync.prototype.exec = function (this: DatabaseSync, sql: string) {
     () => exec.call(this, sql),
   );
 };
+
+/** What the timing adds to each call: the wrapper around a call that does nothing, ns. */
+function timingCostNs(): number {
+  const calls = 100_000;
+  const was = timing;
+  timing = true;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++)
+    timed(
+      () => 'the timing itself',
+      () => i,
+    );
+  const ns = Number(process.hrtime.bigint() - start) / calls;
+  times.delete('the timing itself');
+  timing = was;
+  return ns;
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-store-statements-'));
 const store = openSqliteStore({ path: join(dir, 'store.sqlite') });
@@ -87,7 +112,8 @@ try {
     for (const { ns } of times.values()) total += ns;
     const lines = [
       `store statements: ${deliveries} deliveries, ${batch} writes at once, ${consumers} consumer(s); CPU a delivery: create ${us(created).toFixed(1)} µs, ` +
-        `complete ${(us(all) - us(created)).toFixed(1)} µs (timing included); in the statements ${perDelivery(total).trim()} µs`,
+        `complete ${(us(all) - us(created)).toFixed(1)} µs (timing included); in the statements ${perDelivery(total).trim()} µs, wall time; ` +
+        `the timing costs ≈ ${Math.round(timingCostNs())} ns a call`,
       'µs a delivery | calls | statement',
       ...[...times]
         .sort((a, b) => Number(b[1].ns - a[1].ns))

@@ -23,10 +23,8 @@
 // Forked by the floor scenario (bench/scenarios/floor.ts) with its options as JSON in argv[2];
 // says its port over IPC (bench/load/forked-server.ts).
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import type { UndiciPool } from '../http/undici.ts';
-import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
-import { durabilityOf, endWithHarness, endpointPool, type FloorProcessOptions, groupCommit, serveApi, floorSender } from './floor-parts.ts';
+import { durabilityOf, endWithHarness, endpointPool, type FloorProcessOptions, floorSender, openFloorStore, serveApi } from './floor-parts.ts';
 import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
 
 interface Endpoint extends FloorEndpoint {
@@ -34,12 +32,7 @@ interface Endpoint extends FloorEndpoint {
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FloorProcessOptions;
-const file = join(options.dataDir, 'floor.sqlite');
-const db = new DatabaseSync(file);
-db.exec(BARE_PIPELINE_SCHEMA);
-const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
-const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
-const write = groupCommit(db, file);
+const { db, write, create } = openFloorStore(join(options.dataDir, 'floor.sqlite'));
 
 const enqueue = floorSender<RoutedDelivery<Endpoint>>(db, write, options.inFlight, ({ endpoint }) => {
   if (endpoint.removed) return null;
@@ -49,13 +42,10 @@ const enqueue = floorSender<RoutedDelivery<Endpoint>>(db, write, options.inFligh
 
 const route = floorRoutes<Endpoint>({
   endpoint: (registered) => ({ ...registered, pool: undefined }),
-  write: (message, deliveries) =>
-    write(() => {
-      insertMessage.run(message.id, message.payloadJson, message.createdAt);
-      for (const d of deliveries) insertDelivery.run(d.id, message.id, d.endpoint.id, message.createdAt);
-    }),
+  write: (message, deliveries) => write(() => create({ ...message, deliveries: deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id })) })),
   enqueue,
-  removed: (endpoint) => void endpoint.pool?.close(),
+  // Its sends in flight end first (undici's close); a close that fails leaves nothing to measure wrong.
+  removed: (endpoint) => void endpoint.pool?.close().catch(() => {}),
 });
 
 endWithHarness();

@@ -29,7 +29,7 @@ export interface FloorHooks<E extends FloorEndpoint> {
   write(message: { id: string; payloadJson: string; createdAt: number }, deliveries: RoutedDelivery<E>[]): Promise<void>;
   /** Queues a written delivery to be sent. */
   enqueue(delivery: RoutedDelivery<E>): void;
-  /** An endpoint deleted: it takes no more deliveries; those queued fail unsent. */
+  /** An endpoint deleted (marked `removed` already: it takes no more deliveries, and those queued fail unsent when their turn comes). */
   removed(endpoint: E): void;
 }
 

@@ -4,7 +4,7 @@
 // EgressThread), with no more than that.
 import { parentPort, Worker } from 'node:worker_threads';
 import { turnOutbox } from '@wirehook/core';
-import { failed } from './floor-parts.ts';
+import { endFloor } from './floor-parts.ts';
 
 interface Reply<R> {
   id: number;
@@ -12,15 +12,19 @@ interface Reply<R> {
   error?: string;
 }
 
-/** A worker thread named `name` (its CPU shows under that name) running `main`, and the caller's side of it. */
+/**
+ * A worker thread named `name` (its CPU shows under that name) running `main`, and the caller's
+ * side of it. `youngGenerationMb`: the cap Wirehook's thread of the same role runs with (its
+ * scavenges are as frequent as theirs).
+ */
 export class FloorThread<C extends object, R> {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve: (value: R) => void; reject: (err: Error) => void }>();
   #nextId = 0;
   readonly #post = turnOutbox<C & { id: number }>((calls) => this.#worker.postMessage(calls));
 
-  constructor(main: URL, name: string, data: unknown) {
-    this.#worker = new Worker(main, { name, workerData: data });
+  constructor(main: URL, name: string, data: unknown, youngGenerationMb: number) {
+    this.#worker = new Worker(main, { name, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
     this.#worker.on('message', (replies: Reply<R>[]) => {
       for (const { id, value, error } of replies) {
         const call = this.#pending.get(id);
@@ -29,9 +33,11 @@ export class FloorThread<C extends object, R> {
         else call?.reject(new Error(error));
       }
     });
-    // A floor whose thread is gone measures nothing: it ends, and the bench fails the run.
-    this.#worker.on('error', failed);
-    this.#worker.on('exit', (code) => failed(new Error(`the floor's ${name} thread exited (code ${code})`)));
+    // A floor whose thread is gone, or whose answers cannot be read, measures nothing: it ends,
+    // and the bench fails the run (measureFloor).
+    this.#worker.on('error', (err: unknown) => endFloor(`its ${name} thread failed: ${String(err)}`));
+    this.#worker.on('messageerror', (err) => endFloor(`an answer of its ${name} thread could not be read: ${String(err)}`));
+    this.#worker.on('exit', (code) => endFloor(`its ${name} thread exited (code ${code})`));
   }
 
   call(call: C): Promise<R> {
@@ -47,6 +53,10 @@ export class FloorThread<C extends object, R> {
 export function serveCalls<C extends object, R>(handle: (call: C) => Promise<R>): void {
   const port = parentPort!;
   const reply = turnOutbox<Reply<R>>((replies) => port.postMessage(replies));
+  // Calls that cannot be read would never be answered: the thread fails instead (and the floor with it).
+  port.on('messageerror', (err) => {
+    throw err;
+  });
   port.on('message', (calls: (C & { id: number })[]) => {
     for (const call of calls) {
       handle(call).then(

@@ -4,14 +4,20 @@
 // signs, as Wirehook's does; the SQLite file and its group commit are on a thread of their own
 // (`store-writer`, as Wirehook's store writer), the POSTs on another (`egress`, as Wirehook's
 // egress thread). Each crossing carries one turn's calls, and its answers one turn's. The steps,
-// schema, egress defaults, retries and in-memory setup are the pipeline floor's; Wirehook's
-// store reader has no counterpart (a floor's key lookup is a Map's).
+// schema, egress defaults, retries and in-memory setup are the pipeline floor's; each worker's
+// young generation is capped as Wirehook's thread of its role is. Not in it, so not in what it
+// measures of the threads: Wirehook's store reader (a floor's key lookup is a Map's); the claimed
+// job a create answers in Wirehook (the delivery, its endpoint and secrets; not the payload),
+// where the floor's create answers nothing; the egress thread's timer a send and the threads'
+// ref and unref.
 //
 // Forked by the threaded-floor scenario (bench/scenarios/floor.ts) with its options as JSON in
 // argv[2]; says its port over IPC.
 import { join } from 'node:path';
 import { standardWebhookHeaders } from '@wirehook/core';
-import { endWithHarness, failed, type FloorProcessOptions, type Sent, sendAndRecord, serveApi } from './floor-parts.ts';
+import { WORKER_YOUNG_GENERATION_MB as EGRESS_YOUNG_GENERATION_MB } from '../../packages/egress/src/egress-thread.ts';
+import { WORKER_YOUNG_GENERATION_MB as STORE_YOUNG_GENERATION_MB } from '../../packages/store/src/sqlite/store-thread.ts';
+import { endWithHarness, type FloorProcessOptions, type Sent, sendAndRecord, serveApi } from './floor-parts.ts';
 import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
 import { FloorThread } from './floor-thread.ts';
 import type { EgressCall } from './threaded-floor-egress.ts';
@@ -19,13 +25,18 @@ import type { StoreCall } from './threaded-floor-store.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as FloorProcessOptions;
 endWithHarness();
-const store = new FloorThread<StoreCall, unknown>(new URL('./threaded-floor-store.ts', import.meta.url), 'store-writer', {
-  file: join(options.dataDir, 'floor.sqlite'),
-});
-const egress = new FloorThread<EgressCall, Sent | null>(new URL('./threaded-floor-egress.ts', import.meta.url), 'egress', {
-  resolve: options.resolve,
-  caPem: options.caPem,
-});
+const store = new FloorThread<StoreCall, unknown>(
+  new URL('./threaded-floor-store.ts', import.meta.url),
+  'store-writer',
+  { file: join(options.dataDir, 'floor.sqlite') },
+  STORE_YOUNG_GENERATION_MB,
+);
+const egress = new FloorThread<EgressCall, Sent | null>(
+  new URL('./threaded-floor-egress.ts', import.meta.url),
+  'egress',
+  { resolve: options.resolve, caPem: options.caPem },
+  EGRESS_YOUNG_GENERATION_MB,
+);
 
 type Delivery = RoutedDelivery<FloorEndpoint>;
 const enqueue = sendAndRecord<Delivery, FloorEndpoint>(options.inFlight, {
@@ -42,11 +53,11 @@ const enqueue = sendAndRecord<Delivery, FloorEndpoint>(options.inFlight, {
 const route = floorRoutes<FloorEndpoint>({
   endpoint: (registered) => registered,
   write: async (message, deliveries) => {
-    const rows = deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id }));
-    await store.call({ op: 'create', messageId: message.id, payloadJson: message.payloadJson, createdAt: message.createdAt, deliveries: rows });
+    await store.call({ op: 'create', message: { ...message, deliveries: deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id })) } });
   },
   enqueue,
-  removed: (endpoint) => void egress.call({ op: 'close', endpointId: endpoint.id }).catch(failed),
+  // Its sends in flight end first (undici's close); a close that fails leaves nothing to measure wrong.
+  removed: (endpoint) => void egress.call({ op: 'close', endpointId: endpoint.id }).catch(() => {}),
 });
 
 serveApi(route, (await store.call({ op: 'durability' })) as object);

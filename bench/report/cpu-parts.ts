@@ -14,7 +14,7 @@ const THREAD_PARTS: Record<string, string> = {
   MainThread: 'main thread',
   'store-writer': 'store writer',
   'store-reader': 'store reader',
-  // Embedded mode's sends (@wirehook/egress's EgressThread): undici, TLS, the sockets' writes.
+  // Embedded mode's sends (@wirehook/egress's EgressThread): undici, TLS, the sockets' writes; the threaded floor's likewise.
   egress: 'egress thread',
   // GC work, and also concurrent compilation: not told apart.
   V8Worker: 'V8 helpers',
@@ -105,7 +105,7 @@ const BY_THREAD = new Set(['embedded', 'floor', 'threaded floor']);
 
 /**
  * A Wirehook process's part: its service (`…/services/<name>/src/main.ts`), the pipeline floor,
- * the cluster floor's by role, nats-server, redis-server, or `other`.
+ * the threaded floor, the cluster floor's by role, nats-server, redis-server, or `other`.
  */
 export function processPart(pid: number, proc: Proc = SYSTEM_PROC): string {
   try {

@@ -38,11 +38,7 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
     name: 'floor',
     deliveriesPerMessage: 1,
     description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread and its fsyncs',
-    runs: await measureFloor(ctx, 'floor', async (dataDir, nodeFlags) => {
-      const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
-      const floor = await ForkedServer.start(FLOOR_MAIN, [JSON.stringify(options)], 'the pipeline floor', nodeFlags);
-      return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
-    }),
+    runs: await measureFloor(ctx, 'floor', oneProcess(ctx, FLOOR_MAIN, 'the pipeline floor')),
   };
 }
 
@@ -58,11 +54,7 @@ export async function runThreadedFloor(ctx: BenchContext): Promise<ScenarioResul
     name: 'threaded-floor',
     deliveriesPerMessage: 1,
     description: "the floor's pipeline on embedded mode's threads: accept and sign, a store thread (fsync), an egress thread; e2e load",
-    runs: await measureFloor(ctx, 'threaded-floor', async (dataDir, nodeFlags) => {
-      const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
-      const floor = await ForkedServer.start(THREADED_FLOOR_MAIN, [JSON.stringify(options)], 'the threaded floor', nodeFlags);
-      return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
-    }),
+    runs: await measureFloor(ctx, 'threaded-floor', oneProcess(ctx, THREADED_FLOOR_MAIN, 'the threaded floor')),
   };
 }
 
@@ -128,6 +120,15 @@ interface RunningFloor {
   stop: () => Promise<void>;
 }
 
+/** How a floor of one process (`main`, named `what` in errors) is started on a data directory. */
+function oneProcess(ctx: BenchContext, main: URL, what: string): (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor> {
+  return async (dataDir, nodeFlags) => {
+    const options: FloorProcessOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT };
+    const floor = await ForkedServer.start(main, [JSON.stringify(options)], what, nodeFlags);
+    return { url: floor.url, pids: [floor.pid], running: () => floor.running, stop: () => floor.stop() };
+  };
+}
+
 /** The receiver as a floor process is given it. */
 function receiverOf({ receiver }: BenchContext): FloorReceiver {
   return { resolve: { [receiver.host]: receiver.ip }, caPem: receiver.ca.caPem };
@@ -164,9 +165,12 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
       const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
       const count = settings.e2e.count * COUNT_PER_E2E_COUNT;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
-      // A floor process that ended (a write failed: floor-parts.ts) fails the run, whatever its receiver counted.
-      if (!running.running()) throw new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);
+      // A floor process that ended (a write failed, a thread gone: floor-parts.ts) fails the run, whatever its receiver counted.
+      const ended = () => new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);
+      if (!running.running()) throw ended();
       await removeEndpoints(floorCtx, topology.endpoints);
+      // The records of the run's last sends, and the endpoints' removal, come after its count: checked again.
+      if (!running.running()) throw ended();
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
       ctx.log(`${name} run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       runs.push(record);

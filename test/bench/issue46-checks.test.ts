@@ -82,6 +82,9 @@ describe('issue 46’s checks in the bench report', () => {
     expect(figure(clusterFigures(run), 'cluster.rate').checked).toBe('0.6 × embedded (cluster floor 0.75 × floor, 0.6 × threaded floor)');
     // Without the pipeline floor or e2e: what can be said.
     expect(figure(threadedFloorFigures({ 'threaded-floor': run['threaded-floor'] }), 'threaded-floor.cpu').checked).toBeNull();
+    expect(figure(threadedFloorFigures({ 'threaded-floor': run['threaded-floor'] }), 'threaded-floor.rate').checked).toBeNull();
+    expect(figure(threadedFloorFigures({ 'threaded-floor': run['threaded-floor'], floor: run.floor }), 'threaded-floor.cpu').checked).toBe('1.25 × floor');
+    expect(figure(threadedFloorFigures({ 'threaded-floor': run['threaded-floor'], e2e: run.e2e }), 'threaded-floor.cpu').checked).toBe('e2e 2 × this');
     const { floor: _floor, ...noFloor } = run;
     expect(figure(clusterFigures(noFloor), 'cluster.rate').checked).toBe('0.6 × embedded (cluster floor 0.6 × threaded floor)');
     expect(threadedFloorFigures({ floor: run.floor })).toEqual([]);

@@ -11,7 +11,7 @@ export type StoreReply = { id: number; ok: true; value: unknown } | { id: number
 export type StoreThreadRole = 'writer' | 'reader';
 
 const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
-const WORKER_YOUNG_GENERATION_MB = 8;
+export const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
  * A worker thread holding one SQLite connection to `path`, and the caller's side of it:
