@@ -4,14 +4,13 @@
 // with Wirehook's egress defaults, the send-and-record with its retry rule.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, type SigningKey } from '@wirehook/core';
 // Wirehook's egress defaults: connections per endpoint, idle connection life.
 import { EGRESS_CONNECTIONS, EGRESS_KEEP_ALIVE_MAX_MS } from '@wirehook/egress';
 import { SQLITE_BUSY_TIMEOUT_MS } from '../../packages/store/src/sqlite/connection.ts';
 import { GroupCommit } from '../../packages/store/src/sqlite/group-commit.ts';
 import { createPool, type UndiciPool } from '../http/undici.ts';
-import { BARE_PIPELINE_SCHEMA } from '../setup/bare-schema.ts';
 
 /** What a floor process is given: where its data is, and the receiver's name, address and CA. */
 export interface FloorReceiver {
@@ -133,15 +132,9 @@ export interface Sent {
   head: string | null;
 }
 
-/** Signs and POSTs the webhook `body` of `messageId`. Failures are data: no answer (or no signature) is a null status. */
-async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
-  let headers: Record<string, string>;
-  try {
-    headers = standardWebhookHeaders([key], messageId, now, body);
-  } catch {
-    return { status: null, head: null };
-  }
-  return postSigned(pool, path, headers, body);
+/** Signs and POSTs the webhook `body` of `messageId` (a failure to sign is sendAndRecord's no answer). */
+function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
+  return postSigned(pool, path, standardWebhookHeaders([key], messageId, now, body), body);
 }
 
 /** POSTs a webhook already signed (`headers`). Failures are data: no answer is a null status. */
@@ -170,34 +163,6 @@ export interface FloorAttempt extends Sent {
 function afterAttempt(status: number | null, attempts: number, now: number): { outcome: FloorAttempt['outcome']; next: number } {
   const retry = (status === null || status === 429 || status >= 500) && attempts < RETRIES;
   return { outcome: status !== null && status < 300 ? 'delivered' : retry ? 'pending' : 'failed', next: retry ? now + 1_000 * 2 ** attempts : now };
-}
-
-/** A message as the floors write it, and its deliveries' ids with their endpoints'. */
-export interface FloorMessageRows {
-  id: string;
-  payloadJson: string;
-  createdAt: number;
-  deliveries: readonly { id: string; endpointId: string }[];
-}
-
-/**
- * The one-process floors' store (the floor's, the threaded floor's store thread): the bare
- * schema on `file`, its group commit, and the write of a message with its deliveries (a
- * statement to run inside a group commit's write).
- */
-export function openFloorStore(file: string): { db: DatabaseSync; write: ReturnType<typeof groupCommit>; create: (message: FloorMessageRows) => void } {
-  const db = new DatabaseSync(file);
-  db.exec(BARE_PIPELINE_SCHEMA);
-  const insertMessage = db.prepare('INSERT INTO messages (id, payload, created_at) VALUES (?, ?, ?)');
-  const insertDelivery = db.prepare("INSERT INTO deliveries (id, message_id, endpoint_id, status, next_attempt_at) VALUES (?, ?, ?, 'pending', ?)");
-  return {
-    db,
-    write: groupCommit(db, file),
-    create: (message) => {
-      insertMessage.run(message.id, message.payloadJson, message.createdAt);
-      for (const d of message.deliveries) insertDelivery.run(d.id, message.id, d.endpointId, message.createdAt);
-    },
-  };
 }
 
 /**
@@ -301,7 +266,8 @@ export function sendAndRecord<D extends FloorDelivery, T>(inFlight: number, step
       steps.fail(delivery, now).catch(failed);
       return;
     }
-    const sent = await steps.post(to, delivery, now);
+    // Failures are data: a POST that could not be made (signed, crossed to its thread) is no answer.
+    const sent = await steps.post(to, delivery, now).catch((): Sent => ({ status: null, head: null }));
     record(delivery, sent, now).catch(failed);
   });
   return enqueue;

@@ -24,7 +24,8 @@
 // says its port over IPC (bench/load/forked-server.ts).
 import { join } from 'node:path';
 import type { UndiciPool } from '../http/undici.ts';
-import { durabilityOf, endWithHarness, endpointPool, type FloorProcessOptions, floorSender, openFloorStore, serveApi } from './floor-parts.ts';
+import { durabilityOf, endWithHarness, endpointPool, type FloorProcessOptions, floorSender, serveApi } from './floor-parts.ts';
+import { openFloorStore } from './floor-store.ts';
 import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
 
 interface Endpoint extends FloorEndpoint {

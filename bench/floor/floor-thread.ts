@@ -14,8 +14,8 @@ interface Reply<R> {
 
 /**
  * A worker thread named `name` (its CPU shows under that name) running `main`, and the caller's
- * side of it. `youngGenerationMb`: the cap Wirehook's thread of the same role runs with (its
- * scavenges are as frequent as theirs).
+ * side of it. `youngGenerationMb`: the young generation's cap of Wirehook's thread of the same
+ * role, given to it too.
  */
 export class FloorThread<C extends object, R> {
   readonly #worker: Worker;

@@ -15,8 +15,8 @@
 // argv[2]; says its port over IPC.
 import { join } from 'node:path';
 import { standardWebhookHeaders } from '@wirehook/core';
-import { WORKER_YOUNG_GENERATION_MB as EGRESS_YOUNG_GENERATION_MB } from '../../packages/egress/src/egress-thread.ts';
-import { WORKER_YOUNG_GENERATION_MB as STORE_YOUNG_GENERATION_MB } from '../../packages/store/src/sqlite/store-thread.ts';
+import { EGRESS_THREAD_YOUNG_GENERATION_MB } from '../../packages/egress/src/egress-thread.ts';
+import { STORE_THREAD_YOUNG_GENERATION_MB } from '../../packages/store/src/sqlite/store-thread.ts';
 import { endWithHarness, type FloorProcessOptions, type Sent, sendAndRecord, serveApi } from './floor-parts.ts';
 import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
 import { FloorThread } from './floor-thread.ts';
@@ -29,13 +29,13 @@ const store = new FloorThread<StoreCall, unknown>(
   new URL('./threaded-floor-store.ts', import.meta.url),
   'store-writer',
   { file: join(options.dataDir, 'floor.sqlite') },
-  STORE_YOUNG_GENERATION_MB,
+  STORE_THREAD_YOUNG_GENERATION_MB,
 );
 const egress = new FloorThread<EgressCall, Sent | null>(
   new URL('./threaded-floor-egress.ts', import.meta.url),
   'egress',
   { resolve: options.resolve, caPem: options.caPem },
-  EGRESS_YOUNG_GENERATION_MB,
+  EGRESS_THREAD_YOUNG_GENERATION_MB,
 );
 
 type Delivery = RoutedDelivery<FloorEndpoint>;

@@ -2,7 +2,8 @@
 // SQLite file and group commit, on a worker thread as Wirehook's store writer. Each write is
 // answered after its group commit's fsync.
 import { workerData } from 'node:worker_threads';
-import { durabilityOf, type FloorAttempt, type FloorMessageRows, openFloorStore, recordStatements } from './floor-parts.ts';
+import { durabilityOf, type FloorAttempt, recordStatements } from './floor-parts.ts';
+import { type FloorMessageRows, openFloorStore } from './floor-store.ts';
 import { serveCalls } from './floor-thread.ts';
 
 /** A call to the store thread. */

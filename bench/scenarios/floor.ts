@@ -165,7 +165,7 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
       const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
       const count = settings.e2e.count * COUNT_PER_E2E_COUNT;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
-      // A floor process that ended (a write failed, a thread gone: floor-parts.ts) fails the run, whatever its receiver counted.
+      // A floor process that ended (a write failed, a thread gone: floor-parts.ts, floor-thread.ts) fails the run, whatever its receiver counted.
       const ended = () => new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);
       if (!running.running()) throw ended();
       await removeEndpoints(floorCtx, topology.endpoints);
@@ -175,6 +175,8 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
       ctx.log(`${name} run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       runs.push(record);
     }
+    // Once more after the last run: its retries and its removed endpoints' deliveries write after its count.
+    if (!running.running()) throw new Error(`${name}: a floor process ended after its last run (its stderr says why)`);
   } finally {
     await api?.close();
     await floor?.stop();

@@ -1,6 +1,6 @@
 /**
  * The tables of a bare durable webhook pipeline, for the store bench's baseline
- * (bench/store-writes.ts) and the one-process floors (bench/floor/floor-parts.ts openFloorStore): a message row,
+ * (bench/store-writes.ts) and the one-process floors (bench/floor/floor-store.ts): a message row,
  * a delivery row with its due index (and a lease, for a claim step), an attempt row with the
  * answer's head. WAL with an fsync at each commit, as Wirehook's store.
  */

@@ -40,7 +40,7 @@ export class EgressUnavailableError extends Error {
 export const EGRESS_READY = 'ready';
 const WORKER_MAIN = new URL('./egress-worker.ts', import.meta.url);
 /** A send's objects live for one send: a small young generation keeps the thread's scavenges short. */
-export const WORKER_YOUNG_GENERATION_MB = 8;
+export const EGRESS_THREAD_YOUNG_GENERATION_MB = 8;
 /** A thread that ended is started again no sooner than this: one that dies at once is not restarted at every send. */
 const RESTART_DELAY_MS = 1_000;
 /**
@@ -177,7 +177,7 @@ export class EgressThread {
     const worker = new Worker(this.#workerUrl, {
       name: 'egress',
       workerData: this.#options,
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      resourceLimits: { maxYoungGenerationSizeMb: EGRESS_THREAD_YOUNG_GENERATION_MB },
     });
     let ready!: () => void;
     let notStarted!: (err: Error) => void;

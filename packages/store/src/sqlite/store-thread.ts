@@ -11,7 +11,7 @@ export type StoreReply = { id: number; ok: true; value: unknown } | { id: number
 export type StoreThreadRole = 'writer' | 'reader';
 
 const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
-export const WORKER_YOUNG_GENERATION_MB = 8;
+export const STORE_THREAD_YOUNG_GENERATION_MB = 8;
 
 /**
  * A worker thread holding one SQLite connection to `path`, and the caller's side of it:
@@ -35,7 +35,7 @@ export class StoreThread {
     this.#worker = new Worker(WORKER_MAIN, {
       name: `store-${role}`,
       workerData: { path, role },
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      resourceLimits: { maxYoungGenerationSizeMb: STORE_THREAD_YOUNG_GENERATION_MB },
     });
     this.#worker.on('message', (replies: StoreReply[]) => replies.forEach((reply) => this.#settle(reply)));
     this.#worker.on('error', (err) => this.#failAll(err));
