@@ -133,7 +133,7 @@ export interface Sent {
 }
 
 /** Signs and POSTs the webhook `body` of `messageId` (a failure to sign is sendAndRecord's no answer). */
-function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
+async function postWebhook(pool: UndiciPool, path: string, key: SigningKey, messageId: string, body: string, now: number): Promise<Sent> {
   return postSigned(pool, path, standardWebhookHeaders([key], messageId, now, body), body);
 }
 
@@ -266,8 +266,9 @@ export function sendAndRecord<D extends FloorDelivery, T>(inFlight: number, step
       steps.fail(delivery, now).catch(failed);
       return;
     }
-    // Failures are data: a POST that could not be made (signed, crossed to its thread) is no answer.
-    const sent = await steps.post(to, delivery, now).catch((): Sent => ({ status: null, head: null }));
+    // Failures are data: a POST that could not be made (signed, crossed to its thread) is no answer,
+    // whether its step threw or rejected.
+    const sent = await new Promise<Sent>((resolve) => resolve(steps.post(to, delivery, now))).catch((): Sent => ({ status: null, head: null }));
     record(delivery, sent, now).catch(failed);
   });
   return enqueue;

@@ -80,19 +80,26 @@ describe('the floors’ send and record', () => {
     expect(gone.failed).toEqual([0]);
   });
 
-  it('a POST that could not be made (it threw) is no answer: recorded and tried again, the process unharmed', async () => {
-    const s = steps([200]);
-    let calls = 0;
-    const post = s.steps.post;
-    sendAndRecord(4, {
-      ...s.steps,
-      post: (to, d, now) => (calls++ === 0 ? Promise.reject(new Error('cannot sign')) : post(to, d, now)),
-    })(delivery());
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(s.recorded).toEqual([
-      { at: 0, status: null, outcome: 'pending', next: 1_000 },
-      { at: 1_000, status: 200, outcome: 'delivered', next: 1_000 },
-    ]);
+  it('a POST that could not be made (its step threw or rejected) is no answer: recorded and tried again, the process unharmed', async () => {
+    for (const fault of ['throws', 'rejects'] as const) {
+      vi.setSystemTime(T0);
+      const s = steps([200]);
+      let calls = 0;
+      const post = s.steps.post;
+      sendAndRecord(4, {
+        ...s.steps,
+        post: (to, d, now) => {
+          if (calls++ > 0) return post(to, d, now);
+          if (fault === 'throws') throw new Error('cannot sign');
+          return Promise.reject(new Error('the thread is gone'));
+        },
+      })(delivery());
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(s.recorded, fault).toEqual([
+        { at: 0, status: null, outcome: 'pending', next: 1_000 },
+        { at: 1_000, status: 200, outcome: 'delivered', next: 1_000 },
+      ]);
+    }
   });
 
   it('at most inFlight POSTs at once; the next starts as one ends', async () => {
