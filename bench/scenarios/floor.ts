@@ -9,7 +9,7 @@ import type { FloorProcessOptions, FloorReceiver } from '../floor/floor-parts.ts
 import { descendants } from '../launchers/processes.ts';
 import { WirehookApi } from '../http/wirehook-api.ts';
 import { ForkedServer } from '../load/forked-server.ts';
-import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import type { RunRecord, ScenarioName, ScenarioResult } from '../report/records.ts';
 import { CLUSTER_FLOOR_SCHEMA } from '../setup/bare-schema.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { measureDeliveries } from './delivery-run.ts';
@@ -33,13 +33,9 @@ const COUNT_PER_E2E_COUNT = 2;
  * pool). Its CPU a delivery, measured in the same run, is what e2e's is set against: the part
  * of Wirehook's cost that is Wirehook's, whatever the machine's speed.
  */
-export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
-  return {
-    name: 'floor',
-    deliveriesPerMessage: 1,
-    description: 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread and its fsyncs',
-    runs: await measureFloor(ctx, 'floor', oneProcess(ctx, FLOOR_MAIN, 'the pipeline floor')),
-  };
+export function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  const description = 'a bare durable pipeline, e2e load: accept, store (fsync), sign, POST, record; one thread and its fsyncs';
+  return floorScenario(ctx, 'floor', description, oneProcess(ctx, FLOOR_MAIN, 'the pipeline floor'));
 }
 
 /**
@@ -49,13 +45,9 @@ export async function runFloor(ctx: BenchContext): Promise<ScenarioResult> {
  * turn's calls), under e2e's load. Against the pipeline floor, what those threads cost; against
  * the cluster floor's rate, what two cores allow each mode's architecture.
  */
-export async function runThreadedFloor(ctx: BenchContext): Promise<ScenarioResult> {
-  return {
-    name: 'threaded-floor',
-    deliveriesPerMessage: 1,
-    description: "the floor's pipeline on embedded mode's threads: accept and sign, a store thread (fsync), an egress thread; e2e load",
-    runs: await measureFloor(ctx, 'threaded-floor', oneProcess(ctx, THREADED_FLOOR_MAIN, 'the threaded floor')),
-  };
+export function runThreadedFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  const description = "the floor's pipeline on embedded mode's threads: accept and sign, a store thread (fsync), an egress thread; e2e load";
+  return floorScenario(ctx, 'threaded-floor', description, oneProcess(ctx, THREADED_FLOOR_MAIN, 'the threaded floor'));
 }
 
 /**
@@ -65,51 +57,47 @@ export async function runThreadedFloor(ctx: BenchContext): Promise<ScenarioResul
  * under e2e's load. Its CPU a delivery, measured in the same run, is what cluster mode's is set
  * against: the part of cluster mode's cost that the hops themselves cost.
  */
-export async function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult> {
-  return {
-    name: 'cluster-floor',
-    deliveriesPerMessage: 1,
-    description: "the floor's pipeline over gateway → gRPC → intake → JetStream → dispatcher, one SQLite file; e2e load",
-    runs: await measureFloor(ctx, 'cluster-floor', async (dataDir, nodeFlags) => {
-      const before = new Set(descendants(process.pid));
-      const nats = await startNatsServer();
-      const started: ForkedServer[] = [];
-      const stopAll = async () => {
-        await Promise.all(started.map((s) => s.stop()));
-        await nats.stop();
+export function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult> {
+  const description = "the floor's pipeline over gateway → gRPC → intake → JetStream → dispatcher, one SQLite file; e2e load";
+  return floorScenario(ctx, 'cluster-floor', description, async (dataDir, nodeFlags) => {
+    const before = new Set(descendants(process.pid));
+    const nats = await startNatsServer();
+    const started: ForkedServer[] = [];
+    const stopAll = async () => {
+      await Promise.all(started.map((s) => s.stop()));
+      await nats.stop();
+    };
+    try {
+      const store = new DatabaseSync(join(dataDir, CLUSTER_FLOOR_FILE));
+      store.exec(CLUSTER_FLOOR_SCHEMA);
+      store.close();
+      const options: ClusterFloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT, natsUrl: nats.url };
+      const start = async (role: ClusterFloorRole, extra: Partial<ClusterFloorOptions> = {}) => {
+        const server = await ForkedServer.start(CLUSTER_FLOOR_MAIN, [role, JSON.stringify({ ...options, ...extra })], `the cluster floor's ${role}`, nodeFlags);
+        started.push(server);
+        return server;
       };
-      try {
-        const store = new DatabaseSync(join(dataDir, CLUSTER_FLOOR_FILE));
-        store.exec(CLUSTER_FLOOR_SCHEMA);
-        store.close();
-        const options: ClusterFloorOptions = { dataDir, ...receiverOf(ctx), inFlight: FLOOR_IN_FLIGHT, natsUrl: nats.url };
-        const start = async (role: ClusterFloorRole, extra: Partial<ClusterFloorOptions> = {}) => {
-          const server = await ForkedServer.start(
-            CLUSTER_FLOOR_MAIN,
-            [role, JSON.stringify({ ...options, ...extra })],
-            `the cluster floor's ${role}`,
-            nodeFlags,
-          );
-          started.push(server);
-          return server;
-        };
-        // The dispatcher makes the stream intake publishes to; the gateway calls intake.
-        await start('dispatcher');
-        const intake = await start('intake');
-        const gateway = await start('gateway', { intakeAddress: new URL(intake.url).host });
-        const pids = descendants(process.pid).filter((pid) => !before.has(pid));
-        return {
-          url: gateway.url,
-          pids,
-          running: () => started.every((s) => s.running),
-          stop: stopAll,
-        };
-      } catch (err) {
-        await stopAll();
-        throw err;
-      }
-    }),
-  };
+      // The dispatcher makes the stream intake publishes to; the gateway calls intake.
+      await start('dispatcher');
+      const intake = await start('intake');
+      const gateway = await start('gateway', { intakeAddress: new URL(intake.url).host });
+      const pids = descendants(process.pid).filter((pid) => !before.has(pid));
+      return {
+        url: gateway.url,
+        pids,
+        running: () => started.every((s) => s.running),
+        stop: stopAll,
+      };
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  });
+}
+
+/** A floor's scenario (one delivery a message): measureFloor's runs of the floor `start` starts. */
+async function floorScenario(ctx: BenchContext, name: ScenarioName, description: string, start: Parameters<typeof measureFloor>[2]): Promise<ScenarioResult> {
+  return { name, deliveriesPerMessage: 1, description, runs: await measureFloor(ctx, name, start) };
 }
 
 /** A floor as measureFloor runs it: its API's URL, its processes, whether they all still run. */
