@@ -35,6 +35,7 @@ import type { UndiciPool } from '../http/undici.ts';
 import {
   type Answer,
   durabilityOf,
+  endFloor,
   endWithHarness,
   endpointPool,
   groupCommit,
@@ -309,9 +310,6 @@ async function dispatcher(): Promise<void> {
         },
       )
       // A floor that cannot send what it claimed ends: the bench sees its process gone (measureFloor).
-      .catch((err: Error) => {
-        console.error(`the dispatcher cannot send what it claimed: ${err.message}`);
-        process.exit(70);
-      });
+      .catch((err: Error) => endFloor(`the dispatcher cannot send what it claimed: ${err.message}`));
   }
 }
