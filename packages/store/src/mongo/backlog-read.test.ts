@@ -2,7 +2,7 @@
 // counts, and what each operation is asked (where it reads, how long it may take, how many keys
 // it may count).
 import { describe, expect, it } from 'vitest';
-import { BACKLOG_COUNT_CAP } from '../ports/delivery-port.ts';
+import { BACKLOG_COUNT_CAP, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { MongoServerError, ReadPreference } from 'mongodb';
 import {
@@ -13,7 +13,6 @@ import {
   BACKLOG_TAKE_SLACK_MS,
   backlogReadOptions,
 } from './backlog-read.ts';
-import { StaleBacklogError } from '../ports/delivery-port.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { ENDPOINT_COUNT_CAP } from './plans/endpoints.ts';
@@ -198,6 +197,21 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     expect(await new MongoDeliveryRepo(ok.conn).backlog(0)).toMatchObject({ due: 4, countedAt: shared.server.now });
   });
 
+  it('a count the server stopped at its time limit keeps the lease until it runs out: another count would load the same primary', async () => {
+    const shared = sharedState();
+    const ok = connection({ '202612': 4 }, 0, shared);
+    const slow = new MongoDeliveryRepo({
+      ...ok.conn,
+      months: async () => {
+        throw new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
+      },
+    } as unknown as MongoConnection);
+    await expect(slow.countBacklog(0)).rejects.toThrow('operation exceeded time limit');
+    expect(shared.log.filter((line) => line.startsWith('release'))).toEqual([]);
+    // Held: the next process's try does not take it.
+    expect(await new MongoDeliveryRepo(ok.conn).countBacklog(0)).toBe(false);
+  });
+
   it('a count of an earlier take than the one written is dropped (a slow counter whose lease ran out)', async () => {
     const shared = sharedState();
     const slow = connection({ '202612': 4 }, 300, shared);
@@ -257,7 +271,7 @@ describe('the MongoDB backlog read (the metrics)', () => {
     expect(calls).toHaveLength(6);
     for (const { op, options } of calls) {
       // Counts and seeks alike on the primary.
-      expect(options.readPreference).toBe(op === 'count' ? BACKLOG_READ_PREFERENCE : ReadPreference.primary);
+      expect(options.readPreference, op).toBe(ReadPreference.primary);
       expect(options.maxTimeMS).toBeGreaterThan(0);
       expect(options.maxTimeMS).toBeLessThanOrEqual(BACKLOG_READ_MS);
     }

@@ -2,7 +2,7 @@ import { ReadPreference } from 'mongodb';
 import { BACKLOG_COUNT_CAP, type Backlog, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { isDuplicateKey } from './errors.ts';
+import { isDuplicateKey, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
@@ -11,8 +11,9 @@ import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
 // capped counts and a seek per month, MongoDeliveryRepo.countBacklog), at most every
 // BACKLOG_COUNT_EVERY_MS, off its scrapes (the dispatcher's BacklogCountJob), and keeps it in
 // `meta`; every scrape of every process is one point read of that document. Times are the
-// server's ($$NOW): the processes' clocks may disagree. The count is sent off the primary, within
-// one time limit for all its operations.
+// server's ($$NOW): the processes' clocks may disagree. The count reads the primary, within one
+// server-side time limit for all its operations (maxTimeMS: the driver's server selection and pool
+// wait come on top; a count that outlives its lease is dropped by its `seq`).
 
 /** `meta`'s document of the last count: `{ _id: 'backlog', due, oldestDueAt, retrying, countedAt, seq }`. */
 export const BACKLOG_SNAPSHOT_ID = 'backlog';
@@ -42,7 +43,7 @@ export const BACKLOG_TAKE_SLACK_MS = 1_000;
  */
 async function ensureDocuments(conn: MongoConnection): Promise<void> {
   const snapshot = P.backlogSnapshot();
-  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 }, maxTimeMS: POINT_WRITE_MS });
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, ...ON_PRIMARY, projection: { seq: 1 } });
   const made = [
     conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }),
     shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }) : Promise.resolve(),
@@ -86,8 +87,12 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   try {
     counted = await countBacklog(conn, countedAt);
   } catch (err) {
-    const release = P.backlogCountRelease(holder, seq);
-    await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
+    // Given up for another process's next try, unless the database is what failed (too slow, or
+    // gone): another count then would only load the same primary again. The lease runs out.
+    if (unavailableKind(err) === null && !ranOutOfTime(err)) {
+      const release = P.backlogCountRelease(holder, seq);
+      await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
+    }
     throw err;
   }
   const write = P.backlogSnapshotWrite(seq);
@@ -100,7 +105,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   // Dropped: a later take's count is there (nothing to do), or the document is gone, or the
   // lease was made again behind it (numbered on from the count's seq, the next take writes).
   const snapshot = P.backlogSnapshot();
-  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, projection: { seq: 1 }, maxTimeMS: POINT_WRITE_MS });
+  const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, ...ON_PRIMARY, projection: { seq: 1 } });
   if (shared === null) state.ready = false;
   else if (typeof shared.seq === 'number' && shared.seq >= seq) {
     const raise = P.backlogCountLeaseRaise();
@@ -129,6 +134,18 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
   if (doc.ageMs >= BACKLOG_STALE_MS) throw new StaleBacklogError(doc.countedAt, doc.ageMs);
   return { due: doc.due, oldestDueAt: doc.oldestDueAt, retrying: doc.retrying, countedAt: doc.countedAt };
 }
+
+/**
+ * A read of `seq` that a write then depends on: the primary's (a `readPreference` in MONGODB_URL
+ * would send it to a secondary, behind), within POINT_WRITE_MS.
+ */
+const ON_PRIMARY = { readPreference: ReadPreference.primary, maxTimeMS: POINT_WRITE_MS };
+
+/** Whether the server stopped `err`'s operation at its maxTimeMS (MaxTimeMSExpired): the primary is slow. */
+function ranOutOfTime(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MAX_TIME_MS_EXPIRED;
+}
+const MAX_TIME_MS_EXPIRED = 50;
 
 /**
  * The most one count's operations may take on the server, together: a count that runs out fails,
@@ -166,7 +183,7 @@ export function backlogReadOptions(deadline: number): () => BacklogRead {
  * only (covered: a COUNT_SCAN for retrying, an IXSCAN over the two statuses' intervals for due;
  * no document fetched), at most BACKLOG_COUNT_CAP each over all months (countAcrossMonths);
  * beyond it the gauges read the cap (docs/operations.md: alert on the oldest due's age). All on
- * the primary (BACKLOG_READ_PREFERENCE), within BACKLOG_READ_MS in all (backlogReadOptions); the
+ * the primary (BACKLOG_READ_PREFERENCE), within BACKLOG_READ_MS of server time in all (backlogReadOptions); the
  * oldest due is a seek a month. `dueAt` is the writing process's clock, compared with the
  * server's: skew between them (NTP keeps it small) shifts both gauges by as much.
  */
