@@ -149,6 +149,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     shared.registry,
     () => store.deliveries.laneStats(),
     () => clock.now(),
+    backlogReuse(shared.soleDispatcher),
   );
   // Retention: one replica at a time (a store lease), a bounded run each interval.
   const retention = new RetentionJob({

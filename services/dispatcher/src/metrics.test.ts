@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StaleBacklogError } from '@wirehook/store';
-import { BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics } from './metrics.ts';
+import { BACKLOG_REUSE_MS, backlogReuse, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { SCRAPE_WAIT_MS } from './scraped-source.ts';
 
 type Backlog = { due: number; oldestDueAt: number | null; retrying: number; countedAt?: number };
@@ -127,5 +127,28 @@ describe('wirehook_egress_thread_restarts_total', () => {
     starts = 3;
     expect(await restarts()).toBe(2);
     expect(await registry.metrics()).toContain('wirehook_egress_thread_restarts_total 2');
+  });
+});
+
+describe('the lane gauges', () => {
+  it(`read the store once per ${BACKLOG_REUSE_MS} ms where dispatchers share it, once per scrape for the sole one`, async () => {
+    for (const shared of [true, false]) {
+      const clock = { at: 1_000_000 };
+      let reads = 0;
+      const registry = new Registry();
+      const lanes = async () => {
+        reads += 1;
+        return { open: 2, blocked: 1, oldestHeadAt: clock.at - 3_000 };
+      };
+      registerLaneMetrics(registry, lanes, () => clock.at, { ...backlogReuse(!shared), now: () => clock.at });
+      await registry.metrics();
+      clock.at += BACKLOG_REUSE_MS - 1;
+      await registry.metrics();
+      expect(reads, String(shared)).toBe(shared ? 1 : 2);
+      clock.at += 1; // the shared read's reuse ends; the sole one's (100 ms) began at the last scrape
+      await registry.metrics();
+      expect(reads, String(shared)).toBe(2);
+      expect((await registry.getSingleMetric('wirehook_ordered_lanes_open')!.get()).values[0]?.value).toBe(2);
+    }
   });
 });

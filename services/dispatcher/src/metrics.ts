@@ -136,24 +136,30 @@ export function registerBacklogMetrics(
  * like the backlog: use max() across replicas): lanes with a head, lanes whose head waits for
  * a retry (each holds its key's later messages), and how old the oldest head is. No labels.
  */
-export function registerLaneMetrics(registry: Registry, lanes: () => Promise<LaneStats>, now: () => number): void {
-  scrapedGauges(registry, lanes, [
-    {
-      name: 'wirehook_ordered_lanes_open',
-      help: 'Ordered lanes (endpoint and ordering key) with a delivery open at their head, store-wide',
-      value: (l) => l.open,
-    },
-    {
-      name: 'wirehook_ordered_lanes_blocked',
-      help: 'Ordered lanes whose head waits for a retry, holding the later messages of its key, store-wide',
-      value: (l) => l.blocked,
-    },
-    {
-      name: 'wirehook_ordered_lane_oldest_head_age_seconds',
-      help: 'Age of the oldest open lane head since its message was accepted; 0 when no lane is open',
-      value: (l) => (l.oldestHeadAt === null ? 0 : Math.max(0, (now() - l.oldestHeadAt) / 1000)),
-    },
-  ]);
+export function registerLaneMetrics(registry: Registry, lanes: () => Promise<LaneStats>, now: () => number, reuse?: Reuse): void {
+  scrapedGauges(
+    registry,
+    lanes,
+    [
+      {
+        name: 'wirehook_ordered_lanes_open',
+        help: 'Ordered lanes (endpoint and ordering key) with a delivery open at their head, store-wide',
+        value: (l) => l.open,
+      },
+      {
+        name: 'wirehook_ordered_lanes_blocked',
+        help: 'Ordered lanes whose head waits for a retry, holding the later messages of its key, store-wide',
+        value: (l) => l.blocked,
+      },
+      {
+        name: 'wirehook_ordered_lane_oldest_head_age_seconds',
+        help: 'Age of the oldest open lane head since its message was accepted; 0 when no lane is open',
+        value: (l) => (l.oldestHeadAt === null ? 0 : Math.max(0, (now() - l.oldestHeadAt) / 1000)),
+      },
+    ],
+    // Store-wide, as the backlog: dispatchers sharing the store reuse one read (backlogReuse).
+    reuse === undefined ? {} : { reuse },
+  );
 }
 
 /**

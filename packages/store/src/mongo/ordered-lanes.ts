@@ -178,24 +178,29 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
   return result;
 }
 
+/** The most each of laneStats' reads may take on the server: under a scrape's wait (SCRAPE_WAIT_MS, 6 s), the gauges read unknown after. */
+const LANE_STATS_MS = 5_000;
+
 /**
  * Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest
- * open head's creation. Bounded: the first LANE_STATS_LIMIT lanes with a head by head id (a
- * covered read of delivery_lanes_open), then their heads by id, one `$in` per month they are in.
+ * open head's creation. Bounded: the first LANE_STATS_LIMIT lanes with a head by head id (from
+ * delivery_lanes_open, each lane's document fetched: plans/lanes.ts `headed`), then their heads by
+ * id, one `$in` per month they are in, each read within LANE_STATS_MS.
  * Delivery ids are stamped with their message's creation, so those are the oldest heads:
  * oldestHeadAt is exact, and `open` and `blocked` are exact below LANE_STATS_LIMIT lanes with a
  * head and saturate there (a gauge at the limit says "at least"). ≤ 2 × LANE_STATS_LIMIT keys
- * and LANE_STATS_LIMIT documents per scrape, whatever the number of lanes.
+ * and 2 × LANE_STATS_LIMIT documents a read, whatever the number of lanes; dispatchers that share
+ * the store reuse one read for BACKLOG_REUSE_MS (the dispatcher's metrics).
  */
 export async function laneStats(conn: MongoConnection): Promise<{ open: number; blocked: number; oldestHeadAt: number | null }> {
   const q = P.headed();
   const lanes = await conn.deliveryLanes
-    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 } })
+    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 }, maxTimeMS: LANE_STATS_MS })
     .limit(LANE_STATS_LIMIT)
     .toArray();
   const ids = lanes.flatMap((l) => (typeof l.headId === 'string' ? [l.headId] : []));
   if (ids.length === 0) return { open: 0, blocked: 0, oldestHeadAt: null };
-  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 });
+  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 }, LANE_STATS_MS);
   // One head per lane: a delivery heads at most one lane (its own).
   let blocked = 0;
   let oldest: number | null = null;
@@ -367,12 +372,12 @@ function dueNote(d: { orgId: string; env: Tenant['env']; endpointId: string; due
 }
 
 /** The open ones of deliveries `ids` (any months), read by id: one `$in` per month, at once (no session). */
-async function openOf(conn: MongoConnection, ids: readonly string[], projection: Document): Promise<WithId<DeliveryDoc>[]> {
+async function openOf(conn: MongoConnection, ids: readonly string[], projection: Document, maxTimeMS?: number): Promise<WithId<DeliveryDoc>[]> {
   const found = await Promise.all(
     [...conn.idsByBucket(ids)].map(([month, monthIds]) => {
       const q = P.openDeliveries(monthIds);
       const { deliveries } = conn.bucket(month);
-      return deliveries.find(q.filter, { ...q.options, projection }).toArray();
+      return deliveries.find(q.filter, { ...q.options, projection, ...(maxTimeMS === undefined ? {} : { maxTimeMS }) }).toArray();
     }),
   );
   return found.flat();

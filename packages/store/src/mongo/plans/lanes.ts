@@ -126,7 +126,7 @@ export const LANES_PLANS = definePlans('lanes', {
   }),
   /**
    * The metrics' lanes with a head, by head id: delivery ids are stamped with their message's
-   * creation, so the oldest heads come first. Covered by the index (projection headId only).
+   * creation, so the oldest heads come first (headId projected; each key's document fetched, below).
    */
   headed: planSpec({
     collection: COLLECTIONS.deliveryLanes,
