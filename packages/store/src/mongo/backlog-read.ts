@@ -60,7 +60,8 @@ async function ensureDocuments(conn: MongoConnection): Promise<void> {
  * never an upsert that fails (the server logs each); the two documents are made by insert at a
  * process's first try, and again when a try finds one gone (an operator's cleanup). A count of
  * an earlier take than the one written is dropped; one that fails gives the lease up, so that
- * another process counts at its next try.
+ * another process counts at its next try (not one the server stopped at its time limit, or that
+ * lost the database: the lease runs out first).
  * @returns whether this process's count was written.
  */
 export async function countAndShare(conn: MongoConnection, holder: string, state: { ready: boolean }): Promise<boolean> {
