@@ -11,7 +11,7 @@ import {
   threadedFloorFigures,
 } from './delivery-figures.ts';
 import { capacityFigures } from './capacity-figures.ts';
-import type { Figure } from './figure.ts';
+import { type Figure, ratio } from './figure.ts';
 import { historyFigures } from './history-figures.ts';
 import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
@@ -24,7 +24,7 @@ export { type Medians, mediansOf } from './medians.ts';
 
 /** The report's figures, with ratios to the baseline and the issue's targets. */
 export function figuresOf(medians: ScenarioMedians): Figure[] {
-  return [
+  return withWarming(medians, [
     ...baselineFigures(medians),
     ...intakeFigures(medians),
     ...e2eFigures(medians),
@@ -41,5 +41,34 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...transformedFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
-  ];
+  ]);
+}
+
+/**
+ * After each scenario's own figures, its warming run's CPU a delivery (records.ts `warming`):
+ * no target; beside it, how much above the measured runs' median it is.
+ */
+function withWarming(medians: ScenarioMedians, figures: Figure[]): Figure[] {
+  const out: Figure[] = [];
+  const shown = new Set<string>();
+  figures.forEach((figure, i) => {
+    out.push(figure);
+    const scenario = figure.scenario;
+    const warming = medians[scenario]?.warming;
+    if (warming === undefined || figures[i + 1]?.scenario === scenario || shown.has(scenario)) return;
+    shown.add(scenario);
+    const measured = ratio(warming.wirehookCpuUs, medians[scenario]?.wirehookCpuUs);
+    out.push({
+      id: `${scenario}.warmingCpu`,
+      scenario,
+      measure: `CPU per delivery while warming (${warming.sent.toLocaleString('en')} messages first)`,
+      value: warming.wirehookCpuUs,
+      unit: 'µs',
+      ratioToBaseline: null,
+      target: null,
+      checked: measured === null ? null : `${measured} × the measured runs'`,
+      pass: null,
+    });
+  });
+  return out;
 }

@@ -25,13 +25,15 @@ export interface Medians {
   extra: Record<string, number | null>;
   /** e2e: the paced run (offered rate, latency below saturation). */
   paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
+  /** The warming run's (records.ts), as is: its messages, rate and CPU a delivery. */
+  warming?: { sent: number; perSecond: number; wirehookCpuUs: number | null };
 }
 
 /** Each scenario's medians, for the scenarios that ran. */
 export type ScenarioMedians = Partial<Record<ScenarioName, Medians>>;
 
-/** Medians over runs of every number in the records (and the paced run's latency as is). */
-export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Medians {
+/** Medians over runs of every number in the records (and the paced and warming runs' figures as they are). */
+export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord, warming?: RunRecord): Medians {
   const m = (pick: (r: RunRecord) => number | null | undefined) => {
     const values = runs.map(pick).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
     const value = median(values);
@@ -69,5 +71,6 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord): Median
         latencyP99: paced.latencyMs?.p99 ?? null,
       },
     }),
+    ...(warming && { warming: { sent: warming.sent, perSecond: warming.perSecond, wirehookCpuUs: warming.wirehookCpuUs } }),
   };
 }

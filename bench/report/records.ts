@@ -65,6 +65,12 @@ export interface ScenarioResult {
   runs: RunRecord[];
   /** e2e only: one run paced below saturation (half the median rate), for latency. */
   paced?: RunRecord;
+  /**
+   * e2e, cluster mode and the floors: the run before the measured ones (`settings.e2e.warming`
+   * messages, the process fresh), not in the medians. Its CPU a delivery is reported apart: what
+   * a process costs while V8 compiles its hot code and its heap grows.
+   */
+  warming?: RunRecord;
 }
 
 /**

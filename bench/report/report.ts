@@ -63,14 +63,15 @@ export function machineInfo(loadAtStart: number, nodeArgs = ''): MachineInfo {
 export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks'> & { results: ScenarioResult[] }): BenchReport {
   const { results, ...rest } = args;
   const scenarios: BenchReport['scenarios'] = {};
-  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs, result.paced) };
+  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs, result.paced, result.warming) };
   const medians = Object.fromEntries(Object.entries(scenarios).map(([name, s]) => [name, s.median]));
   return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf) };
 }
 
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
-  const runs = result.paced ? [...result.runs, result.paced] : result.runs;
+  // Numbered on from the measured runs: the paced run, then the warming run.
+  const runs = [...result.runs, ...(result.paced ? [result.paced] : []), ...(result.warming ? [result.warming] : [])];
   return runs.flatMap((r, index) => {
     const run = index + 1;
     const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, name, ok, detail });

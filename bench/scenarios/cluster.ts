@@ -9,6 +9,6 @@ import { e2eRuns } from './e2e.ts';
  * fresh DATA_DIR first, so the two share the machine's cores in turn, never at once.
  */
 export async function runCluster(ctx: BenchContext): Promise<ScenarioResult> {
-  const runs = await e2eRuns(ctx, 'cluster');
-  return { name: 'cluster', deliveriesPerMessage: 1, description: 'e2e in cluster mode: every service a process, NATS, Redis, one SQLite file', runs };
+  const { runs, warming } = await e2eRuns(ctx, 'cluster');
+  return { name: 'cluster', deliveriesPerMessage: 1, description: 'e2e in cluster mode: every service a process, NATS, Redis, one SQLite file', runs, warming };
 }

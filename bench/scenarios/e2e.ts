@@ -17,22 +17,25 @@ export const E2E_HALF = 'e2e.a';
  * loop, latency mostly measures the queue that saturation builds).
  */
 export async function runE2e(ctx: BenchContext): Promise<ScenarioResult> {
-  const runs = await e2eRuns(ctx, 'e2e');
+  const { runs, warming } = await e2eRuns(ctx, 'e2e');
   const rate = median(runs.map((r) => r.perSecond)) ?? 0;
   const perSecond = Math.max(1, Math.round(rate * PACED_SHARE));
   const { record: paced } = await e2eRun(ctx, 'e2epaced', ctx.settings.e2e.pacedCount, perSecond);
   paced.extra['offeredPerSecond'] = perSecond;
   ctx.log(`e2e paced at ${perSecond}/s: p50 ${paced.latencyMs?.p50} ms, p99 ${paced.latencyMs?.p99} ms`);
-  return { name: 'e2e', deliveriesPerMessage: 1, description: 'accept → signature-valid receipt, 1 endpoint per message', runs, paced };
+  return { name: 'e2e', deliveriesPerMessage: 1, description: 'accept → signature-valid receipt, 1 endpoint per message', runs, paced, warming };
 }
 
 /**
- * The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own. Beside
- * them the API probe and its control (ProbePair): their p99s with Wirehook idle first, then
+ * The closed-loop e2e runs (`settings.runs` of them), each on endpoints of its own, after a
+ * warming run of `settings.e2e.warming` messages (kept apart: records.ts). Beside the measured
+ * runs the API probe and its control (ProbePair): their p99s with Wirehook idle first, then
  * during each run (from the first send to the last receipt).
  */
-export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunRecord[]> {
-  return ProbePair.around(ctx, label, async (probes) => {
+export async function e2eRuns(ctx: BenchContext, label: string): Promise<{ runs: RunRecord[]; warming: RunRecord }> {
+  const { record: warming } = await e2eRun(ctx, `${label}warming`, ctx.settings.e2e.warming);
+  ctx.log(`${label} warming: ${warming.perSecond}/s at ${warming.wirehookCpuUs} µs a delivery`);
+  const runs = await ProbePair.around(ctx, label, async (probes) => {
     await probes.measureIdle(ctx.settings.e2e.probeIdleMs);
     const runs: RunRecord[] = [];
     for (let run = 1; run <= ctx.settings.runs; run++) {
@@ -44,6 +47,7 @@ export async function e2eRuns(ctx: BenchContext, label: string): Promise<RunReco
     }
     return runs;
   });
+  return { runs, warming };
 }
 
 /** Share of the measured e2e rate the paced run offers. */

@@ -97,7 +97,7 @@ export function runClusterFloor(ctx: BenchContext): Promise<ScenarioResult> {
 
 /** A floor's scenario (one delivery a message): measureFloor's runs of the floor `start` starts. */
 async function floorScenario(ctx: BenchContext, name: ScenarioName, description: string, start: Parameters<typeof measureFloor>[2]): Promise<ScenarioResult> {
-  return { name, deliveriesPerMessage: 1, description, runs: await measureFloor(ctx, name, start) };
+  return { name, deliveriesPerMessage: 1, description, ...(await measureFloor(ctx, name, start)) };
 }
 
 /** A floor as measureFloor runs it: its API's URL, its processes, whether they all still run. */
@@ -123,15 +123,21 @@ function receiverOf({ receiver }: BenchContext): FloorReceiver {
 }
 
 /**
- * e2e's load against a floor `start` starts on a fresh data directory: `settings.runs` runs of
+ * e2e's load against a floor `start` starts on a fresh data directory: a warming run of e2e's
+ * (`settings.e2e.warming` messages, as Wirehook's process gets), then `settings.runs` runs of
  * COUNT_PER_E2E_COUNT × e2e's count, each on consumers and endpoints of its own. Each run records
  * whether the floor's store ran in WAL with synchronous = FULL between commits
  * (`fsyncEachCommit`, 1, as its /healthz reports; its GroupCommit fsyncs the WAL before a durable
  * write is answered).
  */
-async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor>): Promise<RunRecord[]> {
+async function measureFloor(
+  ctx: BenchContext,
+  name: string,
+  start: (dataDir: string, nodeFlags: string[]) => Promise<RunningFloor>,
+): Promise<{ runs: RunRecord[]; warming: RunRecord }> {
   const { settings } = ctx;
   const runs: RunRecord[] = [];
+  let warming: RunRecord | undefined;
   const dataDir = mkdtempSync(join(tmpdir(), `wirehook-${name}-`));
   let floor: RunningFloor | undefined;
   let api: WirehookApi | undefined;
@@ -149,9 +155,10 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
       api,
       wirehook: { apiUrl: floor.url, pids: floor.pids, admin: () => Promise.reject(new Error('a floor has no admin CLI')), stop: () => running.stop() },
     };
-    for (let run = 1; run <= settings.runs; run++) {
+    // Run 0 warms the process, as e2eRuns does Wirehook's.
+    for (let run = 0; run <= settings.runs; run++) {
       const topology = await buildTopology(floorCtx, { name: `${name}${run}`, consumers: settings.e2e.consumers, endpointsPerConsumer: 1, group: () => name });
-      const count = settings.e2e.count * COUNT_PER_E2E_COUNT;
+      const count = run === 0 ? settings.e2e.warming : settings.e2e.count * COUNT_PER_E2E_COUNT;
       const { record } = await measureDeliveries(floorCtx, topology.targets, { warmup: settings.e2e.warmup, count });
       // A floor process that ended (a write failed, a thread gone: floor-parts.ts, floor-thread.ts) fails the run, whatever its receiver counted.
       const ended = () => new Error(`${name}: a floor process ended during run ${run} (its stderr says why)`);
@@ -160,8 +167,11 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
       // The records of the run's last sends, and the endpoints' removal, come after its count: checked again.
       if (!running.running()) throw ended();
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
-      ctx.log(`${name} run ${run}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
-      runs.push(record);
+      ctx.log(
+        `${name} ${run === 0 ? 'warming' : `run ${run}`}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`,
+      );
+      if (run === 0) warming = record;
+      else runs.push(record);
     }
     // Once more after the last run: its retries and its removed endpoints' deliveries write after its count.
     if (!running.running()) throw new Error(`${name}: a floor process ended after its last run (its stderr says why)`);
@@ -170,5 +180,5 @@ async function measureFloor(ctx: BenchContext, name: string, start: (dataDir: st
     await floor?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return runs;
+  return { runs, warming: warming! };
 }

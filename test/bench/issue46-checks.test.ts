@@ -3,6 +3,7 @@
 // API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
 import { describe, expect, it } from 'vitest';
 import { clusterFigures, clusterFloorFigures, e2eFigures, floorFigures, threadedFloorFigures } from '../../bench/report/delivery-figures.ts';
+import { figuresOf } from '../../bench/report/figures.ts';
 import type { Figure } from '../../bench/report/figure.ts';
 import type { Medians } from '../../bench/report/medians.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
@@ -107,5 +108,30 @@ describe('issue 46’s checks in the bench report', () => {
     expect(probe(4, [2, 1])).toMatchObject({ pass: true, checked: '2 × idle (control 0.5 ×): 2 ×' });
     expect(probe(4.2, [2, 1]).pass).toBe(false);
     expect(probe(12)).toMatchObject({ pass: null, checked: '6 × idle' });
+  });
+
+  it('the warming run: its CPU a delivery once, after its scenario’s own figures, against the measured runs’; no target', () => {
+    const warming = { sent: 32_000, perSecond: 2_000, wirehookCpuUs: 571 };
+    const figures = figuresOf({
+      e2e: medians({ wirehookCpuUs: 457, warming }),
+      floor: medians({ wirehookCpuUs: 200 }),
+      cluster: medians({ wirehookCpuUs: 1_000, warming: { ...warming, wirehookCpuUs: 1_200 } }),
+    });
+    const ids = figures.map((f) => f.id);
+    expect(ids.filter((id) => id.endsWith('.warmingCpu'))).toEqual(['e2e.warmingCpu', 'cluster.warmingCpu']);
+    // Right after e2e's last figure, before the floor's first.
+    const at = ids.indexOf('e2e.warmingCpu');
+    expect(figures[at - 1]!.scenario).toBe('e2e');
+    expect(figures[at + 1]!.scenario).toBe('floor');
+    expect(figure(figures, 'e2e.warmingCpu')).toMatchObject({
+      value: 571,
+      measure: 'CPU per delivery while warming (32,000 messages first)',
+      checked: "1.25 × the measured runs'",
+      target: null,
+      pass: null,
+    });
+    expect(figure(figures, 'cluster.warmingCpu').checked).toBe("1.2 × the measured runs'");
+    // A scenario without a warming run has no such figure.
+    expect(figuresOf({ e2e: medians({ wirehookCpuUs: 457 }) }).some((f) => f.id.endsWith('.warmingCpu'))).toBe(false);
   });
 });

@@ -86,6 +86,20 @@ describe('bench --smoke', () => {
         }
         expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)?.checked).toMatch(/× idle \(control [\d.]+ ×\): [\d.]+ ×$/);
       }
+      // e2e, cluster mode and the floors each warmed their fresh process first (settings.e2e.warming: 20 in a smoke run):
+      // a run kept apart, its counts checked after the others', its CPU a delivery shown.
+      for (const scenario of ['e2e', 'cluster', 'floor', 'threaded-floor', 'cluster-floor']) {
+        const { runs, paced, warming } = report.scenarios[scenario];
+        expect(warming, scenario).toMatchObject({ sent: 20, accepted: 20, delivered: 20 });
+        const warmingRun = runs.length + (paced ? 1 : 0) + 1;
+        expect(
+          report.checks.filter((c: { scenario: string; run: number }) => c.scenario === scenario && c.run === warmingRun).length,
+          scenario,
+        ).toBeGreaterThan(0);
+        expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.warmingCpu`)?.measure, scenario).toBe(
+          'CPU per delivery while warming (20 messages first)',
+        );
+      }
       // Wirehook's CPU by part: embedded mode's threads (its API's main thread), cluster mode's services.
       expect(run.stdout).toMatch(/^Wirehook CPU per unit by part/m);
       // Every thread or process alive has its part in the JSON (test/bench/cpu-parts.test.ts checks the split itself).
