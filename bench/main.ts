@@ -8,10 +8,11 @@
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
 //                      [--only store]                    (bench/store-writes.ts: the SQLite store's CPU a delivery against a bare pipeline's writes)
 //                      [--only transformed]              (scenarios/transformed.ts: a transformation's cost per delivery, e2e, against none)
+//                      [--only ab --ab-env K=V,… --ab-root DIR] (scenarios/ab.ts: e2e alternated against a second Wirehook, its env or checkout)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,7 @@ import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
 import { startRunQueue } from './report/run-queue.ts';
+import { runAb } from './scenarios/ab.ts';
 import { runBacklog } from './scenarios/backlog.ts';
 import { runCapacity } from './scenarios/capacity.ts';
 import { runCluster } from './scenarios/cluster.ts';
@@ -46,7 +48,7 @@ import { payloadJson } from './setup/payload.ts';
 import { createTenants } from './setup/tenants.ts';
 
 const LAUNCHERS: Record<string, Launcher> = { embedded: embeddedLauncher, cluster: clusterLauncher };
-const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency' | 'ab'>, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   baseline: runBaseline,
   intake: runIntake,
   e2e: runE2e,
@@ -80,6 +82,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     deliveries: { type: 'string' },
     senders: { type: 'string' },
+    'ab-env': { type: 'string' },
+    'ab-root': { type: 'string' },
   },
 });
 
@@ -118,6 +122,9 @@ await runStandalone('store', async () =>
 );
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
+const ab = abVariant(args['ab-env'], args['ab-root']);
+if (only.includes('ab') && ab === undefined) fail('--only ab: say what B differs by, --ab-env K=V,… and/or --ab-root DIR (another checkout)');
+if (ab?.root !== undefined && launcher !== embeddedLauncher) fail('--ab-root: embedded mode only');
 const profileDir = args.profile ? resolve(args.profile) : undefined;
 const allocDir = args.alloc ? resolve(args.alloc) : undefined;
 
@@ -205,6 +212,27 @@ try {
       );
       continue;
     }
+    if (name === 'ab') {
+      // B beside A, both up; only the one measured gets load. Its own data, orgs and API client.
+      const variant = await launcher.launch({
+        ...launchOptions,
+        ...(ab!.root === undefined ? {} : { root: ab!.root }),
+        env: { ...launchOptions.env, ...ab!.env },
+        dataDir: join(workDir, 'ab-data'),
+        logFile: join(workDir, 'ab.log'),
+        execArgv: launchOptions.execArgv.filter((a) => !a.startsWith('--cpu-prof')),
+      });
+      const variantApi = new WirehookApi(variant.apiUrl, settings.concurrency + 8);
+      try {
+        log(`ab: B (${ab!.label}, pids ${variant.pids.join(', ')}) on ${variant.apiUrl}`);
+        const b: BenchContext = { ...ctx, wirehook: variant, api: variantApi, tenants: await createTenants(variant, settings.orgs) };
+        results.push(await runAb(ctx, b, ab!.label));
+      } finally {
+        await variantApi.close();
+        await variant.stop();
+      }
+      continue;
+    }
     if (name === 'backlog' && results.length > 0) {
       // The backlog's peak RSS is its own, not the heap the scenarios before it grew: a fresh
       // process on the same data (orgs and keys stay). What the process had reached is kept.
@@ -254,4 +282,20 @@ function positiveInt(value: string, flag: string): number {
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
   process.exit(2);
+}
+
+/** What `--ab-env` and `--ab-root` make B differ by (scenarios/ab.ts); undefined when neither is given. */
+function abVariant(envList: string | undefined, rootDir: string | undefined): { env: Record<string, string>; root?: string; label: string } | undefined {
+  if (envList === undefined && rootDir === undefined) return undefined;
+  const env: Record<string, string> = {};
+  for (const pair of envList?.split(',').filter(Boolean) ?? []) {
+    const at = pair.indexOf('=');
+    if (at < 1) fail(`--ab-env: ${pair} is not NAME=VALUE`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const root = rootDir === undefined ? undefined : `${resolve(rootDir)}/`;
+  if (root !== undefined && !existsSync(`${root}services/embedded/src/main.ts`))
+    fail(`--ab-root: ${root} is no Wirehook checkout (no services/embedded/src/main.ts)`);
+  const label = [root && `checkout ${root}`, envList && `env ${envList}`].filter(Boolean).join(', ');
+  return { env, ...(root === undefined ? {} : { root }), label };
 }

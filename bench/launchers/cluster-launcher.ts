@@ -16,6 +16,7 @@ const DISPATCHERS = 2;
 export const clusterLauncher: Launcher = {
   name: 'cluster',
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
+    if (options.root !== undefined) throw new Error('the cluster launcher runs this checkout only (no --ab-root)');
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).

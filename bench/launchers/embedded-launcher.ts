@@ -6,7 +6,6 @@ import { freePort } from '@wirehook/testkit';
 import { runAdmin, tail } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const EMBEDDED_MAIN = `${ROOT}services/embedded/src/main.ts`;
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 25_000;
 
@@ -28,7 +27,8 @@ export const embeddedLauncher: Launcher = {
     const log = openSync(options.logFile, 'a');
     // The flags `./dev start` gives Wirehook's process (./dev sets them), so this measures what start runs.
     const startFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? [];
-    const child = spawn(process.execPath, [...startFlags, ...options.execArgv, EMBEDDED_MAIN], { env, stdio: ['ignore', log, log] });
+    const root = options.root ?? ROOT;
+    const child = spawn(process.execPath, [...startFlags, ...options.execArgv, `${root}services/embedded/src/main.ts`], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     // However the harness ends, Wirehook does not outlive it.
     const kill = () => child.kill('SIGKILL');
@@ -45,7 +45,7 @@ export const embeddedLauncher: Launcher = {
       apiUrl,
       pids: [child.pid!],
       metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
-      admin: (args) => runAdmin(args, options.dataDir),
+      admin: (args) => runAdmin(args, options.dataDir, root),
       stop: () => stopChild(child),
     };
   },

@@ -12,6 +12,8 @@ export interface LaunchOptions {
   logFile: string;
   /** Extra node flags for the Wirehook processes (e.g. --cpu-prof). */
   execArgv: string[];
+  /** The checkout whose Wirehook and admin CLI run (`--ab-root`; ending in `/`): this one unless given. Embedded mode only. */
+  root?: string;
 }
 
 /** A started Wirehook, however many processes it is. */

@@ -2,17 +2,23 @@
 // the tail of a log for an error message. (Free ports: @wirehook/testkit.)
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ADMIN_MAIN = fileURLToPath(new URL('../../packages/admin/src/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Runs `node packages/admin/src/main.ts …args` against `dataDir`; @returns its JSON. @throws on a non-zero exit. */
-export function runAdmin(args: string[], dataDir: string): Promise<Record<string, unknown>> {
+/** Runs `node packages/admin/src/main.ts …args` of the checkout `root` (this one) against `dataDir`; @returns its JSON. @throws on a non-zero exit. */
+export function runAdmin(args: string[], dataDir: string, root: string = ROOT): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [ADMIN_MAIN, ...args], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`admin ${args.join(' ')} failed: ${stdout}${stderr}`));
-      resolve(JSON.parse(stdout) as Record<string, unknown>);
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'packages/admin/src/main.ts'), ...args],
+      { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`admin ${args.join(' ')} failed: ${stdout}${stderr}`));
+        resolve(JSON.parse(stdout) as Record<string, unknown>);
+      },
+    );
   });
 }
 

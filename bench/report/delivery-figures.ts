@@ -3,6 +3,7 @@
 import { probeFigures } from './probe-figures.ts';
 import { adder, atLeast, atMost, type Figure, ratio } from './figure.ts';
 import type { ScenarioMedians } from './medians.ts';
+import { median } from './stats.ts';
 
 /** The baseline: the client and receiver alone, the yardstick of the other figures. */
 export function baselineFigures({ baseline: b }: ScenarioMedians): Figure[] {
@@ -302,4 +303,37 @@ function floorsRatio(clusterFloor: number | null | undefined, floor: number | nu
     [ratio(clusterFloor, threadedFloor), 'threaded floor'],
   ].flatMap(([r, name]) => (r === null ? [] : [`${r} × ${name}`]));
   return against.length === 0 ? '' : ` (cluster floor ${against.join(', ')})`;
+}
+
+/**
+ * The alternated A/B (scenarios/ab.ts): each side's median CPU a delivery and rate, and what to
+ * read, the median of the pairs' B ÷ A with every pair's beside it. No target: it measures a change.
+ */
+export function abFigures({ ab }: ScenarioMedians): Figure[] {
+  const v = ab?.variant;
+  if (!ab || !v) return [];
+  const figures: Figure[] = [];
+  const add = adder(figures);
+  add({ id: 'ab.cpu', scenario: 'ab', measure: 'A: Wirehook CPU per delivery', value: ab.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
+  add({ id: 'ab.variantCpu', scenario: 'ab', measure: `B: Wirehook CPU per delivery (${v.label})`, value: v.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
+  const pairs = (ratios: number[]) => (ratios.length === 0 ? null : `pairs ${ratios.join(', ')}`);
+  add({
+    id: 'ab.cpuRatio',
+    scenario: 'ab',
+    measure: 'CPU per delivery, B ÷ A (median of the pairs)',
+    value: median(v.cpuRatios),
+    unit: '',
+    ratioToBaseline: null,
+    checked: pairs(v.cpuRatios),
+  });
+  add({
+    id: 'ab.rateRatio',
+    scenario: 'ab',
+    measure: 'deliveries/s, B ÷ A (median of the pairs)',
+    value: median(v.rateRatios),
+    unit: '',
+    ratioToBaseline: null,
+    checked: pairs(v.rateRatios),
+  });
+  return figures;
 }

@@ -1,6 +1,7 @@
 // The report's figures: each scenario's in its own module (delivery-, stress-, idempotency-figures.ts),
 // joined here in the report's order; the medians they are made from in medians.ts.
 import {
+  abFigures,
   baselineFigures,
   clusterFigures,
   clusterFloorFigures,
@@ -41,6 +42,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...transformedFigures(medians),
     ...clusterFigures(medians),
     ...idempotencyFigures(medians),
+    ...abFigures(medians),
   ]);
 }
 

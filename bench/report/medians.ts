@@ -27,6 +27,8 @@ export interface Medians {
   paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
   /** The warming run's (records.ts), as is: its messages, rate and CPU a delivery. */
   warming?: { sent: number; perSecond: number; wirehookCpuUs: number | null };
+  /** `ab`: B's medians, and each pair's B ÷ A (CPU a delivery, rate), in the pairs' order. */
+  variant?: { label: string; wirehookCpuUs: number | null; perSecond: number | null; cpuRatios: number[]; rateRatios: number[] };
 }
 
 /** Each scenario's medians, for the scenarios that ran. */
@@ -72,5 +74,23 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord, warming
       },
     }),
     ...(warming && { warming: { sent: warming.sent, perSecond: warming.perSecond, wirehookCpuUs: warming.wirehookCpuUs } }),
+  };
+}
+
+/** B's medians against A's, pair by pair (scenarios/ab.ts): pair i is A's run i and B's run i. */
+export function variantMedians(runs: readonly RunRecord[], variant: { label: string; runs: readonly RunRecord[] }): NonNullable<Medians['variant']> {
+  const b = mediansOf(variant.runs);
+  const pairs = runs.map((a, i) => [a, variant.runs[i]] as const).filter((pair): pair is readonly [RunRecord, RunRecord] => pair[1] !== undefined);
+  const ratios = (pick: (r: RunRecord) => number | null) =>
+    pairs.flatMap(([a, b]) => {
+      const [x, y] = [pick(a), pick(b)];
+      return x !== null && y !== null && x > 0 ? [round(y / x, 3)] : [];
+    });
+  return {
+    label: variant.label,
+    wirehookCpuUs: b.wirehookCpuUs,
+    perSecond: b.perSecond,
+    cpuRatios: ratios((r) => r.wirehookCpuUs),
+    rateRatios: ratios((r) => r.perSecond),
   };
 }

@@ -71,6 +71,8 @@ export interface ScenarioResult {
    * a process costs while V8 compiles its hot code and its heap grows.
    */
   warming?: RunRecord;
+  /** `ab` only: B's runs, pair by pair with `runs` (A's), and its warming run (scenarios/ab.ts). */
+  variant?: { label: string; runs: RunRecord[]; warming: RunRecord };
 }
 
 /**
@@ -94,6 +96,7 @@ export const SCENARIO_NAMES = [
   'transformed',
   'cluster',
   'idempotency',
+  'ab',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -103,9 +106,10 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
  * (ordered delivery per key), `capacity` one more (throughput control per endpoint, in real
  * seconds), `history` one more (another org's sends beside readers of the largest attempt
  * history, issue 40), `transformed` one more (endpoint transformations' cost per delivery,
- * issue 45): ask for them by name.
+ * issue 45): ask for them by name; `ab` too (an alternated A/B of e2e against a second
+ * Wirehook: `--ab-env`, `--ab-root`).
  */
-const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity', 'history', 'transformed'];
+const OPT_IN: readonly ScenarioName[] = ['idempotency', 'ordered', 'capacity', 'history', 'transformed', 'ab'];
 export const DEFAULT_SCENARIOS: readonly ScenarioName[] = SCENARIO_NAMES.filter((name) => !OPT_IN.includes(name));
 
 /** CPU µs per unit of work; null for none. */

@@ -3,6 +3,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSettings } from '../settings.ts';
 import { figuresOf, mediansOf, type Figure, type Medians } from './figures.ts';
+import { variantMedians } from './medians.ts';
 import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
 
 /** The machine a report was made on. */
@@ -63,7 +64,11 @@ export function machineInfo(loadAtStart: number, nodeArgs = ''): MachineInfo {
 export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks'> & { results: ScenarioResult[] }): BenchReport {
   const { results, ...rest } = args;
   const scenarios: BenchReport['scenarios'] = {};
-  for (const result of results) scenarios[result.name] = { ...result, median: mediansOf(result.runs, result.paced, result.warming) };
+  for (const result of results) {
+    const median = mediansOf(result.runs, result.paced, result.warming);
+    if (result.variant) median.variant = variantMedians(result.runs, result.variant);
+    scenarios[result.name] = { ...result, median };
+  }
   const medians = Object.fromEntries(Object.entries(scenarios).map(([name, s]) => [name, s.median]));
   return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf) };
 }
@@ -71,7 +76,13 @@ export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'f
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
   // Numbered on from the measured runs: the paced run, then the warming run.
-  const runs = [...result.runs, ...(result.paced ? [result.paced] : []), ...(result.warming ? [result.warming] : [])];
+  // `ab`: B's runs and its warming after A's.
+  const runs = [
+    ...result.runs,
+    ...(result.paced ? [result.paced] : []),
+    ...(result.warming ? [result.warming] : []),
+    ...(result.variant ? [...result.variant.runs, result.variant.warming] : []),
+  ];
   return runs.flatMap((r, index) => {
     const run = index + 1;
     const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, name, ok, detail });

@@ -56,7 +56,8 @@ export async function e2eRuns(ctx: BenchContext, label: string): Promise<{ runs:
 /** Share of the measured e2e rate the paced run offers. */
 export const PACED_SHARE = 0.5;
 
-async function e2eRun(ctx: BenchContext, name: string, count: number, perSecond?: number): Promise<MeasuredPhase> {
+/** One e2e run on endpoints of its own: e2e's warm-up, then `count` messages (paced at `perSecond` when given). */
+export async function e2eRun(ctx: BenchContext, name: string, count: number, perSecond?: number): Promise<MeasuredPhase> {
   const topology = await buildTopology(ctx, {
     name,
     consumers: ctx.settings.e2e.consumers,

@@ -2,10 +2,11 @@
 // µs, shown over the pipeline floor), cluster mode's over all its processes (≤ 650 µs), and the
 // API probe's rise against twice its control's (a control that fell under load counts as 1 ×).
 import { describe, expect, it } from 'vitest';
-import { clusterFigures, clusterFloorFigures, e2eFigures, floorFigures, threadedFloorFigures } from '../../bench/report/delivery-figures.ts';
+import { abFigures, clusterFigures, clusterFloorFigures, e2eFigures, floorFigures, threadedFloorFigures } from '../../bench/report/delivery-figures.ts';
 import { figuresOf } from '../../bench/report/figures.ts';
 import type { Figure } from '../../bench/report/figure.ts';
-import type { Medians } from '../../bench/report/medians.ts';
+import { type Medians, variantMedians } from '../../bench/report/medians.ts';
+import { emptyRecord, type RunRecord } from '../../bench/report/records.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
 
 function medians(over: Partial<Medians>): Medians {
@@ -133,5 +134,21 @@ describe('issue 46’s checks in the bench report', () => {
     expect(figure(figures, 'cluster.warmingCpu').checked).toBe("1.2 × the measured runs'");
     // A scenario without a warming run has no such figure.
     expect(figuresOf({ e2e: medians({ wirehookCpuUs: 457 }) }).some((f) => f.id.endsWith('.warmingCpu'))).toBe(false);
+  });
+
+  it('the A/B: each pair’s B ÷ A in order, their median, each side’s median CPU; no target', () => {
+    const run = (wirehookCpuUs: number, perSecond: number): RunRecord => ({ ...emptyRecord(), wirehookCpuUs, perSecond });
+    const a = [run(500, 2_000), run(600, 1_800), run(550, 1_900)];
+    const b = [run(450, 2_100), run(600, 1_700), run(495, 2_000)];
+    const variant = variantMedians(a, { label: 'env X=1', runs: b });
+    expect(variant).toEqual({ label: 'env X=1', wirehookCpuUs: 495, perSecond: 2_000, cpuRatios: [0.9, 1, 0.9], rateRatios: [1.05, 0.944, 1.053] });
+    const figures = abFigures({ ab: medians({ wirehookCpuUs: 550, variant }) });
+    expect(figure(figures, 'ab.cpu').value).toBe(550);
+    expect(figure(figures, 'ab.variantCpu')).toMatchObject({ value: 495, measure: 'B: Wirehook CPU per delivery (env X=1)' });
+    expect(figure(figures, 'ab.cpuRatio')).toMatchObject({ value: 0.9, checked: 'pairs 0.9, 1, 0.9', target: null, pass: null });
+    expect(figure(figures, 'ab.rateRatio')).toMatchObject({ value: 1.05, checked: 'pairs 1.05, 0.944, 1.053' });
+    // A pair whose B run is missing is left out; no B at all, no figures.
+    expect(variantMedians(a, { label: 'x', runs: b.slice(0, 2) }).cpuRatios).toEqual([0.9, 1]);
+    expect(abFigures({ ab: medians({ wirehookCpuUs: 550 }) })).toEqual([]);
   });
 });

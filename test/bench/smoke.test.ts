@@ -152,6 +152,34 @@ describe('bench --smoke', () => {
   );
 
   it(
+    'runs an alternated A/B on request: A and B warmed, then pairs A B, B A; each pair’s B ÷ A reported; every run’s counts checked',
+    () => {
+      const dir = mkdtempSync(join(out, 'ab-'));
+      const args = ['--smoke', '--only', 'ab', '--runs', '2', '--ab-env', 'LOG_LEVEL=warn', '--ab-root', root, '--out', dir];
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), ...args], { encoding: 'utf8', timeout: RUN_MS });
+      expect(run.status, run.stderr).toBe(0);
+      // The pairs alternate which side goes first.
+      expect([...run.stderr.matchAll(/ab pair (\d), ([AB]):/g)].map((m) => `${m[1]}${m[2]}`)).toEqual(['1A', '1B', '2B', '2A']);
+      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      expect(Object.keys(report.scenarios)).toEqual(['ab']);
+      const { runs, warming, variant } = report.scenarios.ab;
+      expect(runs).toHaveLength(2);
+      expect(variant.runs).toHaveLength(2);
+      expect(variant.label).toBe(`checkout ${root.replace(/\/?$/, '/')}, env LOG_LEVEL=warn`);
+      for (const r of [...runs, ...variant.runs]) expect(r).toMatchObject({ sent: 60, delivered: 60 });
+      for (const r of [warming, variant.warming]) expect(r).toMatchObject({ sent: 20, delivered: 20 });
+      // Two runs a side, two warming runs: six runs' checks, all passed.
+      expect(new Set(report.checks.map((c: { run: number }) => c.run))).toEqual(new Set([1, 2, 3, 4, 5, 6]));
+      expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+      const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
+      const ratios = runs.map((a: { wirehookCpuUs: number }, i: number) => Math.round((variant.runs[i].wirehookCpuUs / a.wirehookCpuUs) * 1000) / 1000);
+      expect(figure('ab.cpuRatio')).toMatchObject({ checked: `pairs ${ratios.join(', ')}`, value: (ratios[0] + ratios[1]) / 2 });
+      expect(figure('ab.variantCpu').measure).toContain('LOG_LEVEL=warn');
+    },
+    TEST_MS,
+  );
+
+  it(
     'runs the ordered scenario on request: ordered against unordered, one key blocked, every key in order',
     () => {
       const dir = mkdtempSync(join(out, 'ordered-'));

@@ -1,0 +1,41 @@
+import type { BenchContext } from '../context.ts';
+import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import { e2eRun } from './e2e.ts';
+
+/**
+ * e2e as an alternated A/B in one bench run (issue 46). On this machine a run's CPU a delivery
+ * moves by a tenth or more between runs minutes apart (the hypervisor's load), so a change of a
+ * few per cent measured in two bench runs is lost in it. Here `a` is the Wirehook the bench
+ * launched and `b` one launched beside it (`--ab-env`, `--ab-root`: main.ts); both stay up and
+ * only the one being measured gets load. Each is warmed first (`settings.e2e.warming`), then
+ * `settings.runs` pairs run back to back, A B, B A, A B, … so that neither always goes first.
+ * What to read is each pair's B ÷ A (report.ts, `ab.cpuRatio`): its two runs share the
+ * machine's state of the moment. An A/A (the same tree and settings on both sides) measures the
+ * method's own spread.
+ */
+export async function runAb(a: BenchContext, b: BenchContext, label: string): Promise<ScenarioResult> {
+  const warm = async (ctx: BenchContext, side: 'a' | 'b') => {
+    const { record } = await e2eRun(ctx, `ab${side}warming`, ctx.settings.e2e.warming);
+    a.log(`ab ${side.toUpperCase()} warming: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
+    return record;
+  };
+  const warming = await warm(a, 'a');
+  const variantWarming = await warm(b, 'b');
+  const runs: RunRecord[] = [];
+  const variantRuns: RunRecord[] = [];
+  for (let pair = 1; pair <= a.settings.runs; pair++) {
+    for (const side of pair % 2 === 1 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+      const { record } = await e2eRun(side === 'a' ? a : b, `ab${side}${pair}`, a.settings.e2e.count);
+      (side === 'a' ? runs : variantRuns).push(record);
+      a.log(`ab pair ${pair}, ${side.toUpperCase()}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
+    }
+  }
+  return {
+    name: 'ab',
+    deliveriesPerMessage: 1,
+    description: `e2e alternated: A (this checkout) against B (${label})`,
+    runs,
+    warming,
+    variant: { label, runs: variantRuns, warming: variantWarming },
+  };
+}
