@@ -167,9 +167,8 @@ async function measureFloor(
       // The records of the run's last sends, and the endpoints' removal, come after its count: checked again.
       if (!running.running()) throw ended();
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
-      ctx.log(
-        `${name} ${run === 0 ? 'warming' : `run ${run}`}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`,
-      );
+      const which = run === 0 ? 'warming' : `run ${run}`;
+      ctx.log(`${name} ${which}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       if (run === 0) warming = record;
       else runs.push(record);
     }
