@@ -123,7 +123,13 @@ await runStandalone('store', async () =>
 for (const name of only) if (!SCENARIO_NAMES.includes(name as ScenarioName)) fail(`--only: unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`);
 const launcher = LAUNCHERS[args.launcher] ?? fail(`--launcher must be one of ${Object.keys(LAUNCHERS).join(', ')}`);
 const ab = abVariant(args['ab-env'], args['ab-root']);
-if (only.includes('ab') && ab === undefined) fail('--only ab: say what B differs by, --ab-env K=V,… and/or --ab-root DIR (another checkout)');
+if (only.includes('ab')) {
+  if (ab === undefined) fail('--only ab: say what B differs by, --ab-env K=V,… and/or --ab-root DIR (another checkout)');
+  // A must be as fresh as B: no scenario before it in the same process.
+  if (only.length > 1) fail(`--only ab runs alone (asked for: ${only.join(', ')})`);
+  // Each would apply to A alone.
+  if (args.profile || args.alloc) fail('--only ab: no --profile or --alloc (they would apply to A only)');
+} else if (ab !== undefined) fail('--ab-env and --ab-root go with --only ab');
 if (ab?.root !== undefined && launcher !== embeddedLauncher) fail('--ab-root: embedded mode only');
 const profileDir = args.profile ? resolve(args.profile) : undefined;
 const allocDir = args.alloc ? resolve(args.alloc) : undefined;
@@ -222,13 +228,16 @@ try {
         logFile: join(workDir, 'ab.log'),
         execArgv: launchOptions.execArgv.filter((a) => !a.startsWith('--cpu-prof')),
       });
-      const variantApi = new WirehookApi(variant.apiUrl, settings.concurrency + 8);
       try {
-        log(`ab: B (${ab!.label}, pids ${variant.pids.join(', ')}) on ${variant.apiUrl}`);
-        const b: BenchContext = { ...ctx, wirehook: variant, api: variantApi, tenants: await createTenants(variant, settings.orgs) };
-        results.push(await runAb(ctx, b, ab!.label));
+        const variantApi = new WirehookApi(variant.apiUrl, settings.concurrency + 8);
+        try {
+          log(`ab: B (${ab!.label}, pids ${variant.pids.join(', ')}) on ${variant.apiUrl}`);
+          const b: BenchContext = { ...ctx, wirehook: variant, api: variantApi, tenants: await createTenants(variant, settings.orgs) };
+          results.push(await runAb(ctx, b, ab!.label));
+        } finally {
+          await variantApi.close();
+        }
       } finally {
-        await variantApi.close();
         await variant.stop();
       }
       continue;
@@ -284,18 +293,29 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** What `--ab-env` and `--ab-root` make B differ by (scenarios/ab.ts); undefined when neither is given. */
+/**
+ * What `--ab-env NAME=VALUE,…` and `--ab-root DIR` make B differ by (scenarios/ab.ts); undefined
+ * when neither is given. A value cannot hold a comma. DIR is relative to where the bench runs
+ * (the repository's root under `./dev`).
+ */
 function abVariant(envList: string | undefined, rootDir: string | undefined): { env: Record<string, string>; root?: string; label: string } | undefined {
   if (envList === undefined && rootDir === undefined) return undefined;
+  // The launcher's own settings: B's are its own, as A's are (the embedded launcher sets them).
+  const launcherEnv = ['PORT', 'METRICS_PORT', 'PORTAL_PORT', 'HOST', 'DATA_DIR'];
   const env: Record<string, string> = {};
-  for (const pair of envList?.split(',').filter(Boolean) ?? []) {
+  for (const pair of envList?.split(',') ?? []) {
     const at = pair.indexOf('=');
-    if (at < 1) fail(`--ab-env: ${pair} is not NAME=VALUE`);
-    env[pair.slice(0, at)] = pair.slice(at + 1);
+    if (at < 1) fail(`--ab-env: "${pair}" is not NAME=VALUE (NAME=VALUE pairs, comma-separated)`);
+    const name = pair.slice(0, at);
+    if (launcherEnv.includes(name)) fail(`--ab-env: ${name} is the launcher's to set`);
+    env[name] = pair.slice(at + 1);
   }
-  const root = rootDir === undefined ? undefined : `${resolve(rootDir)}/`;
-  if (root !== undefined && !existsSync(`${root}services/embedded/src/main.ts`))
-    fail(`--ab-root: ${root} is no Wirehook checkout (no services/embedded/src/main.ts)`);
+  const root = rootDir === undefined ? undefined : resolve(rootDir);
+  if (root !== undefined) {
+    for (const needed of ['services/embedded/src/main.ts', 'packages/admin/src/main.ts', 'node_modules']) {
+      if (!existsSync(join(root, needed))) fail(`--ab-root: ${root} is no Wirehook checkout ready to run (no ${needed}; pnpm install there first)`);
+    }
+  }
   const label = [root && `checkout ${root}`, envList && `env ${envList}`].filter(Boolean).join(', ');
   return { env, ...(root === undefined ? {} : { root }), label };
 }

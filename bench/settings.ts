@@ -16,8 +16,8 @@ export interface BenchSettings {
    * 1 endpoint per message, over `consumers` consumers of 1 endpoint each; then `pacedCount` at
    * half the rate. `probeIdleMs`: how long the API probe measures Wirehook idle first.
    * `warming`: messages of one run before the measured ones, in e2e, cluster mode and the
-   * floors, each in its fresh process: its JIT compiles and its heap grows there, not in the
-   * runs whose CPU a delivery is set against the targets (the run is kept: `warming` in records.ts).
+   * floors, each on its process: its JIT compiles and its heap grows there, not in the runs
+   * whose CPU a delivery is set against the targets (the run is kept: `warming` in records.ts).
    */
   e2e: { warmup: number; count: number; consumers: number; pacedCount: number; probeIdleMs: number; warming: number };
   /** Each message to a consumer with 20 endpoints. */
@@ -78,9 +78,10 @@ export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
     orgs: 16,
     baseline: { warmup: 2_000, count: 20_000 },
     intake: { warmup: 1_000, count: 8_000, consumers: 64 },
-    // 32,000 warming messages: in e2e runs of a fresh process, the CPU a delivery fell until about
-    // the 40,000th message (571 → 420–478 µs, the V8 helpers 100 → 32–43: docs/benchmarks.md).
-    e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000, probeIdleMs: 5_000, warming: 32_000 },
+    // 48,000 warming messages: in e2e runs of a fresh process, the V8 helpers' CPU a delivery fell
+    // until about the 54,000th message (100 → 32–43 µs; in all, 571 → 419–478: docs/benchmarks.md).
+    // Under load of 64 senders; the runs' own warm-ups (1,000) come on top.
+    e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000, probeIdleMs: 5_000, warming: 48_000 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
     noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
 import { freePort } from '@wirehook/testkit';
@@ -26,9 +27,11 @@ export const embeddedLauncher: Launcher = {
     };
     const log = openSync(options.logFile, 'a');
     // The flags `./dev start` gives Wirehook's process (./dev sets them), so this measures what start runs.
-    const startFlags = process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? [];
+    // An A/B's B may be given its own (`--ab-env WIREHOOK_NODE_FLAGS=…`).
+    const startFlags = (options.env['WIREHOOK_NODE_FLAGS'] ?? process.env['WIREHOOK_NODE_FLAGS'])?.split(/\s+/).filter(Boolean) ?? [];
     const root = options.root ?? ROOT;
-    const child = spawn(process.execPath, [...startFlags, ...options.execArgv, `${root}services/embedded/src/main.ts`], { env, stdio: ['ignore', log, log] });
+    const main = join(root, 'services/embedded/src/main.ts');
+    const child = spawn(process.execPath, [...startFlags, ...options.execArgv, main], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     // However the harness ends, Wirehook does not outlive it.
     const kill = () => child.kill('SIGKILL');

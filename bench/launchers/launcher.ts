@@ -12,7 +12,7 @@ export interface LaunchOptions {
   logFile: string;
   /** Extra node flags for the Wirehook processes (e.g. --cpu-prof). */
   execArgv: string[];
-  /** The checkout whose Wirehook and admin CLI run (`--ab-root`; ending in `/`): this one unless given. Embedded mode only. */
+  /** The checkout whose Wirehook and admin CLI run (`--ab-root`): this one unless given. Embedded mode only. */
   root?: string;
 }
 

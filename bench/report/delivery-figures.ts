@@ -3,7 +3,7 @@
 import { probeFigures } from './probe-figures.ts';
 import { adder, atLeast, atMost, type Figure, ratio } from './figure.ts';
 import type { ScenarioMedians } from './medians.ts';
-import { median } from './stats.ts';
+import { median, round } from './stats.ts';
 
 /** The baseline: the client and receiver alone, the yardstick of the other figures. */
 export function baselineFigures({ baseline: b }: ScenarioMedians): Figure[] {
@@ -317,11 +317,15 @@ export function abFigures({ ab }: ScenarioMedians): Figure[] {
   add({ id: 'ab.cpu', scenario: 'ab', measure: 'A: Wirehook CPU per delivery', value: ab.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
   add({ id: 'ab.variantCpu', scenario: 'ab', measure: `B: Wirehook CPU per delivery (${v.label})`, value: v.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
   const pairs = (ratios: number[]) => (ratios.length === 0 ? null : `pairs ${ratios.join(', ')}`);
+  const ratioMedian = (ratios: number[]) => {
+    const m = median(ratios);
+    return m === null ? null : round(m, 3);
+  };
   add({
     id: 'ab.cpuRatio',
     scenario: 'ab',
     measure: 'CPU per delivery, B ÷ A (median of the pairs)',
-    value: median(v.cpuRatios),
+    value: ratioMedian(v.cpuRatios),
     unit: '',
     ratioToBaseline: null,
     checked: pairs(v.cpuRatios),
@@ -330,7 +334,7 @@ export function abFigures({ ab }: ScenarioMedians): Figure[] {
     id: 'ab.rateRatio',
     scenario: 'ab',
     measure: 'deliveries/s, B ÷ A (median of the pairs)',
-    value: median(v.rateRatios),
+    value: ratioMedian(v.rateRatios),
     unit: '',
     ratioToBaseline: null,
     checked: pairs(v.rateRatios),

@@ -26,8 +26,10 @@ export interface MachineInfo {
 /** One consistency check of one run (the counts add up). */
 export interface Check {
   scenario: ScenarioName;
-  /** 1-based; the e2e paced run comes after the others. */
+  /** 1-based, in this order: the measured runs, e2e's paced run, the warming run, then an A/B's B runs and B's warming. */
   run: number;
+  /** Which run that is, in words: `run 2`, `paced`, `warming`, `B run 1`, `B warming`. */
+  label: string;
   name: string;
   ok: boolean;
   detail: string;
@@ -75,17 +77,18 @@ export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'f
 
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
-  // Numbered on from the measured runs: the paced run, then the warming run.
-  // `ab`: B's runs and its warming after A's.
-  const runs = [
-    ...result.runs,
-    ...(result.paced ? [result.paced] : []),
-    ...(result.warming ? [result.warming] : []),
-    ...(result.variant ? [...result.variant.runs, result.variant.warming] : []),
+  // Numbered on from the measured runs: the paced run, the warming run, then an A/B's B runs and B's warming.
+  const labelled: [RunRecord, string][] = [
+    ...result.runs.map((r, i): [RunRecord, string] => [r, `run ${i + 1}`]),
+    ...(result.paced ? [[result.paced, 'paced'] as [RunRecord, string]] : []),
+    ...(result.warming ? [[result.warming, 'warming'] as [RunRecord, string]] : []),
+    ...(result.variant
+      ? [...result.variant.runs.map((r, i): [RunRecord, string] => [r, `B run ${i + 1}`]), [result.variant.warming, 'B warming'] as [RunRecord, string]]
+      : []),
   ];
-  return runs.flatMap((r, index) => {
+  return labelled.flatMap(([r, label], index) => {
     const run = index + 1;
-    const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, name, ok, detail });
+    const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, label, name, ok, detail });
     return [
       check('all accepted', r.accepted === r.sent, `${r.accepted} of ${r.sent} accepted; refused: ${JSON.stringify(r.rejected)}`),
       check(

@@ -43,7 +43,7 @@ export function renderReport(report: BenchReport): string {
     failed.length === 0
       ? `counts: all ${report.checks.length} checks add up`
       : `counts: ${failed.length} of ${report.checks.length} checks FAILED:\n` +
-          failed.map((c) => `  ${c.scenario} run ${c.run}: ${c.name} — ${c.detail}`).join('\n'),
+          failed.map((c) => `  ${c.scenario} ${c.label}: ${c.name} — ${c.detail}`).join('\n'),
   );
   const missed = report.figures.filter((f) => f.pass === false).map((f) => f.id);
   lines.push(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join(', ')}`);

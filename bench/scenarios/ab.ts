@@ -9,6 +9,7 @@ import { e2eRun } from './e2e.ts';
  * launched and `b` one launched beside it (`--ab-env`, `--ab-root`: main.ts); both stay up and
  * only the one being measured gets load. Each is warmed first (`settings.e2e.warming`), then
  * `settings.runs` pairs run back to back, A B, B A, A B, … so that neither always goes first.
+ * Runs `--only ab` alone: A is as fresh as B.
  * What to read is each pair's B ÷ A (report.ts, `ab.cpuRatio`): its two runs share the
  * machine's state of the moment. An A/A (the same tree and settings on both sides) measures the
  * method's own spread.
@@ -21,6 +22,10 @@ export async function runAb(a: BenchContext, b: BenchContext, label: string): Pr
   };
   const warming = await warm(a, 'a');
   const variantWarming = await warm(b, 'b');
+  // A sat idle through B's warming, and a process idle for seconds pays again in its next run
+  // (docs/benchmarks.md): one run of A, not measured, so that pair 1 starts as every pair does —
+  // its first side having just run, its second idle for the two runs before its own.
+  await e2eRun(a, 'abarewarm', a.settings.e2e.count);
   const runs: RunRecord[] = [];
   const variantRuns: RunRecord[] = [];
   for (let pair = 1; pair <= a.settings.runs; pair++) {

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -86,16 +86,20 @@ describe('bench --smoke', () => {
         }
         expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.probeP99`)?.checked).toMatch(/× idle \(control [\d.]+ ×\): [\d.]+ ×$/);
       }
-      // e2e, cluster mode and the floors each warmed their fresh process first (settings.e2e.warming: 20 in a smoke run):
-      // a run kept apart, its counts checked after the others', its CPU a delivery shown.
+      // e2e, cluster mode and the floors each warmed their process first (settings.e2e.warming: 20 in a smoke run):
+      // a run kept apart (before the measured ones, not in the medians), its counts checked after the others', its CPU a delivery shown.
+      expect(run.stderr.indexOf('e2e warming:')).toBeGreaterThan(-1);
+      expect(run.stderr.indexOf('e2e warming:')).toBeLessThan(run.stderr.indexOf('e2e run 1:'));
+      expect(run.stderr.indexOf('floor warming:')).toBeLessThan(run.stderr.indexOf('floor run 1:'));
       for (const scenario of ['e2e', 'cluster', 'floor', 'threaded-floor', 'cluster-floor']) {
-        const { runs, paced, warming } = report.scenarios[scenario];
+        const { runs, paced, warming, median } = report.scenarios[scenario];
+        expect(median.wirehookCpuUs, scenario).toBe(runs[0].wirehookCpuUs);
+        expect(median.warming, scenario).toEqual({ sent: 20, perSecond: warming.perSecond, wirehookCpuUs: warming.wirehookCpuUs });
         expect(warming, scenario).toMatchObject({ sent: 20, accepted: 20, delivered: 20 });
         const warmingRun = runs.length + (paced ? 1 : 0) + 1;
-        expect(
-          report.checks.filter((c: { scenario: string; run: number }) => c.scenario === scenario && c.run === warmingRun).length,
-          scenario,
-        ).toBeGreaterThan(0);
+        const checked = report.checks.filter((c: { scenario: string; run: number }) => c.scenario === scenario && c.run === warmingRun);
+        expect(checked.length, scenario).toBeGreaterThan(0);
+        expect(new Set(checked.map((c: { label: string }) => c.label)), scenario).toEqual(new Set(['warming']));
         expect(report.figures.find((f: { id: string }) => f.id === `${scenario}.warmingCpu`)?.measure, scenario).toBe(
           'CPU per delivery while warming (20 messages first)',
         );
@@ -165,15 +169,17 @@ describe('bench --smoke', () => {
       const { runs, warming, variant } = report.scenarios.ab;
       expect(runs).toHaveLength(2);
       expect(variant.runs).toHaveLength(2);
-      expect(variant.label).toBe(`checkout ${root.replace(/\/?$/, '/')}, env LOG_LEVEL=warn`);
+      expect(variant.label).toBe(`checkout ${resolve(root)}, env LOG_LEVEL=warn`);
       for (const r of [...runs, ...variant.runs]) expect(r).toMatchObject({ sent: 60, delivered: 60 });
       for (const r of [warming, variant.warming]) expect(r).toMatchObject({ sent: 20, delivered: 20 });
       // Two runs a side, two warming runs: six runs' checks, all passed.
-      expect(new Set(report.checks.map((c: { run: number }) => c.run))).toEqual(new Set([1, 2, 3, 4, 5, 6]));
+      expect(new Set(report.checks.map((c: { run: number; label: string }) => `${c.run} ${c.label}`))).toEqual(
+        new Set(['1 run 1', '2 run 2', '3 warming', '4 B run 1', '5 B run 2', '6 B warming']),
+      );
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
       const ratios = runs.map((a: { wirehookCpuUs: number }, i: number) => Math.round((variant.runs[i].wirehookCpuUs / a.wirehookCpuUs) * 1000) / 1000);
-      expect(figure('ab.cpuRatio')).toMatchObject({ checked: `pairs ${ratios.join(', ')}`, value: (ratios[0] + ratios[1]) / 2 });
+      expect(figure('ab.cpuRatio')).toMatchObject({ checked: `pairs ${ratios.join(', ')}`, value: Math.round(((ratios[0] + ratios[1]) / 2) * 1000) / 1000 });
       expect(figure('ab.variantCpu').measure).toContain('LOG_LEVEL=warn');
     },
     TEST_MS,
