@@ -12,9 +12,9 @@
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.ts';
@@ -314,6 +314,15 @@ function abVariant(envList: string | undefined, rootDir: string | undefined): { 
   if (root !== undefined) {
     for (const needed of ['services/embedded/src/main.ts', 'packages/admin/src/main.ts', 'node_modules']) {
       if (!existsSync(join(root, needed))) fail(`--ab-root: ${root} is no Wirehook checkout ready to run (no ${needed}; pnpm install there first)`);
+    }
+    // Its services must load its own packages: node_modules linked to another checkout's (a
+    // shortcut for a worktree) would run that checkout's store, egress, … under B's name.
+    const own = `${realpathSync(root)}${sep}`;
+    for (const link of ['services/embedded/node_modules/@wirehook/store', 'node_modules/@wirehook/core']) {
+      const target = existsSync(join(root, link)) ? realpathSync(join(root, link)) : undefined;
+      if (target === undefined || !target.startsWith(own)) {
+        fail(`--ab-root: ${link} leads ${target === undefined ? 'nowhere' : `to ${target}`}, not into ${root}: run pnpm install there`);
+      }
     }
   }
   const label = [root && `checkout ${root}`, envList && `env ${envList}`].filter(Boolean).join(', ');

@@ -2,6 +2,7 @@
 // from the checkout `root` it is given, with the environment and Node flags it is given. A
 // stand-in checkout (Wirehook's folders linked to this one's, an admin CLI of its own that says
 // who it is) shows which files the processes were started from.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,4 +51,23 @@ describe('the bench launcher for an A/B’s B', () => {
       await running.stop();
     }
   }, 60_000);
+
+  it('refuses a checkout whose services would load another checkout’s packages, before starting anything', () => {
+    // A worktree with this repository's node_modules linked in: its services would import this one's store.
+    const linked = join(work, 'linked');
+    for (const dir of ['services/embedded/src', 'packages/admin/src', 'services/embedded/node_modules/@wirehook', 'node_modules/@wirehook']) {
+      mkdirSync(join(linked, dir), { recursive: true });
+    }
+    writeFileSync(join(linked, 'services/embedded/src/main.ts'), '');
+    writeFileSync(join(linked, 'packages/admin/src/main.ts'), '');
+    symlinkSync(join(repo, 'packages/store'), join(linked, 'services/embedded/node_modules/@wirehook/store'));
+    symlinkSync(join(repo, 'packages/core'), join(linked, 'node_modules/@wirehook/core'));
+    const run = spawnSync(process.execPath, [join(repo, 'bench/main.ts'), '--smoke', '--only', 'ab', '--ab-root', linked], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`--ab-root: services/embedded/node_modules/@wirehook/store leads to ${join(repo, 'packages/store')}, not into ${linked}`);
+    expect(run.stderr).not.toContain('receiver');
+  });
 });
