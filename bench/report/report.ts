@@ -78,13 +78,12 @@ export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'f
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
   // Numbered on from the measured runs: the paced run, the warming run, then an A/B's B runs and B's warming.
-  const labelled: [RunRecord, string][] = [
-    ...result.runs.map((r, i): [RunRecord, string] => [r, `run ${i + 1}`]),
-    ...(result.paced ? [[result.paced, 'paced'] as [RunRecord, string]] : []),
-    ...(result.warming ? [[result.warming, 'warming'] as [RunRecord, string]] : []),
-    ...(result.variant
-      ? [...result.variant.runs.map((r, i): [RunRecord, string] => [r, `B run ${i + 1}`]), [result.variant.warming, 'B warming'] as [RunRecord, string]]
-      : []),
+  const labelled: (readonly [RunRecord, string])[] = [
+    ...result.runs.map((r, i) => [r, `run ${i + 1}`] as const),
+    ...(result.paced ? [[result.paced, 'paced'] as const] : []),
+    ...(result.warming ? [[result.warming, 'warming'] as const] : []),
+    ...(result.variant?.runs.map((r, i) => [r, `B run ${i + 1}`] as const) ?? []),
+    ...(result.variant ? [[result.variant.warming, 'B warming'] as const] : []),
   ];
   return labelled.flatMap(([r, label], index) => {
     const run = index + 1;

@@ -2,7 +2,7 @@ import { ReadPreference } from 'mongodb';
 import { BACKLOG_COUNT_CAP, type Backlog, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { isDuplicateKey, unavailableKind } from './errors.ts';
+import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
@@ -90,7 +90,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   } catch (err) {
     // Given up for another process's next try, unless the database is what failed (too slow, or
     // gone): another count then would only load the same primary again. The lease runs out.
-    if (unavailableKind(err) === null && !ranOutOfTime(err)) {
+    if (unavailableKind(err) === null && !isMaxTimeExpired(err)) {
       const release = P.backlogCountRelease(holder, seq);
       await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
     }
@@ -141,12 +141,6 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
  * would send it to a secondary, behind), within POINT_WRITE_MS.
  */
 const ON_PRIMARY = { readPreference: ReadPreference.primary, maxTimeMS: POINT_WRITE_MS };
-
-/** Whether the server stopped `err`'s operation at its maxTimeMS (MaxTimeMSExpired): the primary is slow. */
-function ranOutOfTime(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === MAX_TIME_MS_EXPIRED;
-}
-const MAX_TIME_MS_EXPIRED = 50;
 
 /**
  * The most one count's operations may take on the server, together: a count that runs out fails,

@@ -99,6 +99,16 @@ export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (code !== undefined && FAILOVER_CODES.has(code)) ? 'failover' : null;
 }
 
+/**
+ * Whether the server stopped the operation at the `maxTimeMS` it was given (MaxTimeMSExpired,
+ * code 50): the primary too slow for it. Not in unavailableKind: a request's own time limit
+ * answers as it did.
+ */
+export function isMaxTimeExpired(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === MAX_TIME_MS_EXPIRED;
+}
+const MAX_TIME_MS_EXPIRED = 50;
+
 /** Whether the call can only be tried again later, its outcome unknown (unavailableKind): a 503, not a 500. */
 export function isFailoverError(err: unknown): boolean {
   return unavailableKind(err) !== null;
