@@ -157,7 +157,7 @@ export function registerLaneMetrics(registry: Registry, lanes: () => Promise<Lan
         value: (l) => (l.oldestHeadAt === null ? 0 : Math.max(0, (now() - l.oldestHeadAt) / 1000)),
       },
     ],
-    // Store-wide, as the backlog: dispatchers sharing the store reuse one read (backlogReuse).
+    // Store-wide, as the backlog: a dispatcher sharing its store reads it at most once per BACKLOG_REUSE_MS, however often scraped.
     reuse === undefined ? {} : { reuse },
   );
 }

@@ -1,7 +1,7 @@
 // The metrics' backlog read and the capped counts beneath it, without a server: which process
 // counts, and what each operation is asked (where it reads, how long it may take, how many keys
 // it may count).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BACKLOG_COUNT_CAP, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { MongoServerError, ReadPreference } from 'mongodb';
@@ -197,16 +197,33 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     expect(await new MongoDeliveryRepo(ok.conn).backlog(0)).toMatchObject({ due: 4, countedAt: shared.server.now });
   });
 
-  it('a count the server stopped at its time limit keeps the lease until it runs out: another count would load the same primary', async () => {
-    const shared = sharedState();
-    const ok = connection({ '202612': 4 }, 0, shared);
-    const slow = new MongoDeliveryRepo({
-      ...ok.conn,
-      months: async () => {
+  // The server's limit (maxTimeMS, code 50), or the read's own (BACKLOG_READ_MS spent before its next operation).
+  it.each([
+    [
+      'the server stopped at its time limit',
+      'operation exceeded time limit',
+      async () => {
         throw new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
       },
-    } as unknown as MongoConnection);
-    await expect(slow.countBacklog(0)).rejects.toThrow('operation exceeded time limit');
+    ],
+    [
+      'that ran past its own time',
+      'the backlog read ran past its 5000 ms',
+      async (): Promise<Month[]> => {
+        const now = performance.now();
+        vi.spyOn(performance, 'now').mockReturnValue(now + BACKLOG_READ_MS + 1);
+        return ['202612' as Month];
+      },
+    ],
+  ])('a count %s keeps the lease until it runs out: another count would load the same primary', async (_, message, months) => {
+    const shared = sharedState();
+    const ok = connection({ '202612': 4 }, 0, shared);
+    const slow = new MongoDeliveryRepo({ ...ok.conn, months } as unknown as MongoConnection);
+    try {
+      await expect(slow.countBacklog(0)).rejects.toThrow(message);
+    } finally {
+      vi.restoreAllMocks();
+    }
     expect(shared.log.filter((line) => line.startsWith('release'))).toEqual([]);
     // Held: the next process's try does not take it.
     expect(await new MongoDeliveryRepo(ok.conn).countBacklog(0)).toBe(false);

@@ -4,6 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
+import { msLeft, ReadDeadlineError } from './query.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
 
@@ -77,7 +78,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   );
   if (taken === null) {
     const byId = P.backlogCountLeaseById();
-    if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, projection: { _id: 1 }, maxTimeMS: POINT_WRITE_MS })) === null) state.ready = false;
+    if ((await conn.jobLeases.findOne(byId.filter, { ...byId.options, ...ON_PRIMARY, projection: { _id: 1 } })) === null) state.ready = false;
     return false;
   }
   // The server's time at the take: what is due is counted by it, and the count dated by it (not
@@ -88,9 +89,10 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   try {
     counted = await countBacklog(conn, countedAt);
   } catch (err) {
-    // Given up for another process's next try, unless the database is what failed (too slow, or
-    // gone): another count then would only load the same primary again. The lease runs out.
-    if (unavailableKind(err) === null && !isMaxTimeExpired(err)) {
+    // Given up for another process's next try, unless the database is what failed (too slow: a
+    // time limit, the server's or the read's own; or gone): another count then would only load the
+    // same primary again. The lease runs out.
+    if (unavailableKind(err) === null && !isMaxTimeExpired(err) && !(err instanceof ReadDeadlineError)) {
       const release = P.backlogCountRelease(holder, seq);
       await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
     }
@@ -137,7 +139,7 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
 }
 
 /**
- * A read of `seq` that a write then depends on: the primary's (a `readPreference` in MONGODB_URL
+ * A read that a write then depends on (a `seq`, whether the lease is there): the primary's (a `readPreference` in MONGODB_URL
  * would send it to a secondary, behind), within POINT_WRITE_MS.
  */
 const ON_PRIMARY = { readPreference: ReadPreference.primary, maxTimeMS: POINT_WRITE_MS };
@@ -161,16 +163,11 @@ export const BACKLOG_READ_PREFERENCE = ReadPreference.primary;
 export type BacklogRead = { readPreference: ReadPreference; maxTimeMS: number };
 
 /**
- * A backlog read's options: each operation's `maxTimeMS` is the time left to `deadline` (a
- * performance.now() time), so the read's operations, run one after another or at once, end
- * by it. @throws Error once the deadline has passed (0 would mean no limit to the server).
+ * A backlog read's options: each operation's `maxTimeMS` is the time left to `deadline` (msLeft).
+ * @throws ReadDeadlineError once the deadline has passed.
  */
 export function backlogReadOptions(deadline: number): () => BacklogRead {
-  return () => {
-    const left = Math.ceil(deadline - performance.now());
-    if (left <= 0) throw new Error(`the backlog read ran past its ${BACKLOG_READ_MS} ms`);
-    return { readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: left };
-  };
+  return () => ({ readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: msLeft(deadline, 'the backlog read', BACKLOG_READ_MS) });
 }
 
 /**

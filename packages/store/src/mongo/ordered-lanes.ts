@@ -5,7 +5,7 @@ import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
 import { type Month, monthOf, monthStartOf, nextMonth, previousMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
-import { OPEN_STATUSES, scope } from './query.ts';
+import { msLeft, OPEN_STATUSES, scope } from './query.ts';
 
 // Ordered delivery per key, MongoDB's side of the SQLite adapter's ordered-lanes.ts and
 // its migration 19 (which say why the store is the arbiter). A lane is a `delivery_lanes`
@@ -178,29 +178,34 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
   return result;
 }
 
-/** The most each of laneStats' reads may take on the server: under a scrape's wait (SCRAPE_WAIT_MS, 6 s), the gauges read unknown after. */
+/**
+ * The most laneStats' two reads may take on the server together (msLeft): under a scrape's wait
+ * (SCRAPE_WAIT_MS, 6 s). A read that fails leaves the gauges at their last values.
+ */
 const LANE_STATS_MS = 5_000;
 
 /**
  * Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest
  * open head's creation. Bounded: the first LANE_STATS_LIMIT lanes with a head by head id (from
  * delivery_lanes_open, each lane's document fetched: plans/lanes.ts `headed`), then their heads by
- * id, one `$in` per month they are in, each read within LANE_STATS_MS.
+ * id, one `$in` per month they are in, all within LANE_STATS_MS.
  * Delivery ids are stamped with their message's creation, so those are the oldest heads:
  * oldestHeadAt is exact, and `open` and `blocked` are exact below LANE_STATS_LIMIT lanes with a
  * head and saturate there (a gauge at the limit says "at least"). ≤ 2 × LANE_STATS_LIMIT keys
- * and 2 × LANE_STATS_LIMIT documents a read, whatever the number of lanes; dispatchers that share
- * the store reuse one read for BACKLOG_REUSE_MS (the dispatcher's metrics).
+ * and 2 × LANE_STATS_LIMIT documents a read, whatever the number of lanes; a dispatcher sharing
+ * its store reads it at most once per BACKLOG_REUSE_MS however often scraped (each replica reads
+ * on its own: N replicas, N reads a scrape).
  */
 export async function laneStats(conn: MongoConnection): Promise<{ open: number; blocked: number; oldestHeadAt: number | null }> {
+  const deadline = performance.now() + LANE_STATS_MS;
   const q = P.headed();
   const lanes = await conn.deliveryLanes
-    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 }, maxTimeMS: LANE_STATS_MS })
+    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 }, maxTimeMS: msLeft(deadline, 'the lane stats read', LANE_STATS_MS) })
     .limit(LANE_STATS_LIMIT)
     .toArray();
   const ids = lanes.flatMap((l) => (typeof l.headId === 'string' ? [l.headId] : []));
   if (ids.length === 0) return { open: 0, blocked: 0, oldestHeadAt: null };
-  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 }, LANE_STATS_MS);
+  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 }, msLeft(deadline, 'the lane stats read', LANE_STATS_MS));
   // One head per lane: a delivery heads at most one lane (its own).
   let blocked = 0;
   let oldest: number | null = null;

@@ -18,3 +18,19 @@ export function checkedLimit(limit: number, what = 'page limit'): number {
   if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`${what} must be a non-negative integer, got ${limit}`);
   return limit;
 }
+
+/** A read of several operations ran past the time it was given, before its next operation (msLeft). */
+export class ReadDeadlineError extends Error {
+  override readonly name = 'ReadDeadlineError';
+}
+
+/**
+ * The `maxTimeMS` for a read's next operation: what is left of its `budgetMs`, to `deadline` (a
+ * performance.now() time), so that operations run one after another or at once end by it
+ * together. @throws ReadDeadlineError once nothing is left (0 would mean no limit to the server).
+ */
+export function msLeft(deadline: number, what: string, budgetMs: number): number {
+  const left = Math.ceil(deadline - performance.now());
+  if (left <= 0) throw new ReadDeadlineError(`${what} ran past its ${budgetMs} ms`);
+  return left;
+}
