@@ -3,7 +3,7 @@
 import { probeFigures } from './probe-figures.ts';
 import { adder, atLeast, atMost, type Figure, ratio } from './figure.ts';
 import type { ScenarioMedians } from './medians.ts';
-import { median, round } from './stats.ts';
+import { median, medianInterval, round } from './stats.ts';
 
 /** The baseline: the client and receiver alone, the yardstick of the other figures. */
 export function baselineFigures({ baseline: b }: ScenarioMedians): Figure[] {
@@ -316,7 +316,21 @@ export function abFigures({ ab }: ScenarioMedians): Figure[] {
   const add = adder(figures);
   add({ id: 'ab.cpu', scenario: 'ab', measure: 'A: Wirehook CPU per delivery', value: ab.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
   add({ id: 'ab.variantCpu', scenario: 'ab', measure: `B: Wirehook CPU per delivery (${v.label})`, value: v.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
-  const pairs = (ratios: number[]) => (ratios.length === 0 ? null : `pairs ${ratios.join(', ')}`);
+  // The pairs, and the interval that holds their median at 95 % (the sign test's): a change is
+  // shown only when the interval leaves 1 out. Runs minutes apart drift together, so pairs are
+  // not quite independent and the interval is if anything too narrow: read a bound near 1 as
+  // not shown (docs/benchmarks.md: one flag measured 0.943, 0.997 and 1.023 in three runs).
+  const pairs = (ratios: number[]) => {
+    if (ratios.length === 0) return null;
+    const interval = medianInterval(ratios);
+    const verdict =
+      interval === null
+        ? `too few pairs for a 95 % interval (${ratios.length})`
+        : `95 % interval ${interval.low}–${interval.high} (pairs ranked ${interval.lowRank} and ${interval.highRank} of ${ratios.length}): ${
+            interval.high < 1 ? 'B lower' : interval.low > 1 ? 'B higher' : 'no change shown'
+          }`;
+    return `${verdict}; pairs ${ratios.join(', ')}`;
+  };
   const ratioMedian = (ratios: number[]) => {
     const m = median(ratios);
     return m === null ? null : round(m, 3);

@@ -21,6 +21,39 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** A distribution-free interval for a median: the `lowRank`-th and `highRank`-th (1-based) of the sorted values. */
+export interface MedianInterval {
+  low: number;
+  high: number;
+  lowRank: number;
+  highRank: number;
+  /** The chance that the interval holds the true median, from the binomial law (≥ the confidence asked). */
+  coverage: number;
+}
+
+/**
+ * The interval of order statistics that holds the median of what `values` sample with at least
+ * `confidence`, for independent values (the sign test's interval: no assumption on their
+ * distribution). The ranks are the widest k-th smallest and k-th largest with
+ * 2 · P(Binomial(n, ½) < k) ≤ 1 − confidence; with 20 values and 95 %, the 6th and the 15th.
+ * Null when there are too few values for it (fewer than 6 at 95 %).
+ */
+export function medianInterval(values: readonly number[], confidence = 0.95): MedianInterval | null {
+  const n = values.length;
+  // P(X ≤ j) for X ~ Binomial(n, ½), summed up from j = 0 while twice it stays within the miss allowed.
+  let term = 0.5 ** n;
+  let below = 0;
+  let k = 0;
+  while (k < n && 2 * (below + term) <= 1 - confidence) {
+    below += term;
+    term = (term * (n - k)) / (k + 1);
+    k++;
+  }
+  if (k === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return { low: sorted[k - 1]!, high: sorted[n - k]!, lowRank: k, highRank: n - k + 1, coverage: 1 - 2 * below };
+}
+
 /** Rounds to `digits` decimals. */
 export function round(value: number, digits = 1): number {
   const f = 10 ** digits;

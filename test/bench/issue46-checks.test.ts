@@ -145,10 +145,33 @@ describe('issue 46’s checks in the bench report', () => {
     const figures = abFigures({ ab: medians({ wirehookCpuUs: 550, variant }) });
     expect(figure(figures, 'ab.cpu').value).toBe(550);
     expect(figure(figures, 'ab.variantCpu')).toMatchObject({ value: 495, measure: 'B: Wirehook CPU per delivery (env X=1)' });
-    expect(figure(figures, 'ab.cpuRatio')).toMatchObject({ value: 0.9, checked: 'pairs 0.9, 1, 0.9', target: null, pass: null });
-    expect(figure(figures, 'ab.rateRatio')).toMatchObject({ value: 1.05, checked: 'pairs 1.05, 0.944, 1.053' });
+    expect(figure(figures, 'ab.cpuRatio')).toMatchObject({
+      value: 0.9,
+      checked: 'too few pairs for a 95 % interval (3); pairs 0.9, 1, 0.9',
+      target: null,
+      pass: null,
+    });
+    expect(figure(figures, 'ab.rateRatio')).toMatchObject({ value: 1.05, checked: 'too few pairs for a 95 % interval (3); pairs 1.05, 0.944, 1.053' });
     // A pair whose B run is missing is left out; no B at all, no figures.
     expect(variantMedians(a, { label: 'x', runs: b.slice(0, 2) }).cpuRatios).toEqual([0.9, 1]);
     expect(abFigures({ ab: medians({ wirehookCpuUs: 550 }) })).toEqual([]);
+  });
+
+  it('says whether the pairs show a change: the 95 % interval of their median, by ranks, against 1', () => {
+    const ab = (cpuRatios: number[]) =>
+      figure(
+        abFigures({ ab: medians({ wirehookCpuUs: 500, variant: { label: 'x', wirehookCpuUs: 480, perSecond: 1_000, cpuRatios, rateRatios: [] } }) }),
+        'ab.cpuRatio',
+      ).checked;
+    // 20 pairs: the 6th and the 15th of them sorted (95.9 %). The first of this session's three
+    // runs of one flag: median 0.943, 14 of 20 below 1, and still no change shown.
+    const first = [0.92, 1.062, 0.98, 0.906, 1.011, 0.905, 1, 0.836, 0.894, 0.998, 0.918, 1.165, 0.996, 0.9, 0.915, 1.013, 0.832, 0.966, 1.038, 0.915];
+    expect(ab(first)).toMatch(/^95 % interval 0\.906–1 \(pairs ranked 6 and 15 of 20\): no change shown; pairs 0\.92, /);
+    // Both sides of 1: an interval wholly below or above it.
+    expect(ab(first.map((r) => r - 0.01))).toMatch(/interval 0\.896–0\.99 .*: B lower;/);
+    expect(ab(first.map((r) => r + 0.1))).toMatch(/interval 1\.006–1\.1 .*: B higher;/);
+    // Six pairs are the fewest with a 95 % interval (their least and greatest, 96.9 %); five are too few.
+    expect(ab([0.9, 0.91, 0.92, 0.93, 0.94, 0.95])).toMatch(/^95 % interval 0\.9–0\.95 \(pairs ranked 1 and 6 of 6\): B lower;/);
+    expect(ab([0.9, 0.91, 0.92, 0.93, 0.94])).toMatch(/^too few pairs for a 95 % interval \(5\);/);
   });
 });
