@@ -317,9 +317,9 @@ export function abFigures({ ab }: ScenarioMedians): Figure[] {
   add({ id: 'ab.cpu', scenario: 'ab', measure: 'A: Wirehook CPU per delivery', value: ab.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
   add({ id: 'ab.variantCpu', scenario: 'ab', measure: `B: Wirehook CPU per delivery (${v.label})`, value: v.wirehookCpuUs, unit: 'µs', ratioToBaseline: null });
   // The pairs, and the interval that holds their median at 95 % (the sign test's): a change is
-  // shown only when the interval leaves 1 out. Runs minutes apart drift together, so pairs are
-  // not quite independent and the interval is if anything too narrow: read a bound near 1 as
-  // not shown (docs/benchmarks.md: one flag measured 0.943, 0.997 and 1.023 in three runs).
+  // shown only when the interval leaves 1 out. With this machine's spread of pairs (0.83–1.17
+  // in an A/A) 20 pairs span about ±5 %: a median alone misled once (docs/benchmarks.md: one
+  // flag measured 0.943, 0.997 and 1.023 in three runs, the first's interval ending at 1).
   const pairs = (ratios: number[]) => {
     if (ratios.length === 0) return null;
     const interval = medianInterval(ratios);

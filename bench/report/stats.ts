@@ -37,21 +37,32 @@ export interface MedianInterval {
  * distribution). The ranks are the widest k-th smallest and k-th largest with
  * 2 · P(Binomial(n, ½) < k) ≤ 1 − confidence; with 20 values and 95 %, the 6th and the 15th.
  * Null when there are too few values for it (fewer than 6 at 95 %).
+ * @throws RangeError for a value that is not a finite number (it has no rank).
  */
 export function medianInterval(values: readonly number[], confidence = 0.95): MedianInterval | null {
+  if (values.some((v) => !Number.isFinite(v))) throw new RangeError(`medianInterval takes finite numbers, got ${values.find((v) => !Number.isFinite(v))}`);
   const n = values.length;
-  // P(X ≤ j) for X ~ Binomial(n, ½), summed up from j = 0 while twice it stays within the miss allowed.
-  let term = 0.5 ** n;
-  let below = 0;
+  // In logs: ½ⁿ itself is 0 in a double past n = 1,074. ln P(X = k) and ln P(X < k), X ~ Binomial(n, ½).
+  const logMiss = Math.log((1 - confidence) / 2);
+  let logTerm = -n * Math.LN2;
+  let logBelow = Number.NEGATIVE_INFINITY;
   let k = 0;
-  while (k < n && 2 * (below + term) <= 1 - confidence) {
-    below += term;
-    term = (term * (n - k)) / (k + 1);
+  while (k < n) {
+    const withTerm = logSum(logBelow, logTerm);
+    if (withTerm > logMiss) break;
+    logBelow = withTerm;
+    logTerm += Math.log((n - k) / (k + 1));
     k++;
   }
   if (k === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
-  return { low: sorted[k - 1]!, high: sorted[n - k]!, lowRank: k, highRank: n - k + 1, coverage: 1 - 2 * below };
+  return { low: sorted[k - 1]!, high: sorted[n - k]!, lowRank: k, highRank: n - k + 1, coverage: 1 - 2 * Math.exp(logBelow) };
+}
+
+/** ln(eᵃ + eᵇ), for a = −∞ too. */
+function logSum(a: number, b: number): number {
+  const high = Math.max(a, b);
+  return high === Number.NEGATIVE_INFINITY ? high : high + Math.log1p(Math.exp(Math.min(a, b) - high));
 }
 
 /** Rounds to `digits` decimals. */

@@ -8,6 +8,7 @@ import type { Figure } from '../../bench/report/figure.ts';
 import { type Medians, variantMedians } from '../../bench/report/medians.ts';
 import { emptyRecord, type RunRecord } from '../../bench/report/records.ts';
 import { probeFigures } from '../../bench/report/probe-figures.ts';
+import { medianInterval } from '../../bench/report/stats.ts';
 
 function medians(over: Partial<Medians>): Medians {
   return {
@@ -173,5 +174,39 @@ describe('issue 46’s checks in the bench report', () => {
     // Six pairs are the fewest with a 95 % interval (their least and greatest, 96.9 %); five are too few.
     expect(ab([0.9, 0.91, 0.92, 0.93, 0.94, 0.95])).toMatch(/^95 % interval 0\.9–0\.95 \(pairs ranked 1 and 6 of 6\): B lower;/);
     expect(ab([0.9, 0.91, 0.92, 0.93, 0.94])).toMatch(/^too few pairs for a 95 % interval \(5\);/);
+    // A bound at exactly 1 is no change shown, on either side.
+    expect(ab([1, 1.01, 1.02, 1.03, 1.04, 1.05])).toMatch(/interval 1–1\.05 .*: no change shown;/);
+    expect(ab([0.95, 0.96, 0.97, 0.98, 0.99, 1])).toMatch(/interval 0\.95–1 .*: no change shown;/);
+  });
+});
+
+describe('medianInterval: the sign test’s interval for a median, by ranks', () => {
+  const oneTo = (n: number) => Array.from({ length: n }, (_, i) => n - i); // unsorted on purpose
+  it('takes the ranks whose binomial tails leave at most 1 − confidence out, and says how much they hold', () => {
+    // The textbook ranks at 95 %, with the exact coverage 1 − 2 · P(Binomial(n, ½) < k).
+    expect(medianInterval(oneTo(6))).toEqual({ low: 1, high: 6, lowRank: 1, highRank: 6, coverage: 1 - 2 / 64 });
+    expect(medianInterval(oneTo(10))).toMatchObject({ lowRank: 2, highRank: 9, coverage: expect.closeTo(1 - 22 / 1024, 12) });
+    expect(medianInterval(oneTo(20))).toMatchObject({ low: 6, high: 15, coverage: expect.closeTo(1 - (2 * 21_700) / 2 ** 20, 12) });
+    expect(medianInterval(oneTo(30))).toMatchObject({ lowRank: 10, highRank: 21 });
+    // Another confidence: 99 % at 20 values is the 4th and the 17th (P(X < 4) = 1,351 / 2²⁰).
+    expect(medianInterval(oneTo(20), 0.99)).toMatchObject({ lowRank: 4, highRank: 17, coverage: expect.closeTo(1 - (2 * 1_351) / 2 ** 20, 12) });
+    expect(medianInterval(oneTo(5))).toBeNull();
+    expect(medianInterval([])).toBeNull();
+  });
+
+  it('stays right where ½ⁿ is 0 in a double (n > 1,074): ranks near n/2 ∓ 0.98 √n', () => {
+    for (const n of [1_074, 1_075, 5_000]) {
+      const interval = medianInterval(oneTo(n))!;
+      expect(interval.lowRank).toBeLessThan(interval.highRank);
+      expect(interval.highRank).toBe(n - interval.lowRank + 1);
+      expect(Math.abs(interval.lowRank - (n / 2 - 0.98 * Math.sqrt(n)))).toBeLessThan(2);
+      expect(interval.coverage).toBeGreaterThanOrEqual(0.95);
+      expect(interval.coverage).toBeLessThan(0.96);
+    }
+  });
+
+  it('refuses a value with no rank', () => {
+    expect(() => medianInterval([1, 2, Number.NaN, 4, 5, 6])).toThrow(RangeError);
+    expect(() => medianInterval([1, 2, Number.POSITIVE_INFINITY, 4, 5, 6])).toThrow(/finite numbers/);
   });
 });
