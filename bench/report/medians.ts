@@ -84,7 +84,8 @@ export function variantMedians(runs: readonly RunRecord[], variant: { label: str
   const ratios = (pick: (r: RunRecord) => number | null) =>
     pairs.flatMap(([a, b]) => {
       const [x, y] = [pick(a), pick(b)];
-      return x !== null && y !== null && x > 0 ? [round(y / x, 3)] : [];
+      // A pair without a finite ratio (a run that delivered nothing has no CPU a delivery) is left out.
+      return x !== null && y !== null && x > 0 && Number.isFinite(y / x) ? [round(y / x, 3)] : [];
     });
   return {
     label: variant.label,

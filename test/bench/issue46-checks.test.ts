@@ -155,6 +155,8 @@ describe('issue 46’s checks in the bench report', () => {
     expect(figure(figures, 'ab.rateRatio')).toMatchObject({ value: 1.05, checked: 'too few pairs for a 95 % interval (3); pairs 1.05, 0.944, 1.053' });
     // A pair whose B run is missing is left out; no B at all, no figures.
     expect(variantMedians(a, { label: 'x', runs: b.slice(0, 2) }).cpuRatios).toEqual([0.9, 1]);
+    // So is one whose ratio is not a finite number: the interval would have no rank for it.
+    expect(variantMedians(a, { label: 'x', runs: [run(Number.POSITIVE_INFINITY, 2_100), ...b.slice(1)] }).cpuRatios).toEqual([1, 0.9]);
     expect(abFigures({ ab: medians({ wirehookCpuUs: 550 }) })).toEqual([]);
   });
 
