@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.ts';
 import { WirehookApi } from './http/wirehook-api.ts';
 import { clusterLauncher } from './launchers/cluster-launcher.ts';
-import { embeddedLauncher } from './launchers/embedded-launcher.ts';
+import { embeddedLauncher, LAUNCHER_ENV } from './launchers/embedded-launcher.ts';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launchers/launcher.ts';
 import { BenchReceiver } from './receiver/receiver-client.ts';
 import { DEFAULT_SCENARIOS, SCENARIO_NAMES, type ScenarioName, type ScenarioResult } from './report/records.ts';
@@ -300,14 +300,13 @@ function fail(message: string): never {
  */
 function abVariant(envList: string | undefined, rootDir: string | undefined): { env: Record<string, string>; root?: string; label: string } | undefined {
   if (envList === undefined && rootDir === undefined) return undefined;
-  // The launcher's own settings: B's are its own, as A's are (the embedded launcher sets them).
-  const launcherEnv = ['PORT', 'METRICS_PORT', 'PORTAL_PORT', 'HOST', 'DATA_DIR'];
   const env: Record<string, string> = {};
   for (const pair of envList?.split(',') ?? []) {
     const at = pair.indexOf('=');
     if (at < 1) fail(`--ab-env: "${pair}" is not NAME=VALUE (NAME=VALUE pairs, comma-separated)`);
     const name = pair.slice(0, at);
-    if (launcherEnv.includes(name)) fail(`--ab-env: ${name} is the launcher's to set`);
+    // B's are its own, as A's are: the embedded launcher sets them.
+    if ((LAUNCHER_ENV as readonly string[]).includes(name)) fail(`--ab-env: ${name} is the launcher's to set`);
     env[name] = pair.slice(at + 1);
   }
   const root = rootDir === undefined ? undefined : resolve(rootDir);

@@ -11,20 +11,21 @@ const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 25_000;
 
 /** Embedded mode: `node services/embedded/src/main.ts`, one process, SQLite in DATA_DIR. */
+/** The variables this launcher sets for each Wirehook it starts (its ports, address and data): an A/B's B may not set them. */
+export const LAUNCHER_ENV = ['PORT', 'METRICS_PORT', 'PORTAL_PORT', 'HOST', 'DATA_DIR'] as const;
+
 export const embeddedLauncher: Launcher = {
   name: 'embedded',
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
     const [port, metricsPort, portalPort] = [await freePort(), await freePort(), await freePort()];
-    const env = {
-      ...process.env,
+    const own: Record<(typeof LAUNCHER_ENV)[number], string> = {
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
       PORTAL_PORT: String(portalPort),
       HOST: '127.0.0.1',
       DATA_DIR: options.dataDir,
-      LOG_LEVEL: 'info',
-      ...options.env,
     };
+    const env = { ...process.env, ...own, LOG_LEVEL: 'info', ...options.env };
     const log = openSync(options.logFile, 'a');
     // The flags `./dev start` gives Wirehook's process (./dev sets them), so this measures what start runs.
     // An A/B's B may be given its own (`--ab-env WIREHOOK_NODE_FLAGS=…`).

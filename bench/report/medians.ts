@@ -85,7 +85,8 @@ export function variantMedians(runs: readonly RunRecord[], variant: { label: str
     pairs.flatMap(([a, b]) => {
       const [x, y] = [pick(a), pick(b)];
       // A pair without a finite ratio (a run that delivered nothing has no CPU a delivery) is left out.
-      return x !== null && y !== null && x > 0 && Number.isFinite(y / x) ? [round(y / x, 3)] : [];
+      const ratio = x !== null && y !== null && x > 0 ? y / x : Number.NaN;
+      return Number.isFinite(ratio) ? [round(ratio, 3)] : [];
     });
   return {
     label: variant.label,

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { embeddedLauncher } from '../../bench/launchers/embedded-launcher.ts';
+import { embeddedLauncher, LAUNCHER_ENV } from '../../bench/launchers/embedded-launcher.ts';
 
 const repo = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'wirehook-ab-launch-'));
@@ -68,6 +68,16 @@ describe('the bench launcher for an A/B’s B', () => {
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`--ab-root: services/embedded/node_modules/@wirehook/store leads to ${join(repo, 'packages/store')}, not into ${linked}`);
+    expect(run.stderr).not.toContain('receiver');
+  });
+
+  it.each(LAUNCHER_ENV)('refuses %s in --ab-env, which the launcher sets for each side, before starting anything', (name) => {
+    const run = spawnSync(process.execPath, [join(repo, 'bench/main.ts'), '--smoke', '--only', 'ab', '--ab-env', `LOG_LEVEL=warn,${name}=1`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`--ab-env: ${name} is the launcher's to set`);
     expect(run.stderr).not.toContain('receiver');
   });
 });
