@@ -56,7 +56,11 @@ function sharedState() {
           Object.assign(doc, { holder: set.holder, leaseUntil: server.now + BACKLOG_COUNT_EVERY_MS, seq: doc.seq + 1 });
           return { leaseUntil: doc.leaseUntil, seq: doc.seq };
         },
-        findOne: async (filter: { _id: string }) => (leases.has(filter._id) ? { _id: filter._id } : null),
+        // Whether the lease is there, after a take matched nothing.
+        findOne: async (filter: { _id: string }, o: Record<string, unknown>) => {
+          log.push(`lease there? ${concern(o)}: ${leases.has(filter._id)}`);
+          return leases.has(filter._id) ? { _id: filter._id } : null;
+        },
         updateOne: async (filter: Record<string, any>, update: Record<string, any>, o: Record<string, unknown>) => {
           const doc = leases.get(filter._id);
           if (update.$max) {
@@ -251,6 +255,8 @@ describe('the shared backlog count (one process counts, the others read it)', ()
     }
     shared.leases.clear();
     expect(await repo.countBacklog(0)).toBe(false); // nothing to take: made again at the next try
+    // Asked of the primary, as the take was: a secondary behind it could still show the lease.
+    expect(shared.log.filter((l) => l.startsWith('lease there?'))).toEqual(['lease there? {"mode":"primary"}: false']);
     expect(await repo.countBacklog(0)).toBe(true);
     expect(shared.log.filter((l) => l.startsWith('make lease'))).toEqual(['make lease 0 {"w":1}', 'make lease 3 {"w":1}']);
     expect(shared.log.filter((l) => l.startsWith('write')).at(-1)).toBe('write 4 {"w":1}: written');
@@ -321,6 +327,39 @@ describe('the MongoDB backlog read (the metrics)', () => {
     const later = calls.filter((c) => c.op === 'count' && c.month === '202611');
     expect(later).toHaveLength(2);
     for (const c of later) expect(c.options.maxTimeMS).toBeLessThanOrEqual(BACKLOG_READ_MS - 250);
+  });
+});
+
+describe('a backlog read whose deadline passes between two months', () => {
+  it('fails the count, and still awaits the seek it had sent (its failure is handled, not left to end the process)', async () => {
+    let now = 1_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const shared = sharedState();
+    let sent = 0;
+    const conn = {
+      ...shared.collections,
+      months: async () => ['202611', '202612'] as Month[],
+      bucket: () => ({
+        deliveries: {
+          countDocuments: async () => 0,
+          // The older month's seek is sent, the deadline passes, and the seek fails a little later.
+          findOne: (_filter: unknown, options: { maxTimeMS: number }) => {
+            sent += 1;
+            expect(options.maxTimeMS).toBeGreaterThan(0);
+            now += BACKLOG_READ_MS;
+            return new Promise((_, reject) => setTimeout(() => reject(new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' })), 5));
+          },
+        },
+      }),
+    } as unknown as MongoConnection;
+    try {
+      await expect(new MongoDeliveryRepo(conn).countBacklog(0)).rejects.toThrow(`the backlog read ran past its ${BACKLOG_READ_MS} ms`);
+      expect(sent).toBe(1);
+      // Past the seek's failure: unhandled, it would fail this test file (and end a dispatcher).
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
-import { msLeft, ReadDeadlineError } from './query.ts';
+import { ReadDeadlineError, readDeadline } from './query.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
 
@@ -163,11 +163,13 @@ export const BACKLOG_READ_PREFERENCE = ReadPreference.primary;
 export type BacklogRead = { readPreference: ReadPreference; maxTimeMS: number };
 
 /**
- * A backlog read's options: each operation's `maxTimeMS` is the time left to `deadline` (msLeft).
+ * A backlog read's options: each operation's `maxTimeMS` is the time left to `deadline`
+ * (readDeadline), BACKLOG_READ_MS from now unless given.
  * @throws ReadDeadlineError once the deadline has passed.
  */
-export function backlogReadOptions(deadline: number): () => BacklogRead {
-  return () => ({ readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: msLeft(deadline, 'the backlog read', BACKLOG_READ_MS) });
+export function backlogReadOptions(deadline = performance.now() + BACKLOG_READ_MS): () => BacklogRead {
+  const left = readDeadline('the backlog read', BACKLOG_READ_MS, deadline);
+  return () => ({ readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: left() });
 }
 
 /**
@@ -180,7 +182,7 @@ export function backlogReadOptions(deadline: number): () => BacklogRead {
  * server's: skew between them (NTP keeps it small) shifts both gauges by as much.
  */
 async function countBacklog(conn: MongoConnection, now: number): Promise<Backlog> {
-  const read = backlogReadOptions(performance.now() + BACKLOG_READ_MS);
+  const read = backlogReadOptions();
   // The list of months is cached by this process's clock: `now` (the server's) is not for it.
   const months = await conn.months();
   const due = P.dueCount(now);
@@ -205,7 +207,9 @@ async function countBacklog(conn: MongoConnection, now: number): Promise<Backlog
 async function oldestDueAt(conn: MongoConnection, now: number, months: readonly Month[], read: () => BacklogRead): Promise<number | null> {
   const q = P.dueHead(now);
   const heads = await Promise.all(
-    months.map((month) => conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read() })),
+    // Async: a deadline passed between two months rejects within Promise.all, which then also
+    // handles the months' reads already sent (thrown in the map, their rejections went unhandled).
+    months.map(async (month) => conn.bucket(month).deliveries.findOne(q.filter, { ...q.options, projection: { _id: 0, dueAt: 1 }, ...read() })),
   );
   const times = heads.map((d) => d?.dueAt).filter((at) => typeof at === 'number');
   return times.length === 0 ? null : Math.min(...times);

@@ -5,7 +5,7 @@ import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
 import { type Month, monthOf, monthStartOf, nextMonth, previousMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
-import { msLeft, OPEN_STATUSES, scope } from './query.ts';
+import { OPEN_STATUSES, readDeadline, scope } from './query.ts';
 
 // Ordered delivery per key, MongoDB's side of the SQLite adapter's ordered-lanes.ts and
 // its migration 19 (which say why the store is the arbiter). A lane is a `delivery_lanes`
@@ -179,10 +179,10 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
 }
 
 /**
- * The most laneStats' two reads may take on the server together (msLeft): under a scrape's wait
+ * The most laneStats' two reads may take on the server together (readDeadline): under a scrape's wait
  * (SCRAPE_WAIT_MS, 6 s). A read that fails leaves the gauges at their last values.
  */
-const LANE_STATS_MS = 5_000;
+export const LANE_STATS_MS = 5_000;
 
 /**
  * Lanes of the whole store for the metrics: open (a head), blocked (head retrying), the oldest
@@ -197,15 +197,15 @@ const LANE_STATS_MS = 5_000;
  * on its own: N replicas, N reads a scrape).
  */
 export async function laneStats(conn: MongoConnection): Promise<{ open: number; blocked: number; oldestHeadAt: number | null }> {
-  const deadline = performance.now() + LANE_STATS_MS;
+  const left = readDeadline('the lane stats read', LANE_STATS_MS);
   const q = P.headed();
   const lanes = await conn.deliveryLanes
-    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 }, maxTimeMS: msLeft(deadline, 'the lane stats read', LANE_STATS_MS) })
+    .find(q.filter, { ...q.options, projection: { _id: 0, headId: 1 }, maxTimeMS: left() })
     .limit(LANE_STATS_LIMIT)
     .toArray();
   const ids = lanes.flatMap((l) => (typeof l.headId === 'string' ? [l.headId] : []));
   if (ids.length === 0) return { open: 0, blocked: 0, oldestHeadAt: null };
-  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 }, msLeft(deadline, 'the lane stats read', LANE_STATS_MS));
+  const heads = await openOf(conn, ids, { status: 1, createdAt: 1 }, left());
   // One head per lane: a delivery heads at most one lane (its own).
   let blocked = 0;
   let oldest: number | null = null;

@@ -19,18 +19,21 @@ export function checkedLimit(limit: number, what = 'page limit'): number {
   return limit;
 }
 
-/** A read of several operations ran past the time it was given, before its next operation (msLeft). */
+/** A read of several operations ran past the time it was given, before its next operation (readDeadline). */
 export class ReadDeadlineError extends Error {
   override readonly name = 'ReadDeadlineError';
 }
 
 /**
- * The `maxTimeMS` for a read's next operation: what is left of its `budgetMs`, to `deadline` (a
- * performance.now() time), so that operations run one after another or at once end by it
- * together. @throws ReadDeadlineError once nothing is left (0 would mean no limit to the server).
+ * A read of several operations given `budgetMs` in all: the function answers each next
+ * operation's `maxTimeMS`, what is left to `deadline` (a performance.now() time), so that
+ * operations run one after another or at once end by it together.
+ * The function @throws ReadDeadlineError once nothing is left (0 would mean no limit to the server).
  */
-export function msLeft(deadline: number, what: string, budgetMs: number): number {
-  const left = Math.ceil(deadline - performance.now());
-  if (left <= 0) throw new ReadDeadlineError(`${what} ran past its ${budgetMs} ms`);
-  return left;
+export function readDeadline(what: string, budgetMs: number, deadline = performance.now() + budgetMs): () => number {
+  return () => {
+    const left = Math.ceil(deadline - performance.now());
+    if (left <= 0) throw new ReadDeadlineError(`${what} ran past its ${budgetMs} ms`);
+    return left;
+  };
 }
