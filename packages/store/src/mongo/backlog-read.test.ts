@@ -331,7 +331,7 @@ describe('the MongoDB backlog read (the metrics)', () => {
 });
 
 describe('a backlog read whose deadline passes between two months', () => {
-  it('fails the count, and still awaits the seek it had sent (its failure is handled, not left to end the process)', async () => {
+  it('fails the count, and handles the failure of the seek it had sent (not left to end the process)', async () => {
     let now = 1_000;
     vi.spyOn(performance, 'now').mockImplementation(() => now);
     const shared = sharedState();
@@ -355,7 +355,7 @@ describe('a backlog read whose deadline passes between two months', () => {
     try {
       await expect(new MongoDeliveryRepo(conn).countBacklog(0)).rejects.toThrow(`the backlog read ran past its ${BACKLOG_READ_MS} ms`);
       expect(sent).toBe(1);
-      // Past the seek's failure: unhandled, it would fail this test file (and end a dispatcher).
+      // Past the seek's failure: unhandled, it would fail the test run (and end a dispatcher).
       await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
       vi.restoreAllMocks();

@@ -164,10 +164,10 @@ export type BacklogRead = { readPreference: ReadPreference; maxTimeMS: number };
 
 /**
  * A backlog read's options: each operation's `maxTimeMS` is the time left to `deadline`
- * (readDeadline), BACKLOG_READ_MS from now unless given.
- * @throws ReadDeadlineError once the deadline has passed.
+ * (readDeadline), BACKLOG_READ_MS from now unless given. The function returned throws
+ * ReadDeadlineError once the deadline has passed.
  */
-export function backlogReadOptions(deadline = performance.now() + BACKLOG_READ_MS): () => BacklogRead {
+export function backlogReadOptions(deadline?: number): () => BacklogRead {
   const left = readDeadline('the backlog read', BACKLOG_READ_MS, deadline);
   return () => ({ readPreference: BACKLOG_READ_PREFERENCE, maxTimeMS: left() });
 }

@@ -51,8 +51,9 @@ describe('laneStats: the lanes, then their heads, within one time limit', () => 
 
   it('sends no second read once the 5 s are spent: the scrape keeps the gauges’ last values', async () => {
     const { conn, maxTimes } = store(5_000);
-    await expect(laneStats(conn)).rejects.toThrow(ReadDeadlineError);
-    await expect(laneStats(conn)).rejects.toThrow('the lane stats read ran past its 5000 ms');
-    expect(maxTimes).toEqual([5_000, 5_000]);
+    const read = laneStats(conn);
+    await expect(read).rejects.toThrow(ReadDeadlineError);
+    await expect(read).rejects.toThrow('the lane stats read ran past its 5000 ms');
+    expect(maxTimes).toEqual([5_000]);
   });
 });
