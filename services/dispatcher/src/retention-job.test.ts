@@ -154,3 +154,27 @@ it('prunes ordered lanes idle since before the cutoff once the old messages are 
   expect(sequences).toEqual([1, 1, 3]);
   expect((await m.delivery(scene.t, kept)).sequence).toBe(2);
 });
+
+it("judges the window by the store's clock at its lease's take, not the replica's: a replica whose clock runs months ahead deletes nothing still kept", async () => {
+  const { t } = await m.scene();
+  clock.set(Date.UTC(2026, 3, 15));
+  await m.send(t); // kept by the store's clock for 3 months
+  const byServer = (at: number): Store => {
+    // The store's jobs answer as MongoDB's would: held, at the server's time.
+    const jobs: Store['jobs'] = {
+      take: async (name, holder, now, until) => ((await store.jobs.take(name, holder, now, until)) === null ? null : { at }),
+      release: (name, holder) => store.jobs.release(name, holder),
+    };
+    return Object.assign(Object.create(store) as Store, { jobs });
+  };
+  const job = (s: Store, holder: string) => new RetentionJob({ store: s, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder });
+  clock.advance(5 * 31 * DAY); // this replica's clock: five months ahead
+  const ahead = job(byServer(Date.UTC(2026, 3, 16)), 'clock-ahead');
+  expect(await ahead.runOnce()).toBe(0);
+  await ahead.stop();
+  // Once the server's time is past the window, the same replica deletes it, whatever its own clock says.
+  clock.set(Date.UTC(2026, 3, 16));
+  const behind = job(byServer(Date.UTC(2026, 3, 16) + 5 * 31 * DAY), 'clock-behind');
+  expect(await behind.runOnce()).toBe(1);
+  await behind.stop();
+});

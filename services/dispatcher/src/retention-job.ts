@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { retentionStart, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
-import type { Store } from '@wirehook/store';
+import type { LeaseTaken, Store } from '@wirehook/store';
 
 /** Messages one batch deletes (one store transaction): short, so a write waits behind one briefly. */
 export const RETENTION_BATCH = 250;
@@ -85,18 +85,23 @@ export class RetentionJob implements Component {
 
   async #purge(): Promise<number> {
     const { store, clock, logger, retentionMonths } = this.#deps;
-    const before = retentionStart(clock.now(), retentionMonths);
     const size = this.#deps.batch ?? RETENTION_BATCH;
     let total = 0;
     try {
       // Held for two intervals from each batch: this replica keeps it while it runs; a replica
       // that stops hands over after that.
-      const renew = () => {
+      let taken: LeaseTaken | null = null;
+      const renew = async () => {
         const now = clock.now();
-        return store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs);
+        taken = await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs);
+        return taken !== null;
       };
       // A run begun after stop() takes no lease (stop has given it up, and would not again).
       if (this.#stopping.signal.aborted || !(await renew())) return 0;
+      // The window by the store's clock at the take (MongoDB's server's, the one clock every
+      // replica shares), not this replica's: one whose clock ran months ahead would otherwise
+      // delete months still kept. One window for the whole run.
+      const before = retentionStart(leaseTime(taken), retentionMonths);
       const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
@@ -108,7 +113,8 @@ export class RetentionJob implements Component {
         if (lanes.count > 0) logger.debug({ removed: lanes.count, before }, 'retention removed idle ordered lanes');
         if (lanes.stopped) return total;
       }
-      const rollups = await this.#paced(renew, () => store.endpointStats.prune(clock.now(), size), size);
+      // The rollups' age by the latest renewal's time, the store's clock too.
+      const rollups = await this.#paced(renew, () => store.endpointStats.prune(leaseTime(taken), size), size);
       if (rollups.count > 0) logger.debug({ removed: rollups.count }, 'retention removed old endpoint rollups');
     } catch (err) {
       logger.error({ err }, 'retention run failed');
@@ -149,4 +155,10 @@ function restFor(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The time of a take that held (renew answered true before this is read). */
+function leaseTime(taken: LeaseTaken | null): number {
+  if (taken === null) throw new Error('retention read its lease time without holding the lease');
+  return taken.at;
 }

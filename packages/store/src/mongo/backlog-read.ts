@@ -6,7 +6,7 @@ import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
 import { ReadDeadlineError, readDeadline } from './query.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
-import { RELEASED_BY_PRIMARY } from './plans/plan.ts';
+import { RELEASED_BY_PRIMARY, SERVER_NOW_MS } from './plans/plan.ts';
 
 // The metrics' backlog in MongoDB. One process of all that share the database counts it (two
 // capped counts and a seek per month, MongoDeliveryRepo.countBacklog), at most every
@@ -73,7 +73,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   const lease = P.backlogCountLease(BACKLOG_TAKE_SLACK_MS);
   const taken = await conn.jobLeases.findOneAndUpdate(
     lease.filter,
-    [{ $set: { holder, leaseUntil: { $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
+    [{ $set: { holder, leaseUntil: { $add: [SERVER_NOW_MS, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
     { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: POINT_WRITE_MS },
   );
   if (taken === null) {
@@ -131,7 +131,7 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
     ...q.options,
     readPreference: SNAPSHOT_READ,
     maxTimeMS: POINT_WRITE_MS,
-    projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [{ $toLong: '$$NOW' }, '$countedAt'] } },
+    projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [SERVER_NOW_MS, '$countedAt'] } },
   })) as (Backlog & { countedAt?: number; ageMs?: number }) | null;
   if (doc === null || typeof doc.countedAt !== 'number' || typeof doc.ageMs !== 'number') throw new Error('the backlog has not been counted yet');
   if (doc.ageMs >= BACKLOG_STALE_MS) throw new StaleBacklogError(doc.countedAt, doc.ageMs);

@@ -276,7 +276,10 @@ export interface KeyCheckDoc {
 export interface JobLeaseDoc {
   _id: string;
   holder: string;
+  /** When the lease ends, by the server's clock (`$$NOW` at the take plus `leaseMs`; a process's own clock before the lease was timed by the server's). */
   leaseUntil: number;
+  /** The lease's length as its holder took it (missing on a lease written before it was kept). */
+  leaseMs?: number;
   /** The backlog count's lease only: its takes, numbered (backlog-read.ts). */
   seq?: number;
 }

@@ -1,9 +1,14 @@
-import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
+import type { JobLeaseRepo, LeaseTaken } from '../ports/job-lease-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { isDuplicateKey } from './errors.ts';
 import { OPERATIONS_PLANS as P } from './plans/operations.ts';
+import { SERVER_NOW_MS } from './plans/plan.ts';
 
-/** Named job leases in MongoDB: one document per job, taken with one conditional upsert. */
+/**
+ * Named job leases in MongoDB: one document per job, taken with one conditional upsert, timed
+ * by the server's clock (`$$NOW`): replicas whose clocks disagree by more than a lease would
+ * each find the other's expired, and both run the job (two retentions deleting at once).
+ */
 export class MongoJobLeaseRepo implements JobLeaseRepo {
   readonly #conn: MongoConnection;
 
@@ -11,20 +16,22 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
     this.#conn = conn;
   }
 
-  async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
+  async take(name: string, holder: string, now: number, until: number): Promise<LeaseTaken | null> {
+    const leaseMs = until - now;
+    if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError(`a job lease must end after it is taken (${now} → ${until})`);
     try {
-      // Matches when free (expired), already this holder's, or held over a lease past what this
-      // holder sets (a clock that ran ahead: see the port); otherwise the upsert collides with
-      // the holder's document on _id, which means someone else holds it.
-      const q = P.jobLease(name, holder, now, until);
-      const doc = await this.#conn.jobLeases.findOneAndUpdate(
-        q.filter,
-        { $set: { holder, leaseUntil: until } },
-        { ...q.options, upsert: true, returnDocument: 'after' },
-      );
-      return doc?.holder === holder;
+      // Matches when free (run out), already this holder's, or ending too far ahead (the plan);
+      // otherwise the upsert collides with the holder's document on _id: someone else holds it.
+      const q = P.jobLease(name, holder, leaseMs);
+      const doc = await this.#conn.jobLeases.findOneAndUpdate(q.filter, leaseTakeUpdate(holder, leaseMs), {
+        ...q.options,
+        upsert: true,
+        returnDocument: 'after',
+        projection: { holder: 1, leaseUntil: 1, leaseMs: 1 },
+      });
+      return doc !== null && doc.holder === holder ? { at: doc.leaseUntil - (doc.leaseMs ?? leaseMs) } : null;
     } catch (err) {
-      if (isDuplicateKey(err, '_id_')) return false;
+      if (isDuplicateKey(err, '_id_')) return null;
       throw err;
     }
   }
@@ -34,4 +41,13 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
     const q = P.jobLeaseRelease(name, holder);
     await this.#conn.jobLeases.updateOne(q.filter, { $set: { leaseUntil: 0 } }, q.options);
   }
+}
+
+/**
+ * The take's update, a pipeline so that the lease's end is the server's time plus its length;
+ * the length is kept, so that a taker judges "too far ahead" by the holder's own lease. Values
+ * are `$literal`: a holder id that began with `$` would otherwise be read as a field's path.
+ */
+export function leaseTakeUpdate(holder: string, leaseMs: number) {
+  return [{ $set: { holder: { $literal: holder }, leaseMs: { $literal: leaseMs }, leaseUntil: { $add: [SERVER_NOW_MS, leaseMs] } } }];
 }

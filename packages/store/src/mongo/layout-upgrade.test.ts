@@ -21,9 +21,11 @@ function database(versions: (number | null)[], options: { versionWrite?: Error }
     db: { listCollections: () => ({ toArray: async () => [] }) },
     months: async () => [],
     jobLeases: {
-      findOneAndUpdate: async (_filter: unknown, update: { $set: { holder: string } }) => {
+      // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
+      findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $literal: string }; leaseMs: { $literal: number } } }]) => {
         writes.push('lease taken');
-        return { _id: 'schema-upgrade', holder: update.$set.holder };
+        const { holder, leaseMs } = update[0].$set;
+        return { _id: 'schema-upgrade', holder: holder.$literal, leaseMs: leaseMs.$literal, leaseUntil: 1_000 + leaseMs.$literal };
       },
       updateOne: async (filter: { holder: string }, update: { $set: { leaseUntil: number } }) => {
         writes.push(`lease given up (${update.$set.leaseUntil}, by its holder: ${typeof filter.holder === 'string'})`);

@@ -25,6 +25,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB store (MONGODB_URL)', 
         await client.close();
       }
     },
+    'server',
   );
 });
 

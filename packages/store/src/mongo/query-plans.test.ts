@@ -74,6 +74,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
     'mongodb (query plans)',
     async () => openMongoStore({ url: url as string, dbName, onCommand: record }),
     async (store) => store.close(),
+    'server',
   );
 
   afterAll(async () => {

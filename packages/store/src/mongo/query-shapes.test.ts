@@ -99,11 +99,22 @@ describe('MongoDB query shapes', () => {
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
   });
 
-  it("takes a job's lease when free, the holder's own, or ending over one lease past the taker's (a clock far ahead), and releases only the holder's", () => {
-    // Taken at 0 for 120 s: over one lease past its end is after 240 s.
-    expect(OPERATIONS_PLANS.jobLease('retention', 'h1', 0, 120_000).filter).toEqual({
+  it("takes a job's lease when the holder's own, or run out or ending over two of the holder's leases ahead by the server's clock, and releases only the holder's", () => {
+    const now = { $toLong: '$$NOW' };
+    expect(OPERATIONS_PLANS.jobLease('retention', 'h1', 120_000).filter).toEqual({
       _id: 'retention',
-      $or: [{ leaseUntil: { $lte: 0 } }, { holder: 'h1' }, { leaseUntil: { $gt: 240_000 } }],
+      $or: [
+        { holder: 'h1' },
+        {
+          $expr: {
+            $or: [
+              { $lte: ['$leaseUntil', now] },
+              // The holder's own length; the taker's on a lease written before lengths were kept.
+              { $gt: ['$leaseUntil', { $add: [now, { $multiply: [2, { $ifNull: ['$leaseMs', 120_000] }] }] }] },
+            ],
+          },
+        },
+      ],
     });
     expect(OPERATIONS_PLANS.jobLeaseRelease('retention', 'h1').filter).toEqual({ _id: 'retention', holder: 'h1' });
   });

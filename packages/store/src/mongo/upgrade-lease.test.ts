@@ -21,10 +21,10 @@ function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Err
       const answer = answers.shift();
       if (answer === undefined) throw new Error('no answer scripted');
       if (answer instanceof Error) throw answer;
-      if (typeof answer === 'boolean') return answer;
+      if (typeof answer === 'boolean') return answer ? { at: now } : null;
       const held = await answer;
       calls.push(`answered ${held}`);
-      return held;
+      return held ? { at: now } : null;
     },
     async release(name, holder) {
       calls.push(`release ${name} ${holder}`);

@@ -121,7 +121,7 @@ export class UpgradeLease {
     return (this.#o.now ?? Date.now)();
   }
 
-  #takeAt(now: number): Promise<boolean> {
-    return this.#jobs.take(this.#o.name, this.#o.holder, now, now + this.#o.leaseMs);
+  async #takeAt(now: number): Promise<boolean> {
+    return (await this.#jobs.take(this.#o.name, this.#o.holder, now, now + this.#o.leaseMs)) !== null;
   }
 }

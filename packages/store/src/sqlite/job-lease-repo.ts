@@ -1,7 +1,7 @@
-import { beyondOneLease, type JobLeaseRepo } from '../ports/job-lease-port.ts';
+import { beyondOneLease, type JobLeaseRepo, type LeaseTaken } from '../ports/job-lease-port.ts';
 import type { SqliteConnection } from './connection.ts';
 
-/** Named job leases in SQLite: one row per job, taken with one upsert. */
+/** Named job leases in SQLite: one row per job, taken with one upsert, timed by the caller's clock (one host's). */
 export class SqliteJobLeaseRepo implements JobLeaseRepo {
   readonly #conn: SqliteConnection;
 
@@ -9,7 +9,7 @@ export class SqliteJobLeaseRepo implements JobLeaseRepo {
     this.#conn = conn;
   }
 
-  async take(name: string, holder: string, now: number, until: number): Promise<boolean> {
+  async take(name: string, holder: string, now: number, until: number): Promise<LeaseTaken | null> {
     return this.#conn.immediate(() => {
       // Inserted, or taken over when expired, already this holder's, or held more than one lease
       // beyond what this holder sets (a clock that ran that far ahead: see the port); else left alone.
@@ -21,7 +21,7 @@ export class SqliteJobLeaseRepo implements JobLeaseRepo {
         )
         .run(name, holder, until, now, beyondOneLease(now, until));
       const row = this.#conn.statement('SELECT holder FROM job_leases WHERE name = ?').get(name);
-      return row !== undefined && row['holder'] === holder;
+      return row !== undefined && row['holder'] === holder ? { at: now } : null;
     });
   }
 

@@ -11,7 +11,7 @@ import { describeEndpointHoldContract } from './endpoint-hold-contract.ts';
 import { describeEndpointStatsContract } from './endpoint-stats-contract.ts';
 import { describeEgressIpContract } from './egress-ip-contract.ts';
 import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
-import { describeJobLeaseContract } from './job-lease-contract.ts';
+import { describeJobLeaseContract, type LeaseClock } from './job-lease-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { describeAlertContract } from './alert-contract.ts';
 import { Fixtures } from './fixtures.ts';
@@ -31,9 +31,15 @@ import { describeSecretContract } from './secret-contract.ts';
  * Registers the Store contract as vitest tests against the store `open` returns. One store
  * serves the whole suite; every test makes its own orgs, so the store need not be empty
  * and tests do not see each other's records. `close` defaults to `store.close()`.
- * Uses only the Store port, so every adapter runs the same suite.
+ * Uses only the Store port, so every adapter runs the same suite; `leaseClock` says whose clock
+ * times its job leases (the caller's, or its server's: JobLeaseRepo).
  */
-export function describeStoreContract(name: string, open: () => Promise<Store>, close: (store: Store) => Promise<void> = (store) => store.close()): void {
+export function describeStoreContract(
+  name: string,
+  open: () => Promise<Store>,
+  close: (store: Store) => Promise<void> = (store) => store.close(),
+  leaseClock: LeaseClock = 'caller',
+): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store | undefined;
     const f = new Fixtures(() => {
@@ -66,7 +72,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeAlertContract(f);
     describeDeliveryEndpointContract(f);
     describeEndpointWalkContract(f);
-    describeJobLeaseContract(f);
+    describeJobLeaseContract(f, leaseClock);
     describeMessageIsolationContract(f);
     describeEndpointStatsContract(f);
     describeAttemptHistoryContract(f);

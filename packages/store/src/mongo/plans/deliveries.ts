@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, dueWhere, OPEN } from '../indexes.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, tenantById } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, SERVER_NOW_MS, tenantById } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
 // completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
@@ -271,7 +271,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     residual: { $expr: "run out (but for `slackMs`), by the server's clock: a condition on the one document _id found" },
     // The primary's acknowledgement alone: a take rolled back in a failover lets a second process count once, which costs a count.
     writeConcern: RELEASED_BY_PRIMARY,
-    build: (slackMs: number) => ({ filter: { _id: 'backlog-count', $expr: { $lte: ['$leaseUntil', { $add: [{ $toLong: '$$NOW' }, slackMs] }] } } }),
+    build: (slackMs: number) => ({ filter: { _id: 'backlog-count', $expr: { $lte: ['$leaseUntil', { $add: [SERVER_NOW_MS, slackMs] }] } } }),
     example: [1_000],
   }),
   /** The count's lease given up by its holder (its count failed): another may count at its next try. */

@@ -1,6 +1,5 @@
-import { beyondOneLease } from '../../ports/job-lease-port.ts';
 import { COLLECTIONS } from '../connection.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, SERVER_NOW_MS } from './plan.ts';
 
 /** The named queries of job leases, sealing key checks, the egress IP pool and usage counters. */
 
@@ -8,19 +7,38 @@ const BY_ID = '1: by _id';
 const POOL = "the fixed IP pool: a handful of addresses (the egress relay's, configured by operators), never more than tens";
 
 export const OPERATIONS_PLANS = definePlans('operations', {
-  /** A job's lease, taken when free, already the holder's, or held more than one lease past what the holder would set. */
+  /**
+   * A job's lease, taken when free, already the holder's, or ending more than one lease (the
+   * holder's own length, or the taker's on a lease written without one) past the server's time:
+   * a primary whose clock stepped back that far, or a lease from before leases were timed by the
+   * server, whose holder's clock ran ahead. Times are the server's (`$$NOW`): replicas whose
+   * clocks disagree share one lease.
+   */
   jobLease: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
     examines: BY_ID,
     maxExamined: () => 1,
-    residual: { $or: "free, this holder's, or held over a lease longer: a condition on the one document _id found" },
+    residual: { $or: "the holder's, or run out or too far ahead by the server's clock: a condition on the one document _id found" },
     // Rolled back in a failover, a lease would let a second holder run the job (retention, a layout upgrade) beside it.
     writeConcern: CLAIMED_BY_MAJORITY,
-    build: (name: string, holder: string, now: number, until: number) => ({
-      filter: { _id: name, $or: [{ leaseUntil: { $lte: now } }, { holder }, { leaseUntil: { $gt: beyondOneLease(now, until) } }] },
+    build: (name: string, holder: string, leaseMs: number) => ({
+      filter: {
+        _id: name,
+        $or: [
+          { holder },
+          {
+            $expr: {
+              $or: [
+                { $lte: ['$leaseUntil', SERVER_NOW_MS] },
+                { $gt: ['$leaseUntil', { $add: [SERVER_NOW_MS, { $multiply: [2, { $ifNull: ['$leaseMs', leaseMs] }] }] }] },
+              ],
+            },
+          },
+        ],
+      },
     }),
-    example: ['retention', 'host-1', 1, 2],
+    example: ['retention', 'host-1', 120_000],
   }),
   /** A job's lease ended by its holder (set to expire), if it still holds it. */
   jobLeaseRelease: planSpec({

@@ -25,6 +25,9 @@ export const CLAIMED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 5_000 } as const
  */
 export const RELEASED_BY_PRIMARY = { w: 1 } as const satisfies WriteConcernSettings;
 
+/** The server's time in ms (`$$NOW`), as leases and counts store it: the processes' clocks may disagree. */
+export const SERVER_NOW_MS = { $toLong: '$$NOW' } as const;
+
 /** What a plan sends, built from its arguments. */
 export interface PlanShape {
   /** The filter (a find's, count's, update's, delete's) or the pipeline's first `$match`. */
