@@ -2,7 +2,8 @@
 // hands over when the holder stops renewing it.
 import { claimRef } from '@wirehook/store';
 import { ManualClock } from '@wirehook/core';
-import { silentLogger } from '@wirehook/platform';
+import { createLogger, silentLogger } from '@wirehook/platform';
+import { jsonLines } from '@wirehook/testkit';
 import { openSqliteStore, type Store } from '@wirehook/store';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
@@ -155,26 +156,48 @@ it('prunes ordered lanes idle since before the cutoff once the old messages are 
   expect((await m.delivery(scene.t, kept)).sequence).toBe(2);
 });
 
-it("judges the window by the store's clock at its lease's take, not the replica's: a replica whose clock runs months ahead deletes nothing still kept", async () => {
+it("deletes only what the store's clock at its lease's take and the replica's both find past the window: either ahead deletes nothing kept", async () => {
   const { t } = await m.scene();
   clock.set(Date.UTC(2026, 3, 15));
-  await m.send(t); // kept by the store's clock for 3 months
+  await m.send(t); // kept for 3 months
+  const { destination, lines } = jsonLines();
+  const logger = createLogger({ name: 'dispatcher', level: 'info', destination });
+  const pruned: number[] = [];
   const byServer = (at: number): Store => {
     // The store's jobs answer as MongoDB's would: held, at the server's time.
     const jobs: Store['jobs'] = {
       take: async (name, holder, now, until) => ((await store.jobs.take(name, holder, now, until)) === null ? null : { at }),
       release: (name, holder) => store.jobs.release(name, holder),
     };
-    return Object.assign(Object.create(store) as Store, { jobs });
+    const endpointStats = Object.assign(Object.create(store.endpointStats) as Store['endpointStats'], {
+      prune: (now: number, limit: number) => {
+        pruned.push(now);
+        return store.endpointStats.prune(now, limit);
+      },
+    });
+    return Object.assign(Object.create(store) as Store, { jobs, endpointStats });
   };
-  const job = (s: Store, holder: string) => new RetentionJob({ store: s, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder });
-  clock.advance(5 * 31 * DAY); // this replica's clock: five months ahead
-  const ahead = job(byServer(Date.UTC(2026, 3, 16)), 'clock-ahead');
-  expect(await ahead.runOnce()).toBe(0);
-  await ahead.stop();
-  // Once the server's time is past the window, the same replica deletes it, whatever its own clock says.
-  clock.set(Date.UTC(2026, 3, 16));
-  const behind = job(byServer(Date.UTC(2026, 3, 16) + 5 * 31 * DAY), 'clock-behind');
-  expect(await behind.runOnce()).toBe(1);
-  await behind.stop();
+  const run = async (serverAt: number, holder: string) => {
+    const job = new RetentionJob({ store: byServer(serverAt), clock, logger, retentionMonths: 3, intervalMs: MINUTE, holder });
+    const removed = await job.runOnce();
+    await job.stop();
+    return removed;
+  };
+  const april = Date.UTC(2026, 3, 16);
+  const september = april + 5 * 31 * DAY;
+  clock.set(september); // this replica's clock: five months ahead of the server's
+  expect(await run(april, 'replica-ahead')).toBe(0);
+  expect(pruned.at(-1)).toBe(april); // the rollups' age by the earlier clock too
+  clock.set(april); // the server's clock five months ahead of this replica's
+  expect(await run(september, 'server-ahead')).toBe(0);
+  expect(pruned.at(-1)).toBe(april);
+  const warned = lines.filter((line) => String(line['msg']).includes("clock and the store's disagree"));
+  expect(warned.map((line) => [line['replicaTime'], line['storeTime']])).toEqual([
+    [new Date(september).toISOString(), new Date(april).toISOString()],
+    [new Date(april).toISOString(), new Date(september).toISOString()],
+  ]);
+  clock.set(september + 1_000); // both past the window: deleted, and no warning
+  expect(await run(september, 'both-agree')).toBe(1);
+  expect(pruned.at(-1)).toBe(september);
+  expect(lines.filter((line) => String(line['msg']).includes("clock and the store's disagree"))).toHaveLength(2);
 });

@@ -55,6 +55,8 @@ export class RetentionJob implements Component {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
   readonly #stopping = new AbortController();
+  /** Whether the clocks' disagreement has been logged (again once they agree and part again). */
+  #warned = false;
 
   constructor(deps: RetentionJobDeps) {
     this.#deps = deps;
@@ -98,10 +100,11 @@ export class RetentionJob implements Component {
       };
       // A run begun after stop() takes no lease (stop has given it up, and would not again).
       if (this.#stopping.signal.aborted || !(await renew())) return 0;
-      // The window by the store's clock at the take (MongoDB's server's, the one clock every
-      // replica shares), not this replica's: one whose clock ran months ahead would otherwise
-      // delete months still kept. One window for the whole run.
-      const before = retentionStart(leaseTime(taken), retentionMonths);
+      // The window by the earlier of two clocks: the store's at the take (MongoDB's server's, the
+      // one every replica shares) and this replica's. A delete cannot be undone, so only what
+      // both find past the window goes: a replica whose clock ran months ahead, or a server's,
+      // deletes nothing still kept. One window for the whole run.
+      const before = retentionStart(this.#agreed(leaseTime(taken)), retentionMonths);
       const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');
@@ -113,13 +116,30 @@ export class RetentionJob implements Component {
         if (lanes.count > 0) logger.debug({ removed: lanes.count, before }, 'retention removed idle ordered lanes');
         if (lanes.stopped) return total;
       }
-      // The rollups' age by the latest renewal's time, the store's clock too.
-      const rollups = await this.#paced(renew, () => store.endpointStats.prune(leaseTime(taken), size), size);
+      // The rollups' age by the latest renewal's time, judged as the window is.
+      const rollups = await this.#paced(renew, () => store.endpointStats.prune(this.#agreed(leaseTime(taken)), size), size);
       if (rollups.count > 0) logger.debug({ removed: rollups.count }, 'retention removed old endpoint rollups');
     } catch (err) {
       logger.error({ err }, 'retention run failed');
     }
     return total;
+  }
+
+  /**
+   * The earlier of the store's time `storeAt` and this replica's clock, with a warning when they
+   * are more than a lease apart (once, until they agree again).
+   */
+  #agreed(storeAt: number): number {
+    const own = this.#deps.clock.now();
+    const apart = Math.abs(own - storeAt) > 2 * this.#deps.intervalMs;
+    if (apart && !this.#warned) {
+      this.#deps.logger.warn(
+        { replicaTime: new Date(own).toISOString(), storeTime: new Date(storeAt).toISOString() },
+        "retention: this replica's clock and the store's disagree by more than a lease; it deletes only what both find past the window (check NTP)",
+      );
+    }
+    this.#warned = apart;
+    return Math.min(own, storeAt);
   }
 
   /**

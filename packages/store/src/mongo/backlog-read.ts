@@ -4,7 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
-import { ReadDeadlineError, readDeadline } from './query.ts';
+import { POINT_OP_MS, ReadDeadlineError, readDeadline } from './query.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { RELEASED_BY_PRIMARY, SERVER_NOW_MS } from './plans/plan.ts';
 
@@ -29,7 +29,7 @@ export const BACKLOG_STALE_MS = 60_000;
 const MADE = { writeConcern: RELEASED_BY_PRIMARY, comment: 'deliveries.backlogDocuments' } as const;
 
 /** How long each point read or write by _id (the lease, the shared count, a scrape's read) may run on the server. */
-const POINT_WRITE_MS = 5_000;
+const POINT_WRITE_MS = POINT_OP_MS;
 /**
  * How long before the lease runs out another take may have it: a tick as long as the lease
  * would otherwise find it unexpired about half the time (its round trip shorter than the last),

@@ -276,9 +276,11 @@ export interface KeyCheckDoc {
 export interface JobLeaseDoc {
   _id: string;
   holder: string;
-  /** When the lease ends, by the server's clock (`$$NOW` at the take plus `leaseMs`; a process's own clock before the lease was timed by the server's). */
+  /** When the lease ends, by the server's clock (`takenAt + leaseMs`; a process's own clock on a lease an earlier release wrote). */
   leaseUntil: number;
-  /** The lease's length as its holder took it (missing on a lease written before it was kept). */
+  /** When it was taken or renewed, by the server's clock (job leases; missing on one an earlier release wrote). */
+  takenAt?: number;
+  /** Its length as its holder took it: trusted only while `leaseUntil` is `takenAt + leaseMs` (an earlier release rewrites the end alone). */
   leaseMs?: number;
   /** The backlog count's lease only: its takes, numbered (backlog-read.ts). */
   seq?: number;

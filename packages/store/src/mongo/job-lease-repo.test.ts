@@ -1,9 +1,11 @@
-// The job lease's take against a scripted collection (no server here; the contract runs it
-// against MongoDB when MONGODB_URL is set): what it sends, and what it makes of the answer.
-import { MongoServerError } from 'mongodb';
+// The job lease's take against a scripted collection (no server here), and, with MONGODB_URL,
+// its take-over rule against documents written straight into a real collection.
+import { randomUUID } from 'node:crypto';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { leaseTakeUpdate, MongoJobLeaseRepo } from './job-lease-repo.ts';
+import { openMongoStore } from './open-mongo-store.ts';
 import { OPERATIONS_PLANS } from './plans/operations.ts';
 
 type Sent = { filter: unknown; update: unknown; options: Record<string, unknown> };
@@ -24,14 +26,18 @@ function scripted(answer: Record<string, unknown> | null | Error) {
 }
 
 const NOW = 1_764_000_000_000;
+const SERVER_NOW = { $toLong: '$$NOW' };
 
 describe('MongoJobLeaseRepo.take', () => {
-  it("sends the lease's length alone: the end is the server's time plus it, no process's time in the filter or the update", async () => {
-    const { repo, sent } = scripted({ _id: 'retention', holder: 'h1', leaseUntil: 5_000_120_000, leaseMs: 120_000 });
+  it("sends the lease's length alone: its times are the server's, no process's time in the filter or the update", async () => {
+    const { repo, sent } = scripted({ _id: 'retention', holder: 'h1', takenAt: 5_000_000_000 });
     await repo.take('retention', 'h1', NOW, NOW + 120_000);
     const [{ filter, update, options }] = sent as [Sent];
+    // The filter is the plan's, whose shape query-shapes.test.ts spells out.
     expect(filter).toEqual(OPERATIONS_PLANS.jobLease('retention', 'h1', 120_000).filter);
-    expect(update).toEqual([{ $set: { holder: { $literal: 'h1' }, leaseMs: { $literal: 120_000 }, leaseUntil: { $add: [{ $toLong: '$$NOW' }, 120_000] } } }]);
+    expect(update).toEqual([
+      { $set: { holder: { $literal: 'h1' }, takenAt: SERVER_NOW, leaseMs: { $literal: 120_000 }, leaseUntil: { $add: [SERVER_NOW, 120_000] } } },
+    ]);
     const sentText = JSON.stringify({ filter, update });
     expect(sentText).not.toContain(String(NOW));
     expect(sentText).not.toContain(String(NOW + 120_000));
@@ -40,16 +46,16 @@ describe('MongoJobLeaseRepo.take', () => {
       returnDocument: 'after',
       writeConcern: { w: 'majority', wtimeoutMS: 5_000 },
       comment: 'operations.jobLease',
+      maxTimeMS: 5_000,
     });
   });
 
-  it("answers the take's time by the server's clock: the lease's end less its length", async () => {
-    const { repo } = scripted({ _id: 'retention', holder: 'h1', leaseUntil: 5_000_120_000, leaseMs: 120_000 });
+  it("answers the take's time by the server's clock, as its write set it", async () => {
+    const { repo } = scripted({ _id: 'retention', holder: 'h1', takenAt: 5_000_000_000, leaseMs: 90_000, leaseUntil: 5_000_090_000 });
     expect(await repo.take('retention', 'h1', NOW, NOW + 120_000)).toEqual({ at: 5_000_000_000 });
   });
 
-  it('is refused when another holds it: a document of another holder, or the upsert colliding on _id', async () => {
-    expect(await scripted({ _id: 'retention', holder: 'h2', leaseUntil: 1, leaseMs: 1 }).repo.take('retention', 'h1', NOW, NOW + 1)).toBeNull();
+  it('is refused when another holds it: the upsert collides on _id', async () => {
     const collided = new MongoServerError({
       code: 11000,
       errmsg: 'E11000 duplicate key error collection: wirehook.job_leases index: _id_ dup key: { _id: "retention" }',
@@ -69,5 +75,55 @@ describe('MongoJobLeaseRepo.take', () => {
 
   it('keeps a holder id that begins with $ a value, not a field path', () => {
     expect(leaseTakeUpdate('$leaseUntil', 1)[0]?.$set.holder).toEqual({ $literal: '$leaseUntil' });
+  });
+});
+
+const url = process.env['MONGODB_URL'];
+
+describe.skipIf(url === undefined || url === '')('MongoJobLeaseRepo take-over, against documents written as they are found (MONGODB_URL)', () => {
+  it("takes over a lease ending over one of the holder's own leases past the end a take now would set, by the server's clock; keeps one within", async () => {
+    const dbName = `wirehook_leases_${randomUUID().replaceAll('-', '')}`;
+    const store = await openMongoStore({ url: url as string, dbName });
+    const client = new MongoClient(url as string);
+    try {
+      const leases = client.db(dbName).collection<{ _id: string; holder: string; leaseUntil: number; takenAt?: number; leaseMs?: number }>('job_leases');
+      const L = 60_000;
+      // The server's time now, as the leases read it.
+      const [{ now }] = (await client
+        .db(dbName)
+        .aggregate([{ $documents: [{ now: SERVER_NOW }] }])
+        .toArray()) as [{ now: number }];
+      const written = (leaseUntil: number, holderMs: number | null, stale = false) => ({
+        holder: 'old',
+        leaseUntil,
+        // An earlier release's take rewrote the end alone: the times no longer add up.
+        ...(holderMs === null ? {} : { leaseMs: holderMs, takenAt: stale ? leaseUntil - holderMs - 1 : leaseUntil - holderMs }),
+      });
+      await leases.insertMany([
+        // Taken at `now`-ish with the holder's 10 min: far past now + L + L, but its own length says it is not ahead.
+        { _id: 'own-long', ...written(now + 600_000, 600_000) },
+        // Taken half a lease ahead of the server's time (its clock stepped back since), ending 1.5 L
+        // from now: within one of its own past now + L, kept.
+        { _id: 'within', ...written(now + L + L / 2, L) },
+        // Over one of its own past now + L: taken over.
+        { _id: 'beyond', ...written(now + L + 10 * L, L) },
+        // Written with no length (an earlier release): the taker's, so over now + 2 L is taken over.
+        { _id: 'no-length', ...written(now + 3 * L, null) },
+        // A stale length from an earlier take (the times do not add up): the taker's length decides.
+        { _id: 'stale-length', ...written(now + 3 * L, 600_000, true) },
+      ]);
+      const take = async (name: string) => (await store.jobs.take(name, 'new', 0, L)) !== null;
+      expect({
+        'own-long': await take('own-long'),
+        within: await take('within'),
+        beyond: await take('beyond'),
+        'no-length': await take('no-length'),
+        'stale-length': await take('stale-length'),
+      }).toEqual({ 'own-long': false, within: false, beyond: true, 'no-length': true, 'stale-length': true });
+    } finally {
+      await store.close();
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
   });
 });

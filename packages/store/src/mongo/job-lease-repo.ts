@@ -3,11 +3,13 @@ import type { MongoConnection } from './connection.ts';
 import { isDuplicateKey } from './errors.ts';
 import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 import { SERVER_NOW_MS } from './plans/plan.ts';
+import { POINT_OP_MS } from './query.ts';
 
 /**
  * Named job leases in MongoDB: one document per job, taken with one conditional upsert, timed
- * by the server's clock (`$$NOW`): replicas whose clocks disagree by more than a lease would
- * each find the other's expired, and both run the job (two retentions deleting at once).
+ * by the server's clock (`$$NOW`; a router's on a sharded cluster: plans/operations.ts):
+ * replicas whose clocks disagree by more than a lease would each find the other's expired, and
+ * both run the job (two retentions deleting at once).
  */
 export class MongoJobLeaseRepo implements JobLeaseRepo {
   readonly #conn: MongoConnection;
@@ -27,9 +29,11 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
         ...q.options,
         upsert: true,
         returnDocument: 'after',
-        projection: { holder: 1, leaseUntil: 1, leaseMs: 1 },
+        projection: { holder: 1, takenAt: 1 },
+        maxTimeMS: POINT_OP_MS,
       });
-      return doc !== null && doc.holder === holder ? { at: doc.leaseUntil - (doc.leaseMs ?? leaseMs) } : null;
+      // The post-image of this write alone: its takenAt is this take's $$NOW.
+      return doc !== null && doc.holder === holder && typeof doc.takenAt === 'number' ? { at: doc.takenAt } : null;
     } catch (err) {
       if (isDuplicateKey(err, '_id_')) return null;
       throw err;
@@ -44,10 +48,20 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
 }
 
 /**
- * The take's update, a pipeline so that the lease's end is the server's time plus its length;
- * the length is kept, so that a taker judges "too far ahead" by the holder's own lease. Values
- * are `$literal`: a holder id that began with `$` would otherwise be read as a field's path.
+ * The take's update, a pipeline so that the lease's times are the server's: taken at `$$NOW`
+ * (one value through the whole command), ending its length later. The length is kept, so that
+ * a taker judges "too far ahead" by the holder's own lease while the three add up. Values are
+ * `$literal`: a holder id that began with `$` would otherwise be read as a field's path.
  */
 export function leaseTakeUpdate(holder: string, leaseMs: number) {
-  return [{ $set: { holder: { $literal: holder }, leaseMs: { $literal: leaseMs }, leaseUntil: { $add: [SERVER_NOW_MS, leaseMs] } } }];
+  return [
+    {
+      $set: {
+        holder: { $literal: holder },
+        takenAt: SERVER_NOW_MS,
+        leaseMs: { $literal: leaseMs },
+        leaseUntil: { $add: [SERVER_NOW_MS, leaseMs] },
+      },
+    },
+  ];
 }

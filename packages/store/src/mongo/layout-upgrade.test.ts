@@ -22,10 +22,9 @@ function database(versions: (number | null)[], options: { versionWrite?: Error }
     months: async () => [],
     jobLeases: {
       // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
-      findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $literal: string }; leaseMs: { $literal: number } } }]) => {
+      findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $literal: string } } }]) => {
         writes.push('lease taken');
-        const { holder, leaseMs } = update[0].$set;
-        return { _id: 'schema-upgrade', holder: holder.$literal, leaseMs: leaseMs.$literal, leaseUntil: 1_000 + leaseMs.$literal };
+        return { _id: 'schema-upgrade', holder: update[0].$set.holder.$literal, takenAt: 1_000 };
       },
       updateOne: async (filter: { holder: string }, update: { $set: { leaseUntil: number } }) => {
         writes.push(`lease given up (${update.$set.leaseUntil}, by its holder: ${typeof filter.holder === 'string'})`);

@@ -99,7 +99,7 @@ describe('MongoDB query shapes', () => {
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
   });
 
-  it("takes a job's lease when the holder's own, or run out or ending over two of the holder's leases ahead by the server's clock, and releases only the holder's", () => {
+  it("takes a job's lease when its holder's, run out, or over one holder's lease past the taker's end (server's clock); releases only the holder's", () => {
     const now = { $toLong: '$$NOW' };
     expect(OPERATIONS_PLANS.jobLease('retention', 'h1', 120_000).filter).toEqual({
       _id: 'retention',
@@ -109,8 +109,19 @@ describe('MongoDB query shapes', () => {
           $expr: {
             $or: [
               { $lte: ['$leaseUntil', now] },
-              // The holder's own length; the taker's on a lease written before lengths were kept.
-              { $gt: ['$leaseUntil', { $add: [now, { $multiply: [2, { $ifNull: ['$leaseMs', 120_000] }] }] }] },
+              {
+                $gt: [
+                  '$leaseUntil',
+                  {
+                    $add: [
+                      now,
+                      120_000,
+                      // The holder's own length while its times add up; the taker's on a lease an earlier release wrote.
+                      { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', 120_000] },
+                    ],
+                  },
+                ],
+              },
             ],
           },
         },

@@ -4,6 +4,9 @@ import type { TenantFields } from './documents.ts';
 /** The statuses a delivery still has work in; the `deliveries_due` index covers exactly these. */
 export const OPEN_STATUSES: DeliveryStatus[] = ['pending', 'retrying'];
 
+/** How long a point read or write by _id (a lease's take, a shared count's write) may run on the server. */
+export const POINT_OP_MS = 5_000;
+
 /** The filter fields that scope a query to `t`; every query on a tenant-owned collection starts from these. */
 export function scope(t: Tenant): TenantFields {
   return { orgId: t.orgId, env: t.env };

@@ -49,14 +49,17 @@ function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Err
 }
 
 describe('UpgradeLease', () => {
-  it('a take whose outcome is unknown (not confirmed, a primary stepping down, a lost connection) is no lease and no failed start', async () => {
-    const s = scripted([notConfirmed(), steppedDown(), new MongoNetworkError('connection reset'), true]);
+  it('a take of unknown outcome (not confirmed, a primary stepping down, a lost connection, the time limit) is no lease and no failed start', async () => {
+    const timeLimit = new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' });
+    const s = scripted([notConfirmed(), steppedDown(), new MongoNetworkError('connection reset'), timeLimit, true]);
+    expect(await s.lease.take()).toBe(false);
     expect(await s.lease.take()).toBe(false);
     expect(await s.lease.take()).toBe(false);
     expect(await s.lease.take()).toBe(false);
     expect(s.log.join('\n')).toContain('not confirmed (waiting for replication timed out); asking again');
+    expect(s.log.join('\n')).toContain('not confirmed (operation exceeded time limit); asking again');
     expect(await s.lease.take()).toBe(true); // the same holder asks again
-    expect(s.calls).toEqual(Array(4).fill('take schema-upgrade h1 120000'));
+    expect(s.calls).toEqual(Array(5).fill('take schema-upgrade h1 120000'));
   });
 
   it('any other error of a take fails the start at once', async () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
-import { isFailoverError } from './errors.ts';
+import { isFailoverError, isMaxTimeExpired } from './errors.ts';
 
 /** Tries of one renewal whose outcome is unknown, before the upgrade gives up. */
 export const RENEW_TRIES = 3;
@@ -21,7 +21,8 @@ export interface UpgradeLeaseOptions {
 
 /**
  * The layout upgrade's lease, for one holder. A take or a renewal whose outcome is unknown (a
- * majority that did not confirm it in time, an election: isFailoverError) may stand on
+ * majority that did not confirm it in time, an election: isFailoverError; or the server's time
+ * limit, POINT_OP_MS, run out) may stand on
  * the primary or be rolled back: it is neither a failed start nor a lease held. The same
  * holder's next take tells: a write that stood is renewed by it, one rolled back is taken again
  * or found another's. So `take` answers false and the caller waits and asks again — for up to
@@ -70,7 +71,7 @@ export class UpgradeLease {
       if (held) this.#released = false;
       return held;
     } catch (err) {
-      if (!isFailoverError(err)) throw err;
+      if (!outcomeUnknown(err)) throw err;
       this.#unknownSince ??= now;
       if (now - this.#unknownSince >= UNKNOWN_TAKES_MS) {
         // One of those takes may have stood: given up, so that it does not hold the others back.
@@ -94,7 +95,7 @@ export class UpgradeLease {
         this.#renewing = this.#takeAt(this.#now());
         held = await this.#renewing;
       } catch (err) {
-        if (!isFailoverError(err) || tries >= RENEW_TRIES) throw err;
+        if (!outcomeUnknown(err) || tries >= RENEW_TRIES) throw err;
         this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
         await (this.#o.wait ?? sleep)(RENEW_RETRY_MS);
         continue;
@@ -124,4 +125,9 @@ export class UpgradeLease {
   async #takeAt(now: number): Promise<boolean> {
     return (await this.#jobs.take(this.#o.name, this.#o.holder, now, now + this.#o.leaseMs)) !== null;
   }
+}
+
+/** A take that may or may not stand: a failover's error, or the server's time limit run out under load. */
+function outcomeUnknown(err: unknown): boolean {
+  return isFailoverError(err) || isMaxTimeExpired(err);
 }

@@ -90,14 +90,12 @@ function describeServerClock(f: Fixtures, held: Held, newName: () => string): vo
     expect(await held(behind, 'b', now, now + 60_000)).toBe(false);
   });
 
-  it("answers the time of the take by the server's clock, the same for every caller's", async () => {
-    const before = await f.store.jobs.take(newName(), 'a', 0, 60_000);
-    const later = await f.store.jobs.take(newName(), 'a', 9e12, 9e12 + 60_000);
-    expect(before).not.toBeNull();
-    expect(later).not.toBeNull();
-    // One clock: the second take is not 9e12 ms later because its caller said so.
-    expect((later?.at ?? 0) - (before?.at ?? 0)).toBeLessThan(3_600_000);
-    expect(later?.at ?? 0).toBeGreaterThanOrEqual(before?.at ?? 0);
+  it("answers the time of the take by the server's clock, whatever the caller's says", async () => {
+    // The server here shares this host's clock (CI's replica set runs beside the tests).
+    for (const callerNow of [0, Date.now(), 9e12]) {
+      const taken = await f.store.jobs.take(newName(), 'a', callerNow, callerNow + 60_000);
+      expect(Math.abs((taken?.at ?? Number.NaN) - Date.now())).toBeLessThan(30_000);
+    }
   });
 
   it('another takes it once it has run out by the server’s clock', async () => {

@@ -8,11 +8,12 @@ const POOL = "the fixed IP pool: a handful of addresses (the egress relay's, con
 
 export const OPERATIONS_PLANS = definePlans('operations', {
   /**
-   * A job's lease, taken when free, already the holder's, or ending more than one lease (the
-   * holder's own length, or the taker's on a lease written without one) past the server's time:
-   * a primary whose clock stepped back that far, or a lease from before leases were timed by the
-   * server, whose holder's clock ran ahead. Times are the server's (`$$NOW`): replicas whose
-   * clocks disagree share one lease.
+   * A job's lease, taken when free, already the holder's, or ending more than one lease past the
+   * end a take now would set, "one lease" the holder's own length (the taker's on a lease whose
+   * length does not add up to its end: one an earlier release wrote or rewrote): a primary whose
+   * clock stepped back that far, or an earlier release's holder whose clock ran ahead. Times are
+   * the server's (`$$NOW`): replicas whose clocks disagree share one lease. On a sharded cluster
+   * `$$NOW` is the router's (mongos sets it), so routers on the replicas' hosts bring their clocks back.
    */
   jobLease: planSpec({
     collection: COLLECTIONS.jobLeases,
@@ -29,10 +30,7 @@ export const OPERATIONS_PLANS = definePlans('operations', {
           { holder },
           {
             $expr: {
-              $or: [
-                { $lte: ['$leaseUntil', SERVER_NOW_MS] },
-                { $gt: ['$leaseUntil', { $add: [SERVER_NOW_MS, { $multiply: [2, { $ifNull: ['$leaseMs', leaseMs] }] }] }] },
-              ],
+              $or: [{ $lte: ['$leaseUntil', SERVER_NOW_MS] }, { $gt: ['$leaseUntil', { $add: [SERVER_NOW_MS, leaseMs, holderLeaseMs(leaseMs)] }] }],
             },
           },
         ],
@@ -170,3 +168,12 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     example: ['1|live:org_1:2026-11', new Date(0)],
   }),
 });
+
+/**
+ * The held lease's own length when its document's times add up (`leaseUntil = takenAt +
+ * leaseMs`), else `takerMs`: an earlier release's take rewrites `holder` and `leaseUntil` alone,
+ * leaving the length of the take before it.
+ */
+function holderLeaseMs(takerMs: number) {
+  return { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', takerMs] };
+}
