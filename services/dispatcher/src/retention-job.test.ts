@@ -8,7 +8,7 @@ import { openSqliteStore, type Store } from '@wirehook/store';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
 import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
-import { RETENTION_DUTY, RetentionJob, restAfter } from './retention-job.ts';
+import { CLOCKS_APART_MS, CLOCKS_WARN_EVERY_MS, RETENTION_DUTY, RetentionJob, restAfter } from './retention-job.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -200,4 +200,45 @@ it("deletes only what the store's clock at its lease's take and the replica's bo
   expect(await run(september, 'both-agree')).toBe(1);
   expect(pruned.at(-1)).toBe(september);
   expect(lines.filter((line) => String(line['msg']).includes("clock and the store's disagree"))).toHaveLength(2);
+});
+
+it('warns when the two clocks are over a minute apart, not at a minute, and again each hour while they stay apart', async () => {
+  expect([CLOCKS_APART_MS, CLOCKS_WARN_EVERY_MS]).toEqual([60_000, 3_600_000]);
+  const { destination, lines } = jsonLines();
+  const logger = createLogger({ name: 'dispatcher', level: 'info', destination });
+  let offset = 0; // the store's time less the replica's
+  const jobs: Store['jobs'] = {
+    take: async (name, holder, now, until) => ((await store.jobs.take(name, holder, now, until)) === null ? null : { at: now + offset }),
+    release: (name, holder) => store.jobs.release(name, holder),
+  };
+  const job = new RetentionJob({
+    store: Object.assign(Object.create(store) as Store, { jobs }),
+    clock,
+    logger,
+    retentionMonths: 3,
+    intervalMs: MINUTE,
+    holder: 'clocks',
+  });
+  const warnings = () => lines.filter((line) => String(line['msg']).includes('disagree by over a minute')).length;
+  clock.set(Date.UTC(2026, 6, 1));
+  offset = -60_000; // a minute behind: no warning
+  await job.runOnce();
+  offset = 60_000; // a minute ahead: none either
+  await job.runOnce();
+  expect(warnings()).toBe(0);
+  offset = -60_001;
+  await job.runOnce();
+  expect(warnings()).toBe(1);
+  clock.advance(CLOCKS_WARN_EVERY_MS - 1);
+  await job.runOnce(); // still apart, within the hour: once only
+  expect(warnings()).toBe(1);
+  clock.advance(1);
+  await job.runOnce(); // an hour on: again
+  expect(warnings()).toBe(2);
+  offset = 0;
+  await job.runOnce(); // agreed: the next parting warns at once
+  offset = 60_001;
+  await job.runOnce();
+  expect(warnings()).toBe(3);
+  await job.stop();
 });

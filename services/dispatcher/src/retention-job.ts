@@ -22,6 +22,14 @@ export const RETENTION_BATCHES_PER_RUN = 10_000;
 export function restAfter(batchMs: number, duty = RETENTION_DUTY): number {
   return Math.max(0, batchMs) * ((1 - duty) / duty);
 }
+/**
+ * How far the store's time and the replica's may be apart before retention says so: more than
+ * one take can last (a majority's wait, the server's 5 s limit), well under month-buckets.ts's
+ * margin for a month's drop (1 h). Fixed: the lease's length follows RETENTION_INTERVAL_MS.
+ */
+export const CLOCKS_APART_MS = 60_000;
+/** How often the warning repeats while the clocks stay apart (only the lease's holder compares them). */
+export const CLOCKS_WARN_EVERY_MS = 3_600_000;
 /** The job's lease: one replica deletes at a time (they used to race for the same chunk). */
 const LEASE = 'retention';
 
@@ -55,8 +63,8 @@ export class RetentionJob implements Component {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<number> | undefined;
   readonly #stopping = new AbortController();
-  /** Whether the clocks' disagreement has been logged (again once they agree and part again). */
-  #warned = false;
+  /** When (by this replica's clock) the clocks' disagreement was last logged; undefined while they agree. */
+  #warnedAt: number | undefined;
 
   constructor(deps: RetentionJobDeps) {
     this.#deps = deps;
@@ -127,18 +135,19 @@ export class RetentionJob implements Component {
 
   /**
    * The earlier of the store's time `storeAt` and this replica's clock, with a warning when they
-   * are more than a lease apart (once, until they agree again).
+   * are over CLOCKS_APART_MS apart (again each CLOCKS_WARN_EVERY_MS while they stay so).
    */
   #agreed(storeAt: number): number {
     const own = this.#deps.clock.now();
-    const apart = Math.abs(own - storeAt) > 2 * this.#deps.intervalMs;
-    if (apart && !this.#warned) {
-      this.#deps.logger.warn(
-        { replicaTime: new Date(own).toISOString(), storeTime: new Date(storeAt).toISOString() },
-        "retention: this replica's clock and the store's disagree by more than a lease; it deletes only what both find past the window (check NTP)",
-      );
-    }
-    this.#warned = apart;
+    if (Math.abs(own - storeAt) > CLOCKS_APART_MS) {
+      if (this.#warnedAt === undefined || Math.abs(own - this.#warnedAt) >= CLOCKS_WARN_EVERY_MS) {
+        this.#warnedAt = own;
+        this.#deps.logger.warn(
+          { replicaTime: new Date(own).toISOString(), storeTime: new Date(storeAt).toISOString() },
+          "retention: this replica's clock and the store's disagree by over a minute; it deletes only what both find past the window (check NTP)",
+        );
+      }
+    } else this.#warnedAt = undefined;
     return Math.min(own, storeAt);
   }
 

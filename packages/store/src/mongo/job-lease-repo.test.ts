@@ -1,7 +1,7 @@
 // The job lease's take against a scripted collection (no server here), and, with MONGODB_URL,
 // its take-over rule against documents written straight into a real collection.
 import { randomUUID } from 'node:crypto';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { Long, MongoClient, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { leaseTakeUpdate, MongoJobLeaseRepo } from './job-lease-repo.ts';
@@ -44,15 +44,24 @@ describe('MongoJobLeaseRepo.take', () => {
     expect(options).toMatchObject({
       upsert: true,
       returnDocument: 'after',
+      projection: { holder: 1, takenAt: 1 },
       writeConcern: { w: 'majority', wtimeoutMS: 5_000 },
       comment: 'operations.jobLease',
       maxTimeMS: 5_000,
     });
   });
 
-  it("answers the take's time by the server's clock, as its write set it", async () => {
-    const { repo } = scripted({ _id: 'retention', holder: 'h1', takenAt: 5_000_000_000, leaseMs: 90_000, leaseUntil: 5_000_090_000 });
-    expect(await repo.take('retention', 'h1', NOW, NOW + 120_000)).toEqual({ at: 5_000_000_000 });
+  it("answers the take's time by the server's clock, as its write set it (takenAt, not the end less a length)", async () => {
+    const doc = { _id: 'retention', holder: 'h1', takenAt: 5_000_000_000, leaseMs: 90_000, leaseUntil: 7_000_000_000 };
+    expect(await scripted(doc).repo.take('retention', 'h1', NOW, NOW + 120_000)).toEqual({ at: 5_000_000_000 });
+    // As a client that does not promote 64-bit integers reads it.
+    expect(await scripted({ ...doc, takenAt: Long.fromNumber(5_000_000_000) }).repo.take('retention', 'h1', NOW, NOW + 120_000)).toEqual({ at: 5_000_000_000 });
+    expect(await scripted({ ...doc, takenAt: 5_000_000_000n }).repo.take('retention', 'h1', NOW, NOW + 120_000)).toEqual({ at: 5_000_000_000 });
+  });
+
+  it('throws for a lease held with no time of its take, rather than answer it not held (its holder would renew it for ever)', async () => {
+    const { takenAt: _, ...untimed } = { _id: 'retention', holder: 'h1', takenAt: 1 };
+    await expect(scripted(untimed).repo.take('retention', 'h1', NOW, NOW + 1)).rejects.toThrow('a job lease taken without its server time');
   });
 
   it('is refused when another holds it: the upsert collides on _id', async () => {
@@ -107,8 +116,10 @@ describe.skipIf(url === undefined || url === '')('MongoJobLeaseRepo take-over, a
         { _id: 'within', ...written(now + L + L / 2, L) },
         // Over one of its own past now + L: taken over.
         { _id: 'beyond', ...written(now + L + 10 * L, L) },
-        // Written with no length (an earlier release): the taker's, so over now + 2 L is taken over.
+        // Written with no length (an earlier release): the taker's, so over now + 2 L is taken over…
         { _id: 'no-length', ...written(now + 3 * L, null) },
+        // …and within it kept (without the $cond the missing length would make every such lease taken).
+        { _id: 'no-length-within', ...written(now + 1.5 * L, null) },
         // A stale length from an earlier take (the times do not add up): the taker's length decides.
         { _id: 'stale-length', ...written(now + 3 * L, 600_000, true) },
       ]);
@@ -118,8 +129,9 @@ describe.skipIf(url === undefined || url === '')('MongoJobLeaseRepo take-over, a
         within: await take('within'),
         beyond: await take('beyond'),
         'no-length': await take('no-length'),
+        'no-length-within': await take('no-length-within'),
         'stale-length': await take('stale-length'),
-      }).toEqual({ 'own-long': false, within: false, beyond: true, 'no-length': true, 'stale-length': true });
+      }).toEqual({ 'own-long': false, within: false, beyond: true, 'no-length': true, 'no-length-within': false, 'stale-length': true });
     } finally {
       await store.close();
       await client.db(dbName).dropDatabase();

@@ -1,3 +1,4 @@
+import { Long } from 'mongodb';
 import type { JobLeaseRepo, LeaseTaken } from '../ports/job-lease-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -32,8 +33,9 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
         projection: { holder: 1, takenAt: 1 },
         maxTimeMS: POINT_OP_MS,
       });
+      if (doc === null || doc.holder !== holder) return null;
       // The post-image of this write alone: its takenAt is this take's $$NOW.
-      return doc !== null && doc.holder === holder && typeof doc.takenAt === 'number' ? { at: doc.takenAt } : null;
+      return { at: serverMs(doc.takenAt) };
     } catch (err) {
       if (isDuplicateKey(err, '_id_')) return null;
       throw err;
@@ -64,4 +66,16 @@ export function leaseTakeUpdate(holder: string, leaseMs: number) {
       },
     },
   ];
+}
+
+/**
+ * A time the server wrote with `$toLong` as a number: a Long or a bigint too (a client opened
+ * with `promoteLongs: false` or `useBigInt64`).
+ * @throws Error for anything else: a lease held but not timed would renew for ever and never
+ * let its job run.
+ */
+function serverMs(value: unknown): number {
+  const ms = typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : value instanceof Long ? value.toNumber() : Number.NaN;
+  if (!Number.isFinite(ms)) throw new Error(`a job lease taken without its server time (takenAt: ${String(value)})`);
+  return ms;
 }
