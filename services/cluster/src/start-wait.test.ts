@@ -88,3 +88,10 @@ it('startLive: a process that accepts but does not answer in time is not started
   expect(err).toBeInstanceOf(StartError);
   expect(err.message).toMatch(/accepted but did not answer within/);
 });
+
+it("a metrics port on the Fetch standard's bad-port list (10080) is waited on like any: live", async () => {
+  // fetch refuses 10080 ("fetch failed": bad port); a run of metrics ports from METRICS_PORT can land on it.
+  const port = 10_080;
+  const { c, output } = child(liveOn(port));
+  await expect(waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 10_000, output)).resolves.toBeUndefined();
+});

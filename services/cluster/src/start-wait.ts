@@ -1,6 +1,7 @@
 // Waiting for a freshly spawned service to report live, and saying why when it does not.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import type { ServiceSpec } from './service-spec.ts';
 
 /** How long one /livez request of the start-up wait may take. */
@@ -67,10 +68,9 @@ export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs
       throw new StartError(`${spec.name} exited (${child.signalCode ?? `code ${child.exitCode}`}) while starting; its last lines:\n${output}`, false);
     }
     try {
-      // Bounded: a port held by a program that accepts and never answers must not stall the wait.
-      const res = await fetch(`http://127.0.0.1:${spec.metricsPort}/livez`, { signal: AbortSignal.timeout(LIVEZ_TIMEOUT_MS) });
+      const res = await getLivez(spec.metricsPort);
       answered = true;
-      const body = (await res.json().catch(() => ({}))) as { pid?: number; state?: string };
+      const body = res.body;
       // Another process answering on the port (an earlier run's) is not this service.
       if (res.ok && body.pid === child.pid && body.state !== 'starting') return;
       last = !res.ok
@@ -79,13 +79,13 @@ export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs
           ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
           : `still starting (waiting for a dependency: see its /readyz and its log)`;
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
+      const e = err as Error & { code?: string };
       // Accepted but silent (a long synchronous step, a blocked event loop): it listens, so it is no stalled start.
       if (e.name === 'TimeoutError') answered = true;
       last =
         e.name === 'TimeoutError'
           ? `port ${spec.metricsPort} accepted but did not answer within ${LIVEZ_TIMEOUT_MS} ms`
-          : `not listening yet (${e.cause?.code ?? e.message})`;
+          : `not listening yet (${e.code ?? e.message})`;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -93,6 +93,43 @@ export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs
     `${spec.name} did not report live within ${timeoutMs} ms: ${last}; ${processState(child.pid)}; its last lines:\n${output}`,
     !answered && child.exitCode === null && child.signalCode === null,
   );
+}
+
+/**
+ * One GET of /livez on `port`, answered within LIVEZ_TIMEOUT_MS (a port held by a program that
+ * accepts and never answers must not stall the wait): node:http, not fetch, which refuses the
+ * ports on the Fetch standard's "bad port" list — 10080 among them, where a run of metrics ports
+ * from METRICS_PORT may land (a cluster that never started, "fetch failed").
+ * @throws the connection's error (its `code`), or one named TimeoutError.
+ */
+function getLivez(port: number): Promise<{ ok: boolean; status: number; body: { pid?: number; state?: string } }> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: '127.0.0.1', port, path: '/livez', agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        clearTimeout(timer);
+        let body: { pid?: number; state?: string } = {};
+        try {
+          body = JSON.parse(text) as typeof body;
+        } catch {
+          // not JSON: no pid, so not this service
+        }
+        const status = res.statusCode ?? 0;
+        resolve({ ok: status >= 200 && status < 300, status, body });
+      });
+    });
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error(`no answer within ${LIVEZ_TIMEOUT_MS} ms`), { name: 'TimeoutError' })),
+      LIVEZ_TIMEOUT_MS,
+    );
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
 }
 
 /** The kernel's view of a process (Linux): its state letter and the CPU it has used — stalled or busy. */

@@ -23,10 +23,17 @@ export async function freePortRun(count: number): Promise<number> {
   const ceiling = Math.max(12_000 + count, low - count);
   for (;;) {
     const base = 10_000 + Math.floor(Math.random() * (ceiling - 10_000 - count));
+    if (FETCH_BAD_PORTS.some((bad) => bad >= base && bad < base + count)) continue;
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
     if (free.every(Boolean)) return base;
   }
 }
+
+/**
+ * The Fetch standard's "bad ports" at or above 10,000, where runs are drawn: fetch refuses them
+ * ("fetch failed"), and tests talk to these ports with fetch.
+ */
+const FETCH_BAD_PORTS = [10_080];
 
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
