@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { freePort } from '@wirehook/testkit';
@@ -92,6 +93,30 @@ it('startLive: a process that accepts but does not answer in time is not started
 it("a metrics port on the Fetch standard's bad-port list (10080) is waited on like any: live", async () => {
   // fetch refuses 10080 ("fetch failed": bad port); a run of metrics ports from METRICS_PORT can land on it.
   const port = 10_080;
+  // Nothing here binds 10080 (testkit draws no port run holding it): taken, this machine needs a look.
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(port, '127.0.0.1', resolve)).catch((err: Error) => {
+    throw new Error(`port ${port} is taken on this machine, which this test needs free: ${err.message}`);
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
   const { c, output } = child(liveOn(port));
   await expect(waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 10_000, output)).resolves.toBeUndefined();
+});
+
+it('a port that answers a status line, then cuts its body off or sends megabytes, has answered: not a stalled start, no crash', async () => {
+  for (const server of [
+    // Headers, then the connection reset.
+    `res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"pid":'); setTimeout(() => res.socket.destroy(), 20);`,
+    // A body far past the probe's 64 KiB.
+    `res.writeHead(200); const chunk = 'x'.repeat(65536); (function more() { if (res.write(chunk)) setImmediate(more); else res.once('drain', more); })();`,
+  ]) {
+    const port = await freePort();
+    const { c, output } = child(`require('node:http').createServer((req, res) => { ${server} }).listen(${port}, '127.0.0.1', () => console.log('listening'));`);
+    // Listening before the wait starts: its deadline then bounds only the answers, not the child's start.
+    await new Promise<void>((resolve) => c.stdout?.on('data', (d: Buffer) => d.toString().includes('listening') && resolve()));
+    const err = await waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 1_500, output).catch((e) => e);
+    expect(err).toBeInstanceOf(StartError);
+    expect(err.neverListened).toBe(false);
+    expect(err.message).toContain(`port ${port} answers, but from another process (pid unknown)`);
+  }
 });

@@ -95,41 +95,54 @@ export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs
   );
 }
 
+/** The most of a /livez answer read: its JSON is a few dozen bytes; more is not this service. */
+const LIVEZ_MAX_BYTES = 64 * 1024;
+
+type Livez = { ok: boolean; status: number; body: { pid?: number; state?: string } };
+
 /**
  * One GET of /livez on `port`, answered within LIVEZ_TIMEOUT_MS (a port held by a program that
  * accepts and never answers must not stall the wait): node:http, not fetch, which refuses the
  * ports on the Fetch standard's "bad port" list — 10080 among them, where a run of metrics ports
- * from METRICS_PORT may land (a cluster that never started, "fetch failed").
- * @throws the connection's error (its `code`), or one named TimeoutError.
+ * from METRICS_PORT may land (a cluster that never started, "fetch failed"). Once a status line
+ * has come, the port has answered: a body cut off, too long or not JSON reads as no pid.
+ * @throws the connection's error (its `code`) before any answer, or one named TimeoutError.
  */
-function getLivez(port: number): Promise<{ ok: boolean; status: number; body: { pid?: number; state?: string } }> {
+function getLivez(port: number): Promise<Livez> {
   return new Promise((resolve, reject) => {
+    let status: number | undefined;
+    let text = '';
+    const settle = (err?: Error) => {
+      clearTimeout(timer);
+      if (status === undefined) return reject(err);
+      resolve({ ok: status >= 200 && status < 300, status, body: err === undefined ? livezBody(text) : {} });
+    };
     const req = get({ host: '127.0.0.1', port, path: '/livez', agent: false }, (res) => {
-      let text = '';
+      status = res.statusCode ?? 0;
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        clearTimeout(timer);
-        let body: { pid?: number; state?: string } = {};
-        try {
-          body = JSON.parse(text) as typeof body;
-        } catch {
-          // not JSON: no pid, so not this service
-        }
-        const status = res.statusCode ?? 0;
-        resolve({ ok: status >= 200 && status < 300, status, body });
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.length > LIVEZ_MAX_BYTES) req.destroy(new Error(`a /livez answer over ${LIVEZ_MAX_BYTES} bytes`));
       });
+      res.on('error', settle);
+      res.on('end', () => settle());
     });
     const timer = setTimeout(
       () => req.destroy(Object.assign(new Error(`no answer within ${LIVEZ_TIMEOUT_MS} ms`), { name: 'TimeoutError' })),
       LIVEZ_TIMEOUT_MS,
     );
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
+    req.on('error', settle);
   });
+}
+
+/** A /livez answer's pid and state, or none (not JSON, not an object). */
+function livezBody(text: string): Livez['body'] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Livez['body']) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The kernel's view of a process (Linux): its state letter and the CPU it has used — stalled or busy. */
