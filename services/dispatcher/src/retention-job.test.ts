@@ -242,3 +242,27 @@ it('warns when the two clocks are over a minute apart, not at a minute, and agai
   expect(warnings()).toBe(3);
   await job.stop();
 });
+
+it("takes its lease once to start a run, not again before the run's first batch", async () => {
+  let takes = 0;
+  const jobs: Store['jobs'] = {
+    take: (name, holder, now, until) => {
+      takes++;
+      return store.jobs.take(name, holder, now, until);
+    },
+    release: (name, holder) => store.jobs.release(name, holder),
+  };
+  clock.advance(3 * DAY); // past the earlier tests' leases
+  const job = new RetentionJob({
+    store: Object.assign(Object.create(store) as Store, { jobs }),
+    clock,
+    logger: silentLogger(),
+    retentionMonths: 3,
+    intervalMs: MINUTE,
+    holder: 'once',
+  });
+  await job.runOnce();
+  await job.stop();
+  // The start's take serves the messages' first batch; the lanes' and the rollups' phases renew it once each.
+  expect(takes).toBe(3);
+});

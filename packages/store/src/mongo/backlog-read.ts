@@ -28,8 +28,6 @@ export const BACKLOG_STALE_MS = 60_000;
 /** The two documents' inserts: named for the profiler, the primary's acknowledgement alone (a lost one is made again). */
 const MADE = { writeConcern: RELEASED_BY_PRIMARY, comment: 'deliveries.backlogDocuments' } as const;
 
-/** How long each point read or write by _id (the lease, the shared count, a scrape's read) may run on the server. */
-const POINT_WRITE_MS = POINT_OP_MS;
 /**
  * How long before the lease runs out another take may have it: a tick as long as the lease
  * would otherwise find it unexpired about half the time (its round trip shorter than the last),
@@ -46,8 +44,8 @@ async function ensureDocuments(conn: MongoConnection): Promise<void> {
   const snapshot = P.backlogSnapshot();
   const shared = await conn.meta.findOne(snapshot.filter, { ...snapshot.options, ...ON_PRIMARY, projection: { seq: 1 } });
   const made = [
-    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }),
-    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { ...MADE, maxTimeMS: POINT_WRITE_MS }) : Promise.resolve(),
+    conn.jobLeases.insertOne({ _id: BACKLOG_COUNT_LEASE, holder: '', leaseUntil: 0, seq: shared?.seq ?? 0 }, { ...MADE, maxTimeMS: POINT_OP_MS }),
+    shared === null ? conn.meta.insertOne({ _id: BACKLOG_SNAPSHOT_ID, seq: 0 }, { ...MADE, maxTimeMS: POINT_OP_MS }) : Promise.resolve(),
   ];
   for (const made_ of await Promise.allSettled(made)) {
     if (made_.status === 'rejected' && !isDuplicateKey(made_.reason, '_id_')) throw made_.reason;
@@ -74,7 +72,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   const taken = await conn.jobLeases.findOneAndUpdate(
     lease.filter,
     [{ $set: { holder, leaseUntil: { $add: [SERVER_NOW_MS, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
-    { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: POINT_WRITE_MS },
+    { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: POINT_OP_MS },
   );
   if (taken === null) {
     const byId = P.backlogCountLeaseById();
@@ -94,7 +92,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
     // same primary again. The lease runs out.
     if (unavailableKind(err) === null && !isMaxTimeExpired(err) && !(err instanceof ReadDeadlineError)) {
       const release = P.backlogCountRelease(holder, seq);
-      await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_WRITE_MS }).catch(() => {});
+      await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_OP_MS }).catch(() => {});
     }
     throw err;
   }
@@ -102,7 +100,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   const { matchedCount } = await conn.meta.updateOne(
     write.filter,
     { $set: { due: counted.due, oldestDueAt: counted.oldestDueAt, retrying: counted.retrying, countedAt, seq } },
-    { ...write.options, maxTimeMS: POINT_WRITE_MS },
+    { ...write.options, maxTimeMS: POINT_OP_MS },
   );
   if (matchedCount === 1) return true;
   // Dropped: a later take's count is there (nothing to do), or the document is gone, or the
@@ -112,7 +110,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   if (shared === null) state.ready = false;
   else if (typeof shared.seq === 'number' && shared.seq >= seq) {
     const raise = P.backlogCountLeaseRaise();
-    await conn.jobLeases.updateOne(raise.filter, { $max: { seq: shared.seq } }, { ...raise.options, maxTimeMS: POINT_WRITE_MS });
+    await conn.jobLeases.updateOne(raise.filter, { $max: { seq: shared.seq } }, { ...raise.options, maxTimeMS: POINT_OP_MS });
   }
   return false;
 }
@@ -130,7 +128,7 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
   const doc = (await conn.meta.findOne(q.filter, {
     ...q.options,
     readPreference: SNAPSHOT_READ,
-    maxTimeMS: POINT_WRITE_MS,
+    maxTimeMS: POINT_OP_MS,
     projection: { _id: 0, due: 1, oldestDueAt: 1, retrying: 1, countedAt: 1, ageMs: { $subtract: [SERVER_NOW_MS, '$countedAt'] } },
   })) as (Backlog & { countedAt?: number; ageMs?: number }) | null;
   if (doc === null || typeof doc.countedAt !== 'number' || typeof doc.ageMs !== 'number') throw new Error('the backlog has not been counted yet');
@@ -140,9 +138,9 @@ export async function sharedBacklog(conn: MongoConnection): Promise<Backlog & { 
 
 /**
  * A read that a write then depends on (a `seq`, whether the lease is there): the primary's (a `readPreference` in MONGODB_URL
- * would send it to a secondary, behind), within POINT_WRITE_MS.
+ * would send it to a secondary, behind), within POINT_OP_MS.
  */
-const ON_PRIMARY = { readPreference: ReadPreference.primary, maxTimeMS: POINT_WRITE_MS };
+const ON_PRIMARY = { readPreference: ReadPreference.primary, maxTimeMS: POINT_OP_MS };
 
 /**
  * The most one count's operations may take on the server, together: a count that runs out fails,
