@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { leaseTakeUpdate, MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { openMongoStore } from './open-mongo-store.ts';
-import { OPERATIONS_PLANS } from './plans/operations.ts';
 
 type Sent = { filter: unknown; update: unknown; options: Record<string, unknown> };
 
@@ -33,10 +32,28 @@ describe('MongoJobLeaseRepo.take', () => {
     const { repo, sent } = scripted({ _id: 'retention', holder: 'h1', takenAt: 5_000_000_000 });
     await repo.take('retention', 'h1', NOW, NOW + 120_000);
     const [{ filter, update, options }] = sent as [Sent];
-    // The filter is the plan's, whose shape query-shapes.test.ts spells out.
-    expect(filter).toEqual(OPERATIONS_PLANS.jobLease('retention', 'h1', 120_000).filter);
+    // By _id alone: MongoDB refuses $expr in an upsert's filter (code 224).
+    expect(filter).toEqual({ _id: 'retention' });
+    expect(JSON.stringify(filter)).not.toContain('$expr');
+    const taken = {
+      $or: [
+        { $eq: ['$holder', { $literal: 'h1' }] },
+        { $lte: [{ $ifNull: ['$leaseUntil', 0] }, SERVER_NOW] },
+        // The holder's own length while its times add up; the taker's on a lease an earlier release wrote.
+        {
+          $gt: ['$leaseUntil', { $add: [SERVER_NOW, 120_000, { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', 120_000] }] }],
+        },
+      ],
+    };
     expect(update).toEqual([
-      { $set: { holder: { $literal: 'h1' }, takenAt: SERVER_NOW, leaseMs: { $literal: 120_000 }, leaseUntil: { $add: [SERVER_NOW, 120_000] } } },
+      {
+        $set: {
+          holder: { $cond: [taken, { $literal: 'h1' }, '$holder'] },
+          takenAt: { $cond: [taken, SERVER_NOW, '$takenAt'] },
+          leaseMs: { $cond: [taken, { $literal: 120_000 }, '$leaseMs'] },
+          leaseUntil: { $cond: [taken, { $add: [SERVER_NOW, 120_000] }, '$leaseUntil'] },
+        },
+      },
     ]);
     const sentText = JSON.stringify({ filter, update });
     expect(sentText).not.toContain(String(NOW));
@@ -64,7 +81,8 @@ describe('MongoJobLeaseRepo.take', () => {
     await expect(scripted(untimed).repo.take('retention', 'h1', NOW, NOW + 1)).rejects.toThrow('a job lease taken without its server time');
   });
 
-  it('is refused when another holds it: the upsert collides on _id', async () => {
+  it('is refused when another holds it: the post-image names the other holder, or two first takes collide on _id', async () => {
+    expect(await scripted({ _id: 'retention', holder: 'h2', takenAt: 1 }).repo.take('retention', 'h1', NOW, NOW + 1)).toBeNull();
     const collided = new MongoServerError({
       code: 11000,
       errmsg: 'E11000 duplicate key error collection: wirehook.job_leases index: _id_ dup key: { _id: "retention" }',
@@ -83,7 +101,9 @@ describe('MongoJobLeaseRepo.take', () => {
   });
 
   it('keeps a holder id that begins with $ a value, not a field path', () => {
-    expect(leaseTakeUpdate('$leaseUntil', 1)[0]?.$set.holder).toEqual({ $literal: '$leaseUntil' });
+    const { holder } = leaseTakeUpdate('$leaseUntil', 1)[0]?.$set ?? {};
+    expect(holder?.$cond[1]).toEqual({ $literal: '$leaseUntil' });
+    expect(JSON.stringify(holder?.$cond[0])).toContain('{"$eq":["$holder",{"$literal":"$leaseUntil"}]}');
   });
 });
 

@@ -7,7 +7,7 @@ import { SERVER_NOW_MS } from './plans/plan.ts';
 import { POINT_OP_MS } from './query.ts';
 
 /**
- * Named job leases in MongoDB: one document per job, taken with one conditional upsert, timed
+ * Named job leases in MongoDB: one document per job, taken with one upsert whose pipeline decides, timed
  * by the server's clock (`$$NOW`; a router's on a sharded cluster: plans/operations.ts):
  * replicas whose clocks disagree by more than a lease would each find the other's expired, and
  * both run the job (two retentions deleting at once).
@@ -23,9 +23,9 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
     const leaseMs = until - now;
     if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError(`a job lease must end after it is taken (${now} → ${until})`);
     try {
-      // Matches when free (run out), already this holder's, or ending too far ahead (the plan);
-      // otherwise the upsert collides with the holder's document on _id: someone else holds it.
-      const q = P.jobLease(name, holder, leaseMs);
+      // The lease's document, made when missing; the update takes it or leaves it as it was
+      // (leaseTakeUpdate), and its holder afterwards says which.
+      const q = P.jobLease(name);
       const doc = await this.#conn.jobLeases.findOneAndUpdate(q.filter, leaseTakeUpdate(holder, leaseMs), {
         ...q.options,
         upsert: true,
@@ -37,6 +37,7 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
       // The post-image of this write alone: its takenAt is this take's $$NOW.
       return { at: serverMs(doc.takenAt) };
     } catch (err) {
+      // Two first takes at once: the server retries an upsert by _id alone that collides; should one still come back, it was not taken.
       if (isDuplicateKey(err, '_id_')) return null;
       throw err;
     }
@@ -50,19 +51,35 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
 }
 
 /**
- * The take's update, a pipeline so that the lease's times are the server's: taken at `$$NOW`
- * (one value through the whole command), ending its length later. The length is kept, so that
- * a taker judges "too far ahead" by the holder's own lease while the three add up. Values are
- * `$literal`: a holder id that began with `$` would otherwise be read as a field's path.
+ * The take's update, a pipeline: the rule is by the server's clock (`$$NOW`, one value through
+ * the whole command), and MongoDB refuses `$expr` in an upsert's filter. The lease is taken when
+ * it is this holder's, run out (or never taken), or ends more than one lease past the end a take
+ * now would set, "one lease" the holder's own length while its times add up (`leaseUntil =
+ * takenAt + leaseMs`), else the taker's (an earlier release's take rewrites `holder` and
+ * `leaseUntil` alone): a primary whose clock stepped back that far, or an earlier release's
+ * holder whose clock ran ahead. Taken, its four fields are set; else each is set to itself (a
+ * no-op write). All expressions of one `$set` read the document as it was. Values are
+ * `$literal`: a holder id that began with `$` would otherwise be read as a field's path. On a
+ * sharded cluster `$$NOW` is the router's (mongos sets it).
  */
 export function leaseTakeUpdate(holder: string, leaseMs: number) {
+  const held = { $literal: holder };
+  const holderLeaseMs = { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', leaseMs] };
+  const taken = {
+    $or: [
+      { $eq: ['$holder', held] },
+      { $lte: [{ $ifNull: ['$leaseUntil', 0] }, SERVER_NOW_MS] },
+      { $gt: ['$leaseUntil', { $add: [SERVER_NOW_MS, leaseMs, holderLeaseMs] }] },
+    ],
+  };
+  const ifTaken = (value: unknown, field: string) => ({ $cond: [taken, value, field] });
   return [
     {
       $set: {
-        holder: { $literal: holder },
-        takenAt: SERVER_NOW_MS,
-        leaseMs: { $literal: leaseMs },
-        leaseUntil: { $add: [SERVER_NOW_MS, leaseMs] },
+        holder: ifTaken(held, '$holder'),
+        takenAt: ifTaken(SERVER_NOW_MS, '$takenAt'),
+        leaseMs: ifTaken({ $literal: leaseMs }, '$leaseMs'),
+        leaseUntil: ifTaken({ $add: [SERVER_NOW_MS, leaseMs] }, '$leaseUntil'),
       },
     },
   ];

@@ -22,9 +22,10 @@ function database(versions: (number | null)[], options: { versionWrite?: Error }
     months: async () => [],
     jobLeases: {
       // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
-      findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $literal: string } } }]) => {
+      // Taken: the pipeline's holder when its rule holds (`$cond: [rule, { $literal: holder }, '$holder']`).
+      findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $cond: [unknown, { $literal: string }, string] } } }]) => {
         writes.push('lease taken');
-        return { _id: 'schema-upgrade', holder: update[0].$set.holder.$literal, takenAt: 1_000 };
+        return { _id: 'schema-upgrade', holder: update[0].$set.holder.$cond[1].$literal, takenAt: 1_000 };
       },
       updateOne: async (filter: { holder: string }, update: { $set: { leaseUntil: number } }) => {
         writes.push(`lease given up (${update.$set.leaseUntil}, by its holder: ${typeof filter.holder === 'string'})`);

@@ -99,34 +99,8 @@ describe('MongoDB query shapes', () => {
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');
   });
 
-  it("takes a job's lease when its holder's, run out, or over one holder's lease past the taker's end (server's clock); releases only the holder's", () => {
-    const now = { $toLong: '$$NOW' };
-    expect(OPERATIONS_PLANS.jobLease('retention', 'h1', 120_000).filter).toEqual({
-      _id: 'retention',
-      $or: [
-        { holder: 'h1' },
-        {
-          $expr: {
-            $or: [
-              { $lte: ['$leaseUntil', now] },
-              {
-                $gt: [
-                  '$leaseUntil',
-                  {
-                    $add: [
-                      now,
-                      120_000,
-                      // The holder's own length while its times add up; the taker's on a lease an earlier release wrote.
-                      { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', 120_000] },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        },
-      ],
-    });
+  it("takes a job's lease by _id alone (the rule is the update's: no $expr in an upsert's filter); releases only the holder's", () => {
+    expect(OPERATIONS_PLANS.jobLease('retention').filter).toEqual({ _id: 'retention' });
     expect(OPERATIONS_PLANS.jobLeaseRelease('retention', 'h1').filter).toEqual({ _id: 'retention', holder: 'h1' });
   });
 

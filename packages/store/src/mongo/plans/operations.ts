@@ -1,5 +1,5 @@
 import { COLLECTIONS } from '../connection.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, SERVER_NOW_MS } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY } from './plan.ts';
 
 /** The named queries of job leases, sealing key checks, the egress IP pool and usage counters. */
 
@@ -8,35 +8,19 @@ const POOL = "the fixed IP pool: a handful of addresses (the egress relay's, con
 
 export const OPERATIONS_PLANS = definePlans('operations', {
   /**
-   * A job's lease, taken when free, already the holder's, or ending more than one lease past the
-   * end a take now would set, "one lease" the holder's own length (the taker's on a lease whose
-   * length does not add up to its end: one an earlier release wrote or rewrote): a primary whose
-   * clock stepped back that far, or an earlier release's holder whose clock ran ahead. Times are
-   * the server's (`$$NOW`): replicas whose clocks disagree share one lease. On a sharded cluster
-   * `$$NOW` is the router's (mongos sets it), so routers on the replicas' hosts bring their clocks back.
+   * A job's lease, by _id alone: whether it is taken is decided in the update's pipeline
+   * (job-lease-repo.ts, leaseTakeUpdate), because MongoDB refuses `$expr` in an upsert's filter
+   * (code 224) and the rule is by the server's clock (`$$NOW`).
    */
   jobLease: planSpec({
     collection: COLLECTIONS.jobLeases,
     index: '_id_',
     examines: BY_ID,
     maxExamined: () => 1,
-    residual: { $or: "the holder's, or run out or too far ahead by the server's clock: a condition on the one document _id found" },
     // Rolled back in a failover, a lease would let a second holder run the job (retention, a layout upgrade) beside it.
     writeConcern: CLAIMED_BY_MAJORITY,
-    build: (name: string, holder: string, leaseMs: number) => ({
-      filter: {
-        _id: name,
-        $or: [
-          { holder },
-          {
-            $expr: {
-              $or: [{ $lte: ['$leaseUntil', SERVER_NOW_MS] }, { $gt: ['$leaseUntil', { $add: [SERVER_NOW_MS, leaseMs, holderLeaseMs(leaseMs)] }] }],
-            },
-          },
-        ],
-      },
-    }),
-    example: ['retention', 'host-1', 120_000],
+    build: (name: string) => ({ filter: { _id: name } }),
+    example: ['retention'],
   }),
   /** A job's lease ended by its holder (set to expire), if it still holds it. */
   jobLeaseRelease: planSpec({
@@ -168,12 +152,3 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     example: ['1|live:org_1:2026-11', new Date(0)],
   }),
 });
-
-/**
- * The held lease's own length when its document's times add up (`leaseUntil = takenAt +
- * leaseMs`), else `takerMs`: an earlier release's take rewrites `holder` and `leaseUntil` alone,
- * leaving the length of the take before it.
- */
-function holderLeaseMs(takerMs: number) {
-  return { $cond: [{ $eq: ['$leaseUntil', { $add: ['$takenAt', '$leaseMs'] }] }, '$leaseMs', takerMs] };
-}
