@@ -4,12 +4,14 @@
 // (it does not load, or a hook throws) adds one failure, since no test of it could report one.
 // Every process a test starts is recorded under this run's directory (testkit's
 // spawnTestProcess); one still alive after the suite is named, killed, and fails the run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { leftoverProcesses, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { countTests, type Counts, type VitestReport } from './test-counts.ts';
+import { TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
 const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio: 'inherit' }).status ?? 1;
@@ -31,18 +33,41 @@ if (args.length === 0) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-vitest-'));
-const report = join(dir, 'report.json');
 const processes = join(dir, 'processes');
 mkdirSync(processes);
 process.env[TEST_PROCESSES_DIR_ENV] = processes;
-const code = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args]);
+const vitestArgs = (report: string, more: readonly string[]) => [
+  'exec',
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...more,
+];
 
-let counts: Counts = { passed: 0, failed: 1, skipped: 0 }; // no report: vitest itself failed
-try {
-  counts = countTests(JSON.parse(readFileSync(report, 'utf8')) as VitestReport);
-} catch {
-  // keep the one failure
+let results: { code: number; counts: Counts }[];
+if (args.length === 0) {
+  // The whole suite: its lanes side by side (scripts/test-lanes.ts says why).
+  for (const lane of TEST_LANES) console.error(`${lane.tag} ${lane.description}`);
+  results = await Promise.all(
+    TEST_LANES.map(async (lane, i) => {
+      const report = join(dir, `report-${i + 1}.json`);
+      const code = await runTagged('pnpm', vitestArgs(report, lane.args), lane.tag);
+      return { code, counts: readCounts(report) };
+    }),
+  );
+} else {
+  const report = join(dir, 'report.json');
+  const code = run('pnpm', vitestArgs(report, args));
+  results = [{ code, counts: readCounts(report) }];
 }
+
+let counts: Counts = {
+  passed: results.reduce((n, r) => n + r.counts.passed, 0),
+  failed: results.reduce((n, r) => n + r.counts.failed, 0),
+  skipped: results.reduce((n, r) => n + r.counts.skipped, 0),
+};
 const leftovers = leftoverProcesses(processes);
 for (const { record, pids } of leftovers) {
   console.error(`left running by ${record.startedBy}: ${record.command} (pid ${pids.join(', ')}); killed`);
@@ -50,4 +75,30 @@ for (const { record, pids } of leftovers) {
 rmSync(dir, { recursive: true, force: true });
 if (leftovers.length > 0) counts = { ...counts, failed: counts.failed + 1 };
 console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
-process.exit(code !== 0 || counts.failed > 0 || counts.passed === 0 ? 1 : 0);
+process.exit(results.some((r) => r.code !== 0) || counts.failed > 0 || counts.passed === 0 ? 1 : 0);
+
+/** A vitest run's counts from its JSON report; one failure when there is none (vitest itself failed). */
+function readCounts(report: string): Counts {
+  try {
+    return countTests(JSON.parse(readFileSync(report, 'utf8')) as VitestReport);
+  } catch {
+    return { passed: 0, failed: 1, skipped: 0 };
+  }
+}
+
+/** Runs a command with each line it prints (stdout and stderr) written after `tag`; @returns its exit code. */
+function runTagged(cmd: string, cmdArgs: string[], tag: string): Promise<number> {
+  // Colours as when vitest writes to the terminal itself, when ours is one.
+  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
+  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ] as const) {
+    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => to.write(`${tag} ${line}\n`));
+  }
+  return new Promise((resolve) => {
+    child.once('error', () => resolve(1));
+    child.once('close', (code) => resolve(code ?? 1));
+  });
+}

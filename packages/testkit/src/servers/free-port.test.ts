@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, expect, it, vi } from 'vitest';
-import { freePortRun } from './free-port.ts';
+import { freePort, freePortRun } from './free-port.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -12,4 +13,13 @@ it("draws a run of free ports again when it would hold 10080, a port fetch refus
   expect(random.mock.calls.length).toBeGreaterThanOrEqual(2);
   expect(base).not.toBe(10_000);
   expect(base <= 10_080 && 10_080 < base + 81).toBe(false); // the run it took does not hold 10080
+});
+
+it("draws a single port below the kernel's ephemeral range, where no outgoing connection takes it meanwhile", async () => {
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  for (let i = 0; i < 50; i++) {
+    const port = await freePort();
+    expect(port).toBeGreaterThanOrEqual(10_000);
+    expect(port).toBeLessThan(low);
+  }
 });
