@@ -29,3 +29,16 @@ function describeError(status: number, text: string): string {
   } catch {}
   return `${status} ${text.slice(0, 200)}`;
 }
+
+/**
+ * Why a fetch got no answer, for a message: the cause's code (ECONNREFUSED, …) or message, where
+ * fetch's own says only "fetch failed". fetch refuses the Fetch standard's "bad ports" before
+ * connecting, with the cause "bad port": that one is spelled out, with the port.
+ */
+export function unreachableDetail(err: unknown, url: string): string {
+  const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+  if (cause?.message === 'bad port') {
+    return `bad port: fetch refuses port ${new URL(url).port}, one of the Fetch standard's blocked ports such as 6000 and 10080; use another port`;
+  }
+  return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
+}

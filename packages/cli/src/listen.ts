@@ -1,7 +1,7 @@
 // `wirehook listen`: holds GET /v1/listen (a WebSocket) open; each webhook that comes over it is
 // POSTed to --forward-to, and the local server's answer goes back as the attempt's response.
 import WebSocket from 'ws';
-import { upgradeError, type Api } from './api.ts';
+import { type Api, unreachableDetail, upgradeError } from './api.ts';
 
 export interface ListenOptions extends Api {
   forwardTo: string;
@@ -146,12 +146,11 @@ async function forward(frame: RequestFrame, options: ListenOptions): Promise<Ans
 }
 
 /** Why the local server gave no answer, as an attempt's error (`connection: …`, `timeout: …`). */
-function localError(err: unknown, forwardTo: string): string {
+export function localError(err: unknown, forwardTo: string): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timeout: ${forwardTo} gave no response within 15 s`;
   const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
   if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return `dns: ${new URL(forwardTo).hostname} not found`;
-  const detail = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
-  return `connection: ${forwardTo} could not be reached (${detail})`;
+  return `connection: ${forwardTo} could not be reached (${unreachableDetail(err, forwardTo)})`;
 }
 
 function described(frame: RequestFrame): { eventType: string; messageId: string } {

@@ -1,5 +1,5 @@
 // `wirehook trigger <event_type>`: sends one message to the listening consumer.
-import { apiError, type Api } from './api.ts';
+import { type Api, apiError, unreachableDetail } from './api.ts';
 
 export interface TriggerOptions extends Api {
   eventType: string;
@@ -21,19 +21,30 @@ export async function trigger(options: TriggerOptions): Promise<number> {
   let externalId = options.consumer ?? 'wirehook-listen';
   // Messages name their consumer by external_id: look an id up.
   if (/^con_/.test(externalId)) {
-    const res = await fetch(`${options.apiUrl}/v1/consumers/${encodeURIComponent(externalId)}`, { headers });
+    const res = await reach(options.apiUrl, `/v1/consumers/${encodeURIComponent(externalId)}`, { headers });
+    if (typeof res === 'string') return fail(res);
     if (!res.ok) return fail(await apiError(res));
     externalId = ((await res.json()) as { external_id: string }).external_id;
   }
-  const res = await fetch(`${options.apiUrl}/v1/messages`, {
+  const res = await reach(options.apiUrl, '/v1/messages', {
     method: 'POST',
     headers,
     body: JSON.stringify({ consumer: externalId, event_type: options.eventType, payload }),
   });
+  if (typeof res === 'string') return fail(res);
   if (!res.ok) return fail(await apiError(res));
   const message = (await res.json()) as { id: string };
   console.log(`sent ${options.eventType} ${message.id} to consumer ${externalId}`);
   return 0;
+}
+
+/** fetch's answer, or why none came (a refused connection, a bad port, …), naming the API's address. */
+async function reach(apiUrl: string, path: string, init: RequestInit): Promise<Response | string> {
+  try {
+    return await fetch(`${apiUrl}${path}`, init);
+  } catch (err) {
+    return `the API at ${apiUrl} could not be reached (${unreachableDetail(err, apiUrl)}); WIREHOOK_API_URL names it`;
+  }
 }
 
 function fail(problem: string): number {

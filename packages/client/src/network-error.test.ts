@@ -48,6 +48,17 @@ describe('WirehookNetworkError', () => {
     expect((err as Error).cause).toBeInstanceOf(Error);
   });
 
+  it("a port fetch refuses (the Fetch standard's bad ports: 10080, 6000) says so, naming the port; its neighbours are plain refusals", async () => {
+    for (const port of [10_080, 6_000]) {
+      const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 }).eventTypes.list());
+      expect(err).toMatchObject({ name: 'WirehookNetworkError', reason: 'connection' });
+      expect((err as Error).message).toContain(`(bad port: fetch refuses port ${port}, one of the Fetch standard's blocked ports`);
+    }
+    const base = await closedPortUrl();
+    const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: base, maxRetries: 0 }).eventTypes.list());
+    expect((err as Error).message).not.toContain('bad port');
+  });
+
   it('an injected fetch that rejects is a connection failure with the error as cause', async () => {
     const boom = new TypeError('Failed to fetch');
     const err = await thrown(new Wirehook({ apiKey: 'k', baseUrl: 'http://wh.test', maxRetries: 0, fetch: () => Promise.reject(boom) }).eventTypes.list());

@@ -162,7 +162,7 @@ export class Transport {
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (timedOut) throw new WirehookNetworkError(info, 'timeout', `no complete answer within ${timeoutMs} ms (timeoutMs)`, { cause: err });
-      throw new WirehookNetworkError(info, 'connection', describe(err), { cause: err });
+      throw new WirehookNetworkError(info, 'connection', describe(err, info.url), { cause: err });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
@@ -223,10 +223,14 @@ function parseError(text: string): unknown {
 }
 
 /** fetch's own message says little ("fetch failed"); the cause's code says what failed (connect ECONNREFUSED …, getaddrinfo ENOTFOUND …). */
-function describe(err: unknown): string {
+function describe(err: unknown, url: string): string {
   if (!(err instanceof Error)) return String(err);
   const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
   const why = cause && (typeof cause.message === 'string' && cause.message ? cause.message : typeof cause.code === 'string' ? cause.code : undefined);
+  // fetch refuses the Fetch standard's "bad ports" before connecting; its cause says only "bad port".
+  if (why === 'bad port') {
+    return `${err.message} (bad port: fetch refuses port ${new URL(url).port}, one of the Fetch standard's blocked ports such as 6000 and 10080; serve the API on another)`;
+  }
   return why && !err.message.includes(why) ? `${err.message} (${why})` : err.message;
 }
 
