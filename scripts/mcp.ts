@@ -1,7 +1,7 @@
 // `./dev pnpm -s mcp`: Wirehook's MCP tools over stdio, for local MCP clients (Claude Desktop,
 // editors). The tools call the API at WIREHOOK_API_URL with the key in WIREHOOK_API_KEY.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createWirehookMcpServer } from '@wirehook/mcp';
+import { apiOverHttp, createWirehookMcpServer } from '@wirehook/mcp';
 
 const base = (process.env['WIREHOOK_API_URL'] || 'http://localhost:8080').replace(/\/+$/, '');
 const key = process.env['WIREHOOK_API_KEY'];
@@ -11,14 +11,5 @@ if (!key || !/^sk_(live|test)_/.test(key)) {
   process.exit(1);
 }
 
-const server = createWirehookMcpServer({
-  async request(method, path, body) {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: res.status === 204 ? null : await res.json().catch(() => null) };
-  },
-});
+const server = createWirehookMcpServer(apiOverHttp(base, `Bearer ${key}`));
 await server.connect(new StdioServerTransport());

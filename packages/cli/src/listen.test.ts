@@ -17,7 +17,8 @@ describe('wirehook listen: why the local server gave no answer', () => {
     for (const port of [10_080, 6_000]) {
       const url = `http://localhost:${port}/webhook`;
       expect(localError(await fetchError(url), url)).toBe(
-        `connection: ${url} could not be reached (bad port: fetch refuses port ${port}, one of the Fetch standard's blocked ports such as 6000 and 10080; use another port)`,
+        `connection: ${url} could not be reached (bad port: fetch refuses port ${port}, ` +
+          "one of the Fetch standard's blocked ports such as 6000 and 10080; use another port)",
       );
     }
   });

@@ -29,7 +29,8 @@ describe('wirehook trigger: no API answers', () => {
     expect(await trigger({ apiUrl, apiKey: 'sk_test_x', eventType: 'invoice.paid', payload: undefined, consumer: 'con_x' })).toBe(1);
     expect(errors.mock.calls).toEqual([
       [
-        `wirehook trigger: the API at ${apiUrl} could not be reached (bad port: fetch refuses port 10080, one of the Fetch standard's blocked ports such as 6000 and 10080; use another port); WIREHOOK_API_URL names it`,
+        `wirehook trigger: the API at ${apiUrl} could not be reached (bad port: fetch refuses port 10080, ` +
+          "one of the Fetch standard's blocked ports such as 6000 and 10080; use another port); WIREHOOK_API_URL names it",
       ],
     ]);
   });

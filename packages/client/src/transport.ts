@@ -229,7 +229,8 @@ function describe(err: unknown, url: string): string {
   const why = cause && (typeof cause.message === 'string' && cause.message ? cause.message : typeof cause.code === 'string' ? cause.code : undefined);
   // fetch refuses the Fetch standard's "bad ports" before connecting; its cause says only "bad port".
   if (why === 'bad port') {
-    return `${err.message} (bad port: fetch refuses port ${new URL(url).port}, one of the Fetch standard's blocked ports such as 6000 and 10080; serve the API on another)`;
+    const port = new URL(url).port;
+    return `${err.message} (bad port: fetch refuses port ${port}, one of the Fetch standard's blocked ports such as 6000 and 10080; serve the API on another)`;
   }
   return why && !err.message.includes(why) ? `${err.message} (${why})` : err.message;
 }

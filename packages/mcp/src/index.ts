@@ -1,2 +1,3 @@
 export * from './tools.ts';
 export * from './explain.ts';
+export * from './http-api.ts';

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { MAX_BODY_BYTES } from '@wirehook/core';
-import { createWirehookMcpServer, type WirehookApi } from '@wirehook/mcp';
+import { apiOverHttp, createWirehookMcpServer, type WirehookApi } from '@wirehook/mcp';
 import type { GatewayDeps } from './deps.ts';
 import { authenticate, rateLimit } from '@wirehook/http-api';
 
@@ -33,19 +33,9 @@ export function mcpRouter(deps: GatewayDeps): Router {
 }
 
 /** The API as the caller reached it: the same local address and port, the caller's key. */
-function loopbackApi(req: Request): WirehookApi {
+export function loopbackApi(req: Pick<Request, 'socket' | 'get'>): WirehookApi {
   const address = req.socket.localAddress ?? '127.0.0.1';
   const host = address.includes(':') ? `[${address.replace(/^::ffff:/, '')}]` : address;
   const base = `http://${address.startsWith('::ffff:') ? address.slice(7) : host}:${req.socket.localPort}`;
-  const authorization = req.get('authorization') ?? '';
-  return {
-    async request(method, path, body) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: res.status === 204 ? null : await res.json().catch(() => null) };
-    },
-  };
+  return apiOverHttp(base, req.get('authorization') ?? '');
 }
