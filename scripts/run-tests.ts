@@ -4,14 +4,13 @@
 // (it does not load, or a hook throws) adds one failure, since no test of it could report one.
 // Every process a test starts is recorded under this run's directory (testkit's
 // spawnTestProcess); one still alive after the suite is named, killed, and fails the run.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { leftoverProcesses, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
+import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { countTests, type Counts, type VitestReport } from './test-counts.ts';
-import { TEST_LANES } from './test-lanes.ts';
+import { runLanes, TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
 const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio: 'inherit' }).status ?? 1;
@@ -50,13 +49,25 @@ let results: { code: number; counts: Counts }[];
 if (args.length === 0) {
   // The whole suite: its lanes side by side (scripts/test-lanes.ts says why).
   for (const lane of TEST_LANES) console.error(`${lane.tag} ${lane.description}`);
-  results = await Promise.all(
-    TEST_LANES.map(async (lane, i) => {
-      const report = join(dir, `report-${i + 1}.json`);
-      const code = await runTagged('pnpm', vitestArgs(report, lane.args), lane.tag);
-      return { code, counts: readCounts(report) };
-    }),
+  const reports = TEST_LANES.map((_, i) => join(dir, `report-${i + 1}.json`));
+  // Colours as when vitest writes to the terminal itself, when ours is one.
+  const colour = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
+  const lanes = runLanes(
+    TEST_LANES.map((lane, i) => ({
+      tag: lane.tag,
+      command: 'pnpm',
+      args: vitestArgs(reports[i]!, lane.args),
+      // Each lane's ports and receiver addresses apart from the other's (testkit's testLane()).
+      env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) },
+    })),
+    (stream, line) => process[stream].write(`${line}\n`),
   );
+  // A stop sent to the runner alone is passed on to both lanes; Ctrl-C reaches them from the
+  // terminal (they share its process group). Either way the leftover check and the clean-up below run.
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, () => lanes.signal(signal));
+  process.on('SIGINT', () => {});
+  const codes = await lanes.done;
+  results = codes.map((code, i) => ({ code, counts: readCounts(reports[i]!) }));
 } else {
   const report = join(dir, 'report.json');
   const code = run('pnpm', vitestArgs(report, args));
@@ -84,21 +95,4 @@ function readCounts(report: string): Counts {
   } catch {
     return { passed: 0, failed: 1, skipped: 0 };
   }
-}
-
-/** Runs a command with each line it prints (stdout and stderr) written after `tag`; @returns its exit code. */
-function runTagged(cmd: string, cmdArgs: string[], tag: string): Promise<number> {
-  // Colours as when vitest writes to the terminal itself, when ours is one.
-  const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: '1' } : process.env;
-  const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  for (const [from, to] of [
-    [child.stdout, process.stdout],
-    [child.stderr, process.stderr],
-  ] as const) {
-    createInterface({ input: from, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => to.write(`${tag} ${line}\n`));
-  }
-  return new Promise((resolve) => {
-    child.once('error', () => resolve(1));
-    child.once('close', (code) => resolve(code ?? 1));
-  });
 }

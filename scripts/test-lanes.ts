@@ -9,6 +9,10 @@
 // each file takes ≈ 1.4 × as long, and the second lane also pays most of vitest's start-up per file
 // (≈ 250 files against ≈ 35).
 
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { createInterface } from 'node:readline';
+
 /** A vitest process's share of the files: its extra command-line arguments. */
 export interface TestLane {
   /** Printed before each of its output lines. */
@@ -33,3 +37,45 @@ export const TEST_LANES: readonly TestLane[] = [
     args: FIRST_LANE_DIRS.flatMap((dir) => ['--exclude', `${dir}/**`]),
   },
 ];
+
+/** A lane's command as run: each line it prints (stdout and stderr) goes out after `tag`. */
+export interface LaneRun {
+  readonly tag: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface RunningLanes {
+  /** Each lane's exit code, in order, once all have ended (a lane ended by a signal: 128 + its number, or 1). */
+  readonly done: Promise<number[]>;
+  /** Sends `signal` to every lane still running (pnpm passes it on to vitest). */
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** Starts the lanes side by side, their lines tagged, written with `write` (stdout or stderr). */
+export function runLanes(lanes: readonly LaneRun[], write: (stream: 'stdout' | 'stderr', line: string) => void): RunningLanes {
+  const children = lanes.map((lane) => {
+    // In the runner's process group: the terminal's Ctrl-C and a kill of the whole group reach
+    // the lanes (and their workers) as they reached one vitest.
+    const child = spawn(lane.command, [...lane.args], { stdio: ['ignore', 'pipe', 'pipe'], env: lane.env });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      createInterface({ input: child[stream], crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => write(stream, `${lane.tag} ${line}`));
+    }
+    const code = new Promise<number>((resolve) => {
+      child.once('error', (err) => {
+        write('stderr', `${lane.tag} could not start ${lane.command}: ${err.message}`);
+        resolve(1);
+      });
+      // 'close': its output read to the end. A signal's number as a shell reports it.
+      child.once('close', (exit, signal) => resolve(exit ?? (signal ? 128 + constants.signals[signal] : 1)));
+    });
+    return { child, code };
+  });
+  return {
+    done: Promise.all(children.map((c) => c.code)),
+    signal(signal) {
+      for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}

@@ -7,6 +7,7 @@
 // it is back; a slow or failing local server is a slow or failing endpoint; Ctrl-C removes the
 // listener endpoint.
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,7 +18,14 @@ import type { DeliveryHarness } from '../support/delivery-suite-context.ts';
 import type { TestTenant } from '../support/harness.ts';
 
 const REPO = new URL('../..', import.meta.url).pathname;
-const CLI = join(REPO, 'packages/cli/dist/main.js');
+/**
+ * The CLI built as its package builds it (tsconfig.build.json), into a directory of this file's
+ * own: packages/cli/dist is rebuilt (emptied first) by every `pnpm pack` of the package, which
+ * the install tests run beside this one (`./dev test`'s two lanes). Under the package's
+ * node_modules (ignored by git), so that its imports (ws) resolve as from dist.
+ */
+const BUILD = mkdtempSync(join(REPO, 'packages/cli/node_modules/.listen-test-'));
+const CLI = join(BUILD, 'main.js');
 
 /** A developer's local server: records each webhook and whether it verified with `secret`. */
 interface Local {
@@ -105,7 +113,7 @@ async function attemptsOf(t: TestTenant, messageId: string) {
 export function describeListenSuite(mode: string, start: () => Promise<DeliveryHarness>): void {
   describe(`wirehook listen (${mode})`, () => {
     beforeAll(async () => {
-      execFileSync('pnpm', ['-C', join(REPO, 'packages/cli'), 'run', 'build'], { stdio: 'ignore' });
+      execFileSync('pnpm', ['-C', join(REPO, 'packages/cli'), 'exec', 'tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD], { stdio: 'ignore' });
       wh = await start();
     }, 180_000);
 
@@ -118,6 +126,7 @@ export function describeListenSuite(mode: string, start: () => Promise<DeliveryH
 
     afterAll(async () => {
       await wh?.close();
+      rmSync(BUILD, { recursive: true, force: true });
     });
 
     it('forwards a signed webhook to a local http server and records the attempt via listen', async () => {

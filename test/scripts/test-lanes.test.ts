@@ -2,7 +2,7 @@
 // file in neither lane would never run, one in both would run twice at once.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { TEST_LANES } from '../../scripts/test-lanes.ts';
+import { runLanes, TEST_LANES } from '../../scripts/test-lanes.ts';
 
 /** The test files vitest runs with these arguments, as vitest itself lists them. */
 function filesWith(args: readonly string[]): string[] {
@@ -29,5 +29,41 @@ describe("./dev test's lanes", () => {
     expect(first.every((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(true);
     expect(second.some((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(false);
     expect(second.some((file) => file.includes('/test/e2e/'))).toBe(true);
+  });
+});
+
+describe('runLanes: the lanes side by side', () => {
+  const node = (code: string, tag: string) => ({ tag, command: process.execPath, args: ['-e', code], env: process.env });
+
+  it("tags every line of each (a last line without its newline too), stdout and stderr apart; each lane's own exit code", async () => {
+    const lines: string[] = [];
+    const lanes = runLanes(
+      [node("process.stdout.write('one\\ntwo'); process.stderr.write('err\\n'); process.exitCode = 3", '[1]'), node("console.log('three')", '[2]')],
+      (stream, line) => lines.push(`${stream} ${line}`),
+    );
+    expect(await lanes.done).toEqual([3, 0]);
+    expect(lines.sort()).toEqual(['stderr [1] err', 'stdout [1] one', 'stdout [1] two', 'stdout [2] three'].sort());
+  });
+
+  it('a lane killed by a signal is a failure (128 + its number), the other still waited for', async () => {
+    const lanes = runLanes([node("process.kill(process.pid, 'SIGKILL')", '[1]'), node('setTimeout(() => {}, 300)', '[2]')], () => {});
+    expect(await lanes.done).toEqual([137, 0]);
+  });
+
+  it('a stop passed on reaches every lane still running; one that cannot start is a failure', async () => {
+    const lines: string[] = [];
+    const lanes = runLanes(
+      [
+        node("process.on('SIGTERM', () => { console.log('stopping'); process.exit(5) }); console.log('up'); setInterval(() => {}, 1000)", '[1]'),
+        { tag: '[2]', command: '/nonexistent/vitest', args: [], env: process.env },
+      ],
+      (_stream, line) => {
+        lines.push(line);
+        if (line === '[1] up') lanes.signal('SIGTERM');
+      },
+    );
+    expect(await lanes.done).toEqual([5, 1]);
+    expect(lines).toContain('[1] stopping');
+    expect(lines.some((line) => line.startsWith('[2] could not start /nonexistent/vitest'))).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 // 127.0.0.0/8 through DELIVERY_ALLOW_HOSTS.
 import { vi } from 'vitest';
 import { lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
-import { testCa, TestReceiver, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
+import { testCa, TestReceiver, testLane, untrustedCertificate, type RecordedRequest } from '@wirehook/testkit';
 
 /**
  * Harness options that let deliveries reach the receivers: allowed, resolved and trusted. The
@@ -31,14 +31,19 @@ export const TEST_ALLOW_HOSTS = 'localhost,127.0.0.0/8';
 export const TEST_RESOLVE = Array.from({ length: 253 }, (_, i) => `r${i + 2}.receiver.wirehook.test:127.0.0.${i + 2}`).join(',');
 const usedIps = new Set<string>();
 
+/**
+ * A loopback address this process has not used. With `./dev test`'s two lanes side by side, lane
+ * 1 takes the odd ones and lane 2 the even ones: refusingUrl's address must stay unbound, and
+ * the other lane's receiver there would answer it (with a TLS error, not a refusal).
+ */
 function freshIp(): string {
-  for (;;) {
-    const ip = `127.0.0.${2 + Math.floor(Math.random() * 253)}`;
-    if (!usedIps.has(ip)) {
-      usedIps.add(ip);
-      return ip;
-    }
-  }
+  const lane = testLane();
+  const mine = Array.from({ length: 253 }, (_, i) => i + 2).filter((n) => lane === 0 || n % 2 === lane % 2);
+  const left = mine.filter((n) => !usedIps.has(`127.0.0.${n}`));
+  if (left.length === 0) throw new Error(`every loopback address of this process's share (${mine.length}) is used`);
+  const ip = `127.0.0.${left[Math.floor(Math.random() * left.length)]}`;
+  usedIps.add(ip);
+  return ip;
 }
 
 /** Starts a receiver on a free loopback address, port 8443. */

@@ -25,6 +25,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       if (req.url === '/v1/none') return res.writeHead(204).end();
+      if (req.url === '/v1/moved') return res.writeHead(307, { location: '/v1/here' }).end();
       if (req.url === '/v1/text') return res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
       res.writeHead(req.method === 'POST' ? 202 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: body || null }));
     });
@@ -59,6 +60,11 @@ describe('MCP tools: calls to the API the caller reached', () => {
   it('a body goes as JSON; the answer comes back with its status', async () => {
     expect(await api().request('POST', '/v1/messages', { consumer: 'c' })).toEqual({ status: 202, body: { echoed: '{"consumer":"c"}' } });
     expect(seen.at(-1)).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer sk_test_abc', 'content-type': 'application/json' } });
+  });
+
+  it('a redirect is followed, as fetch followed it: the answer is the one it leads to', async () => {
+    expect(await api().request('POST', '/v1/moved', { a: 1 })).toEqual({ status: 202, body: { echoed: '{"a":1}' } });
+    expect(seen.slice(-2).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/moved', 'POST /v1/here']);
   });
 
   it('a 204 is a null body; an answer that is not JSON is a null body with its status', async () => {

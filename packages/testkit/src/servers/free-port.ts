@@ -2,13 +2,26 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
+ * `./dev test` runs the suite as two vitest processes side by side (scripts/test-lanes.ts) and
+ * tells each its lane, 1 or 2, in this variable; unset, a process has the ports alone.
+ */
+export const TEST_LANE_ENV = 'WIREHOOK_TEST_LANE';
+
+/** The lane this process runs in (TEST_LANE_ENV): 1 or 2, or 0 alone. */
+export function testLane(): 0 | 1 | 2 {
+  const lane = process.env[TEST_LANE_ENV];
+  return lane === '1' ? 1 : lane === '2' ? 2 : 0;
+}
+
+/**
  * A loopback port nothing listens on right now (another process may still take it before you
- * bind). Drawn as freePortRun draws, below the ephemeral range: a port the kernel hands out for
- * port 0 may become the source port of any process's outgoing connection before the server
- * binds it (EADDRINUSE), which the suite's two lanes side by side made likely enough to see.
+ * bind). Drawn below the kernel's ephemeral range, as runs are, but from a share of its own: a
+ * port the kernel hands out for port 0 may become the source port of any process's outgoing
+ * connection before the server binds it (EADDRINUSE), and a single port drawn among the runs
+ * could land in a run drawn (and not yet bound) by a cluster test.
  */
 export function freePort(): Promise<number> {
-  return freePortRun(1);
+  return draw(1, portShare('single'));
 }
 
 /**
@@ -16,11 +29,28 @@ export function freePort(): Promise<number> {
  * the first. Drawn below the kernel's ephemeral range: a port in it may become the source port
  * of some process's outgoing connection before our server binds it (EADDRINUSE).
  */
-export async function freePortRun(count: number): Promise<number> {
+export function freePortRun(count: number): Promise<number> {
+  return draw(count, portShare('run'));
+}
+
+/**
+ * Where this process draws ports: [10,000, the ephemeral range's start), a half for each lane
+ * (the whole alone), and in it the first quarter for single ports, the rest for runs. Ports a
+ * lane has drawn and not yet bound are then never drawn by the other lane, nor a run's by a
+ * single draw. @returns [from, to) of the share.
+ */
+export function portShare(kind: 'single' | 'run', lane: 0 | 1 | 2 = testLane()): [number, number] {
   const [low] = ephemeralRange();
-  const ceiling = Math.max(12_000 + count, low - count);
+  const [from, to] = [10_000, Math.max(low, 18_000)];
+  const half = Math.floor((to - from) / 2);
+  const [laneFrom, laneTo] = lane === 0 ? [from, to] : lane === 1 ? [from, from + half] : [from + half, to];
+  const split = laneFrom + Math.floor((laneTo - laneFrom) / 4);
+  return kind === 'single' ? [laneFrom, split] : [split, laneTo];
+}
+
+async function draw(count: number, [from, to]: [number, number]): Promise<number> {
   for (;;) {
-    const base = 10_000 + Math.floor(Math.random() * (ceiling - 10_000 - count));
+    const base = from + Math.floor(Math.random() * (to - from - count));
     if (FETCH_BAD_PORTS.some((bad) => bad >= base && bad < base + count)) continue;
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
     if (free.every(Boolean)) return base;
