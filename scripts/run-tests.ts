@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
+import { leftoverProcesses, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { countTests, type Counts, type VitestReport } from './test-counts.ts';
-import { runLanes, TEST_LANES } from './test-lanes.ts';
+import { laneRuns, runLanes, TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
 const run = (cmd: string, cmdArgs: string[]) => spawnSync(cmd, cmdArgs, { stdio: 'inherit' }).status ?? 1;
@@ -53,13 +53,7 @@ if (args.length === 0) {
   // Colours as when vitest writes to the terminal itself, when ours is one.
   const colour = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
   const lanes = runLanes(
-    TEST_LANES.map((lane, i) => ({
-      tag: lane.tag,
-      command: 'pnpm',
-      args: vitestArgs(reports[i]!, lane.args),
-      // Each lane's ports and receiver addresses apart from the other's (testkit's testLane()).
-      env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) },
-    })),
+    laneRuns((lane) => vitestArgs(reports[lane - 1]!, []), { ...process.env, ...colour }),
     (stream, line) => process[stream].write(`${line}\n`),
   );
   // A stop sent to the runner alone is passed on to both lanes; Ctrl-C reaches them from the

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { createInterface } from 'node:readline';
+import { TEST_LANE_ENV } from '@wirehook/testkit';
 
 /** A vitest process's share of the files: its extra command-line arguments. */
 export interface TestLane {
@@ -37,6 +38,20 @@ export const TEST_LANES: readonly TestLane[] = [
     args: FIRST_LANE_DIRS.flatMap((dir) => ['--exclude', `${dir}/**`]),
   },
 ];
+
+/**
+ * The lanes' vitest commands: `vitestArgs(i)` the arguments but the lane's own (its JSON report
+ * for one); each lane told its number in TEST_LANE_ENV (testkit's testLane(): its ports and
+ * receiver addresses apart from the other's).
+ */
+export function laneRuns(vitestArgs: (lane: number) => readonly string[], env: NodeJS.ProcessEnv): LaneRun[] {
+  return TEST_LANES.map((lane, i) => ({
+    tag: lane.tag,
+    command: 'pnpm',
+    args: [...vitestArgs(i + 1), ...lane.args],
+    env: { ...env, [TEST_LANE_ENV]: String(i + 1) },
+  }));
+}
 
 /** A lane's command as run: each line it prints (stdout and stderr) goes out after `tag`. */
 export interface LaneRun {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newId, type OrgId } from '@wirehook/core';
 import { eventually } from '@wirehook/testkit';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
-import { hostFor, reachingReceivers, startReceiver, type NamedReceiver } from '../support/receivers.ts';
+import { freshLoopbackIp, hostFor, reachingReceivers, startReceiver, type NamedReceiver } from '../support/receivers.ts';
 
 let wh: Harness;
 let failing: NamedReceiver;
@@ -20,7 +20,7 @@ let hang: { server: Server; host: string; sockets: Set<Socket> };
 /** A TCP server on 8443 of a free loopback address that accepts every connection and never sends a byte. */
 async function startHangingHost(): Promise<typeof hang> {
   for (let tries = 0; ; tries++) {
-    const ip = `127.0.0.${2 + Math.floor(Math.random() * 253)}`;
+    const ip = freshLoopbackIp();
     const sockets = new Set<Socket>();
     const server = createServer((socket) => {
       sockets.add(socket);

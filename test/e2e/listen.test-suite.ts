@@ -1,4 +1,4 @@
-// `wirehook listen` through the built CLI (packages/cli/dist), in embedded mode (listen.test.ts)
+// `wirehook listen` through the built CLI (built as packages/cli/dist is, into a directory of its own), in embedded mode (listen.test.ts)
 // and cluster mode (the CLI's WebSocket on the gateway process, the sends from a dispatcher
 // process over NATS: test/cluster/listen.cluster.test.ts): a webhook reaches a plain
 // http://localhost server, which verifies it with the official standardwebhooks library; the
@@ -24,8 +24,8 @@ const REPO = new URL('../..', import.meta.url).pathname;
  * the install tests run beside this one (`./dev test`'s two lanes). Under the package's
  * node_modules (ignored by git), so that its imports (ws) resolve as from dist.
  */
-const BUILD = mkdtempSync(join(REPO, 'packages/cli/node_modules/.listen-test-'));
-const CLI = join(BUILD, 'main.js');
+let BUILD = '';
+const CLI = () => join(BUILD, 'main.js');
 
 /** A developer's local server: records each webhook and whether it verified with `secret`. */
 interface Local {
@@ -72,7 +72,7 @@ let wh: DeliveryHarness;
 const running: Cli[] = [];
 
 function cli(key: string, ...args: string[]): Cli {
-  const child = spawnTestProcess(process.execPath, [CLI, ...args], {
+  const child = spawnTestProcess(process.execPath, [CLI(), ...args], {
     env: { PATH: process.env['PATH'], WIREHOOK_API_KEY: key, WIREHOOK_API_URL: wh.url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -113,6 +113,7 @@ async function attemptsOf(t: TestTenant, messageId: string) {
 export function describeListenSuite(mode: string, start: () => Promise<DeliveryHarness>): void {
   describe(`wirehook listen (${mode})`, () => {
     beforeAll(async () => {
+      BUILD = mkdtempSync(join(REPO, 'packages/cli/node_modules/.listen-test-'));
       execFileSync('pnpm', ['-C', join(REPO, 'packages/cli'), 'exec', 'tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD], { stdio: 'ignore' });
       wh = await start();
     }, 180_000);
@@ -126,7 +127,7 @@ export function describeListenSuite(mode: string, start: () => Promise<DeliveryH
 
     afterAll(async () => {
       await wh?.close();
-      rmSync(BUILD, { recursive: true, force: true });
+      if (BUILD) rmSync(BUILD, { recursive: true, force: true });
     });
 
     it('forwards a signed webhook to a local http server and records the attempt via listen', async () => {

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server } from 'node:tls';
 import { testCa } from '@wirehook/testkit';
+import { freshLoopbackIp } from '../support/receivers.ts';
 
 export const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -224,7 +225,7 @@ export async function tlsBridge(): Promise<TlsBridge> {
     tls.pipe(upstream).pipe(tls);
   });
   for (let tries = 0; ; tries++) {
-    const n = 2 + Math.floor(Math.random() * 253); // other test files' receivers take 127.0.0.N:8443 too
+    const n = Number(freshLoopbackIp().split('.')[3]); // other test files' receivers take 127.0.0.N:8443 too
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -2,7 +2,8 @@
 // file in neither lane would never run, one in both would run twice at once.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runLanes, TEST_LANES } from '../../scripts/test-lanes.ts';
+import { TEST_LANE_ENV } from '@wirehook/testkit';
+import { laneRuns, runLanes, TEST_LANES } from '../../scripts/test-lanes.ts';
 
 /** The test files vitest runs with these arguments, as vitest itself lists them. */
 function filesWith(args: readonly string[]): string[] {
@@ -29,6 +30,20 @@ describe("./dev test's lanes", () => {
     expect(first.every((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(true);
     expect(second.some((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(false);
     expect(second.some((file) => file.includes('/test/e2e/'))).toBe(true);
+  });
+});
+
+describe('laneRuns: the commands', () => {
+  it("each lane's vitest with its own report and files, told its number (WIREHOOK_TEST_LANE) for its ports and addresses", () => {
+    const runs = laneRuns((lane) => ['exec', 'vitest', 'run', `--outputFile.json=r${lane}.json`], { KEEP: 'yes', [TEST_LANE_ENV]: '9' });
+    expect(runs.map((run) => [run.tag, run.command, run.env[TEST_LANE_ENV], run.env['KEEP']])).toEqual([
+      ['[1]', 'pnpm', '1', 'yes'],
+      ['[2]', 'pnpm', '2', 'yes'],
+    ]);
+    expect(runs.map((run) => run.args)).toEqual([
+      ['exec', 'vitest', 'run', '--outputFile.json=r1.json', ...TEST_LANES[0]!.args],
+      ['exec', 'vitest', 'run', '--outputFile.json=r2.json', ...TEST_LANES[1]!.args],
+    ]);
   });
 });
 

@@ -32,12 +32,12 @@ export const TEST_RESOLVE = Array.from({ length: 253 }, (_, i) => `r${i + 2}.rec
 const usedIps = new Set<string>();
 
 /**
- * A loopback address this process has not used. With `./dev test`'s two lanes side by side, lane
- * 1 takes the odd ones and lane 2 the even ones: refusingUrl's address must stay unbound, and
- * the other lane's receiver there would answer it (with a TLS error, not a refusal).
+ * A loopback address 127.0.0.N (N = 2 … 254) this process has not used, for anything a test
+ * binds on port 8443 or names as refusing. With `./dev test`'s two lanes side by side, lane 1
+ * takes the odd ones and lane 2 the even ones: refusingUrl's address must stay unbound, and the
+ * other lane's receiver there would answer it (with a TLS error, not a refusal).
  */
-function freshIp(): string {
-  const lane = testLane();
+export function freshLoopbackIp(lane: 0 | 1 | 2 = testLane()): string {
   const mine = Array.from({ length: 253 }, (_, i) => i + 2).filter((n) => lane === 0 || n % 2 === lane % 2);
   const left = mine.filter((n) => !usedIps.has(`127.0.0.${n}`));
   if (left.length === 0) throw new Error(`every loopback address of this process's share (${mine.length}) is used`);
@@ -50,7 +50,7 @@ function freshIp(): string {
 export async function startReceiver(options: { untrusted?: boolean; clientCa?: string } = {}): Promise<NamedReceiver> {
   const certificate = options.untrusted ? await untrustedCertificate() : undefined;
   for (let tries = 0; ; tries++) {
-    const ip = freshIp();
+    const ip = freshLoopbackIp();
     try {
       const receiver = await TestReceiver.start({ host: ip, port: 8443, certificate, clientCa: options.clientCa });
       const host = hostFor(ip);
@@ -68,7 +68,7 @@ export function hostFor(ip: string): string {
 
 /** An endpoint URL where nothing listens (connections are refused). */
 export function refusingUrl(): string {
-  return `https://${hostFor(freshIp())}:8443/hook`;
+  return `https://${hostFor(freshLoopbackIp())}:8443/hook`;
 }
 
 /** TEST_RESOLVE as a lookup function (for an HttpEgress of a test's own); anything else is resolved for real. */

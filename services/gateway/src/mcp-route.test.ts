@@ -65,6 +65,7 @@ describe('MCP tools: calls to the API the caller reached', () => {
   it('a redirect is followed, as fetch followed it: the answer is the one it leads to', async () => {
     expect(await api().request('POST', '/v1/moved', { a: 1 })).toEqual({ status: 202, body: { echoed: '{"a":1}' } });
     expect(seen.slice(-2).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/moved', 'POST /v1/here']);
+    expect(seen.at(-1)?.headers.authorization).toBe('Bearer sk_test_abc'); // the same origin: the key goes along
   });
 
   it('a 204 is a null body; an answer that is not JSON is a null body with its status', async () => {

@@ -1,23 +1,38 @@
+// Draws that bind real ports stay in this process's own share (its lane's, under `./dev test`):
+// a probe of the other lane's ports could take one its cluster test drew and has not bound yet.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { freePort, freePortRun, portShare, TEST_LANE_ENV } from './free-port.ts';
+import { drawPorts, freePort, freePortRun, portShare, testLane } from './free-port.ts';
 
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.unstubAllEnvs();
-});
+afterEach(() => vi.restoreAllMocks());
 
 describe('free ports', () => {
   it("draws again when it would take 10080, a port fetch refuses (the Fetch standard's bad ports)", async () => {
-    vi.stubEnv(TEST_LANE_ENV, '');
-    const [from, to] = portShare('single', 0);
-    expect(from <= 10_080 && 10_080 < to).toBe(true);
     const real = Math.random;
-    // The first draw lands on 10,080 exactly; later draws are random.
-    const draws = [(10_080 - from + 0.5) / (to - from - 1)];
+    // The first draw lands on 10,080 exactly; later draws are random. No port is bound: every one is "free".
+    const share: [number, number] = [10_000, 11_000];
+    const draws = [(80 + 0.5) / (share[1] - share[0])];
     const random = vi.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? real());
-    const port = await freePort();
+    const probed: number[] = [];
+    const port = await drawPorts(1, share, async (p) => {
+      probed.push(p);
+      return true;
+    });
     expect(random.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(port).not.toBe(10_080);
+    expect(probed).not.toContain(10_080);
+    // A run is drawn again when it would hold 10080 anywhere in it.
+    draws.push((50 + 0.5) / (share[1] - share[0] - 40));
+    const base = await drawPorts(41, share, async () => true);
+    expect(base <= 10_080 && 10_080 < base + 41).toBe(false);
+  });
+
+  it('keeps every run inside its share, to its last port; refuses a run that cannot fit; gives up on a share with nothing free', async () => {
+    for (let i = 0; i < 200; i++) {
+      const base = await drawPorts(14, [20_000, 20_040], async () => true);
+      expect(base >= 20_000 && base + 14 <= 20_040).toBe(true);
+    }
+    await expect(drawPorts(21, [20_000, 20_040], async () => true)).rejects.toThrow('a run of 21 ports does not fit the share 20000–20039');
+    await expect(drawPorts(1, [20_000, 20_040], async () => false)).rejects.toThrow('no 1 free consecutive ports in 20000–20039 after 1000 draws');
   });
 
   it("shares the range below the kernel's ephemeral one: a half a lane, single ports apart from runs", () => {
@@ -31,17 +46,14 @@ describe('free ports', () => {
     expect(portShare('single', 0)[1]).toBe(portShare('run', 0)[0]);
   });
 
-  it('each lane draws in its own share (WIREHOOK_TEST_LANE), singles and runs apart', async () => {
-    for (const lane of ['1', '2'] as const) {
-      vi.stubEnv(TEST_LANE_ENV, lane);
-      const [singleFrom, singleTo] = portShare('single', Number(lane) as 1 | 2);
-      const [runFrom, runTo] = portShare('run', Number(lane) as 1 | 2);
-      for (let i = 0; i < 20; i++) {
-        const port = await freePort();
-        expect(port >= singleFrom && port < singleTo).toBe(true);
-        const base = await freePortRun(14);
-        expect(base >= runFrom && base + 14 <= runTo).toBe(true);
-      }
+  it("draws single ports and runs in this process's own shares", async () => {
+    const [singleFrom, singleTo] = portShare('single', testLane());
+    const [runFrom, runTo] = portShare('run', testLane());
+    for (let i = 0; i < 20; i++) {
+      const port = await freePort();
+      expect(port >= singleFrom && port < singleTo).toBe(true);
+      const base = await freePortRun(14);
+      expect(base >= runFrom && base + 14 <= runTo).toBe(true);
     }
   });
 });

@@ -21,7 +21,7 @@ export function testLane(): 0 | 1 | 2 {
  * could land in a run drawn (and not yet bound) by a cluster test.
  */
 export function freePort(): Promise<number> {
-  return draw(1, portShare('single'));
+  return drawPorts(1, portShare('single'));
 }
 
 /**
@@ -30,14 +30,15 @@ export function freePort(): Promise<number> {
  * of some process's outgoing connection before our server binds it (EADDRINUSE).
  */
 export function freePortRun(count: number): Promise<number> {
-  return draw(count, portShare('run'));
+  return drawPorts(count, portShare('run'));
 }
 
 /**
  * Where this process draws ports: [10,000, the ephemeral range's start), a half for each lane
  * (the whole alone), and in it the first quarter for single ports, the rest for runs. Ports a
  * lane has drawn and not yet bound are then never drawn by the other lane, nor a run's by a
- * single draw. @returns [from, to) of the share.
+ * single draw. (Where the ephemeral range starts below 18,000, the shares reach into it, up to
+ * 18,000: there a draw may still meet an outgoing connection's port, as before.) @returns [from, to).
  */
 export function portShare(kind: 'single' | 'run', lane: 0 | 1 | 2 = testLane()): [number, number] {
   const [low] = ephemeralRange();
@@ -48,13 +49,22 @@ export function portShare(kind: 'single' | 'run', lane: 0 | 1 | 2 = testLane()):
   return kind === 'single' ? [laneFrom, split] : [split, laneTo];
 }
 
-async function draw(count: number, [from, to]: [number, number]): Promise<number> {
-  for (;;) {
-    const base = from + Math.floor(Math.random() * (to - from - count));
+/** Draws a share holds before giving up: a share this full is a leak to find, not to wait out. */
+const MAX_DRAWS = 1_000;
+
+/**
+ * `count` consecutive ports of [from, to) that `isFree` finds free, none a bad port of fetch's;
+ * @returns the first. @throws when a run cannot fit, or after MAX_DRAWS draws found none.
+ */
+export async function drawPorts(count: number, [from, to]: [number, number], isFree: (port: number) => Promise<boolean> = portIsFree): Promise<number> {
+  if (count < 1 || count > (to - from) / 2) throw new Error(`a run of ${count} ports does not fit the share ${from}–${to - 1}`);
+  for (let drawn = 0; drawn < MAX_DRAWS; drawn++) {
+    const base = from + Math.floor(Math.random() * (to - from - count + 1));
     if (FETCH_BAD_PORTS.some((bad) => bad >= base && bad < base + count)) continue;
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(base + i)));
     if (free.every(Boolean)) return base;
   }
+  throw new Error(`no ${count} free consecutive ports in ${from}–${to - 1} after ${MAX_DRAWS} draws`);
 }
 
 /**
