@@ -250,6 +250,8 @@ describe('the portal: an endpoint’s transformation', () => {
     await panel.getByText('このエンドポイントに送るすべての Webhook で実行されます。').waitFor();
     expect(await panel.getByLabel('コード（JavaScript）').inputValue()).toBe(RENAME);
     await panel.getByText(`${Buffer.byteLength(RENAME)} / 32,768 バイト`).waitFor();
+    // The catalog's example fills the payload once it is read (a click before would try the placeholder).
+    await expect.poll(() => panel.getByLabel('試す JSON ペイロード').inputValue()).toBe(JSON.stringify(ORDER_EXAMPLE, null, 2));
     await panel.getByRole('button', { name: '試す', exact: true }).click();
     await panel.getByText('このリクエストが送られます。').waitFor();
     expect((await bodyOf(panel)).data).toEqual({ order_id: 'ord_1', total: 4200, currency: 'JPY' });
