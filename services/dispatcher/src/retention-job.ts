@@ -101,20 +101,20 @@ export class RetentionJob implements Component {
       // Held for two intervals from each batch: this replica keeps it while it runs; a replica
       // that stops hands over after that.
       let taken: LeaseTaken | null = null;
-      // Just taken: the first batch's renewal would be a second w: majority write back to back.
-      let fresh = false;
-      const renew = async () => {
-        if (fresh) {
-          fresh = false;
-          return true;
-        }
+      const take = async () => {
         const now = clock.now();
         taken = await store.jobs.take(LEASE, this.#holder, now, now + 2 * this.#deps.intervalMs);
         return taken !== null;
       };
       // A run begun after stop() takes no lease (stop has given it up, and would not again).
-      if (this.#stopping.signal.aborted || !(await renew())) return 0;
-      fresh = true;
+      if (this.#stopping.signal.aborted || !(await take())) return 0;
+      // The run's own take serves its first batch: renewed there, it would be a second w: majority write back to back.
+      let firstBatch = true;
+      const renew = async () => {
+        if (!firstBatch) return take();
+        firstBatch = false;
+        return true;
+      };
       // The window by the earlier of two clocks: the store's at the take (MongoDB's server's, the
       // one every replica shares) and this replica's. A delete cannot be undone, so only what
       // both find past the window goes: a replica whose clock ran months ahead, or a server's,

@@ -81,8 +81,14 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** The kernel's ephemeral (outgoing source) port range; Linux's default when it cannot be read. */
+/** The kernel's ephemeral (outgoing source) port range, read once a process; Linux's default when it cannot be read. */
+let ephemeral: [number, number] | undefined;
 function ephemeralRange(): [number, number] {
+  ephemeral ??= readEphemeralRange();
+  return ephemeral;
+}
+
+function readEphemeralRange(): [number, number] {
   try {
     const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     if (low && high) return [low, high];
