@@ -40,9 +40,9 @@ export const TEST_LANES: readonly TestLane[] = [
 ];
 
 /**
- * The lanes' vitest commands: `vitestArgs(i)` the arguments but the lane's own (its JSON report
- * for one); each lane told its number in TEST_LANE_ENV (testkit's testLane(): its ports and
- * receiver addresses apart from the other's).
+ * The lanes' vitest commands: `vitestArgs(lane)` (lane 1 or 2) gives the arguments every lane
+ * takes, with that lane's JSON report; the lane's own files follow. Each lane is told its number
+ * in TEST_LANE_ENV (testkit's testLane(): its ports and receiver addresses apart from the other's).
  */
 export function laneRuns(vitestArgs: (lane: number) => readonly string[], env: NodeJS.ProcessEnv): LaneRun[] {
   return TEST_LANES.map((lane, i) => ({
