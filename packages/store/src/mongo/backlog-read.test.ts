@@ -49,11 +49,14 @@ function sharedState() {
           // Held 15 s from the server's now, and numbered on from the document's own seq.
           expect(set.leaseUntil).toEqual({ $add: [{ $toLong: '$$NOW' }, BACKLOG_COUNT_EVERY_MS] });
           expect(set.seq).toEqual({ $add: [{ $ifNull: ['$seq', 0] }, 1] });
+          // The holder a literal, never read as a field's path.
+          expect(Object.keys(set.holder)).toEqual(['$literal']);
+          const holder = set.holder.$literal as string;
           const doc = leases.get(filter._id);
           const free = doc !== undefined && doc.leaseUntil <= server.now + BACKLOG_TAKE_SLACK_MS;
-          log.push(`take ${set.holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
+          log.push(`take ${holder} ${concern(o)}: ${free ? 'taken' : 'held'}`);
           if (!free) return null;
-          Object.assign(doc, { holder: set.holder, leaseUntil: server.now + BACKLOG_COUNT_EVERY_MS, seq: doc.seq + 1 });
+          Object.assign(doc, { holder, leaseUntil: server.now + BACKLOG_COUNT_EVERY_MS, seq: doc.seq + 1 });
           return { leaseUntil: doc.leaseUntil, seq: doc.seq };
         },
         // Whether the lease is there, after a take matched nothing.

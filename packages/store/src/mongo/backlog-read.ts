@@ -71,7 +71,8 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
   const lease = P.backlogCountLease(BACKLOG_TAKE_SLACK_MS);
   const taken = await conn.jobLeases.findOneAndUpdate(
     lease.filter,
-    [{ $set: { holder, leaseUntil: { $add: [SERVER_NOW_MS, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
+    // The holder a $literal: in a pipeline a string that began with $ would be read as a field's path.
+    [{ $set: { holder: { $literal: holder }, leaseUntil: { $add: [SERVER_NOW_MS, BACKLOG_COUNT_EVERY_MS] }, seq: { $add: [{ $ifNull: ['$seq', 0] }, 1] } } }],
     { ...lease.options, returnDocument: 'after', projection: { leaseUntil: 1, seq: 1 }, maxTimeMS: POINT_OP_MS },
   );
   if (taken === null) {

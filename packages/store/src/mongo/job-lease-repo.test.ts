@@ -1,7 +1,7 @@
 // The job lease's take against a scripted collection (no server here), and, with MONGODB_URL,
 // its take-over rule against documents written straight into a real collection.
 import { randomUUID } from 'node:crypto';
-import { Long, MongoClient, MongoServerError } from 'mongodb';
+import { Long, MongoClient, MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { leaseTakeUpdate, MongoJobLeaseRepo } from './job-lease-repo.ts';
@@ -100,6 +100,20 @@ describe('MongoJobLeaseRepo.take', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a refusal whose majority is late (a write-concern error naming another holder) is null; one naming this holder throws', async () => {
+    const late = (holder: string) =>
+      new MongoWriteConcernError({
+        ok: 1,
+        value: { _id: 'retention', holder, takenAt: 1 },
+        writeConcernError: { code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' },
+      } as never);
+    expect(await scripted(late('h2')).repo.take('retention', 'h1', NOW, NOW + 1)).toBeNull();
+    // Taken but perhaps not durable: the outcome is unknown, the caller's to handle (the upgrade lease waits it out).
+    await expect(scripted(late('h1')).repo.take('retention', 'h1', NOW, NOW + 1)).rejects.toBeInstanceOf(MongoWriteConcernError);
+    const noImage = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+    await expect(scripted(noImage).repo.take('retention', 'h1', NOW, NOW + 1)).rejects.toBeInstanceOf(MongoWriteConcernError);
+  });
+
   it('keeps a holder id that begins with $ a value, not a field path', () => {
     const { holder } = leaseTakeUpdate('$leaseUntil', 1)[0]?.$set ?? {};
     expect(holder?.$cond[1]).toEqual({ $literal: '$leaseUntil' });
@@ -110,6 +124,32 @@ describe('MongoJobLeaseRepo.take', () => {
 const url = process.env['MONGODB_URL'];
 
 describe.skipIf(url === undefined || url === '')('MongoJobLeaseRepo take-over, against documents written as they are found (MONGODB_URL)', () => {
+  it('two first takes at once: one holds it, the other refused without an error; times stored as 64-bit integers; a renewal moves takenAt', async () => {
+    const dbName = `wirehook_leases_${randomUUID().replaceAll('-', '')}`;
+    const store = await openMongoStore({ url: url as string, dbName });
+    const client = new MongoClient(url as string);
+    try {
+      const [a, b] = await Promise.all([store.jobs.take('race', 'a', 0, 60_000), store.jobs.take('race', 'b', 0, 60_000)]);
+      expect([a, b].filter((taken) => taken !== null)).toHaveLength(1);
+      const holder = a !== null ? 'a' : 'b';
+      const stored = await client
+        .db(dbName)
+        .collection('job_leases')
+        .findOne({ _id: 'race' as never }, { promoteLongs: false });
+      expect(stored).toMatchObject({ holder, leaseMs: 60_000 });
+      expect(stored?.['takenAt']).toBeInstanceOf(Long);
+      expect(stored?.['leaseUntil']).toBeInstanceOf(Long);
+      const first = (a ?? b)!.at;
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the server's clock moves on between the two takes
+      const renewed = await store.jobs.take('race', holder, 0, 60_000);
+      expect(renewed?.at).toBeGreaterThan(first);
+    } finally {
+      await store.close();
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
+  });
+
   it("takes over a lease ending over one of the holder's own leases past the end a take now would set, by the server's clock; keeps one within", async () => {
     const dbName = `wirehook_leases_${randomUUID().replaceAll('-', '')}`;
     const store = await openMongoStore({ url: url as string, dbName });
@@ -152,6 +192,8 @@ describe.skipIf(url === undefined || url === '')('MongoJobLeaseRepo take-over, a
         'no-length-within': await take('no-length-within'),
         'stale-length': await take('stale-length'),
       }).toEqual({ 'own-long': false, within: false, beyond: true, 'no-length': true, 'no-length-within': false, 'stale-length': true });
+      // A refused take leaves the document as it was, byte for byte.
+      expect(await leases.findOne({ _id: 'within' })).toEqual({ _id: 'within', ...written(now + L + L / 2, L) });
     } finally {
       await store.close();
       await client.db(dbName).dropDatabase();

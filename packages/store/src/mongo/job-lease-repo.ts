@@ -1,4 +1,4 @@
-import { Long } from 'mongodb';
+import { type Document, Long, MongoWriteConcernError } from 'mongodb';
 import type { JobLeaseRepo, LeaseTaken } from '../ports/job-lease-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -8,7 +8,7 @@ import { POINT_OP_MS } from './query.ts';
 
 /**
  * Named job leases in MongoDB: one document per job, taken with one upsert whose pipeline decides, timed
- * by the server's clock (`$$NOW`; a router's on a sharded cluster: plans/operations.ts):
+ * by the server's clock (`$$NOW`; a router's on a sharded cluster: leaseTakeUpdate):
  * replicas whose clocks disagree by more than a lease would each find the other's expired, and
  * both run the job (two retentions deleting at once).
  */
@@ -39,6 +39,10 @@ export class MongoJobLeaseRepo implements JobLeaseRepo {
     } catch (err) {
       // Two first takes at once: the server retries an upsert by _id alone that collides; should one still come back, it was not taken.
       if (isDuplicateKey(err, '_id_')) return null;
+      // Refused, the take is a no-op write, and w: majority still waits for the majority to catch
+      // up: past maxTimeMS that is a write-concern error carrying the post-image. One naming
+      // another holder is a refusal whatever becomes durable; one naming this holder may be rolled back, so it throws.
+      if (err instanceof MongoWriteConcernError && heldByAnother(err.result, holder)) return null;
       throw err;
     }
   }
@@ -95,4 +99,10 @@ function serverMs(value: unknown): number {
   const ms = typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : value instanceof Long ? value.toNumber() : Number.NaN;
   if (!Number.isFinite(ms)) throw new Error(`a job lease taken without its server time (takenAt: ${String(value)})`);
   return ms;
+}
+
+/** Whether a findAndModify's reply holds a post-image whose holder is not `holder`. */
+function heldByAnother(reply: Document, holder: string): boolean {
+  const value = (reply as { value?: { holder?: unknown } | null }).value;
+  return typeof value?.holder === 'string' && value.holder !== holder;
 }
