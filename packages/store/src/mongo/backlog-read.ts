@@ -2,7 +2,7 @@ import { ReadPreference } from 'mongodb';
 import { BACKLOG_COUNT_CAP, type Backlog, StaleBacklogError } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
-import { isDuplicateKey, isMaxTimeExpired, unavailableKind } from './errors.ts';
+import { isDuplicateKey, unavailableKind } from './errors.ts';
 import type { Month } from './months.ts';
 import { POINT_OP_MS, ReadDeadlineError, readDeadline } from './query.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
@@ -91,7 +91,7 @@ export async function countAndShare(conn: MongoConnection, holder: string, state
     // Given up for another process's next try, unless the database is what failed (too slow: a
     // time limit, the server's or the read's own; or gone): another count then would only load the
     // same primary again. The lease runs out.
-    if (unavailableKind(err) === null && !isMaxTimeExpired(err) && !(err instanceof ReadDeadlineError)) {
+    if (unavailableKind(err) === null && !(err instanceof ReadDeadlineError)) {
       const release = P.backlogCountRelease(holder, seq);
       await conn.jobLeases.updateOne(release.filter, { $set: { leaseUntil: 0 } }, { ...release.options, maxTimeMS: POINT_OP_MS }).catch(() => {});
     }

@@ -1,5 +1,6 @@
 import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
 import { idsByMonth, type Month, monthOfId } from './months.ts';
+import { POINT_OP_MS } from './query.ts';
 import type {
   AlertConditionsDoc,
   AlertEventDoc,
@@ -105,6 +106,12 @@ export const MONTHS_DOC = 'months';
 export const MONTHS_LIST = { filter: { _id: MONTHS_DOC }, options: { hint: { _id: 1 }, comment: 'months.list' } } as const;
 /** How long a process trusts its list of months before it reads `meta` again. */
 const MONTHS_TTL_MS = 60_000;
+/**
+ * The list's read, bounded on the server: every read across months (requests, the due queue,
+ * retention) waits on it while the list is stale, so a primary too slow for one point read answers
+ * them the overload's 503 (errors.ts: MaxTimeMSExpired) rather than holding them all.
+ */
+const MONTHS_READ = { ...MONTHS_LIST.options, maxTimeMS: POINT_OP_MS };
 
 /** The client, database and typed collections shared by the repos of one Mongo store. */
 export class MongoConnection {
@@ -222,7 +229,7 @@ export class MongoConnection {
 
   /** Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade). */
   async readLegacyMonth(): Promise<void> {
-    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_LIST.options);
+    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_READ);
     this.legacyMonth = doc?.legacyMonth ?? null;
     this.#buckets.clear();
   }
@@ -236,7 +243,7 @@ export class MongoConnection {
   async months(now: number = Date.now()): Promise<Month[]> {
     if (this.#months !== undefined && now - this.#months.readAt < MONTHS_TTL_MS && now >= this.#months.readAt) return this.#months.list;
     this.#monthsRead ??= this.meta
-      .findOne(MONTHS_LIST.filter, MONTHS_LIST.options)
+      .findOne(MONTHS_LIST.filter, MONTHS_READ)
       .then((doc) => {
         const list = [...((doc as { months?: Month[] } | null)?.months ?? [])].sort();
         this.#months = { list, readAt: now };

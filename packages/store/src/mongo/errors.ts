@@ -56,6 +56,7 @@ const FAILOVER_CODES = new Set([
 // Codes of a wait that ran out: the database too slow to answer, overloaded or with a primary
 // going away (an election makes these too).
 const OVERLOAD_CODES = new Set([
+  50, // MaxTimeMSExpired: the server stopped the operation at the maxTimeMS it was given (a point read's, a count's)
   202, // NetworkInterfaceExceededTimeLimit (mongos: a shard not answering in time)
   262, // ExceededTimeLimit (mongos or an internal request not answered in time, as during a step-down)
 ]);
@@ -73,8 +74,9 @@ const OVERLOAD_LABEL = 'SystemOverloadedError';
  *   no primary to send to, a connection lost before the answer, a member gone from the topology,
  *   a transaction given up;
  * - `overload`: a wait that ran out, or work refused: no connection of the pool free in time
- *   (waitQueueTimeoutMS), mongos's or a shard's time limit, an operation's `timeoutMS` (of a
- *   driver that honours it: 7.x ignores it), a server too loaded.
+ *   (waitQueueTimeoutMS), an operation's own `maxTimeMS` run out on the server, mongos's or a
+ *   shard's time limit, an operation's `timeoutMS` (of a driver that honours it: 7.x ignores
+ *   it), a server too loaded.
  * null for an error of the request itself (a duplicate key, a bad query, authorization) or a
  * setting to fix (a write concern the set cannot satisfy at all).
  */
@@ -98,16 +100,6 @@ export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
   if (err.hasErrorLabel(OVERLOAD_LABEL) || (code !== undefined && OVERLOAD_CODES.has(code))) return 'overload';
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (code !== undefined && FAILOVER_CODES.has(code)) ? 'failover' : null;
 }
-
-/**
- * Whether the server stopped the operation at the `maxTimeMS` it was given (MaxTimeMSExpired,
- * code 50): the primary too slow for it. Not in unavailableKind: a request's own time limit
- * answers as it did.
- */
-export function isMaxTimeExpired(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === MAX_TIME_MS_EXPIRED;
-}
-const MAX_TIME_MS_EXPIRED = 50;
 
 /** Whether the call can only be tried again later, its outcome unknown (unavailableKind): a 503, not a 500. */
 export function isFailoverError(err: unknown): boolean {

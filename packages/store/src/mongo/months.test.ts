@@ -1,10 +1,12 @@
 import { firstIdAt, newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { MONTHS_DOC, MONTHS_LIST, MongoConnection } from './connection.ts';
 import { parseHealCursor, sharePerEndpoint } from './delivery-claim.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
 import { dueEntryId } from './due-queue.ts';
+import { unavailableKind } from './errors.ts';
+import { POINT_OP_MS } from './query.ts';
 import { idsByMonth, isMonth, monthOf, monthOfId, monthStartOf, nextMonth, previousMonth } from './months.ts';
 
 describe('months of the MongoDB layout', () => {
@@ -76,6 +78,26 @@ describe('months of the MongoDB layout', () => {
   it('reads the list of months as its plan says (connection.ts spells it out)', () => {
     const plan = MONTHS_PLANS.list(MONTHS_DOC);
     expect(MONTHS_LIST).toEqual({ filter: plan.filter, options: plan.options });
+  });
+
+  it("bounds the list's read on the server, and a read past it is the overload's (a 503), shared by the reads waiting on it", async () => {
+    const client = new MongoClient('mongodb://127.0.0.1:9');
+    const conn = new MongoConnection(client, client.db('months-test'));
+    const asked: unknown[] = [];
+    let answer: () => Promise<unknown> = () =>
+      Promise.reject(new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' }));
+    Object.defineProperty(conn, 'meta', { value: { findOne: (_filter: unknown, options: unknown) => (asked.push(options), answer()) } });
+    const [first, second] = await Promise.allSettled([conn.months(1_000), conn.months(1_000)]);
+    expect(asked).toEqual([{ hint: { _id: 1 }, comment: 'months.list', maxTimeMS: POINT_OP_MS }]); // one read for both
+    expect(first.status === 'rejected' && unavailableKind(first.reason)).toBe('overload');
+    expect(second.status === 'rejected' && second.reason).toBe(first.status === 'rejected' && first.reason);
+    // Not cached: the next call reads again, and keeps what it read.
+    answer = () => Promise.resolve({ _id: MONTHS_DOC, months: ['202612', '202611'] });
+    expect(await conn.months(2_000)).toEqual(['202611', '202612']);
+    expect(await conn.months(3_000)).toEqual(['202611', '202612']);
+    expect(asked).toHaveLength(2);
+    await conn.readLegacyMonth();
+    expect(asked[2]).toMatchObject({ maxTimeMS: POINT_OP_MS });
   });
 
   it('files an id of a month before the legacy month in the adopted single collections, and later ids in their own months', () => {

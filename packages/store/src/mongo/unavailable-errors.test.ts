@@ -67,6 +67,11 @@ describe('withUnavailableErrors', () => {
       () => new MongoServerError({ code: 462, errmsg: 'overloaded', errorLabels: ['SystemOverloadedError', 'RetryableError'] }),
       'overload',
     ],
+    [
+      'an operation past the maxTimeMS it was given (MaxTimeMSExpired, 50: the list of months, a count)',
+      () => new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' }),
+      'overload',
+    ],
     ['mongos: a shard not answering in time (202)', () => new MongoServerError({ code: 202, errmsg: 'NetworkInterfaceExceededTimeLimit' }), 'overload'],
     ['mongos: a chunk migrating, its retries spent (13388)', () => new MongoServerError({ code: 13388, errmsg: 'StaleConfig' }), 'failover'],
     ['mongos: a stale shard version, its retries spent (63)', () => new MongoServerError({ code: 63, errmsg: 'StaleShardVersion' }), 'failover'],
@@ -93,7 +98,7 @@ describe('withUnavailableErrors', () => {
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });
 
-  it.each([202, 262])('a majority that did not answer in time (write concern %i, mongos or a step-down) is a failover’s 503', async (code) => {
+  it.each([50, 202, 262])('a majority that did not answer in time (write concern %i: maxTimeMS, mongos or a step-down) is a failover’s 503', async (code) => {
     const late = new MongoWriteConcernError({ ok: 1, writeConcernError: { code, errmsg: 'exceeded time limit' } } as never);
     const err = await orgs(open(() => late))
       .get('fail')

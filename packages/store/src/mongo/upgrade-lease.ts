@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
-import { isFailoverError, isMaxTimeExpired } from './errors.ts';
+import { isFailoverError } from './errors.ts';
 
 /** Tries of one renewal whose outcome is unknown, before the upgrade gives up. */
 export const RENEW_TRIES = 3;
@@ -71,7 +71,8 @@ export class UpgradeLease {
       if (held) this.#released = false;
       return held;
     } catch (err) {
-      if (!outcomeUnknown(err)) throw err;
+      // A failover's, or the server's time limit run out under load (isFailoverError): the take may or may not stand.
+      if (!isFailoverError(err)) throw err;
       this.#unknownSince ??= now;
       if (now - this.#unknownSince >= UNKNOWN_TAKES_MS) {
         // One of those takes may have stood: given up, so that it does not hold the others back.
@@ -95,7 +96,7 @@ export class UpgradeLease {
         this.#renewing = this.#takeAt(this.#now());
         held = await this.#renewing;
       } catch (err) {
-        if (!outcomeUnknown(err) || tries >= RENEW_TRIES) throw err;
+        if (!isFailoverError(err) || tries >= RENEW_TRIES) throw err;
         this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
         await (this.#o.wait ?? sleep)(RENEW_RETRY_MS);
         continue;
@@ -125,9 +126,4 @@ export class UpgradeLease {
   async #takeAt(now: number): Promise<boolean> {
     return (await this.#jobs.take(this.#o.name, this.#o.holder, now, now + this.#o.leaseMs)) !== null;
   }
-}
-
-/** A take that may or may not stand: a failover's error, or the server's time limit run out under load. */
-function outcomeUnknown(err: unknown): boolean {
-  return isFailoverError(err) || isMaxTimeExpired(err);
 }
