@@ -107,9 +107,15 @@ export const MONTHS_LIST = { filter: { _id: MONTHS_DOC }, options: { hint: { _id
 /** How long a process trusts its list of months before it reads `meta` again. */
 const MONTHS_TTL_MS = 60_000;
 /**
- * The list's read, bounded on the server: every read across months (requests, the due queue,
- * retention) waits on it while the list is stale, so a primary too slow for one point read answers
- * them the overload's 503 (errors.ts: MaxTimeMSExpired) rather than holding them all.
+ * How old a list may be and still answer while it is read again, or after that read failed: a
+ * month is made a month before its first document, so an old list misses nothing written, and a
+ * month dropped meanwhile reads as empty. Only a process with no list this young waits for the read.
+ */
+const MONTHS_KEPT_MS = 600_000;
+/**
+ * The list's read, bounded on the server: a process without a list young enough waits on it
+ * (every read across months: requests, the due queue, retention), so a primary too slow for one
+ * point read answers them the overload's 503 (errors.ts: MaxTimeMSExpired) rather than holding them all.
  */
 const MONTHS_READ = { ...MONTHS_LIST.options, maxTimeMS: POINT_OP_MS };
 
@@ -146,6 +152,8 @@ export class MongoConnection {
   readonly #buckets = new Map<Month, MonthBucket>();
   #months: { list: Month[]; readAt: number } | undefined;
   #monthsRead: Promise<Month[]> | undefined;
+  /** Moved on by forgetMonths: a read begun before it does not keep what it read. */
+  #monthsKnown = 0;
 
   constructor(client: MongoClient, db: Db) {
     this.client = client;
@@ -229,33 +237,51 @@ export class MongoConnection {
 
   /** Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade). */
   async readLegacyMonth(): Promise<void> {
-    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_READ);
+    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_LIST.options);
     this.legacyMonth = doc?.legacyMonth ?? null;
     this.#buckets.clear();
   }
 
   /**
    * The months whose collections exist (made ahead by provisionMonths, dropped by retention),
-   * oldest first: what a read across months walks. Read from `meta` at most every MONTHS_TTL_MS
-   * (a month is made at least a month before its first document, so a list this old misses
-   * nothing written; a month dropped meanwhile is read as empty).
+   * oldest first: what a read across months walks. Read from `meta` at most every MONTHS_TTL_MS,
+   * one read at a time; a list under MONTHS_KEPT_MS old answers while it is read again (or after
+   * that read failed), so a slow primary holds no caller that has one.
    */
   async months(now: number = Date.now()): Promise<Month[]> {
-    if (this.#months !== undefined && now - this.#months.readAt < MONTHS_TTL_MS && now >= this.#months.readAt) return this.#months.list;
-    this.#monthsRead ??= this.meta
-      .findOne(MONTHS_LIST.filter, MONTHS_READ)
-      .then((doc) => {
-        const list = [...((doc as { months?: Month[] } | null)?.months ?? [])].sort();
-        this.#months = { list, readAt: now };
-        return list;
-      })
-      .finally(() => (this.#monthsRead = undefined));
-    return this.#monthsRead;
+    const kept = this.#months;
+    // A clock stepped back (a negative age) says nothing of the list's age: it is read again.
+    const age = kept === undefined ? Number.POSITIVE_INFINITY : now - kept.readAt;
+    if (kept !== undefined && age >= 0 && age < MONTHS_TTL_MS) return kept.list;
+    const read = this.#readMonths(now);
+    if (kept === undefined || age < 0 || age >= MONTHS_KEPT_MS) return read;
+    read.catch(() => {}); // the next call past the TTL reads again
+    return kept.list;
   }
 
-  /** Forgets the cached month list (after this process made or dropped a month). */
+  /** The one read of the list under way, or a new one; kept as the list unless forgetMonths came between. */
+  #readMonths(now: number): Promise<Month[]> {
+    if (this.#monthsRead !== undefined) return this.#monthsRead;
+    const known = this.#monthsKnown;
+    const read = this.meta.findOne(MONTHS_LIST.filter, MONTHS_READ).then((doc) => {
+      const list = [...((doc as { months?: Month[] } | null)?.months ?? [])].sort();
+      if (known === this.#monthsKnown) this.#months = { list, readAt: now };
+      return list;
+    });
+    this.#monthsRead = read;
+    read
+      .finally(() => {
+        if (this.#monthsRead === read) this.#monthsRead = undefined;
+      })
+      .catch(() => {});
+    return read;
+  }
+
+  /** Forgets the list (after this process made or dropped a month), and what a read under way will find. */
   forgetMonths(): void {
     this.#months = undefined;
+    this.#monthsRead = undefined;
+    this.#monthsKnown++;
   }
 
   /**

@@ -80,24 +80,64 @@ describe('months of the MongoDB layout', () => {
     expect(MONTHS_LIST).toEqual({ filter: plan.filter, options: plan.options });
   });
 
-  it("bounds the list's read on the server, and a read past it is the overload's (a 503), shared by the reads waiting on it", async () => {
+  /** A connection whose `meta` answers each read of the list with `answer()`; `asked` holds each read's options. */
+  function listedBy(first: () => Promise<unknown>) {
     const client = new MongoClient('mongodb://127.0.0.1:9');
     const conn = new MongoConnection(client, client.db('months-test'));
-    const asked: unknown[] = [];
-    let answer: () => Promise<unknown> = () =>
-      Promise.reject(new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' }));
-    Object.defineProperty(conn, 'meta', { value: { findOne: (_filter: unknown, options: unknown) => (asked.push(options), answer()) } });
+    const state = { asked: [] as unknown[], answer: first };
+    Object.defineProperty(conn, 'meta', { value: { findOne: (_filter: unknown, options: unknown) => (state.asked.push(options), state.answer()) } });
+    return { conn, state };
+  }
+  const timeLimit = () => Promise.reject(new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' }));
+  const listing =
+    (...months: string[]) =>
+    () =>
+      Promise.resolve({ _id: MONTHS_DOC, months });
+
+  it("bounds the list's read on the server: with no list to answer, a read past it is the overload's (a 503), one read for all waiting", async () => {
+    const { conn, state } = listedBy(timeLimit);
     const [first, second] = await Promise.allSettled([conn.months(1_000), conn.months(1_000)]);
-    expect(asked).toEqual([{ hint: { _id: 1 }, comment: 'months.list', maxTimeMS: POINT_OP_MS }]); // one read for both
+    expect(state.asked).toEqual([{ hint: { _id: 1 }, comment: 'months.list', maxTimeMS: POINT_OP_MS }]); // one read for both
     expect(first.status === 'rejected' && unavailableKind(first.reason)).toBe('overload');
     expect(second.status === 'rejected' && second.reason).toBe(first.status === 'rejected' && first.reason);
-    // Not cached: the next call reads again, and keeps what it read.
-    answer = () => Promise.resolve({ _id: MONTHS_DOC, months: ['202612', '202611'] });
+    // Not kept: the next call reads again, and keeps what it read for 60 s.
+    state.answer = listing('202612', '202611');
     expect(await conn.months(2_000)).toEqual(['202611', '202612']);
-    expect(await conn.months(3_000)).toEqual(['202611', '202612']);
-    expect(asked).toHaveLength(2);
-    await conn.readLegacyMonth();
-    expect(asked[2]).toMatchObject({ maxTimeMS: POINT_OP_MS });
+    expect(await conn.months(2_000 + 59_999)).toEqual(['202611', '202612']);
+    expect(state.asked).toHaveLength(2);
+  });
+
+  it('answers a list under 10 minutes old while it is read again, and after that read failed; an older one waits for the read', async () => {
+    const { conn, state } = listedBy(listing('202611'));
+    expect(await conn.months(0)).toEqual(['202611']);
+    state.answer = timeLimit;
+    // 60 s on: read again, the old list answering meanwhile; the failed read is tried again at the next call.
+    expect(await conn.months(60_000)).toEqual(['202611']);
+    await new Promise((resolve) => setImmediate(resolve)); // that read has failed
+    expect(await conn.months(599_999)).toEqual(['202611']);
+    expect(state.asked).toHaveLength(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    // 10 minutes on, the list is no answer: the read is, and it fails.
+    await expect(conn.months(600_000)).rejects.toMatchObject({ code: 50 });
+    state.answer = listing('202611', '202612');
+    expect(await conn.months(600_001)).toEqual(['202611', '202612']);
+    // A clock stepped back says nothing of the list's age: read again, and waited for.
+    state.answer = timeLimit;
+    await expect(conn.months(500_000)).rejects.toMatchObject({ code: 50 });
+  });
+
+  it('keeps no list from a read begun before forgetMonths (this process made a month meanwhile)', async () => {
+    let finish!: (doc: unknown) => void;
+    const { conn, state } = listedBy(() => new Promise((resolve) => (finish = resolve)));
+    const early = conn.months(0);
+    conn.forgetMonths();
+    state.answer = listing('202611', '202612');
+    const late = conn.months(1); // a read of its own, not the one under way
+    finish({ _id: MONTHS_DOC, months: ['202611'] });
+    expect(await early).toEqual(['202611']);
+    expect(await late).toEqual(['202611', '202612']);
+    expect(await conn.months(2)).toEqual(['202611', '202612']);
+    expect(state.asked).toHaveLength(2);
   });
 
   it('files an id of a month before the legacy month in the adopted single collections, and later ids in their own months', () => {

@@ -21,10 +21,9 @@ export interface UpgradeLeaseOptions {
 
 /**
  * The layout upgrade's lease, for one holder. A take or a renewal whose outcome is unknown (a
- * majority that did not confirm it in time, an election: isFailoverError; or the server's time
- * limit, POINT_OP_MS, run out) may stand on
- * the primary or be rolled back: it is neither a failed start nor a lease held. The same
- * holder's next take tells: a write that stood is renewed by it, one rolled back is taken again
+ * majority that did not confirm it in time, an election, the server's time limit, POINT_OP_MS,
+ * run out: isFailoverError) may stand on the primary or be rolled back: it is neither a failed
+ * start nor a lease held. The same holder's next take tells: a write that stood is renewed by it, one rolled back is taken again
  * or found another's. So `take` answers false and the caller waits and asks again — for up to
  * UNKNOWN_TAKES_MS, then the start fails with the cause — and `renew` asks again itself, up to
  * RENEW_TRIES. `runIfTaken` gives the lease up when the upgrade ends or fails, so the others
