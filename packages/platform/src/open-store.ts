@@ -2,14 +2,23 @@ import { join } from 'node:path';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 
 /**
+ * How long a process that answers requests (the gateway, the portal, message-intake) lets a
+ * MongoDB operation wait for a pooled connection, unless MONGODB_URL sets `waitQueueTimeoutMS`:
+ * under a saturated pool a request answers 503 in 10 s rather than wait as long as its client
+ * does. Not the dispatcher's: its completions wait rather than leave a webhook to be sent again.
+ */
+export const REQUEST_POOL_WAIT_MS = 10_000;
+
+/**
  * The store a service's config names: MongoDB when MONGODB_URL is set, else the SQLite
  * file in DATA_DIR (shared by every process on the machine, as in `./dev start --cluster`).
+ * `poolWaitMs`: MongoDB's wait for a pooled connection (REQUEST_POOL_WAIT_MS), unless the URL sets one.
  */
-export async function openStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }): Promise<Store> {
+export async function openStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }, mongo: { poolWaitMs?: number } = {}): Promise<Store> {
   if (config.MONGODB_URL) {
     // Loaded only when used: embedded mode and SQLite clusters never load the driver.
     const { openMongoStore } = await import('@wirehook/store/mongo');
-    return openMongoStore({ url: config.MONGODB_URL });
+    return openMongoStore({ url: config.MONGODB_URL, ...mongo });
   }
   return openEmbeddedStore(config.DATA_DIR);
 }

@@ -4,7 +4,7 @@ import type { OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import type { Store } from '../store.ts';
-import { openMongoStore } from './open-mongo-store.ts';
+import { mongoClientOptions, openMongoStore } from './open-mongo-store.ts';
 
 // The contract runs only where a MongoDB replica set is reachable (MONGODB_URL, as in
 // .github/workflows/ci.yml); without one it is reported as skipped, never as passed.
@@ -69,5 +69,15 @@ describe('openMongoStore', () => {
     // Names the server, leaves the password out.
     expect((err as Error).message).toMatch(/^cannot connect to MongoDB at mongodb:\/\/…@127\.0\.0\.1:1\//);
     expect((err as Error).message).not.toContain('s3cret');
+  });
+
+  it("waits poolWaitMs for a pooled connection unless the URL sets its own wait (in any case, 0 for none); the driver's default else", () => {
+    const waitOf = (url: string, poolWaitMs?: number) =>
+      new MongoClient(url, mongoClientOptions({ url, ...(poolWaitMs === undefined ? {} : { poolWaitMs }) })).options.waitQueueTimeoutMS;
+    expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0', 10_000)).toBe(10_000);
+    expect(waitOf('mongodb://db-0:27017/wirehook', 10_000)).toBe(10_000);
+    expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0&waitQueueTimeoutMS=2500', 10_000)).toBe(2_500);
+    expect(waitOf('mongodb://db-0:27017/?waitqueuetimeoutms=0', 10_000)).toBe(0);
+    expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0')).toBe(0); // the driver's: no limit
   });
 });

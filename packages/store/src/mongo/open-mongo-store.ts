@@ -1,5 +1,5 @@
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
-import { MongoClient, type Db, type Document } from 'mongodb';
+import { MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import type { Store } from '../store.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import { MongoApiKeyRepo } from './api-key-repo.ts';
@@ -37,6 +37,13 @@ export interface MongoStoreOptions {
   log?: (line: string) => void;
   /** Told of every command the store sends once it is open, as sent (query-plans.test.ts; diagnostics). */
   onCommand?: (command: Document, commandName: string) => void;
+  /**
+   * How long an operation may wait for a pooled connection, unless `url` sets
+   * `waitQueueTimeoutMS` itself; default: as long as it takes (the driver's). Past it the call
+   * fails as the overload's 503 (errors.ts). For the processes that answer requests alone: a
+   * dispatcher's completion that gave up would leave its webhook to be sent again (docs/operations.md).
+   */
+  poolWaitMs?: number;
 }
 
 /** The Store on MongoDB. */
@@ -59,10 +66,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   const where = redact(options.url);
   let client: MongoClient;
   try {
-    // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
-    // No default write concern of ours: the deployment's own (or MONGODB_URL's `w`, `wtimeoutMS`)
-    // holds for the writes that pin none (plans/plan.ts pins the claims').
-    client = new MongoClient(options.url, { ignoreUndefined: true, appName: 'wirehook', monitorCommands: options.onCommand !== undefined });
+    client = new MongoClient(options.url, mongoClientOptions(options));
     await client.connect();
   } catch (err) {
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
@@ -85,6 +89,24 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await client.close();
     throw err;
   }
+}
+
+/** The client's options: `url`'s own settings win (the driver would let ours override them). */
+export function mongoClientOptions(options: MongoStoreOptions): MongoClientOptions {
+  // ignoreUndefined: an absent optional field is left out, as JSON.stringify does for SQLite.
+  // No default write concern of ours: the deployment's own (or MONGODB_URL's `w`, `wtimeoutMS`)
+  // holds for the writes that pin none (plans/plan.ts pins the claims').
+  const client: MongoClientOptions = { ignoreUndefined: true, appName: 'wirehook', monitorCommands: options.onCommand !== undefined };
+  if (options.poolWaitMs !== undefined && !urlSets(options.url, 'waitQueueTimeoutMS')) client.waitQueueTimeoutMS = options.poolWaitMs;
+  return client;
+}
+
+/** Whether a connection string's query names `option` (the driver reads their names in any case). */
+function urlSets(url: string, option: string): boolean {
+  const query = url.indexOf('?');
+  if (query < 0) return false;
+  const wanted = option.toLowerCase();
+  return [...new URLSearchParams(url.slice(query + 1)).keys()].some((key) => key.toLowerCase() === wanted);
 }
 
 /**
