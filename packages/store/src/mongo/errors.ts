@@ -1,5 +1,6 @@
 import {
   MongoDriverError,
+  MongoError,
   MongoNetworkError,
   MongoOperationTimeoutError,
   MongoServerClosedError,
@@ -99,6 +100,18 @@ export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
   const code = typeof err.code === 'number' ? err.code : undefined;
   if (err.hasErrorLabel(OVERLOAD_LABEL) || (code !== undefined && OVERLOAD_CODES.has(code))) return 'overload';
   return FAILOVER_LABELS.some((label) => err.hasErrorLabel(label)) || (code !== undefined && FAILOVER_CODES.has(code)) ? 'failover' : null;
+}
+
+/**
+ * Whether a call failed before it reached a server: no pooled connection in time, no server to
+ * send to, a pool cleared under the checkout — safe to send again where a second write would
+ * count twice. (A retryable write's first try lost with its connection, then its retry refused
+ * so, reads as not sent too: the driver throws the retry's error. Rare; its caller says what it costs.)
+ */
+export function notSent(err: unknown): boolean {
+  if (err instanceof MongoServerSelectionError) return true;
+  // By name (the classes are not exported). Not PoolClearedOnNetworkError: it also ends operations in flight.
+  return err instanceof MongoError && (err.name === 'MongoWaitQueueTimeoutError' || err.name === 'MongoPoolClearedError');
 }
 
 /** Whether the call can only be tried again later, its outcome unknown (unavailableKind): a 503, not a 500. */

@@ -28,8 +28,10 @@ import { scope } from './query.ts';
 // Instead a send first takes its count with one atomic single-document increment of one of
 // the counter's shards (no transaction, no conflict; usage-counters.ts), refuses and gives it
 // back when that passed the limit, and gives it back too when the message is not written (an
-// error, or an idempotent replay). The limit is never passed; a process killed between the
-// increment and the commit leaves the count one high.
+// error, or an idempotent replay). The limit is never passed. A give-back that could not be
+// sent (a saturated pool, an election) is owed and written later (usage-counters.ts); a process
+// killed between the increment and the commit, or a give-back whose outcome is unknown, leaves
+// the count one high.
 //
 // Every delivery the send makes due (neither held nor waiting in its lane, and a lane's waiting
 // delivery a join made the head) is told to the due queue (noteDue) after the commit: never in

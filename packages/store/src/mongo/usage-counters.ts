@@ -2,6 +2,7 @@ import { PlanLimitError } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { notSent } from './errors.ts';
 import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 
 // A usage counter (an organization's sends this month, an environment's this day) is spread over
@@ -51,7 +52,8 @@ export interface TakenCount {
 /**
  * Takes this send's count of every counter it increments, each with one atomic update of a
  * random shard (a shard past its expiry starts again at 1). One that passes its limit is given
- * back, with those taken before it, and the send is refused.
+ * back, with those taken before it, and the send is refused; so are they all when a later
+ * increment or read fails (the error is thrown as it came).
  * @returns the counts taken and each counter's value with this send.
  * @throws PlanLimitError when a counter was already at its limit.
  */
@@ -63,39 +65,104 @@ export async function takeCounts(
   const taken: TakenCount[] = [];
   const values: Record<string, number> = {};
   const at = new Date(now);
-  for (const counter of counters) {
-    if (!counter.increment) continue;
-    const ids = shardIds(counter.key);
-    const shardId = ids[Math.floor(Math.random() * ids.length)]!;
-    const q = P.counterShard(shardId);
-    await conn.counters.updateOne(
-      q.filter,
-      [
-        {
-          $set: {
-            value: { $cond: [{ $gt: ['$expiresAt', { $literal: at }] }, { $add: ['$value', 1] }, 1] },
-            expiresAt: { $literal: new Date(counter.expiresAt) },
+  try {
+    for (const counter of counters) {
+      if (!counter.increment) continue;
+      const ids = shardIds(counter.key);
+      const shardId = ids[Math.floor(Math.random() * ids.length)]!;
+      const q = P.counterShard(shardId);
+      await conn.counters.updateOne(
+        q.filter,
+        [
+          {
+            $set: {
+              value: { $cond: [{ $gt: ['$expiresAt', { $literal: at }] }, { $add: ['$value', 1] }, 1] },
+              expiresAt: { $literal: new Date(counter.expiresAt) },
+            },
           },
-        },
-      ],
-      { ...q.options, upsert: true },
-    );
-    taken.push({ key: counter.key, shardId });
-    const value = (await counterValues(conn, [counter.key], now))[counter.key]!;
-    values[counter.key] = value;
-    if (counter.limit !== null && value > counter.limit) {
-      await giveBack(conn, taken, now);
-      throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
+        ],
+        { ...q.options, upsert: true },
+      );
+      // Taken once answered: an increment whose answer was lost may stand, and leaves its counter one high.
+      taken.push({ key: counter.key, shardId });
+      const value = (await counterValues(conn, [counter.key], now))[counter.key]!;
+      values[counter.key] = value;
+      if (counter.limit !== null && value > counter.limit) {
+        throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
+      }
     }
+  } catch (err) {
+    await giveBack(conn, taken, now);
+    throw err;
   }
+  if (owedOf(conn).length > 0) void payOwed(conn);
   return { taken, values };
 }
 
-/** Gives back the counts a send took and did not use. */
+/**
+ * Gives back the counts a send took and did not use. Never throws: it runs where the send has
+ * already failed, whose error is the one to answer. A give-back refused before it reached the
+ * server (no pooled connection in time, no server to send to: the pool saturated, an election)
+ * is owed and written later (payOwed), up to OWED_MAX; one whose outcome is unknown (a lost
+ * connection) is not tried again — twice could lower the count by two — so the counter stays
+ * one high, as after a process killed between its increment and its commit.
+ */
 export async function giveBack(conn: MongoConnection, taken: readonly TakenCount[], now: number): Promise<void> {
-  const at = new Date(now);
-  for (const { shardId } of taken) {
-    const q = P.counterGiveBack(shardId, at);
+  await payOwed(conn);
+  for (const { key, shardId } of taken) {
+    const owed = { key, shardId, at: now };
+    if ((await giveOneBack(conn, owed)) === 'not sent') owe(conn, owed);
+  }
+}
+
+/** A give-back not yet written: the shard, and the time of the send that took it. */
+interface OwedGiveBack extends TakenCount {
+  at: number;
+}
+
+/** How many owed give-backs a process keeps (a bound in an outage: past it the oldest are dropped, their counters one high). */
+export const OWED_MAX = 10_000;
+const owedByConn = new WeakMap<MongoConnection, OwedGiveBack[]>();
+const paying = new WeakSet<MongoConnection>();
+
+function owedOf(conn: MongoConnection): OwedGiveBack[] {
+  let owed = owedByConn.get(conn);
+  if (owed === undefined) owedByConn.set(conn, (owed = []));
+  return owed;
+}
+
+function owe(conn: MongoConnection, owed: OwedGiveBack): void {
+  const list = owedOf(conn);
+  list.push(owed);
+  if (list.length > OWED_MAX) list.splice(0, list.length - OWED_MAX);
+}
+
+/**
+ * Writes the owed give-backs, one call at a time a connection, oldest first; stops at the first
+ * that is refused again (kept for the next call: after the next send's take, or the next give-back).
+ */
+async function payOwed(conn: MongoConnection): Promise<void> {
+  const owed = owedOf(conn);
+  if (owed.length === 0 || paying.has(conn)) return;
+  paying.add(conn);
+  try {
+    while (owed.length > 0) {
+      const next = owed[0]!;
+      if ((await giveOneBack(conn, next)) === 'not sent') return;
+      if (owed[0] === next) owed.shift();
+    }
+  } finally {
+    paying.delete(conn);
+  }
+}
+
+/** One count given back while its period lasts and its shard has one. */
+async function giveOneBack(conn: MongoConnection, owed: OwedGiveBack): Promise<'done' | 'not sent' | 'unknown'> {
+  const q = P.counterGiveBack(owed.shardId, new Date(owed.at));
+  try {
     await conn.counters.updateOne(q.filter, { $inc: { value: -1 } }, q.options);
+    return 'done';
+  } catch (err) {
+    return notSent(err) ? 'not sent' : 'unknown';
   }
 }

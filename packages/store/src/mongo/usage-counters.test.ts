@@ -1,0 +1,114 @@
+// Usage counters' give-backs without a server: a stand-in `counters` collection that keeps the
+// shards in a Map and fails the calls a test tells it to, with the driver's own error classes.
+import { PlanLimitError } from '@wirehook/core';
+import { createRequire } from 'node:module';
+import { MongoNetworkError } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import type { UsageCounter } from '../ports/message-port.ts';
+import type { MongoConnection } from './connection.ts';
+import { giveBack, OWED_MAX, SHARDS, takeCounts } from './usage-counters.ts';
+
+const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
+const poolTimeout = () => new poolErrors['WaitQueueTimeoutError']!('Timed out while checking out a connection from connection pool', 'db-0:27017');
+const lost = () => new MongoNetworkError('connection 4 to db-0:27017 closed');
+
+const NOW = Date.UTC(2026, 11, 2);
+const MONTH: UsageCounter = { key: 'live:org_1:2026-12', limit: 3, increment: true, expiresAt: Date.UTC(2027, 1, 1) };
+
+/** Shards by id, their value; `fail` answers the next calls of a kind with an error instead (null: that call passes). */
+function countersOf() {
+  const shards = new Map<string, number>();
+  const fail = { increment: [] as ((() => Error) | null)[], read: [] as (() => Error)[], giveBack: [] as (() => Error)[] };
+  const calls = { giveBacks: 0 };
+  const counters = {
+    updateOne: async (filter: { _id: string }, update: unknown) => {
+      if (Array.isArray(update)) {
+        const err = fail.increment.shift();
+        if (err) throw err();
+        shards.set(filter._id, (shards.get(filter._id) ?? 0) + 1);
+      } else {
+        calls.giveBacks++;
+        const err = fail.giveBack.shift();
+        if (err) throw err();
+        const value = shards.get(filter._id) ?? 0;
+        if (value > 0) shards.set(filter._id, value - 1);
+      }
+      return { matchedCount: 1, modifiedCount: 1 };
+    },
+    find: (filter: { _id: { $in: string[] } }) => ({
+      toArray: async () => {
+        const err = fail.read.shift();
+        if (err) throw err();
+        return filter._id.$in.filter((id) => shards.has(id)).map((id) => ({ _id: id, value: shards.get(id)!, expiresAt: new Date(MONTH.expiresAt) }));
+      },
+    }),
+  };
+  const total = () => [...shards.values()].reduce((a, b) => a + b, 0);
+  return { conn: { counters } as unknown as MongoConnection, fail, calls, total };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('usage counters (MongoDB): counts given back', () => {
+  it('takes one count a send, and refuses the send past the limit of 3 with its count given back', async () => {
+    const { conn, total } = countersOf();
+    for (let i = 1; i <= 3; i++) expect((await takeCounts(conn, [MONTH], NOW)).values[MONTH.key]).toBe(i);
+    await expect(takeCounts(conn, [MONTH], NOW)).rejects.toBeInstanceOf(PlanLimitError);
+    expect(total()).toBe(3);
+  });
+
+  it('gives the count back when the read after its increment fails, and throws that error as it came', async () => {
+    const { conn, fail, total } = countersOf();
+    fail.read.push(lost);
+    await expect(takeCounts(conn, [MONTH], NOW)).rejects.toBeInstanceOf(MongoNetworkError);
+    expect(total()).toBe(0);
+  });
+
+  it('gives back the first counter’s count when the second’s increment fails', async () => {
+    const { conn, fail, total } = countersOf();
+    const day: UsageCounter = { ...MONTH, key: 'test:org_1:2026-12-02', limit: null };
+    await takeCounts(conn, [MONTH], NOW); // a count that stays taken
+    fail.increment.push(null, poolTimeout); // the day's increment passes, the month's fails
+    await expect(takeCounts(conn, [day, MONTH], NOW).catch((e: unknown) => e)).resolves.toMatchObject({ name: 'MongoWaitQueueTimeoutError' });
+    expect(total()).toBe(1); // the day's count given back, the first send's month count kept
+  });
+
+  it('never throws from a give-back: one refused before it was sent is owed and written after the next send takes its count', async () => {
+    const { conn, fail, calls, total } = countersOf();
+    const { taken } = await takeCounts(conn, [MONTH], NOW);
+    fail.giveBack.push(poolTimeout);
+    await expect(giveBack(conn, taken, NOW)).resolves.toBeUndefined();
+    expect(total()).toBe(1); // not given back yet: owed
+    await takeCounts(conn, [MONTH], NOW); // 2 now; its take pays what is owed
+    await settle();
+    expect(total()).toBe(1);
+    expect(calls.giveBacks).toBe(2);
+  });
+
+  it('does not give back again one whose outcome is unknown (a lost connection): twice could count one low', async () => {
+    const { conn, fail, calls, total } = countersOf();
+    const { taken } = await takeCounts(conn, [MONTH], NOW);
+    fail.giveBack.push(lost);
+    await giveBack(conn, taken, NOW);
+    await takeCounts(conn, [MONTH], NOW);
+    await settle();
+    expect(calls.giveBacks).toBe(1);
+    expect(total()).toBe(2); // one high, as after a process killed between its increment and its commit
+  });
+
+  it(`keeps at most ${OWED_MAX} owed give-backs, the newest, and pays them oldest first until one is refused again`, async () => {
+    const { conn, fail, calls } = countersOf();
+    const taken = Array.from({ length: OWED_MAX + 5 }, (_, i) => ({ key: MONTH.key, shardId: `${i % SHARDS}|${MONTH.key}` }));
+    fail.giveBack.push(...taken.map(() => poolTimeout));
+    await giveBack(conn, taken, NOW);
+    expect(calls.giveBacks).toBe(OWED_MAX + 5);
+    // The next give-back pays the owed first: the first is refused again, so it stops there.
+    fail.giveBack.push(poolTimeout);
+    await giveBack(conn, [], NOW);
+    expect(calls.giveBacks).toBe(OWED_MAX + 6);
+    await giveBack(conn, [], NOW);
+    expect(calls.giveBacks).toBe(OWED_MAX + 6 + OWED_MAX); // all paid, none past the bound
+    await giveBack(conn, [], NOW);
+    expect(calls.giveBacks).toBe(2 * OWED_MAX + 6);
+  });
+});
