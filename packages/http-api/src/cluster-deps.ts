@@ -1,15 +1,6 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup } from '@wirehook/egress';
 import { EndpointThroughput, RateLimiter, RedisKv } from '@wirehook/kv';
-import {
-  createHttpMetrics,
-  openSealingKeys,
-  openStore,
-  REQUEST_POOL_WAIT_MS,
-  redisCheck,
-  storeCheck,
-  type Component,
-  type ServiceContext,
-} from '@wirehook/platform';
+import { createHttpMetrics, openSealingKeys, openRequestStore, redisCheck, storeCheck, type Component, type ServiceContext } from '@wirehook/platform';
 import { grpcMetrics, IntakeGrpcClient, RecoveryGrpcClient } from '@wirehook/rpc';
 import { TransformRunner } from '@wirehook/transform';
 import type { ApiConfig } from './config.ts';
@@ -33,7 +24,7 @@ export interface ClusterApiDeps {
  */
 export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Promise<ClusterApiDeps> {
   const { logger, clock, registry, readiness } = ctx;
-  const store = await openStore(config, { poolWaitMs: REQUEST_POOL_WAIT_MS });
+  const store = await openRequestStore(config);
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const kv = new RedisKv({ url: config.REDIS_URL });
   // Redis down is degraded, not down (rate limits fail open): named in /readyz, never gating (redisCheck).

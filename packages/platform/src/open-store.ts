@@ -23,6 +23,11 @@ export async function openStore(config: { MONGODB_URL?: string | undefined; DATA
   return openEmbeddedStore(config.DATA_DIR);
 }
 
+/** The store of a process that answers requests (the gateway, the portal, message-intake): MongoDB's pool wait bounded, REQUEST_POOL_WAIT_MS. */
+export function openRequestStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }): Promise<Store> {
+  return openStore(config, { poolWaitMs: REQUEST_POOL_WAIT_MS });
+}
+
 /** Where the SQLite store of a DATA_DIR lives (for messages to operators). */
 export function describeStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }): string {
   return config.MONGODB_URL ? 'MongoDB' : `SQLite in ${join(config.DATA_DIR)}`;

@@ -6,14 +6,14 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { connectWithRetry, loadConfig, natsCheck, natsBusOptions, openStore, REQUEST_POOL_WAIT_MS, runService, storeCheck } = await import('@wirehook/platform');
+const { connectWithRetry, loadConfig, natsCheck, natsBusOptions, openRequestStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { createIntake } = await import('./create-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
 await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
-  const store = await openStore(config, { poolWaitMs: REQUEST_POOL_WAIT_MS });
+  const store = await openRequestStore(config);
   const nats = natsBusOptions(config);
   const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }), logger);
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.

@@ -79,5 +79,6 @@ describe('openMongoStore', () => {
     expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0&waitQueueTimeoutMS=2500', 10_000)).toBe(2_500);
     expect(waitOf('mongodb://db-0:27017/?waitqueuetimeoutms=0', 10_000)).toBe(0);
     expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0')).toBe(0); // the driver's: no limit
+    expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0#&waitQueueTimeoutMS=5', 10_000)).toBe(10_000); // a fragment is no option
   });
 });

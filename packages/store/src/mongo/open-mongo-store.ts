@@ -101,12 +101,13 @@ export function mongoClientOptions(options: MongoStoreOptions): MongoClientOptio
   return client;
 }
 
-/** Whether a connection string's query names `option` (the driver reads their names in any case). */
+/** Whether a connection string's query names `option` (the driver reads their names in any case, and nothing after a `#`). */
 function urlSets(url: string, option: string): boolean {
-  const query = url.indexOf('?');
+  const beforeFragment = url.split('#', 1)[0]!;
+  const query = beforeFragment.indexOf('?');
   if (query < 0) return false;
   const wanted = option.toLowerCase();
-  return [...new URLSearchParams(url.slice(query + 1)).keys()].some((key) => key.toLowerCase() === wanted);
+  return [...new URLSearchParams(beforeFragment.slice(query + 1)).keys()].some((key) => key.toLowerCase() === wanted);
 }
 
 /**
