@@ -105,13 +105,20 @@ export function unavailableKind(err: unknown): 'failover' | 'overload' | null {
 /**
  * Whether a call failed before it reached a server: no pooled connection in time, no server to
  * send to, a pool cleared under the checkout — safe to send again where a second write would
- * count twice. (A retryable write's first try lost with its connection, then its retry refused
- * so, reads as not sent too: the driver throws the retry's error. Rare; its caller says what it costs.)
+ * count twice. Not always so: a retryable write whose first try was sent (its connection lost
+ * after, or a step-down cutting its majority's wait) and whose retry found no server or no
+ * connection reads as not sent too, since the driver throws the retry's error and only a
+ * server sets NoWritesPerformed. Rare (a retry in an outage); its caller says what it costs.
  */
 export function notSent(err: unknown): boolean {
   if (err instanceof MongoServerSelectionError) return true;
   // By name (the classes are not exported). Not PoolClearedOnNetworkError: it also ends operations in flight.
   return err instanceof MongoError && (err.name === 'MongoWaitQueueTimeoutError' || err.name === 'MongoPoolClearedError');
+}
+
+/** Whether a transaction's commit was given up on unconfirmed (UnknownTransactionCommitResult): it may have been applied. */
+export function isUnknownCommit(err: unknown): boolean {
+  return err instanceof MongoError && err.hasErrorLabel('UnknownTransactionCommitResult');
 }
 
 /** Whether the call can only be tried again later, its outcome unknown (unavailableKind): a 503, not a 500. */

@@ -4,7 +4,7 @@ import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/me
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
-import { isDuplicateKey } from './errors.ts';
+import { isDuplicateKey, isUnknownCommit } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
@@ -65,6 +65,9 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   }
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
   let written = false;
+  // A commit the driver could not confirm may have stored the message: its count stays taken
+  // (one high at most, and the limit never passed) rather than given back.
+  let maybeWritten = false;
   try {
     for (let tries = 1; ; tries++) {
       try {
@@ -76,11 +79,12 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
         return created;
       } catch (err) {
         if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
+        maybeWritten = isUnknownCommit(err);
         throw err;
       }
     }
   } finally {
-    if (!written) await giveBack(conn, taken, input.createdAt);
+    if (!written && !maybeWritten) await giveBack(conn, taken, input.createdAt);
   }
 }
 

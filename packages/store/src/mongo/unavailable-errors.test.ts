@@ -2,18 +2,28 @@
 // driver's own error classes.
 import { UnavailableError, toErrorResponse } from '@wirehook/core';
 import { createRequire } from 'node:module';
-import { MongoDriverError, MongoNetworkError, MongoOperationTimeoutError, MongoServerClosedError, MongoServerError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoDriverError,
+  MongoNetworkError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../store.ts';
 import type { MongoConnection } from './connection.ts';
 import { mongoStoreOn } from './open-mongo-store.ts';
-import { isDuplicateKey } from './errors.ts';
+import { isDuplicateKey, isUnknownCommit, notSent } from './errors.ts';
 import { FAILOVER_MESSAGE, OVERLOAD_MESSAGE, withUnavailableErrors } from './unavailable-errors.ts';
 
 // The driver's pool errors, as it makes them: their classes are not exported, so a rename in a
 // driver upgrade fails here rather than turning them into 500s.
 const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
 const waitQueueTimeout = () => new poolErrors['WaitQueueTimeoutError']!('Timed out while checking out a connection from connection pool', 'db-0:27017');
+const poolCleared = (name: 'PoolClearedError' | 'PoolClearedOnNetworkError') =>
+  new (poolErrors[name] as unknown as new (pool: object) => Error)({ address: 'db-0:27017', serverError: new Error('connection reset') });
 const poolClosed = () => new (poolErrors['PoolClosedError'] as unknown as new (pool: object) => Error)({ address: 'db-0:27017' });
 
 class FakeRepo {
@@ -149,5 +159,24 @@ describe('withUnavailableErrors', () => {
     expect(isDuplicateKey(refused, 'consumers_external_id')).toBe(true);
     expect(isDuplicateKey(refused, '_id_')).toBe(false);
     await expect(orgs(open(() => refused)).get('fail')).rejects.toBe(refused);
+  });
+});
+
+describe('errors that say what a write did', () => {
+  it.each([
+    ['no pooled connection in time', waitQueueTimeout, true],
+    ['no server to send to', () => new MongoServerSelectionError('Server selection timed out after 30000 ms', {} as never), true],
+    ['a pool cleared under the checkout', () => poolCleared('PoolClearedError'), true],
+    ['a pool cleared by its monitor (it ends operations in flight too)', () => poolCleared('PoolClearedOnNetworkError'), false],
+    ['a connection lost', () => new MongoNetworkError('connection 4 to db-0:27017 closed'), false],
+    ['a primary stepping down', () => new MongoServerError({ code: 189, errmsg: 'primary stepped down' }), false],
+  ] as const)('%s: not sent is %s', (_what, make, expected) => {
+    expect(notSent(make())).toBe(expected);
+  });
+
+  it('a commit given up on unconfirmed is one that may have been applied; a write conflict’s is not', () => {
+    expect(isUnknownCommit(new MongoServerError({ code: 91, errmsg: 'shutting down', errorLabels: ['UnknownTransactionCommitResult'] }))).toBe(true);
+    expect(isUnknownCommit(new MongoServerError({ code: 112, errmsg: 'WriteConflict', errorLabels: ['TransientTransactionError'] }))).toBe(false);
+    expect(isUnknownCommit(new Error('a bug'))).toBe(false);
   });
 });

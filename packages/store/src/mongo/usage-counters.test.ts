@@ -6,7 +6,7 @@ import { MongoNetworkError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { giveBack, OWED_MAX, SHARDS, takeCounts } from './usage-counters.ts';
+import { giveBack, OWED_MAX, takeCounts } from './usage-counters.ts';
 
 const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
 const poolTimeout = () => new poolErrors['WaitQueueTimeoutError']!('Timed out while checking out a connection from connection pool', 'db-0:27017');
@@ -19,7 +19,7 @@ const MONTH: UsageCounter = { key: 'live:org_1:2026-12', limit: 3, increment: tr
 function countersOf() {
   const shards = new Map<string, number>();
   const fail = { increment: [] as ((() => Error) | null)[], read: [] as (() => Error)[], giveBack: [] as (() => Error)[] };
-  const calls = { giveBacks: 0 };
+  const calls = { giveBacks: 0, given: [] as string[], hold: null as Promise<void> | null };
   const counters = {
     updateOne: async (filter: { _id: string }, update: unknown) => {
       if (Array.isArray(update)) {
@@ -28,8 +28,10 @@ function countersOf() {
         shards.set(filter._id, (shards.get(filter._id) ?? 0) + 1);
       } else {
         calls.giveBacks++;
+        if (calls.hold !== null) await calls.hold;
         const err = fail.giveBack.shift();
         if (err) throw err();
+        calls.given.push(filter._id);
         const value = shards.get(filter._id) ?? 0;
         if (value > 0) shards.set(filter._id, value - 1);
       }
@@ -76,13 +78,14 @@ describe('usage counters (MongoDB): counts given back', () => {
   it('never throws from a give-back: one refused before it was sent is owed and written after the next send takes its count', async () => {
     const { conn, fail, calls, total } = countersOf();
     const { taken } = await takeCounts(conn, [MONTH], NOW);
-    fail.giveBack.push(poolTimeout);
+    fail.giveBack.push(poolTimeout, poolTimeout); // its own try, and the payer's at once
     await expect(giveBack(conn, taken, NOW)).resolves.toBeUndefined();
+    await settle();
     expect(total()).toBe(1); // not given back yet: owed
     await takeCounts(conn, [MONTH], NOW); // 2 now; its take pays what is owed
     await settle();
     expect(total()).toBe(1);
-    expect(calls.giveBacks).toBe(2);
+    expect(calls.giveBacks).toBe(3);
   });
 
   it('does not give back again one whose outcome is unknown (a lost connection): twice could count one low', async () => {
@@ -96,19 +99,47 @@ describe('usage counters (MongoDB): counts given back', () => {
     expect(total()).toBe(2); // one high, as after a process killed between its increment and its commit
   });
 
+  it('waits for one refusal at most: the rest of the send’s counts are owed at once, and paid without the send waiting', async () => {
+    const { conn, fail, calls } = countersOf();
+    const taken = ['a', 'b', 'c'].map((shardId) => ({ key: MONTH.key, shardId }));
+    fail.giveBack.push(poolTimeout, poolTimeout);
+    await giveBack(conn, taken, NOW);
+    // Its own try (refused), then the payer's first (refused too: it stops there) — not a try a count.
+    expect(calls.giveBacks).toBe(2);
+    await settle();
+    await giveBack(conn, [], NOW);
+    await settle();
+    expect(calls.given).toEqual(['a', 'b', 'c']);
+  });
+
+  it('pays each owed give-back once however many calls kick the payer meanwhile, and no send waits for it', async () => {
+    const { conn, fail, calls } = countersOf();
+    fail.giveBack.push(poolTimeout, poolTimeout);
+    await giveBack(conn, [{ key: MONTH.key, shardId: 'owed' }], NOW); // refused, and refused again by the payer
+    await settle();
+    let release!: () => void;
+    calls.hold = new Promise((resolve) => (release = resolve));
+    await giveBack(conn, [], NOW); // kicks the payer, which waits on the hold
+    await giveBack(conn, [], NOW);
+    await takeCounts(conn, [MONTH], NOW); // resolves with the payer still waiting
+    expect(calls.giveBacks).toBe(3);
+    release();
+    await settle();
+    expect(calls.given).toEqual(['owed']);
+  });
+
   it(`keeps at most ${OWED_MAX} owed give-backs, the newest, and pays them oldest first until one is refused again`, async () => {
     const { conn, fail, calls } = countersOf();
-    const taken = Array.from({ length: OWED_MAX + 5 }, (_, i) => ({ key: MONTH.key, shardId: `${i % SHARDS}|${MONTH.key}` }));
-    fail.giveBack.push(...taken.map(() => poolTimeout));
+    const taken = Array.from({ length: OWED_MAX + 5 }, (_, i) => ({ key: MONTH.key, shardId: `s${i}` }));
+    fail.giveBack.push(poolTimeout, poolTimeout); // the send's own try, then the payer's first
     await giveBack(conn, taken, NOW);
-    expect(calls.giveBacks).toBe(OWED_MAX + 5);
-    // The next give-back pays the owed first: the first is refused again, so it stops there.
-    fail.giveBack.push(poolTimeout);
+    await settle();
+    expect(calls.given).toEqual([]);
     await giveBack(conn, [], NOW);
-    expect(calls.giveBacks).toBe(OWED_MAX + 6);
-    await giveBack(conn, [], NOW);
-    expect(calls.giveBacks).toBe(OWED_MAX + 6 + OWED_MAX); // all paid, none past the bound
-    await giveBack(conn, [], NOW);
-    expect(calls.giveBacks).toBe(2 * OWED_MAX + 6);
+    await settle();
+    expect(calls.given).toHaveLength(OWED_MAX);
+    expect(calls.given[0]).toBe('s5'); // the five oldest dropped
+    expect(calls.given.at(-1)).toBe(`s${OWED_MAX + 4}`);
+    expect(new Set(calls.given).size).toBe(OWED_MAX);
   });
 });

@@ -101,18 +101,22 @@ export async function takeCounts(
 
 /**
  * Gives back the counts a send took and did not use. Never throws: it runs where the send has
- * already failed, whose error is the one to answer. A give-back refused before it reached the
+ * already failed, whose error is the one to answer. A give-back refused before it reached a
  * server (no pooled connection in time, no server to send to: the pool saturated, an election)
- * is owed and written later (payOwed), up to OWED_MAX; one whose outcome is unknown (a lost
- * connection) is not tried again — twice could lower the count by two — so the counter stays
- * one high, as after a process killed between its increment and its commit.
+ * is owed, with the rest of the send's after it, and written later (payOwed, not waited for),
+ * up to OWED_MAX, while the process lives. One whose outcome is unknown (a lost connection) is
+ * not tried again — twice could lower the count by two — so its counter stays one high, as
+ * after a process killed between its increment and its commit. (errors.ts notSent says when a
+ * refusal follows a first try that was applied after all: then the count ends one low.)
+ * The send waits for one refusal at most: one pool wait (10 s in the request processes), not one a count.
  */
 export async function giveBack(conn: MongoConnection, taken: readonly TakenCount[], now: number): Promise<void> {
-  await payOwed(conn);
-  for (const { key, shardId } of taken) {
-    const owed = { key, shardId, at: now };
-    if ((await giveOneBack(conn, owed)) === 'not sent') owe(conn, owed);
+  for (let i = 0; i < taken.length; i++) {
+    if ((await giveOneBack(conn, { ...taken[i]!, at: now })) !== 'not sent') continue;
+    for (const rest of taken.slice(i)) owe(conn, { ...rest, at: now });
+    break;
   }
+  if (owedOf(conn).length > 0) void payOwed(conn);
 }
 
 /** A give-back not yet written: the shard, and the time of the send that took it. */
