@@ -9,6 +9,8 @@ import { COLLECTIONS } from './connection.ts';
 import { INDEXES } from './indexes.ts';
 import { OPERATIONS_PLANS } from './plans/operations.ts';
 import { DELIVERIES_PLANS } from './plans/deliveries.ts';
+import { MESSAGES_PLANS } from './plans/messages.ts';
+import { ALERTS_PLANS } from './plans/alerts.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
 import type { AnyPlan } from './plans/plan.ts';
@@ -39,6 +41,23 @@ describe('MongoDB query shapes', () => {
     // A key tested in a way its bounds cannot hold ($exists) is read from each document too.
     const tests = checkPlan({ ...DELIVERIES_PLANS.retrying(), filter: { status: { $exists: true } } }, DELIVERIES_PLANS.retrying.spec, INDEXES);
     expect(tests).toContain("deliveries.retrying: examines no document, yet tests status in a way deliveries_retrying's bounds cannot");
+  });
+
+  it('has an equality or a range beside a `$type` partial filter state the `$type` too: the server proves none from a comparison', () => {
+    // MongoDB's isSubsetOf (expression_algo.cpp) has no rule from a comparison to a `$type`: a query
+    // without it cannot use the index (hinted, it fails or walks the whole index).
+    const key = MESSAGES_PLANS.idempotent({ orgId: 'org_1', env: 'live' } as never, 'key-1', 1);
+    expect(key.filter['idempotencyKey']).toEqual({ $type: 'string', $eq: 'key-1' });
+    const bare = { ...key, filter: { ...key.filter, idempotencyKey: 'key-1' } };
+    expect(checkPlan(bare, MESSAGES_PLANS.idempotent.spec, INDEXES)).toEqual([
+      'messages.idempotent: does not repeat messages_idempotency\'s partial filter on idempotencyKey ({"$type":"string"})',
+    ]);
+    const due = ALERTS_PLANS.nextNoticeOrg('org_1', 5);
+    expect(checkPlan(due, ALERTS_PLANS.nextNoticeOrg.spec, INDEXES)).toEqual([]);
+    const range = { ...due, filter: { ...due.filter, nextAttemptAt: { $lte: 5 } } };
+    expect(checkPlan(range, ALERTS_PLANS.nextNoticeOrg.spec, INDEXES)).toEqual([
+      'alerts.nextNoticeOrg: does not repeat alert_notices_org_due\'s partial filter on nextAttemptAt ({"$type":"number"})',
+    ]);
   });
 
   it('the listener janitor’s index holds listeners alone and covers the page (never an http endpoint, no document read)', () => {

@@ -162,7 +162,7 @@ export const ALERTS_PLANS = definePlans('alerts', {
       'the bounds skip its keys by seeks, no fetch): bounded by the organizations with an active failing endpoint, never by their endpoints',
     maxExamined: (n) => n,
     build: (afterOrgId: string, since: number, before: number) => ({
-      filter: { orgId: { $gt: afterOrgId }, failingSince: { $gte: since, $lte: before }, status: 'active' },
+      filter: { orgId: { $gt: afterOrgId }, failingSince: { $type: 'number', $gte: since, $lte: before }, status: 'active' },
       sort: { orgId: 1, failingSince: 1, _id: 1 },
     }),
     example: ['org_1', 0, 1],
@@ -177,10 +177,10 @@ export const ALERTS_PLANS = definePlans('alerts', {
     build: (orgId: string, since: number, before: number, after: { failingSince: number; endpointId: string } | null) => ({
       filter:
         after === null
-          ? { orgId, failingSince: { $gte: since, $lte: before }, status: 'active' }
+          ? { orgId, failingSince: { $type: 'number', $gte: since, $lte: before }, status: 'active' }
           : {
               orgId,
-              failingSince: { $gte: Math.max(since, after.failingSince), $lte: before },
+              failingSince: { $type: 'number', $gte: Math.max(since, after.failingSince), $lte: before },
               status: 'active',
               $or: [{ failingSince: { $gt: after.failingSince } }, { _id: { $gt: after.endpointId } }],
             },
@@ -248,7 +248,7 @@ export const ALERTS_PLANS = definePlans('alerts', {
       'the bound on nextAttemptAt skips its keys by seeks, no fetch): bounded by the targets with notices to come, never by their notices',
     maxExamined: (n) => n,
     build: (afterOrgId: string, now: number) => ({
-      filter: { orgId: { $gt: afterOrgId }, nextAttemptAt: { $lte: now } },
+      filter: { orgId: { $gt: afterOrgId }, nextAttemptAt: { $type: 'number', $lte: now } },
       sort: { orgId: 1, targetId: 1, nextAttemptAt: 1 },
     }),
     example: ['org_1', 1],
@@ -269,7 +269,12 @@ export const ALERTS_PLANS = definePlans('alerts', {
     // Rolled back in a failover, a claim would let a second sender send the notice too.
     writeConcern: CLAIMED_BY_MAJORITY,
     build: (orgId: string, afterTargetId: string, now: number) => ({
-      filter: { orgId, targetId: { $gt: afterTargetId }, nextAttemptAt: { $lte: now }, $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
+      filter: {
+        orgId,
+        targetId: { $gt: afterTargetId },
+        nextAttemptAt: { $type: 'number', $lte: now },
+        $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }],
+      },
       sort: { targetId: 1, nextAttemptAt: 1 },
     }),
     example: ['org_1', 'atg_1', 1],

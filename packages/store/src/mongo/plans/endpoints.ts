@@ -164,8 +164,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     maxExamined: () => 0,
     maxKeysExamined: (n) => n + 1,
     build: (notAfter: number, afterId: string) => ({
-      // A number's equality implies the partial filter's `$type: 'number'`.
-      filter: { 'tls.info.notAfter': notAfter, _id: { $gt: afterId } },
+      // The partial filter's `$type` stated beside the equality: the server proves none from it.
+      filter: { 'tls.info.notAfter': { $type: 'number', $eq: notAfter }, _id: { $gt: afterId } },
       sort: { _id: 1 },
     }),
     example: [5, 'ep_1'],

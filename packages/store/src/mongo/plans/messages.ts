@@ -119,9 +119,9 @@ export const MESSAGES_PLANS = definePlans('messages', {
       '1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): ' +
       "the months from since's to the send's, oldest first, until found; ≤ 2 for the intake's window of 24 h",
     maxExamined: (n) => n,
-    // A string key: the partial filter ({ $type: 'string' }) follows from it.
+    // The partial filter's `$type` stated beside the key: the server proves none from an equality.
     build: (t: T, key: string, since: number) => ({
-      filter: { orgId: t.orgId, env: t.env, idempotencyKey: key, createdAt: { $gte: since } },
+      filter: { orgId: t.orgId, env: t.env, idempotencyKey: { $type: 'string', $eq: key }, createdAt: { $gte: since } },
       sort: { createdAt: 1 },
     }),
     example: [T_EX, 'key-1', 1],

@@ -5,7 +5,9 @@ import type { PlanSpec, Sent } from './plan.ts';
 // The shape check of a plan against its declared index, without a server: the rule a database
 // engineer applies by eye (equality, then sort, then range: "ESR"), made mechanical.
 // - The index exists on the plan's collection (`_id_` always does).
-// - Every part of its partial filter is implied by the query (else the server cannot use it).
+// - Every part of its partial filter is implied by the query (else the server cannot use it),
+//   as the server's own rule (expression_algo.cpp isSubsetOf) proves it: a comparison implies a
+//   comparison, `$exists: true` and `$in`, never a `$type`, which the query must state itself.
 // - The equality fields that are keys form a prefix of the keys, in any order.
 // - The sort follows that prefix key by key (all in the index's direction, or all reversed),
 //   so the server never sorts in memory.
@@ -20,10 +22,9 @@ type Kind = 'equality' | 'range' | 'other';
 
 function kindOf(condition: unknown): Kind {
   if (condition === null || typeof condition !== 'object' || condition instanceof Date) return 'equality';
-  const ops = Object.keys(condition);
-  if (ops.length === 1 && (ops[0] === '$eq' || ops[0] === '$in')) return 'equality';
-  // A range may carry the partial filter's `$type` beside it (indexes.ts dueWhere).
-  const bounds = ops.filter((op) => op !== '$type');
+  // An equality or a range may carry the partial filter's `$type` beside it (indexes.ts dueWhere).
+  const bounds = Object.keys(condition).filter((op) => op !== '$type');
+  if (bounds.length === 1 && (bounds[0] === '$eq' || bounds[0] === '$in')) return 'equality';
   if (bounds.length > 0 && bounds.every((op) => RANGE_OPS.has(op))) return 'range';
   return 'other';
 }
@@ -48,11 +49,10 @@ export function implies(condition: unknown, required: unknown): boolean {
     // A condition that states the same `$type` beside its range repeats it literally.
     if (op === '$type' && condition !== null && typeof condition === 'object' && (condition as Document)['$type'] === arg) return true;
     if (op === '$in' && Array.isArray(arg) && values !== undefined) return values.every((v) => arg.some((a) => isDeepStrictEqual(a, v)));
-    if (op === '$type' && (arg === 'number' || arg === 'string')) {
-      if (values !== undefined) return values.every((v) => typeof v === arg);
-      if (kindOf(condition) === 'range') return Object.values(condition as Document).every((v) => typeof v === arg);
-      return false;
-    }
+    // The server proves no `$type` from a comparison (expression_algo's isSubsetOf has no rule
+    // for it): an equality or a range beside a `$type` partial filter must state the `$type`
+    // too (above), or the index cannot serve the query.
+    if (op === '$type') return false;
     if (op === '$exists' && arg === true) return values?.every((v) => v !== null) ?? false;
     return false;
   }
@@ -63,7 +63,7 @@ export function implies(condition: unknown, required: unknown): boolean {
 function equalityValues(condition: unknown): unknown[] | undefined {
   if (kindOf(condition) !== 'equality') return undefined;
   if (condition !== null && typeof condition === 'object' && !(condition instanceof Date)) {
-    const [[op, arg]] = Object.entries(condition as Document) as [[string, unknown]];
+    const [[op, arg]] = Object.entries(condition as Document).filter(([key]) => key !== '$type') as [[string, unknown]];
     return op === '$in' ? (arg as unknown[]) : [arg];
   }
   return [condition];
