@@ -85,7 +85,7 @@ export async function settleMessageStatus(
     q.options,
   );
   if (matchedCount === 0) await conn.transaction((session) => refreshMessageStatuses(conn, session, t, [d.messageId]));
-  const settled = DP.messageSettled(d._id, d.attemptCount);
+  const settled = DP.messageSettled(t, d._id, d.attemptCount);
   await conn.bucketOf(d._id).deliveries.updateOne(settled.filter, { $unset: { messageStale: '' } }, settled.options);
 }
 

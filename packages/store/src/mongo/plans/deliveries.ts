@@ -53,9 +53,17 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { messageStale: 'the one document _id found', attemptCount: 'the one document _id found: a later completion (a higher count) keeps its flag' },
-    build: (id: string, attemptCount: number) => ({ filter: { _id: id, messageStale: true, attemptCount } }),
-    example: ['dlv_1', 1],
+    residual: {
+      orgId: TENANT,
+      env: TENANT,
+      messageStale: 'the one document _id found',
+      attemptCount: 'the one document _id found: a later completion (a higher count) keeps its flag',
+    },
+    // The tenant too: sharded by orgId, an update without it would go to every shard (one a completion).
+    build: (t: { orgId: string; env: string }, id: string, attemptCount: number) => ({
+      filter: { orgId: t.orgId, env: t.env, _id: id, messageStale: true, attemptCount },
+    }),
+    example: [T, 'dlv_1', 1],
   }),
   /** A month's head of the due queue: the healer's peek, the metrics' oldest due (each run once per month). */
   dueHead: planSpec({
