@@ -259,6 +259,12 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 /** What each alert condition may be (spec: Failure notifications; configured by API and MCP). */
 export const DELIVERY_FAILURE_AFTER = ['first', '5m', '15m', '60m'] as const;
 export const PENDING_RETRIES_THRESHOLDS = [100, 1_000, 10_000] as const;
+/**
+ * How far a store must count an environment's retrying deliveries for every threshold to be
+ * crossed (`count > threshold`): one past the largest. MongoDB stops its count there, so a
+ * larger total reads as this many ("more than 10,000").
+ */
+export const PENDING_RETRIES_COUNTED_UP_TO = Math.max(...PENDING_RETRIES_THRESHOLDS) + 1;
 export const USAGE_THRESHOLDS = [50, 80, 100] as const;
 
 /** An organization's alert conditions, shared by all its targets and both environments. */

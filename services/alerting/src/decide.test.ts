@@ -1,11 +1,12 @@
 // The decision rules as pure functions, table-driven, each edge on both sides with the spec's
 // numbers written here: "lasted 5, 15 or 60 minutes", "exceed 100, 1,000 or 10,000 (once a
 // day)", "reach 50 %, 80 % or 100 %".
-import type { AlertConditions, EndpointId, OrgId } from '@wirehook/core';
+import { type AlertConditions, type EndpointId, type OrgId, PENDING_RETRIES_COUNTED_UP_TO } from '@wirehook/core';
 import type { AlertEvent, NoticeEndpoint } from '@wirehook/store';
 import { describe, expect, it } from 'vitest';
 import { decideOrg, failureDue, pendingRetriesDue, usageReached, type OrgInput } from './decide.ts';
 import { emptyState } from './failure-throttle.ts';
+import { pendingRetriesContent } from './notice-content.ts';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 4, 12, 23, 0, 0);
@@ -34,6 +35,12 @@ describe('pendingRetriesDue', () => {
     [10_001, 10_000, true],
   ])('%i retrying against %i: %s', (count, threshold, due) => {
     expect(pendingRetriesDue(count, threshold, undefined, T0)).toBe(due);
+  });
+  it('can cross the largest threshold at the count a store stops at (MongoDB counts up to 10,001), and says "more than" there', () => {
+    expect(PENDING_RETRIES_COUNTED_UP_TO).toBe(10_001);
+    expect(pendingRetriesDue(PENDING_RETRIES_COUNTED_UP_TO, 10_000, undefined, T0)).toBe(true);
+    expect(pendingRetriesContent('live', PENDING_RETRIES_COUNTED_UP_TO, 10_000, T0).data.summary).toMatch(/^More than 10,000 deliveries are waiting/);
+    expect(pendingRetriesContent('live', 10_000, 1_000, T0).data.summary).toMatch(/^10,000 deliveries are waiting/);
   });
   it('once a UTC day: not again the same day, again the next', () => {
     expect(pendingRetriesDue(101, 100, '2026-05-12', T0 + 59 * MINUTE)).toBe(false);

@@ -1,4 +1,4 @@
-import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp } from '@wirehook/core';
+import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp, PENDING_RETRIES_COUNTED_UP_TO } from '@wirehook/core';
 import type { EgressChange, ExpiringCertificate, NoticeEndpoint } from '@wirehook/store';
 import { capLines, certificateLine, MAX_CHAT_CHARS } from './chat-text.ts';
 
@@ -94,6 +94,12 @@ export function certificateExpiringContent(certificates: readonly NoticeCertific
   };
 }
 
+/** A retrying total as a person reads it: a store counts up to PENDING_RETRIES_COUNTED_UP_TO, so that many or more is "more than" the largest threshold. */
+function waitingCount(retrying: number): string {
+  if (retrying < PENDING_RETRIES_COUNTED_UP_TO) return retrying.toLocaleString('en');
+  return `More than ${(PENDING_RETRIES_COUNTED_UP_TO - 1).toLocaleString('en')}`;
+}
+
 /** alert.pending_retries: an environment's total of deliveries waiting to retry crossed the chosen number. */
 export function pendingRetriesContent(env: Environment, retrying: number, threshold: number, now: number): NoticeContent {
   return {
@@ -105,7 +111,7 @@ export function pendingRetriesContent(env: Environment, retrying: number, thresh
       retrying,
       threshold,
       summary:
-        `${retrying.toLocaleString('en')} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). ` +
+        `${waitingCount(retrying)} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). ` +
         'Some endpoints are failing: see the deliveries in retrying.',
     },
   };

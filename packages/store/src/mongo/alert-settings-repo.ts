@@ -184,8 +184,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     // Never a count of every retrying delivery: each month's organizations with one, merged in
     // order (one covered seek on deliveries_retrying per organization and month holding one,
     // and one per month at its end), then each environment's count over the months holding the
-    // organization, stopped at RETRYING_COUNT_CAP in all (a larger backlog reads as that many,
-    // far above any threshold). Examined: ≤ months × (1 + organizations) seeks, and ≤ 2 ×
+    // organization, stopped at RETRYING_COUNT_CAP in all (one past the largest threshold: a larger backlog reads as that many,
+    // "more than 10,000"). Examined: ≤ months × (1 + organizations) seeks, and ≤ 2 ×
     // (RETRYING_COUNT_CAP + months) index keys per organization with a retrying delivery; no document.
     const counts: { tenant: Tenant; count: number }[] = [];
     const months = await this.#conn.months();

@@ -158,7 +158,10 @@ export interface AlertSettingsRepo {
     after: FailingCursor | null,
     limit: number,
   ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
-  /** Environments with at least `min` deliveries waiting to retry, with their count. */
+  /**
+   * Environments with at least `min` deliveries waiting to retry, with their count: exact, or
+   * counted only up to PENDING_RETRIES_COUNTED_UP_TO (MongoDB), a larger total reading as that.
+   */
   retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
   /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
   liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;

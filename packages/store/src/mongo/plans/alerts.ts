@@ -1,3 +1,4 @@
+import { PENDING_RETRIES_COUNTED_UP_TO } from '@wirehook/core';
 import { MAX_ALERT_TARGETS_PER_ENV } from '../../ports/alert-settings-port.ts';
 import { COLLECTIONS } from '../connection.ts';
 import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
@@ -5,13 +6,15 @@ import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 /** The named queries of the alerting engine's collections. */
 
 // endpoints_failing_active holds active endpoints in a failure streak (failingSince a number):
-// a window's range on failingSince implies the number, and each query says status 'active'.
+// a window's range on failingSince states the `$type` beside it (the server proves none from a
+// range: plan-check.ts), and each query says status 'active'.
 
 /**
  * The most retrying deliveries retryingCounts counts per environment (a COUNT over index keys
- * stopped by this limit): a larger count reads as this many ("at least"), far above any threshold.
+ * stopped by this limit): one past the largest threshold, so that every threshold can be crossed;
+ * a larger count reads as this many ("more than 10,000").
  */
-export const RETRYING_COUNT_CAP = 10_000;
+export const RETRYING_COUNT_CAP = PENDING_RETRIES_COUNTED_UP_TO;
 
 const TARGETS = `the organization's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}, per environment; made before the cap, a handful each)`;
 const BY_ID = '1: by _id';
