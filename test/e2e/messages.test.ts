@@ -180,6 +180,32 @@ describe('GET /v1/messages', () => {
     expect((await org.api.get('/v1/messages?status=done')).status).toBe(422);
   });
 
+  it('a page the store cut short (MongoDB’s scan budget) says where to go on: next_cursor however few items it holds', async () => {
+    const org = await wh.tenant();
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await send({}, {}, org.api)).body.id);
+    // As MongoDB answers a filter tested over more than LIST_SCAN_BUDGET messages: nothing found
+    // yet, and where its walk stopped (SQLite never stops short, so the store is wrapped here).
+    const messages = wh.store.messages;
+    const list = messages.list;
+    const asked: (string | undefined)[] = [];
+    messages.list = async (tenant, query) => {
+      asked.push(query.afterId);
+      return query.afterId === undefined ? { rows: [], resumeAfterId: made[1]! } : list.call(messages, tenant, query);
+    };
+    try {
+      const first = (await org.api.get('/v1/messages?limit=2')).body;
+      expect(first.items).toEqual([]);
+      expect(first.next_cursor).not.toBeNull();
+      const second = (await org.api.get(`/v1/messages?limit=2&cursor=${first.next_cursor}`)).body;
+      expect(second.items.map((m: { id: string }) => m.id)).toEqual([made[0]]);
+      expect(second.next_cursor).toBeNull();
+      expect(asked).toEqual([undefined, made[1]]);
+    } finally {
+      messages.list = list;
+    }
+  });
+
   it('another tenant sees none of it', async () => {
     const mine = (await send({})).body.id;
     const other = await wh.tenant();

@@ -54,7 +54,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const filtered = query.q !== undefined || query.status !== undefined || query.event_type !== undefined;
     const since = query.since ?? (filtered ? now - SEARCH_WINDOW_MS : undefined);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await store.messages.list(tenant, {
+    const { rows, resumeAfterId } = await store.messages.list(tenant, {
       consumerId: consumerId ?? undefined,
       status: query.status,
       eventType: query.event_type,
@@ -65,9 +65,12 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     });
     const items = rows.slice(0, limit);
     const last = items.at(-1);
+    // A page the store cut short (a filter tested over a long window) goes on where it stopped,
+    // however few items it holds: docs/semantics.md, "A page of a filtered list".
+    const after = rows.length > limit && last ? last.message.id : resumeAfterId;
     res.json({
       items: items.map(messageRowJson),
-      next_cursor: rows.length > limit && last ? encodeCursor(last.message.id, now) : null,
+      next_cursor: after ? encodeCursor(after, now) : null,
     });
   });
 

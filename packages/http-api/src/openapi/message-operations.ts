@@ -50,7 +50,9 @@ export const MESSAGE_OPERATIONS: readonly Operation[] = [
     description:
       '`q` matches part of the message id, event type, consumer external_id or Idempotency-Key. ' +
       'With `q`, `status` or `event_type` and no `since`, only the last 7 days are searched. ' +
-      'A cursor outside the retention window is refused (422).',
+      'A cursor outside the retention window is refused (422). ' +
+      'A filtered page may hold fewer items than `limit`, even none, with a `next_cursor` (the store bounds what one page reads): ' +
+      'only a null `next_cursor` ends the list.',
     scope: 'logs:read',
     query: listMessagesQuery,
     success: { status: 200, description: 'A page of messages, newest first', schema: pageSchema('MessageRowPage', messageRowResponse) },

@@ -1,10 +1,10 @@
 import type { Tenant } from '@wirehook/core';
-import { SINCE_ID_MARGIN_MS, type MessageQuery, type MessageSummary } from '../ports/message-port.ts';
+import { SINCE_ID_MARGIN_MS, type MessagePage, type MessageQuery } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { toConsumerRef, toMessageHead } from './mappers.ts';
 import { type Month, monthOf } from './months.ts';
-import { MESSAGES_PLANS as P, type ListQuery } from './plans/messages.ts';
+import { hasResidual, LIST_SCAN_BUDGET, MESSAGES_PLANS as P, type ListQuery } from './plans/messages.ts';
 import { checkedLimit } from './query.ts';
 
 // The message list: one page of messages (never their payloads), then their consumers and
@@ -13,15 +13,21 @@ import { checkedLimit } from './query.ts';
 // the event type's, else the tenant's; the other filters are tested on the walked range
 // (plans/messages.ts says why that is bounded). Messages are kept by month (months.ts): the page
 // walks the months newest first, from the cursor's down to `since`'s, and stops once it is full.
+// A page that tests a residual message by message fetches LIST_SCAN_BUDGET messages at most: it
+// counts each month's range on the index's keys first (covered), and past the budget cuts the
+// range at the budget's edge and ends there with a cursor (MessagePage.resumeAfterId).
 
 export { containsIgnoringAsciiCase } from './plans/messages.ts';
 
-/** The plan of a list query: the index of its narrowest key. */
+/** The plan of a list query: the index of its narrowest key, with its window plan and whether it tests residuals. */
 export function listPlan(t: Tenant, query: ListQuery) {
-  if (query.consumerId !== undefined) return P.listOfConsumer(t, query);
-  if (query.status !== undefined) return P.listByStatus(t, query);
-  if (query.eventType !== undefined) return P.listByEventType(t, query);
-  return P.listOfTenant(t, query);
+  if (query.consumerId !== undefined)
+    return { page: P.listOfConsumer(t, query), window: P.listWindowOfConsumer(t, query), residual: hasResidual(query, 'consumerId') };
+  if (query.status !== undefined) return { page: P.listByStatus(t, query), window: P.listWindowByStatus(t, query), residual: hasResidual(query, 'status') };
+  if (query.eventType !== undefined) {
+    return { page: P.listByEventType(t, query), window: P.listWindowByEventType(t, query), residual: hasResidual(query, 'eventType') };
+  }
+  return { page: P.listOfTenant(t, query), window: P.listWindowOfTenant(t, query), residual: hasResidual(query, null) };
 }
 
 /**
@@ -42,17 +48,17 @@ function listMonths(conn: MongoConnection, months: readonly Month[], query: Pick
  * @returns up to `query.limit` messages, each with its consumer and a summary of its deliveries.
  * @throws RangeError for a limit that is not a non-negative integer.
  */
-export async function listMessages(conn: MongoConnection, t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
-  if (checkedLimit(query.limit) === 0) return [];
-  const messages = await pageOf(conn, t, query);
-  if (messages.length === 0) return [];
+export async function listMessages(conn: MongoConnection, t: Tenant, query: MessageQuery): Promise<MessagePage> {
+  if (checkedLimit(query.limit) === 0) return { rows: [], resumeAfterId: null };
+  const { messages, resumeAfterId } = await pageOf(conn, t, query);
+  if (messages.length === 0) return { rows: [], resumeAfterId };
   const c = P.consumers(t, [...new Set(messages.map((m) => m.consumerId))]);
   const [consumers, deliveries] = await Promise.all([
     conn.consumers.find(c.filter, { ...c.options, projection: { externalId: 1, name: 1 } }).toArray(),
     deliveriesOf(conn, t, messages),
   ]);
   const consumerById = new Map(consumers.map((c) => [c._id, toConsumerRef(c)]));
-  return messages.map((message) => {
+  const rows = messages.map((message) => {
     const consumer = consumerById.get(message.consumerId);
     if (consumer === undefined) throw new Error(`message ${message._id} lost its consumer ${message.consumerId}`);
     // Deliveries come sorted by id, so the first of the message's is its first delivery.
@@ -66,23 +72,74 @@ export async function listMessages(conn: MongoConnection, t: Tenant, query: Mess
       lastAttemptAt: attempted.length === 0 ? null : Math.max(...attempted),
     };
   });
+  return { rows, resumeAfterId };
 }
 
-/** The page's messages: month by month, newest first, each month's range newest first, until the limit is filled. */
-async function pageOf(conn: MongoConnection, t: Tenant, query: MessageQuery): Promise<MessageDoc[]> {
-  const q = listPlan(t, query);
-  const page: MessageDoc[] = [];
-  for (const month of listMonths(conn, await conn.months(), query)) {
+/** The page's messages: month by month, newest first, each month's range newest first, until the limit is filled (or the budget spent). */
+async function pageOf(conn: MongoConnection, t: Tenant, query: MessageQuery): Promise<{ messages: MessageDoc[]; resumeAfterId: string | null }> {
+  const { page, window, residual } = listPlan(t, query);
+  const { hint, comment } = window.options;
+  return walkMonths(listMonths(conn, await conn.months(), query), query.limit, residual ? LIST_SCAN_BUDGET : null, {
+    count: (month, limit) => conn.bucket(month).messages.countDocuments(window.filter, { hint, comment, limit }),
+    edge: async (month, skip) => {
+      const [edge] = await conn
+        .bucket(month)
+        .messages.find(window.filter, { ...window.options, projection: { _id: 1 } })
+        .skip(skip)
+        .limit(1)
+        .toArray();
+      return edge?._id ?? null;
+    },
     // The rest of the page only: a month examines no more than the page still lacks (and its range's end).
-    const found = await conn
-      .bucket(month)
-      .messages.find(q.filter, { ...q.options, projection: { payload: 0 } })
-      .limit(query.limit - page.length)
-      .toArray();
-    page.push(...found);
-    if (page.length === query.limit) break;
+    page: (month, from, limit) => {
+      const cut = from === null ? page : listPlan(t, { ...query, fromId: from }).page;
+      return conn
+        .bucket(month)
+        .messages.find(cut.filter, { ...cut.options, projection: { payload: 0 } })
+        .limit(limit)
+        .toArray();
+    },
+  });
+}
+
+/** How a page's walk reads one month (pageOf): the window's count and edge, and the page itself from an id on. */
+export interface MonthReads<D> {
+  /** The messages of the month's walked range, counted up to `limit`. */
+  count(month: Month, limit: number): Promise<number>;
+  /** The id `skip` messages into the month's walked range, newest first (null past its end). */
+  edge(month: Month, skip: number): Promise<string | null>;
+  /** Up to `limit` of the month's matches, newest first, at or newer than `from` when given. */
+  page(month: Month, from: string | null, limit: number): Promise<D[]>;
+}
+
+/**
+ * The page's walk over `months` (newest first). With a `budget` (a residual tested message by
+ * message), each month's range is counted first up to what is left of it; a month past it is
+ * read only down to the budget's edge, and the page ends there, its cursor that edge's id.
+ */
+export async function walkMonths<D>(
+  months: readonly Month[],
+  limit: number,
+  budget: number | null,
+  reads: MonthReads<D>,
+): Promise<{ messages: D[]; resumeAfterId: string | null }> {
+  const messages: D[] = [];
+  let left = budget ?? Number.POSITIVE_INFINITY;
+  for (const month of months) {
+    // Spent, with no edge to end at: a month shrank between its count and its edge (retention
+    // dropping it, the oldest walked), so what is older is going too. (A limit of 0 counts all.)
+    if (left <= 0) break;
+    let from: string | null = null;
+    if (budget !== null) {
+      const inRange = await reads.count(month, left);
+      if (inRange >= left) from = await reads.edge(month, left - 1);
+      left -= inRange;
+    }
+    messages.push(...(await reads.page(month, from, limit - messages.length)));
+    if (messages.length === limit) return { messages, resumeAfterId: null };
+    if (from !== null) return { messages, resumeAfterId: from };
   }
-  return page;
+  return { messages, resumeAfterId: null };
 }
 
 /** The deliveries of the page's messages, sorted by id per message: one query per month of the page. */

@@ -1,5 +1,5 @@
 import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
-import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
+import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessagePage, NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { newestAttemptsOf } from './delivery-repo.ts';
 import { toConsumerRef, toDelivery, toMessage } from './mappers.ts';
@@ -51,7 +51,7 @@ export class MongoMessageRepo implements MessageRepo {
     };
   }
 
-  async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
+  async list(t: Tenant, query: MessageQuery): Promise<MessagePage> {
     return listMessages(this.#conn, t, query);
   }
 

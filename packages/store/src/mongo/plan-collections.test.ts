@@ -83,7 +83,8 @@ const PASSED_IN: Record<string, string> = {
   'connection.ts: meta ← MONTHS_LIST.filter': 'months.list, spelled out where the plans cannot be imported (months.test.ts holds the two equal)',
   'endpoint-put-off.ts: deliveries ← q.filter': 'deliveries.putOffByHold or deliveries.putOffPending, as its callers choose',
   'endpoint-repo.ts: endpoints ← q.filter': 'endpoints.certificatesExpiringTies or endpoints.certificatesExpiringFrom (certificatesExpiring)',
-  'message-list.ts: messages ← q.filter': "listPlan: one of messages.listOf…, by the page's filters",
+  'message-list.ts: messages ← cut.filter': "listPlan's page: one of messages.listOf…, by the page's filters (cut at the budget's edge, or not)",
+  'message-list.ts: messages ← window.filter': "listPlan's window: one of messages.listWindow…, the page's index's keys (its count and edge)",
   'month-buckets.ts: dueEndpoints ← range.filter': 'deliveries.dueEntriesOfMonth or deliveries.dueEntriesBefore (of due_endpoints)',
 };
 

@@ -102,6 +102,18 @@ export interface MessageSummary {
   lastAttemptAt: number | null;
 }
 
+/**
+ * A page of the message list. `resumeAfterId`: the store stopped before reaching `since` (or
+ * the oldest message) to bound its work — a filter it tests message by message over a long
+ * window (MongoDB: LIST_SCAN_BUDGET) — so the list goes on strictly older than this id, however
+ * few `rows` this page holds (none, even). null when `rows` is all there is before `afterId`
+ * (up to the limit).
+ */
+export interface MessagePage {
+  rows: MessageSummary[];
+  resumeAfterId: string | null;
+}
+
 /** A message with its deliveries, each with its newest attempts (bounded). */
 export interface MessageDetail {
   message: Message;
@@ -141,8 +153,8 @@ export interface MessageRepo {
   create(t: Tenant, input: NewMessage): Promise<CreatedMessage>;
   /** The message with each delivery's newest DELIVERY_ATTEMPTS_SHOWN attempts (never the whole history). */
   get(t: Tenant, id: MessageId): Promise<MessageDetail | null>;
-  /** Newest first. */
-  list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]>;
+  /** Newest first, up to `query.limit` rows; see MessagePage for a page the store cut short. */
+  list(t: Tenant, query: MessageQuery): Promise<MessagePage>;
   /**
    * How many of each message's deliveries are in each status (a message without deliveries, or
    * not the tenant's, is left out): one read for a page of messages.

@@ -1,5 +1,5 @@
 import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
-import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessageSummary, NewMessage } from '../ports/message-port.ts';
+import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessagePage, NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { newestAttempts } from './delivery-repo.ts';
 import { toConsumerRef, toDelivery, toMessage, toMessageHead } from './mappers.ts';
@@ -61,9 +61,9 @@ export class SqliteMessageRepo implements MessageRepo {
     return counts;
   }
 
-  async list(t: Tenant, query: MessageQuery): Promise<MessageSummary[]> {
+  async list(t: Tenant, query: MessageQuery): Promise<MessagePage> {
     const { sql, params } = messageListQuery(t, query);
-    return this.#conn
+    const rows = this.#conn
       .statement(sql)
       .all(...params)
       .map((row) => ({
@@ -73,6 +73,8 @@ export class SqliteMessageRepo implements MessageRepo {
         attemptCount: int(row, 'attempt_count'),
         lastAttemptAt: intOrNull(row, 'last_attempt_at'),
       }));
+    // One process's own file: its walk is the machine's own work, never cut short.
+    return { rows, resumeAfterId: null };
   }
 
   async counter(key: string): Promise<number> {

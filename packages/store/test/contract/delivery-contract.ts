@@ -324,7 +324,7 @@ export function describeDeliveryContract(f: Fixtures): void {
       const manualB = await m.claim(b, now + HOUR);
       await f.store.deliveries.complete(claimRef(manualB), m.succeeded(manualB, now + HOUR));
       expect(await messageStatus()).toBe('success');
-      expect((await f.store.messages.list(t, { limit: 1 }))[0]?.message.status).toBe('success');
+      expect((await f.store.messages.list(t, { limit: 1 })).rows[0]?.message.status).toBe('success');
     });
   });
 }

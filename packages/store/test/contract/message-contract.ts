@@ -102,7 +102,7 @@ export function describeMessageContract(f: Fixtures): void {
         const replay = await m.send(t, { idempotencyKey: 'order-7', payload: '{"v":2}', eventType: 'user.created' });
         expect(replay).toEqual({ message: first.message, deliveryIds: first.deliveryIds, dueDeliveryIds: [], created: false, counters: {} });
         expect(replay.message.payload).toBe('{"v":1}');
-        expect((await f.store.messages.list(t, { limit: 10 })).map((s) => s.message.id)).toEqual([first.message.id]);
+        expect((await f.store.messages.list(t, { limit: 10 })).rows.map((s) => s.message.id)).toEqual([first.message.id]);
       });
 
       it('returns the message as it stands now, with its current status', async () => {
@@ -143,7 +143,7 @@ export function describeMessageContract(f: Fixtures): void {
         const a = await m.send(t);
         const b = await m.send(t);
         expect([a.created, b.created]).toEqual([true, true]);
-        expect((await f.store.messages.list(t, { limit: 10 })).map((s) => s.message.id)).toEqual([b.message.id, a.message.id]);
+        expect((await f.store.messages.list(t, { limit: 10 })).rows.map((s) => s.message.id)).toEqual([b.message.id, a.message.id]);
       });
 
       it('on a replay only reads the counters: no increment, no limit check', async () => {

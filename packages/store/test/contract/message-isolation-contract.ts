@@ -27,8 +27,8 @@ export function describeMessageIsolationContract(f: Fixtures): void {
       const { messages, deliveries } = f.store;
 
       expect(await messages.get(other, sent.message.id)).toBeNull();
-      expect(await messages.list(other, { limit: 50 })).toEqual([]);
-      expect(await messages.list(other, { limit: 50, q: sent.message.id })).toEqual([]);
+      expect((await messages.list(other, { limit: 50 })).rows).toEqual([]);
+      expect((await messages.list(other, { limit: 50, q: sent.message.id })).rows).toEqual([]);
       expect(await deliveries.get(other, id)).toBeNull();
       expect(await deliveries.retryNow(other, id, now)).toBeNull();
       expect(await deliveries.releaseHeld(other, endpoint.id, 0, now)).toBe(0);
@@ -45,7 +45,7 @@ export function describeMessageIsolationContract(f: Fixtures): void {
       expect(theirs.message.consumerId).not.toBe(sent.message.consumerId);
 
       expect(await messages.get(home, sent.message.id)).toEqual(before);
-      expect((await messages.list(home, { limit: 50 })).map((s) => s.message.id)).toEqual([sent.message.id]);
+      expect((await messages.list(home, { limit: 50 })).rows.map((s) => s.message.id)).toEqual([sent.message.id]);
       expect(await deliveries.retryingCount(home, endpoint.id)).toBe(1);
       expect(await m.delivery(home, id)).toMatchObject({ status: 'retrying', manual: false, nextAttemptAt: now + HOUR });
     });

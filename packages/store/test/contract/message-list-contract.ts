@@ -36,12 +36,13 @@ export function describeMessageListContract(f: Fixtures): void {
   };
   const ids = (...sent: CreatedMessage[]): MessageId[] => sent.map((s) => s.message.id);
   const listed = async (t: Tenant, query: Omit<MessageQuery, 'limit'> & { limit?: number }): Promise<MessageId[]> =>
-    (await f.store.messages.list(t, { limit: 50, ...query })).map((s) => s.message.id);
+    (await f.store.messages.list(t, { limit: 50, ...query })).rows.map((s) => s.message.id);
 
   describe('messages: list', () => {
     it('lists newest first with consumer and summary, without payloads', async () => {
       const { t, acme, globex, endpoint, m1, m2, m3, m4, at1 } = await fourMessages();
-      const items = await f.store.messages.list(t, { limit: 50 });
+      const { rows: items, resumeAfterId } = await f.store.messages.list(t, { limit: 50 });
+      expect(resumeAfterId).toBeNull();
       expect(items.map((s) => s.message.id)).toEqual(ids(m4, m3, m2, m1));
       const { payload: _payload, ...head } = m1.message;
       expect(items[3]).toEqual({
@@ -72,7 +73,9 @@ export function describeMessageListContract(f: Fixtures): void {
       await f.store.deliveries.complete(claimRef(b), m.succeeded(b, t0 + 5 * SECOND));
       const again = await m.claim(first, t0 + SECOND);
       await f.store.deliveries.complete(claimRef(again), m.succeeded(again, t0 + 2 * SECOND));
-      const [summary] = await f.store.messages.list(t, { limit: 1 });
+      const {
+        rows: [summary],
+      } = await f.store.messages.list(t, { limit: 1 });
       expect(summary).toMatchObject({ endpointUrl: endpoint.url, attemptCount: 3, lastAttemptAt: t0 + 5 * SECOND });
     });
 

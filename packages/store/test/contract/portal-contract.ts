@@ -37,9 +37,9 @@ export function describePortalContract(f: Fixtures): void {
       await m.hook(scene.t, other);
       const mine = await m.send(scene.t);
       const theirs = await m.send(scene.t, { consumerExternalId: 'customer-2' });
-      const listed = await f.store.messages.list(scene.t, { consumerId: scene.consumer.id, limit: 10 });
+      const { rows: listed } = await f.store.messages.list(scene.t, { consumerId: scene.consumer.id, limit: 10 });
       expect(listed.map((s) => s.message.id)).toEqual([mine.message.id]);
-      const all = await f.store.messages.list(scene.t, { limit: 10 });
+      const { rows: all } = await f.store.messages.list(scene.t, { limit: 10 });
       expect(all.map((s) => s.message.id)).toEqual([theirs.message.id, mine.message.id]);
     });
   });

@@ -26,7 +26,7 @@ export function describeRaceContract(f: Fixtures): void {
       expect(ids.size).toBe(1);
       expect(results.filter((r) => r.created)).toHaveLength(1);
       const [id] = [...ids];
-      expect((await f.store.messages.list(t, { limit: 100, q: 'race-key' })).map((row) => row.message.id)).toEqual([id]);
+      expect((await f.store.messages.list(t, { limit: 100, q: 'race-key' })).rows.map((row) => row.message.id)).toEqual([id]);
     });
 
     it('two deliveries of one message completing at once leave the message succeeded, not pending', async () => {

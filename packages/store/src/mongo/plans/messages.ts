@@ -25,6 +25,8 @@ export interface ListQuery {
   q?: string;
   since?: number;
   afterId?: string;
+  /** The page's cut (message-list.ts, LIST_SCAN_BUDGET): ids at or after this one only. */
+  fromId?: string;
 }
 
 const Q_FIELDS = ['_id', 'eventType', 'consumerExternalId', 'idempotencyKey'] as const;
@@ -33,7 +35,7 @@ const Q_FIELDS = ['_id', 'eventType', 'consumerExternalId', 'idempotencyKey'] as
  * The list's filter: the tenant (and the index's own key), the `_id` range (`since` bounds it
  * too: the indexes end in _id; SQLite's message-list.ts says why), then the residuals.
  */
-function listFilter(t: T, query: ListQuery, key: 'consumerId' | 'status' | 'eventType' | null): Document {
+function listFilter(t: T, query: ListQuery, key: ListKey | null): Document {
   const filter: Document = { orgId: t.orgId, env: t.env };
   if (key !== null) filter[key] = query[key];
   for (const field of ['consumerId', 'status', 'eventType'] as const) {
@@ -45,6 +47,7 @@ function listFilter(t: T, query: ListQuery, key: 'consumerId' | 'status' | 'even
     idRange.$gte = firstIdAt('message', query.since - SINCE_ID_MARGIN_MS);
   }
   if (query.afterId !== undefined) idRange.$lt = query.afterId;
+  if (query.fromId !== undefined && (idRange.$gte === undefined || query.fromId > idRange.$gte)) idRange.$gte = query.fromId;
   if (Object.keys(idRange).length > 0) filter['_id'] = idRange;
   if (query.q !== undefined && query.q !== '') {
     const pattern = containsIgnoringAsciiCase(query.q);
@@ -73,14 +76,48 @@ const Q =
   `a page of a rare q walks the prefix's range back to since: ${WINDOW}`;
 const LIST_EX: ListQuery = { consumerId: 'con_1', status: 'failed', eventType: 'a.b', q: 'x', since: 1, afterId: 'msg_2' };
 /**
- * Documents the seeded real-server run may fetch beyond a page for the list's residuals
- * (a status, an event type or q tested on the walked window); the seeded window holds fewer.
+ * The most messages one page of the list fetches to test a residual on (a status, an event type
+ * or q tested message by message): past it the page ends where it got to, with a cursor there
+ * (MessagePage.resumeAfterId), rather than walk a busy tenant's week on the primary. The seeded
+ * real-server run's window holds fewer.
  */
-const LIST_RESIDUAL_BUDGET = 1_000;
+export const LIST_SCAN_BUDGET = 5_000;
+const LIST_RESIDUAL_BUDGET = LIST_SCAN_BUDGET;
 const LIST_EXAMINES = (prefix: string) =>
   `once per month walked (newest first, from afterId's month down to since's, stopped once the page is full), ` +
   `each with the page's remaining limit: ≤ limit + months in all when the query has no residual (a walk of ${prefix}'s _id range, newest first, ` +
-  `stopped by the limit); with a residual, the ${prefix} range within [since, afterId): ${WINDOW}`;
+  `stopped by the limit); with a residual, the ${prefix} range within [since, afterId), cut at LIST_SCAN_BUDGET (${LIST_SCAN_BUDGET}) ` +
+  "messages in all by the window's count and edge (listWindow*)";
+
+/** The list's walked range without its residuals: what the window plans count and cut (message-list.ts). */
+function windowFilter(t: T, query: ListQuery, key: ListKey | null): Document {
+  const filter = listFilter(t, { since: query.since, afterId: query.afterId, ...(key === null ? {} : { [key]: query[key] }) }, key);
+  delete filter['createdAt'];
+  return filter;
+}
+
+type ListKey = 'consumerId' | 'status' | 'eventType';
+
+/** Whether a list query tests a field message by message on its walked range (a residual past the since margin's). */
+export function hasResidual(query: ListQuery, key: ListKey | null): boolean {
+  if (query.q !== undefined && query.q !== '') return true;
+  return (['consumerId', 'status', 'eventType'] as const).some((field) => field !== key && query[field] !== undefined);
+}
+
+/**
+ * A window plan: the walked range of a list's index, its keys alone (covered) — counted up to
+ * what the budget has left (countDocuments' limit), or its edge, the id `skip` keys in, newest first.
+ */
+const windowPlan = (index: string, key: ListKey | null, prefix: string, example: ListQuery) =>
+  planSpec({
+    collection: COLLECTIONS.messages,
+    index,
+    examines: `≤ LIST_SCAN_BUDGET (${LIST_SCAN_BUDGET}) keys of ${prefix}'s _id range within [since − margin, afterId), no document`,
+    maxExamined: () => 0,
+    maxKeysExamined: () => LIST_SCAN_BUDGET + 2,
+    build: (t: T, query: ListQuery) => ({ filter: windowFilter(t, query, key), sort: { _id: -1 } }),
+    example: [T_EX, example],
+  });
 
 export const MESSAGES_PLANS = definePlans('messages', {
   /** A message of the tenant by id (its page; a recount's write, also in bulk). */
@@ -217,6 +254,11 @@ export const MESSAGES_PLANS = definePlans('messages', {
       ]),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
+  /** The windows of the four list plans below (message-list.ts: a page with a residual is cut at LIST_SCAN_BUDGET). */
+  listWindowOfTenant: windowPlan('messages_tenant', null, 'the tenant', { since: 1, afterId: 'msg_2' }),
+  listWindowOfConsumer: windowPlan('messages_tenant_consumer', 'consumerId', 'the consumer', LIST_EX),
+  listWindowByStatus: windowPlan('messages_tenant_status', 'status', 'the status', { status: 'failed', since: 1, afterId: 'msg_2' }),
+  listWindowByEventType: windowPlan('messages_tenant_event_type', 'eventType', 'the event type', { eventType: 'a.b', since: 1, afterId: 'msg_2' }),
   /** The tenant's messages newest first (no consumer, status or event type asked). */
   listOfTenant: planSpec({
     collection: COLLECTIONS.messages,
