@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
 import { systemLookup, type LookupFn } from '@wirehook/egress';
 import { testClientCertificate, untrustedCertificate } from '@wirehook/testkit';
+import { encodeCursor } from '@wirehook/core';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 // A resolver with a few fixed names (no outside DNS here); anything else resolves for real.
@@ -62,6 +63,25 @@ describe('POST /v1/endpoints', () => {
     expect(got.body).toMatchObject({ id: res.body.id, recent: [], retrying_count: 0, recovery: null });
     const listed = await t.api.get('/v1/endpoints');
     expect(listed.body.items.find((e: any) => e.id === res.body.id)).not.toHaveProperty('secret');
+  });
+
+  it('pages the list by id: up to 1,000 a page (limit), next_cursor null unless more follow (the spec shows no cursor)', async () => {
+    const org = await gw.tenant();
+    const owner = (await org.api.post('/v1/consumers', { external_id: 'pages' })).body.id;
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await org.api.post('/v1/endpoints', { consumer_id: owner, url: `https://hooks.example.com/h${i}` })).body.id);
+    made.sort();
+    const all = (await org.api.get('/v1/endpoints')).body;
+    expect(all.items.map((e: { id: string }) => e.id)).toEqual(made);
+    expect(all.next_cursor).toBeNull();
+    const first = (await org.api.get('/v1/endpoints?limit=2')).body;
+    expect(first.items.map((e: { id: string }) => e.id)).toEqual(made.slice(0, 2));
+    const second = (await org.api.get(`/v1/endpoints?limit=2&cursor=${first.next_cursor}`)).body;
+    expect(second.items.map((e: { id: string }) => e.id)).toEqual(made.slice(2));
+    expect(second.next_cursor).toBeNull();
+    expect((await org.api.get('/v1/endpoints?limit=1000')).status).toBe(200);
+    for (const limit of ['0', '1001', 'x']) expect((await org.api.get(`/v1/endpoints?limit=${limit}`)).status).toBe(422);
+    expect((await org.api.get(`/v1/endpoints?cursor=${encodeCursor('con_x', gw.clock.now())}`)).status).toBe(422);
   });
 
   it('keeps every optional field', async () => {
@@ -399,14 +419,14 @@ describe('OAuth client credentials (auth)', () => {
 });
 
 describe('GET /v1/endpoints', () => {
-  it("lists all, or one consumer's, without next_cursor", async () => {
+  it("lists all, or one consumer's, in one page (next_cursor null: fewer than 1,000)", async () => {
     const other = (await t.api.post('/v1/consumers', { external_id: 'other' })).body.id;
     const mine = (await t.api.post('/v1/endpoints', { consumer_id: other, url: 'https://localhost/o' })).body.id;
     const filtered = await t.api.get(`/v1/endpoints?consumer_id=${other}`);
-    expect(filtered.body).toEqual({ items: [expect.objectContaining({ id: mine, consumer_id: other })] });
+    expect(filtered.body).toEqual({ items: [expect.objectContaining({ id: mine, consumer_id: other })], next_cursor: null });
     const all = await t.api.get('/v1/endpoints');
     expect(all.body.items.length).toBeGreaterThan(1);
-    expect(all.body).not.toHaveProperty('next_cursor');
+    expect(all.body.next_cursor).toBeNull();
   });
 
   it('answers 404 for unknown and malformed ids', async () => {

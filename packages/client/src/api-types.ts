@@ -174,7 +174,9 @@ export type paths = {
         };
         /**
          * List endpoints
-         * @description Scope: `logs:read`.
+         * @description By id, up to 1,000 a page (`limit`), all of nearly every tenant's in one: the spec shows `{ items }` alone, so `next_cursor` is an addition, null unless more endpoints follow. A cursor outside the retention window is refused (422).
+         *
+         *     Scope: `logs:read`.
          */
         get: operations["listEndpoints"];
         put?: never;
@@ -1142,8 +1144,10 @@ export type components = {
              */
             expires_at: number;
         };
-        EndpointList: {
+        EndpointPage: {
             items: components["schemas"]["Endpoint"][];
+            /** @description pass as cursor for the next page; null on the last */
+            next_cursor: string | null;
         };
         /** @description An endpoint with its signing secret, returned once at creation. */
         EndpointWithSecret: {
@@ -3339,6 +3343,10 @@ export interface operations {
             query?: {
                 /** @description only this consumer's endpoints (con_…) */
                 consumer_id?: string;
+                /** @description the previous page's next_cursor */
+                cursor?: string;
+                /** @description endpoints per page, 1 to 1000 (default 1000) */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3346,7 +3354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoints (no paging) */
+            /** @description A page of endpoints by id */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3356,7 +3364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EndpointList"];
+                    "application/json": components["schemas"]["EndpointPage"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

@@ -44,7 +44,9 @@ export type EndpointDetail = Schemas['EndpointDetail'];
 /** An endpoint's health over a window: attempts, successes, failures by class, latency, waiting deliveries, a series. */
 export type EndpointStats = Schemas['EndpointStats'];
 /** The endpoints of the environment (no paging). */
-export type EndpointList = Schemas['EndpointList'];
+export type EndpointPage = Schemas['EndpointPage'];
+/** @deprecated The list is paged now (`next_cursor`): EndpointPage. */
+export type EndpointList = EndpointPage;
 /** An endpoint's retry count and interval. */
 export type RetryPolicy = Schemas['RetryPolicy'];
 /** An extra signature header for receivers of another webhook format. */

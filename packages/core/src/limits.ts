@@ -41,6 +41,12 @@ export const SEARCH_WINDOW_MS = 7 * DAY_MS;
 /** Page size of lists without `limit`, and the largest `limit`. */
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
+/**
+ * GET /v1/endpoints' page: the spec shows the list whole (`{ items }`, no cursor), so a page
+ * holds up to this many by default and at most — all of nearly every tenant's — with a
+ * `next_cursor` for the rest.
+ */
+export const ENDPOINTS_PAGE_SIZE = 1_000;
 /** Attempts GET /v1/endpoints/{id} shows in `recent`. */
 export const RECENT_ATTEMPTS = 20;
 /** How long the secrets valid at a rotation stay valid after it. */

@@ -8,7 +8,15 @@ import { endpointTlsInput } from './endpoint-tls.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { InvalidError } from './errors.ts';
 import { jsonValue } from './json-value.ts';
-import { MAX_IDEMPOTENCY_KEY_CHARS, MAX_ORDERING_KEY_CHARS, MAX_PAGE_SIZE, MAX_RATE_LIMIT, MAX_RETRY_SPAN_MS, MIN_RATE_LIMIT } from './limits.ts';
+import {
+  ENDPOINTS_PAGE_SIZE,
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  MAX_ORDERING_KEY_CHARS,
+  MAX_PAGE_SIZE,
+  MAX_RATE_LIMIT,
+  MAX_RETRY_SPAN_MS,
+  MIN_RATE_LIMIT,
+} from './limits.ts';
 import { ENDPOINT_ORDERINGS } from './model.ts';
 import { RETRY_COUNTS, RETRY_INTERVALS, retrySpanMs } from './retry-policy.ts';
 import { requiredText, text } from './text-fields.ts';
@@ -187,7 +195,22 @@ export const pageQuery = z.strictObject({
   limit: limitParam.optional().describe(`items per page, 1 to ${MAX_PAGE_SIZE} (default 50)`),
 });
 
-export const listEndpointsQuery = z.strictObject({ consumer_id: requiredText(64).optional().describe("only this consumer's endpoints (con_…)") });
+export const listEndpointsQuery = z.strictObject({
+  consumer_id: requiredText(64).optional().describe("only this consumer's endpoints (con_…)"),
+  cursor: requiredText(200).optional().describe("the previous page's next_cursor"),
+  limit: z
+    .string()
+    .regex(/^\d+$/, { error: `must be a whole number from 1 to ${ENDPOINTS_PAGE_SIZE}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: `must be from 1 to ${ENDPOINTS_PAGE_SIZE}` })
+        .max(ENDPOINTS_PAGE_SIZE, { error: `must be from 1 to ${ENDPOINTS_PAGE_SIZE}` }),
+    )
+    .optional()
+    .describe(`endpoints per page, 1 to ${ENDPOINTS_PAGE_SIZE} (default ${ENDPOINTS_PAGE_SIZE})`),
+});
 
 export const listMessagesQuery = pageQuery.extend({
   status: z

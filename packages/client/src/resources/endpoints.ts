@@ -1,9 +1,10 @@
+import { paginate } from '../paging.ts';
 import { path, type RequestOptions, type Transport } from '../transport.ts';
 import type {
   CreateEndpointRequest,
   Endpoint,
   EndpointDetail,
-  EndpointList,
+  EndpointPage,
   EndpointStats,
   EndpointStatsQuery,
   EgressIpList,
@@ -25,9 +26,17 @@ export class Endpoints {
     this.#t = transport;
   }
 
-  /** The environment's endpoints, or one consumer's (`GET /v1/endpoints`, scope logs:read). */
-  async list(query: ListEndpointsQuery = {}, options: RequestOptions = {}): Promise<EndpointList> {
-    return (await this.#t.request<EndpointList>({ method: 'GET', path: '/v1/endpoints', query }, options)).body;
+  /**
+   * A page of the environment's endpoints, or of one consumer's, by id: up to 1,000, with
+   * `next_cursor` for the rest (`GET /v1/endpoints`, scope logs:read).
+   */
+  async list(query: ListEndpointsQuery = {}, options: RequestOptions = {}): Promise<EndpointPage> {
+    return (await this.#t.request<EndpointPage>({ method: 'GET', path: '/v1/endpoints', query }, options)).body;
+  }
+
+  /** Every endpoint, fetched page by page as the loop goes. */
+  iterate(query: ListEndpointsQuery = {}, options: RequestOptions = {}): AsyncGenerator<Endpoint, void, undefined> {
+    return paginate((cursor) => this.list({ ...query, cursor }, options), query.cursor);
   }
 
   /**

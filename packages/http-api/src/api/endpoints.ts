@@ -1,6 +1,11 @@
 import { Router, type Response } from 'express';
 import {
   createEndpointBody,
+  decodeCursor,
+  encodeCursor,
+  ENDPOINTS_PAGE_SIZE,
+  type EndpointId,
+  ID_PREFIX,
   endpointStatsQuery,
   DEFAULT_RETRY_POLICY,
   isId,
@@ -39,7 +44,10 @@ import { attemptJson, endpointJson, endpointStatsJson, recoveryJson, throughputJ
 
 /** /v1/endpoints; the portal serves it too, under its link's token (services/portal). */
 export function endpointsRouter(
-  deps: Pick<ApiDeps, 'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput' | 'transforms'>,
+  deps: Pick<
+    ApiDeps,
+    'store' | 'clock' | 'secretBox' | 'addressPolicy' | 'lookup' | 'intake' | 'recovery' | 'logger' | 'throughput' | 'transforms' | 'retentionMonths'
+  >,
 ): Router {
   const { store, clock, secretBox } = deps;
   const router = Router();
@@ -63,13 +71,20 @@ export function endpointsRouter(
     const auth = authOf(res);
     const { tenant } = auth;
     const query = parseInput(listEndpointsQuery, req.query, 'query');
+    const now = clock.now();
+    const afterId = query.cursor ? (decodeCursor(query.cursor, ID_PREFIX.endpoint, now, deps.retentionMonths) as EndpointId) : undefined;
     const consumerId = query.consumer_id ?? auth.consumerId ?? undefined;
     if ((consumerId !== undefined && !isId('consumer', consumerId)) || outOfScope(auth, consumerId ?? '')) {
-      res.json({ items: [] }); // no consumer can have this id
+      res.json({ items: [], next_cursor: null }); // no consumer can have this id
       return;
     }
-    const items = await store.endpoints.list(tenant, { consumerId });
-    res.json({ items: items.map(endpointJson) });
+    // Not in the spec (it shows `{ items }` alone): pages of up to 1,000 by id, with a next_cursor
+    // for a tenant with more (docs/semantics.md); one extra row tells whether another page exists.
+    const limit = query.limit ?? ENDPOINTS_PAGE_SIZE;
+    const rows = await store.endpoints.list(tenant, { consumerId, afterId, limit: limit + 1 });
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    res.json({ items: items.map(endpointJson), next_cursor: rows.length > limit && last ? encodeCursor(last.id, now) : null });
   });
 
   router.post('/', requireScope('endpoints:write'), async (req, res) => {

@@ -15,7 +15,7 @@ import {
   simulateTransformationBody,
   transformationSimulationResponse,
 } from '@wirehook/core';
-import { idParam, listSchema, type Operation } from './operation.ts';
+import { idParam, listSchema, pageSchema, type Operation } from './operation.ts';
 
 /** The operations under the 'Endpoints' tag, in the order the reference shows them. */
 export const ENDPOINT_OPERATIONS: readonly Operation[] = [
@@ -26,8 +26,11 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
     tag: 'Endpoints',
     summary: 'List endpoints',
     scope: 'logs:read',
+    description:
+      "By id, up to 1,000 a page (`limit`), all of nearly every tenant's in one: the spec shows `{ items }` alone, so `next_cursor` " +
+      'is an addition, null unless more endpoints follow. A cursor outside the retention window is refused (422).',
     query: listEndpointsQuery,
-    success: { status: 200, description: 'The endpoints (no paging)', schema: listSchema('EndpointList', endpointResponse) },
+    success: { status: 200, description: 'A page of endpoints by id', schema: pageSchema('EndpointPage', endpointResponse) },
     errors: [],
   },
   {

@@ -113,13 +113,16 @@ export class MongoEndpointRepo implements EndpointRepo {
     await this.#conn.endpoints.updateOne(q.filter, { $max: { heldUntil: until } }, q.options);
   }
 
-  async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
-    // Bounded: a consumer's endpoints by the cap create holds, a tenant's by ENDPOINTS_LIST_CAP
-    // (the first that many by id; TODO: the port takes no page yet).
-    const q = filter.consumerId === undefined ? P.ofTenant(t) : P.ofConsumer(t, filter.consumerId);
+  async list(t: Tenant, filter: { consumerId?: ConsumerId; afterId?: EndpointId; limit?: number }): Promise<Endpoint[]> {
+    // Bounded: a consumer's endpoints by the cap create holds, a tenant's page by its limit, at
+    // most ENDPOINTS_LIST_CAP (the API pages the rest: GET /v1/endpoints' next_cursor).
+    const limit = Math.min(checkedLimit(filter.limit ?? ENDPOINTS_LIST_CAP), ENDPOINTS_LIST_CAP);
+    if (limit === 0) return [];
+    const after = filter.afterId ?? '';
+    const q = filter.consumerId === undefined ? P.ofTenant(t, after) : P.ofConsumer(t, filter.consumerId, after);
     const docs = await this.#conn.endpoints
       .find(q.filter, { ...q.options, ...WITHOUT_SECRETS })
-      .limit(ENDPOINTS_LIST_CAP)
+      .limit(limit)
       .toArray();
     return docs.map(toEndpoint);
   }

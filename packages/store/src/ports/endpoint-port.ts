@@ -82,7 +82,11 @@ export interface EndpointRepo {
    */
   transformation(t: Tenant, id: EndpointId): Promise<EndpointTransformation | null>;
   /** Oldest first; all of the tenant's endpoints, or one consumer's. */
-  list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]>;
+  /**
+   * The tenant's endpoints (or a consumer's) by id: after `afterId`, up to `limit` (default:
+   * all of a consumer's, bounded by its cap; ENDPOINTS_LIST_CAP of a tenant's on MongoDB).
+   */
+  list(t: Tenant, filter: { consumerId?: ConsumerId; afterId?: EndpointId; limit?: number }): Promise<Endpoint[]>;
   /** @returns the updated endpoint, or null when there is none. */
   update(t: Tenant, id: EndpointId, patch: EndpointPatch): Promise<Endpoint | null>;
   /**

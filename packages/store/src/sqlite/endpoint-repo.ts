@@ -102,11 +102,19 @@ export class SqliteEndpointRepo implements EndpointRepo {
     this.#conn.statement(`UPDATE endpoints SET held_until = max(coalesce(held_until, 0), ?) WHERE ${TENANT_ID}`).run(until, t.orgId, t.env, id);
   }
 
-  async list(t: Tenant, filter: { consumerId?: ConsumerId }): Promise<Endpoint[]> {
+  async list(t: Tenant, filter: { consumerId?: ConsumerId; afterId?: EndpointId; limit?: number }): Promise<Endpoint[]> {
+    const after = filter.afterId ?? '';
+    // SQLite's LIMIT -1: no limit. A negative one of the caller's would mean that too: refused.
+    if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 0)) {
+      throw new RangeError(`page limit must be a non-negative integer, got ${filter.limit}`);
+    }
+    const limit = filter.limit ?? -1;
     const rows =
       filter.consumerId === undefined
-        ? this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? ORDER BY id').all(t.orgId, t.env)
-        : this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? ORDER BY id').all(t.orgId, t.env, filter.consumerId);
+        ? this.#conn.statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND id > ? ORDER BY id LIMIT ?').all(t.orgId, t.env, after, limit)
+        : this.#conn
+            .statement('SELECT * FROM endpoints WHERE org_id = ? AND env = ? AND consumer_id = ? AND id > ? ORDER BY id LIMIT ?')
+            .all(t.orgId, t.env, filter.consumerId, after, limit);
     return rows.map(toEndpoint);
   }
 

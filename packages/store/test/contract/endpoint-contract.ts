@@ -107,6 +107,26 @@ export function describeEndpointContract(f: Fixtures): void {
       expect((await f.store.endpoints.list(t, {})).map((e) => e.headers)).toEqual([HEADERS, null, null]);
     });
 
+    it('pages the tenant’s endpoints (or a consumer’s) by id after a cursor, up to a limit', async () => {
+      const t = await f.tenant();
+      const [a, b] = [await f.consumer(t, 'page-a'), await f.consumer(t, 'page-b')];
+      const made = [f.endpoint(a.id), f.endpoint(b.id), f.endpoint(a.id)];
+      for (const e of made) await f.store.endpoints.create(t, e, f.secret('v1.s'), 20);
+      const ids = made.map((e) => e.id).sort();
+      const page = async (filter: Parameters<typeof f.store.endpoints.list>[1]) => (await f.store.endpoints.list(t, filter)).map((e) => e.id);
+      expect(await page({})).toEqual(ids);
+      expect(await page({ limit: 2 })).toEqual(ids.slice(0, 2));
+      expect(await page({ afterId: ids[1]! as never, limit: 2 })).toEqual(ids.slice(2));
+      expect(await page({ afterId: ids[2]! as never })).toEqual([]);
+      expect(await page({ limit: 0 })).toEqual([]);
+      const ofA = made
+        .filter((e) => e.consumerId === a.id)
+        .map((e) => e.id)
+        .sort();
+      expect(await page({ consumerId: a.id, afterId: ofA[0]! as never })).toEqual(ofA.slice(1));
+      await expect(f.store.endpoints.list(t, { limit: -1 })).rejects.toThrow(RangeError);
+    });
+
     it('a claimed delivery’s job carries its endpoint’s headers', async () => {
       const m = new MessageFixtures(f);
       const t = await f.tenant();

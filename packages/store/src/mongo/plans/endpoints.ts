@@ -34,14 +34,14 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, status: { $ne: 'active' } } }),
     example: [T, 'ep_1'],
   }),
-  /** The tenant's endpoints by id (endpoints.list without a consumer), stopped at ENDPOINTS_LIST_CAP. */
+  /** A page of the tenant's endpoints by id after a cursor ('' for the first; endpoints.list without a consumer), at most ENDPOINTS_LIST_CAP. */
   ofTenant: planSpec({
     collection: COLLECTIONS.endpoints,
     index: 'endpoints_tenant',
-    examines: `≤ ${ENDPOINTS_LIST_CAP} (ENDPOINTS_LIST_CAP, the find's limit): the tenant's range of endpoints_tenant in id order`,
+    examines: `≤ the page's limit, at most ${ENDPOINTS_LIST_CAP} (ENDPOINTS_LIST_CAP): the tenant's range of endpoints_tenant in id order after the cursor`,
     maxExamined: (n) => n,
-    build: (t: TenantArg) => ({ filter: { orgId: t.orgId, env: t.env }, sort: { _id: 1 } }),
-    example: [T],
+    build: (t: TenantArg, afterId: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $gt: afterId } }, sort: { _id: 1 } }),
+    example: [T, 'ep_1'],
   }),
   /** One consumer's endpoints by id (endpoints.list with a consumer). */
   ofConsumer: planSpec({
@@ -51,8 +51,11 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
       `≤ ${MAX_ENDPOINTS_PER_CONSUMER} (a consumer's endpoints are capped at create; ` +
       `the find's limit holds it too): the consumer's range of endpoints_tenant_consumer`,
     maxExamined: (n) => n,
-    build: (t: TenantArg, consumerId: string) => ({ filter: { orgId: t.orgId, env: t.env, consumerId }, sort: { _id: 1 } }),
-    example: [T, 'con_1'],
+    build: (t: TenantArg, consumerId: string, afterId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, consumerId, _id: { $gt: afterId } },
+      sort: { _id: 1 },
+    }),
+    example: [T, 'con_1', ''],
   }),
   /** The sealing walk over endpoint secrets: a page of endpoints by id after a cursor. */
   byIdAfter: planSpec({
