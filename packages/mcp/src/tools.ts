@@ -148,7 +148,9 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
   server.registerTool(
     'list_messages',
     {
-      description: 'Messages, newest first, with filters (status, event_type, q search, since) and a cursor. Needs logs:read.',
+      description:
+        'Messages, newest first, with filters (status, event_type, q search, since) and a cursor. A filtered page may be short, even empty, ' +
+        'with a next_cursor: only a null next_cursor means there are no more. Needs logs:read.',
       inputSchema: {
         status: z.enum(['pending', 'retrying', 'success', 'failed']).optional(),
         event_type: z.string().optional(),

@@ -23,11 +23,13 @@ import { ALERTS_PLANS as P, envConditionsId, RETRYING_COUNT_CAP } from './plans/
 import { counterKey, shardIds } from './usage-counters.ts';
 
 /**
- * Organizations eventOrgs looks at per call (one seek each on alert_events_org_seq), from where
- * the last call stopped: exact (oldest event first over all of them) while at most this many
- * organizations have queued events; beyond, each call orders this many in turn, so none starves.
+ * Organizations eventOrgs looks at per call for each one it answers (one seek each on
+ * alert_events_org_seq, in a row), from where the last call stopped: exact (oldest event first
+ * over all of them) while at most this many times the limit have queued events; beyond, each
+ * call orders that many in turn, so none starves — 200 seeks a tick of the worker's 100, not
+ * 1,000 (an outage that queues events for every organization is when the tick must stay short).
  */
-export const EVENT_ORGS_PEEK = 1_000;
+export const EVENT_ORGS_PEEK_PER_ORG = 2;
 
 /**
  * Alert conditions in MongoDB, one document per environment of an organization (`_id` =
@@ -108,12 +110,13 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     // Oldest first across organizations, by time: each numbers its own events, so an
     // organization's oldest is its first by seq. One seek per organization on
     // alert_events_org_seq reads its first event and skips the rest (never a scan of the
-    // outbox), at most EVENT_ORGS_PEEK organizations a call from where the last one stopped.
+    // outbox), at most EVENT_ORGS_PEEK_PER_ORG × limit organizations a call from where the last one stopped.
+    const peek = EVENT_ORGS_PEEK_PER_ORG * limit;
     const start = this.#eventOrgsAfter;
     const firsts: { orgId: string; at: number }[] = [];
     let cursor = start;
     let wrapped = start === '';
-    while (firsts.length < EVENT_ORGS_PEEK) {
+    while (firsts.length < peek) {
       const q = P.nextEventOrg(cursor);
       const doc = await this.#conn.alertEvents.findOne(q.filter, { ...q.options, projection: { _id: 0, orgId: 1, at: 1 } });
       if (doc === null) {
@@ -127,7 +130,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       cursor = doc.orgId;
     }
     // The next call goes on after the last organization looked at when this one had to stop short.
-    this.#eventOrgsAfter = firsts.length >= EVENT_ORGS_PEEK ? cursor : '';
+    this.#eventOrgsAfter = firsts.length >= peek ? cursor : '';
     firsts.sort((a, b) => a.at - b.at || (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0));
     return firsts.slice(0, limit).map((f) => f.orgId as OrgId);
   }

@@ -1,7 +1,9 @@
 // The message list's walk over months without a server: each month a list of ids newest first,
 // some matching the page's residual; the reads answer as the window and page plans would.
 import { describe, expect, it } from 'vitest';
-import { type MonthReads, walkMonths } from './message-list.ts';
+import { firstIdAt } from '@wirehook/core';
+import { listPlan, type MonthReads, walkMonths } from './message-list.ts';
+import { SINCE_ID_MARGIN_MS } from '../ports/message-port.ts';
 
 /** `months`: each month's ids, newest first, a `*` marking a match (`'b9*'`). Records what was read. */
 function monthsOf(months: Record<string, string[]>) {
@@ -60,5 +62,19 @@ describe('the message list’s walk (MongoDB)', () => {
     reads.edge = async () => null;
     expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: ['d5', 'd2'], resumeAfterId: null });
     expect(log.filter((line) => line.startsWith('count'))).toEqual(['count 202612 6']);
+  });
+
+  it('reads a cut page from the edge itself ($gte: the edge is on this page), never below since’s own bound', () => {
+    const t = { orgId: 'org_1', env: 'live' } as never;
+    const query = { status: 'failed' as const, eventType: 'a.b', afterId: 'msg_9', since: 1_000_000 };
+    const sinceBound = firstIdAt('message', query.since - SINCE_ID_MARGIN_MS);
+    const edge = `msg_${'Z'.repeat(10)}`;
+    expect(listPlan(t, { ...query, fromId: edge }).page.filter['_id']).toEqual({ $gte: edge, $lt: 'msg_9' });
+    // An edge older than since's bound (it cannot be: the window starts there) would not widen it.
+    expect(listPlan(t, { ...query, fromId: 'msg_0' }).page.filter['_id']).toEqual({ $gte: sinceBound, $lt: 'msg_9' });
+    // The window counts the same range without the residuals.
+    expect(listPlan(t, query).window.filter).toEqual({ orgId: 'org_1', env: 'live', status: 'failed', _id: { $gte: sinceBound, $lt: 'msg_9' } });
+    expect(listPlan(t, query).residual).toBe(true);
+    expect(listPlan(t, { status: 'failed' }).residual).toBe(false);
   });
 });

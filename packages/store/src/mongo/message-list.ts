@@ -126,8 +126,9 @@ export async function walkMonths<D>(
   const messages: D[] = [];
   let left = budget ?? Number.POSITIVE_INFINITY;
   for (const month of months) {
-    // Spent, with no edge to end at: a month shrank between its count and its edge (retention
-    // dropping it, the oldest walked), so what is older is going too. (A limit of 0 counts all.)
+    // Spent, with no edge to end at: a month shrank between its count and its edge. Messages leave
+    // only with their whole month (retention drops the oldest, the last walked), so what is older
+    // is going too, and the list may end here. (A count's limit of 0 would count all.)
     if (left <= 0) break;
     let from: string | null = null;
     if (budget !== null) {

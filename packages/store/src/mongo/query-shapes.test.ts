@@ -10,7 +10,8 @@ import { INDEXES } from './indexes.ts';
 import { OPERATIONS_PLANS } from './plans/operations.ts';
 import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { MESSAGES_PLANS } from './plans/messages.ts';
-import { ALERTS_PLANS } from './plans/alerts.ts';
+import { ALERTS_PLANS, RETRYING_COUNT_CAP } from './plans/alerts.ts';
+import { PENDING_RETRIES_THRESHOLDS } from '@wirehook/core';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
 import type { AnyPlan } from './plans/plan.ts';
@@ -58,6 +59,11 @@ describe('MongoDB query shapes', () => {
     expect(checkPlan(range, ALERTS_PLANS.nextNoticeOrg.spec, INDEXES)).toEqual([
       'alerts.nextNoticeOrg: does not repeat alert_notices_org_due\'s partial filter on nextAttemptAt ({"$type":"number"})',
     ]);
+  });
+
+  it('counts retrying deliveries one past the largest pending-retries threshold (10,000), so that it can be crossed', () => {
+    expect(RETRYING_COUNT_CAP).toBe(10_001);
+    expect(RETRYING_COUNT_CAP).toBe(Math.max(...PENDING_RETRIES_THRESHOLDS) + 1);
   });
 
   it('the listener janitor’s index holds listeners alone and covers the page (never an http endpoint, no document read)', () => {

@@ -86,6 +86,7 @@ export const en: Catalogue = {
   trialResult: 'Result: {result}',
   trialBadJson: 'The payload is not valid JSON.',
   deliveriesEmpty: 'No deliveries match.',
+  deliveriesNoneYet: 'None match in the messages searched so far; load more to search older ones.',
   filterStatus: 'Status',
   filterEventType: 'Event type',
   any: 'Any',

@@ -85,6 +85,7 @@ export const ja: Catalogue = {
   trialResult: '結果：{result}',
   trialBadJson: 'ペイロードが正しい JSON ではありません。',
   deliveriesEmpty: '該当する配信はありません。',
+  deliveriesNoneYet: 'ここまで検索したメッセージには該当がありません。さらに読み込むと、より古いメッセージを検索します。',
   filterStatus: '状態',
   filterEventType: 'イベントタイプ',
   any: 'すべて',

@@ -7,6 +7,9 @@ import { hashOf } from './routes.ts';
 import { Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
 const STATUSES = ['failed', 'retrying', 'pending', 'success'] as const;
+/** Rows a load shows, and the reads it may make for them (pages the store cut short followed). */
+const PAGE_SIZE = 25;
+const PAGE_READS = 5;
 
 /** Screen 3: the consumer's deliveries, newest first, filtered, paged by cursor; attempts on demand. */
 export function Deliveries({ ctx }: { ctx: Ctx }) {
@@ -16,14 +19,22 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
   const [rows, setRows] = useState<MessageRow[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
 
+  // A filtered page may come back short, even empty, with a cursor (the store bounds what one
+  // page reads: docs/semantics.md): follow it a few times for a page's worth before showing.
   const load = async (after: string | null) => {
-    const q = new URLSearchParams({ limit: '25' });
-    if (status) q.set('status', status);
-    if (eventType) q.set('event_type', eventType);
-    if (after) q.set('cursor', after);
-    const page = await api<{ items: MessageRow[]; next_cursor: string | null }>('GET', `/messages?${q}`);
-    setRows((r) => (after ? [...(r ?? []), ...page.items] : page.items));
-    setCursor(page.next_cursor);
+    const found: MessageRow[] = [];
+    let next = after;
+    for (let reads = 0; reads < PAGE_READS && (reads === 0 || (next !== null && found.length < PAGE_SIZE)); reads++) {
+      const q = new URLSearchParams({ limit: String(PAGE_SIZE - found.length) });
+      if (status) q.set('status', status);
+      if (eventType) q.set('event_type', eventType);
+      if (next) q.set('cursor', next);
+      const page = await api<{ items: MessageRow[]; next_cursor: string | null }>('GET', `/messages?${q}`);
+      found.push(...page.items);
+      next = page.next_cursor;
+    }
+    setRows((r) => (after ? [...(r ?? []), ...found] : found));
+    setCursor(next);
   };
   useEffect(() => {
     setRows(null);
@@ -61,7 +72,7 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
       {rows === null ? (
         <Loading t={t} />
       ) : rows.length === 0 ? (
-        <p class="muted">{t.t('deliveriesEmpty')}</p>
+        <p class="muted">{t.t(cursor ? 'deliveriesNoneYet' : 'deliveriesEmpty')}</p>
       ) : (
         <ul class="cards">
           {rows.map((row) => (
