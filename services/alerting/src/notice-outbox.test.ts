@@ -87,6 +87,33 @@ describe('sending', () => {
   });
 });
 
+describe('a store that fails', () => {
+  it('a sent notice whose try could not be recorded (a failover) is recorded on asking again, not sent again at its lease’s end', async () => {
+    const s = start();
+    const org = await s.org();
+    const target = await s.target(org);
+    let sends = 0;
+    s.sender.answer = async () => (sends++, ok);
+    await s.fail(live(org), await s.endpoint(live(org)));
+    const alerts = s.store.alerts;
+    const record = alerts.recordNoticeAttempt;
+    let failures = 2;
+    alerts.recordNoticeAttempt = (...args) => (failures-- > 0 ? Promise.reject(new Error('the database is failing over')) : record.apply(alerts, args));
+    try {
+      const w = worker();
+      await w.tick();
+      await w.idle();
+      expect((await alerts.noticeAttempts(org, target, 10)).map((a) => a.responseStatus)).toEqual([200]);
+      s.clock.advance(60_000 + 1); // past the lease: nothing is left to claim
+      await w.tick();
+      await w.idle();
+      expect(sends).toBe(1);
+    } finally {
+      alerts.recordNoticeAttempt = record;
+    }
+  });
+});
+
 describe('two replicas', () => {
   it('a send that outlives its lease: the replica that re-claimed it decides; nothing is sent a third time', async () => {
     const s = start();

@@ -26,6 +26,9 @@ export const MAX_IN_FLIGHT_PER_ORG = 10;
 export const PLACES_FOR_NEWCOMERS = 10;
 /** The notices' target for the owner's e-mail (not a stored target): the worker queues to it, the outbox sends to owner_email. */
 export const OWNER = 'owner' as AlertTargetId;
+/** A try the store could not record is asked again this often (a quarter of the send's bound at most), this many times, inside the lease. */
+const RECORD_RETRY_MS = 1_000;
+const RECORD_TRIES = 5;
 
 /**
  * Sends queued notices: claims due ones under a claim id (a lease), round-robin by
@@ -128,13 +131,20 @@ export class NoticeOutbox {
     // hangs must not fill the outbox with retries that other organizations' notices wait behind.
     const delay = notice.type === 'alert.test' ? undefined : NOTICE_RETRY_DELAYS_MS[notice.attempts];
     const next = result.ok || final || delay === undefined ? null : clock.now() + delay;
-    await store.alerts.recordNoticeAttempt(
-      notice.id,
-      notice.claim,
-      { at, responseStatus: result.status, error: result.error, durationMs: result.durationMs },
-      result.ok,
-      next,
-    );
+    const attempt = { at, responseStatus: result.status, error: result.error, durationMs: result.durationMs };
+    // Recorded while the lease holds, asked again if the store failed (a failover): unrecorded, the
+    // notice is claimed again when its lease ends and sent a second time. Asking again is safe:
+    // only the claim that holds the notice moves it on, and a try is kept once.
+    for (let tries = 1; ; tries++) {
+      try {
+        await store.alerts.recordNoticeAttempt(notice.id, notice.claim, attempt, result.ok, next);
+        return;
+      } catch (err) {
+        const wait = Math.min(RECORD_RETRY_MS, this.#o.sendTimeoutMs / 4);
+        if (tries >= RECORD_TRIES || clock.now() + wait >= leaseUntil) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { AlertConditions, Environment } from '@wirehook/core';
+import type { ObjectId } from 'mongodb';
 import type { TenantFields } from './tenant-fields.ts';
 
 // The alerting engine's documents: conditions, targets, the outbox of events, the throttle
@@ -78,6 +79,8 @@ export interface AlertNoticeDoc {
 
 /** One try at sending a notice. */
 export interface AlertNoticeAttemptDoc {
+  /** `<notice id>:<claim>`: a try recorded again (after a failover) is kept once. ObjectIds on tries recorded before. */
+  _id?: string | ObjectId;
   noticeId: string;
   orgId: string;
   targetId: string;

@@ -14,7 +14,7 @@ import {
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
 import { NoticeTurns } from '../alert-notice-turns.ts';
-import { isFailoverError } from './errors.ts';
+import { isDuplicateKey, isFailoverError } from './errors.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
@@ -322,23 +322,30 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     const byId = P.notice(id);
     const notice = await this.#conn.alertNotices.findOne(byId.filter, { ...byId.options, projection: { orgId: 1, targetId: 1, type: 1 } });
     if (notice === null) return;
-    // atDate: the TTL index removes the attempt ATTEMPTS_KEPT_S after it was made.
-    await this.#conn.alertNoticeAttempts.insertOne({
-      noticeId: id,
-      orgId: notice.orgId,
-      targetId: notice.targetId,
-      type: notice.type,
-      ...attempt,
-      atDate: new Date(attempt.at),
-    });
-    // Only the claim that holds the notice moves it on: one re-claimed after its lease ran out is the new holder's.
-    // Done (no next attempt): doneAt, so the TTL index removes it NOTICES_KEPT_S after.
+    // The notice first: a failover after it leaves only the try's record to write, and the
+    // outbox asks again (a failover before both, the same). Only the claim that holds the notice
+    // moves it on: one re-claimed after its lease ran out is the new holder's; asked again, it
+    // matches nothing. Done (no next attempt): doneAt, so the TTL index removes it NOTICES_KEPT_S after.
     const own = P.noticeOfClaim(id, claim);
     await this.#conn.alertNotices.updateOne(
       own.filter,
       { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent, ...(next === null ? { doneAt: new Date(attempt.at) } : {}) } },
       own.options,
     );
+    // The try by its claim's id: asked again, it is kept once. atDate: the TTL index removes it ATTEMPTS_KEPT_S after it was made.
+    await this.#conn.alertNoticeAttempts
+      .insertOne({
+        _id: `${id}:${claim}`,
+        noticeId: id,
+        orgId: notice.orgId,
+        targetId: notice.targetId,
+        type: notice.type,
+        ...attempt,
+        atDate: new Date(attempt.at),
+      })
+      .catch((err: unknown) => {
+        if (!isDuplicateKey(err, '_id_')) throw err;
+      });
   }
 
   async noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]> {
