@@ -26,8 +26,8 @@ export async function refreshMessageStatuses(conn: MongoConnection, session: Cli
 
 /** refreshMessageStatuses for messages of one month. */
 async function refreshInMonth(conn: MongoConnection, session: ClientSession, t: Tenant, month: Month, ids: readonly string[]): Promise<void> {
-  // ≤ MAX_ENDPOINTS_PER_CONSUMER deliveries per message (deliveries_message).
-  const q = P.deliveriesOf(t, ids);
+  // ≤ MAX_ENDPOINTS_PER_CONSUMER deliveries per message (deliveries_message), in no order.
+  const q = P.recountOf(t, ids);
   const deliveries = await conn
     .bucket(month)
     .deliveries.find(q.filter, { ...q.options, session, projection: { messageId: 1, status: 1, attemptCount: 1 } })

@@ -239,6 +239,21 @@ export const MESSAGES_PLANS = definePlans('messages', {
     }),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
+  /**
+   * The messages' deliveries in no order: a recount's (message-status.ts), whose map needs none.
+   * A walk's batch passes up to ENDPOINT_WALK_BATCH ids, past the server's limit for merging an
+   * `$in`'s ranges into one sorted walk (internalQueryMaxScansToExplode, 200): sorted, it would be
+   * a blocking sort of up to 20 × the ids in memory, in the walk's transaction.
+   */
+  recountOf: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_message',
+    examines: `the messages' deliveries: ${FANOUT}, so ≤ ${MAX_ENDPOINTS_PER_CONSUMER} × the ids given (a walk's batch), each a key of deliveries_message`,
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT_OF_MESSAGE, env: TENANT_OF_MESSAGE },
+    build: (t: T, messageIds: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } } }),
+    example: [T_EX, ['msg_1', 'msg_2']],
+  }),
   /** Each message's deliveries counted by status: one aggregate per month of a page of messages. */
   statusesOf: planSpec({
     collection: COLLECTIONS.deliveries,
