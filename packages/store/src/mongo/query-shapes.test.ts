@@ -100,7 +100,7 @@ describe('MongoDB query shapes', () => {
   it('has each claim acknowledged by a majority within 5 s, a release and the shared backlog count by the primary alone, no other pinned', () => {
     // (A transaction has its own.)
     // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
-    // sent twice, an alert notice sent twice, a job run by two holders. A release waiting for a
+    // sent twice, an alert notice sent twice, a job or a recovery run by two holders. A release waiting for a
     // majority with no time limit (the server's default) would hang a failing upgrade's end. The
     // backlog count's lease and its write: lost, a second process counts once (backlog-read.ts).
     expect(
@@ -119,6 +119,8 @@ describe('MongoDB query shapes', () => {
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLeaseRelease': { w: 1 },
+      'recoveries.claimable': { w: 'majority', wtimeoutMS: 5_000 },
+      'recoveries.release': { w: 1 },
     });
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');

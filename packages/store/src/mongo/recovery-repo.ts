@@ -284,7 +284,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
   }
 
   async release(lease: RecoveryLease): Promise<void> {
-    const q = P.leasedBy(lease.recovery.id, lease.leaseToken, false);
+    const q = P.release(lease.recovery.id, lease.leaseToken);
     await this.#conn.recoveries.updateOne(q.filter, { $set: { leaseUntil: null } }, q.options);
   }
 

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { dueWhere } from '../indexes.ts';
-import { definePlans, planSpec, tenantById } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, tenantById } from './plan.ts';
 
 // Recoveries (recovery-repo.ts): the recovery documents, and the deliveries a recovery counts,
 // walks and re-queues. The deliveries' plans are sent to a month's collection (deliveries_YYYYMM),
@@ -62,6 +62,8 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
       'passing those leased and live',
     maxExamined: (n) => n + 16,
     residual: { $or: `lease free or expired: tested on running recoveries in id order, passing at most the ${LIVE_LEASES}` },
+    // Rolled back in a failover, a claim would let two workers step one recovery (at twice its pace).
+    writeConcern: CLAIMED_BY_MAJORITY,
     build: (now: number) => ({
       filter: { status: 'running', $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] },
       sort: { _id: 1 },
@@ -96,6 +98,17 @@ export const RECOVERIES_PLANS = definePlans('recoveries', {
     residual: { leaseToken: "the fence: the lease is still the worker's", status: 'running: a test of the one document _id found' },
     build: (id: string, leaseToken: number, running: boolean) => ({ filter: running ? { _id: id, leaseToken, status: 'running' } : { _id: id, leaseToken } }),
     example: ['rcv_1', 1, true],
+  }),
+  /** A worker's lease given back (at its stop), by the primary alone: one lost in a failover runs out instead; never waits on a majority. */
+  release: planSpec({
+    collection: COLLECTIONS.recoveries,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { leaseToken: "the fence: the lease is still the worker's" },
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: (id: string, leaseToken: number) => ({ filter: { _id: id, leaseToken } }),
+    example: ['rcv_1', 1],
   }),
   /**
    * A start's targets counted: the endpoint's failed deliveries created at or after `since`, in
