@@ -24,9 +24,20 @@ import { scope } from './query.ts';
 /**
  * The most targets a start counts (index keys, ~30 ms: a recovery of a month of failures at
  * 5,000/s is 10⁹): beyond it `total` reads as "at least", and the walk goes on to the last target all the
- * same (each step queues what it reads; the last sets `queued` to `total`).
+ * same (each step queues what it reads, `total` growing with `queued` past the cap; the last sets both to what was met).
  */
-const TARGETS_COUNT_CAP = 100_000;
+export const TARGETS_COUNT_CAP = 100_000;
+
+/**
+ * A step's `queued` and `total`, having read `read` targets (`last`: the walk's end). A total
+ * the start's count stopped at (TARGETS_COUNT_CAP) is "at least": it grows with queued, and the
+ * end sets both to what was met; an exact one holds, and the end sets queued to it.
+ */
+export function stepCounts(current: { total: number; queued: number }, read: number, last: boolean): { total: number; queued: number } {
+  const queued = current.queued + read;
+  if (current.total >= TARGETS_COUNT_CAP) return { total: Math.max(current.total, queued), queued };
+  return { total: current.total, queued: last ? current.total : Math.min(current.total, queued) };
+}
 
 /** Recoveries in MongoDB: the same contract as SQLite's (packages/store/test/contract/recovery-contract.ts). */
 export class MongoRecoveryRepo implements RecoveryRepo {
@@ -207,7 +218,8 @@ export class MongoRecoveryRepo implements RecoveryRepo {
     // A target gone through counts whether it went again or was skipped; one no longer failed
     // (re-sent by hand and delivered, removed by retention) is not met: the end counts it.
     if (read.length < batch) {
-      await this.#conn.recoveries.updateOne(self.filter, { $set: { queued: current.total, lastBatchAt: now } }, { ...self.options, session });
+      const met = stepCounts(current, read.length, true);
+      await this.#conn.recoveries.updateOne(self.filter, { $set: { ...met, lastBatchAt: now } }, { ...self.options, session });
       return { step: { recovery: await this.#finish(session, current._id, 'done', now), queuedIds, applied: true }, due };
     }
     const last = read[read.length - 1]!;
@@ -215,7 +227,7 @@ export class MongoRecoveryRepo implements RecoveryRepo {
       self.filter,
       {
         $set: {
-          queued: Math.min(current.total, current.queued + read.length),
+          ...stepCounts(current, read.length, false),
           cursorCreatedAt: last.createdAt,
           cursorId: last._id,
           lastBatchAt: now,
