@@ -1144,7 +1144,7 @@ export type components = {
              */
             expires_at: number;
         };
-        EndpointPage: {
+        EndpointList: {
             items: components["schemas"]["Endpoint"][];
             /** @description pass as cursor for the next page; null on the last */
             next_cursor: string | null;
@@ -3364,7 +3364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EndpointPage"];
+                    "application/json": components["schemas"]["EndpointList"];
                 };
             };
             /** @description Missing, wrong, revoked or expired API key */

@@ -33,6 +33,18 @@ describe('iterate', () => {
     ]);
   });
 
+  it('pages endpoints too, and goes on past a page with no items but a cursor (only a null cursor ends a list)', async () => {
+    const empty: typeof PAGES = { first: { items: [], next_cursor: 'c1' }, c1: { items: [row('ep_1')], next_cursor: null } };
+    const { fetch, requests } = fakeFetch((r) => json(200, empty[r.url.searchParams.get('cursor') ?? 'first']));
+    const ids: string[] = [];
+    for await (const e of new Wirehook({ apiKey: 'k', fetch }).endpoints.iterate({ consumer_id: 'con_1' })) ids.push(e.id);
+    expect(ids).toEqual(['ep_1']);
+    expect(requests.map((r) => `${r.url.pathname}?${r.url.searchParams}`)).toEqual([
+      '/v1/endpoints?consumer_id=con_1',
+      '/v1/endpoints?consumer_id=con_1&cursor=c1',
+    ]);
+  });
+
   it('fetches a page only when the loop needs it; breaking stops', async () => {
     const { fetch, requests } = pages();
     for await (const m of new Wirehook({ apiKey: 'k', fetch }).consumers.iterate({ limit: 2 })) {

@@ -43,10 +43,9 @@ export type EndpointWithSecret = Schemas['EndpointWithSecret'];
 export type EndpointDetail = Schemas['EndpointDetail'];
 /** An endpoint's health over a window: attempts, successes, failures by class, latency, waiting deliveries, a series. */
 export type EndpointStats = Schemas['EndpointStats'];
-/** The endpoints of the environment (no paging). */
-export type EndpointPage = Schemas['EndpointPage'];
-/** @deprecated The list is paged now (`next_cursor`): EndpointPage. */
-export type EndpointList = EndpointPage;
+/** A page of the environment's endpoints (`next_cursor`: null unless more follow). */
+export type EndpointList = Schemas['EndpointList'];
+export type EndpointPage = EndpointList;
 /** An endpoint's retry count and interval. */
 export type RetryPolicy = Schemas['RetryPolicy'];
 /** An extra signature header for receivers of another webhook format. */

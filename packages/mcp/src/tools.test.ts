@@ -6,6 +6,7 @@
 // the untrusted-data note beside results that quote the receiver.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { encodeCursor } from '@wirehook/core';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWirehook, type Harness, type TestTenant } from '../../../test/support/harness.ts';
@@ -82,13 +83,21 @@ async function tools(key = t.key): Promise<{ call(name: string, args?: Record<st
 }
 const json = (result: ToolResult) => JSON.parse(result.content[0]!.text);
 
+/** A cursor's time: now, as the API checks it against its retention. */
+const CURSOR_AT = Date.now();
+
 describe('each tool is one call of the API, made from its arguments', () => {
   it.each<[string, () => Record<string, unknown>, () => Call]>([
-    ['list_endpoints', () => ({}), () => ({ method: 'GET', path: '/v1/endpoints', body: undefined })],
+    ['list_endpoints', () => ({}), () => ({ method: 'GET', path: '/v1/endpoints?limit=50', body: undefined })],
     [
       'list_endpoints',
       () => ({ consumer_id: fixture.consumer }),
-      () => ({ method: 'GET', path: `/v1/endpoints?consumer_id=${fixture.consumer}`, body: undefined }),
+      () => ({ method: 'GET', path: `/v1/endpoints?consumer_id=${fixture.consumer}&limit=50`, body: undefined }),
+    ],
+    [
+      'list_endpoints',
+      () => ({ cursor: encodeCursor(fixture.endpoint, CURSOR_AT), limit: 1_000 }),
+      () => ({ method: 'GET', path: `/v1/endpoints?cursor=${encodeCursor(fixture.endpoint, CURSOR_AT)}&limit=1000`, body: undefined }),
     ],
     ['get_endpoint', () => ({ endpoint_id: fixture.endpoint }), () => ({ method: 'GET', path: `/v1/endpoints/${fixture.endpoint}`, body: undefined })],
     ['list_messages', () => ({}), () => ({ method: 'GET', path: '/v1/messages', body: undefined })],

@@ -95,8 +95,17 @@ export function createWirehookMcpServer(api: WirehookApi): McpServer {
   );
   server.registerTool(
     'list_endpoints',
-    { description: 'Endpoints of the environment, or of one consumer. Needs logs:read.', inputSchema: { consumer_id: id('con', 'consumer').optional() } },
-    ({ consumer_id }) => call('GET', `/v1/endpoints${q({ consumer_id })}`),
+    {
+      description:
+        'Endpoints of the environment, or of one consumer, by id: a page (limit, 50 here unless given, up to 1,000) and a next_cursor ' +
+        'to pass back as cursor; only a null next_cursor means there are no more. Needs logs:read.',
+      inputSchema: {
+        consumer_id: id('con', 'consumer').optional(),
+        cursor: z.string().optional(),
+        limit: z.number().int().min(1).max(1_000).optional(),
+      },
+    },
+    ({ consumer_id, cursor, limit }) => call('GET', `/v1/endpoints${q({ consumer_id, cursor, limit: limit ?? 50 })}`),
   );
   server.registerTool(
     'get_endpoint',

@@ -142,7 +142,7 @@ export class NoticeOutbox {
       } catch (err) {
         const wait = Math.min(RECORD_RETRY_MS, this.#o.sendTimeoutMs / 4);
         if (tries >= RECORD_TRIES || clock.now() + wait >= leaseUntil) throw err;
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
       }
     }
   }

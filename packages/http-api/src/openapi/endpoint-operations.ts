@@ -30,7 +30,7 @@ export const ENDPOINT_OPERATIONS: readonly Operation[] = [
       "By id, up to 1,000 a page (`limit`), all of nearly every tenant's in one: the spec shows `{ items }` alone, so `next_cursor` " +
       'is an addition, null unless more endpoints follow. A cursor outside the retention window is refused (422).',
     query: listEndpointsQuery,
-    success: { status: 200, description: 'A page of endpoints by id', schema: pageSchema('EndpointPage', endpointResponse) },
+    success: { status: 200, description: 'A page of endpoints by id', schema: pageSchema('EndpointList', endpointResponse) },
     errors: [],
   },
   {

@@ -14,7 +14,7 @@ import {
   type NoticeDelivery,
 } from '../ports/alert-settings-port.ts';
 import { NoticeTurns } from '../alert-notice-turns.ts';
-import { isDuplicateKey, isFailoverError } from './errors.ts';
+import { isFailoverError } from './errors.ts';
 import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
@@ -319,33 +319,34 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void> {
-    const byId = P.notice(id);
-    const notice = await this.#conn.alertNotices.findOne(byId.filter, { ...byId.options, projection: { orgId: 1, targetId: 1, type: 1 } });
-    if (notice === null) return;
-    // The notice first: a failover after it leaves only the try's record to write, and the
-    // outbox asks again (a failover before both, the same). Only the claim that holds the notice
-    // moves it on: one re-claimed after its lease ran out is the new holder's; asked again, it
-    // matches nothing. Done (no next attempt): doneAt, so the TTL index removes it NOTICES_KEPT_S after.
-    const own = P.noticeOfClaim(id, claim);
-    await this.#conn.alertNotices.updateOne(
-      own.filter,
-      { $inc: { attempts: 1 }, $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent, ...(next === null ? { doneAt: new Date(attempt.at) } : {}) } },
-      own.options,
-    );
-    // The try by its claim's id: asked again, it is kept once. atDate: the TTL index removes it ATTEMPTS_KEPT_S after it was made.
-    await this.#conn.alertNoticeAttempts
-      .insertOne({
-        _id: `${id}:${claim}`,
-        noticeId: id,
-        orgId: notice.orgId,
-        targetId: notice.targetId,
-        type: notice.type,
-        ...attempt,
-        atDate: new Date(attempt.at),
-      })
-      .catch((err: unknown) => {
-        if (!isDuplicateKey(err, '_id_')) throw err;
-      });
+    // One small transaction (a notice's try, not a delivery's): the notice moved on and its try
+    // kept, or neither — so a failover between them never leaves a sent notice without its try.
+    // Recorded again (the outbox asks again after an error whose outcome is unknown), the notice
+    // is the claim's no more (its update matches nothing) and the try, by its claim's id, is
+    // inserted once.
+    await this.#conn.transaction(async (session) => {
+      const byId = P.notice(id);
+      const notice = await this.#conn.alertNotices.findOne(byId.filter, { ...byId.options, session, projection: { orgId: 1, targetId: 1, type: 1 } });
+      if (notice === null) return;
+      // Only the claim that holds the notice moves it on: one re-claimed after its lease ran out is the new holder's.
+      // Done (no next attempt): doneAt, so the TTL index removes it NOTICES_KEPT_S after.
+      const own = P.noticeOfClaim(id, claim);
+      await this.#conn.alertNotices.updateOne(
+        own.filter,
+        {
+          $inc: { attempts: 1 },
+          $set: { nextAttemptAt: next, leaseUntil: null, claim: null, sent, ...(next === null ? { doneAt: new Date(attempt.at) } : {}) },
+        },
+        { ...own.options, session },
+      );
+      // atDate: the TTL index removes the try ATTEMPTS_KEPT_S after it was made.
+      const tried = P.noticeTry(id, claim);
+      await this.#conn.alertNoticeAttempts.updateOne(
+        tried.filter,
+        { $setOnInsert: { noticeId: id, orgId: notice.orgId, targetId: notice.targetId, type: notice.type, ...attempt, atDate: new Date(attempt.at) } },
+        { ...tried.options, session, upsert: true },
+      );
+    });
   }
 
   async noticeAttempts(orgId: OrgId, targetId: AlertTargetId, limit: number): Promise<(NoticeAttempt & { noticeId: string; type: string })[]> {

@@ -60,8 +60,8 @@ describe('the message list’s walk (MongoDB)', () => {
   it('a month that shrank between its count and its edge (retention dropping it) ends the walk, never counting without a limit', async () => {
     const { reads, log } = monthsOf(MONTHS);
     reads.edge = async () => null;
-    expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: ['d5', 'd2'], resumeAfterId: null });
-    expect(log.filter((line) => line.startsWith('count'))).toEqual(['count 202612 6']);
+    expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: [], resumeAfterId: null });
+    expect(log).toEqual(['count 202612 6']); // nor the month read uncut
   });
 
   it('reads a cut page from the edge itself ($gte: the edge is on this page), never below since’s own bound', () => {

@@ -11,7 +11,8 @@ import { OPERATIONS_PLANS } from './plans/operations.ts';
 import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { MESSAGES_PLANS } from './plans/messages.ts';
 import { ALERTS_PLANS, RETRYING_COUNT_CAP } from './plans/alerts.ts';
-import { PENDING_RETRIES_THRESHOLDS } from '@wirehook/core';
+import { ENDPOINTS_PAGE_SIZE, PENDING_RETRIES_THRESHOLDS } from '@wirehook/core';
+import { ENDPOINTS_LIST_CAP } from './plans/endpoints.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
 import type { AnyPlan } from './plans/plan.ts';
@@ -59,6 +60,11 @@ describe('MongoDB query shapes', () => {
     expect(checkPlan(range, ALERTS_PLANS.nextNoticeOrg.spec, INDEXES)).toEqual([
       'alerts.nextNoticeOrg: does not repeat alert_notices_org_due\'s partial filter on nextAttemptAt ({"$type":"number"})',
     ]);
+  });
+
+  it('lists up to one endpoint past the API’s largest page (1,000), which the API asks for to tell that another page follows', () => {
+    expect(ENDPOINTS_PAGE_SIZE).toBe(1_000);
+    expect(ENDPOINTS_LIST_CAP).toBe(1_001);
   });
 
   it('counts retrying deliveries one past the largest pending-retries threshold (10,000), so that it can be crossed', () => {

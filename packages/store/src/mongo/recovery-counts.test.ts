@@ -13,6 +13,8 @@ describe('a MongoDB recovery’s queued and total, step by step', () => {
     expect(stepCounts({ total: 100_000, queued: 99_990 }, 50, false)).toEqual({ total: 100_040, queued: 100_040 });
     expect(stepCounts({ total: 100_000, queued: 10 }, 50, false)).toEqual({ total: 100_000, queued: 60 });
     expect(stepCounts({ total: 100_040, queued: 100_040 }, 7, true)).toEqual({ total: 100_047, queued: 100_047 });
+    // Fewer met than counted (targets re-sent or gone meanwhile): done is done, as with an exact total.
+    expect(stepCounts({ total: 100_000, queued: 99_000 }, 7, true)).toEqual({ total: 100_000, queued: 100_000 });
     // One short of the cap is exact.
     expect(stepCounts({ total: 99_999, queued: 99_990 }, 50, false)).toEqual({ total: 99_999, queued: 99_999 });
   });

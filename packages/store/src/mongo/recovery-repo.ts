@@ -35,7 +35,10 @@ export const TARGETS_COUNT_CAP = 100_000;
  */
 export function stepCounts(current: { total: number; queued: number }, read: number, last: boolean): { total: number; queued: number } {
   const queued = current.queued + read;
-  if (current.total >= TARGETS_COUNT_CAP) return { total: Math.max(current.total, queued), queued };
+  if (current.total >= TARGETS_COUNT_CAP) {
+    const met = Math.max(current.total, queued);
+    return { total: met, queued: last ? met : queued };
+  }
   return { total: current.total, queued: last ? current.total : Math.min(current.total, queued) };
 }
 

@@ -107,6 +107,7 @@ export type MessageKey =
   | 'trialResult'
   | 'trialBadJson'
   | 'deliveriesEmpty'
+  | 'deliveriesNoneYet'
   | 'filterStatus'
   | 'filterEventType'
   | 'any'

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type MessageDetail, type MessageRow } from './api.ts';
 import type { Ctx } from './ctx.ts';
 import { DeliveryBlock, SentBody } from './delivery-detail.tsx';
@@ -18,23 +18,33 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
   const [eventType, setEventType] = useState('');
   const [rows, setRows] = useState<MessageRow[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  // Each load's number: one that ends after the filters changed (or another began) shows nothing.
+  const generation = useRef(0);
 
   // A filtered page may come back short, even empty, with a cursor (the store bounds what one
   // page reads: docs/semantics.md): follow it a few times for a page's worth before showing.
   const load = async (after: string | null) => {
+    const mine = ++generation.current;
+    setLoading(true);
     const found: MessageRow[] = [];
     let next = after;
-    for (let reads = 0; reads < PAGE_READS && (reads === 0 || (next !== null && found.length < PAGE_SIZE)); reads++) {
-      const q = new URLSearchParams({ limit: String(PAGE_SIZE - found.length) });
-      if (status) q.set('status', status);
-      if (eventType) q.set('event_type', eventType);
-      if (next) q.set('cursor', next);
-      const page = await api<{ items: MessageRow[]; next_cursor: string | null }>('GET', `/messages?${q}`);
-      found.push(...page.items);
-      next = page.next_cursor;
+    try {
+      for (let reads = 0; reads < PAGE_READS && (reads === 0 || (next !== null && found.length < PAGE_SIZE)); reads++) {
+        const q = new URLSearchParams({ limit: String(PAGE_SIZE - found.length) });
+        if (status) q.set('status', status);
+        if (eventType) q.set('event_type', eventType);
+        if (next) q.set('cursor', next);
+        const page = await api<{ items: MessageRow[]; next_cursor: string | null }>('GET', `/messages?${q}`);
+        if (mine !== generation.current) return;
+        found.push(...page.items);
+        next = page.next_cursor;
+      }
+      setRows((r) => (after ? [...(r ?? []), ...found] : found));
+      setCursor(next);
+    } finally {
+      if (mine === generation.current) setLoading(false);
     }
-    setRows((r) => (after ? [...(r ?? []), ...found] : found));
-    setCursor(next);
   };
   useEffect(() => {
     setRows(null);
@@ -81,7 +91,7 @@ export function Deliveries({ ctx }: { ctx: Ctx }) {
         </ul>
       )}
       {cursor && (
-        <button type="button" onClick={() => load(cursor).catch(ctx.fail)}>
+        <button type="button" disabled={loading} onClick={() => load(cursor).catch(ctx.fail)}>
           {t.t('loadMore')}
         </button>
       )}

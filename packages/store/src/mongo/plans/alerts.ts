@@ -301,6 +301,15 @@ export const ALERTS_PLANS = definePlans('alerts', {
     build: (id: string, claim: string) => ({ filter: { _id: id, claim } }),
     example: ['ntc_1', 'claim-1'],
   }),
+  /** A notice's try by its claim (`<notice id>:<claim>`): written once however often it is recorded. */
+  noticeTry: planSpec({
+    collection: COLLECTIONS.alertNoticeAttempts,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    build: (id: string, claim: string) => ({ filter: { _id: `${id}:${claim}` } }),
+    example: ['ntc_1', 'claim-1'],
+  }),
   /** A target's latest notice attempts, newest first. */
   noticeAttempts: planSpec({
     collection: COLLECTIONS.alertNoticeAttempts,

@@ -1,4 +1,4 @@
-import { ENDPOINT_WALK_BATCH, MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, ENDPOINTS_PAGE_SIZE, MAX_ENDPOINTS_PER_CONSUMER } from '@wirehook/core';
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, OPEN } from '../indexes.ts';
 import { definePlans, planSpec, tenantById } from './plan.ts';
@@ -10,10 +10,11 @@ type TenantArg = { orgId: string; env: string };
 const TENANT = 'orgId and env: the tenant of a document found by its unique _id (a check, never a widening)';
 
 /**
- * The most endpoints `endpoints.list` returns for a whole tenant (a consumer's are capped at
- * MAX_ENDPOINTS_PER_CONSUMER by create). The port has no page (TODO: page it like consumers).
+ * The most endpoints one `endpoints.list` call returns (a consumer's are capped at
+ * MAX_ENDPOINTS_PER_CONSUMER by create): the API's largest page and the one more it asks for to
+ * tell whether another page follows.
  */
-export const ENDPOINTS_LIST_CAP = 1_000;
+export const ENDPOINTS_LIST_CAP = ENDPOINTS_PAGE_SIZE + 1;
 /**
  * The most deliveries a count of one endpoint's reads, on a request (a COUNT over index keys,
  * stopped by this limit): endpointStats.pending (its open ones) and the endpoint page's
@@ -41,7 +42,7 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     examines: `≤ the page's limit, at most ${ENDPOINTS_LIST_CAP} (ENDPOINTS_LIST_CAP): the tenant's range of endpoints_tenant in id order after the cursor`,
     maxExamined: (n) => n,
     build: (t: TenantArg, afterId: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $gt: afterId } }, sort: { _id: 1 } }),
-    example: [T, 'ep_1'],
+    example: [T, ''],
   }),
   /** One consumer's endpoints by id (endpoints.list with a consumer). */
   ofConsumer: planSpec({
