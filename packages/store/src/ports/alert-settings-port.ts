@@ -196,7 +196,9 @@ export interface AlertSettingsRepo {
   /**
    * Records a try; `next`: when to try again, or null when done (sent, or given up). The try
    * is listed whatever happens; the notice's schedule changes only while `claim` still holds
-   * it (a replica that re-claimed it after the lease ran out decides).
+   * it (a replica that re-claimed it after the lease ran out decides). Atomic: after an error
+   * (a failover whose outcome is unknown) the caller may record the same try again, and it is
+   * kept once (SQLite: an error wrote nothing; MongoDB: the try's id is its claim's).
    */
   recordNoticeAttempt(id: string, claim: string, attempt: NoticeAttempt, sent: boolean, next: number | null): Promise<void>;
   /** The target's latest tries, newest first. */
