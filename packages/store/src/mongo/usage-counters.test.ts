@@ -1,11 +1,13 @@
 // Usage counters' give-backs without a server: a stand-in `counters` collection that keeps the
 // shards in a Map and fails the calls a test tells it to, with the driver's own error classes.
-import { PlanLimitError } from '@wirehook/core';
+import { newId, PlanLimitError } from '@wirehook/core';
 import { createRequire } from 'node:module';
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
+import { createMessage } from './message-create.ts';
+import { monthOf } from './months.ts';
 import { giveBack, OWED_MAX, takeCounts } from './usage-counters.ts';
 
 const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
@@ -141,5 +143,33 @@ describe('usage counters (MongoDB): counts given back', () => {
     expect(calls.given[0]).toBe('s5'); // the five oldest dropped
     expect(calls.given.at(-1)).toBe(`s${OWED_MAX + 4}`);
     expect(new Set(calls.given).size).toBe(OWED_MAX);
+  });
+
+  it.each([
+    ['a commit given up on unconfirmed (it may have stored the message): the count stays taken', ['UnknownTransactionCommitResult'], 1],
+    ['a write conflict the driver gave up on (nothing stored): the count is given back', ['TransientTransactionError'], 0],
+  ])('a send whose transaction fails, %s', async (_what, errorLabels, counted) => {
+    const { conn, total } = countersOf();
+    const id = newId('message', { now: () => NOW });
+    Object.assign(conn, {
+      bucketMonthOf: () => monthOf(NOW),
+      months: async () => [monthOf(NOW)],
+      transaction: async () => {
+        throw new MongoServerError({ code: 91, errmsg: 'shutting down', errorLabels });
+      },
+    });
+    const input = {
+      id,
+      eventType: 'a.b',
+      payload: '{}',
+      createdAt: NOW,
+      consumerExternalId: 'acme',
+      newConsumerId: 'con_1',
+      idempotencyKey: null,
+      idempotencySince: 0,
+      counters: [MONTH],
+    };
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never)).rejects.toMatchObject({ code: 91 });
+    expect(total()).toBe(counted);
   });
 });
