@@ -88,7 +88,10 @@ export async function joinLane(
     head = promoted?.id ?? null;
     due = promoted?.due ?? null;
   }
-  if (head !== lane.headId) await setHead(conn, session, endpointId, key, head ?? deliveryId);
+  // No open head (a new lane, or one handed over empty): the joining delivery is the head, and
+  // recorded as such — else the next join would find none either, and go at once beside it.
+  const recorded = head ?? deliveryId;
+  if (recorded !== lane.headId) await setHead(conn, session, endpointId, key, recorded);
   return { sequence: lane.lastSequence, wait: head !== null, due };
 }
 
