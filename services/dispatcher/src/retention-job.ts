@@ -23,6 +23,13 @@ export function restAfter(batchMs: number, duty = RETENTION_DUTY): number {
   return Math.max(0, batchMs) * ((1 - duty) / duty);
 }
 /**
+ * How long into a month retention still keeps the month that left the window: a writer whose
+ * clock is behind the retention job's (RETENTION_MONTHS=1, the first seconds of a month) may
+ * still be filing messages into it.
+ */
+export const LATE_WRITER_MARGIN_MS = 3_600_000;
+
+/**
  * How far the store's time and the replica's may be apart before retention says so: more than
  * one take can last (a majority's wait, the server's 5 s limit), well under month-buckets.ts's
  * margin for a month's drop (1 h). Fixed: the lease's length follows RETENTION_INTERVAL_MS.
@@ -119,7 +126,9 @@ export class RetentionJob implements Component {
       // one every replica shares) and this replica's. A delete cannot be undone, so only what
       // both find past the window goes: a replica whose clock ran months ahead, or a server's,
       // deletes nothing still kept. One window for the whole run.
-      const before = retentionStart(this.#agreed(leaseTime(taken)), retentionMonths);
+      // An hour late at a month's turn (LATE_WRITER_MARGIN_MS): a writer whose clock is behind
+      // is not filing messages into a month being deleted (MongoDB drops it whole).
+      const before = retentionStart(this.#agreed(leaseTime(taken)) - LATE_WRITER_MARGIN_MS, retentionMonths);
       const removed = await this.#paced(renew, () => store.messages.deleteBefore(before, size), size);
       total = removed.count;
       if (total > 0) logger.info({ removed: total, before }, 'retention removed old messages');

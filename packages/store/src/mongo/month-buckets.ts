@@ -41,15 +41,8 @@ export async function ensureMonth(conn: MongoConnection, month: Month, now: numb
 }
 
 /**
- * A month is dropped only once the retention cutoff is this far past its end: a writer whose
- * clock is behind the retention job's (RETENTION_MONTHS=1, the first seconds of a month) is
- * not still filing messages into a month being dropped.
- */
-const DROP_MARGIN_MS = 3_600_000;
-
-/**
- * Retention (the message port's deleteBefore): the oldest month wholly before `before` (less
- * DROP_MARGIN_MS) — its ordered lanes' heads handed over (≤ `batch` lanes a call), then its due
+ * Retention (the message port's deleteBefore): the oldest month wholly before `before` — its
+ * ordered lanes' heads handed over (≤ `batch` lanes a call), then its due
  * entries deleted (≤ `batch` a call), then its four collections dropped. One step a call, so
  * the retention job paces it like any delete. Once no such month is left, each call moves on
  * the lanes a hand-over pointed back into a dropped month meanwhile and deletes the due entries
@@ -59,7 +52,11 @@ const DROP_MARGIN_MS = 3_600_000;
  */
 export async function dropMonthsBefore(conn: MongoConnection, before: number, batch: number): Promise<number> {
   if (batch <= 0) return 0;
-  const cutoff = monthOf(before - DROP_MARGIN_MS);
+  // `before` is a month's first instant, an hour into the next month at the earliest: the retention
+  // job's margin (retention-job.ts, LATE_WRITER_MARGIN_MS) keeps a writer whose clock is behind
+  // from filing into a month being dropped. (A margin here, on a month's first instant, kept a
+  // whole month more than RETENTION_MONTHS.)
+  const cutoff = monthOf(before);
   const onDisk = await monthsOnDisk(conn);
   const old = onDisk.filter((m) => m < cutoff);
   const month = old[0];
