@@ -28,6 +28,16 @@ export async function ensureMonths(conn: MongoConnection, now: number): Promise<
 }
 
 /**
+ * Gives every listed month's collections every index of this version, at start: a no-op where
+ * they have them (the catalog only, no scan), so that an index a release adds reaches the months
+ * made before it — its plans hint it in every month they read. On a large month it is built
+ * here, at the first start of that release: build it ahead by hand (docs/operations.md, Upgrades).
+ */
+export async function ensureListedMonthIndexes(conn: MongoConnection): Promise<void> {
+  for (const month of await conn.months()) await ensureBucketIndexes(conn.bucket(month));
+}
+
+/**
  * Makes `month`'s collections, with every index, unless the list has it (a cached read). A
  * message of a month not made ahead (a clock far off, a test's time) calls it before its
  * transaction, which cannot create a collection under snapshot reads.

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { MONTHS_DOC, MONTHS_LIST, MongoConnection } from './connection.ts';
 import { parseHealCursor, sharePerEndpoint } from './delivery-claim.ts';
+import { ensureListedMonthIndexes } from './month-buckets.ts';
+import { INDEXES } from './indexes.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
 import { dueEntryId } from './due-queue.ts';
 import { unavailableKind } from './errors.ts';
@@ -156,5 +158,26 @@ describe('months of the MongoDB layout', () => {
       ['202611', [sept, nov]],
       ['202612', [dec]],
     ]);
+  });
+
+  it('gives every listed month every monthly index at start, so an index a release adds reaches the months made before it', async () => {
+    const made: string[] = [];
+    const family = (month: string, name: string) => ({
+      createIndexes: async (specs: { name?: string }[]) => void made.push(`${name}_${month}: ${specs.map((i) => i.name).join(',')}`),
+    });
+    const conn = {
+      months: async () => ['202611', '202612'],
+      bucket: (month: string) => ({
+        messages: family(month, 'messages'),
+        messageBodies: family(month, 'message_bodies'),
+        deliveries: family(month, 'deliveries'),
+        attempts: family(month, 'attempts'),
+      }),
+    } as unknown as MongoConnection;
+    await ensureListedMonthIndexes(conn);
+    expect(made).toHaveLength(8);
+    const deliveryIndexes = (INDEXES['deliveries'] ?? []).map((i) => i.name).join(',');
+    expect(made).toContain(`deliveries_202611: ${deliveryIndexes}`);
+    expect(made).toContain(`deliveries_202612: ${deliveryIndexes}`);
   });
 });

@@ -13,7 +13,7 @@ import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
 import { withUnavailableErrors } from './unavailable-errors.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
-import { ensureMonths } from './month-buckets.ts';
+import { ensureListedMonthIndexes, ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
 import { MongoPortalTokenRepo } from './portal-token-repo.ts';
@@ -82,6 +82,8 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await conn.readLegacyMonth();
     // This month's and next month's collections, before anything is written to them.
     await ensureMonths(conn, Date.now());
+    // The months made before this release get its monthly indexes too (an index it adds).
+    await ensureListedMonthIndexes(conn);
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
     return mongoStoreOn(conn, dbName);
