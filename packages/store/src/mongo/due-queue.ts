@@ -53,12 +53,7 @@ export function dueEntryId(month: Month, endpointId: string): string {
 export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]): Promise<void> {
   const carried = unwritten.get(conn);
   unwritten.delete(conn);
-  const earliest = new Map<string, DueNote>();
-  for (const n of carried === undefined ? notes : [...carried, ...notes]) {
-    const id = dueEntryId(n.month, n.endpointId);
-    const seen = earliest.get(id);
-    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(id, n);
-  }
+  const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
   if (earliest.size === 0) return;
   try {
     await conn.dueEndpoints.bulkWrite(
@@ -76,10 +71,23 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
       { ordered: false, comment: P.dueEndpoint.planName },
     );
   } catch (err) {
-    // Written again with the next call: a $min twice is the same as once.
-    unwritten.set(conn, [...earliest.values()].slice(0, UNWRITTEN_CAP));
+    // Written again with the next call: a $min twice is the same as once. With what other calls
+    // failing meanwhile left (they ran beside this one): merged, never one call's over another's.
+    const meanwhile = unwritten.get(conn) ?? [];
+    unwritten.set(conn, [...earliestOf([...meanwhile, ...earliest.values()]).values()].slice(0, UNWRITTEN_CAP));
     throw err;
   }
+}
+
+/** Each entry's earliest note of `notes`, by entry. */
+function earliestOf(notes: readonly DueNote[]): Map<string, DueNote> {
+  const earliest = new Map<string, DueNote>();
+  for (const n of notes) {
+    const id = dueEntryId(n.month, n.endpointId);
+    const seen = earliest.get(id);
+    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(id, n);
+  }
+  return earliest;
 }
 
 /** Notes a failed noteDue left, by connection. */
