@@ -136,8 +136,8 @@ async function createInTransaction(
     statuses: pendingStatuses(deliveryIds),
   };
   const bucket = conn.bucketOf(_id);
-  await bucket.messages.insertOne(doc, { session });
-  await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
+  // The writes other sends may make too come first — the lanes' and a paused endpoint's — so a
+  // send that conflicts on them is run again before it has inserted a body of up to 1 MB.
   const deliveries: DeliveryDoc[] = [];
   const due: DueNote[] = [];
   for (const [i, endpoint] of targets.entries()) {
@@ -151,13 +151,15 @@ async function createInTransaction(
     }
     deliveries.push(delivery);
   }
-  if (deliveries.length > 0) await bucket.deliveries.insertMany(deliveries, { session });
   // A held delivery waits for the resume's walk. A resume committed after this transaction read
   // the endpoint as paused — its walk perhaps ended before this commits — would never see it:
   // held on an active endpoint for good. Writing the endpoint makes the two conflict, and the
   // driver runs this again on the resumed endpoint. (Only while an endpoint is paused do its
   // sends write it: they then queue on it, the one cost of the rule.)
   for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, t, endpoint._id);
+  await bucket.messages.insertOne(doc, { session });
+  await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
+  if (deliveries.length > 0) await bucket.deliveries.insertMany(deliveries, { session });
   // No claim at create here (the port allows that): every delivery neither held nor waiting in
   // its lane is due, and intake wakes the dispatchers for it.
   const dueNow = deliveries.filter((d) => !d.held && !d.laneWait);
