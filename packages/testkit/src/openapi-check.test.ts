@@ -31,7 +31,7 @@ describe('openApiCheck', () => {
   const check = openApiCheck();
 
   it('passes a response as documented', () => {
-    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [endpoint] })).toEqual([]);
+    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [endpoint], next_cursor: null })).toEqual([]);
     expect(check.problems('DELETE', url('/v1/endpoints/ep_1'), 204, limited(), undefined)).toEqual([]);
     expect(check.problems('GET', url('/v1/endpoints/ep_1'), 404, limited(), { error: 'not_found', message: 'endpoint ep_1 not found' })).toEqual([]);
   });
@@ -41,11 +41,13 @@ describe('openApiCheck', () => {
   });
 
   it('fails a body with a field the schema lacks, or without one it requires', () => {
-    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [{ ...endpoint, secret: 'whsec_x' }] }).join()).toMatch(
+    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [{ ...endpoint, secret: 'whsec_x' }], next_cursor: null }).join()).toMatch(
       /additional properties/,
     );
     const { retry: _dropped, ...withoutRetry } = endpoint;
-    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [withoutRetry] }).join()).toMatch(/required property 'retry'/);
+    expect(check.problems('GET', url('/v1/endpoints'), 200, limited(), { items: [withoutRetry], next_cursor: null }).join()).toMatch(
+      /required property 'retry'/,
+    );
   });
 
   it('fails a missing header the document promises, and a body where none is listed', () => {

@@ -83,7 +83,7 @@ it('INTERNAL_AUTH_TOKEN reaches the server: a caller with another token is refus
     .catch((err: unknown) => err);
   expect(caught).toBeInstanceOf(RpcError);
   expect(caught).toMatchObject({ code: 16 }); // UNAUTHENTICATED
-  expect(await store.messages.list(input.tenant, { limit: 10 })).toEqual([]);
+  expect((await store.messages.list(input.tenant, { limit: 10 })).rows).toEqual([]);
 });
 
 it('stop drains and unbinds: a call after it finds nothing listening', async () => {
