@@ -31,8 +31,8 @@ export const LATE_WRITER_MARGIN_MS = 3_600_000;
 
 /**
  * How far the store's time and the replica's may be apart before retention says so: more than
- * one take can last (a majority's wait, the server's 5 s limit), well under month-buckets.ts's
- * margin for a month's drop (1 h). Fixed: the lease's length follows RETENTION_INTERVAL_MS.
+ * one take can last (a majority's wait, the server's 5 s limit), well under the late writers'
+ * margin (LATE_WRITER_MARGIN_MS, 1 h). Fixed: the lease's length follows RETENTION_INTERVAL_MS.
  */
 export const CLOCKS_APART_MS = 60_000;
 /** How often the warning repeats while the clocks stay apart (only the lease's holder compares them). */

@@ -51,12 +51,13 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       const current = await meta.findOne(q.filter, q.options);
       if (current?.version === SCHEMA_VERSION) return;
       if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
-      log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       // Layout 1 kept no version: whether the single collections exist says if there is data to
       // adopt. Without a version or them, the database is new: nothing to migrate (its single
       // collections, whose old indexes a migration drops, do not exist: "ns not found").
       const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
       const fresh = current === null && single.length === 0;
+      if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
+      else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
       if (!fresh && (current === null || (current.version ?? 1) < 3)) await migrateDocuments(conn.db, renew, log);
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);

@@ -34,7 +34,19 @@ export async function ensureMonths(conn: MongoConnection, now: number): Promise<
  * here, at the first start of that release: build it ahead by hand (docs/operations.md, Upgrades).
  */
 export async function ensureListedMonthIndexes(conn: MongoConnection): Promise<void> {
-  for (const month of await conn.months()) await ensureBucketIndexes(conn.bucket(month));
+  // Only months whose collections exist: createIndexes makes a missing collection, and a month
+  // retention dropped after this list was read must not come back (newest first: the oldest is
+  // the one retention may be dropping).
+  const onDisk = new Set(await monthsOnDisk(conn));
+  for (const month of (await conn.months()).filter((m) => onDisk.has(m)).reverse()) {
+    try {
+      await ensureBucketIndexes(conn.bucket(month));
+    } catch (err) {
+      // Dropped under the build (a drop aborts it): no error once the month is off the list.
+      conn.forgetMonths();
+      if ((await conn.months()).includes(month)) throw err;
+    }
+  }
 }
 
 /**

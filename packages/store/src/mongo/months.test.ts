@@ -166,7 +166,10 @@ describe('months of the MongoDB layout', () => {
       createIndexes: async (specs: { name?: string }[]) => void made.push(`${name}_${month}: ${specs.map((i) => i.name).join(',')}`),
     });
     const conn = {
-      months: async () => ['202611', '202612'],
+      months: async () => ['202610', '202611', '202612'],
+      // 202610 is listed but dropped already (retention, after this start read the list): not made again.
+      db: { listCollections: () => ({ toArray: async () => ['202611', '202612'].flatMap((m) => [{ name: `deliveries_${m}` }, { name: `messages_${m}` }]) }) },
+      legacyMonth: null,
       bucket: (month: string) => ({
         messages: family(month, 'messages'),
         messageBodies: family(month, 'message_bodies'),
