@@ -154,7 +154,9 @@ describe('NatsBus on nats-server', () => {
 
   it('a publish during an outage waits for the server to come back', async () => {
     const spec = testStream();
-    const bus = await track(open(spec));
+    // A deadline well past the outage and a restart on a loaded machine (the default 10 s was
+    // spent once in CI by the restart and the reconnect's backoff): what is held is that it waits.
+    const bus = await track(open(spec, { publishTimeoutMs: 60_000 }));
     await server.kill();
     let settled = false;
     const publishing = bus.publish(spec.subject, bytes('during')).finally(() => (settled = true));
@@ -165,7 +167,7 @@ describe('NatsBus on nats-server', () => {
     const got: string[] = [];
     bus.consume(spec.subject, async (m) => (got.push(text(m.data)), 'ack'), { concurrency: 1 });
     await eventually(() => expect(got).toEqual(['during']), 10_000);
-  });
+  }, 90_000);
 
   it('a publish rejects with a clear error when the server stays away', async () => {
     const spec = testStream();
