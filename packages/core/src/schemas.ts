@@ -174,16 +174,19 @@ export const recoverBody = z.strictObject({
   since: z.number({ error: 'must be a Unix time in milliseconds' }).int({ error: 'must be a whole number of milliseconds' }),
 });
 
-const limitParam = z
-  .string()
-  .regex(/^\d+$/, { error: 'must be a whole number from 1 to 100' })
-  .transform(Number)
-  .pipe(
-    z
-      .number()
-      .min(1, { error: `must be from 1 to ${MAX_PAGE_SIZE}` })
-      .max(MAX_PAGE_SIZE, { error: `must be from 1 to ${MAX_PAGE_SIZE}` }),
-  );
+/** A query's `limit`: a whole number from 1 to `max`. */
+const limitUpTo = (max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `must be a whole number from 1 to ${max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: `must be from 1 to ${max}` })
+        .max(max, { error: `must be from 1 to ${max}` }),
+    );
+const limitParam = limitUpTo(MAX_PAGE_SIZE);
 
 const timeParam = z
   .string()
@@ -198,18 +201,7 @@ export const pageQuery = z.strictObject({
 export const listEndpointsQuery = z.strictObject({
   consumer_id: requiredText(64).optional().describe("only this consumer's endpoints (con_…)"),
   cursor: requiredText(200).optional().describe("the previous page's next_cursor"),
-  limit: z
-    .string()
-    .regex(/^\d+$/, { error: `must be a whole number from 1 to ${ENDPOINTS_PAGE_SIZE}` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, { error: `must be from 1 to ${ENDPOINTS_PAGE_SIZE}` })
-        .max(ENDPOINTS_PAGE_SIZE, { error: `must be from 1 to ${ENDPOINTS_PAGE_SIZE}` }),
-    )
-    .optional()
-    .describe(`endpoints per page, 1 to ${ENDPOINTS_PAGE_SIZE} (default ${ENDPOINTS_PAGE_SIZE})`),
+  limit: limitUpTo(ENDPOINTS_PAGE_SIZE).optional().describe(`endpoints per page, 1 to ${ENDPOINTS_PAGE_SIZE} (default ${ENDPOINTS_PAGE_SIZE})`),
 });
 
 export const listMessagesQuery = pageQuery.extend({

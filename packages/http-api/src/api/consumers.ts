@@ -1,8 +1,8 @@
+import { cursorPage } from './cursor-page.ts';
 import { Router } from 'express';
 import {
   createConsumerBody,
   decodeCursor,
-  encodeCursor,
   ID_PREFIX,
   isId,
   newId,
@@ -34,13 +34,8 @@ export function consumersRouter(deps: PublicApiDeps): Router {
     const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.consumer, now, deps.retentionMonths) : undefined;
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     // One extra row tells whether another page exists without a second query.
-    const rows = await store.consumers.list(tenant, { afterId, limit: limit + 1 });
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    res.json({
-      items: items.map(consumerJson),
-      next_cursor: rows.length > limit && last ? encodeCursor(last.id, now) : null,
-    });
+    const page = cursorPage(await store.consumers.list(tenant, { afterId, limit: limit + 1 }), limit, (c) => c.id, now);
+    res.json({ items: page.items.map(consumerJson), next_cursor: page.nextCursor });
   });
 
   router.post('/', requireScope('consumers:write'), async (req, res) => {

@@ -1,8 +1,8 @@
+import { cursorPage } from './cursor-page.ts';
 import { Router, type Response } from 'express';
 import {
   createEndpointBody,
   decodeCursor,
-  encodeCursor,
   ENDPOINTS_PAGE_SIZE,
   type EndpointId,
   ID_PREFIX,
@@ -81,10 +81,8 @@ export function endpointsRouter(
     // Not in the spec (it shows `{ items }` alone): pages of up to 1,000 by id, with a next_cursor
     // for a tenant with more (docs/semantics.md); one extra row tells whether another page exists.
     const limit = query.limit ?? ENDPOINTS_PAGE_SIZE;
-    const rows = await store.endpoints.list(tenant, { consumerId, afterId, limit: limit + 1 });
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    res.json({ items: items.map(endpointJson), next_cursor: rows.length > limit && last ? encodeCursor(last.id, now) : null });
+    const page = cursorPage(await store.endpoints.list(tenant, { consumerId, afterId, limit: limit + 1 }), limit, (e) => e.id, now);
+    res.json({ items: page.items.map(endpointJson), next_cursor: page.nextCursor });
   });
 
   router.post('/', requireScope('endpoints:write'), async (req, res) => {

@@ -1,7 +1,7 @@
+import { cursorPage } from './cursor-page.ts';
 import { Router } from 'express';
 import {
   decodeCursor,
-  encodeCursor,
   ID_PREFIX,
   idempotencyKey,
   idTime,
@@ -63,15 +63,10 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
       afterId,
       limit: limit + 1,
     });
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
     // A page the store cut short (a filter tested over a long window) goes on where it stopped,
     // however few items it holds: docs/semantics.md, "A page of a filtered list".
-    const after = rows.length > limit && last ? last.message.id : resumeAfterId;
-    res.json({
-      items: items.map(messageRowJson),
-      next_cursor: after ? encodeCursor(after, now) : null,
-    });
+    const page = cursorPage(rows, limit, (r) => r.message.id, now, resumeAfterId);
+    res.json({ items: page.items.map(messageRowJson), next_cursor: page.nextCursor });
   });
 
   router.get('/messages/:id', requireScope('logs:read'), async (req, res) => {
@@ -106,9 +101,8 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await store.deliveries.attempts(auth.tenant, id as never, { beforeId: beforeId as never, limit: limit + 1 });
     if (!page || outOfScope(auth, page.consumerId)) throw new NotFoundError(`delivery ${id} not found`);
-    const items = page.attempts.slice(0, limit);
-    const last = items.at(-1);
-    res.json({ items: items.map(attemptJson), next_cursor: page.attempts.length > limit && last ? encodeCursor(last.id, now) : null });
+    const attempts = cursorPage(page.attempts, limit, (a) => a.id, now);
+    res.json({ items: attempts.items.map(attemptJson), next_cursor: attempts.nextCursor });
   });
 
   router.post('/deliveries/:id/retry', requireScope('messages:retry'), async (req, res) => {

@@ -126,16 +126,14 @@ export async function walkMonths<D>(
   const messages: D[] = [];
   let left = budget ?? Number.POSITIVE_INFINITY;
   for (const month of months) {
-    // A month that shrank between its count and its edge: messages leave only with their whole
-    // month (retention drops the oldest, the last walked), so what is older is going too, and
-    // the list may end without reading it. (And a count's limit of 0 would count all.)
-    if (left <= 0) break;
     let from: string | null = null;
     if (budget !== null) {
+      // Counted up to what is left (never 0, which would count all: a month that reaches it ends the page).
       const inRange = await reads.count(month, left);
       if (inRange >= left) {
         from = await reads.edge(month, left - 1);
-        // The month shrank between its count and its edge (below): the list ends here.
+        // The month shrank between its count and its edge: messages leave only with their whole
+        // month (retention drops the oldest, the last walked), so what is older is going too.
         if (from === null) break;
       }
       left -= inRange;

@@ -95,7 +95,7 @@ export async function takeCounts(
     await giveBack(conn, taken, now);
     throw err;
   }
-  if (owedOf(conn).length > 0) void payOwed(conn);
+  payOwedLater(conn);
   return { taken, values };
 }
 
@@ -116,7 +116,7 @@ export async function giveBack(conn: MongoConnection, taken: readonly TakenCount
     for (const rest of taken.slice(i)) owe(conn, { ...rest, at: now });
     break;
   }
-  if (owedOf(conn).length > 0) void payOwed(conn);
+  payOwedLater(conn);
 }
 
 /** A give-back not yet written: the shard, and the time of the send that took it. */
@@ -139,6 +139,11 @@ function owe(conn: MongoConnection, owed: OwedGiveBack): void {
   const list = owedOf(conn);
   list.push(owed);
   if (list.length > OWED_MAX) list.splice(0, list.length - OWED_MAX);
+}
+
+/** Starts paying what this connection owes, if anything, not waited for (payOwed). */
+function payOwedLater(conn: MongoConnection): void {
+  if (owedByConn.get(conn)?.length) void payOwed(conn);
 }
 
 /**
