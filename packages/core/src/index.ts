@@ -28,4 +28,5 @@ export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
 export * from './egress-ips.ts';
 export * from './within.ts';
+export * from './paced-run.ts';
 export * from './turn-outbox.ts';

@@ -1,4 +1,4 @@
-import type { Clock } from '@wirehook/core';
+import { type Clock, PacedRun } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 
@@ -20,23 +20,21 @@ const DUTY = 0.25;
  */
 export class NoticePruner {
   readonly #o: { store: Store; clock: Clock; logger: Logger; rest: (ms: number) => Promise<void> };
-  #lastRun: number | undefined;
-  #running: Promise<void> | undefined;
+  readonly #paced: PacedRun;
   #stopped = false;
 
   constructor(options: { store: Store; clock: Clock; logger: Logger; rest?: (ms: number) => Promise<void> }) {
     this.#o = { ...options, rest: options.rest ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms).unref())) };
+    this.#paced = new PacedRun(
+      NOTICE_PRUNE_EVERY_MS,
+      (now) => this.run(now),
+      (err) => this.#o.logger.warn({ err }, 'alerting: pruning old notices failed; the next run tries again'),
+    );
   }
 
   /** Starts a run when one is due and none is going; does not wait for it. */
   maybeRun(): void {
-    const now = this.#o.clock.now();
-    if (this.#running || this.#stopped) return;
-    if (this.#lastRun !== undefined && now - this.#lastRun < NOTICE_PRUNE_EVERY_MS && now >= this.#lastRun) return;
-    this.#lastRun = now;
-    this.#running = this.run(now)
-      .catch((err: unknown) => this.#o.logger.warn({ err }, 'alerting: pruning old notices failed; the next run tries again'))
-      .finally(() => (this.#running = undefined));
+    this.#paced.maybeStart(this.#o.clock.now());
   }
 
   /** One run: batches until fewer than a batch's rows went. @returns when it ended. */
@@ -53,6 +51,6 @@ export class NoticePruner {
   /** Stops after the batch going on. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    await this.#running;
+    await this.#paced.stop();
   }
 }

@@ -6,6 +6,7 @@ import {
   InvalidError,
   MAX_ATTEMPTS_FOR_MANUAL_RETRY,
   MAX_PAGE_SIZE,
+  PacedRun,
   type Attempt,
   type AttemptId,
   type ConsumerId,
@@ -50,8 +51,20 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
-  /** When `due` last healed the due queue (due-queue.ts), at most every STRANDED_PEEK_INTERVAL_MS. */
-  #healedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The due queue's healing (healDueQueue): `due` starts it at most every
+   * STRANDED_PEEK_INTERVAL_MS and does not wait for it. A pass is up to 2 × HEAL_STEPS
+   * sequential seeks (hundreds of round trips); inside `due` it held every sweep of this
+   * dispatcher (the retries and the backlog) for as long, every 5 s.
+   */
+  readonly #healer = new PacedRun(
+    STRANDED_PEEK_INTERVAL_MS,
+    async (now) => {
+      this.#healCursor = await healDueQueue(this.#conn, now, this.#healCursor);
+    },
+    // Told, and tried again at the next start due; the sweep does not depend on it.
+    (err) => process.emitWarning(`wirehook: healing the due queue: ${err instanceof Error ? err.message : String(err)}`),
+  );
   /** The endpoint the healer's walk stopped at. */
   #healCursor = '';
   /** This process, as the holder of the backlog count's lease. */
@@ -65,13 +78,14 @@ export class MongoDeliveryRepo implements DeliveryRepo {
 
   async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
     if (checkedLimit(limit, 'limit') === 0 || checkedLimit(perEndpoint, 'perEndpoint') === 0) return [];
-    // A clock that stepped back heals again rather than waiting out the interval.
-    const heal = now - this.#healedAt >= STRANDED_PEEK_INTERVAL_MS || now < this.#healedAt;
-    if (heal) {
-      this.#healedAt = now;
-      this.#healCursor = await healDueQueue(this.#conn, now, this.#healCursor);
-    }
+    // A clock that stepped back heals again rather than waiting out the interval (PacedRun).
+    this.#healer.maybeStart(now);
     return dueDeliveries(this.#conn, now, limit, perEndpoint);
+  }
+
+  /** Starts no more healing. @returns when the healing going, if any, has ended (before the client closes). */
+  async settle(): Promise<void> {
+    await this.#healer.stop();
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {

@@ -117,6 +117,7 @@ function urlSets(url: string, option: string): boolean {
  * errors leave them as 503s (withUnavailableErrors), not opaque 500s.
  */
 export function mongoStoreOn(conn: MongoConnection, dbName: string): MongoStore {
+  const deliveries = new MongoDeliveryRepo(conn);
   return withUnavailableErrors({
     dbName,
     orgs: new MongoOrgRepo(conn),
@@ -125,7 +126,7 @@ export function mongoStoreOn(conn: MongoConnection, dbName: string): MongoStore 
     endpoints: new MongoEndpointRepo(conn),
     eventTypes: new MongoEventTypeRepo(conn),
     messages: new MongoMessageRepo(conn),
-    deliveries: new MongoDeliveryRepo(conn),
+    deliveries,
     sealing: new MongoSealingRepo(conn),
     recoveries: new MongoRecoveryRepo(conn),
     portalTokens: new MongoPortalTokenRepo(conn),
@@ -134,7 +135,9 @@ export function mongoStoreOn(conn: MongoConnection, dbName: string): MongoStore 
     endpointStats: new MongoEndpointStatsRepo(conn),
     egressIps: new MongoEgressIpRepo(conn),
     close: async () => {
-      // This process's rollups not yet written (endpoint-stats-repo.ts), then the client.
+      // The due queue's healing going on, this process's rollups not yet written
+      // (endpoint-stats-repo.ts), then the client.
+      await deliveries.settle();
       await flushRollups(conn);
       await conn.close();
     },

@@ -1,0 +1,92 @@
+// The due queue's healing beside the sweep, without a server: the healer and the sweep's read are
+// stood in for, so what is tested is when `due` starts a healing and that it never waits for one.
+import { describe, expect, it, vi } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+
+const healing = vi.hoisted(() => ({
+  calls: [] as { now: number; cursor: string }[],
+  end: (_cursor: string) => {},
+  fail: (_err: Error) => {},
+}));
+
+vi.mock('./delivery-claim.ts', () => ({
+  claimDelivery: vi.fn(),
+  dueDeliveries: vi.fn(async () => [{ id: 'dlv_1', endpointId: 'ep_1' }]),
+  healDueQueue: vi.fn(
+    (_conn: unknown, now: number, cursor: string) =>
+      new Promise<string>((resolve, reject) => {
+        healing.calls.push({ now, cursor });
+        healing.end = resolve;
+        healing.fail = reject;
+      }),
+  ),
+}));
+
+const { MongoDeliveryRepo } = await import('./delivery-repo.ts');
+const { STRANDED_PEEK_INTERVAL_MS } = await import('./stranded.ts');
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the due queue healed beside the sweep (MongoDB)', () => {
+  it('answers due while a healing is going, starts the next 5,000 ms after, and goes on at its cursor', async () => {
+    expect(STRANDED_PEEK_INTERVAL_MS).toBe(5_000);
+    const repo = new MongoDeliveryRepo({} as MongoConnection);
+    // The healing never ends on its own: `due` must answer anyway.
+    expect(await repo.due(1_000, 10, 5)).toEqual([{ id: 'dlv_1', endpointId: 'ep_1' }]);
+    await turn();
+    expect(healing.calls).toEqual([{ now: 1_000, cursor: '' }]);
+    // Past the interval, while the first is still going: no second healing.
+    await repo.due(7_000, 10, 5);
+    await turn();
+    expect(healing.calls).toHaveLength(1);
+    healing.end('202612:ep_9');
+    await turn();
+    // 4,999 ms after the first start: none; 5,000 ms: the next, from where the first stopped.
+    await repo.due(5_999, 10, 5);
+    await turn();
+    expect(healing.calls).toHaveLength(1);
+    await repo.due(6_000, 10, 5);
+    await turn();
+    expect(healing.calls).toEqual([
+      { now: 1_000, cursor: '' },
+      { now: 6_000, cursor: '202612:ep_9' },
+    ]);
+    healing.end('');
+    await repo.settle();
+  });
+
+  it('tells a failed healing as a warning, keeps its cursor, and settle waits for the healing going', async () => {
+    healing.calls.length = 0;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const repo = new MongoDeliveryRepo({} as MongoConnection);
+      await repo.due(0, 10, 5);
+      await turn();
+      healing.fail(new Error('not primary'));
+      // process warnings are emitted on the next tick.
+      await turn();
+      await turn();
+      expect(warnings).toEqual(['wirehook: healing the due queue: not primary']);
+      await repo.due(5_000, 10, 5);
+      await turn();
+      expect(healing.calls).toEqual([
+        { now: 0, cursor: '' },
+        { now: 5_000, cursor: '' },
+      ]);
+      let settled = false;
+      const settling = repo.settle().then(() => (settled = true));
+      await turn();
+      expect(settled).toBe(false);
+      healing.end('202612:ep_2');
+      await settling;
+      // Settled: no healing starts any more.
+      await repo.due(60_000, 10, 5);
+      await turn();
+      expect(healing.calls).toHaveLength(2);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
