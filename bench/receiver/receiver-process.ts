@@ -22,6 +22,8 @@ interface Route {
   capacity: number;
   serviceMs: number;
   inFlight: number;
+  /** `hang` mode: the requests held open, answered 503 when the route leaves that mode. */
+  hung: Set<ServerResponse>;
 }
 
 interface Group {
@@ -105,8 +107,13 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return;
     }
     const { stats } = route.group;
-    // Never answered: the sender's attempt timeout ends it (and closes the connection).
-    if (route.mode === 'hang') return;
+    // Not answered while the route hangs: the sender's attempt timeout ends it, or the route
+    // leaving `hang` (setMode), so that a Wirehook stopped after a scenario does not wait it out.
+    if (route.mode === 'hang') {
+      route.hung.add(res);
+      res.once('close', () => route.hung.delete(res));
+      return;
+    }
     const orderingKey = req.headers['webhook-ordering-key'];
     if (route.mode === 'fail' || (typeof orderingKey === 'string' && failKeys.has(orderingKey))) {
       stats.failed++;
@@ -205,9 +212,25 @@ function reset(): void {
   }
 }
 
+/** A route's new mode; leaving `hang` answers the requests it held 503 (a failed attempt, not a delivery). */
+function setMode(route: Route, mode: RouteMode): void {
+  route.mode = mode;
+  if (mode === 'hang') return;
+  for (const res of route.hung) res.writeHead(503).end();
+  route.hung.clear();
+}
+
 function addRoutes(specs: RouteSpec[]): void {
   for (const spec of specs)
-    routes.set(spec.id, { key: keyOf(spec.secret), mode: spec.mode, group: groupNamed(spec.group), capacity: 0, serviceMs: 0, inFlight: 0 });
+    routes.set(spec.id, {
+      key: keyOf(spec.secret),
+      mode: spec.mode,
+      group: groupNamed(spec.group),
+      capacity: 0,
+      serviceMs: 0,
+      inFlight: 0,
+      hung: new Set(),
+    });
 }
 
 async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
@@ -227,7 +250,7 @@ async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
     case 'mode':
       for (const id of message.ids) {
         const route = routes.get(id);
-        if (route) route.mode = message.mode;
+        if (route) setMode(route, message.mode);
       }
       return { seq, type: 'ok' };
     case 'failKeys':
@@ -236,7 +259,10 @@ async function answer(message: HarnessMessage): Promise<ReceiverMessage> {
     case 'capacity':
       for (const id of message.ids) {
         const route = routes.get(id);
-        if (route) Object.assign(route, { mode: 'capacity', capacity: message.capacity, serviceMs: message.serviceMs });
+        if (route) {
+          setMode(route, 'capacity');
+          Object.assign(route, { capacity: message.capacity, serviceMs: message.serviceMs });
+        }
       }
       return { seq, type: 'ok' };
     case 'times': {

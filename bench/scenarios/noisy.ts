@@ -42,6 +42,13 @@ export async function runNoisy(ctx: BenchContext): Promise<ScenarioResult> {
     // The same load with no backlog, after (so it is the warmer of the two: the ratio errs against Wirehook).
     const plain = await healthyRun(healthyCtx, `noisyplain${run}`);
 
+    // The stuck endpoint's sends still held open end now (its deliveries already failed with it):
+    // a Wirehook stopped after this scenario would otherwise wait out their attempt timeouts.
+    await ctx.receiver.setMode(
+      noisy.endpoints.map((e) => e.route),
+      'fail',
+    );
+
     const { record } = loaded;
     record.extra['plainPerSecond'] = plain.record.perSecond;
     if (plain.record.latencyMs) record.extra['plainP99'] = plain.record.latencyMs.p99;
