@@ -69,7 +69,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** The services of a cluster and their environments, in start order. */
+/** The services of a cluster and their environments, in start order (the first alone, then the rest together). */
 export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   const { ports } = options;
   // One secret for the calls between this cluster's services, unless the caller chose one.
@@ -187,7 +187,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
-    for (const spec of specs) await launch(spec);
+    // message-intake first: it brings the store's schema up to date (the others wait for that
+    // at their start, migrate-wait). The rest side by side, as a Deployment's pods start: each
+    // copes with a peer not up yet (a gRPC channel connects when first used), and on 2 cores
+    // their module loading overlaps instead of queuing, about half the start of 14 processes.
+    const [first, ...rest] = specs;
+    if (first !== undefined) await launch(first);
+    const started = await Promise.allSettled(rest.map((spec) => launch(spec)));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
   } catch (err) {
     await cluster.stop();
     throw err;
