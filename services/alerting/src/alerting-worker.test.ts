@@ -1,7 +1,7 @@
 // The alerting engine against a real (SQLite) store with the injected clock: fairness between
 // organizations, a notice sent to nobody opens nothing, and the spec's numbers on both sides
 // of each edge (written here, not imported from the code under test).
-import type { AlertConditions, Endpoint, OrgId, Tenant } from '@wirehook/core';
+import type { AlertConditions, AlertTargetId, Endpoint, OrgId, Tenant } from '@wirehook/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertingWorker } from './alerting-worker.ts';
 import { AlertScene } from './testing/alert-scene.ts';
@@ -183,6 +183,48 @@ describe("the spec's numbers", () => {
     s.clock.advance(10 * MINUTE); // 00:02 the next UTC day
     await round();
     expect(pending(liveTarget)).toHaveLength(2);
+  });
+
+  it('a retrying total read only as "at least 101" (MongoDB counts each only that far each minute) is counted before it notifies: 150, not 101', async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const s = scene;
+    // The store as MongoDB answers the minute's walk: each environment's count stopped at `min`.
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'retryingCounts')
+          return async (min: number) => (await target.retryingCounts(min)).map((r) => ({ ...r, count: Math.min(r.count, min), exact: false }));
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    const org = await s.org();
+    await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 });
+    const target = await s.target(org);
+    const endpoint = await s.endpoint(live(org), { count: 7, interval: 'progressive' });
+    for (let i = 0; i < 150; i++) await s.fail(live(org), endpoint, 'retrying');
+    await round();
+    const pending = s.sender.to(target).filter((n) => n.type === 'alert.pending_retries');
+    expect(pending.map((n) => [n.data.retrying, n.data.threshold])).toEqual([[150, 100]]);
+  });
+
+  it('periodic readings wait their turn: with 101 organizations over the 100 a tick, the 101st is decided in the next minute', async () => {
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const orgs: { org: OrgId; target: AlertTargetId }[] = [];
+    for (let i = 0; i < 101; i++) {
+      const org = await s.org('free'); // 10,000 a month
+      await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 50 });
+      orgs.push({ org, target: await s.target(org) });
+      s.setLiveUsage(org, 5_000);
+    }
+    const told = () => orgs.filter(({ target }) => s.sender.to(target).some((n) => n.type === 'alert.usage')).length;
+    await round();
+    expect(told()).toBe(100);
+    // A new minute's readings queue the 100 told again, behind the one still waiting (before:
+    // they replaced the queue, and the 101st never had a turn).
+    s.clock.advance(MINUTE);
+    await round();
+    expect(told()).toBe(101);
   });
 
   it('usage: 4,999 of 10,000 none at 50 %, 5,000 one; once a month, again the next month; 80 and 100 % likewise', async () => {

@@ -3,6 +3,9 @@ import {
   DEFAULT_ALERT_CONDITIONS,
   isCancelledAttempt,
   newNoticeId,
+  PLANS,
+  USAGE_THRESHOLDS,
+  utcDay,
   utcMonth,
   type AlertConditions,
   type AlertTargetId,
@@ -17,7 +20,7 @@ import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { CertificateNotices } from './certificate-notices.ts';
-import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
+import { decideOrg, failureDue, FAILURE_AFTER_MS, OWNER_USAGE_THRESHOLDS, type OrgInput } from './decide.ts';
 import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
@@ -40,6 +43,20 @@ const FAILING_PER_ORG = 100;
 const EGRESS_STEP_AT_LEAST_MS = 60_000;
 /** The smallest pending-retries threshold: an environment is looked at above it (the spec's "exceed"). */
 const RETRYING_MIN = 101;
+/**
+ * The fewest live messages a month that can cross any usage threshold of any plan (the smallest
+ * share of the smallest monthly limit: 50 % of 10,000): an organization below it is not queued
+ * for a usage decision that could only find nothing.
+ */
+const USAGE_NOTICE_FLOOR = Math.ceil(
+  (Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages))) / 100,
+);
+
+/** An organization's periodic reading: retrying totals (`exact` false: at least that many) and the month's live messages. */
+interface PeriodicReading {
+  retrying: { env: Environment; count: number; exact: boolean }[];
+  used: number | null;
+}
 
 export interface AlertingWorkerOptions {
   store: Store;
@@ -78,8 +95,12 @@ export class AlertingWorker implements Component {
   readonly #certificates: CertificateNotices;
   /** Where each organization's walk over its failing endpoints stands (absent: from the start). */
   readonly #failingCursors = new Map<OrgId, FailingCursor>();
-  /** The periodic totals not yet looked at, by organization. */
-  #periodic = new Map<OrgId, NonNullable<OrgInput['periodic']>>();
+  /**
+   * The periodic readings not yet looked at, by organization, in the order they were first
+   * queued: each tick decides the first ORGS_PER_TICK, and a new reading updates an entry in
+   * place (a Map keeps its key's position), so every organization's turn comes.
+   */
+  readonly #periodic = new Map<OrgId, PeriodicReading>();
   #failingOrgsAfter: OrgId | null = null;
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
@@ -167,11 +188,16 @@ export class AlertingWorker implements Component {
     const now = clock.now();
     if (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic) {
       this.#lastPeriodic = now;
-      const periodic = new Map<OrgId, NonNullable<OrgInput['periodic']>>();
-      const entry = (orgId: OrgId) => periodic.get(orgId) ?? periodic.set(orgId, { retrying: [], used: null }).get(orgId)!;
-      for (const r of await store.alerts.retryingCounts(RETRYING_MIN)) entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count });
-      for (const u of await store.alerts.liveMonthUsage(utcMonth(now))) entry(u.orgId).used = u.used;
-      this.#periodic = periodic;
+      const fresh = new Map<OrgId, PeriodicReading>();
+      const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null }).get(orgId)!;
+      for (const r of await store.alerts.retryingCounts(RETRYING_MIN))
+        entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
+      for (const u of await store.alerts.liveMonthUsage(utcMonth(now))) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
+      // Merged, not replaced: replacing the queue each minute put the same first organizations
+      // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
+      // One with nothing periodic left leaves the queue; the others keep their places.
+      for (const orgId of this.#periodic.keys()) if (!fresh.has(orgId)) this.#periodic.delete(orgId);
+      for (const [orgId, reading] of fresh) this.#periodic.set(orgId, reading);
     }
     const failingOrgs = await store.alerts.failingOrgs(now - STREAKS_SINCE_MS, now, this.#failingOrgsAfter, ORGS_PER_TICK);
     // Round robin: the next tick goes on after the last organization looked at, from the start when none is left.
@@ -180,7 +206,7 @@ export class AlertingWorker implements Component {
       ...(await store.alerts.eventOrgs(ORGS_PER_TICK)),
       ...(await store.alerts.statesDue(now, ORGS_PER_TICK)),
       ...failingOrgs,
-      ...[...this.#periodic.keys()].slice(0, ORGS_PER_TICK),
+      ...firstOf(this.#periodic.keys(), ORGS_PER_TICK),
     ]);
     for (const orgId of orgs) {
       const periodic = this.#periodic.get(orgId) ?? null;
@@ -196,7 +222,28 @@ export class AlertingWorker implements Component {
     }
   }
 
-  async #decideFor(orgId: OrgId, periodic: OrgInput['periodic'], now: number): Promise<void> {
+  /**
+   * The retrying totals decided on. One read as "at least" (MongoDB's minute walk counts each
+   * only to RETRYING_MIN) is counted now (up to 10,001) when it may notify: it has a target and
+   * was not told today. Any other is left as read, since it cannot notify today.
+   */
+  async #retryingTotals(
+    orgId: OrgId,
+    readings: PeriodicReading['retrying'],
+    state: { pendingRetriesDay?: Partial<Record<Environment, string>> },
+    targets: ReadonlyMap<Environment, unknown>,
+    now: number,
+  ): Promise<{ env: Environment; count: number }[]> {
+    const today = utcDay(now);
+    const totals: { env: Environment; count: number }[] = [];
+    for (const r of readings) {
+      const mayNotify = targets.has(r.env) && state.pendingRetriesDay?.[r.env] !== today;
+      totals.push({ env: r.env, count: r.exact || !mayNotify ? r.count : await this.#o.store.alerts.retryingCount({ orgId, env: r.env }) });
+    }
+    return totals;
+  }
+
+  async #decideFor(orgId: OrgId, reading: PeriodicReading | null, now: number): Promise<void> {
     const { store } = this.#o;
     // Each environment's own conditions apply to its events (a test key cannot mute live alerting).
     const conditions: Record<Environment, AlertConditions> = {
@@ -223,6 +270,8 @@ export class AlertingWorker implements Component {
       const endpoint = await this.#describe(f.tenant, f.endpointId, null);
       if (endpoint) failing.push(endpoint);
     }
+    const periodic: OrgInput['periodic'] =
+      reading === null ? null : { used: reading.used, retrying: await this.#retryingTotals(orgId, reading.retrying, loaded, targets, now) };
     const org = periodic?.used != null ? await store.orgs.get(orgId) : null;
     const decided = decideOrg({
       orgId,
@@ -292,3 +341,13 @@ export class AlertingWorker implements Component {
 }
 
 export { OWNER } from './notice-outbox.ts';
+
+/** The first `n` of `values`, without copying the rest. */
+function firstOf<T>(values: Iterable<T>, n: number): T[] {
+  const out: T[] = [];
+  for (const v of values) {
+    if (out.length >= n) break;
+    out.push(v);
+  }
+  return out;
+}

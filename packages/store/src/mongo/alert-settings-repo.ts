@@ -183,14 +183,17 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return docs.map((d) => ({ tenant: { orgId: d.orgId as OrgId, env: d.env }, endpointId: d._id as EndpointId, failingSince: d.failingSince! }));
   }
 
-  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
+  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]> {
     // Never a count of every retrying delivery: each month's organizations with one, merged in
     // order (one covered seek on deliveries_retrying per organization and month holding one,
     // and one per month at its end), then each environment's count over the months holding the
-    // organization, stopped at RETRYING_COUNT_CAP in all (one past the largest threshold: a larger backlog reads as that many,
-    // "more than 10,000"). Examined: ≤ months × (1 + organizations) seeks, and ≤ 2 ×
-    // (RETRYING_COUNT_CAP + months) index keys per organization with a retrying delivery; no document.
-    const counts: { tenant: Tenant; count: number }[] = [];
+    // organization, stopped at `min`: whether it has that many, not how many (retryingCount
+    // counts the few the alerting engine may notify further). Examined: ≤ months × (1 +
+    // organizations) seeks, and ≤ 2 × (min + months) index keys per organization with a
+    // retrying delivery; no document. Counting each to RETRYING_COUNT_CAP here read up to
+    // 2 × 10,001 keys for every organization with a backlog, every minute.
+    const counts: { tenant: Tenant; count: number; exact: boolean }[] = [];
+    const cap = Math.max(1, Math.min(min, RETRYING_COUNT_CAP));
     const months = await this.#conn.months();
     // Each month's next organization with a retrying delivery (null: none left there).
     const heads = new Map<Month, string | null>(await Promise.all(months.map(async (m) => [m, await this.#nextRetryingOrg(m, '')] as const)));
@@ -200,14 +203,22 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       const holding = months.filter((m) => heads.get(m) === orgId);
       for (const m of holding) heads.set(m, await this.#nextRetryingOrg(m, orgId));
       for (const env of ['live', 'test'] as const) {
-        const q = P.retryingOfEnv(orgId, env);
-        const count = await countAcrossMonths(holding, RETRYING_COUNT_CAP, (m, limit) =>
-          this.#conn.bucket(m).deliveries.countDocuments(q.filter, { ...q.options, limit }),
-        );
-        if (count >= min && count > 0) counts.push({ tenant: { orgId: orgId as OrgId, env }, count });
+        const count = await this.#countRetrying(orgId, env, holding, cap);
+        // At least `min`: the count stopped there (exact only below it, and those are left out).
+        if (count >= min && count > 0) counts.push({ tenant: { orgId: orgId as OrgId, env }, count, exact: false });
       }
     }
     return counts;
+  }
+
+  async retryingCount(t: Tenant): Promise<number> {
+    return this.#countRetrying(t.orgId, t.env, await this.#conn.months(), RETRYING_COUNT_CAP);
+  }
+
+  /** An environment's retrying deliveries in `months`, counted up to `cap` (covered: index keys only). */
+  async #countRetrying(orgId: string, env: Tenant['env'], months: readonly Month[], cap: number): Promise<number> {
+    const q = P.retryingOfEnv(orgId, env);
+    return countAcrossMonths(months, cap, (m, limit) => this.#conn.bucket(m).deliveries.countDocuments(q.filter, { ...q.options, limit }));
   }
 
   /** The first organization after `after` with a retrying delivery in `month` (one covered seek), or null. */

@@ -159,10 +159,14 @@ export interface AlertSettingsRepo {
     limit: number,
   ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
   /**
-   * Environments with at least `min` deliveries waiting to retry, with their count: exact, or
-   * counted only up to PENDING_RETRIES_COUNTED_UP_TO (MongoDB), a larger total reading as that.
+   * Environments with at least `min` deliveries waiting to retry (read once a minute for every
+   * organization). `count` is their number when `exact` (SQLite, from per-endpoint counts kept
+   * by triggers); otherwise at least that (MongoDB counts each only up to `min` here), and
+   * retryingCount reads the number of the few environments that may be notified.
    */
-  retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]>;
+  retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]>;
+  /** One environment's deliveries waiting to retry, counted up to PENDING_RETRIES_COUNTED_UP_TO (a larger total reads as that). */
+  retryingCount(t: Tenant): Promise<number>;
   /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
   liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */

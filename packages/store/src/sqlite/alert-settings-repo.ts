@@ -1,6 +1,7 @@
 import {
   ConflictError,
   InvalidError,
+  PENDING_RETRIES_COUNTED_UP_TO,
   type AlertConditions,
   type AlertTargetId,
   type EndpointId,
@@ -138,14 +139,24 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       }));
   }
 
-  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number }[]> {
+  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]> {
     return (
       this.#conn
         // A row per endpoint (endpoint_counts, kept by triggers), not one per retrying delivery.
         .statement('SELECT org_id, env, sum(retrying) AS total FROM endpoint_counts GROUP BY org_id, env HAVING total >= ?')
         .all(min)
-        .map((row) => ({ tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, count: int(row, 'total') }))
+        .map((row) => ({
+          tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+          count: int(row, 'total'),
+          exact: true,
+        }))
     );
+  }
+
+  async retryingCount(t: Tenant): Promise<number> {
+    // Never asked of SQLite by the alerting engine (retryingCounts is exact here); a row per endpoint.
+    const row = this.#conn.statement('SELECT coalesce(sum(retrying), 0) AS total FROM endpoint_counts WHERE org_id = ? AND env = ?').get(t.orgId, t.env);
+    return Math.min(int(row!, 'total'), PENDING_RETRIES_COUNTED_UP_TO);
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {

@@ -141,6 +141,20 @@ export function describeAlertContract(f: Fixtures): void {
       expect(next.map((x) => x.endpointId)).toEqual([second.id]);
       expect(await f.store.alerts.failingEndpoints(a.t.orgId, now + 1, now + MINUTE, null, 10)).toEqual([]);
     });
+
+    it('retrying totals: environments with at least min (3 listed at 3, not at 4), and one environment counted', async () => {
+      const a = await m.scene();
+      for (let i = 0; i < 3; i++) await fail(a.t, 'retrying');
+      await fail(a.t, 'exhausted');
+      const of = (rows: { tenant: Tenant; count: number; exact: boolean }[]) => rows.filter((r) => r.tenant.orgId === a.t.orgId);
+      const listed = of(await f.store.alerts.retryingCounts(3));
+      expect(listed).toHaveLength(1);
+      expect(listed[0]).toMatchObject({ tenant: a.t, count: 3 });
+      expect(of(await f.store.alerts.retryingCounts(4))).toEqual([]);
+      // Exact or not, the count of one environment is its number (the failed one not among them).
+      expect(await f.store.alerts.retryingCount(a.t)).toBe(3);
+      expect(await f.store.alerts.retryingCount({ ...a.t, env: a.t.env === 'live' ? 'test' : 'live' })).toBe(0);
+    });
   });
 
   describe('alert notices', () => {

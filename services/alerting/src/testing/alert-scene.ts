@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ManualClock, newId, type AlertTargetId, type Endpoint, type Environment, type OrgId, type PlanName, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import { claimRef, openSqliteStore, type AlertTarget, type NoticeDelivery, type SqliteStore } from '@wirehook/store';
+import { claimRef, openSqliteStore, type AlertTarget, type NoticeDelivery, type SqliteStore, type Store } from '@wirehook/store';
 import { plainEndpoint } from '../../../../packages/store/test/contract/fixtures.ts';
 import type { Registry } from 'prom-client';
 import { AlertingWorker } from '../alerting-worker.ts';
@@ -80,7 +80,8 @@ export class AlertScene {
     }
   }
 
-  worker(options: { sendTimeoutMs?: number; registry?: Registry } = {}): AlertingWorker {
+  /** The worker on this scene's store, or on `store` (the scene's seen through a stand-in). */
+  worker(options: { sendTimeoutMs?: number; registry?: Registry; store?: Store } = {}): AlertingWorker {
     return new AlertingWorker({ store: this.store, clock: this.clock, logger: silentLogger(), sender: this.sender, tickMs: 60_000, ...options });
   }
 

@@ -10,9 +10,10 @@ import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 // range: plan-check.ts), and each query says status 'active'.
 
 /**
- * The most retrying deliveries retryingCounts counts per environment (a COUNT over index keys
+ * The most retrying deliveries retryingCount counts for an environment (a COUNT over index keys
  * stopped by this limit): one past the largest threshold, so that every threshold can be crossed;
- * a larger count reads as this many ("more than 10,000").
+ * a larger count reads as this many ("more than 10,000"). retryingCounts' walk over every
+ * organization stops each count at its `min` instead.
  */
 export const RETRYING_COUNT_CAP = PENDING_RETRIES_COUNTED_UP_TO;
 
@@ -205,12 +206,16 @@ export const ALERTS_PLANS = definePlans('alerts', {
     build: (afterOrgId: string) => ({ filter: { status: 'retrying', orgId: { $gt: afterOrgId } }, sort: { orgId: 1, env: 1 } }),
     example: ['org_1'],
   }),
-  /** An environment's retrying deliveries, counted up to RETRYING_COUNT_CAP over the months holding its organization (covered). */
+  /**
+   * An environment's retrying deliveries over the months holding its organization (covered):
+   * counted up to retryingCounts' `min` (101) in its walk each minute, and up to
+   * RETRYING_COUNT_CAP by retryingCount, for an environment the alerting engine may notify.
+   */
   retryingOfEnv: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_retrying',
     examines:
-      `≤ ${RETRYING_COUNT_CAP} index keys over all months (RETRYING_COUNT_CAP: ` +
+      `≤ ${RETRYING_COUNT_CAP} index keys over all months (RETRYING_COUNT_CAP; the walk's \`min\`, 101: ` +
       `each month's count limited to what it leaves), and a seek per month; no document`,
     maxExamined: () => 0,
     // Index keys only: the entries it matched, and a seek or two at its ranges' ends.
