@@ -325,35 +325,39 @@ function newestFirst(a: AttemptDoc, b: AttemptDoc): number {
 /**
  * Frees the leases of one month's deliveries ending within RELEASE_ALL_HORIZON_MS, batch by
  * batch along its due index (a lease ending in the same millisecond as a batch's last is left
- * to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH.
+ * to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH entries: leases and
+ * retries scheduled in the window alike, the update by ids freeing the leased among them.
  * @returns the deliveries released.
  */
 async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: number): Promise<number> {
   let released = 0;
   let after = now;
   for (let batch = 0; batch < RELEASE_ALL_BATCHES; batch++) {
-    const q = P.leased(now, now + RELEASE_ALL_HORIZON_MS, after);
-    const leased = await bucket.deliveries
-      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1 } })
+    const q = P.leased(now + RELEASE_ALL_HORIZON_MS, after);
+    const entries = await bucket.deliveries
+      .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1, leaseUntil: 1 } })
       .limit(RELEASE_ALL_BATCH)
       .toArray();
-    if (leased.length === 0) break;
-    after = leased[leased.length - 1]!.dueAt ?? after;
-    const ids = P.byIds(
-      leased.map((d) => d._id),
-      now,
-    );
-    const { modifiedCount } = await bucket.deliveries.updateMany(
-      ids.filter,
-      [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
-      ids.options,
-    );
-    released += modifiedCount;
-    await noteDue(
-      conn,
-      leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: bucket.month, dueAt: d.nextAttemptAt ?? now })),
-    );
-    if (leased.length < RELEASE_ALL_BATCH) break;
+    if (entries.length === 0) break;
+    after = entries[entries.length - 1]!.dueAt ?? after;
+    const leased = entries.filter((d) => typeof d.leaseUntil === 'number' && d.leaseUntil > now);
+    if (leased.length > 0) {
+      const ids = P.byIds(
+        leased.map((d) => d._id),
+        now,
+      );
+      const { modifiedCount } = await bucket.deliveries.updateMany(
+        ids.filter,
+        [{ $set: { leaseUntil: null, dueAt: { $ifNull: ['$nextAttemptAt', now] } } }],
+        ids.options,
+      );
+      released += modifiedCount;
+      await noteDue(
+        conn,
+        leased.map((d) => ({ orgId: d.orgId, env: d.env, endpointId: d.endpointId, month: bucket.month, dueAt: d.nextAttemptAt ?? now })),
+      );
+    }
+    if (entries.length < RELEASE_ALL_BATCH) break;
   }
   return released;
 }

@@ -211,21 +211,25 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     }),
     example: [T, 'dlv_1', 1],
   }),
-  /** Leases still held at a sole dispatcher's start: due later than now, in the due index. */
+  /**
+   * A sole dispatcher's start: the due index's entries after `after` within the horizon, in due
+   * order, leases or not (a lease's dueAt is its end). Not filtered by leaseUntil: as a residual
+   * that walked past every retry scheduled in the window to fill a batch with leases; the
+   * release's update by ids (byIds) is what picks the leased among them.
+   */
   leased: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
-      '≤ RELEASE_ALL_BATCH (1,000) a batch, in due order after the previous batch, within the horizon (RELEASE_ALL_HORIZON_MS): ' +
-      "leases ending then and retries scheduled then; ≤ RELEASE_ALL_BATCHES batches per month, each month's due index walked in turn. " +
-      'At the start of a sole dispatcher only (releaseLeasesAtStart)',
-    maxExamined: (n) => n + 1_000,
-    residual: { leaseUntil: "leased: dueAt is the lease's end" },
-    build: (now: number, horizon: number, after: number = now) => ({
-      filter: { ...dueWhere({ $gt: after, $lte: horizon }), leaseUntil: { $gt: now } },
+      "≤ RELEASE_ALL_BATCH (1,000) a batch, the find's limit: in due order after the previous batch, within the horizon " +
+      '(RELEASE_ALL_HORIZON_MS), leases ending then and retries scheduled then alike; ≤ RELEASE_ALL_BATCHES (100) batches per ' +
+      "month, each month's due index walked in turn. At the start of a sole dispatcher only (releaseLeasesAtStart)",
+    maxExamined: (n) => n + 1,
+    build: (horizon: number, after: number) => ({
+      filter: dueWhere({ $gt: after, $lte: horizon }),
       sort: { dueAt: 1, _id: 1 },
     }),
-    example: [1, 2, 1],
+    example: [2, 1],
   }),
   /** The endpoints among `ids` with a walk still to run (the healer leaves their bounds alone). */
   walksOf: planSpec({

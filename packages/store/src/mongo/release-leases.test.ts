@@ -1,0 +1,90 @@
+// A sole dispatcher's start frees the leases its predecessor left, without a server: a stand-in
+// month whose due index holds 1,000 retries scheduled in the horizon ahead of 3 leases, 1,003
+// entries in all, and counts what each find returns.
+import { describe, expect, it } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { MongoDeliveryRepo } from './delivery-repo.ts';
+
+const NOW = Date.UTC(2026, 11, 2, 12);
+
+interface Entry {
+  _id: string;
+  orgId: string;
+  env: 'live';
+  endpointId: string;
+  dueAt: number;
+  nextAttemptAt: number | null;
+  leaseUntil: number | null;
+}
+
+function month(entries: Entry[]) {
+  const seen = { finds: 0, returned: 0, filters: [] as unknown[], updatedIds: [] as string[], notes: 0 };
+  const deliveries = {
+    find: (filter: { dueAt: { $gt: number; $lte: number } }) => {
+      seen.finds++;
+      seen.filters.push(filter);
+      return {
+        limit: (n: number) => ({
+          toArray: async () => {
+            const page = entries
+              .filter((e) => e.dueAt > filter.dueAt.$gt && e.dueAt <= filter.dueAt.$lte)
+              .sort((a, b) => a.dueAt - b.dueAt || (a._id < b._id ? -1 : 1))
+              .slice(0, n);
+            seen.returned += page.length;
+            return page;
+          },
+        }),
+      };
+    },
+    updateMany: async (filter: { _id: { $in: string[] }; leaseUntil: { $gt: number } }) => {
+      const hit = entries.filter((e) => filter._id.$in.includes(e._id) && (e.leaseUntil ?? 0) > filter.leaseUntil.$gt);
+      seen.updatedIds.push(...hit.map((e) => e._id));
+      return { modifiedCount: hit.length };
+    },
+  };
+  const conn = {
+    months: async () => ['202612'],
+    bucket: () => ({ month: '202612', deliveries }),
+    dueEndpoints: {
+      bulkWrite: async (ops: unknown[]) => {
+        seen.notes += ops.length;
+        return {};
+      },
+    },
+  } as unknown as MongoConnection;
+  return { conn, seen };
+}
+
+describe('releasing the leases left at a sole dispatcher’s start (MongoDB)', () => {
+  it('reads the due index a batch at a time, leases or retries alike, and frees only the leased', async () => {
+    const retries: Entry[] = Array.from({ length: 1_000 }, (_, i) => ({
+      _id: `dlv_r${String(i).padStart(4, '0')}`,
+      orgId: 'org_1',
+      env: 'live',
+      endpointId: 'ep_retry',
+      dueAt: NOW + 1_000 + i,
+      nextAttemptAt: NOW + 1_000 + i,
+      leaseUntil: null,
+    }));
+    const leases: Entry[] = [1, 2, 3].map((i) => ({
+      _id: `dlv_l${i}`,
+      orgId: 'org_1',
+      env: 'live',
+      endpointId: 'ep_leased',
+      dueAt: NOW + 60_000 + i,
+      nextAttemptAt: NOW - 5_000,
+      leaseUntil: NOW + 60_000 + i,
+    }));
+    const { conn, seen } = month([...retries, ...leases]);
+    const released = await new MongoDeliveryRepo(conn).releaseAll(NOW);
+    expect(released).toBe(3);
+    expect(seen.updatedIds.sort()).toEqual(['dlv_l1', 'dlv_l2', 'dlv_l3']);
+    // Two finds of at most 1,000 (the second after the first's last entry): 1,003 read, no more.
+    expect(seen.finds).toBe(2);
+    expect(seen.returned).toBe(1_003);
+    // No residual on leaseUntil: it would have walked past every retry to fill a batch with leases.
+    for (const filter of seen.filters) expect(filter).not.toHaveProperty('leaseUntil');
+    // Only the released are told to the due queue (one endpoint's entry).
+    expect(seen.notes).toBe(1);
+  });
+});
