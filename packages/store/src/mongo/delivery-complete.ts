@@ -37,10 +37,10 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
     const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
     // Paused during the send: a retry waits, held, out of the due index. A retry held on a
-    // paused endpoint writes the endpoint so a resume racing this conflicts with it (stranded.ts):
-    // only a paused endpoint's completions pay that.
+    // paused endpoint writes one of its markers so a resume racing this conflicts with it
+    // (stranded.ts): only a paused endpoint's completions pay that.
     const held = endpoint?.status !== 'active';
-    if (endpoint !== null && held) await markHeldWrite(conn, session, t, endpointId);
+    if (endpoint !== null && held) await markHeldWrite(conn, session, endpointId);
     const before = await bucket.deliveries.findOneAndUpdate(
       own.filter,
       [

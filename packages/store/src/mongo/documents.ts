@@ -76,7 +76,7 @@ export interface EndpointDoc extends TenantFields {
   ordering?: EndpointOrdering;
   /** Bumped by a repair of its stranded deliveries (stranded.ts), so a racing pause or delete conflicts with it. */
   strandedRepairs?: number;
-  /** Bumped by a write that holds a delivery because the endpoint is paused (stranded.ts#markHeldWrite). */
+  /** Bumped by a write that must conflict with any other write of the endpoint (retryNow: a delete racing it); older sends bumped it too. */
   heldWrites?: number;
   /** Deliveries per second at most; null or absent (made before): no limit. */
   rateLimit?: number | null;

@@ -24,6 +24,7 @@ import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
 import { checkedLimit, scope } from './query.ts';
+import { markAllHeldWrites } from './stranded.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
@@ -157,6 +158,8 @@ export class MongoEndpointRepo implements EndpointRepo {
             // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
             if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
+            // A send holding a delivery of it while paused conflicts with this (stranded.ts).
+            if (updated !== null) await markAllHeldWrites(this.#conn, session, id);
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
@@ -180,8 +183,10 @@ export class MongoEndpointRepo implements EndpointRepo {
   async delete(t: Tenant, id: EndpointId): Promise<boolean> {
     const deleted = await this.#conn.transaction(async (session) => {
       const q = P.byId(t, id);
-      const gone = await this.#conn.endpoints.findOneAndDelete(q.filter, { ...q.options, session, projection: { consumerId: 1 } });
+      const gone = await this.#conn.endpoints.findOneAndDelete(q.filter, { ...q.options, session, projection: { consumerId: 1, status: 1 } });
       if (gone === null) return { deleted: false, due: [] as DueNote[] };
+      // A send holding a delivery of it while paused conflicts with this (stranded.ts), as with a resume.
+      if (gone.status !== 'active') await markAllHeldWrites(this.#conn, session, id);
       const consumer = TP.consumerById(t, gone.consumerId);
       await this.#conn.consumers.updateOne(consumer.filter, { $inc: { endpointCount: -1 } }, { ...consumer.options, session });
       // Its open deliveries fail: the first batch in this transaction, the rest by the walk.

@@ -153,10 +153,10 @@ async function createInTransaction(
   }
   // A held delivery waits for the resume's walk. A resume committed after this transaction read
   // the endpoint as paused — its walk perhaps ended before this commits — would never see it:
-  // held on an active endpoint for good. Writing the endpoint makes the two conflict, and the
-  // driver runs this again on the resumed endpoint. (Only while an endpoint is paused do its
-  // sends write it: they then queue on it, the one cost of the rule.)
-  for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, t, endpoint._id);
+  // held on an active endpoint for good. Writing one of the endpoint's markers (the resume
+  // writes them all) makes the two conflict, and the driver runs this again on the resumed
+  // endpoint. (Only while an endpoint is paused do its sends write one, spread over eight.)
+  for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, endpoint._id);
   await bucket.messages.insertOne(doc, { session });
   await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   if (deliveries.length > 0) await bucket.deliveries.insertMany(deliveries, { session });

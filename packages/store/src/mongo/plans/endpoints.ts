@@ -25,16 +25,6 @@ export const ENDPOINT_COUNT_CAP = 10_000;
 export const ENDPOINTS_PLANS = definePlans('endpoints', {
   /** An endpoint of the tenant by id: get, hold, update, delete, rotate, secrets, a walk's or a repair's read. */
   byId: tenantById(COLLECTIONS.endpoints, 'ep_1'),
-  /** A write that holds a delivery of a paused endpoint marks the endpoint (stranded.ts#markHeldWrite). */
-  notActive: planSpec({
-    collection: COLLECTIONS.endpoints,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT, status: 'not active: a condition on the one document _id found' },
-    build: (t: TenantArg, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, status: { $ne: 'active' } } }),
-    example: [T, 'ep_1'],
-  }),
   /** A page of the tenant's endpoints by id after a cursor ('' for the first; endpoints.list without a consumer), at most ENDPOINTS_LIST_CAP. */
   ofTenant: planSpec({
     collection: COLLECTIONS.endpoints,
