@@ -83,9 +83,19 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return dueDeliveries(this.#conn, now, limit, perEndpoint);
   }
 
-  /** Starts no more healing. @returns when the healing going, if any, has ended (before the client closes). */
+  /**
+   * Starts no more healing. @returns when the healing going, if any, has ended (before the
+   * client closes), or after SETTLE_WAIT_MS: a pass stuck on an unreachable primary (30 s a
+   * call) is cut short by the client's close rather than holding the shutdown past its deadline.
+   */
   async settle(): Promise<void> {
-    await this.#healer.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SETTLE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.#healer.stop(), waited]);
+    clearTimeout(timer);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -361,6 +371,9 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
   }
   return released;
 }
+
+/** How long settle waits for a healing going before the store's close goes on without it. */
+const SETTLE_WAIT_MS = 5_000;
 
 /** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
 const RELEASE_ALL_BATCH = 1_000;

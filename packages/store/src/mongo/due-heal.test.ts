@@ -1,6 +1,6 @@
 // The due queue's healing beside the sweep, without a server: the healer and the sweep's read are
 // stood in for, so what is tested is when `due` starts a healing and that it never waits for one.
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 
 const healing = vi.hoisted(() => ({
@@ -26,6 +26,8 @@ const { MongoDeliveryRepo } = await import('./delivery-repo.ts');
 const { STRANDED_PEEK_INTERVAL_MS } = await import('./stranded.ts');
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+afterEach(() => vi.useRealTimers());
 
 describe('the due queue healed beside the sweep (MongoDB)', () => {
   it('answers due while a healing is going, starts the next 5,000 ms after, and goes on at its cursor', async () => {
@@ -88,5 +90,21 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it("settle waits at most 5,000 ms for a healing that does not end (the client's close cuts it short)", async () => {
+    healing.calls.length = 0;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const repo = new MongoDeliveryRepo({} as MongoConnection);
+    await repo.due(0, 10, 5);
+    await turn();
+    expect(healing.calls).toHaveLength(1);
+    let settled = false;
+    void repo.settle().then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true);
+    healing.end('');
   });
 });

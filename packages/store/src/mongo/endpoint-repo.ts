@@ -24,7 +24,7 @@ import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
 import { checkedLimit, scope } from './query.ts';
-import { markAllHeldWrites } from './stranded.ts';
+import { markAllHeldWrites } from './held-marks.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;

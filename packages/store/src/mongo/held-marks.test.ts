@@ -1,11 +1,11 @@
 // An endpoint's held-write markers, without a server: a stand-in usage_counters recording each
 // bulk write. A send that holds a delivery of a paused endpoint writes one marker of eight; a
 // status change or a delete writes all eight, so it shares a document with every such send
-// (their write conflict is what closes the race: stranded.ts).
+// (their write conflict is what closes the race: held-marks.ts).
 import type { ClientSession } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { HELD_MARKS, heldMarkId, markAllHeldWrites, markHeldWrite } from './stranded.ts';
+import { HELD_MARKS, heldMarkId, markAllHeldWrites, markHeldWrite } from './held-marks.ts';
 
 const session = { id: 'session' } as unknown as ClientSession;
 

@@ -13,7 +13,7 @@ import { ensureMonth } from './month-buckets.ts';
 import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
-import { markHeldWrite } from './stranded.ts';
+import { markHeldWrite } from './held-marks.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 

@@ -1,12 +1,9 @@
-import { randomInt } from 'node:crypto';
 import type { Tenant } from '@wirehook/core';
-import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
-import { OPERATIONS_PLANS as OP } from './plans/operations.ts';
 
 // Deliveries due whose endpoint is not active. MongoDB's snapshot transactions allow a write
 // skew that SQLite's single writer does not: a message created while its endpoint is being
@@ -17,7 +14,7 @@ import { OPERATIONS_PLANS as OP } from './plans/operations.ts';
 // endpoint again STRANDED_PEEK_INTERVAL_MS later; once no walk of the endpoint is left to do
 // it, they are put right: held when the endpoint is paused (its resume releases them), failed
 // with their messages when it is disabled or gone. (The other way round — a message that read the endpoint paused,
-// committing a held delivery after the resume's walk ended — is closed by markHeldWrite: a
+// committing a held delivery after the resume's walk ended — is closed by markHeldWrite (held-marks.ts): a
 // write that holds a delivery also writes one of its endpoint's markers, and a status change
 // writes them all, so the two conflict.)
 // They are never part of `due`'s answer: deliveries of an endpoint whose walk is still running
@@ -91,46 +88,4 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
     // After the commit (due-queue.ts): the lanes' next heads.
     await noteDue(conn, due);
   }
-}
-
-/** An endpoint's held-write markers: a send spreads over these instead of queuing on one document. */
-export const HELD_MARKS = 8;
-/** A marker unwritten this long is removed by usage_counters' TTL index (the next write makes it again). */
-const HELD_MARK_KEPT_MS = 7 * 86_400_000;
-
-/** The `_id` in usage_counters of one of an endpoint's held-write markers. */
-export function heldMarkId(endpointId: string, k: number): string {
-  return `held-writes:${endpointId}:${k}`;
-}
-
-/**
- * Marks, in the caller's transaction, that it holds a delivery because `endpointId` is paused:
- * a write to one of the endpoint's HELD_MARKS markers, at random. A status change or delete
- * of the endpoint writes all of them (markAllHeldWrites), so it and the caller conflict and
- * one of them runs again on the other's result. It used to write the endpoint itself: every
- * send to a paused endpoint then queued on that one document (write conflicts, each send's
- * transaction run again whole) and rewrote it, up to its 32 KB transformation, at each send.
- */
-export async function markHeldWrite(conn: MongoConnection, session: ClientSession, endpointId: string): Promise<void> {
-  await bumpHeldMarks(conn, session, [heldMarkId(endpointId, randomInt(HELD_MARKS))]);
-}
-
-/** Writes all of the endpoint's held-write markers in the caller's transaction (a status change, a delete): one round trip. */
-export async function markAllHeldWrites(conn: MongoConnection, session: ClientSession, endpointId: string): Promise<void> {
-  await bumpHeldMarks(
-    conn,
-    session,
-    Array.from({ length: HELD_MARKS }, (_, k) => heldMarkId(endpointId, k)),
-  );
-}
-
-async function bumpHeldMarks(conn: MongoConnection, session: ClientSession, ids: readonly string[]): Promise<void> {
-  const expiresAt = new Date(Date.now() + HELD_MARK_KEPT_MS);
-  await conn.counters.bulkWrite(
-    ids.map((id) => {
-      const q = OP.heldMark(id);
-      return { updateOne: { filter: q.filter, update: { $inc: { value: 1 }, $set: { expiresAt } }, upsert: true } };
-    }),
-    { session, ordered: true },
-  );
 }
