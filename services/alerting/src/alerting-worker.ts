@@ -301,7 +301,7 @@ export class AlertingWorker implements Component {
     // Decided on `loaded`: the commit is refused if another worker committed since.
     await store.alerts.commitStep(
       orgId,
-      queued.map((e) => e.seq),
+      queued.map((e) => e.id),
       { ...state, version: loaded.version + 1 },
       notices,
     );

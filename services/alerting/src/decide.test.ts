@@ -72,7 +72,7 @@ const endpoint = (id: string): NoticeEndpoint => ({
   lastStatus: 503,
 });
 const event = (kind: AlertEvent['kind'], id: string): AlertEvent => ({
-  seq: 1,
+  id: '1',
   tenant: { orgId: 'org_1' as OrgId, env: 'live' },
   kind,
   endpointId: id as EndpointId,

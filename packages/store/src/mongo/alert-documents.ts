@@ -36,8 +36,10 @@ export interface AlertTargetDoc {
 }
 
 /**
- * An alerting outbox event; `_id` is `orgId:seq`, `seq` its number in the organization's own
- * sequence (the `alert-events:<orgId>` counter): no counter document is shared by all tenants.
+ * An alerting outbox event; `_id` is `<orgId>:<endpointId>:<kind>` (one queued per endpoint and
+ * kind: the collapse rule), `seq` its order in the organization's queue: the attempt's time.
+ * (Events queued before were numbered from an `alert-events:<orgId>` counter, `_id`
+ * `<orgId>:<seq>`: small numbers, so they come first.)
  */
 export interface AlertEventDoc extends TenantFields {
   _id: string;

@@ -140,7 +140,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     const q = P.events(orgId);
     const docs = await this.#conn.alertEvents.find(q.filter, q.options).limit(limit).toArray();
     return docs.map((d) => ({
-      seq: d.seq,
+      id: d._id,
       tenant: { orgId: d.orgId as OrgId, env: d.env },
       kind: d.kind,
       endpointId: d.endpointId as EndpointId,
@@ -263,7 +263,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return doc === null ? null : readAlertState(doc.state);
   }
 
-  async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
+  async commitStep(orgId: OrgId, consumed: string[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
     await this.#conn.transaction(async (session) => {
       if (consumed.length > 0) {
         const q = P.consumedEvents(orgId, consumed);

@@ -11,7 +11,7 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
-import { markHeldWrite } from './stranded.ts';
+import { markHeldWrite } from './held-marks.ts';
 import { scope } from './query.ts';
 
 /**
@@ -162,9 +162,12 @@ async function carryOut(
 }
 
 /**
- * An outbox event for the alerting engine, numbered from its organization's own counter in the
- * same transaction: a counter shared by all tenants would make every tenant's completions that
- * emit an event conflict with each other.
+ * An outbox event for the alerting engine, `_id` `<orgId>:<endpointId>:<kind>`: one queued per
+ * endpoint and kind, so two completions racing to queue it write one document (one conflicts,
+ * runs again and finds it queued), and those of different endpoints share none. Ordered in its
+ * organization's queue by the attempt's time (`seq`). It used to be numbered from the
+ * organization's counter document: every completion that queued an event wrote that one, so an
+ * organization's many failing endpoints queued their completions on it.
  */
 async function addAlertEvent(
   conn: MongoConnection,
@@ -177,15 +180,18 @@ async function addAlertEvent(
   // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
   const queued = P.queuedAlertEvent(endpointId, kind);
   if ((await conn.alertEvents.findOne(queued.filter, { ...queued.options, session, projection: { _id: 1 } })) !== null) return;
-  const counter = P.alertEventCounter(t.orgId);
-  const numbered = await conn.counters.findOneAndUpdate(
-    counter.filter,
-    { $inc: { value: 1 }, $setOnInsert: { expiresAt: new Date(8.64e15) } },
-    { ...counter.options, session, upsert: true, returnDocument: 'after' },
-  );
-  const seq = numbered!.value;
   await conn.alertEvents.insertOne(
-    { _id: `${t.orgId}:${seq}`, seq, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId },
+    {
+      _id: `${t.orgId}:${endpointId}:${kind}`,
+      seq: a.at,
+      ...scope(t),
+      kind,
+      endpointId,
+      at: a.at,
+      error: a.error,
+      responseStatus: a.responseStatus,
+      deliveryId: a.deliveryId,
+    },
     { session },
   );
 }

@@ -22,7 +22,8 @@ export interface AlertTarget {
  * repeat while one waits is collapsed into it (the first stays).
  */
 export interface AlertEvent {
-  seq: number;
+  /** Opaque: what commitStep takes back to consume it. */
+  id: string;
   tenant: Tenant;
   /** failing: the endpoint's failure streak began; exhausted: a delivery ran out of retries; disabled: the endpoint was stopped automatically. */
   kind: 'failing' | 'exhausted' | 'disabled';
@@ -179,7 +180,7 @@ export interface AlertSettingsRepo {
    * @throws ConflictError when an event was already consumed or the state moved on (another
    * worker decided meanwhile): nothing is written.
    */
-  commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
+  commitStep(orgId: OrgId, consumed: string[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
   /** Queues one notice, due at its `createdAt` (a sample a sender asked for: POST /v1/alert-targets/{id}/test). */
   queueNotice(notice: NoticeDelivery): Promise<void>;
   /**

@@ -95,7 +95,7 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       .statement('SELECT * FROM alert_events WHERE org_id = ? ORDER BY seq LIMIT ?')
       .all(orgId, limit)
       .map((row) => ({
-        seq: int(row, 'seq'),
+        id: String(int(row, 'seq')),
         tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
         kind: text(row, 'kind') as AlertEvent['kind'],
         endpointId: text(row, 'endpoint_id') as EndpointId,
@@ -179,11 +179,11 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     return row === undefined ? null : readAlertState(json<AlertState>(row, 'state'));
   }
 
-  async commitStep(orgId: OrgId, consumed: number[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
+  async commitStep(orgId: OrgId, consumed: string[], state: AlertState, notices: NoticeDelivery[]): Promise<void> {
     this.#conn.immediate(() => {
       const remove = this.#conn.statement('DELETE FROM alert_events WHERE seq = ?');
-      for (const seq of consumed) {
-        if (Number(remove.run(seq).changes) === 0) throw new ConflictError(`alert event ${seq} was consumed by another worker`);
+      for (const id of consumed) {
+        if (Number(remove.run(Number(id)).changes) === 0) throw new ConflictError(`alert event ${id} was consumed by another worker`);
       }
       const stored = this.#conn.statement('SELECT state FROM alert_state WHERE org_id = ?').get(orgId);
       const storedVersion = stored === undefined ? 0 : json<AlertState>(stored, 'state').version;

@@ -101,7 +101,7 @@ export function describeAlertContract(f: Fixtures): void {
       expect(events[0]).toMatchObject({ tenant: t, deliveryId: expect.stringMatching(/^dlv_/) });
       await f.store.alerts.commitStep(
         t.orgId,
-        events.map((e) => e.seq),
+        events.map((e) => e.id),
         { version: 1, windows: {}, lastNoticeAt: {}, notifiedStreaks: {} },
         [],
       );

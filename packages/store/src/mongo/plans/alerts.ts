@@ -150,11 +150,12 @@ export const ALERTS_PLANS = definePlans('alerts', {
   /** The events a step consumed, removed. */
   consumedEvents: planSpec({
     collection: COLLECTIONS.alertEvents,
-    index: 'alert_events_org_seq',
-    examines: 'the numbers given (≤ EVENTS_PER_ORG): point reads of alert_events_org_seq',
+    index: '_id_',
+    examines: 'the ids given (≤ EVENTS_PER_ORG): point reads of the _id index',
     maxExamined: (n) => n,
-    build: (orgId: string, seqs: readonly number[]) => ({ filter: { orgId, seq: { $in: [...seqs] } } }),
-    example: ['org_1', [1, 2]],
+    residual: { orgId: "the organization's: a condition on each document _id found" },
+    build: (orgId: string, ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] }, orgId } }),
+    example: ['org_1', ['org_1:ep_1:failing']],
   }),
 
   /** The next organization after a cursor with an active endpoint whose streak began in the window: one seek of failingOrgs' walk. */

@@ -351,15 +351,6 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (endpointId: string, kind: string) => ({ filter: { endpointId, kind } }),
     example: ['ep_1', 'failing'],
   }),
-  /** The organization's alert event counter (a completion that queues an event numbers it). */
-  alertEventCounter: planSpec({
-    collection: COLLECTIONS.counters,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    build: (orgId: string) => ({ filter: { _id: `alert-events:${orgId}` } }),
-    example: ['org_1'],
-  }),
   /**
    * One delivery's newest attempts, newest first (a page, never its whole history), in its
    * month's collection (an attempt is in its delivery's): the delivery's range of
