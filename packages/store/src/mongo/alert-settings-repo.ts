@@ -268,6 +268,9 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       if (consumed.length > 0) {
         const q = P.consumedEvents(orgId, consumed);
         const { deletedCount } = await this.#conn.alertEvents.deleteMany(q.filter, { ...q.options, session });
+        // An event's _id comes back once it is consumed (<org>:<endpoint>:<kind>): one another worker
+        // consumed and a completion queued again would pass this count. The state's version below
+        // is what refuses that step — every commitStep moves it, and the worker read it before the events.
         if (deletedCount !== consumed.length) throw new ConflictError('an alert event was consumed by another worker');
       }
       const own = P.state(orgId);

@@ -10,11 +10,17 @@ import { HELD_MARKS, heldMarkId, markAllHeldWrites, markHeldWrite } from './held
 const session = { id: 'session' } as unknown as ClientSession;
 
 function counters() {
-  const writes: { ids: string[]; session: unknown; upserts: boolean[] }[] = [];
+  const writes: { ids: string[]; session: unknown; upserts: boolean[]; hints: unknown[]; comment: unknown }[] = [];
   const conn = {
     counters: {
-      bulkWrite: async (ops: { updateOne: { filter: { _id: string }; upsert: boolean } }[], options: { session: unknown }) => {
-        writes.push({ ids: ops.map((o) => o.updateOne.filter._id), session: options.session, upserts: ops.map((o) => o.updateOne.upsert) });
+      bulkWrite: async (ops: { updateOne: { filter: { _id: string }; upsert: boolean; hint: unknown } }[], options: { session: unknown; comment: unknown }) => {
+        writes.push({
+          ids: ops.map((o) => o.updateOne.filter._id),
+          session: options.session,
+          upserts: ops.map((o) => o.updateOne.upsert),
+          hints: ops.map((o) => o.updateOne.hint),
+          comment: options.comment,
+        });
         return {};
       },
     },
@@ -42,5 +48,8 @@ describe("an endpoint's held-write markers (MongoDB)", () => {
     expect(writes[0]!.ids).toEqual(Array.from({ length: 8 }, (_, k) => `held-writes:ep_1:${k}`));
     expect(writes[0]!.session).toBe(session);
     expect(writes[0]!.upserts.every(Boolean)).toBe(true);
+    // Named as its plan, on the _id index (query-plans.test.ts faults a command without a name).
+    expect(writes[0]!.comment).toBe('operations.heldMark');
+    expect(writes[0]!.hints).toEqual(Array.from({ length: 8 }, () => ({ _id: 1 })));
   });
 });
