@@ -169,7 +169,7 @@ async function carryOut(
  * organization's counter document: every completion that queued an event wrote that one, so an
  * organization's many failing endpoints queued their completions on it.
  */
-async function addAlertEvent(
+export async function addAlertEvent(
   conn: MongoConnection,
   session: ClientSession,
   t: Tenant,
