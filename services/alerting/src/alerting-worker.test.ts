@@ -227,6 +227,22 @@ describe("the spec's numbers", () => {
     expect(told()).toBe(101);
   });
 
+  it('an organization under 5,000 live messages this month (50 % of the smallest plan, 10,000) is not decided for its usage: 4,999 not, 5,000 yes', async () => {
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const [under, at] = [await s.org('business'), await s.org('business')];
+    s.setLiveUsage(under, 4_999);
+    s.setLiveUsage(at, 5_000);
+    // Deciding an organization's usage reads the organization (its plan): count whose.
+    const read: string[] = [];
+    const get = s.store.orgs.get.bind(s.store.orgs);
+    s.store.orgs.get = async (id) => {
+      read.push(id);
+      return get(id);
+    };
+    await round();
+    expect(read).toEqual([at]);
+  });
+
   it('usage: 4,999 of 10,000 none at 50 %, 5,000 one; once a month, again the next month; 80 and 100 % likewise', async () => {
     const s = start(Date.UTC(2026, 4, 31, 23, 0, 0));
     const org = await s.org('free'); // 10,000 a month
