@@ -93,4 +93,47 @@ describe('PacedRun', () => {
     expect(paced.maybeStart(60_000)).toBe(false);
     expect(g.starts).toEqual([0]);
   });
+
+  it('tells once of a run still going 10 intervals after it started (50,000 ms at 5,000): 49,999 not yet', async () => {
+    const g = gatedRun();
+    const told: string[] = [];
+    const paced = new PacedRun(5_000, g.run, (err) => told.push((err as Error).message));
+    paced.maybeStart(0);
+    await settle();
+    expect(paced.maybeStart(49_999)).toBe(false);
+    expect(told).toEqual([]);
+    expect(paced.maybeStart(50_000)).toBe(false);
+    expect(paced.maybeStart(60_000)).toBe(false);
+    expect(told).toEqual(['still running 50 s after it started; no other run starts until it ends']);
+    g.end();
+    await settle();
+    expect(paced.maybeStart(60_000)).toBe(true);
+  });
+
+  it('a stop right after a start runs nothing; a failed callback that throws is no unhandled rejection', async () => {
+    const g = gatedRun();
+    const stopped = new PacedRun(5_000, g.run, () => {});
+    stopped.maybeStart(0);
+    await stopped.stop();
+    expect(g.starts).toEqual([]);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const paced = new PacedRun(
+        5_000,
+        () => Promise.reject(new Error('run failed')),
+        () => {
+          throw new Error('the logger failed');
+        },
+      );
+      paced.maybeStart(0);
+      await settle();
+      await settle();
+      expect(unhandled).toEqual([]);
+      expect(paced.running).toBe(false);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

@@ -189,10 +189,16 @@ describe("the spec's numbers", () => {
     scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
     const s = scene;
     // The store as MongoDB answers the minute's walk: each environment's count stopped at `min`.
+    const counted: number[] = [];
     const alerts = new Proxy(s.store.alerts, {
       get(target, key) {
         if (key === 'retryingCounts')
           return async (min: number) => (await target.retryingCounts(min)).map((r) => ({ ...r, count: Math.min(r.count, min), exact: false }));
+        if (key === 'retryingCount')
+          return async (t: Tenant, upTo: number) => {
+            counted.push(upTo);
+            return target.retryingCount(t, upTo);
+          };
         const value = Reflect.get(target, key);
         return typeof value === 'function' ? value.bind(target) : value;
       },
@@ -206,6 +212,18 @@ describe("the spec's numbers", () => {
     await round();
     const pending = s.sender.to(target).filter((n) => n.type === 'alert.pending_retries');
     expect(pending.map((n) => [n.data.retrying, n.data.threshold])).toEqual([[150, 100]]);
+    // Past its threshold first (101 keys at most), then the notice's figure.
+    expect(counted).toEqual([101, 10_001]);
+    // Another at its threshold of 1,000 with 150 waiting: counted to 1,001 only, each minute.
+    const other = await s.org();
+    await choose(s, other, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 80 });
+    await s.target(other);
+    const e2 = await s.endpoint(live(other), { count: 7, interval: 'progressive' });
+    for (let i = 0; i < 150; i++) await s.fail(live(other), e2, 'retrying');
+    counted.length = 0;
+    s.clock.advance(MINUTE);
+    await round();
+    expect(counted).toEqual([1_001]);
   });
 
   it('periodic readings wait their turn: with 101 organizations over the 100 a tick, the 101st is decided in the next minute', async () => {
@@ -225,6 +243,23 @@ describe("the spec's numbers", () => {
     s.clock.advance(MINUTE);
     await round();
     expect(told()).toBe(101);
+  });
+
+  it("a reading of May's messages decides nothing in June: the 101st organization, its turn after midnight, is not told May's figure", async () => {
+    const s = start(Date.UTC(2026, 4, 31, 23, 59, 45));
+    const targets: AlertTargetId[] = [];
+    for (let i = 0; i < 101; i++) {
+      const org = await s.org('free'); // 10,000 a month
+      await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 1_000, usage: 50 });
+      targets.push(await s.target(org));
+      s.setLiveUsage(org, 9_000); // May's
+    }
+    const told = () => targets.filter((t) => s.sender.to(t).some((n) => n.type === 'alert.usage')).length;
+    await round();
+    expect(told()).toBe(100);
+    s.clock.advance(20 * SECOND); // 2026-06-01T00:00:05Z: the same minute's readings, a new month
+    await round();
+    expect(told()).toBe(100);
   });
 
   it('an organization under 5,000 live messages this month (50 % of the smallest plan, 10,000) is not decided for its usage: 4,999 not, 5,000 yes', async () => {

@@ -3,6 +3,7 @@ import {
   DEFAULT_ALERT_CONDITIONS,
   isCancelledAttempt,
   newNoticeId,
+  PENDING_RETRIES_COUNTED_UP_TO,
   PLANS,
   USAGE_THRESHOLDS,
   utcDay,
@@ -52,10 +53,12 @@ const USAGE_NOTICE_FLOOR = Math.ceil(
   (Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages))) / 100,
 );
 
-/** An organization's periodic reading: retrying totals (`exact` false: at least that many) and the month's live messages. */
+/** An organization's periodic reading: retrying totals (`exact` false: at least that many) and the live messages of `month`. */
 interface PeriodicReading {
   retrying: { env: Environment; count: number; exact: boolean }[];
   used: number | null;
+  /** The UTC month `used` counts (`YYYY-MM`): decided in another month, it is no reading of that one. */
+  month: string;
 }
 
 export interface AlertingWorkerOptions {
@@ -189,10 +192,11 @@ export class AlertingWorker implements Component {
     if (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic) {
       this.#lastPeriodic = now;
       const fresh = new Map<OrgId, PeriodicReading>();
-      const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null }).get(orgId)!;
+      const month = utcMonth(now);
+      const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null, month }).get(orgId)!;
       for (const r of await store.alerts.retryingCounts(RETRYING_MIN))
         entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
-      for (const u of await store.alerts.liveMonthUsage(utcMonth(now))) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
+      for (const u of await store.alerts.liveMonthUsage(month)) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
       // Merged, not replaced: replacing the queue each minute put the same first organizations
       // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
       // One with nothing periodic left leaves the queue; the others keep their places.
@@ -224,21 +228,31 @@ export class AlertingWorker implements Component {
 
   /**
    * The retrying totals decided on. One read as "at least" (MongoDB's minute walk counts each
-   * only to RETRYING_MIN) is counted now (up to 10,001) when it may notify: it has a target and
-   * was not told today. Any other is left as read, since it cannot notify today.
+   * only to RETRYING_MIN) is counted now when it may notify (it has a target and was not told
+   * today): first only past its threshold — an environment under it reads no more than its
+   * threshold's keys each minute — then, over it, up to 10,001 for the notice's figure. Any
+   * other is left as read, since it cannot notify today.
    */
   async #retryingTotals(
     orgId: OrgId,
     readings: PeriodicReading['retrying'],
     state: { pendingRetriesDay?: Partial<Record<Environment, string>> },
     targets: ReadonlyMap<Environment, unknown>,
+    conditions: Record<Environment, AlertConditions>,
     now: number,
   ): Promise<{ env: Environment; count: number }[]> {
     const today = utcDay(now);
     const totals: { env: Environment; count: number }[] = [];
     for (const r of readings) {
       const mayNotify = targets.has(r.env) && state.pendingRetriesDay?.[r.env] !== today;
-      totals.push({ env: r.env, count: r.exact || !mayNotify ? r.count : await this.#o.store.alerts.retryingCount({ orgId, env: r.env }) });
+      if (r.exact || !mayNotify) {
+        totals.push({ env: r.env, count: r.count });
+        continue;
+      }
+      const tenant = { orgId, env: r.env };
+      const threshold = conditions[r.env].pending_retries;
+      const past = await this.#o.store.alerts.retryingCount(tenant, threshold + 1);
+      totals.push({ env: r.env, count: past > threshold ? await this.#o.store.alerts.retryingCount(tenant, PENDING_RETRIES_COUNTED_UP_TO) : past });
     }
     return totals;
   }
@@ -271,7 +285,13 @@ export class AlertingWorker implements Component {
       if (endpoint) failing.push(endpoint);
     }
     const periodic: OrgInput['periodic'] =
-      reading === null ? null : { used: reading.used, retrying: await this.#retryingTotals(orgId, reading.retrying, loaded, targets, now) };
+      reading === null
+        ? null
+        : {
+            // A reading of last month's messages decides nothing of this month's (read at 23:59, its turn after midnight).
+            used: reading.month === utcMonth(now) ? reading.used : null,
+            retrying: await this.#retryingTotals(orgId, reading.retrying, loaded, targets, conditions, now),
+          };
     const org = periodic?.used != null ? await store.orgs.get(orgId) : null;
     const decided = decideOrg({
       orgId,

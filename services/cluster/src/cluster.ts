@@ -194,8 +194,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const [first, ...rest] = specs;
     if (first !== undefined) await launch(first);
     const started = await Promise.allSettled(rest.map((spec) => launch(spec)));
-    const failed = started.find((s) => s.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    const failed = started.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    // Each failure told: one service's hides none of the others'.
+    if (failed.length === 1) throw failed[0];
+    if (failed.length > 1)
+      throw new AggregateError(
+        failed,
+        `${failed.length} services failed to start:\n${failed.map((e) => (e instanceof Error ? e.message : String(e))).join('\n')}`,
+      );
   } catch (err) {
     await cluster.stop();
     throw err;

@@ -211,8 +211,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return counts;
   }
 
-  async retryingCount(t: Tenant): Promise<number> {
-    return this.#countRetrying(t.orgId, t.env, await this.#conn.months(), RETRYING_COUNT_CAP);
+  async retryingCount(t: Tenant, upTo: number): Promise<number> {
+    return this.#countRetrying(t.orgId, t.env, await this.#conn.months(), Math.max(0, Math.min(upTo, RETRYING_COUNT_CAP)));
   }
 
   /** An environment's retrying deliveries in `months`, counted up to `cap` (covered: index keys only). */

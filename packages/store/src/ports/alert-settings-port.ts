@@ -166,8 +166,11 @@ export interface AlertSettingsRepo {
    * retryingCount reads the number of the few environments that may be notified.
    */
   retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]>;
-  /** One environment's deliveries waiting to retry, counted up to PENDING_RETRIES_COUNTED_UP_TO (a larger total reads as that). */
-  retryingCount(t: Tenant): Promise<number>;
+  /**
+   * One environment's deliveries waiting to retry, counted up to `upTo` (at most
+   * PENDING_RETRIES_COUNTED_UP_TO): a larger total reads as `upTo`.
+   */
+  retryingCount(t: Tenant, upTo: number): Promise<number>;
   /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
   liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */

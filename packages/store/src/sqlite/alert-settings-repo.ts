@@ -153,10 +153,10 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     );
   }
 
-  async retryingCount(t: Tenant): Promise<number> {
+  async retryingCount(t: Tenant, upTo: number): Promise<number> {
     // Never asked of SQLite by the alerting engine (retryingCounts is exact here); a row per endpoint.
     const row = this.#conn.statement('SELECT coalesce(sum(retrying), 0) AS total FROM endpoint_counts WHERE org_id = ? AND env = ?').get(t.orgId, t.env);
-    return Math.min(int(row!, 'total'), PENDING_RETRIES_COUNTED_UP_TO);
+    return Math.min(int(row!, 'total'), upTo, PENDING_RETRIES_COUNTED_UP_TO);
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
