@@ -251,8 +251,10 @@ export class AlertingWorker implements Component {
       }
       const tenant = { orgId, env: r.env };
       const threshold = conditions[r.env].pending_retries;
-      const past = await this.#o.store.alerts.retryingCount(tenant, threshold + 1);
-      totals.push({ env: r.env, count: past > threshold ? await this.#o.store.alerts.retryingCount(tenant, PENDING_RETRIES_COUNTED_UP_TO) : past });
+      const upTo = Math.min(threshold + 1, PENDING_RETRIES_COUNTED_UP_TO);
+      const past = await this.#o.store.alerts.retryingCount(tenant, upTo);
+      const further = past >= upTo && upTo < PENDING_RETRIES_COUNTED_UP_TO;
+      totals.push({ env: r.env, count: further ? await this.#o.store.alerts.retryingCount(tenant, PENDING_RETRIES_COUNTED_UP_TO) : past });
     }
     return totals;
   }
