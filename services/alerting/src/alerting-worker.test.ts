@@ -262,7 +262,7 @@ describe("the spec's numbers", () => {
     expect(told()).toBe(100);
   });
 
-  it('an organization under 5,000 live messages this month (50 % of the smallest plan, 10,000) is not decided for its usage: 4,999 not, 5,000 yes', async () => {
+  it('an organization under 5,000 live messages (50 % of the smallest plan, 10,000) is not decided for its usage: 4,999 not, 5,000 yes', async () => {
     const s = start(Date.UTC(2026, 4, 12, 9, 0, 0));
     const [under, at] = [await s.org('business'), await s.org('business')];
     s.setLiveUsage(under, 4_999);
