@@ -17,6 +17,7 @@ function monthsOf(months: Record<string, string[]>) {
       const matches = (months[month] ?? []).filter((id) => id.endsWith('*')).map((id) => id.replace('*', ''));
       return matches.filter((id) => from === null || id >= from).slice(0, limit);
     },
+    pastMonth: (month) => `past ${month}`,
   };
   return { reads, log };
 }
@@ -57,11 +58,13 @@ describe('the message list’s walk (MongoDB)', () => {
     expect(await walkMonths(['202612', '202611'], 1, 3, reads)).toEqual({ messages: ['d5'], resumeAfterId: null });
   });
 
-  it('a month that shrank between its count and its edge (retention dropping it) ends the walk, never counting without a limit', async () => {
+  it('a range that shrank between its count and its edge (a status range) is read uncut, and the page ends past its month', async () => {
     const { reads, log } = monthsOf(MONTHS);
     reads.edge = async () => null;
-    expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: [], resumeAfterId: null });
-    expect(log).toEqual(['count 202612 6']); // nor the month read uncut
+    // Not a null cursor, which would tell the list is over with older matches left.
+    expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: ['d5', 'd2'], resumeAfterId: 'past 202612' });
+    // Never a count without a limit, nor the next month read past the spent budget.
+    expect(log).toEqual(['count 202612 6', 'page 202612 from -']);
   });
 
   it('reads a cut page from the edge itself ($gte: the edge is on this page), never below since’s own bound', () => {

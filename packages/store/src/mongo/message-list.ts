@@ -1,9 +1,9 @@
-import type { Tenant } from '@wirehook/core';
+import { firstIdAt, type Tenant } from '@wirehook/core';
 import { SINCE_ID_MARGIN_MS, type MessagePage, type MessageQuery } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, MessageDoc } from './documents.ts';
 import { toConsumerRef, toMessageHead } from './mappers.ts';
-import { type Month, monthOf } from './months.ts';
+import { type Month, monthOf, monthStartOf } from './months.ts';
 import { hasResidual, LIST_SCAN_BUDGET, MESSAGES_PLANS as P, type ListQuery } from './plans/messages.ts';
 import { checkedLimit } from './query.ts';
 
@@ -99,6 +99,8 @@ async function pageOf(conn: MongoConnection, t: Tenant, query: MessageQuery): Pr
         .limit(limit)
         .toArray();
     },
+    // The lowest id of the month's first millisecond: every id of the month is above it.
+    pastMonth: (month) => firstIdAt('message', monthStartOf(month)),
   });
 }
 
@@ -110,6 +112,8 @@ export interface MonthReads<D> {
   edge(month: Month, skip: number): Promise<string | null>;
   /** Up to `limit` of the month's matches, newest first, at or newer than `from` when given. */
   page(month: Month, from: string | null, limit: number): Promise<D[]>;
+  /** A cursor past the month's oldest message (the next page goes on in the months before it). */
+  pastMonth(month: Month): string;
 }
 
 /**
@@ -132,9 +136,14 @@ export async function walkMonths<D>(
       const inRange = await reads.count(month, left);
       if (inRange >= left) {
         from = await reads.edge(month, left - 1);
-        // The month shrank between its count and its edge: messages leave only with their whole
-        // month (retention drops the oldest, the last walked), so what is older is going too.
-        if (from === null) break;
+        if (from === null) {
+          // The range shrank between its count and its edge (a status range loses a message at
+          // each completion; retention drops a whole month): fewer than `left` now, so the month
+          // is read uncut within the budget, and the page ends past it — never a cursor of null
+          // that would tell the list is over, never a count without a limit.
+          messages.push(...(await reads.page(month, null, limit - messages.length)));
+          return { messages, resumeAfterId: messages.length === limit ? null : reads.pastMonth(month) };
+        }
       }
       left -= inRange;
     }
