@@ -65,6 +65,8 @@ describe('the message list’s walk (MongoDB)', () => {
     expect(await walkMonths(['202612', '202611'], 10, 6, reads)).toEqual({ messages: ['d5', 'd2'], resumeAfterId: 'past 202612' });
     // Never a count without a limit, nor the next month read past the spent budget.
     expect(log).toEqual(['count 202612 6', 'page 202612 from -']);
+    // The oldest month walked has nothing past it: there the list is over.
+    expect(await walkMonths(['202612'], 10, 6, reads)).toEqual({ messages: ['d5', 'd2'], resumeAfterId: null });
   });
 
   it('reads a cut page from the edge itself ($gte: the edge is on this page), never below since’s own bound', () => {

@@ -140,9 +140,12 @@ export async function walkMonths<D>(
           // The range shrank between its count and its edge (a status range loses a message at
           // each completion; retention drops a whole month): fewer than `left` now, so the month
           // is read uncut within the budget, and the page ends past it — never a cursor of null
-          // that would tell the list is over, never a count without a limit.
+          // that would tell the list is over while older months are left, never a count without
+          // a limit. The oldest month walked has nothing past it (the legacy bucket, which holds
+          // the months before it too, would be listed again from a cursor at its month's start).
           messages.push(...(await reads.page(month, null, limit - messages.length)));
-          return { messages, resumeAfterId: messages.length === limit ? null : reads.pastMonth(month) };
+          const oldest = month === months[months.length - 1];
+          return { messages, resumeAfterId: messages.length === limit || oldest ? null : reads.pastMonth(month) };
         }
       }
       left -= inRange;
