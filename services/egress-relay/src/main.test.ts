@@ -52,24 +52,50 @@ async function relayEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
   };
 }
 
+/**
+ * Starts the relay and waits until its /livez answers. A start that lost a drawn port to another
+ * process before binding it (EADDRINUSE) is tried again on fresh ports; any other exit fails the
+ * test with the relay's own stderr (a bare "fetch failed" tells nothing). @returns its environment
+ * and what it has printed on stdout so far.
+ */
+async function startRelay(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; stdout: () => string }> {
+  for (let attempt = 1; ; attempt++) {
+    const env = await relayEnv(extra);
+    let [stdout, stderr] = ['', ''];
+    const started = spawnTestProcess(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const deadline = Date.now() + 20_000;
+    while (started.exitCode === null && started.signalCode === null) {
+      const live = await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`, { signal: AbortSignal.timeout(2_000) }).then(
+        (res) => res.status === 200,
+        () => false,
+      );
+      if (live) return { env, stdout: () => stdout };
+      if (Date.now() > deadline) throw new Error(`the relay was not live within 20 s; its stderr:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => started.stderr!.once('close', resolve)); // all of its stderr, not the first chunk
+    if (attempt < 3 && stderr.includes('EADDRINUSE')) continue;
+    throw new Error(`the relay exited (${started.exitCode ?? started.signalCode}) before it was live; its stderr:\n${stderr}`);
+  }
+}
+
 async function readiness(metricsPort: string | undefined): Promise<{ status: number; body: any }> {
   const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`, { signal: AbortSignal.timeout(2_000) });
   return { status: res.status, body: await res.json() };
 }
 
 it('without RELAY_SOURCE_IPS it is live but not ready, and says which variable is missing', async () => {
-  const env = await relayEnv({});
-  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
-  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const { env } = await startRelay({});
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
   expect(ready.body.checks.source_ips).toMatch(/RELAY_SOURCE_IPS is empty/);
 }, 30_000);
 
 it('with an address this host does not have, it is not ready and names that address', async () => {
-  const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2,203.0.113.7' });
-  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
-  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const { env } = await startRelay({ RELAY_SOURCE_IPS: '127.0.0.2,203.0.113.7' });
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
   expect(ready.body.checks.source_ips).toBe('RELAY_SOURCE_IPS has addresses this host does not have: 203.0.113.7 (sends from them fail)');
@@ -87,12 +113,11 @@ it('RELAY_EGRESS_MODE=natt stops the start, naming the variable and what it may 
 }, 30_000);
 
 it('in nat mode an address this host does not have (the NAT gateway’s) is ready, logged at start, and recorded as the send’s source', async () => {
-  const env = await relayEnv({ RELAY_SOURCE_IPS: '198.51.100.20', RELAY_EGRESS_MODE: 'nat', LOG_FORMAT: 'json' });
-  let out = '';
-  child = spawnTestProcess(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'ignore'] });
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const { env, stdout } = await startRelay({ RELAY_SOURCE_IPS: '198.51.100.20', RELAY_EGRESS_MODE: 'nat', LOG_FORMAT: 'json' });
   await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
-  expect(out).toMatch(/"mode":"nat","sourceIps":\["198\.51\.100\.20"\],"msg":"egress relay in nat mode \(connections not bound[^"]*\): pool 198\.51\.100\.20"/);
+  expect(stdout()).toMatch(
+    /"mode":"nat","sourceIps":\["198\.51\.100\.20"\],"msg":"egress relay in nat mode \(connections not bound[^"]*\): pool 198\.51\.100\.20"/,
+  );
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });
   try {
@@ -108,9 +133,7 @@ it('in nat mode an address this host does not have (the NAT gateway’s) is read
 }, 30_000);
 
 it('in nat mode without RELAY_SOURCE_IPS it is not ready either', async () => {
-  const env = await relayEnv({ RELAY_EGRESS_MODE: 'nat' });
-  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
-  await eventually(async () => expect((await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`)).status).toBe(200), 20_000, 100);
+  const { env } = await startRelay({ RELAY_EGRESS_MODE: 'nat' });
   const ready = await readiness(env['METRICS_PORT']);
   expect(ready.status).toBe(503);
   expect(ready.body.checks.source_ips).toMatch(/RELAY_SOURCE_IPS is empty/);
@@ -125,8 +148,7 @@ it('RELAY_SOURCE_IPS that is not a list of addresses stops the start, naming the
 }, 30_000);
 
 it('with a pool it is ready; Relay.Deliver sends from the pool address, counted per source address in its /metrics', async () => {
-  const env = await relayEnv({ RELAY_SOURCE_IPS: '127.0.0.2' });
-  child = spawnTestProcess(process.execPath, [main], { env, stdio: 'ignore' });
+  const { env } = await startRelay({ RELAY_SOURCE_IPS: '127.0.0.2' });
   await eventually(async () => expect((await readiness(env['METRICS_PORT'])).status).toBe(200), 20_000, 100);
 
   const client = new RelayGrpcClient({ address: `127.0.0.1:${env['GRPC_PORT']}`, authToken: TOKEN, deadlineMs: 10_000 });

@@ -46,6 +46,25 @@ describe('free ports', () => {
     expect(portShare('single', 0)[1]).toBe(portShare('run', 0)[0]);
   });
 
+  it('never hands out a port twice within a minute, even when the draw lands on it again (both would be free until bound)', async () => {
+    const [singleFrom, singleTo] = portShare('single', testLane());
+    const real = Math.random;
+    const first = await freePort();
+    // The next draw lands on the port just handed out, then on a run over it; later draws are random.
+    const onFirst = (first - singleFrom + 0.5) / (singleTo - singleFrom);
+    const draws = [onFirst];
+    vi.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? real());
+    const second = await freePort();
+    expect(draws).toHaveLength(0);
+    expect(second).not.toBe(first);
+    const [runFrom, runTo] = portShare('run', testLane());
+    const run = await freePortRun(3);
+    draws.push((run + 1 - runFrom + 0.5) / (runTo - runFrom - 3 + 1)); // a run starting on the run's second port
+    const again = await freePortRun(3);
+    expect(draws).toHaveLength(0);
+    expect(again < run - 2 || again > run + 2).toBe(true);
+  });
+
   it("draws single ports and runs in this process's own shares", async () => {
     const [singleFrom, singleTo] = portShare('single', testLane());
     const [runFrom, runTo] = portShare('run', testLane());

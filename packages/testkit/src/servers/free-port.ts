@@ -21,7 +21,7 @@ export function testLane(): 0 | 1 | 2 {
  * could land in a run drawn (and not yet bound) by a cluster test.
  */
 export function freePort(): Promise<number> {
-  return drawPorts(1, portShare('single'));
+  return handOut(1, portShare('single'));
 }
 
 /**
@@ -30,7 +30,23 @@ export function freePort(): Promise<number> {
  * of some process's outgoing connection before our server binds it (EADDRINUSE).
  */
 export function freePortRun(count: number): Promise<number> {
-  return drawPorts(count, portShare('run'));
+  return handOut(count, portShare('run'));
+}
+
+/**
+ * How long a port this process handed out is not handed out again. A drawn port is free until
+ * its test binds it, so two draws in a row (a service's GRPC_PORT, then its METRICS_PORT) could
+ * otherwise get the same one, and the service then fails its start with EADDRINUSE.
+ */
+export const HANDED_OUT_MS = 60_000;
+const handedOut = new Map<number, number>(); // port → when it was handed out
+
+async function handOut(count: number, share: [number, number]): Promise<number> {
+  const now = Date.now();
+  for (const [port, at] of handedOut) if (now - at >= HANDED_OUT_MS) handedOut.delete(port);
+  const base = await drawPorts(count, share, async (port) => !handedOut.has(port) && (await portIsFree(port)));
+  for (let i = 0; i < count; i++) handedOut.set(base + i, now);
+  return base;
 }
 
 /**
