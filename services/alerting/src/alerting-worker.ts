@@ -4,8 +4,6 @@ import {
   isCancelledAttempt,
   newNoticeId,
   PENDING_RETRIES_COUNTED_UP_TO,
-  PLANS,
-  USAGE_THRESHOLDS,
   utcDay,
   utcMonth,
   type AlertConditions,
@@ -21,7 +19,7 @@ import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { CertificateNotices } from './certificate-notices.ts';
-import { decideOrg, failureDue, FAILURE_AFTER_MS, OWNER_USAGE_THRESHOLDS, type OrgInput } from './decide.ts';
+import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
 import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
@@ -44,14 +42,6 @@ const FAILING_PER_ORG = 100;
 const EGRESS_STEP_AT_LEAST_MS = 60_000;
 /** The smallest pending-retries threshold: an environment is looked at above it (the spec's "exceed"). */
 const RETRYING_MIN = 101;
-/**
- * The fewest live messages a month that can cross any usage threshold of any plan (the smallest
- * share of the smallest monthly limit: 50 % of 10,000): an organization below it is not queued
- * for a usage decision that could only find nothing.
- */
-const USAGE_NOTICE_FLOOR = Math.ceil(
-  (Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages))) / 100,
-);
 
 /** An organization's periodic reading: retrying totals (`exact` false: at least that many) and the live messages of `month`. */
 interface PeriodicReading {
@@ -196,7 +186,8 @@ export class AlertingWorker implements Component {
       const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null, month }).get(orgId)!;
       for (const r of await store.alerts.retryingCounts(RETRYING_MIN))
         entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
-      for (const u of await store.alerts.liveMonthUsage(month)) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
+      // Only organizations at USAGE_NOTICE_FLOOR or above: one below it could cross no threshold.
+      for (const u of await store.alerts.liveMonthUsage(month)) entry(u.orgId).used = u.used;
       // Merged, not replaced: replacing the queue each minute put the same first organizations
       // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
       // One with nothing periodic left leaves the queue; the others keep their places.

@@ -1,4 +1,4 @@
-import { PLANS, utcDay, utcMonth, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
+import { OWNER_USAGE_THRESHOLDS, PLANS, utcDay, utcMonth, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
 import type { AlertEvent, AlertState, NoticeEndpoint } from '@wirehook/store';
 import { flush, onFailure } from './failure-throttle.ts';
 import { noticeContent, pendingRetriesContent, usageContent, type NoticeContent } from './notice-content.ts';
@@ -13,8 +13,6 @@ export const FAILURE_AFTER_MS: Readonly<Record<AlertConditions['delivery_failure
   '15m': 15 * 60_000,
   '60m': 60 * 60_000,
 };
-/** The owner's usage e-mails go at these shares of the plan, whatever the conditions. */
-export const OWNER_USAGE_THRESHOLDS = [80, 100] as const;
 
 /** The failure streak that began at `failingSince` has lasted the chosen time at `now` (at exactly N minutes: yes). */
 export function failureDue(after: AlertConditions['delivery_failure'], failingSince: number, now: number): boolean {

@@ -1,4 +1,13 @@
-import { ConflictError, InvalidError, type AlertConditions, type AlertTargetId, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
+import {
+  ConflictError,
+  InvalidError,
+  USAGE_NOTICE_FLOOR,
+  type AlertConditions,
+  type AlertTargetId,
+  type EndpointId,
+  type OrgId,
+  type Tenant,
+} from '@wirehook/core';
 import {
   alertStateDue,
   readAlertState,
@@ -19,8 +28,8 @@ import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import type { Month } from './months.ts';
-import { ALERTS_PLANS as P, envConditionsId, RETRYING_COUNT_CAP } from './plans/alerts.ts';
-import { counterKey, shardIds } from './usage-counters.ts';
+import { ALERTS_PLANS as P, envConditionsId, RETRYING_COUNT_CAP, USAGE_MARKS_PAGE } from './plans/alerts.ts';
+import { counterValues, usageOverMarkId } from './usage-counters.ts';
 
 /**
  * Organizations eventOrgs looks at per call for each one it answers (one seek each on
@@ -229,22 +238,30 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
   }
 
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
-    // A counter is spread over shards (usage-counters.ts): `key` and `1|key` … summed per org.
-    // The keys intake writes are live:<org>:<YYYY-MM>: each shard's live keys are one range of
-    // the _id index by prefix (never a scan of every counter); other months' are skipped here.
-    const used = new Map<string, number>();
-    const suffix = `:${month}`;
-    for (const shard of shardIds('')) {
-      const q = P.liveCounters(shard);
-      for (const d of await this.#conn.counters.find(q.filter, { ...q.options, projection: { _id: 1, value: 1 } }).toArray()) {
-        const key = counterKey(d._id);
-        if (!key.endsWith(suffix)) continue;
-        const parts = key.split(':');
-        if (parts.length !== 3) continue;
-        used.set(parts[1]!, (used.get(parts[1]!) ?? 0) + d.value);
+    // Only the organizations a send marked over the floor this month (usage-counters.ts), a page
+    // of marks at a time, then their counters (8 shards each, summed; a counter given back under
+    // the floor since is left out): never every organization's counters.
+    const used: { orgId: OrgId; used: number }[] = [];
+    const prefix = usageOverMarkId(month, '');
+    for (let after: string | null = null; ; ) {
+      const q = P.usageOverMarks(month, after);
+      const marks = await this.#conn.counters
+        .find(q.filter, { ...q.options, projection: { _id: 1 } })
+        .limit(USAGE_MARKS_PAGE)
+        .toArray();
+      const orgs = marks.map((m) => m._id.slice(prefix.length));
+      const values = await counterValues(
+        this.#conn,
+        orgs.map((org) => `live:${org}:${month}`),
+        Date.now(),
+      );
+      for (const org of orgs) {
+        const n = values[`live:${org}:${month}`] ?? 0;
+        if (n >= USAGE_NOTICE_FLOOR) used.push({ orgId: org as OrgId, used: n });
       }
+      if (marks.length < USAGE_MARKS_PAGE) return used;
+      after = marks.at(-1)!._id;
     }
-    return [...used].map(([orgId, n]) => ({ orgId: orgId as OrgId, used: n }));
   }
 
   async statesDue(now: number, limit: number): Promise<OrgId[]> {

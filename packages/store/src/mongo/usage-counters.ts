@@ -1,4 +1,4 @@
-import { PlanLimitError } from '@wirehook/core';
+import { PlanLimitError, USAGE_NOTICE_FLOOR } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -96,7 +96,54 @@ export async function takeCounts(
     throw err;
   }
   payOwedLater(conn);
+  await markOverFloor(conn, counters, values);
   return { taken, values };
+}
+
+// The alerting engine reads, once a minute, the organizations whose live messages this month
+// reached USAGE_NOTICE_FLOOR (liveMonthUsage). Reading every organization's counters to find
+// them is a read of 8 shards × organizations × kept months; instead the send that finds its
+// month's count at the floor or above marks its organization over it, in one document a month
+// (`usage-over:<YYYY-MM>:<org>`), and the engine reads those marks and then their counters.
+
+/** The `_id` in usage_counters of the mark that an organization's live messages of `month` reached USAGE_NOTICE_FLOOR. */
+export function usageOverMarkId(month: string, orgId: string): string {
+  return `${USAGE_OVER_PREFIX}${month}:${orgId}`;
+}
+
+/** What every usage-over mark's `_id` begins with; the month and `:` follow. */
+export const USAGE_OVER_PREFIX = 'usage-over:';
+
+/** A live month counter's key (message-intake's usageCounters): `live:<org>:<YYYY-MM>`. */
+const LIVE_MONTH_KEY = /^live:([^:]+):([0-9]{4}-[0-9]{2})$/;
+
+/** Marks this process has written (or found written), so each is written once a process; cleared when this large. */
+const MARKS_REMEMBERED = 100_000;
+const markedByConn = new WeakMap<MongoConnection, Set<string>>();
+
+/**
+ * Marks each organization whose live month counter this send read at USAGE_NOTICE_FLOOR or
+ * above, once a process and month: an upsert that changes nothing once the mark exists. Never
+ * throws — the send is taken; a mark not written is written by the organization's next send
+ * (until then, only a month that stops sending right at the floor goes unread).
+ */
+async function markOverFloor(conn: MongoConnection, counters: readonly UsageCounter[], values: Record<string, number>): Promise<void> {
+  for (const counter of counters) {
+    const live = LIVE_MONTH_KEY.exec(counter.key);
+    if (live === null || !counter.increment || (values[counter.key] ?? 0) < USAGE_NOTICE_FLOOR) continue;
+    const id = usageOverMarkId(live[2]!, live[1]!);
+    let marked = markedByConn.get(conn);
+    if (marked === undefined) markedByConn.set(conn, (marked = new Set()));
+    if (marked.has(id)) continue;
+    const q = P.usageOverMark(id);
+    try {
+      await conn.counters.updateOne(q.filter, { $setOnInsert: { value: 0, expiresAt: new Date(counter.expiresAt) } }, { ...q.options, upsert: true });
+      if (marked.size >= MARKS_REMEMBERED) marked.clear();
+      marked.add(id);
+    } catch {
+      // Written by the next send of this organization.
+    }
+  }
 }
 
 /**

@@ -171,7 +171,11 @@ export interface AlertSettingsRepo {
    * PENDING_RETRIES_COUNTED_UP_TO): a larger total reads as `upTo`.
    */
   retryingCount(t: Tenant, upTo: number): Promise<number>;
-  /** Each organization's live messages of a UTC month (`YYYY-MM`), from the usage counters. */
+  /**
+   * Each organization with at least USAGE_NOTICE_FLOOR (5,000) live messages in a UTC month
+   * (`YYYY-MM`), from the usage counters, and that number. The others are left out: the
+   * read is bounded by the organizations over the floor, not by every organization.
+   */
   liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */
   statesDue(now: number, limit: number): Promise<OrgId[]>;

@@ -2,6 +2,7 @@ import {
   ConflictError,
   InvalidError,
   PENDING_RETRIES_COUNTED_UP_TO,
+  USAGE_NOTICE_FLOOR,
   type AlertConditions,
   type AlertTargetId,
   type EndpointId,
@@ -162,8 +163,8 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
   async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
     // The keys intake writes: live:<org>:<YYYY-MM> (message-intake's usageCounters).
     return this.#conn
-      .statement(`SELECT key, value FROM usage_counters WHERE key LIKE 'live:%' AND substr(key, -7) = ?`)
-      .all(month)
+      .statement(`SELECT key, value FROM usage_counters WHERE key LIKE 'live:%' AND substr(key, -7) = ? AND value >= ?`)
+      .all(month, USAGE_NOTICE_FLOOR)
       .map((row) => ({ orgId: text(row, 'key').split(':')[1] as OrgId, used: int(row, 'value') }));
   }
 

@@ -1,6 +1,7 @@
 import { PENDING_RETRIES_COUNTED_UP_TO } from '@wirehook/core';
 import { MAX_ALERT_TARGETS_PER_ENV } from '../../ports/alert-settings-port.ts';
 import { COLLECTIONS } from '../connection.ts';
+import { USAGE_OVER_PREFIX } from '../usage-counters.ts';
 import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 
 /** The named queries of the alerting engine's collections. */
@@ -18,6 +19,8 @@ import { CLAIMED_BY_MAJORITY, definePlans, planSpec } from './plan.ts';
 export const RETRYING_COUNT_CAP = PENDING_RETRIES_COUNTED_UP_TO;
 
 const TARGETS = `the organization's targets (≤ MAX_ALERT_TARGETS_PER_ENV, ${MAX_ALERT_TARGETS_PER_ENV}, per environment; made before the cap, a handful each)`;
+/** Usage-over marks read a page (liveMonthUsage): their counters' 8 shards each are read in one `$in` after it. */
+export const USAGE_MARKS_PAGE = 500;
 const BY_ID = '1: by _id';
 
 /** The `_id` of an environment's alert conditions (the organization's own from before conditions were per environment is its org id). */
@@ -224,16 +227,21 @@ export const ALERTS_PLANS = definePlans('alerts', {
     build: (orgId: string, env: string) => ({ filter: { status: 'retrying', orgId, env } }),
     example: ['org_1', 'live'],
   }),
-  /** One shard's live usage counters (`[n|]live:<org>:<YYYY-MM>`): a range of the _id index by prefix. */
-  liveCounters: planSpec({
+  /**
+   * A page of a month's usage-over marks (`usage-over:<YYYY-MM>:<org>`, usage-counters.ts) after
+   * a cursor: a range of the _id index by prefix, one mark per organization whose live messages
+   * of the month reached USAGE_NOTICE_FLOOR; once per PERIODIC_MS, in pages of USAGE_MARKS_PAGE.
+   */
+  usageOverMarks: planSpec({
     collection: COLLECTIONS.counters,
     index: '_id_',
-    examines:
-      "one shard's live month counters: ≤ one per organization with live sends per month still kept (the TTL index removes a month's once it is " +
-      'over), so ≤ 2 × organizations; once per PERIODIC_MS',
+    examines: `≤ ${USAGE_MARKS_PAGE} a page (USAGE_MARKS_PAGE): the marks of organizations over the floor this month, never every organization's counters`,
     maxExamined: (n) => n,
-    build: (prefix: string) => ({ filter: { _id: { $gte: `${prefix}live:`, $lt: `${prefix}live;` } }, sort: { _id: 1 } }),
-    example: ['1|'],
+    build: (month: string, afterId: string | null) => ({
+      filter: { _id: { $gt: afterId ?? `${USAGE_OVER_PREFIX}${month}:`, $lt: `${USAGE_OVER_PREFIX}${month};` } },
+      sort: { _id: 1 },
+    }),
+    example: ['2026-11', null],
   }),
 
   /** Whether any notice is due (the claim's first seek: with none, it walks nothing). */

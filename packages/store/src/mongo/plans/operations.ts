@@ -127,7 +127,7 @@ export const OPERATIONS_PLANS = definePlans('operations', {
   counterShards: planSpec({
     collection: COLLECTIONS.counters,
     index: '_id_',
-    examines: "the ids given (SHARDS per counter, a send's few counters): point reads of the _id index",
+    examines: "the ids given (SHARDS per counter: a send's few counters, or a page of liveMonthUsage's, ≤ 500 × 8): point reads of the _id index",
     maxExamined: (n) => n,
     build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
     example: [['live:org_1:2026-11', '1|live:org_1:2026-11']],
@@ -140,6 +140,15 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     maxExamined: () => 1,
     build: (shardId: string) => ({ filter: { _id: shardId } }),
     example: ['1|live:org_1:2026-11'],
+  }),
+  /** An organization's usage-over mark of a month (usage-counters.ts), by id: a send whose live month count reached USAGE_NOTICE_FLOOR. */
+  usageOverMark: planSpec({
+    collection: COLLECTIONS.counters,
+    index: '_id_',
+    examines: BY_ID,
+    maxExamined: () => 1,
+    build: (markId: string) => ({ filter: { _id: markId } }),
+    example: ['usage-over:2026-11:org_1'],
   }),
   /** One of an endpoint's held-write markers (stranded.ts): written by a send holding a delivery, all of them by a status change. */
   heldMark: planSpec({

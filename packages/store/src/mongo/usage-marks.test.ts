@@ -1,0 +1,126 @@
+// The alerting engine's minute reading of usage without a server: a send whose organization's
+// live messages of the month reach USAGE_NOTICE_FLOOR (5,000) marks it over the floor, once a
+// process and month, and liveMonthUsage reads only the marked organizations' counters, a page
+// of 500 marks at a time. A stand-in `counters` collection keeps the documents in a Map, answers
+// the calls this code makes (as the _id index would: a range by prefix, in order, limited) and
+// records what each read touched.
+import { USAGE_NOTICE_FLOOR, type OrgId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import type { UsageCounter } from '../ports/message-port.ts';
+import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
+import type { MongoConnection } from './connection.ts';
+import { USAGE_MARKS_PAGE } from './plans/alerts.ts';
+import { shardIds, takeCounts, usageOverMarkId } from './usage-counters.ts';
+
+const NOW = Date.UTC(2026, 11, 2);
+const EXPIRES = Date.UTC(2027, 1, 1);
+const live = (org: string, month = '2026-12'): UsageCounter => ({ key: `live:${org}:${month}`, limit: null, increment: true, expiresAt: EXPIRES });
+
+interface Doc {
+  value: number;
+  expiresAt: Date;
+}
+type IdFilter = { _id: string | { $in: string[] } | { $gt: string; $lt: string } };
+
+function countersOf() {
+  const docs = new Map<string, Doc>();
+  const calls = { upserts: [] as string[], read: [] as string[], failUpserts: 0 };
+  const select = (filter: IdFilter): string[] => {
+    const id = filter._id;
+    if (typeof id === 'string') return docs.has(id) ? [id] : [];
+    if ('$in' in id) return id.$in.filter((one) => docs.has(one));
+    return [...docs.keys()].filter((one) => one > id.$gt && one < id.$lt).sort();
+  };
+  const counters = {
+    updateOne: async (filter: { _id: string }, update: unknown) => {
+      const doc = docs.get(filter._id);
+      if (Array.isArray(update)) docs.set(filter._id, { value: (doc?.value ?? 0) + 1, expiresAt: new Date(EXPIRES) });
+      else if ((update as { $setOnInsert?: Doc }).$setOnInsert) {
+        calls.upserts.push(filter._id);
+        if (calls.failUpserts > 0) {
+          calls.failUpserts--;
+          throw new Error('not primary');
+        }
+        if (doc === undefined) docs.set(filter._id, { ...(update as { $setOnInsert: Doc }).$setOnInsert });
+      } else throw new Error(`unexpected update ${JSON.stringify(update)}`);
+      return { matchedCount: 1, modifiedCount: 1 };
+    },
+    find: (filter: IdFilter) => {
+      let limit = Infinity;
+      const cursor = {
+        limit: (n: number) => {
+          limit = n;
+          return cursor;
+        },
+        toArray: async () => {
+          const found = select(filter).slice(0, limit);
+          calls.read.push(...found);
+          return found.map((id) => ({ _id: id, ...docs.get(id)! }));
+        },
+      };
+      return cursor;
+    },
+  };
+  /** Sets a counter's value (in its first shard, as a long month of sends would leave it). */
+  const set = (key: string, value: number) => docs.set(shardIds(key)[0]!, { value, expiresAt: new Date(EXPIRES) });
+  return { conn: { counters } as unknown as MongoConnection, docs, calls, set };
+}
+
+describe('usage-over marks (MongoDB): the minute reading of usage reads only organizations at 5,000 or more', () => {
+  it('a send that brings the month to 5,000 marks its organization, one at 4,999 does not; marked once a process', async () => {
+    const { conn, docs, calls, set } = countersOf();
+    expect(USAGE_NOTICE_FLOOR).toBe(5_000);
+    set(live('org_a').key, 4_998);
+    await takeCounts(conn, [live('org_a')], NOW); // 4,999
+    expect(docs.has(usageOverMarkId('2026-12', 'org_a'))).toBe(false);
+    await takeCounts(conn, [live('org_a')], NOW); // 5,000
+    expect(docs.get(usageOverMarkId('2026-12', 'org_a'))).toEqual({ value: 0, expiresAt: new Date(EXPIRES) });
+    await takeCounts(conn, [live('org_a')], NOW); // 5,001: no second write
+    expect(calls.upserts).toEqual(['usage-over:2026-12:org_a']);
+  });
+
+  it('marks only live month counters: a test day counter over the floor, or one only read, is no mark', async () => {
+    const { conn, calls, set } = countersOf();
+    const day: UsageCounter = { key: 'test:org_b:2026-12-02', limit: null, increment: true, expiresAt: EXPIRES };
+    set(day.key, 9_000);
+    set(live('org_b').key, 9_000);
+    await takeCounts(conn, [day, { ...live('org_b'), increment: false }], NOW);
+    expect(calls.upserts).toEqual([]);
+  });
+
+  it('a mark that fails to be written does not fail the send, and the next send writes it', async () => {
+    const { conn, docs, calls, set } = countersOf();
+    set(live('org_c').key, 5_000);
+    calls.failUpserts = 1;
+    await expect(takeCounts(conn, [live('org_c')], NOW)).resolves.toMatchObject({ values: { [live('org_c').key]: 5_001 } });
+    expect(docs.has(usageOverMarkId('2026-12', 'org_c'))).toBe(false);
+    await takeCounts(conn, [live('org_c')], NOW);
+    expect(docs.has(usageOverMarkId('2026-12', 'org_c'))).toBe(true);
+    expect(calls.upserts).toHaveLength(2);
+  });
+
+  it(`lists the marked organizations of the month with their sums, ${USAGE_MARKS_PAGE} marks a page, reading no unmarked counter`, async () => {
+    const { conn, docs, calls, set } = countersOf();
+    // 501 marked organizations of December (two pages), each over the floor but one given back under it.
+    const marked = Array.from({ length: USAGE_MARKS_PAGE + 1 }, (_, i) => `org_${String(i).padStart(4, '0')}`);
+    for (const org of marked) {
+      set(live(org).key, 5_000);
+      docs.set(`3|${live(org).key}`, { value: 7, expiresAt: new Date(EXPIRES) }); // another shard: summed
+      docs.set(usageOverMarkId('2026-12', org), { value: 0, expiresAt: new Date(EXPIRES) });
+    }
+    set(live(marked[7]!).key, 4_992); // 4,999 with its other shard: given back under the floor since its mark
+    // Unmarked: 1,000 organizations under the floor this month, and a November mark.
+    for (let i = 0; i < 1_000; i++) set(live(`small_${i}`).key, 40);
+    docs.set(usageOverMarkId('2026-11', 'org_nov'), { value: 0, expiresAt: new Date(EXPIRES) });
+    set(live('org_nov', '2026-11').key, 9_000);
+
+    const used = await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12');
+    expect(used).toHaveLength(USAGE_MARKS_PAGE);
+    expect(used).toContainEqual({ orgId: marked[0] as OrgId, used: 5_007 });
+    expect(used).toContainEqual({ orgId: marked.at(-1) as OrgId, used: 5_007 });
+    expect(used.map((u) => u.orgId)).not.toContain(marked[7]);
+    // Read: the 501 marks and the marked counters' shards, never a small organization's or November's.
+    expect(calls.read.filter((id) => id.startsWith('usage-over:'))).toHaveLength(USAGE_MARKS_PAGE + 1);
+    expect(calls.read.some((id) => id.includes('small_') || id.includes('2026-11'))).toBe(false);
+  });
+});
