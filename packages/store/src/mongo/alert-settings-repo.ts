@@ -237,7 +237,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     return doc?.orgId ?? null;
   }
 
-  async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
+  async liveMonthUsage(month: string, now: number): Promise<{ orgId: OrgId; used: number }[]> {
     // Only the organizations a send marked over the floor this month (usage-counters.ts), a page
     // of marks at a time, then their counters (8 shards each, summed; a counter given back under
     // the floor since is left out): never every organization's counters.
@@ -253,7 +253,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
       const values = await counterValues(
         this.#conn,
         orgs.map((org) => `live:${org}:${month}`),
-        Date.now(),
+        now,
       );
       for (const org of orgs) {
         const n = values[`live:${org}:${month}`] ?? 0;

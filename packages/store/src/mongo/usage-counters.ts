@@ -13,7 +13,8 @@ import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 // count, the later increment's read sees both and refuses (both may refuse; never both pass).
 // The first shard is the bare key, so a counter written before shards is read as one. The
 // shard number goes in front: keys end in free text (a consumer's external id), but always
-// begin with their environment, never with a digit, so no shard id is another key's.
+// begin with their environment, never with a digit, so no shard id is another key's. The same
+// collection keeps marks under ids of their own (`usage-over:`, `held-writes:`): never a key's.
 
 /** Documents one counter is spread over. */
 export const SHARDS = 8;
@@ -93,6 +94,8 @@ export async function takeCounts(
     }
   } catch (err) {
     await giveBack(conn, taken, now);
+    // A send refused at its plan's limit still marks: an organization at its limit is over the floor.
+    await markOverFloor(conn, counters, values);
     throw err;
   }
   payOwedLater(conn);
@@ -114,7 +117,7 @@ export function usageOverMarkId(month: string, orgId: string): string {
 /** What every usage-over mark's `_id` begins with; the month and `:` follow. */
 export const USAGE_OVER_PREFIX = 'usage-over:';
 
-/** A live month counter's key (message-intake's usageCounters): `live:<org>:<YYYY-MM>`. */
+/** A live month counter's key (message-intake's usageCounters): `live:<org>:<YYYY-MM>` (an org id is `org_` and a ULID). */
 const LIVE_MONTH_KEY = /^live:([^:]+):([0-9]{4}-[0-9]{2})$/;
 
 /** Marks this process has written (or found written), so each is written once a process; cleared when this large. */
@@ -123,9 +126,11 @@ const markedByConn = new WeakMap<MongoConnection, Set<string>>();
 
 /**
  * Marks each organization whose live month counter this send read at USAGE_NOTICE_FLOOR or
- * above, once a process and month: an upsert that changes nothing once the mark exists. Never
- * throws — the send is taken; a mark not written is written by the organization's next send
- * (until then, only a month that stops sending right at the floor goes unread).
+ * above (taken or refused at its limit), once a process and month: an upsert that changes
+ * nothing once the mark exists. Never throws — the send's own outcome is the one to answer; a
+ * mark not written is written by the organization's next send (until then, only a month that
+ * stops sending right at the floor goes unread). A mark stays once written, under the floor again
+ * (a count given back) or not: the reading leaves those out by their counters.
  */
 async function markOverFloor(conn: MongoConnection, counters: readonly UsageCounter[], values: Record<string, number>): Promise<void> {
   for (const counter of counters) {
@@ -135,13 +140,14 @@ async function markOverFloor(conn: MongoConnection, counters: readonly UsageCoun
     let marked = markedByConn.get(conn);
     if (marked === undefined) markedByConn.set(conn, (marked = new Set()));
     if (marked.has(id)) continue;
+    // Taken before the write: the sends that cross the floor together write it once.
+    if (marked.size >= MARKS_REMEMBERED) marked.clear();
+    marked.add(id);
     const q = P.usageOverMark(id);
     try {
       await conn.counters.updateOne(q.filter, { $setOnInsert: { value: 0, expiresAt: new Date(counter.expiresAt) } }, { ...q.options, upsert: true });
-      if (marked.size >= MARKS_REMEMBERED) marked.clear();
-      marked.add(id);
     } catch {
-      // Written by the next send of this organization.
+      marked.delete(id); // written by the next send of this organization
     }
   }
 }

@@ -24,7 +24,7 @@ type IdFilter = { _id: string | { $in: string[] } | { $gt: string; $lt: string }
 
 function countersOf() {
   const docs = new Map<string, Doc>();
-  const calls = { upserts: [] as string[], read: [] as string[], failUpserts: 0 };
+  const calls = { upserts: [] as string[], read: [] as string[], failUpserts: 0, limits: [] as number[], ins: [] as number[] };
   const select = (filter: IdFilter): string[] => {
     const id = filter._id;
     if (typeof id === 'string') return docs.has(id) ? [id] : [];
@@ -32,8 +32,9 @@ function countersOf() {
     return [...docs.keys()].filter((one) => one > id.$gt && one < id.$lt).sort();
   };
   const counters = {
-    updateOne: async (filter: { _id: string }, update: unknown) => {
+    updateOne: async (filter: { _id: string }, update: unknown, options: { upsert?: boolean }) => {
       const doc = docs.get(filter._id);
+      if (doc === undefined && options.upsert !== true) return { matchedCount: 0, modifiedCount: 0 };
       if (Array.isArray(update)) docs.set(filter._id, { value: (doc?.value ?? 0) + 1, expiresAt: new Date(EXPIRES) });
       else if ((update as { $setOnInsert?: Doc }).$setOnInsert) {
         calls.upserts.push(filter._id);
@@ -46,10 +47,12 @@ function countersOf() {
       return { matchedCount: 1, modifiedCount: 1 };
     },
     find: (filter: IdFilter) => {
+      if (typeof filter._id === 'object' && '$in' in filter._id) calls.ins.push(filter._id.$in.length);
       let limit = Infinity;
       const cursor = {
         limit: (n: number) => {
           limit = n;
+          calls.limits.push(n);
           return cursor;
         },
         toArray: async () => {
@@ -77,6 +80,13 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
     expect(docs.get(usageOverMarkId('2026-12', 'org_a'))).toEqual({ value: 0, expiresAt: new Date(EXPIRES) });
     await takeCounts(conn, [live('org_a')], NOW); // 5,001: no second write
     expect(calls.upserts).toEqual(['usage-over:2026-12:org_a']);
+  });
+
+  it('a send refused at its plan limit marks its organization too (every later send of the month is refused)', async () => {
+    const { conn, docs, set } = countersOf();
+    set(live('org_full').key, 10_000);
+    await expect(takeCounts(conn, [{ ...live('org_full'), limit: 10_000 }], NOW)).rejects.toThrow('at its limit of 10000');
+    expect(docs.has(usageOverMarkId('2026-12', 'org_full'))).toBe(true);
   });
 
   it('marks only live month counters: a test day counter over the floor, or one only read, is no mark', async () => {
@@ -114,13 +124,16 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
     docs.set(usageOverMarkId('2026-11', 'org_nov'), { value: 0, expiresAt: new Date(EXPIRES) });
     set(live('org_nov', '2026-11').key, 9_000);
 
-    const used = await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12');
+    const used = await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12', NOW);
     expect(used).toHaveLength(USAGE_MARKS_PAGE);
     expect(used).toContainEqual({ orgId: marked[0] as OrgId, used: 5_007 });
     expect(used).toContainEqual({ orgId: marked.at(-1) as OrgId, used: 5_007 });
     expect(used.map((u) => u.orgId)).not.toContain(marked[7]);
     // Read: the 501 marks and the marked counters' shards, never a small organization's or November's.
     expect(calls.read.filter((id) => id.startsWith('usage-over:'))).toHaveLength(USAGE_MARKS_PAGE + 1);
+    // Two pages of marks, each limited to 500, and each page's counters in one $in of 8 shards a mark.
+    expect(calls.limits).toEqual([USAGE_MARKS_PAGE, USAGE_MARKS_PAGE]);
+    expect(calls.ins).toEqual([USAGE_MARKS_PAGE * 8, 8]);
     expect(calls.read.some((id) => id.includes('small_') || id.includes('2026-11'))).toBe(false);
   });
 });

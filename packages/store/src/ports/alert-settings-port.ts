@@ -173,10 +173,10 @@ export interface AlertSettingsRepo {
   retryingCount(t: Tenant, upTo: number): Promise<number>;
   /**
    * Each organization with at least USAGE_NOTICE_FLOOR (5,000) live messages in a UTC month
-   * (`YYYY-MM`), from the usage counters, and that number. The others are left out: the
-   * read is bounded by the organizations over the floor, not by every organization.
+   * (`YYYY-MM`), from the usage counters as they stand at `now`, and that number. The others
+   * are left out: the read is bounded by the organizations over the floor, not by every one.
    */
-  liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]>;
+  liveMonthUsage(month: string, now: number): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */
   statesDue(now: number, limit: number): Promise<OrgId[]>;
   state(orgId: OrgId): Promise<AlertState | null>;

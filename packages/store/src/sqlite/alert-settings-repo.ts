@@ -160,7 +160,7 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
     return Math.min(int(row!, 'total'), upTo, PENDING_RETRIES_COUNTED_UP_TO);
   }
 
-  async liveMonthUsage(month: string): Promise<{ orgId: OrgId; used: number }[]> {
+  async liveMonthUsage(month: string, _now: number): Promise<{ orgId: OrgId; used: number }[]> {
     // The keys intake writes: live:<org>:<YYYY-MM> (message-intake's usageCounters).
     return this.#conn
       .statement(`SELECT key, value FROM usage_counters WHERE key LIKE 'live:%' AND substr(key, -7) = ? AND value >= ?`)

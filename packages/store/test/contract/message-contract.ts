@@ -1,5 +1,5 @@
 import { claimRef } from '../../src/ports/delivery-port.ts';
-import { PlanLimitError, type Message, type Tenant } from '@wirehook/core';
+import { PlanLimitError, USAGE_NOTICE_FLOOR, utcMonth, type Message, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../../src/ports/message-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -205,6 +205,18 @@ export function describeMessageContract(f: Fixtures): void {
         const later = await m.send(t, { idempotencyKey: 'k-refused', counters: [counter(t, 'day', { limit: 3 })] });
         expect(later.created).toBe(true);
       });
+
+      it(`lists an organization for its month's usage from ${USAGE_NOTICE_FLOOR.toLocaleString('en')} live messages, not at 4,999`, async () => {
+        const t = await f.tenant();
+        const month = utcMonth(f.clock.now());
+        const live: UsageCounter = { key: `live:${t.orgId}:${month}`, limit: null, increment: true, expiresAt: f.clock.now() + 90 * DAY };
+        const listed = async () => (await f.store.alerts.liveMonthUsage(month, f.clock.now())).filter((u) => u.orgId === t.orgId);
+        for (let i = 0; i < USAGE_NOTICE_FLOOR - 1; i++) await m.send(t, { counters: [live] });
+        expect(await f.store.messages.counter(live.key)).toBe(4_999);
+        expect(await listed()).toEqual([]);
+        await m.send(t, { counters: [live] });
+        expect(await listed()).toEqual([{ orgId: t.orgId, used: 5_000 }]);
+      }, 120_000);
 
       it('does not check the limit of a counter it only reads', async () => {
         const t = await f.tenant();

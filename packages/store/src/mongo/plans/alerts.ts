@@ -235,7 +235,9 @@ export const ALERTS_PLANS = definePlans('alerts', {
   usageOverMarks: planSpec({
     collection: COLLECTIONS.counters,
     index: '_id_',
-    examines: `≤ ${USAGE_MARKS_PAGE} a page (USAGE_MARKS_PAGE): the marks of organizations over the floor this month, never every organization's counters`,
+    examines:
+      `≤ ${USAGE_MARKS_PAGE} index keys a page (USAGE_MARKS_PAGE; covered, no document): one per organization that reached the floor this ` +
+      'month (marks stay to its end: the pages grow through a month), never every organization’s counters',
     maxExamined: (n) => n,
     build: (month: string, afterId: string | null) => ({
       filter: { _id: { $gt: afterId ?? `${USAGE_OVER_PREFIX}${month}:`, $lt: `${USAGE_OVER_PREFIX}${month};` } },
