@@ -65,6 +65,17 @@ describe('free ports', () => {
     expect(again < run - 2 || again > run + 2).toBe(true);
   });
 
+  it('hands out distinct ports to draws running side by side, even when they all land on one port first', async () => {
+    const real = Math.random;
+    let same = 50;
+    vi.spyOn(Math, 'random').mockImplementation(() => (same-- > 0 ? 0.5 : real()));
+    const ports = await Promise.all(Array.from({ length: 50 }, () => freePort()));
+    expect(new Set(ports).size).toBe(50);
+    const runs = await Promise.all(Array.from({ length: 10 }, () => freePortRun(14)));
+    const held = runs.flatMap((base) => Array.from({ length: 14 }, (_, i) => base + i));
+    expect(new Set(held).size).toBe(140);
+  });
+
   it("draws single ports and runs in this process's own shares", async () => {
     const [singleFrom, singleTo] = portShare('single', testLane());
     const [runFrom, runTo] = portShare('run', testLane());

@@ -44,8 +44,16 @@ const handedOut = new Map<number, number>(); // port → when it was handed out
 async function handOut(count: number, share: [number, number]): Promise<number> {
   const now = Date.now();
   for (const [port, at] of handedOut) if (now - at >= HANDED_OUT_MS) handedOut.delete(port);
-  const base = await drawPorts(count, share, async (port) => !handedOut.has(port) && (await portIsFree(port)));
-  for (let i = 0; i < count; i++) handedOut.set(base + i, now);
+  // Held from the probe on, so that draws running side by side never probe one port both; the
+  // probed ports of a draw not taken are given back.
+  const probed: number[] = [];
+  const base = await drawPorts(count, share, async (port) => {
+    if (handedOut.has(port)) return false;
+    handedOut.set(port, now);
+    probed.push(port);
+    return portIsFree(port);
+  });
+  for (const port of probed) if (port < base || port >= base + count) handedOut.delete(port);
   return base;
 }
 
