@@ -4,6 +4,7 @@ import {
   isCancelledAttempt,
   newNoticeId,
   PENDING_RETRIES_COUNTED_UP_TO,
+  USAGE_NOTICE_FLOOR,
   utcDay,
   utcMonth,
   type AlertConditions,
@@ -186,8 +187,8 @@ export class AlertingWorker implements Component {
       const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null, month }).get(orgId)!;
       for (const r of await store.alerts.retryingCounts(RETRYING_MIN))
         entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
-      // Only organizations at USAGE_NOTICE_FLOOR or above: one below it could cross no threshold.
-      for (const u of await store.alerts.liveMonthUsage(month, now)) entry(u.orgId).used = u.used;
+      // Only organizations at USAGE_NOTICE_FLOOR or above (the store lists no other; one below it could cross no threshold).
+      for (const u of await store.alerts.liveMonthUsage(month, now)) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
       // Merged, not replaced: replacing the queue each minute put the same first organizations
       // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
       // One with nothing periodic left leaves the queue; the others keep their places.

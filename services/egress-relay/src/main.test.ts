@@ -4,6 +4,7 @@
 // than bind or nat, stops the start in one line naming it; a Relay.Deliver call goes out from
 // the pool address (nat: is recorded as it), and the relay's /metrics counts it by that address.
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { standardWebhookHeaders } from '@wirehook/core';
 import { RelayGrpcClient } from '@wirehook/rpc';
@@ -53,32 +54,35 @@ async function relayEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
 }
 
 /**
- * Starts the relay and waits until its /livez answers. A start that lost a drawn port to another
- * process before binding it (EADDRINUSE) is tried again on fresh ports; any other exit fails the
- * test with the relay's own stderr (a bare "fetch failed" tells nothing). @returns its environment
- * and what it has printed on stdout so far.
+ * Starts the relay and waits until its /livez answers from this process (the pid it names: a
+ * port lost to another process answers for that one). A start that lost a drawn port before
+ * binding it (EADDRINUSE) is tried again on fresh ports, within one deadline under the test's
+ * own; any other exit fails the test with the relay's stderr (a bare "fetch failed" tells
+ * nothing). @returns its environment and what it has printed on stdout so far.
  */
 async function startRelay(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; stdout: () => string }> {
+  const deadline = Date.now() + 25_000;
   for (let attempt = 1; ; attempt++) {
     const env = await relayEnv(extra);
     let [stdout, stderr] = ['', ''];
     const started = spawnTestProcess(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
+    // Listened for from the spawn on: 'close' (the process gone, its output read) may come before the loop looks.
+    const closed = once(started, 'close');
     started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const deadline = Date.now() + 20_000;
     while (started.exitCode === null && started.signalCode === null) {
-      const live = await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`, { signal: AbortSignal.timeout(2_000) }).then(
-        (res) => res.status === 200,
-        () => false,
+      const pid = await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`, { signal: AbortSignal.timeout(2_000) }).then(
+        async (res) => (res.ok ? ((await res.json()) as { pid?: number }).pid : undefined),
+        () => undefined,
       );
-      if (live) return { env, stdout: () => stdout };
-      if (Date.now() > deadline) throw new Error(`the relay was not live within 20 s; its stderr:\n${stderr}`);
+      if (pid === started.pid) return { env, stdout: () => stdout };
+      if (Date.now() > deadline) throw new Error(`the relay was not live within the deadline; its stderr:\n${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => started.stderr!.once('close', resolve)); // all of its stderr, not the first chunk
-    if (attempt < 3 && stderr.includes('EADDRINUSE')) continue;
-    throw new Error(`the relay exited (${started.exitCode ?? started.signalCode}) before it was live; its stderr:\n${stderr}`);
+    await closed;
+    if (stderr.includes('EADDRINUSE') && Date.now() < deadline) continue;
+    throw new Error(`the relay exited (${started.exitCode ?? started.signalCode}) before it was live (attempt ${attempt}); its stderr:\n${stderr}`);
   }
 }
 
@@ -111,6 +115,11 @@ it('RELAY_EGRESS_MODE=natt stops the start, naming the variable and what it may 
   expect(run.stderr).toContain('egress-relay: invalid configuration');
   expect(run.stderr).toMatch(/^✖ must be bind .* or nat .*\n\s*→ at RELAY_EGRESS_MODE$/m);
 }, 30_000);
+
+it('a relay that exits at start fails its start here at once, with its own stderr (the helper the tests here start it through)', async () => {
+  const start = startRelay({ RELAY_SOURCE_IPS: '127.0.0.2', RELAY_EGRESS_MODE: 'natt' });
+  await expect(start).rejects.toThrow(/^the relay exited \(1\) before it was live \(attempt 1\); its stderr:\n(.|\n)*→ at RELAY_EGRESS_MODE/);
+}, 10_000);
 
 it('in nat mode an address this host does not have (the NAT gateway’s) is ready, logged at start, and recorded as the send’s source', async () => {
   const { env, stdout } = await startRelay({ RELAY_SOURCE_IPS: '198.51.100.20', RELAY_EGRESS_MODE: 'nat', LOG_FORMAT: 'json' });

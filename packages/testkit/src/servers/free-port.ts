@@ -47,14 +47,19 @@ async function handOut(count: number, share: [number, number]): Promise<number> 
   // Held from the probe on, so that draws running side by side never probe one port both; the
   // probed ports of a draw not taken are given back.
   const probed: number[] = [];
-  const base = await drawPorts(count, share, async (port) => {
-    if (handedOut.has(port)) return false;
-    handedOut.set(port, now);
-    probed.push(port);
-    return portIsFree(port);
-  });
-  for (const port of probed) if (port < base || port >= base + count) handedOut.delete(port);
-  return base;
+  let base: number | undefined;
+  try {
+    base = await drawPorts(count, share, async (port) => {
+      if (handedOut.has(port)) return false;
+      handedOut.set(port, now);
+      probed.push(port);
+      return portIsFree(port);
+    });
+    return base;
+  } finally {
+    // A draw that found none (it throws) gives back every port it probed.
+    for (const port of probed) if (base === undefined || port < base || port >= base + count) handedOut.delete(port);
+  }
 }
 
 /**
