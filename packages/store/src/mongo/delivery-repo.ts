@@ -330,23 +330,30 @@ function newestFirst(a: AttemptDoc, b: AttemptDoc): number {
 
 /**
  * Frees the leases of one month's deliveries ending within RELEASE_ALL_HORIZON_MS, batch by
- * batch along its due index (a lease ending in the same millisecond as a batch's last is left
- * to expire by itself), at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH entries: leases and
- * retries scheduled in the window alike, the update by ids freeing the leased among them.
+ * batch along its due index, at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH entries: leases
+ * and retries scheduled in the window alike, the update by ids freeing the leased among them.
+ * Each batch starts at the millisecond the last one ended in and skips the ids it read there,
+ * so a lease ending in the same millisecond as a batch's last is not passed over (more than a
+ * batch of entries in one millisecond: the rest expire by themselves).
  * @returns the deliveries released.
  */
 async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: number): Promise<number> {
   let released = 0;
-  let after = now;
+  let from = now;
+  let readAtFrom = new Set<string>();
   for (let batch = 0; batch < RELEASE_ALL_BATCHES; batch++) {
-    const q = P.leased(now + RELEASE_ALL_HORIZON_MS, after);
+    const q = P.leased(now + RELEASE_ALL_HORIZON_MS, from);
     const entries = await bucket.deliveries
       .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1, leaseUntil: 1 } })
       .limit(RELEASE_ALL_BATCH)
       .toArray();
-    if (entries.length === 0) break;
-    after = entries[entries.length - 1]!.dueAt ?? after;
-    const leased = entries.filter((d) => typeof d.leaseUntil === 'number' && d.leaseUntil > now);
+    const fresh = entries.filter((d) => !(d.dueAt === from && readAtFrom.has(d._id)));
+    if (fresh.length === 0) break;
+    const last = entries[entries.length - 1]!.dueAt ?? from;
+    if (last !== from) readAtFrom = new Set();
+    for (const d of entries) if (d.dueAt === last) readAtFrom.add(d._id);
+    from = last;
+    const leased = fresh.filter((d) => typeof d.leaseUntil === 'number' && d.leaseUntil > now);
     if (leased.length > 0) {
       const ids = P.byIds(
         leased.map((d) => d._id),

@@ -20,14 +20,14 @@ interface Entry {
 function month(entries: Entry[]) {
   const seen = { finds: 0, returned: 0, filters: [] as unknown[], updatedIds: [] as string[], notes: 0 };
   const deliveries = {
-    find: (filter: { dueAt: { $gt: number; $lte: number } }) => {
+    find: (filter: { dueAt: { $gte: number; $lte: number } }) => {
       seen.finds++;
       seen.filters.push(filter);
       return {
         limit: (n: number) => ({
           toArray: async () => {
             const page = entries
-              .filter((e) => e.dueAt > filter.dueAt.$gt && e.dueAt <= filter.dueAt.$lte)
+              .filter((e) => e.dueAt >= filter.dueAt.$gte && e.dueAt <= filter.dueAt.$lte)
               .sort((a, b) => a.dueAt - b.dueAt || (a._id < b._id ? -1 : 1))
               .slice(0, n);
             seen.returned += page.length;
@@ -79,12 +79,31 @@ describe('releasing the leases left at a sole dispatcher’s start (MongoDB)', (
     const released = await new MongoDeliveryRepo(conn).releaseAll(NOW);
     expect(released).toBe(3);
     expect(seen.updatedIds.sort()).toEqual(['dlv_l1', 'dlv_l2', 'dlv_l3']);
-    // Two finds of at most 1,000 (the second after the first's last entry): 1,003 read, no more.
+    // Two finds of at most 1,000 (the second from the first's last millisecond, its one entry there read again): 1,004
+    // read, no more.
     expect(seen.finds).toBe(2);
-    expect(seen.returned).toBe(1_003);
+    expect(seen.returned).toBe(1_004);
     // No residual on leaseUntil: it would have walked past every retry to fill a batch with leases.
     for (const filter of seen.filters) expect(filter).not.toHaveProperty('leaseUntil');
     // Only the released are told to the due queue (one endpoint's entry).
     expect(seen.notes).toBe(1);
+  });
+
+  it('frees a lease ending in the same millisecond as a batch’s last entry (a cursor on the millisecond alone passed it over)', async () => {
+    const at = NOW + 30_000;
+    // The first batch's 1,000 entries end with a retry due at `at`; the lease, due then too, sorts after it by id.
+    const retries: Entry[] = Array.from({ length: 1_000 }, (_, i) => ({
+      _id: `dlv_a${String(i).padStart(4, '0')}`,
+      orgId: 'org_1',
+      env: 'live',
+      endpointId: 'ep_retry',
+      dueAt: at - 999 + i,
+      nextAttemptAt: at - 999 + i,
+      leaseUntil: null,
+    }));
+    const lease: Entry = { _id: 'dlv_z', orgId: 'org_1', env: 'live', endpointId: 'ep_leased', dueAt: at, nextAttemptAt: NOW - 5_000, leaseUntil: at };
+    const { conn, seen } = month([...retries, lease]);
+    expect(await new MongoDeliveryRepo(conn).releaseAll(NOW)).toBe(1);
+    expect(seen.updatedIds).toEqual(['dlv_z']);
   });
 });
