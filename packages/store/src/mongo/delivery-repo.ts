@@ -333,8 +333,9 @@ function newestFirst(a: AttemptDoc, b: AttemptDoc): number {
  * batch along its due index, at most RELEASE_ALL_BATCHES of RELEASE_ALL_BATCH entries: leases
  * and retries scheduled in the window alike, the update by ids freeing the leased among them.
  * Each batch starts at the millisecond the last one ended in and skips the ids it read there,
- * so a lease ending in the same millisecond as a batch's last is not passed over (more than a
- * batch of entries in one millisecond: the rest expire by themselves).
+ * so a lease ending in the same millisecond as a batch's last is not passed over; a batch that
+ * finds only those (a whole batch due in one millisecond, as a Retry-After hold leaves an
+ * endpoint's) goes on past that millisecond, whose rest expire by themselves.
  * @returns the deliveries released.
  */
 async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: number): Promise<number> {
@@ -347,8 +348,13 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
       .find(q.filter, { ...q.options, projection: { _id: 1, orgId: 1, env: 1, endpointId: 1, nextAttemptAt: 1, dueAt: 1, leaseUntil: 1 } })
       .limit(RELEASE_ALL_BATCH)
       .toArray();
+    if (entries.length === 0) break;
     const fresh = entries.filter((d) => !(d.dueAt === from && readAtFrom.has(d._id)));
-    if (fresh.length === 0) break;
+    if (fresh.length === 0) {
+      from += 1;
+      readAtFrom = new Set();
+      continue;
+    }
     const last = entries[entries.length - 1]!.dueAt ?? from;
     if (last !== from) readAtFrom = new Set();
     for (const d of entries) if (d.dueAt === last) readAtFrom.add(d._id);

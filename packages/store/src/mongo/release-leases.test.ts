@@ -20,14 +20,14 @@ interface Entry {
 function month(entries: Entry[]) {
   const seen = { finds: 0, returned: 0, filters: [] as unknown[], updatedIds: [] as string[], notes: 0 };
   const deliveries = {
-    find: (filter: { dueAt: { $gte: number; $lte: number } }) => {
+    find: (filter: { dueAt: { $gt?: number; $gte?: number; $lte: number } }) => {
       seen.finds++;
       seen.filters.push(filter);
       return {
         limit: (n: number) => ({
           toArray: async () => {
             const page = entries
-              .filter((e) => e.dueAt >= filter.dueAt.$gte && e.dueAt <= filter.dueAt.$lte)
+              .filter((e) => e.dueAt > (filter.dueAt.$gt ?? -Infinity) && e.dueAt >= (filter.dueAt.$gte ?? -Infinity) && e.dueAt <= filter.dueAt.$lte)
               .sort((a, b) => a.dueAt - b.dueAt || (a._id < b._id ? -1 : 1))
               .slice(0, n);
             seen.returned += page.length;
@@ -105,5 +105,24 @@ describe('releasing the leases left at a sole dispatcher’s start (MongoDB)', (
     const { conn, seen } = month([...retries, lease]);
     expect(await new MongoDeliveryRepo(conn).releaseAll(NOW)).toBe(1);
     expect(seen.updatedIds).toEqual(['dlv_z']);
+  });
+
+  it('goes on past a millisecond holding a whole batch (a Retry-After hold puts an endpoint’s deliveries on one): a later lease is freed', async () => {
+    const at = NOW + 30_000;
+    const held: Entry[] = Array.from({ length: 1_200 }, (_, i) => ({
+      _id: `dlv_h${String(i).padStart(4, '0')}`,
+      orgId: 'org_1',
+      env: 'live',
+      endpointId: 'ep_held',
+      dueAt: at,
+      nextAttemptAt: at,
+      leaseUntil: null,
+    }));
+    const lease: Entry = { _id: 'dlv_l', orgId: 'org_1', env: 'live', endpointId: 'ep_leased', dueAt: at + 1, nextAttemptAt: NOW - 5_000, leaseUntil: at + 1 };
+    const { conn, seen } = month([...held, lease]);
+    expect(await new MongoDeliveryRepo(conn).releaseAll(NOW)).toBe(1);
+    expect(seen.updatedIds).toEqual(['dlv_l']);
+    // The millisecond's first 1,000 read twice (the second time nothing new: on past it), then the lease.
+    expect(seen.finds).toBe(3);
   });
 });

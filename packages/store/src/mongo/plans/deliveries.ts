@@ -223,9 +223,11 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     examines:
       "≤ RELEASE_ALL_BATCH (1,000) a batch, the find's limit: in due order after the previous batch, within the horizon " +
       '(RELEASE_ALL_HORIZON_MS), leases ending then and retries scheduled then alike; ≤ RELEASE_ALL_BATCHES (100) batches per ' +
-      "month, each month's due index walked in turn (a batch starts at the last one's millisecond: its entries there are read " +
-      'again, a few). At the start of a sole dispatcher only (releaseLeasesAtStart)',
+      "month, each month's due index walked in turn (a batch starts at the last one's millisecond: its entries there, up to " +
+      'a batch, are read again). At the start of a sole dispatcher only (releaseLeasesAtStart)',
     maxExamined: (n) => n + 1,
+    // The two statuses' ranges merged by dueAt (as dueHead's): a key or two more at each range's end.
+    maxKeysExamined: (n) => 2 * n + 2,
     build: (horizon: number, from: number) => ({
       filter: dueWhere({ $gte: from, $lte: horizon }),
       sort: { dueAt: 1, _id: 1 },
