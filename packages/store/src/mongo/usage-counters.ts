@@ -127,10 +127,11 @@ const markedByConn = new WeakMap<MongoConnection, Set<string>>();
 /**
  * Marks each organization whose live month counter this send read at USAGE_NOTICE_FLOOR or
  * above (taken or refused at its limit), once a process and month: an upsert that changes
- * nothing once the mark exists (awaited: one round trip more for that one send). Never throws — the send's own outcome is the one to answer; a
- * mark not written is written by the organization's next send (until then, only a month that
- * stops sending right at the floor goes unread). A mark stays once written, under the floor again
- * (a count given back) or not: the reading leaves those out by their counters.
+ * nothing once the mark exists (awaited: one round trip more for that one send). Never throws:
+ * the send's own outcome is the one to answer; a mark not written is written by the
+ * organization's next send (until then, only a month that stops sending right at the floor goes
+ * unread). A mark stays once written, under the floor again (a count given back) or not: the
+ * reading leaves those out by their counters.
  */
 async function markOverFloor(conn: MongoConnection, counters: readonly UsageCounter[], values: Record<string, number>): Promise<void> {
   for (const counter of counters) {
