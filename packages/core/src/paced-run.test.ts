@@ -84,7 +84,10 @@ describe('PacedRun', () => {
     paced.maybeStart(0);
     await settle();
     let stopped = false;
+    expect(paced.stopped).toBe(false);
     const stopping = paced.stop().then(() => (stopped = true));
+    // Told at once, so a run in steps ends after the step going on.
+    expect(paced.stopped).toBe(true);
     await settle();
     expect(stopped).toBe(false);
     g.end();

@@ -62,6 +62,11 @@ export class PacedRun {
     return this.#running !== undefined;
   }
 
+  /** Whether stop() was called: a run in several steps ends after the step going on. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** Starts no more runs. @returns when the run going, if any, has ended. */
   async stop(): Promise<void> {
     this.#stopped = true;

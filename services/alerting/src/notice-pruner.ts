@@ -21,7 +21,6 @@ const DUTY = 0.25;
 export class NoticePruner {
   readonly #o: { store: Store; clock: Clock; logger: Logger; rest: (ms: number) => Promise<void> };
   readonly #paced: PacedRun;
-  #stopped = false;
 
   constructor(options: { store: Store; clock: Clock; logger: Logger; rest?: (ms: number) => Promise<void> }) {
     this.#o = { ...options, rest: options.rest ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms).unref())) };
@@ -40,7 +39,7 @@ export class NoticePruner {
   /** One run: batches until fewer than a batch's rows went. @returns when it ended. */
   async run(now: number): Promise<void> {
     const before = now - NOTICE_HISTORY_KEPT_MS;
-    for (let i = 0; i < BATCHES_PER_RUN && !this.#stopped; i++) {
+    for (let i = 0; i < BATCHES_PER_RUN && !this.#paced.stopped; i++) {
       const started = performance.now();
       const removed = await this.#o.store.alerts.pruneNotices(before, before, NOTICE_PRUNE_BATCH);
       if (removed < NOTICE_PRUNE_BATCH) return;
@@ -50,7 +49,6 @@ export class NoticePruner {
 
   /** Stops after the batch going on. */
   async stop(): Promise<void> {
-    this.#stopped = true;
     await this.#paced.stop();
   }
 }

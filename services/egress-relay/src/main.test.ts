@@ -5,12 +5,14 @@
 // the pool address (nat: is recorded as it), and the relay's /metrics counts it by that address.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { standardWebhookHeaders } from '@wirehook/core';
 import { RelayGrpcClient } from '@wirehook/rpc';
 import { eventually, freePort, readMetric, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
+import { OutputTail, waitLive } from '../../cluster/src/start-wait.ts';
 
 const main = join(import.meta.dirname, 'main.ts');
 const TOKEN = 'relay-process-test-token-0123456789abcdef';
@@ -54,11 +56,11 @@ async function relayEnv(extra: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
 }
 
 /**
- * Starts the relay and waits until its /livez answers from this process (the pid it names: a
- * port lost to another process answers for that one). A start that lost a drawn port before
- * binding it (EADDRINUSE) is tried again on fresh ports, within one deadline under the test's
- * own; any other exit fails the test with the relay's stderr (a bare "fetch failed" tells
- * nothing). @returns its environment and what it has printed on stdout so far.
+ * Starts the relay and waits until it reports live as itself (waitLive, as the cluster launcher
+ * does: its /livez naming this pid). A start that lost a drawn port before binding it
+ * (EADDRINUSE) is tried again on fresh ports, within one deadline under the test's own; any
+ * other exit fails the test with the relay's whole stderr (a bare "fetch failed" tells nothing).
+ * @returns its environment and what it has printed on stdout so far.
  */
 async function startRelay(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; stdout: () => string }> {
   const deadline = Date.now() + 25_000;
@@ -67,18 +69,24 @@ async function startRelay(extra: NodeJS.ProcessEnv): Promise<{ env: NodeJS.Proce
     let [stdout, stderr] = ['', ''];
     const started = spawnTestProcess(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
-    // Listened for from the spawn on: 'close' (the process gone, its output read) may come before the loop looks.
+    // Listened for from the spawn on: 'close' (the process gone, its output read) may come before the wait ends.
     const closed = once(started, 'close');
-    started.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    while (started.exitCode === null && started.signalCode === null) {
-      const pid = await fetch(`http://127.0.0.1:${env['METRICS_PORT']}/livez`, { signal: AbortSignal.timeout(2_000) }).then(
-        async (res) => (res.ok ? ((await res.json()) as { pid?: number }).pid : undefined),
-        () => undefined,
-      );
-      if (pid === started.pid) return { env, stdout: () => stdout };
-      if (Date.now() > deadline) throw new Error(`the relay was not live within the deadline; its stderr:\n${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const output = new OutputTail();
+    for (const [stream, add] of [
+      [started.stdout!, (line: string) => (stdout += `${line}\n`)],
+      [started.stderr!, (line: string) => (stderr += `${line}\n`)],
+    ] as const) {
+      createInterface({ input: stream }).on('line', (line) => {
+        add(line);
+        output.push(line);
+      });
+    }
+    const spec = { name: 'egress-relay', service: 'egress-relay', env: {}, metricsPort: Number(env['METRICS_PORT']) };
+    try {
+      await waitLive(spec, started, Math.max(0, deadline - Date.now()), output);
+      return { env, stdout: () => stdout };
+    } catch (err) {
+      if (started.exitCode === null && started.signalCode === null) throw err; // not live in time: waitLive says why
     }
     await closed;
     if (stderr.includes('EADDRINUSE') && Date.now() < deadline) continue;

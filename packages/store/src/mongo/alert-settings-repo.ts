@@ -243,6 +243,7 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     // the floor since is left out): never every organization's counters.
     const used: { orgId: OrgId; used: number }[] = [];
     const prefix = usageOverMarkId(month, '');
+    const liveKey = (org: string) => `live:${org}:${month}`;
     for (let after: string | null = null; ; ) {
       const q = P.usageOverMarks(month, after);
       const marks = await this.#conn.counters
@@ -250,13 +251,9 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
         .limit(USAGE_MARKS_PAGE)
         .toArray();
       const orgs = marks.map((m) => m._id.slice(prefix.length));
-      const values = await counterValues(
-        this.#conn,
-        orgs.map((org) => `live:${org}:${month}`),
-        now,
-      );
+      const values = await counterValues(this.#conn, orgs.map(liveKey), now);
       for (const org of orgs) {
-        const n = values[`live:${org}:${month}`] ?? 0;
+        const n = values[liveKey(org)] ?? 0;
         if (n >= USAGE_NOTICE_FLOOR) used.push({ orgId: org as OrgId, used: n });
       }
       if (marks.length < USAGE_MARKS_PAGE) return used;

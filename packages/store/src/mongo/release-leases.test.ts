@@ -55,27 +55,33 @@ function month(entries: Entry[]) {
   return { conn, seen };
 }
 
+/** A retry due at `dueAt` (no lease): `n` of them, ids `dlv_<tag>0000`… in due order. */
+const retries = (tag: string, n: number, dueAt: (i: number) => number): Entry[] =>
+  Array.from({ length: n }, (_, i) => ({
+    _id: `dlv_${tag}${String(i).padStart(4, '0')}`,
+    orgId: 'org_1',
+    env: 'live',
+    endpointId: `ep_${tag}`,
+    dueAt: dueAt(i),
+    nextAttemptAt: dueAt(i),
+    leaseUntil: null,
+  }));
+
+/** A delivery leased until `until` (its dueAt), whose retry was due before now. */
+const lease = (id: string, until: number): Entry => ({
+  _id: id,
+  orgId: 'org_1',
+  env: 'live',
+  endpointId: 'ep_leased',
+  dueAt: until,
+  nextAttemptAt: NOW - 5_000,
+  leaseUntil: until,
+});
+
 describe('releasing the leases left at a sole dispatcher’s start (MongoDB)', () => {
   it('reads the due index a batch at a time, leases or retries alike, and frees only the leased', async () => {
-    const retries: Entry[] = Array.from({ length: 1_000 }, (_, i) => ({
-      _id: `dlv_r${String(i).padStart(4, '0')}`,
-      orgId: 'org_1',
-      env: 'live',
-      endpointId: 'ep_retry',
-      dueAt: NOW + 1_000 + i,
-      nextAttemptAt: NOW + 1_000 + i,
-      leaseUntil: null,
-    }));
-    const leases: Entry[] = [1, 2, 3].map((i) => ({
-      _id: `dlv_l${i}`,
-      orgId: 'org_1',
-      env: 'live',
-      endpointId: 'ep_leased',
-      dueAt: NOW + 60_000 + i,
-      nextAttemptAt: NOW - 5_000,
-      leaseUntil: NOW + 60_000 + i,
-    }));
-    const { conn, seen } = month([...retries, ...leases]);
+    const leases = [1, 2, 3].map((i) => lease(`dlv_l${i}`, NOW + 60_000 + i));
+    const { conn, seen } = month([...retries('r', 1_000, (i) => NOW + 1_000 + i), ...leases]);
     const released = await new MongoDeliveryRepo(conn).releaseAll(NOW);
     expect(released).toBe(3);
     expect(seen.updatedIds.sort()).toEqual(['dlv_l1', 'dlv_l2', 'dlv_l3']);
@@ -92,34 +98,14 @@ describe('releasing the leases left at a sole dispatcher’s start (MongoDB)', (
   it('frees a lease ending in the same millisecond as a batch’s last entry (a cursor on the millisecond alone passed it over)', async () => {
     const at = NOW + 30_000;
     // The first batch's 1,000 entries end with a retry due at `at`; the lease, due then too, sorts after it by id.
-    const retries: Entry[] = Array.from({ length: 1_000 }, (_, i) => ({
-      _id: `dlv_a${String(i).padStart(4, '0')}`,
-      orgId: 'org_1',
-      env: 'live',
-      endpointId: 'ep_retry',
-      dueAt: at - 999 + i,
-      nextAttemptAt: at - 999 + i,
-      leaseUntil: null,
-    }));
-    const lease: Entry = { _id: 'dlv_z', orgId: 'org_1', env: 'live', endpointId: 'ep_leased', dueAt: at, nextAttemptAt: NOW - 5_000, leaseUntil: at };
-    const { conn, seen } = month([...retries, lease]);
+    const { conn, seen } = month([...retries('a', 1_000, (i) => at - 999 + i), lease('dlv_z', at)]);
     expect(await new MongoDeliveryRepo(conn).releaseAll(NOW)).toBe(1);
     expect(seen.updatedIds).toEqual(['dlv_z']);
   });
 
   it('goes on past a millisecond holding a whole batch (a Retry-After hold puts an endpoint’s deliveries on one): a later lease is freed', async () => {
     const at = NOW + 30_000;
-    const held: Entry[] = Array.from({ length: 1_200 }, (_, i) => ({
-      _id: `dlv_h${String(i).padStart(4, '0')}`,
-      orgId: 'org_1',
-      env: 'live',
-      endpointId: 'ep_held',
-      dueAt: at,
-      nextAttemptAt: at,
-      leaseUntil: null,
-    }));
-    const lease: Entry = { _id: 'dlv_l', orgId: 'org_1', env: 'live', endpointId: 'ep_leased', dueAt: at + 1, nextAttemptAt: NOW - 5_000, leaseUntil: at + 1 };
-    const { conn, seen } = month([...held, lease]);
+    const { conn, seen } = month([...retries('h', 1_200, () => at), lease('dlv_l', at + 1)]);
     expect(await new MongoDeliveryRepo(conn).releaseAll(NOW)).toBe(1);
     expect(seen.updatedIds).toEqual(['dlv_l']);
     // The millisecond's first 1,000 read twice (the second time nothing new: on past it), then the lease.

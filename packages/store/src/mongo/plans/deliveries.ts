@@ -212,7 +212,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: [T, 'dlv_1', 1],
   }),
   /**
-   * A sole dispatcher's start: the due index's entries after `after` within the horizon, in due
+   * A sole dispatcher's start: the due index's entries from `from` on within the horizon, in due
    * order, leases or not (a lease's dueAt is its end). Not filtered by leaseUntil: as a residual
    * that walked past every retry scheduled in the window to fill a batch with leases; the
    * release's update by ids (byIds) is what picks the leased among them.
