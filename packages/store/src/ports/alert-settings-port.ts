@@ -185,7 +185,9 @@ export interface AlertSettingsRepo {
    * consumed leave the outbox, its throttle state is written (`state.version` must be one more
    * than the stored one, 0 when none is stored), its notices are queued.
    * @throws ConflictError when an event was already consumed or the state moved on (another
-   * worker decided meanwhile): nothing is written.
+   * worker decided meanwhile): nothing is written. A step must read the state before the events
+   * it consumes: an event's id may come back once consumed (MongoDB's is its endpoint and kind),
+   * and the state's version is what refuses a step that read an older queue.
    */
   commitStep(orgId: OrgId, consumed: string[], state: AlertState, notices: NoticeDelivery[]): Promise<void>;
   /** Queues one notice, due at its `createdAt` (a sample a sender asked for: POST /v1/alert-targets/{id}/test). */

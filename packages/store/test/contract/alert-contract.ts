@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newId, type AlertTargetId, type OrgId, type Tenant } from '@wirehook/core';
+import { ConflictError, newId, type AlertTargetId, type OrgId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { claimRef, type DeliveryJob } from '../../src/ports/delivery-port.ts';
 import { readAlertState, type AlertState, type NoticeDelivery } from '../../src/ports/alert-settings-port.ts';
@@ -106,6 +106,25 @@ export function describeAlertContract(f: Fixtures): void {
         [],
       );
       await fail(t);
+      expect((await f.store.alerts.events(t.orgId, 100)).map((e) => e.kind)).toEqual(['exhausted']);
+    });
+
+    it('a stale step (its state read before another committed) is refused and leaves an event queued again since', async () => {
+      const { t } = await m.scene();
+      await fail(t, 'exhausted');
+      const first = await f.store.alerts.events(t.orgId, 100);
+      const step = (version: number) =>
+        f.store.alerts.commitStep(
+          t.orgId,
+          first.map((e) => e.id),
+          { version, windows: {}, lastNoticeAt: {}, notifiedStreaks: {} },
+          [],
+        );
+      await step(1);
+      // The same endpoint and kind queued again (MongoDB: under the same id), then a second worker's step
+      // that read state version 0 and the first queue.
+      await fail(t, 'exhausted');
+      await expect(step(1)).rejects.toBeInstanceOf(ConflictError);
       expect((await f.store.alerts.events(t.orgId, 100)).map((e) => e.kind)).toEqual(['exhausted']);
     });
 

@@ -238,7 +238,9 @@ export const ALERTS_PLANS = definePlans('alerts', {
     examines:
       `≤ ${USAGE_MARKS_PAGE} index keys a page (USAGE_MARKS_PAGE; covered, no document): one per organization that reached the floor this ` +
       'month (marks stay to its end: the pages grow through a month), never every organization’s counters',
-    maxExamined: (n) => n,
+    // Covered (the _id alone projected): index keys only, and a seek past the range's end.
+    maxExamined: () => 0,
+    maxKeysExamined: (n) => n + 1,
     build: (month: string, afterId: string | null) => ({
       filter: { _id: { $gt: afterId ?? `${USAGE_OVER_PREFIX}${month}:`, $lt: `${USAGE_OVER_PREFIX}${month};` } },
       sort: { _id: 1 },
