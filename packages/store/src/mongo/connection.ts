@@ -19,6 +19,7 @@ import type {
   EgressChangeDoc,
   EgressIpDoc,
   EndpointRollupDoc,
+  EndpointRecheckDoc,
   EndpointWalkDoc,
   JobLeaseDoc,
   EndpointDoc,
@@ -60,6 +61,7 @@ export const COLLECTIONS = {
   alertNotices: 'alert_notices',
   alertNoticeAttempts: 'alert_notice_attempts',
   endpointWalks: 'endpoint_walks',
+  endpointRechecks: 'endpoint_rechecks',
   jobLeases: 'job_leases',
   endpointRollups: 'endpoint_rollups',
   egressIps: 'egress_ips',
@@ -130,6 +132,7 @@ export class MongoConnection {
   readonly eventTypes: Collection<EventTypeDoc>;
   readonly eventTypeVersions: Collection<EventTypeVersionDoc>;
   readonly endpointWalks: Collection<EndpointWalkDoc>;
+  readonly endpointRechecks: Collection<EndpointRecheckDoc>;
   readonly jobLeases: Collection<JobLeaseDoc>;
   readonly endpointRollups: Collection<EndpointRollupDoc>;
   readonly egressIps: Collection<EgressIpDoc>;
@@ -174,6 +177,7 @@ export class MongoConnection {
     this.alertNotices = db.collection(COLLECTIONS.alertNotices);
     this.alertNoticeAttempts = db.collection(COLLECTIONS.alertNoticeAttempts);
     this.endpointWalks = db.collection(COLLECTIONS.endpointWalks);
+    this.endpointRechecks = db.collection(COLLECTIONS.endpointRechecks);
     this.jobLeases = db.collection(COLLECTIONS.jobLeases);
     this.endpointRollups = db.collection(COLLECTIONS.endpointRollups);
     this.egressIps = db.collection(COLLECTIONS.egressIps);

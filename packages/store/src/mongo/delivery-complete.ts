@@ -11,7 +11,6 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
-import { markHeldWrite } from './held-marks.ts';
 import { scope } from './query.ts';
 
 /**
@@ -36,11 +35,9 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     const e = EP.byId(t, endpointId);
     const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
     const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
-    // Paused during the send: a retry waits, held, out of the due index. A retry held on a
-    // paused endpoint writes one of its markers so a resume racing this conflicts with it
-    // (stranded.ts): only a paused endpoint's completions pay that.
+    // Paused during the send: a retry waits, held, out of the due index (one held after a
+    // resume's walk passed is released when that walk runs again: held-recheck.ts).
     const held = endpoint?.status !== 'active';
-    if (endpoint !== null && held) await markHeldWrite(conn, session, endpointId);
     const before = await bucket.deliveries.findOneAndUpdate(
       own.filter,
       [

@@ -38,6 +38,7 @@ import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts'
 import { MESSAGES_PLANS as MP } from './plans/messages.ts';
 import { endHold } from './endpoint-put-off.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
+import { startDueRechecks } from './held-recheck.ts';
 import { completeDelivery } from './delivery-complete.ts';
 import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
@@ -52,6 +53,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
+  /** When this process last read the rechecks due (held-recheck.ts): once a second at most, not once a batch. */
+  #rechecksReadAt = Number.NEGATIVE_INFINITY;
   /**
    * The due queue's healing (healDueQueue): `due` starts it at most every
    * STRANDED_PEEK_INTERVAL_MS and does not wait for it. A pass is up to 2 × HEAL_STEPS
@@ -252,6 +255,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }> {
     checkedLimit(batch, 'batch');
     checkedLimit(endpoints, 'endpoints');
+    // Walks asked to run again once their window has passed (a resume's or delete's) join first.
+    if (now - this.#rechecksReadAt >= RECHECKS_READ_INTERVAL_MS || now < this.#rechecksReadAt) {
+      this.#rechecksReadAt = now;
+      await startDueRechecks(this.#conn, now);
+    }
     // In turn from where the last round stopped, so one long walk never starves the others.
     let ids = await pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);
     if (ids.length < endpoints && this.#walkCursor !== '') {
@@ -383,6 +391,8 @@ async function releaseLeasesOf(conn: MongoConnection, bucket: MonthBucket, now: 
 
 /** How long settle waits for a healing going before the store's close goes on without it. */
 const SETTLE_WAIT_MS = 5_000;
+/** How often a process reads the rechecks due (held-recheck.ts): their window is minutes; a read a batch would be 200 a tick. */
+const RECHECKS_READ_INTERVAL_MS = 1_000;
 
 /** Deliveries releaseAll reads a batch, and batches at most per month (the rest expire by themselves). */
 const RELEASE_ALL_BATCH = 1_000;

@@ -414,6 +414,20 @@ export interface EndpointWalkDoc extends TenantFields {
   version?: number;
 }
 
+/**
+ * A walk an endpoint's resume or delete asked to run again later (held-recheck.ts): keyed by
+ * the endpoint's id, started once `at` has passed.
+ */
+export interface EndpointRecheckDoc extends TenantFields {
+  _id: string;
+  /** When the walk runs again (ms, the scheduling process's clock). */
+  at: number;
+  /** The release's bound as the resume recorded it (held since then: due; before: failed); null for a delete's. */
+  heldSince: number | null;
+  /** A delete's: the walk fails what is left open instead of releasing it. */
+  fail: boolean;
+}
+
 /** A portal link token by its hash; `expiresAtDate` feeds the TTL index. */
 export interface PortalTokenDoc extends TenantFields {
   _id: string;

@@ -24,7 +24,7 @@ import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
 import { checkedLimit, scope } from './query.ts';
-import { markAllHeldWrites } from './held-marks.ts';
+import { scheduleRecheck } from './held-recheck.ts';
 
 // Secrets live inside the endpoint document; reads of the endpoint itself leave them out.
 const WITHOUT_SECRETS = { projection: { secrets: 0 } } as const;
@@ -152,14 +152,16 @@ export class MongoEndpointRepo implements EndpointRepo {
               patch.endHoldAt === undefined
                 ? null
                 : ((await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { heldUntil: 1 } }))?.heldUntil ?? null);
+            // Resumed from paused (or enabled): sends that read it not active may still be committing (held-recheck.ts).
+            const wasActive =
+              patch.status === 'active' &&
+              (await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { status: 1 } }))?.status === 'active';
             const updated = await write(session);
             if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
             // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
             if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
-            // A send holding a delivery of it while paused conflicts with this (stranded.ts).
-            if (updated !== null) await markAllHeldWrites(this.#conn, session, id);
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
@@ -167,7 +169,11 @@ export class MongoEndpointRepo implements EndpointRepo {
               due.push(...(await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH)).due);
             } else if (updated !== null) {
               await dropHold(this.#conn, session, id);
-              if (patch.releaseHeldSince !== undefined) await recordWalk(this.#conn, session, t, id, 'release', patch.releaseHeldSince);
+              if (patch.releaseHeldSince !== undefined) {
+                await recordWalk(this.#conn, session, t, id, 'release', patch.releaseHeldSince);
+                // A send that read it paused may still commit a held delivery after this walk: it runs again.
+                if (!wasActive) await scheduleRecheck(this.#conn, session, t, id, { heldSince: patch.releaseHeldSince }, Date.now());
+              }
             }
             return updated;
           });
@@ -185,8 +191,8 @@ export class MongoEndpointRepo implements EndpointRepo {
       const q = P.byId(t, id);
       const gone = await this.#conn.endpoints.findOneAndDelete(q.filter, { ...q.options, session, projection: { consumerId: 1, status: 1 } });
       if (gone === null) return { deleted: false, due: [] as DueNote[] };
-      // A send holding a delivery of it while paused conflicts with this (stranded.ts), as with a resume.
-      if (gone.status !== 'active') await markAllHeldWrites(this.#conn, session, id);
+      // A send that read it paused may still commit a held delivery after the fail walk: it runs again (held-recheck.ts).
+      if (gone.status !== 'active') await scheduleRecheck(this.#conn, session, t, id, { fail: true }, Date.now());
       const consumer = TP.consumerById(t, gone.consumerId);
       await this.#conn.consumers.updateOne(consumer.filter, { $inc: { endpointCount: -1 } }, { ...consumer.options, session });
       // Its open deliveries fail: the first batch in this transaction, the rest by the walk.

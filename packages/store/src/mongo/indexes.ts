@@ -155,6 +155,8 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   // The due queue's first level: one document per endpoint that has (or had) due work, by the
   // earliest `dueAt` it may have (delivery-claim.ts): a sweep reads a page of these, never the backlog.
   [COLLECTIONS.dueEndpoints]: [{ key: { dueAt: 1, _id: 1 }, name: 'due_endpoints_due' }],
+  // The walks asked to run again, by when (held-recheck.ts): a few a minute, each removed when it starts.
+  [COLLECTIONS.endpointRechecks]: [{ key: { at: 1, _id: 1 }, name: 'endpoint_rechecks_at' }],
   [COLLECTIONS.attempts]: [
     { key: { deliveryId: 1, at: 1, _id: 1 }, name: 'attempts_delivery' },
     { key: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 }, name: 'attempts_endpoint' },

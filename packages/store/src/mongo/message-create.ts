@@ -13,7 +13,6 @@ import { ensureMonth } from './month-buckets.ts';
 import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
-import { markHeldWrite } from './held-marks.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
@@ -151,12 +150,9 @@ async function createInTransaction(
     }
     deliveries.push(delivery);
   }
-  // A held delivery waits for the resume's walk. A resume committed after this transaction read
-  // the endpoint as paused — its walk perhaps ended before this commits — would never see it:
-  // held on an active endpoint for good. Writing one of the endpoint's markers (the resume
-  // writes them all) makes the two conflict, and the driver runs this again on the resumed
-  // endpoint. (Only while an endpoint is paused do its sends write one, spread over eight.)
-  for (const endpoint of targets.filter((e) => e.status !== 'active')) await markHeldWrite(conn, session, endpoint._id);
+  // A held delivery waits for the resume's walk. One committed after a resume whose walk had
+  // passed (this read the endpoint paused, before the resume) is released when that walk runs
+  // again, minutes later (held-recheck.ts): nothing here is written that a resume writes too.
   await bucket.messages.insertOne(doc, { session });
   await bucket.messageBodies.insertOne({ _id, ...scope(t), payload }, { session });
   if (deliveries.length > 0) await bucket.deliveries.insertMany(deliveries, { session });

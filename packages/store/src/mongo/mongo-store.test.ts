@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import type { OrgId, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId, type OrgId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
+import { Fixtures } from '../../test/contract/fixtures.ts';
+import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import type { Store } from '../store.ts';
+import { bucketName, COLLECTIONS } from './connection.ts';
+import { HELD_RECHECK_MS } from './held-recheck.ts';
+import { monthOfId } from './months.ts';
 import { mongoClientOptions, openMongoStore } from './open-mongo-store.ts';
 
 // The contract runs only where a MongoDB replica set is reachable (MONGODB_URL, as in
@@ -53,6 +58,70 @@ describe.skipIf(url === undefined || url === '')('MongoDB alert conditions from 
       await client.db(dbName).dropDatabase();
       await client.close();
     }
+  });
+});
+
+describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete's walk runs again (MONGODB_URL)", () => {
+  // A send whose transaction read the endpoint paused and commits after the resume's (or
+  // delete's) walk went past leaves its delivery held. The race itself needs a send held open
+  // across a commit; here its outcome is written as it would land (held: true, open), after the
+  // walk, and the recheck must put it right at HELD_RECHECK_MS and not before (held-recheck.ts).
+  async function scene(
+    run: (s: { store: Store; m: MessageFixtures; t: Tenant; endpointId: string; late: (id: DeliveryId) => Promise<void> }) => Promise<void>,
+  ) {
+    const dbName = `wirehook_recheck_${randomUUID().replaceAll('-', '')}`;
+    const store = await openMongoStore({ url: url as string, dbName });
+    const client = new MongoClient(url as string);
+    try {
+      const f = new Fixtures(() => store, new ManualClock());
+      const m = new MessageFixtures(f);
+      const { t, endpoint } = await m.scene();
+      const late = async (id: DeliveryId) => {
+        const deliveries = client.db(dbName).collection<{ _id: string }>(bucketName(COLLECTIONS.deliveries, monthOfId(id)));
+        const done = await deliveries.updateOne({ _id: id }, { $set: { status: 'pending', held: true, nextAttemptAt: 0, dueAt: 0, leaseUntil: null } });
+        expect(done.matchedCount).toBe(1);
+      };
+      await run({ store, m, t, endpointId: endpoint.id, late });
+    } finally {
+      await store.close();
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
+  }
+  const drain = async (store: Store, now: number) => {
+    while ((await store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).pending);
+  };
+
+  it("a delivery held after the resume's walk is released by the walk run again at 3 minutes, not at 2:59", async () => {
+    await scene(async ({ store, m, t, endpointId, late }) => {
+      await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
+      const [id] = (await m.send(t)).deliveryIds;
+      const resumedAt = Date.now();
+      await store.endpoints.update(t, endpointId as never, { status: 'active', changedAt: m.f.clock.now(), releaseHeldSince: 0 });
+      await drain(store, resumedAt);
+      expect(await m.dueOf(resumedAt, [id!])).toEqual([id]);
+      await late(id!);
+      const before = resumedAt + HELD_RECHECK_MS - 1_000;
+      await drain(store, before);
+      expect(await m.dueOf(before, [id!])).toEqual([]);
+      const after = Date.now() + HELD_RECHECK_MS + 1_000;
+      await drain(store, after);
+      expect(await m.dueOf(after, [id!])).toEqual([id]);
+    });
+  });
+
+  it("a delivery left open after a paused endpoint's delete is failed by the walk run again", async () => {
+    await scene(async ({ store, m, t, endpointId, late }) => {
+      await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
+      const [id] = (await m.send(t)).deliveryIds;
+      expect(await store.endpoints.delete(t, endpointId as never)).toBe(true);
+      await drain(store, Date.now());
+      expect((await m.delivery(t, id!)).status).toBe('failed');
+      await late(id!);
+      expect((await m.delivery(t, id!)).status).toBe('pending');
+      await drain(store, Date.now() + HELD_RECHECK_MS + 1_000);
+      expect((await m.delivery(t, id!)).status).toBe('failed');
+    });
   });
 });
 

@@ -3,7 +3,6 @@ import type { ClientSession, Document, WithId } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
-import { markHeldWrite } from './held-marks.ts';
 import { type Month, monthOf, monthStartOf, nextMonth, previousMonth } from './months.ts';
 import { LANE_STATS_LIMIT, LANES_PLANS as P } from './plans/lanes.ts';
 import { OPEN_STATUSES, readDeadline, scope } from './query.ts';
@@ -329,8 +328,7 @@ async function handOverOutOf(
   await conn.bucketOf(head).deliveries.updateOne(h.filter, { $set: { status: 'failed', nextAttemptAt: null, leaseUntil: null } }, { ...h.options, session });
   const e = P.endpoint({ orgId: lane.orgId, env: lane.env }, lane.endpointId);
   const endpoint = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1 } });
-  // Held on a paused endpoint: one of its markers written, so a resume racing this conflicts (held-marks.ts).
-  if (endpoint !== null && endpoint.status !== 'active') await markHeldWrite(conn, session, lane.endpointId);
+  // Held on a paused endpoint (after a resume's walk passed: released when it runs again, held-recheck.ts).
   const next = await promoteNext(conn, session, lane.endpointId, lane.orderingKey, endpoint?.status !== 'active', last);
   await setHead(conn, session, lane.endpointId, lane.orderingKey, next?.id ?? null);
   return next;

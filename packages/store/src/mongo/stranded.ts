@@ -14,9 +14,7 @@ import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 // endpoint again STRANDED_PEEK_INTERVAL_MS later; once no walk of the endpoint is left to do
 // it, they are put right: held when the endpoint is paused (its resume releases them), failed
 // with their messages when it is disabled or gone. (The other way round — a message that read the endpoint paused,
-// committing a held delivery after the resume's walk ended — is closed by markHeldWrite (held-marks.ts): a
-// write that holds a delivery also writes one of its endpoint's markers, and a status change
-// writes them all, so the two conflict.)
+// committing a held delivery after the resume's walk ended — is held-recheck.ts's: the walk runs again later.)
 // They are never part of `due`'s answer: deliveries of an endpoint whose walk is still running
 // must never fill the page and hide every other tenant's due deliveries.
 

@@ -14,7 +14,8 @@ import { OPERATIONS_PLANS as P } from './plans/operations.ts';
 // The first shard is the bare key, so a counter written before shards is read as one. The
 // shard number goes in front: keys end in free text (a consumer's external id), but always
 // begin with their environment, never with a digit, so no shard id is another key's. The same
-// collection keeps marks under ids of their own (`usage-over:`, `held-writes:`): never a key's.
+// collection keeps marks under ids of their own (`usage-over:`; an earlier release's `held-writes:`
+// until their TTL ends): never a key's.
 
 /** Documents one counter is spread over. */
 export const SHARDS = 8;

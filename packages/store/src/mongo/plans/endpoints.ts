@@ -259,6 +259,35 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     example: ['ep_1'],
   }),
 
+  /** An endpoint's recheck by id (held-recheck.ts): scheduled by a resume or delete (an upsert). */
+  recheck: planSpec({
+    collection: COLLECTIONS.endpointRechecks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (endpointId: string) => ({ filter: { _id: endpointId } }),
+    example: ['ep_1'],
+  }),
+  /** A recheck as a page read it, removed as its walk is recorded (a later schedule moved `at` on: left for then). */
+  recheckAsRead: planSpec({
+    collection: COLLECTIONS.endpointRechecks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { at: 'the value the page read: a compare-and-set on the one document _id found' },
+    build: (endpointId: string, at: number) => ({ filter: { _id: endpointId, at } }),
+    example: ['ep_1', 1],
+  }),
+  /** The rechecks whose time has come, soonest first (walkEndpoints, at most once a second a process). */
+  rechecksDue: planSpec({
+    collection: COLLECTIONS.endpointRechecks,
+    index: 'endpoint_rechecks_at',
+    examines: '≤ limit (RECHECKS_PAGE): the front of endpoint_rechecks_at up to now; each one read is removed as it starts',
+    maxExamined: (n) => n,
+    build: (now: number) => ({ filter: { at: { $lte: now } }, sort: { at: 1, _id: 1 } }),
+    example: [1],
+  }),
+
   /** A fail walk's batch in the month it has reached: the endpoint's open deliveries created before the bound, oldest first. */
   failBatch: planSpec({
     collection: COLLECTIONS.deliveries,

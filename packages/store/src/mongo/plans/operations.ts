@@ -150,15 +150,6 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     build: (markId: string) => ({ filter: { _id: markId } }),
     example: ['usage-over:2026-11:org_1'],
   }),
-  /** One of an endpoint's held-write markers (stranded.ts): written by a send holding a delivery, all of them by a status change. */
-  heldMark: planSpec({
-    collection: COLLECTIONS.counters,
-    index: '_id_',
-    examines: BY_ID,
-    maxExamined: () => 1,
-    build: (markId: string) => ({ filter: { _id: markId } }),
-    example: ['held-writes:ep_1:3'],
-  }),
   /** A shard's count given back while its period lasts and it has one. */
   counterGiveBack: planSpec({
     collection: COLLECTIONS.counters,
