@@ -1,7 +1,37 @@
 // Draws that bind real ports stay in this process's own share (its lane's, under `./dev test`):
 // a probe of the other lane's ports could take one its cluster test drew and has not bound yet.
+import { createServer, Server } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { drawPorts, freePort, freePortRun, portShare, testLane } from './free-port.ts';
+
+/** A fresh instance of the module: nothing handed out yet, so a chosen port is drawn if free. */
+async function freshModule(): Promise<typeof import('./free-port.ts')> {
+  vi.resetModules();
+  return import('./free-port.ts');
+}
+
+/** Math.random's value that makes a draw of `count` ports in `[from, to)` start on `port`. */
+const landOn = (port: number, [from, to]: [number, number], count = 1) => (port - from + 0.5) / (to - from - count + 1);
+
+/** Listens on 127.0.0.1:`port`: a server, or undefined when the port is taken. */
+function bind(port: number): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(undefined))
+      .listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+const unbind = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/** The first port of `share` from its middle on where `count` consecutive ports are free now. */
+async function freeRunIn([from, to]: [number, number], count: number): Promise<number> {
+  for (let base = Math.floor((from + to) / 2); base + count <= to; base++) {
+    const servers = await Promise.all(Array.from({ length: count }, (_, i) => bind(base + i)));
+    await Promise.all(servers.map((s) => s && unbind(s)));
+    if (servers.every(Boolean)) return base;
+  }
+  throw new Error(`no ${count} free ports in ${from}–${to - 1}`);
+}
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -74,6 +104,46 @@ describe('free ports', () => {
     const runs = await Promise.all(Array.from({ length: 10 }, () => freePortRun(14)));
     const held = runs.flatMap((base) => Array.from({ length: 14 }, (_, i) => base + i));
     expect(new Set(held).size).toBe(140);
+  });
+
+  it('holds a port from its probe on: a draw begun after the port was probed and let go, before its draw returned, does not get it', async () => {
+    const { freePort } = await freshModule();
+    const share = portShare('single', testLane());
+    const port = await freeRunIn(share, 1);
+    const real = Math.random;
+    // Both draws land on `port` first; later draws are random.
+    const draws = [landOn(port, share), landOn(port, share)];
+    vi.spyOn(Math, 'random').mockImplementation(() => draws.shift() ?? real());
+    // The first draw's probe lets the port go (closed); right then, before that draw returns, a
+    // second draw begins. Side by side in the same tick, the kernel alone keeps them apart (one
+    // bind fails); here only the hold can.
+    const close = Server.prototype.close;
+    let second: Promise<number> | undefined;
+    vi.spyOn(Server.prototype, 'close').mockImplementation(function (this: Server, callback?: (err?: Error) => void) {
+      return close.call(this, (err?: Error) => {
+        second ??= freePort();
+        callback?.(err);
+      });
+    });
+    const first = await freePort();
+    expect(second).toBeDefined();
+    expect(first).toBe(port);
+    expect(await second).not.toBe(port);
+    expect(draws).toHaveLength(0);
+  });
+
+  it('gives back the ports a draw probed when it finds none: a later draw landing on them gets them', async () => {
+    const { freePortRun } = await freshModule();
+    const share = portShare('run', testLane());
+    const base = await freeRunIn(share, 2);
+    // Every draw lands on `base`, whose second port is taken: the draw probes both, finds no run, and throws.
+    vi.spyOn(Math, 'random').mockImplementation(() => landOn(base, share, 2));
+    const taken = await bind(base + 1);
+    expect(taken).toBeDefined();
+    await expect(freePortRun(2)).rejects.toThrow(/no 2 free consecutive ports in .* after 1000 draws/);
+    await unbind(taken!);
+    // Both free now, and given back: the same landing hands them out (held still, it would draw on and fail again).
+    expect(await freePortRun(2)).toBe(base);
   });
 
   it("draws single ports and runs in this process's own shares", async () => {
