@@ -1,0 +1,95 @@
+// How the launcher starts a cluster's services (startInOrder): message-intake alone, then the
+// rest side by side, each failure named. Every service here is a real node process started and
+// waited for as the launcher does (startLive): a tiny script that answers /livez, or exits.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '@wirehook/testkit';
+import { type ServiceSpec, startInOrder } from './cluster.ts';
+import { OutputTail, StartError, startLive } from './start-wait.ts';
+
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+/** A service that answers /livez as itself, or one that says why it cannot start and exits 1. */
+type Script = 'live' | 'fails';
+
+async function specOf(name: string): Promise<ServiceSpec> {
+  return { name, service: name, env: {}, metricsPort: await freePort() };
+}
+
+/**
+ * A launch as the cluster's (startLive over a spawned process), running each spec's script,
+ * writing `start <name>` and `end <name>` to `log` as each launch begins and settles.
+ */
+function launcher(scripts: Record<string, Script>, log: string[]) {
+  return async (spec: ServiceSpec) => {
+    log.push(`start ${spec.name}`);
+    const code =
+      scripts[spec.name] === 'live'
+        ? `require('node:http').createServer((q, r) => r.end(JSON.stringify({ pid: process.pid, state: 'running' }))).listen(${spec.metricsPort}, '127.0.0.1');`
+        : `console.error('${spec.name} cannot start: on purpose'); process.exit(1);`;
+    try {
+      await startLive(spec, 20_000, {
+        spawn: () => {
+          const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+          children.push(child);
+          const output = new OutputTail();
+          for (const s of [child.stdout, child.stderr]) createInterface({ input: s }).on('line', (l) => output.push(l));
+          return { child, output };
+        },
+        kill: async () => {},
+        retrying: () => {},
+      });
+    } finally {
+      log.push(`end ${spec.name}`);
+    }
+  };
+}
+
+describe('starting a cluster', () => {
+  it('starts message-intake alone, then the rest side by side; two failing are both named, once every start has settled', async () => {
+    const specs = await Promise.all(['message-intake', 'dispatcher-1', 'egress-relay', 'gateway'].map(specOf));
+    const log: string[] = [];
+    const launch = launcher({ 'message-intake': 'live', 'dispatcher-1': 'fails', 'egress-relay': 'live', gateway: 'fails' }, log);
+    const err = await startInOrder(specs, launch).catch((e: unknown) => e);
+    // message-intake started and live before any other began; the others all begun before any settled.
+    expect(log.slice(0, 5)).toEqual(['start message-intake', 'end message-intake', 'start dispatcher-1', 'start egress-relay', 'start gateway']);
+    // Thrown only once every start had settled (the live one's too).
+    expect(log).toHaveLength(8);
+    expect(err).toBeInstanceOf(AggregateError);
+    const { errors, message } = err as AggregateError;
+    expect(errors).toHaveLength(2);
+    expect(errors.every((e) => e instanceof StartError)).toBe(true);
+    expect(message).toMatch(/^2 services failed to start:\n/);
+    expect(message).toMatch(/dispatcher-1 exited \(code 1\) while starting/);
+    expect(message).toContain('| dispatcher-1 cannot start: on purpose');
+    expect(message).toMatch(/gateway exited \(code 1\) while starting/);
+    expect(message).toContain('| gateway cannot start: on purpose');
+    expect(message).not.toContain('egress-relay');
+  });
+
+  it('throws one failure as itself, after the others have started; all live, it resolves', async () => {
+    const specs = await Promise.all(['message-intake', 'recovery', 'alerting', 'portal'].map(specOf));
+    const log: string[] = [];
+    const err = await startInOrder(specs, launcher({ 'message-intake': 'live', recovery: 'live', alerting: 'fails', portal: 'live' }, log)).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StartError);
+    expect((err as Error).message).toMatch(/^alerting exited \(code 1\) while starting/);
+    expect(log.filter((l) => l.startsWith('end '))).toHaveLength(4);
+
+    const live = await Promise.all(['message-intake', 'recovery', 'alerting'].map(specOf));
+    await expect(startInOrder(live, launcher({ 'message-intake': 'live', recovery: 'live', alerting: 'live' }, []))).resolves.toBeUndefined();
+  });
+
+  it('starts nothing more when message-intake fails to start', async () => {
+    const specs = await Promise.all(['message-intake', 'gateway', 'portal'].map(specOf));
+    const log: string[] = [];
+    const err = await startInOrder(specs, launcher({ 'message-intake': 'fails', gateway: 'live', portal: 'live' }, log)).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^message-intake exited \(code 1\) while starting/);
+    expect(log).toEqual(['start message-intake', 'end message-intake']);
+  });
+});
