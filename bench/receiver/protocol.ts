@@ -40,6 +40,8 @@ export interface ReceiverStats {
   unknownRoute: number;
   /** Ordered webhooks delivered with a `webhook-sequence` not above the last delivered of their route and key. */
   outOfOrder: number;
+  /** Requests held open right now by routes in `hang` mode (answered 503 when their route leaves it); not reset. */
+  held: number;
   /**
    * Accept→receive latency of every delivered request, all groups (receive time − the
    * body's timestamp), ms; only when asked for; null when nothing was delivered.

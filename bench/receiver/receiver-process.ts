@@ -193,7 +193,9 @@ function emptyStats(): GroupStats {
 }
 
 function snapshot(withLatency: boolean): ReceiverStats {
-  const out: ReceiverStats = { groups: {}, invalid, unknownRoute, outOfOrder };
+  let held = 0;
+  for (const route of routes.values()) held += route.hung.size;
+  const out: ReceiverStats = { groups: {}, invalid, unknownRoute, outOfOrder, held };
   for (const [name, group] of groups) out.groups[name] = { ...group.stats };
   if (withLatency) out.latencyMs = latency.summary();
   return out;
