@@ -5,7 +5,8 @@ import { ENDPOINT_WALK_BATCH, ManualClock, type DeliveryId } from '@wirehook/cor
 // The numbers written out: a test that read the code's constant would follow it anywhere.
 const BATCH = 1_000;
 import { openSqliteStore, type Store } from '@wirehook/store';
-import { silentLogger } from '@wirehook/platform';
+import { createLogger, silentLogger } from '@wirehook/platform';
+import { jsonLines } from '@wirehook/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Fixtures } from '../../../packages/store/test/contract/fixtures.ts';
 import { MessageFixtures } from '../../../packages/store/test/contract/message-fixtures.ts';
@@ -33,4 +34,19 @@ it('a tick finishes a pause’s walk past the request’s batch, and resume’s 
   await store.endpoints.update(t, endpoint.id, { status: 'active', changedAt: clock.now(), releaseHeldSince: 0 });
   expect(await job.runOnce()).toBe(1_007); // released by the walk alone
   expect(await m.dueOf(clock.now(), ids)).toHaveLength(ids.length);
+});
+
+it('a part of a round left for later (a recheck that failed) is logged as a warning, and the round goes on', async () => {
+  const { destination, lines } = jsonLines();
+  const rounds: { changed: number; pending: boolean; leftForLater?: unknown }[] = [
+    { changed: 3, pending: true, leftForLater: new Error('write conflict') },
+    { changed: 2, pending: false },
+  ];
+  const walking = { ...store, deliveries: { ...store.deliveries, walkEndpoints: async () => rounds.shift()! } } as Store;
+  const job = new EndpointWalkJob({ store: walking, clock, logger: createLogger({ name: 'test', destination, format: 'json' }), intervalMs: 60_000 });
+  expect(await job.runOnce()).toBe(5);
+  const warned = lines.filter((l) => l['level'] === 40);
+  expect(warned).toHaveLength(1);
+  expect(warned[0]!['msg']).toBe('endpoint walks: a walk asked to run again failed to start; trying again in a second');
+  expect((warned[0]!['err'] as { message: string }).message).toBe('write conflict');
 });

@@ -252,13 +252,15 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     return done.released;
   }
 
-  async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }> {
+  async walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean; leftForLater?: unknown }> {
     checkedLimit(batch, 'batch');
     checkedLimit(endpoints, 'endpoints');
-    // Walks asked to run again once their window has passed (a resume's or delete's) join first.
+    // Walks asked to run again once their window has passed (a resume's or delete's) join first;
+    // a recheck that fails is told with the round's result (the job logs it), and holds up no walk.
+    let failedRecheck: unknown;
     if (now - this.#rechecksReadAt >= RECHECKS_READ_INTERVAL_MS || now < this.#rechecksReadAt) {
       this.#rechecksReadAt = now;
-      await startDueRechecks(this.#conn, now);
+      await startDueRechecks(this.#conn, now).catch((err: unknown) => (failedRecheck = err));
     }
     // In turn from where the last round stopped, so one long walk never starves the others.
     let ids = await pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);
@@ -273,7 +275,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       changed += done.released + done.failed + done.held;
       this.#walkCursor = id;
     }
-    return { changed, pending: (await pendingWalksAfter(this.#conn, '', 1)).length > 0 };
+    const pending = (await pendingWalksAfter(this.#conn, '', 1)).length > 0;
+    return failedRecheck === undefined ? { changed, pending } : { changed, pending, leftForLater: failedRecheck };
   }
 
   async laneStats(): Promise<LaneStats> {

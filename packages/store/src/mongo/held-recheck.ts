@@ -1,6 +1,7 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
+import type { EndpointRecheckDoc } from './documents.ts';
 import { recordWalk } from './endpoint-walk.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
@@ -12,19 +13,24 @@ import { scope } from './query.ts';
 // a write touches is shared with the resume: eight markers, one written by every held send and
 // all by a resume, made the two conflict, but under heavy sends to a paused endpoint every run
 // of the resume met one in flight, and it failed once the driver's 120 s of retries were spent.
-// Instead, the resume (or delete) leaves a recheck: HELD_RECHECK_MS later, when every
-// transaction that could have read the endpoint paused has ended, its walk runs once more and
-// releases (or fails) what such a write left. (The other way round — a delivery left due on an
-// endpoint that is no longer active — is stranded.ts's.)
+// Instead, the resume (or a paused endpoint's delete) leaves a recheck: HELD_RECHECK_MS later,
+// when every transaction that could have read the endpoint paused has ended, its walk runs once
+// more and releases what such a write held, or fails it when the endpoint has gone or was
+// stopped for its failures meanwhile. (The other way round — a delivery left due on an endpoint
+// that is no longer active — is stranded.ts's.)
 
 /**
- * How long after a resume or delete its walk runs again. MongoDB aborts a transaction that
- * has lived transactionLifetimeLimitSeconds (60 s by default), found by a reaper that runs every
- * half of that: none that read the endpoint before the resume commits more than 90 s after it.
- * The rest covers the processes' clocks (a minute apart at most, START_SKEW_MS) and a margin. A
- * deployment that raises the limit past 60 s raises this bound with it (docs/operations.md).
+ * How long after a resume or delete its walk runs again. MongoDB aborts a transaction that has
+ * lived transactionLifetimeLimitSeconds (60 s by default), found by a reaper that runs every half
+ * of that: none lives past 90 s on a replica set. The resume's own transaction may commit up to
+ * 90 s after it read the clock here, and a send that read the endpoint before that commit may
+ * commit up to 90 s after it; the dispatcher that starts the recheck may read a clock a minute
+ * ahead (START_SKEW_MS): 4 minutes in all, and one more of margin. warnLongTransactions tells at
+ * start of a server whose limit is longer.
  */
-export const HELD_RECHECK_MS = 3 * 60_000;
+export const HELD_RECHECK_MS = 5 * 60_000;
+/** The transaction lifetime HELD_RECHECK_MS is reckoned for (MongoDB's default), in seconds. */
+export const RECKONED_TRANSACTION_LIFETIME_S = 60;
 /** Rechecks one read starts at most (walkEndpoints reads again a second later). */
 export const RECHECKS_PAGE = 100;
 
@@ -33,8 +39,8 @@ export type Recheck = { heldSince: number } | { fail: true };
 
 /**
  * Asks, in the caller's transaction, for the endpoint's walk to run again HELD_RECHECK_MS after
- * `now`. A later ask moves it on (the later resume's window is the one left); a delete's makes
- * it a fail.
+ * `now` (the real clock's: what it bounds is the server's transactions). A later ask moves it
+ * on (the later resume's window is the one left); a delete's makes it a fail.
  */
 export async function scheduleRecheck(
   conn: MongoConnection,
@@ -54,31 +60,71 @@ export async function scheduleRecheck(
 }
 
 /**
- * Starts the rechecks whose time has come (at most RECHECKS_PAGE): each is removed and its
- * walk recorded in one transaction, a release only while the endpoint is active (paused again,
- * its next resume asks for its own). @returns how many walks it recorded.
+ * Starts the rechecks whose time has come (at most RECHECKS_PAGE, in a random order, so that
+ * dispatchers reading one page at once mostly take different ones): each is removed and its
+ * walk recorded in one transaction. One that fails is left for the next read, the others go on;
+ * the first error is thrown once all were tried.
+ * @returns how many walks it recorded.
  */
 export async function startDueRechecks(conn: MongoConnection, now: number): Promise<number> {
   const q = P.rechecksDue(now);
-  const due = await conn.endpointRechecks.find(q.filter, q.options).limit(RECHECKS_PAGE).toArray();
+  const due = shuffled(await conn.endpointRechecks.find(q.filter, q.options).limit(RECHECKS_PAGE).toArray());
   let started = 0;
+  let failure: unknown;
   for (const recheck of due) {
-    const endpointId = recheck._id as EndpointId;
-    const t = { orgId: recheck.orgId, env: recheck.env } as Tenant;
-    started += await conn.transaction(async (session) => {
-      const read = P.recheckAsRead(endpointId, recheck.at);
-      // Moved on by a later resume since the page read it: left for its new time.
-      if ((await conn.endpointRechecks.deleteOne(read.filter, { ...read.options, session })).deletedCount === 0) return 0;
-      if (recheck.fail) {
-        await recordWalk(conn, session, t, endpointId, 'fail');
-        return 1;
-      }
-      const ep = P.byId(t, endpointId);
-      const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1 } });
-      if (endpoint?.status !== 'active') return 0;
-      await recordWalk(conn, session, t, endpointId, 'release', recheck.heldSince ?? 0);
-      return 1;
-    });
+    try {
+      started += await conn.transaction((session) => startRecheck(conn, session, recheck));
+    } catch (err) {
+      failure ??= err;
+    }
   }
+  if (failure !== undefined) throw failure;
   return started;
+}
+
+/**
+ * One recheck, as the endpoint stands now: active, its release again; gone, or stopped for its
+ * failures (a disabled endpoint with a reason: its open deliveries fail), a fail; paused, or
+ * disabled by hand, nothing (its held deliveries wait for its next resume, which asks its own).
+ * @returns 1 when it recorded a walk.
+ */
+async function startRecheck(conn: MongoConnection, session: ClientSession, recheck: EndpointRecheckDoc): Promise<number> {
+  const endpointId = recheck._id as EndpointId;
+  const t = { orgId: recheck.orgId, env: recheck.env } as Tenant;
+  const read = P.recheckAsRead(endpointId, recheck.at);
+  // Moved on by a later resume since the page read it (or started by another dispatcher): left.
+  if ((await conn.endpointRechecks.deleteOne(read.filter, { ...read.options, session })).deletedCount === 0) return 0;
+  const ep = P.byId(t, endpointId);
+  const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1, disabledReason: 1 } });
+  if (recheck.fail || endpoint === null || (endpoint.status === 'disabled' && endpoint.disabledReason != null)) {
+    await recordWalk(conn, session, t, endpointId, 'fail');
+    return 1;
+  }
+  if (endpoint.status !== 'active') return 0;
+  await recordWalk(conn, session, t, endpointId, 'release', recheck.heldSince ?? 0);
+  return 1;
+}
+
+/** Reads the server's transactionLifetimeLimitSeconds at start and tells when it is longer than HELD_RECHECK_MS is reckoned for. */
+export async function warnLongTransactions(conn: MongoConnection, log: (line: string) => void): Promise<void> {
+  let limit: unknown;
+  try {
+    limit = (await conn.db.admin().command({ getParameter: 1, transactionLifetimeLimitSeconds: 1 }))['transactionLifetimeLimitSeconds'];
+  } catch {
+    return; // not allowed to read it (a managed service's restricted user): nothing to tell
+  }
+  if (typeof limit !== 'number' || limit <= RECKONED_TRANSACTION_LIFETIME_S) return;
+  log(
+    `MongoDB's transactionLifetimeLimitSeconds is ${limit} (Wirehook reckons with ${RECKONED_TRANSACTION_LIFETIME_S}, the default): ` +
+      'a delivery held in the instant of a resume may stay held past its recheck five minutes on; ' +
+      'pausing and resuming the endpoint again releases it (docs/operations.md)',
+  );
+}
+
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }

@@ -135,8 +135,8 @@ async function createInTransaction(
     statuses: pendingStatuses(deliveryIds),
   };
   const bucket = conn.bucketOf(_id);
-  // The writes other sends may make too come first — the lanes' and a paused endpoint's — so a
-  // send that conflicts on them is run again before it has inserted a body of up to 1 MB.
+  // The writes other sends may make too come first — the lanes' — so a send that conflicts on
+  // them is run again before it has inserted a body of up to 1 MB.
   const deliveries: DeliveryDoc[] = [];
   const due: DueNote[] = [];
   for (const [i, endpoint] of targets.entries()) {

@@ -92,7 +92,7 @@ describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete'
     while ((await store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).pending);
   };
 
-  it("a delivery held after the resume's walk is released by the walk run again at 3 minutes, not at 2:59", async () => {
+  it("a delivery held after the resume's walk is released by the walk run again at 5 minutes, not at 4:59", async () => {
     await scene(async ({ store, m, t, endpointId, late }) => {
       await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
       const [id] = (await m.send(t)).deliveryIds;
@@ -107,6 +107,20 @@ describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete'
       const after = Date.now() + HELD_RECHECK_MS + 1_000;
       await drain(store, after);
       expect(await m.dueOf(after, [id!])).toEqual([id]);
+    });
+  });
+
+  it("a delivery held after the resume's walk, its endpoint deleted since (active), is failed by the walk run again", async () => {
+    await scene(async ({ store, m, t, endpointId, late }) => {
+      await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
+      const [id] = (await m.send(t)).deliveryIds;
+      await store.endpoints.update(t, endpointId as never, { status: 'active', changedAt: m.f.clock.now(), releaseHeldSince: 0 });
+      expect(await store.endpoints.delete(t, endpointId as never)).toBe(true);
+      await drain(store, Date.now());
+      expect((await m.delivery(t, id!)).status).toBe('failed');
+      await late(id!);
+      await drain(store, Date.now() + HELD_RECHECK_MS + 1_000);
+      expect((await m.delivery(t, id!)).status).toBe('failed');
     });
   });
 

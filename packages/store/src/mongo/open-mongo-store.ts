@@ -13,6 +13,7 @@ import { MongoEventTypeRepo } from './event-type-repo.ts';
 import { ensureIndexes } from './indexes.ts';
 import { withUnavailableErrors } from './unavailable-errors.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
+import { warnLongTransactions } from './held-recheck.ts';
 import { ensureListedMonthIndexes, ensureMonths } from './month-buckets.ts';
 import { MongoMessageRepo } from './message-repo.ts';
 import { MongoOrgRepo } from './org-repo.ts';
@@ -77,7 +78,10 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await requireTransactions(db, where);
     await ensureIndexes(db);
     const conn = new MongoConnection(client, db);
-    await upgradeLayout(conn, where, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    await upgradeLayout(conn, where, log);
+    // What the rechecks after a resume are reckoned with (held-recheck.ts).
+    await warnLongTransactions(conn, log);
     // The bucket of the collections layouts before 4 kept (layout-upgrade.ts), if any.
     await conn.readLegacyMonth();
     // This month's and next month's collections, before anything is written to them.

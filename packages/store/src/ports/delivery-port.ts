@@ -256,9 +256,10 @@ export interface DeliveryRepo {
    * EndpointWalkMode): one batch of at most `batch` deliveries for each of up to `endpoints`
    * endpoints with a walk, each batch its own transaction, taking the endpoints in turn.
    * Every dispatcher runs it; two at once only repeat a query. @returns deliveries changed,
-   * and whether walks are left.
+   * whether walks are left, and what failed of a part left for a later round while the walks
+   * went on (MongoDB: a walk asked to run again after a resume; held-recheck.ts).
    */
-  walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean }>;
+  walkEndpoints(now: number, batch: number, endpoints: number): Promise<{ changed: number; pending: boolean; leftForLater?: unknown }>;
   /** Deliveries of the endpoint in `retrying`. */
   retryingCount(t: Tenant, endpointId: EndpointId): Promise<number>;
   /**
