@@ -10,7 +10,7 @@ import type { MongoConnection } from './connection.ts';
 import type { EndpointRecheckDoc } from './documents.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
-import { HELD_RECHECK_MS, RECHECKS_PAGE, scheduleRecheck, startDueRechecks, warnLongTransactions } from './held-recheck.ts';
+import { FAILED_RECHECK_WAIT_MS, HELD_RECHECK_MS, RECHECKS_PAGE, scheduleRecheck, startDueRechecks, warnLongTransactions } from './held-recheck.ts';
 
 const t: Tenant = { orgId: 'org_1' as OrgId, env: 'live' };
 const session = { id: 'session' } as unknown as ClientSession;
@@ -24,9 +24,11 @@ function stand() {
   const status = new Map<string, string | { status: string; disabledReason: string | null }>();
   const calls = { options: [] as Record<string, unknown>[], limits: [] as number[], transactions: 0 };
   const endpointRechecks = {
-    updateOne: async (filter: { _id: string }, update: Update, options: Record<string, unknown>) => {
+    updateOne: async (filter: { _id: string; at?: number }, update: Update, options: Record<string, unknown>) => {
       calls.options.push(options);
-      const doc = rechecks.get(filter._id) ?? ({ _id: filter._id, ...update.$setOnInsert, at: Number.NEGATIVE_INFINITY } as EndpointRecheckDoc);
+      const found = rechecks.get(filter._id);
+      if (found === undefined ? options['upsert'] !== true : filter.at !== undefined && found.at !== filter.at) return;
+      const doc = found ?? ({ _id: filter._id, ...update.$setOnInsert, at: Number.NEGATIVE_INFINITY } as EndpointRecheckDoc);
       Object.assign(doc, update.$set);
       doc.at = Math.max(doc.at, update.$max?.at ?? doc.at);
       rechecks.set(filter._id, doc);
@@ -146,12 +148,23 @@ describe("a resume's recheck (MongoDB): the walk runs again once every send that
       await scheduleRecheck(conn, session, t, ep(n), { heldSince: 0 }, NOW);
     }
     failing.add('ep_2');
-    await expect(startDueRechecks(conn, NOW + HELD_RECHECK_MS)).rejects.toThrow('write conflict on ep_2');
+    const due = NOW + HELD_RECHECK_MS;
+    // The stand-in undoes nothing of a failed transaction: its delete is put back as the abort would.
+    const abort = (at: number) => rechecks.set('ep_2', { _id: 'ep_2', orgId: 'org_1', env: 'live', at, heldSince: 0, fail: false });
+    const deleteOne = conn.endpointRechecks.deleteOne.bind(conn.endpointRechecks);
+    (conn.endpointRechecks as unknown as { deleteOne: typeof deleteOne }).deleteOne = (async (filter: { _id: string; at: number }) => {
+      const done = await deleteOne(filter as never);
+      if (filter._id === 'ep_2' && failing.has('ep_2')) abort(filter.at);
+      return done;
+    }) as typeof deleteOne;
+    await expect(startDueRechecks(conn, due)).rejects.toThrow('write conflict on ep_2');
     expect([...walks.keys()].sort()).toEqual(['ep_1', 'ep_3']);
+    // Behind the line for a minute (FAILED_RECHECK_WAIT_MS): not read again before then.
+    expect(FAILED_RECHECK_WAIT_MS).toBe(60_000);
+    expect(rechecks.get('ep_2')?.at).toBe(due + 60_000);
+    expect(await startDueRechecks(conn, due + 59_999)).toBe(0);
     failing.clear();
-    // The stand-in undid nothing of the failed one's delete: put back as the aborted transaction would.
-    rechecks.set('ep_2', { _id: 'ep_2', orgId: 'org_1', env: 'live', at: NOW + HELD_RECHECK_MS, heldSince: 0, fail: false });
-    expect(await startDueRechecks(conn, NOW + HELD_RECHECK_MS)).toBe(1);
+    expect(await startDueRechecks(conn, due + 60_000)).toBe(1);
     expect(walks.has('ep_2')).toBe(true);
   });
 

@@ -33,6 +33,8 @@ export const HELD_RECHECK_MS = 5 * 60_000;
 export const RECKONED_TRANSACTION_LIFETIME_S = 60;
 /** Rechecks one read starts at most (walkEndpoints reads again a second later). */
 export const RECHECKS_PAGE = 100;
+/** How long a recheck that failed to start waits before it is tried again (behind those due meanwhile). */
+export const FAILED_RECHECK_WAIT_MS = 60_000;
 
 /** What the walk does again: a resume's release (with its bound), or a delete's fail. */
 export type Recheck = { heldSince: number } | { fail: true };
@@ -76,6 +78,9 @@ export async function startDueRechecks(conn: MongoConnection, now: number): Prom
       started += await conn.transaction((session) => startRecheck(conn, session, recheck));
     } catch (err) {
       failure ??= err;
+      // To the back of the line for a minute: rechecks that keep failing never fill every page.
+      const read = P.recheckAsRead(recheck._id, recheck.at);
+      await conn.endpointRechecks.updateOne(read.filter, { $set: { at: now + FAILED_RECHECK_WAIT_MS } }, read.options).catch(() => undefined);
     }
   }
   if (failure !== undefined) throw failure;
