@@ -8,8 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { leftoverProcesses, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
-import { countTests, type Counts, type VitestReport } from './test-counts.ts';
+import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
+import { engineCrashes, onlyKnownCrashes } from './engine-crashes.ts';
+import { countTests, countTestsWithout, type Counts, type VitestReport } from './test-counts.ts';
 import { laneRuns, runLanes, TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
@@ -52,9 +53,15 @@ if (args.length === 0) {
   const reports = TEST_LANES.map((_, i) => join(dir, `report-${i + 1}.json`));
   // Colours as when vitest writes to the terminal itself, when ours is one.
   const colour = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
+  // The lines that tell of a worker lost to a crash, by lane (scripts/engine-crashes.ts).
+  const crashLines: string[][] = TEST_LANES.map(() => []);
   const lanes = runLanes(
     laneRuns((lane) => vitestArgs(reports[lane - 1]!, []), { ...process.env, ...colour }),
-    (stream, line) => process[stream].write(`${line}\n`),
+    (stream, line) => {
+      process[stream].write(`${line}\n`);
+      const lane = TEST_LANES.findIndex((l) => line.startsWith(`${l.tag} `));
+      if (lane >= 0 && (line.includes('Worker exited unexpectedly') || line.includes('Check failed'))) crashLines[lane]!.push(line);
+    },
   );
   // A stop sent to the runner alone is passed on to both lanes; Ctrl-C reaches them from the
   // terminal (they share its process group). Either way the leftover check and the clean-up below run.
@@ -62,6 +69,21 @@ if (args.length === 0) {
   process.on('SIGINT', () => {});
   const codes = await lanes.done;
   results = codes.map((code, i) => ({ code, counts: readCounts(reports[i]!) }));
+  for (const [i, lane] of TEST_LANES.entries()) {
+    const crashes = engineCrashes(crashLines[i]!);
+    if (results[i]!.code === 0 || !onlyKnownCrashes(crashes, results[i]!.counts.failed)) continue;
+    // V8's known crash (nodejs/node#64500), not a test's failure: the lost files run once more, alone.
+    console.error(
+      `${lane.tag} a worker died of V8's known crash (Check failed: jit_page…, nodejs/node#64500) in ${crashes.files.join(', ')}; running it again alone`,
+    );
+    const again = join(dir, `again-${i + 1}.json`);
+    const code = spawnSync('pnpm', vitestArgs(again, crashes.files), { stdio: 'inherit', env: { ...process.env, [TEST_LANE_ENV]: String(i + 1) } }).status ?? 1;
+    const rerun = readCounts(again);
+    const rest = countTestsWithout(JSON.parse(readFileSync(reports[i]!, 'utf8')) as VitestReport, crashes.files);
+    const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
+    console.error(`${lane.tag} run again: ${rerun.passed} passed, ${rerun.failed} failed`);
+    results[i] = { code: code === 0 && counts.failed === 0 ? 0 : 1, counts };
+  }
 } else {
   const report = join(dir, 'report.json');
   const code = run('pnpm', vitestArgs(report, args));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTests, type VitestReport } from '../../scripts/test-counts.ts';
+import { countTests, countTestsWithout, type VitestReport } from '../../scripts/test-counts.ts';
 
 const file = (status: string, ...tests: string[]) => ({ status, assertionResults: tests.map((s) => ({ status: s })) });
 
@@ -35,5 +35,23 @@ describe('the closing line counts tests as vitest does', () => {
       testResults: [file('failed'), file('failed', 'passed', 'passed')],
     };
     expect(countTests(report)).toEqual({ passed: 2, failed: 2, skipped: 0 });
+  });
+});
+
+describe('a lane counted without a file it lost to a crash (that file runs again apart)', () => {
+  it("leaves out the file's own tests, and the one failure its lost worker counted", () => {
+    const report: VitestReport = {
+      numPassedTests: 5,
+      numFailedTests: 0,
+      numPendingTests: 1,
+      numTodoTests: 0,
+      testResults: [
+        { name: '/p/a.test.ts', status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }, { status: 'skipped' }] },
+        { name: '/p/crashed.test.ts', status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'passed' }, { status: 'passed' }] },
+      ],
+    };
+    expect(countTests(report)).toEqual({ passed: 5, failed: 1, skipped: 1 });
+    expect(countTestsWithout(report, ['/p/crashed.test.ts'])).toEqual({ passed: 2, failed: 0, skipped: 1 });
+    expect(countTestsWithout(report, [])).toEqual(countTests(report));
   });
 });
