@@ -30,18 +30,15 @@ export function countTests(report: VitestReport): Counts {
 }
 
 /**
- * countTests without the files named (absolute paths, as vitest reports them): a lane's counts
- * once a file it lost to a crash has run again apart, whose own counts then take its place.
+ * A lane's counts without the files named (absolute paths, as vitest reports them), from the
+ * other files' own tests: once a file it lost to a crash has run again apart, whose counts then
+ * take its place. (The lost file's tests that never ran are in none of vitest's totals.)
  */
 export function countTestsWithout(report: VitestReport, files: readonly string[]): Counts {
-  const all = countTests(report);
   const left = new Set(files);
-  for (const file of report.testResults.filter((f) => f.name !== undefined && left.has(f.name))) {
-    const of = (...statuses: string[]) => file.assertionResults.filter((test) => statuses.includes(test.status)).length;
-    const broken = file.status === 'failed' && of('failed') === 0 ? 1 : 0;
-    all.passed -= of('passed');
-    all.failed -= of('failed') + broken;
-    all.skipped -= of('skipped', 'pending', 'todo');
-  }
-  return all;
+  const kept = report.testResults.filter((file) => file.name === undefined || !left.has(file.name));
+  const tests = kept.flatMap((file) => file.assertionResults);
+  const of = (...statuses: string[]) => tests.filter((test) => statuses.includes(test.status)).length;
+  const brokenFiles = kept.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
+  return { passed: of('passed'), failed: of('failed') + brokenFiles, skipped: of('skipped', 'pending', 'todo') };
 }
