@@ -47,6 +47,6 @@ it('a part of a round left for later (a recheck that failed) is logged as a warn
   expect(await job.runOnce()).toBe(5);
   const warned = lines.filter((l) => l['level'] === 40);
   expect(warned).toHaveLength(1);
-  expect(warned[0]!['msg']).toBe('endpoint walks: a walk asked to run again failed to start; trying again in a second');
+  expect(warned[0]!['msg']).toBe('endpoint walks: a walk asked to run again failed to start; trying it again in a minute');
   expect((warned[0]!['err'] as { message: string }).message).toBe('write conflict');
 });

@@ -60,7 +60,7 @@ export class EndpointWalkJob implements Component {
       for (let batch = 0; batch < BATCHES_PER_TICK; batch++) {
         const { changed, pending, leftForLater } = await store.deliveries.walkEndpoints(clock.now(), ENDPOINT_WALK_BATCH, 1);
         if (leftForLater !== undefined)
-          logger.warn({ err: leftForLater }, 'endpoint walks: a walk asked to run again failed to start; trying again in a second');
+          logger.warn({ err: leftForLater }, 'endpoint walks: a walk asked to run again failed to start; trying it again in a minute');
         total += changed;
         if (!pending) break;
         // Walks that changed nothing in a full turn (only waiting out a grace) end the tick too.

@@ -260,7 +260,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     let failedRecheck: unknown;
     if (now - this.#rechecksReadAt >= RECHECKS_READ_INTERVAL_MS || now < this.#rechecksReadAt) {
       this.#rechecksReadAt = now;
-      await startDueRechecks(this.#conn, now).catch((err: unknown) => (failedRecheck = err));
+      // By the real clock, as they were asked for: what they wait out is the server's transactions.
+      await startDueRechecks(this.#conn, Date.now()).catch((err: unknown) => (failedRecheck = err));
     }
     // In turn from where the last round stopped, so one long walk never starves the others.
     let ids = await pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);

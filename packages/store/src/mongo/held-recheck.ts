@@ -62,7 +62,7 @@ export async function scheduleRecheck(
 }
 
 /**
- * Starts the rechecks whose time has come (at most RECHECKS_PAGE, in a random order, so that
+ * Starts the rechecks whose time has come by the real clock, as scheduleRecheck set it (at most RECHECKS_PAGE, in a random order, so that
  * dispatchers reading one page at once mostly take different ones): each is removed and its
  * walk recorded in one transaction. One that fails is left for the next read, the others go on;
  * the first error is thrown once all were tried.
@@ -98,15 +98,17 @@ async function startRecheck(conn: MongoConnection, session: ClientSession, reche
   const t = { orgId: recheck.orgId, env: recheck.env } as Tenant;
   const read = P.recheckAsRead(endpointId, recheck.at);
   // Moved on by a later resume since the page read it (or started by another dispatcher): left.
-  if ((await conn.endpointRechecks.deleteOne(read.filter, { ...read.options, session })).deletedCount === 0) return 0;
+  // The document as removed, not as the page read it: a resume since may have changed its bound.
+  const taken = await conn.endpointRechecks.findOneAndDelete(read.filter, { ...read.options, session });
+  if (taken === null) return 0;
   const ep = P.byId(t, endpointId);
   const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1, disabledReason: 1 } });
-  if (recheck.fail || endpoint === null || (endpoint.status === 'disabled' && endpoint.disabledReason != null)) {
+  if (taken.fail || endpoint === null || (endpoint.status === 'disabled' && endpoint.disabledReason != null)) {
     await recordWalk(conn, session, t, endpointId, 'fail');
     return 1;
   }
   if (endpoint.status !== 'active') return 0;
-  await recordWalk(conn, session, t, endpointId, 'release', recheck.heldSince ?? 0);
+  await recordWalk(conn, session, t, endpointId, 'release', taken.heldSince ?? 0);
   return 1;
 }
 

@@ -65,10 +65,19 @@ describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete'
   // A send whose transaction read the endpoint paused and commits after the resume's (or
   // delete's) walk went past leaves its delivery held. The race itself needs a send held open
   // across a commit; here its outcome is written as it would land (held: true, open), after the
-  // walk, and the recheck must put it right at HELD_RECHECK_MS and not before (held-recheck.ts).
-  async function scene(
-    run: (s: { store: Store; m: MessageFixtures; t: Tenant; endpointId: string; late: (id: DeliveryId) => Promise<void> }) => Promise<void>,
-  ) {
+  // walk. Rechecks are due by the real clock (held-recheck.ts): the test moves a recheck's time
+  // into the past, as five minutes would, and each round passes the job's once-a-second read.
+  interface Scene {
+    store: Store;
+    m: MessageFixtures;
+    t: Tenant;
+    endpointId: string;
+    late: (id: DeliveryId) => Promise<void>;
+    recheckAt: () => Promise<number | undefined>;
+    fiveMinutesOn: () => Promise<void>;
+    drain: () => Promise<void>;
+  }
+  async function scene(run: (s: Scene) => Promise<void>) {
     const dbName = `wirehook_recheck_${randomUUID().replaceAll('-', '')}`;
     const store = await openMongoStore({ url: url as string, dbName });
     const client = new MongoClient(url as string);
@@ -76,64 +85,83 @@ describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete'
       const f = new Fixtures(() => store, new ManualClock());
       const m = new MessageFixtures(f);
       const { t, endpoint } = await m.scene();
+      const rechecks = client.db(dbName).collection<{ _id: string; at: number }>(COLLECTIONS.endpointRechecks);
       const late = async (id: DeliveryId) => {
         const deliveries = client.db(dbName).collection<{ _id: string }>(bucketName(COLLECTIONS.deliveries, monthOfId(id)));
         const done = await deliveries.updateOne({ _id: id }, { $set: { status: 'pending', held: true, nextAttemptAt: 0, dueAt: 0, leaseUntil: null } });
         expect(done.matchedCount).toBe(1);
       };
-      await run({ store, m, t, endpointId: endpoint.id, late });
+      let round = 0;
+      await run({
+        store,
+        m,
+        t,
+        endpointId: endpoint.id,
+        late,
+        recheckAt: async () => (await rechecks.findOne({ _id: endpoint.id }))?.at,
+        fiveMinutesOn: async () => {
+          expect((await rechecks.updateOne({ _id: endpoint.id }, { $inc: { at: -HELD_RECHECK_MS } })).matchedCount).toBe(1);
+        },
+        // Each round a second on by the job's clock, so its read of the rechecks due is not skipped.
+        drain: async () => {
+          round++;
+          while ((await store.deliveries.walkEndpoints(m.f.clock.now() + round * 1_000, ENDPOINT_WALK_BATCH, 16)).pending);
+        },
+      });
     } finally {
       await store.close();
       await client.db(dbName).dropDatabase();
       await client.close();
     }
   }
-  const drain = async (store: Store, now: number) => {
-    while ((await store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).pending);
-  };
 
-  it("a delivery held after the resume's walk is released by the walk run again at 5 minutes, not at 4:59", async () => {
-    await scene(async ({ store, m, t, endpointId, late }) => {
+  it("a delivery held after the resume's walk is released by the walk run again five minutes on, not before", async () => {
+    await scene(async ({ store, m, t, endpointId, late, recheckAt, fiveMinutesOn, drain }) => {
       await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
       const [id] = (await m.send(t)).deliveryIds;
       const resumedAt = Date.now();
       await store.endpoints.update(t, endpointId as never, { status: 'active', changedAt: m.f.clock.now(), releaseHeldSince: 0 });
-      await drain(store, resumedAt);
-      expect(await m.dueOf(resumedAt, [id!])).toEqual([id]);
+      expect(await recheckAt()).toBeGreaterThanOrEqual(resumedAt + HELD_RECHECK_MS);
+      await drain();
+      expect(await m.dueOf(Date.now() + HELD_RECHECK_MS, [id!])).toEqual([id]); // released by the resume's walk
       await late(id!);
-      const before = resumedAt + HELD_RECHECK_MS - 1_000;
-      await drain(store, before);
-      expect(await m.dueOf(before, [id!])).toEqual([]);
-      const after = Date.now() + HELD_RECHECK_MS + 1_000;
-      await drain(store, after);
-      expect(await m.dueOf(after, [id!])).toEqual([id]);
+      await drain(); // within the five minutes: the recheck waits, the delivery stays held
+      expect(await recheckAt()).toBeDefined();
+      expect(await m.dueOf(Date.now() + HELD_RECHECK_MS, [id!])).toEqual([]);
+      await fiveMinutesOn();
+      await drain();
+      expect(await recheckAt()).toBeUndefined();
+      expect(await m.dueOf(Date.now() + HELD_RECHECK_MS, [id!])).toEqual([id]);
     });
   });
 
   it("a delivery held after the resume's walk, its endpoint deleted since (active), is failed by the walk run again", async () => {
-    await scene(async ({ store, m, t, endpointId, late }) => {
+    await scene(async ({ store, m, t, endpointId, late, fiveMinutesOn, drain }) => {
       await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
       const [id] = (await m.send(t)).deliveryIds;
       await store.endpoints.update(t, endpointId as never, { status: 'active', changedAt: m.f.clock.now(), releaseHeldSince: 0 });
       expect(await store.endpoints.delete(t, endpointId as never)).toBe(true);
-      await drain(store, Date.now());
+      await drain();
       expect((await m.delivery(t, id!)).status).toBe('failed');
       await late(id!);
-      await drain(store, Date.now() + HELD_RECHECK_MS + 1_000);
+      await fiveMinutesOn();
+      await drain();
       expect((await m.delivery(t, id!)).status).toBe('failed');
     });
   });
 
   it("a delivery left open after a paused endpoint's delete is failed by the walk run again", async () => {
-    await scene(async ({ store, m, t, endpointId, late }) => {
+    await scene(async ({ store, m, t, endpointId, late, fiveMinutesOn, drain }) => {
       await store.endpoints.update(t, endpointId as never, { status: 'paused', changedAt: m.f.clock.now() });
       const [id] = (await m.send(t)).deliveryIds;
       expect(await store.endpoints.delete(t, endpointId as never)).toBe(true);
-      await drain(store, Date.now());
+      await drain();
       expect((await m.delivery(t, id!)).status).toBe('failed');
       await late(id!);
+      await drain();
       expect((await m.delivery(t, id!)).status).toBe('pending');
-      await drain(store, Date.now() + HELD_RECHECK_MS + 1_000);
+      await fiveMinutesOn();
+      await drain();
       expect((await m.delivery(t, id!)).status).toBe('failed');
     });
   });
