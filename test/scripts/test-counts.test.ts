@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTests, countTestsWithout, type VitestReport } from '../../scripts/test-counts.ts';
+import { countTests, countTestsWithout, failedTestsIn, type VitestReport } from '../../scripts/test-counts.ts';
 
 const file = (status: string, ...tests: string[]) => ({ status, assertionResults: tests.map((s) => ({ status: s })) });
 
@@ -53,6 +53,10 @@ describe('a lane counted without a file it lost to a crash (that file runs again
     };
     expect(countTests(report)).toEqual({ passed: 4, failed: 1, skipped: 1 });
     expect(countTestsWithout(report, ['/p/crashed.test.ts'])).toEqual({ passed: 2, failed: 0, skipped: 1 });
+    // None of its tests failed before its worker died (one that had would keep the lane failed).
+    expect(failedTestsIn(report, ['/p/crashed.test.ts'])).toBe(0);
+    const failedFirst = { ...report, testResults: [report.testResults[0]!, { ...report.testResults[1]!, assertionResults: [{ status: 'failed' }] }] };
+    expect(failedTestsIn(failedFirst, ['/p/crashed.test.ts'])).toBe(1);
     // Nothing left out of a lane whose files all ran: the same counts as vitest's totals.
     const whole = { ...report, numPendingTests: 1, testResults: [report.testResults[0]!], numPassedTests: 2, numFailedTests: 0 };
     expect(countTestsWithout(whole, [])).toEqual(countTests(whole));
