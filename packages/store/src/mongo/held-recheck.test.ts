@@ -107,6 +107,22 @@ function stand() {
 
 const ep = (n: number) => `ep_${n}` as EndpointId;
 
+/** Runs `meanwhile` once a page of rechecks due has been read, before any of it starts. */
+function betweenReadAndStart(conn: MongoConnection, meanwhile: () => Promise<void>): void {
+  const find = conn.endpointRechecks.find.bind(conn.endpointRechecks);
+  (conn.endpointRechecks as unknown as { find: typeof find }).find = ((...args: Parameters<typeof find>) => {
+    const cursor = find(...args);
+    const toArray = cursor.toArray.bind(cursor);
+    return Object.assign(cursor, {
+      toArray: async () => {
+        const page = await toArray();
+        await meanwhile();
+        return page;
+      },
+    });
+  }) as typeof find;
+}
+
 describe("a resume's recheck (MongoDB): the walk runs again once every send that read the endpoint paused has ended", () => {
   it('is due HELD_RECHECK_MS (5 minutes) after the resume, not a millisecond before; then it records the release again', async () => {
     expect(HELD_RECHECK_MS).toBe(300_000);
@@ -134,18 +150,7 @@ describe("a resume's recheck (MongoDB): the walk runs again once every send that
     const { conn, walks, status } = stand();
     status.set('ep_1', 'active');
     await scheduleRecheck(conn, session, t, ep(1), { heldSince: 1 }, NOW);
-    const find = conn.endpointRechecks.find.bind(conn.endpointRechecks);
-    (conn.endpointRechecks as unknown as { find: typeof find }).find = ((...args: Parameters<typeof find>) => {
-      const cursor = find(...args);
-      const toArray = cursor.toArray.bind(cursor);
-      return Object.assign(cursor, {
-        toArray: async () => {
-          const page = await toArray();
-          await scheduleRecheck(conn, session, t, ep(1), { heldSince: 2 }, NOW - 1_000); // `at` stays (a $max)
-          return page;
-        },
-      });
-    }) as typeof find;
+    betweenReadAndStart(conn, () => scheduleRecheck(conn, session, t, ep(1), { heldSince: 2 }, NOW - 1_000)); // `at` stays (a $max)
     expect(await startDueRechecks(conn, NOW + HELD_RECHECK_MS)).toBe(1);
     expect(walks.get('ep_1')).toMatchObject({ hold: 'release', heldSince: 2 });
   });
@@ -206,19 +211,8 @@ describe("a resume's recheck (MongoDB): the walk runs again once every send that
     const { conn, rechecks, walks, status } = stand();
     status.set('ep_1', 'active');
     await scheduleRecheck(conn, session, t, ep(1), { heldSince: 0 }, NOW);
-    const find = conn.endpointRechecks.find.bind(conn.endpointRechecks);
     // A resume between the page's read and its start.
-    (conn.endpointRechecks as unknown as { find: typeof find }).find = ((...args: Parameters<typeof find>) => {
-      const cursor = find(...args);
-      const toArray = cursor.toArray.bind(cursor);
-      return Object.assign(cursor, {
-        toArray: async () => {
-          const page = await toArray();
-          await scheduleRecheck(conn, session, t, ep(1), { heldSince: 0 }, NOW + 1_000);
-          return page;
-        },
-      });
-    }) as typeof find;
+    betweenReadAndStart(conn, () => scheduleRecheck(conn, session, t, ep(1), { heldSince: 0 }, NOW + 1_000));
     expect(await startDueRechecks(conn, NOW + HELD_RECHECK_MS)).toBe(0);
     expect(walks.size).toBe(0);
     expect(rechecks.get('ep_1')?.at).toBe(NOW + 1_000 + HELD_RECHECK_MS);
