@@ -95,12 +95,12 @@ export async function takeCounts(
     }
   } catch (err) {
     await giveBack(conn, taken, now);
-    // A send refused at its plan's limit still marks: an organization at its limit is over the floor.
-    await markOverFloor(conn, counters, values);
     throw err;
+  } finally {
+    // Taken or refused at its plan's limit alike: an organization at its limit is over the floor.
+    await markOverFloor(conn, counters, values);
   }
   payOwedLater(conn);
-  await markOverFloor(conn, counters, values);
   return { taken, values };
 }
 
