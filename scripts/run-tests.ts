@@ -79,12 +79,12 @@ if (args.length === 0) {
     stopped = true;
   });
   const codes = await lanes.done;
-  results = codes.map((code, i) => ({ code, counts: readCounts(reports[i]!) }));
+  const laneReports = reports.map(readReport);
+  results = codes.map((code, i) => ({ code, counts: countsOf(laneReports[i]) }));
   for (const [i, lane] of TEST_LANES.entries()) {
     const crashes = engineCrashes(crashLines[i]!);
-    if (results[i]!.code === 0 || crashes.files.length === 0 || stopped) continue;
-    const report = readReport(reports[i]!);
-    if (report === undefined) continue;
+    const report = laneReports[i];
+    if (results[i]!.code === 0 || crashes.files.length === 0 || stopped || report === undefined) continue;
     const rest = countTestsWithout(report, crashes.files);
     if (!onlyKnownCrashes(crashes, rest.failed, failedTestsIn(report, crashes.files))) continue;
     // V8's known crash (nodejs/node#64500), not a test's failure: the lost files run once more, alone.
@@ -93,7 +93,7 @@ if (args.length === 0) {
     );
     const again = join(dir, `again-${i + 1}.json`);
     const code = spawnSync('pnpm', vitestArgs(again, crashes.files), { stdio: 'inherit', env: { ...process.env, [TEST_LANE_ENV]: String(i + 1) } }).status ?? 1;
-    const rerun = readCounts(again);
+    const rerun = countsOf(readReport(again));
     const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
     ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to V8's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
     results[i] = { code: code === 0 && counts.failed === 0 ? 0 : 1, counts };
@@ -101,7 +101,7 @@ if (args.length === 0) {
 } else {
   const report = join(dir, 'report.json');
   const code = run('pnpm', vitestArgs(report, args));
-  results = [{ code, counts: readCounts(report) }];
+  results = [{ code, counts: countsOf(readReport(report)) }];
 }
 
 let counts: Counts = {
@@ -119,10 +119,9 @@ for (const line of ranAgain) console.error(line);
 console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(results.some((r) => r.code !== 0) || counts.failed > 0 || counts.passed === 0 ? 1 : 0);
 
-/** A vitest run's counts from its JSON report; one failure when there is none (vitest itself failed). */
-function readCounts(report: string): Counts {
-  const read = readReport(report);
-  return read === undefined ? { passed: 0, failed: 1, skipped: 0 } : countTests(read);
+/** A vitest run's counts from its JSON report (readReport's); one failure when there is none (vitest itself failed). */
+function countsOf(report: VitestReport | undefined): Counts {
+  return report === undefined ? { passed: 0, failed: 1, skipped: 0 } : countTests(report);
 }
 
 /** A vitest run's JSON report, or undefined when it wrote none that can be read. */

@@ -21,10 +21,9 @@ export interface Counts {
  * failure more, so a broken file can never hide behind a green count.
  */
 export function countTests(report: VitestReport): Counts {
-  const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
   return {
     passed: report.numPassedTests,
-    failed: report.numFailedTests + brokenFiles,
+    failed: report.numFailedTests + brokenFiles(report.testResults),
     skipped: report.numPendingTests + report.numTodoTests,
   };
 }
@@ -39,8 +38,12 @@ export function countTestsWithout(report: VitestReport, files: readonly string[]
   const kept = report.testResults.filter((file) => file.name === undefined || !left.has(file.name));
   const tests = kept.flatMap((file) => file.assertionResults);
   const of = (...statuses: string[]) => tests.filter((test) => statuses.includes(test.status)).length;
-  const brokenFiles = kept.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
-  return { passed: of('passed'), failed: of('failed') + brokenFiles, skipped: of('skipped', 'pending', 'todo') };
+  return { passed: of('passed'), failed: of('failed') + brokenFiles(kept), skipped: of('skipped', 'pending', 'todo') };
+}
+
+/** Files that failed with no failing test in them (they did not load, or a hook threw): one failure each. */
+function brokenFiles(files: VitestReport['testResults']): number {
+  return files.filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed')).length;
 }
 
 /** Failed tests in the files named: a crashed file's tests that failed before its worker died. */
