@@ -284,14 +284,16 @@ export const PENDING_RETRIES_COUNTED_UP_TO = Math.max(...PENDING_RETRIES_THRESHO
 export const USAGE_THRESHOLDS = [50, 80, 100] as const;
 /** The owner's usage e-mails go at these shares of the plan, whatever the conditions. */
 export const OWNER_USAGE_THRESHOLDS = [80, 100] as const;
+/** The fewest live messages a month at which a plan of `monthlyLimit` can cross a usage threshold (the smallest share, 50 %). */
+export function usageNoticeFloor(monthlyLimit: number): number {
+  return Math.ceil((Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * monthlyLimit) / 100);
+}
 /**
  * The fewest live messages a month that can cross any usage threshold of any plan (the smallest
  * share of the smallest monthly limit: 50 % of 10,000 = 5,000): an organization below it needs
  * no usage decision, and the store lists only those at or above it (liveMonthUsage).
  */
-export const USAGE_NOTICE_FLOOR = Math.ceil(
-  (Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages))) / 100,
-);
+export const USAGE_NOTICE_FLOOR = usageNoticeFloor(Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages)));
 
 /** An organization's alert conditions, shared by all its targets and both environments. */
 export const alertConditionsSchema = z.strictObject({

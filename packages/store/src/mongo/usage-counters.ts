@@ -1,4 +1,4 @@
-import { PlanLimitError, USAGE_NOTICE_FLOOR } from '@wirehook/core';
+import { PlanLimitError, USAGE_NOTICE_FLOOR, usageNoticeFloor } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -121,29 +121,45 @@ export const USAGE_OVER_PREFIX = 'usage-over:';
 /** A live month counter's key (message-intake's usageCounters): `live:<org>:<YYYY-MM>` (an org id is `org_` and a ULID). */
 const LIVE_MONTH_KEY = /^live:([^:]+):([0-9]{4}-[0-9]{2})$/;
 
-/** Marks this process has written (or found written), so each is written once a process; cleared when this large. */
+/** Marks of one month this process has written (or found written), so each is written once a process; cleared when this large. */
 const MARKS_REMEMBERED = 100_000;
-const markedByConn = new WeakMap<MongoConnection, Set<string>>();
+/** By connection, then by month: the two months last begun are kept (a send just past midnight, another just before). */
+const markedByConn = new WeakMap<MongoConnection, Map<string, Set<string>>>();
+
+/** The marks this process remembers of `month`; beginning a third month forgets the earliest begun. */
+function rememberedMarks(conn: MongoConnection, month: string): Set<string> {
+  let months = markedByConn.get(conn);
+  if (months === undefined) markedByConn.set(conn, (months = new Map()));
+  let marked = months.get(month);
+  if (marked === undefined) {
+    months.set(month, (marked = new Set()));
+    for (const old of [...months.keys()].slice(0, -2)) months.delete(old);
+  }
+  if (marked.size >= MARKS_REMEMBERED) marked.clear();
+  return marked;
+}
 
 /**
- * Marks each organization whose live month counter this send read at USAGE_NOTICE_FLOOR or
- * above (taken or refused at its limit), once a process and month: an upsert that changes
- * nothing once the mark exists (awaited: one round trip more for that one send). Never throws:
- * the send's own outcome is the one to answer; a mark not written is written by the
- * organization's next send (until then, only a month that stops sending right at the floor goes
- * unread). A mark stays once written, under the floor again (a count given back) or not: the
- * reading leaves those out by their counters.
+ * Marks each organization whose live month counter this send read at its plan's first usage
+ * threshold or above (50 % of the counter's limit, never below USAGE_NOTICE_FLOOR; taken or
+ * refused at its limit), once a process and month: an upsert that changes nothing once the
+ * mark exists (awaited: one round trip more for that one send). Marked at its own plan's share,
+ * not the smallest plan's, so a month's marks are the organizations a usage notice may concern,
+ * not every large plan's from its 5,000th message on. Never throws: the send's own outcome is
+ * the one to answer; a mark not written is written by the organization's next send (until then,
+ * only a month that stops sending right at the threshold, or a plan lowered under the count
+ * without a send since, goes unread). A mark stays once written, under the floor again (a count
+ * given back, a plan raised) or not: the reading leaves those out by their counters.
  */
 async function markOverFloor(conn: MongoConnection, counters: readonly UsageCounter[], values: Record<string, number>): Promise<void> {
   for (const counter of counters) {
     const live = LIVE_MONTH_KEY.exec(counter.key);
-    if (live === null || !counter.increment || (values[counter.key] ?? 0) < USAGE_NOTICE_FLOOR) continue;
+    const floor = counter.limit === null ? USAGE_NOTICE_FLOOR : Math.max(USAGE_NOTICE_FLOOR, usageNoticeFloor(counter.limit));
+    if (live === null || !counter.increment || (values[counter.key] ?? 0) < floor) continue;
     const id = usageOverMarkId(live[2]!, live[1]!);
-    let marked = markedByConn.get(conn);
-    if (marked === undefined) markedByConn.set(conn, (marked = new Set()));
+    const marked = rememberedMarks(conn, live[2]!);
     if (marked.has(id)) continue;
     // Taken before the write: the sends that cross the floor together write it once.
-    if (marked.size >= MARKS_REMEMBERED) marked.clear();
     marked.add(id);
     const q = P.usageOverMark(id);
     try {

@@ -82,6 +82,27 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
     expect(calls.upserts).toEqual(['usage-over:2026-12:org_a']);
   });
 
+  it("marks at its own plan's first threshold: a starter plan (250,000) at 124,999 is no mark, at 125,000 it is", async () => {
+    const { conn, docs, set } = countersOf();
+    const starter = { ...live('org_s'), limit: 250_000 };
+    set(starter.key, 124_998);
+    await takeCounts(conn, [starter], NOW); // 124,999: over 5,000, under 50 % of its plan
+    expect(docs.has(usageOverMarkId('2026-12', 'org_s'))).toBe(false);
+    await takeCounts(conn, [starter], NOW); // 125,000
+    expect(docs.has(usageOverMarkId('2026-12', 'org_s'))).toBe(true);
+  });
+
+  it('remembers the marks of the two months it last began: one of a month forgotten since is written again, once', async () => {
+    const { conn, calls, set } = countersOf();
+    for (const month of ['2026-10', '2026-11', '2026-12', '2026-10']) {
+      set(live('org_m', month).key, 6_000);
+      await takeCounts(conn, [live('org_m', month)], NOW);
+      await takeCounts(conn, [live('org_m', month)], NOW); // remembered: no second write
+    }
+    // October's forgotten once December came (a send of three months back is a clock far off, or a test's); then remembered again.
+    expect(calls.upserts).toEqual(['usage-over:2026-10:org_m', 'usage-over:2026-11:org_m', 'usage-over:2026-12:org_m', 'usage-over:2026-10:org_m']);
+  });
+
   it('a send refused at its plan limit marks its organization too (every later send of the month is refused)', async () => {
     const { conn, docs, set } = countersOf();
     set(live('org_full').key, 10_000);
