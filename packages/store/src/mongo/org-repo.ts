@@ -3,6 +3,7 @@ import type { OrgRepo } from '../ports/org-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { toOrg } from './mappers.ts';
 import { TENANCY_PLANS as P } from './plans/tenancy.ts';
+import { markPlanChange } from './usage-counters.ts';
 
 /** Orgs in MongoDB. Orgs are not tenant-owned: they are the tenants. */
 export class MongoOrgRepo implements OrgRepo {
@@ -27,6 +28,10 @@ export class MongoOrgRepo implements OrgRepo {
   async setPlan(id: OrgId, plan: PlanName): Promise<Org | null> {
     const q = P.orgById(id);
     const doc = await this.#conn.orgs.findOneAndUpdate(q.filter, { $set: { plan } }, { ...q.options, returnDocument: 'after' });
-    return doc === null ? null : toOrg(doc);
+    if (doc === null) return null;
+    // Read for its usage this month from now on (a lower plan's threshold may be behind its count);
+    // a change whose mark failed is made again by the same command, which writes it then.
+    await markPlanChange(this.#conn, id, Date.now());
+    return toOrg(doc);
   }
 }

@@ -1,4 +1,4 @@
-import { PlanLimitError, USAGE_NOTICE_FLOOR, usageNoticeFloor } from '@wirehook/core';
+import { monthStart, PlanLimitError, USAGE_NOTICE_FLOOR, usageNoticeFloor, utcMonth, type OrgId } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -105,12 +105,13 @@ export async function takeCounts(
 }
 
 // The alerting engine reads, once a minute, the organizations whose live messages this month
-// reached USAGE_NOTICE_FLOOR (liveMonthUsage). Reading every organization's counters to find
-// them is a read of 8 shards × organizations × kept months; instead the send that finds its
-// month's count at the floor or above marks its organization over it, in one document a month
-// (`usage-over:<YYYY-MM>:<org>`), and the engine reads those marks and then their counters.
+// reached their plan's first usage threshold (liveMonthUsage). Reading every organization's
+// counters to find them is a read of 8 shards × organizations × kept months; instead the send that
+// finds its month's count at that threshold or above marks its organization, in one document a
+// month (`usage-over:<YYYY-MM>:<org>`; a plan change marks too), and the engine reads those marks
+// and then their counters.
 
-/** The `_id` in usage_counters of the mark that an organization's live messages of `month` reached USAGE_NOTICE_FLOOR. */
+/** The `_id` in usage_counters of the mark that an organization's live messages of `month` are to be read (markOverFloor, markPlanChange). */
 export function usageOverMarkId(month: string, orgId: string): string {
   return `${USAGE_OVER_PREFIX}${month}:${orgId}`;
 }
@@ -147,8 +148,8 @@ function rememberedMarks(conn: MongoConnection, month: string): Set<string> {
  * not the smallest plan's, so a month's marks are the organizations a usage notice may concern,
  * not every large plan's from its 5,000th message on. Never throws: the send's own outcome is
  * the one to answer; a mark not written is written by the organization's next send (until then,
- * only a month that stops sending right at the threshold, or a plan lowered under the count
- * without a send since, goes unread). A mark stays once written, under the floor again (a count
+ * only a month that stops sending right at the threshold goes unread; a plan lowered under
+ * the count is marked by the change, markPlanChange). A mark stays once written, under the floor again (a count
  * given back, a plan raised) or not: the reading leaves those out by their counters.
  */
 async function markOverFloor(conn: MongoConnection, counters: readonly UsageCounter[], values: Record<string, number>): Promise<void> {
@@ -161,13 +162,29 @@ async function markOverFloor(conn: MongoConnection, counters: readonly UsageCoun
     if (marked.has(id)) continue;
     // Taken before the write: the sends that cross the floor together write it once.
     marked.add(id);
-    const q = P.usageOverMark(id);
     try {
-      await conn.counters.updateOne(q.filter, { $setOnInsert: { value: 0, expiresAt: new Date(counter.expiresAt) } }, { ...q.options, upsert: true });
+      await writeMark(conn, id, counter.expiresAt);
     } catch {
       marked.delete(id); // written by the next send of this organization
     }
   }
+}
+
+/**
+ * Marks an organization for this month's reading of usage whatever its count, when its plan
+ * changed: a lower plan's first threshold may lie under the count already reached, which no send
+ * marked (each marked at its own plan's), and the owner's notices are owed without another send.
+ * The reading leaves it out while its count is under USAGE_NOTICE_FLOOR. Expires as the month's
+ * live counter does (message-intake's usageCounters).
+ */
+export async function markPlanChange(conn: MongoConnection, orgId: OrgId, now: number): Promise<void> {
+  await writeMark(conn, usageOverMarkId(utcMonth(now), orgId), monthStart(now, -2));
+}
+
+/** Upserts a usage-over mark: a write that changes nothing once it exists. */
+async function writeMark(conn: MongoConnection, id: string, expiresAt: number): Promise<void> {
+  const q = P.usageOverMark(id);
+  await conn.counters.updateOne(q.filter, { $setOnInsert: { value: 0, expiresAt: new Date(expiresAt) } }, { ...q.options, upsert: true });
 }
 
 /**

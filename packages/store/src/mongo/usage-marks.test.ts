@@ -4,11 +4,12 @@
 // of 500 marks at a time. A stand-in `counters` collection keeps the documents in a Map, answers
 // the calls this code makes (as the _id index would: a range by prefix, in order, limited) and
 // records what each read touched.
-import { USAGE_NOTICE_FLOOR, type OrgId } from '@wirehook/core';
+import { USAGE_NOTICE_FLOOR, utcMonth, type OrgId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import type { MongoConnection } from './connection.ts';
+import { MongoOrgRepo } from './org-repo.ts';
 import { USAGE_MARKS_PAGE } from './plans/alerts.ts';
 import { shardIds, takeCounts, usageOverMarkId } from './usage-counters.ts';
 
@@ -92,9 +93,23 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
     expect(docs.has(usageOverMarkId('2026-12', 'org_s'))).toBe(true);
   });
 
+  it('a plan lowered under the count already reached marks its organization, so it is read without another send', async () => {
+    const { conn, docs, set } = countersOf();
+    const month = utcMonth(Date.now());
+    const starter = { ...live('org_p', month), limit: 250_000 };
+    set(starter.key, 99_999);
+    await takeCounts(conn, [starter], NOW); // 100,000: under starter's 125,000
+    expect(docs.has(usageOverMarkId(month, 'org_p'))).toBe(false);
+    const orgs = { findOneAndUpdate: async () => ({ _id: 'org_p', name: 'P', plan: 'free', ownerEmail: null, createdAt: 0 }) };
+    const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
+    expect((await new MongoOrgRepo(withOrgs).setPlan('org_p' as OrgId, 'free'))?.plan).toBe('free');
+    expect(await new MongoAlertSettingsRepo(conn).liveMonthUsage(month, Date.now())).toEqual([{ orgId: 'org_p', used: 100_000 }]);
+  });
+
   it('remembers the marks of the two months it last began: one of a month forgotten since is written again, once', async () => {
     const { conn, calls, set } = countersOf();
-    for (const month of ['2026-10', '2026-11', '2026-12', '2026-10']) {
+    // November again just after December began (two clocks either side of midnight): still remembered.
+    for (const month of ['2026-10', '2026-11', '2026-12', '2026-11', '2026-10']) {
       set(live('org_m', month).key, 6_000);
       await takeCounts(conn, [live('org_m', month)], NOW);
       await takeCounts(conn, [live('org_m', month)], NOW); // remembered: no second write

@@ -172,9 +172,11 @@ export interface AlertSettingsRepo {
    */
   retryingCount(t: Tenant, upTo: number): Promise<number>;
   /**
-   * Each organization with at least USAGE_NOTICE_FLOOR (5,000) live messages in a UTC month
-   * (`YYYY-MM`), from the usage counters as they stand at `now`, and that number. The others
-   * are left out: the read is bounded by the organizations over the floor, not by every one.
+   * Organizations' live messages in a UTC month (`YYYY-MM`), from the usage counters as they stand
+   * at `now`: every organization whose count reached its plan's first usage threshold (50 % of its
+   * monthly messages) is listed, none under USAGE_NOTICE_FLOOR (5,000); between the two a store may
+   * list it or not (SQLite lists every one at the floor; MongoDB those a send or a plan change
+   * marked). The read is bounded by the organizations listed, not by every one.
    */
   liveMonthUsage(month: string, now: number): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */

@@ -230,7 +230,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
   /**
    * A page of a month's usage-over marks (`usage-over:<YYYY-MM>:<org>`, usage-counters.ts) after
    * a cursor: a range of the _id index by prefix, one mark per organization whose live messages
-   * of the month reached USAGE_NOTICE_FLOOR; once per PERIODIC_MS, in pages of USAGE_MARKS_PAGE.
+   * of the month reached its plan's first usage threshold (or whose plan changed this month); once
+   * per PERIODIC_MS, in pages of USAGE_MARKS_PAGE.
    */
   usageOverMarks: planSpec({
     collection: COLLECTIONS.counters,

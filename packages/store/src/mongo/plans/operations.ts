@@ -141,7 +141,7 @@ export const OPERATIONS_PLANS = definePlans('operations', {
     build: (shardId: string) => ({ filter: { _id: shardId } }),
     example: ['1|live:org_1:2026-11'],
   }),
-  /** An organization's usage-over mark of a month (usage-counters.ts), by id: a send whose live month count reached USAGE_NOTICE_FLOOR. */
+  /** An organization's usage-over mark of a month (usage-counters.ts), by id: its plan's first usage threshold reached, or its plan changed. */
   usageOverMark: planSpec({
     collection: COLLECTIONS.counters,
     index: '_id_',
