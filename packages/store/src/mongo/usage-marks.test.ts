@@ -4,8 +4,8 @@
 // of 500 marks at a time. A stand-in `counters` collection keeps the documents in a Map, answers
 // the calls this code makes (as the _id index would: a range by prefix, in order, limited) and
 // records what each read touched.
-import { USAGE_NOTICE_FLOOR, utcMonth, type OrgId } from '@wirehook/core';
-import { describe, expect, it } from 'vitest';
+import { USAGE_NOTICE_FLOOR, type OrgId } from '@wirehook/core';
+import { describe, expect, it, vi } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
 import type { MongoConnection } from './connection.ts';
@@ -95,15 +95,20 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
 
   it('a plan lowered under the count already reached marks its organization, so it is read without another send', async () => {
     const { conn, docs, set } = countersOf();
-    const month = utcMonth(Date.now());
-    const starter = { ...live('org_p', month), limit: 250_000 };
+    const starter = { ...live('org_p'), limit: 250_000 };
     set(starter.key, 99_999);
     await takeCounts(conn, [starter], NOW); // 100,000: under starter's 125,000
-    expect(docs.has(usageOverMarkId(month, 'org_p'))).toBe(false);
+    expect(docs.has(usageOverMarkId('2026-12', 'org_p'))).toBe(false);
     const orgs = { findOneAndUpdate: async () => ({ _id: 'org_p', name: 'P', plan: 'free', ownerEmail: null, createdAt: 0 }) };
     const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
-    expect((await new MongoOrgRepo(withOrgs).setPlan('org_p' as OrgId, 'free'))?.plan).toBe('free');
-    expect(await new MongoAlertSettingsRepo(conn).liveMonthUsage(month, Date.now())).toEqual([{ orgId: 'org_p', used: 100_000 }]);
+    // setPlan marks the month of the real clock: the test's December.
+    vi.useFakeTimers({ toFake: ['Date'], now: NOW });
+    try {
+      expect((await new MongoOrgRepo(withOrgs).setPlan('org_p' as OrgId, 'free'))?.plan).toBe('free');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12', NOW)).toEqual([{ orgId: 'org_p', used: 100_000 }]);
   });
 
   it('remembers the marks of the two months it last began: one of a month forgotten since is written again, once', async () => {

@@ -176,7 +176,8 @@ export interface AlertSettingsRepo {
    * at `now`: every organization whose count reached its plan's first usage threshold (50 % of its
    * monthly messages) is listed, none under USAGE_NOTICE_FLOOR (5,000); between the two a store may
    * list it or not (SQLite lists every one at the floor; MongoDB those a send or a plan change
-   * marked). The read is bounded by the organizations listed, not by every one.
+   * marked, so one whose mark failed to be written is listed from its next send on). The read is
+   * bounded by the organizations listed, not by every one.
    */
   liveMonthUsage(month: string, now: number): Promise<{ orgId: OrgId; used: number }[]>;
   /** Organizations whose hour of notices (of an environment) ended at or before `now` with endpoints waiting in it. */

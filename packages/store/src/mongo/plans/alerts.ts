@@ -237,8 +237,8 @@ export const ALERTS_PLANS = definePlans('alerts', {
     collection: COLLECTIONS.counters,
     index: '_id_',
     examines:
-      `≤ ${USAGE_MARKS_PAGE} index keys a page (USAGE_MARKS_PAGE; covered, no document): one per organization that reached the floor this ` +
-      'month (marks stay to its end: the pages grow through a month), never every organization’s counters',
+      `≤ ${USAGE_MARKS_PAGE} index keys a page (USAGE_MARKS_PAGE; covered, no document): one per organization that reached its plan's first ` +
+      'usage threshold this month or changed plan (marks stay to its end: the pages grow through a month), never every organization’s counters',
     // Covered (the _id alone projected): index keys only, and a seek past the range's end.
     maxExamined: () => 0,
     maxKeysExamined: (n) => n + 1,
