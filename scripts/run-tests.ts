@@ -59,26 +59,29 @@ if (args.length === 0) {
   const colour = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
   // The lines that tell of a worker lost to a crash, by lane (scripts/engine-crashes.ts).
   const crashLines: string[][] = TEST_LANES.map(() => []);
-  const lanes = runLanes(
+  const writeLine = (stream: 'stdout' | 'stderr', line: string) => {
+    process[stream].write(`${line}\n`);
+    const lane = TEST_LANES.findIndex((l) => line.startsWith(`${l.tag} `));
+    if (lane >= 0 && /Worker exited unexpectedly|Check failed|unhandled error/.test(line)) crashLines[lane]!.push(line);
+  };
+  /** What runs now: both lanes, then a file run again (below). */
+  let running = runLanes(
     laneRuns((lane) => vitestArgs(reports[lane - 1]!, []), { ...process.env, ...colour }),
-    (stream, line) => {
-      process[stream].write(`${line}\n`);
-      const lane = TEST_LANES.findIndex((l) => line.startsWith(`${l.tag} `));
-      if (lane >= 0 && /Worker exited unexpectedly|Check failed|unhandled error/.test(line)) crashLines[lane]!.push(line);
-    },
+    writeLine,
   );
-  // A stop sent to the runner alone is passed on to both lanes; Ctrl-C reaches them from the
-  // terminal (they share its process group). Either way the leftover check and the clean-up below run.
+  // A stop sent to the runner alone is passed on to what runs (the lanes, or a file run again);
+  // Ctrl-C reaches it from the terminal (they share its process group). Either way the leftover
+  // check and the clean-up below run.
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       stopped = true;
-      lanes.signal(signal);
+      running.signal(signal);
     });
   }
   process.on('SIGINT', () => {
     stopped = true;
   });
-  const codes = await lanes.done;
+  const codes = await running.done;
   const laneReports = reports.map(readReport);
   results = codes.map((code, i) => ({ code, counts: countsOf(laneReports[i]) }));
   for (const [i, lane] of TEST_LANES.entries()) {
@@ -92,7 +95,12 @@ if (args.length === 0) {
       `${lane.tag} a worker died of V8's known crash (Check failed: jit_page…, nodejs/node#64500) in ${crashes.files.join(', ')}; running it again alone`,
     );
     const again = join(dir, `again-${i + 1}.json`);
-    const code = spawnSync('pnpm', vitestArgs(again, crashes.files), { stdio: 'inherit', env: { ...process.env, [TEST_LANE_ENV]: String(i + 1) } }).status ?? 1;
+    // Not a blocking call: a stop sent while it runs is passed on to it at once.
+    running = runLanes(
+      [{ tag: lane.tag, command: 'pnpm', args: vitestArgs(again, crashes.files), env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) } }],
+      writeLine,
+    );
+    const [code = 1] = await running.done;
     const rerun = countsOf(readReport(again));
     const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
     ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to V8's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
