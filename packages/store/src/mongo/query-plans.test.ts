@@ -97,6 +97,25 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       await (store.deliveries as { settle?: () => Promise<void> }).settle?.();
       const db = client.db(dbName);
       await seed(db);
+      // The rechecks after a resume (held-recheck.ts), five minutes on, which the contract cannot
+      // wait for: three due now — an active endpoint's release, a paused one's nothing, a deleted
+      // one's fail — started by the walk job's read (a fresh store: its first read is not held back).
+      const due = Date.now() - 1_000;
+      const rechecks = db.collection<Document & { _id: string }>(COLLECTIONS.endpointRechecks);
+      await rechecks.insertMany([
+        { _id: 'ep_seed0_1', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
+        { _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
+        { _id: 'ep_seed0_gone', orgId: 'org_seed0', env: 'live', at: due, heldSince: null, fail: true },
+      ]);
+      await store.deliveries.walkEndpoints(Date.now(), 100, 10);
+      const left = await rechecks.countDocuments({ _id: { $in: ['ep_seed0_1', 'ep_seed0_9', 'ep_seed0_gone'] } });
+      expect(left, 'the due rechecks were started (each removed as its walk is recorded)').toBe(0);
+      for (const plan of ['endpoints.rechecksDue', 'endpoints.recheckAsRead']) {
+        expect(
+          [...recorded.values()].some((r) => r.name === plan),
+          `${plan} was sent`,
+        ).toBe(true);
+      }
       expect(unnamed, 'queries sent without a plan').toEqual([]);
       expect(recorded.size, 'the contract ran (a handful of plans would mean it did not)').toBeGreaterThan(40);
       const faults: string[] = [];
