@@ -353,5 +353,25 @@ export function abFigures({ ab }: ScenarioMedians): Figure[] {
     ratioToBaseline: null,
     checked: pairs(v.rateRatios),
   });
+  // The API's priority (issue 46) read as the CPU is: the probe's p99 as it is, and over its
+  // control's in the same span (what the machine's moment added to any server, taken out).
+  add({
+    id: 'ab.probeRatio',
+    scenario: 'ab',
+    measure: 'API probe p99 while delivering, B ÷ A (median of the pairs)',
+    value: ratioMedian(v.probeRatios),
+    unit: '',
+    ratioToBaseline: null,
+    checked: pairs(v.probeRatios),
+  });
+  add({
+    id: 'ab.probeExcessRatio',
+    scenario: 'ab',
+    measure: "API probe p99 ÷ its control's, B ÷ A (median of the pairs)",
+    value: ratioMedian(v.probeExcessRatios),
+    unit: '',
+    ratioToBaseline: null,
+    checked: pairs(v.probeExcessRatios),
+  });
   return figures;
 }

@@ -28,7 +28,16 @@ export interface Medians {
   /** The warming run's (records.ts), as is: its messages, rate and CPU a delivery. */
   warming?: { sent: number; perSecond: number; wirehookCpuUs: number | null };
   /** `ab`: B's medians, and each pair's B ÷ A (CPU a delivery, rate), in the pairs' order. */
-  variant?: { label: string; wirehookCpuUs: number | null; perSecond: number | null; cpuRatios: number[]; rateRatios: number[] };
+  variant?: {
+    label: string;
+    wirehookCpuUs: number | null;
+    perSecond: number | null;
+    cpuRatios: number[];
+    rateRatios: number[];
+    /** Each pair's B ÷ A of the API probe's p99 while delivering, and of that p99 over its control's in the same span (scenarios/ab.ts). */
+    probeRatios: number[];
+    probeExcessRatios: number[];
+  };
 }
 
 /** Each scenario's medians, for the scenarios that ran. */
@@ -94,5 +103,10 @@ export function variantMedians(runs: readonly RunRecord[], variant: { label: str
     perSecond: b.perSecond,
     cpuRatios: ratios((r) => r.wirehookCpuUs),
     rateRatios: ratios((r) => r.perSecond),
+    probeRatios: ratios((r) => r.extra['probeP99'] ?? null),
+    probeExcessRatios: ratios((r) => {
+      const [probe, control] = [r.extra['probeP99'], r.extra['controlProbeP99']];
+      return probe === undefined || control === undefined || !(control > 0) ? null : probe / control;
+    }),
   };
 }

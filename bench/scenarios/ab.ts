@@ -1,4 +1,5 @@
 import type { BenchContext } from '../context.ts';
+import { ProbePair } from '../load/probe-pair.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
 import { e2eRun } from './e2e.ts';
 
@@ -12,9 +13,18 @@ import { e2eRun } from './e2e.ts';
  * Runs `--only ab` alone: A is as fresh as B.
  * What to read is each pair's B ÷ A (report.ts, `ab.cpuRatio`): its two runs share the
  * machine's state of the moment. An A/A (the same tree and settings on both sides) measures the
- * method's own spread.
+ * method's own spread. Each side has its API probe and control (ProbePair) going throughout, so
+ * a change meant for the API's priority is read the same way: each pair's B ÷ A of the probe's
+ * p99 while delivering, and of that p99 over its control's in the same span (`ab.probeRatio`,
+ * `ab.probeExcessRatio`). The idle side's probe (50 a second) is load on the machine for both
+ * sides alike.
  */
 export async function runAb(a: BenchContext, b: BenchContext, label: string): Promise<ScenarioResult> {
+  return ProbePair.around(a, 'ab A', (probesA) => ProbePair.around(b, 'ab B', (probesB) => abPairs(a, b, label, { a: probesA, b: probesB })));
+}
+
+async function abPairs(a: BenchContext, b: BenchContext, label: string, probes: { a: ProbePair; b: ProbePair }): Promise<ScenarioResult> {
+  await Promise.all([probes.a.measureIdle(a.settings.e2e.probeIdleMs), probes.b.measureIdle(a.settings.e2e.probeIdleMs)]);
   const warm = async (ctx: BenchContext, side: 'a' | 'b') => {
     const { record } = await e2eRun(ctx, `ab${side}warming`, ctx.settings.e2e.warming);
     a.log(`ab ${side.toUpperCase()} warming: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
@@ -30,9 +40,11 @@ export async function runAb(a: BenchContext, b: BenchContext, label: string): Pr
   const variantRuns: RunRecord[] = [];
   for (let pair = 1; pair <= a.settings.runs; pair++) {
     for (const side of pair % 2 === 1 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
-      const { record } = await e2eRun(side === 'a' ? a : b, `ab${side}${pair}`, a.settings.e2e.count);
+      const { record, startedAt } = await e2eRun(side === 'a' ? a : b, `ab${side}${pair}`, a.settings.e2e.count);
+      const { figures, summary } = await probes[side].measure(startedAt, startedAt + record.seconds * 1000);
+      Object.assign(record.extra, figures);
       (side === 'a' ? runs : variantRuns).push(record);
-      a.log(`ab pair ${pair}, ${side.toUpperCase()}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
+      a.log(`ab pair ${pair}, ${side.toUpperCase()}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery; ${summary}`);
     }
   }
   return {

@@ -137,12 +137,26 @@ describe('issue 46’s checks in the bench report', () => {
     expect(figuresOf({ e2e: medians({ wirehookCpuUs: 457 }) }).some((f) => f.id.endsWith('.warmingCpu'))).toBe(false);
   });
 
-  it('the A/B: each pair’s B ÷ A in order, their median, each side’s median CPU; no target', () => {
-    const run = (wirehookCpuUs: number, perSecond: number): RunRecord => ({ ...emptyRecord(), wirehookCpuUs, perSecond });
-    const a = [run(500, 2_000), run(600, 1_800), run(550, 1_900)];
-    const b = [run(450, 2_100), run(600, 1_700), run(495, 2_000)];
+  it('the A/B: each pair’s B ÷ A in order (CPU, rate, the API probe), their median, each side’s median CPU; no target', () => {
+    const run = (wirehookCpuUs: number, perSecond: number, probeP99 = 40, controlProbeP99 = 8): RunRecord => ({
+      ...emptyRecord(),
+      wirehookCpuUs,
+      perSecond,
+      extra: { probeP99, controlProbeP99 },
+    });
+    const a = [run(500, 2_000), run(600, 1_800, 30, 6), run(550, 1_900)];
+    // B's second pair: its probe as A's, its control slower (the machine's moment, not B's doing).
+    const b = [run(450, 2_100, 20, 8), run(600, 1_700, 30, 10), run(495, 2_000, 44, 8)];
     const variant = variantMedians(a, { label: 'env X=1', runs: b });
-    expect(variant).toEqual({ label: 'env X=1', wirehookCpuUs: 495, perSecond: 2_000, cpuRatios: [0.9, 1, 0.9], rateRatios: [1.05, 0.944, 1.053] });
+    expect(variant).toEqual({
+      label: 'env X=1',
+      wirehookCpuUs: 495,
+      perSecond: 2_000,
+      cpuRatios: [0.9, 1, 0.9],
+      rateRatios: [1.05, 0.944, 1.053],
+      probeRatios: [0.5, 1, 1.1],
+      probeExcessRatios: [0.5, 0.6, 1.1],
+    });
     const figures = abFigures({ ab: medians({ wirehookCpuUs: 550, variant }) });
     expect(figure(figures, 'ab.cpu').value).toBe(550);
     expect(figure(figures, 'ab.variantCpu')).toMatchObject({ value: 495, measure: 'B: Wirehook CPU per delivery (env X=1)' });
@@ -153,6 +167,11 @@ describe('issue 46’s checks in the bench report', () => {
       pass: null,
     });
     expect(figure(figures, 'ab.rateRatio')).toMatchObject({ value: 1.05, checked: 'too few pairs for a 95 % interval (3); pairs 1.05, 0.944, 1.053' });
+    expect(figure(figures, 'ab.probeRatio')).toMatchObject({ value: 1, checked: 'too few pairs for a 95 % interval (3); pairs 0.5, 1, 1.1' });
+    expect(figure(figures, 'ab.probeExcessRatio')).toMatchObject({ value: 0.6, checked: 'too few pairs for a 95 % interval (3); pairs 0.5, 0.6, 1.1' });
+    // A run whose probes all went unanswered (no p99) leaves its pair out of the probe's ratios alone.
+    const unanswered = variantMedians(a, { label: 'x', runs: [run(450, 2_100, Number.NaN, 8), ...b.slice(1)] });
+    expect(unanswered).toMatchObject({ cpuRatios: [0.9, 1, 0.9], probeRatios: [1, 1.1], probeExcessRatios: [0.6, 1.1] });
     // A pair whose B run is missing is left out; no B at all, no figures.
     expect(variantMedians(a, { label: 'x', runs: b.slice(0, 2) }).cpuRatios).toEqual([0.9, 1]);
     // So is one whose ratio is not a finite number: the interval would have no rank for it.
@@ -163,7 +182,12 @@ describe('issue 46’s checks in the bench report', () => {
   it('says whether the pairs show a change: the 95 % interval of their median, by ranks, against 1', () => {
     const ab = (cpuRatios: number[]) =>
       figure(
-        abFigures({ ab: medians({ wirehookCpuUs: 500, variant: { label: 'x', wirehookCpuUs: 480, perSecond: 1_000, cpuRatios, rateRatios: [] } }) }),
+        abFigures({
+          ab: medians({
+            wirehookCpuUs: 500,
+            variant: { label: 'x', wirehookCpuUs: 480, perSecond: 1_000, cpuRatios, rateRatios: [], probeRatios: [], probeExcessRatios: [] },
+          }),
+        }),
         'ab.cpuRatio',
       ).checked;
     // 20 pairs: the 6th and the 15th of them sorted (95.9 %). The first of this session's three

@@ -156,7 +156,7 @@ describe('bench --smoke', () => {
   );
 
   it(
-    'runs an alternated A/B on request: A and B warmed, then pairs A B, B A; each pair’s B ÷ A reported; every run’s counts checked',
+    'runs an alternated A/B on request: A and B warmed, then pairs A B, B A; each pair’s B ÷ A reported, the API probe’s too; every run’s counts checked',
     () => {
       const dir = mkdtempSync(join(out, 'ab-'));
       const args = ['--smoke', '--only', 'ab', '--runs', '2', '--ab-env', 'LOG_LEVEL=warn', '--ab-root', root, '--out', dir];
@@ -184,6 +184,10 @@ describe('bench --smoke', () => {
         value: Math.round(((ratios[0] + ratios[1]) / 2) * 1000) / 1000,
       });
       expect(figure('ab.variantCpu').measure).toContain('LOG_LEVEL=warn');
+      // Each side's API probe and control over each of its runs, read pair by pair as the CPU is.
+      for (const r of [...runs, ...variant.runs]) expect(Object.keys(r.extra)).toEqual(expect.arrayContaining(['probeP99', 'controlProbeP99', 'probeFailed']));
+      expect(figure('ab.probeRatio').measure).toBe('API probe p99 while delivering, B ÷ A (median of the pairs)');
+      expect(figure('ab.probeExcessRatio').measure).toBe("API probe p99 ÷ its control's, B ÷ A (median of the pairs)");
     },
     TEST_MS,
   );
