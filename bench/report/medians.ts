@@ -103,10 +103,11 @@ export function variantMedians(runs: readonly RunRecord[], variant: { label: str
     perSecond: b.perSecond,
     cpuRatios: ratios((r) => r.wirehookCpuUs),
     rateRatios: ratios((r) => r.perSecond),
-    probeRatios: ratios((r) => r.extra['probeP99'] ?? null),
+    probeRatios: ratios((r) => (typeof r.extra['probeP99'] === 'number' ? r.extra['probeP99'] : null)),
     probeExcessRatios: ratios((r) => {
+      // Numbers only: a report read back from JSON has null where a span had no p99 (NaN).
       const [probe, control] = [r.extra['probeP99'], r.extra['controlProbeP99']];
-      return probe === undefined || control === undefined || !(control > 0) ? null : probe / control;
+      return typeof probe !== 'number' || typeof control !== 'number' || !(control > 0) ? null : probe / control;
     }),
   };
 }

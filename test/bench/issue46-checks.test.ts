@@ -172,6 +172,12 @@ describe('issue 46’s checks in the bench report', () => {
     // A run whose probes all went unanswered (no p99) leaves its pair out of the probe's ratios alone.
     const unanswered = variantMedians(a, { label: 'x', runs: [run(450, 2_100, Number.NaN, 8), ...b.slice(1)] });
     expect(unanswered).toMatchObject({ cpuRatios: [0.9, 1, 0.9], probeRatios: [1, 1.1], probeExcessRatios: [0.6, 1.1] });
+    // So is one read back from a report, where JSON wrote that NaN as null (not a ratio of 0).
+    const readBack = variantMedians(a, {
+      label: 'x',
+      runs: [{ ...b[0]!, extra: JSON.parse(JSON.stringify({ probeP99: Number.NaN, controlProbeP99: 8 })) }, ...b.slice(1)],
+    });
+    expect(readBack).toMatchObject({ probeRatios: [1, 1.1], probeExcessRatios: [0.6, 1.1] });
     // A pair whose B run is missing is left out; no B at all, no figures.
     expect(variantMedians(a, { label: 'x', runs: b.slice(0, 2) }).cpuRatios).toEqual([0.9, 1]);
     // So is one whose ratio is not a finite number: the interval would have no rank for it.
