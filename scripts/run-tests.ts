@@ -70,16 +70,19 @@ if (args.length === 0) {
     writeLine,
   );
   // A stop sent to the runner alone is passed on to what runs (the lanes, or a file run again);
-  // Ctrl-C reaches it from the terminal (they share its process group). Either way the leftover
-  // check and the clean-up below run.
+  // either way the leftover check and the clean-up below run.
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       stopped = true;
       running.signal(signal);
     });
   }
+  // Ctrl-C reaches the lanes from the terminal (they share its process group). A file run again
+  // is sent it too: one started in the moment after the terminal's signal would miss it.
+  let rerunning = false;
   process.on('SIGINT', () => {
     stopped = true;
+    if (rerunning) running.signal('SIGINT');
   });
   const codes = await running.done;
   const laneReports = reports.map(readReport);
@@ -96,6 +99,7 @@ if (args.length === 0) {
     );
     const again = join(dir, `again-${i + 1}.json`);
     // Not a blocking call: a stop sent while it runs is passed on to it at once.
+    rerunning = true;
     running = runLanes(
       [{ tag: lane.tag, command: 'pnpm', args: vitestArgs(again, crashes.files), env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) } }],
       writeLine,
