@@ -98,18 +98,32 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       const db = client.db(dbName);
       await seed(db);
       // The rechecks after a resume (held-recheck.ts), five minutes on, which the contract cannot
-      // wait for: three due now — an active endpoint's release, a paused one's nothing, a deleted
-      // one's fail — started by the walk job's read (a fresh store: its first read is not held back).
+      // wait for, started by the walk job's read (a fresh store: its first read is not held back):
+      // three due now — a resumed endpoint's release (ep_seed0_19, paused by the seed with 24 open
+      // deliveries held, made active here as its resume would), a still paused one's nothing
+      // (ep_seed0_9), a deleted one's fail — and one not due for an hour, which stays.
       const due = Date.now() - 1_000;
+      await db.collection<Document & { _id: string }>('endpoints').updateOne({ _id: 'ep_seed0_19' }, { $set: { status: 'active' } });
       const rechecks = db.collection<Document & { _id: string }>(COLLECTIONS.endpointRechecks);
       await rechecks.insertMany([
-        { _id: 'ep_seed0_1', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
+        { _id: 'ep_seed0_19', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
         { _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
         { _id: 'ep_seed0_gone', orgId: 'org_seed0', env: 'live', at: due, heldSince: null, fail: true },
+        { _id: 'ep_seed1_0', orgId: 'org_seed1', env: 'live', at: due + 3_600_000, heldSince: due - 60_000, fail: false },
       ]);
-      await store.deliveries.walkEndpoints(Date.now(), 100, 10);
-      const left = await rechecks.countDocuments({ _id: { $in: ['ep_seed0_1', 'ep_seed0_9', 'ep_seed0_gone'] } });
-      expect(left, 'the due rechecks were started (each removed as its walk is recorded)').toBe(0);
+      const round = await store.deliveries.walkEndpoints(Date.now(), 100, 10);
+      expect(round.leftForLater, 'no recheck failed').toBeUndefined();
+      // The walks they recorded, to their end: a batch a round, one month at a time (oldest first).
+      for (let more = round.pending, rounds = 0; more && rounds < 50; rounds++) more = (await store.deliveries.walkEndpoints(Date.now(), 100, 10)).pending;
+      expect((await rechecks.find({}, { projection: { _id: 1 } }).toArray()).map((r) => r._id).sort(), 'the due ones started, the later one left').toEqual([
+        'ep_seed1_0',
+      ]);
+      const heldOpen = (endpointId: string) =>
+        db
+          .collection(bucketName(COLLECTIONS.deliveries, monthOf(Date.now())))
+          .countDocuments({ endpointId, held: true, status: { $in: ['pending', 'retrying'] } });
+      expect(await heldOpen('ep_seed0_19'), 'the resumed endpoint’s held deliveries released').toBe(0);
+      expect(await heldOpen('ep_seed0_9'), 'the paused endpoint’s left held').toBe(24);
       for (const plan of ['endpoints.rechecksDue', 'endpoints.recheckAsRead']) {
         expect(
           [...recorded.values()].some((r) => r.name === plan),
