@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
 import { dueEntryId } from './due-queue.ts';
-import { monthOf } from './months.ts';
+import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
 
@@ -96,40 +96,50 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       // The healing that due started beside it (its plans recorded and explained too).
       await (store.deliveries as { settle?: () => Promise<void> }).settle?.();
       const db = client.db(dbName);
-      await seed(db);
+      const seeded = await seed(db);
       // The rechecks after a resume (held-recheck.ts), five minutes on, which the contract cannot
-      // wait for, started by the walk job's read (a fresh store: its first read is not held back):
-      // three due now — a resumed endpoint's release (ep_seed0_19, paused by the seed with 24 open
-      // deliveries held, made active here as its resume would), a still paused one's nothing
-      // (ep_seed0_9), a deleted one's fail — and one not due for an hour, which stays.
-      const due = Date.now() - 1_000;
+      // wait for, started by the walk job's read (a fresh store: its first read is not held back).
+      // Three due now: a resumed endpoint's release (ep_seed0_19, paused by the seed with 24 open
+      // deliveries held, made active here as its resume would); a still paused one's nothing
+      // (ep_seed0_9, whose hold walk is still going: three of its open deliveries not held yet,
+      // which a release recorded over that walk would leave so); a deleted one's fail. And one
+      // not due for an hour, which stays.
+      const deliveries = db.collection(bucketName(COLLECTIONS.deliveries, seeded.month));
       await db.collection<Document & { _id: string }>('endpoints').updateOne({ _id: 'ep_seed0_19' }, { $set: { status: 'active' } });
+      await db
+        .collection<Document & { _id: string }>(COLLECTIONS.endpointWalks)
+        .insertOne({ _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', hold: 'hold', heldSince: null, failBefore: null, month: null });
+      await deliveries.updateMany({ _id: { $in: ['dlv_seed0_9_1', 'dlv_seed0_9_2', 'dlv_seed0_9_5'] } } as Document, { $set: { held: false } });
+      const due = Date.now() - 1_000;
+      // Held since before the seed's oldest delivery: all 24 are released, none failed.
+      const heldSince = seeded.now - 60_000;
       const rechecks = db.collection<Document & { _id: string }>(COLLECTIONS.endpointRechecks);
+      const ours = ['ep_seed0_19', 'ep_seed0_9', 'ep_seed0_gone', 'ep_seed1_0'];
       await rechecks.insertMany([
-        { _id: 'ep_seed0_19', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
-        { _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', at: due, heldSince: due - 60_000, fail: false },
+        { _id: 'ep_seed0_19', orgId: 'org_seed0', env: 'live', at: due, heldSince, fail: false },
+        { _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', at: due, heldSince, fail: false },
         { _id: 'ep_seed0_gone', orgId: 'org_seed0', env: 'live', at: due, heldSince: null, fail: true },
-        { _id: 'ep_seed1_0', orgId: 'org_seed1', env: 'live', at: due + 3_600_000, heldSince: due - 60_000, fail: false },
+        { _id: 'ep_seed1_0', orgId: 'org_seed1', env: 'live', at: due + 3_600_000, heldSince, fail: false },
       ]);
       const round = await store.deliveries.walkEndpoints(Date.now(), 100, 10);
       expect(round.leftForLater, 'no recheck failed').toBeUndefined();
-      // The walks they recorded, to their end: a batch a round, one month at a time (oldest first).
-      for (let more = round.pending, rounds = 0; more && rounds < 50; rounds++) more = (await store.deliveries.walkEndpoints(Date.now(), 100, 10)).pending;
-      expect((await rechecks.find({}, { projection: { _id: 1 } }).toArray()).map((r) => r._id).sort(), 'the due ones started, the later one left').toEqual([
-        'ep_seed1_0',
-      ]);
-      const heldOpen = (endpointId: string) =>
-        db
-          .collection(bucketName(COLLECTIONS.deliveries, monthOf(Date.now())))
-          .countDocuments({ endpointId, held: true, status: { $in: ['pending', 'retrying'] } });
-      expect(await heldOpen('ep_seed0_19'), 'the resumed endpoint’s held deliveries released').toBe(0);
-      expect(await heldOpen('ep_seed0_9'), 'the paused endpoint’s left held').toBe(24);
-      for (const plan of ['endpoints.rechecksDue', 'endpoints.recheckAsRead']) {
-        expect(
-          [...recorded.values()].some((r) => r.name === plan),
-          `${plan} was sent`,
-        ).toBe(true);
-      }
+      // The walks, to their end: a batch a round, one month at a time (oldest first).
+      let more = round.pending;
+      for (let rounds = 0; more && rounds < 50; rounds++) more = (await store.deliveries.walkEndpoints(Date.now(), 100, 10)).pending;
+      expect(more, 'the walks ended').toBe(false);
+      // (The contract's own resumes left rechecks of their own, due later: not these.)
+      const left = await rechecks.find({ _id: { $in: ours } }, { projection: { _id: 1 } }).toArray();
+      expect(
+        left.map((r) => r._id),
+        'the due ones started, the later one left',
+      ).toEqual(['ep_seed1_0']);
+      const open = (endpointId: string, held: boolean) => deliveries.countDocuments({ endpointId, held, status: { $in: ['pending', 'retrying'] } });
+      expect(await open('ep_seed0_19', false), 'the resumed endpoint’s held deliveries released, none failed').toBe(24);
+      expect(await open('ep_seed0_9', true), 'the paused endpoint’s held, its hold walk not ended by a release').toBe(24);
+      expect(
+        [...recorded.values()].some((r) => r.name === 'endpoints.recheckAsRead'),
+        'endpoints.recheckAsRead was sent',
+      ).toBe(true);
       expect(unnamed, 'queries sent without a plan').toEqual([]);
       expect(recorded.size, 'the contract ran (a handful of plans would mean it did not)').toBeGreaterThan(40);
       const faults: string[] = [];
@@ -222,9 +232,9 @@ function sentFilter(command: Document, commandName: string): Document | undefine
  * Representative documents beside the contract's: 4 tenants × 25 endpoints, 40 deliveries each
  * in every state (due, leased, retrying later, held, waiting in a lane, failed, succeeded), an
  * attempt each, and due-queue entries — so an index that filters less than its plan says, or a
- * plan that walks past its page, examines visibly more than it returns.
+ * plan that walks past its page, examines visibly more than it returns. @returns when they were made, and the month they are in.
  */
-async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
+async function seed(db: ReturnType<MongoClient['db']>): Promise<{ now: number; month: Month }> {
   const now = Date.now();
   // This month's collections: where the contract's own documents (made now) are too.
   const month = monthOf(now);
@@ -294,4 +304,5 @@ async function seed(db: ReturnType<MongoClient['db']>): Promise<void> {
   await db.collection('due_endpoints').insertMany(due);
   await db.collection(bucketName(COLLECTIONS.deliveries, month)).insertMany(deliveries);
   await db.collection(bucketName(COLLECTIONS.attempts, month)).insertMany(attempts);
+  return { now, month };
 }
