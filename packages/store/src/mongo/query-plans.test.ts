@@ -16,6 +16,7 @@ import { MongoClient, type Document } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
+import type { EndpointRecheckDoc, EndpointWalkDoc } from './documents.ts';
 import { dueEntryId } from './due-queue.ts';
 import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
@@ -106,14 +107,15 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       // not due for an hour, which stays.
       const deliveries = db.collection(bucketName(COLLECTIONS.deliveries, seeded.month));
       await db.collection<Document & { _id: string }>('endpoints').updateOne({ _id: 'ep_seed0_19' }, { $set: { status: 'active' } });
+      // Typed as the adapter's documents: a field they gain is a type error here, not a stale test.
       await db
-        .collection<Document & { _id: string }>(COLLECTIONS.endpointWalks)
+        .collection<EndpointWalkDoc>(COLLECTIONS.endpointWalks)
         .insertOne({ _id: 'ep_seed0_9', orgId: 'org_seed0', env: 'live', hold: 'hold', heldSince: null, failBefore: null, month: null });
       await deliveries.updateMany({ _id: { $in: ['dlv_seed0_9_1', 'dlv_seed0_9_2', 'dlv_seed0_9_5'] } } as Document, { $set: { held: false } });
       const due = Date.now() - 1_000;
       // Held since before the seed's oldest delivery: all 24 are released, none failed.
       const heldSince = seeded.now - 60_000;
-      const rechecks = db.collection<Document & { _id: string }>(COLLECTIONS.endpointRechecks);
+      const rechecks = db.collection<EndpointRecheckDoc>(COLLECTIONS.endpointRechecks);
       const ours = ['ep_seed0_19', 'ep_seed0_9', 'ep_seed0_gone', 'ep_seed1_0'];
       await rechecks.insertMany([
         { _id: 'ep_seed0_19', orgId: 'org_seed0', env: 'live', at: due, heldSince, fail: false },
