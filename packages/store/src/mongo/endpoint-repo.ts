@@ -147,15 +147,15 @@ export class MongoEndpointRepo implements EndpointRepo {
           // active, a hold left is moot; releaseHeld makes the held ones due.
           await this.#conn.transaction(async (session) => {
             due = [];
-            // The hold's end as it stood: what it put off is due at exactly that time.
-            const heldUntil =
-              patch.endHoldAt === undefined
-                ? null
-                : ((await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { heldUntil: 1 } }))?.heldUntil ?? null);
-            // Resumed from paused (or enabled): sends that read it not active may still be committing (held-recheck.ts).
-            const wasActive =
-              patch.status === 'active' &&
-              (await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { status: 1 } }))?.status === 'active';
+            // The endpoint as it stood, one read for both: the hold's end (what it put off is due at
+            // exactly that time), and whether a resume finds it not active (sends that read it so
+            // may still be committing: held-recheck.ts).
+            const before =
+              patch.endHoldAt !== undefined || patch.status === 'active'
+                ? await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { heldUntil: 1, status: 1 } })
+                : null;
+            const heldUntil = patch.endHoldAt === undefined ? null : (before?.heldUntil ?? null);
+            const wasActive = patch.status === 'active' && before?.status === 'active';
             const updated = await write(session);
             if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
