@@ -13,3 +13,12 @@ export function retentionStart(now: number, retentionMonths: number): number {
 export function isRetained(time: number, now: number, retentionMonths: number): boolean {
   return time >= retentionStart(now, retentionMonths) && time < monthStart(now, -1);
 }
+
+/**
+ * When a UTC month's live usage counter expires, and the marks kept beside it (the MongoDB
+ * store's usage-over marks): at the end of the month after the one holding `now`, so the month is
+ * still read while the next begins.
+ */
+export function usageMonthExpiry(now: number): number {
+  return monthStart(now, -2);
+}

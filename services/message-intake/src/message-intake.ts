@@ -4,6 +4,7 @@ import {
   InvalidError,
   MAX_PAYLOAD_BYTES,
   monthStart,
+  usageMonthExpiry,
   newId,
   NotFoundError,
   PLANS,
@@ -214,7 +215,7 @@ export function usageCounters(tenant: Tenant, plan: keyof typeof PLANS, now: num
     limit: tenant.env === 'live' ? PLANS[plan].monthlyMessages : null,
     increment: tenant.env === 'live',
     limitMessage: MONTHLY_LIMIT_MESSAGES[plan],
-    expiresAt: monthStart(now, -2),
+    expiresAt: usageMonthExpiry(now),
   };
   if (tenant.env === 'live') return [month];
   return [month, testAndTrialDay(tenant, now)];

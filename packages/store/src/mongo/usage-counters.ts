@@ -1,4 +1,4 @@
-import { monthStart, PlanLimitError, USAGE_NOTICE_FLOOR, usageNoticeFloor, utcMonth, type OrgId } from '@wirehook/core';
+import { PlanLimitError, USAGE_NOTICE_FLOOR, usageMonthExpiry, usageNoticeFloor, utcMonth, type OrgId } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -175,10 +175,10 @@ async function markOverFloor(conn: MongoConnection, counters: readonly UsageCoun
  * changed: a lower plan's first threshold may lie under the count already reached, which no send
  * marked (each marked at its own plan's), and the owner's notices are owed without another send.
  * The reading leaves it out while its count is under USAGE_NOTICE_FLOOR. Expires as the month's
- * live counter does (message-intake's usageCounters).
+ * live counter does (usageMonthExpiry).
  */
 export async function markPlanChange(conn: MongoConnection, orgId: OrgId, now: number): Promise<void> {
-  await writeMark(conn, usageOverMarkId(utcMonth(now), orgId), monthStart(now, -2));
+  await writeMark(conn, usageOverMarkId(utcMonth(now), orgId), usageMonthExpiry(now));
 }
 
 /** Upserts a usage-over mark: a write that changes nothing once it exists. */
