@@ -23,6 +23,12 @@ const CRASHED = /Worker exited unexpectedly with signal (SIG[A-Z]+) .*while runn
 const KNOWN_CHECK = /# Check failed: jit_page(?:\.has_value\(\)|_->allocations_\.erase)/;
 const UNHANDLED = /Vitest caught (\d+) unhandled errors? during the test run/;
 
+/** Whether a line of a lane's output is one engineCrashes reads (so a runner keeps only those). */
+export function tellsOfCrash(raw: string): boolean {
+  const line = stripVTControlCharacters(raw);
+  return CRASHED.test(line) || KNOWN_CHECK.test(line) || UNHANDLED.test(line);
+}
+
 /** Reads a lane's output lines for workers lost to a signal, V8's known check failure, and vitest's unhandled errors. */
 export function engineCrashes(lines: Iterable<string>): EngineCrashes {
   const files = new Set<string>();

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
-import { engineCrashes, onlyKnownCrashes } from './engine-crashes.ts';
+import { engineCrashes, onlyKnownCrashes, tellsOfCrash } from './engine-crashes.ts';
 import { countTests, countTestsWithout, failedTestsIn, type Counts, type VitestReport } from './test-counts.ts';
 import { laneRuns, runLanes, TEST_LANES } from './test-lanes.ts';
 
@@ -62,7 +62,7 @@ if (args.length === 0) {
   const writeLine = (stream: 'stdout' | 'stderr', line: string) => {
     process[stream].write(`${line}\n`);
     const lane = TEST_LANES.findIndex((l) => line.startsWith(`${l.tag} `));
-    if (lane >= 0 && /Worker exited unexpectedly|Check failed|unhandled error/.test(line)) crashLines[lane]!.push(line);
+    if (lane >= 0 && tellsOfCrash(line)) crashLines[lane]!.push(line);
   };
   /** What runs now: both lanes, then a file run again (below). */
   let running = runLanes(

@@ -2,7 +2,7 @@
 // more (scripts/engine-crashes.ts); anything else besides it — a failing test, another signal, an
 // error vitest caught outside the tests — leaves the lane failed as it is.
 import { describe, expect, it } from 'vitest';
-import { engineCrashes, onlyKnownCrashes } from '../../scripts/engine-crashes.ts';
+import { engineCrashes, onlyKnownCrashes, tellsOfCrash } from '../../scripts/engine-crashes.ts';
 
 const LOST = '/tmp/p/packages/store/src/sqlite/threaded-store.test.ts';
 const lost = (signal: string, file = LOST) =>
@@ -24,6 +24,12 @@ describe('engine crashes in a lane’s output', () => {
     expect(engineCrashes(CRASH_OUTPUT)).toEqual({ files: [LOST], otherSignals: [], knownChecks: 1, unhandled: 1 });
     expect(engineCrashes(['[2]  ✓ a.test.ts (3 tests)', '[2]  × b.test.ts > fails'])).toEqual({ files: [], otherSignals: [], knownChecks: 0, unhandled: 0 });
     expect(engineCrashes([lost('SIGSEGV', '/tmp/p/b.test.ts')]).otherSignals).toEqual(['/tmp/p/b.test.ts']);
+  });
+
+  it('the lines a runner keeps for it (tellsOfCrash) read as the whole output does', () => {
+    const kept = CRASH_OUTPUT.filter(tellsOfCrash);
+    expect(kept).toEqual([CRASH_OUTPUT[3], CRASH_OUTPUT[5], CRASH_OUTPUT[7]]);
+    expect(engineCrashes(kept)).toEqual(engineCrashes(CRASH_OUTPUT));
   });
 
   it('lets a lane run its crashed file again only when the known crash is all that went wrong', () => {
