@@ -10,7 +10,15 @@ import type { MongoConnection } from './connection.ts';
 import type { EndpointRecheckDoc } from './documents.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
-import { FAILED_RECHECK_WAIT_MS, HELD_RECHECK_MS, RECHECKS_PAGE, scheduleRecheck, startDueRechecks, warnLongTransactions } from './held-recheck.ts';
+import {
+  FAILED_RECHECK_WAIT_MS,
+  HELD_RECHECK_MS,
+  RECHECKS_PAGE,
+  RECHECKS_TIME_BOX_MS,
+  scheduleRecheck,
+  startDueRechecks,
+  warnLongTransactions,
+} from './held-recheck.ts';
 
 const t: Tenant = { orgId: 'org_1' as OrgId, env: 'live' };
 const session = { id: 'session' } as unknown as ClientSession;
@@ -235,6 +243,32 @@ describe("a resume's recheck (MongoDB): the walk runs again once every send that
     expect(read['comment']).toBe('endpoints.rechecksDue');
     expect(read['sort']).toEqual({ at: 1, _id: 1 });
     expect(await startDueRechecks(conn, NOW + 1_000_000)).toBe(1);
+  });
+
+  it('starts rechecks for at most RECHECKS_TIME_BOX_MS (5 s) a read; those not reached stay due for the next', async () => {
+    expect(RECHECKS_TIME_BOX_MS).toBe(5_000);
+    const { conn, walks, status } = stand();
+    for (let i = 0; i < 4; i++) {
+      status.set(`ep_${i}`, 'active');
+      await scheduleRecheck(conn, session, t, ep(i), { heldSince: 0 }, NOW);
+    }
+    // Each recheck's transaction takes 2 s (write conflicts with the walks, retried): the third
+    // starts at 4 s, the fourth would start at 6 s, past the box.
+    const transaction = conn.transaction.bind(conn);
+    (conn as unknown as { transaction: typeof transaction }).transaction = async (fn) => {
+      const result = await transaction(fn);
+      vi.advanceTimersByTime(2_000);
+      return result;
+    };
+    vi.useFakeTimers({ toFake: ['Date'], now: NOW + HELD_RECHECK_MS });
+    try {
+      expect(await startDueRechecks(conn, Date.now())).toBe(3);
+      expect(walks.size).toBe(3);
+      expect(await startDueRechecks(conn, Date.now())).toBe(1);
+      expect(walks.size).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

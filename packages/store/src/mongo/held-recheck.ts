@@ -35,6 +35,12 @@ export const RECKONED_TRANSACTION_LIFETIME_S = 60;
 export const RECHECKS_PAGE = 100;
 /** How long a recheck that failed to start waits before it is tried again (behind those due meanwhile). */
 export const FAILED_RECHECK_WAIT_MS = 60_000;
+/**
+ * How long one read goes on starting the rechecks it found: the walk job waits for them, and a
+ * recheck's transaction may retry on write conflicts with the walks for up to the driver's 120 s,
+ * so a page of them is cut off here and the rest are started by the next read, a second later.
+ */
+export const RECHECKS_TIME_BOX_MS = 5_000;
 
 /** What the walk does again: a resume's release (with its bound), or a delete's fail. */
 export type Recheck = { heldSince: number } | { fail: true };
@@ -64,8 +70,9 @@ export async function scheduleRecheck(
 /**
  * Starts the rechecks whose time has come by the real clock, as scheduleRecheck set it (at most RECHECKS_PAGE, in a random order, so that
  * dispatchers reading one page at once mostly take different ones): each is removed and its
- * walk recorded in one transaction. One that fails is left for the next read, the others go on;
- * the first error is thrown once all were tried.
+ * walk recorded in one transaction, for at most RECHECKS_TIME_BOX_MS (those not reached are left
+ * due). One that fails is left for the next read, the others go on; the first error is thrown once
+ * all were tried.
  * @returns how many walks it recorded.
  */
 export async function startDueRechecks(conn: MongoConnection, now: number): Promise<number> {
@@ -73,7 +80,9 @@ export async function startDueRechecks(conn: MongoConnection, now: number): Prom
   const due = shuffled(await conn.endpointRechecks.find(q.filter, q.options).limit(RECHECKS_PAGE).toArray());
   let started = 0;
   let failure: unknown;
+  const until = Date.now() + RECHECKS_TIME_BOX_MS;
   for (const recheck of due) {
+    if (Date.now() >= until) break; // the rest are still due: the next read starts them
     try {
       started += await conn.transaction((session) => startRecheck(conn, session, recheck));
     } catch (err) {

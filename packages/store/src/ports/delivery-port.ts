@@ -255,7 +255,8 @@ export interface DeliveryRepo {
    * One round of the endpoint walks that pauses, resumes, disables and deletes leave (see
    * EndpointWalkMode): one batch of at most `batch` deliveries for each of up to `endpoints`
    * endpoints with a walk, each batch its own transaction, taking the endpoints in turn.
-   * Every dispatcher runs it; two at once only repeat a query. @returns deliveries changed,
+   * Every dispatcher runs it; two at once repeat a query, or one's batch runs again on the
+   * other's result (a write conflict, MongoDB). @returns deliveries changed,
    * whether walks are left, and what failed of a part left for a later round while the walks
    * went on (MongoDB: a walk asked to run again after a resume; held-recheck.ts).
    */
