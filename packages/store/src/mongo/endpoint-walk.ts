@@ -18,8 +18,12 @@ import { scope } from './query.ts';
 // partial index its own change takes the deliveries out of (deliveries_endpoint_due_queue for a
 // hold, deliveries_endpoint_held for a release, deliveries_endpoint_open_created for a fail), so
 // every batch reads at most `batch` entries from the front of its range. A walk goes month by
-// month, oldest first (months.ts): a batch reads one month's range, and a month with fewer than
-// `batch` left moves the walk's `month` on; a fail skips the months from its bound on. The rest
+// month, oldest first (months.ts): a batch reads a month's range for what it has left of `batch`,
+// then the next month's, so it reads ≤ `batch` deliveries in all and one range seek a month listed
+// (an empty month costs that seek only; the list holds the retained months and the next); it stops
+// in the first month that filled it, recorded as the walk's `month`. A fail skips the months from
+// its bound on. (One month a batch, as the first version went, left a walk pending for a round a
+// month even when little was left: the made-ahead next month is always listed.) The rest
 // of an ended Retry-After hold (`putOffUntil`) is the exception: each batch reads newest month
 // first across all months, about what it moves (5 × batch at most), as endHold does.
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
@@ -87,9 +91,9 @@ export interface WalkBatch {
 
 /**
  * One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold
- * or release, in the month the walk has reached (oldest first). A month with nothing left
- * moves the walk to the next (recorded in its document); past the newest, that part is done.
- * Reads ≤ `batch` deliveries of one month.
+ * or release, from the month the walk has reached on (oldest first, acrossMonths). The month
+ * that filled the batch is recorded in its document; past the newest, that part is done.
+ * Reads ≤ `batch` deliveries in all, and one range seek a month listed.
  * @returns what it did, with the DueNotes to pass to noteDue after the commit.
  */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
@@ -102,30 +106,26 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   if (walk === null) return result;
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
   const months = await conn.months();
-  let more = false;
-  let next: Month | undefined;
+  // The month this part stopped in with more to do there (undefined: done, or nothing of it applies now).
+  let stoppedIn: Month | undefined;
   let finished: Partial<EndpointWalkDoc> = {};
   if (walk.failBefore !== null) {
     const failBefore = walk.failBefore;
     // A month that starts at or after the bound holds nothing it fails.
-    const at = walkMonths(
-      months.filter((m) => m === conn.legacyMonth || monthStartOf(m) < failBefore),
-      walk.month,
-    );
-    if (at.month !== undefined) more = await failMonth(conn, session, t, endpointId, conn.bucket(at.month), failBefore, batch, result);
-    next = at.next;
+    const before = months.filter((m) => m === conn.legacyMonth || monthStartOf(m) < failBefore);
+    stoppedIn = await acrossMonths(before, walk.month, batch, (m, limit) => failMonth(conn, session, t, endpointId, conn.bucket(m), failBefore, limit, result));
     finished = { failBefore: null };
   } else if (walk.hold !== null) {
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { status: 1 } });
     const active = endpoint?.status === 'active';
-    const at = walkMonths(months, walk.month);
-    if (at.month !== undefined && walk.hold === 'hold' && endpoint !== null && !active) {
-      more = await holdMonth(session, endpointId, conn.bucket(at.month), batch, result);
-      next = at.next;
-    } else if (at.month !== undefined && walk.hold === 'release' && active) {
-      more = await releaseMonth(conn, session, t, endpointId, conn.bucket(at.month), walk.heldSince ?? 0, now, batch, result);
-      next = at.next;
+    if (walk.hold === 'hold' && endpoint !== null && !active) {
+      stoppedIn = await acrossMonths(months, walk.month, batch, (m, limit) => holdMonth(session, endpointId, conn.bucket(m), limit, result));
+    } else if (walk.hold === 'release' && active) {
+      const heldSince = walk.heldSince ?? 0;
+      stoppedIn = await acrossMonths(months, walk.month, batch, (m, limit) =>
+        releaseMonth(conn, session, t, endpointId, conn.bucket(m), heldSince, now, limit, result),
+      );
     }
     finished = { hold: null, heldSince: null };
   } else if (walk.putOffUntil != null) {
@@ -140,13 +140,13 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch, dueAt);
       result.released += made.count;
       result.due.push(...made.due);
-      more = made.more;
+      if (made.more) return result;
     }
     finished = { putOffUntil: null };
   }
-  if (more) return result;
-  if (next !== undefined) {
-    await conn.endpointWalks.updateOne(own.filter, { $set: { month: next } }, { ...own.options, session });
+  if (stoppedIn !== undefined) {
+    // More in that month: the next batch starts there (the months before it hold nothing of this part).
+    if (stoppedIn !== walk.month) await conn.endpointWalks.updateOne(own.filter, { $set: { month: stoppedIn } }, { ...own.options, session });
     return result;
   }
   // This part done: the next (a hold or release after a fail) starts again at the oldest month.
@@ -157,13 +157,29 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   return result;
 }
 
-/** The month a walk works in (the first of `months` from its own, or the oldest) and the one after it. */
-function walkMonths(months: readonly Month[], reached: Month | null | undefined): { month: Month | undefined; next: Month | undefined } {
-  const at = months.findIndex((m) => reached === null || reached === undefined || m >= reached);
-  return at < 0 ? { month: undefined, next: undefined } : { month: months[at], next: months[at + 1] };
+/**
+ * A walk's part over `months` (oldest first) from the month it has reached: `step` reads a month
+ * for at most what the batch has left and says how many it read. @returns the month that filled
+ * the batch (it may hold more: the next batch starts there), or undefined when every month had
+ * fewer than was left (the part is done).
+ */
+export async function acrossMonths(
+  months: readonly Month[],
+  reached: Month | null | undefined,
+  batch: number,
+  step: (month: Month, limit: number) => Promise<number>,
+): Promise<Month | undefined> {
+  let left = batch;
+  for (const month of months) {
+    if (reached !== null && reached !== undefined && month < reached) continue;
+    const read = await step(month, left);
+    if (read >= left) return month;
+    left -= read;
+  }
+  return undefined;
 }
 
-/** A fail's batch in one month: its open deliveries created before the bound. @returns whether the month may hold more. */
+/** A fail's batch in one month: its open deliveries created before the bound. @returns how many it read (≤ `batch`). */
 async function failMonth(
   conn: MongoConnection,
   session: ClientSession,
@@ -173,7 +189,7 @@ async function failMonth(
   failBefore: number,
   batch: number,
   result: WalkBatch,
-): Promise<boolean> {
+): Promise<number> {
   const q = P.failBatch(t, endpointId, failBefore);
   const rows = await bucket.deliveries
     .find(q.filter, { ...q.options, session, projection: LANE_FIELDS })
@@ -182,11 +198,11 @@ async function failMonth(
   // A next made head is left unheld: failed in turn by this walk, or found by due as stranded
   // (stranded.ts), or sent when the endpoint was enabled again meanwhile.
   await failDeliveries(conn, session, t, bucket, rows, result);
-  return rows.length === batch;
+  return rows.length;
 }
 
-/** A hold's batch in one month: its deliveries in the due index. @returns whether the month may hold more. */
-async function holdMonth(session: ClientSession, endpointId: EndpointId, bucket: MonthBucket, batch: number, result: WalkBatch): Promise<boolean> {
+/** A hold's batch in one month: its deliveries in the due index. @returns how many it read (≤ `batch`). */
+async function holdMonth(session: ClientSession, endpointId: EndpointId, bucket: MonthBucket, batch: number, result: WalkBatch): Promise<number> {
   const q = P.holdBatch(endpointId);
   const rows = await bucket.deliveries
     .find(q.filter, { ...q.options, session, projection: { _id: 1 } })
@@ -197,12 +213,12 @@ async function holdMonth(session: ClientSession, endpointId: EndpointId, bucket:
     await bucket.deliveries.updateMany(ids.filter, { $set: { held: true } }, { ...ids.options, session });
   }
   result.held += rows.length;
-  return rows.length === batch;
+  return rows.length;
 }
 
 /**
  * A release's batch in one month: its held deliveries, due now if created at or after
- * `heldSince`, failed if before. @returns whether the month may hold more.
+ * `heldSince`, failed if before. @returns how many it read (≤ `batch`).
  */
 async function releaseMonth(
   conn: MongoConnection,
@@ -214,7 +230,7 @@ async function releaseMonth(
   now: number,
   batch: number,
   result: WalkBatch,
-): Promise<boolean> {
+): Promise<number> {
   const q = P.releaseBatch(endpointId);
   const rows = await bucket.deliveries
     .find(q.filter, { ...q.options, session, projection: { ...LANE_FIELDS, createdAt: 1 } })
@@ -242,7 +258,7 @@ async function releaseMonth(
     rows.filter((d) => d.createdAt < heldSince),
     result,
   );
-  return rows.length === batch;
+  return rows.length;
 }
 
 /** Fails open deliveries a batch read in `bucket`, hands over the lanes they headed and refreshes their messages. */

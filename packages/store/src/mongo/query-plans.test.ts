@@ -125,7 +125,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       ]);
       const round = await store.deliveries.walkEndpoints(Date.now(), 100, 10);
       expect(round.leftForLater, 'no recheck failed').toBeUndefined();
-      // The walks, to their end: a batch a round, one month at a time (oldest first).
+      // The walks, to their end: a batch a round, month after month (oldest first) within it.
       let more = round.pending;
       for (let rounds = 0; more && rounds < 50; rounds++) more = (await store.deliveries.walkEndpoints(Date.now(), 100, 10)).pending;
       expect(more, 'the walks ended').toBe(false);

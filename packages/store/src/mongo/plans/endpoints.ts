@@ -293,8 +293,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_open_created',
     examines:
-      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's open range before the bound in the walk's month, from its start; ` +
-      'each batch fails what it read, which leaves this partial index (a month with fewer left moves the walk to the next)',
+      `≤ what the batch (${ENDPOINT_WALK_BATCH}) has left, in one month: the endpoint's open range before the bound, from its start; ` +
+      'each batch fails what it read, which leaves this partial index, and reads the next month for the rest (acrossMonths)',
     maxExamined: (n) => n + 1,
     build: (t: TenantArg, endpointId: string, before: number) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, createdAt: { $lt: before } },
@@ -307,8 +307,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
     examines:
-      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's due index from its start; ` +
-      'each batch holds what it read, which leaves the index (a month with fewer left moves the walk to the next)',
+      `≤ what the batch (${ENDPOINT_WALK_BATCH}) has left, in one month: the endpoint's range of the month's due index from its start; ` +
+      'each batch holds what it read, which leaves the index, and reads the next month for the rest (acrossMonths)',
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
     example: ['ep_1'],
@@ -318,8 +318,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_held',
     examines:
-      `≤ batch (${ENDPOINT_WALK_BATCH}) of one month: the endpoint's range of the walk's month's deliveries_endpoint_held from its start; ` +
-      'each batch releases or fails what it read, which leaves the index (a month with fewer left moves the walk to the next)',
+      `≤ what the batch (${ENDPOINT_WALK_BATCH}) has left, in one month: the endpoint's range of the month's deliveries_endpoint_held from its start; ` +
+      'each batch releases or fails what it read, which leaves the index, and reads the next month for the rest (acrossMonths)',
     maxExamined: (n) => n + 1,
     build: (endpointId: string) => ({ filter: { endpointId, ...OPEN, held: true }, sort: { _id: 1 } }),
     example: ['ep_1'],

@@ -1,0 +1,134 @@
+// An endpoint's walk across months without a server: stand-in collections keep the walk's
+// document and each month's deliveries in Maps and answer the calls endpoint-walk.ts makes for a
+// hold, as the plans' indexes would (the endpoint's due range of a month, in id order). The
+// real-server cases are the store contract's (endpoint-walk-contract.ts, mongo-store.test.ts),
+// whose months always include the next one (made ahead): a batch that stopped at each month's
+// end left those walks pending there, a round a month.
+import type { EndpointId } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { acrossMonths, walkBatch } from './endpoint-walk.ts';
+import type { Month } from './months.ts';
+
+const session = { id: 'session' } as unknown as ClientSession;
+const ENDPOINT = 'ep_1' as EndpointId;
+/** Retained months and the next, made ahead (month-buckets.ts), as `meta` lists them. */
+const MONTHS: Month[] = ['202609', '202610', '202611', '202612', '202701'];
+
+type Delivery = { _id: string; endpointId: string; held: boolean };
+
+function stand(counts: Partial<Record<Month, number>>) {
+  const walk: Record<string, unknown> = { _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: 'hold', heldSince: null, failBefore: null, month: null };
+  let walkDoc: Record<string, unknown> | null = walk;
+  const byMonth = new Map<Month, Delivery[]>();
+  for (const [month, n] of Object.entries(counts)) {
+    byMonth.set(
+      month,
+      Array.from({ length: n ?? 0 }, (_, i) => ({ _id: `dlv_${month}_${String(i).padStart(3, '0')}`, endpointId: ENDPOINT, held: false })),
+    );
+  }
+  /** Each month read, with the limit it was read for. */
+  const reads: { month: Month; limit: number }[] = [];
+  const matches = (doc: Record<string, unknown>, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (doc[k] ?? null) === v);
+  const conn = {
+    legacyMonth: null,
+    months: async () => MONTHS,
+    endpoints: { findOne: async () => ({ status: 'paused' }) },
+    endpointWalks: {
+      findOneAndUpdate: async (filter: Record<string, unknown>) => (walkDoc !== null && matches(walkDoc, filter) ? { ...walkDoc } : null),
+      updateOne: async (filter: Record<string, unknown>, update: { $set: Record<string, unknown> }) => {
+        if (walkDoc !== null && matches(walkDoc, filter)) Object.assign(walkDoc, update.$set);
+      },
+      deleteOne: async (filter: Record<string, unknown>) => {
+        if (walkDoc !== null && matches(walkDoc, filter)) walkDoc = null;
+      },
+    },
+    bucket: (month: Month) => ({
+      month,
+      deliveries: {
+        // holdBatch: the endpoint's range of the month's due index (open, not held), from its start.
+        find: (filter: { endpointId: string }) => ({
+          limit: (n: number) => ({
+            toArray: async () => {
+              reads.push({ month, limit: n });
+              return (byMonth.get(month) ?? []).filter((d) => d.endpointId === filter.endpointId && !d.held).slice(0, n);
+            },
+          }),
+        }),
+        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: { held: boolean } }) => {
+          for (const d of byMonth.get(month) ?? []) if (filter._id.$in.includes(d._id)) d.held = update.$set.held;
+        },
+      },
+    }),
+  } as unknown as MongoConnection;
+  const heldIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.held).length;
+  return { conn, reads, heldIn, walkDoc: () => walkDoc };
+}
+
+describe('acrossMonths: one batch over the months from the one a walk has reached', () => {
+  it('reads each month for what the batch has left and stops in the month that filled it', async () => {
+    const asked: [Month, number][] = [];
+    const found: Record<Month, number> = { '202610': 3, '202611': 0, '202612': 7, '202701': 9 };
+    const stopped = await acrossMonths(MONTHS, '202610', 10, async (m, limit) => {
+      asked.push([m, limit]);
+      return Math.min(limit, found[m] ?? 0);
+    });
+    // 202609 is before the month reached: not read. 3 + 0 + 7 = 10 fills the batch in 202612.
+    expect(asked).toEqual([
+      ['202610', 10],
+      ['202611', 7],
+      ['202612', 7],
+    ]);
+    expect(stopped).toBe('202612');
+  });
+
+  it('is done (undefined) when every month had fewer than was left, one short of the batch', async () => {
+    const asked: Month[] = [];
+    const stopped = await acrossMonths(MONTHS, null, 10, async (m, limit) => {
+      asked.push(m);
+      return m === '202610' ? Math.min(limit, 9) : 0;
+    });
+    expect(asked).toEqual(MONTHS);
+    expect(stopped).toBeUndefined();
+  });
+});
+
+describe("a hold walk's batch (MongoDB) across months", () => {
+  it('holds what is left in every month in one batch when it fits, and the walk is gone', async () => {
+    const s = stand({ '202609': 3, '202612': 2 });
+    const done = await walkBatch(s.conn, session, ENDPOINT, 0, 10);
+    expect(done.held).toBe(5);
+    expect([s.heldIn('202609'), s.heldIn('202612')]).toEqual([3, 2]);
+    expect(s.walkDoc(), 'the walk ended in this batch').toBeNull();
+    // One read a month, each for what the batch had left: ≤ 10 deliveries in all.
+    expect(s.reads).toEqual([
+      { month: '202609', limit: 10 },
+      { month: '202610', limit: 7 },
+      { month: '202611', limit: 7 },
+      { month: '202612', limit: 7 },
+      { month: '202701', limit: 5 },
+    ]);
+  });
+
+  it('stops in the month that filled the batch, records it, and the next batch starts there', async () => {
+    const s = stand({ '202609': 4, '202611': 8 });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(10);
+    expect(s.walkDoc()).toMatchObject({ hold: 'hold', month: '202611' });
+    expect([s.heldIn('202609'), s.heldIn('202611')]).toEqual([4, 6]);
+    s.reads.length = 0;
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(2);
+    // 202609 and 202610 are behind the month recorded: not read again.
+    expect(s.reads.map((r) => r.month)).toEqual(['202611', '202612', '202701']);
+    expect(s.heldIn('202611')).toBe(8);
+    expect(s.walkDoc()).toBeNull();
+  });
+
+  it('a month holding exactly what was left stops the batch there: the next finds it empty and ends', async () => {
+    const s = stand({ '202610': 10 });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(10);
+    expect(s.walkDoc()).toMatchObject({ month: '202610' });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(0);
+    expect(s.walkDoc()).toBeNull();
+  });
+});
