@@ -16,28 +16,51 @@ const ENDPOINT = 'ep_1' as EndpointId;
 /** Retained months and the next, made ahead (month-buckets.ts), as `meta` lists them. */
 const MONTHS: Month[] = ['202609', '202610', '202611', '202612', '202701'];
 
-type Delivery = { _id: string; endpointId: string; held: boolean };
+type Delivery = { _id: string; endpointId: string; held: boolean; laneWait: boolean; createdAt: number; dueAt: number | null };
+type Stand = { walk?: Record<string, unknown>; status?: string; laneWait?: Partial<Record<Month, boolean>> };
 
-function stand(counts: Partial<Record<Month, number>>) {
-  const walk: Record<string, unknown> = { _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: 'hold', heldSince: null, failBefore: null, month: null };
-  let walkDoc: Record<string, unknown> | null = walk;
+/**
+ * A walk (a hold unless `walk` says otherwise) and `counts` deliveries a month, held when the walk
+ * is a release; `find` answers holdBatch (not held) or releaseBatch (held) by the filter's `held`.
+ */
+function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
+  let walkDoc: Record<string, unknown> | null = {
+    _id: ENDPOINT,
+    orgId: 'org_1',
+    env: 'live',
+    hold: 'hold',
+    heldSince: null,
+    failBefore: null,
+    month: null,
+    ...opts.walk,
+  };
+  const releasing = walkDoc['hold'] === 'release';
   const byMonth = new Map<Month, Delivery[]>();
   for (const [month, n] of Object.entries(counts)) {
     byMonth.set(
       month,
-      Array.from({ length: n ?? 0 }, (_, i) => ({ _id: `dlv_${month}_${String(i).padStart(3, '0')}`, endpointId: ENDPOINT, held: false })),
+      Array.from({ length: n ?? 0 }, (_, i) => ({
+        _id: `dlv_${month}_${String(i).padStart(3, '0')}`,
+        endpointId: ENDPOINT,
+        held: releasing,
+        laneWait: opts.laneWait?.[month] === true,
+        createdAt: 1_000,
+        dueAt: null,
+      })),
     );
   }
-  /** Each month read, with the limit it was read for. */
+  /** Each month read, with the limit it was read for; the walk document's writes after its first. */
   const reads: { month: Month; limit: number }[] = [];
+  const walkWrites: Record<string, unknown>[] = [];
   const matches = (doc: Record<string, unknown>, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (doc[k] ?? null) === v);
   const conn = {
     legacyMonth: null,
     months: async () => MONTHS,
-    endpoints: { findOne: async () => ({ status: 'paused' }) },
+    endpoints: { findOne: async () => ({ status: opts.status ?? 'paused' }) },
     endpointWalks: {
       findOneAndUpdate: async (filter: Record<string, unknown>) => (walkDoc !== null && matches(walkDoc, filter) ? { ...walkDoc } : null),
       updateOne: async (filter: Record<string, unknown>, update: { $set: Record<string, unknown> }) => {
+        walkWrites.push(update.$set);
         if (walkDoc !== null && matches(walkDoc, filter)) Object.assign(walkDoc, update.$set);
       },
       deleteOne: async (filter: Record<string, unknown>) => {
@@ -47,23 +70,28 @@ function stand(counts: Partial<Record<Month, number>>) {
     bucket: (month: Month) => ({
       month,
       deliveries: {
-        // holdBatch: the endpoint's range of the month's due index (open, not held), from its start.
-        find: (filter: { endpointId: string }) => ({
+        // holdBatch (the month's due range: not held) or releaseBatch (held), the endpoint's, in id order.
+        find: (filter: { endpointId: string; held: boolean }) => ({
           limit: (n: number) => ({
             toArray: async () => {
               reads.push({ month, limit: n });
-              return (byMonth.get(month) ?? []).filter((d) => d.endpointId === filter.endpointId && !d.held).slice(0, n);
+              return (byMonth.get(month) ?? [])
+                .filter((d) => d.endpointId === filter.endpointId && d.held === filter.held && (filter.held || !d.laneWait))
+                .slice(0, n)
+                .map((d) => ({ ...d }));
             },
           }),
         }),
-        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: { held: boolean } }) => {
-          for (const d of byMonth.get(month) ?? []) if (filter._id.$in.includes(d._id)) d.held = update.$set.held;
+        // A hold's $set, or a release's pipeline ([{ $set: { held: false, … } }]).
+        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: { held: boolean } } | [{ $set: { held: boolean } }]) => {
+          const held = Array.isArray(update) ? update[0].$set.held : update.$set.held;
+          for (const d of byMonth.get(month) ?? []) if (filter._id.$in.includes(d._id)) d.held = held;
         },
       },
     }),
   } as unknown as MongoConnection;
   const heldIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.held).length;
-  return { conn, reads, heldIn, walkDoc: () => walkDoc };
+  return { conn, reads, heldIn, walkWrites, walkDoc: () => walkDoc };
 }
 
 describe('acrossMonths: one batch over the months from the one a walk has reached', () => {
@@ -130,5 +158,46 @@ describe("a hold walk's batch (MongoDB) across months", () => {
     expect(s.walkDoc()).toMatchObject({ month: '202610' });
     expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(0);
     expect(s.walkDoc()).toBeNull();
+  });
+
+  it('starts at the first month listed from the one recorded (a month retention dropped), and writes no month when it stops where it was', async () => {
+    const s = stand({ '202609': 12 }, { walk: { month: '202608' } });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(10);
+    expect(s.reads.map((r) => r.month)).toEqual(['202609']);
+    expect(s.walkDoc()).toMatchObject({ month: '202609' });
+    const t = stand({ '202609': 25 }, { walk: { month: '202609' } });
+    expect((await walkBatch(t.conn, session, ENDPOINT, 0, 10)).held).toBe(10);
+    expect(t.walkWrites, 'the month recorded already: no write of it').toEqual([]);
+  });
+
+  it('a batch of 0 reads nothing (limit(0) would be no limit) and leaves the walk as it was', async () => {
+    const s = stand({ '202609': 3 });
+    expect(await walkBatch(s.conn, session, ENDPOINT, 0, 0)).toEqual({ released: 0, failed: 0, held: 0, due: [] });
+    expect(s.reads).toEqual([]);
+    expect(s.walkDoc()).toMatchObject({ hold: 'hold', month: null });
+  });
+});
+
+describe("a release walk's batch (MongoDB) across months", () => {
+  const NOW = Date.UTC(2026, 11, 2, 12);
+
+  it('releases every month in one batch and notes each month with a release due, not one whose released all wait in their lanes', async () => {
+    const s = stand({ '202609': 3, '202611': 2, '202612': 1 }, { walk: { hold: 'release', heldSince: 0 }, status: 'active', laneWait: { '202611': true } });
+    const done = await walkBatch(s.conn, session, ENDPOINT, NOW, 10);
+    expect(done).toMatchObject({ released: 6, failed: 0, held: 0 });
+    expect([s.heldIn('202609'), s.heldIn('202611'), s.heldIn('202612')]).toEqual([0, 0, 0]);
+    expect(done.due).toEqual([
+      { orgId: 'org_1', env: 'live', endpointId: ENDPOINT, month: '202609', dueAt: NOW },
+      { orgId: 'org_1', env: 'live', endpointId: ENDPOINT, month: '202612', dueAt: NOW },
+    ]);
+    expect(s.walkDoc()).toBeNull();
+  });
+
+  it('releases nothing while the endpoint is not active: the release part ends, its deliveries held', async () => {
+    const s = stand({ '202609': 3 }, { walk: { hold: 'release', heldSince: 0 }, status: 'paused' });
+    expect((await walkBatch(s.conn, session, ENDPOINT, NOW, 10)).released).toBe(0);
+    expect(s.reads).toEqual([]);
+    expect(s.heldIn('202609')).toBe(3);
+    expect(s.walkDoc(), 'the part ended (a later resume records its own)').toBeNull();
   });
 });

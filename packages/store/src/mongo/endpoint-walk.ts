@@ -98,6 +98,8 @@ export interface WalkBatch {
  */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
   const result: WalkBatch = { released: 0, failed: 0, held: 0, due: [] };
+  // A batch of nothing reads nothing (MongoDB's limit(0) is no limit at all).
+  if (batch <= 0) return result;
   // A write first: a resume's dropHold or another dispatcher's batch on this walk now conflicts
   // with this transaction (one of them runs again on the other's result) instead of both
   // committing on a stale view (e.g. holding deliveries of an endpoint resumed meanwhile).
