@@ -39,7 +39,10 @@ export class EgressUnavailableError extends Error {
 /** What the thread posts once its HttpEgress is built. */
 export const EGRESS_READY = 'ready';
 const WORKER_MAIN = new URL('./egress-worker.ts', import.meta.url);
-/** A send's objects live for one send: a small young generation keeps the thread's scavenges short. */
+/**
+ * A send's objects live for one send: a small young generation keeps the thread's scavenges short.
+ * A `--max-semi-space-size` flag replaces it (V8 takes the flag over a thread's own limit: docs/operations.md, Memory).
+ */
 export const EGRESS_THREAD_YOUNG_GENERATION_MB = 8;
 /** A thread that ended is started again no sooner than this: one that dies at once is not restarted at every send. */
 const RESTART_DELAY_MS = 1_000;

@@ -23,7 +23,11 @@ interface Running {
 }
 
 const WORKER_MAIN = new URL('./sandbox-worker.ts', import.meta.url);
-/** The thread's own heap holds a run's JSON texts only (the payload ≤ 1 MB in, the code's output out). */
+/**
+ * The thread's own heap holds a run's JSON texts only (the payload ≤ 1 MB in, the code's output out).
+ * Node's `--max-old-space-size` and `--max-semi-space-size` replace these caps (docs/operations.md, Memory);
+ * the code's memory limit is QuickJS's, which they do not touch.
+ */
 const WORKER_OLD_GENERATION_MB = 64;
 const WORKER_YOUNG_GENERATION_MB = 8;
 /**

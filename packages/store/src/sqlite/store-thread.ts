@@ -11,6 +11,7 @@ export type StoreReply = { id: number; ok: true; value: unknown } | { id: number
 export type StoreThreadRole = 'writer' | 'reader';
 
 const WORKER_MAIN = new URL('./store-worker.ts', import.meta.url);
+/** The thread's young generation, unless a `--max-semi-space-size` flag replaces it (docs/operations.md, Memory). */
 export const STORE_THREAD_YOUNG_GENERATION_MB = 8;
 
 /**

@@ -288,7 +288,10 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     example: [1],
   }),
 
-  /** A fail walk's batch, one month's range from the month it has reached on (acrossMonths): the endpoint's open deliveries created before the bound, oldest first. */
+  /**
+   * A fail walk's batch, one month's range from the month it has reached on (acrossMonths): the
+   * endpoint's open deliveries created before the bound, oldest first.
+   */
   failBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_open_created',
@@ -302,7 +305,10 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     }),
     example: [T, 'ep_1', 1],
   }),
-  /** A hold walk's batch, one month's range from the month it has reached on (acrossMonths): the endpoint's deliveries in the due index (open, not held, not waiting in a lane). */
+  /**
+   * A hold walk's batch, one month's range from the month it has reached on (acrossMonths): the
+   * endpoint's deliveries in the due index (open, not held, not waiting in a lane).
+   */
   holdBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
@@ -313,7 +319,7 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (endpointId: string) => ({ filter: { ...DUE, endpointId } }),
     example: ['ep_1'],
   }),
-  /** A release walk's batch, one month's range from the month it has reached on (acrossMonths): the endpoint's held deliveries. */
+  /** A release walk's batch, one month's range from the month it has reached on (acrossMonths): its held deliveries. */
   releaseBatch: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_held',
