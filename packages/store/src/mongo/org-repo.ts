@@ -27,11 +27,14 @@ export class MongoOrgRepo implements OrgRepo {
 
   async setPlan(id: OrgId, plan: PlanName): Promise<Org | null> {
     const q = P.orgById(id);
+    if ((await this.#conn.orgs.findOne(q.filter, { ...q.options, projection: { _id: 1 } })) === null) return null;
+    // Marked for this month's reading of usage first (a lower plan's threshold may be behind its
+    // count), then changed: a process lost between the two leaves a mark, which the reading
+    // passes over while the count is under its plan's threshold, never a lowered plan unmarked.
+    // A mark that fails fails the command, the plan as it was, to be run again.
+    await markPlanChange(this.#conn, id, Date.now());
     const doc = await this.#conn.orgs.findOneAndUpdate(q.filter, { $set: { plan } }, { ...q.options, returnDocument: 'after' });
     if (doc === null) return null;
-    // Read for its usage this month from now on (a lower plan's threshold may be behind its count);
-    // a change whose mark failed is made again by the same command, which writes it then.
-    await markPlanChange(this.#conn, id, Date.now());
     return toOrg(doc);
   }
 }

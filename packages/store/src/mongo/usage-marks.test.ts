@@ -4,7 +4,7 @@
 // of 500 marks at a time. A stand-in `counters` collection keeps the documents in a Map, answers
 // the calls this code makes (as the _id index would: a range by prefix, in order, limited) and
 // records what each read touched.
-import { USAGE_NOTICE_FLOOR, type OrgId } from '@wirehook/core';
+import { USAGE_NOTICE_FLOOR, type OrgId, type PlanName } from '@wirehook/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import { MongoAlertSettingsRepo } from './alert-settings-repo.ts';
@@ -70,6 +70,43 @@ function countersOf() {
   return { conn: { counters } as unknown as MongoConnection, docs, calls, set };
 }
 
+/**
+ * A stand-in `orgs` of one organization, and the order of setPlan's steps: its read, the mark
+ * (an upsert into `conn`'s counters), the plan's write.
+ */
+function orgsOf(conn: MongoConnection, id: string, initial: string) {
+  let plan = initial;
+  const order: string[] = [];
+  const upsert = conn.counters.updateOne.bind(conn.counters);
+  (conn.counters as unknown as { updateOne: typeof upsert }).updateOne = ((...args: Parameters<typeof upsert>) => {
+    order.push('mark');
+    return upsert(...args);
+  }) as typeof upsert;
+  const orgs = {
+    findOne: async (filter: { _id: string }) => {
+      order.push('read');
+      return filter._id === id ? { _id: id } : null;
+    },
+    findOneAndUpdate: async (filter: { _id: string }, update: { $set: { plan: string } }) => {
+      order.push('plan');
+      if (filter._id !== id) return null;
+      plan = update.$set.plan;
+      return { _id: id, name: 'P', plan, ownerEmail: null, createdAt: 0 };
+    },
+  };
+  return { orgs, order, plan: () => plan };
+}
+
+/** setPlan marks the month of the real clock: the test's December. */
+async function setPlanInDecember(conn: MongoConnection, id: string, plan: string) {
+  vi.useFakeTimers({ toFake: ['Date'], now: NOW });
+  try {
+    return await new MongoOrgRepo(conn).setPlan(id as OrgId, plan as PlanName);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('usage-over marks (MongoDB): the minute reading of usage reads only organizations at 5,000 or more', () => {
   it('a send that brings the month to 5,000 marks its organization, one at 4,999 does not; marked once a process', async () => {
     const { conn, docs, calls, set } = countersOf();
@@ -99,16 +136,31 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
     set(starter.key, 99_999);
     await takeCounts(conn, [starter], NOW); // 100,000: under starter's 125,000
     expect(docs.has(usageOverMarkId('2026-12', 'org_p'))).toBe(false);
-    const orgs = { findOneAndUpdate: async () => ({ _id: 'org_p', name: 'P', plan: 'free', ownerEmail: null, createdAt: 0 }) };
+    const { orgs } = orgsOf(conn, 'org_p', 'starter');
     const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
-    // setPlan marks the month of the real clock: the test's December.
-    vi.useFakeTimers({ toFake: ['Date'], now: NOW });
-    try {
-      expect((await new MongoOrgRepo(withOrgs).setPlan('org_p' as OrgId, 'free'))?.plan).toBe('free');
-    } finally {
-      vi.useRealTimers();
-    }
+    expect((await setPlanInDecember(withOrgs, 'org_p', 'free'))?.plan).toBe('free');
     expect(await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12', NOW)).toEqual([{ orgId: 'org_p', used: 100_000 }]);
+  });
+
+  it('a plan change marks before it changes: a mark that fails leaves the plan as it was (the command fails, to be run again)', async () => {
+    const { conn, docs, calls } = countersOf();
+    const { orgs, plan, order } = orgsOf(conn, 'org_q', 'starter');
+    const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
+    calls.failUpserts = 1;
+    await expect(setPlanInDecember(withOrgs, 'org_q', 'free')).rejects.toThrow('not primary');
+    expect(plan(), 'not lowered unmarked').toBe('starter');
+    expect((await setPlanInDecember(withOrgs, 'org_q', 'free'))?.plan).toBe('free');
+    expect(docs.has(usageOverMarkId('2026-12', 'org_q'))).toBe(true);
+    expect(order, 'the mark, then the plan').toEqual(['read', 'mark', 'read', 'mark', 'plan']);
+  });
+
+  it('a plan change of an organization that does not exist writes nothing (no stray mark)', async () => {
+    const { conn, docs } = countersOf();
+    const { orgs, order } = orgsOf(conn, 'org_r', 'starter');
+    const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
+    expect(await setPlanInDecember(withOrgs, 'org_gone', 'free')).toBeNull();
+    expect([...docs.keys()]).toEqual([]);
+    expect(order).toEqual(['read']);
   });
 
   it('remembers the marks of the two months it last began: one of a month forgotten since is written again, once', async () => {
