@@ -76,6 +76,7 @@ function countersOf() {
  */
 function orgsOf(conn: MongoConnection, id: string, initial: string) {
   let plan = initial;
+  let failPlanWrites = 0;
   const order: string[] = [];
   const upsert = conn.counters.updateOne.bind(conn.counters);
   (conn.counters as unknown as { updateOne: typeof upsert }).updateOne = ((...args: Parameters<typeof upsert>) => {
@@ -83,18 +84,23 @@ function orgsOf(conn: MongoConnection, id: string, initial: string) {
     return upsert(...args);
   }) as typeof upsert;
   const orgs = {
-    findOne: async (filter: { _id: string }) => {
+    findOne: async (filter: { _id: string }, options: { comment?: string }) => {
+      expect(options.comment, 'sent as its plan').toBe('tenancy.orgById');
       order.push('read');
       return filter._id === id ? { _id: id } : null;
     },
     findOneAndUpdate: async (filter: { _id: string }, update: { $set: { plan: string } }) => {
       order.push('plan');
+      if (failPlanWrites > 0) {
+        failPlanWrites--;
+        throw new Error('connection lost');
+      }
       if (filter._id !== id) return null;
       plan = update.$set.plan;
       return { _id: id, name: 'P', plan, ownerEmail: null, createdAt: 0 };
     },
   };
-  return { orgs, order, plan: () => plan };
+  return { orgs, order, plan: () => plan, failPlanWriteOnce: () => void (failPlanWrites = 1) };
 }
 
 /** setPlan marks the month of the real clock: the test's December. */
@@ -156,11 +162,24 @@ describe('usage-over marks (MongoDB): the minute reading of usage reads only org
 
   it('a plan change of an organization that does not exist writes nothing (no stray mark)', async () => {
     const { conn, docs } = countersOf();
-    const { orgs, order } = orgsOf(conn, 'org_r', 'starter');
+    const { orgs } = orgsOf(conn, 'org_r', 'starter');
     const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
     expect(await setPlanInDecember(withOrgs, 'org_gone', 'free')).toBeNull();
     expect([...docs.keys()]).toEqual([]);
-    expect(order).toEqual(['read']);
+  });
+
+  it('a plan write lost after its mark leaves the mark and the plan as it was; run again, the plan changes and the mark is kept', async () => {
+    const { conn, docs, calls } = countersOf();
+    const { orgs, plan, failPlanWriteOnce } = orgsOf(conn, 'org_w', 'starter');
+    const withOrgs = Object.assign(Object.create(conn) as MongoConnection, { orgs });
+    failPlanWriteOnce();
+    await expect(setPlanInDecember(withOrgs, 'org_w', 'free')).rejects.toThrow('connection lost');
+    expect(plan()).toBe('starter');
+    expect(docs.has(usageOverMarkId('2026-12', 'org_w')), 'the mark written first stays').toBe(true);
+    expect((await setPlanInDecember(withOrgs, 'org_w', 'free'))?.plan).toBe('free');
+    expect(calls.upserts.filter((id) => id === usageOverMarkId('2026-12', 'org_w'))).toHaveLength(2); // the second a no-op upsert
+    // A mark whose organization has no counter this month (nothing sent): read as nothing used, left out.
+    expect(await new MongoAlertSettingsRepo(conn).liveMonthUsage('2026-12', NOW)).toEqual([]);
   });
 
   it('remembers the marks of the two months it last began: one of a month forgotten since is written again, once', async () => {
