@@ -8,7 +8,8 @@
 //                      [--only transform]                (bench/transform.ts: an endpoint transformation's cost against JSON in Node)
 //                      [--only store]                    (bench/store-writes.ts: the SQLite store's CPU a delivery against a bare pipeline's writes)
 //                      [--only transformed]              (scenarios/transformed.ts: a transformation's cost per delivery, e2e, against none)
-//                      [--only ab --ab-env K=V,… --ab-root DIR] (scenarios/ab.ts: e2e alternated against a second Wirehook, its env or checkout)
+//                      [--only ab --ab-env K=V,… --ab-root DIR --ab-scenario e2e|fanout] (scenarios/ab.ts: e2e, or fan-out, alternated
+//                                                        against a second Wirehook, its env or checkout)
 // Starts a receiver process and Wirehook (a fresh DATA_DIR), runs the scenarios, prints the
 // table on stdout and writes the JSON report to bench/results/ (smoke: the temp dir).
 // Exits 1 when a run's counts do not add up; a missed target is reported, not an error.
@@ -28,7 +29,7 @@ import { rssBytes } from './report/proc-stats.ts';
 import { buildReport, machineInfo, writeReport } from './report/report.ts';
 import { renderReport } from './report/table.ts';
 import { startRunQueue } from './report/run-queue.ts';
-import { runAb } from './scenarios/ab.ts';
+import { AB_SCENARIOS, type AbScenario, runAb } from './scenarios/ab.ts';
 import { runBacklog } from './scenarios/backlog.ts';
 import { runCapacity } from './scenarios/capacity.ts';
 import { runCluster } from './scenarios/cluster.ts';
@@ -84,6 +85,7 @@ const { values: args } = parseArgs({
     senders: { type: 'string' },
     'ab-env': { type: 'string' },
     'ab-root': { type: 'string' },
+    'ab-scenario': { type: 'string' },
   },
 });
 
@@ -129,7 +131,9 @@ if (only.includes('ab')) {
   if (only.length > 1) fail(`--only ab runs alone (asked for: ${only.join(', ')})`);
   // Each would apply to A alone.
   if (args.profile || args.alloc) fail('--only ab: no --profile or --alloc (they would apply to A only)');
-} else if (ab !== undefined) fail('--ab-env and --ab-root go with --only ab');
+} else if (ab !== undefined || args['ab-scenario'] !== undefined) fail('--ab-env, --ab-root and --ab-scenario go with --only ab');
+const abScenario = (args['ab-scenario'] ?? 'e2e') as AbScenario;
+if (!AB_SCENARIOS.includes(abScenario)) fail(`--ab-scenario: ${abScenario} is none of ${AB_SCENARIOS.join(', ')}`);
 if (ab?.root !== undefined && launcher !== embeddedLauncher) fail('--ab-root: embedded mode only');
 const profileDir = args.profile ? resolve(args.profile) : undefined;
 const allocDir = args.alloc ? resolve(args.alloc) : undefined;
@@ -233,7 +237,7 @@ try {
         try {
           log(`ab: B (${ab!.label}, pids ${variant.pids.join(', ')}) on ${variant.apiUrl}`);
           const b: BenchContext = { ...ctx, wirehook: variant, api: variantApi, tenants: await createTenants(variant, settings.orgs) };
-          results.push(await runAb(ctx, b, ab!.label));
+          results.push(await runAb(ctx, b, ab!.label, abScenario));
         } finally {
           await variantApi.close();
         }

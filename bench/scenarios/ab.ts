@@ -1,10 +1,34 @@
 import type { BenchContext } from '../context.ts';
 import { ProbePair } from '../load/probe-pair.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
+import { FANOUT_ENDPOINTS } from '../settings.ts';
+import type { MeasuredPhase } from './delivery-run.ts';
 import { e2eRun } from './e2e.ts';
+import { fanoutRun } from './fanout.ts';
+
+/** What an A/B's pairs run: e2e (the default), or fan-out (`--ab-scenario fanout`). */
+export type AbScenario = 'e2e' | 'fanout';
+export const AB_SCENARIOS: readonly AbScenario[] = ['e2e', 'fanout'];
+
+/** One run of the A/B's scenario, and its warming's size: the same deliveries as e2e's warming either way. */
+interface AbRuns {
+  run(ctx: BenchContext, name: string, warming: boolean): Promise<MeasuredPhase>;
+  deliveriesPerMessage: number;
+}
+
+const AB_RUNS: Record<AbScenario, AbRuns> = {
+  e2e: {
+    run: (ctx, name, warming) => e2eRun(ctx, name, warming ? ctx.settings.e2e.warming : ctx.settings.e2e.count),
+    deliveriesPerMessage: 1,
+  },
+  fanout: {
+    run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? Math.ceil(ctx.settings.e2e.warming / FANOUT_ENDPOINTS) : ctx.settings.fanout.messages),
+    deliveriesPerMessage: FANOUT_ENDPOINTS,
+  },
+};
 
 /**
- * e2e as an alternated A/B in one bench run (issue 46). On this machine a run's CPU a delivery
+ * e2e (or fan-out, `--ab-scenario fanout`) as an alternated A/B in one bench run (issue 46). On this machine a run's CPU a delivery
  * moves by a tenth or more between runs minutes apart (the hypervisor's load), so a change of a
  * few per cent measured in two bench runs is lost in it. Here `a` is the Wirehook the bench
  * launched and `b` one launched beside it (`--ab-env`, `--ab-root`: main.ts); both stay up and
@@ -19,14 +43,15 @@ import { e2eRun } from './e2e.ts';
  * `ab.probeExcessRatio`). The idle side's probe (50 a second) is load on the machine for both
  * sides alike.
  */
-export async function runAb(a: BenchContext, b: BenchContext, label: string): Promise<ScenarioResult> {
-  return ProbePair.around(a, 'ab A', (probesA) => ProbePair.around(b, 'ab B', (probesB) => abPairs(a, b, label, { a: probesA, b: probesB })));
+export async function runAb(a: BenchContext, b: BenchContext, label: string, scenario: AbScenario = 'e2e'): Promise<ScenarioResult> {
+  return ProbePair.around(a, 'ab A', (probesA) => ProbePair.around(b, 'ab B', (probesB) => abPairs(a, b, label, scenario, { a: probesA, b: probesB })));
 }
 
-async function abPairs(a: BenchContext, b: BenchContext, label: string, probes: { a: ProbePair; b: ProbePair }): Promise<ScenarioResult> {
+async function abPairs(a: BenchContext, b: BenchContext, label: string, scenario: AbScenario, probes: { a: ProbePair; b: ProbePair }): Promise<ScenarioResult> {
+  const runs = AB_RUNS[scenario];
   await Promise.all([probes.a.measureIdle(a.settings.e2e.probeIdleMs), probes.b.measureIdle(a.settings.e2e.probeIdleMs)]);
   const warm = async (ctx: BenchContext, side: 'a' | 'b') => {
-    const { record } = await e2eRun(ctx, `ab${side}warming`, ctx.settings.e2e.warming);
+    const { record } = await runs.run(ctx, `ab${side}warming`, true);
     a.log(`ab ${side.toUpperCase()} warming: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery`);
     return record;
   };
@@ -35,23 +60,23 @@ async function abPairs(a: BenchContext, b: BenchContext, label: string, probes: 
   // A sat idle through B's warming, and a process idle for seconds pays again in its next run
   // (docs/benchmarks.md): one run of A, not measured, so that pair 1 starts as every pair does —
   // its first side having just run, its second idle for the two runs before its own.
-  await e2eRun(a, 'abarewarm', a.settings.e2e.count);
-  const runs: RunRecord[] = [];
+  await runs.run(a, 'abarewarm', false);
+  const measured: RunRecord[] = [];
   const variantRuns: RunRecord[] = [];
   for (let pair = 1; pair <= a.settings.runs; pair++) {
     for (const side of pair % 2 === 1 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
-      const { record, startedAt } = await e2eRun(side === 'a' ? a : b, `ab${side}${pair}`, a.settings.e2e.count);
+      const { record, startedAt } = await runs.run(side === 'a' ? a : b, `ab${side}${pair}`, false);
       const { figures, summary } = await probes[side].measure(startedAt, startedAt + record.seconds * 1000);
       Object.assign(record.extra, figures);
-      (side === 'a' ? runs : variantRuns).push(record);
+      (side === 'a' ? measured : variantRuns).push(record);
       a.log(`ab pair ${pair}, ${side.toUpperCase()}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery; ${summary}`);
     }
   }
   return {
     name: 'ab',
-    deliveriesPerMessage: 1,
-    description: `e2e alternated: A (this checkout) against B (${label})`,
-    runs,
+    deliveriesPerMessage: runs.deliveriesPerMessage,
+    description: `${scenario} alternated: A (this checkout) against B (${label})`,
+    runs: measured,
     warming,
     variant: { label, runs: variantRuns, warming: variantWarming },
   };

@@ -80,4 +80,14 @@ describe('the bench launcher for an A/B’s B', () => {
     expect(run.stderr).toContain(`--ab-env: ${name} is the launcher's to set`);
     expect(run.stderr).not.toContain('receiver');
   });
+
+  it.each([
+    [['--only', 'ab', '--ab-env', 'LOG_LEVEL=warn', '--ab-scenario', 'backlog'], '--ab-scenario: backlog is none of e2e, fanout'],
+    [['--only', 'fanout', '--ab-scenario', 'fanout'], '--ab-env, --ab-root and --ab-scenario go with --only ab'],
+  ])('refuses %j before starting anything', (args, message) => {
+    const run = spawnSync(process.execPath, [join(repo, 'bench/main.ts'), '--smoke', ...args], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).not.toContain('receiver');
+  });
 });

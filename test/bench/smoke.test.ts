@@ -193,6 +193,28 @@ describe('bench --smoke', () => {
   );
 
   it(
+    'runs the A/B over fan-out on request (--ab-scenario fanout): each side warmed and measured by fan-out runs, 20 deliveries a message',
+    () => {
+      const dir = mkdtempSync(join(out, 'ab-fanout-'));
+      const args = ['--smoke', '--only', 'ab', '--runs', '1', '--ab-env', 'LOG_LEVEL=warn', '--ab-scenario', 'fanout', '--out', dir];
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), ...args], { encoding: 'utf8', timeout: RUN_MS });
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { runs, warming, variant, description, deliveriesPerMessage } = report.scenarios.ab;
+      expect({ description, deliveriesPerMessage }).toEqual({
+        description: 'fanout alternated: A (this checkout) against B (env LOG_LEVEL=warn)',
+        deliveriesPerMessage: 20,
+      });
+      // Smoke's fan-out: 4 messages a run to 20 endpoints each; the warming as many deliveries as e2e's (20: one message).
+      for (const r of [...runs, ...variant.runs]) expect(r).toMatchObject({ sent: 4, delivered: 80 });
+      for (const r of [warming, variant.warming]) expect(r).toMatchObject({ sent: 1, delivered: 20 });
+      expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+      expect(report.figures.find((f: { id: string }) => f.id === 'ab.cpuRatio')?.value).toBeGreaterThan(0);
+    },
+    TEST_MS,
+  );
+
+  it(
     'runs the ordered scenario on request: ordered against unordered, one key blocked, every key in order',
     () => {
       const dir = mkdtempSync(join(out, 'ordered-'));
