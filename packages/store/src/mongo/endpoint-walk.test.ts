@@ -6,22 +6,46 @@
 // end left those walks pending there, a round a month.
 import type { EndpointId } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { acrossMonths, walkBatch } from './endpoint-walk.ts';
-import type { Month } from './months.ts';
+import { refreshMessageStatuses } from './message-status.ts';
+import { type Month, monthStartOf } from './months.ts';
+
+// A fail refreshes its messages' statuses (message-status.ts, tested with its own stand-ins):
+// here only which messages each batch asks for.
+vi.mock('./message-status.ts', () => ({ refreshMessageStatuses: vi.fn(async () => {}) }));
+const refreshed = vi.mocked(refreshMessageStatuses);
+beforeEach(() => refreshed.mockClear());
 
 const session = { id: 'session' } as unknown as ClientSession;
 const ENDPOINT = 'ep_1' as EndpointId;
 /** Retained months and the next, made ahead (month-buckets.ts), as `meta` lists them. */
 const MONTHS: Month[] = ['202609', '202610', '202611', '202612', '202701'];
 
-type Delivery = { _id: string; endpointId: string; held: boolean; laneWait: boolean; createdAt: number; dueAt: number | null };
-type Stand = { walk?: Record<string, unknown>; status?: string; laneWait?: Partial<Record<Month, boolean>> };
+type Delivery = {
+  _id: string;
+  endpointId: string;
+  messageId: string;
+  status: string;
+  held: boolean;
+  laneWait: boolean;
+  createdAt: number;
+};
+type Stand = {
+  walk?: Record<string, unknown>;
+  status?: string;
+  laneWait?: Partial<Record<Month, boolean>>;
+  /** When each month's deliveries were made (1,000 unless told). */
+  createdAt?: Partial<Record<Month, number>>;
+  /** The list a second read finds (another process made a month since); MONTHS unless told. */
+  relisted?: Month[];
+};
 
 /**
- * A walk (a hold unless `walk` says otherwise) and `counts` deliveries a month, held when the walk
- * is a release; `find` answers holdBatch (not held) or releaseBatch (held) by the filter's `held`.
+ * A walk (a hold unless `walk` says otherwise) and `counts` open deliveries a month, held when
+ * the walk is a release; `find` answers failBatch (a `createdAt` bound), holdBatch (not held) or
+ * releaseBatch (held) as their indexes would, in id order.
  */
 function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
   let walkDoc: Record<string, unknown> | null = {
@@ -42,20 +66,27 @@ function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
       Array.from({ length: n ?? 0 }, (_, i) => ({
         _id: `dlv_${month}_${String(i).padStart(3, '0')}`,
         endpointId: ENDPOINT,
+        messageId: `msg_${month}_${i}`,
+        status: 'pending',
         held: releasing,
         laneWait: opts.laneWait?.[month] === true,
-        createdAt: 1_000,
-        dueAt: null,
+        createdAt: opts.createdAt?.[month] ?? 1_000,
       })),
     );
   }
   /** Each month read, with the limit it was read for; the walk document's writes after its first. */
   const reads: { month: Month; limit: number }[] = [];
   const walkWrites: Record<string, unknown>[] = [];
+  let listed = MONTHS;
+  let forgotten = 0;
   const matches = (doc: Record<string, unknown>, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (doc[k] ?? null) === v);
   const conn = {
     legacyMonth: null,
-    months: async () => MONTHS,
+    months: async () => listed,
+    forgetMonths: () => {
+      forgotten++;
+      listed = opts.relisted ?? MONTHS;
+    },
     endpoints: { findOne: async () => ({ status: opts.status ?? 'paused' }) },
     endpointWalks: {
       findOneAndUpdate: async (filter: Record<string, unknown>) => (walkDoc !== null && matches(walkDoc, filter) ? { ...walkDoc } : null),
@@ -70,28 +101,34 @@ function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
     bucket: (month: Month) => ({
       month,
       deliveries: {
-        // holdBatch (the month's due range: not held) or releaseBatch (held), the endpoint's, in id order.
-        find: (filter: { endpointId: string; held: boolean }) => ({
+        find: (filter: { endpointId: string; held?: boolean; createdAt?: { $lt: number } }) => ({
           limit: (n: number) => ({
             toArray: async () => {
               reads.push({ month, limit: n });
+              const bound = filter.createdAt;
               return (byMonth.get(month) ?? [])
-                .filter((d) => d.endpointId === filter.endpointId && d.held === filter.held && (filter.held || !d.laneWait))
+                .filter((d) => d.endpointId === filter.endpointId && d.status === 'pending')
+                .filter((d) => (bound !== undefined ? d.createdAt < bound.$lt : d.held === filter.held && (filter.held || !d.laneWait)))
                 .slice(0, n)
                 .map((d) => ({ ...d }));
             },
           }),
         }),
-        // A hold's $set, or a release's pipeline ([{ $set: { held: false, … } }]).
-        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: { held: boolean } } | [{ $set: { held: boolean } }]) => {
-          const held = Array.isArray(update) ? update[0].$set.held : update.$set.held;
-          for (const d of byMonth.get(month) ?? []) if (filter._id.$in.includes(d._id)) d.held = held;
+        // A hold's or a fail's $set, or a release's pipeline ([{ $set: { held: false, … } }]).
+        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: Partial<Delivery> } | [{ $set: { held: boolean } }]) => {
+          const set = Array.isArray(update) ? { held: update[0].$set.held } : update.$set;
+          for (const d of byMonth.get(month) ?? []) {
+            if (!filter._id.$in.includes(d._id)) continue;
+            if (set.held !== undefined) d.held = set.held;
+            if (set.status !== undefined) d.status = set.status;
+          }
         },
       },
     }),
   } as unknown as MongoConnection;
   const heldIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.held).length;
-  return { conn, reads, heldIn, walkWrites, walkDoc: () => walkDoc };
+  const failedIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.status === 'failed').length;
+  return { conn, reads, heldIn, failedIn, walkWrites, walkDoc: () => walkDoc, forgotten: () => forgotten };
 }
 
 describe('acrossMonths: one batch over the months from the one a walk has reached', () => {
@@ -199,5 +236,50 @@ describe("a release walk's batch (MongoDB) across months", () => {
     expect(s.reads).toEqual([]);
     expect(s.heldIn('202609')).toBe(3);
     expect(s.walkDoc(), 'the part ended (a later resume records its own)').toBeNull();
+  });
+});
+
+describe("a fail walk's batch (MongoDB) across months", () => {
+  it('fails every month in one batch when it fits, refreshes each month’s messages, and the walk is gone', async () => {
+    const s = stand({ '202609': 3, '202612': 2 }, { walk: { hold: null, failBefore: Number.MAX_SAFE_INTEGER } });
+    const done = await walkBatch(s.conn, session, ENDPOINT, 0, 10);
+    expect(done).toMatchObject({ failed: 5, released: 0, held: 0 });
+    expect([s.failedIn('202609'), s.failedIn('202612')]).toEqual([3, 2]);
+    expect(refreshed.mock.calls.map((c) => c[3])).toEqual([
+      ['msg_202609_0', 'msg_202609_1', 'msg_202609_2'],
+      ['msg_202612_0', 'msg_202612_1'],
+    ]);
+    expect(s.walkDoc()).toBeNull();
+  });
+
+  it('reads no month that starts at or after its bound (a disabling ended by an enabling in 202611)', async () => {
+    const s = stand({ '202609': 2, '202611': 4, '202612': 1 }, { walk: { hold: null, failBefore: monthStartOf('202611') } });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).failed).toBe(2);
+    expect(s.reads.map((r) => r.month)).toEqual(['202609', '202610']);
+    expect([s.failedIn('202611'), s.failedIn('202612')]).toEqual([0, 0]);
+  });
+});
+
+describe("a release walk's batch (MongoDB): held before heldSince fails, after it is released", () => {
+  it('splits each month by heldSince: the older failed with their messages, the newer released and noted due', async () => {
+    const NOW = Date.UTC(2026, 11, 2, 12);
+    const s = stand(
+      { '202609': 2, '202612': 3 },
+      { walk: { hold: 'release', heldSince: 1_000 }, status: 'active', createdAt: { '202609': 500, '202612': 2_000 } },
+    );
+    const done = await walkBatch(s.conn, session, ENDPOINT, NOW, 10);
+    expect(done).toMatchObject({ released: 3, failed: 2 });
+    expect([s.failedIn('202609'), s.heldIn('202609'), s.failedIn('202612'), s.heldIn('202612')]).toEqual([2, 2, 0, 0]);
+    expect(done.due.map((d) => d.month)).toEqual(['202612']);
+    expect(refreshed.mock.calls.map((c) => c[3])).toEqual([['msg_202609_0', 'msg_202609_1']]);
+  });
+});
+
+describe('a walk recorded in a month this process has not listed yet', () => {
+  it('reads the list again and walks that month, not taking the part for done', async () => {
+    const s = stand({ '202702': 3 }, { walk: { month: '202702' }, relisted: [...MONTHS, '202702'] });
+    expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(3);
+    expect(s.forgotten()).toBe(1);
+    expect(s.reads.map((r) => r.month)).toEqual(['202702']);
   });
 });

@@ -107,7 +107,14 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   const walk = await conn.endpointWalks.findOneAndUpdate(own.filter, { $inc: { version: 1 } }, { ...own.options, session, returnDocument: 'after' });
   if (walk === null) return result;
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
-  const months = await conn.months();
+  let months = await conn.months();
+  if (walk.month != null && !months.includes(walk.month)) {
+    // A month this process's list (kept a minute) does not have: dropped since (it goes on from
+    // the next listed), or made since by another process, which recorded it: read the list again
+    // rather than find no month from it on and take the part for done.
+    conn.forgetMonths();
+    months = await conn.months();
+  }
   // The month this part stopped in with more to do there (undefined: done, or nothing of it applies now).
   let stoppedIn: Month | undefined;
   let finished: Partial<EndpointWalkDoc> = {};
