@@ -1,8 +1,10 @@
-// What one webhook send allocates in HttpEgress, the egress thread's whole work: a receiver on a
-// worker thread of this process (its allocations in its own heap), HttpEgress on the main thread
-// under V8's sampling heap profiler (freed objects counted, as bench/alloc/sampler.ts does),
+// What one webhook send costs in HttpEgress, the egress thread's whole work: a receiver on a
+// worker thread of this process (its allocations and CPU its own), HttpEgress on the main thread,
 // `--sends` POSTs of a 1 KB body with `--concurrency` in flight to `--endpoints` endpoints on the
-// one origin, as the fan-out bench sends. Writes the profile; summarise it with
+// one origin, as the fan-out bench sends. After a warm-up, two passes: the sending thread's CPU a
+// send (process.threadCpuUsage: the receiver's thread and the process's other threads left out,
+// the sender's side of TLS in), then the same sends under V8's sampling heap profiler (freed
+// objects counted, as bench/alloc/sampler.ts does), written to `--out`; summarise it with
 // `node bench/alloc/summary.ts FILE SENDS`.
 //   node bench/alloc/egress-alloc.ts [--sends 20000] [--concurrency 512] [--endpoints 160] [--out FILE]
 import { writeFileSync } from 'node:fs';
@@ -48,6 +50,15 @@ if (!isMainThread) {
   };
   // Warm: connections open, the code compiled; then the measured sends.
   await run(Math.min(sends, 5_000));
+  // The CPU pass, unprofiled: the sending thread alone.
+  const started = process.hrtime.bigint();
+  const cpu = process.threadCpuUsage();
+  await run(sends);
+  const used = process.threadCpuUsage(cpu);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuUs = Math.round((used.user + used.system) / sends);
+  process.stdout.write(`${sends} sends in ${seconds.toFixed(2)} s (${Math.round(sends / seconds)}/s), the sending thread's CPU ${cpuUs} µs a send\n`);
+  // The allocation pass: the same sends under the profiler.
   const session = new Session();
   session.connect();
   const post = (method: string, params?: object) =>
@@ -58,16 +69,10 @@ if (!isMainThread) {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });
-  const started = process.hrtime.bigint();
-  const cpu = process.cpuUsage();
   await run(sends);
-  const used = process.cpuUsage(cpu);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
   writeFileSync(values.out, JSON.stringify(profile));
-  // The process's CPU (the receiver's thread in it too): a rough guide, not the measure.
-  const cpuUs = Math.round((used.user + used.system) / sends);
-  process.stdout.write(`${sends} sends in ${seconds.toFixed(2)} s (${Math.round(sends / seconds)}/s), process CPU ${cpuUs} µs a send; profile ${values.out}\n`);
+  process.stdout.write(`allocation profile of ${sends} more sends: ${values.out}\n`);
   await egress.close();
   await worker.terminate();
 }
