@@ -5,5 +5,8 @@ if (isMainThread) {
   w.on('error', (e) => console.log('worker error', e.code));
 } else {
   const keep = [];
-  for (let i = 1; i <= 20; i++) { keep.push(new Array(1_250_000).fill(i + 0.5)); parentPort.postMessage(i * 10); }
+  for (let i = 1; i <= 20; i++) {
+    keep.push(new Array(1_250_000).fill(i + 0.5));
+    parentPort.postMessage(i * 10);
+  }
 }

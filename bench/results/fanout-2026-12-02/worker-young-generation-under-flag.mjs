@@ -7,7 +7,7 @@ if (isMainThread) {
     });
   }
 } else {
-  console.log("START", workerData);
+  console.log('START', workerData);
   // Half the objects survive a while: the scavenger grows the semi-space to its maximum.
   let keep = [];
   for (let i = 0; i < 3_000_000; i++) {
