@@ -281,6 +281,15 @@ export class MongoConnection {
     return read;
   }
 
+  /**
+   * The list read again now, for a caller that found a month it lacks (a walk recorded there by
+   * a process that made it since): joins the read under way or starts one. Unlike forgetMonths,
+   * the list kept answers every other caller meanwhile, and only a read that succeeds replaces it.
+   */
+  refreshMonths(now: number = Date.now()): Promise<Month[]> {
+    return this.#readMonths(now);
+  }
+
   /** Forgets the list (after this process made or dropped a month), and what a read under way will find. */
   forgetMonths(): void {
     this.#months = undefined;

@@ -38,7 +38,7 @@ type Stand = {
   laneWait?: Partial<Record<Month, boolean>>;
   /** When each month's deliveries were made (1,000 unless told). */
   createdAt?: Partial<Record<Month, number>>;
-  /** The list a second read finds (another process made a month since); MONTHS unless told. */
+  /** The list a read again finds (another process made a month since); MONTHS unless told. */
   relisted?: Month[];
 };
 
@@ -78,14 +78,15 @@ function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
   const reads: { month: Month; limit: number }[] = [];
   const walkWrites: Record<string, unknown>[] = [];
   let listed = MONTHS;
-  let forgotten = 0;
+  let refreshed = 0;
   const matches = (doc: Record<string, unknown>, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (doc[k] ?? null) === v);
   const conn = {
     legacyMonth: null,
     months: async () => listed,
-    forgetMonths: () => {
-      forgotten++;
+    refreshMonths: async () => {
+      refreshed++;
       listed = opts.relisted ?? MONTHS;
+      return listed;
     },
     endpoints: { findOne: async () => ({ status: opts.status ?? 'paused' }) },
     endpointWalks: {
@@ -128,7 +129,7 @@ function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
   } as unknown as MongoConnection;
   const heldIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.held).length;
   const failedIn = (month: Month) => (byMonth.get(month) ?? []).filter((d) => d.status === 'failed').length;
-  return { conn, reads, heldIn, failedIn, walkWrites, walkDoc: () => walkDoc, forgotten: () => forgotten };
+  return { conn, reads, heldIn, failedIn, walkWrites, walkDoc: () => walkDoc, refreshes: () => refreshed };
 }
 
 describe('acrossMonths: one batch over the months from the one a walk has reached', () => {
@@ -279,7 +280,14 @@ describe('a walk recorded in a month this process has not listed yet', () => {
   it('reads the list again and walks that month, not taking the part for done', async () => {
     const s = stand({ '202702': 3 }, { walk: { month: '202702' }, relisted: [...MONTHS, '202702'] });
     expect((await walkBatch(s.conn, session, ENDPOINT, 0, 10)).held).toBe(3);
-    expect(s.forgotten()).toBe(1);
+    expect(s.refreshes()).toBe(1);
     expect(s.reads.map((r) => r.month)).toEqual(['202702']);
+  });
+
+  it('leaves the walk as it was when the list read again still lacks a month newer than any it lists', async () => {
+    const s = stand({ '202702': 3 }, { walk: { month: '202702' } });
+    expect(await walkBatch(s.conn, session, ENDPOINT, 0, 10)).toEqual({ released: 0, failed: 0, held: 0, due: [] });
+    expect(s.reads).toEqual([]);
+    expect(s.walkDoc()).toMatchObject({ hold: 'hold', month: '202702' });
   });
 });

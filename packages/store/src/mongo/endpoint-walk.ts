@@ -109,11 +109,12 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   const t: Tenant = { orgId: walk.orgId, env: walk.env } as Tenant;
   let months = await conn.months();
   if (walk.month != null && !months.includes(walk.month)) {
-    // A month this process's list (kept a minute) does not have: dropped since (it goes on from
-    // the next listed), or made since by another process, which recorded it: read the list again
-    // rather than find no month from it on and take the part for done.
-    conn.forgetMonths();
-    months = await conn.months();
+    // A month this process's list (kept a minute) does not have: dropped since (retention drops
+    // the oldest: the walk goes on from the next listed), or made since by another process, which
+    // recorded it: the list is read again rather than the part taken for done.
+    months = await conn.refreshMonths();
+    // Still missing and newer than any listed (a read that missed it): left for a later batch.
+    if (!months.includes(walk.month) && walk.month > (months.at(-1) ?? '')) return result;
   }
   // The month this part stopped in with more to do there (undefined: done, or nothing of it applies now).
   let stoppedIn: Month | undefined;

@@ -142,6 +142,23 @@ describe('months of the MongoDB layout', () => {
     expect(state.asked).toHaveLength(2);
   });
 
+  it('reads the list again on refreshMonths while the kept one answers everyone else; a failed read keeps it', async () => {
+    let finish!: (doc: unknown) => void;
+    const { conn, state } = listedBy(listing('202611'));
+    expect(await conn.months(0)).toEqual(['202611']);
+    state.answer = () => new Promise((resolve) => (finish = resolve));
+    const refreshed = conn.refreshMonths(1);
+    // Within its minute, the kept list answers (no wait on the read under way, no second read).
+    expect(await conn.months(2)).toEqual(['202611']);
+    finish({ _id: MONTHS_DOC, months: ['202611', '202612'] });
+    expect(await refreshed).toEqual(['202611', '202612']);
+    expect(await conn.months(3)).toEqual(['202611', '202612']);
+    state.answer = timeLimit;
+    await expect(conn.refreshMonths(4)).rejects.toMatchObject({ code: 50 });
+    expect(await conn.months(5), 'a failed read replaces nothing').toEqual(['202611', '202612']);
+    expect(state.asked).toHaveLength(3);
+  });
+
   it('files an id of a month before the legacy month in the adopted single collections, and later ids in their own months', () => {
     // No server is dialled: the driver connects on the first command, and none is sent.
     const client = new MongoClient('mongodb://127.0.0.1:9');
