@@ -103,11 +103,17 @@ export function variantMedians(runs: readonly RunRecord[], variant: { label: str
     perSecond: b.perSecond,
     cpuRatios: ratios((r) => r.wirehookCpuUs),
     rateRatios: ratios((r) => r.perSecond),
-    probeRatios: ratios((r) => (typeof r.extra['probeP99'] === 'number' ? r.extra['probeP99'] : null)),
+    probeRatios: ratios((r) => extraNumber(r, 'probeP99')),
+    // A control of 0 makes no finite ratio: `ratios` leaves that pair out.
     probeExcessRatios: ratios((r) => {
-      // Numbers only: a report read back from JSON has null where a span had no p99 (NaN).
-      const [probe, control] = [r.extra['probeP99'], r.extra['controlProbeP99']];
-      return typeof probe !== 'number' || typeof control !== 'number' || !(control > 0) ? null : probe / control;
+      const [probe, control] = [extraNumber(r, 'probeP99'), extraNumber(r, 'controlProbeP99')];
+      return probe === null || control === null ? null : probe / control;
     }),
   };
+}
+
+/** A run's figure kept in `extra`, or null: a report read back from JSON has null where a span had no p99 (NaN). */
+function extraNumber(r: RunRecord, key: string): number | null {
+  const value = r.extra[key];
+  return typeof value === 'number' ? value : null;
 }

@@ -6,17 +6,14 @@ import type { MeasuredPhase } from './delivery-run.ts';
 import { e2eRun } from './e2e.ts';
 import { fanoutRun } from './fanout.ts';
 
-/** What an A/B's pairs run: e2e (the default), or fan-out (`--ab-scenario fanout`). */
-export type AbScenario = 'e2e' | 'fanout';
-export const AB_SCENARIOS: readonly AbScenario[] = ['e2e', 'fanout'];
-
 /** One run of the A/B's scenario, and its warming's size: the same deliveries as e2e's warming either way. */
 interface AbRuns {
   run(ctx: BenchContext, name: string, warming: boolean): Promise<MeasuredPhase>;
   deliveriesPerMessage: number;
 }
 
-const AB_RUNS: Record<AbScenario, AbRuns> = {
+/** What an A/B's pairs run: e2e (the default), or fan-out (`--ab-scenario fanout`). */
+const AB_RUNS = {
   e2e: {
     run: (ctx, name, warming) => e2eRun(ctx, name, warming ? ctx.settings.e2e.warming : ctx.settings.e2e.count),
     deliveriesPerMessage: 1,
@@ -25,7 +22,10 @@ const AB_RUNS: Record<AbScenario, AbRuns> = {
     run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? Math.ceil(ctx.settings.e2e.warming / FANOUT_ENDPOINTS) : ctx.settings.fanout.messages),
     deliveriesPerMessage: FANOUT_ENDPOINTS,
   },
-};
+} satisfies Record<string, AbRuns>;
+
+export type AbScenario = keyof typeof AB_RUNS;
+export const AB_SCENARIOS = Object.keys(AB_RUNS) as AbScenario[];
 
 /**
  * e2e (or fan-out, `--ab-scenario fanout`) as an alternated A/B in one bench run (issue 46). On this machine a run's CPU a delivery
