@@ -38,7 +38,8 @@ export const FAILED_RECHECK_WAIT_MS = 60_000;
 /**
  * How long one read goes on starting the rechecks it found: the walk job waits for them, and a
  * recheck's transaction may retry on write conflicts with the walks for up to the driver's 120 s,
- * so a page of them is cut off here and the rest are started by the next read, a second later.
+ * so no recheck is started past this and the rest are started by the next read, a second later.
+ * A soft bound: the one started last may still run its retries out.
  */
 export const RECHECKS_TIME_BOX_MS = 5_000;
 
