@@ -47,7 +47,7 @@ const vitestArgs = (report: string, more: readonly string[]) => [
 ];
 
 let results: { code: number; counts: Counts }[];
-/** Files run again after V8's known crash, told again beside the closing line. */
+/** Files run again after the engine's known crash, told again beside the closing line. */
 const ranAgain: string[] = [];
 /** The run was stopped (a signal): nothing is run again. */
 let stopped = false;
@@ -93,9 +93,10 @@ if (args.length === 0) {
     if (results[i]!.code === 0 || crashes.files.length === 0 || stopped || report === undefined) continue;
     const rest = countTestsWithout(report, crashes.files);
     if (!onlyKnownCrashes(crashes, rest.failed, failedTestsIn(report, crashes.files))) continue;
-    // V8's known crash (nodejs/node#64500), not a test's failure: the lost files run once more, alone.
+    // The engine's known crash (nodejs/node#64500, #56312), not a test's failure: the lost files run once more, alone.
     console.error(
-      `${lane.tag} a worker died of V8's known crash (Check failed: jit_page…, nodejs/node#64500) in ${crashes.files.join(', ')}; running it again alone`,
+      `${lane.tag} a worker died of the engine's known crash (V8's jit_page check, nodejs/node#64500, or a segfault, nodejs/node#56312) ` +
+        `in ${crashes.files.join(', ')}; running it again alone`,
     );
     const again = join(dir, `again-${i + 1}.json`);
     // Not a blocking call: a stop sent while it runs is passed on to it at once.
@@ -107,7 +108,7 @@ if (args.length === 0) {
     const [code = 1] = await running.done;
     const rerun = countsOf(readReport(again));
     const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
-    ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to V8's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
+    ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to the engine's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
     results[i] = { code: code === 0 && counts.failed === 0 ? 0 : 1, counts };
   }
 } else {
