@@ -1,4 +1,4 @@
-import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
+import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
@@ -9,7 +9,7 @@ import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
-import { recordWalk, walkBatch } from './endpoint-walk.ts';
+import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { scope } from './query.ts';
 
@@ -106,7 +106,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {
-      const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, ENDPOINT_WALK_BATCH));
+      const failed = await conn.transaction((session) => walkBatch(conn, session, endpointId, attempt.at, REQUEST_WALK_BATCH));
       await noteDue(conn, failed.due);
     }
   } catch (err) {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   ConflictError,
   DELIVERY_ATTEMPTS_SHOWN,
-  ENDPOINT_WALK_BATCH,
   InvalidError,
   MAX_ATTEMPTS_FOR_MANUAL_RETRY,
   MAX_PAGE_SIZE,
@@ -17,7 +16,7 @@ import {
   type EndpointStatus,
   type Tenant,
 } from '@wirehook/core';
-import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
+import { pendingWalksAfter, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import type {
   Backlog,
   AttemptOutcome,
@@ -246,7 +245,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       const endpoint = await this.#conn.endpoints.findOne(q.filter, { ...q.options, session, projection: { status: 1 } });
       if (endpoint?.status !== 'active') return { released: 0, due: [] };
       await recordWalk(this.#conn, session, t, endpointId, 'release', heldSince);
-      return walkBatch(this.#conn, session, endpointId, now, ENDPOINT_WALK_BATCH);
+      return walkBatch(this.#conn, session, endpointId, now, REQUEST_WALK_BATCH);
     });
     await noteDue(this.#conn, done.due);
     return done.released;

@@ -1,5 +1,4 @@
 import {
-  ENDPOINT_WALK_BATCH,
   InvalidError,
   NotFoundError,
   type ConsumerId,
@@ -16,7 +15,7 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
-import { dropHold, endFailAt, recordWalk, walkBatch } from './endpoint-walk.ts';
+import { dropHold, endFailAt, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { endpointHeadersDoc, toEndpoint, validSecrets } from './mappers.ts';
@@ -160,13 +159,13 @@ export class MongoEndpointRepo implements EndpointRepo {
             if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
             // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
-            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
+            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, REQUEST_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);
             if (updated !== null && patch.status !== 'active') {
               await recordWalk(this.#conn, session, t, id, 'hold');
-              due.push(...(await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH)).due);
+              due.push(...(await walkBatch(this.#conn, session, id, NO_RELEASE, REQUEST_WALK_BATCH)).due);
             } else if (updated !== null) {
               await dropHold(this.#conn, session, id);
               if (patch.releaseHeldSince !== undefined) {
@@ -200,7 +199,7 @@ export class MongoEndpointRepo implements EndpointRepo {
       // delete committed and inserted its delivery after (snapshot isolation allows that
       // write skew); a claim finds no endpoint for any of them meanwhile.
       await recordWalk(this.#conn, session, t, id, 'fail');
-      const { due } = await walkBatch(this.#conn, session, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
+      const { due } = await walkBatch(this.#conn, session, id, NO_RELEASE, REQUEST_WALK_BATCH);
       return { deleted: true, due };
     });
     await noteDue(this.#conn, deleted.due);

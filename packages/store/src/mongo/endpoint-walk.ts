@@ -33,6 +33,17 @@ import { scope } from './query.ts';
 // A fail hands each lane whose head it ended to the next (ordered-lanes.ts: no triggers here).
 
 /**
+ * How many deliveries a request's own first batch of a walk changes (a pause, resume, delete,
+ * an ordering dropped, an automatic disabling), where SQLite's does ENDPOINT_WALK_BATCH (1,000):
+ * a MongoDB transaction on a request's path stays small. A fail's batch recounts a message per
+ * delivery, and a batch's writes conflict with the endpoint's sends and completions committing
+ * meanwhile (each conflict runs the whole transaction again, for up to the driver's 120 s), so
+ * 1,000 there could hold a request for seconds. The walk job's batches (walkEndpoints) keep
+ * ENDPOINT_WALK_BATCH: no one waits on them, and they do the rest.
+ */
+export const REQUEST_WALK_BATCH = 100;
+
+/**
  * Records an operation's walk in the caller's transaction (see the SQLite recordWalk). The walk
  * starts again at the oldest month: what this operation holds, releases or fails may be in
  * months it had passed (each month it walks again costs one seek when empty).

@@ -8,6 +8,7 @@ import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import type { Store } from '../store.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
 import { HELD_RECHECK_MS } from './held-recheck.ts';
+import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { monthOfId } from './months.ts';
 import { mongoClientOptions, openMongoStore } from './open-mongo-store.ts';
 
@@ -31,6 +32,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB store (MONGODB_URL)', 
       }
     },
     'server',
+    REQUEST_WALK_BATCH,
   );
 });
 

@@ -18,6 +18,7 @@ import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
 import type { EndpointRecheckDoc, EndpointWalkDoc } from './documents.ts';
 import { dueEntryId } from './due-queue.ts';
+import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
@@ -76,6 +77,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
     async () => openMongoStore({ url: url as string, dbName, onCommand: record }),
     async (store) => store.close(),
     'server',
+    REQUEST_WALK_BATCH,
   );
 
   afterAll(async () => {

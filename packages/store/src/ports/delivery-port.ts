@@ -246,9 +246,10 @@ export interface DeliveryRepo {
   attempts(t: Tenant, id: DeliveryId, page: { beforeId?: AttemptId; limit: number }): Promise<AttemptPage | null>;
   /**
    * On resume: held deliveries (pending or retrying) of the endpoint created at or after
-   * `heldSince` become due; older held ones become `failed`. Bounded: the first
-   * ENDPOINT_WALK_BATCH are released here, at `now`; the rest by `walkEndpoints`, due when
-   * their batch runs. Nothing when the endpoint is not active. @returns how many this call released.
+   * `heldSince` become due; older held ones become `failed`. Bounded: the first batch (the
+   * adapter's request batch: SQLite ENDPOINT_WALK_BATCH, MongoDB REQUEST_WALK_BATCH) is released
+   * here, at `now`; the rest by `walkEndpoints`, due when their batch runs. Nothing when the
+   * endpoint is not active. @returns how many this call released.
    */
   releaseHeld(t: Tenant, endpointId: EndpointId, heldSince: number, now: number): Promise<number>;
   /**

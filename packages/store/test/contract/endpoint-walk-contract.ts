@@ -6,14 +6,18 @@ import type { Fixtures } from './fixtures.ts';
 import { HOUR, MessageFixtures } from './message-fixtures.ts';
 
 /**
- * Bounded work per call (issue 26): a pause, resume or delete changes at most
- * ENDPOINT_WALK_BATCH of the endpoint's deliveries in the call; `walkEndpoints` does the rest.
- * Each case leaves a remainder of 5 past one batch and checks the call did one batch, the
- * walk the remainder, and that nothing was sendable that should not be meanwhile.
+ * Bounded work per call (issue 26): a pause, resume or delete changes at most the adapter's
+ * request batch (`f.requestWalkBatch`: SQLite's ENDPOINT_WALK_BATCH, 1,000; MongoDB's 100) of
+ * the endpoint's deliveries in the call; `walkEndpoints` does the rest in batches of
+ * ENDPOINT_WALK_BATCH. Each case has 5 past one walk batch (1,005), checks the call did one
+ * request batch, the walk the remainder (5, or 905), and that nothing was sendable that should
+ * not be meanwhile.
  */
 export function describeEndpointWalkContract(f: Fixtures): void {
   const m = new MessageFixtures(f);
   const N = ENDPOINT_WALK_BATCH + 5;
+  /** What the call leaves to the walk (read when the tests run: the fixtures are set by then). */
+  const left = () => N - f.requestWalkBatch;
 
   /** An endpoint with N messages (N open deliveries, due now), every other walk finished. */
   async function backlog(): Promise<{ t: Tenant; endpointId: EndpointId; ids: DeliveryId[] }> {
@@ -34,7 +38,7 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await f.store.endpoints.update(t, endpointId, { status: 'paused' });
       const now = f.clock.now();
       expect(await m.dueOf(now, ids)).toEqual([]);
-      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: left(), pending: false });
       expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 0, pending: false });
     });
 
@@ -45,9 +49,9 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await f.store.endpoints.update(t, endpointId, { status: 'active' });
       const now = f.clock.now();
       expect(await m.dueOf(now, ids)).toEqual([]); // held until released
-      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, now)).toBe(ENDPOINT_WALK_BATCH);
-      expect(await m.dueOf(now, ids)).toHaveLength(ENDPOINT_WALK_BATCH);
-      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, now)).toBe(f.requestWalkBatch);
+      expect(await m.dueOf(now, ids)).toHaveLength(f.requestWalkBatch);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: left(), pending: false });
       expect((await m.dueOf(now, ids)).sort()).toEqual([...ids].sort());
     });
 
@@ -70,8 +74,8 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       const now = f.clock.now();
       expect(await m.dueOf(now, ids)).toEqual([]);
       const open = async () => (await Promise.all(ids.map((id) => m.delivery(t, id)))).filter((d) => d.status !== 'failed').length;
-      expect(await open()).toBe(5);
-      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await open()).toBe(left());
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: left(), pending: false });
       expect(await open()).toBe(0);
     });
 
@@ -91,11 +95,11 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await drain();
       await f.store.endpoints.update(t, endpointId, { status: 'active' });
       await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now());
-      await f.store.endpoints.update(t, endpointId, { status: 'paused' }); // 5 still held, 1,000 held again
+      await f.store.endpoints.update(t, endpointId, { status: 'paused' }); // the rest still held, a request batch held again
       await drain();
       expect(await m.dueOf(f.clock.now(), ids)).toEqual([]);
       await f.store.endpoints.update(t, endpointId, { status: 'active' });
-      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(ENDPOINT_WALK_BATCH);
+      expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(f.requestWalkBatch);
       await drain();
       expect(await m.dueOf(f.clock.now(), ids)).toHaveLength(N);
       expect(await f.store.deliveries.releaseHeld(t, endpointId, 0, f.clock.now())).toBe(0);
@@ -108,8 +112,8 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       const outcome = m.failed(job, now, now + HOUR, { disableIfFailingSince: now, disabledReason: 'failing' });
       expect(await f.store.deliveries.complete(claimRef(job), outcome)).toEqual({ applied: true, endpointDisabled: true });
       const open = async () => (await Promise.all(ids.map((id) => m.delivery(t, id)))).filter((d) => d.status !== 'failed').length;
-      expect(await open()).toBe(5);
-      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: 5, pending: false });
+      expect(await open()).toBe(left());
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: left(), pending: false });
       expect(await open()).toBe(0);
       expect((await f.store.endpoints.get(t, endpointId))?.status).toBe('disabled');
     });
@@ -127,7 +131,7 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await f.store.endpoints.update(t, endpointId, { status: 'active', changedAt: f.clock.now() });
       const fresh = m.only(await m.send(t));
       await drain();
-      for (const id of [ids[ENDPOINT_WALK_BATCH]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
+      for (const id of [ids[f.requestWalkBatch]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
       expect(await m.delivery(t, fresh)).toMatchObject({ status: 'pending' });
       expect(await m.dueOf(f.clock.now(), [fresh])).toEqual([fresh]);
     });

@@ -1,4 +1,5 @@
 import {
+  ENDPOINT_WALK_BATCH,
   newId,
   type Consumer,
   type ConsumerId,
@@ -45,11 +46,14 @@ export const DEFAULT_MAX_ENDPOINTS = 20;
  */
 export class Fixtures {
   readonly clock: ManualClock;
+  /** How many deliveries the adapter's request paths change of a walk in their own call (the rest by walkEndpoints). */
+  readonly requestWalkBatch: number;
   readonly #store: () => Store;
 
-  constructor(store: () => Store, clock: ManualClock) {
+  constructor(store: () => Store, clock: ManualClock, requestWalkBatch: number = ENDPOINT_WALK_BATCH) {
     this.#store = store;
     this.clock = clock;
+    this.requestWalkBatch = requestWalkBatch;
   }
 
   get store(): Store {

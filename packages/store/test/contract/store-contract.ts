@@ -1,4 +1,4 @@
-import { ManualClock } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, ManualClock } from '@wirehook/core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Store } from '../../src/store.ts';
 import { describeOrgAndKeyContract } from './org-contract.ts';
@@ -32,20 +32,27 @@ import { describeSecretContract } from './secret-contract.ts';
  * serves the whole suite; every test makes its own orgs, so the store need not be empty
  * and tests do not see each other's records. `close` defaults to `store.close()`.
  * Uses only the Store port, so every adapter runs the same suite; `leaseClock` says whose clock
- * times its job leases (the caller's, or its server's: JobLeaseRepo).
+ * times its job leases (the caller's, or its server's: JobLeaseRepo); `requestWalkBatch` how
+ * many deliveries its request paths change of an endpoint's walk in their own call (SQLite
+ * ENDPOINT_WALK_BATCH, MongoDB its REQUEST_WALK_BATCH).
  */
 export function describeStoreContract(
   name: string,
   open: () => Promise<Store>,
   close: (store: Store) => Promise<void> = (store) => store.close(),
   leaseClock: LeaseClock = 'caller',
+  requestWalkBatch: number = ENDPOINT_WALK_BATCH,
 ): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store | undefined;
-    const f = new Fixtures(() => {
-      if (store === undefined) throw new Error('the store is not open');
-      return store;
-    }, new ManualClock());
+    const f = new Fixtures(
+      () => {
+        if (store === undefined) throw new Error('the store is not open');
+        return store;
+      },
+      new ManualClock(),
+      requestWalkBatch,
+    );
 
     beforeAll(async () => {
       store = await open();
