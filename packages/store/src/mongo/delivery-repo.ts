@@ -16,7 +16,7 @@ import {
   type EndpointStatus,
   type Tenant,
 } from '@wirehook/core';
-import { pendingWalksAfter, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
+import { pendingWalksAfter, pickWalks, recordWalk, REQUEST_WALK_BATCH, WALK_SPREAD, walkBatch } from './endpoint-walk.ts';
 import type {
   Backlog,
   AttemptOutcome,
@@ -52,6 +52,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
+  /** Whether the next walk round starts at random among the next WALK_SPREAD (the first, and after a conflict). */
+  #spreadWalks = true;
   /** When this process last read the rechecks due (held-recheck.ts): once a second at most, not once a batch. */
   #rechecksReadAt = Number.NEGATIVE_INFINITY;
   /**
@@ -262,15 +264,25 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       // By the real clock, as they were asked for: what they wait out is the server's transactions.
       await startDueRechecks(this.#conn, Date.now()).catch((err: unknown) => (failedRecheck = err));
     }
-    // In turn from where the last round stopped, so one long walk never starves the others.
-    let ids = await pendingWalksAfter(this.#conn, this.#walkCursor, endpoints);
-    if (ids.length < endpoints && this.#walkCursor !== '') {
-      const wrapped = await pendingWalksAfter(this.#conn, '', endpoints - ids.length);
-      ids = [...ids, ...wrapped.filter((id) => !ids.includes(id))];
+    // In turn from where the last round stopped, so one long walk never starves the others; at
+    // random among the next WALK_SPREAD after a conflict, so dispatchers do not keep taking the same.
+    const spread = this.#spreadWalks;
+    const wanted = endpoints === 0 ? 0 : endpoints + (spread ? WALK_SPREAD - 1 : 0); // none asked: none read
+    let read = await pendingWalksAfter(this.#conn, this.#walkCursor, wanted);
+    if (read.length < wanted && this.#walkCursor !== '') {
+      const wrapped = await pendingWalksAfter(this.#conn, '', wanted - read.length);
+      read = [...read, ...wrapped.filter((id) => !read.includes(id))];
     }
+    const ids = pickWalks(read, endpoints, spread ? Math.random() : undefined);
+    this.#spreadWalks = false;
     let changed = 0;
     for (const id of ids) {
-      const done = await this.#conn.transaction((session) => walkBatch(this.#conn, session, id, now, batch));
+      let runs = 0;
+      const done = await this.#conn.transaction((session) => {
+        // Run again: another dispatcher's batch on this walk (or a request's) committed first.
+        if (++runs === 2) this.#spreadWalks = true;
+        return walkBatch(this.#conn, session, id, now, batch);
+      });
       await noteDue(this.#conn, done.due);
       changed += done.released + done.failed + done.held;
       this.#walkCursor = id;

@@ -325,10 +325,33 @@ async function endLanes(
 
 /** Endpoints with a walk left after `after` in id order, at most `limit`. */
 export async function pendingWalksAfter(conn: MongoConnection, after: string, limit: number): Promise<EndpointId[]> {
+  if (limit <= 0) return []; // limit(0) would read them all
   const q = P.walksAfter(after);
   const docs = await conn.endpointWalks
     .find(q.filter, { ...q.options, projection: { _id: 1 } })
     .limit(limit)
     .toArray();
   return docs.map((d) => d._id as EndpointId);
+}
+
+/**
+ * Pending walks a round reads past its cursor, to pick its own from when it spreads. Every
+ * dispatcher runs the walk job from a cursor of its own, taking the next walk after it: started
+ * together, or one catching up with another, they would take the same walk every round for good
+ * — each batch conflicting with the others' (walkBatch's first write) and run again on their
+ * result, the walks no faster for more dispatchers. So a process's first round, and a round
+ * after a batch of its own ran again (a conflict), starts at random among the next WALK_SPREAD;
+ * the others take the next in turn, so no walk waits longer than a turn of the ring for it.
+ */
+export const WALK_SPREAD = 8;
+
+/**
+ * This round's walks from those read past the cursor (and from the start, wrapped): `endpoints`
+ * in a row, from the first, or from a random place among the first WALK_SPREAD when `spread`
+ * (Math.random's [0, 1)) is given.
+ */
+export function pickWalks(read: readonly EndpointId[], endpoints: number, spread?: number): EndpointId[] {
+  const places = spread === undefined ? 1 : Math.min(WALK_SPREAD, Math.max(1, read.length - endpoints + 1));
+  const from = Math.min(places - 1, Math.floor((spread ?? 0) * places));
+  return read.slice(from, from + endpoints);
 }

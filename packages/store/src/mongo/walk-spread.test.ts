@@ -1,0 +1,123 @@
+// Dispatchers' walk rounds (walkEndpoints) without a server: a stand-in connection lists the
+// pending walks by id, as endpoint_walks' _id index would, and runs each transaction's callback
+// — twice for the walks told to conflict, as the driver runs it again after a write conflict.
+// walkBatch is a spy: what a batch does is endpoint-walk.test.ts's.
+import type { EndpointId } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { MongoDeliveryRepo } from './delivery-repo.ts';
+import { pickWalks, WALK_SPREAD, walkBatch } from './endpoint-walk.ts';
+
+vi.mock('./endpoint-walk.ts', async (original) => ({
+  ...(await original<typeof import('./endpoint-walk.ts')>()),
+  walkBatch: vi.fn(async () => ({ released: 0, failed: 0, held: 1, due: [] })),
+}));
+vi.mock('./held-recheck.ts', async (original) => ({ ...(await original<typeof import('./held-recheck.ts')>()), startDueRechecks: vi.fn(async () => {}) }));
+const batches = vi.mocked(walkBatch);
+beforeEach(() => batches.mockClear());
+afterEach(() => vi.restoreAllMocks());
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `ep_${String(i).padStart(2, '0')}` as EndpointId);
+const session = { id: 'session' } as unknown as ClientSession;
+
+/** `walks` pending, in id order; a transaction over one of `conflicting` runs its callback twice. */
+function stand(walks: EndpointId[], conflicting: EndpointId[] = []) {
+  const limits: number[] = [];
+  let current: EndpointId | undefined;
+  const conn = {
+    endpointWalks: {
+      find: (filter: { _id: { $gt: string } }) => ({
+        limit: (n: number) => ({
+          toArray: async () => {
+            limits.push(n);
+            return walks
+              .filter((id) => id > filter._id.$gt)
+              .slice(0, n)
+              .map((_id) => ({ _id }));
+          },
+        }),
+      }),
+    },
+    transaction: async <T>(work: (s: ClientSession) => Promise<T>) => {
+      const result = await work(session);
+      return current !== undefined && conflicting.includes(current) ? work(session) : result;
+    },
+  } as unknown as MongoConnection;
+  batches.mockImplementation(async (_c, _s, id) => {
+    current = id;
+    return { released: 0, failed: 0, held: 1, due: [] };
+  });
+  return { conn, limits };
+}
+
+/** The walks each round took, a round of one endpoint as the walk job asks. */
+async function rounds(repo: MongoDeliveryRepo, n: number): Promise<EndpointId[]> {
+  const taken: EndpointId[] = [];
+  for (let i = 0; i < n; i++) {
+    batches.mockClear();
+    await repo.walkEndpoints(1_000, 1_000, 1);
+    taken.push(...batches.mock.calls.map((call) => call[2]));
+  }
+  return taken;
+}
+
+describe('pickWalks', () => {
+  const read = ids(10);
+  it('takes the next in turn unless told to spread', () => {
+    expect(pickWalks(read, 1)).toEqual(['ep_00']);
+    expect(pickWalks(read, 3)).toEqual(['ep_00', 'ep_01', 'ep_02']);
+    expect(pickWalks([], 1)).toEqual([]);
+  });
+  it(`spreads over the first ${WALK_SPREAD} places, never past what was read`, () => {
+    expect(WALK_SPREAD).toBe(8);
+    expect(pickWalks(read, 1, 0)).toEqual(['ep_00']);
+    expect(pickWalks(read, 1, 0.999)).toEqual(['ep_07']); // the 8th, not the 9th
+    expect(pickWalks(read, 3, 0.999)).toEqual(['ep_07', 'ep_08', 'ep_09']);
+    expect(pickWalks(ids(3), 1, 0.999)).toEqual(['ep_02']);
+    expect(pickWalks(ids(3), 3, 0.999)).toEqual(ids(3));
+  });
+});
+
+describe('walk rounds of several dispatchers (MongoDB)', () => {
+  it('a first round starts at random among the next 8; later rounds go in turn, reading one walk ahead', async () => {
+    const s = stand(ids(10));
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const repo = new MongoDeliveryRepo(s.conn);
+    expect(await rounds(repo, 3)).toEqual(['ep_04', 'ep_05', 'ep_06']);
+    // The first read 8 (1 + WALK_SPREAD − 1), the next 1 each (and 1 for `pending`).
+    expect(s.limits).toEqual([8, 1, 1, 1, 1, 1]);
+  });
+
+  it('two started together take different walks', async () => {
+    const s = stand(ids(10));
+    const random = vi.spyOn(Math, 'random').mockReturnValueOnce(0).mockReturnValueOnce(0.9);
+    const [a, b] = [new MongoDeliveryRepo(s.conn), new MongoDeliveryRepo(s.conn)];
+    expect([...(await rounds(a, 1)), ...(await rounds(b, 1))]).toEqual(['ep_00', 'ep_07']);
+    expect(random).toHaveBeenCalledTimes(2);
+  });
+
+  it('after a batch ran again (a conflict) the next round spreads again; without one it does not', async () => {
+    const s = stand(ids(10), ['ep_01' as EndpointId]);
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    const repo = new MongoDeliveryRepo(s.conn);
+    expect(await rounds(repo, 2)).toEqual(['ep_00', 'ep_01', 'ep_01']); // ep_01's batch ran twice
+    expect(random).toHaveBeenCalledTimes(1);
+    random.mockReturnValue(0.99);
+    expect(await rounds(repo, 2)).toEqual(['ep_09', 'ep_00']); // spread past ep_02…ep_08, then in turn (wrapped)
+    expect(random).toHaveBeenCalledTimes(2);
+  });
+
+  it('in turn, every walk is taken once in a turn of the ring', async () => {
+    const s = stand(ids(10));
+    vi.spyOn(Math, 'random').mockReturnValue(0.99);
+    expect((await rounds(new MongoDeliveryRepo(s.conn), 10)).sort()).toEqual(ids(10));
+  });
+
+  it('a round of no endpoints reads no walk (limit(0) would read them all)', async () => {
+    const s = stand(ids(10));
+    await new MongoDeliveryRepo(s.conn).walkEndpoints(1_000, 1_000, 0);
+    expect(batches).not.toHaveBeenCalled();
+    expect(s.limits).toEqual([1]); // `pending` alone
+  });
+});
