@@ -1,13 +1,19 @@
 import { stripVTControlCharacters } from 'node:util';
 
 // A test file whose vitest worker died of a known engine crash, not of anything the file tested.
-// Both come of worker-thread churn (threads started while others are torn down; Node's own type
-// stripping loads WebAssembly in each): V8's `Check failed: jit_page.has_value()`, which ends the
-// worker with a SIGTRAP and prints the check (nodejs/node#64500), and a segfault, which prints
-// nothing (nodejs/node#56312); both open on Node 24. Our threads' owners wait for one ended to
-// exit before starting another (threadExits, packages/core), which narrows it; vitest's own and
-// the tests' other threads remain. vitest counts such a file failed. run-tests.ts runs it once
-// more alone, and only when that crash is all that went wrong in its lane; it is printed either way.
+// Both come of worker-thread churn with WebAssembly (Node's own type stripping loads a module in
+// each worker): V8's `Check failed: jit_page.has_value()`, which ends the worker with a SIGTRAP
+// and prints the check (nodejs/node#64500), and a segfault, which prints nothing
+// (nodejs/node#56312); both open on Node 24. A core dump of the check on this machine (no PKU on
+// its CPU, so `--no-memory-protection-keys` changes nothing here) shows an egress thread calling
+// from WebAssembly into JS, tiering up the call's wrapper and freeing dead wrappers of the
+// process-wide cache (WasmImportWrapperCache::Free → ThreadIsolation::UnregisterWasmAllocation)
+// while a platform thread compiled WebAssembly in the background. Our threads' owners start a
+// thread only once those they ended have exited (threadExits, packages/core), as #56312's reports
+// suggest; the crashes were seen after that (egress-thread.test.ts: a segfault in 1 of 2
+// clean-clone runs, the check in 1 of 75 runs of the file three at a time). vitest counts such a
+// file failed. run-tests.ts runs it once more alone, and only when that crash is all that went
+// wrong in its lane; it is printed either way.
 
 /** What a lane's output told of crashed workers. */
 export interface EngineCrashes {
