@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
-import { threadExits } from './thread-exits.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { EXIT_WAIT_MS, threadExits } from './thread-exits.ts';
 
 /** A thread that stays until it is ended (a port listener holds it). */
 const idle = () => new Worker("require('node:worker_threads').parentPort.on('message', () => {})", { eval: true });
@@ -30,6 +30,27 @@ describe('threadExits', () => {
     threadExits.watch(ending);
     threadExits.letGo(ending);
     await threadExits.exiting();
+    expect(threadExits.exiting()).toBeUndefined();
+  });
+
+  it(`waits ${EXIT_WAIT_MS} ms at most for a thread that does not exit`, async () => {
+    expect(EXIT_WAIT_MS).toBe(10_000);
+    const stuck = idle();
+    threadExits.watch(stuck);
+    threadExits.letGo(stuck); // not ended: it stays, as one inside a native call would
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let waited = false;
+      const waiting = threadExits.exiting()!.then(() => (waited = true));
+      await vi.advanceTimersByTimeAsync(EXIT_WAIT_MS - 1);
+      expect(waited).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await waiting;
+      expect(waited).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      await stuck.terminate();
+    }
     expect(threadExits.exiting()).toBeUndefined();
   });
 });

@@ -8,6 +8,13 @@ import type { Worker } from 'node:worker_threads';
  * a stuck egress thread, or a sandbox past its budget, would do just that. One registry for the
  * process: the crash is between any two threads, not two of one owner's.
  */
+/**
+ * How long a start waits for threads let go of at most. terminate() stops JavaScript at once, but
+ * a thread inside a native call exits only when the call returns: past this, the start goes on
+ * (the crash above is rare; a thread never started again would stall every send).
+ */
+export const EXIT_WAIT_MS = 10_000;
+
 class ThreadExits {
   /** Every watched thread not yet exited, with its exit. */
   readonly #exits = new Map<Worker, Promise<void>>();
@@ -33,10 +40,19 @@ class ThreadExits {
     if (this.#exits.has(worker)) this.#letGo.add(worker);
   }
 
-  /** Settles once every thread let go of has exited; undefined when none is left (a thread may start in this same turn). */
+  /**
+   * Settles once every thread let go of has exited, or after EXIT_WAIT_MS; undefined when none
+   * is left (a thread may start in this same turn).
+   */
   exiting(): Promise<void> | undefined {
     if (this.#letGo.size === 0) return undefined;
-    return Promise.all([...this.#letGo].map((worker) => this.#exits.get(worker))).then(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, EXIT_WAIT_MS);
+      timer.unref();
+    });
+    const exited = Promise.all([...this.#letGo].map((worker) => this.#exits.get(worker)));
+    return Promise.race([exited, waited]).then(() => clearTimeout(timer));
   }
 }
 
