@@ -8,11 +8,11 @@ import { stripVTControlCharacters } from 'node:util';
 // its CPU, so `--no-memory-protection-keys` changes nothing here) shows an egress thread calling
 // from WebAssembly into JS, tiering up the call's wrapper and freeing dead wrappers of the
 // process-wide cache (WasmImportWrapperCache::Free → ThreadIsolation::UnregisterWasmAllocation)
-// while a platform thread compiled WebAssembly in the background. Our threads' owners start a
-// thread only once those they ended have exited (threadExits, packages/core), as #56312's reports
-// suggest; the crashes were seen after that (egress-thread.test.ts: a segfault in 1 of 2
-// clean-clone runs, the check in 1 of 75 runs of the file three at a time). vitest counts such a
-// file failed. run-tests.ts runs it once more alone, and only when that crash is all that went
+// while a platform thread compiled WebAssembly in the background. Starting a thread only once
+// those ended had exited (as #56312's reports suggest) was tried and did not stop either (in
+// egress-thread.test.ts: a segfault in 1 of 2 clean-clone runs, the check in 1 of 75 runs of the
+// file three at a time). No WebAssembly in worker threads would: their modules served already
+// stripped, or compiled JavaScript. vitest counts such a file failed. run-tests.ts runs it once more alone, and only when that crash is all that went
 // wrong in its lane; it is printed either way.
 
 /** What a lane's output told of crashed workers. */
@@ -51,7 +51,8 @@ export function engineCrashes(lines: Iterable<string>): EngineCrashes {
     const line = stripVTControlCharacters(raw);
     const crashed = CRASHED.exec(line);
     if (crashed !== null) {
-      const [, signal, file] = crashed as unknown as [string, string, string];
+      const signal = crashed[1]!;
+      const file = crashed[2]!;
       (signal === 'SIGTRAP' || signal === 'SIGSEGV' ? files : otherSignals).add(file);
       if (signal === 'SIGTRAP') trapped.add(file);
     }

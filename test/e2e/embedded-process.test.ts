@@ -107,7 +107,9 @@ describe('embedded mode and the admin CLI', () => {
     }
     expect(cases[1]!.json['message']).toBe('--plan must be one of free, starter, pro, business');
     expect(cases[2]!.json).toEqual({ error: 'not_found', message: 'org org_nope not found' });
-  });
+    // Seven CLI processes one after another, each a Node start: about 5 s each on a loaded 2-core
+    // CI (35 s once, past the 30 s default), a bound for a machine's load and not for the CLI.
+  }, 120_000);
 
   it('logs JSON and stops cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));

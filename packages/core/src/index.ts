@@ -30,4 +30,3 @@ export * from './egress-ips.ts';
 export * from './within.ts';
 export * from './paced-run.ts';
 export * from './turn-outbox.ts';
-export * from './thread-exits.ts';

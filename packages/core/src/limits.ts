@@ -77,7 +77,8 @@ export const RECOVERY_INTERVAL_MS = 10_000;
 /**
  * Most deliveries one transaction of an endpoint's walk changes (the bookkeeping a pause,
  * resume, disable or delete leaves: holding, releasing or failing its open deliveries). A
- * request does the first batch; the dispatchers' walk job does the rest, batch by batch, so
+ * request does the first batch (on MongoDB a smaller one: its REQUEST_WALK_BATCH); the
+ * dispatchers' walk job does the rest, batch by batch, so
  * no call and no transaction grows with an endpoint's backlog.
  */
 export const ENDPOINT_WALK_BATCH = 1_000;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { threadExits, turnOutbox } from '@wirehook/core';
+import { turnOutbox } from '@wirehook/core';
 import { noResponse, tokenSendRequest, type SendRequest, type SendResult, type TokenFetch } from './http-egress.ts';
 
 /** What the thread's HttpEgress is built from: plain data, since nothing else crosses to a worker. */
@@ -76,8 +76,7 @@ interface Pending {
  *
  * A thread that ends, or holds a send past both of HttpEgress's limits, fails the sends it held
  * with EgressUnavailableError (the thread is ended, so none is answered late); the next send a
- * second later or more starts another, and until then sends fail the same way at once. Another
- * starts only once those ended have exited: a send meanwhile waits for that (threadExits).
+ * second later or more starts another, and until then sends fail the same way at once.
  */
 export class EgressThread {
   readonly #options: EgressThreadOptions;
@@ -111,10 +110,7 @@ export class EgressThread {
   /** Starts the thread and waits until it is ready to send: a thread that cannot start fails the process's start, not its sends. */
   async start(): Promise<void> {
     if (this.#closing !== undefined) return;
-    if (this.#worker === undefined) {
-      await threadExits.exiting();
-      if (this.#worker === undefined && this.#closing === undefined) this.#start();
-    }
+    if (this.#worker === undefined) this.#start();
     await this.#ready;
   }
 
@@ -143,7 +139,6 @@ export class EgressThread {
         // A thread that dies or sticks while closing has nothing left to wait for.
         await this.#call({ close: true }).catch(() => {});
       } finally {
-        threadExits.letGo(worker);
         await worker.terminate();
         if (this.#worker === worker) this.#worker = undefined;
       }
@@ -156,13 +151,6 @@ export class EgressThread {
       return Promise.reject(
         new EgressUnavailableError(`the egress thread is starting again: ${this.#lost.err.message}`, { cause: this.#lost.err, held: false }),
       );
-    }
-    if (this.#worker === undefined) {
-      // A thread ended is still being torn down: the next starts once it has exited (threadExits).
-      const teardown = threadExits.exiting();
-      if (teardown !== undefined) {
-        return teardown.then(() => (this.#closing !== undefined ? noResponse('connection: the egress client is closed', 0) : this.#call(call)));
-      }
     }
     const worker = this.#worker ?? this.#start();
     const id = ++this.#nextId;
@@ -194,7 +182,6 @@ export class EgressThread {
       workerData: this.#options,
       resourceLimits: { maxYoungGenerationSizeMb: EGRESS_THREAD_YOUNG_GENERATION_MB },
     });
-    threadExits.watch(worker);
     let ready!: () => void;
     let notStarted!: (err: Error) => void;
     this.#ready = new Promise<void>((resolve, reject) => {
@@ -261,7 +248,6 @@ export class EgressThread {
 
   /** The thread ended (or is being ended): what it held, and what waited to go to it, fails, and no other starts for a while. */
   #ended(worker: Worker, err: Error): void {
-    threadExits.letGo(worker);
     if (worker !== this.#worker) return;
     this.#worker = undefined;
     this.#lost = { err, until: performance.now() + this.#restartDelayMs };

@@ -1,5 +1,4 @@
 import { Worker } from 'node:worker_threads';
-import { threadExits } from '@wirehook/core';
 import type { SandboxJob, SandboxOutcome } from './run-in-quickjs.ts';
 import { cpuBudgetError, runBudgetMs } from './transform-errors.ts';
 import type { SandboxLimits } from './transform-types.ts';
@@ -46,8 +45,7 @@ const NATIVE_STACK_PER_QUICKJS_BYTE = 48;
  * One worker thread running transformations one at a time, and the caller's side of it.
  * The thread is started on the first run and again after it was ended: by the watchdog (a run
  * still going `watchdogGraceMs` past its budget, inside a built-in that never polls QuickJS's
- * interrupt), after a run that broke the WebAssembly module, or when it exited on its own —
- * once the threads let go of have exited (threadExits).
+ * interrupt), after a run that broke the WebAssembly module, or when it exited on its own.
  */
 export class SandboxThread {
   readonly #options: SandboxThreadOptions;
@@ -93,22 +91,13 @@ export class SandboxThread {
     const worker = this.#worker ?? (await this.#starting?.catch(() => undefined));
     this.#worker = undefined;
     this.#finish(undefined)?.reject(new Error('TransformRunner is closed'));
-    if (worker) threadExits.letGo(worker);
     await worker?.terminate();
   }
 
   #start(): Promise<Worker> {
     if (this.#closed) return Promise.reject(new Error('TransformRunner is closed'));
     if (this.#worker) return Promise.resolve(this.#worker);
-    // A thread discarded (past its budget, or fatal) may still be exiting: the next starts once it has (threadExits).
-    const teardown = threadExits.exiting();
-    this.#starting ??=
-      teardown === undefined ? this.#spawn() : teardown.then(() => (this.#closed ? Promise.reject(new Error('TransformRunner is closed')) : this.#spawn()));
-    return this.#starting;
-  }
-
-  #spawn(): Promise<Worker> {
-    return new Promise<Worker>((resolve, reject) => {
+    this.#starting ??= new Promise<Worker>((resolve, reject) => {
       const stackSizeMb = Math.ceil(NATIVE_STACK_BASE_MB + (NATIVE_STACK_PER_QUICKJS_BYTE * this.#options.limits.stackLimitBytes) / 2 ** 20);
       const worker = new Worker(WORKER_MAIN, {
         // Named, so its CPU shows apart in /proc (top -H).
@@ -118,7 +107,6 @@ export class SandboxThread {
         // stack, V8 throws inside the WebAssembly and the module is lost (see NATIVE_STACK_*).
         resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB, stackSizeMb },
       });
-      threadExits.watch(worker);
       let ready = false;
       let lastError: Error | undefined;
       worker.on('message', (reply: SandboxReply) => {
@@ -126,7 +114,6 @@ export class SandboxThread {
           ready = true;
           this.#starting = undefined;
           if (this.#closed) {
-            threadExits.letGo(worker);
             void worker.terminate();
             return reject(new Error('TransformRunner is closed'));
           }
@@ -153,6 +140,7 @@ export class SandboxThread {
         this.#finish(undefined)?.resolve({ ok: false, error: `transformation: the sandbox stopped while running this code (${why})` });
       });
     });
+    return this.#starting;
   }
 
   /** The watchdog: the run is still going well past its budget, inside code that does not poll the interrupt. */
@@ -164,7 +152,6 @@ export class SandboxThread {
 
   #discard(worker: Worker): void {
     if (this.#worker === worker) this.#worker = undefined;
-    threadExits.letGo(worker);
     void worker.terminate();
   }
 

@@ -52,7 +52,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
-  /** Whether the next walk round starts at random among the next WALK_SPREAD (the first, and after a conflict). */
+  /** Whether the next walk round starts at random among the next WALK_SPREAD (the first does). */
   #spreadWalks = true;
   /** When this process last read the rechecks due (held-recheck.ts): once a second at most, not once a batch. */
   #rechecksReadAt = Number.NEGATIVE_INFINITY;
@@ -264,8 +264,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       // By the real clock, as they were asked for: what they wait out is the server's transactions.
       await startDueRechecks(this.#conn, Date.now()).catch((err: unknown) => (failedRecheck = err));
     }
-    // In turn from where the last round stopped, so one long walk never starves the others; at
-    // random among the next WALK_SPREAD after a conflict, so dispatchers do not keep taking the same.
+    // In turn from where the last round stopped, so one long walk never starves the others; the
+    // first round at random among the next WALK_SPREAD, so dispatchers started together spread out.
     const spread = this.#spreadWalks;
     const wanted = endpoints === 0 ? 0 : endpoints + (spread ? WALK_SPREAD - 1 : 0); // none asked: none read
     let read = await pendingWalksAfter(this.#conn, this.#walkCursor, wanted);
@@ -277,12 +277,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     this.#spreadWalks = false;
     let changed = 0;
     for (const id of ids) {
-      let runs = 0;
-      const done = await this.#conn.transaction((session) => {
-        // Run again: another dispatcher's batch on this walk (or a request's) committed first.
-        if (++runs === 2) this.#spreadWalks = true;
-        return walkBatch(this.#conn, session, id, now, batch);
-      });
+      const done = await this.#conn.transaction((session) => walkBatch(this.#conn, session, id, now, batch));
       await noteDue(this.#conn, done.due);
       changed += done.released + done.failed + done.held;
       this.#walkCursor = id;

@@ -1,4 +1,5 @@
 import {
+  ENDPOINT_WALK_BATCH,
   InvalidError,
   NotFoundError,
   type ConsumerId,
@@ -158,8 +159,9 @@ export class MongoEndpointRepo implements EndpointRepo {
             const updated = await write(session);
             if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
-            // No longer ordered: its lanes let go of their waiting deliveries (a first batch here).
-            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, REQUEST_WALK_BATCH)).due);
+            // No longer ordered: its lanes let go of their waiting deliveries, up to 1,000 here (no walk
+            // finishes the rest: each lane's head then ends one at a time), so not REQUEST_WALK_BATCH.
+            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);

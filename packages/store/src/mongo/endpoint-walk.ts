@@ -34,7 +34,7 @@ import { scope } from './query.ts';
 
 /**
  * How many deliveries a request's own first batch of a walk changes (a pause, resume, delete,
- * an ordering dropped, an automatic disabling), where SQLite's does ENDPOINT_WALK_BATCH (1,000):
+ * an automatic disabling), where SQLite's does ENDPOINT_WALK_BATCH (1,000):
  * a MongoDB transaction on a request's path stays small. A fail's batch recounts a message per
  * delivery, and a batch's writes conflict with the endpoint's sends and completions committing
  * meanwhile (each conflict runs the whole transaction again, for up to the driver's 120 s), so
@@ -335,13 +335,13 @@ export async function pendingWalksAfter(conn: MongoConnection, after: string, li
 }
 
 /**
- * Pending walks a round reads past its cursor, to pick its own from when it spreads. Every
- * dispatcher runs the walk job from a cursor of its own, taking the next walk after it: started
- * together, or one catching up with another, they would take the same walk every round for good
- * — each batch conflicting with the others' (walkBatch's first write) and run again on their
- * result, the walks no faster for more dispatchers. So a process's first round, and a round
- * after a batch of its own ran again (a conflict), starts at random among the next WALK_SPREAD;
- * the others take the next in turn, so no walk waits longer than a turn of the ring for it.
+ * Pending walks a process's first round reads past its cursor, to start at random among. Every
+ * dispatcher runs the walk job from a cursor of its own, taking the next walk after it: all
+ * starting at the first id, dispatchers started together would take the same walk in the same
+ * order, each batch conflicting with the others' (walkBatch's first write) and run again on
+ * their result. Started apart, they stay apart while they go at one pace; one that catches up
+ * with another only shares its walk (a rerun does that walk's next batch, not the same one).
+ * Later rounds go in turn, so no walk waits longer than a turn of the ring.
  */
 export const WALK_SPREAD = 8;
 

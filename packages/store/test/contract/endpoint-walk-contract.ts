@@ -112,8 +112,10 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       const outcome = m.failed(job, now, now + HOUR, { disableIfFailingSince: now, disabledReason: 'failing' });
       expect(await f.store.deliveries.complete(claimRef(job), outcome)).toEqual({ applied: true, endpointDisabled: true });
       const open = async () => (await Promise.all(ids.map((id) => m.delivery(t, id)))).filter((d) => d.status !== 'failed').length;
-      expect(await open()).toBe(left());
-      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: left(), pending: false });
+      // The completed delivery is failed too: in the batch (SQLite), or by its completion before it (MongoDB).
+      const leftOpen = await open();
+      expect([left(), left() - 1]).toContain(leftOpen);
+      expect(await f.store.deliveries.walkEndpoints(now, ENDPOINT_WALK_BATCH, 16)).toEqual({ changed: leftOpen, pending: false });
       expect(await open()).toBe(0);
       expect((await f.store.endpoints.get(t, endpointId))?.status).toBe('disabled');
     });
@@ -131,7 +133,8 @@ export function describeEndpointWalkContract(f: Fixtures): void {
       await f.store.endpoints.update(t, endpointId, { status: 'active', changedAt: f.clock.now() });
       const fresh = m.only(await m.send(t));
       await drain();
-      for (const id of [ids[f.requestWalkBatch]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
+      // Past the completion's batch (and the completed one, which MongoDB fails outside it): the walk's.
+      for (const id of [ids[f.requestWalkBatch + 1]!, ids[N - 1]!]) expect((await m.delivery(t, id)).status).toBe('failed');
       expect(await m.delivery(t, fresh)).toMatchObject({ status: 'pending' });
       expect(await m.dueOf(f.clock.now(), [fresh])).toEqual([fresh]);
     });
