@@ -10,7 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { parseArgs } from 'node:util';
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { isMainThread, parentPort } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
 import { AddressPolicy, HttpEgress } from '@wirehook/egress';
 import { TestReceiver } from '@wirehook/testkit';
 
@@ -31,7 +32,7 @@ if (!isMainThread) {
   const sends = Number(values.sends);
   const concurrency = Number(values.concurrency);
   const endpoints = Number(values.endpoints);
-  const worker = new Worker(new URL(import.meta.url));
+  const worker = startThread(new URL(import.meta.url));
   const { url, caPem } = await new Promise<{ url: string; caPem: string }>((resolve) => worker.once('message', resolve));
   const egress = new HttpEgress({ policy: new AddressPolicy({ allowHosts: 'localhost' }), ca: caPem });
   const body = JSON.stringify({ type: 'invoice.paid', timestamp: new Date().toISOString(), data: { id: 'x'.repeat(900) } });

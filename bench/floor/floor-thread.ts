@@ -2,8 +2,8 @@
 // calls of one turn of the event loop cross in one message and are answered by id, the answers
 // of one turn likewise — as Wirehook's store and egress threads post (StoreThread,
 // EgressThread), with no more than that.
-import { parentPort, Worker } from 'node:worker_threads';
-import { turnOutbox } from '@wirehook/core';
+import { parentPort, type Worker } from 'node:worker_threads';
+import { startThread, turnOutbox } from '@wirehook/core';
 import { endFloor } from './floor-parts.ts';
 
 interface Reply<R> {
@@ -24,7 +24,7 @@ export class FloorThread<C extends object, R> {
   readonly #post = turnOutbox<C & { id: number }>((calls) => this.#worker.postMessage(calls));
 
   constructor(main: URL, name: string, data: unknown, youngGenerationMb: number) {
-    this.#worker = new Worker(main, { name, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
+    this.#worker = startThread(main, { name, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
     this.#worker.on('message', (replies: Reply<R>[]) => {
       for (const { id, value, error } of replies) {
         const call = this.#pending.get(id);

@@ -3,7 +3,8 @@
 // event types, PROBE_PER_SECOND a second, from a thread of its own, each latency kept with
 // the time it started so a phase's p99 can be taken afterwards.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
 import { percentile, round } from '../report/stats.ts';
 import { nowMs } from './send-messages.ts';
 
@@ -26,7 +27,7 @@ export class ApiProbe {
 
   /** `startAt`: the first probe's time (Unix ms), the others on slots from it (two probes side by side half a slot apart stay so). */
   constructor(apiUrl: string, key: string, { perSecond = PROBE_PER_SECOND, startAt = nowMs() }: { perSecond?: number; startAt?: number } = {}) {
-    this.#worker = new Worker(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond, startAt } });
+    this.#worker = startThread(new URL('./api-probe-worker.ts', import.meta.url), { workerData: { apiUrl, key, perSecond, startAt } });
     this.#worker.on('message', (s: Sample) => this.#samples.push(s));
     this.#worker.unref(); // a bench that fails before stop() still exits
     // A thread that failed or ended before stop() makes every later window throw: a probe

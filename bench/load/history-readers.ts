@@ -1,7 +1,8 @@
 // Callers reading one organisation's largest delivery history in a loop (issue 40: "six
 // callers read the largest delivery history"), on a thread of their own (history-readers-worker.ts).
 import { once } from 'node:events';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
 
 /**
  * At most this many reads a second per caller: six together make 14,400 a minute, under the
@@ -28,7 +29,7 @@ export class HistoryReaders {
 
   /** Starts `callers` readers of `paths` (in turn) with `key`; {@link started} resolves once each has read once. */
   constructor(apiUrl: string, key: string, paths: string[], callers: number) {
-    this.#worker = new Worker(new URL('./history-readers-worker.ts', import.meta.url), {
+    this.#worker = startThread(new URL('./history-readers-worker.ts', import.meta.url), {
       workerData: { apiUrl, key, paths, callers, perCaller: READS_PER_SECOND_PER_CALLER },
     });
     this.#worker.unref(); // a bench that fails before stop() still exits

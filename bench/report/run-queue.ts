@@ -5,7 +5,8 @@
 // hides bursts: a span at 140 % of 200 % can still have a thread waiting in half its samples,
 // and a caller woken then waits for a slice (the API probe's floor, docs/benchmarks.md).
 import { cpus as cpuList } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
 import { round } from './stats.ts';
 
 /** How often the count is read. */
@@ -67,7 +68,7 @@ let sampler: { counts: Int32Array; worker: Worker } | undefined;
 export function startRunQueue(): { counts: Int32Array; worker: Worker } {
   if (sampler === undefined) {
     const counts = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-    const worker = new Worker(new URL('./run-queue-worker.ts', import.meta.url), {
+    const worker = startThread(new URL('./run-queue-worker.ts', import.meta.url), {
       workerData: { counts, cpus: CPUS, everyMs: RUN_QUEUE_SAMPLE_MS },
       name: 'bench-run-queue',
     });

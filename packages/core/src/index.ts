@@ -30,3 +30,4 @@ export * from './egress-ips.ts';
 export * from './within.ts';
 export * from './paced-run.ts';
 export * from './turn-outbox.ts';
+export * from './worker-thread.ts';

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { turnOutbox } from '@wirehook/core';
+import type { Worker } from 'node:worker_threads';
+import { startThread, turnOutbox } from '@wirehook/core';
 import { noResponse, tokenSendRequest, type SendRequest, type SendResult, type TokenFetch } from './http-egress.ts';
 
 /** What the thread's HttpEgress is built from: plain data, since nothing else crosses to a worker. */
@@ -177,7 +177,7 @@ export class EgressThread {
   #start(): Worker {
     this.#starts++;
     // Named, so its CPU shows apart in /proc (top -H, the bench's CPU by thread).
-    const worker = new Worker(this.#workerUrl, {
+    const worker = startThread(this.#workerUrl, {
       name: 'egress',
       workerData: this.#options,
       resourceLimits: { maxYoungGenerationSizeMb: EGRESS_THREAD_YOUNG_GENERATION_MB },

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
 import type { SandboxJob, SandboxOutcome } from './run-in-quickjs.ts';
 import { cpuBudgetError, runBudgetMs } from './transform-errors.ts';
 import type { SandboxLimits } from './transform-types.ts';
@@ -99,7 +100,7 @@ export class SandboxThread {
     if (this.#worker) return Promise.resolve(this.#worker);
     this.#starting ??= new Promise<Worker>((resolve, reject) => {
       const stackSizeMb = Math.ceil(NATIVE_STACK_BASE_MB + (NATIVE_STACK_PER_QUICKJS_BYTE * this.#options.limits.stackLimitBytes) / 2 ** 20);
-      const worker = new Worker(WORKER_MAIN, {
+      const worker = startThread(WORKER_MAIN, {
         // Named, so its CPU shows apart in /proc (top -H).
         name: 'transform-sandbox',
         workerData: this.#options.limits,

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { turnOutbox } from '@wirehook/core';
+import type { Worker } from 'node:worker_threads';
+import { startThread, turnOutbox } from '@wirehook/core';
 import { deserializeError, type SerializedError } from './remote-error.ts';
 
 /** One store call sent to a store thread (in an array: the calls of one turn of the event loop). */
@@ -33,7 +33,7 @@ export class StoreThread {
     // The worker's objects live for one call: a small young generation is enough, and its
     // heap does not need to grow like the main thread's (RSS is a target: docs/benchmarks.md).
     // Named, so its CPU shows apart in /proc (top -H, the bench's CPU by thread).
-    this.#worker = new Worker(WORKER_MAIN, {
+    this.#worker = startThread(WORKER_MAIN, {
       name: `store-${role}`,
       workerData: { path, role },
       resourceLimits: { maxYoungGenerationSizeMb: STORE_THREAD_YOUNG_GENERATION_MB },
