@@ -151,7 +151,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       if (endpoint === null) throw new ConflictError(`the endpoint of delivery ${id} was deleted`);
       if (endpoint.status !== 'active') throw new ConflictError(`the endpoint of delivery ${id} is ${endpoint.status}; resume it first`);
       // What its Retry-After hold put off goes now too.
-      const putOff = await endHold(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null);
+      const putOff = await endHold(this.#conn, session, t, found.endpointId, now, endpoint.heldUntil ?? null, REQUEST_WALK_BATCH);
       // Leased at `now`: being sent; `resend` makes that send's completion keep it due (and
       // its dueAt stays the lease's end: it is not claimable twice at once).
       const doc = await bucket.deliveries.findOneAndUpdate(

@@ -17,8 +17,9 @@ import { scope } from './query.ts';
 /**
  * Makes what the endpoint's Retry-After hold put off (due at exactly `heldUntil`) due at `now`,
  * in the caller's transaction; nothing without a hold. Each month's equality range of the
- * endpoint's due index, newest month first, up to PUT_OFF_BATCH in all; beyond that, the
- * endpoint's walk makes the rest due, a batch at a time (`releasePutOff`).
+ * endpoint's due index, newest month first, up to `limit` in all (a request's: REQUEST_WALK_BATCH,
+ * 100, where SQLite's is PUT_OFF_BATCH; endpoint-walk.ts says why); beyond that, the endpoint's
+ * walk makes the rest due, ENDPOINT_WALK_BATCH at a time (`releasePutOff`).
  * @returns the due notes to pass to noteDue after the commit.
  */
 export async function endHold(
@@ -28,6 +29,7 @@ export async function endHold(
   endpointId: string,
   now: number,
   heldUntil: number | null,
+  limit: number,
 ): Promise<DueNote[]> {
   // A hold already over put nothing off that is not due by now (a backlog being drained would
   // only be rewritten, and the walk left to rewrite the rest).
@@ -35,7 +37,7 @@ export async function endHold(
   // The walk document first: a walk batch on it conflicts at once, before this transaction's reads and writes.
   const walk = W.walk(endpointId);
   await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
-  const { due, more } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, PUT_OFF_BATCH);
+  const { due, more } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, limit);
   if (more) {
     // The rest is the walk's (endpoint-walk.ts): one document by _id, written in this transaction.
     await conn.endpointWalks.updateOne(

@@ -157,7 +157,8 @@ export class MongoEndpointRepo implements EndpointRepo {
             const heldUntil = patch.endHoldAt === undefined ? null : (before?.heldUntil ?? null);
             const wasActive = patch.status === 'active' && before?.status === 'active';
             const updated = await write(session);
-            if (updated !== null && patch.endHoldAt !== undefined) due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil)));
+            if (updated !== null && patch.endHoldAt !== undefined)
+              due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil, REQUEST_WALK_BATCH)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
             // No longer ordered: its lanes let go of their waiting deliveries, up to 1,000 here (no walk
             // finishes the rest: each lane's head then ends one at a time), so not REQUEST_WALK_BATCH.

@@ -34,7 +34,8 @@ import { scope } from './query.ts';
 
 /**
  * How many deliveries a request's own first batch of a walk changes (a pause, resume, delete,
- * an automatic disabling), where SQLite's does ENDPOINT_WALK_BATCH (1,000):
+ * an automatic disabling, the end of a Retry-After hold), where SQLite's does ENDPOINT_WALK_BATCH
+ * (1,000; PUT_OFF_BATCH, the same, for a hold's end):
  * a MongoDB transaction on a request's path stays small. A fail's batch recounts a message per
  * delivery, and a batch's writes conflict with the endpoint's sends and completions committing
  * meanwhile (each conflict runs the whole transaction again, for up to the driver's 120 s), so

@@ -1,15 +1,17 @@
 // A request's own first batch of an endpoint's walk is REQUEST_WALK_BATCH (100), not the walk
 // job's ENDPOINT_WALK_BATCH (1,000): a MongoDB transaction on a request's path stays small
 // (endpoint-walk.ts says why). Without a server: the connection is a stand-in that runs the
-// transaction's callback, and walkBatch a spy that records the batch it was asked for. What a
-// batch does with it is endpoint-walk.test.ts's; the real-server case is the store contract's
-// (endpoint-walk-contract.ts, run by mongo-store.test.ts with this batch).
-import { ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
+// transaction's callback, and walkBatch and endHold spies that record the batch they were asked
+// for. What a batch does with it is endpoint-walk.test.ts's and end-hold.test.ts's; the
+// real-server cases are the store contract's (endpoint-walk-contract.ts and
+// endpoint-hold-contract.ts, run by mongo-store.test.ts with this batch).
+import { type DeliveryId, ENDPOINT_WALK_BATCH, type EndpointId, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
+import { endHold } from './endpoint-put-off.ts';
 import { REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 
 vi.mock('./endpoint-walk.ts', async (original) => ({
@@ -17,9 +19,14 @@ vi.mock('./endpoint-walk.ts', async (original) => ({
   recordWalk: vi.fn(async () => {}),
   walkBatch: vi.fn(async () => ({ released: 7, failed: 0, held: 0, due: [] })),
 }));
+vi.mock('./endpoint-put-off.ts', async (original) => ({ ...(await original<typeof import('./endpoint-put-off.ts')>()), endHold: vi.fn(async () => []) }));
 vi.mock('./held-recheck.ts', async (original) => ({ ...(await original<typeof import('./held-recheck.ts')>()), scheduleRecheck: vi.fn(async () => {}) }));
 const batches = vi.mocked(walkBatch);
-beforeEach(() => batches.mockClear());
+const holdEnds = vi.mocked(endHold);
+beforeEach(() => {
+  batches.mockClear();
+  holdEnds.mockClear();
+});
 
 const t = { orgId: 'org_1', env: 'live' } as Tenant;
 const ENDPOINT = 'ep_1' as EndpointId;
@@ -30,12 +37,22 @@ function conn(status: string): MongoConnection {
   return {
     transaction: async <T>(work: (s: ClientSession) => Promise<T>) => work(session),
     endpoints: {
-      findOne: async () => ({ status }),
+      findOne: async () => ({ status, heldUntil: HELD_UNTIL }),
       findOneAndDelete: async () => ({ consumerId: 'con_1', status }),
+      // An update's write (the endpoint after it) and a manual retry's (its hold as it stood).
+      findOneAndUpdate: async () => ({ _id: ENDPOINT, status, heldUntil: HELD_UNTIL }),
     },
     consumers: { updateOne: async () => ({}) },
+    // A manual retry's delivery: found, then gone by its reopening (what follows the hold's end is not this test's).
+    bucketOf: () => ({
+      month: '202612',
+      deliveries: { findOne: async () => ({ endpointId: ENDPOINT, attemptCount: 0, leaseUntil: null }), findOneAndUpdate: async () => null },
+    }),
   } as unknown as MongoConnection;
 }
+
+/** A Retry-After hold's end, an hour after the requests' `now`. */
+const HELD_UNTIL = 3_600_000;
 
 describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
   it('is 100, a tenth of the walk job’s 1,000', () => {
@@ -53,5 +70,14 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
       expect(await new MongoEndpointRepo(conn(status)).delete(t, ENDPOINT)).toBe(true);
     }
     expect(batches.mock.calls.map((call) => call[4])).toEqual([REQUEST_WALK_BATCH, REQUEST_WALK_BATCH]);
+  });
+
+  it('a hold’s end asks for 100 in its transaction: a new URL or a resume, and a manual retry', async () => {
+    await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { url: 'https://new.acme.example/hook', endHoldAt: 1_000 });
+    expect(await new MongoDeliveryRepo(conn('active')).retryNow(t, 'dlv_1' as DeliveryId, 1_000)).toBeNull();
+    expect(holdEnds.mock.calls.map((call) => [call[5], call[6]])).toEqual([
+      [HELD_UNTIL, REQUEST_WALK_BATCH],
+      [HELD_UNTIL, REQUEST_WALK_BATCH],
+    ]);
   });
 });

@@ -14,7 +14,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   putOffByHold: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
-    examines: "≤ limit (5 × PUT_OFF_BATCH over all months, leased ones included): one endpoint's entries at one dueAt, a one-point range of its due index",
+    // The batch: a request's 100 (REQUEST_WALK_BATCH), the walk's 1,000.
+    examines: "≤ limit (5 × the batch over all months, leased ones included): one endpoint's entries at one dueAt, a one-point range of its due index",
     maxExamined: (n) => n + 1,
     // dueWhere: the partial filter's `$type` repeated beside the bound, as every due-index query does.
     build: (endpointId: string, heldUntil: number) => ({ filter: { ...dueWhere({ $gte: heldUntil, $lte: heldUntil }), endpointId } }),

@@ -1,0 +1,86 @@
+// The end of a Retry-After hold (endHold) without a server: stand-in collections answer the
+// reads endpoint-put-off.ts makes of the endpoint's due index (one month's entries at the hold's
+// end, newest month first) and record its writes. A request asks for REQUEST_WALK_BATCH (100:
+// request-walk-batch.test.ts); beyond it, the endpoint's walk is told the rest (`putOffUntil`).
+// The real-server cases are the store contract's (endpoint-hold-contract.ts).
+import type { Tenant } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { endHold } from './endpoint-put-off.ts';
+import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
+import type { Month } from './months.ts';
+
+const session = { id: 'session' } as unknown as ClientSession;
+const t = { orgId: 'org_1', env: 'live' } as Tenant;
+const NOW = 1_000;
+const HELD_UNTIL = NOW + 3_600_000;
+
+/** Each month's put-off entries, the first `leased` of the newest month being sent (leased past NOW). */
+function stand(counts: Partial<Record<Month, number>>, leased = 0) {
+  const reads: { month: Month; limit: number }[] = [];
+  const madeDue: { month: Month; ids: string[]; dueAt: number }[] = [];
+  const walkWrites: Record<string, unknown>[] = [];
+  const months = Object.keys(counts).sort() as Month[];
+  const newest = months.at(-1);
+  const conn = {
+    months: async () => months,
+    endpointWalks: {
+      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
+        walkWrites.push(update);
+      },
+    },
+    bucket: (month: Month) => ({
+      deliveries: {
+        find: () => ({
+          limit: (n: number) => ({
+            batchSize: () => {
+              reads.push({ month, limit: n });
+              const docs = Array.from({ length: Math.min(counts[month] ?? 0, n) }, (_, i) => ({
+                _id: `dlv_${month}_${i}`,
+                leaseUntil: month === newest && i < leased ? NOW + 30_000 : null,
+              }));
+              return (async function* () {
+                yield* docs;
+              })();
+            },
+          }),
+        }),
+        updateMany: async (filter: { _id: { $in: string[] } }, update: { $set: { dueAt: number } }) => {
+          madeDue.push({ month, ids: filter._id.$in, dueAt: update.$set.dueAt });
+        },
+      },
+    }),
+  } as unknown as MongoConnection;
+  return { conn, reads, madeDue, walkWrites };
+}
+
+describe('ending a Retry-After hold (MongoDB)', () => {
+  it('makes 100 of 150 put off due in its transaction, newest month first, and leaves the other 50 to the walk', async () => {
+    const s = stand({ '202611': 50, '202612': 100 });
+    const due = await endHold(s.conn, session, t, 'ep_1', NOW, HELD_UNTIL, REQUEST_WALK_BATCH);
+    expect(s.madeDue.map((m) => [m.month, m.ids.length, m.dueAt])).toEqual([['202612', 100, NOW]]);
+    // One month read, for at most 5 × the batch (leased entries come first in a busy endpoint's range).
+    expect(s.reads).toEqual([{ month: '202612', limit: 500 }]);
+    expect(due).toEqual([{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: '202612', dueAt: NOW }]);
+    // The walk's document: bumped first (a walk batch conflicts at once), then told the rest.
+    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }, expect.objectContaining({ $set: { putOffUntil: HELD_UNTIL } })]);
+  });
+
+  it('makes all of 99 due across months and leaves the walk nothing; sends in flight are not counted', async () => {
+    const s = stand({ '202611': 40, '202612': 62 }, 3);
+    await endHold(s.conn, session, t, 'ep_1', NOW, HELD_UNTIL, REQUEST_WALK_BATCH);
+    expect(s.madeDue.map((m) => [m.month, m.ids.length])).toEqual([
+      ['202612', 59],
+      ['202611', 40],
+    ]);
+    expect(s.madeDue[0]!.ids).not.toContain('dlv_202612_0');
+    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }]);
+  });
+
+  it('rewrites nothing for a hold already over', async () => {
+    const s = stand({ '202612': 10 });
+    expect(await endHold(s.conn, session, t, 'ep_1', HELD_UNTIL + 1, HELD_UNTIL, REQUEST_WALK_BATCH)).toEqual([]);
+    expect([s.reads, s.madeDue, s.walkWrites]).toEqual([[], [], []]);
+  });
+});
