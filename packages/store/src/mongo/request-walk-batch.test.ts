@@ -13,6 +13,7 @@ import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { MongoEndpointRepo } from './endpoint-repo.ts';
 import { endHold } from './endpoint-put-off.ts';
 import { REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
+import { releaseLanes } from './ordered-lanes.ts';
 
 vi.mock('./endpoint-walk.ts', async (original) => ({
   ...(await original<typeof import('./endpoint-walk.ts')>()),
@@ -20,12 +21,18 @@ vi.mock('./endpoint-walk.ts', async (original) => ({
   walkBatch: vi.fn(async () => ({ released: 7, failed: 0, held: 0, due: [] })),
 }));
 vi.mock('./endpoint-put-off.ts', async (original) => ({ ...(await original<typeof import('./endpoint-put-off.ts')>()), endHold: vi.fn(async () => []) }));
+vi.mock('./ordered-lanes.ts', async (original) => ({
+  ...(await original<typeof import('./ordered-lanes.ts')>()),
+  releaseLanes: vi.fn(async () => ({ due: [] })),
+}));
 vi.mock('./held-recheck.ts', async (original) => ({ ...(await original<typeof import('./held-recheck.ts')>()), scheduleRecheck: vi.fn(async () => {}) }));
 const batches = vi.mocked(walkBatch);
 const holdEnds = vi.mocked(endHold);
+const laneReleases = vi.mocked(releaseLanes);
 beforeEach(() => {
   batches.mockClear();
   holdEnds.mockClear();
+  laneReleases.mockClear();
 });
 
 const t = { orgId: 'org_1', env: 'live' } as Tenant;
@@ -43,6 +50,8 @@ function conn(status: string): MongoConnection {
       findOneAndUpdate: async () => ({ _id: ENDPOINT, status, heldUntil: HELD_UNTIL }),
     },
     consumers: { updateOne: async () => ({}) },
+    // A disabling left bounds its fail walk (endFailAt).
+    endpointWalks: { updateOne: async () => ({}) },
     // A manual retry's delivery: found, then gone by its reopening (what follows the hold's end is not this test's).
     bucketOf: () => ({
       month: '202612',
@@ -79,5 +88,17 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
       [HELD_UNTIL, REQUEST_WALK_BATCH],
       [HELD_UNTIL, REQUEST_WALK_BATCH],
     ]);
+  });
+
+  it('a pause and a disabling by hand ask for 100 in their transaction', async () => {
+    for (const status of ['paused', 'disabled'] as const) {
+      await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { status, changedAt: 1_000 });
+    }
+    expect(batches.mock.calls.map((call) => call[4])).toEqual([REQUEST_WALK_BATCH, REQUEST_WALK_BATCH]);
+  });
+
+  it('leaving ordered delivery lets its lanes go 1,000 at a time, not 100: no walk finishes the rest', async () => {
+    await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'none' });
+    expect(laneReleases.mock.calls.map((call) => call[3])).toEqual([ENDPOINT_WALK_BATCH]);
   });
 });
