@@ -52,7 +52,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #conn: MongoConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
-  /** Whether the next walk round starts at random among the next WALK_SPREAD (the first does). */
+  /** Whether the next walk round starts at random among the next WALK_SPREAD (the first that finds walks does, and the first after they ran out). */
   #spreadWalks = true;
   /** When this process last read the rechecks due (held-recheck.ts): once a second at most, not once a batch. */
   #rechecksReadAt = Number.NEGATIVE_INFINITY;
@@ -274,15 +274,24 @@ export class MongoDeliveryRepo implements DeliveryRepo {
       read = [...read, ...wrapped.filter((id) => !read.includes(id))];
     }
     const ids = pickWalks(read, endpoints, spread ? Math.random() : undefined);
-    this.#spreadWalks = false;
+    if (ids.length > 0) this.#spreadWalks = false;
     let changed = 0;
     for (const id of ids) {
+      // Past it before its batch: a batch that fails every time (the job ends its tick on the
+      // error) must not come first in every round, holding up every walk after it.
+      this.#walkCursor = id;
       const done = await this.#conn.transaction((session) => walkBatch(this.#conn, session, id, now, batch));
       await noteDue(this.#conn, done.due);
       changed += done.released + done.failed + done.held;
-      this.#walkCursor = id;
     }
     const pending = (await pendingWalksAfter(this.#conn, '', 1)).length > 0;
+    if (!pending) {
+      // None left: every dispatcher's cursor now sits at the last walk they all took, so the next
+      // walks to come would be taken by all of them in the same order. The first round that finds
+      // them spreads again.
+      this.#walkCursor = '';
+      this.#spreadWalks = true;
+    }
     return failedRecheck === undefined ? { changed, pending } : { changed, pending, leftForLater: failedRecheck };
   }
 

@@ -340,8 +340,10 @@ export async function pendingWalksAfter(conn: MongoConnection, after: string, li
  * dispatcher runs the walk job from a cursor of its own, taking the next walk after it: all
  * starting at the first id, dispatchers started together would take the same walk in the same
  * order, each batch conflicting with the others' (walkBatch's first write) and run again on
- * their result. Started apart, they stay apart while they go at one pace; one that catches up
- * with another only shares its walk (a rerun does that walk's next batch, not the same one).
+ * their result. So does a process's first round that finds walks, and its first after they ran
+ * out (its cursor then sits where every other's does: at the last walk they all took). Started
+ * apart they tend to stay apart, but nothing keeps them so: one that catches up with another
+ * shares its walks (a rerun does that walk's next batch, not the same one), no faster than one.
  * Later rounds go in turn, so no walk waits longer than a turn of the ring.
  */
 export const WALK_SPREAD = 8;

@@ -120,4 +120,42 @@ describe('walk rounds of several dispatchers (MongoDB)', () => {
     expect(batches).not.toHaveBeenCalled();
     expect(s.limits).toEqual([1]); // `pending` alone
   });
+
+  it('a first round that finds no walk leaves the spread to the first that does', async () => {
+    const walks: EndpointId[] = [];
+    const s = stand(walks);
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const repo = new MongoDeliveryRepo(s.conn);
+    expect(await rounds(repo, 1)).toEqual([]);
+    walks.push(...ids(10));
+    expect(await rounds(repo, 2)).toEqual(['ep_04', 'ep_05']);
+  });
+
+  it('once the walks ran out, the next to come are spread again, from the first id', async () => {
+    const walks = ids(3);
+    const s = stand(walks);
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
+    const repo = new MongoDeliveryRepo(s.conn);
+    expect(await rounds(repo, 2)).toEqual(['ep_00', 'ep_01']);
+    walks.length = 0; // all finished
+    expect(await rounds(repo, 1)).toEqual([]);
+    walks.push(...ids(10));
+    random.mockReturnValue(0.5);
+    // Not ep_02 in turn from its old cursor, where every other dispatcher's cursor is too.
+    expect(await rounds(repo, 1)).toEqual(['ep_04']);
+  });
+
+  it('a batch that fails every time does not hold up the walks after it', async () => {
+    const s = stand(ids(3));
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    batches.mockImplementation(async (_c, _s, id) => {
+      if (id === 'ep_00') throw new Error('the transaction ran out of its 120 s');
+      return { released: 0, failed: 0, held: 1, due: [] };
+    });
+    const repo = new MongoDeliveryRepo(s.conn);
+    await expect(repo.walkEndpoints(1_000, 1_000, 1)).rejects.toThrow('120 s');
+    expect(await rounds(repo, 2)).toEqual(['ep_01', 'ep_02']);
+    // Its turn comes again once the ring has gone round.
+    await expect(repo.walkEndpoints(1_000, 1_000, 1)).rejects.toThrow('120 s');
+  });
 });
