@@ -12,9 +12,11 @@ import { stripVTControlCharacters } from 'node:util';
 // those ended had exited (as #56312's reports suggest) was tried and did not stop either (in
 // egress-thread.test.ts: a segfault in 1 of 2 clean-clone runs, the check in 1 of 75 runs of the
 // file three at a time). Since then the threads Wirehook starts strip their TypeScript without
-// WebAssembly (startThread, packages/core/src/thread-entry.mjs); a transformation thread still runs
-// QuickJS's. Should either crash come back, vitest counts the file failed: run-tests.ts runs it once
-// more alone, and only when that crash is all that went wrong in its lane; it is printed either way.
+// WebAssembly (startThread, packages/core/src/thread-entry.mjs), but an egress thread still
+// compiles undici's HTTP parser (llhttp, WebAssembly) and a transformation thread QuickJS: which
+// of them the dump's frames were is not known, so the crash may come again. When it does, vitest
+// counts the file failed: run-tests.ts runs it once more alone, and only when that crash is all
+// that went wrong in its lane; it is printed either way.
 
 /** What a lane's output told of crashed workers. */
 export interface EngineCrashes {

@@ -1,31 +1,57 @@
 // A worker thread's first module, written in JavaScript so that Node loads it without stripping types.
 //
-// Node strips a `.ts` module's types with WebAssembly (its swc build, amaro), loaded into each thread
-// that loads one. WebAssembly in threads that start and end is what V8's `jit_page` check and the
-// segfaults of scripts/engine-crashes.ts come of (nodejs/node#64500): a thread freeing the process's
-// shared WebAssembly wrappers while another compiles. Here a thread's `.ts` modules are stripped by
-// sucrase instead: JavaScript only, no WebAssembly, and every line stays where it was, so a stack
-// trace names the `.ts` file's own lines (Node's stripping keeps them too). Its options give Node's
-// semantics: only the types go (`import type` and the types themselves; every other import stays,
-// as `verbatimModuleSyntax` writes them), and no newer JavaScript is rewritten.
+// Node strips a `.ts` module's types with WebAssembly (its swc build, amaro), compiled into each
+// thread that loads one. WebAssembly in threads that start and end is what V8's `jit_page` check
+// and the segfaults of scripts/engine-crashes.ts come of (nodejs/node#64500): a thread freeing the
+// process's shared WebAssembly wrappers while another compiles. Here a thread's `.ts` modules are
+// stripped by sucrase instead, in JavaScript, so the store threads run no WebAssembly at all; an
+// egress thread still compiles undici's HTTP parser (llhttp) at its first connection and a
+// transformation thread QuickJS, which nothing here can take away. Every line stays where it was
+// (columns may not), so a stack trace names the `.ts` file's own lines. Its options give Node's
+// semantics for the syntax `erasableSyntaxOnly` allows (tsconfig.json): only the types go
+// (`import type` and the types themselves; every other import stays, as `verbatimModuleSyntax`
+// writes them), and no newer JavaScript is rewritten.
 //
-// startThread (worker-thread.ts) puts the thread's own module first in its argv; it is taken off
-// before that module runs, so the thread sees the argv it was given.
+// Stripping in a thread that has just started is slow (sucrase loaded and run cold, ≈ 200 ms of
+// CPU for the egress thread's modules), so each module is stripped once a process: a thread posts
+// what it stripped on a BroadcastChannel, startThread (worker-thread.ts) keeps it, and hands a new
+// thread all it has kept as the thread's first message, taken here before anything else can read
+// it. A thread that finds all its modules there never loads sucrase. A module is kept as it was
+// when first stripped, as the main thread's own modules are: a file changed on disk while the
+// process runs is not read again.
+//
+// startThread puts the thread's own module first in its argv; it is taken off before that module
+// runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
+// thread sees the argv it would have had.
 import { readFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { createRequire, registerHooks } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { transform } from 'sucrase';
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 
+const SOURCES_CHANNEL = 'wirehook:thread-sources';
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
+
+/** @type {Map<string, string>} the modules handed over stripped already, by URL */
+const sources = new Map(receiveMessageOnPort(parentPort)?.message?.threadSources ?? []);
+const kept = new BroadcastChannel(SOURCES_CHANNEL);
+kept.unref();
+/** @type {((code: string, options: object) => { code: string }) | undefined} loaded on the first module not handed over */
+let transform;
 
 registerHooks({
   load(url, context, nextLoad) {
     if (!url.startsWith('file:') || !new URL(url).pathname.endsWith('.ts')) return nextLoad(url, context);
-    const filePath = fileURLToPath(url);
-    const { code } = transform(readFileSync(filePath, 'utf8'), { ...SUCRASE_OPTIONS, filePath });
-    return { format: 'module', source: code, shortCircuit: true };
+    let source = sources.get(url);
+    if (source === undefined) {
+      transform ??= createRequire(import.meta.url)('sucrase').transform;
+      const filePath = fileURLToPath(url);
+      source = transform(readFileSync(filePath, 'utf8'), { ...SUCRASE_OPTIONS, filePath }).code;
+      kept.postMessage([url, source]);
+    }
+    return { format: 'module', source, shortCircuit: true };
   },
 });
 
 const [main] = process.argv.splice(2, 1);
+process.argv[1] = fileURLToPath(main);
 await import(main);

@@ -3,14 +3,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
-import { startThread } from './worker-thread.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { keptThreadSource, startThread } from './worker-thread.ts';
 
 const PROBE = new URL('./testing/thread-probe.ts', import.meta.url);
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+/** Files that start a plain Worker on a `.ts` module to compare with: this test's control, and the start-cost bench's. */
+const PLAIN_WORKERS_ON_PURPOSE = ['packages/core/src/worker-thread.ts', 'packages/core/src/worker-thread.test.ts', 'bench/alloc/thread-start.ts'];
 
 interface Probe {
   modules: string[];
+  sucrase: boolean;
   argv: string[];
   stack: string;
 }
@@ -30,6 +33,19 @@ describe('startThread', () => {
     expect(plain.modules).toContain('NativeModule internal/deps/amaro/dist/index');
   });
 
+  it('strips each module once a process: a thread started after one that stripped them is handed them, and loads no sucrase', async () => {
+    // A URL of its own, so that no earlier thread of this file has stripped it.
+    const module = new URL(`${PROBE.href}?once-a-process`);
+    const first = await probe(startThread(module));
+    expect(first.sucrase).toBe(true);
+    // Posted on the channel by the first thread; kept once the main thread has read it.
+    await vi.waitFor(() => expect(keptThreadSource(module)).toContain('the marked line'));
+    expect(keptThreadSource(module)).not.toContain('interface Probe'); // stripped
+    const second = await probe(startThread(module));
+    expect(second.sucrase).toBe(false);
+    expect([first.modules, second.modules]).toEqual([[], []]);
+  });
+
   it('keeps each line where it was (a stack names the .ts file’s own line) and hands the thread its argv', async () => {
     const marked =
       readFileSync(PROBE, 'utf8')
@@ -37,7 +53,8 @@ describe('startThread', () => {
         .findIndex((line) => line.includes('// marked:')) + 1;
     const started = await probe(startThread(PROBE, { argv: ['--flag', 42] }));
     expect(started.stack).toContain(`thread-probe.ts:${marked}:`);
-    expect(started.argv).toEqual(['--flag', '42']);
+    // argv[1] names the thread's module, as when it is the thread's own entry; then what it was given.
+    expect(started.argv).toEqual([fileURLToPath(PROBE), '--flag', '42']);
   });
 
   it('fails the thread with the module’s own error when its module cannot load', async () => {
@@ -53,9 +70,10 @@ describe('startThread', () => {
         if (entry.name === 'node_modules' || entry.name.startsWith('.') || entry.name === 'dist') continue;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && entry.name !== 'worker-thread.ts') {
-          // A Worker of code in a string (eval: true) is JavaScript: nothing to strip.
-          if (/new Worker\((?![^)]*eval: true)/.test(readFileSync(path, 'utf8'))) found.push(relative(ROOT, path));
+        else if (entry.name.endsWith('.ts') && !PLAIN_WORKERS_ON_PURPOSE.includes(relative(ROOT, path))) {
+          // A Worker of code in a string (`eval: true`, on the same line) is JavaScript: nothing to strip.
+          const lines = readFileSync(path, 'utf8').split('\n');
+          if (lines.some((line) => line.includes('new Worker(') && !line.includes('eval: true'))) found.push(relative(ROOT, path));
         }
       }
     };
