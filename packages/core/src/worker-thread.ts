@@ -6,7 +6,11 @@ const SOURCES_CHANNEL = 'wirehook:thread-sources';
 /** Stripped modules kept at most: the process's own modules are far fewer; a bound all the same. */
 const MAX_KEPT_SOURCES = 5_000;
 
-/** The `.ts` modules threads of this process stripped, by URL: handed to each new thread (thread-entry.mjs says why). */
+/**
+ * The `.ts` modules threads of this process stripped, by URL: handed to each new thread
+ * (thread-entry.mjs says why). Only Wirehook's own code runs in its threads (a transformation's
+ * runs inside QuickJS, which has no BroadcastChannel), so only it can post here.
+ */
 const keptSources = new Map<string, string>();
 let listening: BroadcastChannel | undefined;
 

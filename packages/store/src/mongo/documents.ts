@@ -408,6 +408,11 @@ export interface EndpointWalkDoc extends TenantFields {
    * PUT_OFF_BATCH, due at exactly this time, is made due a batch at a time (absent: none).
    */
   putOffUntil?: number | null;
+  /**
+   * The endpoint stopped ordering (`ordering: none`) with more of its lanes to let go of than the
+   * request's batch: the rest are let go of a batch at a time while it still does not order (absent: none).
+   */
+  unlane?: boolean | null;
   /** The month (`YYYYMM`) the walk has reached, oldest first (absent: it starts at the oldest retained). */
   month?: string | null;
   /** Bumped by every batch, so two writers of one walk conflict. */

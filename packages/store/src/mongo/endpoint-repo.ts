@@ -1,5 +1,4 @@
 import {
-  ENDPOINT_WALK_BATCH,
   InvalidError,
   NotFoundError,
   type ConsumerId,
@@ -16,11 +15,10 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
-import { dropHold, endFailAt, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
+import { dropHold, endFailAt, letGoOfLanes, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { endpointHeadersDoc, toEndpoint, validSecrets } from './mappers.ts';
-import { releaseLanes } from './ordered-lanes.ts';
 import { ENDPOINTS_LIST_CAP, ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { TENANCY_PLANS as TP } from './plans/tenancy.ts';
 import { checkedLimit, scope } from './query.ts';
@@ -160,9 +158,8 @@ export class MongoEndpointRepo implements EndpointRepo {
             if (updated !== null && patch.endHoldAt !== undefined)
               due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil, REQUEST_WALK_BATCH)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
-            // No longer ordered: its lanes let go of their waiting deliveries, up to 1,000 here (no walk
-            // finishes the rest: each lane's head then ends one at a time), so not REQUEST_WALK_BATCH.
-            if (updated !== null && patch.ordering === 'none') due.push(...(await releaseLanes(this.#conn, session, id, ENDPOINT_WALK_BATCH)).due);
+            // No longer ordered: its lanes let go of their waiting deliveries, the first batch here, the rest by its walk.
+            if (updated !== null && patch.ordering === 'none') due.push(...(await letGoOfLanes(this.#conn, session, t, id, REQUEST_WALK_BATCH)));
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);

@@ -7,7 +7,7 @@ import type { DueNote } from './due-queue.ts';
 import { releasePutOff } from './endpoint-put-off.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { type Month, monthStartOf } from './months.ts';
-import { handOver, type EndedDelivery } from './ordered-lanes.ts';
+import { handOver, releaseLanes, type EndedDelivery } from './ordered-lanes.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
 
@@ -34,7 +34,7 @@ import { scope } from './query.ts';
 
 /**
  * How many deliveries a request's own first batch of a walk changes (a pause, resume, delete,
- * an automatic disabling, the end of a Retry-After hold), where SQLite's does ENDPOINT_WALK_BATCH
+ * an automatic disabling, the end of a Retry-After hold, an ordering dropped), where SQLite's does ENDPOINT_WALK_BATCH
  * (1,000; PUT_OFF_BATCH, the same, for a hold's end):
  * a MongoDB transaction on a request's path stays small. A fail's batch recounts a message per
  * delivery, and a batch's writes conflict with the endpoint's sends and completions committing
@@ -43,6 +43,26 @@ import { scope } from './query.ts';
  * ENDPOINT_WALK_BATCH: no one waits on them, and they do the rest.
  */
 export const REQUEST_WALK_BATCH = 100;
+
+/**
+ * An endpoint that stops ordering lets go of its lanes, in the caller's transaction: `batch` of
+ * them here (releaseLanes), the rest by its walk (`unlane`), as a pause's first batch and its walk.
+ * The walk document is written first, so a walk batch running meanwhile conflicts at once.
+ * @returns the due notes to pass to noteDue after the commit.
+ */
+export async function letGoOfLanes(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: EndpointId, batch: number): Promise<DueNote[]> {
+  const walk = P.walk(endpointId);
+  await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
+  const lanes = await releaseLanes(conn, session, endpointId, batch);
+  if (lanes.more) {
+    await conn.endpointWalks.updateOne(
+      walk.filter,
+      { $set: { unlane: true }, $setOnInsert: { ...scope(t), hold: null, heldSince: null, failBefore: null } },
+      { ...walk.options, session, upsert: true },
+    );
+  }
+  return lanes.due;
+}
 
 /**
  * Records an operation's walk in the caller's transaction (see the SQLite recordWalk). The walk
@@ -165,6 +185,19 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       if (made.more) return result;
     }
     finished = { putOffUntil: null };
+  } else if (walk.unlane) {
+    // The rest of the lanes of an endpoint that stopped ordering, while it still does not: one
+    // that orders again keeps its lanes (and what waits in them) as they are.
+    if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
+    const ep = P.byId(t, endpointId);
+    const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { ordering: 1 } });
+    if (endpoint !== null && (endpoint.ordering ?? 'none') === 'none') {
+      const lanes = await releaseLanes(conn, session, endpointId, batch);
+      result.released += lanes.released;
+      result.due.push(...lanes.due);
+      if (lanes.more) return result;
+    }
+    finished = { unlane: null };
   }
   if (stoppedIn !== undefined) {
     // More in that month: the next batch starts there (the months before it hold nothing of this part).

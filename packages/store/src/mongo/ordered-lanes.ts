@@ -140,20 +140,23 @@ export interface ReleasedLanes {
   released: number;
   /** Those of them in the due index now (not held): pass to noteDue after the transaction commits. */
   due: DueNote[];
+  /** Whether more may be left: the batch filled with waiting deliveries, or with lanes let go of. */
+  more: boolean;
 }
 
 /**
  * The endpoint no longer orders (`ordering: none`), in the caller's transaction: up to `batch`
  * of its waiting deliveries become claimable, month by month from the oldest, and when that was
  * all of them up to `batch` of its lanes forget their heads (delivery_lanes_endpoint_head: a
- * lane let go of leaves it). Any lane left naming a head lets go of it when that head ends
- * (handOver: nothing waits behind it), as do waiting deliveries beyond `batch` (each then made
- * the head in turn). Examines ≤ 2 × batch, and a seek of each month read.
- * @returns how many were released, and their DueNotes.
+ * lane let go of leaves it). What is left beyond `batch` is the endpoint's walk's (`unlane`,
+ * letGoOfLanes); meanwhile a lane left naming a head lets go of it when that head ends
+ * (handOver: nothing waits behind it), and a waiting delivery is made the head in turn.
+ * Examines ≤ 2 × batch, and a seek of each month read.
+ * @returns how many were released, their DueNotes, and whether more may be left.
  */
 export async function releaseLanes(conn: MongoConnection, session: ClientSession, endpointId: string, batch: number): Promise<ReleasedLanes> {
   const w = P.waitingOfEndpoint(endpointId);
-  const result: ReleasedLanes = { released: 0, due: [] };
+  const result: ReleasedLanes = { released: 0, due: [], more: false };
   for (const month of await conn.months()) {
     if (result.released >= batch) break;
     const { deliveries } = conn.bucket(month);
@@ -177,7 +180,8 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
       const ids = P.headedByIds(lanes.map((l) => l._id));
       await conn.deliveryLanes.updateMany(ids.filter, { $set: { headId: null } }, { ...ids.options, session });
     }
-  }
+    result.more = lanes.length >= batch;
+  } else result.more = true;
   return result;
 }
 

@@ -23,7 +23,7 @@ vi.mock('./endpoint-walk.ts', async (original) => ({
 vi.mock('./endpoint-put-off.ts', async (original) => ({ ...(await original<typeof import('./endpoint-put-off.ts')>()), endHold: vi.fn(async () => []) }));
 vi.mock('./ordered-lanes.ts', async (original) => ({
   ...(await original<typeof import('./ordered-lanes.ts')>()),
-  releaseLanes: vi.fn(async () => ({ due: [] })),
+  releaseLanes: vi.fn(async () => ({ released: 100, due: [], more: true })),
 }));
 vi.mock('./held-recheck.ts', async (original) => ({ ...(await original<typeof import('./held-recheck.ts')>()), scheduleRecheck: vi.fn(async () => {}) }));
 const batches = vi.mocked(walkBatch);
@@ -50,8 +50,13 @@ function conn(status: string): MongoConnection {
       findOneAndUpdate: async () => ({ _id: ENDPOINT, status, heldUntil: HELD_UNTIL }),
     },
     consumers: { updateOne: async () => ({}) },
-    // A disabling left bounds its fail walk (endFailAt).
-    endpointWalks: { updateOne: async () => ({}) },
+    // A disabling left bounds its fail walk (endFailAt); lanes let go of record what is left.
+    endpointWalks: {
+      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
+        walkWrites.push(update);
+        return {};
+      },
+    },
     // A manual retry's delivery: found, then gone by its reopening (what follows the hold's end is not this test's).
     bucketOf: () => ({
       month: '202612',
@@ -59,6 +64,12 @@ function conn(status: string): MongoConnection {
     }),
   } as unknown as MongoConnection;
 }
+
+/** The writes to endpoint_walks' documents since the test began. */
+const walkWrites: Record<string, unknown>[] = [];
+beforeEach(() => {
+  walkWrites.length = 0;
+});
 
 /** A Retry-After hold's end, an hour after the requests' `now`. */
 const HELD_UNTIL = 3_600_000;
@@ -97,8 +108,14 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
     expect(batches.mock.calls.map((call) => call[4])).toEqual([REQUEST_WALK_BATCH, REQUEST_WALK_BATCH]);
   });
 
-  it('leaving ordered delivery lets its lanes go 1,000 at a time, not 100: no walk finishes the rest', async () => {
+  it('leaving ordered delivery lets 100 of its lanes’ deliveries go in its transaction, and leaves the rest to the walk', async () => {
     await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'none' });
-    expect(laneReleases.mock.calls.map((call) => call[3])).toEqual([ENDPOINT_WALK_BATCH]);
+    expect(laneReleases.mock.calls.map((call) => call[3])).toEqual([REQUEST_WALK_BATCH]);
+    expect(walkWrites).toEqual([{ $inc: { version: 1 } }, expect.objectContaining({ $set: { unlane: true } })]);
+    // All of them let go of in the batch: no walk.
+    laneReleases.mockResolvedValueOnce({ released: 3, due: [], more: false });
+    walkWrites.length = 0;
+    await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'none' });
+    expect(walkWrites).toEqual([{ $inc: { version: 1 } }]);
   });
 });

@@ -245,8 +245,13 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { hold: 'nothing left: a condition on the one document _id found', failBefore: 'as hold', putOffUntil: 'as hold (null or absent)' },
-    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null } }),
+    residual: {
+      hold: 'nothing left: a condition on the one document _id found',
+      failBefore: 'as hold',
+      putOffUntil: 'as hold (null or absent)',
+      unlane: 'as putOffUntil',
+    },
+    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null, unlane: null } }),
     example: ['ep_1'],
   }),
   /** Endpoints with a walk left, in id order after a cursor (walkEndpoints' round robin). */

@@ -1,0 +1,76 @@
+// The walk's `unlane` part without a server: an endpoint that stopped ordering with more of its
+// lanes to let go of than a request's batch (letGoOfLanes, request-walk-batch.test.ts) has the
+// rest let go of by its walk, a batch at a time, while it still does not order. The stand-in
+// connection answers walkBatch's reads of the walk and the endpoint and records its writes;
+// releaseLanes is a spy (what it does with a batch is the store contract's, ordered-lane-contract.ts).
+import type { EndpointId } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { walkBatch } from './endpoint-walk.ts';
+import { releaseLanes } from './ordered-lanes.ts';
+
+vi.mock('./ordered-lanes.ts', async (original) => ({
+  ...(await original<typeof import('./ordered-lanes.ts')>()),
+  releaseLanes: vi.fn(async () => ({ released: 1_000, due: [], more: true })),
+}));
+const releases = vi.mocked(releaseLanes);
+beforeEach(() => releases.mockClear());
+
+const session = { id: 'session' } as unknown as ClientSession;
+const ENDPOINT = 'ep_1' as EndpointId;
+const NOW = 1_000;
+
+/** A walk with only its `unlane` part left, of an endpoint whose ordering is `ordering` (null: deleted). */
+function stand(ordering: 'none' | 'key' | null) {
+  const writes: Record<string, unknown>[] = [];
+  const deletes: Record<string, unknown>[] = [];
+  const conn = {
+    months: async () => ['202611', '202612'],
+    endpoints: { findOne: async () => (ordering === null ? null : { _id: ENDPOINT, ordering }) },
+    endpointWalks: {
+      findOneAndUpdate: async () => ({ _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: null, heldSince: null, failBefore: null, unlane: true, month: null }),
+      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
+        writes.push(update);
+      },
+      deleteOne: async (filter: Record<string, unknown>) => {
+        deletes.push(filter);
+      },
+    },
+  } as unknown as MongoConnection;
+  return { conn, writes, deletes };
+}
+
+describe("the walk's unlane part (MongoDB)", () => {
+  it('lets go of a batch while more are left, and keeps the part', async () => {
+    const s = stand('none');
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 1_000 });
+    expect(releases.mock.calls.map((call) => call[3])).toEqual([1_000]);
+    expect([s.writes, s.deletes]).toEqual([[], []]);
+  });
+
+  it('ends the part with the batch that found fewer, and the walk with it', async () => {
+    const s = stand('none');
+    releases.mockResolvedValueOnce({ released: 7, due: [], more: false });
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 7 });
+    expect(s.writes).toEqual([{ $set: { unlane: null, month: null } }]);
+    // Deleted only when nothing else is left of it (walkDone's filter names every part).
+    expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, hold: null, failBefore: null, putOffUntil: null, unlane: null })]);
+  });
+
+  it('lets go of nothing once the endpoint orders again, or is gone, and ends the part', async () => {
+    for (const ordering of ['key', null] as const) {
+      const s = stand(ordering);
+      await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+      expect(s.writes).toEqual([{ $set: { unlane: null, month: null } }]);
+    }
+    expect(releases).not.toHaveBeenCalled();
+  });
+
+  it('is left for the walk by a call that releases nothing (a pause’s first batch)', async () => {
+    const s = stand('none');
+    await walkBatch(s.conn, session, ENDPOINT, 0, 100);
+    expect(releases).not.toHaveBeenCalled();
+    expect([s.writes, s.deletes]).toEqual([[], []]);
+  });
+});
