@@ -32,7 +32,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB store (MONGODB_URL)', 
       }
     },
     'server',
-    REQUEST_WALK_BATCH,
+    { requestBatch: REQUEST_WALK_BATCH, completedFailedApart: true },
   );
 });
 

@@ -77,7 +77,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
     async () => openMongoStore({ url: url as string, dbName, onCommand: record }),
     async (store) => store.close(),
     'server',
-    REQUEST_WALK_BATCH,
+    { requestBatch: REQUEST_WALK_BATCH, completedFailedApart: true },
   );
 
   afterAll(async () => {

@@ -40,6 +40,17 @@ export function plainEndpoint(id: EndpointId, consumerId: ConsumerId, at: number
 /** The endpoint cap the contract uses unless a test is about the cap. */
 export const DEFAULT_MAX_ENDPOINTS = 20;
 
+/** How an adapter splits an endpoint's walk between a request and walkEndpoints (the contract's cases count on it). */
+export interface ContractWalks {
+  /** Deliveries a request's own call changes (SQLite ENDPOINT_WALK_BATCH; MongoDB its REQUEST_WALK_BATCH). */
+  requestBatch: number;
+  /** A disabling completion fails its own delivery in its batch (SQLite) or apart from it (MongoDB: the completion's own write). */
+  completedFailedApart: boolean;
+}
+
+/** SQLite's: ENDPOINT_WALK_BATCH in the request, the completed delivery within it. */
+export const SQLITE_WALKS: ContractWalks = { requestBatch: ENDPOINT_WALK_BATCH, completedFailedApart: false };
+
 /**
  * Builders for contract tests. Every tenant they make is a fresh org, so tests may share
  * one store (and one database) without seeing each other's records.
@@ -48,12 +59,15 @@ export class Fixtures {
   readonly clock: ManualClock;
   /** How many deliveries the adapter's request paths change of a walk in their own call (the rest by walkEndpoints). */
   readonly requestWalkBatch: number;
+  /** Whether a completion that disables its endpoint fails its own delivery apart from the disabling's first batch. */
+  readonly completedFailedApart: boolean;
   readonly #store: () => Store;
 
-  constructor(store: () => Store, clock: ManualClock, requestWalkBatch: number = ENDPOINT_WALK_BATCH) {
+  constructor(store: () => Store, clock: ManualClock, walks: ContractWalks = SQLITE_WALKS) {
     this.#store = store;
     this.clock = clock;
-    this.requestWalkBatch = requestWalkBatch;
+    this.requestWalkBatch = walks.requestBatch;
+    this.completedFailedApart = walks.completedFailedApart;
   }
 
   get store(): Store {

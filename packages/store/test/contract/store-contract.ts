@@ -1,4 +1,4 @@
-import { ENDPOINT_WALK_BATCH, ManualClock } from '@wirehook/core';
+import { ManualClock } from '@wirehook/core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import type { Store } from '../../src/store.ts';
 import { describeOrgAndKeyContract } from './org-contract.ts';
@@ -14,7 +14,7 @@ import { describeEndpointWalkContract } from './endpoint-walk-contract.ts';
 import { describeJobLeaseContract, type LeaseClock } from './job-lease-contract.ts';
 import { describeEventTypeContract } from './event-type-contract.ts';
 import { describeAlertContract } from './alert-contract.ts';
-import { Fixtures } from './fixtures.ts';
+import { type ContractWalks, Fixtures, SQLITE_WALKS } from './fixtures.ts';
 import { describeIsolationContract } from './isolation-contract.ts';
 import { describeLeaseContract } from './lease-contract.ts';
 import { describeMessageContract } from './message-contract.ts';
@@ -32,16 +32,15 @@ import { describeSecretContract } from './secret-contract.ts';
  * serves the whole suite; every test makes its own orgs, so the store need not be empty
  * and tests do not see each other's records. `close` defaults to `store.close()`.
  * Uses only the Store port, so every adapter runs the same suite; `leaseClock` says whose clock
- * times its job leases (the caller's, or its server's: JobLeaseRepo); `requestWalkBatch` how
- * many deliveries its request paths change of an endpoint's walk in their own call (SQLite
- * ENDPOINT_WALK_BATCH, MongoDB its REQUEST_WALK_BATCH).
+ * times its job leases (the caller's, or its server's: JobLeaseRepo); `walks` how it splits an
+ * endpoint's walk between a request and walkEndpoints (ContractWalks; SQLite's by default).
  */
 export function describeStoreContract(
   name: string,
   open: () => Promise<Store>,
   close: (store: Store) => Promise<void> = (store) => store.close(),
   leaseClock: LeaseClock = 'caller',
-  requestWalkBatch: number = ENDPOINT_WALK_BATCH,
+  walks: ContractWalks = SQLITE_WALKS,
 ): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store | undefined;
@@ -51,7 +50,7 @@ export function describeStoreContract(
         return store;
       },
       new ManualClock(),
-      requestWalkBatch,
+      walks,
     );
 
     beforeAll(async () => {
