@@ -187,12 +187,15 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     finished = { putOffUntil: null };
   } else if (walk.unlane) {
     // The rest of the lanes of an endpoint that stopped ordering, while it still does not: one
-    // that orders again keeps its lanes (and what waits in them) as they are.
+    // that orders again keeps its lanes (and what waits in them) as they are. Their waiting
+    // deliveries only, REQUEST_WALK_BATCH at a time: a completion hands its lane over by writing
+    // the next waiting one, so a smaller batch conflicts with fewer of the endpoint's sends; a
+    // head still being sent lets go of its lane when it ends (handOver: nothing waits behind it).
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { ordering: 1 } });
     if (endpoint !== null && (endpoint.ordering ?? 'none') === 'none') {
-      const lanes = await releaseLanes(conn, session, endpointId, batch);
+      const lanes = await releaseLanes(conn, session, endpointId, Math.min(batch, REQUEST_WALK_BATCH), { heads: false });
       result.released += lanes.released;
       result.due.push(...lanes.due);
       if (lanes.more) return result;

@@ -151,10 +151,18 @@ export interface ReleasedLanes {
  * lane let go of leaves it). What is left beyond `batch` is the endpoint's walk's (`unlane`,
  * letGoOfLanes); meanwhile a lane left naming a head lets go of it when that head ends
  * (handOver: nothing waits behind it), and a waiting delivery is made the head in turn.
- * Examines ≤ 2 × batch, and a seek of each month read.
+ * Examines ≤ 2 × batch, and a seek of each month read. `heads: false` (the walk's batches) lets
+ * go of waiting deliveries only: a lane's head is usually being sent, and its completion writes
+ * the lane's document, so the walk leaves that to handOver rather than conflict with every one.
  * @returns how many were released, their DueNotes, and whether more may be left.
  */
-export async function releaseLanes(conn: MongoConnection, session: ClientSession, endpointId: string, batch: number): Promise<ReleasedLanes> {
+export async function releaseLanes(
+  conn: MongoConnection,
+  session: ClientSession,
+  endpointId: string,
+  batch: number,
+  { heads = true }: { heads?: boolean } = {},
+): Promise<ReleasedLanes> {
   const w = P.waitingOfEndpoint(endpointId);
   const result: ReleasedLanes = { released: 0, due: [], more: false };
   for (const month of await conn.months()) {
@@ -170,7 +178,7 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
     result.released += waiting.length;
     result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d, month)));
   }
-  if (result.released < batch) {
+  if (result.released < batch && heads) {
     const h = P.headedOfEndpoint(endpointId);
     const lanes = await conn.deliveryLanes
       .find(h.filter, { ...h.options, session, projection: { _id: 1 } })
@@ -181,7 +189,7 @@ export async function releaseLanes(conn: MongoConnection, session: ClientSession
       await conn.deliveryLanes.updateMany(ids.filter, { $set: { headId: null } }, { ...ids.options, session });
     }
     result.more = lanes.length >= batch;
-  } else result.more = true;
+  } else result.more = result.released >= batch;
   return result;
 }
 

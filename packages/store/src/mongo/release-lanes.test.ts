@@ -71,4 +71,12 @@ describe('releaseLanes (MongoDB)', () => {
     const many = stand({ '202612': 3 }, 100);
     expect(await releaseLanes(many.conn, session, 'ep_1', 100)).toMatchObject({ released: 3, more: true });
   });
+
+  it('without heads (the walk’s), reads no lane and is done once fewer than the batch wait', async () => {
+    const s = stand({ '202612': 3 }, 100);
+    expect(await releaseLanes(s.conn, session, 'ep_1', 100, { heads: false })).toMatchObject({ released: 3, more: false });
+    expect(s.reads).toEqual([{ of: '202612', limit: 100 }]);
+    const full = stand({ '202612': 100 }, 0);
+    expect(await releaseLanes(full.conn, session, 'ep_1', 100, { heads: false })).toMatchObject({ released: 100, more: true });
+  });
 });
