@@ -193,9 +193,11 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     // head still being sent lets go of its lane when it ends (handOver: nothing waits behind it).
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const ep = P.byId(t, endpointId);
-    const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { ordering: 1 } });
+    const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { ordering: 1, status: 1 } });
     if (endpoint !== null && (endpoint.ordering ?? 'none') === 'none') {
-      const lanes = await releaseLanes(conn, session, endpointId, Math.min(batch, REQUEST_WALK_BATCH), { heads: false });
+      // Held when the endpoint is not active: a resume's release walk then judges them as any held delivery.
+      const held = endpoint.status !== 'active';
+      const lanes = await releaseLanes(conn, session, endpointId, Math.min(batch, REQUEST_WALK_BATCH), { heads: false, held });
       result.released += lanes.released;
       result.due.push(...lanes.due);
       if (lanes.more) return result;

@@ -154,6 +154,8 @@ export interface ReleasedLanes {
  * Examines ≤ 2 × batch, and a seek of each month read. `heads: false` (the walk's batches) lets
  * go of waiting deliveries only: a lane's head is usually being sent, and its completion writes
  * the lane's document, so the walk leaves that to handOver rather than conflict with every one.
+ * `held: true` (an endpoint not active) releases them held, as promoteNext makes a lane's next
+ * one, for a resume's release walk to judge (its `releaseHeldSince` rule), not into the due index.
  * @returns how many were released, their DueNotes, and whether more may be left.
  */
 export async function releaseLanes(
@@ -161,7 +163,7 @@ export async function releaseLanes(
   session: ClientSession,
   endpointId: string,
   batch: number,
-  { heads = true }: { heads?: boolean } = {},
+  { heads = true, held = false }: { heads?: boolean; held?: boolean } = {},
 ): Promise<ReleasedLanes> {
   const w = P.waitingOfEndpoint(endpointId);
   const result: ReleasedLanes = { released: 0, due: [], more: false };
@@ -174,9 +176,9 @@ export async function releaseLanes(
       .toArray();
     if (waiting.length === 0) continue;
     const ids = P.deliveries(waiting.map((d) => d._id));
-    await deliveries.updateMany(ids.filter, { $set: { laneWait: false } }, { ...ids.options, session });
+    await deliveries.updateMany(ids.filter, { $set: held ? { laneWait: false, held: true } : { laneWait: false } }, { ...ids.options, session });
     result.released += waiting.length;
-    result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d, month)));
+    if (!held) result.due.push(...waiting.filter((d) => d.held !== true).map((d) => dueNote(d, month)));
   }
   if (result.released < batch && heads) {
     const h = P.headedOfEndpoint(endpointId);

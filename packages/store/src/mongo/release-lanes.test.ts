@@ -13,6 +13,7 @@ const session = { id: 'session' } as unknown as ClientSession;
 /** `waiting` deliveries a month, `headed` lanes with a head. */
 function stand(waiting: Record<Month, number>, headed: number) {
   const reads: { of: string; limit: number }[] = [];
+  const sets: Record<string, unknown>[] = [];
   const conn = {
     months: async () => Object.keys(waiting).sort(),
     bucket: (month: Month) => ({
@@ -33,7 +34,9 @@ function stand(waiting: Record<Month, number>, headed: number) {
             },
           }),
         }),
-        updateMany: async () => ({}),
+        updateMany: async (_filter: unknown, update: { $set: Record<string, unknown> }) => {
+          sets.push(update.$set);
+        },
       },
     }),
     deliveryLanes: {
@@ -48,7 +51,7 @@ function stand(waiting: Record<Month, number>, headed: number) {
       updateMany: async () => ({}),
     },
   } as unknown as MongoConnection;
-  return { conn, reads };
+  return { conn, reads, sets };
 }
 
 describe('releaseLanes (MongoDB)', () => {
@@ -78,5 +81,14 @@ describe('releaseLanes (MongoDB)', () => {
     expect(s.reads).toEqual([{ of: '202612', limit: 100 }]);
     const full = stand({ '202612': 100 }, 0);
     expect(await releaseLanes(full.conn, session, 'ep_1', 100, { heads: false })).toMatchObject({ released: 100, more: true });
+  });
+
+  it('held (an endpoint not active): out of their lanes but held, none told to the due queue', async () => {
+    const s = stand({ '202612': 3 }, 0);
+    expect(await releaseLanes(s.conn, session, 'ep_1', 100, { heads: false, held: true })).toMatchObject({ released: 3, due: [] });
+    expect(s.sets).toEqual([{ laneWait: false, held: true }]);
+    const active = stand({ '202612': 3 }, 0);
+    expect((await releaseLanes(active.conn, session, 'ep_1', 100, { heads: false })).due).toHaveLength(3);
+    expect(active.sets).toEqual([{ laneWait: false }]);
   });
 });

@@ -22,12 +22,12 @@ const ENDPOINT = 'ep_1' as EndpointId;
 const NOW = 1_000;
 
 /** A walk with only its `unlane` part left, of an endpoint whose ordering is `ordering` (null: deleted). */
-function stand(ordering: 'none' | 'key' | null) {
+function stand(ordering: 'none' | 'key' | null, status = 'active') {
   const writes: Record<string, unknown>[] = [];
   const deletes: Record<string, unknown>[] = [];
   const conn = {
     months: async () => ['202611', '202612'],
-    endpoints: { findOne: async () => (ordering === null ? null : { _id: ENDPOINT, ordering }) },
+    endpoints: { findOne: async () => (ordering === null ? null : { _id: ENDPOINT, ordering, status }) },
     endpointWalks: {
       findOneAndUpdate: async () => ({ _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: null, heldSince: null, failBefore: null, unlane: true, month: null }),
       updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
@@ -46,7 +46,7 @@ describe("the walk's unlane part (MongoDB)", () => {
     const s = stand('none');
     expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 100 });
     // Fewer conflicts with the completions handing the endpoint's lanes over; heads left to handOver.
-    expect(releases.mock.calls.map((call) => [call[3], call[4]])).toEqual([[100, { heads: false }]]);
+    expect(releases.mock.calls.map((call) => [call[3], call[4]])).toEqual([[100, { heads: false, held: false }]]);
     expect([s.writes, s.deletes]).toEqual([[], []]);
   });
 
@@ -66,6 +66,14 @@ describe("the walk's unlane part (MongoDB)", () => {
       expect(s.writes).toEqual([{ $set: { unlane: null, month: null } }]);
     }
     expect(releases).not.toHaveBeenCalled();
+  });
+
+  it('lets them go held while the endpoint is paused or disabled, for a resume to judge', async () => {
+    for (const status of ['paused', 'disabled']) await walkBatch(stand('none', status).conn, session, ENDPOINT, NOW, 1_000);
+    expect(releases.mock.calls.map((call) => call[4])).toEqual([
+      { heads: false, held: true },
+      { heads: false, held: true },
+    ]);
   });
 
   it('is left for the walk by a call that releases nothing (a pause’s first batch)', async () => {
