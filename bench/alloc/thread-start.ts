@@ -3,6 +3,7 @@
 //   node bench/alloc/thread-start.ts [rounds, 10]
 import { Worker } from 'node:worker_threads';
 import { startThread } from '@wirehook/core';
+import { median } from '../report/stats.ts';
 
 const EGRESS = new URL('../../packages/egress/src/egress-worker.ts', import.meta.url);
 const options = { allowHosts: 'localhost', resolve: '', timeoutMs: 15_000, connectionsPerOrigin: 8 };
@@ -24,8 +25,7 @@ for (let i = 0; i < rounds; i++) {
     results[mode]!.cpu.push((c.user + c.system) / 1000);
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const spread = (xs: number[]) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+const spread = (xs: number[]) => `${median(xs)?.toFixed(0)} ms (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
 for (const [mode, r] of Object.entries(results)) {
   console.log(`${mode.padEnd(12)} wall median ${spread(r.wall)}, process CPU median ${spread(r.cpu)}`);
 }

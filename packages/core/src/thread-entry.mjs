@@ -28,12 +28,14 @@ import { createRequire, registerHooks } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 
-const SOURCES_CHANNEL = 'wirehook:thread-sources';
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
 
-/** @type {Map<string, string>} the modules handed over stripped already, by URL */
-const sources = new Map(receiveMessageOnPort(parentPort)?.message?.threadSources ?? []);
-const kept = new BroadcastChannel(SOURCES_CHANNEL);
+/** @type {{ threadSources: [string, string][]; channel: string } | undefined} startThread's first message */
+const handed = receiveMessageOnPort(parentPort)?.message;
+/** The modules handed over stripped already, by URL. */
+const sources = new Map(handed?.threadSources ?? []);
+/** Where this thread posts what it strips, for startThread to keep (its name comes with the message). */
+const kept = new BroadcastChannel(handed?.channel ?? 'wirehook:thread-sources');
 kept.unref();
 /** @type {((code: string, options: object) => { code: string }) | undefined} loaded on the first module not handed over */
 let transform;

@@ -1,7 +1,7 @@
 import { BroadcastChannel, Worker, type WorkerOptions } from 'node:worker_threads';
 
 const THREAD_ENTRY = new URL('./thread-entry.mjs', import.meta.url);
-/** The channel threads post the modules they stripped on (thread-entry.mjs). */
+/** The channel threads post the modules they stripped on (named to each in its first message). */
 const SOURCES_CHANNEL = 'wirehook:thread-sources';
 /** Stripped modules kept at most: the process's own modules are far fewer; a bound all the same. */
 const MAX_KEPT_SOURCES = 5_000;
@@ -39,6 +39,6 @@ export function startThread(main: URL, options: WorkerOptions = {}): Worker {
   keepSources();
   const worker = new Worker(THREAD_ENTRY, { ...options, argv: [main.href, ...(options.argv ?? [])] });
   // Its first message, before any of its owner's: thread-entry.mjs takes it before the thread's module loads.
-  worker.postMessage({ threadSources: [...keptSources] });
+  worker.postMessage({ threadSources: [...keptSources], channel: SOURCES_CHANNEL });
   return worker;
 }

@@ -4,9 +4,8 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
-import { ENDPOINTS_PLANS as W } from './plans/endpoints.ts';
 import type { Sent } from './plans/plan.ts';
-import { scope } from './query.ts';
+import { leaveToWalk, touchWalk } from './walk-rest.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off, made due again when the
 // reason goes: as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
@@ -34,18 +33,9 @@ export async function endHold(
   // A hold already over put nothing off that is not due by now (a backlog being drained would
   // only be rewritten, and the walk left to rewrite the rest).
   if (heldUntil === null || heldUntil <= now) return [];
-  // The walk document first: a walk batch on it conflicts at once, before this transaction's reads and writes.
-  const walk = W.walk(endpointId);
-  await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
+  await touchWalk(conn, session, endpointId);
   const { due, more } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, limit);
-  if (more) {
-    // The rest is the walk's (endpoint-walk.ts): one document by _id, written in this transaction.
-    await conn.endpointWalks.updateOne(
-      walk.filter,
-      { $set: { putOffUntil: heldUntil }, $setOnInsert: { ...scope(t), hold: null, heldSince: null, failBefore: null } },
-      { ...walk.options, session, upsert: true },
-    );
-  }
+  if (more) await leaveToWalk(conn, session, t, endpointId, { putOffUntil: heldUntil });
   return due;
 }
 

@@ -10,6 +10,7 @@ import { type Month, monthStartOf } from './months.ts';
 import { handOver, releaseLanes, type EndedDelivery } from './ordered-lanes.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
+import { leaveToWalk, touchWalk } from './walk-rest.ts';
 
 // An endpoint's walk, as in the SQLite adapter (sqlite/endpoint-walk.ts, which says why): the
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
@@ -47,20 +48,12 @@ export const REQUEST_WALK_BATCH = 100;
 /**
  * An endpoint that stops ordering lets go of its lanes, in the caller's transaction: `batch` of
  * them here (releaseLanes), the rest by its walk (`unlane`), as a pause's first batch and its walk.
- * The walk document is written first, so a walk batch running meanwhile conflicts at once.
  * @returns the due notes to pass to noteDue after the commit.
  */
 export async function letGoOfLanes(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: EndpointId, batch: number): Promise<DueNote[]> {
-  const walk = P.walk(endpointId);
-  await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
+  await touchWalk(conn, session, endpointId);
   const lanes = await releaseLanes(conn, session, endpointId, batch);
-  if (lanes.more) {
-    await conn.endpointWalks.updateOne(
-      walk.filter,
-      { $set: { unlane: true }, $setOnInsert: { ...scope(t), hold: null, heldSince: null, failBefore: null } },
-      { ...walk.options, session, upsert: true },
-    );
-  }
+  if (lanes.more) await leaveToWalk(conn, session, t, endpointId, { unlane: true });
   return lanes.due;
 }
 
