@@ -159,7 +159,8 @@ export class MongoEndpointRepo implements EndpointRepo {
               due.push(...(await endHold(this.#conn, session, t, id, patch.endHoldAt, heldUntil, REQUEST_WALK_BATCH)));
             if (updated !== null && respaceAt !== undefined) due.push(...(await respace(this.#conn, session, t, id, respaceAt)));
             // No longer ordered: its lanes let go of their waiting deliveries, the first batch here, the rest by its walk.
-            if (updated !== null && patch.ordering === 'none') due.push(...(await letGoOfLanes(this.#conn, session, t, id, REQUEST_WALK_BATCH)));
+            if (updated !== null && patch.ordering === 'none')
+              due.push(...(await letGoOfLanes(this.#conn, session, t, id, REQUEST_WALK_BATCH, updated.status !== 'active')));
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);

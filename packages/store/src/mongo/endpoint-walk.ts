@@ -47,12 +47,20 @@ export const REQUEST_WALK_BATCH = 100;
 
 /**
  * An endpoint that stops ordering lets go of its lanes, in the caller's transaction: `batch` of
- * them here (releaseLanes), the rest by its walk (`unlane`), as a pause's first batch and its walk.
+ * them here (releaseLanes), the rest by its walk (`unlane`), as a pause's first batch and its walk;
+ * `held` (the endpoint not active) lets them go held, for a resume to judge, as the walk does.
  * @returns the due notes to pass to noteDue after the commit.
  */
-export async function letGoOfLanes(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: EndpointId, batch: number): Promise<DueNote[]> {
+export async function letGoOfLanes(
+  conn: MongoConnection,
+  session: ClientSession,
+  t: Tenant,
+  endpointId: EndpointId,
+  batch: number,
+  held: boolean,
+): Promise<DueNote[]> {
   await touchWalk(conn, session, endpointId);
-  const lanes = await releaseLanes(conn, session, endpointId, batch);
+  const lanes = await releaseLanes(conn, session, endpointId, batch, { held });
   if (lanes.more) await leaveToWalk(conn, session, t, endpointId, { unlane: true });
   return lanes.due;
 }
@@ -190,7 +198,9 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     if (endpoint !== null && (endpoint.ordering ?? 'none') === 'none') {
       // Held when the endpoint is not active: a resume's release walk then judges them as any held delivery.
       const held = endpoint.status !== 'active';
-      const lanes = await releaseLanes(conn, session, endpointId, Math.min(batch, REQUEST_WALK_BATCH), { heads: false, held });
+      // Nothing of a held endpoint is being sent, so nothing conflicts: the job's whole batch then.
+      const size = held ? batch : Math.min(batch, REQUEST_WALK_BATCH);
+      const lanes = await releaseLanes(conn, session, endpointId, size, { heads: false, held });
       result.released += lanes.released;
       result.due.push(...lanes.due);
       if (lanes.more) return result;

@@ -140,7 +140,7 @@ export interface ReleasedLanes {
   released: number;
   /** Those of them in the due index now (not held): pass to noteDue after the transaction commits. */
   due: DueNote[];
-  /** Whether more may be left: the batch filled with waiting deliveries, or with lanes let go of. */
+  /** Whether more waiting deliveries may be left (the batch filled with them): the walk's to let go of. */
   more: boolean;
 }
 
@@ -148,9 +148,9 @@ export interface ReleasedLanes {
  * The endpoint no longer orders (`ordering: none`), in the caller's transaction: up to `batch`
  * of its waiting deliveries become claimable, month by month from the oldest, and when that was
  * all of them up to `batch` of its lanes forget their heads (delivery_lanes_endpoint_head: a
- * lane let go of leaves it). What is left beyond `batch` is the endpoint's walk's (`unlane`,
- * letGoOfLanes); meanwhile a lane left naming a head lets go of it when that head ends
- * (handOver: nothing waits behind it), and a waiting delivery is made the head in turn.
+ * lane let go of leaves it). Waiting deliveries beyond `batch` are the endpoint's walk's
+ * (`unlane`, letGoOfLanes; meanwhile each is made its lane's head in turn); a lane beyond it
+ * still naming a head lets go of it when that head ends (handOver: nothing waits behind it).
  * Examines ≤ 2 × batch, and a seek of each month read. `heads: false` (the walk's batches) lets
  * go of waiting deliveries only: a lane's head is usually being sent, and its completion writes
  * the lane's document, so the walk leaves that to handOver rather than conflict with every one.
@@ -190,8 +190,8 @@ export async function releaseLanes(
       const ids = P.headedByIds(lanes.map((l) => l._id));
       await conn.deliveryLanes.updateMany(ids.filter, { $set: { headId: null } }, { ...ids.options, session });
     }
-    result.more = lanes.length >= batch;
-  } else result.more = result.released >= batch;
+  }
+  result.more = result.released >= batch;
   return result;
 }
 

@@ -110,12 +110,17 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
 
   it('leaving ordered delivery lets 100 of its lanes’ deliveries go in its transaction, and leaves the rest to the walk', async () => {
     await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'none' });
-    expect(laneReleases.mock.calls.map((call) => call[3])).toEqual([REQUEST_WALK_BATCH]);
+    expect(laneReleases.mock.calls.map((call) => [call[3], call[4]])).toEqual([[REQUEST_WALK_BATCH, { held: false }]]);
     expect(walkWrites).toEqual([{ $inc: { version: 1 } }, expect.objectContaining({ $set: { unlane: true } })]);
     // All of them let go of in the batch: no walk.
     laneReleases.mockResolvedValueOnce({ released: 3, due: [], more: false });
     walkWrites.length = 0;
     await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'none' });
     expect(walkWrites).toEqual([{ $inc: { version: 1 } }]);
+  });
+
+  it('leaving ordered delivery while paused lets them go held, for a resume to judge', async () => {
+    await new MongoEndpointRepo(conn('paused')).update(t, ENDPOINT, { ordering: 'none' });
+    expect(laneReleases.mock.calls.map((call) => call[4])).toEqual([{ held: true }]);
   });
 });

@@ -68,11 +68,11 @@ describe("the walk's unlane part (MongoDB)", () => {
     expect(releases).not.toHaveBeenCalled();
   });
 
-  it('lets them go held while the endpoint is paused or disabled, for a resume to judge', async () => {
+  it('lets them go held while the endpoint is paused or disabled, for a resume to judge, the job’s whole batch (nothing is being sent)', async () => {
     for (const status of ['paused', 'disabled']) await walkBatch(stand('none', status).conn, session, ENDPOINT, NOW, 1_000);
-    expect(releases.mock.calls.map((call) => call[4])).toEqual([
-      { heads: false, held: true },
-      { heads: false, held: true },
+    expect(releases.mock.calls.map((call) => [call[3], call[4]])).toEqual([
+      [1_000, { heads: false, held: true }],
+      [1_000, { heads: false, held: true }],
     ]);
   });
 
