@@ -409,6 +409,11 @@ export interface EndpointWalkDoc extends TenantFields {
    */
   putOffUntil?: number | null;
   /**
+   * The old ends of further Retry-After holds ended while the walk had `putOffUntil`'s rest to
+   * do, each done after it in turn (hold-ends.ts: at most HOLD_ENDS_KEPT in all; absent: none).
+   */
+  putOffMore?: number[] | null;
+  /**
    * The endpoint stopped ordering (`ordering: none`) with more of its lanes to let go of than the
    * request's batch: the rest are let go of a batch at a time while it still does not order (absent: none).
    */

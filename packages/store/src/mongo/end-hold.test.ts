@@ -16,8 +16,11 @@ const t = { orgId: 'org_1', env: 'live' } as Tenant;
 const NOW = 1_000;
 const HELD_UNTIL = NOW + 3_600_000;
 
-/** Each month's put-off entries, the first `leased` of the newest month being sent (leased past NOW). */
-function stand(counts: Partial<Record<Month, number>>, leased = 0) {
+/**
+ * Each month's put-off entries, the first `leased` of the newest month being sent (leased past
+ * NOW); `walk`: the hold ends the endpoint's walk has already (none: no walk).
+ */
+function stand(counts: Partial<Record<Month, number>>, leased = 0, walk: { putOffUntil: number; putOffMore?: number[] } | null = null) {
   const reads: { month: Month; limit: number }[] = [];
   const madeDue: { month: Month; ids: string[]; dueAt: number }[] = [];
   const walkWrites: Record<string, unknown>[] = [];
@@ -26,6 +29,10 @@ function stand(counts: Partial<Record<Month, number>>, leased = 0) {
   const conn = {
     months: async () => months,
     endpointWalks: {
+      findOneAndUpdate: async (_filter: unknown, update: Record<string, unknown>) => {
+        walkWrites.push(update);
+        return walk === null ? null : { _id: 'ep_1', ...walk };
+      },
       updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
         walkWrites.push(update);
       },
@@ -64,7 +71,7 @@ describe('ending a Retry-After hold (MongoDB)', () => {
     expect(s.reads).toEqual([{ month: '202612', limit: 500 }]);
     expect(due).toEqual([{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: '202612', dueAt: NOW }]);
     // The walk's document: bumped first (a walk batch conflicts at once), then told the rest.
-    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }, expect.objectContaining({ $set: { putOffUntil: HELD_UNTIL } })]);
+    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }, expect.objectContaining({ $set: { putOffUntil: HELD_UNTIL, putOffMore: null } })]);
   });
 
   it('makes all of 99 due across months and leaves the walk nothing; sends in flight are not counted', async () => {
@@ -82,5 +89,20 @@ describe('ending a Retry-After hold (MongoDB)', () => {
     const s = stand({ '202612': 10 });
     expect(await endHold(s.conn, session, t, 'ep_1', HELD_UNTIL + 1, HELD_UNTIL, REQUEST_WALK_BATCH)).toEqual([]);
     expect([s.reads, s.madeDue, s.walkWrites]).toEqual([[], [], []]);
+  });
+
+  it('a second hold ended before the walk did the first’s rest: its rest goes after the first’s, not over it', async () => {
+    const first = NOW + 1_800_000;
+    const s = stand({ '202612': 150 }, 0, { putOffUntil: first });
+    await endHold(s.conn, session, t, 'ep_1', NOW, HELD_UNTIL, REQUEST_WALK_BATCH);
+    expect(s.walkWrites[1]).toMatchObject({ $set: { putOffUntil: first, putOffMore: [HELD_UNTIL] } });
+  });
+
+  it('with eight holds’ rests kept, a ninth’s waits for its own end: the walk is not written', async () => {
+    const ends = Array.from({ length: 8 }, (_, i) => NOW + (i + 1) * 60_000);
+    const s = stand({ '202612': 150 }, 0, { putOffUntil: ends[0]!, putOffMore: ends.slice(1) });
+    await endHold(s.conn, session, t, 'ep_1', NOW, HELD_UNTIL, REQUEST_WALK_BATCH);
+    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }]);
+    expect(s.madeDue.map((m) => m.ids.length)).toEqual([100]);
   });
 });

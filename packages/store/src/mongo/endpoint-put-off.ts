@@ -5,7 +5,8 @@ import type { MongoConnection } from './connection.ts';
 import type { DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import type { Sent } from './plans/plan.ts';
-import { leaveToWalk, touchWalk } from './walk-rest.ts';
+import { holdEndFields, leaveToWalk, touchWalk } from './walk-rest.ts';
+import { keepHoldEnd } from '../hold-ends.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off, made due again when the
 // reason goes: as the SQLite adapter's endpoint-put-off.ts. A put-off delivery went back
@@ -33,9 +34,11 @@ export async function endHold(
   // A hold already over put nothing off that is not due by now (a backlog being drained would
   // only be rewritten, and the walk left to rewrite the rest).
   if (heldUntil === null || heldUntil <= now) return [];
-  await touchWalk(conn, session, endpointId);
+  const kept = await touchWalk(conn, session, endpointId);
   const { due, more } = await releasePutOff(conn, session, t, endpointId, heldUntil, now, limit);
-  if (more) await leaveToWalk(conn, session, t, endpointId, { putOffUntil: heldUntil });
+  // After the rests of holds ended earlier that the walk still has (hold-ends.ts keeps a few).
+  const ends = more ? keepHoldEnd(kept, heldUntil, now) : null;
+  if (ends !== null) await leaveToWalk(conn, session, t, endpointId, holdEndFields(ends));
   return due;
 }
 

@@ -10,7 +10,8 @@ import { type Month, monthStartOf } from './months.ts';
 import { handOver, releaseLanes, type EndedDelivery } from './ordered-lanes.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
-import { leaveToWalk, touchWalk } from './walk-rest.ts';
+import { holdEndFields, holdEndsOf, leaveToWalk, touchWalk } from './walk-rest.ts';
+import { nextHoldEnds } from '../hold-ends.ts';
 
 // An endpoint's walk, as in the SQLite adapter (sqlite/endpoint-walk.ts, which says why): the
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
@@ -172,20 +173,32 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     }
     finished = { hold: null, heldSince: null };
   } else if (walk.putOffUntil != null) {
-    // The rest of what an ended Retry-After hold put off, newest month first (as the SQLite
-    // walk says: to a new hold's end when that is sooner, left alone under a later one).
+    // The rest of what ended Retry-After holds put off, each hold's in turn (hold-ends.ts), newest
+    // month first (as the SQLite walk says: to a new hold's end when that is sooner, left alone
+    // under a later one). An end is done when its rest is all due, or due by now anyway.
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { heldUntil: 1 } });
     const heldAgain = endpoint?.heldUntil ?? 0;
-    const dueAt = heldAgain <= now ? now : heldAgain < walk.putOffUntil ? heldAgain : null;
-    if (walk.putOffUntil > now && dueAt !== null) {
-      const made = await releasePutOff(conn, session, t, endpointId, walk.putOffUntil, now, batch, dueAt);
-      result.released += made.count;
-      result.due.push(...made.due);
-      if (made.more) return result;
+    const kept = holdEndsOf(walk);
+    let ends = kept;
+    while (ends.putOffUntil !== null) {
+      const end = ends.putOffUntil;
+      const dueAt = heldAgain <= now ? now : heldAgain < end ? heldAgain : null;
+      if (end > now && dueAt !== null) {
+        const made = await releasePutOff(conn, session, t, endpointId, end, now, batch - result.released, dueAt);
+        result.released += made.count;
+        result.due.push(...made.due);
+        if (made.more) break;
+      }
+      ends = nextHoldEnds(ends, now);
     }
-    finished = { putOffUntil: null };
+    if (ends.putOffUntil !== null) {
+      // An end with more left: the next batch goes on from it (the ends before it are done).
+      if (ends !== kept) await conn.endpointWalks.updateOne(own.filter, { $set: holdEndFields(ends) }, { ...own.options, session });
+      return result;
+    }
+    finished = { putOffUntil: null, putOffMore: null };
   } else if (walk.unlane) {
     // The rest of the lanes of an endpoint that stopped ordering, while it still does not: one
     // that orders again keeps its lanes (and what waits in them) as they are. Their waiting

@@ -56,6 +56,11 @@ function conn(status: string): MongoConnection {
         walkWrites.push(update);
         return {};
       },
+      // The request's first write (touchWalk): no walk yet.
+      findOneAndUpdate: async (_filter: unknown, update: Record<string, unknown>) => {
+        walkWrites.push(update);
+        return null;
+      },
     },
     // A manual retry's delivery: found, then gone by its reopening (what follows the hold's end is not this test's).
     bucketOf: () => ({

@@ -4,6 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import type { EndpointWalkDoc } from './documents.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
+import type { HoldEnds } from '../hold-ends.ts';
 
 // A request that does the first batch of a part of an endpoint's walk (an ended hold's put-off
 // deliveries, a dropped ordering's lanes) and leaves the rest to the walk job (endpoint-walk.ts).
@@ -11,10 +12,26 @@ import { scope } from './query.ts';
 /**
  * The request's first write, on the endpoint's walk document if there is one: a walk batch
  * running meanwhile conflicts at once, before the transaction's reads and writes.
+ * @returns the hold ends the walk has (hold-ends.ts), none without a walk.
  */
-export async function touchWalk(conn: MongoConnection, session: ClientSession, endpointId: string): Promise<void> {
+export async function touchWalk(conn: MongoConnection, session: ClientSession, endpointId: string): Promise<HoldEnds> {
   const walk = P.walk(endpointId);
-  await conn.endpointWalks.updateOne(walk.filter, { $inc: { version: 1 } }, { ...walk.options, session });
+  const doc = await conn.endpointWalks.findOneAndUpdate(
+    walk.filter,
+    { $inc: { version: 1 } },
+    { ...walk.options, session, projection: { putOffUntil: 1, putOffMore: 1 }, returnDocument: 'after' },
+  );
+  return holdEndsOf(doc);
+}
+
+/** A walk document's hold ends (none for no document, or one written before putOffMore). */
+export function holdEndsOf(doc: Pick<EndpointWalkDoc, 'putOffUntil' | 'putOffMore'> | null): HoldEnds {
+  return { putOffUntil: doc?.putOffUntil ?? null, putOffMore: doc?.putOffMore ?? [] };
+}
+
+/** Hold ends as a walk document keeps them: `putOffMore` null when none waits behind the walked end. */
+export function holdEndFields(ends: HoldEnds): Pick<EndpointWalkDoc, 'putOffUntil' | 'putOffMore'> {
+  return { putOffUntil: ends.putOffUntil, putOffMore: ends.putOffMore.length === 0 ? null : [...ends.putOffMore] };
 }
 
 /** Leaves the rest of `part` to the endpoint's walk: one document by _id, made if there is none, in the caller's transaction. */
@@ -23,7 +40,7 @@ export async function leaveToWalk(
   session: ClientSession,
   t: Tenant,
   endpointId: string,
-  part: Pick<EndpointWalkDoc, 'putOffUntil'> | Pick<EndpointWalkDoc, 'unlane'>,
+  part: Pick<EndpointWalkDoc, 'putOffUntil' | 'putOffMore'> | Pick<EndpointWalkDoc, 'unlane'>,
 ): Promise<void> {
   const walk = P.walk(endpointId);
   await conn.endpointWalks.updateOne(

@@ -1,7 +1,8 @@
 import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
-import { intOrNull, text } from './row.ts';
+import { intOrNull, type Row, text, textOrNull } from './row.ts';
+import { type HoldEnds, keepHoldEnd } from '../hold-ends.ts';
 import { SENDABLE } from './message-status.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off, made due again when the
@@ -33,7 +34,8 @@ export function endHold(conn: SqliteConnection, endpointId: EndpointId, now: num
   // only be rewritten, and the walk left to rewrite the rest).
   if (heldUntil <= now) return 0;
   const released = releasePutOff(conn, endpointId, heldUntil, now, PUT_OFF_BATCH);
-  if (released === PUT_OFF_BATCH) recordPutOffWalk(conn, { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, endpointId, heldUntil);
+  if (released === PUT_OFF_BATCH)
+    recordPutOffWalk(conn, { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment }, endpointId, heldUntil, now);
   return released;
 }
 
@@ -55,14 +57,31 @@ export function releasePutOff(conn: SqliteConnection, endpointId: EndpointId, he
 /**
  * Leaves the rest of what a Retry-After hold ending at `heldUntil` put off to the endpoint's
  * walk (the hold's end made the first PUT_OFF_BATCH due): each batch makes the next ones due.
+ * After the rests of holds ended earlier that the walk still has (hold-ends.ts keeps a few).
  */
-export function recordPutOffWalk(conn: SqliteConnection, t: Tenant, endpointId: EndpointId, heldUntil: number): void {
+export function recordPutOffWalk(conn: SqliteConnection, t: Tenant, endpointId: EndpointId, heldUntil: number, now: number): void {
+  const row = conn.statement('SELECT put_off_until, put_off_more FROM endpoint_walks WHERE endpoint_id = ?').get(endpointId);
+  const ends = keepHoldEnd(row === undefined ? NO_HOLD_ENDS : holdEndsOf(row), heldUntil, now);
+  if (ends === null) return;
   conn
     .statement(
-      `INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_until) VALUES (?, ?, ?, ?)
-       ON CONFLICT (endpoint_id) DO UPDATE SET put_off_until = excluded.put_off_until`,
+      `INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_until, put_off_more) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (endpoint_id) DO UPDATE SET put_off_until = excluded.put_off_until, put_off_more = excluded.put_off_more`,
     )
-    .run(endpointId, t.orgId, t.env, heldUntil);
+    .run(endpointId, t.orgId, t.env, ends.putOffUntil, moreColumn(ends));
+}
+
+const NO_HOLD_ENDS: HoldEnds = { putOffUntil: null, putOffMore: [] };
+
+/** A walk row's hold ends (`put_off_more`: a JSON array of old ends, or NULL). */
+export function holdEndsOf(row: Row): HoldEnds {
+  const more = textOrNull(row, 'put_off_more');
+  return { putOffUntil: intOrNull(row, 'put_off_until'), putOffMore: more === null ? [] : (JSON.parse(more) as number[]) };
+}
+
+/** `put_off_more` as written: NULL when none waits behind the walked end. */
+export function moreColumn(ends: HoldEnds): string | null {
+  return ends.putOffMore.length === 0 ? null : JSON.stringify(ends.putOffMore);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { EndpointId, Tenant } from '@wirehook/core';
 import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { SqliteConnection } from './connection.ts';
-import { releasePutOff } from './endpoint-put-off.ts';
+import { holdEndsOf, moreColumn, releasePutOff } from './endpoint-put-off.ts';
+import { nextHoldEnds } from '../hold-ends.ts';
 import { AGED, OPEN, refreshMessageStatuses, SENDABLE } from './message-status.ts';
 import { int, intOrNull, text, textOrNull } from './row.ts';
 
@@ -132,19 +133,26 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
   } else if (putOffUntil !== null) {
-    // The rest of what an ended Retry-After hold put off. Under a new hold that ends sooner it
-    // goes to that end (where the new hold's own end, early or not, finds it); under one that
-    // ends later it stays (claimed at its old end and put back, one claim each). It stops when
-    // those are due by now anyway.
+    // The rest of what ended Retry-After holds put off, each hold's in turn (hold-ends.ts). Under
+    // a new hold that ends sooner it goes to that end (where the new hold's own end, early or
+    // not, finds it); under one that ends later it stays (claimed at its old end and put back,
+    // one claim each). An end is done when its rest is all due, or due by now anyway.
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const endpoint = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
     const heldAgain = (endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0;
-    const dueAt = heldAgain <= now ? now : heldAgain < putOffUntil ? heldAgain : null;
-    if (putOffUntil > now && dueAt !== null) {
-      result.released = releasePutOff(conn, endpointId, putOffUntil, now, batch, dueAt);
-      if (result.released === batch) return result;
+    let ends = holdEndsOf(walk);
+    while (ends.putOffUntil !== null) {
+      const end = ends.putOffUntil;
+      const dueAt = heldAgain <= now ? now : heldAgain < end ? heldAgain : null;
+      if (end > now && dueAt !== null) {
+        const made = releasePutOff(conn, endpointId, end, now, batch - result.released, dueAt);
+        result.released += made;
+        if (result.released === batch) break;
+      }
+      ends = nextHoldEnds(ends, now);
     }
-    conn.statement('UPDATE endpoint_walks SET put_off_until = NULL WHERE endpoint_id = ?').run(endpointId);
+    conn.statement('UPDATE endpoint_walks SET put_off_until = ?, put_off_more = ? WHERE endpoint_id = ?').run(ends.putOffUntil, moreColumn(ends), endpointId);
+    if (ends.putOffUntil !== null) return result;
   }
   // Nothing left of it: gone.
   dropIfDone(conn, endpointId);

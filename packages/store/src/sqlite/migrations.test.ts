@@ -6,6 +6,8 @@ import { claimRef } from '../ports/delivery-port.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
 import { countEndpoints } from './migrations/025-endpoint-counts.ts';
 import { AGED } from './message-status.ts';
+import { SqliteConnection } from './connection.ts';
+import { recordPutOffWalk } from './endpoint-put-off.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
@@ -320,6 +322,7 @@ describe('SQLite store', () => {
       CREATE INDEX deliveries_endpoint_due ON deliveries (endpoint_id, next_attempt_at)
         WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0;
       CREATE INDEX deliveries_endpoint_held ON deliveries (endpoint_id) WHERE status IN ('pending', 'retrying') AND held = 1;
+      ALTER TABLE endpoint_walks DROP COLUMN put_off_more;
       PRAGMA user_version = 36;`);
     raw.close();
     const reopened = openFile(path);
@@ -348,6 +351,41 @@ describe('SQLite store', () => {
     await reopened.deliveries.walkEndpoints(now, 10, 10);
     expect(await reopened.deliveries.due(now, 10, 10)).toEqual([]);
     expect(await reopened.endpointStats.pending(t, endpoint.id)).toEqual({ count: 2, oldestAt: now - 3_000 });
+  });
+
+  it('step 38: a walk row of step 37 (one hold end) reads as that end alone, is walked and dropped; a second hold end goes after it', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t, endpoint } = await m.scene();
+    const now = Date.now();
+    const [oldEnd, newEnd] = [now + 3_600_000, now + 7_200_000];
+    const putOff = m.only(await m.send(t));
+    await store.deliveries.release(claimRef(await m.claim(putOff, now)), oldEnd);
+    await store.close();
+    // The file as step 37 left it, with the walk row its endHold wrote.
+    const raw = new DatabaseSync(path);
+    raw.exec(`
+      ALTER TABLE endpoint_walks DROP COLUMN put_off_more;
+      INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_until) VALUES ('${endpoint.id}', '${t.orgId}', '${t.env}', ${oldEnd});
+      PRAGMA user_version = 37;`);
+    raw.close();
+    const reopened = openFile(path);
+    expect(reopened.migrationsApplied).toBe(MIGRATIONS.length - 37);
+    const beside = new DatabaseSync(path);
+    const walk = () =>
+      beside
+        .prepare('SELECT put_off_until, put_off_more FROM endpoint_walks')
+        .all()
+        .map((row) => ({ ...row }));
+    expect(walk()).toEqual([{ put_off_until: oldEnd, put_off_more: null }]);
+    // A second hold's rest, as its endHold would leave it: after the first, not over it.
+    recordPutOffWalk(new SqliteConnection(beside), t, endpoint.id, newEnd, now);
+    expect(walk()).toEqual([{ put_off_until: oldEnd, put_off_more: `[${newEnd}]` }]);
+    await reopened.deliveries.walkEndpoints(now, 1_000, 10);
+    expect((await reopened.deliveries.due(now, 10, 10)).map((d) => d.id)).toEqual([putOff]);
+    expect(walk()).toEqual([]);
+    beside.close();
   });
 
   it('step 35: an event type made before the catalog reads with no schema, version 1, and takes a schema (version 2, the first kept)', async () => {

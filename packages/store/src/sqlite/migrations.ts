@@ -37,6 +37,7 @@ import { certificateNotices } from './migrations/034-certificate-notices.ts';
 import { eventCatalog } from './migrations/035-event-catalog.ts';
 import { endpointTransformation } from './migrations/036-endpoint-transformation.ts';
 import { oneEndpointIndex } from './migrations/037-one-endpoint-index.ts';
+import { holdEnds } from './migrations/038-hold-ends.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -80,6 +81,7 @@ export const MIGRATIONS: readonly string[] = [
   eventCatalog,
   endpointTransformation,
   oneEndpointIndex,
+  holdEnds,
 ];
 
 /**

@@ -50,8 +50,8 @@ export function describeEndpointHoldContract(f: Fixtures): void {
      * makes due: SQLite's 1,000, MongoDB's 100), then the hold ended at `at`: the batch due then,
      * the rest (2, or 902) left to the endpoint's walk, whose batch of 1,000 takes them all.
      */
-    async function endedWithRestLeft() {
-      const { t, endpoint } = await m.scene();
+    async function endedWithRestLeft(scene?: Pick<Awaited<ReturnType<typeof m.scene>>, 't' | 'endpoint'>) {
+      const { t, endpoint } = scene ?? (await m.scene());
       const heldUntil = f.clock.now() + HOUR;
       await f.store.endpoints.hold(t, endpoint.id, heldUntil);
       const putOff: DeliveryId[] = [];
@@ -92,6 +92,19 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       await f.store.endpoints.hold(t, endpoint.id, sooner); // a second 429, Retry-After: 10, before the walk runs
       await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
       expect((await times()).filter((x) => x !== at)).toEqual(Array(left()).fill(sooner));
+    });
+
+    it('two holds ended, each putting off 1,002, before the walk ran: the walk makes both rests due, neither left at its old end', async () => {
+      const first = await endedWithRestLeft();
+      const second = await endedWithRestLeft(first); // a second 429 and a manual retry, the same endpoint
+      expect(second.heldUntil).toBeGreaterThan(first.heldUntil);
+      const walkedAt = second.at + SECOND;
+      // Two rests of 2 (SQLite) or 902 (MongoDB): one batch of 1,000, or two.
+      for (let round = 0; round < 3; round++) await f.store.deliveries.walkEndpoints(walkedAt, 1_000, 100);
+      expect(await m.dueOf(walkedAt, [...first.putOff, ...second.putOff])).toHaveLength(2_004);
+      const times = [...(await first.times()), ...(await second.times())];
+      expect(times.filter((x) => x === first.heldUntil || x === second.heldUntil)).toEqual([]);
+      expect(times.filter((x) => x === walkedAt)).toHaveLength(2 * left());
     });
 
     it('ending a hold already over rewrites nothing: what it put off is due by now, its times kept', async () => {

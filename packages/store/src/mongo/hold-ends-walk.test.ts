@@ -1,0 +1,108 @@
+// The walk's part for ended Retry-After holds without a server: each kept end's rest in turn
+// (hold-ends.ts), within one batch of the walk. The stand-in connection answers walkBatch's reads
+// of the walk and the endpoint and records its writes; releasePutOff is a spy (what it does with
+// an end is end-hold.test.ts's and the store contract's, endpoint-hold-contract.ts).
+import type { EndpointId } from '@wirehook/core';
+import type { ClientSession } from 'mongodb';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { releasePutOff } from './endpoint-put-off.ts';
+import { walkBatch } from './endpoint-walk.ts';
+
+vi.mock('./endpoint-put-off.ts', async (original) => ({
+  ...(await original<typeof import('./endpoint-put-off.ts')>()),
+  releasePutOff: vi.fn(),
+}));
+const releases = vi.mocked(releasePutOff);
+beforeEach(() => releases.mockReset());
+
+const session = { id: 'session' } as unknown as ClientSession;
+const ENDPOINT = 'ep_1' as EndpointId;
+const NOW = 1_000;
+const [A, B] = [NOW + 3_600_000, NOW + 7_200_000];
+
+/** A walk with only hold ends left, of an endpoint held until `heldUntil` (null: no hold). */
+function stand(putOffUntil: number, putOffMore: number[] | null, heldUntil: number | null = null) {
+  const writes: Record<string, unknown>[] = [];
+  const deletes: Record<string, unknown>[] = [];
+  const conn = {
+    months: async () => ['202611', '202612'],
+    endpoints: { findOne: async () => ({ _id: ENDPOINT, heldUntil }) },
+    endpointWalks: {
+      findOneAndUpdate: async () => ({
+        _id: ENDPOINT,
+        orgId: 'org_1',
+        env: 'live',
+        hold: null,
+        heldSince: null,
+        failBefore: null,
+        putOffUntil,
+        putOffMore,
+        month: null,
+      }),
+      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
+        writes.push(update);
+      },
+      deleteOne: async (filter: Record<string, unknown>) => {
+        deletes.push(filter);
+      },
+    },
+  } as unknown as MongoConnection;
+  return { conn, writes, deletes };
+}
+
+/** releasePutOff's calls: the hold end, the limit, when they become due. */
+const calls = () => releases.mock.calls.map((call) => [call[4], call[6], call[7]]);
+const made = (count: number, more: boolean) => ({ due: [], count, more });
+
+describe("the walk's part for ended holds (MongoDB)", () => {
+  it('does the first hold’s rest, then the second’s in the same batch, and ends the walk', async () => {
+    releases.mockResolvedValueOnce(made(2, false)).mockResolvedValueOnce(made(5, false));
+    const s = stand(A, [B]);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 7 });
+    expect(calls()).toEqual([
+      [A, 1_000, NOW],
+      [B, 998, NOW],
+    ]);
+    expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
+    expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffUntil: null })]);
+  });
+
+  it('a batch filled by the first end writes nothing and goes on from it next time', async () => {
+    releases.mockResolvedValueOnce(made(1_000, true));
+    const s = stand(A, [B]);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 1_000 });
+    expect(calls()).toEqual([[A, 1_000, NOW]]);
+    expect([s.writes, s.deletes]).toEqual([[], []]);
+  });
+
+  it('a batch filled by the second end records it as the walked one', async () => {
+    releases.mockResolvedValueOnce(made(2, false)).mockResolvedValueOnce(made(998, true));
+    const s = stand(A, [B]);
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(s.writes).toEqual([{ $set: { putOffUntil: B, putOffMore: null } }]);
+    expect(s.deletes).toEqual([]);
+  });
+
+  it('an end over by now is passed without a read; under a new hold sooner than an end, its rest goes to the new end', async () => {
+    releases.mockResolvedValueOnce(made(3, false));
+    const sooner = NOW + 10_000;
+    const s = stand(NOW - 1, [B], sooner);
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(calls()).toEqual([[B, 1_000, sooner]]);
+  });
+
+  it('under a new hold later than every end, nothing is read: each rest is claimed at its end and put back', async () => {
+    const s = stand(A, [B], B + 1);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 0 });
+    expect(calls()).toEqual([]);
+    expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
+  });
+
+  it('a walk written before putOffMore (one end) is done as before', async () => {
+    releases.mockResolvedValueOnce(made(4, false));
+    const s = stand(A, null);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 4 });
+    expect(calls()).toEqual([[A, 1_000, NOW]]);
+  });
+});
