@@ -15,7 +15,7 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { endHold, respace } from './endpoint-put-off.ts';
 import { firstDueOfEachMonth, noteDue, type DueNote } from './due-queue.ts';
-import { dropHold, endFailAt, letGoOfLanes, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
+import { dropHold, endFailAt, keepLanes, letGoOfLanes, recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import type { EndpointDoc } from './documents.ts';
 import { endpointPatchSet, rotateSecretsUpdate } from './endpoint-updates.ts';
 import { endpointHeadersDoc, toEndpoint, validSecrets } from './mappers.ts';
@@ -138,7 +138,7 @@ export class MongoEndpointRepo implements EndpointRepo {
     // What a walk's first batch made due, noted once its transaction has committed (due-queue.ts).
     let due: DueNote[] = [];
     const doc =
-      patch.status === undefined && patch.ordering !== 'none' && putOffAt === undefined
+      patch.status === undefined && patch.ordering === undefined && putOffAt === undefined
         ? await write()
         : // Open deliveries leave the due index while the endpoint is not active: the first batch
           // here, the rest by the walk (a claim wants an active endpoint meanwhile). Made
@@ -161,6 +161,8 @@ export class MongoEndpointRepo implements EndpointRepo {
             // No longer ordered: its lanes let go of their waiting deliveries, the first batch here, the rest by its walk.
             if (updated !== null && patch.ordering === 'none')
               due.push(...(await letGoOfLanes(this.#conn, session, t, id, REQUEST_WALK_BATCH, updated.status !== 'active')));
+            // Ordered again: what its walk had left to let go of stays in its lanes.
+            else if (updated !== null && patch.ordering !== undefined) await keepLanes(this.#conn, session, id);
             if (patch.status === undefined) return updated;
             // Leaving `disabled` bounds its fail walk, a minute early for clocks (see the SQLite adapter).
             if (updated !== null && patch.changedAt !== undefined) await endFailAt(this.#conn, session, id, patch.changedAt - START_SKEW_MS);

@@ -114,6 +114,20 @@ export async function dropHold(conn: MongoConnection, session: ClientSession | u
   await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
 }
 
+/**
+ * An endpoint that orders again keeps its lanes: its walk's `unlane` part ends in the PATCH's
+ * transaction. That is a write to the walk document, so an unlane batch running meanwhile (it
+ * read the endpoint unordered, and wrote the document first) conflicts with the PATCH and one of
+ * them runs again on the other's result, instead of the batch committing up to
+ * REQUEST_WALK_BATCH releases just after the endpoint ordered again.
+ */
+export async function keepLanes(conn: MongoConnection, session: ClientSession, endpointId: EndpointId): Promise<void> {
+  const own = P.walk(endpointId);
+  await conn.endpointWalks.updateOne(own.filter, { $inc: { version: 1 }, $set: { unlane: null } }, { ...own.options, session });
+  const done = P.walkDone(endpointId);
+  await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
+}
+
 /** What one batch did (see the SQLite WalkBatch). */
 export interface WalkBatch {
   released: number;

@@ -52,14 +52,18 @@ function conn(status: string): MongoConnection {
     consumers: { updateOne: async () => ({}) },
     // A disabling left bounds its fail walk (endFailAt); lanes let go of record what is left.
     endpointWalks: {
-      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
-        walkWrites.push(update);
+      updateOne: async (_filter: unknown, update: Record<string, unknown>, options: { session?: unknown }) => {
+        walkWrites.push(options.session === session ? update : { outsideTransaction: update });
         return {};
       },
       // The request's first write (touchWalk): no walk yet.
       findOneAndUpdate: async (_filter: unknown, update: Record<string, unknown>) => {
         walkWrites.push(update);
         return null;
+      },
+      deleteOne: async (filter: Record<string, unknown>, options: { session?: unknown }) => {
+        walkWrites.push({ deleteOne: filter, inTransaction: options.session === session });
+        return {};
       },
     },
     // A manual retry's delivery: found, then gone by its reopening (what follows the hold's end is not this test's).
@@ -127,5 +131,14 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
   it('leaving ordered delivery while paused lets them go held, for a resume to judge', async () => {
     await new MongoEndpointRepo(conn('paused')).update(t, ENDPOINT, { ordering: 'none' });
     expect(laneReleases.mock.calls.map((call) => call[4])).toEqual([{ held: true }]);
+  });
+
+  it('ordering again ends the walk’s unlane part in its transaction, a write to the walk a running unlane batch conflicts with', async () => {
+    await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'key' });
+    expect(walkWrites).toEqual([
+      { $inc: { version: 1 }, $set: { unlane: null } },
+      { deleteOne: expect.objectContaining({ _id: ENDPOINT, unlane: null }), inTransaction: true },
+    ]);
+    expect(laneReleases).not.toHaveBeenCalled();
   });
 });
