@@ -61,7 +61,11 @@ export function releasePutOff(
 
 /**
  * Makes the endpoint's pending deliveries a rate limit spaced out (due after `now`) due at
- * `now`, in the caller's transaction, for the new limit to space again. Up to PUT_OFF_BATCH.
+ * `now`, in the caller's transaction, for the new limit to space again. Up to PUT_OFF_BATCH,
+ * not REQUEST_WALK_BATCH as a hold's end: what it writes is not due and not leased, so no claim,
+ * send or completion writes it meanwhile and the PATCH's transaction has little to conflict
+ * with. No walk does the rest: a later batch could not tell what the old limit spaced from what
+ * the new one has spaced since, so the rest keep their old places (at most the old spacing).
  * @returns the due notes to pass to noteDue after the commit.
  */
 export async function respace(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: string, now: number): Promise<DueNote[]> {
