@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOLD_ENDS_KEPT, keepHoldEnd, nextHoldEnds } from './hold-ends.ts';
+import { HOLD_ENDS_KEPT, holdEndsIn, keepHoldEnd, nextHoldEnds } from './hold-ends.ts';
 
 const NOW = 1_000;
 const none = { putOffUntil: null, putOffMore: [] };
@@ -33,5 +33,12 @@ describe('the hold ends an endpoint walk keeps', () => {
   it('the next end after the walked one is done, skipping those over; none when none is left', () => {
     expect(nextHoldEnds({ putOffUntil: 5_000, putOffMore: [900, 9_000, 12_000] }, NOW)).toEqual({ putOffUntil: 9_000, putOffMore: [12_000] });
     expect(nextHoldEnds({ putOffUntil: 5_000, putOffMore: [] }, NOW)).toEqual(none);
+  });
+
+  it('read as one list: the walked end filled from the rest, what is not a time dropped', () => {
+    expect(holdEndsIn(null, [5_000, 9_000])).toEqual({ putOffUntil: 5_000, putOffMore: [9_000] });
+    expect(holdEndsIn(5_000, null)).toEqual({ putOffUntil: 5_000, putOffMore: [] });
+    expect(holdEndsIn(5_000, ['9000', 1.5, null, 9_000])).toEqual({ putOffUntil: 5_000, putOffMore: [9_000] });
+    expect(holdEndsIn(undefined, { 0: 1 })).toEqual(none);
   });
 });

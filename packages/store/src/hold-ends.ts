@@ -39,6 +39,15 @@ export function nextHoldEnds(kept: HoldEnds, now: number): HoldEnds {
   return split(kept.putOffMore.filter((e) => e > now));
 }
 
+/**
+ * Hold ends as an adapter read them: the walked end, then the rest, in turn, without what is not
+ * a time (a value an older build or a hand's edit left), the walked one filled from the rest.
+ */
+export function holdEndsIn(putOffUntil: unknown, putOffMore: unknown): HoldEnds {
+  const ends = [putOffUntil, ...(Array.isArray(putOffMore) ? putOffMore : [])];
+  return split(ends.filter((e): e is number => Number.isSafeInteger(e)));
+}
+
 function split(ends: readonly number[]): HoldEnds {
   return { putOffUntil: ends[0] ?? null, putOffMore: ends.slice(1) };
 }

@@ -43,8 +43,9 @@ export async function endHold(
 }
 
 /**
- * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `dueAt` (default `now`), as endHold.
- * @returns the due notes to pass to noteDue after the commit, how many became due, and whether more may be left.
+ * Makes up to `limit` of what a hold ending at `heldUntil` put off due at `dueAt` (default `now`), as endHold,
+ * reading at most `read` entries (default READ_PER_PUT_OFF × `limit`; a walk's batch shares one budget over its ends).
+ * @returns the due notes to pass to noteDue after the commit, how many became due, whether more may be left, and the reads left.
  */
 export function releasePutOff(
   conn: MongoConnection,
@@ -55,8 +56,9 @@ export function releasePutOff(
   now: number,
   limit: number,
   dueAt = now,
+  read = READ_PER_PUT_OFF * limit,
 ): Promise<PutOffBatch> {
-  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt);
+  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt, read);
 }
 
 /**
@@ -72,15 +74,16 @@ export async function respace(conn: MongoConnection, session: ClientSession, t: 
   return (await makeDue(conn, session, t, endpointId, now, P.putOffPending(endpointId, now), PUT_OFF_BATCH)).due;
 }
 
-/** What one call made due: the notes for noteDue after the commit, how many, and whether more may be left. */
+/** What one call made due: the notes for noteDue after the commit, how many, whether more may be left, and its reads left. */
 export interface PutOffBatch {
   due: DueNote[];
   count: number;
   more: boolean;
+  readLeft: number;
 }
 
 /** Entries one call reads at most per delivery it may make due, leased ones included (as SQLite's RESPACE_READ). */
-const READ_PER_PUT_OFF = 5;
+export const READ_PER_PUT_OFF = 5;
 
 async function makeDue(
   conn: MongoConnection,
@@ -91,10 +94,11 @@ async function makeDue(
   q: Sent,
   limit: number,
   dueAt = now,
+  budget = READ_PER_PUT_OFF * limit,
 ): Promise<PutOffBatch> {
   const due: DueNote[] = [];
   let left = limit;
-  let read = READ_PER_PUT_OFF * limit;
+  let read = budget;
   // Newest month first: what was put off is recent.
   for (const month of [...(await conn.months(now))].reverse()) {
     if (left <= 0 || read <= 0) break;
@@ -121,5 +125,5 @@ async function makeDue(
     due.push({ orgId: t.orgId, env: t.env, endpointId, month, dueAt });
   }
   // More may be left when the batch filled, or when the read ran out on leased entries first.
-  return { due, count: limit - left, more: left === 0 || read <= 0 };
+  return { due, count: limit - left, more: left === 0 || read <= 0, readLeft: read };
 }

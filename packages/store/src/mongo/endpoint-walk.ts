@@ -4,7 +4,7 @@ import type { EndpointWalkMode } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import type { EndpointWalkDoc } from './documents.ts';
 import type { DueNote } from './due-queue.ts';
-import { releasePutOff } from './endpoint-put-off.ts';
+import { READ_PER_PUT_OFF, releasePutOff } from './endpoint-put-off.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { type Month, monthStartOf } from './months.ts';
 import { handOver, releaseLanes, type EndedDelivery } from './ordered-lanes.ts';
@@ -119,11 +119,13 @@ export async function dropHold(conn: MongoConnection, session: ClientSession | u
  * transaction. That is a write to the walk document, so an unlane batch running meanwhile (it
  * read the endpoint unordered, and wrote the document first) conflicts with the PATCH and one of
  * them runs again on the other's result, instead of the batch committing up to
- * REQUEST_WALK_BATCH releases just after the endpoint ordered again.
+ * REQUEST_WALK_BATCH releases just after the endpoint ordered again. A walk with no unlane part
+ * is not written (its other parts' batches are not made to run again).
  */
 export async function keepLanes(conn: MongoConnection, session: ClientSession, endpointId: EndpointId): Promise<void> {
-  const own = P.walk(endpointId);
-  await conn.endpointWalks.updateOne(own.filter, { $inc: { version: 1 }, $set: { unlane: null } }, { ...own.options, session });
+  const unlaning = P.walkUnlaning(endpointId);
+  const { modifiedCount } = await conn.endpointWalks.updateOne(unlaning.filter, { $set: { unlane: null } }, { ...unlaning.options, session });
+  if (modifiedCount === 0) return;
   const done = P.walkDone(endpointId);
   await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
 }
@@ -186,29 +188,34 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       );
     }
     finished = { hold: null, heldSince: null };
-  } else if (walk.putOffUntil != null) {
+  } else if (holdEndsOf(walk).putOffUntil !== null) {
     // The rest of what ended Retry-After holds put off, each hold's in turn (hold-ends.ts), newest
-    // month first (as the SQLite walk says: to a new hold's end when that is sooner, left alone
-    // under a later one). An end is done when its rest is all due, or due by now anyway.
+    // month first, as the SQLite walk: due now, or at a new hold's end while one is in force
+    // (sooner or later than the old end: there its own end, early or not, finds them; left at the
+    // old end, each would be claimed then and put back). An end is done when its rest is all moved,
+    // or due by now anyway. One read budget for the batch (READ_PER_PUT_OFF × batch), whatever
+    // the number of ends; each end seeks each month listed once (≤ HOLD_ENDS_KEPT × months).
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const ep = P.byId(t, endpointId);
     const endpoint = await conn.endpoints.findOne(ep.filter, { ...ep.options, session, projection: { heldUntil: 1 } });
-    const heldAgain = endpoint?.heldUntil ?? 0;
+    const dueAt = Math.max(endpoint?.heldUntil ?? 0, now);
     const kept = holdEndsOf(walk);
     let ends = kept;
+    let read = READ_PER_PUT_OFF * batch;
     while (ends.putOffUntil !== null) {
       const end = ends.putOffUntil;
-      const dueAt = heldAgain <= now ? now : heldAgain < end ? heldAgain : null;
-      if (end > now && dueAt !== null) {
-        const made = await releasePutOff(conn, session, t, endpointId, end, now, batch - result.released, dueAt);
+      if (end > now && end !== dueAt) {
+        const made = await releasePutOff(conn, session, t, endpointId, end, now, batch - result.released, dueAt, read);
         result.released += made.count;
         result.due.push(...made.due);
+        read = made.readLeft;
         if (made.more) break;
       }
       ends = nextHoldEnds(ends, now);
     }
     if (ends.putOffUntil !== null) {
-      // An end with more left: the next batch goes on from it (the ends before it are done).
+      // An end with more left: the next batch goes on from it (the ends before it are done; each
+      // nextHoldEnds drops at least the end it passed, so `ends` is another object once any was).
       if (ends !== kept) await conn.endpointWalks.updateOne(own.filter, { $set: holdEndFields(ends) }, { ...own.options, session });
       return result;
     }

@@ -22,7 +22,7 @@ const NOW = 1_000;
 const [A, B] = [NOW + 3_600_000, NOW + 7_200_000];
 
 /** A walk with only hold ends left, of an endpoint held until `heldUntil` (null: no hold). */
-function stand(putOffUntil: number, putOffMore: number[] | null, heldUntil: number | null = null) {
+function stand(putOffUntil: number | null, putOffMore: number[] | null, heldUntil: number | null = null) {
   const writes: Record<string, unknown>[] = [];
   const deletes: Record<string, unknown>[] = [];
   const conn = {
@@ -53,16 +53,17 @@ function stand(putOffUntil: number, putOffMore: number[] | null, heldUntil: numb
 
 /** releasePutOff's calls: the hold end, the limit, when they become due. */
 const calls = () => releases.mock.calls.map((call) => [call[4], call[6], call[7]]);
-const made = (count: number, more: boolean) => ({ due: [], count, more });
+const made = (count: number, more: boolean, readLeft = 0) => ({ due: [], count, more, readLeft });
 
 describe("the walk's part for ended holds (MongoDB)", () => {
   it('does the first hold’s rest, then the second’s in the same batch, and ends the walk', async () => {
-    releases.mockResolvedValueOnce(made(2, false)).mockResolvedValueOnce(made(5, false));
+    releases.mockResolvedValueOnce(made(2, false, 4_990)).mockResolvedValueOnce(made(5, false, 4_900));
     const s = stand(A, [B]);
     expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 7 });
-    expect(calls()).toEqual([
-      [A, 1_000, NOW],
-      [B, 998, NOW],
+    // One read budget for the batch, 5 × 1,000: the second end reads what the first left.
+    expect(releases.mock.calls.map((call) => [call[4], call[6], call[7], call[8]])).toEqual([
+      [A, 1_000, NOW, 5_000],
+      [B, 998, NOW, 4_990],
     ]);
     expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
     expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffUntil: null })]);
@@ -92,11 +93,23 @@ describe("the walk's part for ended holds (MongoDB)", () => {
     expect(calls()).toEqual([[B, 1_000, sooner]]);
   });
 
-  it('under a new hold later than every end, nothing is read: each rest is claimed at its end and put back', async () => {
-    const s = stand(A, [B], B + 1);
-    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 0 });
-    expect(calls()).toEqual([]);
+  it('under a new hold later than every end, each rest goes to its end (not left to be claimed at its old end and put back)', async () => {
+    releases.mockResolvedValueOnce(made(2, false)).mockResolvedValueOnce(made(5, false));
+    const later = B + 60_000;
+    const s = stand(A, [B], later);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 7 });
+    expect(calls()).toEqual([
+      [A, 1_000, later],
+      [B, 998, later],
+    ]);
     expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
+  });
+
+  it('ends an older replica left behind a putOffUntil it cleared are still walked', async () => {
+    releases.mockResolvedValueOnce(made(4, false));
+    const s = stand(null, [B]);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 4 });
+    expect(calls()).toEqual([[B, 1_000, NOW]]);
   });
 
   it('a walk written before putOffMore (one end) is done as before', async () => {

@@ -52,9 +52,10 @@ function conn(status: string): MongoConnection {
     consumers: { updateOne: async () => ({}) },
     // A disabling left bounds its fail walk (endFailAt); lanes let go of record what is left.
     endpointWalks: {
-      updateOne: async (_filter: unknown, update: Record<string, unknown>, options: { session?: unknown }) => {
+      updateOne: async (filter: Record<string, unknown>, update: Record<string, unknown>, options: { session?: unknown }) => {
         walkWrites.push(options.session === session ? update : { outsideTransaction: update });
-        return {};
+        // keepLanes' update matches only a walk letting go of lanes.
+        return { modifiedCount: filter['unlane'] === true && !unlaning ? 0 : 1 };
       },
       // The request's first write (touchWalk): no walk yet.
       findOneAndUpdate: async (_filter: unknown, update: Record<string, unknown>) => {
@@ -74,6 +75,8 @@ function conn(status: string): MongoConnection {
   } as unknown as MongoConnection;
 }
 
+/** Whether the endpoint's walk has an unlane part (keepLanes' filter matches it). */
+let unlaning = true;
 /** The writes to endpoint_walks' documents since the test began. */
 const walkWrites: Record<string, unknown>[] = [];
 beforeEach(() => {
@@ -135,10 +138,13 @@ describe("a request's first batch of an endpoint's walk (MongoDB)", () => {
 
   it('ordering again ends the walk’s unlane part in its transaction, a write to the walk a running unlane batch conflicts with', async () => {
     await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'key' });
-    expect(walkWrites).toEqual([
-      { $inc: { version: 1 }, $set: { unlane: null } },
-      { deleteOne: expect.objectContaining({ _id: ENDPOINT, unlane: null }), inTransaction: true },
-    ]);
+    expect(walkWrites).toEqual([{ $set: { unlane: null } }, { deleteOne: expect.objectContaining({ _id: ENDPOINT, unlane: null }), inTransaction: true }]);
+    // A walk without that part (a hold's, a fail's) is neither written nor its batch made to run again.
+    unlaning = false;
+    walkWrites.length = 0;
+    await new MongoEndpointRepo(conn('active')).update(t, ENDPOINT, { ordering: 'key' });
+    expect(walkWrites).toEqual([{ $set: { unlane: null } }]);
+    unlaning = true;
     expect(laneReleases).not.toHaveBeenCalled();
   });
 });

@@ -4,7 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import type { EndpointWalkDoc } from './documents.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
-import type { HoldEnds } from '../hold-ends.ts';
+import { type HoldEnds, holdEndsIn } from '../hold-ends.ts';
 
 // A request that does the first batch of a part of an endpoint's walk (an ended hold's put-off
 // deliveries, a dropped ordering's lanes) and leaves the rest to the walk job (endpoint-walk.ts).
@@ -24,9 +24,12 @@ export async function touchWalk(conn: MongoConnection, session: ClientSession, e
   return holdEndsOf(doc);
 }
 
-/** A walk document's hold ends (none for no document, or one written before putOffMore). */
+/**
+ * A walk document's hold ends (none for no document). Read as one list, so ends an older
+ * replica left behind a `putOffUntil` it cleared (it knows no `putOffMore`) are still walked.
+ */
 export function holdEndsOf(doc: Pick<EndpointWalkDoc, 'putOffUntil' | 'putOffMore'> | null): HoldEnds {
-  return { putOffUntil: doc?.putOffUntil ?? null, putOffMore: doc?.putOffMore ?? [] };
+  return holdEndsIn(doc?.putOffUntil ?? null, doc?.putOffMore ?? []);
 }
 
 /** Hold ends as a walk document keeps them: `putOffMore` null when none waits behind the walked end. */

@@ -2,7 +2,7 @@ import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
 import { intOrNull, type Row, text, textOrNull } from './row.ts';
-import { type HoldEnds, keepHoldEnd } from '../hold-ends.ts';
+import { type HoldEnds, holdEndsIn, keepHoldEnd } from '../hold-ends.ts';
 import { SENDABLE } from './message-status.ts';
 
 // What a receiver's Retry-After hold and a rate limit put off, made due again when the
@@ -73,10 +73,16 @@ export function recordPutOffWalk(conn: SqliteConnection, t: Tenant, endpointId: 
 
 const NO_HOLD_ENDS: HoldEnds = { putOffUntil: null, putOffMore: [] };
 
-/** A walk row's hold ends (`put_off_more`: a JSON array of old ends, or NULL). */
+/** A walk row's hold ends (`put_off_more`: a JSON array of old ends, or NULL; anything else read as none). */
 export function holdEndsOf(row: Row): HoldEnds {
   const more = textOrNull(row, 'put_off_more');
-  return { putOffUntil: intOrNull(row, 'put_off_until'), putOffMore: more === null ? [] : (JSON.parse(more) as number[]) };
+  let parsed: unknown = null;
+  try {
+    parsed = more === null ? null : JSON.parse(more);
+  } catch {
+    // Not JSON: no further ends (holdEndsIn keeps times only).
+  }
+  return holdEndsIn(intOrNull(row, 'put_off_until'), parsed);
 }
 
 /** `put_off_more` as written: NULL when none waits behind the walked end. */

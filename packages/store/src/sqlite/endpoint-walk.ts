@@ -45,7 +45,9 @@ export function recordWalk(conn: SqliteConnection, t: Tenant, endpointId: Endpoi
 
 /** Deletes the endpoint's walk row when nothing is left of it. */
 function dropIfDone(conn: SqliteConnection, endpointId: EndpointId): void {
-  conn.statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL AND put_off_until IS NULL').run(endpointId);
+  conn
+    .statement('DELETE FROM endpoint_walks WHERE endpoint_id = ? AND hold IS NULL AND fail_before IS NULL AND put_off_until IS NULL AND put_off_more IS NULL')
+    .run(endpointId);
 }
 
 /** Forgets a hold the endpoint no longer needs (it is active again: nothing needs holding). */
@@ -73,7 +75,7 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
   const t = { orgId: text(walk, 'org_id'), env: text(walk, 'env') };
   const failBefore = intOrNull(walk, 'fail_before');
   const hold = textOrNull(walk, 'hold') as 'hold' | 'release' | null;
-  const putOffUntil = intOrNull(walk, 'put_off_until');
+  const holdEnds = holdEndsOf(walk);
   if (failBefore !== null) {
     const rows = conn
       .statement(
@@ -132,26 +134,26 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     }
     if (more) return result;
     conn.statement('UPDATE endpoint_walks SET hold = NULL, held_since = NULL WHERE endpoint_id = ?').run(endpointId);
-  } else if (putOffUntil !== null) {
-    // The rest of what ended Retry-After holds put off, each hold's in turn (hold-ends.ts). Under
-    // a new hold that ends sooner it goes to that end (where the new hold's own end, early or
-    // not, finds it); under one that ends later it stays (claimed at its old end and put back,
-    // one claim each). An end is done when its rest is all due, or due by now anyway.
+  } else if (holdEnds.putOffUntil !== null) {
+    // The rest of what ended Retry-After holds put off, each hold's in turn (hold-ends.ts): due
+    // now, or at a new hold's end while one is in force, sooner or later than the old end (there
+    // its own end, early or not, finds them; left at the old end, each would be claimed then and
+    // put back). An end is done when its rest is all moved, or due by now anyway.
     if (now === 0) return result; // a call that releases nothing (a pause's first batch): left for the walk's next
     const endpoint = conn.statement('SELECT held_until FROM endpoints WHERE id = ?').get(endpointId);
-    const heldAgain = (endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0;
-    let ends = holdEndsOf(walk);
+    const dueAt = Math.max((endpoint === undefined ? null : intOrNull(endpoint, 'held_until')) ?? 0, now);
+    let ends = holdEnds;
     while (ends.putOffUntil !== null) {
       const end = ends.putOffUntil;
-      const dueAt = heldAgain <= now ? now : heldAgain < end ? heldAgain : null;
-      if (end > now && dueAt !== null) {
-        const made = releasePutOff(conn, endpointId, end, now, batch - result.released, dueAt);
-        result.released += made;
+      if (end > now && end !== dueAt) {
+        result.released += releasePutOff(conn, endpointId, end, now, batch - result.released, dueAt);
         if (result.released === batch) break;
       }
       ends = nextHoldEnds(ends, now);
     }
-    conn.statement('UPDATE endpoint_walks SET put_off_until = ?, put_off_more = ? WHERE endpoint_id = ?').run(ends.putOffUntil, moreColumn(ends), endpointId);
+    // Each nextHoldEnds drops at least the end it passed: another object once any was done.
+    if (ends !== holdEnds)
+      conn.statement('UPDATE endpoint_walks SET put_off_until = ?, put_off_more = ? WHERE endpoint_id = ?').run(ends.putOffUntil, moreColumn(ends), endpointId);
     if (ends.putOffUntil !== null) return result;
   }
   // Nothing left of it: gone.

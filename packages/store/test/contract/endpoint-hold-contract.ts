@@ -79,11 +79,25 @@ export function describeEndpointHoldContract(f: Fixtures): void {
       expect((await times()).filter((x) => x !== at)).toEqual(Array(left()).fill(walkedAt));
     });
 
-    it('ending a hold that put off 1,002 while a new hold comes: the walk leaves the rest at the old end (claimed and put back then)', async () => {
-      const { t, endpoint, heldUntil, at, times } = await endedWithRestLeft();
-      await f.store.endpoints.hold(t, endpoint.id, at + 2 * HOUR); // a second 429 before the walk runs
+    it('ending a hold that put off 1,002 while a later new hold comes: the walk moves the rest to the new hold’s end, not its old one', async () => {
+      const { t, endpoint, at, times } = await endedWithRestLeft();
+      const later = at + 2 * HOUR;
+      await f.store.endpoints.hold(t, endpoint.id, later); // a second 429 before the walk runs
       await f.store.deliveries.walkEndpoints(at + SECOND, 1_000, 100);
-      expect((await times()).filter((x) => x !== at)).toEqual(Array(left()).fill(heldUntil));
+      expect((await times()).filter((x) => x !== at)).toEqual(Array(left()).fill(later));
+    });
+
+    it('a 429 storm: a hold ended, a later one made before the walk ran, then ended too — both rests due, none left at an old end', async () => {
+      const first = await endedWithRestLeft();
+      const { t, endpoint } = first;
+      const second = first.at + 2 * HOUR; // the 429 answering the retry that ended the first hold
+      await f.store.endpoints.hold(t, endpoint.id, second);
+      await f.store.deliveries.walkEndpoints(first.at + SECOND, 1_000, 100);
+      const endedAt = first.at + 2 * SECOND; // another manual retry ends the second hold
+      await f.store.endpoints.update(t, endpoint.id, { endHoldAt: endedAt });
+      for (let round = 0; round < 3; round++) await f.store.deliveries.walkEndpoints(endedAt + SECOND, 1_000, 100);
+      expect(await m.dueOf(endedAt + SECOND, first.putOff)).toHaveLength(1_002);
+      expect((await first.times()).filter((x) => x === first.heldUntil || x === second)).toEqual([]);
     });
 
     it('ending a hold that put off 1,002 while a shorter new hold comes: the walk moves the rest to the new hold’s end', async () => {

@@ -239,6 +239,16 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     build: (endpointId: string) => ({ filter: { _id: endpointId, hold: 'hold' } }),
     example: ['ep_1'],
   }),
+  /** A walk letting go of its endpoint's lanes (an endpoint ordering again ends that part: keepLanes). */
+  walkUnlaning: planSpec({
+    collection: COLLECTIONS.endpointWalks,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { unlane: 'lanes are being let go of: a condition on the one document _id found' },
+    build: (endpointId: string) => ({ filter: { _id: endpointId, unlane: true } }),
+    example: ['ep_1'],
+  }),
   /** A walk with nothing left to do: removed. */
   walkDone: planSpec({
     collection: COLLECTIONS.endpointWalks,
@@ -249,9 +259,10 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
       hold: 'nothing left: a condition on the one document _id found',
       failBefore: 'as hold',
       putOffUntil: 'as hold (null or absent)',
+      putOffMore: 'as putOffUntil',
       unlane: 'as putOffUntil',
     },
-    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null, unlane: null } }),
+    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null, putOffMore: null, unlane: null } }),
     example: ['ep_1'],
   }),
   /** Endpoints with a walk left, in id order after a cursor (walkEndpoints' round robin). */
