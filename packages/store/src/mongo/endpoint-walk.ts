@@ -25,9 +25,10 @@ import { nextHoldEnds } from '../hold-ends.ts';
 // (an empty month costs that seek only; the list holds the retained months and the next); it stops
 // in the first month that filled it, recorded as the walk's `month`. A fail skips the months from
 // its bound on. (One month a batch, as the first version went, left a walk pending for a round a
-// month even when little was left: the made-ahead next month is always listed.) The rest
-// of an ended Retry-After hold (`putOffUntil`) is the exception: each batch reads newest month
-// first across all months, about what it moves (5 × batch at most), as endHold does.
+// month even when little was left: the made-ahead next month is always listed.) The rests
+// of ended Retry-After holds (`putOffUntil`, `putOffMore`) are the exception: each batch reads
+// newest month first across all months, about what it moves (5 × batch at most over all its
+// ends), as endHold does, and seeks each month once an end (≤ HOLD_ENDS_KEPT ends).
 // A release makes deliveries due: walkBatch returns them as `due`, which its caller passes to
 // noteDue (due-queue.ts) AFTER the transaction has committed, never inside it.
 // A hold leaves a delivery waiting in its ordered lane as it is: it is not claimable
