@@ -118,4 +118,12 @@ describe("the walk's part for ended holds (MongoDB)", () => {
     expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 4 });
     expect(calls()).toEqual([[A, 1_000, NOW]]);
   });
+
+  it('ends none of which is a time (a hand’s edit) are cleared and the walk goes, nothing read', async () => {
+    const s = stand(null, ['soon'] as unknown as number[]);
+    expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 0 });
+    expect(calls()).toEqual([]);
+    expect(s.writes).toEqual([{ $set: { putOffMore: null, month: null } }]);
+    expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffMore: null })]);
+  });
 });

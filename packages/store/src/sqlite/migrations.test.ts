@@ -385,6 +385,10 @@ describe('SQLite store', () => {
     await reopened.deliveries.walkEndpoints(now, 1_000, 10);
     expect((await reopened.deliveries.due(now, 10, 10)).map((d) => d.id)).toEqual([putOff]);
     expect(walk()).toEqual([]);
+    // A row whose further ends are not times (a hand's edit) is cleared and goes, not walked each round.
+    beside.exec(`INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_more) VALUES ('${endpoint.id}', '${t.orgId}', '${t.env}', 'not json')`);
+    await reopened.deliveries.walkEndpoints(now, 1_000, 10);
+    expect(walk()).toEqual([]);
     beside.close();
   });
 
