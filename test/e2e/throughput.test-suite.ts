@@ -215,7 +215,7 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
 
     // Retried once: a real-time goodput bound (90 % of 40/s at first) that one CI run measured at 35.1/s, passing alone; its
     // figure belongs in `pnpm bench` (it is the capacity scenario there), the bound here only catches a collapse.
-    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput ≥ 90 % of it (80 % over processes), < 5 % 429s; a trickle won’t grow its limit', {
+    it('a receiver of capacity 4 (429 above 4 in flight): after 10 s, goodput ≥ 85 % of it (80 % over processes), < 5 % 429s; a trickle won’t grow its limit', {
       retry: 1,
       timeout: 120_000,
     }, async () => {
@@ -251,9 +251,10 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       const meanServiceMs = served.reduce((sum, r) => sum + r.tookMs!, 0) / Math.max(1, served.length);
       const receiverCapacity = Math.min(40, (capacity * 1000) / meanServiceMs);
       expect(receiverCapacity).toBeGreaterThan(0.75 * 40); // the receiver itself kept most of its speed
-      // 90 % in one process. Cluster mode beside another suite measured 82–88 % (each send's turn there waits for
-      // Redis and the store): 80 %, which a limit one below the capacity (3 in flight, at most 75 %) still fails.
-      const floor = mode.startsWith('embedded') ? 0.9 : 0.8;
+      // 85 % in one process (89 % measured beside the other CI lane at a slow hour). Cluster mode beside another
+      // suite measured 82–88 % (each send's turn there waits for Redis and the store): 80 %. A limit one below the
+      // capacity (3 in flight, at most 75 %) fails both.
+      const floor = mode.startsWith('embedded') ? 0.85 : 0.8;
       expect(goodput, `goodput ${goodput}/s, the receiver's capacity ${receiverCapacity.toFixed(1)}/s`).toBeGreaterThanOrEqual(floor * receiverCapacity);
       expect(refused).toBeLessThan(0.05);
       // Then 80 more at 20/s, about 2 in flight: the limit must not grow on successes of an

@@ -241,9 +241,9 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
       if (lanes.more) return result;
     }
     finished = { unlane: null };
-  } else if (walk.putOffMore != null) {
+  } else if (walk.putOffMore != null || walk.putOffUntil != null) {
     // Ends of which none is a time (a hand's edit): cleared, so the walk can go.
-    finished = { putOffMore: null };
+    finished = { putOffUntil: null, putOffMore: null };
   }
   if (stoppedIn !== undefined) {
     // More in that month: the next batch starts there (the months before it hold nothing of this part).

@@ -123,7 +123,14 @@ describe("the walk's part for ended holds (MongoDB)", () => {
     const s = stand(null, ['soon'] as unknown as number[]);
     expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 0 });
     expect(calls()).toEqual([]);
-    expect(s.writes).toEqual([{ $set: { putOffMore: null, month: null } }]);
+    expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
     expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffMore: null })]);
+  });
+
+  it('an end equal to the new hold’s is passed without a write: its rest is already where that hold’s end finds it', async () => {
+    releases.mockResolvedValueOnce(made(5, false));
+    const s = stand(A, [B], A);
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(calls()).toEqual([[B, 1_000, A]]);
   });
 });

@@ -1,7 +1,7 @@
 import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
 import type { EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
 import type { SqliteConnection } from './connection.ts';
-import { intOrNull, type Row, text, textOrNull } from './row.ts';
+import { intOrNull, type Row, text } from './row.ts';
 import { type HoldEnds, holdEndsIn, keepHoldEnd } from '../hold-ends.ts';
 import { SENDABLE } from './message-status.ts';
 
@@ -75,14 +75,15 @@ const NO_HOLD_ENDS: HoldEnds = { putOffUntil: null, putOffMore: [] };
 
 /** A walk row's hold ends (`put_off_more`: a JSON array of old ends, or NULL; anything else read as none). */
 export function holdEndsOf(row: Row): HoldEnds {
-  const more = textOrNull(row, 'put_off_more');
+  const raw = row['put_off_more'];
+  const more = typeof raw === 'string' ? raw : null; // a BLOB or number (a hand's edit): no further ends
   let parsed: unknown = null;
   try {
     parsed = more === null ? null : JSON.parse(more);
   } catch {
     // Not JSON: no further ends (holdEndsIn keeps times only).
   }
-  return holdEndsIn(intOrNull(row, 'put_off_until'), parsed);
+  return holdEndsIn(row['put_off_until'], parsed);
 }
 
 /** `put_off_more` as written: NULL when none waits behind the walked end. */

@@ -155,9 +155,9 @@ export function walkBatch(conn: SqliteConnection, endpointId: EndpointId, now: n
     if (ends !== holdEnds)
       conn.statement('UPDATE endpoint_walks SET put_off_until = ?, put_off_more = ? WHERE endpoint_id = ?').run(ends.putOffUntil, moreColumn(ends), endpointId);
     if (ends.putOffUntil !== null) return result;
-  } else if (textOrNull(walk, 'put_off_more') !== null) {
+  } else if (walk['put_off_more'] != null || walk['put_off_until'] != null) {
     // Ends of which none is a time (a hand's edit): cleared, so the row can go.
-    conn.statement('UPDATE endpoint_walks SET put_off_more = NULL WHERE endpoint_id = ?').run(endpointId);
+    conn.statement('UPDATE endpoint_walks SET put_off_until = NULL, put_off_more = NULL WHERE endpoint_id = ?').run(endpointId);
   }
   // Nothing left of it: gone.
   dropIfDone(conn, endpointId);
