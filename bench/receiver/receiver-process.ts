@@ -52,6 +52,14 @@ let server: Server | undefined;
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
+/**
+ * A delivery's accept→receive time: the wall clock now against the message's `created_at`, which
+ * Wirehook took from its wall clock. Not from nowMs: the monotonic clock's origin, fixed when this
+ * process started, drifts from the wall clock as NTP slews it, and over a long run that put
+ * smoke runs' medians below zero (CI, stop 75: a p50 of −0.33 × the baseline's).
+ */
+const sinceCreated = (body: Buffer, wallAt: number) => wallAt - createdAtOf(body);
+
 function groupNamed(name: string): Group {
   let group = groups.get(name);
   if (group === undefined) {
@@ -85,6 +93,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const receivedAt = nowMs();
+    const wallAt = Date.now();
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const route = routes.get((req.url ?? '').slice(3)); // "/r/<id>"
     if (route === undefined || !(req.url ?? '').startsWith('/r/')) {
@@ -99,7 +108,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       typeof id !== 'string' ||
       typeof timestamp !== 'string' ||
       typeof signature !== 'string' ||
-      Math.abs(Number(timestamp) - receivedAt / 1000) > TOLERANCE_SECONDS ||
+      Math.abs(Number(timestamp) - wallAt / 1000) > TOLERANCE_SECONDS ||
       !signatureValid(route.key, id, timestamp, body, signature)
     ) {
       invalid++;
@@ -121,7 +130,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return;
     }
     if (route.mode === 'capacity') {
-      serveWithin(route, `${req.url} ${id}`, receivedAt, body, res);
+      serveWithin(route, `${req.url} ${id}`, wallAt, body, res);
       return;
     }
     const pair = `${req.url} ${id}`;
@@ -132,7 +141,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       stats.delivered++;
       stats.firstAt ??= receivedAt;
       stats.lastAt = receivedAt;
-      latency.push(receivedAt - createdAtOf(body));
+      latency.push(sinceCreated(body, wallAt));
       if (typeof orderingKey === 'string') checkOrder(`${req.url} ${orderingKey}`, Number(req.headers['webhook-sequence']));
     }
     res.writeHead(200).end();
@@ -140,7 +149,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /** A receiver of fixed capacity: 429 above `route.capacity` in flight, else 200 after `route.serviceMs`. */
-function serveWithin(route: Route, pair: string, receivedAt: number, body: Buffer, res: ServerResponse): void {
+function serveWithin(route: Route, pair: string, wallAt: number, body: Buffer, res: ServerResponse): void {
   const { stats, times } = route.group;
   if (route.inFlight >= route.capacity) {
     stats.refused++;
@@ -160,7 +169,7 @@ function serveWithin(route: Route, pair: string, receivedAt: number, body: Buffe
       stats.firstAt ??= answeredAt;
       stats.lastAt = answeredAt;
       times.ok.push(answeredAt);
-      latency.push(receivedAt - createdAtOf(body));
+      latency.push(sinceCreated(body, wallAt));
     }
     res.writeHead(200).end();
   }, route.serviceMs);
