@@ -17,6 +17,12 @@ describe('the hold ends an endpoint walk keeps', () => {
     expect(keepHoldEnd({ putOffUntil: 5_000, putOffMore: [9_000] }, 9_000, NOW)).toBeNull();
   });
 
+  it('an end not after now is not kept (what it put off is due already); one after now is', () => {
+    expect(keepHoldEnd(none, NOW, NOW)).toBeNull();
+    expect(keepHoldEnd({ putOffUntil: 5_000, putOffMore: [] }, NOW - 1, NOW)).toBeNull();
+    expect(keepHoldEnd(none, NOW + 1, NOW)).toEqual({ putOffUntil: NOW + 1, putOffMore: [] });
+  });
+
   it('ends over by now are dropped (their rest is due anyway)', () => {
     expect(keepHoldEnd({ putOffUntil: 900, putOffMore: [1_000, 7_000] }, 9_000, NOW)).toEqual({ putOffUntil: 7_000, putOffMore: [9_000] });
   });
@@ -40,5 +46,7 @@ describe('the hold ends an endpoint walk keeps', () => {
     expect(holdEndsIn(5_000, null)).toEqual({ putOffUntil: 5_000, putOffMore: [] });
     expect(holdEndsIn(5_000, ['9000', 1.5, null, 9_000])).toEqual({ putOffUntil: 5_000, putOffMore: [9_000] });
     expect(holdEndsIn(undefined, { 0: 1 })).toEqual(none);
+    // An end read twice (a hand's edit) walked once.
+    expect(holdEndsIn(5_000, [5_000, 9_000, 9_000])).toEqual({ putOffUntil: 5_000, putOffMore: [9_000] });
   });
 });

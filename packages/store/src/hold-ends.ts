@@ -28,7 +28,8 @@ export interface HoldEnds {
  */
 export function keepHoldEnd(kept: HoldEnds, end: number, now: number): HoldEnds | null {
   const ends = [kept.putOffUntil, ...kept.putOffMore].filter((e): e is number => e !== null && e > now);
-  if (!ends.includes(end) && ends.length < HOLD_ENDS_KEPT) ends.push(end);
+  // An end over by now put off nothing that is not due already: nothing to walk.
+  if (end > now && !ends.includes(end) && ends.length < HOLD_ENDS_KEPT) ends.push(end);
   const next = split(ends);
   const same = next.putOffUntil === kept.putOffUntil && next.putOffMore.join() === kept.putOffMore.join();
   return same ? null : next;
@@ -41,11 +42,12 @@ export function nextHoldEnds(kept: HoldEnds, now: number): HoldEnds {
 
 /**
  * Hold ends as an adapter read them: the walked end, then the rest, in turn, without what is not
- * a time (a value an older build or a hand's edit left), the walked one filled from the rest.
+ * a time (a value an older build or a hand's edit left) and without an end read twice (its rest
+ * is walked once), the walked one filled from the rest.
  */
 export function holdEndsIn(putOffUntil: unknown, putOffMore: unknown): HoldEnds {
   const ends = [putOffUntil, ...(Array.isArray(putOffMore) ? putOffMore : [])];
-  return split(ends.filter((e): e is number => Number.isSafeInteger(e)));
+  return split([...new Set(ends.filter((e): e is number => Number.isSafeInteger(e)))]);
 }
 
 function split(ends: readonly number[]): HoldEnds {

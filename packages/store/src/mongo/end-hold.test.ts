@@ -3,49 +3,59 @@
 // end, newest month first) and record its writes. A request asks for REQUEST_WALK_BATCH (100:
 // request-walk-batch.test.ts); beyond it, the endpoint's walk is told the rest (`putOffUntil`).
 // The real-server cases are the store contract's (endpoint-hold-contract.ts).
-import type { Tenant } from '@wirehook/core';
+import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { endHold } from './endpoint-put-off.ts';
-import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
+import { REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import type { Month } from './months.ts';
 
 const session = { id: 'session' } as unknown as ClientSession;
 const t = { orgId: 'org_1', env: 'live' } as Tenant;
-const NOW = 1_000;
+const NOW = Date.UTC(2026, 11, 3, 12); // in 202612, the newest month of most stands
 const HELD_UNTIL = NOW + 3_600_000;
 
 /**
  * Each month's put-off entries, the first `leased` of the newest month being sent (leased past
  * NOW); `walk`: the hold ends the endpoint's walk has already (none: no walk).
  */
-function stand(counts: Partial<Record<Month, number>>, leased = 0, walk: { putOffUntil: number; putOffMore?: number[] } | null = null) {
+function stand(
+  counts: Partial<Record<Month, number>>,
+  leased = 0,
+  walk: { putOffUntil: number; putOffMore?: number[] } | null = null,
+  /** Per hold end, the newest month's entries at it (of them the first `leased` being sent), in place of `counts`. */
+  atEnd: Record<number, { count: number; leased: number }> = {},
+) {
   const reads: { month: Month; limit: number }[] = [];
   const madeDue: { month: Month; ids: string[]; dueAt: number }[] = [];
   const walkWrites: Record<string, unknown>[] = [];
   const months = Object.keys(counts).sort() as Month[];
   const newest = months.at(-1);
   const conn = {
+    legacyMonth: null,
     months: async () => months,
+    endpoints: { findOne: async () => ({ _id: 'ep_1', heldUntil: null }) },
     endpointWalks: {
       findOneAndUpdate: async (_filter: unknown, update: Record<string, unknown>) => {
         walkWrites.push(update);
-        return walk === null ? null : { _id: 'ep_1', ...walk };
+        return walk === null ? null : { _id: 'ep_1', orgId: 'org_1', env: 'live', hold: null, heldSince: null, failBefore: null, month: null, ...walk };
       },
       updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
         walkWrites.push(update);
       },
+      deleteOne: async () => {},
     },
     bucket: (month: Month) => ({
       deliveries: {
-        find: () => ({
+        find: (filter: { dueAt: { $gte: number } }) => ({
           limit: (n: number) => ({
             batchSize: () => {
               reads.push({ month, limit: n });
-              const docs = Array.from({ length: Math.min(counts[month] ?? 0, n) }, (_, i) => ({
+              const at = month === newest ? atEnd[filter.dueAt.$gte] : undefined;
+              const docs = Array.from({ length: Math.min(at?.count ?? counts[month] ?? 0, n) }, (_, i) => ({
                 _id: `dlv_${month}_${i}`,
-                leaseUntil: month === newest && i < leased ? NOW + 30_000 : null,
+                leaseUntil: month === newest && i < (at?.leased ?? leased) ? NOW + 30_000 : null,
               }));
               return (async function* () {
                 yield* docs;
@@ -85,6 +95,18 @@ describe('ending a Retry-After hold (MongoDB)', () => {
     expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }]);
   });
 
+  it('reads no month that starts after the hold’s end (plus a minute of clocks disagreeing): nothing there was put off by it', async () => {
+    const lastOfMonth = Date.UTC(2026, 11, 31, 23, 30);
+    const s = stand({ '202612': 10, '202701': 10 });
+    await endHold(s.conn, session, t, 'ep_1', lastOfMonth - 3_600_000, lastOfMonth, REQUEST_WALK_BATCH);
+    expect(s.reads.map((r) => r.month)).toEqual(['202612']);
+    // An end within a minute of the next month's start reads that month too.
+    const atTurn = Date.UTC(2027, 0, 1) - 30_000;
+    const t2 = stand({ '202612': 10, '202701': 10 });
+    await endHold(t2.conn, session, t, 'ep_1', atTurn - 3_600_000, atTurn, REQUEST_WALK_BATCH);
+    expect(t2.reads.map((r) => r.month)).toEqual(['202701', '202612']);
+  });
+
   it('rewrites nothing for a hold already over', async () => {
     const s = stand({ '202612': 10 });
     expect(await endHold(s.conn, session, t, 'ep_1', HELD_UNTIL + 1, HELD_UNTIL, REQUEST_WALK_BATCH)).toEqual([]);
@@ -104,5 +126,24 @@ describe('ending a Retry-After hold (MongoDB)', () => {
     await endHold(s.conn, session, t, 'ep_1', NOW, HELD_UNTIL, REQUEST_WALK_BATCH);
     expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }]);
     expect(s.madeDue.map((m) => m.ids.length)).toEqual([100]);
+  });
+
+  it('a walk batch’s ends share one read budget (5 × the batch): what the first end read, the second cannot', async () => {
+    const second = HELD_UNTIL + 600_000;
+    // At the first end 45 sends in flight (leased: read, not made due); at the second 20 put off.
+    const s = stand(
+      { '202612': 0 },
+      0,
+      { putOffUntil: HELD_UNTIL, putOffMore: [second] },
+      { [HELD_UNTIL]: { count: 45, leased: 45 }, [second]: { count: 20, leased: 0 } },
+    );
+    // A batch of 10 reads 50 in all: 45 at the first end, 5 at the second, so 5 made due (not 10).
+    expect(await walkBatch(s.conn, session, 'ep_1' as EndpointId, NOW, 10)).toMatchObject({ released: 5 });
+    expect(s.reads).toEqual([
+      { month: '202612', limit: 50 },
+      { month: '202612', limit: 5 },
+    ]);
+    // The first end done, the second walked next: the walk's document says so.
+    expect(s.walkWrites).toEqual([{ $inc: { version: 1 } }, { $set: { putOffUntil: second, putOffMore: null } }]);
   });
 });

@@ -1,8 +1,10 @@
 import { PUT_OFF_BATCH } from '../ports/endpoint-port.ts';
+import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { DueNote } from './due-queue.ts';
+import { type Month, monthStartOf } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import type { Sent } from './plans/plan.ts';
 import { holdEndFields, leaveToWalk, touchWalk } from './walk-rest.ts';
@@ -58,7 +60,11 @@ export function releasePutOff(
   dueAt = now,
   read = READ_PER_PUT_OFF * limit,
 ): Promise<PutOffBatch> {
-  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt, read);
+  // A month that starts after the hold's end holds nothing it put off (each delivery was created
+  // before it was put off, before the end; the margin covers the replicas' clocks disagreeing):
+  // usually the month made ahead, one seek an end saved.
+  const before = (m: Month) => m === conn.legacyMonth || monthStartOf(m) <= heldUntil + START_SKEW_MS;
+  return makeDue(conn, session, t, endpointId, now, P.putOffByHold(endpointId, heldUntil), limit, dueAt, read, before);
 }
 
 /**
@@ -95,12 +101,13 @@ async function makeDue(
   limit: number,
   dueAt = now,
   budget = READ_PER_PUT_OFF * limit,
+  mayHold: (month: Month) => boolean = () => true,
 ): Promise<PutOffBatch> {
   const due: DueNote[] = [];
   let left = limit;
   let read = budget;
   // Newest month first: what was put off is recent.
-  for (const month of [...(await conn.months(now))].reverse()) {
+  for (const month of [...(await conn.months(now))].filter(mayHold).reverse()) {
     if (left <= 0 || read <= 0) break;
     const { deliveries } = conn.bucket(month);
     // Read as a cursor and stopped once `left` are found: the server fetches about what is

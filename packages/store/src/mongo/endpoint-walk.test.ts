@@ -11,6 +11,7 @@ import type { MongoConnection } from './connection.ts';
 import { acrossMonths, walkBatch } from './endpoint-walk.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { type Month, monthStartOf } from './months.ts';
+import { matches } from '../../test/mongo/walk-collection.ts';
 
 // A fail refreshes its messages' statuses (message-status.ts, tested with its own stand-ins):
 // here only which messages each batch asks for.
@@ -79,7 +80,6 @@ function stand(counts: Partial<Record<Month, number>>, opts: Stand = {}) {
   const walkWrites: Record<string, unknown>[] = [];
   let listed = MONTHS;
   let refreshed = 0;
-  const matches = (doc: Record<string, unknown>, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (doc[k] ?? null) === v);
   const conn = {
     legacyMonth: null,
     months: async () => listed,

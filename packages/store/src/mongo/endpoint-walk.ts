@@ -11,7 +11,7 @@ import { handOver, releaseLanes, type EndedDelivery } from './ordered-lanes.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
 import { scope } from './query.ts';
 import { holdEndFields, holdEndsOf, leaveToWalk, touchWalk } from './walk-rest.ts';
-import { nextHoldEnds } from '../hold-ends.ts';
+import { type HoldEnds, nextHoldEnds } from '../hold-ends.ts';
 
 // An endpoint's walk, as in the SQLite adapter (sqlite/endpoint-walk.ts, which says why): the
 // bookkeeping a pause, resume, disable or delete leaves on the endpoint's open deliveries,
@@ -144,7 +144,8 @@ export interface WalkBatch {
  * One batch of the endpoint's walk in the caller's transaction: its fail first, then its hold
  * or release, from the month the walk has reached on (oldest first, acrossMonths). The month
  * that filled the batch is recorded in its document; past the newest, that part is done.
- * Reads ≤ `batch` deliveries in all, and one range seek a month listed.
+ * Reads ≤ `batch` deliveries in all, and one range seek a month listed; an ended hold's rest
+ * ≤ READ_PER_PUT_OFF × `batch` over all the walk's ends, one seek an end a month.
  * @returns what it did, with the DueNotes to pass to noteDue after the commit.
  */
 export async function walkBatch(conn: MongoConnection, session: ClientSession, endpointId: EndpointId, now: number, batch: number): Promise<WalkBatch> {
@@ -217,7 +218,10 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
     if (ends.putOffUntil !== null) {
       // An end with more left: the next batch goes on from it (the ends before it are done; each
       // nextHoldEnds drops at least the end it passed, so `ends` is another object once any was).
-      if (ends !== kept) await conn.endpointWalks.updateOne(own.filter, { $set: holdEndFields(ends) }, { ...own.options, session });
+      // Also written when the document's shape is not the one holdEndFields writes (an older
+      // replica's `putOffUntil` cleared with `putOffMore` left): such a replica, taking the walk
+      // for done, would delete it with ends still to do.
+      if (ends !== kept || !storedAs(walk, ends)) await conn.endpointWalks.updateOne(own.filter, { $set: holdEndFields(ends) }, { ...own.options, session });
       return result;
     }
     finished = { putOffUntil: null, putOffMore: null };
@@ -256,6 +260,12 @@ export async function walkBatch(conn: MongoConnection, session: ClientSession, e
   const done = P.walkDone(endpointId);
   await conn.endpointWalks.deleteOne(done.filter, { ...done.options, session });
   return result;
+}
+
+/** Whether the walk document keeps `ends` as holdEndFields writes them. */
+function storedAs(walk: Pick<EndpointWalkDoc, 'putOffUntil' | 'putOffMore'>, ends: HoldEnds): boolean {
+  const fields = holdEndFields(ends);
+  return (walk.putOffUntil ?? null) === fields.putOffUntil && JSON.stringify(walk.putOffMore ?? null) === JSON.stringify(fields.putOffMore);
 }
 
 /**

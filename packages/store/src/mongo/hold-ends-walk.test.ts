@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { releasePutOff } from './endpoint-put-off.ts';
 import { walkBatch } from './endpoint-walk.ts';
+import { WalkCollection } from '../../test/mongo/walk-collection.ts';
 
 vi.mock('./endpoint-put-off.ts', async (original) => ({
   ...(await original<typeof import('./endpoint-put-off.ts')>()),
@@ -21,39 +22,33 @@ const ENDPOINT = 'ep_1' as EndpointId;
 const NOW = 1_000;
 const [A, B] = [NOW + 3_600_000, NOW + 7_200_000];
 
-/** A walk with only hold ends left, of an endpoint held until `heldUntil` (null: no hold). */
-function stand(putOffUntil: number | null, putOffMore: number[] | null, heldUntil: number | null = null) {
-  const writes: Record<string, unknown>[] = [];
-  const deletes: Record<string, unknown>[] = [];
+/** A walk with only hold ends left (and `rest` of other parts), of an endpoint held until `heldUntil` (null: no hold). */
+function stand(putOffUntil: number | null, putOffMore: unknown[] | null, heldUntil: number | null = null, rest: Record<string, unknown> = {}) {
+  const walks = new WalkCollection({
+    _id: ENDPOINT,
+    orgId: 'org_1',
+    env: 'live',
+    hold: null,
+    heldSince: null,
+    failBefore: null,
+    putOffUntil,
+    putOffMore,
+    month: null,
+    ...rest,
+  });
   const conn = {
+    legacyMonth: null,
     months: async () => ['202611', '202612'],
-    endpoints: { findOne: async () => ({ _id: ENDPOINT, heldUntil }) },
-    endpointWalks: {
-      findOneAndUpdate: async () => ({
-        _id: ENDPOINT,
-        orgId: 'org_1',
-        env: 'live',
-        hold: null,
-        heldSince: null,
-        failBefore: null,
-        putOffUntil,
-        putOffMore,
-        month: null,
-      }),
-      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
-        writes.push(update);
-      },
-      deleteOne: async (filter: Record<string, unknown>) => {
-        deletes.push(filter);
-      },
-    },
+    endpoints: { findOne: async () => ({ _id: ENDPOINT, heldUntil, status: 'active' }) },
+    endpointWalks: walks,
   } as unknown as MongoConnection;
-  return { conn, writes, deletes };
+  return { conn, walks, writes: walks.writes, deletes: walks.deletes };
 }
 
 /** releasePutOff's calls: the hold end, the limit, when they become due. */
 const calls = () => releases.mock.calls.map((call) => [call[4], call[6], call[7]]);
-const made = (count: number, more: boolean, readLeft = 0) => ({ due: [], count, more, readLeft });
+/** What releasePutOff returns; by default it read only what it made due, of a 1,000 batch's 5,000. */
+const made = (count: number, more: boolean, readLeft = 5_000 - count) => ({ due: [], count, more, readLeft });
 
 describe("the walk's part for ended holds (MongoDB)", () => {
   it('does the first hold’s rest, then the second’s in the same batch, and ends the walk', async () => {
@@ -67,6 +62,7 @@ describe("the walk's part for ended holds (MongoDB)", () => {
     ]);
     expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
     expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffUntil: null })]);
+    expect(s.walks.doc).toBeNull();
   });
 
   it('a batch filled by the first end writes nothing and goes on from it next time', async () => {
@@ -112,6 +108,15 @@ describe("the walk's part for ended holds (MongoDB)", () => {
     expect(calls()).toEqual([[B, 1_000, NOW]]);
   });
 
+  it('an older replica’s shape (putOffUntil cleared, ends left behind) is written back as this build keeps it while an end has more', async () => {
+    releases.mockResolvedValueOnce(made(1_000, true));
+    const s = stand(null, [A, B]);
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(calls()).toEqual([[A, 1_000, NOW]]);
+    // Left as it was, an older replica would read no put-off part and delete the walk with A's rest and B still to do.
+    expect(s.writes).toEqual([{ $set: { putOffUntil: A, putOffMore: [B] } }]);
+  });
+
   it('a walk written before putOffMore (one end) is done as before', async () => {
     releases.mockResolvedValueOnce(made(4, false));
     const s = stand(A, null);
@@ -120,11 +125,25 @@ describe("the walk's part for ended holds (MongoDB)", () => {
   });
 
   it('ends none of which is a time (a hand’s edit) are cleared and the walk goes, nothing read', async () => {
-    const s = stand(null, ['soon'] as unknown as number[]);
+    const s = stand(null, ['soon']);
     expect(await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000)).toMatchObject({ released: 0 });
     expect(calls()).toEqual([]);
     expect(s.writes).toEqual([{ $set: { putOffUntil: null, putOffMore: null, month: null } }]);
-    expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffMore: null })]);
+    // walkDone's filter: `putOffMore: null` would also match an array holding a null beside an end.
+    expect(s.deletes).toEqual([expect.objectContaining({ _id: ENDPOINT, putOffMore: { $not: { $type: 'array' } } })]);
+  });
+
+  it('a walk whose further ends hold a null beside an end (a hand’s edit) is not deleted when another part ends: that end is still to walk', async () => {
+    // Another part first (a pause's hold, the endpoint active again: nothing to hold), then walkDone.
+    const s = stand(null, [null, B], null, { hold: 'hold', heldSince: NOW });
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(s.writes).toEqual([{ $set: { hold: null, heldSince: null, month: null } }]);
+    // `putOffMore: null` in walkDone's filter would match [null, B] (as MongoDB matches, and mingo with it).
+    expect(s.walks.doc).toMatchObject({ putOffMore: [null, B] });
+    releases.mockResolvedValueOnce(made(3, false));
+    await walkBatch(s.conn, session, ENDPOINT, NOW, 1_000);
+    expect(calls()).toEqual([[B, 1_000, NOW]]);
+    expect(s.walks.doc).toBeNull();
   });
 
   it('an end equal to the new hold’s is passed without a write: its rest is already where that hold’s end finds it', async () => {

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
+import { WalkCollection } from '../../test/mongo/walk-collection.ts';
 
 vi.mock('./ordered-lanes.ts', async (original) => ({
   ...(await original<typeof import('./ordered-lanes.ts')>()),
@@ -23,22 +24,13 @@ const NOW = 1_000;
 
 /** A walk with only its `unlane` part left, of an endpoint whose ordering is `ordering` (null: deleted). */
 function stand(ordering: 'none' | 'key' | null, status = 'active') {
-  const writes: Record<string, unknown>[] = [];
-  const deletes: Record<string, unknown>[] = [];
+  const walks = new WalkCollection({ _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: null, heldSince: null, failBefore: null, unlane: true, month: null });
   const conn = {
     months: async () => ['202611', '202612'],
     endpoints: { findOne: async () => (ordering === null ? null : { _id: ENDPOINT, ordering, status }) },
-    endpointWalks: {
-      findOneAndUpdate: async () => ({ _id: ENDPOINT, orgId: 'org_1', env: 'live', hold: null, heldSince: null, failBefore: null, unlane: true, month: null }),
-      updateOne: async (_filter: unknown, update: Record<string, unknown>) => {
-        writes.push(update);
-      },
-      deleteOne: async (filter: Record<string, unknown>) => {
-        deletes.push(filter);
-      },
-    },
+    endpointWalks: walks,
   } as unknown as MongoConnection;
-  return { conn, writes, deletes };
+  return { conn, walks, writes: walks.writes, deletes: walks.deletes };
 }
 
 describe("the walk's unlane part (MongoDB)", () => {

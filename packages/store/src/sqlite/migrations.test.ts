@@ -8,6 +8,7 @@ import { countEndpoints } from './migrations/025-endpoint-counts.ts';
 import { AGED } from './message-status.ts';
 import { SqliteConnection } from './connection.ts';
 import { recordPutOffWalk } from './endpoint-put-off.ts';
+import { dropHold } from './endpoint-walk.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
@@ -389,6 +390,12 @@ describe('SQLite store', () => {
     beside.exec(`INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_more) VALUES ('${endpoint.id}', '${t.orgId}', '${t.env}', 'not json')`);
     await reopened.deliveries.walkEndpoints(now, 1_000, 10);
     expect(walk()).toEqual([]);
+    // A row whose further end outlives its walked one (a hand's edit) is not dropped when another part ends: that end is still to walk.
+    beside.exec(
+      `INSERT INTO endpoint_walks (endpoint_id, org_id, env, hold, put_off_more) VALUES ('${endpoint.id}', '${t.orgId}', '${t.env}', 'hold', '[${newEnd}]')`,
+    );
+    dropHold(new SqliteConnection(beside), endpoint.id);
+    expect(walk()).toEqual([{ put_off_until: null, put_off_more: `[${newEnd}]` }]);
     beside.close();
   });
 

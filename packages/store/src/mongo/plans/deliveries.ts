@@ -15,7 +15,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
     // The batch: a request's 100 (REQUEST_WALK_BATCH), the walk's 1,000.
-    examines: "≤ limit (5 × the batch over all months, leased ones included): one endpoint's entries at one dueAt, a one-point range of its due index",
+    // The limit: 5 × the batch over all months and, in a walk's batch, over all its hold ends; leased ones included.
+    examines: "≤ limit: one endpoint's entries at one dueAt, a one-point range of its due index a month",
     maxExamined: (n) => n + 1,
     // dueWhere: the partial filter's `$type` repeated beside the bound, as every due-index query does.
     build: (endpointId: string, heldUntil: number) => ({ filter: { ...dueWhere({ $gte: heldUntil, $lte: heldUntil }), endpointId } }),

@@ -259,10 +259,12 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
       hold: 'nothing left: a condition on the one document _id found',
       failBefore: 'as hold',
       putOffUntil: 'as hold (null or absent)',
-      putOffMore: 'as putOffUntil',
+      putOffMore: "not an array: null or absent (a `null` would also match an array holding a null, a hand's edit with an end beside it)",
       unlane: 'as putOffUntil',
     },
-    build: (endpointId: string) => ({ filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null, putOffMore: null, unlane: null } }),
+    build: (endpointId: string) => ({
+      filter: { _id: endpointId, hold: null, failBefore: null, putOffUntil: null, putOffMore: { $not: { $type: 'array' } }, unlane: null },
+    }),
     example: ['ep_1'],
   }),
   /** Endpoints with a walk left, in id order after a cursor (walkEndpoints' round robin). */
