@@ -15,7 +15,7 @@ import type { SqliteStore } from '../src/sqlite/open-sqlite-store.ts';
 // consumers of one endpoint each, 1 KB payloads, 64 messages in flight (--concurrency:
 // fewer in flight means smaller group commits, so more pages per message).
 //
-//   ./dev node packages/store/bench/wal-bench.ts [--wal] [--concurrency 8] [--n 5000]
+//   ./dev node packages/store/bench/wal-bench.ts [--wal] [--concurrency 8] [--n 5000] [--threaded] [--drop-index a,b]
 //
 // --wal: a reader pinned to an emptied WAL keeps every frame in the file (no checkpoint can
 // reset it), so the file holds every page the run logged. The long WAL slows every read, so
@@ -24,7 +24,9 @@ import type { SqliteStore } from '../src/sqlite/open-sqlite-store.ts';
 // to this file. --threaded: the store on its worker thread, as embedded mode opens it (the CPU
 // then counts both threads); with it or without, the report has the create's and the
 // completion's latency as a caller awaits them (p50, p99): the store's share of a send's
-// latency in a closed loop.
+// latency in a closed loop. --drop-index a,b: those indexes dropped after the set-up, before the
+// warm-up (the hot path must not need them): the most that keeping them out of each commit (kept
+// behind in batches, or gone) could save.
 
 const { values: args } = parseArgs({
   options: {
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     impl: { type: 'string', default: '../src/sqlite' },
     'page-size': { type: 'string', default: '4096' },
     threaded: { type: 'boolean', default: false },
+    'drop-index': { type: 'string', default: '' },
   },
 });
 const N = Number(args.n);
@@ -192,6 +195,26 @@ async function measure(store: SqliteStore, path: string, pageSize: number, clock
   return { ms, cpuUs: user + system, framePages, latencies };
 }
 
+/** Drops `names` on a side connection (the store's own connections see the schema change at their next statement). */
+function dropIndexes(path: string, names: string[]): void {
+  if (names.length === 0) return;
+  const side = new DatabaseSync(path);
+  try {
+    const known = new Set(
+      side
+        .prepare(`SELECT name FROM sqlite_schema WHERE type = 'index'`)
+        .all()
+        .map((row) => row['name']),
+    );
+    for (const name of names) {
+      if (!known.has(name)) throw new Error(`--drop-index: no index named ${name}`);
+      side.exec(`DROP INDEX "${name}"`);
+    }
+  } finally {
+    side.close();
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wirehook-wal-bench-'));
   const path = join(dir, 'wal.sqlite');
@@ -204,12 +227,14 @@ async function main(): Promise<void> {
   const store = args.threaded ? openThreadedSqliteStore({ path }) : openSqliteStore({ path });
   const clock = new ManualClock();
   const targets = await setUp(store, clock);
+  dropIndexes(path, args['drop-index'].split(',').filter(Boolean));
   await run(store, clock, targets, WARMUP, 0);
   const { ms, cpuUs, framePages, latencies } = await measure(store, path, pageSize, clock, targets);
   await store.close();
 
   const report: Record<string, unknown> = {
     n: N,
+    dropped: args['drop-index'],
     concurrency: CONCURRENCY,
     usPerMessage: Math.round((ms * 1000) / N),
     cpuUsPerMessage: Math.round(cpuUs / N),
