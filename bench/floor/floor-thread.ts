@@ -2,7 +2,7 @@
 // calls of one turn of the event loop cross in one message and are answered by id, the answers
 // of one turn likewise — as Wirehook's store and egress threads post (StoreThread,
 // EgressThread), with no more than that.
-import { parentPort, type Worker } from 'node:worker_threads';
+import { parentPort, type Transferable, type Worker } from 'node:worker_threads';
 import { startThread, turnOutbox } from '@wirehook/core';
 import { endFloor } from './floor-parts.ts';
 
@@ -23,8 +23,9 @@ export class FloorThread<C extends object, R> {
   #nextId = 0;
   readonly #post = turnOutbox<C & { id: number }>((calls) => this.#worker.postMessage(calls));
 
-  constructor(main: URL, name: string, data: unknown, youngGenerationMb: number) {
-    this.#worker = startThread(main, { name, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
+  /** `transfer`: what `data` carries that moves to the thread (a MessagePort to another worker). */
+  constructor(main: URL, name: string, data: unknown, youngGenerationMb: number, transfer: Transferable[] = []) {
+    this.#worker = startThread(main, { name, workerData: data, transferList: transfer, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
     this.#worker.on('message', (replies: Reply<R>[]) => {
       for (const { id, value, error } of replies) {
         const call = this.#pending.get(id);

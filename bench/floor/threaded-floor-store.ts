@@ -1,26 +1,30 @@
 // The threaded floor's store thread (bench/floor/threaded-floor-process.ts): the pipeline floor's
 // SQLite file and group commit, on a worker thread as Wirehook's store writer. Each write is
-// answered after its group commit's fsync.
-import { workerData } from 'node:worker_threads';
+// answered after its group commit's fsync. In the delivery-thread floor (FLOOR_DELIVERY_THREAD=1)
+// it also hands each committed delivery to the delivery thread and writes that thread's attempts,
+// over their link (bench/floor/floor-delivery-thread.ts).
+import { type MessagePort, workerData } from 'node:worker_threads';
+import type { FloorJob, RecordCall } from './floor-delivery-thread.ts';
+import { FloorLink } from './floor-link.ts';
 import { durabilityOf, type FloorAttempt, recordStatements } from './floor-parts.ts';
 import { type FloorMessageRows, openFloorStore } from './floor-store.ts';
 import { serveCalls } from './floor-thread.ts';
 
-/** A call to the store thread. */
+/** A call to the store thread. `jobs`: the deliveries to hand the delivery thread once committed (its floor only). */
 export type StoreCall =
   | { op: 'durability' }
-  | { op: 'create'; message: FloorMessageRows }
+  | { op: 'create'; message: FloorMessageRows; jobs?: FloorJob[] }
   | { op: 'record'; deliveryId: string; attempt: FloorAttempt }
   | { op: 'fail'; deliveryId: string; at: number };
 
-const { file } = workerData as { file: string };
+const { file, link: port } = workerData as { file: string; link?: MessagePort };
 const { db, write, create } = openFloorStore(file);
 const statements = recordStatements(db);
 
-serveCalls<StoreCall, unknown>(async (call) => {
+const run = (call: StoreCall | RecordCall): Promise<unknown> => {
   switch (call.op) {
     case 'durability':
-      return durabilityOf(db);
+      return Promise.resolve(durabilityOf(db));
     case 'create':
       return write(() => create(call.message));
     case 'record':
@@ -28,4 +32,12 @@ serveCalls<StoreCall, unknown>(async (call) => {
     case 'fail':
       return write(() => statements.fail(call.deliveryId, call.at));
   }
+};
+
+const link = port === undefined ? undefined : new FloorLink<FloorJob, never, never, never, RecordCall, unknown>(port, { serve: run });
+
+serveCalls<StoreCall, unknown>(async (call) => {
+  const done = await run(call);
+  if (call.op === 'create') for (const job of call.jobs ?? []) link!.push(job);
+  return done;
 });

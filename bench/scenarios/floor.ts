@@ -145,7 +145,7 @@ async function measureFloor(
     // The flags Wirehook's process gets: the embedded launcher's WIREHOOK_NODE_FLAGS and --node-args (NODE_OPTIONS both inherit).
     const nodeFlags = [...(process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? []), ...ctx.nodeArgs];
     floor = await start(dataDir, nodeFlags);
-    const health = (await (await fetch(`${floor.url}/healthz`)).json()) as { journalMode: string; synchronous: number };
+    const health = (await (await fetch(`${floor.url}/healthz`)).json()) as { journalMode: string; synchronous: number; deliveryThread?: boolean };
     const fsyncEachCommit = health.journalMode === 'wal' && health.synchronous === 2 ? 1 : 0;
     api = new WirehookApi(floor.url, settings.concurrency + 8);
     const running = floor;
@@ -167,6 +167,8 @@ async function measureFloor(
       // The records of the run's last sends, and the endpoints' removal, come after its count: checked again.
       if (!running.running()) throw ended();
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
+      // The threaded floor run as the delivery-thread floor (FLOOR_DELIVERY_THREAD=1: threaded-floor-process.ts).
+      if (health.deliveryThread) record.extra['deliveryThread'] = 1;
       const which = run === 0 ? 'warming' : `run ${run}`;
       ctx.log(`${name} ${which}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       if (run === 0) warming = record;

@@ -134,6 +134,28 @@ describe('bench --smoke', () => {
   );
 
   it(
+    'runs the threaded floor as the delivery-thread floor with FLOOR_DELIVERY_THREAD=1: every delivery signed right and counted, its CPU by thread',
+    () => {
+      const dir = mkdtempSync(join(out, 'delivery-thread-floor-'));
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'threaded-floor', '--out', dir], {
+        encoding: 'utf8',
+        timeout: RUN_MS,
+        env: { ...process.env, FLOOR_DELIVERY_THREAD: '1' },
+      });
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { runs, warming } = report.scenarios['threaded-floor'];
+      // The floor said it ran that way, and the receiver counted each delivery once with a valid signature (the checks).
+      for (const r of [...runs, warming])
+        expect(r).toMatchObject({ extra: { deliveryThread: 1, fsyncEachCommit: 1 }, duplicates: 0, invalid: 0, notDelivered: 0 });
+      expect(runs[0].delivered).toBeGreaterThan(0);
+      expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
+      expect(Object.keys(runs[0].wirehookCpuUsByPart)).toEqual(expect.arrayContaining(['main thread', 'store writer', 'egress thread']));
+    },
+    TEST_MS,
+  );
+
+  it(
     'runs the idempotency scenario on request: cluster mode front off, then on; one message per key',
     () => {
       const dir = mkdtempSync(join(out, 'idempotency-'));

@@ -1,0 +1,55 @@
+// The delivery-thread floor's link between its two workers (bench/floor/threaded-floor-process.ts,
+// FLOOR_DELIVERY_THREAD=1): the store thread hands each committed delivery to the delivery thread,
+// which writes each attempt back through the store thread, all over one MessagePort. Both ways,
+// a turn's items cross in one message, as every hand-off between Wirehook's threads does.
+import type { MessagePort } from 'node:worker_threads';
+import { turnOutbox } from '@wirehook/core';
+import { endFloor } from './floor-parts.ts';
+
+/** What crosses the link: a pushed item (no answer), a call, or a call's answer. */
+type Item<P, C, R> = { push: P } | { call: C; id: number } | { reply: R | undefined; id: number; error?: string };
+
+/**
+ * One side of the link: `push` hands an item over without an answer, `call` waits for one;
+ * `serve` answers the other side's calls, `pushed` takes its pushed items. P, C and R are what
+ * this side sends; the other side's are its own type parameters.
+ */
+export class FloorLink<PushOut, CallOut, ReplyIn, PushIn = never, CallIn = never, ReplyOut = never> {
+  readonly #send: (item: Item<PushOut, CallOut, ReplyOut>) => void;
+  readonly #pending = new Map<number, { resolve: (value: ReplyIn) => void; reject: (err: Error) => void }>();
+  #nextId = 0;
+
+  constructor(port: MessagePort, handlers: { serve?: (call: CallIn) => Promise<ReplyOut>; pushed?: (item: PushIn) => void }) {
+    this.#send = turnOutbox<Item<PushOut, CallOut, ReplyOut>>((items) => port.postMessage(items));
+    port.on('messageerror', (err) => endFloor(`a message over the floor's link could not be read: ${String(err)}`));
+    port.on('message', (items: Item<PushIn, CallIn, ReplyIn>[]) => {
+      for (const item of items) {
+        if ('push' in item) handlers.pushed!(item.push);
+        else if ('call' in item) {
+          const { id } = item;
+          handlers.serve!(item.call).then(
+            (reply) => this.#send({ reply, id }),
+            (err: unknown) => this.#send({ reply: undefined, id, error: err instanceof Error ? err.message : String(err) }),
+          );
+        } else {
+          const waiting = this.#pending.get(item.id);
+          this.#pending.delete(item.id);
+          if (item.error === undefined) waiting?.resolve(item.reply as ReplyIn);
+          else waiting?.reject(new Error(item.error));
+        }
+      }
+    });
+  }
+
+  push(item: PushOut): void {
+    this.#send({ push: item });
+  }
+
+  call(call: CallOut): Promise<ReplyIn> {
+    const id = ++this.#nextId;
+    return new Promise<ReplyIn>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#send({ call, id });
+    });
+  }
+}
