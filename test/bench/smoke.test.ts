@@ -16,6 +16,18 @@ const TEST_MS = RUN_MS + 30_000;
 const out = mkdtempSync(join(tmpdir(), 'wirehook-bench-smoke-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+/**
+ * `bench --smoke` with `args` (`--only …` and the rest), its report written to a directory of its
+ * own named after `name`: the finished run (checked to exit 0) and its JSON report.
+ */
+function smokeRun(name: string, args: string[], env?: NodeJS.ProcessEnv) {
+  const dir = mkdtempSync(join(out, `${name}-`));
+  const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', ...args, '--out', dir], { encoding: 'utf8', timeout: RUN_MS, env });
+  expect(run.status, run.stderr).toBe(0);
+  const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+  return { run, report };
+}
+
 describe('bench --smoke', () => {
   it(
     'runs every scenario, prints the table and writes a report whose counts add up',
@@ -136,14 +148,7 @@ describe('bench --smoke', () => {
   it(
     'runs the threaded floor as the delivery-thread floor with FLOOR_DELIVERY_THREAD=1: every delivery signed right and counted, its CPU by thread',
     () => {
-      const dir = mkdtempSync(join(out, 'delivery-thread-floor-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'threaded-floor', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-        env: { ...process.env, FLOOR_DELIVERY_THREAD: '1' },
-      });
-      expect(run.status, run.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { report } = smokeRun('delivery-thread-floor', ['--only', 'threaded-floor'], { ...process.env, FLOOR_DELIVERY_THREAD: '1' });
       const { runs, warming } = report.scenarios['threaded-floor'];
       // The floor said it ran that way, and the receiver counted each delivery once with a valid signature (the checks).
       for (const r of [...runs, warming])
@@ -158,14 +163,8 @@ describe('bench --smoke', () => {
   it(
     'runs the idempotency scenario on request: cluster mode front off, then on; one message per key',
     () => {
-      const dir = mkdtempSync(join(out, 'idempotency-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'idempotency', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-      });
-      expect(run.status, run.stderr).toBe(0);
+      const { run, report } = smokeRun('idempotency', ['--only', 'idempotency']);
       expect(run.stdout).toMatch(/^idempotency\s+replays\/s, front on\s.*× off/m);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
       expect(Object.keys(report.scenarios)).toEqual(['idempotency']);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain('one message per key');
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
@@ -180,13 +179,9 @@ describe('bench --smoke', () => {
   it(
     'runs an alternated A/B on request: A and B warmed, then pairs A B, B A; each pair’s B ÷ A reported, the API probe’s too; every run’s counts checked',
     () => {
-      const dir = mkdtempSync(join(out, 'ab-'));
-      const args = ['--smoke', '--only', 'ab', '--runs', '2', '--ab-env', 'LOG_LEVEL=warn', '--ab-root', root, '--out', dir];
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), ...args], { encoding: 'utf8', timeout: RUN_MS });
-      expect(run.status, run.stderr).toBe(0);
+      const { run, report } = smokeRun('ab', ['--only', 'ab', '--runs', '2', '--ab-env', 'LOG_LEVEL=warn', '--ab-root', root]);
       // The pairs alternate which side goes first.
       expect([...run.stderr.matchAll(/ab pair (\d), ([AB]):/g)].map((m) => `${m[1]}${m[2]}`)).toEqual(['1A', '1B', '2B', '2A']);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
       expect(Object.keys(report.scenarios)).toEqual(['ab']);
       const { runs, warming, variant } = report.scenarios.ab;
       expect(runs).toHaveLength(2);
@@ -217,11 +212,7 @@ describe('bench --smoke', () => {
   it(
     'runs the A/B over fan-out on request (--ab-scenario fanout): each side warmed and measured by fan-out runs, 20 deliveries a message',
     () => {
-      const dir = mkdtempSync(join(out, 'ab-fanout-'));
-      const args = ['--smoke', '--only', 'ab', '--runs', '1', '--ab-env', 'LOG_LEVEL=warn', '--ab-scenario', 'fanout', '--out', dir];
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), ...args], { encoding: 'utf8', timeout: RUN_MS });
-      expect(run.status, run.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { report } = smokeRun('ab-fanout', ['--only', 'ab', '--runs', '1', '--ab-env', 'LOG_LEVEL=warn', '--ab-scenario', 'fanout']);
       const { runs, warming, variant, description, deliveriesPerMessage } = report.scenarios.ab;
       expect({ description, deliveriesPerMessage }).toEqual({
         description: 'fanout alternated: A (this checkout) against B (env LOG_LEVEL=warn)',
@@ -239,13 +230,7 @@ describe('bench --smoke', () => {
   it(
     'runs the ordered scenario on request: ordered against unordered, one key blocked, every key in order',
     () => {
-      const dir = mkdtempSync(join(out, 'ordered-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'ordered', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-      });
-      expect(run.status, run.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { report } = smokeRun('ordered', ['--only', 'ordered']);
       expect(Object.keys(report.scenarios)).toEqual(['ordered']);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain('in order per key');
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
@@ -259,13 +244,7 @@ describe('bench --smoke', () => {
   it(
     'runs the capacity scenario on request: a receiver of capacity 4, a 10/s endpoint beside an unlimited one',
     () => {
-      const dir = mkdtempSync(join(out, 'capacity-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'capacity', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-      });
-      expect(run.status, run.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { report } = smokeRun('capacity', ['--only', 'capacity']);
       expect(Object.keys(report.scenarios)).toEqual(['capacity']);
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
@@ -280,15 +259,9 @@ describe('bench --smoke', () => {
   it(
     'runs the history scenario on request: another org’s sends alone and beside six readers of a 100-attempt delivery',
     () => {
-      const dir = mkdtempSync(join(out, 'history-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'history', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-      });
-      expect(run.status, run.stderr).toBe(0);
+      const { run, report } = smokeRun('history', ['--only', 'history']);
       // The history reached the cap from outside: the next manual retry was refused.
       expect(run.stderr).toMatch(/has 100 attempts; the next manual retry was refused 409/);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
       expect(Object.keys(report.scenarios)).toEqual(['history']);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain('history reads answered');
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
@@ -333,13 +306,7 @@ describe('bench --smoke', () => {
   it(
     'runs the transformed scenario on request: flat out and paced phases',
     () => {
-      const dir = mkdtempSync(join(out, 'transformed-'));
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'transformed', '--out', dir], {
-        encoding: 'utf8',
-        timeout: RUN_MS,
-      });
-      expect(run.status, run.stderr).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8'));
+      const { report } = smokeRun('transformed', ['--only', 'transformed']);
       expect(Object.keys(report.scenarios)).toEqual(['transformed']);
       // Wirehook's own counter: the transformation ran for every transformed delivery, never for the others; no thread before the first.
       expect(report.checks.map((c: { name: string }) => c.name)).toEqual(
