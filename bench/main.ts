@@ -99,6 +99,8 @@ const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT
 // asked for, run; when nothing else was asked for, exit with its outcome.
 const standaloneLog = (line: string) => process.stderr.write(`bench ${line}\n`);
 const outDir = resolve(args.out ?? (args.smoke ? tmpdir() : RESULTS_DIR));
+// Made now: a directory that is not there yet would otherwise fail a run only once it had been measured.
+mkdirSync(outDir, { recursive: true });
 async function runStandalone(name: string, run: () => Promise<boolean>): Promise<void> {
   if (!only.includes(name)) return;
   const ok = await run();

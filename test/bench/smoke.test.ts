@@ -282,7 +282,8 @@ describe('bench --smoke', () => {
   it(
     'runs the store bench on request: each step of each shape measured, the store against its baseline',
     () => {
-      const dir = mkdtempSync(join(out, 'store-'));
+      // An --out directory not made yet is made (it had failed the run at its end, once measured).
+      const dir = join(mkdtempSync(join(out, 'store-')), 'not', 'made', 'yet');
       const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'store', '--out', dir], { encoding: 'utf8', timeout: RUN_MS });
       expect(run.status, run.stderr).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('store-'))!), 'utf8'));
