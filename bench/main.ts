@@ -95,6 +95,10 @@ if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
 if (args.senders) settings.concurrency = positiveInt(args.senders, '--senders');
 if (args.backlog) settings.backlog.messages = Math.ceil(positiveInt(args.backlog, '--backlog') / FANOUT_ENDPOINTS);
 const only = args.only ? args.only.split(',').map((s) => s.trim()) : [...DEFAULT_SCENARIOS];
+// The delivery-thread floor is a measurement, not a scenario: its figures would stand as the threaded floor's in a full report.
+if (process.env['FLOOR_DELIVERY_THREAD'] === '1' && only.some((name) => name !== 'threaded-floor')) {
+  fail('FLOOR_DELIVERY_THREAD=1 measures the delivery-thread floor alone: run it with --only threaded-floor');
+}
 // The benches that run on their own, each with its results directory and a log line sink: when
 // asked for, run; when nothing else was asked for, exit with its outcome.
 const standaloneLog = (line: string) => process.stderr.write(`bench ${line}\n`);

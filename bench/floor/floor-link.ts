@@ -4,7 +4,38 @@
 // a turn's items cross in one message, as every hand-off between Wirehook's threads does.
 import type { MessagePort } from 'node:worker_threads';
 import { turnOutbox } from '@wirehook/core';
-import { endFloor } from './floor-parts.ts';
+import { endFloor, type FloorAttempt } from './floor-parts.ts';
+
+/**
+ * A committed delivery as the store thread hands it over. `to` (where it goes and its signing
+ * secret) comes with an endpoint's first delivery only: the delivery thread keeps it. The webhook's
+ * body is built on the delivery thread, where it is signed, from the message's fields.
+ */
+export interface FloorJob {
+  id: string;
+  messageId: string;
+  endpointId: string;
+  eventType: string;
+  createdAt: number;
+  payloadJson: string;
+  to?: FloorTo;
+}
+
+/** Where an endpoint's deliveries go, and their signing secret. */
+export interface FloorTo {
+  url: string;
+  path: string;
+  secret: Uint8Array;
+}
+
+/** What the delivery thread asks the store thread to write. */
+export type RecordCall = { op: 'record'; deliveryId: string; attempt: FloorAttempt } | { op: 'fail'; deliveryId: string; at: number };
+
+/** What the main thread asks of the delivery thread: an endpoint's pool closed (the endpoint deleted). */
+export interface CloseCall {
+  op: 'close';
+  endpointId: string;
+}
 
 /** What crosses the link: a pushed item (no answer), a call, or a call's answer. */
 type Item<P, C, R> = { push: P } | { call: C; id: number } | { reply: R | undefined; id: number; error?: string };

@@ -56,9 +56,12 @@ export function groupCommit(db: DatabaseSync, file: string): <T>(run: () => T, o
 /**
  * The HTTP API's frame: a bearer key hashed (SHA-256), the body parsed as a JSON object,
  * `route` asked for the answer (whatever it throws is a 500 for that request alone);
- * GET /healthz answers `health`. Says its port over IPC once it listens.
+ * GET /healthz answers `health` (or what it resolves to, asked at each request). Says its port over IPC once it listens.
  */
-export function serveApi(route: (req: IncomingMessage, keyHash: string, input: Record<string, unknown>) => Promise<Answer> | Answer, health: object): Server {
+export function serveApi(
+  route: (req: IncomingMessage, keyHash: string, input: Record<string, unknown>) => Promise<Answer> | Answer,
+  health: object | (() => Promise<object>),
+): Server {
   const server = createServer((req, res) => {
     const answer = ([status, body]: Answer) => {
       if (body === undefined) return void res.writeHead(status).end();
@@ -68,7 +71,12 @@ export function serveApi(route: (req: IncomingMessage, keyHash: string, input: R
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.method === 'GET' && req.url === '/healthz') return answer([200, { status: 'ok', ...health }]);
+      if (req.method === 'GET' && req.url === '/healthz') {
+        return void Promise.resolve(typeof health === 'function' ? health() : health).then(
+          (now) => answer([200, { status: 'ok', ...now }]),
+          (err: unknown) => answer([500, { error: { code: 'internal', message: String(err) } }]),
+        );
+      }
       const auth = req.headers.authorization;
       if (!auth?.startsWith('Bearer ')) return answer([401, { error: { code: 'unauthorized', message: 'a key is required' } }]);
       let input: unknown = {};

@@ -26,7 +26,12 @@ export interface FloorHooks<E extends FloorEndpoint> {
   /** The floor's endpoint made of the API's (adding what it keeps for sending). */
   endpoint(registered: FloorEndpoint): E;
   /** Writes the message and its deliveries, durably: the 202 waits for it. */
-  write(message: { id: string; payloadJson: string; createdAt: number }, deliveries: RoutedDelivery<E>[]): Promise<void>;
+  write(message: { id: string; eventType: string; payloadJson: string; createdAt: number }, deliveries: RoutedDelivery<E>[]): Promise<void>;
+  /**
+   * False when the webhook's body is built where it is signed, on another thread (the
+   * delivery-thread floor): the deliveries then carry an empty body, and each side builds it once.
+   */
+  buildsBody?: boolean;
   /** Queues a written delivery to be sent. */
   enqueue(delivery: RoutedDelivery<E>): void;
   /** An endpoint deleted (marked `removed` already: it takes no more deliveries, and those queued fail unsent when their turn comes). */
@@ -49,9 +54,9 @@ export function floorRoutes<E extends FloorEndpoint>(
     if (!consumer) return notFound('consumer');
     const id = `msg_${randomUUID()}`;
     const createdAt = Date.now();
-    const body = webhookBody(fields.eventType, createdAt, fields.payloadJson);
+    const body = hooks.buildsBody === false ? '' : webhookBody(fields.eventType, createdAt, fields.payloadJson);
     const deliveries = consumer.filter((e) => !e.removed).map((endpoint) => ({ id: randomUUID(), messageId: id, endpoint, body, attempts: 0 }));
-    await hooks.write({ id, payloadJson: fields.payloadJson, createdAt }, deliveries);
+    await hooks.write({ id, eventType: fields.eventType, payloadJson: fields.payloadJson, createdAt }, deliveries);
     for (const d of deliveries) hooks.enqueue(d);
     return [202, { id, deliveries: deliveries.length }];
   };

@@ -27,7 +27,7 @@ import { STORE_THREAD_YOUNG_GENERATION_MB } from '../../packages/store/src/sqlit
 import { endWithHarness, type FloorProcessOptions, type Sent, sendAndRecord, serveApi } from './floor-parts.ts';
 import { type FloorEndpoint, floorRoutes, type RoutedDelivery } from './floor-routes.ts';
 import { FloorThread } from './floor-thread.ts';
-import type { CloseCall } from './floor-delivery-thread.ts';
+import type { CloseCall, FloorTo } from './floor-link.ts';
 import type { EgressCall } from './threaded-floor-egress.ts';
 import type { StoreCall } from './threaded-floor-store.ts';
 
@@ -35,10 +35,10 @@ const options = JSON.parse(process.argv[2] ?? '{}') as FloorProcessOptions;
 endWithHarness();
 const file = join(options.dataDir, 'floor.sqlite');
 const receiver = { resolve: options.resolve, caPem: options.caPem };
-const deliveryThread = process.env['FLOOR_DELIVERY_THREAD'] === '1';
-const route = deliveryThread ? deliveryThreadFloor() : threadedFloor();
-// Its /healthz says which it is, for the scenario to record (`deliveryThread` in a run's extra).
-serveApi(route.route, { ...((await route.store.call({ op: 'durability' })) as object), deliveryThread });
+const floor = process.env['FLOOR_DELIVERY_THREAD'] === '1' ? deliveryThreadFloor() : threadedFloor();
+// Its /healthz says which floor was built and how many attempts it has recorded, for the scenario
+// to record (`deliveryThread`, `attemptsRecorded` in a run's extra).
+serveApi(floor.route, async () => ({ ...((await floor.store.call({ op: 'durability' })) as object), deliveryThread: floor.deliveryThread }));
 
 /** The threaded floor: the main thread sends and records, the egress thread POSTs. */
 function threadedFloor() {
@@ -67,14 +67,14 @@ function threadedFloor() {
   });
   const route = floorRoutes<FloorEndpoint>({
     endpoint: (registered) => registered,
-    write: async (message, deliveries) => {
-      await store.call({ op: 'create', message: { ...message, deliveries: deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id })) } });
+    write: async ({ id, payloadJson, createdAt }, deliveries) => {
+      await store.call({ op: 'create', message: { id, payloadJson, createdAt, deliveries: deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id })) } });
     },
     enqueue,
     // Its sends in flight end first (undici's close); a close that fails leaves nothing to measure wrong.
     removed: (endpoint) => void egress.call({ op: 'close', endpointId: endpoint.id }).catch(() => {}),
   });
-  return { store, route };
+  return { store, route, deliveryThread: false };
 }
 
 /** The delivery-thread floor: the store thread feeds the delivery thread, which records through it; the main thread only answers. */
@@ -94,25 +94,25 @@ function deliveryThreadFloor() {
     EGRESS_THREAD_YOUNG_GENERATION_MB,
     [port2],
   );
-  type Endpoint = FloorEndpoint & { secret: Uint8Array };
+  // An endpoint's target crosses with its first delivery only (`handedOver`): the delivery thread keeps it.
+  type Endpoint = FloorEndpoint & { secret: Uint8Array; handedOver: boolean };
   const route = floorRoutes<Endpoint>({
-    endpoint: (registered) => ({ ...registered, secret: registered.key.export() }),
-    write: async (message, deliveries) => {
+    endpoint: (registered) => ({ ...registered, secret: registered.key.export(), handedOver: false }),
+    // Built on the delivery thread, where it is signed.
+    buildsBody: false,
+    write: async ({ id, eventType, payloadJson, createdAt }, deliveries) => {
+      const to: Record<string, FloorTo> = {};
+      for (const { endpoint } of deliveries) {
+        if (endpoint.handedOver) continue;
+        endpoint.handedOver = true;
+        to[endpoint.id] = { url: endpoint.url, path: endpoint.path, secret: endpoint.secret };
+      }
       const rows = deliveries.map((d) => ({ id: d.id, endpointId: d.endpoint.id }));
-      const jobs = deliveries.map(({ id, messageId, body, endpoint }) => ({
-        id,
-        messageId,
-        body,
-        endpointId: endpoint.id,
-        url: endpoint.url,
-        path: endpoint.path,
-        secret: endpoint.secret,
-      }));
-      await store.call({ op: 'create', message: { ...message, deliveries: rows }, jobs });
+      await store.call({ op: 'create', message: { id, payloadJson, createdAt, deliveries: rows }, handOver: { eventType, to } });
     },
     // The store thread hands them to the delivery thread once committed.
     enqueue: () => {},
     removed: (endpoint) => void delivery.call({ op: 'close', endpointId: endpoint.id }).catch(() => {}),
   });
-  return { store, route };
+  return { store, route, deliveryThread: true };
 }

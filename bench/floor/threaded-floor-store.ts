@@ -4,27 +4,32 @@
 // it also hands each committed delivery to the delivery thread and writes that thread's attempts,
 // over their link (bench/floor/floor-delivery-thread.ts).
 import { type MessagePort, workerData } from 'node:worker_threads';
-import type { FloorJob, RecordCall } from './floor-delivery-thread.ts';
-import { FloorLink } from './floor-link.ts';
+import { type FloorJob, FloorLink, type FloorTo, type RecordCall } from './floor-link.ts';
 import { durabilityOf, type FloorAttempt, recordStatements } from './floor-parts.ts';
 import { type FloorMessageRows, openFloorStore } from './floor-store.ts';
 import { serveCalls } from './floor-thread.ts';
 
-/** A call to the store thread. `jobs`: the deliveries to hand the delivery thread once committed (its floor only). */
+/**
+ * A call to the store thread. `durability` answers the pragmas and the attempts recorded so far
+ * (for the scenario's count, between runs). `handOver` (the delivery-thread floor's): the message's
+ * deliveries are handed to the delivery thread once committed, with its event type and, for an
+ * endpoint's first delivery, where it goes (`to`, by endpoint id).
+ */
 export type StoreCall =
   | { op: 'durability' }
-  | { op: 'create'; message: FloorMessageRows; jobs?: FloorJob[] }
+  | { op: 'create'; message: FloorMessageRows; handOver?: { eventType: string; to: Record<string, FloorTo> } }
   | { op: 'record'; deliveryId: string; attempt: FloorAttempt }
   | { op: 'fail'; deliveryId: string; at: number };
 
 const { file, link: port } = workerData as { file: string; link?: MessagePort };
 const { db, write, create } = openFloorStore(file);
 const statements = recordStatements(db);
+const countAttempts = db.prepare('SELECT count(*) AS n FROM attempts');
 
 const run = (call: StoreCall | RecordCall): Promise<unknown> => {
   switch (call.op) {
     case 'durability':
-      return Promise.resolve(durabilityOf(db));
+      return Promise.resolve({ ...durabilityOf(db), attempts: Number(countAttempts.get()?.['n']) });
     case 'create':
       return write(() => create(call.message));
     case 'record':
@@ -38,6 +43,10 @@ const link = port === undefined ? undefined : new FloorLink<FloorJob, never, nev
 
 serveCalls<StoreCall, unknown>(async (call) => {
   const done = await run(call);
-  if (call.op === 'create') for (const job of call.jobs ?? []) link!.push(job);
+  if (call.op === 'create' && call.handOver !== undefined) {
+    const { id: messageId, payloadJson, createdAt, deliveries } = call.message;
+    const { eventType, to } = call.handOver;
+    for (const { id, endpointId } of deliveries) link!.push({ id, endpointId, messageId, eventType, createdAt, payloadJson, to: to[endpointId] });
+  }
   return done;
 });

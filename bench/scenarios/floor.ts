@@ -145,7 +145,12 @@ async function measureFloor(
     // The flags Wirehook's process gets: the embedded launcher's WIREHOOK_NODE_FLAGS and --node-args (NODE_OPTIONS both inherit).
     const nodeFlags = [...(process.env['WIREHOOK_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? []), ...ctx.nodeArgs];
     floor = await start(dataDir, nodeFlags);
-    const health = (await (await fetch(`${floor.url}/healthz`)).json()) as { journalMode: string; synchronous: number; deliveryThread?: boolean };
+    const floorUrl = floor.url;
+    const healthNow = async () =>
+      (await (await fetch(`${floorUrl}/healthz`)).json()) as { journalMode: string; synchronous: number; deliveryThread?: boolean; attempts?: number };
+    const health = await healthNow();
+    // The attempts a floor has recorded, where its /healthz counts them (the threaded floors'), from one run's end to the next.
+    let attemptsBefore = health.attempts;
     const fsyncEachCommit = health.journalMode === 'wal' && health.synchronous === 2 ? 1 : 0;
     api = new WirehookApi(floor.url, settings.concurrency + 8);
     const running = floor;
@@ -169,6 +174,18 @@ async function measureFloor(
       record.extra['fsyncEachCommit'] = fsyncEachCommit;
       // The threaded floor run as the delivery-thread floor (FLOOR_DELIVERY_THREAD=1: threaded-floor-process.ts).
       if (health.deliveryThread) record.extra['deliveryThread'] = 1;
+      if (attemptsBefore !== undefined) {
+        // The run's attempts as its store recorded them, its warm-up's included: waited for until they
+        // cover what the receiver counted (the last sends' records come after the count), for 30 s at most.
+        const expected = attemptsBefore + settings.e2e.warmup + record.delivered;
+        let attempts = (await healthNow()).attempts ?? 0;
+        for (const until = Date.now() + 30_000; attempts < expected && Date.now() < until; attempts = (await healthNow()).attempts ?? 0) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        record.extra['attemptsRecorded'] = attempts - attemptsBefore;
+        record.extra['warmupMessages'] = settings.e2e.warmup;
+        attemptsBefore = attempts;
+      }
       const which = run === 0 ? 'warming' : `run ${run}`;
       ctx.log(`${name} ${which}: ${record.perSecond}/s at ${record.wirehookCpuUs} µs a delivery (${JSON.stringify(record.wirehookCpuUsByPart)})`);
       if (run === 0) warming = record;

@@ -74,6 +74,9 @@ describe('bench --smoke', () => {
       expect(Object.keys(report.scenarios.floor.runs[0].wirehookCpuUsByPart)).toContain('main thread');
       // The threaded floor likewise, split by thread as embedded mode: its store and egress threads by their names.
       expect(report.scenarios['threaded-floor'].runs[0].extra.fsyncEachCommit).toBe(1);
+      // Its sends' attempts written once each (its /healthz counts them), and it ran as the threaded floor, not the delivery-thread one.
+      for (const r of report.scenarios['threaded-floor'].runs) expect(r.extra.attemptsRecorded).toBe(r.delivered + r.extra.warmupMessages);
+      expect(report.scenarios['threaded-floor'].runs[0].extra.deliveryThread).toBeUndefined();
       // (By name: a smoke run's few deliveries may cost a thread less than one clock tick of /proc.)
       expect(Object.keys(report.scenarios['threaded-floor'].runs[0].wirehookCpuUsByPart)).toEqual(
         expect.arrayContaining(['main thread', 'store writer', 'egress thread']),
@@ -146,16 +149,24 @@ describe('bench --smoke', () => {
   );
 
   it(
-    'runs the threaded floor as the delivery-thread floor with FLOOR_DELIVERY_THREAD=1: every delivery signed right and counted, its CPU by thread',
+    'runs the threaded floor as the delivery-thread floor with FLOOR_DELIVERY_THREAD=1: every delivery signed right, counted once and recorded once; never beside another scenario',
     () => {
       const { report } = smokeRun('delivery-thread-floor', ['--only', 'threaded-floor'], { ...process.env, FLOOR_DELIVERY_THREAD: '1' });
       const { runs, warming } = report.scenarios['threaded-floor'];
-      // The floor said it ran that way, and the receiver counted each delivery once with a valid signature (the checks).
-      for (const r of [...runs, warming])
-        expect(r).toMatchObject({ extra: { deliveryThread: 1, fsyncEachCommit: 1 }, duplicates: 0, invalid: 0, notDelivered: 0 });
+      // The floor that was built says which it is; the receiver counted each delivery once with a valid signature (the checks).
+      for (const r of [...runs, warming]) expect(r).toMatchObject({ extra: { deliveryThread: 1, fsyncEachCommit: 1 }, duplicates: 0, invalid: 0 });
+      // Each send's attempt came back to the store thread and was written once: the warm-up's and the run's.
+      for (const r of [...runs, warming]) expect(r.extra.attemptsRecorded).toBe(r.delivered + r.extra.warmupMessages);
       expect(runs[0].delivered).toBeGreaterThan(0);
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       expect(Object.keys(runs[0].wirehookCpuUsByPart)).toEqual(expect.arrayContaining(['main thread', 'store writer', 'egress thread']));
+      // Its figures would stand as the threaded floor's in a whole run: refused there.
+      const mixed = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'floor,threaded-floor', '--out', out], {
+        encoding: 'utf8',
+        env: { ...process.env, FLOOR_DELIVERY_THREAD: '1' },
+      });
+      expect(mixed.status).not.toBe(0);
+      expect(mixed.stderr).toContain('FLOOR_DELIVERY_THREAD=1 measures the delivery-thread floor alone');
     },
     TEST_MS,
   );
