@@ -149,7 +149,7 @@ describe('bench --smoke', () => {
   );
 
   it(
-    'runs the threaded floor as the delivery-thread floor with FLOOR_DELIVERY_THREAD=1: every delivery signed right, counted once and recorded once; never beside another scenario',
+    'runs the delivery-thread floor (FLOOR_DELIVERY_THREAD=1): each delivery signed, counted and recorded once; alone only',
     () => {
       const { report } = smokeRun('delivery-thread-floor', ['--only', 'threaded-floor'], { ...process.env, FLOOR_DELIVERY_THREAD: '1' });
       const { runs, warming } = report.scenarios['threaded-floor'];
