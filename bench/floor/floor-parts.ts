@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
+import { isMainThread } from 'node:worker_threads';
 import { ATTEMPT_TIMEOUT_MS, hashApiKey, RESPONSE_HEAD_BYTES, standardWebhookHeaders, type SigningKey } from '@wirehook/core';
 // Wirehook's egress defaults: connections per endpoint, idle connection life.
 import { EGRESS_CONNECTIONS, EGRESS_KEEP_ALIVE_MAX_MS } from '@wirehook/egress';
@@ -233,6 +234,9 @@ type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
  * floor gone (measureFloor) instead of a run that passed with its store wrong.
  */
 export function endFloor(why: string): void {
+  // On a worker thread, thrown: its owner's 'error' listener says why and ends the process (a
+  // worker's console.error could be lost with the thread).
+  if (!isMainThread) throw new Error(`the floor ends: ${why}`);
   console.error(`the floor ends: ${why}`);
   process.exit(70);
 }
