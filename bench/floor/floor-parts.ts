@@ -234,9 +234,15 @@ type FloorTarget = { pool: UndiciPool; path: string; key: SigningKey } | null;
  * floor gone (measureFloor) instead of a run that passed with its store wrong.
  */
 export function endFloor(why: string): void {
-  // On a worker thread, thrown: its owner's 'error' listener says why and ends the process (a
+  // On a worker thread, thrown outside any promise (an unhandled rejection may only warn, by the
+  // flags the floor was given): its owner's 'error' listener says why and ends the process (a
   // worker's console.error could be lost with the thread).
-  if (!isMainThread) throw new Error(`the floor ends: ${why}`);
+  if (!isMainThread) {
+    queueMicrotask(() => {
+      throw new Error(`the floor ends: ${why}`);
+    });
+    return;
+  }
   console.error(`the floor ends: ${why}`);
   process.exit(70);
 }

@@ -147,7 +147,12 @@ async function measureFloor(
     floor = await start(dataDir, nodeFlags);
     const floorUrl = floor.url;
     const healthNow = async () =>
-      (await (await fetch(`${floorUrl}/healthz`)).json()) as { journalMode: string; synchronous: number; deliveryThread?: boolean; attempts?: number };
+      (await (await fetch(`${floorUrl}/healthz`, { signal: AbortSignal.timeout(10_000) })).json()) as {
+        journalMode: string;
+        synchronous: number;
+        deliveryThread?: boolean;
+        attempts?: number;
+      };
     const health = await healthNow();
     // The attempts a floor has recorded, where its /healthz counts them (the threaded floors'), from one run's end to the next.
     let attemptsBefore = health.attempts;
@@ -182,6 +187,9 @@ async function measureFloor(
         for (const until = Date.now() + 30_000; attempts < expected && Date.now() < until; attempts = (await healthNow()).attempts ?? 0) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
+        // Fewer is a floor that lost records: its run measured a pipeline that does not do its work.
+        if (attempts < expected)
+          throw new Error(`${name}: run ${run}'s attempts were not all recorded within 30 s (${attempts - attemptsBefore} of ${expected - attemptsBefore})`);
         record.extra['attemptsRecorded'] = attempts - attemptsBefore;
         record.extra['warmupMessages'] = settings.e2e.warmup;
         attemptsBefore = attempts;
