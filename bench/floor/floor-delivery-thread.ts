@@ -12,25 +12,26 @@ import { type CloseCall, type FloorJob, FloorLink, type RecordCall } from './flo
 import { endpointPool, type FloorReceiver, postSigned, sendAndRecord } from './floor-parts.ts';
 import { serveCalls } from './floor-thread.ts';
 
-/** Where an endpoint's deliveries go; `removed`: the endpoint was deleted, and its deliveries fail unsent. */
+/** Where an endpoint's deliveries go. */
 interface Target {
-  pool: UndiciPool | null;
-  key: KeyObject | null;
+  pool: UndiciPool;
+  key: KeyObject;
   path: string;
-  removed: boolean;
 }
 
 const { link: port, inFlight, ...receiver } = workerData as FloorReceiver & { link: MessagePort; inFlight: number };
 const targets = new Map<string, Target>();
+/** Endpoints deleted (before or after their first delivery came): their deliveries fail unsent. */
+const removed = new Set<string>();
 
-/** Keeps an endpoint's target from its first delivery (deleted before it came: kept removed). */
+/** Keeps an endpoint's target from its first delivery, unless it was deleted first. */
 function keepTarget({ endpointId, to }: FloorJob): void {
-  if (to === undefined || targets.has(endpointId)) return;
-  targets.set(endpointId, { pool: endpointPool(to.url, receiver), key: createSecretKey(to.secret), path: to.path, removed: false });
+  if (to === undefined || targets.has(endpointId) || removed.has(endpointId)) return;
+  targets.set(endpointId, { pool: endpointPool(to.url, receiver), key: createSecretKey(to.secret), path: to.path });
 }
 
 type Delivery = { id: string; endpointId: string; messageId: string; body: string; attempts: number };
-const link: FloorLink<never, RecordCall, unknown, FloorJob> = new FloorLink(port, {
+const link: FloorLink<never, RecordCall, unknown, FloorJob> = new FloorLink(port, 'the link to the store thread', {
   pushed: (job) => {
     keepTarget(job);
     const body = webhookBody(job.eventType, job.createdAt, job.payloadJson);
@@ -38,22 +39,14 @@ const link: FloorLink<never, RecordCall, unknown, FloorJob> = new FloorLink(port
   },
 });
 const enqueue = sendAndRecord<Delivery, Target>(inFlight, {
-  target: (delivery) => {
-    const target = targets.get(delivery.endpointId);
-    return target === undefined || target.removed ? null : target;
-  },
-  post: (to, delivery, now) => postSigned(to.pool!, to.path, standardWebhookHeaders([to.key!], delivery.messageId, now, delivery.body), delivery.body),
+  target: ({ endpointId }) => (removed.has(endpointId) ? null : (targets.get(endpointId) ?? null)),
+  post: (to, delivery, now) => postSigned(to.pool, to.path, standardWebhookHeaders([to.key], delivery.messageId, now, delivery.body), delivery.body),
   record: async (delivery, attempt) => void (await link.call({ op: 'record', deliveryId: delivery.id, attempt })),
   fail: async (delivery, at) => void (await link.call({ op: 'fail', deliveryId: delivery.id, at })),
 });
 
 serveCalls<CloseCall, null>(async ({ endpointId }) => {
-  const target = targets.get(endpointId);
-  // Deleted before any of its deliveries came: those that come fail unsent.
-  if (target === undefined) targets.set(endpointId, { pool: null, key: null, path: '', removed: true });
-  else {
-    target.removed = true;
-    await target.pool?.close();
-  }
+  removed.add(endpointId);
+  await targets.get(endpointId)?.pool.close();
   return null;
 });

@@ -1,8 +1,8 @@
-// The delivery-thread floor's link between its two workers (bench/floor/threaded-floor-process.ts,
-// FLOOR_DELIVERY_THREAD=1): the store thread hands each committed delivery to the delivery thread,
-// which writes each attempt back through the store thread, all over one MessagePort. Both ways,
-// a turn's items cross in one message, as every hand-off between Wirehook's threads does.
-import type { MessagePort } from 'node:worker_threads';
+// The one way the floors' threads talk (bench/floor/floor-thread.ts, and the delivery-thread floor's
+// two workers: bench/floor/threaded-floor-process.ts with FLOOR_DELIVERY_THREAD=1): calls answered by
+// id, and items pushed without an answer, over a worker or a MessagePort. Both ways, a turn's items
+// cross in one message, as every hand-off between Wirehook's threads does.
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { turnOutbox } from '@wirehook/core';
 import { endFloor, type FloorAttempt } from './floor-parts.ts';
 
@@ -40,19 +40,23 @@ export interface CloseCall {
 /** What crosses the link: a pushed item (no answer), a call, or a call's answer. */
 type Item<P, C, R> = { push: P } | { call: C; id: number } | { reply: R | undefined; id: number; error?: string };
 
+/** Either end of a link: a Worker (its owner's side) or a MessagePort (parentPort, or a channel's end). */
+export type LinkPort = MessagePort | Worker;
+
 /**
- * One side of the link: `push` hands an item over without an answer, `call` waits for one;
- * `serve` answers the other side's calls, `pushed` takes its pushed items. P, C and R are what
- * this side sends; the other side's are its own type parameters.
+ * One side of a link over `port`, named `name` in its errors: `push` hands an item over without
+ * an answer, `call` waits for one; `serve` answers the other side's calls, `pushed` takes its
+ * pushed items. PushOut, CallOut and ReplyOut are what this side sends; the In types what it gets.
  */
 export class FloorLink<PushOut, CallOut, ReplyIn, PushIn = never, CallIn = never, ReplyOut = never> {
   readonly #send: (item: Item<PushOut, CallOut, ReplyOut>) => void;
   readonly #pending = new Map<number, { resolve: (value: ReplyIn) => void; reject: (err: Error) => void }>();
   #nextId = 0;
 
-  constructor(port: MessagePort, handlers: { serve?: (call: CallIn) => Promise<ReplyOut>; pushed?: (item: PushIn) => void }) {
+  constructor(port: LinkPort, name: string, handlers: { serve?: (call: CallIn) => Promise<ReplyOut>; pushed?: (item: PushIn) => void } = {}) {
     this.#send = turnOutbox<Item<PushOut, CallOut, ReplyOut>>((items) => port.postMessage(items));
-    port.on('messageerror', (err) => endFloor(`a message over the floor's link could not be read: ${String(err)}`));
+    // What cannot be read would never be answered: the floor ends instead.
+    port.on('messageerror', (err) => endFloor(`a message over ${name} could not be read: ${String(err)}`));
     port.on('message', (items: Item<PushIn, CallIn, ReplyIn>[]) => {
       for (const item of items) {
         if ('push' in item) handlers.pushed!(item.push);

@@ -1,16 +1,11 @@
 // The threaded floor's (bench/floor/threaded-floor-process.ts) worker threads, both sides: the
 // calls of one turn of the event loop cross in one message and are answered by id, the answers
-// of one turn likewise — as Wirehook's store and egress threads post (StoreThread,
+// of one turn likewise (FloorLink) — as Wirehook's store and egress threads post (StoreThread,
 // EgressThread), with no more than that.
-import { parentPort, type Transferable, type Worker } from 'node:worker_threads';
-import { startThread, turnOutbox } from '@wirehook/core';
+import { parentPort, type Transferable } from 'node:worker_threads';
+import { startThread } from '@wirehook/core';
+import { FloorLink } from './floor-link.ts';
 import { endFloor } from './floor-parts.ts';
-
-interface Reply<R> {
-  id: number;
-  value?: R;
-  error?: string;
-}
 
 /**
  * A worker thread named `name` (its CPU shows under that name) running `main`, and the caller's
@@ -18,52 +13,23 @@ interface Reply<R> {
  * role, given to it too.
  */
 export class FloorThread<C extends object, R> {
-  readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve: (value: R) => void; reject: (err: Error) => void }>();
-  #nextId = 0;
-  readonly #post = turnOutbox<C & { id: number }>((calls) => this.#worker.postMessage(calls));
+  readonly #link: FloorLink<never, C, R>;
 
   /** `transfer`: what `data` carries that moves to the thread (a MessagePort to another worker). */
   constructor(main: URL, name: string, data: unknown, youngGenerationMb: number, transfer: Transferable[] = []) {
-    this.#worker = startThread(main, { name, workerData: data, transferList: transfer, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
-    this.#worker.on('message', (replies: Reply<R>[]) => {
-      for (const { id, value, error } of replies) {
-        const call = this.#pending.get(id);
-        this.#pending.delete(id);
-        if (error === undefined) call?.resolve(value as R);
-        else call?.reject(new Error(error));
-      }
-    });
-    // A floor whose thread is gone, or whose answers cannot be read, measures nothing: it ends,
-    // and the bench fails the run (measureFloor).
-    this.#worker.on('error', (err: unknown) => endFloor(`its ${name} thread failed: ${String(err)}`));
-    this.#worker.on('messageerror', (err) => endFloor(`an answer of its ${name} thread could not be read: ${String(err)}`));
-    this.#worker.on('exit', (code) => endFloor(`its ${name} thread exited (code ${code})`));
+    const worker = startThread(main, { name, workerData: data, transferList: transfer, resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb } });
+    this.#link = new FloorLink(worker, `its ${name} thread`);
+    // A floor whose thread is gone measures nothing: it ends, and the bench fails the run (measureFloor).
+    worker.on('error', (err: unknown) => endFloor(`its ${name} thread failed: ${String(err)}`));
+    worker.on('exit', (code) => endFloor(`its ${name} thread exited (code ${code})`));
   }
 
   call(call: C): Promise<R> {
-    const id = ++this.#nextId;
-    return new Promise<R>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#post({ ...call, id });
-    });
+    return this.#link.call(call);
   }
 }
 
 /** The worker's side: each call answered by `handle`, a turn's answers in one message. */
 export function serveCalls<C extends object, R>(handle: (call: C) => Promise<R>): void {
-  const port = parentPort!;
-  const reply = turnOutbox<Reply<R>>((replies) => port.postMessage(replies));
-  // Calls that cannot be read would never be answered: the thread fails instead (and the floor with it).
-  port.on('messageerror', (err) => {
-    throw err;
-  });
-  port.on('message', (calls: (C & { id: number })[]) => {
-    for (const call of calls) {
-      handle(call).then(
-        (value) => reply({ id: call.id, value }),
-        (err: unknown) => reply({ id: call.id, error: err instanceof Error ? err.message : String(err) }),
-      );
-    }
-  });
+  new FloorLink<never, never, never, never, C, R>(parentPort!, 'its owner', { serve: handle });
 }

@@ -38,7 +38,7 @@ const receiver = { resolve: options.resolve, caPem: options.caPem };
 const floor = process.env['FLOOR_DELIVERY_THREAD'] === '1' ? deliveryThreadFloor() : threadedFloor();
 // Its /healthz says which floor was built and how many attempts it has recorded, for the scenario
 // to record (`deliveryThread`, `attemptsRecorded` in a run's extra).
-serveApi(floor.route, async () => ({ ...((await floor.store.call({ op: 'durability' })) as object), deliveryThread: floor.deliveryThread }));
+serveApi(floor.route, async () => ({ ...((await floor.store.call({ op: 'health' })) as object), deliveryThread: floor.deliveryThread }));
 
 /** The threaded floor: the main thread sends and records, the egress thread POSTs. */
 function threadedFloor() {

@@ -10,13 +10,13 @@ import { type FloorMessageRows, openFloorStore } from './floor-store.ts';
 import { serveCalls } from './floor-thread.ts';
 
 /**
- * A call to the store thread. `durability` answers the pragmas and the attempts recorded so far
+ * A call to the store thread. `health` answers the pragmas and the attempts recorded so far
  * (for the scenario's count, between runs). `handOver` (the delivery-thread floor's): the message's
  * deliveries are handed to the delivery thread once committed, with its event type and, for an
  * endpoint's first delivery, where it goes (`to`, by endpoint id).
  */
 export type StoreCall =
-  | { op: 'durability' }
+  | { op: 'health' }
   | { op: 'create'; message: FloorMessageRows; handOver?: { eventType: string; to: Record<string, FloorTo> } }
   | { op: 'record'; deliveryId: string; attempt: FloorAttempt }
   | { op: 'fail'; deliveryId: string; at: number };
@@ -28,7 +28,7 @@ const countAttempts = db.prepare('SELECT count(*) AS n FROM attempts');
 
 const run = (call: StoreCall | RecordCall): Promise<unknown> => {
   switch (call.op) {
-    case 'durability':
+    case 'health':
       return Promise.resolve({ ...durabilityOf(db), attempts: Number(countAttempts.get()?.['n']) });
     case 'create':
       return write(() => create(call.message));
@@ -39,7 +39,8 @@ const run = (call: StoreCall | RecordCall): Promise<unknown> => {
   }
 };
 
-const link = port === undefined ? undefined : new FloorLink<FloorJob, never, never, never, RecordCall, unknown>(port, { serve: run });
+const link =
+  port === undefined ? undefined : new FloorLink<FloorJob, never, never, never, RecordCall, unknown>(port, 'the link to the delivery thread', { serve: run });
 
 serveCalls<StoreCall, unknown>(async (call) => {
   const done = await run(call);

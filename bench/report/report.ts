@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { BenchSettings } from '../settings.ts';
@@ -175,9 +175,8 @@ function idempotencyChecks(r: RunRecord, check: (name: string, ok: boolean, deta
   ];
 }
 
-/** Writes the report as `<dir>/<date>.json` (date and time, UTC); @returns the path. */
+/** Writes the report as `<dir>/<date>.json` (date and time, UTC) into `dir`, made at the bench's start (bench/main.ts); @returns the path. */
 export function writeReport(report: BenchReport, dir: string): string {
-  mkdirSync(dir, { recursive: true });
   const stamp = report.startedAt.slice(0, 19).replace(/:/g, '-');
   const file = join(dir, `${report.mode === 'smoke' ? 'smoke-' : ''}${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);

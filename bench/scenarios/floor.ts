@@ -183,15 +183,17 @@ async function measureFloor(
         // The run's attempts as its store recorded them, its warm-up's included: waited for until they
         // cover what the receiver counted (the last sends' records come after the count), for 30 s at most.
         const expected = attemptsBefore + settings.e2e.warmup + record.delivered;
+        const deadline = Date.now() + 30_000;
         let attempts = (await healthNow()).attempts ?? 0;
-        for (const until = Date.now() + 30_000; attempts < expected && Date.now() < until; attempts = (await healthNow()).attempts ?? 0) {
+        while (attempts < expected && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 100));
+          attempts = (await healthNow()).attempts ?? 0;
         }
         // Fewer is a floor that lost records: its run measured a pipeline that does not do its work.
         if (attempts < expected)
           throw new Error(`${name}: run ${run}'s attempts were not all recorded within 30 s (${attempts - attemptsBefore} of ${expected - attemptsBefore})`);
+        // The warm-up's are in it: the report's settings.e2e.warmup.
         record.extra['attemptsRecorded'] = attempts - attemptsBefore;
-        record.extra['warmupMessages'] = settings.e2e.warmup;
         attemptsBefore = attempts;
       }
       const which = run === 0 ? 'warming' : `run ${run}`;

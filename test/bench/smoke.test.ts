@@ -75,7 +75,7 @@ describe('bench --smoke', () => {
       // The threaded floor likewise, split by thread as embedded mode: its store and egress threads by their names.
       expect(report.scenarios['threaded-floor'].runs[0].extra.fsyncEachCommit).toBe(1);
       // Its sends' attempts written once each (its /healthz counts them), and it ran as the threaded floor, not the delivery-thread one.
-      for (const r of report.scenarios['threaded-floor'].runs) expect(r.extra.attemptsRecorded).toBe(r.delivered + r.extra.warmupMessages);
+      for (const r of report.scenarios['threaded-floor'].runs) expect(r.extra.attemptsRecorded).toBe(r.delivered + report.settings.e2e.warmup);
       expect(report.scenarios['threaded-floor'].runs[0].extra.deliveryThread).toBeUndefined();
       // (By name: a smoke run's few deliveries may cost a thread less than one clock tick of /proc.)
       expect(Object.keys(report.scenarios['threaded-floor'].runs[0].wirehookCpuUsByPart)).toEqual(
@@ -156,7 +156,7 @@ describe('bench --smoke', () => {
       // The floor that was built says which it is; the receiver counted each delivery once with a valid signature (the checks).
       for (const r of [...runs, warming]) expect(r).toMatchObject({ extra: { deliveryThread: 1, fsyncEachCommit: 1 }, duplicates: 0, invalid: 0 });
       // Each send's attempt came back to the store thread and was written once: the warm-up's and the run's.
-      for (const r of [...runs, warming]) expect(r.extra.attemptsRecorded).toBe(r.delivered + r.extra.warmupMessages);
+      for (const r of [...runs, warming]) expect(r.extra.attemptsRecorded).toBe(r.delivered + report.settings.e2e.warmup);
       expect(runs[0].delivered).toBeGreaterThan(0);
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       expect(Object.keys(runs[0].wirehookCpuUsByPart)).toEqual(expect.arrayContaining(['main thread', 'store writer', 'egress thread']));
