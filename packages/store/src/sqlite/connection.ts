@@ -18,7 +18,12 @@ export class SqliteConnection {
     this.#groupCommit = new GroupCommit(db, walFile, SQLITE_BUSY_TIMEOUT_MS);
   }
 
-  /** The prepared statement for `sql`, prepared on first use and reused after. */
+  /**
+   * The prepared statement for `sql`, prepared on first use and reused after. The text is the
+   * cache's key: on a hot path pass a constant (a literal, or a template built once at module
+   * level) — text built at each call is hashed again at each call (the store bench measured
+   * that at ≈ 2 % of its samples for one statement of a create).
+   */
   statement(sql: string): StatementSync {
     let stmt = this.#statements.get(sql);
     if (stmt === undefined) {

@@ -9,6 +9,19 @@ import { laneHead } from './ordered-lanes.ts';
 import { intOrNull, text, textOrNull } from './row.ts';
 
 /**
+ * The outcome on a delivery still open under this claim; a re-send asked for during this send
+ * (`resend`) keeps it due now, manual. Built once (SqliteConnection.statement says why).
+ */
+const APPLY_OUTCOME = `UPDATE deliveries
+  SET status = CASE WHEN resend = 1 THEN 'retrying' ELSE ? END,
+      next_attempt_at = CASE WHEN resend = 1 THEN ? ELSE ? END,
+      manual = resend, resend = 0,
+      attempt_count = attempt_count + 1,
+      policy_attempts = policy_attempts + ?, lease_until = NULL,
+      held = ?
+  WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status, ordering_key, manual`;
+
+/**
  * DeliveryRepo.complete: the attempt (and its endpoint's rollups), the delivery's new state,
  * its message's status and the endpoint's failure streak, in one transaction (a group commit, undone alone if it throws;
  * the rollups and the message's status written once for the whole batch at its end).
@@ -47,18 +60,8 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
     const endpointRow = conn.statement('SELECT status, failing_since FROM endpoints WHERE org_id = ? AND env = ? AND id = ?').get(t.orgId, t.env, endpointId);
     const endpoint: EndpointAtCompletion | null =
       endpointRow === undefined ? null : { status: text(endpointRow, 'status') as EndpointStatus, failingSince: intOrNull(endpointRow, 'failing_since') };
-    // A re-send asked for during this send (`resend`) keeps the delivery due now, manual.
     const updated = conn
-      .statement(
-        `UPDATE deliveries
-         SET status = CASE WHEN resend = 1 THEN 'retrying' ELSE ? END,
-             next_attempt_at = CASE WHEN resend = 1 THEN ? ELSE ? END,
-             manual = resend, resend = 0,
-             attempt_count = attempt_count + 1,
-             policy_attempts = policy_attempts + ?, lease_until = NULL,
-             held = ?
-         WHERE org_id = ? AND env = ? AND id = ? AND lease_token = ? AND ${OPEN} RETURNING message_id, status, ordering_key, manual`,
-      )
+      .statement(APPLY_OUTCOME)
       .get(
         outcome.status,
         a.at,
@@ -104,12 +107,16 @@ function carryOut(
   effects: AttemptEffects,
   reason: string | null,
 ): void {
-  const tenantId = 'org_id = ? AND env = ? AND id = ?';
-  if (effects.streak === 'clear') conn.statement(`UPDATE endpoints SET failing_since = NULL WHERE ${tenantId}`).run(t.orgId, t.env, endpointId);
+  if (effects.streak === 'clear')
+    conn.statement('UPDATE endpoints SET failing_since = NULL WHERE org_id = ? AND env = ? AND id = ?').run(t.orgId, t.env, endpointId);
   if (effects.streak === 'start')
-    conn.statement(`UPDATE endpoints SET failing_since = ? WHERE ${tenantId} AND failing_since IS NULL`).run(a.at, t.orgId, t.env, endpointId);
+    conn
+      .statement('UPDATE endpoints SET failing_since = ? WHERE org_id = ? AND env = ? AND id = ? AND failing_since IS NULL')
+      .run(a.at, t.orgId, t.env, endpointId);
   if (effects.disable) {
-    conn.statement(`UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE ${tenantId}`).run(reason, t.orgId, t.env, endpointId);
+    conn
+      .statement("UPDATE endpoints SET status = 'disabled', disabled_reason = ? WHERE org_id = ? AND env = ? AND id = ?")
+      .run(reason, t.orgId, t.env, endpointId);
     recordWalk(conn, t, endpointId, 'fail');
     walkBatch(conn, endpointId, a.at, ENDPOINT_WALK_BATCH);
   }

@@ -57,6 +57,15 @@ const CLAIMABLE = `${DUE_UNLEASED}
   AND EXISTS (SELECT 1 FROM endpoints e
               WHERE e.id = d.endpoint_id AND e.org_id = d.org_id AND e.env = d.env AND e.status = 'active')`;
 
+// The statements of the claim path, built once (SqliteConnection.statement says why).
+/** Leases one delivery when it is claimable. */
+const CLAIM_ONE = `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
+  WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`;
+/** The oldest due, by deliveries_due (named: DeliveryRepo.due says why). */
+const OLDEST_DUE = `SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`;
+const RELEASE_LEASE = `UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`;
+const JOB_ENDPOINT = `SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
+
 /**
  * The endpoints with open deliveries not held, by a skip scan of deliveries_endpoint_queue's
  * (0, endpoint) ranges: one seek per such endpoint, whatever its backlog; a paused endpoint's
@@ -108,7 +117,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const oldest = this.#conn
       // Named: `held = 0` is also deliveries_endpoint_queue's first column, and SQLite would read
       // all of that index's (0, …) range and sort it rather than the first `limit` by due time.
-      .statement(`SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`)
+      .statement(OLDEST_DUE)
       .all(now, now, limit);
     const capped = capPerEndpoint(oldest, perEndpoint);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
@@ -168,23 +177,12 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   #claimOne(id: DeliveryId, now: number, leaseUntil: number, reads: JobReads): DeliveryJob | null {
     // The WHERE decides: of two processes claiming one delivery, the second finds the lease
     // taken once the first commits.
-    const row = this.#conn
-      .statement(
-        `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
-         WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`,
-      )
-      .get(leaseUntil, id, now, now);
+    const row = this.#conn.statement(CLAIM_ONE).get(leaseUntil, id, now, now);
     return row === undefined ? null : deliveryJob(this.#conn, row, now, reads);
   }
 
   async release(claim: ClaimRef, nextAttemptAt: number): Promise<void> {
-    await this.#conn.batched(
-      () =>
-        this.#conn
-          .statement(`UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`)
-          .run(nextAttemptAt, claim.deliveryId, claim.leaseToken),
-      NOT_DURABLE,
-    );
+    await this.#conn.batched(() => this.#conn.statement(RELEASE_LEASE).run(nextAttemptAt, claim.deliveryId, claim.leaseToken), NOT_DURABLE);
   }
 
   async releaseAll(_now: number): Promise<number> {
@@ -384,7 +382,7 @@ export function deliveryJob(conn: SqliteConnection, row: Row, now: number, reads
   }
   let endpoint = reads.endpoints.get(delivery.endpointId);
   if (endpoint === undefined) {
-    const found = endpointRow ?? conn.statement(`SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`).get(delivery.endpointId);
+    const found = endpointRow ?? conn.statement(JOB_ENDPOINT).get(delivery.endpointId);
     if (found !== undefined)
       reads.endpoints.set(delivery.endpointId, (endpoint = { endpoint: toJobEndpoint(found), secrets: secretsAt(conn, delivery.endpointId, now) }));
   }
