@@ -39,14 +39,14 @@ import { int, intOrNull, json, jsonOrNull, text, textOrNull, type Row } from './
 // Row → domain record, one function per table. The casts to branded and union types are
 // safe because only these adapters write the rows, from values of those types.
 
-/** An `orgs` row; `prefix` reads columns aliased in a join (e.g. `org_name`). */
-export function toOrg(row: Row, prefix = ''): Org {
+/** An `orgs` row. */
+export function toOrg(row: Row): Org {
   return {
-    id: text(row, `${prefix}id`) as OrgId,
-    name: text(row, `${prefix}name`),
-    plan: text(row, `${prefix}plan`) as PlanName,
-    ownerEmail: textOrNull(row, `${prefix}owner_email`),
-    createdAt: int(row, `${prefix}created_at`),
+    id: text(row, 'id') as OrgId,
+    name: text(row, 'name'),
+    plan: text(row, 'plan') as PlanName,
+    ownerEmail: textOrNull(row, 'owner_email'),
+    createdAt: int(row, 'created_at'),
   };
 }
 
