@@ -64,19 +64,19 @@ try {
   const first = sides.map(() => [] as number[]);
   const rest = sides.map(() => [] as number[]);
   const payload = payloadJson(1024);
-  for (let round = -100; round < rounds; round++) {
+  for (let commit = -100; commit < rounds; commit++) {
     await Promise.all(
       Array.from({ length: CREATES }, (_, k) => {
         clock.advance(1);
-        return store.messages.create(t, benchMessage(clock, payload, undefined, `bench${k}`));
+        return store.messages.create(t, benchMessage(clock, t, payload, undefined, `bench${k}`));
       }),
     );
-    for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
+    for (const side of commit % 2 === 0 ? [0, 1] : [1, 0]) {
       let start = process.hrtime.bigint();
       for (let i = 0; i < LOOKUPS; i++) {
         if ((await sides[side]!.lookup()) === null) throw new Error('the key was not found');
         const end = process.hrtime.bigint();
-        if (round >= 0) (i === 0 ? first : rest)[side]!.push(Number(end - start));
+        if (commit >= 0) (i === 0 ? first : rest)[side]!.push(Number(end - start));
         start = end;
       }
     }

@@ -1,7 +1,7 @@
 // `node bench/store-statements.ts [--batch N] [--consumers N] [--deliveries N]`: where the
 // embedded store's writes spend their time, statement by statement (issue 46). In this process,
 // no Wirehook started: the SQLite store on a fresh file creates messages with the bench's 1 KB
-// payload, each with its delivery claimed as intake's create claims it (the dispatcher's places
+// payload and the month's usage counter intake sends, each with its delivery claimed as intake's create claims it (the dispatcher's places
 // free), `--batch` at once (25: e2e's writes a commit), then completes each with a 200, as many
 // at once. node:sqlite's statements (run, get, all) and execs (COMMIT, BEGIN, the pragmas) are
 // timed on the wall clock around each call, by SQL text (its key made after the clock stops, once
@@ -93,7 +93,7 @@ try {
       const made = await Promise.all(
         Array.from({ length: Math.min(batch, deliveries - i) }, (_, k) => {
           clock.advance(1);
-          return store.messages.create(t, benchMessage(clock, payload, { max: 1, leaseUntil: clock.now() + 60_000 }, consumer(i + k)));
+          return store.messages.create(t, benchMessage(clock, t, payload, { max: 1, leaseUntil: clock.now() + 60_000 }, consumer(i + k)));
         }),
       );
       for (const m of made) jobs.push(...(m.claimed ?? []));

@@ -2,12 +2,13 @@
 // [--without INDEX_OR_TRIGGER,…]`, which measures the store with those dropped: what each costs):
 // the embedded store's CPU per delivery (issue 46), against a baseline of the same run. In this
 // process, no Wirehook started: the SQLite store on a fresh file creates messages with the bench's
-// 1 KB payload (200 at once), claims the deliveries (64 a claimMany call, as a dispatcher claims a
-// turn's wake-ups) and completes each with a 200 (64 at once: one group commit each), as the API
-// and the dispatcher call it. The baseline is the least a durable
+// 1 KB payload and the month's usage counter intake sends with each (200 at once), claims the
+// deliveries (64 a claimMany call, as a dispatcher claims a turn's wake-ups) and completes each
+// with a 200 (64 at once: one group commit each), as the API and the dispatcher call it. The
+// baseline is the least a durable
 // pipeline writes for the same: a message row, a delivery row with its due index, an attempt row
 // and the delivery's status, on node:sqlite in WAL mode, batched the same way, no tenant, no
-// rollup, no status, no lanes. Two shapes: one endpoint (e2e) and twenty (fan-out).
+// usage counter, no rollup, no status, no lanes. Two shapes: one endpoint (e2e) and twenty (fan-out).
 // Reported, each the median of the runs: µs of CPU per delivery for create (per message ÷ its
 // deliveries), claim and complete, and the store's total ÷ the baseline's.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,8 +26,11 @@ import type { Store } from '../packages/store/src/store.ts';
 import { median, round } from './report/stats.ts';
 import { payloadJson } from './setup/payload.ts';
 import { BARE_PIPELINE_SCHEMA } from './setup/bare-schema.ts';
+import { usageCounters } from '../services/message-intake/src/message-intake.ts';
 
 const CREATE_BATCH = 200;
+/** The plan of the bench's org, as the e2e bench's orgs have it (its monthly limit far above a run's messages). */
+const BENCH_PLAN = 'business';
 const COMPLETE_BATCH = 64;
 // `consumers`: the endpoints are spread over that many, one message to each in turn (the e2e
 // bench's 64 consumers of one endpoint each: a batch of completions touches many endpoints,
@@ -138,7 +142,7 @@ async function storeRun(
       const made = await Promise.all(
         Array.from({ length: Math.min(CREATE_BATCH, messages - i) }, (_, k) => {
           clock.advance(1);
-          return store.messages.create(t, benchMessage(clock, payload, undefined, consumerName((i + k) % consumers, consumers)));
+          return store.messages.create(t, benchMessage(clock, t, payload, undefined, consumerName((i + k) % consumers, consumers)));
         }),
       );
       for (const m of made) ids.push(...m.deliveryIds);
@@ -170,14 +174,15 @@ async function storeRun(
 const consumerName = (c: number, consumers: number) => (consumers === 1 ? 'bench' : `bench${c}`);
 
 /**
- * A fresh tenant on `store` with `endpoints` open endpoints spread over `consumers` consumers
- * (the bench's: `bench`, or `bench0` …), and the clock it was made at.
+ * A fresh tenant on `store` (an org of the e2e bench's plan, BENCH_PLAN) with `endpoints` open
+ * endpoints spread over `consumers` consumers (the bench's: `bench`, or `bench0` …), and the clock
+ * it was made at.
  */
 export async function benchTenant(store: Store, endpoints: number, consumers = 1): Promise<{ clock: ManualClock; t: Tenant }> {
   const clock = new ManualClock();
   clock.set(Date.UTC(2026, 10, 30));
   const f = new Fixtures(() => store, clock);
-  const t = await f.tenant();
+  const t: Tenant = { orgId: (await f.org(BENCH_PLAN)).id, env: 'live' };
   const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
   for (let c = 0; c < consumers; c++) {
     const consumer = await f.consumer(t, consumerName(c, consumers));
@@ -186,8 +191,12 @@ export async function benchTenant(store: Store, endpoints: number, consumers = 1
   return { clock, t };
 }
 
-/** A bench message created at the clock's time (the bench's event type and consumer, no counters), as intake sends it. */
-export function benchMessage(clock: ManualClock, payload: string, claim?: NewMessage['claim'], consumer = 'bench'): NewMessage {
+/**
+ * A bench message of `t` created at the clock's time (the bench's event type and consumer), as
+ * intake sends it: with the month's usage counter its plan counts (message-intake's
+ * usageCounters), read, checked against the plan's limit and moved with each create.
+ */
+export function benchMessage(clock: ManualClock, t: Tenant, payload: string, claim?: NewMessage['claim'], consumer = 'bench'): NewMessage {
   const createdAt = clock.now();
   return {
     id: newId('message', { now: () => createdAt }),
@@ -198,7 +207,7 @@ export function benchMessage(clock: ManualClock, payload: string, claim?: NewMes
     newConsumerId: newId('consumer', clock),
     idempotencyKey: null,
     idempotencySince: createdAt - 86_400_000,
-    counters: [],
+    counters: usageCounters(t, BENCH_PLAN, createdAt),
     ...(claim === undefined ? {} : { claim }),
   };
 }

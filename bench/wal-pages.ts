@@ -31,7 +31,7 @@ for (let i = 0; i < messages; i += createBatch) {
   const made = await Promise.all(
     Array.from({ length: Math.min(createBatch, messages - i) }, () => {
       clock.advance(1);
-      return store.messages.create(t, benchMessage(clock, payload, { max: 1_000, leaseUntil: clock.now() + 60_000 }));
+      return store.messages.create(t, benchMessage(clock, t, payload, { max: 1_000, leaseUntil: clock.now() + 60_000 }));
     }),
   );
   for (const m of made) jobs.push(...(m.claimed ?? []));
