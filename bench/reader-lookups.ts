@@ -83,7 +83,8 @@ try {
   }
   const us = (samples: number[]) => round(median(samples)! / 1000, 2);
   process.stdout.write(
-    `reader lookups: ${rounds} commits of ${CREATES} creates, ${LOOKUPS} lookups a side after each; µs a lookup, medians: the first after a commit, the rest\n` +
+    `reader lookups: ${rounds} commits of ${CREATES} creates, ${LOOKUPS} lookups a side after each; ` +
+      `µs a lookup, medians: the first after a commit, the rest\n` +
       sides.map((side, i) => `  ${side.name}: ${us(first[i]!)}, ${us(rest[i]!)}\n`).join(''),
   );
   joinedDb.close();
