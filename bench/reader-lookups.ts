@@ -1,13 +1,14 @@
 // `node bench/reader-lookups.ts [--rounds N]`: what an API request's key lookup
-// (`apiKeys.findByHash`) costs the store's reader connection while the writer commits (issue 46):
-// the store's two point reads on one snapshot against the join of the two tables it replaced,
-// mapped the same way. In this process, no Wirehook started: a SQLite store on a fresh file (the
-// writer, 64 endpoints over 64 consumers) creates 25 bench messages a group commit, as e2e's
-// writes commit; after each commit, two read-only connections opened as the reader thread opens
-// them (one a side, so each pays its own page cache's loss) take turns, the first alternating,
-// at 10 lookups each. Each writer's commit empties a reading connection's page cache, so the
-// first lookup after it reads its pages again; the rest find them. Timed on the wall clock
-// (synchronous calls, nothing else running); medians over the rounds. A measurement, not a test.
+// (`apiKeys.findByHash`) costs the store's reader connection between the writer's commits (issue
+// 46): the store's two point reads on one snapshot against the join of the two tables it
+// replaced. In this process, no Wirehook started: a SQLite store on a fresh file (the writer, 64
+// endpoints over 64 consumers) commits 25 bench messages at a time, as e2e's writes commit; after
+// each commit, two read-only connections (one a side, so each pays for its own page cache's loss)
+// take turns, the first alternating, at 10 lookups each: the store's reader (`openSqliteReader`,
+// calling `findByHash`) and a plain connection running the join, mapped to the same fields. Each
+// commit empties a reading connection's page cache, so the first lookup after it reads its pages
+// again; the rest find them. Timed on the wall clock (synchronous calls, nothing else running);
+// medians over the rounds, the first 100 left out. A measurement, not a test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { newId } from '@wirehook/core';
 import { toApiKey } from '../packages/store/src/sqlite/mappers.ts';
 import { openSqliteReader, openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
+import type { Store } from '../packages/store/src/store.ts';
 import { int, text, textOrNull } from '../packages/store/src/sqlite/row.ts';
 import { median, round } from './report/stats.ts';
 import { payloadJson } from './setup/payload.ts';
@@ -23,6 +25,7 @@ import { benchMessage, benchTenant } from './store-writes.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string' } } });
 const rounds = Number(values.rounds ?? 2_000);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number of commits, 1 or more (not ${values.rounds})`);
 const CREATES = 25;
 const LOOKUPS = 10;
 
@@ -33,6 +36,8 @@ const JOINED = `SELECT k.*, o.name AS org_name, o.plan AS org_plan, o.owner_emai
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-reader-lookups-'));
 const path = join(dir, 'store.sqlite');
 const store = openSqliteStore({ path });
+let reader: Store | undefined;
+let joinedDb: DatabaseSync | undefined;
 try {
   const { clock, t } = await benchTenant(store, 64, 64);
   const hash = 'a'.repeat(64);
@@ -40,8 +45,9 @@ try {
     { id: newId('key', clock), orgId: t.orgId, env: t.env, scopes: [], createdAt: clock.now(), revokedAt: null, expiresAt: null },
     hash,
   );
-  const reader = openSqliteReader(path);
-  const joinedDb = new DatabaseSync(path, { readOnly: true });
+  const lookups = openSqliteReader(path);
+  reader = lookups;
+  joinedDb = new DatabaseSync(path, { readOnly: true });
   const joined = joinedDb.prepare(JOINED);
   const sides = [
     {
@@ -59,7 +65,7 @@ try {
         return { key: toApiKey(row), org };
       },
     },
-    { name: 'findByHash (two reads, one snapshot)', lookup: () => reader.apiKeys.findByHash(hash) },
+    { name: 'findByHash (two reads, one snapshot)', lookup: () => lookups.apiKeys.findByHash(hash) },
   ];
   const first = sides.map(() => [] as number[]);
   const rest = sides.map(() => [] as number[]);
@@ -87,9 +93,9 @@ try {
       `µs a lookup, medians: the first after a commit, the rest\n` +
       sides.map((side, i) => `  ${side.name}: ${us(first[i]!)}, ${us(rest[i]!)}\n`).join(''),
   );
-  joinedDb.close();
-  await reader.close();
 } finally {
+  joinedDb?.close();
+  await reader?.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 }

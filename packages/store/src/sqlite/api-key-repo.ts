@@ -29,8 +29,8 @@ export class SqliteApiKeyRepo implements ApiKeyRepo {
 
   async findByHash(hash: string): Promise<KeyWithOrg | null> {
     // Two point reads on one snapshot, not a join of the two tables: the join cost the reader
-    // 48 µs a lookup after each of the writer's commits (which empty a reading connection's page
-    // cache) and 19 µs between them, the two reads 27 and 11 (`node bench/reader-lookups.ts`).
+    // 61–64 µs a lookup after each of the writer's commits (which empty a reading connection's
+    // page cache) and 17–18 µs between them, the two reads 38–43 and 12 (`bench/reader-lookups.ts`).
     return this.#conn.snapshot(() => {
       const key = this.#conn.statement(KEY_BY_HASH).get(hash);
       const org = key === undefined ? undefined : this.#conn.statement(ORG_BY_ID).get(text(key, 'org_id'));

@@ -53,7 +53,8 @@ export class SqliteConnection {
     try {
       return fn();
     } finally {
-      this.db.exec('COMMIT');
+      // Unless SQLite ended it itself (an I/O error): a COMMIT then would throw in place of fn's error.
+      if (this.db.isTransaction) this.db.exec('COMMIT');
     }
   }
 

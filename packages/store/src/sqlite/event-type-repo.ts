@@ -8,6 +8,8 @@ import { int, type Row } from './row.ts';
 
 /** The columns of a list: everything but the schema and examples, and whether there is a schema. */
 const SUMMARY = 'name, description, archived_at, created_at, validation, deprecated, version, updated_at, version_at, rev, schema IS NOT NULL AS has_schema';
+/** The tenant's catalog, by name (built once: SqliteConnection.statement says why). */
+const LIST = `SELECT ${SUMMARY} FROM event_types WHERE org_id = ? AND env = ? ORDER BY name`;
 
 /** Event types in SQLite, scoped by tenant. */
 export class SqliteEventTypeRepo implements EventTypeRepo {
@@ -60,7 +62,7 @@ export class SqliteEventTypeRepo implements EventTypeRepo {
   }
 
   async list(t: Tenant): Promise<EventTypeSummary[]> {
-    return this.#conn.statement(`SELECT ${SUMMARY} FROM event_types WHERE org_id = ? AND env = ? ORDER BY name`).all(t.orgId, t.env).map(toEventTypeSummary);
+    return this.#conn.statement(LIST).all(t.orgId, t.env).map(toEventTypeSummary);
   }
 
   async get(t: Tenant, name: string): Promise<EventType | null> {
