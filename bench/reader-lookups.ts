@@ -17,7 +17,6 @@ import { parseArgs } from 'node:util';
 import { newId } from '@wirehook/core';
 import { toApiKey } from '../packages/store/src/sqlite/mappers.ts';
 import { openSqliteReader, openSqliteStore } from '../packages/store/src/sqlite/open-sqlite-store.ts';
-import type { Store } from '../packages/store/src/store.ts';
 import { int, text, textOrNull } from '../packages/store/src/sqlite/row.ts';
 import { median, round } from './report/stats.ts';
 import { payloadJson } from './setup/payload.ts';
@@ -36,8 +35,9 @@ const JOINED = `SELECT k.*, o.name AS org_name, o.plan AS org_plan, o.owner_emai
 const dir = mkdtempSync(join(tmpdir(), 'wirehook-reader-lookups-'));
 const path = join(dir, 'store.sqlite');
 const store = openSqliteStore({ path });
-let reader: Store | undefined;
-let joinedDb: DatabaseSync | undefined;
+// Both sides' connections, opened on the migrated file: their statements are prepared when first run.
+const reader = openSqliteReader(path);
+const joinedDb = new DatabaseSync(path, { readOnly: true });
 try {
   const { clock, t } = await benchTenant(store, 64, 64);
   const hash = 'a'.repeat(64);
@@ -45,9 +45,6 @@ try {
     { id: newId('key', clock), orgId: t.orgId, env: t.env, scopes: [], createdAt: clock.now(), revokedAt: null, expiresAt: null },
     hash,
   );
-  const lookups = openSqliteReader(path);
-  reader = lookups;
-  joinedDb = new DatabaseSync(path, { readOnly: true });
   const joined = joinedDb.prepare(JOINED);
   const sides = [
     {
@@ -65,7 +62,7 @@ try {
         return { key: toApiKey(row), org };
       },
     },
-    { name: 'findByHash (two reads, one snapshot)', lookup: () => lookups.apiKeys.findByHash(hash) },
+    { name: 'findByHash (two reads, one snapshot)', lookup: () => reader.apiKeys.findByHash(hash) },
   ];
   const first = sides.map(() => [] as number[]);
   const rest = sides.map(() => [] as number[]);
@@ -94,8 +91,8 @@ try {
       sides.map((side, i) => `  ${side.name}: ${us(first[i]!)}, ${us(rest[i]!)}\n`).join(''),
   );
 } finally {
-  joinedDb?.close();
-  await reader?.close();
+  joinedDb.close();
+  await reader.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -182,7 +182,7 @@ export async function benchTenant(store: Store, endpoints: number, consumers = 1
   const clock = new ManualClock();
   clock.set(Date.UTC(2026, 10, 30));
   const f = new Fixtures(() => store, clock);
-  const t: Tenant = { orgId: (await f.org(BENCH_PLAN)).id, env: 'live' };
+  const t = await f.tenant('live', BENCH_PLAN);
   const open = { eventTypes: null, failingSince: null, disabledReason: null, compatSignature: null, rateLimit: null, fixedIp: false };
   for (let c = 0; c < consumers; c++) {
     const consumer = await f.consumer(t, consumerName(c, consumers));

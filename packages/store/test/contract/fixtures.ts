@@ -86,9 +86,9 @@ export class Fixtures {
     });
   }
 
-  /** A tenant of a new org. */
-  async tenant(env: Environment = 'live'): Promise<Tenant> {
-    return { orgId: (await this.org()).id, env };
+  /** A tenant of a new org (of `plan`). */
+  async tenant(env: Environment = 'live', plan: PlanName = 'free'): Promise<Tenant> {
+    return { orgId: (await this.org(plan)).id, env };
   }
 
   /** Creates a consumer in `t`. */
