@@ -16,6 +16,23 @@ let dataDir: string;
 let rx: NamedReceiver;
 let port: number;
 let server: ChildProcess | undefined;
+/** What the running server wrote to stderr: a failure names why it stopped answering. */
+let serverStderr = '';
+
+/**
+ * `check`, failed at once with the server's own words if the server exits first — rather than
+ * after its timeout with "fetch failed" (how a CI run reported this test's one failure).
+ */
+function whileServerRuns<T>(check: Promise<T>): Promise<T> {
+  const child = server!;
+  const exited = new Promise<never>((_, reject) => {
+    const fail = () => reject(new Error(`the server exited (${child.exitCode ?? child.signalCode}); its stderr:\n${serverStderr}`));
+    if (child.exitCode !== null || child.signalCode !== null) fail();
+    else child.once('exit', fail);
+  });
+  exited.catch(() => {}); // unobserved when the check wins
+  return Promise.race([check, exited]);
+}
 
 async function startServer(): Promise<ChildProcess> {
   const child = await spawnEmbedded({
@@ -30,8 +47,18 @@ async function startServer(): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  serverStderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    serverStderr += chunk;
+  });
+  // A fetch outside the waits below fails with "fetch failed" alone: the log says why.
+  child.once('exit', (code, signal) => {
+    if (signal !== 'SIGKILL') console.error(`the server exited (${code ?? signal}); its stderr:\n${serverStderr}`);
+  });
+  server = child;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
-  await eventually(async () => expect((await api.get('/healthz')).status).toBe(200), 15_000, 100);
+  // 30 s: a start on a CI machine running the other lane's cluster files beside it.
+  await whileServerRuns(eventually(async () => expect((await api.get('/healthz')).status).toBe(200), 30_000, 100));
   return child;
 }
 
@@ -87,21 +114,27 @@ describe('crash safety (embedded mode)', () => {
     const beforeRestart = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']));
     expect(beforeRestart.size).toBeLessThan(MESSAGES); // the crash really cut the burst short
 
+    const restartAt = performance.now();
     server = await startServer();
-    await eventually(
-      async () => {
-        for (const id of ids) {
-          const detail = (await api.get(`/v1/messages/${id}`)).body;
-          expect(detail.status, id).toBe('success');
-        }
-      },
-      60_000,
-      500,
+    const restartMs = Math.round(performance.now() - restartAt);
+    await whileServerRuns(
+      eventually(
+        async () => {
+          for (const id of ids) {
+            const detail = (await api.get(`/v1/messages/${id}`)).body;
+            expect(detail.status, id).toBe('success');
+          }
+        },
+        60_000,
+        500,
+      ),
     );
     const delivered = new Set(rx.receiver.requests.map((r) => r.headers['webhook-id']));
     expect([...delivered].sort()).toEqual([...ids].sort());
     const duplicates = rx.receiver.requests.length - delivered.size;
-    console.log(`crash safety: ${MESSAGES} messages, ${rx.receiver.requests.length} requests, ${duplicates} beyond the first per message`);
+    console.log(
+      `crash safety: ${MESSAGES} messages, ${rx.receiver.requests.length} requests, ${duplicates} beyond the first per message; restarted in ${restartMs} ms`,
+    );
     // Attempts are on record: each message ends with its 2xx attempt; nothing is recorded
     // that was not sent, and only attempts cut off by the kill (at most the endpoint's 16
     // concurrent slots) can be missing from the record.
