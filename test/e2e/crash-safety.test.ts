@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
-import { spawnEmbedded } from '../support/embedded-process.ts';
+import { collectStderr, EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, type NamedReceiver } from '../support/receivers.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -16,23 +16,8 @@ let dataDir: string;
 let rx: NamedReceiver;
 let port: number;
 let server: ChildProcess | undefined;
-/** What the running server wrote to stderr: a failure names why it stopped answering. */
-let serverStderr = '';
-
-/**
- * `check`, failed at once with the server's own words if the server exits first — rather than
- * after its timeout with "fetch failed" (how a CI run reported this test's one failure).
- */
-function whileServerRuns<T>(check: Promise<T>): Promise<T> {
-  const child = server!;
-  const exited = new Promise<never>((_, reject) => {
-    const fail = () => reject(new Error(`the server exited (${child.exitCode ?? child.signalCode}); its stderr:\n${serverStderr}`));
-    if (child.exitCode !== null || child.signalCode !== null) fail();
-    else child.once('exit', fail);
-  });
-  exited.catch(() => {}); // unobserved when the check wins
-  return Promise.race([check, exited]);
-}
+/** What the running server has written to stderr: a failure names why it stopped answering. */
+let serverStderr: () => string = () => '';
 
 async function startServer(): Promise<ChildProcess> {
   const child = await spawnEmbedded({
@@ -47,18 +32,18 @@ async function startServer(): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  serverStderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    serverStderr += chunk;
-  });
+  serverStderr = collectStderr(child);
   // A fetch outside the waits below fails with "fetch failed" alone: the log says why.
   child.once('exit', (code, signal) => {
-    if (signal !== 'SIGKILL') console.error(`the server exited (${code ?? signal}); its stderr:\n${serverStderr}`);
+    if (signal !== 'SIGKILL') console.error(`the server exited (${code ?? signal}); its stderr:\n${serverStderr()}`);
   });
   server = child;
   const api = new ApiClient(`http://127.0.0.1:${port}`);
-  // 30 s: a start on a CI machine running the other lane's cluster files beside it.
-  await whileServerRuns(eventually(async () => expect((await api.get('/healthz')).status).toBe(200), 30_000, 100));
+  await whileRunning(
+    child,
+    serverStderr,
+    eventually(async () => expect((await api.get('/healthz')).status).toBe(200), EMBEDDED_START_MS, 100),
+  );
   return child;
 }
 
@@ -117,7 +102,9 @@ describe('crash safety (embedded mode)', () => {
     const restartAt = performance.now();
     server = await startServer();
     const restartMs = Math.round(performance.now() - restartAt);
-    await whileServerRuns(
+    await whileRunning(
+      server,
+      serverStderr,
       eventually(
         async () => {
           for (const id of ids) {

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
-import { spawnEmbedded } from '../support/embedded-process.ts';
+import { EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 let dataDir: string;
@@ -34,7 +34,11 @@ beforeAll(async () => {
   server = await spawnEmbedded({ port, dataDir, env: { LOG_LEVEL: 'info' } });
   server.stderr!.on('data', (d) => (stderr += d));
   server.stdout!.on('data', (d) => (stdout += d));
-  await eventually(() => expect(stdout).toContain('wirehook ready'), 15_000);
+  await whileRunning(
+    server,
+    () => stderr,
+    eventually(() => expect(stdout).toContain('wirehook ready'), EMBEDDED_START_MS),
+  );
   api = new ApiClient(`http://127.0.0.1:${port}`);
 });
 

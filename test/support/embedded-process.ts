@@ -23,3 +23,32 @@ export async function spawnEmbedded(options: { port: number; dataDir: string; en
     stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
   });
 }
+
+/**
+ * How long a test waits for embedded mode's start: ≈ 2 s alone, but many times that on a CI
+ * machine running the other lane's cluster or bench files beside it.
+ */
+export const EMBEDDED_START_MS = 30_000;
+
+/** What `child` (spawned with its stderr piped) writes to stderr, collected from now on. */
+export function collectStderr(child: ChildProcess): () => string {
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return () => stderr;
+}
+
+/**
+ * `check`, failed at once with `child`'s stderr if it exits first — rather than after the
+ * check's own timeout with "fetch failed" (how a CI run reported a server that was gone).
+ */
+export function whileRunning<T>(child: ChildProcess, stderr: () => string, check: Promise<T>): Promise<T> {
+  const exited = new Promise<never>((_, reject) => {
+    const fail = () => reject(new Error(`the server exited (${child.exitCode ?? child.signalCode}); its stderr:\n${stderr()}`));
+    if (child.exitCode !== null || child.signalCode !== null) fail();
+    else child.once('exit', fail);
+  });
+  exited.catch(() => {}); // unobserved when the check wins
+  return Promise.race([check, exited]);
+}
