@@ -77,6 +77,11 @@ export class SqliteConnection {
     this.#groupCommit.stage(open, () => open(this), merge);
   }
 
+  /** Inside a batched write: the batch's tally of `open`'s kind so far, if an earlier write staged one (GroupCommit.peek). */
+  peek<T extends BatchTally>(open: (conn: SqliteConnection) => T): T | undefined {
+    return this.#groupCommit.peek<T>(open);
+  }
+
   /** Runs `fn` when the connection closes, before its last group commit: what it queues then is committed. */
   beforeClose(fn: () => void): void {
     this.#beforeClose.push(fn);

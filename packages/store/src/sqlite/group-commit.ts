@@ -180,6 +180,15 @@ export class GroupCommit {
     tally.flush();
   }
 
+  /**
+   * Inside a batched write: the batch's tally of `kind` as the writes before this one left it
+   * (their merges applied; this write's own are applied once it returns), or undefined when none
+   * of them staged one — for a write that must see what the batch has tallied but not yet written.
+   */
+  peek<T extends BatchTally>(kind: unknown): T | undefined {
+    return this.#tallies?.get(kind) as T | undefined;
+  }
+
   /** Merges a write's `staged` merges into the running batch's tallies, opening each kind's on first use. */
   #apply(staged: StagedMerge[], tallies: Map<unknown, BatchTally>): void {
     for (const { kind, open, merge } of staged) {

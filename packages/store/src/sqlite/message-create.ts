@@ -1,11 +1,12 @@
-import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import { messageStatus, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { DeliveryJob } from '../ports/delivery-port.ts';
-import { newDeliveryId, type CreatedMessage, type NewMessage, type UsageCounter } from '../ports/message-port.ts';
+import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob, newJobReads } from './delivery-repo.ts';
 import { toMessage, JOB_ENDPOINT_COLUMNS } from './mappers.ts';
 import { joinLane } from './ordered-lanes.ts';
-import { compareText, int, text, type Row } from './row.ts';
+import { compareText, text, type Row } from './row.ts';
+import { checkLimits, countSend, readCounters } from './usage-tally.ts';
 
 // MessageRepo.create: inside one BEGIN IMMEDIATE transaction (a group commit shared with
 // the other writes of the moment, undone alone if it throws), so the idempotency lookup, the
@@ -16,14 +17,14 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
   return conn.batched(() => {
     const earlier = findIdempotent(conn, t, input);
     if (earlier !== null) {
-      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters: readCounters(conn, input) };
+      const counters = readCounters(conn, input.counters, input.createdAt).values;
+      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters };
     }
     // The limits first (the reads pass over expired rows): a send refused at its limit changes
-    // no row, so its group commit does not run again (GroupCommit's #commit).
-    const values = readCounters(conn, input);
-    for (const counter of input.counters) checkLimit(counter, values[counter.key] ?? 0);
-    // Counter keys carry their period, so an expired row is garbage, cleared by a send that is taken.
-    conn.statement('DELETE FROM usage_counters WHERE expires_at <= ?').run(input.createdAt);
+    // no row, so its group commit does not run again (GroupCommit's #commit). The counters
+    // themselves are written once a batch (usage-tally.ts).
+    const counterReads = readCounters(conn, input.counters, input.createdAt);
+    checkLimits(input.counters, counterReads.values);
 
     const consumerId = findOrCreateConsumer(conn, t, input);
     const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint) => ({
@@ -86,7 +87,7 @@ export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessa
       claimed.push(deliveryJob(conn, row, input.createdAt, reads, target.row));
     }
     const deliveryIds = targets.map((target) => target.deliveryId);
-    const counters = { ...values, ...incrementCounters(conn, input.counters) };
+    const counters = countSend(conn, input.counters, input.createdAt, counterReads);
     return { message, deliveryIds, dueDeliveryIds, ...(claimed.length > 0 ? { claimed } : {}), created: true, counters };
   });
 }
@@ -107,42 +108,6 @@ function deliveryIdsOf(conn: SqliteConnection, message: Message): DeliveryId[] {
     .statement('SELECT id FROM deliveries WHERE message_id = ? ORDER BY id')
     .all(message.id)
     .map((row) => text(row, 'id') as DeliveryId);
-}
-
-function readCounters(conn: SqliteConnection, input: NewMessage): Record<string, number> {
-  const read = conn.statement('SELECT value FROM usage_counters WHERE key = ? AND expires_at > ?');
-  const values: Record<string, number> = {};
-  for (const { key } of input.counters) {
-    const row = read.get(key, input.createdAt);
-    values[key] = row === undefined ? 0 : int(row, 'value');
-  }
-  return values;
-}
-
-function checkLimit(counter: UsageCounter, value: number): void {
-  if (!counter.increment || counter.limit === null || value < counter.limit) return;
-  throw new PlanLimitError(counter.limitMessage ?? `usage counter ${counter.key} is at its limit of ${counter.limit}`);
-}
-
-function incrementCounters(conn: SqliteConnection, counters: UsageCounter[]): Record<string, number> {
-  // Only the value is written, as a rule: an expiry comes with its key's period, and setting
-  // it unchanged would still rewrite its index entry.
-  const bump = conn.statement('UPDATE usage_counters SET value = value + 1 WHERE key = ? RETURNING value, expires_at');
-  const insert = conn.statement('INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 1, ?)');
-  const setExpiry = conn.statement('UPDATE usage_counters SET expires_at = ? WHERE key = ?');
-  const values: Record<string, number> = {};
-  for (const counter of counters) {
-    if (!counter.increment) continue;
-    const row = bump.get(counter.key);
-    if (row === undefined) {
-      insert.run(counter.key, counter.expiresAt);
-      values[counter.key] = 1;
-      continue;
-    }
-    if (int(row, 'expires_at') !== counter.expiresAt) setExpiry.run(counter.expiresAt, counter.key);
-    values[counter.key] = int(row, 'value');
-  }
-  return values;
 }
 
 function findOrCreateConsumer(conn: SqliteConnection, t: Tenant, input: NewMessage): ConsumerId {

@@ -1,5 +1,6 @@
-import { DatabaseSync } from 'node:sqlite';
-import type { OrgId, Tenant } from '@wirehook/core';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
+import { PlanLimitError, type OrgId, type Tenant } from '@wirehook/core';
+import type { CreatedMessage } from '../ports/message-port.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { messageListQuery } from './message-list.ts';
@@ -72,6 +73,79 @@ describe('SQLite store', () => {
     expect(later.counters).toEqual({ [key]: 1 });
     await m.send(t, { createdAt: createdAt + 2 });
     expect(await store.messages.counter(key)).toBe(0);
+  });
+
+  describe('usage counters, tallied per group commit (usage-tally.ts)', () => {
+    /** Runs `sends` together (one group commit), counting the counter statements SQLite runs meanwhile. */
+    async function together<T>(sends: () => Promise<T>[]): Promise<{ results: PromiseSettledResult<T>[]; reads: number; writes: number; clears: number }> {
+      const counts = { reads: 0, writes: 0, clears: 0 };
+      const tally = (sql: string) => {
+        if (sql.startsWith('SELECT value FROM usage_counters')) counts.reads++;
+        else if (sql.startsWith('UPDATE usage_counters SET value') || sql.startsWith('INSERT INTO usage_counters')) counts.writes++;
+        else if (sql.startsWith('DELETE FROM usage_counters')) counts.clears++;
+      };
+      const proto = StatementSync.prototype as unknown as Record<'get' | 'run', (this: StatementSync, ...args: unknown[]) => unknown>;
+      const original = { get: proto.get, run: proto.run };
+      for (const name of ['get', 'run'] as const) {
+        proto[name] = function (this: StatementSync, ...args: unknown[]) {
+          tally(this.sourceSQL);
+          return original[name].apply(this, args);
+        };
+      }
+      try {
+        return { results: await Promise.allSettled(sends()), ...counts };
+      } finally {
+        Object.assign(proto, original);
+      }
+    }
+
+    it('at a limit of 3 with one send taken before, five sent in one batch: two taken (2, 3), three refused; one read, one write, one clear', async () => {
+      const store = openFile(tempFile());
+      const m = new MessageFixtures(fixtures(store));
+      const t = await m.f.tenant();
+      const month = { key: `live:${t.orgId}:2026-12`, limit: 3, increment: true, expiresAt: m.f.clock.now() + 31 * DAY };
+      await m.send(t, { counters: [month] });
+      const { results, reads, writes, clears } = await together(() => Array.from({ length: 5 }, () => m.send(t, { counters: [month] })));
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.counters[month.key] : 'refused'))).toEqual([2, 3, 'refused', 'refused', 'refused']);
+      expect(results.filter((r) => r.status === 'rejected').every((r) => r.reason instanceof PlanLimitError)).toBe(true);
+      expect(await store.messages.counter(month.key)).toBe(3);
+      // Once a batch: each send had read its counter (5 reads) and each taken one cleared and bumped (2 + 2).
+      expect({ reads, writes, clears }).toEqual({ reads: 1, writes: 1, clears: 1 });
+    });
+
+    it('a read-only counter and a replay in the batch see what the batch has added before them', async () => {
+      const store = openFile(tempFile());
+      const m = new MessageFixtures(fixtures(store));
+      const t = await m.f.tenant();
+      const month = { key: `live:${t.orgId}:2026-12`, limit: null, increment: true, expiresAt: m.f.clock.now() + 31 * DAY };
+      await m.send(t, { idempotencyKey: 'k', counters: [month] });
+      const { results } = await together(() => [
+        m.send(t, { counters: [month] }),
+        m.send(t, { counters: [{ ...month, increment: false }] }),
+        m.send(t, { idempotencyKey: 'k', counters: [month] }),
+        m.send(t, { counters: [month] }),
+      ]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? [r.value.created, r.value.counters[month.key]] : r.reason))).toEqual([
+        [true, 2],
+        [true, 2],
+        [false, 2],
+        [true, 3],
+      ]);
+      expect(await store.messages.counter(month.key)).toBe(3);
+    });
+
+    it('a batch whose first send is refused elsewhere (a write rolled back alone) adds nothing for it', async () => {
+      const store = openFile(tempFile());
+      const m = new MessageFixtures(fixtures(store));
+      const t = await m.f.tenant();
+      const month = { key: `live:${t.orgId}:2026-12`, limit: null, increment: true, expiresAt: m.f.clock.now() + 31 * DAY };
+      const full = { key: `day:${t.orgId}`, limit: 0, increment: true, expiresAt: m.f.clock.now() + DAY };
+      const { results } = await together(() => [m.send(t, { counters: [month, full] }), m.send(t, { counters: [month] })]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+      expect((results[1] as PromiseFulfilledResult<CreatedMessage>).value.counters).toEqual({ [month.key]: 1 });
+      expect(await store.messages.counter(month.key)).toBe(1);
+      expect(await store.messages.counter(full.key)).toBe(0);
+    });
   });
 
   it('moves a usage counter’s expiry to the one its latest send gives', async () => {
