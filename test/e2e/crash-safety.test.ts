@@ -1,16 +1,15 @@
 // Kill -9 the embedded process while deliveries are in flight and retries are scheduled,
 // start it again on the same DATA_DIR: every message still reaches the receiver (at least
 // once) and every attempt is recorded.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
-import { collectStderr, EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+import { collectStderr, EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, type NamedReceiver } from '../support/receivers.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const MESSAGES = 60;
 let dataDir: string;
 let rx: NamedReceiver;
@@ -47,13 +46,7 @@ async function startServer(): Promise<ChildProcess> {
   return child;
 }
 
-function admin(...args: string[]): Record<string, any> {
-  const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
-    env: { ...process.env, DATA_DIR: dataDir },
-    encoding: 'utf8',
-  });
-  return JSON.parse(res.stdout) as Record<string, any>;
-}
+const admin = async (...args: string[]) => (await runAdmin(dataDir, args)).json;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-crash-'));
@@ -69,8 +62,8 @@ afterAll(async () => {
 
 describe('crash safety (embedded mode)', () => {
   it('a SIGKILL mid-burst loses no message', async () => {
-    const org = admin('org', 'create', '--name', 'Crash', '--plan', 'business');
-    const key = admin('key', 'create', '--org', org['id'], '--env', 'live')['key'] as string;
+    const org = await admin('org', 'create', '--name', 'Crash', '--plan', 'business');
+    const key = (await admin('key', 'create', '--org', org['id'], '--env', 'live'))['key'] as string;
     server = await startServer();
     const api = new ApiClient(`http://127.0.0.1:${port}`, key);
     const consumerId = (await api.post('/v1/consumers', { external_id: 'victim' })).body.id;

@@ -1,32 +1,22 @@
 // Embedded mode as a user runs it: `node services/embedded/src/main.ts` as a real process,
 // and the admin CLI as another real process against the same DATA_DIR while it runs.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
-import { EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+import { EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 let dataDir: string;
 let server: ChildProcess;
 let stderr = '';
 let stdout = '';
 let api: ApiClient;
 
-function admin(...args: string[]) {
-  return adminIn(dataDir, ...args);
-}
-
-function adminIn(dir: string, ...args: string[]) {
-  const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
-    env: { ...process.env, DATA_DIR: dir },
-    encoding: 'utf8',
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr, json: JSON.parse(res.stdout) as Record<string, any> };
-}
+const admin = (...args: string[]) => runAdmin(dataDir, args);
+const adminIn = (dir: string, ...args: string[]) => runAdmin(dir, args);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
@@ -54,12 +44,12 @@ describe('embedded mode and the admin CLI', () => {
   });
 
   it('creates an org and a key while the server runs; the key works at once', async () => {
-    const org = admin('org', 'create', '--name', 'Acme', '--plan', 'starter', '--owner-email', 'ops@acme.test');
+    const org = await admin('org', 'create', '--name', 'Acme', '--plan', 'starter', '--owner-email', 'ops@acme.test');
     expect(org.code).toBe(0);
     expect(org.stdout.trim().split('\n')).toHaveLength(1);
     expect(org.json).toEqual({ id: expect.stringMatching(/^org_/), name: 'Acme', plan: 'starter' });
 
-    const key = admin('key', 'create', '--org', org.json['id'], '--env', 'test', '--scopes', 'logs:read,consumers:write');
+    const key = await admin('key', 'create', '--org', org.json['id'], '--env', 'test', '--scopes', 'logs:read,consumers:write');
     expect(key.json).toEqual({
       id: expect.stringMatching(/^key_/),
       key: expect.stringMatching(/^sk_test_/),
@@ -71,39 +61,42 @@ describe('embedded mode and the admin CLI', () => {
     expect((await client.get('/v1/consumers')).body.items).toHaveLength(1);
     expect((await client.post('/v1/event-types', { name: 'x' })).status).toBe(403);
 
-    expect(admin('key', 'revoke', '--id', key.json['id']).json).toEqual({ id: key.json['id'], revoked_at: expect.any(Number) });
+    expect((await admin('key', 'revoke', '--id', key.json['id'])).json).toEqual({ id: key.json['id'], revoked_at: expect.any(Number) });
     expect((await client.get('/v1/consumers')).status).toBe(401);
 
-    const full = admin('key', 'create', '--org', org.json['id'], '--env', 'live');
+    const full = await admin('key', 'create', '--org', org.json['id'], '--env', 'live');
     expect(full.json['scopes']).toEqual(['messages:send', 'messages:retry', 'logs:read', 'consumers:write', 'endpoints:write']);
-    expect(admin('org', 'set-plan', '--org', org.json['id'], '--plan', 'business').json).toMatchObject({ plan: 'business' });
+    expect((await admin('org', 'set-plan', '--org', org.json['id'], '--plan', 'business')).json).toMatchObject({ plan: 'business' });
   });
 
-  it('says on stderr when it made a new database (an operator in the wrong directory notices), and only then', () => {
+  it('says on stderr when it made a new database (an operator in the wrong directory notices), and only then', async () => {
     const elsewhere = join(mkdtempSync(join(tmpdir(), 'wirehook-admin-')), 'data');
     try {
-      const first = adminIn(elsewhere, 'org', 'create', '--name', 'Lost');
+      const first = await adminIn(elsewhere, 'org', 'create', '--name', 'Lost');
       expect(first.code).toBe(0);
       expect(first.stderr).toContain(`admin: no database in DATA_DIR; created a new one at ${join(elsewhere, 'wirehook.sqlite')}`);
       expect(first.stdout.trim().split('\n')).toHaveLength(1); // stdout stays one JSON document
-      const second = adminIn(elsewhere, 'org', 'create', '--name', 'Found');
+      const second = await adminIn(elsewhere, 'org', 'create', '--name', 'Found');
       expect(second.stderr).not.toContain('created a new one');
-      expect(admin('org', 'create', '--name', 'Here').stderr).not.toContain('created a new one');
+      expect((await admin('org', 'create', '--name', 'Here')).stderr).not.toContain('created a new one');
     } finally {
       rmSync(dirname(elsewhere), { recursive: true, force: true });
     }
   });
 
-  it('prints one JSON error document and exits non-zero on bad input', () => {
-    const cases = [
-      admin('org', 'create'),
-      admin('org', 'create', '--name', 'x', '--plan', 'gold'),
-      admin('key', 'create', '--org', 'org_nope', '--env', 'live'),
-      admin('key', 'create', '--org', 'org_nope', '--env', 'prod'),
-      admin('key', 'revoke', '--id', 'key_01KAAAAAAAAAAAAAAAAAAAAAAA'),
-      admin('fly', 'away'),
-      admin('org', 'create', '--bogus'),
-    ];
+  it('prints one JSON error document and exits non-zero on bad input', async () => {
+    const cases = [];
+    for (const args of [
+      ['org', 'create'],
+      ['org', 'create', '--name', 'x', '--plan', 'gold'],
+      ['key', 'create', '--org', 'org_nope', '--env', 'live'],
+      ['key', 'create', '--org', 'org_nope', '--env', 'prod'],
+      ['key', 'revoke', '--id', 'key_01KAAAAAAAAAAAAAAAAAAAAAAA'],
+      ['fly', 'away'],
+      ['org', 'create', '--bogus'],
+    ]) {
+      cases.push(await admin(...args));
+    }
     for (const res of cases) {
       expect(res.code).not.toBe(0);
       expect(res.stdout.trim().split('\n')).toHaveLength(1);

@@ -2,7 +2,6 @@
 // start with one line naming WIREHOOK_SECRET_KEY; a rotation re-seals every secret while the
 // server runs; a process left with a retired key reports not-ready and puts its sends off
 // (no attempt, the endpoint not blamed) until it is restarted with the new ring.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,11 +10,10 @@ import { resealAll } from '@wirehook/platform';
 import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertificate, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
-import { spawnEmbedded } from '../support/embedded-process.ts';
+import { runAdmin, spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE } from '../support/receivers.ts';
 import { TokenServer } from '../support/token-server.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const A = SecretBox.generateKey();
 const B = SecretBox.generateKey();
 const idA = keyFingerprint(Buffer.from(A, 'base64'));
@@ -27,13 +25,7 @@ const newDataDir = () => {
   return dir;
 };
 
-function adminIn(dataDir: string, key: string, ...args: string[]) {
-  const res = spawnSync(process.execPath, [join(root, 'packages/admin/src/main.ts'), ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, WIREHOOK_SECRET_KEY: key },
-    encoding: 'utf8',
-  });
-  return { code: res.status, stderr: res.stderr, json: JSON.parse(res.stdout) as Record<string, any> };
-}
+const adminIn = (dataDir: string, key: string, ...args: string[]) => runAdmin(dataDir, args, { WIREHOOK_SECRET_KEY: key });
 
 /** Starts `./dev start`'s process; resolves once it is ready, or with its exit code and stderr if it exits first. */
 async function startEmbedded(dataDir: string, key: string) {
@@ -62,8 +54,8 @@ describe('the sealing key at start', () => {
     const dataDir = newDataDir();
     const first = await startEmbedded(dataDir, A);
     expect(first.first).toBe('ready');
-    const org = adminIn(dataDir, A, 'org', 'create', '--name', 'Acme').json;
-    const key = adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live').json;
+    const org = (await adminIn(dataDir, A, 'org', 'create', '--name', 'Acme')).json;
+    const key = (await adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live')).json;
     const api = first.api.as(key['key']);
     const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
     const auth = {
@@ -94,7 +86,7 @@ describe('the sealing key at start', () => {
     const ring = `new:${B},${A}`;
     const rotated = await startEmbedded(dataDir, ring);
     expect(rotated.first).toBe('ready');
-    const report = adminIn(dataDir, ring, 'secrets', 'reseal');
+    const report = await adminIn(dataDir, ring, 'secrets', 'reseal');
     expect(report.code).toBe(0);
     // The signing secret, the custom headers and the OAuth client secret: all re-sealed, so the old key can leave.
     expect(report.json).toEqual({

@@ -1,4 +1,4 @@
-import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, spawnTestProcess } from '@wirehook/testkit';
 
@@ -51,4 +51,38 @@ export function whileRunning<T>(child: ChildProcess, stderr: () => string, check
   });
   exited.catch(() => {}); // unobserved when the check wins
   return Promise.race([check, exited]);
+}
+
+const ADMIN = join(import.meta.dirname, '..', '..', 'packages/admin/src/main.ts');
+
+/** What one run of the admin CLI printed, and its stdout's JSON document. */
+export interface AdminRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: Record<string, any>;
+}
+
+/**
+ * Runs the admin CLI (`pnpm admin …`) against `dataDir`, `env` added to the environment. Not
+ * spawnSync: a test blocked in it for seconds keeps its HTTP client's idle connections past the
+ * server's keep-alive timeout without seeing them closed, and its next request on one fails
+ * with "other side closed" (a CI run of 2026-12-04). Rejects when stdout is not one JSON document.
+ */
+export function runAdmin(dataDir: string, args: readonly string[], env: Record<string, string> = {}): Promise<AdminRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ADMIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      try {
+        resolve({ code, stdout, stderr, json: JSON.parse(stdout) as Record<string, any> });
+      } catch {
+        reject(new Error(`admin ${args.join(' ')} printed no JSON document (exit ${code}): ${stdout}${stderr}`));
+      }
+    });
+  });
 }
