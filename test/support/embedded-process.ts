@@ -45,7 +45,9 @@ export function collectStderr(child: ChildProcess): () => string {
  */
 export function whileRunning<T>(child: ChildProcess, stderr: () => string, check: Promise<T>): Promise<T> {
   const exited = new Promise<never>((_, reject) => {
-    const fail = () => reject(new Error(`the server exited (${child.exitCode ?? child.signalCode}); its stderr:\n${stderr()}`));
+    const report = () => reject(new Error(`the server exited (${child.exitCode ?? child.signalCode}); its stderr:\n${stderr()}`));
+    // After 'exit' the pipe may still hold its last lines (the stack of a crash): report once it has ended.
+    const fail = () => (child.stderr !== null && !child.stderr.readableEnded ? child.stderr.once('end', report) : report());
     if (child.exitCode !== null || child.signalCode !== null) fail();
     else child.once('exit', fail);
   });

@@ -221,6 +221,20 @@ describe('GroupCommit', () => {
       expect(SumTally.flushes).toBe(1);
     });
 
+    it('peek: a write sees the merges of the writes before it in its run, not its own nor a failed one’s', async () => {
+      const seen: (number | undefined)[] = [];
+      const peeking =
+        (k: string, n: number, fail = false) =>
+        () => {
+          seen.push(commit.peek<SumTally>(kind)?.total);
+          return adding(k, n, fail)();
+        };
+      await Promise.allSettled([commit.run(peeking('a', 1)), commit.run(peeking('b', 10, true)), commit.run(peeking('c', 100))]);
+      // The first run stops at b (it changed a row, then threw); the second runs a savepoint a write, from a fresh tally.
+      expect(seen).toEqual([undefined, 1, undefined, 1, 1]);
+      expect(keys()).toEqual(['a', 'c', 'sum:101']);
+    });
+
     it('drops what a write staged when it throws having changed nothing, without running the batch again', async () => {
       let calls = 0;
       const refusing = () => {

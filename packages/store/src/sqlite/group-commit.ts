@@ -184,6 +184,7 @@ export class GroupCommit {
    * Inside a batched write: the batch's tally of `kind` as the writes before this one left it
    * (their merges applied; this write's own are applied once it returns), or undefined when none
    * of them staged one — for a write that must see what the batch has tallied but not yet written.
+   * Read it only: a write changes a tally through `stage`, which drops what a failed write merged.
    */
   peek<T extends BatchTally>(kind: unknown): T | undefined {
     return this.#tallies?.get(kind) as T | undefined;

@@ -80,7 +80,7 @@ describe('SQLite store', () => {
     async function together<T>(sends: () => Promise<T>[]): Promise<{ results: PromiseSettledResult<T>[]; reads: number; writes: number; clears: number }> {
       const counts = { reads: 0, writes: 0, clears: 0 };
       const tally = (sql: string) => {
-        if (sql.startsWith('SELECT value FROM usage_counters')) counts.reads++;
+        if (sql.startsWith('SELECT') && sql.includes('FROM usage_counters')) counts.reads++;
         else if (sql.startsWith('UPDATE usage_counters SET value') || sql.startsWith('INSERT INTO usage_counters')) counts.writes++;
         else if (sql.startsWith('DELETE FROM usage_counters')) counts.clears++;
       };
@@ -132,6 +132,37 @@ describe('SQLite store', () => {
         [true, 3],
       ]);
       expect(await store.messages.counter(month.key)).toBe(3);
+    });
+
+    it('a key expiring between two sends of one batch: moved on by the first, cleared by the second, as send by send', async () => {
+      const path = tempFile();
+      const store = openFile(path);
+      const m = new MessageFixtures(fixtures(store));
+      const t = await m.f.tenant();
+      const e = m.f.clock.now() + HOUR;
+      const raw = new DatabaseSync(path);
+      // Each key expires an hour after the one before, so each batch below clears only its own.
+      const [ek, eo] = [e + HOUR, e + 2 * HOUR];
+      raw.prepare('INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 999, ?), (?, 999, ?), (?, 5, ?)').run('moved', e, 'kept', ek, 'old', eo);
+      raw.close();
+      // 'moved': the first send (before e) moves its expiry on; the second (at e) clears what expired by then.
+      const moved = { key: 'moved', limit: 1_000, increment: true, expiresAt: e + DAY };
+      const first = await together(() => [m.send(t, { createdAt: e - 1, counters: [moved] }), m.send(t, { createdAt: e })]);
+      expect(first.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{ moved: 1_000 }, {}]);
+      expect(await store.messages.counter('moved')).toBe(1_000);
+      // 'kept': taken to its limit just before it expires; the next send, at its expiry, finds it expired: 1 again.
+      const kept = { key: 'kept', limit: 1_000, increment: true, expiresAt: ek };
+      const second = await together(() => [
+        m.send(t, { createdAt: ek - 1, counters: [kept] }),
+        m.send(t, { createdAt: ek, counters: [{ ...kept, expiresAt: ek + DAY }] }),
+      ]);
+      expect(second.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : 'refused'))).toEqual([{ kept: 1_000 }, { kept: 1 }]);
+      expect(await store.messages.counter('kept')).toBe(1);
+      // A clock stepping back: 'old' was cleared by the send after its expiry, so the send stamped before it reads 0.
+      const old = { key: 'old', limit: null, increment: false, expiresAt: eo };
+      const third = await together(() => [m.send(t, { createdAt: eo + 1 }), m.send(t, { createdAt: eo - 1, counters: [old] })]);
+      expect(third.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{}, { old: 0 }]);
+      expect(await store.messages.counter('old')).toBe(0);
     });
 
     it('a batch whose first send is refused elsewhere (a write rolled back alone) adds nothing for it', async () => {

@@ -7,37 +7,42 @@ import { int } from './row.ts';
 // A send's usage counters, tallied per group commit (issue 46). Each send had read its
 // counters, cleared the expired rows and bumped its counter: three statements a message, where
 // the sends of one batch nearly all touch the same few keys (an org's month). Now a batch reads
-// each key once (a send after the first sees the first's read plus what the batch has added),
-// clears the expired rows once and writes each key once, just before it commits — in the same
-// transaction, so a crash loses or doubles nothing, and a send refused at its plan's limit
-// still sees every send taken before it in the batch. (The MongoDB store keeps its own.)
+// each key once and keeps it in a tally that each send it takes moves as its statements had
+// moved the row (the rows expired at its time cleared, then its increments), so a later send
+// sees exactly what it saw before — a limit holds within the batch, and a key expiring between
+// two sends of one batch resets between them. Just before the batch commits, in its
+// transaction, the expired rows are cleared once (as of the latest send) and each key the batch
+// changed is written once with its final value: a crash loses or doubles nothing. The values are
+// written whole, not added: the batch holds the write lock from its first read (BEGIN
+// IMMEDIATE), even with several processes on one file. (The MongoDB store keeps its own.)
 
-const READ = 'SELECT value FROM usage_counters WHERE key = ? AND expires_at > ?';
+const READ = 'SELECT value, expires_at FROM usage_counters WHERE key = ?';
 // Counter keys carry their period, so an expired row is garbage, cleared by a batch that took a send.
 const CLEAR_EXPIRED = 'DELETE FROM usage_counters WHERE expires_at <= ?';
+const DELETE_KEY = 'DELETE FROM usage_counters WHERE key = ?';
 // Only the value, as a rule: an expiry comes with its key's period, and setting it unchanged would
 // still rewrite its index entry.
-const ADD = 'UPDATE usage_counters SET value = value + ? WHERE key = ? RETURNING expires_at';
+const SET_VALUE = 'UPDATE usage_counters SET value = ? WHERE key = ? RETURNING expires_at';
 const INSERT = 'INSERT INTO usage_counters (key, value, expires_at) VALUES (?, ?, ?)';
 const SET_EXPIRY = 'UPDATE usage_counters SET expires_at = ? WHERE key = ?';
 
-/** A key as the batch sees it: its value in the store when first read, and what the batch adds. */
+/** A key's row as the batch's sends so far have left it (absent: `row` undefined). */
 interface TalliedKey {
-  base: number;
-  added: number;
-  expiresAt: number;
+  row: { value: number; expiresAt: number } | undefined;
+  /** Whether a send changed it (the row to write at the batch's end). */
+  changed: boolean;
 }
 
-/** What a send read: each counter's value as it saw it, and the keys it read from the store itself. */
+/** What a send read: each counter's value as it saw it, and the rows it read from the store itself. */
 export interface CounterReads {
   values: Record<string, number>;
-  /** Keys read from the store (none of the batch's sends before had touched them): their base. */
-  fromStore: Map<string, number>;
+  /** Keys no earlier send of the batch had touched, as the store holds them. */
+  fromStore: Map<string, TalliedKey['row']>;
 }
 
 class UsageTally implements BatchTally {
   readonly keys = new Map<string, TalliedKey>();
-  /** The latest send the batch took: rows expired by then are cleared. */
+  /** The latest time of a send the batch took: rows expired by then are cleared. */
   clearBefore: number | undefined;
   readonly #conn: SqliteConnection;
 
@@ -45,33 +50,57 @@ class UsageTally implements BatchTally {
     this.#conn = conn;
   }
 
+  /** A send taken at `at`: the rows expired by then cleared, as its own DELETE had, then its increments. */
+  take(at: number, counters: readonly UsageCounter[]): void {
+    this.clearBefore = Math.max(this.clearBefore ?? at, at);
+    for (const tallied of this.keys.values()) {
+      if (tallied.row === undefined || tallied.row.expiresAt > at) continue;
+      tallied.row = undefined;
+      tallied.changed = true;
+    }
+    for (const counter of counters) {
+      if (!counter.increment) continue;
+      const tallied = this.keys.get(counter.key)!;
+      tallied.row = { value: (tallied.row?.value ?? 0) + 1, expiresAt: counter.expiresAt };
+      tallied.changed = true;
+    }
+  }
+
   flush(): void {
     if (this.clearBefore !== undefined) this.#conn.statement(CLEAR_EXPIRED).run(this.clearBefore);
-    for (const [key, { added, expiresAt }] of this.keys) {
-      if (added === 0) continue;
-      const row = this.#conn.statement(ADD).get(added, key);
-      if (row === undefined) this.#conn.statement(INSERT).run(key, added, expiresAt);
-      else if (int(row, 'expires_at') !== expiresAt) this.#conn.statement(SET_EXPIRY).run(expiresAt, key);
+    for (const [key, { row, changed }] of this.keys) {
+      if (!changed) continue;
+      if (row === undefined) {
+        this.#conn.statement(DELETE_KEY).run(key);
+        continue;
+      }
+      const stored = this.#conn.statement(SET_VALUE).get(row.value, key);
+      if (stored === undefined) this.#conn.statement(INSERT).run(key, row.value, row.expiresAt);
+      else if (int(stored, 'expires_at') !== row.expiresAt) this.#conn.statement(SET_EXPIRY).run(row.expiresAt, key);
     }
   }
 }
 
 const openUsageTally = (conn: SqliteConnection): UsageTally => new UsageTally(conn);
 
-/** Inside a batched write: each counter's value at `at` as this send sees it (the store's, plus the batch's earlier sends). */
+/** Inside a batched write: each counter's value at `at` as this send sees it (its row as the batch's earlier sends left it). */
 export function readCounters(conn: SqliteConnection, counters: readonly UsageCounter[], at: number): CounterReads {
   const tally = conn.peek(openUsageTally);
   const values: Record<string, number> = {};
-  const fromStore = new Map<string, number>();
+  const fromStore: CounterReads['fromStore'] = new Map();
   for (const { key } of counters) {
+    let row: TalliedKey['row'];
     const tallied = tally?.keys.get(key);
-    if (tallied !== undefined) {
-      values[key] = tallied.base + tallied.added;
-      continue;
+    if (tallied !== undefined) row = tallied.row;
+    else {
+      const stored = conn.statement(READ).get(key);
+      row = stored === undefined ? undefined : { value: int(stored, 'value'), expiresAt: int(stored, 'expires_at') };
+      // Cleared already by a send the batch took (a later one stamped earlier: a clock stepping back).
+      if (row !== undefined && tally?.clearBefore !== undefined && row.expiresAt <= tally.clearBefore) row = undefined;
+      fromStore.set(key, row);
     }
-    const row = conn.statement(READ).get(key, at);
-    values[key] = row === undefined ? 0 : int(row, 'value');
-    fromStore.set(key, values[key]);
+    // An expired row reads as 0 (a send that is taken clears it).
+    values[key] = row !== undefined && row.expiresAt > at ? row.value : 0;
   }
   return { values, fromStore };
 }
@@ -90,14 +119,8 @@ export function checkLimits(counters: readonly UsageCounter[], values: Record<st
  */
 export function countSend(conn: SqliteConnection, counters: readonly UsageCounter[], at: number, reads: CounterReads): Record<string, number> {
   conn.stage(openUsageTally, (tally) => {
-    tally.clearBefore = Math.max(tally.clearBefore ?? at, at);
-    for (const [key, base] of reads.fromStore) if (!tally.keys.has(key)) tally.keys.set(key, { base, added: 0, expiresAt: 0 });
-    for (const counter of counters) {
-      if (!counter.increment) continue;
-      const tallied = tally.keys.get(counter.key)!;
-      tallied.added += 1;
-      tallied.expiresAt = counter.expiresAt;
-    }
+    for (const [key, row] of reads.fromStore) if (!tally.keys.has(key)) tally.keys.set(key, { row, changed: false });
+    tally.take(at, counters);
   });
   const after = { ...reads.values };
   for (const counter of counters) if (counter.increment) after[counter.key] = (after[counter.key] ?? 0) + 1;
