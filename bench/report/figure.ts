@@ -28,8 +28,16 @@ export const adder =
   (fig: FigureInput): number =>
     figures.push({ target: null, checked: null, pass: null, ...fig });
 
-/** a / b to two decimals; null when either is missing or b is 0. */
-export const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || b === 0 ? null : round(a / b, 2));
+/**
+ * a / b to two decimals, or two significant digits below 0.1 (a smoke run's few deliveries a second
+ * against the baseline's thousands read 0.00, as if nothing was delivered); null when either is
+ * missing or b is 0.
+ */
+export const ratio = (a: number | null | undefined, b: number | null | undefined) => {
+  if (a == null || b == null || b === 0) return null;
+  const r = a / b;
+  return Math.abs(r) >= 0.1 ? round(r, 2) : Number(r.toPrecision(2));
+};
 /** Whether v is at most limit; null when not measured. */
 export const atMost = (v: number | null, limit: number) => (v === null ? null : v <= limit);
 /** Whether v is at least limit; null when not measured. */
