@@ -16,7 +16,6 @@ let stdout = '';
 let api: ApiClient;
 
 const admin = (...args: string[]) => runAdmin(dataDir, args);
-const adminIn = (dir: string, ...args: string[]) => runAdmin(dir, args);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
@@ -72,11 +71,11 @@ describe('embedded mode and the admin CLI', () => {
   it('says on stderr when it made a new database (an operator in the wrong directory notices), and only then', async () => {
     const elsewhere = join(mkdtempSync(join(tmpdir(), 'wirehook-admin-')), 'data');
     try {
-      const first = await adminIn(elsewhere, 'org', 'create', '--name', 'Lost');
+      const first = await runAdmin(elsewhere, ['org', 'create', '--name', 'Lost']);
       expect(first.code).toBe(0);
       expect(first.stderr).toContain(`admin: no database in DATA_DIR; created a new one at ${join(elsewhere, 'wirehook.sqlite')}`);
       expect(first.stdout.trim().split('\n')).toHaveLength(1); // stdout stays one JSON document
-      const second = await adminIn(elsewhere, 'org', 'create', '--name', 'Found');
+      const second = await runAdmin(elsewhere, ['org', 'create', '--name', 'Found']);
       expect(second.stderr).not.toContain('created a new one');
       expect((await admin('org', 'create', '--name', 'Here')).stderr).not.toContain('created a new one');
     } finally {

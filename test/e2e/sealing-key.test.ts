@@ -10,7 +10,7 @@ import { resealAll } from '@wirehook/platform';
 import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertificate, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
-import { runAdmin, spawnEmbedded } from '../support/embedded-process.ts';
+import { EMBEDDED_START_MS, runAdmin, spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE } from '../support/receivers.ts';
 import { TokenServer } from '../support/token-server.ts';
 
@@ -35,8 +35,9 @@ async function startEmbedded(dataDir: string, key: string) {
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const ready = eventually(() => expect(stdout).toContain('wirehook ready'), 20_000).then(() => 'ready' as const);
+  // 'close', not 'exit': after it the pipes are read to their end, so stderr() holds the refusal's last line.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const ready = eventually(() => expect(stdout).toContain('wirehook ready'), EMBEDDED_START_MS).then(() => 'ready' as const);
   const first = await Promise.race([ready, exited]);
   return {
     first,

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, spawnTestProcess } from '@wirehook/testkit';
 
@@ -70,14 +70,18 @@ export interface AdminRun {
  * spawnSync: a test blocked in it for seconds keeps its HTTP client's idle connections past the
  * server's keep-alive timeout without seeing them closed, and its next request on one fails
  * with "other side closed" (a CI run of 2026-12-04). Rejects when stdout is not one JSON document.
+ * Spawned as a test process, so a CLI a timed-out test leaves behind is ended with the file.
  */
 export function runAdmin(dataDir: string, args: readonly string[], env: Record<string, string> = {}): Promise<AdminRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ADMIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnTestProcess(process.execPath, [ADMIN, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
     child.once('close', (code) => {
       try {
