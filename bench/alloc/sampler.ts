@@ -2,6 +2,8 @@
 // profiler on the main thread, counting every sampled allocation — freed ones included, so the
 // profile is what each function allocates, not what it keeps. Written to DIR at exit; summarised
 // by bench/alloc/summary.ts. Sampling every 16 KiB costs a few per cent of the CPU figures.
+// With WIREHOOK_ALLOC_SURVIVORS=1, what dies in a scavenge is left out: the profile is then what
+// each function allocates that outlives the young generation (promoted, or alive at the end).
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ if (dir && isMainThread) {
   session.post('HeapProfiler.startSampling', {
     samplingInterval: 16_384,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env['WIREHOOK_ALLOC_SURVIVORS'] !== '1',
   });
   // A same-thread session answers synchronously: the profile is written before the process ends.
   process.once('exit', () => {
