@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { turnOutbox } from '@wirehook/core';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { withoutEchoedPayload } from './echoed-payload.ts';
+import { jobsIn, SentEndpoints } from './job-endpoints.ts';
 import { serializeError } from './remote-error.ts';
 import type { StoreCall, StoreReply, StoreThreadRole } from './store-thread.ts';
 
@@ -22,6 +23,8 @@ async function run(call: Exclude<StoreCall, { close: true }>): Promise<unknown> 
 
 // Answers settled during one turn of the event loop go back in one message.
 const reply = turnOutbox<StoreReply>((answers) => port.postMessage(answers));
+// Left out here as each answer is queued (the order in which they cross), put back by the caller's side.
+const sentEndpoints = new SentEndpoints();
 
 port.on('message', (calls: StoreCall[]) => {
   for (const call of calls) {
@@ -33,7 +36,10 @@ port.on('message', (calls: StoreCall[]) => {
       continue;
     }
     run(call).then(
-      (value) => reply({ id: call.id, ok: true, value: withoutEchoedPayload(call, value) }),
+      (value) => {
+        sentEndpoints.leaveOut(jobsIn(call, value));
+        reply({ id: call.id, ok: true, value: withoutEchoedPayload(call, value) });
+      },
       (err: unknown) => reply({ id: call.id, ok: false, error: serializeError(err) }),
     );
   }

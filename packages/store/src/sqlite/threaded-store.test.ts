@@ -236,6 +236,69 @@ describe('a created message’s payload through the threaded store', () => {
   });
 });
 
+describe('a claimed job’s endpoint through the threaded store', () => {
+  const claiming = () => ({ claim: { max: 10, leaseUntil: clock.now() + 60_000 } });
+
+  it('crosses the writer’s thread whole only while it changes: its raw answers leave it out once sent', async () => {
+    const { path, store, tenant } = await threadedWithTenant('job-endpoint-raw.sqlite');
+    let message: ReturnType<MessageFixtures['newMessage']>;
+    try {
+      const f = new Fixtures(() => store, clock);
+      const m = new MessageFixtures(f);
+      await m.hook(tenant, await f.consumer(tenant, 'customer-1'));
+      clock.advance(1);
+      message = m.newMessage(claiming());
+    } finally {
+      await store.close();
+    }
+    // The writer's thread as the threaded store talks to it, without the caller's side.
+    const thread = new StoreThread(path, 'writer');
+    const create = async () => {
+      clock.advance(1);
+      const fresh = { ...message, id: newId('message', clock), createdAt: clock.now() };
+      return (await thread.send({ repo: 'messages', method: 'create', args: [tenant, fresh] })) as CreatedMessage;
+    };
+    try {
+      const first = (await create()).claimed![0]!;
+      expect(first.endpoint.url).toMatch(/^https:/);
+      expect(first.secrets).toHaveLength(1);
+      const second = (await create()).claimed![0]!;
+      expect(second.delivery.endpointId).toBe(first.delivery.endpointId);
+      expect([second.endpoint, second.secrets]).toEqual([undefined, undefined]);
+    } finally {
+      await thread.close(new Error('closed'));
+    }
+  });
+
+  it('is put back whole for each job, and a changed endpoint reaches the next job at once', async () => {
+    const { store, tenant } = await threadedWithTenant('job-endpoint-put-back.sqlite');
+    try {
+      const f = new Fixtures(() => store, clock);
+      const m = new MessageFixtures(f);
+      const endpoint = await m.hook(tenant, await f.consumer(tenant, 'customer-1'));
+      const jobOf = async () => {
+        clock.advance(1);
+        return (await m.send(tenant, claiming())).claimed![0]!;
+      };
+      const first = await jobOf();
+      const second = await jobOf();
+      expect(second.endpoint).toEqual(first.endpoint);
+      expect(second.secrets).toEqual(first.secrets);
+      await store.endpoints.update(tenant, endpoint.id, { url: 'https://moved.example/hook' });
+      const moved = await jobOf();
+      expect(moved.endpoint.url).toBe('https://moved.example/hook');
+      // Claimed again later (claimMany, as a dispatcher's sweep claims): the moved endpoint, put back.
+      clock.advance(1);
+      const sent = await m.send(tenant);
+      const [again] = await store.deliveries.claimMany!(sent.deliveryIds, clock.now(), clock.now() + 60_000);
+      expect((again as DeliveryJob).endpoint.url).toBe('https://moved.example/hook');
+      expect((again as DeliveryJob).secrets).toEqual(first.secrets);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('claims made together through the threaded store', () => {
   it('carry each message’s payload once: the jobs of one message share one message object', async () => {
     const { store, tenant } = await threadedWithTenant('claim-many.sqlite');

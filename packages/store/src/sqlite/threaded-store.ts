@@ -1,4 +1,5 @@
 import { withEchoedPayload } from './echoed-payload.ts';
+import { jobsIn, ReceivedEndpoints } from './job-endpoints.ts';
 import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './open-sqlite-store.ts';
 import { SQLITE_REPOS, type RepoName } from './repos.ts';
 import { StoreThread } from './store-thread.ts';
@@ -40,6 +41,14 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
   void local.close(); // synchronous for SQLite; the worker opens its own connection
 
   const writer = new StoreThread(path, 'writer');
+  // The endpoints the writer's thread left out of the jobs it claimed (job-endpoints.ts): put back
+  // as each answer settles, in the order they crossed. Only the writer claims.
+  const received = new ReceivedEndpoints();
+  const withJobs = (call: { repo: string; method: string; args: unknown[] }) =>
+    writer.send(call).then((value) => {
+      received.putBack(jobsIn(call, value));
+      return withEchoedPayload(call, value);
+    });
   // The reader starts with the first call it answers: a process that never makes one (a
   // dispatcher, the admin CLI) does not pay for its thread. A private in-memory database
   // cannot be opened twice, so there the writer answers everything; and if the reader
@@ -67,8 +76,8 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
       if (method === 'constructor') continue;
       // The port takes plain data: arguments cross as they are.
       if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
-      else if (repo === 'messages' && method === 'create') {
-        methods[method] = (...args) => writer.send({ repo, method, args }).then((value) => withEchoedPayload({ repo, method, args }, value));
+      else if ((repo === 'messages' && method === 'create') || (repo === 'deliveries' && (method === 'claim' || method === 'claimMany'))) {
+        methods[method] = (...args) => withJobs({ repo, method, args });
       } else methods[method] = (...args) => writer.send({ repo, method, args });
     }
     return methods;
