@@ -46,7 +46,7 @@ const packageOf = (functionName: string, url: string): string => {
   if (url.startsWith('node:')) return `node ${url.replace(/^node:(internal\/)?/, '').replace(/\/.*$/, '')}`;
   const own = /\/(packages|services)\/([^/]+)\//.exec(url);
   if (own) return `${own[1]}/${own[2]}`;
-  return url ? shortUrl(url) : functionName.startsWith('(') ? functionName : `native ${functionName}`;
+  return url ? shortUrl(url) : functionName.startsWith('(') ? functionName : `native ${functionName || '(anonymous)'}`;
 };
 const ownCode = (url: string) => /\/(packages|services|bench)\//.test(url) && !url.includes('node_modules');
 /** The nearest frame of Wirehook's own code at or above `id`: library and runtime time is charged to its caller. */

@@ -51,67 +51,71 @@ async function startEmbedded(dataDir: string, key: string) {
 }
 
 describe('the sealing key at start', () => {
-  it('a wrong key is refused with one line naming WIREHOOK_SECRET_KEY; a rotated ring starts; reseal retires the old key', async () => {
-    const dataDir = newDataDir();
-    const first = await startEmbedded(dataDir, A);
-    expect(first.first).toBe('ready');
-    const org = (await adminIn(dataDir, A, 'org', 'create', '--name', 'Acme')).json;
-    const key = (await adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live')).json;
-    const api = first.api.as(key['key']);
-    const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
-    const auth = {
-      type: 'oauth2_client_credentials',
-      token_url: 'https://localhost:8443/oauth/token',
-      client_id: 'c',
-      client_secret: 's3cret',
-      token_auth_method: 'client_secret_basic',
-    };
-    const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x', headers: { 'X-Api-Key': 'gw-0042' }, auth });
-    expect(endpoint.status).toBe(201);
-    expect(await first.stop()).toBe(0);
-    // The data is owner-only: it holds every payload and the sealed secrets.
-    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(dataDir, 'wirehook.sqlite')).mode & 0o777).toBe(0o600);
+  it(
+    'a wrong key is refused with one line naming WIREHOOK_SECRET_KEY; a rotated ring starts; reseal retires the old key',
+    async () => {
+      const dataDir = newDataDir();
+      const first = await startEmbedded(dataDir, A);
+      expect(first.first).toBe('ready');
+      const org = (await adminIn(dataDir, A, 'org', 'create', '--name', 'Acme')).json;
+      const key = (await adminIn(dataDir, A, 'key', 'create', '--org', org['id'], '--env', 'live')).json;
+      const api = first.api.as(key['key']);
+      const consumer = (await api.post('/v1/consumers', { external_id: 'c1' })).body.id;
+      const auth = {
+        type: 'oauth2_client_credentials',
+        token_url: 'https://localhost:8443/oauth/token',
+        client_id: 'c',
+        client_secret: 's3cret',
+        token_auth_method: 'client_secret_basic',
+      };
+      const endpoint = await api.post('/v1/endpoints', { consumer_id: consumer, url: 'https://localhost:8443/x', headers: { 'X-Api-Key': 'gw-0042' }, auth });
+      expect(endpoint.status).toBe(201);
+      expect(await first.stop()).toBe(0);
+      // The data is owner-only: it holds every payload and the sealed secrets.
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dataDir, 'wirehook.sqlite')).mode & 0o777).toBe(0o600);
 
-    const wrong = await startEmbedded(dataDir, B);
-    expect(wrong.first).toBe(1);
-    const lines = wrong.stderr().trim().split('\n');
-    expect(lines.at(-1)).toBe(
-      `wirehook: WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${idA}, ` +
-        `and the ring holds ${keyFingerprint(Buffer.from(B, 'base64'))}. ` +
-        'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
-    );
-    expect(wrong.stderr()).not.toMatch(/\n\s+at /); // no stack
+      const wrong = await startEmbedded(dataDir, B);
+      expect(wrong.first).toBe(1);
+      const lines = wrong.stderr().trim().split('\n');
+      expect(lines.at(-1)).toBe(
+        `wirehook: WIREHOOK_SECRET_KEY does not open this store's signing secrets: they were sealed with key ${idA}, ` +
+          `and the ring holds ${keyFingerprint(Buffer.from(B, 'base64'))}. ` +
+          'Set the key they were sealed with (or add it to the ring as ID:BASE64; see docs/operations.md)',
+      );
+      expect(wrong.stderr()).not.toMatch(/\n\s+at /); // no stack
 
-    // Rotation: the new key first, the old one still in the ring; the server runs meanwhile.
-    const ring = `new:${B},${A}`;
-    const rotated = await startEmbedded(dataDir, ring);
-    expect(rotated.first).toBe('ready');
-    const report = await adminIn(dataDir, ring, 'secrets', 'reseal');
-    expect(report.code).toBe(0);
-    // The signing secret, the custom headers and the OAuth client secret: all re-sealed, so the old key can leave.
-    expect(report.json).toEqual({
-      key_id: 'new',
-      endpoints: 1,
-      endpoint_headers: 1,
-      endpoint_tls_keys: 0,
-      endpoint_auth_secrets: 1,
-      alert_targets: 0,
-      resealed: 3,
-      skipped: 0,
-      retired_keys: [idA],
-      kept_keys: [],
-    });
-    expect(await rotated.stop()).toBe(0);
+      // Rotation: the new key first, the old one still in the ring; the server runs meanwhile.
+      const ring = `new:${B},${A}`;
+      const rotated = await startEmbedded(dataDir, ring);
+      expect(rotated.first).toBe('ready');
+      const report = await adminIn(dataDir, ring, 'secrets', 'reseal');
+      expect(report.code).toBe(0);
+      // The signing secret, the custom headers and the OAuth client secret: all re-sealed, so the old key can leave.
+      expect(report.json).toEqual({
+        key_id: 'new',
+        endpoints: 1,
+        endpoint_headers: 1,
+        endpoint_tls_keys: 0,
+        endpoint_auth_secrets: 1,
+        alert_targets: 0,
+        resealed: 3,
+        skipped: 0,
+        retired_keys: [idA],
+        kept_keys: [],
+      });
+      expect(await rotated.stop()).toBe(0);
 
-    // The old key alone is refused now; the new key alone starts.
-    const old = await startEmbedded(dataDir, A);
-    expect(old.first).toBe(1);
-    expect(old.stderr()).toContain(`they were sealed with key new, and the ring holds ${idA}`);
-    const fresh = await startEmbedded(dataDir, `new:${B}`);
-    expect(fresh.first).toBe('ready');
-    expect(await fresh.stop()).toBe(0);
-  }, 90_000);
+      // The old key alone is refused now; the new key alone starts.
+      const old = await startEmbedded(dataDir, A);
+      expect(old.first).toBe(1);
+      expect(old.stderr()).toContain(`they were sealed with key new, and the ring holds ${idA}`);
+      const fresh = await startEmbedded(dataDir, `new:${B}`);
+      expect(fresh.first).toBe('ready');
+      expect(await fresh.stop()).toBe(0);
+    },
+    3 * EMBEDDED_START_MS + 60_000,
+  ); // three starts at most EMBEDDED_START_MS each, the refusals and the admin runs
 });
 
 describe('a process whose key was retired by a re-seal elsewhere', () => {

@@ -34,6 +34,7 @@ describe('the claimed jobs’ endpoints across the store thread', () => {
     const second = cross([job('ep_1')]);
     expect(second.crossed[0]!.endpoint).toBeUndefined();
     expect(second.crossed[0]!.secrets).toBeUndefined();
+    expect((second.held[0] as unknown as Record<string, unknown>)['endpointCrossing']).toBeUndefined();
     expect(second.held[0]!.endpoint).toEqual(job('ep_1').endpoint);
     expect(second.held[0]!.secrets).toEqual(job('ep_1').secrets);
     expect(Object.isFrozen(second.held[0]!.endpoint)).toBe(true);
@@ -74,7 +75,44 @@ describe('the claimed jobs’ endpoints across the store thread', () => {
     const left = job('ep_9') as unknown as Record<string, unknown>;
     left['endpoint'] = undefined;
     left['secrets'] = undefined;
-    expect(() => new ReceivedEndpoints().putBack([left as unknown as DeliveryJob])).toThrow(/left out endpoint ep_9, which this side never received whole/);
+    left['endpointCrossing'] = 7;
+    expect(() => new ReceivedEndpoints().putBack([left as unknown as DeliveryJob])).toThrow(
+      /left out endpoint ep_9 as sent in crossing 7, which is not the one this side holds/,
+    );
+  });
+
+  it('refuses, rather than put back an older endpoint, when the caller missed an answer that carried a change', () => {
+    const sent = new SentEndpoints();
+    const received = new ReceivedEndpoints();
+    const across = (jobs: DeliveryJob[], seen = true) => {
+      sent.leaveOut(jobs);
+      const copy = structuredClone(jobs);
+      if (seen) received.putBack(copy);
+      return copy;
+    };
+    across([job('ep_1')]);
+    across([job('ep_1', 'https://moved.example/hook')], false); // lost on the way
+    const next = structuredClone(
+      across(
+        [job('ep_1', 'https://moved.example/hook')].map((j) => j),
+        false,
+      ),
+    );
+    expect(next[0]!.endpoint).toBeUndefined();
+    expect(() => received.putBack(next)).toThrow(/left out endpoint ep_1 as sent in crossing 2/);
+  });
+
+  it('once an answer was missed, refuses every later job left out, another endpoint’s too: the crossings are numbered on both sides', () => {
+    const sent = new SentEndpoints();
+    const received = new ReceivedEndpoints();
+    sent.leaveOut([job('ep_1')]); // never reached the caller
+    const answer = [job('ep_1'), job('ep_2')];
+    sent.leaveOut(answer);
+    expect(() => received.putBack(structuredClone(answer))).toThrow(/left out endpoint ep_1/);
+    const later = [job('ep_2')];
+    sent.leaveOut(later);
+    expect(later[0]!.endpoint).toBeUndefined();
+    expect(() => received.putBack(structuredClone(later))).toThrow(/left out endpoint ep_2 as sent in crossing 2/);
   });
 
   it('finds the jobs of a created message, of claim and of claimMany, and no others', () => {

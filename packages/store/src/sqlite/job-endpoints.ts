@@ -11,15 +11,19 @@ import type { CreatedMessage } from '../ports/message-port.ts';
 // caller's side puts back what it last received whole. Both sides record an endpoint only when
 // it crosses whole, in the order the answers cross (one port; answers settled in order), and
 // forget the least recently recorded past KEPT_ENDPOINTS: the same operations in the same order,
-// so the two always hold the same endpoints. Equality is judged on the writer's side, against
-// what it sent, so an endpoint changed in any way (its URL, a header, a secret rotated or
+// so the two always hold the same endpoints. Each side numbers the crossings it records, and a
+// job left out names the one it stands for: if the sides ever disagreed, the caller refuses the
+// job rather than send with another endpoint or secret. Equality is judged on the writer's side,
+// against what it sent, so an endpoint changed in any way (its URL, a header, a secret rotated or
 // expired) crosses whole again. What the caller's side puts back is frozen: every job that
 // reuses it shares it.
 
-/** Endpoints each side keeps (the writer's last sent, the caller's last received). */
-export const KEPT_ENDPOINTS = 1_024;
+/** Endpoints each side keeps (the writer's last sent, the caller's last received): a few MB at most with certificates in them. */
+export const KEPT_ENDPOINTS = 256;
 
-type Whole = Pick<DeliveryJob, 'endpoint' | 'secrets'>;
+type Whole = Pick<DeliveryJob, 'endpoint' | 'secrets'> & { crossing: number };
+/** A job as it crosses: its endpoint and secrets absent when left out, and then the crossing that carried them whole. */
+type Crossing = Omit<DeliveryJob, 'endpoint' | 'secrets'> & Partial<Pick<DeliveryJob, 'endpoint' | 'secrets'>> & { endpointCrossing?: number };
 
 /** The jobs in a store call's answer: a created message's claimed ones, and claim's and claimMany's. */
 export function jobsIn(call: { repo: string; method: string }, value: unknown): DeliveryJob[] {
@@ -42,6 +46,7 @@ function record(kept: Map<string, Whole>, id: string, whole: Whole): void {
 /** The writer's thread's side: what it has sent whole, by endpoint id. */
 export class SentEndpoints {
   readonly #sent = new Map<string, Whole>();
+  #crossings = 0;
 
   /** Leaves out of each job its endpoint and secrets when they equal what was last sent whole for it; records the others. */
   leaveOut(jobs: readonly DeliveryJob[]): void {
@@ -49,10 +54,11 @@ export class SentEndpoints {
       const id = job.delivery.endpointId;
       const last = this.#sent.get(id);
       if (last !== undefined && isDeepStrictEqual(last.endpoint, job.endpoint) && isDeepStrictEqual(last.secrets, job.secrets)) {
-        const out = job as Partial<Whole>;
+        const out = job as Crossing;
         out.endpoint = undefined;
         out.secrets = undefined;
-      } else record(this.#sent, id, { endpoint: job.endpoint, secrets: job.secrets });
+        out.endpointCrossing = last.crossing;
+      } else record(this.#sent, id, { endpoint: job.endpoint, secrets: job.secrets, crossing: ++this.#crossings });
     }
   }
 }
@@ -60,19 +66,29 @@ export class SentEndpoints {
 /** The caller's side: what it has received whole, by endpoint id. */
 export class ReceivedEndpoints {
   readonly #received = new Map<string, Whole>();
+  #crossings = 0;
 
-  /** Puts back into each job the endpoint and secrets left out of it; records those that came whole. @throws Error when one left out was never received */
+  /**
+   * Puts back into each job the endpoint and secrets left out of it; records those that came
+   * whole (all of an answer's first, so one refused job leaves the record as the writer's).
+   * @throws Error when one left out is not the crossing this side holds for its endpoint
+   */
   putBack(jobs: readonly DeliveryJob[]): void {
-    for (const job of jobs) {
+    const crossed = jobs as Crossing[];
+    for (const job of crossed) {
+      if (job.endpoint === undefined) continue;
+      record(this.#received, job.delivery.endpointId, { endpoint: deepFreeze(job.endpoint), secrets: deepFreeze(job.secrets!), crossing: ++this.#crossings });
+    }
+    for (const job of crossed) {
+      if (job.endpoint !== undefined) continue;
       const id = job.delivery.endpointId;
-      if (job.endpoint !== undefined) {
-        record(this.#received, id, { endpoint: deepFreeze(job.endpoint), secrets: deepFreeze(job.secrets) });
-        continue;
-      }
       const kept = this.#received.get(id);
-      if (kept === undefined) throw new Error(`the store's thread left out endpoint ${id}, which this side never received whole`);
+      if (kept === undefined || kept.crossing !== job.endpointCrossing) {
+        throw new Error(`the store's thread left out endpoint ${id} as sent in crossing ${job.endpointCrossing}, which is not the one this side holds`);
+      }
       job.endpoint = kept.endpoint;
       job.secrets = kept.secrets;
+      delete job.endpointCrossing;
     }
   }
 }

@@ -40,6 +40,8 @@ export class StoreThread {
     });
     this.#worker.on('message', (replies: StoreReply[]) => replies.forEach((reply) => this.#settle(reply)));
     this.#worker.on('error', (err) => this.#failAll(err));
+    // An answer that cannot be read would leave its calls waiting, and what they carried unrecorded.
+    this.#worker.on('messageerror', (err) => this.#failAll(err));
     this.#worker.on('exit', (code) => this.#failAll(new Error(`the SQLite store's ${role} thread exited (code ${code})`)));
     // The worker keeps the process alive only while a call is waiting for it. After the listeners:
     // adding a 'message' listener refs a worker again.

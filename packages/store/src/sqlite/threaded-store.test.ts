@@ -282,10 +282,13 @@ describe('a claimed job’s endpoint through the threaded store', () => {
       };
       const first = await jobOf();
       const second = await jobOf();
-      expect(second.endpoint).toEqual(first.endpoint);
-      expect(second.secrets).toEqual(first.secrets);
+      // Put back: the very objects the first job brought, shared and frozen.
+      expect(second.endpoint).toBe(first.endpoint);
+      expect(second.secrets).toBe(first.secrets);
+      expect(Object.isFrozen(second.endpoint)).toBe(true);
       await store.endpoints.update(tenant, endpoint.id, { url: 'https://moved.example/hook' });
       const moved = await jobOf();
+      expect(moved.endpoint).not.toBe(first.endpoint);
       expect(moved.endpoint.url).toBe('https://moved.example/hook');
       // Claimed again later (claimMany, as a dispatcher's sweep claims): the moved endpoint, put back.
       clock.advance(1);

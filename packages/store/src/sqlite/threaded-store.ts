@@ -74,11 +74,12 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const method of Object.getOwnPropertyNames(SQLITE_REPOS[repo].prototype)) {
       if (method === 'constructor') continue;
-      // The port takes plain data: arguments cross as they are.
-      if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
-      else if ((repo === 'messages' && method === 'create') || (repo === 'deliveries' && (method === 'claim' || method === 'claimMany'))) {
+      // The port takes plain data: arguments cross as they are. The calls that answer jobs go to
+      // the writer, whatever `reads` says: only its answers are put back together.
+      if ((repo === 'messages' && method === 'create') || (repo === 'deliveries' && (method === 'claim' || method === 'claimMany'))) {
         methods[method] = (...args) => withJobs({ repo, method, args });
-      } else methods[method] = (...args) => writer.send({ repo, method, args });
+      } else if (reads[repo]?.has(method)) methods[method] = (...args) => read({ repo, method, args });
+      else methods[method] = (...args) => writer.send({ repo, method, args });
     }
     return methods;
   };
