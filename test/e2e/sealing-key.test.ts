@@ -10,7 +10,7 @@ import { resealAll } from '@wirehook/platform';
 import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertificate, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWirehook } from '../support/harness.ts';
-import { EMBEDDED_START_MS, runAdmin, spawnEmbedded } from '../support/embedded-process.ts';
+import { collectStderr, EMBEDDED_START_MS, runAdmin, spawnEmbedded } from '../support/embedded-process.ts';
 import { startReceiver, TEST_ALLOW_HOSTS, TEST_RESOLVE } from '../support/receivers.ts';
 import { TokenServer } from '../support/token-server.ts';
 
@@ -32,16 +32,15 @@ async function startEmbedded(dataDir: string, key: string) {
   const port = await freePort();
   const child = await spawnEmbedded({ port, dataDir, env: { WIREHOOK_SECRET_KEY: key, DELIVERY_ALLOW_HOSTS: 'localhost' } });
   let stdout = '';
-  let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  const stderr = collectStderr(child);
   // 'close', not 'exit': after it the pipes are read to their end, so stderr() holds the refusal's last line.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const ready = eventually(() => expect(stdout).toContain('wirehook ready'), EMBEDDED_START_MS).then(() => 'ready' as const);
   const first = await Promise.race([ready, exited]);
   return {
     first,
-    stderr: () => stderr,
+    stderr,
     api: new ApiClient(`http://127.0.0.1:${port}`),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
