@@ -33,12 +33,16 @@
  *   interrupt (`'a'.repeat(3e5).indexOf('a'.repeat(1e5) + 'b')` ran 18 s on one poll), so a
  *   run inline could block the event loop for as long as it likes. On a thread the event loop
  *   is never blocked (it pays ~60 µs a run: messages and JSON), and a watchdog ends a thread
- *   still busy `watchdogGraceMs` (250 ms) past the budget and starts another (150-350 ms of
- *   that thread's CPU, most of it Node loading TypeScript in a new thread). Each thread runs
+ *   that has used `watchdogGraceMs` (250 ms) of CPU past the budget and starts another (150-350
+ *   ms of that thread's CPU, most of it Node loading TypeScript in a new thread). Each thread runs
  *   one transformation at a time, synchronously: nothing in the sandbox waits for anything, so
  *   QuickJS's sync build (not the asyncify one, which instruments every call so it can pause).
- * - The budget is the thread's CPU time, so a run waiting for a core on a busy machine is not
- *   failed for it; the watchdog's wall-clock limit bounds it all the same.
+ * - The budget is the thread's user CPU time, so a run waiting for a core on a busy machine is
+ *   not failed for it. The watchdog reads the thread's CPU time from outside too (its schedstat
+ *   in /proc: thread-cpu.ts), so a starved run is not ended as over budget either: a wall-clock
+ *   limit (`wallLimitMs`, 10 s) bounds it all the same. Off Linux the watchdog has the wall
+ *   clock alone (budget + grace). Before this, a run waiting 300 ms for a core on a loaded
+ *   machine was failed as over its CPU budget.
  * - A fresh QuickJS runtime and context per run: nothing a run leaves (globals, prototypes,
  *   pending promise jobs, garbage) reaches the next, and the heap is the run's alone.
  *   Measured side by side, a fresh runtime costs what a shared one does (creating it and its

@@ -1,27 +1,42 @@
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '@wirehook/core';
 import type { SandboxJob, SandboxOutcome } from './run-in-quickjs.ts';
-import { cpuBudgetError, runBudgetMs } from './transform-errors.ts';
+import { threadCpuMicrosOf } from './thread-cpu.ts';
+import { cpuBudgetError, runBudgetMs, wallLimitError } from './transform-errors.ts';
 import type { SandboxLimits } from './transform-types.ts';
 
 /** A run sent to a sandbox thread. */
 export type SandboxRequest = SandboxJob & { id: number };
-/** A sandbox thread's messages: ready once, then one answer per run (`fatal`: end the thread). */
-export type SandboxReply = { ready: true } | ({ id: number; memoryBytes: number; fatal?: boolean } & SandboxOutcome);
+/**
+ * A sandbox thread's messages: ready once (with its /proc thread id, null off Linux), then one
+ * answer per run (`fatal`: end the thread). Each carries the thread's CPU time when sent: the
+ * next run's starting point for the watchdog (the thread does next to nothing in between).
+ */
+export type SandboxReply =
+  | { ready: true; threadId: number | null; cpuMicros: number }
+  | ({ id: number; memoryBytes: number; cpuMicros: number; fatal?: boolean } & SandboxOutcome);
 
 /** Options for {@link SandboxThread}. */
 export interface SandboxThreadOptions {
   limits: SandboxLimits;
-  /** How long past its CPU budget a run may go before its thread is ended from outside. */
+  /** How much CPU past its budget a run may use before its thread is ended from outside. */
   watchdogGraceMs: number;
+  /** The longest a run may take by the wall clock, however little CPU its thread was given. */
+  wallLimitMs: number;
 }
 
 interface Running {
   id: number;
+  budgetMs: number;
+  /** performance.now() when the run was sent. */
+  sentAt: number;
   resolve: (outcome: SandboxOutcome) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
 }
+
+/** The watchdog's least wait between two looks at a run's CPU time. */
+const WATCHDOG_MIN_RECHECK_MS = 10;
 
 const WORKER_MAIN = new URL('./sandbox-worker.ts', import.meta.url);
 /**
@@ -55,6 +70,9 @@ export class SandboxThread {
   #running: Running | undefined;
   #nextId = 0;
   #memoryBytes = 0;
+  /** The current thread's /proc id (null: its CPU time cannot be read from outside), and its CPU time at its last message. */
+  #threadId: number | null = null;
+  #cpuAtLastReply = 0;
   #closed = false;
 
   constructor(options: SandboxThreadOptions) {
@@ -78,8 +96,9 @@ export class SandboxThread {
       if (this.#closed) return reject(new Error('TransformRunner is closed'));
       const id = ++this.#nextId;
       const budgetMs = runBudgetMs(this.#options.limits.cpuBudgetMs, job.inputJson.length);
-      const timer = setTimeout(() => this.#expire(worker, id, budgetMs), budgetMs + this.#options.watchdogGraceMs);
-      this.#running = { id, resolve, reject, timer };
+      // The thread's CPU cannot run ahead of the wall clock: no look before budget + grace of it.
+      const timer = setTimeout(() => this.#watch(worker, id), budgetMs + this.#options.watchdogGraceMs);
+      this.#running = { id, budgetMs, sentAt: performance.now(), resolve, reject, timer };
       // The thread keeps the process alive only while a run waits for it.
       worker.ref();
       worker.postMessage({ id, ...job } satisfies SandboxRequest);
@@ -119,10 +138,13 @@ export class SandboxThread {
             return reject(new Error('TransformRunner is closed'));
           }
           this.#worker = worker;
+          this.#threadId = reply.threadId;
+          this.#cpuAtLastReply = reply.cpuMicros;
           if (!this.#running) worker.unref();
           resolve(worker);
         } else if (reply.id === this.#running?.id && worker === this.#worker) {
           this.#memoryBytes = reply.memoryBytes;
+          this.#cpuAtLastReply = reply.cpuMicros;
           if (reply.fatal) this.#discard(worker);
           this.#finish(worker)?.resolve(reply.ok ? { ok: true, output: reply.output } : { ok: false, error: reply.error });
         }
@@ -144,11 +166,30 @@ export class SandboxThread {
     return this.#starting;
   }
 
-  /** The watchdog: the run is still going well past its budget, inside code that does not poll the interrupt. */
-  #expire(worker: Worker, id: number, budgetMs: number): void {
-    if (this.#running?.id !== id) return;
+  /**
+   * The watchdog, looked at once budget + grace of wall-clock time has passed: a run whose thread
+   * has used that much CPU is inside a built-in that never polls the interrupt, and its thread is
+   * ended. A run that has used less was waiting for a core (a busy machine, a pod throttled by its
+   * CPU limit) and is looked at again when it could have used the rest — failing it would charge
+   * the customer's code for the machine's load — up to `wallLimitMs`. Where the thread's CPU time
+   * cannot be read (off Linux) the wall clock alone decides, as if it had used it all.
+   */
+  #watch(worker: Worker, id: number): void {
+    const running = this.#running;
+    if (running?.id !== id) return;
+    const limitMs = running.budgetMs + this.#options.watchdogGraceMs;
+    const now = this.#threadId === null ? null : threadCpuMicrosOf(this.#threadId);
+    const usedMs = now === null ? limitMs : (now - this.#cpuAtLastReply) / 1_000;
+    const waitedMs = performance.now() - running.sentAt;
+    if (usedMs >= limitMs) return this.#expire(worker, cpuBudgetError(running.budgetMs));
+    if (waitedMs >= this.#options.wallLimitMs) return this.#expire(worker, wallLimitError(this.#options.wallLimitMs));
+    const recheckMs = Math.max(WATCHDOG_MIN_RECHECK_MS, Math.min(limitMs - usedMs, this.#options.wallLimitMs - waitedMs));
+    running.timer = setTimeout(() => this.#watch(worker, id), recheckMs);
+  }
+
+  #expire(worker: Worker, error: string): void {
     this.#discard(worker);
-    this.#finish(undefined)?.resolve({ ok: false, error: cpuBudgetError(budgetMs) });
+    this.#finish(undefined)?.resolve({ ok: false, error });
   }
 
   #discard(worker: Worker): void {

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadQuickJs } from './quickjs-module.ts';
 import { runInQuickJs } from './run-in-quickjs.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-thread.ts';
+import { ownThreadCpuMicros, ownThreadId } from './thread-cpu.ts';
 import type { SandboxLimits } from './transform-types.ts';
 
 const port = parentPort!;
@@ -15,13 +16,13 @@ const memory = quickJs.memory;
 port.on('message', (request: SandboxRequest) => {
   let reply: SandboxReply;
   try {
-    reply = { id: request.id, ...runInQuickJs(quickJs, request, limits), memoryBytes: memory.buffer.byteLength };
+    reply = { id: request.id, ...runInQuickJs(quickJs, request, limits), memoryBytes: memory.buffer.byteLength, cpuMicros: ownThreadCpuMicros() };
   } catch (err) {
     // A trap or abort inside the module: this code broke QuickJS itself. The module cannot be
     // trusted again; the runner ends this thread and starts another.
     const error = `transformation: the sandbox failed while running this code (${(err as Error).message.slice(0, 200)})`;
-    reply = { id: request.id, ok: false, error, memoryBytes: memory.buffer.byteLength, fatal: true };
+    reply = { id: request.id, ok: false, error, memoryBytes: memory.buffer.byteLength, cpuMicros: ownThreadCpuMicros(), fatal: true };
   }
   port.postMessage(reply);
 });
-port.postMessage({ ready: true } satisfies SandboxReply);
+port.postMessage({ ready: true, threadId: ownThreadId(), cpuMicros: ownThreadCpuMicros() } satisfies SandboxReply);

@@ -21,6 +21,11 @@ export function cpuBudgetError(cpuBudgetMs: number): string {
   return `transformation: ran longer than ${cpuBudgetMs} ms (CPU budget)`;
 }
 
+/** The run's thread was given too little CPU to finish within the wall-clock limit: the machine's load, not the code's budget. */
+export function wallLimitError(wallLimitMs: number): string {
+  return `transformation: did not finish within ${wallLimitMs} ms, its thread given too little CPU by a busy machine (wall-clock limit)`;
+}
+
 /** The runtime's allocator refused past the limit. MB here are 2^20 bytes: 16 MiB reads "16 MB". */
 export function memoryLimitError(memoryLimitBytes: number): string {
   const mb = Math.round((memoryLimitBytes / 2 ** 20) * 100) / 100;

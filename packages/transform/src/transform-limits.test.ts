@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransformRunner } from './transform-runner.ts';
 import type { TransformInput } from './transform-types.ts';
@@ -65,6 +67,34 @@ describe('CPU budget (50 ms by default)', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('a run whose thread gets no CPU for a while (a busy machine, a throttled pod)', () => {
+  const STOPPED_RUN = new URL('./testing/stopped-run.ts', import.meta.url).pathname;
+  /** Runs testing/stopped-run.ts: a 400 ms budget, 100 ms grace, a run of ≈ 110 ms of CPU, its whole process stopped for 1 s meanwhile. */
+  async function stoppedRun(wallLimitMs: number): Promise<{ result: unknown; ms: number }> {
+    const { stdout } = await promisify(execFile)(process.execPath, [STOPPED_RUN, String(wallLimitMs)], { timeout: 30_000 });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!);
+  }
+
+  it('is not failed as over its CPU budget: the watchdog reads the CPU its thread used (500 ms of wall clock passed, not of CPU)', async () => {
+    const { result, ms } = await stoppedRun(10_000);
+    expect(ms).toBeGreaterThanOrEqual(1_000);
+    expect(result).toMatchObject({ ok: true, payload: 1_999_999_000_000 });
+  }, 40_000);
+
+  it('past its wall-clock limit (800 ms here, 10 s by default) it fails with the machine named, not the code', async () => {
+    const { result } = await stoppedRun(800);
+    expect(result).toEqual({
+      ok: false,
+      error: 'transformation: did not finish within 800 ms, its thread given too little CPU by a busy machine (wall-clock limit)',
+    });
+  }, 40_000);
+
+  it('the wall-clock limit cannot be below the budget plus the grace', () => {
+    expect(() => new TransformRunner({ cpuBudgetMs: 400, watchdogGraceMs: 100, wallLimitMs: 499 })).toThrow(RangeError);
+    expect(() => new TransformRunner({ cpuBudgetMs: 400, watchdogGraceMs: 100, wallLimitMs: 500 })).not.toThrow();
   });
 });
 

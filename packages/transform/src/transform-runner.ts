@@ -22,14 +22,21 @@ export interface TransformRunnerOptions {
   maxWaitingPerKey?: number | undefined;
   maxWaiting?: number | undefined;
   /**
-   * How long past its budget a run may go inside a built-in that never polls QuickJS's
+   * How much CPU past its budget a run may use inside a built-in that never polls QuickJS's
    * interrupt (a long `indexOf`) before its thread is ended and replaced. Default 250: such
    * a run has failed either way; this bounds how long it holds a thread.
    */
   watchdogGraceMs?: number | undefined;
+  /**
+   * The longest a run may take by the wall clock while its thread is given too little CPU to
+   * reach its budget (a busy machine, a pod throttled by its CPU limit): past it the run fails
+   * and its thread is replaced. Default 10,000. Off Linux, where a thread's CPU time cannot be
+   * read from outside, budget + `watchdogGraceMs` of wall-clock time ends a run instead.
+   */
+  wallLimitMs?: number | undefined;
 }
 
-const DEFAULTS = { cpuBudgetMs: 50, memoryLimitBytes: 16 * 2 ** 20, stackLimitBytes: 256 * 2 ** 10, threads: 1, watchdogGraceMs: 250 };
+const DEFAULTS = { cpuBudgetMs: 50, memoryLimitBytes: 16 * 2 ** 20, stackLimitBytes: 256 * 2 ** 10, threads: 1, watchdogGraceMs: 250, wallLimitMs: 10_000 };
 
 interface Waiter {
   resolve: (thread: SandboxThread) => void;
@@ -47,9 +54,10 @@ interface WaitLimits {
  * Runs endpoint transformations (issue #45) in QuickJS sandboxes on worker threads: each run
  * in a fresh runtime with its CPU budget, memory limit and fixed clock, its data passed in and
  * out as JSON text. The event loop is never blocked by a run (only the input's JSON.stringify
- * and the output's JSON.parse happen on it); `run` answers within the budget plus
- * `watchdogGraceMs` however the code behaves, plus any wait for a free thread (or a new one
- * starting: 150-350 ms, at the first run and after a thread was ended).
+ * and the output's JSON.parse happen on it); `run` answers once its thread has used the budget
+ * plus `watchdogGraceMs` of CPU, or within `wallLimitMs` on a machine too busy to give it that,
+ * however the code behaves — plus any wait for a free thread (or a new one starting: 150-350
+ * ms, at the first run and after a thread was ended).
  */
 export class TransformRunner implements Transformer {
   readonly #limits: SandboxLimits;
@@ -79,13 +87,17 @@ export class TransformRunner implements Transformer {
     }
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError('threads must be a positive integer');
     if (!(watchdogGraceMs >= 0 && watchdogGraceMs <= 60_000)) throw new RangeError('watchdogGraceMs must be from 0 to 60000');
+    const wallLimitMs = options.wallLimitMs ?? DEFAULTS.wallLimitMs;
+    if (!(wallLimitMs >= cpuBudgetMs + watchdogGraceMs && wallLimitMs <= 600_000)) {
+      throw new RangeError('wallLimitMs must be at least cpuBudgetMs + watchdogGraceMs and at most 600000');
+    }
     this.#limits = { cpuBudgetMs, memoryLimitBytes, stackLimitBytes };
     this.#waitLimits = {
       maxWaitMs: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
       maxWaitingPerKey: options.maxWaitingPerKey ?? Number.POSITIVE_INFINITY,
       maxWaiting: options.maxWaiting ?? Number.POSITIVE_INFINITY,
     };
-    this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs }));
+    this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs, wallLimitMs }));
     this.#idle = [...this.#threads];
   }
 

@@ -10,18 +10,31 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
-/** A node child running `code`, its output kept in a tail as the cluster keeps it. */
+/**
+ * A node child running `code`, its output kept in a tail as the cluster keeps it. `printed`
+ * resolves on its first line: a test waits on it rather than on a child starting within a
+ * wall-clock window (Node's start-up alone can take most of a second on a busy machine).
+ */
 function child(code: string) {
-  const c = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const c = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(c);
   const output = new OutputTail();
-  for (const s of [c.stdout, c.stderr]) createInterface({ input: s }).on('line', (l) => output.push(l));
-  return { c, output };
+  let printed!: () => void;
+  const firstLine = new Promise<void>((resolve) => {
+    printed = resolve;
+  });
+  for (const s of [c.stdout, c.stderr])
+    createInterface({ input: s }).on('line', (l) => {
+      output.push(l);
+      printed();
+    });
+  return { c, output, printed: firstLine };
 }
 
 it('a process that never opens its port: a stalled start, with its state and last lines', async () => {
   const port = await freePort();
-  const { c, output } = child(`console.log('importing modules'); setInterval(() => {}, 1000);`);
+  const { c, output, printed } = child(`console.log('importing modules'); setInterval(() => {}, 1000);`);
+  await printed;
   const err = await waitLive({ name: 'alerting', service: 'alerting', env: {}, metricsPort: port }, c, 600, output).catch((e) => e);
   expect(err).toBeInstanceOf(StartError);
   expect(err.neverListened).toBe(true);
@@ -54,19 +67,27 @@ const liveOn = (port: number) =>
 it('startLive: a start that stalls before opening its port is killed and started once more, and said', async () => {
   const port = await freePort();
   const spec = { name: 'alerting', service: 'alerting', env: {}, metricsPort: port };
-  const spawned: ReturnType<typeof child>[] = [];
+  // The second process is started ahead and listens once spawned (a line on its stdin): the
+  // 600 ms window is the stalled first one's alone, not Node's start-up on a busy machine.
+  const second = child(`console.log('loaded'); process.stdin.once('data', () => { ${liveOn(port)} });`);
+  await second.printed;
+  const first = child('setInterval(() => {}, 1000);');
+  let spawns = 0;
   const said: string[] = [];
   await startLive(spec, 600, {
     spawn: () => {
-      spawned.push(child(spawned.length === 0 ? 'setInterval(() => {}, 1000);' : liveOn(port)));
-      return { child: spawned.at(-1)!.c, output: spawned.at(-1)!.output };
+      spawns++;
+      if (spawns === 1) return { child: first.c, output: first.output };
+      second.c.stdin!.write('listen\n');
+      return { child: second.c, output: second.output };
     },
     kill: async () => {
-      spawned[0]!.c.kill('SIGKILL');
+      first.c.kill('SIGKILL');
     },
     retrying: (err) => said.push(err.message),
   });
-  expect(spawned).toHaveLength(2);
+  expect(spawns).toBe(2);
+  expect(first.c.signalCode ?? (await new Promise((resolve) => first.c.once('exit', (_code, signal) => resolve(signal))))).toBe('SIGKILL');
   expect(said).toHaveLength(1);
   expect(said[0]).toMatch(/alerting did not report live within 600 ms: not listening yet/);
 });
@@ -74,12 +95,14 @@ it('startLive: a start that stalls before opening its port is killed and started
 it('startLive: a process that accepts but does not answer in time is not started again (it listens: a slow step, not a stall)', async () => {
   const port = await freePort();
   const spec = { name: 'gateway', service: 'gateway', env: {}, metricsPort: port };
+  // Accepts and never answers: the /livez request times out. Listening before the wait starts,
+  // so the 1.5 s bounds the answers, not Node's start-up.
+  const { c, output, printed } = child(`require('node:net').createServer(() => {}).listen(${port}, '127.0.0.1', () => console.log('listening'));`);
+  await printed;
   let spawns = 0;
   const err = await startLive(spec, 1_500, {
-    // Accepts, then blocks its event loop: the /livez request times out.
     spawn: () => {
       spawns++;
-      const { c, output } = child(`require('node:net').createServer(() => {}).listen(${port}, '127.0.0.1');`);
       return { child: c, output };
     },
     kill: async () => {},
@@ -111,9 +134,11 @@ it('a port that answers a status line, then cuts its body off or sends megabytes
     `res.writeHead(200); const chunk = 'x'.repeat(65536); (function more() { if (res.write(chunk)) setImmediate(more); else res.once('drain', more); })();`,
   ]) {
     const port = await freePort();
-    const { c, output } = child(`require('node:http').createServer((req, res) => { ${server} }).listen(${port}, '127.0.0.1', () => console.log('listening'));`);
+    const { c, output, printed } = child(
+      `require('node:http').createServer((req, res) => { ${server} }).listen(${port}, '127.0.0.1', () => console.log('listening'));`,
+    );
     // Listening before the wait starts: its deadline then bounds only the answers, not the child's start.
-    await new Promise<void>((resolve) => c.stdout?.on('data', (d: Buffer) => d.toString().includes('listening') && resolve()));
+    await printed;
     const err = await waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 1_500, output).catch((e) => e);
     expect(err).toBeInstanceOf(StartError);
     expect(err.neverListened).toBe(false);
