@@ -3,10 +3,11 @@
 // functions, inclusive time, so a bench run's profile can be read without DevTools.
 //   node bench/profile-summary.ts wirehook.cpuprofile [top=25]
 import { readFileSync } from 'node:fs';
+import { type CallFrame, frameName, ownCode, packageOf, shortUrl } from './code-origin.ts';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   children?: number[];
 }
 interface Profile {
@@ -29,31 +30,16 @@ const selfUs = new Map<number, number>();
 profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
-const shortUrl = (url: string) =>
-  url
-    .replace(/^file:\/\//, '')
-    .replace(/.*\/node_modules\/\.pnpm\/([^/]+)\/node_modules\//, '$1 ')
-    .replace(/.*\/(packages|services)\//, '$1/');
 const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();
 const byOwnCaller = new Map<string, number>();
 const byPackage = new Map<string, number>();
-/** Where a frame's code comes from, coarsely: an npm package, a Node module, a Wirehook package or service, or a native function. */
-const packageOf = (functionName: string, url: string): string => {
-  const npm = /node_modules\/\.pnpm\/(@?[^@/]+(?:\+[^@/]+)?)@/.exec(url);
-  if (npm) return `npm ${npm[1]!.replace('+', '/')}`;
-  if (url.startsWith('node:')) return `node ${url.replace(/^node:(internal\/)?/, '').replace(/\/.*$/, '')}`;
-  const own = /\/(packages|services)\/([^/]+)\//.exec(url);
-  if (own) return `${own[1]}/${own[2]}`;
-  return url ? shortUrl(url) : functionName.startsWith('(') ? functionName : `native ${functionName || '(anonymous)'}`;
-};
-const ownCode = (url: string) => /\/(packages|services|bench)\//.test(url) && !url.includes('node_modules');
 /** The nearest frame of Wirehook's own code at or above `id`: library and runtime time is charged to its caller. */
 const ownCaller = (id: number): string => {
   for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-    const { functionName, url, lineNumber } = byId.get(at)!.callFrame;
-    if (ownCode(url)) return `${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`;
+    const frame = byId.get(at)!.callFrame;
+    if (ownCode(frame.url)) return frameName(frame);
   }
   const { functionName } = byId.get(id)!.callFrame;
   return functionName.startsWith('(') ? functionName : '(runtime and libraries, no Wirehook caller)';
@@ -64,18 +50,17 @@ const inclusive = new Map<string, number>();
 for (const [id, us] of selfUs) {
   const seen = new Set<string>();
   for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-    const { functionName, url, lineNumber } = byId.get(at)!.callFrame;
-    if (ownCode(url)) seen.add(`${functionName || '(anonymous)'} ${shortUrl(url)}:${lineNumber + 1}`);
+    const frame = byId.get(at)!.callFrame;
+    if (ownCode(frame.url)) seen.add(frameName(frame));
   }
   for (const key of seen) add(inclusive, key, us);
 }
 for (const [id, us] of selfUs) {
-  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const where = url ? `${shortUrl(url)}:${lineNumber + 1}` : '(native)';
-  add(byFunction, `${functionName || '(anonymous)'} ${where}`, us);
-  add(byFile, url ? shortUrl(url) : `(${functionName})`, us);
+  const frame = byId.get(id)!.callFrame;
+  add(byFunction, frameName(frame), us);
+  add(byFile, frame.url ? shortUrl(frame.url) : `(${frame.functionName})`, us);
   add(byOwnCaller, ownCaller(id), us);
-  if (functionName !== '(idle)') add(byPackage, packageOf(functionName, url), us);
+  if (frame.functionName !== '(idle)') add(byPackage, packageOf(frame), us);
 }
 const busy = [...byPackage.values()].reduce((a, b) => a + b, 0);
 

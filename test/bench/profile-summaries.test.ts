@@ -53,6 +53,39 @@ describe('profile-summary', () => {
   });
 });
 
+describe('alloc/summary', () => {
+  it('groups a heap sampling profile by package as profile-summary does, per delivery, and says which kind of profile it read', async () => {
+    const node = (functionName: string, url: string, selfSize: number, children: unknown[] = []) => ({
+      callFrame: { functionName, url, lineNumber: 0 },
+      selfSize,
+      children,
+    });
+    // 1,000 deliveries: the router 30 KB, zod 10 KB (called by the intake), the intake 20 KB, a native 40 KB.
+    const head = node('(root)', '', 0, [
+      node('handle', 'file:///x/node_modules/.pnpm/router@2.2.0/node_modules/router/index.js', 30_000_000, [
+        node('accept', 'file:///x/services/message-intake/src/message-intake.ts', 20_000_000, [
+          node('parse', 'file:///x/node_modules/.pnpm/zod@4.1.0/node_modules/zod/v4/core/parse.js', 10_000_000),
+        ]),
+      ]),
+      node('postMessage', '', 40_000_000),
+    ]);
+    const file = join(dir, 'known.heapprofile');
+    writeFileSync(file, JSON.stringify({ head }));
+    const summary = join(bench, 'alloc', 'summary.ts');
+    const { stdout } = await run(process.execPath, [summary, file, '1000']);
+    expect(stdout).toContain('100.00 KB a delivery allocated on the main thread');
+    const byPackage = stdout.slice(stdout.indexOf('by package'), stdout.indexOf('by nearest'));
+    expect(byPackage).toMatch(/ 40\.00 {2}native postMessage\n/);
+    expect(byPackage).toMatch(/ 30\.00 {2}npm router\n/);
+    expect(byPackage).toMatch(/ 20\.00 {2}services\/message-intake\n/);
+    expect(byPackage).toMatch(/ 10\.00 {2}npm zod\n/);
+    // zod's bytes are charged to the intake that called it.
+    expect(stdout.slice(stdout.indexOf('by nearest'))).toMatch(/ 30\.00 {2}accept services\/message-intake\/src\/message-intake\.ts:1\n/);
+    const survivors = await run(process.execPath, [summary, file, '1000', '--survivors']);
+    expect(survivors.stdout).toContain('100.00 KB a delivery still live (allocated and not yet collected) on the main thread');
+  });
+});
+
 describe('heap-snapshot-summary', () => {
   it('counts the objects a snapshot holds by constructor, and groups long strings by their start', async () => {
     const file = join(dir, 'known.heapsnapshot');
