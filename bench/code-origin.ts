@@ -9,12 +9,12 @@ export interface CallFrame {
   lineNumber: number;
 }
 
-/** A file's path, short: a Wirehook file from `packages/` or `services/`, an npm file as `package@version path`. */
+/** A file's path, short: a Wirehook file from `packages/`, `services/` or `bench/`, an npm file as `package@version path`. */
 export const shortUrl = (url: string): string =>
   url
     .replace(/^file:\/\//, '')
     .replace(/.*\/node_modules\/\.pnpm\/([^/]+)\/node_modules\//, '$1 ')
-    .replace(/.*\/(packages|services)\//, '$1/');
+    .replace(/^.*?\/(packages|services|bench)\//, '$1/');
 
 /** Whether a frame is Wirehook's own code (a package, a service or the bench), not a library's. */
 export const ownCode = (url: string): boolean => /\/(packages|services|bench)\//.test(url) && !url.includes('node_modules');
@@ -28,7 +28,9 @@ export const packageOf = ({ functionName, url }: CallFrame): string => {
   const npm = /node_modules\/\.pnpm\/(@?[^@/]+(?:\+[^@/]+)?)@/.exec(url);
   if (npm) return `npm ${npm[1]!.replace('+', '/')}`;
   if (url.startsWith('node:')) return `node ${url.replace(/^node:(internal\/)?/, '').replace(/\/.*$/, '')}`;
-  const own = /\/(packages|services)\/([^/]+)\//.exec(url);
-  if (own) return `${own[1]}/${own[2]}`;
+  if (ownCode(url)) {
+    const own = /\/(packages|services)\/([^/]+)\//.exec(url);
+    return own ? `${own[1]}/${own[2]}` : 'bench';
+  }
   return url ? shortUrl(url) : functionName.startsWith('(') ? functionName : `native ${functionName || '(anonymous)'}`;
 };

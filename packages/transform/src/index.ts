@@ -40,9 +40,10 @@
  * - The budget is the thread's user CPU time, so a run waiting for a core on a busy machine is
  *   not failed for it. The watchdog reads the thread's CPU time from outside too (its schedstat
  *   in /proc: thread-cpu.ts), so a starved run is not ended as over budget either: a wall-clock
- *   limit (`wallLimitMs`, 10 s) bounds it all the same. Off Linux the watchdog has the wall
- *   clock alone (budget + grace). Before this, a run waiting 300 ms for a core on a loaded
- *   machine was failed as over its CPU budget.
+ *   limit (`wallLimitMs`, 10 s) bounds it all the same. Where that file cannot be read (not
+ *   Linux, gVisor) or disagrees with the thread's own count, the watchdog has the wall clock
+ *   alone (budget + grace). Before this, a run waiting 300 ms for a core on a loaded machine
+ *   was failed as over its CPU budget.
  * - A fresh QuickJS runtime and context per run: nothing a run leaves (globals, prototypes,
  *   pending promise jobs, garbage) reaches the next, and the heap is the run's alone.
  *   Measured side by side, a fresh runtime costs what a shared one does (creating it and its

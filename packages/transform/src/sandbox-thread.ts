@@ -37,6 +37,12 @@ interface Running {
 
 /** The watchdog's least wait between two looks at a run's CPU time. */
 const WATCHDOG_MIN_RECHECK_MS = 10;
+/**
+ * How far the thread's CPU time read from outside at its start may be from what it said itself
+ * (it idles in between): further, the reading is not to be trusted (a kernel printing zeros in
+ * schedstat, an emulated /proc) and the wall clock alone decides for that thread.
+ */
+const CPU_READING_TOLERANCE_MICROS = 50_000;
 
 const WORKER_MAIN = new URL('./sandbox-worker.ts', import.meta.url);
 /**
@@ -60,8 +66,9 @@ const NATIVE_STACK_PER_QUICKJS_BYTE = 48;
 /**
  * One worker thread running transformations one at a time, and the caller's side of it.
  * The thread is started on the first run and again after it was ended: by the watchdog (a run
- * still going `watchdogGraceMs` past its budget, inside a built-in that never polls QuickJS's
- * interrupt), after a run that broke the WebAssembly module, or when it exited on its own.
+ * that has used `watchdogGraceMs` of CPU past its budget inside a built-in that never polls
+ * QuickJS's interrupt, or has not finished within `wallLimitMs`), after a run that broke the
+ * WebAssembly module, or when it exited on its own.
  */
 export class SandboxThread {
   readonly #options: SandboxThreadOptions;
@@ -138,7 +145,7 @@ export class SandboxThread {
             return reject(new Error('TransformRunner is closed'));
           }
           this.#worker = worker;
-          this.#threadId = reply.threadId;
+          this.#threadId = trustedThreadId(reply);
           this.#cpuAtLastReply = reply.cpuMicros;
           if (!this.#running) worker.unref();
           resolve(worker);
@@ -172,24 +179,35 @@ export class SandboxThread {
    * ended. A run that has used less was waiting for a core (a busy machine, a pod throttled by its
    * CPU limit) and is looked at again when it could have used the rest — failing it would charge
    * the customer's code for the machine's load — up to `wallLimitMs`. Where the thread's CPU time
-   * cannot be read (off Linux) the wall clock alone decides, as if it had used it all.
+   * cannot be read (no /proc/<tid>/schedstat, a reading that fails or goes backwards) the wall
+   * clock alone decides, as if it had used it all.
    */
   #watch(worker: Worker, id: number): void {
     const running = this.#running;
     if (running?.id !== id) return;
     const limitMs = running.budgetMs + this.#options.watchdogGraceMs;
+    // A run's own budget can be above the runner's (its payload's JSON allowance): never less wall time than that.
+    const wallLimitMs = Math.max(this.#options.wallLimitMs, limitMs);
     const now = this.#threadId === null ? null : threadCpuMicrosOf(this.#threadId);
-    const usedMs = now === null ? limitMs : (now - this.#cpuAtLastReply) / 1_000;
+    const usedMs = now === null || now < this.#cpuAtLastReply ? limitMs : (now - this.#cpuAtLastReply) / 1_000;
     const waitedMs = performance.now() - running.sentAt;
-    if (usedMs >= limitMs) return this.#expire(worker, cpuBudgetError(running.budgetMs));
-    if (waitedMs >= this.#options.wallLimitMs) return this.#expire(worker, wallLimitError(this.#options.wallLimitMs));
-    const recheckMs = Math.max(WATCHDOG_MIN_RECHECK_MS, Math.min(limitMs - usedMs, this.#options.wallLimitMs - waitedMs));
+    if (usedMs >= limitMs) return this.#expireSoon(worker, id, cpuBudgetError(running.budgetMs));
+    if (waitedMs >= wallLimitMs) return this.#expireSoon(worker, id, wallLimitError(wallLimitMs));
+    const recheckMs = Math.max(WATCHDOG_MIN_RECHECK_MS, Math.min(limitMs - usedMs, wallLimitMs - waitedMs));
     running.timer = setTimeout(() => this.#watch(worker, id), recheckMs);
   }
 
-  #expire(worker: Worker, error: string): void {
-    this.#discard(worker);
-    this.#finish(undefined)?.resolve({ ok: false, error });
+  /**
+   * Ends the run and its thread — after the answers already waiting are read: libuv runs timers
+   * before it reads the threads' messages, so after the whole process was stopped (a frozen
+   * cgroup, a paused VM) a run that finished meanwhile would otherwise be failed.
+   */
+  #expireSoon(worker: Worker, id: number, error: string): void {
+    setImmediate(() => {
+      if (this.#running?.id !== id) return;
+      this.#discard(worker);
+      this.#finish(undefined)?.resolve({ ok: false, error });
+    });
   }
 
   #discard(worker: Worker): void {
@@ -206,4 +224,11 @@ export class SandboxThread {
     worker?.unref();
     return running;
   }
+}
+
+/** The thread's /proc id, if what /proc says of its CPU time agrees with what it said itself at its start; else null. */
+function trustedThreadId(ready: { threadId: number | null; cpuMicros: number }): number | null {
+  if (ready.threadId === null) return null;
+  const outside = threadCpuMicrosOf(ready.threadId);
+  return outside !== null && Math.abs(outside - ready.cpuMicros) <= CPU_READING_TOLERANCE_MICROS ? ready.threadId : null;
 }

@@ -30,8 +30,9 @@ export interface TransformRunnerOptions {
   /**
    * The longest a run may take by the wall clock while its thread is given too little CPU to
    * reach its budget (a busy machine, a pod throttled by its CPU limit): past it the run fails
-   * and its thread is replaced. Default 10,000. Off Linux, where a thread's CPU time cannot be
-   * read from outside, budget + `watchdogGraceMs` of wall-clock time ends a run instead.
+   * and its thread is replaced. Default 10,000 (or twice budget + grace, where longer). Where a
+   * thread's CPU time cannot be read from outside (no /proc/<tid>/schedstat: not Linux, gVisor),
+   * budget + `watchdogGraceMs` of wall-clock time ends a run instead, as over its CPU budget.
    */
   wallLimitMs?: number | undefined;
 }
@@ -87,7 +88,8 @@ export class TransformRunner implements Transformer {
     }
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError('threads must be a positive integer');
     if (!(watchdogGraceMs >= 0 && watchdogGraceMs <= 60_000)) throw new RangeError('watchdogGraceMs must be from 0 to 60000');
-    const wallLimitMs = options.wallLimitMs ?? DEFAULTS.wallLimitMs;
+    // By default 10 s, or twice the budget and grace where those are longer.
+    const wallLimitMs = options.wallLimitMs ?? Math.max(DEFAULTS.wallLimitMs, 2 * (cpuBudgetMs + watchdogGraceMs));
     if (!(wallLimitMs >= cpuBudgetMs + watchdogGraceMs && wallLimitMs <= 600_000)) {
       throw new RangeError('wallLimitMs must be at least cpuBudgetMs + watchdogGraceMs and at most 600000');
     }

@@ -12,7 +12,7 @@ afterEach(() => {
 
 /**
  * A node child running `code`, its output kept in a tail as the cluster keeps it. `printed`
- * resolves on its first line: a test waits on it rather than on a child starting within a
+ * resolves on its first line of stdout: a test waits on it rather than on a child starting within a
  * wall-clock window (Node's start-up alone can take most of a second on a busy machine).
  */
 function child(code: string) {
@@ -23,10 +23,11 @@ function child(code: string) {
   const firstLine = new Promise<void>((resolve) => {
     printed = resolve;
   });
+  // stdout's first line: a warning Node prints on stderr is not the child's own.
   for (const s of [c.stdout, c.stderr])
     createInterface({ input: s }).on('line', (l) => {
       output.push(l);
-      printed();
+      if (s === c.stdout) printed();
     });
   return { c, output, printed: firstLine };
 }
