@@ -108,7 +108,8 @@ describe('embedded mode and the admin CLI', () => {
   }, 120_000);
 
   it('logs JSON and stops cleanly on SIGTERM', async () => {
-    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': after 'exit' the pipe may still hold the last lines this reads.
+    const exited = new Promise<number | null>((resolve) => server.once('close', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = stdout

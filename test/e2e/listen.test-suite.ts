@@ -80,7 +80,8 @@ function cli(key: string, ...args: string[]): Cli {
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close': the exit code once both pipes have been read to their end.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const run = { child, out: () => out, err: () => err, exited };
   running.push(run);
   return run;

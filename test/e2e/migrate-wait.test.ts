@@ -24,7 +24,8 @@ function migrate(env: Record<string, string>, args: string[] = [], whileRunning:
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close': the exit code once stderr has been read to its end (after 'exit' the pipe may hold more).
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   return whileRunning(() => stderr).then(async () => ({ code: await exited, stderr, seconds: (performance.now() - started) / 1_000 }));
 }
 
