@@ -31,13 +31,22 @@ const adminIn = (dataDir: string, key: string, ...args: string[]) => runAdmin(da
 async function startEmbedded(dataDir: string, key: string) {
   const port = await freePort();
   const child = await spawnEmbedded({ port, dataDir, env: { WIREHOOK_SECRET_KEY: key, DELIVERY_ALLOW_HOSTS: 'localhost' } });
-  let stdout = '';
-  child.stdout!.on('data', (d) => (stdout += d));
   const stderr = collectStderr(child);
   // 'close', not 'exit': after it the pipes are read to their end, so stderr() holds the refusal's last line.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const ready = eventually(() => expect(stdout).toContain('wirehook ready'), EMBEDDED_START_MS).then(() => 'ready' as const);
-  const first = await Promise.race([ready, exited]);
+  // Ready as its line arrives (no poll left running once the process has exited instead).
+  let stdout = '';
+  const ready = new Promise<'ready'>((resolve) =>
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('wirehook ready')) resolve('ready');
+    }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`neither ready nor exited in ${EMBEDDED_START_MS} ms; its stderr:\n${stderr()}`)), EMBEDDED_START_MS);
+  });
+  const first = await Promise.race([ready, exited, stalled]).finally(() => clearTimeout(timer));
   return {
     first,
     stderr,

@@ -2,19 +2,18 @@ import { Worker } from 'node:worker_threads';
 import { expect, it } from 'vitest';
 import { ownThreadCpuMicros, ownThreadId, threadCpuMicrosOf } from './thread-cpu.ts';
 
+/** A thread that spins ≈ 100 ms of CPU, then says its id and its own count, and waits. */
+const SPIN_THEN_SAY = `const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const id = Number(/\\/task\\/(\\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))[1]);
+const until = process.threadCpuUsage().user + 100_000;
+while (process.threadCpuUsage().user < until);
+const used = process.threadCpuUsage();
+parentPort.postMessage({ id, cpuMicros: used.user + used.system });
+setInterval(() => {}, 1_000);`;
+
 it("reads another thread's CPU time from outside as the thread counts it itself (within a few ms), and null for a thread that is not there", async () => {
-  // A thread that spins ≈ 100 ms of CPU, then says its id and its own count and waits.
-  const worker = new Worker(
-    `const { parentPort } = require('node:worker_threads');
-     const fs = require('node:fs');
-     const id = Number(/\\/task\\/(\\d+)$/.exec(fs.readlinkSync('/proc/thread-self'))[1]);
-     const until = process.threadCpuUsage().user + 100_000;
-     while (process.threadCpuUsage().user < until);
-     const used = process.threadCpuUsage();
-     parentPort.postMessage({ id, cpuMicros: used.user + used.system });
-     setInterval(() => {}, 1_000);`,
-    { eval: true },
-  );
+  const worker = new Worker(SPIN_THEN_SAY, { eval: true });
   try {
     const said = await new Promise<{ id: number; cpuMicros: number }>((resolve) => worker.once('message', resolve));
     expect(said.id).not.toBe(ownThreadId());
