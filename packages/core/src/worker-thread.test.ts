@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it, vi } from 'vitest';
 import { keptThreadSource, startThread } from './worker-thread.ts';
@@ -29,8 +31,17 @@ describe('startThread', () => {
     const started = await probe(startThread(PROBE));
     expect(started.modules).toEqual([]);
     // The control: Node's own stripping, as a plain Worker gets it (if Node stopped loading amaro, this says so).
-    const plain = await probe(new Worker(PROBE));
-    expect(plain.modules).toContain('NativeModule internal/deps/amaro/dist/index');
+    // On a copy no run has seen: ./dev's NODE_COMPILE_CACHE keeps stripped sources by their contents, and a
+    // source found there is not stripped again (the control failed from a checkout's second run on).
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-thread-probe-'));
+    try {
+      const copy = join(dir, 'thread-probe.ts');
+      writeFileSync(copy, `${readFileSync(PROBE, 'utf8')}\n// ${randomUUID()}\n`);
+      const plain = await probe(new Worker(pathToFileURL(copy)));
+      expect(plain.modules).toContain('NativeModule internal/deps/amaro/dist/index');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('strips each module once a process: a thread started after one that stripped them is handed them, and loads no sucrase', async () => {
