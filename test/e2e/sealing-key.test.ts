@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFingerprint, SecretBox } from '@wirehook/core';
+import { keyFingerprint, SecretBox, within } from '@wirehook/core';
 import { resealAll } from '@wirehook/platform';
 import { ApiClient, eventually, freePort, readMetric, testCa, testClientCertificate, verifyWebhook } from '@wirehook/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,11 +42,11 @@ async function startEmbedded(dataDir: string, key: string) {
       if (stdout.includes('wirehook ready')) resolve('ready');
     }),
   );
-  let timer: NodeJS.Timeout | undefined;
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`neither ready nor exited in ${EMBEDDED_START_MS} ms; its stderr:\n${stderr()}`)), EMBEDDED_START_MS);
-  });
-  const first = await Promise.race([ready, exited, stalled]).finally(() => clearTimeout(timer));
+  const first = await within(
+    Promise.race([ready, exited]),
+    EMBEDDED_START_MS,
+    () => new Error(`neither ready nor exited in ${EMBEDDED_START_MS} ms; its stderr:\n${stderr()}`),
+  );
   return {
     first,
     stderr,

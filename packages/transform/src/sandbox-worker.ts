@@ -3,7 +3,7 @@
 // objects live in a fresh QuickJS runtime inside the WebAssembly memory.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadQuickJs } from './quickjs-module.ts';
-import { runInQuickJs } from './run-in-quickjs.ts';
+import { runInQuickJs, type SandboxOutcome } from './run-in-quickjs.ts';
 import type { SandboxReply, SandboxRequest } from './sandbox-thread.ts';
 import { ownThreadCpuMicros, ownThreadId } from './thread-cpu.ts';
 import type { SandboxLimits } from './transform-types.ts';
@@ -14,15 +14,15 @@ const quickJs = await loadQuickJs(limits.memoryLimitBytes);
 const memory = quickJs.memory;
 
 port.on('message', (request: SandboxRequest) => {
-  let reply: SandboxReply;
+  let outcome: SandboxOutcome & { fatal?: boolean };
   try {
-    reply = { id: request.id, ...runInQuickJs(quickJs, request, limits), memoryBytes: memory.buffer.byteLength, cpuMicros: ownThreadCpuMicros() };
+    outcome = runInQuickJs(quickJs, request, limits);
   } catch (err) {
     // A trap or abort inside the module: this code broke QuickJS itself. The module cannot be
     // trusted again; the runner ends this thread and starts another.
     const error = `transformation: the sandbox failed while running this code (${(err as Error).message.slice(0, 200)})`;
-    reply = { id: request.id, ok: false, error, memoryBytes: memory.buffer.byteLength, cpuMicros: ownThreadCpuMicros(), fatal: true };
+    outcome = { ok: false, error, fatal: true };
   }
-  port.postMessage(reply);
+  port.postMessage({ id: request.id, ...outcome, memoryBytes: memory.buffer.byteLength, cpuMicros: ownThreadCpuMicros() } satisfies SandboxReply);
 });
 port.postMessage({ ready: true, threadId: ownThreadId(), cpuMicros: ownThreadCpuMicros() } satisfies SandboxReply);
