@@ -1,11 +1,15 @@
 import { appendFileSync } from 'node:fs';
-import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
+import { clusterPortsFrom, clusterPortSpan, launcherConfigSchema, startCluster, type Cluster } from '@wirehook/cluster';
 import { freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
 import { descendants, runAdmin } from './processes.ts';
 
-/** Dispatcher replicas, as `./dev start --cluster` runs them. */
-const DISPATCHERS = 2;
+/** Dispatcher replicas, as `./dev start --cluster` runs them: DISPATCHERS by the launcher's own rule (2 unless set). */
+function dispatchers(): number {
+  const parsed = launcherConfigSchema.shape.DISPATCHERS.safeParse(process.env['DISPATCHERS']);
+  if (!parsed.success) throw new Error(`DISPATCHERS must be a whole number from 1 to 16 (or unset: 2), as for ./dev start --cluster`);
+  return parsed.data;
+}
 
 /**
  * Cluster mode: nats-server (JetStream) and redis-server on free loopback ports, and every
@@ -17,10 +21,11 @@ export const clusterLauncher: Launcher = {
   name: 'cluster',
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
     if (options.root !== undefined) throw new Error('the cluster launcher runs this checkout only (no --ab-root)');
+    const replicas = dispatchers();
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).
-    const ports = clusterPortsFrom(await freePortRun(clusterPortSpan(DISPATCHERS)), DISPATCHERS);
+    const ports = clusterPortsFrom(await freePortRun(clusterPortSpan(replicas)), replicas);
     let cluster: Cluster;
     try {
       cluster = await startCluster({
@@ -37,7 +42,7 @@ export const clusterLauncher: Launcher = {
           ...options.env,
         },
         ports,
-        dispatchers: DISPATCHERS,
+        dispatchers: replicas,
         onLine: (service, line) => appendFileSync(options.logFile, `[${service}] ${line}\n`),
       });
     } catch (err) {
