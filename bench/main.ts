@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchContext } from './context.ts';
 import { WirehookApi } from './http/wirehook-api.ts';
+import { readDispatchers } from '@wirehook/cluster';
 import { clusterLauncher } from './launchers/cluster-launcher.ts';
 import { embeddedLauncher, LAUNCHER_ENV } from './launchers/embedded-launcher.ts';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launchers/launcher.ts';
@@ -89,7 +90,11 @@ const { values: args } = parseArgs({
   },
 });
 
-const settings = settingsFor(args.smoke ? 'smoke' : 'full');
+// Cluster mode's dispatchers by the launcher's own rule, checked before anything runs (the cluster
+// scenario comes near the end of a full run) and recorded in the report's settings.
+const dispatchers = readDispatchers(process.env);
+if (dispatchers.problem !== undefined) fail(`${dispatchers.problem} (the cluster launcher's rule, as for ./dev start --cluster)`);
+const settings = settingsFor(args.smoke ? 'smoke' : 'full', dispatchers.dispatchers);
 if (args.runs) settings.runs = positiveInt(args.runs, '--runs');
 if (args.orgs) settings.orgs = positiveInt(args.orgs, '--orgs');
 if (args.senders) settings.concurrency = positiveInt(args.senders, '--senders');
@@ -170,6 +175,7 @@ try {
     logFile: join(workDir, 'wirehook.log'),
     env: { ...receiver.wirehookEnv, NODE_EXTRA_CA_CERTS: receiver.ca.caFile, ...(allocDir ? { WIREHOOK_ALLOC_DIR: allocDir } : {}) },
     execArgv: [...profileArgs('wirehook'), ...allocArgs, ...nodeArgs],
+    dispatchers: settings.dispatchers,
   };
   wirehook = await launcher.launch(launchOptions);
   log(`wirehook ${launcher.name} (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}; data in ${workDir}`);

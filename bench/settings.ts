@@ -9,6 +9,8 @@ export interface BenchSettings {
   runs: number;
   /** Business-plan orgs the load is spread over (20,000 requests a minute each). */
   orgs: number;
+  /** Cluster mode's dispatcher replicas (DISPATCHERS, by `./dev start --cluster`'s rule: 2 unless set). */
+  dispatchers: number;
   baseline: { warmup: number; count: number };
   /** Messages to consumers whose only endpoint is paused: everything of intake, nothing sent. */
   intake: { warmup: number; count: number; consumers: number };
@@ -48,9 +50,9 @@ export interface BenchSettings {
 
 const FANOUT = 20;
 
-/** The settings of a mode. */
-export function settingsFor(mode: 'full' | 'smoke'): BenchSettings {
-  const common = { concurrency: 64, payloadBytes: 1024 };
+/** The settings of a mode, with cluster mode's `dispatchers`. */
+export function settingsFor(mode: 'full' | 'smoke', dispatchers: number): BenchSettings {
+  const common = { concurrency: 64, payloadBytes: 1024, dispatchers };
   if (mode === 'smoke') {
     return {
       ...common,

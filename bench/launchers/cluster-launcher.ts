@@ -1,15 +1,8 @@
 import { appendFileSync } from 'node:fs';
-import { clusterPortsFrom, clusterPortSpan, launcherConfigSchema, startCluster, type Cluster } from '@wirehook/cluster';
+import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
 import { descendants, runAdmin } from './processes.ts';
-
-/** Dispatcher replicas, as `./dev start --cluster` runs them: DISPATCHERS by the launcher's own rule (2 unless set). */
-function dispatchers(): number {
-  const parsed = launcherConfigSchema.shape.DISPATCHERS.safeParse(process.env['DISPATCHERS']);
-  if (!parsed.success) throw new Error(`DISPATCHERS must be a whole number from 1 to 16 (or unset: 2), as for ./dev start --cluster`);
-  return parsed.data;
-}
 
 /**
  * Cluster mode: nats-server (JetStream) and redis-server on free loopback ports, and every
@@ -21,7 +14,8 @@ export const clusterLauncher: Launcher = {
   name: 'cluster',
   async launch(options: LaunchOptions): Promise<RunningWirehook> {
     if (options.root !== undefined) throw new Error('the cluster launcher runs this checkout only (no --ab-root)');
-    const replicas = dispatchers();
+    const replicas = options.dispatchers;
+    if (replicas === undefined) throw new Error('the cluster launcher is told its dispatchers (settings.dispatchers)');
     const before = new Set(descendants(process.pid));
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).

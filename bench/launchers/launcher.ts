@@ -12,6 +12,8 @@ export interface LaunchOptions {
   logFile: string;
   /** Extra node flags for the Wirehook processes (e.g. --cpu-prof). */
   execArgv: string[];
+  /** Cluster mode's dispatcher replicas (settings.dispatchers); the cluster launcher needs it, the embedded one has none. */
+  dispatchers?: number;
   /** The checkout whose Wirehook and admin CLI run (`--ab-root`): this one unless given. Embedded mode only. */
   root?: string;
 }

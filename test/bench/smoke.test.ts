@@ -43,6 +43,9 @@ describe('bench --smoke', () => {
       expect(files).toHaveLength(1);
       const report = JSON.parse(readFileSync(join(out, files[0]!), 'utf8'));
       expect(report).toMatchObject({ version: 1, mode: 'smoke', launcher: 'embedded', machine: { cpus: expect.any(Number) } });
+      // Cluster mode's dispatchers, DISPATCHERS unset: the launcher's default, recorded and shown (the suite sets none).
+      expect(report.settings.dispatchers).toBe(2);
+      expect(run.stdout).toMatch(/^Wirehook bench — embedded, smoke, .*, cluster mode's dispatchers: 2, \d+ s$/m);
       expect(Object.keys(report.scenarios).sort()).toEqual([
         'backlog',
         'baseline',
@@ -174,8 +177,22 @@ describe('bench --smoke', () => {
   it(
     'runs the idempotency scenario on request: cluster mode front off, then on; one message per key',
     () => {
-      const { run, report } = smokeRun('idempotency', ['--only', 'idempotency']);
+      // With one dispatcher (DISPATCHERS=1, the launcher's least): taken, recorded, shown, and run (its work directory kept to read).
+      const { run, report } = smokeRun('idempotency', ['--only', 'idempotency', '--keep'], { ...process.env, DISPATCHERS: '1' });
       expect(run.stdout).toMatch(/^idempotency\s+replays\/s, front on\s.*× off/m);
+      expect(report.settings.dispatchers).toBe(1);
+      expect(run.stdout).toMatch(/, cluster mode's dispatchers: 1, \d+ s$/m);
+      const kept = /kept (\S+) \(wirehook\.log/.exec(run.stderr)?.[1];
+      expect(kept, run.stderr).toBeDefined();
+      try {
+        for (const front of ['off', 'redis']) {
+          const log = readFileSync(join(kept!, `idempotency-${front}.log`), 'utf8');
+          expect(log).toMatch(/^\[dispatcher-1\] /m);
+          expect(log).not.toMatch(/^\[dispatcher-2\] /m);
+        }
+      } finally {
+        rmSync(kept!, { recursive: true, force: true });
+      }
       expect(Object.keys(report.scenarios)).toEqual(['idempotency']);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain('one message per key');
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
@@ -285,6 +302,24 @@ describe('bench --smoke', () => {
       });
       const extra = report.scenarios.history.runs[0].extra;
       expect(extra.p99VsQuiet).toBe(Math.round((extra.sendP99 / extra.quietP99) * 100) / 100);
+    },
+    TEST_MS,
+  );
+
+  // Checked by the cluster launcher's rule (1 to 16) before anything starts, not when the cluster scenario comes.
+  it(
+    'refuses a DISPATCHERS the cluster launcher would refuse, at once, naming it',
+    () => {
+      for (const bad of ['0', '17']) {
+        const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'intake', '--out', out], {
+          encoding: 'utf8',
+          timeout: RUN_MS,
+          env: { ...process.env, DISPATCHERS: bad },
+        });
+        expect(run.status, bad).toBe(2);
+        expect(run.stderr, bad).toMatch(/^bench: DISPATCHERS .+ \(the cluster launcher's rule, as for \.\/dev start --cluster\)$/m);
+        expect(run.stderr, bad).not.toContain('receiver (pid');
+      }
     },
     TEST_MS,
   );

@@ -21,8 +21,10 @@ const input: TransformInput = { event_type: 'order.created', payload: { order_id
 describe('the watchdog without a reading of the thread’s CPU', () => {
   it('ends a built-in that never polls at budget + grace (the CPU budget’s error), long before the wall-clock limit', async () => {
     // A wall-clock limit of 60 s: were an unreadable thread taken for one waiting for a core, this
-    // run (a naive substring search in C, 18 s here) would outlast the test's 15 s (checked).
-    const runner = new TransformRunner({ watchdogGraceMs: 100, wallLimitMs: 60_000 });
+    // run (a naive substring search in C, 18 s here) would outlast the test's 15 s (checked). A grace of
+    // 1 s: with no reading every run here is ended at budget + grace of wall clock, the trivial ones
+    // too, and a busy machine may hold one that long.
+    const runner = new TransformRunner({ watchdogGraceMs: 1_000, wallLimitMs: 60_000 });
     try {
       await runner.run('function handler(w) { return w }', input, NOW);
       const code = "function handler(w) { 'a'.repeat(300000).indexOf('a'.repeat(100000) + 'b'); return w }";

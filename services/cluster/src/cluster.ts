@@ -7,7 +7,7 @@ import { OutputTail, startLive } from './start-wait.ts';
 
 const servicesDir = join(import.meta.dirname, '..', '..');
 
-export { launcherConfigSchema } from './launcher-config.ts';
+export { readDispatchers } from './dispatchers.ts';
 export type { ServiceSpec } from './service-spec.ts';
 
 export interface ClusterPorts {

@@ -3,6 +3,7 @@
 import { isRedisUrl } from '@wirehook/kv';
 import { portVar, serverUrl } from '@wirehook/platform';
 import { z } from 'zod';
+import { dispatchersSchema } from './dispatchers.ts';
 
 /** REDIS_URL as the gateway reads it (packages/kv): one server, or a Sentinel group of several hosts. */
 const redisUrl = z.string().refine(isRedisUrl, { error: 'must be a redis://, rediss:// or redis+sentinel:// URL with a host' });
@@ -35,7 +36,7 @@ export const launcherConfigSchema = z.object({
   REDIS_URL: givenServerUrl(redisUrl, 'redis-server'), // default: start redis-server on REDIS_PORT
   NATS_PORT: portVar(4222), // where the nats-server started here listens
   REDIS_PORT: portVar(6379), // where the redis-server started here listens
-  DISPATCHERS: z.coerce.number().int().min(1).max(16).default(2), // dispatcher replicas
+  DISPATCHERS: dispatchersSchema, // dispatcher replicas
   CLUSTER_START_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000), // how long each service may take to report live
 });
 
