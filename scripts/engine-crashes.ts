@@ -16,13 +16,16 @@ import { stripVTControlCharacters } from 'node:util';
 // compiles undici's HTTP parser (llhttp, WebAssembly) and a transformation thread QuickJS: which
 // of them the dump's frames were is not known, so the crash may come again. When it does, vitest
 // counts the file failed: run-tests.ts runs it once more alone, and only when that crash is all
-// that went wrong in its lane; it is printed either way.
+// that went wrong in its lane; it is printed either way. A worker of the unit tests runs many files
+// (vitest.config.ts: not isolated) and vitest names all it was given: each of them runs again.
 
 /** What a lane's output told of crashed workers. */
 export interface EngineCrashes {
   /** Test files whose worker exited on SIGTRAP (as V8's fatal checks end one) or SIGSEGV (as vitest names them). */
   readonly files: string[];
-  /** How many of those exited on SIGTRAP: each needs V8's check printed for it. */
+  /** Workers lost so: one file's each, or a non-isolated worker's several. */
+  readonly workers: number;
+  /** How many of those workers exited on SIGTRAP: each needs V8's check printed for it. */
   readonly trapped: number;
   /** Test files whose worker exited on any other signal (an abort, an out-of-memory kill). */
   readonly otherSignals: string[];
@@ -32,7 +35,8 @@ export interface EngineCrashes {
   readonly unhandled: number;
 }
 
-const CRASHED = /Worker exited unexpectedly with signal (SIG[A-Z]+) .*while running test file (\S+)/;
+// "… while running test file A", or "… test files A, B, C" from a worker that runs several.
+const CRASHED = /Worker exited unexpectedly with signal (SIG[A-Z]+) .*while running test files? ([^\s,]+(?:, [^\s,]+)*)/;
 const KNOWN_CHECK = /# Check failed: jit_page(?:\.has_value\(\)|_->allocations_\.erase)/;
 const UNHANDLED = /Vitest caught (\d+) unhandled errors? during the test run/;
 
@@ -45,8 +49,9 @@ export function tellsOfCrash(raw: string): boolean {
 /** Reads a lane's output lines for workers lost to a signal, V8's known check failure, and vitest's unhandled errors. */
 export function engineCrashes(lines: Iterable<string>): EngineCrashes {
   const files = new Set<string>();
-  const trapped = new Set<string>();
   const otherSignals = new Set<string>();
+  let workers = 0;
+  let trapped = 0;
   let knownChecks = 0;
   let unhandled = 0;
   for (const raw of lines) {
@@ -55,15 +60,16 @@ export function engineCrashes(lines: Iterable<string>): EngineCrashes {
     const crashed = CRASHED.exec(line);
     if (crashed !== null) {
       const signal = crashed[1]!;
-      const file = crashed[2]!;
-      (signal === 'SIGTRAP' || signal === 'SIGSEGV' ? files : otherSignals).add(file);
-      if (signal === 'SIGTRAP') trapped.add(file);
+      const known = signal === 'SIGTRAP' || signal === 'SIGSEGV';
+      for (const file of crashed[2]!.split(', ')) (known ? files : otherSignals).add(file);
+      if (known) workers++;
+      if (signal === 'SIGTRAP') trapped++;
     }
     if (KNOWN_CHECK.test(line)) knownChecks++;
     const caught = UNHANDLED.exec(line);
     if (caught !== null) unhandled = Math.max(unhandled, Number(caught[1]));
   }
-  return { files: [...files], trapped: trapped.size, otherSignals: [...otherSignals], knownChecks, unhandled };
+  return { files: [...files], workers, trapped, otherSignals: [...otherSignals], knownChecks, unhandled };
 }
 
 /**
@@ -73,7 +79,7 @@ export function engineCrashes(lines: Iterable<string>): EngineCrashes {
  * (`failedElsewhere`) nor in a crashed file's tests that ran before its worker died (`failedInCrashed`).
  */
 export function onlyKnownCrashes(crashes: EngineCrashes, failedElsewhere: number, failedInCrashed: number): boolean {
-  const lost = crashes.files.length;
+  const lost = crashes.workers;
   return (
     lost > 0 &&
     crashes.otherSignals.length === 0 &&

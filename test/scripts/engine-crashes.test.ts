@@ -21,9 +21,10 @@ const CRASH_OUTPUT = [
 
 describe('engine crashes in a lane’s output', () => {
   it('names the file whose worker died of SIGTRAP, V8’s checks and vitest’s unhandled errors, colours or not', () => {
-    expect(engineCrashes(CRASH_OUTPUT)).toEqual({ files: [LOST], trapped: 1, otherSignals: [], knownChecks: 1, unhandled: 1 });
+    expect(engineCrashes(CRASH_OUTPUT)).toEqual({ files: [LOST], workers: 1, trapped: 1, otherSignals: [], knownChecks: 1, unhandled: 1 });
     expect(engineCrashes(['[2]  ✓ a.test.ts (3 tests)', '[2]  × b.test.ts > fails'])).toEqual({
       files: [],
+      workers: 0,
       trapped: 0,
       otherSignals: [],
       knownChecks: 0,
@@ -31,6 +32,24 @@ describe('engine crashes in a lane’s output', () => {
     });
     expect(engineCrashes([lost('SIGSEGV', '/tmp/p/b.test.ts')])).toMatchObject({ files: ['/tmp/p/b.test.ts'], trapped: 0, otherSignals: [] });
     expect(engineCrashes([lost('SIGABRT', '/tmp/p/b.test.ts')])).toMatchObject({ files: [], otherSignals: ['/tmp/p/b.test.ts'] });
+  });
+
+  it('names every file of a worker that ran several (the units, not isolated), as one lost worker', () => {
+    // As vitest 5.1 printed it for a worker of the units project (vitest.config.ts) killed by a SIGSEGV (paths shortened).
+    const files = ['/tmp/p/packages/core/src/ids.test.ts', '/tmp/p/packages/core/src/cursor.test.ts', '/tmp/p/packages/egress/src/egress-thread.test.ts'];
+    const line = `[2] Caused by: Error: Worker exited unexpectedly with signal SIGSEGV during started state while running test files ${files.join(', ')}`;
+    const output = ['[2] Vitest caught 1 unhandled error during the test run.', line];
+    expect(output.filter(tellsOfCrash)).toEqual(output);
+    expect(engineCrashes(output)).toEqual({ files, workers: 1, trapped: 0, otherSignals: [], knownChecks: 0, unhandled: 1 });
+    expect(onlyKnownCrashes(engineCrashes(output), 0, 0)).toBe(true);
+    // One worker lost, three files: two errors vitest caught are still one more than the lost worker's.
+    expect(onlyKnownCrashes(engineCrashes([line, '[2] Vitest caught 2 unhandled errors during the test run.']), 0, 0)).toBe(false);
+    // A SIGTRAP of a worker with several files needs V8's check printed once, for the one worker.
+    const trap = line.replace('SIGSEGV', 'SIGTRAP');
+    expect(engineCrashes([trap])).toMatchObject({ files, workers: 1, trapped: 1 });
+    expect(onlyKnownCrashes(engineCrashes([CRASH_OUTPUT[3]!, trap]), 0, 0)).toBe(true);
+    expect(onlyKnownCrashes(engineCrashes([trap]), 0, 0)).toBe(false);
+    expect(engineCrashes([line.replace('SIGSEGV', 'SIGKILL')])).toMatchObject({ files: [], workers: 0, otherSignals: files });
   });
 
   it('the lines a runner keeps for it (tellsOfCrash) read as the whole output does', () => {
