@@ -93,22 +93,31 @@ if (args.length === 0) {
     if (results[i]!.code === 0 || crashes.files.length === 0 || stopped || report === undefined) continue;
     const rest = countTestsWithout(report, crashes.files);
     if (!onlyKnownCrashes(crashes, rest.failed, failedTestsIn(report, crashes.files))) continue;
-    // The engine's known crash (nodejs/node#64500, #56312), not a test's failure: the lost files run once more, alone.
+    // The engine's known crash (nodejs/node#64500, #56312), not a test's failure: the lost files run once more, each in a
+    // process of its own (--isolate: a units worker, not isolated, names every file it was given, the passed ones too;
+    // their first counts are dropped for the second's).
     console.error(
       `${lane.tag} a worker died of the engine's known crash (V8's jit_page check, nodejs/node#64500, or a segfault, nodejs/node#56312) ` +
-        `in ${crashes.files.join(', ')}; running it again alone`,
+        `in ${crashes.files.join(', ')}; running them again, each file in a process of its own`,
     );
     const again = join(dir, `again-${i + 1}.json`);
     // Not a blocking call: a stop sent while it runs is passed on to it at once.
     rerunning = true;
     running = runLanes(
-      [{ tag: lane.tag, command: 'pnpm', args: vitestArgs(again, crashes.files), env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) } }],
+      [
+        {
+          tag: lane.tag,
+          command: 'pnpm',
+          args: vitestArgs(again, ['--isolate', ...crashes.files]),
+          env: { ...process.env, ...colour, [TEST_LANE_ENV]: String(i + 1) },
+        },
+      ],
       writeLine,
     );
     const [code = 1] = await running.done;
     const rerun = countsOf(readReport(again));
     const counts = { passed: rest.passed + rerun.passed, failed: rest.failed + rerun.failed, skipped: rest.skipped + rerun.skipped };
-    ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to the engine's known crash, run again alone: ${rerun.passed} passed, ${rerun.failed} failed`);
+    ranAgain.push(`${lane.tag} ${crashes.files.join(', ')}: lost to the engine's known crash, run again apart: ${rerun.passed} passed, ${rerun.failed} failed`);
     results[i] = { code: code === 0 && counts.failed === 0 ? 0 : 1, counts };
   }
 } else {

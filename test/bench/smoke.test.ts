@@ -16,11 +16,17 @@ const TEST_MS = RUN_MS + 30_000;
 const out = mkdtempSync(join(tmpdir(), 'wirehook-bench-smoke-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+/** The bench's environment: this one's with `extra`, DISPATCHERS only where a test sets it (a shell's own would change cluster mode). */
+function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { DISPATCHERS: _, ...env } = process.env;
+  return { ...env, ...extra };
+}
+
 /**
  * `bench --smoke` with `args` (`--only …` and the rest), its report written to a directory of its
  * own named after `name`: the finished run (checked to exit 0) and its JSON report.
  */
-function smokeRun(name: string, args: string[], env?: NodeJS.ProcessEnv) {
+function smokeRun(name: string, args: string[], env: NodeJS.ProcessEnv = benchEnv()) {
   const dir = mkdtempSync(join(out, `${name}-`));
   const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', ...args, '--out', dir], { encoding: 'utf8', timeout: RUN_MS, env });
   expect(run.status, run.stderr).toBe(0);
@@ -32,7 +38,7 @@ describe('bench --smoke', () => {
   it(
     'runs every scenario, prints the table and writes a report whose counts add up',
     () => {
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: RUN_MS });
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: RUN_MS, env: benchEnv() });
       expect(run.status, run.stderr).toBe(0);
       for (const scenario of ['baseline', 'intake', 'e2e', 'floor', 'threaded-floor', 'cluster-floor', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
         expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
@@ -154,7 +160,7 @@ describe('bench --smoke', () => {
   it(
     'runs the delivery-thread floor (FLOOR_DELIVERY_THREAD=1): each delivery signed, counted and recorded once; alone only',
     () => {
-      const { report } = smokeRun('delivery-thread-floor', ['--only', 'threaded-floor'], { ...process.env, FLOOR_DELIVERY_THREAD: '1' });
+      const { report } = smokeRun('delivery-thread-floor', ['--only', 'threaded-floor'], benchEnv({ FLOOR_DELIVERY_THREAD: '1' }));
       const { runs, warming } = report.scenarios['threaded-floor'];
       // The floor that was built says which it is; the receiver counted each delivery once with a valid signature (the checks).
       for (const r of [...runs, warming]) expect(r).toMatchObject({ extra: { deliveryThread: 1, fsyncEachCommit: 1 }, duplicates: 0, invalid: 0 });
@@ -166,7 +172,7 @@ describe('bench --smoke', () => {
       // Its figures would stand as the threaded floor's in a whole run: refused there.
       const mixed = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'floor,threaded-floor', '--out', out], {
         encoding: 'utf8',
-        env: { ...process.env, FLOOR_DELIVERY_THREAD: '1' },
+        env: benchEnv({ FLOOR_DELIVERY_THREAD: '1' }),
       });
       expect(mixed.status).not.toBe(0);
       expect(mixed.stderr).toContain('FLOOR_DELIVERY_THREAD=1 measures the delivery-thread floor alone');
@@ -178,7 +184,7 @@ describe('bench --smoke', () => {
     'runs the idempotency scenario on request: cluster mode front off, then on; one message per key',
     () => {
       // With one dispatcher (DISPATCHERS=1, the launcher's least): taken, recorded, shown, and run (its work directory kept to read).
-      const { run, report } = smokeRun('idempotency', ['--only', 'idempotency', '--keep'], { ...process.env, DISPATCHERS: '1' });
+      const { run, report } = smokeRun('idempotency', ['--only', 'idempotency', '--keep'], benchEnv({ DISPATCHERS: '1' }));
       expect(run.stdout).toMatch(/^idempotency\s+replays\/s, front on\s.*× off/m);
       expect(report.settings.dispatchers).toBe(1);
       expect(run.stdout).toMatch(/, cluster mode's dispatchers: 1, \d+ s$/m);
@@ -258,8 +264,11 @@ describe('bench --smoke', () => {
   it(
     'runs the ordered scenario on request: ordered against unordered, one key blocked, every key in order',
     () => {
-      const { report } = smokeRun('ordered', ['--only', 'ordered']);
+      const { run, report } = smokeRun('ordered', ['--only', 'ordered']);
       expect(Object.keys(report.scenarios)).toEqual(['ordered']);
+      // No cluster mode in this run: its dispatchers are recorded, not shown.
+      expect(report.settings.dispatchers).toBe(2);
+      expect(run.stdout).toMatch(/^Wirehook bench — embedded, smoke, 1 run, c=64, 1024-byte payloads, \d+ s$/m);
       expect(report.checks.map((c: { name: string }) => c.name)).toContain('in order per key');
       expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
       const figure = (id: string) => report.figures.find((f: { id: string }) => f.id === id);
@@ -314,7 +323,7 @@ describe('bench --smoke', () => {
         const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'intake', '--out', out], {
           encoding: 'utf8',
           timeout: RUN_MS,
-          env: { ...process.env, DISPATCHERS: bad },
+          env: benchEnv({ DISPATCHERS: bad }),
         });
         expect(run.status, bad).toBe(2);
         expect(run.stderr, bad).toMatch(/^bench: DISPATCHERS .+ \(the cluster launcher's rule, as for \.\/dev start --cluster\)$/m);
@@ -330,7 +339,11 @@ describe('bench --smoke', () => {
     () => {
       // An --out directory not made yet is made (it had failed the run at its end, once measured).
       const dir = join(mkdtempSync(join(out, 'store-')), 'not', 'made', 'yet');
-      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'store', '--out', dir], { encoding: 'utf8', timeout: RUN_MS });
+      const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--only', 'store', '--out', dir], {
+        encoding: 'utf8',
+        timeout: RUN_MS,
+        env: benchEnv(),
+      });
       expect(run.status, run.stderr).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('store-'))!), 'utf8'));
       expect(report.figures.map((f: { shape: string; endpoints: number }) => [f.shape, f.endpoints])).toEqual([

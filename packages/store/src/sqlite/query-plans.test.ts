@@ -24,6 +24,10 @@ const plans = new Map<string, string>();
 const planOf = (prefix: string) => [...plans].find(([sql]) => sql.startsWith(prefix))?.[1];
 const scans: { sql: string; plan: string }[] = [];
 const prepare = SqliteConnection.prototype.statement;
+// Put back at the file's end, whichever of its suites ran: the unit files after it share this process (vitest.config.ts).
+afterAll(() => {
+  SqliteConnection.prototype.statement = prepare;
+});
 SqliteConnection.prototype.statement = function (this: SqliteConnection, sql: string) {
   const statement = prepare.call(this, sql);
   if (!checked.has(sql)) {
@@ -42,10 +46,6 @@ SqliteConnection.prototype.statement = function (this: SqliteConnection, sql: st
 describeStoreContract('sqlite :memory: (query plans)', async () => openSqliteStore({ path: ':memory:' }));
 
 describe('SQLite query plans', () => {
-  afterAll(() => {
-    SqliteConnection.prototype.statement = prepare;
-  });
-
   it('reads no growing table whole in any statement the contract runs', async () => {
     // Reads the contract has no case for: the alerting engine's and the metrics' counts.
     const store = openSqliteStore({ path: ':memory:' });
