@@ -8,8 +8,9 @@
 // their files' test time summed 735 s and 531 s alone (the CI log of 2026-12-01); side by side,
 // each file takes ≈ 1.4 × as long, and the second lane also pays most of vitest's start-up per file
 // (≈ 250 files against ≈ 35). The package-install files followed (2026-12-02: the lanes ran 937 and
-// 1,031 s, the install files ≈ 70 s of the second's), and went back (2026-12-04: with the units in one
-// process, vitest.config.ts, the lanes ran 1,283 and 1,122 s, the install files ≈ 50 s of the first's).
+// 1,031 s, the install files ≈ 70 s of the second's). Moved back on 2026-12-04, once the units shared
+// a process (vitest.config.ts: the lanes ran 1,283 and 1,122 s), they gained nothing (1,302 and 1,295 s):
+// once the second lane ends, the first's processes have both cores.
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -25,7 +26,7 @@ export interface TestLane {
 }
 
 /** Folders whose files run in the first lane; every other file runs in the second. */
-const FIRST_LANE_DIRS = ['test/cluster', 'test/bench', 'test/browser'] as const;
+const FIRST_LANE_DIRS = ['test/cluster', 'test/bench', 'test/browser', 'test/packages'] as const;
 
 export const TEST_LANES: readonly TestLane[] = [
   {
