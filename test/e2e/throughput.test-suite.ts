@@ -46,7 +46,6 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
       const slow = await endpoint({ rate_limit: 10 }, limited.url());
       const fast = await endpoint({}, open.url());
       expect((await suite.t.api.get(`/v1/endpoints/${slow.id}`)).body).toMatchObject({ rate_limit: 10, throughput: { rate_limit: 10, held_until: null } });
-      const started = Date.now();
       const slowIds: string[] = [];
       await Promise.all(
         Array.from({ length: 100 }, async (_, i) => {
@@ -55,7 +54,6 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
         }),
       );
       await eventually(() => expect(open.receiver.requests).toHaveLength(100), 20_000, 50);
-      const fastDone = Date.now() - started;
       await eventually(() => expect(limited.receiver.requests).toHaveLength(100), 30_000, 100);
       const times = limited.receiver.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
       const span = times.at(-1)! - times[0]!;
@@ -89,8 +87,11 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
           1_000,
         ),
       ).toBeLessThanOrEqual(10);
-      // The unlimited endpoint was not held back by the limited one's queue.
-      expect(fastDone).toBeLessThan(5_000);
+      // The unlimited endpoint was not held back by the limited one's queue: all 100 of its arrived
+      // before the limited one's 50th, which its limit keeps ≥ 4.9 s after its first — a bound in the
+      // run's own time (it was 5 s of wall clock, which a busy machine broke once: 5.67 s).
+      const fastLast = Math.max(...open.receiver.requests.map((r) => r.receivedAt));
+      expect(fastLast).toBeLessThan(times[49]!);
     }, 60_000);
 
     /** A 429 with Retry-After: 4 to an endpoint made of `fields`: nothing reaches it for 4 s, then everything does. */
