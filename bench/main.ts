@@ -178,6 +178,8 @@ try {
     dispatchers: settings.dispatchers,
   };
   wirehook = await launcher.launch(launchOptions);
+  // Every launch goes through here or relaunch: what the header says of cluster mode follows them.
+  let clusterModeRan = launcher === clusterLauncher;
   log(`wirehook ${launcher.name} (pids ${wirehook.pids.join(', ')}) on ${wirehook.apiUrl}; data in ${workDir}`);
   const tenants = await createTenants(wirehook, settings.orgs);
   log(`${tenants.length} Business orgs with a live key each`);
@@ -188,6 +190,7 @@ try {
     await api!.close();
     await wirehook!.stop();
     wirehook = await using.launch(options);
+    if (using === clusterLauncher) clusterModeRan = true;
     api = new WirehookApi(wirehook.apiUrl, settings.concurrency + 8);
     ctx = { ...ctx, wirehook, api };
     return wirehook;
@@ -279,6 +282,7 @@ try {
     durationSeconds: Math.round((Date.now() - started) / 1000),
     machine: machineInfo(loadAtStart, args['node-args']),
     settings,
+    clusterModeRan,
     results,
   });
   process.stdout.write(renderReport(report));

@@ -4,13 +4,8 @@
 // a snapshot taken under load (`--node-args=--heapsnapshot-signal=SIGUSR2`, then SIGUSR2 to the
 // Wirehook process; the file lands in its working directory) can be read without DevTools.
 // A snapshot collects garbage first: it shows what is live, not what a scavenge copied.
-import { readFileSync } from 'node:fs';
-
-interface Snapshot {
-  snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
-  nodes: number[];
-  strings: string[];
-}
+// The file is read as bytes (heap-snapshot-reader.ts): one past 512 MB is no string V8 can hold.
+import { readHeapSnapshot, readWholeFile } from './heap-snapshot-reader.ts';
 
 const [file, topArg] = process.argv.slice(2);
 if (!file) {
@@ -18,7 +13,7 @@ if (!file) {
   process.exit(2);
 }
 const top = Number(topArg ?? 40);
-const { snapshot, nodes, strings } = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+const { snapshot, nodes, strings } = readHeapSnapshot(readWholeFile(file));
 const fields = snapshot.meta.node_fields;
 const types = snapshot.meta.node_types[0];
 const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field)) as [number, number, number];

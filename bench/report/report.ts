@@ -44,6 +44,11 @@ export interface BenchReport {
   durationSeconds: number;
   machine: MachineInfo;
   settings: BenchSettings;
+  /**
+   * Whether the run launched cluster mode at all (where `settings.dispatchers` applies): recorded by
+   * the launches themselves, not guessed from scenario names. Absent in reports before 2026-12-05.
+   */
+  clusterModeRan?: boolean;
   scenarios: Partial<Record<ScenarioName, ScenarioResult & { median: Medians }>>;
   figures: Figure[];
   checks: Check[];

@@ -5,18 +5,13 @@ import { RUN_QUEUE_SAMPLE_MS } from './run-queue.ts';
 /** The column titles of the figures table, in order. */
 export const TABLE_COLUMNS = ['scenario', 'measure', 'value', '× baseline', 'target', 'measured', 'ok'] as const;
 
-/** Whether any of the report's Wirehooks ran in cluster mode (where `settings.dispatchers` applies). */
-function clusterRan(report: BenchReport): boolean {
-  return report.launcher === 'cluster' || 'cluster' in report.scenarios || 'idempotency' in report.scenarios;
-}
-
 /** The report as plain text: a header line, the figures table, CPU per scenario, Wirehook's CPU by part, and the checks. */
 export function renderReport(report: BenchReport): string {
   const { machine, settings } = report;
   const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;
   const lines = [
     `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ` +
-      `${settings.payloadBytes}-byte payloads${clusterRan(report) ? `, cluster mode's dispatchers: ${settings.dispatchers}` : ''}, ${report.durationSeconds} s`,
+      `${settings.payloadBytes}-byte payloads${report.clusterModeRan === true ? `, cluster mode's dispatchers: ${settings.dispatchers}` : ''}, ${report.durationSeconds} s`,
     `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, ` +
       `load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}${machine.nodeFlags ? `, ${machine.nodeFlags}` : ''}`,
     '',
