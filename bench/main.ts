@@ -297,7 +297,9 @@ try {
   await receiver?.close();
   if (args.keep || exitCode !== 0) log(`kept ${workDir} (wirehook.log, data/)`);
   else rmSync(workDir, { recursive: true, force: true });
-  if (profileDir) log(`CPU profiles in ${profileDir}/{wirehook,receiver}/; summarise one with: node bench/profile-summary.ts FILE`);
+  if (profileDir) {
+    log(`CPU profiles in ${profileDir}/, a folder a launch (cluster mode's named by service); summarise one with: node bench/profile-summary.ts FILE`);
+  }
   if (allocDir) log(`heap sampling profiles in ${allocDir}/; summarise one with: node bench/alloc/summary.ts FILE [deliveries]`);
 }
 process.exitCode = exitCode;

@@ -1,4 +1,5 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { freePortRun, startNatsServer, startRedisServer } from '@wirehook/testkit';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
@@ -20,6 +21,8 @@ export const clusterLauncher: Launcher = {
     const [nats, redis] = await Promise.all([startNatsServer(), startRedisServer()]);
     // One run of free ports for everything (separately drawn ports could collide).
     const ports = clusterPortsFrom(await freePortRun(clusterPortSpan(replicas)), replicas);
+    // Which service each Node process was, by pid (a restart's new pid too): its CPU profiles are named by it.
+    const services = new Map<number, string>();
     let cluster: Cluster;
     try {
       cluster = await startCluster({
@@ -38,6 +41,7 @@ export const clusterLauncher: Launcher = {
         ports,
         dispatchers: replicas,
         onLine: (service, line) => appendFileSync(options.logFile, `[${service}] ${line}\n`),
+        onSpawn: (service, pid) => services.set(pid, service),
       });
     } catch (err) {
       await Promise.all([nats.stop(), redis.stop()]);
@@ -56,10 +60,32 @@ export const clusterLauncher: Launcher = {
         await cluster.stop();
         await Promise.all([nats.stop(), redis.stop()]);
         process.off('exit', kill);
+        nameProfiles(options.execArgv, services);
       },
     };
   },
 };
+
+/**
+ * With `--cpu-prof-dir` every service writes its profiles (one a thread) into the one folder as it
+ * exits, named by pid alone (`CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile`): each gets its
+ * service's name in front (`dispatcher-1.CPU.…`), so a reader can tell the dispatcher's from the gateway's.
+ */
+export function nameProfiles(execArgv: readonly string[], services: ReadonlyMap<number, string>): void {
+  const dir = execArgv.find((arg) => arg.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
+  if (dir === undefined) return;
+  let files: string[];
+  try {
+    files = readdirSync(dir);
+  } catch {
+    return; // no profile was written
+  }
+  for (const file of files) {
+    const pid = /^CPU\.\d+\.\d+\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(file)?.[1];
+    const service = pid === undefined ? undefined : services.get(Number(pid));
+    if (service !== undefined) renameSync(join(dir, file), join(dir, `${service}.${file}`));
+  }
+}
 
 function safeKill(pid: number): void {
   try {
