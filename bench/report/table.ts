@@ -9,9 +9,10 @@ export const TABLE_COLUMNS = ['scenario', 'measure', 'value', '× baseline', 'ta
 export function renderReport(report: BenchReport): string {
   const { machine, settings } = report;
   const runs = settings.runs === 1 ? '1 run' : `${settings.runs} runs (medians)`;
+  const dispatchers = report.clusterModeRan === true ? `, cluster mode's dispatchers: ${settings.dispatchers}` : '';
   const lines = [
     `Wirehook bench — ${report.launcher}, ${report.mode}, ${runs}, c=${settings.concurrency}, ` +
-      `${settings.payloadBytes}-byte payloads${report.clusterModeRan === true ? `, cluster mode's dispatchers: ${settings.dispatchers}` : ''}, ${report.durationSeconds} s`,
+      `${settings.payloadBytes}-byte payloads${dispatchers}, ${report.durationSeconds} s`,
     `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryMb} MB, Node ${machine.node}, ` +
       `load ${machine.loadAverage.start.toFixed(2)} → ${machine.loadAverage.end.toFixed(2)}${machine.nodeFlags ? `, ${machine.nodeFlags}` : ''}`,
     '',
