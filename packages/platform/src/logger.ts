@@ -1,7 +1,13 @@
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+// pino-pretty (≈ 40 ms of CPU to import) is required only by a logger that writes to a terminal:
+// a service logging JSON — every pod, every test — never loads it. Synchronously (createLogger is).
+const requireHere = createRequire(import.meta.url);
+const pretty = (options: PinoPretty.PrettyOptions): PinoPretty.PrettyStream => (requireHere('pino-pretty') as typeof PinoPretty)(options);
 
 export type { Logger } from 'pino';
 

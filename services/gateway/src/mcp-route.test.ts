@@ -52,24 +52,24 @@ const api = () => loopbackApi({ socket: { localAddress: '127.0.0.1', localPort: 
 describe('MCP tools: calls to the API the caller reached', () => {
   it('a port fetch refuses is the premise: fetch fails on it, the tools do not', async () => {
     await expect(fetch(`http://127.0.0.1:${port}/v1/x`)).rejects.toMatchObject({ cause: { message: 'bad port' } });
-    expect(await api().request('GET', '/v1/endpoints?limit=1')).toEqual({ status: 200, body: { echoed: null } });
+    expect(await (await api()).request('GET', '/v1/endpoints?limit=1')).toEqual({ status: 200, body: { echoed: null } });
     expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v1/endpoints?limit=1', headers: { authorization: 'Bearer sk_test_abc' } });
     expect(seen.at(-1)?.headers['content-type']).toBeUndefined();
   });
 
   it('a body goes as JSON; the answer comes back with its status', async () => {
-    expect(await api().request('POST', '/v1/messages', { consumer: 'c' })).toEqual({ status: 202, body: { echoed: '{"consumer":"c"}' } });
+    expect(await (await api()).request('POST', '/v1/messages', { consumer: 'c' })).toEqual({ status: 202, body: { echoed: '{"consumer":"c"}' } });
     expect(seen.at(-1)).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer sk_test_abc', 'content-type': 'application/json' } });
   });
 
   it('a redirect is followed, as fetch followed it: the answer is the one it leads to', async () => {
-    expect(await api().request('POST', '/v1/moved', { a: 1 })).toEqual({ status: 202, body: { echoed: '{"a":1}' } });
+    expect(await (await api()).request('POST', '/v1/moved', { a: 1 })).toEqual({ status: 202, body: { echoed: '{"a":1}' } });
     expect(seen.slice(-2).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/moved', 'POST /v1/here']);
     expect(seen.at(-1)?.headers.authorization).toBe('Bearer sk_test_abc'); // the same origin: the key goes along
   });
 
   it('a 204 is a null body; an answer that is not JSON is a null body with its status', async () => {
-    expect(await api().request('PATCH', '/v1/none', {})).toEqual({ status: 204, body: null });
-    expect(await api().request('GET', '/v1/text')).toEqual({ status: 502, body: null });
+    expect(await (await api()).request('PATCH', '/v1/none', {})).toEqual({ status: 204, body: null });
+    expect(await (await api()).request('GET', '/v1/text')).toEqual({ status: 502, body: null });
   });
 });

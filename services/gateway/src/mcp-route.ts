@@ -1,10 +1,24 @@
 import type { Request, Response, Router } from 'express';
 import express from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { MAX_BODY_BYTES } from '@wirehook/core';
-import { apiOverHttp, createWirehookMcpServer, type WirehookApi } from '@wirehook/mcp';
+import type { WirehookApi } from '@wirehook/mcp';
 import type { GatewayDeps } from './deps.ts';
 import { authenticate, rateLimit } from '@wirehook/http-api';
+
+/**
+ * The MCP SDK and the tools, imported with the first POST /mcp rather than at start: they are
+ * ≈ 250 ms of the gateway's ≈ 1,070 ms of start-up CPU (ajv, zod-to-json-schema, the SDK), paid
+ * by every gateway and embedded-mode start and every pod under a CPU limit, for a route a
+ * deployment may never see. The first MCP request waits for them once; a failed import is retried.
+ */
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@wirehook/mcp')]> | undefined;
+function loadMcp(): NonNullable<typeof mcpModules> {
+  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@wirehook/mcp')]).catch((err: unknown) => {
+    mcpModules = undefined;
+    throw err;
+  });
+  return mcpModules;
+}
 
 /**
  * POST /mcp: the MCP tools over Streamable HTTP (stateless: a server and transport per
@@ -16,7 +30,8 @@ import { authenticate, rateLimit } from '@wirehook/http-api';
 export function mcpRouter(deps: GatewayDeps): Router {
   const router = express.Router();
   router.post('/', authenticate(deps), rateLimit(deps), express.json({ limit: MAX_BODY_BYTES }), async (req: Request, res: Response) => {
-    const server = createWirehookMcpServer(loopbackApi(req));
+    const [{ StreamableHTTPServerTransport }, { createWirehookMcpServer }] = await loadMcp();
+    const server = createWirehookMcpServer(await loopbackApi(req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
@@ -33,7 +48,8 @@ export function mcpRouter(deps: GatewayDeps): Router {
 }
 
 /** The API as the caller reached it: the same local address and port, the caller's key. */
-export function loopbackApi(req: Pick<Request, 'socket' | 'get'>): WirehookApi {
+export async function loopbackApi(req: Pick<Request, 'socket' | 'get'>): Promise<WirehookApi> {
+  const [, { apiOverHttp }] = await loadMcp();
   const address = req.socket.localAddress ?? '127.0.0.1';
   const host = address.includes(':') ? `[${address.replace(/^::ffff:/, '')}]` : address;
   const base = `http://${address.startsWith('::ffff:') ? address.slice(7) : host}:${req.socket.localPort}`;

@@ -1,0 +1,59 @@
+// What a gateway's start imports: not the MCP SDK (loaded by the first POST /mcp), pino-pretty
+// (by a logger writing to a terminal) or Ajv (by the first event schema compiled; core, which
+// every service imports, holds the catalog). Imported alone on this machine: the SDK and the
+// tools ≈ 250 ms of CPU, Ajv ≈ 60, pino-pretty ≈ 40 (the gateway's whole start ≈ 1,000–1,100).
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+/** The modules a start leaves for later. */
+const LAZY = /@modelcontextprotocol|pino-pretty|\/ajv\/dist\//;
+
+/** The modules a fresh process resolves while it runs `body` (ESM), those matching `pattern`. */
+function resolvedDuring(body: string, pattern: RegExp): string[] {
+  const script = `
+    import { registerHooks } from 'node:module';
+    import { writeSync } from 'node:fs';
+    const seen = [];
+    registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); seen.push(r.url); return r; } });
+    ${body}
+    // Only the matches: a few lines, written whole before the exit.
+    writeSync(1, JSON.stringify(seen.filter((url) => new RegExp(${JSON.stringify(pattern.source)}).test(url))));
+    process.exit(0);
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: here,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_FORMAT: 'json' },
+  });
+  return JSON.parse(out) as string[];
+}
+
+describe("the gateway's start", () => {
+  it('imports the gateway and makes its JSON logger without the MCP SDK, pino-pretty or Ajv', () => {
+    const loaded = resolvedDuring(
+      `const { createGateway } = await import('./index.ts');
+       const { createLogger } = await import('@wirehook/platform');
+       createLogger({ name: 'gateway', format: 'json' });
+       if (typeof createGateway !== 'function') throw new Error('no createGateway');`,
+      LAZY,
+    );
+    expect(loaded).toEqual([]);
+  }, 30_000);
+
+  it('loads them when asked for: the route’s first call, a terminal’s logger (the check above can see them)', () => {
+    const loaded = resolvedDuring(
+      `const { loopbackApi } = await import('./mcp-route.ts');
+       await loopbackApi({ socket: { localAddress: '127.0.0.1', localPort: 1 }, get: () => '' });
+       const { createLogger } = await import('@wirehook/platform');
+       createLogger({ name: 'gateway', format: 'pretty' });
+       const { checkCatalogEntry } = await import('@wirehook/core');
+       checkCatalogEntry({ type: 'object' }, [{}]);`,
+      LAZY,
+    );
+    expect(loaded.some((url) => url.includes('@modelcontextprotocol'))).toBe(true);
+    expect(loaded.some((url) => url.includes('pino-pretty'))).toBe(true);
+    expect(loaded.some((url) => url.includes('/ajv/dist/'))).toBe(true);
+  }, 30_000);
+});
