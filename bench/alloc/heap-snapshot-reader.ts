@@ -30,7 +30,9 @@ export function readWholeFile(file: string): Buffer {
 
 const NODES = Buffer.from('"nodes":[');
 const STRINGS = Buffer.from('"strings":[');
-const [QUOTE, BACKSLASH, COMMA, CLOSE, ZERO, NINE] = ['"', '\\', ',', ']', '0', '9'].map((c) => c.charCodeAt(0)) as [
+const [QUOTE, BACKSLASH, COMMA, CLOSE, ZERO, NINE, NEWLINE, SPACE] = ['"', '\\', ',', ']', '0', '9', '\n', ' '].map((c) => c.charCodeAt(0)) as [
+  number,
+  number,
   number,
   number,
   number,
@@ -73,8 +75,10 @@ function readNumbers(bytes: Buffer, at: number): { values: Float64Array; end: nu
       value = 0;
       digits = false;
       if (byte === CLOSE) return { values: values.subarray(0, count), end: i + 1 };
+    } else if (byte !== NEWLINE && byte !== SPACE) {
+      // A sign, a point or a letter: not the non-negative integers V8 writes here; no silent misreading.
+      throw new Error(`not a V8 heap snapshot: ${JSON.stringify(String.fromCharCode(byte))} at byte ${i} of a numeric array`);
     }
-    // Anything else between numbers is V8's newlines.
   }
   throw new Error('truncated heap snapshot: an array never closes');
 }

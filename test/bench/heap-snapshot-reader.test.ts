@@ -45,5 +45,8 @@ describe('readHeapSnapshot', () => {
     expect(() => readHeapSnapshot(Buffer.from('{"snapshot":{},"nodes":[1,2'))).toThrow(/never closes/);
     expect(() => readHeapSnapshot(Buffer.from('{"snapshot":{},"nodes":[1,2],"edges":[]}'))).toThrow(/no "strings" array/);
     expect(() => readHeapSnapshot(Buffer.from('{"snapshot":{},"nodes":[],"strings":["a","b'))).toThrow(/strings never close/);
+    // Not the non-negative integers V8 writes: refused, not read as other numbers.
+    expect(() => readHeapSnapshot(Buffer.from('{"snapshot":{},"nodes":[1,-2],"strings":[]}'))).toThrow(/"-" at byte 26/);
+    expect(() => readHeapSnapshot(Buffer.from('{"snapshot":{},"nodes":[1.5],"strings":[]}'))).toThrow(/"\." at byte/);
   });
 });

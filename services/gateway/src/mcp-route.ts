@@ -6,10 +6,11 @@ import type { GatewayDeps } from './deps.ts';
 import { authenticate, rateLimit } from '@wirehook/http-api';
 
 /**
- * The MCP SDK and the tools, imported with the first POST /mcp rather than at start: they are
- * ≈ 250 ms of the gateway's ≈ 1,070 ms of start-up CPU (ajv, zod-to-json-schema, the SDK), paid
- * by every gateway and embedded-mode start and every pod under a CPU limit, for a route a
- * deployment may never see. The first MCP request waits for them once; a failed import is retried.
+ * The MCP SDK and the tools, imported with the first POST /mcp rather than at start (≈ 250 ms of
+ * CPU imported alone: ajv, zod-to-json-schema, the SDK; a few per cent of the gateway's start once
+ * what they share with the rest is counted, docs/benchmarks.md), paid by every gateway and
+ * embedded-mode start for a route a deployment may never see. The first MCP request waits for
+ * them once; a failed import is tried again by the next.
  */
 let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@wirehook/mcp')]> | undefined;
 function loadMcp(): NonNullable<typeof mcpModules> {
