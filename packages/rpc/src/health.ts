@@ -1,7 +1,18 @@
+import { createRequire } from 'node:module';
 import { Client, credentials, Metadata, status, type Server, type ServiceError } from '@grpc/grpc-js';
-import { HealthImplementation, service as healthService } from 'grpc-health-check';
+import type * as GrpcHealthCheck from 'grpc-health-check';
 import { DEFAULT_DEADLINE_MS } from './grpc-service.ts';
 import { RpcError } from './errors.ts';
+
+// grpc-health-check parses its .proto file (protobufjs, proto-loader) as it loads: ≈ 75 ms of CPU
+// here, paid by every process that imports this package. Required by the first server that serves
+// the health service or the first check, so the services that serve no gRPC never load it.
+const requireHere = createRequire(import.meta.url);
+let healthCheck: typeof GrpcHealthCheck | undefined;
+function grpcHealthCheck(): typeof GrpcHealthCheck {
+  healthCheck ??= requireHere('grpc-health-check') as typeof GrpcHealthCheck;
+  return healthCheck;
+}
 
 /** A serving status of the standard `grpc.health.v1.Health` service. */
 export type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING';
@@ -10,8 +21,8 @@ export type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING';
  * Serves the standard `grpc.health.v1.Health` service (Kubernetes gRPC probes, grpc_health_probe)
  * on `server`, every name in `services` and the whole server (`''`) starting as SERVING.
  */
-export function addHealthService(server: Server, services: readonly string[]): HealthImplementation {
-  const health = new HealthImplementation(Object.fromEntries(['', ...services].map((name) => [name, 'SERVING'])));
+export function addHealthService(server: Server, services: readonly string[]): GrpcHealthCheck.HealthImplementation {
+  const health = new (grpcHealthCheck().HealthImplementation)(Object.fromEntries(['', ...services].map((name) => [name, 'SERVING'])));
   health.addToServer(server);
   return health;
 }
@@ -22,7 +33,7 @@ export function addHealthService(server: Server, services: readonly string[]): H
  * @throws RpcError when the check itself fails (unreachable, deadline exceeded).
  */
 export async function checkHealth(address: string, options: { service?: string; deadlineMs?: number } = {}): Promise<ServingStatus | 'SERVICE_UNKNOWN'> {
-  const check = healthService.Check!;
+  const check = grpcHealthCheck().service.Check!;
   const client = new Client(address, credentials.createInsecure());
   try {
     return await new Promise((resolve, reject) => {

@@ -1,14 +1,16 @@
 // What a gateway's start imports: not the MCP SDK (loaded by the first POST /mcp), pino-pretty
-// (by a logger writing to a terminal) or Ajv (by the first event schema compiled; core, which
-// every service imports, holds the catalog). Imported alone on this machine: the SDK and the
-// tools ≈ 250 ms of CPU, Ajv ≈ 60, pino-pretty ≈ 40 (the gateway's whole start ≈ 1,000–1,100).
+// (by a logger writing to a terminal), Ajv (by the first event schema compiled; core, which
+// every service imports, holds the catalog) or grpc-health-check (by the first gRPC server or
+// health check; the gateway serves no gRPC). Imported alone on this machine: the SDK and the
+// tools ≈ 250 ms of CPU, grpc-health-check ≈ 75, Ajv ≈ 60, pino-pretty ≈ 40 (the gateway's whole
+// start ≈ 1,000–1,100).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The modules a start leaves for later. */
-const LAZY = /@modelcontextprotocol|pino-pretty|\/ajv\/dist\//;
+const LAZY = /@modelcontextprotocol|pino-pretty|\/ajv\/dist\/|grpc-health-check/;
 
 /** The modules a fresh process resolves while it runs `body` (ESM), those matching `pattern`. */
 function resolvedDuring(body: string, pattern: RegExp): string[] {
@@ -31,7 +33,7 @@ function resolvedDuring(body: string, pattern: RegExp): string[] {
 }
 
 describe("the gateway's start", () => {
-  it('imports the gateway and makes its JSON logger without the MCP SDK, pino-pretty or Ajv', () => {
+  it('imports the gateway and makes its JSON logger without the MCP SDK, pino-pretty, Ajv or grpc-health-check', () => {
     const loaded = resolvedDuring(
       `const { createGateway } = await import('./index.ts');
        const { createLogger } = await import('@wirehook/platform');
@@ -49,11 +51,16 @@ describe("the gateway's start", () => {
        const { createLogger } = await import('@wirehook/platform');
        createLogger({ name: 'gateway', format: 'pretty' });
        const { checkCatalogEntry } = await import('@wirehook/core');
-       checkCatalogEntry({ type: 'object' }, [{}]);`,
+       checkCatalogEntry({ type: 'object' }, [{}]);
+       const { addHealthService } = await import('@wirehook/rpc');
+       const served = [];
+       addHealthService({ addService: (service) => served.push(Object.keys(service)) }, ['wirehook.intake.v1.Intake']);
+       if (served.length !== 1) throw new Error('the health service was not added');`,
       LAZY,
     );
     expect(loaded.some((url) => url.includes('@modelcontextprotocol'))).toBe(true);
     expect(loaded.some((url) => url.includes('pino-pretty'))).toBe(true);
     expect(loaded.some((url) => url.includes('/ajv/dist/'))).toBe(true);
+    expect(loaded.some((url) => url.includes('grpc-health-check'))).toBe(true);
   }, 30_000);
 });
