@@ -1,4 +1,5 @@
-import { Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
   oauthTokenRequest,
@@ -128,6 +129,12 @@ const MAX_LOCATION_CHARS = 500;
 /** Longest a connection stays open idle, whatever the receiver's keep-alive hint says. */
 export const EGRESS_KEEP_ALIVE_MAX_MS = 4_000;
 
+// undici (≈ 140 ms of CPU to import here) is required by the first HttpEgress made: every
+// importer of this package loaded it before, the gateway and the API's thread among them, which
+// send nothing themselves (embedded mode sends from its egress thread).
+const requireHere = createRequire(import.meta.url);
+let PoolClass: typeof Pool | undefined;
+
 /** Pools kept at once; each holds only keep-alive sockets, closed by undici when idle. */
 const MAX_POOLS = 10_000;
 
@@ -168,6 +175,7 @@ export class HttpEgress {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
     this.#slots = new SendSlots(connections);
+    PoolClass ??= (requireHere('undici') as typeof import('undici')).Pool;
     this.#extraCa = options.ca;
     this.#connectorOptions = {
       policy: options.policy,
@@ -316,7 +324,7 @@ export class HttpEgress {
       this.#pools.set(id, pool);
       return pool;
     }
-    pool = new Pool(origin, {
+    pool = new PoolClass!(origin, {
       // Our connector offers http/1.1 alone: no first connection held as an HTTP/2 probe that
       // every other request of the origin would wait behind.
       allowH2: false,

@@ -1,16 +1,16 @@
 // What a gateway's start imports: not the MCP SDK (loaded by the first POST /mcp), pino-pretty
 // (by a logger writing to a terminal), Ajv (by the first event schema compiled; core, which
-// every service imports, holds the catalog) or grpc-health-check (by the first gRPC server or
-// health check; the gateway serves no gRPC). Imported alone on this machine: the SDK and the
-// tools ≈ 250 ms of CPU, grpc-health-check ≈ 75, Ajv ≈ 60, pino-pretty ≈ 40 (the gateway's whole
-// start ≈ 1,000–1,100).
+// every service imports, holds the catalog), grpc-health-check (by the first gRPC server or
+// health check; the gateway serves no gRPC) or undici (by the first HttpEgress; the gateway sends
+// no webhook). Imported alone on this machine: the SDK and the tools ≈ 250 ms of CPU, undici
+// ≈ 140, grpc-health-check ≈ 75, Ajv ≈ 60, pino-pretty ≈ 40 (the gateway's whole start ≈ 900–1,000).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** The modules a start leaves for later. */
-const LAZY = /@modelcontextprotocol|pino-pretty|\/ajv\/dist\/|grpc-health-check/;
+const LAZY = /@modelcontextprotocol|pino-pretty|\/ajv\/dist\/|grpc-health-check|\/undici@/;
 
 /** The modules a fresh process resolves while it runs `body` (ESM), those matching `pattern`. */
 function resolvedDuring(body: string, pattern: RegExp): string[] {
@@ -33,7 +33,7 @@ function resolvedDuring(body: string, pattern: RegExp): string[] {
 }
 
 describe("the gateway's start", () => {
-  it('imports the gateway and makes its JSON logger without the MCP SDK, pino-pretty, Ajv or grpc-health-check', () => {
+  it('imports the gateway and makes its JSON logger without the MCP SDK, pino-pretty, Ajv, grpc-health-check or undici', () => {
     const loaded = resolvedDuring(
       `const { createGateway } = await import('./index.ts');
        const { createLogger } = await import('@wirehook/platform');
@@ -62,5 +62,15 @@ describe("the gateway's start", () => {
     expect(loaded.some((url) => url.includes('pino-pretty'))).toBe(true);
     expect(loaded.some((url) => url.includes('/ajv/dist/'))).toBe(true);
     expect(loaded.some((url) => url.includes('grpc-health-check'))).toBe(true);
+  }, 30_000);
+
+  // Apart: the MCP tools of the test above load undici too. The first test imports the package without it.
+  it('loads undici with the first HttpEgress made', () => {
+    const loaded = resolvedDuring(
+      `const { AddressPolicy, HttpEgress } = await import('@wirehook/egress');
+       await new HttpEgress({ policy: new AddressPolicy({ allowHosts: 'localhost' }) }).close();`,
+      /\/undici@/,
+    );
+    expect(loaded.length).toBeGreaterThan(0);
   }, 30_000);
 });
