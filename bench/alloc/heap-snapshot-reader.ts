@@ -30,16 +30,14 @@ export function readWholeFile(file: string): Buffer {
 
 const NODES = Buffer.from('"nodes":[');
 const STRINGS = Buffer.from('"strings":[');
-const [QUOTE, BACKSLASH, COMMA, CLOSE, ZERO, NINE, NEWLINE, SPACE] = ['"', '\\', ',', ']', '0', '9', '\n', ' '].map((c) => c.charCodeAt(0)) as [
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-];
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const CLOSE = 0x5d; // ]
+const ZERO = 0x30;
+const NINE = 0x39;
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
 
 export function readHeapSnapshot(bytes: Buffer): HeapSnapshot {
   const nodesAt = bytes.indexOf(NODES);

@@ -2,11 +2,11 @@
 // API enforces it, and the validators the intake runs. One module, so the API's checks at
 // create/PATCH and the intake's at POST /v1/messages compile a schema the same way, once.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import { InvalidError } from './errors.ts';
 import { jsonValue } from './json-value.ts';
+import { requiredOnFirstUse } from './required-on-first-use.ts';
 import type { EventType } from './model.ts';
 
 /** Most bytes of an event type's schema, as JSON (UTF-8). */
@@ -101,17 +101,15 @@ export class SchemaValidators {
 }
 
 // Ajv (≈ 60 ms of CPU to import) is required by the first schema compiled: every Wirehook process
-// imports core, and most never compile one. Synchronously, as the checks are.
-const requireHere = createRequire(import.meta.url);
-let ajvClass: typeof Ajv2020 | undefined;
+// imports core, and most never compile one.
+const ajv2020 = requiredOnFirstUse<typeof import('ajv/dist/2020.js')>(import.meta.url, 'ajv/dist/2020.js');
 
 function newAjv(): Ajv2020 {
-  ajvClass ??= (requireHere('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020;
   // allErrors off: the first failure is all a 422 names, and stopping there bounds the work.
   // strictSchema: an unknown keyword (a typo such as `requried`) is refused at PATCH rather than
   // silently never checked; the other strict rules (types beside keywords, required properties
   // declared) would refuse ordinary schemas, so they are off.
-  return new ajvClass({
+  return new (ajv2020().Ajv2020)({
     allErrors: false,
     strictSchema: true,
     strictNumbers: true,

@@ -28,6 +28,7 @@ export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
 export * from './egress-ips.ts';
 export * from './within.ts';
+export * from './required-on-first-use.ts';
 export * from './paced-run.ts';
 export * from './turn-outbox.ts';
 export * from './worker-thread.ts';

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
   oauthTokenRequest,
   RESPONSE_HEAD_BYTES,
+  requiredOnFirstUse,
   systemClock,
   TOKEN_RESPONSE_MAX_BYTES,
   type Clock,
@@ -130,10 +130,8 @@ const MAX_LOCATION_CHARS = 500;
 export const EGRESS_KEEP_ALIVE_MAX_MS = 4_000;
 
 // undici (≈ 140 ms of CPU to import here) is required by the first HttpEgress made: every
-// importer of this package loaded it before, the gateway and the API's thread among them, which
-// send nothing themselves (embedded mode sends from its egress thread).
-const requireHere = createRequire(import.meta.url);
-let PoolClass: typeof Pool | undefined;
+// importer of this package loaded it before, the gateway among them, which sends nothing itself.
+const undici = requiredOnFirstUse<typeof import('undici')>(import.meta.url, 'undici');
 
 /** Pools kept at once; each holds only keep-alive sockets, closed by undici when idle. */
 const MAX_POOLS = 10_000;
@@ -175,7 +173,8 @@ export class HttpEgress {
       throw new RangeError('connectionsPerOrigin must be a positive integer');
     }
     this.#slots = new SendSlots(connections);
-    PoolClass ??= (requireHere('undici') as typeof import('undici')).Pool;
+    // At construction, not at the first send: a process that sends pays the load as it starts.
+    undici();
     this.#extraCa = options.ca;
     this.#connectorOptions = {
       policy: options.policy,
@@ -324,7 +323,7 @@ export class HttpEgress {
       this.#pools.set(id, pool);
       return pool;
     }
-    pool = new PoolClass!(origin, {
+    pool = new (undici().Pool)(origin, {
       // Our connector offers http/1.1 alone: no first connection held as an HTTP/2 probe that
       // every other request of the origin would wait behind.
       allowH2: false,

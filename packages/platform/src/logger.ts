@@ -1,13 +1,12 @@
-import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { requiredOnFirstUse } from '@wirehook/core';
 
 // pino-pretty (≈ 40 ms of CPU to import) is required only by a logger that writes to a terminal:
-// a service logging JSON — every pod, every test — never loads it. Synchronously (createLogger is).
-const requireHere = createRequire(import.meta.url);
-const pretty = (options: PinoPretty.PrettyOptions): PinoPretty.PrettyStream => (requireHere('pino-pretty') as typeof PinoPretty)(options);
+// a service logging JSON — every pod, every test — never loads it.
+const pinoPretty = requiredOnFirstUse<typeof PinoPretty>(import.meta.url, 'pino-pretty');
 
 export type { Logger } from 'pino';
 
@@ -52,7 +51,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const instance = options.instance ?? (process.env['WIREHOOK_INSTANCE'] || hostname());
   const stream =
     format === 'pretty' || (format === 'auto' && isTerminal)
-      ? pretty({
+      ? pinoPretty()({
           destination,
           sync: true,
           // FORCE_COLOR: the cluster launcher shows its children's lines on its own terminal.

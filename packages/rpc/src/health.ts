@@ -1,18 +1,13 @@
-import { createRequire } from 'node:module';
 import { Client, credentials, Metadata, status, type Server, type ServiceError } from '@grpc/grpc-js';
 import type * as GrpcHealthCheck from 'grpc-health-check';
+import { requiredOnFirstUse } from '@wirehook/core';
 import { DEFAULT_DEADLINE_MS } from './grpc-service.ts';
 import { RpcError } from './errors.ts';
 
 // grpc-health-check parses its .proto file (protobufjs, proto-loader) as it loads: ≈ 75 ms of CPU
 // here, paid by every process that imports this package. Required by the first server that serves
 // the health service or the first check, so the services that serve no gRPC never load it.
-const requireHere = createRequire(import.meta.url);
-let healthCheck: typeof GrpcHealthCheck | undefined;
-function grpcHealthCheck(): typeof GrpcHealthCheck {
-  healthCheck ??= requireHere('grpc-health-check') as typeof GrpcHealthCheck;
-  return healthCheck;
-}
+const grpcHealthCheck = requiredOnFirstUse<typeof GrpcHealthCheck>(import.meta.url, 'grpc-health-check');
 
 /** A serving status of the standard `grpc.health.v1.Health` service. */
 export type ServingStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING';

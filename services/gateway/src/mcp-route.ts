@@ -10,7 +10,8 @@ import { authenticate, rateLimit } from '@wirehook/http-api';
  * CPU imported alone: ajv, zod-to-json-schema, the SDK; a few per cent of the gateway's start once
  * what they share with the rest is counted, docs/benchmarks.md), paid by every gateway and
  * embedded-mode start for a route a deployment may never see. The first MCP request waits for
- * them once; a failed import is tried again by the next.
+ * them once. A failed import is not kept (a module not found is resolved again by the next
+ * request; one that threw while loading stays failed in Node's own cache).
  */
 let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('@wirehook/mcp')]> | undefined;
 function loadMcp(): NonNullable<typeof mcpModules> {
@@ -32,6 +33,9 @@ export function mcpRouter(deps: GatewayDeps): Router {
   const router = express.Router();
   router.post('/', authenticate(deps), rateLimit(deps), express.json({ limit: MAX_BODY_BYTES }), async (req: Request, res: Response) => {
     const [{ StreamableHTTPServerTransport }, { createWirehookMcpServer }] = await loadMcp();
+    // A caller gone while the first request waited for the import: its 'close' has passed, so no
+    // server or transport is made that nothing would close.
+    if (res.closed) return;
     const server = createWirehookMcpServer(await loopbackApi(req));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
