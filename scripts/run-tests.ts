@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leftoverProcesses, TEST_LANE_ENV, TEST_PROCESSES_DIR_ENV } from '@wirehook/testkit';
 import { engineCrashes, onlyKnownCrashes, tellsOfCrash } from './engine-crashes.ts';
-import { countTests, countTestsWithout, failedTestsIn, type Counts, type VitestReport } from './test-counts.ts';
+import { countTests, countTestsWithout, failedTestsIn, slowestFiles, type Counts, type VitestReport } from './test-counts.ts';
 import { laneRuns, runLanes, TEST_LANES } from './test-lanes.ts';
 
 const args = process.argv.slice(2);
@@ -87,6 +87,11 @@ if (args.length === 0) {
   const codes = await running.done;
   const laneReports = reports.map(readReport);
   results = codes.map((code, i) => ({ code, counts: countsOf(laneReports[i]) }));
+  // Where each lane's time went: the suite aims at 15 minutes on two cores, and this says which files to look at.
+  for (const [i, lane] of TEST_LANES.entries()) {
+    const report = laneReports[i];
+    if (report !== undefined) console.error(`${lane.tag} slowest files: ${slowestFiles(report, 8, process.cwd()).join('; ')}`);
+  }
   for (const [i, lane] of TEST_LANES.entries()) {
     const crashes = engineCrashes(crashLines[i]!);
     const report = laneReports[i];

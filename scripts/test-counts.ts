@@ -6,7 +6,7 @@ export interface VitestReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name?: string; status: string; assertionResults: { status: string }[] }[];
+  testResults: { name?: string; status: string; startTime?: number; endTime?: number; assertionResults: { status: string }[] }[];
 }
 
 export interface Counts {
@@ -53,4 +53,17 @@ export function failedTestsIn(report: VitestReport, files: readonly string[]): n
     .filter((file) => file.name !== undefined && named.has(file.name))
     .flatMap((file) => file.assertionResults)
     .filter((test) => test.status === 'failed').length;
+}
+
+/**
+ * The `count` files that took longest, longest first, as "1,234 s" lines (wall clock from the
+ * report's start and end times; a file without them is left out): where a lane's time goes.
+ */
+export function slowestFiles(report: VitestReport, count: number, root: string): string[] {
+  return report.testResults
+    .filter((file) => file.name !== undefined && file.startTime !== undefined && file.endTime !== undefined)
+    .map((file) => ({ name: file.name!.startsWith(`${root}/`) ? file.name!.slice(root.length + 1) : file.name!, ms: file.endTime! - file.startTime! }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map((file) => `${Math.round(file.ms / 1000).toLocaleString('en-US')} s ${file.name}`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTests, countTestsWithout, failedTestsIn, type VitestReport } from '../../scripts/test-counts.ts';
+import { countTests, countTestsWithout, failedTestsIn, slowestFiles, type VitestReport } from '../../scripts/test-counts.ts';
 
 const file = (status: string, ...tests: string[]) => ({ status, assertionResults: tests.map((s) => ({ status: s })) });
 
@@ -61,5 +61,23 @@ describe('a lane counted without a file it lost to a crash (that file runs again
     const whole = { ...report, numPendingTests: 1, testResults: [report.testResults[0]!], numPassedTests: 2, numFailedTests: 0 };
     expect(countTestsWithout(whole, [])).toEqual(countTests(whole));
     expect(countTests(whole)).toEqual({ passed: 2, failed: 0, skipped: 1 });
+  });
+
+  it('names the slowest files, longest first, relative to the root, by their wall clock (a file without times left out)', () => {
+    const timed = (name: string, startTime: number, endTime: number) => ({ ...file('passed', 'passed'), name, startTime, endTime });
+    const report: VitestReport = {
+      numPassedTests: 4,
+      numFailedTests: 0,
+      numPendingTests: 0,
+      numTodoTests: 0,
+      testResults: [
+        timed('/repo/test/a.test.ts', 1_000, 3_400),
+        timed('/repo/test/b.test.ts', 0, 1_265_000),
+        { ...file('passed', 'passed'), name: '/repo/test/untimed.test.ts' },
+        timed('/elsewhere/c.test.ts', 10, 60_010),
+      ],
+    };
+    expect(slowestFiles(report, 2, '/repo')).toEqual(['1,265 s test/b.test.ts', '60 s /elsewhere/c.test.ts']);
+    expect(slowestFiles(report, 8, '/repo')).toEqual(['1,265 s test/b.test.ts', '60 s /elsewhere/c.test.ts', '2 s test/a.test.ts']);
   });
 });
