@@ -20,13 +20,22 @@
 // when first stripped, as the main thread's own modules are: a file changed on disk while the
 // process runs is not read again.
 //
+// Across processes, with Node's compile cache on (NODE_COMPILE_CACHE: `./dev` sets it), what a
+// thread strips is also kept on disk beside that cache, named by a hash of the source and of
+// sucrase's path and options, so a process's first thread strips nothing another process has
+// stripped: a cluster's seven services each stripped their store thread's modules cold (sucrase
+// ≈ 30 % of such a thread's start). A file is written whole and renamed into place, so a reader
+// sees all of it or none; a cache that cannot be written (a read-only disk) is only not kept.
+//
 // startThread puts the thread's own module first in its argv; it is taken off before that module
 // runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
 // thread sees the argv it would have had.
-import { readFileSync } from 'node:fs';
-import { createRequire, registerHooks } from 'node:module';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire, getCompileCacheDir, registerHooks } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, threadId } from 'node:worker_threads';
 
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
 
@@ -39,20 +48,60 @@ const kept = new BroadcastChannel(handed?.channel ?? 'wirehook:thread-sources');
 kept.unref();
 /** @type {((code: string, options: object) => { code: string }) | undefined} loaded on the first module not handed over */
 let transform;
+/** @type {{ dir: string; key: (typed: string) => string } | undefined} */
+const diskCache = diskCacheOf(getCompileCacheDir());
 
 registerHooks({
   load(url, context, nextLoad) {
     if (!url.startsWith('file:') || !new URL(url).pathname.endsWith('.ts')) return nextLoad(url, context);
     let source = sources.get(url);
     if (source === undefined) {
-      transform ??= createRequire(import.meta.url)('sucrase').transform;
       const filePath = fileURLToPath(url);
-      source = transform(readFileSync(filePath, 'utf8'), { ...SUCRASE_OPTIONS, filePath }).code;
+      const typed = readFileSync(filePath, 'utf8');
+      const stored = diskCache === undefined ? undefined : join(diskCache.dir, `${diskCache.key(typed)}.js`);
+      source = stored === undefined ? undefined : readIfThere(stored);
+      if (source === undefined) {
+        transform ??= createRequire(import.meta.url)('sucrase').transform;
+        source = transform(typed, { ...SUCRASE_OPTIONS, filePath }).code;
+        if (stored !== undefined) store(stored, source);
+      }
       kept.postMessage([url, source]);
     }
     return { format: 'module', source, shortCircuit: true };
   },
 });
+
+/** Where stripped sources are kept across processes, and each one's name: none without Node's compile cache. */
+function diskCacheOf(compileCache) {
+  if (compileCache === undefined) return undefined;
+  // sucrase's resolved path names its version (pnpm's store), and the options are part of what it wrote.
+  const salt = `${createRequire(import.meta.url).resolve('sucrase')}\0${JSON.stringify(SUCRASE_OPTIONS)}\0`;
+  return {
+    dir: join(compileCache, 'wirehook-thread-sources'),
+    key: (typed) => createHash('sha256').update(salt).update(typed).digest('hex'),
+  };
+}
+
+/** A kept source, or undefined when there is none (or it cannot be read). */
+function readIfThere(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps a stripped source: written whole under a name of this thread's, then renamed into place. */
+function store(file, source) {
+  try {
+    mkdirSync(diskCache.dir, { recursive: true });
+    const partial = `${file}.${process.pid}.${threadId}.partial`;
+    writeFileSync(partial, source);
+    renameSync(partial, file);
+  } catch {
+    // Not kept: the next process strips it again.
+  }
+}
 
 const [main] = process.argv.splice(2, 1);
 process.argv[1] = fileURLToPath(main);

@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it, vi } from 'vitest';
@@ -20,6 +21,13 @@ interface Probe {
   stack: string;
 }
 
+/** A copy of the probe in `dir` whose source no run has seen (a line of its own at the end). */
+function uniqueProbe(dir: string): string {
+  const copy = join(dir, 'thread-probe.ts');
+  writeFileSync(copy, `${readFileSync(PROBE, 'utf8')}\n// ${randomUUID()}\n`);
+  return copy;
+}
+
 async function probe(worker: Worker): Promise<Probe> {
   const [reply] = (await once(worker, 'message')) as [Probe];
   await worker.terminate();
@@ -35,9 +43,7 @@ describe('startThread', () => {
     // source found there is not stripped again (the control failed from a checkout's second run on).
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-thread-probe-'));
     try {
-      const copy = join(dir, 'thread-probe.ts');
-      writeFileSync(copy, `${readFileSync(PROBE, 'utf8')}\n// ${randomUUID()}\n`);
-      const plain = await probe(new Worker(pathToFileURL(copy)));
+      const plain = await probe(new Worker(pathToFileURL(uniqueProbe(dir))));
       expect(plain.modules).toContain('NativeModule internal/deps/amaro/dist/index');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -45,16 +51,89 @@ describe('startThread', () => {
   });
 
   it('strips each module once a process: a thread started after one that stripped them is handed them, and loads no sucrase', async () => {
-    // A URL of its own, so that no earlier thread of this file has stripped it.
-    const module = new URL(`${PROBE.href}?once-a-process`);
-    const first = await probe(startThread(module));
-    expect(first.sucrase).toBe(true);
-    // Posted on the channel by the first thread; kept once the main thread has read it.
-    await vi.waitFor(() => expect(keptThreadSource(module)).toContain('the marked line'));
-    expect(keptThreadSource(module)).not.toContain('interface Probe'); // stripped
-    const second = await probe(startThread(module));
-    expect(second.sucrase).toBe(false);
-    expect([first.modules, second.modules]).toEqual([[], []]);
+    // A copy of its own, so that no earlier thread (of this file, or of a process before it: NODE_COMPILE_CACHE) has stripped it.
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-thread-probe-'));
+    try {
+      const module = pathToFileURL(uniqueProbe(dir));
+      const first = await probe(startThread(module));
+      expect(first.sucrase).toBe(true);
+      // Posted on the channel by the first thread; kept once the main thread has read it.
+      await vi.waitFor(() => expect(keptThreadSource(module)).toContain('the marked line'));
+      expect(keptThreadSource(module)).not.toContain('interface Probe'); // stripped
+      const second = await probe(startThread(module));
+      expect(second.sucrase).toBe(false);
+      expect([first.modules, second.modules]).toEqual([[], []]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('across processes, with Node’s compile cache on', () => {
+    /** A fresh process (NODE_COMPILE_CACHE as given) whose one thread runs `module`: what it saw. */
+    const probeInProcess = (module: string, env: NodeJS.ProcessEnv): Probe => {
+      const script = join(dirname(module), 'probe-process.mjs');
+      const workerThread = pathToFileURL(fileURLToPath(new URL('./worker-thread.ts', import.meta.url))).href;
+      writeFileSync(
+        script,
+        `import { once } from 'node:events';
+        import { startThread } from ${JSON.stringify(workerThread)};
+        const [reply] = await once(startThread(new URL(${JSON.stringify(pathToFileURL(module).href)})), 'message');
+        process.stdout.write(JSON.stringify(reply));
+        process.exit(0);`,
+      );
+      const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...inherited } = process.env;
+      const out = execFileSync(process.execPath, [script], { env: { ...inherited, ...env }, encoding: 'utf8', timeout: 20_000 });
+      return JSON.parse(out) as Probe;
+    };
+    /** The stripped sources kept under a compile cache directory (Node adds a folder of its own for its version). */
+    const keptOnDisk = (cache: string): string[] =>
+      readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-thread-sources/'));
+
+    it('a process’s first thread strips nothing a process before it stripped: kept on disk, whole, by the source', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'wirehook-thread-cache-'));
+      try {
+        const module = uniqueProbe(dir);
+        const cache = join(dir, 'cache');
+        const first = probeInProcess(module, { NODE_COMPILE_CACHE: cache });
+        expect(first.sucrase).toBe(true);
+        const kept = keptOnDisk(cache);
+        expect(kept).toHaveLength(1); // the probe (its imports are Node's own)
+        expect(kept[0]).toMatch(/\/[0-9a-f]{64}\.js$/); // no partial file left
+        const second = probeInProcess(module, { NODE_COMPILE_CACHE: cache });
+        expect(second.sucrase).toBe(false);
+        // The kept source runs as the stripped one did: the same lines, the same argv.
+        expect(second.stack).toBe(first.stack);
+        expect(second.argv).toEqual(first.argv);
+        // Another source (one line changed) is another entry, stripped anew.
+        writeFileSync(module, `${readFileSync(module, 'utf8')}\n// changed\n`);
+        expect(probeInProcess(module, { NODE_COMPILE_CACHE: cache }).sucrase).toBe(true);
+        expect(keptOnDisk(cache)).toHaveLength(2);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('without the compile cache nothing is kept; a cache that cannot be written only costs the stripping', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'wirehook-thread-cache-'));
+      try {
+        const module = uniqueProbe(dir);
+        expect(probeInProcess(module, { NODE_DISABLE_COMPILE_CACHE: '1' }).sucrase).toBe(true);
+        expect(probeInProcess(module, { NODE_DISABLE_COMPILE_CACHE: '1' }).sucrase).toBe(true);
+        // The folder's name taken by a file in every version's folder Node may pick: nothing can be kept, the thread still runs.
+        const cache = join(dir, 'cache');
+        probeInProcess(module, { NODE_COMPILE_CACHE: cache }); // Node makes its version's folder (the source kept in it)
+        for (const version of readdirSync(cache)) {
+          rmSync(join(cache, version, 'wirehook-thread-sources'), { recursive: true, force: true });
+          writeFileSync(join(cache, version, 'wirehook-thread-sources'), 'not a folder');
+        }
+        const blocked = probeInProcess(module, { NODE_COMPILE_CACHE: cache });
+        expect(blocked.sucrase).toBe(true);
+        expect(blocked.stack).toContain('thread-probe.ts:');
+        expect(keptOnDisk(cache)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('keeps each line where it was (a stack names the .ts file’s own line) and hands the thread its argv', async () => {

@@ -32,8 +32,8 @@ export function keptThreadSource(module: URL): string | undefined {
 /**
  * A worker thread running the TypeScript module `main`, its types stripped without WebAssembly
  * (thread-entry.mjs says why: Node's own stripping is WebAssembly in every thread, where its engine
- * crashes come from), each module once a process. Every thread Wirehook starts on a `.ts` module
- * starts here.
+ * crashes come from), each module once a process (and once a machine, with Node's compile cache
+ * on). Every thread Wirehook starts on a `.ts` module starts here.
  */
 export function startThread(main: URL, options: WorkerOptions = {}): Worker {
   keepSources();
