@@ -25,7 +25,8 @@
 // sucrase's path and options, so a process's first thread strips nothing another process has
 // stripped: seven of a cluster's eight service processes each stripped their thread's modules
 // cold (sucrase 26–34 % of such a thread's busy time, profiled). A file is written whole and
-// renamed into place, so a reader sees all of it or none; a cache that cannot be written (a read-only disk) is only not kept. Whoever
+// renamed into place, so a reader sees all of it or none, and ends with its hash, so one cut
+// short by a machine stopped before its disk had it is stripped again, not run; a cache that cannot be written (a read-only disk) is only not kept. Whoever
 // can write that directory can change what runs, as with Node's own entries there (its stripped
 // TypeScript is kept alike, by the source's hash): it is the user's (`./dev`: `.tools/`).
 //
@@ -73,24 +74,40 @@ registerHooks({
   },
 });
 
+/** What ends a kept source: its hash follows. */
+const SEAL = '\n//# wirehook-thread-source-sha256=';
+
+function sha256(text) {
+  return createHash('sha256').update(text).digest('hex');
+}
+
 /** Where stripped sources are kept across processes, and each one's name: none without Node's compile cache. */
 function diskCacheOf(compileCache) {
   if (compileCache === undefined) return undefined;
-  // sucrase's resolved path names its version (pnpm's store), and the options are part of what it wrote.
-  const salt = `${createRequire(import.meta.url).resolve('sucrase')}\0${JSON.stringify(SUCRASE_OPTIONS)}\0`;
+  /** @type {string | undefined} resolved at the first module not handed over, not by every thread */
+  let salt;
   return {
     dir: join(compileCache, 'wirehook-thread-sources'),
-    key: (typed) => createHash('sha256').update(salt).update(typed).digest('hex'),
+    key: (typed) => {
+      // sucrase's resolved path names its version (pnpm's store), and the options are part of what it wrote.
+      salt ??= `${createRequire(import.meta.url).resolve('sucrase')}\0${JSON.stringify(SUCRASE_OPTIONS)}\0`;
+      return sha256(salt + typed);
+    },
   };
 }
 
-/** A kept source, or undefined when there is none (or it cannot be read). */
+/** A kept source, or undefined when there is none, it cannot be read, or it is not whole (its last line's hash). */
 function readIfThere(file) {
+  let kept;
   try {
-    return readFileSync(file, 'utf8');
+    kept = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+  const end = kept.lastIndexOf(SEAL);
+  if (end < 0) return undefined;
+  const source = kept.slice(0, end);
+  return kept.slice(end + SEAL.length) === sha256(source) ? source : undefined;
 }
 
 /** Keeps a stripped source: written whole under a name of this thread's, then renamed into place. */
@@ -98,7 +115,9 @@ function store(file, source) {
   try {
     mkdirSync(diskCache.dir, { recursive: true });
     const partial = `${file}.${process.pid}.${threadId}.partial`;
-    writeFileSync(partial, source);
+    // Its hash on a last line of its own (no line above moves): a file cut short or emptied (a
+    // machine stopped before the disk had it) is read as missing, not run.
+    writeFileSync(partial, `${source}${SEAL}${sha256(source)}`);
     renameSync(partial, file);
   } catch {
     // Not kept: the next process strips it again.

@@ -104,6 +104,16 @@ describe('startThread', () => {
         // The kept source runs as the stripped one did: the same lines, the same argv.
         expect(second.stack).toBe(first.stack);
         expect(second.argv).toEqual(first.argv);
+        // A kept file cut short or emptied (a machine stopped before its disk had it) is stripped again, not run, and kept whole again.
+        const entry = join(cache, kept[0]!);
+        const whole = readFileSync(entry, 'utf8');
+        for (const cut of [whole.slice(0, whole.length >> 1), '']) {
+          writeFileSync(entry, cut);
+          const again = probeInProcess(module, { NODE_COMPILE_CACHE: cache });
+          expect(again.sucrase).toBe(true);
+          expect(again.stack).toBe(first.stack);
+          expect(readFileSync(entry, 'utf8')).toBe(whole);
+        }
         // Another source (one line changed) is another entry, stripped anew.
         writeFileSync(module, `${readFileSync(module, 'utf8')}\n// changed\n`);
         expect(probeInProcess(module, { NODE_COMPILE_CACHE: cache }).sucrase).toBe(true);
