@@ -26,9 +26,10 @@
 // stripped: seven of a cluster's eight service processes each stripped their thread's modules
 // cold (sucrase 26–34 % of such a thread's busy time, profiled). A file is written whole and
 // renamed into place, so a reader sees all of it or none, and ends with its hash, so one cut
-// short by a machine stopped before its disk had it is stripped again, not run; a cache that cannot be written (a read-only disk) is only not kept. Whoever
-// can write that directory can change what runs, as with Node's own entries there (its stripped
-// TypeScript is kept alike, by the source's hash): it is the user's (`./dev`: `.tools/`).
+// short by a machine stopped before its disk had it is stripped again, not run; a cache that
+// cannot be written (a read-only disk) is only not kept. Whoever can write that directory can
+// change what runs, as with Node's own entries there (its stripped TypeScript is kept alike, by
+// the source's hash): it is the user's (`./dev`: `.tools/`).
 //
 // startThread puts the thread's own module first in its argv; it is taken off before that module
 // runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
