@@ -40,6 +40,7 @@ import { createRequire, getCompileCacheDir, registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort, receiveMessageOnPort, threadId } from 'node:worker_threads';
+import { keepResolutions } from './kept-resolutions.mjs';
 
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
 
@@ -127,4 +128,6 @@ function store(file, source) {
 
 const [main] = process.argv.splice(2, 1);
 process.argv[1] = fileURLToPath(main);
+// Preloads (`./dev`'s NODE_OPTIONS) run in no thread: a thread keeps its imports' answers here.
+keepResolutions(main);
 await import(main);

@@ -1,0 +1,136 @@
+// Node's module resolution, kept across processes beside its compile cache.
+//
+// Every Wirehook process resolves ≈ 2,000 imports as it starts (a store thread ≈ 500), and a
+// resolution is work Node keeps only for the process: each walks up for `package.json` files,
+// reads their `exports`, and asks the disk for the real path behind pnpm's links. Profiled, the
+// module loader was ≈ 38 % of a service's start; kept here, the gateway's import cost ≈ 750 ms of
+// CPU against ≈ 1,000 (docs/benchmarks.md, fortieth session). With Node's compile cache on
+// (NODE_COMPILE_CACHE: `./dev` sets it, and loads this through NODE_OPTIONS), each process, and
+// each worker thread (thread-entry.mjs), keeps what it resolved in a file of its own beside that
+// cache, one a program (the process's main module, or the thread's), and reads it at its next start.
+//
+// A kept answer is used only while nothing it could depend on has changed, which is said three ways:
+// - only this checkout's files are kept (an import from a file of the repository, or of its
+//   node_modules, to another such file): a program outside it, or an import into or out of it
+//   (a test's temporary project, Node's own modules), is resolved as before and never kept;
+// - the answers are dropped when Node's version or any file that says how a name resolves
+//   changes: the lockfile, what pnpm installed (node_modules/.modules.yaml), a workspace
+//   package's `package.json` (its `exports`, its `imports`) — each named by its size and time;
+// - an answer whose file is gone is resolved again, so a file moved or deleted gives Node's own
+//   answer (its error, or the new place), never a stale one.
+// What is not said: a file added beside a kept answer that Node would prefer, which only
+// CommonJS's guessing of extensions can do (`require('./x')` finding `x.js` before `x/index.js`),
+// and a package.json inside node_modules edited by hand. Removing the cache folder undoes both.
+//
+// A file is written whole under a name of the writer's own and renamed into place; one that
+// cannot be read or parsed is an empty start, one that cannot be written is only not kept.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { getCompileCacheDir, registerHooks } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { threadId } from 'node:worker_threads';
+
+/** This checkout: the folder above packages/core/src. */
+const CHECKOUT = new URL('../../../', import.meta.url);
+/** Answers kept at most a program: this repository's imports are far fewer; a bound all the same. */
+const MAX_KEPT = 20_000;
+/** How long after its last new answer a program writes its file (and at its exit, if it ends first). */
+const WRITE_AFTER_MS = 2_000;
+
+/**
+ * Keeps the answers Node's resolution gives for `program` (a path or file URL: the process's main
+ * module, or a thread's) across processes. Does nothing without Node's compile cache, or for a
+ * program outside the checkout (`checkout`: this one; another only in tests). Call it before the
+ * program's own imports are resolved.
+ */
+export function keepResolutions(program, checkout = CHECKOUT) {
+  const cacheDir = getCompileCacheDir();
+  if (cacheDir === undefined || program === undefined) return;
+  const root = checkout.href;
+  // `./dev`'s own Node and pnpm, which the lockfile does not name, are never kept.
+  const tools = new URL('.tools/', checkout).href;
+  const inCheckout = (url) => url.startsWith(root) && !url.startsWith(tools);
+  const programUrl = program.startsWith('file:') ? program : pathToFileURL(program).href;
+  if (!inCheckout(programUrl)) return;
+  const dir = join(cacheDir, 'wirehook-resolutions');
+  const file = join(dir, `${sha256(programUrl).slice(0, 32)}.json`);
+  const fingerprint = fingerprintOf(checkout);
+  const kept = readKept(file, fingerprint);
+  let added = 0;
+  let timer;
+  const write = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (added === 0) return;
+    added = 0;
+    writeKept(dir, file, fingerprint, kept);
+  };
+  process.once('exit', write);
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const parent = context.parentURL;
+      if (parent === undefined || !inCheckout(parent)) return nextResolve(specifier, context);
+      const key = `${parent}\0${specifier}\0${context.conditions?.join(',') ?? ''}`;
+      const url = kept.get(key);
+      if (url !== undefined && statSync(fileURLToPath(url), { throwIfNoEntry: false }) !== undefined) {
+        // Its format is not kept: Node's load gives it from the file as it would.
+        return { url, shortCircuit: true };
+      }
+      const resolved = nextResolve(specifier, context);
+      if (inCheckout(resolved.url) && kept.size < MAX_KEPT) {
+        kept.set(key, resolved.url);
+        added += 1;
+        clearTimeout(timer);
+        timer = setTimeout(write, WRITE_AFTER_MS);
+        timer.unref(); // keeping answers never keeps the process alive
+      }
+      return resolved;
+    },
+  });
+}
+
+function sha256(text) {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** What this checkout's resolution depends on, as sizes and times: Node's version, the lockfile, what pnpm installed, each package.json. */
+function fingerprintOf(checkout) {
+  const files = ['pnpm-lock.yaml', 'node_modules/.modules.yaml', 'package.json', 'pnpm-workspace.yaml'];
+  for (const group of ['packages', 'services']) {
+    let names = [];
+    try {
+      names = readdirSync(new URL(`${group}/`, checkout));
+    } catch {}
+    for (const name of names.sort()) files.push(`${group}/${name}/package.json`);
+  }
+  const parts = [process.version];
+  for (const name of files) {
+    const stat = statSync(new URL(name, checkout), { throwIfNoEntry: false });
+    parts.push(`${name}:${stat === undefined ? '-' : `${stat.size}:${stat.mtimeMs}`}`);
+  }
+  return sha256(parts.join('\n'));
+}
+
+/** The answers a program kept, or none when its file is missing, unreadable, or of another fingerprint. */
+function readKept(file, fingerprint) {
+  try {
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    if (stored.fingerprint === fingerprint && Array.isArray(stored.resolutions)) return new Map(stored.resolutions);
+  } catch {}
+  return new Map();
+}
+
+/** Writes a program's answers with those another process of the same program wrote since this one read them. */
+function writeKept(dir, file, fingerprint, kept) {
+  try {
+    const merged = readKept(file, fingerprint);
+    for (const [key, url] of kept) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
+    mkdirSync(dir, { recursive: true });
+    const partial = `${file}.${process.pid}.${threadId}.partial`;
+    writeFileSync(partial, JSON.stringify({ fingerprint, resolutions: [...merged] }));
+    renameSync(partial, file);
+  } catch {
+    // Not kept: the next start resolves as this one did.
+  }
+}

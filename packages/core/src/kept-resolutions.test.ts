@@ -1,0 +1,190 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+const KEPT_RESOLUTIONS = new URL('./kept-resolutions.mjs', import.meta.url).href;
+
+interface KeptFile {
+  fingerprint: string;
+  resolutions: [string, string][];
+}
+
+/**
+ * A checkout of its own in a temporary folder: the files the fingerprint reads, a package in its
+ * node_modules whose `exports` name one of two modules, two modules beside the program, and a
+ * program that keeps its resolutions (for that checkout) and imports what its arguments name.
+ */
+function makeCheckout(dir: string): string {
+  const checkout = join(dir, 'checkout');
+  const files: Record<string, string> = {
+    'package.json': '{ "name": "probe", "type": "module" }\n',
+    'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
+    'pnpm-workspace.yaml': 'packages: [packages/*]\n',
+    'packages/one/package.json': '{ "name": "@probe/one", "type": "module" }\n',
+    'node_modules/.modules.yaml': 'layoutVersion: 5\n',
+    'node_modules/dep/package.json': '{ "name": "dep", "type": "module", "exports": { ".": "./one.mjs" } }\n',
+    'node_modules/dep/one.mjs': "export const name = 'dep/one';\n",
+    'node_modules/dep/two.mjs': "export const name = 'dep/two';\n",
+    'a.mjs': "export const name = 'a';\n",
+    'b.mjs': "export const name = 'b';\n",
+    'program.mjs': `import { keepResolutions } from ${JSON.stringify(KEPT_RESOLUTIONS)};
+keepResolutions(import.meta.url, new URL('./', import.meta.url));
+const args = process.argv.slice(2);
+const names = [];
+for (const specifier of args.filter((arg) => arg !== '--stay')) names.push((await import(specifier)).name ?? specifier);
+process.stdout.write(JSON.stringify(names) + '\\n');
+if (args.includes('--stay')) setInterval(() => {}, 1_000); // until killed
+`,
+  };
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(checkout, name, '..'), { recursive: true });
+    writeFileSync(join(checkout, name), text);
+  }
+  return checkout;
+}
+
+describe('keepResolutions', () => {
+  let dir: string;
+  let checkout: string;
+  let cache: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wirehook-kept-resolutions-'));
+    checkout = makeCheckout(dir);
+    cache = join(dir, 'cache');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The environment of a process with Node's compile cache in `cache` (or none), the caller's own dropped. */
+  const envWith = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, ...inherited } = process.env;
+    return { ...inherited, ...extra };
+  };
+  /** Runs `program` (the checkout's, or another) on `specifiers`: the names it imported. */
+  const run = (specifiers: string[], program = join(checkout, 'program.mjs'), env = envWith({ NODE_COMPILE_CACHE: cache })): string[] =>
+    JSON.parse(execFileSync(process.execPath, [program, ...specifiers], { env, encoding: 'utf8', timeout: 20_000 })) as string[];
+  /** The kept files under the cache (Node adds a folder for its version), by path; partial files too, if any were left. */
+  const keptFiles = (): string[] =>
+    existsSync(cache) ? readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-resolutions/')) : [];
+  const readKept = (): { path: string; kept: KeptFile } => {
+    const [path, ...more] = keptFiles();
+    expect(more).toEqual([]);
+    return { path: join(cache, path!), kept: JSON.parse(readFileSync(join(cache, path!), 'utf8')) as KeptFile };
+  };
+  const url = (name: string) => pathToFileURL(join(checkout, name)).href;
+  /** Each kept answer whose specifier is `specifier` changed to `target` (a file of the checkout): a stale answer, made. */
+  const pointKept = (changes: Record<string, string>) => {
+    const { path, kept } = readKept();
+    kept.resolutions = kept.resolutions.map(([key, answer]) => {
+      const specifier = key.split('\0')[1]!;
+      return [key, specifier in changes ? url(changes[specifier]!) : answer];
+    });
+    writeFileSync(path, JSON.stringify(kept));
+  };
+
+  it('keeps what a program resolved, and a later process takes the kept answer without resolving', () => {
+    expect(run(['./a.mjs', 'dep'])).toEqual(['a', 'dep/one']);
+    const { path, kept } = readKept();
+    expect(path).toMatch(/wirehook-resolutions\/[0-9a-f]{32}\.json$/); // no partial file left
+    expect(new Map(kept.resolutions.map(([key, answer]) => [key.split('\0').slice(0, 2).join(' → '), answer]))).toEqual(
+      new Map([
+        [`${url('program.mjs')} → ./a.mjs`, url('a.mjs')],
+        [`${url('program.mjs')} → dep`, url('node_modules/dep/one.mjs')],
+      ]),
+    );
+    // Made stale on purpose: a process that resolved for itself would import a and dep/one again.
+    pointKept({ './a.mjs': 'b.mjs', dep: 'node_modules/dep/two.mjs' });
+    expect(run(['./a.mjs', 'dep'])).toEqual(['b', 'dep/two']);
+  });
+
+  it('drops every answer when the lockfile, what pnpm installed, or a workspace package.json changes', () => {
+    for (const changed of ['pnpm-lock.yaml', 'node_modules/.modules.yaml', 'packages/one/package.json', 'package.json']) {
+      expect(run(['./a.mjs', 'dep'])).toEqual(['a', 'dep/one']);
+      pointKept({ './a.mjs': 'b.mjs', dep: 'node_modules/dep/two.mjs' });
+      expect(run(['./a.mjs', 'dep'])).toEqual(['b', 'dep/two']); // still the same checkout: the stale answer is taken
+      appendFileSync(join(checkout, changed), '\n');
+      expect(run(['./a.mjs', 'dep']), changed).toEqual(['a', 'dep/one']);
+    }
+  });
+
+  it('resolves again an answer whose file is gone, and keeps the new answer', () => {
+    run(['./a.mjs']);
+    pointKept({ './a.mjs': 'moved-away.mjs' });
+    expect(run(['./a.mjs'])).toEqual(['a']);
+    expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs')]);
+  });
+
+  it('starts empty from a kept file cut short, and writes it whole again', () => {
+    run(['./a.mjs', 'dep']);
+    const { path } = readKept();
+    const whole = readFileSync(path, 'utf8');
+    writeFileSync(path, whole.slice(0, whole.length >> 1));
+    expect(run(['./a.mjs', 'dep'])).toEqual(['a', 'dep/one']);
+    expect(readFileSync(path, 'utf8')).toBe(whole);
+  });
+
+  it('keeps the answers of two processes of one program, each writing what it added to what the other wrote', () => {
+    run(['./a.mjs']);
+    run(['./b.mjs']);
+    expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs'), url('b.mjs')]);
+  });
+
+  it('keeps nothing without the compile cache, for a program outside the checkout, or for Node’s own modules', () => {
+    expect(run(['./a.mjs'], undefined, envWith({ NODE_DISABLE_COMPILE_CACHE: '1' }))).toEqual(['a']);
+    expect(keptFiles()).toEqual([]);
+    // The same program in a folder beside the checkout: outside it, though it names the checkout as its own.
+    const outside = join(dir, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'program.mjs'), readFileSync(join(checkout, 'program.mjs'), 'utf8').replace("new URL('./'", "new URL('../checkout/'"));
+    expect(run([pathToFileURL(join(checkout, 'a.mjs')).href], join(outside, 'program.mjs'))).toEqual(['a']);
+    expect(keptFiles()).toEqual([]);
+    // Node's own module and an import out of the checkout are not kept; the checkout's own import is.
+    expect(run(['node:os', './a.mjs'])).toEqual(['node:os', 'a']);
+    expect(readKept().kept.resolutions.map(([key]) => key.split('\0')[1])).toEqual(['./a.mjs']);
+  });
+
+  it('writes a program’s answers while it runs, once it has resolved nothing new for a moment', async () => {
+    const child = spawn(process.execPath, [join(checkout, 'program.mjs'), './a.mjs', '--stay'], { env: envWith({ NODE_COMPILE_CACHE: cache }) });
+    try {
+      await once(child.stdout, 'data');
+      await vi.waitFor(() => expect(keptFiles().filter((path) => path.endsWith('.json'))).toHaveLength(1), { timeout: 15_000, interval: 100 });
+      expect(child.exitCode).toBeNull(); // still running: written by its timer, not at its exit
+      expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs')]);
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+describe('a worker thread (thread-entry.mjs)', () => {
+  it('keeps the answers to its own imports, under its module', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-kept-resolutions-'));
+    try {
+      const cache = join(dir, 'cache');
+      const thread = new URL('./testing/resolving-thread.mjs', import.meta.url);
+      const script = join(dir, 'thread-process.mjs');
+      writeFileSync(
+        script,
+        `import { once } from 'node:events';
+import { startThread } from ${JSON.stringify(new URL('./worker-thread.ts', import.meta.url).href)};
+const worker = startThread(new URL(${JSON.stringify(thread.href)}));
+const [reply] = await once(worker, 'message');
+await once(worker, 'exit');
+process.stdout.write(JSON.stringify(reply));
+`,
+      );
+      const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, ...inherited } = process.env;
+      const out = execFileSync(process.execPath, [script], { env: { ...inherited, NODE_COMPILE_CACHE: cache }, encoding: 'utf8', timeout: 20_000 });
+      expect(JSON.parse(out)).toBe('errors.ts loaded');
+      const kept = readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-resolutions/'));
+      expect(kept).toHaveLength(1); // the thread's (the process's own program is outside the checkout)
+      const { resolutions } = JSON.parse(readFileSync(join(cache, kept[0]!), 'utf8')) as KeptFile;
+      expect(resolutions.map(([key]) => key.split('\0').slice(0, 2))).toContainEqual([thread.href, '../errors.ts']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,6 @@
+// A thread for kept-resolutions.test.ts: it imports one module of the checkout (resolved after
+// thread-entry.mjs began keeping its answers), says so, and ends.
+import { parentPort } from 'node:worker_threads';
+
+await import('../errors.ts');
+parentPort.postMessage('errors.ts loaded');
