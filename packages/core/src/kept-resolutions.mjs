@@ -19,14 +19,16 @@
 // - an answer whose file is gone is resolved again, so a file moved or deleted gives Node's own
 //   answer (its error, or the new place), never a stale one.
 // What is not said: a file added beside a kept answer that Node would prefer, which only
-// CommonJS's guessing of extensions can do (`require('./x')` finding `x.js` before `x/index.js`),
-// and a package.json inside node_modules edited by hand. Removing the cache folder undoes both.
+// CommonJS's guessing of extensions can do (`require('./x')` finding `x.js` before `x/index.js`);
+// a package.json inside node_modules edited by hand, or one added elsewhere than the workspace's
+// packages (none here has `imports` of its own); NODE_PATH and --preserve-symlinks. Removing the
+// cache folder undoes each (a running process writes only what it resolved itself).
 //
 // A file is written whole under a name of the writer's own and renamed into place; one that
 // cannot be read or parsed is an empty start, one that cannot be written is only not kept.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { getCompileCacheDir, registerHooks } from 'node:module';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { threadId } from 'node:worker_threads';
@@ -40,31 +42,39 @@ const WRITE_AFTER_MS = 2_000;
 
 /**
  * Keeps the answers Node's resolution gives for `program` (a path or file URL: the process's main
- * module, or a thread's) across processes. Does nothing without Node's compile cache, or for a
- * program outside the checkout (`checkout`: this one; another only in tests). Call it before the
- * program's own imports are resolved.
+ * module, or a thread's) across processes. Does nothing without Node's compile cache (or on a Node
+ * without it or `registerHooks`), or for a program that is no file of the checkout (`checkout`:
+ * this one; another only in tests). Call it before the program's own imports are resolved.
+ * Returns what writes the answers found since the last write (also done at the process's exit and
+ * a moment after the last new answer; a thread ended by `terminate()` has no exit to write at).
  */
 export function keepResolutions(program, checkout = CHECKOUT) {
+  const none = () => {};
+  // An older Node (a machine's own Node 20 under ./dev's NODE_OPTIONS) has neither: it only resolves.
+  const { getCompileCacheDir, registerHooks } = nodeModule;
+  if (typeof getCompileCacheDir !== 'function' || typeof registerHooks !== 'function') return none;
   const cacheDir = getCompileCacheDir();
-  if (cacheDir === undefined || program === undefined) return;
+  if (cacheDir === undefined || program === undefined) return none;
   const root = checkout.href;
   // `./dev`'s own Node and pnpm, which the lockfile does not name, are never kept.
   const tools = new URL('.tools/', checkout).href;
   const inCheckout = (url) => url.startsWith(root) && !url.startsWith(tools);
-  const programUrl = program.startsWith('file:') ? program : pathToFileURL(program).href;
-  if (!inCheckout(programUrl)) return;
+  const programUrl = realFileUrl(program);
+  if (programUrl === undefined || !inCheckout(programUrl)) return none;
   const dir = join(cacheDir, 'wirehook-resolutions');
   const file = join(dir, `${sha256(programUrl).slice(0, 32)}.json`);
   const fingerprint = fingerprintOf(checkout);
   const kept = readKept(file, fingerprint);
-  let added = 0;
+  /** What this process resolved itself: all it writes (what it read may be older than the file by then). */
+  const found = new Map();
   let timer;
   const write = () => {
     clearTimeout(timer);
     timer = undefined;
-    if (added === 0) return;
-    added = 0;
-    writeKept(dir, file, fingerprint, kept);
+    if (found.size === 0) return;
+    // The checkout changed under a running program: its answers may be stale, and the file another's.
+    if (fingerprintOf(checkout) === fingerprint) writeKept(dir, file, fingerprint, found);
+    found.clear();
   };
   process.once('exit', write);
   registerHooks({
@@ -80,7 +90,7 @@ export function keepResolutions(program, checkout = CHECKOUT) {
       const resolved = nextResolve(specifier, context);
       if (inCheckout(resolved.url) && kept.size < MAX_KEPT) {
         kept.set(key, resolved.url);
-        added += 1;
+        found.set(key, resolved.url);
         clearTimeout(timer);
         timer = setTimeout(write, WRITE_AFTER_MS);
         timer.unref(); // keeping answers never keeps the process alive
@@ -88,6 +98,17 @@ export function keepResolutions(program, checkout = CHECKOUT) {
       return resolved;
     },
   });
+  return write;
+}
+
+/** `program`'s real path as a file URL (the checkout's own is real: Node's loader resolves links), or none when it is no file (`node -e code arg`). */
+function realFileUrl(program) {
+  try {
+    const path = realpathSync(program.startsWith('file:') ? fileURLToPath(program) : program);
+    return statSync(path).isFile() ? pathToFileURL(path).href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sha256(text) {
@@ -121,11 +142,11 @@ function readKept(file, fingerprint) {
   return new Map();
 }
 
-/** Writes a program's answers with those another process of the same program wrote since this one read them. */
-function writeKept(dir, file, fingerprint, kept) {
+/** Adds the answers a process found to the program's file as it is now (other processes of the program write it too). */
+function writeKept(dir, file, fingerprint, found) {
   try {
     const merged = readKept(file, fingerprint);
-    for (const [key, url] of kept) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
+    for (const [key, url] of found) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
     mkdirSync(dir, { recursive: true });
     const partial = `${file}.${process.pid}.${threadId}.partial`;
     writeFileSync(partial, JSON.stringify({ fingerprint, resolutions: [...merged] }));

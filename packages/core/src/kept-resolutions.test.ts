@@ -25,6 +25,7 @@ function makeCheckout(dir: string): string {
     'pnpm-lock.yaml': "lockfileVersion: '9.0'\n",
     'pnpm-workspace.yaml': 'packages: [packages/*]\n',
     'packages/one/package.json': '{ "name": "@probe/one", "type": "module" }\n',
+    'services/two/package.json': '{ "name": "@probe/two", "type": "module" }\n',
     'node_modules/.modules.yaml': 'layoutVersion: 5\n',
     'node_modules/dep/package.json': '{ "name": "dep", "type": "module", "exports": { ".": "./one.mjs" } }\n',
     'node_modules/dep/one.mjs': "export const name = 'dep/one';\n",
@@ -101,7 +102,14 @@ describe('keepResolutions', () => {
   });
 
   it('drops every answer when the lockfile, what pnpm installed, or a workspace package.json changes', () => {
-    for (const changed of ['pnpm-lock.yaml', 'node_modules/.modules.yaml', 'packages/one/package.json', 'package.json']) {
+    for (const changed of [
+      'pnpm-lock.yaml',
+      'node_modules/.modules.yaml',
+      'packages/one/package.json',
+      'services/two/package.json',
+      'package.json',
+      'pnpm-workspace.yaml',
+    ]) {
       expect(run(['./a.mjs', 'dep'])).toEqual(['a', 'dep/one']);
       pointKept({ './a.mjs': 'b.mjs', dep: 'node_modules/dep/two.mjs' });
       expect(run(['./a.mjs', 'dep'])).toEqual(['b', 'dep/two']); // still the same checkout: the stale answer is taken
@@ -126,10 +134,27 @@ describe('keepResolutions', () => {
     expect(readFileSync(path, 'utf8')).toBe(whole);
   });
 
-  it('keeps the answers of two processes of one program, each writing what it added to what the other wrote', () => {
-    run(['./a.mjs']);
-    run(['./b.mjs']);
-    expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs'), url('b.mjs')]);
+  it('keeps the answers of two processes of one program running at once, each adding what it found to what the other wrote', async () => {
+    // The first still runs (its answers written by its timer) while the second starts with no file, writes its own and ends.
+    const first = spawn(process.execPath, [join(checkout, 'program.mjs'), './a.mjs', '--stay'], { env: envWith({ NODE_COMPILE_CACHE: cache }) });
+    try {
+      await once(first.stdout, 'data');
+      expect(run(['./b.mjs'])).toEqual(['b']);
+      await vi.waitFor(
+        () =>
+          expect(
+            readKept()
+              .kept.resolutions.map(([, answer]) => answer)
+              .sort(),
+          ).toEqual([url('a.mjs'), url('b.mjs')]),
+        {
+          timeout: 15_000,
+          interval: 100,
+        },
+      );
+    } finally {
+      first.kill();
+    }
   });
 
   it('keeps nothing without the compile cache, for a program outside the checkout, or for Node’s own modules', () => {
@@ -141,7 +166,11 @@ describe('keepResolutions', () => {
     writeFileSync(join(outside, 'program.mjs'), readFileSync(join(checkout, 'program.mjs'), 'utf8').replace("new URL('./'", "new URL('../checkout/'"));
     expect(run([pathToFileURL(join(checkout, 'a.mjs')).href], join(outside, 'program.mjs'))).toEqual(['a']);
     expect(keptFiles()).toEqual([]);
-    // Node's own module and an import out of the checkout are not kept; the checkout's own import is.
+    // Imports out of the checkout and from outside it are not kept: a module beside it that imports one of the checkout's.
+    writeFileSync(join(outside, 'reaching-in.mjs'), "export { name } from '../checkout/a.mjs';\n");
+    expect(run([pathToFileURL(join(outside, 'reaching-in.mjs')).href])).toEqual(['a']);
+    expect(keptFiles()).toEqual([]);
+    // Node's own module is not kept; the checkout's own import is.
     expect(run(['node:os', './a.mjs'])).toEqual(['node:os', 'a']);
     expect(readKept().kept.resolutions.map(([key]) => key.split('\0')[1])).toEqual(['./a.mjs']);
   });

@@ -128,6 +128,8 @@ function store(file, source) {
 
 const [main] = process.argv.splice(2, 1);
 process.argv[1] = fileURLToPath(main);
-// Preloads (`./dev`'s NODE_OPTIONS) run in no thread: a thread keeps its imports' answers here.
-keepResolutions(main);
+// A thread keeps its imports' answers under its own module (keep-resolutions.mjs leaves threads
+// to this), written once its module has loaded: a thread ended by terminate() has no exit.
+const writeResolutions = keepResolutions(main);
 await import(main);
+writeResolutions();
