@@ -32,3 +32,4 @@ export * from './required-on-first-use.ts';
 export * from './paced-run.ts';
 export * from './turn-outbox.ts';
 export * from './worker-thread.ts';
+export * from './node-http.ts';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, Server } from 'node:http';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { nodeHttp } from '@wirehook/core';
 import type { Component } from './lifecycle.ts';
 
 /**
@@ -19,7 +19,7 @@ export function httpComponent(
     name,
     start: () =>
       new Promise<void>((resolve, reject) => {
-        server = createServer(handler);
+        server = nodeHttp.createServer(handler);
         if (listen.upgrade) server.on('upgrade', listen.upgrade);
         server.once('error', (err: NodeJS.ErrnoException) =>
           reject(new Error(`${listen.variable} ${listen.port} on ${listen.host} cannot be used: ${err.code ?? err.message}`, { cause: err })),

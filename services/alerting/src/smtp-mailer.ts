@@ -1,5 +1,13 @@
 import { connect, type Socket } from 'node:net';
-import { createTransport } from 'nodemailer';
+import { requiredOnFirstUse } from '@wirehook/core';
+import type * as Nodemailer from 'nodemailer';
+
+/**
+ * nodemailer, required by the first mail, not imported with the service: most alerting processes
+ * send none, and its ESM build imports `node:http`, which loads Node's bundled undici (see
+ * @wirehook/core's nodeHttp) — together ≈ 90 ms of CPU at every start.
+ */
+const nodemailer = requiredOnFirstUse<typeof Nodemailer>(import.meta.url, 'nodemailer');
 
 /** One e-mail: the envelope and plain text. */
 export interface MailMessage {
@@ -35,7 +43,7 @@ export class SmtpMailer {
     signal?.throwIfAborted();
     let socket: Socket | undefined;
     const ms = this.#timeoutMs;
-    const transport = createTransport({
+    const transport = nodemailer().createTransport({
       url: this.#url,
       connectionTimeout: ms,
       greetingTimeout: ms,

@@ -1,8 +1,10 @@
 // Waiting for a freshly spawned service to report live, and saying why when it does not.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { get } from 'node:http';
 import type { ServiceSpec } from './service-spec.ts';
+
+/** As @wirehook/core's nodeHttp (this package does not depend on it): no ESM import of node:http, which loads Node's undici. */
+const nodeHttp = process.getBuiltinModule('node:http');
 
 /** How long one /livez request of the start-up wait may take. */
 const LIVEZ_TIMEOUT_MS = 1_000;
@@ -117,7 +119,7 @@ function getLivez(port: number): Promise<Livez> {
       if (status === undefined) return reject(err);
       resolve({ ok: status >= 200 && status < 300, status, body: err === undefined ? livezBody(text) : {} });
     };
-    const req = get({ host: '127.0.0.1', port, path: '/livez', agent: false }, (res) => {
+    const req = nodeHttp.get({ host: '127.0.0.1', port, path: '/livez', agent: false }, (res) => {
       status = res.statusCode ?? 0;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {

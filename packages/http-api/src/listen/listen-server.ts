@@ -1,7 +1,7 @@
 // GET /v1/listen: the WebSocket a developer's `wirehook listen` holds open. It registers a
 // listener endpoint (`type: "listen"`) for a consumer; the dispatcher's sends to that endpoint
 // come over the socket (ListenHub) and the CLI answers with what its local server said.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   ConflictError,
@@ -9,6 +9,7 @@ import {
   InvalidError,
   isId,
   newId,
+  nodeHttp,
   NotFoundError,
   toErrorResponse,
   type Consumer,
@@ -279,7 +280,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 function refuse(socket: Duplex, status: number, body: string): void {
   if (!socket.writable) return void socket.destroy();
   const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    `HTTP/1.1 ${status} ${nodeHttp.STATUS_CODES[status] ?? ''}`,
     'content-type: application/json',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
