@@ -90,7 +90,8 @@ if (args.length === 0) {
   // Where each lane's time went: the suite aims at 15 minutes on two cores, and this says which files to look at.
   for (const [i, lane] of TEST_LANES.entries()) {
     const report = laneReports[i];
-    if (report !== undefined) console.error(`${lane.tag} slowest files: ${slowestFiles(report, 8, process.cwd()).join('; ')}`);
+    if (report !== undefined)
+      console.error(`${lane.tag} slowest files (first test to last, imports and beforeAll not counted): ${slowestFiles(report, 8, process.cwd()).join('; ')}`);
   }
   for (const [i, lane] of TEST_LANES.entries()) {
     const crashes = engineCrashes(crashLines[i]!);

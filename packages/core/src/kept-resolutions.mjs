@@ -27,7 +27,7 @@
 // A file is written whole under a name of the writer's own and renamed into place; one that
 // cannot be read or parsed is an empty start, one that cannot be written is only not kept.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -144,14 +144,17 @@ function readKept(file, fingerprint) {
 
 /** Adds the answers a process found to the program's file as it is now (other processes of the program write it too). */
 function writeKept(dir, file, fingerprint, found) {
+  const partial = `${file}.${process.pid}.${threadId}.partial`;
   try {
     const merged = readKept(file, fingerprint);
     for (const [key, url] of found) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
     mkdirSync(dir, { recursive: true });
-    const partial = `${file}.${process.pid}.${threadId}.partial`;
     writeFileSync(partial, JSON.stringify({ fingerprint, resolutions: [...merged] }));
     renameSync(partial, file);
   } catch {
-    // Not kept: the next start resolves as this one did.
+    // Not kept: the next start resolves as this one did. Nor left half-written (a full disk).
+    try {
+      unlinkSync(partial);
+    } catch {}
   }
 }

@@ -28,14 +28,15 @@
 // renamed into place, so a reader sees all of it or none, and ends with its hash, so one cut
 // short by a machine stopped before its disk had it is stripped again, not run; a cache that
 // cannot be written (a read-only disk) is only not kept. Whoever can write that directory can
-// change what runs, as with Node's own entries there (its stripped TypeScript is kept alike, by
-// the source's hash): it is the user's (`./dev`: `.tools/`).
+// change what runs, as with Node's own entries there (its stripped TypeScript is kept too): it is
+// the user's (`./dev`: `.tools/`). An entry is named by its source, so each edit adds one and
+// nothing prunes them (Node names its own by the file): removing the folder is always safe.
 //
 // startThread puts the thread's own module first in its argv; it is taken off before that module
 // runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
 // thread sees the argv it would have had.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire, getCompileCacheDir, registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,15 +115,18 @@ function readIfThere(file) {
 
 /** Keeps a stripped source: written whole under a name of this thread's, then renamed into place. */
 function store(file, source) {
+  const partial = `${file}.${process.pid}.${threadId}.partial`;
   try {
     mkdirSync(diskCache.dir, { recursive: true });
-    const partial = `${file}.${process.pid}.${threadId}.partial`;
     // Its hash on a last line of its own (no line above moves): a file cut short or emptied (a
     // machine stopped before the disk had it) is read as missing, not run.
     writeFileSync(partial, `${source}${SEAL}${sha256(source)}`);
     renameSync(partial, file);
   } catch {
-    // Not kept: the next process strips it again.
+    // Not kept: the next process strips it again. Nor left half-written (a full disk).
+    try {
+      unlinkSync(partial);
+    } catch {}
   }
 }
 
