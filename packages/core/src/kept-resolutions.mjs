@@ -26,12 +26,11 @@
 //
 // A file is written whole under a name of the writer's own and renamed into place; one that
 // cannot be read or parsed is an empty start, one that cannot be written is only not kept.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { threadId } from 'node:worker_threads';
+import { sha256, writeWhole } from './cache-file.mjs';
 
 /** This checkout: the folder above packages/core/src. */
 const CHECKOUT = new URL('../../../', import.meta.url);
@@ -61,8 +60,7 @@ export function keepResolutions(program, checkout = CHECKOUT) {
   const inCheckout = (url) => url.startsWith(root) && !url.startsWith(tools);
   const programUrl = realFileUrl(program);
   if (programUrl === undefined || !inCheckout(programUrl)) return none;
-  const dir = join(cacheDir, 'wirehook-resolutions');
-  const file = join(dir, `${sha256(programUrl).slice(0, 32)}.json`);
+  const file = join(cacheDir, 'wirehook-resolutions', `${sha256(programUrl).slice(0, 32)}.json`);
   const fingerprint = fingerprintOf(checkout);
   const kept = readKept(file, fingerprint);
   /** What this process resolved itself: all it writes (what it read may be older than the file by then). */
@@ -73,7 +71,7 @@ export function keepResolutions(program, checkout = CHECKOUT) {
     timer = undefined;
     if (found.size === 0) return;
     // The checkout changed under a running program: its answers may be stale, and the file another's.
-    if (fingerprintOf(checkout) === fingerprint) writeKept(dir, file, fingerprint, found);
+    if (fingerprintOf(checkout) === fingerprint) writeKept(file, fingerprint, found);
     found.clear();
   };
   process.once('exit', write);
@@ -111,10 +109,6 @@ function realFileUrl(program) {
   }
 }
 
-function sha256(text) {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** What this checkout's resolution depends on, as sizes and times: Node's version, the lockfile, what pnpm installed, each package.json. */
 function fingerprintOf(checkout) {
   const files = ['pnpm-lock.yaml', 'node_modules/.modules.yaml', 'package.json', 'pnpm-workspace.yaml'];
@@ -143,18 +137,8 @@ function readKept(file, fingerprint) {
 }
 
 /** Adds the answers a process found to the program's file as it is now (other processes of the program write it too). */
-function writeKept(dir, file, fingerprint, found) {
-  const partial = `${file}.${process.pid}.${threadId}.partial`;
-  try {
-    const merged = readKept(file, fingerprint);
-    for (const [key, url] of found) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(partial, JSON.stringify({ fingerprint, resolutions: [...merged] }));
-    renameSync(partial, file);
-  } catch {
-    // Not kept: the next start resolves as this one did. Nor left half-written (a full disk).
-    try {
-      unlinkSync(partial);
-    } catch {}
-  }
+function writeKept(file, fingerprint, found) {
+  const merged = readKept(file, fingerprint);
+  for (const [key, url] of found) if (merged.size < MAX_KEPT || merged.has(key)) merged.set(key, url);
+  writeWhole(file, JSON.stringify({ fingerprint, resolutions: [...merged] }));
 }

@@ -35,12 +35,12 @@
 // startThread puts the thread's own module first in its argv; it is taken off before that module
 // runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
 // thread sees the argv it would have had.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire, getCompileCacheDir, registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, receiveMessageOnPort, threadId } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { sha256, writeWhole } from './cache-file.mjs';
 import { keepResolutions } from './kept-resolutions.mjs';
 
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
@@ -80,10 +80,6 @@ registerHooks({
 /** What ends a kept source: its hash follows. */
 const SEAL = '\n//# wirehook-thread-source-sha256=';
 
-function sha256(text) {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** Where stripped sources are kept across processes, and each one's name: none without Node's compile cache. */
 function diskCacheOf(compileCache) {
   if (compileCache === undefined) return undefined;
@@ -113,21 +109,9 @@ function readIfThere(file) {
   return kept.slice(end + SEAL.length) === sha256(source) ? source : undefined;
 }
 
-/** Keeps a stripped source: written whole under a name of this thread's, then renamed into place. */
+/** Keeps a stripped source, whole, its hash on a last line of its own (no line above moves): a file cut short or emptied (a machine stopped before the disk had it) is read as missing, not run. */
 function store(file, source) {
-  const partial = `${file}.${process.pid}.${threadId}.partial`;
-  try {
-    mkdirSync(diskCache.dir, { recursive: true });
-    // Its hash on a last line of its own (no line above moves): a file cut short or emptied (a
-    // machine stopped before the disk had it) is read as missing, not run.
-    writeFileSync(partial, `${source}${SEAL}${sha256(source)}`);
-    renameSync(partial, file);
-  } catch {
-    // Not kept: the next process strips it again. Nor left half-written (a full disk).
-    try {
-      unlinkSync(partial);
-    } catch {}
-  }
+  writeWhole(file, `${source}${SEAL}${sha256(source)}`);
 }
 
 const [main] = process.argv.splice(2, 1);
