@@ -11,6 +11,8 @@ import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 const SERVICES = ['gateway', 'message-intake', 'dispatcher', 'egress-relay', 'recovery', 'alerting', 'portal'];
+/** Beside the services' own modules: embedded mode's, and the cluster launcher's wait for a started service. */
+const ALSO = ['services/embedded/src/create-embedded.ts', 'services/cluster/src/start-wait.ts'];
 const UNDICI = 'NativeModule internal/deps/undici/undici';
 const dir = mkdtempSync(join(tmpdir(), 'start-builtins-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,9 +40,9 @@ function loadedAfter(body: string): { undici: boolean; nodemailer: string[] } {
   return JSON.parse(readFileSync(out, 'utf8')) as { undici: boolean; nodemailer: string[] };
 }
 
-const serviceImports = SERVICES.map(
-  (service) => `await import(${JSON.stringify(pathToFileURL(join(root, 'services', service, 'src', 'index.ts')).href)});`,
-).join('\n');
+const serviceImports = [...SERVICES.map((service) => `services/${service}/src/index.ts`), ...ALSO]
+  .map((file) => `await import(${JSON.stringify(pathToFileURL(join(root, file)).href)});`)
+  .join('\n');
 
 it('imports every service (and the platform’s HTTP servers) without Node’s undici or nodemailer', () => {
   expect(loadedAfter(`${serviceImports}\nawait import('@wirehook/platform');`)).toEqual({ undici: false, nodemailer: [] });
