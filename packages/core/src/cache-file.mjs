@@ -1,9 +1,11 @@
 // What the caches kept beside Node's compile cache share (thread-entry.mjs's stripped sources,
 // kept-resolutions.mjs's answers): plain JavaScript, so a thread loads it before it can strip.
-import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { threadId } from 'node:worker_threads';
+// Node's built-ins through process.getBuiltinModule, not ESM imports, which build each one's
+// namespace (≈ 10 ms of CPU for these at a process's start, measured: docs/benchmarks.md).
+const { createHash } = process.getBuiltinModule('node:crypto');
+const { mkdirSync, renameSync, unlinkSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const { dirname } = process.getBuiltinModule('node:path');
+const { threadId } = process.getBuiltinModule('node:worker_threads');
 
 export function sha256(text) {
   return createHash('sha256').update(text).digest('hex');

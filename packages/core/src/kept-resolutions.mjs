@@ -21,16 +21,23 @@
 // What is not said: a file added beside a kept answer that Node would prefer, which only
 // CommonJS's guessing of extensions can do (`require('./x')` finding `x.js` before `x/index.js`);
 // a package.json inside node_modules edited by hand, or one added elsewhere than the workspace's
-// packages (none here has `imports` of its own); NODE_PATH and --preserve-symlinks. Removing the
-// cache folder undoes each (a running process writes only what it resolved itself).
+// packages (none here has `imports` of its own); a loader's asynchronous hooks registered at run
+// time (module.register: Node runs hooks like these first, so a kept answer passes it by; nothing
+// here registers one). Removing the cache folder undoes each (a running process writes only what
+// it resolved itself). A process whose flags change resolution keeps and takes nothing: a loader
+// (--loader), symlinks kept as named (--preserve-symlinks). NODE_PATH, which pnpm's scripts set
+// (so every test's processes have one), names a file of its own: a program's answers with it are
+// never taken without it.
 //
 // A file is written whole under a name of the writer's own and renamed into place; one that
 // cannot be read or parsed is an empty start, one that cannot be written is only not kept.
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import * as nodeModule from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { sha256, writeWhole } from './cache-file.mjs';
+
+// Built-ins as cache-file.mjs takes them (its first lines say why).
+const { readdirSync, readFileSync, realpathSync, statSync } = process.getBuiltinModule('node:fs');
+const nodeModule = process.getBuiltinModule('node:module');
+const { join } = process.getBuiltinModule('node:path');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 
 /** This checkout: the folder above packages/core/src. */
 const CHECKOUT = new URL('../../../', import.meta.url);
@@ -53,14 +60,16 @@ export function keepResolutions(program, checkout = CHECKOUT) {
   const { getCompileCacheDir, registerHooks } = nodeModule;
   if (typeof getCompileCacheDir !== 'function' || typeof registerHooks !== 'function') return none;
   const cacheDir = getCompileCacheDir();
-  if (cacheDir === undefined || program === undefined) return none;
+  if (cacheDir === undefined || program === undefined || resolutionFlagged()) return none;
   const root = checkout.href;
   // `./dev`'s own Node and pnpm, which the lockfile does not name, are never kept.
   const tools = new URL('.tools/', checkout).href;
   const inCheckout = (url) => url.startsWith(root) && !url.startsWith(tools);
   const programUrl = realFileUrl(program);
   if (programUrl === undefined || !inCheckout(programUrl)) return none;
-  const file = join(cacheDir, 'wirehook-resolutions', `${sha256(programUrl).slice(0, 32)}.json`);
+  // CommonJS's last resort for a bare name, NODE_PATH, answers only where it is set: a file of its own.
+  const nodePath = process.env.NODE_PATH ?? '';
+  const file = join(cacheDir, 'wirehook-resolutions', `${sha256(nodePath === '' ? programUrl : `${programUrl}\0${nodePath}`).slice(0, 32)}.json`);
   const fingerprint = fingerprintOf(checkout);
   const kept = readKept(file, fingerprint);
   /** What this process resolved itself: all it writes (what it read may be older than the file by then). */
@@ -97,6 +106,15 @@ export function keepResolutions(program, checkout = CHECKOUT) {
     },
   });
   return write;
+}
+
+/** Node's own flags (or NODE_OPTIONS) that change what a resolution answers, or who answers it. */
+const RESOLUTION_FLAGS = /(?:^|\s)--(?:preserve-symlinks(?:-main)?|loader|experimental-loader)(?:[\s=]|$)/;
+
+/** Whether this process resolves otherwise than by Node's defaults, which is what the kept answers were made by. */
+function resolutionFlagged() {
+  const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+  return RESOLUTION_FLAGS.test(flags);
 }
 
 /** `program`'s real path as a file URL (the checkout's own is real: Node's loader resolves links), or none when it is no file (`node -e code arg`). */

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const KEPT_RESOLUTIONS = new URL('./kept-resolutions.mjs', import.meta.url).href;
@@ -33,7 +33,7 @@ function makeCheckout(dir: string): string {
     'a.mjs': "export const name = 'a';\n",
     'b.mjs': "export const name = 'b';\n",
     'program.mjs': `import { keepResolutions } from ${JSON.stringify(KEPT_RESOLUTIONS)};
-keepResolutions(import.meta.url, new URL('./', import.meta.url));
+keepResolutions(process.argv[1], new URL('./', import.meta.url));
 const args = process.argv.slice(2);
 const names = [];
 for (const specifier of args.filter((arg) => arg !== '--stay')) names.push((await import(specifier)).name ?? specifier);
@@ -61,7 +61,7 @@ describe('keepResolutions', () => {
 
   /** The environment of a process with Node's compile cache in `cache` (or none), the caller's own dropped. */
   const envWith = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
-    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, ...inherited } = process.env;
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, NODE_PATH: ____, ...inherited } = process.env;
     return { ...inherited, ...extra };
   };
   /** Runs `program` (the checkout's, or another) on `specifiers`: the names it imported. */
@@ -123,6 +123,33 @@ describe('keepResolutions', () => {
     pointKept({ './a.mjs': 'moved-away.mjs' });
     expect(run(['./a.mjs'])).toEqual(['a']);
     expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs')]);
+  });
+
+  it('keeps the answers of a program started through a link to the checkout, under its real path', () => {
+    symlinkSync(checkout, join(dir, 'linked'));
+    expect(run(['./a.mjs'], join(dir, 'linked', 'program.mjs'))).toEqual(['a']);
+    expect(readKept().kept.resolutions.map(([key, answer]) => [key.split('\0')[0], answer])).toEqual([[url('program.mjs'), url('a.mjs')]]);
+  });
+
+  it('keeps nothing in a process whose flags change what resolves: symlinks kept as named, or a loader', () => {
+    for (const flag of ['--preserve-symlinks', '--preserve-symlinks-main', '--experimental-loader=data:text/javascript,']) {
+      expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: flag })), flag).toEqual(['a']);
+      expect(keptFiles(), flag).toEqual([]);
+    }
+    // A flag that changes nothing of it keeps as before.
+    expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: '--max-semi-space-size=16' }))).toEqual(['a']);
+    expect(keptFiles()).toHaveLength(1);
+  });
+
+  it('keeps a program’s answers with NODE_PATH set (pnpm’s scripts set one) apart from those without', () => {
+    run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PATH: join(checkout, 'node_modules') }));
+    const [withPath] = keptFiles();
+    pointKept({ './a.mjs': 'b.mjs' });
+    // Without it: not the answers made with it.
+    expect(run(['./a.mjs'])).toEqual(['a']);
+    expect(keptFiles()).toHaveLength(2);
+    expect(keptFiles()).toContain(withPath);
+    expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PATH: join(checkout, 'node_modules') }))).toEqual(['b']);
   });
 
   it('starts empty from a kept file cut short, and writes it whole again', () => {
@@ -188,32 +215,101 @@ describe('keepResolutions', () => {
   });
 });
 
+/** What a fresh process keeps in a compile cache of its own: each kept file's answers, by file. */
+function keptIn(cache: string): KeptFile[] {
+  if (!existsSync(cache)) return [];
+  return readdirSync(cache, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.includes('wirehook-resolutions/'))
+    .map((path) => JSON.parse(readFileSync(join(cache, path), 'utf8')) as KeptFile);
+}
+
+/** The environment of a process with Node's compile cache in `cache`, the caller's NODE_OPTIONS and NODE_PATH dropped. */
+function freshEnv(cache: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, NODE_PATH: ____, ...inherited } = process.env;
+  return { ...inherited, NODE_COMPILE_CACHE: cache, ...extra };
+}
+
 describe('a worker thread (thread-entry.mjs)', () => {
-  it('keeps the answers to its own imports, under its module', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wirehook-kept-resolutions-'));
-    try {
-      const cache = join(dir, 'cache');
-      const thread = new URL('./testing/resolving-thread.mjs', import.meta.url);
-      const script = join(dir, 'thread-process.mjs');
-      writeFileSync(
-        script,
-        `import { once } from 'node:events';
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wirehook-kept-resolutions-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Starts resolving-thread.mjs by startThread in a process of its own: ends it by terminate() if `stay`, or waits for its end. */
+  const runThread = (stay: boolean): string => {
+    const thread = new URL('./testing/resolving-thread.mjs', import.meta.url);
+    const script = join(dir, 'thread-process.mjs');
+    writeFileSync(
+      script,
+      `import { once } from 'node:events';
 import { startThread } from ${JSON.stringify(new URL('./worker-thread.ts', import.meta.url).href)};
-const worker = startThread(new URL(${JSON.stringify(thread.href)}));
+const worker = startThread(new URL(${JSON.stringify(thread.href)}), { argv: ${stay ? "['--stay']" : '[]'} });
 const [reply] = await once(worker, 'message');
-await once(worker, 'exit');
+${stay ? 'await worker.terminate();' : "await once(worker, 'exit');"}
 process.stdout.write(JSON.stringify(reply));
 `,
-      );
-      const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, ...inherited } = process.env;
-      const out = execFileSync(process.execPath, [script], { env: { ...inherited, NODE_COMPILE_CACHE: cache }, encoding: 'utf8', timeout: 20_000 });
-      expect(JSON.parse(out)).toBe('errors.ts loaded');
-      const kept = readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-resolutions/'));
-      expect(kept).toHaveLength(1); // the thread's (the process's own program is outside the checkout)
-      const { resolutions } = JSON.parse(readFileSync(join(cache, kept[0]!), 'utf8')) as KeptFile;
-      expect(resolutions.map(([key]) => key.split('\0').slice(0, 2))).toContainEqual([thread.href, '../errors.ts']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    );
+    const cache = join(dir, 'cache');
+    expect(JSON.parse(execFileSync(process.execPath, [script], { env: freshEnv(cache), encoding: 'utf8', timeout: 20_000 }))).toBe('errors.ts loaded');
+    const kept = keptIn(cache);
+    expect(kept).toHaveLength(1); // the thread's (the process's own program is outside the checkout)
+    return JSON.stringify(kept[0]!.resolutions.map(([key]) => key.split('\0').slice(0, 2)));
+  };
+
+  it('keeps the answers to its own imports, under its module', () => {
+    const thread = new URL('./testing/resolving-thread.mjs', import.meta.url).href;
+    expect(runThread(false)).toContain(JSON.stringify([thread, '../errors.ts']));
+  });
+
+  it('keeps them when its owner ends it by terminate(), as soon as its module has loaded (a thread so ended has no exit to write at)', () => {
+    const thread = new URL('./testing/resolving-thread.mjs', import.meta.url).href;
+    expect(runThread(true)).toContain(JSON.stringify([thread, '../errors.ts']));
+  });
+});
+
+describe('the preload (keep-resolutions.mjs, in NODE_OPTIONS as ./dev puts it)', () => {
+  const PRELOAD = `--import=${new URL('./keep-resolutions.mjs', import.meta.url).href}`;
+  const PROGRAM = new URL('./testing/preloaded-program.mjs', import.meta.url);
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'wirehook-kept-resolutions-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const runPreloaded = (program: string, args: string[] = [], node = process.execPath): string[] =>
+    JSON.parse(
+      execFileSync(node, [program, ...args], { env: freshEnv(join(dir, 'cache'), { NODE_OPTIONS: PRELOAD }), encoding: 'utf8', timeout: 20_000 }),
+    ) as string[];
+
+  it('keeps a program of this checkout’s answers, and a plain worker thread’s preload keeps none of its own', () => {
+    expect(runPreloaded(fileURLToPath(PROGRAM), ['--thread'])).toEqual(['cache-file.mjs', 'kept-resolutions.mjs in a thread']);
+    const kept = keptIn(join(dir, 'cache'));
+    // One file, the program's: its own import; nothing of the thread's, which has no program of its own here.
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.resolutions.map(([key, answer]) => [key.split('\0').slice(0, 2), answer])).toEqual([
+      [[PROGRAM.href, '../cache-file.mjs'], new URL('./cache-file.mjs', import.meta.url).href],
+    ]);
+  });
+
+  it('keeps nothing for a program outside the checkout, though it imports the checkout’s modules', () => {
+    const outside = join(dir, 'outside.mjs');
+    writeFileSync(outside, `await import(${JSON.stringify(new URL('./cache-file.mjs', import.meta.url).href)});\nprocess.stdout.write('["outside"]');\n`);
+    expect(runPreloaded(outside)).toEqual(['outside']);
+    expect(keptIn(join(dir, 'cache'))).toEqual([]);
+  });
+
+  // The machine's own Node before 22 (a fresh machine's is 20) may run under ./dev's NODE_OPTIONS: it has no
+  // registerHooks, so it only resolves, as it would without the preload.
+  const olderNode = ['/usr/bin/node', '/usr/local/bin/node'].find((node) => {
+    try {
+      return Number(/^v(\d+)/.exec(execFileSync(node, ['--version'], { encoding: 'utf8' }))?.[1]) < 22;
+    } catch {
+      return false;
     }
+  });
+  it.skipIf(olderNode === undefined)('lets an older Node (the machine’s own, before 22) run as without it', () => {
+    expect(runPreloaded(fileURLToPath(PROGRAM), [], olderNode)).toEqual(['cache-file.mjs']);
+    expect(keptIn(join(dir, 'cache'))).toEqual([]);
   });
 });

@@ -35,13 +35,15 @@
 // startThread puts the thread's own module first in its argv; it is taken off before that module
 // runs, and `process.argv[1]` names that module, as it would as a thread's own entry, so the
 // thread sees the argv it would have had.
-import { readFileSync } from 'node:fs';
-import { createRequire, getCompileCacheDir, registerHooks } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import { sha256, writeWhole } from './cache-file.mjs';
 import { keepResolutions } from './kept-resolutions.mjs';
+
+// Built-ins as cache-file.mjs takes them (its first lines say why): every thread pays its imports.
+const { readFileSync } = process.getBuiltinModule('node:fs');
+const { createRequire, getCompileCacheDir, registerHooks } = process.getBuiltinModule('node:module');
+const { join } = process.getBuiltinModule('node:path');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
+const { parentPort, receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
 
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
 

@@ -19,7 +19,7 @@ export function httpComponent(
     name,
     start: () =>
       new Promise<void>((resolve, reject) => {
-        server = nodeHttp.createServer(handler);
+        server = nodeHttp().createServer(handler);
         if (listen.upgrade) server.on('upgrade', listen.upgrade);
         server.once('error', (err: NodeJS.ErrnoException) =>
           reject(new Error(`${listen.variable} ${listen.port} on ${listen.host} cannot be used: ${err.code ?? err.message}`, { cause: err })),

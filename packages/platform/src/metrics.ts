@@ -137,7 +137,7 @@ export function metricsServer(
   process_: ProcessState = { state: 'running' },
 ): Component & { server: Server } {
   const setReadiness = readinessGauge(registry);
-  const server = nodeHttp.createServer((req, res) => {
+  const server = nodeHttp().createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/livez' || req.url === '/healthz')) {
       // The pid lets a launcher tell its own child from another process holding the port.
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', pid: process.pid, state: process_.state }));

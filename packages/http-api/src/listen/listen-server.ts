@@ -280,7 +280,7 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 function refuse(socket: Duplex, status: number, body: string): void {
   if (!socket.writable) return void socket.destroy();
   const head = [
-    `HTTP/1.1 ${status} ${nodeHttp.STATUS_CODES[status] ?? ''}`,
+    `HTTP/1.1 ${status} ${nodeHttp().STATUS_CODES[status] ?? ''}`,
     'content-type: application/json',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
