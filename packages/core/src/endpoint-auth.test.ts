@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endpointAuthInput, oauthTokenRequest, readTokenResponse, sameHost, sealEndpointAuth } from './endpoint-auth.ts';
+import { endpointAuthInput, sealEndpointAuth } from './endpoint-auth.ts';
+import { oauthTokenRequest, readTokenResponse, sameHost } from './oauth-token.ts';
 import { InvalidError } from './errors.ts';
 import type { EndpointAuth } from './model.ts';
 

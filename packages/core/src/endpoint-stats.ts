@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { latencyBucket } from './latency-histogram.ts';
 
 // Endpoint health (GET /v1/endpoints/{id}/stats): what one attempt adds to the rollups the
@@ -14,14 +13,6 @@ export const STATS_WINDOWS = ['1h', '24h', '7d'] as const;
 export type StatsWindow = (typeof STATS_WINDOWS)[number];
 /** The window without `?window=`. */
 export const DEFAULT_STATS_WINDOW = '24h' satisfies StatsWindow;
-
-/** GET /v1/endpoints/{id}/stats's query. */
-export const endpointStatsQuery = z.strictObject({
-  window: z
-    .enum(STATS_WINDOWS, { error: 'must be one of 1h, 24h, 7d' })
-    .default(DEFAULT_STATS_WINDOW)
-    .describe('how far back: 1h (12 five-minute buckets), 24h (24 hourly, the default) or 7d (28 six-hourly)'),
-});
 
 /**
  * The lengths (ms) of the rollup rows the store keeps per endpoint: every completed attempt

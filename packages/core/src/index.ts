@@ -3,6 +3,8 @@ export * from './compat-signature.ts';
 export * from './endpoint-headers.ts';
 export * from './endpoint-tls.ts';
 export * from './endpoint-auth.ts';
+export * from './oauth-token.ts';
+export * from './alert-thresholds.ts';
 export * from './endpoint-transformation.ts';
 export * from './event-catalog.ts';
 export * from './cursor.ts';

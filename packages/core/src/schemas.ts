@@ -5,10 +5,11 @@ import { endpointTransformationInput, transformationCode } from './endpoint-tran
 import { endpointAuthInput } from './endpoint-auth.ts';
 import { eventTypeExamplesInput, eventTypeSchemaInput, eventTypeValidationInput } from './event-catalog.ts';
 import { endpointTlsInput } from './endpoint-tls.ts';
+import { DEFAULT_STATS_WINDOW, STATS_WINDOWS } from './endpoint-stats.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { InvalidError } from './errors.ts';
 import { jsonValue } from './json-value.ts';
-import { PLANS } from './plans.ts';
+import { DELIVERY_FAILURE_AFTER, PENDING_RETRIES_THRESHOLDS, USAGE_THRESHOLDS } from './alert-thresholds.ts';
 import {
   ENDPOINTS_PAGE_SIZE,
   MAX_IDEMPOTENCY_KEY_CHARS,
@@ -272,29 +273,6 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return at;
 }
 
-/** What each alert condition may be (spec: Failure notifications; configured by API and MCP). */
-export const DELIVERY_FAILURE_AFTER = ['first', '5m', '15m', '60m'] as const;
-export const PENDING_RETRIES_THRESHOLDS = [100, 1_000, 10_000] as const;
-/**
- * How far a store must count an environment's retrying deliveries for every threshold to be
- * crossed (`count > threshold`): one past the largest. MongoDB stops its count there, so a
- * larger total reads as this many ("more than 10,000").
- */
-export const PENDING_RETRIES_COUNTED_UP_TO = Math.max(...PENDING_RETRIES_THRESHOLDS) + 1;
-export const USAGE_THRESHOLDS = [50, 80, 100] as const;
-/** The owner's usage e-mails go at these shares of the plan, whatever the conditions. */
-export const OWNER_USAGE_THRESHOLDS = [80, 100] as const;
-/** The fewest live messages a month at which a plan of `monthlyLimit` can cross a usage threshold (the smallest share, 50 %). */
-export function usageNoticeFloor(monthlyLimit: number): number {
-  return Math.ceil((Math.min(...USAGE_THRESHOLDS, ...OWNER_USAGE_THRESHOLDS) * monthlyLimit) / 100);
-}
-/**
- * The fewest live messages a month that can cross any usage threshold of any plan (the smallest
- * share of the smallest monthly limit: 50 % of 10,000 = 5,000): an organization below it needs
- * no usage decision, and the store lists only those at or above it (liveMonthUsage).
- */
-export const USAGE_NOTICE_FLOOR = usageNoticeFloor(Math.min(...Object.values(PLANS).map((p) => p.monthlyMessages)));
-
 /** An organization's alert conditions, shared by all its targets and both environments. */
 export const alertConditionsSchema = z.strictObject({
   delivery_failure: z.enum(DELIVERY_FAILURE_AFTER, { error: 'must be one of first, 5m, 15m, 60m' }),
@@ -332,3 +310,11 @@ export const createAlertTargetBody = z.discriminatedUnion(
   { error: 'type: must be webhook, chat or email' },
 );
 export type CreateAlertTargetBody = z.infer<typeof createAlertTargetBody>;
+
+/** GET /v1/endpoints/{id}/stats's query. */
+export const endpointStatsQuery = z.strictObject({
+  window: z
+    .enum(STATS_WINDOWS, { error: 'must be one of 1h, 24h, 7d' })
+    .default(DEFAULT_STATS_WINDOW)
+    .describe('how far back: 1h (12 five-minute buckets), 24h (24 hourly, the default) or 7d (28 six-hourly)'),
+});

@@ -1,4 +1,4 @@
-import { ATTEMPT_TIMEOUT_MS } from '@wirehook/core';
+import { ATTEMPT_TIMEOUT_MS } from '@wirehook/core/without-schemas';
 import { errorCode } from './resolve-host.ts';
 
 /** Why a send failed; the first word of every `SendResult.error`. */

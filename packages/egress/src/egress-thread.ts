@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startThread, turnOutbox } from '@wirehook/core';
+import { startThread, turnOutbox } from '@wirehook/core/without-schemas';
 import { noResponse, tokenSendRequest, type SendRequest, type SendResult, type TokenFetch } from './http-egress.ts';
 
 /** What the thread's HttpEgress is built from: plain data, since nothing else crosses to a worker. */

@@ -1,7 +1,7 @@
 // The egress thread (see egress-thread.ts): one HttpEgress, sending what it is posted and
 // answering each send with its result — failures are data here too.
 import { parentPort, workerData } from 'node:worker_threads';
-import { turnOutbox } from '@wirehook/core';
+import { turnOutbox } from '@wirehook/core/without-schemas';
 import { AddressPolicy } from './address-policy.ts';
 import { EGRESS_READY, type EgressCall, type EgressReply, type EgressThreadOptions } from './egress-thread.ts';
 import { HttpEgress } from './http-egress.ts';

@@ -1,6 +1,7 @@
 import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'node:net';
 import { createSecureContext, getCACertificates, type SecureContext, connect as tlsConnect } from 'node:tls';
-import { systemClock, type Clock } from '@wirehook/core';
+import type { Clock } from '@wirehook/core';
+import { systemClock } from '@wirehook/core/without-schemas';
 import type { buildConnector } from 'undici';
 import { describeAddress } from './address-class.ts';
 import type { AddressPolicy } from './address-policy.ts';

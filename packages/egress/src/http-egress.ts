@@ -1,4 +1,5 @@
 import type { Dispatcher, Pool } from 'undici';
+import type { Clock, OAuthClientCredentials } from '@wirehook/core';
 import {
   ATTEMPT_TIMEOUT_MS,
   oauthTokenRequest,
@@ -6,9 +7,7 @@ import {
   requiredOnFirstUse,
   systemClock,
   TOKEN_RESPONSE_MAX_BYTES,
-  type Clock,
-  type OAuthClientCredentials,
-} from '@wirehook/core';
+} from '@wirehook/core/without-schemas';
 import type { AddressPolicy } from './address-policy.ts';
 import { classifyError, timeoutError, type EgressFailure } from './egress-error.ts';
 import { clientContext, createGuardedConnector, tlsAlertOf, type GuardedConnectorOptions, type SourceAddresses, trustContext } from './guarded-connector.ts';

@@ -1,15 +1,5 @@
-import {
-  newId,
-  type Attempt,
-  type ConsumerId,
-  type Delivery,
-  type DeliveryId,
-  type DeliveryStatus,
-  type EndpointId,
-  type Message,
-  type MessageId,
-  type Tenant,
-} from '@wirehook/core';
+import type { Attempt, ConsumerId, Delivery, DeliveryId, DeliveryStatus, EndpointId, Message, MessageId, Tenant } from '@wirehook/core';
+import { newId } from '@wirehook/core/without-schemas';
 import type { DeliveryJob } from './delivery-port.ts';
 
 // The message side of the Store port: intake writes messages with their deliveries (and

@@ -1,15 +1,5 @@
-import {
-  ConflictError,
-  InvalidError,
-  PENDING_RETRIES_COUNTED_UP_TO,
-  USAGE_NOTICE_FLOOR,
-  type AlertConditions,
-  type AlertTargetId,
-  type EndpointId,
-  type Environment,
-  type OrgId,
-  type Tenant,
-} from '@wirehook/core';
+import type { AlertConditions, AlertTargetId, EndpointId, Environment, OrgId, Tenant } from '@wirehook/core';
+import { ConflictError, InvalidError, PENDING_RETRIES_COUNTED_UP_TO, USAGE_NOTICE_FLOOR } from '@wirehook/core/without-schemas';
 import {
   alertStateDue,
   readAlertState,

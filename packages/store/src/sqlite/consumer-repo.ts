@@ -1,4 +1,5 @@
-import { ConflictError, type Consumer, type ConsumerId, type Tenant } from '@wirehook/core';
+import type { Consumer, ConsumerId, Tenant } from '@wirehook/core';
+import { ConflictError } from '@wirehook/core/without-schemas';
 import type { ConsumerRepo, PageRequest } from '../ports/consumer-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';

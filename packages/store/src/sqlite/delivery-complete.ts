@@ -1,4 +1,5 @@
-import { ENDPOINT_WALK_BATCH, type DeliveryId, type EndpointId, type EndpointStatus, type Tenant } from '@wirehook/core';
+import type { DeliveryId, EndpointId, EndpointStatus, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH } from '@wirehook/core/without-schemas';
 import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import { recordWalk, walkBatch } from './endpoint-walk.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';

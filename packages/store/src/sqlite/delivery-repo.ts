@@ -1,3 +1,17 @@
+import type {
+  Attempt,
+  AttemptId,
+  ConsumerId,
+  Delivery,
+  DeliveryId,
+  EndpointId,
+  EndpointStatus,
+  Environment,
+  MessageId,
+  OrgId,
+  StoredSecret,
+  Tenant,
+} from '@wirehook/core';
 import {
   ConflictError,
   DELIVERY_ATTEMPTS_SHOWN,
@@ -5,19 +19,7 @@ import {
   InvalidError,
   MAX_ATTEMPTS_FOR_MANUAL_RETRY,
   MAX_PAGE_SIZE,
-  type Attempt,
-  type AttemptId,
-  type ConsumerId,
-  type Delivery,
-  type DeliveryId,
-  type EndpointId,
-  type EndpointStatus,
-  type Environment,
-  type MessageId,
-  type OrgId,
-  type StoredSecret,
-  type Tenant,
-} from '@wirehook/core';
+} from '@wirehook/core/without-schemas';
 import {
   BACKLOG_COUNT_CAP,
   checkClaimBatch,

@@ -1,17 +1,5 @@
-import {
-  ENDPOINT_WALK_BATCH,
-  InvalidError,
-  NotFoundError,
-  type ConsumerId,
-  type Endpoint,
-  type EndpointId,
-  type EndpointTransformation,
-  type EndpointStatus,
-  type Environment,
-  type OrgId,
-  type StoredSecret,
-  type Tenant,
-} from '@wirehook/core';
+import type { ConsumerId, Endpoint, EndpointId, EndpointTransformation, EndpointStatus, Environment, OrgId, StoredSecret, Tenant } from '@wirehook/core';
+import { ENDPOINT_WALK_BATCH, InvalidError, NotFoundError } from '@wirehook/core/without-schemas';
 import type { EndpointPatch, EndpointRepo, ExpiringCertificate, ExpiryCursor, ExpiryWalkRow } from '../ports/endpoint-port.ts';
 import { START_SKEW_MS } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';

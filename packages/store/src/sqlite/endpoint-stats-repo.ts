@@ -1,17 +1,5 @@
-import {
-  LATENCY_BOUNDS_MS,
-  ROLLUP_GRAINS_MS,
-  ROLLUP_RETENTION_MS,
-  rollupIncrement,
-  rollupStart,
-  STATS_ERROR_KINDS,
-  type Attempt,
-  type EndpointId,
-  type EndpointRollup,
-  type RollupGrainMs,
-  type StatsErrorKind,
-  type Tenant,
-} from '@wirehook/core';
+import type { Attempt, EndpointId, EndpointRollup, RollupGrainMs, StatsErrorKind, Tenant } from '@wirehook/core';
+import { LATENCY_BOUNDS_MS, ROLLUP_GRAINS_MS, ROLLUP_RETENTION_MS, rollupIncrement, rollupStart, STATS_ERROR_KINDS } from '@wirehook/core/without-schemas';
 import type { EndpointStatsRepo } from '../ports/endpoint-stats-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';

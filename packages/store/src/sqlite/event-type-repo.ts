@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, InvalidError, type EventType, type EventTypeSummary, type EventTypeVersion, type Tenant } from '@wirehook/core';
+import type { EventType, EventTypeSummary, EventTypeVersion, Tenant } from '@wirehook/core';
+import { ConflictError, InvalidError } from '@wirehook/core/without-schemas';
 import { EVENT_TYPE_VERSIONS_PAGE, EVENT_TYPES_ENFORCING_CAP, type EventTypePatch, type EventTypeRepo } from '../ports/event-type-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';

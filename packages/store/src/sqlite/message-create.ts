@@ -1,4 +1,5 @@
-import { messageStatus, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import type { ConsumerId, DeliveryId, Message, Tenant } from '@wirehook/core';
+import { messageStatus } from '@wirehook/core/without-schemas';
 import type { DeliveryJob } from '../ports/delivery-port.ts';
 import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';

@@ -1,5 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
-import { firstIdAt, type Tenant } from '@wirehook/core';
+import type { Tenant } from '@wirehook/core';
+import { firstIdAt } from '@wirehook/core/without-schemas';
 import { SINCE_ID_MARGIN_MS, type MessageQuery } from '../ports/message-port.ts';
 
 // The message list's SQL. Filters are appended in a fixed order, so each combination gives

@@ -1,4 +1,5 @@
-import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE, type DeliveryStatus, type MessageId, type Tenant } from '@wirehook/core';
+import type { DeliveryStatus, MessageId, Tenant } from '@wirehook/core';
+import { DELIVERY_ATTEMPTS_SHOWN, MAX_PAGE_SIZE } from '@wirehook/core/without-schemas';
 import type { CreatedMessage, MessageDetail, MessageQuery, MessageRepo, MessagePage, NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { newestAttempts } from './delivery-repo.ts';

@@ -1,4 +1,5 @@
-import { messageStatus, type DeliveryStatus, type MessageId } from '@wirehook/core';
+import type { DeliveryStatus, MessageId } from '@wirehook/core';
+import { messageStatus } from '@wirehook/core/without-schemas';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';
 import { text } from './row.ts';

@@ -1,13 +1,5 @@
-import {
-  ConflictError,
-  NotFoundError,
-  type DeliveryId,
-  type EndpointId,
-  type Recovery,
-  type RecoveryId,
-  type RecoveryStatus,
-  type Tenant,
-} from '@wirehook/core';
+import type { DeliveryId, EndpointId, Recovery, RecoveryId, RecoveryStatus, Tenant } from '@wirehook/core';
+import { ConflictError, NotFoundError } from '@wirehook/core/without-schemas';
 import { START_SKEW_MS, type NewRecovery, type RecoveryLease, type RecoveryRepo, type RecoveryStep } from '../ports/recovery-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { isUniqueViolation } from './constraint.ts';

@@ -1,4 +1,4 @@
-import { errorForCode, RateLimitedError, WirehookError } from '@wirehook/core';
+import { errorForCode, RateLimitedError, WirehookError } from '@wirehook/core/without-schemas';
 
 /** An error as it crosses from the store's worker thread to the caller's. */
 export interface SerializedError {

@@ -2,7 +2,7 @@
 // writer's, or the read-only reader's. It runs every store call it is sent and answers with
 // the result or the error.
 import { parentPort, workerData } from 'node:worker_threads';
-import { turnOutbox } from '@wirehook/core';
+import { turnOutbox } from '@wirehook/core/without-schemas';
 import { openSqliteReader, openSqliteStore } from './open-sqlite-store.ts';
 import { withoutEchoedPayload } from './echoed-payload.ts';
 import { jobsIn, SentEndpoints } from './job-endpoints.ts';

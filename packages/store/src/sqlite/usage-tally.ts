@@ -1,4 +1,4 @@
-import { PlanLimitError } from '@wirehook/core';
+import { PlanLimitError } from '@wirehook/core/without-schemas';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import type { BatchTally } from './group-commit.ts';

@@ -1,0 +1,93 @@
+// What embedded mode's worker threads import: neither zod nor @wirehook/core's root, which builds
+// every schema of the API as it loads (≈ 150 ms of CPU in each thread that imports it; the store's
+// writer and reader and the egress thread start with every process). Their modules take core
+// through '@wirehook/core/without-schemas' (packages/core/src/without-schemas.ts says why). Seen in
+// a real process, what `./dev start` runs: a preload that Node runs in every thread records what
+// each one resolves.
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { freePort } from '@wirehook/testkit';
+import { eventually } from '@wirehook/testkit';
+import { afterAll, expect, it } from 'vitest';
+import { collectStderr, EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'thread-imports-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a thread must not resolve: zod itself, or core's root (which imports it). */
+const SCHEMA_MODULES = /\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?zod\/|\/packages\/core\/src\/index\.ts$/;
+
+interface ThreadRecord {
+  threadId: number;
+  /** The thread's argv as its preload saw it: a Wirehook thread's module is named there (startThread). */
+  argv: string;
+  schemaModules: string[];
+}
+
+/** Each thread's record, written line by line by the preload as it resolved (a thread ended by terminate() has no exit to write at). */
+function readRecords(records: string): ThreadRecord[] {
+  return readdirSync(records).map((name) => {
+    const [first, ...urls] = readFileSync(join(records, name), 'utf8').trim().split('\n');
+    return { threadId: Number(/^thread-(\d+)\.txt$/.exec(name)![1]), argv: first!.replace(/^argv /, ''), schemaModules: urls };
+  });
+}
+
+it('embedded mode’s store and egress threads start without zod or @wirehook/core’s root; its main thread has them (the record sees them)', async () => {
+  const records = join(dir, 'records');
+  const preload = join(dir, 'record-resolutions.mjs');
+  writeFileSync(
+    preload,
+    `import { appendFileSync, mkdirSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+import { threadId } from 'node:worker_threads';
+mkdirSync(${JSON.stringify(records)}, { recursive: true });
+const file = ${JSON.stringify(records)} + '/thread-' + threadId + '.txt';
+appendFileSync(file, 'argv ' + process.argv.slice(1).join(' ') + '\\n');
+const schemaModules = new RegExp(${JSON.stringify(SCHEMA_MODULES.source)});
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    if (schemaModules.test(resolved.url)) appendFileSync(file, resolved.url + '\\n');
+    return resolved;
+  },
+});
+`,
+  );
+  const port = await freePort();
+  const child = await spawnEmbedded({
+    port,
+    dataDir: join(dir, 'data'),
+    env: {
+      // Only this preload (not ./dev's), and no kept answers to resolve by: every resolution reaches the record.
+      NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    },
+  });
+  const stderr = collectStderr(child);
+  try {
+    await whileRunning(
+      child,
+      stderr,
+      eventually(async () => expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200), EMBEDDED_START_MS, 100),
+    );
+    // A key looked up (unknown: 401) starts the store's reader, which answers the API's reads.
+    const answer = await fetch(`http://127.0.0.1:${port}/v1/consumers`, { headers: { authorization: `Bearer sk_live_${'x'.repeat(40)}` } });
+    expect(answer.status).toBe(401);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  const threads = readRecords(records);
+  const of = (module: string) => threads.filter((t) => t.argv.includes(module));
+  // The writer and the reader, and the egress thread.
+  expect(of('/packages/store/src/sqlite/store-worker.ts')).toHaveLength(2);
+  expect(of('/packages/egress/src/egress-worker.ts')).toHaveLength(1);
+  for (const thread of [...of('store-worker.ts'), ...of('egress-worker.ts')]) expect(thread.schemaModules, thread.argv).toEqual([]);
+  // The API's thread builds the schemas it validates with: the record sees zod where it is loaded.
+  expect(threads.find((t) => t.threadId === 0)?.schemaModules).toEqual(expect.arrayContaining([expect.stringMatching(/\/zod\//)]));
+}, 60_000);
