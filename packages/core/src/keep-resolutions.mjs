@@ -6,23 +6,12 @@
 // Every Node process under `./dev` loads this (pnpm, tsc, a test's own scripts), so it asks only
 // what is cheap first — a main thread, a program inside this checkout — and imports the rest only
 // then: ESM imports of the keeping's built-ins cost an unrelated process ≈ 20 ms of CPU (measured).
+import { checkoutProgramUrl } from './checkout-program.mjs';
+
 const { isMainThread } = process.getBuiltinModule('node:worker_threads');
-const { realpathSync } = process.getBuiltinModule('node:fs');
-const { fileURLToPath } = process.getBuiltinModule('node:url');
-
 const program = process.argv[1];
-if (isMainThread && program !== undefined && inThisCheckout(program)) {
+const programUrl = isMainThread && program !== undefined ? checkoutProgramUrl(program) : undefined;
+if (programUrl !== undefined) {
   const { keepResolutions } = await import('./kept-resolutions.mjs');
-  keepResolutions(program);
-}
-
-/** Whether `program`'s real path is this checkout's (not `./dev`'s own tools); keepResolutions asks again, exactly. */
-function inThisCheckout(program) {
-  try {
-    const checkout = `${realpathSync(fileURLToPath(new URL('../../../', import.meta.url)))}/`;
-    const path = realpathSync(program.startsWith('file:') ? fileURLToPath(program) : program);
-    return path.startsWith(checkout) && !path.startsWith(`${checkout}.tools/`);
-  } catch {
-    return false; // no file (`node -e code arg`)
-  }
+  keepResolutions(programUrl);
 }

@@ -32,15 +32,13 @@
 // A file is written whole under a name of the writer's own and renamed into place; one that
 // cannot be read or parsed is an empty start, one that cannot be written is only not kept.
 import { sha256, writeWhole } from './cache-file.mjs';
+import { CHECKOUT, checkoutFiles, checkoutProgramUrl } from './checkout-program.mjs';
 
 // Built-ins as cache-file.mjs takes them (its first lines say why).
-const { readdirSync, readFileSync, realpathSync, statSync } = process.getBuiltinModule('node:fs');
+const { readdirSync, readFileSync, statSync } = process.getBuiltinModule('node:fs');
 const nodeModule = process.getBuiltinModule('node:module');
 const { join } = process.getBuiltinModule('node:path');
-const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
-
-/** This checkout: the folder above packages/core/src. */
-const CHECKOUT = new URL('../../../', import.meta.url);
+const { fileURLToPath } = process.getBuiltinModule('node:url');
 /** Answers kept at most a program: this repository's imports are far fewer; a bound all the same. */
 const MAX_KEPT = 20_000;
 /** How long after its last new answer a program writes its file (and at its exit, if it ends first). */
@@ -61,12 +59,9 @@ export function keepResolutions(program, checkout = CHECKOUT) {
   if (typeof getCompileCacheDir !== 'function' || typeof registerHooks !== 'function') return none;
   const cacheDir = getCompileCacheDir();
   if (cacheDir === undefined || program === undefined || resolutionFlagged()) return none;
-  const root = checkout.href;
-  // `./dev`'s own Node and pnpm, which the lockfile does not name, are never kept.
-  const tools = new URL('.tools/', checkout).href;
-  const inCheckout = (url) => url.startsWith(root) && !url.startsWith(tools);
-  const programUrl = realFileUrl(program);
-  if (programUrl === undefined || !inCheckout(programUrl)) return none;
+  const programUrl = checkoutProgramUrl(program, checkout);
+  if (programUrl === undefined) return none;
+  const inCheckout = checkoutFiles(checkout);
   // CommonJS's last resort for a bare name, NODE_PATH, answers only where it is set: a file of its own.
   const nodePath = process.env.NODE_PATH ?? '';
   const file = join(cacheDir, 'wirehook-resolutions', `${sha256(nodePath === '' ? programUrl : `${programUrl}\0${nodePath}`).slice(0, 32)}.json`);
@@ -115,16 +110,6 @@ const RESOLUTION_FLAGS = /(?:^|\s)--(?:preserve-symlinks(?:-main)?|loader|experi
 function resolutionFlagged() {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
   return RESOLUTION_FLAGS.test(flags);
-}
-
-/** `program`'s real path as a file URL (the checkout's own is real: Node's loader resolves links), or none when it is no file (`node -e code arg`). */
-function realFileUrl(program) {
-  try {
-    const path = realpathSync(program.startsWith('file:') ? fileURLToPath(program) : program);
-    return statSync(path).isFile() ? pathToFileURL(path).href : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** What this checkout's resolution depends on, as sizes and times: Node's version, the lockfile, what pnpm installed, each package.json. */

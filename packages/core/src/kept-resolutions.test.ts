@@ -48,6 +48,22 @@ if (args.includes('--stay')) setInterval(() => {}, 1_000); // until killed
   return checkout;
 }
 
+/** The environment of a process with only `extra` of Node's own settings: the caller's compile cache, NODE_OPTIONS and NODE_PATH dropped. */
+function envWith(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, NODE_PATH: ____, ...inherited } = process.env;
+  return { ...inherited, ...extra };
+}
+
+/** The kept files under a compile cache (Node adds a folder for its version), by path; partial files too, if any were left. */
+function keptFiles(cache: string): string[] {
+  return existsSync(cache) ? readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-resolutions/')) : [];
+}
+
+/** Each kept file's answers under a compile cache. */
+function keptIn(cache: string): KeptFile[] {
+  return keptFiles(cache).map((path) => JSON.parse(readFileSync(join(cache, path), 'utf8')) as KeptFile);
+}
+
 describe('keepResolutions', () => {
   let dir: string;
   let checkout: string;
@@ -59,19 +75,11 @@ describe('keepResolutions', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** The environment of a process with Node's compile cache in `cache` (or none), the caller's own dropped. */
-  const envWith = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
-    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, NODE_PATH: ____, ...inherited } = process.env;
-    return { ...inherited, ...extra };
-  };
   /** Runs `program` (the checkout's, or another) on `specifiers`: the names it imported. */
   const run = (specifiers: string[], program = join(checkout, 'program.mjs'), env = envWith({ NODE_COMPILE_CACHE: cache })): string[] =>
     JSON.parse(execFileSync(process.execPath, [program, ...specifiers], { env, encoding: 'utf8', timeout: 20_000 })) as string[];
-  /** The kept files under the cache (Node adds a folder for its version), by path; partial files too, if any were left. */
-  const keptFiles = (): string[] =>
-    existsSync(cache) ? readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((path) => path.includes('wirehook-resolutions/')) : [];
   const readKept = (): { path: string; kept: KeptFile } => {
-    const [path, ...more] = keptFiles();
+    const [path, ...more] = keptFiles(cache);
     expect(more).toEqual([]);
     return { path: join(cache, path!), kept: JSON.parse(readFileSync(join(cache, path!), 'utf8')) as KeptFile };
   };
@@ -134,21 +142,21 @@ describe('keepResolutions', () => {
   it('keeps nothing in a process whose flags change what resolves: symlinks kept as named, or a loader', () => {
     for (const flag of ['--preserve-symlinks', '--preserve-symlinks-main', '--experimental-loader=data:text/javascript,']) {
       expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: flag })), flag).toEqual(['a']);
-      expect(keptFiles(), flag).toEqual([]);
+      expect(keptFiles(cache), flag).toEqual([]);
     }
     // A flag that changes nothing of it keeps as before.
     expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: '--max-semi-space-size=16' }))).toEqual(['a']);
-    expect(keptFiles()).toHaveLength(1);
+    expect(keptFiles(cache)).toHaveLength(1);
   });
 
   it('keeps a program’s answers with NODE_PATH set (pnpm’s scripts set one) apart from those without', () => {
     run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PATH: join(checkout, 'node_modules') }));
-    const [withPath] = keptFiles();
+    const [withPath] = keptFiles(cache);
     pointKept({ './a.mjs': 'b.mjs' });
     // Without it: not the answers made with it.
     expect(run(['./a.mjs'])).toEqual(['a']);
-    expect(keptFiles()).toHaveLength(2);
-    expect(keptFiles()).toContain(withPath);
+    expect(keptFiles(cache)).toHaveLength(2);
+    expect(keptFiles(cache)).toContain(withPath);
     expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PATH: join(checkout, 'node_modules') }))).toEqual(['b']);
   });
 
@@ -186,17 +194,17 @@ describe('keepResolutions', () => {
 
   it('keeps nothing without the compile cache, for a program outside the checkout, or for Node’s own modules', () => {
     expect(run(['./a.mjs'], undefined, envWith({ NODE_DISABLE_COMPILE_CACHE: '1' }))).toEqual(['a']);
-    expect(keptFiles()).toEqual([]);
+    expect(keptFiles(cache)).toEqual([]);
     // The same program in a folder beside the checkout: outside it, though it names the checkout as its own.
     const outside = join(dir, 'outside');
     mkdirSync(outside);
     writeFileSync(join(outside, 'program.mjs'), readFileSync(join(checkout, 'program.mjs'), 'utf8').replace("new URL('./'", "new URL('../checkout/'"));
     expect(run([pathToFileURL(join(checkout, 'a.mjs')).href], join(outside, 'program.mjs'))).toEqual(['a']);
-    expect(keptFiles()).toEqual([]);
+    expect(keptFiles(cache)).toEqual([]);
     // Imports out of the checkout and from outside it are not kept: a module beside it that imports one of the checkout's.
     writeFileSync(join(outside, 'reaching-in.mjs'), "export { name } from '../checkout/a.mjs';\n");
     expect(run([pathToFileURL(join(outside, 'reaching-in.mjs')).href])).toEqual(['a']);
-    expect(keptFiles()).toEqual([]);
+    expect(keptFiles(cache)).toEqual([]);
     // Node's own module is not kept; the checkout's own import is.
     expect(run(['node:os', './a.mjs'])).toEqual(['node:os', 'a']);
     expect(readKept().kept.resolutions.map(([key]) => key.split('\0')[1])).toEqual(['./a.mjs']);
@@ -206,7 +214,7 @@ describe('keepResolutions', () => {
     const child = spawn(process.execPath, [join(checkout, 'program.mjs'), './a.mjs', '--stay'], { env: envWith({ NODE_COMPILE_CACHE: cache }) });
     try {
       await once(child.stdout, 'data');
-      await vi.waitFor(() => expect(keptFiles().filter((path) => path.endsWith('.json'))).toHaveLength(1), { timeout: 15_000, interval: 100 });
+      await vi.waitFor(() => expect(keptFiles(cache).filter((path) => path.endsWith('.json'))).toHaveLength(1), { timeout: 15_000, interval: 100 });
       expect(child.exitCode).toBeNull(); // still running: written by its timer, not at its exit
       expect(readKept().kept.resolutions.map(([, answer]) => answer)).toEqual([url('a.mjs')]);
     } finally {
@@ -214,20 +222,6 @@ describe('keepResolutions', () => {
     }
   });
 });
-
-/** What a fresh process keeps in a compile cache of its own: each kept file's answers, by file. */
-function keptIn(cache: string): KeptFile[] {
-  if (!existsSync(cache)) return [];
-  return readdirSync(cache, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.includes('wirehook-resolutions/'))
-    .map((path) => JSON.parse(readFileSync(join(cache, path), 'utf8')) as KeptFile);
-}
-
-/** The environment of a process with Node's compile cache in `cache`, the caller's NODE_OPTIONS and NODE_PATH dropped. */
-function freshEnv(cache: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, NODE_OPTIONS: ___, NODE_PATH: ____, ...inherited } = process.env;
-  return { ...inherited, NODE_COMPILE_CACHE: cache, ...extra };
-}
 
 describe('a worker thread (thread-entry.mjs)', () => {
   let dir: string;
@@ -251,7 +245,9 @@ process.stdout.write(JSON.stringify(reply));
 `,
     );
     const cache = join(dir, 'cache');
-    expect(JSON.parse(execFileSync(process.execPath, [script], { env: freshEnv(cache), encoding: 'utf8', timeout: 20_000 }))).toBe('errors.ts loaded');
+    expect(JSON.parse(execFileSync(process.execPath, [script], { env: envWith({ NODE_COMPILE_CACHE: cache }), encoding: 'utf8', timeout: 20_000 }))).toBe(
+      'errors.ts loaded',
+    );
     const kept = keptIn(cache);
     expect(kept).toHaveLength(1); // the thread's (the process's own program is outside the checkout)
     return JSON.stringify(kept[0]!.resolutions.map(([key]) => key.split('\0').slice(0, 2)));
@@ -279,7 +275,11 @@ describe('the preload (keep-resolutions.mjs, in NODE_OPTIONS as ./dev puts it)',
 
   const runPreloaded = (program: string, args: string[] = [], node = process.execPath): string[] =>
     JSON.parse(
-      execFileSync(node, [program, ...args], { env: freshEnv(join(dir, 'cache'), { NODE_OPTIONS: PRELOAD }), encoding: 'utf8', timeout: 20_000 }),
+      execFileSync(node, [program, ...args], {
+        env: envWith({ NODE_COMPILE_CACHE: join(dir, 'cache'), NODE_OPTIONS: PRELOAD }),
+        encoding: 'utf8',
+        timeout: 20_000,
+      }),
     ) as string[];
 
   it('keeps a program of this checkout’s answers, and a plain worker thread’s preload keeps none of its own', () => {
