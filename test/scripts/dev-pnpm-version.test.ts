@@ -56,6 +56,10 @@ describe("./dev's pnpm version", () => {
     expect(pnpmMajor(shim)).toBe('10');
   });
 
+  it('asks a linked pnpm whose package.json gives no version it can read', () => {
+    expect(pnpmMajor(linkedPackage('next', '10.2.0'))).toBe('10');
+  });
+
   it('is 0 without a pnpm', () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty);

@@ -6,12 +6,19 @@
 // Every Node process under `./dev` loads this (pnpm, tsc, a test's own scripts), so it asks only
 // what is cheap first — a main thread, a program inside this checkout — and imports the rest only
 // then: ESM imports of the keeping's built-ins cost an unrelated process ≈ 20 ms of CPU (measured).
-import { checkoutProgramUrl } from './checkout-program.mjs';
+// A Node without process.getBuiltinModule (before 20.16 or 22.3) only resolves, as without this;
+// so does code given by -e or -p, whose argv[1] is an argument, not its program.
+const EVAL_FLAGS = new Set(['-e', '--eval', '-p', '--print']);
 
-const { isMainThread } = process.getBuiltinModule('node:worker_threads');
-const program = process.argv[1];
-const programUrl = isMainThread && program !== undefined ? checkoutProgramUrl(program) : undefined;
-if (programUrl !== undefined) {
-  const { keepResolutions } = await import('./kept-resolutions.mjs');
-  keepResolutions(programUrl);
+if (typeof process.getBuiltinModule === 'function' && !process.execArgv.some((flag) => EVAL_FLAGS.has(flag))) {
+  const { isMainThread } = process.getBuiltinModule('node:worker_threads');
+  const program = process.argv[1];
+  if (isMainThread && program !== undefined) {
+    const { checkoutProgramUrl } = await import('./checkout-program.mjs');
+    const programUrl = checkoutProgramUrl(program);
+    if (programUrl !== undefined) {
+      const { keepResolutions } = await import('./kept-resolutions.mjs');
+      keepResolutions(programUrl);
+    }
+  }
 }

@@ -25,7 +25,7 @@
 // time (module.register: Node runs hooks like these first, so a kept answer passes it by; nothing
 // here registers one). Removing the cache folder undoes each (a running process writes only what
 // it resolved itself). A process whose flags change resolution keeps and takes nothing: a loader
-// (--loader), symlinks kept as named (--preserve-symlinks). NODE_PATH, which pnpm's scripts set
+// (--loader), symlinks kept as named (--preserve-symlinks, or NODE_PRESERVE_SYMLINKS=1). NODE_PATH, which pnpm's scripts set
 // (so every test's processes have one), names a file of its own: a program's answers with it are
 // never taken without it.
 //
@@ -109,7 +109,8 @@ const RESOLUTION_FLAGS = /(?:^|\s)--(?:preserve-symlinks(?:-main)?|loader|experi
 /** Whether this process resolves otherwise than by Node's defaults, which is what the kept answers were made by. */
 function resolutionFlagged() {
   const flags = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  return RESOLUTION_FLAGS.test(flags);
+  // NODE_PRESERVE_SYMLINKS=1 is --preserve-symlinks given by the environment.
+  return RESOLUTION_FLAGS.test(flags) || process.env.NODE_PRESERVE_SYMLINKS === '1';
 }
 
 /** What this checkout's resolution depends on, as sizes and times: Node's version, the lockfile, what pnpm installed, each package.json. */

@@ -139,11 +139,24 @@ describe('keepResolutions', () => {
     expect(readKept().kept.resolutions.map(([key, answer]) => [key.split('\0')[0], answer])).toEqual([[url('program.mjs'), url('a.mjs')]]);
   });
 
-  it('keeps nothing in a process whose flags change what resolves: symlinks kept as named, or a loader', () => {
+  it('keeps nothing in a process whose flags change what resolves: symlinks kept as named, or a loader (by NODE_OPTIONS, the command line or NODE_PRESERVE_SYMLINKS)', () => {
     for (const flag of ['--preserve-symlinks', '--preserve-symlinks-main', '--experimental-loader=data:text/javascript,']) {
       expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: flag })), flag).toEqual(['a']);
       expect(keptFiles(cache), flag).toEqual([]);
     }
+    // The same given on the command line, and --preserve-symlinks given by the environment.
+    const program = join(checkout, 'program.mjs');
+    for (const flag of ['--preserve-symlinks', '--experimental-loader=data:text/javascript,']) {
+      const out = execFileSync(process.execPath, [flag, program, './a.mjs'], {
+        env: envWith({ NODE_COMPILE_CACHE: cache }),
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(JSON.parse(out), flag).toEqual(['a']);
+      expect(keptFiles(cache), flag).toEqual([]);
+    }
+    expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PRESERVE_SYMLINKS: '1' }))).toEqual(['a']);
+    expect(keptFiles(cache)).toEqual([]);
     // A flag that changes nothing of it keeps as before.
     expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: '--max-semi-space-size=16' }))).toEqual(['a']);
     expect(keptFiles(cache)).toHaveLength(1);
@@ -273,6 +286,7 @@ describe('the preload (keep-resolutions.mjs, in NODE_OPTIONS as ./dev puts it)',
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** Runs `program` with the preload in a compile cache of the test's own: what it printed. */
   const runPreloaded = (program: string, args: string[] = [], node = process.execPath): string[] =>
     JSON.parse(
       execFileSync(node, [program, ...args], {
@@ -297,6 +311,28 @@ describe('the preload (keep-resolutions.mjs, in NODE_OPTIONS as ./dev puts it)',
     writeFileSync(outside, `await import(${JSON.stringify(new URL('./cache-file.mjs', import.meta.url).href)});\nprocess.stdout.write('["outside"]');\n`);
     expect(runPreloaded(outside)).toEqual(['outside']);
     expect(keptIn(join(dir, 'cache'))).toEqual([]);
+  });
+
+  it('keeps nothing for code given by -e, though its first argument names a program of the checkout', () => {
+    // Run from the checkout, the code's own imports are the checkout's ([eval]'s parent is the working folder).
+    const code = "await import('./cache-file.mjs'); process.stdout.write(JSON.stringify(['evaluated']))";
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, fileURLToPath(PROGRAM)], {
+      cwd: fileURLToPath(new URL('.', import.meta.url)),
+      env: envWith({ NODE_COMPILE_CACHE: join(dir, 'cache'), NODE_OPTIONS: PRELOAD }),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(JSON.parse(out)).toEqual(['evaluated']);
+    expect(keptIn(join(dir, 'cache'))).toEqual([]);
+  });
+
+  it('lets a Node without process.getBuiltinModule (before 20.16 or 22.3) run as without it', () => {
+    // Such a Node, made: the function taken away by a preload that runs before this one. (Any program: the
+    // preload asks before it looks at one; the checkout's own modules take their built-ins by that function.)
+    const program = join(dir, 'plain.mjs');
+    writeFileSync(program, 'process.stdout.write(JSON.stringify([typeof process.getBuiltinModule]));\n');
+    const env = envWith({ NODE_COMPILE_CACHE: join(dir, 'cache'), NODE_OPTIONS: `--import=data:text/javascript,delete%20process.getBuiltinModule ${PRELOAD}` });
+    expect(JSON.parse(execFileSync(process.execPath, [program], { env, encoding: 'utf8', timeout: 20_000 }))).toEqual(['undefined']);
   });
 
   // The machine's own Node before 22 (a fresh machine's is 20) may run under ./dev's NODE_OPTIONS: it has no
