@@ -139,7 +139,7 @@ describe('keepResolutions', () => {
     expect(readKept().kept.resolutions.map(([key, answer]) => [key.split('\0')[0], answer])).toEqual([[url('program.mjs'), url('a.mjs')]]);
   });
 
-  it('keeps nothing in a process whose flags change what resolves: symlinks kept as named, or a loader (by NODE_OPTIONS, the command line or NODE_PRESERVE_SYMLINKS)', () => {
+  it('keeps nothing where flags change what resolves: symlinks kept as named, a loader (NODE_OPTIONS, command line, NODE_PRESERVE_SYMLINKS)', () => {
     for (const flag of ['--preserve-symlinks', '--preserve-symlinks-main', '--experimental-loader=data:text/javascript,']) {
       expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_OPTIONS: flag })), flag).toEqual(['a']);
       expect(keptFiles(cache), flag).toEqual([]);
