@@ -8,6 +8,7 @@ import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { MAX_PAYLOAD_BYTES } from './limits.ts';
 import type { EndpointTransformation } from './model.ts';
+import { thousands } from './thousands.ts';
 
 /** The longest transformation code, in UTF-8 bytes (issue #45). */
 export const MAX_TRANSFORMATION_CODE_BYTES = 32_768;
@@ -29,7 +30,7 @@ export const endpointTransformationInput = z
   })
   .describe(
     'JavaScript defining function handler(webhook) run on each webhook before it is sent to this endpoint ' +
-      `(code at most ${MAX_TRANSFORMATION_CODE_BYTES.toLocaleString('en-US')} bytes); enabled: false keeps it without running it; null removes it`,
+      `(code at most ${thousands(MAX_TRANSFORMATION_CODE_BYTES)} bytes); enabled: false keeps it without running it; null removes it`,
   );
 
 /** The stored form of a transformation the API took: its code's hash beside it (see TransformationRef). */
@@ -54,7 +55,7 @@ export function transformationCodeSizeProblem(value: string): string | null {
   if (value.length * 3 <= MAX_TRANSFORMATION_CODE_BYTES) return null;
   const bytes = Buffer.byteLength(value, 'utf8');
   if (bytes <= MAX_TRANSFORMATION_CODE_BYTES) return null;
-  return `must be at most ${MAX_TRANSFORMATION_CODE_BYTES.toLocaleString('en-US')} bytes (UTF-8); it is ${bytes.toLocaleString('en-US')}`;
+  return `must be at most ${thousands(MAX_TRANSFORMATION_CODE_BYTES)} bytes (UTF-8); it is ${thousands(bytes)}`;
 }
 
 /** What a transformation's `handler(webhook)` is given: the webhook about to be sent. */
@@ -145,7 +146,7 @@ export function checkTransformedWebhook(
     const bytes = payloadJson.length > MAX_PAYLOAD_BYTES ? payloadJson.length : Buffer.byteLength(payloadJson, 'utf8');
     if (bytes > MAX_PAYLOAD_BYTES) {
       return {
-        error: `transformation: the returned payload is ${bytes.toLocaleString('en-US')} bytes of JSON; at most ${MAX_PAYLOAD_BYTES.toLocaleString('en-US')}`,
+        error: `transformation: the returned payload is ${thousands(bytes)} bytes of JSON; at most ${thousands(MAX_PAYLOAD_BYTES)}`,
       };
     }
   }

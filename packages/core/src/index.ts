@@ -35,3 +35,4 @@ export * from './paced-run.ts';
 export * from './turn-outbox.ts';
 export * from './worker-thread.ts';
 export * from './node-http.ts';
+export * from './thousands.ts';

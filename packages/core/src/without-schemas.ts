@@ -15,5 +15,6 @@ export * from './limits.ts';
 export * from './model.ts';
 export * from './oauth-token.ts';
 export * from './required-on-first-use.ts';
+export * from './thousands.ts';
 export * from './turn-outbox.ts';
 export * from './worker-thread.ts';

@@ -1,4 +1,4 @@
-import type { Clock } from '@wirehook/core';
+import { type Clock, thousands } from '@wirehook/core';
 import type { Logger } from 'pino';
 
 /** While something keeps failing, one summary line per this long. */
@@ -49,7 +49,7 @@ export class OutageLog {
       const seconds = Math.round((now - this.#outage.since) / 1000);
       this.#o.logger.warn(
         { count: this.#outage.count, seconds, err },
-        `${this.#o.what} for ${seconds} s, ${this.#outage.count.toLocaleString('en')} ${this.#o.deferred}`,
+        `${this.#o.what} for ${seconds} s, ${thousands(this.#outage.count)} ${this.#o.deferred}`,
       );
     }
   }
@@ -60,7 +60,7 @@ export class OutageLog {
     const seconds = Math.round((this.#o.clock.now() - this.#outage.since) / 1000);
     this.#o.logger.info(
       { count: this.#outage.count, seconds },
-      `${this.#o.what} no more, after ${seconds} s: ${this.#outage.count.toLocaleString('en')} ${this.#o.deferred}`,
+      `${this.#o.what} no more, after ${seconds} s: ${thousands(this.#outage.count)} ${this.#o.deferred}`,
     );
     this.#outage = undefined;
   }

@@ -1,4 +1,4 @@
-import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp, PENDING_RETRIES_COUNTED_UP_TO } from '@wirehook/core';
+import { type AlertNotice, type EgressAddress, type Environment, noticeTimestamp, PENDING_RETRIES_COUNTED_UP_TO, thousands } from '@wirehook/core';
 import type { EgressChange, ExpiringCertificate, NoticeEndpoint } from '@wirehook/store';
 import { capLines, certificateLine, MAX_CHAT_CHARS } from './chat-text.ts';
 
@@ -96,8 +96,8 @@ export function certificateExpiringContent(certificates: readonly NoticeCertific
 
 /** A retrying total as a person reads it: a store counts up to PENDING_RETRIES_COUNTED_UP_TO, so that many or more is "more than" the largest threshold. */
 function waitingCount(retrying: number): string {
-  if (retrying < PENDING_RETRIES_COUNTED_UP_TO) return retrying.toLocaleString('en');
-  return `More than ${(PENDING_RETRIES_COUNTED_UP_TO - 1).toLocaleString('en')}`;
+  if (retrying < PENDING_RETRIES_COUNTED_UP_TO) return thousands(retrying);
+  return `More than ${thousands(PENDING_RETRIES_COUNTED_UP_TO - 1)}`;
 }
 
 /** alert.pending_retries: an environment's total of deliveries waiting to retry crossed the chosen number. */
@@ -111,7 +111,7 @@ export function pendingRetriesContent(env: Environment, retrying: number, thresh
       retrying,
       threshold,
       summary:
-        `${waitingCount(retrying)} deliveries are waiting to retry in the ${env} environment (the threshold is ${threshold.toLocaleString('en')}). ` +
+        `${waitingCount(retrying)} deliveries are waiting to retry in the ${env} environment (the threshold is ${thousands(threshold)}). ` +
         'Some endpoints are failing: see the deliveries in retrying.',
     },
   };
@@ -131,7 +131,7 @@ export function usageContent(used: number, limit: number, threshold: number, now
       percent,
       threshold,
       summary:
-        `This month's live messages reached ${percent} % of the plan's limit (${used.toLocaleString('en')} of ${limit.toLocaleString('en')}). ` +
+        `This month's live messages reached ${percent} % of the plan's limit (${thousands(used)} of ${thousands(limit)}). ` +
         'At 100 % further sends are refused (402 plan_limit) until next month or a larger plan.',
     },
   };

@@ -9,6 +9,7 @@ import {
   NotFoundError,
   PLANS,
   TEST_SENDS_PER_DAY,
+  thousands,
   TRIAL_SENDS_PER_CONSUMER_PER_DAY,
   utcDay,
   utcMonth,
@@ -109,7 +110,7 @@ export class MessageIntake implements IntakePort {
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
-      throw new InvalidError(`payload: is ${payloadBytes.toLocaleString('en')} bytes of JSON; at most 1,000,000 (1 MB)`);
+      throw new InvalidError(`payload: is ${thousands(payloadBytes)} bytes of JSON; at most 1,000,000 (1 MB)`);
     }
     const now = clock.now();
     const { local } = this.#deps;
@@ -198,14 +199,11 @@ function liveMonthKey(tenant: Tenant, now: number): string {
   return `live:${tenant.orgId}:${utcMonth(now)}`;
 }
 
-// Made once: toLocaleString formats through ICU, which costs more than the rest of a send's counters.
+// The limits' refusals, made once.
 const MONTHLY_LIMIT_MESSAGES = Object.fromEntries(
-  Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [
-    plan,
-    `the ${plan} plan's ${monthlyMessages.toLocaleString('en')} live messages this month are used up`,
-  ]),
+  Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [plan, `the ${plan} plan's ${thousands(monthlyMessages)} live messages this month are used up`]),
 ) as Record<keyof typeof PLANS, string>;
-const TEST_LIMIT_MESSAGE = `test and trial sends are limited to ${TEST_SENDS_PER_DAY.toLocaleString('en')} per environment per UTC day`;
+const TEST_LIMIT_MESSAGE = `test and trial sends are limited to ${thousands(TEST_SENDS_PER_DAY)} per environment per UTC day`;
 const TRIAL_CONSUMER_LIMIT_MESSAGE = `trial sends are limited to ${TRIAL_SENDS_PER_CONSUMER_PER_DAY} per customer per UTC day`;
 
 /** The counters one send touches: live → the org's month; test → the environment's day (and a read of the month). */

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { MAX_BODY_BYTES, NotFoundError, RateLimitedError, toErrorResponse, TooLargeError, InvalidError } from '@wirehook/core';
+import { MAX_BODY_BYTES, NotFoundError, RateLimitedError, thousands, toErrorResponse, TooLargeError, InvalidError } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 
 /** Answers 404 JSON for any route the API does not have. */
@@ -11,7 +11,7 @@ export function notFound(req: Request, _res: Response, next: NextFunction): void
 function fromBodyParser(err: unknown): unknown {
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.too.large') {
-    return new TooLargeError(`request body is larger than ${MAX_BODY_BYTES.toLocaleString('en')} bytes (1.1 MB)`);
+    return new TooLargeError(`request body is larger than ${thousands(MAX_BODY_BYTES)} bytes (1.1 MB)`);
   }
   if (type === 'entity.parse.failed') return new InvalidError('request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {

@@ -1,5 +1,5 @@
 import { claimRef } from '../../src/ports/delivery-port.ts';
-import { PlanLimitError, USAGE_NOTICE_FLOOR, utcMonth, type Message, type Tenant } from '@wirehook/core';
+import { PlanLimitError, thousands, USAGE_NOTICE_FLOOR, utcMonth, type Message, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../../src/ports/message-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -206,7 +206,7 @@ export function describeMessageContract(f: Fixtures): void {
         expect(later.created).toBe(true);
       });
 
-      it(`lists an organization for its month's usage from ${USAGE_NOTICE_FLOOR.toLocaleString('en')} live messages, not at 4,999`, async () => {
+      it(`lists an organization for its month's usage from ${thousands(USAGE_NOTICE_FLOOR)} live messages, not at 4,999`, async () => {
         const t = await f.tenant();
         const month = utcMonth(f.clock.now());
         const live: UsageCounter = { key: `live:${t.orgId}:${month}`, limit: null, increment: true, expiresAt: f.clock.now() + 90 * DAY };
