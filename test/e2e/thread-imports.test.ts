@@ -9,10 +9,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freePort } from '@wirehook/testkit';
-import { eventually } from '@wirehook/testkit';
+import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
-import { collectStderr, EMBEDDED_START_MS, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+import { collectStderr, EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+import { startReceiver, TEST_ALLOW_HOSTS } from '../support/receivers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'thread-imports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +35,7 @@ function readRecords(records: string): ThreadRecord[] {
   });
 }
 
-it('embedded mode’s store and egress threads start without zod or @wirehook/core’s root; its main thread has them (the record sees them)', async () => {
+it('embedded mode’s store and egress threads start, send, retry and record without zod or @wirehook/core’s root; its main thread has them (the record sees them)', async () => {
   const records = join(dir, 'records');
   const preload = join(dir, 'record-resolutions.mjs');
   writeFileSync(
@@ -57,10 +57,18 @@ registerHooks({
 `,
   );
   const port = await freePort();
+  const dataDir = join(dir, 'data');
+  const org = (await runAdmin(dataDir, ['org', 'create', '--name', 'Threads', '--plan', 'business'])).json;
+  const key = (await runAdmin(dataDir, ['key', 'create', '--org', org['id'], '--env', 'live'])).json['key'] as string;
+  const rx = await startReceiver();
   const child = await spawnEmbedded({
     port,
-    dataDir: join(dir, 'data'),
+    dataDir,
     env: {
+      DELIVERY_ALLOW_HOSTS: TEST_ALLOW_HOSTS,
+      DELIVERY_RESOLVE: `${rx.host}:${rx.ip}`,
+      NODE_EXTRA_CA_CERTS: rx.receiver.caFile,
+      SWEEP_INTERVAL_MS: '100',
       // Only this preload (not ./dev's), and no kept answers to resolve by: every resolution reaches the record.
       NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`,
       NODE_DISABLE_COMPILE_CACHE: '1',
@@ -78,9 +86,33 @@ registerHooks({
     // A key looked up (unknown: 401) starts the store's reader, which answers the API's reads.
     const answer = await fetch(`http://127.0.0.1:${port}/v1/consumers`, { headers: { authorization: `Bearer sk_live_${'x'.repeat(40)}` } });
     expect(answer.status).toBe(401);
+    // The whole path of a delivery through the threads: a send answered 500, its retry scheduled and claimed, a send
+    // answered 200, each attempt recorded (an import made only on one of those paths is recorded too).
+    const api = new ApiClient(`http://127.0.0.1:${port}`, key);
+    const consumerId = (await api.post('/v1/consumers', { external_id: 'threads' })).body.id;
+    // The default policy: its first re-send 5 s after the first send.
+    expect((await api.post('/v1/endpoints', { consumer_id: consumerId, url: rx.url() })).status).toBe(201);
+    let answered = 0;
+    rx.receiver.respondWith(() => (++answered === 1 ? { status: 500 } : { status: 200 }));
+    const sent = await api.post('/v1/messages', { consumer: 'threads', event_type: 'thread.test', payload: { n: 1 } });
+    expect(sent.status).toBe(202);
+    await whileRunning(
+      child,
+      stderr,
+      eventually(
+        async () => {
+          const { deliveries } = (await api.get(`/v1/messages/${sent.body.id}`)).body;
+          expect(deliveries).toEqual([expect.objectContaining({ status: 'success', attempt_count: 2 })]);
+        },
+        30_000,
+        100,
+      ),
+    );
+    expect(rx.receiver.requests).toHaveLength(2);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
+    await rx.receiver.close();
   }
   const threads = readRecords(records);
   const of = (module: string) => threads.filter((t) => t.argv.includes(module));
@@ -90,4 +122,4 @@ registerHooks({
   for (const thread of [...of('store-worker.ts'), ...of('egress-worker.ts')]) expect(thread.schemaModules, thread.argv).toEqual([]);
   // The API's thread builds the schemas it validates with: the record sees zod where it is loaded.
   expect(threads.find((t) => t.threadId === 0)?.schemaModules).toEqual(expect.arrayContaining([expect.stringMatching(/\/zod\//)]));
-}, 60_000);
+}, 90_000);
