@@ -35,7 +35,7 @@ function readRecords(records: string): ThreadRecord[] {
   });
 }
 
-it('embedded mode’s store and egress threads start, send, retry and record without zod or @wirehook/core’s root; its main thread has them (the record sees them)', async () => {
+it('embedded mode’s store and egress threads start, send, retry and record without zod or core’s root, which the main thread’s record shows', async () => {
   const records = join(dir, 'records');
   const preload = join(dir, 'record-resolutions.mjs');
   writeFileSync(
