@@ -6,8 +6,9 @@
 
 /**
  * `n` with its digits grouped in threes by commas, as `n.toLocaleString('en')` writes an
- * integer: 1048576 → "1,048,576", -1200 → "-1,200". Anything but a safe integer (a fraction,
- * NaN, ±Infinity, beyond 2^53) is left to toLocaleString, which rounds and names it as before.
+ * integer: 1048576 → "1,048,576", -1200 → "-1,200"; -0 as "0" (where toLocaleString writes
+ * "-0"). Anything but a safe integer (a fraction, NaN, ±Infinity, beyond 2^53) is left to
+ * toLocaleString, which rounds and names it as before.
  */
 export function thousands(n: number): string {
   if (!Number.isSafeInteger(n)) return n.toLocaleString('en');

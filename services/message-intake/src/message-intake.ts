@@ -199,7 +199,7 @@ function liveMonthKey(tenant: Tenant, now: number): string {
   return `live:${tenant.orgId}:${utcMonth(now)}`;
 }
 
-// The limits' refusals, made once.
+// The limits' refusals, made once: they name only the plans' constants.
 const MONTHLY_LIMIT_MESSAGES = Object.fromEntries(
   Object.entries(PLANS).map(([plan, { monthlyMessages }]) => [plan, `the ${plan} plan's ${thousands(monthlyMessages)} live messages this month are used up`]),
 ) as Record<keyof typeof PLANS, string>;

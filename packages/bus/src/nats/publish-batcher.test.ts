@@ -1,3 +1,4 @@
+import { thousands } from '@wirehook/core';
 import { describe, expect, it, vi } from 'vitest';
 import { BATCH_HEADER, decodeBatch } from './batch-codec.ts';
 import { MAX_BATCH_MESSAGES, MAX_IN_FLIGHT, MAX_WAITING_PUBLISHES, PublishBatcher, PublishQueueFullError, SLOW_ACK_MS } from './publish-batcher.ts';
@@ -140,7 +141,7 @@ describe('PublishBatcher', () => {
     expect(sends).toHaveLength(MAX_IN_FLIGHT);
   });
 
-  it(`refuses a publish at once when ${MAX_WAITING_PUBLISHES.toLocaleString('en')} wait already`, async () => {
+  it(`refuses a publish at once when ${thousands(MAX_WAITING_PUBLISHES)} wait already`, async () => {
     const { batcher } = await full();
     let refused = 0;
     for (let i = 0; i < MAX_WAITING_PUBLISHES; i++) void batcher.add(bytes(String(i)), {}).catch(() => refused++);

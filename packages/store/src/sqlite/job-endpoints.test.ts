@@ -1,3 +1,4 @@
+import { thousands } from '@wirehook/core/without-schemas';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryJob } from '../ports/delivery-port.ts';
 import { jobsIn, KEPT_ENDPOINTS, ReceivedEndpoints, SentEndpoints } from './job-endpoints.ts';
@@ -61,7 +62,7 @@ describe('the claimed jobs’ endpoints across the store thread', () => {
     expect(held.map((j) => j.endpoint.id)).toEqual(['ep_1', 'ep_2', 'ep_1']);
   });
 
-  it(`keeps the ${KEPT_ENDPOINTS.toLocaleString('en')} last crossed whole on both sides alike: one forgotten crosses whole again`, () => {
+  it(`keeps the ${thousands(KEPT_ENDPOINTS)} last crossed whole on both sides alike: one forgotten crosses whole again`, () => {
     const cross = crossing();
     for (let n = 0; n <= KEPT_ENDPOINTS; n++) cross([job(`ep_${n}`)]);
     // ep_0 is the one past the limit, forgotten by both sides; ep_1 is still kept.
