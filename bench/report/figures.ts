@@ -63,7 +63,7 @@ function withWarming(medians: ScenarioMedians, figures: Figure[]): Figure[] {
     out.push({
       id: `${scenario}.warmingCpu`,
       scenario,
-      measure: `CPU per delivery while warming (${warming.sent.toLocaleString('en')} messages first)`,
+      measure: `CPU per delivery while warming (${warming.sent.toLocaleString('en')} ${warming.sent === 1 ? 'message' : 'messages'} first)`,
       value: warming.wirehookCpuUs,
       unit: 'µs',
       ratioToBaseline: null,

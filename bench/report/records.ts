@@ -66,9 +66,9 @@ export interface ScenarioResult {
   /** e2e only: one run paced below saturation (half the median rate), for latency. */
   paced?: RunRecord;
   /**
-   * e2e, cluster mode and the floors: the run before the measured ones (`settings.e2e.warming`
-   * messages, the process fresh), not in the medians. Its CPU a delivery is reported apart: what
-   * a process costs while V8 compiles its hot code and its heap grows.
+   * e2e, cluster mode, the floors and fan-out: the run before the measured ones (`settings.e2e.warming`
+   * messages, or as many deliveries for fan-out), not in the medians. Its CPU a delivery is reported
+   * apart: what a process costs while V8 compiles its hot code and its heap grows.
    */
   warming?: RunRecord;
   /** `ab` only: B's runs, pair by pair with `runs` (A's), and its warming run (scenarios/ab.ts). */

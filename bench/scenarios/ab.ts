@@ -4,7 +4,7 @@ import type { RunRecord, ScenarioResult } from '../report/records.ts';
 import { FANOUT_ENDPOINTS } from '../settings.ts';
 import type { MeasuredPhase } from './delivery-run.ts';
 import { e2eRun } from './e2e.ts';
-import { fanoutRun } from './fanout.ts';
+import { fanoutRun, fanoutWarmingMessages } from './fanout.ts';
 
 /** One run of the A/B's scenario, and its warming's size: the same deliveries as e2e's warming either way. */
 interface AbRuns {
@@ -19,7 +19,7 @@ const AB_RUNS = {
     deliveriesPerMessage: 1,
   },
   fanout: {
-    run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? Math.ceil(ctx.settings.e2e.warming / FANOUT_ENDPOINTS) : ctx.settings.fanout.messages),
+    run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? fanoutWarmingMessages(ctx) : ctx.settings.fanout.messages),
     deliveriesPerMessage: FANOUT_ENDPOINTS,
   },
 } satisfies Record<string, AbRuns>;

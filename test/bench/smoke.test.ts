@@ -115,6 +115,13 @@ describe('bench --smoke', () => {
       expect(run.stderr.indexOf('e2e warming:')).toBeGreaterThan(-1);
       expect(run.stderr.indexOf('e2e warming:')).toBeLessThan(run.stderr.indexOf('e2e run 1:'));
       expect(run.stderr.indexOf('floor warming:')).toBeLessThan(run.stderr.indexOf('floor run 1:'));
+      // Fan-out too, by as many deliveries as e2e's warming (20: one message of 20), right before its runs.
+      expect(run.stderr.indexOf('fan-out warming:')).toBeGreaterThan(run.stderr.indexOf('cluster-floor run 1:'));
+      expect(run.stderr.indexOf('fan-out warming:')).toBeLessThan(run.stderr.indexOf('fan-out run 1:'));
+      expect(report.scenarios.fanout.warming).toMatchObject({ sent: 1, accepted: 1, delivered: 20 });
+      expect(report.scenarios.fanout.median.warming).toMatchObject({ sent: 1 });
+      expect(report.figures.find((f: { id: string }) => f.id === 'fanout.warmingCpu')?.measure).toBe('CPU per delivery while warming (1 message first)');
+      expect(report.checks.filter((c: { scenario: string; label: string }) => c.scenario === 'fanout' && c.label === 'warming').length).toBeGreaterThan(0);
       for (const scenario of ['e2e', 'cluster', 'floor', 'threaded-floor', 'cluster-floor']) {
         const { runs, paced, warming, median } = report.scenarios[scenario];
         expect(median.wirehookCpuUs, scenario).toBe(runs[0].wirehookCpuUs);
