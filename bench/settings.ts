@@ -18,8 +18,9 @@ export interface BenchSettings {
    * 1 endpoint per message, over `consumers` consumers of 1 endpoint each; then `pacedCount` at
    * half the rate. `probeIdleMs`: how long the API probe measures Wirehook idle first.
    * `warming`: messages of one run before the measured ones, in e2e, cluster mode and the
-   * floors, each on its process: its JIT compiles and its heap grows there, not in the runs
-   * whose CPU a delivery is set against the targets (the run is kept: `warming` in records.ts).
+   * floors, each on its process (and as many deliveries in fan-out: scenarios/fanout.ts): its JIT
+   * compiles and its heap grows there, not in the runs whose CPU a delivery is set against the
+   * targets (the run is kept: `warming` in records.ts).
    */
   e2e: { warmup: number; count: number; consumers: number; pacedCount: number; probeIdleMs: number; warming: number };
   /** Each message to a consumer with 20 endpoints. */

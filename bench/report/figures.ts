@@ -63,7 +63,7 @@ function withWarming(medians: ScenarioMedians, figures: Figure[]): Figure[] {
     out.push({
       id: `${scenario}.warmingCpu`,
       scenario,
-      measure: `CPU per delivery while warming (${warming.sent.toLocaleString('en')} ${warming.sent === 1 ? 'message' : 'messages'} first)`,
+      measure: `CPU per delivery while warming (${warmingSize(warming)} first)`,
       value: warming.wirehookCpuUs,
       unit: 'µs',
       ratioToBaseline: null,
@@ -73,4 +73,10 @@ function withWarming(medians: ScenarioMedians, figures: Figure[]): Figure[] {
     });
   });
   return out;
+}
+
+/** A warming's size in words: its messages, and their deliveries where a message makes more than one (fan-out). */
+function warmingSize({ sent, delivered }: { sent: number; delivered: number }): string {
+  const messages = `${sent.toLocaleString('en')} ${sent === 1 ? 'message' : 'messages'}`;
+  return delivered === sent ? messages : `${messages}, ${delivered.toLocaleString('en')} deliveries`;
 }

@@ -25,8 +25,8 @@ export interface Medians {
   extra: Record<string, number | null>;
   /** e2e: the paced run (offered rate, latency below saturation). */
   paced?: { offeredPerSecond: number | null; latencyP50: number | null; latencyP99: number | null };
-  /** The warming run's (records.ts), as is: its messages, rate and CPU a delivery. */
-  warming?: { sent: number; perSecond: number; wirehookCpuUs: number | null };
+  /** The warming run's (records.ts), as is: its messages and their deliveries, rate and CPU a delivery. */
+  warming?: { sent: number; delivered: number; perSecond: number; wirehookCpuUs: number | null };
   /** `ab`: B's medians, and each pair's B ÷ A (CPU a delivery, rate), in the pairs' order. */
   variant?: {
     label: string;
@@ -82,7 +82,7 @@ export function mediansOf(runs: readonly RunRecord[], paced?: RunRecord, warming
         latencyP99: paced.latencyMs?.p99 ?? null,
       },
     }),
-    ...(warming && { warming: { sent: warming.sent, perSecond: warming.perSecond, wirehookCpuUs: warming.wirehookCpuUs } }),
+    ...(warming && { warming: { sent: warming.sent, delivered: warming.delivered, perSecond: warming.perSecond, wirehookCpuUs: warming.wirehookCpuUs } }),
   };
 }
 

@@ -19,7 +19,7 @@ const AB_RUNS = {
     deliveriesPerMessage: 1,
   },
   fanout: {
-    run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? fanoutWarmingMessages(ctx) : ctx.settings.fanout.messages),
+    run: (ctx, name, warming) => fanoutRun(ctx, name, warming ? fanoutWarmingMessages(ctx.settings) : ctx.settings.fanout.messages),
     deliveriesPerMessage: FANOUT_ENDPOINTS,
   },
 } satisfies Record<string, AbRuns>;

@@ -113,7 +113,7 @@ describe('issue 46’s checks in the bench report', () => {
   });
 
   it('the warming run: its CPU a delivery once, after its scenario’s own figures, against the measured runs’; no target', () => {
-    const warming = { sent: 32_000, perSecond: 2_000, wirehookCpuUs: 571 };
+    const warming = { sent: 32_000, delivered: 32_000, perSecond: 2_000, wirehookCpuUs: 571 };
     const figures = figuresOf({
       e2e: medians({ wirehookCpuUs: 457, warming }),
       floor: medians({ wirehookCpuUs: 200 }),
@@ -133,6 +133,9 @@ describe('issue 46’s checks in the bench report', () => {
       pass: null,
     });
     expect(figure(figures, 'cluster.warmingCpu').checked).toBe("1.2 × the measured runs'");
+    // Fan-out's warming: as many deliveries as e2e's, a twentieth of its messages; the words say both.
+    const fanout = figuresOf({ fanout: medians({ wirehookCpuUs: 300, warming: { sent: 2_400, delivered: 48_000, perSecond: 3_000, wirehookCpuUs: 390 } }) });
+    expect(figure(fanout, 'fanout.warmingCpu').measure).toBe('CPU per delivery while warming (2,400 messages, 48,000 deliveries first)');
     // A scenario without a warming run has no such figure.
     expect(figuresOf({ e2e: medians({ wirehookCpuUs: 457 }) }).some((f) => f.id.endsWith('.warmingCpu'))).toBe(false);
   });
