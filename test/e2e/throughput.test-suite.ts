@@ -87,11 +87,13 @@ export function describeThroughputSuite(mode: string, start: () => Promise<Deliv
           1_000,
         ),
       ).toBeLessThanOrEqual(10);
-      // The unlimited endpoint was not held back by the limited one's queue: all 100 of its arrived
-      // before the limited one's 50th, which its limit keeps ≥ 4.9 s after its first — a bound in the
-      // run's own time (it was 5 s of wall clock, which a busy machine broke once: 5.67 s).
-      const fastLast = Math.max(...open.receiver.requests.map((r) => r.receivedAt));
-      expect(fastLast).toBeLessThan(times[49]!);
+      // The unlimited endpoint was not held back by the limited one's queue: held back, it would get its
+      // 100 at the limited one's pace, half of them after the limited one's 50th (which the limit keeps
+      // ≥ 4.9 s after its first); free, all of them come before it. A bound in the run's own time, with
+      // room for a busy machine's slow sends: at most 10 late (all 100 were required before, and a
+      // clean-clone run of 2026-12-05 had its last 392 ms late; before that 5 s of wall clock, broken at 5.67 s).
+      const late = open.receiver.requests.filter((r) => r.receivedAt >= times[49]!).length;
+      expect(late).toBeLessThanOrEqual(10);
     }, 60_000);
 
     /** A 429 with Retry-After: 4 to an endpoint made of `fields`: nothing reaches it for 4 s, then everything does. */
