@@ -17,8 +17,8 @@ if (typeof process.getBuiltinModule === 'function' && !process.execArgv.some((fl
     const { checkoutProgramUrl } = await import('./checkout-program.mjs');
     const programUrl = checkoutProgramUrl(program);
     if (programUrl !== undefined) {
-      const { keepResolutions } = await import('./kept-resolutions.mjs');
-      keepResolutions(programUrl);
+      const { keepCheckoutProgram } = await import('./kept-resolutions.mjs');
+      keepCheckoutProgram(programUrl);
     }
   }
 }

@@ -53,14 +53,19 @@ const WRITE_AFTER_MS = 2_000;
  * a moment after the last new answer; a thread ended by `terminate()` has no exit to write at).
  */
 export function keepResolutions(program, checkout = CHECKOUT) {
-  const none = () => {};
-  // An older Node (a machine's own Node 20 under ./dev's NODE_OPTIONS) has neither: it only resolves.
-  const { getCompileCacheDir, registerHooks } = nodeModule;
-  if (typeof getCompileCacheDir !== 'function' || typeof registerHooks !== 'function') return none;
-  const cacheDir = getCompileCacheDir();
-  if (cacheDir === undefined || program === undefined || resolutionFlagged()) return none;
+  // The cheap questions first: a thread with no compile cache asks the disk nothing.
+  if (program === undefined || cacheDirToKeepIn() === undefined) return NONE;
   const programUrl = checkoutProgramUrl(program, checkout);
-  if (programUrl === undefined) return none;
+  return programUrl === undefined ? NONE : keepCheckoutProgram(programUrl, checkout);
+}
+
+/**
+ * keepResolutions for a program already found to be a file of `checkout` (`programUrl`: what
+ * checkoutProgramUrl answered), as the preload finds it before it imports this: not asked twice.
+ */
+export function keepCheckoutProgram(programUrl, checkout = CHECKOUT) {
+  const cacheDir = cacheDirToKeepIn();
+  if (cacheDir === undefined) return NONE;
   const inCheckout = checkoutFiles(checkout);
   // CommonJS's last resort for a bare name, NODE_PATH, answers only where it is set: a file of its own.
   const nodePath = process.env.NODE_PATH ?? '';
@@ -79,7 +84,7 @@ export function keepResolutions(program, checkout = CHECKOUT) {
     found.clear();
   };
   process.once('exit', write);
-  registerHooks({
+  nodeModule.registerHooks({
     resolve(specifier, context, nextResolve) {
       const parent = context.parentURL;
       if (parent === undefined || !inCheckout(parent)) return nextResolve(specifier, context);
@@ -101,6 +106,17 @@ export function keepResolutions(program, checkout = CHECKOUT) {
     },
   });
   return write;
+}
+
+/** What keepResolutions returns where it keeps nothing. */
+const NONE = () => {};
+
+/** Node's compile cache folder, where answers are kept; none without it, on a Node that cannot keep them, or under flags that change resolution. */
+function cacheDirToKeepIn() {
+  // An older Node (a machine's own Node 20 under ./dev's NODE_OPTIONS) has neither: it only resolves.
+  const { getCompileCacheDir, registerHooks } = nodeModule;
+  if (typeof getCompileCacheDir !== 'function' || typeof registerHooks !== 'function' || resolutionFlagged()) return undefined;
+  return getCompileCacheDir();
 }
 
 /** Node's own flags (or NODE_OPTIONS) that change what a resolution answers, or who answers it. */

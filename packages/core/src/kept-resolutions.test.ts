@@ -75,9 +75,13 @@ describe('keepResolutions', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs `program` (the checkout's, or another) on `specifiers`: the names it imported. */
-  const run = (specifiers: string[], program = join(checkout, 'program.mjs'), env = envWith({ NODE_COMPILE_CACHE: cache })): string[] =>
-    JSON.parse(execFileSync(process.execPath, [program, ...specifiers], { env, encoding: 'utf8', timeout: 20_000 })) as string[];
+  /** Runs `program` (the checkout's, or another) on `specifiers`, Node given `nodeArgs` first: the names it imported. */
+  const run = (
+    specifiers: string[],
+    program = join(checkout, 'program.mjs'),
+    env = envWith({ NODE_COMPILE_CACHE: cache }),
+    nodeArgs: string[] = [],
+  ): string[] => JSON.parse(execFileSync(process.execPath, [...nodeArgs, program, ...specifiers], { env, encoding: 'utf8', timeout: 20_000 })) as string[];
   const readKept = (): { path: string; kept: KeptFile } => {
     const [path, ...more] = keptFiles(cache);
     expect(more).toEqual([]);
@@ -145,14 +149,8 @@ describe('keepResolutions', () => {
       expect(keptFiles(cache), flag).toEqual([]);
     }
     // The same given on the command line, and --preserve-symlinks given by the environment.
-    const program = join(checkout, 'program.mjs');
     for (const flag of ['--preserve-symlinks', '--experimental-loader=data:text/javascript,']) {
-      const out = execFileSync(process.execPath, [flag, program, './a.mjs'], {
-        env: envWith({ NODE_COMPILE_CACHE: cache }),
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
-      expect(JSON.parse(out), flag).toEqual(['a']);
+      expect(run(['./a.mjs'], undefined, undefined, [flag]), flag).toEqual(['a']);
       expect(keptFiles(cache), flag).toEqual([]);
     }
     expect(run(['./a.mjs'], undefined, envWith({ NODE_COMPILE_CACHE: cache, NODE_PRESERVE_SYMLINKS: '1' }))).toEqual(['a']);

@@ -110,7 +110,7 @@ export class MessageIntake implements IntakePort {
     const payload = JSON.stringify(body.payload);
     const payloadBytes = Buffer.byteLength(payload);
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
-      throw new InvalidError(`payload: is ${thousands(payloadBytes)} bytes of JSON; at most 1,000,000 (1 MB)`);
+      throw new InvalidError(`payload: is ${thousands(payloadBytes)} bytes of JSON; at most ${thousands(MAX_PAYLOAD_BYTES)} (1 MB)`);
     }
     const now = clock.now();
     const { local } = this.#deps;
