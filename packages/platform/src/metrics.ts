@@ -14,6 +14,16 @@ export interface HttpMetrics {
 }
 
 /**
+ * How often Node's event-loop delay is sampled for `nodejs_eventloop_lag_*` (prom-client's
+ * default is every 10 ms). Each sample is a timer that wakes the process: at 10 ms an idle
+ * service spent ≈ 4.5 of its 5–8 ms of CPU a second on it, half of an idle cluster's 52 ms a
+ * second over its eight services (docs/benchmarks.md, forty-third session). Every 50 ms keeps
+ * 20 samples a second, and a stall of 50 ms or more always delays one (any shorter one in
+ * proportion to its length): what the lag series are read for.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 50;
+
+/**
  * A process's registry: Node's default metrics, and a `service` label on every series
  * (`gateway`, `dispatcher`, … or `wirehook` in embedded mode) so series stay apart when
  * one Prometheus job scrapes several services. The replica is Prometheus' `instance`.
@@ -22,7 +32,7 @@ export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   // Node's metrics under their standard names (process_*, nodejs_*): stock dashboards work.
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   dropTotalGauges(registry);
   return registry;
 }
