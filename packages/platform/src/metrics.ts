@@ -15,13 +15,13 @@ export interface HttpMetrics {
 
 /**
  * How often Node's event-loop delay is sampled for `nodejs_eventloop_lag_*` (prom-client's
- * default is every 10 ms). Each sample is a timer that wakes the process: at 10 ms an idle
- * service spent ≈ 4.5 of its 5–8 ms of CPU a second on it, half of an idle cluster's 52 ms a
- * second over its eight services (docs/benchmarks.md, forty-third session). Every 50 ms keeps
- * 20 samples a second, and a stall of 50 ms or more always delays one (any shorter one in
- * proportion to its length): what the lag series are read for.
+ * `eventLoopMonitoringPrecision`; its default is 10 ms). Each sample is a timer that wakes the
+ * process: at 10 ms an idle service spent 1.75–3 ms of its 5–8 ms of CPU a second on them, an
+ * idle cluster's ten processes 44–52 ms a second in all, 29–33 at 50 (docs/benchmarks.md,
+ * forty-third session). Node records the time between two samples, so every value of the
+ * histogram series is this period plus the loop's delay: ≈ 0.05 s when idle (docs/operations.md).
  */
-export const EVENT_LOOP_SAMPLE_MS = 50;
+export const EVENT_LOOP_DELAY_RESOLUTION_MS = 50;
 
 /**
  * A process's registry: Node's default metrics, and a `service` label on every series
@@ -32,7 +32,7 @@ export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   // Node's metrics under their standard names (process_*, nodejs_*): stock dashboards work.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_DELAY_RESOLUTION_MS });
   dropTotalGauges(registry);
   return registry;
 }
