@@ -1,5 +1,6 @@
 // The report's figures: each scenario's in its own module (delivery-, stress-, idempotency-figures.ts),
 // joined here in the report's order; the medians they are made from in medians.ts.
+import { thousands } from '@wirehook/core/without-schemas';
 import {
   abFigures,
   baselineFigures,
@@ -77,6 +78,6 @@ function withWarming(medians: ScenarioMedians, figures: Figure[]): Figure[] {
 
 /** A warming's size in words: its messages, and their deliveries where a message makes more than one (fan-out). */
 function warmingSize({ sent, delivered }: { sent: number; delivered: number }): string {
-  const messages = `${sent.toLocaleString('en')} ${sent === 1 ? 'message' : 'messages'}`;
-  return delivered === sent ? messages : `${messages}, ${delivered.toLocaleString('en')} deliveries`;
+  const messages = `${thousands(sent)} ${sent === 1 ? 'message' : 'messages'}`;
+  return delivered === sent ? messages : `${messages}, ${thousands(delivered)} deliveries`;
 }

@@ -54,9 +54,10 @@ const WRITE_AFTER_MS = 2_000;
  */
 export function keepResolutions(program, checkout = CHECKOUT) {
   // The cheap questions first: a thread with no compile cache asks the disk nothing.
-  if (program === undefined || cacheDirToKeepIn() === undefined) return NONE;
+  const cacheDir = program === undefined ? undefined : cacheDirToKeepIn();
+  if (cacheDir === undefined) return NONE;
   const programUrl = checkoutProgramUrl(program, checkout);
-  return programUrl === undefined ? NONE : keepCheckoutProgram(programUrl, checkout);
+  return programUrl === undefined ? NONE : keepIn(cacheDir, programUrl, checkout);
 }
 
 /**
@@ -65,7 +66,11 @@ export function keepResolutions(program, checkout = CHECKOUT) {
  */
 export function keepCheckoutProgram(programUrl, checkout = CHECKOUT) {
   const cacheDir = cacheDirToKeepIn();
-  if (cacheDir === undefined) return NONE;
+  return cacheDir === undefined ? NONE : keepIn(cacheDir, programUrl, checkout);
+}
+
+/** Keeps `programUrl`'s answers in `cacheDir` (both found by the callers above). */
+function keepIn(cacheDir, programUrl, checkout) {
   const inCheckout = checkoutFiles(checkout);
   // CommonJS's last resort for a bare name, NODE_PATH, answers only where it is set: a file of its own.
   const nodePath = process.env.NODE_PATH ?? '';
