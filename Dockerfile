@@ -6,12 +6,14 @@
 # Reproducible: the base image is pinned by digest (node 24.18.0, bookworm-slim; Dependabot's
 # docker updates move it), pnpm by the exact version package.json names, and the dependency
 # layer is `pnpm fetch` from the lockfile alone, so it is rebuilt only when the lockfile
-# changes and the install after it is offline.
+# changes and the install after it is offline. patches/ holds our fixes to dependencies
+# (pnpm's patchedDependencies, hashed in the lockfile): it travels with the lockfile.
 # The digest is written out in both FROM lines (Dependabot does not follow an ARG).
 FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS build
 WORKDIR /app
 RUN npm install --global --no-audit --no-fund pnpm@10.34.9
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY patches ./patches
 RUN pnpm fetch
 COPY package.json ./
 COPY packages ./packages

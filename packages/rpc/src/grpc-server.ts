@@ -8,8 +8,11 @@ import { addHealthService } from './health.ts';
  * clients resolve the target again and reconnect: a round_robin client (grpc-service.ts)
  * finds pods added since it connected, and one behind a ClusterIP Service may land on another
  * pod each time. grpc-js varies the age by ±10 % so a client's connections do not all end at once.
+ * A call in flight at the GOAWAY finishes on the old connection: grpc-js 1.14.7's client
+ * failed it with UNAVAILABLE when its keepalive ping came due first (grpc/grpc-node#3068),
+ * which patches/@grpc__grpc-js@1.14.7.patch mends (grpc-connection-age.test.ts).
  */
-const SERVER_OPTIONS = { 'grpc.max_connection_age_ms': 60_000 };
+const MAX_CONNECTION_AGE_MS = 60_000;
 
 /** One service to serve: made by `bindService`, typed where it is made. */
 export interface ServiceBinding {
@@ -36,6 +39,8 @@ export interface StartGrpcServerOptions extends AddServiceOptions {
   services: readonly ServiceBinding[];
   /** How long `stop()` waits for calls in flight before cancelling them (default 5 s). */
   shutdownGraceMs?: number;
+  /** How long a connection lives before the server ends it (default 60 s; tests shorten it). */
+  maxConnectionAgeMs?: number;
 }
 
 /** A listening gRPC server. */
@@ -52,7 +57,7 @@ export interface GrpcServerHandle {
  * @throws Error when the address cannot be bound.
  */
 export async function startGrpcServer(options: StartGrpcServerOptions): Promise<GrpcServerHandle> {
-  const server = new Server(SERVER_OPTIONS);
+  const server = new Server({ 'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS });
   for (const service of options.services) service.register(server, options);
   const names = options.services.map((s) => s.typeName);
   const health = addHealthService(server, names);
