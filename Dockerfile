@@ -5,9 +5,9 @@
 #
 # Reproducible: the base image is pinned by digest (node 24.18.0, bookworm-slim; Dependabot's
 # docker updates move it), pnpm by the exact version package.json names, and the dependency
-# layer is `pnpm fetch` from the lockfile alone, so it is rebuilt only when the lockfile
-# changes and the install after it is offline. patches/ holds our fixes to dependencies
-# (pnpm's patchedDependencies, hashed in the lockfile): it travels with the lockfile.
+# layer is `pnpm fetch` from the lockfile (and patches/, our fixes to dependencies: pnpm's
+# patchedDependencies, hashed in the lockfile), so it is rebuilt only when those change and
+# the install after it is offline.
 # The digest is written out in both FROM lines (Dependabot does not follow an ARG).
 FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS build
 WORKDIR /app

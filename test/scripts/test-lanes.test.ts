@@ -22,15 +22,15 @@ describe("./dev test's lanes", () => {
     expect(new Set(lanes.flat()).size).toBe(all.length);
   });
 
-  it('keep the cluster, bench and browser files together, apart from the rest (the package-install files among the rest)', () => {
+  it('keep the cluster, bench, browser and package-install files together, apart from the rest', () => {
     const [first = [], second = []] = TEST_LANES.map((lane) => filesWith(lane.args));
     expect(first.some((file) => file.includes('/test/cluster/'))).toBe(true);
     expect(first.some((file) => file.includes('/test/bench/'))).toBe(true);
     expect(first.some((file) => file.includes('/test/browser/'))).toBe(true);
-    expect(first.every((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(true);
-    expect(second.some((file) => /\/test\/(cluster|bench|browser)\//.test(file))).toBe(false);
+    expect(first.some((file) => file.includes('/test/packages/'))).toBe(true);
+    expect(first.every((file) => /\/test\/(cluster|bench|browser|packages)\//.test(file))).toBe(true);
+    expect(second.some((file) => /\/test\/(cluster|bench|browser|packages)\//.test(file))).toBe(false);
     expect(second.some((file) => file.includes('/test/e2e/'))).toBe(true);
-    expect(second.some((file) => file.includes('/test/packages/'))).toBe(true);
   });
 });
 

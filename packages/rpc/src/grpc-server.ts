@@ -10,7 +10,8 @@ import { addHealthService } from './health.ts';
  * pod each time. grpc-js varies the age by ±10 % so a client's connections do not all end at once.
  * A call in flight at the GOAWAY finishes on the old connection: grpc-js 1.14.7's client
  * failed it with UNAVAILABLE when its keepalive ping came due first (grpc/grpc-node#3068),
- * which patches/@grpc__grpc-js@1.14.7.patch mends (grpc-connection-age.test.ts).
+ * which patches/@grpc__grpc-js@1.14.7.patch mends (grpc-connection-age.test.ts). The server's
+ * own keepalive ('grpc.keepalive_time_ms' here) is off: its pings have the same flaw, unpatched.
  */
 const MAX_CONNECTION_AGE_MS = 60_000;
 

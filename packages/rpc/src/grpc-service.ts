@@ -145,6 +145,10 @@ const UNTRACED_SERVER_CALL = { context: ROOT_CONTEXT, end: () => {} };
  * just replaced). The TXT lookup for a service config in DNS is off: the policy is ours.
  * Keepalive pings notice a pod that vanished without closing its connections (its node
  * lost) within 40 s instead of the kernel's TCP timeout; our servers (grpc-js) allow them.
+ * A connection its server has ended (GOAWAY) sends none while its last calls finish
+ * (patches/@grpc__grpc-js@1.14.7.patch, grpc-server.ts): those are bounded by their
+ * deadlines (5 s unless a client says otherwise; the egress relay's calls, twice the delivery
+ * timeout and 5 s).
  */
 export const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
