@@ -16,8 +16,9 @@
 // That 503's words ("MessageIntake is unavailable", not "did not answer within") are a failed transport's, most
 // likely grpc-js failing a send draining on a connection message-intake had just ended (grpc/grpc-node#3068, patched
 // in patches/: packages/rpc/src/grpc-connection-age.test.ts), not the lanes. Moved once more with it patched (the
-// forty-fourth session), the clean-clone run passed but ended its lanes at 971 and 1,001 s against 974 and 913 s
-// the run before (the install files took 77 s in the second lane, beside the cluster files, against 45 s here): here.
+// forty-fourth session), the clean-clone run passed and ended its lanes at 971 and 1,001 s, against 974 and 913 s the
+// run before and 1,018 and 988 s the run after, both with them here (the install files took 77 s in the second lane,
+// beside the cluster files, against 45 s here): no gain the machine's hour does not hide, so here they stay.
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
