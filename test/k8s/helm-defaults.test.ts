@@ -158,6 +158,27 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     for (const d of byKind(await objects(), 'Deployment')) expect(container(d).lifecycle?.preStop?.exec?.command, d.metadata.name).toEqual(['sleep', '5']);
   });
 
+  it('the pods that send webhooks get the time their stop takes: preStop, the longest relay call, 5 s more, 5 to spare', async () => {
+    const relayOn = ['secrets.existingSecret=wirehook-keys', 'relay.sourceIps={198.51.100.20}', 'relay.mode=nat'];
+    const grace = (all: Awaited<ReturnType<typeof objects>>) =>
+      Object.fromEntries(byKind(all, 'Deployment').map((d) => [d.metadata.name, d['spec'].template.spec.terminationGracePeriodSeconds]));
+    // DELIVERY_TIMEOUT_MS 15 s unless set: 5 + (30 + 5) + 5 + 5 = 50; the rest keep Kubernetes' 30 s (their stop: ≤ 20 s).
+    expect(grace(await template(relayOn))).toEqual({
+      'wh-alerting': undefined,
+      'wh-dispatcher': 50,
+      'wh-egress-relay': 50,
+      'wh-gateway': undefined,
+      'wh-message-intake': undefined,
+      'wh-portal': undefined,
+      'wh-recovery': undefined,
+    });
+    // Raised to 60 s in a service's extraEnv: 5 + (120 + 5) + 5 + 5 = 140 for that service alone.
+    const raised = await template([...relayOn, 'services.dispatcher.extraEnv[0].name=DELIVERY_TIMEOUT_MS'], {
+      setString: ['services.dispatcher.extraEnv[0].value=60000'],
+    });
+    expect(grace(raised)).toMatchObject({ 'wh-dispatcher': 140, 'wh-egress-relay': 50 });
+  });
+
   it('the migrate Job runs before upgrades only, with the chart’s labels, resources and a deadline', async () => {
     const job = named(await objects(), 'Job', 'wh-migrate');
     expect(job.metadata['annotations']['helm.sh/hook']).toBe('pre-upgrade');

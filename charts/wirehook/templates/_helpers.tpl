@@ -2,8 +2,8 @@
 {{- define "wirehook.services" -}}
 gateway: { key: gateway, ports: { http: 8080 }, egress: false }
 message-intake: { key: messageIntake, ports: { grpc: 50051 }, egress: false }
-dispatcher: { key: dispatcher, ports: {}, egress: true }
-egress-relay: { key: egressRelay, ports: { grpc: 50052 }, egress: true }
+dispatcher: { key: dispatcher, ports: {}, egress: true, sendsWebhooks: true }
+egress-relay: { key: egressRelay, ports: { grpc: 50052 }, egress: true, sendsWebhooks: true }
 recovery: { key: recovery, ports: { grpc: 50053 }, egress: false }
 alerting: { key: alerting, ports: {}, egress: true }
 portal: { key: portal, ports: { http: 8081 }, egress: false }

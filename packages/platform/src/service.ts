@@ -21,7 +21,8 @@ export interface ServiceContext {
 
 /**
  * Runs one service process: logger, clock, metrics and health on METRICS_PORT, then the
- * components `build` returns, stopped in reverse order on SIGTERM/SIGINT.
+ * components `build` returns, stopped in reverse order on SIGTERM/SIGINT (within
+ * `config.stopDeadlineMs`: a service whose work in flight lasts longer than 20 s says how long).
  */
 export async function runService(
   name: string,
@@ -32,6 +33,8 @@ export async function runService(
     METRICS_HOST: string;
     WIREHOOK_TEST_CLOCK_FILE?: string | undefined;
     WIREHOOK_EXIT_WITH_PARENT?: boolean;
+    /** How long a stop may take before the process exits anyway (20 s unless the service says). */
+    stopDeadlineMs?: number;
   },
   build: (ctx: ServiceContext) => Promise<Component[]> | Component[],
 ): Promise<void> {
@@ -62,7 +65,7 @@ export async function runService(
     const components = await build({ logger, clock, registry, readiness });
     // Already listening: stopped last, with everything else.
     const health: Component = { name: 'metrics', start: async () => {}, stop: () => metrics.stop() };
-    await runComponents([health, ...components], { logger });
+    await runComponents([health, ...components], { logger, ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }) });
     readiness.splice(readiness.indexOf(starting), 1);
     state.state = 'running';
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);

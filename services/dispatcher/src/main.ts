@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, openSealingKeys, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
-const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
+const { grpcMetrics, RelayGrpcClient, relayCallMs } = await import('@wirehook/rpc');
 const { MemoryKv, RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
@@ -15,7 +15,10 @@ const { registerConsumerMetrics } = await import('./metrics.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
-await runService('dispatcher', config, async ({ logger, clock, registry, readiness }) => {
+// A stop lets the sends in flight finish: a relay call is the longest (the chart's pod grace period covers it).
+const stopDeadlineMs = relayCallMs(config.DELIVERY_TIMEOUT_MS) + 5_000;
+
+await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
@@ -25,7 +28,7 @@ await runService('dispatcher', config, async ({ logger, clock, registry, readine
   // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
   const relay = new RelayGrpcClient({
     address: config.RELAY_GRPC_ADDRESS,
-    deadlineMs: 2 * config.DELIVERY_TIMEOUT_MS + 5_000,
+    deadlineMs: relayCallMs(config.DELIVERY_TIMEOUT_MS),
     authToken: config.INTERNAL_AUTH_TOKEN,
     metrics: grpcMetrics(registry),
   });

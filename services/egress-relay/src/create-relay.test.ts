@@ -4,8 +4,8 @@
 // with DELIVERY_ALLOW_HOSTS and DELIVERY_RESOLVE honoured.
 import { standardWebhookHeaders } from '@wirehook/core';
 import { createLogger, silentLogger } from '@wirehook/platform';
-import { RelayGrpcClient } from '@wirehook/rpc';
-import { jsonLines, testCa } from '@wirehook/testkit';
+import { RelayGrpcClient, relayCallMs } from '@wirehook/rpc';
+import { eventually, jsonLines, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';
 import { createRelay, type RelaySettings } from './create-relay.ts';
@@ -96,3 +96,31 @@ it('serves the dispatchers over gRPC from its components: a send goes out from t
     for (const c of [...built.components].reverse()) await c.stop();
   }
 });
+
+it('stopped (SIGTERM: a rolling update), it lets a send it holds finish, past the 5 s a gRPC server waits unless told', async () => {
+  // Answered after 6 s: past startGrpcServer's default grace (5 s), within the delivery timeout (8 s). Cut
+  // short, the dispatcher would record the attempt failed (`relay: …`) though the webhook went out, and send it again.
+  const ANSWER_AFTER_MS = 6_000;
+  const DELIVERY_TIMEOUT_MS = 8_000;
+  const slow = await startReceiver();
+  slow.receiver.respondWith({ status: 200, delayMs: ANSWER_AFTER_MS });
+  const over = { DELIVERY_TIMEOUT_MS, DELIVERY_ALLOW_HOSTS: slow.host, DELIVERY_RESOLVE: `${slow.host}:${slow.ip}` };
+  const built = createRelay(settings('127.0.0.2', 'bind', over), { logger: silentLogger(), ca: (await testCa()).caPem });
+  for (const c of built.components) await c.start();
+  const client = new RelayGrpcClient({ address: `127.0.0.1:${built.grpc.port()}`, authToken: TOKEN, deadlineMs: relayCallMs(DELIVERY_TIMEOUT_MS) });
+  try {
+    const body = '{"slow":true}';
+    const headers = standardWebhookHeaders([Buffer.from('create-relay-test-secret')], 'msg_01KCREATERELAYSLOW0000000000', Date.now(), body);
+    const sent = client.send({ url: slow.url(), poolKey: 'ep_create_relay_slow', headers, body });
+    await eventually(() => expect(slow.receiver.requests).toHaveLength(1));
+    // The stop its process makes on SIGTERM: its components in reverse, the gRPC server first.
+    const stopped = (async () => {
+      for (const c of [...built.components].reverse()) await c.stop();
+    })();
+    expect(await sent).toMatchObject({ ok: true, status: 200, error: null, sourceIp: '127.0.0.2' });
+    await stopped;
+  } finally {
+    client.close();
+    await slow.receiver.close();
+  }
+}, 30_000);

@@ -1,6 +1,6 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Component, Logger, ReadinessCheck } from '@wirehook/platform';
-import { grpcComponent } from '@wirehook/rpc';
+import { grpcComponent, relayCallMs } from '@wirehook/rpc';
 import type { Registry } from 'prom-client';
 import { startRelayGrpcServer } from './grpc-server.ts';
 import { EgressRelay } from './relay.ts';
@@ -72,7 +72,15 @@ export function createRelay(
     },
   };
   const grpc = grpcComponent(() =>
-    startRelayGrpcServer({ relay, address: `${settings.GRPC_HOST}:${settings.GRPC_PORT}`, authToken: settings.INTERNAL_AUTH_TOKEN, logger, registry }),
+    startRelayGrpcServer({
+      relay,
+      address: `${settings.GRPC_HOST}:${settings.GRPC_PORT}`,
+      authToken: settings.INTERNAL_AUTH_TOKEN,
+      logger,
+      registry,
+      // The sends it holds finish when it is stopped (a rolling update): cut short, each would be recorded failed and sent again.
+      shutdownGraceMs: relayCallMs(settings.DELIVERY_TIMEOUT_MS),
+    }),
   );
   const connections: Component = { name: 'relay', start: async () => {}, stop: () => relay.close() };
   return { relay, readiness, grpc, components: [connections, grpc] };

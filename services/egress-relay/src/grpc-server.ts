@@ -20,6 +20,8 @@ export function startRelayGrpcServer(options: {
   logger?: Logger;
   authToken: string;
   registry?: Registry;
+  /** How long a stop lets the calls in flight finish (the service: relayCallMs, the longest a send takes; else 5 s). */
+  shutdownGraceMs?: number;
 }): Promise<GrpcServerHandle> {
   const { relay, address, logger, authToken } = options;
   const handlers: ServiceImpl<typeof relayv1.Relay> = {
@@ -31,6 +33,7 @@ export function startRelayGrpcServer(options: {
     services: [bindService(relayv1.Relay, handlers)],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
+    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
     ...(options.registry ? { metrics: grpcMetrics(options.registry) } : {}),
   });

@@ -7,12 +7,16 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'egress-relay' });
 const { loadConfig, runService } = await import('@wirehook/platform');
+const { relayCallMs } = await import('@wirehook/rpc');
 const { relayConfigSchema } = await import('./config.ts');
 const { createRelay } = await import('./create-relay.ts');
 
 const config = loadConfig(relayConfigSchema, process.env, 'egress-relay');
 
-await runService('egress-relay', config, ({ logger, registry, readiness }) => {
+// A stop lets the sends it holds finish (create-relay.ts), and a little more.
+const stopDeadlineMs = relayCallMs(config.DELIVERY_TIMEOUT_MS) + 5_000;
+
+await runService('egress-relay', { ...config, stopDeadlineMs }, ({ logger, registry, readiness }) => {
   const relay = createRelay(config, { logger, registry });
   readiness.push(relay.readiness);
   return [tracing, ...relay.components];
