@@ -98,7 +98,8 @@ it('a replica stopped (SIGTERM, as a rolling update does) mid-burst, then starte
       expect((await api.post('/v1/messages', { consumer: 'c', event_type: 'a.b', payload: { again: true } })).status).toBe(202);
       expect(await handled()).toBeGreaterThan(0);
     },
-    30_000,
-    100,
+    // grpc-js' reconnect backoff grows while the replica is down (1 s × 1.6 a try): room for a slow machine.
+    60_000,
+    200,
   );
 }, 180_000);

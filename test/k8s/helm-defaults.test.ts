@@ -162,7 +162,7 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     const relayOn = ['secrets.existingSecret=wirehook-keys', 'relay.sourceIps={198.51.100.20}', 'relay.mode=nat'];
     const grace = (all: Awaited<ReturnType<typeof objects>>) =>
       Object.fromEntries(byKind(all, 'Deployment').map((d) => [d.metadata.name, d['spec'].template.spec.terminationGracePeriodSeconds]));
-    // DELIVERY_TIMEOUT_MS 15 s unless set: 5 + (30 + 5) + 5 + 5 = 50; the rest keep Kubernetes' 30 s (their stop: ≤ 20 s).
+    // DELIVERY_TIMEOUT_MS 15 s unless set: 5 + (30 + 5 + 5) + 5 = 50 (core's senderStopMs); the rest keep Kubernetes' 30 s (their stop: 20 s).
     expect(grace(await template(relayOn))).toEqual({
       'wh-alerting': undefined,
       'wh-dispatcher': 50,
@@ -177,6 +177,15 @@ describe('rendered with its defaults (and an existing Secret)', () => {
       setString: ['services.dispatcher.extraEnv[0].value=60000'],
     });
     expect(grace(raised)).toMatchObject({ 'wh-dispatcher': 140, 'wh-egress-relay': 50 });
+    // 1 s: the process's stop is never under 20 s, the pod's grace never under Kubernetes' 30.
+    const short = await template([...relayOn, 'services.egressRelay.extraEnv[0].name=DELIVERY_TIMEOUT_MS'], {
+      setString: ['services.egressRelay.extraEnv[0].value=1000'],
+    });
+    expect(grace(short)).toMatchObject({ 'wh-dispatcher': 50, 'wh-egress-relay': 30 });
+    // A value the chart cannot read as milliseconds is refused, naming it (zod would take "1.5e4").
+    expect(await refused([...relayOn, 'services.dispatcher.extraEnv[0].name=DELIVERY_TIMEOUT_MS', 'services.dispatcher.extraEnv[0].value=1.5e4'])).toContain(
+      'services.dispatcher.extraEnv: DELIVERY_TIMEOUT_MS must be whole milliseconds (digits only), not "1.5e4"',
+    );
   });
 
   it('the migrate Job runs before upgrades only, with the chart’s labels, resources and a deadline', async () => {

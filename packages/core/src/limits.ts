@@ -61,6 +61,26 @@ export const MAX_RETRY_SPAN_MS = 3 * DAY_MS;
 export const DEFAULT_RETENTION_MONTHS = 3;
 /** One delivery attempt's default timeout (DELIVERY_TIMEOUT_MS). */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
+
+/**
+ * The longest a relay call (Relay.Deliver) takes: a whole send — the wait for a connection and
+ * the attempt, each bounded by the delivery timeout — and 5 s for the call. The dispatcher's
+ * deadline for it, and how long a stopping relay lets the calls it holds finish (a call cut
+ * short would be an attempt recorded as failed that the relay may have sent: sent again).
+ */
+export function relayCallMs(deliveryTimeoutMs: number): number {
+  return 2 * deliveryTimeoutMs + 5_000;
+}
+
+/**
+ * How long a process that sends webhooks (dispatcher, egress relay) may take to stop: its sends
+ * in flight finish — a relay call the longest single step — and 5 s more; never less than every
+ * other service's 20 s. Its pod's grace period (the Helm chart, the kustomize base: 5 s of preStop
+ * before it, 5 to spare) and the cluster launcher's wait before SIGKILL are this and 10 s.
+ */
+export function senderStopMs(deliveryTimeoutMs: number): number {
+  return Math.max(20_000, relayCallMs(deliveryTimeoutMs) + 5_000);
+}
 /** Bytes of a response body kept as `response_head`. */
 export const RESPONSE_HEAD_BYTES = 1024;
 

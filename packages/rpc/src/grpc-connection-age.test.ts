@@ -17,9 +17,12 @@ const tenant = tenantToProto({ orgId: 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId,
 const endpointId = 'ep_01KCCCCCCCCCCCCCCCCCCCCCCC' as EndpointId;
 
 /**
- * Each call takes half a connection's life to answer: many outlive their connection's GOAWAY.
- * (A connection's life is well above a busy machine's stalls: a call that reached a connection
- * after its GOAWAY is refused and retried on the next, once — not what this test is about.)
+ * Calls take up to half a connection's life to answer (a quarter, a half, three quarters or all
+ * of this, in turn: calls of one length would go in lockstep, every caller's next call waiting
+ * for the others' to end, and none would see the next connection open while it is still in
+ * flight), so many outlive their connection's GOAWAY. (A connection's life is well above a busy
+ * machine's stalls: a call that reached a connection after its GOAWAY is refused and retried on
+ * the next, once — not what this test is about.)
  */
 const CALL_MS = 500;
 const MAX_AGE_MS = 1_000;
@@ -27,12 +30,13 @@ const MAX_AGE_MS = 1_000;
 const KEEPALIVE_MS = 100;
 /** Calls that began on a connection and ended after the client had opened the next one. */
 const DRAINED_CALLS_WANTED = 20;
-/** Calls made at most (connections that never ended would drain none): ≈ 16 s of calls, where ≈ 3 s drain 20. */
-const MAX_CALLS = 256;
+/** Calls made at most (connections that never ended would drain none): ≈ 25 s of calls, where a few seconds drain 20. */
+const MAX_CALLS = 640;
 
 /** Client addresses (one per connection) in the order the server first saw them. */
 const connections: string[] = [];
 let drained = 0;
+let answered = 0;
 let server: GrpcServerHandle;
 let client: GrpcClient<typeof MessageIntake>;
 
@@ -41,7 +45,7 @@ beforeAll(async () => {
     releaseHeld: async (_request: unknown, call: { getPeer(): string }) => {
       const peer = call.getPeer();
       if (!connections.includes(peer)) connections.push(peer);
-      await new Promise((resolve) => setTimeout(resolve, CALL_MS));
+      await new Promise((resolve) => setTimeout(resolve, (CALL_MS * (1 + (answered++ % 4))) / 4));
       if (connections.at(-1) !== peer) drained++;
       return { released: 1 };
     },

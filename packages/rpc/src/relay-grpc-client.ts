@@ -4,16 +4,6 @@ import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient 
 import { relayCallError } from './relay-call-error.ts';
 import { deliverRequestOf, type ForwardedSend, sendResultOf, tokenRequestOf } from './send-codec.ts';
 
-/**
- * The longest a relay call (Relay.Deliver) takes: a whole send — the wait for a connection and
- * the attempt, each bounded by the delivery timeout — and 5 s for the call. The dispatcher's
- * deadline for it, and how long a stopping relay lets the calls it holds finish (a call cut
- * short would be an attempt recorded as failed that the relay may have sent: sent again).
- */
-export function relayCallMs(deliveryTimeoutMs: number): number {
-  return 2 * deliveryTimeoutMs + 5_000;
-}
-
 /** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
 export type RelayDeliverRequest = ForwardedSend;
 
@@ -28,7 +18,7 @@ export class RelayGrpcClient {
   readonly #address: string;
   readonly #deadlineMs: number;
 
-  /** `deadlineMs` must cover a whole send: {@link relayCallMs}. */
+  /** `deadlineMs` must cover a whole send: core's `relayCallMs`. */
   constructor(options: ClientOptions) {
     // Calls fail fast while the relay is down; a short reconnect backoff means the first sends
     // after it is back find it (grpc-js' default backoff grows to two minutes).

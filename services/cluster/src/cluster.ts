@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ATTEMPT_TIMEOUT_MS, senderStopMs } from '@wirehook/core/without-schemas';
 import type { ServiceSpec } from './service-spec.ts';
 import { OutputTail, startLive } from './start-wait.ts';
 
@@ -87,10 +88,11 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
   });
   return [
     spec('message-intake', 'message-intake', 1, { GRPC_PORT: String(ports.intakeGrpc) }),
+    // Before the dispatchers, which call it: stopped (in reverse) after them, so their sends in flight through it finish.
+    spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: relaySourceIps }),
     ...Array.from({ length: options.dispatchers }, (_, i) =>
       spec(`dispatcher-${i + 1}`, 'dispatcher', SERVICES_BEFORE_DISPATCHERS + i, { RELAY_GRPC_ADDRESS: `127.0.0.1:${ports.relayGrpc}` }),
     ),
-    spec('egress-relay', 'egress-relay', 2, { GRPC_PORT: String(ports.relayGrpc), RELAY_SOURCE_IPS: relaySourceIps }),
     spec('recovery', 'recovery', 3, { GRPC_PORT: String(ports.recoveryGrpc) }),
     spec('alerting', 'alerting', 4),
     // The portal's API calls intake (test messages, re-sends) and recovery, as the gateway's does.
@@ -107,6 +109,17 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
       RECOVERY_GRPC_ADDRESS: `127.0.0.1:${ports.recoveryGrpc}`,
     }),
   ];
+}
+
+/**
+ * How long a service told to stop (SIGTERM) may take before it is killed: 10 s, and for those that
+ * send webhooks their own stop's deadline (core's senderStopMs: their sends in flight finish) and
+ * 10 s more, as the chart's grace period gives their pods.
+ */
+function stopWaitMs(spec: ServiceSpec | undefined): number {
+  if (spec?.service !== 'dispatcher' && spec?.service !== 'egress-relay') return 10_000;
+  const timeoutMs = Number(spec.env['DELIVERY_TIMEOUT_MS'] || ATTEMPT_TIMEOUT_MS);
+  return senderStopMs(Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS) + 10_000;
 }
 
 /**
@@ -162,7 +175,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     stopping.add(child);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill(signal);
-    const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const hard = setTimeout(() => child.kill('SIGKILL'), stopWaitMs(specs.find((s) => s.name === name)));
     await exited;
     clearTimeout(hard);
   };

@@ -6,7 +6,8 @@ import { startTracing } from '@wirehook/platform/tracing';
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, openSealingKeys, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
-const { grpcMetrics, RelayGrpcClient, relayCallMs } = await import('@wirehook/rpc');
+const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
+const { relayCallMs, senderStopMs } = await import('@wirehook/core/without-schemas');
 const { MemoryKv, RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
@@ -15,8 +16,8 @@ const { registerConsumerMetrics } = await import('./metrics.ts');
 
 const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 
-// A stop lets the sends in flight finish: a relay call is the longest (the chart's pod grace period covers it).
-const stopDeadlineMs = relayCallMs(config.DELIVERY_TIMEOUT_MS) + 5_000;
+// A stop lets the sends in flight finish (the chart's pod grace period covers it).
+const stopDeadlineMs = senderStopMs(config.DELIVERY_TIMEOUT_MS);
 
 await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, clock, registry, readiness }) => {
   const store = await openStore(config);

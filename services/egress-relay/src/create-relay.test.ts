@@ -4,7 +4,8 @@
 // with DELIVERY_ALLOW_HOSTS and DELIVERY_RESOLVE honoured.
 import { standardWebhookHeaders } from '@wirehook/core';
 import { createLogger, silentLogger } from '@wirehook/platform';
-import { RelayGrpcClient, relayCallMs } from '@wirehook/rpc';
+import { relayCallMs } from '@wirehook/core/without-schemas';
+import { RelayGrpcClient } from '@wirehook/rpc';
 import { eventually, jsonLines, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type NamedReceiver } from '../../../test/support/receivers.ts';

@@ -1,6 +1,7 @@
 import { AddressPolicy, lookupWithOverrides, parseResolveOverrides, systemLookup, type LookupFn } from '@wirehook/egress';
 import type { Component, Logger, ReadinessCheck } from '@wirehook/platform';
-import { grpcComponent, relayCallMs } from '@wirehook/rpc';
+import { relayCallMs } from '@wirehook/core/without-schemas';
+import { grpcComponent } from '@wirehook/rpc';
 import type { Registry } from 'prom-client';
 import { startRelayGrpcServer } from './grpc-server.ts';
 import { EgressRelay } from './relay.ts';

@@ -7,14 +7,14 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'egress-relay' });
 const { loadConfig, runService } = await import('@wirehook/platform');
-const { relayCallMs } = await import('@wirehook/rpc');
+const { senderStopMs } = await import('@wirehook/core/without-schemas');
 const { relayConfigSchema } = await import('./config.ts');
 const { createRelay } = await import('./create-relay.ts');
 
 const config = loadConfig(relayConfigSchema, process.env, 'egress-relay');
 
 // A stop lets the sends it holds finish (create-relay.ts), and a little more.
-const stopDeadlineMs = relayCallMs(config.DELIVERY_TIMEOUT_MS) + 5_000;
+const stopDeadlineMs = senderStopMs(config.DELIVERY_TIMEOUT_MS);
 
 await runService('egress-relay', { ...config, stopDeadlineMs }, ({ logger, registry, readiness }) => {
   const relay = createRelay(config, { logger, registry });
