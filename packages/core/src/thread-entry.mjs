@@ -48,7 +48,7 @@ const { parentPort, receiveMessageOnPort } = process.getBuiltinModule('node:work
 const SUCRASE_OPTIONS = { transforms: ['typescript'], disableESTransforms: true, keepUnusedImports: true };
 
 /** @type {{ threadSources: [string, string][]; channel: string } | undefined} startThread's first message */
-const handed = receiveMessageOnPort(parentPort)?.message;
+const handed = firstMessage();
 /** The modules handed over stripped already, by URL. */
 const sources = new Map(handed?.threadSources ?? []);
 /** Where this thread posts what it strips, for startThread to keep (its name comes with the message). */
@@ -78,6 +78,23 @@ registerHooks({
     return { format: 'module', source, shortCircuit: true };
   },
 });
+
+/**
+ * startThread's first message, taken before the thread's module can see it. startThread posts it
+ * just after making the thread, which starts at once: on a busy machine the thread got here first
+ * and found none, and the message then reached the module as its owner's first (the store thread's
+ * `calls is not iterable`, CI 2026-12-06). So it waits for it, a millisecond at a time (it is
+ * always posted; a thread not made by startThread goes on without it after 10 s).
+ */
+function firstMessage() {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < 10_000; waited++) {
+    const received = receiveMessageOnPort(parentPort);
+    if (received !== undefined) return received.message;
+    Atomics.wait(pause, 0, 0, 1);
+  }
+  return undefined;
+}
 
 /** What ends a kept source: its hash follows. */
 const SEAL = '\n//# wirehook-thread-source-sha256=';

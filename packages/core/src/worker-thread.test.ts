@@ -68,6 +68,23 @@ describe('startThread', () => {
     }
   });
 
+  it('a thread that starts before startThread’s first message reaches it waits for it: its module gets only its owner’s', async () => {
+    // startThread's two steps, with the thread given time to run first (on a busy machine the owner's
+    // thread can be put off between them): a plain Worker on the entry, then the handed message.
+    const entry = new URL('./thread-entry.mjs', import.meta.url);
+    const worker = new Worker(entry, { argv: [new URL('./testing/first-message-echo.ts', import.meta.url).href] });
+    try {
+      await once(worker, 'online');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      worker.postMessage({ threadSources: [], channel: 'wirehook:thread-sources' });
+      worker.postMessage({ owner: 'first' });
+      const [echoed] = await once(worker, 'message');
+      expect(echoed).toEqual({ owner: 'first' });
+    } finally {
+      await worker.terminate();
+    }
+  });
+
   describe('across processes, with Node’s compile cache on', () => {
     /** A fresh process (NODE_COMPILE_CACHE as given) whose one thread runs `module`: what it saw. */
     const probeInProcess = (module: string, env: NodeJS.ProcessEnv): Probe => {
