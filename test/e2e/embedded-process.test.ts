@@ -20,7 +20,8 @@ const admin = (...args: string[]) => runAdmin(dataDir, args);
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-'));
   const port = await freePort();
-  server = await spawnEmbedded({ port, dataDir, env: { LOG_LEVEL: 'info' } });
+  // DELIVERY_TIMEOUT_MS: the stop's deadline follows it (the last test).
+  server = await spawnEmbedded({ port, dataDir, env: { LOG_LEVEL: 'info', DELIVERY_TIMEOUT_MS: '12000' } });
   server.stderr!.on('data', (d) => (stderr += d));
   server.stdout!.on('data', (d) => (stdout += d));
   await whileRunning(
@@ -107,7 +108,7 @@ describe('embedded mode and the admin CLI', () => {
     // CI (35 s once, past the 30 s default), a bound for a machine's load and not for the CLI.
   }, 120_000);
 
-  it('logs JSON and stops cleanly on SIGTERM', async () => {
+  it("logs JSON and stops cleanly on SIGTERM, allowing its sends in flight a sender's deadline", async () => {
     // 'close', not 'exit': after 'exit' the pipe may still hold the last lines this reads.
     const exited = new Promise<number | null>((resolve) => server.once('close', (code) => resolve(code)));
     server.kill('SIGTERM');
@@ -115,8 +116,11 @@ describe('embedded mode and the admin CLI', () => {
     const lines = stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { level: number; msg: string });
+      .map((l) => JSON.parse(l) as { level: number; msg: string; deadlineMs?: number });
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['wirehook ready', 'shutting down', 'stopped']));
+    // A send may wait 12 s for a connection and 12 s for its answer: 2 × 12 + 5 (a relay call) + 5 s, not every
+    // other process's 20 s (core's senderStopMs).
+    expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(34_000);
     expect(stdout).not.toMatch(/sk_(live|test)_/);
   });
 });

@@ -9,20 +9,23 @@ export interface Component {
 
 /**
  * Starts components in order and, on the first SIGTERM or SIGINT, stops them in reverse
- * order. A hard deadline ends the process if draining hangs.
+ * order. A hard deadline (`deadlineMs`, 20 s unless the process says) ends the process with
+ * code 1 if draining takes longer.
  */
 export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<void> {
   const { logger } = options;
   const started: Component[] = [];
   let stopping = false;
+  const deadlineMs = options.deadlineMs ?? 20_000;
   const stopAll = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason }, 'shutting down');
+    // The deadline in the line: an operator sees how long this stop may take (and a test, that a main passed its own).
+    logger.info({ reason, deadlineMs }, 'shutting down');
     const deadline = setTimeout(() => {
-      logger.error('shutdown deadline passed; exiting');
+      logger.error({ deadlineMs }, 'shutdown deadline passed; exiting');
       process.exit(1);
-    }, options.deadlineMs ?? 20_000);
+    }, deadlineMs);
     deadline.unref();
     for (const c of started.reverse()) {
       try {

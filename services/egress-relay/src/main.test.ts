@@ -188,3 +188,16 @@ it('with a pool it is ready; Relay.Deliver sends from the pool address, counted 
     client.close();
   }
 }, 30_000);
+
+it('a stop allows its sends a relay call’s deadline and 5 s (main hands runService core’s senderStopMs)', async () => {
+  const { stdout } = await startRelay({ RELAY_SOURCE_IPS: '127.0.0.2', DELIVERY_TIMEOUT_MS: '12000', LOG_FORMAT: 'json' });
+  const closed = once(child!, 'close');
+  child!.kill('SIGTERM');
+  expect((await closed)[0]).toBe(0);
+  const lines = stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; deadlineMs?: number });
+  // 2 × 12 s (a connection's wait, the attempt) + 5 s (the call) + 5 s; every other service stops within 20 s.
+  expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(34_000);
+}, 30_000);

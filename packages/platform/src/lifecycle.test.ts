@@ -1,0 +1,55 @@
+// A service's stop as a process lives it: runService in a real child process, stopped with
+// SIGTERM, its component's stop slower or quicker than the deadline the service gave runService.
+// Both timers run on the one event loop, so which fires first does not depend on the machine's load.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { eventually, freePort } from '@wirehook/testkit';
+import { expect, it } from 'vitest';
+
+const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
+
+/** Starts the probe, waits for its ready line, sends SIGTERM; its exit code and the messages it logged. */
+async function stopProbe(env: Record<string, string>): Promise<{ code: number | null; lines: { msg: string; deadlineMs?: number }[] }> {
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  child.kill('SIGTERM');
+  const [code] = (await closed) as [number | null];
+  const lines = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; deadlineMs?: number });
+  return { code, lines };
+}
+
+it('a stop slower than the service’s stopDeadlineMs is cut at the deadline: code 1, the deadline logged', async () => {
+  const { code, lines } = await stopProbe({ STOP_MS: '3000', STOP_DEADLINE_MS: '1000' });
+  expect(code).toBe(1);
+  expect(lines.map((l) => [l.msg, l.deadlineMs])).toEqual(
+    expect.arrayContaining([
+      ['shutting down', 1_000],
+      ['shutdown deadline passed; exiting', 1_000],
+    ]),
+  );
+  expect(lines.map((l) => l.msg)).not.toContain('stopped');
+}, 30_000);
+
+it('a stop within the service’s stopDeadlineMs ends with code 0 and logs the deadline it had', async () => {
+  const { code, lines } = await stopProbe({ STOP_MS: '1500', STOP_DEADLINE_MS: '4000' });
+  expect(code).toBe(0);
+  expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(4_000);
+  expect(lines.map((l) => l.msg)).toContain('stopped');
+  expect(lines.map((l) => l.msg)).not.toContain('shutdown deadline passed; exiting');
+}, 30_000);
+
+it('without stopDeadlineMs a service stops within 20 s', async () => {
+  const { code, lines } = await stopProbe({ STOP_MS: '10' });
+  expect(code).toBe(0);
+  expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(20_000);
+}, 30_000);
