@@ -21,13 +21,17 @@ afterEach(async () => {
   receiver.clear();
 });
 
-/** Sends with every default (no timeoutMs) once the timers are fake; resolves once the receiver holds the request. */
-async function sendLate(delayMs: number) {
+/**
+ * Sends with every default (no timeoutMs) once the timers are fake, or with the send's own `limitMs` (an egress
+ * relay's); resolves once the receiver holds the request.
+ */
+async function sendLate(delayMs: number, limitMs?: number) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   receiver.respondWith({ status: 200, body: 'ok', delayMs });
   egress = new HttpEgress({ policy: new AddressPolicy({ allowHosts: 'localhost' }), ca: receiver.caPem });
   let settled = false;
-  const sending = egress.send({ url: `${receiver.url}/hook`, headers: { 'content-type': 'application/json' }, body: '{}' }).finally(() => {
+  const request = { url: `${receiver.url}/hook`, headers: { 'content-type': 'application/json' }, body: '{}' };
+  const sending = egress.send(limitMs === undefined ? request : { ...request, timeoutMs: limitMs }).finally(() => {
     settled = true;
   });
   // Real I/O runs while the fake clock stands still: wait for the request to arrive.
@@ -50,6 +54,26 @@ it('an answer 14.5 s after the request is in time', async () => {
 
 it('an answer due 15.5 s after the request is a timeout at 15 s', async () => {
   const { sending, settled } = await sendLate(15_500);
+  await vi.advanceTimersByTimeAsync(14_999);
+  expect(settled()).toBe(false);
+  await vi.advanceTimersByTimeAsync(1);
+  await spin(settled);
+  expect(settled()).toBe(true);
+  expect(await sending).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 15 s' });
+});
+
+it('a send’s own shorter limit (an egress relay’s, from its call’s time): an answer due 10.5 s after the request is a timeout at 10 s', async () => {
+  const { sending, settled } = await sendLate(10_500, 10_000);
+  await vi.advanceTimersByTimeAsync(9_999);
+  expect(settled()).toBe(false);
+  await vi.advanceTimersByTimeAsync(1);
+  await spin(settled);
+  expect(settled()).toBe(true);
+  expect(await sending).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 10 s' });
+});
+
+it('a send’s own limit never lengthens the client’s: asked for 20 s, an answer due 15.5 s is a timeout at 15 s', async () => {
+  const { sending, settled } = await sendLate(15_500, 20_000);
   await vi.advanceTimersByTimeAsync(14_999);
   expect(settled()).toBe(false);
   await vi.advanceTimersByTimeAsync(1);

@@ -60,6 +60,11 @@ export interface SendRequest {
   body: string;
   /** How many bytes of the response body to keep, instead of the client's `responseHeadBytes` (a token response). */
   responseHeadBytes?: number;
+  /**
+   * This send's limit, when shorter than the client's `timeoutMs` (never longer): the wait for a
+   * connection and the attempt, each. The egress relay's, from the time its caller's call has left.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -200,13 +205,14 @@ export class HttpEgress {
     const body = encoded === undefined ? Buffer.from(request.body, 'utf8') : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
     const probe = probeSocket(body);
     const abort = new AbortController();
+    const limitMs = request.timeoutMs === undefined ? this.#timeoutMs : Math.max(1, Math.min(this.#timeoutMs, request.timeoutMs));
     // First the wait for a connection; once the request is written, the attempt's own limit.
     // The error is made when the limit fires, not up front: an Error's stack costs more than
     // the rest of a send's bookkeeping, and nearly every send finishes in time.
-    let timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs, 'connection')), this.#timeoutMs);
+    let timer = setTimeout(() => abort.abort(timeoutError(limitMs, 'connection')), limitMs);
     probe.onSent = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => abort.abort(timeoutError(this.#timeoutMs)), this.#timeoutMs);
+      timer = setTimeout(() => abort.abort(timeoutError(limitMs)), limitMs);
     };
     // The endpoint's share of the origin's connections: a send past it waits, under the same bound.
     const slot = `${request.poolKey ?? ''}\n${poolIdOf(target.origin, request.sources, request.tls)}`;
@@ -221,7 +227,7 @@ export class HttpEgress {
         }
       }
       try {
-        return await this.#sendOn(target, request, body, abort, probe, start);
+        return await this.#sendOn(target, request, body, abort, probe, start, limitMs);
       } finally {
         // Given back once undici has put the connection back among the free ones (it does so
         // after the answer's end, a tick later): the send the slot goes to finds it free
@@ -243,6 +249,7 @@ export class HttpEgress {
     abort: AbortController,
     probe: ReturnType<typeof probeSocket>,
     start: number,
+    limitMs: number,
   ): Promise<SendResult> {
     let response: Dispatcher.ResponseData;
     try {
@@ -258,7 +265,7 @@ export class HttpEgress {
       if (isCallerError(err)) throw new TypeError(`cannot send: ${(err as Error).message}`);
       // A receiver that refused the client certificate after the handshake: its alert, not the close.
       const cause = tlsAlertOf(probe.socket) ?? err;
-      const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, this.#timeoutMs);
+      const failure = abort.signal.aborted ? classifyError(abort.signal.reason) : classifyError(cause, limitMs);
       return failed(failure, this.#clock.now() - start, probe.localAddress);
     }
     const head = await readHead(response.body, request.responseHeadBytes ?? this.#headBytes);

@@ -2,7 +2,7 @@
 // source for, and over gRPC answers with what happened — or, unreachable, is a relay error.
 import { compatSignature, standardWebhookHeaders } from '@wirehook/core';
 import { AddressPolicy, HttpEgress } from '@wirehook/egress';
-import { RelayGrpcClient } from '@wirehook/rpc';
+import { bindService, RelayGrpcClient, relayv1, startGrpcServer } from '@wirehook/rpc';
 import { freePort, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, testLookup, type NamedReceiver } from '../../../test/support/receivers.ts';
@@ -317,13 +317,49 @@ describe('Relay over gRPC', () => {
       expect(receiver().requests.length).toBe(before); // refused before anything was sent
       stranger.close();
 
-      // The relay's own limit (2 s) is longer than this client's deadline: the call runs out first.
-      const impatient = new RelayGrpcClient({ address, authToken: TOKEN, deadlineMs: 300 });
+      // A relay that holds the call past its deadline (here one that never answers): the call runs out first.
+      const stuck = await startGrpcServer({
+        address: '127.0.0.1:0',
+        authToken: TOKEN,
+        shutdownGraceMs: 10,
+        services: [bindService(relayv1.Relay, { deliver: () => new Promise(() => {}), fetchToken: () => new Promise(() => {}) })],
+      });
+      const stuckAddress = `127.0.0.1:${stuck.port}`;
+      const impatient = new RelayGrpcClient({ address: stuckAddress, authToken: TOKEN, deadlineMs: 300 });
       const late = await impatient.send(request(hanging.url()));
-      expect(late).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: no answer from ${address} within 300 ms` });
+      expect(late).toMatchObject({ ok: false, status: null, sourceIp: null, error: `relay: no answer from ${stuckAddress} within 300 ms` });
       expect(late.durationMs).toBeGreaterThanOrEqual(250);
       impatient.close();
+      await stuck.stop();
     } finally {
+      await server.stop();
+      await hanging.receiver.close();
+      await inner.close();
+    }
+  });
+
+  it('a call with less time than the relay’s own limit gets its send’s answer in time: the receiver’s timeout, not a relay error', async () => {
+    // The relay waits 2 s for an answer; the dispatcher's call (its DELIVERY_TIMEOUT_MS shorter) allows 1 s in all.
+    // Answered with the receiver's timeout before the call's end, the attempt is recorded as what it was; sent on
+    // past it, the dispatcher would have recorded the relay's failure and sent again what may have arrived.
+    const hanging = await startReceiver();
+    hanging.receiver.respondWith({ hang: true });
+    const inner = relay(hanging.host);
+    const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
+    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 1_000 });
+    try {
+      const answered = await client.send(request(hanging.url()));
+      // relaySendLimitMs: of the ≈ 1,000 ms left when the call arrives, a quarter kept for the answer, half the rest a wait (≈ 0.37 s).
+      expect(answered).toMatchObject({
+        ok: false,
+        status: null,
+        sourceIp: '127.0.0.2',
+        error: expect.stringMatching(/^timeout: no response within 0\.\d+ s$/),
+      });
+      expect(answered.durationMs).toBeLessThan(1_000);
+      expect(hanging.receiver.requests).toHaveLength(1);
+    } finally {
+      client.close();
       await server.stop();
       await hanging.receiver.close();
       await inner.close();

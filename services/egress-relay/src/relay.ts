@@ -69,8 +69,10 @@ export class EgressRelay {
     return poolSize(this.#pool) > 0;
   }
 
-  async send(request: RelayRequest): Promise<SendResult> {
-    return this.#sendFromPool(request, relayRequestViolation(request));
+  /** `timeoutMs`: a limit shorter than the relay's own, to answer within the caller's time (relaySendLimitMs). */
+  async send(request: RelayRequest, timeoutMs?: number): Promise<SendResult> {
+    const refused = relayRequestViolation(request);
+    return this.#sendFromPool(timeoutMs === undefined ? request : { ...request, timeoutMs }, refused);
   }
 
   /**
@@ -78,9 +80,10 @@ export class EgressRelay {
    * (a token endpoint may allowlist them too). The request is built here from the credentials,
    * checked by the API's rules (relayTokenViolation): the relay sends no body it did not make.
    */
-  async fetchToken(fetch: TokenFetch): Promise<SendResult> {
+  async fetchToken(fetch: TokenFetch, timeoutMs?: number): Promise<SendResult> {
     const refused = relayTokenViolation(fetch.credentials);
-    return this.#sendFromPool(refused === null ? { ...tokenSendRequest(fetch), poolKey: fetch.poolKey } : null, refused);
+    const request = refused === null ? { ...tokenSendRequest(fetch), poolKey: fetch.poolKey } : null;
+    return this.#sendFromPool(request !== null && timeoutMs !== undefined ? { ...request, timeoutMs } : request, refused);
   }
 
   async #sendFromPool(request: (SendRequest & { poolKey: string }) | null, refused: string | null): Promise<SendResult> {
