@@ -3,12 +3,12 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
+import { ATTEMPT_TIMEOUT_MS, senderStopMs } from '@wirehook/core/without-schemas';
 import { freePort } from '@wirehook/testkit';
 import { runAdmin, tail } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 25_000;
 
 /** Embedded mode: `node services/embedded/src/main.ts`, one process, SQLite in DATA_DIR. */
 /** The variables this launcher sets for each Wirehook it starts (its ports, address and data): an A/B's B may not set them. */
@@ -50,7 +50,7 @@ export const embeddedLauncher: Launcher = {
       pids: [child.pid!],
       metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
       admin: (args) => runAdmin(args, options.dataDir, root),
-      stop: () => stopChild(child),
+      stop: () => stopChild(child, stopWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
     };
   },
 };
@@ -69,11 +69,20 @@ async function waitReady(child: ChildProcess, apiUrl: string, logFile: string): 
   throw new Error(`wirehook did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * How long a stopping Wirehook may take before it is killed: its own stop's deadline (core's senderStopMs:
+ * embedded mode's sends in flight finish) and 10 s, as the cluster launcher gives its dispatchers.
+ */
+function stopWaitMs(deliveryTimeoutMs: string | undefined): number {
+  const timeoutMs = Number(deliveryTimeoutMs || ATTEMPT_TIMEOUT_MS);
+  return senderStopMs(Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS) + 10_000;
+}
+
+async function stopChild(child: ChildProcess, waitMs: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  const timer = setTimeout(() => child.kill('SIGKILL'), waitMs);
   await exited;
   clearTimeout(timer);
 }

@@ -1,7 +1,7 @@
 // The times a stop of a process that sends webhooks is sized by: the relay call's deadline, and
 // the stop's own (which the chart's pod grace period and the cluster launcher's wait mirror).
 import { describe, expect, it } from 'vitest';
-import { ATTEMPT_TIMEOUT_MS, relayCallMs, relaySendLimitMs, senderStopMs } from './limits.ts';
+import { ATTEMPT_TIMEOUT_MS, relayCallMs, senderStopMs } from './limits.ts';
 
 describe('a sender’s stop', () => {
   it('a relay call: a wait for a connection and the attempt, each up to the delivery timeout, and 5 s (35 s at the default 15 s)', () => {
@@ -16,18 +16,5 @@ describe('a sender’s stop', () => {
     expect(senderStopMs(7_500)).toBe(25_000);
     expect(senderStopMs(5_000)).toBe(20_000);
     expect(senderStopMs(1_000)).toBe(20_000);
-  });
-
-  it('a relay’s send within a call’s time: the dispatcher’s own delivery timeout back from its call’s deadline', () => {
-    expect(relaySendLimitMs(relayCallMs(ATTEMPT_TIMEOUT_MS))).toBe(15_000);
-    expect(relaySendLimitMs(relayCallMs(60_000))).toBe(60_000);
-    expect(relaySendLimitMs(relayCallMs(7_500))).toBe(7_500);
-    // Under 20 s a quarter is kept for the way back instead of 5 s: 2 × 7.5 + 5 = 20 s is where the two meet.
-    expect(relaySendLimitMs(19_999)).toBe(7_499);
-    expect(relaySendLimitMs(8_000)).toBe(3_000);
-    expect(relaySendLimitMs(300)).toBe(112);
-    // A call out of time: the shortest limit there is, never zero or less (a timer's 0 would be "now").
-    expect(relaySendLimitMs(0)).toBe(1);
-    expect(relaySendLimitMs(-50)).toBe(1);
   });
 });

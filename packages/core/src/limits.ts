@@ -73,19 +73,6 @@ export function relayCallMs(deliveryTimeoutMs: number): number {
 }
 
 /**
- * The inverse of relayCallMs: the limit an egress relay gives a send (each of its two waits) so that
- * it answers within the `remainingMs` its caller's call has left — the dispatcher's own
- * DELIVERY_TIMEOUT_MS, for a call made with relayCallMs of it. A relay whose own timeout is longer
- * then answers in time (a timeout, the receiver's) instead of sending on after the dispatcher gave
- * the call up: an attempt recorded as the relay's failure that may have gone out, and sent again.
- * A call of under 20 s keeps a quarter of it, not 5 s, for the answer's way back.
- */
-export function relaySendLimitMs(remainingMs: number): number {
-  const marginMs = Math.min(5_000, remainingMs / 4);
-  return Math.max(1, Math.floor((remainingMs - marginMs) / 2));
-}
-
-/**
  * How long a process that sends webhooks (dispatcher, egress relay) may take to stop: its sends
  * in flight finish — a relay call the longest single step — and 5 s more; never less than every
  * other service's 20 s. Its pod's grace period (the Helm chart, the kustomize base: 5 s of preStop

@@ -1,3 +1,4 @@
+import { relayCallMs } from '@wirehook/core/without-schemas';
 import { noResponse, type SendResult, type TokenFetch } from '@wirehook/egress';
 import { Relay } from './gen/wirehook/relay/v1/relay_pb.ts';
 import { createClient, DEFAULT_DEADLINE_MS, type ClientOptions, type GrpcClient } from './grpc-service.ts';
@@ -6,6 +7,15 @@ import { deliverRequestOf, type ForwardedSend, sendResultOf, tokenRequestOf } fr
 
 /** The signed webhook the dispatcher hands the relay: the egress request, with whose connections to use. */
 export type RelayDeliverRequest = ForwardedSend;
+
+export interface RelayClientOptions extends ClientOptions {
+  /**
+   * The dispatcher's DELIVERY_TIMEOUT_MS. Sent with each call, so the relay keeps the send to it
+   * when its own is longer, and the calls' deadline unless `deadlineMs` is given: core's
+   * `relayCallMs` of it, a whole send (a wait for a connection and the attempt) and 5 s.
+   */
+  deliveryTimeoutMs?: number;
+}
 
 /**
  * The egress relay over gRPC: the dispatcher's sender for `fixed_ip` endpoints in cluster
@@ -17,23 +27,28 @@ export class RelayGrpcClient {
   readonly #client: GrpcClient<typeof Relay>;
   readonly #address: string;
   readonly #deadlineMs: number;
+  readonly #timeoutMs: { timeoutMs: number } | undefined;
 
-  /** `deadlineMs` must cover a whole send: core's `relayCallMs`. */
-  constructor(options: ClientOptions) {
+  /** A `deadlineMs` given must cover a whole send: core's `relayCallMs`. */
+  constructor(options: RelayClientOptions) {
+    const { deliveryTimeoutMs, ...clientOptions } = options;
+    const deadlineMs = options.deadlineMs ?? (deliveryTimeoutMs === undefined ? DEFAULT_DEADLINE_MS : relayCallMs(deliveryTimeoutMs));
     // Calls fail fast while the relay is down; a short reconnect backoff means the first sends
     // after it is back find it (grpc-js' default backoff grows to two minutes).
     this.#client = createClient(Relay, {
-      ...options,
+      ...clientOptions,
+      deadlineMs,
       channelOptions: { 'grpc.initial_reconnect_backoff_ms': 250, 'grpc.max_reconnect_backoff_ms': 2_000, ...options.channelOptions },
     });
     this.#address = options.address;
-    this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.#deadlineMs = deadlineMs;
+    this.#timeoutMs = deliveryTimeoutMs === undefined ? undefined : { timeoutMs: deliveryTimeoutMs };
   }
 
   async send(request: RelayDeliverRequest): Promise<SendResult> {
     const started = performance.now();
     try {
-      return sendResultOf(await this.#client.rpc.deliver(deliverRequestOf(request)));
+      return sendResultOf(await this.#client.rpc.deliver({ ...deliverRequestOf(request), ...this.#timeoutMs }));
     } catch (err) {
       const error = relayCallError(err, this.#address, this.#deadlineMs);
       return noResponse(error, Math.round(performance.now() - started));
@@ -44,7 +59,7 @@ export class RelayGrpcClient {
   async fetchToken(fetch: TokenFetch): Promise<SendResult> {
     const started = performance.now();
     try {
-      const { answer } = await this.#client.rpc.fetchToken(tokenRequestOf(fetch));
+      const { answer } = await this.#client.rpc.fetchToken({ ...tokenRequestOf(fetch), ...this.#timeoutMs });
       return answer ? sendResultOf(answer) : noResponse('relay: the relay answered a token request with nothing', Math.round(performance.now() - started));
     } catch (err) {
       return noResponse(relayCallError(err, this.#address, this.#deadlineMs), Math.round(performance.now() - started));

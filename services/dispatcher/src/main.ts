@@ -7,7 +7,7 @@ const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
 const { connectWithRetry, loadConfig, openSealingKeys, natsCheck, natsBusOptions, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
-const { relayCallMs, senderStopMs } = await import('@wirehook/core/without-schemas');
+const { senderStopMs } = await import('@wirehook/core/without-schemas');
 const { MemoryKv, RedisKv } = await import('@wirehook/kv');
 const { dispatcherConfigSchema } = await import('./config.ts');
 const { createDispatcher } = await import('./create-dispatcher.ts');
@@ -26,10 +26,11 @@ await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, c
   const nats = natsBusOptions(config);
   const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }), logger);
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
-  // A relay call covers a whole send: the wait for a connection and the attempt, each bounded.
+  // A relay call covers a whole send (the wait for a connection and the attempt, each bounded: relayCallMs),
+  // and the relay keeps the send to this DELIVERY_TIMEOUT_MS when its own is longer.
   const relay = new RelayGrpcClient({
     address: config.RELAY_GRPC_ADDRESS,
-    deadlineMs: relayCallMs(config.DELIVERY_TIMEOUT_MS),
+    deliveryTimeoutMs: config.DELIVERY_TIMEOUT_MS,
     authToken: config.INTERNAL_AUTH_TOKEN,
     metrics: grpcMetrics(registry),
   });

@@ -1,4 +1,4 @@
-import { relaySendLimitMs } from '@wirehook/core/without-schemas';
+import { noResponse, type SendResult } from '@wirehook/egress';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -25,12 +25,17 @@ export function startRelayGrpcServer(options: {
   shutdownGraceMs?: number;
 }): Promise<GrpcServerHandle> {
   const { relay, address, logger, authToken } = options;
-  // Each send is limited by the time its call has left, not only by this relay's own DELIVERY_TIMEOUT_MS:
-  // a dispatcher with a shorter one gets the send's answer (a timeout) before it gives the call up.
+  // Each send keeps to the dispatcher's DELIVERY_TIMEOUT_MS when shorter than this relay's own: the
+  // dispatcher's call allows 2 × that + 5 s, so the answer (a receiver's timeout) comes within it. A call
+  // out of time already is not sent at all: its dispatcher has recorded it failed and will send it again.
   const handlers: ServiceImpl<typeof relayv1.Relay> = {
-    deliver: async (request, call) => deliverResponseOf(await relay.send(forwardedSendOf(request), sendLimitOf(call.getDeadline()))),
-    fetchToken: async (request, call) => ({ answer: deliverResponseOf(await relay.fetchToken(tokenFetchOf(request), sendLimitOf(call.getDeadline()))) }),
+    deliver: async (request, call) =>
+      deliverResponseOf(callOutOfTime(call.getDeadline()) ?? (await relay.send(forwardedSendOf(request), timeoutOf(request.timeoutMs)))),
+    fetchToken: async (request, call) => ({
+      answer: deliverResponseOf(callOutOfTime(call.getDeadline()) ?? (await relay.fetchToken(tokenFetchOf(request), timeoutOf(request.timeoutMs)))),
+    }),
   };
+
   return startGrpcServer({
     address,
     services: [bindService(relayv1.Relay, handlers)],
@@ -42,8 +47,13 @@ export function startRelayGrpcServer(options: {
   });
 }
 
-/** The limit a send of a call with `deadline` gets (relaySendLimitMs); none when the call has no deadline. */
-function sendLimitOf(deadline: Date | number): number | undefined {
+/** A caller's DELIVERY_TIMEOUT_MS (absent or 0 from a dispatcher that sends none): the relay's own then. */
+function timeoutOf(timeoutMs: number | undefined): number | undefined {
+  return timeoutMs === undefined || timeoutMs <= 0 ? undefined : timeoutMs;
+}
+
+/** A failure to answer, not sent, when the call's deadline (grpc-js: ms since the epoch; Infinity for none) has passed. */
+export function callOutOfTime(deadline: Date | number, now = Date.now()): SendResult | undefined {
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  return Number.isFinite(at) ? relaySendLimitMs(at - Date.now()) : undefined;
+  return at <= now ? noResponse('relay: the call was out of time before the send began (not sent)', 0) : undefined;
 }

@@ -69,7 +69,7 @@ export class EgressRelay {
     return poolSize(this.#pool) > 0;
   }
 
-  /** `timeoutMs`: a limit shorter than the relay's own, to answer within the caller's time (relaySendLimitMs). */
+  /** `timeoutMs`: the caller's DELIVERY_TIMEOUT_MS, kept to when shorter than the relay's own (so it answers within the caller's call). */
   async send(request: RelayRequest, timeoutMs?: number): Promise<SendResult> {
     const refused = relayRequestViolation(request);
     return this.#sendFromPool(timeoutMs === undefined ? request : { ...request, timeoutMs }, refused);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wirehook/relay/v1/relay.proto.
  */
 export const file_wirehook_relay_v1_relay: GenFile = /*@__PURE__*/
-  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEi9wEKEUZldGNoVG9rZW5SZXF1ZXN0EhAKCHBvb2xfa2V5GAEgASgJEhEKCXRva2VuX3VybBgCIAEoCRIRCgljbGllbnRfaWQYAyABKAkSFQoNY2xpZW50X3NlY3JldBgEIAEoCRISCgVzY29wZRgFIAEoCUgAiAEBEhUKCGF1ZGllbmNlGAYgASgJSAGIAQESGQoRdG9rZW5fYXV0aF9tZXRob2QYByABKAkSLgoDdGxzGAggASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSAKIAQFCCAoGX3Njb3BlQgsKCV9hdWRpZW5jZUIGCgRfdGxzIkgKEkZldGNoVG9rZW5SZXNwb25zZRIyCgZhbnN3ZXIYASABKAsyIi53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVzcG9uc2Ui5gEKDkRlbGl2ZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRIQCghwb29sX2tleRgCIAEoCRI/CgdoZWFkZXJzGAMgAygLMi4ud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QuSGVhZGVyc0VudHJ5EgwKBGJvZHkYBCABKAwSLgoDdGxzGAUgASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSACIAQEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3RscyJKCglDbGllbnRUbHMSCgoCaWQYASABKAkSDAoEY2VydBgCIAEoCRILCgNrZXkYAyABKAkSDwoCY2EYBCABKAlIAIgBAUIFCgNfY2Ei7gEKD0RlbGl2ZXJSZXNwb25zZRIKCgJvaxgBIAEoCBITCgZzdGF0dXMYAiABKA1IAIgBARIaCg1yZXNwb25zZV9oZWFkGAMgASgJSAGIAQESEgoFZXJyb3IYBCABKAlIAogBARITCgtkdXJhdGlvbl9tcxgFIAEoDRIWCglzb3VyY2VfaXAYBiABKAlIA4gBARIYCgtyZXRyeV9hZnRlchgHIAEoCUgEiAEBQgkKB19zdGF0dXNCEAoOX3Jlc3BvbnNlX2hlYWRCCAoGX2Vycm9yQgwKCl9zb3VyY2VfaXBCDgoMX3JldHJ5X2FmdGVyMrQBCgVSZWxheRJQCgdEZWxpdmVyEiEud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlcXVlc3QaIi53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVzcG9uc2USWQoKRmV0Y2hUb2tlbhIkLndpcmVob29rLnJlbGF5LnYxLkZldGNoVG9rZW5SZXF1ZXN0GiUud2lyZWhvb2sucmVsYXkudjEuRmV0Y2hUb2tlblJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("Ch13aXJlaG9vay9yZWxheS92MS9yZWxheS5wcm90bxIRd2lyZWhvb2sucmVsYXkudjEinwIKEUZldGNoVG9rZW5SZXF1ZXN0EhAKCHBvb2xfa2V5GAEgASgJEhEKCXRva2VuX3VybBgCIAEoCRIRCgljbGllbnRfaWQYAyABKAkSFQoNY2xpZW50X3NlY3JldBgEIAEoCRISCgVzY29wZRgFIAEoCUgAiAEBEhUKCGF1ZGllbmNlGAYgASgJSAGIAQESGQoRdG9rZW5fYXV0aF9tZXRob2QYByABKAkSLgoDdGxzGAggASgLMhwud2lyZWhvb2sucmVsYXkudjEuQ2xpZW50VGxzSAKIAQESFwoKdGltZW91dF9tcxgJIAEoDUgDiAEBQggKBl9zY29wZUILCglfYXVkaWVuY2VCBgoEX3Rsc0INCgtfdGltZW91dF9tcyJIChJGZXRjaFRva2VuUmVzcG9uc2USMgoGYW5zd2VyGAEgASgLMiIud2lyZWhvb2sucmVsYXkudjEuRGVsaXZlclJlc3BvbnNlIo4CCg5EZWxpdmVyUmVxdWVzdBILCgN1cmwYASABKAkSEAoIcG9vbF9rZXkYAiABKAkSPwoHaGVhZGVycxgDIAMoCzIuLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXF1ZXN0LkhlYWRlcnNFbnRyeRIMCgRib2R5GAQgASgMEi4KA3RscxgFIAEoCzIcLndpcmVob29rLnJlbGF5LnYxLkNsaWVudFRsc0gAiAEBEhcKCnRpbWVvdXRfbXMYBiABKA1IAYgBARouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgRfdGxzQg0KC190aW1lb3V0X21zIkoKCUNsaWVudFRscxIKCgJpZBgBIAEoCRIMCgRjZXJ0GAIgASgJEgsKA2tleRgDIAEoCRIPCgJjYRgEIAEoCUgAiAEBQgUKA19jYSLuAQoPRGVsaXZlclJlc3BvbnNlEgoKAm9rGAEgASgIEhMKBnN0YXR1cxgCIAEoDUgAiAEBEhoKDXJlc3BvbnNlX2hlYWQYAyABKAlIAYgBARISCgVlcnJvchgEIAEoCUgCiAEBEhMKC2R1cmF0aW9uX21zGAUgASgNEhYKCXNvdXJjZV9pcBgGIAEoCUgDiAEBEhgKC3JldHJ5X2FmdGVyGAcgASgJSASIAQFCCQoHX3N0YXR1c0IQCg5fcmVzcG9uc2VfaGVhZEIICgZfZXJyb3JCDAoKX3NvdXJjZV9pcEIOCgxfcmV0cnlfYWZ0ZXIytAEKBVJlbGF5ElAKB0RlbGl2ZXISIS53aXJlaG9vay5yZWxheS52MS5EZWxpdmVyUmVxdWVzdBoiLndpcmVob29rLnJlbGF5LnYxLkRlbGl2ZXJSZXNwb25zZRJZCgpGZXRjaFRva2VuEiQud2lyZWhvb2sucmVsYXkudjEuRmV0Y2hUb2tlblJlcXVlc3QaJS53aXJlaG9vay5yZWxheS52MS5GZXRjaFRva2VuUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message wirehook.relay.v1.FetchTokenRequest
@@ -65,6 +65,13 @@ export type FetchTokenRequest = Message<"wirehook.relay.v1.FetchTokenRequest"> &
    * @generated from field: optional wirehook.relay.v1.ClientTls tls = 8;
    */
   tls?: ClientTls | undefined;
+
+  /**
+   * The dispatcher's DELIVERY_TIMEOUT_MS, as for Deliver.
+   *
+   * @generated from field: optional uint32 timeout_ms = 9;
+   */
+  timeoutMs?: number | undefined;
 };
 
 /**
@@ -131,6 +138,15 @@ export type DeliverRequest = Message<"wirehook.relay.v1.DeliverRequest"> & {
    * @generated from field: optional wirehook.relay.v1.ClientTls tls = 5;
    */
   tls?: ClientTls | undefined;
+
+  /**
+   * The dispatcher's DELIVERY_TIMEOUT_MS, whose call allows 2 × it + 5 s. The relay keeps the send's
+   * wait for a connection and its attempt each to the shorter of it and its own, so it answers
+   * within the call (not sending on after the dispatcher gave up). Absent (an older dispatcher): its own.
+   *
+   * @generated from field: optional uint32 timeout_ms = 6;
+   */
+  timeoutMs?: number | undefined;
 };
 
 /**
