@@ -32,7 +32,14 @@ export class RelayGrpcClient {
   /** A `deadlineMs` given must cover a whole send: core's `relayCallMs`. */
   constructor(options: RelayClientOptions) {
     const { deliveryTimeoutMs, ...clientOptions } = options;
+    if (deliveryTimeoutMs !== undefined && !(Number.isInteger(deliveryTimeoutMs) && deliveryTimeoutMs > 0)) {
+      throw new RangeError(`deliveryTimeoutMs must be a positive whole number of milliseconds, got ${deliveryTimeoutMs}`);
+    }
     const deadlineMs = options.deadlineMs ?? (deliveryTimeoutMs === undefined ? DEFAULT_DEADLINE_MS : relayCallMs(deliveryTimeoutMs));
+    // A shorter deadline would give calls up while the relay still keeps to the timeout it was sent.
+    if (deliveryTimeoutMs !== undefined && deadlineMs < relayCallMs(deliveryTimeoutMs)) {
+      throw new RangeError(`deadlineMs ${deadlineMs} is shorter than a relay call of a ${deliveryTimeoutMs} ms send (${relayCallMs(deliveryTimeoutMs)} ms)`);
+    }
     // Calls fail fast while the relay is down; a short reconnect backoff means the first sends
     // after it is back find it (grpc-js' default backoff grows to two minutes).
     this.#client = createClient(Relay, {

@@ -1,4 +1,3 @@
-import { noResponse, type SendResult } from '@wirehook/egress';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -25,20 +24,9 @@ export function startRelayGrpcServer(options: {
   shutdownGraceMs?: number;
 }): Promise<GrpcServerHandle> {
   const { relay, address, logger, authToken } = options;
-  // Each send keeps to the dispatcher's DELIVERY_TIMEOUT_MS when shorter than this relay's own: the
-  // dispatcher's call allows 2 × that + 5 s, so the answer (a receiver's timeout) comes within it. A call
-  // out of time already is not sent at all: its dispatcher has recorded it failed and will send it again.
-  const handlers: ServiceImpl<typeof relayv1.Relay> = {
-    deliver: async (request, call) =>
-      deliverResponseOf(callOutOfTime(call.getDeadline()) ?? (await relay.send(forwardedSendOf(request), timeoutOf(request.timeoutMs)))),
-    fetchToken: async (request, call) => ({
-      answer: deliverResponseOf(callOutOfTime(call.getDeadline()) ?? (await relay.fetchToken(tokenFetchOf(request), timeoutOf(request.timeoutMs)))),
-    }),
-  };
-
   return startGrpcServer({
     address,
-    services: [bindService(relayv1.Relay, handlers)],
+    services: [bindService(relayv1.Relay, relayHandlers(relay))],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
@@ -52,8 +40,29 @@ function timeoutOf(timeoutMs: number | undefined): number | undefined {
   return timeoutMs === undefined || timeoutMs <= 0 ? undefined : timeoutMs;
 }
 
-/** A failure to answer, not sent, when the call's deadline (grpc-js: ms since the epoch; Infinity for none) has passed. */
-export function callOutOfTime(deadline: Date | number, now = Date.now()): SendResult | undefined {
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  return at <= now ? noResponse('relay: the call was out of time before the send began (not sent)', 0) : undefined;
+/**
+ * The Relay service's calls. Each send keeps to the dispatcher's DELIVERY_TIMEOUT_MS (`timeout_ms`)
+ * when shorter than this relay's own: the dispatcher's call allows 2 × that + 5 s, so the answer (a
+ * receiver's timeout) comes within it. A call out of time already is not sent at all: its dispatcher
+ * has recorded it failed and will send it again.
+ */
+export function relayHandlers(relay: EgressRelay): ServiceImpl<typeof relayv1.Relay> {
+  return {
+    deliver: async (request, call) =>
+      deliverResponseOf(
+        callOutOfTime(call.getDeadline()) ? relay.notSent(OUT_OF_TIME) : await relay.send(forwardedSendOf(request), timeoutOf(request.timeoutMs)),
+      ),
+    fetchToken: async (request, call) => ({
+      answer: deliverResponseOf(
+        callOutOfTime(call.getDeadline()) ? relay.notSent(OUT_OF_TIME) : await relay.fetchToken(tokenFetchOf(request), timeoutOf(request.timeoutMs)),
+      ),
+    }),
+  };
+}
+
+const OUT_OF_TIME = 'relay: the call was out of time before the send began (not sent)';
+
+/** Whether a call's deadline (grpc-js: ms since the epoch, set from `grpc-timeout` as the call arrived; Infinity for none) has passed. */
+function callOutOfTime(deadline: Date | number): boolean {
+  return (deadline instanceof Date ? deadline.getTime() : deadline) <= Date.now();
 }

@@ -2,11 +2,11 @@
 // source for, and over gRPC answers with what happened — or, unreachable, is a relay error.
 import { compatSignature, standardWebhookHeaders } from '@wirehook/core';
 import { AddressPolicy, HttpEgress } from '@wirehook/egress';
-import { bindService, RelayGrpcClient, relayv1, startGrpcServer } from '@wirehook/rpc';
+import { bindService, deliverRequestOf, RelayGrpcClient, relayv1, startGrpcServer, tokenRequestOf } from '@wirehook/rpc';
 import { freePort, testCa } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, testLookup, type NamedReceiver } from '../../../test/support/receivers.ts';
-import { callOutOfTime, startRelayGrpcServer } from './grpc-server.ts';
+import { relayHandlers, startRelayGrpcServer } from './grpc-server.ts';
 import { Registry } from 'prom-client';
 import { addressesNotOnThisHost, relayEgressModeVar, relaySourceIpsVar, sourcesFor, type RelayEgressMode } from './relay-sources.ts';
 import { EgressRelay } from './relay.ts';
@@ -39,6 +39,14 @@ const webhookHeaders = (body = '{}') => standardWebhookHeaders([SECRET], 'msg_01
 const request = (url: string, body = '{}') => ({ url, poolKey: 'ep_test', headers: webhookHeaders(body), body });
 
 const receiver = () => named.receiver;
+/** An endpoint's OAuth client credentials, its token URL to be set. */
+const TOKEN_CREDENTIALS = {
+  clientId: 'client',
+  clientSecret: 'secret',
+  scope: null,
+  audience: null,
+  tokenAuthMethod: 'client_secret_basic' as const,
+};
 
 describe('EgressRelay', () => {
   it('sends from the pool address, checked by its own address rules (private addresses refused unless allowed)', async () => {
@@ -342,54 +350,73 @@ describe('Relay over gRPC', () => {
   });
 
   it('a dispatcher whose DELIVERY_TIMEOUT_MS is shorter than the relay’s gets its sends’ answers in its calls: the receiver’s timeout', async () => {
-    // The relay would wait 10 s for an answer; the dispatcher's 2 s give its calls 2 × 2 + 5 = 9 s (relayCallMs).
+    // The relay would wait 15 s for an answer; the dispatcher's 3 s give its calls 2 × 3 + 5 = 11 s (relayCallMs).
     // Answered with the receiver's timeout in time, the attempt is recorded as what it was; sent on past the call's
     // end, the dispatcher would have recorded the relay's failure and sent again what may have arrived.
-    const hanging = await startReceiver();
-    hanging.receiver.respondWith({ hang: true });
+    const slow = await startReceiver();
     const inner = new EgressRelay({
       pool: relaySourceIpsVar.parse('127.0.0.2'),
-      policy: new AddressPolicy({ allowHosts: `${named.host},${hanging.host}` }),
+      policy: new AddressPolicy({ allowHosts: slow.host }),
       lookup: testLookup,
-      timeoutMs: 10_000,
+      timeoutMs: 15_000,
       connectionsPerOrigin: 2,
       ca,
     });
     const server = await startRelayGrpcServer({ relay: inner, address: '127.0.0.1:0', authToken: TOKEN });
-    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deliveryTimeoutMs: 2_000 });
-    const credentials = {
-      tokenUrl: hanging.url('/oauth/token'),
-      clientId: 'client',
-      clientSecret: 'secret',
-      scope: null,
-      audience: null,
-      tokenAuthMethod: 'client_secret_basic' as const,
-    };
+    const client = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deliveryTimeoutMs: 3_000 });
+    const fetch = { poolKey: 'ep_test', credentials: { ...TOKEN_CREDENTIALS, tokenUrl: slow.url('/oauth/token') } };
     try {
-      // The channel made first (a send that is answered), so the call's time is the send's alone.
-      expect(await client.send(request(named.url()))).toMatchObject({ ok: true, status: 200 });
-      const answered = await client.send(request(hanging.url()));
-      expect(answered).toMatchObject({ ok: false, status: null, sourceIp: '127.0.0.2', error: 'timeout: no response within 2 s' });
+      // First answered, so the channel and both pools' TLS connections are made: what is timed is the answer alone.
+      expect(await client.send(request(slow.url()))).toMatchObject({ ok: true, status: 200 });
+      expect(await client.fetchToken(fetch)).toMatchObject({ ok: true, status: 200 });
+      slow.receiver.respondWith({ hang: true });
+      const answered = await client.send(request(slow.url()));
+      expect(answered).toMatchObject({ ok: false, status: null, sourceIp: '127.0.0.2', error: 'timeout: no response within 3 s' });
       // A token request through the relay keeps to it alike.
-      const token = await client.fetchToken({ poolKey: 'ep_test', credentials });
-      expect(token).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 2 s' });
-      expect(hanging.receiver.requests.map((r) => r.path)).toEqual(['/hook', '/oauth/token']);
+      expect(await client.fetchToken(fetch)).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 3 s' });
+      expect(slow.receiver.requests.map((r) => r.path)).toEqual(['/hook', '/oauth/token', '/hook', '/oauth/token']);
     } finally {
       client.close();
       await server.stop();
-      await hanging.receiver.close();
+      await slow.receiver.close();
       await inner.close();
     }
   });
 
-  it('a call that arrives out of time is answered without a send (its dispatcher has given it up and will send it again)', () => {
-    const now = 1_700_000_000_000;
-    const notSent = { ok: false, status: null, error: 'relay: the call was out of time before the send began (not sent)' };
-    expect(callOutOfTime(now, now)).toMatchObject(notSent);
-    expect(callOutOfTime(new Date(now - 1), now)).toMatchObject(notSent);
-    expect(callOutOfTime(now + 1, now)).toBeUndefined();
-    expect(callOutOfTime(new Date(now + 1), now)).toBeUndefined();
-    // A call without a deadline (grpc-js: Infinity) is never out of time.
-    expect(callOutOfTime(Number.POSITIVE_INFINITY, now)).toBeUndefined();
+  it('a call that reaches it out of time is answered without a send, counted as the relay’s (its dispatcher has given it up)', async () => {
+    const registry = new Registry();
+    const inner = relay(named.host, '127.0.0.2', 'bind', registry);
+    const handlers = relayHandlers(inner);
+    // The handlers as grpc-js calls them: the call's deadline set from its grpc-timeout as it arrived.
+    const callDue = (deadline: number) => ({ getDeadline: () => deadline }) as never;
+    const credentials = { ...TOKEN_CREDENTIALS, tokenUrl: named.url('/oauth/token') };
+    const before = receiver().requests.length;
+    try {
+      const notSent = { ok: false, error: 'relay: the call was out of time before the send began (not sent)' };
+      expect(await handlers.deliver(deliverRequestOf(request(named.url())) as never, callDue(Date.now() - 1))).toMatchObject(notSent);
+      expect((await handlers.fetchToken(tokenRequestOf({ poolKey: 'ep_test', credentials }) as never, callDue(Date.now() - 1))).answer).toMatchObject(notSent);
+      expect(receiver().requests.length).toBe(before);
+      expect(await registry.getSingleMetricAsString('wirehook_relay_sends_total')).toContain('{source_ip="none",outcome="relay"} 2');
+      // In time, or without a deadline (grpc-js: Infinity), it is sent.
+      expect(await handlers.deliver(deliverRequestOf(request(named.url())) as never, callDue(Date.now() + 5_000))).toMatchObject({ ok: true, status: 200 });
+      expect(await handlers.deliver(deliverRequestOf(request(named.url())) as never, callDue(Number.POSITIVE_INFINITY))).toMatchObject({ ok: true });
+      expect(receiver().requests.length).toBe(before + 2);
+    } finally {
+      await inner.close();
+    }
+  });
+
+  it('a dispatcher’s relay client refuses a timeout that is not whole milliseconds, or a deadline shorter than a call of it', () => {
+    const address = '127.0.0.1:9';
+    expect(() => new RelayGrpcClient({ address, authToken: TOKEN, deliveryTimeoutMs: 1_500.5 })).toThrow(
+      'deliveryTimeoutMs must be a positive whole number of milliseconds, got 1500.5',
+    );
+    expect(() => new RelayGrpcClient({ address, authToken: TOKEN, deliveryTimeoutMs: 0 })).toThrow(RangeError);
+    // 2 × 2,000 + 5,000: a deadline of 8,999 ms would give up calls the relay still answers in time.
+    expect(() => new RelayGrpcClient({ address, authToken: TOKEN, deliveryTimeoutMs: 2_000, deadlineMs: 8_999 })).toThrow(
+      'deadlineMs 8999 is shorter than a relay call of a 2000 ms send (9000 ms)',
+    );
+    new RelayGrpcClient({ address, authToken: TOKEN, deliveryTimeoutMs: 2_000, deadlineMs: 9_000 }).close();
+    new RelayGrpcClient({ address, authToken: TOKEN, deliveryTimeoutMs: 2_000 }).close();
   });
 });

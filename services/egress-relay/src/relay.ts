@@ -86,6 +86,12 @@ export class EgressRelay {
     return this.#sendFromPool(request !== null && timeoutMs !== undefined ? { ...request, timeoutMs } : request, refused);
   }
 
+  /** What a call the relay does not send is answered with (`error`, a `relay:` failure), counted as one. */
+  notSent(error: string): SendResult {
+    this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
+    return noResponse(error, 0);
+  }
+
   async #sendFromPool(request: (SendRequest & { poolKey: string }) | null, refused: string | null): Promise<SendResult> {
     if (refused !== null || request === null) {
       this.#sends.inc({ source_ip: 'none', outcome: 'relay' });
