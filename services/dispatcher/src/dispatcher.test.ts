@@ -312,4 +312,34 @@ describe('stop', () => {
     expect(events).toEqual(['answered', 'stopped']);
     expect(await s.statusOf(t, id!)).toBe('success');
   });
+
+  it('does not wait for a send whose OAuth token is still coming: it is given back, due now, with no attempt', async () => {
+    const { t, endpoint } = await s.endpoint();
+    await s.store.endpoints.update(t, endpoint.id, {
+      auth: {
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.acme.example/oauth/token',
+        clientId: 'wirehook',
+        sealedSecret: s.box.seal('s3cret', endpoint.id),
+        scope: null,
+        audience: null,
+        tokenAuthMethod: 'client_secret_post',
+      },
+    });
+    const [id] = await s.due(t);
+    let tokenAsked = false;
+    // A token endpoint that never answers (its request ends only at the attempt's limit, 1 s here, well after the stop).
+    sender.fetchToken = () => {
+      tokenAsked = true;
+      return new Promise(() => {});
+    };
+    const d = await started();
+    await d.sweep();
+    await until(() => tokenAsked);
+    await d.stop();
+    expect(sender.requests).toHaveLength(0);
+    expect(await s.statusOf(t, id!)).toBe('pending');
+    expect((await s.store.deliveries.get(t, id!))?.delivery.attemptCount).toBe(0);
+    expect(await s.dueAt(s.clock.now(), [id!])).toEqual([id]);
+  });
 });

@@ -89,6 +89,7 @@ export class Dispatcher implements Component {
   readonly #places: AttemptPlaces;
   readonly #due: DueSweep;
   readonly #runner: AttemptRunner;
+  readonly #webhooks: WebhookSender;
   #subscription: Subscription | undefined;
   #stopped = false;
 
@@ -132,6 +133,7 @@ export class Dispatcher implements Component {
     this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
     this.#places = places;
     this.#due = due;
+    this.#webhooks = webhooks;
   }
 
   async start(): Promise<void> {
@@ -154,6 +156,7 @@ export class Dispatcher implements Component {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#runner.stopAdmitting();
+    this.#webhooks.stop(); // sends still waiting for a token give way
     await this.#due.stop();
     await this.#subscription?.stop();
     await this.#runner.settled();

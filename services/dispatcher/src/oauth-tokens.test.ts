@@ -5,7 +5,7 @@ import { ManualClock, SecretBox, type EndpointAuth } from '@wirehook/core';
 import type { SendResult } from '@wirehook/egress';
 import { type Kv, MemoryKv } from '@wirehook/kv';
 import { silentLogger } from '@wirehook/platform';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { credentialsKey, FAILURE_HOLD_MS, OAuthTokens } from './oauth-tokens.ts';
 import { tokenResult } from './testing/dispatch-scene.ts';
 
@@ -49,6 +49,26 @@ describe('OAuthTokens', () => {
     const got = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).token(EP, auth(), fetch)));
     expect(fetches).toBe(1);
     expect(new Set(got.map((g) => ('token' in g ? g.token : g.error)))).toEqual(new Set(['token-1']));
+  });
+
+  it('stopped, a look-up waiting for another dispatcher’s token ends at its next poll (not at the lock’s end, 12 s here), fetching nothing', async () => {
+    const [a, b] = [tokens(), tokens()];
+    let answerA: (result: SendResult) => void = () => {};
+    const slow = (): Promise<SendResult> => {
+      fetches++;
+      return new Promise((resolve) => (answerA = resolve));
+    };
+    const fetchingA = a.token(EP, auth(), slow);
+    await vi.waitFor(() => expect(fetches).toBe(1));
+    const waitingB = b.token(EP, auth(), fetch);
+    b.stop();
+    expect(await waitingB).toEqual({ error: 'auth: the dispatcher stopped before its token came', durationMs: expect.any(Number) });
+    expect(fetches).toBe(1);
+    // The fetch already asked finishes, and its token is kept.
+    answerA(tokenResult('token-a', 3_600));
+    expect(await fetchingA).toMatchObject({ token: 'token-a' });
+    expect(await tokens().token(EP, auth(), fetch)).toMatchObject({ token: 'token-a' });
+    expect(fetches).toBe(1);
   });
 
   it('uses a token until 60 s before expires_in (3,600 s: until 3,540 s), then fetches the next', async () => {

@@ -56,9 +56,19 @@ export class OAuthTokens {
   readonly #pending = new Map<string, Promise<TokenOutcome>>();
   readonly #owner = randomUUID();
   #kvDown = false;
+  #stopped = false;
 
   constructor(deps: OAuthTokensDeps) {
     this.#deps = deps;
+  }
+
+  /**
+   * The dispatcher is stopping (its sends waiting for a token have given way): a look-up still
+   * waiting for another dispatcher's token ends at its next poll instead of polling the shared
+   * store, and fetching, until its lock's end. A fetch already asked finishes, and its token is kept.
+   */
+  stop(): void {
+    this.#stopped = true;
   }
 
   #now(): number {
@@ -108,6 +118,7 @@ export class OAuthTokens {
     // However the locks turn over, a delivery waits no longer than one lock for its token.
     const deadline = started + lockMs;
     for (;;) {
+      if (this.#stopped) return { error: 'auth: the dispatcher stopped before its token came', durationMs: Math.round(performance.now() - started) };
       const shared = await this.#shared(endpointId, tokenKey);
       if (shared !== null && shared.token.token !== refused) return this.#keep(endpointId, key, shared.token, started);
       if (shared !== null && young(shared.token, this.#deps.clock.now())) return this.#keep(endpointId, key, shared.token, started);
@@ -160,7 +171,7 @@ export class OAuthTokens {
   /** Waits until the shared token is there (true) or the fetch lock is gone without one (false: try again). */
   async #waitForOther(endpointId: string, tokenKey: string, lockKey: string, refused: string | null, until: number): Promise<boolean> {
     // Real time, not the clock's: the lease it waits on ends in the shared store's time.
-    while (performance.now() < until) {
+    while (performance.now() < until && !this.#stopped) {
       await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       const shared = await this.#shared(endpointId, tokenKey);
       if (shared !== null && shared.token.token !== refused) return true;

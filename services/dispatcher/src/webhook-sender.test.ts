@@ -3,10 +3,11 @@
 // or an egress thread that could not take the send.
 import { CANCELLED_ATTEMPT_ERROR, SecretBox, storedTransformation, type EndpointAuth } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
-import { DispatchScene, FakeSender, OK } from './testing/dispatch-scene.ts';
+import { DispatchScene, FakeSender, OK, tokenResult } from './testing/dispatch-scene.ts';
+import type { SendResult } from './outcome.ts';
 import { EGRESS_LOSSES_BEFORE_ATTEMPT, WebhookSender, type TokenSender } from './webhook-sender.ts';
 import { EgressUnavailableError } from '@wirehook/egress';
 import { TransformRunner } from '@wirehook/transform';
@@ -237,6 +238,61 @@ describe('WebhookSender', () => {
         error: 'auth: token endpoint answered 400: {"error":"invalid_scope"}',
       });
       expect(direct.requests).toHaveLength(0);
+    });
+
+    it('the dispatcher stopping: a send still waiting for its token gives way (null, nothing sent, due again now); the token is still kept', async () => {
+      const job = await withAuth();
+      let answerToken: (result: SendResult) => void = () => {};
+      const slowTokens: TokenSender = {
+        fetchToken: (fetch) => {
+          direct.tokenFetches.push(fetch);
+          return new Promise((resolve) => (answerToken = resolve));
+        },
+        send: (request) => direct.send(request),
+      };
+      const sender = webhooks(slowTokens);
+      const now = s.clock.now();
+      const sending = sender.send(job, now);
+      await vi.waitFor(() => expect(direct.tokenFetches).toHaveLength(1));
+      sender.stop();
+      expect(await sending).toBeNull();
+      expect(direct.requests).toHaveLength(0);
+      // Due again at once, for another dispatcher: not an attempt, no wait.
+      expect(await s.dueAt(now, [job.delivery.id])).toEqual([job.delivery.id]);
+      // Stopped: a send coming to its token now gives way at once, with no token request of its own.
+      expect(await sender.send(job, now)).toBeNull();
+      expect(direct.tokenFetches).toHaveLength(1);
+      // The token request it gave up on still answers, and the token is shared: the next dispatcher sends with it.
+      answerToken(tokenResult('token-late', 3_600));
+      expect(await webhooks(slowTokens).send(job, now)).toEqual(OK);
+      expect(direct.requests.map((r) => r.headers['authorization'])).toEqual(['Bearer token-late']);
+      expect(direct.tokenFetches).toHaveLength(1);
+    });
+
+    it('the dispatcher stopping after a 401: no new token, the 401 is the attempt’s answer', async () => {
+      const job = await withAuth();
+      let sender: WebhookSender;
+      const refusing: TokenSender = {
+        fetchToken: (fetch) => direct.fetchToken(fetch),
+        send: async (request) => {
+          await direct.send(request);
+          if (direct.requests.length === 1) return OK;
+          sender.stop(); // the stop arrives while the webhook is on its way
+          return { ok: false, status: 401, responseHead: 'expired', error: 'http_status: 401', durationMs: 5, sourceIp: '127.0.0.1' };
+        },
+      };
+      sender = webhooks(refusing);
+      expect(await sender.send(job, s.clock.now())).toEqual(OK); // token-1
+      s.clock.advance(30_000); // old enough to be replaced after a 401, but for the stop
+      expect(await sender.send(job, s.clock.now())).toMatchObject({ ok: false, status: 401, error: 'http_status: 401' });
+      expect([direct.tokenFetches.length, direct.requests.length]).toEqual([1, 2]);
+    });
+
+    it('the dispatcher stopping does not hold back a send without OAuth', async () => {
+      const sender = webhooks();
+      sender.stop();
+      expect(await sender.send(await claimed(), s.clock.now())).toEqual(OK);
+      expect(direct.requests).toHaveLength(1);
     });
 
     it('a fixed_ip endpoint’s token comes through the relay too, never directly', async () => {

@@ -99,6 +99,9 @@ export class WebhookSender {
   readonly #egressLosses = new Map<string, number>();
   readonly #tokens: OAuthTokens;
   readonly #codes: TransformationCodes;
+  /** Settles when the dispatcher stops: a send still waiting for its token gives way then (stop()). */
+  readonly #stopping = Promise.withResolvers<typeof STOPPING>();
+  #stopped = false;
 
   constructor(deps: WebhookSenderDeps) {
     this.#deps = deps;
@@ -119,6 +122,19 @@ export class WebhookSender {
       deferred: 'sends put off (not attempts: the endpoints are not at fault)',
       consequence: 'sends are put off a second at a time while it starts again',
     });
+  }
+
+  /**
+   * The dispatcher is stopping. A send to an endpoint with OAuth whose webhook has not gone out —
+   * waiting for its token (another dispatcher's request, or its own to a slow token endpoint), or
+   * coming to it from now on — is put off (no attempt, due again now, for another dispatcher)
+   * instead of holding the stop past its deadline, where it would be cut unrecorded. After a 401 no
+   * new token is fetched: the 401 is the attempt's answer. Webhooks on their way are let finish.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.#tokens.stop();
+    this.#stopping.resolve(STOPPING);
   }
 
   /**
@@ -160,6 +176,11 @@ export class WebhookSender {
         this.#egressOutage.succeeded();
         if (this.#egressLosses.size > 0) this.#egressLosses.delete(job.delivery.id);
       } catch (err) {
+        if (err instanceof SenderStoppingError) {
+          this.#deps.logger.debug({ deliveryId: job.delivery.id, endpointId: job.endpoint.id }, 'stopping: a send waiting for its token given back');
+          await this.#deps.leases.release(job, this.#deps.clock.now());
+          return null;
+        }
         if (!(err instanceof EgressUnavailableError)) throw err;
         if (this.#lostTooOften(job, err)) return noResponse(`internal: ${EGRESS_LOSSES_BEFORE_ATTEMPT} sending threads ended with this send`, 0);
         await this.#putOffEgress(job, err);
@@ -222,17 +243,29 @@ export class WebhookSender {
     if (tokenUrlViolation !== null) return noResponse(`auth: token_url refused (${tokenUrlViolation})`, 0);
     const fetchToken = () => through.fetchToken(fetch);
     const secrets = [credentials.clientSecret];
-    const first = await this.#tokens.token(endpoint.id, auth, fetchToken, secrets);
+    const first = await this.#unlessStopping(this.#tokens.token(endpoint.id, auth, fetchToken, secrets));
+    if (first === STOPPING) throw new SenderStoppingError();
     if ('error' in first) return noResponse(first.error, first.durationMs);
     const sent = await traceSend(job, request.url, () => through.send(withToken(request, first.token)));
     if (sent.status !== 401) return sent;
     // The receiver refused the token (revoked, or expired early): one new one, then one more send.
-    const again = await this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token, secrets);
+    // Not while stopping: the 401 is the answer (the next attempt fetches a new token).
+    const again = await this.#unlessStopping(this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token, secrets));
+    if (again === STOPPING) return sent;
     if ('error' in again) return noResponse(again.error, sent.durationMs + again.durationMs);
     // No newer token (the refused one is under 30 s old): the 401 is the attempt's answer.
     if (again.token === first.token) return sent;
     const resent = await traceSend(job, request.url, () => through.send(withToken(request, again.token)));
     return { ...resent, durationMs: sent.durationMs + again.durationMs + resent.durationMs };
+  }
+
+  /** `step`'s outcome, or STOPPING as soon as the dispatcher stops (the step goes on; its token is still kept). */
+  #unlessStopping<T>(step: Promise<T>): Promise<T | typeof STOPPING> {
+    if (this.#stopped) {
+      step.catch(() => {}); // its failure, if any, is no one's now
+      return Promise.resolve(STOPPING);
+    }
+    return Promise.race([step, this.#stopping.promise]);
   }
 
   /**
@@ -280,6 +313,16 @@ export class WebhookSender {
     this.#deps.metrics.unsealErrors.inc();
     this.#unsealOutage.failed(err, 1, { deliveryId: job.delivery.id, endpointId: job.endpoint.id });
     await this.#deps.leases.release(job, this.#deps.clock.now() + UNSEAL_RETRY_MS);
+  }
+}
+
+/** What a step waited for by #unlessStopping gives when the dispatcher stops first. */
+const STOPPING = Symbol('stopping');
+
+/** Thrown out of a send that gave way to the dispatcher's stop before anything went out (put off, not an attempt). */
+class SenderStoppingError extends Error {
+  constructor() {
+    super('the dispatcher is stopping');
   }
 }
 
