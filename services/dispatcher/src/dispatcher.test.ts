@@ -4,7 +4,8 @@
 import { SecretBox, type DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
+import { DispatchScene, FakeSender, tokenResult, until } from './testing/dispatch-scene.ts';
+import type { SendResult } from './outcome.ts';
 import { Dispatcher, type DispatcherConfig } from './dispatcher.ts';
 import { TransformRunner } from '@wirehook/transform';
 
@@ -327,16 +328,21 @@ describe('stop', () => {
       },
     });
     const [id] = await s.due(t);
-    let tokenAsked = false;
-    // A token endpoint that never answers (its request ends only at the attempt's limit, 1 s here, well after the stop).
-    sender.fetchToken = () => {
-      tokenAsked = true;
-      return new Promise(() => {});
-    };
+    let answerToken: ((result: SendResult) => void) | undefined;
+    // A token endpoint whose request has not answered when the stop comes: the send gives way at once, and the
+    // stop ends once that request has (its token kept for the other dispatchers), not after a send.
+    sender.fetchToken = () => new Promise((resolve) => (answerToken = resolve));
     const d = await started();
     await d.sweep();
-    await until(() => tokenAsked);
-    await d.stop();
+    await until(() => answerToken !== undefined);
+    const events: string[] = [];
+    const stopping = d.stop().then(() => events.push('stopped'));
+    // The delivery is given back while the stop waits for the token request.
+    await until(async () => (await s.dueAt(s.clock.now(), [id!])).length === 1);
+    events.push('token answered');
+    answerToken!(tokenResult('token-late', 3_600));
+    await stopping;
+    expect(events).toEqual(['token answered', 'stopped']);
     expect(sender.requests).toHaveLength(0);
     expect(await s.statusOf(t, id!)).toBe('pending');
     expect((await s.store.deliveries.get(t, id!))?.delivery.attemptCount).toBe(0);

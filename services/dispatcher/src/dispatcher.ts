@@ -160,6 +160,8 @@ export class Dispatcher implements Component {
     await this.#due.stop();
     await this.#subscription?.stop();
     await this.#runner.settled();
+    // Token requests already asked: their tokens kept and locks let go while the shared store is open.
+    await this.#webhooks.settled();
   }
 
   /** Publishes the due deliveries not already on their way. Runs on a timer; tests may call it. */

@@ -60,14 +60,27 @@ describe('OAuthTokens', () => {
     };
     const fetchingA = a.token(EP, auth(), slow);
     await vi.waitFor(() => expect(fetches).toBe(1));
+    const lockKey = `oauth:fetch:${EP}:${credentialsKey(auth())}`;
+    const reads = vi.spyOn(kv, 'get');
     const waitingB = b.token(EP, auth(), fetch);
+    // B is polling A's lock (every 50 ms) when it is stopped.
+    await vi.waitFor(() => expect(reads.mock.calls.some(([key]) => key === lockKey)).toBe(true));
     b.stop();
     expect(await waitingB).toEqual({ error: 'auth: the dispatcher stopped before its token came', durationMs: expect.any(Number) });
     expect(fetches).toBe(1);
-    // The fetch already asked finishes, and its token is kept.
+    // A stopped with its fetch under way: settled() waits for it, so its token is kept and its lock let go.
+    a.stop();
+    let settled = false;
+    const settling = a.settled().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false); // the fetch has not answered
     answerA(tokenResult('token-a', 3_600));
+    await settling;
     expect(await fetchingA).toMatchObject({ token: 'token-a' });
+    expect(await kv.get(lockKey)).toBeNull();
     expect(await tokens().token(EP, auth(), fetch)).toMatchObject({ token: 'token-a' });
+    // Stopped, it asks for no token any more.
+    expect(await a.token('ep_2', auth(), fetch)).toMatchObject({ error: 'auth: the dispatcher stopped before its token came' });
     expect(fetches).toBe(1);
   });
 

@@ -65,10 +65,20 @@ export class OAuthTokens {
   /**
    * The dispatcher is stopping (its sends waiting for a token have given way): a look-up still
    * waiting for another dispatcher's token ends at its next poll instead of polling the shared
-   * store, and fetching, until its lock's end. A fetch already asked finishes, and its token is kept.
+   * store, and fetching, until its lock's end; none asks for a token any more. A fetch already
+   * asked finishes, its token kept and its lock let go (settled()).
    */
   stop(): void {
     this.#stopped = true;
+  }
+
+  /**
+   * Once every look-up under way has ended: after stop(), at most a token request already asked
+   * (a whole send, or a relay call) — awaited before the shared store and the egress close, so its
+   * token is kept for the other dispatchers and its lock let go rather than left to its lease.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#pending.values()]);
   }
 
   #now(): number {
@@ -118,7 +128,7 @@ export class OAuthTokens {
     // However the locks turn over, a delivery waits no longer than one lock for its token.
     const deadline = started + lockMs;
     for (;;) {
-      if (this.#stopped) return { error: 'auth: the dispatcher stopped before its token came', durationMs: Math.round(performance.now() - started) };
+      if (this.#stopped) return stoppedOutcome(started);
       const shared = await this.#shared(endpointId, tokenKey);
       if (shared !== null && shared.token.token !== refused) return this.#keep(endpointId, key, shared.token, started);
       if (shared !== null && young(shared.token, this.#deps.clock.now())) return this.#keep(endpointId, key, shared.token, started);
@@ -149,6 +159,8 @@ export class OAuthTokens {
       // unlocked between this one's read and its lock, and a second fetch would be one too many.
       const stored = await this.#shared(endpointId, tokenKey);
       if (stored !== null && stored.token.token !== refused) return this.#keep(endpointId, key, stored.token, started);
+      // Stopped while it took the lock: no new token request (the lock is let go below).
+      if (this.#stopped) return stoppedOutcome(started);
       const result = await fetch();
       const now = clock.now();
       const read =
@@ -233,4 +245,9 @@ export function credentialsKey(auth: EndpointAuth): string {
     .update([auth.tokenUrl, auth.clientId, auth.sealedSecret, auth.scope ?? '', auth.audience ?? '', auth.tokenAuthMethod].join('\0'))
     .digest('base64url')
     .slice(0, 16);
+}
+
+/** A look-up ended by the dispatcher's stop (its send has given way; the outcome is no attempt's). */
+function stoppedOutcome(started: number): TokenOutcome {
+  return { error: 'auth: the dispatcher stopped before its token came', durationMs: Math.round(performance.now() - started) };
 }

@@ -127,14 +127,20 @@ export class WebhookSender {
   /**
    * The dispatcher is stopping. A send to an endpoint with OAuth whose webhook has not gone out —
    * waiting for its token (another dispatcher's request, or its own to a slow token endpoint), or
-   * coming to it from now on — is put off (no attempt, due again now, for another dispatcher)
-   * instead of holding the stop past its deadline, where it would be cut unrecorded. After a 401 no
-   * new token is fetched: the 401 is the attempt's answer. Webhooks on their way are let finish.
+   * coming to it from now on, its token at hand or not — is put off (no attempt, due again now, for
+   * another dispatcher) instead of holding the stop past its deadline, where it would be cut
+   * unrecorded. After a 401 no new token is fetched: the 401 is the attempt's answer. Webhooks on
+   * their way are let finish, and token requests already asked (settled()).
    */
   stop(): void {
     this.#stopped = true;
     this.#tokens.stop();
     this.#stopping.resolve(STOPPING);
+  }
+
+  /** Once the token requests already asked when it stopped have ended (their tokens kept, their locks let go). */
+  settled(): Promise<void> {
+    return this.#tokens.settled();
   }
 
   /**
@@ -243,14 +249,14 @@ export class WebhookSender {
     if (tokenUrlViolation !== null) return noResponse(`auth: token_url refused (${tokenUrlViolation})`, 0);
     const fetchToken = () => through.fetchToken(fetch);
     const secrets = [credentials.clientSecret];
-    const first = await this.#unlessStopping(this.#tokens.token(endpoint.id, auth, fetchToken, secrets));
+    const first = await this.#unlessStopping(() => this.#tokens.token(endpoint.id, auth, fetchToken, secrets));
     if (first === STOPPING) throw new SenderStoppingError();
     if ('error' in first) return noResponse(first.error, first.durationMs);
     const sent = await traceSend(job, request.url, () => through.send(withToken(request, first.token)));
     if (sent.status !== 401) return sent;
     // The receiver refused the token (revoked, or expired early): one new one, then one more send.
     // Not while stopping: the 401 is the answer (the next attempt fetches a new token).
-    const again = await this.#unlessStopping(this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token, secrets));
+    const again = await this.#unlessStopping(() => this.#tokens.refresh(endpoint.id, auth, fetchToken, first.token, secrets));
     if (again === STOPPING) return sent;
     if ('error' in again) return noResponse(again.error, sent.durationMs + again.durationMs);
     // No newer token (the refused one is under 30 s old): the 401 is the attempt's answer.
@@ -259,13 +265,10 @@ export class WebhookSender {
     return { ...resent, durationMs: sent.durationMs + again.durationMs + resent.durationMs };
   }
 
-  /** `step`'s outcome, or STOPPING as soon as the dispatcher stops (the step goes on; its token is still kept). */
-  #unlessStopping<T>(step: Promise<T>): Promise<T | typeof STOPPING> {
-    if (this.#stopped) {
-      step.catch(() => {}); // its failure, if any, is no one's now
-      return Promise.resolve(STOPPING);
-    }
-    return Promise.race([step, this.#stopping.promise]);
+  /** `step`'s outcome, or STOPPING as soon as the dispatcher stops (a step begun goes on: settled() waits for it); after the stop none begins. */
+  #unlessStopping<T>(step: () => Promise<T>): Promise<T | typeof STOPPING> {
+    if (this.#stopped) return Promise.resolve(STOPPING);
+    return Promise.race([step(), this.#stopping.promise]);
   }
 
   /**
