@@ -52,32 +52,21 @@ it('an answer 14.5 s after the request is in time', async () => {
   expect(await sending).toMatchObject({ ok: true, status: 200, error: null, responseHead: 'ok' });
 });
 
-it('an answer due 15.5 s after the request is a timeout at 15 s', async () => {
-  const { sending, settled } = await sendLate(15_500);
-  await vi.advanceTimersByTimeAsync(14_999);
+/** The send of `sendLate(answerAfterMs, limitMs)` is still open 1 ms before `timeoutAtMs` and a timeout at it, saying `words`. */
+async function timesOutAt(answerAfterMs: number, limitMs: number | undefined, timeoutAtMs: number, words: string): Promise<void> {
+  const { sending, settled } = await sendLate(answerAfterMs, limitMs);
+  await vi.advanceTimersByTimeAsync(timeoutAtMs - 1);
   expect(settled()).toBe(false);
   await vi.advanceTimersByTimeAsync(1);
   await spin(settled);
   expect(settled()).toBe(true);
-  expect(await sending).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 15 s' });
-});
+  expect(await sending).toMatchObject({ ok: false, status: null, error: words });
+}
 
-it('a send’s own shorter limit (an egress relay’s, from its call’s time): an answer due 10.5 s after the request is a timeout at 10 s', async () => {
-  const { sending, settled } = await sendLate(10_500, 10_000);
-  await vi.advanceTimersByTimeAsync(9_999);
-  expect(settled()).toBe(false);
-  await vi.advanceTimersByTimeAsync(1);
-  await spin(settled);
-  expect(settled()).toBe(true);
-  expect(await sending).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 10 s' });
-});
+it('an answer due 15.5 s after the request is a timeout at 15 s', () => timesOutAt(15_500, undefined, 15_000, 'timeout: no response within 15 s'));
 
-it('a send’s own limit never lengthens the client’s: asked for 20 s, an answer due 15.5 s is a timeout at 15 s', async () => {
-  const { sending, settled } = await sendLate(15_500, 20_000);
-  await vi.advanceTimersByTimeAsync(14_999);
-  expect(settled()).toBe(false);
-  await vi.advanceTimersByTimeAsync(1);
-  await spin(settled);
-  expect(settled()).toBe(true);
-  expect(await sending).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 15 s' });
-});
+it('a send’s own shorter limit (an egress relay’s, the dispatcher’s timeout): an answer due 10.5 s after the request is a timeout at 10 s', () =>
+  timesOutAt(10_500, 10_000, 10_000, 'timeout: no response within 10 s'));
+
+it('a send’s own limit never lengthens the client’s: asked for 20 s, an answer due 15.5 s is a timeout at 15 s', () =>
+  timesOutAt(15_500, 20_000, 15_000, 'timeout: no response within 15 s'));

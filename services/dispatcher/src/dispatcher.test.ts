@@ -316,17 +316,7 @@ describe('stop', () => {
 
   it('does not wait for a send whose OAuth token is still coming: it is given back, due now, with no attempt', async () => {
     const { t, endpoint } = await s.endpoint();
-    await s.store.endpoints.update(t, endpoint.id, {
-      auth: {
-        type: 'oauth2_client_credentials',
-        tokenUrl: 'https://auth.acme.example/oauth/token',
-        clientId: 'wirehook',
-        sealedSecret: s.box.seal('s3cret', endpoint.id),
-        scope: null,
-        audience: null,
-        tokenAuthMethod: 'client_secret_post',
-      },
-    });
+    await s.withOAuth(t, endpoint);
     const [id] = await s.due(t);
     let answerToken: ((result: SendResult) => void) | undefined;
     // A token endpoint whose request has not answered when the stop comes: the send gives way at once, and the

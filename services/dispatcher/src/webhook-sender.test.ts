@@ -131,18 +131,7 @@ describe('WebhookSender', () => {
     /** A claimed delivery of an endpoint with credentials whose secret is sealed for it. */
     async function withAuth(overrides: Parameters<DispatchScene['endpoint']>[0] = {}, auth: Partial<EndpointAuth> = {}) {
       const { t, endpoint } = await s.endpoint(overrides);
-      await s.store.endpoints.update(t, endpoint.id, {
-        auth: {
-          type: 'oauth2_client_credentials',
-          tokenUrl: 'https://auth.acme.example/oauth/token',
-          clientId: 'wirehook',
-          sealedSecret: s.box.seal('s3cret', endpoint.id),
-          scope: 'hooks',
-          audience: null,
-          tokenAuthMethod: 'client_secret_post',
-          ...auth,
-        },
-      });
+      await s.withOAuth(t, endpoint, auth);
       const [id] = await s.due(t);
       return s.claim(id!);
     }

@@ -4,7 +4,7 @@
 import { Writable } from 'node:stream';
 import { context, type Context } from '@opentelemetry/api';
 import { MemoryBus } from '@wirehook/bus';
-import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
+import { ManualClock, SecretBox, type DeliveryId, type Endpoint, type EndpointAuth, type Tenant } from '@wirehook/core';
 import { MemoryKv } from '@wirehook/kv';
 import type { TokenFetch } from '@wirehook/egress';
 import { createLogger, type Logger } from '@wirehook/platform';
@@ -41,6 +41,22 @@ export class DispatchScene {
     const record = f.endpoint(consumer.id, { eventTypes: null, fixedIp: false, failingSince: null, disabledReason: null, compatSignature: null, ...overrides });
     const sealed = box.seal(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, record.id);
     return { t, endpoint: await this.store.endpoints.create(t, record, f.secret(sealed), 20) };
+  }
+
+  /** Gives `endpoint` OAuth client credentials (its client secret sealed for it), as the API stores them. */
+  async withOAuth(t: Tenant, endpoint: Endpoint, auth: Partial<EndpointAuth> = {}): Promise<void> {
+    await this.store.endpoints.update(t, endpoint.id, {
+      auth: {
+        type: 'oauth2_client_credentials',
+        tokenUrl: 'https://auth.acme.example/oauth/token',
+        clientId: 'wirehook',
+        sealedSecret: this.box.seal('s3cret', endpoint.id),
+        scope: 'hooks',
+        audience: null,
+        tokenAuthMethod: 'client_secret_post',
+        ...auth,
+      },
+    });
   }
 
   /** Sends `count` messages to the tenant's endpoint, one second apart: their deliveries' ids, oldest first. */
