@@ -70,3 +70,23 @@ it('a send’s own shorter limit (an egress relay’s, the dispatcher’s timeou
 
 it('a send’s own limit never lengthens the client’s: asked for 20 s, an answer due 15.5 s is a timeout at 15 s', () =>
   timesOutAt(15_500, 20_000, 15_000, 'timeout: no response within 15 s'));
+
+it('a send’s own shorter limit bounds its wait for a connection too: behind a held one, a timeout at 10 s (not 15)', async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  receiver.respondWith({ status: 200, body: 'ok', delayMs: 60_000 });
+  // One connection for the endpoint: the second send waits for the first's.
+  egress = new HttpEgress({ policy: new AddressPolicy({ allowHosts: 'localhost' }), ca: receiver.caPem, connectionsPerOrigin: 1 });
+  const request = { url: `${receiver.url}/hook`, poolKey: 'ep_1', headers: { 'content-type': 'application/json' }, body: '{}' };
+  void egress.send(request);
+  while (receiver.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  let settled = false;
+  const waiting = egress.send({ ...request, timeoutMs: 10_000 }).finally(() => {
+    settled = true;
+  });
+  await vi.advanceTimersByTimeAsync(9_999);
+  expect(settled).toBe(false);
+  await vi.advanceTimersByTimeAsync(1);
+  await spin(() => settled);
+  expect(await waiting).toMatchObject({ ok: false, status: null, error: 'timeout: no connection within 10 s' });
+  expect(receiver.requests).toHaveLength(1);
+});

@@ -277,6 +277,33 @@ describe('WebhookSender', () => {
       expect([direct.tokenFetches.length, direct.requests.length]).toEqual([1, 2]);
     });
 
+    it('the dispatcher stopped: a send whose token is at hand gives way too (nothing goes out to an OAuth endpoint after the stop)', async () => {
+      const job = await withAuth();
+      const sender = webhooks();
+      expect(await sender.send(job, s.clock.now())).toEqual(OK); // token-1, kept
+      sender.stop();
+      expect(await sender.send(job, s.clock.now())).toBeNull();
+      expect([direct.tokenFetches.length, direct.requests.length]).toEqual([1, 1]);
+    });
+
+    it('keeps nothing of a token step once it has ended (a send counted while it waits, none after, however many)', async () => {
+      const job = await withAuth();
+      let answerToken: ((result: SendResult) => void) | undefined;
+      const slowTokens: TokenSender = {
+        fetchToken: () => new Promise((resolve) => (answerToken = resolve)),
+        send: (request) => direct.send(request),
+      };
+      const sender = webhooks(slowTokens);
+      const sending = sender.send(job, s.clock.now());
+      await vi.waitFor(() => expect(answerToken).toBeDefined());
+      expect(sender.waitingForToken).toBe(1);
+      answerToken!(tokenResult('token-1', 3_600));
+      expect(await sending).toEqual(OK);
+      for (let i = 0; i < 200; i++) await sender.send(job, s.clock.now());
+      expect(sender.waitingForToken).toBe(0);
+      expect(direct.requests).toHaveLength(201);
+    });
+
     it('the dispatcher stopping does not hold back a send without OAuth', async () => {
       const sender = webhooks();
       sender.stop();

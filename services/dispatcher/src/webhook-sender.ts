@@ -99,8 +99,12 @@ export class WebhookSender {
   readonly #egressLosses = new Map<string, number>();
   readonly #tokens: OAuthTokens;
   readonly #codes: TransformationCodes;
-  /** Settles when the dispatcher stops: a send still waiting for its token gives way then (stop()). */
-  readonly #stopping = Promise.withResolvers<typeof STOPPING>();
+  /**
+   * The sends waiting for a token step, each given way by stop(). One entry a step, removed when it
+   * ends: a promise pending until the stop, raced by every step, would keep each step's handler
+   * (and its result) for the process's life.
+   */
+  readonly #waitingForToken = new Set<() => void>();
   #stopped = false;
 
   constructor(deps: WebhookSenderDeps) {
@@ -135,7 +139,13 @@ export class WebhookSender {
   stop(): void {
     this.#stopped = true;
     this.#tokens.stop();
-    this.#stopping.resolve(STOPPING);
+    for (const giveWay of this.#waitingForToken) giveWay();
+    this.#waitingForToken.clear();
+  }
+
+  /** Sends waiting for a token step now (none once each has ended). */
+  get waitingForToken(): number {
+    return this.#waitingForToken.size;
   }
 
   /** Once the token requests already asked when it stopped have ended (their tokens kept, their locks let go). */
@@ -268,7 +278,13 @@ export class WebhookSender {
   /** `step`'s outcome, or STOPPING as soon as the dispatcher stops (a step begun goes on: settled() waits for it); after the stop none begins. */
   #unlessStopping<T>(step: () => Promise<T>): Promise<T | typeof STOPPING> {
     if (this.#stopped) return Promise.resolve(STOPPING);
-    return Promise.race([step(), this.#stopping.promise]);
+    return new Promise((resolve, reject) => {
+      const giveWay = () => resolve(STOPPING);
+      this.#waitingForToken.add(giveWay);
+      step()
+        .then(resolve, reject)
+        .finally(() => this.#waitingForToken.delete(giveWay));
+    });
   }
 
   /**

@@ -35,34 +35,45 @@ export function startRelayGrpcServer(options: {
   });
 }
 
-/** A caller's DELIVERY_TIMEOUT_MS (absent or 0 from a dispatcher that sends none): the relay's own then. */
-function timeoutOf(timeoutMs: number | undefined): number | undefined {
-  return timeoutMs === undefined || timeoutMs <= 0 ? undefined : timeoutMs;
-}
-
 /**
- * The Relay service's calls. Each send keeps to the dispatcher's DELIVERY_TIMEOUT_MS (`timeout_ms`)
- * when shorter than this relay's own: the dispatcher's call allows 2 × that + 5 s, so the answer (a
- * receiver's timeout) comes within it. A call out of time already is not sent at all: its dispatcher
- * has recorded it failed and will send it again.
+ * The Relay service's calls. Each send keeps to the shortest of this relay's own timeout, the
+ * dispatcher's DELIVERY_TIMEOUT_MS (`timeout_ms`) and what the call has left: the dispatcher's call
+ * allows 2 × its timeout + 5 s, so the answer (a receiver's timeout) comes within it — also when the
+ * call reached the relay late (queued while its channel connected). A call out of time already is
+ * not sent at all: its dispatcher has recorded it failed and will send it again.
  */
 export function relayHandlers(relay: EgressRelay): ServiceImpl<typeof relayv1.Relay> {
   return {
-    deliver: async (request, call) =>
-      deliverResponseOf(
-        callOutOfTime(call.getDeadline()) ? relay.notSent(OUT_OF_TIME) : await relay.send(forwardedSendOf(request), timeoutOf(request.timeoutMs)),
-      ),
-    fetchToken: async (request, call) => ({
-      answer: deliverResponseOf(
-        callOutOfTime(call.getDeadline()) ? relay.notSent(OUT_OF_TIME) : await relay.fetchToken(tokenFetchOf(request), timeoutOf(request.timeoutMs)),
-      ),
-    }),
+    deliver: async (request, call) => {
+      const limit = sendLimit(request.timeoutMs, call.getDeadline());
+      return deliverResponseOf(limit === OUT_OF_TIME ? relay.notSent(OUT_OF_TIME) : await relay.send(forwardedSendOf(request), limit));
+    },
+    fetchToken: async (request, call) => {
+      const limit = sendLimit(request.timeoutMs, call.getDeadline());
+      return { answer: deliverResponseOf(limit === OUT_OF_TIME ? relay.notSent(OUT_OF_TIME) : await relay.fetchToken(tokenFetchOf(request), limit)) };
+    },
   };
 }
 
 const OUT_OF_TIME = 'relay: the call was out of time before the send began (not sent)';
 
-/** Whether a call's deadline (grpc-js: ms since the epoch, set from `grpc-timeout` as the call arrived; Infinity for none) has passed. */
-function callOutOfTime(deadline: Date | number): boolean {
-  return (deadline instanceof Date ? deadline.getTime() : deadline) <= Date.now();
+/**
+ * Kept from a call's time left for the answer's way back to the dispatcher: an open connection's
+ * moment, with room for a busy process. (relayCallMs' 5 s also covers the call's way here.)
+ */
+const ANSWER_MARGIN_MS = 1_000;
+
+/**
+ * The limit of a call's send (each of its two waits; the relay's own timeout applies too, in HttpEgress):
+ * the caller's DELIVERY_TIMEOUT_MS — absent or 0 from a dispatcher that sends none — and half the
+ * call's time left less ANSWER_MARGIN_MS, the shorter; OUT_OF_TIME when its deadline (grpc-js: ms since
+ * the epoch, from `grpc-timeout` as the call arrived; Infinity for none) has passed.
+ */
+function sendLimit(timeoutMs: number | undefined, deadline: Date | number, now = Date.now()): number | undefined | typeof OUT_OF_TIME {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  if (at <= now) return OUT_OF_TIME;
+  const caller = timeoutMs === undefined || timeoutMs <= 0 ? undefined : timeoutMs;
+  if (!Number.isFinite(at)) return caller;
+  const left = Math.max(1, Math.floor((at - now - ANSWER_MARGIN_MS) / 2));
+  return caller === undefined ? left : Math.min(caller, left);
 }

@@ -375,6 +375,23 @@ describe('Relay over gRPC', () => {
       // A token request through the relay keeps to it alike.
       expect(await client.fetchToken(fetch)).toMatchObject({ ok: false, status: null, error: 'timeout: no response within 3 s' });
       expect(slow.receiver.requests.map((r) => r.path)).toEqual(['/hook', '/oauth/token', '/hook', '/oauth/token']);
+
+      // A call with less time left than its dispatcher's timeout (one of an older dispatcher, which sends none, or one
+      // queued while its channel connected): half of what is left less 1 s, so still answered within the call.
+      const late = new RelayGrpcClient({ address: `127.0.0.1:${server.port}`, authToken: TOKEN, deadlineMs: 4_000 });
+      try {
+        // Its channel made first: a token request the relay refuses before sending anything.
+        expect((await late.fetchToken({ ...fetch, credentials: { ...fetch.credentials, tokenUrl: `http://${slow.host}/t` } })).error).toMatch(
+          /^relay: refused/,
+        );
+        expect(await late.send(request(slow.url()))).toMatchObject({
+          ok: false,
+          status: null,
+          error: expect.stringMatching(/^timeout: no response within 1\.\d+ s$/),
+        });
+      } finally {
+        late.close();
+      }
     } finally {
       client.close();
       await server.stop();

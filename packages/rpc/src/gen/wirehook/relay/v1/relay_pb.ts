@@ -141,8 +141,9 @@ export type DeliverRequest = Message<"wirehook.relay.v1.DeliverRequest"> & {
 
   /**
    * The dispatcher's DELIVERY_TIMEOUT_MS, whose call allows 2 × it + 5 s. The relay keeps the send's
-   * wait for a connection and its attempt each to the shorter of it and its own, so it answers
-   * within the call (not sending on after the dispatcher gave up). Absent (an older dispatcher): its own.
+   * wait for a connection and its attempt each to the shortest of it, its own and half the call's time
+   * left less 1 s, so it answers within the call (not sending on after the dispatcher gave up).
+   * Absent or 0 (an older dispatcher): its own and the call's time left.
    *
    * @generated from field: optional uint32 timeout_ms = 6;
    */
