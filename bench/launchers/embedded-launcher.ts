@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
-import { ATTEMPT_TIMEOUT_MS, senderStopMs } from '@wirehook/core/without-schemas';
+import { senderKillWaitMs } from '@wirehook/cluster';
 import { freePort } from '@wirehook/testkit';
 import { runAdmin, tail } from './processes.ts';
 
@@ -50,7 +50,8 @@ export const embeddedLauncher: Launcher = {
       pids: [child.pid!],
       metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
       admin: (args) => runAdmin(args, options.dataDir, root),
-      stop: () => stopChild(child, stopWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
+      // Embedded mode sends webhooks: its stop lets them finish (senderStopMs), and a launcher waits for that.
+      stop: () => stopChild(child, senderKillWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
     };
   },
 };
@@ -67,15 +68,6 @@ async function waitReady(child: ChildProcess, apiUrl: string, logFile: string): 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`wirehook did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
-}
-
-/**
- * How long a stopping Wirehook may take before it is killed: its own stop's deadline (core's senderStopMs:
- * embedded mode's sends in flight finish) and 10 s, as the cluster launcher gives its dispatchers.
- */
-function stopWaitMs(deliveryTimeoutMs: string | undefined): number {
-  const timeoutMs = Number(deliveryTimeoutMs || ATTEMPT_TIMEOUT_MS);
-  return senderStopMs(Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS) + 10_000;
 }
 
 async function stopChild(child: ChildProcess, waitMs: number): Promise<void> {

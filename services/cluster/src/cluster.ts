@@ -113,12 +113,21 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
 
 /**
  * How long a service told to stop (SIGTERM) may take before it is killed: 10 s, and for those that
- * send webhooks their own stop's deadline (core's senderStopMs: their sends in flight finish) and
- * 10 s more, as the chart's grace period gives their pods.
+ * send webhooks senderKillWaitMs.
  */
 function stopWaitMs(spec: ServiceSpec | undefined): number {
   if (spec?.service !== 'dispatcher' && spec?.service !== 'egress-relay') return 10_000;
-  const timeoutMs = Number(spec.env['DELIVERY_TIMEOUT_MS'] || ATTEMPT_TIMEOUT_MS);
+  return senderKillWaitMs(spec.env['DELIVERY_TIMEOUT_MS']);
+}
+
+/**
+ * How long a launcher waits for a process that sends webhooks (a dispatcher, the relay, embedded
+ * mode) to stop before it kills it: its own stop's deadline (core's senderStopMs of the
+ * DELIVERY_TIMEOUT_MS it was given, the default when none or not a number) and 10 s more, as the
+ * chart's grace period gives their pods.
+ */
+export function senderKillWaitMs(deliveryTimeoutMs: string | undefined): number {
+  const timeoutMs = Number(deliveryTimeoutMs || ATTEMPT_TIMEOUT_MS);
   return senderStopMs(Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS) + 10_000;
 }
 
