@@ -1,7 +1,9 @@
 // WAL pages per delivery, by b-tree and step (issue 46 diagnostic). The store creates messages
 // (claiming their deliveries, as embedded intake does) and completes them, on a fresh file,
 // while a reader holds a snapshot so no frame is overwritten: every page each step's commits
-// wrote is read back from the WAL and named by dbstat.
+// wrote is read back from the WAL and named by dbstat. Each step's CPU a delivery too (this
+// process's: the store runs on its thread here), beside its pages.
+// `node bench/wal-pages.ts [endpoints] [deliveries] [creates a commit] [completions a commit]`.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +26,13 @@ reader.exec('BEGIN');
 reader.prepare('SELECT count(*) FROM messages').get();
 const wal = `${path}-wal`;
 const marks: number[] = [statSync(wal).size];
+const cpu: number[] = [];
+let started = process.cpuUsage();
+const tookCpu = () => {
+  const used = process.cpuUsage(started);
+  cpu.push(used.user + used.system);
+  started = process.cpuUsage();
+};
 const payload = payloadJson(1024);
 const messages = Math.ceil(deliveries / endpoints);
 const jobs: DeliveryJob[] = [];
@@ -36,12 +45,15 @@ for (let i = 0; i < messages; i += createBatch) {
   );
   for (const m of made) jobs.push(...(m.claimed ?? []));
 }
+tookCpu();
 marks.push(statSync(wal).size);
 const owners = [pageOwners()];
 const now = clock.now() + 10;
+started = process.cpuUsage();
 for (let i = 0; i < jobs.length; i += completeBatch) {
   await Promise.all(jobs.slice(i, i + completeBatch).map((job, k) => store.deliveries.complete(claimRef(job), successOutcome(job, now + i + k, clock))));
 }
+tookCpu();
 marks.push(statSync(wal).size);
 const bytes = readFileSync(wal);
 owners.push(pageOwners());
@@ -64,7 +76,8 @@ for (let s = 0; s < steps.length; s++) {
     const name = owners[s]!.get(page) ?? `page ${page}?`;
     by.set(name, (by.get(name) ?? 0) + 1);
   }
-  console.log(`\n${steps[s]}: ${frames} pages in ${commits} commits, ${(frames / jobs.length).toFixed(2)} a delivery (stale ${stale})`);
+  const perDelivery = (frames / jobs.length).toFixed(2);
+  console.log(`\n${steps[s]}: ${frames} pages in ${commits} commits, ${perDelivery} a delivery (stale ${stale}); CPU ${(cpu[s]! / jobs.length).toFixed(1)} µs a delivery`);
   for (const [name, n] of [...by].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / jobs.length).toFixed(3)}  ${name}`);
 }
 await store.close();

@@ -29,6 +29,7 @@ import type {
   DueDelivery,
   LaneStats,
 } from '../ports/delivery-port.ts';
+import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
 import { noteDue } from './due-queue.ts';
@@ -322,7 +323,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   }
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
-    if (checkedLimit(limit, 'limit') === 0) return [];
+    if (checkRecentAttemptsLimit(limit) === 0) return [];
     // An attempt is in its delivery's month, so an older month may hold the newest (a retry of
     // last month's delivery): each month's newest `limit`, merged (≤ limit × months read).
     const q = P.recentAttempts(t, endpointId);

@@ -12,6 +12,7 @@ import type {
   Tenant,
   TransformationRef,
 } from '@wirehook/core';
+import { RECENT_ATTEMPTS } from '@wirehook/core/without-schemas';
 
 // The delivery side of the Store port: the dispatcher claims, sends and completes
 // deliveries; pauses, resumes and deletes walk an endpoint's open ones.
@@ -102,6 +103,15 @@ export interface ClaimRef {
   deliveryId: DeliveryId;
   endpointId: EndpointId;
   leaseToken: number;
+}
+
+/**
+ * `recentAttempts`'s limit, checked alike by every store: 0 to RECENT_ATTEMPTS, the most a
+ * store keeps per endpoint (SQLite keeps no more, schema step 39). @throws RangeError otherwise.
+ */
+export function checkRecentAttemptsLimit(limit: number): number {
+  if (Number.isInteger(limit) && limit >= 0 && limit <= RECENT_ATTEMPTS) return limit;
+  throw new RangeError(`limit must be an integer from 0 to ${RECENT_ATTEMPTS} (the attempts kept per endpoint), got ${limit}`);
 }
 
 /** The claim of `job`, as `complete` and `release` take it. */
@@ -297,7 +307,11 @@ export interface DeliveryRepo {
    * @returns how many went. @throws RangeError when `batch` is not a non-negative integer.
    */
   pruneLanes(before: number, batch: number): Promise<number>;
-  /** The endpoint's latest attempts, newest first. */
+  /**
+   * The endpoint's latest `limit` attempts, newest first (time, then id). An attempt removed with
+   * its message by retention may leave SQLite's list short of `limit` until newer ones come.
+   * @throws RangeError unless `limit` is an integer from 0 to RECENT_ATTEMPTS (checkRecentAttemptsLimit).
+   */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;
 }
 

@@ -7,6 +7,7 @@ import type { SqliteConnection } from './connection.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
 import { OPEN, refreshAtBatchEnd } from './message-status.ts';
 import { laneHead } from './ordered-lanes.ts';
+import { keepRecentAttempt } from './recent-attempts.ts';
 import { intOrNull, text, textOrNull } from './row.ts';
 
 /**
@@ -56,8 +57,10 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
         a.sourceIp,
         a.url,
       );
-    // Every attempt counts in the endpoint's health, whether or not its outcome applies.
+    // Every attempt counts in the endpoint's health, whether or not its outcome applies, and is
+    // among its newest until newer ones push it out.
     addToRollups(conn, t, a);
+    keepRecentAttempt(conn, a.endpointId, a.at, a.id);
     const endpointRow = conn.statement('SELECT status, failing_since FROM endpoints WHERE org_id = ? AND env = ? AND id = ?').get(t.orgId, t.env, endpointId);
     const endpoint: EndpointAtCompletion | null =
       endpointRow === undefined ? null : { status: text(endpointRow, 'status') as EndpointStatus, failingSince: intOrNull(endpointRow, 'failing_since') };

@@ -41,11 +41,11 @@ import { endHold } from './endpoint-put-off.ts';
 import { JOB_ENDPOINT_COLUMNS, toAttempt, toDelivery, toJobEndpoint, toStoredSecret } from './mappers.ts';
 import { OPEN, refreshMessageStatuses, SENDABLE } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
+import { readRecentAttempts } from './recent-attempts.ts';
 import { int, text, textOrNull, type Row } from './row.ts';
 import { pendingWalksAfter, recordWalk, walkBatch } from './endpoint-walk.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
-const TENANT_ENDPOINT = 'org_id = ? AND env = ? AND endpoint_id = ?';
 
 // Open, not held, not waiting in its lane (only a lane's head is claimable), due, lease
 // free or expired (parameters: now, now). `held = 0 AND lane_wait = 0` also lets the planner
@@ -349,11 +349,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   async recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]> {
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
-    return this.#conn
-      .statement(`SELECT * FROM attempts WHERE ${TENANT_ENDPOINT} ORDER BY at DESC, id DESC LIMIT ?`)
-      .all(t.orgId, t.env, endpointId, limit)
-      .map(toAttempt);
+    return readRecentAttempts(this.#conn, t, endpointId, limit).map(toAttempt);
   }
 }
 

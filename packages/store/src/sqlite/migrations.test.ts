@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import type { EndpointId, OrgId, Tenant } from '@wirehook/core';
+import type { Attempt, DeliveryId, EndpointId, OrgId, Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
@@ -10,9 +10,15 @@ import { SqliteConnection } from './connection.ts';
 import { recordPutOffWalk } from './endpoint-put-off.ts';
 import { dropHold } from './endpoint-walk.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
+import { compareText } from './row.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
 // The schema's steps as a database meets them: first open, reopen, an old file, a newer one.
+
+/** A file put back to step 38 by hand: the attempts' index by endpoint, no rows of their newest. */
+const UNDO_STEP_39 = `
+  DROP TABLE endpoint_recent_attempts;
+  CREATE INDEX attempts_endpoint ON attempts (endpoint_id, at DESC, id DESC);`;
 
 describe('SQLite store', () => {
   const { tempFile, openFile, fixtures } = tempStores();
@@ -324,6 +330,7 @@ describe('SQLite store', () => {
         WHERE status IN ('pending', 'retrying') AND held = 0 AND lane_wait = 0;
       CREATE INDEX deliveries_endpoint_held ON deliveries (endpoint_id) WHERE status IN ('pending', 'retrying') AND held = 1;
       ALTER TABLE endpoint_walks DROP COLUMN put_off_more;
+      ${UNDO_STEP_39}
       PRAGMA user_version = 36;`);
     raw.close();
     const reopened = openFile(path);
@@ -369,6 +376,7 @@ describe('SQLite store', () => {
     raw.exec(`
       ALTER TABLE endpoint_walks DROP COLUMN put_off_more;
       INSERT INTO endpoint_walks (endpoint_id, org_id, env, put_off_until) VALUES ('${endpoint.id}', '${t.orgId}', '${t.env}', ${oldEnd});
+      ${UNDO_STEP_39}
       PRAGMA user_version = 37;`);
     raw.close();
     const reopened = openFile(path);
@@ -397,6 +405,62 @@ describe('SQLite store', () => {
     dropHold(new SqliteConnection(beside), endpoint.id);
     expect(walk()).toEqual([{ put_off_until: null, put_off_more: `[${newEnd}]` }]);
     beside.close();
+  });
+
+  it('step 39: each endpoint’s newest 20 attempts are in its row, by time then id, found by seeks; the index is gone', async () => {
+    const path = tempFile();
+    const store = openFile(path);
+    const m = new MessageFixtures(fixtures(store));
+    const { t, consumer, endpoint } = await m.scene();
+    const quiet = await m.hook(t, consumer);
+    const unused = await m.hook(t, consumer, { eventTypes: ['never.sent'] });
+    // 23 attempts to the busy endpoint (three at one time: ties go by id), 2 to the quiet one.
+    const [busy, calm] = (await m.send(t)).deliveryIds as [DeliveryId, DeliveryId];
+    const now = m.f.clock.now();
+    const made: Attempt[] = [];
+    for (let i = 0; i < 23; i++) {
+      const at = now + Math.min(i, 20) * 1_000;
+      const job = await m.claim(busy, at);
+      const outcome = m.failed(job, at, at);
+      await store.deliveries.complete(claimRef(job), outcome);
+      made.push(outcome.attempt);
+    }
+    const calmAttempts: Attempt[] = [];
+    for (const at of [now, now + 5_000]) {
+      const job = await m.claim(calm, at);
+      const outcome = m.failed(job, at, at);
+      await store.deliveries.complete(claimRef(job), outcome);
+      calmAttempts.push(outcome.attempt);
+    }
+    await store.close();
+    const raw = new DatabaseSync(path);
+    raw.exec(`${UNDO_STEP_39} PRAGMA user_version = 38;`);
+    // The step's skip scan: each endpoint found by a seek of the old index, not a read of every attempt.
+    const plan = raw
+      .prepare(`EXPLAIN QUERY PLAN SELECT (SELECT min(endpoint_id) FROM attempts WHERE endpoint_id > ?)`)
+      .all()
+      .map((row) => String(row['detail']));
+    expect(plan).toContain('SEARCH attempts USING COVERING INDEX attempts_endpoint (endpoint_id>?)');
+    raw.close();
+    const reopened = openFile(path);
+    expect(reopened.migrationsApplied).toBe(MIGRATIONS.length - 38);
+    const newestFirst = (a: Attempt, b: Attempt) => b.at - a.at || compareText(b.id, a.id);
+    const twenty = made.toSorted(newestFirst).slice(0, 20);
+    expect(twenty.slice(0, 3).map((a) => a.at)).toEqual([now + 20_000, now + 20_000, now + 20_000]);
+    expect(await reopened.deliveries.recentAttempts(t, endpoint.id, 20)).toEqual(twenty);
+    expect(await reopened.deliveries.recentAttempts(t, quiet.id, 20)).toEqual(calmAttempts.toReversed());
+    const beside = new DatabaseSync(path, { readOnly: true });
+    const rows = beside.prepare('SELECT endpoint_id, attempts FROM endpoint_recent_attempts ORDER BY endpoint_id').all();
+    expect(rows.map((row) => row['endpoint_id']).toSorted()).toEqual([endpoint.id, quiet.id].toSorted());
+    expect(rows.map((row) => row['endpoint_id'])).not.toContain(unused.id);
+    expect(beside.prepare("SELECT name FROM sqlite_schema WHERE name = 'attempts_endpoint'").all()).toEqual([]);
+    beside.close();
+    // The next attempt joins them: newest first, the oldest of the 21 gone.
+    const again = new MessageFixtures(fixtures(reopened));
+    const job = await again.claim(busy, now + 60_000);
+    const next = again.failed(job, now + 60_000, null);
+    await reopened.deliveries.complete(claimRef(job), next);
+    expect(await reopened.deliveries.recentAttempts(t, endpoint.id, 20)).toEqual([next.attempt, ...twenty.slice(0, 19)]);
   });
 
   it('step 35: an event type made before the catalog reads with no schema, version 1, and takes a schema (version 2, the first kept)', async () => {

@@ -38,6 +38,7 @@ import { eventCatalog } from './migrations/035-event-catalog.ts';
 import { endpointTransformation } from './migrations/036-endpoint-transformation.ts';
 import { oneEndpointIndex } from './migrations/037-one-endpoint-index.ts';
 import { holdEnds } from './migrations/038-hold-ends.ts';
+import { endpointRecentAttempts } from './migrations/039-endpoint-recent-attempts.ts';
 
 // Append only: step N (1-based) moves a database from user_version N-1 to N. Never edit a
 // step that has shipped; add a new one, in a file of its own under migrations/.
@@ -82,6 +83,7 @@ export const MIGRATIONS: readonly string[] = [
   endpointTransformation,
   oneEndpointIndex,
   holdEnds,
+  endpointRecentAttempts,
 ];
 
 /**

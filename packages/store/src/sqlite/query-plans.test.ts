@@ -81,6 +81,16 @@ describe('SQLite query plans', () => {
     );
   });
 
+  it('lists an endpoint’s recent attempts from its row of their ids: one seek for the row, one per id (at most 20), none by endpoint', () => {
+    expect(planOf('SELECT attempts FROM endpoint_recent_attempts WHERE endpoint_id = ?')).toBe(
+      'SEARCH endpoint_recent_attempts USING INDEX sqlite_autoindex_endpoint_recent_attempts_1 (endpoint_id=?)',
+    );
+    // The sort is of the row's ids found, RECENT_ATTEMPTS at most.
+    expect(planOf('SELECT a.* FROM json_each(?) AS kept JOIN attempts AS a')).toBe(
+      ['SCAN kept VIRTUAL TABLE INDEX 1:', 'SEARCH a USING INDEX sqlite_autoindex_attempts_1 (id=?)', 'USE TEMP B-TREE FOR ORDER BY'].join(' | '),
+    );
+  });
+
   it('walks an endpoint’s open deliveries in ranges each batch’s own change empties: held or not by the queue index, a fail bounded by creation', () => {
     // Hold: (0, endpoint) → (1, endpoint); release: the reverse.
     expect(planOf('UPDATE deliveries SET held = 1 WHERE rowid IN (')).toBe(

@@ -1,10 +1,11 @@
-import { DatabaseSync, StatementSync } from 'node:sqlite';
+import { DatabaseSync } from 'node:sqlite';
 import { PlanLimitError, type OrgId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage } from '../ports/message-port.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { messageListQuery } from './message-list.ts';
 import { migrate } from './migrations.ts';
+import { countStatements } from '../../test/sqlite/statement-counts.ts';
 import { tempStores } from '../../test/sqlite/temp-stores.ts';
 
 // What SQLite does beyond the contract with messages: claims at create, pages of due
@@ -78,25 +79,13 @@ describe('SQLite store', () => {
   describe('usage counters, tallied per group commit (usage-tally.ts)', () => {
     /** Runs `sends` together (one group commit), counting the counter statements SQLite runs meanwhile. */
     async function together<T>(sends: () => Promise<T>[]): Promise<{ results: PromiseSettledResult<T>[]; reads: number; writes: number; clears: number }> {
-      const counts = { reads: 0, writes: 0, clears: 0 };
-      const tally = (sql: string) => {
-        if (sql.startsWith('SELECT') && sql.includes('FROM usage_counters')) counts.reads++;
-        else if (sql.startsWith('UPDATE usage_counters SET value') || sql.startsWith('INSERT INTO usage_counters')) counts.writes++;
-        else if (sql.startsWith('DELETE FROM usage_counters')) counts.clears++;
+      const kind = (sql: string) => {
+        if (sql.startsWith('SELECT') && sql.includes('FROM usage_counters')) return 'reads';
+        if (sql.startsWith('UPDATE usage_counters SET value') || sql.startsWith('INSERT INTO usage_counters')) return 'writes';
+        return sql.startsWith('DELETE FROM usage_counters') ? 'clears' : undefined;
       };
-      const proto = StatementSync.prototype as unknown as Record<'get' | 'run', (this: StatementSync, ...args: unknown[]) => unknown>;
-      const original = { get: proto.get, run: proto.run };
-      for (const name of ['get', 'run'] as const) {
-        proto[name] = function (this: StatementSync, ...args: unknown[]) {
-          tally(this.sourceSQL);
-          return original[name].apply(this, args);
-        };
-      }
-      try {
-        return { results: await Promise.allSettled(sends()), ...counts };
-      } finally {
-        Object.assign(proto, original);
-      }
+      const { result, counts } = await countStatements(kind, () => Promise.allSettled(sends()));
+      return { results: result, reads: counts.reads ?? 0, writes: counts.writes ?? 0, clears: counts.clears ?? 0 };
     }
 
     it('at a limit of 3 with one send taken before, five sent in one batch: two taken (2, 3), three refused; one read, one write, one clear', async () => {

@@ -1,5 +1,5 @@
 import { claimRef } from '../../src/ports/delivery-port.ts';
-import { newId, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
+import { newId, RECENT_ATTEMPTS, type DeliveryId, type MessageId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { Fixtures } from './fixtures.ts';
 import { DAY, HOUR, MessageFixtures, SECOND } from './message-fixtures.ts';
@@ -209,6 +209,20 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       const [a1, a2, a3] = made;
       expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 2)).toEqual([a3, a2]);
       expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 10)).toEqual([a3, a2, a1]);
+    });
+
+    it('recentAttempts: limit 0 lists none; 20 (RECENT_ATTEMPTS, the most a store keeps) is the most, 21 is refused, as are a fraction and a negative', async () => {
+      expect(RECENT_ATTEMPTS).toBe(20);
+      const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
+      const job = await m.claim(deliveryId);
+      await f.store.deliveries.complete(claimRef(job), m.succeeded(job, f.clock.now()));
+      expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 0)).toEqual([]);
+      expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 20)).toHaveLength(1);
+      for (const limit of [21, -1, 1.5]) {
+        await expect(f.store.deliveries.recentAttempts(t, endpoint.id, limit)).rejects.toThrow(
+          `limit must be an integer from 0 to 20 (the attempts kept per endpoint), got ${limit}`,
+        );
+      }
     });
   });
 }
