@@ -77,7 +77,8 @@ for (let s = 0; s < steps.length; s++) {
     by.set(name, (by.get(name) ?? 0) + 1);
   }
   const perDelivery = (frames / jobs.length).toFixed(2);
-  console.log(`\n${steps[s]}: ${frames} pages in ${commits} commits, ${perDelivery} a delivery (stale ${stale}); CPU ${(cpu[s]! / jobs.length).toFixed(1)} µs a delivery`);
+  const cpuUs = (cpu[s]! / jobs.length).toFixed(1);
+  console.log(`\n${steps[s]}: ${frames} pages in ${commits} commits, ${perDelivery} a delivery (stale ${stale}); CPU ${cpuUs} µs a delivery`);
   for (const [name, n] of [...by].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / jobs.length).toFixed(3)}  ${name}`);
 }
 await store.close();
