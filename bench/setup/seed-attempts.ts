@@ -3,9 +3,11 @@
 // endpoint's rollup rows made from those very attempts (GROUP BY over them), so the stats the
 // API reads from the rollups are the attempts' own — checked against a count of the attempts.
 import { DatabaseSync } from 'node:sqlite';
-import { LATENCY_BOUNDS_MS, ROLLUP_GRAINS_MS } from '@wirehook/core';
+import { LATENCY_BOUNDS_MS, RECENT_ATTEMPTS, ROLLUP_GRAINS_MS } from '@wirehook/core';
 
 const CHUNK = 100_000;
+/** The seeded attempts, by their ids' range (att_0SCALE…): the attempts' primary key, where no index by endpoint is left (schema step 39). */
+const SEEDED = `id >= 'att_0SCALE' AND id < 'att_0SCALF'`;
 
 /** What to seed: `count` attempts from `from` to `to`, spread over the endpoint's deliveries (seeded before). */
 export interface AttemptSeed {
@@ -52,20 +54,27 @@ export function seedAttempts(file: string, seed: AttemptSeed): void {
          http_4xx, http_5xx, timeout, connection, tls, dns, refused, relay, ${LATENCY_BOUNDS_MS.map((_, i) => `l${i}`).join(', ')})
        SELECT endpoint_id, ${grain}, (at / ${grain}) * ${grain}, org_id, env, count(*), sum(error IS NULL),
          0, sum(error IS NOT NULL), 0, 0, 0, 0, 0, 0, ${buckets.join(', ')}
-       FROM attempts WHERE endpoint_id = ? GROUP BY at / ${grain}`,
+       FROM attempts WHERE ${SEEDED} AND endpoint_id = ? GROUP BY at / ${grain}`,
     ).run(seed.endpointId);
     db.exec('COMMIT');
   }
+  // Its newest attempts, as completions keep them (schema step 39: the endpoint's page reads them).
+  db.prepare(
+    `INSERT INTO endpoint_recent_attempts (endpoint_id, attempts)
+     SELECT ?1, json_group_array(json_array(at, id)) FROM (SELECT at, id FROM attempts WHERE ${SEEDED} AND endpoint_id = ?1 ORDER BY at DESC, id DESC LIMIT ?2)
+     WHERE true -- (SQLite's parser: an upsert's SELECT needs a WHERE)
+     ON CONFLICT (endpoint_id) DO UPDATE SET attempts = excluded.attempts`,
+  ).run(seed.endpointId, RECENT_ATTEMPTS);
   // As scale.ts's seed: the pages go into the database file here, not in a timed call's commit.
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();
 }
 
-/** The endpoint's attempts made in [from, to), counted in the attempts themselves (the check on the stats). */
+/** The endpoint's seeded attempts made in [from, to) (its only ones: nothing is sent to it), counted in the attempts themselves (the check on the stats). */
 export function countAttempts(file: string, endpointId: string, from: number, to: number): number {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
-    const row = db.prepare('SELECT count(*) AS n FROM attempts WHERE endpoint_id = ? AND at >= ? AND at < ?').get(endpointId, from, to);
+    const row = db.prepare(`SELECT count(*) AS n FROM attempts WHERE ${SEEDED} AND endpoint_id = ? AND at >= ? AND at < ?`).get(endpointId, from, to);
     return Number(row?.['n'] ?? 0);
   } finally {
     db.close();

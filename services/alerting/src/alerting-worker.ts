@@ -4,6 +4,7 @@ import {
   isCancelledAttempt,
   newNoticeId,
   PENDING_RETRIES_COUNTED_UP_TO,
+  RECENT_ATTEMPTS,
   USAGE_NOTICE_FLOOR,
   utcDay,
   utcMonth,
@@ -36,8 +37,6 @@ const PERIODIC_MS = 60_000;
 /** Fairness: organizations taken per source per tick, in turn, and the work read for each. */
 const ORGS_PER_TICK = 100;
 const EVENTS_PER_ORG = 100;
-/** Attempts read for a failing endpoint's last error: the newest that was a send among them (cancels skipped). */
-const RECENT_FOR_LAST_ERROR = 20;
 const FAILING_PER_ORG = 100;
 /** A pool change's notices take a step at least this often, even while the outbox is full. */
 const EGRESS_STEP_AT_LEAST_MS = 60_000;
@@ -336,8 +335,8 @@ export class AlertingWorker implements Component {
     const endpoint = await store.endpoints.get(t, endpointId);
     if (!endpoint) return null;
     const consumer = await store.consumers.get(t, endpoint.consumerId);
-    // The newest attempt that was a send: one its transformation cancelled sent nothing, and says nothing of the failure.
-    const attempt = event ? null : (await store.deliveries.recentAttempts(t, endpointId, RECENT_FOR_LAST_ERROR)).find((a) => !isCancelledAttempt(a));
+    // The newest attempt that was a send among the endpoint's recent ones: one its transformation cancelled sent nothing.
+    const attempt = event ? null : (await store.deliveries.recentAttempts(t, endpointId, RECENT_ATTEMPTS)).find((a) => !isCancelledAttempt(a));
     const last = event ?? { error: attempt?.error ?? null, responseStatus: attempt?.responseStatus ?? null, deliveryId: attempt?.deliveryId ?? null };
     const delivery = last.deliveryId ? await store.deliveries.get(t, last.deliveryId as DeliveryId) : null;
     return {

@@ -106,12 +106,12 @@ export interface ClaimRef {
 }
 
 /**
- * `recentAttempts`'s limit, checked alike by every store: 0 to RECENT_ATTEMPTS, the most a
- * store keeps per endpoint (SQLite keeps no more, schema step 39). @throws RangeError otherwise.
+ * `recentAttempts`'s limit, checked alike by every store: 0 to RECENT_ATTEMPTS, what an
+ * endpoint's page lists (SQLite keeps no more for it, schema step 39). @throws RangeError otherwise.
  */
 export function checkRecentAttemptsLimit(limit: number): number {
   if (Number.isInteger(limit) && limit >= 0 && limit <= RECENT_ATTEMPTS) return limit;
-  throw new RangeError(`limit must be an integer from 0 to ${RECENT_ATTEMPTS} (the attempts kept per endpoint), got ${limit}`);
+  throw new RangeError(`limit must be an integer from 0 to ${RECENT_ATTEMPTS} (what an endpoint's page lists), got ${limit}`);
 }
 
 /** The claim of `job`, as `complete` and `release` take it. */
@@ -308,8 +308,9 @@ export interface DeliveryRepo {
    */
   pruneLanes(before: number, batch: number): Promise<number>;
   /**
-   * The endpoint's latest `limit` attempts, newest first (time, then id). An attempt removed with
-   * its message by retention may leave SQLite's list short of `limit` until newer ones come.
+   * The endpoint's latest `limit` attempts, newest first (time, then id). On SQLite each attempt
+   * removed with its message by retention leaves the list one shorter until newer ones come, and
+   * a deleted endpoint has none (no caller asks for a deleted endpoint's).
    * @throws RangeError unless `limit` is an integer from 0 to RECENT_ATTEMPTS (checkRecentAttemptsLimit).
    */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;

@@ -57,13 +57,14 @@ export function completeDelivery(conn: SqliteConnection, claim: ClaimRef, outcom
         a.sourceIp,
         a.url,
       );
-    // Every attempt counts in the endpoint's health, whether or not its outcome applies, and is
-    // among its newest until newer ones push it out.
+    // Every attempt counts in the endpoint's health, whether or not its outcome applies.
     addToRollups(conn, t, a);
-    keepRecentAttempt(conn, a.endpointId, a.at, a.id);
     const endpointRow = conn.statement('SELECT status, failing_since FROM endpoints WHERE org_id = ? AND env = ? AND id = ?').get(t.orgId, t.env, endpointId);
     const endpoint: EndpointAtCompletion | null =
       endpointRow === undefined ? null : { status: text(endpointRow, 'status') as EndpointStatus, failingSince: intOrNull(endpointRow, 'failing_since') };
+    // Among its endpoint's newest until newer ones push it out; a deleted endpoint's (a send
+    // that outlived the delete) would only make its row again, which nothing reads.
+    if (endpoint !== null) keepRecentAttempt(conn, a.endpointId, a.at, a.id);
     const updated = conn
       .statement(APPLY_OUTCOME)
       .get(

@@ -8,6 +8,7 @@ import { toEndpoint, toStoredSecret, transformationColumns, transformationOf } f
 import { endHold, respace } from './endpoint-put-off.ts';
 import { dropHold, endFailAt, forgetWalk, recordWalk, walkBatch } from './endpoint-walk.ts';
 import { releaseLanes } from './ordered-lanes.ts';
+import { forgetRecentAttempts } from './recent-attempts.ts';
 import { int, intOrNull, text, toJsonOrNull, type Row } from './row.ts';
 
 const TENANT_ID = 'org_id = ? AND env = ? AND id = ?';
@@ -157,6 +158,7 @@ export class SqliteEndpointRepo implements EndpointRepo {
         forgetWalk(this.#conn, id);
         return false;
       }
+      forgetRecentAttempts(this.#conn, id);
       walkBatch(this.#conn, id, NO_RELEASE, ENDPOINT_WALK_BATCH);
       return true;
     });

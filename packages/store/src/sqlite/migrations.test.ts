@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { claimRef } from '../ports/delivery-port.ts';
 import { MIGRATIONS, migrate, schemaVersion } from './migrations.ts';
+import { endpointRecentAttempts } from './migrations/039-endpoint-recent-attempts.ts';
 import { countEndpoints } from './migrations/025-endpoint-counts.ts';
 import { AGED } from './message-status.ts';
 import { SqliteConnection } from './connection.ts';
@@ -435,12 +436,19 @@ describe('SQLite store', () => {
     await store.close();
     const raw = new DatabaseSync(path);
     raw.exec(`${UNDO_STEP_39} PRAGMA user_version = 38;`);
-    // The step's skip scan: each endpoint found by a seek of the old index, not a read of every attempt.
+    // The step's own fill, planned on the file as step 38 left it: each endpoint found by a seek
+    // of the old index (a skip scan) and its newest 20 read from it; no read of every attempt.
+    const [create, fill] = endpointRecentAttempts.split(';').map((statement) => statement.trim());
+    raw.exec(create!);
     const plan = raw
-      .prepare(`EXPLAIN QUERY PLAN SELECT (SELECT min(endpoint_id) FROM attempts WHERE endpoint_id > ?)`)
+      .prepare(`EXPLAIN QUERY PLAN ${fill}`)
       .all()
       .map((row) => String(row['detail']));
+    raw.exec('DROP TABLE endpoint_recent_attempts');
+    expect(fill).toMatch(/^WITH RECURSIVE/);
     expect(plan).toContain('SEARCH attempts USING COVERING INDEX attempts_endpoint (endpoint_id>?)');
+    expect(plan).toContain('SEARCH attempts USING COVERING INDEX attempts_endpoint (endpoint_id=?)');
+    expect(plan.filter((step) => /^SCAN attempts/.test(step))).toEqual([]);
     raw.close();
     const reopened = openFile(path);
     expect(reopened.migrationsApplied).toBe(MIGRATIONS.length - 38);
@@ -453,6 +461,10 @@ describe('SQLite store', () => {
     const rows = beside.prepare('SELECT endpoint_id, attempts FROM endpoint_recent_attempts ORDER BY endpoint_id').all();
     expect(rows.map((row) => row['endpoint_id']).toSorted()).toEqual([endpoint.id, quiet.id].toSorted());
     expect(rows.map((row) => row['endpoint_id'])).not.toContain(unused.id);
+    // Each row holds exactly its newest 20 (at most), as [at, id] pairs.
+    const kept = (id: string) => JSON.parse(String(rows.find((row) => row['endpoint_id'] === id)?.['attempts'])) as [number, string][];
+    expect(kept(endpoint.id).toSorted((a, b) => b[0] - a[0] || compareText(b[1], a[1]))).toEqual(twenty.map((a) => [a.at, a.id]));
+    expect(kept(quiet.id)).toHaveLength(2);
     expect(beside.prepare("SELECT name FROM sqlite_schema WHERE name = 'attempts_endpoint'").all()).toEqual([]);
     beside.close();
     // The next attempt joins them: newest first, the oldest of the 21 gone.

@@ -101,4 +101,22 @@ describe('SQLite store: an endpoint’s recent attempts', () => {
     expect(await store.deliveries.recentAttempts(t, endpoint.id, 20)).toEqual([kept1.attempt]);
     expect(await store.deliveries.recentAttempts({ ...t, env: t.env === 'live' ? 'test' : 'live' }, endpoint.id, 20)).toEqual([]);
   });
+
+  it('a deleted endpoint’s row goes with it, and an attempt that ends after the delete makes none again', async () => {
+    const { store, m, kept } = scene();
+    const { t, endpoint } = await m.scene();
+    const [done, inFlight] = [m.only(await m.send(t)), m.only(await m.send(t))];
+    const now = m.f.clock.now();
+    const first = await m.claim(done, now);
+    const second = await m.claim(inFlight, now);
+    await store.deliveries.complete(claimRef(first), m.succeeded(first, now));
+    expect(kept(endpoint.id)).toHaveLength(1);
+    expect(await store.endpoints.delete(t, endpoint.id)).toBe(true);
+    expect(kept(endpoint.id)).toEqual([]);
+    // The send that outlived the delete is recorded (its message shows it), but makes no row.
+    await store.deliveries.complete(claimRef(second), m.succeeded(second, now + SECOND));
+    expect((await store.messages.get(t, (await m.delivery(t, inFlight)).messageId))?.deliveries[0]?.attempts).toHaveLength(1);
+    expect(kept(endpoint.id)).toEqual([]);
+    expect(await store.deliveries.recentAttempts(t, endpoint.id, 20)).toEqual([]);
+  });
 });

@@ -14,8 +14,9 @@ import { compareText, type Row, text } from './row.ts';
 // it), so the row is as durable as the attempts. The reader joins the row's ids to the attempts'
 // primary key: RECENT_ATTEMPTS seeks, whatever the endpoint's history.
 //
-// What differs from the index: an attempt removed with its message (retention) leaves the row
-// one short until newer attempts push it out; the index showed the next older one instead.
+// What differs from the index: each attempt removed with its message (retention) leaves the row
+// one short until newer attempts push it out — for good, if the endpoint sends no more — where the
+// index showed the next older ones; and a deleted endpoint's row goes with it.
 
 /** An attempt as the row keeps it: its time and id, the order the endpoint's page lists them by. */
 type Kept = [at: number, id: string];
@@ -23,9 +24,12 @@ type Kept = [at: number, id: string];
 const READ = 'SELECT attempts FROM endpoint_recent_attempts WHERE endpoint_id = ?';
 const WRITE = `INSERT INTO endpoint_recent_attempts (endpoint_id, attempts) VALUES (?, ?)
   ON CONFLICT (endpoint_id) DO UPDATE SET attempts = excluded.attempts`;
-// json_each's RECENT_ATTEMPTS ids, each a seek of the attempts' primary key; the tenant checked on the row.
-const ATTEMPTS = `SELECT a.* FROM json_each(?) AS kept JOIN attempts AS a ON a.id = kept.value ->> '$[1]'
-  WHERE a.org_id = ? AND a.env = ? AND a.endpoint_id = ? ORDER BY a.at DESC, a.id DESC LIMIT ?`;
+// One statement, so one snapshot (another process may commit between two): the endpoint's row by
+// its unique index, then each of its RECENT_ATTEMPTS ids a seek of the attempts' primary key, the
+// tenant checked on the attempt. An id retention removed meanwhile finds no row.
+const ATTEMPTS = `SELECT a.* FROM endpoint_recent_attempts AS r, json_each(r.attempts) AS kept
+  JOIN attempts AS a ON a.id = kept.value ->> '$[1]'
+  WHERE r.endpoint_id = ?3 AND a.org_id = ?1 AND a.env = ?2 AND a.endpoint_id = ?3 ORDER BY a.at DESC, a.id DESC LIMIT ?4`;
 
 /** Newest first: by time, then by id (attempts_endpoint's order, `at DESC, id DESC`). */
 const newestFirst = (a: Kept, b: Kept): number => b[0] - a[0] || compareText(b[1], a[1]);
@@ -37,10 +41,13 @@ export function keepRecentAttempt(conn: SqliteConnection, endpointId: string, at
 
 /** The endpoint's newest `limit` attempts (at most RECENT_ATTEMPTS), newest first, as attempts rows. */
 export function readRecentAttempts(conn: SqliteConnection, t: Tenant, endpointId: EndpointId, limit: number): Row[] {
-  checkRecentAttemptsLimit(limit);
-  const row = conn.statement(READ).get(endpointId);
-  if (row === undefined || limit === 0) return [];
-  return conn.statement(ATTEMPTS).all(text(row, 'attempts'), t.orgId, t.env, endpointId, limit);
+  if (checkRecentAttemptsLimit(limit) === 0) return [];
+  return conn.statement(ATTEMPTS).all(t.orgId, t.env, endpointId, limit);
+}
+
+/** With its endpoint (endpoint delete): no one reads a deleted endpoint's page, and a listener per `wirehook listen` would leave a row each. */
+export function forgetRecentAttempts(conn: SqliteConnection, endpointId: string): void {
+  conn.statement('DELETE FROM endpoint_recent_attempts WHERE endpoint_id = ?').run(endpointId);
 }
 
 class RecentAttemptsTally implements BatchTally {

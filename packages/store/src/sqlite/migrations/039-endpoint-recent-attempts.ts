@@ -3,7 +3,8 @@
 // read, the endpoint's page's newest 20 (RECENT_ATTEMPTS when this step shipped), and cost a
 // page write per endpoint in every batch of completions: over half of fan-out's WAL pages a
 // completion. Each endpoint with attempts gets its row from that index before it goes: a seek
-// per endpoint to find the next (a skip scan) and its newest 20, not a read of all attempts.
+// per endpoint to find the next (a skip scan) and its newest 20, not a read of all attempts
+// (dropping the index then reads each of its pages once, to free it).
 // An earlier build still running on a migrated file lists an endpoint's recent attempts by
 // reading the whole attempts table, and leaves its own attempts out of the rows: restart every
 // process of a SQLite install after upgrading (docs/operations.md). A rowid table: a row of 20
