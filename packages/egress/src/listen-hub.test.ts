@@ -1,5 +1,5 @@
 import { ManualClock } from '@wirehook/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type ListenRequestFrame, ListenHub } from './listen-hub.ts';
 
 function scene() {
@@ -48,5 +48,49 @@ describe('ListenHub', () => {
     const other = hub.send(request);
     hub.answer(connection, { type: 'response', id: sent[1]!.id, error: 'http_status: 200' });
     expect((await other).error).toBe('connection: http_status: 200');
+  });
+
+  describe('a stop: drain, then close', () => {
+    it('a webhook already with the listener keeps its connection and is recorded as answered; one sent after is refused unsent', async () => {
+      const { hub, sent, connection } = scene();
+      const inFlight = hub.send(request);
+      let drained = false;
+      const draining = hub.drain().then(() => (drained = true));
+      const late = await hub.send(request);
+      expect(late).toMatchObject({ ok: false, status: null, error: 'connection: Wirehook is stopping here; `wirehook listen` reconnects' });
+      // Only the first went out.
+      expect(sent).toHaveLength(1);
+      await Promise.resolve();
+      expect(drained).toBe(false);
+      hub.answer(connection, { type: 'response', id: sent[0]!.id, status: 200, body: 'ok' });
+      expect(await inFlight).toMatchObject({ ok: true, status: 200, responseHead: 'ok', error: null });
+      await draining;
+      expect(drained).toBe(true);
+    });
+
+    it('waits at most its bound; what is still unanswered then fails as the close fails it', async () => {
+      vi.useFakeTimers();
+      try {
+        const { hub } = scene();
+        const unanswered = hub.send(request);
+        let drained = false;
+        const draining = hub.drain(10_000).then(() => (drained = true));
+        await vi.advanceTimersByTimeAsync(9_999);
+        expect(drained).toBe(false);
+        await vi.advanceTimersByTimeAsync(1);
+        await draining;
+        hub.close();
+        expect((await unanswered).error).toBe('connection: Wirehook stopped before the listener answered');
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('with nothing in flight it ends at once, and refuses what comes after', async () => {
+      const { hub, sent } = scene();
+      await hub.drain();
+      expect((await hub.send(request)).error).toBe('connection: Wirehook is stopping here; `wirehook listen` reconnects');
+      expect(sent).toEqual([]);
+    });
   });
 });

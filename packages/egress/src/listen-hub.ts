@@ -40,8 +40,8 @@ export interface ListenSend {
   body: string;
 }
 
-/** What serving listener connections needs of a hub: attach and detach them, pass their answers on. */
-export interface ListenerRegistry extends Pick<ListenHub, 'attach' | 'detach' | 'connected' | 'answer'> {
+/** What serving listener connections needs of a hub: attach and detach them, pass their answers on, drain it. */
+export interface ListenerRegistry extends Pick<ListenHub, 'attach' | 'detach' | 'connected' | 'answer' | 'drain'> {
   /** Why no listener can be served now (cluster mode: NATS not reached yet), or null. */
   unavailable?(): string | null;
   /** Whether another process holds a connection of the listener (cluster mode); in doubt, true. */
@@ -70,6 +70,8 @@ export class ListenHub {
   readonly #connections = new Map<string, ListenerConnection>();
   readonly #waiting = new Map<string, Waiting>();
   #next = 0;
+  /** Set by drain: sends are refused, and this is called once none waits. */
+  #drained: (() => void) | undefined;
 
   constructor(options: { clock: Clock; timeoutMs: number }) {
     this.#clock = options.clock;
@@ -102,6 +104,8 @@ export class ListenHub {
 
   send(request: ListenSend): Promise<SendResult> {
     const start = this.#clock.now();
+    // Nothing is sent: the delivery retries, by then through the gateway its CLI reconnected to.
+    if (this.#drained !== undefined) return Promise.resolve(this.#failed('connection: Wirehook is stopping here; `wirehook listen` reconnects', start));
     const connection = this.#connections.get(request.poolKey);
     if (connection === undefined) return Promise.resolve(this.#failed('connection: no `wirehook listen` is connected for this listener endpoint', start));
     const id = `${start}-${++this.#next}`;
@@ -117,8 +121,28 @@ export class ListenHub {
     });
   }
 
+  /**
+   * The first step of a stop: new sends fail at once (none is sent), and the sends already
+   * waiting keep their connections until answered or timed out — at most the attempt's time
+   * limit, or `withinMs` if shorter (the rest then fail as `close` fails them). A send cut
+   * after its webhook went out is sent again; its local server may have had it already.
+   */
+  async drain(withinMs: number = this.#timeoutMs): Promise<void> {
+    if (this.#waiting.size === 0) {
+      this.#drained ??= () => {};
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#drained = resolve;
+      timer = setTimeout(resolve, withinMs);
+    });
+    clearTimeout(timer);
+  }
+
   /** Fails every waiting send (the process stops). */
   close(): void {
+    this.#drained ??= () => {};
     for (const [id, waiting] of this.#waiting) this.#settle(id, this.#failed('connection: Wirehook stopped before the listener answered', waiting.start));
     this.#connections.clear();
   }
@@ -129,6 +153,7 @@ export class ListenHub {
     this.#waiting.delete(id);
     clearTimeout(waiting.timer);
     waiting.done(result);
+    if (this.#waiting.size === 0) this.#drained?.();
   }
 
   #failed(error: string, start: number): SendResult {

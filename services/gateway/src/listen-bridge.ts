@@ -92,6 +92,11 @@ export class ListenBridge implements ListenerRegistry, Component {
     this.#o.hub.answer(connection, frame);
   }
 
+  /** The hub's drain (ListenHub.drain); the subjects stay served meanwhile, so its answers reach the dispatchers. */
+  drain(withinMs?: number): Promise<void> {
+    return this.#o.hub.drain(withinMs);
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     await Promise.allSettled([...this.#served.values()].map((s) => s.stop()));

@@ -15,6 +15,8 @@ const { clusterGatewayDeps } = await import('./cluster-deps.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
 const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
+/** The most the gateway's stop waits for listeners to answer the webhooks they hold: half of its 20 s, the API's drain after it. */
+const GATEWAY_LISTEN_DRAIN_MS = 10_000;
 
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
@@ -25,7 +27,7 @@ await runService('gateway', config, async (ctx) => {
     connect: () => connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'gateway', streams: [] }), ctx.logger),
     logger: ctx.logger.child({ component: 'listen' }),
   });
-  const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners });
+  const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners, drainMs: GATEWAY_LISTEN_DRAIN_MS });
   const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT', upgrade: listen.upgrade });
   // Ready while it listens (stopped first on SIGTERM: out of the Service while draining).
   ctx.readiness.push(listenerCheck(api));
@@ -34,7 +36,8 @@ await runService('gateway', config, async (ctx) => {
     tracing,
     ...components,
     listeners,
-    { name: 'listen', start: async () => {}, stop: () => listen.close() },
     api,
+    // Stopped first, before the API's own drain: the listeners' webhooks in flight are answered, then their connections close.
+    { name: 'listen', start: async () => {}, stop: () => listen.close() },
   ];
 });

@@ -30,6 +30,13 @@ export const LISTEN_CONSUMER = 'wirehook-listen';
 /** A listener endpoint whose connection dropped is kept this long for the CLI to reconnect, then removed. */
 export const LISTENER_GONE_AFTER_MS = 60_000;
 const PING_EVERY_MS = 20_000;
+/**
+ * The most a stop waits for listeners to answer the webhooks they hold, unless told (each also
+ * ends at the attempt's own time limit). Embedded mode's: its stop is the dispatcher's
+ * (2 × DELIVERY_TIMEOUT_MS + 10 s, core's senderStopMs), whose sends keep going meanwhile and
+ * may each take 2 × the timeout after it, so the listeners get the 10 s to spare, less a margin.
+ */
+export const LISTEN_DRAIN_MS = 5_000;
 /** Listener endpoints a page of the janitor's read (covered, by index), and most pages a sweep (one every LISTENER_GONE_AFTER_MS). */
 const JANITOR_PAGE = 100;
 const JANITOR_PAGES = 100;
@@ -41,6 +48,8 @@ export interface ListenServerDeps extends Pick<ApiDeps, 'store' | 'clock' | 'log
   hub: ListenerRegistry;
   /** Default LISTENER_GONE_AFTER_MS. */
   goneAfterMs?: number;
+  /** The most a stop waits for the webhooks already sent to listeners to be answered (default LISTEN_DRAIN_MS). */
+  drainMs?: number;
 }
 
 /** What `listen` was asked for: the query of GET /v1/listen. */
@@ -144,11 +153,17 @@ export class ListenServer {
     });
   };
 
-  /** Closes every listener connection (as going away: their endpoints wait for a reconnect) and stops. */
+  /**
+   * Stops: no new connection, no new webhook; those already sent to a listener keep its
+   * connection until answered (within `drainMs`), so they are recorded as what the CLI said,
+   * not failed and sent again; then every connection closes as going away (their endpoints
+   * wait for a reconnect).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#ping);
     clearInterval(this.#janitor);
+    await this.#deps.hub.drain(this.#deps.drainMs ?? LISTEN_DRAIN_MS);
     for (const ws of this.#wss.clients) ws.close(1001, 'Wirehook is stopping');
     for (const timer of this.#gone.values()) clearTimeout(timer);
     this.#gone.clear();
@@ -158,6 +173,8 @@ export class ListenServer {
   async #open(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://listen');
     if (url.pathname !== '/v1/listen') throw new NotFoundError(`no WebSocket is served at ${url.pathname}`);
+    // Draining (close): a connection now would get no webhook and be closed when the drain ends.
+    if (this.#closed) throw new UnavailableError('this Wirehook is stopping; connect again in a moment');
     const auth = await apiKeyAuth(this.#deps, headerValue(req.headers.authorization));
     if (!auth.scopes.includes('endpoints:write')) throw new ForbiddenError('this API key lacks the scope endpoints:write');
     if (auth.tenant.env !== 'test') throw new ForbiddenError('wirehook listen works with test-environment keys only (sk_test_…); this key is live');

@@ -1,0 +1,74 @@
+// A stop while a webhook is with a listener (`wirehook listen`): the stop waits for the CLI's
+// answer and records it as the attempt, instead of failing the attempt as the connection
+// closes and sending the webhook again (its local server may have had it already). A raw
+// WebSocket stands in for the CLI, so the test decides when it answers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '@wirehook/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Harness, startWirehook } from '../support/harness.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-listen-stop-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface Frame {
+  type: string;
+  id?: string;
+  endpoint?: { id: string };
+}
+
+/** GET /v1/listen as the CLI opens it: resolves with the socket and its first frames as they come, or rejects with the refusal. */
+function listen(wh: Harness, key: string, forwardTo = 'http://localhost:9/hook'): Promise<{ ws: WebSocket; frames: Frame[]; closed: Promise<number> }> {
+  // Node's WebSocket (undici) takes request headers; the DOM's type of it knows only protocols.
+  const init = { headers: { authorization: `Bearer ${key}` } } as unknown as string[];
+  const ws = new WebSocket(`${wh.url.replace(/^http/, 'ws')}/v1/listen?forward_to=${encodeURIComponent(forwardTo)}`, init);
+  const frames: Frame[] = [];
+  const closed = new Promise<number>((resolve) => ws.addEventListener('close', (e) => resolve(e.code), { once: true }));
+  return new Promise((resolve, reject) => {
+    ws.addEventListener('message', (m) => {
+      frames.push(JSON.parse(String(m.data)) as Frame);
+      if (frames.length === 1) resolve({ ws, frames, closed });
+    });
+    ws.addEventListener('error', () => reject(new Error('refused')), { once: true });
+  });
+}
+
+describe('wirehook listen: Wirehook stopping', () => {
+  it('a webhook already with the listener is answered before its connection closes, and recorded as answered: no failed attempt, no second send', async () => {
+    const wh = await startWirehook({ dataDir });
+    const t = await wh.tenant({ env: 'test' });
+    const { ws, frames, closed } = await listen(wh, t.key);
+    const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
+    expect(sent.status).toBe(202);
+    const request = await eventually(() => {
+      const found = frames.find((f) => f.type === 'request');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    // The stop begins while the CLI still holds the webhook: from then a new listener is refused
+    // (asked for another address: a second connection of this one would take it over).
+    const stopping = wh.close();
+    await eventually(async () => {
+      const probe = await listen(wh, t.key, 'http://localhost:9/probe').catch((err: Error) => err);
+      if (!(probe instanceof Error)) probe.ws.close(1000);
+      expect(probe).toBeInstanceOf(Error);
+    });
+    ws.send(JSON.stringify({ type: 'response', id: request.id, status: 200, headers: {}, body: 'thanks', duration_ms: 3 }));
+    await stopping;
+    // Closed as going away, after the answer.
+    expect(await closed).toBe(1001);
+
+    const again = await startWirehook({ dataDir });
+    try {
+      const { api } = await again.key(t.orgId, { env: 'test' });
+      const message = (await api.get(`/v1/messages/${sent.body.id}`)).body;
+      expect(message.deliveries).toHaveLength(1);
+      expect(message.deliveries[0].status).toBe('success');
+      const delivery = (await api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;
+      expect(delivery.attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200, response_head: 'thanks', error: null })]);
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+});
