@@ -47,7 +47,7 @@ it('removes listeners left by a crash after the wait; keeps one connected here, 
     detach: (id, c) => hub.detach(id, c),
     connected: (id) => hub.connected(id),
     answer: (c, f) => hub.answer(c, f),
-    drain: (withinMs) => hub.drain(withinMs),
+    drain: (withinMs, release) => hub.drain(withinMs, release),
     servedElsewhere: async (id) => {
       asked.push(id);
       return id === elsewhere.id;

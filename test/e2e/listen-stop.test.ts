@@ -2,11 +2,13 @@
 // answer and records it as the attempt, instead of failing the attempt as the connection
 // closes and sending the webhook again (its local server may have had it already). A raw
 // WebSocket stands in for the CLI, so the test decides when it answers.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '@wirehook/testkit';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startWirehook } from '../support/harness.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-listen-stop-'));
@@ -19,10 +21,16 @@ interface Frame {
 }
 
 /** GET /v1/listen as the CLI opens it: resolves with the socket and its first frames as they come, or rejects with the refusal. */
-function listen(wh: Harness, key: string, forwardTo = 'http://localhost:9/hook'): Promise<{ ws: WebSocket; frames: Frame[]; closed: Promise<number> }> {
+function listen(
+  wh: Harness,
+  key: string,
+  forwardTo = 'http://localhost:9/hook',
+  consumer?: string,
+): Promise<{ ws: WebSocket; frames: Frame[]; closed: Promise<number> }> {
   // Node's WebSocket (undici) takes request headers; the DOM's type of it knows only protocols.
   const init = { headers: { authorization: `Bearer ${key}` } } as unknown as string[];
-  const ws = new WebSocket(`${wh.url.replace(/^http/, 'ws')}/v1/listen?forward_to=${encodeURIComponent(forwardTo)}`, init);
+  const query = new URLSearchParams({ forward_to: forwardTo, ...(consumer === undefined ? {} : { consumer }) });
+  const ws = new WebSocket(`${wh.url.replace(/^http/, 'ws')}/v1/listen?${query}`, init);
   const frames: Frame[] = [];
   const closed = new Promise<number>((resolve) => ws.addEventListener('close', (e) => resolve(e.code), { once: true }));
   return new Promise((resolve, reject) => {
@@ -34,11 +42,23 @@ function listen(wh: Harness, key: string, forwardTo = 'http://localhost:9/hook')
   });
 }
 
+/** The Wirehook running now, closed after the test if the test did not (a failure midway). */
+let running: Harness | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
 describe('wirehook listen: Wirehook stopping', () => {
   it('a webhook already with the listener is answered before its connection closes, and recorded as answered: no failed attempt, no second send', async () => {
-    const wh = await startWirehook({ dataDir });
+    // The attempt's limit runs on the real clock: the stop and the answer must come within it.
+    const wh = await startWirehook({ dataDir, deliveryTimeoutMs: 20_000 });
+    running = wh;
     const t = await wh.tenant({ env: 'test' });
     const { ws, frames, closed } = await listen(wh, t.key);
+    // A listener of another consumer with nothing waiting: let go at once, for its CLI to connect elsewhere.
+    await t.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
+    const quiet = await listen(wh, t.key, 'http://localhost:9/quiet', 'quiet');
     const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
     expect(sent.status).toBe(202);
     const request = await eventually(() => {
@@ -46,9 +66,12 @@ describe('wirehook listen: Wirehook stopping', () => {
       expect(found).toBeDefined();
       return found!;
     });
-    // The stop begins while the CLI still holds the webhook: from then a new listener is refused
-    // (asked for another address: a second connection of this one would take it over).
+    // The stop begins while the CLI still holds the webhook: the quiet listener is let go at once
+    // (going away), and a new listener is refused (asked for another address: a second
+    // connection of this one would take it over).
+    running = undefined;
     const stopping = wh.close();
+    expect(await quiet.closed).toBe(1001);
     await eventually(async () => {
       const probe = await listen(wh, t.key, 'http://localhost:9/probe').catch((err: Error) => err);
       if (!(probe instanceof Error)) probe.ws.close(1000);
@@ -60,15 +83,48 @@ describe('wirehook listen: Wirehook stopping', () => {
     expect(await closed).toBe(1001);
 
     const again = await startWirehook({ dataDir });
-    try {
-      const { api } = await again.key(t.orgId, { env: 'test' });
-      const message = (await api.get(`/v1/messages/${sent.body.id}`)).body;
-      expect(message.deliveries).toHaveLength(1);
-      expect(message.deliveries[0].status).toBe('success');
-      const delivery = (await api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;
-      expect(delivery.attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200, response_head: 'thanks', error: null })]);
-    } finally {
-      await again.close();
-    }
+    running = again;
+    const { api } = await again.key(t.orgId, { env: 'test' });
+    const message = (await api.get(`/v1/messages/${sent.body.id}`)).body;
+    expect(message.deliveries).toHaveLength(1);
+    expect(message.deliveries[0].status).toBe('success');
+    const delivery = (await api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;
+    expect(delivery.attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200, response_head: 'thanks', error: null })]);
   }, 60_000);
+
+  it('a listener that never answers the close frame (a laptop’s lid shut) is cut, not waited for: the stop ends', async () => {
+    const wh = await startWirehook({ dataDir: mkdtempSync(join(tmpdir(), 'wirehook-listen-silent-')) });
+    running = wh;
+    const t = await wh.tenant({ env: 'test' });
+    // The upgrade by hand, then silence: no frame read, no close answered.
+    const { port } = new URL(wh.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => {});
+    const gone = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(
+      [
+        `GET /v1/listen?forward_to=${encodeURIComponent('http://localhost:9/silent')} HTTP/1.1`,
+        `Host: 127.0.0.1:${port}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+        'Sec-WebSocket-Version: 13',
+        `Authorization: Bearer ${t.key}`,
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    let answer = '';
+    await eventually(() => {
+      answer += socket.read()?.toString() ?? '';
+      expect(answer).toMatch(/^HTTP\/1\.1 101 /);
+    });
+    // Read and dropped from now on: the close frame comes, and is never answered.
+    socket.on('data', () => {});
+    // ws waits 30 s for the close to be answered; the stop cuts it after 1 s (this test's own limit is 20 s).
+    running = undefined;
+    await wh.close();
+    await gone;
+    rmSync(wh.dataDir, { recursive: true, force: true });
+  }, 20_000);
 });

@@ -1,9 +1,11 @@
 // The attempt's error when the local server gave no answer: what `wirehook listen` prints and
 // records. Real fetch calls, none of which reaches a server.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { localError } from './listen.ts';
+import { WebSocketServer } from 'ws';
+import { listen, localError } from './listen.ts';
 
 async function fetchError(url: string): Promise<unknown> {
   return fetch(url, { method: 'POST', body: '{}' }).then(
@@ -35,5 +37,87 @@ describe('wirehook listen: why the local server gave no answer', () => {
   it('a timeout is a timeout', () => {
     const err = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
     expect(localError(err, 'http://localhost:3000/webhook')).toBe('timeout: http://localhost:3000/webhook gave no response within 15 s');
+  });
+});
+
+/**
+ * A Wirehook's GET /v1/listen as a test scripts it: each upgrade in turn is served (a `ready`
+ * frame; `thenClose` closes it as going away) or refused with a status and error body.
+ */
+async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean } | { refuse: number; error: string })[]) {
+  const wss = new WebSocketServer({ noServer: true });
+  let upgrades = 0;
+  const server = createServer();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const step = script[Math.min(upgrades++, script.length - 1)]!;
+    if ('refuse' in step) {
+      const body = JSON.stringify({ error: step.error, message: 'this Wirehook is stopping; connect again in a moment' });
+      socket.end(`HTTP/1.1 ${step.refuse} No\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const ready = {
+        type: 'ready',
+        endpoint: { id: 'ep_1', url: 'http://localhost:9/hook', event_types: null },
+        consumer: { id: 'con_1', external_id: 'x' },
+        secret: 'whsec_x',
+      };
+      ws.send(JSON.stringify(ready));
+      if (step.thenClose) setTimeout(() => ws.close(1001, 'Wirehook is stopping'), 50);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    upgrades: () => upgrades,
+    close: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Polls `done` every 20 ms until it holds; fails after 10 s. */
+async function until(done: () => boolean): Promise<void> {
+  for (const started = Date.now(); !done(); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() - started > 10_000) expect.fail('not within 10 s');
+  }
+}
+
+describe('wirehook listen: a Wirehook that stops', () => {
+  const options = (apiUrl: string, signal: AbortSignal) => ({
+    apiUrl,
+    apiKey: 'sk_test_x',
+    forwardTo: 'http://localhost:9/hook',
+    events: undefined,
+    consumer: undefined,
+    printJson: false,
+    signal,
+  });
+
+  it('after being served, a 503 on reconnecting (a Wirehook stopping) is waited out: it connects again, and stops on its signal with 0', async () => {
+    const wirehook = await scriptedWirehook([{ serve: true, thenClose: true }, { refuse: 503, error: 'unavailable' }, { serve: true }]);
+    const stop = new AbortController();
+    try {
+      const exited = listen(options(wirehook.url, stop.signal));
+      await until(() => wirehook.upgrades() === 3);
+      stop.abort();
+      expect(await exited).toBe(0);
+    } finally {
+      await wirehook.close();
+    }
+  });
+
+  it('after being served, a refusal (401: the key revoked) ends it with 1', async () => {
+    const wirehook = await scriptedWirehook([
+      { serve: true, thenClose: true },
+      { refuse: 401, error: 'unauthorized' },
+    ]);
+    try {
+      expect(await listen(options(wirehook.url, new AbortController().signal))).toBe(1);
+      expect(wirehook.upgrades()).toBe(2);
+    } finally {
+      await wirehook.close();
+    }
   });
 });

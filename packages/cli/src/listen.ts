@@ -11,6 +11,8 @@ export interface ListenOptions extends Api {
   consumer: string | undefined;
   /** Print each whole request (headers and body) as JSON, besides its line. */
   printJson: boolean;
+  /** Stops it as Ctrl-C does (a program running it; the CLI itself stops on SIGINT and SIGTERM). */
+  signal?: AbortSignal;
 }
 
 /** Bytes of the local response's body sent back: what an attempt keeps of a response. */
@@ -39,31 +41,49 @@ export function listen(options: ListenOptions): Promise<number> {
   if (options.events) query.set('events', options.events);
   if (options.consumer) query.set('consumer', options.consumer);
   const url = `${options.apiUrl.replace(/^http/, 'ws')}/v1/listen?${query}`;
-  return new Promise((resolve) => {
+  return new Promise((settle) => {
     let socket: WebSocket | null = null;
     let stopping = false;
     let wasReady = false;
     let retryMs = 500;
+    const done = (code: number) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      settle(code);
+    };
     const stop = () => {
       if (stopping) return;
       stopping = true;
-      if (socket === null || socket.readyState !== WebSocket.OPEN) return resolve(0);
+      if (socket === null || socket.readyState !== WebSocket.OPEN) return done(0);
       socket.close(1000, 'wirehook listen stopped');
       // The goodbye is answered at once; a Wirehook that went away is not waited for.
-      setTimeout(() => resolve(0), 2_000).unref();
+      setTimeout(() => done(0), 2_000).unref();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    options.signal?.addEventListener('abort', stop, { once: true });
+    const again = (why: string) => {
+      console.error(`${why}; reconnecting in ${retryMs} ms (deliveries meanwhile are retried)`);
+      setTimeout(() => stopping || connect(), retryMs);
+      retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+    };
 
     const connect = () => {
       const ws = new WebSocket(url, { headers: { authorization: `Bearer ${options.apiKey}` } });
       socket = ws;
+      // An upgrade answered otherwise: what it said decides, not the close that follows.
+      let refused = false;
       ws.on('unexpected-response', (_req, res) => {
+        refused = true;
         void upgradeError(res).then((problem) => {
+          ws.terminate();
+          if (stopping) return done(0);
+          // Once it has served us, a Wirehook that cannot now (503: stopping, NATS not reached) is a
+          // passing state, as a lost connection is; a refusal (401, 403, 404) is not.
+          if (wasReady && (res.statusCode ?? 0) >= 500) return again(`Wirehook answered ${problem}`);
           console.error(`wirehook listen: ${problem}`);
           stopping = true;
-          ws.terminate();
-          resolve(1);
+          done(1);
         });
       });
       ws.on('message', (data) => {
@@ -82,15 +102,14 @@ export function listen(options: ListenOptions): Promise<number> {
         if (!wasReady && !stopping) {
           console.error(`wirehook listen: cannot reach Wirehook at ${options.apiUrl}: ${err.message}`);
           stopping = true;
-          resolve(1);
+          done(1);
         }
       });
       ws.on('close', (code) => {
-        if (stopping) return resolve(0);
+        if (refused) return;
+        if (stopping) return done(0);
         if (!wasReady) return;
-        console.error(`connection to Wirehook lost (${code}); reconnecting in ${retryMs} ms (deliveries meanwhile are retried)`);
-        setTimeout(connect, retryMs);
-        retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+        again(`connection to Wirehook lost (${code})`);
       });
     };
     connect();

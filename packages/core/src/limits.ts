@@ -73,6 +73,13 @@ export function relayCallMs(deliveryTimeoutMs: number): number {
 }
 
 /**
+ * The most a stop waits for `wirehook listen` CLIs to answer the webhooks they hold (each also
+ * ends at the attempt's own limit), unless told. Embedded mode's stop adds it to its senderStopMs:
+ * its dispatcher's sends go on meanwhile, each up to 2 × the timeout after it.
+ */
+export const LISTEN_DRAIN_MS = 5_000;
+
+/**
  * How long a process that sends webhooks (dispatcher, egress relay) may take to stop: its sends
  * in flight finish — a relay call the longest single step — and 5 s more; never less than every
  * other service's 20 s. Its pod's grace period (the Helm chart, the kustomize base: 5 s of preStop

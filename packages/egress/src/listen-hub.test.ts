@@ -86,6 +86,25 @@ describe('ListenHub', () => {
       }
     });
 
+    it('releases each connection once nothing waits on it: a quiet one at once, a busy one at its last answer; a second drain is the first', async () => {
+      const { hub, sent, connection } = scene();
+      const quiet = { send: () => {} };
+      hub.attach('ep_2', quiet);
+      const first = hub.send(request);
+      const second = hub.send(request);
+      const released: unknown[] = [];
+      const draining = hub.drain(60_000, (c) => released.push(c));
+      expect(released).toEqual([quiet]);
+      expect(hub.drain()).toBe(draining);
+      hub.answer(connection, { type: 'response', id: sent[0]!.id, status: 200 });
+      await first;
+      expect(released).toEqual([quiet]);
+      hub.answer(connection, { type: 'response', id: sent[1]!.id, status: 200 });
+      await second;
+      expect(released).toEqual([quiet, connection]);
+      await draining;
+    });
+
     it('with nothing in flight it ends at once, and refuses what comes after', async () => {
       const { hub, sent } = scene();
       await hub.drain();

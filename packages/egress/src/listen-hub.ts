@@ -70,8 +70,8 @@ export class ListenHub {
   readonly #connections = new Map<string, ListenerConnection>();
   readonly #waiting = new Map<string, Waiting>();
   #next = 0;
-  /** Set by drain: sends are refused, and this is called once none waits. */
-  #drained: (() => void) | undefined;
+  /** Set by drain (and close): sends are refused; `ended` once none waits; `release` each connection once none of its own waits. */
+  #drain: { promise: Promise<void>; ended: () => void; release: (connection: ListenerConnection) => void } | undefined;
 
   constructor(options: { clock: Clock; timeoutMs: number }) {
     this.#clock = options.clock;
@@ -104,8 +104,8 @@ export class ListenHub {
 
   send(request: ListenSend): Promise<SendResult> {
     const start = this.#clock.now();
-    // Nothing is sent: the delivery retries, by then through the gateway its CLI reconnected to.
-    if (this.#drained !== undefined) return Promise.resolve(this.#failed('connection: Wirehook is stopping here; `wirehook listen` reconnects', start));
+    // Nothing is sent: the delivery retries on its schedule.
+    if (this.#drain !== undefined) return Promise.resolve(this.#failed('connection: Wirehook is stopping here; `wirehook listen` reconnects', start));
     const connection = this.#connections.get(request.poolKey);
     if (connection === undefined) return Promise.resolve(this.#failed('connection: no `wirehook listen` is connected for this listener endpoint', start));
     const id = `${start}-${++this.#next}`;
@@ -122,29 +122,35 @@ export class ListenHub {
   }
 
   /**
-   * The first step of a stop: new sends fail at once (none is sent), and the sends already
-   * waiting keep their connections until answered or timed out — at most the attempt's time
-   * limit, or `withinMs` if shorter (the rest then fail as `close` fails them). A send cut
-   * after its webhook went out is sent again; its local server may have had it already.
+   * The first step of a stop: new sends fail at once (none is sent); each connection with
+   * nothing waiting is `release`d at once (its socket may close: its CLI reconnects elsewhere),
+   * each other one as its last waiting send is answered or times out. Resolves once none waits,
+   * or after `withinMs` (the rest then fail as `close` fails them: sent again, though their local
+   * server may have had them). A second call gets the first's promise.
    */
-  async drain(withinMs: number = this.#timeoutMs): Promise<void> {
-    if (this.#waiting.size === 0) {
-      this.#drained ??= () => {};
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
-      this.#drained = resolve;
-      timer = setTimeout(resolve, withinMs);
-    });
-    clearTimeout(timer);
+  drain(withinMs: number = this.#timeoutMs, release: (connection: ListenerConnection) => void = () => {}): Promise<void> {
+    if (this.#drain !== undefined) return this.#drain.promise;
+    let ended = () => {};
+    const promise = new Promise<void>((resolve) => (ended = resolve));
+    this.#drain = { promise, ended, release };
+    const timer = setTimeout(ended, withinMs);
+    void promise.then(() => clearTimeout(timer));
+    for (const connection of new Set(this.#connections.values())) if (!this.#holds(connection)) release(connection);
+    if (this.#waiting.size === 0) ended();
+    return promise;
   }
 
   /** Fails every waiting send (the process stops). */
   close(): void {
-    this.#drained ??= () => {};
+    this.#drain ??= { promise: Promise.resolve(), ended: () => {}, release: () => {} };
     for (const [id, waiting] of this.#waiting) this.#settle(id, this.#failed('connection: Wirehook stopped before the listener answered', waiting.start));
     this.#connections.clear();
+  }
+
+  /** Whether a send waits on `connection`. */
+  #holds(connection: ListenerConnection): boolean {
+    for (const waiting of this.#waiting.values()) if (waiting.connection === connection) return true;
+    return false;
   }
 
   #settle(id: string, result: SendResult): void {
@@ -153,7 +159,9 @@ export class ListenHub {
     this.#waiting.delete(id);
     clearTimeout(waiting.timer);
     waiting.done(result);
-    if (this.#waiting.size === 0) this.#drained?.();
+    if (this.#drain === undefined) return;
+    if (!this.#holds(waiting.connection)) this.#drain.release(waiting.connection);
+    if (this.#waiting.size === 0) this.#drain.ended();
   }
 
   #failed(error: string, start: number): SendResult {

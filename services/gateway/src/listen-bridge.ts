@@ -93,8 +93,8 @@ export class ListenBridge implements ListenerRegistry, Component {
   }
 
   /** The hub's drain (ListenHub.drain); the subjects stay served meanwhile, so its answers reach the dispatchers. */
-  drain(withinMs?: number): Promise<void> {
-    return this.#o.hub.drain(withinMs);
+  drain(withinMs?: number, release?: (connection: ListenerConnection) => void): Promise<void> {
+    return this.#o.hub.drain(withinMs, release);
   }
 
   async stop(): Promise<void> {

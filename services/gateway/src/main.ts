@@ -29,7 +29,8 @@ await runService('gateway', config, async (ctx) => {
   });
   const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners, drainMs: GATEWAY_LISTEN_DRAIN_MS });
   const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT', upgrade: listen.upgrade });
-  // Ready while it listens (stopped first on SIGTERM: out of the Service while draining).
+  // Ready while it listens (stopped on SIGTERM right after the listeners' drain, at most GATEWAY_LISTEN_DRAIN_MS; preStop's
+  // 5 s before it take the pod out of the Service).
   ctx.readiness.push(listenerCheck(api));
   return [
     // Stopped last: it exports the spans of the requests drained before it.

@@ -8,6 +8,7 @@ import {
   ForbiddenError,
   InvalidError,
   isId,
+  LISTEN_DRAIN_MS,
   newId,
   nodeHttp,
   NotFoundError,
@@ -30,13 +31,8 @@ export const LISTEN_CONSUMER = 'wirehook-listen';
 /** A listener endpoint whose connection dropped is kept this long for the CLI to reconnect, then removed. */
 export const LISTENER_GONE_AFTER_MS = 60_000;
 const PING_EVERY_MS = 20_000;
-/**
- * The most a stop waits for listeners to answer the webhooks they hold, unless told (each also
- * ends at the attempt's own time limit). Embedded mode's: its stop is the dispatcher's
- * (2 × DELIVERY_TIMEOUT_MS + 10 s, core's senderStopMs), whose sends keep going meanwhile and
- * may each take 2 × the timeout after it, so the listeners get the 10 s to spare, less a margin.
- */
-export const LISTEN_DRAIN_MS = 5_000;
+/** How long a stop waits for a listener to answer its close frame before cutting the connection. */
+const CLOSE_ANSWER_MS = 1_000;
 /** Listener endpoints a page of the janitor's read (covered, by index), and most pages a sweep (one every LISTENER_GONE_AFTER_MS). */
 const JANITOR_PAGE = 100;
 const JANITOR_PAGES = 100;
@@ -48,7 +44,7 @@ export interface ListenServerDeps extends Pick<ApiDeps, 'store' | 'clock' | 'log
   hub: ListenerRegistry;
   /** Default LISTENER_GONE_AFTER_MS. */
   goneAfterMs?: number;
-  /** The most a stop waits for the webhooks already sent to listeners to be answered (default LISTEN_DRAIN_MS). */
+  /** The most a stop waits for the webhooks already sent to listeners to be answered (default: core's LISTEN_DRAIN_MS). */
   drainMs?: number;
 }
 
@@ -73,6 +69,8 @@ export class ListenServer {
   readonly #gone = new Map<string, NodeJS.Timeout>();
   readonly #ping: NodeJS.Timeout;
   readonly #janitor: NodeJS.Timeout;
+  /** Each connection's socket, while open: a stop's drain closes each once nothing waits on it. */
+  readonly #sockets = new Map<ListenerConnection, WebSocket>();
   /** Where the janitor's next sweep starts (null: from the first listener). */
   #janitorAfter: EndpointId | null = null;
   #closed = false;
@@ -148,26 +146,33 @@ export class ListenServer {
     socket.on('error', () => {});
     this.#open(req, socket, head).catch((err: unknown) => {
       const { status, body } = toErrorResponse(err);
-      if (status >= 500) this.#deps.logger.error({ err }, 'listen failed');
+      // 503 (stopping, or NATS not reached yet) is said to the CLI, which connects again: not an error here.
+      if (status >= 500 && status !== 503) this.#deps.logger.error({ err }, 'listen failed');
       refuse(socket, status, JSON.stringify(body));
     });
   };
 
   /**
-   * Stops: no new connection, no new webhook; those already sent to a listener keep its
-   * connection until answered (within `drainMs`), so they are recorded as what the CLI said,
-   * not failed and sent again; then every connection closes as going away (their endpoints
-   * wait for a reconnect).
+   * Stops: no new connection, no new webhook. A connection with no webhook waiting closes at
+   * once, as going away (its endpoint waits for a reconnect, elsewhere); one the CLI still owes
+   * answers keeps its socket until they come (within `drainMs`), so they are recorded as the CLI
+   * said, not failed and sent again. A peer that does not answer the close is cut a moment later.
    */
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#ping);
     clearInterval(this.#janitor);
-    await this.#deps.hub.drain(this.#deps.drainMs ?? LISTEN_DRAIN_MS);
-    for (const ws of this.#wss.clients) ws.close(1001, 'Wirehook is stopping');
+    const goAway = (ws: WebSocket | undefined) => ws?.close(1001, 'Wirehook is stopping');
+    await this.#deps.hub.drain(this.#deps.drainMs ?? LISTEN_DRAIN_MS, (connection) => goAway(this.#sockets.get(connection)));
+    for (const ws of this.#wss.clients) goAway(ws);
     for (const timer of this.#gone.values()) clearTimeout(timer);
     this.#gone.clear();
+    // ws waits 30 s for a close's answer (a laptop's lid shut): not a stop's to wait for.
+    const cut = setTimeout(() => {
+      for (const ws of this.#wss.clients) ws.terminate();
+    }, CLOSE_ANSWER_MS);
     await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+    clearTimeout(cut);
   }
 
   async #open(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -189,6 +194,7 @@ export class ListenServer {
   #serve(ws: WebSocket, tenant: Tenant, endpoint: Endpoint, secret: string, consumer: Consumer): void {
     const { hub } = this.#deps;
     const connection: ListenerConnection = { send: (frame) => ws.send(frame) };
+    this.#sockets.set(connection, ws);
     hub.attach(endpoint.id, connection);
     this.#wss.emit('connection', ws);
     ws.send(JSON.stringify({ type: 'ready', endpoint: endpointJson(endpoint), consumer: consumerJson(consumer), secret }));
@@ -197,6 +203,7 @@ export class ListenServer {
       if (frame !== null) hub.answer(connection, frame);
     });
     ws.on('close', (code) => {
+      this.#sockets.delete(connection);
       hub.detach(endpoint.id, connection);
       if (hub.connected(endpoint.id)) return; // taken over by a newer connection
       // 1000: the CLI said goodbye (it exits). Else it may come back: keep the endpoint a while.
