@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
-import { senderKillWaitMs } from '@wirehook/cluster';
+import { embeddedKillWaitMs } from '@wirehook/cluster';
 import { freePort } from '@wirehook/testkit';
 import { runAdmin, tail } from './processes.ts';
 
@@ -50,8 +50,8 @@ export const embeddedLauncher: Launcher = {
       pids: [child.pid!],
       metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
       admin: (args) => runAdmin(args, options.dataDir, root),
-      // Embedded mode sends webhooks: its stop lets them finish (senderStopMs), and a launcher waits for that.
-      stop: () => stopChild(child, senderKillWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
+      // Embedded mode sends webhooks: its stop lets them finish (core's embeddedStopMs), and a launcher waits for that.
+      stop: () => stopChild(child, embeddedKillWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
     };
   },
 };

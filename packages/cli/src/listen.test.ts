@@ -95,12 +95,17 @@ describe('wirehook listen: a Wirehook that stops', () => {
     signal,
   });
 
-  it('after being served, a 503 on reconnecting (a Wirehook stopping) is waited out: it connects again, and stops on its signal with 0', async () => {
-    const wirehook = await scriptedWirehook([{ serve: true, thenClose: true }, { refuse: 503, error: 'unavailable' }, { serve: true }]);
+  it('after being served, a 503 (a Wirehook stopping) or a 502 on reconnecting is waited out: it connects again, and stops on its signal with 0', async () => {
+    const wirehook = await scriptedWirehook([
+      { serve: true, thenClose: true },
+      { refuse: 503, error: 'unavailable' },
+      { refuse: 502, error: 'bad_gateway' },
+      { serve: true },
+    ]);
     const stop = new AbortController();
     try {
       const exited = listen(options(wirehook.url, stop.signal));
-      await until(() => wirehook.upgrades() === 3);
+      await until(() => wirehook.upgrades() === 4);
       stop.abort();
       expect(await exited).toBe(0);
     } finally {
@@ -108,16 +113,21 @@ describe('wirehook listen: a Wirehook that stops', () => {
     }
   });
 
-  it('after being served, a refusal (401: the key revoked) ends it with 1', async () => {
-    const wirehook = await scriptedWirehook([
-      { serve: true, thenClose: true },
-      { refuse: 401, error: 'unauthorized' },
-    ]);
-    try {
-      expect(await listen(options(wirehook.url, new AbortController().signal))).toBe(1);
-      expect(wirehook.upgrades()).toBe(2);
-    } finally {
-      await wirehook.close();
+  it('after being served, a refusal (401: the key revoked) or a fault (500) ends it with 1', async () => {
+    for (const [status, error] of [
+      [401, 'unauthorized'],
+      [500, 'internal'],
+    ] as const) {
+      const wirehook = await scriptedWirehook([
+        { serve: true, thenClose: true },
+        { refuse: status, error },
+      ]);
+      try {
+        expect(await listen(options(wirehook.url, new AbortController().signal)), String(status)).toBe(1);
+        expect(wirehook.upgrades()).toBe(2);
+      } finally {
+        await wirehook.close();
+      }
     }
   });
 });

@@ -20,6 +20,8 @@ const BODY_BYTES = 1024;
 /** The local server's time at most, as an endpoint's (Wirehook gives up at the same time). */
 const LOCAL_TIMEOUT_MS = 15_000;
 const MAX_RECONNECT_MS = 10_000;
+/** Answers to a reconnect that are waited out (after being served once): Wirehook or a proxy before it not serving now. */
+const PASSING = new Set([502, 503, 504]);
 
 interface RequestFrame {
   type: 'request';
@@ -46,6 +48,8 @@ export function listen(options: ListenOptions): Promise<number> {
     let stopping = false;
     let wasReady = false;
     let retryMs = 500;
+    /** The reconnect waiting its turn, if any: one at a time, and none after a stop. */
+    let reconnect: NodeJS.Timeout | undefined;
     const done = (code: number) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -54,6 +58,7 @@ export function listen(options: ListenOptions): Promise<number> {
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      clearTimeout(reconnect);
       if (socket === null || socket.readyState !== WebSocket.OPEN) return done(0);
       socket.close(1000, 'wirehook listen stopped');
       // The goodbye is answered at once; a Wirehook that went away is not waited for.
@@ -63,8 +68,12 @@ export function listen(options: ListenOptions): Promise<number> {
     process.once('SIGTERM', stop);
     options.signal?.addEventListener('abort', stop, { once: true });
     const again = (why: string) => {
+      if (reconnect !== undefined) return;
       console.error(`${why}; reconnecting in ${retryMs} ms (deliveries meanwhile are retried)`);
-      setTimeout(() => stopping || connect(), retryMs);
+      reconnect = setTimeout(() => {
+        reconnect = undefined;
+        if (!stopping) connect();
+      }, retryMs);
       retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
     };
 
@@ -78,9 +87,10 @@ export function listen(options: ListenOptions): Promise<number> {
         void upgradeError(res).then((problem) => {
           ws.terminate();
           if (stopping) return done(0);
-          // Once it has served us, a Wirehook that cannot now (503: stopping, NATS not reached) is a
-          // passing state, as a lost connection is; a refusal (401, 403, 404) is not.
-          if (wasReady && (res.statusCode ?? 0) >= 500) return again(`Wirehook answered ${problem}`);
+          // Once it has served us, a Wirehook that cannot now (503: stopping, NATS not reached; 502 and
+          // 504 from a proxy before it) is a passing state, as a lost connection is; a refusal (401,
+          // 403, 404) or a fault (500) is not.
+          if (wasReady && PASSING.has(res.statusCode ?? 0)) return again(`Wirehook answered ${problem}`);
           console.error(`wirehook listen: ${problem}`);
           stopping = true;
           done(1);
@@ -88,6 +98,8 @@ export function listen(options: ListenOptions): Promise<number> {
       });
       ws.on('message', (data) => {
         const frame = JSON.parse(data.toString()) as ReadyFrame | RequestFrame;
+        // A reconnect that came through after Ctrl-C: goodbye, not a second life.
+        if (stopping) return ws.close(1000, 'wirehook listen stopped');
         if (frame.type === 'ready') {
           wasReady = true;
           retryMs = 500;

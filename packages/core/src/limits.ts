@@ -88,6 +88,11 @@ export const LISTEN_DRAIN_MS = 5_000;
 export function senderStopMs(deliveryTimeoutMs: number): number {
   return Math.max(20_000, relayCallMs(deliveryTimeoutMs) + 5_000);
 }
+
+/** How long embedded mode may take to stop: a sender's (senderStopMs), after `wirehook listen`'s drain (LISTEN_DRAIN_MS). */
+export function embeddedStopMs(deliveryTimeoutMs: number): number {
+  return senderStopMs(deliveryTimeoutMs) + LISTEN_DRAIN_MS;
+}
 /** Bytes of a response body kept as `response_head`. */
 export const RESPONSE_HEAD_BYTES = 1024;
 

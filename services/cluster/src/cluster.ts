@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ATTEMPT_TIMEOUT_MS, senderStopMs } from '@wirehook/core/without-schemas';
+import { ATTEMPT_TIMEOUT_MS, embeddedStopMs, senderStopMs } from '@wirehook/core/without-schemas';
 import type { ServiceSpec } from './service-spec.ts';
 import { OutputTail, startLive } from './start-wait.ts';
 
@@ -112,23 +112,34 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
 }
 
 /**
- * How long a service told to stop (SIGTERM) may take before it is killed: 10 s, and for those that
- * send webhooks senderKillWaitMs.
+ * How long a service told to stop (SIGTERM) may take before it is killed: 10 s; for the gateway its
+ * 20 s stop (half of it `wirehook listen`'s drain) and 10 s more; for those that send webhooks
+ * senderKillWaitMs.
  */
 function stopWaitMs(spec: ServiceSpec | undefined): number {
+  if (spec?.service === 'gateway') return 30_000;
   if (spec?.service !== 'dispatcher' && spec?.service !== 'egress-relay') return 10_000;
   return senderKillWaitMs(spec.env['DELIVERY_TIMEOUT_MS']);
 }
 
+/** The DELIVERY_TIMEOUT_MS a process was given, the default when none or not a number. */
+function timeoutOf(deliveryTimeoutMs: string | undefined): number {
+  const timeoutMs = Number(deliveryTimeoutMs || ATTEMPT_TIMEOUT_MS);
+  return Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS;
+}
+
 /**
- * How long a launcher waits for a process that sends webhooks (a dispatcher, the relay, embedded
- * mode) to stop before it kills it: its own stop's deadline (core's senderStopMs of the
- * DELIVERY_TIMEOUT_MS it was given, the default when none or not a number) and 10 s more, as the
- * chart's grace period gives their pods.
+ * How long a launcher waits for a process that sends webhooks (a dispatcher, the relay) to stop
+ * before it kills it: its own stop's deadline (core's senderStopMs) and 10 s more, as the chart's
+ * grace period gives their pods.
  */
 export function senderKillWaitMs(deliveryTimeoutMs: string | undefined): number {
-  const timeoutMs = Number(deliveryTimeoutMs || ATTEMPT_TIMEOUT_MS);
-  return senderStopMs(Number.isFinite(timeoutMs) ? timeoutMs : ATTEMPT_TIMEOUT_MS) + 10_000;
+  return senderStopMs(timeoutOf(deliveryTimeoutMs)) + 10_000;
+}
+
+/** The same for embedded mode (`wirehook listen`'s drain first: core's embeddedStopMs) and 10 s more. */
+export function embeddedKillWaitMs(deliveryTimeoutMs: string | undefined): number {
+  return embeddedStopMs(timeoutOf(deliveryTimeoutMs)) + 10_000;
 }
 
 /**

@@ -3,7 +3,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'wirehook' });
-const { LISTEN_DRAIN_MS, senderStopMs, systemClock } = await import('@wirehook/core');
+const { embeddedStopMs, systemClock } = await import('@wirehook/core');
 const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
 const { embeddedConfigSchema } = await import('./config.ts');
 const { createEmbedded } = await import('./create-embedded.ts');
@@ -36,7 +36,7 @@ process.stderr.write(
 // webhooks (its dispatcher and in-process relay): a stop lets the sends in flight finish, as a
 // dispatcher's does (core's senderStopMs; 20 s would cut a send waiting for a connection and then
 // answering slowly, recorded failed though it may have gone out, and sent again), after the
-// listeners' drain, which goes first (LISTEN_DRAIN_MS) while the dispatcher still sends.
-const deadlineMs = senderStopMs(config.DELIVERY_TIMEOUT_MS) + LISTEN_DRAIN_MS;
+// listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
+const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
 await runComponents([tracing, ...embedded.components], { logger, deadlineMs }).catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
 logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

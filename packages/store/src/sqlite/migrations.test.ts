@@ -433,6 +433,13 @@ describe('SQLite store', () => {
       await store.deliveries.complete(claimRef(job), outcome);
       calmAttempts.push(outcome.attempt);
     }
+    // An endpoint deleted before the upgrade keeps its attempts (its messages show them), and gets no row.
+    const other = await m.scene();
+    const goneDelivery = m.only(await m.send(other.t));
+    const goneJob = await m.claim(goneDelivery, m.f.clock.now());
+    await store.deliveries.complete(claimRef(goneJob), m.succeeded(goneJob, m.f.clock.now()));
+    expect(await store.endpoints.delete(other.t, other.endpoint.id)).toBe(true);
+    const gone = other.endpoint;
     await store.close();
     const raw = new DatabaseSync(path);
     raw.exec(`${UNDO_STEP_39} PRAGMA user_version = 38;`);
@@ -461,6 +468,7 @@ describe('SQLite store', () => {
     const rows = beside.prepare('SELECT endpoint_id, attempts FROM endpoint_recent_attempts ORDER BY endpoint_id').all();
     expect(rows.map((row) => row['endpoint_id']).toSorted()).toEqual([endpoint.id, quiet.id].toSorted());
     expect(rows.map((row) => row['endpoint_id'])).not.toContain(unused.id);
+    expect(rows.map((row) => row['endpoint_id'])).not.toContain(gone.id);
     // Each row holds exactly its newest 20 (at most), as [at, id] pairs.
     const kept = (id: string) => JSON.parse(String(rows.find((row) => row['endpoint_id'] === id)?.['attempts'])) as [number, string][];
     expect(kept(endpoint.id).toSorted((a, b) => b[0] - a[0] || compareText(b[1], a[1]))).toEqual(twenty.map((a) => [a.at, a.id]));

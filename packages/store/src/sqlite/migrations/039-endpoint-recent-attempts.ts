@@ -2,7 +2,8 @@
 // attempt (issue 46; recent-attempts.ts says how it is kept). attempts_endpoint served one
 // read, the endpoint's page's newest 20 (RECENT_ATTEMPTS when this step shipped), and cost a
 // page write per endpoint in every batch of completions: over half of fan-out's WAL pages a
-// completion. Each endpoint with attempts gets its row from that index before it goes: a seek
+// completion. Each endpoint with attempts (a deleted one's are kept, its row is not made) gets
+// its row from that index before it goes: a seek
 // per endpoint to find the next (a skip scan) and its newest 20, not a read of all attempts
 // (dropping the index then reads each of its pages once, to free it).
 // An earlier build still running on a migrated file lists an endpoint's recent attempts by
@@ -27,6 +28,6 @@ export const endpointRecentAttempts = `
       SELECT json_group_array(json_array(newest.at, newest.id)) FROM (
         SELECT at, id FROM attempts WHERE endpoint_id = endpoint.id ORDER BY at DESC, id DESC LIMIT 20
       ) AS newest
-    ) FROM endpoint WHERE endpoint.id IS NOT NULL;
+    ) FROM endpoint WHERE endpoint.id IS NOT NULL AND EXISTS (SELECT 1 FROM endpoints WHERE endpoints.id = endpoint.id);
   DROP INDEX attempts_endpoint;
   `;
