@@ -6,8 +6,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { LATENCY_BOUNDS_MS, RECENT_ATTEMPTS, ROLLUP_GRAINS_MS } from '@wirehook/core';
 
 const CHUNK = 100_000;
-/** The seeded attempts, by their ids' range (att_0SCALE…): the attempts' primary key, where no index by endpoint is left (schema step 39). */
-const SEEDED = `id >= 'att_0SCALE' AND id < 'att_0SCALF'`;
+/** The seeded attempts' ids: this and 16 digits. */
+const SEED_ID = 'att_0SCALE';
+/** The seeded attempts, by their ids' range: the attempts' primary key, where no index by endpoint is left (schema step 39). */
+const SEEDED = `id >= '${SEED_ID}' AND id < '${SEED_ID}~'`;
 
 /** What to seed: `count` attempts from `from` to `to`, spread over the endpoint's deliveries (seeded before). */
 export interface AttemptSeed {
@@ -38,7 +40,7 @@ export function seedAttempts(file: string, seed: AttemptSeed): void {
     db.prepare(
       `WITH RECURSIVE seq(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
        INSERT INTO attempts (id, org_id, env, delivery_id, endpoint_id, at, response_status, response_head, duration_ms, error, via, source_ip, url)
-       SELECT printf('att_0SCALE%016d', i), ?, 'live', d.id, ?, CAST(? + i * ? AS INTEGER),
+       SELECT printf('${SEED_ID}%016d', i), ?, 'live', d.id, ?, CAST(? + i * ? AS INTEGER),
               CASE WHEN i % 10 = 0 THEN 503 ELSE 200 END, NULL, 20 + i % 200,
               CASE WHEN i % 10 = 0 THEN 'http_status: 503' END, 'direct', '127.0.0.1', 'https://127.0.0.1:8443/stats'
        FROM seq JOIN seed_deliveries d ON d.k = seq.i % ?`,

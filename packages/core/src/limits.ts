@@ -79,6 +79,9 @@ export function relayCallMs(deliveryTimeoutMs: number): number {
  */
 export const LISTEN_DRAIN_MS = 5_000;
 
+/** How long a service's stop may take before it exits anyway (runComponents' deadline), unless it says. */
+export const SERVICE_STOP_MS = 20_000;
+
 /**
  * How long a process that sends webhooks (dispatcher, egress relay) may take to stop: its sends
  * in flight finish — a relay call the longest single step — and 5 s more; never less than every
@@ -86,7 +89,7 @@ export const LISTEN_DRAIN_MS = 5_000;
  * before it, 5 to spare) and the cluster launcher's wait before SIGKILL are this and 10 s.
  */
 export function senderStopMs(deliveryTimeoutMs: number): number {
-  return Math.max(20_000, relayCallMs(deliveryTimeoutMs) + 5_000);
+  return Math.max(SERVICE_STOP_MS, relayCallMs(deliveryTimeoutMs) + 5_000);
 }
 
 /** How long embedded mode may take to stop: a sender's (senderStopMs), after `wirehook listen`'s drain (LISTEN_DRAIN_MS). */

@@ -1,3 +1,4 @@
+import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
 import type { Logger } from 'pino';
 
 /** A long-lived part of a process. */
@@ -9,14 +10,14 @@ export interface Component {
 
 /**
  * Starts components in order and, on the first SIGTERM or SIGINT, stops them in reverse
- * order. A hard deadline (`deadlineMs`, 20 s unless the process says) ends the process with
+ * order. A hard deadline (`deadlineMs`, core's SERVICE_STOP_MS unless the process says) ends the process with
  * code 1 if draining takes longer.
  */
 export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<void> {
   const { logger } = options;
   const started: Component[] = [];
   let stopping = false;
-  const deadlineMs = options.deadlineMs ?? 20_000;
+  const deadlineMs = options.deadlineMs ?? SERVICE_STOP_MS;
   const stopAll = async (reason: string) => {
     if (stopping) return;
     stopping = true;

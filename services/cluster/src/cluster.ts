@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ATTEMPT_TIMEOUT_MS, embeddedStopMs, senderStopMs } from '@wirehook/core/without-schemas';
+import { ATTEMPT_TIMEOUT_MS, embeddedStopMs, SERVICE_STOP_MS, senderStopMs } from '@wirehook/core/without-schemas';
 import type { ServiceSpec } from './service-spec.ts';
 import { OutputTail, startLive } from './start-wait.ts';
 
@@ -113,11 +113,11 @@ export function clusterSpecs(options: ClusterOptions): ServiceSpec[] {
 
 /**
  * How long a service told to stop (SIGTERM) may take before it is killed: 10 s; for the gateway its
- * 20 s stop (half of it `wirehook listen`'s drain) and 10 s more; for those that send webhooks
- * senderKillWaitMs.
+ * whole stop (SERVICE_STOP_MS, half of it `wirehook listen`'s drain) and 10 s more; for those that
+ * send webhooks senderKillWaitMs.
  */
 function stopWaitMs(spec: ServiceSpec | undefined): number {
-  if (spec?.service === 'gateway') return 30_000;
+  if (spec?.service === 'gateway') return SERVICE_STOP_MS + 10_000;
   if (spec?.service !== 'dispatcher' && spec?.service !== 'egress-relay') return 10_000;
   return senderKillWaitMs(spec.env['DELIVERY_TIMEOUT_MS']);
 }

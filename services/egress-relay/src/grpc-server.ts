@@ -1,3 +1,4 @@
+import type { SendResult } from '@wirehook/egress';
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
@@ -43,15 +44,14 @@ export function startRelayGrpcServer(options: {
  * not sent at all: its dispatcher has recorded it failed and will send it again.
  */
 export function relayHandlers(relay: EgressRelay): ServiceImpl<typeof relayv1.Relay> {
+  /** A call's answer: `send` within its limit, or not sent at all when the call is out of time. */
+  const answer = async (timeoutMs: number | undefined, call: { getDeadline(): Date | number }, send: (limit: number | undefined) => Promise<SendResult>) => {
+    const limit = sendLimit(timeoutMs, call.getDeadline());
+    return deliverResponseOf(limit === OUT_OF_TIME ? relay.notSent(OUT_OF_TIME) : await send(limit));
+  };
   return {
-    deliver: async (request, call) => {
-      const limit = sendLimit(request.timeoutMs, call.getDeadline());
-      return deliverResponseOf(limit === OUT_OF_TIME ? relay.notSent(OUT_OF_TIME) : await relay.send(forwardedSendOf(request), limit));
-    },
-    fetchToken: async (request, call) => {
-      const limit = sendLimit(request.timeoutMs, call.getDeadline());
-      return { answer: deliverResponseOf(limit === OUT_OF_TIME ? relay.notSent(OUT_OF_TIME) : await relay.fetchToken(tokenFetchOf(request), limit)) };
-    },
+    deliver: (request, call) => answer(request.timeoutMs, call, (limit) => relay.send(forwardedSendOf(request), limit)),
+    fetchToken: async (request, call) => ({ answer: await answer(request.timeoutMs, call, (limit) => relay.fetchToken(tokenFetchOf(request), limit)) }),
   };
 }
 

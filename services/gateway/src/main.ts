@@ -5,6 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing starts before anything else loads, so ioredis is instrumented as it is imported:
 // everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'gateway' });
+const { SERVICE_STOP_MS } = await import('@wirehook/core/without-schemas');
 const { connectWithRetry, httpComponent, listenerCheck, loadConfig, natsBusOptions, runService } = await import('@wirehook/platform');
 const { NatsBus } = await import('@wirehook/bus');
 const { ListenHub } = await import('@wirehook/egress');
@@ -15,8 +16,8 @@ const { clusterGatewayDeps } = await import('./cluster-deps.ts');
 const { gatewayConfigSchema } = await import('./config.ts');
 
 const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
-/** The most the gateway's stop waits for listeners to answer the webhooks they hold: half of its 20 s, the API's drain after it. */
-const GATEWAY_LISTEN_DRAIN_MS = 10_000;
+/** The most the gateway's stop waits for listeners to answer the webhooks they hold: half of its stop (core's SERVICE_STOP_MS), the API's drain after it. */
+const GATEWAY_LISTEN_DRAIN_MS = SERVICE_STOP_MS / 2;
 
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);

@@ -86,7 +86,7 @@ describe('SQLite store: an endpoint’s recent attempts', () => {
     expect(now20.map((a) => a.at)).not.toContain(t0 + SECOND);
   });
 
-  it('an attempt removed with its message (retention) leaves the list one short; another tenant reads none', async () => {
+  it('an attempt removed with its message (retention) leaves the list, its id left in the row (not rewritten); another tenant reads none', async () => {
     const { store, m, kept } = scene();
     const { t, endpoint } = await m.scene();
     const t0 = m.f.clock.now();
