@@ -309,8 +309,9 @@ export interface DeliveryRepo {
   pruneLanes(before: number, batch: number): Promise<number>;
   /**
    * The endpoint's latest `limit` attempts, newest first (time, then id). On SQLite each attempt
-   * removed with its message by retention leaves the list one shorter until newer ones come, and
-   * a deleted endpoint has none (no caller asks for a deleted endpoint's).
+   * removed with its message by retention leaves the list one shorter until newer ones come. What
+   * a deleted endpoint lists is not specified (SQLite: none; MongoDB: its attempts until their
+   * month goes): no caller asks for a deleted endpoint's.
    * @throws RangeError unless `limit` is an integer from 0 to RECENT_ATTEMPTS (checkRecentAttemptsLimit).
    */
   recentAttempts(t: Tenant, endpointId: EndpointId, limit: number): Promise<Attempt[]>;

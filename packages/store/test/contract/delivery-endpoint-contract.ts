@@ -211,7 +211,7 @@ export function describeDeliveryEndpointContract(f: Fixtures): void {
       expect(await f.store.deliveries.recentAttempts(t, endpoint.id, 10)).toEqual([a3, a2, a1]);
     });
 
-    it('recentAttempts: limit 0 lists none; 20 (RECENT_ATTEMPTS, the most a store keeps) is the most; 21, a fraction, a negative refused', async () => {
+    it('recentAttempts: limit 0 lists none; 20 (RECENT_ATTEMPTS, the most a store lists) is the most; 21, a fraction, a negative refused', async () => {
       expect(RECENT_ATTEMPTS).toBe(20);
       const { t, endpoint, deliveryId } = await m.sceneWithDelivery();
       const job = await m.claim(deliveryId);

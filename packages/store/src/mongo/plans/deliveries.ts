@@ -406,8 +406,8 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
     examines:
-      "≤ limit per month, so ≤ limit × months (≤ RETENTION_MONTHS + 1): each month's range of attempts_endpoint for the endpoint from its " +
-      "newest, merged (an older month's delivery may have the newest attempt)",
+      '≤ limit (≤ RECENT_ATTEMPTS, 20) per month, so ≤ limit × months (≤ RETENTION_MONTHS + 1): ' +
+      "each month's range of attempts_endpoint for the endpoint from its newest, merged (an older month's delivery may have the newest attempt)",
     maxExamined: (n) => n,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({
       filter: { orgId: t.orgId, env: t.env, endpointId },
