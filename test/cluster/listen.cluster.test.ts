@@ -1,5 +1,73 @@
+import { request } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { eventually } from '@wirehook/testkit';
 import { describeListenSuite } from '../e2e/listen.test-suite.ts';
 import { startClusterHarness } from '../support/cluster-harness.ts';
+import { answerFrame, listenSocket } from '../support/listen-socket.ts';
+
+/** The status a `GET /v1/listen` upgrade is answered with (101 when taken; the socket is then dropped). */
+function upgradeStatus(url: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/listen?forward_to=${encodeURIComponent('http://localhost:9/late')}`, {
+      headers: {
+        authorization: `Bearer ${key}`,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        'sec-websocket-version': '13',
+      },
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 // The CLI's WebSocket on the gateway process; the sends from a dispatcher process, over NATS.
-describeListenSuite('cluster, separate processes', () => startClusterHarness());
+describeListenSuite(
+  'cluster, separate processes',
+  () => startClusterHarness(),
+  (harness) => {
+    // Last in the file: it stops and starts the gateway the suite's tests use.
+    it('a gateway stopped (SIGTERM) while a listener holds a webhook: the listener answers, the dispatcher records it, no second send', async () => {
+      const h = harness();
+      const t = await h.tenant({ env: 'test' });
+      const { ws, frames, closed } = await listenSocket(h, t.key);
+      await t.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
+      const quiet = await listenSocket(h, t.key, 'http://localhost:9/quiet', 'quiet');
+      const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
+      expect(sent.status).toBe(202);
+      const held = await eventually(() => {
+        const found = frames.find((f) => f.type === 'request');
+        expect(found).toBeDefined();
+        return found!;
+      });
+
+      const stopped = h.cluster.kill('gateway', 'SIGTERM');
+      // The listeners stop first: the quiet one is let go at once (going away), a new one is
+      // refused with 503 (its CLI connects again, to another pod), and the API still answers —
+      // its own drain comes after the listeners'.
+      expect(await quiet.closed).toBe(1001);
+      expect(await upgradeStatus(h.url, t.key)).toBe(503);
+      expect((await t.api.get('/v1/event-types')).status).toBe(200);
+      ws.send(answerFrame(held.id!));
+      await stopped;
+      expect(await closed).toBe(1001);
+
+      await h.cluster.restart('gateway');
+      const message = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
+      expect(message.deliveries).toHaveLength(1);
+      expect(message.deliveries[0].status).toBe('success');
+      const delivery = (await t.api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;
+      expect(delivery.attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200, response_head: 'thanks', error: null })]);
+    }, 90_000);
+  },
+);

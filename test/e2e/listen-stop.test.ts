@@ -10,37 +10,10 @@ import { join } from 'node:path';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startWirehook } from '../support/harness.ts';
+import { answerFrame, listenSocket } from '../support/listen-socket.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-listen-stop-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-interface Frame {
-  type: string;
-  id?: string;
-  endpoint?: { id: string };
-}
-
-/** GET /v1/listen as the CLI opens it: resolves with the socket and its first frames as they come, or rejects with the refusal. */
-function listen(
-  wh: Harness,
-  key: string,
-  forwardTo = 'http://localhost:9/hook',
-  consumer?: string,
-): Promise<{ ws: WebSocket; frames: Frame[]; closed: Promise<number> }> {
-  // Node's WebSocket (undici) takes request headers; the DOM's type of it knows only protocols.
-  const init = { headers: { authorization: `Bearer ${key}` } } as unknown as string[];
-  const query = new URLSearchParams({ forward_to: forwardTo, ...(consumer === undefined ? {} : { consumer }) });
-  const ws = new WebSocket(`${wh.url.replace(/^http/, 'ws')}/v1/listen?${query}`, init);
-  const frames: Frame[] = [];
-  const closed = new Promise<number>((resolve) => ws.addEventListener('close', (e) => resolve(e.code), { once: true }));
-  return new Promise((resolve, reject) => {
-    ws.addEventListener('message', (m) => {
-      frames.push(JSON.parse(String(m.data)) as Frame);
-      if (frames.length === 1) resolve({ ws, frames, closed });
-    });
-    ws.addEventListener('error', () => reject(new Error('refused')), { once: true });
-  });
-}
 
 /** The Wirehook running now, closed after the test if the test did not (a failure midway). */
 let running: Harness | undefined;
@@ -55,10 +28,10 @@ describe('wirehook listen: Wirehook stopping', () => {
     const wh = await startWirehook({ dataDir, deliveryTimeoutMs: 20_000 });
     running = wh;
     const t = await wh.tenant({ env: 'test' });
-    const { ws, frames, closed } = await listen(wh, t.key);
+    const { ws, frames, closed } = await listenSocket(wh, t.key);
     // A listener of another consumer with nothing waiting: let go at once, for its CLI to connect elsewhere.
     await t.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
-    const quiet = await listen(wh, t.key, 'http://localhost:9/quiet', 'quiet');
+    const quiet = await listenSocket(wh, t.key, 'http://localhost:9/quiet', 'quiet');
     const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
     expect(sent.status).toBe(202);
     const request = await eventually(() => {
@@ -73,11 +46,11 @@ describe('wirehook listen: Wirehook stopping', () => {
     const stopping = wh.close();
     expect(await quiet.closed).toBe(1001);
     await eventually(async () => {
-      const probe = await listen(wh, t.key, 'http://localhost:9/probe').catch((err: Error) => err);
+      const probe = await listenSocket(wh, t.key, 'http://localhost:9/probe').catch((err: Error) => err);
       if (!(probe instanceof Error)) probe.ws.close(1000);
       expect(probe).toBeInstanceOf(Error);
     });
-    ws.send(JSON.stringify({ type: 'response', id: request.id, status: 200, headers: {}, body: 'thanks', duration_ms: 3 }));
+    ws.send(answerFrame(request.id!));
     await stopping;
     // Closed as going away, after the answer.
     expect(await closed).toBe(1001);

@@ -110,8 +110,11 @@ async function attemptsOf(t: TestTenant, messageId: string) {
   return delivery.body.attempts as { via: string; error: string | null; response_status: number | null }[];
 }
 
-/** The listen suite against a Wirehook `start` gives (embedded, or a cluster of processes). */
-export function describeListenSuite(mode: string, start: () => Promise<DeliveryHarness>): void {
+/**
+ * The listen suite against a Wirehook `start` gives (embedded, or a cluster of processes);
+ * `more` adds a mode's own tests, after the suite's, on the same Wirehook (`harness()`).
+ */
+export function describeListenSuite<H extends DeliveryHarness>(mode: string, start: () => Promise<H>, more?: (harness: () => H) => void): void {
   describe(`wirehook listen (${mode})`, () => {
     beforeAll(async () => {
       BUILD = mkdtempSync(join(REPO, 'packages/cli/node_modules/.listen-test-'));
@@ -271,5 +274,7 @@ export function describeListenSuite(mode: string, start: () => Promise<DeliveryH
         await local.close();
       }
     }, 60_000);
+
+    more?.(() => wh as H);
   });
 }
