@@ -124,3 +124,26 @@ describe('embedded mode and the admin CLI', () => {
     expect(stdout).not.toMatch(/sk_(live|test)_/);
   });
 });
+
+describe('embedded mode stopped while it starts', () => {
+  it('Ctrl-C (SIGINT) right after its banner: what started stops, nothing more starts, it ends with 0 — not serving on until its deadline', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-early-'));
+    try {
+      // A 12 s attempt limit makes the deadline 39 s: without the start's check, the rest of its
+      // parts start after the stop (the API among them) and hold it there, to end with 1.
+      const early = await spawnEmbedded({ port: await freePort(), dataDir: dir, env: { LOG_LEVEL: 'info', DELIVERY_TIMEOUT_MS: '12000' } });
+      let out = '';
+      let err = '';
+      early.stdout!.on('data', (d) => (out += d));
+      early.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((resolve) => early.once('close', (code) => resolve(code)));
+      // The banner is written before its parts start (the store opens, its threads start, the API listens).
+      await eventually(() => expect(err).toContain('Wirehook (embedded mode): API on'), EMBEDDED_START_MS, 5);
+      early.kill('SIGINT');
+      expect(await exited, err).toBe(0);
+      expect(out).toContain('"msg":"stopped"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

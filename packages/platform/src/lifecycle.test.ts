@@ -9,8 +9,11 @@ import { expect, it } from 'vitest';
 
 const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
 
-/** Starts the probe, waits for its ready line, sends SIGTERM; its exit code and the messages it logged. */
-async function stopProbe(env: Record<string, string>): Promise<{ code: number | null; lines: { msg: string; deadlineMs?: number }[] }> {
+/** Starts the probe, waits for its ready line (or `when`), sends SIGTERM; its exit code and the messages it logged. */
+async function stopProbe(
+  env: Record<string, string>,
+  when = '"msg":"slow-stop ready"',
+): Promise<{ code: number | null; lines: { msg: string; deadlineMs?: number }[] }> {
   const child = spawn(process.execPath, [PROBE], {
     env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -18,7 +21,7 @@ async function stopProbe(env: Record<string, string>): Promise<{ code: number | 
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const closed = once(child, 'close');
-  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  await eventually(() => expect(stdout).toContain(when), 20_000, 50);
   child.kill('SIGTERM');
   const [code] = (await closed) as [number | null];
   const lines = stdout
@@ -52,4 +55,16 @@ it('without stopDeadlineMs a service stops within 20 s', async () => {
   const { code, lines } = await stopProbe({ STOP_MS: '10' });
   expect(code).toBe(0);
   expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(20_000);
+}, 30_000);
+
+it('a SIGTERM while it starts: the start in flight ends, nothing more starts, what started is stopped, and the process ends (0) — never ready', async () => {
+  // The deadline 20 s: without the check the third component starts after the stop and keeps the process to it (code 1).
+  const { code, lines } = await stopProbe({ STOP_DURING_START: '1', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
+  const said = lines.map((l) => l.msg);
+  expect(said).toEqual(expect.arrayContaining(['first started', 'in-flight starting', 'shutting down', 'in-flight stopped', 'first stopped', 'stopped']));
+  // Stopped in reverse order, the one whose start was in flight first.
+  expect(said.indexOf('in-flight stopped')).toBeLessThan(said.indexOf('first stopped'));
+  expect(said).not.toContain('late started');
+  expect(said).not.toContain('slow-stop ready');
+  expect(code).toBe(0);
 }, 30_000);

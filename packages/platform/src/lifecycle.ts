@@ -11,12 +11,17 @@ export interface Component {
 /**
  * Starts components in order and, on the first SIGTERM or SIGINT, stops them in reverse
  * order. A hard deadline (`deadlineMs`, core's SERVICE_STOP_MS unless the process says) ends the process with
- * code 1 if draining takes longer.
+ * code 1 if draining takes longer. A signal during the start (a pod deleted while it starts, Ctrl-C
+ * right after `./dev start`) lets the start in flight finish, starts nothing more and stops what
+ * started: the process ends then, instead of serving on with its store closed until the deadline.
+ * @returns false when a stop came before every component had started (the caller is not ready).
  */
-export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<void> {
+export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<boolean> {
   const { logger } = options;
   const started: Component[] = [];
   let stopping = false;
+  /** The start in flight: a stop waits for it (a component half started cannot be stopped). */
+  let starting: Promise<void> | undefined;
   const deadlineMs = options.deadlineMs ?? SERVICE_STOP_MS;
   const stopAll = async (reason: string) => {
     if (stopping) return;
@@ -28,6 +33,8 @@ export async function runComponents(components: Component[], options: { logger: 
       process.exit(1);
     }, deadlineMs);
     deadline.unref();
+    // Its failure is the start loop's to report.
+    await starting?.catch(() => {});
     for (const c of started.reverse()) {
       try {
         await c.stop();
@@ -41,7 +48,10 @@ export async function runComponents(components: Component[], options: { logger: 
   process.once('SIGTERM', () => void stopAll('SIGTERM'));
   process.once('SIGINT', () => void stopAll('SIGINT'));
   for (const c of components) {
-    await c.start();
-    started.push(c);
+    if (stopping) return false;
+    // Counted as started in the same step, so a stop that waits for it stops it too.
+    starting = c.start().then(() => void started.push(c));
+    await starting;
   }
+  return !stopping;
 }

@@ -65,7 +65,12 @@ export async function runService(
     const components = await build({ logger, clock, registry, readiness });
     // Already listening: stopped last, with everything else.
     const health: Component = { name: 'metrics', start: async () => {}, stop: () => metrics.stop() };
-    await runComponents([health, ...components], { logger, ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }) });
+    const allStarted = await runComponents([health, ...components], {
+      logger,
+      ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }),
+    });
+    // Stopped while it started: never ready.
+    if (!allStarted) return;
     readiness.splice(readiness.indexOf(starting), 1);
     state.state = 'running';
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);

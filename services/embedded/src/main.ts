@@ -38,5 +38,8 @@ process.stderr.write(
 // answering slowly, recorded failed though it may have gone out, and sent again), after the
 // listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
 const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
-await runComponents([tracing, ...embedded.components], { logger, deadlineMs }).catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
-logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');
+const allStarted = await runComponents([tracing, ...embedded.components], { logger, deadlineMs }).catch((err: unknown) =>
+  exitOnStartFailure('wirehook', logger, err),
+);
+// A stop during the start (Ctrl-C right after the banner) ends the process once what started has stopped.
+if (allStarted) logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

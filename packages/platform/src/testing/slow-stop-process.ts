@@ -1,10 +1,43 @@
 // A service process whose one component takes STOP_MS to stop, run by runService with
 // STOP_DEADLINE_MS (when set) as its stopDeadlineMs. lifecycle.test.ts stops it with SIGTERM.
+// With STOP_DURING_START set it is three components instead, the second of which is still
+// starting when the SIGTERM comes (its start ends only after it): each says on stdout, as a JSON
+// line, when it starts and stops; the first and the third hold a timer that keeps the process
+// alive until they are stopped.
+import type { Component } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
 const env = (name: string): string | undefined => process.env[name];
 const stopMs = Number(env('STOP_MS'));
 const deadline = env('STOP_DEADLINE_MS');
+const say = (msg: string): void => void process.stdout.write(`${JSON.stringify({ msg })}\n`);
+
+/** A component that keeps the process alive from its start to its stop. */
+function holding(name: string): Component {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    name,
+    start: async () => {
+      timer = setInterval(() => {}, 60_000);
+      say(`${name} started`);
+    },
+    stop: async () => {
+      clearInterval(timer);
+      say(`${name} stopped`);
+    },
+  };
+}
+
+const inFlight: Component = {
+  name: 'in-flight',
+  start: () =>
+    new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => setTimeout(resolve, 100));
+      say('in-flight starting');
+    }),
+  stop: async () => say('in-flight stopped'),
+};
+
 await runService(
   'slow-stop',
   {
@@ -14,5 +47,8 @@ await runService(
     METRICS_HOST: '127.0.0.1',
     ...(deadline === undefined ? {} : { stopDeadlineMs: Number(deadline) }),
   },
-  () => [{ name: 'slow', start: async () => {}, stop: () => new Promise<void>((resolve) => setTimeout(resolve, stopMs)) }],
+  () =>
+    env('STOP_DURING_START')
+      ? [holding('first'), inFlight, holding('late')]
+      : [{ name: 'slow', start: async () => {}, stop: () => new Promise<void>((resolve) => setTimeout(resolve, stopMs)) }],
 );
