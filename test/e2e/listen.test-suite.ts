@@ -1,4 +1,4 @@
-// `wirehook listen` through the built CLI (built as packages/cli/dist is, into a directory of its own), in embedded mode (listen.test.ts)
+// `wirehook listen` through the CLI (from its sources; the installed package: test/packages/cli-install.test.ts), in embedded mode (listen.test.ts)
 // and cluster mode (the CLI's WebSocket on the gateway process, the sends from a dispatcher
 // process over NATS: test/cluster/listen.cluster.test.ts): a webhook reaches a plain
 // http://localhost server, which verifies it with the official standardwebhooks library; the
@@ -6,26 +6,21 @@
 // refused; a listener that vanishes gets a `connection` error and its retry reaches the CLI once
 // it is back; a slow or failing local server is a slow or failing endpoint; Ctrl-C removes the
 // listener endpoint.
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, spawnTestProcess } from '@wirehook/testkit';
 import type { DeliveryHarness } from '../support/delivery-suite-context.ts';
 import type { TestTenant } from '../support/harness.ts';
 
-const REPO = new URL('../..', import.meta.url).pathname;
 /**
- * The CLI built as its package builds it (tsconfig.build.json), into a directory of this file's
- * own: packages/cli/dist is rebuilt (emptied first) by every `pnpm pack` of the package, which
- * the install tests run beside this one (`./dev test`'s two lanes). Under the package's
- * node_modules (ignored by git), so that its imports (ws) resolve as from dist.
+ * The CLI from its sources (Node strips their types): the built package, installed as a user
+ * installs it, runs `listen` and `trigger` in test/packages/cli-install.test.ts. A build of its
+ * own here cost each of the two suites ≈ 6 s of CPU (tsc) for nothing that test does not check.
  */
-let BUILD = '';
-const CLI = () => join(BUILD, 'main.js');
+const CLI = () => new URL('../../packages/cli/src/main.ts', import.meta.url).pathname;
 
 /** A developer's local server: records each webhook and whether it verified with `secret`. */
 interface Local {
@@ -117,8 +112,6 @@ async function attemptsOf(t: TestTenant, messageId: string) {
 export function describeListenSuite<H extends DeliveryHarness>(mode: string, start: () => Promise<H>, more?: (harness: () => H) => void): void {
   describe(`wirehook listen (${mode})`, () => {
     beforeAll(async () => {
-      BUILD = mkdtempSync(join(REPO, 'packages/cli/node_modules/.listen-test-'));
-      execFileSync('pnpm', ['-C', join(REPO, 'packages/cli'), 'exec', 'tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD], { stdio: 'ignore' });
       wh = await start();
     }, 180_000);
 
@@ -131,7 +124,6 @@ export function describeListenSuite<H extends DeliveryHarness>(mode: string, sta
 
     afterAll(async () => {
       await wh?.close();
-      if (BUILD) rmSync(BUILD, { recursive: true, force: true });
     });
 
     it('forwards a signed webhook to a local http server and records the attempt via listen', async () => {
