@@ -68,3 +68,40 @@ it('a SIGTERM while it starts: the start in flight ends, nothing more starts, wh
   expect(said).not.toContain('slow-stop ready');
   expect(code).toBe(0);
 }, 30_000);
+
+it('a start that fails during the stop does not end the stop: what started is stopped, the failure said, the process ends (0)', async () => {
+  const { code, lines } = await stopProbe({ STOP_DURING_START: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
+  const said = lines.map((l) => l.msg);
+  expect(said).toEqual(expect.arrayContaining(['shutting down', 'start failed while stopping', 'first stopped', 'stopped']));
+  expect(said).not.toContain('in-flight stopped');
+  expect(said).not.toContain('late started');
+  expect(code).toBe(0);
+}, 30_000);
+
+it('stopping, it is not ready (/readyz 503 naming it; /livez says stopping), and its launcher going meanwhile does not cut the drain (0)', async () => {
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, METRICS_PORT: String(metricsPort), STOP_MS: '3000', STOP_DEADLINE_MS: '20000', EXIT_WITH_PARENT: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  const health = async (path: string) => {
+    const res = await fetch(`http://127.0.0.1:${metricsPort}${path}`);
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  expect((await health('/readyz')).status).toBe(200);
+  child.kill('SIGTERM');
+  await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 10_000, 20);
+  const ready = await health('/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body['checks']).toMatchObject({ stopping: expect.stringContaining('stopping') });
+  expect((await health('/livez')).body).toMatchObject({ status: 'ok', state: 'stopping' });
+  // The launcher gone mid-drain (its end of stdin closed): the stop goes on; a SIGTERM of its own would have ended it.
+  child.stdin.end();
+  const [code] = (await closed) as [number | null];
+  expect(code).toBe(0);
+  expect(stdout).toContain('"msg":"stopped"');
+}, 30_000);

@@ -16,7 +16,15 @@ export interface Component {
  * started: the process ends then, instead of serving on with its store closed until the deadline.
  * @returns false when a stop came before every component had started (the caller is not ready).
  */
-export async function runComponents(components: Component[], options: { logger: Logger; deadlineMs?: number }): Promise<boolean> {
+export async function runComponents(
+  components: Component[],
+  options: {
+    logger: Logger;
+    deadlineMs?: number;
+    /** Called once, as the stop begins (before any component stops): the process stops being ready. */
+    onStopping?: () => void;
+  },
+): Promise<boolean> {
   const { logger } = options;
   const started: Component[] = [];
   let stopping = false;
@@ -28,6 +36,7 @@ export async function runComponents(components: Component[], options: { logger: 
     stopping = true;
     // The deadline in the line: an operator sees how long this stop may take (and a test, that a main passed its own).
     logger.info({ reason, deadlineMs }, 'shutting down');
+    options.onStopping?.();
     const deadline = setTimeout(() => {
       logger.error({ deadlineMs }, 'shutdown deadline passed; exiting');
       process.exit(1);
@@ -51,7 +60,14 @@ export async function runComponents(components: Component[], options: { logger: 
     if (stopping) return false;
     // Counted as started in the same step, so a stop that waits for it stops it too.
     starting = c.start().then(() => void started.push(c));
-    await starting;
+    try {
+      await starting;
+    } catch (err) {
+      if (!stopping) throw err;
+      // The stop under way goes on (a start failure would end the process mid-drain): said, not thrown.
+      logger.error({ err, component: c.name }, 'start failed while stopping');
+      return false;
+    }
   }
   return !stopping;
 }

@@ -127,9 +127,9 @@ function readinessGauge(registry: Registry): (checks: readonly ReadinessCheck[],
   };
 }
 
-/** Whether a process is still starting (waiting for a dependency at start) or running. */
+/** Whether a process is still starting (waiting for a dependency at start), running, or stopping (draining, no longer ready). */
 export interface ProcessState {
-  state: 'starting' | 'running';
+  state: 'starting' | 'running' | 'stopping';
 }
 
 /**

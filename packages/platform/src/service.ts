@@ -45,6 +45,10 @@ export async function runService(
   // Not ready until build is done: it may be waiting for NATS or the store (connectWithRetry).
   const starting: ReadinessCheck = { name: 'starting', gates: true, probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
   const readiness: ReadinessCheck[] = [starting];
+  // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work), and a
+  // second stop request (the launcher gone meanwhile) does not cut the drain short.
+  let stopBegun = false;
+  const stopping: ReadinessCheck = { name: 'stopping', gates: true, probe: async () => Promise.reject(new Error('stopping: draining its work in flight')) };
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
@@ -55,6 +59,8 @@ export async function runService(
       // included, when no handler of its runs — the pipe closes: stop as on SIGTERM (or at
       // once, when still starting and no handler is set).
       process.stdin.once('close', () => {
+        // A stop under way goes on: a SIGTERM now would meet no handler and end the process mid-drain.
+        if (stopBegun) return;
         logger.warn('the launcher is gone (stdin closed); stopping');
         process.kill(process.pid, 'SIGTERM');
       });
@@ -68,6 +74,11 @@ export async function runService(
     const allStarted = await runComponents([health, ...components], {
       logger,
       ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }),
+      onStopping: () => {
+        stopBegun = true;
+        readiness.push(stopping);
+        state.state = 'stopping';
+      },
     });
     // Stopped while it started: never ready.
     if (!allStarted) return;

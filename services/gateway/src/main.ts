@@ -30,8 +30,8 @@ await runService('gateway', config, async (ctx) => {
   });
   const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners, drainMs: GATEWAY_LISTEN_DRAIN_MS });
   const api = httpComponent('api', createGateway(deps), { port: config.PORT, host: config.HOST, variable: 'PORT', upgrade: listen.upgrade });
-  // Ready while it listens (stopped on SIGTERM right after the listeners' drain, at most GATEWAY_LISTEN_DRAIN_MS; preStop's
-  // 5 s before it take the pod out of the Service).
+  // Ready while it listens, and not once its stop begins (runService; preStop's 5 s before the SIGTERM take the pod out
+  // of the Service); the API itself serves on through the listeners' drain, at most GATEWAY_LISTEN_DRAIN_MS.
   ctx.readiness.push(listenerCheck(api));
   return [
     // Stopped last: it exports the spans of the requests drained before it.

@@ -1,9 +1,10 @@
 // A service process whose one component takes STOP_MS to stop, run by runService with
-// STOP_DEADLINE_MS (when set) as its stopDeadlineMs. lifecycle.test.ts stops it with SIGTERM.
+// STOP_DEADLINE_MS (when set) as its stopDeadlineMs, and EXIT_WITH_PARENT=1 as WIREHOOK_EXIT_WITH_PARENT.
+// lifecycle.test.ts stops it with SIGTERM.
 // With STOP_DURING_START set it is three components instead, the second of which is still
 // starting when the SIGTERM comes (its start ends only after it): each says on stdout, as a JSON
 // line, when it starts and stops; the first and the third hold a timer that keeps the process
-// alive until they are stopped.
+// alive until they are stopped. With STOP_DURING_START=fail the second one's start fails then.
 import type { Component } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
@@ -31,8 +32,8 @@ function holding(name: string): Component {
 const inFlight: Component = {
   name: 'in-flight',
   start: () =>
-    new Promise<void>((resolve) => {
-      process.once('SIGTERM', () => setTimeout(resolve, 100));
+    new Promise<void>((resolve, reject) => {
+      process.once('SIGTERM', () => setTimeout(env('STOP_DURING_START') === 'fail' ? () => reject(new Error('could not start')) : resolve, 100));
       say('in-flight starting');
     }),
   stop: async () => say('in-flight stopped'),
@@ -45,6 +46,7 @@ await runService(
     LOG_FORMAT: 'json',
     METRICS_PORT: Number(env('METRICS_PORT')),
     METRICS_HOST: '127.0.0.1',
+    WIREHOOK_EXIT_WITH_PARENT: env('EXIT_WITH_PARENT') === '1',
     ...(deadline === undefined ? {} : { stopDeadlineMs: Number(deadline) }),
   },
   () =>
