@@ -18,6 +18,25 @@ describe('connectWithRetry', () => {
     ]);
   });
 
+  it('with a signal: its abort ends the wait between attempts at once (rejecting with its reason), and no attempt follows', async () => {
+    let calls = 0;
+    const stopping = new AbortController();
+    // A minute between attempts: only the abort can end this wait within the test's time.
+    const retrying = connectWithRetry(
+      'NATS',
+      async () => {
+        calls++;
+        throw new Error('connection refused');
+      },
+      quiet,
+      { backoffMs: [60_000], signal: stopping.signal, onRetry: () => stopping.abort(new Error('stopping')) },
+    );
+    await expect(retrying).rejects.toThrow('stopping');
+    expect(calls).toBe(1);
+    // Aborted already: no attempt at all after the first failure.
+    await expect(connectWithRetry('NATS', async () => Promise.reject(new Error('refused')), quiet, { signal: stopping.signal })).rejects.toThrow('stopping');
+  });
+
   it('with a deadline: gives up once it passes, even on an attempt that hangs, naming what and the last error', async () => {
     const started = performance.now();
     const hung = connectWithRetry('NATS at nats://x:4222', () => new Promise<never>(() => {}), quiet, { deadlineAt: Date.now() + 200 });

@@ -27,6 +27,12 @@ export interface RetryOptions {
   deadlineAt?: number;
   /** Called after each failed attempt (a command's progress lines). */
   onRetry?(progress: RetryProgress): void;
+  /**
+   * Ends the wait between attempts (a process stopping while it still connects in the
+   * background): rejects with the signal's reason, no further attempt. An attempt running when it
+   * fires is let finish, and what it connected is returned (the caller, stopping, closes it).
+   */
+  signal?: AbortSignal;
 }
 
 /** A dependency that did not answer before the deadline: `what`, how often it was tried, the last error as `cause`. */
@@ -55,7 +61,7 @@ export async function connectWithRetry<T>(
   logger: Pick<Logger, 'warn' | 'info'>,
   options: RetryOptions = {},
 ): Promise<T> {
-  const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry } = options;
+  const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry, signal } = options;
   // The deadline on the monotonic clock the timers use, read once: a wall clock that steps
   // (NTP), or that a timer beats by a millisecond, moves neither the bound nor the count.
   const started = performance.now();
@@ -75,9 +81,25 @@ export async function connectWithRetry<T>(
         logger.warn({ err, attempts: attempt, retryInMs: waitMs }, `${what} unreachable at start; not ready, retrying (${errorText(err)})`);
       }
       onRetry?.({ attempt, elapsedMs: Math.round(performance.now() - started), waitMs, error: err });
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await pause(waitMs, signal);
     }
   }
+}
+
+/** Waits `ms`, or rejects with `signal`'s reason once it aborts (at once, if it has): the timer cleared either way. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', aborted, { once: true });
+  });
 }
 
 /** `attempt`, or a rejection when `deadline` (performance.now()) comes first (a connect that hangs counts as failed). */

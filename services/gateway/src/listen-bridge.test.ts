@@ -1,6 +1,6 @@
 import { listenSubject, MemoryBus, NoResponderError } from '@wirehook/bus';
 import { type ListenerConnection, ListenHub } from '@wirehook/egress';
-import { silentLogger } from '@wirehook/platform';
+import { connectWithRetry, silentLogger } from '@wirehook/platform';
 import { decodeSendResult, encodeForwardedSend } from '@wirehook/rpc';
 import { describe, expect, it } from 'vitest';
 import { ListenBridge } from './listen-bridge.ts';
@@ -23,6 +23,21 @@ function cliConnection(hub: () => ListenBridge, status: number): ListenerConnect
 }
 
 describe('ListenBridge (the gateway side of `wirehook listen` in cluster mode)', () => {
+  it('stopped while NATS is still unreachable: its background connect stops retrying (its wait held a stopped gateway to its deadline)', async () => {
+    let connecting: Promise<unknown> | undefined;
+    const bridge = new ListenBridge({
+      hub: new ListenHub({ clock, timeoutMs: 1_000 }),
+      // NATS refusing, a minute between attempts: only the stop can end the wait.
+      connect: (signal) =>
+        (connecting = connectWithRetry('NATS', async () => Promise.reject(new Error('ECONNREFUSED')), silentLogger(), { backoffMs: [60_000], signal })),
+      logger: silentLogger(),
+    });
+    await bridge.start();
+    await bridge.stop();
+    await expect(connecting).rejects.toThrow('the gateway is stopping');
+    expect(bridge.unavailable()).toMatch(/needs NATS/);
+  });
+
   it('is unavailable (listen answers 503) until NATS is reached, then serves each attached listener on its subject', async () => {
     const bus = new MemoryBus();
     let connect: (b: MemoryBus) => void = () => {};

@@ -13,8 +13,8 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 export interface ListenBridgeOptions {
   hub: ListenHub;
-  /** Connects to NATS, retrying until it answers (connectWithRetry); run in the background. */
-  connect: () => Promise<Pick<Bus, 'serve' | 'request' | 'close'>>;
+  /** Connects to NATS, retrying until it answers or `signal` aborts (connectWithRetry); run in the background. */
+  connect: (signal: AbortSignal) => Promise<Pick<Bus, 'serve' | 'request' | 'close'>>;
   logger: Logger;
 }
 
@@ -31,6 +31,8 @@ export class ListenBridge implements ListenerRegistry, Component {
   readonly #served = new Map<string, Subscription>();
   #bus: Pick<Bus, 'serve' | 'request' | 'close'> | undefined;
   #stopped = false;
+  /** Ends the background connect's retries at stop: its wait would keep a stopped process alive until the deadline. */
+  readonly #connecting = new AbortController();
 
   constructor(options: ListenBridgeOptions) {
     this.#o = options;
@@ -38,12 +40,15 @@ export class ListenBridge implements ListenerRegistry, Component {
 
   async start(): Promise<void> {
     this.#o
-      .connect()
+      .connect(this.#connecting.signal)
       .then(async (bus) => {
         if (this.#stopped) return await bus.close();
         this.#bus = bus;
       })
-      .catch((err: unknown) => this.#o.logger.error({ err }, 'NATS was not reached: `wirehook listen` stays unavailable on this gateway'));
+      .catch((err: unknown) => {
+        if (this.#stopped) return; // the stop ended the retries
+        this.#o.logger.error({ err }, 'NATS was not reached: `wirehook listen` stays unavailable on this gateway');
+      });
   }
 
   unavailable(): string | null {
@@ -99,6 +104,7 @@ export class ListenBridge implements ListenerRegistry, Component {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#connecting.abort(new Error('the gateway is stopping'));
     await Promise.allSettled([...this.#served.values()].map((s) => s.stop()));
     this.#served.clear();
     this.#o.hub.close();
