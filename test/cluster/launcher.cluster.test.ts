@@ -210,6 +210,23 @@ describe('the cluster launcher', () => {
     5 * UP_MS + 60_000,
   );
 
+  it(
+    'SIGTERM while its services start: every service it spawned has ended when it exits (0), none is reported as a crash',
+    async () => {
+      const run = await launch();
+      const servicesFile = join(run.dataDir, 'run', 'services.pid');
+      // message-intake is spawned first, alone; the rest once it is live.
+      await eventually(() => expect(readFileSync(servicesFile, 'utf8')).toMatch(/ message-intake\n/), UP_MS, 10);
+      expect(run.err()).not.toContain('API on');
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      // At its exit, not later: nothing it started is left to end by itself against servers already gone.
+      expect(processesOf(run.dataDir)).toEqual([]);
+      expect(run.err()).not.toMatch(/exited .* while starting|stopping the cluster/);
+    },
+    UP_MS + 60_000,
+  );
+
   it('NATS_URL that is no URL: one line naming NATS_URL and what it must be, exit 1, nothing started or left running', async () => {
     const run = await launch({ NATS_URL: 'nonsense' });
     expect(await run.exited).toBe(1);
@@ -271,6 +288,23 @@ function processesNaming(port: number): string[] {
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (args.some((a) => /(nats|redis)-server$/.test(a)) && args.includes(String(port))) found.push(`${entry} ${args.join(' ')}`);
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** Processes (pid and command) whose environment names `dataDir` as DATA_DIR: the services a launcher over it started. */
+function processesOf(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DATA_DIR=${dataDir}`)) continue;
+      // A zombie (exited, not yet reaped) is gone.
+      if (/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
+      found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')}`);
     } catch {
       // gone
     }

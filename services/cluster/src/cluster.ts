@@ -55,6 +55,11 @@ export interface ClusterOptions {
   onExit?: (service: string, code: number | null, signal: NodeJS.Signals | null) => void;
   /** A service process was started (the launcher records its pid, to find it after a kill -9 of its own). */
   onSpawn?: (service: string, pid: number) => void;
+  /**
+   * Stops the start (the launcher told to stop while its services start): no service is spawned
+   * after it, those spawned are stopped as `stop` does, and the start rejects with its reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** The running services of a cluster. */
@@ -156,6 +161,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   /** Children being stopped on purpose: their exit is no crash. */
   const stopping = new WeakSet<ChildProcess>();
   const spawnOne = (spec: ServiceSpec) => {
+    options.signal?.throwIfAborted();
     const child = spawn(process.execPath, [join(servicesDir, spec.service, 'src', 'main.ts')], {
       // stdin stays open to this process: the service stops when it closes (this process died).
       env: {
@@ -220,10 +226,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     },
   };
 
+  const starting = startInOrder(specs, launch);
+  // A stop during the start does not wait for the services still starting to report live.
+  const stopped = new Promise<never>((_, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) reject(signal.reason);
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
   try {
-    await startInOrder(specs, launch);
+    await Promise.race([starting, stopped]);
   } catch (err) {
     await cluster.stop();
+    // The starts still waiting see their process gone (and spawn none again: the signal, or their failure).
+    await starting.catch(() => {});
     throw err;
   }
   return cluster;

@@ -39,6 +39,9 @@ export class ClusterLauncher {
   readonly #servers: ChildProcess[] = [];
   #stopping = false;
   #cluster: Cluster | undefined;
+  /** The services' start, while it runs: a stop ends it and waits for what it spawned to stop. */
+  #starting: Promise<Cluster> | undefined;
+  readonly #startStop = new AbortController();
 
   constructor(config: LauncherConfig) {
     this.config = config;
@@ -93,6 +96,9 @@ export class ClusterLauncher {
   async stop(code = 0): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
+    // Still starting: the start stops what it spawned (the services before the servers they use, and before their pid file goes).
+    this.#startStop.abort(new Error('the launcher is stopping'));
+    await this.#starting?.catch(() => {});
     await this.#cluster?.stop();
     await Promise.all(
       this.#servers.map((s) => {
@@ -134,7 +140,7 @@ export class ClusterLauncher {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const spawned = new Map<string, ProcessRef>();
     try {
-      this.#cluster = await startCluster({
+      this.#starting = startCluster({
         env: { ...env, DATA_DIR: this.dataDir, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl },
         ports: {
           api: config.PORT,
@@ -154,8 +160,12 @@ export class ClusterLauncher {
           if (ref) spawned.set(service, ref);
           writeRefs(this.#servicesFile, spawned);
         },
+        signal: this.#startStop.signal,
       });
+      this.#cluster = await this.#starting;
     } catch (err) {
+      // A stop during the start: the stop under way ends the process (exit 0), not a failure.
+      if (this.#stopping) return new Promise<never>(() => {});
       return this.fail((err as Error).message); // startCluster stopped what it had started
     }
     return this.#cluster;
