@@ -158,6 +158,35 @@ describe('leases', () => {
     expect(await progress(r)).toMatchObject({ status: 'done', queued: 60 });
   });
 
+  it('a stop during a tick steps no further recovery (its wake-ups may wait out a NATS outage): the rest are handed back unstepped', async () => {
+    const s = start();
+    const w = worker();
+    const a = await recovering(2);
+    const b = await recovering(3);
+    // The first step's wake-ups wait (NATS away) until the test lets them go.
+    let letGo = () => {};
+    const waiting = new Promise<void>((resolve) => (letGo = resolve));
+    const publish = s.bus.publish.bind(s.bus);
+    let stepsPublishing = 0;
+    s.bus.publish = async (...args) => {
+      if (stepsPublishing++ === 0) await waiting;
+      return publish(...args);
+    };
+    const tick = w.tick();
+    await expect.poll(() => stepsPublishing).toBeGreaterThan(0);
+    const stopped = w.stop();
+    letGo();
+    await tick;
+    await stopped;
+    // One recovery stepped (the one under way when the stop came), the other not, and handed back.
+    const queued = [(await progress(a))!.queued, (await progress(b))!.queued].sort();
+    expect(queued).toEqual([0, expect.any(Number)]);
+    expect(queued[1]).toBeGreaterThan(0);
+    const heir = worker();
+    await heir.tick();
+    await published(5);
+  });
+
   it('one that dies keeps its lease a minute; a sole worker (embedded mode) frees every lease at start', async () => {
     const s = start();
     const dead = worker();

@@ -101,7 +101,11 @@ export class RecoveryWorker implements Component {
         if (lease === null) break;
         this.#held.set(lease.recovery.id, lease);
       }
-      for (const lease of [...this.#held.values()]) await this.#step(lease);
+      for (const lease of [...this.#held.values()]) {
+        // Stopping: the rest wait for the next worker (each step's wake-ups may wait out a NATS outage, and the stop has its deadline).
+        if (this.#stopped) break;
+        await this.#step(lease);
+      }
       this.#storeOutage.succeeded();
     } catch (err) {
       this.#storeOutage.failed(err);
