@@ -211,6 +211,30 @@ describe('the cluster launcher', () => {
   );
 
   it(
+    'Ctrl-C in its terminal (SIGINT to its whole process group): the launcher alone stops everything, in order — each service by SIGTERM, then the servers (exit 0)',
+    async () => {
+      const run = await launch();
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      process.kill(-run.child.pid!, 'SIGINT');
+      expect(await run.exited).toBe(0);
+      const stopLines = run
+        .out()
+        .split('\n')
+        .filter((l) => l.includes('"msg":"shutting down"'));
+      // The seven services of a one-dispatcher cluster, each stopped by the launcher, not by the terminal's signal.
+      expect(stopLines).toHaveLength(7);
+      for (const line of stopLines) expect(line).toContain('"reason":"SIGTERM"');
+      // The servers went after them, told by the launcher (redis-server names the signal it got).
+      const lines = run.out().split('\n');
+      const redisStop = lines.findIndex((l) => /^\[redis-server\] .*Received SIGTERM/.test(l));
+      expect(redisStop).toBeGreaterThan(-1);
+      expect(run.out()).not.toMatch(/^\[redis-server\] .*Received SIGINT/m);
+      expect(lines.findLastIndex((l) => l.includes('"msg":"stopped"'))).toBeLessThan(redisStop);
+    },
+    UP_MS + 60_000,
+  );
+
+  it(
     'SIGTERM while its services start: every service it spawned has ended when it exits (0), none is reported as a crash',
     async () => {
       const run = await launch();
@@ -221,7 +245,7 @@ describe('the cluster launcher', () => {
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(0);
       // At its exit, not later: nothing it started is left to end by itself against servers already gone.
-      expect(processesOf(run.dataDir)).toEqual([]);
+      expect(servicesOf(run.dataDir)).toEqual([]);
       expect(run.err()).not.toMatch(/exited .* while starting|stopping the cluster/);
     },
     UP_MS + 60_000,
@@ -295,8 +319,11 @@ function processesNaming(port: number): string[] {
   return found;
 }
 
-/** Processes (pid and command) whose environment names `dataDir` as DATA_DIR: the services a launcher over it started. */
-function processesOf(dataDir: string): string[] {
+/**
+ * The Wirehook services (pid and command) whose environment names `dataDir` as DATA_DIR: those a launcher over it
+ * started. (The servers' watchdog may leave its last `sleep 0.1` a moment after them.)
+ */
+function servicesOf(dataDir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -304,7 +331,8 @@ function processesOf(dataDir: string): string[] {
       if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DATA_DIR=${dataDir}`)) continue;
       // A zombie (exited, not yet reaped) is gone.
       if (/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
-      found.push(`${entry} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')}`);
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (/\/services\/[a-z-]+\/src\/main\.ts/.test(command)) found.push(`${entry} ${command}`);
     } catch {
       // gone
     }

@@ -23,6 +23,8 @@ export async function runComponents(
     deadlineMs?: number;
     /** Called once, as the stop begins (before any component stops): the process stops being ready. */
     onStopping?: () => void;
+    /** The signals that stop it; default SIGTERM and SIGINT. */
+    stopOn?: readonly NodeJS.Signals[];
   },
 ): Promise<boolean> {
   const { logger } = options;
@@ -54,8 +56,7 @@ export async function runComponents(
     logger.info('stopped');
     process.exitCode = 0;
   };
-  process.once('SIGTERM', () => void stopAll('SIGTERM'));
-  process.once('SIGINT', () => void stopAll('SIGINT'));
+  for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
   for (const c of components) {
     if (stopping) return false;
     // Counted as started in the same step, so a stop that waits for it stops it too.

@@ -67,6 +67,9 @@ export async function runService(
       process.stdin.resume();
       // Watching must not keep the process alive once its components have stopped.
       (process.stdin as { unref?: () => void }).unref?.();
+      // Ctrl-C in the launcher's terminal reaches every process of its group at once; the launcher
+      // then stops its services one by one, in order (the gateway before NATS, …): SIGINT is its alone.
+      process.on('SIGINT', () => {});
     }
     const components = await build({ logger, clock, registry, readiness });
     // Already listening: stopped last, with everything else.
@@ -74,6 +77,7 @@ export async function runService(
     const allStarted = await runComponents([health, ...components], {
       logger,
       ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }),
+      ...(config.WIREHOOK_EXIT_WITH_PARENT ? { stopOn: ['SIGTERM'] as const } : {}),
       onStopping: () => {
         stopBegun = true;
         readiness.push(stopping);

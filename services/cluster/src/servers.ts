@@ -48,7 +48,11 @@ export function startServer(name: string, args: string[], options: ServerOptions
     options.onFailure(`cannot run ${name}: it is not installed (./dev installs it; or sudo apt-get install -y ${name}), or set ${options.urlVariable}`);
     return undefined;
   }
-  const child = spawn('sh', ['-c', WATCHDOG, 'sh', name, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A process group of its own: Ctrl-C in the launcher's terminal reaches the launcher, which stops
+  // the services first and the servers they use after them (nats-server and redis-server take
+  // SIGINT as a stop, though a background job starts with it ignored). The watchdog still ends it
+  // with the launcher, however that goes.
+  const child = spawn('sh', ['-c', WATCHDOG, 'sh', name, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   child.on('error', (err) => options.onFailure(`cannot run ${name} (${err.message}); install it or set ${options.urlVariable}`));
   for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', options.onLine);
   return child;
