@@ -198,7 +198,15 @@ describe('the cluster launcher', () => {
       // still on their way out when the next one starts).
       for (let i = 0; i < 4; i++) {
         await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
-        process.kill(i % 2 === 0 ? -run.child.pid! : run.child.pid!, 'SIGKILL');
+        if (i % 2 === 0) {
+          // Everything at once (as an OOM kill or a container's end would): the launcher's group, and its servers, which
+          // run in process groups of their own.
+          const servers = [...serversWithPort(run.ports.nats), ...serversWithPort(run.ports.redis)];
+          process.kill(-run.child.pid!, 'SIGKILL');
+          for (const pid of servers) process.kill(pid, 'SIGKILL');
+        } else {
+          process.kill(run.child.pid!, 'SIGKILL');
+        }
         await run.exited;
         run = await launch({}, again);
       }
@@ -211,7 +219,7 @@ describe('the cluster launcher', () => {
   );
 
   it(
-    'Ctrl-C in its terminal (SIGINT to its whole process group): the launcher alone stops everything, in order — each service by SIGTERM, then the servers (exit 0)',
+    'Ctrl-C in its terminal (SIGINT to its whole process group): the launcher alone stops everything in order — each service by SIGTERM, then the servers',
     async () => {
       const run = await launch();
       await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
@@ -235,6 +243,26 @@ describe('the cluster launcher', () => {
   );
 
   it(
+    'a second Ctrl-C during the stop ends it at once: every service killed, the servers gone, exit 130',
+    async () => {
+      const run = await launch();
+      await eventually(() => expect(run.err()).toContain('Wirehook (cluster mode): API on'), UP_MS, 100);
+      run.child.kill('SIGINT');
+      // The stop under way (the gateway goes first), then the second.
+      await eventually(() => expect(run.out()).toMatch(/^\[gateway\] .*"msg":"shutting down"/m), 20_000, 5);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(130);
+      expect(run.err()).toContain('cluster: stopping at once (a second Ctrl-C): the services are killed, their work in flight cut short');
+      expect(servicesOf(run.dataDir)).toEqual([]);
+      await eventually(() => {
+        expect(serversWithPort(run.ports.nats)).toEqual([]);
+        expect(serversWithPort(run.ports.redis)).toEqual([]);
+      }, 20_000);
+    },
+    UP_MS + 60_000,
+  );
+
+  it(
     'SIGTERM while its services start: every service it spawned has ended when it exits (0), none is reported as a crash',
     async () => {
       const run = await launch();
@@ -247,6 +275,9 @@ describe('the cluster launcher', () => {
       // At its exit, not later: nothing it started is left to end by itself against servers already gone.
       expect(servicesOf(run.dataDir)).toEqual([]);
       expect(run.err()).not.toMatch(/exited .* while starting|stopping the cluster/);
+      // And the servers it started (in their own process group), ended by it before it exited.
+      expect(serversWithPort(run.ports.nats)).toEqual([]);
+      expect(serversWithPort(run.ports.redis)).toEqual([]);
     },
     UP_MS + 60_000,
   );

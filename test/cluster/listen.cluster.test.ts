@@ -63,9 +63,13 @@ describeListenSuite(
       expect(await closed).toBe(1001);
 
       await h.cluster.restart('gateway');
-      const message = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
-      expect(message.deliveries).toHaveLength(1);
-      expect(message.deliveries[0].status).toBe('success');
+      // The dispatcher records the answer as it comes back over NATS, maybe just after the gateway has gone.
+      const message = await eventually(async () => {
+        const body = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
+        expect(body.deliveries).toHaveLength(1);
+        expect(body.deliveries[0].status).toBe('success');
+        return body;
+      });
       const delivery = (await t.api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;
       expect(delivery.attempts).toEqual([expect.objectContaining({ via: 'listen', response_status: 200, response_head: 'thanks', error: null })]);
     }, 90_000);

@@ -37,6 +37,20 @@ describe('connectWithRetry', () => {
     await expect(connectWithRetry('NATS', async () => Promise.reject(new Error('refused')), quiet, { signal: stopping.signal })).rejects.toThrow('stopping');
   });
 
+  it('with a signal: its abort ends an attempt under way at once (a server dropping the packets); what it connects later is discarded', async () => {
+    const stopping = new AbortController();
+    let connected: (value: string) => void = () => {};
+    const discard = vi.fn();
+    const retrying = connectWithRetry('NATS', () => new Promise<string>((resolve) => (connected = resolve)), quiet, {
+      signal: stopping.signal,
+      discard,
+    });
+    stopping.abort(new Error('stopping'));
+    await expect(retrying).rejects.toThrow('stopping');
+    connected('a connection nobody waits for');
+    await expect.poll(() => discard.mock.calls).toEqual([['a connection nobody waits for']]);
+  });
+
   it('with a deadline: gives up once it passes, even on an attempt that hangs, naming what and the last error', async () => {
     const started = performance.now();
     const hung = connectWithRetry('NATS at nats://x:4222', () => new Promise<never>(() => {}), quiet, { deadlineAt: Date.now() + 200 });

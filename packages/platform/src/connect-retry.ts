@@ -15,7 +15,7 @@ export interface RetryProgress {
   error: unknown;
 }
 
-export interface RetryOptions {
+export interface RetryOptions<T = unknown> {
   /** The waits between attempts; default CONNECT_BACKOFF_MS. */
   backoffMs?: readonly number[];
   /**
@@ -28,11 +28,13 @@ export interface RetryOptions {
   /** Called after each failed attempt (a command's progress lines). */
   onRetry?(progress: RetryProgress): void;
   /**
-   * Ends the wait between attempts (a process stopping while it still connects in the
-   * background): rejects with the signal's reason, no further attempt. An attempt running when it
-   * fires is let finish, and what it connected is returned (the caller, stopping, closes it).
+   * Ends the connecting (a process stopping while it still connects in the background): rejects
+   * with the signal's reason at once, between attempts or during one (a server that drops the
+   * packets leaves an attempt to its own timeout, 20 s for NATS); no further attempt.
    */
   signal?: AbortSignal;
+  /** Closes what an attempt connected after `signal` ended the wait for it (it would keep the process alive). */
+  discard?(connected: T): unknown;
 }
 
 /** A dependency that did not answer before the deadline: `what`, how often it was tried, the last error as `cause`. */
@@ -59,19 +61,20 @@ export async function connectWithRetry<T>(
   what: string,
   connect: () => Promise<T>,
   logger: Pick<Logger, 'warn' | 'info'>,
-  options: RetryOptions = {},
+  options: RetryOptions<T> = {},
 ): Promise<T> {
-  const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry, signal } = options;
+  const { backoffMs = CONNECT_BACKOFF_MS, deadlineAt = Number.POSITIVE_INFINITY, onRetry, signal, discard } = options;
   // The deadline on the monotonic clock the timers use, read once: a wall clock that steps
   // (NTP), or that a timer beats by a millisecond, moves neither the bound nor the count.
   const started = performance.now();
   const deadline = started + (deadlineAt - Date.now());
   for (let attempt = 1; ; attempt++) {
     try {
-      const connected = await beforeDeadline(connect(), deadline);
+      const connected = await beforeDeadline(unlessAborted(connect(), signal, discard), deadline);
       if (attempt > 1) logger.info({ attempts: attempt }, `${what} answered; starting`);
       return connected;
     } catch (err) {
+      signal?.throwIfAborted();
       if ((err as { retryable?: unknown } | undefined)?.retryable === false) throw new StartupError((err as Error).message, { cause: err });
       const left = deadline - performance.now();
       // The attempt a deadline cut off is the last, even when its timer fired a hair early.
@@ -84,6 +87,29 @@ export async function connectWithRetry<T>(
       await pause(waitMs, signal);
     }
   }
+}
+
+/** `attempt`, or a rejection with `signal`'s reason once it aborts; what the attempt makes after that goes to `discard`. */
+function unlessAborted<T>(attempt: Promise<T>, signal: AbortSignal | undefined, discard: ((connected: T) => unknown) | undefined): Promise<T> {
+  if (signal === undefined) return attempt;
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => {
+      reject(signal.reason);
+      attempt.then((connected) => discard?.(connected)).catch(() => {});
+    };
+    if (signal.aborted) return aborted();
+    signal.addEventListener('abort', aborted, { once: true });
+    attempt.then(
+      (connected) => {
+        signal.removeEventListener('abort', aborted);
+        resolve(connected);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', aborted);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** Waits `ms`, or rejects with `signal`'s reason once it aborts (at once, if it has): the timer cleared either way. */

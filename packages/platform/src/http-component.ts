@@ -20,7 +20,9 @@ const responseOn = (socket: Socket): ServerResponse | undefined => (socket as So
  * sending on it is served for as long as it does, past the stop's deadline. So once stopping,
  * the responses in flight (headers not yet sent) and every later one say `Connection: close`
  * (the client's next request opens a new connection, to another replica), and connections that
- * fall idle are closed as they do.
+ * fall idle are closed as they do. Given up: a client that pipelines requests behind the one in
+ * flight then loses the answers queued behind it (Node ends the connection after the one that says
+ * close); RFC 9112 advises pipelining only safe requests, and browsers, undici and Node's agent do not.
  */
 export function httpComponent(
   name: string,

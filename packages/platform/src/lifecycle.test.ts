@@ -81,7 +81,8 @@ it('a start that fails during the stop does not end the stop: what started is st
 it('stopping, it is not ready (/readyz 503 naming it; /livez says stopping), and its launcher going meanwhile does not cut the drain (0)', async () => {
   const metricsPort = await freePort();
   const child = spawn(process.execPath, [PROBE], {
-    env: { ...process.env, METRICS_PORT: String(metricsPort), STOP_MS: '3000', STOP_DEADLINE_MS: '20000', EXIT_WITH_PARENT: '1' },
+    // A stop of 15 s that the test ends (SIGUSR2) once it has looked: its checks never race the stop's end.
+    env: { ...process.env, METRICS_PORT: String(metricsPort), STOP_MS: '15000', STOP_DEADLINE_MS: '20000', EXIT_WITH_PARENT: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -100,7 +101,10 @@ it('stopping, it is not ready (/readyz 503 naming it; /livez says stopping), and
   expect(ready.body['checks']).toMatchObject({ stopping: expect.stringContaining('stopping') });
   expect((await health('/livez')).body).toMatchObject({ status: 'ok', state: 'stopping' });
   // The launcher gone mid-drain (its end of stdin closed): the stop goes on; a SIGTERM of its own would have ended it.
+  expect(child.exitCode).toBeNull();
   child.stdin.end();
+  await eventually(() => expect(stdout).toContain('"msg":"stdin closed"'), 10_000, 20);
+  child.kill('SIGUSR2');
   const [code] = (await closed) as [number | null];
   expect(code).toBe(0);
   expect(stdout).toContain('"msg":"stopped"');

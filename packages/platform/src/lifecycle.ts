@@ -9,7 +9,7 @@ export interface Component {
 }
 
 /**
- * Starts components in order and, on the first SIGTERM or SIGINT, stops them in reverse
+ * Starts components in order and, on the first SIGTERM or SIGINT (`stopOn`), stops them in reverse
  * order. A hard deadline (`deadlineMs`, core's SERVICE_STOP_MS unless the process says) ends the process with
  * code 1 if draining takes longer. A signal during the start (a pod deleted while it starts, Ctrl-C
  * right after `./dev start`) lets the start in flight finish, starts nothing more and stops what

@@ -134,7 +134,7 @@ export interface ProcessState {
 
 /**
  * Serves, on its own port: `GET /metrics` for Prometheus; `GET /livez` (the process serves:
- * always 200, with its pid and whether it is still `starting`; `/healthz` is the same, kept
+ * always 200, with its pid and whether it is `starting`, `running` or `stopping`; `/healthz` is the same, kept
  * for existing probes); `GET /readyz` (every gating check in `readiness` answers: 200, else
  * 503; each check's state by name either way, those that do not gate included). `readiness` is read at each request: checks added
  * after the server started count.

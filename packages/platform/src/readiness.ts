@@ -16,6 +16,13 @@ export interface ReadinessCheck {
   probe(): Promise<unknown>;
 }
 
+/** Gates once a process's stop begins: a load balancer that reads `/readyz` sends it no new work while it drains. */
+export const stoppingCheck: ReadinessCheck = {
+  name: 'stopping',
+  gates: true,
+  probe: async () => Promise.reject(new Error('stopping: draining its work in flight')),
+};
+
 /** What `/readyz` answers: each check `ok` or what went wrong; ready when every gating check is `ok`. */
 export interface Readiness {
   ready: boolean;

@@ -3,7 +3,7 @@ import { systemClock } from '@wirehook/core';
 import type { Logger } from 'pino';
 import { FileOffsetClock } from './file-offset-clock.ts';
 import { runComponents, type Component } from './lifecycle.ts';
-import type { ReadinessCheck } from './readiness.ts';
+import { type ReadinessCheck, stoppingCheck } from './readiness.ts';
 import { createLogger, type LogFormat } from './logger.ts';
 import type { Registry } from 'prom-client';
 import { createRegistry, metricsServer, type ProcessState } from './metrics.ts';
@@ -22,7 +22,8 @@ export interface ServiceContext {
 /**
  * Runs one service process: logger, clock, metrics and health on METRICS_PORT, then the
  * components `build` returns, stopped in reverse order on SIGTERM/SIGINT (within
- * `config.stopDeadlineMs`: a service whose work in flight lasts longer than 20 s says how long).
+ * `config.stopDeadlineMs`: a service whose work in flight lasts longer than 20 s says how long;
+ * SIGTERM only under the cluster launcher, WIREHOOK_EXIT_WITH_PARENT: Ctrl-C is the launcher's).
  */
 export async function runService(
   name: string,
@@ -48,7 +49,6 @@ export async function runService(
   // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work), and a
   // second stop request (the launcher gone meanwhile) does not cut the drain short.
   let stopBegun = false;
-  const stopping: ReadinessCheck = { name: 'stopping', gates: true, probe: async () => Promise.reject(new Error('stopping: draining its work in flight')) };
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
@@ -80,7 +80,7 @@ export async function runService(
       ...(config.WIREHOOK_EXIT_WITH_PARENT ? { stopOn: ['SIGTERM'] as const } : {}),
       onStopping: () => {
         stopBegun = true;
-        readiness.push(stopping);
+        readiness.push(stoppingCheck);
         state.state = 'stopping';
       },
     });

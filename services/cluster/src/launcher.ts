@@ -39,6 +39,8 @@ export class ClusterLauncher {
   readonly #servers: ChildProcess[] = [];
   #stopping = false;
   #cluster: Cluster | undefined;
+  /** Every service process spawned, by name (the latest of each): a forced stop kills them. */
+  readonly #spawned = new Map<string, ProcessRef>();
   /** The services' start, while it runs: a stop ends it and waits for what it spawned to stop. */
   #starting: Promise<Cluster> | undefined;
   readonly #startStop = new AbortController();
@@ -68,15 +70,25 @@ export class ClusterLauncher {
   }
 
   /**
-   * Ctrl-C and SIGTERM stop everything (exit 0). Whatever happens to this process, the servers
-   * it started go with it: closing their stdin tells their watchdog to stop them, and the pipe
-   * closes by itself if this process is SIGKILLed.
+   * Ctrl-C and SIGTERM stop everything (exit 0), the services one by one and then the servers. A
+   * second Ctrl-C during that stop ends it at once: every service killed (SIGKILL), the servers
+   * told to go, exit 130. Whatever happens to this process, the servers it started go with it:
+   * closing their stdin tells their watchdog to stop them, and the pipe closes by itself if this
+   * process is SIGKILLed.
    */
   handleSignals(): void {
     process.on('exit', () => {
       for (const s of this.#servers) s.stdin?.end();
     });
-    process.on('SIGINT', () => void this.stop());
+    process.on('SIGINT', () => {
+      if (!this.#stopping) return void this.stop();
+      say('stopping at once (a second Ctrl-C): the services are killed, their work in flight cut short');
+      for (const ref of this.#spawned.values()) {
+        // Only a process still the one spawned (its start time): a pid may have been reused since.
+        if (liveProcess(ref.pid)?.startTime === ref.startTime) process.kill(ref.pid, 'SIGKILL');
+      }
+      process.exit(130);
+    });
     process.on('SIGTERM', () => void this.stop());
   }
 
@@ -138,7 +150,6 @@ export class ClusterLauncher {
     const { config } = this;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const spawned = new Map<string, ProcessRef>();
     try {
       this.#starting = startCluster({
         env: { ...env, DATA_DIR: this.dataDir, NATS_URL: urls.natsUrl, REDIS_URL: urls.redisUrl },
@@ -157,15 +168,19 @@ export class ClusterLauncher {
         },
         onSpawn: (service, pid) => {
           const ref = liveProcess(pid);
-          if (ref) spawned.set(service, ref);
-          writeRefs(this.#servicesFile, spawned);
+          if (ref) this.#spawned.set(service, ref);
+          writeRefs(this.#servicesFile, this.#spawned);
         },
         signal: this.#startStop.signal,
       });
       this.#cluster = await this.#starting;
     } catch (err) {
-      // A stop during the start: the stop under way ends the process (exit 0), not a failure.
-      if (this.#stopping) return new Promise<never>(() => {});
+      // A stop during the start: the stop under way ends the process (exit 0), not a failure; a service that failed
+      // to start meanwhile is said all the same.
+      if (this.#stopping) {
+        if (err !== this.#startStop.signal.reason) say((err as Error).message);
+        return new Promise<never>(() => {});
+      }
       return this.fail((err as Error).message); // startCluster stopped what it had started
     }
     return this.#cluster;

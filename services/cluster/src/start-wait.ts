@@ -60,7 +60,7 @@ export async function startLive(
   }
 }
 
-/** Resolves once `child` answers /livez on its metrics port as itself and past "starting". */
+/** Resolves once `child` answers /livez on its metrics port as itself and running (not still starting, nor stopping). */
 export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs: number, output: OutputTail): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'nothing answered';
@@ -74,12 +74,14 @@ export async function waitLive(spec: ServiceSpec, child: ChildProcess, timeoutMs
       answered = true;
       const body = res.body;
       // Another process answering on the port (an earlier run's) is not this service.
-      if (res.ok && body.pid === child.pid && body.state !== 'starting') return;
+      if (res.ok && body.pid === child.pid && body.state === 'running') return;
       last = !res.ok
         ? `port ${spec.metricsPort} answered ${res.status}`
         : body.pid !== child.pid
           ? `port ${spec.metricsPort} answers, but from another process (pid ${body.pid ?? 'unknown'}), not the ${spec.name} started here (pid ${child.pid})`
-          : `still starting (waiting for a dependency: see its /readyz and its log)`;
+          : body.state === 'stopping'
+            ? 'stopping (told to stop while it started)'
+            : `still starting (waiting for a dependency: see its /readyz and its log)`;
     } catch (err) {
       const e = err as Error & { code?: string };
       // Accepted but silent (a long synchronous step, a blocked event loop): it listens, so it is no stalled start.

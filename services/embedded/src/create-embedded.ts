@@ -23,6 +23,7 @@ import {
   verifySealingKeys,
   type Component,
   type Logger,
+  type ReadinessCheck,
 } from '@wirehook/platform';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import type { EmbeddedConfig } from './config.ts';
@@ -30,6 +31,8 @@ import type { EmbeddedConfig } from './config.ts';
 /** Embedded Wirehook: its parts, and its components in start order. */
 export interface Embedded {
   components: Component[];
+  /** What its `/readyz` checks: `stoppingCheck` joins them as its stop begins. */
+  readiness: ReadinessCheck[];
   store: Store;
   bus: Bus;
   dispatcher: Dispatcher;
@@ -139,13 +142,9 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
     host: config.HOST,
     variable: 'PORTAL_PORT',
   });
-  // The servers start after the metrics server: not ready until both listen, nor once draining.
-  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, [
-    storeCheck(store),
-    sealingKeyCheck(store.sealing, keys, clock),
-    listenerCheck(api),
-    listenerCheck(portal),
-  ]);
+  // The servers start after the metrics server: not ready until both listen, nor once its stop begins (`stopping`).
+  const readiness = [storeCheck(store), sealingKeyCheck(store.sealing, keys, clock), listenerCheck(api), listenerCheck(portal)];
+  const metrics = metricsServer(httpMetrics.registry, config.METRICS_PORT, config.METRICS_HOST, readiness);
   const component = (name: string, stop: () => Promise<void> | void, start: () => Promise<void> | void = () => {}) => ({
     name,
     start: async () => start(),
@@ -153,6 +152,7 @@ export function createEmbedded(config: EmbeddedConfig, deps: EmbeddedOverrides):
   });
 
   return {
+    readiness,
     store,
     bus,
     dispatcher,

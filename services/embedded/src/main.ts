@@ -4,7 +4,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'wirehook' });
 const { embeddedStopMs, systemClock } = await import('@wirehook/core');
-const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents } = await import('@wirehook/platform');
+const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents, stoppingCheck } = await import('@wirehook/platform');
 const { embeddedConfigSchema } = await import('./config.ts');
 const { createEmbedded } = await import('./create-embedded.ts');
 
@@ -38,8 +38,10 @@ process.stderr.write(
 // answering slowly, recorded failed though it may have gone out, and sent again), after the
 // listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
 const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
-const allStarted = await runComponents([tracing, ...embedded.components], { logger, deadlineMs }).catch((err: unknown) =>
-  exitOnStartFailure('wirehook', logger, err),
-);
+const allStarted = await runComponents([tracing, ...embedded.components], {
+  logger,
+  deadlineMs,
+  onStopping: () => embedded.readiness.push(stoppingCheck),
+}).catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
 // A stop during the start (Ctrl-C right after the banner) ends the process once what started has stopped.
 if (allStarted) logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');

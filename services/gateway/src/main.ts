@@ -25,7 +25,11 @@ await runService('gateway', config, async (ctx) => {
   const nats = natsBusOptions(config);
   const listeners = new ListenBridge({
     hub: new ListenHub({ clock: ctx.clock, timeoutMs: config.DELIVERY_TIMEOUT_MS }),
-    connect: (signal) => connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'gateway', streams: [] }), ctx.logger, { signal }),
+    connect: (signal) =>
+      connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'gateway', streams: [] }), ctx.logger, {
+        signal,
+        discard: (bus) => bus.close(),
+      }),
     logger: ctx.logger.child({ component: 'listen' }),
   });
   const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners, drainMs: GATEWAY_LISTEN_DRAIN_MS });

@@ -95,7 +95,7 @@ export class RecoveryWorker implements Component {
   async #tick(): Promise<void> {
     const { store, clock } = this.#o;
     try {
-      while (this.#held.size < this.#o.maxRecoveries) {
+      while (!this.#stopped && this.#held.size < this.#o.maxRecoveries) {
         const now = clock.now();
         const lease = await store.recoveries.claim(now, now + this.#o.leaseMs);
         if (lease === null) break;

@@ -1,4 +1,4 @@
-// A service process whose one component takes STOP_MS to stop, run by runService with
+// A service process whose one component takes STOP_MS to stop (SIGUSR2 ends it sooner), run by runService with
 // STOP_DEADLINE_MS (when set) as its stopDeadlineMs, and EXIT_WITH_PARENT=1 as WIREHOOK_EXIT_WITH_PARENT.
 // lifecycle.test.ts stops it with SIGTERM.
 // With STOP_DURING_START set it is three components instead, the second of which is still
@@ -49,8 +49,25 @@ await runService(
     WIREHOOK_EXIT_WITH_PARENT: env('EXIT_WITH_PARENT') === '1',
     ...(deadline === undefined ? {} : { stopDeadlineMs: Number(deadline) }),
   },
-  () =>
-    env('STOP_DURING_START')
+  () => {
+    // Said after runService's own handler of it has run (listeners run in order).
+    if (env('EXIT_WITH_PARENT') === '1') process.stdin.once('close', () => say('stdin closed'));
+    return env('STOP_DURING_START')
       ? [holding('first'), inFlight, holding('late')]
-      : [{ name: 'slow', start: async () => {}, stop: () => new Promise<void>((resolve) => setTimeout(resolve, stopMs)) }],
+      : [
+          {
+            name: 'slow',
+            start: async () => {},
+            // STOP_MS, or until SIGUSR2 ends it sooner.
+            stop: () =>
+              new Promise<void>((resolve) => {
+                const timer = setTimeout(resolve, stopMs);
+                process.once('SIGUSR2', () => {
+                  clearTimeout(timer);
+                  resolve();
+                });
+              }),
+          },
+        ];
+  },
 );
