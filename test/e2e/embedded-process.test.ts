@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
 import { EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
+import { answerFrame, listenSocket } from '../support/listen-socket.ts';
 
 let dataDir: string;
 let server: ChildProcess;
@@ -142,6 +143,51 @@ describe('embedded mode stopped while it starts', () => {
       early.kill('SIGINT');
       expect(await exited, err).toBe(0);
       expect(out).toContain('"msg":"stopped"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('embedded mode stopping', () => {
+  it('is not ready from the moment its stop begins (/readyz 503 naming stopping) while it waits for a listener to answer; then ends with 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-stopping-'));
+    try {
+      const [port, metricsPort] = [await freePort(), await freePort()];
+      const child = await spawnEmbedded({ port, dataDir: dir, env: { LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) } });
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+      await whileRunning(
+        child,
+        () => err,
+        eventually(() => expect(out).toContain('wirehook ready'), EMBEDDED_START_MS),
+      );
+      const org = await runAdmin(dir, ['org', 'create', '--name', 'Acme']);
+      const key = String((await runAdmin(dir, ['key', 'create', '--org', org.json['id'], '--env', 'test'])).json['key']);
+      const wirehook = { url: `http://127.0.0.1:${port}` };
+      const { ws, frames } = await listenSocket(wirehook, key);
+      const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
+      expect(sent.status).toBe(202);
+      const held = await eventually(() => {
+        const found = frames.find((f) => f.type === 'request');
+        expect(found).toBeDefined();
+        return found!;
+      });
+      const readyz = async () => {
+        const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+        return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+      };
+      expect((await readyz()).status).toBe(200);
+      child.kill('SIGTERM');
+      // Its API still listens (the listener's drain comes first): only the stop itself makes it not ready.
+      await eventually(async () =>
+        expect(await readyz()).toEqual({ status: 503, checks: expect.objectContaining({ stopping: expect.stringContaining('stopping'), api: 'ok' }) }),
+      );
+      ws.send(answerFrame(held.id!));
+      expect(await exited, err).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
