@@ -138,7 +138,8 @@ describe('embedded mode stopped while it starts', () => {
       early.stdout!.on('data', (d) => (out += d));
       early.stderr!.on('data', (d) => (err += d));
       const exited = new Promise<number | null>((resolve) => early.once('close', (code) => resolve(code)));
-      // The banner is written before its parts start (the store opens, its threads start, the API listens).
+      // The banner is written as its parts begin to start (the store opens, its threads start, the API listens), its stop
+      // signals already taken (written before them, a SIGINT in between ended the process outright: seen in CI).
       await eventually(() => expect(err).toContain('Wirehook (embedded mode): API on'), EMBEDDED_START_MS, 5);
       early.kill('SIGINT');
       expect(await exited, err).toBe(0);

@@ -19,6 +19,19 @@ const embedded = (() => {
   }
 })();
 
+// Tracing is stopped last: it exports the spans of the work drained before it. The process sends
+// webhooks (its dispatcher and in-process relay): a stop lets the sends in flight finish, as a
+// dispatcher's does (core's senderStopMs; 20 s would cut a send waiting for a connection and then
+// answering slowly, recorded failed though it may have gone out, and sent again), after the
+// listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
+const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
+// Its stop signals are taken as runComponents is called (the parts then start): a Ctrl-C from
+// the moment the banner shows stops what started, rather than ending the process outright.
+const running = runComponents([tracing, ...embedded.components], {
+  logger,
+  deadlineMs,
+  onStopping: () => embedded.readiness.push(stoppingCheck),
+});
 process.stderr.write(
   `${[
     '',
@@ -31,17 +44,6 @@ process.stderr.write(
     '',
   ].join('\n')}\n`,
 );
-
-// Tracing is stopped last: it exports the spans of the work drained before it. The process sends
-// webhooks (its dispatcher and in-process relay): a stop lets the sends in flight finish, as a
-// dispatcher's does (core's senderStopMs; 20 s would cut a send waiting for a connection and then
-// answering slowly, recorded failed though it may have gone out, and sent again), after the
-// listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
-const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
-const allStarted = await runComponents([tracing, ...embedded.components], {
-  logger,
-  deadlineMs,
-  onStopping: () => embedded.readiness.push(stoppingCheck),
-}).catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
+const allStarted = await running.catch((err: unknown) => exitOnStartFailure('wirehook', logger, err));
 // A stop during the start (Ctrl-C right after the banner) ends the process once what started has stopped.
 if (allStarted) logger.info({ port: config.PORT, dataDir: config.DATA_DIR }, 'wirehook ready');
