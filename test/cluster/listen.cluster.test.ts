@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { eventually } from '@wirehook/testkit';
 import { describeListenSuite } from '../e2e/listen.test-suite.ts';
 import { startClusterHarness } from '../support/cluster-harness.ts';
-import { answerFrame, listenSocket } from '../support/listen-socket.ts';
+import { answerFrame, heldAndQuietListeners } from '../support/listen-socket.ts';
 
 /** The status a `GET /v1/listen` upgrade is answered with (101 when taken; the socket is then dropped). */
 function upgradeStatus(url: string, key: string): Promise<number> {
@@ -40,16 +40,7 @@ describeListenSuite(
     it('a gateway stopped (SIGTERM) while a listener holds a webhook: the listener answers, the dispatcher records it, no second send', async () => {
       const h = harness();
       const t = await h.tenant({ env: 'test' });
-      const { ws, frames, closed } = await listenSocket(h, t.key);
-      await t.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
-      const quiet = await listenSocket(h, t.key, 'http://localhost:9/quiet', 'quiet');
-      const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
-      expect(sent.status).toBe(202);
-      const held = await eventually(() => {
-        const found = frames.find((f) => f.type === 'request');
-        expect(found).toBeDefined();
-        return found!;
-      });
+      const { held, quiet, messageId, request } = await heldAndQuietListeners(h, t);
 
       const stopped = h.cluster.kill('gateway', 'SIGTERM');
       // The listeners stop first: the quiet one is let go at once (going away), a new one is
@@ -58,14 +49,14 @@ describeListenSuite(
       expect(await quiet.closed).toBe(1001);
       expect(await upgradeStatus(h.url, t.key)).toBe(503);
       expect((await t.api.get('/v1/event-types')).status).toBe(200);
-      ws.send(answerFrame(held.id!));
+      held.ws.send(answerFrame(request.id));
       await stopped;
-      expect(await closed).toBe(1001);
+      expect(await held.closed).toBe(1001);
 
       await h.cluster.restart('gateway');
       // The dispatcher records the answer as it comes back over NATS, maybe just after the gateway has gone.
       const message = await eventually(async () => {
-        const body = (await t.api.get(`/v1/messages/${sent.body.id}`)).body;
+        const body = (await t.api.get(`/v1/messages/${messageId}`)).body;
         expect(body.deliveries).toHaveLength(1);
         expect(body.deliveries[0].status).toBe('success');
         return body;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
 import { EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
-import { answerFrame, listenSocket } from '../support/listen-socket.ts';
+import { answerFrame, firstRequest, listenSocket } from '../support/listen-socket.ts';
 
 let dataDir: string;
 let server: ChildProcess;
@@ -172,11 +172,7 @@ describe('embedded mode stopping', () => {
       const { ws, frames } = await listenSocket(wirehook, key);
       const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
       expect(sent.status).toBe(202);
-      const held = await eventually(() => {
-        const found = frames.find((f) => f.type === 'request');
-        expect(found).toBeDefined();
-        return found!;
-      });
+      const held = await firstRequest(frames);
       const readyz = async () => {
         const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
         return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
@@ -187,7 +183,7 @@ describe('embedded mode stopping', () => {
       await eventually(async () =>
         expect(await readyz()).toEqual({ status: 503, checks: expect.objectContaining({ stopping: expect.stringContaining('stopping'), api: 'ok' }) }),
       );
-      ws.send(answerFrame(held.id!));
+      ws.send(answerFrame(held.id));
       expect(await exited, err).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

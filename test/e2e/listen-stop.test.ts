@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { eventually } from '@wirehook/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startWirehook } from '../support/harness.ts';
-import { answerFrame, listenSocket } from '../support/listen-socket.ts';
+import { answerFrame, heldAndQuietListeners, listenSocket } from '../support/listen-socket.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-listen-stop-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -28,17 +28,8 @@ describe('wirehook listen: Wirehook stopping', () => {
     const wh = await startWirehook({ dataDir, deliveryTimeoutMs: 20_000 });
     running = wh;
     const t = await wh.tenant({ env: 'test' });
-    const { ws, frames, closed } = await listenSocket(wh, t.key);
-    // A listener of another consumer with nothing waiting: let go at once, for its CLI to connect elsewhere.
-    await t.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
-    const quiet = await listenSocket(wh, t.key, 'http://localhost:9/quiet', 'quiet');
-    const sent = await t.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
-    expect(sent.status).toBe(202);
-    const request = await eventually(() => {
-      const found = frames.find((f) => f.type === 'request');
-      expect(found).toBeDefined();
-      return found!;
-    });
+    // A listener holding a webhook, and one of another consumer with nothing waiting (let go at once, to connect elsewhere).
+    const { held, quiet, messageId, request } = await heldAndQuietListeners(wh, t);
     // The stop begins while the CLI still holds the webhook: the quiet listener is let go at once
     // (going away), and a new listener is refused (asked for another address: a second
     // connection of this one would take it over).
@@ -50,15 +41,15 @@ describe('wirehook listen: Wirehook stopping', () => {
       if (!(probe instanceof Error)) probe.ws.close(1000);
       expect(probe).toBeInstanceOf(Error);
     });
-    ws.send(answerFrame(request.id!));
+    held.ws.send(answerFrame(request.id));
     await stopping;
     // Closed as going away, after the answer.
-    expect(await closed).toBe(1001);
+    expect(await held.closed).toBe(1001);
 
     const again = await startWirehook({ dataDir });
     running = again;
     const { api } = await again.key(t.orgId, { env: 'test' });
-    const message = (await api.get(`/v1/messages/${sent.body.id}`)).body;
+    const message = (await api.get(`/v1/messages/${messageId}`)).body;
     expect(message.deliveries).toHaveLength(1);
     expect(message.deliveries[0].status).toBe('success');
     const delivery = (await api.get(`/v1/deliveries/${message.deliveries[0].id}`)).body;

@@ -1,5 +1,7 @@
 // A raw `wirehook listen` connection for tests that decide when the CLI answers: the WebSocket
 // the CLI opens (GET /v1/listen), its frames as they come, and the code it was closed with.
+import { type ApiClient, eventually } from '@wirehook/testkit';
+import { expect } from 'vitest';
 
 /** A frame Wirehook sends a listener (`hello`, `request`, …). */
 export interface ListenFrame {
@@ -35,4 +37,26 @@ export function listenSocket(wirehook: { url: string }, key: string, forwardTo =
 /** The `response` frame the CLI sends once its local server has answered webhook `id`. */
 export function answerFrame(id: string, status = 200, body = 'thanks'): string {
   return JSON.stringify({ type: 'response', id, status, headers: {}, body, duration_ms: 3 });
+}
+
+/** The first webhook (`request` frame) a listener was sent, once it has come. */
+export function firstRequest(frames: ListenFrame[]): Promise<ListenFrame & { id: string }> {
+  return eventually(() => {
+    const found = frames.find((f) => f.type === 'request');
+    expect(found?.id).toBeDefined();
+    return found as ListenFrame & { id: string };
+  });
+}
+
+/**
+ * A listener (consumer `wirehook-listen`) holding one webhook it has not answered, and beside it a
+ * quiet listener of another consumer (`quiet`) with nothing waiting: what a stop meets.
+ */
+export async function heldAndQuietListeners(wirehook: { url: string }, tenant: { key: string; api: ApiClient }) {
+  const held = await listenSocket(wirehook, tenant.key);
+  await tenant.api.post('/v1/consumers', { external_id: 'quiet', name: 'Quiet' });
+  const quiet = await listenSocket(wirehook, tenant.key, 'http://localhost:9/quiet', 'quiet');
+  const sent = await tenant.api.post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: { n: 1 } });
+  expect(sent.status).toBe(202);
+  return { held, quiet, messageId: String(sent.body.id), request: await firstRequest(held.frames) };
 }
