@@ -77,18 +77,52 @@ async function launch(extra: Record<string, string> = {}, again?: { dataDir: str
   return { child, ports, dataDir, exited, out: () => stdout, err: () => stderr };
 }
 
-/** The pid of the service whose METRICS_PORT is `port` (read from /proc: each test's own processes only). */
-function pidWithMetricsPort(port: number): number {
+/** A live process as /proc shows it: its pid, its arguments, and its environment (read when asked: it may be gone, or not ours). */
+interface ProcEntry {
+  pid: number;
+  args: string[];
+  environ(): string[];
+  zombie(): boolean;
+}
+
+/** Every process /proc lists now (one that ends while it is read is left out). */
+function processes(): ProcEntry[] {
+  const found: ProcEntry[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    const read = (file: string) => readFileSync(`/proc/${entry}/${file}`, 'utf8');
     try {
-      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
-      if (environ.includes(`METRICS_PORT=${port}`)) return Number(entry);
+      found.push({
+        pid: Number(entry),
+        args: read('cmdline').split('\0'),
+        environ: () => {
+          try {
+            return read('environ').split('\0');
+          } catch {
+            return []; // gone, or not ours
+          }
+        },
+        // An exited process not yet reaped: gone.
+        zombie: () => {
+          try {
+            return /^\S+ \(.*\) Z /.test(read('stat'));
+          } catch {
+            return true;
+          }
+        },
+      });
     } catch {
-      // gone, or not ours
+      // gone
     }
   }
-  throw new Error(`no process with METRICS_PORT=${port}`);
+  return found;
+}
+
+/** The pid of the service whose METRICS_PORT is `port` (each test's own processes only). */
+function pidWithMetricsPort(port: number): number {
+  const found = processes().find((p) => p.environ().includes(`METRICS_PORT=${port}`));
+  if (found === undefined) throw new Error(`no process with METRICS_PORT=${port}`);
+  return found.pid;
 }
 
 describe('the cluster launcher', () => {
@@ -337,17 +371,9 @@ function alive(pid: number): boolean {
 
 /** Pids of processes (a server, or the shell watching it) whose command line names a server and `port`. */
 function processesNaming(port: number): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (args.some((a) => /(nats|redis)-server$/.test(a)) && args.includes(String(port))) found.push(`${entry} ${args.join(' ')}`);
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  return processes()
+    .filter((p) => p.args.some((a) => /(nats|redis)-server$/.test(a)) && p.args.includes(String(port)))
+    .map((p) => `${p.pid} ${p.args.join(' ')}`);
 }
 
 /**
@@ -355,33 +381,14 @@ function processesNaming(port: number): string[] {
  * started. (The servers' watchdog may leave its last `sleep 0.1` a moment after them.)
  */
 function servicesOf(dataDir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DATA_DIR=${dataDir}`)) continue;
-      // A zombie (exited, not yet reaped) is gone.
-      if (/^\S+ \(.*\) Z /.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
-      if (/\/services\/[a-z-]+\/src\/main\.ts/.test(command)) found.push(`${entry} ${command}`);
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  return processes()
+    .filter((p) => /\/services\/[a-z-]+\/src\/main\.ts/.test(p.args.join(' ')) && p.environ().includes(`DATA_DIR=${dataDir}`) && !p.zombie())
+    .map((p) => `${p.pid} ${p.args.join(' ')}`);
 }
 
 /** Pids of processes whose command line names `port` (the servers take it as an argument). */
 function serversWithPort(port: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (/(nats|redis)-server$/.test(args[0] ?? '') && args.includes(String(port))) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  return processes()
+    .filter((p) => /(nats|redis)-server$/.test(p.args[0] ?? '') && p.args.includes(String(port)))
+    .map((p) => p.pid);
 }
