@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock, UnavailableError } from '@wirehook/core';
 import { eventually, startRedisServer, type RedisServer } from '@wirehook/testkit';
@@ -330,5 +332,89 @@ describe('RedisKv when Redis goes away', () => {
     await kv.close();
     expect(performance.now() - started).toBeLessThan(1_000);
     await expect(kv.get('n')).rejects.toThrow('kv: closed');
+  });
+});
+
+/**
+ * A TCP proxy to Redis that, once `holdReadyChecks` is on, keeps back what Redis answers on each
+ * new connection from its `INFO` (ioredis's ready check) on, and hands it over only after the
+ * client has closed its side: the answer then arrives at a connection no longer writable.
+ * `held.waiting` counts the connections with an answer held.
+ */
+async function startHoldingProxy(redisUrl: string) {
+  const upstreamPort = Number(new URL(redisUrl).port);
+  const clients = new Set<Socket>();
+  const held = { on: false, waiting: 0, answeredAfterClose: 0 };
+  const proxy = createServer({ allowHalfOpen: true }, (client) => {
+    clients.add(client);
+    const upstream = connect(upstreamPort, '127.0.0.1');
+    const kept: Buffer[] = [];
+    let holding = false;
+    client.on('data', (chunk: Buffer) => {
+      if (held.on && /\r\ninfo\r\n/i.test(chunk.toString('latin1'))) holding = true;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!holding) return void client.write(chunk);
+      if (kept.push(chunk) === 1) held.waiting++;
+    });
+    // Closed by the client: what was held goes to it, and what Redis still sends after it.
+    client.on('end', () => {
+      if (kept.length > 0) held.answeredAfterClose++;
+      holding = false;
+      client.write(Buffer.concat(kept));
+      upstream.end();
+    });
+    upstream.on('end', () => client.end());
+    for (const socket of [client, upstream]) socket.on('error', () => undefined);
+    client.on('close', () => {
+      clients.delete(client);
+      upstream.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    held,
+    /** Cuts every connection (the clients reconnect) and holds the ready checks of the new ones. */
+    cutAndHoldReadyChecks(): void {
+      held.on = true;
+      for (const client of clients) client.destroy();
+    },
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+describe('RedisKv closed while it reconnects', () => {
+  it('leaves no rejection unhandled when closed between its connections’ ready checks and their answers (the listener’s resubscribing)', async () => {
+    const proxy = await startHoldingProxy(server.url);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    // The client sockets to the proxy, seen from this side: their 'close' comes after what they read.
+    const sockets: Socket[] = [];
+    const onSocket = ({ socket }: { socket: Socket }) => sockets.push(socket);
+    diagnostics.subscribe('net.client.socket', onSocket as (message: unknown) => void);
+    try {
+      const kv = new RedisKv({ url: proxy.url });
+      await kv.listen('freed', () => undefined);
+      proxy.cutAndHoldReadyChecks();
+      sockets.length = 0;
+      // Both connections (commands, listener) reconnect and wait for their ready checks' answers.
+      await eventually(() => expect(proxy.held.waiting).toBe(2), 5_000);
+      const reconnected = sockets.filter((s) => s.remotePort === Number(new URL(proxy.url).port));
+      expect(reconnected).toHaveLength(2);
+      const closed = Promise.all(reconnected.map((s) => new Promise((resolve) => s.once('close', resolve))));
+      await kv.close();
+      await closed;
+      // Both answers arrived after the close: the listener's connection turned ready, unwritable.
+      expect(proxy.held.answeredAfterClose).toBe(2);
+      // ioredis's own resubscribing rejected there with nobody to hear it (Node ends the process).
+      expect(unhandled).toEqual([]);
+    } finally {
+      diagnostics.unsubscribe('net.client.socket', onSocket as (message: unknown) => void);
+      process.off('unhandledRejection', onUnhandled);
+      await proxy.close();
+    }
   });
 });

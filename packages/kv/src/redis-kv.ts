@@ -152,13 +152,11 @@ export class RedisKv implements Kv {
   #closed = false;
   /**
    * The connection `listen` subscribes on, made at the first `listen` (a subscribed connection
-   * can send nothing else). ioredis subscribes its channels again after a reconnect.
+   * can send nothing else). Its channels are subscribed again by us after a reconnect.
    */
   #subscriber: Redis | undefined;
   /** Listeners per channel (prefixed), subscribed while there is one. */
   readonly #listeners = new Map<string, Set<() => void>>();
-  /** Channels stopped while the subscriber was down: ioredis subscribes them again on reconnecting. */
-  readonly #unwanted = new Set<string>();
 
   constructor(options: RedisKvOptions) {
     this.#prefix = options.keyPrefix ?? '';
@@ -281,8 +279,8 @@ export class RedisKv implements Kv {
       await subscriber.subscribe(name);
     } catch (err) {
       stop();
-      // Ready but silent (a half-open socket an idle timeout left): reconnect it, and ioredis
-      // subscribes its channels again; the caller asks again later.
+      // Ready but silent (a half-open socket an idle timeout left): reconnect it, and its channels
+      // are subscribed again once it is back; the caller asks again later.
       if (subscriber.status === 'ready') subscriber.disconnect(true);
       throw err instanceof KvUnavailableError ? err : this.#unavailable('listen', err);
     }
@@ -290,33 +288,38 @@ export class RedisKv implements Kv {
   }
 
   /**
-   * UNSUBSCRIBE; one that cannot be sent (the connection is down) is sent again once it is back:
-   * ioredis subscribes every channel it knew again on reconnecting, a stopped one included.
+   * UNSUBSCRIBE. One that cannot be sent (the connection is down) needs no second try: a
+   * reconnected subscriber subscribes only the channels listened to then (`#subscriberConnection`),
+   * and one left subscribed on a connection that stayed up carries messages nobody hears.
    */
   #unsubscribe(subscriber: Redis, names: string[]): void {
-    subscriber.unsubscribe(...names).catch(() => {
-      for (const name of names) this.#unwanted.add(name);
-    });
+    subscriber.unsubscribe(...names).catch(() => undefined);
   }
 
   #subscriberConnection(): Redis {
     if (this.#subscriber !== undefined) return this.#subscriber;
-    const subscriber = this.#client.duplicate({ keepAlive: 10_000 });
+    // Not ioredis's own resubscribing (`autoResubscribe`): its SUBSCRIBE after a reconnect has no
+    // handler, so a connection that stopped being writable between the ready check and it (closed
+    // by close() during a reconnect, or Redis gone right after answering) rejected it unhandled,
+    // and an unhandled rejection ends a Node process (a service stopping or riding out a Redis blip).
+    const subscriber = this.#client.duplicate({ keepAlive: 10_000, autoResubscribe: false });
     subscriber.on('error', (err: Error) => {
       this.#lastError = err;
     });
     subscriber.on('message', (channel: string) => {
       for (const listener of this.#listeners.get(channel) ?? []) listener();
     });
-    // After ioredis's own resubscribing (it runs as the connection turns ready): the channels
-    // stopped meanwhile are dropped again, those listened to again since are kept.
-    subscriber.on('ready', () =>
-      setImmediate(() => {
-        const names = [...this.#unwanted].filter((name) => !this.#listeners.has(name));
-        this.#unwanted.clear();
-        if (names.length > 0 && !this.#closed) this.#unsubscribe(subscriber, names);
-      }),
-    );
+    // Each time the connection turns ready (the first included: a listen's own SUBSCRIBE then
+    // repeats it, which Redis takes as one), the channels listened to now; those stopped while it
+    // was down are left out.
+    subscriber.on('ready', () => {
+      const names = [...this.#listeners.keys()];
+      if (names.length === 0 || this.#closed) return;
+      subscriber.subscribe(...names).catch(() => {
+        // Sent but not answered (a half-open socket an idle timeout left): reconnect, and try again then.
+        if (subscriber.status === 'ready' && !this.#closed) subscriber.disconnect(true);
+      });
+    });
     this.#subscriber = subscriber;
     return subscriber;
   }
