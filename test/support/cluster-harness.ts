@@ -73,6 +73,9 @@ function serviceLines(verbose: boolean | undefined, dataDir: string): (name: str
   return (name, line) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${line}\n`);
 }
 
+/** What runComponents says when something still holds a stopped process open (it exits anyway). */
+const STILL_HELD = 'after its stop; exiting';
+
 /** Starts NATS, Redis and every Wirehook service for a test file. Close it in afterAll. */
 export async function startClusterHarness(options: ClusterHarnessOptions = {}): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-cluster-'));
@@ -83,6 +86,9 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
   // Every test receiver name (rN.receiver.wirehook.test → 127.0.0.N), like curl --resolve.
   const resolve = Array.from({ length: 253 }, (_, i) => `${hostFor(`127.0.0.${i + 2}`)}:127.0.0.${i + 2}`).join(',');
   let cluster: Cluster;
+  const logLine = serviceLines(options.verbose, dataDir);
+  /** A service that something held open after its stop (runComponents then ends it, saying so): a leak. */
+  const heldAfterStop: string[] = [];
   try {
     cluster = await startCluster({
       env: {
@@ -107,7 +113,10 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       dispatchers,
       // Ten processes starting while the rest of the suite runs on two cores: be patient.
       startTimeoutMs: 90_000,
-      onLine: serviceLines(options.verbose, dataDir),
+      onLine: (name, line) => {
+        if (line.includes(STILL_HELD)) heldAfterStop.push(`[${name}] ${line}`);
+        logLine(name, line);
+      },
     });
   } catch (err) {
     await stopServers();
@@ -147,6 +156,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       await store.close();
       await stopServers();
       rmSync(dataDir, { recursive: true, force: true });
+      if (heldAfterStop.length > 0) throw new Error(`held open after their stop:\n${heldAfterStop.join('\n')}`);
     },
   };
 }

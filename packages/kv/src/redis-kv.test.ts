@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
+import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ManualClock, UnavailableError } from '@wirehook/core';
 import { eventually, startRedisServer, type RedisServer } from '@wirehook/testkit';
@@ -322,6 +325,20 @@ describe('RedisKv when Redis goes away', () => {
     await flaky.restart();
     await eventually(async () => expect(await kv.get('n')).toBeNull(), 5_000);
     expect(await kv.incr('n', 60_000)).toBe(1);
+  });
+
+  it('closed while Redis is down, lets its process end at once (ioredis’s 2 s wait for a socket already gone held it)', async () => {
+    const probe = join(import.meta.dirname, '..', 'test', 'close-while-down-process.ts');
+    const child = spawn(process.execPath, [probe], { env: { ...process.env, REDIS_URL: flaky.url }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+    const exited = once(child, 'exit');
+    await eventually(() => expect(said).toContain('connected'), 10_000);
+    await flaky.kill();
+    const [code] = (await exited) as [number | null];
+    expect(said).toContain('closed');
+    expect(said).not.toContain('still held open');
+    expect(code).toBe(0);
   });
 
   it('closes without hanging while Redis is down', async () => {

@@ -51,6 +51,15 @@ it('a stop within the service’s stopDeadlineMs ends with code 0 and logs the d
   expect(lines.map((l) => l.msg)).not.toContain('shutdown deadline passed; exiting');
 }, 30_000);
 
+it('stopped, a process that something still holds open ends 1 s later with code 0, naming what held it — not at the deadline with 1', async () => {
+  const { code, lines } = await stopProbe({ STOP_MS: '10', LEAVE_OPEN: '1', STOP_DEADLINE_MS: '10000' });
+  const said = lines.map((l) => l.msg);
+  expect(said).toEqual(expect.arrayContaining(['stopped', 'still held open 1000 ms after its stop; exiting']));
+  expect(said).not.toContain('shutdown deadline passed; exiting');
+  expect((lines.find((l) => l.msg.startsWith('still held open')) as { heldBy?: string[] }).heldBy).toContain('Timeout');
+  expect(code).toBe(0);
+}, 30_000);
+
 it('without stopDeadlineMs a service stops within 20 s', async () => {
   const { code, lines } = await stopProbe({ STOP_MS: '10' });
   expect(code).toBe(0);

@@ -1,6 +1,9 @@
 import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
 import type { Logger } from 'pino';
 
+/** How long a process stopped in order may stay up for what still holds its event loop. */
+export const STOPPED_LINGER_MS = 1_000;
+
 /** A long-lived part of a process. */
 export interface Component {
   readonly name: string;
@@ -14,6 +17,7 @@ export interface Component {
  * code 1 if draining takes longer. A signal during the start (a pod deleted while it starts, Ctrl-C
  * right after `./dev start`) lets the start in flight finish, starts nothing more and stops what
  * started: the process ends then, instead of serving on with its store closed until the deadline.
+ * Stopped, it exits 0 once nothing holds its event loop, or STOPPED_LINGER_MS later, naming what did.
  * @returns false when a stop came before every component had started (the caller is not ready).
  */
 export async function runComponents(
@@ -53,8 +57,16 @@ export async function runComponents(
         logger.error({ err, component: c.name }, 'stop failed');
       }
     }
+    clearTimeout(deadline);
     logger.info('stopped');
     process.exitCode = 0;
+    // Stopped in order, the process ends once nothing holds its event loop. Should something still
+    // hold it (an exporter retrying, a timer or socket a library keeps), it ends anyway, saying what:
+    // left alone, the deadline would end it later with exit code 1, a failed stop.
+    setTimeout(() => {
+      logger.warn({ heldBy: process.getActiveResourcesInfo() }, `still held open ${STOPPED_LINGER_MS} ms after its stop; exiting`);
+      process.exit(0);
+    }, STOPPED_LINGER_MS).unref();
   };
   for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
   for (const c of components) {

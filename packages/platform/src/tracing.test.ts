@@ -2,6 +2,7 @@
 // ESM hook that instruments ioredis is the production one), a real redis-server, and a
 // loopback OTLP/HTTP collector receiving the exported spans.
 import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOtlpCollector, startRedisServer, type OtlpCollector, type RedisServer } from '@wirehook/testkit';
@@ -103,6 +104,21 @@ describe('startTracing in a service process', () => {
     expect(run.code).toBe(0);
     expect(newSpans()).toEqual([]);
     expect(run.lines.find((l) => l['msg'] === 'working')).not.toHaveProperty('trace_id');
+  });
+
+  it('a collector that takes the connection and never answers costs a stop 2 s at most (the export’s own limit: 10 s); the spans dropped, said', async () => {
+    const taken = new Set<Socket>();
+    const silent = createServer((socket) => void taken.add(socket.on('error', () => undefined)));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const run = await runProbe({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+      // The probe lets the stop's rejection end it.
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('the last spans were not exported within 2000 ms (the OTLP endpoint did not answer): dropped');
+    } finally {
+      silent.close();
+      for (const socket of taken) socket.destroy();
+    }
   });
 
   it('refuses a bad value like every other setting: says which variable and exits non-zero', async () => {

@@ -5,6 +5,7 @@
 // starting when the SIGTERM comes (its start ends only after it): each says on stdout, as a JSON
 // line, when it starts and stops; the first and the third hold a timer that keeps the process
 // alive until they are stopped. With STOP_DURING_START=fail the second one's start fails then.
+// With LEAVE_OPEN=1 a second component's stop leaves a timer running (as a library may).
 import type { Component } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
@@ -55,6 +56,7 @@ await runService(
     return env('STOP_DURING_START')
       ? [holding('first'), inFlight, holding('late')]
       : [
+          ...(env('LEAVE_OPEN') === '1' ? [{ name: 'leaky', start: async () => {}, stop: async () => void setInterval(() => {}, 60_000) }] : []),
           {
             name: 'slow',
             start: async () => {},
