@@ -61,6 +61,24 @@ it('a process answering /livez as itself: live', async () => {
   await expect(waitLive({ name: 'x', service: 'x', env: {}, metricsPort: port }, c, 10_000, output)).resolves.toBeUndefined();
 });
 
+it('a process answering /livez as itself but stopping (told to stop while it started), or still starting: not live, and which said', async () => {
+  for (const [state, said] of [
+    ['stopping', 'stopping (told to stop while it started)'],
+    ['starting', 'still starting (waiting for a dependency'],
+  ] as const) {
+    const port = await freePort();
+    const answer = `r.end(JSON.stringify({ pid: process.pid, state: '${state}' }))`;
+    const { c, output, printed } = child(
+      `require('node:http').createServer((q, r) => ${answer}).listen(${port}, '127.0.0.1', () => console.log('listening'));`,
+    );
+    await printed;
+    const err = await waitLive({ name: 'alerting', service: 'alerting', env: {}, metricsPort: port }, c, 600, output).catch((e) => e);
+    expect(err).toBeInstanceOf(StartError);
+    expect(err.neverListened).toBe(false);
+    expect(err.message).toContain(`alerting did not report live within 600 ms: ${said}`);
+  }
+});
+
 /** A child answering /livez as itself on `port`. */
 const liveOn = (port: number) =>
   `require('node:http').createServer((q, r) => r.end(JSON.stringify({ pid: process.pid, state: 'running' }))).listen(${port}, '127.0.0.1');`;
