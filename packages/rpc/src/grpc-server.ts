@@ -15,6 +15,14 @@ import { addHealthService } from './health.ts';
  */
 const MAX_CONNECTION_AGE_MS = 60_000;
 
+/**
+ * How long a stop waits, after cancelling the calls its grace left, for their handlers to end:
+ * the clients have their CANCELLED, but a handler runs on (a store write under way), and what a
+ * service stops after its server — the store — would close under it. Bounded: a handler stuck on
+ * a dependency that does not answer is left to its own limits.
+ */
+const CANCELLED_HANDLERS_MS = 2_000;
+
 /** One service to serve: made by `bindService`, typed where it is made. */
 export interface ServiceBinding {
   readonly typeName: string;
@@ -48,7 +56,10 @@ export interface StartGrpcServerOptions extends AddServiceOptions {
 export interface GrpcServerHandle {
   /** The bound port (the chosen one when the address said 0). */
   readonly port: number;
-  /** Reports NOT_SERVING, lets calls in flight finish within the grace period, then cancels the rest. */
+  /**
+   * Reports NOT_SERVING, lets calls in flight finish within the grace period, then cancels the rest
+   * and waits for their handlers to end (CANCELLED_HANDLERS_MS at most).
+   */
   stop(): Promise<void>;
 }
 
@@ -59,7 +70,8 @@ export interface GrpcServerHandle {
  */
 export async function startGrpcServer(options: StartGrpcServerOptions): Promise<GrpcServerHandle> {
   const server = new Server({ 'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS });
-  for (const service of options.services) service.register(server, options);
+  const running = new Set<Promise<void>>();
+  for (const service of options.services) service.register(server, { ...options, running });
   const names = options.services.map((s) => s.typeName);
   const health = addHealthService(server, names);
   const port = await new Promise<number>((resolve, reject) => {
@@ -73,7 +85,11 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
         for (const name of ['', ...names]) health.setStatus(name, 'NOT_SERVING');
         const force = setTimeout(() => {
           server.forceShutdown();
-          resolve();
+          const bound = setTimeout(resolve, CANCELLED_HANDLERS_MS);
+          void Promise.allSettled([...running]).then(() => {
+            clearTimeout(bound);
+            resolve();
+          });
         }, options.shutdownGraceMs ?? 5_000);
         server.tryShutdown(() => {
           clearTimeout(force);

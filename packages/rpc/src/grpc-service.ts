@@ -82,6 +82,12 @@ export interface AddServiceOptions {
    * continues each item's own trace (grpc-tracing.ts `serveItem`).
    */
   tracedByItem?: ReadonlySet<string>;
+  /**
+   * The calls whose handlers are running, each until its answer is sent: a stopping server waits
+   * for them after cancelling the calls (grpc-server.ts), so the parts stopped after it are not
+   * closed under a handler still at work.
+   */
+  running?: Set<Promise<void>>;
 }
 
 /**
@@ -104,7 +110,7 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
       const traced = options.tracedByItem?.has(method.localName) ? UNTRACED_SERVER_CALL : startServerCall(path, call.metadata);
       const started = performance.now();
       const done = (code: number) => options.metrics?.observe('server', path, code, (performance.now() - started) / 1000);
-      context.with(traced.context, () =>
+      const work = context.with(traced.context, () =>
         Promise.resolve()
           .then(() => handle(call.request, call))
           .then(
@@ -122,6 +128,12 @@ export function addService<S extends DescService>(server: Server, desc: S, impl:
             },
           ),
       );
+      const running = options.running;
+      if (running !== undefined) {
+        running.add(work);
+        const ended = () => void running.delete(work);
+        work.then(ended, ended);
+      }
     };
     handlers[method.localName] = handler;
   }
