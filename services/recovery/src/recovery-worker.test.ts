@@ -187,6 +187,18 @@ describe('leases', () => {
     await published(5);
   });
 
+  it('a stopped worker claims nothing more (a tick that came after its stop): another takes the recovery at once', async () => {
+    start();
+    const stopped = worker();
+    const heir = worker();
+    const r = await recovering(3);
+    await stopped.stop();
+    await stopped.tick();
+    expect(await progress(r)).toMatchObject({ status: 'running', queued: 0 });
+    await heir.tick(); // free, not leased to a worker that is gone
+    await published(3);
+  });
+
   it('one that dies keeps its lease a minute; a sole worker (embedded mode) frees every lease at start', async () => {
     const s = start();
     const dead = worker();
