@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HELD_AFTER_STOP } from '@wirehook/platform';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
 import { EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
@@ -120,7 +121,7 @@ describe('embedded mode and the admin CLI', () => {
       .map((l) => JSON.parse(l) as { level: number; msg: string; deadlineMs?: number });
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['wirehook ready', 'shutting down', 'stopped']));
     // Ended by itself: nothing held it open after its stop (runComponents would say so, and end it).
-    expect(lines.filter((l) => l.msg.includes('after its stop; exiting'))).toEqual([]);
+    expect(lines.filter((l) => l.msg === HELD_AFTER_STOP)).toEqual([]);
     // A send may wait 12 s for a connection and 12 s for its answer: 2 × 12 + 5 (a relay call) + 5 s, not every
     // other process's 20 s (core's senderStopMs); and 5 s before it for `wirehook listen`'s drain (LISTEN_DRAIN_MS).
     expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(39_000);

@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { runAdminCommand } from '@wirehook/admin';
 import { clusterPortsFrom, clusterPortSpan, startCluster, type Cluster } from '@wirehook/cluster';
 import { ENVIRONMENTS, type Clock, type Environment, type PlanName, type Scope } from '@wirehook/core';
+import { HELD_AFTER_STOP } from '@wirehook/platform';
 import { openEmbeddedStore } from '@wirehook/store';
 import { ApiClient, freePortRun, type NatsServer, startNatsServer, startRedisServer, testCa } from '@wirehook/testkit';
 import type { TestTenant } from './harness.ts';
@@ -73,9 +74,6 @@ function serviceLines(verbose: boolean | undefined, dataDir: string): (name: str
   return (name, line) => appendFileSync(file, `${new Date().toISOString()} [${name}] ${line}\n`);
 }
 
-/** What runComponents says when something still holds a stopped process open (it exits anyway). */
-const STILL_HELD = 'after its stop; exiting';
-
 /** Starts NATS, Redis and every Wirehook service for a test file. Close it in afterAll. */
 export async function startClusterHarness(options: ClusterHarnessOptions = {}): Promise<ClusterHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-cluster-'));
@@ -87,7 +85,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
   const resolve = Array.from({ length: 253 }, (_, i) => `${hostFor(`127.0.0.${i + 2}`)}:127.0.0.${i + 2}`).join(',');
   let cluster: Cluster;
   const logLine = serviceLines(options.verbose, dataDir);
-  /** A service that something held open after its stop (runComponents then ends it, saying so): a leak. */
+  /** A service that something held open after its stop (runComponents then ends it, saying HELD_AFTER_STOP): a leak. */
   const heldAfterStop: string[] = [];
   try {
     cluster = await startCluster({
@@ -114,7 +112,7 @@ export async function startClusterHarness(options: ClusterHarnessOptions = {}): 
       // Ten processes starting while the rest of the suite runs on two cores: be patient.
       startTimeoutMs: 90_000,
       onLine: (name, line) => {
-        if (line.includes(STILL_HELD)) heldAfterStop.push(`[${name}] ${line}`);
+        if (line.includes(HELD_AFTER_STOP)) heldAfterStop.push(`[${name}] ${line}`);
         logLine(name, line);
       },
     });

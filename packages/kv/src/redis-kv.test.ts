@@ -353,35 +353,41 @@ describe('RedisKv when Redis goes away', () => {
 });
 
 /**
- * A TCP proxy to Redis that, once `holdReadyChecks` is on, keeps back what Redis answers on each
- * new connection from its `INFO` (ioredis's ready check) on, and hands it over only after the
- * client has closed its side: the answer then arrives at a connection no longer writable.
- * `held.waiting` counts the connections with an answer held.
+ * A TCP proxy to Redis that, once told (`cutAndHoldReadyChecks`), keeps back what Redis answers on
+ * each new connection from its `INFO` (ioredis's ready check) on, until `release()`: the test
+ * closes the client first, so the answer arrives at a connection no longer writable.
+ * `held.waiting` counts the connections with an answer held; `sent`, the bytes written to each
+ * client, by the client's own port.
  */
 async function startHoldingProxy(redisUrl: string) {
   const upstreamPort = Number(new URL(redisUrl).port);
   const clients = new Set<Socket>();
-  const held = { on: false, waiting: 0, answeredAfterClose: 0 };
+  const held = { on: false, waiting: 0 };
+  const sent = new Map<number, number>();
+  const releases: Array<() => void> = [];
   const proxy = createServer({ allowHalfOpen: true }, (client) => {
     clients.add(client);
+    const port = client.remotePort!;
     const upstream = connect(upstreamPort, '127.0.0.1');
     const kept: Buffer[] = [];
     let holding = false;
+    const toClient = (chunk: Buffer) => {
+      sent.set(port, (sent.get(port) ?? 0) + chunk.length);
+      client.write(chunk);
+    };
     client.on('data', (chunk: Buffer) => {
       if (held.on && /\r\ninfo\r\n/i.test(chunk.toString('latin1'))) holding = true;
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
-      if (!holding) return void client.write(chunk);
+      if (!holding) return toClient(chunk);
       if (kept.push(chunk) === 1) held.waiting++;
     });
-    // Closed by the client: what was held goes to it, and what Redis still sends after it.
-    client.on('end', () => {
-      if (kept.length > 0) held.answeredAfterClose++;
+    releases.push(() => {
       holding = false;
-      client.write(Buffer.concat(kept));
-      upstream.end();
+      if (kept.length > 0) toClient(Buffer.concat(kept.splice(0)));
     });
+    client.on('end', () => upstream.end());
     upstream.on('end', () => client.end());
     for (const socket of [client, upstream]) socket.on('error', () => undefined);
     client.on('close', () => {
@@ -393,10 +399,15 @@ async function startHoldingProxy(redisUrl: string) {
   return {
     url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     held,
+    sent,
     /** Cuts every connection (the clients reconnect) and holds the ready checks of the new ones. */
     cutAndHoldReadyChecks(): void {
       held.on = true;
       for (const client of clients) client.destroy();
+    },
+    /** Hands every held answer over, and what follows it. */
+    release: () => {
+      for (const release of releases) release();
     },
     close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
@@ -413,7 +424,8 @@ describe('RedisKv closed while it reconnects', () => {
     const onSocket = ({ socket }: { socket: Socket }) => sockets.push(socket);
     diagnostics.subscribe('net.client.socket', onSocket as (message: unknown) => void);
     try {
-      const kv = new RedisKv({ url: proxy.url });
+      // A ready check left unanswered for 10 s before ioredis gives up on it (not 500 ms: a loaded machine).
+      const kv = new RedisKv({ url: proxy.url, commandTimeoutMs: 10_000 });
       await kv.listen('freed', () => undefined);
       proxy.cutAndHoldReadyChecks();
       sockets.length = 0;
@@ -421,11 +433,14 @@ describe('RedisKv closed while it reconnects', () => {
       await eventually(() => expect(proxy.held.waiting).toBe(2), 5_000);
       const reconnected = sockets.filter((s) => s.remotePort === Number(new URL(proxy.url).port));
       expect(reconnected).toHaveLength(2);
+      const ports = reconnected.map((s) => s.localPort!);
       const closed = Promise.all(reconnected.map((s) => new Promise((resolve) => s.once('close', resolve))));
-      await kv.close();
+      const closing = kv.close(); // both connections ended now, in this call's first step
+      proxy.release();
+      await closing;
       await closed;
-      // Both answers arrived after the close: the listener's connection turned ready, unwritable.
-      expect(proxy.held.answeredAfterClose).toBe(2);
+      // Both answers were read after the close (not cut off unread): the listener's connection turned ready, unwritable.
+      expect(reconnected.map((s) => s.bytesRead)).toEqual(ports.map((port) => proxy.sent.get(port)));
       // ioredis's own resubscribing rejected there with nobody to hear it (Node ends the process).
       expect(unhandled).toEqual([]);
     } finally {

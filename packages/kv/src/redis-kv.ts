@@ -286,8 +286,8 @@ export class RedisKv implements Kv {
     } catch (err) {
       stop();
       // Ready but silent (a half-open socket an idle timeout left): reconnect it, and its channels
-      // are subscribed again once it is back; the caller asks again later.
-      if (subscriber.status === 'ready') subscriber.disconnect(true);
+      // are subscribed again once it is back; the caller asks again later. A refusal is not that.
+      if ((err as Error).message === 'Command timed out' && subscriber.status === 'ready') subscriber.disconnect(true);
       throw err instanceof KvUnavailableError ? err : this.#unavailable('listen', err);
     }
     return stop;
@@ -295,8 +295,9 @@ export class RedisKv implements Kv {
 
   /**
    * UNSUBSCRIBE. One that cannot be sent (the connection is down) needs no second try: a
-   * reconnected subscriber subscribes only the channels listened to then (`#subscriberConnection`),
-   * and one left subscribed on a connection that stayed up carries messages nobody hears.
+   * reconnected subscriber subscribes the channels listened to then (`#subscriberConnection`).
+   * A channel may still stay subscribed — on a connection that stayed up, or by a SUBSCRIBE that
+   * was unanswered at a drop, which ioredis sends again after it — and carries messages nobody hears.
    */
   #unsubscribe(subscriber: Redis, names: string[]): void {
     subscriber.unsubscribe(...names).catch(() => undefined);
@@ -321,9 +322,12 @@ export class RedisKv implements Kv {
     subscriber.on('ready', () => {
       const names = [...this.#listeners.keys()];
       if (names.length === 0 || this.#closed) return;
-      subscriber.subscribe(...names).catch(() => {
-        // Sent but not answered (a half-open socket an idle timeout left): reconnect, and try again then.
-        if (subscriber.status === 'ready' && !this.#closed) subscriber.disconnect(true);
+      subscriber.subscribe(...names).catch((err: Error) => {
+        this.#lastError = err;
+        // Sent but not answered on a connection still up (a half-open socket an idle timeout left):
+        // reconnect, and try again then. Not on a refusal (an ACL's NOPERM): that would be the same
+        // again, reconnecting ten times a second (ioredis's backoff starts over at each ready).
+        if (err.message === 'Command timed out' && subscriber.status === 'ready' && !this.#closed) subscriber.disconnect(true);
       });
     });
     this.#subscriber = subscriber;

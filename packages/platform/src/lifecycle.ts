@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 /** How long a process stopped in order may stay up for what still holds its event loop. */
 export const STOPPED_LINGER_MS = 1_000;
 
+/** What a process stopped in order says as it ends though something still held it (a leak: tests look for it). */
+export const HELD_AFTER_STOP = `still held open ${STOPPED_LINGER_MS} ms after its stop; exiting`;
+
 /** A long-lived part of a process. */
 export interface Component {
   readonly name: string;
@@ -64,8 +67,8 @@ export async function runComponents(
     // hold it (an exporter retrying, a timer or socket a library keeps), it ends anyway, saying what:
     // left alone, the deadline would end it later with exit code 1, a failed stop.
     setTimeout(() => {
-      logger.warn({ heldBy: process.getActiveResourcesInfo() }, `still held open ${STOPPED_LINGER_MS} ms after its stop; exiting`);
-      process.exit(0);
+      logger.warn({ heldBy: process.getActiveResourcesInfo() }, HELD_AFTER_STOP);
+      exitOnceWritten(0);
     }, STOPPED_LINGER_MS).unref();
   };
   for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
@@ -83,4 +86,14 @@ export async function runComponents(
     }
   }
   return !stopping;
+}
+
+/**
+ * Exits once what stdout still holds is written (a pipe its reader empties slowly keeps the last
+ * lines in the process, and `process.exit` drops them), or STOPPED_LINGER_MS later.
+ */
+function exitOnceWritten(code: number): void {
+  if (process.stdout.writableLength === 0) process.exit(code);
+  process.stdout.once('drain', () => process.exit(code));
+  setTimeout(() => process.exit(code), STOPPED_LINGER_MS).unref();
 }

@@ -127,7 +127,7 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
       stopped ??= (async () => {
         unregister();
         try {
-          const late = () => new Error(`the last spans were not exported within ${TRACING_FLUSH_MS} ms (the OTLP endpoint did not answer): dropped`);
+          const late = () => new Error(`the last spans were not exported within ${TRACING_FLUSH_MS} ms (the OTLP endpoint did not answer in time): dropped`);
           await within(provider.shutdown(), TRACING_FLUSH_MS, late);
         } finally {
           setSpansRecorded(false);
