@@ -357,12 +357,13 @@ describe('RedisKv when Redis goes away', () => {
  * each new connection from its `INFO` (ioredis's ready check) on, until `release()`: the test
  * closes the client first, so the answer arrives at a connection no longer writable.
  * `held.waiting` counts the connections with an answer held; `sent`, the bytes written to each
- * client, by the client's own port.
+ * client, by the client's own port. Told `cutAndSwallowNextSubscribe`, it passes on nothing more
+ * from the first new connection to send a SUBSCRIBE (a half-open socket, as an idle timeout leaves).
  */
 async function startHoldingProxy(redisUrl: string) {
   const upstreamPort = Number(new URL(redisUrl).port);
   const clients = new Set<Socket>();
-  const held = { on: false, waiting: 0 };
+  const held = { on: false, waiting: 0, swallowNext: false, swallowed: 0 };
   const sent = new Map<number, number>();
   const releases: Array<() => void> = [];
   const proxy = createServer({ allowHalfOpen: true }, (client) => {
@@ -375,9 +376,16 @@ async function startHoldingProxy(redisUrl: string) {
       sent.set(port, (sent.get(port) ?? 0) + chunk.length);
       client.write(chunk);
     };
+    let swallowing = false;
     client.on('data', (chunk: Buffer) => {
-      if (held.on && /\r\ninfo\r\n/i.test(chunk.toString('latin1'))) holding = true;
-      upstream.write(chunk);
+      const text = chunk.toString('latin1');
+      if (held.on && /\r\ninfo\r\n/i.test(text)) holding = true;
+      if (held.swallowNext && /\r\nsubscribe\r\n/i.test(text)) {
+        held.swallowNext = false;
+        held.swallowed++;
+        swallowing = true;
+      }
+      if (!swallowing) upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       if (!holding) return toClient(chunk);
@@ -405,6 +413,11 @@ async function startHoldingProxy(redisUrl: string) {
       held.on = true;
       for (const client of clients) client.destroy();
     },
+    /** Cuts every connection (the clients reconnect) and swallows the first SUBSCRIBE of the new ones, and all after it there. */
+    cutAndSwallowNextSubscribe(): void {
+      held.swallowNext = true;
+      for (const client of clients) client.destroy();
+    },
     /** Hands every held answer over, and what follows it. */
     release: () => {
       for (const release of releases) release();
@@ -412,6 +425,27 @@ async function startHoldingProxy(redisUrl: string) {
     close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }
+
+describe('RedisKv whose listener connection is cut', () => {
+  it('subscribes again on a new connection when the SUBSCRIBE after a reconnect goes unanswered (a half-open socket)', async () => {
+    const proxy = await startHoldingProxy(server.url);
+    const kv = new RedisKv({ url: proxy.url, commandTimeoutMs: 300 });
+    try {
+      let heard = 0;
+      await kv.listen('freed', () => heard++);
+      proxy.cutAndSwallowNextSubscribe();
+      await eventually(() => expect(proxy.held.swallowed).toBe(1), 5_000);
+      // Heard only once the listener's channel is subscribed on a connection made after the unanswered one.
+      await eventually(async () => {
+        await kv.logRemove('log', 'm', 'freed').catch(() => undefined);
+        expect(heard).toBeGreaterThan(0);
+      }, 10_000);
+    } finally {
+      await kv.close();
+      await proxy.close();
+    }
+  });
+});
 
 describe('RedisKv closed while it reconnects', () => {
   it('leaves no rejection unhandled when closed between its connections’ ready checks and their answers (the listener’s resubscribing)', async () => {
