@@ -68,7 +68,7 @@ export async function runComponents(
     // left alone, the deadline would end it later with exit code 1, a failed stop.
     setTimeout(() => {
       logger.warn({ heldBy: process.getActiveResourcesInfo() }, HELD_AFTER_STOP);
-      exitOnceWritten(0);
+      exitOnceWritten(Number(process.exitCode ?? 0)); // 0 unless something after the stop said otherwise
     }, STOPPED_LINGER_MS).unref();
   };
   for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
