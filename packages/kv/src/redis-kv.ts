@@ -285,9 +285,7 @@ export class RedisKv implements Kv {
       await subscriber.subscribe(name);
     } catch (err) {
       stop();
-      // Ready but silent (a half-open socket an idle timeout left): reconnect it, and its channels
-      // are subscribed again once it is back; the caller asks again later. A refusal is not that.
-      if ((err as Error).message === 'Command timed out' && subscriber.status === 'ready') subscriber.disconnect(true);
+      this.#reconnectIfSilent(subscriber, err); // the caller asks again later
       throw err instanceof KvUnavailableError ? err : this.#unavailable('listen', err);
     }
     return stop;
@@ -324,14 +322,21 @@ export class RedisKv implements Kv {
       if (names.length === 0 || this.#closed) return;
       subscriber.subscribe(...names).catch((err: Error) => {
         this.#lastError = err;
-        // Sent but not answered on a connection still up (a half-open socket an idle timeout left):
-        // reconnect, and try again then. Not on a refusal (an ACL's NOPERM): that would be the same
-        // again, reconnecting ten times a second (ioredis's backoff starts over at each ready).
-        if (err.message === 'Command timed out' && subscriber.status === 'ready' && !this.#closed) subscriber.disconnect(true);
+        this.#reconnectIfSilent(subscriber, err); // and try again then
       });
     });
     this.#subscriber = subscriber;
     return subscriber;
+  }
+
+  /**
+   * A SUBSCRIBE sent but not answered on a connection still up (a half-open socket an idle timeout
+   * left): reconnect it, and its channels are subscribed again once it is back. Not on a refusal
+   * (an ACL's NOPERM): that would be the same again, reconnecting ten times a second (ioredis's
+   * backoff starts over at each ready).
+   */
+  #reconnectIfSilent(subscriber: Redis, err: unknown): void {
+    if ((err as Error | undefined)?.message === 'Command timed out' && subscriber.status === 'ready' && !this.#closed) subscriber.disconnect(true);
   }
 
   async logCount(key: string, windowMs: number, now: number): Promise<number> {

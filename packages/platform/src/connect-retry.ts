@@ -92,24 +92,14 @@ export async function connectWithRetry<T>(
 /** `attempt`, or a rejection with `signal`'s reason once it aborts; what the attempt makes after that goes to `discard`. */
 function unlessAborted<T>(attempt: Promise<T>, signal: AbortSignal | undefined, discard: ((connected: T) => unknown) | undefined): Promise<T> {
   if (signal === undefined) return attempt;
-  return new Promise<T>((resolve, reject) => {
-    const aborted = () => {
-      reject(signal.reason);
-      attempt.then((connected) => discard?.(connected)).catch(() => {});
-    };
-    if (signal.aborted) return aborted();
-    signal.addEventListener('abort', aborted, { once: true });
-    attempt.then(
-      (connected) => {
-        signal.removeEventListener('abort', aborted);
-        resolve(connected);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', aborted);
-        reject(err);
-      },
-    );
-  });
+  const aborted = Promise.withResolvers<never>();
+  const onAbort = () => {
+    aborted.reject(signal.reason);
+    attempt.then((connected) => discard?.(connected)).catch(() => {});
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return Promise.race([attempt, aborted.promise]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Waits `ms`, or rejects with `signal`'s reason once it aborts (at once, if it has): the timer cleared either way. */

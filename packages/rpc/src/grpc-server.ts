@@ -1,5 +1,6 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { DescService } from '@bufbuild/protobuf';
+import { within } from '@wirehook/core';
 import { addService, type AddServiceOptions, type ServiceImpl } from './grpc-service.ts';
 import { addHealthService } from './health.ts';
 
@@ -85,11 +86,10 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
         for (const name of ['', ...names]) health.setStatus(name, 'NOT_SERVING');
         const force = setTimeout(() => {
           server.forceShutdown();
-          const bound = setTimeout(resolve, CANCELLED_HANDLERS_MS);
-          void Promise.allSettled([...running]).then(() => {
-            clearTimeout(bound);
-            resolve();
-          });
+          const late = () => new Error(`handlers still running ${CANCELLED_HANDLERS_MS} ms after their calls were cancelled`);
+          void within(Promise.allSettled([...running]), CANCELLED_HANDLERS_MS, late)
+            .catch(() => undefined)
+            .then(() => resolve());
         }, options.shutdownGraceMs ?? 5_000);
         server.tryShutdown(() => {
           clearTimeout(force);
