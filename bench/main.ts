@@ -1,5 +1,5 @@
 // `pnpm bench` — Wirehook's benchmarks on this machine (docs/benchmarks.md).
-//   node bench/main.ts [--smoke] [--runs N] [--only e2e,floor,threaded-floor,cluster-floor,…,ordered,capacity,history,idempotency]
+//   node bench/main.ts [--smoke] [--runs N] [--only e2e,pace,floor,threaded-floor,cluster-floor,…,ordered,capacity,history,idempotency]
 //                      [--orgs N] [--backlog DELIVERIES]
 //                      [--senders N]                     (requests in flight from the harness; 64 unless given)
 //                      [--out DIR] [--launcher embedded|cluster] [--profile DIR] [--alloc DIR] [--node-args "--trace-gc …"] [--keep]
@@ -43,6 +43,7 @@ import { runIdempotency } from './scenarios/idempotency.ts';
 import { runIntake } from './scenarios/intake.ts';
 import { runNoisy } from './scenarios/noisy.ts';
 import { runOrdered } from './scenarios/ordered.ts';
+import { runPace } from './scenarios/pace.ts';
 import { runStorm } from './scenarios/storm.ts';
 import { runTransformed } from './scenarios/transformed.ts';
 import { FANOUT_ENDPOINTS, settingsFor } from './settings.ts';
@@ -54,6 +55,7 @@ const SCENARIOS: Record<Exclude<ScenarioName, 'idempotency' | 'ab'>, (ctx: Bench
   baseline: runBaseline,
   intake: runIntake,
   e2e: runE2e,
+  pace: runPace,
   floor: runFloor,
   'threaded-floor': runThreadedFloor,
   'cluster-floor': runClusterFloor,

@@ -18,6 +18,7 @@ import { historyFigures } from './history-figures.ts';
 import { idempotencyFigures } from './idempotency-figures.ts';
 import type { ScenarioMedians } from './medians.ts';
 import { orderedFigures } from './ordered-figures.ts';
+import { paceFigures } from './pace-figures.ts';
 import { backlogFigures, noisyFigures, stormFigures } from './stress-figures.ts';
 import { transformedFigures } from './transformed-figures.ts';
 
@@ -30,6 +31,7 @@ export function figuresOf(medians: ScenarioMedians): Figure[] {
     ...baselineFigures(medians),
     ...intakeFigures(medians),
     ...e2eFigures(medians),
+    ...paceFigures(medians),
     ...floorFigures(medians),
     ...threadedFloorFigures(medians),
     ...clusterFloorFigures(medians),

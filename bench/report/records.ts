@@ -83,6 +83,7 @@ export const SCENARIO_NAMES = [
   'baseline',
   'intake',
   'e2e',
+  'pace',
   'floor',
   'threaded-floor',
   'cluster-floor',

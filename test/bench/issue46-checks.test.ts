@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { abFigures, clusterFigures, clusterFloorFigures, e2eFigures, floorFigures, threadedFloorFigures } from '../../bench/report/delivery-figures.ts';
 import { figuresOf } from '../../bench/report/figures.ts';
+import { paceFigures } from '../../bench/report/pace-figures.ts';
 import type { Figure } from '../../bench/report/figure.ts';
 import { type Medians, variantMedians } from '../../bench/report/medians.ts';
 import { emptyRecord, type RunRecord } from '../../bench/report/records.ts';
@@ -91,6 +92,22 @@ describe('issue 46’s checks in the bench report', () => {
     const { floor: _floor, ...noFloor } = run;
     expect(figure(clusterFigures(noFloor), 'cluster.rate').checked).toBe('0.6 × embedded (cluster floor 0.6 × threaded floor)');
     expect(threadedFloorFigures({ floor: run.floor })).toEqual([]);
+  });
+
+  it('256 senders: delivery keeping pace (95 % of accepted/s) passes, or Wirehook at 1.7 of 2 cores; neither, a backlog with cores to spare', () => {
+    const pace = (deliveredPercent: number, cpuWirehook: number, cpus = 2) =>
+      figure(paceFigures({ pace: medians({ cpuWirehook, extra: { deliveredPercent, cpus } }) }), 'pace.kept');
+    expect(pace(95, 124)).toMatchObject({ pass: true, value: 95, checked: '95 %, Wirehook 1.24 of 2 cores: delivery keeps pace' });
+    expect(pace(94.9, 124)).toMatchObject({ pass: false, checked: '94.9 %, Wirehook 1.24 of 2 cores: a backlog grows with cores to spare' });
+    // A backlog grows, but Wirehook has the machine: the CPU names the limit.
+    expect(pace(88, 170)).toMatchObject({ pass: true, checked: '88 %, Wirehook 1.7 of 2 cores: the CPU is the limit' });
+    expect(pace(88, 169)).toMatchObject({ pass: false });
+    // The cores are the machine's: 1.7 of 4 is not most of it.
+    expect(pace(88, 170, 4).pass).toBe(false);
+    expect(pace(88, 340, 4).pass).toBe(true);
+    // Nothing measured, no verdict; no pace run, no figures.
+    expect(figure(paceFigures({ pace: medians({}) }), 'pace.kept')).toMatchObject({ pass: null, value: null, checked: null });
+    expect(paceFigures({ e2e: medians({}) })).toEqual([]);
   });
 
   it('the API probe: a rise of twice its control’s passes, more does not; a control that fell counts as 1 ×; none, no verdict', () => {

@@ -40,7 +40,20 @@ describe('bench --smoke', () => {
     () => {
       const run = spawnSync(process.execPath, [join(root, 'bench/main.ts'), '--smoke', '--out', out], { encoding: 'utf8', timeout: RUN_MS, env: benchEnv() });
       expect(run.status, run.stderr).toBe(0);
-      for (const scenario of ['baseline', 'intake', 'e2e', 'floor', 'threaded-floor', 'cluster-floor', 'fanout', 'storm', 'noisy', 'backlog', 'cluster']) {
+      for (const scenario of [
+        'baseline',
+        'intake',
+        'e2e',
+        'pace',
+        'floor',
+        'threaded-floor',
+        'cluster-floor',
+        'fanout',
+        'storm',
+        'noisy',
+        'backlog',
+        'cluster',
+      ]) {
         expect(run.stdout).toMatch(new RegExp(`^${scenario}\\s`, 'm'));
       }
       expect(run.stdout).toMatch(/counts: all \d+ checks add up/);
@@ -62,6 +75,7 @@ describe('bench --smoke', () => {
         'floor',
         'intake',
         'noisy',
+        'pace',
         'storm',
         'threaded-floor',
       ]);
@@ -75,6 +89,13 @@ describe('bench --smoke', () => {
       expect(report.figures.find((f: { id: string }) => f.id === 'e2e.cpu')).toMatchObject({
         target: '≤ 300 µs',
         checked: expect.stringMatching(/^[\d.]+ × floor$/),
+      });
+      // Issue 46's pace check: e2e's shape from 256 senders, its deliveries a second against its accepted a second.
+      expect(report.settings.pace.senders).toBe(256);
+      expect(report.figures.find((f: { id: string }) => f.id === 'pace.kept')).toMatchObject({
+        target: '≥ 95 %, or Wirehook ≥ 0.85 × the cores',
+        value: expect.any(Number),
+        checked: expect.stringMatching(/^[\d.]+ %, Wirehook [\d.]+ of \d+ cores: /),
       });
       expect(report.figures.find((f: { id: string }) => f.id === 'floor.cpu')?.value).toBeGreaterThan(0);
       // The floor's store fsyncs each commit (as it reported its pragmas), and its CPU is split by thread.
