@@ -76,8 +76,7 @@ describe('connectWithRetry', () => {
         (error: unknown) => ({ settled: 'rejected' as const, error }),
       );
       await vi.advanceTimersByTimeAsync(ms);
-      const settled = await Promise.race([outcome, Promise.resolve({ settled: 'pending' as const })]);
-      return settled;
+      return Promise.race([outcome, Promise.resolve({ settled: 'pending' as const })]);
     };
     try {
       let deadlineAt = Date.now() + 100;
