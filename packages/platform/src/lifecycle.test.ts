@@ -61,6 +61,46 @@ it('stopped, a process that something still holds open ends 1 s later with code 
   expect(code).toBe(0);
 }, 30_000);
 
+it('held open after its stop, it ends once stdout has taken what it logged: a reader that empties the pipe late gets every line', async () => {
+  // 2 MB logged during the stop, the pipe not read until the held-after-stop line is queued behind it: process.exit
+  // at that moment would drop all but the pipe's 64 KB, the last lines (stopped, HELD_AFTER_STOP) among them.
+  const child = spawn(process.execPath, [PROBE], {
+    env: {
+      ...process.env,
+      METRICS_PORT: String(await freePort()),
+      STOP_MS: '10',
+      LEAVE_OPEN: '1',
+      FLOOD_BYTES: String(2 * 2 ** 20),
+      STOP_DEADLINE_MS: '10000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  child.stdout.pause();
+  // Read again the moment the line is queued (an event, not a poll): the process waits up to 1 s for the drain.
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    if (stderr.includes('held-after-stop queued')) child.stdout.resume();
+  });
+  child.kill('SIGTERM');
+  const [code] = (await closed) as [number | null];
+  // It was queued behind what the pipe had not taken: the case the wait is for.
+  expect(Number(/queued \((\d+) bytes unwritten\)/.exec(stderr)?.[1])).toBeGreaterThan(2 ** 20);
+  const lines = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; i?: number });
+  const flooded = lines.filter((l) => l.msg === 'flood');
+  expect(flooded.length).toBeGreaterThan(50_000);
+  expect(flooded.at(-1)?.i).toBe(flooded.length - 1);
+  expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['stopped', HELD_AFTER_STOP]));
+  expect(code).toBe(0);
+}, 30_000);
+
 it('without stopDeadlineMs a service stops within 20 s', async () => {
   const { code, lines } = await stopProbe({ STOP_MS: '10' });
   expect(code).toBe(0);

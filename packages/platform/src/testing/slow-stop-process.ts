@@ -5,14 +5,37 @@
 // starting when the SIGTERM comes (its start ends only after it): each says on stdout, as a JSON
 // line, when it starts and stops; the first and the third hold a timer that keeps the process
 // alive until they are stopped. With STOP_DURING_START=fail the second one's start fails then.
-// With LEAVE_OPEN=1 a second component's stop leaves a timer running (as a library may).
-import type { Component } from '../lifecycle.ts';
+// With LEAVE_OPEN=1 a second component's stop leaves a timer running (as a library may); with
+// FLOOD_BYTES=N too, that stop first logs about N bytes of lines ({"msg":"flood","i":k}), and the
+// process says on stderr when its HELD_AFTER_STOP line is handed to stdout (the test then reads).
+import { type Component, HELD_AFTER_STOP } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
 const env = (name: string): string | undefined => process.env[name];
 const stopMs = Number(env('STOP_MS'));
 const deadline = env('STOP_DEADLINE_MS');
 const say = (msg: string): void => void process.stdout.write(`${JSON.stringify({ msg })}\n`);
+const floodBytes = Number(env('FLOOD_BYTES') ?? 0);
+
+if (floodBytes > 0) {
+  const write = process.stdout.write.bind(process.stdout) as (chunk: string) => boolean;
+  process.stdout.write = ((chunk: string) => {
+    const written = write(chunk);
+    if (String(chunk).includes(HELD_AFTER_STOP)) process.stderr.write(`held-after-stop queued (${process.stdout.writableLength} bytes unwritten)\n`);
+    return written;
+  }) as typeof process.stdout.write;
+}
+
+/** About `bytes` of numbered lines, in one write: stdout holds what its reader has not taken. */
+function flood(bytes: number): void {
+  const lines: string[] = [];
+  for (let i = 0, size = 0; size < bytes; i++) {
+    const line = `${JSON.stringify({ msg: 'flood', i })}\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  process.stdout.write(lines.join(''));
+}
 
 /** A component that keeps the process alive from its start to its stop. */
 function holding(name: string): Component {
@@ -56,7 +79,18 @@ await runService(
     return env('STOP_DURING_START')
       ? [holding('first'), inFlight, holding('late')]
       : [
-          ...(env('LEAVE_OPEN') === '1' ? [{ name: 'leaky', start: async () => {}, stop: async () => void setInterval(() => {}, 60_000) }] : []),
+          ...(env('LEAVE_OPEN') === '1'
+            ? [
+                {
+                  name: 'leaky',
+                  start: async () => {},
+                  stop: async () => {
+                    if (floodBytes > 0) flood(floodBytes);
+                    setInterval(() => {}, 60_000);
+                  },
+                },
+              ]
+            : []),
           {
             name: 'slow',
             start: async () => {},
