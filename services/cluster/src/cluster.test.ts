@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@wirehook/testkit';
-import { type ServiceSpec, startInOrder } from './cluster.ts';
+import { type ServiceSpec, startInOrder, stopChild } from './cluster.ts';
 import { OutputTail, StartError, startLive } from './start-wait.ts';
 
 const children: ReturnType<typeof spawn>[] = [];
@@ -91,5 +91,27 @@ describe('starting a cluster', () => {
     const err = await startInOrder(specs, launcher({ 'message-intake': 'fails', gateway: 'live', portal: 'live' }, log)).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^message-intake exited \(code 1\) while starting/);
     expect(log).toEqual(['start message-intake', 'end message-intake']);
+  });
+});
+
+describe('stopping a service', () => {
+  it('resolves once the service’s output is read to its end, not at its exit (what is still in the pipe then is read too)', async () => {
+    // On SIGTERM the service leaves its stdout to a process of its own that writes the last line after the service has
+    // exited (a line still in the pipe at the exit, made certain): 'exit' comes before it, 'close' after.
+    const last = `setTimeout(() => console.log('the last line'), 200)`;
+    const code = `process.on('SIGTERM', () => {
+      require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(last)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+      process.exit(0);
+    });
+    setInterval(() => {}, 60_000);
+    console.log('up');`;
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    await stopChild(child, 'SIGTERM', 20_000);
+    expect(lines).toEqual(['up', 'the last line']);
+    expect(child.exitCode).toBe(0);
   });
 });

@@ -148,6 +148,19 @@ export function embeddedKillWaitMs(deliveryTimeoutMs: string | undefined): numbe
 }
 
 /**
+ * Sends `signal` to `child` (SIGKILL after `hardMs`) and resolves once its output has been read to
+ * the end: on 'close', not 'exit' — a line it wrote just before it ended (a stop's
+ * HELD_AFTER_STOP, which the cluster tests look for) may still be in the pipe at 'exit'.
+ */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, hardMs: number): Promise<void> {
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.kill(signal);
+  const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
+  await closed;
+  clearTimeout(hard);
+}
+
+/**
  * Starts every Wirehook service as its own child process (the shape the Helm chart
  * deploys) and waits until each reports healthy. NATS, Redis and the store must already
  * be reachable through `options.env`.
@@ -199,11 +212,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const child = children.get(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     stopping.add(child);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    const hard = setTimeout(() => child.kill('SIGKILL'), stopWaitMs(specs.find((s) => s.name === name)));
-    await exited;
-    clearTimeout(hard);
+    await stopChild(child, signal, stopWaitMs(specs.find((s) => s.name === name)));
   };
 
   const cluster: Cluster = {
