@@ -25,9 +25,9 @@ export interface BenchSettings {
   e2e: { warmup: number; count: number; consumers: number; pacedCount: number; probeIdleMs: number; warming: number };
   /**
    * Issue 46's pace check: e2e's shape (1 endpoint per message over `consumers`) from `senders`
-   * closed-loop senders, `warmup` then `count` messages a run.
+   * closed-loop senders, `warmup` then `count` messages a run, the backlog read every `sampleMs`.
    */
-  pace: { warmup: number; count: number; consumers: number; senders: number };
+  pace: { warmup: number; count: number; consumers: number; senders: number; sampleMs: number };
   /** Each message to a consumer with 20 endpoints. */
   fanout: { warmup: number; messages: number; consumers: number };
   /** As e2e, with every other consumer's endpoint answering 500. */
@@ -68,7 +68,7 @@ export function settingsFor(mode: 'full' | 'smoke', dispatchers: number): BenchS
       baseline: { warmup: 20, count: 200 },
       intake: { warmup: 10, count: 60, consumers: 4 },
       e2e: { warmup: 10, count: 60, consumers: 4, pacedCount: 30, probeIdleMs: 500, warming: 20 },
-      pace: { warmup: 10, count: 300, consumers: 4, senders: 256 },
+      pace: { warmup: 10, count: 1_000, consumers: 4, senders: 256, sampleMs: 10 },
       fanout: { warmup: 1, messages: 4, consumers: 2 },
       storm: { warmup: 10, count: 60, consumers: 4 },
       noisy: { warmup: 10, count: 60, consumers: 4, healthyTenants: 3, backlog: 200 },
@@ -91,9 +91,9 @@ export function settingsFor(mode: 'full' | 'smoke', dispatchers: number): BenchS
     // until about the 54,000th message (100 → 32–43 µs; in all, 571 → 419–478: docs/benchmarks.md).
     // Under load of 64 senders; the runs' own warm-ups (1,000) come on top.
     e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000, probeIdleMs: 5_000, warming: 48_000 },
-    // Twice e2e's count: a steady state's tail (the last messages' accept→receive, ≈ 0.1 s at 256
-    // senders) is then ≈ 2 % of the span, where a growing backlog's share grows with it.
-    pace: { warmup: 1_000, count: 16_000, consumers: 64, senders: 256 },
+    // Twice e2e's count: ≈ 5 s of sending, ≈ 18 readings of the backlog after the ramp-up, so its
+    // growth is measured to about a percent of intake (report/backlog-growth.ts).
+    pace: { warmup: 1_000, count: 16_000, consumers: 64, senders: 256, sampleMs: 200 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },
     storm: { warmup: 1_000, count: 8_000, consumers: 64 },
     noisy: { warmup: 1_000, count: 8_000, consumers: 64, healthyTenants: 23, backlog: 10_000 },

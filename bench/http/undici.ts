@@ -21,6 +21,8 @@ export interface UndiciRequest {
 export interface UndiciPool {
   request(options: UndiciRequest): Promise<UndiciResponse>;
   close(): Promise<void>;
+  /** Its connections open now (undici's PoolStats). */
+  readonly stats: { connected: number };
 }
 
 /** TLS of a pool's connections: CAs trusted beside Node's, and the name checked (SNI) when the origin is an address. */

@@ -17,6 +17,11 @@ export class WirehookApi {
     this.#pool = createPool(apiUrl, connections);
   }
 
+  /** Connections open now: as many as requests were ever in flight at once, up to the pool's size. */
+  get connected(): number {
+    return this.#pool.stats.connected;
+  }
+
   /** Sends `body` (already JSON text, or an object to serialise) and parses the JSON answer; `extra` headers go along. */
   async call(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, key: string, body?: unknown, extra: Record<string, string> = {}): Promise<ApiReply> {
     const headers: Record<string, string> = { ...extra, authorization: `Bearer ${key}` };

@@ -23,10 +23,17 @@ export const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * POSTs messages `from` … `from + count − 1` at `concurrency`, message i to
- * `targets[i mod targets.length]`. Never throws for an HTTP status; counts it.
+ * `targets[i mod targets.length]`. Never throws for an HTTP status; counts it, in `out` as it
+ * goes (given one, a caller can watch the counts while the send runs).
  */
-export async function sendMessages(api: WirehookApi, targets: Target[], from: number, count: number, concurrency: number): Promise<SendOutcome> {
-  const out = emptyOutcome();
+export async function sendMessages(
+  api: WirehookApi,
+  targets: Target[],
+  from: number,
+  count: number,
+  concurrency: number,
+  out: SendOutcome = emptyOutcome(),
+): Promise<SendOutcome> {
   await closedLoop(from, count, concurrency, (i) => sendOne(api, targets[i % targets.length]!, out));
   out.finishedAt = nowMs();
   return out;
@@ -60,7 +67,8 @@ export async function sendPaced(
   return out;
 }
 
-function emptyOutcome(): SendOutcome {
+/** A send's counts before its first request (its start is now). */
+export function emptyOutcome(): SendOutcome {
   return { sent: 0, accepted: 0, rejected: {}, deliveriesCreated: 0, latency: new Samples(), startedAt: nowMs(), finishedAt: 0 };
 }
 

@@ -6,13 +6,13 @@ import type { ScenarioMedians } from './medians.ts';
 import { round } from './stats.ts';
 
 /**
- * Deliveries a second as a share of accepted a second, each over its own span, at or above which
- * delivery keeps pace. A steady state's tail (the last messages' accept→receive, ≈ 0.1 s at 256
- * senders, against the full run's ≈ 5 s) costs ≈ 2 %; the issue's growing backlog measured 88 %
+ * The backlog's growth, as a percentage of the accepted rate, at or below which delivery keeps
+ * pace. Its readings resolve about a percent (≈ 18 of them over ≈ 4 s, each off by the few
+ * hundred in flight between a 202 and its delivery); the issue's growing backlog was 12 %
  * (2,042 delivered against 2,328 accepted a second).
  */
-export const PACE_KEPT_PERCENT = 95;
-/** The issue's 1.7 of 2 cores, as a share of the machine's: Wirehook is then the CPU's limit. */
+export const PACE_GROWTH_PERCENT = 3;
+/** The issue's 1.7 of 2 cores, as a share of the machine's. */
 export const PACE_CORES_SHARE = 0.85;
 
 export function paceFigures({ baseline: b, pace: p }: ScenarioMedians): Figure[] {
@@ -28,21 +28,36 @@ export function paceFigures({ baseline: b, pace: p }: ScenarioMedians): Figure[]
     unit: '/s',
     ratioToBaseline: ratio(p.intakePerSecond, b?.perSecond),
   });
-  const kept = p.extra['deliveredPercent'] ?? null;
+  const growth = p.extra['backlogGrowthPercent'] ?? null;
   const cpus = p.extra['cpus'] ?? null;
-  const cores = p.cpuWirehook === null ? null : round(p.cpuWirehook / 100, 2);
-  const keptPace = kept === null ? null : kept >= PACE_KEPT_PERCENT;
-  const cpuBound = cores === null || cpus === null ? null : cores >= PACE_CORES_SHARE * cpus;
+  const share = (percentOfACore: number | null) => (percentOfACore === null || cpus === null ? null : percentOfACore / 100 / cpus);
+  const wirehook = share(p.cpuWirehook);
+  // Everything that ran: Wirehook, the receiver, the harness and the rest of the machine.
+  const machine = share(p.cpuWirehook === null ? null : [p.cpuWirehook, p.cpuReceiver, p.cpuHarness, p.cpuOthers].reduce<number>((a, v) => a + (v ?? 0), 0));
+  const keptPace = growth === null ? null : growth <= PACE_GROWTH_PERCENT;
+  const cpuBound = wirehook === null ? null : wirehook >= PACE_CORES_SHARE;
+  const cores = (s: number | null) => (s === null || cpus === null ? '?' : round(s * cpus, 2));
   add({
     id: 'pace.kept',
     scenario: 'pace',
-    measure: 'deliveries/s as % of accepted/s',
-    value: kept,
+    measure: 'backlog growth, % of accepted/s',
+    value: growth,
     unit: '',
     ratioToBaseline: null,
-    target: `≥ ${PACE_KEPT_PERCENT} %, or Wirehook ≥ ${PACE_CORES_SHARE} × the cores`,
-    checked: kept === null ? null : `${kept} %, Wirehook ${cores ?? '?'} of ${cpus ?? '?'} cores: ${limitOf(keptPace, cpuBound)}`,
+    target: `≤ ${PACE_GROWTH_PERCENT} %, or Wirehook ≥ ${PACE_CORES_SHARE} × the cores`,
+    checked:
+      growth === null && wirehook === null
+        ? null
+        : `${growth ?? '?'} %, Wirehook ${cores(wirehook)} of ${cpus ?? '?'} cores (all ${cores(machine)}): ${limitOf(keptPace, cpuBound, machine)}`,
     pass: keptPace === null && cpuBound === null ? null : keptPace === true || cpuBound === true,
+  });
+  add({
+    id: 'pace.backlog',
+    scenario: 'pace',
+    measure: 'backlog at the last accept',
+    value: p.extra['backlogAtLastAccept'] ?? null,
+    unit: '',
+    ratioToBaseline: null,
   });
   add({
     id: 'pace.p99',
@@ -56,9 +71,10 @@ export function paceFigures({ baseline: b, pace: p }: ScenarioMedians): Figure[]
   return figures;
 }
 
-/** What the run says limits delivery: it kept pace, the CPU is spent, or a backlog grew short of it. */
-function limitOf(keptPace: boolean | null, cpuBound: boolean | null): string {
+/** What the run says limits delivery: it kept pace; Wirehook has the CPU; the machine's CPU is spent beside it; or neither. */
+function limitOf(keptPace: boolean | null, cpuBound: boolean | null, machine: number | null): string {
   if (keptPace) return 'delivery keeps pace';
-  if (cpuBound) return 'the CPU is the limit';
+  if (cpuBound) return 'Wirehook has the cores: the CPU is the limit';
+  if (machine !== null && machine >= PACE_CORES_SHARE) return 'a backlog grows, the machine busy beside Wirehook';
   return 'a backlog grows with cores to spare';
 }

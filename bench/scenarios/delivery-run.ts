@@ -1,5 +1,5 @@
 import type { BenchContext } from '../context.ts';
-import { nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
+import { emptyOutcome, nowMs, sendMessages, sendPaced, type SendOutcome } from '../load/send-messages.ts';
 import type { GroupStats, ReceiverStats } from '../receiver/protocol.ts';
 import { CpuMeter } from '../report/proc-stats.ts';
 import { recordUsage, emptyRecord, type RunRecord } from '../report/records.ts';
@@ -18,6 +18,8 @@ export interface MeasureOptions {
   perSecond?: number;
   /** Called once the warm-up is delivered, before the measured span (e.g. to read Wirehook's counters). */
   afterWarmup?: () => Promise<void>;
+  /** Watches the measured closed-loop send while it runs (`live`: its counts so far), until `sending` settles. */
+  watchSend?: (live: Readonly<SendOutcome>, sending: Promise<unknown>) => Promise<void>;
 }
 
 /** What one measured phase saw. */
@@ -38,6 +40,7 @@ export interface MeasuredPhase {
 export async function measureDeliveries(ctx: BenchContext, targets: Target[], options: MeasureOptions): Promise<MeasuredPhase> {
   const { api, receiver, settings } = ctx;
   const { warmup, count, failing = new Set(), perSecond, afterWarmup } = options;
+  if (perSecond !== undefined && options.watchSend) throw new Error('measureDeliveries: watchSend is for a closed-loop send');
   if (warmup > 0) {
     await receiver.reset();
     await sendMessages(api, targets, 0, warmup, settings.concurrency);
@@ -47,10 +50,16 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   await receiver.reset();
   const meter = new CpuMeter({ wirehook: ctx.wirehook.pids, receiver: receiver.pid });
   const startedAt = nowMs();
-  const send =
-    perSecond === undefined
-      ? await sendMessages(api, targets, warmup, count, settings.concurrency)
-      : await sendPaced(api, targets, warmup, count, perSecond, settings.concurrency);
+  let send: SendOutcome;
+  if (perSecond === undefined) {
+    const live = emptyOutcome();
+    const sending = sendMessages(api, targets, warmup, count, settings.concurrency, live);
+    const watching = options.watchSend?.(live, sending);
+    send = await sending;
+    await watching;
+  } else {
+    send = await sendPaced(api, targets, warmup, count, perSecond, settings.concurrency);
+  }
   const expected = expectedByGroup(targets, warmup, count);
   await waitForDeliveries(ctx, expected, failing, `${count} messages`);
   const usage = meter.stop();

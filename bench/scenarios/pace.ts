@@ -1,39 +1,59 @@
 import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../context.ts';
 import { WirehookApi } from '../http/wirehook-api.ts';
+import { nowMs, type SendOutcome } from '../load/send-messages.ts';
+import { type BacklogSample, backlogGrowthPercent } from '../report/backlog-growth.ts';
 import type { RunRecord, ScenarioResult } from '../report/records.ts';
 import { round } from '../report/stats.ts';
 import { buildTopology, removeEndpoints } from '../setup/topology.ts';
 import { measureDeliveries } from './delivery-run.ts';
 
+/** The receiver's group of the pace runs' endpoints. */
+const GROUP = 'pace';
+
 /**
  * Issue 46's pace check: e2e's load from `settings.pace.senders` (256) closed-loop senders
- * instead of the bench's 64. With that many, intake can accept faster than delivery sends; a
- * backlog that grows leaves the last receipt behind the last accept by what is still to send,
- * so delivery's rate over its span (first send to last receipt) falls below intake's over its
- * own (first send to last accept) by exactly the ratio of the two rates. Each run keeps that
- * ratio as a percentage (`deliveredPercent`: the medians keep one decimal) and the machine's
- * CPUs; the check (report/pace-figures.ts) asks it to stay near 100, or Wirehook to use most
- * of the machine's cores: whichever comes first names the limit.
- * Its own API client: the bench's holds 72 connections, and a sender without one would wait
- * in the client's queue, not in Wirehook.
+ * instead of the bench's 64. With that many, intake can accept faster than delivery sends. While
+ * they send, the backlog (accepted so far minus the receiver's deliveries so far) is read every
+ * `sampleMs`; each run keeps its growth over the send's later part as a percentage of the
+ * accepted rate (`backlogGrowthPercent`: report/backlog-growth.ts says why not the two rates'
+ * ratio), the backlog at the last accept, the machine's CPUs, and the connections its API client
+ * had open as the send ended. The check (report/pace-figures.ts) asks the growth to stay near 0, or Wirehook to use
+ * most of the machine's cores: whichever comes first names the limit. Its own API client: the
+ * bench's holds 72 connections, and the senders beyond them would wait in the client's queue,
+ * not in Wirehook.
  */
 export async function runPace(ctx: BenchContext): Promise<ScenarioResult> {
-  const { senders, warmup, count, consumers } = ctx.settings.pace;
+  const { senders, warmup, count, consumers, sampleMs } = ctx.settings.pace;
   const api = new WirehookApi(ctx.wirehook.apiUrl, senders + 8);
   try {
     const pace: BenchContext = { ...ctx, api, settings: { ...ctx.settings, concurrency: senders } };
     const runs: RunRecord[] = [];
     for (let run = 1; run <= ctx.settings.runs; run++) {
-      const topology = await buildTopology(pace, { name: `pace${run}`, consumers, endpointsPerConsumer: 1, group: () => 'pace' });
-      const { record } = await measureDeliveries(pace, topology.targets, { warmup, count });
+      const topology = await buildTopology(pace, { name: `pace${run}`, consumers, endpointsPerConsumer: 1, group: () => GROUP });
+      let samples: BacklogSample[] = [];
+      let connections = 0;
+      const { record, send } = await measureDeliveries(pace, topology.targets, {
+        warmup,
+        count,
+        watchSend: async (live, sending) => {
+          samples = await sampleBacklog(ctx, live, sending, sampleMs);
+          // Read as the send ends: idle through a long drain, the client closes its connections.
+          connections = api.connected;
+        },
+      });
       await removeEndpoints(pace, topology.endpoints);
-      const accepted = record.intake?.perSecond ?? 0;
-      if (accepted > 0) record.extra['deliveredPercent'] = round((100 * record.perSecond) / accepted, 1);
+      const growth = backlogGrowthPercent(samples);
+      if (growth !== null) record.extra['backlogGrowthPercent'] = round(growth, 1);
+      record.extra['backlogAtLastAccept'] = send.accepted - (samples.at(-1)?.delivered ?? 0);
+      record.extra['backlogSamples'] = samples.length;
+      record.extra['apiConnections'] = connections;
       record.extra['cpus'] = availableParallelism();
       ctx.log(
-        `pace run ${run}: ${senders} senders, accepted ${accepted}/s, delivered ${record.perSecond}/s ` +
-          `(${record.extra['deliveredPercent']} %), accept→receive p99 ${record.latencyMs?.p99} ms, Wirehook at ${record.cpu.wirehook} % of a core`,
+        `pace run ${run}: ${senders} senders (${connections} connections), accepted ${record.intake?.perSecond}/s, ` +
+          `delivered ${record.perSecond}/s; the backlog grew ${growth === null ? '?' : round(growth, 1)} % of intake ` +
+          `(${samples.length} readings, ${record.extra['backlogAtLastAccept']} at the last accept); Wirehook at ${record.cpu.wirehook} % of a core`,
       );
       runs.push(record);
     }
@@ -45,5 +65,19 @@ export async function runPace(ctx: BenchContext): Promise<ScenarioResult> {
     };
   } finally {
     await api.close();
+  }
+}
+
+/** Reads the backlog every `everyMs` until `sending` settles, and once more then. */
+async function sampleBacklog(ctx: BenchContext, live: Readonly<SendOutcome>, sending: Promise<unknown>, everyMs: number): Promise<BacklogSample[]> {
+  let sent = false;
+  void sending.finally(() => (sent = true)).catch(() => {});
+  const samples: BacklogSample[] = [];
+  for (;;) {
+    const last = sent;
+    const delivered = (await ctx.receiver.stats()).groups[GROUP]?.delivered ?? 0;
+    samples.push({ at: nowMs(), accepted: live.accepted, delivered });
+    if (last) return samples;
+    await Promise.race([sleep(everyMs), sending.catch(() => {})]);
   }
 }
