@@ -1,3 +1,4 @@
+import { afterWritten } from './after-written.ts';
 import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
 import type { Logger } from 'pino';
 
@@ -93,7 +94,5 @@ export async function runComponents(
  * lines in the process, and `process.exit` drops them), or STOPPED_LINGER_MS later.
  */
 function exitOnceWritten(code: number): void {
-  if (process.stdout.writableLength === 0) process.exit(code);
-  process.stdout.once('drain', () => process.exit(code));
-  setTimeout(() => process.exit(code), STOPPED_LINGER_MS).unref();
+  afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(code));
 }

@@ -18,12 +18,18 @@ const say = (msg: string): void => void process.stdout.write(`${JSON.stringify({
 const floodBytes = Number(env('FLOOD_BYTES') ?? 0);
 
 if (floodBytes > 0) {
-  const write = process.stdout.write.bind(process.stdout) as (chunk: string) => boolean;
-  process.stdout.write = ((chunk: string) => {
-    const written = write(chunk);
-    if (String(chunk).includes(HELD_AFTER_STOP)) process.stderr.write(`held-after-stop queued (${process.stdout.writableLength} bytes unwritten)\n`);
+  const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
+  let queuedAt: number | undefined;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+    const written = write(chunk, ...rest);
+    if (String(chunk).includes(HELD_AFTER_STOP)) {
+      queuedAt = performance.now();
+      process.stderr.write(`held-after-stop queued (${process.stdout.writableLength} bytes unwritten)\n`);
+    }
     return written;
   }) as typeof process.stdout.write;
+  // How long the exit waited after that line: under STOPPED_LINGER_MS when it waited for the writes, not the fallback.
+  process.on('exit', () => queuedAt !== undefined && process.stderr.write(`exited ${Math.round(performance.now() - queuedAt)} ms after\n`));
 }
 
 /** About `bytes` of numbered lines, in one write: stdout holds what its reader has not taken. */
