@@ -1,11 +1,12 @@
 // How the launcher starts a cluster's services (startInOrder): message-intake alone, then the
 // rest side by side, each failure named. Every service here is a real node process started and
 // waited for as the launcher does (startLive): a tiny script that answers /livez, or exits.
+// And how it stops one (stopChild): its output read to the end, within bounds.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@wirehook/testkit';
-import { type ServiceSpec, startInOrder, stopChild } from './cluster.ts';
+import { OUTPUT_AFTER_EXIT_MS, type ServiceSpec, startInOrder, stopChild } from './cluster.ts';
 import { OutputTail, StartError, startLive } from './start-wait.ts';
 
 const children: ReturnType<typeof spawn>[] = [];
@@ -113,5 +114,39 @@ describe('stopping a service', () => {
     await stopChild(child, 'SIGTERM', 20_000);
     expect(lines).toEqual(['up', 'the last line']);
     expect(child.exitCode).toBe(0);
+  });
+});
+
+describe('stopping a service, bounded', () => {
+  it('a service that ignores SIGTERM is killed after the hard wait', async () => {
+    const child = spawn(process.execPath, ['-e', `process.on('SIGTERM', () => {}); setInterval(() => {}, 60_000); console.log('up');`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    await stopChild(child, 'SIGTERM', 300);
+    expect(child.signalCode).toBe('SIGKILL');
+  });
+
+  it('a process the service left holding its pipes does not hold the stop: its output is cut OUTPUT_AFTER_EXIT_MS after the exit', async () => {
+    const holder = `console.log('holder ' + process.pid); setInterval(() => {}, 60_000)`;
+    const code = `process.on('SIGTERM', () => process.exit(0));
+    require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(holder)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+    setInterval(() => {}, 60_000);`;
+    const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const holderPid = Number(lines.find((l) => l.startsWith('holder '))?.slice(7));
+    try {
+      const startedAt = performance.now();
+      await stopChild(child, 'SIGTERM', 20_000);
+      expect(child.exitCode).toBe(0);
+      // Not before the bound: what the pipes held in that time was still read.
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(OUTPUT_AFTER_EXIT_MS);
+    } finally {
+      process.kill(holderPid, 'SIGKILL');
+    }
   });
 });

@@ -66,7 +66,7 @@ export interface ClusterOptions {
 export interface Cluster {
   apiUrl: string;
   specs: ServiceSpec[];
-  /** Sends a signal to one service (e.g. SIGKILL a dispatcher) and waits for it to exit. */
+  /** Sends a signal to one service (e.g. SIGKILL a dispatcher) and waits for it to exit (its output read: stopChild). */
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped or killed service again and waits until it is healthy. */
   restart(name: string): Promise<void>;
@@ -147,17 +147,29 @@ export function embeddedKillWaitMs(deliveryTimeoutMs: string | undefined): numbe
   return embeddedStopMs(timeoutOf(deliveryTimeoutMs)) + 10_000;
 }
 
+/** How long a stopped service's output may still come after its exit (what its pipes held) before they are closed. */
+export const OUTPUT_AFTER_EXIT_MS = 2_000;
+
 /**
- * Sends `signal` to `child` (SIGKILL after `hardMs`) and resolves once its output has been read to
- * the end: on 'close', not 'exit' — a line it wrote just before it ended (a stop's
- * HELD_AFTER_STOP, which the cluster tests look for) may still be in the pipe at 'exit'.
+ * Sends `signal` to `child` (SIGKILL after `hardMs`) and resolves once it has exited and its output
+ * has been read to the end: its 'close', not its 'exit' — a line it wrote just before it ended (a
+ * stop's HELD_AFTER_STOP, which the cluster tests look for) may still be in the pipe at 'exit'.
+ * Within OUTPUT_AFTER_EXIT_MS of the exit: a process it left holding its pipes does not hold the stop.
  */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, hardMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return; // ended already: nothing to stop or wait for
   const closed = new Promise((resolve) => child.once('close', resolve));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);
   const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
-  await closed;
+  await exited;
   clearTimeout(hard);
+  const late = setTimeout(() => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }, OUTPUT_AFTER_EXIT_MS);
+  await closed;
+  clearTimeout(late);
 }
 
 /**
