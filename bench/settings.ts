@@ -91,7 +91,7 @@ export function settingsFor(mode: 'full' | 'smoke', dispatchers: number): BenchS
     // until about the 54,000th message (100 → 32–43 µs; in all, 571 → 419–478: docs/benchmarks.md).
     // Under load of 64 senders; the runs' own warm-ups (1,000) come on top.
     e2e: { warmup: 1_000, count: 8_000, consumers: 64, pacedCount: 4_000, probeIdleMs: 5_000, warming: 48_000 },
-    // Twice e2e's count: ≈ 5 s of sending, ≈ 18 readings of the backlog after the ramp-up, so its
+    // Twice e2e's count: ≈ 5 s of sending, ≈ 20 readings of the backlog after the ramp-up, so its
     // growth is measured to about a percent of intake (report/backlog-growth.ts).
     pace: { warmup: 1_000, count: 16_000, consumers: 64, senders: 256, sampleMs: 200 },
     fanout: { warmup: 20, messages: 600, consumers: 8 },

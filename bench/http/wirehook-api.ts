@@ -17,7 +17,7 @@ export class WirehookApi {
     this.#pool = createPool(apiUrl, connections);
   }
 
-  /** Connections open now: as many as requests were ever in flight at once, up to the pool's size. */
+  /** Connections open now (undici opens one for each request it cannot queue on a free one, up to the pool's size). */
   get connected(): number {
     return this.#pool.stats.connected;
   }

@@ -34,6 +34,7 @@ export async function sendMessages(
   concurrency: number,
   out: SendOutcome = emptyOutcome(),
 ): Promise<SendOutcome> {
+  out.startedAt = nowMs();
   await closedLoop(from, count, concurrency, (i) => sendOne(api, targets[i % targets.length]!, out));
   out.finishedAt = nowMs();
   return out;

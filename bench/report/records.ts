@@ -90,7 +90,7 @@ export const SCENARIO_NAMES = [
   'storm',
   'noisy',
   // After the scenarios with a history of their own (their conditions as before it), on the same warm process;
-  // the backlog restarts it anyway.
+  // the backlog restarts it (on the same data: pace's messages stay for the scenarios after it).
   'pace',
   'backlog',
   'ordered',

@@ -54,9 +54,8 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   if (perSecond === undefined) {
     const live = emptyOutcome();
     const sending = sendMessages(api, targets, warmup, count, settings.concurrency, live);
-    const watching = options.watchSend?.(live, sending);
-    send = await sending;
-    await watching;
+    // Both awaited together: a watcher that fails mid-send (or a send that fails) leaves no rejection unheard.
+    [send] = await Promise.all([sending, options.watchSend?.(live, sending)]);
   } else {
     send = await sendPaced(api, targets, warmup, count, perSecond, settings.concurrency);
   }

@@ -46,7 +46,7 @@ export async function runPace(ctx: BenchContext): Promise<ScenarioResult> {
       await removeEndpoints(pace, topology.endpoints);
       const growth = backlogGrowthPercent(samples);
       if (growth !== null) record.extra['backlogGrowthPercent'] = round(growth, 1);
-      record.extra['backlogAtLastAccept'] = send.accepted - (samples.at(-1)?.delivered ?? 0);
+      record.extra['backlogAtLastAccept'] = send.accepted - (samples.at(-1)?.delivered ?? 0); // read just after it
       record.extra['backlogSamples'] = samples.length;
       record.extra['apiConnections'] = connections;
       record.extra['cpus'] = availableParallelism();
@@ -75,8 +75,10 @@ async function sampleBacklog(ctx: BenchContext, live: Readonly<SendOutcome>, sen
   const samples: BacklogSample[] = [];
   for (;;) {
     const last = sent;
+    // The receiver's count comes from within the call: the accepted count and the time halfway through it.
+    const [before, acceptedBefore] = [nowMs(), live.accepted];
     const delivered = (await ctx.receiver.stats()).groups[GROUP]?.delivered ?? 0;
-    samples.push({ at: nowMs(), accepted: live.accepted, delivered });
+    samples.push({ at: (before + nowMs()) / 2, accepted: (acceptedBefore + live.accepted) / 2, delivered });
     if (last) return samples;
     await Promise.race([sleep(everyMs), sending.catch(() => {})]);
   }

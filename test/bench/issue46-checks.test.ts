@@ -111,6 +111,11 @@ describe('issue 46’s checks in the bench report', () => {
     // The cores are the machine's: 1.7 of 4 is not most of it.
     expect(pace(12, 170, 4).pass).toBe(false);
     expect(pace(12, 340, 4).pass).toBe(true);
+    // The growth not measured: no verdict, unless Wirehook had the cores anyway; others on the machine count in `all`.
+    const unmeasured = (cpuWirehook: number) =>
+      figure(paceFigures({ pace: medians({ cpuWirehook, cpuReceiver: 15, cpuHarness: 20, cpuOthers: 10, extra: { cpus: 2 } }) }), 'pace.kept');
+    expect(unmeasured(124)).toMatchObject({ pass: null, checked: '? %, Wirehook 1.24 of 2 cores (all 1.69): the backlog not measured' });
+    expect(unmeasured(170).pass).toBe(true);
     // Nothing measured, no verdict; no pace run, no figures.
     expect(figure(paceFigures({ pace: medians({}) }), 'pace.kept')).toMatchObject({ pass: null, value: null, checked: null });
     expect(paceFigures({ e2e: medians({}) })).toEqual([]);
@@ -130,6 +135,13 @@ describe('issue 46’s checks in the bench report', () => {
     expect(backlogGrowthPercent(run((t) => Math.round(0.12 * 3_300 * t)))).toBeCloseTo(12, 1);
     // The ramp-up left out: a backlog that filled in the first second and then held reads as held.
     expect(backlogGrowthPercent(run((t) => Math.round(Math.min(t, 1) * 800)))).toBeCloseTo(0, 1);
+    // The first quarter (1.25 s of 5) is what is left out: a ramp to 1.5 s leaves one reading of itself and reads 0.13 %
+    // (a share of 0.2 would keep three and read 0.9 %).
+    expect(Math.abs(backlogGrowthPercent(run((t) => Math.round((Math.min(t, 1.5) / 1.5) * 800)))!)).toBeLessThan(0.5);
+    // A fit over every reading, not the first and last kept: one high first reading and one low last (±300) move it
+    // little, where their difference over the span would read −5 %.
+    const ends = run(() => 400).map((s, i) => (i === 7 ? { ...s, delivered: s.delivered - 300 } : i === 25 ? { ...s, delivered: s.delivered + 300 } : s));
+    expect(Math.abs(backlogGrowthPercent(ends)!)).toBeLessThan(2);
     // Too few readings after the ramp-up, or nothing accepted among them: no figure.
     expect(backlogGrowthPercent(run(() => 0).slice(0, 4))).toBeNull();
     expect(backlogGrowthPercent([])).toBeNull();
