@@ -35,8 +35,14 @@ interface StagedMerge {
   merge: (tally: BatchTally) => void;
 }
 
-/** SQLite's result code for a lock another connection holds. */
+/**
+ * SQLite's primary result code for a lock another connection holds. node:sqlite's `errcode` is the
+ * extended code: SQLITE_BUSY_RECOVERY (261, another connection rebuilding the WAL's index after a
+ * process died holding it — a dispatcher SIGKILLed), SQLITE_BUSY_SNAPSHOT (517), SQLITE_BUSY_TIMEOUT
+ * (773) are busy too, told by their low byte.
+ */
 const SQLITE_BUSY = 5;
+const isBusy = (err: unknown): boolean => ((err as { errcode?: number }).errcode ?? 0) % 256 === SQLITE_BUSY;
 /** How often a batch tries again for the write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
 
@@ -230,7 +236,7 @@ export class GroupCommit {
     } catch (err) {
       const now = Date.now();
       this.#lockedSince ??= now;
-      if ((err as { errcode?: number }).errcode !== SQLITE_BUSY || now - this.#lockedSince >= this.#busyTimeoutMs) {
+      if (!isBusy(err) || now - this.#lockedSince >= this.#busyTimeoutMs) {
         this.#lockedSince = undefined;
         throw err;
       }
