@@ -49,8 +49,8 @@ export function paceFigures({ baseline: b, pace: p }: ScenarioMedians): Figure[]
       growth === null && wirehook === null
         ? null
         : `${growth ?? '?'} %, Wirehook ${cores(wirehook)} of ${cpus ?? '?'} cores (all ${cores(machine)}): ${limitOf(keptPace, cpuBound, machine)}`,
-    // Unmeasured growth is no verdict, unless Wirehook had the cores anyway.
-    pass: keptPace === true || cpuBound === true ? true : keptPace === null ? null : false,
+    // Either half met is a pass; neither met with either unmeasured is no verdict.
+    pass: keptPace || cpuBound ? true : keptPace === null || cpuBound === null ? null : false,
   });
   add({
     id: 'pace.backlog',
@@ -77,6 +77,7 @@ function limitOf(keptPace: boolean | null, cpuBound: boolean | null, machine: nu
   if (keptPace) return 'delivery keeps pace';
   if (cpuBound) return 'Wirehook has the cores: the CPU is the limit';
   if (keptPace === null) return 'the backlog not measured';
+  if (cpuBound === null) return "a backlog grows, Wirehook's CPU not measured";
   if (machine !== null && machine >= PACE_CORES_SHARE) return 'a backlog grows, the machine busy beside Wirehook';
   return 'a backlog grows with cores to spare';
 }

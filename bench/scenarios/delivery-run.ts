@@ -54,8 +54,11 @@ export async function measureDeliveries(ctx: BenchContext, targets: Target[], op
   if (perSecond === undefined) {
     const live = emptyOutcome();
     const sending = sendMessages(api, targets, warmup, count, settings.concurrency, live);
-    // Both awaited together: a watcher that fails mid-send (or a send that fails) leaves no rejection unheard.
-    [send] = await Promise.all([sending, options.watchSend?.(live, sending)]);
+    // Both settled before either's failure is thrown: none unheard, and no send left running behind a failed watcher.
+    const [sent, watched] = await Promise.allSettled([sending, options.watchSend?.(live, sending)]);
+    if (sent.status === 'rejected') throw sent.reason;
+    if (watched.status === 'rejected') throw watched.reason;
+    send = sent.value;
   } else {
     send = await sendPaced(api, targets, warmup, count, perSecond, settings.concurrency);
   }

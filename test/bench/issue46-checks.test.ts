@@ -116,6 +116,11 @@ describe('issue 46’s checks in the bench report', () => {
       figure(paceFigures({ pace: medians({ cpuWirehook, cpuReceiver: 15, cpuHarness: 20, cpuOthers: 10, extra: { cpus: 2 } }) }), 'pace.kept');
     expect(unmeasured(124)).toMatchObject({ pass: null, checked: '? %, Wirehook 1.24 of 2 cores (all 1.69): the backlog not measured' });
     expect(unmeasured(170).pass).toBe(true);
+    // And the other way: a growing backlog with no CPU reading is no verdict either.
+    expect(figure(paceFigures({ pace: medians({ extra: { backlogGrowthPercent: 12, cpus: 2 } }) }), 'pace.kept')).toMatchObject({
+      pass: null,
+      checked: "12 %, Wirehook ? of 2 cores (all ?): a backlog grows, Wirehook's CPU not measured",
+    });
     // Nothing measured, no verdict; no pace run, no figures.
     expect(figure(paceFigures({ pace: medians({}) }), 'pace.kept')).toMatchObject({ pass: null, value: null, checked: null });
     expect(paceFigures({ e2e: medians({}) })).toEqual([]);
@@ -138,8 +143,8 @@ describe('issue 46’s checks in the bench report', () => {
     // The first quarter (1.25 s of 5) is what is left out: a ramp to 1.5 s leaves one reading of itself and reads 0.13 %
     // (a share of 0.2 would keep three and read 0.9 %).
     expect(Math.abs(backlogGrowthPercent(run((t) => Math.round((Math.min(t, 1.5) / 1.5) * 800)))!)).toBeLessThan(0.5);
-    // A fit over every reading, not the first and last kept: one high first reading and one low last (±300) move it
-    // little, where their difference over the span would read −5 %.
+    // A fit over every reading, not the first and last kept: one high first reading and one low last (±300) move it by
+    // 1.4 %, where their difference over the span would read −5 %.
     const ends = run(() => 400).map((s, i) => (i === 7 ? { ...s, delivered: s.delivered - 300 } : i === 25 ? { ...s, delivered: s.delivered + 300 } : s));
     expect(Math.abs(backlogGrowthPercent(ends)!)).toBeLessThan(2);
     // Too few readings after the ramp-up, or nothing accepted among them: no figure.

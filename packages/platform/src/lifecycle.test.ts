@@ -90,8 +90,8 @@ it('held open after its stop, it ends once stdout has taken what it logged: a re
   const [code] = (await closed) as [number | null];
   // It was queued behind what the pipe had not taken: the case the wait is for.
   expect(Number(/queued \((\d+) bytes unwritten\)/.exec(stderr)?.[1])).toBeGreaterThan(64 * 1_024);
-  // Ended once written, not by the fallback (which fires STOPPED_LINGER_MS after the line, 1 s, by construction).
-  expect(Number(/exited (\d+) ms after/.exec(stderr)?.[1])).toBeLessThan(STOPPED_LINGER_MS);
+  // Ended once written, not by the fallback (set STOPPED_LINGER_MS after the line, 1 s: a timer may read a ms early).
+  expect(Number(/exited (\d+) ms after/.exec(stderr)?.[1])).toBeLessThan(0.9 * STOPPED_LINGER_MS);
   const lines = stdout
     .split('\n')
     .filter((line) => line.startsWith('{'))

@@ -97,22 +97,25 @@ describe('starting a cluster', () => {
 
 describe('stopping a service', () => {
   it('resolves once the service’s output is read to its end, not at its exit (what is still in the pipe then is read too)', async () => {
-    // On SIGTERM the service leaves its stdout to a process of its own that writes the last line after the service has
-    // exited (a line still in the pipe at the exit, made certain): 'exit' comes before it, 'close' after.
-    const last = `setTimeout(() => console.log('the last line'), 200)`;
-    const code = `process.on('SIGTERM', () => {
-      require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(last)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
-      process.exit(0);
-    });
-    setInterval(() => {}, 60_000);
-    console.log('up');`;
+    // The service starts a process that shares its stdout and writes the last line once the service is gone (its parent
+    // changes): a line still to come at the exit, made certain, however slowly either starts. 'exit' comes before it.
+    const last =
+      "const parent = process.ppid; console.log('watching'); " +
+      "setInterval(() => { if (process.ppid !== parent) { console.log('the last line'); process.exit(0); } }, 10)";
+    const code = `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(last)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
+    process.on('SIGTERM', () => process.exit(0));
+    setInterval(() => {}, 60_000);`;
     const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const lines: string[] = [];
-    createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
-    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const { promise: watching, resolve } = Promise.withResolvers<void>();
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      lines.push(l);
+      if (l === 'watching') resolve();
+    });
+    await watching;
     await stopChild(child, 'SIGTERM', 20_000);
-    expect(lines).toEqual(['up', 'the last line']);
+    expect(lines).toEqual(['watching', 'the last line']);
     expect(child.exitCode).toBe(0);
   });
 });

@@ -164,9 +164,10 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals, har
   const hard = setTimeout(() => child.kill('SIGKILL'), hardMs);
   await exited;
   clearTimeout(hard);
+  // 'close' waits for every pipe after stdin and the IPC channel: all of them are cut.
   const late = setTimeout(() => {
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    for (const stream of child.stdio.slice(1)) stream?.destroy();
+    if (child.connected) child.disconnect();
   }, OUTPUT_AFTER_EXIT_MS);
   await closed;
   clearTimeout(late);

@@ -203,13 +203,15 @@ describe('GroupCommit', () => {
     await expect(patient.run(insert('after-recovery'))).resolves.toBe(1);
     expect(refused).toBe(2);
     expect(keys()).toEqual(['after-recovery']);
-    // Any other error still fails the write at once.
-    const failing = new GroupCommit(
-      beginRefused(db, () => ({ message: 'disk I/O error', errcode: 266 })),
-      undefined,
-      5_000,
-    );
-    await expect(failing.run(insert('never'))).rejects.toThrow(/disk I\/O error/);
+    // Any other error still fails the write at once: an I/O error, a table locked within this connection (262).
+    for (const [message, errcode] of [['disk I/O error', 266] as const, ['database table is locked', 262] as const]) {
+      const failing = new GroupCommit(
+        beginRefused(db, () => ({ message, errcode })),
+        undefined,
+        5_000,
+      );
+      await expect(failing.run(insert('never'))).rejects.toThrow(message);
+    }
   });
 
   it('gives up with "database is locked" once the lock was taken for the busy timeout', async () => {

@@ -37,12 +37,13 @@ interface StagedMerge {
 
 /**
  * SQLite's primary result code for a lock another connection holds. node:sqlite's `errcode` is the
- * extended code: SQLITE_BUSY_RECOVERY (261, another connection rebuilding the WAL's index after a
- * process died holding it — a dispatcher SIGKILLed), SQLITE_BUSY_SNAPSHOT (517), SQLITE_BUSY_TIMEOUT
- * (773) are busy too, told by their low byte.
+ * extended code, so the busy family is told by its low byte, as SQLite's own retry loop tells it:
+ * SQLITE_BUSY_RECOVERY (261: another connection rebuilding the WAL index, after a process died
+ * between writing its two copies) and SQLITE_BUSY_SNAPSHOT (517: only with a read still open on this
+ * connection, so its retries end at the busy timeout) are busy; SQLITE_LOCKED's (6, 262) are not.
  */
 const SQLITE_BUSY = 5;
-const isBusy = (err: unknown): boolean => ((err as { errcode?: number }).errcode ?? 0) % 256 === SQLITE_BUSY;
+const isBusy = (err: unknown): boolean => (((err as { errcode?: number }).errcode ?? 0) & 0xff) === SQLITE_BUSY;
 /** How often a batch tries again for the write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
 

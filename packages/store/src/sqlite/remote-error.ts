@@ -7,11 +7,19 @@ export interface SerializedError {
   stack: string | undefined;
   /** A WirehookError's code, or a Node/SQLite error code (e.g. ERR_SQLITE_ERROR). */
   code: unknown;
+  /** SQLite's extended result code (node:sqlite's `errcode`: 261 is a busy WAL recovery, 2067 a unique key): the message alone does not tell them apart. */
+  errcode: number | undefined;
   retryAfterSeconds: number | undefined;
   wirehook: boolean;
 }
 
 const PLAIN_ERRORS: Record<string, new (message: string) => Error> = { Error, RangeError, TypeError, SyntaxError };
+
+/** node:sqlite's extended result code on `e`, if it has one. */
+function sqliteErrcode(e: Error): number | undefined {
+  const { errcode } = e as { errcode?: unknown };
+  return typeof errcode === 'number' ? errcode : undefined;
+}
 
 /** What of `err` can cross a thread boundary and be rebuilt by `deserializeError`. */
 export function serializeError(err: unknown): SerializedError {
@@ -21,6 +29,7 @@ export function serializeError(err: unknown): SerializedError {
     message: e.message,
     stack: e.stack,
     code: (e as { code?: unknown }).code,
+    errcode: sqliteErrcode(e),
     retryAfterSeconds: e instanceof RateLimitedError ? e.retryAfterSeconds : undefined,
     wirehook: e instanceof WirehookError,
   };
@@ -35,6 +44,7 @@ export function deserializeError(s: SerializedError): Error {
     err = new (PLAIN_ERRORS[s.name] ?? Error)(s.message);
     if (!(s.name in PLAIN_ERRORS)) err.name = s.name;
     if (s.code !== undefined) (err as { code?: unknown }).code = s.code;
+    if (s.errcode !== undefined) (err as { errcode?: number }).errcode = s.errcode;
   }
   if (s.stack !== undefined) err.stack = s.stack;
   return err;
