@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LaunchOptions, Launcher, RunningWirehook } from './launcher.ts';
-import { embeddedKillWaitMs } from '@wirehook/cluster';
+import { embeddedKillWaitMs, stopChild } from '@wirehook/cluster';
 import { freePort } from '@wirehook/testkit';
 import { runAdmin, tail } from './processes.ts';
 
@@ -51,7 +51,7 @@ export const embeddedLauncher: Launcher = {
       metricsUrls: { embedded: `http://127.0.0.1:${metricsPort}` },
       admin: (args) => runAdmin(args, options.dataDir, root),
       // Embedded mode sends webhooks: its stop lets them finish (core's embeddedStopMs), and a launcher waits for that.
-      stop: () => stopChild(child, embeddedKillWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
+      stop: () => stopChild(child, 'SIGTERM', embeddedKillWaitMs(options.env['DELIVERY_TIMEOUT_MS'] ?? process.env['DELIVERY_TIMEOUT_MS'])),
     };
   },
 };
@@ -68,13 +68,4 @@ async function waitReady(child: ChildProcess, apiUrl: string, logFile: string): 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`wirehook did not answer /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
-}
-
-async function stopChild(child: ChildProcess, waitMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), waitMs);
-  await exited;
-  clearTimeout(timer);
 }

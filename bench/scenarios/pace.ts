@@ -71,7 +71,10 @@ export async function runPace(ctx: BenchContext): Promise<ScenarioResult> {
 /** Reads the backlog every `everyMs` until `sending` settles, and once more then. */
 async function sampleBacklog(ctx: BenchContext, live: Readonly<SendOutcome>, sending: Promise<unknown>, everyMs: number): Promise<BacklogSample[]> {
   let sent = false;
-  void sending.finally(() => (sent = true)).catch(() => {});
+  const settled = sending.then(
+    () => void (sent = true),
+    () => void (sent = true),
+  );
   const samples: BacklogSample[] = [];
   for (;;) {
     const last = sent;
@@ -80,6 +83,6 @@ async function sampleBacklog(ctx: BenchContext, live: Readonly<SendOutcome>, sen
     const delivered = (await ctx.receiver.stats()).groups[GROUP]?.delivered ?? 0;
     samples.push({ at: (before + nowMs()) / 2, accepted: (acceptedBefore + live.accepted) / 2, delivered });
     if (last) return samples;
-    await Promise.race([sleep(everyMs), sending.catch(() => {})]);
+    await Promise.race([sleep(everyMs), settled]);
   }
 }

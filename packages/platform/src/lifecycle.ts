@@ -1,6 +1,6 @@
-import { afterWritten } from './after-written.ts';
 import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
 import type { Logger } from 'pino';
+import { afterWritten } from './after-written.ts';
 
 /** How long a process stopped in order may stay up for what still holds its event loop. */
 export const STOPPED_LINGER_MS = 1_000;
@@ -69,7 +69,9 @@ export async function runComponents(
     // left alone, the deadline would end it later with exit code 1, a failed stop.
     setTimeout(() => {
       logger.warn({ heldBy: process.getActiveResourcesInfo() }, HELD_AFTER_STOP);
-      exitOnceWritten(Number(process.exitCode ?? 0)); // 0 unless something after the stop said otherwise
+      // Once stdout has written what it holds (process.exit drops what a slow pipe reader left), or a second later.
+      const code = Number(process.exitCode ?? 0); // 0 unless something after the stop said otherwise
+      afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(code));
     }, STOPPED_LINGER_MS).unref();
   };
   for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
@@ -87,12 +89,4 @@ export async function runComponents(
     }
   }
   return !stopping;
-}
-
-/**
- * Exits once what stdout still holds is written (a pipe its reader empties slowly keeps the last
- * lines in the process, and `process.exit` drops them), or STOPPED_LINGER_MS later.
- */
-function exitOnceWritten(code: number): void {
-  afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(code));
 }
